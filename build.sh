@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# difgames build script. On a fresh Debian machine:
+#   ./build.sh          install missing packages, build (Release) -> build/difgames
+#   ./build.sh run      build, then train the default game and write its outputs
+#   ./build.sh test     build, then the full test suite through ctest, in the
+#                       normal build and in an AddressSanitizer+UBSan build
+#   ./build.sh bench    build, then the benchmarks (bench/), never run by tests
+#   ./build.sh install  build, then install (PREFIX, default /usr/local)
+set -euo pipefail
+cd "$(dirname "$0")"
+MODE=${1:-build}
+JOBS=$(nproc 2>/dev/null || echo 2)
+
+# Debian packages: what the build needs, and what tests and benchmarks add.
+BUILD_PKGS=(gcc make cmake pkg-config libyaml-dev libcjson-dev libpng-dev libgif-dev)
+TEST_PKGS=(libcmocka-dev python3 python3-torch python3-numpy)
+
+install_missing() {
+    local missing=()
+    for p in "$@"; do
+        dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+    done
+    [ ${#missing[@]} -eq 0 ] && return 0
+    echo "build.sh: installing missing Debian packages: ${missing[*]}"
+    local sudo=""
+    if [ "$(id -u)" -ne 0 ]; then
+        command -v sudo >/dev/null || { echo "build.sh: need root (or sudo) to install: ${missing[*]}" >&2; exit 1; }
+        sudo=sudo
+    fi
+    $sudo apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+}
+
+configure_build() {  # dir, extra cmake args...
+    local dir=$1; shift
+    cmake -S . -B "$dir" "$@" >/dev/null
+    cmake --build "$dir" -j "$JOBS"
+}
+
+case "$MODE" in
+    build|run|install) install_missing "${BUILD_PKGS[@]}" ;;
+    test|bench) install_missing "${BUILD_PKGS[@]}" "${TEST_PKGS[@]}" ;;
+    -h|--help|help) sed -n '2,9p' "$0"; exit 0 ;;
+    *) echo "build.sh: unknown mode '$MODE' (build, run, test, bench, install)" >&2; exit 2 ;;
+esac
+
+configure_build build -DCMAKE_BUILD_TYPE=Release -DDG_TESTS="$([ "$MODE" = test ] && echo ON || echo OFF)"
+
+case "$MODE" in
+    run)
+        if [ -x build/difgames ] && [ -f configs/reach.yaml ]; then
+            ./build/difgames train --config configs/reach.yaml --out runs/reach
+            ./build/difgames replay --config configs/reach.yaml --ckpt runs/reach/final.safetensors \
+                --out runs/reach/replay.gif
+            echo "build.sh: outputs in runs/reach/ (metrics.csv, loss.png, replay.gif, snapshots)"
+        else
+            ./build/examples/core_fit_mlp
+        fi
+        ;;
+    test)
+        echo "== tests: Release build"
+        ctest --test-dir build --output-on-failure -j "$JOBS"
+        echo "== tests: AddressSanitizer + UBSan build"
+        configure_build build-asan -DCMAKE_BUILD_TYPE=Debug -DDG_SANITIZE=ON -DDG_NATIVE=ON \
+            -DCMAKE_C_FLAGS_DEBUG="-O1 -g"
+        ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+            ctest --test-dir build-asan --output-on-failure -j "$JOBS"
+        ;;
+    bench)
+        if [ -x bench/run.sh ]; then bench/run.sh; else echo "build.sh: no benchmarks yet" >&2; exit 1; fi
+        ;;
+    install)
+        cmake --install build --prefix "${PREFIX:-/usr/local}"
+        ;;
+esac

@@ -1,0 +1,237 @@
+/* difgames core: tensors on an arena tape, ops with backward, parameters,
+ * optimisers, gradient checks, RNG.
+ *
+ * A graph context (dg_ctx) is an arena: every tensor an op makes is bump-
+ * allocated in it, and every op that reads a tensor needing a gradient records
+ * itself on the context's tape. dg_backward() walks the tape once, in reverse,
+ * and accumulates gradients. dg_ctx_reset() rewinds the arena for the next
+ * episode; dg_ctx_free() frees it once.
+ *
+ * Errors are sticky, as in a stream: an op that fails (arena full, shapes that
+ * do not broadcast) returns NULL and records the first error in the context;
+ * every op given a NULL input returns NULL. Build a whole graph, then check
+ * dg_ctx_status() once.
+ */
+#ifndef DIFGAMES_CORE_H
+#define DIFGAMES_CORE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "difgames/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define DG_MAX_DIMS 4
+
+/* ---------------------------------------------------------------- RNG */
+
+/* xoshiro128+-style generator with explicit state (no global state). */
+typedef struct dg_rng {
+    uint64_t s[2];
+} dg_rng;
+
+void     dg_rng_seed(dg_rng *r, uint64_t seed);            /* seeds via splitmix64          */
+uint64_t dg_rng_u64(dg_rng *r);                            /* 64 random bits                */
+float    dg_rng_uniform(dg_rng *r, float lo, float hi);    /* U[lo, hi), 24-bit resolution  */
+float    dg_rng_normal(dg_rng *r, float mean, float std);  /* Box-Muller, one draw per call */
+
+/* ------------------------------------------------------------- tensors */
+
+typedef enum dg_op {
+    DG_OP_NONE = 0,  /* leaf: data, constant or parameter */
+    DG_OP_ADD, DG_OP_SUB, DG_OP_MUL, DG_OP_DIV,           /* broadcasting binary       */
+    DG_OP_NEG, DG_OP_SCALE, DG_OP_ADD_SCALAR,
+    DG_OP_MATMUL, DG_OP_LINEAR,
+    DG_OP_TANH, DG_OP_RELU, DG_OP_SOFTPLUS, DG_OP_SIGMOID,
+    DG_OP_EXP, DG_OP_LOG, DG_OP_SQRT, DG_OP_SQUARE, DG_OP_POW, DG_OP_ABS,
+    DG_OP_SUM, DG_OP_MEAN,                                /* over all elements         */
+    DG_OP_SUM_AXIS, DG_OP_MEAN_AXIS,                      /* over one axis (keepdim)   */
+    DG_OP_CONCAT, DG_OP_SLICE, DG_OP_RESHAPE,
+    DG_OP_LINEAR_TANH,                                    /* fused tanh(x·Wᵀ + b)      */
+    DG_OP_COUNT
+} dg_op;
+
+typedef struct dg_tensor dg_tensor;
+struct dg_tensor {
+    int      ndim;
+    int      shape[DG_MAX_DIMS];  /* row-major; unused dims are 1                  */
+    int64_t  n;                   /* number of elements                            */
+    float   *data;                /* (n) values                                    */
+    float   *grad;                /* (n) gradient; NULL until backward touches it  */
+    int      requires_grad;       /* 1 when a parameter flows into this value      */
+    int      is_param;            /* grad points into a dg_params block            */
+    dg_op    op;
+    dg_tensor *src[3];            /* operands (NULL when unused)                   */
+    dg_tensor **srcs;             /* concat: all iparam[1] operands                */
+    float    fparam[2];           /* op constants (scale, exponent, ...)           */
+    int      iparam[3];           /* op integers (axis, start, ...)                */
+    dg_tensor *tape_prev;         /* previous node on the tape                     */
+};
+
+/* ------------------------------------------------------- graph context */
+
+typedef struct dg_ctx dg_ctx;
+
+dg_ctx   *dg_ctx_create(size_t arena_bytes);   /* NULL if malloc fails; free with dg_ctx_free */
+void      dg_ctx_free(dg_ctx *ctx);            /* NULL is harmless                            */
+void      dg_ctx_reset(dg_ctx *ctx);           /* rewinds arena and tape, clears the error    */
+size_t    dg_ctx_used(const dg_ctx *ctx);      /* bytes in use now                            */
+size_t    dg_ctx_peak(const dg_ctx *ctx);      /* most bytes ever in use                      */
+size_t    dg_ctx_capacity(const dg_ctx *ctx);  /* arena size                                  */
+dg_status dg_ctx_status(const dg_ctx *ctx);    /* first error since the last reset, or DG_OK  */
+const char *dg_ctx_error(const dg_ctx *ctx);   /* its message ("" when none)                  */
+size_t    dg_ctx_tape_len(const dg_ctx *ctx);  /* nodes recorded on the tape                  */
+void     *dg_ctx_alloc(dg_ctx *ctx, size_t bytes);  /* 64-byte-aligned scratch; NULL + error when full */
+
+/* Tensors made directly (leaves: no gradient unless they wrap a parameter). */
+dg_tensor *dg_new(dg_ctx *ctx, int ndim, const int *shape);       /* uninitialised         */
+dg_tensor *dg_zeros(dg_ctx *ctx, int ndim, const int *shape);
+dg_tensor *dg_full(dg_ctx *ctx, int ndim, const int *shape, float v);
+dg_tensor *dg_new_2d(dg_ctx *ctx, int rows, int cols);            /* uninitialised (rows, cols) */
+dg_tensor *dg_from(dg_ctx *ctx, int ndim, const int *shape, const float *src); /* copies src */
+dg_tensor *dg_scalar(dg_ctx *ctx, float v);                       /* shape (1)              */
+/* Marks a leaf as needing a gradient (a free variable for gradcheck). */
+void       dg_set_requires_grad(dg_tensor *t);
+
+/* ------------------------------------------------------------------ ops */
+/* Binary ops broadcast numpy-style over right-aligned dimensions. */
+dg_tensor *dg_add(dg_ctx *ctx, dg_tensor *a, dg_tensor *b);
+dg_tensor *dg_sub(dg_ctx *ctx, dg_tensor *a, dg_tensor *b);
+dg_tensor *dg_mul(dg_ctx *ctx, dg_tensor *a, dg_tensor *b);
+dg_tensor *dg_div(dg_ctx *ctx, dg_tensor *a, dg_tensor *b);
+dg_tensor *dg_neg(dg_ctx *ctx, dg_tensor *a);
+dg_tensor *dg_scale(dg_ctx *ctx, dg_tensor *a, float s);          /* a * s                  */
+dg_tensor *dg_add_scalar(dg_ctx *ctx, dg_tensor *a, float s);     /* a + s                  */
+dg_tensor *dg_matmul(dg_ctx *ctx, dg_tensor *a, dg_tensor *b);    /* (M,K)·(K,N) -> (M,N)   */
+dg_tensor *dg_linear(dg_ctx *ctx, dg_tensor *x, dg_tensor *w, dg_tensor *b); /* x(B,I)·w(O,I)ᵀ + b(O); b may be NULL */
+dg_tensor *dg_linear_tanh(dg_ctx *ctx, dg_tensor *x, dg_tensor *w, dg_tensor *b); /* fused tanh(linear) */
+dg_tensor *dg_tanh(dg_ctx *ctx, dg_tensor *a);
+dg_tensor *dg_relu(dg_ctx *ctx, dg_tensor *a);
+dg_tensor *dg_softplus(dg_ctx *ctx, dg_tensor *a);                /* log(1 + exp(a)), stable */
+dg_tensor *dg_sigmoid(dg_ctx *ctx, dg_tensor *a);
+dg_tensor *dg_exp(dg_ctx *ctx, dg_tensor *a);
+dg_tensor *dg_log(dg_ctx *ctx, dg_tensor *a);
+dg_tensor *dg_sqrt(dg_ctx *ctx, dg_tensor *a);
+dg_tensor *dg_square(dg_ctx *ctx, dg_tensor *a);
+dg_tensor *dg_pow(dg_ctx *ctx, dg_tensor *a, float p);            /* a^p, p constant         */
+dg_tensor *dg_abs(dg_ctx *ctx, dg_tensor *a);                     /* |a|, gradient sign(a)   */
+dg_tensor *dg_sum(dg_ctx *ctx, dg_tensor *a);                     /* over all -> (1)         */
+dg_tensor *dg_mean(dg_ctx *ctx, dg_tensor *a);                    /* over all -> (1)         */
+dg_tensor *dg_sum_axis(dg_ctx *ctx, dg_tensor *a, int axis);      /* keeps the axis as size 1 */
+dg_tensor *dg_mean_axis(dg_ctx *ctx, dg_tensor *a, int axis);     /* keeps the axis as size 1 */
+dg_tensor *dg_concat(dg_ctx *ctx, dg_tensor *const *xs, int count, int axis);
+dg_tensor *dg_slice(dg_ctx *ctx, dg_tensor *a, int axis, int start, int len); /* a[..., start:start+len, ...] */
+dg_tensor *dg_cols(dg_ctx *ctx, dg_tensor *a, int start, int len); /* slice of the last axis */
+dg_tensor *dg_rows(dg_ctx *ctx, dg_tensor *a, int start, int len); /* slice of axis 0        */
+dg_tensor *dg_reshape(dg_ctx *ctx, dg_tensor *a, int ndim, const int *shape); /* same count */
+
+const char *dg_op_name(dg_op op);                                 /* "add", "matmul", ...    */
+
+/* Backward from a scalar (n == 1) loss: seeds d loss = 1, walks the tape once
+ * in reverse, accumulates into every tensor that needs a gradient; parameter
+ * gradients add onto their dg_params block (zero it first with
+ * dg_params_zero_grad). Returns the context's status. */
+dg_status dg_backward(dg_ctx *ctx, dg_tensor *loss);
+
+/* ----------------------------------------------------------- parameters */
+
+typedef struct dg_param_info {
+    char    name[64];              /* checkpoint name, e.g. "net.0.weight"     */
+    int     ndim;
+    int     shape[DG_MAX_DIMS];
+    int64_t n;
+    size_t  offset;                /* first element in the contiguous blocks    */
+} dg_param_info;
+
+/* All parameters of a model: values, gradients and optimiser moments are each
+ * one contiguous float block (zero-grad is one memset, a checkpoint one write). */
+typedef struct dg_params {
+    int            count;
+    int            cap;
+    dg_param_info *info;           /* (count)                                    */
+    size_t         total;          /* elements in all parameters                 */
+    float         *data;           /* (total)                                    */
+    float         *grad;           /* (total)                                    */
+} dg_params;
+
+dg_params *dg_params_create(void);                                 /* NULL on OOM            */
+void       dg_params_free(dg_params *p);                           /* NULL is harmless       */
+/* Adds a zero-filled parameter; returns its index or -1 (see e). Invalidates
+ * data/grad pointers of tensors made earlier from p. */
+int        dg_params_add(dg_params *p, const char *name, int ndim, const int *shape, dg_err *e);
+int        dg_params_find(const dg_params *p, const char *name);   /* index or -1            */
+float     *dg_params_data(dg_params *p, int i);                    /* values of parameter i  */
+float     *dg_params_grad(dg_params *p, int i);                    /* gradient of parameter i */
+void       dg_params_zero_grad(dg_params *p);
+dg_tensor *dg_param(dg_ctx *ctx, dg_params *p, int i);             /* a leaf on ctx viewing parameter i */
+/* Copies every value (and shapes must match) from src into dst. */
+dg_status  dg_params_copy(dg_params *dst, const dg_params *src, dg_err *e);
+
+/* ----------------------------------------------------------- optimisers */
+
+typedef struct dg_adam {
+    double  lr, beta1, beta2, eps, weight_decay;  /* double, as PyTorch's Python floats */
+    int64_t step;                  /* steps taken (PyTorch's state['step'])      */
+    size_t  total;
+    float  *m;                     /* (total) first moment                        */
+    float  *v;                     /* (total) second moment                       */
+} dg_adam;
+
+/* torch.optim.Adam semantics: bias correction, eps added after the sqrt,
+ * L2 weight decay added to the gradient. */
+dg_status dg_adam_init(dg_adam *opt, const dg_params *p, double lr, double beta1, double beta2,
+                       double eps, double weight_decay);
+void      dg_adam_step(dg_adam *opt, dg_params *p);
+void      dg_adam_free(dg_adam *opt);
+
+typedef struct dg_sgd {
+    double lr, momentum, dampening, weight_decay;  /* double, as PyTorch's Python floats */
+    int    nesterov;
+    int    has_buf;                /* momentum buffer initialised (first step)   */
+    size_t total;
+    float *buf;                    /* (total) momentum buffer, NULL without momentum */
+} dg_sgd;
+
+/* torch.optim.SGD semantics (momentum buffer = grad on the first step). */
+dg_status dg_sgd_init(dg_sgd *opt, const dg_params *p, double lr, double momentum,
+                      double dampening, double weight_decay, int nesterov);
+void      dg_sgd_step(dg_sgd *opt, dg_params *p);
+void      dg_sgd_free(dg_sgd *opt);
+
+/* torch.nn.utils.clip_grad_norm_ (L2): returns the total norm before clipping;
+ * scales every gradient by max_norm / (total + 1e-6) when that is below 1. */
+float     dg_clip_grad_norm(dg_params *p, float max_norm);
+float     dg_grad_norm(const dg_params *p);                       /* L2 norm of all gradients */
+
+/* ------------------------------------------------------ gradient checks */
+
+/* Builds a scalar loss on ctx from parameters p (ctx is reset before each call). */
+typedef dg_tensor *(*dg_loss_fn)(dg_ctx *ctx, dg_params *p, void *user);
+
+typedef struct dg_gradcheck_report {
+    double max_rel_err;            /* worst |analytic - numeric| / max(|a|, |n|, floor) */
+    double max_abs_err;
+    int    worst_param;            /* index of the parameter holding the worst element  */
+    int64_t worst_index;           /* element within it                                 */
+    double worst_analytic, worst_numeric;
+    int64_t checked;               /* elements compared                                 */
+} dg_gradcheck_report;
+
+/* Compares backward with central finite differences (Richardson-extrapolated,
+ * steps eps and eps/2) for up to max_per_param elements of each parameter
+ * (0 = all). floor guards the relative error of near-zero gradients. */
+dg_status dg_gradcheck(dg_ctx *ctx, dg_params *p, dg_loss_fn fn, void *user, float eps,
+                       double floor, int64_t max_per_param, dg_gradcheck_report *out,
+                       dg_err *e);
+
+/* Chain check: writes up to max indices of parameters whose whole gradient is
+ * exactly zero (a cut gradient chain) into zero_idx; returns how many there are. */
+int       dg_params_zero_grads(const dg_params *p, int *zero_idx, int max);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,35 @@
+/* difgames: differentiable games in C11.
+ *
+ * A two-minute tutorial: build a tiny graph, run backward, read a gradient.
+ *
+ *     #include <difgames/difgames.h>
+ *
+ *     dg_params *p = dg_params_create();
+ *     int w = dg_params_add(p, "w", 1, (int[]){3}, NULL);    // a parameter of 3 floats
+ *     dg_params_data(p, w)[0] = 1.0f;                          // (its values live outside the arena)
+ *
+ *     dg_ctx *ctx = dg_ctx_create(1 << 20);                    // 1 MiB arena for one graph
+ *     dg_tensor *x = dg_param(ctx, p, w);                      // a leaf viewing the parameter
+ *     dg_tensor *loss = dg_sum(ctx, dg_square(ctx, x));        // loss = sum(w²)
+ *     if (dg_ctx_status(ctx) != DG_OK) puts(dg_ctx_error(ctx));// errors are sticky: check once
+ *
+ *     dg_params_zero_grad(p);
+ *     dg_backward(ctx, loss);                                  // one reverse walk of the tape
+ *     printf("%g\n", dg_params_grad(p, w)[0]);                 // d loss / d w[0] = 2
+ *
+ *     dg_ctx_reset(ctx);                                       // next episode: rewind the arena
+ *     dg_ctx_free(ctx);
+ *     dg_params_free(p);
+ *
+ * Training a policy by BPTT is the same loop: reset the context, roll the game
+ * out for a whole episode with ops, backward once, clip, dg_adam_step.
+ * examples/core_fit_mlp.c fits a small MLP with the core alone.
+ */
+#ifndef DIFGAMES_H
+#define DIFGAMES_H
+
+#include "difgames/status.h"    /* dg_status, dg_err                                  */
+#include "difgames/core.h"      /* tensors, context, ops, params, Adam/SGD, gradcheck */
+#include "difgames/fileio.h"    /* atomic file writes                                 */
+
+#endif

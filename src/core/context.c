@@ -1,0 +1,193 @@
+/* The graph context: an arena for tensors and a tape of the ops that need a
+ * gradient, walked once in reverse by dg_backward. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/internal.h"
+
+#define ALIGN 64
+
+/* ------------------------------------------------------------ helpers */
+
+dg_tensor *dg__fail(dg_ctx *ctx, dg_status s, const char *fmt, ...) {
+    if (ctx->status == DG_OK) {
+        ctx->status = s;
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(ctx->err, sizeof ctx->err, fmt, ap);
+        va_end(ap);
+    }
+    return NULL;
+}
+
+void *dg_ctx_alloc(dg_ctx *ctx, size_t bytes) {
+    size_t need = (bytes + ALIGN - 1) & ~(size_t)(ALIGN - 1);
+    if (need < bytes || need > ctx->cap - ctx->used) {
+        dg__fail(ctx, DG_ERR_ARENA_FULL,
+                 "arena full: %zu bytes requested, %zu of %zu in use (enlarge the context)",
+                 bytes, ctx->used, ctx->cap);
+        return NULL;
+    }
+    void *p = ctx->base + ctx->used;
+    ctx->used += need;
+    if (ctx->used > ctx->peak) ctx->peak = ctx->used;
+    return p;
+}
+
+static int check_shape(dg_ctx *ctx, int ndim, const int *shape, int64_t *n) {
+    if (ndim < 1 || ndim > DG_MAX_DIMS) {
+        dg__fail(ctx, DG_ERR_SHAPE, "tensor with %d dims (1 to %d allowed)", ndim, DG_MAX_DIMS);
+        return 0;
+    }
+    int64_t count = 1;
+    for (int i = 0; i < ndim; i++) {
+        if (shape[i] < 0 || (shape[i] && count > INT64_MAX / 4 / shape[i])) {
+            dg__fail(ctx, DG_ERR_SHAPE, "invalid size %d in dim %d", shape[i], i);
+            return 0;
+        }
+        count *= shape[i];
+    }
+    *n = count;
+    return 1;
+}
+
+static dg_tensor *tensor_alloc(dg_ctx *ctx, int ndim, const int *shape) {
+    if (ctx->status != DG_OK) return NULL;
+    int64_t n;
+    if (!check_shape(ctx, ndim, shape, &n)) return NULL;
+    dg_tensor *t = dg_ctx_alloc(ctx, sizeof *t);
+    float *data = t ? dg_ctx_alloc(ctx, (size_t)(n ? n : 1) * sizeof(float)) : NULL;
+    if (!data) return NULL;
+    memset(t, 0, sizeof *t);
+    t->ndim = ndim;
+    for (int i = 0; i < DG_MAX_DIMS; i++) t->shape[i] = i < ndim ? shape[i] : 1;
+    t->n = n;
+    t->data = data;
+    return t;
+}
+
+dg_tensor *dg__node(dg_ctx *ctx, dg_op op, int ndim, const int *shape, dg_tensor *a,
+                    dg_tensor *b, dg_tensor *c) {
+    dg_tensor *t = tensor_alloc(ctx, ndim, shape);
+    if (!t) return NULL;
+    t->op = op;
+    t->src[0] = a;
+    t->src[1] = b;
+    t->src[2] = c;
+    t->requires_grad = (a && a->requires_grad) || (b && b->requires_grad) ||
+                       (c && c->requires_grad);
+    if (t->requires_grad) {
+        t->tape_prev = ctx->tape;
+        ctx->tape = t;
+        ctx->tape_len++;
+    }
+    return t;
+}
+
+float *dg__grad(dg_ctx *ctx, dg_tensor *t) {
+    if (!t->grad) {
+        t->grad = dg_ctx_alloc(ctx, (size_t)t->n * sizeof(float));
+        if (t->grad) memset(t->grad, 0, (size_t)t->n * sizeof(float));
+    }
+    return t->grad;
+}
+
+/* ------------------------------------------------------------ context */
+
+dg_ctx *dg_ctx_create(size_t arena_bytes) {
+    dg_ctx *ctx = calloc(1, sizeof *ctx);
+    if (!ctx) return NULL;
+    size_t cap = (arena_bytes + ALIGN - 1) & ~(size_t)(ALIGN - 1);
+    if (cap < ALIGN) cap = ALIGN;
+    ctx->base = aligned_alloc(ALIGN, cap);
+    if (!ctx->base) { free(ctx); return NULL; }
+    ctx->cap = cap;
+    return ctx;
+}
+
+void dg_ctx_free(dg_ctx *ctx) {
+    if (!ctx) return;
+    free(ctx->base);
+    free(ctx);
+}
+
+void dg_ctx_reset(dg_ctx *ctx) {
+    ctx->used = 0;
+    ctx->tape = NULL;
+    ctx->tape_len = 0;
+    ctx->status = DG_OK;
+    ctx->err[0] = 0;
+}
+
+size_t dg_ctx_used(const dg_ctx *ctx) { return ctx->used; }
+size_t dg_ctx_peak(const dg_ctx *ctx) { return ctx->peak; }
+size_t dg_ctx_capacity(const dg_ctx *ctx) { return ctx->cap; }
+dg_status dg_ctx_status(const dg_ctx *ctx) { return ctx->status; }
+const char *dg_ctx_error(const dg_ctx *ctx) { return ctx->err; }
+size_t dg_ctx_tape_len(const dg_ctx *ctx) { return ctx->tape_len; }
+
+/* ------------------------------------------------------------ leaves */
+
+dg_tensor *dg_new(dg_ctx *ctx, int ndim, const int *shape) { return tensor_alloc(ctx, ndim, shape); }
+
+dg_tensor *dg_new_2d(dg_ctx *ctx, int rows, int cols) {
+    int shape[2] = {rows, cols};
+    return tensor_alloc(ctx, 2, shape);
+}
+
+dg_tensor *dg_full(dg_ctx *ctx, int ndim, const int *shape, float v) {
+    dg_tensor *t = tensor_alloc(ctx, ndim, shape);
+    if (t)
+        for (int64_t i = 0; i < t->n; i++) t->data[i] = v;
+    return t;
+}
+
+dg_tensor *dg_zeros(dg_ctx *ctx, int ndim, const int *shape) {
+    dg_tensor *t = tensor_alloc(ctx, ndim, shape);
+    if (t) memset(t->data, 0, (size_t)t->n * sizeof(float));
+    return t;
+}
+
+dg_tensor *dg_from(dg_ctx *ctx, int ndim, const int *shape, const float *src) {
+    dg_tensor *t = tensor_alloc(ctx, ndim, shape);
+    if (t && t->n) memcpy(t->data, src, (size_t)t->n * sizeof(float));
+    return t;
+}
+
+dg_tensor *dg_scalar(dg_ctx *ctx, float v) {
+    int one = 1;
+    return dg_full(ctx, 1, &one, v);
+}
+
+void dg_set_requires_grad(dg_tensor *t) {
+    /* leaves made by dg_new live in the arena; their gradient is allocated by
+     * the first backward that reaches them (see dg__grad) and accumulates */
+    if (t) t->requires_grad = 1;
+}
+
+/* ------------------------------------------------------------ backward */
+
+dg_status dg_backward(dg_ctx *ctx, dg_tensor *loss) {
+    if (ctx->status != DG_OK) return ctx->status;
+    if (!loss) return dg__fail(ctx, DG_ERR_ARG, "backward: loss is NULL"), ctx->status;
+    if (loss->n != 1) {
+        dg__fail(ctx, DG_ERR_SHAPE, "backward: loss must have one element, has %lld",
+                 (long long)loss->n);
+        return ctx->status;
+    }
+    if (!loss->requires_grad) return DG_OK;  /* nothing depends on a parameter */
+    /* intermediate gradients start from zero on every backward */
+    for (dg_tensor *t = ctx->tape; t; t = t->tape_prev)
+        if (t->grad) memset(t->grad, 0, (size_t)t->n * sizeof(float));
+    float *g = dg__grad(ctx, loss);
+    if (!g) return ctx->status;
+    g[0] += 1.0f;
+    for (dg_tensor *t = ctx->tape; t; t = t->tape_prev) {
+        if (!t->grad) continue;  /* does not reach the loss */
+        dg__backward_node(ctx, t);
+        if (ctx->status != DG_OK) return ctx->status;
+    }
+    return DG_OK;
+}

@@ -1,0 +1,33 @@
+/* Internal to the core: the graph context and helpers that ops share. */
+#ifndef DG_CORE_INTERNAL_H
+#define DG_CORE_INTERNAL_H
+
+#include "difgames/core.h"
+
+struct dg_ctx {
+    unsigned char *base;     /* arena, 64-byte aligned                     */
+    size_t         cap;      /* bytes                                      */
+    size_t         used;     /* bump pointer                               */
+    size_t         peak;     /* most bytes ever used                       */
+    dg_tensor     *tape;     /* last recorded node (walk via tape_prev)    */
+    size_t         tape_len;
+    dg_status      status;   /* first error since reset                    */
+    char           err[256];
+};
+
+/* Records the first error on ctx (later ones are dropped); returns NULL. */
+dg_tensor *dg__fail(dg_ctx *ctx, dg_status s, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+/* A new result tensor for op with operands src[0..nsrc); records it on the tape
+ * when any operand needs a gradient. NULL (and the error) on arena overflow. */
+dg_tensor *dg__node(dg_ctx *ctx, dg_op op, int ndim, const int *shape, dg_tensor *a,
+                    dg_tensor *b, dg_tensor *c);
+/* Gradient buffer of t, allocated zero on first use during backward. */
+float *dg__grad(dg_ctx *ctx, dg_tensor *t);
+/* Backward of one tape node: adds into the gradients of its operands. */
+void dg__backward_node(dg_ctx *ctx, dg_tensor *t);
+
+#endif

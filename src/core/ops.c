@@ -1,0 +1,694 @@
+/* Ops: each forward records what it is and what it reads; its backward sits
+ * next to it. dg__backward_node is the one switch over the op enum. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "core/internal.h"
+
+static const char *const OP_NAMES[] = {
+    "leaf", "add", "sub", "mul", "div", "neg", "scale", "add_scalar", "matmul", "linear",
+    "tanh", "relu", "softplus", "sigmoid", "exp", "log", "sqrt", "square", "pow", "abs",
+    "sum", "mean", "sum_axis", "mean_axis", "concat", "slice", "reshape", "linear_tanh",
+};
+_Static_assert(sizeof(OP_NAMES) / sizeof(OP_NAMES[0]) == DG_OP_COUNT,
+               "OP_NAMES must name every dg_op");
+
+const char *dg_op_name(dg_op op) {
+    return (int)op >= 0 && op < DG_OP_COUNT ? OP_NAMES[op] : "unknown";
+}
+
+/* Shape as "(2,3)" for error messages. */
+static const char *shape_str(const dg_tensor *t, char *buf, size_t len) {
+    int o = snprintf(buf, len, "(");
+    for (int i = 0; i < t->ndim && o < (int)len; i++)
+        o += snprintf(buf + o, len - (size_t)o, i ? ",%d" : "%d", t->shape[i]);
+    if (o < (int)len) snprintf(buf + o, len - (size_t)o, ")");
+    return buf;
+}
+
+#define NEED(ctx, x) do { if (!(x) || (ctx)->status != DG_OK) return NULL; } while (0)
+
+/* ------------------------------------------------------- fast tanh */
+
+/* Rational approximation of tanh (the 13/6 minimax form used by Eigen and
+ * XLA): max error about 3e-7 on float32, and it vectorises, unlike tanhf. */
+static inline float fast_tanh(float x) {
+    const float lim = 7.90531110763549805f;
+    float xc = x > lim ? lim : (x < -lim ? -lim : x);
+    float x2 = xc * xc;
+    float p = -2.76076847742355e-16f;
+    p = p * x2 + 2.00018790482477e-13f;
+    p = p * x2 + -8.60467152213735e-11f;
+    p = p * x2 + 5.12229709037114e-08f;
+    p = p * x2 + 1.48572235717979e-05f;
+    p = p * x2 + 6.37261928875436e-04f;
+    p = p * x2 + 4.89352455891786e-03f;
+    p = p * xc;
+    float q = 1.19825839466702e-06f;
+    q = q * x2 + 1.18534705686654e-04f;
+    q = q * x2 + 2.26843463243900e-03f;
+    q = q * x2 + 4.89352518554385e-03f;
+    float r = p / q;
+    return fabsf(x) < 0.0004f ? x : r;
+}
+
+/* ------------------------------------------------------- broadcasting */
+
+/* Right-aligned numpy broadcasting over 4 padded dims. */
+typedef struct bcast {
+    int     shape[4];   /* output, padded to 4 dims */
+    int64_t sa[4];      /* strides into a (0 where broadcast) */
+    int64_t sb[4];
+} bcast;
+
+static void pad4(const dg_tensor *t, int *s) {
+    int off = 4 - t->ndim;
+    for (int k = 0; k < 4; k++) s[k] = k < off ? 1 : t->shape[k - off];
+}
+
+static void strides4(const int *s, int64_t *st) {
+    int64_t acc = 1;
+    for (int k = 3; k >= 0; k--) {
+        st[k] = s[k] == 1 ? 0 : acc;  /* a size-1 dim always reads index 0 */
+        acc *= s[k];
+    }
+}
+
+static int bcast_make(dg_ctx *ctx, const char *op, const dg_tensor *a, const dg_tensor *b,
+                      bcast *bc, int *ndim) {
+    int pa[4], pb[4];
+    pad4(a, pa);
+    pad4(b, pb);
+    for (int k = 0; k < 4; k++) {
+        if (pa[k] != pb[k] && pa[k] != 1 && pb[k] != 1) {
+            char s1[64], s2[64];
+            dg__fail(ctx, DG_ERR_SHAPE, "%s: shapes %s and %s do not broadcast", op,
+                     shape_str(a, s1, sizeof s1), shape_str(b, s2, sizeof s2));
+            return 0;
+        }
+        bc->shape[k] = pa[k] == 1 ? pb[k] : pa[k];
+    }
+    strides4(pa, bc->sa);
+    strides4(pb, bc->sb);
+    *ndim = a->ndim > b->ndim ? a->ndim : b->ndim;
+    return 1;
+}
+
+static void out_shape(const bcast *bc, int ndim, int *shape) {
+    for (int i = 0; i < ndim; i++) shape[i] = bc->shape[4 - ndim + i];
+}
+
+/* Runs body(pa, pb, po, n, sa, sb) over each innermost row of the broadcast. */
+#define BCAST_LOOP(bc, A, B, O, BODY)                                                  \
+    do {                                                                               \
+        int64_t _o = 0;                                                                \
+        for (int i0 = 0; i0 < (bc).shape[0]; i0++)                                     \
+            for (int i1 = 0; i1 < (bc).shape[1]; i1++)                                 \
+                for (int i2 = 0; i2 < (bc).shape[2]; i2++) {                           \
+                    int64_t _a = i0 * (bc).sa[0] + i1 * (bc).sa[1] + i2 * (bc).sa[2];  \
+                    int64_t _b = i0 * (bc).sb[0] + i1 * (bc).sb[1] + i2 * (bc).sb[2];  \
+                    const int n = (bc).shape[3];                                       \
+                    const int64_t sa = (bc).sa[3], sb = (bc).sb[3];                    \
+                    float *pa = (A) + _a;                                              \
+                    float *pb = (B) + _b;                                              \
+                    float *po = (O) + _o;                                              \
+                    BODY;                                                              \
+                    _o += n;                                                           \
+                }                                                                      \
+    } while (0)
+
+/* Inner loop specialised for the stride pattern so the compiler vectorises. */
+#define INNER(EXPR)                                                                    \
+    do {                                                                               \
+        if (sa == 1 && sb == 1) for (int j = 0; j < n; j++) { float x = pa[j], y = pb[j]; po[j] = (EXPR); } \
+        else if (sa == 1)       for (int j = 0; j < n; j++) { float x = pa[j], y = pb[0]; po[j] = (EXPR); } \
+        else if (sb == 1)       for (int j = 0; j < n; j++) { float x = pa[0], y = pb[j]; po[j] = (EXPR); } \
+        else                    for (int j = 0; j < n; j++) { float x = pa[0], y = pb[0]; po[j] = (EXPR); } \
+    } while (0)
+
+static dg_tensor *binary(dg_ctx *ctx, dg_op op, dg_tensor *a, dg_tensor *b) {
+    NEED(ctx, a);
+    NEED(ctx, b);
+    bcast bc;
+    int ndim, shape[4];
+    if (!bcast_make(ctx, dg_op_name(op), a, b, &bc, &ndim)) return NULL;
+    out_shape(&bc, ndim, shape);
+    dg_tensor *t = dg__node(ctx, op, ndim, shape, a, b, NULL);
+    if (!t) return NULL;
+    switch (op) {
+    case DG_OP_ADD: BCAST_LOOP(bc, a->data, b->data, t->data, INNER(x + y)); break;
+    case DG_OP_SUB: BCAST_LOOP(bc, a->data, b->data, t->data, INNER(x - y)); break;
+    case DG_OP_MUL: BCAST_LOOP(bc, a->data, b->data, t->data, INNER(x * y)); break;
+    case DG_OP_DIV: BCAST_LOOP(bc, a->data, b->data, t->data, INNER(x / y)); break;
+    default: break;
+    }
+    return t;
+}
+
+dg_tensor *dg_add(dg_ctx *ctx, dg_tensor *a, dg_tensor *b) { return binary(ctx, DG_OP_ADD, a, b); }
+dg_tensor *dg_sub(dg_ctx *ctx, dg_tensor *a, dg_tensor *b) { return binary(ctx, DG_OP_SUB, a, b); }
+dg_tensor *dg_mul(dg_ctx *ctx, dg_tensor *a, dg_tensor *b) { return binary(ctx, DG_OP_MUL, a, b); }
+dg_tensor *dg_div(dg_ctx *ctx, dg_tensor *a, dg_tensor *b) { return binary(ctx, DG_OP_DIV, a, b); }
+
+/* Adds ga_expr into the gradient of a (reduced over its broadcast dims); the
+ * expression sees g (upstream gradient), x (a's value), y (b's value). */
+#define ACCUM(GPTR, STRIDE_IS_A, EXPR)                                                 \
+    do {                                                                               \
+        float *gg = (GPTR);                                                            \
+        const int64_t s_self = (STRIDE_IS_A) ? sa : sb;                               \
+        if (s_self == 1) {                                                             \
+            for (int j = 0; j < n; j++) {                                              \
+                float g = pg[j], x = pa[j * sa], y = pb[j * sb];                       \
+                (void)x; (void)y;                                                      \
+                gg[j] += (EXPR);                                                       \
+            }                                                                          \
+        } else {                                                                       \
+            float acc = 0.0f;                                                          \
+            for (int j = 0; j < n; j++) {                                              \
+                float g = pg[j], x = pa[j * sa], y = pb[j * sb];                       \
+                (void)x; (void)y;                                                      \
+                acc += (EXPR);                                                         \
+            }                                                                          \
+            gg[0] += acc;                                                              \
+        }                                                                              \
+    } while (0)
+
+static void binary_backward(dg_ctx *ctx, dg_tensor *t) {
+    dg_tensor *a = t->src[0], *b = t->src[1];
+    bcast bc;
+    int ndim;
+    bcast_make(ctx, "backward", a, b, &bc, &ndim);
+    float *ga = a->requires_grad ? dg__grad(ctx, a) : NULL;
+    float *gb = b->requires_grad ? dg__grad(ctx, b) : NULL;
+    if (ctx->status != DG_OK) return;
+    float *tg = t->grad;
+    int64_t _o = 0;
+    for (int i0 = 0; i0 < bc.shape[0]; i0++)
+        for (int i1 = 0; i1 < bc.shape[1]; i1++)
+            for (int i2 = 0; i2 < bc.shape[2]; i2++) {
+                int64_t oa = i0 * bc.sa[0] + i1 * bc.sa[1] + i2 * bc.sa[2];
+                int64_t ob = i0 * bc.sb[0] + i1 * bc.sb[1] + i2 * bc.sb[2];
+                const int n = bc.shape[3];
+                const int64_t sa = bc.sa[3], sb = bc.sb[3];
+                const float *pa = a->data + oa, *pb = b->data + ob, *pg = tg + _o;
+                switch (t->op) {
+                case DG_OP_ADD:
+                    if (ga) ACCUM(ga + oa, 1, g);
+                    if (gb) ACCUM(gb + ob, 0, g);
+                    break;
+                case DG_OP_SUB:
+                    if (ga) ACCUM(ga + oa, 1, g);
+                    if (gb) ACCUM(gb + ob, 0, -g);
+                    break;
+                case DG_OP_MUL:
+                    if (ga) ACCUM(ga + oa, 1, g * y);
+                    if (gb) ACCUM(gb + ob, 0, g * x);
+                    break;
+                case DG_OP_DIV:
+                    if (ga) ACCUM(ga + oa, 1, g / y);
+                    if (gb) ACCUM(gb + ob, 0, -g * x / (y * y));
+                    break;
+                default: break;
+                }
+                _o += n;
+            }
+}
+
+/* ------------------------------------------------------- unary */
+
+static dg_tensor *unary(dg_ctx *ctx, dg_op op, dg_tensor *a, float p) {
+    NEED(ctx, a);
+    dg_tensor *t = dg__node(ctx, op, a->ndim, a->shape, a, NULL, NULL);
+    if (!t) return NULL;
+    t->fparam[0] = p;
+    const float *restrict x = a->data;
+    float *restrict y = t->data;
+    const int64_t n = a->n;
+    switch (op) {
+    case DG_OP_NEG:        for (int64_t i = 0; i < n; i++) y[i] = -x[i]; break;
+    case DG_OP_SCALE:      for (int64_t i = 0; i < n; i++) y[i] = x[i] * p; break;
+    case DG_OP_ADD_SCALAR: for (int64_t i = 0; i < n; i++) y[i] = x[i] + p; break;
+    case DG_OP_TANH:       for (int64_t i = 0; i < n; i++) y[i] = fast_tanh(x[i]); break;
+    case DG_OP_RELU:       for (int64_t i = 0; i < n; i++) y[i] = x[i] > 0.0f ? x[i] : 0.0f; break;
+    case DG_OP_SOFTPLUS:
+        for (int64_t i = 0; i < n; i++) y[i] = fmaxf(x[i], 0.0f) + log1pf(expf(-fabsf(x[i])));
+        break;
+    case DG_OP_SIGMOID:
+        for (int64_t i = 0; i < n; i++) {
+            float e = expf(-fabsf(x[i]));
+            y[i] = x[i] >= 0.0f ? 1.0f / (1.0f + e) : e / (1.0f + e);
+        }
+        break;
+    case DG_OP_EXP:    for (int64_t i = 0; i < n; i++) y[i] = expf(x[i]); break;
+    case DG_OP_LOG:    for (int64_t i = 0; i < n; i++) y[i] = logf(x[i]); break;
+    case DG_OP_SQRT:   for (int64_t i = 0; i < n; i++) y[i] = sqrtf(x[i]); break;
+    case DG_OP_SQUARE: for (int64_t i = 0; i < n; i++) y[i] = x[i] * x[i]; break;
+    case DG_OP_POW:    for (int64_t i = 0; i < n; i++) y[i] = powf(x[i], p); break;
+    case DG_OP_ABS:    for (int64_t i = 0; i < n; i++) y[i] = fabsf(x[i]); break;
+    default: break;
+    }
+    return t;
+}
+
+static void unary_backward(dg_ctx *ctx, dg_tensor *t) {
+    dg_tensor *a = t->src[0];
+    if (!a->requires_grad) return;
+    float *restrict ga = dg__grad(ctx, a);
+    if (!ga) return;
+    const float *restrict x = a->data, *restrict y = t->data, *restrict g = t->grad;
+    const float p = t->fparam[0];
+    const int64_t n = a->n;
+    switch (t->op) {
+    case DG_OP_NEG:        for (int64_t i = 0; i < n; i++) ga[i] -= g[i]; break;
+    case DG_OP_SCALE:      for (int64_t i = 0; i < n; i++) ga[i] += g[i] * p; break;
+    case DG_OP_ADD_SCALAR: for (int64_t i = 0; i < n; i++) ga[i] += g[i]; break;
+    case DG_OP_TANH:       for (int64_t i = 0; i < n; i++) ga[i] += g[i] * (1.0f - y[i] * y[i]); break;
+    case DG_OP_RELU:       for (int64_t i = 0; i < n; i++) ga[i] += x[i] > 0.0f ? g[i] : 0.0f; break;
+    case DG_OP_SOFTPLUS:
+        for (int64_t i = 0; i < n; i++) {
+            float e = expf(-fabsf(x[i]));  /* sigmoid(x), stably */
+            float s = x[i] >= 0.0f ? 1.0f / (1.0f + e) : e / (1.0f + e);
+            ga[i] += g[i] * s;
+        }
+        break;
+    case DG_OP_SIGMOID: for (int64_t i = 0; i < n; i++) ga[i] += g[i] * y[i] * (1.0f - y[i]); break;
+    case DG_OP_EXP:     for (int64_t i = 0; i < n; i++) ga[i] += g[i] * y[i]; break;
+    case DG_OP_LOG:     for (int64_t i = 0; i < n; i++) ga[i] += g[i] / x[i]; break;
+    case DG_OP_SQRT:    for (int64_t i = 0; i < n; i++) ga[i] += g[i] * 0.5f / y[i]; break;
+    case DG_OP_SQUARE:  for (int64_t i = 0; i < n; i++) ga[i] += g[i] * 2.0f * x[i]; break;
+    case DG_OP_POW:
+        for (int64_t i = 0; i < n; i++) ga[i] += g[i] * p * powf(x[i], p - 1.0f);
+        break;
+    case DG_OP_ABS:
+        for (int64_t i = 0; i < n; i++)
+            ga[i] += x[i] > 0.0f ? g[i] : (x[i] < 0.0f ? -g[i] : 0.0f);
+        break;
+    default: break;
+    }
+}
+
+dg_tensor *dg_neg(dg_ctx *ctx, dg_tensor *a) { return unary(ctx, DG_OP_NEG, a, 0); }
+dg_tensor *dg_scale(dg_ctx *ctx, dg_tensor *a, float s) { return unary(ctx, DG_OP_SCALE, a, s); }
+dg_tensor *dg_add_scalar(dg_ctx *ctx, dg_tensor *a, float s) { return unary(ctx, DG_OP_ADD_SCALAR, a, s); }
+dg_tensor *dg_tanh(dg_ctx *ctx, dg_tensor *a) { return unary(ctx, DG_OP_TANH, a, 0); }
+dg_tensor *dg_relu(dg_ctx *ctx, dg_tensor *a) { return unary(ctx, DG_OP_RELU, a, 0); }
+dg_tensor *dg_softplus(dg_ctx *ctx, dg_tensor *a) { return unary(ctx, DG_OP_SOFTPLUS, a, 0); }
+dg_tensor *dg_sigmoid(dg_ctx *ctx, dg_tensor *a) { return unary(ctx, DG_OP_SIGMOID, a, 0); }
+dg_tensor *dg_exp(dg_ctx *ctx, dg_tensor *a) { return unary(ctx, DG_OP_EXP, a, 0); }
+dg_tensor *dg_log(dg_ctx *ctx, dg_tensor *a) { return unary(ctx, DG_OP_LOG, a, 0); }
+dg_tensor *dg_sqrt(dg_ctx *ctx, dg_tensor *a) { return unary(ctx, DG_OP_SQRT, a, 0); }
+dg_tensor *dg_square(dg_ctx *ctx, dg_tensor *a) { return unary(ctx, DG_OP_SQUARE, a, 0); }
+dg_tensor *dg_pow(dg_ctx *ctx, dg_tensor *a, float p) { return unary(ctx, DG_OP_POW, a, p); }
+dg_tensor *dg_abs(dg_ctx *ctx, dg_tensor *a) { return unary(ctx, DG_OP_ABS, a, 0); }
+
+/* ------------------------------------------------------- matmul, linear */
+
+/* (M,K)·(K,N) -> (M,N); rows of C accumulate rows of B (vectorises over N). */
+dg_tensor *dg_matmul(dg_ctx *ctx, dg_tensor *a, dg_tensor *b) {
+    NEED(ctx, a);
+    NEED(ctx, b);
+    if (a->ndim != 2 || b->ndim != 2 || a->shape[1] != b->shape[0]) {
+        char s1[64], s2[64];
+        return dg__fail(ctx, DG_ERR_SHAPE, "matmul: shapes %s and %s (need (M,K) and (K,N))",
+                        shape_str(a, s1, sizeof s1), shape_str(b, s2, sizeof s2));
+    }
+    const int M = a->shape[0], K = a->shape[1], N = b->shape[1];
+    int shape[2] = {M, N};
+    dg_tensor *t = dg__node(ctx, DG_OP_MATMUL, 2, shape, a, b, NULL);
+    if (!t) return NULL;
+    for (int m = 0; m < M; m++) {
+        float *restrict c = t->data + (int64_t)m * N;
+        memset(c, 0, (size_t)N * sizeof(float));
+        for (int k = 0; k < K; k++) {
+            const float av = a->data[(int64_t)m * K + k];
+            const float *restrict br = b->data + (int64_t)k * N;
+            for (int j = 0; j < N; j++) c[j] += av * br[j];
+        }
+    }
+    return t;
+}
+
+static void matmul_backward(dg_ctx *ctx, dg_tensor *t) {
+    dg_tensor *a = t->src[0], *b = t->src[1];
+    const int M = a->shape[0], K = a->shape[1], N = b->shape[1];
+    float *ga = a->requires_grad ? dg__grad(ctx, a) : NULL;
+    float *gb = b->requires_grad ? dg__grad(ctx, b) : NULL;
+    if (ctx->status != DG_OK) return;
+    for (int m = 0; m < M; m++) {
+        const float *restrict g = t->grad + (int64_t)m * N;
+        if (ga)  /* dA[m,k] += sum_n dC[m,n] B[k,n] */
+            for (int k = 0; k < K; k++) {
+                const float *restrict br = b->data + (int64_t)k * N;
+                float acc = 0.0f;
+                for (int j = 0; j < N; j++) acc += g[j] * br[j];
+                ga[(int64_t)m * K + k] += acc;
+            }
+        if (gb)  /* dB[k,:] += A[m,k] dC[m,:] */
+            for (int k = 0; k < K; k++) {
+                const float av = a->data[(int64_t)m * K + k];
+                float *restrict gr = gb + (int64_t)k * N;
+                for (int j = 0; j < N; j++) gr[j] += av * g[j];
+            }
+    }
+}
+
+/* y(B,O) = x(B,I) · w(O,I)ᵀ + b(O). The forward reads a transposed copy of w
+ * (I,O) from the arena so the inner loop runs over outputs, contiguous. */
+static dg_tensor *linear_impl(dg_ctx *ctx, dg_op op, dg_tensor *x, dg_tensor *w, dg_tensor *b) {
+    NEED(ctx, x);
+    NEED(ctx, w);
+    if (x->ndim != 2 || w->ndim != 2 || x->shape[1] != w->shape[1] ||
+        (b && (b->n != w->shape[0]))) {
+        char s1[64], s2[64], s3[64] = "none";
+        if (b) shape_str(b, s3, sizeof s3);
+        return dg__fail(ctx, DG_ERR_SHAPE, "%s: x %s, weight %s, bias %s (need (B,I), (O,I), (O))",
+                        dg_op_name(op), shape_str(x, s1, sizeof s1), shape_str(w, s2, sizeof s2), s3);
+    }
+    const int B = x->shape[0], I = x->shape[1], O = w->shape[0];
+    int shape[2] = {B, O};
+    dg_tensor *t = dg__node(ctx, op, 2, shape, x, w, b);
+    if (!t) return NULL;
+    float *restrict wt = dg_ctx_alloc(ctx, (size_t)I * O * sizeof(float));  /* (I,O) */
+    if (!wt) return NULL;
+    for (int o = 0; o < O; o++)
+        for (int i = 0; i < I; i++) wt[(int64_t)i * O + o] = w->data[(int64_t)o * I + i];
+    for (int r = 0; r < B; r++) {
+        float *restrict y = t->data + (int64_t)r * O;
+        const float *restrict xr = x->data + (int64_t)r * I;
+        if (b) memcpy(y, b->data, (size_t)O * sizeof(float));
+        else memset(y, 0, (size_t)O * sizeof(float));
+        for (int i = 0; i < I; i++) {
+            const float xv = xr[i];
+            const float *restrict wr = wt + (int64_t)i * O;
+            for (int o = 0; o < O; o++) y[o] += xv * wr[o];
+        }
+        if (op == DG_OP_LINEAR_TANH)
+            for (int o = 0; o < O; o++) y[o] = fast_tanh(y[o]);
+    }
+    return t;
+}
+
+dg_tensor *dg_linear(dg_ctx *ctx, dg_tensor *x, dg_tensor *w, dg_tensor *b) {
+    return linear_impl(ctx, DG_OP_LINEAR, x, w, b);
+}
+
+dg_tensor *dg_linear_tanh(dg_ctx *ctx, dg_tensor *x, dg_tensor *w, dg_tensor *b) {
+    return linear_impl(ctx, DG_OP_LINEAR_TANH, x, w, b);
+}
+
+static void linear_backward(dg_ctx *ctx, dg_tensor *t) {
+    dg_tensor *x = t->src[0], *w = t->src[1], *b = t->src[2];
+    const int B = x->shape[0], I = x->shape[1], O = w->shape[0];
+    float *gx = x->requires_grad ? dg__grad(ctx, x) : NULL;
+    float *gw = w->requires_grad ? dg__grad(ctx, w) : NULL;
+    float *gb = b && b->requires_grad ? dg__grad(ctx, b) : NULL;
+    float *restrict dz = t->grad;
+    if (t->op == DG_OP_LINEAR_TANH) {  /* through the tanh: dz = dy (1 - y²) */
+        dz = dg_ctx_alloc(ctx, (size_t)t->n * sizeof(float));
+        if (dz)
+            for (int64_t i = 0; i < t->n; i++) dz[i] = t->grad[i] * (1.0f - t->data[i] * t->data[i]);
+    }
+    if (ctx->status != DG_OK) return;
+    for (int r = 0; r < B; r++) {
+        const float *restrict g = dz + (int64_t)r * O;
+        const float *restrict xr = x->data + (int64_t)r * I;
+        if (gb)
+            for (int o = 0; o < O; o++) gb[o] += g[o];
+        if (gw)  /* dW[o,:] += dz[r,o] x[r,:] */
+            for (int o = 0; o < O; o++) {
+                const float go = g[o];
+                float *restrict gwr = gw + (int64_t)o * I;
+                for (int i = 0; i < I; i++) gwr[i] += go * xr[i];
+            }
+        if (gx) {  /* dx[r,:] += sum_o dz[r,o] W[o,:] */
+            float *restrict gxr = gx + (int64_t)r * I;
+            for (int o = 0; o < O; o++) {
+                const float go = g[o];
+                const float *restrict wr = w->data + (int64_t)o * I;
+                for (int i = 0; i < I; i++) gxr[i] += go * wr[i];
+            }
+        }
+    }
+}
+
+/* ------------------------------------------------------- reductions */
+
+dg_tensor *dg_sum(dg_ctx *ctx, dg_tensor *a) {
+    NEED(ctx, a);
+    int one = 1;
+    dg_tensor *t = dg__node(ctx, DG_OP_SUM, 1, &one, a, NULL, NULL);
+    if (!t) return NULL;
+    double acc = 0.0;  /* double: the loss is summed over many terms */
+    for (int64_t i = 0; i < a->n; i++) acc += a->data[i];
+    t->data[0] = (float)acc;
+    return t;
+}
+
+dg_tensor *dg_mean(dg_ctx *ctx, dg_tensor *a) {
+    NEED(ctx, a);
+    int one = 1;
+    dg_tensor *t = dg__node(ctx, DG_OP_MEAN, 1, &one, a, NULL, NULL);
+    if (!t) return NULL;
+    double acc = 0.0;
+    for (int64_t i = 0; i < a->n; i++) acc += a->data[i];
+    t->data[0] = a->n ? (float)(acc / (double)a->n) : 0.0f;
+    return t;
+}
+
+static void sum_backward(dg_ctx *ctx, dg_tensor *t) {
+    dg_tensor *a = t->src[0];
+    if (!a->requires_grad || !a->n) return;
+    float *ga = dg__grad(ctx, a);
+    if (!ga) return;
+    const float g = t->op == DG_OP_MEAN ? t->grad[0] / (float)a->n : t->grad[0];
+    for (int64_t i = 0; i < a->n; i++) ga[i] += g;
+}
+
+/* outer × len × inner decomposition of a tensor around one axis */
+static void split_axis(const dg_tensor *a, int axis, int64_t *outer, int64_t *inner) {
+    *outer = 1;
+    *inner = 1;
+    for (int i = 0; i < axis; i++) *outer *= a->shape[i];
+    for (int i = axis + 1; i < a->ndim; i++) *inner *= a->shape[i];
+}
+
+static int fix_axis(dg_ctx *ctx, const char *op, const dg_tensor *a, int *axis) {
+    int ax = *axis < 0 ? *axis + a->ndim : *axis;
+    if (ax < 0 || ax >= a->ndim) {
+        dg__fail(ctx, DG_ERR_ARG, "%s: axis %d out of range for %d dims", op, *axis, a->ndim);
+        return 0;
+    }
+    *axis = ax;
+    return 1;
+}
+
+static dg_tensor *reduce_axis(dg_ctx *ctx, dg_op op, dg_tensor *a, int axis) {
+    NEED(ctx, a);
+    if (!fix_axis(ctx, dg_op_name(op), a, &axis)) return NULL;
+    int shape[DG_MAX_DIMS];
+    memcpy(shape, a->shape, sizeof shape);
+    const int len = shape[axis];
+    shape[axis] = 1;
+    dg_tensor *t = dg__node(ctx, op, a->ndim, shape, a, NULL, NULL);
+    if (!t) return NULL;
+    t->iparam[0] = axis;
+    int64_t outer, inner;
+    split_axis(a, axis, &outer, &inner);
+    const float s = op == DG_OP_MEAN_AXIS && len ? 1.0f / (float)len : 1.0f;
+    for (int64_t o = 0; o < outer; o++) {
+        float *restrict y = t->data + o * inner;
+        memset(y, 0, (size_t)inner * sizeof(float));
+        for (int k = 0; k < len; k++) {
+            const float *restrict x = a->data + (o * len + k) * inner;
+            for (int64_t i = 0; i < inner; i++) y[i] += x[i];
+        }
+        for (int64_t i = 0; i < inner; i++) y[i] *= s;
+    }
+    return t;
+}
+
+static void reduce_axis_backward(dg_ctx *ctx, dg_tensor *t) {
+    dg_tensor *a = t->src[0];
+    if (!a->requires_grad) return;
+    float *ga = dg__grad(ctx, a);
+    if (!ga) return;
+    const int axis = t->iparam[0], len = a->shape[axis];
+    int64_t outer, inner;
+    split_axis(a, axis, &outer, &inner);
+    const float s = t->op == DG_OP_MEAN_AXIS && len ? 1.0f / (float)len : 1.0f;
+    for (int64_t o = 0; o < outer; o++) {
+        const float *restrict g = t->grad + o * inner;
+        for (int k = 0; k < len; k++) {
+            float *restrict gx = ga + (o * len + k) * inner;
+            for (int64_t i = 0; i < inner; i++) gx[i] += g[i] * s;
+        }
+    }
+}
+
+dg_tensor *dg_sum_axis(dg_ctx *ctx, dg_tensor *a, int axis) { return reduce_axis(ctx, DG_OP_SUM_AXIS, a, axis); }
+dg_tensor *dg_mean_axis(dg_ctx *ctx, dg_tensor *a, int axis) { return reduce_axis(ctx, DG_OP_MEAN_AXIS, a, axis); }
+
+/* ------------------------------------------------------- concat, slice, reshape */
+
+dg_tensor *dg_concat(dg_ctx *ctx, dg_tensor *const *xs, int count, int axis) {
+    if (ctx->status != DG_OK) return NULL;
+    if (count < 1) return dg__fail(ctx, DG_ERR_ARG, "concat: no inputs");
+    for (int k = 0; k < count; k++) NEED(ctx, xs[k]);
+    const dg_tensor *x0 = xs[0];
+    if (!fix_axis(ctx, "concat", x0, &axis)) return NULL;
+    int shape[DG_MAX_DIMS];
+    memcpy(shape, x0->shape, sizeof shape);
+    shape[axis] = 0;
+    int need_grad = 0;
+    for (int k = 0; k < count; k++) {
+        const dg_tensor *x = xs[k];
+        int ok = x->ndim == x0->ndim;
+        for (int d = 0; ok && d < x0->ndim; d++) ok = d == axis || x->shape[d] == x0->shape[d];
+        if (!ok) {
+            char s1[64], s2[64];
+            return dg__fail(ctx, DG_ERR_SHAPE, "concat: input %d has shape %s, input 0 has %s (axis %d)",
+                            k, shape_str(x, s1, sizeof s1), shape_str(x0, s2, sizeof s2), axis);
+        }
+        shape[axis] += x->shape[axis];
+        need_grad |= x->requires_grad;
+    }
+    /* any number of operands: an arena array in srcs */
+    dg_tensor **list = dg_ctx_alloc(ctx, (size_t)count * sizeof *list);
+    if (!list) return NULL;
+    memcpy(list, xs, (size_t)count * sizeof *list);
+    dg_tensor *t = dg__node(ctx, DG_OP_CONCAT, x0->ndim, shape, NULL, NULL, NULL);
+    if (!t) return NULL;
+    t->iparam[0] = axis;
+    t->iparam[1] = count;
+    t->srcs = list;
+    if (need_grad && !t->requires_grad) {
+        t->requires_grad = 1;
+        t->tape_prev = ctx->tape;
+        ctx->tape = t;
+        ctx->tape_len++;
+    }
+    int64_t outer, inner;
+    split_axis(t, axis, &outer, &inner);
+    for (int64_t o = 0; o < outer; o++) {
+        float *y = t->data + o * shape[axis] * inner;
+        for (int k = 0; k < count; k++) {
+            int64_t chunk = (int64_t)xs[k]->shape[axis] * inner;
+            memcpy(y, xs[k]->data + o * chunk, (size_t)chunk * sizeof(float));
+            y += chunk;
+        }
+    }
+    return t;
+}
+
+static void concat_backward(dg_ctx *ctx, dg_tensor *t) {
+    dg_tensor **list = t->srcs;
+    const int axis = t->iparam[0], count = t->iparam[1];
+    int64_t outer, inner;
+    split_axis(t, axis, &outer, &inner);
+    int64_t off = 0;  /* offset of input k's chunk inside one outer row */
+    for (int k = 0; k < count; k++) {
+        dg_tensor *x = list[k];
+        int64_t chunk = (int64_t)x->shape[axis] * inner;
+        if (x->requires_grad) {
+            float *gx = dg__grad(ctx, x);
+            if (!gx) return;
+            for (int64_t o = 0; o < outer; o++) {
+                const float *restrict g = t->grad + o * t->shape[axis] * inner + off;
+                float *restrict d = gx + o * chunk;
+                for (int64_t i = 0; i < chunk; i++) d[i] += g[i];
+            }
+        }
+        off += chunk;
+    }
+}
+
+dg_tensor *dg_slice(dg_ctx *ctx, dg_tensor *a, int axis, int start, int len) {
+    NEED(ctx, a);
+    if (!fix_axis(ctx, "slice", a, &axis)) return NULL;
+    if (start < 0 || len < 0 || start > a->shape[axis] || len > a->shape[axis] - start)
+        return dg__fail(ctx, DG_ERR_ARG, "slice: [%d, %d) out of range for axis %d of size %d",
+                        start, start + len, axis, a->shape[axis]);
+    int shape[DG_MAX_DIMS];
+    memcpy(shape, a->shape, sizeof shape);
+    shape[axis] = len;
+    dg_tensor *t = dg__node(ctx, DG_OP_SLICE, a->ndim, shape, a, NULL, NULL);
+    if (!t) return NULL;
+    t->iparam[0] = axis;
+    t->iparam[1] = start;
+    int64_t outer, inner;
+    split_axis(a, axis, &outer, &inner);
+    const int64_t full = (int64_t)a->shape[axis] * inner, part = (int64_t)len * inner;
+    for (int64_t o = 0; o < outer; o++)
+        memcpy(t->data + o * part, a->data + o * full + (int64_t)start * inner,
+               (size_t)part * sizeof(float));
+    return t;
+}
+
+static void slice_backward(dg_ctx *ctx, dg_tensor *t) {
+    dg_tensor *a = t->src[0];
+    if (!a->requires_grad) return;
+    float *ga = dg__grad(ctx, a);
+    if (!ga) return;
+    const int axis = t->iparam[0], start = t->iparam[1];
+    int64_t outer, inner;
+    split_axis(a, axis, &outer, &inner);
+    const int64_t full = (int64_t)a->shape[axis] * inner, part = (int64_t)t->shape[axis] * inner;
+    for (int64_t o = 0; o < outer; o++) {
+        float *restrict d = ga + o * full + (int64_t)start * inner;
+        const float *restrict g = t->grad + o * part;
+        for (int64_t i = 0; i < part; i++) d[i] += g[i];
+    }
+}
+
+dg_tensor *dg_cols(dg_ctx *ctx, dg_tensor *a, int start, int len) {
+    NEED(ctx, a);
+    return dg_slice(ctx, a, a->ndim - 1, start, len);
+}
+
+dg_tensor *dg_rows(dg_ctx *ctx, dg_tensor *a, int start, int len) { return dg_slice(ctx, a, 0, start, len); }
+
+dg_tensor *dg_reshape(dg_ctx *ctx, dg_tensor *a, int ndim, const int *shape) {
+    NEED(ctx, a);
+    int64_t n = 1;
+    for (int i = 0; i < ndim && i < DG_MAX_DIMS; i++) n *= shape[i];
+    if (ndim < 1 || ndim > DG_MAX_DIMS || n != a->n)
+        return dg__fail(ctx, DG_ERR_SHAPE, "reshape: %lld elements into %d dims of %lld",
+                        (long long)a->n, ndim, (long long)n);
+    dg_tensor *t = dg__node(ctx, DG_OP_RESHAPE, ndim, shape, a, NULL, NULL);
+    if (!t) return NULL;
+    memcpy(t->data, a->data, (size_t)a->n * sizeof(float));
+    return t;
+}
+
+static void reshape_backward(dg_ctx *ctx, dg_tensor *t) {
+    dg_tensor *a = t->src[0];
+    if (!a->requires_grad) return;
+    float *ga = dg__grad(ctx, a);
+    if (!ga) return;
+    for (int64_t i = 0; i < a->n; i++) ga[i] += t->grad[i];
+}
+
+/* ------------------------------------------------------- dispatch */
+
+void dg__backward_node(dg_ctx *ctx, dg_tensor *t) {
+    switch (t->op) {
+    case DG_OP_NONE: break;
+    case DG_OP_ADD: case DG_OP_SUB: case DG_OP_MUL: case DG_OP_DIV:
+        binary_backward(ctx, t);
+        break;
+    case DG_OP_NEG: case DG_OP_SCALE: case DG_OP_ADD_SCALAR: case DG_OP_TANH: case DG_OP_RELU:
+    case DG_OP_SOFTPLUS: case DG_OP_SIGMOID: case DG_OP_EXP: case DG_OP_LOG: case DG_OP_SQRT:
+    case DG_OP_SQUARE: case DG_OP_POW: case DG_OP_ABS:
+        unary_backward(ctx, t);
+        break;
+    case DG_OP_MATMUL: matmul_backward(ctx, t); break;
+    case DG_OP_LINEAR: case DG_OP_LINEAR_TANH: linear_backward(ctx, t); break;
+    case DG_OP_SUM: case DG_OP_MEAN: sum_backward(ctx, t); break;
+    case DG_OP_SUM_AXIS: case DG_OP_MEAN_AXIS: reduce_axis_backward(ctx, t); break;
+    case DG_OP_CONCAT: concat_backward(ctx, t); break;
+    case DG_OP_SLICE: slice_backward(ctx, t); break;
+    case DG_OP_RESHAPE: reshape_backward(ctx, t); break;
+    case DG_OP_COUNT: break;
+    }
+}

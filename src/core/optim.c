@@ -1,0 +1,98 @@
+/* Optimisers with PyTorch's exact update rules (torch.optim.Adam, torch.optim.SGD). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "difgames/core.h"
+
+dg_status dg_adam_init(dg_adam *opt, const dg_params *p, double lr, double beta1, double beta2,
+                       double eps, double weight_decay) {
+    memset(opt, 0, sizeof *opt);
+    if (!(lr >= 0.0) || !(beta1 >= 0.0 && beta1 < 1.0) || !(beta2 >= 0.0 && beta2 < 1.0) ||
+        !(eps >= 0.0) || !(weight_decay >= 0.0))
+        return DG_ERR_ARG;
+    opt->lr = lr;
+    opt->beta1 = beta1;
+    opt->beta2 = beta2;
+    opt->eps = eps;
+    opt->weight_decay = weight_decay;
+    opt->total = p->total;
+    opt->m = calloc(p->total ? p->total : 1, sizeof(float));
+    opt->v = calloc(p->total ? p->total : 1, sizeof(float));
+    if (!opt->m || !opt->v) {
+        dg_adam_free(opt);
+        return DG_ERR_NOMEM;
+    }
+    return DG_OK;
+}
+
+void dg_adam_step(dg_adam *opt, dg_params *p) {
+    opt->step++;
+    /* as torch: bias corrections in double from Python floats, then
+     * step_size = lr / bc1, denom = sqrt(v) / sqrt(bc2) + eps */
+    const double bc1 = 1.0 - pow(opt->beta1, (double)opt->step);
+    const double bc2 = 1.0 - pow(opt->beta2, (double)opt->step);
+    const float step_size = (float)(opt->lr / bc1);
+    const float bc2_sqrt = (float)sqrt(bc2);
+    /* scalars rounded to float from the double expressions, as torch does */
+    const float b1 = (float)opt->beta1, one_b1 = (float)(1.0 - opt->beta1);
+    const float b2 = (float)opt->beta2, one_b2 = (float)(1.0 - opt->beta2);
+    const float eps = (float)opt->eps, wd = (float)opt->weight_decay;
+    float *restrict w = p->data, *restrict m = opt->m, *restrict v = opt->v;
+    const float *restrict g = p->grad;
+    for (size_t i = 0; i < opt->total; i++) {
+        float gi = wd != 0.0f ? g[i] + wd * w[i] : g[i];
+        m[i] = m[i] * b1 + one_b1 * gi;                    /* torch: m.mul_(b1).add_(g, alpha=1 - b1) */
+        v[i] = v[i] * b2 + one_b2 * gi * gi;          /* torch: v.mul_(b2).addcmul_(g, g, 1 - b2) */
+        float denom = sqrtf(v[i]) / bc2_sqrt + eps;
+        w[i] -= step_size * (m[i] / denom);
+    }
+}
+
+void dg_adam_free(dg_adam *opt) {
+    if (!opt) return;
+    free(opt->m);
+    free(opt->v);
+    opt->m = opt->v = NULL;
+}
+
+dg_status dg_sgd_init(dg_sgd *opt, const dg_params *p, double lr, double momentum,
+                      double dampening, double weight_decay, int nesterov) {
+    memset(opt, 0, sizeof *opt);
+    if (!(lr >= 0.0) || !(momentum >= 0.0) || !(weight_decay >= 0.0) || !(dampening >= 0.0) ||
+        (nesterov && (momentum <= 0.0 || dampening != 0.0)))
+        return DG_ERR_ARG;
+    opt->lr = lr;
+    opt->momentum = momentum;
+    opt->dampening = dampening;
+    opt->weight_decay = weight_decay;
+    opt->nesterov = nesterov;
+    opt->total = p->total;
+    if (momentum != 0.0) {
+        opt->buf = calloc(p->total ? p->total : 1, sizeof(float));
+        if (!opt->buf) return DG_ERR_NOMEM;
+    }
+    return DG_OK;
+}
+
+void dg_sgd_step(dg_sgd *opt, dg_params *p) {
+    float *restrict w = p->data, *restrict buf = opt->buf;
+    const float *restrict g = p->grad;
+    const float lr = (float)opt->lr, mu = (float)opt->momentum, wd = (float)opt->weight_decay;
+    const float one_damp = (float)(1.0 - opt->dampening);
+    for (size_t i = 0; i < opt->total; i++) {
+        float d = wd != 0.0f ? g[i] + wd * w[i] : g[i];
+        if (buf) {
+            buf[i] = opt->has_buf ? buf[i] * mu + one_damp * d : d;
+            d = opt->nesterov ? d + mu * buf[i] : buf[i];
+        }
+        w[i] -= lr * d;
+    }
+    opt->has_buf = 1;
+}
+
+void dg_sgd_free(dg_sgd *opt) {
+    if (!opt) return;
+    free(opt->buf);
+    opt->buf = NULL;
+}

@@ -1,0 +1,404 @@
+/* Finite-difference gradient tests for every op (with broadcasting shapes),
+ * plus the tape's bookkeeping: accumulation, constants, arena overflow. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "difgames/core.h"
+
+#define TOL 1e-3
+
+typedef dg_tensor *(*build_fn)(dg_ctx *ctx, dg_tensor **in);
+
+typedef struct op_case {
+    const char *name;
+    build_fn    f;
+    int         nin;
+    int         ndim[3];
+    int         shape[3][4];
+    float       lo, hi;      /* inputs drawn from U(lo, hi) ...                    */
+    float       gap;         /* ... with |x| >= gap (keeps away from kinks, poles) */
+} op_case;
+
+/* loss = sum(f(inputs) * R), R a fixed random tensor, so every output element
+ * carries a different weight */
+static dg_tensor *case_loss(dg_ctx *ctx, dg_params *p, void *user) {
+    const op_case *c = user;
+    dg_tensor *in[3] = {0};
+    for (int i = 0; i < c->nin; i++) in[i] = dg_param(ctx, p, i);
+    dg_tensor *y = c->f(ctx, in);
+    if (!y) return NULL;
+    dg_tensor *r = dg_new(ctx, y->ndim, y->shape);
+    if (!r) return NULL;
+    dg_rng rng;
+    dg_rng_seed(&rng, 99);
+    for (int64_t i = 0; i < r->n; i++) r->data[i] = dg_rng_uniform(&rng, -1.0f, 1.0f);
+    return dg_sum(ctx, dg_mul(ctx, y, r));
+}
+
+static void run_case(const op_case *c) {
+    dg_params *p = dg_params_create();
+    assert_non_null(p);
+    dg_rng rng;
+    dg_rng_seed(&rng, 7);
+    for (int i = 0; i < c->nin; i++) {
+        char name[16];
+        snprintf(name, sizeof name, "in%d", i);
+        int k = dg_params_add(p, name, c->ndim[i], c->shape[i], NULL);
+        assert_int_equal(k, i);
+        float *d = dg_params_data(p, k);
+        for (int64_t j = 0; j < p->info[k].n; j++) {
+            float v;
+            do v = dg_rng_uniform(&rng, c->lo, c->hi);
+            while (fabsf(v) < c->gap);
+            d[j] = v;
+        }
+    }
+    dg_ctx *ctx = dg_ctx_create(1 << 20);
+    dg_gradcheck_report rep;
+    dg_err e = {0};
+    dg_status st = dg_gradcheck(ctx, p, case_loss, (void *)c, 5e-2f, 1e-2, 0, &rep, &e);
+    if (st != DG_OK) fail_msg("%s: %s", c->name, e.msg);
+    printf("  %-22s max rel err %.2e over %lld elements\n", c->name, rep.max_rel_err,
+           (long long)rep.checked);
+    if (rep.max_rel_err > TOL)
+        fail_msg("%s: rel err %.3e at %s[%lld]: analytic %.6g numeric %.6g", c->name,
+                 rep.max_rel_err, p->info[rep.worst_param].name, (long long)rep.worst_index,
+                 rep.worst_analytic, rep.worst_numeric);
+    int zero[4];
+    assert_int_equal(dg_params_zero_grads(p, zero, 4), 0);
+    dg_ctx_free(ctx);
+    dg_params_free(p);
+}
+
+/* ---------------------------------------------------------- builders */
+static dg_tensor *f_add(dg_ctx *c, dg_tensor **x) { return dg_add(c, x[0], x[1]); }
+static dg_tensor *f_sub(dg_ctx *c, dg_tensor **x) { return dg_sub(c, x[0], x[1]); }
+static dg_tensor *f_mul(dg_ctx *c, dg_tensor **x) { return dg_mul(c, x[0], x[1]); }
+static dg_tensor *f_div(dg_ctx *c, dg_tensor **x) { return dg_div(c, x[0], x[1]); }
+static dg_tensor *f_neg(dg_ctx *c, dg_tensor **x) { return dg_neg(c, x[0]); }
+static dg_tensor *f_scale(dg_ctx *c, dg_tensor **x) { return dg_scale(c, x[0], 2.5f); }
+static dg_tensor *f_add_scalar(dg_ctx *c, dg_tensor **x) { return dg_mul(c, dg_add_scalar(c, x[0], 0.7f), x[0]); }
+static dg_tensor *f_linear(dg_ctx *c, dg_tensor **x) { return dg_linear(c, x[0], x[1], x[2]); }
+static dg_tensor *f_linear_nb(dg_ctx *c, dg_tensor **x) { return dg_linear(c, x[0], x[1], NULL); }
+static dg_tensor *f_linear_tanh(dg_ctx *c, dg_tensor **x) { return dg_linear_tanh(c, x[0], x[1], x[2]); }
+static dg_tensor *f_matmul(dg_ctx *c, dg_tensor **x) { return dg_matmul(c, x[0], x[1]); }
+static dg_tensor *f_tanh(dg_ctx *c, dg_tensor **x) { return dg_tanh(c, x[0]); }
+static dg_tensor *f_relu(dg_ctx *c, dg_tensor **x) { return dg_relu(c, x[0]); }
+static dg_tensor *f_softplus(dg_ctx *c, dg_tensor **x) { return dg_softplus(c, x[0]); }
+static dg_tensor *f_sigmoid(dg_ctx *c, dg_tensor **x) { return dg_sigmoid(c, x[0]); }
+static dg_tensor *f_exp(dg_ctx *c, dg_tensor **x) { return dg_exp(c, x[0]); }
+static dg_tensor *f_log(dg_ctx *c, dg_tensor **x) { return dg_log(c, x[0]); }
+static dg_tensor *f_sqrt(dg_ctx *c, dg_tensor **x) { return dg_sqrt(c, x[0]); }
+static dg_tensor *f_square(dg_ctx *c, dg_tensor **x) { return dg_square(c, x[0]); }
+static dg_tensor *f_pow25(dg_ctx *c, dg_tensor **x) { return dg_pow(c, x[0], 2.5f); }
+static dg_tensor *f_pow3(dg_ctx *c, dg_tensor **x) { return dg_pow(c, x[0], 3.0f); }
+static dg_tensor *f_abs(dg_ctx *c, dg_tensor **x) { return dg_abs(c, x[0]); }
+static dg_tensor *f_sum(dg_ctx *c, dg_tensor **x) { return dg_sum(c, dg_square(c, x[0])); }
+static dg_tensor *f_mean(dg_ctx *c, dg_tensor **x) { return dg_mean(c, dg_square(c, x[0])); }
+static dg_tensor *f_sum_ax0(dg_ctx *c, dg_tensor **x) { return dg_sum_axis(c, x[0], 0); }
+static dg_tensor *f_sum_ax1(dg_ctx *c, dg_tensor **x) { return dg_sum_axis(c, x[0], 1); }
+static dg_tensor *f_sum_axlast(dg_ctx *c, dg_tensor **x) { return dg_sum_axis(c, x[0], -1); }
+static dg_tensor *f_mean_ax1(dg_ctx *c, dg_tensor **x) { return dg_mean_axis(c, x[0], 1); }
+static dg_tensor *f_concat0(dg_ctx *c, dg_tensor **x) { return dg_concat(c, x, 3, 0); }
+static dg_tensor *f_concat1(dg_ctx *c, dg_tensor **x) { return dg_concat(c, x, 3, 1); }
+static dg_tensor *f_cols(dg_ctx *c, dg_tensor **x) { return dg_cols(c, x[0], 1, 2); }
+static dg_tensor *f_rows(dg_ctx *c, dg_tensor **x) { return dg_rows(c, x[0], 2, 2); }
+static dg_tensor *f_slice_mid(dg_ctx *c, dg_tensor **x) { return dg_slice(c, x[0], 1, 1, 2); }
+static dg_tensor *f_reshape(dg_ctx *c, dg_tensor **x) {
+    dg_tensor *r = dg_reshape(c, x[0], 2, (int[]){2, 6});
+    return dg_mul(c, r, dg_reshape(c, x[0], 2, (int[]){2, 6}));
+}
+static dg_tensor *f_used_twice(dg_ctx *c, dg_tensor **x) {  /* a*a + tanh(a): gradients accumulate */
+    return dg_add(c, dg_mul(c, x[0], x[0]), dg_tanh(c, x[0]));
+}
+static dg_tensor *f_chain(dg_ctx *c, dg_tensor **x) {  /* a small MLP-like chain */
+    dg_tensor *h = dg_tanh(c, dg_linear(c, x[0], x[1], x[2]));
+    return dg_softplus(c, dg_sub(c, h, dg_mean_axis(c, h, 0)));
+}
+
+#define S2(a, b) {a, b, 1, 1}
+#define S3(a, b, c) {a, b, c, 1}
+#define S1(a) {a, 1, 1, 1}
+
+static const op_case CASES[] = {
+    {"add (B,D)+(1,D)", f_add, 2, {2, 2}, {S2(4, 3), S2(1, 3)}, -1, 1, 0},
+    {"add (B,D)+(B,1)", f_add, 2, {2, 2}, {S2(4, 3), S2(4, 1)}, -1, 1, 0},
+    {"add (B,D)+scalar", f_add, 2, {2, 1}, {S2(4, 3), S1(1)}, -1, 1, 0},
+    {"add (B,1)+(1,D)", f_add, 2, {2, 2}, {S2(4, 1), S2(1, 3)}, -1, 1, 0},
+    {"add 4d broadcast", f_add, 2, {4, 3}, {{2, 1, 3, 4}, S3(5, 1, 4)}, -1, 1, 0},
+    {"sub (B,D)-(1,D)", f_sub, 2, {2, 2}, {S2(4, 3), S2(1, 3)}, -1, 1, 0},
+    {"sub scalar-(B,D)", f_sub, 2, {1, 2}, {S1(1), S2(4, 3)}, -1, 1, 0},
+    {"mul (B,D)*(B,1)", f_mul, 2, {2, 2}, {S2(4, 3), S2(4, 1)}, -1, 1, 0},
+    {"mul (B,D)*(B,D)", f_mul, 2, {2, 2}, {S2(4, 3), S2(4, 3)}, -1, 1, 0},
+    {"mul (1,D)*(B,D)", f_mul, 2, {2, 2}, {S2(1, 3), S2(4, 3)}, -1, 1, 0},
+    {"div (B,D)/(1,D)", f_div, 2, {2, 2}, {S2(4, 3), S2(1, 3)}, 0.5f, 2, 0},
+    {"div (B,1)/(B,D)", f_div, 2, {2, 2}, {S2(4, 1), S2(4, 3)}, 0.5f, 2, 0},
+    {"div (B,D)/scalar", f_div, 2, {2, 1}, {S2(4, 3), S1(1)}, 0.5f, 2, 0},
+    {"neg", f_neg, 1, {2}, {S2(3, 4)}, -1, 1, 0},
+    {"scale", f_scale, 1, {2}, {S2(3, 4)}, -1, 1, 0},
+    {"add_scalar", f_add_scalar, 1, {2}, {S2(3, 4)}, -1, 1, 0},
+    {"linear", f_linear, 3, {2, 2, 1}, {S2(5, 4), S2(3, 4), S1(3)}, -1, 1, 0},
+    {"linear no bias", f_linear_nb, 2, {2, 2}, {S2(5, 4), S2(3, 4)}, -1, 1, 0},
+    {"linear_tanh", f_linear_tanh, 3, {2, 2, 1}, {S2(5, 4), S2(3, 4), S1(3)}, -1, 1, 0},
+    {"matmul", f_matmul, 2, {2, 2}, {S2(3, 4), S2(4, 5)}, -1, 1, 0},
+    {"tanh", f_tanh, 1, {2}, {S2(3, 4)}, -3, 3, 0},
+    {"relu", f_relu, 1, {2}, {S2(3, 4)}, -1, 1, 0.15f},
+    {"softplus", f_softplus, 1, {2}, {S2(3, 4)}, -4, 4, 0},
+    {"sigmoid", f_sigmoid, 1, {2}, {S2(3, 4)}, -4, 4, 0},
+    {"exp", f_exp, 1, {2}, {S2(3, 4)}, -2, 2, 0},
+    {"log", f_log, 1, {2}, {S2(3, 4)}, 0.3f, 3, 0},
+    {"sqrt", f_sqrt, 1, {2}, {S2(3, 4)}, 0.3f, 3, 0},
+    {"square", f_square, 1, {2}, {S2(3, 4)}, -2, 2, 0},
+    {"pow 2.5", f_pow25, 1, {2}, {S2(3, 4)}, 0.3f, 2, 0},
+    {"pow 3", f_pow3, 1, {2}, {S2(3, 4)}, -1.5f, 1.5f, 0},
+    {"abs", f_abs, 1, {2}, {S2(3, 4)}, -1, 1, 0.15f},
+    {"sum", f_sum, 1, {2}, {S2(3, 4)}, -1, 1, 0},
+    {"mean", f_mean, 1, {2}, {S2(3, 4)}, -1, 1, 0},
+    {"sum_axis 0", f_sum_ax0, 1, {2}, {S2(3, 4)}, -1, 1, 0},
+    {"sum_axis 1", f_sum_ax1, 1, {2}, {S2(3, 4)}, -1, 1, 0},
+    {"sum_axis -1 (3d)", f_sum_axlast, 1, {3}, {S3(2, 3, 4)}, -1, 1, 0},
+    {"mean_axis 1 (3d)", f_mean_ax1, 1, {3}, {S3(2, 3, 4)}, -1, 1, 0},
+    {"concat axis 0", f_concat0, 3, {2, 2, 2}, {S2(2, 3), S2(1, 3), S2(3, 3)}, -1, 1, 0},
+    {"concat axis 1", f_concat1, 3, {2, 2, 2}, {S2(3, 2), S2(3, 1), S2(3, 4)}, -1, 1, 0},
+    {"slice cols", f_cols, 1, {2}, {S2(3, 4)}, -1, 1, 0},
+    {"slice rows", f_rows, 1, {2}, {S2(5, 3)}, -1, 1, 0},
+    {"slice middle axis", f_slice_mid, 1, {3}, {S3(2, 4, 3)}, -1, 1, 0},
+    {"reshape", f_reshape, 1, {2}, {S2(3, 4)}, -1, 1, 0},
+    {"value used twice", f_used_twice, 1, {2}, {S2(3, 4)}, -1, 1, 0},
+    {"chain", f_chain, 3, {2, 2, 1}, {S2(5, 4), S2(3, 4), S1(3)}, -1, 1, 0},
+};
+
+static void test_all_ops_gradcheck(void **state) {
+    (void)state;
+    for (size_t i = 0; i < sizeof CASES / sizeof CASES[0]; i++) run_case(&CASES[i]);
+}
+
+/* every op kind (but leaf) appears in at least one case */
+static void test_every_op_covered(void **state) {
+    (void)state;
+    int seen[DG_OP_COUNT] = {0};
+    dg_ctx *ctx = dg_ctx_create(1 << 20);
+    for (size_t i = 0; i < sizeof CASES / sizeof CASES[0]; i++) {
+        dg_params *p = dg_params_create();
+        for (int k = 0; k < CASES[i].nin; k++) {
+            char name[16];
+            snprintf(name, sizeof name, "x%d", k);
+            dg_params_add(p, name, CASES[i].ndim[k], CASES[i].shape[k], NULL);
+            for (int64_t j = 0; j < p->info[k].n; j++) dg_params_data(p, k)[j] = 1.0f;
+        }
+        dg_ctx_reset(ctx);
+        dg_tensor *in[3] = {0};
+        for (int k = 0; k < CASES[i].nin; k++) in[k] = dg_param(ctx, p, k);
+        assert_non_null(CASES[i].f(ctx, in));
+        /* walk the graph through the tape */
+        size_t n = 0;
+        dg_tensor *t = dg_sum(ctx, CASES[i].f(ctx, in));
+        for (; t; t = t->tape_prev, n++) seen[t->op] = 1;
+        assert_true(n > 0);
+        dg_params_free(p);
+    }
+    dg_ctx_free(ctx);
+    for (int op = 1; op < DG_OP_COUNT; op++)
+        if (!seen[op]) fail_msg("op %s has no gradient test", dg_op_name(op));
+}
+
+static void test_forward_values(void **state) {
+    (void)state;
+    dg_ctx *ctx = dg_ctx_create(1 << 16);
+    float a[6] = {1, 2, 3, 4, 5, 6}, b[3] = {10, 20, 30}, c[2] = {100, 200};
+    dg_tensor *ta = dg_from(ctx, 2, (int[]){2, 3}, a);
+    dg_tensor *tb = dg_from(ctx, 2, (int[]){1, 3}, b);
+    dg_tensor *tc = dg_from(ctx, 2, (int[]){2, 1}, c);
+    dg_tensor *s = dg_add(ctx, dg_add(ctx, ta, tb), tc);
+    float want[6] = {111, 122, 133, 214, 225, 236};
+    for (int i = 0; i < 6; i++) assert_float_equal(s->data[i], want[i], 0);
+    dg_tensor *w = dg_from(ctx, 2, (int[]){2, 3}, a);  /* (O=2, I=3) */
+    dg_tensor *l = dg_linear(ctx, ta, w, dg_from(ctx, 1, (int[]){2}, c));
+    assert_float_equal(l->data[0], 1 + 4 + 9 + 100, 0);
+    assert_float_equal(l->data[1], 4 + 10 + 18 + 200, 0);
+    assert_float_equal(l->data[3], 16 + 25 + 36 + 200, 0);
+    dg_tensor *m = dg_matmul(ctx, ta, dg_reshape(ctx, w, 2, (int[]){3, 2}));
+    assert_float_equal(m->data[0], 1 * 1 + 2 * 3 + 3 * 5, 0);
+    dg_tensor *sp = dg_softplus(ctx, dg_from(ctx, 1, (int[]){3}, (float[]){-100, 0, 100}));
+    assert_float_equal(sp->data[0], 0, 1e-30);
+    assert_float_equal(sp->data[1], logf(2), 1e-7);
+    assert_float_equal(sp->data[2], 100, 0);
+    dg_tensor *cat = dg_concat(ctx, (dg_tensor *[]){ta, tc}, 2, 1);
+    assert_int_equal(cat->shape[1], 4);
+    assert_float_equal(cat->data[3], 100, 0);
+    assert_float_equal(cat->data[7], 200, 0);
+    assert_int_equal(dg_ctx_status(ctx), DG_OK);
+    dg_ctx_free(ctx);
+}
+
+/* the fast tanh is within 5e-7 of the exact one everywhere */
+static void test_tanh_accuracy(void **state) {
+    (void)state;
+    dg_ctx *ctx = dg_ctx_create(1 << 22);
+    const int n = 200001;
+    dg_tensor *x = dg_new(ctx, 1, &n);
+    for (int i = 0; i < n; i++) x->data[i] = -12.0f + 24.0f * (float)i / (float)(n - 1);
+    dg_tensor *y = dg_tanh(ctx, x);
+    double worst = 0;
+    for (int i = 0; i < n; i++) {
+        double err = fabs((double)y->data[i] - tanh((double)x->data[i]));
+        if (err > worst) worst = err;
+        assert_true(y->data[i] <= 1.0f && y->data[i] >= -1.0f);
+    }
+    printf("  fast tanh max abs error %.2e\n", worst);
+    assert_true(worst < 5e-7);
+    dg_ctx_free(ctx);
+}
+
+/* data and constants cost no backward work: nothing is taped */
+static void test_constants_not_taped(void **state) {
+    (void)state;
+    dg_ctx *ctx = dg_ctx_create(1 << 16);
+    dg_tensor *a = dg_full(ctx, 2, (int[]){4, 3}, 2.0f);
+    dg_tensor *y = dg_sum(ctx, dg_tanh(ctx, dg_mul(ctx, a, a)));
+    assert_int_equal(dg_ctx_tape_len(ctx), 0);
+    assert_int_equal(y->requires_grad, 0);
+    assert_int_equal(dg_backward(ctx, y), DG_OK);
+    assert_null(a->grad);
+    /* mixing in a parameter tapes only the nodes on its path */
+    dg_params *p = dg_params_create();
+    dg_params_add(p, "w", 1, (int[]){3}, NULL);
+    dg_tensor *w = dg_param(ctx, p, 0);
+    dg_tensor *c = dg_exp(ctx, a);  /* not taped */
+    dg_tensor *z = dg_sum(ctx, dg_mul(ctx, c, w));
+    assert_int_equal(dg_ctx_tape_len(ctx), 2);
+    assert_int_equal(dg_backward(ctx, z), DG_OK);
+    assert_null(c->grad);
+    assert_float_equal(dg_params_grad(p, 0)[0], 4 * expf(2), 1e-4);
+    dg_params_free(p);
+    dg_ctx_free(ctx);
+}
+
+/* leaf gradients accumulate across backwards like PyTorch; intermediates restart */
+static void test_backward_twice_accumulates(void **state) {
+    (void)state;
+    dg_params *p = dg_params_create();
+    dg_params_add(p, "w", 1, (int[]){2}, NULL);
+    dg_params_data(p, 0)[0] = 0.5f;
+    dg_params_data(p, 0)[1] = -1.5f;
+    dg_ctx *ctx = dg_ctx_create(1 << 16);
+    dg_tensor *w = dg_param(ctx, p, 0);
+    dg_tensor *h = dg_tanh(ctx, w);
+    dg_tensor *l = dg_sum(ctx, dg_mul(ctx, h, h));
+    dg_params_zero_grad(p);
+    assert_int_equal(dg_backward(ctx, l), DG_OK);
+    float g0 = dg_params_grad(p, 0)[0];
+    assert_int_equal(dg_backward(ctx, l), DG_OK);
+    assert_float_equal(dg_params_grad(p, 0)[0], 2 * g0, 1e-6);
+    float t = tanhf(0.5f);
+    assert_float_equal(g0, 2 * t * (1 - t * t), 1e-6);
+    dg_ctx_free(ctx);
+    dg_params_free(p);
+}
+
+static void test_arena_full_is_status(void **state) {
+    (void)state;
+    dg_ctx *ctx = dg_ctx_create(4096);
+    dg_tensor *t = dg_zeros(ctx, 2, (int[]){8, 8});
+    assert_non_null(t);
+    dg_tensor *big = NULL;
+    for (int i = 0; i < 100; i++) big = dg_tanh(ctx, t);
+    assert_null(big);
+    assert_int_equal(dg_ctx_status(ctx), DG_ERR_ARENA_FULL);
+    assert_non_null(strstr(dg_ctx_error(ctx), "arena full"));
+    /* later ops see the sticky error and return NULL; backward refuses */
+    assert_null(dg_add(ctx, t, t));
+    assert_int_equal(dg_backward(ctx, t), DG_ERR_ARENA_FULL);
+    assert_true(dg_ctx_peak(ctx) <= dg_ctx_capacity(ctx));
+    dg_ctx_reset(ctx);
+    assert_int_equal(dg_ctx_status(ctx), DG_OK);
+    assert_int_equal(dg_ctx_used(ctx), 0);
+    assert_non_null(dg_zeros(ctx, 1, (int[]){4}));
+    assert_true(dg_ctx_used(ctx) > 0);
+    dg_ctx_free(ctx);
+    dg_ctx_free(NULL);
+}
+
+static void test_shape_errors(void **state) {
+    (void)state;
+    dg_ctx *ctx = dg_ctx_create(1 << 16);
+    dg_tensor *a = dg_zeros(ctx, 2, (int[]){4, 3});
+    dg_tensor *b = dg_zeros(ctx, 2, (int[]){4, 2});
+    assert_null(dg_add(ctx, a, b));
+    assert_int_equal(dg_ctx_status(ctx), DG_ERR_SHAPE);
+    assert_non_null(strstr(dg_ctx_error(ctx), "(4,3) and (4,2)"));
+    dg_ctx_reset(ctx);
+    a = dg_zeros(ctx, 2, (int[]){4, 3});
+    assert_null(dg_matmul(ctx, a, a));
+    dg_ctx_reset(ctx);
+    a = dg_zeros(ctx, 2, (int[]){4, 3});
+    assert_null(dg_slice(ctx, a, 1, 2, 2));
+    assert_int_equal(dg_ctx_status(ctx), DG_ERR_ARG);
+    dg_ctx_reset(ctx);
+    a = dg_zeros(ctx, 2, (int[]){4, 3});
+    assert_null(dg_reshape(ctx, a, 2, (int[]){5, 2}));
+    assert_null(dg_sum_axis(ctx, a, 2));
+    dg_ctx_free(ctx);
+}
+
+static void test_chain_check_finds_cut(void **state) {
+    (void)state;
+    dg_params *p = dg_params_create();
+    dg_params_add(p, "used", 1, (int[]){2}, NULL);
+    dg_params_add(p, "unused", 1, (int[]){2}, NULL);
+    dg_params_data(p, 0)[0] = 1.0f;
+    dg_ctx *ctx = dg_ctx_create(1 << 16);
+    dg_tensor *l = dg_sum(ctx, dg_square(ctx, dg_param(ctx, p, 0)));
+    dg_param(ctx, p, 1);
+    dg_params_zero_grad(p);
+    dg_backward(ctx, l);
+    int idx[2];
+    assert_int_equal(dg_params_zero_grads(p, idx, 2), 1);
+    assert_int_equal(idx[0], 1);
+    dg_ctx_free(ctx);
+    dg_params_free(p);
+}
+
+static void test_rng_reproducible(void **state) {
+    (void)state;
+    dg_rng a, b;
+    dg_rng_seed(&a, 42);
+    dg_rng_seed(&b, 42);
+    double mean = 0, var = 0;
+    const int n = 100000;
+    for (int i = 0; i < n; i++) {
+        float x = dg_rng_uniform(&a, -1, 1);
+        assert_true(x == dg_rng_uniform(&b, -1, 1));
+        assert_true(x >= -1 && x < 1);
+        float z = dg_rng_normal(&a, 0, 1);
+        assert_true(z == dg_rng_normal(&b, 0, 1));
+        mean += z;
+        var += (double)z * z;
+    }
+    mean /= n;
+    var = var / n - mean * mean;
+    assert_true(fabs(mean) < 0.02 && fabs(var - 1) < 0.03);
+    dg_rng_seed(&b, 43);
+    assert_true(dg_rng_u64(&a) != dg_rng_u64(&b));
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_all_ops_gradcheck),
+        cmocka_unit_test(test_every_op_covered),
+        cmocka_unit_test(test_forward_values),
+        cmocka_unit_test(test_tanh_accuracy),
+        cmocka_unit_test(test_constants_not_taped),
+        cmocka_unit_test(test_backward_twice_accumulates),
+        cmocka_unit_test(test_arena_full_is_status),
+        cmocka_unit_test(test_shape_errors),
+        cmocka_unit_test(test_chain_check_finds_cut),
+        cmocka_unit_test(test_rng_reproducible),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
