@@ -116,6 +116,21 @@ static dg_tensor *f_reshape(dg_ctx *c, dg_tensor **x) {
 static dg_tensor *f_used_twice(dg_ctx *c, dg_tensor **x) {  /* a*a + tanh(a): gradients accumulate */
     return dg_add(c, dg_mul(c, x[0], x[0]), dg_tanh(c, x[0]));
 }
+/* a custom op as a layer would define one: y = s * x³ with s in its state */
+static void cube_backward(dg_ctx *ctx, dg_tensor *out) {
+    dg_tensor *x = out->srcs[0];
+    const float s = *(const float *)out->state;
+    float *gx = dg_grad_of(ctx, x);
+    if (!gx) return;
+    for (int64_t i = 0; i < x->n; i++) gx[i] += out->grad[i] * 3.0f * s * x->data[i] * x->data[i];
+}
+static dg_tensor *f_custom(dg_ctx *c, dg_tensor **x) {
+    const float s = 0.5f;
+    dg_tensor *y = dg_custom(c, "cube", x[0]->ndim, x[0]->shape, x, 1, cube_backward, &s, sizeof s);
+    if (y)
+        for (int64_t i = 0; i < y->n; i++) y->data[i] = s * x[0]->data[i] * x[0]->data[i] * x[0]->data[i];
+    return y;
+}
 static dg_tensor *f_chain(dg_ctx *c, dg_tensor **x) {  /* a small MLP-like chain */
     dg_tensor *h = dg_tanh(c, dg_linear(c, x[0], x[1], x[2]));
     return dg_softplus(c, dg_sub(c, h, dg_mean_axis(c, h, 0)));
@@ -170,6 +185,7 @@ static const op_case CASES[] = {
     {"slice middle axis", f_slice_mid, 1, {3}, {S3(2, 4, 3)}, -1, 1, 0},
     {"reshape", f_reshape, 1, {2}, {S2(3, 4)}, -1, 1, 0},
     {"value used twice", f_used_twice, 1, {2}, {S2(3, 4)}, -1, 1, 0},
+    {"custom op", f_custom, 1, {2}, {S2(3, 4)}, -1.5f, 1.5f, 0},
     {"chain", f_chain, 3, {2, 2, 1}, {S2(5, 4), S2(3, 4), S1(3)}, -1, 1, 0},
 };
 

@@ -51,10 +51,16 @@ typedef enum dg_op {
     DG_OP_SUM_AXIS, DG_OP_MEAN_AXIS,                      /* over one axis (keepdim)   */
     DG_OP_CONCAT, DG_OP_SLICE, DG_OP_RESHAPE,
     DG_OP_LINEAR_TANH,                                    /* fused tanh(x·Wᵀ + b)      */
+    DG_OP_CUSTOM,                                         /* a layer's fused op (dg_custom) */
     DG_OP_COUNT
 } dg_op;
 
 typedef struct dg_tensor dg_tensor;
+typedef struct dg_ctx dg_ctx;
+/* Backward of a custom op: reads out->grad, adds into dg_grad_of(ctx, operand)
+ * for each operand that requires a gradient. */
+typedef void (*dg_backward_fn)(dg_ctx *ctx, dg_tensor *out);
+
 struct dg_tensor {
     int      ndim;
     int      shape[DG_MAX_DIMS];  /* row-major; unused dims are 1                  */
@@ -65,15 +71,16 @@ struct dg_tensor {
     int      is_param;            /* grad points into a dg_params block            */
     dg_op    op;
     dg_tensor *src[3];            /* operands (NULL when unused)                   */
-    dg_tensor **srcs;             /* concat: all iparam[1] operands                */
+    dg_tensor **srcs;             /* concat, custom: all iparam[1] operands        */
+    dg_backward_fn backward;      /* custom: its backward                          */
+    void    *state;               /* custom: op constants, copied into the arena   */
+    const char *name;             /* custom: the op's name for messages            */
     float    fparam[2];           /* op constants (scale, exponent, ...)           */
     int      iparam[3];           /* op integers (axis, start, ...)                */
     dg_tensor *tape_prev;         /* previous node on the tape                     */
 };
 
 /* ------------------------------------------------------- graph context */
-
-typedef struct dg_ctx dg_ctx;
 
 dg_ctx   *dg_ctx_create(size_t arena_bytes);   /* NULL if malloc fails; free with dg_ctx_free */
 void      dg_ctx_free(dg_ctx *ctx);            /* NULL is harmless                            */
@@ -129,6 +136,17 @@ dg_tensor *dg_rows(dg_ctx *ctx, dg_tensor *a, int start, int len); /* slice of a
 dg_tensor *dg_reshape(dg_ctx *ctx, dg_tensor *a, int ndim, const int *shape); /* same count */
 
 const char *dg_op_name(dg_op op);                                 /* "add", "matmul", ...    */
+
+/* A fused op defined outside the core (physics, render): makes the result
+ * tensor (values uninitialised: the caller fills out->data), records it on the
+ * tape with its operands srcs[0..nsrc) and backward fn, and copies state_bytes
+ * of state into the arena (out->state). NULL on error, as any op. */
+dg_tensor *dg_custom(dg_ctx *ctx, const char *name, int ndim, const int *shape,
+                     dg_tensor *const *srcs, int nsrc, dg_backward_fn backward,
+                     const void *state, size_t state_bytes);
+/* In a backward fn: t's gradient buffer, allocated zero on first use; NULL
+ * (and the context's error set) when the arena is full. */
+float     *dg_grad_of(dg_ctx *ctx, dg_tensor *t);
 
 /* Backward from a scalar (n == 1) loss: seeds d loss = 1, walks the tape once
  * in reverse, accumulates into every tensor that needs a gradient; parameter

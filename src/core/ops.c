@@ -10,6 +10,7 @@ static const char *const OP_NAMES[] = {
     "leaf", "add", "sub", "mul", "div", "neg", "scale", "add_scalar", "matmul", "linear",
     "tanh", "relu", "softplus", "sigmoid", "exp", "log", "sqrt", "square", "pow", "abs",
     "sum", "mean", "sum_axis", "mean_axis", "concat", "slice", "reshape", "linear_tanh",
+    "custom",
 };
 _Static_assert(sizeof(OP_NAMES) / sizeof(OP_NAMES[0]) == DG_OP_COUNT,
                "OP_NAMES must name every dg_op");
@@ -562,7 +563,7 @@ dg_tensor *dg_concat(dg_ctx *ctx, dg_tensor *const *xs, int count, int axis) {
     t->iparam[0] = axis;
     t->iparam[1] = count;
     t->srcs = list;
-    if (need_grad && !t->requires_grad) {
+    if (need_grad) {
         t->requires_grad = 1;
         t->tape_prev = ctx->tape;
         ctx->tape = t;
@@ -669,6 +670,42 @@ static void reshape_backward(dg_ctx *ctx, dg_tensor *t) {
     for (int64_t i = 0; i < a->n; i++) ga[i] += t->grad[i];
 }
 
+/* ------------------------------------------------------- custom ops */
+
+dg_tensor *dg_custom(dg_ctx *ctx, const char *name, int ndim, const int *shape,
+                     dg_tensor *const *srcs, int nsrc, dg_backward_fn backward,
+                     const void *state, size_t state_bytes) {
+    if (ctx->status != DG_OK) return NULL;
+    if (nsrc < 0 || (nsrc && !srcs) || !backward)
+        return dg__fail(ctx, DG_ERR_ARG, "%s: invalid custom op", name ? name : "custom");
+    int need_grad = 0;
+    for (int k = 0; k < nsrc; k++) {
+        NEED(ctx, srcs[k]);
+        need_grad |= srcs[k]->requires_grad;
+    }
+    dg_tensor **list = nsrc ? dg_ctx_alloc(ctx, (size_t)nsrc * sizeof *list) : NULL;
+    void *st = state_bytes ? dg_ctx_alloc(ctx, state_bytes) : NULL;
+    if ((nsrc && !list) || (state_bytes && !st)) return NULL;
+    if (nsrc) memcpy(list, srcs, (size_t)nsrc * sizeof *list);
+    if (state_bytes) memcpy(st, state, state_bytes);
+    dg_tensor *t = dg__node(ctx, DG_OP_CUSTOM, ndim, shape, NULL, NULL, NULL);
+    if (!t) return NULL;
+    t->srcs = list;
+    t->iparam[1] = nsrc;
+    t->backward = backward;
+    t->state = st;
+    t->name = name;
+    if (need_grad) {
+        t->requires_grad = 1;
+        t->tape_prev = ctx->tape;
+        ctx->tape = t;
+        ctx->tape_len++;
+    }
+    return t;
+}
+
+float *dg_grad_of(dg_ctx *ctx, dg_tensor *t) { return dg__grad(ctx, t); }
+
 /* ------------------------------------------------------- dispatch */
 
 void dg__backward_node(dg_ctx *ctx, dg_tensor *t) {
@@ -689,6 +726,7 @@ void dg__backward_node(dg_ctx *ctx, dg_tensor *t) {
     case DG_OP_CONCAT: concat_backward(ctx, t); break;
     case DG_OP_SLICE: slice_backward(ctx, t); break;
     case DG_OP_RESHAPE: reshape_backward(ctx, t); break;
+    case DG_OP_CUSTOM: t->backward(ctx, t); break;
     case DG_OP_COUNT: break;
     }
 }
