@@ -92,6 +92,13 @@ dg_status dg_ctx_status(const dg_ctx *ctx);    /* first error since the last res
 const char *dg_ctx_error(const dg_ctx *ctx);   /* its message ("" when none)                  */
 size_t    dg_ctx_tape_len(const dg_ctx *ctx);  /* nodes recorded on the tape                  */
 void     *dg_ctx_alloc(dg_ctx *ctx, size_t bytes);  /* 64-byte-aligned scratch; NULL + error when full */
+/* Records an error on ctx (the first one sticks) and returns NULL: how ops
+ * defined outside the core report bad arguments. */
+dg_tensor *dg_ctx_fail(dg_ctx *ctx, dg_status s, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
 
 /* Tensors made directly (leaves: no gradient unless they wrap a parameter). */
 dg_tensor *dg_new(dg_ctx *ctx, int ndim, const int *shape);       /* uninitialised         */

@@ -22,6 +22,17 @@ dg_tensor *dg__fail(dg_ctx *ctx, dg_status s, const char *fmt, ...) {
     return NULL;
 }
 
+dg_tensor *dg_ctx_fail(dg_ctx *ctx, dg_status s, const char *fmt, ...) {
+    if (ctx->status == DG_OK) {
+        ctx->status = s;
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(ctx->err, sizeof ctx->err, fmt, ap);
+        va_end(ap);
+    }
+    return NULL;
+}
+
 void *dg_ctx_alloc(dg_ctx *ctx, size_t bytes) {
     size_t need = (bytes + ALIGN - 1) & ~(size_t)(ALIGN - 1);
     if (need < bytes || need > ctx->cap - ctx->used) {

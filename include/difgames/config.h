@@ -1,0 +1,149 @@
+/* difgames io: YAML configs with typed access and precise errors.
+ *
+ * A config is a tree of maps, lists and scalars read from one YAML document
+ * (block or flow style, comments, quoted strings; no anchors, aliases or
+ * tags). Every node remembers its line, so every error names the place:
+ *
+ *     dg_err e = {0};
+ *     dg_cfg *c = dg_cfg_load("configs/reach.yaml", &e);
+ *     if (!c) { fprintf(stderr, "%s\n", e.msg); return 1; }
+ *     float dt, damping, lr = 1e-3f;
+ *     int epochs;
+ *     float obst[16 * 3]; int n_obst = 0;             // (n_obst, 3) circles: x, y, r
+ *     if (dg_cfg_get_f32(c, "env.dt", &dt, 0.05f, &e)
+ *      || dg_cfg_get_f32_range(c, "env.damping", &damping, 0.98f, 0, 1, 0, 1, &e)
+ *      || dg_cfg_get_f32_rows(c, "env.obstacles", obst, 3, 0, 16, &n_obst, &e)
+ *      || dg_cfg_get_int_req(c, "train.epochs", &epochs, &e)
+ *      || dg_cfg_set(c, "train.lr", "0.01", &e)      // --lr 0.01 from the command line
+ *      || dg_cfg_get_f32(c, "train.lr", &lr, lr, &e)
+ *      || dg_cfg_check_unused(c, &e))                  // "configs/reach.yaml:7: unknown key 'env.dampng'"
+ *         ...print e.msg, dg_cfg_free(c), fail...
+ *
+ * Paths join map keys with dots and pick list items with [i] (or .i):
+ * "env.dt", "env.obstacles[0]", "env.obstacles[0][2]", "policy.hidden.1";
+ * "" is the top-level map. A key holding nothing ("env:") reads as an empty
+ * map on the way to a deeper key.
+ *
+ * Getters: a missing key gives the default (or, for *_req, an error naming
+ * the key); a present key of the wrong kind is DG_ERR_CONFIG with
+ * "FILE:LINE: key 'train.epochs': expected an integer, got 'abc'". Numbers
+ * must be plain (unquoted) and finite; integers must fit in an int; quoted
+ * scalars are strings. Each getter records that the key was used, so
+ * dg_cfg_check_unused() can name the first key nobody asked for.
+ * Values set by dg_cfg_set() report "command line" instead of FILE:LINE.
+ *
+ * A config is not thread-safe: getters write the "used" marks.
+ */
+#ifndef DIFGAMES_CONFIG_H
+#define DIFGAMES_CONFIG_H
+
+#include <stddef.h>
+
+#include "difgames/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define DG_CFG_MAX_DEPTH 64  /* deepest nesting of maps and lists accepted (the top-level map is 1) */
+
+typedef struct dg_cfg dg_cfg;  /* a parsed config; opaque */
+
+/* --------------------------------------------------------- load and free */
+
+/* Reads and parses a YAML file. Returns a new config (free with dg_cfg_free) or NULL with e set:
+ * DG_ERR_IO (cannot read), DG_ERR_CONFIG ("FILE:LINE: problem"), DG_ERR_NOMEM. */
+dg_cfg     *dg_cfg_load(const char *path, dg_err *e);                                 /* file -> config              */
+/* Parses len bytes of text (need not be NUL-terminated; any bytes are safe); label names it in
+ * messages (NULL: "<memory>"). Returns a new config or NULL with e set, as dg_cfg_load. */
+dg_cfg     *dg_cfg_parse(const char *text, size_t len, const char *label, dg_err *e); /* buffer -> config            */
+/* Frees the config and every string it handed out. */
+void        dg_cfg_free(dg_cfg *c);                                                   /* NULL is harmless            */
+/* Returns the file path or label given at load/parse time; owned by c. */
+const char *dg_cfg_path(const dg_cfg *c);                                             /* for the caller's messages   */
+
+/* --------------------------------------------------------------- scalars */
+/* Each getter returns DG_OK and sets *out (to def when the key is missing), or an error status with
+ * e set and *out unchanged. Missing keys are DG_OK except for *_req, which give DG_ERR_CONFIG
+ * "FILE:LINE: missing required key 'train.lr'" (LINE: the deepest enclosing map that exists). */
+
+/* A finite float ("0.05", "1e-3", "3"); .nan, .inf and overflow are errors. */
+dg_status dg_cfg_get_f32(dg_cfg *c, const char *path, float *out, float def, dg_err *e);  /* "env.dt" -> float     */
+dg_status dg_cfg_get_f32_req(dg_cfg *c, const char *path, float *out, dg_err *e);         /* same, key required    */
+/* A float that must lie in lo..hi, each end inclusive when its flag is 1 (use -INFINITY/INFINITY
+ * for an open side): "FILE:LINE: key 'env.damping': 1.5 is out of range, expected (0, 1]". */
+dg_status dg_cfg_get_f32_range(dg_cfg *c, const char *path, float *out, float def,
+                               float lo, float hi, int lo_inclusive, int hi_inclusive, dg_err *e);
+/* A decimal integer within int's range ("300", "-2"); "2.5" and "1e3" are errors. */
+dg_status dg_cfg_get_int(dg_cfg *c, const char *path, int *out, int def, dg_err *e);      /* "train.epochs" -> int */
+dg_status dg_cfg_get_int_req(dg_cfg *c, const char *path, int *out, dg_err *e);           /* same, key required    */
+/* An integer in [lo, hi] (both ends inclusive). */
+dg_status dg_cfg_get_int_range(dg_cfg *c, const char *path, int *out, int def, int lo, int hi, dg_err *e);
+/* true/false (also yes/no, on/off; lower, Capitalised or UPPER case) -> 1/0. */
+dg_status dg_cfg_get_bool(dg_cfg *c, const char *path, int *out, int def, dg_err *e);     /* "render" -> 0/1       */
+dg_status dg_cfg_get_bool_req(dg_cfg *c, const char *path, int *out, dg_err *e);          /* same, key required    */
+/* A string (plain or quoted scalar; a plain number is a string too). *out is owned by c, valid until
+ * dg_cfg_free or a dg_cfg_set of that key; def is returned as given (may be NULL). */
+dg_status dg_cfg_get_str(dg_cfg *c, const char *path, const char **out, const char *def, dg_err *e);
+dg_status dg_cfg_get_str_req(dg_cfg *c, const char *path, const char **out, dg_err *e);   /* same, key required    */
+
+/* Range checks on a value already read (e.g. after a *_req getter); the error cites the key's line
+ * and the text written there. DG_OK when in range, DG_ERR_CONFIG when not (DG_ERR_ARG when the key
+ * is missing, i.e. the caller's default is out of range). */
+dg_status dg_cfg_check_f32_range(dg_cfg *c, const char *path, float v, float lo, float hi,
+                                 int lo_inclusive, int hi_inclusive, dg_err *e);
+dg_status dg_cfg_check_int_range(dg_cfg *c, const char *path, int v, int lo, int hi, dg_err *e);
+
+/* ---------------------------------------------------------------- lists */
+/* A missing key leaves out and *n untouched and returns DG_OK: pre-fill them with the default.
+ * A present list must have min_n..max_n items (min_n == max_n: exactly that many; then n may be
+ * NULL); out has room for max_n. Nothing is written unless every item is valid. */
+dg_status dg_cfg_get_f32_array(dg_cfg *c, const char *path, float *out, int min_n, int max_n,
+                               int *n, dg_err *e);                                        /* [0.1, 2, 3e-2]        */
+dg_status dg_cfg_get_int_array(dg_cfg *c, const char *path, int *out, int min_n, int max_n,
+                               int *n, dg_err *e);                                        /* [64, 64]              */
+/* A list of rows, each a list of exactly cols floats, into out (max_rows, cols) row-major;
+ * *rows gets the count. Missing key: out and *rows untouched, DG_OK. */
+dg_status dg_cfg_get_f32_rows(dg_cfg *c, const char *path, float *out, int cols, int min_rows,
+                              int max_rows, int *rows, dg_err *e);                        /* [[x, y, r], ...]      */
+
+/* -------------------------------------------------- structure, no marks */
+/* These look and do not mark anything used. */
+int         dg_cfg_has(dg_cfg *c, const char *path);               /* 1 if the key exists (even if empty), else 0      */
+int         dg_cfg_len(dg_cfg *c, const char *path);               /* entries of a map / items of a list; 0 if empty;
+                                                                      -1 if missing or a scalar                         */
+const char *dg_cfg_key(dg_cfg *c, const char *path, int i);        /* i-th key of the map at path (file order), owned
+                                                                      by c; NULL if not a map or i out of range         */
+int         dg_cfg_line(dg_cfg *c, const char *path, int *col);    /* 1-based line (col if not NULL) of the key; 0 if
+                                                                      missing or set by dg_cfg_set                      */
+
+/* ------------------------------------------------------ checks and errors */
+/* Returns DG_ERR_CONFIG "FILE:LINE: key 'path': <message>" for a caller's own check (e.g. "hidden
+ * sizes must be positive"); without a line when the key is missing. Never DG_OK. */
+dg_status dg_cfg_error(dg_cfg *c, const char *path, dg_err *e, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
+/* Marks the key and everything under it as known to dg_cfg_check_unused ("" marks all). */
+void      dg_cfg_mark_used(dg_cfg *c, const char *path);                     /* e.g. a section another module reads */
+/* Returns DG_OK when every key was read by a getter (or marked), else DG_ERR_CONFIG naming the first
+ * unread one in file order: "FILE:LINE: unknown key 'env.dampng' (did you mean 'env.damping'?)". */
+dg_status dg_cfg_check_unused(dg_cfg *c, dg_err *e);                         /* call after reading everything    */
+
+/* ------------------------------------------------ overrides and output */
+/* Sets the key to value_text, replacing what was there or adding it (and any missing maps on the
+ * way). The text is a plain scalar, typed when read ("0.01", "reach", "true"), or, when it starts
+ * with '[' or '{', a YAML flow list or map ("[32, 32]"). Errors (DG_ERR_CONFIG) name the key and
+ * "command line": a path that is malformed, runs through a value or list index that does not
+ * exist, nests too deep, or a flow value that does not parse. Strings handed out for the
+ * replaced value become invalid. */
+dg_status dg_cfg_set(dg_cfg *c, const char *path, const char *value_text, dg_err *e); /* "train.lr", "0.01" */
+/* Writes the config (with overrides) as YAML text into *out: malloc'd, NUL-terminated, the caller
+ * frees it; *len (if not NULL) gets its length. Parsing it gives the same values. */
+dg_status dg_cfg_to_yaml(const dg_cfg *c, char **out, size_t *len, dg_err *e);        /* for checkpoints  */
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,96 @@
+/* difgames envs: one interface for every game, and a registry of games.
+ *
+ * An episode is a batch of B parallel games. Its state is a (B, state_dim)
+ * tensor that the game's step advances; aux (B, aux_dim) holds what is fixed
+ * for the episode (reach: the goal). The trainer rolls a policy out:
+ *
+ *     obs    = observe(state, aux)                 (B, obs_dim)
+ *     action = policy(obs)                         (B, act_dim), in [-1, 1]
+ *     state  = step(state, aux, action)            motion only
+ *     cost  += step_cost(state, aux, action)       evaluation only, on the new state
+ *
+ * step_cost fills one raw term per loss term (each (1): a batch mean, as
+ * sum_b(...) * inv_batch so that batch shards add up), and losses/ weighs
+ * them. All of it is tape ops: gradients flow through the whole episode.
+ * Adding a game: one file in src/envs/, a line in registry.c, a config, a test.
+ */
+#ifndef DIFGAMES_ENV_H
+#define DIFGAMES_ENV_H
+
+#include "difgames/config.h"
+#include "difgames/core.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define DG_MAX_TERMS 8
+#define DG_MAX_METRICS 4
+#define DG_MAX_SHAPES 16
+
+typedef struct dg_env dg_env;
+
+/* Something to draw in a replay frame (world coordinates, [-1, 1]²). */
+typedef enum dg_shape_kind { DG_SHAPE_CIRCLE, DG_SHAPE_BOX } dg_shape_kind;
+typedef struct dg_shape {
+    dg_shape_kind kind;
+    float x, y, a, b;       /* circle: centre, radius (a); box: centre, half sizes (a, b) */
+} dg_shape;
+
+typedef struct dg_game {
+    const char *name;       /* registry key and config `game:` value     */
+    const char *summary;    /* one line for `difgames games`             */
+    /* Reads the game's keys under "env." (and its loss weights under "loss."),
+     * fills env's dims, terms and constants; env->impl may hold game data. */
+    dg_status (*create)(dg_env *env, dg_cfg *cfg, dg_err *e);
+    void (*destroy)(dg_env *env);                                      /* may be NULL */
+    /* Draws B initial states (B, state_dim) and episode constants (B, aux_dim). */
+    void (*reset)(const dg_env *env, dg_rng *rng, int B, float *state, float *aux);
+    dg_tensor *(*observe)(dg_ctx *ctx, const dg_env *env, dg_tensor *state, dg_tensor *aux);
+    dg_tensor *(*step)(dg_ctx *ctx, const dg_env *env, dg_tensor *state, dg_tensor *aux,
+                       dg_tensor *action);
+    /* Raw (unweighted) cost terms of one step into terms[0..nterms), each (1). */
+    void (*step_cost)(dg_ctx *ctx, const dg_env *env, dg_tensor *next, dg_tensor *aux,
+                      dg_tensor *action, float inv_batch, dg_tensor **terms);
+    /* Episode metrics from a trajectory traj (H+1, B, state_dim) (may be NULL). */
+    void (*metrics)(const dg_env *env, const float *traj, const float *aux, int B, int H,
+                    double *values);
+    /* Optional: fills the derived part of aux rows from the first aux_user_dim
+     * columns a user gave (pixel: renders the target image at the goal). */
+    void (*complete_aux)(const dg_env *env, int B, float *aux);
+    /* Bodies of one batch row to draw: positions of the moving bodies (agent
+     * first) and the fixed goal, if any; returns the number of bodies. */
+    int (*bodies)(const dg_env *env, const float *state_row, const float *aux_row,
+                  float *xy /* (n, 2) */, int *is_goal /* (n) */);
+} dg_game;
+
+struct dg_env {
+    const dg_game *game;
+    int   state_dim, aux_dim, obs_dim, act_dim;
+    int   horizon;                              /* H: steps per episode              */
+    float dt;                                   /* seconds per step                  */
+    const char *aux_name;                       /* aux tensor name for --init ("goal") */
+    int   aux_user_dim;                         /* columns of it a user gives (<= aux_dim) */
+    int   nterms;
+    const char *term_names[DG_MAX_TERMS];       /* "goal", "collision", "energy"     */
+    float term_weights[DG_MAX_TERMS];
+    int   nmetrics;
+    const char *metric_names[DG_MAX_METRICS];   /* "capture_rate", ...               */
+    int   nshapes;
+    dg_shape shapes[DG_MAX_SHAPES];             /* static obstacles, for replays     */
+    void *impl;                                 /* the game's own data               */
+};
+
+const dg_game *dg_game_find(const char *name);         /* NULL if not registered           */
+int            dg_game_count(void);                    /* registered games                 */
+const dg_game *dg_game_at(int i);                      /* i-th game, in registry order     */
+
+/* Creates the game named by cfg's `game:` key (reads its env./loss. keys).
+ * Returns a new env (free with dg_env_free) or NULL with e set. */
+dg_env *dg_env_create(dg_cfg *cfg, dg_err *e);
+void    dg_env_free(dg_env *env);                      /* NULL is harmless                 */
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,45 @@
+/* difgames physics: semi-implicit Euler, soft signed distances, smooth penalties.
+ *
+ * Bodies are point masses in the plane. A state row holds nb bodies as
+ * [x, y, vx, vy] each (B, 4·nb); an action row holds [ax, ay] per body
+ * (B, 2·nb). Nothing here branches on a value: every penalty is smooth or
+ * piecewise-smooth, so gradients flow through contacts.
+ */
+#ifndef DIFGAMES_PHYSICS_H
+#define DIFGAMES_PHYSICS_H
+
+#include "difgames/core.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define DG_MAX_BODIES 8
+
+/* One step for every body k (a fused op):
+ *   v' = (v + accel[k] · a · dt) · damping,   p' = p + v' · dt
+ * state (B, 4·nb), action (B, 2·nb) -> new state (B, 4·nb). */
+dg_tensor *dg_phys_step(dg_ctx *ctx, dg_tensor *state, dg_tensor *action, int nb,
+                        const float *accel, float dt, float damping);
+
+/* Soft signed distance from positions (B,2) to k circles (k × [cx, cy, r]):
+ * sqrt(|p - c|² + 1e-9) - r, (B, k); negative inside. A fused op. */
+dg_tensor *dg_sdf_circles(dg_ctx *ctx, dg_tensor *pos, const float *circles, int k);
+/* Signed distance to k axis-aligned boxes (k × [cx, cy, half_w, half_h]), (B, k):
+ * |max(q, 0)| + min(max(qx, qy), 0) with q = |p - c| - half, built from ops. */
+dg_tensor *dg_sdf_boxes(dg_ctx *ctx, dg_tensor *pos, const float *boxes, int k);
+/* Distance to the walls of the square [-half, half]², per axis: half - |p|, (B, 2). */
+dg_tensor *dg_sdf_walls(dg_ctx *ctx, dg_tensor *pos, float half);
+
+/* sum over the last axis of relu(margin - d)²: (B, k) distances -> (B, 1). */
+dg_tensor *dg_penalty_margin(dg_ctx *ctx, dg_tensor *dist, float margin);
+/* sum over axes of relu(|p| - half)²: (B, 2) positions -> (B, 1) (leaving the arena). */
+dg_tensor *dg_penalty_outside(dg_ctx *ctx, dg_tensor *pos, float half);
+/* Softplus wall push: per axis -softplus(k (p - (half - m))) + softplus(k (-(half - m) - p)),
+ * (B, 2): zero-ish in the middle, pointing inward near a wall. */
+dg_tensor *dg_wall_push(dg_ctx *ctx, dg_tensor *pos, float half, float k, float m);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

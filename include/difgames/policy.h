@@ -1,0 +1,42 @@
+/* difgames policy: small tanh MLPs.
+ *
+ * Layers in -> hidden... -> out with tanh after every layer (the last tanh
+ * bounds the action to [-1, 1]). Parameters are named as a PyTorch
+ * nn.Sequential(Linear, Tanh, Linear, Tanh, ...) held in an attribute `net`
+ * ("net.0.weight" (h1, in), "net.0.bias" (h1), "net.2.weight", ...), so a
+ * checkpoint loads with load_state_dict unchanged. A prefix other than "net"
+ * names a second network (e.g. "evader") in the same dg_params.
+ */
+#ifndef DIFGAMES_POLICY_H
+#define DIFGAMES_POLICY_H
+
+#include "difgames/core.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define DG_MLP_MAX_LAYERS 8
+
+typedef struct dg_mlp {
+    int nlayers;                          /* linear layers                       */
+    int sizes[DG_MLP_MAX_LAYERS + 1];     /* in, hidden..., out                  */
+    int w[DG_MLP_MAX_LAYERS];             /* parameter index of layer l's weight */
+    int b[DG_MLP_MAX_LAYERS];             /* parameter index of layer l's bias   */
+} dg_mlp;
+
+/* Adds the MLP's parameters to p as "<prefix>.<2l>.weight/bias"; nhidden
+ * hidden sizes between in and out. Returns DG_OK or an error in e. */
+dg_status  dg_mlp_init(dg_mlp *m, dg_params *p, const char *prefix, int in, const int *hidden,
+                       int nhidden, int out, dg_err *e);
+/* PyTorch nn.Linear default initialisation: weight and bias ~ U(±1/sqrt(fan_in)). */
+void       dg_mlp_reset_params(const dg_mlp *m, dg_params *p, dg_rng *rng);
+/* tanh(... tanh(x W0ᵀ + b0) ...): x (B, in) -> (B, out). */
+dg_tensor *dg_mlp_forward(dg_ctx *ctx, const dg_mlp *m, dg_params *p, dg_tensor *x);
+/* Multiply-adds of one forward for a batch of B (for FLOP counts). */
+int64_t    dg_mlp_macs(const dg_mlp *m, int B);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

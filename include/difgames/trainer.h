@@ -1,0 +1,104 @@
+/* difgames solver: training a policy by backpropagation through time.
+ *
+ * Each epoch: draw a fresh batch of initial states, roll the policy out for
+ * the whole horizon on the tape, one backward, global-norm clipping, Adam
+ * (with optional linear warmup). The batch is split into one shard per
+ * thread, each on its own arena; shard gradients are summed in a fixed
+ * order, so a seed and a thread count give bit-identical results.
+ *
+ * A non-finite loss or gradient is never applied (the NaN guard): the last
+ * good parameters and optimiser state come back, the learning rate halves,
+ * and training goes on. The library reports through a callback; it prints
+ * nothing.
+ */
+#ifndef DIFGAMES_TRAINER_H
+#define DIFGAMES_TRAINER_H
+
+#include "difgames/config.h"
+#include "difgames/core.h"
+#include "difgames/env.h"
+#include "difgames/policy.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define DG_MAX_SNAPSHOTS 64
+
+typedef struct dg_train_opts {
+    uint64_t seed;
+    int    batch, epochs;
+    double lr, beta1, beta2, eps, clip;   /* clip <= 0: no clipping              */
+    int    warmup;                        /* epochs of linear LR warmup (0: none) */
+    int    snapshots[DG_MAX_SNAPSHOTS];   /* epochs to snapshot (the last always) */
+    int    nsnapshots;
+    int    threads;                       /* batch shards run in parallel         */
+    int    hidden[DG_MLP_MAX_LAYERS];     /* policy hidden sizes                  */
+    int    nhidden;
+    int    nan_epoch;                     /* fault injection: loss NaN at this epoch (0: off) */
+} dg_train_opts;
+
+/* Reads seed, train.* and policy.* from cfg (defaults as in spec/reach.md). */
+dg_status dg_train_opts_read(dg_cfg *cfg, dg_train_opts *o, dg_err *e);
+
+/* The policy for env: an MLP obs_dim -> hidden... -> act_dim named "net.*". */
+dg_status dg_policy_create(const dg_env *env, const int *hidden, int nhidden, dg_mlp *m,
+                           dg_params **p, dg_err *e);
+
+/* One episode of B rows on ctx from state0 (B, state_dim) and aux (B, aux_dim):
+ * returns the loss (1), Σ_t Σ_i w_i term_i,t / H with batch means taken as
+ * sums · inv_batch. terms (if not NULL) gets each weighted term; traj (if not
+ * NULL) the states (H+1, B, state_dim). NULL on error (see the context). */
+dg_tensor *dg_rollout(dg_ctx *ctx, const dg_env *env, const dg_mlp *m, dg_params *p,
+                      const float *state0, const float *aux, int B, float inv_batch,
+                      float *terms, float *traj);
+
+typedef struct dg_epoch_stats {
+    int    epoch;                         /* 1-based                             */
+    double loss;
+    float  terms[DG_MAX_TERMS];           /* weighted, they add up to the loss    */
+    double grad_norm;                     /* before clipping                      */
+    double lr;                            /* the rate this epoch's step used      */
+    double ms;                            /* wall time of the epoch               */
+    double metrics[DG_MAX_METRICS];       /* the game's episode metrics           */
+} dg_epoch_stats;
+
+typedef enum dg_train_event_kind {
+    DG_EV_INIT,        /* loss terms at initialisation (stats of epoch 1, before its step) */
+    DG_EV_ZERO_GRAD,   /* a parameter's gradient is exactly zero on the first batch (param) */
+    DG_EV_EPOCH,       /* an epoch finished (stats)                                         */
+    DG_EV_NAN,         /* non-finite loss/gradient: rolled back, lr halved (stats, lr)      */
+    DG_EV_SNAPSHOT,    /* a file was written (path)                                         */
+} dg_train_event_kind;
+
+typedef struct dg_train_event {
+    dg_train_event_kind   kind;
+    const dg_epoch_stats *stats;
+    const char           *param;         /* DG_EV_ZERO_GRAD */
+    const char           *path;          /* DG_EV_SNAPSHOT  */
+    double                lr;            /* DG_EV_NAN: the new rate */
+} dg_train_event;
+
+typedef void (*dg_train_cb)(const dg_train_event *ev, void *user);
+
+typedef struct dg_trainer dg_trainer;
+
+/* A trainer for env with options o, writing into out_dir (made if missing;
+ * NULL: write nothing). config_yaml (may be NULL) is stored in snapshots. */
+dg_trainer *dg_trainer_create(const dg_env *env, const dg_train_opts *o, const char *out_dir,
+                              const char *config_yaml, dg_err *e);
+void        dg_trainer_free(dg_trainer *t);                       /* NULL is harmless      */
+/* Trains o->epochs epochs; cb (may be NULL) hears every event. Writes
+ * metrics.csv, snapshots, final.safetensors and loss.png into out_dir.
+ * *stop (may be NULL) is polled between epochs: set it to stop early
+ * (a final snapshot is still written; returns DG_ERR_INTERRUPTED). */
+dg_status   dg_trainer_run(dg_trainer *t, dg_train_cb cb, void *user, volatile int *stop, dg_err *e);
+dg_params  *dg_trainer_params(dg_trainer *t);                     /* the policy's parameters */
+const dg_mlp *dg_trainer_policy(const dg_trainer *t);
+const dg_epoch_stats *dg_trainer_last(const dg_trainer *t);       /* the last finished epoch */
+size_t      dg_trainer_arena_peak(const dg_trainer *t);           /* most arena bytes of a shard */
+
+#ifdef __cplusplus
+}
+#endif
+#endif

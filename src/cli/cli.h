@@ -1,0 +1,62 @@
+/* Internal to the difgames command: subcommands and shared helpers. */
+#ifndef DG_CLI_H
+#define DG_CLI_H
+
+#include "difgames/config.h"
+#include "difgames/env.h"
+#include "difgames/trainer.h"
+
+/* exit codes */
+#define EXIT_FAIL 1       /* the job ran and failed (e.g. gradcheck above tolerance) */
+#define EXIT_USAGE 2      /* bad command line, config or input file                  */
+
+int cmd_train(int argc, char **argv);
+int cmd_replay(int argc, char **argv);
+int cmd_eval(int argc, char **argv);
+int cmd_gradcheck(int argc, char **argv);
+int cmd_games(int argc, char **argv);
+
+/* A loaded config with its game and training options. */
+typedef struct cli_setup {
+    dg_cfg       *cfg;
+    dg_env       *env;
+    dg_train_opts opts;
+} cli_setup;
+
+/* Command-line overrides of config keys (NULL = not given). */
+typedef struct cli_overrides {
+    const char *seed, *batch, *epochs, *horizon, *lr, *threads;
+} cli_overrides;
+
+/* Loads path, applies overrides, makes the env and reads the options, and
+ * checks that every key was used. Prints one error line and returns nonzero
+ * on failure. */
+int  cli_setup_load(cli_setup *s, const char *path, const cli_overrides *ov);
+void cli_setup_free(cli_setup *s);
+
+/* Prints "difgames <cmd>: <msg>" to stderr. */
+void cli_error(const char *cmd, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+    ;
+/* Parses an int / double argument of a flag; prints an error and returns 0 on failure. */
+int  cli_int(const char *cmd, const char *flag, const char *text, int lo, int hi, int *out);
+/* JSON number: finite values as %.9g, others as null. */
+void cli_json_num(FILE *fp, double v);
+
+/* Loads initial states from a safetensors file: "state" (B, state_dim) and, if
+ * the game has episode constants, env->aux_name (B, aux_user_dim). Returns B
+ * (malloc'd *state, *aux) or -1 after printing an error. */
+int  cli_load_init(const char *cmd, const dg_env *env, const char *path, float **state, float **aux);
+
+#endif
+
+/* Runs one episode (and backward when backward is 1) on a context it makes
+ * and grows until the episode fits; returns the context (caller frees) with
+ * *loss set, or NULL after printing an error. */
+dg_ctx *cli_rollout(const char *cmd, const dg_env *env, const dg_mlp *m, dg_params *p,
+                    const float *state0, const float *aux, int B, int backward, float *terms,
+                    float *traj, dg_tensor **loss);
+/* Makes the config's policy and loads ckpt into it; prints an error and returns nonzero on failure. */
+int cli_load_policy(const char *cmd, const cli_setup *s, const char *ckpt, dg_mlp *m, dg_params **p);
+#endif

@@ -1,0 +1,160 @@
+/* Helpers shared by the subcommands: config loading, argument parsing, errors. */
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "difgames/checkpoint.h"
+#include "difgames/safetensors.h"
+
+void cli_error(const char *cmd, const char *fmt, ...) {
+    fprintf(stderr, "difgames %s: ", cmd);
+    va_list ap;
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+}
+
+int cli_int(const char *cmd, const char *flag, const char *text, int lo, int hi, int *out) {
+    char *end;
+    errno = 0;
+    long v = strtol(text, &end, 10);
+    if (errno || end == text || *end || v < lo || v > hi) {
+        cli_error(cmd, "%s: expected an integer from %d to %d, got '%s'", flag, lo, hi, text);
+        return 0;
+    }
+    *out = (int)v;
+    return 1;
+}
+
+void cli_json_num(FILE *fp, double v) {
+    if (isfinite(v)) fprintf(fp, "%.9g", v);
+    else fputs("null", fp);
+}
+
+int cli_setup_load(cli_setup *s, const char *path, const cli_overrides *ov) {
+    memset(s, 0, sizeof *s);
+    dg_err e = {0};
+    s->cfg = dg_cfg_load(path, &e);
+    if (!s->cfg) goto fail;
+    if (ov) {
+        const struct { const char *key, *val, *flag; } sets[] = {
+            {"seed", ov->seed, "--seed"},           {"train.batch", ov->batch, "--batch"},
+            {"train.epochs", ov->epochs, "--epochs"}, {"env.horizon", ov->horizon, "--horizon"},
+            {"train.lr", ov->lr, "--lr"},           {"train.threads", ov->threads, "--threads"},
+        };
+        for (size_t i = 0; i < sizeof sets / sizeof sets[0]; i++)
+            if (sets[i].val && dg_cfg_set(s->cfg, sets[i].key, sets[i].val, &e) != DG_OK) goto fail;
+    }
+    s->env = dg_env_create(s->cfg, &e);
+    if (!s->env) goto fail;
+    if (dg_train_opts_read(s->cfg, &s->opts, &e) != DG_OK) goto fail;
+    if (dg_cfg_check_unused(s->cfg, &e) != DG_OK) goto fail;
+    return 0;
+fail:
+    fprintf(stderr, "difgames: %s\n", e.msg);
+    cli_setup_free(s);
+    return EXIT_USAGE;
+}
+
+void cli_setup_free(cli_setup *s) {
+    dg_env_free(s->env);
+    dg_cfg_free(s->cfg);
+    memset(s, 0, sizeof *s);
+}
+
+int cli_load_init(const char *cmd, const dg_env *env, const char *path, float **state, float **aux) {
+    dg_err e = {0};
+    *state = *aux = NULL;
+    dg_st_file *f = dg_st_load(path, &e);
+    if (!f) {
+        cli_error(cmd, "%s", e.msg);
+        return -1;
+    }
+    const dg_st_tensor *ts = dg_st_find(f, "state");
+    int B = -1;
+    if (!ts || ts->ndim != 2 || ts->shape[1] != env->state_dim || ts->shape[0] < 1 || ts->shape[0] > (1 << 20)) {
+        cli_error(cmd, "%s: needs a tensor 'state' of shape (B, %d)", path, env->state_dim);
+        goto done;
+    }
+    B = (int)ts->shape[0];
+    *state = malloc((size_t)B * env->state_dim * sizeof(float));
+    *aux = malloc((size_t)B * (env->aux_dim ? env->aux_dim : 1) * sizeof(float));
+    if (!*state || !*aux) {
+        cli_error(cmd, "out of memory");
+        B = -1;
+        goto done;
+    }
+    if (dg_st_read_f32(f, "state", 2, (int64_t[]){B, env->state_dim}, *state, &e) != DG_OK) {
+        cli_error(cmd, "%s", e.msg);
+        B = -1;
+        goto done;
+    }
+    if (env->aux_dim) {
+        const int ud = env->aux_user_dim ? env->aux_user_dim : env->aux_dim;
+        float *tmp = malloc((size_t)B * ud * sizeof(float));
+        if (!tmp || dg_st_read_f32(f, env->aux_name, 2, (int64_t[]){B, ud}, tmp, &e) != DG_OK) {
+            if (tmp) cli_error(cmd, "%s", e.msg);
+            else cli_error(cmd, "out of memory");
+            free(tmp);
+            B = -1;
+            goto done;
+        }
+        for (int b = 0; b < B; b++)
+            memcpy(*aux + (size_t)b * env->aux_dim, tmp + (size_t)b * ud, (size_t)ud * sizeof(float));
+        free(tmp);
+        if (env->game->complete_aux) env->game->complete_aux(env, B, *aux);
+    }
+done:
+    dg_st_free(f);
+    if (B < 0) {
+        free(*state);
+        free(*aux);
+        *state = *aux = NULL;
+    }
+    return B;
+}
+
+dg_ctx *cli_rollout(const char *cmd, const dg_env *env, const dg_mlp *m, dg_params *p,
+                    const float *state0, const float *aux, int B, int backward, float *terms,
+                    float *traj, dg_tensor **loss) {
+    size_t cap = (size_t)64 << 20;
+    for (;;) {
+        dg_ctx *ctx = dg_ctx_create(cap);
+        if (!ctx) {
+            cli_error(cmd, "out of memory for a %zu MiB arena", cap >> 20);
+            return NULL;
+        }
+        *loss = dg_rollout(ctx, env, m, p, state0, aux, B, 1.0f / (float)B, terms, traj);
+        if (*loss && backward) dg_backward(ctx, *loss);
+        dg_status st = dg_ctx_status(ctx);
+        if (st == DG_OK) return ctx;
+        if (st != DG_ERR_ARENA_FULL || cap >= ((size_t)1 << 36)) {
+            cli_error(cmd, "%s", dg_ctx_error(ctx));
+            dg_ctx_free(ctx);
+            return NULL;
+        }
+        dg_ctx_free(ctx);
+        cap *= 2;
+    }
+}
+
+int cli_load_policy(const char *cmd, const cli_setup *s, const char *ckpt, dg_mlp *m, dg_params **p) {
+    dg_err e = {0};
+    if (dg_policy_create(s->env, s->opts.hidden, s->opts.nhidden, m, p, &e) != DG_OK) {
+        cli_error(cmd, "%s", e.msg);
+        return EXIT_FAIL;
+    }
+    if (dg_checkpoint_load(ckpt, *p, &e) != DG_OK) {
+        cli_error(cmd, "%s", e.msg);
+        dg_params_free(*p);
+        *p = NULL;
+        return EXIT_USAGE;
+    }
+    return 0;
+}

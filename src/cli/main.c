@@ -1,0 +1,38 @@
+/* difgames: the command-line tool (git-style subcommands). */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/cli.h"
+
+static const char USAGE[] =
+    "usage: difgames <command> [options]\n"
+    "\n"
+    "Differentiable games: train a policy by backpropagation through whole episodes.\n"
+    "\n"
+    "commands:\n"
+    "  train      train a policy on a game       (difgames train --config configs/reach.yaml)\n"
+    "  replay     write an animated GIF of one episode of a trained policy\n"
+    "  eval       loss, loss terms and metrics of a policy as JSON (and its gradient)\n"
+    "  gradcheck  finite differences against backward for a game\n"
+    "  games      list the registered games\n"
+    "\n"
+    "`difgames <command> --help` describes each. Exit status: 0 ok, 1 failed, 2 bad input.\n";
+
+int main(int argc, char **argv) {
+    if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help")) {
+        fputs(USAGE, argc < 2 ? stderr : stdout);
+        return argc < 2 ? EXIT_USAGE : 0;
+    }
+    if (!strcmp(argv[1], "--version")) {
+        puts("difgames 0.1.0");
+        return 0;
+    }
+    static const struct { const char *name; int (*fn)(int, char **); } CMDS[] = {
+        {"train", cmd_train}, {"replay", cmd_replay}, {"eval", cmd_eval},
+        {"gradcheck", cmd_gradcheck}, {"games", cmd_games},
+    };
+    for (size_t i = 0; i < sizeof CMDS / sizeof CMDS[0]; i++)
+        if (!strcmp(argv[1], CMDS[i].name)) return CMDS[i].fn(argc - 1, argv + 1);
+    fprintf(stderr, "difgames: unknown command '%s'\n\n%s", argv[1], USAGE);
+    return EXIT_USAGE;
+}

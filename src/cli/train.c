@@ -1,0 +1,266 @@
+/* difgames train: BPTT training with progress, metrics, snapshots and plots. */
+#define _POSIX_C_SOURCE 200809L
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+
+static const char HELP[] =
+    "usage: difgames train --config FILE [options]\n"
+    "\n"
+    "Trains the config's policy by backpropagation through whole episodes and writes\n"
+    "into DIR: metrics.csv (epoch, loss, each term, grad norm, lr, ms, game metrics),\n"
+    "epoch_NNNN.safetensors snapshots, final.safetensors and loss.png.\n"
+    "The last line of stdout is one JSON object (game, epochs, final loss, seconds).\n"
+    "\n"
+    "options (each overrides the config):\n"
+    "  --config FILE    YAML config (configs/reach.yaml, ...)        required\n"
+    "  --out DIR        output folder                     default runs/<game>\n"
+    "  --seed N         random seed (seed)\n"
+    "  --seeds A,B,...  train each seed into DIR/seed_N; report the median final loss\n"
+    "  --batch N        parallel episodes per epoch (train.batch)\n"
+    "  --epochs N       epochs (train.epochs)\n"
+    "  --horizon N      steps per episode (env.horizon)\n"
+    "  --lr X           Adam learning rate (train.lr)\n"
+    "  --threads N      threads over the batch (train.threads)\n"
+    "  --quiet          no progress output, only the final JSON line\n"
+    "\n"
+    "Ctrl-C stops after the current epoch and still writes final.safetensors.\n";
+
+static volatile sig_atomic_t g_interrupted;
+static volatile int g_stop;
+
+static void on_sigint(int sig) {
+    (void)sig;
+    g_interrupted = 1;
+    g_stop = 1;
+}
+
+typedef struct progress {
+    const dg_env *env;
+    int    epochs, tty, quiet;
+    double t0;
+    int    last_line;
+} progress;
+
+static double now_s(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void on_event(const dg_train_event *ev, void *user) {
+    progress *pr = user;
+    const dg_env *env = pr->env;
+    if (pr->quiet && ev->kind != DG_EV_NAN && ev->kind != DG_EV_ZERO_GRAD) return;
+    switch (ev->kind) {
+    case DG_EV_INIT: {
+        const dg_epoch_stats *s = ev->stats;
+        fprintf(stderr, "loss terms at initialisation (balance the weights so none dominates):\n");
+        for (int i = 0; i < env->nterms; i++) {
+            const float w = env->term_weights[i];
+            fprintf(stderr, "  %-10s weight %-8g raw %-12.6g weighted %.6g\n", env->term_names[i], w,
+                    w != 0.0f ? s->terms[i] / w : 0.0, s->terms[i]);
+        }
+        fprintf(stderr, "  %-10s %.6g\n", "total", s->loss);
+        break;
+    }
+    case DG_EV_ZERO_GRAD:
+        fprintf(stderr, "warning: parameter '%s' has an exactly zero gradient on the first batch "
+                        "(is the gradient chain cut?)\n", ev->param);
+        break;
+    case DG_EV_NAN:
+        if (pr->tty) fputc('\n', stderr);
+        fprintf(stderr, "warning: epoch %d: non-finite loss or gradient; restored the last good "
+                        "parameters, learning rate halved to %g\n", ev->stats->epoch, ev->lr);
+        break;
+    case DG_EV_SNAPSHOT:
+        break;
+    case DG_EV_EPOCH: {
+        const dg_epoch_stats *s = ev->stats;
+        const double el = now_s() - pr->t0;
+        const double eta = s->epoch ? el / s->epoch * (pr->epochs - s->epoch) : 0;
+        if (pr->tty) {
+            const int width = 30, fill = pr->epochs ? width * s->epoch / pr->epochs : width;
+            char bar[64];
+            for (int i = 0; i < width; i++) bar[i] = i < fill ? '#' : '.';
+            bar[width] = 0;
+            fprintf(stderr, "\r[%s] %d/%d loss %.4g  %.1f ms/epoch  ETA %.1fs   ", bar, s->epoch,
+                    pr->epochs, s->loss, s->ms, eta);
+            if (s->epoch == pr->epochs) fputc('\n', stderr);
+        } else {
+            const int every = pr->epochs >= 10 ? pr->epochs / 10 : 1;
+            if (s->epoch % every == 0 || s->epoch == 1 || s->epoch == pr->epochs) {
+                fprintf(stderr, "epoch %d/%d loss %.6g", s->epoch, pr->epochs, s->loss);
+                for (int i = 0; i < env->nterms; i++)
+                    fprintf(stderr, " %s %.4g", env->term_names[i], s->terms[i]);
+                for (int i = 0; i < env->nmetrics; i++)
+                    fprintf(stderr, " %s %.4g", env->metric_names[i], s->metrics[i]);
+                fprintf(stderr, " grad_norm %.4g %.2f ms ETA %.1fs\n", s->grad_norm, s->ms, eta);
+            }
+        }
+        break;
+    }
+    }
+}
+
+static int cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Trains one seed into dir; returns 0 or an exit code; *final_loss, *secs. */
+static int train_one(const char *config, const cli_overrides *ov, const char *out, int quiet,
+                     double *final_loss, double *secs, char *game, size_t game_len, int *epochs) {
+    cli_setup s;
+    int rc = cli_setup_load(&s, config, ov);
+    if (rc) return rc;
+    snprintf(game, game_len, "%s", s.env->game->name);
+    char dir[900];
+    if (out) snprintf(dir, sizeof dir, "%s", out);
+    else snprintf(dir, sizeof dir, "runs/%s", s.env->game->name);
+    char *yaml = NULL;
+    dg_err e = {0};
+    if (dg_cfg_to_yaml(s.cfg, &yaml, NULL, &e) != DG_OK) {
+        cli_error("train", "%s", e.msg);
+        cli_setup_free(&s);
+        return EXIT_FAIL;
+    }
+    dg_trainer *t = dg_trainer_create(s.env, &s.opts, dir, yaml, &e);
+    free(yaml);
+    if (!t) {
+        cli_error("train", "%s", e.msg);
+        cli_setup_free(&s);
+        return e.status == DG_ERR_IO ? EXIT_USAGE : EXIT_FAIL;
+    }
+    progress pr = {.env = s.env, .epochs = s.opts.epochs, .tty = isatty(2) && !quiet, .quiet = quiet,
+                   .t0 = now_s()};
+    if (!quiet)
+        fprintf(stderr, "training %s: batch %d, horizon %d, %d epochs, %d thread%s, seed %llu -> %s/\n",
+                s.env->game->name, s.opts.batch, s.env->horizon, s.opts.epochs, s.opts.threads,
+                s.opts.threads > 1 ? "s" : "", (unsigned long long)s.opts.seed, dir);
+    dg_status st = dg_trainer_run(t, on_event, &pr, &g_stop, &e);
+    *secs = now_s() - pr.t0;
+    *final_loss = dg_trainer_last(t)->loss;
+    *epochs = dg_trainer_last(t)->epoch;
+    if (st == DG_ERR_INTERRUPTED) {
+        if (pr.tty) fputc('\n', stderr);
+        fprintf(stderr, "difgames train: interrupted at epoch %d; wrote %s/final.safetensors\n",
+                *epochs, dir);
+        rc = 130;
+    } else if (st != DG_OK) {
+        if (pr.tty) fputc('\n', stderr);
+        cli_error("train", "%s", e.msg);
+        rc = st == DG_ERR_IO ? EXIT_USAGE : EXIT_FAIL;
+    } else if (!quiet) {
+        fprintf(stderr, "wrote %s/metrics.csv, loss.png, final.safetensors\n", dir);
+    }
+    dg_trainer_free(t);
+    cli_setup_free(&s);
+    return rc;
+}
+
+int cmd_train(int argc, char **argv) {
+    const char *config = NULL, *out = NULL, *seeds = NULL;
+    cli_overrides ov = {0};
+    int quiet = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        const char **slot = !strcmp(a, "--config") ? &config : !strcmp(a, "--out") ? &out
+                          : !strcmp(a, "--seeds") ? &seeds : !strcmp(a, "--seed") ? &ov.seed
+                          : !strcmp(a, "--batch") ? &ov.batch : !strcmp(a, "--epochs") ? &ov.epochs
+                          : !strcmp(a, "--horizon") ? &ov.horizon : !strcmp(a, "--lr") ? &ov.lr
+                          : !strcmp(a, "--threads") ? &ov.threads : NULL;
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            fputs(HELP, stdout);
+            return 0;
+        } else if (!strcmp(a, "--quiet")) {
+            quiet = 1;
+        } else if (slot) {
+            if (i + 1 >= argc) {
+                cli_error("train", "%s needs a value", a);
+                return EXIT_USAGE;
+            }
+            *slot = argv[++i];
+        } else {
+            cli_error("train", "unknown option '%s' (see --help)", a);
+            return EXIT_USAGE;
+        }
+    }
+    if (!config) {
+        cli_error("train", "--config FILE is required (see --help)");
+        return EXIT_USAGE;
+    }
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_sigint;
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+
+    char game[64] = "";
+    int epochs = 0;
+    if (!seeds) {
+        double loss = NAN, secs = 0;
+        int rc = train_one(config, &ov, out, quiet, &loss, &secs, game, sizeof game, &epochs);
+        if (rc && rc != 130) return rc;
+        printf("{\"game\": \"%s\", \"epochs\": %d, \"final_loss\": ", game, epochs);
+        cli_json_num(stdout, loss);
+        printf(", \"seconds\": %.3f, \"interrupted\": %s}\n", secs, rc == 130 ? "true" : "false");
+        return rc;
+    }
+    /* --seeds: each seed in its own folder, then the median */
+    int list[64], n = 0;
+    char buf[512];
+    snprintf(buf, sizeof buf, "%s", seeds);
+    for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
+        if (n == 64 || !cli_int("train", "--seeds", tok, 0, 2147483647, &list[n])) return EXIT_USAGE;
+        n++;
+    }
+    if (n == 0) {
+        cli_error("train", "--seeds: expected a list like 0,1,2");
+        return EXIT_USAGE;
+    }
+    double losses[64], sorted[64], total = 0;
+    for (int k = 0; k < n; k++) {
+        char seed_s[32], dir[900];
+        snprintf(seed_s, sizeof seed_s, "%d", list[k]);
+        cli_overrides o2 = ov;
+        o2.seed = seed_s;
+        double secs = 0;
+        if (out) snprintf(dir, sizeof dir, "%s/seed_%d", out, list[k]);
+        else dir[0] = 0;
+        if (!out) {
+            /* default folder needs the game name: load once to learn it */
+            cli_setup s;
+            int rc = cli_setup_load(&s, config, &o2);
+            if (rc) return rc;
+            snprintf(dir, sizeof dir, "runs/%s/seed_%d", s.env->game->name, list[k]);
+            cli_setup_free(&s);
+        }
+        int rc = train_one(config, &o2, dir, quiet, &losses[k], &secs, game, sizeof game, &epochs);
+        total += secs;
+        if (rc) return rc;
+        sorted[k] = losses[k];
+        if (!quiet) fprintf(stderr, "seed %d: final loss %.6g\n", list[k], losses[k]);
+    }
+    qsort(sorted, (size_t)n, sizeof sorted[0], cmp_double);
+    const double median = n % 2 ? sorted[n / 2] : 0.5 * (sorted[n / 2 - 1] + sorted[n / 2]);
+    printf("{\"game\": \"%s\", \"epochs\": %d, \"seeds\": [", game, epochs);
+    for (int k = 0; k < n; k++) printf("%s%d", k ? ", " : "", list[k]);
+    printf("], \"final_losses\": [");
+    for (int k = 0; k < n; k++) {
+        if (k) printf(", ");
+        cli_json_num(stdout, losses[k]);
+    }
+    printf("], \"final_loss\": ");
+    cli_json_num(stdout, median);
+    printf(", \"median_final_loss\": ");
+    cli_json_num(stdout, median);
+    printf(", \"seconds\": %.3f}\n", total);
+    return 0;
+}

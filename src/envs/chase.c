@@ -1,0 +1,164 @@
+/* chase: a learned pursuer against a scripted, differentiable fleeing evader
+ * in the arena [-1, 1]² (../shared/spec/chase.md). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "difgames/physics.h"
+#include "envs/games.h"
+
+typedef struct chase {
+    float accel[2];               /* pursuer, evader */
+    float damping;
+    float flee_k, flee_m;         /* wall push sharpness and margin */
+    float capture_radius;
+    float init_lo, init_hi, min_sep;
+} chase;
+
+static dg_status chase_create(dg_env *env, dg_cfg *cfg, dg_err *e) {
+    chase *c = calloc(1, sizeof *c);
+    if (!c) return dg_err_set(e, DG_ERR_NOMEM, "out of memory");
+    env->impl = c;
+    *c = (chase){.accel = {5.0f, 3.5f}, .damping = 0.98f, .flee_k = 20.0f, .flee_m = 0.15f,
+                 .capture_radius = 0.1f, .init_lo = -0.8f, .init_hi = 0.8f, .min_sep = 0.5f};
+    float w[3] = {1.0f, 10.0f, 0.01f};
+    float init[2] = {c->init_lo, c->init_hi};
+    const char *evader = "flee";
+    dg_status st;
+    if ((st = dg_cfg_get_f32_range(cfg, "env.dt", &env->dt, 0.05f, 0, 10, 0, 1, e)) ||
+        (st = dg_cfg_get_f32_range(cfg, "env.damping", &c->damping, 0.98f, 0, 1, 0, 1, e)) ||
+        (st = dg_cfg_get_f32_range(cfg, "env.accel_pursuer", &c->accel[0], 5.0f, 0, 1e6f, 0, 1, e)) ||
+        (st = dg_cfg_get_f32_range(cfg, "env.accel_evader", &c->accel[1], 3.5f, 0, 1e6f, 1, 1, e)) ||
+        (st = dg_cfg_get_int_range(cfg, "env.horizon", &env->horizon, 80, 1, 10000000, e)) ||
+        (st = dg_cfg_get_str(cfg, "env.evader", &evader, "flee", e)) ||
+        (st = dg_cfg_get_f32_range(cfg, "env.flee_k", &c->flee_k, 20.0f, 0, 1e4f, 0, 1, e)) ||
+        (st = dg_cfg_get_f32_range(cfg, "env.flee_margin", &c->flee_m, 0.15f, 0, 1, 1, 0, e)) ||
+        (st = dg_cfg_get_f32_range(cfg, "env.capture_radius", &c->capture_radius, 0.1f, 0, 2, 0, 1, e)) ||
+        (st = dg__cfg_range(cfg, "env.init", init, e)) ||
+        (st = dg_cfg_get_f32_range(cfg, "env.min_separation", &c->min_sep, 0.5f, 0, 2, 1, 1, e)) ||
+        (st = dg_cfg_get_f32_range(cfg, "loss.chase", &w[0], w[0], 0, INFINITY, 1, 0, e)) ||
+        (st = dg_cfg_get_f32_range(cfg, "loss.wall", &w[1], w[1], 0, INFINITY, 1, 0, e)) ||
+        (st = dg_cfg_get_f32_range(cfg, "loss.energy", &w[2], w[2], 0, INFINITY, 1, 0, e)))
+        return st;
+    if (strcmp(evader, "flee") != 0)
+        return dg_cfg_error(cfg, "env.evader", e, "unknown evader '%s' (known: flee)", evader);
+    c->init_lo = init[0];
+    c->init_hi = init[1];
+    if (!(init[0] >= -1.0f && init[1] <= 1.0f))
+        return dg_cfg_error(cfg, "env.init", e, "must lie inside the arena [-1, 1]");
+    if (c->min_sep >= 0.9f * sqrtf(2.0f) * (init[1] - init[0]))  /* near the box diagonal */
+        return dg_cfg_error(cfg, "env.min_separation", e, "cannot be met inside env.init");
+
+    env->state_dim = 8;
+    env->aux_dim = 0;
+    env->obs_dim = 8;
+    env->act_dim = 2;
+    env->nterms = 3;
+    env->term_names[0] = "chase";
+    env->term_names[1] = "wall";
+    env->term_names[2] = "energy";
+    memcpy(env->term_weights, w, sizeof w);
+    env->nmetrics = 2;
+    env->metric_names[0] = "capture_rate";
+    env->metric_names[1] = "capture_time";
+    env->nshapes = 1;
+    env->shapes[0] = (dg_shape){DG_SHAPE_BOX, 0.0f, 0.0f, 1.0f, 1.0f};  /* the arena walls */
+    return DG_OK;
+}
+
+static void chase_destroy(dg_env *env) { free(env->impl); }
+
+static void chase_reset(const dg_env *env, dg_rng *rng, int B, float *state, float *aux) {
+    const chase *c = env->impl;
+    for (int b = 0; b < B; b++) {
+        float *s = state + 8 * b;
+        float dx, dy;
+        do {
+            s[0] = dg_rng_uniform(rng, c->init_lo, c->init_hi);
+            s[1] = dg_rng_uniform(rng, c->init_lo, c->init_hi);
+            s[4] = dg_rng_uniform(rng, c->init_lo, c->init_hi);
+            s[5] = dg_rng_uniform(rng, c->init_lo, c->init_hi);
+            dx = s[4] - s[0];
+            dy = s[5] - s[1];
+        } while (dx * dx + dy * dy < c->min_sep * c->min_sep);
+        s[2] = s[3] = s[6] = s[7] = 0.0f;
+    }
+}
+
+/* [px, py, pvx, pvy, ex - px, ey - py, evx, evy] */
+static dg_tensor *chase_observe(dg_ctx *ctx, const dg_env *env, dg_tensor *state, dg_tensor *aux) {
+    dg_tensor *p = dg_cols(ctx, state, 0, 4);
+    dg_tensor *rel = dg_sub(ctx, dg_cols(ctx, state, 4, 2), dg_cols(ctx, state, 0, 2));
+    dg_tensor *ev = dg_cols(ctx, state, 6, 2);
+    return dg_concat(ctx, (dg_tensor *[]){p, rel, ev}, 3, 1);
+}
+
+/* The evader flees: b = tanh(2 (away + wall)), differentiable in the state. */
+static dg_tensor *flee_action(dg_ctx *ctx, const chase *c, dg_tensor *state) {
+    dg_tensor *p = dg_cols(ctx, state, 0, 2), *ep = dg_cols(ctx, state, 4, 2);
+    dg_tensor *d = dg_sub(ctx, ep, p);
+    dg_tensor *len = dg_sqrt(ctx, dg_add_scalar(ctx, dg_sum_axis(ctx, dg_square(ctx, d), 1), 1e-4f));
+    dg_tensor *away = dg_div(ctx, d, len);
+    dg_tensor *wall = dg_wall_push(ctx, ep, 1.0f, c->flee_k, c->flee_m);
+    return dg_tanh(ctx, dg_scale(ctx, dg_add(ctx, away, wall), 2.0f));
+}
+
+static dg_tensor *chase_step(dg_ctx *ctx, const dg_env *env, dg_tensor *state, dg_tensor *aux,
+                             dg_tensor *action) {
+    const chase *c = env->impl;
+    dg_tensor *both = dg_concat(ctx, (dg_tensor *[]){action, flee_action(ctx, c, state)}, 2, 1);
+    return dg_phys_step(ctx, state, both, 2, c->accel, env->dt, c->damping);
+}
+
+/* chase: mean_b |p' - e'|²; wall: mean_b Σ relu(|p'| - 1)²; energy: mean_b |a|² */
+static void chase_step_cost(dg_ctx *ctx, const dg_env *env, dg_tensor *next, dg_tensor *aux,
+                            dg_tensor *action, float inv_batch, dg_tensor **terms) {
+    dg_tensor *p = dg_cols(ctx, next, 0, 2), *ep = dg_cols(ctx, next, 4, 2);
+    terms[0] = dg__batch_mean(ctx, dg_square(ctx, dg_sub(ctx, p, ep)), inv_batch);
+    terms[1] = dg__batch_mean(ctx, dg_penalty_outside(ctx, p, 1.0f), inv_batch);
+    terms[2] = dg__batch_mean(ctx, dg_square(ctx, action), inv_batch);
+}
+
+/* capture_rate: episodes whose distance falls below the capture radius at
+ * some step 1..H; capture_time: mean first such time (s) over those (NaN if none) */
+static void chase_metrics(const dg_env *env, const float *traj, const float *aux, int B, int H,
+                          double *values) {
+    const chase *c = env->impl;
+    int captured = 0;
+    double tsum = 0.0;
+    for (int b = 0; b < B; b++)
+        for (int t = 1; t <= H; t++) {
+            const float *s = traj + ((int64_t)t * B + b) * 8;
+            const float dx = s[4] - s[0], dy = s[5] - s[1];
+            if (dx * dx + dy * dy < c->capture_radius * c->capture_radius) {
+                captured++;
+                tsum += t * env->dt;
+                break;
+            }
+        }
+    values[0] = B ? (double)captured / B : 0.0;
+    values[1] = captured ? tsum / captured : NAN;
+}
+
+static int chase_bodies(const dg_env *env, const float *s, const float *aux, float *xy, int *is_goal) {
+    xy[0] = s[0];
+    xy[1] = s[1];
+    xy[2] = s[4];
+    xy[3] = s[5];
+    is_goal[0] = 0;
+    is_goal[1] = 0;
+    return 2;
+}
+
+const dg_game dg_game_chase = {
+    .name = "chase",
+    .summary = "a pursuer learns to catch a fleeing, slower evader in a walled arena (spec/chase.md)",
+    .create = chase_create,
+    .destroy = chase_destroy,
+    .reset = chase_reset,
+    .observe = chase_observe,
+    .step = chase_step,
+    .step_cost = chase_step_cost,
+    .metrics = chase_metrics,
+    .bodies = chase_bodies,
+};

@@ -1,0 +1,166 @@
+/* reach: drive a point mass to a goal around circular obstacles
+ * (../shared/spec/reach.md, implemented exactly). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "difgames/physics.h"
+#include "envs/games.h"
+
+#define MAX_OBST 16
+#define MAX_TRIES 1000000
+
+typedef struct reach {
+    float accel, damping, margin;
+    int   nobst;
+    float obst[MAX_OBST][3];      /* (cx, cy, r) */
+    float start_x[2], start_y[2], goal_x[2], goal_y[2];
+} reach;
+
+/* distance from (x, y) to the nearest obstacle surface (inf without obstacles) */
+static float obst_dist(const reach *r, float x, float y) {
+    float best = INFINITY;
+    for (int k = 0; k < r->nobst; k++) {
+        float d = sqrtf((x - r->obst[k][0]) * (x - r->obst[k][0]) +
+                        (y - r->obst[k][1]) * (y - r->obst[k][1]) + 1e-9f) - r->obst[k][2];
+        if (d < best) best = d;
+    }
+    return best;
+}
+
+static int draw_start(const reach *r, dg_rng *rng, float *x, float *y) {
+    for (int t = 0; t < MAX_TRIES; t++) {
+        *x = dg_rng_uniform(rng, r->start_x[0], r->start_x[1]);
+        *y = dg_rng_uniform(rng, r->start_y[0], r->start_y[1]);
+        if (obst_dist(r, *x, *y) >= r->margin) return 1;
+    }
+    return 0;
+}
+
+static int draw_goal(const reach *r, dg_rng *rng, float *x, float *y) {
+    for (int t = 0; t < MAX_TRIES; t++) {
+        *x = dg_rng_uniform(rng, r->goal_x[0], r->goal_x[1]);
+        *y = dg_rng_uniform(rng, r->goal_y[0], r->goal_y[1]);
+        if (obst_dist(r, *x, *y) >= 0.0f) return 1;
+    }
+    return 0;
+}
+
+static dg_status reach_create(dg_env *env, dg_cfg *cfg, dg_err *e) {
+    reach *r = calloc(1, sizeof *r);
+    if (!r) return dg_err_set(e, DG_ERR_NOMEM, "out of memory");
+    env->impl = r;
+    *r = (reach){.accel = 5.0f, .damping = 0.98f, .margin = 0.05f, .nobst = 1,
+                 .obst = {{0.0f, 0.0f, 0.25f}},
+                 .start_x = {-0.9f, -0.6f}, .start_y = {-0.5f, 0.5f},
+                 .goal_x = {0.6f, 0.9f}, .goal_y = {-0.5f, 0.5f}};
+    float w[3] = {1.0f, 5.0f, 0.01f};
+    dg_status st;
+    if ((st = dg_cfg_get_f32_range(cfg, "env.dt", &env->dt, 0.05f, 0, 10, 0, 1, e)) ||
+        (st = dg_cfg_get_f32_range(cfg, "env.damping", &r->damping, 0.98f, 0, 1, 0, 1, e)) ||
+        (st = dg_cfg_get_f32_range(cfg, "env.accel_scale", &r->accel, 5.0f, 0, 1e6f, 0, 1, e)) ||
+        (st = dg_cfg_get_int_range(cfg, "env.horizon", &env->horizon, 60, 1, 10000000, e)) ||
+        (st = dg_cfg_get_f32_range(cfg, "env.margin", &r->margin, 0.05f, 0, 10, 1, 1, e)) ||
+        (st = dg_cfg_get_f32_rows(cfg, "env.obstacles", &r->obst[0][0], 3, 0, MAX_OBST, &r->nobst, e)) ||
+        (st = dg__cfg_range(cfg, "env.start.x", r->start_x, e)) ||
+        (st = dg__cfg_range(cfg, "env.start.y", r->start_y, e)) ||
+        (st = dg__cfg_range(cfg, "env.goal.x", r->goal_x, e)) ||
+        (st = dg__cfg_range(cfg, "env.goal.y", r->goal_y, e)) ||
+        (st = dg_cfg_get_f32_range(cfg, "loss.goal", &w[0], w[0], 0, INFINITY, 1, 0, e)) ||
+        (st = dg_cfg_get_f32_range(cfg, "loss.collision", &w[1], w[1], 0, INFINITY, 1, 0, e)) ||
+        (st = dg_cfg_get_f32_range(cfg, "loss.energy", &w[2], w[2], 0, INFINITY, 1, 0, e)))
+        return st;
+    for (int k = 0; k < r->nobst; k++)
+        if (!(r->obst[k][2] > 0.0f))
+            return dg_cfg_error(cfg, "env.obstacles", e, "obstacle %d: radius must be > 0", k);
+    /* rejection sampling must be able to succeed */
+    dg_rng probe;
+    dg_rng_seed(&probe, 1);
+    float x, y;
+    int ok_s = 0, ok_g = 0;
+    for (int t = 0; t < 4096 && !(ok_s && ok_g); t++) {
+        x = dg_rng_uniform(&probe, r->start_x[0], r->start_x[1]);
+        y = dg_rng_uniform(&probe, r->start_y[0], r->start_y[1]);
+        ok_s |= obst_dist(r, x, y) >= r->margin;
+        x = dg_rng_uniform(&probe, r->goal_x[0], r->goal_x[1]);
+        y = dg_rng_uniform(&probe, r->goal_y[0], r->goal_y[1]);
+        ok_g |= obst_dist(r, x, y) >= 0.0f;
+    }
+    if (!ok_s) return dg_cfg_error(cfg, "env.start", e, "the start box lies within the margin of an obstacle");
+    if (!ok_g) return dg_cfg_error(cfg, "env.goal", e, "the goal box lies inside an obstacle");
+
+    env->state_dim = 4;
+    env->aux_dim = 2;
+    env->obs_dim = 6;
+    env->act_dim = 2;
+    env->aux_name = "goal";
+    env->aux_user_dim = 2;
+    env->nterms = 3;
+    env->term_names[0] = "goal";
+    env->term_names[1] = "collision";
+    env->term_names[2] = "energy";
+    memcpy(env->term_weights, w, sizeof w);
+    env->nshapes = r->nobst;
+    for (int k = 0; k < r->nobst; k++)
+        env->shapes[k] = (dg_shape){DG_SHAPE_CIRCLE, r->obst[k][0], r->obst[k][1], r->obst[k][2], 0};
+    return DG_OK;
+}
+
+static void reach_destroy(dg_env *env) { free(env->impl); }
+
+static void reach_reset(const dg_env *env, dg_rng *rng, int B, float *state, float *aux) {
+    const reach *r = env->impl;
+    for (int b = 0; b < B; b++) {
+        float *s = state + 4 * b, *g = aux + 2 * b;
+        draw_start(r, rng, &s[0], &s[1]);  /* create() checked that draws succeed */
+        s[2] = s[3] = 0.0f;
+        draw_goal(r, rng, &g[0], &g[1]);
+    }
+}
+
+/* [x, y, vx, vy, gx, gy] */
+static dg_tensor *reach_observe(dg_ctx *ctx, const dg_env *env, dg_tensor *state, dg_tensor *aux) {
+    return dg_concat(ctx, (dg_tensor *[]){state, aux}, 2, 1);
+}
+
+static dg_tensor *reach_step(dg_ctx *ctx, const dg_env *env, dg_tensor *state, dg_tensor *aux,
+                             dg_tensor *action) {
+    const reach *r = env->impl;
+    return dg_phys_step(ctx, state, action, 1, &r->accel, env->dt, r->damping);
+}
+
+/* goal: mean_b |p' - g|²; collision: mean_b Σ_k relu(margin - dist_k)²; energy: mean_b |a|² */
+static void reach_step_cost(dg_ctx *ctx, const dg_env *env, dg_tensor *next, dg_tensor *aux,
+                            dg_tensor *action, float inv_batch, dg_tensor **terms) {
+    const reach *r = env->impl;
+    dg_tensor *p = dg_cols(ctx, next, 0, 2);
+    terms[0] = dg__batch_mean(ctx, dg_square(ctx, dg_sub(ctx, p, aux)), inv_batch);
+    if (r->nobst > 0)
+        terms[1] = dg__batch_mean(ctx,
+            dg_penalty_margin(ctx, dg_sdf_circles(ctx, p, &r->obst[0][0], r->nobst), r->margin), inv_batch);
+    else
+        terms[1] = dg_scalar(ctx, 0.0f);
+    terms[2] = dg__batch_mean(ctx, dg_square(ctx, action), inv_batch);
+}
+
+static int reach_bodies(const dg_env *env, const float *s, const float *aux, float *xy, int *is_goal) {
+    xy[0] = s[0];
+    xy[1] = s[1];
+    xy[2] = aux[0];
+    xy[3] = aux[1];
+    is_goal[0] = 0;
+    is_goal[1] = 1;
+    return 2;
+}
+
+const dg_game dg_game_reach = {
+    .name = "reach",
+    .summary = "drive a point mass to a goal around circular obstacles (spec/reach.md)",
+    .create = reach_create,
+    .destroy = reach_destroy,
+    .reset = reach_reset,
+    .observe = reach_observe,
+    .step = reach_step,
+    .step_cost = reach_step_cost,
+    .bodies = reach_bodies,
+};

@@ -1,0 +1,30 @@
+/* Weighted composition of cost terms over an episode. */
+#include <string.h>
+
+#include "difgames/losses.h"
+
+void dg_loss_begin(dg_loss *l, int nterms, const float *weights) {
+    memset(l, 0, sizeof *l);
+    l->nterms = nterms < DG_LOSS_MAX_TERMS ? nterms : DG_LOSS_MAX_TERMS;
+    memcpy(l->weights, weights, (size_t)l->nterms * sizeof(float));
+}
+
+void dg_loss_add(dg_ctx *ctx, dg_loss *l, dg_tensor *const *terms) {
+    for (int i = 0; i < l->nterms; i++)
+        l->acc[i] = l->steps ? dg_add(ctx, l->acc[i], terms[i]) : terms[i];
+    l->steps++;
+}
+
+dg_tensor *dg_loss_finish(dg_ctx *ctx, dg_loss *l, float *weighted) {
+    if (!l->steps || !l->nterms)
+        return dg_ctx_fail(ctx, DG_ERR_ARG, "loss: no steps or no terms to compose");
+    const float inv = 1.0f / (float)l->steps;
+    dg_tensor *total = NULL;
+    for (int i = 0; i < l->nterms; i++) {
+        dg_tensor *w = dg_scale(ctx, l->acc[i], l->weights[i] * inv);
+        if (!w) return NULL;
+        if (weighted) weighted[i] = w->data[0];
+        total = total ? dg_add(ctx, total, w) : w;
+    }
+    return total;
+}

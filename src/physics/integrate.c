@@ -1,0 +1,66 @@
+/* Semi-implicit Euler with damping, as one fused op. */
+#include "difgames/physics.h"
+
+typedef struct step_state {
+    int   nb;
+    float accel[DG_MAX_BODIES];
+    float dt, damping;
+} step_state;
+
+/* With c = accel·dt:  v' = (v + c a) d,  p' = p + v' dt.  Reverse:
+ *   gv' (total) = gv' + gp' dt;  gp += gp';  gv += gv' d;  ga += gv' d c */
+static void step_backward(dg_ctx *ctx, dg_tensor *out) {
+    const step_state *s = out->state;
+    dg_tensor *st = out->srcs[0], *act = out->srcs[1];
+    float *gs = st->requires_grad ? dg_grad_of(ctx, st) : NULL;
+    float *ga = act->requires_grad ? dg_grad_of(ctx, act) : NULL;
+    if ((st->requires_grad && !gs) || (act->requires_grad && !ga)) return;
+    const int B = st->shape[0], S = 4 * s->nb, A = 2 * s->nb;
+    for (int b = 0; b < B; b++) {
+        const float *g = out->grad + (int64_t)b * S;
+        for (int k = 0; k < s->nb; k++) {
+            const float c = s->accel[k] * s->dt;
+            for (int d = 0; d < 2; d++) {
+                const float gp = g[4 * k + d];
+                const float gv = g[4 * k + 2 + d] + gp * s->dt;
+                if (gs) {
+                    gs[(int64_t)b * S + 4 * k + d] += gp;
+                    gs[(int64_t)b * S + 4 * k + 2 + d] += gv * s->damping;
+                }
+                if (ga) ga[(int64_t)b * A + 2 * k + d] += gv * s->damping * c;
+            }
+        }
+    }
+}
+
+dg_tensor *dg_phys_step(dg_ctx *ctx, dg_tensor *state, dg_tensor *action, int nb,
+                        const float *accel, float dt, float damping) {
+    if (!state || !action || dg_ctx_status(ctx) != DG_OK) return NULL;
+    step_state s = {.nb = nb, .dt = dt, .damping = damping};
+    const int ok = nb >= 1 && nb <= DG_MAX_BODIES && state->ndim == 2 && action->ndim == 2 &&
+                   state->shape[1] == 4 * nb && action->shape[1] == 2 * nb &&
+                   state->shape[0] == action->shape[0];
+    if (!ok)
+        return dg_ctx_fail(ctx, DG_ERR_SHAPE,
+                           "phys_step: state (%d,%d) and action (%d,%d) for %d bodies "
+                           "(need (B,%d) and (B,%d))", state->shape[0], state->shape[1],
+                           action->shape[0], action->shape[1], nb, 4 * nb, 2 * nb);
+    for (int k = 0; k < nb; k++) s.accel[k] = accel[k];
+    dg_tensor *out = dg_custom(ctx, "phys_step", 2, state->shape, (dg_tensor *[]){state, action}, 2,
+                               step_backward, &s, sizeof s);
+    if (!out) return NULL;
+    const int B = state->shape[0], S = 4 * nb, A = 2 * nb;
+    for (int b = 0; b < B; b++) {
+        const float *x = state->data + (int64_t)b * S, *a = action->data + (int64_t)b * A;
+        float *y = out->data + (int64_t)b * S;
+        for (int k = 0; k < nb; k++) {
+            const float c = s.accel[k] * dt;
+            for (int d = 0; d < 2; d++) {
+                const float v = (x[4 * k + 2 + d] + c * a[2 * k + d]) * damping;
+                y[4 * k + 2 + d] = v;
+                y[4 * k + d] = x[4 * k + d] + v * dt;
+            }
+        }
+    }
+    return out;
+}

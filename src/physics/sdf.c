@@ -1,0 +1,93 @@
+/* Soft signed distances and smooth penalties. */
+#include <math.h>
+#include <string.h>
+
+#include "difgames/physics.h"
+
+#define SDF_MAX_CIRCLES 64
+
+typedef struct circles_state {
+    int   k;
+    float c[SDF_MAX_CIRCLES][3];
+} circles_state;
+
+/* d = sqrt(|p - c|² + 1e-9) - r;  dd/dp = (p - c) / sqrt(...) */
+static void circles_backward(dg_ctx *ctx, dg_tensor *out) {
+    const circles_state *s = out->state;
+    dg_tensor *pos = out->srcs[0];
+    float *gp = dg_grad_of(ctx, pos);
+    if (!gp) return;
+    const int B = pos->shape[0];
+    for (int b = 0; b < B; b++) {
+        const float px = pos->data[2 * b], py = pos->data[2 * b + 1];
+        float gx = 0.0f, gy = 0.0f;
+        for (int j = 0; j < s->k; j++) {
+            const float dx = px - s->c[j][0], dy = py - s->c[j][1];
+            const float inv = 1.0f / sqrtf(dx * dx + dy * dy + 1e-9f);
+            const float g = out->grad[(int64_t)b * s->k + j];
+            gx += g * dx * inv;
+            gy += g * dy * inv;
+        }
+        gp[2 * b] += gx;
+        gp[2 * b + 1] += gy;
+    }
+}
+
+dg_tensor *dg_sdf_circles(dg_ctx *ctx, dg_tensor *pos, const float *circles, int k) {
+    if (!pos || dg_ctx_status(ctx) != DG_OK) return NULL;
+    if (pos->ndim != 2 || pos->shape[1] != 2 || k < 1 || k > SDF_MAX_CIRCLES)
+        return dg_ctx_fail(ctx, DG_ERR_SHAPE, "sdf_circles: positions must be (B,2) and 1..%d circles",
+                           SDF_MAX_CIRCLES);
+    circles_state s = {.k = k};
+    memcpy(s.c, circles, (size_t)k * 3 * sizeof(float));
+    const int B = pos->shape[0];
+    dg_tensor *out = dg_custom(ctx, "sdf_circles", 2, (int[]){B, k}, &pos, 1, circles_backward,
+                               &s, sizeof s);
+    if (!out) return NULL;
+    for (int b = 0; b < B; b++)
+        for (int j = 0; j < k; j++) {
+            const float dx = pos->data[2 * b] - s.c[j][0], dy = pos->data[2 * b + 1] - s.c[j][1];
+            out->data[(int64_t)b * k + j] = sqrtf(dx * dx + dy * dy + 1e-9f) - s.c[j][2];
+        }
+    return out;
+}
+
+dg_tensor *dg_sdf_boxes(dg_ctx *ctx, dg_tensor *pos, const float *boxes, int k) {
+    if (!pos) return NULL;
+    if (k < 1 || k > SDF_MAX_CIRCLES)
+        return dg_ctx_fail(ctx, DG_ERR_ARG, "sdf_boxes: 1..%d boxes, not %d", SDF_MAX_CIRCLES, k);
+    dg_tensor *cols[SDF_MAX_CIRCLES];
+    for (int j = 0; j < k; j++) {
+        const float *bx = boxes + 4 * j;
+        dg_tensor *c = dg_from(ctx, 2, (int[]){1, 2}, bx);
+        dg_tensor *h = dg_from(ctx, 2, (int[]){1, 2}, bx + 2);
+        dg_tensor *q = dg_sub(ctx, dg_abs(ctx, dg_sub(ctx, pos, c)), h);        /* (B,2) */
+        dg_tensor *qx = dg_cols(ctx, q, 0, 1), *qy = dg_cols(ctx, q, 1, 1);
+        dg_tensor *outside = dg_sqrt(ctx, dg_add_scalar(ctx,
+            dg_sum_axis(ctx, dg_square(ctx, dg_relu(ctx, q)), 1), 1e-12f));    /* |max(q,0)| */
+        dg_tensor *mx = dg_add(ctx, qy, dg_relu(ctx, dg_sub(ctx, qx, qy)));    /* max(qx,qy) */
+        dg_tensor *inside = dg_neg(ctx, dg_relu(ctx, dg_neg(ctx, mx)));        /* min(.,0)   */
+        cols[j] = dg_add(ctx, outside, inside);                                /* (B,1)      */
+    }
+    return k == 1 ? cols[0] : dg_concat(ctx, cols, k, 1);
+}
+
+dg_tensor *dg_sdf_walls(dg_ctx *ctx, dg_tensor *pos, float half) {
+    return dg_add_scalar(ctx, dg_neg(ctx, dg_abs(ctx, pos)), half);
+}
+
+dg_tensor *dg_penalty_margin(dg_ctx *ctx, dg_tensor *dist, float margin) {
+    dg_tensor *r = dg_relu(ctx, dg_add_scalar(ctx, dg_neg(ctx, dist), margin));
+    return dg_sum_axis(ctx, dg_square(ctx, r), -1);
+}
+
+dg_tensor *dg_penalty_outside(dg_ctx *ctx, dg_tensor *pos, float half) {
+    dg_tensor *r = dg_relu(ctx, dg_add_scalar(ctx, dg_abs(ctx, pos), -half));
+    return dg_sum_axis(ctx, dg_square(ctx, r), -1);
+}
+
+dg_tensor *dg_wall_push(dg_ctx *ctx, dg_tensor *pos, float half, float k, float m) {
+    dg_tensor *hi = dg_softplus(ctx, dg_scale(ctx, dg_add_scalar(ctx, pos, -(half - m)), k));
+    dg_tensor *lo = dg_softplus(ctx, dg_scale(ctx, dg_add_scalar(ctx, dg_neg(ctx, pos), -(half - m)), k));
+    return dg_sub(ctx, lo, hi);
+}

@@ -1,0 +1,52 @@
+/* Tanh MLP policies with PyTorch's layout, names and initialisation. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "difgames/policy.h"
+
+dg_status dg_mlp_init(dg_mlp *m, dg_params *p, const char *prefix, int in, const int *hidden,
+                      int nhidden, int out, dg_err *e) {
+    memset(m, 0, sizeof *m);
+    if (nhidden < 0 || nhidden + 1 > DG_MLP_MAX_LAYERS)
+        return dg_err_set(e, DG_ERR_ARG, "policy: %d hidden layers (0 to %d allowed)", nhidden,
+                          DG_MLP_MAX_LAYERS - 1);
+    m->nlayers = nhidden + 1;
+    m->sizes[0] = in;
+    for (int l = 0; l < nhidden; l++) m->sizes[l + 1] = hidden[l];
+    m->sizes[m->nlayers] = out;
+    for (int l = 0; l <= m->nlayers; l++)
+        if (m->sizes[l] <= 0 || m->sizes[l] > 65536)
+            return dg_err_set(e, DG_ERR_ARG, "policy: layer size %d out of range (1 to 65536)", m->sizes[l]);
+    for (int l = 0; l < m->nlayers; l++) {
+        char name[64];
+        snprintf(name, sizeof name, "%s.%d.weight", prefix, 2 * l);
+        m->w[l] = dg_params_add(p, name, 2, (int[]){m->sizes[l + 1], m->sizes[l]}, e);
+        if (m->w[l] < 0) return e ? e->status : DG_ERR_ARG;
+        snprintf(name, sizeof name, "%s.%d.bias", prefix, 2 * l);
+        m->b[l] = dg_params_add(p, name, 1, (int[]){m->sizes[l + 1]}, e);
+        if (m->b[l] < 0) return e ? e->status : DG_ERR_ARG;
+    }
+    return DG_OK;
+}
+
+void dg_mlp_reset_params(const dg_mlp *m, dg_params *p, dg_rng *rng) {
+    for (int l = 0; l < m->nlayers; l++) {
+        const float k = 1.0f / sqrtf((float)m->sizes[l]);
+        float *w = dg_params_data(p, m->w[l]), *b = dg_params_data(p, m->b[l]);
+        for (int64_t i = 0; i < p->info[m->w[l]].n; i++) w[i] = dg_rng_uniform(rng, -k, k);
+        for (int64_t i = 0; i < p->info[m->b[l]].n; i++) b[i] = dg_rng_uniform(rng, -k, k);
+    }
+}
+
+dg_tensor *dg_mlp_forward(dg_ctx *ctx, const dg_mlp *m, dg_params *p, dg_tensor *x) {
+    for (int l = 0; l < m->nlayers && x; l++)
+        x = dg_linear_tanh(ctx, x, dg_param(ctx, p, m->w[l]), dg_param(ctx, p, m->b[l]));
+    return x;
+}
+
+int64_t dg_mlp_macs(const dg_mlp *m, int B) {
+    int64_t macs = 0;
+    for (int l = 0; l < m->nlayers; l++) macs += (int64_t)B * m->sizes[l] * m->sizes[l + 1];
+    return macs;
+}

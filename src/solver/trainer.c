@@ -1,0 +1,486 @@
+/* The BPTT training loop: rollout, one backward, clipping, Adam, warmup,
+ * snapshots, NaN guard, metrics. */
+#define _POSIX_C_SOURCE 200809L
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <omp.h>
+
+#include "difgames/checkpoint.h"
+#include "difgames/fileio.h"
+#include "difgames/image.h"
+#include "difgames/losses.h"
+#include "difgames/trainer.h"
+
+#define MAX_THREADS 64
+
+/* ------------------------------------------------------------ options */
+
+dg_status dg_train_opts_read(dg_cfg *cfg, dg_train_opts *o, dg_err *e) {
+    memset(o, 0, sizeof *o);
+    int seed = 0;
+    float betas[2] = {0.9f, 0.999f};
+    float lr = 1e-3f, eps = 1e-8f, clip = 1.0f;
+    o->nsnapshots = 3;
+    o->snapshots[0] = 5;
+    o->snapshots[1] = 20;
+    o->snapshots[2] = 50;
+    o->nhidden = 2;
+    o->hidden[0] = o->hidden[1] = 64;
+    dg_status st;
+    if ((st = dg_cfg_get_int_range(cfg, "seed", &seed, 0, 0, 2147483647, e)) ||
+        (st = dg_cfg_get_int_range(cfg, "train.batch", &o->batch, 64, 1, 1 << 20, e)) ||
+        (st = dg_cfg_get_int_range(cfg, "train.epochs", &o->epochs, 300, 0, 100000000, e)) ||
+        (st = dg_cfg_get_f32_range(cfg, "train.lr", &lr, 1e-3f, 0, 10, 0, 1, e)) ||
+        (st = dg_cfg_get_f32_array(cfg, "train.betas", betas, 2, 2, NULL, e)) ||
+        (st = dg_cfg_get_f32_range(cfg, "train.eps", &eps, 1e-8f, 0, 1, 1, 1, e)) ||
+        (st = dg_cfg_get_f32_range(cfg, "train.clip", &clip, 1.0f, 0, INFINITY, 1, 0, e)) ||
+        (st = dg_cfg_get_int_range(cfg, "train.warmup", &o->warmup, 0, 0, 100000000, e)) ||
+        (st = dg_cfg_get_int_array(cfg, "train.snapshots", o->snapshots, 0, DG_MAX_SNAPSHOTS,
+                                   &o->nsnapshots, e)) ||
+        (st = dg_cfg_get_int_range(cfg, "train.threads", &o->threads, 1, 1, MAX_THREADS, e)) ||
+        (st = dg_cfg_get_int_range(cfg, "train.fault_nan_epoch", &o->nan_epoch, 0, 0, 100000000, e)) ||
+        (st = dg_cfg_get_int_array(cfg, "policy.hidden", o->hidden, 0, DG_MLP_MAX_LAYERS - 1,
+                                   &o->nhidden, e)))
+        return st;
+    for (int i = 0; i < 2; i++)
+        if (!(betas[i] >= 0.0f && betas[i] < 1.0f))
+            return dg_cfg_error(cfg, "train.betas", e, "each beta must be in [0, 1)");
+    for (int i = 0; i < o->nhidden; i++)
+        if (o->hidden[i] < 1 || o->hidden[i] > 65536)
+            return dg_cfg_error(cfg, "policy.hidden", e, "sizes must be 1 to 65536, not %d", o->hidden[i]);
+    for (int i = 0; i < o->nsnapshots; i++)
+        if (o->snapshots[i] < 1)
+            return dg_cfg_error(cfg, "train.snapshots", e, "epochs must be >= 1, not %d", o->snapshots[i]);
+    o->seed = (uint64_t)seed;
+    o->lr = lr;
+    o->beta1 = betas[0];
+    o->beta2 = betas[1];
+    o->eps = eps;
+    o->clip = clip;
+    return DG_OK;
+}
+
+dg_status dg_policy_create(const dg_env *env, const int *hidden, int nhidden, dg_mlp *m,
+                           dg_params **p, dg_err *e) {
+    *p = dg_params_create();
+    if (!*p) return dg_err_set(e, DG_ERR_NOMEM, "out of memory");
+    dg_status st = dg_mlp_init(m, *p, "net", env->obs_dim, hidden, nhidden, env->act_dim, e);
+    if (st != DG_OK) {
+        dg_params_free(*p);
+        *p = NULL;
+    }
+    return st;
+}
+
+/* ------------------------------------------------------------ rollout */
+
+dg_tensor *dg_rollout(dg_ctx *ctx, const dg_env *env, const dg_mlp *m, dg_params *p,
+                      const float *state0, const float *aux, int B, float inv_batch,
+                      float *terms, float *traj) {
+    const dg_game *g = env->game;
+    const int S = env->state_dim;
+    dg_tensor *state = dg_from(ctx, 2, (int[]){B, S}, state0);
+    dg_tensor *ax = env->aux_dim ? dg_from(ctx, 2, (int[]){B, env->aux_dim}, aux) : NULL;
+    if (!state) return NULL;
+    if (traj) memcpy(traj, state0, (size_t)B * S * sizeof(float));
+    dg_loss loss;
+    dg_loss_begin(&loss, env->nterms, env->term_weights);
+    for (int t = 1; t <= env->horizon; t++) {
+        dg_tensor *obs = g->observe(ctx, env, state, ax);
+        dg_tensor *act = dg_mlp_forward(ctx, m, p, obs);
+        state = g->step(ctx, env, state, ax, act);
+        if (!state) return NULL;
+        dg_tensor *tm[DG_MAX_TERMS] = {0};
+        g->step_cost(ctx, env, state, ax, act, inv_batch, tm);
+        if (dg_ctx_status(ctx) != DG_OK) return NULL;
+        dg_loss_add(ctx, &loss, tm);
+        if (traj) memcpy(traj + (size_t)t * B * S, state->data, (size_t)B * S * sizeof(float));
+    }
+    return dg_loss_finish(ctx, &loss, terms);
+}
+
+/* ------------------------------------------------------------ trainer */
+
+typedef struct shard {
+    dg_ctx *ctx;
+    float  *grad;                    /* (params total) this shard's gradient */
+    int     row0, rows;
+    double  loss;
+    float   terms[DG_MAX_TERMS];
+    dg_status status;
+    char    err[256];
+} shard;
+
+typedef struct metrics_row {
+    dg_epoch_stats s;
+} metrics_row;
+
+struct dg_trainer {
+    const dg_env *env;
+    dg_train_opts o;
+    dg_mlp      mlp;
+    dg_params  *p;
+    dg_adam     adam;
+    dg_rng      rng;
+    int         nshards;
+    shard       shards[MAX_THREADS];
+    float      *state0, *aux, *traj;  /* (B,S), (B,A), (H+1,B,S) */
+    float      *good_w, *good_m, *good_v;  /* last parameters that gave a finite loss */
+    int64_t     good_step;
+    double      lr_scale;              /* halved by the NaN guard */
+    char        out_dir[900];
+    char       *config_yaml;
+    metrics_row *rows;
+    int          nrows, caprows;
+    dg_epoch_stats last;
+    size_t       arena_peak;
+};
+
+static double now_ms(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+void dg_trainer_free(dg_trainer *t) {
+    if (!t) return;
+    for (int i = 0; i < t->nshards; i++) {
+        dg_ctx_free(t->shards[i].ctx);
+        free(t->shards[i].grad);
+    }
+    dg_adam_free(&t->adam);
+    dg_params_free(t->p);
+    free(t->state0);
+    free(t->aux);
+    free(t->traj);
+    free(t->good_w);
+    free(t->good_m);
+    free(t->good_v);
+    free(t->config_yaml);
+    free(t->rows);
+    free(t);
+}
+
+dg_trainer *dg_trainer_create(const dg_env *env, const dg_train_opts *o, const char *out_dir,
+                              const char *config_yaml, dg_err *e) {
+    dg_trainer *t = calloc(1, sizeof *t);
+    if (!t) {
+        dg_err_set(e, DG_ERR_NOMEM, "out of memory");
+        return NULL;
+    }
+    t->env = env;
+    t->o = *o;
+    t->lr_scale = 1.0;
+    dg_rng_seed(&t->rng, o->seed);
+    if (dg_policy_create(env, o->hidden, o->nhidden, &t->mlp, &t->p, e) != DG_OK) goto fail;
+    dg_mlp_reset_params(&t->mlp, t->p, &t->rng);
+    if (dg_adam_init(&t->adam, t->p, o->lr, o->beta1, o->beta2, o->eps, 0.0) != DG_OK) {
+        dg_err_set(e, DG_ERR_ARG, "invalid Adam settings (lr %g, betas %g %g, eps %g)", o->lr,
+                   o->beta1, o->beta2, o->eps);
+        goto fail;
+    }
+    const int B = o->batch, S = env->state_dim, H = env->horizon;
+    const size_t total = t->p->total;
+    t->nshards = o->threads < B ? o->threads : B;
+    if (t->nshards < 1) t->nshards = 1;
+    if ((double)(H + 1) * B * S > 4e9 / sizeof(float)) {
+        dg_err_set(e, DG_ERR_ARG, "batch %d × horizon %d is too large to keep in memory", B, H);
+        goto fail;
+    }
+    t->state0 = malloc((size_t)B * S * sizeof(float));
+    t->aux = malloc((size_t)B * (env->aux_dim ? env->aux_dim : 1) * sizeof(float));
+    t->traj = env->game->metrics ? malloc((size_t)(H + 1) * B * S * sizeof(float)) : NULL;
+    t->good_w = malloc(total * sizeof(float));
+    t->good_m = malloc(total * sizeof(float));
+    t->good_v = malloc(total * sizeof(float));
+    if (!t->state0 || !t->aux || (env->game->metrics && !t->traj) || !t->good_w || !t->good_m ||
+        !t->good_v) {
+        dg_err_set(e, DG_ERR_NOMEM, "out of memory for batch %d", B);
+        goto fail;
+    }
+    /* an arena per shard, sized from a rough per-step estimate; grown once
+     * from the measured peak if the first epoch overflows it */
+    int widest = env->obs_dim;
+    for (int i = 0; i < o->nhidden; i++) widest = o->hidden[i] > widest ? o->hidden[i] : widest;
+    for (int s = 0; s < t->nshards; s++) {
+        shard *sh = &t->shards[s];
+        sh->rows = B / t->nshards + (s < B % t->nshards);
+        sh->row0 = s ? t->shards[s - 1].row0 + t->shards[s - 1].rows : 0;
+        size_t per_step = (size_t)(sh->rows + 8) * (size_t)widest * 4 * 16 * (o->nhidden + 2) +
+                          (size_t)total * 4 * 2 + 64 * 1024;
+        size_t cap = per_step * (size_t)H + (1 << 20);
+        if (cap > ((size_t)1 << 33)) cap = (size_t)1 << 33;
+        sh->ctx = dg_ctx_create(cap);
+        sh->grad = calloc(total ? total : 1, sizeof(float));
+        if (!sh->ctx || !sh->grad) {
+            dg_err_set(e, DG_ERR_NOMEM, "out of memory for a %zu-byte arena", cap);
+            goto fail;
+        }
+    }
+    if (config_yaml && !(t->config_yaml = strdup(config_yaml))) {
+        dg_err_set(e, DG_ERR_NOMEM, "out of memory");
+        goto fail;
+    }
+    if (out_dir) {
+        if (strlen(out_dir) >= sizeof t->out_dir - 64) {
+            dg_err_set(e, DG_ERR_ARG, "%s: output folder path too long", out_dir);
+            goto fail;
+        }
+        strcpy(t->out_dir, out_dir);
+        if (dg_mkdirs(out_dir, e) != DG_OK) goto fail;
+        /* find an unwritable folder now, not after hours of training */
+        char probe[1000];
+        snprintf(probe, sizeof probe, "%s/.write_test", out_dir);
+        dg_file f;
+        if (dg_file_begin(&f, probe, e) != DG_OK) goto fail;
+        dg_file_abort(&f);
+    }
+    return t;
+fail:
+    dg_trainer_free(t);
+    return NULL;
+}
+
+dg_params *dg_trainer_params(dg_trainer *t) { return t->p; }
+const dg_mlp *dg_trainer_policy(const dg_trainer *t) { return &t->mlp; }
+const dg_epoch_stats *dg_trainer_last(const dg_trainer *t) { return &t->last; }
+size_t dg_trainer_arena_peak(const dg_trainer *t) { return t->arena_peak; }
+
+/* Forward and backward of every shard in parallel; sums into t->p->grad. */
+static dg_status run_shards(dg_trainer *t, double *loss, float *terms, dg_err *e) {
+    const dg_env *env = t->env;
+    const int B = t->o.batch, S = env->state_dim, A = env->aux_dim;
+    const float inv_batch = 1.0f / (float)B;
+    const size_t total = t->p->total;
+    for (int attempt = 0; attempt < 2; attempt++) {
+        int overflow = 0;
+#pragma omp parallel for num_threads(t->nshards) schedule(static, 1) reduction(|: overflow)
+        for (int s = 0; s < t->nshards; s++) {
+            shard *sh = &t->shards[s];
+            dg_params view = *t->p;  /* same values, this shard's gradient block */
+            view.grad = sh->grad;
+            memset(sh->grad, 0, total * sizeof(float));
+            dg_ctx_reset(sh->ctx);
+            float *traj_rows = NULL;  /* shards write their rows of the trajectory afterwards */
+            dg_tensor *l = dg_rollout(sh->ctx, env, &t->mlp, &view, t->state0 + (size_t)sh->row0 * S,
+                                      A ? t->aux + (size_t)sh->row0 * A : NULL, sh->rows, inv_batch,
+                                      sh->terms, traj_rows);
+            if (l) dg_backward(sh->ctx, l);
+            sh->status = dg_ctx_status(sh->ctx);
+            snprintf(sh->err, sizeof sh->err, "%s", dg_ctx_error(sh->ctx));
+            sh->loss = l && sh->status == DG_OK ? l->data[0] : NAN;
+            overflow |= sh->status == DG_ERR_ARENA_FULL;
+        }
+        if (!overflow) break;
+        if (attempt == 1) break;
+        /* grow once from the measured need: the next epochs allocate nothing */
+        for (int s = 0; s < t->nshards; s++) {
+            shard *sh = &t->shards[s];
+            size_t cap = dg_ctx_capacity(sh->ctx) * 4;
+            dg_ctx_free(sh->ctx);
+            sh->ctx = dg_ctx_create(cap);
+            if (!sh->ctx) return dg_err_set(e, DG_ERR_NOMEM, "out of memory for a %zu-byte arena", cap);
+        }
+    }
+    *loss = 0.0;
+    memset(terms, 0, DG_MAX_TERMS * sizeof(float));
+    memset(t->p->grad, 0, total * sizeof(float));
+    for (int s = 0; s < t->nshards; s++) {  /* fixed order: deterministic sums */
+        shard *sh = &t->shards[s];
+        if (sh->status != DG_OK)
+            return dg_err_set(e, sh->status, "rollout failed: %s", sh->err);
+        *loss += sh->loss;
+        for (int i = 0; i < env->nterms; i++) terms[i] += sh->terms[i];
+        for (size_t i = 0; i < total; i++) t->p->grad[i] += sh->grad[i];
+        size_t peak = dg_ctx_peak(sh->ctx);
+        if (peak > t->arena_peak) t->arena_peak = peak;
+    }
+    return DG_OK;
+}
+
+/* The game's metrics need the states of the whole episode: one extra forward
+ * without the tape's backward, on shard 0's arena, only on epochs we log. */
+static void episode_metrics(dg_trainer *t, double *metrics) {
+    const dg_env *env = t->env;
+    if (!env->game->metrics) return;
+    dg_ctx *ctx = t->shards[0].ctx;
+    dg_ctx_reset(ctx);
+    float terms[DG_MAX_TERMS];
+    dg_tensor *l = dg_rollout(ctx, env, &t->mlp, t->p, t->state0, t->aux, t->o.batch,
+                              1.0f / (float)t->o.batch, terms, t->traj);
+    if (l) env->game->metrics(env, t->traj, t->aux, t->o.batch, env->horizon, metrics);
+    else
+        for (int i = 0; i < env->nmetrics; i++) metrics[i] = NAN;
+    dg_ctx_reset(ctx);
+}
+
+static int grads_finite(const dg_params *p) {
+    float acc = 0.0f;
+    for (size_t i = 0; i < p->total; i++) acc += p->grad[i] * 0.0f;  /* NaN/inf poison the sum */
+    return acc == 0.0f;
+}
+
+/* metrics.csv: epoch, loss, each term, grad_norm, lr, ms, game metrics */
+static dg_status write_metrics(const dg_trainer *t, dg_err *e) {
+    char path[1000];
+    snprintf(path, sizeof path, "%s/metrics.csv", t->out_dir);
+    dg_file f;
+    if (dg_file_begin(&f, path, e) != DG_OK) return e ? e->status : DG_ERR_IO;
+    const dg_env *env = t->env;
+    fprintf(f.fp, "epoch,loss");
+    for (int i = 0; i < env->nterms; i++) fprintf(f.fp, ",%s", env->term_names[i]);
+    fprintf(f.fp, ",grad_norm,lr,ms");
+    for (int i = 0; i < env->nmetrics; i++) fprintf(f.fp, ",%s", env->metric_names[i]);
+    fprintf(f.fp, "\n");
+    for (int r = 0; r < t->nrows; r++) {
+        const dg_epoch_stats *s = &t->rows[r].s;
+        fprintf(f.fp, "%d,%.9g", s->epoch, s->loss);
+        for (int i = 0; i < env->nterms; i++) fprintf(f.fp, ",%.9g", s->terms[i]);
+        fprintf(f.fp, ",%.9g,%.9g,%.3f", s->grad_norm, s->lr, s->ms);
+        for (int i = 0; i < env->nmetrics; i++) fprintf(f.fp, ",%.6g", s->metrics[i]);
+        fprintf(f.fp, "\n");
+    }
+    return dg_file_commit(&f, e);
+}
+
+static dg_status write_plot(const dg_trainer *t, dg_err *e) {
+    const dg_env *env = t->env;
+    const int n = t->nrows;
+    if (n == 0) return DG_OK;
+    float *buf = malloc((size_t)n * (env->nterms + 2) * sizeof(float));
+    if (!buf) return dg_err_set(e, DG_ERR_NOMEM, "out of memory for the plot");
+    float *x = buf;
+    dg_plot_series s[DG_MAX_TERMS + 1];
+    for (int r = 0; r < n; r++) x[r] = (float)t->rows[r].s.epoch;
+    for (int i = 0; i <= env->nterms; i++) {
+        float *y = buf + (size_t)(i + 1) * n;
+        for (int r = 0; r < n; r++) y[r] = i == 0 ? (float)t->rows[r].s.loss : t->rows[r].s.terms[i - 1];
+        s[i] = (dg_plot_series){i == 0 ? "loss" : env->term_names[i - 1], x, y, n, dg_plot_color(i)};
+    }
+    char path[1000], title[128];
+    snprintf(path, sizeof path, "%s/loss.png", t->out_dir);
+    snprintf(title, sizeof title, "%s: episode loss and its terms", env->game->name);
+    dg_status st = dg_plot_lines(path, 800, 500, title, "epoch", "loss (log scale)", 1, s,
+                                 env->nterms + 1, e);
+    free(buf);
+    return st;
+}
+
+static dg_status write_snapshot(dg_trainer *t, const char *name, int epoch, dg_train_cb cb,
+                                void *user, dg_err *e) {
+    char path[1000], ep[32], step[32], lr[64];
+    snprintf(path, sizeof path, "%s/%s", t->out_dir, name);
+    snprintf(ep, sizeof ep, "%d", epoch);
+    snprintf(step, sizeof step, "%lld", (long long)t->adam.step);
+    snprintf(lr, sizeof lr, "%.9g", t->o.lr * t->lr_scale);
+    const char *meta[] = {"format", "difgames", "game", t->env->game->name, "epoch", ep,
+                          "adam_step", step, "lr", lr, "config", t->config_yaml ? t->config_yaml : ""};
+    dg_status st = dg_checkpoint_save(path, t->p, 0, meta, 6, e);
+    if (st == DG_OK && cb) {
+        dg_train_event ev = {.kind = DG_EV_SNAPSHOT, .path = path};
+        cb(&ev, user);
+    }
+    return st;
+}
+
+static int is_snapshot_epoch(const dg_train_opts *o, int epoch) {
+    for (int i = 0; i < o->nsnapshots; i++)
+        if (o->snapshots[i] == epoch) return 1;
+    return 0;
+}
+
+dg_status dg_trainer_run(dg_trainer *t, dg_train_cb cb, void *user, volatile int *stop, dg_err *e) {
+    const dg_env *env = t->env;
+    const size_t total = t->p->total;
+    dg_status st = DG_OK;
+    if (t->nrows + t->o.epochs > t->caprows) {
+        metrics_row *r = realloc(t->rows, (size_t)(t->nrows + t->o.epochs + 1) * sizeof *r);
+        if (!r) return dg_err_set(e, DG_ERR_NOMEM, "out of memory for metrics");
+        t->rows = r;
+        t->caprows = t->nrows + t->o.epochs + 1;
+    }
+    int epoch = 0;
+    for (epoch = 1; epoch <= t->o.epochs; epoch++) {
+        if (stop && *stop) {
+            st = dg_err_set(e, DG_ERR_INTERRUPTED, "interrupted at epoch %d", epoch);
+            break;
+        }
+        const double t0 = now_ms();
+        dg_epoch_stats s = {.epoch = epoch};
+        env->game->reset(env, &t->rng, t->o.batch, t->state0, t->aux);
+        if ((st = run_shards(t, &s.loss, s.terms, e)) != DG_OK) break;
+        if (t->o.nan_epoch == epoch) s.loss = NAN;  /* fault injection (tests) */
+        if (epoch == 1) {
+            if (cb) {
+                dg_train_event ev = {.kind = DG_EV_INIT, .stats = &s};
+                cb(&ev, user);
+            }
+            int zero[64];
+            int nz = dg_params_zero_grads(t->p, zero, 64);
+            for (int i = 0; i < nz && i < 64 && cb; i++) {
+                dg_train_event ev = {.kind = DG_EV_ZERO_GRAD, .param = t->p->info[zero[i]].name};
+                cb(&ev, user);
+            }
+        }
+        if (!isfinite(s.loss) || !grads_finite(t->p)) {
+            /* NaN guard: never apply; go back to the last good state */
+            if (epoch > 1 || t->adam.step > 0) {
+                memcpy(t->p->data, t->good_w, total * sizeof(float));
+                memcpy(t->adam.m, t->good_m, total * sizeof(float));
+                memcpy(t->adam.v, t->good_v, total * sizeof(float));
+                t->adam.step = t->good_step;
+            }
+            t->lr_scale *= 0.5;
+            s.grad_norm = NAN;
+            s.lr = t->o.lr * t->lr_scale;
+            s.ms = now_ms() - t0;
+            if (cb) {
+                dg_train_event ev = {.kind = DG_EV_NAN, .stats = &s, .lr = s.lr};
+                cb(&ev, user);
+            }
+        } else {
+            memcpy(t->good_w, t->p->data, total * sizeof(float));
+            memcpy(t->good_m, t->adam.m, total * sizeof(float));
+            memcpy(t->good_v, t->adam.v, total * sizeof(float));
+            t->good_step = t->adam.step;
+            s.grad_norm = t->o.clip > 0 ? dg_clip_grad_norm(t->p, (float)t->o.clip) : dg_grad_norm(t->p);
+            double warm = t->o.warmup > 0 && epoch < t->o.warmup ? (double)epoch / t->o.warmup : 1.0;
+            s.lr = t->o.lr * t->lr_scale * warm;
+            t->adam.lr = s.lr;
+            dg_adam_step(&t->adam, t->p);
+            s.ms = now_ms() - t0;
+        }
+        const int last = epoch == t->o.epochs;
+        if (env->nmetrics) {
+            for (int i = 0; i < env->nmetrics; i++) s.metrics[i] = NAN;
+            episode_metrics(t, s.metrics);
+        }
+        t->rows[t->nrows++].s = s;
+        t->last = s;
+        if (cb) {
+            dg_train_event ev = {.kind = DG_EV_EPOCH, .stats = &s};
+            cb(&ev, user);
+        }
+        if (t->out_dir[0] && (is_snapshot_epoch(&t->o, epoch) || last)) {
+            char name[64];
+            snprintf(name, sizeof name, "epoch_%04d.safetensors", epoch);
+            if ((st = write_snapshot(t, name, epoch, cb, user, e)) != DG_OK) break;
+            if ((st = write_metrics(t, e)) != DG_OK) break;
+        }
+    }
+    if (t->out_dir[0] && (st == DG_OK || st == DG_ERR_INTERRUPTED)) {
+        dg_err e2 = {0};
+        dg_status s2 = write_snapshot(t, "final.safetensors", t->last.epoch, cb, user, &e2);
+        if (s2 == DG_OK) s2 = write_metrics(t, &e2);
+        if (s2 == DG_OK) s2 = write_plot(t, &e2);
+        if (s2 != DG_OK) {
+            if (e) *e = e2;
+            st = s2;
+        }
+    }
+    return st;
+}
