@@ -31,5 +31,15 @@
 #include "difgames/status.h"    /* dg_status, dg_err                                  */
 #include "difgames/core.h"      /* tensors, context, ops, params, Adam/SGD, gradcheck */
 #include "difgames/fileio.h"    /* atomic file writes                                 */
+#include "difgames/safetensors.h" /* safetensors files                                */
+#include "difgames/checkpoint.h" /* parameters to and from safetensors                 */
+#include "difgames/config.h"    /* YAML configs with typed access                      */
+#include "difgames/image.h"     /* canvas, PNG, GIF, plots                             */
+#include "difgames/physics.h"   /* semi-implicit Euler, soft signed distances          */
+#include "difgames/render.h"    /* Gaussian soft-point renderer                        */
+#include "difgames/policy.h"    /* tanh MLP policies                                   */
+#include "difgames/losses.h"    /* weighted cost terms                                 */
+#include "difgames/env.h"       /* the game interface and registry                     */
+#include "difgames/trainer.h"   /* BPTT training                                       */
 
 #endif

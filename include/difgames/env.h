@@ -88,6 +88,9 @@ const dg_game *dg_game_at(int i);                      /* i-th game, in registry
 /* Creates the game named by cfg's `game:` key (reads its env./loss. keys).
  * Returns a new env (free with dg_env_free) or NULL with e set. */
 dg_env *dg_env_create(dg_cfg *cfg, dg_err *e);
+/* Creates an env for a game of your own (not in the registry), e.g. one an
+ * application defines; cfg's `game:` key, if present, is not checked. */
+dg_env *dg_env_create_game(const dg_game *g, dg_cfg *cfg, dg_err *e);
 void    dg_env_free(dg_env *env);                      /* NULL is harmless                 */
 
 #ifdef __cplusplus

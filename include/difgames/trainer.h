@@ -36,6 +36,7 @@ typedef struct dg_train_opts {
     int    hidden[DG_MLP_MAX_LAYERS];     /* policy hidden sizes                  */
     int    nhidden;
     int    nan_epoch;                     /* fault injection: loss NaN at this epoch (0: off) */
+    int    fixed_batch;                   /* 1: every epoch the same initial batch (overfit test) */
 } dg_train_opts;
 
 /* Reads seed, train.* and policy.* from cfg (defaults as in spec/reach.md). */

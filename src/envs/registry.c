@@ -32,6 +32,11 @@ dg_env *dg_env_create(dg_cfg *cfg, dg_err *e) {
         dg_cfg_error(cfg, "game", e, "unknown game '%s' (known: %s)", name, list);
         return NULL;
     }
+    return dg_env_create_game(g, cfg, e);
+}
+
+dg_env *dg_env_create_game(const dg_game *g, dg_cfg *cfg, dg_err *e) {
+    if (dg_cfg_has(cfg, "game")) dg_cfg_mark_used(cfg, "game");
     dg_env *env = calloc(1, sizeof *env);
     if (!env) {
         dg_err_set(e, DG_ERR_NOMEM, "out of memory");

@@ -442,6 +442,15 @@ static dg_status conv_bool(const dg_cfg *c, const cnode *n, const char *path, in
     return type_err(c, n, path, "true or false", e);
 }
 
+/* A scalar as a C string: not null, no NUL bytes inside. */
+static dg_status conv_str(const dg_cfg *c, const cnode *n, const char *path, const char **out, dg_err *e) {
+    if (n->kind != N_SCALAR || (n->flags & F_NULL)) return type_err(c, n, path, "a string", e);
+    if (strlen(n->text) != n->len)
+        return node_err(c, n, DG_ERR_CONFIG, e, "key '%.200s': expected a string without NUL characters", path);
+    *out = n->text;
+    return DG_OK;
+}
+
 /* Formats the accepted interval: "(0, 1]", "> 0", "<= 5". */
 static void fmt_interval(char *buf, size_t cap, double lo, double hi, int lo_in, int hi_in) {
     char a[40], b[40];
@@ -470,6 +479,13 @@ static dg_status range_err(dg_cfg *c, const char *path, const char *vtext, const
         snprintf(got, sizeof got, "%s", vtext);
     }
     return node_err(c, n, DG_ERR_CONFIG, e, "key '%.200s': %s is out of range, expected %s", path, got, interval);
+}
+
+/* Checks the count arguments of the list getters. */
+static dg_status list_args(const void *out, int min_n, int max_n, const int *n, dg_err *e) {
+    if (min_n < 0 || max_n < min_n || (max_n > 0 && !out) || (!n && min_n != max_n))
+        return dg_err_set(e, DG_ERR_ARG, "config list: bad arguments (min %d, max %d)", min_n, max_n);
+    return DG_OK;
 }
 
 /* Reads a list of f32 (is_int 0) or int (is_int 1) items from node n into out; see the header. */
@@ -511,7 +527,7 @@ static dg_status read_list(dg_cfg *c, const cnode *n, const char *path, int is_i
     return DG_OK;
 }
 
-/* Edit distance between two short strings (NULL-free), capped at 64 bytes each. */
+/* Edit distance between two byte strings of at most 64 bytes (INT_MAX when longer). */
 static int edit_distance(const char *a, size_t na, const char *b, size_t nb) {
     int row[65];
     if (na > 64 || nb > 64) return INT_MAX;
@@ -626,6 +642,16 @@ static dg_status perr(parser *p, dg_status st, int line, const char *fmt, ...) {
     return dg_err_set(p->e, st, "%.400s: %s", p->label, body);
 }
 
+/* 1 if the indentation of line (0-based) of text contains a tab, which YAML forbids. */
+static int indented_with_tab(const unsigned char *text, size_t len, size_t line) {
+    size_t i = 0;
+    for (size_t l = 0; l < line && i < len; i++)
+        if (text[i] == '\n') l++;
+    for (; i < len && (text[i] == ' ' || text[i] == '\t'); i++)
+        if (text[i] == '\t') return 1;
+    return 0;
+}
+
 /* Turns libyaml's error state into "FILE:LINE: problem (context at line N)". */
 static dg_status syntax_error(parser *p) {
     yaml_parser_t *y = &p->yp;
@@ -642,10 +668,15 @@ static dg_status syntax_error(parser *p) {
         if (y->problem_value >= 0) snprintf(extra, sizeof extra, " (byte 0x%02X)", (unsigned)y->problem_value);
     } else {
         line = mark_line(y->problem_mark.line);
-        if (y->context && !p->override)
-            snprintf(extra, sizeof extra, " (%.100s at line %d)", y->context, mark_line(y->context_mark.line));
+        int cline = mark_line(y->context_mark.line);
+        if (y->context && !p->override && cline != line)
+            snprintf(extra, sizeof extra, " (%.100s at line %d)", y->context, cline);
         else if (y->context)
             snprintf(extra, sizeof extra, " (%.100s)", y->context);
+        if (y->error == YAML_SCANNER_ERROR && indented_with_tab(p->text, p->len, y->problem_mark.line)) {
+            size_t k = strlen(extra);
+            snprintf(extra + k, sizeof extra - k, "; YAML indents with spaces, not tabs");
+        }
     }
     return perr(p, DG_ERR_CONFIG, line, "%s%s", problem, extra);
 }
@@ -1045,15 +1076,6 @@ dg_status dg_cfg_get_bool_req(dg_cfg *c, const char *path, int *out, dg_err *e) 
     return st != DG_OK ? st : conv_bool(c, n, path, out, e);
 }
 
-/* A scalar as a C string: not null, no NUL bytes inside. */
-static dg_status conv_str(const dg_cfg *c, const cnode *n, const char *path, const char **out, dg_err *e) {
-    if (n->kind != N_SCALAR || (n->flags & F_NULL)) return type_err(c, n, path, "a string", e);
-    if (strlen(n->text) != n->len)
-        return node_err(c, n, DG_ERR_CONFIG, e, "key '%.200s': expected a string without NUL characters", path);
-    *out = n->text;
-    return DG_OK;
-}
-
 dg_status dg_cfg_get_str(dg_cfg *c, const char *path, const char **out, const char *def, dg_err *e) {
     cnode *n;
     const char *v = def;
@@ -1089,13 +1111,6 @@ dg_status dg_cfg_check_int_range(dg_cfg *c, const char *path, int v, int lo, int
     else snprintf(interval, sizeof interval, "[%d, %d]", lo, hi);
     snprintf(vt, sizeof vt, "%d", v);
     return range_err(c, path, vt, interval, e);
-}
-
-/* Checks the count arguments of the list getters. */
-static dg_status list_args(const void *out, int min_n, int max_n, const int *n, dg_err *e) {
-    if (min_n < 0 || max_n < min_n || (max_n > 0 && !out) || (!n && min_n != max_n))
-        return dg_err_set(e, DG_ERR_ARG, "config list: bad arguments (min %d, max %d)", min_n, max_n);
-    return DG_OK;
 }
 
 dg_status dg_cfg_get_f32_array(dg_cfg *c, const char *path, float *out, int min_n, int max_n,

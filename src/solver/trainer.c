@@ -43,6 +43,7 @@ dg_status dg_train_opts_read(dg_cfg *cfg, dg_train_opts *o, dg_err *e) {
                                    &o->nsnapshots, e)) ||
         (st = dg_cfg_get_int_range(cfg, "train.threads", &o->threads, 1, 1, MAX_THREADS, e)) ||
         (st = dg_cfg_get_int_range(cfg, "train.fault_nan_epoch", &o->nan_epoch, 0, 0, 100000000, e)) ||
+        (st = dg_cfg_get_bool(cfg, "train.fixed_batch", &o->fixed_batch, 0, e)) ||
         (st = dg_cfg_get_int_array(cfg, "policy.hidden", o->hidden, 0, DG_MLP_MAX_LAYERS - 1,
                                    &o->nhidden, e)))
         return st;
@@ -411,7 +412,7 @@ dg_status dg_trainer_run(dg_trainer *t, dg_train_cb cb, void *user, volatile int
         }
         const double t0 = now_ms();
         dg_epoch_stats s = {.epoch = epoch};
-        env->game->reset(env, &t->rng, t->o.batch, t->state0, t->aux);
+        if (!t->o.fixed_batch || epoch == 1) env->game->reset(env, &t->rng, t->o.batch, t->state0, t->aux);
         if ((st = run_shards(t, &s.loss, s.terms, e)) != DG_OK) break;
         if (t->o.nan_epoch == epoch) s.loss = NAN;  /* fault injection (tests) */
         if (epoch == 1) {

@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# End-to-end tests of the difgames command: every subcommand's happy path and
+# bad input (one clear line, exit status 2, nothing half-written).
+# usage: cli_test.sh path/to/difgames repo_root
+set -u
+DG=$1
+ROOT=$2
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+pass=0
+fail=0
+
+check() {  # name, expected status, stderr must contain (may be empty), command...
+    local name=$1 want=$2 needle=$3
+    shift 3
+    "$@" >"$T/out" 2>"$T/err"
+    local got=$?
+    if [ "$got" -ne "$want" ]; then
+        echo "FAIL $name: exit $got, want $want"; sed 's/^/  | /' "$T/err" | head -5; fail=$((fail + 1)); return
+    fi
+    if [ -n "$needle" ] && ! grep -qF -- "$needle" "$T/err"; then
+        echo "FAIL $name: stderr lacks '$needle'"; sed 's/^/  | /' "$T/err" | head -5; fail=$((fail + 1)); return
+    fi
+    echo "ok   $name"
+    pass=$((pass + 1))
+}
+
+cd "$ROOT"
+R=configs/reach.yaml
+
+check "no command"            2 "usage"            "$DG"
+check "unknown command"       2 "unknown command"  "$DG" frobnicate
+check "help"                  0 ""                 "$DG" --help
+for c in train replay eval gradcheck games; do
+    check "$c --help"         0 ""                 "$DG" "$c" --help
+done
+check "games"                 0 ""                 "$DG" games
+grep -q '^reach' "$T/out" && grep -q '^chase' "$T/out" && grep -q '^pixel' "$T/out" || { echo "FAIL games list"; fail=$((fail + 1)); }
+
+# bad configs: file, line and key in one line, exit 2
+check "train no config"       2 "--config"         "$DG" train
+check "missing config file"   2 "$T/nope.yaml"     "$DG" train --config "$T/nope.yaml" --out "$T/x"
+printf 'game: reach\nenv:\n  dampng: 0.9\n' >"$T/unknown.yaml"
+check "unknown key"           2 "unknown.yaml:3: unknown key 'env.dampng'" "$DG" train --config "$T/unknown.yaml" --out "$T/x"
+printf 'game: reach\ntrain:\n  epochs: abc\n' >"$T/type.yaml"
+check "wrong type"            2 "type.yaml:3: key 'train.epochs'" "$DG" train --config "$T/type.yaml" --out "$T/x"
+printf 'game: reach\nenv: {damping: 1.5}\n' >"$T/range.yaml"
+check "out of range"          2 "env.damping"      "$DG" train --config "$T/range.yaml" --out "$T/x"
+printf 'game: tetris\n' >"$T/game.yaml"
+check "unknown game"          2 "unknown game 'tetris'" "$DG" train --config "$T/game.yaml" --out "$T/x"
+printf 'game: reach\nenv: [1, 2\n' >"$T/syntax.yaml"
+check "yaml syntax error"     2 "syntax.yaml:"     "$DG" train --config "$T/syntax.yaml" --out "$T/x"
+check "bad --batch"           2 "train.batch"      "$DG" train --config $R --batch -3 --out "$T/x"
+check "unknown option"        2 "unknown option"   "$DG" train --config $R --bogus
+[ ! -e "$T/x" ] || { echo "FAIL: a rejected config created its output folder"; fail=$((fail + 1)); }
+check "unwritable out"        2 "/proc/difgames"   "$DG" train --config $R --epochs 1 --out /proc/difgames/x
+
+# a short training run writes everything, atomically
+check "train"                 0 ""                 "$DG" train --config $R --epochs 6 --batch 8 --out "$T/run"
+tail -n 1 "$T/out" | grep -q '"game": "reach", "epochs": 6, "final_loss": ' || { echo "FAIL train JSON: $(tail -n 1 "$T/out")"; fail=$((fail + 1)); }
+for f in metrics.csv loss.png final.safetensors epoch_0005.safetensors epoch_0006.safetensors; do
+    [ -s "$T/run/$f" ] || { echo "FAIL train: missing $f"; fail=$((fail + 1)); }
+done
+[ "$(wc -l <"$T/run/metrics.csv")" -eq 7 ] || { echo "FAIL metrics.csv rows"; fail=$((fail + 1)); }
+head -n 1 "$T/run/metrics.csv" | grep -q '^epoch,loss,goal,collision,energy,grad_norm,lr,ms$' || { echo "FAIL metrics header"; fail=$((fail + 1)); }
+ls "$T/run" | grep -q '\.tmp\.' && { echo "FAIL: temporary files left"; fail=$((fail + 1)); }
+check "train --seeds"         0 ""                 "$DG" train --config $R --epochs 2 --batch 4 --seeds 0,1,2 --out "$T/seeds" --quiet
+tail -n 1 "$T/out" | grep -q '"median_final_loss"' || { echo "FAIL --seeds JSON"; fail=$((fail + 1)); }
+
+# eval, --init, --grad-out
+check "eval"                  0 ""                 "$DG" eval --config $R --ckpt "$T/run/final.safetensors" --batch 8
+grep -q '"loss": ' "$T/out" || { echo "FAIL eval JSON"; fail=$((fail + 1)); }
+check "eval grad-out"         0 ""                 "$DG" eval --config $R --ckpt "$T/run/final.safetensors" --grad-out "$T/g.safetensors"
+[ -s "$T/g.safetensors" ] || { echo "FAIL grad-out file"; fail=$((fail + 1)); }
+check "eval missing ckpt"     2 "$T/none.safetensors" "$DG" eval --config $R --ckpt "$T/none.safetensors"
+head -c 100 "$T/run/final.safetensors" >"$T/trunc.safetensors"
+check "eval truncated ckpt"   2 "trunc.safetensors" "$DG" eval --config $R --ckpt "$T/trunc.safetensors"
+printf 'game: reach\npolicy: {hidden: [32]}\n' >"$T/small.yaml"
+check "eval other hidden size" 2 "net.0.weight"    "$DG" eval --config "$T/small.yaml" --ckpt "$T/run/final.safetensors"
+check "eval init not safetensors" 2 "$R"           "$DG" eval --config $R --ckpt "$T/run/final.safetensors" --init $R
+
+# replay and gradcheck
+check "replay"                0 ""                 "$DG" replay --config $R --ckpt "$T/run/final.safetensors" --out "$T/r.gif" --frames 10
+[ "$(head -c 6 "$T/r.gif")" = "GIF89a" ] || { echo "FAIL replay: not a GIF"; fail=$((fail + 1)); }
+check "replay bad out"        2 "/proc/difgames"   "$DG" replay --config $R --ckpt "$T/run/final.safetensors" --out /proc/difgames/r.gif
+for g in reach chase pixel; do
+    check "gradcheck $g"      0 ""                 "$DG" gradcheck --config configs/$g.yaml
+done
+
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]

@@ -1,0 +1,305 @@
+/* Every registered game: finite differences for step + step_cost and for a
+ * short episode; the renderer on the tape; a single-batch overfit; identical
+ * metrics for the same seed and thread count; the NaN guard. */
+#define _POSIX_C_SOURCE 200809L
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "difgames/difgames.h"
+
+static dg_cfg *cfg_of(const char *text) {
+    dg_err e = {0};
+    dg_cfg *c = dg_cfg_parse(text, strlen(text), "test.yaml", &e);
+    if (!c) fail_msg("config: %s", e.msg);
+    return c;
+}
+
+typedef struct setup {
+    dg_cfg *cfg;
+    dg_env *env;
+    dg_train_opts o;
+} setup;
+
+static void setup_game(setup *s, const char *yaml) {
+    dg_err e = {0};
+    s->cfg = cfg_of(yaml);
+    s->env = dg_env_create(s->cfg, &e);
+    if (!s->env) fail_msg("env: %s", e.msg);
+    if (dg_train_opts_read(s->cfg, &s->o, &e) != DG_OK) fail_msg("opts: %s", e.msg);
+    if (dg_cfg_check_unused(s->cfg, &e) != DG_OK) fail_msg("unused: %s", e.msg);
+}
+
+static void setup_free(setup *s) {
+    dg_env_free(s->env);
+    dg_cfg_free(s->cfg);
+}
+
+typedef struct step_case {
+    const dg_env *env;
+    const float *aux;
+    int B;
+} step_case;
+
+static dg_tensor *step_loss(dg_ctx *ctx, dg_params *p, void *user) {
+    const step_case *c = user;
+    dg_tensor *aux = c->env->aux_dim ? dg_from(ctx, 2, (int[]){c->B, c->env->aux_dim}, c->aux) : NULL;
+    dg_tensor *a = dg_param(ctx, p, 1);
+    dg_tensor *next = c->env->game->step(ctx, c->env, dg_param(ctx, p, 0), aux, a);
+    if (!next) return NULL;
+    dg_tensor *terms[DG_MAX_TERMS] = {0};
+    c->env->game->step_cost(ctx, c->env, next, aux, a, 1.0f / c->B, terms);
+    dg_tensor *total = NULL;
+    for (int i = 0; i < c->env->nterms; i++) {
+        /* every term, weight 1, so a small weight cannot hide a wrong term */
+        total = total ? dg_add(ctx, total, terms[i]) : terms[i];
+    }
+    return total;
+}
+
+typedef struct ep_case {
+    const dg_env *env;
+    const dg_mlp *m;
+    const float *state, *aux;
+    int B;
+} ep_case;
+
+static dg_tensor *ep_loss(dg_ctx *ctx, dg_params *p, void *user) {
+    const ep_case *c = user;
+    return dg_rollout(ctx, c->env, c->m, p, c->state, c->aux, c->B, 1.0f / c->B, NULL, NULL);
+}
+
+/* step_cost and a 6-step episode of every game agree with finite differences */
+static void test_games_gradcheck(void **state) {
+    (void)state;
+    for (int g = 0; g < dg_game_count(); g++) {
+        char yaml[256];
+        snprintf(yaml, sizeof yaml, "game: %s\nenv: {horizon: 6}\npolicy: {hidden: [16, 16]}\n",
+                 dg_game_at(g)->name);
+        setup s;
+        setup_game(&s, yaml);
+        const dg_env *env = s.env;
+        const int B = 3, S = env->state_dim, A = env->act_dim;
+        float *st = malloc((size_t)B * S * sizeof(float));
+        float *aux = malloc((size_t)B * (env->aux_dim ? env->aux_dim : 1) * sizeof(float));
+        dg_rng rng;
+        dg_rng_seed(&rng, 5);
+        env->game->reset(env, &rng, B, st, aux);
+        dg_params *sp = dg_params_create();
+        dg_params_add(sp, "state", 2, (int[]){B, S}, NULL);
+        dg_params_add(sp, "action", 2, (int[]){B, A}, NULL);
+        memcpy(dg_params_data(sp, 0), st, (size_t)B * S * sizeof(float));
+        for (int i = 0; i < B * S; i++)
+            if (i % 4 >= 2) dg_params_data(sp, 0)[i] = dg_rng_uniform(&rng, -0.5f, 0.5f);
+        for (int i = 0; i < B * A; i++) dg_params_data(sp, 1)[i] = dg_rng_uniform(&rng, -0.9f, 0.9f);
+        dg_ctx *ctx = dg_ctx_create(64 << 20);
+        dg_gradcheck_report r;
+        dg_err e = {0};
+        step_case sc = {env, aux, B};
+        assert_int_equal(dg_gradcheck(ctx, sp, step_loss, &sc, 0.1f, 1e-2, 0, &r, &e), DG_OK);
+        printf("  %-6s step_cost: worst rel err %.2e over %lld\n", env->game->name, r.max_rel_err,
+               (long long)r.checked);
+        assert_true(r.max_rel_err < 1e-3);
+
+        dg_mlp m;
+        dg_params *pp;
+        assert_int_equal(dg_policy_create(env, s.o.hidden, s.o.nhidden, &m, &pp, &e), DG_OK);
+        dg_mlp_reset_params(&m, pp, &rng);
+        ep_case ec = {env, &m, st, aux, B};
+        assert_int_equal(dg_gradcheck(ctx, pp, ep_loss, &ec, 0.1f, 1e-2, 16, &r, &e), DG_OK);
+        printf("  %-6s episode:   worst rel err %.2e over %lld\n", env->game->name, r.max_rel_err,
+               (long long)r.checked);
+        assert_true(r.max_rel_err < 1e-3);
+        int zero[8];
+        assert_int_equal(dg_params_zero_grads(pp, zero, 8), 0);  /* the chain is whole */
+        dg_params_free(pp);
+        dg_params_free(sp);
+        dg_ctx_free(ctx);
+        free(st);
+        free(aux);
+        setup_free(&s);
+    }
+}
+
+/* pixel: the loss reaches the policy only through the renderer's op */
+static void test_renderer_on_tape(void **state) {
+    (void)state;
+    setup s;
+    setup_game(&s, "game: pixel\nenv: {horizon: 3}\nrender: {size: 16}\n");
+    const int B = 2;
+    float st[8], aux[2 * (2 + 256)];
+    dg_rng rng;
+    dg_rng_seed(&rng, 1);
+    s.env->game->reset(s.env, &rng, B, st, aux);
+    dg_mlp m;
+    dg_params *p;
+    dg_err e = {0};
+    assert_int_equal(dg_policy_create(s.env, s.o.hidden, s.o.nhidden, &m, &p, &e), DG_OK);
+    dg_mlp_reset_params(&m, p, &rng);
+    dg_ctx *ctx = dg_ctx_create(16 << 20);
+    dg_tensor *l = dg_rollout(ctx, s.env, &m, p, st, aux, B, 0.5f, NULL, NULL);
+    assert_non_null(l);
+    int renders = 0;
+    for (dg_tensor *t = l; t; t = t->tape_prev)
+        if (t->op == DG_OP_CUSTOM && !strcmp(t->name, "render_points")) {
+            renders++;
+            assert_int_equal(t->ndim, 4);
+            assert_int_equal(t->shape[2], 16);
+        }
+    assert_int_equal(renders, 3);  /* one render per step, all taped */
+    dg_params_zero_grad(p);
+    assert_int_equal(dg_backward(ctx, l), DG_OK);
+    assert_true(dg_grad_norm(p) > 0.0f);
+    dg_ctx_free(ctx);
+    dg_params_free(p);
+    setup_free(&s);
+}
+
+static void first_loss(const dg_train_event *ev, void *user) {
+    if (ev->kind == DG_EV_INIT) *(double *)user = ev->stats->loss;
+}
+
+/* the seed's single-batch overfit: batch 4, horizon 30, 50 epochs; starts and
+ * goals up to 0.57 apart, so the travel itself keeps the loss above zero */
+static void test_single_batch_overfit(void **state) {
+    (void)state;
+    setup s;
+    setup_game(&s,
+               "game: reach\nseed: 0\n"
+               "env: {horizon: 30, obstacles: [], start: {x: [-0.2, 0.2], y: [-0.2, 0.2]},"
+               " goal: {x: [-0.2, 0.2], y: [-0.2, 0.2]}}\n"
+               "train: {batch: 4, epochs: 50, lr: 0.01, fixed_batch: true, snapshots: []}\n");
+    dg_err e = {0};
+    dg_trainer *t = dg_trainer_create(s.env, &s.o, NULL, NULL, &e);
+    assert_non_null(t);
+    double init = 0;
+    assert_int_equal(dg_trainer_run(t, first_loss, &init, NULL, &e), DG_OK);
+    const double final = dg_trainer_last(t)->loss;
+    printf("  overfit: loss %.3e at initialisation, %.3e after 50 epochs\n", init, final);
+    assert_true(final < 1e-2 && final < 0.05 * init);
+    dg_trainer_free(t);
+    setup_free(&s);
+}
+
+static char *slurp(const char *path) {
+    unsigned char *buf;
+    size_t len;
+    if (dg_file_read_all(path, &buf, &len, NULL) != DG_OK) return NULL;
+    return (char *)buf;
+}
+
+/* drop the ms column (wall time) from each line of metrics.csv */
+static void drop_ms(char *csv) {
+    char *out = csv;
+    for (char *line = csv; *line;) {
+        char *end = strchr(line, '\n');
+        if (!end) end = line + strlen(line);
+        int col = 0, ms_col = 1 + 1 + 3 + 2;  /* epoch, loss, 3 terms, grad_norm, lr, [ms] */
+        for (char *c = line; c < end; c++) {
+            if (*c == ',') col++;
+            if (col != ms_col) *out++ = *c;
+        }
+        *out++ = '\n';
+        line = *end ? end + 1 : end;
+    }
+    *out = 0;
+}
+
+static char *train_run(const char *dir, int threads) {
+    char yaml[256];
+    snprintf(yaml, sizeof yaml, "game: reach\nseed: 7\ntrain: {batch: 16, epochs: 8, threads: %d,"
+             " snapshots: [4]}\n", threads);
+    setup s;
+    setup_game(&s, yaml);
+    dg_err e = {0};
+    dg_trainer *t = dg_trainer_create(s.env, &s.o, dir, "x", &e);
+    assert_non_null(t);
+    assert_int_equal(dg_trainer_run(t, NULL, NULL, NULL, &e), DG_OK);
+    dg_trainer_free(t);
+    setup_free(&s);
+    char path[512];
+    snprintf(path, sizeof path, "%s/metrics.csv", dir);
+    char *csv = slurp(path);
+    assert_non_null(csv);
+    drop_ms(csv);
+    return csv;
+}
+
+static void test_deterministic_metrics(void **state) {
+    (void)state;
+    char tmpl[] = "/tmp/dg_games_XXXXXX";
+    char *root = mkdtemp(tmpl);
+    assert_non_null(root);
+    for (int threads = 1; threads <= 2; threads++) {
+        char a[512], b[512];
+        snprintf(a, sizeof a, "%s/a%d", root, threads);
+        snprintf(b, sizeof b, "%s/b%d", root, threads);
+        char *ca = train_run(a, threads), *cb = train_run(b, threads);
+        assert_string_equal(ca, cb);
+        /* and the checkpoints are byte-identical */
+        char pa[600], pb[600];
+        unsigned char *fa, *fb;
+        size_t la, lb;
+        snprintf(pa, sizeof pa, "%s/final.safetensors", a);
+        snprintf(pb, sizeof pb, "%s/final.safetensors", b);
+        assert_int_equal(dg_file_read_all(pa, &fa, &la, NULL), DG_OK);
+        assert_int_equal(dg_file_read_all(pb, &fb, &lb, NULL), DG_OK);
+        assert_int_equal(la, lb);
+        assert_memory_equal(fa, fb, la);
+        free(fa);
+        free(fb);
+        free(ca);
+        free(cb);
+    }
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
+    assert_int_equal(system(cmd), 0);
+}
+
+typedef struct nan_seen {
+    int nan_events;
+    double lr;
+} nan_seen;
+
+static void on_ev(const dg_train_event *ev, void *user) {
+    nan_seen *n = user;
+    if (ev->kind == DG_EV_NAN) {
+        n->nan_events++;
+        n->lr = ev->lr;
+    }
+}
+
+/* a non-finite loss is never applied: parameters roll back, lr halves */
+static void test_nan_guard(void **state) {
+    (void)state;
+    setup s;
+    setup_game(&s, "game: reach\ntrain: {batch: 8, epochs: 6, fault_nan_epoch: 4, snapshots: []}\n");
+    dg_err e = {0};
+    dg_trainer *t = dg_trainer_create(s.env, &s.o, NULL, NULL, &e);
+    nan_seen n = {0};
+    assert_int_equal(dg_trainer_run(t, on_ev, &n, NULL, &e), DG_OK);
+    assert_int_equal(n.nan_events, 1);
+    assert_float_equal(n.lr, 5e-4, 1e-9);
+    assert_true(isfinite(dg_trainer_last(t)->loss));
+    const dg_params *p = dg_trainer_params(t);
+    for (size_t i = 0; i < p->total; i++) assert_true(isfinite(p->data[i]));
+    dg_trainer_free(t);
+    setup_free(&s);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_games_gradcheck),
+        cmocka_unit_test(test_renderer_on_tape),
+        cmocka_unit_test(test_single_batch_overfit),
+        cmocka_unit_test(test_deterministic_metrics),
+        cmocka_unit_test(test_nan_guard),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
