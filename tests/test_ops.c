@@ -9,6 +9,7 @@
 #include <cmocka.h>
 
 #include "difgames/core.h"
+#include "core/internal.h"
 
 #define TOL 1e-3
 
@@ -186,6 +187,8 @@ static const op_case CASES[] = {
     {"reshape", f_reshape, 1, {2}, {S2(3, 4)}, -1, 1, 0},
     {"value used twice", f_used_twice, 1, {2}, {S2(3, 4)}, -1, 1, 0},
     {"custom op", f_custom, 1, {2}, {S2(3, 4)}, -1.5f, 1.5f, 0},
+    {"linear wide (vector paths)", f_linear_tanh, 3, {2, 2, 1}, {S2(6, 20), S2(40, 20), S1(40)}, -0.5f, 0.5f, 0},
+    {"matmul wide (vector paths)", f_matmul, 2, {2, 2}, {S2(5, 33), S2(33, 37)}, -0.5f, 0.5f, 0},
     {"chain", f_chain, 3, {2, 2, 1}, {S2(5, 4), S2(3, 4), S1(3)}, -1, 1, 0},
 };
 
@@ -403,11 +406,41 @@ static void test_rng_reproducible(void **state) {
     assert_true(dg_rng_u64(&a) != dg_rng_u64(&b));
 }
 
+/* the blocked kernel against a plain triple loop, over every block remainder
+ * and all three stride patterns the ops use */
+static void test_gemm_kernel(void **state) {
+    (void)state;
+    const int Ms[] = {1, 3, 4, 5, 9}, Ns[] = {1, 15, 16, 17, 31, 32, 33, 64, 70}, Ks[] = {1, 7, 64};
+    dg_rng rng;
+    dg_rng_seed(&rng, 3);
+    static float A[9 * 70 * 64], B[70 * 64], C[9 * 70], R[9 * 70];
+    for (size_t i = 0; i < sizeof A / sizeof A[0]; i++) A[i] = dg_rng_uniform(&rng, -1, 1);
+    for (size_t i = 0; i < sizeof B / sizeof B[0]; i++) B[i] = dg_rng_uniform(&rng, -1, 1);
+    for (int mi = 0; mi < 5; mi++)
+        for (int ni = 0; ni < 9; ni++)
+            for (int ki = 0; ki < 3; ki++)
+                for (int layout = 0; layout < 2; layout++) {
+                    const int M = Ms[mi], N = Ns[ni], K = Ks[ki];
+                    const int64_t a_rs = layout ? 1 : K, a_cs = layout ? M : 1;  /* A or Aᵀ */
+                    for (int i = 0; i < M * N; i++) C[i] = R[i] = 0.25f * (float)(i % 7);
+                    dg__gemm_acc(M, N, K, A, a_rs, a_cs, B, N, C, N);
+                    for (int m = 0; m < M; m++)
+                        for (int n = 0; n < N; n++) {
+                            double acc = R[m * N + n];
+                            for (int k = 0; k < K; k++) acc += (double)A[m * a_rs + k * a_cs] * B[k * N + n];
+                            if (fabs(acc - C[m * N + n]) > 1e-5 * (1 + fabs(acc)))
+                                fail_msg("gemm M=%d N=%d K=%d layout %d at (%d,%d): %g vs %g", M, N, K,
+                                         layout, m, n, C[m * N + n], acc);
+                        }
+                }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_all_ops_gradcheck),
         cmocka_unit_test(test_every_op_covered),
         cmocka_unit_test(test_forward_values),
+        cmocka_unit_test(test_gemm_kernel),
         cmocka_unit_test(test_tanh_accuracy),
         cmocka_unit_test(test_constants_not_taped),
         cmocka_unit_test(test_backward_twice_accumulates),

@@ -27,6 +27,10 @@ dg_tensor *dg__node(dg_ctx *ctx, dg_op op, int ndim, const int *shape, dg_tensor
                     dg_tensor *b, dg_tensor *c);
 /* Gradient buffer of t, allocated zero on first use during backward. */
 float *dg__grad(dg_ctx *ctx, dg_tensor *t);
+/* C[m, n] += Σ_k A[m·a_rs + k·a_cs] · B[k·ldb + n], m < M, n < N, k < K
+ * (gemm.c): the kernel behind linear and matmul, forward and backward. */
+void dg__gemm_acc(int M, int N, int K, const float *A, int64_t a_rs, int64_t a_cs,
+                  const float *B, int64_t ldb, float *C, int64_t ldc);
 /* Backward of one tape node: adds into the gradients of its operands. */
 void dg__backward_node(dg_ctx *ctx, dg_tensor *t);
 

@@ -305,7 +305,7 @@ dg_tensor *dg_abs(dg_ctx *ctx, dg_tensor *a) { return unary(ctx, DG_OP_ABS, a, 0
 
 /* ------------------------------------------------------- matmul, linear */
 
-/* (M,K)·(K,N) -> (M,N); rows of C accumulate rows of B (vectorises over N). */
+/* (M,K)·(K,N) -> (M,N) */
 dg_tensor *dg_matmul(dg_ctx *ctx, dg_tensor *a, dg_tensor *b) {
     NEED(ctx, a);
     NEED(ctx, b);
@@ -318,15 +318,8 @@ dg_tensor *dg_matmul(dg_ctx *ctx, dg_tensor *a, dg_tensor *b) {
     int shape[2] = {M, N};
     dg_tensor *t = dg__node(ctx, DG_OP_MATMUL, 2, shape, a, b, NULL);
     if (!t) return NULL;
-    for (int m = 0; m < M; m++) {
-        float *restrict c = t->data + (int64_t)m * N;
-        memset(c, 0, (size_t)N * sizeof(float));
-        for (int k = 0; k < K; k++) {
-            const float av = a->data[(int64_t)m * K + k];
-            const float *restrict br = b->data + (int64_t)k * N;
-            for (int j = 0; j < N; j++) c[j] += av * br[j];
-        }
-    }
+    memset(t->data, 0, (size_t)t->n * sizeof(float));
+    dg__gemm_acc(M, N, K, a->data, K, 1, b->data, N, t->data, N);
     return t;
 }
 
@@ -335,27 +328,19 @@ static void matmul_backward(dg_ctx *ctx, dg_tensor *t) {
     const int M = a->shape[0], K = a->shape[1], N = b->shape[1];
     float *ga = a->requires_grad ? dg__grad(ctx, a) : NULL;
     float *gb = b->requires_grad ? dg__grad(ctx, b) : NULL;
+    float *bt = ga ? dg_ctx_alloc(ctx, (size_t)N * K * sizeof(float)) : NULL;  /* Bᵀ (N,K) */
     if (ctx->status != DG_OK) return;
-    for (int m = 0; m < M; m++) {
-        const float *restrict g = t->grad + (int64_t)m * N;
-        if (ga)  /* dA[m,k] += sum_n dC[m,n] B[k,n] */
-            for (int k = 0; k < K; k++) {
-                const float *restrict br = b->data + (int64_t)k * N;
-                float acc = 0.0f;
-                for (int j = 0; j < N; j++) acc += g[j] * br[j];
-                ga[(int64_t)m * K + k] += acc;
-            }
-        if (gb)  /* dB[k,:] += A[m,k] dC[m,:] */
-            for (int k = 0; k < K; k++) {
-                const float av = a->data[(int64_t)m * K + k];
-                float *restrict gr = gb + (int64_t)k * N;
-                for (int j = 0; j < N; j++) gr[j] += av * g[j];
-            }
+    if (ga) {  /* dA (M,K) += dC (M,N) · Bᵀ (N,K) */
+        for (int k = 0; k < K; k++)
+            for (int n = 0; n < N; n++) bt[(int64_t)n * K + k] = b->data[(int64_t)k * N + n];
+        dg__gemm_acc(M, K, N, t->grad, N, 1, bt, K, ga, K);
     }
+    if (gb)  /* dB (K,N) += Aᵀ (K,M) · dC (M,N) */
+        dg__gemm_acc(K, N, M, a->data, 1, K, t->grad, N, gb, N);
 }
 
 /* y(B,O) = x(B,I) · w(O,I)ᵀ + b(O). The forward reads a transposed copy of w
- * (I,O) from the arena so the inner loop runs over outputs, contiguous. */
+ * (I,O) from the arena so the kernel's inner loop runs over outputs. */
 static dg_tensor *linear_impl(dg_ctx *ctx, dg_op op, dg_tensor *x, dg_tensor *w, dg_tensor *b) {
     NEED(ctx, x);
     NEED(ctx, w);
@@ -375,17 +360,14 @@ static dg_tensor *linear_impl(dg_ctx *ctx, dg_op op, dg_tensor *x, dg_tensor *w,
     for (int o = 0; o < O; o++)
         for (int i = 0; i < I; i++) wt[(int64_t)i * O + o] = w->data[(int64_t)o * I + i];
     for (int r = 0; r < B; r++) {
-        float *restrict y = t->data + (int64_t)r * O;
-        const float *restrict xr = x->data + (int64_t)r * I;
+        float *y = t->data + (int64_t)r * O;
         if (b) memcpy(y, b->data, (size_t)O * sizeof(float));
         else memset(y, 0, (size_t)O * sizeof(float));
-        for (int i = 0; i < I; i++) {
-            const float xv = xr[i];
-            const float *restrict wr = wt + (int64_t)i * O;
-            for (int o = 0; o < O; o++) y[o] += xv * wr[o];
-        }
-        if (op == DG_OP_LINEAR_TANH)
-            for (int o = 0; o < O; o++) y[o] = fast_tanh(y[o]);
+    }
+    dg__gemm_acc(B, O, I, x->data, I, 1, wt, O, t->data, O);
+    if (op == DG_OP_LINEAR_TANH) {
+        float *restrict y = t->data;
+        for (int64_t i = 0; i < t->n; i++) y[i] = fast_tanh(y[i]);
     }
     return t;
 }
@@ -411,26 +393,15 @@ static void linear_backward(dg_ctx *ctx, dg_tensor *t) {
             for (int64_t i = 0; i < t->n; i++) dz[i] = t->grad[i] * (1.0f - t->data[i] * t->data[i]);
     }
     if (ctx->status != DG_OK) return;
-    for (int r = 0; r < B; r++) {
-        const float *restrict g = dz + (int64_t)r * O;
-        const float *restrict xr = x->data + (int64_t)r * I;
-        if (gb)
+    if (gb)
+        for (int r = 0; r < B; r++) {
+            const float *restrict g = dz + (int64_t)r * O;
             for (int o = 0; o < O; o++) gb[o] += g[o];
-        if (gw)  /* dW[o,:] += dz[r,o] x[r,:] */
-            for (int o = 0; o < O; o++) {
-                const float go = g[o];
-                float *restrict gwr = gw + (int64_t)o * I;
-                for (int i = 0; i < I; i++) gwr[i] += go * xr[i];
-            }
-        if (gx) {  /* dx[r,:] += sum_o dz[r,o] W[o,:] */
-            float *restrict gxr = gx + (int64_t)r * I;
-            for (int o = 0; o < O; o++) {
-                const float go = g[o];
-                const float *restrict wr = w->data + (int64_t)o * I;
-                for (int i = 0; i < I; i++) gxr[i] += go * wr[i];
-            }
         }
-    }
+    if (gw)  /* dW (O,I) += dzᵀ (O,B) · x (B,I) */
+        dg__gemm_acc(O, I, B, dz, 1, O, x->data, I, gw, I);
+    if (gx)  /* dx (B,I) += dz (B,O) · W (O,I) */
+        dg__gemm_acc(B, I, O, dz, O, 1, w->data, I, gx, I);
 }
 
 /* ------------------------------------------------------- reductions */
