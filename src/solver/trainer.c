@@ -304,7 +304,7 @@ static dg_status run_shards(dg_trainer *t, double *loss, float *terms, dg_err *e
 }
 
 /* The game's metrics need the states of the whole episode: one extra forward
- * without the tape's backward, on shard 0's arena, only on epochs we log. */
+ * (no backward) of the whole batch on shard 0's arena. */
 static void episode_metrics(dg_trainer *t, double *metrics) {
     const dg_env *env = t->env;
     if (!env->game->metrics) return;
@@ -427,6 +427,9 @@ dg_status dg_trainer_run(dg_trainer *t, dg_train_cb cb, void *user, volatile int
                 cb(&ev, user);
             }
         }
+        /* the game's metrics of this batch under the parameters that made the loss */
+        for (int i = 0; i < env->nmetrics; i++) s.metrics[i] = NAN;
+        if (env->nmetrics) episode_metrics(t, s.metrics);
         if (!isfinite(s.loss) || !grads_finite(t->p)) {
             /* NaN guard: never apply; go back to the last good state */
             if (epoch > 1 || t->adam.step > 0) {
@@ -456,10 +459,6 @@ dg_status dg_trainer_run(dg_trainer *t, dg_train_cb cb, void *user, volatile int
             s.ms = now_ms() - t0;
         }
         const int last = epoch == t->o.epochs;
-        if (env->nmetrics) {
-            for (int i = 0; i < env->nmetrics; i++) s.metrics[i] = NAN;
-            episode_metrics(t, s.metrics);
-        }
         t->rows[t->nrows++].s = s;
         t->last = s;
         if (cb) {
