@@ -293,6 +293,25 @@ static void test_nan_guard(void **state) {
     setup_free(&s);
 }
 
+static void record_lr(const dg_train_event *ev, void *user) {
+    if (ev->kind == DG_EV_EPOCH) ((double *)user)[ev->stats->epoch] = ev->stats->lr;
+}
+
+/* linear warmup: epoch k of W uses lr · k / W, then lr */
+static void test_warmup(void **state) {
+    (void)state;
+    setup s;
+    setup_game(&s, "game: reach\ntrain: {batch: 4, epochs: 6, lr: 0.004, warmup: 4, snapshots: []}\n");
+    dg_err e = {0};
+    dg_trainer *t = dg_trainer_create(s.env, &s.o, NULL, NULL, &e);
+    double lr[8] = {0};
+    assert_int_equal(dg_trainer_run(t, record_lr, lr, NULL, &e), DG_OK);
+    const double want[7] = {0, 0.001, 0.002, 0.003, 0.004, 0.004, 0.004};
+    for (int k = 1; k <= 6; k++) assert_float_equal(lr[k], want[k], 1e-9);
+    dg_trainer_free(t);
+    setup_free(&s);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_games_gradcheck),
@@ -300,6 +319,7 @@ int main(void) {
         cmocka_unit_test(test_single_batch_overfit),
         cmocka_unit_test(test_deterministic_metrics),
         cmocka_unit_test(test_nan_guard),
+        cmocka_unit_test(test_warmup),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,129 @@
+/* Finite-difference tests for the physics layer: the fused Euler step, soft
+ * signed distances (circles, boxes, walls) and the smooth penalties. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "difgames/core.h"
+#include "difgames/physics.h"
+
+typedef dg_tensor *(*build_fn)(dg_ctx *ctx, dg_params *p);
+
+/* loss = sum(f * R) with a fixed random R */
+static dg_tensor *weighted(dg_ctx *ctx, dg_tensor *y) {
+    if (!y) return NULL;
+    dg_tensor *r = dg_new(ctx, y->ndim, y->shape);
+    if (!r) return NULL;
+    dg_rng rng;
+    dg_rng_seed(&rng, 11);
+    for (int64_t i = 0; i < r->n; i++) r->data[i] = dg_rng_uniform(&rng, -1, 1);
+    return dg_sum(ctx, dg_mul(ctx, y, r));
+}
+
+static const float CIRCLES[] = {0.0f, 0.0f, 0.25f, 0.5f, -0.3f, 0.1f};
+static const float BOXES[] = {0.3f, 0.2f, 0.2f, 0.1f, -0.5f, 0.5f, 0.1f, 0.3f};
+
+static dg_tensor *f_step(dg_ctx *c, dg_params *p) {
+    const float accel[2] = {5.0f, 3.5f};
+    dg_tensor *s = dg_phys_step(c, dg_param(c, p, 0), dg_param(c, p, 1), 2, accel, 0.05f, 0.98f);
+    return weighted(c, dg_phys_step(c, s, dg_param(c, p, 1), 2, accel, 0.05f, 0.98f));  /* two steps */
+}
+static dg_tensor *f_circles(dg_ctx *c, dg_params *p) { return weighted(c, dg_sdf_circles(c, dg_param(c, p, 0), CIRCLES, 2)); }
+static dg_tensor *f_boxes(dg_ctx *c, dg_params *p) { return weighted(c, dg_sdf_boxes(c, dg_param(c, p, 0), BOXES, 2)); }
+static dg_tensor *f_walls(dg_ctx *c, dg_params *p) { return weighted(c, dg_sdf_walls(c, dg_param(c, p, 0), 1.0f)); }
+static dg_tensor *f_margin(dg_ctx *c, dg_params *p) {
+    return weighted(c, dg_penalty_margin(c, dg_sdf_circles(c, dg_param(c, p, 0), CIRCLES, 2), 0.3f));
+}
+static dg_tensor *f_outside(dg_ctx *c, dg_params *p) { return weighted(c, dg_penalty_outside(c, dg_param(c, p, 0), 0.5f)); }
+static dg_tensor *f_push(dg_ctx *c, dg_params *p) { return weighted(c, dg_wall_push(c, dg_param(c, p, 0), 1.0f, 20.0f, 0.15f)); }
+
+/* positions chosen away from kinks (|x| = half, box edges, the margin) */
+static const float POS[] = {0.9f, -0.1f, 0.15f, 0.12f, -0.7f, 0.62f, 0.62f, 0.35f, 0.42f, -0.25f, -1.2f, 0.9f};
+
+typedef struct phys_case {
+    const char *name;
+    build_fn    f;
+    int         is_step;   /* inputs: state (3,8) + action (3,4); else positions (6,2) */
+    float       eps;       /* finite-difference step: small where the function is stiff */
+} phys_case;
+
+static dg_tensor *case_loss(dg_ctx *ctx, dg_params *p, void *user) {
+    return ((const phys_case *)user)->f(ctx, p);
+}
+
+static const phys_case CASES[] = {
+    {"phys_step (2 bodies, 2 steps)", f_step, 1, 5e-2f},
+    {"sdf_circles", f_circles, 0, 2e-2f},
+    {"sdf_boxes", f_boxes, 0, 2e-2f},
+    {"sdf_walls", f_walls, 0, 2e-2f},
+    {"penalty_margin", f_margin, 0, 2e-2f},
+    {"penalty_outside", f_outside, 0, 2e-2f},
+    {"wall_push (k = 20)", f_push, 0, 1e-2f},
+};
+
+static void test_physics_gradcheck(void **state) {
+    (void)state;
+    for (size_t k = 0; k < sizeof CASES / sizeof CASES[0]; k++) {
+        const phys_case *c = &CASES[k];
+        dg_params *p = dg_params_create();
+        if (c->is_step) {
+            dg_params_add(p, "state", 2, (int[]){3, 8}, NULL);
+            dg_params_add(p, "action", 2, (int[]){3, 4}, NULL);
+            dg_rng rng;
+            dg_rng_seed(&rng, 2);
+            for (size_t i = 0; i < p->total; i++) p->data[i] = dg_rng_uniform(&rng, -1, 1);
+        } else {
+            dg_params_add(p, "pos", 2, (int[]){6, 2}, NULL);
+            memcpy(p->data, POS, sizeof POS);
+        }
+        dg_ctx *ctx = dg_ctx_create(1 << 20);
+        dg_gradcheck_report r;
+        dg_err e = {0};
+        assert_int_equal(dg_gradcheck(ctx, p, case_loss, (void *)c, c->eps, 1e-2, 0, &r, &e), DG_OK);
+        printf("  %-30s max rel err %.2e over %lld\n", c->name, r.max_rel_err, (long long)r.checked);
+        if (r.max_rel_err > 1e-3)
+            fail_msg("%s: rel err %.3e at [%lld]: %g vs %g", c->name, r.max_rel_err,
+                     (long long)r.worst_index, r.worst_analytic, r.worst_numeric);
+        dg_ctx_free(ctx);
+        dg_params_free(p);
+    }
+}
+
+/* values against the formulas, by hand */
+static void test_physics_values(void **state) {
+    (void)state;
+    dg_ctx *ctx = dg_ctx_create(1 << 16);
+    dg_tensor *s = dg_from(ctx, 2, (int[]){1, 4}, (float[]){0.1f, 0.2f, 1.0f, -1.0f});
+    dg_tensor *a = dg_from(ctx, 2, (int[]){1, 2}, (float[]){0.5f, 1.0f});
+    const float accel = 5.0f;
+    dg_tensor *n = dg_phys_step(ctx, s, a, 1, &accel, 0.05f, 0.98f);
+    const float vx = (1.0f + 5.0f * 0.5f * 0.05f) * 0.98f, vy = (-1.0f + 5.0f * 1.0f * 0.05f) * 0.98f;
+    assert_float_equal(n->data[2], vx, 1e-6);
+    assert_float_equal(n->data[3], vy, 1e-6);
+    assert_float_equal(n->data[0], 0.1f + vx * 0.05f, 1e-6);
+    assert_float_equal(n->data[1], 0.2f + vy * 0.05f, 1e-6);
+    dg_tensor *p = dg_from(ctx, 2, (int[]){3, 2}, (float[]){0.5f, 0.2f, 0.3f, 0.25f, 0.0f, 0.0f});
+    dg_tensor *d = dg_sdf_boxes(ctx, p, BOXES, 1);  /* box centre (0.3,0.2), half (0.2,0.1) */
+    assert_float_equal(d->data[0], 0.0f, 1e-6);     /* on the right edge */
+    assert_float_equal(d->data[1], -0.05f, 1e-6);   /* inside, 0.05 below the top edge */
+    assert_float_equal(d->data[2], sqrtf(0.1f * 0.1f + 0.1f * 0.1f), 1e-5);  /* off the corner */
+    dg_tensor *c = dg_sdf_circles(ctx, p, CIRCLES, 1);
+    assert_float_equal(c->data[2], -0.25f, 1e-4);
+    assert_int_equal(dg_ctx_status(ctx), DG_OK);
+    /* bad shapes are a context error, not a crash */
+    assert_null(dg_phys_step(ctx, s, s, 1, &accel, 0.05f, 0.98f));
+    assert_int_equal(dg_ctx_status(ctx), DG_ERR_SHAPE);
+    dg_ctx_free(ctx);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_physics_gradcheck),
+        cmocka_unit_test(test_physics_values),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
