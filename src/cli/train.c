@@ -45,7 +45,7 @@ typedef struct progress {
     const dg_env *env;
     int    epochs, tty, quiet;
     double t0;
-    int    last_line;
+    double last_draw;      /* when the bar was last redrawn (at most 10 times a second) */
 } progress;
 
 static double now_s(void) {
@@ -86,6 +86,9 @@ static void on_event(const dg_train_event *ev, void *user) {
         const double el = now_s() - pr->t0;
         const double eta = s->epoch ? el / s->epoch * (pr->epochs - s->epoch) : 0;
         if (pr->tty) {
+            const double now = now_s();
+            if (now - pr->last_draw < 0.1 && s->epoch != pr->epochs && s->epoch != 1) break;
+            pr->last_draw = now;
             const int width = 30, fill = pr->epochs ? width * s->epoch / pr->epochs : width;
             char bar[64];
             for (int i = 0; i < width; i++) bar[i] = i < fill ? '#' : '.';
