@@ -72,7 +72,7 @@ typedef struct ep_case {
 
 static dg_tensor *ep_loss(dg_ctx *ctx, dg_params *p, void *user) {
     const ep_case *c = user;
-    return dg_rollout(ctx, c->env, c->m, p, c->state, c->aux, c->B, 1.0f / c->B, NULL, NULL);
+    return dg_rollout(ctx, c->env, c->m, p, c->state, c->aux, c->B, 1.0f / c->B, NULL, NULL, 0);
 }
 
 /* step_cost and a 6-step episode of every game agree with finite differences */
@@ -143,7 +143,7 @@ static void test_renderer_on_tape(void **state) {
     assert_int_equal(dg_policy_create(s.env, s.o.hidden, s.o.nhidden, &m, &p, &e), DG_OK);
     dg_mlp_reset_params(&m, p, &rng);
     dg_ctx *ctx = dg_ctx_create(16 << 20);
-    dg_tensor *l = dg_rollout(ctx, s.env, &m, p, st, aux, B, 0.5f, NULL, NULL);
+    dg_tensor *l = dg_rollout(ctx, s.env, &m, p, st, aux, B, 0.5f, NULL, NULL, 0);
     assert_non_null(l);
     int renders = 0;
     for (dg_tensor *t = l; t; t = t->tape_prev)
@@ -293,6 +293,67 @@ static void test_nan_guard(void **state) {
     setup_free(&s);
 }
 
+/* checkpointed BPTT: the same loss, terms and gradients, to the bit, as one
+ * tape, for every game and several segment lengths (one that does not divide H) */
+static void test_checkpointed_bptt_identical(void **state) {
+    (void)state;
+    for (int g = 0; g < dg_game_count(); g++) {
+        char yaml[256];
+        snprintf(yaml, sizeof yaml, "game: %s\nenv: {horizon: 23}\npolicy: {hidden: [16, 16]}\n",
+                 dg_game_at(g)->name);
+        setup s;
+        setup_game(&s, yaml);
+        const dg_env *env = s.env;
+        const int B = 5, S = env->state_dim, H = env->horizon;
+        float *st = malloc((size_t)B * S * sizeof(float));
+        float *aux = malloc((size_t)B * (env->aux_dim ? env->aux_dim : 1) * sizeof(float));
+        float *saved = malloc((size_t)H * B * S * sizeof(float));
+        float *traj0 = malloc((size_t)(H + 1) * B * S * sizeof(float));
+        float *traj1 = malloc((size_t)(H + 1) * B * S * sizeof(float));
+        dg_rng rng;
+        dg_rng_seed(&rng, 9);
+        env->game->reset(env, &rng, B, st, aux);
+        dg_mlp m;
+        dg_params *p;
+        dg_err e = {0};
+        assert_int_equal(dg_policy_create(env, s.o.hidden, s.o.nhidden, &m, &p, &e), DG_OK);
+        dg_mlp_reset_params(&m, p, &rng);
+        dg_ctx *ctx = dg_ctx_create(32 << 20);
+        double loss0, loss1;
+        float terms0[DG_MAX_TERMS], terms1[DG_MAX_TERMS];
+        dg_params_zero_grad(p);
+        assert_int_equal(dg_episode_grad(ctx, env, &m, p, st, aux, B, 1.0f / B, 0, NULL, &loss0, terms0,
+                                         traj0, B), DG_OK);
+        float *g0 = malloc(p->total * sizeof(float));
+        memcpy(g0, p->grad, p->total * sizeof(float));
+        const size_t full_peak = dg_ctx_peak(ctx);
+        const int everys[] = {1, 5, 7, 22};
+        for (int k = 0; k < 4; k++) {
+            dg_ctx_free(ctx);
+            ctx = dg_ctx_create(32 << 20);
+            dg_params_zero_grad(p);
+            assert_int_equal(dg_episode_grad(ctx, env, &m, p, st, aux, B, 1.0f / B, everys[k], saved,
+                                             &loss1, terms1, traj1, B), DG_OK);
+            assert_true(loss0 == loss1);
+            assert_memory_equal(terms0, terms1, env->nterms * sizeof(float));
+            assert_memory_equal(g0, p->grad, p->total * sizeof(float));
+            assert_memory_equal(traj0, traj1, (size_t)(H + 1) * B * S * sizeof(float));
+            if (everys[k] <= 7) assert_true(dg_ctx_peak(ctx) < full_peak / 2);
+        }
+        printf("  %-6s checkpointed BPTT (k = 1, 5, 7, 22 of H = 23): identical; arena %zu -> %zu bytes\n",
+               env->game->name, full_peak, dg_ctx_peak(ctx));
+        dg_ctx_free(ctx);
+        dg_params_free(p);
+        free(g0);
+        free(st);
+        free(aux);
+        free(saved);
+        free(traj0);
+        free(traj1);
+        setup_free(&s);
+    }
+}
+
 static void record_lr(const dg_train_event *ev, void *user) {
     if (ev->kind == DG_EV_EPOCH) ((double *)user)[ev->stats->epoch] = ev->stats->lr;
 }
@@ -320,6 +381,7 @@ int main(void) {
         cmocka_unit_test(test_deterministic_metrics),
         cmocka_unit_test(test_nan_guard),
         cmocka_unit_test(test_warmup),
+        cmocka_unit_test(test_checkpointed_bptt_identical),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

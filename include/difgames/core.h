@@ -91,6 +91,9 @@ size_t    dg_ctx_capacity(const dg_ctx *ctx);  /* arena size                    
 dg_status dg_ctx_status(const dg_ctx *ctx);    /* first error since the last reset, or DG_OK  */
 const char *dg_ctx_error(const dg_ctx *ctx);   /* its message ("" when none)                  */
 size_t    dg_ctx_tape_len(const dg_ctx *ctx);  /* nodes recorded on the tape                  */
+uint64_t  dg_ctx_flops(const dg_ctx *ctx);     /* FLOPs of ops and backward since creation:
+                                                  matrix products exactly (2·M·N·K), elementwise
+                                                  ops one a element (two in backward)          */
 void     *dg_ctx_alloc(dg_ctx *ctx, size_t bytes);  /* 64-byte-aligned scratch; NULL + error when full */
 /* Records an error on ctx (the first one sticks) and returns NULL: how ops
  * defined outside the core report bad arguments. */

@@ -37,6 +37,7 @@ typedef struct dg_train_opts {
     int    nhidden;
     int    nan_epoch;                     /* fault injection: loss NaN at this epoch (0: off) */
     int    fixed_batch;                   /* 1: every epoch the same initial batch (overfit test) */
+    int    checkpoint_every;              /* checkpointed BPTT every k steps (0: full tape) */
 } dg_train_opts;
 
 /* Reads seed, train.* and policy.* from cfg (defaults as in spec/reach.md). */
@@ -49,10 +50,22 @@ dg_status dg_policy_create(const dg_env *env, const int *hidden, int nhidden, dg
 /* One episode of B rows on ctx from state0 (B, state_dim) and aux (B, aux_dim):
  * returns the loss (1), Σ_t Σ_i w_i term_i,t / H with batch means taken as
  * sums · inv_batch. terms (if not NULL) gets each weighted term; traj (if not
- * NULL) the states (H+1, B, state_dim). NULL on error (see the context). */
+ * NULL) the states, step t's B rows at traj + t·traj_ld·state_dim (traj_ld >= B:
+ * rows per step, so shards of a batch can fill one trajectory). NULL on error
+ * (see the context). */
 dg_tensor *dg_rollout(dg_ctx *ctx, const dg_env *env, const dg_mlp *m, dg_params *p,
                       const float *state0, const float *aux, int B, float inv_batch,
-                      float *terms, float *traj);
+                      float *terms, float *traj, int traj_ld);
+/* Loss and gradient of one episode: adds d loss / d parameter into p's
+ * gradient block and sets *loss. every <= 0 (or >= H): one tape for the whole
+ * episode. every = k: checkpointed BPTT: the forward keeps only the state
+ * every k steps (in saved, ceil(H/k) · B · state_dim floats), the backward
+ * recomputes one segment at a time, so the arena holds k steps, not H; loss
+ * and gradients are the same to the bit as with the full tape. ctx is reset. */
+dg_status  dg_episode_grad(dg_ctx *ctx, const dg_env *env, const dg_mlp *m, dg_params *p,
+                           const float *state0, const float *aux, int B, float inv_batch,
+                           int every, float *saved, double *loss, float *terms,
+                           float *traj, int traj_ld);
 
 typedef struct dg_epoch_stats {
     int    epoch;                         /* 1-based                             */
@@ -61,6 +74,7 @@ typedef struct dg_epoch_stats {
     double grad_norm;                     /* before clipping                      */
     double lr;                            /* the rate this epoch's step used      */
     double ms;                            /* wall time of the epoch               */
+    double flops;                         /* FLOPs of its forward and backward    */
     double metrics[DG_MAX_METRICS];       /* the game's episode metrics           */
 } dg_epoch_stats;
 

@@ -130,7 +130,7 @@ dg_ctx *cli_rollout(const char *cmd, const dg_env *env, const dg_mlp *m, dg_para
             cli_error(cmd, "out of memory for a %zu MiB arena", cap >> 20);
             return NULL;
         }
-        *loss = dg_rollout(ctx, env, m, p, state0, aux, B, 1.0f / (float)B, terms, traj);
+        *loss = dg_rollout(ctx, env, m, p, state0, aux, B, 1.0f / (float)B, terms, traj, B);
         if (*loss && backward) dg_backward(ctx, *loss);
         dg_status st = dg_ctx_status(ctx);
         if (st == DG_OK) return ctx;

@@ -55,7 +55,7 @@ typedef struct episode_case {
 
 static dg_tensor *episode_loss(dg_ctx *ctx, dg_params *p, void *user) {
     const episode_case *c = user;
-    return dg_rollout(ctx, c->env, c->m, p, c->state, c->aux, c->B, 1.0f / (float)c->B, NULL, NULL);
+    return dg_rollout(ctx, c->env, c->m, p, c->state, c->aux, c->B, 1.0f / (float)c->B, NULL, NULL, 0);
 }
 
 static void report(const char *what, const dg_params *p, const dg_gradcheck_report *r, double tol) {

@@ -138,6 +138,7 @@ size_t dg_ctx_capacity(const dg_ctx *ctx) { return ctx->cap; }
 dg_status dg_ctx_status(const dg_ctx *ctx) { return ctx->status; }
 const char *dg_ctx_error(const dg_ctx *ctx) { return ctx->err; }
 size_t dg_ctx_tape_len(const dg_ctx *ctx) { return ctx->tape_len; }
+uint64_t dg_ctx_flops(const dg_ctx *ctx) { return ctx->flops; }
 
 /* ------------------------------------------------------------ leaves */
 

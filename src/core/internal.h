@@ -12,6 +12,7 @@ struct dg_ctx {
     dg_tensor     *tape;     /* last recorded node (walk via tape_prev)    */
     size_t         tape_len;
     dg_status      status;   /* first error since reset                    */
+    uint64_t       flops;    /* floating-point operations since creation    */
     char           err[256];
 };
 

@@ -137,6 +137,7 @@ static dg_tensor *binary(dg_ctx *ctx, dg_op op, dg_tensor *a, dg_tensor *b) {
     out_shape(&bc, ndim, shape);
     dg_tensor *t = dg__node(ctx, op, ndim, shape, a, b, NULL);
     if (!t) return NULL;
+    ctx->flops += (uint64_t)t->n;
     switch (op) {
     case DG_OP_ADD: BCAST_LOOP(bc, a->data, b->data, t->data, INNER(x + y)); break;
     case DG_OP_SUB: BCAST_LOOP(bc, a->data, b->data, t->data, INNER(x - y)); break;
@@ -184,6 +185,7 @@ static void binary_backward(dg_ctx *ctx, dg_tensor *t) {
     float *gb = b->requires_grad ? dg__grad(ctx, b) : NULL;
     if (ctx->status != DG_OK) return;
     float *tg = t->grad;
+    ctx->flops += 2 * (uint64_t)t->n;
     int64_t _o = 0;
     for (int i0 = 0; i0 < bc.shape[0]; i0++)
         for (int i1 = 0; i1 < bc.shape[1]; i1++)
@@ -223,6 +225,7 @@ static dg_tensor *unary(dg_ctx *ctx, dg_op op, dg_tensor *a, float p) {
     dg_tensor *t = dg__node(ctx, op, a->ndim, a->shape, a, NULL, NULL);
     if (!t) return NULL;
     t->fparam[0] = p;
+    ctx->flops += (uint64_t)a->n;
     const float *restrict x = a->data;
     float *restrict y = t->data;
     const int64_t n = a->n;
@@ -260,6 +263,7 @@ static void unary_backward(dg_ctx *ctx, dg_tensor *t) {
     const float *restrict x = a->data, *restrict y = t->data, *restrict g = t->grad;
     const float p = t->fparam[0];
     const int64_t n = a->n;
+    ctx->flops += 2 * (uint64_t)n;
     switch (t->op) {
     case DG_OP_NEG:        for (int64_t i = 0; i < n; i++) ga[i] -= g[i]; break;
     case DG_OP_SCALE:      for (int64_t i = 0; i < n; i++) ga[i] += g[i] * p; break;
@@ -320,6 +324,7 @@ dg_tensor *dg_matmul(dg_ctx *ctx, dg_tensor *a, dg_tensor *b) {
     if (!t) return NULL;
     memset(t->data, 0, (size_t)t->n * sizeof(float));
     dg__gemm_acc(M, N, K, a->data, K, 1, b->data, N, t->data, N);
+    ctx->flops += 2 * (uint64_t)M * N * K;
     return t;
 }
 
@@ -337,6 +342,7 @@ static void matmul_backward(dg_ctx *ctx, dg_tensor *t) {
     }
     if (gb)  /* dB (K,N) += Aᵀ (K,M) · dC (M,N) */
         dg__gemm_acc(K, N, M, a->data, 1, K, t->grad, N, gb, N);
+    ctx->flops += 2 * (uint64_t)M * N * K * ((ga != NULL) + (gb != NULL));
 }
 
 /* y(B,O) = x(B,I) · w(O,I)ᵀ + b(O). The forward reads a transposed copy of w
@@ -365,6 +371,7 @@ static dg_tensor *linear_impl(dg_ctx *ctx, dg_op op, dg_tensor *x, dg_tensor *w,
         else memset(y, 0, (size_t)O * sizeof(float));
     }
     dg__gemm_acc(B, O, I, x->data, I, 1, wt, O, t->data, O);
+    ctx->flops += 2 * (uint64_t)B * O * I + (uint64_t)t->n;
     if (op == DG_OP_LINEAR_TANH) {
         float *restrict y = t->data;
         for (int64_t i = 0; i < t->n; i++) y[i] = fast_tanh(y[i]);
@@ -402,6 +409,7 @@ static void linear_backward(dg_ctx *ctx, dg_tensor *t) {
         dg__gemm_acc(O, I, B, dz, 1, O, x->data, I, gw, I);
     if (gx)  /* dx (B,I) += dz (B,O) · W (O,I) */
         dg__gemm_acc(B, I, O, dz, O, 1, w->data, I, gx, I);
+    ctx->flops += 2 * (uint64_t)B * I * O * ((gw != NULL) + (gx != NULL)) + 2 * (uint64_t)t->n;
 }
 
 /* ------------------------------------------------------- reductions */

@@ -44,6 +44,7 @@ dg_status dg_train_opts_read(dg_cfg *cfg, dg_train_opts *o, dg_err *e) {
         (st = dg_cfg_get_int_range(cfg, "train.threads", &o->threads, 1, 1, MAX_THREADS, e)) ||
         (st = dg_cfg_get_int_range(cfg, "train.fault_nan_epoch", &o->nan_epoch, 0, 0, 100000000, e)) ||
         (st = dg_cfg_get_bool(cfg, "train.fixed_batch", &o->fixed_batch, 0, e)) ||
+        (st = dg_cfg_get_int_range(cfg, "train.checkpoint_every", &o->checkpoint_every, 0, 0, 100000000, e)) ||
         (st = dg_cfg_get_int_array(cfg, "policy.hidden", o->hidden, 0, DG_MLP_MAX_LAYERS - 1,
                                    &o->nhidden, e)))
         return st;
@@ -79,18 +80,15 @@ dg_status dg_policy_create(const dg_env *env, const int *hidden, int nhidden, dg
 
 /* ------------------------------------------------------------ rollout */
 
-dg_tensor *dg_rollout(dg_ctx *ctx, const dg_env *env, const dg_mlp *m, dg_params *p,
-                      const float *state0, const float *aux, int B, float inv_batch,
-                      float *terms, float *traj) {
+/* Steps t0+1..t1 from state on ctx, adding each step's terms to loss; traj
+ * (if not NULL) gets the states, row t at traj + t·ld·S. Returns the state
+ * after step t1, NULL on error. */
+static dg_tensor *run_steps(dg_ctx *ctx, const dg_env *env, const dg_mlp *m, dg_params *p,
+                            dg_tensor *state, dg_tensor *ax, int t0, int t1, float inv_batch,
+                            dg_loss *loss, float *traj, int ld) {
     const dg_game *g = env->game;
-    const int S = env->state_dim;
-    dg_tensor *state = dg_from(ctx, 2, (int[]){B, S}, state0);
-    dg_tensor *ax = env->aux_dim ? dg_from(ctx, 2, (int[]){B, env->aux_dim}, aux) : NULL;
-    if (!state) return NULL;
-    if (traj) memcpy(traj, state0, (size_t)B * S * sizeof(float));
-    dg_loss loss;
-    dg_loss_begin(&loss, env->nterms, env->term_weights);
-    for (int t = 1; t <= env->horizon; t++) {
+    const int S = env->state_dim, B = state->shape[0];
+    for (int t = t0 + 1; t <= t1; t++) {
         dg_tensor *obs = g->observe(ctx, env, state, ax);
         dg_tensor *act = dg_mlp_forward(ctx, m, p, obs);
         state = g->step(ctx, env, state, ax, act);
@@ -98,10 +96,117 @@ dg_tensor *dg_rollout(dg_ctx *ctx, const dg_env *env, const dg_mlp *m, dg_params
         dg_tensor *tm[DG_MAX_TERMS] = {0};
         g->step_cost(ctx, env, state, ax, act, inv_batch, tm);
         if (dg_ctx_status(ctx) != DG_OK) return NULL;
-        dg_loss_add(ctx, &loss, tm);
-        if (traj) memcpy(traj + (size_t)t * B * S, state->data, (size_t)B * S * sizeof(float));
+        dg_loss_add(ctx, loss, tm);
+        if (traj) memcpy(traj + (size_t)t * ld * S, state->data, (size_t)B * S * sizeof(float));
     }
+    return state;
+}
+
+dg_tensor *dg_rollout(dg_ctx *ctx, const dg_env *env, const dg_mlp *m, dg_params *p,
+                      const float *state0, const float *aux, int B, float inv_batch,
+                      float *terms, float *traj, int traj_ld) {
+    const int S = env->state_dim;
+    dg_tensor *state = dg_from(ctx, 2, (int[]){B, S}, state0);
+    dg_tensor *ax = env->aux_dim ? dg_from(ctx, 2, (int[]){B, env->aux_dim}, aux) : NULL;
+    if (!state) return NULL;
+    if (traj_ld < B) traj_ld = B;
+    if (traj) memcpy(traj, state0, (size_t)B * S * sizeof(float));
+    dg_loss loss;
+    dg_loss_begin(&loss, env->nterms, env->term_weights);
+    if (!run_steps(ctx, env, m, p, state, ax, 0, env->horizon, inv_batch, &loss, traj, traj_ld))
+        return NULL;
     return dg_loss_finish(ctx, &loss, terms);
+}
+
+/* The accumulators' values after a segment, to seed the next one. */
+static void loss_values(const dg_loss *l, float *acc) {
+    for (int i = 0; i < l->nterms; i++) acc[i] = l->acc[i]->data[0];
+}
+
+/* Seeds l as if steps steps had been added with sums acc (constants). */
+static void loss_seed(dg_ctx *ctx, dg_loss *l, const float *acc, int steps) {
+    for (int i = 0; i < l->nterms; i++) l->acc[i] = dg_scalar(ctx, acc[i]);
+    l->steps = steps;
+}
+
+dg_status dg_episode_grad(dg_ctx *ctx, const dg_env *env, const dg_mlp *m, dg_params *p,
+                          const float *state0, const float *aux, int B, float inv_batch,
+                          int every, float *saved, double *loss_out, float *terms,
+                          float *traj, int traj_ld) {
+    const int H = env->horizon, S = env->state_dim;
+    if (traj_ld < B) traj_ld = B;
+    if (every <= 0 || every >= H) {  /* the whole episode on one tape */
+        dg_ctx_reset(ctx);
+        dg_tensor *l = dg_rollout(ctx, env, m, p, state0, aux, B, inv_batch, terms, traj, traj_ld);
+        if (l) dg_backward(ctx, l);
+        *loss_out = l && dg_ctx_status(ctx) == DG_OK ? l->data[0] : NAN;
+        return dg_ctx_status(ctx);
+    }
+    /* Checkpointed BPTT. Forward: segment by segment on a rewound arena,
+     * keeping the state at each segment start (saved, (nseg, B, S)) and the
+     * running loss sums. The float operations are those of the full tape, so
+     * the loss is the same to the bit. */
+    const int nseg = (H + every - 1) / every;
+    float acc[DG_MAX_TERMS] = {0};
+    memcpy(saved, state0, (size_t)B * S * sizeof(float));
+    if (traj) memcpy(traj, state0, (size_t)B * S * sizeof(float));
+    for (int j = 0; j < nseg; j++) {
+        const int t0 = j * every, t1 = t0 + every < H ? t0 + every : H;
+        dg_ctx_reset(ctx);
+        dg_tensor *st = dg_from(ctx, 2, (int[]){B, S}, saved + (size_t)j * B * S);
+        dg_tensor *ax = env->aux_dim ? dg_from(ctx, 2, (int[]){B, env->aux_dim}, aux) : NULL;
+        if (!st) return dg_ctx_status(ctx);
+        dg_loss l;
+        dg_loss_begin(&l, env->nterms, env->term_weights);
+        if (j > 0) loss_seed(ctx, &l, acc, t0);
+        dg_tensor *end = run_steps(ctx, env, m, p, st, ax, t0, t1, inv_batch, &l, traj, traj_ld);
+        if (!end) return dg_ctx_status(ctx);
+        loss_values(&l, acc);
+        if (j + 1 < nseg) memcpy(saved + (size_t)(j + 1) * B * S, end->data, (size_t)B * S * sizeof(float));
+        else {
+            dg_tensor *lt = dg_loss_finish(ctx, &l, terms);
+            if (!lt) return dg_ctx_status(ctx);
+            *loss_out = lt->data[0];
+        }
+    }
+    /* Backward: last segment first. Each is rebuilt from its saved start
+     * state (a leaf needing a gradient, except the episode's first); its loss
+     * is its own weighted terms plus sum(end · G), G the gradient that the
+     * later segments sent back to its end state. Gradients reach every node
+     * in the order of the full tape, so they are the same to the bit. */
+    float *adj = NULL;  /* G, (B, S), in the arena of the segment being built */
+    float *g_next = NULL;
+    for (int j = nseg - 1; j >= 0; j--) {
+        const int t0 = j * every, t1 = t0 + every < H ? t0 + every : H;
+        if (g_next) {  /* keep G across the arena rewind */
+            memcpy(saved + (size_t)(j + 1) * B * S, g_next, (size_t)B * S * sizeof(float));
+            adj = saved + (size_t)(j + 1) * B * S;  /* that start state is no longer needed */
+        }
+        dg_ctx_reset(ctx);
+        dg_tensor *st = dg_from(ctx, 2, (int[]){B, S}, saved + (size_t)j * B * S);
+        dg_tensor *ax = env->aux_dim ? dg_from(ctx, 2, (int[]){B, env->aux_dim}, aux) : NULL;
+        if (!st) return dg_ctx_status(ctx);
+        if (j > 0) dg_set_requires_grad(st);
+        dg_loss l;
+        dg_loss_begin(&l, env->nterms, env->term_weights);
+        if (j > 0) loss_seed(ctx, &l, acc, t0);  /* constants: no effect on gradients */
+        l.steps = t0;
+        dg_tensor *end = run_steps(ctx, env, m, p, st, ax, t0, t1, inv_batch, &l, NULL, 0);
+        if (!end) return dg_ctx_status(ctx);
+        l.steps = H;  /* scale by 1/H, as the full episode does */
+        dg_tensor *seg = dg_loss_finish(ctx, &l, NULL);
+        if (adj) {
+            dg_tensor *G = dg_from(ctx, 2, (int[]){B, S}, adj);
+            seg = dg_add(ctx, seg, dg_sum(ctx, dg_mul(ctx, end, G)));
+        }
+        if (!seg || dg_backward(ctx, seg) != DG_OK) return dg_ctx_status(ctx);
+        g_next = j > 0 ? st->grad : NULL;
+        if (j > 0 && !g_next) {  /* the loss does not depend on this segment's start */
+            memset(saved + (size_t)j * B * S, 0, (size_t)B * S * sizeof(float));
+            g_next = saved + (size_t)j * B * S;
+        }
+    }
+    return DG_OK;
 }
 
 /* ------------------------------------------------------------ trainer */
@@ -109,6 +214,7 @@ dg_tensor *dg_rollout(dg_ctx *ctx, const dg_env *env, const dg_mlp *m, dg_params
 typedef struct shard {
     dg_ctx *ctx;
     float  *grad;                    /* (params total) this shard's gradient */
+    float  *saved;                   /* checkpointed BPTT: segment start states */
     int     row0, rows;
     double  loss;
     float   terms[DG_MAX_TERMS];
@@ -152,6 +258,7 @@ void dg_trainer_free(dg_trainer *t) {
     for (int i = 0; i < t->nshards; i++) {
         dg_ctx_free(t->shards[i].ctx);
         free(t->shards[i].grad);
+        free(t->shards[i].saved);
     }
     dg_adam_free(&t->adam);
     dg_params_free(t->p);
@@ -213,7 +320,16 @@ dg_trainer *dg_trainer_create(const dg_env *env, const dg_train_opts *o, const c
         sh->row0 = s ? t->shards[s - 1].row0 + t->shards[s - 1].rows : 0;
         size_t per_step = (size_t)(sh->rows + 8) * (size_t)widest * 4 * 16 * (o->nhidden + 2) +
                           (size_t)total * 4 * 2 + 64 * 1024;
-        size_t cap = per_step * (size_t)H + (1 << 20);
+        const int ck = o->checkpoint_every;
+        const int steps_on_tape = ck > 0 && ck < H ? ck : H;
+        size_t cap = per_step * (size_t)steps_on_tape + (1 << 20);
+        if (ck > 0 && ck < H) {
+            sh->saved = malloc((size_t)((H + ck - 1) / ck) * sh->rows * S * sizeof(float));
+            if (!sh->saved) {
+                dg_err_set(e, DG_ERR_NOMEM, "out of memory for checkpointed states");
+                goto fail;
+            }
+        }
         if (cap > ((size_t)1 << 33)) cap = (size_t)1 << 33;
         sh->ctx = dg_ctx_create(cap);
         sh->grad = calloc(total ? total : 1, sizeof(float));
@@ -252,33 +368,32 @@ const dg_epoch_stats *dg_trainer_last(const dg_trainer *t) { return &t->last; }
 size_t dg_trainer_arena_peak(const dg_trainer *t) { return t->arena_peak; }
 
 /* Forward and backward of every shard in parallel; sums into t->p->grad. */
-static dg_status run_shards(dg_trainer *t, double *loss, float *terms, dg_err *e) {
+static dg_status run_shards(dg_trainer *t, double *loss, float *terms, double *flops, dg_err *e) {
     const dg_env *env = t->env;
     const int B = t->o.batch, S = env->state_dim, A = env->aux_dim;
     const float inv_batch = 1.0f / (float)B;
     const size_t total = t->p->total;
-    for (int attempt = 0; attempt < 2; attempt++) {
+    uint64_t flops0[MAX_THREADS];
+    for (int attempt = 0; attempt < 8; attempt++) {
         int overflow = 0;
+        for (int s = 0; s < t->nshards; s++) flops0[s] = dg_ctx_flops(t->shards[s].ctx);
 #pragma omp parallel for num_threads(t->nshards) schedule(static, 1) reduction(|: overflow)
         for (int s = 0; s < t->nshards; s++) {
             shard *sh = &t->shards[s];
             dg_params view = *t->p;  /* same values, this shard's gradient block */
             view.grad = sh->grad;
             memset(sh->grad, 0, total * sizeof(float));
-            dg_ctx_reset(sh->ctx);
-            float *traj_rows = NULL;  /* shards write their rows of the trajectory afterwards */
-            dg_tensor *l = dg_rollout(sh->ctx, env, &t->mlp, &view, t->state0 + (size_t)sh->row0 * S,
-                                      A ? t->aux + (size_t)sh->row0 * A : NULL, sh->rows, inv_batch,
-                                      sh->terms, traj_rows);
-            if (l) dg_backward(sh->ctx, l);
-            sh->status = dg_ctx_status(sh->ctx);
+            /* each shard writes its rows of the shared trajectory (for metrics) */
+            float *traj = t->traj ? t->traj + (size_t)sh->row0 * S : NULL;
+            sh->status = dg_episode_grad(sh->ctx, env, &t->mlp, &view, t->state0 + (size_t)sh->row0 * S,
+                                         A ? t->aux + (size_t)sh->row0 * A : NULL, sh->rows, inv_batch,
+                                         t->o.checkpoint_every, sh->saved, &sh->loss, sh->terms,
+                                         traj, B);
             snprintf(sh->err, sizeof sh->err, "%s", dg_ctx_error(sh->ctx));
-            sh->loss = l && sh->status == DG_OK ? l->data[0] : NAN;
             overflow |= sh->status == DG_ERR_ARENA_FULL;
         }
-        if (!overflow) break;
-        if (attempt == 1) break;
-        /* grow once from the measured need: the next epochs allocate nothing */
+        if (!overflow || attempt == 7) break;
+        /* grow during the first epoch: the next epochs allocate nothing */
         for (int s = 0; s < t->nshards; s++) {
             shard *sh = &t->shards[s];
             size_t cap = dg_ctx_capacity(sh->ctx) * 4;
@@ -288,6 +403,7 @@ static dg_status run_shards(dg_trainer *t, double *loss, float *terms, dg_err *e
         }
     }
     *loss = 0.0;
+    *flops = 0.0;
     memset(terms, 0, DG_MAX_TERMS * sizeof(float));
     memset(t->p->grad, 0, total * sizeof(float));
     for (int s = 0; s < t->nshards; s++) {  /* fixed order: deterministic sums */
@@ -295,28 +411,13 @@ static dg_status run_shards(dg_trainer *t, double *loss, float *terms, dg_err *e
         if (sh->status != DG_OK)
             return dg_err_set(e, sh->status, "rollout failed: %s", sh->err);
         *loss += sh->loss;
+        *flops += (double)(dg_ctx_flops(sh->ctx) - flops0[s]);
         for (int i = 0; i < env->nterms; i++) terms[i] += sh->terms[i];
         for (size_t i = 0; i < total; i++) t->p->grad[i] += sh->grad[i];
         size_t peak = dg_ctx_peak(sh->ctx);
         if (peak > t->arena_peak) t->arena_peak = peak;
     }
     return DG_OK;
-}
-
-/* The game's metrics need the states of the whole episode: one extra forward
- * (no backward) of the whole batch on shard 0's arena. */
-static void episode_metrics(dg_trainer *t, double *metrics) {
-    const dg_env *env = t->env;
-    if (!env->game->metrics) return;
-    dg_ctx *ctx = t->shards[0].ctx;
-    dg_ctx_reset(ctx);
-    float terms[DG_MAX_TERMS];
-    dg_tensor *l = dg_rollout(ctx, env, &t->mlp, t->p, t->state0, t->aux, t->o.batch,
-                              1.0f / (float)t->o.batch, terms, t->traj);
-    if (l) env->game->metrics(env, t->traj, t->aux, t->o.batch, env->horizon, metrics);
-    else
-        for (int i = 0; i < env->nmetrics; i++) metrics[i] = NAN;
-    dg_ctx_reset(ctx);
 }
 
 static int grads_finite(const dg_params *p) {
@@ -413,7 +514,7 @@ dg_status dg_trainer_run(dg_trainer *t, dg_train_cb cb, void *user, volatile int
         const double t0 = now_ms();
         dg_epoch_stats s = {.epoch = epoch};
         if (!t->o.fixed_batch || epoch == 1) env->game->reset(env, &t->rng, t->o.batch, t->state0, t->aux);
-        if ((st = run_shards(t, &s.loss, s.terms, e)) != DG_OK) break;
+        if ((st = run_shards(t, &s.loss, s.terms, &s.flops, e)) != DG_OK) break;
         if (t->o.nan_epoch == epoch) s.loss = NAN;  /* fault injection (tests) */
         if (epoch == 1) {
             if (cb) {
@@ -427,9 +528,9 @@ dg_status dg_trainer_run(dg_trainer *t, dg_train_cb cb, void *user, volatile int
                 cb(&ev, user);
             }
         }
-        /* the game's metrics of this batch under the parameters that made the loss */
+        /* the game's metrics, from the states of this epoch's own rollout */
         for (int i = 0; i < env->nmetrics; i++) s.metrics[i] = NAN;
-        if (env->nmetrics) episode_metrics(t, s.metrics);
+        if (env->nmetrics) env->game->metrics(env, t->traj, t->aux, t->o.batch, env->horizon, s.metrics);
         if (!isfinite(s.loss) || !grads_finite(t->p)) {
             /* NaN guard: never apply; go back to the last good state */
             if (epoch > 1 || t->adam.step > 0) {
