@@ -15,6 +15,7 @@ int cmd_replay(int argc, char **argv);
 int cmd_eval(int argc, char **argv);
 int cmd_gradcheck(int argc, char **argv);
 int cmd_games(int argc, char **argv);
+int cmd_bench(int argc, char **argv);
 
 /* A loaded config with its game and training options. */
 typedef struct cli_setup {

@@ -2,8 +2,11 @@
  *     C[m, n] += Σ_k A[m·a_rs + k·a_cs] · B[k·ldb + n]
  * with B's rows and C's rows contiguous in n. Register-blocked (4 rows × 32
  * columns of C live in 8 vector accumulators across the whole k loop), so C
- * is loaded and stored once, not once per k. Each C element sums its k terms
- * in order, whatever the blocking: results do not depend on the shapes' split. */
+ * is loaded and stored once, not once per k. Narrow C (fewer than 16
+ * columns left: a policy's output layer, the input layer's gradients) is
+ * vectorised over m when A's columns are contiguous, or as dot products over
+ * k when A's rows are. The path depends only on the shapes and strides, so a
+ * given call always sums in the same order: results are reproducible. */
 #include <string.h>
 
 #include "core/internal.h"
@@ -74,14 +77,77 @@ static inline void block_4xn(int R, int N, int K, const float *A, int64_t a_rs, 
         }
 }
 
+/* N < 16 columns, A[m, k] = A[m + k·a_cs] (contiguous in m): 16 rows of C at
+ * a time, one vector accumulator per column. */
+static void narrow_over_m(int M, int N, int K, const float *A, int64_t a_cs, const float *B,
+                          int64_t ldb, float *C, int64_t ldc) {
+    int m = 0;
+    for (; m + 16 <= M; m += 16) {
+        v16 acc[16];
+        for (int n = 0; n < N; n++)
+            for (int j = 0; j < 16; j++) acc[n][j] = C[(int64_t)(m + j) * ldc + n];
+        for (int k = 0; k < K; k++) {
+            const v16 a = ld(A + k * a_cs + m);
+            const float *b = B + k * ldb;
+            for (int n = 0; n < N; n++) acc[n] += b[n] * a;
+        }
+        for (int n = 0; n < N; n++)
+            for (int j = 0; j < 16; j++) C[(int64_t)(m + j) * ldc + n] = acc[n][j];
+    }
+    for (; m < M; m++)
+        for (int n = 0; n < N; n++) {
+            float acc = C[(int64_t)m * ldc + n];
+            for (int k = 0; k < K; k++) acc += A[m + k * a_cs] * B[k * ldb + n];
+            C[(int64_t)m * ldc + n] = acc;
+        }
+}
+
+#define DOT_CHUNK 512  /* k values of Bᵀ packed at a time (N·512 floats on the stack) */
+
+/* N < 16 columns, A's rows contiguous (a_cs == 1), K >= 16: C[m, n] is a dot
+ * product of A's row m and B's column n, packed contiguous first. */
+static void narrow_dot(int M, int N, int K, const float *A, int64_t a_rs, const float *B,
+                       int64_t ldb, float *C, int64_t ldc) {
+    float bt[16 * DOT_CHUNK];  /* Bᵀ chunk: (N, kc) */
+    for (int k0 = 0; k0 < K; k0 += DOT_CHUNK) {
+        const int kc = K - k0 < DOT_CHUNK ? K - k0 : DOT_CHUNK;
+        for (int k = 0; k < kc; k++)
+            for (int n = 0; n < N; n++) bt[n * kc + k] = B[(int64_t)(k0 + k) * ldb + n];
+        const int kv = kc & ~15;
+        for (int m = 0; m < M; m++) {
+            const float *a = A + m * a_rs + k0;
+            for (int n = 0; n < N; n++) {
+                const float *b = bt + n * kc;
+                v16 acc = {0};
+                for (int k = 0; k < kv; k += 16) acc += ld(a + k) * ld(b + k);
+                float sum = 0.0f;
+                for (int j = 0; j < 16; j++) sum += acc[j];
+                for (int k = kv; k < kc; k++) sum += a[k] * b[k];
+                C[(int64_t)m * ldc + n] += sum;
+            }
+        }
+    }
+}
+
 void dg__gemm_acc(int M, int N, int K, const float *A, int64_t a_rs, int64_t a_cs,
                   const float *B, int64_t ldb, float *C, int64_t ldc) {
-    for (int m = 0; m < M; m += 4) {
-        const int R = M - m < 4 ? M - m : 4;
-        const float *Am = A + m * a_rs;
-        float *Cm = C + m * ldc;
-        int n = 0;
-        for (; n + 32 <= N; n += 32) block_4x32(R, K, Am, a_rs, a_cs, B + n, ldb, Cm + n, ldc);
-        if (n < N) block_4xn(R, N - n, K, Am, a_rs, a_cs, B + n, ldb, Cm + n, ldc);
+    const int Nw = N & ~31;  /* columns done in 32-wide blocks */
+    if (Nw)
+        for (int m = 0; m < M; m += 4) {
+            const int R = M - m < 4 ? M - m : 4;
+            for (int n = 0; n < Nw; n += 32)
+                block_4x32(R, K, A + m * a_rs, a_rs, a_cs, B + n, ldb, C + m * ldc + n, ldc);
+        }
+    if (Nw == N) return;
+    const int Nr = N - Nw;  /* 1..31 columns left */
+    if (Nr < 16 && a_rs == 1 && M >= 16) {
+        narrow_over_m(M, Nr, K, A, a_cs, B + Nw, ldb, C + Nw, ldc);
+    } else if (Nr < 16 && a_cs == 1 && K >= 16) {
+        narrow_dot(M, Nr, K, A, a_rs, B + Nw, ldb, C + Nw, ldc);
+    } else {
+        for (int m = 0; m < M; m += 4) {
+            const int R = M - m < 4 ? M - m : 4;
+            block_4xn(R, Nr, K, A + m * a_rs, a_rs, a_cs, B + Nw, ldb, C + m * ldc + Nw, ldc);
+        }
     }
 }
