@@ -128,6 +128,7 @@ void dg_ctx_reset(dg_ctx *ctx) {
     ctx->used = 0;
     ctx->tape = NULL;
     ctx->tape_len = 0;
+    ctx->nwt = 0;
     ctx->status = DG_OK;
     ctx->err[0] = 0;
 }

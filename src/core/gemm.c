@@ -21,6 +21,22 @@ static inline v16 ld(const float *p) {
 
 static inline void st(float *p, v16 v) { memcpy(p, &v, sizeof v); }
 
+typedef float v8 __attribute__((vector_size(32)));
+typedef float v4 __attribute__((vector_size(16)));
+
+/* Sum of the 16 lanes as a tree (4 dependent adds, not 15). */
+static inline float hsum(v16 v) {
+    v8 lo, hi;
+    memcpy(&lo, &v, sizeof lo);
+    memcpy(&hi, (const char *)&v + sizeof lo, sizeof hi);
+    lo += hi;
+    v4 a, b;
+    memcpy(&a, &lo, sizeof a);
+    memcpy(&b, (const char *)&lo + sizeof a, sizeof b);
+    a += b;
+    return (a[0] + a[2]) + (a[1] + a[3]);
+}
+
 /* rows m0..m0+R (R <= 4), columns n0..n0+32 */
 static inline void block_4x32(int R, int K, const float *A, int64_t a_rs, int64_t a_cs,
                               const float *B, int64_t ldb, float *C, int64_t ldc) {
@@ -114,14 +130,33 @@ static void narrow_dot(int M, int N, int K, const float *A, int64_t a_rs, const 
         for (int k = 0; k < kc; k++)
             for (int n = 0; n < N; n++) bt[n * kc + k] = B[(int64_t)(k0 + k) * ldb + n];
         const int kv = kc & ~15;
-        for (int m = 0; m < M; m++) {
+        int m = 0;
+        for (; m + 4 <= M; m += 4) {  /* four rows share each load of Bᵀ */
+            const float *a = A + m * a_rs + k0;
+            for (int n = 0; n < N; n++) {
+                const float *b = bt + n * kc;
+                v16 c0 = {0}, c1 = {0}, c2 = {0}, c3 = {0};
+                for (int k = 0; k < kv; k += 16) {
+                    const v16 bv = ld(b + k);
+                    c0 += ld(a + k) * bv;
+                    c1 += ld(a + a_rs + k) * bv;
+                    c2 += ld(a + 2 * a_rs + k) * bv;
+                    c3 += ld(a + 3 * a_rs + k) * bv;
+                }
+                float sum[4] = {hsum(c0), hsum(c1), hsum(c2), hsum(c3)};
+                for (int r = 0; r < 4; r++) {
+                    for (int k = kv; k < kc; k++) sum[r] += a[r * a_rs + k] * b[k];
+                    C[(int64_t)(m + r) * ldc + n] += sum[r];
+                }
+            }
+        }
+        for (; m < M; m++) {
             const float *a = A + m * a_rs + k0;
             for (int n = 0; n < N; n++) {
                 const float *b = bt + n * kc;
                 v16 acc = {0};
                 for (int k = 0; k < kv; k += 16) acc += ld(a + k) * ld(b + k);
-                float sum = 0.0f;
-                for (int j = 0; j < 16; j++) sum += acc[j];
+                float sum = hsum(acc);
                 for (int k = kv; k < kc; k++) sum += a[k] * b[k];
                 C[(int64_t)m * ldc + n] += sum;
             }

@@ -4,6 +4,15 @@
 
 #include "difgames/core.h"
 
+#define DG_WT_CACHE 16
+
+/* A transposed copy of a parameter's weight, made once per arena reset. */
+typedef struct dg_wt_entry {
+    const float *src;        /* the parameter's values (O, I)  */
+    int          rows, cols; /* O, I                            */
+    float       *wt;         /* (I, O), in the arena            */
+} dg_wt_entry;
+
 struct dg_ctx {
     unsigned char *base;     /* arena, 64-byte aligned                     */
     size_t         cap;      /* bytes                                      */
@@ -13,6 +22,8 @@ struct dg_ctx {
     size_t         tape_len;
     dg_status      status;   /* first error since reset                    */
     uint64_t       flops;    /* floating-point operations since creation    */
+    int            nwt;      /* transposed weights cached since the reset   */
+    dg_wt_entry    wt[DG_WT_CACHE];
     char           err[256];
 };
 

@@ -345,8 +345,26 @@ static void matmul_backward(dg_ctx *ctx, dg_tensor *t) {
     ctx->flops += 2 * (uint64_t)M * N * K * ((ga != NULL) + (gb != NULL));
 }
 
-/* y(B,O) = x(B,I) · w(O,I)ᵀ + b(O). The forward reads a transposed copy of w
- * (I,O) from the arena so the kernel's inner loop runs over outputs. */
+/* w (O,I) transposed to (I,O) in the arena. Parameters do not change between
+ * two resets of the arena (an optimiser steps between episodes), so a
+ * parameter's transpose is made once per reset and reused by every step. */
+static const float *transposed(dg_ctx *ctx, const dg_tensor *w) {
+    const int O = w->shape[0], I = w->shape[1];
+    if (w->is_param)
+        for (int i = 0; i < ctx->nwt; i++)
+            if (ctx->wt[i].src == w->data && ctx->wt[i].rows == O && ctx->wt[i].cols == I)
+                return ctx->wt[i].wt;
+    float *restrict wt = dg_ctx_alloc(ctx, (size_t)I * O * sizeof(float));
+    if (!wt) return NULL;
+    for (int o = 0; o < O; o++)
+        for (int i = 0; i < I; i++) wt[(int64_t)i * O + o] = w->data[(int64_t)o * I + i];
+    if (w->is_param && ctx->nwt < DG_WT_CACHE)
+        ctx->wt[ctx->nwt++] = (dg_wt_entry){w->data, O, I, wt};
+    return wt;
+}
+
+/* y(B,O) = x(B,I) · w(O,I)ᵀ + b(O). The kernel reads w transposed (I,O) so
+ * its inner loop runs over outputs. */
 static dg_tensor *linear_impl(dg_ctx *ctx, dg_op op, dg_tensor *x, dg_tensor *w, dg_tensor *b) {
     NEED(ctx, x);
     NEED(ctx, w);
@@ -361,10 +379,8 @@ static dg_tensor *linear_impl(dg_ctx *ctx, dg_op op, dg_tensor *x, dg_tensor *w,
     int shape[2] = {B, O};
     dg_tensor *t = dg__node(ctx, op, 2, shape, x, w, b);
     if (!t) return NULL;
-    float *restrict wt = dg_ctx_alloc(ctx, (size_t)I * O * sizeof(float));  /* (I,O) */
+    const float *wt = transposed(ctx, w);  /* (I,O) */
     if (!wt) return NULL;
-    for (int o = 0; o < O; o++)
-        for (int i = 0; i < I; i++) wt[(int64_t)i * O + o] = w->data[(int64_t)o * I + i];
     for (int r = 0; r < B; r++) {
         float *y = t->data + (int64_t)r * O;
         if (b) memcpy(y, b->data, (size_t)O * sizeof(float));
@@ -394,17 +410,18 @@ static void linear_backward(dg_ctx *ctx, dg_tensor *t) {
     float *gw = w->requires_grad ? dg__grad(ctx, w) : NULL;
     float *gb = b && b->requires_grad ? dg__grad(ctx, b) : NULL;
     float *restrict dz = t->grad;
-    if (t->op == DG_OP_LINEAR_TANH) {  /* through the tanh: dz = dy (1 - y²) */
+    if (t->op == DG_OP_LINEAR_TANH)
         dz = dg_ctx_alloc(ctx, (size_t)t->n * sizeof(float));
-        if (dz)
-            for (int64_t i = 0; i < t->n; i++) dz[i] = t->grad[i] * (1.0f - t->data[i] * t->data[i]);
-    }
     if (ctx->status != DG_OK) return;
-    if (gb)
-        for (int r = 0; r < B; r++) {
-            const float *restrict g = dz + (int64_t)r * O;
-            for (int o = 0; o < O; o++) gb[o] += g[o];
+    for (int r = 0; r < B; r++) {  /* through the tanh, dz = dy (1 - y²); the bias sums dz */
+        float *restrict d = dz + (int64_t)r * O;
+        if (t->op == DG_OP_LINEAR_TANH) {
+            const float *restrict g = t->grad + (int64_t)r * O, *restrict y = t->data + (int64_t)r * O;
+            for (int o = 0; o < O; o++) d[o] = g[o] * (1.0f - y[o] * y[o]);
         }
+        if (gb)
+            for (int o = 0; o < O; o++) gb[o] += d[o];
+    }
     if (gw)  /* dW (O,I) += dzᵀ (O,B) · x (B,I) */
         dg__gemm_acc(O, I, B, dz, 1, O, x->data, I, gw, I);
     if (gx)  /* dx (B,I) += dz (B,O) · W (O,I) */
