@@ -1,7 +1,7 @@
 /* The one small-matrix kernel behind linear and matmul, forward and backward:
  *     C[m, n] += Σ_k A[m·a_rs + k·a_cs] · B[k·ldb + n]
- * with B's rows and C's rows contiguous in n. Register-blocked (4 rows × 32
- * columns of C live in 8 vector accumulators across the whole k loop), so C
+ * with B's rows and C's rows contiguous in n. Register-blocked (8 rows × 32
+ * columns of C live in 16 vector accumulators across the whole k loop), so C
  * is loaded and stored once, not once per k. Narrow C (fewer than 16
  * columns left: a policy's output layer, the input layer's gradients) is
  * vectorised over m when A's columns are contiguous, or as dot products over
@@ -24,44 +24,41 @@ static inline void st(float *p, v16 v) { memcpy(p, &v, sizeof v); }
 typedef float v8 __attribute__((vector_size(32)));
 typedef float v4 __attribute__((vector_size(16)));
 
-/* Sum of the 16 lanes as a tree (4 dependent adds, not 15). */
+/* Sum of the 16 lanes as a tree (4 dependent adds, not 15), in registers. */
 static inline float hsum(v16 v) {
-    v8 lo, hi;
-    memcpy(&lo, &v, sizeof lo);
-    memcpy(&hi, (const char *)&v + sizeof lo, sizeof hi);
-    lo += hi;
-    v4 a, b;
-    memcpy(&a, &lo, sizeof a);
-    memcpy(&b, (const char *)&lo + sizeof a, sizeof b);
-    a += b;
-    return (a[0] + a[2]) + (a[1] + a[3]);
+    v8 h = __builtin_shufflevector(v, v, 0, 1, 2, 3, 4, 5, 6, 7) +
+           __builtin_shufflevector(v, v, 8, 9, 10, 11, 12, 13, 14, 15);
+    v4 q = __builtin_shufflevector(h, h, 0, 1, 2, 3) + __builtin_shufflevector(h, h, 4, 5, 6, 7);
+    return (q[0] + q[2]) + (q[1] + q[3]);
 }
 
-/* rows m0..m0+R (R <= 4), columns n0..n0+32 */
-static inline void block_4x32(int R, int K, const float *A, int64_t a_rs, int64_t a_cs,
+/* rows m0..m0+R (R <= 8), columns n0..n0+32: 2R accumulators stay in
+ * registers for the whole k loop; each k loads two vectors of B and R scalars of A */
+static inline void block_8x32(int R, int K, const float *A, int64_t a_rs, int64_t a_cs,
                               const float *B, int64_t ldb, float *C, int64_t ldc) {
-    v16 c0[4], c1[4];
+    v16 c0[8], c1[8];
     for (int r = 0; r < R; r++) {
         c0[r] = ld(C + r * ldc);
         c1[r] = ld(C + r * ldc + 16);
     }
-    if (R == 4) {
+    if (R == 8) {
         for (int k = 0; k < K; k++) {
             const v16 b0 = ld(B + k * ldb), b1 = ld(B + k * ldb + 16);
-            const float a0 = A[k * a_cs], a1 = A[a_rs + k * a_cs];
-            const float a2 = A[2 * a_rs + k * a_cs], a3 = A[3 * a_rs + k * a_cs];
-            c0[0] += a0 * b0; c1[0] += a0 * b1;
-            c0[1] += a1 * b0; c1[1] += a1 * b1;
-            c0[2] += a2 * b0; c1[2] += a2 * b1;
-            c0[3] += a3 * b0; c1[3] += a3 * b1;
+            const float *a = A + k * a_cs;
+#pragma GCC unroll 8
+            for (int r = 0; r < 8; r++) {
+                const float ar = a[r * a_rs];
+                c0[r] += ar * b0;
+                c1[r] += ar * b1;
+            }
         }
     } else {
         for (int k = 0; k < K; k++) {
             const v16 b0 = ld(B + k * ldb), b1 = ld(B + k * ldb + 16);
             for (int r = 0; r < R; r++) {
-                const float a = A[r * a_rs + k * a_cs];
-                c0[r] += a * b0;
-                c1[r] += a * b1;
+                const float ar = A[r * a_rs + k * a_cs];
+                c0[r] += ar * b0;
+                c1[r] += ar * b1;
             }
         }
     }
@@ -168,10 +165,10 @@ void dg__gemm_acc(int M, int N, int K, const float *A, int64_t a_rs, int64_t a_c
                   const float *B, int64_t ldb, float *C, int64_t ldc) {
     const int Nw = N & ~31;  /* columns done in 32-wide blocks */
     if (Nw)
-        for (int m = 0; m < M; m += 4) {
-            const int R = M - m < 4 ? M - m : 4;
+        for (int m = 0; m < M; m += 8) {
+            const int R = M - m < 8 ? M - m : 8;
             for (int n = 0; n < Nw; n += 32)
-                block_4x32(R, K, A + m * a_rs, a_rs, a_cs, B + n, ldb, C + m * ldc + n, ldc);
+                block_8x32(R, K, A + m * a_rs, a_rs, a_cs, B + n, ldb, C + m * ldc + n, ldc);
         }
     if (Nw == N) return;
     const int Nr = N - Nw;  /* 1..31 columns left */
