@@ -37,7 +37,9 @@ typedef struct dg_train_opts {
     int    nhidden;
     int    nan_epoch;                     /* fault injection: loss NaN at this epoch (0: off) */
     int    fixed_batch;                   /* 1: every epoch the same initial batch (overfit test) */
-    int    checkpoint_every;              /* checkpointed BPTT every k steps (0: full tape) */
+    int    checkpoint_every;              /* checkpointed BPTT every k steps; 0: auto (full
+                                             tape unless it would pass 512 MiB, then every
+                                             ceil(sqrt(H)) steps); -1: always the full tape */
 } dg_train_opts;
 
 /* Reads seed, train.* and policy.* from cfg (defaults as in spec/reach.md). */
@@ -112,6 +114,7 @@ dg_params  *dg_trainer_params(dg_trainer *t);                     /* the policy'
 const dg_mlp *dg_trainer_policy(const dg_trainer *t);
 const dg_epoch_stats *dg_trainer_last(const dg_trainer *t);       /* the last finished epoch */
 size_t      dg_trainer_arena_peak(const dg_trainer *t);           /* most arena bytes of a shard */
+int         dg_trainer_checkpoint_every(const dg_trainer *t);     /* segment length in use (0: full tape) */
 
 #ifdef __cplusplus
 }

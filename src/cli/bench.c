@@ -24,7 +24,8 @@ static const char HELP[] =
     "  --horizon N         steps per episode (env.horizon)\n"
     "  --hidden N          width of both hidden layers (policy.hidden: [N, N])\n"
     "  --threads N         threads over the batch (train.threads)\n"
-    "  --checkpoint K      checkpointed BPTT, a segment every K steps (train.checkpoint_every)\n";
+    "  --checkpoint K      checkpointed BPTT, a segment every K steps; 0 auto, -1 full tape\n"
+    "                      (train.checkpoint_every)\n";
 
 typedef struct timing {
     double *ms, *flops;
@@ -68,11 +69,11 @@ int cmd_bench(int argc, char **argv) {
         cli_error("bench", "--config FILE is required (see --help)");
         return EXIT_USAGE;
     }
-    int epochs = 30, warmup = 3, hidden = 0, ck = -1;
+    int epochs = 30, warmup = 3, hidden = 0, ck = -2;
     if ((epochs_s && !cli_int("bench", "--epochs", epochs_s, 1, 1000000, &epochs)) ||
         (warmup_s && !cli_int("bench", "--warmup", warmup_s, 1, 1000000, &warmup)) ||
         (hidden_s && !cli_int("bench", "--hidden", hidden_s, 1, 65536, &hidden)) ||
-        (ck_s && !cli_int("bench", "--checkpoint", ck_s, 0, 100000000, &ck)))
+        (ck_s && !cli_int("bench", "--checkpoint", ck_s, -1, 100000000, &ck)))
         return EXIT_USAGE;
     char total_s[32];
     snprintf(total_s, sizeof total_s, "%d", epochs + warmup);
@@ -84,7 +85,7 @@ int cmd_bench(int argc, char **argv) {
         s.opts.nhidden = 2;
         s.opts.hidden[0] = s.opts.hidden[1] = hidden;
     }
-    if (ck >= 0) s.opts.checkpoint_every = ck;
+    if (ck > -2) s.opts.checkpoint_every = ck;
     s.opts.nsnapshots = 0;
     dg_err e = {0};
     dg_trainer *t = dg_trainer_create(s.env, &s.opts, NULL, NULL, &e);
@@ -107,7 +108,7 @@ int cmd_bench(int argc, char **argv) {
     const int shards = s.opts.threads < B ? s.opts.threads : B;
     const double steps_per_s = (double)B * H / (ms / 1e3);
     const double tape = (double)dg_trainer_arena_peak(t) * shards;
-    const int ckk = s.opts.checkpoint_every > 0 && s.opts.checkpoint_every < H ? s.opts.checkpoint_every : 0;
+    const int ckk = dg_trainer_checkpoint_every(t);
     const double saved = ckk ? (double)((H + ckk - 1) / ckk) * B * s.env->state_dim * sizeof(float) : 0;
     printf("%s: batch %d, horizon %d, hidden %d, %d thread%s, %s\n", s.env->game->name, B, H,
            s.opts.nhidden ? s.opts.hidden[0] : 0, s.opts.threads, s.opts.threads > 1 ? "s" : "",

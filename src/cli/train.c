@@ -143,10 +143,14 @@ static int train_one(const char *config, const cli_overrides *ov, const char *ou
     }
     progress pr = {.env = s.env, .epochs = s.opts.epochs, .tty = isatty(2) && !quiet, .quiet = quiet,
                    .t0 = now_s()};
-    if (!quiet)
-        fprintf(stderr, "training %s: batch %d, horizon %d, %d epochs, %d thread%s, seed %llu -> %s/\n",
+    if (!quiet) {
+        fprintf(stderr, "training %s: batch %d, horizon %d, %d epochs, %d thread%s, seed %llu",
                 s.env->game->name, s.opts.batch, s.env->horizon, s.opts.epochs, s.opts.threads,
-                s.opts.threads > 1 ? "s" : "", (unsigned long long)s.opts.seed, dir);
+                s.opts.threads > 1 ? "s" : "", (unsigned long long)s.opts.seed);
+        if (dg_trainer_checkpoint_every(t))
+            fprintf(stderr, ", checkpointed BPTT every %d steps", dg_trainer_checkpoint_every(t));
+        fprintf(stderr, " -> %s/\n", dir);
+    }
     dg_status st = dg_trainer_run(t, on_event, &pr, &g_stop, &e);
     *secs = now_s() - pr.t0;
     *final_loss = dg_trainer_last(t)->loss;

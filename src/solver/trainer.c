@@ -16,6 +16,7 @@
 #include "difgames/trainer.h"
 
 #define MAX_THREADS 64
+#define DG_TAPE_BUDGET (512.0 * 1024 * 1024)  /* bytes of tape before auto checkpointing */
 
 /* ------------------------------------------------------------ options */
 
@@ -44,7 +45,7 @@ dg_status dg_train_opts_read(dg_cfg *cfg, dg_train_opts *o, dg_err *e) {
         (st = dg_cfg_get_int_range(cfg, "train.threads", &o->threads, 1, 1, MAX_THREADS, e)) ||
         (st = dg_cfg_get_int_range(cfg, "train.fault_nan_epoch", &o->nan_epoch, 0, 0, 100000000, e)) ||
         (st = dg_cfg_get_bool(cfg, "train.fixed_batch", &o->fixed_batch, 0, e)) ||
-        (st = dg_cfg_get_int_range(cfg, "train.checkpoint_every", &o->checkpoint_every, 0, 0, 100000000, e)) ||
+        (st = dg_cfg_get_int_range(cfg, "train.checkpoint_every", &o->checkpoint_every, 0, -1, 100000000, e)) ||
         (st = dg_cfg_get_int_array(cfg, "policy.hidden", o->hidden, 0, DG_MLP_MAX_LAYERS - 1,
                                    &o->nhidden, e)))
         return st;
@@ -310,17 +311,28 @@ dg_trainer *dg_trainer_create(const dg_env *env, const dg_train_opts *o, const c
         dg_err_set(e, DG_ERR_NOMEM, "out of memory for batch %d", B);
         goto fail;
     }
-    /* an arena per shard, sized from a rough per-step estimate; grown once
-     * from the measured peak if the first epoch overflows it */
-    int widest = env->obs_dim;
-    for (int i = 0; i < o->nhidden; i++) widest = o->hidden[i] > widest ? o->hidden[i] : widest;
+    /* an arena per shard, sized from a rough per-step estimate; grown during
+     * the first epoch if that overflows it */
+    int widest = env->obs_dim, widths = env->obs_dim + env->act_dim + env->state_dim;
+    for (int i = 0; i < o->nhidden; i++) {
+        widest = o->hidden[i] > widest ? o->hidden[i] : widest;
+        widths += o->hidden[i];
+    }
+    /* checkpoint_every 0 = auto: the whole episode on one tape unless that
+     * tape would pass DG_TAPE_BUDGET; then segments of ceil(sqrt(H)) steps
+     * (memory ~ sqrt(H), one extra forward; gradients identical) */
+    if (t->o.checkpoint_every == 0) {
+        const double est = (double)H * B * widths * sizeof(float) * 4.0;  /* measured: ~3.5x */
+        if (est > DG_TAPE_BUDGET) t->o.checkpoint_every = (int)ceil(sqrt((double)H));
+    }
+    if (t->o.checkpoint_every < 0 || t->o.checkpoint_every >= H) t->o.checkpoint_every = 0;
     for (int s = 0; s < t->nshards; s++) {
         shard *sh = &t->shards[s];
         sh->rows = B / t->nshards + (s < B % t->nshards);
         sh->row0 = s ? t->shards[s - 1].row0 + t->shards[s - 1].rows : 0;
         size_t per_step = (size_t)(sh->rows + 8) * (size_t)widest * 4 * 16 * (o->nhidden + 2) +
                           (size_t)total * 4 * 2 + 64 * 1024;
-        const int ck = o->checkpoint_every;
+        const int ck = t->o.checkpoint_every;
         const int steps_on_tape = ck > 0 && ck < H ? ck : H;
         size_t cap = per_step * (size_t)steps_on_tape + (1 << 20);
         if (ck > 0 && ck < H) {
@@ -366,6 +378,7 @@ dg_params *dg_trainer_params(dg_trainer *t) { return t->p; }
 const dg_mlp *dg_trainer_policy(const dg_trainer *t) { return &t->mlp; }
 const dg_epoch_stats *dg_trainer_last(const dg_trainer *t) { return &t->last; }
 size_t dg_trainer_arena_peak(const dg_trainer *t) { return t->arena_peak; }
+int dg_trainer_checkpoint_every(const dg_trainer *t) { return t->o.checkpoint_every; }
 
 /* Forward and backward of every shard in parallel; sums into t->p->grad. */
 static dg_status run_shards(dg_trainer *t, double *loss, float *terms, double *flops, dg_err *e) {
