@@ -66,7 +66,8 @@ struct dg_tensor {
     int      shape[DG_MAX_DIMS];  /* row-major; unused dims are 1                  */
     int64_t  n;                   /* number of elements                            */
     float   *data;                /* (n) values                                    */
-    float   *grad;                /* (n) gradient; NULL until backward touches it  */
+    float   *grad;                /* (n) gradient; NULL until backward touches it;
+                                     an intermediate's is scratch once backward passed it */
     int      requires_grad;       /* 1 when a parameter flows into this value      */
     int      is_param;            /* grad points into a dg_params block            */
     dg_op    op;

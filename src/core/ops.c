@@ -409,15 +409,15 @@ static void linear_backward(dg_ctx *ctx, dg_tensor *t) {
     float *gx = x->requires_grad ? dg__grad(ctx, x) : NULL;
     float *gw = w->requires_grad ? dg__grad(ctx, w) : NULL;
     float *gb = b && b->requires_grad ? dg__grad(ctx, b) : NULL;
+    /* through the tanh, dz = dy (1 - y²), in place: t's gradient is read by
+     * this backward only, once; the bias sums dz */
     float *restrict dz = t->grad;
-    if (t->op == DG_OP_LINEAR_TANH)
-        dz = dg_ctx_alloc(ctx, (size_t)t->n * sizeof(float));
     if (ctx->status != DG_OK) return;
-    for (int r = 0; r < B; r++) {  /* through the tanh, dz = dy (1 - y²); the bias sums dz */
+    for (int r = 0; r < B; r++) {
         float *restrict d = dz + (int64_t)r * O;
         if (t->op == DG_OP_LINEAR_TANH) {
-            const float *restrict g = t->grad + (int64_t)r * O, *restrict y = t->data + (int64_t)r * O;
-            for (int o = 0; o < O; o++) d[o] = g[o] * (1.0f - y[o] * y[o]);
+            const float *restrict y = t->data + (int64_t)r * O;
+            for (int o = 0; o < O; o++) d[o] *= 1.0f - y[o] * y[o];
         }
         if (gb)
             for (int o = 0; o < O; o++) gb[o] += d[o];
