@@ -37,6 +37,8 @@ typedef struct dg_train_opts {
     int    nhidden;
     int    nan_epoch;                     /* fault injection: loss NaN at this epoch (0: off) */
     int    fixed_batch;                   /* 1: every epoch the same initial batch (overfit test) */
+    int    resume_every;                  /* write resume.safetensors every N epochs (0: only
+                                             at snapshots and the end)                  */
     int    checkpoint_every;              /* checkpointed BPTT every k steps; 0: auto (full
                                              tape unless it would pass 512 MiB, then every
                                              ceil(sqrt(H)) steps); -1: always the full tape */
@@ -44,6 +46,10 @@ typedef struct dg_train_opts {
 
 /* Reads seed, train.* and policy.* from cfg (defaults as in spec/reach.md). */
 dg_status dg_train_opts_read(dg_cfg *cfg, dg_train_opts *o, dg_err *e);
+
+/* Bytes a trainer for env with o will need (tape, trajectory, batch): to
+ * refuse sizes that cannot fit before allocating them. */
+double    dg_train_memory_estimate(const dg_env *env, const dg_train_opts *o);
 
 /* The policy for env: an MLP obs_dim -> hidden... -> act_dim named "net.*". */
 dg_status dg_policy_create(const dg_env *env, const int *hidden, int nhidden, dg_mlp *m,
@@ -105,11 +111,19 @@ typedef struct dg_trainer dg_trainer;
 dg_trainer *dg_trainer_create(const dg_env *env, const dg_train_opts *o, const char *out_dir,
                               const char *config_yaml, dg_err *e);
 void        dg_trainer_free(dg_trainer *t);                       /* NULL is harmless      */
-/* Trains o->epochs epochs; cb (may be NULL) hears every event. Writes
- * metrics.csv, snapshots, final.safetensors and loss.png into out_dir.
+/* Trains up to epoch o->epochs (from the restored epoch, if any); cb (may be
+ * NULL) hears every event. Writes metrics.csv, snapshots, resume.safetensors,
+ * final.safetensors and loss.png into out_dir.
  * *stop (may be NULL) is polled between epochs: set it to stop early
  * (a final snapshot is still written; returns DG_ERR_INTERRUPTED). */
 dg_status   dg_trainer_run(dg_trainer *t, dg_train_cb cb, void *user, volatile int *stop, dg_err *e);
+/* Restores a run from a resume.safetensors file (written into out_dir at
+ * snapshot epochs, every resume_every epochs and at the end): parameters, Adam
+ * moments and step, the NaN guard's state, the RNG, the batch, the metrics so
+ * far. The run then goes on as if never stopped: same bits as an uninterrupted
+ * run with the same seed and thread count. t is unchanged on error. */
+dg_status   dg_trainer_restore(dg_trainer *t, const char *path, dg_err *e);
+int         dg_trainer_epoch(const dg_trainer *t);                /* epochs done so far      */
 dg_params  *dg_trainer_params(dg_trainer *t);                     /* the policy's parameters */
 const dg_mlp *dg_trainer_policy(const dg_trainer *t);
 const dg_epoch_stats *dg_trainer_last(const dg_trainer *t);       /* the last finished epoch */

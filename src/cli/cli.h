@@ -33,6 +33,8 @@ typedef struct cli_overrides {
  * checks that every key was used. Prints one error line and returns nonzero
  * on failure. */
 int  cli_setup_load(cli_setup *s, const char *path, const cli_overrides *ov);
+/* The same from config text (e.g. the config stored in a resume file); label names it. */
+int  cli_setup_parse(cli_setup *s, const char *text, size_t len, const char *label, const cli_overrides *ov);
 void cli_setup_free(cli_setup *s);
 
 /* Prints "difgames <cmd>: <msg>" to stderr. */

@@ -1,4 +1,5 @@
 /* Helpers shared by the subcommands: config loading, argument parsing, errors. */
+#define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
@@ -6,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli/cli.h"
 #include "difgames/checkpoint.h"
@@ -37,29 +39,56 @@ void cli_json_num(FILE *fp, double v) {
     else fputs("null", fp);
 }
 
+/* Applies overrides, makes the env, reads the options, checks unused keys;
+ * s->cfg is already parsed. */
+static int setup_finish(cli_setup *s, const cli_overrides *ov, dg_err *e) {
+    if (ov) {
+        const struct { const char *key, *val; } sets[] = {
+            {"seed", ov->seed},       {"train.batch", ov->batch}, {"train.epochs", ov->epochs},
+            {"env.horizon", ov->horizon}, {"train.lr", ov->lr},  {"train.threads", ov->threads},
+        };
+        for (size_t i = 0; i < sizeof sets / sizeof sets[0]; i++)
+            if (sets[i].val && dg_cfg_set(s->cfg, sets[i].key, sets[i].val, e) != DG_OK) return 1;
+    }
+    s->env = dg_env_create(s->cfg, e);
+    if (!s->env) return 1;
+    if (dg_train_opts_read(s->cfg, &s->opts, e) != DG_OK) return 1;
+    if (dg_cfg_check_unused(s->cfg, e) != DG_OK) return 1;
+    /* sizes so large they cannot fit: one clear error before anything is allocated */
+    const double need = dg_train_memory_estimate(s->env, &s->opts);
+    const double have = (double)sysconf(_SC_PHYS_PAGES) * (double)sysconf(_SC_PAGESIZE);
+    if (have > 0 && need > have) {
+        dg_cfg_error(s->cfg, "train.batch", e,
+                     "batch %d x horizon %d needs about %.1f GiB, more than this machine's %.1f GiB "
+                     "(lower train.batch or env.horizon)", s->opts.batch, s->env->horizon,
+                     need / 1073741824.0, have / 1073741824.0);
+        return 1;
+    }
+    return 0;
+}
+
 int cli_setup_load(cli_setup *s, const char *path, const cli_overrides *ov) {
     memset(s, 0, sizeof *s);
     dg_err e = {0};
     s->cfg = dg_cfg_load(path, &e);
-    if (!s->cfg) goto fail;
-    if (ov) {
-        const struct { const char *key, *val, *flag; } sets[] = {
-            {"seed", ov->seed, "--seed"},           {"train.batch", ov->batch, "--batch"},
-            {"train.epochs", ov->epochs, "--epochs"}, {"env.horizon", ov->horizon, "--horizon"},
-            {"train.lr", ov->lr, "--lr"},           {"train.threads", ov->threads, "--threads"},
-        };
-        for (size_t i = 0; i < sizeof sets / sizeof sets[0]; i++)
-            if (sets[i].val && dg_cfg_set(s->cfg, sets[i].key, sets[i].val, &e) != DG_OK) goto fail;
+    if (!s->cfg || setup_finish(s, ov, &e)) {
+        fprintf(stderr, "difgames: %s\n", e.msg);
+        cli_setup_free(s);
+        return EXIT_USAGE;
     }
-    s->env = dg_env_create(s->cfg, &e);
-    if (!s->env) goto fail;
-    if (dg_train_opts_read(s->cfg, &s->opts, &e) != DG_OK) goto fail;
-    if (dg_cfg_check_unused(s->cfg, &e) != DG_OK) goto fail;
     return 0;
-fail:
-    fprintf(stderr, "difgames: %s\n", e.msg);
-    cli_setup_free(s);
-    return EXIT_USAGE;
+}
+
+int cli_setup_parse(cli_setup *s, const char *text, size_t len, const char *label, const cli_overrides *ov) {
+    memset(s, 0, sizeof *s);
+    dg_err e = {0};
+    s->cfg = dg_cfg_parse(text, len, label, &e);
+    if (!s->cfg || setup_finish(s, ov, &e)) {
+        fprintf(stderr, "difgames: %s\n", e.msg);
+        cli_setup_free(s);
+        return EXIT_USAGE;
+    }
+    return 0;
 }
 
 void cli_setup_free(cli_setup *s) {

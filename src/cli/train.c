@@ -9,13 +9,15 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "difgames/safetensors.h"
 
 static const char HELP[] =
     "usage: difgames train --config FILE [options]\n"
+    "       difgames train --resume DIR [--epochs N]\n"
     "\n"
     "Trains the config's policy by backpropagation through whole episodes and writes\n"
     "into DIR: metrics.csv (epoch, loss, each term, grad norm, lr, ms, game metrics),\n"
-    "epoch_NNNN.safetensors snapshots, final.safetensors and loss.png.\n"
+    "epoch_NNNN.safetensors snapshots, final.safetensors, resume.safetensors and loss.png.\n"
     "The last line of stdout is one JSON object (game, epochs, final loss, seconds).\n"
     "\n"
     "options (each overrides the config):\n"
@@ -28,6 +30,10 @@ static const char HELP[] =
     "  --horizon N      steps per episode (env.horizon)\n"
     "  --lr X           Adam learning rate (train.lr)\n"
     "  --threads N      threads over the batch (train.threads)\n"
+    "  --resume DIR     go on with the run in DIR from its resume.safetensors (written at\n"
+    "                   snapshots, every train.resume_every epochs and at the end), with\n"
+    "                   the config stored there; --epochs may raise the number of epochs.\n"
+    "                   A run killed and resumed ends with the same bits as one never stopped.\n"
     "  --quiet          no progress output, only the final JSON line\n"
     "\n"
     "Ctrl-C stops after the current epoch and still writes final.safetensors.\n";
@@ -118,10 +124,30 @@ static int cmp_double(const void *a, const void *b) {
 }
 
 /* Trains one seed into dir; returns 0 or an exit code; *final_loss, *secs. */
-static int train_one(const char *config, const cli_overrides *ov, const char *out, int quiet,
-                     double *final_loss, double *secs, char *game, size_t game_len, int *epochs) {
+static int train_one(const char *config, const char *resume, const cli_overrides *ov, const char *out,
+                     int quiet, double *final_loss, double *secs, char *game, size_t game_len, int *epochs) {
     cli_setup s;
-    int rc = cli_setup_load(&s, config, ov);
+    int rc;
+    char resume_path[1024] = "";
+    if (resume) {  /* the config comes from the resume file */
+        snprintf(resume_path, sizeof resume_path, "%s/resume.safetensors", resume);
+        dg_err e0 = {0};
+        dg_st_file *f = dg_st_load(resume_path, &e0);
+        const char *yaml = f ? dg_st_meta(f, "config") : NULL;
+        if (!f || !yaml || !*yaml) {
+            if (f) cli_error("train", "%s: no config stored in it (metadata 'config')", resume_path);
+            else cli_error("train", "%s", e0.msg);
+            dg_st_free(f);
+            return EXIT_USAGE;
+        }
+        char label[1100];
+        snprintf(label, sizeof label, "%s (stored config)", resume_path);
+        rc = cli_setup_parse(&s, yaml, strlen(yaml), label, ov);
+        dg_st_free(f);
+        out = resume;
+    } else {
+        rc = cli_setup_load(&s, config, ov);
+    }
     if (rc) return rc;
     snprintf(game, game_len, "%s", s.env->game->name);
     char dir[900];
@@ -141,6 +167,14 @@ static int train_one(const char *config, const cli_overrides *ov, const char *ou
         cli_setup_free(&s);
         return e.status == DG_ERR_IO ? EXIT_USAGE : EXIT_FAIL;
     }
+    if (resume && dg_trainer_restore(t, resume_path, &e) != DG_OK) {
+        cli_error("train", "%s", e.msg);
+        dg_trainer_free(t);
+        cli_setup_free(&s);
+        return EXIT_USAGE;
+    }
+    if (resume && !quiet)
+        fprintf(stderr, "resuming %s after epoch %d\n", resume_path, dg_trainer_epoch(t));
     progress pr = {.env = s.env, .epochs = s.opts.epochs, .tty = isatty(2) && !quiet, .quiet = quiet,
                    .t0 = now_s()};
     if (!quiet) {
@@ -173,7 +207,7 @@ static int train_one(const char *config, const cli_overrides *ov, const char *ou
 }
 
 int cmd_train(int argc, char **argv) {
-    const char *config = NULL, *out = NULL, *seeds = NULL;
+    const char *config = NULL, *out = NULL, *seeds = NULL, *resume = NULL;
     cli_overrides ov = {0};
     int quiet = 0;
     for (int i = 1; i < argc; i++) {
@@ -182,7 +216,7 @@ int cmd_train(int argc, char **argv) {
                           : !strcmp(a, "--seeds") ? &seeds : !strcmp(a, "--seed") ? &ov.seed
                           : !strcmp(a, "--batch") ? &ov.batch : !strcmp(a, "--epochs") ? &ov.epochs
                           : !strcmp(a, "--horizon") ? &ov.horizon : !strcmp(a, "--lr") ? &ov.lr
-                          : !strcmp(a, "--threads") ? &ov.threads : NULL;
+                          : !strcmp(a, "--threads") ? &ov.threads : !strcmp(a, "--resume") ? &resume : NULL;
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
             fputs(HELP, stdout);
             return 0;
@@ -199,8 +233,13 @@ int cmd_train(int argc, char **argv) {
             return EXIT_USAGE;
         }
     }
-    if (!config) {
-        cli_error("train", "--config FILE is required (see --help)");
+    if (resume) {
+        if (config || out || seeds || ov.seed || ov.batch || ov.horizon || ov.lr || ov.threads) {
+            cli_error("train", "--resume DIR takes the run's own config; only --epochs may change");
+            return EXIT_USAGE;
+        }
+    } else if (!config) {
+        cli_error("train", "--config FILE (or --resume DIR) is required (see --help)");
         return EXIT_USAGE;
     }
     struct sigaction sa;
@@ -213,7 +252,7 @@ int cmd_train(int argc, char **argv) {
     int epochs = 0;
     if (!seeds) {
         double loss = NAN, secs = 0;
-        int rc = train_one(config, &ov, out, quiet, &loss, &secs, game, sizeof game, &epochs);
+        int rc = train_one(config, resume, &ov, out, quiet, &loss, &secs, game, sizeof game, &epochs);
         if (rc && rc != 130) return rc;
         printf("{\"game\": \"%s\", \"epochs\": %d, \"final_loss\": ", game, epochs);
         cli_json_num(stdout, loss);
@@ -249,7 +288,7 @@ int cmd_train(int argc, char **argv) {
             snprintf(dir, sizeof dir, "runs/%s/seed_%d", s.env->game->name, list[k]);
             cli_setup_free(&s);
         }
-        int rc = train_one(config, &o2, dir, quiet, &losses[k], &secs, game, sizeof game, &epochs);
+        int rc = train_one(config, NULL, &o2, dir, quiet, &losses[k], &secs, game, sizeof game, &epochs);
         total += secs;
         if (rc) return rc;
         sorted[k] = losses[k];

@@ -13,6 +13,7 @@
 #include "difgames/fileio.h"
 #include "difgames/image.h"
 #include "difgames/losses.h"
+#include "difgames/safetensors.h"
 #include "difgames/trainer.h"
 
 #define MAX_THREADS 64
@@ -45,6 +46,7 @@ dg_status dg_train_opts_read(dg_cfg *cfg, dg_train_opts *o, dg_err *e) {
         (st = dg_cfg_get_int_range(cfg, "train.threads", &o->threads, 1, 1, MAX_THREADS, e)) ||
         (st = dg_cfg_get_int_range(cfg, "train.fault_nan_epoch", &o->nan_epoch, 0, 0, 100000000, e)) ||
         (st = dg_cfg_get_bool(cfg, "train.fixed_batch", &o->fixed_batch, 0, e)) ||
+        (st = dg_cfg_get_int_range(cfg, "train.resume_every", &o->resume_every, 10, 0, 100000000, e)) ||
         (st = dg_cfg_get_int_range(cfg, "train.checkpoint_every", &o->checkpoint_every, 0, -1, 100000000, e)) ||
         (st = dg_cfg_get_int_array(cfg, "policy.hidden", o->hidden, 0, DG_MLP_MAX_LAYERS - 1,
                                    &o->nhidden, e)))
@@ -65,6 +67,20 @@ dg_status dg_train_opts_read(dg_cfg *cfg, dg_train_opts *o, dg_err *e) {
     o->eps = eps;
     o->clip = clip;
     return DG_OK;
+}
+
+double dg_train_memory_estimate(const dg_env *env, const dg_train_opts *o) {
+    const double B = o->batch, H = env->horizon, S = env->state_dim;
+    double widths = env->obs_dim + env->act_dim + env->state_dim;
+    for (int i = 0; i < o->nhidden; i++) widths += o->hidden[i];
+    double steps = H;  /* steps on one tape: all of them, or a segment */
+    const double full = H * B * widths * sizeof(float) * 4.0;
+    if (o->checkpoint_every > 0 && o->checkpoint_every < H) steps = o->checkpoint_every;
+    else if (o->checkpoint_every == 0 && full > DG_TAPE_BUDGET) steps = ceil(sqrt(H));
+    double bytes = steps * B * widths * sizeof(float) * 4.0;          /* the tape          */
+    bytes += (H + 1) * B * S * sizeof(float) * (env->nmetrics > 0);   /* the trajectory    */
+    bytes += B * (S + env->aux_dim) * sizeof(float) * 2.0;            /* the batch, saved  */
+    return bytes;
 }
 
 dg_status dg_policy_create(const dg_env *env, const int *hidden, int nhidden, dg_mlp *m,
@@ -246,6 +262,7 @@ struct dg_trainer {
     int          nrows, caprows;
     dg_epoch_stats last;
     size_t       arena_peak;
+    int          epoch;                /* epochs done (restored on resume)            */
 };
 
 static double now_ms(void) {
@@ -508,20 +525,193 @@ static int is_snapshot_epoch(const dg_train_opts *o, int epoch) {
     return 0;
 }
 
+/* ------------------------------------------------------------ resume */
+
+#define ROW_COLS (4 + DG_MAX_TERMS + 2 + DG_MAX_METRICS + 1)  /* epoch loss terms.. gn lr ms flops metrics.. */
+
+static void row_pack(const dg_epoch_stats *s, double *r) {
+    int k = 0;
+    r[k++] = s->epoch;
+    r[k++] = s->loss;
+    for (int i = 0; i < DG_MAX_TERMS; i++) r[k++] = s->terms[i];
+    r[k++] = s->grad_norm;
+    r[k++] = s->lr;
+    r[k++] = s->ms;
+    r[k++] = s->flops;
+    for (int i = 0; i < DG_MAX_METRICS; i++) r[k++] = s->metrics[i];
+}
+
+static void row_unpack(const double *r, dg_epoch_stats *s) {
+    int k = 0;
+    s->epoch = (int)r[k++];
+    s->loss = r[k++];
+    for (int i = 0; i < DG_MAX_TERMS; i++) s->terms[i] = (float)r[k++];
+    s->grad_norm = r[k++];
+    s->lr = r[k++];
+    s->ms = r[k++];
+    s->flops = r[k++];
+    for (int i = 0; i < DG_MAX_METRICS; i++) s->metrics[i] = r[k++];
+}
+
+/* Everything a run needs to go on as if never stopped: parameters (under their
+ * own names), Adam moments and step, the NaN guard's last good state, the RNG,
+ * the episode batch (fixed_batch), the metrics so far, the config. */
+static dg_status write_resume(dg_trainer *t, dg_err *e) {
+    char path[1000], ep[32], step[32], gstep[32], scale[40], rng[64], rows[32];
+    snprintf(path, sizeof path, "%s/resume.safetensors", t->out_dir);
+    snprintf(ep, sizeof ep, "%d", t->epoch);
+    snprintf(step, sizeof step, "%lld", (long long)t->adam.step);
+    snprintf(gstep, sizeof gstep, "%lld", (long long)t->good_step);
+    snprintf(scale, sizeof scale, "%.17g", t->lr_scale);
+    snprintf(rng, sizeof rng, "%016llx%016llx", (unsigned long long)t->rng.s[0],
+             (unsigned long long)t->rng.s[1]);
+    snprintf(rows, sizeof rows, "%d", t->nrows);
+    dg_st_writer *w = dg_st_writer_create();
+    if (!w) return dg_err_set(e, DG_ERR_NOMEM, "out of memory");
+    const dg_params *p = t->p;
+    const int64_t total = (int64_t)p->total;
+    const dg_env *env = t->env;
+    double *table = malloc(((size_t)t->nrows + 1) * ROW_COLS * sizeof(double));
+    dg_status st = table ? DG_OK : dg_err_set(e, DG_ERR_NOMEM, "out of memory");
+    for (int r = 0; r < t->nrows && st == DG_OK; r++) row_pack(&t->rows[r].s, table + (size_t)r * ROW_COLS);
+    for (int i = 0; i < p->count && st == DG_OK; i++) {
+        int64_t shape[DG_MAX_DIMS];
+        for (int d = 0; d < p->info[i].ndim; d++) shape[d] = p->info[i].shape[d];
+        st = dg_st_writer_add(w, p->info[i].name, DG_F32, p->info[i].ndim, shape, p->data + p->info[i].offset, e);
+    }
+    const struct { const char *name; const float *data; } flat[] = {
+        {"optim.adam.m", t->adam.m}, {"optim.adam.v", t->adam.v}, {"optim.good.w", t->good_w},
+        {"optim.good.m", t->good_m}, {"optim.good.v", t->good_v}};
+    for (size_t i = 0; i < sizeof flat / sizeof flat[0] && st == DG_OK; i++)
+        st = dg_st_writer_add(w, flat[i].name, DG_F32, 1, &total, flat[i].data, e);
+    if (st == DG_OK)
+        st = dg_st_writer_add(w, "episode.state", DG_F32, 2, (int64_t[]){t->o.batch, env->state_dim}, t->state0, e);
+    if (st == DG_OK && env->aux_dim)
+        st = dg_st_writer_add(w, "episode.aux", DG_F32, 2, (int64_t[]){t->o.batch, env->aux_dim}, t->aux, e);
+    if (st == DG_OK)
+        st = dg_st_writer_add(w, "metrics", DG_F64, 2, (int64_t[]){t->nrows, ROW_COLS}, table, e);
+    const char *meta[][2] = {{"format", "difgames-resume"}, {"game", env->game->name}, {"epoch", ep},
+                             {"adam_step", step}, {"good_step", gstep}, {"lr_scale", scale},
+                             {"rng", rng}, {"rows", rows}, {"config", t->config_yaml ? t->config_yaml : ""}};
+    for (size_t i = 0; i < sizeof meta / sizeof meta[0] && st == DG_OK; i++)
+        st = dg_st_writer_meta(w, meta[i][0], meta[i][1], e);
+    if (st == DG_OK) st = dg_st_writer_write(w, path, e);
+    dg_st_writer_free(w);
+    free(table);
+    return st;
+}
+
+static dg_status meta_i64(const dg_st_file *f, const char *path, const char *key, long long lo,
+                          long long hi, long long *out, dg_err *e) {
+    const char *v = dg_st_meta(f, key);
+    char *end;
+    if (!v) return dg_err_set(e, DG_ERR_FORMAT, "%s: metadata '%s' missing", path, key);
+    long long x = strtoll(v, &end, 10);
+    if (*v == 0 || *end || x < lo || x > hi)
+        return dg_err_set(e, DG_ERR_FORMAT, "%s: metadata '%s' = '%.40s' is not an integer in [%lld, %lld]",
+                          path, key, v, lo, hi);
+    *out = x;
+    return DG_OK;
+}
+
+dg_status dg_trainer_restore(dg_trainer *t, const char *path, dg_err *e) {
+    dg_st_file *f = dg_st_load(path, e);
+    if (!f) return e ? e->status : DG_ERR_IO;
+    const dg_env *env = t->env;
+    const size_t total = t->p->total;
+    dg_status st = DG_OK;
+    long long epoch = 0, step = 0, gstep = 0, rows = 0;
+    const char *fmt = dg_st_meta(f, "format"), *game = dg_st_meta(f, "game");
+    const char *scale = dg_st_meta(f, "lr_scale"), *rng = dg_st_meta(f, "rng");
+    float *buf = malloc((total ? total : 1) * 6 * sizeof(float));
+    double *table = NULL;
+    if (!buf) { st = dg_err_set(e, DG_ERR_NOMEM, "out of memory"); goto done; }
+    if (!fmt || strcmp(fmt, "difgames-resume") != 0) {
+        st = dg_err_set(e, DG_ERR_FORMAT, "%s: not a difgames resume file (metadata 'format')", path);
+        goto done;
+    }
+    if (!game || strcmp(game, env->game->name) != 0) {
+        st = dg_err_set(e, DG_ERR_FORMAT, "%s: a run of game '%s', not '%s'", path, game ? game : "?",
+                        env->game->name);
+        goto done;
+    }
+    if ((st = meta_i64(f, path, "epoch", 0, 100000000, &epoch, e)) ||
+        (st = meta_i64(f, path, "adam_step", 0, (long long)1 << 40, &step, e)) ||
+        (st = meta_i64(f, path, "good_step", 0, (long long)1 << 40, &gstep, e)) ||
+        (st = meta_i64(f, path, "rows", 0, 100000000, &rows, e)))
+        goto done;
+    char *end = NULL;
+    double ls = scale ? strtod(scale, &end) : NAN;
+    if (!scale || *end || !(ls > 0.0 && ls <= 1.0)) {
+        st = dg_err_set(e, DG_ERR_FORMAT, "%s: metadata 'lr_scale' missing or not in (0, 1]", path);
+        goto done;
+    }
+    unsigned long long s0 = 0, s1 = 0;
+    if (!rng || strlen(rng) != 32 || sscanf(rng, "%16llx%16llx", &s0, &s1) != 2) {
+        st = dg_err_set(e, DG_ERR_FORMAT, "%s: metadata 'rng' missing or malformed", path);
+        goto done;
+    }
+    /* parameters by name and shape, then the flat optimiser blocks */
+    for (int i = 0; i < t->p->count && st == DG_OK; i++) {
+        int64_t shape[DG_MAX_DIMS];
+        for (int d = 0; d < t->p->info[i].ndim; d++) shape[d] = t->p->info[i].shape[d];
+        st = dg_st_read_f32(f, t->p->info[i].name, t->p->info[i].ndim, shape, buf + t->p->info[i].offset, e);
+    }
+    const char *flat[] = {"optim.adam.m", "optim.adam.v", "optim.good.w", "optim.good.m", "optim.good.v"};
+    for (int i = 0; i < 5 && st == DG_OK; i++)
+        st = dg_st_read_f32(f, flat[i], 1, (int64_t[]){(int64_t)total}, buf + (size_t)(i + 1) * total, e);
+    if (st == DG_OK)
+        st = dg_st_read_f32(f, "episode.state", 2, (int64_t[]){t->o.batch, env->state_dim}, t->state0, e);
+    if (st == DG_OK && env->aux_dim)
+        st = dg_st_read_f32(f, "episode.aux", 2, (int64_t[]){t->o.batch, env->aux_dim}, t->aux, e);
+    if (st == DG_OK && !(table = malloc(((size_t)rows + 1) * ROW_COLS * sizeof(double))))
+        st = dg_err_set(e, DG_ERR_NOMEM, "out of memory");
+    if (st == DG_OK) st = dg_st_read(f, "metrics", DG_F64, 2, (int64_t[]){rows, ROW_COLS}, table, e);
+    if (st != DG_OK) goto done;
+    if (rows > t->caprows) {
+        metrics_row *r = realloc(t->rows, (size_t)rows * sizeof *r);
+        if (!r) { st = dg_err_set(e, DG_ERR_NOMEM, "out of memory"); goto done; }
+        t->rows = r;
+        t->caprows = (int)rows;
+    }
+    /* all read and checked: now change the trainer */
+    memcpy(t->p->data, buf, total * sizeof(float));
+    memcpy(t->adam.m, buf + total, total * sizeof(float));
+    memcpy(t->adam.v, buf + 2 * total, total * sizeof(float));
+    memcpy(t->good_w, buf + 3 * total, total * sizeof(float));
+    memcpy(t->good_m, buf + 4 * total, total * sizeof(float));
+    memcpy(t->good_v, buf + 5 * total, total * sizeof(float));
+    t->adam.step = step;
+    t->good_step = gstep;
+    t->lr_scale = ls;
+    t->rng.s[0] = s0;
+    t->rng.s[1] = s1;
+    t->epoch = (int)epoch;
+    t->nrows = (int)rows;
+    for (int r = 0; r < rows; r++) row_unpack(table + (size_t)r * ROW_COLS, &t->rows[r].s);
+    if (rows) t->last = t->rows[rows - 1].s;
+done:
+    free(buf);
+    free(table);
+    dg_st_free(f);
+    return st;
+}
+
+int dg_trainer_epoch(const dg_trainer *t) { return t->epoch; }
+
 dg_status dg_trainer_run(dg_trainer *t, dg_train_cb cb, void *user, volatile int *stop, dg_err *e) {
     const dg_env *env = t->env;
     const size_t total = t->p->total;
     dg_status st = DG_OK;
-    if (t->nrows + t->o.epochs > t->caprows) {
-        metrics_row *r = realloc(t->rows, (size_t)(t->nrows + t->o.epochs + 1) * sizeof *r);
+    if (t->o.epochs + 1 > t->caprows) {
+        metrics_row *r = realloc(t->rows, (size_t)(t->o.epochs + 1) * sizeof *r);
         if (!r) return dg_err_set(e, DG_ERR_NOMEM, "out of memory for metrics");
         t->rows = r;
-        t->caprows = t->nrows + t->o.epochs + 1;
+        t->caprows = t->o.epochs + 1;
     }
-    int epoch = 0;
-    for (epoch = 1; epoch <= t->o.epochs; epoch++) {
+    for (int epoch = t->epoch + 1; epoch <= t->o.epochs; epoch++) {
         if (stop && *stop) {
-            st = dg_err_set(e, DG_ERR_INTERRUPTED, "interrupted at epoch %d", epoch);
+            st = dg_err_set(e, DG_ERR_INTERRUPTED, "interrupted after epoch %d", epoch - 1);
             break;
         }
         const double t0 = now_ms();
@@ -575,6 +765,7 @@ dg_status dg_trainer_run(dg_trainer *t, dg_train_cb cb, void *user, volatile int
         const int last = epoch == t->o.epochs;
         t->rows[t->nrows++].s = s;
         t->last = s;
+        t->epoch = epoch;
         if (cb) {
             dg_train_event ev = {.kind = DG_EV_EPOCH, .stats = &s};
             cb(&ev, user);
@@ -585,10 +776,14 @@ dg_status dg_trainer_run(dg_trainer *t, dg_train_cb cb, void *user, volatile int
             if ((st = write_snapshot(t, name, epoch, cb, user, e)) != DG_OK) break;
             if ((st = write_metrics(t, e)) != DG_OK) break;
         }
+        if (t->out_dir[0] && !last &&
+            (is_snapshot_epoch(&t->o, epoch) || (t->o.resume_every > 0 && epoch % t->o.resume_every == 0)))
+            if ((st = write_resume(t, e)) != DG_OK) break;
     }
     if (t->out_dir[0] && (st == DG_OK || st == DG_ERR_INTERRUPTED)) {
         dg_err e2 = {0};
         dg_status s2 = write_snapshot(t, "final.safetensors", t->last.epoch, cb, user, &e2);
+        if (s2 == DG_OK) s2 = write_resume(t, &e2);
         if (s2 == DG_OK) s2 = write_metrics(t, &e2);
         if (s2 == DG_OK) s2 = write_plot(t, &e2);
         if (s2 != DG_OK) {
