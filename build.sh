@@ -13,7 +13,7 @@ JOBS=$(nproc 2>/dev/null || echo 2)
 
 # Debian packages: what the build needs, and what tests and benchmarks add.
 BUILD_PKGS=(gcc make cmake pkg-config libyaml-dev libcjson-dev libpng-dev libgif-dev)
-TEST_PKGS=(libcmocka-dev python3 python3-torch python3-numpy)
+TEST_PKGS=(libcmocka-dev python3 python3-torch python3-numpy valgrind)
 
 install_missing() {
     local missing=()
@@ -65,6 +65,20 @@ case "$MODE" in
             -DCMAKE_C_FLAGS_DEBUG="-O1 -g"
         ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
             ctest --test-dir build-asan --output-on-failure -j "$JOBS"
+        echo "== valgrind memcheck: training runs (a portable build: valgrind lacks AVX-512)"
+        configure_build build-valgrind -DCMAKE_BUILD_TYPE=RelWithDebInfo -DDG_NATIVE=OFF -DDG_TESTS=OFF \
+            -DDG_EXAMPLES=OFF
+        vg_out=$(mktemp -d)
+        for run in "configs/reach.yaml --epochs 3 --batch 8 --horizon 20" \
+                   "configs/chase.yaml --epochs 2 --batch 4 --horizon 10 --threads 2" \
+                   "configs/pixel.yaml --epochs 2 --batch 2 --horizon 5"; do
+            # shellcheck disable=SC2086
+            valgrind --error-exitcode=1 --leak-check=full --errors-for-leak-kinds=definite \
+                --show-leak-kinds=definite --quiet \
+                build-valgrind/difgames train --config $run --out "$vg_out/run" --quiet
+        done
+        rm -rf "$vg_out"
+        echo "valgrind: 3 passed, 0 failed"
         ;;
     bench)
         if [ -x bench/run.sh ]; then bench/run.sh; else echo "build.sh: no benchmarks yet" >&2; exit 1; fi

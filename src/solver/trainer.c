@@ -527,7 +527,7 @@ static int is_snapshot_epoch(const dg_train_opts *o, int epoch) {
 
 /* ------------------------------------------------------------ resume */
 
-#define ROW_COLS (4 + DG_MAX_TERMS + 2 + DG_MAX_METRICS + 1)  /* epoch loss terms.. gn lr ms flops metrics.. */
+#define ROW_COLS (2 + DG_MAX_TERMS + 4 + DG_MAX_METRICS)  /* epoch loss, terms, grad_norm lr ms flops, metrics */
 
 static void row_pack(const dg_epoch_stats *s, double *r) {
     int k = 0;
