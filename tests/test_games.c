@@ -65,7 +65,7 @@ static dg_tensor *step_loss(dg_ctx *ctx, dg_params *p, void *user) {
 
 typedef struct ep_case {
     const dg_env *env;
-    const dg_mlp *m;
+    const dg_policy *m;
     const float *state, *aux;
     int B;
 } ep_case;
@@ -107,10 +107,10 @@ static void test_games_gradcheck(void **state) {
                (long long)r.checked);
         assert_true(r.max_rel_err < 1e-3);
 
-        dg_mlp m;
+        dg_policy m;
         dg_params *pp;
         assert_int_equal(dg_policy_create(env, s.o.hidden, s.o.nhidden, &m, &pp, &e), DG_OK);
-        dg_mlp_reset_params(&m, pp, &rng);
+        dg_policy_reset_params(&m, pp, &rng);
         ep_case ec = {env, &m, st, aux, B};
         assert_int_equal(dg_gradcheck(ctx, pp, ep_loss, &ec, 0.1f, 1e-2, 16, &r, &e), DG_OK);
         printf("  %-6s episode:   worst rel err %.2e over %lld\n", env->game->name, r.max_rel_err,
@@ -137,11 +137,11 @@ static void test_renderer_on_tape(void **state) {
     dg_rng rng;
     dg_rng_seed(&rng, 1);
     s.env->game->reset(s.env, &rng, B, st, aux);
-    dg_mlp m;
+    dg_policy m;
     dg_params *p;
     dg_err e = {0};
     assert_int_equal(dg_policy_create(s.env, s.o.hidden, s.o.nhidden, &m, &p, &e), DG_OK);
-    dg_mlp_reset_params(&m, p, &rng);
+    dg_policy_reset_params(&m, p, &rng);
     dg_ctx *ctx = dg_ctx_create(16 << 20);
     dg_tensor *l = dg_rollout(ctx, s.env, &m, p, st, aux, B, 0.5f, NULL, NULL, 0);
     assert_non_null(l);
@@ -313,11 +313,11 @@ static void test_checkpointed_bptt_identical(void **state) {
         dg_rng rng;
         dg_rng_seed(&rng, 9);
         env->game->reset(env, &rng, B, st, aux);
-        dg_mlp m;
+        dg_policy m;
         dg_params *p;
         dg_err e = {0};
         assert_int_equal(dg_policy_create(env, s.o.hidden, s.o.nhidden, &m, &p, &e), DG_OK);
-        dg_mlp_reset_params(&m, p, &rng);
+        dg_policy_reset_params(&m, p, &rng);
         dg_ctx *ctx = dg_ctx_create(32 << 20);
         double loss0, loss1;
         float terms0[DG_MAX_TERMS], terms1[DG_MAX_TERMS];

@@ -47,6 +47,9 @@ typedef struct dg_game {
     /* Draws B initial states (B, state_dim) and episode constants (B, aux_dim). */
     void (*reset)(const dg_env *env, dg_rng *rng, int B, float *state, float *aux);
     dg_tensor *(*observe)(dg_ctx *ctx, const dg_env *env, dg_tensor *state, dg_tensor *aux);
+    /* Two-player games: the second player's (evader's) observation, (B, obs2_dim);
+     * step and step_cost then get the actions of both, [a, b] (B, act_dim + act2_dim). */
+    dg_tensor *(*observe2)(dg_ctx *ctx, const dg_env *env, dg_tensor *state, dg_tensor *aux);
     dg_tensor *(*step)(dg_ctx *ctx, const dg_env *env, dg_tensor *state, dg_tensor *aux,
                        dg_tensor *action);
     /* Raw (unweighted) cost terms of one step into terms[0..nterms), each (1). */
@@ -67,6 +70,8 @@ typedef struct dg_game {
 struct dg_env {
     const dg_game *game;
     int   state_dim, aux_dim, obs_dim, act_dim;
+    int   nplayers;                             /* 1, or 2: a learned evader too     */
+    int   obs2_dim, act2_dim;                   /* the evader's, when nplayers is 2  */
     int   horizon;                              /* H: steps per episode              */
     float dt;                                   /* seconds per step                  */
     const char *aux_name;                       /* aux tensor name for --init ("goal") */

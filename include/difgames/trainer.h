@@ -47,13 +47,24 @@ typedef struct dg_train_opts {
 /* Reads seed, train.* and policy.* from cfg (defaults as in spec/reach.md). */
 dg_status dg_train_opts_read(dg_cfg *cfg, dg_train_opts *o, dg_err *e);
 
+/* The players' policies: one MLP for one-player games, two (pursuer "net",
+ * evader "evader") for two-player games, all in one dg_params. */
+#define DG_MAX_PLAYERS 2
+typedef struct dg_policy {
+    int    n;                             /* env->nplayers                        */
+    dg_mlp mlp[DG_MAX_PLAYERS];           /* [0] the agent / pursuer, [1] evader  */
+} dg_policy;
+
 /* Bytes a trainer for env with o will need (tape, trajectory, batch): to
  * refuse sizes that cannot fit before allocating them. */
 double    dg_train_memory_estimate(const dg_env *env, const dg_train_opts *o);
 
-/* The policy for env: an MLP obs_dim -> hidden... -> act_dim named "net.*". */
-dg_status dg_policy_create(const dg_env *env, const int *hidden, int nhidden, dg_mlp *m,
+/* The policies for env: an MLP obs_dim -> hidden... -> act_dim named "net.*",
+ * and for two-player games one obs2_dim -> hidden... -> act2_dim named "evader.*". */
+dg_status dg_policy_create(const dg_env *env, const int *hidden, int nhidden, dg_policy *pol,
                            dg_params **p, dg_err *e);
+/* PyTorch's nn.Linear initialisation of every player's MLP. */
+void      dg_policy_reset_params(const dg_policy *pol, dg_params *p, dg_rng *rng);
 
 /* One episode of B rows on ctx from state0 (B, state_dim) and aux (B, aux_dim):
  * returns the loss (1), Σ_t Σ_i w_i term_i,t / H with batch means taken as
@@ -61,7 +72,7 @@ dg_status dg_policy_create(const dg_env *env, const int *hidden, int nhidden, dg
  * NULL) the states, step t's B rows at traj + t·traj_ld·state_dim (traj_ld >= B:
  * rows per step, so shards of a batch can fill one trajectory). NULL on error
  * (see the context). */
-dg_tensor *dg_rollout(dg_ctx *ctx, const dg_env *env, const dg_mlp *m, dg_params *p,
+dg_tensor *dg_rollout(dg_ctx *ctx, const dg_env *env, const dg_policy *pol, dg_params *p,
                       const float *state0, const float *aux, int B, float inv_batch,
                       float *terms, float *traj, int traj_ld);
 /* Loss and gradient of one episode: adds d loss / d parameter into p's
@@ -70,7 +81,7 @@ dg_tensor *dg_rollout(dg_ctx *ctx, const dg_env *env, const dg_mlp *m, dg_params
  * every k steps (in saved, ceil(H/k) · B · state_dim floats), the backward
  * recomputes one segment at a time, so the arena holds k steps, not H; loss
  * and gradients are the same to the bit as with the full tape. ctx is reset. */
-dg_status  dg_episode_grad(dg_ctx *ctx, const dg_env *env, const dg_mlp *m, dg_params *p,
+dg_status  dg_episode_grad(dg_ctx *ctx, const dg_env *env, const dg_policy *pol, dg_params *p,
                            const float *state0, const float *aux, int B, float inv_batch,
                            int every, float *saved, double *loss, float *terms,
                            float *traj, int traj_ld);
@@ -125,7 +136,7 @@ dg_status   dg_trainer_run(dg_trainer *t, dg_train_cb cb, void *user, volatile i
 dg_status   dg_trainer_restore(dg_trainer *t, const char *path, dg_err *e);
 int         dg_trainer_epoch(const dg_trainer *t);                /* epochs done so far      */
 dg_params  *dg_trainer_params(dg_trainer *t);                     /* the policy's parameters */
-const dg_mlp *dg_trainer_policy(const dg_trainer *t);
+const dg_policy *dg_trainer_policy(const dg_trainer *t);
 const dg_epoch_stats *dg_trainer_last(const dg_trainer *t);       /* the last finished epoch */
 size_t      dg_trainer_arena_peak(const dg_trainer *t);           /* most arena bytes of a shard */
 int         dg_trainer_checkpoint_every(const dg_trainer *t);     /* segment length in use (0: full tape) */

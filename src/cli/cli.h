@@ -57,9 +57,9 @@ int  cli_load_init(const char *cmd, const dg_env *env, const char *path, float *
 /* Runs one episode (and backward when backward is 1) on a context it makes
  * and grows until the episode fits; returns the context (caller frees) with
  * *loss set, or NULL after printing an error. */
-dg_ctx *cli_rollout(const char *cmd, const dg_env *env, const dg_mlp *m, dg_params *p,
+dg_ctx *cli_rollout(const char *cmd, const dg_env *env, const dg_policy *m, dg_params *p,
                     const float *state0, const float *aux, int B, int backward, float *terms,
                     float *traj, dg_tensor **loss);
 /* Makes the config's policy and loads ckpt into it; prints an error and returns nonzero on failure. */
-int cli_load_policy(const char *cmd, const cli_setup *s, const char *ckpt, dg_mlp *m, dg_params **p);
+int cli_load_policy(const char *cmd, const cli_setup *s, const char *ckpt, dg_policy *m, dg_params **p);
 #endif

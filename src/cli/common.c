@@ -149,7 +149,7 @@ done:
     return B;
 }
 
-dg_ctx *cli_rollout(const char *cmd, const dg_env *env, const dg_mlp *m, dg_params *p,
+dg_ctx *cli_rollout(const char *cmd, const dg_env *env, const dg_policy *m, dg_params *p,
                     const float *state0, const float *aux, int B, int backward, float *terms,
                     float *traj, dg_tensor **loss) {
     size_t cap = (size_t)64 << 20;
@@ -173,7 +173,7 @@ dg_ctx *cli_rollout(const char *cmd, const dg_env *env, const dg_mlp *m, dg_para
     }
 }
 
-int cli_load_policy(const char *cmd, const cli_setup *s, const char *ckpt, dg_mlp *m, dg_params **p) {
+int cli_load_policy(const char *cmd, const cli_setup *s, const char *ckpt, dg_policy *m, dg_params **p) {
     dg_err e = {0};
     if (dg_policy_create(s->env, s->opts.hidden, s->opts.nhidden, m, p, &e) != DG_OK) {
         cli_error(cmd, "%s", e.msg);

@@ -51,7 +51,7 @@ int cmd_eval(int argc, char **argv) {
     int rc = cli_setup_load(&s, config, &ov);
     if (rc) return rc;
     const dg_env *env = s.env;
-    dg_mlp m;
+    dg_policy m;
     dg_params *p = NULL;
     float *state = NULL, *aux = NULL, *traj = NULL;
     dg_ctx *ctx = NULL;

@@ -48,7 +48,7 @@ static dg_tensor *step_loss(dg_ctx *ctx, dg_params *p, void *user) {
 
 typedef struct episode_case {
     const dg_env *env;
-    const dg_mlp *m;
+    const dg_policy *m;
     const float  *state, *aux;
     int           B;
 } episode_case;
@@ -107,7 +107,7 @@ int cmd_gradcheck(int argc, char **argv) {
     float *state = malloc((size_t)B * S * sizeof(float)), *aux = malloc((size_t)B * AX * sizeof(float));
     dg_params *sp = dg_params_create(), *pp = NULL;
     dg_ctx *ctx = dg_ctx_create((size_t)256 << 20);
-    dg_mlp m;
+    dg_policy m;
     dg_err e = {0};
     if (!state || !aux || !sp || !ctx) {
         cli_error("gradcheck", "out of memory");
@@ -145,7 +145,7 @@ int cmd_gradcheck(int argc, char **argv) {
         rc = EXIT_FAIL;
         goto done;
     }
-    dg_mlp_reset_params(&m, pp, &rng);
+    dg_policy_reset_params(&m, pp, &rng);
     episode_case ec = {&env, &m, state, aux, B};
     if (dg_gradcheck(ctx, pp, episode_loss, &ec, (float)eps, 1e-2, 24, &r2, &e) != DG_OK) {
         cli_error("gradcheck", "episode: %s", e.msg);

@@ -113,7 +113,7 @@ int cmd_replay(int argc, char **argv) {
     if (rc) return rc;
     const dg_env *env = s.env;
     const int S = env->state_dim, H = env->horizon;
-    dg_mlp m;
+    dg_policy m;
     dg_params *p = NULL;
     float *state = malloc((size_t)S * sizeof(float));
     float *aux = malloc((size_t)(env->aux_dim ? env->aux_dim : 1) * sizeof(float));

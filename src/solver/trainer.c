@@ -83,11 +83,15 @@ double dg_train_memory_estimate(const dg_env *env, const dg_train_opts *o) {
     return bytes;
 }
 
-dg_status dg_policy_create(const dg_env *env, const int *hidden, int nhidden, dg_mlp *m,
+dg_status dg_policy_create(const dg_env *env, const int *hidden, int nhidden, dg_policy *pol,
                            dg_params **p, dg_err *e) {
+    memset(pol, 0, sizeof *pol);
     *p = dg_params_create();
     if (!*p) return dg_err_set(e, DG_ERR_NOMEM, "out of memory");
-    dg_status st = dg_mlp_init(m, *p, "net", env->obs_dim, hidden, nhidden, env->act_dim, e);
+    pol->n = env->nplayers > 1 ? 2 : 1;
+    dg_status st = dg_mlp_init(&pol->mlp[0], *p, "net", env->obs_dim, hidden, nhidden, env->act_dim, e);
+    if (st == DG_OK && pol->n == 2)
+        st = dg_mlp_init(&pol->mlp[1], *p, "evader", env->obs2_dim, hidden, nhidden, env->act2_dim, e);
     if (st != DG_OK) {
         dg_params_free(*p);
         *p = NULL;
@@ -95,19 +99,27 @@ dg_status dg_policy_create(const dg_env *env, const int *hidden, int nhidden, dg
     return st;
 }
 
+void dg_policy_reset_params(const dg_policy *pol, dg_params *p, dg_rng *rng) {
+    for (int i = 0; i < pol->n; i++) dg_mlp_reset_params(&pol->mlp[i], p, rng);
+}
+
 /* ------------------------------------------------------------ rollout */
 
 /* Steps t0+1..t1 from state on ctx, adding each step's terms to loss; traj
  * (if not NULL) gets the states, row t at traj + t·ld·S. Returns the state
  * after step t1, NULL on error. */
-static dg_tensor *run_steps(dg_ctx *ctx, const dg_env *env, const dg_mlp *m, dg_params *p,
+static dg_tensor *run_steps(dg_ctx *ctx, const dg_env *env, const dg_policy *pol, dg_params *p,
                             dg_tensor *state, dg_tensor *ax, int t0, int t1, float inv_batch,
                             dg_loss *loss, float *traj, int ld) {
     const dg_game *g = env->game;
     const int S = env->state_dim, B = state->shape[0];
     for (int t = t0 + 1; t <= t1; t++) {
         dg_tensor *obs = g->observe(ctx, env, state, ax);
-        dg_tensor *act = dg_mlp_forward(ctx, m, p, obs);
+        dg_tensor *act = dg_mlp_forward(ctx, &pol->mlp[0], p, obs);
+        if (pol->n == 2) {  /* the evader's action follows the pursuer's: [a, b] */
+            dg_tensor *b = dg_mlp_forward(ctx, &pol->mlp[1], p, g->observe2(ctx, env, state, ax));
+            act = dg_concat(ctx, (dg_tensor *[]){act, b}, 2, 1);
+        }
         state = g->step(ctx, env, state, ax, act);
         if (!state) return NULL;
         dg_tensor *tm[DG_MAX_TERMS] = {0};
@@ -119,7 +131,7 @@ static dg_tensor *run_steps(dg_ctx *ctx, const dg_env *env, const dg_mlp *m, dg_
     return state;
 }
 
-dg_tensor *dg_rollout(dg_ctx *ctx, const dg_env *env, const dg_mlp *m, dg_params *p,
+dg_tensor *dg_rollout(dg_ctx *ctx, const dg_env *env, const dg_policy *pol, dg_params *p,
                       const float *state0, const float *aux, int B, float inv_batch,
                       float *terms, float *traj, int traj_ld) {
     const int S = env->state_dim;
@@ -130,7 +142,7 @@ dg_tensor *dg_rollout(dg_ctx *ctx, const dg_env *env, const dg_mlp *m, dg_params
     if (traj) memcpy(traj, state0, (size_t)B * S * sizeof(float));
     dg_loss loss;
     dg_loss_begin(&loss, env->nterms, env->term_weights);
-    if (!run_steps(ctx, env, m, p, state, ax, 0, env->horizon, inv_batch, &loss, traj, traj_ld))
+    if (!run_steps(ctx, env, pol, p, state, ax, 0, env->horizon, inv_batch, &loss, traj, traj_ld))
         return NULL;
     return dg_loss_finish(ctx, &loss, terms);
 }
@@ -146,7 +158,7 @@ static void loss_seed(dg_ctx *ctx, dg_loss *l, const float *acc, int steps) {
     l->steps = steps;
 }
 
-dg_status dg_episode_grad(dg_ctx *ctx, const dg_env *env, const dg_mlp *m, dg_params *p,
+dg_status dg_episode_grad(dg_ctx *ctx, const dg_env *env, const dg_policy *pol, dg_params *p,
                           const float *state0, const float *aux, int B, float inv_batch,
                           int every, float *saved, double *loss_out, float *terms,
                           float *traj, int traj_ld) {
@@ -154,7 +166,7 @@ dg_status dg_episode_grad(dg_ctx *ctx, const dg_env *env, const dg_mlp *m, dg_pa
     if (traj_ld < B) traj_ld = B;
     if (every <= 0 || every >= H) {  /* the whole episode on one tape */
         dg_ctx_reset(ctx);
-        dg_tensor *l = dg_rollout(ctx, env, m, p, state0, aux, B, inv_batch, terms, traj, traj_ld);
+        dg_tensor *l = dg_rollout(ctx, env, pol, p, state0, aux, B, inv_batch, terms, traj, traj_ld);
         if (l) dg_backward(ctx, l);
         *loss_out = l && dg_ctx_status(ctx) == DG_OK ? l->data[0] : NAN;
         return dg_ctx_status(ctx);
@@ -176,7 +188,7 @@ dg_status dg_episode_grad(dg_ctx *ctx, const dg_env *env, const dg_mlp *m, dg_pa
         dg_loss l;
         dg_loss_begin(&l, env->nterms, env->term_weights);
         if (j > 0) loss_seed(ctx, &l, acc, t0);
-        dg_tensor *end = run_steps(ctx, env, m, p, st, ax, t0, t1, inv_batch, &l, traj, traj_ld);
+        dg_tensor *end = run_steps(ctx, env, pol, p, st, ax, t0, t1, inv_batch, &l, traj, traj_ld);
         if (!end) return dg_ctx_status(ctx);
         loss_values(&l, acc);
         if (j + 1 < nseg) memcpy(saved + (size_t)(j + 1) * B * S, end->data, (size_t)B * S * sizeof(float));
@@ -208,7 +220,7 @@ dg_status dg_episode_grad(dg_ctx *ctx, const dg_env *env, const dg_mlp *m, dg_pa
         dg_loss_begin(&l, env->nterms, env->term_weights);
         if (j > 0) loss_seed(ctx, &l, acc, t0);  /* constants: no effect on gradients */
         l.steps = t0;
-        dg_tensor *end = run_steps(ctx, env, m, p, st, ax, t0, t1, inv_batch, &l, NULL, 0);
+        dg_tensor *end = run_steps(ctx, env, pol, p, st, ax, t0, t1, inv_batch, &l, NULL, 0);
         if (!end) return dg_ctx_status(ctx);
         l.steps = H;  /* scale by 1/H, as the full episode does */
         dg_tensor *seg = dg_loss_finish(ctx, &l, NULL);
@@ -246,7 +258,7 @@ typedef struct metrics_row {
 struct dg_trainer {
     const dg_env *env;
     dg_train_opts o;
-    dg_mlp      mlp;
+    dg_policy   mlp;
     dg_params  *p;
     dg_adam     adam;
     dg_rng      rng;
@@ -303,7 +315,7 @@ dg_trainer *dg_trainer_create(const dg_env *env, const dg_train_opts *o, const c
     t->lr_scale = 1.0;
     dg_rng_seed(&t->rng, o->seed);
     if (dg_policy_create(env, o->hidden, o->nhidden, &t->mlp, &t->p, e) != DG_OK) goto fail;
-    dg_mlp_reset_params(&t->mlp, t->p, &t->rng);
+    dg_policy_reset_params(&t->mlp, t->p, &t->rng);
     if (dg_adam_init(&t->adam, t->p, o->lr, o->beta1, o->beta2, o->eps, 0.0) != DG_OK) {
         dg_err_set(e, DG_ERR_ARG, "invalid Adam settings (lr %g, betas %g %g, eps %g)", o->lr,
                    o->beta1, o->beta2, o->eps);
@@ -392,7 +404,7 @@ fail:
 }
 
 dg_params *dg_trainer_params(dg_trainer *t) { return t->p; }
-const dg_mlp *dg_trainer_policy(const dg_trainer *t) { return &t->mlp; }
+const dg_policy *dg_trainer_policy(const dg_trainer *t) { return &t->mlp; }
 const dg_epoch_stats *dg_trainer_last(const dg_trainer *t) { return &t->last; }
 size_t dg_trainer_arena_peak(const dg_trainer *t) { return t->arena_peak; }
 int dg_trainer_checkpoint_every(const dg_trainer *t) { return t->o.checkpoint_every; }
