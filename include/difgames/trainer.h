@@ -25,6 +25,12 @@ extern "C" {
 
 #define DG_MAX_SNAPSHOTS 64
 
+typedef enum dg_game_solver {
+    DG_GDA,             /* simultaneous gradient descent-ascent            */
+    DG_OPTIMISTIC,      /* optimistic GDA: steps on 2 g_t - g_{t-1}        */
+    DG_EXTRAGRADIENT,   /* extra-Adam: a look-ahead step, then the real one */
+} dg_game_solver;
+
 typedef struct dg_train_opts {
     uint64_t seed;
     int    batch, epochs;
@@ -37,6 +43,9 @@ typedef struct dg_train_opts {
     int    nhidden;
     int    nan_epoch;                     /* fault injection: loss NaN at this epoch (0: off) */
     int    fixed_batch;                   /* 1: every epoch the same initial batch (overfit test) */
+    dg_game_solver game_solver;           /* two-player games (train.game_solver)  */
+    int    exploit_every;                 /* measure exploitability every N epochs (0: never) */
+    int    exploit_epochs;                /* best-response training budget for it  */
     int    resume_every;                  /* write resume.safetensors every N epochs (0: only
                                              at snapshots and the end)                  */
     int    checkpoint_every;              /* checkpointed BPTT every k steps; 0: auto (full
@@ -95,6 +104,8 @@ typedef struct dg_epoch_stats {
     double ms;                            /* wall time of the epoch               */
     double flops;                         /* FLOPs of its forward and backward    */
     double metrics[DG_MAX_METRICS];       /* the game's episode metrics           */
+    double exploit[2];                    /* two players: exploitability of the pursuer
+                                             and of the evader (NaN when not measured) */
 } dg_epoch_stats;
 
 typedef enum dg_train_event_kind {

@@ -103,7 +103,8 @@ int cmd_gradcheck(int argc, char **argv) {
     if (rc) return rc;
     dg_env env = *s.env;  /* a copy whose horizon we may shorten */
     if (!ov.horizon && env.horizon > 10) env.horizon = 10;
-    const int S = env.state_dim, A = env.act_dim, AX = env.aux_dim ? env.aux_dim : 1;
+    const int S = env.state_dim, A = env.act_dim + (env.nplayers == 2 ? env.act2_dim : 0);
+    const int AX = env.aux_dim ? env.aux_dim : 1;
     float *state = malloc((size_t)B * S * sizeof(float)), *aux = malloc((size_t)B * AX * sizeof(float));
     dg_params *sp = dg_params_create(), *pp = NULL;
     dg_ctx *ctx = dg_ctx_create((size_t)256 << 20);
@@ -129,7 +130,8 @@ int cmd_gradcheck(int argc, char **argv) {
     memcpy(dg_params_data(sp, 0), state, (size_t)B * S * sizeof(float));
     for (int i = 0; i < B * S; i++)
         if (i % 4 >= 2) dg_params_data(sp, 0)[i] = dg_rng_uniform(&rng, -0.5f, 0.5f);  /* velocities */
-    for (int i = 0; i < B * A; i++) dg_params_data(sp, 1)[i] = dg_rng_uniform(&rng, -0.9f, 0.9f);
+    for (int i = 0; i < B * A; i++)  /* inside the unit disk, away from its edge (a kink) */
+            dg_params_data(sp, 1)[i] = dg_rng_uniform(&rng, -0.6f, 0.6f);
     step_case sc = {&env, aux, B};
     dg_gradcheck_report r1, r2;
     if (dg_gradcheck(ctx, sp, step_loss, &sc, (float)eps, 1e-2, 0, &r1, &e) != DG_OK) {

@@ -13,6 +13,7 @@ typedef struct chase {
     float flee_k, flee_m;         /* wall push sharpness and margin */
     float capture_radius;
     float init_lo, init_hi, min_sep;
+    int   learned;                /* evader: policy (a second learned player) */
 } chase;
 
 static dg_status chase_create(dg_env *env, dg_cfg *cfg, dg_err *e) {
@@ -21,7 +22,7 @@ static dg_status chase_create(dg_env *env, dg_cfg *cfg, dg_err *e) {
     env->impl = c;
     *c = (chase){.accel = {5.0f, 3.5f}, .damping = 0.98f, .flee_k = 20.0f, .flee_m = 0.15f,
                  .capture_radius = 0.1f, .init_lo = -0.8f, .init_hi = 0.8f, .min_sep = 0.5f};
-    float w[3] = {1.0f, 10.0f, 0.01f};
+    float w[5] = {1.0f, 10.0f, 0.01f, 10.0f, 0.01f};
     float init[2] = {c->init_lo, c->init_hi};
     const char *evader = "flee";
     dg_status st;
@@ -40,8 +41,13 @@ static dg_status chase_create(dg_env *env, dg_cfg *cfg, dg_err *e) {
         (st = dg_cfg_get_f32_range(cfg, "loss.wall", &w[1], w[1], 0, INFINITY, 1, 0, e)) ||
         (st = dg_cfg_get_f32_range(cfg, "loss.energy", &w[2], w[2], 0, INFINITY, 1, 0, e)))
         return st;
-    if (strcmp(evader, "flee") != 0)
-        return dg_cfg_error(cfg, "env.evader", e, "unknown evader '%s' (known: flee)", evader);
+    c->learned = !strcmp(evader, "policy");
+    if (!c->learned && strcmp(evader, "flee") != 0)
+        return dg_cfg_error(cfg, "env.evader", e, "unknown evader '%s' (known: flee, policy)", evader);
+    if (c->learned &&
+        ((st = dg_cfg_get_f32_range(cfg, "loss.evader_wall", &w[3], w[1], 0, INFINITY, 1, 0, e)) ||
+         (st = dg_cfg_get_f32_range(cfg, "loss.evader_energy", &w[4], w[2], 0, INFINITY, 1, 0, e))))
+        return st;
     c->init_lo = init[0];
     c->init_hi = init[1];
     if (!(init[0] >= -1.0f && init[1] <= 1.0f))
@@ -57,7 +63,17 @@ static dg_status chase_create(dg_env *env, dg_cfg *cfg, dg_err *e) {
     env->term_names[0] = "chase";
     env->term_names[1] = "wall";
     env->term_names[2] = "energy";
-    memcpy(env->term_weights, w, sizeof w);
+    memcpy(env->term_weights, w, 3 * sizeof(float));
+    if (c->learned) {  /* zero-sum J: the evader's own costs enter with a minus */
+        env->nplayers = 2;
+        env->obs2_dim = 8;
+        env->act2_dim = 2;
+        env->nterms = 5;
+        env->term_names[3] = "evader_wall";
+        env->term_names[4] = "evader_energy";
+        env->term_weights[3] = -w[3];
+        env->term_weights[4] = -w[4];
+    }
     env->nmetrics = 2;
     env->metric_names[0] = "capture_rate";
     env->metric_names[1] = "capture_time";
@@ -103,20 +119,36 @@ static dg_tensor *flee_action(dg_ctx *ctx, const chase *c, dg_tensor *state) {
     return dg_tanh(ctx, dg_scale(ctx, dg_add(ctx, away, wall), 2.0f));
 }
 
+/* the evader's view: [ex, ey, evx, evy, px - ex, py - ey, pvx, pvy] */
+static dg_tensor *chase_observe2(dg_ctx *ctx, const dg_env *env, dg_tensor *state, dg_tensor *aux) {
+    dg_tensor *ev = dg_cols(ctx, state, 4, 4);
+    dg_tensor *rel = dg_sub(ctx, dg_cols(ctx, state, 0, 2), dg_cols(ctx, state, 4, 2));
+    dg_tensor *pv = dg_cols(ctx, state, 2, 2);
+    return dg_concat(ctx, (dg_tensor *[]){ev, rel, pv}, 3, 1);
+}
+
+/* action: the pursuer's a (B,2), or with a learned evader [a, b] (B,4) */
 static dg_tensor *chase_step(dg_ctx *ctx, const dg_env *env, dg_tensor *state, dg_tensor *aux,
                              dg_tensor *action) {
     const chase *c = env->impl;
-    dg_tensor *both = dg_concat(ctx, (dg_tensor *[]){action, flee_action(ctx, c, state)}, 2, 1);
+    dg_tensor *both = c->learned ? action
+                                 : dg_concat(ctx, (dg_tensor *[]){action, flee_action(ctx, c, state)}, 2, 1);
     return dg_phys_step(ctx, state, both, 2, c->accel, env->dt, c->damping);
 }
 
 /* chase: mean_b |p' - e'|²; wall: mean_b Σ relu(|p'| - 1)²; energy: mean_b |a|² */
 static void chase_step_cost(dg_ctx *ctx, const dg_env *env, dg_tensor *next, dg_tensor *aux,
                             dg_tensor *action, float inv_batch, dg_tensor **terms) {
+    const chase *c = env->impl;
     dg_tensor *p = dg_cols(ctx, next, 0, 2), *ep = dg_cols(ctx, next, 4, 2);
+    dg_tensor *a = c->learned ? dg_cols(ctx, action, 0, 2) : action;
     terms[0] = dg__batch_mean(ctx, dg_square(ctx, dg_sub(ctx, p, ep)), inv_batch);
     terms[1] = dg__batch_mean(ctx, dg_penalty_outside(ctx, p, 1.0f), inv_batch);
-    terms[2] = dg__batch_mean(ctx, dg_square(ctx, action), inv_batch);
+    terms[2] = dg__batch_mean(ctx, dg_square(ctx, a), inv_batch);
+    if (c->learned) {  /* the evader stays in the arena too, and pays for its effort */
+        terms[3] = dg__batch_mean(ctx, dg_penalty_outside(ctx, ep, 1.0f), inv_batch);
+        terms[4] = dg__batch_mean(ctx, dg_square(ctx, dg_cols(ctx, action, 2, 2)), inv_batch);
+    }
 }
 
 /* capture_rate: episodes whose distance falls below the capture radius at
@@ -152,11 +184,12 @@ static int chase_bodies(const dg_env *env, const float *s, const float *aux, flo
 
 const dg_game dg_game_chase = {
     .name = "chase",
-    .summary = "a pursuer learns to catch a fleeing, slower evader in a walled arena (spec/chase.md)",
+    .summary = "a pursuer learns to catch a slower evader (scripted flee, or learned: evader: policy)",
     .create = chase_create,
     .destroy = chase_destroy,
     .reset = chase_reset,
     .observe = chase_observe,
+    .observe2 = chase_observe2,
     .step = chase_step,
     .step_cost = chase_step_cost,
     .metrics = chase_metrics,

@@ -8,6 +8,7 @@ static const dg_game *const GAMES[] = {
     &dg_game_reach,
     &dg_game_chase,
     &dg_game_pixel,
+    &dg_game_duel_simple,
 };
 
 int dg_game_count(void) { return (int)(sizeof GAMES / sizeof GAMES[0]); }

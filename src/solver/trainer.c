@@ -26,6 +26,7 @@ dg_status dg_train_opts_read(dg_cfg *cfg, dg_train_opts *o, dg_err *e) {
     int seed = 0;
     float betas[2] = {0.9f, 0.999f};
     float lr = 1e-3f, eps = 1e-8f, clip = 1.0f;
+    const char *solver = "gda";
     o->nsnapshots = 3;
     o->snapshots[0] = 5;
     o->snapshots[1] = 20;
@@ -47,6 +48,9 @@ dg_status dg_train_opts_read(dg_cfg *cfg, dg_train_opts *o, dg_err *e) {
         (st = dg_cfg_get_int_range(cfg, "train.fault_nan_epoch", &o->nan_epoch, 0, 0, 100000000, e)) ||
         (st = dg_cfg_get_bool(cfg, "train.fixed_batch", &o->fixed_batch, 0, e)) ||
         (st = dg_cfg_get_int_range(cfg, "train.resume_every", &o->resume_every, 10, 0, 100000000, e)) ||
+        (st = dg_cfg_get_str(cfg, "train.game_solver", &solver, "gda", e)) ||
+        (st = dg_cfg_get_int_range(cfg, "train.exploit_every", &o->exploit_every, 0, 0, 100000000, e)) ||
+        (st = dg_cfg_get_int_range(cfg, "train.exploit_epochs", &o->exploit_epochs, 50, 1, 100000000, e)) ||
         (st = dg_cfg_get_int_range(cfg, "train.checkpoint_every", &o->checkpoint_every, 0, -1, 100000000, e)) ||
         (st = dg_cfg_get_int_array(cfg, "policy.hidden", o->hidden, 0, DG_MLP_MAX_LAYERS - 1,
                                    &o->nhidden, e)))
@@ -60,6 +64,10 @@ dg_status dg_train_opts_read(dg_cfg *cfg, dg_train_opts *o, dg_err *e) {
     for (int i = 0; i < o->nsnapshots; i++)
         if (o->snapshots[i] < 1)
             return dg_cfg_error(cfg, "train.snapshots", e, "epochs must be >= 1, not %d", o->snapshots[i]);
+    if (!strcmp(solver, "gda")) o->game_solver = DG_GDA;
+    else if (!strcmp(solver, "optimistic")) o->game_solver = DG_OPTIMISTIC;
+    else if (!strcmp(solver, "extragradient")) o->game_solver = DG_EXTRAGRADIENT;
+    else return dg_cfg_error(cfg, "train.game_solver", e, "unknown solver '%s' (known: gda, optimistic, extragradient)", solver);
     o->seed = (uint64_t)seed;
     o->lr = lr;
     o->beta1 = betas[0];
@@ -275,6 +283,10 @@ struct dg_trainer {
     dg_epoch_stats last;
     size_t       arena_peak;
     int          epoch;                /* epochs done (restored on resume)            */
+    size_t       ev0;                  /* two players: the evader's first parameter    */
+    float       *prev_g;               /* optimistic GDA: last epoch's gradient        */
+    float       *save_w, *save_m, *save_v;  /* extragradient: the point it leaves from */
+    float       *x_state, *x_aux;      /* exploitability: its evaluation batch         */
 };
 
 static double now_ms(void) {
@@ -300,6 +312,12 @@ void dg_trainer_free(dg_trainer *t) {
     free(t->good_v);
     free(t->config_yaml);
     free(t->rows);
+    free(t->prev_g);
+    free(t->save_w);
+    free(t->save_m);
+    free(t->save_v);
+    free(t->x_state);
+    free(t->x_aux);
     free(t);
 }
 
@@ -335,6 +353,19 @@ dg_trainer *dg_trainer_create(const dg_env *env, const dg_train_opts *o, const c
     t->good_w = malloc(total * sizeof(float));
     t->good_m = malloc(total * sizeof(float));
     t->good_v = malloc(total * sizeof(float));
+    if (t->mlp.n == 2) {
+        t->ev0 = t->p->info[t->mlp.mlp[1].w[0]].offset;
+        t->prev_g = calloc(total, sizeof(float));
+        t->save_w = malloc(total * sizeof(float));
+        t->save_m = malloc(total * sizeof(float));
+        t->save_v = malloc(total * sizeof(float));
+        t->x_state = malloc((size_t)B * S * sizeof(float));
+        t->x_aux = malloc((size_t)B * (env->aux_dim ? env->aux_dim : 1) * sizeof(float));
+        if (!t->prev_g || !t->save_w || !t->save_m || !t->save_v || !t->x_state || !t->x_aux) {
+            dg_err_set(e, DG_ERR_NOMEM, "out of memory for the two players' state");
+            goto fail;
+        }
+    }
     if (!t->state0 || !t->aux || (env->game->metrics && !t->traj) || !t->good_w || !t->good_m ||
         !t->good_v) {
         dg_err_set(e, DG_ERR_NOMEM, "out of memory for batch %d", B);
@@ -410,7 +441,10 @@ size_t dg_trainer_arena_peak(const dg_trainer *t) { return t->arena_peak; }
 int dg_trainer_checkpoint_every(const dg_trainer *t) { return t->o.checkpoint_every; }
 
 /* Forward and backward of every shard in parallel; sums into t->p->grad. */
-static dg_status run_shards(dg_trainer *t, double *loss, float *terms, double *flops, dg_err *e) {
+/* Loss and gradient (into p->grad) of the batch state0/aux under parameters p,
+ * one shard per thread; traj (may be NULL) gets the trajectory. */
+static dg_status run_shards(dg_trainer *t, dg_params *p, const float *state0, const float *aux,
+                            float *traj_all, double *loss, float *terms, double *flops, dg_err *e) {
     const dg_env *env = t->env;
     const int B = t->o.batch, S = env->state_dim, A = env->aux_dim;
     const float inv_batch = 1.0f / (float)B;
@@ -422,13 +456,13 @@ static dg_status run_shards(dg_trainer *t, double *loss, float *terms, double *f
 #pragma omp parallel for num_threads(t->nshards) schedule(static, 1) reduction(|: overflow)
         for (int s = 0; s < t->nshards; s++) {
             shard *sh = &t->shards[s];
-            dg_params view = *t->p;  /* same values, this shard's gradient block */
+            dg_params view = *p;  /* same values, this shard's gradient block */
             view.grad = sh->grad;
             memset(sh->grad, 0, total * sizeof(float));
             /* each shard writes its rows of the shared trajectory (for metrics) */
-            float *traj = t->traj ? t->traj + (size_t)sh->row0 * S : NULL;
-            sh->status = dg_episode_grad(sh->ctx, env, &t->mlp, &view, t->state0 + (size_t)sh->row0 * S,
-                                         A ? t->aux + (size_t)sh->row0 * A : NULL, sh->rows, inv_batch,
+            float *traj = traj_all ? traj_all + (size_t)sh->row0 * S : NULL;
+            sh->status = dg_episode_grad(sh->ctx, env, &t->mlp, &view, state0 + (size_t)sh->row0 * S,
+                                         A ? aux + (size_t)sh->row0 * A : NULL, sh->rows, inv_batch,
                                          t->o.checkpoint_every, sh->saved, &sh->loss, sh->terms,
                                          traj, B);
             snprintf(sh->err, sizeof sh->err, "%s", dg_ctx_error(sh->ctx));
@@ -447,7 +481,7 @@ static dg_status run_shards(dg_trainer *t, double *loss, float *terms, double *f
     *loss = 0.0;
     *flops = 0.0;
     memset(terms, 0, DG_MAX_TERMS * sizeof(float));
-    memset(t->p->grad, 0, total * sizeof(float));
+    memset(p->grad, 0, total * sizeof(float));
     for (int s = 0; s < t->nshards; s++) {  /* fixed order: deterministic sums */
         shard *sh = &t->shards[s];
         if (sh->status != DG_OK)
@@ -455,7 +489,7 @@ static dg_status run_shards(dg_trainer *t, double *loss, float *terms, double *f
         *loss += sh->loss;
         *flops += (double)(dg_ctx_flops(sh->ctx) - flops0[s]);
         for (int i = 0; i < env->nterms; i++) terms[i] += sh->terms[i];
-        for (size_t i = 0; i < total; i++) t->p->grad[i] += sh->grad[i];
+        for (size_t i = 0; i < total; i++) p->grad[i] += sh->grad[i];
         size_t peak = dg_ctx_peak(sh->ctx);
         if (peak > t->arena_peak) t->arena_peak = peak;
     }
@@ -479,6 +513,7 @@ static dg_status write_metrics(const dg_trainer *t, dg_err *e) {
     for (int i = 0; i < env->nterms; i++) fprintf(f.fp, ",%s", env->term_names[i]);
     fprintf(f.fp, ",grad_norm,lr,ms");
     for (int i = 0; i < env->nmetrics; i++) fprintf(f.fp, ",%s", env->metric_names[i]);
+    if (t->mlp.n == 2) fprintf(f.fp, ",evader_loss,exploit_pursuer,exploit_evader");
     fprintf(f.fp, "\n");
     for (int r = 0; r < t->nrows; r++) {
         const dg_epoch_stats *s = &t->rows[r].s;
@@ -486,6 +521,7 @@ static dg_status write_metrics(const dg_trainer *t, dg_err *e) {
         for (int i = 0; i < env->nterms; i++) fprintf(f.fp, ",%.9g", s->terms[i]);
         fprintf(f.fp, ",%.9g,%.9g,%.3f", s->grad_norm, s->lr, s->ms);
         for (int i = 0; i < env->nmetrics; i++) fprintf(f.fp, ",%.6g", s->metrics[i]);
+        if (t->mlp.n == 2) fprintf(f.fp, ",%.9g,%.6g,%.6g", -s->loss, s->exploit[0], s->exploit[1]);
         fprintf(f.fp, "\n");
     }
     return dg_file_commit(&f, e);
@@ -537,9 +573,117 @@ static int is_snapshot_epoch(const dg_train_opts *o, int epoch) {
     return 0;
 }
 
+/* ------------------------------------------------------------ two players */
+
+/* Zero-sum: the pursuer descends the loss J, the evader ascends it, so the
+ * evader's gradient block is negated before the (shared) optimiser step. */
+static void zero_sum(const dg_trainer *t, dg_params *p) {
+    if (t->mlp.n != 2) return;
+    for (size_t i = t->ev0; i < p->total; i++) p->grad[i] = -p->grad[i];
+}
+
+/* Clipping and one Adam step at rate lr on p's gradient; returns the norm. */
+static double clip_step(dg_trainer *t, double lr) {
+    const double gn = t->o.clip > 0 ? dg_clip_grad_norm(t->p, (float)t->o.clip) : dg_grad_norm(t->p);
+    t->adam.lr = lr;
+    dg_adam_step(&t->adam, t->p);
+    return gn;
+}
+
+/* The update of one epoch, from the gradient in t->p->grad:
+ *   gda           simultaneous gradient descent-ascent (one player: plain Adam);
+ *   optimistic    Adam on 2 g_t - g_{t-1} (optimistic GDA, Daskalakis et al. 2018);
+ *   extragradient Adam to a look-ahead point, the gradient there, then Adam from
+ *                 the original point with it (extra-Adam, Gidel et al. 2019). */
+static dg_status update(dg_trainer *t, double lr, double *grad_norm, dg_err *e) {
+    const size_t total = t->p->total;
+    if (t->mlp.n != 2 || t->o.game_solver == DG_GDA) {
+        *grad_norm = clip_step(t, lr);
+        return DG_OK;
+    }
+    if (t->o.game_solver == DG_OPTIMISTIC) {
+        float *g = t->p->grad;
+        for (size_t i = 0; i < total; i++) {
+            const float gi = g[i];
+            g[i] = t->adam.step ? 2.0f * gi - t->prev_g[i] : gi;
+            t->prev_g[i] = gi;
+        }
+        *grad_norm = clip_step(t, lr);
+        return DG_OK;
+    }
+    memcpy(t->save_w, t->p->data, total * sizeof(float));
+    memcpy(t->save_m, t->adam.m, total * sizeof(float));
+    memcpy(t->save_v, t->adam.v, total * sizeof(float));
+    const int64_t step = t->adam.step;
+    *grad_norm = clip_step(t, lr);
+    double loss, flops;
+    float terms[DG_MAX_TERMS];
+    dg_status st = run_shards(t, t->p, t->state0, t->aux, NULL, &loss, terms, &flops, e);
+    if (st != DG_OK) return st;
+    zero_sum(t, t->p);
+    memcpy(t->p->data, t->save_w, total * sizeof(float));
+    memcpy(t->adam.m, t->save_m, total * sizeof(float));
+    memcpy(t->adam.v, t->save_v, total * sizeof(float));
+    t->adam.step = step;
+    if (!isfinite(loss) || !grads_finite(t->p)) return DG_OK;  /* keep the point; the guard sees the next */
+    clip_step(t, lr);
+    return DG_OK;
+}
+
+/* Exploitability: freeze one player, train a best response of the other for
+ * o.exploit_epochs epochs (a fresh Adam on a copy, its own batches), and
+ * measure on a fixed batch how much the frozen player loses:
+ *   pursuer: J(pursuer, best evader) - J(now);  evader: J(now) - J(best pursuer, evader).
+ * Both are >= 0 up to noise and 0 at an equilibrium. The training RNG is untouched. */
+static dg_status exploitability(dg_trainer *t, int epoch, double *ex_p, double *ex_e, dg_err *e) {
+    const dg_env *env = t->env;
+    const size_t total = t->p->total;
+    dg_status st = DG_OK;
+    dg_rng xr;
+    dg_rng_seed(&xr, t->o.seed * 7919u + (uint64_t)epoch);
+    env->game->reset(env, &xr, t->o.batch, t->x_state, t->x_aux);
+    double j0, jbr[2] = {0, 0}, flops;
+    float terms[DG_MAX_TERMS];
+    if ((st = run_shards(t, t->p, t->x_state, t->x_aux, NULL, &j0, terms, &flops, e))) return st;
+    dg_params *c = dg_params_create();
+    float *batch_s = malloc((size_t)t->o.batch * env->state_dim * sizeof(float));
+    float *batch_a = malloc((size_t)t->o.batch * (env->aux_dim ? env->aux_dim : 1) * sizeof(float));
+    dg_adam a = {0};
+    if (!c || !batch_s || !batch_a) { st = dg_err_set(e, DG_ERR_NOMEM, "out of memory"); goto done; }
+    for (int i = 0; i < t->p->count && st == DG_OK; i++)
+        if (dg_params_add(c, t->p->info[i].name, t->p->info[i].ndim, t->p->info[i].shape, e) < 0)
+            st = e ? e->status : DG_ERR_NOMEM;
+    for (int learner = 0; learner < 2 && st == DG_OK; learner++) {  /* 0: evader learns, 1: pursuer */
+        memcpy(c->data, t->p->data, total * sizeof(float));
+        if ((st = dg_adam_init(&a, c, t->o.lr, t->o.beta1, t->o.beta2, t->o.eps, 0.0)) != DG_OK) break;
+        for (int k = 0; k < t->o.exploit_epochs && st == DG_OK; k++) {
+            env->game->reset(env, &xr, t->o.batch, batch_s, batch_a);
+            double l;
+            if ((st = run_shards(t, c, batch_s, batch_a, NULL, &l, terms, &flops, e))) break;
+            if (!isfinite(l) || !grads_finite(c)) continue;
+            zero_sum(t, c);
+            const size_t lo = learner == 0 ? t->ev0 : 0, hi = learner == 0 ? total : t->ev0;
+            for (size_t i = 0; i < total; i++)  /* the frozen player does not move */
+                if (i < lo || i >= hi) c->grad[i] = 0.0f;
+            if (t->o.clip > 0) dg_clip_grad_norm(c, (float)t->o.clip);
+            dg_adam_step(&a, c);
+        }
+        dg_adam_free(&a);
+        if (st == DG_OK) st = run_shards(t, c, t->x_state, t->x_aux, NULL, &jbr[learner], terms, &flops, e);
+    }
+    *ex_p = jbr[0] - j0;
+    *ex_e = j0 - jbr[1];
+done:
+    dg_adam_free(&a);
+    dg_params_free(c);
+    free(batch_s);
+    free(batch_a);
+    return st;
+}
+
 /* ------------------------------------------------------------ resume */
 
-#define ROW_COLS (2 + DG_MAX_TERMS + 4 + DG_MAX_METRICS)  /* epoch loss, terms, grad_norm lr ms flops, metrics */
+#define ROW_COLS (2 + DG_MAX_TERMS + 4 + DG_MAX_METRICS + 2)  /* epoch loss, terms, grad_norm lr ms flops, metrics, exploit */
 
 static void row_pack(const dg_epoch_stats *s, double *r) {
     int k = 0;
@@ -551,6 +695,8 @@ static void row_pack(const dg_epoch_stats *s, double *r) {
     r[k++] = s->ms;
     r[k++] = s->flops;
     for (int i = 0; i < DG_MAX_METRICS; i++) r[k++] = s->metrics[i];
+    r[k++] = s->exploit[0];
+    r[k++] = s->exploit[1];
 }
 
 static void row_unpack(const double *r, dg_epoch_stats *s) {
@@ -563,6 +709,8 @@ static void row_unpack(const double *r, dg_epoch_stats *s) {
     s->ms = r[k++];
     s->flops = r[k++];
     for (int i = 0; i < DG_MAX_METRICS; i++) s->metrics[i] = r[k++];
+    s->exploit[0] = r[k++];
+    s->exploit[1] = r[k++];
 }
 
 /* Everything a run needs to go on as if never stopped: parameters (under their
@@ -729,7 +877,9 @@ dg_status dg_trainer_run(dg_trainer *t, dg_train_cb cb, void *user, volatile int
         const double t0 = now_ms();
         dg_epoch_stats s = {.epoch = epoch};
         if (!t->o.fixed_batch || epoch == 1) env->game->reset(env, &t->rng, t->o.batch, t->state0, t->aux);
-        if ((st = run_shards(t, &s.loss, s.terms, &s.flops, e)) != DG_OK) break;
+        if ((st = run_shards(t, t->p, t->state0, t->aux, t->traj, &s.loss, s.terms, &s.flops, e)) != DG_OK)
+            break;
+        zero_sum(t, t->p);
         if (t->o.nan_epoch == epoch) s.loss = NAN;  /* fault injection (tests) */
         if (epoch == 1) {
             if (cb) {
@@ -767,13 +917,14 @@ dg_status dg_trainer_run(dg_trainer *t, dg_train_cb cb, void *user, volatile int
             memcpy(t->good_m, t->adam.m, total * sizeof(float));
             memcpy(t->good_v, t->adam.v, total * sizeof(float));
             t->good_step = t->adam.step;
-            s.grad_norm = t->o.clip > 0 ? dg_clip_grad_norm(t->p, (float)t->o.clip) : dg_grad_norm(t->p);
             double warm = t->o.warmup > 0 && epoch < t->o.warmup ? (double)epoch / t->o.warmup : 1.0;
             s.lr = t->o.lr * t->lr_scale * warm;
-            t->adam.lr = s.lr;
-            dg_adam_step(&t->adam, t->p);
+            if ((st = update(t, s.lr, &s.grad_norm, e)) != DG_OK) break;
             s.ms = now_ms() - t0;
         }
+        s.exploit[0] = s.exploit[1] = NAN;
+        if (t->mlp.n == 2 && t->o.exploit_every > 0 && (epoch % t->o.exploit_every == 0 || epoch == t->o.epochs))
+            if ((st = exploitability(t, epoch, &s.exploit[0], &s.exploit[1], e)) != DG_OK) break;
         const int last = epoch == t->o.epochs;
         t->rows[t->nrows++].s = s;
         t->last = s;

@@ -1,0 +1,163 @@
+/* duel_simple: simple-motion pursuit-evasion between two learned players.
+ * Velocity-controlled bodies in the open plane, speeds v_p > v_e, capture at
+ * distance r. Its equilibrium is known exactly (Isaacs): the pursuer runs
+ * straight at the evader, the evader straight away, and capture from distance
+ * d takes (d - r) / (v_p - v_e); a check of what two gradient players learn. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "envs/games.h"
+
+typedef struct duel {
+    float vp, ve, r;
+    float dist[2];        /* initial distance ~ U(dist) */
+    float box;            /* pursuer start ~ U(-box, box)^2 */
+} duel;
+
+static dg_status duel_create(dg_env *env, dg_cfg *cfg, dg_err *e) {
+    duel *d = calloc(1, sizeof *d);
+    if (!d) return dg_err_set(e, DG_ERR_NOMEM, "out of memory");
+    env->impl = d;
+    *d = (duel){.vp = 1.0f, .ve = 0.6f, .r = 0.1f, .dist = {0.5f, 1.5f}, .box = 0.5f};
+    float w[3] = {1.0f, 0.0f, 0.0f};
+    dg_status st;
+    if ((st = dg_cfg_get_f32_range(cfg, "env.dt", &env->dt, 0.02f, 0, 10, 0, 1, e)) ||
+        (st = dg_cfg_get_int_range(cfg, "env.horizon", &env->horizon, 200, 1, 10000000, e)) ||
+        (st = dg_cfg_get_f32_range(cfg, "env.speed_pursuer", &d->vp, 1.0f, 0, 1e6f, 0, 1, e)) ||
+        (st = dg_cfg_get_f32_range(cfg, "env.speed_evader", &d->ve, 0.6f, 0, 1e6f, 1, 1, e)) ||
+        (st = dg_cfg_get_f32_range(cfg, "env.capture_radius", &d->r, 0.1f, 0, 1e6f, 0, 1, e)) ||
+        (st = dg__cfg_range(cfg, "env.distance", d->dist, e)) ||
+        (st = dg_cfg_get_f32_range(cfg, "env.start_box", &d->box, 0.5f, 0, 1e6f, 1, 1, e)) ||
+        (st = dg_cfg_get_f32_range(cfg, "loss.distance", &w[0], w[0], 0, INFINITY, 1, 0, e)) ||
+        (st = dg_cfg_get_f32_range(cfg, "loss.energy", &w[1], w[1], 0, INFINITY, 1, 0, e)) ||
+        (st = dg_cfg_get_f32_range(cfg, "loss.evader_energy", &w[2], w[2], 0, INFINITY, 1, 0, e)))
+        return st;
+    if (!(d->ve < d->vp))
+        return dg_cfg_error(cfg, "env.speed_evader", e, "must be below env.speed_pursuer (%g) for capture", d->vp);
+    if (!(d->dist[0] > d->r))
+        return dg_cfg_error(cfg, "env.distance", e, "must start beyond the capture radius %g", d->r);
+    env->state_dim = 4;   /* [px, py, ex, ey] */
+    env->obs_dim = 4;     /* pursuer: [px, py, ex - px, ey - py] */
+    env->act_dim = 2;
+    env->nplayers = 2;
+    env->obs2_dim = 4;    /* evader: [ex, ey, px - ex, py - ey] */
+    env->act2_dim = 2;
+    env->nterms = 3;
+    env->term_names[0] = "distance";
+    env->term_names[1] = "energy";
+    env->term_names[2] = "evader_energy";
+    env->term_weights[0] = w[0];
+    env->term_weights[1] = w[1];
+    env->term_weights[2] = -w[2];  /* the evader's own cost: zero-sum, J = ... - its energy */
+    env->nmetrics = 4;
+    env->metric_names[0] = "capture_rate";
+    env->metric_names[1] = "capture_time";
+    env->metric_names[2] = "reference_capture_time";
+    env->metric_names[3] = "capture_time_error";
+    return DG_OK;
+}
+
+static void duel_destroy(dg_env *env) { free(env->impl); }
+
+static void duel_reset(const dg_env *env, dg_rng *rng, int B, float *state, float *aux) {
+    const duel *d = env->impl;
+    for (int b = 0; b < B; b++) {
+        float *s = state + 4 * b;
+        s[0] = dg_rng_uniform(rng, -d->box, d->box);
+        s[1] = dg_rng_uniform(rng, -d->box, d->box);
+        const float dist = dg_rng_uniform(rng, d->dist[0], d->dist[1]);
+        const float ang = dg_rng_uniform(rng, 0.0f, 6.2831853f);
+        s[2] = s[0] + dist * cosf(ang);
+        s[3] = s[1] + dist * sinf(ang);
+    }
+}
+
+static dg_tensor *duel_observe(dg_ctx *ctx, const dg_env *env, dg_tensor *state, dg_tensor *aux) {
+    dg_tensor *p = dg_cols(ctx, state, 0, 2), *ev = dg_cols(ctx, state, 2, 2);
+    return dg_concat(ctx, (dg_tensor *[]){p, dg_sub(ctx, ev, p)}, 2, 1);
+}
+
+static dg_tensor *duel_observe2(dg_ctx *ctx, const dg_env *env, dg_tensor *state, dg_tensor *aux) {
+    dg_tensor *p = dg_cols(ctx, state, 0, 2), *ev = dg_cols(ctx, state, 2, 2);
+    return dg_concat(ctx, (dg_tensor *[]){ev, dg_sub(ctx, p, ev)}, 2, 1);
+}
+
+/* a onto the unit disk: a · min(1, 1/|a|), written min(1, u) = u - relu(u - 1) */
+static dg_tensor *unit_disk(dg_ctx *ctx, dg_tensor *a) {
+    dg_tensor *inv = dg_div(ctx, dg_scalar(ctx, 1.0f),
+                            dg_sqrt(ctx, dg_add_scalar(ctx, dg_sum_axis(ctx, dg_square(ctx, a), 1), 1e-12f)));
+    dg_tensor *scale = dg_sub(ctx, inv, dg_relu(ctx, dg_add_scalar(ctx, inv, -1.0f)));
+    return dg_mul(ctx, a, scale);
+}
+
+/* p' = p + v_p â dt, e' = e + v_e b̂ dt, with â, b̂ the actions on the unit disk */
+static dg_tensor *duel_step(dg_ctx *ctx, const dg_env *env, dg_tensor *state, dg_tensor *aux,
+                            dg_tensor *action) {
+    const duel *d = env->impl;
+    dg_tensor *a = unit_disk(ctx, dg_cols(ctx, action, 0, 2));
+    dg_tensor *b = unit_disk(ctx, dg_cols(ctx, action, 2, 2));
+    dg_tensor *p = dg_add(ctx, dg_cols(ctx, state, 0, 2), dg_scale(ctx, a, d->vp * env->dt));
+    dg_tensor *ev = dg_add(ctx, dg_cols(ctx, state, 2, 2), dg_scale(ctx, b, d->ve * env->dt));
+    return dg_concat(ctx, (dg_tensor *[]){p, ev}, 2, 1);
+}
+
+/* distance: mean_b |p' - e'| (the pursuer shortens it, the evader keeps it);
+ * energy: mean_b |a|²; evader_energy: mean_b |b|² (weighted negatively) */
+static void duel_step_cost(dg_ctx *ctx, const dg_env *env, dg_tensor *next, dg_tensor *aux,
+                           dg_tensor *action, float inv_batch, dg_tensor **terms) {
+    dg_tensor *diff = dg_sub(ctx, dg_cols(ctx, next, 0, 2), dg_cols(ctx, next, 2, 2));
+    dg_tensor *dist = dg_sqrt(ctx, dg_add_scalar(ctx, dg_sum_axis(ctx, dg_square(ctx, diff), 1), 1e-6f));
+    terms[0] = dg__batch_mean(ctx, dist, inv_batch);
+    terms[1] = dg__batch_mean(ctx, dg_square(ctx, dg_cols(ctx, action, 0, 2)), inv_batch);
+    terms[2] = dg__batch_mean(ctx, dg_square(ctx, dg_cols(ctx, action, 2, 2)), inv_batch);
+}
+
+/* capture_rate; capture_time (mean over captured); reference_capture_time:
+ * the exact (d0 - r) / (v_p - v_e) of the same episodes; capture_time_error:
+ * mean |t - t*| / t* over them */
+static void duel_metrics(const dg_env *env, const float *traj, const float *aux, int B, int H,
+                         double *values) {
+    const duel *d = env->impl;
+    int captured = 0;
+    double tsum = 0, refsum = 0, errsum = 0;
+    for (int b = 0; b < B; b++) {
+        const float *s0 = traj + (int64_t)b * 4;
+        const double d0 = hypot((double)s0[2] - s0[0], (double)s0[3] - s0[1]);
+        const double tref = (d0 - d->r) / (d->vp - d->ve);
+        for (int t = 1; t <= H; t++) {
+            const float *s = traj + ((int64_t)t * B + b) * 4;
+            if (hypot((double)s[2] - s[0], (double)s[3] - s[1]) <= d->r) {
+                captured++;
+                tsum += t * env->dt;
+                refsum += tref;
+                errsum += fabs(t * env->dt - tref) / tref;
+                break;
+            }
+        }
+    }
+    values[0] = B ? (double)captured / B : 0.0;
+    values[1] = captured ? tsum / captured : NAN;
+    values[2] = captured ? refsum / captured : NAN;
+    values[3] = captured ? errsum / captured : NAN;
+}
+
+static int duel_bodies(const dg_env *env, const float *s, const float *aux, float *xy, int *is_goal) {
+    memcpy(xy, s, 4 * sizeof(float));
+    is_goal[0] = is_goal[1] = 0;
+    return 2;
+}
+
+const dg_game dg_game_duel_simple = {
+    .name = "duel_simple",
+    .summary = "two learned players, simple motion: capture time against the exact (d - r)/(vp - ve)",
+    .create = duel_create,
+    .destroy = duel_destroy,
+    .reset = duel_reset,
+    .observe = duel_observe,
+    .observe2 = duel_observe2,
+    .step = duel_step,
+    .step_cost = duel_step_cost,
+    .metrics = duel_metrics,
+    .bodies = duel_bodies,
+};
