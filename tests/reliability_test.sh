@@ -10,7 +10,7 @@ set -u
 DG=$1
 ROOT=$2
 T=$(mktemp -d)
-trap 'kill -9 $(jobs -p) 2>/dev/null; rm -rf "$T"' EXIT
+trap 'kill -9 $(jobs -p) 2>/dev/null; umount "$T/full" 2>/dev/null; rm -rf "$T"' EXIT
 cd "$ROOT"
 pass=0
 fail=0
@@ -122,6 +122,20 @@ for name in sorted(os.listdir(sys.argv[1])):
             sys.exit(f"{name}: {k} holds NaN or inf")
 PY
 then ok "no snapshot holds NaN"; else bad "a snapshot holds NaN"; fi
+
+# ---------------------------------------------------------------- 4. a full disk
+mkdir -p "$T/full"
+if mount -t tmpfs -o size=64k tmpfs "$T/full" 2>/dev/null; then
+    "$DG" train --config $R --epochs 30 --out "$T/full/run" --quiet >/dev/null 2>"$T/full.err"
+    rc=$?
+    if [ $rc -eq 2 ] && grep -q "write failed: No space left on device" "$T/full.err" && [ "$(wc -l <"$T/full.err")" -eq 1 ]; then
+        ok "full disk: one clear line, exit 2 ($(sed "s|$T|<tmp>|" "$T/full.err"))"
+    else bad "full disk: exit $rc, $(cat "$T/full.err")"; fi
+    ls "$T/full/run" | grep -q '\.tmp\.' && bad "full disk: a temporary file was left"
+    umount "$T/full"
+else
+    echo "skip full disk (no tmpfs can be mounted here)"
+fi
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
