@@ -11,25 +11,25 @@
 
 /* ------------------------------------------------------------ helpers */
 
+static void vfail(dg_ctx *ctx, dg_status s, const char *fmt, va_list ap) {
+    if (ctx->status != DG_OK) return;  /* the first error sticks */
+    ctx->status = s;
+    vsnprintf(ctx->err, sizeof ctx->err, fmt, ap);
+}
+
 dg_tensor *dg__fail(dg_ctx *ctx, dg_status s, const char *fmt, ...) {
-    if (ctx->status == DG_OK) {
-        ctx->status = s;
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(ctx->err, sizeof ctx->err, fmt, ap);
-        va_end(ap);
-    }
+    va_list ap;
+    va_start(ap, fmt);
+    vfail(ctx, s, fmt, ap);
+    va_end(ap);
     return NULL;
 }
 
 dg_tensor *dg_ctx_fail(dg_ctx *ctx, dg_status s, const char *fmt, ...) {
-    if (ctx->status == DG_OK) {
-        ctx->status = s;
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(ctx->err, sizeof ctx->err, fmt, ap);
-        va_end(ap);
-    }
+    va_list ap;
+    va_start(ap, fmt);
+    vfail(ctx, s, fmt, ap);
+    va_end(ap);
     return NULL;
 }
 

@@ -101,16 +101,6 @@ static void pixel_step_cost(dg_ctx *ctx, const dg_env *env, dg_tensor *next, dg_
     terms[1] = dg__batch_mean(ctx, dg_square(ctx, action), inv_batch);
 }
 
-static int pixel_bodies(const dg_env *env, const float *s, const float *aux, float *xy, int *is_goal) {
-    xy[0] = s[0];
-    xy[1] = s[1];
-    xy[2] = aux[0];
-    xy[3] = aux[1];
-    is_goal[0] = 0;
-    is_goal[1] = 1;
-    return 2;
-}
-
 const dg_game dg_game_pixel = {
     .name = "pixel",
     .summary = "match a rendered target image: the loss sees only pixels (renderer in the chain)",
@@ -121,5 +111,5 @@ const dg_game dg_game_pixel = {
     .step = pixel_step,
     .step_cost = pixel_step_cost,
     .complete_aux = pixel_complete_aux,
-    .bodies = pixel_bodies,
+    .bodies = dg__bodies_agent_goal,
 };

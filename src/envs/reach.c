@@ -143,16 +143,6 @@ static void reach_step_cost(dg_ctx *ctx, const dg_env *env, dg_tensor *next, dg_
     terms[2] = dg__batch_mean(ctx, dg_square(ctx, action), inv_batch);
 }
 
-static int reach_bodies(const dg_env *env, const float *s, const float *aux, float *xy, int *is_goal) {
-    xy[0] = s[0];
-    xy[1] = s[1];
-    xy[2] = aux[0];
-    xy[3] = aux[1];
-    is_goal[0] = 0;
-    is_goal[1] = 1;
-    return 2;
-}
-
 const dg_game dg_game_reach = {
     .name = "reach",
     .summary = "drive a point mass to a goal around circular obstacles (spec/reach.md)",
@@ -162,5 +152,5 @@ const dg_game dg_game_reach = {
     .observe = reach_observe,
     .step = reach_step,
     .step_cost = reach_step_cost,
-    .bodies = reach_bodies,
+    .bodies = dg__bodies_agent_goal,
 };
