@@ -87,5 +87,19 @@ for g in reach chase pixel; do
     check "gradcheck $g"      0 ""                 "$DG" gradcheck --config configs/$g.yaml
 done
 
+# the HJBI solver: solve, plot, play (a small pursuit2d grid)
+check "hji --help"            0 ""                 "$DG" hji --help
+printf 'game: pursuit2d\nt_end: 0.5\naccuracy: medium\ngrid: {min: [-2, -2], max: [2, 2], n: [41, 41]}\n' >"$T/p2.yaml"
+check "hji solve"             0 ""                 "$DG" hji solve --config "$T/p2.yaml" --out "$T/v.safetensors" --times 0.25
+tail -n 1 "$T/out" | grep -q '"cell_updates_per_s"' || { echo "FAIL hji solve JSON"; fail=$((fail + 1)); }
+check "hji plot"              0 ""                 "$DG" hji plot --value "$T/v.safetensors" --out "$T/v.png"
+[ -s "$T/v.png" ] || { echo "FAIL hji plot: no PNG"; fail=$((fail + 1)); }
+check "hji play"              0 ""                 "$DG" hji play --config "$T/p2.yaml" --value "$T/v.safetensors" --from 0.5,0.3 --t-max 2 --out "$T/play.csv" --gif "$T/play.gif"
+grep -q '"outcome": "capture"' "$T/out" || { echo "FAIL hji play: $(cat "$T/out")"; fail=$((fail + 1)); }
+printf 'game: pursuit2d\nt_end: -1\n' >"$T/p2bad.yaml"
+check "hji bad config"        2 "p2bad.yaml:2"     "$DG" hji solve --config "$T/p2bad.yaml" --out "$T/x.safetensors"
+check "hji play bad --from"   2 "--from"           "$DG" hji play --config "$T/p2.yaml" --value "$T/v.safetensors" --from 1
+check "pg --help"             0 ""                 "$DG" pg --help
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -41,5 +41,7 @@
 #include "difgames/losses.h"    /* weighted cost terms                                 */
 #include "difgames/env.h"       /* the game interface and registry                     */
 #include "difgames/trainer.h"   /* BPTT training                                       */
+#include "difgames/pg.h"        /* policy-gradient baseline                            */
+#include "difgames/hji.h"       /* HJBI grid solver for differential games             */
 
 #endif

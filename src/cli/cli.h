@@ -16,6 +16,8 @@ int cmd_eval(int argc, char **argv);
 int cmd_gradcheck(int argc, char **argv);
 int cmd_games(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
+int cmd_hji(int argc, char **argv);
+int cmd_pg(int argc, char **argv);
 
 /* A loaded config with its game and training options. */
 typedef struct cli_setup {

@@ -16,6 +16,8 @@ static const char USAGE[] =
     "  gradcheck  finite differences against backward for a game\n"
     "  games      list the registered games\n"
     "  bench      speed of a game: ms/epoch, env-steps/s, FLOP rate, tape memory\n"
+    "  hji        the HJBI grid solver: solve a differential game, plot, play its equilibrium\n"
+    "  pg         policy-gradient baseline (REINFORCE / PPO) and its sample count against BPTT\n"
     "\n"
     "`difgames <command> --help` describes each. Exit status: 0 ok, 1 failed, 2 bad input.\n";
 
@@ -30,7 +32,7 @@ int main(int argc, char **argv) {
     }
     static const struct { const char *name; int (*fn)(int, char **); } CMDS[] = {
         {"train", cmd_train}, {"replay", cmd_replay}, {"eval", cmd_eval},
-        {"gradcheck", cmd_gradcheck}, {"games", cmd_games}, {"bench", cmd_bench},
+        {"gradcheck", cmd_gradcheck}, {"games", cmd_games}, {"bench", cmd_bench}, {"hji", cmd_hji}, {"pg", cmd_pg},
     };
     for (size_t i = 0; i < sizeof CMDS / sizeof CMDS[0]; i++)
         if (!strcmp(argv[1], CMDS[i].name)) return CMDS[i].fn(argc - 1, argv + 1);

@@ -1,0 +1,278 @@
+/* difgames hji: a Hamilton-Jacobi-Bellman-Isaacs level-set grid solver.
+ *
+ * Solve a game from its config, then read the value, its gradient and both
+ * players' equilibrium inputs anywhere:
+ *
+ *     dg_err e = {0};
+ *     dg_cfg *cfg = dg_cfg_load("configs/hji/air3d.yaml", &e);
+ *     dg_hji_problem *p = cfg ? dg_hji_problem_load(cfg, &e) : NULL;
+ *     if (!p || dg_cfg_check_unused(cfg, &e)) ...print e.msg, free, fail...
+ *     double *V = malloc(p->grid.nodes * sizeof *V);          // (n0, n1, n2), last axis fastest
+ *     dg_hji_stats st;
+ *     if (dg_hji_problem_solve(p, V, &st, &e)) ...;            // V(x, t_end)
+ *     double x[3] = {10, 2, 3.1}, grad[3], u[1], d[1];
+ *     double v = dg_hji_interp(&p->grid, V, x, grad);          // value and gradient at x
+ *     dg_hji_game_optimal(&p->game, x, grad, u, d);            // equilibrium control and disturbance
+ *     free(V); dg_hji_problem_free(p); dg_cfg_free(cfg);
+ *
+ * Or build the pieces by hand: dg_hji_grid_init, a dg_hji_game (dynamics
+ * x' = f(x) + G(x) u + D(x) d with box or ball bounds and a role per player,
+ * or a generic Hamiltonian), dg_hji_opts, a target from dg_hji_sdf_*, then
+ * dg_hji_solve.
+ *
+ * Conventions (docs/hji.md has the details and the measurements):
+ * - Arrays over a grid are row-major, axis 0 slowest, the last axis fastest
+ *   (contiguous): node (i0, .., i_{d-1}) sits at sum_k i_k * grid.stride[k].
+ * - Time is time-to-go tau >= 0. The solver integrates
+ *       phi_tau + H(x, grad phi) = 0,   phi(x, 0) = v0(x)     (BRS)
+ *   forward in tau. For a game, H(x, p) = -(p.f(x) + ext_u p.G(x)u + ext_d p.D(x)d),
+ *   ext = max for a DG_HJI_MAX player and min for a DG_HJI_MIN one, so
+ *   phi(x, tau) is the value of the game whose payoff is v0(x(tau)): the
+ *   maximiser pushes it up, the minimiser down. {phi <= 0} is the set from
+ *   which the minimiser can force the state into {v0 <= 0} at time tau.
+ *   BRT (tube): phi_tau = min(0, -H) (helperOC minWith 'zero'): {phi <= 0}
+ *   only grows. BRT_TARGET: after each step phi = min(phi, v0) (hj_reachability).
+ *   Obstacles: after each step phi = max(phi, obstacle), obstacle > 0 inside
+ *   (the negated signed distance): reach-avoid.
+ * - Numerical Hamiltonian (Lax-Friedrichs, as ToolboxLS):
+ *       H^ = H(x, (p+ + p-)/2) - sum_i alpha_i (p+_i - p-_i)/2
+ * - Every function is re-entrant; nothing is global. Callbacks may be
+ *   called from several OpenMP threads at once.
+ */
+#ifndef DIFGAMES_HJI_H
+#define DIFGAMES_HJI_H
+
+#include <stdint.h>
+
+#include "difgames/config.h"
+#include "difgames/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define DG_HJI_MAX_DIMS  6   /* most grid axes (= state dimension)                    */
+#define DG_HJI_MAX_INPUT 4   /* most components of the control u or the disturbance d */
+
+/* ------------------------------------------------------------------ enums */
+typedef enum dg_hji_bc {           /* boundary of a grid axis (ghost cells)                          */
+    DG_HJI_BC_AWAY = 0,            /* extrapolate away from zero (ToolboxLS addGhostExtrapolate)      */
+    DG_HJI_BC_LINEAR,              /* plain linear extrapolation of the two edge nodes                */
+    DG_HJI_BC_PERIODIC             /* the axis wraps (angles); set by dg_hji_grid_init                */
+} dg_hji_bc;
+typedef enum dg_hji_deriv {        /* one-sided spatial derivatives p-, p+                            */
+    DG_HJI_UPWIND1 = 0,            /* first order (ToolboxLS upwindFirstFirst)                        */
+    DG_HJI_ENO2,                   /* second order ENO (upwindFirstENO2)                              */
+    DG_HJI_ENO3,                   /* third order ENO (upwindFirstENO3)                               */
+    DG_HJI_WENO5                   /* fifth order WENO, Jiang-Peng (upwindFirstWENO5)                 */
+} dg_hji_deriv;
+typedef enum dg_hji_time {         /* time integration                                                */
+    DG_HJI_EULER = 0,              /* forward Euler                                                   */
+    DG_HJI_RK2,                    /* TVD Runge-Kutta 2 (Heun)                                        */
+    DG_HJI_RK3                     /* TVD Runge-Kutta 3 (Shu-Osher)                                   */
+} dg_hji_time;
+typedef enum dg_hji_accuracy {     /* ToolboxLS presets                                               */
+    DG_HJI_LOW = 0,                /* UPWIND1 + EULER                                                 */
+    DG_HJI_MEDIUM,                 /* ENO2 + RK2                                                      */
+    DG_HJI_HIGH,                   /* ENO3 + RK3                                                      */
+    DG_HJI_VERY_HIGH,              /* WENO5 + RK3                                                     */
+    DG_HJI_ACCURACY_COUNT
+} dg_hji_accuracy;
+typedef enum dg_hji_diss {         /* Lax-Friedrichs dissipation alpha_i(x), as ToolboxLS:            */
+    DG_HJI_DISS_GLOBAL = 0,        /* p over the whole grid's range (artificialDissipationGLF)        */
+    DG_HJI_DISS_LOCAL,             /* p_i over the node's [p-, p+], others global (...LLF)            */
+    DG_HJI_DISS_LOCAL_LOCAL,       /* every p_i over the node's [p-, p+] (...LLLF)                    */
+    DG_HJI_DISS_GLOBAL_MAX         /* GLOBAL's alpha maxed over the grid (hj_reachability's global)   */
+} dg_hji_diss;
+typedef enum dg_hji_mode {         /* what is computed                                                */
+    DG_HJI_BRS = 0,                /* reachable set: the plain PDE                                    */
+    DG_HJI_BRT,                    /* reachable tube: phi_tau = min(0, -H)                            */
+    DG_HJI_BRT_TARGET              /* reachable tube: phi = min(phi, v0) after each step              */
+} dg_hji_mode;
+typedef enum dg_hji_weno_eps {     /* WENO5 smoothness epsilon                                        */
+    DG_HJI_EPS_GRID = 0,           /* 1e-6 max_grid(D1^2) + 1e-99, per axis (ToolboxLS default)       */
+    DG_HJI_EPS_CONST               /* 1e-6 (Jiang-Peng)                                               */
+} dg_hji_weno_eps;
+typedef enum dg_hji_real { DG_HJI_F64 = 0, DG_HJI_F32 } dg_hji_real;  /* value precision          */
+typedef enum dg_hji_role { DG_HJI_MIN = 0, DG_HJI_MAX } dg_hji_role;  /* a player's aim             */
+typedef enum dg_hji_set  { DG_HJI_BOX = 0, DG_HJI_BALL } dg_hji_set;  /* a player's input bounds    */
+
+/* ------------------------------------------------------------------- grid */
+/* Axis k has n[k] nodes lo[k] + i dx[k]. A plain axis spans [lo, hi] with dx = (hi - lo)/(n - 1);
+ * a periodic one spans [lo, hi) with dx = (hi - lo)/n (hi is node 0 again). */
+typedef struct dg_hji_grid {
+    int       ndim;                       /* 1 .. DG_HJI_MAX_DIMS                              */
+    int       n[DG_HJI_MAX_DIMS];         /* nodes per axis, >= 2                              */
+    double    lo[DG_HJI_MAX_DIMS];        /* first node                                        */
+    double    hi[DG_HJI_MAX_DIMS];        /* last node, or the period's end if periodic        */
+    double    dx[DG_HJI_MAX_DIMS];        /* spacing                                           */
+    dg_hji_bc bc[DG_HJI_MAX_DIMS];        /* AWAY (default) or LINEAR; PERIODIC if periodic    */
+    int64_t   stride[DG_HJI_MAX_DIMS];    /* elements between neighbours along the axis        */
+    int64_t   nodes;                      /* product of n                                      */
+} dg_hji_grid;
+
+/* Fills g. periodic (ndim flags) may be NULL (none). Returns DG_OK, or DG_ERR_ARG naming the bad axis
+ * (ndim out of range, n < 2, hi <= lo, non-finite, more than 2^40 nodes). */
+dg_status dg_hji_grid_init(dg_hji_grid *g, int ndim, const double *lo, const double *hi, const int *n,
+                           const int *periodic, dg_err *e);
+double  dg_hji_grid_coord(const dg_hji_grid *g, int axis, int i);            /* lo + i dx                   */
+void    dg_hji_grid_point(const dg_hji_grid *g, int64_t node, double *x);   /* node's coordinates (ndim)   */
+int64_t dg_hji_grid_node(const dg_hji_grid *g, const int *idx);             /* multi-index -> flat index   */
+
+/* ------------------------------------------------------------------- game */
+/* At one state x (nx): f (nx), G (nx, nu), D (nx, nd) row-major, zeroed before the call. Must depend on
+ * x only (the solver tabulates it once per solve) and be finite. */
+typedef void (*dg_hji_dyn_fn)(void *user, const double *x, double *f, double *G, double *D);
+/* Generic H(t, x, p) at n points: x, p (ndim, n), h (n). */
+typedef void (*dg_hji_ham_fn)(void *user, double t, int n, const double *x, const double *p, double *h);
+/* Dissipation bounds at n points: alpha (ndim, n) >= |dH/dp_i| for p in the box [pmin, pmax] (ndim, n). */
+typedef void (*dg_hji_alpha_fn)(void *user, double t, int n, const double *x, const double *pmin,
+                                const double *pmax, double *alpha);
+
+/* One player's input: u (the control) or d (the disturbance). */
+typedef struct dg_hji_input {
+    int         dim;                      /* components; 0: absent                             */
+    dg_hji_set  set;                      /* BOX: lo <= u <= hi;  BALL: |u - center| <= radius */
+    dg_hji_role role;                     /* MIN or MAX: what the player does to the value     */
+    double      lo[DG_HJI_MAX_INPUT];     /* box                                               */
+    double      hi[DG_HJI_MAX_INPUT];
+    double      center[DG_HJI_MAX_INPUT]; /* ball                                              */
+    double      radius;
+} dg_hji_input;
+
+/* A game: control- and disturbance-affine dynamics (dyn set), or a generic Hamiltonian (ham and alpha
+ * set, dyn NULL) for phi_tau + ham(t, x, grad phi) = 0. The struct is the caller's; user is passed
+ * to every callback. */
+typedef struct dg_hji_game {
+    int             nx;                   /* state dimension (= grid.ndim)                     */
+    dg_hji_dyn_fn   dyn;                  /* x' = f(x) + G(x) u + D(x) d                       */
+    dg_hji_input    u, d;                 /* the players' bounds and roles                     */
+    dg_hji_ham_fn   ham;                  /* or: a generic Hamiltonian ...                     */
+    dg_hji_alpha_fn alpha;                /* ... and its dissipation bounds                    */
+    void           *user;
+} dg_hji_game;
+
+/* Returns DG_OK or DG_ERR_ARG naming what is wrong (dimensions, empty box, negative radius, no
+ * dynamics and no Hamiltonian, nx != ndim when ndim > 0). */
+dg_status dg_hji_game_check(const dg_hji_game *gm, int ndim, dg_err *e);
+/* The players' optimal inputs at x for the value gradient p (nx), bang-bang: a box player takes the
+ * bound matching the sign of (G^T p)_j (the centre where it is 0), a ball player centre +- radius
+ * along G^T p. u (u.dim) and d (d.dim) may be NULL. Affine games only (zeros otherwise). */
+void   dg_hji_game_optimal(const dg_hji_game *gm, const double *x, const double *p, double *u, double *d);
+/* H(x, p) in the solver's convention (phi_tau + H = 0): -(p.f + ext_u + ext_d) for an affine game,
+ * ham(0, x, p) for a generic one. */
+double dg_hji_game_hamiltonian(const dg_hji_game *gm, const double *x, const double *p);
+/* xdot (nx) = f(x) + G(x) u + D(x) d; u or d NULL counts as 0. Affine games only. */
+void   dg_hji_game_dynamics(const dg_hji_game *gm, const double *x, const double *u, const double *d,
+                            double *xdot);
+
+/* --------------------------------------------------------- targets, sets */
+/* Signed distances over the grid (negative inside) into out (nodes). axes is a bit mask of the axes
+ * that count (0: all; ball over some axes = a cylinder over the others); center, lo, hi have ndim
+ * entries (those of uncounted axes are ignored). Periodic axes use the wrapped difference. */
+void dg_hji_sdf_ball(const dg_hji_grid *g, const double *center, double radius, unsigned axes, double *out);
+void dg_hji_sdf_box(const dg_hji_grid *g, const double *lo, const double *hi, unsigned axes, double *out);
+void dg_hji_sdf_union(int64_t n, const double *a, double *out);      /* out = min(out, a)              */
+void dg_hji_sdf_intersect(int64_t n, const double *a, double *out);  /* out = max(out, a)              */
+void dg_hji_sdf_complement(int64_t n, double *out);                  /* out = -out                     */
+
+/* ---------------------------------------------------------------- solving */
+typedef struct dg_hji_progress {
+    double  t, t_end;                     /* time-to-go reached, last requested time           */
+    int64_t step;                         /* steps so far                                      */
+    double  dt;                           /* the last step                                     */
+    double  seconds;                      /* wall time so far                                  */
+} dg_hji_progress;
+/* Called on the calling thread after every step; a non-zero return stops with DG_ERR_INTERRUPTED. */
+typedef int (*dg_hji_progress_fn)(void *user, const dg_hji_progress *pr);
+
+typedef struct dg_hji_opts {
+    dg_hji_deriv       deriv;             /* default WENO5                                     */
+    dg_hji_time        time;              /* default RK3                                       */
+    dg_hji_diss        diss;              /* default GLOBAL                                    */
+    dg_hji_mode        mode;              /* default BRS                                       */
+    dg_hji_weno_eps    weno_eps;          /* default EPS_GRID                                  */
+    dg_hji_real        real;              /* F64 (default) or F32 (dg_hji_solve converts)      */
+    double             cfl;               /* default 0.75: dt = cfl / sum_i max_x alpha_i/dx_i */
+    double             dt;                /* > 0: fixed step instead (rounded down to land)    */
+    int                threads;           /* OpenMP threads; 0: OpenMP's, at most 1 per 16k nodes */
+    dg_hji_progress_fn progress;          /* may be NULL                                       */
+    void              *progress_user;
+} dg_hji_opts;
+
+typedef struct dg_hji_stats {
+    int64_t steps;                        /* time steps taken                                  */
+    int     stages;                       /* per step (1, 2, 3)                                */
+    int64_t nodes;                        /* grid nodes                                        */
+    double  cell_updates;                 /* steps * stages * nodes                            */
+    double  seconds;                      /* wall time of the solve (setup included)           */
+    double  updates_per_s;                /* cell_updates / seconds                            */
+    double  dt_min, dt_max;               /* smallest and largest step                         */
+    int     threads;                      /* threads used                                      */
+} dg_hji_stats;
+
+dg_hji_opts dg_hji_opts_default(void);                                 /* veryHigh, GLF, BRS, cfl 0.75   */
+void        dg_hji_opts_accuracy(dg_hji_opts *o, dg_hji_accuracy a);   /* sets deriv and time            */
+const char *dg_hji_accuracy_name(dg_hji_accuracy a);                   /* "low" .. "veryHigh"; "?"       */
+int         dg_hji_accuracy_from_name(const char *s);                  /* a dg_hji_accuracy, or -1       */
+
+/* Solves from v0 (nodes) and writes phi at the nt increasing times-to-go times[] (>= 0) into
+ * out (nt, nodes). obstacle (nodes) may be NULL. All arrays are the caller's; the workspace
+ * (about 3-4 value arrays plus tabulated dynamics) is allocated here once and freed before
+ * returning. Deterministic: the same inputs and thread count give the same bits (and the
+ * thread count does not change them either: every node is computed the same way by one thread).
+ * Returns DG_OK, DG_ERR_ARG, DG_ERR_NOMEM, DG_ERR_NONFINITE (a NaN appeared) or DG_ERR_INTERRUPTED
+ * (out holds the times reached). stats may be NULL. */
+dg_status dg_hji_solve(const dg_hji_grid *g, const dg_hji_game *gm, const dg_hji_opts *o,
+                       const double *v0, const double *obstacle, int nt, const double *times,
+                       double *out, dg_hji_stats *stats, dg_err *e);
+/* The same in float32 throughout (o->real is ignored): half the memory, 1.4-1.7x the speed. */
+dg_status dg_hji_solve_f32(const dg_hji_grid *g, const dg_hji_game *gm, const dg_hji_opts *o,
+                           const float *v0, const float *obstacle, int nt, const double *times,
+                           float *out, dg_hji_stats *stats, dg_err *e);
+/* Nodal gradient (p- + p+)/2 of v (nodes) with the scheme o->deriv (and o->weno_eps, o->threads)
+ * into grad (ndim, nodes), the caller's. Returns DG_OK, DG_ERR_ARG or DG_ERR_NOMEM. */
+dg_status dg_hji_gradient(const dg_hji_grid *g, const dg_hji_opts *o, const double *v, double *grad,
+                          dg_err *e);
+/* The one-sided derivatives themselves, as ToolboxLS's upwindFirst*: left = p-, right = p+, each
+ * (ndim, nodes) or NULL (not both), with the grid's ghost cells. Returns as dg_hji_gradient. */
+dg_status dg_hji_upwind(const dg_hji_grid *g, const dg_hji_opts *o, const double *v, double *left,
+                        double *right, dg_err *e);
+
+/* ---------------------------------------------------------- interpolation */
+/* The value of v (nodes) at any point x (ndim), multilinear, and its gradient into grad (ndim; may be
+ * NULL): the multilinear blend of nodal central differences (one-sided at plain edges). Periodic
+ * axes wrap; outside a plain axis the point is clamped to the edge and the value extrapolated
+ * linearly with that gradient. Never NaN for a finite v (a NaN coordinate reads as the low edge). */
+double dg_hji_interp(const dg_hji_grid *g, const double *v, const double *x, double *grad);
+double dg_hji_interp_f32(const dg_hji_grid *g, const float *v, const double *x, double *grad);
+
+/* --------------------------------------------------- problems from configs */
+/* A ready-to-solve game built from a config (configs/hji/<game>.yaml). */
+typedef struct dg_hji_problem {
+    char         name[32];                /* "pursuit2d", "air3d", "chauffeur", "chase4d"      */
+    dg_hji_grid  grid;
+    dg_hji_game  game;                    /* game.user points at param below                   */
+    dg_hji_opts  opts;                    /* accuracy, mode, solver.* keys                     */
+    double       t_end;                   /* horizon (time-to-go)                              */
+    double      *target;                  /* (nodes) l(x), <= 0 in the target set; owned       */
+    double      *obstacle;                /* (nodes) > 0 inside obstacles, or NULL; owned      */
+    double       param[16];               /* the game's constants, e.g. pursuit2d: v_p, v_e, r */
+    const char  *u_name, *d_name;         /* who plays u and d, e.g. "pursuer", "evader"       */
+} dg_hji_problem;
+
+/* Builds grid, game, target and options from cfg: key 'game' names the game; t_end, mode,
+ * accuracy, grid.{min,max,n}, solver.{cfl,dt,dissipation,threads,precision,weno_eps,boundary},
+ * obstacles and the game's own keys are read with file:line errors (DG_ERR_CONFIG). It does not
+ * call dg_cfg_check_unused: the caller does, after reading its own keys. Returns a new problem
+ * (free with dg_hji_problem_free) or NULL with e set. */
+dg_hji_problem *dg_hji_problem_load(dg_cfg *cfg, dg_err *e);
+void            dg_hji_problem_free(dg_hji_problem *p);                /* NULL is harmless             */
+const char     *dg_hji_problem_name(int i);                            /* i-th known game; NULL past   */
+/* Solves p to p->t_end with p->opts (float32 inside if p->opts.real says so) into out (nodes). */
+dg_status       dg_hji_problem_solve(const dg_hji_problem *p, double *out, dg_hji_stats *stats, dg_err *e);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,137 @@
+/* difgames solver: a policy-gradient baseline (PPO or REINFORCE) in the same
+ * engine, to measure what the exact BPTT gradient buys in samples.
+ *
+ * The policy is the game's tanh MLP ("net.*", the mean action μ(s) in
+ * [-1, 1]) plus a state-independent log standard deviation ("log_std",
+ * (act_dim), learned). An action is sampled as a = μ(s) + σ·ε, ε ~ N(0, I);
+ * the game gets clip(a, -1, 1) and the log-probability is that of the
+ * unclipped Gaussian sample (as Stable-Baselines3 does for Box actions). A
+ * value MLP ("value.*", obs plus the fraction of the episode elapsed, t/H, as
+ * input; the last layer is linear) is the baseline. Rollouts use the game's
+ * reset/observe/step/step_cost on plain data, without gradients through the
+ * dynamics; the reward of a step is -Σ_i w_i term_i of that episode alone.
+ * One-player games only (a learned second player is refused).
+ *
+ *     dg_pg_opts o;
+ *     dg_pg_opts_default(&o, DG_PG_PPO);
+ *     dg_pg *pg = dg_pg_create(env, &o, &e);
+ *     dg_pg_eval *ev = dg_pg_eval_create(env, 256, 12345, 1, &e);
+ *     for (int i = 0; i < 100; i++) {
+ *         dg_pg_stats s;
+ *         if (dg_pg_iterate(pg, &s, &e) != DG_OK) break;            // sample, then update
+ *         double loss;
+ *         dg_pg_eval_loss(ev, dg_pg_policy(pg), dg_pg_policy_params(pg), &loss, NULL, &e);
+ *     }
+ *     dg_pg_eval_free(ev);
+ *     dg_pg_free(pg);
+ *
+ * One iteration: a fresh batch of episodes from reset, the whole horizon
+ * sampled, generalised advantage estimates (GAE) and returns, advantages
+ * normalised over the batch, then epochs of minibatch Adam steps on the
+ * objective below (policy and value each with their own Adam and global-norm
+ * clipping). The objective's gradient comes from the tape (dg_backward):
+ *
+ *     PPO:       -mean min(r A, clip(r, 1-c, 1+c) A),  r = exp(logp - logp_old)
+ *     REINFORCE: -mean r A   (one full-batch step, so its gradient is -mean ∇logp A)
+ *
+ * Work is split into shards of the batch, one per thread, each on its own
+ * arena; the noise is drawn on one RNG before the shards run and gradients
+ * are summed in a fixed order, so a seed and a thread count give the same
+ * bits. The library prints nothing.
+ */
+#ifndef DIFGAMES_PG_H
+#define DIFGAMES_PG_H
+
+#include "difgames/core.h"
+#include "difgames/env.h"
+#include "difgames/policy.h"
+#include "difgames/trainer.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum dg_pg_algo {
+    DG_PG_PPO,        /* clipped surrogate, GAE(λ), several epochs of minibatches */
+    DG_PG_REINFORCE,  /* reward-to-go minus a learned value, one step a batch     */
+} dg_pg_algo;
+
+typedef struct dg_pg_opts {
+    dg_pg_algo algo;
+    uint64_t seed;
+    int    batch;              /* episodes per iteration (batch × horizon samples)     */
+    int    hidden[DG_MLP_MAX_LAYERS];  /* policy and value hidden sizes                */
+    int    nhidden;
+    double lr, vf_lr;          /* Adam learning rates: policy (with log_std), value   */
+    double gamma, lambda;      /* discount, GAE λ (1: reward-to-go minus the value)   */
+    double clip;               /* PPO ratio clip c; <= 0: unclipped ratio objective    */
+    int    pi_epochs;          /* passes over the batch for the policy                */
+    int    vf_epochs;          /* passes over the batch for the value                 */
+    int    minibatch;          /* samples per policy Adam step (0: the whole batch)   */
+    int    vf_minibatch;       /* samples per value Adam step (0: the whole batch)    */
+    double log_std0;           /* initial log σ                                       */
+    int    learn_std;          /* 1: log σ is learned; 0: stays log_std0              */
+    double ent_coef;           /* entropy bonus weight (0: none)                      */
+    double max_grad_norm;      /* global-norm clipping of each network (<= 0: none)   */
+    int    threads;            /* shards of the batch run in parallel                 */
+} dg_pg_opts;
+
+typedef struct dg_pg_stats {
+    int     iter;              /* 1-based                                             */
+    int64_t env_steps;         /* sampled env steps so far (batch × horizon a batch)  */
+    double  sample_loss;       /* the batch's episode loss, Σ_t cost / H, noisy actions */
+    double  pi_loss, v_loss;   /* objectives of the last epoch (means over minibatches) */
+    double  approx_kl;         /* mean(logp_old - logp) over the last epoch           */
+    double  clip_frac;         /* fraction of samples whose ratio left [1-c, 1+c]     */
+    double  std;               /* mean σ after the update                             */
+    int     skipped;           /* minibatch steps not applied (non-finite gradient)   */
+    double  ms;                /* wall time of the iteration                          */
+} dg_pg_stats;
+
+typedef struct dg_pg dg_pg;
+typedef struct dg_pg_eval dg_pg_eval;
+
+void        dg_pg_opts_default(dg_pg_opts *o, dg_pg_algo algo);  /* the defaults of algo (see pg.c) */
+const char *dg_pg_algo_name(dg_pg_algo algo);                   /* "ppo", "reinforce"             */
+int         dg_pg_algo_parse(const char *name, dg_pg_algo *algo); /* 1 if name is one of them      */
+
+/* A learner for env; initialises "net.*" exactly as the BPTT trainer does for
+ * the same seed (dg_trainer_create), so both start from one policy. NULL with
+ * e set on bad options or OOM; free with dg_pg_free. */
+dg_pg      *dg_pg_create(const dg_env *env, const dg_pg_opts *o, dg_err *e);
+void        dg_pg_free(dg_pg *pg);                              /* NULL is harmless               */
+/* One iteration: samples o->batch episodes, then updates; fills s (may be NULL). */
+dg_status   dg_pg_iterate(dg_pg *pg, dg_pg_stats *s, dg_err *e);
+int64_t     dg_pg_env_steps(const dg_pg *pg);                   /* env steps sampled so far       */
+const dg_policy *dg_pg_policy(const dg_pg *pg);                 /* the mean action: mlp[0] "net.*" */
+dg_params  *dg_pg_policy_params(dg_pg *pg);                     /* net.* and log_std              */
+dg_params  *dg_pg_value_params(dg_pg *pg);                      /* value.*                        */
+
+/* Rewards of one step, one per episode: rew[b] = -Σ_i w_i term_i of row b
+ * alone (the game's step_cost on a batch of that one row), for next (B, S),
+ * aux (B, X) (NULL without), action (B, A) as the game got it. Returns the
+ * context's status. */
+dg_status   dg_pg_step_rewards(dg_ctx *ctx, const dg_env *env, dg_tensor *next, dg_tensor *aux,
+                               dg_tensor *action, float *rew);
+/* log N(action; mean, diag(exp(log_std))²) summed over the action axis:
+ * mean, action (M, A), log_std (A) -> (M, 1). Tape ops. */
+dg_tensor  *dg_pg_log_prob(dg_ctx *ctx, dg_tensor *mean, dg_tensor *log_std, dg_tensor *action);
+/* -Σ_j min(r_j A_j, clip(r_j, 1-c, 1+c) A_j) · inv_m with r = exp(logp - logp_old);
+ * clip <= 0: -Σ_j r_j A_j · inv_m. logp (M, 1) on the tape; logp_old, adv (M). */
+dg_tensor  *dg_pg_policy_loss(dg_ctx *ctx, dg_tensor *logp, const float *logp_old, const float *adv,
+                              float clip, float inv_m);
+
+/* A fixed evaluation batch: B episodes drawn once from seed. The loss of a
+ * policy on it is its deterministic (mean-action) BPTT episode loss, the
+ * number dg_rollout gives (spec/reach.md), summed over shards of the batch. */
+dg_pg_eval *dg_pg_eval_create(const dg_env *env, int B, uint64_t seed, int threads, dg_err *e);
+void        dg_pg_eval_free(dg_pg_eval *ev);                    /* NULL is harmless               */
+/* The episode loss of policy m (parameters p) on the batch, and its weighted
+ * terms (terms may be NULL). */
+dg_status   dg_pg_eval_loss(dg_pg_eval *ev, const dg_policy *m, dg_params *p, double *loss, float *terms,
+                            dg_err *e);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

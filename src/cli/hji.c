@@ -1,0 +1,594 @@
+/* difgames hji: the HJBI grid solver from the command line: solve a game's
+ * value function, plot its zero level sets, play both players' equilibrium
+ * strategies from a start state. */
+#define _POSIX_C_SOURCE 200809L
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "difgames/hji.h"
+#include "difgames/image.h"
+#include "difgames/safetensors.h"
+
+static const char HELP[] =
+    "usage: difgames hji <solve|plot|play> [options]\n"
+    "\n"
+    "  difgames hji solve --config FILE --out FILE [--times T1,T2,...] [--accuracy A]\n"
+    "                     [--threads N] [--float32]\n"
+    "      solves the config's game (configs/hji/*.yaml) to t_end and writes the value as\n"
+    "      safetensors: 'value' with the grid's shape at t_end, 'value_1', ... at the\n"
+    "      requested earlier times (time-to-go), the grid and times in the metadata; prints a\n"
+    "      progress bar and a JSON line (steps, seconds, cell updates per second).\n"
+    "  difgames hji plot --value FILE [--out FILE.png] [--at x2=V,...]\n"
+    "      draws the zero level sets of every stored time over the final value (2-D games;\n"
+    "      3-D and 4-D: the slice through the first two axes at the other axes' values,\n"
+    "      default their middle).\n"
+    "  difgames hji play --config FILE --value FILE --from X1,X2,... [--out FILE.csv]\n"
+    "                    [--gif FILE.gif] [--t-max S] [--dt S]\n"
+    "      simulates both players' equilibrium feedback strategies (bang-bang inputs from\n"
+    "      the value's gradient) from the start state; writes the trajectory as CSV and a GIF,\n"
+    "      and reports capture (the target reached) or escape, and the capture time.\n";
+
+/* --------------------------------------------------------------- helpers */
+
+static int parse_list(const char *cmd, const char *flag, const char *text, double *out, int max) {
+    int n = 0;
+    const char *s = text;
+    while (*s) {
+        char *end;
+        double v = strtod(s, &end);
+        if (end == s || n == max || !isfinite(v)) {
+            cli_error(cmd, "%s: expected up to %d numbers separated by commas, got '%s'", flag, max, text);
+            return -1;
+        }
+        out[n++] = v;
+        s = *end == ',' ? end + 1 : end;
+        if (*end && *end != ',') {
+            cli_error(cmd, "%s: expected numbers separated by commas, got '%s'", flag, text);
+            return -1;
+        }
+    }
+    return n;
+}
+
+static double now_s(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+typedef struct bar { int tty; double last; } bar;
+
+static int on_progress(void *user, const dg_hji_progress *pr) {
+    bar *b = user;
+    const double now = now_s();
+    if (now - b->last < 0.1 && pr->t < pr->t_end) return 0;
+    b->last = now;
+    const double f = pr->t_end > 0 ? pr->t / pr->t_end : 1;
+    if (b->tty) {
+        char s[41];
+        for (int i = 0; i < 40; i++) s[i] = i < (int)(40 * f) ? '#' : '.';
+        s[40] = 0;
+        const double eta = f > 0 ? pr->seconds * (1 - f) / f : 0;
+        fprintf(stderr, "\r[%s] t %.3f / %.3f  step %lld  ETA %.1fs  ", s, pr->t, pr->t_end,
+                (long long)pr->step, eta);
+        if (pr->t >= pr->t_end) fputc('\n', stderr);
+    }
+    return 0;
+}
+
+/* Loads a config into a problem, applying --accuracy / --threads / --float32. */
+static dg_hji_problem *load_problem(const char *cmd, const char *config, const char *accuracy,
+                                    int threads, int f32, dg_cfg **cfg_out) {
+    dg_err e = {0};
+    dg_cfg *cfg = dg_cfg_load(config, &e);
+    if (cfg && accuracy && dg_cfg_set(cfg, "accuracy", accuracy, &e) != DG_OK) {
+        dg_cfg_free(cfg);
+        cfg = NULL;
+    }
+    dg_hji_problem *p = cfg ? dg_hji_problem_load(cfg, &e) : NULL;
+    if (!p || dg_cfg_check_unused(cfg, &e) != DG_OK) {
+        fprintf(stderr, "difgames: %s\n", e.msg);
+        dg_hji_problem_free(p);
+        dg_cfg_free(cfg);
+        return NULL;
+    }
+    if (threads > 0) p->opts.threads = threads;
+    if (f32) p->opts.real = DG_HJI_F32;
+    *cfg_out = cfg;
+    return p;
+}
+
+/* ----------------------------------------------------------------- solve */
+
+static int hji_solve(int argc, char **argv) {
+    const char *config = NULL, *out = NULL, *times_s = NULL, *accuracy = NULL, *threads_s = NULL;
+    int f32 = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        const char **slot = !strcmp(a, "--config") ? &config : !strcmp(a, "--out") ? &out
+                          : !strcmp(a, "--times") ? &times_s : !strcmp(a, "--accuracy") ? &accuracy
+                          : !strcmp(a, "--threads") ? &threads_s : NULL;
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) { fputs(HELP, stdout); return 0; }
+        else if (!strcmp(a, "--float32")) f32 = 1;
+        else if (slot && i + 1 < argc) *slot = argv[++i];
+        else {
+            cli_error("hji solve", slot ? "%s needs a value" : "unknown option '%s' (see --help)", a);
+            return EXIT_USAGE;
+        }
+    }
+    if (!config || !out) {
+        cli_error("hji solve", "--config FILE and --out FILE are required (see --help)");
+        return EXIT_USAGE;
+    }
+    int threads = 0;
+    if (threads_s && !cli_int("hji solve", "--threads", threads_s, 1, 256, &threads)) return EXIT_USAGE;
+    double times[65];
+    int nt = 0;
+    if (times_s && (nt = parse_list("hji solve", "--times", times_s, times, 64)) < 0) return EXIT_USAGE;
+    dg_cfg *cfg = NULL;
+    dg_hji_problem *p = load_problem("hji solve", config, accuracy, threads, f32, &cfg);
+    if (!p) return EXIT_USAGE;
+    for (int i = 0; i < nt; i++)
+        if (!(times[i] > 0 && times[i] < p->t_end) || (i && times[i] <= times[i - 1])) {
+            cli_error("hji solve", "--times: increasing times in (0, t_end = %g), got '%s'", p->t_end, times_s);
+            dg_hji_problem_free(p);
+            dg_cfg_free(cfg);
+            return EXIT_USAGE;
+        }
+    times[nt++] = p->t_end;
+    const int64_t N = p->grid.nodes;
+    int rc = 0;
+    dg_err e = {0};
+    double *vals = malloc((size_t)nt * (size_t)N * sizeof(double));
+    float *f = NULL;
+    dg_st_writer *w = NULL;
+    char *yaml = NULL;
+    if (!vals) {
+        cli_error("hji solve", "out of memory for %d x %lld values", nt, (long long)N);
+        rc = EXIT_FAIL;
+        goto done;
+    }
+    bar b = {.tty = isatty(2)};
+    p->opts.progress = on_progress;
+    p->opts.progress_user = &b;
+    fprintf(stderr, "solving %s: grid", p->name);
+    for (int k = 0; k < p->grid.ndim; k++) fprintf(stderr, "%s%d", k ? "x" : " ", p->grid.n[k]);
+    fprintf(stderr, ", t_end %g, %s\n", p->t_end, dg_hji_accuracy_name(p->opts.deriv == DG_HJI_WENO5 ? DG_HJI_VERY_HIGH
+                                                    : p->opts.deriv == DG_HJI_ENO3 ? DG_HJI_HIGH
+                                                    : p->opts.deriv == DG_HJI_ENO2 ? DG_HJI_MEDIUM : DG_HJI_LOW));
+    dg_hji_stats st;
+    if (dg_hji_solve(&p->grid, &p->game, &p->opts, p->target, p->obstacle, nt, times, vals, &st, &e) != DG_OK) {
+        cli_error("hji solve", "%s", e.msg);
+        rc = EXIT_FAIL;
+        goto done;
+    }
+    /* the file: 'value' at t_end (F64, or F32 with --float32), earlier times as value_k */
+    int64_t shape[DG_HJI_MAX_DIMS];
+    for (int k = 0; k < p->grid.ndim; k++) shape[k] = p->grid.n[k];
+    w = dg_st_writer_create();
+    f = f32 ? malloc((size_t)N * sizeof(float)) : NULL;
+    if (!w || (f32 && !f)) { cli_error("hji solve", "out of memory"); rc = EXIT_FAIL; goto done; }
+    char meta[1024], key[32];
+    dg_status s = DG_OK;
+    for (int i = 0; i < nt && s == DG_OK; i++) {
+        const double *v = vals + (size_t)i * N;
+        if (i == nt - 1) snprintf(key, sizeof key, "value");
+        else snprintf(key, sizeof key, "value_%d", i + 1);
+        if (f32) {
+            for (int64_t j = 0; j < N; j++) f[j] = (float)v[j];
+            s = dg_st_writer_add(w, key, DG_F32, p->grid.ndim, shape, f, &e);
+        } else {
+            s = dg_st_writer_add(w, key, DG_F64, p->grid.ndim, shape, v, &e);
+        }
+    }
+    int o = 0;
+    for (int i = 0; i < nt; i++) o += snprintf(meta + o, sizeof meta - (size_t)o, i ? ",%.17g" : "%.17g", times[i]);
+    if (s == DG_OK) s = dg_st_writer_meta(w, "times", meta, &e);
+    const char *names[] = {"lo", "hi", "n", "periodic"};
+    for (int m = 0; m < 4 && s == DG_OK; m++) {
+        o = 0;
+        for (int k = 0; k < p->grid.ndim; k++) {
+            const double x = m == 0 ? p->grid.lo[k] : m == 1 ? p->grid.hi[k] : m == 2 ? p->grid.n[k]
+                           : p->grid.bc[k] == DG_HJI_BC_PERIODIC;
+            o += snprintf(meta + o, sizeof meta - (size_t)o, k ? ",%.17g" : "%.17g", x);
+        }
+        s = dg_st_writer_meta(w, names[m], meta, &e);
+    }
+    if (s == DG_OK) s = dg_st_writer_meta(w, "format", "difgames-hji-value", &e);
+    if (s == DG_OK) s = dg_st_writer_meta(w, "game", p->name, &e);
+    if (s == DG_OK && dg_cfg_to_yaml(cfg, &yaml, NULL, &e) == DG_OK) s = dg_st_writer_meta(w, "config", yaml, &e);
+    if (s == DG_OK) s = dg_st_writer_write(w, out, &e);
+    if (s != DG_OK) {
+        cli_error("hji solve", "%s", e.msg);
+        rc = e.status == DG_ERR_IO ? EXIT_USAGE : EXIT_FAIL;
+        goto done;
+    }
+    fprintf(stderr, "wrote %s\n", out);
+    printf("{\"game\": \"%s\", \"nodes\": %lld, \"t_end\": %.9g, \"steps\": %lld, \"stages\": %d, "
+           "\"seconds\": %.4f, \"cell_updates\": %.0f, \"cell_updates_per_s\": %.4g, \"threads\": %d}\n",
+           p->name, (long long)N, p->t_end, (long long)st.steps, st.stages, st.seconds, st.cell_updates,
+           st.updates_per_s, st.threads);
+done:
+    free(yaml);
+    free(f);
+    dg_st_writer_free(w);
+    free(vals);
+    dg_hji_problem_free(p);
+    dg_cfg_free(cfg);
+    return rc;
+}
+
+/* ------------------------------------------------------------ level sets */
+
+/* Zero level set of a 2-D field v (ny rows from y = hi down, nx columns) by
+ * marching squares, drawn into the rectangle (x0, y0, w, h) of img. */
+static void draw_zero_set(dg_image *img, const double *v, int nx, int ny, int x0, int y0, int w, int h,
+                          uint32_t rgb, float width) {
+    const float sx = (float)w / (float)(nx - 1), sy = (float)h / (float)(ny - 1);
+    for (int j = 0; j + 1 < ny; j++)
+        for (int i = 0; i + 1 < nx; i++) {
+            const double c[4] = {v[j * nx + i], v[j * nx + i + 1], v[(j + 1) * nx + i + 1], v[(j + 1) * nx + i]};
+            const float cx[4] = {(float)i, (float)(i + 1), (float)(i + 1), (float)i};
+            const float cy[4] = {(float)j, (float)j, (float)(j + 1), (float)(j + 1)};
+            float px[4], py[4];
+            int k = 0;
+            for (int e = 0; e < 4 && k < 4; e++) {
+                const double a = c[e], b = c[(e + 1) % 4];
+                if ((a <= 0) != (b <= 0)) {
+                    const float t = (float)(a / (a - b));
+                    px[k] = cx[e] + t * (cx[(e + 1) % 4] - cx[e]);
+                    py[k] = cy[e] + t * (cy[(e + 1) % 4] - cy[e]);
+                    k++;
+                }
+            }
+            for (int s = 0; s + 1 < k; s += 2)
+                dg_image_line(img, x0 + px[s] * sx, y0 + py[s] * sy, x0 + px[s + 1] * sx, y0 + py[s + 1] * sy,
+                              rgb, width);
+        }
+}
+
+typedef struct value_file {
+    dg_st_file *f;
+    dg_hji_grid grid;
+    int         nt;
+    double      times[65];
+} value_file;
+
+/* Opens a file written by hji solve and rebuilds its grid. */
+static int value_open(const char *cmd, const char *path, value_file *vf) {
+    memset(vf, 0, sizeof *vf);
+    dg_err e = {0};
+    vf->f = dg_st_load(path, &e);
+    if (!vf->f) { cli_error(cmd, "%s", e.msg); return EXIT_USAGE; }
+    const char *fmt = dg_st_meta(vf->f, "format");
+    double lo[8], hi[8], n[8], per[8];
+    int nd = -1;
+    if (fmt && !strcmp(fmt, "difgames-hji-value")) {
+        const char *m[4] = {dg_st_meta(vf->f, "lo"), dg_st_meta(vf->f, "hi"), dg_st_meta(vf->f, "n"),
+                            dg_st_meta(vf->f, "periodic")};
+        double *dst[4] = {lo, hi, n, per};
+        int cnt[4];
+        for (int k = 0; k < 4; k++) cnt[k] = m[k] ? parse_list(cmd, "metadata", m[k], dst[k], DG_HJI_MAX_DIMS) : -1;
+        if (cnt[0] > 0 && cnt[0] == cnt[1] && cnt[1] == cnt[2] && cnt[2] == cnt[3]) nd = cnt[0];
+        const char *t = dg_st_meta(vf->f, "times");
+        vf->nt = t ? parse_list(cmd, "metadata 'times'", t, vf->times, 65) : -1;
+    }
+    if (nd < 1 || vf->nt < 1) {
+        cli_error(cmd, "%s: not a value file of 'difgames hji solve' (metadata format, lo, hi, n, periodic, times)", path);
+        return EXIT_USAGE;
+    }
+    int ni[DG_HJI_MAX_DIMS], pi[DG_HJI_MAX_DIMS];
+    for (int k = 0; k < nd; k++) { ni[k] = (int)n[k]; pi[k] = per[k] != 0; }
+    if (dg_hji_grid_init(&vf->grid, nd, lo, hi, ni, pi, &e) != DG_OK) {
+        cli_error(cmd, "%s: %s", path, e.msg);
+        return EXIT_USAGE;
+    }
+    return 0;
+}
+
+/* Reads the value at time index i (the last: 'value') as doubles. */
+static int value_read(const char *cmd, const char *path, const value_file *vf, int i, double *out) {
+    char key[32];
+    if (i == vf->nt - 1) snprintf(key, sizeof key, "value");
+    else snprintf(key, sizeof key, "value_%d", i + 1);
+    const dg_st_tensor *t = dg_st_find(vf->f, key);
+    int64_t shape[DG_HJI_MAX_DIMS];
+    for (int k = 0; k < vf->grid.ndim; k++) shape[k] = vf->grid.n[k];
+    dg_err e = {0};
+    if (t && t->dtype == DG_F32) {
+        float *tmp = malloc((size_t)vf->grid.nodes * sizeof(float));
+        dg_status s = tmp ? dg_st_read_f32(vf->f, key, vf->grid.ndim, shape, tmp, &e) : DG_ERR_NOMEM;
+        if (s == DG_OK) for (int64_t j = 0; j < vf->grid.nodes; j++) out[j] = tmp[j];
+        free(tmp);
+        if (s != DG_OK) { cli_error(cmd, "%s", tmp ? e.msg : "out of memory"); return EXIT_USAGE; }
+        return 0;
+    }
+    if (dg_st_read(vf->f, key, DG_F64, vf->grid.ndim, shape, out, &e) != DG_OK) {
+        cli_error(cmd, "%s: %s", path, e.msg);
+        return EXIT_USAGE;
+    }
+    return 0;
+}
+
+/* The 2-D slice through axes 0 and 1 at the other axes' coordinates at[], rows
+ * from y = hi down (image order), by interpolation: (n1, n0). */
+static void slice2d(const dg_hji_grid *g, const double *v, const double *at, double *out) {
+    const int nx = g->n[0], ny = g->n[1];
+    double x[DG_HJI_MAX_DIMS];
+    for (int k = 2; k < g->ndim; k++) x[k] = at[k];
+    for (int j = 0; j < ny; j++)
+        for (int i = 0; i < nx; i++) {
+            x[0] = dg_hji_grid_coord(g, 0, i);
+            x[1] = dg_hji_grid_coord(g, 1, ny - 1 - j);
+            out[j * nx + i] = dg_hji_interp(g, v, x, NULL);
+        }
+}
+
+static const uint32_t LEVEL_COLORS[] = {0x4dd0e1, 0x81c784, 0xffd54f, 0xff8a65, 0xf06292, 0xba68c8};
+
+/* Heat map of the final slice, the zero sets of every time over it, axes labels. */
+static void draw_slices(dg_image *img, const dg_hji_grid *g, double *const *slices, int nt, const double *times,
+                        int x0, int y0, int w, int h) {
+    const int nx = g->n[0], ny = g->n[1];
+    float *heat = malloc((size_t)nx * ny * sizeof(float));
+    const double *fin = slices[nt - 1];
+    double lo = INFINITY, hi = -INFINITY;
+    for (int j = 0; j < nx * ny; j++) { lo = fmin(lo, fin[j]); hi = fmax(hi, fin[j]); }
+    if (heat) {
+        for (int j = 0; j < nx * ny; j++) heat[j] = (float)fin[j];
+        dg_image_heat_rect(img, x0, y0, w, h, heat, nx, ny, (float)lo, (float)hi);
+        free(heat);
+    }
+    for (int i = 0; i < nt; i++)
+        draw_zero_set(img, slices[i], nx, ny, x0, y0, w, h, i == nt - 1 ? 0xffffff : LEVEL_COLORS[i % 6],
+                      i == nt - 1 ? 2.5f : 1.5f);
+    char s[64];
+    snprintf(s, sizeof s, "x0 %.3g .. %.3g", g->lo[0], g->hi[0]);
+    dg_image_text(img, x0, y0 + h + 6, s, 0xdddddd, 1);
+    snprintf(s, sizeof s, "x1 %.3g .. %.3g (up)", g->lo[1], g->hi[1]);
+    dg_image_text(img, x0 + w / 2, y0 + h + 6, s, 0xdddddd, 1);
+    for (int i = 0; i < nt; i++) {
+        snprintf(s, sizeof s, "t = %.3g", times[i]);
+        dg_image_text(img, x0 + w + 12, y0 + 14 * i, s, i == nt - 1 ? 0xffffff : LEVEL_COLORS[i % 6], 1);
+    }
+}
+
+static int hji_plot(int argc, char **argv) {
+    const char *value = NULL, *out = NULL, *at_s = NULL;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        const char **slot = !strcmp(a, "--value") ? &value : !strcmp(a, "--out") ? &out : !strcmp(a, "--at") ? &at_s : NULL;
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) { fputs(HELP, stdout); return 0; }
+        else if (slot && i + 1 < argc) *slot = argv[++i];
+        else {
+            cli_error("hji plot", slot ? "%s needs a value" : "unknown option '%s' (see --help)", a);
+            return EXIT_USAGE;
+        }
+    }
+    if (!value) { cli_error("hji plot", "--value FILE is required (see --help)"); return EXIT_USAGE; }
+    value_file vf;
+    int rc = value_open("hji plot", value, &vf);
+    if (rc) { dg_st_free(vf.f); return rc; }
+    const dg_hji_grid *g = &vf.grid;
+    double at[DG_HJI_MAX_DIMS];
+    for (int k = 0; k < g->ndim; k++) at[k] = 0.5 * (g->lo[k] + g->hi[k]);
+    if (at_s) {  /* x2=V,x3=W */
+        char buf[256];
+        snprintf(buf, sizeof buf, "%s", at_s);
+        for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
+            int k;
+            double v;
+            if (sscanf(tok, "x%d=%lf", &k, &v) != 2 || k < 2 || k >= g->ndim || !isfinite(v)) {
+                cli_error("hji plot", "--at: expected x2=V,... for axes 2..%d, got '%s'", g->ndim - 1, tok);
+                dg_st_free(vf.f);
+                return EXIT_USAGE;
+            }
+            at[k] = v;
+        }
+    }
+    const int nx = g->n[0], ny = g->n[1];
+    double *v = malloc((size_t)g->nodes * sizeof(double));
+    double *slices[65] = {0};
+    int ok = v != NULL;
+    for (int i = 0; i < vf.nt && ok; i++) ok = (slices[i] = malloc((size_t)nx * ny * sizeof(double))) != NULL;
+    for (int i = 0; i < vf.nt && ok && !rc; i++) {
+        rc = value_read("hji plot", value, &vf, i, v);
+        if (!rc) slice2d(g, v, at, slices[i]);
+    }
+    dg_image *img = ok && !rc ? dg_image_create(640, 560, 0x15151e) : NULL;
+    if (!rc && !img) { cli_error("hji plot", "out of memory"); rc = EXIT_FAIL; }
+    if (!rc) {
+        const int w = 480, h = (int)fmin(480, 480.0 * (g->hi[1] - g->lo[1]) / (g->hi[0] - g->lo[0]));
+        draw_slices(img, g, slices, vf.nt, vf.times, 20, 40, w, h < 120 ? 120 : h);
+        char title[160];
+        const char *game = dg_st_meta(vf.f, "game");
+        int o = snprintf(title, sizeof title, "%s: zero level sets of V", game ? game : "value");
+        for (int k = 2; k < g->ndim; k++) o += snprintf(title + o, sizeof title - (size_t)o, ", x%d = %.3g", k, at[k]);
+        dg_image_text(img, 20, 12, title, 0xffffff, 2);
+        char path[1024];
+        if (out) snprintf(path, sizeof path, "%s", out);
+        else snprintf(path, sizeof path, "%.*s.png", (int)(strlen(value) > 12 && !strcmp(value + strlen(value) - 12, ".safetensors")
+                                                          ? strlen(value) - 12 : strlen(value)), value);
+        dg_err e = {0};
+        if (dg_png_write(img, path, &e) != DG_OK) { cli_error("hji plot", "%s", e.msg); rc = EXIT_USAGE; }
+        else fprintf(stderr, "wrote %s\n", path);
+    }
+    dg_image_free(img);
+    for (int i = 0; i < vf.nt; i++) free(slices[i]);
+    free(v);
+    dg_st_free(vf.f);
+    return rc;
+}
+
+/* ------------------------------------------------------------------ play */
+
+static int hji_play(int argc, char **argv) {
+    const char *config = NULL, *value = NULL, *from_s = NULL, *out = NULL, *gif = NULL, *tmax_s = NULL, *dt_s = NULL;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        const char **slot = !strcmp(a, "--config") ? &config : !strcmp(a, "--value") ? &value
+                          : !strcmp(a, "--from") ? &from_s : !strcmp(a, "--out") ? &out : !strcmp(a, "--gif") ? &gif
+                          : !strcmp(a, "--t-max") ? &tmax_s : !strcmp(a, "--dt") ? &dt_s : NULL;
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) { fputs(HELP, stdout); return 0; }
+        else if (slot && i + 1 < argc) *slot = argv[++i];
+        else {
+            cli_error("hji play", slot ? "%s needs a value" : "unknown option '%s' (see --help)", a);
+            return EXIT_USAGE;
+        }
+    }
+    if (!config || !value || !from_s) {
+        cli_error("hji play", "--config FILE, --value FILE and --from X1,X2,... are required (see --help)");
+        return EXIT_USAGE;
+    }
+    dg_cfg *cfg = NULL;
+    dg_hji_problem *p = load_problem("hji play", config, NULL, 0, 0, &cfg);
+    if (!p) return EXIT_USAGE;
+    const dg_hji_grid *g = &p->grid;
+    const int nx = g->ndim;
+    double x[DG_HJI_MAX_DIMS];
+    int rc = 0;
+    double t_max = 2 * p->t_end, dt = 0;
+    value_file vf = {0};
+    double *V = NULL, *slice = NULL;
+    FILE *csv = NULL;
+    dg_gif *gf = NULL;
+    dg_image *img = NULL;
+    dg_err e = {0};
+    char csv_path[1024], tmp_path[1100];
+    if (parse_list("hji play", "--from", from_s, x, DG_HJI_MAX_DIMS) != nx) {
+        cli_error("hji play", "--from: %s needs %d coordinates", p->name, nx);
+        rc = EXIT_USAGE;
+        goto done;
+    }
+    if ((tmax_s && (sscanf(tmax_s, "%lf", &t_max) != 1 || !(t_max > 0))) ||
+        (dt_s && (sscanf(dt_s, "%lf", &dt) != 1 || !(dt > 0)))) {
+        cli_error("hji play", "--t-max and --dt: positive numbers of seconds");
+        rc = EXIT_USAGE;
+        goto done;
+    }
+    if ((rc = value_open("hji play", value, &vf))) goto done;
+    if (vf.grid.nodes != g->nodes || vf.grid.ndim != nx) {
+        cli_error("hji play", "%s: its grid does not match %s's", value, config);
+        rc = EXIT_USAGE;
+        goto done;
+    }
+    V = malloc((size_t)g->nodes * sizeof(double));
+    if (!V) { cli_error("hji play", "out of memory"); rc = EXIT_FAIL; goto done; }
+    if ((rc = value_read("hji play", value, &vf, vf.nt - 1, V))) goto done;
+    if (dt <= 0) {  /* a fraction of a cell per step at the game's speed */
+        double grad[DG_HJI_MAX_DIMS], u[DG_HJI_MAX_INPUT], d[DG_HJI_MAX_INPUT], xd[DG_HJI_MAX_DIMS], sp = 0;
+        dg_hji_interp(g, V, x, grad);
+        dg_hji_game_optimal(&p->game, x, grad, u, d);
+        dg_hji_game_dynamics(&p->game, x, u, d, xd);
+        double cell = INFINITY;
+        for (int k = 0; k < nx; k++) { sp = fmax(sp, fabs(xd[k]) / g->dx[k]); cell = fmin(cell, g->dx[k]); }
+        dt = sp > 0 ? 0.25 / sp : 0.01;
+        if (dt > t_max / 200) dt = t_max / 200;
+    }
+    snprintf(csv_path, sizeof csv_path, "%s", out ? out : "hji_play.csv");
+    snprintf(tmp_path, sizeof tmp_path, "%s.tmp.%ld", csv_path, (long)getpid());
+    csv = fopen(tmp_path, "w");
+    if (!csv) { cli_error("hji play", "%s: cannot write", csv_path); rc = EXIT_USAGE; goto done; }
+    fprintf(csv, "t");
+    for (int k = 0; k < nx; k++) fprintf(csv, ",x%d", k);
+    for (int k = 0; k < p->game.u.dim; k++) fprintf(csv, ",u%d", k);
+    for (int k = 0; k < p->game.d.dim; k++) fprintf(csv, ",d%d", k);
+    fprintf(csv, ",value,target\n");
+    if (gif) {
+        img = dg_image_create(560, 520, 0x15151e);
+        slice = malloc((size_t)g->n[0] * g->n[1] * sizeof(double));
+        gf = img && slice ? dg_gif_begin(gif, img->w, img->h, 6, &e) : NULL;
+        if (!gf) { cli_error("hji play", "%s", img && slice ? e.msg : "out of memory"); rc = EXIT_USAGE; goto done; }
+    }
+    /* both players follow the equilibrium feedback: inputs from the value's gradient */
+    const int steps = (int)ceil(t_max / dt);
+    const int every = steps / 120 > 0 ? steps / 120 : 1;
+    double cap_t = -1, xs[2][4096];
+    int trail = 0;
+    for (int s = 0; s <= steps; s++) {
+        const double t = s * dt;
+        double grad[DG_HJI_MAX_DIMS], u[DG_HJI_MAX_INPUT] = {0}, d[DG_HJI_MAX_INPUT] = {0};
+        const double val = dg_hji_interp(g, V, x, grad);
+        const double tgt = dg_hji_interp(g, p->target, x, NULL);
+        dg_hji_game_optimal(&p->game, x, grad, u, d);
+        fprintf(csv, "%.6g", t);
+        for (int k = 0; k < nx; k++) fprintf(csv, ",%.9g", x[k]);
+        for (int k = 0; k < p->game.u.dim; k++) fprintf(csv, ",%.6g", u[k]);
+        for (int k = 0; k < p->game.d.dim; k++) fprintf(csv, ",%.6g", d[k]);
+        fprintf(csv, ",%.9g,%.9g\n", val, tgt);
+        if (trail < 4096) { xs[0][trail] = x[0]; xs[1][trail] = x[1]; trail++; }
+        if (gf && (s % every == 0 || tgt <= 0 || s == steps)) {
+            slice2d(g, V, x, slice);
+            dg_image_clear(img, 0x15151e);
+            const int w = 440, h = (int)fmin(440, 440.0 * (g->hi[1] - g->lo[1]) / (g->hi[0] - g->lo[0]));
+            double *sl[1] = {slice};
+            double tt[1] = {vf.times[vf.nt - 1]};
+            draw_slices(img, g, sl, 1, tt, 20, 40, w, h);
+            for (int k = 1; k < trail; k++) {
+                const float ax = 20 + (float)((xs[0][k - 1] - g->lo[0]) / (g->hi[0] - g->lo[0]) * w);
+                const float ay = 40 + (float)((g->hi[1] - xs[1][k - 1]) / (g->hi[1] - g->lo[1]) * h);
+                const float bx = 20 + (float)((xs[0][k] - g->lo[0]) / (g->hi[0] - g->lo[0]) * w);
+                const float by = 40 + (float)((g->hi[1] - xs[1][k]) / (g->hi[1] - g->lo[1]) * h);
+                dg_image_line(img, ax, ay, bx, by, 0xff8c1a, 2);
+            }
+            char title[128];
+            snprintf(title, sizeof title, "%s  t = %.2f s  V = %.3f%s", p->name, t, val, tgt <= 0 ? "  CAPTURE" : "");
+            dg_image_text(img, 20, 12, title, 0xffffff, 2);
+            if (dg_gif_add_frame(gf, img, &e) != DG_OK) { cli_error("hji play", "%s", e.msg); rc = EXIT_FAIL; goto done; }
+        }
+        if (tgt <= 0) { cap_t = t; break; }
+        /* RK2 (midpoint) with the inputs held over the step, as a sampled feedback */
+        double xd[DG_HJI_MAX_DIMS], xm[DG_HJI_MAX_DIMS];
+        dg_hji_game_dynamics(&p->game, x, u, d, xd);
+        for (int k = 0; k < nx; k++) xm[k] = x[k] + 0.5 * dt * xd[k];
+        dg_hji_game_dynamics(&p->game, xm, u, d, xd);
+        for (int k = 0; k < nx; k++) {
+            x[k] += dt * xd[k];
+            if (g->bc[k] == DG_HJI_BC_PERIODIC) {  /* keep angles in [lo, hi) */
+                const double per = g->hi[k] - g->lo[k];
+                x[k] = g->lo[k] + fmod(fmod(x[k] - g->lo[k], per) + per, per);
+            }
+        }
+    }
+    if (fflush(csv) != 0 || ferror(csv)) { cli_error("hji play", "%s: write failed", csv_path); rc = EXIT_USAGE; goto done; }
+    fclose(csv);
+    csv = NULL;
+    if (rename(tmp_path, csv_path) != 0) { cli_error("hji play", "%s: cannot rename into place", csv_path); rc = EXIT_USAGE; goto done; }
+    if (gf) {
+        dg_status s = dg_gif_end(gf, &e);
+        gf = NULL;
+        if (s != DG_OK) { cli_error("hji play", "%s", e.msg); rc = EXIT_FAIL; goto done; }
+    }
+    fprintf(stderr, "wrote %s%s%s\n", csv_path, gif ? " and " : "", gif ? gif : "");
+    printf("{\"game\": \"%s\", \"outcome\": \"%s\", \"capture_time\": ", p->name, cap_t >= 0 ? "capture" : "escape");
+    cli_json_num(stdout, cap_t >= 0 ? cap_t : NAN);
+    printf(", \"t_max\": %.6g, \"dt\": %.6g, \"u_player\": \"%s\", \"d_player\": \"%s\"}\n", t_max, dt,
+           p->u_name ? p->u_name : "u", p->d_name ? p->d_name : "d");
+done:
+    if (csv) { fclose(csv); remove(tmp_path); }
+    if (gf) dg_gif_abort(gf);
+    dg_image_free(img);
+    free(slice);
+    free(V);
+    dg_st_free(vf.f);
+    dg_hji_problem_free(p);
+    dg_cfg_free(cfg);
+    return rc;
+}
+
+int cmd_hji(int argc, char **argv) {
+    if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
+        fputs(HELP, argc < 2 ? stderr : stdout);
+        return argc < 2 ? EXIT_USAGE : 0;
+    }
+    if (!strcmp(argv[1], "solve")) return hji_solve(argc - 1, argv + 1);
+    if (!strcmp(argv[1], "plot")) return hji_plot(argc - 1, argv + 1);
+    if (!strcmp(argv[1], "play")) return hji_play(argc - 1, argv + 1);
+    cli_error("hji", "unknown subcommand '%s' (solve, plot, play)", argv[1]);
+    return EXIT_USAGE;
+}

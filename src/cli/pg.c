@@ -1,0 +1,609 @@
+/* difgames pg: the policy-gradient baseline (PPO / REINFORCE), BPTT against it
+ * on one evaluation batch (--compare), and the plot of such curves (--plot). */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cli/cli.h"
+#include "difgames/checkpoint.h"
+#include "difgames/fileio.h"
+#include "difgames/image.h"
+#include "difgames/pg.h"
+
+static const char HELP[] =
+    "usage: difgames pg --config FILE [options]\n"
+    "       difgames pg --config FILE --compare [options]\n"
+    "       difgames pg --plot CURVES.csv --png OUT.png [--title TEXT]\n"
+    "\n"
+    "Trains the config's policy by policy gradient (PPO, or REINFORCE with a learned\n"
+    "value baseline; Gaussian actions around the tanh MLP's mean, clipped to [-1, 1]).\n"
+    "Every evaluation (at env steps on a log grid) rolls the MEAN action out on a\n"
+    "fixed evaluation batch and prints one JSON line {method, seed, iter, steps, loss}\n"
+    "to stdout: loss is the BPTT episode loss of spec/reach.md, so methods compare\n"
+    "on one number. --compare first trains by BPTT (the config's train.*, the\n"
+    "trainer of `difgames train`) with the same evaluations, counting batch x horizon\n"
+    "env steps an epoch (the backward pass counts no extra steps). The last line is a\n"
+    "JSON summary. Progress goes to stderr.\n"
+    "\n"
+    "options:\n"
+    "  --config FILE        the game's YAML config                              required\n"
+    "  --seed N             seed of the policy, batches and noise (seed)\n"
+    "  --iters N            policy-gradient iterations (default 500; with --max-steps: no limit)\n"
+    "  --max-steps N        stop policy gradient after N sampled env steps\n"
+    "  --stop-below X       stop policy gradient once the evaluation loss is <= X ...\n"
+    "  --stop-after K       ... at K evaluations in a row (default 1)\n"
+    "  --batch N            episodes per policy-gradient iteration (default 32)\n"
+    "  --algo ppo|reinforce (default ppo)\n"
+    "  --lr X               policy Adam rate (ppo 3e-4, reinforce 1e-3)\n"
+    "  --vf-lr X            value Adam rate (1e-3)\n"
+    "  --log-std X          initial log sigma (-0.5)\n"
+    "  --fixed-std          keep log sigma at --log-std (default: learned)\n"
+    "  --gamma X            discount (0.99)\n"
+    "  --lambda X           GAE lambda (ppo 0.95, reinforce 1)\n"
+    "  --clip X             PPO ratio clip (ppo 0.2; 0: unclipped)\n"
+    "  --epochs N           policy passes over a batch (ppo 10, reinforce 1)\n"
+    "  --vf-epochs N        value passes over a batch (10)\n"
+    "  --minibatch N        samples per policy step (ppo 256, reinforce 0 = all)\n"
+    "  --vf-minibatch N     samples per value step (256)\n"
+    "  --ent-coef X         entropy bonus (0)\n"
+    "  --threads N          shards of a batch in parallel (train.threads)\n"
+    "  --eval-batch N       evaluation episodes (256)\n"
+    "  --eval-seed N        seed of the evaluation batch (1000003; the same for every seed)\n"
+    "  --evals-per-decade N evaluation grid: N points per decade of env steps (40)\n"
+    "  --compare            train by BPTT first, then by policy gradient\n"
+    "  --bptt-only          only the BPTT part of --compare\n"
+    "  --bptt-epochs N      BPTT epochs (train.epochs)\n"
+    "  --bptt-batch N       BPTT episodes an epoch (train.batch)\n"
+    "  --bptt-lr X          BPTT Adam rate (train.lr)\n"
+    "  --out DIR            write curve.csv, policy.safetensors (net.*, log_std) and\n"
+    "                       value.safetensors there\n"
+    "  --quiet              no progress on stderr\n"
+    "  --plot CSV --png F   draw curves (columns panel,series,label,color,steps,loss;\n"
+    "                       one panel per distinct panel, log10 steps against log loss)\n";
+
+/* Declared in cli/cli.h with the other subcommands; repeated so that this
+ * file compiles warning-free on its own. */
+int cmd_pg(int argc, char **argv);
+
+/* ------------------------------------------------------------------ types */
+
+typedef struct curve_point {
+    char    method[12];
+    int     iter;
+    int64_t steps;
+    double  loss, sample_loss;
+} curve_point;
+
+typedef struct run {
+    const dg_env *env;
+    dg_pg_eval   *ev;
+    int           seed, quiet, epd;
+    double        next_eval;            /* env steps of the next evaluation */
+    double        best;
+    curve_point  *pts;
+    int           npts, cap;
+    /* BPTT */
+    dg_trainer   *trainer;
+    int           bptt_B, bptt_epochs;
+    volatile int  stop;
+    int           failed;
+    char          err[DG_ERR_LEN];
+} run;
+
+/* ------------------------------------------------------- internal helpers */
+
+static double now_s(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* The first point of the grid 10^(k / epd) above steps. */
+static double grid_next(double steps, int epd) {
+    if (steps < 1.0) return 1.0;
+    double k = floor(log10(steps) * epd + 1e-9) + 1.0;
+    return pow(10.0, k / epd);
+}
+
+static int parse_double(const char *flag, const char *text, double lo, double hi, double *out) {
+    char *end;
+    errno = 0;
+    double v = strtod(text, &end);
+    if (errno || end == text || *end || !(v >= lo && v <= hi)) {
+        cli_error("pg", "%s: expected a number from %g to %g, got '%s'", flag, lo, hi, text);
+        return 0;
+    }
+    *out = v;
+    return 1;
+}
+
+/* Evaluates policy (m, p) and records and prints the point; returns the loss (NaN on error). */
+static double evaluate(run *r, const char *method, int iter, int64_t steps, double sample_loss,
+                       const dg_policy *m, dg_params *p) {
+    double loss = NAN;
+    dg_err e = {0};
+    if (dg_pg_eval_loss(r->ev, m, p, &loss, NULL, &e) != DG_OK) {
+        r->failed = 1;
+        snprintf(r->err, sizeof r->err, "%s", e.msg);
+        return NAN;
+    }
+    if (r->npts == r->cap) {
+        int cap = r->cap ? 2 * r->cap : 256;
+        curve_point *q = realloc(r->pts, (size_t)cap * sizeof *q);
+        if (!q) {
+            r->failed = 1;
+            snprintf(r->err, sizeof r->err, "out of memory");
+            return NAN;
+        }
+        r->pts = q;
+        r->cap = cap;
+    }
+    curve_point *c = &r->pts[r->npts++];
+    snprintf(c->method, sizeof c->method, "%s", method);
+    c->iter = iter;
+    c->steps = steps;
+    c->loss = loss;
+    c->sample_loss = sample_loss;
+    if (loss < r->best) r->best = loss;
+    printf("{\"method\": \"%s\", \"seed\": %d, \"iter\": %d, \"steps\": %lld, \"loss\": ", method, r->seed,
+           iter, (long long)steps);
+    cli_json_num(stdout, loss);
+    printf(", \"sample_loss\": ");
+    cli_json_num(stdout, sample_loss);
+    printf("}\n");
+    fflush(stdout);
+    r->next_eval = grid_next((double)steps, r->epd);
+    return loss;
+}
+
+/* BPTT epochs: evaluate on the grid of env steps (batch x horizon an epoch). */
+static void on_bptt(const dg_train_event *ev, void *user) {
+    run *r = user;
+    if (ev->kind != DG_EV_EPOCH || r->failed) return;
+    const int epoch = ev->stats->epoch;
+    const int64_t steps = (int64_t)epoch * r->bptt_B * r->env->horizon;
+    if ((double)steps >= r->next_eval || epoch == r->bptt_epochs) {
+        double l = evaluate(r, "bptt", epoch, steps, ev->stats->loss, dg_trainer_policy(r->trainer),
+                            dg_trainer_params(r->trainer));
+        if (!r->quiet)
+            fprintf(stderr, "bptt seed %d epoch %d steps %lld eval loss %.6g train loss %.6g\n", r->seed,
+                    epoch, (long long)steps, l, ev->stats->loss);
+    }
+    if (r->failed) r->stop = 1;
+}
+
+/* The BPTT part of --compare; returns 0 or an exit code. */
+static int run_bptt(run *r, const cli_setup *s, int epochs) {
+    dg_train_opts o = s->opts;
+    if (epochs > 0) o.epochs = epochs;
+    dg_err e = {0};
+    r->trainer = dg_trainer_create(s->env, &o, NULL, NULL, &e);
+    if (!r->trainer) {
+        cli_error("pg", "%s", e.msg);
+        return EXIT_FAIL;
+    }
+    r->bptt_B = o.batch;
+    r->bptt_epochs = o.epochs;
+    r->next_eval = 0.0;
+    r->best = INFINITY;
+    if (!r->quiet)
+        fprintf(stderr, "bptt %s seed %d: batch %d, horizon %d, %d epochs\n", s->env->game->name, r->seed,
+                o.batch, s->env->horizon, o.epochs);
+    evaluate(r, "bptt", 0, 0, NAN, dg_trainer_policy(r->trainer), dg_trainer_params(r->trainer));
+    dg_status st = r->failed ? DG_OK : dg_trainer_run(r->trainer, on_bptt, r, &r->stop, &e);
+    dg_trainer_free(r->trainer);
+    r->trainer = NULL;
+    if (r->failed) {
+        cli_error("pg", "%s", r->err);
+        return EXIT_FAIL;
+    }
+    if (st != DG_OK) {
+        cli_error("pg", "%s", e.msg);
+        return EXIT_FAIL;
+    }
+    return 0;
+}
+
+/* The policy-gradient part; returns 0 or an exit code; *pg_out keeps the learner. */
+static int run_pg(run *r, const dg_env *env, const dg_pg_opts *o, int iters, int64_t max_steps,
+                  double stop_below, int stop_after, dg_pg **pg_out, int *iters_done) {
+    dg_err e = {0};
+    dg_pg *pg = dg_pg_create(env, o, &e);
+    *pg_out = pg;
+    if (!pg) {
+        cli_error("pg", "%s", e.msg);
+        return EXIT_FAIL;
+    }
+    r->next_eval = 0.0;
+    r->best = INFINITY;
+    if (!r->quiet) {
+        fprintf(stderr, "%s %s seed %d: batch %d episodes (%d samples), horizon %d", dg_pg_algo_name(o->algo),
+                env->game->name, r->seed, o->batch, o->batch * env->horizon, env->horizon);
+        if (iters > 0) fprintf(stderr, ", %d iterations", iters);
+        if (max_steps > 0) fprintf(stderr, ", up to %lld env steps", (long long)max_steps);
+        fprintf(stderr, "\n");
+    }
+    double l = evaluate(r, "pg", 0, 0, NAN, dg_pg_policy(pg), dg_pg_policy_params(pg));
+    const double t0 = now_s();
+    int it = 0, below = l <= stop_below;  /* consecutive evaluations at or below stop_below */
+    double last_print = t0;
+    while (!r->failed && below < stop_after) {
+        if (iters > 0 && it >= iters) break;
+        if (max_steps > 0 && dg_pg_env_steps(pg) >= max_steps) break;
+        dg_pg_stats st;
+        if (dg_pg_iterate(pg, &st, &e) != DG_OK) {
+            cli_error("pg", "%s", e.msg);
+            return EXIT_FAIL;
+        }
+        it++;
+        const int last = (iters > 0 && it >= iters) || (max_steps > 0 && st.env_steps >= max_steps);
+        const int do_eval = (double)st.env_steps >= r->next_eval || last;
+        if (do_eval) {
+            l = evaluate(r, "pg", it, st.env_steps, st.sample_loss, dg_pg_policy(pg), dg_pg_policy_params(pg));
+            below = l <= stop_below ? below + 1 : 0;
+        }
+        const double now = now_s();
+        if (!r->quiet && (do_eval || now - last_print > 10.0)) {
+            last_print = now;
+            fprintf(stderr, "pg seed %d iter %d steps %lld sample loss %.5g", r->seed, it,
+                    (long long)st.env_steps, st.sample_loss);
+            if (do_eval) fprintf(stderr, " eval loss %.5g", l);
+            fprintf(stderr, " pi %.4g v %.4g kl %.3g clip %.3f std %.3f %.1f ms %.0fs\n", st.pi_loss, st.v_loss,
+                    st.approx_kl, st.clip_frac, st.std, st.ms, now - t0);
+        }
+        if (st.skipped && !r->quiet)
+            fprintf(stderr, "warning: iteration %d: %d minibatch steps skipped (non-finite gradient)\n", it,
+                    st.skipped);
+    }
+    *iters_done = it;
+    if (r->failed) {
+        cli_error("pg", "%s", r->err);
+        return EXIT_FAIL;
+    }
+    return 0;
+}
+
+/* Writes curve.csv and the learner's parameters into dir. */
+static int write_outputs(const run *r, const char *dir, dg_pg *pg, const char *game) {
+    dg_err e = {0};
+    char path[1100];
+    if (dg_mkdirs(dir, &e) != DG_OK) {
+        cli_error("pg", "%s", e.msg);
+        return EXIT_USAGE;
+    }
+    snprintf(path, sizeof path, "%s/curve.csv", dir);
+    dg_file f;
+    if (dg_file_begin(&f, path, &e) != DG_OK) {
+        cli_error("pg", "%s", e.msg);
+        return EXIT_USAGE;
+    }
+    fprintf(f.fp, "method,seed,iter,env_steps,eval_loss,sample_loss\n");
+    for (int i = 0; i < r->npts; i++)
+        fprintf(f.fp, "%s,%d,%d,%lld,%.9g,%.9g\n", r->pts[i].method, r->seed, r->pts[i].iter,
+                (long long)r->pts[i].steps, r->pts[i].loss, r->pts[i].sample_loss);
+    if (dg_file_commit(&f, &e) != DG_OK) {
+        cli_error("pg", "%s", e.msg);
+        return EXIT_FAIL;
+    }
+    if (!pg) return 0;
+    const char *meta[] = {"format", "difgames", "game", game, "trainer", "policy-gradient"};
+    snprintf(path, sizeof path, "%s/policy.safetensors", dir);
+    if (dg_checkpoint_save(path, dg_pg_policy_params(pg), 0, meta, 3, &e) != DG_OK) {
+        cli_error("pg", "%s", e.msg);
+        return EXIT_FAIL;
+    }
+    snprintf(path, sizeof path, "%s/value.safetensors", dir);
+    if (dg_checkpoint_save(path, dg_pg_value_params(pg), 0, meta, 3, &e) != DG_OK) {
+        cli_error("pg", "%s", e.msg);
+        return EXIT_FAIL;
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------------- plot */
+
+typedef struct plot_series {
+    char   panel[64], key[64], label[64];
+    uint32_t rgb;
+    int    n, cap;
+    float *x, *y;
+} plot_series;
+
+/* --plot: reads panel,series,label,color,steps,loss rows and draws one
+ * panel per distinct panel name, side by side, into png. */
+static int plot_curves(const char *csv, const char *png, const char *title) {
+    FILE *fp = fopen(csv, "r");
+    if (!fp) {
+        cli_error("pg", "%s: %s", csv, strerror(errno));
+        return EXIT_USAGE;
+    }
+    plot_series *ss = NULL;
+    int ns = 0, cap = 0, rc = 0, line_no = 0;
+    char line[512];
+    char panels[8][64];  /* distinct panel names, in order */
+    int np = 0;
+    while (fgets(line, sizeof line, fp)) {
+        line_no++;
+        line[strcspn(line, "\r\n")] = 0;
+        if (line_no == 1 && !strncmp(line, "panel,", 6)) continue;
+        if (!line[0]) continue;
+        char *f[6];
+        int nf = 0;
+        char *p = line;
+        for (; nf < 6; nf++) {
+            f[nf] = p;
+            char *c = strchr(p, ',');
+            if (!c) {
+                nf++;
+                break;
+            }
+            *c = 0;
+            p = c + 1;
+        }
+        char *end1, *end2;
+        double steps = nf == 6 ? strtod(f[4], &end1) : NAN, loss = nf == 6 ? strtod(f[5], &end2) : NAN;
+        if (nf != 6 || *end1 || *end2) {
+            cli_error("pg", "%s:%d: expected panel,series,label,color,steps,loss", csv, line_no);
+            rc = EXIT_USAGE;
+            goto done;
+        }
+        int k = 0;
+        while (k < ns && (strncmp(ss[k].panel, f[0], 63) || strncmp(ss[k].key, f[1], 63))) k++;
+        if (k == ns) {
+            int pi = 0;
+            while (pi < np && strncmp(panels[pi], f[0], 63)) pi++;
+            if (pi == np) {
+                if (np == 8) {
+                    cli_error("pg", "%s: at most 8 panels", csv);
+                    rc = EXIT_USAGE;
+                    goto done;
+                }
+                snprintf(panels[np++], sizeof panels[0], "%.63s", f[0]);
+            }
+            if (ns == cap) {
+                cap = cap ? 2 * cap : 16;
+                plot_series *q = realloc(ss, (size_t)cap * sizeof *q);
+                if (!q) {
+                    cli_error("pg", "out of memory");
+                    rc = EXIT_FAIL;
+                    goto done;
+                }
+                ss = q;
+            }
+            memset(&ss[ns], 0, sizeof ss[ns]);
+            snprintf(ss[ns].panel, sizeof ss[ns].panel, "%.63s", f[0]);
+            snprintf(ss[ns].key, sizeof ss[ns].key, "%.63s", f[1]);
+            snprintf(ss[ns].label, sizeof ss[ns].label, "%.63s", f[2]);
+            ss[ns].rgb = f[3][0] ? (uint32_t)strtoul(f[3], NULL, 16) : dg_plot_color(ns);
+            ns++;
+        }
+        plot_series *s = &ss[k];
+        if (s->n == s->cap) {
+            s->cap = s->cap ? 2 * s->cap : 64;
+            float *x = realloc(s->x, (size_t)s->cap * sizeof *x);
+            if (x) s->x = x;
+            float *y = realloc(s->y, (size_t)s->cap * sizeof *y);
+            if (y) s->y = y;
+            if (!x || !y) {
+                cli_error("pg", "out of memory");
+                rc = EXIT_FAIL;
+                goto done;
+            }
+        }
+        s->x[s->n] = steps > 0 ? (float)log10(steps) : NAN;
+        s->y[s->n] = (float)loss;
+        s->n++;
+    }
+    if (np == 0) {
+        cli_error("pg", "%s: no rows", csv);
+        rc = EXIT_USAGE;
+        goto done;
+    }
+    const int pw = 760, ph = 560;
+    dg_image *img = dg_image_create(pw * np, ph, 0xffffff);
+    dg_image *sub = dg_image_create(pw, ph, 0xffffff);
+    dg_plot_series *ds = malloc((size_t)ns * sizeof *ds);
+    dg_err e = {0};
+    if (!img || !sub || !ds) {
+        cli_error("pg", "out of memory");
+        rc = EXIT_FAIL;
+    }
+    for (int pi = 0; pi < np && !rc; pi++) {
+        int n = 0;
+        for (int k = 0; k < ns; k++)
+            if (!strcmp(ss[k].panel, panels[pi]))
+                ds[n++] = (dg_plot_series){ss[k].label[0] ? ss[k].label : NULL, ss[k].x, ss[k].y, ss[k].n, ss[k].rgb};
+        char t[160];
+        if (title) snprintf(t, sizeof t, "%.63s: %.90s", panels[pi], title);
+        else snprintf(t, sizeof t, "%.63s", panels[pi]);
+        if (dg_plot_draw(sub, t, "log10(environment steps)", "evaluation episode loss (log scale)", 1, ds, n,
+                         &e) != DG_OK) {
+            cli_error("pg", "%s", e.msg);
+            rc = EXIT_FAIL;
+            break;
+        }
+        for (int yy = 0; yy < ph; yy++)
+            memcpy(img->rgb + ((size_t)yy * img->w + (size_t)pi * pw) * 3, sub->rgb + (size_t)yy * pw * 3,
+                   (size_t)pw * 3);
+    }
+    if (!rc && dg_png_write(img, png, &e) != DG_OK) {
+        cli_error("pg", "%s", e.msg);
+        rc = EXIT_FAIL;
+    }
+    dg_image_free(img);
+    dg_image_free(sub);
+    free(ds);
+done:
+    fclose(fp);
+    for (int k = 0; k < ns; k++) {
+        free(ss[k].x);
+        free(ss[k].y);
+    }
+    free(ss);
+    return rc;
+}
+
+/* ------------------------------------------------------------ subcommand */
+
+int cmd_pg(int argc, char **argv) {
+    const char *config = NULL, *out = NULL, *algo_s = NULL, *plot = NULL, *png = NULL, *title = NULL;
+    const char *v_lr = NULL, *v_vflr = NULL, *v_logstd = NULL, *v_gamma = NULL, *v_lambda = NULL;
+    const char *v_clip = NULL, *v_epochs = NULL, *v_vfepochs = NULL, *v_mb = NULL, *v_vfmb = NULL;
+    const char *v_ent = NULL, *v_iters = NULL, *v_maxsteps = NULL, *v_stop = NULL, *v_batch = NULL;
+    const char *v_evb = NULL, *v_evseed = NULL, *v_epd = NULL, *v_bepochs = NULL, *v_stopafter = NULL;
+    cli_overrides ov = {0};
+    int compare = 0, bptt_only = 0, quiet = 0, fixed_std = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        const char **slot =
+            !strcmp(a, "--config") ? &config : !strcmp(a, "--out") ? &out : !strcmp(a, "--seed") ? &ov.seed
+            : !strcmp(a, "--threads") ? &ov.threads : !strcmp(a, "--iters") ? &v_iters
+            : !strcmp(a, "--max-steps") ? &v_maxsteps : !strcmp(a, "--stop-below") ? &v_stop
+            : !strcmp(a, "--stop-after") ? &v_stopafter
+            : !strcmp(a, "--batch") ? &v_batch : !strcmp(a, "--algo") ? &algo_s : !strcmp(a, "--lr") ? &v_lr
+            : !strcmp(a, "--vf-lr") ? &v_vflr : !strcmp(a, "--log-std") ? &v_logstd
+            : !strcmp(a, "--gamma") ? &v_gamma : !strcmp(a, "--lambda") ? &v_lambda
+            : !strcmp(a, "--clip") ? &v_clip : !strcmp(a, "--epochs") ? &v_epochs
+            : !strcmp(a, "--vf-epochs") ? &v_vfepochs : !strcmp(a, "--minibatch") ? &v_mb
+            : !strcmp(a, "--vf-minibatch") ? &v_vfmb : !strcmp(a, "--ent-coef") ? &v_ent
+            : !strcmp(a, "--eval-batch") ? &v_evb : !strcmp(a, "--eval-seed") ? &v_evseed
+            : !strcmp(a, "--evals-per-decade") ? &v_epd : !strcmp(a, "--bptt-epochs") ? &v_bepochs
+            : !strcmp(a, "--bptt-batch") ? &ov.batch : !strcmp(a, "--bptt-lr") ? &ov.lr
+            : !strcmp(a, "--plot") ? &plot : !strcmp(a, "--png") ? &png : !strcmp(a, "--title") ? &title
+            : NULL;
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            fputs(HELP, stdout);
+            return 0;
+        } else if (!strcmp(a, "--compare")) {
+            compare = 1;
+        } else if (!strcmp(a, "--bptt-only")) {
+            compare = bptt_only = 1;
+        } else if (!strcmp(a, "--quiet")) {
+            quiet = 1;
+        } else if (!strcmp(a, "--fixed-std")) {
+            fixed_std = 1;
+        } else if (slot) {
+            if (i + 1 >= argc) {
+                cli_error("pg", "%s needs a value", a);
+                return EXIT_USAGE;
+            }
+            *slot = argv[++i];
+        } else {
+            cli_error("pg", "unknown option '%s' (see --help)", a);
+            return EXIT_USAGE;
+        }
+    }
+    if (plot || png) {
+        if (!plot || !png) {
+            cli_error("pg", "--plot CSV and --png FILE go together");
+            return EXIT_USAGE;
+        }
+        return plot_curves(plot, png, title);
+    }
+    if (!config) {
+        cli_error("pg", "--config FILE is required (see --help)");
+        return EXIT_USAGE;
+    }
+    dg_pg_algo algo = DG_PG_PPO;
+    if (algo_s && !dg_pg_algo_parse(algo_s, &algo)) {
+        cli_error("pg", "--algo: expected ppo or reinforce, got '%s'", algo_s);
+        return EXIT_USAGE;
+    }
+    dg_pg_opts o;
+    dg_pg_opts_default(&o, algo);
+    int iters = 500, eval_batch = 256, eval_seed = 1000003, epd = 40, bptt_epochs = 0, stop_after = 1;
+    double maxsteps_d = 0, stop_below = -INFINITY;
+    if ((v_iters && !cli_int("pg", "--iters", v_iters, 1, 100000000, &iters)) ||
+        (v_batch && !cli_int("pg", "--batch", v_batch, 1, 1 << 20, &o.batch)) ||
+        (v_epochs && !cli_int("pg", "--epochs", v_epochs, 0, 1000, &o.pi_epochs)) ||
+        (v_vfepochs && !cli_int("pg", "--vf-epochs", v_vfepochs, 0, 1000, &o.vf_epochs)) ||
+        (v_mb && !cli_int("pg", "--minibatch", v_mb, 0, 1 << 30, &o.minibatch)) ||
+        (v_vfmb && !cli_int("pg", "--vf-minibatch", v_vfmb, 0, 1 << 30, &o.vf_minibatch)) ||
+        (v_evb && !cli_int("pg", "--eval-batch", v_evb, 1, 1 << 20, &eval_batch)) ||
+        (v_evseed && !cli_int("pg", "--eval-seed", v_evseed, 0, 2147483647, &eval_seed)) ||
+        (v_epd && !cli_int("pg", "--evals-per-decade", v_epd, 1, 1000, &epd)) ||
+        (v_bepochs && !cli_int("pg", "--bptt-epochs", v_bepochs, 1, 100000000, &bptt_epochs)) ||
+        (v_stopafter && !cli_int("pg", "--stop-after", v_stopafter, 1, 1000000, &stop_after)) ||
+        (v_maxsteps && !parse_double("--max-steps", v_maxsteps, 1, 1e15, &maxsteps_d)) ||
+        (v_stop && !parse_double("--stop-below", v_stop, -1e30, 1e30, &stop_below)) ||
+        (v_lr && !parse_double("--lr", v_lr, 0, 10, &o.lr)) ||
+        (v_vflr && !parse_double("--vf-lr", v_vflr, 0, 10, &o.vf_lr)) ||
+        (v_logstd && !parse_double("--log-std", v_logstd, -20, 5, &o.log_std0)) ||
+        (v_gamma && !parse_double("--gamma", v_gamma, 0, 1, &o.gamma)) ||
+        (v_lambda && !parse_double("--lambda", v_lambda, 0, 1, &o.lambda)) ||
+        (v_clip && !parse_double("--clip", v_clip, 0, 0.999, &o.clip)) ||
+        (v_ent && !parse_double("--ent-coef", v_ent, 0, 100, &o.ent_coef)))
+        return EXIT_USAGE;
+    if (v_maxsteps && !v_iters) iters = 0;  /* --max-steps alone: no iteration limit */
+    o.learn_std = !fixed_std;
+    cli_setup s;
+    int rc = cli_setup_load(&s, config, &ov);
+    if (rc) return rc;
+    const dg_env *env = s.env;
+    o.seed = s.opts.seed;
+    o.threads = s.opts.threads;
+    o.nhidden = s.opts.nhidden;
+    memcpy(o.hidden, s.opts.hidden, sizeof o.hidden);
+    run r = {.env = env, .seed = (int)s.opts.seed, .quiet = quiet, .epd = epd, .best = INFINITY};
+    dg_pg *pg = NULL;
+    dg_err e = {0};
+    double bptt_best = NAN, bptt_final = NAN, pg_best = NAN, pg_final = NAN, t_bptt = 0, t_pg = 0;
+    int64_t bptt_steps = 0;
+    int iters_done = 0;
+    r.ev = dg_pg_eval_create(env, eval_batch, (uint64_t)eval_seed, o.threads, &e);
+    if (!r.ev) {
+        cli_error("pg", "%s", e.msg);
+        rc = EXIT_FAIL;
+        goto done;
+    }
+    if (compare) {
+        const double t0 = now_s();
+        if ((rc = run_bptt(&r, &s, bptt_epochs))) goto done;
+        t_bptt = now_s() - t0;
+        bptt_best = r.best;
+        bptt_final = r.pts[r.npts - 1].loss;
+        bptt_steps = r.pts[r.npts - 1].steps;
+    }
+    if (!bptt_only) {
+        const double t0 = now_s();
+        const int first = r.npts;
+        if ((rc = run_pg(&r, env, &o, iters, (int64_t)maxsteps_d, stop_below, stop_after, &pg, &iters_done))) goto done;
+        t_pg = now_s() - t0;
+        pg_best = r.best;
+        pg_final = r.npts > first ? r.pts[r.npts - 1].loss : NAN;
+    }
+    if (out && (rc = write_outputs(&r, out, pg, env->game->name))) goto done;
+    printf("{\"game\": \"%s\", \"seed\": %d, \"eval_batch\": %d, \"eval_seed\": %d", env->game->name, r.seed,
+           eval_batch, eval_seed);
+    if (compare) {
+        printf(", \"bptt\": {\"epochs\": %d, \"batch\": %d, \"env_steps\": %lld, \"final_loss\": ", r.bptt_epochs,
+               r.bptt_B, (long long)bptt_steps);
+        cli_json_num(stdout, bptt_final);
+        printf(", \"best_loss\": ");
+        cli_json_num(stdout, bptt_best);
+        printf(", \"seconds\": %.3f}", t_bptt);
+    }
+    if (!bptt_only) {
+        printf(", \"pg\": {\"algo\": \"%s\", \"iters\": %d, \"batch\": %d, \"env_steps\": %lld, \"lr\": %g, "
+               "\"vf_lr\": %g, \"log_std0\": %g, \"learn_std\": %d, \"gamma\": %g, \"lambda\": %g, \"clip\": %g, "
+               "\"epochs\": %d, \"vf_epochs\": %d, \"minibatch\": %d, \"vf_minibatch\": %d, \"final_loss\": ",
+               dg_pg_algo_name(o.algo), iters_done, o.batch, (long long)dg_pg_env_steps(pg), o.lr, o.vf_lr,
+               o.log_std0, o.learn_std, o.gamma, o.lambda, o.clip, o.pi_epochs, o.vf_epochs, o.minibatch,
+               o.vf_minibatch);
+        cli_json_num(stdout, pg_final);
+        printf(", \"best_loss\": ");
+        cli_json_num(stdout, pg_best);
+        printf(", \"seconds\": %.3f}", t_pg);
+    }
+    printf("}\n");
+done:
+    dg_pg_free(pg);
+    dg_pg_eval_free(r.ev);
+    free(r.pts);
+    cli_setup_free(&s);
+    return rc;
+}

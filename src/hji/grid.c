@@ -1,0 +1,116 @@
+/* Grids (axes, coordinates, indices) and signed-distance targets over them. */
+#include <math.h>
+#include <string.h>
+
+#include "hji/internal.h"
+
+/* ----------------------------------------------------------------- helpers */
+
+/* x - c along axis k, wrapped into [-P/2, P/2) on a periodic axis of period P. */
+static double axis_diff(const dg_hji_grid *g, int k, double x, double c) {
+    double d = x - c;
+    if (g->bc[k] == DG_HJI_BC_PERIODIC) {
+        const double P = g->n[k] * g->dx[k];
+        d -= P * floor(d / P + 0.5);
+    }
+    return d;
+}
+
+static int counts(unsigned axes, int k) { return axes == 0 || ((axes >> k) & 1u); }
+
+/* ------------------------------------------------------------------- grids */
+
+dg_status dg_hji_grid_init(dg_hji_grid *g, int ndim, const double *lo, const double *hi, const int *n,
+                           const int *periodic, dg_err *e) {
+    if (!g || !lo || !hi || !n) return dg_err_set(e, DG_ERR_ARG, "hji grid: NULL argument");
+    if (ndim < 1 || ndim > DG_HJI_MAX_DIMS)
+        return dg_err_set(e, DG_ERR_ARG, "hji grid: %d axes, expected 1 to %d", ndim, DG_HJI_MAX_DIMS);
+    dg_hji_grid t;
+    memset(&t, 0, sizeof t);
+    t.ndim = ndim;
+    double nodes = 1;
+    for (int k = 0; k < ndim; k++) {
+        if (n[k] < 2)
+            return dg_err_set(e, DG_ERR_ARG, "hji grid: axis %d has %d nodes, expected at least 2", k, n[k]);
+        if (!isfinite(lo[k]) || !isfinite(hi[k]) || !(hi[k] > lo[k]))
+            return dg_err_set(e, DG_ERR_ARG, "hji grid: axis %d spans [%g, %g], expected finite lo < hi", k,
+                              lo[k], hi[k]);
+        const int per = periodic && periodic[k];
+        t.n[k] = n[k];
+        t.lo[k] = lo[k];
+        t.hi[k] = hi[k];
+        t.dx[k] = (hi[k] - lo[k]) / (per ? n[k] : n[k] - 1);
+        t.bc[k] = per ? DG_HJI_BC_PERIODIC : DG_HJI_BC_AWAY;
+        nodes *= n[k];
+    }
+    if (nodes > 1099511627776.0)
+        return dg_err_set(e, DG_ERR_ARG, "hji grid: %.3g nodes, more than 2^40", nodes);
+    int64_t s = 1;
+    for (int k = ndim - 1; k >= 0; k--) {
+        t.stride[k] = s;
+        s *= t.n[k];
+    }
+    t.nodes = s;
+    *g = t;
+    return DG_OK;
+}
+
+double dg_hji_grid_coord(const dg_hji_grid *g, int axis, int i) { return g->lo[axis] + i * g->dx[axis]; }
+
+void dg_hji_grid_point(const dg_hji_grid *g, int64_t node, double *x) {
+    for (int k = g->ndim - 1; k >= 0; k--) {
+        x[k] = dg_hji_grid_coord(g, k, (int)(node % g->n[k]));
+        node /= g->n[k];
+    }
+}
+
+int64_t dg_hji_grid_node(const dg_hji_grid *g, const int *idx) {
+    int64_t j = 0;
+    for (int k = 0; k < g->ndim; k++) j += (int64_t)idx[k] * g->stride[k];
+    return j;
+}
+
+/* ------------------------------------------------------- signed distances */
+
+void dg_hji_sdf_ball(const dg_hji_grid *g, const double *center, double radius, unsigned axes, double *out) {
+    double x[DG_HJI_MAX_DIMS];
+    for (int64_t j = 0; j < g->nodes; j++) {
+        dg_hji_grid_point(g, j, x);
+        double r2 = 0;
+        for (int k = 0; k < g->ndim; k++)
+            if (counts(axes, k)) {
+                const double d = axis_diff(g, k, x[k], center[k]);
+                r2 += d * d;
+            }
+        out[j] = sqrt(r2) - radius;
+    }
+}
+
+/* |max(q, 0)| + min(max_k q_k, 0) with q_k = |x_k - mid_k| - half_k. */
+void dg_hji_sdf_box(const dg_hji_grid *g, const double *lo, const double *hi, unsigned axes, double *out) {
+    double x[DG_HJI_MAX_DIMS];
+    for (int64_t j = 0; j < g->nodes; j++) {
+        dg_hji_grid_point(g, j, x);
+        double o2 = 0, qmax = -INFINITY;
+        for (int k = 0; k < g->ndim; k++)
+            if (counts(axes, k)) {
+                const double mid = 0.5 * (lo[k] + hi[k]), half = 0.5 * (hi[k] - lo[k]);
+                const double q = fabs(axis_diff(g, k, x[k], mid)) - half;
+                if (q > 0) o2 += q * q;
+                if (q > qmax) qmax = q;
+            }
+        out[j] = sqrt(o2) + (qmax < 0 ? qmax : 0);
+    }
+}
+
+void dg_hji_sdf_union(int64_t n, const double *a, double *out) {
+    for (int64_t j = 0; j < n; j++) out[j] = a[j] < out[j] ? a[j] : out[j];
+}
+
+void dg_hji_sdf_intersect(int64_t n, const double *a, double *out) {
+    for (int64_t j = 0; j < n; j++) out[j] = a[j] > out[j] ? a[j] : out[j];
+}
+
+void dg_hji_sdf_complement(int64_t n, double *out) {
+    for (int64_t j = 0; j < n; j++) out[j] = -out[j];
+}

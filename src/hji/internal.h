@@ -1,0 +1,49 @@
+/* hji internals shared by the module's files (not installed). */
+#ifndef DG_HJI_INTERNAL_H
+#define DG_HJI_INTERNAL_H
+
+#include <math.h>
+#include <stdint.h>
+
+#include "difgames/hji.h"
+
+/* How a tabulated dynamics entry (an f_i, G_ij or D_ij) varies over the grid. */
+enum { HJI_ZERO = 0, HJI_CONST, HJI_AXIS, HJI_FULL };
+/* How a game's static dissipation alpha_i(x) is kept (see kernel.h, static_alpha). */
+enum { HJI_A_ROW = 0, HJI_A_LINE, HJI_A_FULL, HJI_A_COMPUTE };
+
+/* Wraps i into [0, n). */
+static inline int hji_wrap(int i, int n) {
+    int r = i % n;
+    return r < 0 ? r + n : r;
+}
+
+/* sign(x) with sign(0) = 0, as MATLAB's. */
+static inline double hji_sgn(double x) { return (double)((x > 0) - (x < 0)); }
+
+/* Number of ghost cells a scheme needs on each side. */
+static inline int hji_ghost_width(dg_hji_deriv d) {
+    return d == DG_HJI_UPWIND1 ? 1 : d == DG_HJI_ENO2 ? 2 : 3;
+}
+
+/* Checks grid, game and options for a solve; DG_OK or DG_ERR_ARG with e set. */
+dg_status hji_check_solve(const dg_hji_grid *g, const dg_hji_game *gm, const dg_hji_opts *o, int nt,
+                          const double *times, dg_err *e);
+/* Checks grid and options for dg_hji_gradient. */
+dg_status hji_check_grid(const dg_hji_grid *g, dg_err *e);
+
+/* Template instances (kernel.h) */
+dg_status hji_solve_f64(const dg_hji_grid *g, const dg_hji_game *gm, const dg_hji_opts *o,
+                        const double *v0, const double *obstacle, int nt, const double *times,
+                        double *out, dg_hji_stats *stats, dg_err *e);
+dg_status hji_solve_f32(const dg_hji_grid *g, const dg_hji_game *gm, const dg_hji_opts *o,
+                        const float *v0, const float *obstacle, int nt, const double *times,
+                        float *out, dg_hji_stats *stats, dg_err *e);
+dg_status hji_derivs_f64(const dg_hji_grid *g, const dg_hji_opts *o, const double *v, double *left,
+                         double *right, double *grad, dg_err *e);
+dg_status hji_derivs_f32(const dg_hji_grid *g, const dg_hji_opts *o, const float *v, float *left,
+                         float *right, float *grad, dg_err *e);
+double    hji_interp_f64(const dg_hji_grid *g, const double *v, const double *x, double *grad);
+double    hji_interp_f32(const dg_hji_grid *g, const float *v, const double *x, double *grad);
+
+#endif

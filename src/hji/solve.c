@@ -1,0 +1,184 @@
+/* The level-set solver's public entry points: options, checks, the double and float32 solves
+ * (one kernel, kernel.h, instantiated twice), nodal gradients and interpolation. */
+#include <math.h>
+#include <omp.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hji/internal.h"
+
+/* ------------------------------------------------------------ kernel instances */
+
+#define REAL double
+#define SFX f64
+#define RABS fabs
+#define RSQRT sqrt
+#define HJI_PAIR_DIV 1
+#include "hji/kernel.h"
+#undef HJI_PAIR_DIV
+#undef REAL
+#undef SFX
+#undef RABS
+#undef RSQRT
+
+#define REAL float
+#define SFX f32
+#define RABS fabsf
+#define RSQRT sqrtf
+#define HJI_PAIR_DIV 0
+#include "hji/kernel.h"
+#undef HJI_PAIR_DIV
+#undef REAL
+#undef SFX
+#undef RABS
+#undef RSQRT
+
+/* ------------------------------------------------------------------ options */
+
+static const char *const ACCURACY_NAME[] = {"low", "medium", "high", "veryHigh"};
+_Static_assert(sizeof ACCURACY_NAME / sizeof ACCURACY_NAME[0] == DG_HJI_ACCURACY_COUNT,
+               "ACCURACY_NAME must name every dg_hji_accuracy");
+
+dg_hji_opts dg_hji_opts_default(void) {
+    dg_hji_opts o = {0};
+    dg_hji_opts_accuracy(&o, DG_HJI_VERY_HIGH);
+    o.diss = DG_HJI_DISS_GLOBAL;
+    o.mode = DG_HJI_BRS;
+    o.weno_eps = DG_HJI_EPS_GRID;
+    o.real = DG_HJI_F64;
+    o.cfl = 0.75;
+    return o;
+}
+
+void dg_hji_opts_accuracy(dg_hji_opts *o, dg_hji_accuracy a) {
+    static const dg_hji_deriv D[] = {DG_HJI_UPWIND1, DG_HJI_ENO2, DG_HJI_ENO3, DG_HJI_WENO5};
+    static const dg_hji_time T[] = {DG_HJI_EULER, DG_HJI_RK2, DG_HJI_RK3, DG_HJI_RK3};
+    if ((int)a < 0 || a >= DG_HJI_ACCURACY_COUNT) a = DG_HJI_VERY_HIGH;
+    o->deriv = D[a];
+    o->time = T[a];
+}
+
+const char *dg_hji_accuracy_name(dg_hji_accuracy a) {
+    return (int)a >= 0 && a < DG_HJI_ACCURACY_COUNT ? ACCURACY_NAME[a] : "?";
+}
+
+int dg_hji_accuracy_from_name(const char *s) {
+    if (!s) return -1;
+    for (int i = 0; i < DG_HJI_ACCURACY_COUNT; i++)
+        if (strcmp(s, ACCURACY_NAME[i]) == 0) return i;
+    return -1;
+}
+
+/* ------------------------------------------------------------------- checks */
+
+dg_status hji_check_grid(const dg_hji_grid *g, dg_err *e) {
+    if (!g || g->ndim < 1 || g->ndim > DG_HJI_MAX_DIMS)
+        return dg_err_set(e, DG_ERR_ARG, "hji: grid must have 1 to %d axes", DG_HJI_MAX_DIMS);
+    int64_t nodes = 1;
+    for (int k = g->ndim - 1; k >= 0; k--) {
+        if (g->n[k] < 2 || !(g->dx[k] > 0) || !isfinite(g->lo[k]) || g->stride[k] != nodes)
+            return dg_err_set(e, DG_ERR_ARG, "hji: grid axis %d is not initialised (use dg_hji_grid_init)", k);
+        nodes *= g->n[k];
+    }
+    if (nodes != g->nodes)
+        return dg_err_set(e, DG_ERR_ARG, "hji: grid has %lld nodes, its axes say %lld (use dg_hji_grid_init)",
+                          (long long)g->nodes, (long long)nodes);
+    return DG_OK;
+}
+
+dg_status hji_check_solve(const dg_hji_grid *g, const dg_hji_game *gm, const dg_hji_opts *o, int nt,
+                          const double *times, dg_err *e) {
+    dg_status rc = hji_check_grid(g, e);
+    if (rc) return rc;
+    if (!gm || !o) return dg_err_set(e, DG_ERR_ARG, "hji: solve needs a game and options");
+    rc = dg_hji_game_check(gm, g->ndim, e);
+    if (rc) return rc;
+    if ((int)o->deriv < 0 || o->deriv > DG_HJI_WENO5 || (int)o->time < 0 || o->time > DG_HJI_RK3 ||
+        (int)o->diss < 0 || o->diss > DG_HJI_DISS_GLOBAL_MAX || (int)o->mode < 0 ||
+        o->mode > DG_HJI_BRT_TARGET || (int)o->weno_eps < 0 || o->weno_eps > DG_HJI_EPS_CONST)
+        return dg_err_set(e, DG_ERR_ARG, "hji: an option enum is out of range");
+    if (!(o->cfl > 0) || !isfinite(o->cfl))
+        return dg_err_set(e, DG_ERR_ARG, "hji: cfl must be positive, got %g", o->cfl);
+    if (!(o->dt >= 0) || !isfinite(o->dt))
+        return dg_err_set(e, DG_ERR_ARG, "hji: dt must be >= 0 (0: CFL steps), got %g", o->dt);
+    if (o->threads < 0) return dg_err_set(e, DG_ERR_ARG, "hji: threads must be >= 0, got %d", o->threads);
+    if (nt < 1 || !times) return dg_err_set(e, DG_ERR_ARG, "hji: need at least one output time");
+    for (int k = 0; k < nt; k++)
+        if (!(times[k] >= 0) || !isfinite(times[k]) || (k && !(times[k] >= times[k - 1])))
+            return dg_err_set(e, DG_ERR_ARG, "hji: output times must be finite, >= 0 and increasing "
+                              "(times[%d] = %g)", k, times[k]);
+    return DG_OK;
+}
+
+/* ------------------------------------------------------------------- solving */
+
+dg_status dg_hji_solve(const dg_hji_grid *g, const dg_hji_game *gm, const dg_hji_opts *o,
+                       const double *v0, const double *obstacle, int nt, const double *times,
+                       double *out, dg_hji_stats *stats, dg_err *e) {
+    if (!v0 || !out) return dg_err_set(e, DG_ERR_ARG, "hji: solve needs v0 and out");
+    if (!o || o->real != DG_HJI_F32) return hji_solve_f64(g, gm, o, v0, obstacle, nt, times, out, stats, e);
+    dg_status rc = hji_check_solve(g, gm, o, nt, times, e);
+    if (rc) return rc;
+    const int64_t N = g->nodes;
+    float *v = malloc((size_t)N * sizeof *v);
+    float *ob = obstacle ? malloc((size_t)N * sizeof *ob) : NULL;
+    float *res = malloc((size_t)N * (size_t)nt * sizeof *res);
+    if (!v || (obstacle && !ob) || !res) {
+        rc = dg_err_set(e, DG_ERR_NOMEM, "hji: out of memory for %lld nodes", (long long)N);
+        goto cleanup;
+    }
+    for (int64_t j = 0; j < N; j++) {
+        v[j] = (float)v0[j];
+        if (ob) ob[j] = (float)obstacle[j];
+    }
+    rc = hji_solve_f32(g, gm, o, v, ob, nt, times, res, stats, e);
+    if (rc == DG_OK || rc == DG_ERR_INTERRUPTED)
+        for (int64_t j = 0; j < N * nt; j++) out[j] = res[j];
+cleanup:
+    free(v);
+    free(ob);
+    free(res);
+    return rc;
+}
+
+dg_status dg_hji_solve_f32(const dg_hji_grid *g, const dg_hji_game *gm, const dg_hji_opts *o,
+                           const float *v0, const float *obstacle, int nt, const double *times,
+                           float *out, dg_hji_stats *stats, dg_err *e) {
+    if (!v0 || !out) return dg_err_set(e, DG_ERR_ARG, "hji: solve needs v0 and out");
+    return hji_solve_f32(g, gm, o, v0, obstacle, nt, times, out, stats, e);
+}
+
+/* Checks the options that derivatives use. */
+static dg_status check_deriv_opts(const dg_hji_opts *o, dg_err *e) {
+    if (!o) return dg_err_set(e, DG_ERR_ARG, "hji: derivatives need options");
+    if ((int)o->deriv < 0 || o->deriv > DG_HJI_WENO5 || (int)o->weno_eps < 0 || o->weno_eps > DG_HJI_EPS_CONST ||
+        o->threads < 0)
+        return dg_err_set(e, DG_ERR_ARG, "hji: derivative options out of range");
+    return DG_OK;
+}
+
+dg_status dg_hji_gradient(const dg_hji_grid *g, const dg_hji_opts *o, const double *v, double *grad,
+                          dg_err *e) {
+    dg_status rc = check_deriv_opts(o, e);
+    if (rc) return rc;
+    if (!v || !grad) return dg_err_set(e, DG_ERR_ARG, "hji: gradient needs v and grad");
+    return hji_derivs_f64(g, o, v, NULL, NULL, grad, e);
+}
+
+dg_status dg_hji_upwind(const dg_hji_grid *g, const dg_hji_opts *o, const double *v, double *left,
+                        double *right, dg_err *e) {
+    dg_status rc = check_deriv_opts(o, e);
+    if (rc) return rc;
+    if (!v || (!left && !right)) return dg_err_set(e, DG_ERR_ARG, "hji: upwind needs v and left or right");
+    return hji_derivs_f64(g, o, v, left, right, NULL, e);
+}
+
+/* ------------------------------------------------------------- interpolation */
+
+double dg_hji_interp(const dg_hji_grid *g, const double *v, const double *x, double *grad) {
+    return hji_interp_f64(g, v, x, grad);
+}
+
+double dg_hji_interp_f32(const dg_hji_grid *g, const float *v, const double *x, double *grad) {
+    return hji_interp_f32(g, v, x, grad);
+}

@@ -1,0 +1,800 @@
+/* Tests for the HJI level-set solver: convergence orders on the smooth benchmark and on pursuit2d's
+ * exact value, tubes that only grow, interpolation everywhere, periodic wrap, float32, obstacles,
+ * determinism across runs and thread counts, a 5-d grid, the equilibrium inputs, the configs
+ * (and their errors with file:line), air3d against the analytic barrier on a coarse grid.
+ * Grids are small so the file stays fast under ASan. */
+#define _POSIX_C_SOURCE 200809L
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "difgames/config.h"
+#include "difgames/hji.h"
+
+#define PI 3.141592653589793
+
+/* ------------------------------------------------------------------ helpers */
+
+/* Parses yaml (label "hji.yaml"), loads the problem and checks for unused keys; NULL with e set.
+ * One thread unless the config says otherwise: ctest runs test files side by side, and threads
+ * waiting at barriers on a busy machine only slow everything down. */
+static dg_hji_problem *load(const char *yaml, dg_err *e) {
+    memset(e, 0, sizeof *e);
+    dg_cfg *c = dg_cfg_parse(yaml, strlen(yaml), "hji.yaml", e);
+    if (!c) return NULL;
+    dg_hji_problem *p = dg_hji_problem_load(c, e);
+    if (p && dg_cfg_check_unused(c, e)) {
+        dg_hji_problem_free(p);
+        p = NULL;
+    }
+    if (p && p->opts.threads == 0) p->opts.threads = 1;
+    dg_cfg_free(c);
+    return p;
+}
+
+static dg_hji_problem *load_ok(const char *yaml) {
+    dg_err e;
+    dg_hji_problem *p = load(yaml, &e);
+    if (!p) fail_msg("load failed: %s", e.msg);
+    return p;
+}
+
+/* Solves p at times[0..nt) into a new (nt, nodes) array. */
+static double *solve_times(const dg_hji_problem *p, int nt, const double *times, dg_hji_stats *st) {
+    double *V = malloc((size_t)p->grid.nodes * (size_t)nt * sizeof *V);
+    assert_non_null(V);
+    dg_err e = {0};
+    if (dg_hji_solve(&p->grid, &p->game, &p->opts, p->target, p->obstacle, nt, times, V, st, &e))
+        fail_msg("solve failed: %s", e.msg);
+    return V;
+}
+
+static double *solve(const dg_hji_problem *p) { return solve_times(p, 1, &p->t_end, NULL); }
+
+/* ------------------------------------------------------- the smooth benchmark */
+
+static void smooth_ham(void *user, double t, int n, const double *x, const double *p, double *h) {
+    (void)user; (void)t; (void)x;
+    for (int i = 0; i < n; i++) h[i] = 0.5 * (p[i] + 1) * (p[i] + 1);
+}
+
+static void smooth_alpha(void *user, double t, int n, const double *x, const double *pmin,
+                         const double *pmax, double *a) {
+    (void)user; (void)t; (void)x;
+    for (int i = 0; i < n; i++) a[i] = fmax(fabs(pmin[i] + 1), fabs(pmax[i] + 1));
+}
+
+/* phi(x, t) for phi0 = -cos(pi x): along x = x0 + t (1 + pi sin(pi x0)) (Newton; the map is monotone
+ * for t <= 1/pi^2) phi_x stays u0 = pi sin(pi x0) and phi grows by t (u0^2 - 1)/2. */
+static double smooth_exact(double x, double t) {
+    double x0 = x - t;
+    for (int it = 0; it < 100; it++) {
+        const double F = x0 + t * (1 + PI * sin(PI * x0)) - x;
+        x0 -= F / (1 + t * PI * PI * cos(PI * x0));
+        if (fabs(F) < 1e-15) break;
+    }
+    const double u = PI * sin(PI * x0);
+    return -cos(PI * x0) + 0.5 * t * (u * u - 1);
+}
+
+/* L1 error (mean abs) at t = 0.5/pi^2 on n nodes of the periodic [-1, 1). */
+static double smooth_l1(int n, dg_hji_deriv d, dg_hji_time tm, double cfl, double dtc) {
+    dg_hji_grid g;
+    dg_err e = {0};
+    assert_int_equal(dg_hji_grid_init(&g, 1, (double[]){-1}, (double[]){1}, &n, (int[]){1}, &e), DG_OK);
+    dg_hji_game gm = {.nx = 1, .ham = smooth_ham, .alpha = smooth_alpha};
+    dg_hji_opts o = dg_hji_opts_default();
+    o.deriv = d;
+    o.time = tm;
+    o.cfl = cfl;
+    o.weno_eps = DG_HJI_EPS_CONST;
+    o.threads = 1;
+    if (dtc > 0) o.dt = dtc * pow(g.dx[0], 5.0 / 3.0);
+    double *v = malloc((size_t)n * sizeof *v), *out = malloc((size_t)n * sizeof *out);
+    for (int i = 0; i < n; i++) v[i] = -cos(PI * dg_hji_grid_coord(&g, 0, i));
+    const double T = 0.5 / (PI * PI);
+    if (dg_hji_solve(&g, &gm, &o, v, NULL, 1, &T, out, NULL, &e)) fail_msg("%s", e.msg);
+    double l1 = 0;
+    for (int i = 0; i < n; i++) l1 += fabs(out[i] - smooth_exact(dg_hji_grid_coord(&g, 0, i), T)) / n;
+    free(v);
+    free(out);
+    return l1;
+}
+
+static void check_orders(const char *name, dg_hji_deriv d, dg_hji_time tm, double cfl, double dtc,
+                         double min_order) {
+    const double e40 = smooth_l1(40, d, tm, cfl, dtc), e80 = smooth_l1(80, d, tm, cfl, dtc);
+    const double e160 = smooth_l1(160, d, tm, cfl, dtc);
+    const double o1 = log2(e40 / e80), o2 = log2(e80 / e160);
+    printf("  %-22s L1 %.3e %.3e %.3e  orders %.2f %.2f\n", name, e40, e80, e160, o1, o2);
+    if (o2 < min_order || o1 < min_order - 0.3)
+        fail_msg("%s: observed orders %.2f %.2f, expected > %.2f", name, o1, o2, min_order);
+}
+
+/* WENO5 + RK3 with dt ~ dx^(5/3) converges at fifth order (time error O(dt^3) = O(dx^5)). */
+static void test_smooth_weno5(void **state) {
+    (void)state;
+    check_orders("WENO5 + RK3", DG_HJI_WENO5, DG_HJI_RK3, 0.75, 0.5, 4.5);
+}
+
+/* The lower presets at their design orders. ENO3 + RK3 needs CFL <= ~0.6 here: at 0.75 its stencil
+ * switching makes it erratic on this problem (ToolboxLS's own default CFL factor is 0.5). */
+static void test_smooth_lower(void **state) {
+    (void)state;
+    check_orders("upwind1 + Euler", DG_HJI_UPWIND1, DG_HJI_EULER, 0.75, 0, 0.9);
+    check_orders("ENO2 + RK2", DG_HJI_ENO2, DG_HJI_RK2, 0.75, 0, 1.7);
+    check_orders("ENO3 + RK3 (cfl 0.5)", DG_HJI_ENO3, DG_HJI_RK3, 0.5, 0, 2.6);
+}
+
+/* Spatial derivatives alone: the mean of p- and p+ of a periodic smooth function. */
+static void test_derivative_orders(void **state) {
+    (void)state;
+    static const double want[] = {1.9, 1.9, 2.8, 4.5};
+    for (int d = 0; d < 4; d++) {
+        double err[2];
+        for (int k = 0; k < 2; k++) {
+            int n = 64 << k;
+            dg_hji_grid g;
+            dg_err e = {0};
+            assert_int_equal(dg_hji_grid_init(&g, 1, (double[]){0}, (double[]){2 * PI}, &n, (int[]){1}, &e), 0);
+            double *v = malloc((size_t)n * sizeof *v), *gr = malloc((size_t)n * sizeof *gr);
+            for (int i = 0; i < n; i++) v[i] = sin(dg_hji_grid_coord(&g, 0, i)) + 0.5 * cos(2 * dg_hji_grid_coord(&g, 0, i));
+            dg_hji_opts o = dg_hji_opts_default();
+            o.deriv = (dg_hji_deriv)d;
+            o.threads = 1;
+            assert_int_equal(dg_hji_gradient(&g, &o, v, gr, &e), DG_OK);
+            err[k] = 0;
+            for (int i = 0; i < n; i++) {
+                const double x = dg_hji_grid_coord(&g, 0, i);
+                err[k] = fmax(err[k], fabs(gr[i] - (cos(x) - sin(2 * x))));
+            }
+            free(v);
+            free(gr);
+        }
+        printf("  derivative %d: max err %.2e -> %.2e, order %.2f\n", d, err[0], err[1], log2(err[0] / err[1]));
+        assert_true(log2(err[0] / err[1]) > want[d]);
+    }
+}
+
+/* Every dissipation on the generic path: all converge, local ones are no less accurate. */
+static void test_dissipation_generic(void **state) {
+    (void)state;
+    double e[4][2];
+    for (int d = 0; d < 4; d++)
+        for (int k = 0; k < 2; k++) {
+            int n = 40 << k;
+            dg_hji_grid g;
+            dg_err er = {0};
+            assert_int_equal(dg_hji_grid_init(&g, 1, (double[]){-1}, (double[]){1}, &n, (int[]){1}, &er), 0);
+            dg_hji_game gm = {.nx = 1, .ham = smooth_ham, .alpha = smooth_alpha};
+            dg_hji_opts o = dg_hji_opts_default();
+            dg_hji_opts_accuracy(&o, DG_HJI_MEDIUM);
+            o.diss = (dg_hji_diss)d;
+            double v[80], out[80];
+            for (int i = 0; i < n; i++) v[i] = -cos(PI * dg_hji_grid_coord(&g, 0, i));
+            const double T = 0.5 / (PI * PI);
+            assert_int_equal(dg_hji_solve(&g, &gm, &o, v, NULL, 1, &T, out, NULL, &er), DG_OK);
+            e[d][k] = 0;
+            for (int i = 0; i < n; i++)
+                e[d][k] += fabs(out[i] - smooth_exact(dg_hji_grid_coord(&g, 0, i), T)) / n;
+        }
+    printf("  ENO2+RK2 L1 at n 40, 80: global %.2e %.2e, local %.2e %.2e, local-local %.2e %.2e, "
+           "global max %.2e %.2e\n", e[0][0], e[0][1], e[1][0], e[1][1], e[2][0], e[2][1], e[3][0], e[3][1]);
+    for (int d = 0; d < 4; d++) assert_true(log2(e[d][0] / e[d][1]) > 1.5);
+    assert_true(e[2][1] <= e[0][1] * 1.01 && e[0][1] <= e[3][1] * 1.01);
+}
+
+/* Fixed steps land on every output time; BRT_TARGET keeps phi <= v0; the options all run. */
+static void test_options(void **state) {
+    (void)state;
+    dg_hji_problem *p = load_ok("game: air3d\naccuracy: high\nmode: brt_target\nt_end: 0.3\n"
+                                "grid: {n: [15, 13, 12]}\n"
+                                "solver: {dt: 0.007, dissipation: locallocal, weno_eps: const, boundary: linear}\n");
+    assert_true(p->grid.bc[0] == DG_HJI_BC_LINEAR && p->grid.bc[2] == DG_HJI_BC_PERIODIC);
+    const double times[3] = {0.1, 0.25, 0.3};
+    dg_hji_stats st;
+    double *V = solve_times(p, 3, times, &st);
+    /* 0.1/0.007 -> 15 steps, 0.15/0.007 -> 22, 0.05/0.007 -> 8 */
+    assert_int_equal(st.steps, 15 + 22 + 8);
+    assert_true(st.dt_max <= 0.007 && st.dt_min > 0.006);
+    for (int64_t j = 0; j < 3 * p->grid.nodes; j++) assert_true(V[j] <= p->target[j % p->grid.nodes]);
+    free(V);
+    p->opts.mode = DG_HJI_BRS;
+    p->opts.deriv = DG_HJI_WENO5;
+    p->opts.diss = DG_HJI_DISS_LOCAL;
+    p->opts.dt = 0;
+    V = solve_times(p, 3, times, &st);
+    for (int64_t j = 0; j < 3 * p->grid.nodes; j++) assert_true(isfinite(V[j]));
+    free(V);
+    dg_hji_problem_free(p);
+    /* bad arguments */
+    dg_err e = {0};
+    dg_hji_problem *q = load_ok("game: pursuit2d\ngrid: {n: [5, 5]}\n");
+    double out[25];
+    const double back[2] = {0.5, 0.2};
+    assert_int_equal(dg_hji_solve(&q->grid, &q->game, &q->opts, q->target, NULL, 2, back, out, NULL, &e),
+                     DG_ERR_ARG);
+    q->opts.cfl = -1;
+    assert_int_equal(dg_hji_solve(&q->grid, &q->game, &q->opts, q->target, NULL, 1, back, out, NULL, &e),
+                     DG_ERR_ARG);
+    q->opts.cfl = 0.75;
+    q->game.u.radius = -1;
+    assert_int_equal(dg_hji_solve(&q->grid, &q->game, &q->opts, q->target, NULL, 1, back, out, NULL, &e),
+                     DG_ERR_ARG);
+    dg_hji_problem_free(q);
+}
+
+/* Ghost cells: linear extrapolation keeps a linear function's derivatives exact up to the edge;
+ * "away" extrapolation bends the ghosts away from zero (ToolboxLS's default). */
+static void test_upwind_boundary(void **state) {
+    (void)state;
+    dg_hji_grid g;
+    dg_err e = {0};
+    assert_int_equal(dg_hji_grid_init(&g, 2, (double[]){-1, 0}, (double[]){1, 1}, (int[]){9, 6}, NULL, &e), 0);
+    double v[54], l[108], r[108];
+    for (int64_t j = 0; j < g.nodes; j++) {
+        double x[2];
+        dg_hji_grid_point(&g, j, x);
+        v[j] = 5 - x[0] + 2 * x[1];          /* positive everywhere */
+    }
+    for (int d = 0; d < 4; d++) {
+        dg_hji_opts o = dg_hji_opts_default();
+        o.deriv = (dg_hji_deriv)d;
+        o.threads = 1;
+        g.bc[0] = g.bc[1] = DG_HJI_BC_LINEAR;
+        assert_int_equal(dg_hji_upwind(&g, &o, v, l, r, &e), DG_OK);
+        for (int64_t j = 0; j < g.nodes; j++) {
+            assert_true(fabs(l[j] + 1) < 1e-9 && fabs(r[j] + 1) < 1e-9);
+            assert_true(fabs(l[g.nodes + j] - 2) < 1e-9 && fabs(r[g.nodes + j] - 2) < 1e-9);
+        }
+        g.bc[0] = g.bc[1] = DG_HJI_BC_AWAY;
+        assert_int_equal(dg_hji_upwind(&g, &o, v, NULL, r, &e), DG_OK);
+        const int last[2] = {8, 3}, first[2] = {4, 0};
+        if (d == 0) assert_true(fabs(r[dg_hji_grid_node(&g, last)] - 1) < 1e-9);  /* (|dphi| dx)/dx */
+        assert_true(r[dg_hji_grid_node(&g, last)] > -1 + 1e-6);   /* the ghost beyond x = 1 bends up */
+        assert_true(fabs(r[g.nodes + dg_hji_grid_node(&g, first)] - 2) < 1e-9);  /* inside: untouched */
+    }
+    dg_hji_opts o = dg_hji_opts_default();
+    assert_int_equal(dg_hji_upwind(&g, &o, v, NULL, NULL, &e), DG_ERR_ARG);
+}
+
+/* ----------------------------------------------------------------- pursuit2d */
+
+/* Mean and max abs error of pursuit2d against V = max(|x| - (v_p - v_e) t, 0) - r. */
+static void pursuit_error(int n, const char *acc, const char *mode, double *mean, double *mx) {
+    char yaml[256];
+    snprintf(yaml, sizeof yaml, "game: pursuit2d\nt_end: 0.5\naccuracy: %s\nmode: %s\ngrid: {n: [%d, %d]}\n",
+             acc, mode, n, n);
+    dg_hji_problem *p = load_ok(yaml);
+    double *V = solve(p);
+    double x[2];
+    *mean = *mx = 0;
+    for (int64_t j = 0; j < p->grid.nodes; j++) {
+        dg_hji_grid_point(&p->grid, j, x);
+        const double r = hypot(x[0], x[1]) - (p->param[0] - p->param[1]) * p->t_end;
+        const double err = fabs(V[j] - (fmax(r, 0) - p->param[2]));
+        *mean += err / (double)p->grid.nodes;
+        *mx = fmax(*mx, err);
+    }
+    free(V);
+    dg_hji_problem_free(p);
+}
+
+static void test_pursuit_exact(void **state) {
+    (void)state;
+    static const char *const ACC[] = {"low", "medium", "veryHigh"};
+    for (int a = 0; a < 3; a++) {
+        double m1, x1, m2, x2, m3, x3;
+        pursuit_error(21, ACC[a], "brt", &m1, &x1);
+        pursuit_error(41, ACC[a], "brt", &m2, &x2);
+        pursuit_error(41, ACC[a], "brs", &m3, &x3);
+        printf("  pursuit2d %-8s mean err 21^2 %.2e 41^2 %.2e (order %.2f), max %.2e -> %.2e; brs %.2e\n",
+               ACC[a], m1, m2, log2(m1 / m2), x1, x2, m3);
+        assert_true(m2 < m1 && x2 < x1);
+        assert_true(log2(m1 / m2) > 0.8);
+        assert_true(m3 < 4 * m2);  /* the exact tube and set coincide for this game */
+    }
+    double mv, xv;
+    pursuit_error(41, "veryHigh", "brt", &mv, &xv);
+    assert_true(mv < 3e-3);
+}
+
+/* ----------------------------------------------------------- tubes, obstacles */
+
+static const char AIR3D_COARSE[] = "game: air3d\naccuracy: medium\ngrid: {n: [27, 21, 24]}\n";
+
+static void test_brt_monotone(void **state) {
+    (void)state;
+    dg_hji_problem *p = load_ok(AIR3D_COARSE);
+    const double times[4] = {0, 0.4, 1.0, 1.6};
+    double *V = solve_times(p, 4, times, NULL);
+    const int64_t N = p->grid.nodes;
+    for (int64_t j = 0; j < N; j++) {
+        assert_true(V[j] == p->target[j]);
+        for (int k = 1; k < 4; k++) assert_true(V[k * N + j] <= V[(k - 1) * N + j]);
+    }
+    int64_t in0 = 0, in3 = 0;
+    for (int64_t j = 0; j < N; j++) {
+        in0 += V[j] <= 0;
+        in3 += V[3 * N + j] <= 0;
+    }
+    printf("  air3d tube: %lld -> %lld nodes inside\n", (long long)in0, (long long)in3);
+    assert_true(in3 > in0 + N / 50);
+    free(V);
+    dg_hji_problem_free(p);
+}
+
+/* Reach-avoid: an obstacle in the way keeps V >= obstacle and can only raise the value (exactly so
+ * for the monotone first-order scheme); a state whose straight path to the target crosses it needs
+ * longer (or cannot make it). */
+static void test_obstacles(void **state) {
+    (void)state;
+    static const char BASE[] = "game: pursuit2d\nt_end: 0.5\ngrid: {n: [81, 81]}\naccuracy: low\n";
+    dg_hji_problem *p = load_ok(BASE);
+    char yaml[512];
+    snprintf(yaml, sizeof yaml, "%sobstacles:\n"
+             "  - {shape: box, min: [0.3, -0.3], max: [0.4, 0.3]}\n"
+             "  - {shape: ball, center: [-1], radius: 0.3, axes: [1]}\n", BASE);
+    dg_hji_problem *q = load_ok(yaml);
+    assert_non_null(q->obstacle);
+    double *V = solve(p), *W = solve(q);
+    int64_t above = 0;
+    for (int64_t j = 0; j < p->grid.nodes; j++) {
+        assert_true(W[j] >= q->obstacle[j]);
+        if (W[j] < V[j] - 1e-12) fail_msg("node %lld: W %g < V %g", (long long)j, W[j], V[j]);
+        above += W[j] > V[j] + 1e-3;
+    }
+    const int box[2] = {46, 40}, behind[2] = {49, 40}, band[2] = {40, 20};  /* (0.3, 0), (0.45, 0), (0, -1) */
+    assert_true(fabs(q->obstacle[dg_hji_grid_node(&q->grid, box)] - 0) < 1e-12);  /* on the box's edge */
+    assert_true(fabs(q->obstacle[dg_hji_grid_node(&q->grid, band)] - 0.3) < 1e-12);
+    const int64_t jb = dg_hji_grid_node(&q->grid, behind);
+    printf("  obstacle: V(0.45, 0) %.3f -> %.3f, %lld nodes raised\n", V[jb], W[jb], (long long)above);
+    assert_true(W[jb] > V[jb] + 0.02);
+    assert_true(above > 100);
+    free(V);
+    free(W);
+    dg_hji_problem_free(p);
+    dg_hji_problem_free(q);
+}
+
+static void test_sdf(void **state) {
+    (void)state;
+    dg_hji_grid g;
+    dg_err e = {0};
+    assert_int_equal(dg_hji_grid_init(&g, 3, (double[]){-2, -2, 0}, (double[]){2, 2, 2 * PI},
+                                      (int[]){5, 5, 8}, (int[]){0, 0, 1}, &e), DG_OK);
+    assert_true(g.bc[2] == DG_HJI_BC_PERIODIC && g.bc[0] == DG_HJI_BC_AWAY);
+    assert_true(fabs(g.dx[2] - PI / 4) < 1e-15 && fabs(g.dx[0] - 1) < 1e-15);
+    double *a = malloc((size_t)g.nodes * sizeof *a), *b = malloc((size_t)g.nodes * sizeof *b);
+    dg_hji_sdf_ball(&g, (double[]){0, 0, 0}, 1, 3u, a);                 /* cylinder over the angle */
+    const int i0[3] = {4, 2, 5}, i1[3] = {2, 2, 0};
+    assert_true(fabs(a[dg_hji_grid_node(&g, i0)] - 1) < 1e-12);         /* (2, 0, *): 2 - 1 */
+    assert_true(fabs(a[dg_hji_grid_node(&g, i1)] + 1) < 1e-12);         /* centre: -1 */
+    dg_hji_sdf_box(&g, (double[]){-1, -1, 0}, (double[]){1, 1, 0}, 3u, b);
+    assert_true(fabs(b[dg_hji_grid_node(&g, i1)] + 1) < 1e-12);
+    const int c2[3] = {4, 4, 0};
+    assert_true(fabs(b[dg_hji_grid_node(&g, c2)] - sqrt(2)) < 1e-12);   /* corner (2, 2) */
+    dg_hji_sdf_ball(&g, (double[]){0, 0, 0.1}, 0.5, 4u, a);             /* angle ball wraps at 2 pi */
+    const int w[3] = {2, 2, 7};                                         /* psi = 7 pi/4 */
+    assert_true(fabs(a[dg_hji_grid_node(&g, w)] - (PI / 4 + 0.1 - 0.5)) < 1e-12);
+    double *c = malloc((size_t)g.nodes * sizeof *c);
+    memcpy(c, b, (size_t)g.nodes * sizeof *c);
+    dg_hji_sdf_union(g.nodes, a, c);
+    for (int64_t j = 0; j < g.nodes; j++) assert_true(c[j] == fmin(a[j], b[j]));
+    memcpy(c, b, (size_t)g.nodes * sizeof *c);
+    dg_hji_sdf_intersect(g.nodes, a, c);
+    dg_hji_sdf_complement(g.nodes, c);
+    for (int64_t j = 0; j < g.nodes; j++) assert_true(c[j] == -fmax(a[j], b[j]));
+    free(a);
+    free(b);
+    free(c);
+}
+
+/* ------------------------------------------------------------ interpolation */
+
+static void test_interp(void **state) {
+    (void)state;
+    dg_hji_grid g;
+    dg_err e = {0};
+    assert_int_equal(dg_hji_grid_init(&g, 3, (double[]){-1, 0, 0}, (double[]){1, 2, 2 * PI},
+                                      (int[]){9, 5, 16}, (int[]){0, 0, 1}, &e), DG_OK);
+    double *v = malloc((size_t)g.nodes * sizeof *v);
+    double x[3], gr[3];
+    for (int64_t j = 0; j < g.nodes; j++) {
+        dg_hji_grid_point(&g, j, x);
+        v[j] = 2 * x[0] - 3 * x[1] + cos(x[2]);
+    }
+    /* linear axes: exact inside, value and gradient */
+    const double in[3] = {0.33, 1.21, 0.0};
+    double val = dg_hji_interp(&g, v, in, gr);
+    assert_true(fabs(val - (2 * 0.33 - 3 * 1.21 + 1)) < 1e-12);
+    assert_true(fabs(gr[0] - 2) < 1e-12 && fabs(gr[1] + 3) < 1e-12);
+    /* periodic: psi and psi + 2 pi k read the same */
+    const double a[3] = {0.1, 0.7, 1.0}, b[3] = {0.1, 0.7, 1.0 + 4 * PI}, c[3] = {0.1, 0.7, 1.0 - 6 * PI};
+    const double va = dg_hji_interp(&g, v, a, NULL);
+    assert_true(fabs(va - dg_hji_interp(&g, v, b, NULL)) < 1e-9);
+    assert_true(fabs(va - dg_hji_interp(&g, v, c, NULL)) < 1e-9);
+    assert_true(fabs(va - (0.2 - 2.1 + cos(1.0))) < 0.02);
+    /* the seam between the last node and node 0 */
+    const double s[3] = {0, 1, 2 * PI - 1e-9};
+    assert_true(fabs(dg_hji_interp(&g, v, s, NULL) - (-3 + 1)) < 1e-6);
+    /* far outside: finite, extrapolated linearly along plain axes */
+    const double far[][3] = {{1e6, 0, 0}, {-1e9, 1e9, 1e12}, {INFINITY, -INFINITY, NAN}, {NAN, NAN, -INFINITY}};
+    for (int k = 0; k < 4; k++) {
+        const double f = dg_hji_interp(&g, v, far[k], gr);
+        assert_true(isfinite(f) || isinf(far[k][0]) || isinf(far[k][1]));
+        assert_false(isnan(f));
+        for (int q = 0; q < 3; q++) assert_true(isfinite(gr[q]));
+    }
+    const double out1[3] = {3, 1, 0};
+    assert_true(fabs(dg_hji_interp(&g, v, out1, NULL) - (6 - 3 + 1)) < 1e-9);
+    float *vf = malloc((size_t)g.nodes * sizeof *vf);
+    for (int64_t j = 0; j < g.nodes; j++) vf[j] = (float)v[j];
+    assert_true(fabs(dg_hji_interp_f32(&g, vf, in, NULL) - val) < 1e-5);
+    free(vf);
+    free(v);
+}
+
+/* ------------------------------------------------------ precision, determinism */
+
+static void test_float32(void **state) {
+    (void)state;
+    dg_hji_problem *p = load_ok("game: pursuit2d\nt_end: 0.5\ngrid: {n: [41, 41]}\n");
+    double *V = solve(p);
+    p->opts.real = DG_HJI_F32;
+    double *W = solve(p);
+    float *v0 = malloc((size_t)p->grid.nodes * sizeof *v0), *Wf = malloc((size_t)p->grid.nodes * sizeof *Wf);
+    for (int64_t j = 0; j < p->grid.nodes; j++) v0[j] = (float)p->target[j];
+    dg_err e = {0};
+    assert_int_equal(dg_hji_solve_f32(&p->grid, &p->game, &p->opts, v0, NULL, 1, &p->t_end, Wf, NULL, &e), DG_OK);
+    double mx = 0;
+    for (int64_t j = 0; j < p->grid.nodes; j++) {
+        mx = fmax(mx, fabs(V[j] - W[j]));
+        assert_true(W[j] == Wf[j]);
+    }
+    printf("  float32 vs double: max diff %.2e\n", mx);
+    assert_true(mx < 2e-5);
+    /* the generic path in float32: the smooth benchmark to float precision */
+    int n = 80;
+    dg_hji_grid g;
+    assert_int_equal(dg_hji_grid_init(&g, 1, (double[]){-1}, (double[]){1}, &n, (int[]){1}, &e), DG_OK);
+    dg_hji_game gm = {.nx = 1, .ham = smooth_ham, .alpha = smooth_alpha};
+    dg_hji_opts o = dg_hji_opts_default();
+    o.real = DG_HJI_F32;
+    double v[80], out[80];
+    for (int i = 0; i < n; i++) v[i] = -cos(PI * dg_hji_grid_coord(&g, 0, i));
+    const double T = 0.5 / (PI * PI);
+    assert_int_equal(dg_hji_solve(&g, &gm, &o, v, NULL, 1, &T, out, NULL, &e), DG_OK);
+    double l1 = 0;
+    for (int i = 0; i < n; i++) l1 += fabs(out[i] - smooth_exact(dg_hji_grid_coord(&g, 0, i), T)) / n;
+    printf("  smooth benchmark in float32, n 80: L1 %.2e\n", l1);
+    assert_true(l1 < 1e-5);
+    free(V);
+    free(W);
+    free(v0);
+    free(Wf);
+    dg_hji_problem_free(p);
+}
+
+static void test_determinism(void **state) {
+    (void)state;
+    static const char *const Y[] = {
+        "game: air3d\naccuracy: veryHigh\nt_end: 0.2\ngrid: {n: [21, 17, 16]}\n",
+        "game: chase4d\naccuracy: medium\nt_end: 0.05\ngrid: {n: [9, 9, 9, 9]}\nsolver: {dissipation: globalmax}\n",
+    };
+    for (int k = 0; k < 2; k++) {
+        dg_hji_problem *p = load_ok(Y[k]);
+        p->opts.threads = 1;
+        double *a = solve(p), *b = solve(p);
+        p->opts.threads = 2;
+        double *c = solve(p);
+        p->opts.threads = 3;
+        double *d = solve(p);
+        const size_t bytes = (size_t)p->grid.nodes * sizeof *a;
+        assert_memory_equal(a, b, bytes);
+        assert_memory_equal(a, c, bytes);
+        assert_memory_equal(a, d, bytes);
+        free(a);
+        free(b);
+        free(c);
+        free(d);
+        dg_hji_problem_free(p);
+    }
+}
+
+/* ---------------------------------------------------------------------- 5-d */
+
+static void dyn5(void *user, const double *x, double *f, double *G, double *D) {
+    (void)user;
+    f[4] = 0.2 * x[0];                                /* varies along axis 0: one table */
+    for (int k = 0; k < 4; k++) G[k * 4 + k] = 1;
+    D[4 * 1 + 0] = 0.5 * (1 + x[1] * x[2]);           /* varies along two axes: a full table */
+}
+
+static void test_5d(void **state) {
+    (void)state;
+    dg_hji_grid g;
+    dg_err e = {0};
+    const double lo[5] = {-1, -1, -1, -1, -1}, hi[5] = {1, 1, 1, 1, 1};
+    assert_int_equal(dg_hji_grid_init(&g, 5, lo, hi, (int[]){7, 7, 6, 7, 8}, (int[]){0, 0, 0, 0, 1}, &e), DG_OK);
+    dg_hji_game gm = {.nx = 5, .dyn = dyn5,
+                      .u = {.dim = 4, .set = DG_HJI_BALL, .role = DG_HJI_MIN, .radius = 1},
+                      .d = {.dim = 1, .set = DG_HJI_BOX, .role = DG_HJI_MAX, .lo = {-1}, .hi = {1}}};
+    double *v0 = malloc((size_t)g.nodes * sizeof *v0), *V = malloc((size_t)g.nodes * sizeof *V);
+    dg_hji_sdf_ball(&g, (double[]){0, 0, 0, 0, 0}, 0.5, 0, v0);
+    for (int acc = 0; acc < DG_HJI_ACCURACY_COUNT; acc++) {
+        dg_hji_opts o = dg_hji_opts_default();
+        dg_hji_opts_accuracy(&o, (dg_hji_accuracy)acc);
+        o.mode = DG_HJI_BRT;
+        o.dt = 0.01;
+        o.threads = 1 + acc % 2;
+        const double T = 0.01;
+        dg_hji_stats st;
+        assert_int_equal(dg_hji_solve(&g, &gm, &o, v0, NULL, 1, &T, V, &st, &e), DG_OK);
+        assert_int_equal(st.steps, 1);
+        for (int64_t j = 0; j < g.nodes; j++) assert_true(isfinite(V[j]) && V[j] <= v0[j]);
+    }
+    free(v0);
+    free(V);
+}
+
+/* One game written twice: as affine dynamics (f, G, D, bounds, roles: the solver derives H and
+ * alpha) and as a generic Hamiltonian written by hand. Same numbers up to rounding. Every alpha
+ * varies over two axes, so the affine path recomputes it per row (over the table budget). */
+static void dyn_mix(void *user, const double *x, double *f, double *G, double *D) {
+    (void)user;
+    f[0] = 0.5 * x[1] * x[2];
+    f[1] = -0.3 * x[0] * x[2];
+    f[2] = 0.2 * x[0] * x[2];
+    G[0] = 1;                    /* G (3, 1) */
+    G[2] = x[0];
+    D[0] = 1;                    /* D (3, 2) */
+    D[3] = 1;
+}
+
+static void ham_mix(void *user, double t, int n, const double *x, const double *p, double *h) {
+    (void)user; (void)t;
+    for (int i = 0; i < n; i++) {
+        const double x0 = x[i], x1 = x[n + i], x2 = x[2 * n + i];
+        const double p0 = p[i], p1 = p[n + i], p2 = p[2 * n + i];
+        const double pf = p0 * 0.5 * x1 * x2 - p1 * 0.3 * x0 * x2 + p2 * 0.2 * x0 * x2;
+        const double su = p0 + x0 * p2;                    /* u in [-1, 2], maximises */
+        const double ext_u = 0.5 * su + 1.5 * fabs(su);
+        const double ext_d = -0.5 * hypot(p0, p1);         /* |d| <= 0.5, minimises */
+        h[i] = -(pf + ext_u + ext_d);
+    }
+}
+
+static void alpha_mix(void *user, double t, int n, const double *x, const double *pmin, const double *pmax,
+                      double *a) {
+    (void)user; (void)t; (void)pmin; (void)pmax;
+    for (int i = 0; i < n; i++) {
+        const double x0 = x[i], x1 = x[n + i], x2 = x[2 * n + i];
+        a[i] = fabs(0.5 * x1 * x2) + 0.5 + 1.5 + 0.5;
+        a[n + i] = fabs(0.3 * x0 * x2) + 0.5;
+        a[2 * n + i] = fabs(0.2 * x0 * x2) + fabs(0.5 * x0) + 1.5 * fabs(x0);
+    }
+}
+
+static void test_affine_vs_generic(void **state) {
+    (void)state;
+    dg_hji_grid g;
+    dg_err e = {0};
+    assert_int_equal(dg_hji_grid_init(&g, 3, (double[]){-1, -1, -1}, (double[]){1, 1, 1}, (int[]){12, 10, 9},
+                                      (int[]){0, 1, 0}, &e), DG_OK);
+    dg_hji_game affine = {.nx = 3, .dyn = dyn_mix,
+                          .u = {.dim = 1, .set = DG_HJI_BOX, .role = DG_HJI_MAX, .lo = {-1}, .hi = {2}},
+                          .d = {.dim = 2, .set = DG_HJI_BALL, .role = DG_HJI_MIN, .radius = 0.5}};
+    dg_hji_game generic = {.nx = 3, .ham = ham_mix, .alpha = alpha_mix};
+    double *v0 = malloc((size_t)g.nodes * sizeof *v0), *a = malloc((size_t)g.nodes * sizeof *a);
+    double *b = malloc((size_t)g.nodes * sizeof *b);
+    dg_hji_sdf_ball(&g, (double[]){0.2, 0, -0.1}, 0.4, 0, v0);
+    for (int diss = 0; diss < 4; diss++) {
+        dg_hji_opts o = dg_hji_opts_default();
+        o.mode = DG_HJI_BRT;
+        o.dt = 0.01;
+        o.diss = (dg_hji_diss)diss;
+        o.threads = 1;
+        const double T = 0.2;
+        assert_int_equal(dg_hji_solve(&g, &affine, &o, v0, NULL, 1, &T, a, NULL, &e), DG_OK);
+        assert_int_equal(dg_hji_solve(&g, &generic, &o, v0, NULL, 1, &T, b, NULL, &e), DG_OK);
+        double mx = 0, change = 0;
+        for (int64_t j = 0; j < g.nodes; j++) {
+            mx = fmax(mx, fabs(a[j] - b[j]));
+            change = fmax(change, fabs(a[j] - v0[j]));
+        }
+        printf("  affine vs generic H (dissipation %d): max diff %.1e (values moved by %.2f)\n", diss, mx, change);
+        assert_true(mx < 1e-11 && change > 0.1);
+        /* the Hamiltonian at a point agrees too */
+        const double x[3] = {0.3, -0.7, 0.9}, p[3] = {0.2, -1.1, 0.6};
+        double h;
+        ham_mix(NULL, 0, 1, x, p, &h);
+        assert_true(fabs(dg_hji_game_hamiltonian(&affine, x, p) - h) < 1e-14);
+    }
+    free(v0);
+    free(a);
+    free(b);
+}
+
+/* ------------------------------------------------------------ game functions */
+
+static void test_optimal(void **state) {
+    (void)state;
+    dg_hji_problem *p = load_ok("game: air3d\ngrid: {n: [6, 5, 8]}\n");
+    const double x[3] = {3, 2, 1}, gr[3] = {0.5, -0.25, 0.3};
+    double u, d, xd[3];
+    dg_hji_game_optimal(&p->game, x, gr, &u, &d);
+    /* u (evader, max) sees s = p.G = 0.5*2 - (-0.25)*3... = p_x y - p_y x - p_psi */
+    const double su = gr[0] * x[1] - gr[1] * x[0] - gr[2];
+    assert_true(u == (su > 0 ? 1 : -1));
+    assert_true(d == -1);                               /* pursuer (min), s = p_psi > 0 */
+    dg_hji_game_dynamics(&p->game, x, &u, &d, xd);
+    assert_true(fabs(xd[0] - (-5 + 5 * cos(1.0) + u * 2)) < 1e-12);
+    assert_true(fabs(xd[2] - (d - u)) < 1e-12);
+    const double H = dg_hji_game_hamiltonian(&p->game, x, gr);
+    assert_true(fabs(H + (gr[0] * xd[0] + gr[1] * xd[1] + gr[2] * xd[2])) < 1e-12);
+    dg_hji_problem_free(p);
+    /* ball inputs: along -p for the minimiser, +p for the maximiser */
+    dg_hji_problem *q = load_ok("game: pursuit2d\ngrid: {n: [5, 5]}\n");
+    const double y[2] = {1, 0}, pg[2] = {0.6, 0.8};
+    double a[2], b[2];
+    dg_hji_game_optimal(&q->game, y, pg, a, b);
+    /* x' = v_e b - v_p a: G^T p = -v_p p, the pursuer (min) takes a = p/|p|, evader b = p/|p| */
+    assert_true(fabs(a[0] - 0.6) < 1e-12 && fabs(a[1] - 0.8) < 1e-12);
+    assert_true(fabs(b[0] - 0.6) < 1e-12 && fabs(b[1] - 0.8) < 1e-12);
+    assert_true(fabs(dg_hji_game_hamiltonian(&q->game, y, pg) - (q->param[0] - q->param[1])) < 1e-12);
+    dg_hji_problem_free(q);
+}
+
+/* air3d on a coarse grid against 24 points of Merz's analytic barrier, where V should be 0. */
+static void test_air3d_barrier(void **state) {
+    (void)state;
+    static const double M[][3] = {
+        {17.82043, 0.00000, 3.14159}, {10.54914, 4.97168, 3.14159}, {9.11077, -4.29843, 3.29867},
+        {-4.50079, 2.17782, 3.29867}, {9.60724, 6.23201, 3.45575}, {9.85466, -2.77618, 3.61283},
+        {-4.93896, -0.77889, 3.61283}, {7.15176, 7.18617, 3.76991}, {5.64107, -3.07535, 3.92699},
+        {16.03410, 2.64984, 4.08407}, {1.70800, 6.48190, 4.08407}, {3.62614, 7.57865, 4.24115},
+        {6.59495, 7.74987, 4.39823}, {10.33867, 6.74261, 4.55531}, {3.69596, -3.37511, 4.71239},
+        {4.82274, -2.05214, 4.86947}, {5.11075, -1.47216, 5.02655}, {4.78658, -1.75842, 5.18363},
+        {8.02032, 6.80053, 5.34071}, {3.66588, 7.46157, 5.49779}, {-1.26425, 6.01781, 5.65487},
+        {-4.28446, 2.79468, 5.81195}, {-4.92114, 0.89143, 5.96903}, {-0.03872, -4.99985, 6.12611},
+    };
+    dg_hji_problem *p = load_ok(AIR3D_COARSE);
+    double *V = solve(p);
+    double mean = 0, mx = 0;
+    for (int i = 0; i < 24; i++) {
+        const double v = fabs(dg_hji_interp(&p->grid, V, M[i], NULL));
+        mean += v / 24;
+        mx = fmax(mx, v);
+    }
+    printf("  air3d 27x21x24 medium: |V| at the barrier mean %.3f max %.3f\n", mean, mx);
+    assert_true(mean < 0.2 && mx < 1.2);
+    free(V);
+    dg_hji_problem_free(p);
+}
+
+/* ------------------------------------------------------------------ configs */
+
+static int stop_after_3(void *user, const dg_hji_progress *pr) {
+    *(int *)user = (int)pr->step;
+    return pr->step >= 3;
+}
+
+static void test_progress_and_stats(void **state) {
+    (void)state;
+    dg_hji_problem *p = load_ok("game: chauffeur\ngrid: {n: [31, 31]}\naccuracy: high\n");
+    int steps = 0;
+    p->opts.progress = stop_after_3;
+    p->opts.progress_user = &steps;
+    double *V = malloc((size_t)p->grid.nodes * sizeof *V);
+    dg_err e = {0};
+    assert_int_equal(dg_hji_problem_solve(p, V, NULL, &e), DG_ERR_INTERRUPTED);
+    assert_int_equal(steps, 3);
+    p->opts.progress = NULL;
+    p->t_end = 0.5;
+    dg_hji_stats st;
+    assert_int_equal(dg_hji_problem_solve(p, V, &st, &e), DG_OK);
+    assert_int_equal(st.stages, 3);
+    assert_true(st.cell_updates == (double)st.steps * 3 * 31 * 31);
+    /* CFL: alpha_x = w |y| + v_e <= 3.5, alpha_y = v_p + w |x| + v_e <= 4.5, dx = 0.2 */
+    assert_true(st.dt_max <= 0.75 / ((3.5 + 4.5) / 0.2) * (1 + 1e-12) && st.dt_max > 0.74 / 40);
+    free(V);
+    dg_hji_problem_free(p);
+}
+
+static void test_config_files(void **state) {
+    (void)state;
+    static const char *const NAMES[] = {"pursuit2d", "air3d", "chauffeur", "chase4d"};
+    char dir[1024];
+    snprintf(dir, sizeof dir, "%s", __FILE__);
+    char *slash = strrchr(dir, '/');
+    if (slash) *slash = 0;
+    for (int i = 0; i < 4; i++) {
+        assert_string_equal(dg_hji_problem_name(i), NAMES[i]);
+        char path[1200];
+        snprintf(path, sizeof path, "%s/../configs/hji/%s.yaml", dir, NAMES[i]);
+        dg_err e = {0};
+        dg_cfg *c = dg_cfg_load(path, &e);
+        if (!c) fail_msg("%s", e.msg);
+        dg_hji_problem *p = dg_hji_problem_load(c, &e);
+        if (!p || dg_cfg_check_unused(c, &e)) fail_msg("%s: %s", path, e.msg);
+        assert_string_equal(p->name, NAMES[i]);
+        assert_int_equal(p->grid.ndim, p->game.nx);
+        dg_hji_problem_free(p);
+        dg_cfg_free(c);
+    }
+    assert_null(dg_hji_problem_name(4));
+    dg_err e;
+    dg_hji_problem *p = load_ok("game: air3d\n");
+    assert_int_equal(p->grid.n[0], 51);
+    assert_int_equal(p->grid.n[1], 40);
+    assert_int_equal(p->grid.n[2], 50);
+    assert_true(p->grid.bc[2] == DG_HJI_BC_PERIODIC && fabs(p->grid.dx[2] - 2 * PI / 50) < 1e-15);
+    assert_true(p->opts.mode == DG_HJI_BRT && fabs(p->t_end - 2.8) < 1e-15);
+    dg_hji_problem_free(p);
+    p = load("game: chase4d\ndamping: 0.98\ndt: 0.05\n", &e);
+    assert_non_null(p);
+    assert_true(fabs(p->param[2] - (-log(0.98) / 0.05)) < 1e-12);
+    dg_hji_problem_free(p);
+}
+
+static void expect_config_error(const char *yaml, const char *want) {
+    dg_err e;
+    dg_hji_problem *p = load(yaml, &e);
+    if (p) {
+        dg_hji_problem_free(p);
+        fail_msg("config should fail: %s", yaml);
+    }
+    assert_int_equal(e.status, DG_ERR_CONFIG);
+    if (!strstr(e.msg, want)) fail_msg("message \"%s\" lacks \"%s\"", e.msg, want);
+}
+
+static void test_bad_configs(void **state) {
+    (void)state;
+    expect_config_error("game: pursuit2d\nspeed_pursuer: fast\n", "hji.yaml:2");
+    expect_config_error("game: pursuit2d\nspeed_pursuer: 1\nspeed_evadr: 0.5\n", "hji.yaml:3: unknown key 'speed_evadr'");
+    expect_config_error("game: pursuit2d\ngrid:\n  n: [41, 41, 41]\n", "hji.yaml:3");
+    expect_config_error("game: pursuit2d\ngrid:\n  n: [41, 1]\n", "hji.yaml:3");
+    expect_config_error("game: pursuit2d\ngrid:\n  min: [1, 1]\n  max: [0, 2]\n", "hji.yaml:4");
+    expect_config_error("game: pursuit2d\naccuracy: ultra\n", "hji.yaml:2: key 'accuracy'");
+    expect_config_error("game: air3d\nsolver:\n  dissipation: lots\n", "hji.yaml:3");
+    expect_config_error("game: air3d\ncapture_radius: -1\n", "hji.yaml:2");
+    expect_config_error("game: checkers\n", "hji.yaml:1");
+    expect_config_error("t_end: 1\n", "missing required key 'game'");
+    expect_config_error("game: pursuit2d\nobstacles:\n  - {shape: cone}\n", "hji.yaml:3");
+    expect_config_error("game: pursuit2d\nobstacles:\n  - {shape: ball, center: [0, 0]}\n", "radius");
+    expect_config_error("game: chase4d\ndamping: 1.5\n", "hji.yaml:2");
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_smooth_weno5),
+        cmocka_unit_test(test_smooth_lower),
+        cmocka_unit_test(test_derivative_orders),
+        cmocka_unit_test(test_upwind_boundary),
+        cmocka_unit_test(test_dissipation_generic),
+        cmocka_unit_test(test_options),
+        cmocka_unit_test(test_pursuit_exact),
+        cmocka_unit_test(test_brt_monotone),
+        cmocka_unit_test(test_obstacles),
+        cmocka_unit_test(test_sdf),
+        cmocka_unit_test(test_interp),
+        cmocka_unit_test(test_float32),
+        cmocka_unit_test(test_determinism),
+        cmocka_unit_test(test_5d),
+        cmocka_unit_test(test_affine_vs_generic),
+        cmocka_unit_test(test_optimal),
+        cmocka_unit_test(test_air3d_barrier),
+        cmocka_unit_test(test_progress_and_stats),
+        cmocka_unit_test(test_config_files),
+        cmocka_unit_test(test_bad_configs),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
