@@ -100,6 +100,13 @@ printf 'game: pursuit2d\nt_end: -1\n' >"$T/p2bad.yaml"
 check "hji bad config"        2 "p2bad.yaml:2"     "$DG" hji solve --config "$T/p2bad.yaml" --out "$T/x.safetensors"
 check "hji play bad --from"   2 "--from"           "$DG" hji play --config "$T/p2.yaml" --value "$T/v.safetensors" --from 1
 check "pg --help"             0 ""                 "$DG" pg --help
+# learned players against the 4-D HJBI strategies (tiny sizes: a smoke test)
+check "duel_open train"       0 ""                 "$DG" train --config configs/duel_open.yaml --epochs 2 --batch 8 --out "$T/do" --quiet
+printf 'game: chase4d\nt_end: 0.2\naccuracy: low\ngrid: {min: [-1, -1, -2, -2], max: [1, 1, 2, 2], n: [9, 9, 9, 9]}\n' >"$T/c4.yaml"
+check "chase4d solve"         0 ""                 "$DG" hji solve --config "$T/c4.yaml" --out "$T/c4.safetensors"
+check "hji versus"            0 "HJBI vs HJBI"     "$DG" hji versus --config configs/duel_open.yaml --ckpt "$T/do/final.safetensors" --hji "$T/c4.yaml" --value "$T/c4.safetensors" --batch 16
+[ "$(grep -c '"pairing"' "$T/out")" -eq 4 ] || { echo "FAIL hji versus: 4 pairings expected"; fail=$((fail + 1)); }
+check "hji versus needs chase" 2 "needs chase"     "$DG" hji versus --config configs/reach.yaml --ckpt "$T/run/final.safetensors" --hji "$T/c4.yaml" --value "$T/c4.safetensors"
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -15,7 +15,7 @@
 #include "difgames/safetensors.h"
 
 static const char HELP[] =
-    "usage: difgames hji <solve|plot|play> [options]\n"
+    "usage: difgames hji <solve|plot|play|versus> [options]\n"
     "\n"
     "  difgames hji solve --config FILE --out FILE [--times T1,T2,...] [--accuracy A]\n"
     "                     [--threads N] [--float32]\n"
@@ -31,7 +31,13 @@ static const char HELP[] =
     "                    [--gif FILE.gif] [--t-max S] [--dt S]\n"
     "      simulates both players' equilibrium feedback strategies (bang-bang inputs from\n"
     "      the value's gradient) from the start state; writes the trajectory as CSV and a GIF,\n"
-    "      and reports capture (the target reached) or escape, and the capture time.\n";
+    "      and reports capture (the target reached) or escape, and the capture time.\n"
+    "  difgames hji versus --config GAME.yaml --ckpt FILE --hji HJI.yaml --value FILE\n"
+    "                      [--batch N] [--seed N]\n"
+    "      two-player chase without walls (configs/duel_open.yaml) against its 4-D HJBI\n"
+    "      solution (configs/hji/chase4d_open.yaml): the learned pursuer and evader and the\n"
+    "      HJBI equilibrium strategies play all four pairings from the same initial states\n"
+    "      in the game's own discrete dynamics; prints capture rate and mean capture time.\n";
 
 /* --------------------------------------------------------------- helpers */
 
@@ -581,6 +587,130 @@ done:
     return rc;
 }
 
+/* ---------------------------------------------------------------- versus */
+
+static int hji_versus(int argc, char **argv) {
+    const char *config = NULL, *ckpt = NULL, *hji = NULL, *value = NULL, *batch_s = NULL;
+    cli_overrides ov = {0};
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        const char **slot = !strcmp(a, "--config") ? &config : !strcmp(a, "--ckpt") ? &ckpt
+                          : !strcmp(a, "--hji") ? &hji : !strcmp(a, "--value") ? &value
+                          : !strcmp(a, "--batch") ? &batch_s : !strcmp(a, "--seed") ? &ov.seed : NULL;
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) { fputs(HELP, stdout); return 0; }
+        else if (slot && i + 1 < argc) *slot = argv[++i];
+        else {
+            cli_error("hji versus", slot ? "%s needs a value" : "unknown option '%s' (see --help)", a);
+            return EXIT_USAGE;
+        }
+    }
+    if (!config || !ckpt || !hji || !value) {
+        cli_error("hji versus", "--config, --ckpt, --hji and --value are required (see --help)");
+        return EXIT_USAGE;
+    }
+    int B = 256;
+    if (batch_s && !cli_int("hji versus", "--batch", batch_s, 1, 100000, &B)) return EXIT_USAGE;
+    cli_setup s;
+    int rc = cli_setup_load(&s, config, &ov);
+    if (rc) return rc;
+    const dg_env *env = s.env;
+    dg_policy pol;
+    dg_params *p = NULL;
+    dg_cfg *hcfg = NULL;
+    dg_hji_problem *hp = NULL;
+    value_file vf = {0};
+    double *V = NULL;
+    float *st0 = NULL, *st = NULL;
+    dg_ctx *ctx = NULL;
+    if (env->nplayers != 2 || env->state_dim != 8 || strcmp(env->game->name, "chase") != 0) {
+        cli_error("hji versus", "%s: needs chase with a learned evader (env.evader: policy)", config);
+        rc = EXIT_USAGE;
+        goto done;
+    }
+    if ((rc = cli_load_policy("hji versus", &s, ckpt, &pol, &p))) goto done;
+    if (!(hp = load_problem("hji versus", hji, NULL, 0, 0, &hcfg))) { rc = EXIT_USAGE; goto done; }
+    if (hp->grid.ndim != 4) { cli_error("hji versus", "%s: needs the 4-D chase4d game", hji); rc = EXIT_USAGE; goto done; }
+    if ((rc = value_open("hji versus", value, &vf))) goto done;
+    if (vf.grid.nodes != hp->grid.nodes) { cli_error("hji versus", "%s: grid differs from %s", value, hji); rc = EXIT_USAGE; goto done; }
+    V = malloc((size_t)hp->grid.nodes * sizeof(double));
+    st0 = malloc((size_t)B * 8 * sizeof(float));
+    st = malloc((size_t)B * 8 * sizeof(float));
+    ctx = dg_ctx_create((size_t)64 << 20);
+    if (!V || !st0 || !st || !ctx) { cli_error("hji versus", "out of memory"); rc = EXIT_FAIL; goto done; }
+    if ((rc = value_read("hji versus", value, &vf, vf.nt - 1, V))) goto done;
+    dg_rng rng;
+    dg_rng_seed(&rng, s.opts.seed);
+    env->game->reset(env, &rng, B, st0, NULL);
+    const double r = hp->param[3];
+    int inside = 0;  /* starts from which the value says the pursuer can force capture by t_end */
+    for (int i = 0; i < B; i++) {
+        const float *x = st0 + 8 * i;
+        const double xr[4] = {x[4] - x[0], x[5] - x[1], x[6] - x[2], x[7] - x[3]};
+        inside += dg_hji_interp(&hp->grid, V, xr, NULL) <= 0.0;
+    }
+    fprintf(stderr, "%d initial states; the HJBI value (t_end %g s) puts %.1f %% inside the capture tube\n", B,
+            vf.times[vf.nt - 1], 100.0 * inside / B);
+    printf("{\"episodes\": %d, \"inside_tube\": %.6g, \"t_end\": %.6g, \"horizon_s\": %.6g}\n", B,
+           (double)inside / B, vf.times[vf.nt - 1], env->horizon * env->dt);
+    static const char *const NAMES[4] = {"learned vs learned", "learned pursuer vs HJBI evader",
+                                         "HJBI pursuer vs learned evader", "HJBI vs HJBI"};
+    fprintf(stderr, "%-34s %12s %18s\n", "pursuer vs evader", "capture rate", "mean capture time");
+    for (int k = 0; k < 4; k++) {
+        const int hji_p = k >= 2, hji_e = k == 1 || k == 3;
+        memcpy(st, st0, (size_t)B * 8 * sizeof(float));
+        double tsum = 0;
+        int captured = 0;
+        unsigned char *done_b = calloc((size_t)B, 1);
+        if (!done_b) { rc = EXIT_FAIL; goto done; }
+        for (int t = 1; t <= env->horizon; t++) {
+            dg_ctx_reset(ctx);
+            dg_tensor *state = dg_from(ctx, 2, (int[]){B, 8}, st);
+            dg_tensor *a = dg_mlp_forward(ctx, &pol.mlp[0], p, env->game->observe(ctx, env, state, NULL));
+            dg_tensor *b = dg_mlp_forward(ctx, &pol.mlp[1], p, env->game->observe2(ctx, env, state, NULL));
+            dg_tensor *act = dg_new(ctx, 2, (int[]){B, 4});
+            if (!a || !b || !act) { cli_error("hji versus", "%s", dg_ctx_error(ctx)); free(done_b); rc = EXIT_FAIL; goto done; }
+            for (int i = 0; i < B; i++) {
+                const float *x = st + 8 * i;
+                double xr[4] = {x[4] - x[0], x[5] - x[1], x[6] - x[2], x[7] - x[3]}, grad[4], u[2], d[2];
+                dg_hji_interp(&hp->grid, V, xr, grad);
+                dg_hji_game_optimal(&hp->game, xr, grad, u, d);
+                float *ac = act->data + 4 * i;
+                ac[0] = hji_p ? (float)u[0] : a->data[2 * i];
+                ac[1] = hji_p ? (float)u[1] : a->data[2 * i + 1];
+                ac[2] = hji_e ? (float)d[0] : b->data[2 * i];
+                ac[3] = hji_e ? (float)d[1] : b->data[2 * i + 1];
+            }
+            dg_tensor *next = env->game->step(ctx, env, state, NULL, act);
+            if (!next) { cli_error("hji versus", "%s", dg_ctx_error(ctx)); free(done_b); rc = EXIT_FAIL; goto done; }
+            memcpy(st, next->data, (size_t)B * 8 * sizeof(float));
+            for (int i = 0; i < B; i++) {
+                const float *x = st + 8 * i;
+                if (!done_b[i] && hypot((double)x[4] - x[0], (double)x[5] - x[1]) < r) {
+                    done_b[i] = 1;
+                    captured++;
+                    tsum += t * env->dt;
+                }
+            }
+        }
+        free(done_b);
+        fprintf(stderr, "%-34s %12.3f %16.3f s\n", NAMES[k], (double)captured / B, captured ? tsum / captured : NAN);
+        printf("{\"pairing\": \"%s\", \"capture_rate\": %.6g, \"capture_time\": ", NAMES[k], (double)captured / B);
+        cli_json_num(stdout, captured ? tsum / captured : NAN);
+        printf(", \"episodes\": %d}\n", B);
+    }
+done:
+    dg_ctx_free(ctx);
+    free(V);
+    free(st0);
+    free(st);
+    dg_st_free(vf.f);
+    dg_hji_problem_free(hp);
+    dg_cfg_free(hcfg);
+    dg_params_free(p);
+    cli_setup_free(&s);
+    return rc;
+}
+
 int cmd_hji(int argc, char **argv) {
     if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
         fputs(HELP, argc < 2 ? stderr : stdout);
@@ -589,6 +719,7 @@ int cmd_hji(int argc, char **argv) {
     if (!strcmp(argv[1], "solve")) return hji_solve(argc - 1, argv + 1);
     if (!strcmp(argv[1], "plot")) return hji_plot(argc - 1, argv + 1);
     if (!strcmp(argv[1], "play")) return hji_play(argc - 1, argv + 1);
-    cli_error("hji", "unknown subcommand '%s' (solve, plot, play)", argv[1]);
+    if (!strcmp(argv[1], "versus")) return hji_versus(argc - 1, argv + 1);
+    cli_error("hji", "unknown subcommand '%s' (solve, plot, play, versus)", argv[1]);
     return EXIT_USAGE;
 }

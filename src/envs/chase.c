@@ -14,6 +14,8 @@ typedef struct chase {
     float capture_radius;
     float init_lo, init_hi, min_sep;
     int   learned;                /* evader: policy (a second learned player) */
+    int   walls;                  /* 0: the open plane (no wall terms, no wall push) */
+    int   disk;                   /* actions bounded to the unit disk, not the box [-1, 1]^2 */
 } chase;
 
 static dg_status chase_create(dg_env *env, dg_cfg *cfg, dg_err *e) {
@@ -24,7 +26,7 @@ static dg_status chase_create(dg_env *env, dg_cfg *cfg, dg_err *e) {
                  .capture_radius = 0.1f, .init_lo = -0.8f, .init_hi = 0.8f, .min_sep = 0.5f};
     float w[5] = {1.0f, 10.0f, 0.01f, 10.0f, 0.01f};
     float init[2] = {c->init_lo, c->init_hi};
-    const char *evader = "flee";
+    const char *evader = "flee", *aset = "box";
     dg_status st;
     if ((st = dg_cfg_get_f32_range(cfg, "env.dt", &env->dt, 0.05f, 0, 10, 0, 1, e)) ||
         (st = dg_cfg_get_f32_range(cfg, "env.damping", &c->damping, 0.98f, 0, 1, 0, 1, e)) ||
@@ -32,6 +34,8 @@ static dg_status chase_create(dg_env *env, dg_cfg *cfg, dg_err *e) {
         (st = dg_cfg_get_f32_range(cfg, "env.accel_evader", &c->accel[1], 3.5f, 0, 1e6f, 1, 1, e)) ||
         (st = dg_cfg_get_int_range(cfg, "env.horizon", &env->horizon, 80, 1, 10000000, e)) ||
         (st = dg_cfg_get_str(cfg, "env.evader", &evader, "flee", e)) ||
+        (st = dg_cfg_get_bool(cfg, "env.walls", &c->walls, 1, e)) ||
+        (st = dg_cfg_get_str(cfg, "env.action_set", &aset, "box", e)) ||
         (st = dg_cfg_get_f32_range(cfg, "env.flee_k", &c->flee_k, 20.0f, 0, 1e4f, 0, 1, e)) ||
         (st = dg_cfg_get_f32_range(cfg, "env.flee_margin", &c->flee_m, 0.15f, 0, 1, 1, 0, e)) ||
         (st = dg_cfg_get_f32_range(cfg, "env.capture_radius", &c->capture_radius, 0.1f, 0, 2, 0, 1, e)) ||
@@ -41,6 +45,9 @@ static dg_status chase_create(dg_env *env, dg_cfg *cfg, dg_err *e) {
         (st = dg_cfg_get_f32_range(cfg, "loss.wall", &w[1], w[1], 0, INFINITY, 1, 0, e)) ||
         (st = dg_cfg_get_f32_range(cfg, "loss.energy", &w[2], w[2], 0, INFINITY, 1, 0, e)))
         return st;
+    c->disk = !strcmp(aset, "disk");
+    if (!c->disk && strcmp(aset, "box") != 0)
+        return dg_cfg_error(cfg, "env.action_set", e, "unknown action set '%s' (known: box, disk)", aset);
     c->learned = !strcmp(evader, "policy");
     if (!c->learned && strcmp(evader, "flee") != 0)
         return dg_cfg_error(cfg, "env.evader", e, "unknown evader '%s' (known: flee, policy)", evader);
@@ -77,7 +84,7 @@ static dg_status chase_create(dg_env *env, dg_cfg *cfg, dg_err *e) {
     env->nmetrics = 2;
     env->metric_names[0] = "capture_rate";
     env->metric_names[1] = "capture_time";
-    env->nshapes = 1;
+    env->nshapes = c->walls;
     env->shapes[0] = (dg_shape){DG_SHAPE_BOX, 0.0f, 0.0f, 1.0f, 1.0f};  /* the arena walls */
     return DG_OK;
 }
@@ -115,6 +122,7 @@ static dg_tensor *flee_action(dg_ctx *ctx, const chase *c, dg_tensor *state) {
     dg_tensor *d = dg_sub(ctx, ep, p);
     dg_tensor *len = dg_sqrt(ctx, dg_add_scalar(ctx, dg_sum_axis(ctx, dg_square(ctx, d), 1), 1e-4f));
     dg_tensor *away = dg_div(ctx, d, len);
+    if (!c->walls) return dg_tanh(ctx, dg_scale(ctx, away, 2.0f));
     dg_tensor *wall = dg_wall_push(ctx, ep, 1.0f, c->flee_k, c->flee_m);
     return dg_tanh(ctx, dg_scale(ctx, dg_add(ctx, away, wall), 2.0f));
 }
@@ -127,12 +135,22 @@ static dg_tensor *chase_observe2(dg_ctx *ctx, const dg_env *env, dg_tensor *stat
     return dg_concat(ctx, (dg_tensor *[]){ev, rel, pv}, 3, 1);
 }
 
+/* a onto the unit disk: a · min(1, 1/|a|), written min(1, u) = u - relu(u - 1) */
+static dg_tensor *unit_disk(dg_ctx *ctx, dg_tensor *a) {
+    dg_tensor *inv = dg_div(ctx, dg_scalar(ctx, 1.0f),
+                            dg_sqrt(ctx, dg_add_scalar(ctx, dg_sum_axis(ctx, dg_square(ctx, a), 1), 1e-12f)));
+    return dg_mul(ctx, a, dg_sub(ctx, inv, dg_relu(ctx, dg_add_scalar(ctx, inv, -1.0f))));
+}
+
 /* action: the pursuer's a (B,2), or with a learned evader [a, b] (B,4) */
 static dg_tensor *chase_step(dg_ctx *ctx, const dg_env *env, dg_tensor *state, dg_tensor *aux,
                              dg_tensor *action) {
     const chase *c = env->impl;
     dg_tensor *both = c->learned ? action
                                  : dg_concat(ctx, (dg_tensor *[]){action, flee_action(ctx, c, state)}, 2, 1);
+    if (c->disk)  /* each body's acceleration within the unit disk, as the 4-D HJBI game has it */
+        both = dg_concat(ctx, (dg_tensor *[]){unit_disk(ctx, dg_cols(ctx, both, 0, 2)),
+                                               unit_disk(ctx, dg_cols(ctx, both, 2, 2))}, 2, 1);
     return dg_phys_step(ctx, state, both, 2, c->accel, env->dt, c->damping);
 }
 
@@ -143,10 +161,11 @@ static void chase_step_cost(dg_ctx *ctx, const dg_env *env, dg_tensor *next, dg_
     dg_tensor *p = dg_cols(ctx, next, 0, 2), *ep = dg_cols(ctx, next, 4, 2);
     dg_tensor *a = c->learned ? dg_cols(ctx, action, 0, 2) : action;
     terms[0] = dg__batch_mean(ctx, dg_square(ctx, dg_sub(ctx, p, ep)), inv_batch);
-    terms[1] = dg__batch_mean(ctx, dg_penalty_outside(ctx, p, 1.0f), inv_batch);
+    terms[1] = c->walls ? dg__batch_mean(ctx, dg_penalty_outside(ctx, p, 1.0f), inv_batch) : dg_scalar(ctx, 0.0f);
     terms[2] = dg__batch_mean(ctx, dg_square(ctx, a), inv_batch);
     if (c->learned) {  /* the evader stays in the arena too, and pays for its effort */
-        terms[3] = dg__batch_mean(ctx, dg_penalty_outside(ctx, ep, 1.0f), inv_batch);
+        terms[3] = c->walls ? dg__batch_mean(ctx, dg_penalty_outside(ctx, ep, 1.0f), inv_batch)
+                            : dg_scalar(ctx, 0.0f);
         terms[4] = dg__batch_mean(ctx, dg_square(ctx, dg_cols(ctx, action, 2, 2)), inv_batch);
     }
 }
