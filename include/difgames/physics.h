@@ -22,6 +22,10 @@ extern "C" {
 dg_tensor *dg_phys_step(dg_ctx *ctx, dg_tensor *state, dg_tensor *action, int nb,
                         const float *accel, float dt, float damping);
 
+/* Each row of a (B,2) onto the unit disk: a · min(1, 1/|a|) (a ball bound
+ * on an action; differentiable almost everywhere). */
+dg_tensor *dg_unit_disk(dg_ctx *ctx, dg_tensor *a);
+
 /* Soft signed distance from positions (B,2) to k circles (k × [cx, cy, r]):
  * sqrt(|p - c|² + 1e-9) - r, (B, k); negative inside. A fused op. */
 dg_tensor *dg_sdf_circles(dg_ctx *ctx, dg_tensor *pos, const float *circles, int k);

@@ -135,13 +135,6 @@ static dg_tensor *chase_observe2(dg_ctx *ctx, const dg_env *env, dg_tensor *stat
     return dg_concat(ctx, (dg_tensor *[]){ev, rel, pv}, 3, 1);
 }
 
-/* a onto the unit disk: a · min(1, 1/|a|), written min(1, u) = u - relu(u - 1) */
-static dg_tensor *unit_disk(dg_ctx *ctx, dg_tensor *a) {
-    dg_tensor *inv = dg_div(ctx, dg_scalar(ctx, 1.0f),
-                            dg_sqrt(ctx, dg_add_scalar(ctx, dg_sum_axis(ctx, dg_square(ctx, a), 1), 1e-12f)));
-    return dg_mul(ctx, a, dg_sub(ctx, inv, dg_relu(ctx, dg_add_scalar(ctx, inv, -1.0f))));
-}
-
 /* action: the pursuer's a (B,2), or with a learned evader [a, b] (B,4) */
 static dg_tensor *chase_step(dg_ctx *ctx, const dg_env *env, dg_tensor *state, dg_tensor *aux,
                              dg_tensor *action) {
@@ -149,8 +142,8 @@ static dg_tensor *chase_step(dg_ctx *ctx, const dg_env *env, dg_tensor *state, d
     dg_tensor *both = c->learned ? action
                                  : dg_concat(ctx, (dg_tensor *[]){action, flee_action(ctx, c, state)}, 2, 1);
     if (c->disk)  /* each body's acceleration within the unit disk, as the 4-D HJBI game has it */
-        both = dg_concat(ctx, (dg_tensor *[]){unit_disk(ctx, dg_cols(ctx, both, 0, 2)),
-                                               unit_disk(ctx, dg_cols(ctx, both, 2, 2))}, 2, 1);
+        both = dg_concat(ctx, (dg_tensor *[]){dg_unit_disk(ctx, dg_cols(ctx, both, 0, 2)),
+                                               dg_unit_disk(ctx, dg_cols(ctx, both, 2, 2))}, 2, 1);
     return dg_phys_step(ctx, state, both, 2, c->accel, env->dt, c->damping);
 }
 

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "difgames/physics.h"
 #include "envs/games.h"
 
 typedef struct duel {
@@ -83,20 +84,12 @@ static dg_tensor *duel_observe2(dg_ctx *ctx, const dg_env *env, dg_tensor *state
     return dg_concat(ctx, (dg_tensor *[]){ev, dg_sub(ctx, p, ev)}, 2, 1);
 }
 
-/* a onto the unit disk: a · min(1, 1/|a|), written min(1, u) = u - relu(u - 1) */
-static dg_tensor *unit_disk(dg_ctx *ctx, dg_tensor *a) {
-    dg_tensor *inv = dg_div(ctx, dg_scalar(ctx, 1.0f),
-                            dg_sqrt(ctx, dg_add_scalar(ctx, dg_sum_axis(ctx, dg_square(ctx, a), 1), 1e-12f)));
-    dg_tensor *scale = dg_sub(ctx, inv, dg_relu(ctx, dg_add_scalar(ctx, inv, -1.0f)));
-    return dg_mul(ctx, a, scale);
-}
-
 /* p' = p + v_p â dt, e' = e + v_e b̂ dt, with â, b̂ the actions on the unit disk */
 static dg_tensor *duel_step(dg_ctx *ctx, const dg_env *env, dg_tensor *state, dg_tensor *aux,
                             dg_tensor *action) {
     const duel *d = env->impl;
-    dg_tensor *a = unit_disk(ctx, dg_cols(ctx, action, 0, 2));
-    dg_tensor *b = unit_disk(ctx, dg_cols(ctx, action, 2, 2));
+    dg_tensor *a = dg_unit_disk(ctx, dg_cols(ctx, action, 0, 2));
+    dg_tensor *b = dg_unit_disk(ctx, dg_cols(ctx, action, 2, 2));
     dg_tensor *p = dg_add(ctx, dg_cols(ctx, state, 0, 2), dg_scale(ctx, a, d->vp * env->dt));
     dg_tensor *ev = dg_add(ctx, dg_cols(ctx, state, 2, 2), dg_scale(ctx, b, d->ve * env->dt));
     return dg_concat(ctx, (dg_tensor *[]){p, ev}, 2, 1);

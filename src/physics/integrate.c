@@ -64,3 +64,10 @@ dg_tensor *dg_phys_step(dg_ctx *ctx, dg_tensor *state, dg_tensor *action, int nb
     }
     return out;
 }
+
+/* min(1, 1/|a|) written as u - relu(u - 1) with u = 1/|a|, so no branch */
+dg_tensor *dg_unit_disk(dg_ctx *ctx, dg_tensor *a) {
+    dg_tensor *inv = dg_div(ctx, dg_scalar(ctx, 1.0f),
+                            dg_sqrt(ctx, dg_add_scalar(ctx, dg_sum_axis(ctx, dg_square(ctx, a), 1), 1e-12f)));
+    return dg_mul(ctx, a, dg_sub(ctx, inv, dg_relu(ctx, dg_add_scalar(ctx, inv, -1.0f))));
+}
