@@ -69,6 +69,9 @@ case "$MODE" in
         configure_build build-valgrind -DCMAKE_BUILD_TYPE=RelWithDebInfo -DDG_NATIVE=OFF -DDG_TESTS=OFF \
             -DDG_EXAMPLES=OFF
         vg_out=$(mktemp -d)
+        # the command re-executes itself to set OpenMP's wait policy unless one is set; under
+        # valgrind the new image would run natively, unchecked
+        export OMP_WAIT_POLICY=passive
         for run in "configs/reach.yaml --epochs 3 --batch 8 --horizon 20" \
                    "configs/chase.yaml --epochs 2 --batch 4 --horizon 10 --threads 2" \
                    "configs/pixel.yaml --epochs 2 --batch 2 --horizon 5"; do

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Benchmarks (./build.sh bench): difgames against plain PyTorch on spec/reach.md,
-# side by side in one run, and the HJBI solver on air3d; writes bench/results.md.
+# side by side in one run, the HJBI solver on air3d, and two jobs sharing the cores;
+# writes bench/results.md.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 /usr/bin/python3 bench/compare.py --difgames build/difgames --markdown bench/results.md "$@"
 /usr/bin/python3 bench/hji.py --difgames build/difgames --markdown bench/results.md
+/usr/bin/python3 bench/sharing.py --difgames build/difgames --markdown bench/results.md
 echo "table written to bench/results.md"

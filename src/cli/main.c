@@ -1,6 +1,10 @@
 /* difgames: the command-line tool (git-style subcommands). */
+#define _POSIX_C_SOURCE 200809L
+#include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli/cli.h"
 
@@ -21,7 +25,25 @@ static const char USAGE[] =
     "\n"
     "`difgames <command> --help` describes each. Exit status: 0 ok, 1 failed, 2 bad input.\n";
 
+/* OpenMP threads that wait for work spin by default (libgomp: about 300 000 polls before they
+ * sleep). Alone on the machine that saves a few microseconds a parallel region; but two jobs
+ * started together on the same cores spin against each other's work, and each runs 4-20x
+ * slower instead of 2x. The command runs passive unless the user chose a policy: libgomp reads
+ * OMP_WAIT_POLICY once, when it is loaded, before main(), so the command sets it and executes
+ * itself again (once: the second start finds it set). DIFGAMES_NO_REEXEC=1 skips it (e.g. under
+ * valgrind, which would run the new image natively). */
+static void wait_policy_passive(char **argv) {
+    if (getenv("OMP_WAIT_POLICY") || getenv("GOMP_SPINCOUNT") || getenv("DIFGAMES_NO_REEXEC")) return;
+    char self[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (n <= 0 || n >= (ssize_t)sizeof self - 1) return;  /* cannot find ourselves: keep running */
+    self[n] = '\0';
+    if (setenv("OMP_WAIT_POLICY", "passive", 1) != 0) return;
+    execv(self, argv);  /* returns only on failure: then run as we are, the policy unchanged */
+}
+
 int main(int argc, char **argv) {
+    wait_policy_passive(argv);
     if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help")) {
         fputs(USAGE, argc < 2 ? stderr : stdout);
         return argc < 2 ? EXIT_USAGE : 0;
