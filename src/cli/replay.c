@@ -158,6 +158,7 @@ int cmd_replay(int argc, char **argv) {
         rc = EXIT_FAIL;
         goto done;
     }
+    if ((rc = cli_make_parent("replay", "--out", path))) goto done;
     if (frames <= 0 || frames > H + 1) frames = H + 1;
     const int delay = (int)lroundf(100.0f * env->dt * (float)H / (float)(frames - 1));
     gif = dg_gif_begin(path, img->w, img->h, delay < 2 ? 2 : delay, &e);
