@@ -27,9 +27,10 @@ int cli_run_dir(const char *config, char *buf, size_t n) {
     const char *name = config, *p = config;
     for (const char *hit; (hit = strstr(p, "configs/")) != NULL; p = hit + 1)
         if (hit == config || hit[-1] == '/') name = hit + 8;
-    if (name == config) {  /* not under a configs/ folder: the file name alone */
+    /* not under a configs/ folder, or a path that climbs out of it: the file name alone */
+    if (name == config || strstr(name, "..") || name[0] == '/') {
         const char *slash = strrchr(config, '/');
-        if (slash) name = slash + 1;
+        name = slash ? slash + 1 : config;
     }
     size_t len = strlen(name);
     if (len > 5 && !strcmp(name + len - 5, ".yaml")) len -= 5;
