@@ -5,7 +5,8 @@
 #   ./build.sh test     build, then the full test suite through ctest, in the
 #                       normal build and in an AddressSanitizer+UBSan build
 #   ./build.sh bench    build, then the benchmarks (bench/), never run by tests
-#   ./build.sh install  build, then install (PREFIX, default /usr/local)
+#   ./build.sh install  build, then install the command, the library (shared and
+#                       static), headers and difgames.pc (PREFIX, default /usr/local)
 set -euo pipefail
 cd "$(dirname "$0")"
 MODE=${1:-build}
@@ -88,5 +89,7 @@ case "$MODE" in
         ;;
     install)
         cmake --install build --prefix "${PREFIX:-/usr/local}"
+        # the shared library's cache, so programs find libdifgames.so.0 without an rpath
+        if [ "$(id -u)" -eq 0 ] && command -v ldconfig >/dev/null; then ldconfig; fi
         ;;
 esac

@@ -653,30 +653,56 @@ static void test_optimal(void **state) {
     dg_hji_problem_free(q);
 }
 
-/* air3d on a coarse grid against 24 points of Merz's analytic barrier, where V should be 0. */
+/* The points of Merz's analytic barrier (tests/data/air3d_merz_barrier.csv, columns x,y,psi; see
+ * tests/data/README.md), from DG_TEST_DATA (set by ctest) or next to this file. Returns a malloc'd
+ * (n, 3) array; fails the test if the file is missing or a line is malformed. */
+static double *merz_points(int *n) {
+    char path[1024];
+    const char *dir = getenv("DG_TEST_DATA");
+    if (dir) {
+        snprintf(path, sizeof path, "%s/air3d_merz_barrier.csv", dir);
+    } else {
+        snprintf(path, sizeof path, "%s", __FILE__);
+        char *slash = strrchr(path, '/');
+        snprintf(slash ? slash + 1 : path, sizeof path - (size_t)(slash ? slash + 1 - path : 0),
+                 "data/air3d_merz_barrier.csv");
+    }
+    FILE *f = fopen(path, "r");
+    if (!f) fail_msg("cannot open %s", path);
+    int cap = 4096, k = 0;
+    double *pts = malloc((size_t)cap * 3 * sizeof *pts);
+    assert_non_null(pts);
+    char line[256];
+    while (fgets(line, sizeof line, f)) {
+        if (line[0] == '#') continue;
+        assert_true(k < cap);
+        if (sscanf(line, "%lf,%lf,%lf", &pts[3 * k], &pts[3 * k + 1], &pts[3 * k + 2]) != 3)
+            fail_msg("%s: malformed line %d", path, k + 2);
+        k++;
+    }
+    fclose(f);
+    *n = k;
+    return pts;
+}
+
+/* air3d on a coarse grid against every point of Merz's analytic barrier, where V should be 0. */
 static void test_air3d_barrier(void **state) {
     (void)state;
-    static const double M[][3] = {
-        {17.82043, 0.00000, 3.14159}, {10.54914, 4.97168, 3.14159}, {9.11077, -4.29843, 3.29867},
-        {-4.50079, 2.17782, 3.29867}, {9.60724, 6.23201, 3.45575}, {9.85466, -2.77618, 3.61283},
-        {-4.93896, -0.77889, 3.61283}, {7.15176, 7.18617, 3.76991}, {5.64107, -3.07535, 3.92699},
-        {16.03410, 2.64984, 4.08407}, {1.70800, 6.48190, 4.08407}, {3.62614, 7.57865, 4.24115},
-        {6.59495, 7.74987, 4.39823}, {10.33867, 6.74261, 4.55531}, {3.69596, -3.37511, 4.71239},
-        {4.82274, -2.05214, 4.86947}, {5.11075, -1.47216, 5.02655}, {4.78658, -1.75842, 5.18363},
-        {8.02032, 6.80053, 5.34071}, {3.66588, 7.46157, 5.49779}, {-1.26425, 6.01781, 5.65487},
-        {-4.28446, 2.79468, 5.81195}, {-4.92114, 0.89143, 5.96903}, {-0.03872, -4.99985, 6.12611},
-    };
+    int n = 0;
+    double *M = merz_points(&n);
+    assert_int_equal(n, 2612);
     dg_hji_problem *p = load_ok(AIR3D_COARSE);
     double *V = solve(p);
     double mean = 0, mx = 0;
-    for (int i = 0; i < 24; i++) {
-        const double v = fabs(dg_hji_interp(&p->grid, V, M[i], NULL));
-        mean += v / 24;
+    for (int i = 0; i < n; i++) {
+        const double v = fabs(dg_hji_interp(&p->grid, V, M + 3 * i, NULL));
+        mean += v / n;
         mx = fmax(mx, v);
     }
-    printf("  air3d 27x21x24 medium: |V| at the barrier mean %.3f max %.3f\n", mean, mx);
+    printf("  air3d 27x21x24 medium: |V| at the %d barrier points mean %.3f max %.3f\n", n, mean, mx);
     assert_true(mean < 0.2 && mx < 1.2);
     free(V);
+    free(M);
     dg_hji_problem_free(p);
 }
 

@@ -44,6 +44,16 @@ void cli_error(const char *cmd, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 2, 3)))
     ;
+/* The default output folder of a config file: runs/<name>, name being the
+ * config's path below its last configs/ folder without .yaml (configs/duel.yaml
+ * -> runs/duel, configs/bench/reach.yaml -> runs/bench/reach), or else its file
+ * name without .yaml (my/hover.yaml -> runs/hover), so that no two configs of
+ * configs/ share one. Returns 0, or -1 if it does not fit in buf (n bytes). */
+int  cli_run_dir(const char *config, char *buf, size_t n);
+/* Makes the folder of an output file (and its parents) and checks that it is
+ * writable, before a long job; prints an error naming flag and returns
+ * EXIT_USAGE on failure, else 0. */
+int  cli_make_parent(const char *cmd, const char *flag, const char *path);
 /* Parses an int / double argument of a flag; prints an error and returns 0 on failure. */
 int  cli_int(const char *cmd, const char *flag, const char *text, int lo, int hi, int *out);
 /* JSON number: finite values as %.9g, others as null. */

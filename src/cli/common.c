@@ -11,6 +11,7 @@
 
 #include "cli/cli.h"
 #include "difgames/checkpoint.h"
+#include "difgames/fileio.h"
 #include "difgames/safetensors.h"
 
 void cli_error(const char *cmd, const char *fmt, ...) {
@@ -20,6 +21,44 @@ void cli_error(const char *cmd, const char *fmt, ...) {
     vfprintf(stderr, fmt, ap);
     va_end(ap);
     fputc('\n', stderr);
+}
+
+int cli_run_dir(const char *config, char *buf, size_t n) {
+    const char *name = config, *p = config;
+    for (const char *hit; (hit = strstr(p, "configs/")) != NULL; p = hit + 1)
+        if (hit == config || hit[-1] == '/') name = hit + 8;
+    /* not under a configs/ folder, or a path that climbs out of it: the file name alone */
+    if (name == config || strstr(name, "..") || name[0] == '/') {
+        const char *slash = strrchr(config, '/');
+        name = slash ? slash + 1 : config;
+    }
+    size_t len = strlen(name);
+    if (len > 5 && !strcmp(name + len - 5, ".yaml")) len -= 5;
+    else if (len > 4 && !strcmp(name + len - 4, ".yml")) len -= 4;
+    const int w = len ? snprintf(buf, n, "runs/%.*s", (int)len, name) : snprintf(buf, n, "runs/run");
+    return w >= 0 && (size_t)w < n ? 0 : -1;
+}
+
+int cli_make_parent(const char *cmd, const char *flag, const char *path) {
+    char dir[1024];
+    const char *slash = strrchr(path, '/');
+    if (!slash || slash == path) return 0;  /* the working directory, or / */
+    if ((size_t)(slash - path) >= sizeof dir) {
+        cli_error(cmd, "%s: path too long: %s", flag, path);
+        return EXIT_USAGE;
+    }
+    memcpy(dir, path, (size_t)(slash - path));
+    dir[slash - path] = 0;
+    dg_err e = {0};
+    if (dg_mkdirs(dir, &e) != DG_OK) {
+        cli_error(cmd, "%s: %s", flag, e.msg);
+        return EXIT_USAGE;
+    }
+    if (access(dir, W_OK) != 0) {
+        cli_error(cmd, "%s: %s: folder not writable", flag, dir);
+        return EXIT_USAGE;
+    }
+    return 0;
 }
 
 int cli_int(const char *cmd, const char *flag, const char *text, int lo, int hi, int *out) {

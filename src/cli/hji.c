@@ -24,11 +24,13 @@ static const char HELP[] =
     "      requested earlier times (time-to-go), the grid and times in the metadata; prints a\n"
     "      progress bar and a JSON line (steps, seconds, cell updates per second).\n"
     "  difgames hji plot --value FILE [--out FILE.png] [--at x2=V,...]\n"
+    "      (default --out: the value file's path with .png for .safetensors)\n"
     "      draws the zero level sets of every stored time over the final value (2-D games;\n"
     "      3-D and 4-D: the slice through the first two axes at the other axes' values,\n"
     "      default their middle).\n"
     "  difgames hji play --config FILE --value FILE --from X1,X2,... [--out FILE.csv]\n"
     "                    [--gif FILE.gif] [--t-max S] [--dt S]\n"
+    "      (default --out: the value file's path with _play.csv for .safetensors)\n"
     "      simulates both players' equilibrium feedback strategies (bang-bang inputs from\n"
     "      the value's gradient) from the start state; writes the trajectory as CSV and a GIF,\n"
     "      and reports capture (the target reached) or escape, and the capture time.\n"
@@ -40,6 +42,18 @@ static const char HELP[] =
     "      in the game's own discrete dynamics; prints capture rate and mean capture time.\n";
 
 /* --------------------------------------------------------------- helpers */
+
+/* The default output next to a value file: value's path without .safetensors,
+ * then suffix (runs/hji/air3d.safetensors, ".png" -> runs/hji/air3d.png). Returns
+ * 0, or -1 after printing an error if it does not fit in buf (n bytes). */
+static int beside_value(const char *cmd, const char *value, const char *suffix, char *buf, size_t n) {
+    const size_t len = strlen(value);
+    const int stem = (int)(len > 12 && !strcmp(value + len - 12, ".safetensors") ? len - 12 : len);
+    const int w = snprintf(buf, n, "%.*s%s", stem, value, suffix);
+    if (w >= 0 && (size_t)w < n) return 0;
+    cli_error(cmd, "--value: path too long to name the default --out");
+    return -1;
+}
 
 static int parse_list(const char *cmd, const char *flag, const char *text, double *out, int max) {
     int n = 0;
@@ -131,6 +145,7 @@ static int hji_solve(int argc, char **argv) {
         cli_error("hji solve", "--config FILE and --out FILE are required (see --help)");
         return EXIT_USAGE;
     }
+    if (cli_make_parent("hji solve", "--out", out)) return EXIT_USAGE;  /* before the solve, not after */
     int threads = 0;
     if (threads_s && !cli_int("hji solve", "--threads", threads_s, 1, 256, &threads)) return EXIT_USAGE;
     double times[65];
@@ -418,11 +433,10 @@ static int hji_plot(int argc, char **argv) {
         dg_image_text(img, 20, 12, title, 0xffffff, 2);
         char path[1024];
         if (out) snprintf(path, sizeof path, "%s", out);
-        else snprintf(path, sizeof path, "%.*s.png", (int)(strlen(value) > 12 && !strcmp(value + strlen(value) - 12, ".safetensors")
-                                                          ? strlen(value) - 12 : strlen(value)), value);
+        else if (beside_value("hji plot", value, ".png", path, sizeof path)) rc = EXIT_USAGE;
         dg_err e = {0};
-        if (dg_png_write(img, path, &e) != DG_OK) { cli_error("hji plot", "%s", e.msg); rc = EXIT_USAGE; }
-        else fprintf(stderr, "wrote %s\n", path);
+        if (!rc && dg_png_write(img, path, &e) != DG_OK) { cli_error("hji plot", "%s", e.msg); rc = EXIT_USAGE; }
+        else if (!rc) fprintf(stderr, "wrote %s\n", path);
     }
     dg_image_free(img);
     for (int i = 0; i < vf.nt; i++) free(slices[i]);
@@ -496,7 +510,8 @@ static int hji_play(int argc, char **argv) {
         dt = sp > 0 ? 0.25 / sp : 0.01;
         if (dt > t_max / 200) dt = t_max / 200;
     }
-    snprintf(csv_path, sizeof csv_path, "%s", out ? out : "hji_play.csv");
+    if (out) snprintf(csv_path, sizeof csv_path, "%s", out);
+    else if (beside_value("hji play", value, "_play.csv", csv_path, sizeof csv_path)) { rc = EXIT_USAGE; goto done; }
     snprintf(tmp_path, sizeof tmp_path, "%s.tmp.%ld", csv_path, (long)getpid());
     csv = fopen(tmp_path, "w");
     if (!csv) { cli_error("hji play", "%s: cannot write", csv_path); rc = EXIT_USAGE; goto done; }

@@ -18,7 +18,7 @@ static const char HELP[] =
     "options:\n"
     "  --config FILE   the game's YAML config                      required\n"
     "  --ckpt FILE     policy parameters (.safetensors)            required\n"
-    "  --out FILE      the GIF                     default runs/<game>/replay.gif\n"
+    "  --out FILE      the GIF               default runs/<config name>/replay.gif\n"
     "  --frames N      frames, spread evenly over the episode      default every step\n"
     "  --seed N        which initial state to draw                 default the config's seed\n"
     "  --size N        width and height of the arena view in pixels  default 320\n";
@@ -143,7 +143,12 @@ int cmd_replay(int argc, char **argv) {
     }
     const float loss_v = loss->data[0];
     if (out) snprintf(path, sizeof path, "%s", out);
-    else snprintf(path, sizeof path, "runs/%s/replay.gif", env->game->name);
+    else if (cli_run_dir(config, path, sizeof path - 12) == 0) strcat(path, "/replay.gif");  /* train's folder */
+    else {
+        cli_error("replay", "--config: path too long to name the default --out");
+        rc = EXIT_USAGE;
+        goto done;
+    }
     const int gw = size / 4;
     grid = dg_render_grid_create(gw, gw, &e);
     heat = malloc((size_t)gw * gw * sizeof(float));
@@ -153,6 +158,7 @@ int cmd_replay(int argc, char **argv) {
         rc = EXIT_FAIL;
         goto done;
     }
+    if ((rc = cli_make_parent("replay", "--out", path))) goto done;
     if (frames <= 0 || frames > H + 1) frames = H + 1;
     const int delay = (int)lroundf(100.0f * env->dt * (float)H / (float)(frames - 1));
     gif = dg_gif_begin(path, img->w, img->h, delay < 2 ? 2 : delay, &e);

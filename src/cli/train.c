@@ -22,7 +22,8 @@ static const char HELP[] =
     "\n"
     "options (each overrides the config):\n"
     "  --config FILE    YAML config (configs/reach.yaml, ...)        required\n"
-    "  --out DIR        output folder                     default runs/<game>\n"
+    "  --out DIR        output folder           default runs/<config name>, e.g.\n"
+    "                   configs/duel.yaml -> runs/duel, configs/bench/reach.yaml -> runs/bench/reach\n"
     "  --seed N         random seed (seed)\n"
     "  --seeds A,B,...  train each seed into DIR/seed_N; report the median final loss\n"
     "  --batch N        parallel episodes per epoch (train.batch)\n"
@@ -152,7 +153,11 @@ static int train_one(const char *config, const char *resume, const cli_overrides
     snprintf(game, game_len, "%s", s.env->game->name);
     char dir[900];
     if (out) snprintf(dir, sizeof dir, "%s", out);
-    else snprintf(dir, sizeof dir, "runs/%s", s.env->game->name);
+    else if (cli_run_dir(config, dir, sizeof dir)) {  /* the config's own folder: runs/<config name> */
+        cli_error("train", "--config: path too long to name the default --out");
+        cli_setup_free(&s);
+        return EXIT_USAGE;
+    }
     char *yaml = NULL;
     dg_err e = {0};
     if (dg_cfg_to_yaml(s.cfg, &yaml, NULL, &e) != DG_OK) {
@@ -278,16 +283,13 @@ int cmd_train(int argc, char **argv) {
         cli_overrides o2 = ov;
         o2.seed = seed_s;
         double secs = 0;
-        if (out) snprintf(dir, sizeof dir, "%s/seed_%d", out, list[k]);
-        else dir[0] = 0;
-        if (!out) {
-            /* default folder needs the game name: load once to learn it */
-            cli_setup s;
-            int rc = cli_setup_load(&s, config, &o2);
-            if (rc) return rc;
-            snprintf(dir, sizeof dir, "runs/%s/seed_%d", s.env->game->name, list[k]);
-            cli_setup_free(&s);
+        char base[880];
+        if (out) snprintf(base, sizeof base, "%s", out);
+        else if (cli_run_dir(config, base, sizeof base)) {
+            cli_error("train", "--config: path too long to name the default --out");
+            return EXIT_USAGE;
         }
+        snprintf(dir, sizeof dir, "%s/seed_%d", base, list[k]);
         int rc = train_one(config, NULL, &o2, dir, quiet, &losses[k], &secs, game, sizeof game, &epochs);
         total += secs;
         if (rc) return rc;

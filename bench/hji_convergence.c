@@ -1,13 +1,16 @@
 /* hji_convergence: measures the HJI grid solver's accuracy and speed (the tables of docs/hji.md).
+ * A benchmark, not an example: built with the rest (build/bench/hji_convergence), run by hand.
  *
- *     ./build/examples/hji_convergence smooth            order table of phi_t + (phi_x + 1)^2/2 = 0
- *     ./build/examples/hji_convergence pursuit           pursuit2d against its exact value, every preset
- *     ./build/examples/hji_convergence air3d [CSV]       air3d at the Merz barrier, 1 and 2 threads
- *     ./build/examples/hji_convergence games             solve times of chauffeur, chase4d, a 5-d game
- *     ./build/examples/hji_convergence all [CSV]         everything
+ *     ./build/bench/hji_convergence smooth            order table of phi_t + (phi_x + 1)^2/2 = 0
+ *     ./build/bench/hji_convergence pursuit           pursuit2d against its exact value, every preset
+ *     ./build/bench/hji_convergence air3d [CSV]       air3d at the Merz barrier, 1 and 2 threads
+ *     ./build/bench/hji_convergence games             solve times of chauffeur, chase4d, a 5-d game
+ *     ./build/bench/hji_convergence all [CSV]         everything
  *
- * CSV is the analytic barrier of the game of two cars (default ../shared/data/air3d_merz_barrier.csv,
- * columns x,y,psi); run from the repository root. Prints markdown tables; exits 1 on a solver error.
+ * CSV is the analytic barrier of the game of two identical cars (columns x,y,psi; see
+ * tests/data/README.md); the default is the repository's tests/data/air3d_merz_barrier.csv,
+ * found by an absolute path compiled in (DG_MERZ_CSV), so it runs from any working directory.
+ * Prints markdown tables; exits 1 on a solver error or an unreadable CSV.
  */
 #include <math.h>
 #include <stdio.h>
@@ -16,6 +19,10 @@
 
 #include "difgames/config.h"
 #include "difgames/hji.h"
+
+#ifndef DG_MERZ_CSV
+#define DG_MERZ_CSV "tests/data/air3d_merz_barrier.csv"  /* relative: run from the repository root */
+#endif
 
 #define PI 3.141592653589793
 
@@ -338,8 +345,13 @@ static int games_table(void) {
 
 int main(int argc, char **argv) {
     const char *mode = argc > 1 ? argv[1] : "all";
-    const char *csv = argc > 2 ? argv[2] : "../shared/data/air3d_merz_barrier.csv";
+    const char *csv = argc > 2 ? argv[2] : DG_MERZ_CSV;
     const int all = strcmp(mode, "all") == 0;
+    if (!all && strcmp(mode, "smooth") && strcmp(mode, "pursuit") && strcmp(mode, "air3d") &&
+        strcmp(mode, "games")) {
+        fprintf(stderr, "usage: hji_convergence [smooth|pursuit|air3d|games|all] [CSV]\n");
+        return 2;
+    }
     int rc = 0;
     if (all || strcmp(mode, "smooth") == 0) rc |= smooth_table();
     if (all || strcmp(mode, "pursuit") == 0) rc |= pursuit_table();
