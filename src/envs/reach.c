@@ -100,6 +100,9 @@ static dg_status reach_create(dg_env *env, dg_cfg *cfg, dg_err *e) {
     env->term_names[1] = "collision";
     env->term_names[2] = "energy";
     memcpy(env->term_weights, w, sizeof w);
+    env->nmetrics = 2;
+    env->metric_names[0] = "obstacle_hit_rate";
+    env->metric_names[1] = "final_dist";
     env->nshapes = r->nobst;
     for (int k = 0; k < r->nobst; k++)
         env->shapes[k] = (dg_shape){DG_SHAPE_CIRCLE, r->obst[k][0], r->obst[k][1], r->obst[k][2], 0};
@@ -143,6 +146,42 @@ static void reach_step_cost(dg_ctx *ctx, const dg_env *env, dg_tensor *next, dg_
     terms[2] = dg__batch_mean(ctx, dg_square(ctx, action), inv_batch);
 }
 
+/* the agent inside an obstacle: a distance to its surface below 0 (bit 0: the agent) */
+static unsigned reach_violation(const dg_env *env, const float *s, const float *aux) {
+    return obst_dist(env->impl, s[0], s[1]) < 0.0f;
+}
+
+static int cmp_double(const void *a, const void *b) {
+    const double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* obstacle_hit_rate: episodes whose agent is inside an obstacle at some step 1..H;
+ * final_dist: median over episodes of |p_H - g| (NaN without episodes or memory) */
+static void reach_metrics(const dg_env *env, const float *traj, const float *aux, int B, int H,
+                          double *values) {
+    int hit = 0;
+    for (int b = 0; b < B; b++)
+        for (int t = 1; t <= H; t++)
+            if (reach_violation(env, traj + ((int64_t)t * B + b) * 4, aux + 2 * b)) {
+                hit++;
+                break;
+            }
+    values[0] = B ? (double)hit / B : 0.0;
+    double *d = B > 0 ? malloc((size_t)B * sizeof *d) : NULL;
+    if (!d) {
+        values[1] = NAN;
+        return;
+    }
+    for (int b = 0; b < B; b++) {
+        const float *s = traj + ((int64_t)H * B + b) * 4, *g = aux + 2 * b;
+        d[b] = hypot((double)s[0] - g[0], (double)s[1] - g[1]);
+    }
+    qsort(d, (size_t)B, sizeof *d, cmp_double);
+    values[1] = B % 2 ? d[B / 2] : 0.5 * (d[B / 2 - 1] + d[B / 2]);
+    free(d);
+}
+
 const dg_game dg_game_reach = {
     .name = "reach",
     .summary = "drive a point mass to a goal around circular obstacles (spec/reach.md)",
@@ -152,5 +191,7 @@ const dg_game dg_game_reach = {
     .observe = reach_observe,
     .step = reach_step,
     .step_cost = reach_step_cost,
+    .metrics = reach_metrics,
     .bodies = dg__bodies_agent_goal,
+    .violation = reach_violation,
 };
