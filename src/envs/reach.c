@@ -1,6 +1,7 @@
 /* reach: drive a point mass to a goal around circular obstacles
  * (../shared/spec/reach.md, implemented exactly). */
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -50,17 +51,17 @@ static dg_status reach_create(dg_env *env, dg_cfg *cfg, dg_err *e) {
     reach *r = calloc(1, sizeof *r);
     if (!r) return dg_err_set(e, DG_ERR_NOMEM, "out of memory");
     env->impl = r;
-    *r = (reach){.accel = 5.0f, .damping = 0.98f, .margin = 0.05f, .nobst = 1,
+    *r = (reach){.accel = 5.0f, .damping = 0.98f, .margin = 0.1f, .nobst = 1,
                  .obst = {{0.0f, 0.0f, 0.25f}},
                  .start_x = {-0.9f, -0.6f}, .start_y = {-0.5f, 0.5f},
                  .goal_x = {0.6f, 0.9f}, .goal_y = {-0.5f, 0.5f}};
-    float w[3] = {1.0f, 5.0f, 0.01f};
+    float w[3] = {1.0f, 500.0f, 0.01f};
     dg_status st;
     if ((st = dg_cfg_get_f32_range(cfg, "env.dt", &env->dt, 0.05f, 0, 10, 0, 1, e)) ||
         (st = dg_cfg_get_f32_range(cfg, "env.damping", &r->damping, 0.98f, 0, 1, 0, 1, e)) ||
         (st = dg_cfg_get_f32_range(cfg, "env.accel_scale", &r->accel, 5.0f, 0, 1e6f, 0, 1, e)) ||
         (st = dg_cfg_get_int_range(cfg, "env.horizon", &env->horizon, 60, 1, 10000000, e)) ||
-        (st = dg_cfg_get_f32_range(cfg, "env.margin", &r->margin, 0.05f, 0, 10, 1, 1, e)) ||
+        (st = dg_cfg_get_f32_range(cfg, "env.margin", &r->margin, 0.1f, 0, 10, 1, 1, e)) ||
         (st = dg_cfg_get_f32_rows(cfg, "env.obstacles", &r->obst[0][0], 3, 0, MAX_OBST, &r->nobst, e)) ||
         (st = dg__cfg_range(cfg, "env.start.x", r->start_x, e)) ||
         (st = dg__cfg_range(cfg, "env.start.y", r->start_y, e)) ||
@@ -151,13 +152,34 @@ static unsigned reach_violation(const dg_env *env, const float *s, const float *
     return obst_dist(env->impl, s[0], s[1]) < 0.0f;
 }
 
-static int cmp_double(const void *a, const void *b) {
-    const double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
+/* |p_H - g| of episode b, as float bits: for distances (>= 0, or NaN after a
+ * divergence) the bits order like the values, NaN last */
+static uint32_t final_dist_bits(const float *traj, const float *aux, int B, int H, int b) {
+    const float *s = traj + ((int64_t)H * B + b) * 4, *g = aux + 2 * b;
+    const float d = hypotf(s[0] - g[0], s[1] - g[1]);
+    uint32_t u;
+    memcpy(&u, &d, sizeof u);
+    return u;
+}
+
+/* the k-th smallest (from 0) final distance, by bisection on the bits: 32
+ * passes over the batch and no allocation (metrics run every epoch) */
+static float kth_final_dist(const float *traj, const float *aux, int B, int H, int k) {
+    uint32_t lo = 0, hi = UINT32_MAX;
+    while (lo < hi) {
+        const uint32_t mid = lo + (hi - lo) / 2;
+        int n = 0;
+        for (int b = 0; b < B; b++) n += final_dist_bits(traj, aux, B, H, b) <= mid;
+        if (n > k) hi = mid;
+        else lo = mid + 1;
+    }
+    float d;
+    memcpy(&d, &lo, sizeof d);
+    return d;
 }
 
 /* obstacle_hit_rate: episodes whose agent is inside an obstacle at some step 1..H;
- * final_dist: median over episodes of |p_H - g| (NaN without episodes or memory) */
+ * final_dist: median over episodes of |p_H - g| */
 static void reach_metrics(const dg_env *env, const float *traj, const float *aux, int B, int H,
                           double *values) {
     int hit = 0;
@@ -167,19 +189,11 @@ static void reach_metrics(const dg_env *env, const float *traj, const float *aux
                 hit++;
                 break;
             }
-    values[0] = B ? (double)hit / B : 0.0;
-    double *d = B > 0 ? malloc((size_t)B * sizeof *d) : NULL;
-    if (!d) {
-        values[1] = NAN;
-        return;
-    }
-    for (int b = 0; b < B; b++) {
-        const float *s = traj + ((int64_t)H * B + b) * 4, *g = aux + 2 * b;
-        d[b] = hypot((double)s[0] - g[0], (double)s[1] - g[1]);
-    }
-    qsort(d, (size_t)B, sizeof *d, cmp_double);
-    values[1] = B % 2 ? d[B / 2] : 0.5 * (d[B / 2 - 1] + d[B / 2]);
-    free(d);
+    values[0] = B > 0 ? (double)hit / B : 0.0;
+    if (B <= 0) values[1] = NAN;
+    else if (B % 2) values[1] = kth_final_dist(traj, aux, B, H, B / 2);
+    else values[1] = 0.5 * ((double)kth_final_dist(traj, aux, B, H, B / 2 - 1) +
+                            kth_final_dist(traj, aux, B, H, B / 2));
 }
 
 const dg_game dg_game_reach = {
