@@ -88,6 +88,7 @@ struct dg_env {
     const char *metric_names[DG_MAX_METRICS];   /* "capture_rate", ...               */
     int   nshapes;
     dg_shape shapes[DG_MAX_SHAPES];             /* static obstacles, for replays     */
+    const char *violation_label;                /* what game->violation flags, for replays */
     void *impl;                                 /* the game's own data               */
 };
 

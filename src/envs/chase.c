@@ -92,6 +92,7 @@ static dg_status chase_create(dg_env *env, dg_cfg *cfg, dg_err *e) {
     env->metric_names[0] = "capture_rate";
     env->metric_names[1] = "capture_time";
     env->metric_names[2] = "left_arena";
+    env->violation_label = "left the arena";
     env->nshapes = c->walls;
     env->shapes[0] = (dg_shape){DG_SHAPE_BOX, 0.0f, 0.0f, 1.0f, 1.0f};  /* the arena walls */
     return DG_OK;

@@ -104,6 +104,7 @@ static dg_status reach_create(dg_env *env, dg_cfg *cfg, dg_err *e) {
     env->nmetrics = 2;
     env->metric_names[0] = "obstacle_hit_rate";
     env->metric_names[1] = "final_dist";
+    env->violation_label = "inside an obstacle";
     env->nshapes = r->nobst;
     for (int k = 0; k < r->nobst; k++)
         env->shapes[k] = (dg_shape){DG_SHAPE_CIRCLE, r->obst[k][0], r->obst[k][1], r->obst[k][2], 0};
