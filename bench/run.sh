@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Benchmarks (./build.sh bench): difgames against plain PyTorch on spec/reach.md,
+# Benchmarks (./build.sh bench): difgames against plain PyTorch on the reach benchmark
+# task (configs/bench/reach.yaml, docs/games/reach.md),
 # side by side in one run, and the HJBI solver on air3d; writes bench/results.md.
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -1,4 +1,5 @@
-"""Reference test for the `chase` game (shared/spec/chase.md, evader: flee) against PyTorch.
+"""Reference test for the `chase` benchmark task (configs/bench/chase.yaml, evader: flee, defined in
+docs/games/chase.md) against PyTorch.
 
 Trains pursuers with `difgames train`, draws initial states, runs
 `difgames eval --init --grad-out`, and recomputes the episode loss, its weighted
@@ -11,7 +12,7 @@ away = d / sqrt(|d|^2 + 1e-4) turns fast, and the stiff k = 20 wall push) amplif
 rounding so much that PyTorch's own float32 gradient of many episodes differs
 from its float64 gradient by 1e-4..2e-3. A float32-vs-float32 comparison at
 1e-4 is only meaningful where float32 itself is that accurate, so:
-  case A (few-epoch policy, H = 80): initial states drawn as the spec says, kept
+  case A (few-epoch policy, H = 80): initial states drawn as the task says, kept
     only where PyTorch's float32 gradient of that episode matches float64 to
     1e-5; then loss, terms, capture_rate and every gradient must agree with
     PyTorch float32 to 1e-4 (max|g_ours - g_torch| / max(max|g_torch|, 1e-6)).
@@ -38,7 +39,7 @@ sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, HERE)
 import st_py  # noqa: E402
 
-# The spec's numbers (defaults of configs/chase.yaml).
+# The benchmark task's numbers (configs/bench/chase.yaml).
 DT, DAMPING = 0.05, 0.98
 ACCEL_P, ACCEL_E = 5.0, 3.5
 HORIZON = 80
@@ -70,7 +71,7 @@ def flee(p, e):
 
 
 def rollout(policy, state, horizon):
-    """The spec's episode loss; returns (loss, {term: weighted value}, distances (H, B))."""
+    """The benchmark task's episode loss; returns (loss, {term: weighted value}, distances (H, B))."""
     dtype = next(policy.parameters()).dtype
     s = state.to(dtype)
     p, pv, e, ev = s[:, 0:2], s[:, 2:4], s[:, 4:6], s[:, 6:8]
@@ -150,7 +151,7 @@ def grad_rel(g, ref):
 
 
 def well_conditioned_init(p32, p64, B, seed, horizon, thresh=1e-5, max_draws=200):
-    """Episodes drawn as the spec says, kept where float32 PyTorch's gradient matches float64 to thresh."""
+    """Episodes drawn as the task says, kept where float32 PyTorch's gradient matches float64 to thresh."""
     gen = torch.Generator().manual_seed(seed)
     kept, draws = [], 0
     while len(kept) < B and draws < max_draws:
@@ -256,7 +257,7 @@ def main():
     args = ap.parse_args()
     torch.set_num_threads(1)
     exe = os.path.join(os.path.abspath(args.build), "difgames")
-    cfg = os.path.join(REPO, "configs", "chase.yaml")
+    cfg = os.path.join(REPO, "configs", "bench", "chase.yaml")
     ok = True
     with tempfile.TemporaryDirectory(prefix="ref_chase_") as tmp:
         try:

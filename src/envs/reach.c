@@ -150,33 +150,80 @@ static void reach_step_cost(dg_ctx *ctx, const dg_env *env, dg_tensor *next, dg_
 
 /* the agent inside an obstacle: a distance to its surface below 0 (bit 0: the agent) */
 static unsigned reach_violation(const dg_env *env, const float *s, const float *aux) {
-    return obst_dist(env->impl, s[0], s[1]) < 0.0f;
+    const reach *r = env->impl;
+    for (int k = 0; k < r->nobst; k++) {
+        const float dx = s[0] - r->obst[k][0], dy = s[1] - r->obst[k][1];
+        if (dx * dx + dy * dy < r->obst[k][2] * r->obst[k][2]) return 1u;
+    }
+    return 0u;
 }
 
-/* |p_H - g| of episode b, as float bits: for distances (>= 0, or NaN after a
- * divergence) the bits order like the values, NaN last */
-static uint32_t final_dist_bits(const float *traj, const float *aux, int B, int H, int b) {
+/* |p_H - g|² of episode b */
+static float final_d2(const float *traj, const float *aux, int B, int H, int b) {
     const float *s = traj + ((int64_t)H * B + b) * 4, *g = aux + 2 * b;
-    const float d = hypotf(s[0] - g[0], s[1] - g[1]);
-    uint32_t u;
-    memcpy(&u, &d, sizeof u);
-    return u;
+    return (s[0] - g[0]) * (s[0] - g[0]) + (s[1] - g[1]) * (s[1] - g[1]);
 }
 
-/* the k-th smallest (from 0) final distance, by bisection on the bits: 32
- * passes over the batch and no allocation (metrics run every epoch) */
-static float kth_final_dist(const float *traj, const float *aux, int B, int H, int k) {
+/* the k-th smallest (from 0) of n floats, reordering v (Hoare's selection) */
+static float select_kth(float *v, int n, int k) {
+    int lo = 0, hi = n - 1;
+    while (lo < hi) {
+        const float pivot = v[lo + (hi - lo) / 2];
+        int i = lo, j = hi;
+        while (i <= j) {
+            while (v[i] < pivot) i++;
+            while (v[j] > pivot) j--;
+            if (i <= j) {
+                const float t = v[i];
+                v[i++] = v[j];
+                v[j--] = t;
+            }
+        }
+        if (k <= j) hi = j;
+        else if (k >= i) lo = i;
+        else break;
+    }
+    return v[k];
+}
+
+/* the k-th smallest final |p_H - g|² over a batch too large for the stack
+ * buffer, by bisection on the float bits (they order like the values for
+ * numbers >= 0): 32 passes, no allocation (metrics run every epoch) */
+static float kth_final_d2(const float *traj, const float *aux, int B, int H, int k) {
     uint32_t lo = 0, hi = UINT32_MAX;
     while (lo < hi) {
         const uint32_t mid = lo + (hi - lo) / 2;
         int n = 0;
-        for (int b = 0; b < B; b++) n += final_dist_bits(traj, aux, B, H, b) <= mid;
+        for (int b = 0; b < B; b++) {
+            const float d2 = final_d2(traj, aux, B, H, b);
+            uint32_t u;
+            memcpy(&u, &d2, sizeof u);
+            n += u <= mid;
+        }
         if (n > k) hi = mid;
         else lo = mid + 1;
     }
-    float d;
-    memcpy(&d, &lo, sizeof d);
-    return d;
+    float d2;
+    memcpy(&d2, &lo, sizeof d2);
+    return d2;
+}
+
+/* median over the batch of |p_H - g| (the two middle ones averaged for even B) */
+static double median_final_dist(const float *traj, const float *aux, int B, int H) {
+    enum { STACK = 1024 };
+    float buf[STACK], lo2, hi2;
+    if (B <= STACK) {
+        for (int b = 0; b < B; b++) {
+            buf[b] = final_d2(traj, aux, B, H, b);
+            if (buf[b] != buf[b]) return NAN;  /* a diverged episode: no order to take a median in */
+        }
+        hi2 = select_kth(buf, B, B / 2);
+        lo2 = B % 2 ? hi2 : select_kth(buf, B / 2, B / 2 - 1);  /* the rest below B/2 stays left of it */
+    } else {
+        hi2 = kth_final_d2(traj, aux, B, H, B / 2);
+        lo2 = B % 2 ? hi2 : kth_final_d2(traj, aux, B, H, B / 2 - 1);
+    }
+    return 0.5 * (sqrt((double)lo2) + sqrt((double)hi2));
 }
 
 /* obstacle_hit_rate: episodes whose agent is inside an obstacle at some step 1..H;
@@ -191,10 +238,7 @@ static void reach_metrics(const dg_env *env, const float *traj, const float *aux
                 break;
             }
     values[0] = B > 0 ? (double)hit / B : 0.0;
-    if (B <= 0) values[1] = NAN;
-    else if (B % 2) values[1] = kth_final_dist(traj, aux, B, H, B / 2);
-    else values[1] = 0.5 * ((double)kth_final_dist(traj, aux, B, H, B / 2 - 1) +
-                            kth_final_dist(traj, aux, B, H, B / 2));
+    values[1] = B > 0 ? median_final_dist(traj, aux, B, H) : NAN;
 }
 
 const dg_game dg_game_reach = {
