@@ -1,5 +1,5 @@
 /* chase: a learned pursuer against a scripted, differentiable fleeing evader
- * in the arena [-1, 1]² (../shared/spec/chase.md). */
+ * in the arena [-1, 1]² (docs/games/chase.md). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>

@@ -1,5 +1,5 @@
-/* reach: drive a point mass to a goal around circular obstacles
- * (../shared/spec/reach.md, implemented exactly). */
+/* reach: drive a point mass to a goal around circular obstacles; the game and
+ * its benchmark task are defined in docs/games/reach.md. */
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -243,7 +243,7 @@ static void reach_metrics(const dg_env *env, const float *traj, const float *aux
 
 const dg_game dg_game_reach = {
     .name = "reach",
-    .summary = "drive a point mass to a goal around circular obstacles (spec/reach.md)",
+    .summary = "drive a point mass to a goal around circular obstacles (docs/games/reach.md)",
     .create = reach_create,
     .destroy = reach_destroy,
     .reset = reach_reset,
