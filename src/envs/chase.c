@@ -66,6 +66,9 @@ static dg_status chase_create(dg_env *env, dg_cfg *cfg, dg_err *e) {
     c->init_hi = init[1];
     if (!(init[0] >= -1.0f && init[1] <= 1.0f))
         return dg_cfg_error(cfg, "env.init", e, "must lie inside the arena [-1, 1]");
+    if (c->walls && c->contact > 0.0f && !(init[0] >= -c->contact_wall && init[1] <= c->contact_wall))
+        return dg_cfg_error(cfg, "env.contact_wall", e, "the contact walls at +-%g must enclose env.init [%g, %g]",
+                            (double)c->contact_wall, (double)init[0], (double)init[1]);
     if (c->min_sep >= 0.9f * sqrtf(2.0f) * (init[1] - init[0]))  /* near the box diagonal */
         return dg_cfg_error(cfg, "env.min_separation", e, "cannot be met inside env.init");
 
