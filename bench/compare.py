@@ -1,4 +1,5 @@
-"""Times difgames and the plain PyTorch implementation of spec/reach.md side by
+"""Times difgames and the plain PyTorch implementation of the reach benchmark task
+(configs/bench/reach.yaml, defined in docs/games/reach.md) side by
 side, in one run, on the same machine and thread count, and prints a table:
 ms/epoch of both, their ratio, and env-steps/s including the backward pass
 (batch x horizon / epoch time). Also the memory of a 10 000-step horizon with
@@ -14,7 +15,7 @@ ap.add_argument("--difgames", default=os.path.join(ROOT, "build", "difgames"))
 ap.add_argument("--quick", action="store_true", help="fewer epochs (a smoke test)")
 ap.add_argument("--markdown", help="also write the table as Markdown to this file")
 args = ap.parse_args()
-CONFIG = os.path.join(ROOT, "configs", "reach.yaml")
+CONFIG = os.path.join(ROOT, "configs", "bench", "reach.yaml")
 TORCH = os.path.join(ROOT, "bench", "reach_torch.py")
 
 # name, batch, horizon, hidden, threads, (torch epochs, difgames epochs)

@@ -1,4 +1,5 @@
-"""The reach game of ../shared/spec/reach.md in plain PyTorch, written the way a
+"""The reach benchmark task (configs/bench/reach.yaml, defined in docs/games/reach.md)
+in plain PyTorch, written the way a
 PyTorch user would write it, timed per epoch. Used by bench/run.sh as the
 reference side of the speed comparison.
 

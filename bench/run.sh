@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Benchmarks (./build.sh bench): difgames against plain PyTorch on spec/reach.md,
-# side by side in one run, the HJBI solver on air3d, and two jobs sharing the cores;
-# writes bench/results.md.
+# Benchmarks (./build.sh bench): difgames against plain PyTorch on the reach benchmark
+# task (configs/bench/reach.yaml, docs/games/reach.md), side by side in one run, the HJBI
+# solver on air3d, and two jobs sharing the cores; writes bench/results.md.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 /usr/bin/python3 bench/compare.py --difgames build/difgames --markdown bench/results.md "$@"

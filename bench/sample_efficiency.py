@@ -2,7 +2,8 @@
 
 Both methods train in the same engine (`difgames pg`, src/solver/pg.c) and are
 measured by the same number: the deterministic (mean-action) BPTT episode
-loss of spec/reach.md (and chase.md) on one fixed evaluation batch (256
+loss of the reach (and chase) benchmark task, configs/bench/<game>.yaml as
+docs/games/<game>.md defines them, on one fixed evaluation batch (256
 episodes, eval seed 1000003), evaluated on a log grid of environment steps
 (40 points a decade). BPTT counts batch x horizon env steps an epoch (the
 backward pass re-uses the forward's states and counts no extra steps); policy
@@ -71,11 +72,11 @@ TUNE = {
 BPTT_GRID = [dict(bptt_batch=b, bptt_lr=lr) for b in (1, 4, 16, 64) for lr in (1e-3, 3e-3, 1e-2, 3e-2)]
 # the policy-gradient budget of a measured run, x BPTT's default env steps
 BUDGET = {"reach": 100.0, "chase": 20.0}
-DEFAULT_LR = {"reach": 1e-3, "chase": 3e-3}  # train.lr of configs/<game>.yaml (for labels)
+DEFAULT_LR = {"reach": 1e-3, "chase": 3e-3}  # train.lr of configs/bench/<game>.yaml (for labels)
 
 
 def config(game):
-    return os.path.join(ROOT, "configs", game + ".yaml")
+    return os.path.join(ROOT, "configs", "bench", game + ".yaml")
 
 
 def key_of(game, seed, method, setting):
@@ -305,7 +306,7 @@ METHOD = """\
   -mean(logp A)) comes from the tape (`dg_backward`).
 - **Same loss.** Every evaluation rolls the policy's *mean* action out with `dg_rollout` on a
   fixed batch of 256 episodes (eval seed 1000003, the same for every seed and method): the
-  deterministic episode loss of spec/reach.md and chase.md. BPTT is the existing trainer
+  deterministic episode loss of the benchmark tasks configs/bench/reach.yaml and chase.yaml. BPTT is the existing trainer
   (`dg_trainer_*`), evaluated from its epoch callback. Evaluations happen at env steps on a log
   grid of 40 points a decade (and after the last epoch), so step counts are resolved to ~6%.
 - **Env steps.** BPTT: batch x horizon an epoch; the backward pass re-uses the forward's states
@@ -391,8 +392,10 @@ if "report" in STAGES:
     W("Issue 7: the seed states that the differentiable approach (BPTT) needs about 1/100 of the")
     W("environment samples of policy gradient. Both methods below train the same tanh MLP policy on")
     W("the same games in the same engine and are measured by the same number: the deterministic")
-    W("BPTT episode loss on one fixed evaluation batch. This file and `sample_efficiency.png` are")
-    W("written by `bench/sample_efficiency.py`; the numbers are from one run of it.")
+    W("BPTT episode loss on one fixed evaluation batch. The games are the benchmark tasks")
+    W("`configs/bench/reach.yaml` and `configs/bench/chase.yaml` (docs/games/), and \"BPTT defaults\"")
+    W("are theirs. This file and `sample_efficiency.png` are written by `bench/sample_efficiency.py`;")
+    W("the numbers are from one run of it.")
     W("")
     W("## Result")
     W("")
@@ -503,11 +506,11 @@ if "report" in STAGES:
     W("# line an evaluation, then a summary")
     for game in GAMES:
         g = res[game]
-        W("build/difgames pg --config configs/%s.yaml --seed 0 --bptt-only" % game)
-        W("build/difgames pg --config configs/%s.yaml --seed 0 %s --stop-below %.6g --stop-after %d --max-steps %d" % (
+        W("build/difgames pg --config configs/bench/%s.yaml --seed 0 --bptt-only" % game)
+        W("build/difgames pg --config configs/bench/%s.yaml --seed 0 %s --stop-below %.6g --stop-after %d --max-steps %d" % (
             game, " ".join("--%s %s" % (k.replace("_", "-"), v) for k, v in g["pg_choice"].items()),
             g["target"], SETTLE, int(BUDGET[game] * g["bptt_steps"])))
-        W("build/difgames pg --config configs/%s.yaml --seed 0 --bptt-only %s" % (
+        W("build/difgames pg --config configs/bench/%s.yaml --seed 0 --bptt-only %s" % (
             game, " ".join("--%s %s" % (k.replace("_", "-"), v) for k, v in g["bptt_choice"].items())))
     W("```")
     W("")

@@ -62,7 +62,7 @@ for f in metrics.csv loss.png final.safetensors epoch_0005.safetensors epoch_000
     [ -s "$T/run/$f" ] || { echo "FAIL train: missing $f"; fail=$((fail + 1)); }
 done
 [ "$(wc -l <"$T/run/metrics.csv")" -eq 7 ] || { echo "FAIL metrics.csv rows"; fail=$((fail + 1)); }
-head -n 1 "$T/run/metrics.csv" | grep -q '^epoch,loss,goal,collision,energy,grad_norm,lr,ms$' || { echo "FAIL metrics header"; fail=$((fail + 1)); }
+head -n 1 "$T/run/metrics.csv" | grep -q '^epoch,loss,goal,collision,energy,grad_norm,lr,ms,obstacle_hit_rate,final_dist$' || { echo "FAIL metrics header"; fail=$((fail + 1)); }
 ls "$T/run" | grep -q '\.tmp\.' && { echo "FAIL: temporary files left"; fail=$((fail + 1)); }
 check "train --seeds"         0 ""                 "$DG" train --config $R --epochs 2 --batch 4 --seeds 0,1,2 --out "$T/seeds" --quiet
 tail -n 1 "$T/out" | grep -q '"median_final_loss"' || { echo "FAIL --seeds JSON"; fail=$((fail + 1)); }

@@ -1,4 +1,5 @@
-"""Reference test for the `chase` game (shared/spec/chase.md, evader: flee) against PyTorch.
+"""Reference test for the `chase` benchmark task (configs/bench/chase.yaml, evader: flee, defined in
+docs/games/chase.md) against PyTorch.
 
 Trains pursuers with `difgames train`, draws initial states, runs
 `difgames eval --init --grad-out`, and recomputes the episode loss, its weighted
@@ -11,15 +12,16 @@ away = d / sqrt(|d|^2 + 1e-4) turns fast, and the stiff k = 20 wall push) amplif
 rounding so much that PyTorch's own float32 gradient of many episodes differs
 from its float64 gradient by 1e-4..2e-3. A float32-vs-float32 comparison at
 1e-4 is only meaningful where float32 itself is that accurate, so:
-  case A (few-epoch policy, H = 80): initial states drawn as the spec says, kept
+  case A (few-epoch policy, H = 80): initial states drawn as the task says, kept
     only where PyTorch's float32 gradient of that episode matches float64 to
-    1e-5; then loss, terms, capture_rate and every gradient must agree with
+    1e-5; then loss, terms, capture_rate, left_arena and every gradient must agree with
     PyTorch float32 to 1e-4 (max|g_ours - g_torch| / max(max|g_torch|, 1e-6)).
   case B (trained policy that captures, H = 80, plain draw): loss, terms and
     capture_rate to 1e-4 / exactly; gradients must be as close to float64
     PyTorch as PyTorch float32 is (within 4x, at least 1e-4).
   case C (trained policy, --horizon 30, plain draw): everything to 1e-4.
-capture_time is printed for information. Exit 0 on pass, 1 on fail.
+left_arena is compared exactly unless a body comes within 1e-4 of a wall; capture_time
+is printed for information. Exit 0 on pass, 1 on fail.
 """
 import argparse
 import json
@@ -38,7 +40,7 @@ sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, HERE)
 import st_py  # noqa: E402
 
-# The spec's numbers (defaults of configs/chase.yaml).
+# The benchmark task's numbers (configs/bench/chase.yaml).
 DT, DAMPING = 0.05, 0.98
 ACCEL_P, ACCEL_E = 5.0, 3.5
 HORIZON = 80
@@ -70,12 +72,13 @@ def flee(p, e):
 
 
 def rollout(policy, state, horizon):
-    """The spec's episode loss; returns (loss, {term: weighted value}, distances (H, B))."""
+    """The benchmark task's episode loss; returns (loss, {term: weighted value}, distances (H, B),
+    the largest |coordinate| of either body (H, B))."""
     dtype = next(policy.parameters()).dtype
     s = state.to(dtype)
     p, pv, e, ev = s[:, 0:2], s[:, 2:4], s[:, 4:6], s[:, 6:8]
     chase_sum = wall_sum = energy_sum = 0.0
-    dists = []
+    dists, reach_out = [], []
     for _ in range(horizon):
         a = policy(torch.cat([p, pv, e - p, ev], dim=1))
         b = flee(p, e)
@@ -87,11 +90,12 @@ def rollout(policy, state, horizon):
         wall_sum = wall_sum + (torch.relu(p.abs() - 1) ** 2).sum(dim=1).mean()
         energy_sum = energy_sum + (a ** 2).sum(dim=1).mean()
         dists.append((p - e).detach().norm(dim=1))
+        reach_out.append(torch.cat([p, e], dim=1).detach().abs().max(dim=1).values)
     terms = {"chase": W_CHASE * chase_sum / horizon,
              "wall": W_WALL * wall_sum / horizon,
              "energy": W_ENERGY * energy_sum / horizon}
     loss = terms["chase"] + terms["wall"] + terms["energy"]
-    return loss, terms, torch.stack(dists)
+    return loss, terms, torch.stack(dists), torch.stack(reach_out)
 
 
 def capture_metrics(dists):
@@ -134,13 +138,13 @@ def policies(params):
 
 
 def reference(p32, p64, state, horizon):
-    """Loss, terms, distances and gradients of the float32 rollout, and loss, terms, gradients in float64."""
+    """Loss, terms, distances, |coordinates| and gradients of the float32 rollout, and the same in float64."""
     out = {}
     for key, pol in (("32", p32), ("64", p64)):
         pol.zero_grad()
-        loss, terms, dists = rollout(pol, state, horizon)
+        loss, terms, dists, outside = rollout(pol, state, horizon)
         loss.backward()
-        out[key] = (loss.item(), {k: v.item() for k, v in terms.items()}, dists,
+        out[key] = (loss.item(), {k: v.item() for k, v in terms.items()}, dists, outside,
                     {n: p.grad.detach().clone() for n, p in pol.named_parameters()})
     return out
 
@@ -150,14 +154,14 @@ def grad_rel(g, ref):
 
 
 def well_conditioned_init(p32, p64, B, seed, horizon, thresh=1e-5, max_draws=200):
-    """Episodes drawn as the spec says, kept where float32 PyTorch's gradient matches float64 to thresh."""
+    """Episodes drawn as the task says, kept where float32 PyTorch's gradient matches float64 to thresh."""
     gen = torch.Generator().manual_seed(seed)
     kept, draws = [], 0
     while len(kept) < B and draws < max_draws:
         s = draw_one(gen)
         draws += 1
         ref = reference(p32, p64, s, horizon)
-        if max(grad_rel(ref["32"][3][n], ref["64"][3][n]) for n in ref["64"][3]) < thresh:
+        if max(grad_rel(ref["32"][4][n], ref["64"][4][n]) for n in ref["64"][4]) < thresh:
             kept.append(s)
     return torch.cat(kept) if kept else None, draws
 
@@ -189,8 +193,8 @@ def check_case(exe, cfg, ckpt, tmp, state, horizon, label, strict_grad):
     ours_g = st_py.load(grad_path)
     p32, p64 = policies(st_py.load(ckpt))
     ref = reference(p32, p64, state, horizon)
-    loss32, terms32, dists, g32 = ref["32"]
-    loss64, terms64, _, g64 = ref["64"]
+    loss32, terms32, dists, outside, g32 = ref["32"]
+    loss64, terms64, _, _, g64 = ref["64"]
 
     ok = True
     print(f"\n[{label}] B={state.shape[0]} H={horizon} (eval says batch={out.get('batch')} horizon={out.get('horizon')})")
@@ -216,6 +220,13 @@ def check_case(exe, cfg, ckpt, tmp, state, horizon, label, strict_grad):
     ok &= not bad
     print(f"{'capture_rate':<14}{str(ours_rate):>16}{rate:>16.9g}{'exact':>11}{'':>12}{'  FAIL' if bad else ''}"
           f"   (closest min-distance to the radius: {closest:.1e})")
+    left = (outside.max(dim=0).values > 1).float().mean().item()
+    edge = (outside - 1).abs().min().item()  # a body this close to a wall may round either way
+    ours_left = out.get("left_arena")
+    bad = ours_left is None or (float(ours_left) != left and edge > 1e-4)
+    ok &= not bad
+    print(f"{'left_arena':<14}{str(ours_left):>16}{left:>16.9g}{'exact':>11}{'':>12}{'  FAIL' if bad else ''}"
+          f"   (closest |coordinate| to the wall: {edge:.1e})")
     ours_time = out.get("capture_time")
     same = (ours_time is None and ctime is None) or (
         ours_time is not None and ctime is not None and rel(float(ours_time), ctime) < TOL)
@@ -256,7 +267,7 @@ def main():
     args = ap.parse_args()
     torch.set_num_threads(1)
     exe = os.path.join(os.path.abspath(args.build), "difgames")
-    cfg = os.path.join(REPO, "configs", "chase.yaml")
+    cfg = os.path.join(REPO, "configs", "bench", "chase.yaml")
     ok = True
     with tempfile.TemporaryDirectory(prefix="ref_chase_") as tmp:
         try:

@@ -1,4 +1,5 @@
-"""Reference test for the `reach` game (shared/spec/reach.md) against PyTorch.
+"""Reference test for the `reach` benchmark task (configs/bench/reach.yaml, defined in
+docs/games/reach.md) against PyTorch.
 
 Trains a policy for a few epochs with `difgames train`, draws initial states and
 goals, runs `difgames eval --init --grad-out`, and recomputes the episode loss,
@@ -24,7 +25,7 @@ sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, HERE)
 import st_py  # noqa: E402
 
-# The spec's numbers (defaults of configs/reach.yaml).
+# The benchmark task's numbers (configs/bench/reach.yaml).
 DT, DAMPING, ACCEL = 0.05, 0.98, 5.0
 HORIZON = 60
 OBSTACLES = [(0.0, 0.0, 0.25)]
@@ -48,7 +49,7 @@ class Policy(torch.nn.Module):
 
 
 def rollout(policy, state, goal, horizon):
-    """The spec's episode loss; returns (loss, {term: weighted value})."""
+    """The benchmark task's episode loss; returns (loss, {term: weighted value})."""
     dtype = next(policy.parameters()).dtype
     p, v = state[:, :2].to(dtype), state[:, 2:].to(dtype)
     g = goal.to(dtype)
@@ -77,7 +78,7 @@ def uniform(gen, lo, hi):
 
 
 def draw_init(B, seed, vel=0.3):
-    """Starts and goals in the spec's ranges with rejection sampling; small random velocities."""
+    """Starts and goals in the task's ranges with rejection sampling; small random velocities."""
     gen = torch.Generator().manual_seed(seed)
     state = torch.zeros(B, 4)
     goal = torch.zeros(B, 2)
@@ -171,7 +172,7 @@ def main():
     args = ap.parse_args()
     torch.set_num_threads(1)
     exe = os.path.join(os.path.abspath(args.build), "difgames")
-    cfg = os.path.join(REPO, "configs", "reach.yaml")
+    cfg = os.path.join(REPO, "configs", "bench", "reach.yaml")
     ok = True
     with tempfile.TemporaryDirectory(prefix="ref_reach_") as tmp:
         try:
@@ -194,7 +195,7 @@ def main():
         init_path = os.path.join(tmp, "init.safetensors")
         st_py.save(init_path, {"state": state, "goal": goal})
         try:
-            ok &= check_case(exe, cfg, ckpt, init_path, state, goal, policy, HORIZON, "spec horizon")
+            ok &= check_case(exe, cfg, ckpt, init_path, state, goal, policy, HORIZON, "task horizon")
             ok &= check_case(exe, cfg, ckpt, init_path, state, goal, policy, 25, "--horizon 25")
         except RuntimeError as e:
             print(f"FAIL: {e}")

@@ -33,6 +33,7 @@ table=(
   "batch <= 0|key 'train.batch': 0 is out of range|train --config $(cfg batch 'game: reach\ntrain: {batch: 0}\n')"
   "horizon <= 0|key 'env.horizon': -5 is out of range|train --config $(cfg horizon 'game: reach\nenv: {horizon: -5}\n')"
   "dt <= 0|key 'env.dt': 0 is out of range|train --config $(cfg dt 'game: chase\nenv: {dt: 0}\n')"
+  "contact walls inside the start box|key 'env.contact_wall': the contact walls at +-0.5 must enclose env.init|train --config $(cfg contact 'game: chase\nenv: {contact_wall: 0.5}\n')"
   "damping outside (0, 1]|key 'env.damping': 1.5 is out of range, expected (0, 1]|train --config $(cfg damping 'game: reach\nenv: {damping: 1.5}\n')"
   "negative weight|key 'loss.collision': -1 is out of range|train --config $(cfg weight 'game: reach\nloss: {collision: -1}\n')"
   "sigma <= 0|key 'render.sigma': 0 is out of range|train --config $(cfg sigma 'game: pixel\nrender: {sigma: 0}\n')"

@@ -420,6 +420,87 @@ static void test_duel_capture_time(void **state) {
     setup_free(&s);
 }
 
+/* reach: obstacle_hit_rate counts episodes inside an obstacle at some step
+ * 1..H (never step 0), final_dist is the median final distance; chase:
+ * left_arena counts episodes with a body outside [-1, 1]², and only where
+ * there are walls */
+static void test_rule_metrics(void **state) {
+    (void)state;
+    setup s;
+    setup_game(&s, "game: reach\nenv: {horizon: 2}\n");  /* one obstacle: centre 0, radius 0.25 */
+    const dg_env *env = s.env;
+    assert_int_equal(env->nmetrics, 2);
+    assert_string_equal(env->metric_names[0], "obstacle_hit_rate");
+    assert_string_equal(env->metric_names[1], "final_dist");
+    /* 4 episodes, (H + 1, B, 4): 0 goes through, 1 stays out, 2 ends inside, 3 starts inside only */
+    const float P[3][4][2] = {{{-0.5f, 0}, {-0.5f, 0.5f}, {0.5f, 0.5f}, {0.1f, 0}},
+                              {{0, 0.1f}, {0, 0.5f}, {0.5f, 0.4f}, {0.3f, 0}},
+                              {{0.5f, 0}, {0.5f, 0.5f}, {0.2f, 0}, {0.6f, 0}}};
+    const float goal[4][2] = {{0.5f, 0}, {0.5f, 0.2f}, {0, 0}, {0.6f, 0.4f}};
+    float traj[3 * 4 * 4] = {0};
+    for (int t = 0; t < 3; t++)
+        for (int b = 0; b < 4; b++) {
+            traj[(t * 4 + b) * 4] = P[t][b][0];
+            traj[(t * 4 + b) * 4 + 1] = P[t][b][1];
+        }
+    double m[DG_MAX_METRICS];
+    env->game->metrics(env, traj, &goal[0][0], 4, 2, m);
+    assert_float_equal(m[0], 0.5, 1e-12);             /* episodes 0 and 2 */
+    assert_float_equal(m[1], (0.2 + 0.3) / 2, 1e-6);  /* final distances 0, 0.3, 0.2, 0.4 */
+    assert_true(env->game->violation(env, (float[]){0.1f, 0.1f, 0, 0}, goal[0]) == 1u);
+    assert_true(env->game->violation(env, (float[]){0.3f, 0.0f, 0, 0}, goal[0]) == 0u);
+    setup_free(&s);
+
+    setup_game(&s, "game: chase\nenv: {horizon: 2}\n");
+    env = s.env;
+    assert_int_equal(env->nmetrics, 3);
+    assert_string_equal(env->metric_names[2], "left_arena");
+    /* 2 episodes, 8 columns: the first evader is outside at step 2, nobody in the second */
+    float ct[3 * 2 * 8] = {0};
+    for (int t = 0; t < 3; t++) {
+        ct[(t * 2) * 8 + 4] = t == 2 ? 1.02f : 0.9f;  /* evader x */
+        ct[(t * 2 + 1) * 8 + 0] = -0.5f;
+        ct[(t * 2 + 1) * 8 + 4] = 0.5f;
+    }
+    env->game->metrics(env, ct, NULL, 2, 2, m);
+    assert_float_equal(m[2], 0.5, 1e-12);
+    assert_true(env->game->violation(env, &ct[(2 * 2) * 8], NULL) == 2u);  /* bit 1: the evader */
+    setup_free(&s);
+    setup_game(&s, "game: chase\nenv: {walls: false}\n");
+    assert_int_equal(s.env->nmetrics, 2);  /* the open plane has no arena to leave */
+    setup_free(&s);
+}
+
+/* replay frames: the agent is drawn red from the step it enters the obstacle,
+ * in its own colour before */
+static void test_replay_marks_violation(void **state) {
+    (void)state;
+    setup s;
+    setup_game(&s, "game: reach\nenv: {horizon: 2}\n");
+    const float traj[3 * 4] = {-0.6f, 0, 0, 0, -0.4f, 0, 0, 0, -0.1f, 0, 0, 0};  /* inside at step 2 */
+    const float goal[2] = {0.7f, 0};
+    dg_image *img = dg_image_create(200, 200 + DG_REPLAY_HEADER, 0);
+    dg_err e = {0};
+    dg_render_grid *g = dg_render_grid_create(50, 50, &e);
+    float *heat = malloc(50 * 50 * sizeof(float));
+    assert_non_null(img);
+    assert_non_null(g);
+    assert_non_null(heat);
+    const float half = 1.08f;  /* the view's half-extent */
+    for (int t = 1; t <= 2; t++) {
+        dg_replay_frame(img, s.env, g, 0.08f, traj, goal, t, heat);
+        const int px = (int)((traj[4 * t] + half) / (2 * half) * 200), py = DG_REPLAY_HEADER + 100;
+        const uint32_t c = dg_image_get(img, px, py);
+        printf("  replay step %d: agent pixel 0x%06x\n", t, (unsigned)c);
+        if (t == 1) assert_true(c != DG_REPLAY_VIOLATION);
+        else assert_true(c == DG_REPLAY_VIOLATION);
+    }
+    free(heat);
+    dg_render_grid_free(g);
+    dg_image_free(img);
+    setup_free(&s);
+}
+
 static void record_lr(const dg_train_event *ev, void *user) {
     if (ev->kind == DG_EV_EPOCH) ((double *)user)[ev->stats->epoch] = ev->stats->lr;
 }
@@ -450,6 +531,8 @@ int main(void) {
         cmocka_unit_test(test_checkpointed_bptt_identical),
         cmocka_unit_test(test_two_player_gradcheck),
         cmocka_unit_test(test_duel_capture_time),
+        cmocka_unit_test(test_rule_metrics),
+        cmocka_unit_test(test_replay_marks_violation),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,4 +1,5 @@
-/* Finite-difference tests for the physics layer: the fused Euler step, soft
+/* Finite-difference tests for the physics layer: the fused Euler step (free and
+ * inside soft walls), soft
  * signed distances (circles, boxes, walls) and the smooth penalties. */
 #include <math.h>
 #include <setjmp.h>
@@ -32,6 +33,12 @@ static dg_tensor *f_step(dg_ctx *c, dg_params *p) {
     dg_tensor *s = dg_phys_step(c, dg_param(c, p, 0), dg_param(c, p, 1), 2, accel, 0.05f, 0.98f);
     return weighted(c, dg_phys_step(c, s, dg_param(c, p, 1), 2, accel, 0.05f, 0.98f));  /* two steps */
 }
+/* walls at ±0.8, so some of the random bodies (in [-1, 1]) press into them */
+static dg_tensor *f_step_walls(dg_ctx *c, dg_params *p) {
+    const float accel[2] = {5.0f, 3.5f};
+    dg_tensor *s = dg_phys_step_walls(c, dg_param(c, p, 0), dg_param(c, p, 1), 2, accel, 0.05f, 0.98f, 0.8f, 0.8f);
+    return weighted(c, dg_phys_step_walls(c, s, dg_param(c, p, 1), 2, accel, 0.05f, 0.98f, 0.8f, 0.8f));
+}
 static dg_tensor *f_circles(dg_ctx *c, dg_params *p) { return weighted(c, dg_sdf_circles(c, dg_param(c, p, 0), CIRCLES, 2)); }
 static dg_tensor *f_boxes(dg_ctx *c, dg_params *p) { return weighted(c, dg_sdf_boxes(c, dg_param(c, p, 0), BOXES, 2)); }
 static dg_tensor *f_walls(dg_ctx *c, dg_params *p) { return weighted(c, dg_sdf_walls(c, dg_param(c, p, 0), 1.0f)); }
@@ -49,6 +56,7 @@ typedef struct phys_case {
     build_fn    f;
     int         is_step;   /* inputs: state (3,8) + action (3,4); else positions (6,2) */
     float       eps;       /* finite-difference step: small where the function is stiff */
+    double      floor;     /* of the relative error (see the walls case) */
 } phys_case;
 
 static dg_tensor *case_loss(dg_ctx *ctx, dg_params *p, void *user) {
@@ -56,13 +64,16 @@ static dg_tensor *case_loss(dg_ctx *ctx, dg_params *p, void *user) {
 }
 
 static const phys_case CASES[] = {
-    {"phys_step (2 bodies, 2 steps)", f_step, 1, 5e-2f},
-    {"sdf_circles", f_circles, 0, 2e-2f},
-    {"sdf_boxes", f_boxes, 0, 2e-2f},
-    {"sdf_walls", f_walls, 0, 2e-2f},
-    {"penalty_margin", f_margin, 0, 2e-2f},
-    {"penalty_outside", f_outside, 0, 2e-2f},
-    {"wall_push (k = 20)", f_push, 0, 1e-2f},
+    {"phys_step (2 bodies, 2 steps)", f_step, 1, 5e-2f, 1e-2},
+    /* the contact multiplies a penetration by stiff/dt = 16 into the velocity, so the float
+     * rounding of the summed loss is ~5e-5 of a unit gradient: a floor of 5e-2 */
+    {"phys_step_walls (2 bodies, 2 steps)", f_step_walls, 1, 1e-2f, 5e-2},
+    {"sdf_circles", f_circles, 0, 2e-2f, 1e-2},
+    {"sdf_boxes", f_boxes, 0, 2e-2f, 1e-2},
+    {"sdf_walls", f_walls, 0, 2e-2f, 1e-2},
+    {"penalty_margin", f_margin, 0, 2e-2f, 1e-2},
+    {"penalty_outside", f_outside, 0, 2e-2f, 1e-2},
+    {"wall_push (k = 20)", f_push, 0, 1e-2f, 1e-2},
 };
 
 static void test_physics_gradcheck(void **state) {
@@ -83,7 +94,7 @@ static void test_physics_gradcheck(void **state) {
         dg_ctx *ctx = dg_ctx_create(1 << 20);
         dg_gradcheck_report r;
         dg_err e = {0};
-        assert_int_equal(dg_gradcheck(ctx, p, case_loss, (void *)c, c->eps, 1e-2, 0, &r, &e), DG_OK);
+        assert_int_equal(dg_gradcheck(ctx, p, case_loss, (void *)c, c->eps, c->floor, 0, &r, &e), DG_OK);
         printf("  %-30s max rel err %.2e over %lld\n", c->name, r.max_rel_err, (long long)r.checked);
         if (r.max_rel_err > 1e-3)
             fail_msg("%s: rel err %.3e at [%lld]: %g vs %g", c->name, r.max_rel_err,
@@ -114,6 +125,28 @@ static void test_physics_values(void **state) {
     dg_tensor *c = dg_sdf_circles(ctx, p, CIRCLES, 1);
     assert_float_equal(c->data[2], -0.25f, 1e-4);
     assert_int_equal(dg_ctx_status(ctx), DG_OK);
+    /* soft walls: stiffness 0 is the plain step bit for bit; 1 stops a body on the wall;
+     * 0.5 removes half the penetration (both axes, one wall each) */
+    dg_tensor *fast = dg_from(ctx, 2, (int[]){1, 4}, (float[]){0.95f, -0.95f, 4.0f, -3.0f});
+    dg_tensor *free_ = dg_phys_step(ctx, fast, a, 1, &accel, 0.05f, 0.98f);
+    dg_tensor *w0 = dg_phys_step_walls(ctx, fast, a, 1, &accel, 0.05f, 0.98f, 1.0f, 0.0f);
+    dg_tensor *w1 = dg_phys_step_walls(ctx, fast, a, 1, &accel, 0.05f, 0.98f, 1.0f, 1.0f);
+    dg_tensor *wh = dg_phys_step_walls(ctx, fast, a, 1, &accel, 0.05f, 0.98f, 1.0f, 0.5f);
+    assert_memory_equal(w0->data, free_->data, 4 * sizeof(float));
+    const float qx = free_->data[0] - 1.0f, qy = free_->data[1] + 1.0f;  /* penetrations */
+    assert_true(qx > 0.1f && qy < -0.05f);
+    assert_float_equal(w1->data[0], 1.0f, 1e-6);
+    assert_float_equal(w1->data[1], -1.0f, 1e-6);
+    assert_float_equal(wh->data[0], 1.0f + 0.5f * qx, 1e-6);
+    assert_float_equal(wh->data[1], -1.0f + 0.5f * qy, 1e-6);
+    assert_float_equal(wh->data[2], free_->data[2] - 0.5f * qx / 0.05f, 1e-4);
+    assert_float_equal(wh->data[3], free_->data[3] - 0.5f * qy / 0.05f, 1e-4);
+    assert_int_equal(dg_ctx_status(ctx), DG_OK);
+    assert_null(dg_phys_step_walls(ctx, fast, a, 1, &accel, 0.05f, 0.98f, 1.0f, 1.5f));
+    assert_int_equal(dg_ctx_status(ctx), DG_ERR_ARG);
+    dg_ctx_free(ctx);
+    ctx = dg_ctx_create(1 << 16);
+    s = dg_from(ctx, 2, (int[]){1, 4}, (float[]){0.1f, 0.2f, 1.0f, -1.0f});
     /* bad shapes are a context error, not a crash */
     assert_null(dg_phys_step(ctx, s, s, 1, &accel, 0.05f, 0.98f));
     assert_int_equal(dg_ctx_status(ctx), DG_ERR_SHAPE);

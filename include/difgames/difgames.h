@@ -40,6 +40,7 @@
 #include "difgames/policy.h"    /* tanh MLP policies                                   */
 #include "difgames/losses.h"    /* weighted cost terms                                 */
 #include "difgames/env.h"       /* the game interface and registry                     */
+#include "difgames/replay.h"    /* an episode's frames as pictures                     */
 #include "difgames/trainer.h"   /* BPTT training                                       */
 #include "difgames/pg.h"        /* policy-gradient baseline                            */
 #include "difgames/hji.h"       /* HJBI grid solver for differential games             */

@@ -65,6 +65,11 @@ typedef struct dg_game {
      * first) and the fixed goal, if any; returns the number of bodies. */
     int (*bodies)(const dg_env *env, const float *state_row, const float *aux_row,
                   float *xy /* (n, 2) */, int *is_goal /* (n) */);
+    /* Optional: which bodies of a batch row break the game's rule in this state
+     * (reach: the agent inside an obstacle; chase: a body outside the arena), as
+     * a bit mask in the order of bodies() (bit k: body k); 0 when none does.
+     * Replays draw a body red from the first step it broke the rule. */
+    unsigned (*violation)(const dg_env *env, const float *state_row, const float *aux_row);
 } dg_game;
 
 struct dg_env {
@@ -83,6 +88,7 @@ struct dg_env {
     const char *metric_names[DG_MAX_METRICS];   /* "capture_rate", ...               */
     int   nshapes;
     dg_shape shapes[DG_MAX_SHAPES];             /* static obstacles, for replays     */
+    const char *violation_label;                /* what game->violation flags, for replays */
     void *impl;                                 /* the game's own data               */
 };
 

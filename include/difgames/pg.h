@@ -123,7 +123,7 @@ dg_tensor  *dg_pg_policy_loss(dg_ctx *ctx, dg_tensor *logp, const float *logp_ol
 
 /* A fixed evaluation batch: B episodes drawn once from seed. The loss of a
  * policy on it is its deterministic (mean-action) BPTT episode loss, the
- * number dg_rollout gives (spec/reach.md), summed over shards of the batch. */
+ * number dg_rollout gives (docs/games/reach.md), summed over shards of the batch. */
 dg_pg_eval *dg_pg_eval_create(const dg_env *env, int B, uint64_t seed, int threads, dg_err *e);
 void        dg_pg_eval_free(dg_pg_eval *ev);                    /* NULL is harmless               */
 /* The episode loss of policy m (parameters p) on the batch, and its weighted

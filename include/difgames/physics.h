@@ -22,6 +22,17 @@ extern "C" {
 dg_tensor *dg_phys_step(dg_ctx *ctx, dg_tensor *state, dg_tensor *action, int nb,
                         const float *accel, float dt, float damping);
 
+/* dg_phys_step inside soft walls: a contact force keeps every body within
+ * [-wall, wall]² (differentiable almost everywhere). Per body and axis, the free step
+ *   v* = (v + accel[k] · a · dt) · damping,   p* = p + v* · dt
+ * penetrates the walls by q = relu(p* - wall) - relu(-wall - p*); the contact force
+ * f = -stiff · q / dt² (a penalty spring on the predicted position) gives
+ *   v' = v* + f · dt,   p' = p + v' · dt = p* - stiff · q.
+ * stiff in [0, 1] is the fraction of a penetration removed in one step (stable for
+ * every speed: 1 stops a body on the wall, 0 is dg_phys_step). */
+dg_tensor *dg_phys_step_walls(dg_ctx *ctx, dg_tensor *state, dg_tensor *action, int nb,
+                              const float *accel, float dt, float damping, float wall, float stiff);
+
 /* Each row of a (B,2) onto the unit disk: a · min(1, 1/|a|) (a ball bound
  * on an action; differentiable almost everywhere). */
 dg_tensor *dg_unit_disk(dg_ctx *ctx, dg_tensor *a);

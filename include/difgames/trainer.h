@@ -53,7 +53,7 @@ typedef struct dg_train_opts {
                                              ceil(sqrt(H)) steps); -1: always the full tape */
 } dg_train_opts;
 
-/* Reads seed, train.* and policy.* from cfg (defaults as in spec/reach.md). */
+/* Reads seed, train.* and policy.* from cfg (defaults as docs/games/reach.md lists them). */
 dg_status dg_train_opts_read(dg_cfg *cfg, dg_train_opts *o, dg_err *e);
 
 /* The players' policies: one MLP for one-player games, two (pursuer "net",

@@ -23,7 +23,7 @@ static const char HELP[] =
     "value baseline; Gaussian actions around the tanh MLP's mean, clipped to [-1, 1]).\n"
     "Every evaluation (at env steps on a log grid) rolls the MEAN action out on a\n"
     "fixed evaluation batch and prints one JSON line {method, seed, iter, steps, loss}\n"
-    "to stdout: loss is the BPTT episode loss of spec/reach.md, so methods compare\n"
+    "to stdout: loss is the BPTT episode loss (docs/games/), so methods compare\n"
     "on one number. --compare first trains by BPTT (the config's train.*, the\n"
     "trainer of `difgames train`) with the same evaluations, counting batch x horizon\n"
     "env steps an epoch (the backward pass counts no extra steps). The last line is a\n"

@@ -7,13 +7,15 @@
 #include "cli/cli.h"
 #include "difgames/image.h"
 #include "difgames/render.h"
+#include "difgames/replay.h"
 
 static const char HELP[] =
     "usage: difgames replay --config FILE --ckpt FILE [options]\n"
     "\n"
     "Rolls the policy out for one episode and writes an animated GIF: the soft render\n"
     "of the bodies (what a pixel loss sees) with crisp obstacles, goal and trajectory\n"
-    "drawn over it.\n"
+    "drawn over it. A body and its trail turn red from the step it breaks the game's\n"
+    "rule (reach: enters an obstacle; chase: leaves the arena).\n"
     "\n"
     "options:\n"
     "  --config FILE   the game's YAML config                      required\n"
@@ -22,66 +24,6 @@ static const char HELP[] =
     "  --frames N      frames, spread evenly over the episode      default every step\n"
     "  --seed N        which initial state to draw                 default the config's seed\n"
     "  --size N        width and height of the arena view in pixels  default 320\n";
-
-#define HEADER 22
-#define VIEW 1.08f  /* half-extent of the world shown */
-
-static const uint32_t BODY_COLORS[] = {0xff8c1a, 0x33c3ff, 0xa0e060, 0xff5fd0};
-
-static float wx(float x, int size) { return (x + VIEW) / (2 * VIEW) * (float)size; }
-static float wy(float y, int size) { return HEADER + (VIEW - y) / (2 * VIEW) * (float)size; }
-
-/* One frame: soft render, obstacles, trajectory up to step t, bodies, header. */
-static void draw_frame(dg_image *img, const dg_env *env, const dg_render_grid *grid, float sigma,
-                       const float *traj, const float *aux, int t, int size, float *heat) {
-    const int S = env->state_dim;
-    float xy[16];
-    int is_goal[8];
-    const int nb = env->game->bodies(env, traj + (size_t)t * S, aux, xy, is_goal);
-    dg_render_points_f32(grid, xy, nb, NULL, sigma, heat);
-    dg_image_clear(img, 0x101018);
-    dg_image_heat_rect(img, (int)wx(-VIEW, size), HEADER, size, size, heat, grid->w, grid->h, 0.0f, 1.5f);
-    for (int k = 0; k < env->nshapes; k++) {
-        const dg_shape *sh = &env->shapes[k];
-        if (sh->kind == DG_SHAPE_CIRCLE) {
-            const float r = sh->a / (2 * VIEW) * size;
-            dg_image_circle_fill(img, wx(sh->x, size), wy(sh->y, size), r, 0x808890, 0.85f);
-            dg_image_circle_outline(img, wx(sh->x, size), wy(sh->y, size), r, 0xe0e0e0, 1.5f);
-        } else {
-            const float x0 = wx(sh->x - sh->a, size), x1 = wx(sh->x + sh->a, size);
-            const float y0 = wy(sh->y + sh->b, size), y1 = wy(sh->y - sh->b, size);
-            dg_image_line(img, x0, y0, x1, y0, 0xe0e0e0, 2);
-            dg_image_line(img, x1, y0, x1, y1, 0xe0e0e0, 2);
-            dg_image_line(img, x1, y1, x0, y1, 0xe0e0e0, 2);
-            dg_image_line(img, x0, y1, x0, y0, 0xe0e0e0, 2);
-        }
-    }
-    int body = 0;
-    for (int k = 0; k < nb; k++) {
-        const float x = wx(xy[2 * k], size), y = wy(xy[2 * k + 1], size);
-        if (is_goal[k]) {  /* a ring with a cross */
-            dg_image_circle_outline(img, x, y, 7, 0xff3030, 2);
-            dg_image_line(img, x - 5, y, x + 5, y, 0xff3030, 1.5f);
-            dg_image_line(img, x, y - 5, x, y + 5, 0xff3030, 1.5f);
-            continue;
-        }
-        const uint32_t c = BODY_COLORS[body++ % 4];
-        for (int s = 1; s <= t; s++) {  /* this body's trajectory so far */
-            float a[16], b[16];
-            int g2[8];
-            env->game->bodies(env, traj + (size_t)(s - 1) * S, aux, a, g2);
-            env->game->bodies(env, traj + (size_t)s * S, aux, b, g2);
-            dg_image_line(img, wx(a[2 * k], size), wy(a[2 * k + 1], size), wx(b[2 * k], size),
-                          wy(b[2 * k + 1], size), c, 1.5f);
-        }
-        dg_image_circle_fill(img, x, y, 5, c, 1.0f);
-        dg_image_circle_outline(img, x, y, 5, 0xffffff, 1);
-    }
-    char text[128];
-    snprintf(text, sizeof text, "%s  step %d/%d  t=%.2fs", env->game->name, t, env->horizon, t * env->dt);
-    dg_image_rect_fill(img, 0, 0, img->w, HEADER, 0x202030, 1.0f);
-    dg_image_text(img, 6, 7, text, 0xffffff, 1);
-}
 
 int cmd_replay(int argc, char **argv) {
     const char *config = NULL, *ckpt = NULL, *out = NULL, *frames_s = NULL, *size_s = NULL;
@@ -152,7 +94,7 @@ int cmd_replay(int argc, char **argv) {
     const int gw = size / 4;
     grid = dg_render_grid_create(gw, gw, &e);
     heat = malloc((size_t)gw * gw * sizeof(float));
-    img = dg_image_create(size, size + HEADER, 0);
+    img = dg_image_create(size, size + DG_REPLAY_HEADER, 0);
     if (!grid || !heat || !img) {
         cli_error("replay", "%s", grid ? "out of memory" : e.msg);
         rc = EXIT_FAIL;
@@ -169,7 +111,7 @@ int cmd_replay(int argc, char **argv) {
     }
     for (int f = 0; f < frames; f++) {
         const int t = (int)((int64_t)f * H / (frames - 1));
-        draw_frame(img, env, grid, 0.08f, traj, aux, t, size, heat);
+        dg_replay_frame(img, env, grid, 0.08f, traj, aux, t, heat);
         if (dg_gif_add_frame(gif, img, &e) != DG_OK) {
             cli_error("replay", "%s", e.msg);
             dg_gif_abort(gif);

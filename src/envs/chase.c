@@ -1,11 +1,14 @@
 /* chase: a learned pursuer against a scripted, differentiable fleeing evader
- * in the arena [-1, 1]² (../shared/spec/chase.md). */
+ * in the arena [-1, 1]² (docs/games/chase.md). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "difgames/physics.h"
 #include "envs/games.h"
+
+#define DEF_CONTACT 1.0f        /* env.wall_contact */
+#define DEF_CONTACT_WALL 0.97f  /* env.contact_wall */
 
 typedef struct chase {
     float accel[2];               /* pursuer, evader */
@@ -16,6 +19,7 @@ typedef struct chase {
     int   learned;                /* evader: policy (a second learned player) */
     int   walls;                  /* 0: the open plane (no wall terms, no wall push) */
     int   disk;                   /* actions bounded to the unit disk, not the box [-1, 1]^2 */
+    float contact, contact_wall;  /* soft walls: stiffness in [0, 1] (0: none), at ±contact_wall */
 } chase;
 
 static dg_status chase_create(dg_env *env, dg_cfg *cfg, dg_err *e) {
@@ -23,7 +27,8 @@ static dg_status chase_create(dg_env *env, dg_cfg *cfg, dg_err *e) {
     if (!c) return dg_err_set(e, DG_ERR_NOMEM, "out of memory");
     env->impl = c;
     *c = (chase){.accel = {5.0f, 3.5f}, .damping = 0.98f, .flee_k = 20.0f, .flee_m = 0.15f,
-                 .capture_radius = 0.1f, .init_lo = -0.8f, .init_hi = 0.8f, .min_sep = 0.5f};
+                 .capture_radius = 0.1f, .init_lo = -0.8f, .init_hi = 0.8f, .min_sep = 0.5f,
+                 .contact = DEF_CONTACT, .contact_wall = DEF_CONTACT_WALL};
     float w[5] = {1.0f, 10.0f, 0.01f, 10.0f, 0.01f};
     float init[2] = {c->init_lo, c->init_hi};
     const char *evader = "flee", *aset = "box";
@@ -36,6 +41,8 @@ static dg_status chase_create(dg_env *env, dg_cfg *cfg, dg_err *e) {
         (st = dg_cfg_get_str(cfg, "env.evader", &evader, "flee", e)) ||
         (st = dg_cfg_get_bool(cfg, "env.walls", &c->walls, 1, e)) ||
         (st = dg_cfg_get_str(cfg, "env.action_set", &aset, "box", e)) ||
+        (st = dg_cfg_get_f32_range(cfg, "env.wall_contact", &c->contact, DEF_CONTACT, 0, 1, 1, 1, e)) ||
+        (st = dg_cfg_get_f32_range(cfg, "env.contact_wall", &c->contact_wall, DEF_CONTACT_WALL, 0, 1, 0, 1, e)) ||
         (st = dg_cfg_get_f32_range(cfg, "env.flee_k", &c->flee_k, 20.0f, 0, 1e4f, 0, 1, e)) ||
         (st = dg_cfg_get_f32_range(cfg, "env.flee_margin", &c->flee_m, 0.15f, 0, 1, 1, 0, e)) ||
         (st = dg_cfg_get_f32_range(cfg, "env.capture_radius", &c->capture_radius, 0.1f, 0, 2, 0, 1, e)) ||
@@ -59,6 +66,9 @@ static dg_status chase_create(dg_env *env, dg_cfg *cfg, dg_err *e) {
     c->init_hi = init[1];
     if (!(init[0] >= -1.0f && init[1] <= 1.0f))
         return dg_cfg_error(cfg, "env.init", e, "must lie inside the arena [-1, 1]");
+    if (c->walls && c->contact > 0.0f && !(init[0] >= -c->contact_wall && init[1] <= c->contact_wall))
+        return dg_cfg_error(cfg, "env.contact_wall", e, "the contact walls at +-%g must enclose env.init [%g, %g]",
+                            (double)c->contact_wall, (double)init[0], (double)init[1]);
     if (c->min_sep >= 0.9f * sqrtf(2.0f) * (init[1] - init[0]))  /* near the box diagonal */
         return dg_cfg_error(cfg, "env.min_separation", e, "cannot be met inside env.init");
 
@@ -81,9 +91,11 @@ static dg_status chase_create(dg_env *env, dg_cfg *cfg, dg_err *e) {
         env->term_weights[3] = -w[3];
         env->term_weights[4] = -w[4];
     }
-    env->nmetrics = 2;
+    env->nmetrics = c->walls ? 3 : 2;  /* left_arena: only where there is an arena */
     env->metric_names[0] = "capture_rate";
     env->metric_names[1] = "capture_time";
+    env->metric_names[2] = "left_arena";
+    env->violation_label = "left the arena";
     env->nshapes = c->walls;
     env->shapes[0] = (dg_shape){DG_SHAPE_BOX, 0.0f, 0.0f, 1.0f, 1.0f};  /* the arena walls */
     return DG_OK;
@@ -144,6 +156,9 @@ static dg_tensor *chase_step(dg_ctx *ctx, const dg_env *env, dg_tensor *state, d
     if (c->disk)  /* each body's acceleration within the unit disk, as the 4-D HJBI game has it */
         both = dg_concat(ctx, (dg_tensor *[]){dg_unit_disk(ctx, dg_cols(ctx, both, 0, 2)),
                                                dg_unit_disk(ctx, dg_cols(ctx, both, 2, 2))}, 2, 1);
+    if (c->walls && c->contact > 0.0f)
+        return dg_phys_step_walls(ctx, state, both, 2, c->accel, env->dt, c->damping, c->contact_wall,
+                                  c->contact);
     return dg_phys_step(ctx, state, both, 2, c->accel, env->dt, c->damping);
 }
 
@@ -163,25 +178,40 @@ static void chase_step_cost(dg_ctx *ctx, const dg_env *env, dg_tensor *next, dg_
     }
 }
 
+/* bit 0: the pursuer outside the arena [-1, 1]², bit 1: the evader (with walls only) */
+static unsigned chase_violation(const dg_env *env, const float *s, const float *aux) {
+    const chase *c = env->impl;
+    if (!c->walls) return 0;
+    return (unsigned)(fabsf(s[0]) > 1.0f || fabsf(s[1]) > 1.0f) |
+           (unsigned)(fabsf(s[4]) > 1.0f || fabsf(s[5]) > 1.0f) << 1;
+}
+
 /* capture_rate: episodes whose distance falls below the capture radius at
- * some step 1..H; capture_time: mean first such time (s) over those (NaN if none) */
+ * some step 1..H; capture_time: mean first such time (s) over those (NaN if none);
+ * left_arena (with walls only): episodes in which a body is outside [-1, 1]² at
+ * some step 1..H */
 static void chase_metrics(const dg_env *env, const float *traj, const float *aux, int B, int H,
                           double *values) {
     const chase *c = env->impl;
-    int captured = 0;
+    int captured = 0, left = 0;
     double tsum = 0.0;
-    for (int b = 0; b < B; b++)
-        for (int t = 1; t <= H; t++) {
+    for (int b = 0; b < B; b++) {
+        int got = 0, out = 0;
+        for (int t = 1; t <= H && !(got && out); t++) {
             const float *s = traj + ((int64_t)t * B + b) * 8;
             const float dx = s[4] - s[0], dy = s[5] - s[1];
-            if (dx * dx + dy * dy < c->capture_radius * c->capture_radius) {
-                captured++;
+            if (!got && dx * dx + dy * dy < c->capture_radius * c->capture_radius) {
+                got = 1;
                 tsum += t * env->dt;
-                break;
             }
+            out |= chase_violation(env, s, NULL) != 0;
         }
+        captured += got;
+        left += out;
+    }
     values[0] = B ? (double)captured / B : 0.0;
     values[1] = captured ? tsum / captured : NAN;
+    if (c->walls) values[2] = B ? (double)left / B : 0.0;
 }
 
 static int chase_bodies(const dg_env *env, const float *s, const float *aux, float *xy, int *is_goal) {
@@ -206,4 +236,5 @@ const dg_game dg_game_chase = {
     .step_cost = chase_step_cost,
     .metrics = chase_metrics,
     .bodies = chase_bodies,
+    .violation = chase_violation,
 };

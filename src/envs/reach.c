@@ -1,6 +1,7 @@
-/* reach: drive a point mass to a goal around circular obstacles
- * (../shared/spec/reach.md, implemented exactly). */
+/* reach: drive a point mass to a goal around circular obstacles; the game and
+ * its benchmark task are defined in docs/games/reach.md. */
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -50,17 +51,17 @@ static dg_status reach_create(dg_env *env, dg_cfg *cfg, dg_err *e) {
     reach *r = calloc(1, sizeof *r);
     if (!r) return dg_err_set(e, DG_ERR_NOMEM, "out of memory");
     env->impl = r;
-    *r = (reach){.accel = 5.0f, .damping = 0.98f, .margin = 0.05f, .nobst = 1,
+    *r = (reach){.accel = 5.0f, .damping = 0.98f, .margin = 0.1f, .nobst = 1,
                  .obst = {{0.0f, 0.0f, 0.25f}},
                  .start_x = {-0.9f, -0.6f}, .start_y = {-0.5f, 0.5f},
                  .goal_x = {0.6f, 0.9f}, .goal_y = {-0.5f, 0.5f}};
-    float w[3] = {1.0f, 5.0f, 0.01f};
+    float w[3] = {1.0f, 500.0f, 0.01f};
     dg_status st;
     if ((st = dg_cfg_get_f32_range(cfg, "env.dt", &env->dt, 0.05f, 0, 10, 0, 1, e)) ||
         (st = dg_cfg_get_f32_range(cfg, "env.damping", &r->damping, 0.98f, 0, 1, 0, 1, e)) ||
         (st = dg_cfg_get_f32_range(cfg, "env.accel_scale", &r->accel, 5.0f, 0, 1e6f, 0, 1, e)) ||
         (st = dg_cfg_get_int_range(cfg, "env.horizon", &env->horizon, 60, 1, 10000000, e)) ||
-        (st = dg_cfg_get_f32_range(cfg, "env.margin", &r->margin, 0.05f, 0, 10, 1, 1, e)) ||
+        (st = dg_cfg_get_f32_range(cfg, "env.margin", &r->margin, 0.1f, 0, 10, 1, 1, e)) ||
         (st = dg_cfg_get_f32_rows(cfg, "env.obstacles", &r->obst[0][0], 3, 0, MAX_OBST, &r->nobst, e)) ||
         (st = dg__cfg_range(cfg, "env.start.x", r->start_x, e)) ||
         (st = dg__cfg_range(cfg, "env.start.y", r->start_y, e)) ||
@@ -100,6 +101,10 @@ static dg_status reach_create(dg_env *env, dg_cfg *cfg, dg_err *e) {
     env->term_names[1] = "collision";
     env->term_names[2] = "energy";
     memcpy(env->term_weights, w, sizeof w);
+    env->nmetrics = 2;
+    env->metric_names[0] = "obstacle_hit_rate";
+    env->metric_names[1] = "final_dist";
+    env->violation_label = "inside an obstacle";
     env->nshapes = r->nobst;
     for (int k = 0; k < r->nobst; k++)
         env->shapes[k] = (dg_shape){DG_SHAPE_CIRCLE, r->obst[k][0], r->obst[k][1], r->obst[k][2], 0};
@@ -143,14 +148,109 @@ static void reach_step_cost(dg_ctx *ctx, const dg_env *env, dg_tensor *next, dg_
     terms[2] = dg__batch_mean(ctx, dg_square(ctx, action), inv_batch);
 }
 
+/* the agent inside an obstacle: a distance to its surface below 0 (bit 0: the agent) */
+static unsigned reach_violation(const dg_env *env, const float *s, const float *aux) {
+    const reach *r = env->impl;
+    for (int k = 0; k < r->nobst; k++) {
+        const float dx = s[0] - r->obst[k][0], dy = s[1] - r->obst[k][1];
+        if (dx * dx + dy * dy < r->obst[k][2] * r->obst[k][2]) return 1u;
+    }
+    return 0u;
+}
+
+/* |p_H - g|² of episode b */
+static float final_d2(const float *traj, const float *aux, int B, int H, int b) {
+    const float *s = traj + ((int64_t)H * B + b) * 4, *g = aux + 2 * b;
+    return (s[0] - g[0]) * (s[0] - g[0]) + (s[1] - g[1]) * (s[1] - g[1]);
+}
+
+/* the k-th smallest (from 0) of n floats, reordering v (Hoare's selection) */
+static float select_kth(float *v, int n, int k) {
+    int lo = 0, hi = n - 1;
+    while (lo < hi) {
+        const float pivot = v[lo + (hi - lo) / 2];
+        int i = lo, j = hi;
+        while (i <= j) {
+            while (v[i] < pivot) i++;
+            while (v[j] > pivot) j--;
+            if (i <= j) {
+                const float t = v[i];
+                v[i++] = v[j];
+                v[j--] = t;
+            }
+        }
+        if (k <= j) hi = j;
+        else if (k >= i) lo = i;
+        else break;
+    }
+    return v[k];
+}
+
+/* the k-th smallest final |p_H - g|² over a batch too large for the stack
+ * buffer, by bisection on the float bits (they order like the values for
+ * numbers >= 0): 32 passes, no allocation (metrics run every epoch) */
+static float kth_final_d2(const float *traj, const float *aux, int B, int H, int k) {
+    uint32_t lo = 0, hi = UINT32_MAX;
+    while (lo < hi) {
+        const uint32_t mid = lo + (hi - lo) / 2;
+        int n = 0;
+        for (int b = 0; b < B; b++) {
+            const float d2 = final_d2(traj, aux, B, H, b);
+            uint32_t u;
+            memcpy(&u, &d2, sizeof u);
+            n += u <= mid;
+        }
+        if (n > k) hi = mid;
+        else lo = mid + 1;
+    }
+    float d2;
+    memcpy(&d2, &lo, sizeof d2);
+    return d2;
+}
+
+/* median over the batch of |p_H - g| (the two middle ones averaged for even B) */
+static double median_final_dist(const float *traj, const float *aux, int B, int H) {
+    enum { STACK = 1024 };
+    float buf[STACK], lo2, hi2;
+    if (B <= STACK) {
+        for (int b = 0; b < B; b++) {
+            buf[b] = final_d2(traj, aux, B, H, b);
+            if (buf[b] != buf[b]) return NAN;  /* a diverged episode: no order to take a median in */
+        }
+        hi2 = select_kth(buf, B, B / 2);
+        lo2 = B % 2 ? hi2 : select_kth(buf, B / 2, B / 2 - 1);  /* the rest below B/2 stays left of it */
+    } else {
+        hi2 = kth_final_d2(traj, aux, B, H, B / 2);
+        lo2 = B % 2 ? hi2 : kth_final_d2(traj, aux, B, H, B / 2 - 1);
+    }
+    return 0.5 * (sqrt((double)lo2) + sqrt((double)hi2));
+}
+
+/* obstacle_hit_rate: episodes whose agent is inside an obstacle at some step 1..H;
+ * final_dist: median over episodes of |p_H - g| */
+static void reach_metrics(const dg_env *env, const float *traj, const float *aux, int B, int H,
+                          double *values) {
+    int hit = 0;
+    for (int b = 0; b < B; b++)
+        for (int t = 1; t <= H; t++)
+            if (reach_violation(env, traj + ((int64_t)t * B + b) * 4, aux + 2 * b)) {
+                hit++;
+                break;
+            }
+    values[0] = B > 0 ? (double)hit / B : 0.0;
+    values[1] = B > 0 ? median_final_dist(traj, aux, B, H) : NAN;
+}
+
 const dg_game dg_game_reach = {
     .name = "reach",
-    .summary = "drive a point mass to a goal around circular obstacles (spec/reach.md)",
+    .summary = "drive a point mass to a goal around circular obstacles (docs/games/reach.md)",
     .create = reach_create,
     .destroy = reach_destroy,
     .reset = reach_reset,
     .observe = reach_observe,
     .step = reach_step,
     .step_cost = reach_step_cost,
+    .metrics = reach_metrics,
     .bodies = dg__bodies_agent_goal,
+    .violation = reach_violation,
 };
