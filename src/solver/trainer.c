@@ -44,7 +44,7 @@ dg_status dg_train_opts_read(dg_cfg *cfg, dg_train_opts *o, dg_err *e) {
         (st = dg_cfg_get_int_range(cfg, "train.warmup", &o->warmup, 0, 0, 100000000, e)) ||
         (st = dg_cfg_get_int_array(cfg, "train.snapshots", o->snapshots, 0, DG_MAX_SNAPSHOTS,
                                    &o->nsnapshots, e)) ||
-        (st = dg_cfg_get_int_range(cfg, "train.threads", &o->threads, 1, 1, MAX_THREADS, e)) ||
+        (st = dg_cfg_get_int_range(cfg, "train.threads", &o->threads, 1, 0, MAX_THREADS, e)) ||
         (st = dg_cfg_get_int_range(cfg, "train.fault_nan_epoch", &o->nan_epoch, 0, 0, 100000000, e)) ||
         (st = dg_cfg_get_bool(cfg, "train.fixed_batch", &o->fixed_batch, 0, e)) ||
         (st = dg_cfg_get_int_range(cfg, "train.resume_every", &o->resume_every, 10, 0, 100000000, e)) ||
@@ -55,6 +55,10 @@ dg_status dg_train_opts_read(dg_cfg *cfg, dg_train_opts *o, dg_err *e) {
         (st = dg_cfg_get_int_array(cfg, "policy.hidden", o->hidden, 0, DG_MLP_MAX_LAYERS - 1,
                                    &o->nhidden, e)))
         return st;
+    if (o->threads == 0) {  /* 0: OpenMP's default, one per core (or OMP_NUM_THREADS), as solver.threads */
+        const int n = omp_get_max_threads();
+        o->threads = n < 1 ? 1 : n > MAX_THREADS ? MAX_THREADS : n;
+    }
     for (int i = 0; i < 2; i++)
         if (!(betas[i] >= 0.0f && betas[i] < 1.0f))
             return dg_cfg_error(cfg, "train.betas", e, "each beta must be in [0, 1)");
