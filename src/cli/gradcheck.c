@@ -66,23 +66,15 @@ static void report(const char *what, const dg_params *p, const dg_gradcheck_repo
 }
 
 int cmd_gradcheck(int argc, char **argv) {
-    const char *config = NULL, *eps_s = NULL, *tol_s = NULL, *batch_s = NULL;
+    const char *config, *eps_s, *tol_s, *batch_s;
     cli_overrides ov = {0};
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        const char **slot = !strcmp(a, "--config") ? &config : !strcmp(a, "--batch") ? &batch_s
-                          : !strcmp(a, "--horizon") ? &ov.horizon : !strcmp(a, "--seed") ? &ov.seed
-                          : !strcmp(a, "--eps") ? &eps_s : !strcmp(a, "--tol") ? &tol_s : NULL;
-        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-            fputs(HELP, stdout);
-            return 0;
-        } else if (slot && i + 1 < argc) {
-            *slot = argv[++i];
-        } else {
-            cli_error("gradcheck", slot ? "%s needs a value" : "unknown option '%s' (see --help)", a);
-            return EXIT_USAGE;
-        }
-    }
+    const cli_opt opts[] = {
+        {"--config", &config, NULL}, {"--batch", &batch_s, NULL}, {"--horizon", &ov.horizon, NULL},
+        {"--seed", &ov.seed, NULL},  {"--eps", &eps_s, NULL},     {"--tol", &tol_s, NULL},
+        {NULL, NULL, NULL},
+    };
+    const int prc = cli_parse("gradcheck", argc, argv, opts, HELP);
+    if (prc) return prc == CLI_HELP ? 0 : prc;
     if (!config) {
         cli_error("gradcheck", "--config FILE is required (see --help)");
         return EXIT_USAGE;

@@ -84,27 +84,22 @@ static void draw_frame(dg_image *img, const dg_env *env, const dg_render_grid *g
 }
 
 int cmd_replay(int argc, char **argv) {
-    const char *config = NULL, *ckpt = NULL, *out = NULL, *frames_s = NULL, *size_s = NULL;
+    const char *config, *ckpt, *out, *frames_s, *size_s;
     cli_overrides ov = {0};
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        const char **slot = !strcmp(a, "--config") ? &config : !strcmp(a, "--ckpt") ? &ckpt
-                          : !strcmp(a, "--out") ? &out : !strcmp(a, "--frames") ? &frames_s
-                          : !strcmp(a, "--seed") ? &ov.seed : !strcmp(a, "--size") ? &size_s : NULL;
-        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-            fputs(HELP, stdout);
-            return 0;
-        } else if (slot && i + 1 < argc) {
-            *slot = argv[++i];
-        } else {
-            cli_error("replay", slot ? "%s needs a value" : "unknown option '%s' (see --help)", a);
-            return EXIT_USAGE;
-        }
-    }
+    const cli_opt opts[] = {
+        {"--config", &config, NULL}, {"--ckpt", &ckpt, NULL},     {"--out", &out, NULL},
+        {"--frames", &frames_s, NULL}, {"--seed", &ov.seed, NULL}, {"--size", &size_s, NULL},
+        {NULL, NULL, NULL},
+    };
+    const int prc = cli_parse("replay", argc, argv, opts, HELP);
+    if (prc) return prc == CLI_HELP ? 0 : prc;
     if (!config || !ckpt) {
         cli_error("replay", "--config FILE and --ckpt FILE are required (see --help)");
         return EXIT_USAGE;
     }
+    const cli_path ins[] = {{"--config", config}, {"--ckpt", ckpt}};
+    const cli_path outs[] = {{"--out", out}};
+    if (cli_check_outputs("replay", outs, 1, ins, 2)) return EXIT_USAGE;
     int size = 320, frames = 0;
     if (size_s && !cli_int("replay", "--size", size_s, 64, 2048, &size)) return EXIT_USAGE;
     if (frames_s && !cli_int("replay", "--frames", frames_s, 2, 100000, &frames)) return EXIT_USAGE;

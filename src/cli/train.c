@@ -30,7 +30,7 @@ static const char HELP[] =
     "  --epochs N       epochs (train.epochs)\n"
     "  --horizon N      steps per episode (env.horizon)\n"
     "  --lr X           Adam learning rate (train.lr)\n"
-    "  --threads N      threads over the batch (train.threads)\n"
+    "  --threads N      threads over the batch (train.threads; 0: one per core)\n"
     "  --resume DIR     go on with the run in DIR from its resume.safetensors (written at\n"
     "                   snapshots, every train.resume_every epochs and at the end), with\n"
     "                   the config stored there; --epochs may raise the number of epochs.\n"
