@@ -112,18 +112,36 @@ int cmd_gradcheck(int argc, char **argv) {
     env.game->reset(&env, &rng, B, state, aux);
     printf("gradcheck %s: batch %d, eps %g, tolerance %g\n", env.game->name, B, eps, tol);
 
-    /* 1. step + step_cost w.r.t. state and action, at a state with speed */
+    /* 1. step + step_cost w.r.t. state and action, at a state the game reaches
+     * with its bodies moving: WARM steps from the reset states under a constant
+     * random action per episode. The game's own step, not random numbers put
+     * into columns taken for velocities: that put duel_simple's evader (whose
+     * columns 2, 3 are a position) next to the pursuer, at the kink of |p - e|. */
     if (dg_params_add(sp, "state", 2, (int[]){B, S}, &e) < 0 ||
         dg_params_add(sp, "action", 2, (int[]){B, A}, &e) < 0) {
         cli_error("gradcheck", "%s", e.msg);
         rc = EXIT_FAIL;
         goto done;
     }
-    memcpy(dg_params_data(sp, 0), state, (size_t)B * S * sizeof(float));
-    for (int i = 0; i < B * S; i++)
-        if (i % 4 >= 2) dg_params_data(sp, 0)[i] = dg_rng_uniform(&rng, -0.5f, 0.5f);  /* velocities */
+    enum { WARM = 2 };
+    float *x = dg_params_data(sp, 0), *u = dg_params_data(sp, 1);
+    memcpy(x, state, (size_t)B * S * sizeof(float));
+    for (int i = 0; i < B * A; i++) u[i] = dg_rng_uniform(&rng, -0.6f, 0.6f);
+    for (int k = 0; k < WARM; k++) {
+        dg_ctx_reset(ctx);
+        dg_tensor *xt = dg_from(ctx, 2, (int[]){B, S}, x), *ut = dg_from(ctx, 2, (int[]){B, A}, u);
+        dg_tensor *at = env.aux_dim ? dg_from(ctx, 2, (int[]){B, env.aux_dim}, aux) : NULL;
+        dg_tensor *next = xt && ut ? env.game->step(ctx, &env, xt, at, ut) : NULL;
+        if (!next) {
+            cli_error("gradcheck", "step: %s", dg_ctx_error(ctx));
+            rc = EXIT_FAIL;
+            goto done;
+        }
+        memcpy(x, next->data, (size_t)B * S * sizeof(float));
+    }
+    dg_ctx_reset(ctx);
     for (int i = 0; i < B * A; i++)  /* inside the unit disk, away from its edge (a kink) */
-            dg_params_data(sp, 1)[i] = dg_rng_uniform(&rng, -0.6f, 0.6f);
+        u[i] = dg_rng_uniform(&rng, -0.6f, 0.6f);
     step_case sc = {&env, aux, B};
     dg_gradcheck_report r1, r2;
     if (dg_gradcheck(ctx, sp, step_loss, &sc, (float)eps, 1e-2, 0, &r1, &e) != DG_OK) {
