@@ -35,9 +35,11 @@ static float wy(float y, int size) { return HEADER + (VIEW - y) / (2 * VIEW) * (
 static void draw_frame(dg_image *img, const dg_env *env, const dg_render_grid *grid, float sigma,
                        const float *traj, const float *aux, int t, int size, float *heat) {
     const int S = env->state_dim;
-    float xy[16];
-    int is_goal[8];
-    const int nb = env->game->bodies(env, traj + (size_t)t * S, aux, xy, is_goal);
+    float xy[2 * DG_MAX_BODIES];
+    int is_goal[DG_MAX_BODIES];
+    int nb = env->game->bodies(env, traj + (size_t)t * S, aux, xy, is_goal);
+    if (nb < 0) nb = 0;
+    if (nb > DG_MAX_BODIES) nb = DG_MAX_BODIES;
     dg_render_points_f32(grid, xy, nb, NULL, sigma, heat);
     dg_image_clear(img, 0x101018);
     dg_image_heat_rect(img, (int)wx(-VIEW, size), HEADER, size, size, heat, grid->w, grid->h, 0.0f, 1.5f);
@@ -67,8 +69,8 @@ static void draw_frame(dg_image *img, const dg_env *env, const dg_render_grid *g
         }
         const uint32_t c = BODY_COLORS[body++ % 4];
         for (int s = 1; s <= t; s++) {  /* this body's trajectory so far */
-            float a[16], b[16];
-            int g2[8];
+            float a[2 * DG_MAX_BODIES], b[2 * DG_MAX_BODIES];
+            int g2[DG_MAX_BODIES];
             env->game->bodies(env, traj + (size_t)(s - 1) * S, aux, a, g2);
             env->game->bodies(env, traj + (size_t)s * S, aux, b, g2);
             dg_image_line(img, wx(a[2 * k], size), wy(a[2 * k + 1], size), wx(b[2 * k], size),
@@ -107,6 +109,12 @@ int cmd_replay(int argc, char **argv) {
     int rc = cli_setup_load(&s, config, &ov);
     if (rc) return rc;
     const dg_env *env = s.env;
+    if (!env->game->bodies) {  /* an optional hook: without it there is nothing to draw */
+        cli_error("replay", "game '%s' has no bodies hook (the positions to draw): it cannot be replayed",
+                  env->game->name);
+        cli_setup_free(&s);
+        return EXIT_USAGE;
+    }
     const int S = env->state_dim, H = env->horizon;
     dg_policy m;
     dg_params *p = NULL;

@@ -227,7 +227,6 @@ int dg_path_same(const char *a, const char *b) {
     struct stat sa, sb;
     const int ea = stat(a, &sa) == 0, eb = stat(b, &sb) == 0;
     if (ea && eb) return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
-    if (ea != eb) return 0;
     char *na = malloc(DG_PATH_MAX), *nb = malloc(DG_PATH_MAX);
     int same = !strcmp(a, b);
     if (na && nb && normalise(a, na, DG_PATH_MAX) && normalise(b, nb, DG_PATH_MAX)) same = !strcmp(na, nb);
