@@ -13,7 +13,7 @@ JOBS=$(nproc 2>/dev/null || echo 2)
 
 # Debian packages: what the build needs, and what tests and benchmarks add.
 BUILD_PKGS=(gcc make cmake pkg-config libyaml-dev libcjson-dev libpng-dev libgif-dev)
-TEST_PKGS=(libcmocka-dev python3 python3-torch python3-numpy valgrind)
+TEST_PKGS=(libcmocka-dev python3 python3-torch python3-numpy valgrind clang)
 
 install_missing() {
     local missing=()
@@ -79,6 +79,8 @@ case "$MODE" in
         done
         rm -rf "$vg_out"
         echo "valgrind: 3 passed, 0 failed"
+        echo "== fuzz: every libFuzzer harness built with clang and run for a minute (fuzz/run.sh)"
+        fuzz/run.sh all 60 ci
         ;;
     bench)
         if [ -x bench/run.sh ]; then bench/run.sh; else echo "build.sh: no benchmarks yet" >&2; exit 1; fi
