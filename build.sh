@@ -3,7 +3,8 @@
 #   ./build.sh          install missing packages, build (Release) -> build/difgames
 #   ./build.sh run      build, then train the default game and write its outputs
 #   ./build.sh test     build, then the full test suite through ctest, in the
-#                       normal build and in an AddressSanitizer+UBSan build
+#                       normal build and in an AddressSanitizer+UBSan build, valgrind on
+#                       training runs, and each fuzz harness for a minute (clang)
 #   ./build.sh bench    build, then the benchmarks (bench/), never run by tests
 #   ./build.sh install  build, then install (PREFIX, default /usr/local)
 set -euo pipefail
