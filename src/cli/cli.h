@@ -48,6 +48,11 @@ void cli_error(const char *cmd, const char *fmt, ...)
     ;
 /* Parses an int / double argument of a flag; prints an error and returns 0 on failure. */
 int  cli_int(const char *cmd, const char *flag, const char *text, int lo, int hi, int *out);
+/* The exit code for a library status: EXIT_USAGE for what the user fixes in
+ * the command, config or files (a bad value, a file that cannot be read,
+ * parsed or written), EXIT_INTERRUPTED, else EXIT_FAIL (out of memory,
+ * non-finite numbers, ...). */
+int  cli_exit_for(dg_status s);
 /* JSON number: finite values as %.9g, others as null. */
 void cli_json_num(FILE *fp, double v);
 

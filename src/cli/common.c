@@ -133,6 +133,16 @@ int cli_check_outputs(const char *cmd, const cli_path *outs, int nout, const cli
     return 0;
 }
 
+int cli_exit_for(dg_status s) {
+    switch (s) {
+    case DG_OK: return 0;
+    case DG_ERR_ARG: case DG_ERR_IO: case DG_ERR_FORMAT: case DG_ERR_NOT_FOUND: case DG_ERR_CONFIG:
+        return EXIT_USAGE;
+    case DG_ERR_INTERRUPTED: return EXIT_INTERRUPTED;
+    default: return EXIT_FAIL;
+    }
+}
+
 void cli_json_num(FILE *fp, double v) {
     if (isfinite(v)) fprintf(fp, "%.9g", v);
     else fputs("null", fp);

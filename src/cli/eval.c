@@ -91,7 +91,7 @@ int cmd_eval(int argc, char **argv) {
         const char *meta[] = {"format", "difgames-gradient", "game", env->game->name};
         if (dg_checkpoint_save(grad_out, p, 1, meta, 2, &e) != DG_OK) {
             cli_error("eval", "%s", e.msg);
-            rc = EXIT_FAIL;
+            rc = cli_exit_for(e.status);
             goto done;
         }
     }

@@ -200,7 +200,7 @@ static int hji_solve(int argc, char **argv) {
     if (s == DG_OK) s = dg_st_writer_write(w, out, &e);
     if (s != DG_OK) {
         cli_error("hji solve", "%s", e.msg);
-        rc = e.status == DG_ERR_IO ? EXIT_USAGE : EXIT_FAIL;
+        rc = cli_exit_for(e.status);
         goto done;
     }
     fprintf(stderr, "wrote %s\n", out);
@@ -534,7 +534,7 @@ static int hji_play(int argc, char **argv) {
             char title[128];
             snprintf(title, sizeof title, "%s  t = %.2f s  V = %.3f%s", p->name, t, val, tgt <= 0 ? "  CAPTURE" : "");
             dg_image_text(img, 20, 12, title, 0xffffff, 2);
-            if (dg_gif_add_frame(gf, img, &e) != DG_OK) { cli_error("hji play", "%s", e.msg); rc = EXIT_FAIL; goto done; }
+            if (dg_gif_add_frame(gf, img, &e) != DG_OK) { cli_error("hji play", "%s", e.msg); rc = cli_exit_for(e.status); goto done; }
         }
         if (tgt <= 0) { cap_t = t; break; }
         /* RK2 (midpoint) with the inputs held over the step, as a sampled feedback */
@@ -557,7 +557,7 @@ static int hji_play(int argc, char **argv) {
     if (gf) {
         dg_status s = dg_gif_end(gf, &e);
         gf = NULL;
-        if (s != DG_OK) { cli_error("hji play", "%s", e.msg); rc = EXIT_FAIL; goto done; }
+        if (s != DG_OK) { cli_error("hji play", "%s", e.msg); rc = cli_exit_for(s); goto done; }
     }
     fprintf(stderr, "wrote %s%s%s\n", csv_path, gif ? " and " : "", gif ? gif : "");
     printf("{\"game\": \"%s\", \"outcome\": \"%s\", \"capture_time\": ", p->name, cap_t >= 0 ? "capture" : "escape");

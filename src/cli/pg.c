@@ -286,19 +286,19 @@ static int write_outputs(const run *r, const char *dir, dg_pg *pg, const char *g
                 (long long)r->pts[i].steps, r->pts[i].loss, r->pts[i].sample_loss);
     if (dg_file_commit(&f, &e) != DG_OK) {
         cli_error("pg", "%s", e.msg);
-        return EXIT_FAIL;
+        return cli_exit_for(e.status);
     }
     if (!pg) return 0;
     const char *meta[] = {"format", "difgames", "game", game, "trainer", "policy-gradient"};
     if (dg_path_join(path, sizeof path, dir, "policy.safetensors", &e) != DG_OK ||
         dg_checkpoint_save(path, dg_pg_policy_params(pg), 0, meta, 3, &e) != DG_OK) {
         cli_error("pg", "%s", e.msg);
-        return EXIT_FAIL;
+        return cli_exit_for(e.status);
     }
     if (dg_path_join(path, sizeof path, dir, "value.safetensors", &e) != DG_OK ||
         dg_checkpoint_save(path, dg_pg_value_params(pg), 0, meta, 3, &e) != DG_OK) {
         cli_error("pg", "%s", e.msg);
-        return EXIT_FAIL;
+        return cli_exit_for(e.status);
     }
     return 0;
 }
@@ -432,7 +432,7 @@ static int plot_curves(const char *csv, const char *png, const char *title) {
     }
     if (!rc && dg_png_write(img, png, &e) != DG_OK) {
         cli_error("pg", "%s", e.msg);
-        rc = EXIT_FAIL;
+        rc = cli_exit_for(e.status);
     }
     dg_image_free(img);
     dg_image_free(sub);

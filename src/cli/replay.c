@@ -171,7 +171,7 @@ int cmd_replay(int argc, char **argv) {
             cli_error("replay", "%s", e.msg);
             dg_gif_abort(gif);
             gif = NULL;
-            rc = EXIT_FAIL;
+            rc = cli_exit_for(e.status);
             goto done;
         }
     }
@@ -179,7 +179,7 @@ int cmd_replay(int argc, char **argv) {
     gif = NULL;
     if (st != DG_OK) {
         cli_error("replay", "%s", e.msg);
-        rc = EXIT_FAIL;
+        rc = cli_exit_for(st);
         goto done;
     }
     fprintf(stderr, "wrote %s (%d frames, episode loss %.4g)\n", path, frames, loss_v);

@@ -187,7 +187,7 @@ static int train_one(const char *config, const char *resume, const cli_overrides
     /* the folder is this run's until it ends: a second run into it is refused */
     if ((lock = dg_dir_lock(dir, &e)) < 0) {
         cli_error("train", "%s", e.msg);
-        rc = e.status == DG_ERR_IO ? EXIT_USAGE : EXIT_FAIL;
+        rc = cli_exit_for(e.status);
         goto done;
     }
     if (dg_cfg_to_yaml(s.cfg, &yaml, NULL, &e) != DG_OK) {
@@ -198,7 +198,7 @@ static int train_one(const char *config, const char *resume, const cli_overrides
     t = dg_trainer_create(s.env, &s.opts, dir, yaml, &e);
     if (!t) {
         cli_error("train", "%s", e.msg);
-        rc = e.status == DG_ERR_IO || e.status == DG_ERR_ARG ? EXIT_USAGE : EXIT_FAIL;
+        rc = cli_exit_for(e.status);
         goto done;
     }
     if (resume && dg_trainer_restore(t, resume_path, &e) != DG_OK) {
@@ -236,7 +236,7 @@ static int train_one(const char *config, const char *resume, const cli_overrides
     } else if (st != DG_OK) {
         if (pr.tty) fputc('\n', stderr);
         cli_error("train", "%s", e.msg);
-        rc = st == DG_ERR_IO ? EXIT_USAGE : EXIT_FAIL;
+        rc = cli_exit_for(st);
     } else if (!quiet) {
         fprintf(stderr, "wrote %s/metrics.csv, loss.png, final.safetensors\n", dir);
     }
