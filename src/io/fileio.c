@@ -210,8 +210,11 @@ dg_status dg_path_join(char *out, size_t size, const char *dir, const char *name
     const int n = dir && *dir ? snprintf(out, size, "%s/%s", dir, name) : snprintf(out, size, "%s", name);
     if (n < 0 || (size_t)n >= size) {
         if (size) out[0] = 0;
-        return dg_err_set(e, DG_ERR_ARG, "%.200s.../%.100s: path too long (%d characters; at most %zu)",
-                          dir ? dir : "", name, n, size ? size - 1 : 0);
+        if (dir && *dir)
+            return dg_err_set(e, DG_ERR_ARG, "%.200s.../%.100s: path too long (%d characters; at most %zu)", dir,
+                              name, n, size ? size - 1 : 0);
+        return dg_err_set(e, DG_ERR_ARG, "%.200s...: path too long (%d characters; at most %zu)", name, n,
+                          size ? size - 1 : 0);
     }
     if (last_len(out) > NAME_MAX) {
         const size_t k = last_len(out);
