@@ -72,6 +72,8 @@ table=(
   "file name too long|file name too long|replay --config $R --ckpt $CK --out $T/never-$LONG.gif"
   "path too long|path too long|eval --config $R --ckpt $CK --grad-out $T/never8/$DEEP/g.safetensors"
   "run folder path too long|path too long|train --config $R --epochs 1 --out $T/never9/$DEEP"
+  "run folder name too long|name too long (300 characters; at most 255)|train --config $R --epochs 1 --out $T/never16/$LONG"
+  "pg folder name too long|folder name too long|pg --config $R --iters 1 --out $T/never17/$LONG"
   # 4. lists
   "--seeds empty item|--seeds: item 2 '' is not a number|train --config $R --seeds 1,,2 --out $T/never10"
   "--seeds not a number|--seeds: item 1 'x' is not a number|train --config $R --seeds x --out $T/never10"

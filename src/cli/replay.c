@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "difgames/fileio.h"
 #include "difgames/image.h"
 #include "difgames/render.h"
 
@@ -127,7 +128,7 @@ int cmd_replay(int argc, char **argv) {
     dg_gif *gif = NULL;
     dg_ctx *ctx = NULL;
     dg_err e = {0};
-    char path[1024];
+    char path[DG_PATH_MAX], def[256];
     if (!state || !aux || !traj) {
         cli_error("replay", "out of memory");
         rc = EXIT_FAIL;
@@ -145,8 +146,12 @@ int cmd_replay(int argc, char **argv) {
         goto done;
     }
     const float loss_v = loss->data[0];
-    if (out) snprintf(path, sizeof path, "%s", out);
-    else snprintf(path, sizeof path, "runs/%s/replay.gif", env->game->name);
+    snprintf(def, sizeof def, "runs/%s/replay.gif", env->game->name);
+    if (dg_path_join(path, sizeof path, NULL, out ? out : def, &e) != DG_OK) {
+        cli_error("replay", "--out: %s", e.msg);
+        rc = EXIT_USAGE;
+        goto done;
+    }
     const int gw = size / 4;
     grid = dg_render_grid_create(gw, gw, &e);
     heat = malloc((size_t)gw * gw * sizeof(float));

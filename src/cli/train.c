@@ -143,7 +143,7 @@ static int train_one(const char *config, const char *resume, const cli_overrides
     cli_setup s;
     int rc, lock = -1;
     dg_err e = {0};
-    char resume_path[DG_PATH_MAX] = "", dir[DG_PATH_MAX];
+    char resume_path[DG_PATH_MAX] = "", dir[DG_PATH_MAX - 128];  /* the trainer adds file names */
     if (resume) {  /* the config comes from the resume file */
         if (dg_path_join(resume_path, sizeof resume_path, resume, "resume.safetensors", &e) != DG_OK) {
             cli_error("train", "--resume: %s", e.msg);

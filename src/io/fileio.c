@@ -189,6 +189,13 @@ dg_status dg_mkdirs(const char *path, dg_err *e) {
     if (strlen(path) >= sizeof tmp)
         return dg_err_set(e, DG_ERR_ARG, "%.200s...: path too long (%zu characters; at most %d)", path,
                           strlen(path), DG_PATH_MAX - 1);
+    for (const char *c = path; *c;) {  /* every name checked before anything is made */
+        const size_t k = strcspn(c, "/");
+        if (k > NAME_MAX)
+            return dg_err_set(e, DG_ERR_ARG, "%.200s...: folder name too long (%zu characters; at most %d)", c, k,
+                              NAME_MAX);
+        c += k + (c[k] == '/');
+    }
     strcpy(tmp, path);
     for (char *p = tmp + 1; ; p++) {
         if (*p == '/' || *p == 0) {
