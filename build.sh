@@ -3,7 +3,8 @@
 #   ./build.sh          install missing packages, build (Release) -> build/difgames
 #   ./build.sh run      build, then train the default game and write its outputs
 #   ./build.sh test     build, then the full test suite through ctest, in the
-#                       normal build and in an AddressSanitizer+UBSan build
+#                       normal build and in an AddressSanitizer+UBSan build, valgrind on
+#                       training runs, and each fuzz harness for a minute (clang)
 #   ./build.sh bench    build, then the benchmarks (bench/), never run by tests
 #   ./build.sh install  build, then install the command, the library (shared and
 #                       static), headers and difgames.pc (PREFIX, default /usr/local)
@@ -14,7 +15,7 @@ JOBS=$(nproc 2>/dev/null || echo 2)
 
 # Debian packages: what the build needs, and what tests and benchmarks add.
 BUILD_PKGS=(gcc make cmake pkg-config libyaml-dev libcjson-dev libpng-dev libgif-dev)
-TEST_PKGS=(libcmocka-dev python3 python3-torch python3-numpy valgrind)
+TEST_PKGS=(libcmocka-dev python3 python3-torch python3-numpy valgrind clang)
 
 install_missing() {
     local missing=()
@@ -83,6 +84,8 @@ case "$MODE" in
         done
         rm -rf "$vg_out"
         echo "valgrind: 3 passed, 0 failed"
+        echo "== fuzz: every libFuzzer harness built with clang and run for a minute (fuzz/run.sh)"
+        fuzz/run.sh all 60 ci
         ;;
     bench)
         if [ -x bench/run.sh ]; then bench/run.sh; else echo "build.sh: no benchmarks yet" >&2; exit 1; fi

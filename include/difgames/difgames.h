@@ -30,7 +30,7 @@
 
 #include "difgames/status.h"    /* dg_status, dg_err                                  */
 #include "difgames/core.h"      /* tensors, context, ops, params, Adam/SGD, gradcheck */
-#include "difgames/fileio.h"    /* atomic file writes                                 */
+#include "difgames/fileio.h"    /* atomic writes, regular-file reads, paths, run locks */
 #include "difgames/safetensors.h" /* safetensors files                                */
 #include "difgames/checkpoint.h" /* parameters to and from safetensors                 */
 #include "difgames/config.h"    /* YAML configs with typed access                      */

@@ -27,6 +27,7 @@ extern "C" {
 #define DG_MAX_TERMS 8
 #define DG_MAX_METRICS 4
 #define DG_MAX_SHAPES 16
+#define DG_MAX_BODIES 8     /* bodies a game's bodies hook may return */
 
 typedef struct dg_env dg_env;
 
@@ -47,7 +48,7 @@ typedef struct dg_game {
     /* Draws B initial states (B, state_dim) and episode constants (B, aux_dim). */
     void (*reset)(const dg_env *env, dg_rng *rng, int B, float *state, float *aux);
     dg_tensor *(*observe)(dg_ctx *ctx, const dg_env *env, dg_tensor *state, dg_tensor *aux);
-    /* Two-player games: the second player's (evader's) observation, (B, obs2_dim);
+    /* Two-player games (NULL in others): the second player's (evader's) observation, (B, obs2_dim);
      * step and step_cost then get the actions of both, [a, b] (B, act_dim + act2_dim). */
     dg_tensor *(*observe2)(dg_ctx *ctx, const dg_env *env, dg_tensor *state, dg_tensor *aux);
     dg_tensor *(*step)(dg_ctx *ctx, const dg_env *env, dg_tensor *state, dg_tensor *aux,
@@ -55,14 +56,16 @@ typedef struct dg_game {
     /* Raw (unweighted) cost terms of one step into terms[0..nterms), each (1). */
     void (*step_cost)(dg_ctx *ctx, const dg_env *env, dg_tensor *next, dg_tensor *aux,
                       dg_tensor *action, float inv_batch, dg_tensor **terms);
-    /* Episode metrics from a trajectory traj (H+1, B, state_dim) (may be NULL). */
+    /* Episode metrics from a trajectory traj (H+1, B, state_dim); may be NULL
+     * when the game declares none (nmetrics 0). */
     void (*metrics)(const dg_env *env, const float *traj, const float *aux, int B, int H,
                     double *values);
     /* Optional: fills the derived part of aux rows from the first aux_user_dim
      * columns a user gave (pixel: renders the target image at the goal). */
     void (*complete_aux)(const dg_env *env, int B, float *aux);
-    /* Bodies of one batch row to draw: positions of the moving bodies (agent
-     * first) and the fixed goal, if any; returns the number of bodies. */
+    /* Optional (replay needs it): bodies of one batch row to draw: positions
+     * of the moving bodies (agent first) and the fixed goal, if any; returns
+     * their number, at most DG_MAX_BODIES. */
     int (*bodies)(const dg_env *env, const float *state_row, const float *aux_row,
                   float *xy /* (n, 2) */, int *is_goal /* (n) */);
     /* Optional: which bodies of a batch row break the game's rule in this state

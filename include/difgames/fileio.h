@@ -1,9 +1,18 @@
-/* difgames io: whole-file writes that never leave a half-written file.
+/* difgames io: whole-file writes that never leave a half-written file, whole-
+ * file reads that refuse what is not a regular file, paths and run folders.
  *
  * dg_file_begin opens "<path>.tmp.<pid>" in the target's folder; the caller
  * writes to f->fp; dg_file_commit flushes, fsyncs and renames it over path
  * (killed at any instant, path holds the old file or the new one, whole).
  * dg_file_abort removes the temporary file.
+ *
+ * Every file the library reads is opened by dg_file_open_read: a FIFO, a
+ * device (/dev/zero, /dev/stdin) or a folder is refused before a byte is read,
+ * and the open itself cannot block on a FIFO.
+ *
+ * A run folder is held by dg_dir_lock for the run's life (an flock on
+ * "<dir>/.lock"): a second run into the same folder is refused while the first
+ * holds it; the lock goes with the process, however it ends.
  */
 #ifndef DIFGAMES_FILEIO_H
 #define DIFGAMES_FILEIO_H
@@ -16,19 +25,36 @@
 extern "C" {
 #endif
 
+#define DG_PATH_MAX 4096   /* longest path the library handles (Linux PATH_MAX) */
+
 typedef struct dg_file {
     FILE *fp;
-    char  path[1024];      /* final name        */
-    char  tmp[1100];       /* temporary name    */
+    char  path[DG_PATH_MAX];        /* final name        */
+    char  tmp[DG_PATH_MAX + 32];    /* temporary name    */
 } dg_file;
 
 dg_status dg_file_begin(dg_file *f, const char *path, dg_err *e);  /* opens the temporary file */
 dg_status dg_file_commit(dg_file *f, dg_err *e);                   /* flush, fsync, rename     */
 void      dg_file_abort(dg_file *f);                               /* close and remove tmp     */
+/* Opens path for reading if it is a regular file ("rb"); *size gets its size
+ * (NULL: not wanted). Refuses FIFOs, devices and folders without blocking. */
+dg_status dg_file_open_read(const char *path, FILE **fp, size_t *size, dg_err *e);
 /* Reads a whole file into a malloc'd buffer (caller frees); adds a NUL after it. */
 dg_status dg_file_read_all(const char *path, unsigned char **out, size_t *len, dg_err *e);
 /* Makes a folder and its parents (like mkdir -p). */
 dg_status dg_mkdirs(const char *path, dg_err *e);
+/* out = "dir/name" (dir NULL or "": name); an error, never a cut name, when it
+ * does not fit in size bytes or its last component passes the system's NAME_MAX. */
+dg_status dg_path_join(char *out, size_t size, const char *dir, const char *name, dg_err *e);
+/* 1 when a and b name the same file: the same device and inode when both
+ * exist, else the same absolute path once ".", ".." and "//" are resolved
+ * (through the real path of the nearest existing folder); 0 otherwise. */
+int       dg_path_same(const char *a, const char *b);
+/* Makes dir (mkdir -p) and locks it for this process (flock on "<dir>/.lock",
+ * exclusive, not waiting). Returns the lock's descriptor (>= 0), or -1 with
+ * e set: DG_ERR_IO naming the folder when another run holds it. */
+int       dg_dir_lock(const char *dir, dg_err *e);
+void      dg_dir_unlock(int lock);                                 /* < 0 is harmless          */
 
 #ifdef __cplusplus
 }

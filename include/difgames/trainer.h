@@ -38,7 +38,9 @@ typedef struct dg_train_opts {
     int    warmup;                        /* epochs of linear LR warmup (0: none) */
     int    snapshots[DG_MAX_SNAPSHOTS];   /* epochs to snapshot (the last always) */
     int    nsnapshots;
-    int    threads;                       /* batch shards run in parallel         */
+    int    threads;                       /* batch shards run in parallel; train.threads: 0
+                                             reads as OpenMP's default, one per core (or
+                                             OMP_NUM_THREADS), as solver.threads of hji */
     int    hidden[DG_MLP_MAX_LAYERS];     /* policy hidden sizes                  */
     int    nhidden;
     int    nan_epoch;                     /* fault injection: loss NaN at this epoch (0: off) */

@@ -23,7 +23,7 @@ static const char HELP[] =
     "  --batch N           parallel episodes (train.batch)\n"
     "  --horizon N         steps per episode (env.horizon)\n"
     "  --hidden N          width of both hidden layers (policy.hidden: [N, N])\n"
-    "  --threads N         threads over the batch (train.threads)\n"
+    "  --threads N         threads over the batch (train.threads; 0: one per core)\n"
     "  --checkpoint K      checkpointed BPTT, a segment every K steps; 0 auto, -1 full tape\n"
     "                      (train.checkpoint_every)\n";
 
@@ -46,25 +46,15 @@ static int cmp_double(const void *a, const void *b) {
 }
 
 int cmd_bench(int argc, char **argv) {
-    const char *config = NULL, *epochs_s = NULL, *warmup_s = NULL, *hidden_s = NULL, *ck_s = NULL;
+    const char *config, *epochs_s, *warmup_s, *hidden_s, *ck_s;
     cli_overrides ov = {0};
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        const char **slot = !strcmp(a, "--config") ? &config : !strcmp(a, "--epochs") ? &epochs_s
-                          : !strcmp(a, "--warmup") ? &warmup_s : !strcmp(a, "--batch") ? &ov.batch
-                          : !strcmp(a, "--horizon") ? &ov.horizon : !strcmp(a, "--hidden") ? &hidden_s
-                          : !strcmp(a, "--threads") ? &ov.threads : !strcmp(a, "--checkpoint") ? &ck_s
-                          : NULL;
-        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-            fputs(HELP, stdout);
-            return 0;
-        } else if (slot && i + 1 < argc) {
-            *slot = argv[++i];
-        } else {
-            cli_error("bench", slot ? "%s needs a value" : "unknown option '%s' (see --help)", a);
-            return EXIT_USAGE;
-        }
-    }
+    const cli_opt opts[] = {
+        {"--config", &config, NULL},   {"--epochs", &epochs_s, NULL},  {"--warmup", &warmup_s, NULL},
+        {"--batch", &ov.batch, NULL},  {"--horizon", &ov.horizon, NULL}, {"--hidden", &hidden_s, NULL},
+        {"--threads", &ov.threads, NULL}, {"--checkpoint", &ck_s, NULL}, {NULL, NULL, NULL},
+    };
+    const int prc = cli_parse("bench", argc, argv, opts, HELP);
+    if (prc) return prc == CLI_HELP ? 0 : prc;
     if (!config) {
         cli_error("bench", "--config FILE is required (see --help)");
         return EXIT_USAGE;

@@ -6,9 +6,10 @@
 #include "difgames/env.h"
 #include "difgames/trainer.h"
 
-/* exit codes */
+/* exit codes: one convention for every subcommand (README "Exit status") */
 #define EXIT_FAIL 1       /* the job ran and failed (e.g. gradcheck above tolerance) */
 #define EXIT_USAGE 2      /* bad command line, config or input file                  */
+#define EXIT_INTERRUPTED 130  /* stopped by SIGINT / SIGTERM (what was done is saved)   */
 
 int cmd_train(int argc, char **argv);
 int cmd_replay(int argc, char **argv);
@@ -43,6 +44,7 @@ void cli_setup_free(cli_setup *s);
 void cli_error(const char *cmd, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 2, 3)))
+#endif
     ;
 /* The default output folder of a config file: runs/<name>, name being the
  * config's path below its last configs/ folder without .yaml (configs/duel.yaml
@@ -56,15 +58,43 @@ int  cli_run_dir(const char *config, char *buf, size_t n);
 int  cli_make_parent(const char *cmd, const char *flag, const char *path);
 /* Parses an int / double argument of a flag; prints an error and returns 0 on failure. */
 int  cli_int(const char *cmd, const char *flag, const char *text, int lo, int hi, int *out);
+/* The exit code for a library status: EXIT_USAGE for what the user fixes in
+ * the command, config or files (a bad value, a file that cannot be read,
+ * parsed or written), EXIT_INTERRUPTED, else EXIT_FAIL (out of memory,
+ * non-finite numbers, ...). */
+int  cli_exit_for(dg_status s);
 /* JSON number: finite values as %.9g, others as null. */
 void cli_json_num(FILE *fp, double v);
+
+/* One option of a subcommand: with a value (value != NULL) or a flag. */
+typedef struct cli_opt {
+    const char  *name;     /* "--config"                        */
+    const char **value;    /* where its value goes; NULL: a flag */
+    int         *flag;     /* a flag: set to 1                  */
+} cli_opt;
+#define CLI_HELP (-1)      /* cli_parse printed --help: exit 0  */
+/* Parses argv[1..] against opts (ended by {NULL}). Returns 0; CLI_HELP after
+ * printing help to stdout; or EXIT_USAGE after one error line: an unknown
+ * option, a stray argument, a missing or empty value, an option given twice. */
+int  cli_parse(const char *cmd, int argc, char **argv, const cli_opt *opts, const char *help);
+/* Parses a comma-separated list of numbers of any length, each in [lo, hi]
+ * (whole numbers when integer is 1), into a malloc'd *out (caller frees).
+ * Returns the count (>= 1), or -1 after one error line naming flag. */
+int  cli_list(const char *cmd, const char *flag, const char *text, double lo, double hi, int integer,
+              double **out);
+/* A file named by an option. */
+typedef struct cli_path {
+    const char *flag, *path;  /* path NULL: not given, skipped */
+} cli_path;
+/* Refuses an output that is one of the inputs or another output (the same
+ * file, or the same path once normalised): one error line and EXIT_USAGE;
+ * else 0. */
+int  cli_check_outputs(const char *cmd, const cli_path *outs, int nout, const cli_path *ins, int nin);
 
 /* Loads initial states from a safetensors file: "state" (B, state_dim) and, if
  * the game has episode constants, env->aux_name (B, aux_user_dim). Returns B
  * (malloc'd *state, *aux) or -1 after printing an error. */
 int  cli_load_init(const char *cmd, const dg_env *env, const char *path, float **state, float **aux);
-
-#endif
 
 /* Runs one episode (and backward when backward is 1) on a context it makes
  * and grows until the episode fits; returns the context (caller frees) with

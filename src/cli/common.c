@@ -12,6 +12,7 @@
 #include "cli/cli.h"
 #include "difgames/checkpoint.h"
 #include "difgames/fileio.h"
+#include "difgames/hji.h"
 #include "difgames/safetensors.h"
 
 void cli_error(const char *cmd, const char *fmt, ...) {
@@ -73,6 +74,113 @@ int cli_int(const char *cmd, const char *flag, const char *text, int lo, int hi,
     return 1;
 }
 
+/* The option of opts named name, or NULL. */
+static const cli_opt *find_opt(const cli_opt *opts, const char *name) {
+    for (const cli_opt *o = opts; o->name; o++)
+        if (!strcmp(o->name, name)) return o;
+    return NULL;
+}
+
+int cli_parse(const char *cmd, int argc, char **argv, const cli_opt *opts, const char *help) {
+    for (const cli_opt *o = opts; o->name; o++) {  /* nothing given yet */
+        if (o->value) *o->value = NULL;
+        if (o->flag) *o->flag = 0;
+    }
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            fputs(help, stdout);
+            return CLI_HELP;
+        }
+        const cli_opt *o = find_opt(opts, a);
+        if (!o) {
+            if (a[0] == '-') cli_error(cmd, "unknown option '%s' (see --help)", a);
+            else cli_error(cmd, "unexpected argument '%s' (options come as --name value; see --help)", a);
+            return EXIT_USAGE;
+        }
+        if (o->value ? *o->value != NULL : *o->flag) {
+            cli_error(cmd, "option %s given twice", a);
+            return EXIT_USAGE;
+        }
+        if (!o->value) {
+            *o->flag = 1;
+            continue;
+        }
+        /* "--out --ckpt x": --out has no value, it does not take "--ckpt" as one */
+        if (i + 1 >= argc || (!strncmp(argv[i + 1], "--", 2) && find_opt(opts, argv[i + 1]))) {
+            cli_error(cmd, "%s needs a value", a);
+            return EXIT_USAGE;
+        }
+        if (!argv[i + 1][0]) {
+            cli_error(cmd, "%s: empty value", a);
+            return EXIT_USAGE;
+        }
+        *o->value = argv[++i];
+    }
+    return 0;
+}
+
+int cli_list(const char *cmd, const char *flag, const char *text, double lo, double hi, int integer,
+             double **out) {
+    *out = NULL;
+    size_t cap = 1;
+    for (const char *c = text; *c; c++) cap += *c == ',';
+    double *v = malloc(cap * sizeof *v);
+    if (!v) {
+        cli_error(cmd, "%s: out of memory for a list of %zu numbers", flag, cap);
+        return -1;
+    }
+    int n = 0;
+    const char *s = text;
+    for (;;) {
+        const size_t len = strcspn(s, ",");
+        char *end;
+        errno = 0;
+        const double x = len ? strtod(s, &end) : 0;
+        if (!len || errno == ERANGE || end != s + len || !isfinite(x)) {
+            cli_error(cmd, "%s: item %d '%.*s' is not a number (expected a list like 1,2,3, got '%.200s')", flag,
+                      n + 1, (int)(len < 60 ? len : 60), s, text);
+            free(v);
+            return -1;
+        }
+        if (!(x >= lo && x <= hi) || (integer && x != floor(x))) {
+            cli_error(cmd, "%s: item %d is %.*s; expected %s from %.17g to %.17g", flag, n + 1,
+                      (int)(len < 60 ? len : 60), s, integer ? "a whole number" : "a number", lo, hi);
+            free(v);
+            return -1;
+        }
+        v[n++] = x;
+        if (!s[len]) break;
+        s += len + 1;
+    }
+    *out = v;
+    return n;
+}
+
+int cli_check_outputs(const char *cmd, const cli_path *outs, int nout, const cli_path *ins, int nin) {
+    for (int i = 0; i < nout; i++) {
+        if (!outs[i].path) continue;
+        for (int j = 0; j < nin + i; j++) {
+            const cli_path *other = j < nin ? &ins[j] : &outs[j - nin];
+            if (!other->path || !dg_path_same(outs[i].path, other->path)) continue;
+            cli_error(cmd, "%s %s is also the %s %s: it would be overwritten; choose another file", outs[i].flag,
+                      outs[i].path, j < nin ? "input" : "output", other->flag);
+            return EXIT_USAGE;
+        }
+    }
+    return 0;
+}
+
+int cli_exit_for(dg_status s) {
+    switch (s) {
+    case DG_OK: return 0;
+    case DG_ERR_ARG: case DG_ERR_IO: case DG_ERR_FORMAT: case DG_ERR_NOT_FOUND: case DG_ERR_CONFIG:
+        return EXIT_USAGE;
+    case DG_ERR_INTERRUPTED: return EXIT_INTERRUPTED;
+    default: return EXIT_FAIL;
+    }
+}
+
 void cli_json_num(FILE *fp, double v) {
     if (isfinite(v)) fprintf(fp, "%.9g", v);
     else fputs("null", fp);
@@ -89,6 +197,14 @@ static int setup_finish(cli_setup *s, const cli_overrides *ov, dg_err *e) {
         for (size_t i = 0; i < sizeof sets / sizeof sets[0]; i++)
             if (sets[i].val && dg_cfg_set(s->cfg, sets[i].key, sets[i].val, e) != DG_OK) return 1;
     }
+    const char *game = NULL;
+    if (dg_cfg_get_str(s->cfg, "game", &game, NULL, NULL) == DG_OK && game)
+        for (int i = 0; dg_hji_problem_name(i); i++)
+            if (!strcmp(game, dg_hji_problem_name(i))) {
+                dg_cfg_error(s->cfg, "game", e, "'%s' is a game of the HJBI grid solver: use difgames hji "
+                             "solve|plot|play (this command trains and checks learned policies)", game);
+                return 1;
+            }
     s->env = dg_env_create(s->cfg, e);
     if (!s->env) return 1;
     if (dg_train_opts_read(s->cfg, &s->opts, e) != DG_OK) return 1;

@@ -25,28 +25,22 @@ static const char HELP[] =
     "  --horizon N      steps per episode (env.horizon)\n";
 
 int cmd_eval(int argc, char **argv) {
-    const char *config = NULL, *ckpt = NULL, *init = NULL, *grad_out = NULL;
+    const char *config, *ckpt, *init, *grad_out;
     cli_overrides ov = {0};
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        const char **slot = !strcmp(a, "--config") ? &config : !strcmp(a, "--ckpt") ? &ckpt
-                          : !strcmp(a, "--init") ? &init : !strcmp(a, "--grad-out") ? &grad_out
-                          : !strcmp(a, "--seed") ? &ov.seed : !strcmp(a, "--batch") ? &ov.batch
-                          : !strcmp(a, "--horizon") ? &ov.horizon : NULL;
-        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-            fputs(HELP, stdout);
-            return 0;
-        } else if (slot && i + 1 < argc) {
-            *slot = argv[++i];
-        } else {
-            cli_error("eval", slot ? "%s needs a value" : "unknown option '%s' (see --help)", a);
-            return EXIT_USAGE;
-        }
-    }
+    const cli_opt opts[] = {
+        {"--config", &config, NULL},     {"--ckpt", &ckpt, NULL},     {"--init", &init, NULL},
+        {"--grad-out", &grad_out, NULL}, {"--seed", &ov.seed, NULL},  {"--batch", &ov.batch, NULL},
+        {"--horizon", &ov.horizon, NULL}, {NULL, NULL, NULL},
+    };
+    const int prc = cli_parse("eval", argc, argv, opts, HELP);
+    if (prc) return prc == CLI_HELP ? 0 : prc;
     if (!config || !ckpt) {
         cli_error("eval", "--config FILE and --ckpt FILE are required (see --help)");
         return EXIT_USAGE;
     }
+    const cli_path ins[] = {{"--config", config}, {"--ckpt", ckpt}, {"--init", init}};
+    const cli_path outs[] = {{"--grad-out", grad_out}};
+    if (cli_check_outputs("eval", outs, 1, ins, 3)) return EXIT_USAGE;
     cli_setup s;
     int rc = cli_setup_load(&s, config, &ov);
     if (rc) return rc;
@@ -97,7 +91,7 @@ int cmd_eval(int argc, char **argv) {
         const char *meta[] = {"format", "difgames-gradient", "game", env->game->name};
         if (dg_checkpoint_save(grad_out, p, 1, meta, 2, &e) != DG_OK) {
             cli_error("eval", "%s", e.msg);
-            rc = EXIT_FAIL;
+            rc = cli_exit_for(e.status);
             goto done;
         }
     }

@@ -2,6 +2,7 @@
  * value function, plot its zero level sets, play both players' equilibrium
  * strategies from a start state. */
 #define _POSIX_C_SOURCE 200809L
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,6 +11,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "difgames/fileio.h"
 #include "difgames/hji.h"
 #include "difgames/image.h"
 #include "difgames/safetensors.h"
@@ -23,6 +25,7 @@ static const char HELP[] =
     "      safetensors: 'value' with the grid's shape at t_end, 'value_1', ... at the\n"
     "      requested earlier times (time-to-go), the grid and times in the metadata; prints a\n"
     "      progress bar and a JSON line (steps, seconds, cell updates per second).\n"
+    "      --threads N overrides solver.threads (0: OpenMP's default, one per core).\n"
     "  difgames hji plot --value FILE [--out FILE.png] [--at x2=V,...]\n"
     "      (default --out: the value file's path with .png for .safetensors)\n"
     "      draws the zero level sets of every stored time over the final value (2-D games;\n"
@@ -55,24 +58,14 @@ static int beside_value(const char *cmd, const char *value, const char *suffix, 
     return -1;
 }
 
+/* A comma list of at most max finite numbers into out (cli_list); the count, or -1 after an error. */
 static int parse_list(const char *cmd, const char *flag, const char *text, double *out, int max) {
-    int n = 0;
-    const char *s = text;
-    while (*s) {
-        char *end;
-        double v = strtod(s, &end);
-        if (end == s || n == max || !isfinite(v)) {
-            cli_error(cmd, "%s: expected up to %d numbers separated by commas, got '%s'", flag, max, text);
-            return -1;
-        }
-        out[n++] = v;
-        s = *end == ',' ? end + 1 : end;
-        if (*end && *end != ',') {
-            cli_error(cmd, "%s: expected numbers separated by commas, got '%s'", flag, text);
-            return -1;
-        }
-    }
-    return n;
+    double *v = NULL;
+    const int n = cli_list(cmd, flag, text, -INFINITY, INFINITY, 0, &v);
+    if (n > max) cli_error(cmd, "%s: at most %d numbers, got %d in '%.200s'", flag, max, n, text);
+    if (n > 0 && n <= max) memcpy(out, v, (size_t)n * sizeof *out);
+    free(v);
+    return n > max ? -1 : n;
 }
 
 static double now_s(void) {
@@ -117,7 +110,7 @@ static dg_hji_problem *load_problem(const char *cmd, const char *config, const c
         dg_cfg_free(cfg);
         return NULL;
     }
-    if (threads > 0) p->opts.threads = threads;
+    if (threads >= 0) p->opts.threads = threads;
     if (f32) p->opts.real = DG_HJI_F32;
     *cfg_out = cfg;
     return p;
@@ -126,28 +119,24 @@ static dg_hji_problem *load_problem(const char *cmd, const char *config, const c
 /* ----------------------------------------------------------------- solve */
 
 static int hji_solve(int argc, char **argv) {
-    const char *config = NULL, *out = NULL, *times_s = NULL, *accuracy = NULL, *threads_s = NULL;
-    int f32 = 0;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        const char **slot = !strcmp(a, "--config") ? &config : !strcmp(a, "--out") ? &out
-                          : !strcmp(a, "--times") ? &times_s : !strcmp(a, "--accuracy") ? &accuracy
-                          : !strcmp(a, "--threads") ? &threads_s : NULL;
-        if (!strcmp(a, "-h") || !strcmp(a, "--help")) { fputs(HELP, stdout); return 0; }
-        else if (!strcmp(a, "--float32")) f32 = 1;
-        else if (slot && i + 1 < argc) *slot = argv[++i];
-        else {
-            cli_error("hji solve", slot ? "%s needs a value" : "unknown option '%s' (see --help)", a);
-            return EXIT_USAGE;
-        }
-    }
+    const char *config, *out, *times_s, *accuracy, *threads_s;
+    int f32;
+    const cli_opt opts[] = {
+        {"--config", &config, NULL}, {"--out", &out, NULL}, {"--times", &times_s, NULL},
+        {"--accuracy", &accuracy, NULL}, {"--threads", &threads_s, NULL}, {"--float32", NULL, &f32},
+        {NULL, NULL, NULL},
+    };
+    const int prc = cli_parse("hji solve", argc, argv, opts, HELP);
+    if (prc) return prc == CLI_HELP ? 0 : prc;
     if (!config || !out) {
         cli_error("hji solve", "--config FILE and --out FILE are required (see --help)");
         return EXIT_USAGE;
     }
+    const cli_path ins[] = {{"--config", config}}, outs[] = {{"--out", out}};
+    if (cli_check_outputs("hji solve", outs, 1, ins, 1)) return EXIT_USAGE;
     if (cli_make_parent("hji solve", "--out", out)) return EXIT_USAGE;  /* before the solve, not after */
-    int threads = 0;
-    if (threads_s && !cli_int("hji solve", "--threads", threads_s, 1, 256, &threads)) return EXIT_USAGE;
+    int threads = -1;  /* -1: the config's solver.threads; 0: one per core */
+    if (threads_s && !cli_int("hji solve", "--threads", threads_s, 0, 4096, &threads)) return EXIT_USAGE;
     double times[65];
     int nt = 0;
     if (times_s && (nt = parse_list("hji solve", "--times", times_s, times, 64)) < 0) return EXIT_USAGE;
@@ -226,7 +215,7 @@ static int hji_solve(int argc, char **argv) {
     if (s == DG_OK) s = dg_st_writer_write(w, out, &e);
     if (s != DG_OK) {
         cli_error("hji solve", "%s", e.msg);
-        rc = e.status == DG_ERR_IO ? EXIT_USAGE : EXIT_FAIL;
+        rc = cli_exit_for(e.status);
         goto done;
     }
     fprintf(stderr, "wrote %s\n", out);
@@ -380,18 +369,13 @@ static void draw_slices(dg_image *img, const dg_hji_grid *g, double *const *slic
 }
 
 static int hji_plot(int argc, char **argv) {
-    const char *value = NULL, *out = NULL, *at_s = NULL;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        const char **slot = !strcmp(a, "--value") ? &value : !strcmp(a, "--out") ? &out : !strcmp(a, "--at") ? &at_s : NULL;
-        if (!strcmp(a, "-h") || !strcmp(a, "--help")) { fputs(HELP, stdout); return 0; }
-        else if (slot && i + 1 < argc) *slot = argv[++i];
-        else {
-            cli_error("hji plot", slot ? "%s needs a value" : "unknown option '%s' (see --help)", a);
-            return EXIT_USAGE;
-        }
-    }
+    const char *value, *out, *at_s;
+    const cli_opt opts[] = {{"--value", &value, NULL}, {"--out", &out, NULL}, {"--at", &at_s, NULL}, {NULL, NULL, NULL}};
+    const int prc = cli_parse("hji plot", argc, argv, opts, HELP);
+    if (prc) return prc == CLI_HELP ? 0 : prc;
     if (!value) { cli_error("hji plot", "--value FILE is required (see --help)"); return EXIT_USAGE; }
+    const cli_path ins[] = {{"--value", value}}, outs[] = {{"--out", out}};
+    if (cli_check_outputs("hji plot", outs, 1, ins, 1)) return EXIT_USAGE;
     value_file vf;
     int rc = value_open("hji plot", value, &vf);
     if (rc) { dg_st_free(vf.f); return rc; }
@@ -399,17 +383,19 @@ static int hji_plot(int argc, char **argv) {
     double at[DG_HJI_MAX_DIMS];
     for (int k = 0; k < g->ndim; k++) at[k] = 0.5 * (g->lo[k] + g->hi[k]);
     if (at_s) {  /* x2=V,x3=W */
-        char buf[256];
-        snprintf(buf, sizeof buf, "%s", at_s);
-        for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
-            int k;
+        for (const char *tok = at_s; *tok;) {
+            const size_t len = strcspn(tok, ",");
+            int k, used = 0;
             double v;
-            if (sscanf(tok, "x%d=%lf", &k, &v) != 2 || k < 2 || k >= g->ndim || !isfinite(v)) {
-                cli_error("hji plot", "--at: expected x2=V,... for axes 2..%d, got '%s'", g->ndim - 1, tok);
+            if (sscanf(tok, "x%d=%lf%n", &k, &v, &used) != 2 || (size_t)used != len || k < 2 || k >= g->ndim ||
+                !isfinite(v)) {
+                cli_error("hji plot", "--at: expected x2=V,... for axes 2..%d, got '%.*s'", g->ndim - 1,
+                          (int)(len < 60 ? len : 60), tok);
                 dg_st_free(vf.f);
                 return EXIT_USAGE;
             }
             at[k] = v;
+            tok += len + (tok[len] == ',');
         }
     }
     const int nx = g->n[0], ny = g->n[1];
@@ -431,10 +417,14 @@ static int hji_plot(int argc, char **argv) {
         int o = snprintf(title, sizeof title, "%s: zero level sets of V", game ? game : "value");
         for (int k = 2; k < g->ndim; k++) o += snprintf(title + o, sizeof title - (size_t)o, ", x%d = %.3g", k, at[k]);
         dg_image_text(img, 20, 12, title, 0xffffff, 2);
-        char path[1024];
-        if (out) snprintf(path, sizeof path, "%s", out);
-        else if (beside_value("hji plot", value, ".png", path, sizeof path)) rc = EXIT_USAGE;
+        char path[DG_PATH_MAX];
         dg_err e = {0};
+        if (out && dg_path_join(path, sizeof path, NULL, out, &e) != DG_OK) {
+            cli_error("hji plot", "--out: %s", e.msg);
+            rc = EXIT_USAGE;
+        } else if (!out && beside_value("hji plot", value, ".png", path, sizeof path)) {
+            rc = EXIT_USAGE;
+        }
         if (!rc && dg_png_write(img, path, &e) != DG_OK) { cli_error("hji plot", "%s", e.msg); rc = EXIT_USAGE; }
         else if (!rc) fprintf(stderr, "wrote %s\n", path);
     }
@@ -448,25 +438,22 @@ static int hji_plot(int argc, char **argv) {
 /* ------------------------------------------------------------------ play */
 
 static int hji_play(int argc, char **argv) {
-    const char *config = NULL, *value = NULL, *from_s = NULL, *out = NULL, *gif = NULL, *tmax_s = NULL, *dt_s = NULL;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        const char **slot = !strcmp(a, "--config") ? &config : !strcmp(a, "--value") ? &value
-                          : !strcmp(a, "--from") ? &from_s : !strcmp(a, "--out") ? &out : !strcmp(a, "--gif") ? &gif
-                          : !strcmp(a, "--t-max") ? &tmax_s : !strcmp(a, "--dt") ? &dt_s : NULL;
-        if (!strcmp(a, "-h") || !strcmp(a, "--help")) { fputs(HELP, stdout); return 0; }
-        else if (slot && i + 1 < argc) *slot = argv[++i];
-        else {
-            cli_error("hji play", slot ? "%s needs a value" : "unknown option '%s' (see --help)", a);
-            return EXIT_USAGE;
-        }
-    }
+    const char *config, *value, *from_s, *out, *gif, *tmax_s, *dt_s;
+    const cli_opt opts[] = {
+        {"--config", &config, NULL}, {"--value", &value, NULL}, {"--from", &from_s, NULL}, {"--out", &out, NULL},
+        {"--gif", &gif, NULL}, {"--t-max", &tmax_s, NULL}, {"--dt", &dt_s, NULL}, {NULL, NULL, NULL},
+    };
+    const int prc = cli_parse("hji play", argc, argv, opts, HELP);
+    if (prc) return prc == CLI_HELP ? 0 : prc;
     if (!config || !value || !from_s) {
         cli_error("hji play", "--config FILE, --value FILE and --from X1,X2,... are required (see --help)");
         return EXIT_USAGE;
     }
+    const cli_path ins[] = {{"--config", config}, {"--value", value}};
+    const cli_path outs[] = {{"--out", out ? out : "hji_play.csv"}, {"--gif", gif}};
+    if (cli_check_outputs("hji play", outs, 2, ins, 2)) return EXIT_USAGE;
     dg_cfg *cfg = NULL;
-    dg_hji_problem *p = load_problem("hji play", config, NULL, 0, 0, &cfg);
+    dg_hji_problem *p = load_problem("hji play", config, NULL, -1, 0, &cfg);
     if (!p) return EXIT_USAGE;
     const dg_hji_grid *g = &p->grid;
     const int nx = g->ndim;
@@ -479,9 +466,10 @@ static int hji_play(int argc, char **argv) {
     dg_gif *gf = NULL;
     dg_image *img = NULL;
     dg_err e = {0};
-    char csv_path[1024], tmp_path[1100];
-    if (parse_list("hji play", "--from", from_s, x, DG_HJI_MAX_DIMS) != nx) {
-        cli_error("hji play", "--from: %s needs %d coordinates", p->name, nx);
+    char csv_path[DG_PATH_MAX], tmp_path[DG_PATH_MAX + 32];
+    const int nfrom = parse_list("hji play", "--from", from_s, x, DG_HJI_MAX_DIMS);
+    if (nfrom != nx) {
+        if (nfrom >= 0) cli_error("hji play", "--from: %s needs %d coordinates", p->name, nx);
         rc = EXIT_USAGE;
         goto done;
     }
@@ -510,11 +498,19 @@ static int hji_play(int argc, char **argv) {
         dt = sp > 0 ? 0.25 / sp : 0.01;
         if (dt > t_max / 200) dt = t_max / 200;
     }
-    if (out) snprintf(csv_path, sizeof csv_path, "%s", out);
-    else if (beside_value("hji play", value, "_play.csv", csv_path, sizeof csv_path)) { rc = EXIT_USAGE; goto done; }
-    snprintf(tmp_path, sizeof tmp_path, "%s.tmp.%ld", csv_path, (long)getpid());
+    if (out && dg_path_join(csv_path, sizeof csv_path, NULL, out, &e) != DG_OK) {
+        cli_error("hji play", "--out: %s", e.msg);
+        rc = EXIT_USAGE;
+        goto done;
+    }
+    if (!out && beside_value("hji play", value, "_play.csv", csv_path, sizeof csv_path)) { rc = EXIT_USAGE; goto done; }
+    if (snprintf(tmp_path, sizeof tmp_path, "%s.tmp.%ld", csv_path, (long)getpid()) >= (int)sizeof tmp_path) {
+        cli_error("hji play", "%s: path too long", csv_path);
+        rc = EXIT_USAGE;
+        goto done;
+    }
     csv = fopen(tmp_path, "w");
-    if (!csv) { cli_error("hji play", "%s: cannot write", csv_path); rc = EXIT_USAGE; goto done; }
+    if (!csv) { cli_error("hji play", "%s: cannot write: %s", csv_path, strerror(errno)); rc = EXIT_USAGE; goto done; }
     fprintf(csv, "t");
     for (int k = 0; k < nx; k++) fprintf(csv, ",x%d", k);
     for (int k = 0; k < p->game.u.dim; k++) fprintf(csv, ",u%d", k);
@@ -560,7 +556,7 @@ static int hji_play(int argc, char **argv) {
             char title[128];
             snprintf(title, sizeof title, "%s  t = %.2f s  V = %.3f%s", p->name, t, val, tgt <= 0 ? "  CAPTURE" : "");
             dg_image_text(img, 20, 12, title, 0xffffff, 2);
-            if (dg_gif_add_frame(gf, img, &e) != DG_OK) { cli_error("hji play", "%s", e.msg); rc = EXIT_FAIL; goto done; }
+            if (dg_gif_add_frame(gf, img, &e) != DG_OK) { cli_error("hji play", "%s", e.msg); rc = cli_exit_for(e.status); goto done; }
         }
         if (tgt <= 0) { cap_t = t; break; }
         /* RK2 (midpoint) with the inputs held over the step, as a sampled feedback */
@@ -583,7 +579,7 @@ static int hji_play(int argc, char **argv) {
     if (gf) {
         dg_status s = dg_gif_end(gf, &e);
         gf = NULL;
-        if (s != DG_OK) { cli_error("hji play", "%s", e.msg); rc = EXIT_FAIL; goto done; }
+        if (s != DG_OK) { cli_error("hji play", "%s", e.msg); rc = cli_exit_for(s); goto done; }
     }
     fprintf(stderr, "wrote %s%s%s\n", csv_path, gif ? " and " : "", gif ? gif : "");
     printf("{\"game\": \"%s\", \"outcome\": \"%s\", \"capture_time\": ", p->name, cap_t >= 0 ? "capture" : "escape");
@@ -605,20 +601,14 @@ done:
 /* ---------------------------------------------------------------- versus */
 
 static int hji_versus(int argc, char **argv) {
-    const char *config = NULL, *ckpt = NULL, *hji = NULL, *value = NULL, *batch_s = NULL;
+    const char *config, *ckpt, *hji, *value, *batch_s;
     cli_overrides ov = {0};
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        const char **slot = !strcmp(a, "--config") ? &config : !strcmp(a, "--ckpt") ? &ckpt
-                          : !strcmp(a, "--hji") ? &hji : !strcmp(a, "--value") ? &value
-                          : !strcmp(a, "--batch") ? &batch_s : !strcmp(a, "--seed") ? &ov.seed : NULL;
-        if (!strcmp(a, "-h") || !strcmp(a, "--help")) { fputs(HELP, stdout); return 0; }
-        else if (slot && i + 1 < argc) *slot = argv[++i];
-        else {
-            cli_error("hji versus", slot ? "%s needs a value" : "unknown option '%s' (see --help)", a);
-            return EXIT_USAGE;
-        }
-    }
+    const cli_opt opts[] = {
+        {"--config", &config, NULL}, {"--ckpt", &ckpt, NULL}, {"--hji", &hji, NULL}, {"--value", &value, NULL},
+        {"--batch", &batch_s, NULL}, {"--seed", &ov.seed, NULL}, {NULL, NULL, NULL},
+    };
+    const int prc = cli_parse("hji versus", argc, argv, opts, HELP);
+    if (prc) return prc == CLI_HELP ? 0 : prc;
     if (!config || !ckpt || !hji || !value) {
         cli_error("hji versus", "--config, --ckpt, --hji and --value are required (see --help)");
         return EXIT_USAGE;
@@ -643,7 +633,7 @@ static int hji_versus(int argc, char **argv) {
         goto done;
     }
     if ((rc = cli_load_policy("hji versus", &s, ckpt, &pol, &p))) goto done;
-    if (!(hp = load_problem("hji versus", hji, NULL, 0, 0, &hcfg))) { rc = EXIT_USAGE; goto done; }
+    if (!(hp = load_problem("hji versus", hji, NULL, -1, 0, &hcfg))) { rc = EXIT_USAGE; goto done; }
     if (hp->grid.ndim != 4) { cli_error("hji versus", "%s: needs the 4-D chase4d game", hji); rc = EXIT_USAGE; goto done; }
     if ((rc = value_open("hji versus", value, &vf))) goto done;
     if (vf.grid.nodes != hp->grid.nodes) { cli_error("hji versus", "%s: grid differs from %s", value, hji); rc = EXIT_USAGE; goto done; }

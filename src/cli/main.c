@@ -23,7 +23,11 @@ static const char USAGE[] =
     "  hji        the HJBI grid solver: solve a differential game, plot, play its equilibrium\n"
     "  pg         policy-gradient baseline (REINFORCE / PPO) and its sample count against BPTT\n"
     "\n"
-    "`difgames <command> --help` describes each. Exit status: 0 ok, 1 failed, 2 bad input.\n";
+    "`difgames <command> --help` describes each.\n"
+    "\n"
+    "exit status: 0 ok; 1 the job ran and failed (out of memory, non-finite numbers, a\n"
+    "check above its tolerance); 2 bad usage or input (an option, config or input file,\n"
+    "or an output that cannot be written), with one line naming it; 130 interrupted.\n";
 
 /* OpenMP threads that wait for work spin by default (libgomp: about 300 000 polls before they
  * sleep). Alone on the machine that saves a few microseconds a parallel region; but two jobs
@@ -57,7 +61,15 @@ int main(int argc, char **argv) {
         {"gradcheck", cmd_gradcheck}, {"games", cmd_games}, {"bench", cmd_bench}, {"hji", cmd_hji}, {"pg", cmd_pg},
     };
     for (size_t i = 0; i < sizeof CMDS / sizeof CMDS[0]; i++)
-        if (!strcmp(argv[1], CMDS[i].name)) return CMDS[i].fn(argc - 1, argv + 1);
-    fprintf(stderr, "difgames: unknown command '%s'\n\n%s", argv[1], USAGE);
+        if (!strcmp(argv[1], CMDS[i].name)) {
+            const int rc = CMDS[i].fn(argc - 1, argv + 1);
+            if (fflush(stdout) != 0 || ferror(stdout)) {  /* results that never arrived are a failure */
+                fprintf(stderr, "difgames %s: cannot write the results to standard output\n", argv[1]);
+                return rc ? rc : EXIT_FAIL;
+            }
+            return rc;
+        }
+    fprintf(stderr, "difgames: unknown command '%s' (commands: train, replay, eval, gradcheck, games, bench, "
+                    "hji, pg; see difgames --help)\n", argv[1]);
     return EXIT_USAGE;
 }

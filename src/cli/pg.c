@@ -50,7 +50,7 @@ static const char HELP[] =
     "  --minibatch N        samples per policy step (ppo 256, reinforce 0 = all)\n"
     "  --vf-minibatch N     samples per value step (256)\n"
     "  --ent-coef X         entropy bonus (0)\n"
-    "  --threads N          shards of a batch in parallel (train.threads)\n"
+    "  --threads N          shards of a batch in parallel (train.threads; 0: one per core)\n"
     "  --eval-batch N       evaluation episodes (256)\n"
     "  --eval-seed N        seed of the evaluation batch (1000003; the same for every seed)\n"
     "  --evals-per-decade N evaluation grid: N points per decade of env steps (40)\n"
@@ -270,12 +270,11 @@ static int run_pg(run *r, const dg_env *env, const dg_pg_opts *o, int iters, int
 /* Writes curve.csv and the learner's parameters into dir. */
 static int write_outputs(const run *r, const char *dir, dg_pg *pg, const char *game) {
     dg_err e = {0};
-    char path[1100];
-    if (dg_mkdirs(dir, &e) != DG_OK) {
+    char path[DG_PATH_MAX];
+    if (dg_mkdirs(dir, &e) != DG_OK || dg_path_join(path, sizeof path, dir, "curve.csv", &e) != DG_OK) {
         cli_error("pg", "%s", e.msg);
         return EXIT_USAGE;
     }
-    snprintf(path, sizeof path, "%s/curve.csv", dir);
     dg_file f;
     if (dg_file_begin(&f, path, &e) != DG_OK) {
         cli_error("pg", "%s", e.msg);
@@ -287,19 +286,19 @@ static int write_outputs(const run *r, const char *dir, dg_pg *pg, const char *g
                 (long long)r->pts[i].steps, r->pts[i].loss, r->pts[i].sample_loss);
     if (dg_file_commit(&f, &e) != DG_OK) {
         cli_error("pg", "%s", e.msg);
-        return EXIT_FAIL;
+        return cli_exit_for(e.status);
     }
     if (!pg) return 0;
     const char *meta[] = {"format", "difgames", "game", game, "trainer", "policy-gradient"};
-    snprintf(path, sizeof path, "%s/policy.safetensors", dir);
-    if (dg_checkpoint_save(path, dg_pg_policy_params(pg), 0, meta, 3, &e) != DG_OK) {
+    if (dg_path_join(path, sizeof path, dir, "policy.safetensors", &e) != DG_OK ||
+        dg_checkpoint_save(path, dg_pg_policy_params(pg), 0, meta, 3, &e) != DG_OK) {
         cli_error("pg", "%s", e.msg);
-        return EXIT_FAIL;
+        return cli_exit_for(e.status);
     }
-    snprintf(path, sizeof path, "%s/value.safetensors", dir);
-    if (dg_checkpoint_save(path, dg_pg_value_params(pg), 0, meta, 3, &e) != DG_OK) {
+    if (dg_path_join(path, sizeof path, dir, "value.safetensors", &e) != DG_OK ||
+        dg_checkpoint_save(path, dg_pg_value_params(pg), 0, meta, 3, &e) != DG_OK) {
         cli_error("pg", "%s", e.msg);
-        return EXIT_FAIL;
+        return cli_exit_for(e.status);
     }
     return 0;
 }
@@ -316,9 +315,10 @@ typedef struct plot_series {
 /* --plot: reads panel,series,label,color,steps,loss rows and draws one
  * panel per distinct panel name, side by side, into png. */
 static int plot_curves(const char *csv, const char *png, const char *title) {
-    FILE *fp = fopen(csv, "r");
-    if (!fp) {
-        cli_error("pg", "%s: %s", csv, strerror(errno));
+    FILE *fp;
+    dg_err e0 = {0};
+    if (dg_file_open_read(csv, &fp, NULL, &e0) != DG_OK) {
+        cli_error("pg", "%s", e0.msg);
         return EXIT_USAGE;
     }
     plot_series *ss = NULL;
@@ -432,7 +432,7 @@ static int plot_curves(const char *csv, const char *png, const char *title) {
     }
     if (!rc && dg_png_write(img, png, &e) != DG_OK) {
         cli_error("pg", "%s", e.msg);
-        rc = EXIT_FAIL;
+        rc = cli_exit_for(e.status);
     }
     dg_image_free(img);
     dg_image_free(sub);
@@ -450,58 +450,37 @@ done:
 /* ------------------------------------------------------------ subcommand */
 
 int cmd_pg(int argc, char **argv) {
-    const char *config = NULL, *out = NULL, *algo_s = NULL, *plot = NULL, *png = NULL, *title = NULL;
-    const char *v_lr = NULL, *v_vflr = NULL, *v_logstd = NULL, *v_gamma = NULL, *v_lambda = NULL;
-    const char *v_clip = NULL, *v_epochs = NULL, *v_vfepochs = NULL, *v_mb = NULL, *v_vfmb = NULL;
-    const char *v_ent = NULL, *v_iters = NULL, *v_maxsteps = NULL, *v_stop = NULL, *v_batch = NULL;
-    const char *v_evb = NULL, *v_evseed = NULL, *v_epd = NULL, *v_bepochs = NULL, *v_stopafter = NULL;
+    const char *config, *out, *algo_s, *plot, *png, *title;
+    const char *v_lr, *v_vflr, *v_logstd, *v_gamma, *v_lambda;
+    const char *v_clip, *v_epochs, *v_vfepochs, *v_mb, *v_vfmb;
+    const char *v_ent, *v_iters, *v_maxsteps, *v_stop, *v_batch;
+    const char *v_evb, *v_evseed, *v_epd, *v_bepochs, *v_stopafter;
     cli_overrides ov = {0};
-    int compare = 0, bptt_only = 0, quiet = 0, fixed_std = 0;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        const char **slot =
-            !strcmp(a, "--config") ? &config : !strcmp(a, "--out") ? &out : !strcmp(a, "--seed") ? &ov.seed
-            : !strcmp(a, "--threads") ? &ov.threads : !strcmp(a, "--iters") ? &v_iters
-            : !strcmp(a, "--max-steps") ? &v_maxsteps : !strcmp(a, "--stop-below") ? &v_stop
-            : !strcmp(a, "--stop-after") ? &v_stopafter
-            : !strcmp(a, "--batch") ? &v_batch : !strcmp(a, "--algo") ? &algo_s : !strcmp(a, "--lr") ? &v_lr
-            : !strcmp(a, "--vf-lr") ? &v_vflr : !strcmp(a, "--log-std") ? &v_logstd
-            : !strcmp(a, "--gamma") ? &v_gamma : !strcmp(a, "--lambda") ? &v_lambda
-            : !strcmp(a, "--clip") ? &v_clip : !strcmp(a, "--epochs") ? &v_epochs
-            : !strcmp(a, "--vf-epochs") ? &v_vfepochs : !strcmp(a, "--minibatch") ? &v_mb
-            : !strcmp(a, "--vf-minibatch") ? &v_vfmb : !strcmp(a, "--ent-coef") ? &v_ent
-            : !strcmp(a, "--eval-batch") ? &v_evb : !strcmp(a, "--eval-seed") ? &v_evseed
-            : !strcmp(a, "--evals-per-decade") ? &v_epd : !strcmp(a, "--bptt-epochs") ? &v_bepochs
-            : !strcmp(a, "--bptt-batch") ? &ov.batch : !strcmp(a, "--bptt-lr") ? &ov.lr
-            : !strcmp(a, "--plot") ? &plot : !strcmp(a, "--png") ? &png : !strcmp(a, "--title") ? &title
-            : NULL;
-        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-            fputs(HELP, stdout);
-            return 0;
-        } else if (!strcmp(a, "--compare")) {
-            compare = 1;
-        } else if (!strcmp(a, "--bptt-only")) {
-            compare = bptt_only = 1;
-        } else if (!strcmp(a, "--quiet")) {
-            quiet = 1;
-        } else if (!strcmp(a, "--fixed-std")) {
-            fixed_std = 1;
-        } else if (slot) {
-            if (i + 1 >= argc) {
-                cli_error("pg", "%s needs a value", a);
-                return EXIT_USAGE;
-            }
-            *slot = argv[++i];
-        } else {
-            cli_error("pg", "unknown option '%s' (see --help)", a);
-            return EXIT_USAGE;
-        }
-    }
+    int compare, bptt_only, quiet, fixed_std;
+    const cli_opt opts[] = {
+        {"--config", &config, NULL}, {"--out", &out, NULL}, {"--seed", &ov.seed, NULL},
+        {"--threads", &ov.threads, NULL}, {"--iters", &v_iters, NULL}, {"--max-steps", &v_maxsteps, NULL},
+        {"--stop-below", &v_stop, NULL}, {"--stop-after", &v_stopafter, NULL}, {"--batch", &v_batch, NULL},
+        {"--algo", &algo_s, NULL}, {"--lr", &v_lr, NULL}, {"--vf-lr", &v_vflr, NULL},
+        {"--log-std", &v_logstd, NULL}, {"--gamma", &v_gamma, NULL}, {"--lambda", &v_lambda, NULL},
+        {"--clip", &v_clip, NULL}, {"--epochs", &v_epochs, NULL}, {"--vf-epochs", &v_vfepochs, NULL},
+        {"--minibatch", &v_mb, NULL}, {"--vf-minibatch", &v_vfmb, NULL}, {"--ent-coef", &v_ent, NULL},
+        {"--eval-batch", &v_evb, NULL}, {"--eval-seed", &v_evseed, NULL}, {"--evals-per-decade", &v_epd, NULL},
+        {"--bptt-epochs", &v_bepochs, NULL}, {"--bptt-batch", &ov.batch, NULL}, {"--bptt-lr", &ov.lr, NULL},
+        {"--plot", &plot, NULL}, {"--png", &png, NULL}, {"--title", &title, NULL},
+        {"--compare", NULL, &compare}, {"--bptt-only", NULL, &bptt_only}, {"--quiet", NULL, &quiet},
+        {"--fixed-std", NULL, &fixed_std}, {NULL, NULL, NULL},
+    };
+    const int prc = cli_parse("pg", argc, argv, opts, HELP);
+    if (prc) return prc == CLI_HELP ? 0 : prc;
+    if (bptt_only) compare = 1;
     if (plot || png) {
         if (!plot || !png) {
             cli_error("pg", "--plot CSV and --png FILE go together");
             return EXIT_USAGE;
         }
+        const cli_path ins[] = {{"--plot", plot}}, outs[] = {{"--png", png}};
+        if (cli_check_outputs("pg", outs, 1, ins, 1)) return EXIT_USAGE;
         return plot_curves(plot, png, title);
     }
     if (!config) {
@@ -519,7 +498,7 @@ int cmd_pg(int argc, char **argv) {
     double maxsteps_d = 0, stop_below = -INFINITY;
     if ((v_iters && !cli_int("pg", "--iters", v_iters, 1, 100000000, &iters)) ||
         (v_batch && !cli_int("pg", "--batch", v_batch, 1, 1 << 20, &o.batch)) ||
-        (v_epochs && !cli_int("pg", "--epochs", v_epochs, 0, 1000, &o.pi_epochs)) ||
+        (v_epochs && !cli_int("pg", "--epochs", v_epochs, 1, 1000, &o.pi_epochs)) ||
         (v_vfepochs && !cli_int("pg", "--vf-epochs", v_vfepochs, 0, 1000, &o.vf_epochs)) ||
         (v_mb && !cli_int("pg", "--minibatch", v_mb, 0, 1 << 30, &o.minibatch)) ||
         (v_vfmb && !cli_int("pg", "--vf-minibatch", v_vfmb, 0, 1 << 30, &o.vf_minibatch)) ||
@@ -553,7 +532,23 @@ int cmd_pg(int argc, char **argv) {
     dg_err e = {0};
     double bptt_best = NAN, bptt_final = NAN, pg_best = NAN, pg_final = NAN, t_bptt = 0, t_pg = 0;
     int64_t bptt_steps = 0;
-    int iters_done = 0;
+    int iters_done = 0, lock = -1;
+    if (out) {  /* the folder is this run's until it ends; the config is not one of its files */
+        static const char *const NAMES[] = {"curve.csv", "policy.safetensors", "value.safetensors"};
+        char path[DG_PATH_MAX];
+        for (int i = 0; i < 3 && !rc; i++)
+            if (dg_path_join(path, sizeof path, out, NAMES[i], &e) != DG_OK || dg_path_same(config, path)) {
+                if (e.msg[0]) cli_error("pg", "--out: %s", e.msg);
+                else cli_error("pg", "--config %s is the run's own %s: it would be overwritten; choose another --out",
+                               config, NAMES[i]);
+                rc = EXIT_USAGE;
+            }
+        if (!rc && (lock = dg_dir_lock(out, &e)) < 0) {
+            cli_error("pg", "%s", e.msg);
+            rc = EXIT_USAGE;
+        }
+        if (rc) goto done;
+    }
     r.ev = dg_pg_eval_create(env, eval_batch, (uint64_t)eval_seed, o.threads, &e);
     if (!r.ev) {
         cli_error("pg", "%s", e.msg);
@@ -601,6 +596,7 @@ int cmd_pg(int argc, char **argv) {
     }
     printf("}\n");
 done:
+    dg_dir_unlock(lock);
     dg_pg_free(pg);
     dg_pg_eval_free(r.ev);
     free(r.pts);

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "difgames/fileio.h"
 #include "difgames/image.h"
 #include "difgames/render.h"
 #include "difgames/replay.h"
@@ -26,27 +27,22 @@ static const char HELP[] =
     "  --size N        width and height of the arena view in pixels  default 320\n";
 
 int cmd_replay(int argc, char **argv) {
-    const char *config = NULL, *ckpt = NULL, *out = NULL, *frames_s = NULL, *size_s = NULL;
+    const char *config, *ckpt, *out, *frames_s, *size_s;
     cli_overrides ov = {0};
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        const char **slot = !strcmp(a, "--config") ? &config : !strcmp(a, "--ckpt") ? &ckpt
-                          : !strcmp(a, "--out") ? &out : !strcmp(a, "--frames") ? &frames_s
-                          : !strcmp(a, "--seed") ? &ov.seed : !strcmp(a, "--size") ? &size_s : NULL;
-        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-            fputs(HELP, stdout);
-            return 0;
-        } else if (slot && i + 1 < argc) {
-            *slot = argv[++i];
-        } else {
-            cli_error("replay", slot ? "%s needs a value" : "unknown option '%s' (see --help)", a);
-            return EXIT_USAGE;
-        }
-    }
+    const cli_opt opts[] = {
+        {"--config", &config, NULL}, {"--ckpt", &ckpt, NULL},     {"--out", &out, NULL},
+        {"--frames", &frames_s, NULL}, {"--seed", &ov.seed, NULL}, {"--size", &size_s, NULL},
+        {NULL, NULL, NULL},
+    };
+    const int prc = cli_parse("replay", argc, argv, opts, HELP);
+    if (prc) return prc == CLI_HELP ? 0 : prc;
     if (!config || !ckpt) {
         cli_error("replay", "--config FILE and --ckpt FILE are required (see --help)");
         return EXIT_USAGE;
     }
+    const cli_path ins[] = {{"--config", config}, {"--ckpt", ckpt}};
+    const cli_path outs[] = {{"--out", out}};
+    if (cli_check_outputs("replay", outs, 1, ins, 2)) return EXIT_USAGE;
     int size = 320, frames = 0;
     if (size_s && !cli_int("replay", "--size", size_s, 64, 2048, &size)) return EXIT_USAGE;
     if (frames_s && !cli_int("replay", "--frames", frames_s, 2, 100000, &frames)) return EXIT_USAGE;
@@ -54,6 +50,12 @@ int cmd_replay(int argc, char **argv) {
     int rc = cli_setup_load(&s, config, &ov);
     if (rc) return rc;
     const dg_env *env = s.env;
+    if (!env->game->bodies) {  /* an optional hook: without it there is nothing to draw */
+        cli_error("replay", "game '%s' has no bodies hook (the positions to draw): it cannot be replayed",
+                  env->game->name);
+        cli_setup_free(&s);
+        return EXIT_USAGE;
+    }
     const int S = env->state_dim, H = env->horizon;
     dg_policy m;
     dg_params *p = NULL;
@@ -66,7 +68,7 @@ int cmd_replay(int argc, char **argv) {
     dg_gif *gif = NULL;
     dg_ctx *ctx = NULL;
     dg_err e = {0};
-    char path[1024];
+    char path[DG_PATH_MAX], def[DG_PATH_MAX];
     if (!state || !aux || !traj) {
         cli_error("replay", "out of memory");
         rc = EXIT_FAIL;
@@ -84,10 +86,10 @@ int cmd_replay(int argc, char **argv) {
         goto done;
     }
     const float loss_v = loss->data[0];
-    if (out) snprintf(path, sizeof path, "%s", out);
-    else if (cli_run_dir(config, path, sizeof path - 12) == 0) strcat(path, "/replay.gif");  /* train's folder */
-    else {
-        cli_error("replay", "--config: path too long to name the default --out");
+    if (out ? dg_path_join(path, sizeof path, NULL, out, &e) != DG_OK
+            : cli_run_dir(config, def, sizeof def) != 0 ||
+              dg_path_join(path, sizeof path, def, "replay.gif", &e) != DG_OK) {  /* train's folder */
+        cli_error("replay", out ? "--out: %s" : "--config: %s", out ? e.msg : "path too long to name the default --out");
         rc = EXIT_USAGE;
         goto done;
     }
@@ -116,7 +118,7 @@ int cmd_replay(int argc, char **argv) {
             cli_error("replay", "%s", e.msg);
             dg_gif_abort(gif);
             gif = NULL;
-            rc = EXIT_FAIL;
+            rc = cli_exit_for(e.status);
             goto done;
         }
     }
@@ -124,7 +126,7 @@ int cmd_replay(int argc, char **argv) {
     gif = NULL;
     if (st != DG_OK) {
         cli_error("replay", "%s", e.msg);
-        rc = EXIT_FAIL;
+        rc = cli_exit_for(st);
         goto done;
     }
     fprintf(stderr, "wrote %s (%d frames, episode loss %.4g)\n", path, frames, loss_v);

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "difgames/fileio.h"
 #include "difgames/safetensors.h"
 
 static const char HELP[] =
@@ -30,7 +31,7 @@ static const char HELP[] =
     "  --epochs N       epochs (train.epochs)\n"
     "  --horizon N      steps per episode (env.horizon)\n"
     "  --lr X           Adam learning rate (train.lr)\n"
-    "  --threads N      threads over the batch (train.threads)\n"
+    "  --threads N      threads over the batch (train.threads; 0: one per core)\n"
     "  --resume DIR     go on with the run in DIR from its resume.safetensors (written at\n"
     "                   snapshots, every train.resume_every epochs and at the end), with\n"
     "                   the config stored there; --epochs may raise the number of epochs.\n"
@@ -124,24 +125,40 @@ static int cmp_double(const void *a, const void *b) {
     return (x > y) - (x < y);
 }
 
-/* Trains one seed into dir; returns 0 or an exit code; *final_loss, *secs. */
+/* The config must not be one of the files the run writes into dir. */
+static int check_config_not_output(const char *config, const char *dir) {
+    static const char *const NAMES[] = {"metrics.csv", "loss.png", "final.safetensors", "resume.safetensors"};
+    char path[DG_PATH_MAX];
+    for (size_t i = 0; i < sizeof NAMES / sizeof NAMES[0]; i++)
+        if (dg_path_join(path, sizeof path, dir, NAMES[i], NULL) == DG_OK && dg_path_same(config, path)) {
+            cli_error("train", "--config %s is the run's own %s in %s: it would be overwritten; choose another "
+                      "--out", config, NAMES[i], dir);
+            return EXIT_USAGE;
+        }
+    return 0;
+}
+
+/* Trains one seed into dir (held locked for the run); returns 0 or an exit code; *final_loss, *secs. */
 static int train_one(const char *config, const char *resume, const cli_overrides *ov, const char *out,
                      int quiet, double *final_loss, double *secs, char *game, size_t game_len, int *epochs) {
     cli_setup s;
-    int rc;
-    char resume_path[1024] = "";
+    int rc, lock = -1;
+    dg_err e = {0};
+    char resume_path[DG_PATH_MAX] = "", dir[DG_PATH_MAX - 128];  /* the trainer adds file names */
     if (resume) {  /* the config comes from the resume file */
-        snprintf(resume_path, sizeof resume_path, "%s/resume.safetensors", resume);
-        dg_err e0 = {0};
-        dg_st_file *f = dg_st_load(resume_path, &e0);
+        if (dg_path_join(resume_path, sizeof resume_path, resume, "resume.safetensors", &e) != DG_OK) {
+            cli_error("train", "--resume: %s", e.msg);
+            return EXIT_USAGE;
+        }
+        dg_st_file *f = dg_st_load(resume_path, &e);
         const char *yaml = f ? dg_st_meta(f, "config") : NULL;
         if (!f || !yaml || !*yaml) {
             if (f) cli_error("train", "%s: no config stored in it (metadata 'config')", resume_path);
-            else cli_error("train", "%s", e0.msg);
+            else cli_error("train", "%s", e.msg);
             dg_st_free(f);
             return EXIT_USAGE;
         }
-        char label[1100];
+        char label[DG_PATH_MAX + 32];
         snprintf(label, sizeof label, "%s (stored config)", resume_path);
         rc = cli_setup_parse(&s, yaml, strlen(yaml), label, ov);
         dg_st_free(f);
@@ -151,32 +168,55 @@ static int train_one(const char *config, const char *resume, const cli_overrides
     }
     if (rc) return rc;
     snprintf(game, game_len, "%s", s.env->game->name);
-    char dir[900];
-    if (out) snprintf(dir, sizeof dir, "%s", out);
-    else if (cli_run_dir(config, dir, sizeof dir)) {  /* the config's own folder: runs/<config name> */
+    if (out && dg_path_join(dir, sizeof dir, NULL, out, &e) != DG_OK) {
+        cli_error("train", "--out: %s", e.msg);
+        cli_setup_free(&s);
+        return EXIT_USAGE;
+    }
+    if (!out && cli_run_dir(config, dir, sizeof dir)) {  /* the config's own folder: runs/<config name> */
         cli_error("train", "--config: path too long to name the default --out");
         cli_setup_free(&s);
         return EXIT_USAGE;
     }
+    if (!resume && s.opts.epochs < 1) {
+        dg_cfg_error(s.cfg, "train.epochs", &e, "0 epochs would train nothing; give at least 1");
+        fprintf(stderr, "difgames: %s\n", e.msg);
+        cli_setup_free(&s);
+        return EXIT_USAGE;
+    }
+    if (config && (rc = check_config_not_output(config, dir))) {
+        cli_setup_free(&s);
+        return rc;
+    }
     char *yaml = NULL;
-    dg_err e = {0};
+    dg_trainer *t = NULL;
+    /* the folder is this run's until it ends: a second run into it is refused */
+    if ((lock = dg_dir_lock(dir, &e)) < 0) {
+        cli_error("train", "%s", e.msg);
+        rc = cli_exit_for(e.status);
+        goto done;
+    }
     if (dg_cfg_to_yaml(s.cfg, &yaml, NULL, &e) != DG_OK) {
         cli_error("train", "%s", e.msg);
-        cli_setup_free(&s);
-        return EXIT_FAIL;
+        rc = EXIT_FAIL;
+        goto done;
     }
-    dg_trainer *t = dg_trainer_create(s.env, &s.opts, dir, yaml, &e);
-    free(yaml);
+    t = dg_trainer_create(s.env, &s.opts, dir, yaml, &e);
     if (!t) {
         cli_error("train", "%s", e.msg);
-        cli_setup_free(&s);
-        return e.status == DG_ERR_IO ? EXIT_USAGE : EXIT_FAIL;
+        rc = cli_exit_for(e.status);
+        goto done;
     }
     if (resume && dg_trainer_restore(t, resume_path, &e) != DG_OK) {
         cli_error("train", "%s", e.msg);
-        dg_trainer_free(t);
-        cli_setup_free(&s);
-        return EXIT_USAGE;
+        rc = EXIT_USAGE;
+        goto done;
+    }
+    if (resume && ov->epochs && s.opts.epochs <= dg_trainer_epoch(t)) {  /* --epochs N: go on to epoch N */
+        cli_error("train", "--epochs %d: the run in %s has done %d epochs already; give more to go on",
+                  s.opts.epochs, resume, dg_trainer_epoch(t));
+        rc = EXIT_USAGE;
+        goto done;
     }
     if (resume && !quiet)
         fprintf(stderr, "resuming %s after epoch %d\n", resume_path, dg_trainer_epoch(t));
@@ -198,46 +238,37 @@ static int train_one(const char *config, const char *resume, const cli_overrides
         if (pr.tty) fputc('\n', stderr);
         fprintf(stderr, "difgames train: interrupted at epoch %d; wrote %s/final.safetensors\n",
                 *epochs, dir);
-        rc = 130;
+        rc = EXIT_INTERRUPTED;
     } else if (st != DG_OK) {
         if (pr.tty) fputc('\n', stderr);
         cli_error("train", "%s", e.msg);
-        rc = st == DG_ERR_IO ? EXIT_USAGE : EXIT_FAIL;
+        rc = cli_exit_for(st);
     } else if (!quiet) {
         fprintf(stderr, "wrote %s/metrics.csv, loss.png, final.safetensors\n", dir);
     }
+done:
     dg_trainer_free(t);
+    free(yaml);
+    dg_dir_unlock(lock);
     cli_setup_free(&s);
     return rc;
 }
 
 int cmd_train(int argc, char **argv) {
-    const char *config = NULL, *out = NULL, *seeds = NULL, *resume = NULL;
+    const char *config, *out, *seeds, *resume;
     cli_overrides ov = {0};
-    int quiet = 0;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        const char **slot = !strcmp(a, "--config") ? &config : !strcmp(a, "--out") ? &out
-                          : !strcmp(a, "--seeds") ? &seeds : !strcmp(a, "--seed") ? &ov.seed
-                          : !strcmp(a, "--batch") ? &ov.batch : !strcmp(a, "--epochs") ? &ov.epochs
-                          : !strcmp(a, "--horizon") ? &ov.horizon : !strcmp(a, "--lr") ? &ov.lr
-                          : !strcmp(a, "--threads") ? &ov.threads : !strcmp(a, "--resume") ? &resume : NULL;
-        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-            fputs(HELP, stdout);
-            return 0;
-        } else if (!strcmp(a, "--quiet")) {
-            quiet = 1;
-        } else if (slot) {
-            if (i + 1 >= argc) {
-                cli_error("train", "%s needs a value", a);
-                return EXIT_USAGE;
-            }
-            *slot = argv[++i];
-        } else {
-            cli_error("train", "unknown option '%s' (see --help)", a);
-            return EXIT_USAGE;
-        }
-    }
+    int quiet;
+    const cli_opt opts[] = {
+        {"--config", &config, NULL}, {"--out", &out, NULL},         {"--seeds", &seeds, NULL},
+        {"--seed", &ov.seed, NULL},  {"--batch", &ov.batch, NULL},   {"--epochs", &ov.epochs, NULL},
+        {"--horizon", &ov.horizon, NULL}, {"--lr", &ov.lr, NULL},    {"--threads", &ov.threads, NULL},
+        {"--resume", &resume, NULL}, {"--quiet", NULL, &quiet},      {NULL, NULL, NULL},
+    };
+    const int prc = cli_parse("train", argc, argv, opts, HELP);
+    if (prc) return prc == CLI_HELP ? 0 : prc;
+    int v;
+    if (ov.epochs && !cli_int("train", "--epochs", ov.epochs, 1, 100000000, &v)) return EXIT_USAGE;
+    if (ov.threads && !cli_int("train", "--threads", ov.threads, 0, 64, &v)) return EXIT_USAGE;
     if (resume) {
         if (config || out || seeds || ov.seed || ov.batch || ov.horizon || ov.lr || ov.threads) {
             cli_error("train", "--resume DIR takes the run's own config; only --epochs may change");
@@ -245,6 +276,10 @@ int cmd_train(int argc, char **argv) {
         }
     } else if (!config) {
         cli_error("train", "--config FILE (or --resume DIR) is required (see --help)");
+        return EXIT_USAGE;
+    }
+    if (seeds && ov.seed) {
+        cli_error("train", "--seed and --seeds cannot be given together (--seeds A,B,... names every seed)");
         return EXIT_USAGE;
     }
     struct sigaction sa;
@@ -258,41 +293,58 @@ int cmd_train(int argc, char **argv) {
     if (!seeds) {
         double loss = NAN, secs = 0;
         int rc = train_one(config, resume, &ov, out, quiet, &loss, &secs, game, sizeof game, &epochs);
-        if (rc && rc != 130) return rc;
+        if (rc && rc != EXIT_INTERRUPTED) return rc;
         printf("{\"game\": \"%s\", \"epochs\": %d, \"final_loss\": ", game, epochs);
         cli_json_num(stdout, loss);
-        printf(", \"seconds\": %.3f, \"interrupted\": %s}\n", secs, rc == 130 ? "true" : "false");
+        printf(", \"seconds\": %.3f, \"interrupted\": %s}\n", secs, rc == EXIT_INTERRUPTED ? "true" : "false");
         return rc;
     }
     /* --seeds: each seed in its own folder, then the median */
-    int list[64], n = 0;
-    char buf[512];
-    snprintf(buf, sizeof buf, "%s", seeds);
-    for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
-        if (n == 64 || !cli_int("train", "--seeds", tok, 0, 2147483647, &list[n])) return EXIT_USAGE;
-        n++;
+    double *seedv = NULL;
+    const int n = cli_list("train", "--seeds", seeds, 0, 2147483647, 1, &seedv);
+    if (n < 0) return EXIT_USAGE;
+    int *list = malloc((size_t)n * sizeof *list);
+    double *losses = malloc((size_t)n * sizeof *losses), *sorted = malloc((size_t)n * sizeof *sorted);
+    int rc = 0;
+    double total = 0;
+    if (!list || !losses || !sorted) {
+        cli_error("train", "out of memory for %d seeds", n);
+        rc = EXIT_FAIL;
+        goto seeds_done;
     }
-    if (n == 0) {
-        cli_error("train", "--seeds: expected a list like 0,1,2");
-        return EXIT_USAGE;
-    }
-    double losses[64], sorted[64], total = 0;
     for (int k = 0; k < n; k++) {
-        char seed_s[32], dir[900];
+        list[k] = (int)seedv[k];
+        for (int j = 0; j < k; j++)
+            if (list[j] == list[k]) {
+                cli_error("train", "--seeds: seed %d given twice (each seed trains into its own folder)", list[k]);
+                rc = EXIT_USAGE;
+                goto seeds_done;
+            }
+    }
+    char base[DG_PATH_MAX];
+    if (out) {
+        snprintf(base, sizeof base, "%s", out);
+    } else if (cli_run_dir(config, base, sizeof base)) {  /* the config's own folder: runs/<config name> */
+        cli_error("train", "--config: path too long to name the default --out");
+        rc = EXIT_USAGE;
+        goto seeds_done;
+    }
+    for (int k = 0; k < n; k++) {
+        char seed_s[32], name[48], dir[DG_PATH_MAX];
         snprintf(seed_s, sizeof seed_s, "%d", list[k]);
+        snprintf(name, sizeof name, "seed_%d", list[k]);
+        dg_err e = {0};
+        if (dg_path_join(dir, sizeof dir, base, name, &e) != DG_OK) {
+            cli_error("train", "--out: %s", e.msg);
+            rc = EXIT_USAGE;
+            goto seeds_done;
+        }
         cli_overrides o2 = ov;
         o2.seed = seed_s;
         double secs = 0;
-        char base[880];
-        if (out) snprintf(base, sizeof base, "%s", out);
-        else if (cli_run_dir(config, base, sizeof base)) {
-            cli_error("train", "--config: path too long to name the default --out");
-            return EXIT_USAGE;
-        }
-        snprintf(dir, sizeof dir, "%s/seed_%d", base, list[k]);
-        int rc = train_one(config, NULL, &o2, dir, quiet, &losses[k], &secs, game, sizeof game, &epochs);
+        rc = train_one(config, NULL, &o2, dir, quiet, &losses[k], &secs, game, sizeof game, &epochs);
         total += secs;
-        if (rc) return rc;
+        if (rc) goto seeds_done;
         sorted[k] = losses[k];
         if (!quiet) fprintf(stderr, "seed %d: final loss %.6g\n", list[k], losses[k]);
     }
@@ -310,5 +362,10 @@ int cmd_train(int argc, char **argv) {
     printf(", \"median_final_loss\": ");
     cli_json_num(stdout, median);
     printf(", \"seconds\": %.3f}\n", total);
-    return 0;
+seeds_done:
+    free(seedv);
+    free(list);
+    free(losses);
+    free(sorted);
+    return rc;
 }

@@ -1,19 +1,109 @@
-/* Atomic whole-file writes (temporary file + fsync + rename) and whole-file reads. */
+/* Atomic whole-file writes (temporary file + fsync + rename), whole-file reads
+ * of regular files only, path joining and comparison, run-folder locks. */
 #define _POSIX_C_SOURCE 200809L
+#define _DEFAULT_SOURCE  /* flock */
 #include "difgames/fileio.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#ifndef NAME_MAX
+#define NAME_MAX 255
+#endif
+
+/* ------------------------------------------------------- internal helpers */
+
+/* What a file that is not a regular one is, for the error message. */
+static const char *kind_of(mode_t m) {
+    return S_ISDIR(m) ? "a folder" : S_ISFIFO(m) ? "a FIFO" : S_ISCHR(m) ? "a character device"
+         : S_ISBLK(m) ? "a block device" : S_ISSOCK(m) ? "a socket" : "not a regular file";
+}
+
+/* Length of path's last component. */
+static size_t last_len(const char *path) {
+    const char *s = strrchr(path, '/');
+    return strlen(s ? s + 1 : path);
+}
+
+/* out = path made absolute, with ".", ".." and repeated '/' resolved
+ * lexically, and its longest existing leading folder replaced by its real
+ * path. Returns 0 when it does not fit. */
+static int normalise(const char *path, char *out, size_t size) {
+    char buf[2 * DG_PATH_MAX];
+    if (path[0] == '/') {
+        if (strlen(path) >= sizeof buf) return 0;
+        strcpy(buf, path);
+    } else {
+        char cwd[DG_PATH_MAX];
+        if (!getcwd(cwd, sizeof cwd)) return 0;
+        if ((size_t)snprintf(buf, sizeof buf, "%s/%s", cwd, path) >= sizeof buf) return 0;
+    }
+    /* lexical pass, in place: components pushed onto out */
+    size_t n = 0;
+    out[0] = 0;
+    char *save = NULL;
+    for (char *tok = strtok_r(buf, "/", &save); tok; tok = strtok_r(NULL, "/", &save)) {
+        if (!strcmp(tok, ".")) continue;
+        if (!strcmp(tok, "..")) {
+            while (n > 0 && out[n - 1] != '/') n--;
+            if (n > 0) n--;
+            out[n] = 0;
+            continue;
+        }
+        const size_t k = strlen(tok);
+        if (n + 1 + k + 1 > size) return 0;
+        out[n++] = '/';
+        memcpy(out + n, tok, k);
+        n += k;
+        out[n] = 0;
+    }
+    if (n == 0) {
+        if (size < 2) return 0;
+        strcpy(out, "/");
+        return 1;
+    }
+    /* the real path of the longest prefix that exists (symbolic links resolved) */
+    for (size_t cut = n; cut > 0;) {
+        char head[DG_PATH_MAX], real[PATH_MAX];
+        if (cut >= sizeof head) return 1;
+        memcpy(head, out, cut);
+        head[cut] = 0;
+        if (realpath(head, real)) {
+            char rest[2 * DG_PATH_MAX];
+            snprintf(rest, sizeof rest, "%s", out + cut);
+            if ((size_t)snprintf(out, size, "%s%s", strcmp(real, "/") ? real : "", rest) >= size) return 0;
+            return 1;
+        }
+        while (cut > 0 && out[cut - 1] != '/') cut--;
+        if (cut > 0) cut--;
+    }
+    return 1;
+}
+
+/* --------------------------------------------------------------- public */
+
 dg_status dg_file_begin(dg_file *f, const char *path, dg_err *e) {
     memset(f, 0, sizeof *f);
-    if (strlen(path) >= sizeof f->path)
-        return dg_err_set(e, DG_ERR_ARG, "%s: path too long", path);
+    if (!path || !*path) return dg_err_set(e, DG_ERR_ARG, "an empty file name");
+    char pid[24];
+    const int np = snprintf(pid, sizeof pid, ".tmp.%ld", (long)getpid());
+    if (strlen(path) + (size_t)np >= sizeof f->path)
+        return dg_err_set(e, DG_ERR_ARG, "%.200s...: path too long (%zu characters; at most %d)", path,
+                          strlen(path), DG_PATH_MAX - 1 - np);
+    if (last_len(path) + (size_t)np > NAME_MAX)
+        return dg_err_set(e, DG_ERR_ARG, "%.200s...: file name too long (%zu characters; at most %d)", path,
+                          last_len(path), NAME_MAX - np);
+    struct stat sb;
+    if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode))
+        return dg_err_set(e, DG_ERR_IO, "%s: cannot write: it is %s, not a regular file", path, kind_of(sb.st_mode));
     strcpy(f->path, path);
-    snprintf(f->tmp, sizeof f->tmp, "%s.tmp.%ld", path, (long)getpid());
+    snprintf(f->tmp, sizeof f->tmp, "%s%s", path, pid);
     f->fp = fopen(f->tmp, "wb");
     if (!f->fp)
         return dg_err_set(e, DG_ERR_IO, "%s: cannot write: %s", path, strerror(errno));
@@ -44,19 +134,39 @@ void dg_file_abort(dg_file *f) {
     if (f->tmp[0]) remove(f->tmp);
 }
 
+dg_status dg_file_open_read(const char *path, FILE **fp, size_t *size, dg_err *e) {
+    *fp = NULL;
+    if (!path || !*path) return dg_err_set(e, DG_ERR_ARG, "an empty file name");
+    struct stat sb;
+    if (stat(path, &sb) != 0) return dg_err_set(e, DG_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+    if (!S_ISREG(sb.st_mode))  /* refused before it is even opened */
+        return dg_err_set(e, DG_ERR_IO, "%s: not a regular file (it is %s)", path, kind_of(sb.st_mode));
+    /* O_NONBLOCK: a FIFO swapped in since the stat cannot block the open */
+    const int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) return dg_err_set(e, DG_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+    int flags;
+    if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
+        close(fd);
+        return dg_err_set(e, DG_ERR_IO, "%s: not a regular file", path);
+    }
+    if ((flags = fcntl(fd, F_GETFL)) < 0 || fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) < 0 ||
+        !(*fp = fdopen(fd, "rb"))) {
+        const int err = errno;
+        close(fd);
+        return dg_err_set(e, DG_ERR_IO, "%s: cannot open: %s", path, strerror(err));
+    }
+    if (size) *size = (size_t)sb.st_size;
+    return DG_OK;
+}
+
 dg_status dg_file_read_all(const char *path, unsigned char **out, size_t *len, dg_err *e) {
     *out = NULL;
     *len = 0;
-    FILE *fp = fopen(path, "rb");
-    if (!fp) return dg_err_set(e, DG_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
-    dg_status st = DG_OK;
+    FILE *fp;
+    size_t n = 0;
+    dg_status st = dg_file_open_read(path, &fp, &n, e);
+    if (st != DG_OK) return st;
     unsigned char *buf = NULL;
-    struct stat sb;
-    if (fstat(fileno(fp), &sb) != 0 || !S_ISREG(sb.st_mode)) {
-        st = dg_err_set(e, DG_ERR_IO, "%s: not a regular file", path);
-        goto done;
-    }
-    size_t n = (size_t)sb.st_size;
     buf = malloc(n + 1);
     if (!buf) { st = dg_err_set(e, DG_ERR_NOMEM, "%s: file too large to load (%zu bytes)", path, n); goto done; }
     if (n && fread(buf, 1, n, fp) != n) {
@@ -74,8 +184,18 @@ done:
 }
 
 dg_status dg_mkdirs(const char *path, dg_err *e) {
-    char tmp[1024];
-    if (strlen(path) >= sizeof tmp) return dg_err_set(e, DG_ERR_ARG, "%s: path too long", path);
+    char tmp[DG_PATH_MAX];
+    if (!path || !*path) return dg_err_set(e, DG_ERR_ARG, "an empty folder name");
+    if (strlen(path) >= sizeof tmp)
+        return dg_err_set(e, DG_ERR_ARG, "%.200s...: path too long (%zu characters; at most %d)", path,
+                          strlen(path), DG_PATH_MAX - 1);
+    for (const char *c = path; *c;) {  /* every name checked before anything is made */
+        const size_t k = strcspn(c, "/");
+        if (k > NAME_MAX)
+            return dg_err_set(e, DG_ERR_ARG, "%.200s...: folder name too long (%zu characters; at most %d)", c, k,
+                              NAME_MAX);
+        c += k + (c[k] == '/');
+    }
     strcpy(tmp, path);
     for (char *p = tmp + 1; ; p++) {
         if (*p == '/' || *p == 0) {
@@ -91,4 +211,74 @@ dg_status dg_mkdirs(const char *path, dg_err *e) {
     if (stat(path, &sb) != 0 || !S_ISDIR(sb.st_mode))
         return dg_err_set(e, DG_ERR_IO, "%s: not a folder", path);
     return DG_OK;
+}
+
+dg_status dg_path_join(char *out, size_t size, const char *dir, const char *name, dg_err *e) {
+    const int n = dir && *dir ? snprintf(out, size, "%s/%s", dir, name) : snprintf(out, size, "%s", name);
+    if (n < 0 || (size_t)n >= size) {
+        if (size) out[0] = 0;
+        if (dir && *dir)
+            return dg_err_set(e, DG_ERR_ARG, "%.200s.../%.100s: path too long (%d characters; at most %zu)", dir,
+                              name, n, size ? size - 1 : 0);
+        return dg_err_set(e, DG_ERR_ARG, "%.200s...: path too long (%d characters; at most %zu)", name, n,
+                          size ? size - 1 : 0);
+    }
+    if (last_len(out) > NAME_MAX) {
+        const size_t k = last_len(out);
+        out[0] = 0;
+        return dg_err_set(e, DG_ERR_ARG, "%.100s...: file name too long (%zu characters; at most %d)", name, k,
+                          NAME_MAX);
+    }
+    return DG_OK;
+}
+
+int dg_path_same(const char *a, const char *b) {
+    if (!a || !b) return 0;
+    struct stat sa, sb;
+    const int ea = stat(a, &sa) == 0, eb = stat(b, &sb) == 0;
+    if (ea && eb) return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+    char *na = malloc(DG_PATH_MAX), *nb = malloc(DG_PATH_MAX);
+    int same = !strcmp(a, b);
+    if (na && nb && normalise(a, na, DG_PATH_MAX) && normalise(b, nb, DG_PATH_MAX)) same = !strcmp(na, nb);
+    free(na);
+    free(nb);
+    return same;
+}
+
+int dg_dir_lock(const char *dir, dg_err *e) {
+    char path[DG_PATH_MAX];
+    if (dg_mkdirs(dir, e) != DG_OK || dg_path_join(path, sizeof path, dir, ".lock", e) != DG_OK) return -1;
+    const int fd = open(path, O_RDWR | O_CREAT | O_NONBLOCK | O_CLOEXEC, 0666);
+    if (fd < 0) {
+        dg_err_set(e, DG_ERR_IO, "%s: cannot create its lock file .lock: %s", dir, strerror(errno));
+        return -1;
+    }
+    struct stat sb;
+    if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
+        close(fd);
+        dg_err_set(e, DG_ERR_IO, "%s: its lock file .lock is not a regular file", dir);
+        return -1;
+    }
+    if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+        const int err = errno;
+        char pid[32] = "";
+        const ssize_t k = pread(fd, pid, sizeof pid - 1, 0);
+        pid[k > 0 ? k : 0] = 0;
+        pid[strcspn(pid, "\n")] = 0;
+        close(fd);
+        if (err == EWOULDBLOCK)
+            dg_err_set(e, DG_ERR_IO, "%s: another run is writing into this folder%s%s%s; wait for it to end or "
+                       "choose another output folder", dir, pid[0] ? " (process " : "", pid, pid[0] ? ")" : "");
+        else
+            dg_err_set(e, DG_ERR_IO, "%s: cannot lock the folder: %s", dir, strerror(err));
+        return -1;
+    }
+    char pid[32];
+    const int n = snprintf(pid, sizeof pid, "%ld\n", (long)getpid());
+    if (ftruncate(fd, 0) != 0 || pwrite(fd, pid, (size_t)n, 0) != n) { /* the pid is only informative */ }
+    return fd;
+}
+
+void dg_dir_unlock(int lock) {
+    if (lock >= 0) close(lock);
 }

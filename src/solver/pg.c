@@ -1,6 +1,7 @@
 /* The policy-gradient baseline (PPO or REINFORCE with a learned value):
  * sampling on plain data, GAE, minibatch Adam on the tape's gradient of the
  * likelihood-ratio objective, and a fixed evaluation batch. */
+#define _POSIX_C_SOURCE 200809L  /* clock_gettime under -std=c11 */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

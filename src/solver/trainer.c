@@ -44,7 +44,7 @@ dg_status dg_train_opts_read(dg_cfg *cfg, dg_train_opts *o, dg_err *e) {
         (st = dg_cfg_get_int_range(cfg, "train.warmup", &o->warmup, 0, 0, 100000000, e)) ||
         (st = dg_cfg_get_int_array(cfg, "train.snapshots", o->snapshots, 0, DG_MAX_SNAPSHOTS,
                                    &o->nsnapshots, e)) ||
-        (st = dg_cfg_get_int_range(cfg, "train.threads", &o->threads, 1, 1, MAX_THREADS, e)) ||
+        (st = dg_cfg_get_int_range(cfg, "train.threads", &o->threads, 1, 0, MAX_THREADS, e)) ||
         (st = dg_cfg_get_int_range(cfg, "train.fault_nan_epoch", &o->nan_epoch, 0, 0, 100000000, e)) ||
         (st = dg_cfg_get_bool(cfg, "train.fixed_batch", &o->fixed_batch, 0, e)) ||
         (st = dg_cfg_get_int_range(cfg, "train.resume_every", &o->resume_every, 10, 0, 100000000, e)) ||
@@ -55,6 +55,10 @@ dg_status dg_train_opts_read(dg_cfg *cfg, dg_train_opts *o, dg_err *e) {
         (st = dg_cfg_get_int_array(cfg, "policy.hidden", o->hidden, 0, DG_MLP_MAX_LAYERS - 1,
                                    &o->nhidden, e)))
         return st;
+    if (o->threads == 0) {  /* 0: OpenMP's default, one per core (or OMP_NUM_THREADS), as solver.threads */
+        const int n = omp_get_max_threads();
+        o->threads = n < 1 ? 1 : n > MAX_THREADS ? MAX_THREADS : n;
+    }
     for (int i = 0; i < 2; i++)
         if (!(betas[i] >= 0.0f && betas[i] < 1.0f))
             return dg_cfg_error(cfg, "train.betas", e, "each beta must be in [0, 1)");
@@ -276,7 +280,7 @@ struct dg_trainer {
     float      *good_w, *good_m, *good_v;  /* last parameters that gave a finite loss */
     int64_t     good_step;
     double      lr_scale;              /* halved by the NaN guard */
-    char        out_dir[900];
+    char        out_dir[DG_PATH_MAX - 64]; /* leaves room for "/<name>" under DG_PATH_MAX */
     char       *config_yaml;
     metrics_row *rows;
     int          nrows, caprows;
@@ -422,7 +426,7 @@ dg_trainer *dg_trainer_create(const dg_env *env, const dg_train_opts *o, const c
         strcpy(t->out_dir, out_dir);
         if (dg_mkdirs(out_dir, e) != DG_OK) goto fail;
         /* find an unwritable folder now, not after hours of training */
-        char probe[1000];
+        char probe[DG_PATH_MAX];
         snprintf(probe, sizeof probe, "%s/.write_test", out_dir);
         dg_file f;
         if (dg_file_begin(&f, probe, e) != DG_OK) goto fail;
@@ -504,7 +508,7 @@ static int grads_finite(const dg_params *p) {
 
 /* metrics.csv: epoch, loss, each term, grad_norm, lr, ms, game metrics */
 static dg_status write_metrics(const dg_trainer *t, dg_err *e) {
-    char path[1000];
+    char path[DG_PATH_MAX];
     snprintf(path, sizeof path, "%s/metrics.csv", t->out_dir);
     dg_file f;
     if (dg_file_begin(&f, path, e) != DG_OK) return e ? e->status : DG_ERR_IO;
@@ -541,7 +545,7 @@ static dg_status write_plot(const dg_trainer *t, dg_err *e) {
         for (int r = 0; r < n; r++) y[r] = i == 0 ? (float)t->rows[r].s.loss : t->rows[r].s.terms[i - 1];
         s[i] = (dg_plot_series){i == 0 ? "loss" : env->term_names[i - 1], x, y, n, dg_plot_color(i)};
     }
-    char path[1000], title[128];
+    char path[DG_PATH_MAX], title[128];
     snprintf(path, sizeof path, "%s/loss.png", t->out_dir);
     snprintf(title, sizeof title, "%s: episode loss and its terms", env->game->name);
     dg_status st = dg_plot_lines(path, 800, 500, title, "epoch", "loss (log scale)", 1, s,
@@ -552,7 +556,7 @@ static dg_status write_plot(const dg_trainer *t, dg_err *e) {
 
 static dg_status write_snapshot(dg_trainer *t, const char *name, int epoch, dg_train_cb cb,
                                 void *user, dg_err *e) {
-    char path[1000], ep[32], step[32], lr[64];
+    char path[DG_PATH_MAX], ep[32], step[32], lr[64];
     snprintf(path, sizeof path, "%s/%s", t->out_dir, name);
     snprintf(ep, sizeof ep, "%d", epoch);
     snprintf(step, sizeof step, "%lld", (long long)t->adam.step);
@@ -717,7 +721,7 @@ static void row_unpack(const double *r, dg_epoch_stats *s) {
  * own names), Adam moments and step, the NaN guard's last good state, the RNG,
  * the episode batch (fixed_batch), the metrics so far, the config. */
 static dg_status write_resume(dg_trainer *t, dg_err *e) {
-    char path[1000], ep[32], step[32], gstep[32], scale[40], rng[64], rows[32];
+    char path[DG_PATH_MAX], ep[32], step[32], gstep[32], scale[40], rng[64], rows[32];
     snprintf(path, sizeof path, "%s/resume.safetensors", t->out_dir);
     snprintf(ep, sizeof ep, "%d", t->epoch);
     snprintf(step, sizeof step, "%lld", (long long)t->adam.step);

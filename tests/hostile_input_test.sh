@@ -1,0 +1,186 @@
+#!/usr/bin/env bash
+# Hostile input, end to end (issue 10, section 4), one table per class. Each
+# row must exit with status 2 within 20 s (no hang), print exactly one line on
+# stderr holding the expected words, trip no sanitizer, and leave nothing
+# behind: no temporary file anywhere and none of the outputs the refused
+# commands name (all called never*).
+#  1. files that are not regular files (FIFO, device, folder) as any input
+#  2. two runs writing one output folder
+#  3. an output that is an input of the same command; paths too long
+#  4. lists on the command line
+#  5. options that make no sense
+#  6. exit codes and one-line errors of the command itself
+# usage: hostile_input_test.sh path/to/difgames repo_root
+set -u
+DG=$1
+ROOT=$2
+T=$(mktemp -d)
+trap 'kill -9 $(jobs -p) 2>/dev/null; rm -rf "$T"' EXIT
+cd "$ROOT"
+pass=0
+fail=0
+ok() { echo "ok   $1"; pass=$((pass + 1)); }
+bad() { echo "FAIL $1"; fail=$((fail + 1)); }
+
+R=configs/reach.yaml
+"$DG" train --config $R --epochs 2 --batch 4 --out "$T/good" --quiet >/dev/null || bad "make a good checkpoint"
+CK=$T/good/final.safetensors
+printf 'game: pursuit2d\nt_end: 0.2\naccuracy: low\ngrid: {min: [-2, -2], max: [2, 2], n: [21, 21]}\n' >"$T/p2.yaml"
+"$DG" hji solve --config "$T/p2.yaml" --out "$T/v.safetensors" >/dev/null 2>&1 || bad "make a value file"
+printf 'panel,series,label,color,steps,loss\na,b,c,,10,1\n' >"$T/curves.csv"
+mkfifo "$T/fifo"                        # nobody writes it: a plain open would block forever
+mkdir -p "$T/fiforun" && mkfifo "$T/fiforun/resume.safetensors"
+mkdir -p "$T/cfgdir"
+cp $R "$T/cfgrun.yaml"
+mkdir -p "$T/ownrun" && cp $R "$T/ownrun/metrics.csv"
+LONG=$(printf 'd%.0s' $(seq 1 300))      # one name longer than NAME_MAX (255)
+DEEP=$(printf 'abcdefghij/%.0s' $(seq 1 420))   # a path longer than PATH_MAX (4096)
+SEEDS65=$(seq -s, 1 70 | sed 's/,/.01,/g')
+
+# name | expected words in the one error line | command...
+table=(
+  # 1. not regular files
+  "config is a FIFO|fifo: not a regular file (it is a FIFO)|train --config $T/fifo --out $T/never1"
+  "config is /dev/zero|/dev/zero: not a regular file (it is a character device)|train --config /dev/zero --out $T/never1"
+  "config is a folder|cfgdir: not a regular file (it is a folder)|eval --config $T/cfgdir --ckpt $CK"
+  "checkpoint is a FIFO|fifo: not a regular file (it is a FIFO)|eval --config $R --ckpt $T/fifo"
+  "checkpoint is /dev/zero|/dev/zero: not a regular file|replay --config $R --ckpt /dev/zero --out $T/never2.gif"
+  "--init is /dev/zero|/dev/zero: not a regular file|eval --config $R --ckpt $CK --init /dev/zero"
+  "--init is a folder|good: not a regular file (it is a folder)|eval --config $R --ckpt $CK --init $T/good"
+  "resume file is a FIFO|resume.safetensors: not a regular file (it is a FIFO)|train --resume $T/fiforun"
+  "value file is a FIFO|fifo: not a regular file (it is a FIFO)|hji plot --value $T/fifo --out $T/never3.png"
+  "hji config is /dev/zero|/dev/zero: not a regular file|hji solve --config /dev/zero --out $T/never4.safetensors"
+  "hji play config is a folder|cfgdir: not a regular file|hji play --config $T/cfgdir --value $T/v.safetensors --from 0,0 --out $T/never5.csv"
+  "pg --plot CSV is a FIFO|fifo: not a regular file (it is a FIFO)|pg --plot $T/fifo --png $T/never6.png"
+  "gradcheck config is a FIFO|fifo: not a regular file|gradcheck --config $T/fifo"
+  "bench config is a FIFO|fifo: not a regular file|bench --config $T/fifo"
+  "output is a folder|good: cannot write: it is a folder, not a regular file|replay --config $R --ckpt $CK --out $T/good"
+  "output is a FIFO|fifo: cannot write: it is a FIFO, not a regular file|eval --config $R --ckpt $CK --grad-out $T/fifo"
+  # 3. an output that is an input; paths too long
+  "--grad-out = --ckpt|--grad-out $CK is also the input --ckpt|eval --config $R --ckpt $CK --grad-out $CK"
+  "--grad-out = --ckpt (another spelling)|is also the input --ckpt|eval --config $R --ckpt $CK --grad-out $T/good/../good/./final.safetensors"
+  "--grad-out = --init|is also the input --init|eval --config $R --ckpt $CK --init $T/v.safetensors --grad-out $T/v.safetensors"
+  "--grad-out = --config|is also the input --config|eval --config $T/cfgrun.yaml --ckpt $CK --grad-out $T/cfgrun.yaml"
+  "replay --out = --ckpt|--out $CK is also the input --ckpt|replay --config $R --ckpt $CK --out $CK"
+  "replay --out = --config|is also the input --config|replay --config $T/cfgrun.yaml --ckpt $CK --out $T/cfgrun.yaml"
+  "train --config inside --out|is the run's own metrics.csv|train --config $T/ownrun/metrics.csv --out $T/ownrun"
+  "hji solve --out = --config|--out $T/p2.yaml is also the input --config|hji solve --config $T/p2.yaml --out $T/p2.yaml"
+  "hji plot --out = --value|is also the input --value|hji plot --value $T/v.safetensors --out $T/v.safetensors"
+  "hji play --out = --value|is also the input --value|hji play --config $T/p2.yaml --value $T/v.safetensors --from 0,0 --out $T/v.safetensors"
+  "hji play --gif = --out|--gif $T/never7.csv is also the output --out|hji play --config $T/p2.yaml --value $T/v.safetensors --from 0,0 --out $T/never7.csv --gif $T/never7.csv"
+  "pg --png = --plot|--png $T/curves.csv is also the input --plot|pg --plot $T/curves.csv --png $T/curves.csv"
+  "file name too long|file name too long|replay --config $R --ckpt $CK --out $T/never-$LONG.gif"
+  "path too long|path too long|eval --config $R --ckpt $CK --grad-out $T/never8/$DEEP/g.safetensors"
+  "run folder path too long|path too long|train --config $R --epochs 1 --out $T/never9/$DEEP"
+  "run folder name too long|name too long (300 characters; at most 255)|train --config $R --epochs 1 --out $T/never16/$LONG"
+  "pg folder name too long|folder name too long|pg --config $R --iters 1 --out $T/never17/$LONG"
+  # 4. lists
+  "--seeds empty item|--seeds: item 2 '' is not a number|train --config $R --seeds 1,,2 --out $T/never10"
+  "--seeds not a number|--seeds: item 1 'x' is not a number|train --config $R --seeds x --out $T/never10"
+  "--seeds trailing comma|--seeds: item 3 '' is not a number|train --config $R --seeds 1,2, --out $T/never10"
+  "--seeds negative|--seeds: item 1 is -1; expected a whole number from 0|train --config $R --seeds -1 --out $T/never10"
+  "--seeds fraction|--seeds: item 2 is 1.5; expected a whole number|train --config $R --seeds 1,1.5 --out $T/never10"
+  "--seeds repeated|--seeds: seed 3 given twice|train --config $R --seeds 3,4,3 --out $T/never10"
+  "--times more than 64|--times: at most 64 numbers, got 70|hji solve --config $T/p2.yaml --out $T/never11.safetensors --times $SEEDS65"
+  "--times not numbers|--times: item 2 'b' is not a number|hji solve --config $T/p2.yaml --out $T/never11.safetensors --times 0.1,b"
+  "--from too many|--from: at most 6 numbers, got 7|hji play --config $T/p2.yaml --value $T/v.safetensors --from 1,2,3,4,5,6,7 --out $T/never12.csv"
+  "--from wrong count|--from: pursuit2d needs 2 coordinates|hji play --config $T/p2.yaml --value $T/v.safetensors --from 1 --out $T/never12.csv"
+  "--from infinite|--from: item 1 'inf' is not a number|hji play --config $T/p2.yaml --value $T/v.safetensors --from inf,0 --out $T/never12.csv"
+  "--at junk|--at: expected x2=V|hji plot --value $T/v.safetensors --at x2=1junk --out $T/never13.png"
+  # 5. options that make no sense
+  "--epochs 0|--epochs: expected an integer from 1|train --config $R --epochs 0 --out $T/never14"
+  "train.epochs: 0|key 'train.epochs': 0 epochs would train nothing|train --config $(printf 'game: reach\ntrain: {epochs: 0}\n' >"$T/e0.yaml"; echo "$T/e0.yaml") --out $T/never14"
+  "resume --epochs not above done|has done 2 epochs already|train --resume $T/good --epochs 2"
+  "--seed twice|option --seed given twice|train --config $R --seed 1 --seed 2 --out $T/never14"
+  "--quiet twice|option --quiet given twice|train --config $R --quiet --quiet --out $T/never14"
+  "--seed with --seeds|--seed and --seeds cannot be given together|train --config $R --seed 1 --seeds 1,2 --out $T/never14"
+  "unknown option|unknown option '--bogus'|eval --config $R --ckpt $CK --bogus"
+  "stray argument|unexpected argument 'extra'|gradcheck --config $R extra"
+  "missing value at the end|--ckpt needs a value|eval --config $R --ckpt"
+  "missing value before an option|--out needs a value|train --config $R --out --quiet"
+  "empty value|--config: empty value|train --config '' --out $T/never14"
+  "--threads -1|--threads: expected an integer from 0 to 64|train --config $R --threads -1 --out $T/never14"
+  "train.threads: -1|key 'train.threads': -1 is out of range|train --config $(printf 'game: reach\ntrain: {threads: -1}\n' >"$T/t1.yaml"; echo "$T/t1.yaml") --out $T/never14"
+  "hji --threads -1|--threads: expected an integer from 0|hji solve --config $T/p2.yaml --out $T/never15.safetensors --threads -1"
+  "bench --epochs 0|--epochs: expected an integer from 1|bench --config $R --epochs 0"
+  "pg --epochs 0|--epochs: expected an integer from 1|pg --config $R --epochs 0"
+  "pg --batch twice|option --batch given twice|pg --config $R --batch 2 --batch 3"
+  "hji versus --seed twice|option --seed given twice|hji versus --config configs/duel_open.yaml --ckpt $CK --hji $T/p2.yaml --value $T/v.safetensors --seed 1 --seed 2"
+  "HJBI config to a learning command|'air3d' is a game of the HJBI grid solver|train --config configs/hji/air3d.yaml --out $T/never14"
+  # 6. the command itself
+  "unknown command|unknown command 'frobnicate'|frobnicate"
+  "hji unknown subcommand|unknown subcommand 'solv'|hji solv"
+  "games with an argument|takes no arguments|games reach"
+)
+printf '%-40s %s\n' "hostile input" "message (exit status 2)" >"$T/table.txt"
+for row in "${table[@]}"; do
+    name=${row%%|*}; rest=${row#*|}; want=${rest%%|*}; cmd=${rest#*|}
+    eval "set -- $cmd"
+    timeout 20 "$DG" "$@" >"$T/out" 2>"$T/err" </dev/null
+    rc=$?
+    lines=$(wc -l <"$T/err")
+    if [ $rc -eq 124 ]; then bad "$name: hung (killed after 20 s)"
+    elif [ $rc -ne 2 ]; then bad "$name: exit $rc, want 2 ($(head -c 300 "$T/err"))"
+    elif ! grep -qF -- "$want" "$T/err"; then bad "$name: message lacks '$want': $(head -c 300 "$T/err")"
+    elif [ "$lines" -ne 1 ]; then bad "$name: $lines lines on stderr, want 1: $(head -c 300 "$T/err")"
+    elif grep -qiE 'sanitizer|segmentation|core dumped' "$T/err"; then bad "$name: crashed"
+    else ok "$name"; fi
+    printf '%-40s %s\n' "$name" "$(head -n 1 "$T/err" | sed "s|$T|<tmp>|g" | cut -c1-200)" >>"$T/table.txt"
+done
+left=$(find "$T" -name '*.tmp.*' -o -name 'never*' | head -n 3)
+[ -z "$left" ] && ok "nothing left behind by the refused commands" || bad "left behind: $left"
+[ -p "$T/fifo" ] || bad "the FIFO was replaced"
+
+# ---------------------------------------------------------------- 2. two runs, one folder
+printf 'game: reach\ntrain: {batch: 4, epochs: 100000000, snapshots: [1]}\n' >"$T/long.yaml"
+"$DG" train --config "$T/long.yaml" --out "$T/busy" --quiet >/dev/null 2>&1 &
+first=$!
+for _ in $(seq 1 400); do [ -e "$T/busy/epoch_0001.safetensors" ] && break; sleep 0.05; done
+[ -e "$T/busy/epoch_0001.safetensors" ] || bad "the first run did not start"
+printf 'game: pixel\ntrain: {batch: 2, epochs: 1}\n' >"$T/pix.yaml"
+mkdir -p "$T/busy2/seed_1"
+lock=(
+  "second train into the folder|$T/busy: another run is writing into this folder (process $first)|train --config $R --epochs 1 --out $T/busy"
+  "train --resume of a running run|$T/busy: another run is writing into this folder|train --resume $T/busy --epochs 100000000"
+  "pg --out into the folder|$T/busy: another run is writing into this folder|pg --config $R --iters 1 --batch 2 --eval-batch 2 --out $T/busy"
+)
+for row in "${lock[@]}"; do
+    name=${row%%|*}; rest=${row#*|}; want=${rest%%|*}; cmd=${rest#*|}
+    eval "set -- $cmd"
+    timeout 20 "$DG" "$@" >"$T/out" 2>"$T/err" </dev/null
+    rc=$?
+    if [ $rc -eq 2 ] && grep -qF -- "$want" "$T/err" && [ "$(wc -l <"$T/err")" -eq 1 ]; then ok "$name"
+    else bad "$name: exit $rc, $(head -c 300 "$T/err")"; fi
+    printf '%-40s %s\n' "$name" "$(head -n 1 "$T/err" | sed "s|$T|<tmp>|g" | cut -c1-200)" >>"$T/table.txt"
+done
+# --seeds: a seed folder held by another run is refused the same way
+"$DG" train --config "$T/long.yaml" --out "$T/seeds/seed_2" --quiet >/dev/null 2>&1 &
+second=$!
+for _ in $(seq 1 400); do [ -e "$T/seeds/seed_2/epoch_0001.safetensors" ] && break; sleep 0.05; done
+timeout 60 "$DG" train --config $R --epochs 1 --batch 2 --seeds 1,2 --out "$T/seeds" --quiet >"$T/out" 2>"$T/err"
+rc=$?
+if [ $rc -eq 2 ] && grep -qF "$T/seeds/seed_2: another run is writing into this folder" "$T/err"; then ok "train --seeds into a held seed folder"
+else bad "train --seeds into a held seed folder: exit $rc, $(head -c 300 "$T/err")"; fi
+kill -INT $first $second
+wait $first; rc1=$?
+wait $second
+[ $rc1 -eq 130 ] && ok "the first run, interrupted, exits 130" || bad "the first run: exit $rc1, want 130"
+"$DG" train --config $R --epochs 1 --batch 2 --out "$T/busy" --quiet >/dev/null 2>"$T/err" \
+    && ok "the folder is free once its run has ended" || bad "the folder stayed locked: $(cat "$T/err")"
+
+# ---------------------------------------------------------------- what must work
+if "$DG" train --config $R --epochs 1 --batch 2 --seeds "$(seq -s, 0 79)" --out "$T/many" --quiet >"$T/out" 2>"$T/err" \
+   && [ "$(ls "$T/many" | wc -l)" -eq 80 ] && grep -q '"seeds": \[0, 1, .*, 79\]' "$T/out"; then
+    ok "--seeds with 80 seeds trains 80 runs"
+else bad "--seeds with 80 seeds: $(head -c 300 "$T/err")"; fi
+"$DG" train --config $R --epochs 1 --batch 4 --threads 0 --out "$T/t0" --quiet >"$T/out" 2>"$T/err" \
+    && ok "--threads 0 (one per core) trains" || bad "--threads 0: $(cat "$T/err")"
+"$DG" hji solve --config "$T/p2.yaml" --out "$T/v0.safetensors" --threads 0 >/dev/null 2>"$T/err" \
+    && ok "hji solve --threads 0 solves" || bad "hji --threads 0: $(cat "$T/err")"
+"$DG" games >/dev/full 2>"$T/err"; rc=$?
+[ $rc -eq 1 ] && grep -q "cannot write the results to standard output" "$T/err" \
+    && ok "a failed write to stdout: exit 1" || bad "stdout to /dev/full: exit $rc"
+
+cat "$T/table.txt"
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]

@@ -1,0 +1,193 @@
+/* The file helpers every reader and writer goes through: regular files only
+ * (a FIFO, a device or a folder refused without blocking), atomic writes that
+ * refuse a target that is not a regular file or a name too long, path joining
+ * that never cuts a name, path comparison, and the run-folder lock. */
+#define _POSIX_C_SOURCE 200809L
+#include <limits.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "difgames/fileio.h"
+
+static char g_dir[64];
+
+static int make_dir(void **state) {
+    (void)state;
+    strcpy(g_dir, "/tmp/dg_fileio_XXXXXX");
+    return mkdtemp(g_dir) ? 0 : -1;
+}
+
+static int remove_dir(void **state) {
+    (void)state;
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", g_dir);
+    return system(cmd) == 0 ? 0 : -1;
+}
+
+static void in_dir(char *out, size_t n, const char *name) { snprintf(out, n, "%s/%s", g_dir, name); }
+
+static void test_reads_refuse_non_regular(void **state) {
+    (void)state;
+    char fifo[128], reg[128];
+    in_dir(fifo, sizeof fifo, "fifo");
+    in_dir(reg, sizeof reg, "reg.txt");
+    assert_int_equal(mkfifo(fifo, 0600), 0);  /* no writer: an open without O_NONBLOCK would hang */
+    FILE *fp = fopen(reg, "w");
+    assert_non_null(fp);
+    fputs("hello", fp);
+    fclose(fp);
+    static const struct { const char *path, *want; } CASES[] = {
+        {NULL, "a FIFO"}, {"/dev/zero", "a character device"}, {"/tmp", "a folder"}, {"/nonexistent/x", "cannot open"},
+    };
+    for (size_t i = 0; i < sizeof CASES / sizeof CASES[0]; i++) {
+        const char *path = CASES[i].path ? CASES[i].path : fifo;
+        dg_err e = {0};
+        unsigned char *buf = (unsigned char *)"x";
+        size_t len = 7;
+        assert_int_not_equal(dg_file_read_all(path, &buf, &len, &e), DG_OK);
+        assert_null(buf);
+        assert_int_equal(len, 0);
+        if (!strstr(e.msg, CASES[i].want) || !strstr(e.msg, path)) fail_msg("'%s' lacks '%s'", e.msg, CASES[i].want);
+        FILE *f2 = (FILE *)1;
+        assert_int_not_equal(dg_file_open_read(path, &f2, NULL, &e), DG_OK);
+        assert_null(f2);
+    }
+    unsigned char *buf;
+    size_t len;
+    dg_err e = {0};
+    assert_int_equal(dg_file_read_all(reg, &buf, &len, &e), DG_OK);
+    assert_int_equal(len, 5);
+    assert_string_equal((char *)buf, "hello");
+    free(buf);
+}
+
+static void test_writes_refuse_bad_targets(void **state) {
+    (void)state;
+    dg_file f;
+    dg_err e = {0};
+    /* a folder or a FIFO as the target: refused before the work */
+    char fifo[128];
+    in_dir(fifo, sizeof fifo, "wfifo");
+    assert_int_equal(mkfifo(fifo, 0600), 0);
+    assert_int_not_equal(dg_file_begin(&f, g_dir, &e), DG_OK);
+    assert_non_null(strstr(e.msg, "a folder"));
+    assert_int_not_equal(dg_file_begin(&f, fifo, &e), DG_OK);
+    assert_non_null(strstr(e.msg, "a FIFO"));
+    /* a name whose temporary name would pass NAME_MAX; a path past DG_PATH_MAX */
+    char name[300], path[512];
+    memset(name, 'a', 250);
+    name[250] = 0;
+    snprintf(path, sizeof path, "%s/%s", g_dir, name);
+    assert_int_not_equal(dg_file_begin(&f, path, &e), DG_OK);
+    assert_non_null(strstr(e.msg, "file name too long"));
+    char *longp = malloc(DG_PATH_MAX + 100);
+    assert_non_null(longp);
+    memset(longp, 'b', DG_PATH_MAX + 99);
+    for (int i = 100; i < DG_PATH_MAX + 99; i += 100) longp[i] = '/';
+    longp[DG_PATH_MAX + 99] = 0;
+    assert_int_not_equal(dg_file_begin(&f, longp, &e), DG_OK);
+    assert_non_null(strstr(e.msg, "path too long"));
+    assert_int_not_equal(dg_mkdirs(longp, &e), DG_OK);
+    assert_non_null(strstr(e.msg, "path too long"));
+    free(longp);
+    /* a good one still works, and leaves no temporary file */
+    char good[128];
+    in_dir(good, sizeof good, "good.txt");
+    assert_int_equal(dg_file_begin(&f, good, &e), DG_OK);
+    fputs("ok", f.fp);
+    assert_int_equal(dg_file_commit(&f, &e), DG_OK);
+    struct stat sb;
+    assert_int_equal(stat(good, &sb), 0);
+    assert_int_equal(sb.st_size, 2);
+}
+
+static void test_path_join(void **state) {
+    (void)state;
+    char out[24];
+    dg_err e = {0};
+    assert_int_equal(dg_path_join(out, sizeof out, "runs/reach", "final.safetensors", &e), DG_ERR_ARG);
+    assert_string_equal(out, "");  /* never a cut name */
+    assert_non_null(strstr(e.msg, "path too long"));
+    assert_int_equal(dg_path_join(out, sizeof out, "runs", "a.csv", &e), DG_OK);
+    assert_string_equal(out, "runs/a.csv");
+    assert_int_equal(dg_path_join(out, sizeof out, NULL, "a.csv", &e), DG_OK);
+    assert_string_equal(out, "a.csv");
+    char big[600], name[300];
+    memset(name, 'n', 256);
+    name[256] = 0;
+    assert_int_equal(dg_path_join(big, sizeof big, "d", name, &e), DG_ERR_ARG);
+    assert_non_null(strstr(e.msg, "file name too long"));
+}
+
+static void test_path_same(void **state) {
+    (void)state;
+    char a[128], b[256];
+    in_dir(a, sizeof a, "same.txt");
+    FILE *fp = fopen(a, "w");
+    assert_non_null(fp);
+    fclose(fp);
+    snprintf(b, sizeof b, "%s/./sub/../same.txt", g_dir);
+    assert_true(dg_path_same(a, b));  /* exists: by device and inode (sub does not exist: stat fails) */
+    snprintf(b, sizeof b, "%s//same.txt", g_dir);
+    assert_true(dg_path_same(a, b));
+    char l[128];
+    in_dir(l, sizeof l, "link.txt");
+    assert_int_equal(symlink(a, l), 0);
+    assert_true(dg_path_same(a, l));
+    /* neither exists: by the normalised path */
+    in_dir(a, sizeof a, "new/x.csv");
+    snprintf(b, sizeof b, "%s/new/../new/./x.csv", g_dir);
+    assert_true(dg_path_same(a, b));
+    in_dir(b, sizeof b, "new/y.csv");
+    assert_false(dg_path_same(a, b));
+    char cwd[PATH_MAX];
+    assert_non_null(getcwd(cwd, sizeof cwd));
+    assert_int_equal(chdir(g_dir), 0);
+    assert_true(dg_path_same("new/x.csv", a));  /* relative against absolute */
+    assert_true(dg_path_same("same.txt", "./same.txt"));
+    assert_false(dg_path_same("same.txt", "new/x.csv"));
+    assert_int_equal(chdir(cwd), 0);
+}
+
+static void test_dir_lock(void **state) {
+    (void)state;
+    char run[128];
+    in_dir(run, sizeof run, "runs/a");
+    dg_err e = {0};
+    const int l1 = dg_dir_lock(run, &e);  /* makes the folder */
+    assert_true(l1 >= 0);
+    const int l2 = dg_dir_lock(run, &e);  /* a second holder: refused, naming the folder */
+    assert_int_equal(l2, -1);
+    assert_int_equal(e.status, DG_ERR_IO);
+    assert_non_null(strstr(e.msg, run));
+    assert_non_null(strstr(e.msg, "another run is writing into this folder"));
+    char other[128];
+    in_dir(other, sizeof other, "runs/b");
+    const int l3 = dg_dir_lock(other, &e);  /* another folder is free */
+    assert_true(l3 >= 0);
+    dg_dir_unlock(l1);
+    const int l4 = dg_dir_lock(run, &e);  /* free again once released */
+    assert_true(l4 >= 0);
+    dg_dir_unlock(l3);
+    dg_dir_unlock(l4);
+    dg_dir_unlock(-1);  /* harmless */
+    assert_int_equal(dg_dir_lock("/proc/dg_no/x", &e), -1);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_reads_refuse_non_regular),
+        cmocka_unit_test(test_writes_refuse_bad_targets),
+        cmocka_unit_test(test_path_join),
+        cmocka_unit_test(test_path_same),
+        cmocka_unit_test(test_dir_lock),
+    };
+    return cmocka_run_group_tests(tests, make_dir, remove_dir);
+}

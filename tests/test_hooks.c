@@ -1,0 +1,179 @@
+/* Games without the optional hooks (bodies, metrics, observe2, complete_aux):
+ * training, an episode with its trajectory, checkpointed BPTT and the
+ * policy-gradient evaluation all run and never call a NULL hook; a game whose
+ * declarations need a hook it lacks is refused when its env is made, with the
+ * hook named. */
+#define _POSIX_C_SOURCE 200809L
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "difgames/difgames.h"
+
+/* a point on a line that should sit at 0: state [x, v], action [a] */
+static dg_status bare_create(dg_env *env, dg_cfg *cfg, dg_err *e) {
+    (void)cfg;
+    (void)e;
+    env->state_dim = 2;
+    env->obs_dim = 2;
+    env->act_dim = 1;
+    env->horizon = 8;
+    env->dt = 0.1f;
+    env->nterms = 1;
+    env->term_names[0] = "distance";
+    env->term_weights[0] = 1.0f;
+    return DG_OK;
+}
+
+static void bare_reset(const dg_env *env, dg_rng *rng, int B, float *state, float *aux) {
+    (void)env;
+    (void)aux;
+    for (int b = 0; b < B; b++) {
+        state[2 * b] = dg_rng_uniform(rng, -1.0f, 1.0f);
+        state[2 * b + 1] = 0.0f;
+    }
+}
+
+static dg_tensor *bare_observe(dg_ctx *ctx, const dg_env *env, dg_tensor *state, dg_tensor *aux) {
+    (void)ctx;
+    (void)env;
+    (void)aux;
+    return state;
+}
+
+static dg_tensor *bare_step(dg_ctx *ctx, const dg_env *env, dg_tensor *state, dg_tensor *aux, dg_tensor *action) {
+    (void)aux;
+    dg_tensor *x = dg_cols(ctx, state, 0, 1), *v = dg_cols(ctx, state, 1, 1);
+    dg_tensor *v2 = dg_add(ctx, v, dg_scale(ctx, action, env->dt));
+    return dg_concat(ctx, (dg_tensor *[]){dg_add(ctx, x, dg_scale(ctx, v2, env->dt)), v2}, 2, 1);
+}
+
+static void bare_cost(dg_ctx *ctx, const dg_env *env, dg_tensor *next, dg_tensor *aux, dg_tensor *action,
+                      float inv_batch, dg_tensor **terms) {
+    (void)env;
+    (void)aux;
+    (void)action;
+    terms[0] = dg_scale(ctx, dg_sum(ctx, dg_square(ctx, dg_cols(ctx, next, 0, 1))), inv_batch);
+}
+
+static const dg_game BARE = {
+    .name = "bare", .summary = "no optional hooks", .create = bare_create, .reset = bare_reset,
+    .observe = bare_observe, .step = bare_step, .step_cost = bare_cost,
+};
+
+static dg_env *bare_env(const dg_game *g, dg_cfg **cfg, dg_err *e) {
+    static const char Y[] = "seed: 1\ntrain: {batch: 6, epochs: 3, threads: 2}\n";
+    *cfg = dg_cfg_parse(Y, strlen(Y), "bare.yaml", e);
+    assert_non_null(*cfg);
+    return dg_env_create_game(g, *cfg, e);
+}
+
+static void test_bare_game_runs(void **state) {
+    (void)state;
+    dg_err e = {0};
+    dg_cfg *cfg;
+    dg_env *env = bare_env(&BARE, &cfg, &e);
+    assert_non_null(env);
+    dg_train_opts o;
+    assert_int_equal(dg_train_opts_read(cfg, &o, &e), DG_OK);
+    /* training (the trainer's metrics path with no metrics hook), plain and checkpointed */
+    for (int ck = -1; ck <= 3; ck += 4) {
+        o.checkpoint_every = ck;
+        dg_trainer *t = dg_trainer_create(env, &o, NULL, NULL, &e);
+        assert_non_null(t);
+        assert_int_equal(dg_trainer_run(t, NULL, NULL, NULL, &e), DG_OK);
+        assert_true(isfinite(dg_trainer_last(t)->loss));
+        dg_trainer_free(t);
+    }
+    /* one episode with its trajectory, as eval and replay roll it out */
+    dg_policy m;
+    dg_params *p = NULL;
+    assert_int_equal(dg_policy_create(env, o.hidden, o.nhidden, &m, &p, &e), DG_OK);
+    dg_rng rng;
+    dg_rng_seed(&rng, 3);
+    dg_policy_reset_params(&m, p, &rng);
+    const int B = 4;
+    float s0[8], traj[(8 + 1) * 4 * 2], terms[DG_MAX_TERMS];
+    env->game->reset(env, &rng, B, s0, NULL);
+    dg_ctx *ctx = dg_ctx_create((size_t)8 << 20);
+    assert_non_null(ctx);
+    dg_tensor *loss = dg_rollout(ctx, env, &m, p, s0, NULL, B, 1.0f / B, terms, traj, B);
+    assert_non_null(loss);
+    dg_backward(ctx, loss);
+    assert_int_equal(dg_ctx_status(ctx), DG_OK);
+    assert_true(isfinite(loss->data[0]));
+    assert_true(traj[0] == s0[0] && isfinite(traj[8 * 4 * 2 - 1]));
+    /* the policy-gradient evaluation batch */
+    dg_pg_eval *ev = dg_pg_eval_create(env, 5, 7, 1, &e);
+    assert_non_null(ev);
+    double l = NAN;
+    assert_int_equal(dg_pg_eval_loss(ev, &m, p, &l, NULL, &e), DG_OK);
+    assert_true(isfinite(l));
+    dg_pg_eval_free(ev);
+    dg_ctx_free(ctx);
+    dg_params_free(p);
+    dg_env_free(env);
+    dg_cfg_free(cfg);
+}
+
+/* declarations that need a hook the game lacks */
+static dg_status metrics_create(dg_env *env, dg_cfg *cfg, dg_err *e) {
+    bare_create(env, cfg, e);
+    env->nmetrics = 1;
+    env->metric_names[0] = "m";
+    return DG_OK;
+}
+static dg_status two_player_create(dg_env *env, dg_cfg *cfg, dg_err *e) {
+    bare_create(env, cfg, e);
+    env->nplayers = 2;
+    env->obs2_dim = 2;
+    env->act2_dim = 1;
+    return DG_OK;
+}
+static dg_status part_aux_create(dg_env *env, dg_cfg *cfg, dg_err *e) {
+    bare_create(env, cfg, e);
+    env->aux_dim = 3;
+    env->aux_user_dim = 1;
+    env->aux_name = "goal";
+    return DG_OK;
+}
+
+static void test_missing_hook_refused(void **state) {
+    (void)state;
+    static const struct { dg_status (*create)(dg_env *, dg_cfg *, dg_err *); const char *want; } CASES[] = {
+        {metrics_create, "no metrics hook"},
+        {two_player_create, "observe2"},
+        {part_aux_create, "complete_aux"},
+        {NULL, "lacks the hook create"},
+    };
+    for (size_t i = 0; i < sizeof CASES / sizeof CASES[0]; i++) {
+        dg_game g = BARE;
+        g.create = CASES[i].create;
+        dg_err e = {0};
+        dg_cfg *cfg;
+        dg_env *env = bare_env(&g, &cfg, &e);
+        assert_null(env);
+        if (!strstr(e.msg, CASES[i].want) || !strstr(e.msg, "game 'bare'"))
+            fail_msg("case %zu: '%s' lacks '%s'", i, e.msg, CASES[i].want);
+        dg_cfg_free(cfg);
+    }
+    dg_game g = BARE;  /* a required hook */
+    g.step = NULL;
+    dg_err e = {0};
+    dg_cfg *cfg;
+    assert_null(bare_env(&g, &cfg, &e));
+    assert_non_null(strstr(e.msg, "lacks the hook step"));
+    dg_cfg_free(cfg);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_bare_game_runs),
+        cmocka_unit_test(test_missing_hook_refused),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
