@@ -34,7 +34,8 @@ FLAGS=$(PKG_CONFIG_PATH="$LIBDIR/pkgconfig" pkg-config --cflags --libs difgames)
 case "$FLAGS" in *"$SRC"*|*"$BUILD"*) fail "pkg-config points into the build or source tree: $FLAGS" ;; esac
 # shellcheck disable=SC2086
 "$CC" -std=c11 -O2 game_hover.c -o hover $FLAGS -Wl,-rpath,"$LIBDIR" || fail "cc with: $FLAGS"
-ldd ./hover | grep -q "$LIBDIR/libdifgames.so" || fail "hover does not use the installed shared library"
+ldd ./hover >ldd.txt  # not piped into grep -q: under pipefail its early exit can fail ldd (SIGPIPE)
+grep -q "$LIBDIR/libdifgames.so" ldd.txt || fail "hover does not use the installed shared library"
 ./hover 150 >out.txt || { cat out.txt; fail "hover (rpath) did not train"; }
 grep -q "^hover: loss" out.txt || fail "hover printed no loss line"
 cat out.txt
@@ -49,6 +50,7 @@ SFLAGS=$(PKG_CONFIG_PATH="$LIBDIR/pkgconfig" pkg-config --static --cflags --libs
 # shellcheck disable=SC2086
 "$CC" -std=c11 -O2 game_hover.c -o hover3 -Wl,-Bstatic -L"$LIBDIR" -ldifgames -Wl,-Bdynamic $SFLAGS \
     || fail "static link with: $SFLAGS"
-ldd ./hover3 | grep -q libdifgames && fail "hover3 should not need libdifgames.so"
+ldd ./hover3 >ldd3.txt || true
+grep -q libdifgames ldd3.txt && fail "hover3 should not need libdifgames.so"
 ./hover3 150 >/dev/null || fail "hover (static) did not train"
 echo "install_test: ok (installed, linked through pkg-config: shared with rpath, LD_LIBRARY_PATH, static)"
