@@ -46,6 +46,9 @@ void cli_error(const char *cmd, const char *fmt, ...)
     ;
 /* Parses an int / double argument of a flag; prints an error and returns 0 on failure. */
 int  cli_int(const char *cmd, const char *flag, const char *text, int lo, int hi, int *out);
+/* 1 when need bytes fit in this process's memory (dg_mem_check); else prints
+ * "<what> needs about X GiB, more than ...; lower <lower>" and returns 0. */
+int  cli_mem_ok(const char *cmd, double need, const char *what, const char *lower);
 /* JSON number: finite values as %.9g, others as null. */
 void cli_json_num(FILE *fp, double v);
 

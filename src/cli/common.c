@@ -11,6 +11,7 @@
 
 #include "cli/cli.h"
 #include "difgames/checkpoint.h"
+#include "difgames/memory.h"
 #include "difgames/safetensors.h"
 
 void cli_error(const char *cmd, const char *fmt, ...) {
@@ -34,6 +35,13 @@ int cli_int(const char *cmd, const char *flag, const char *text, int lo, int hi,
     return 1;
 }
 
+int cli_mem_ok(const char *cmd, double need, const char *what, const char *lower) {
+    dg_err e = {0};
+    if (dg_mem_check(need, &e) == DG_OK) return 1;
+    cli_error(cmd, "%s %s; lower %s", what, e.msg, lower);
+    return 0;
+}
+
 void cli_json_num(FILE *fp, double v) {
     if (isfinite(v)) fprintf(fp, "%.9g", v);
     else fputs("null", fp);
@@ -55,13 +63,14 @@ static int setup_finish(cli_setup *s, const cli_overrides *ov, dg_err *e) {
     if (dg_train_opts_read(s->cfg, &s->opts, e) != DG_OK) return 1;
     if (dg_cfg_check_unused(s->cfg, e) != DG_OK) return 1;
     /* sizes so large they cannot fit: one clear error before anything is allocated */
-    const double need = dg_train_memory_estimate(s->env, &s->opts);
-    const double have = (double)sysconf(_SC_PHYS_PAGES) * (double)sysconf(_SC_PAGESIZE);
-    if (have > 0 && need > have) {
-        dg_cfg_error(s->cfg, "train.batch", e,
-                     "batch %d x horizon %d needs about %.1f GiB, more than this machine's %.1f GiB "
-                     "(lower train.batch or env.horizon)", s->opts.batch, s->env->horizon,
-                     need / 1073741824.0, have / 1073741824.0);
+    dg_mem_parts m;
+    dg_err me = {0};
+    if (dg_mem_check(dg_train_memory(s->env, &s->opts, &m), &me) != DG_OK) {
+        const char *key = dg_train_memory_key(s->env, &m);
+        const char *hint = !strcmp(key, "policy.hidden") ? "lower policy.hidden"
+                         : !strcmp(key, "train.batch") ? "lower train.batch or env.horizon"
+                                                       : "lower it, train.batch or env.horizon";
+        dg_cfg_error(s->cfg, key, e, "batch %d x horizon %d %s; %s", s->opts.batch, s->env->horizon, me.msg, hint);
         return 1;
     }
     return 0;
@@ -152,7 +161,11 @@ done:
 dg_ctx *cli_rollout(const char *cmd, const dg_env *env, const dg_policy *m, dg_params *p,
                     const float *state0, const float *aux, int B, int backward, float *terms,
                     float *traj, dg_tensor **loss) {
-    size_t cap = (size_t)64 << 20;
+    int hidden[DG_MLP_MAX_LAYERS];
+    for (int i = 0; i + 1 < m->mlp[0].nlayers; i++) hidden[i] = m->mlp[0].sizes[i + 1];
+    /* the measured tape and a quarter more; grown below if short */
+    size_t cap = (size_t)(1.25 * dg_rollout_memory(env, hidden, m->mlp[0].nlayers - 1, B, env->horizon, backward));
+    if (cap < ((size_t)1 << 20)) cap = (size_t)1 << 20;
     for (;;) {
         dg_ctx *ctx = dg_ctx_create(cap);
         if (!ctx) {
@@ -163,7 +176,7 @@ dg_ctx *cli_rollout(const char *cmd, const dg_env *env, const dg_policy *m, dg_p
         if (*loss && backward) dg_backward(ctx, *loss);
         dg_status st = dg_ctx_status(ctx);
         if (st == DG_OK) return ctx;
-        if (st != DG_ERR_ARENA_FULL || cap >= ((size_t)1 << 36)) {
+        if (st != DG_ERR_ARENA_FULL || cap >= ((size_t)1 << 40)) {
             cli_error(cmd, "%s", dg_ctx_error(ctx));
             dg_ctx_free(ctx);
             return NULL;

@@ -76,6 +76,17 @@ int cmd_eval(int argc, char **argv) {
         dg_rng_seed(&rng, s.opts.seed);
         env->game->reset(env, &rng, B, state, aux);
     }
+    {   /* the episode's tape (and gradients), its trajectory, the batch: refused if it cannot fit */
+        const double need = dg_rollout_memory(env, s.opts.hidden, s.opts.nhidden, B, env->horizon, grad_out != NULL) +
+                            (double)p->total * sizeof(float) * 2 +
+                            (double)(env->horizon + 1) * B * env->state_dim * sizeof(float) * (env->nmetrics > 0);
+        char what[96];
+        snprintf(what, sizeof what, "batch %d x horizon %d%s", B, env->horizon, grad_out ? " with gradients" : "");
+        if (!cli_mem_ok("eval", need, what, init ? "the rows of --init or --horizon" : "--batch or --horizon")) {
+            rc = EXIT_USAGE;
+            goto done;
+        }
+    }
     if (env->nmetrics) {
         traj = malloc((size_t)(env->horizon + 1) * B * env->state_dim * sizeof(float));
         if (!traj) {
