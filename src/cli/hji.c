@@ -14,6 +14,9 @@
 #include "difgames/image.h"
 #include "difgames/safetensors.h"
 
+#define PLAY_MAX_STEPS 100000  /* default bound of hji play's steps (CSV rows) */
+#define PLAY_MAX_STEPS_S "100000"
+
 static const char HELP[] =
     "usage: difgames hji <solve|plot|play|versus> [options]\n"
     "\n"
@@ -28,10 +31,12 @@ static const char HELP[] =
     "      3-D and 4-D: the slice through the first two axes at the other axes' values,\n"
     "      default their middle).\n"
     "  difgames hji play --config FILE --value FILE --from X1,X2,... [--out FILE.csv]\n"
-    "                    [--gif FILE.gif] [--t-max S] [--dt S]\n"
+    "                    [--gif FILE.gif] [--t-max S] [--dt S] [--max-steps N]\n"
     "      simulates both players' equilibrium feedback strategies (bang-bang inputs from\n"
     "      the value's gradient) from the start state; writes the trajectory as CSV and a GIF,\n"
     "      and reports capture (the target reached) or escape, and the capture time.\n"
+    "      At most --max-steps steps (t-max / dt; default " PLAY_MAX_STEPS_S "): one CSV row each, and\n"
+    "      at most 122 GIF frames of 560x520.\n"
     "  difgames hji versus --config GAME.yaml --ckpt FILE --hji HJI.yaml --value FILE\n"
     "                      [--batch N] [--seed N]\n"
     "      two-player chase without walls (configs/duel_open.yaml) against its 4-D HJBI\n"
@@ -133,9 +138,9 @@ static int hji_solve(int argc, char **argv) {
     }
     int threads = 0;
     if (threads_s && !cli_int("hji solve", "--threads", threads_s, 1, 256, &threads)) return EXIT_USAGE;
-    double times[65];
+    double times[DG_HJI_MAX_TIMES];
     int nt = 0;
-    if (times_s && (nt = parse_list("hji solve", "--times", times_s, times, 64)) < 0) return EXIT_USAGE;
+    if (times_s && (nt = parse_list("hji solve", "--times", times_s, times, DG_HJI_MAX_TIMES - 1)) < 0) return EXIT_USAGE;
     dg_cfg *cfg = NULL;
     dg_hji_problem *p = load_problem("hji solve", config, accuracy, threads, f32, &cfg);
     if (!p) return EXIT_USAGE;
@@ -150,9 +155,20 @@ static int hji_solve(int argc, char **argv) {
     const int64_t N = p->grid.nodes;
     int rc = 0;
     dg_err e = {0};
+    {   /* the solver's arrays, the nt values, the file's copies: refused if they cannot fit */
+        const double need = dg_hji_solve_memory(&p->grid, &p->game, &p->opts, nt) + dg_hji_value_memory(p, nt, f32) +
+                            (double)N * sizeof(double) * (p->obstacle ? 2 : 1);
+        char what[160];
+        int o = snprintf(what, sizeof what, "%s: a grid of", config);
+        for (int k = 0; k < p->grid.ndim; k++) o += snprintf(what + o, sizeof what - (size_t)o, "%s%d", k ? "x" : " ", p->grid.n[k]);
+        snprintf(what + o, sizeof what - (size_t)o, " nodes at %d time%s", nt, nt > 1 ? "s" : "");
+        if (!cli_mem_ok("hji solve", need, what, "grid.n (or --times, or use --float32)")) {
+            dg_hji_problem_free(p);
+            dg_cfg_free(cfg);
+            return EXIT_USAGE;
+        }
+    }
     double *vals = malloc((size_t)nt * (size_t)N * sizeof(double));
-    float *f = NULL;
-    dg_st_writer *w = NULL;
     char *yaml = NULL;
     if (!vals) {
         cli_error("hji solve", "out of memory for %d x %lld values", nt, (long long)N);
@@ -169,46 +185,13 @@ static int hji_solve(int argc, char **argv) {
                                                     : p->opts.deriv == DG_HJI_ENO2 ? DG_HJI_MEDIUM : DG_HJI_LOW));
     dg_hji_stats st;
     if (dg_hji_solve(&p->grid, &p->game, &p->opts, p->target, p->obstacle, nt, times, vals, &st, &e) != DG_OK) {
-        cli_error("hji solve", "%s", e.msg);
-        rc = EXIT_FAIL;
+        cli_error("hji solve", "%s: %s", config, e.msg);
+        rc = e.status == DG_ERR_ARG ? EXIT_USAGE : EXIT_FAIL;
         goto done;
     }
     /* the file: 'value' at t_end (F64, or F32 with --float32), earlier times as value_k */
-    int64_t shape[DG_HJI_MAX_DIMS];
-    for (int k = 0; k < p->grid.ndim; k++) shape[k] = p->grid.n[k];
-    w = dg_st_writer_create();
-    f = f32 ? malloc((size_t)N * sizeof(float)) : NULL;
-    if (!w || (f32 && !f)) { cli_error("hji solve", "out of memory"); rc = EXIT_FAIL; goto done; }
-    char meta[1024], key[32];
-    dg_status s = DG_OK;
-    for (int i = 0; i < nt && s == DG_OK; i++) {
-        const double *v = vals + (size_t)i * N;
-        if (i == nt - 1) snprintf(key, sizeof key, "value");
-        else snprintf(key, sizeof key, "value_%d", i + 1);
-        if (f32) {
-            for (int64_t j = 0; j < N; j++) f[j] = (float)v[j];
-            s = dg_st_writer_add(w, key, DG_F32, p->grid.ndim, shape, f, &e);
-        } else {
-            s = dg_st_writer_add(w, key, DG_F64, p->grid.ndim, shape, v, &e);
-        }
-    }
-    int o = 0;
-    for (int i = 0; i < nt; i++) o += snprintf(meta + o, sizeof meta - (size_t)o, i ? ",%.17g" : "%.17g", times[i]);
-    if (s == DG_OK) s = dg_st_writer_meta(w, "times", meta, &e);
-    const char *names[] = {"lo", "hi", "n", "periodic"};
-    for (int m = 0; m < 4 && s == DG_OK; m++) {
-        o = 0;
-        for (int k = 0; k < p->grid.ndim; k++) {
-            const double x = m == 0 ? p->grid.lo[k] : m == 1 ? p->grid.hi[k] : m == 2 ? p->grid.n[k]
-                           : p->grid.bc[k] == DG_HJI_BC_PERIODIC;
-            o += snprintf(meta + o, sizeof meta - (size_t)o, k ? ",%.17g" : "%.17g", x);
-        }
-        s = dg_st_writer_meta(w, names[m], meta, &e);
-    }
-    if (s == DG_OK) s = dg_st_writer_meta(w, "format", "difgames-hji-value", &e);
-    if (s == DG_OK) s = dg_st_writer_meta(w, "game", p->name, &e);
-    if (s == DG_OK && dg_cfg_to_yaml(cfg, &yaml, NULL, &e) == DG_OK) s = dg_st_writer_meta(w, "config", yaml, &e);
-    if (s == DG_OK) s = dg_st_writer_write(w, out, &e);
+    dg_status s = dg_cfg_to_yaml(cfg, &yaml, NULL, &e);
+    if (s == DG_OK) s = dg_hji_value_write(out, p, nt, times, vals, f32, yaml, &e);
     if (s != DG_OK) {
         cli_error("hji solve", "%s", e.msg);
         rc = e.status == DG_ERR_IO ? EXIT_USAGE : EXIT_FAIL;
@@ -221,8 +204,6 @@ static int hji_solve(int argc, char **argv) {
            st.updates_per_s, st.threads);
 done:
     free(yaml);
-    free(f);
-    dg_st_writer_free(w);
     free(vals);
     dg_hji_problem_free(p);
     dg_cfg_free(cfg);
@@ -258,67 +239,28 @@ static void draw_zero_set(dg_image *img, const double *v, int nx, int ny, int x0
         }
 }
 
-typedef struct value_file {
-    dg_st_file *f;
-    dg_hji_grid grid;
-    int         nt;
-    double      times[65];
-} value_file;
-
-/* Opens a file written by hji solve and rebuilds its grid. */
-static int value_open(const char *cmd, const char *path, value_file *vf) {
-    memset(vf, 0, sizeof *vf);
+/* Opens a value file; prints the error and returns EXIT_USAGE on failure. */
+static int value_open(const char *cmd, const char *path, dg_hji_value *vf) {
     dg_err e = {0};
-    vf->f = dg_st_load(path, &e);
-    if (!vf->f) { cli_error(cmd, "%s", e.msg); return EXIT_USAGE; }
-    const char *fmt = dg_st_meta(vf->f, "format");
-    double lo[8], hi[8], n[8], per[8];
-    int nd = -1;
-    if (fmt && !strcmp(fmt, "difgames-hji-value")) {
-        const char *m[4] = {dg_st_meta(vf->f, "lo"), dg_st_meta(vf->f, "hi"), dg_st_meta(vf->f, "n"),
-                            dg_st_meta(vf->f, "periodic")};
-        double *dst[4] = {lo, hi, n, per};
-        int cnt[4];
-        for (int k = 0; k < 4; k++) cnt[k] = m[k] ? parse_list(cmd, "metadata", m[k], dst[k], DG_HJI_MAX_DIMS) : -1;
-        if (cnt[0] > 0 && cnt[0] == cnt[1] && cnt[1] == cnt[2] && cnt[2] == cnt[3]) nd = cnt[0];
-        const char *t = dg_st_meta(vf->f, "times");
-        vf->nt = t ? parse_list(cmd, "metadata 'times'", t, vf->times, 65) : -1;
-    }
-    if (nd < 1 || vf->nt < 1) {
-        cli_error(cmd, "%s: not a value file of 'difgames hji solve' (metadata format, lo, hi, n, periodic, times)", path);
-        return EXIT_USAGE;
-    }
-    int ni[DG_HJI_MAX_DIMS], pi[DG_HJI_MAX_DIMS];
-    for (int k = 0; k < nd; k++) { ni[k] = (int)n[k]; pi[k] = per[k] != 0; }
-    if (dg_hji_grid_init(&vf->grid, nd, lo, hi, ni, pi, &e) != DG_OK) {
-        cli_error(cmd, "%s: %s", path, e.msg);
-        return EXIT_USAGE;
-    }
-    return 0;
+    if (dg_hji_value_open(path, vf, &e) == DG_OK) return 0;
+    cli_error(cmd, "%s", e.msg);
+    return EXIT_USAGE;
 }
 
-/* Reads the value at time index i (the last: 'value') as doubles. */
-static int value_read(const char *cmd, const char *path, const value_file *vf, int i, double *out) {
-    char key[32];
-    if (i == vf->nt - 1) snprintf(key, sizeof key, "value");
-    else snprintf(key, sizeof key, "value_%d", i + 1);
-    const dg_st_tensor *t = dg_st_find(vf->f, key);
-    int64_t shape[DG_HJI_MAX_DIMS];
-    for (int k = 0; k < vf->grid.ndim; k++) shape[k] = vf->grid.n[k];
+/* Reads time index i (the last: t_end); prints the error and returns EXIT_USAGE on failure. */
+static int value_read(const char *cmd, const dg_hji_value *vf, int i, double *out) {
     dg_err e = {0};
-    if (t && t->dtype == DG_F32) {
-        float *tmp = malloc((size_t)vf->grid.nodes * sizeof(float));
-        dg_status s = tmp ? dg_st_read_f32(vf->f, key, vf->grid.ndim, shape, tmp, &e) : DG_ERR_NOMEM;
-        if (s == DG_OK) for (int64_t j = 0; j < vf->grid.nodes; j++) out[j] = tmp[j];
-        free(tmp);
-        if (s != DG_OK) { cli_error(cmd, "%s", tmp ? e.msg : "out of memory"); return EXIT_USAGE; }
-        return 0;
-    }
-    if (dg_st_read(vf->f, key, DG_F64, vf->grid.ndim, shape, out, &e) != DG_OK) {
-        cli_error(cmd, "%s: %s", path, e.msg);
-        return EXIT_USAGE;
-    }
-    return 0;
+    if (dg_hji_value_read(vf, i, out, &e) == DG_OK) return 0;
+    cli_error(cmd, "%s", e.msg);
+    return e.status == DG_ERR_NOMEM ? EXIT_FAIL : EXIT_USAGE;
+}
+
+/* The value file against the config's problem: prints what differs, EXIT_USAGE. */
+static int value_check(const char *cmd, const dg_hji_value *vf, const dg_hji_problem *p, const char *config) {
+    dg_err e = {0};
+    if (dg_hji_value_check(vf, p, config, &e) == DG_OK) return 0;
+    cli_error(cmd, "%s", e.msg);
+    return EXIT_USAGE;
 }
 
 /* The 2-D slice through axes 0 and 1 at the other axes' coordinates at[], rows
@@ -377,9 +319,9 @@ static int hji_plot(int argc, char **argv) {
         }
     }
     if (!value) { cli_error("hji plot", "--value FILE is required (see --help)"); return EXIT_USAGE; }
-    value_file vf;
+    dg_hji_value vf;
     int rc = value_open("hji plot", value, &vf);
-    if (rc) { dg_st_free(vf.f); return rc; }
+    if (rc) return rc;
     const dg_hji_grid *g = &vf.grid;
     double at[DG_HJI_MAX_DIMS];
     for (int k = 0; k < g->ndim; k++) at[k] = 0.5 * (g->lo[k] + g->hi[k]);
@@ -391,7 +333,7 @@ static int hji_plot(int argc, char **argv) {
             double v;
             if (sscanf(tok, "x%d=%lf", &k, &v) != 2 || k < 2 || k >= g->ndim || !isfinite(v)) {
                 cli_error("hji plot", "--at: expected x2=V,... for axes 2..%d, got '%s'", g->ndim - 1, tok);
-                dg_st_free(vf.f);
+                dg_hji_value_close(&vf);
                 return EXIT_USAGE;
             }
             at[k] = v;
@@ -399,11 +341,11 @@ static int hji_plot(int argc, char **argv) {
     }
     const int nx = g->n[0], ny = g->n[1];
     double *v = malloc((size_t)g->nodes * sizeof(double));
-    double *slices[65] = {0};
+    double *slices[DG_HJI_MAX_TIMES] = {0};
     int ok = v != NULL;
     for (int i = 0; i < vf.nt && ok; i++) ok = (slices[i] = malloc((size_t)nx * ny * sizeof(double))) != NULL;
     for (int i = 0; i < vf.nt && ok && !rc; i++) {
-        rc = value_read("hji plot", value, &vf, i, v);
+        rc = value_read("hji plot", &vf, i, v);
         if (!rc) slice2d(g, v, at, slices[i]);
     }
     dg_image *img = ok && !rc ? dg_image_create(640, 560, 0x15151e) : NULL;
@@ -427,19 +369,21 @@ static int hji_plot(int argc, char **argv) {
     dg_image_free(img);
     for (int i = 0; i < vf.nt; i++) free(slices[i]);
     free(v);
-    dg_st_free(vf.f);
+    dg_hji_value_close(&vf);
     return rc;
 }
 
 /* ------------------------------------------------------------------ play */
 
 static int hji_play(int argc, char **argv) {
-    const char *config = NULL, *value = NULL, *from_s = NULL, *out = NULL, *gif = NULL, *tmax_s = NULL, *dt_s = NULL;
+    const char *config = NULL, *value = NULL, *from_s = NULL, *out = NULL, *gif = NULL, *tmax_s = NULL, *dt_s = NULL,
+               *maxsteps_s = NULL;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char **slot = !strcmp(a, "--config") ? &config : !strcmp(a, "--value") ? &value
                           : !strcmp(a, "--from") ? &from_s : !strcmp(a, "--out") ? &out : !strcmp(a, "--gif") ? &gif
-                          : !strcmp(a, "--t-max") ? &tmax_s : !strcmp(a, "--dt") ? &dt_s : NULL;
+                          : !strcmp(a, "--t-max") ? &tmax_s : !strcmp(a, "--dt") ? &dt_s
+                          : !strcmp(a, "--max-steps") ? &maxsteps_s : NULL;
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) { fputs(HELP, stdout); return 0; }
         else if (slot && i + 1 < argc) *slot = argv[++i];
         else {
@@ -459,7 +403,7 @@ static int hji_play(int argc, char **argv) {
     double x[DG_HJI_MAX_DIMS];
     int rc = 0;
     double t_max = 2 * p->t_end, dt = 0;
-    value_file vf = {0};
+    dg_hji_value vf = {0};
     double *V = NULL, *slice = NULL;
     FILE *csv = NULL;
     dg_gif *gf = NULL;
@@ -477,15 +421,16 @@ static int hji_play(int argc, char **argv) {
         rc = EXIT_USAGE;
         goto done;
     }
-    if ((rc = value_open("hji play", value, &vf))) goto done;
-    if (vf.grid.nodes != g->nodes || vf.grid.ndim != nx) {
-        cli_error("hji play", "%s: its grid does not match %s's", value, config);
+    int max_steps = PLAY_MAX_STEPS;
+    if (maxsteps_s && !cli_int("hji play", "--max-steps", maxsteps_s, 1, 100000000, &max_steps)) {
         rc = EXIT_USAGE;
         goto done;
     }
+    if ((rc = value_open("hji play", value, &vf))) goto done;
+    if ((rc = value_check("hji play", &vf, p, config))) goto done;
     V = malloc((size_t)g->nodes * sizeof(double));
     if (!V) { cli_error("hji play", "out of memory"); rc = EXIT_FAIL; goto done; }
-    if ((rc = value_read("hji play", value, &vf, vf.nt - 1, V))) goto done;
+    if ((rc = value_read("hji play", &vf, vf.nt - 1, V))) goto done;
     if (dt <= 0) {  /* a fraction of a cell per step at the game's speed */
         double grad[DG_HJI_MAX_DIMS], u[DG_HJI_MAX_INPUT], d[DG_HJI_MAX_INPUT], xd[DG_HJI_MAX_DIMS], sp = 0;
         dg_hji_interp(g, V, x, grad);
@@ -495,6 +440,12 @@ static int hji_play(int argc, char **argv) {
         for (int k = 0; k < nx; k++) { sp = fmax(sp, fabs(xd[k]) / g->dx[k]); cell = fmin(cell, g->dx[k]); }
         dt = sp > 0 ? 0.25 / sp : 0.01;
         if (dt > t_max / 200) dt = t_max / 200;
+    }
+    if (!(t_max / dt <= max_steps)) {  /* the CSV's rows, bounded before anything is written */
+        cli_error("hji play", "--t-max %g / --dt %g is %.3g steps, more than --max-steps %d (one CSV row each)",
+                  t_max, dt, t_max / dt, max_steps);
+        rc = EXIT_USAGE;
+        goto done;
     }
     snprintf(csv_path, sizeof csv_path, "%s", out ? out : "hji_play.csv");
     snprintf(tmp_path, sizeof tmp_path, "%s.tmp.%ld", csv_path, (long)getpid());
@@ -581,7 +532,7 @@ done:
     dg_image_free(img);
     free(slice);
     free(V);
-    dg_st_free(vf.f);
+    dg_hji_value_close(&vf);
     dg_hji_problem_free(p);
     dg_cfg_free(cfg);
     return rc;
@@ -618,7 +569,7 @@ static int hji_versus(int argc, char **argv) {
     dg_params *p = NULL;
     dg_cfg *hcfg = NULL;
     dg_hji_problem *hp = NULL;
-    value_file vf = {0};
+    dg_hji_value vf = {0};
     double *V = NULL;
     float *st0 = NULL, *st = NULL;
     dg_ctx *ctx = NULL;
@@ -631,13 +582,13 @@ static int hji_versus(int argc, char **argv) {
     if (!(hp = load_problem("hji versus", hji, NULL, 0, 0, &hcfg))) { rc = EXIT_USAGE; goto done; }
     if (hp->grid.ndim != 4) { cli_error("hji versus", "%s: needs the 4-D chase4d game", hji); rc = EXIT_USAGE; goto done; }
     if ((rc = value_open("hji versus", value, &vf))) goto done;
-    if (vf.grid.nodes != hp->grid.nodes) { cli_error("hji versus", "%s: grid differs from %s", value, hji); rc = EXIT_USAGE; goto done; }
+    if ((rc = value_check("hji versus", &vf, hp, hji))) goto done;
     V = malloc((size_t)hp->grid.nodes * sizeof(double));
     st0 = malloc((size_t)B * 8 * sizeof(float));
     st = malloc((size_t)B * 8 * sizeof(float));
     ctx = dg_ctx_create((size_t)64 << 20);
     if (!V || !st0 || !st || !ctx) { cli_error("hji versus", "out of memory"); rc = EXIT_FAIL; goto done; }
-    if ((rc = value_read("hji versus", value, &vf, vf.nt - 1, V))) goto done;
+    if ((rc = value_read("hji versus", &vf, vf.nt - 1, V))) goto done;
     dg_rng rng;
     dg_rng_seed(&rng, s.opts.seed);
     env->game->reset(env, &rng, B, st0, NULL);
@@ -703,7 +654,7 @@ done:
     free(V);
     free(st0);
     free(st);
-    dg_st_free(vf.f);
+    dg_hji_value_close(&vf);
     dg_hji_problem_free(hp);
     dg_cfg_free(hcfg);
     dg_params_free(p);

@@ -554,6 +554,14 @@ int cmd_pg(int argc, char **argv) {
     double bptt_best = NAN, bptt_final = NAN, pg_best = NAN, pg_final = NAN, t_bptt = 0, t_pg = 0;
     int64_t bptt_steps = 0;
     int iters_done = 0;
+    {   /* the sample batch, arenas, networks and the evaluation batch: refused if they cannot fit */
+        char what[96];
+        snprintf(what, sizeof what, "batch %d x horizon %d", o.batch, env->horizon);
+        if (!cli_mem_ok("pg", dg_pg_memory(env, &o, eval_batch), what, "--batch, --minibatch or --eval-batch")) {
+            cli_setup_free(&s);
+            return EXIT_USAGE;
+        }
+    }
     r.ev = dg_pg_eval_create(env, eval_batch, (uint64_t)eval_seed, o.threads, &e);
     if (!r.ev) {
         cli_error("pg", "%s", e.msg);
