@@ -72,10 +72,14 @@ static double now_s(void) {
     return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-typedef struct bar { int tty; double last; } bar;
+typedef struct bar { int tty; double last; const char *banner; } bar;
 
 static int on_progress(void *user, const dg_hji_progress *pr) {
     bar *b = user;
+    if (b->banner) {  /* once the first step is taken: a refused solve prints only its error */
+        fputs(b->banner, stderr);
+        b->banner = NULL;
+    }
     const double now = now_s();
     if (now - b->last < 0.1 && pr->t < pr->t_end) return 0;
     b->last = now;
@@ -175,12 +179,13 @@ static int hji_solve(int argc, char **argv) {
         rc = EXIT_FAIL;
         goto done;
     }
-    bar b = {.tty = isatty(2)};
+    char banner[256];
+    bar b = {.tty = isatty(2), .banner = banner};
     p->opts.progress = on_progress;
     p->opts.progress_user = &b;
-    fprintf(stderr, "solving %s: grid", p->name);
-    for (int k = 0; k < p->grid.ndim; k++) fprintf(stderr, "%s%d", k ? "x" : " ", p->grid.n[k]);
-    fprintf(stderr, ", t_end %g, %s\n", p->t_end, dg_hji_accuracy_name(p->opts.deriv == DG_HJI_WENO5 ? DG_HJI_VERY_HIGH
+    int bo = snprintf(banner, sizeof banner, "solving %s: grid", p->name);
+    for (int k = 0; k < p->grid.ndim; k++) bo += snprintf(banner + bo, sizeof banner - (size_t)bo, "%s%d", k ? "x" : " ", p->grid.n[k]);
+    snprintf(banner + bo, sizeof banner - (size_t)bo, ", t_end %g, %s\n", p->t_end, dg_hji_accuracy_name(p->opts.deriv == DG_HJI_WENO5 ? DG_HJI_VERY_HIGH
                                                     : p->opts.deriv == DG_HJI_ENO3 ? DG_HJI_HIGH
                                                     : p->opts.deriv == DG_HJI_ENO2 ? DG_HJI_MEDIUM : DG_HJI_LOW));
     dg_hji_stats st;

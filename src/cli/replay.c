@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "difgames/memory.h"
 #include "difgames/image.h"
 #include "difgames/render.h"
 
@@ -21,7 +22,8 @@ static const char HELP[] =
     "  --out FILE      the GIF                     default runs/<game>/replay.gif\n"
     "  --frames N      frames, spread evenly over the episode      default every step\n"
     "  --seed N        which initial state to draw                 default the config's seed\n"
-    "  --size N        width and height of the arena view in pixels  default 320\n";
+    "  --size N        width and height of the arena view in pixels  default 320\n"
+    "  --max-mb N      refuse a GIF whose frames hold more than N MiB of pixels  default 256\n";
 
 #define HEADER 22
 #define VIEW 1.08f  /* half-extent of the world shown */
@@ -84,13 +86,15 @@ static void draw_frame(dg_image *img, const dg_env *env, const dg_render_grid *g
 }
 
 int cmd_replay(int argc, char **argv) {
-    const char *config = NULL, *ckpt = NULL, *out = NULL, *frames_s = NULL, *size_s = NULL;
+    const char *config = NULL, *ckpt = NULL, *out = NULL, *frames_s = NULL, *size_s = NULL,
+               *maxmb_s = NULL;
     cli_overrides ov = {0};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char **slot = !strcmp(a, "--config") ? &config : !strcmp(a, "--ckpt") ? &ckpt
                           : !strcmp(a, "--out") ? &out : !strcmp(a, "--frames") ? &frames_s
-                          : !strcmp(a, "--seed") ? &ov.seed : !strcmp(a, "--size") ? &size_s : NULL;
+                          : !strcmp(a, "--seed") ? &ov.seed : !strcmp(a, "--size") ? &size_s
+                          : !strcmp(a, "--max-mb") ? &maxmb_s : NULL;
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
             fputs(HELP, stdout);
             return 0;
@@ -108,11 +112,23 @@ int cmd_replay(int argc, char **argv) {
     int size = 320, frames = 0;
     if (size_s && !cli_int("replay", "--size", size_s, 64, 2048, &size)) return EXIT_USAGE;
     if (frames_s && !cli_int("replay", "--frames", frames_s, 2, 100000, &frames)) return EXIT_USAGE;
+    int max_mb = 256;
+    if (maxmb_s && !cli_int("replay", "--max-mb", maxmb_s, 1, 1 << 20, &max_mb)) return EXIT_USAGE;
     cli_setup s;
     int rc = cli_setup_load(&s, config, &ov);
     if (rc) return rc;
     const dg_env *env = s.env;
     const int S = env->state_dim, H = env->horizon;
+    {   /* the GIF's size, bounded before anything is rolled out or written */
+        const int64_t nf = frames > 0 && frames <= H + 1 ? frames : (int64_t)H + 1;
+        int64_t px = 0;
+        if (!dg_mul_ok(nf, (int64_t)size * (size + HEADER), (int64_t)max_mb << 20, &px)) {
+            cli_error("replay", "%lld frames of %dx%d pixels pass --max-mb %d (lower --frames or --size)",
+                      (long long)nf, size, size + HEADER, max_mb);
+            cli_setup_free(&s);
+            return EXIT_USAGE;
+        }
+    }
     dg_policy m;
     dg_params *p = NULL;
     float *state = malloc((size_t)S * sizeof(float));
