@@ -164,7 +164,8 @@ static void test_hji_memory(void **state) {
     const double rk3 = dg_hji_solve_memory(&p->grid, &p->game, &o, 1);
     assert_true(rk3 >= 4 * N * sizeof(double));   /* U, A, B and the output at least */
     assert_true(rk3 <= 12 * N * sizeof(double));  /* air3d keeps a few tables, not one per entry */
-    assert_true(dg_hji_solve_memory(&p->grid, &p->game, &o, 4) - rk3 == 3 * (N + 16) * sizeof(double));
+    const double more = dg_hji_solve_memory(&p->grid, &p->game, &o, 4) - rk3;  /* three more output times */
+    assert_true(more >= 3 * (N + 16) * sizeof(double) && more <= 3.1 * (N + 16) * sizeof(double));
     dg_hji_opts lo = o;
     dg_hji_opts_accuracy(&lo, DG_HJI_LOW);
     assert_true(dg_hji_solve_memory(&p->grid, &p->game, &lo, 1) < rk3);  /* Euler: no third array */

@@ -70,6 +70,7 @@ typedef struct dg_mem_parts {
     double params;   /* parameters, gradients, Adam moments, their saved copies, shard gradients */
     double tape;     /* the arenas: every shard's tape (the whole episode, or one segment)      */
     double data;     /* batches, episode constants (pixel: target images), trajectories         */
+    double log;      /* the metrics rows of every epoch (metrics.csv, resume files)              */
     double total;    /* the sum                                                                  */
 } dg_mem_parts;
 /* A trainer for env with o (full or checkpointed BPTT as o and the budget decide); parts may be
@@ -79,7 +80,8 @@ double      dg_train_memory(const dg_env *env, const dg_train_opts *o, dg_mem_pa
  * gradients of a backward when backward is 1 (eval, gradcheck, one arena of the trainer). */
 double      dg_rollout_memory(const dg_env *env, const int *hidden, int nhidden, double B, double steps,
                               int backward);
-/* The config key to lower when m does not fit: "policy.hidden" when the parameters dominate,
+/* The config key to lower when m does not fit: "train.epochs" when the metrics rows dominate,
+ * "policy.hidden" when the parameters do,
  * the game's image size key (env->size_key) when its episode constants do, else "train.batch". */
 const char *dg_train_memory_key(const dg_env *env, const dg_mem_parts *m);
 

@@ -68,6 +68,7 @@ static int setup_finish(cli_setup *s, const cli_overrides *ov, dg_err *e) {
     if (dg_mem_check(dg_train_memory(s->env, &s->opts, &m), &me) != DG_OK) {
         const char *key = dg_train_memory_key(s->env, &m);
         const char *hint = !strcmp(key, "policy.hidden") ? "lower policy.hidden"
+                         : !strcmp(key, "train.epochs") ? "lower train.epochs"
                          : !strcmp(key, "train.batch") ? "lower train.batch or env.horizon"
                                                        : "lower it, train.batch or env.horizon";
         dg_cfg_error(s->cfg, key, e, "batch %d x horizon %d %s; %s", s->opts.batch, s->env->horizon, me.msg, hint);

@@ -159,9 +159,13 @@ static int hji_solve(int argc, char **argv) {
     const int64_t N = p->grid.nodes;
     int rc = 0;
     dg_err e = {0};
+    double mem_mib = 0;
     {   /* the solver's arrays, the nt values, the file's copies: refused if they cannot fit */
-        const double need = dg_hji_solve_memory(&p->grid, &p->game, &p->opts, nt) + dg_hji_value_memory(p, nt, f32) +
-                            (double)N * sizeof(double) * (p->obstacle ? 2 : 1);
+        /* the target and obstacle throughout; then the solve (its output included), then the
+         * output and the file's copies */
+        const double out_b = (double)nt * (double)(N + 16) * sizeof(double);
+        const double need = (double)N * sizeof(double) * (p->obstacle ? 2 : 1) +
+                            fmax(dg_hji_solve_memory(&p->grid, &p->game, &p->opts, nt), out_b + dg_hji_value_memory(p, nt, f32));
         char what[160];
         int o = snprintf(what, sizeof what, "%s: a grid of", config);
         for (int k = 0; k < p->grid.ndim; k++) o += snprintf(what + o, sizeof what - (size_t)o, "%s%d", k ? "x" : " ", p->grid.n[k]);
@@ -171,6 +175,7 @@ static int hji_solve(int argc, char **argv) {
             dg_cfg_free(cfg);
             return EXIT_USAGE;
         }
+        mem_mib = need / 1048576.0;
     }
     double *vals = malloc((size_t)nt * (size_t)N * sizeof(double));
     char *yaml = NULL;
@@ -185,7 +190,7 @@ static int hji_solve(int argc, char **argv) {
     p->opts.progress_user = &b;
     int bo = snprintf(banner, sizeof banner, "solving %s: grid", p->name);
     for (int k = 0; k < p->grid.ndim; k++) bo += snprintf(banner + bo, sizeof banner - (size_t)bo, "%s%d", k ? "x" : " ", p->grid.n[k]);
-    snprintf(banner + bo, sizeof banner - (size_t)bo, ", t_end %g, %s\n", p->t_end, dg_hji_accuracy_name(p->opts.deriv == DG_HJI_WENO5 ? DG_HJI_VERY_HIGH
+    snprintf(banner + bo, sizeof banner - (size_t)bo, ", t_end %g, memory about %.1f MiB, %s\n", p->t_end, mem_mib, dg_hji_accuracy_name(p->opts.deriv == DG_HJI_WENO5 ? DG_HJI_VERY_HIGH
                                                     : p->opts.deriv == DG_HJI_ENO3 ? DG_HJI_HIGH
                                                     : p->opts.deriv == DG_HJI_ENO2 ? DG_HJI_MEDIUM : DG_HJI_LOW));
     dg_hji_stats st;

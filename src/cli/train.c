@@ -183,7 +183,7 @@ static int train_one(const char *config, const char *resume, const cli_overrides
                 s.opts.threads > 1 ? "s" : "", (unsigned long long)s.opts.seed);
         if (dg_trainer_checkpoint_every(t))
             fprintf(stderr, ", checkpointed BPTT every %d steps", dg_trainer_checkpoint_every(t));
-        fprintf(stderr, " -> %s/\n", dir);
+        fprintf(stderr, ", memory about %.1f MiB -> %s/\n", dg_train_memory(s.env, &s.opts, NULL) / 1048576.0, dir);
     }
     dg_status st = dg_trainer_run(t, on_event, &pr, &g_stop, &e);
     *secs = now_s() - pr.t0;

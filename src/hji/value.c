@@ -214,5 +214,5 @@ dg_status dg_hji_value_write(const char *path, const dg_hji_problem *p, int nt, 
 double dg_hji_value_memory(const dg_hji_problem *p, int nt, int f32) {
     const double N = (double)p->grid.nodes;
     /* the writer's copies of every tensor, and the float32 conversion buffer */
-    return nt * N * (f32 ? sizeof(float) : sizeof(double)) + (f32 ? N * sizeof(float) : 0) + 65536.0;
+    return 1.02 * (nt * N * (f32 ? sizeof(float) : sizeof(double)) + (f32 ? N * sizeof(float) : 0)) + 1048576.0;
 }

@@ -17,6 +17,7 @@
 #include "difgames/trainer.h"
 
 #define MAX_THREADS 64
+#define ROW_COLS (2 + DG_MAX_TERMS + 4 + DG_MAX_METRICS + 2)  /* epoch loss, terms, grad_norm lr ms flops, metrics, exploit */
 #define DG_TAPE_BUDGET (512.0 * 1024 * 1024)  /* bytes of tape before auto checkpointing */
 
 /* ------------------------------------------------------------ options */
@@ -122,8 +123,9 @@ double dg_train_memory(const dg_env *env, const dg_train_opts *o, dg_mem_parts *
     const double two = env->nplayers > 1;
     dg_mem_parts m = {0};
     /* weights, gradient, Adam m and v, the NaN guard's copies (3), a gradient per shard;
-     * two players: the previous gradient and three more copies */
-    m.params = param_count(env, o->hidden, o->nhidden) * sizeof(float) * (7 + shards + 4 * two);
+     * two players: the previous gradient and three more copies; a resume file's writer copies
+     * six of them while it writes */
+    m.params = param_count(env, o->hidden, o->nhidden) * sizeof(float) * (13 + shards + 4 * two);
     /* steps on one tape: all of them, or a segment (checkpointed BPTT) */
     double steps = H;
     int every = o->checkpoint_every;
@@ -133,15 +135,18 @@ double dg_train_memory(const dg_env *env, const dg_train_opts *o, dg_mem_parts *
     m.tape = shards * dg_rollout_memory(env, o->hidden, o->nhidden, ceil(B / shards), steps, 1);
     /* initial batch and its constants (two players: a second copy), the trajectory for the
      * metrics, the checkpointed states */
-    m.data = B * (S + X) * sizeof(float) * (1 + two);
+    m.data = B * (S + X) * sizeof(float) * (2 + two);  /* and the resume file's copy */
     if (env->game->metrics) m.data += (H + 1) * B * S * sizeof(float);
     if (every > 0 && every < H) m.data += ceil(H / every) * B * S * sizeof(float);
-    m.total = m.params + m.tape + m.data;
+    /* a metrics row an epoch, kept for metrics.csv and the resume file (packed, then copied) */
+    m.log = (double)o->epochs * (sizeof(dg_epoch_stats) + 2 * ROW_COLS * sizeof(double) + 64);
+    m.total = m.params + m.tape + m.data + m.log;
     if (parts) *parts = m;
     return m.total;
 }
 
 const char *dg_train_memory_key(const dg_env *env, const dg_mem_parts *m) {
+    if (m->log >= m->params && m->log >= m->tape && m->log >= m->data) return "train.epochs";
     if (m->params >= m->tape && m->params >= m->data) return "policy.hidden";
     if (env->size_key && env->aux_dim > 64) return env->size_key;
     return "train.batch";
@@ -733,7 +738,6 @@ done:
 
 /* ------------------------------------------------------------ resume */
 
-#define ROW_COLS (2 + DG_MAX_TERMS + 4 + DG_MAX_METRICS + 2)  /* epoch loss, terms, grad_norm lr ms flops, metrics, exploit */
 
 static void row_pack(const dg_epoch_stats *s, double *r) {
     int k = 0;
