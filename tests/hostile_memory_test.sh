@@ -12,7 +12,7 @@ set -u
 DG=$1
 ROOT=$2
 T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
+trap 'umount "$T/small" 2>/dev/null; rm -rf "$T"' EXIT
 cd "$ROOT"
 pass=0
 fail=0
@@ -86,6 +86,18 @@ run_table() {  # $1: label; commands run in a subshell with $2 (ulimit -v KiB, o
 run_table "" ""
 # the same under an address-space limit: still refused with a message, never killed
 run_table "ulimit -v 1 GiB: " 1048576
+# 3. a run whose files the disk cannot hold: refused before the first epoch, nothing written
+mkdir -p "$T/small"
+if mount -t tmpfs -o size=1m tmpfs "$T/small" 2>/dev/null; then
+    "$DG" train --config "$(cfg d1 'game: reach\npolicy: {hidden: [512, 512]}\ntrain: {epochs: 60}\n')" --out "$T/small/run" >/dev/null 2>"$T/err"
+    rc=$?
+    if [ $rc -eq 2 ] && grep -q "MiB free there; lower train.snapshots" "$T/err" && [ "$(wc -l <"$T/err")" -eq 1 ] &&
+       [ -z "$(ls -A "$T/small")" ]; then ok "disk too small: $(sed "s|$T|<tmp>|" "$T/err")"
+    else bad "disk too small: exit $rc, $(cat "$T/err"), left: $(ls -A "$T/small")"; fi
+    umount "$T/small"
+else
+    echo "skip disk too small (no tmpfs can be mounted here)"
+fi
 # and one that fits the machine but not the limit: the message names the limit
 ( ulimit -v 1048576; exec "$DG" train --config "$(cfg u1 'game: reach\ntrain: {batch: 20000}\nenv: {horizon: 2000}\n')" --out "$O/u1" ) >/dev/null 2>"$T/err"
 rc=$?

@@ -80,6 +80,9 @@ double      dg_train_memory(const dg_env *env, const dg_train_opts *o, dg_mem_pa
  * gradients of a backward when backward is 1 (eval, gradcheck, one arena of the trainer). */
 double      dg_rollout_memory(const dg_env *env, const int *hidden, int nhidden, double B, double steps,
                               int backward);
+/* Bytes a run writes into its folder (snapshots, final and resume files, metrics.csv, loss.png):
+ * to refuse a run the disk cannot hold before it starts. */
+double      dg_train_output_bytes(const dg_env *env, const dg_train_opts *o);
 /* The config key to lower when m does not fit: "train.epochs" when the metrics rows dominate,
  * "policy.hidden" when the parameters do,
  * the game's image size key (env->size_key) when its episode constants do, else "train.batch". */

@@ -70,8 +70,10 @@ static int setup_finish(cli_setup *s, const cli_overrides *ov, dg_err *e) {
         const char *hint = !strcmp(key, "policy.hidden") ? "lower policy.hidden"
                          : !strcmp(key, "train.epochs") ? "lower train.epochs"
                          : !strcmp(key, "train.batch") ? "lower train.batch or env.horizon"
-                                                       : "lower it, train.batch or env.horizon";
-        dg_cfg_error(s->cfg, key, e, "batch %d x horizon %d %s; %s", s->opts.batch, s->env->horizon, me.msg, hint);
+                                                       : NULL;
+        if (hint) dg_cfg_error(s->cfg, key, e, "batch %d x horizon %d %s; %s", s->opts.batch, s->env->horizon, me.msg, hint);
+        else dg_cfg_error(s->cfg, key, e, "batch %d x horizon %d %s; lower %s, train.batch or env.horizon", s->opts.batch,
+                          s->env->horizon, me.msg, key);
         return 1;
     }
     return 0;

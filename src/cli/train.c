@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "difgames/memory.h"
 #include "difgames/safetensors.h"
 
 static const char HELP[] =
@@ -153,6 +154,16 @@ static int train_one(const char *config, const char *resume, const cli_overrides
     char dir[900];
     if (out) snprintf(dir, sizeof dir, "%s", out);
     else snprintf(dir, sizeof dir, "runs/%s", s.env->game->name);
+    {   /* the run's files must fit on the disk: refused before the first epoch, not at the last */
+        const double need = dg_train_output_bytes(s.env, &s.opts), avail = dg_disk_free(dir);
+        if (avail >= 0 && need > avail) {
+            cli_error("train", "%s: the run writes about %.1f MiB (snapshots of %s, metrics), more than the %.1f MiB "
+                      "free there; lower train.snapshots, train.epochs or policy.hidden", dir, need / 1048576.0,
+                      s.env->game->name, avail / 1048576.0);
+            cli_setup_free(&s);
+            return EXIT_USAGE;
+        }
+    }
     char *yaml = NULL;
     dg_err e = {0};
     if (dg_cfg_to_yaml(s.cfg, &yaml, NULL, &e) != DG_OK) {

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include "difgames/memory.h"
@@ -94,4 +95,18 @@ dg_status dg_mem_check(double need, dg_err *e) {
     if (need <= have) return DG_OK;
     return dg_err_set(e, DG_ERR_NOMEM, "needs about %.2f GiB, more than the %.2f GiB this process may use (%s)",
                       need / 1073741824.0, have / 1073741824.0, src);
+}
+
+double dg_disk_free(const char *path) {
+    char dir[4096];
+    if (!path || !*path || strlen(path) >= sizeof dir) return -1;
+    snprintf(dir, sizeof dir, "%s", path);
+    for (;;) {
+        struct statvfs sv;
+        if (statvfs(dir, &sv) == 0) return (double)sv.f_bavail * (double)sv.f_frsize;
+        char *slash = strrchr(dir, '/');
+        if (!slash) return statvfs(".", &sv) == 0 ? (double)sv.f_bavail * (double)sv.f_frsize : -1;
+        if (slash == dir) return statvfs("/", &sv) == 0 ? (double)sv.f_bavail * (double)sv.f_frsize : -1;
+        *slash = 0;
+    }
 }

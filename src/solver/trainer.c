@@ -145,6 +145,16 @@ double dg_train_memory(const dg_env *env, const dg_train_opts *o, dg_mem_parts *
     return m.total;
 }
 
+double dg_train_output_bytes(const dg_env *env, const dg_train_opts *o) {
+    const double P = param_count(env, o->hidden, o->nhidden) * sizeof(float);
+    int snaps = 1;  /* the final snapshot, and each snapshot epoch within the run */
+    for (int i = 0; i < o->nsnapshots; i++) snaps += o->snapshots[i] <= o->epochs;
+    const double batch = (double)o->batch * (env->state_dim + env->aux_dim) * sizeof(float);
+    /* snapshots (+ final.safetensors), resume.safetensors (parameters, Adam, the guard's copies,
+     * the batch, metrics rows), metrics.csv (a line an epoch), loss.png, the config in each */
+    return snaps * (P + 16384) + 6 * P + batch + (double)o->epochs * (ROW_COLS * 8 + 400) + 2e6;
+}
+
 const char *dg_train_memory_key(const dg_env *env, const dg_mem_parts *m) {
     if (m->log >= m->params && m->log >= m->tape && m->log >= m->data) return "train.epochs";
     if (m->params >= m->tape && m->params >= m->data) return "policy.hidden";
