@@ -34,7 +34,7 @@ double dg_mem_limit(const char **source);
 dg_status dg_mem_check(double need, dg_err *e);
 
 /* Bytes free for an unprivileged user on the file system that holds path (or, if path does not
- * exist yet, its nearest existing parent folder); -1 if unknown. */
+ * exist yet, its nearest existing parent folder); -1 if unknown (or a pseudo file system, /proc). */
 double dg_disk_free(const char *path);
 
 #ifdef __cplusplus

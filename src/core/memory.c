@@ -97,16 +97,25 @@ dg_status dg_mem_check(double need, dg_err *e) {
                       need / 1073741824.0, have / 1073741824.0, src);
 }
 
+/* Free bytes of the file system of dir; -1 if unknown or a pseudo file system (no blocks: /proc). */
+static double fs_free(const char *dir, int *found) {
+    struct statvfs sv;
+    *found = statvfs(dir, &sv) == 0;
+    if (!*found || sv.f_blocks == 0) return -1;
+    return (double)sv.f_bavail * (double)sv.f_frsize;
+}
+
 double dg_disk_free(const char *path) {
     char dir[4096];
     if (!path || !*path || strlen(path) >= sizeof dir) return -1;
     snprintf(dir, sizeof dir, "%s", path);
     for (;;) {
-        struct statvfs sv;
-        if (statvfs(dir, &sv) == 0) return (double)sv.f_bavail * (double)sv.f_frsize;
+        int found;
+        const double f = fs_free(dir, &found);
+        if (found) return f;
         char *slash = strrchr(dir, '/');
-        if (!slash) return statvfs(".", &sv) == 0 ? (double)sv.f_bavail * (double)sv.f_frsize : -1;
-        if (slash == dir) return statvfs("/", &sv) == 0 ? (double)sv.f_bavail * (double)sv.f_frsize : -1;
+        if (!slash) return fs_free(".", &found);
+        if (slash == dir) return fs_free("/", &found);
         *slash = 0;
     }
 }
