@@ -596,7 +596,8 @@ static int hji_versus(int argc, char **argv) {
     V = malloc((size_t)hp->grid.nodes * sizeof(double));
     st0 = malloc((size_t)B * 8 * sizeof(float));
     st = malloc((size_t)B * 8 * sizeof(float));
-    ctx = dg_ctx_create((size_t)64 << 20);
+    /* one step of both policies on B rows at a time (the arena is reset every step) */
+    ctx = dg_ctx_create((size_t)(1.25 * dg_rollout_memory(env, s.opts.hidden, s.opts.nhidden, B, 1, 0)) + ((size_t)1 << 20));
     if (!V || !st0 || !st || !ctx) { cli_error("hji versus", "out of memory"); rc = EXIT_FAIL; goto done; }
     if ((rc = value_read("hji versus", &vf, vf.nt - 1, V))) goto done;
     dg_rng rng;
