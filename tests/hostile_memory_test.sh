@@ -36,6 +36,17 @@ off = 8 + n + h['value']['data_offsets'][0] + 8 * 100
 b = b[:off] + struct.pack('<d', float('nan')) + b[off + 8:]
 open(sys.argv[2], 'wb').write(b)
 PY
+/usr/bin/python3 - "$T/init.safetensors" <<'PY' || bad "make an init file"
+import json, struct, sys
+B = 300000
+h = {"state": {"dtype": "F32", "shape": [B, 4], "data_offsets": [0, 16 * B]},
+     "goal": {"dtype": "F32", "shape": [B, 2], "data_offsets": [16 * B, 24 * B]}}
+hb = json.dumps(h).encode()
+hb += b" " * (-len(hb) % 8)
+open(sys.argv[1], "wb").write(struct.pack("<Q", len(hb)) + hb + bytes(24 * B))
+PY
+"$DG" train --config configs/pixel.yaml --epochs 1 --batch 2 --out "$T/px" --quiet >/dev/null 2>&1 || bad "make a pixel checkpoint"
+PX=$(cfg px 'game: pixel\nrender: {size: 1024}\n')
 mkdir -p "$T/out"
 O=$T/out
 
@@ -45,7 +56,12 @@ table=(
   "train: batch x horizon|key 'train.batch': batch 1000000 x horizon 100000 needs about|train --config $(cfg m1 'game: reach\ntrain: {batch: 1000000}\nenv: {horizon: 100000}\n') --out $O/m1"
   "train: policy size|key 'policy.hidden': batch 64 x horizon 60 needs about|train --config $(cfg m2 'game: reach\npolicy: {hidden: [65536, 65536, 65536]}\n') --out $O/m2"
   "pixel: render.size|key 'render.size': batch 100000 x horizon 40 needs about|train --config $(cfg m3 'game: pixel\nrender: {size: 1024}\ntrain: {batch: 100000}\n') --out $O/m3"
-  "eval: batch x horizon|key 'train.batch': batch 1000000 x horizon 1000000 needs about|eval --config configs/reach.yaml --ckpt $T/ck/final.safetensors --batch 1000000 --horizon 1000000"
+  "eval: batch x horizon|difgames eval: batch 100000 x horizon 100000 needs about|eval --config configs/reach.yaml --ckpt $T/ck/final.safetensors --batch 100000 --horizon 100000"
+  "eval --grad-out: batch x horizon|difgames eval: batch 100000 x horizon 100000 with gradients needs about|eval --config configs/reach.yaml --ckpt $T/ck/final.safetensors --batch 100000 --horizon 100000 --grad-out $O/g.safetensors"
+  "eval: pixel images|difgames eval: batch 20000 x horizon 40 needs about|eval --config $PX --ckpt $T/px/final.safetensors --batch 20000"
+  "eval --init: rows of pixel images|init.safetensors: 300000 initial states needs about|eval --config $PX --ckpt $T/px/final.safetensors --init $T/init.safetensors"
+  "replay: horizon|difgames replay: an episode of horizon 10000000 needs about|replay --config $(cfg m7 'game: reach\nenv: {horizon: 10000000}\n') --ckpt $T/ck/final.safetensors --frames 2 --out $O/r.gif"
+  "train: epochs|key 'train.epochs': batch 64 x horizon 60 needs about|train --config $(cfg m4 'game: reach\ntrain: {epochs: 100000000}\n') --out $O/m4"
   "pg: batch x horizon|difgames pg: batch 1048576 x horizon 100000 needs about|pg --config $(cfg m5 'game: reach\nenv: {horizon: 100000}\n') --batch 1048576 --iters 1 --out $O/m5"
   "hji: grid too large|key 'grid.n': a grid of 4000000000 nodes needs about|hji solve --config $(cfg m6 'game: pursuit2d\ngrid: {n: [40000, 100000]}\n') --out $O/m6.safetensors"
   # 2. counts

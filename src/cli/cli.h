@@ -38,6 +38,10 @@ int  cli_setup_load(cli_setup *s, const char *path, const cli_overrides *ov);
 /* The same from config text (e.g. the config stored in a resume file); label names it. */
 int  cli_setup_parse(cli_setup *s, const char *text, size_t len, const char *label, const cli_overrides *ov);
 void cli_setup_free(cli_setup *s);
+/* 1 when training s's config fits in memory (dg_train_memory: every command that trains
+ * asks before it makes its trainer); else prints the config error naming the key to lower
+ * ("batch B x horizon H needs about ...") and returns 0. */
+int  cli_train_memory_ok(const cli_setup *s);
 
 /* Prints "difgames <cmd>: <msg>" to stderr. */
 void cli_error(const char *cmd, const char *fmt, ...)

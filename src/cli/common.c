@@ -47,6 +47,22 @@ void cli_json_num(FILE *fp, double v) {
     else fputs("null", fp);
 }
 
+/* 0 when training s's config fits in memory; 1 with e set to the config error naming the key
+ * to lower. */
+static int train_memory(const cli_setup *s, dg_err *e) {
+    dg_mem_parts m;
+    dg_err me = {0};
+    if (dg_mem_check(dg_train_memory(s->env, &s->opts, &m), &me) == DG_OK) return 0;
+    const char *key = dg_train_memory_key(s->env, &m);
+    const char *hint = !strcmp(key, "policy.hidden") ? "lower policy.hidden"
+                     : !strcmp(key, "train.epochs") ? "lower train.epochs"
+                     : !strcmp(key, "train.batch") ? "lower train.batch or env.horizon" : NULL;
+    if (hint) dg_cfg_error(s->cfg, key, e, "batch %d x horizon %d %s; %s", s->opts.batch, s->env->horizon, me.msg, hint);
+    else dg_cfg_error(s->cfg, key, e, "batch %d x horizon %d %s; lower %s, train.batch or env.horizon", s->opts.batch,
+                      s->env->horizon, me.msg, key);
+    return 1;
+}
+
 /* Applies overrides, makes the env, reads the options, checks unused keys;
  * s->cfg is already parsed. */
 static int setup_finish(cli_setup *s, const cli_overrides *ov, dg_err *e) {
@@ -62,20 +78,13 @@ static int setup_finish(cli_setup *s, const cli_overrides *ov, dg_err *e) {
     if (!s->env) return 1;
     if (dg_train_opts_read(s->cfg, &s->opts, e) != DG_OK) return 1;
     if (dg_cfg_check_unused(s->cfg, e) != DG_OK) return 1;
-    /* sizes so large they cannot fit: one clear error before anything is allocated */
-    dg_mem_parts m;
-    dg_err me = {0};
-    if (dg_mem_check(dg_train_memory(s->env, &s->opts, &m), &me) != DG_OK) {
-        const char *key = dg_train_memory_key(s->env, &m);
-        const char *hint = !strcmp(key, "policy.hidden") ? "lower policy.hidden"
-                         : !strcmp(key, "train.epochs") ? "lower train.epochs"
-                         : !strcmp(key, "train.batch") ? "lower train.batch or env.horizon"
-                                                       : NULL;
-        if (hint) dg_cfg_error(s->cfg, key, e, "batch %d x horizon %d %s; %s", s->opts.batch, s->env->horizon, me.msg, hint);
-        else dg_cfg_error(s->cfg, key, e, "batch %d x horizon %d %s; lower %s, train.batch or env.horizon", s->opts.batch,
-                          s->env->horizon, me.msg, key);
-        return 1;
-    }
+    return 0;
+}
+
+int cli_train_memory_ok(const cli_setup *s) {
+    dg_err e = {0};
+    if (!train_memory(s, &e)) return 1;
+    fprintf(stderr, "difgames: %s\n", e.msg);
     return 0;
 }
 
@@ -124,6 +133,13 @@ int cli_load_init(const char *cmd, const dg_env *env, const char *path, float **
         goto done;
     }
     B = (int)ts->shape[0];
+    char what[300];
+    snprintf(what, sizeof what, "%.200s: %d initial states", path, B);
+    if (!cli_mem_ok(cmd, (double)B * (env->state_dim + env->aux_dim + env->aux_user_dim) * sizeof(float), what,
+                    "the rows of the file")) {
+        B = -1;
+        goto done;
+    }
     *state = malloc((size_t)B * env->state_dim * sizeof(float));
     *aux = malloc((size_t)B * (env->aux_dim ? env->aux_dim : 1) * sizeof(float));
     if (!*state || !*aux) {

@@ -180,6 +180,8 @@ static void on_bptt(const dg_train_event *ev, void *user) {
 static int run_bptt(run *r, const cli_setup *s, int epochs) {
     dg_train_opts o = s->opts;
     if (epochs > 0) o.epochs = epochs;
+    const cli_setup s2 = {.cfg = s->cfg, .env = s->env, .opts = o};
+    if (!cli_train_memory_ok(&s2)) return EXIT_USAGE;
     dg_err e = {0};
     r->trainer = dg_trainer_create(s->env, &o, NULL, NULL, &e);
     if (!r->trainer) {

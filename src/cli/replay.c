@@ -152,6 +152,12 @@ int cmd_replay(int argc, char **argv) {
     env->game->reset(env, &rng, 1, state, aux);
     dg_tensor *loss;
     float terms[DG_MAX_TERMS];
+    char what[64];  /* one episode's tape: refused before it is allocated */
+    snprintf(what, sizeof what, "an episode of horizon %d", H);
+    if (!cli_mem_ok("replay", dg_rollout_memory(env, s.opts.hidden, s.opts.nhidden, 1, H, 0), what, "env.horizon")) {
+        rc = EXIT_USAGE;
+        goto done;
+    }
     ctx = cli_rollout("replay", env, &m, p, state, aux, 1, 0, terms, traj, &loss);
     if (!ctx) {
         rc = EXIT_FAIL;

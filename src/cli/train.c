@@ -154,6 +154,10 @@ static int train_one(const char *config, const char *resume, const cli_overrides
     char dir[900];
     if (out) snprintf(dir, sizeof dir, "%s", out);
     else snprintf(dir, sizeof dir, "runs/%s", s.env->game->name);
+    if (!cli_train_memory_ok(&s)) {
+        cli_setup_free(&s);
+        return EXIT_USAGE;
+    }
     {   /* the run's files must fit on the disk: refused before the first epoch, not at the last */
         const double need = dg_train_output_bytes(s.env, &s.opts), avail = dg_disk_free(dir);
         if (avail >= 0 && need > avail) {
