@@ -182,8 +182,8 @@ dg_ctx *cli_rollout(const char *cmd, const dg_env *env, const dg_policy *m, dg_p
                     float *traj, dg_tensor **loss) {
     int hidden[DG_MLP_MAX_LAYERS];
     for (int i = 0; i + 1 < m->mlp[0].nlayers; i++) hidden[i] = m->mlp[0].sizes[i + 1];
-    /* the measured tape and a quarter more; grown below if short */
-    size_t cap = (size_t)(1.25 * dg_rollout_memory(env, hidden, m->mlp[0].nlayers - 1, B, env->horizon, backward));
+    /* the measured tape (never short for a shipped game; grown below if it is) */
+    size_t cap = (size_t)dg_rollout_memory(env, hidden, m->mlp[0].nlayers - 1, B, env->horizon, backward);
     if (cap < ((size_t)1 << 20)) cap = (size_t)1 << 20;
     for (;;) {
         dg_ctx *ctx = dg_ctx_create(cap);

@@ -457,8 +457,8 @@ dg_trainer *dg_trainer_create(const dg_env *env, const dg_train_opts *o, const c
         sh->row0 = s ? t->shards[s - 1].row0 + t->shards[s - 1].rows : 0;
         const int ck = t->o.checkpoint_every;
         const int steps_on_tape = ck > 0 && ck < H ? ck : H;
-        /* the measured tape and a quarter more (grown in the first epoch if short) */
-        size_t cap = (size_t)(1.25 * dg_rollout_memory(env, o->hidden, o->nhidden, sh->rows, steps_on_tape, 1)) +
+        /* the measured tape (never short for a shipped game; grown in the first epoch if it is) */
+        size_t cap = (size_t)dg_rollout_memory(env, o->hidden, o->nhidden, sh->rows, steps_on_tape, 1) +
                      (1 << 20);
         if (ck > 0 && ck < H) {
             sh->saved = malloc((size_t)((H + ck - 1) / ck) * sh->rows * S * sizeof(float));
