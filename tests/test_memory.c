@@ -183,6 +183,31 @@ static void test_hji_memory(void **state) {
     dg_cfg_free(cfg);
 }
 
+static void test_disk(void **state) {
+    (void)state;
+    const double root = dg_disk_free("/");
+    assert_true(root > 0);
+    const double deep = dg_disk_free("/no/such/folder/deeper");  /* its nearest existing parent: / */
+    assert_true(deep > 0 && deep < 2 * root + 1e9);
+    assert_true(dg_disk_free("/proc/no/such") == -1);             /* a pseudo file system: unknown */
+    assert_true(dg_disk_free("") == -1);
+    dg_err e = {0};
+    const char *y = "game: reach\ntrain: {epochs: 60}\n";
+    dg_cfg *cfg = dg_cfg_parse(y, strlen(y), "mem.yaml", &e);
+    dg_env *env = cfg ? dg_env_create(cfg, &e) : NULL;
+    assert_non_null(env);
+    dg_train_opts o;
+    assert_int_equal(dg_train_opts_read(cfg, &o, &e), DG_OK);
+    const double base = dg_train_output_bytes(env, &o);
+    assert_true(base > 0);
+    o.nsnapshots = 0;
+    assert_true(dg_train_output_bytes(env, &o) < base);                /* fewer snapshot files */
+    o.hidden[0] = o.hidden[1] = 1024;
+    assert_true(dg_train_output_bytes(env, &o) > base);                /* larger snapshots */
+    dg_env_free(env);
+    dg_cfg_free(cfg);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_mul_ok),
@@ -190,6 +215,7 @@ int main(void) {
         cmocka_unit_test(test_tape_estimate),
         cmocka_unit_test(test_train_memory_key),
         cmocka_unit_test(test_hji_memory),
+        cmocka_unit_test(test_disk),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
