@@ -36,7 +36,7 @@ static const char HELP[] =
     "      the value's gradient) from the start state; writes the trajectory as CSV and a GIF,\n"
     "      and reports capture (the target reached) or escape, and the capture time.\n"
     "      At most --max-steps steps (t-max / dt; default " PLAY_MAX_STEPS_S "): one CSV row each, and\n"
-    "      at most 122 GIF frames of 560x520.\n"
+    "      at most 122 GIF frames of 560x520 (every ceil(steps / 120)-th step and the last).\n"
     "  difgames hji versus --config GAME.yaml --ckpt FILE --hji HJI.yaml --value FILE\n"
     "                      [--batch N] [--seed N]\n"
     "      two-player chase without walls (configs/duel_open.yaml) against its 4-D HJBI\n"
@@ -474,7 +474,7 @@ static int hji_play(int argc, char **argv) {
     }
     /* both players follow the equilibrium feedback: inputs from the value's gradient */
     const int steps = (int)ceil(t_max / dt);
-    const int every = steps / 120 > 0 ? steps / 120 : 1;
+    const int every = steps > 120 ? (steps + 119) / 120 : 1;  /* at most 121 frames, and the last */
     double cap_t = -1, xs[2][4096];
     int trail = 0;
     for (int s = 0; s <= steps; s++) {
