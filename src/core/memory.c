@@ -53,6 +53,12 @@ static double cgroup_left(void) {
         if (!strcmp(rel, "/")) rel = "";
         snprintf(path, sizeof path, "%s%s/%s", dir, rel, lim);
         double max = read_number(path);
+        if (max < 0 && !access(path, F_OK)) continue;  /* "max": no limit */
+        if (max < 0) {  /* a cgroup namespace: the process's own cgroup is mounted as the root */
+            rel = "";
+            snprintf(path, sizeof path, "%s/%s", dir, lim);
+            max = read_number(path);
+        }
         if (max < 0 || max >= 9e18) continue;  /* "max", or v1's "no limit" */
         snprintf(path, sizeof path, "%s%s/%s", dir, rel, cur);
         const double used = read_number(path);
