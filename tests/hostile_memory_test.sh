@@ -78,6 +78,7 @@ table=(
   "value on other bounds|grid axis 0 is 41 nodes over [-2, 2], but $T/g2.yaml's is 41 nodes over [-3, 3]|hji play --config $(cfg g2 'game: pursuit2d\ngrid: {n: [41, 41], min: [-3, -3], max: [3, 3]}\n') --value $T/v.safetensors --from 1,1 --out $O/v3.csv"
   "value with transposed axes|(axes in another order: transposed)|hji play --config $(cfg g3 'game: pursuit2d\ngrid: {min: [-1, -2], max: [1, 2], n: [21, 41]}\n') --value $T/rect.safetensors --from 0.5,0.5 --out $O/v4.csv"
   "value with other game constants|solved with game constant 1 = 0.5, but $T/g4.yaml sets 0.3|hji play --config $(cfg g4 'game: pursuit2d\nspeed_evader: 0.3\ngrid: {n: [41, 41]}\n') --value $T/v.safetensors --from 1,1 --out $O/v5.csv"
+  "not a value file|final.safetensors: not a value file of 'difgames hji solve'|hji play --config $P2 --value $T/ck/final.safetensors --from 1,1 --out $O/v8.csv"
   "value not finite|nan.safetensors: tensor 'value' has a non-finite value|hji play --config $P2 --value $T/nan.safetensors --from 1,1 --out $O/v6.csv"
   "plot of a value not finite|nan.safetensors: tensor 'value' has a non-finite value|hji plot --value $T/nan.safetensors --out $O/v7.png"
   "versus with another game's value|v.safetensors: solved for game 'pursuit2d', but configs/hji/chase4d_open.yaml is 'chase4d'|hji versus --config configs/duel_open.yaml --ckpt $T/duel/final.safetensors --hji configs/hji/chase4d_open.yaml --value $T/v.safetensors"
