@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer harnesses with clang and runs them.
-# usage: fuzz/run.sh [config|safetensors|hji_config|all] [seconds per target, default 1800] [ci]
+# usage: fuzz/run.sh [config|safetensors|hji|all] [seconds per target, default 1800] [ci]
 # New interesting inputs are added to fuzz/corpus/<target>/ (commit them); with
 # "ci" they go to a scratch folder instead and the committed corpus is only
 # read (build.sh test runs every target for a minute that way). A crash, a
@@ -11,7 +11,7 @@ cd "$(dirname "$0")/.."
 WHICH=${1:-all}
 SECS=${2:-1800}
 MODE=${3:-}
-TARGETS=(config safetensors hji_config)
+TARGETS=(config safetensors hji)
 OUT=build-fuzz
 mkdir -p "$OUT"
 SRC=$(ls src/core/*.c src/io/*.c src/envs/*.c src/physics/*.c src/render/*.c src/policy/*.c \

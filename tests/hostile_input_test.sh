@@ -81,7 +81,7 @@ table=(
   "--seeds negative|--seeds: item 1 is -1; expected a whole number from 0|train --config $R --seeds -1 --out $T/never10"
   "--seeds fraction|--seeds: item 2 is 1.5; expected a whole number|train --config $R --seeds 1,1.5 --out $T/never10"
   "--seeds repeated|--seeds: seed 3 given twice|train --config $R --seeds 3,4,3 --out $T/never10"
-  "--times more than 64|--times: at most 64 numbers, got 70|hji solve --config $T/p2.yaml --out $T/never11.safetensors --times $SEEDS65"
+  "--times more than 64|--times: at most 63 numbers, got 70|hji solve --config $T/p2.yaml --out $T/never11.safetensors --times $SEEDS65"
   "--times not numbers|--times: item 2 'b' is not a number|hji solve --config $T/p2.yaml --out $T/never11.safetensors --times 0.1,b"
   "--from too many|--from: at most 6 numbers, got 7|hji play --config $T/p2.yaml --value $T/v.safetensors --from 1,2,3,4,5,6,7 --out $T/never12.csv"
   "--from wrong count|--from: pursuit2d needs 2 coordinates|hji play --config $T/p2.yaml --value $T/v.safetensors --from 1 --out $T/never12.csv"
@@ -132,7 +132,7 @@ left=$(find "$T" -name '*.tmp.*' -o -name 'never*' | head -n 3)
 [ -p "$T/fifo" ] || bad "the FIFO was replaced"
 
 # ---------------------------------------------------------------- 2. two runs, one folder
-printf 'game: reach\ntrain: {batch: 4, epochs: 100000000, snapshots: [1]}\n' >"$T/long.yaml"
+printf 'game: reach\ntrain: {batch: 4, epochs: 1000000, snapshots: [1]}\n' >"$T/long.yaml"
 "$DG" train --config "$T/long.yaml" --out "$T/busy" --quiet >/dev/null 2>&1 &
 first=$!
 for _ in $(seq 1 400); do [ -e "$T/busy/epoch_0001.safetensors" ] && break; sleep 0.05; done
@@ -141,7 +141,7 @@ printf 'game: pixel\ntrain: {batch: 2, epochs: 1}\n' >"$T/pix.yaml"
 mkdir -p "$T/busy2/seed_1"
 lock=(
   "second train into the folder|$T/busy: another run is writing into this folder (process $first)|train --config $R --epochs 1 --out $T/busy"
-  "train --resume of a running run|$T/busy: another run is writing into this folder|train --resume $T/busy --epochs 100000000"
+  "train --resume of a running run|$T/busy: another run is writing into this folder|train --resume $T/busy --epochs 1000000"
   "pg --out into the folder|$T/busy: another run is writing into this folder|pg --config $R --iters 1 --batch 2 --eval-batch 2 --out $T/busy"
 )
 for row in "${lock[@]}"; do

@@ -129,7 +129,7 @@ mkdir -p "$T/full"
 if mount -t tmpfs -o size=64k tmpfs "$T/full" 2>/dev/null; then
     "$DG" train --config $R --epochs 30 --out "$T/full/run" --quiet >/dev/null 2>"$T/full.err"
     rc=$?
-    if [ $rc -eq 2 ] && grep -q "write failed: No space left on device" "$T/full.err" && [ "$(wc -l <"$T/full.err")" -eq 1 ]; then
+    if [ $rc -eq 2 ] && grep -qE "write failed: No space left on device|MiB free there" "$T/full.err" && [ "$(wc -l <"$T/full.err")" -eq 1 ]; then
         ok "full disk: one clear line, exit 2 ($(sed "s|$T|<tmp>|" "$T/full.err"))"
     else bad "full disk: exit $rc, $(cat "$T/full.err")"; fi
     ls "$T/full/run" | grep -q '\.tmp\.' && bad "full disk: a temporary file was left"

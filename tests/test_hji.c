@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -799,6 +800,69 @@ static void test_bad_configs(void **state) {
     expect_config_error("game: chase4d\ndamping: 1.5\n", "hji.yaml:2");
 }
 
+/* Value files: written, read back, held against the config: the same passes; another game, grid
+ * (shape, bounds, axis order) or game constant is refused naming what differs; a NaN is refused;
+ * bytes that are not a value file are refused. */
+static void test_value_files(void **state) {
+    (void)state;
+    dg_err e;
+    dg_hji_problem *p = load("game: pursuit2d\nt_end: 0.3\ngrid: {min: [-2, -1], max: [2, 1], n: [21, 11]}\n", &e);
+    assert_non_null(p);
+    double *V = malloc(2 * (size_t)p->grid.nodes * sizeof *V);
+    assert_non_null(V);
+    const double times[2] = {0.1, 0.3};
+    assert_int_equal(dg_hji_solve(&p->grid, &p->game, &p->opts, p->target, NULL, 2, times, V, NULL, &e), DG_OK);
+    char path[] = "/tmp/dg_value_XXXXXX";
+    const int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    close(fd);
+    assert_int_equal(dg_hji_value_write(path, p, 2, times, V, 0, NULL, &e), DG_OK);
+    dg_hji_value v;
+    assert_int_equal(dg_hji_value_open(path, &v, &e), DG_OK);
+    assert_int_equal(v.nt, 2);
+    assert_string_equal(v.game, "pursuit2d");
+    assert_int_equal(dg_hji_value_check(&v, p, "cfg.yaml", &e), DG_OK);
+    double *W = malloc((size_t)p->grid.nodes * sizeof *W);
+    assert_non_null(W);
+    for (int i = 0; i < 2; i++) {
+        assert_int_equal(dg_hji_value_read(&v, i, W, &e), DG_OK);
+        assert_memory_equal(W, V + (size_t)i * p->grid.nodes, (size_t)p->grid.nodes * sizeof *W);
+    }
+    const char *other[][2] = {
+        {"game: air3d\ngrid: {n: [11, 11, 11]}\n", "solved for game 'pursuit2d', but cfg.yaml is 'air3d'"},
+        {"game: pursuit2d\ngrid: {min: [-2, -1], max: [2, 1], n: [21, 21]}\n", "grid axis 1 is 11 nodes"},
+        {"game: pursuit2d\ngrid: {min: [-2, -1], max: [2, 1.5], n: [21, 11]}\n", "but cfg.yaml's is 11 nodes over [-1, 1.5]"},
+        {"game: pursuit2d\ngrid: {min: [-1, -2], max: [1, 2], n: [11, 21]}\n", "transposed"},
+        {"game: pursuit2d\nspeed_pursuer: 1.5\ngrid: {min: [-2, -1], max: [2, 1], n: [21, 11]}\n", "game constant 0"},
+    };
+    for (size_t i = 0; i < sizeof other / sizeof other[0]; i++) {
+        dg_hji_problem *q = load(other[i][0], &e);
+        assert_non_null(q);
+        memset(&e, 0, sizeof e);
+        assert_int_equal(dg_hji_value_check(&v, q, "cfg.yaml", &e), DG_ERR_ARG);
+        if (!strstr(e.msg, other[i][1])) fail_msg("'%s' lacks '%s'", e.msg, other[i][1]);
+        assert_non_null(strstr(e.msg, path));
+        dg_hji_problem_free(q);
+    }
+    dg_hji_value_close(&v);
+    dg_hji_value_close(&v);  /* twice is harmless */
+    /* a NaN in the stored value */
+    V[2 * p->grid.nodes - 7] = NAN;
+    assert_int_equal(dg_hji_value_write(path, p, 2, times, V, 1, NULL, &e), DG_OK);
+    assert_int_equal(dg_hji_value_open(path, &v, &e), DG_OK);
+    assert_int_equal(dg_hji_value_read(&v, 0, W, &e), DG_OK);
+    assert_int_equal(dg_hji_value_read(&v, 1, W, &e), DG_ERR_NONFINITE);
+    assert_non_null(strstr(e.msg, "non-finite"));
+    dg_hji_value_close(&v);
+    /* not a value file */
+    const char junk[] = "not a safetensors file at all";
+    assert_int_not_equal(dg_hji_value_parse(junk, sizeof junk, "junk", &v, &e), DG_OK);
+    remove(path);
+    free(W);
+    free(V);
+    dg_hji_problem_free(p);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_smooth_weno5),
@@ -821,6 +885,7 @@ int main(void) {
         cmocka_unit_test(test_progress_and_stats),
         cmocka_unit_test(test_config_files),
         cmocka_unit_test(test_bad_configs),
+        cmocka_unit_test(test_value_files),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -30,6 +30,7 @@
 
 #include "difgames/status.h"    /* dg_status, dg_err                                  */
 #include "difgames/core.h"      /* tensors, context, ops, params, Adam/SGD, gradcheck */
+#include "difgames/memory.h"    /* memory limits, checked counts                       */
 #include "difgames/fileio.h"    /* atomic writes, regular-file reads, paths, run locks */
 #include "difgames/safetensors.h" /* safetensors files                                */
 #include "difgames/checkpoint.h" /* parameters to and from safetensors                 */

@@ -89,6 +89,8 @@ struct dg_env {
     float term_weights[DG_MAX_TERMS];
     int   nmetrics;
     const char *metric_names[DG_MAX_METRICS];   /* "capture_rate", ...               */
+    const char *size_key;                       /* config key of a per-row image size
+                                                   (pixel: "render.size"), or NULL     */
     int   nshapes;
     dg_shape shapes[DG_MAX_SHAPES];             /* static obstacles, for replays     */
     const char *violation_label;                /* what game->violation flags, for replays */

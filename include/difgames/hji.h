@@ -53,6 +53,8 @@ extern "C" {
 
 #define DG_HJI_MAX_DIMS  6   /* most grid axes (= state dimension)                    */
 #define DG_HJI_MAX_INPUT 4   /* most components of the control u or the disturbance d */
+#define DG_HJI_MAX_TIMES 64  /* most output times of a solve (--times) kept in a value file */
+#define DG_HJI_MAX_STEPS 100000000  /* most time steps of a solve (t_end / dt): refused past it */
 
 /* ------------------------------------------------------------------ enums */
 typedef enum dg_hji_bc {           /* boundary of a grid axis (ghost cells)                          */
@@ -230,6 +232,11 @@ dg_status dg_hji_solve(const dg_hji_grid *g, const dg_hji_game *gm, const dg_hji
 dg_status dg_hji_solve_f32(const dg_hji_grid *g, const dg_hji_game *gm, const dg_hji_opts *o,
                            const float *v0, const float *obstacle, int nt, const double *times,
                            float *out, dg_hji_stats *stats, dg_err *e);
+/* Bytes dg_hji_solve (or dg_hji_solve_f32, as o->real says) will allocate for nt output times,
+ * the caller's output array included: the value arrays the time scheme keeps, the dynamics tables
+ * (judged from gm's dynamics at 65 nodes: gm may be NULL), dissipation tables, the threads'
+ * workspaces. To refuse a grid that cannot fit (dg_mem_check) before allocating anything. */
+double    dg_hji_solve_memory(const dg_hji_grid *g, const dg_hji_game *gm, const dg_hji_opts *o, int nt);
 /* Nodal gradient (p- + p+)/2 of v (nodes) with the scheme o->deriv (and o->weno_eps, o->threads)
  * into grad (ndim, nodes), the caller's. Returns DG_OK, DG_ERR_ARG or DG_ERR_NOMEM. */
 dg_status dg_hji_gradient(const dg_hji_grid *g, const dg_hji_opts *o, const double *v, double *grad,
@@ -271,6 +278,40 @@ void            dg_hji_problem_free(dg_hji_problem *p);                /* NULL i
 const char     *dg_hji_problem_name(int i);                            /* i-th known game; NULL past   */
 /* Solves p to p->t_end with p->opts (float32 inside if p->opts.real says so) into out (nodes). */
 dg_status       dg_hji_problem_solve(const dg_hji_problem *p, double *out, dg_hji_stats *stats, dg_err *e);
+
+/* --------------------------------------------------------------- value files */
+/* A value file of `difgames hji solve`: safetensors with 'value' (the grid's shape) at t_end,
+ * 'value_1' .. at earlier times, and metadata format, game, param (its 16 constants), lo, hi, n,
+ * periodic, times, config. */
+typedef struct dg_hji_value {
+    struct dg_st_file *f;                 /* the loaded file                                   */
+    char        path[512];                /* for messages                                      */
+    dg_hji_grid grid;                     /* rebuilt from the metadata                         */
+    char        game[32];                 /* "" if the file does not say                       */
+    double      param[16];                /* the game's constants (nparam of them; -1: absent) */
+    int         nparam;
+    int         nt;                       /* stored times                                      */
+    double      times[DG_HJI_MAX_TIMES];
+} dg_hji_value;
+
+/* Loads path and checks its metadata and tensors (DG_ERR_FORMAT naming the file and what is wrong).
+ * dg_hji_value_parse does the same from memory (label names it). Close with dg_hji_value_close. */
+dg_status dg_hji_value_open(const char *path, dg_hji_value *v, dg_err *e);
+dg_status dg_hji_value_parse(const void *buf, size_t len, const char *label, dg_hji_value *v, dg_err *e);
+void      dg_hji_value_close(dg_hji_value *v);                            /* NULL and twice are harmless */
+/* Time index i (0 .. nt-1, the last is t_end) into out (grid.nodes doubles); DG_ERR_NONFINITE when a
+ * value is NaN or infinite. */
+dg_status dg_hji_value_read(const dg_hji_value *v, int i, double *out, dg_err *e);
+/* DG_OK when v was solved for p (config names p's file in messages): the same game and constants,
+ * the same grid axis by axis (nodes, bounds, periodic); else DG_ERR_ARG saying what differs
+ * (another game, another grid, transposed axes). */
+dg_status dg_hji_value_check(const dg_hji_value *v, const dg_hji_problem *p, const char *config, dg_err *e);
+/* Writes nt values (nt, nodes) at times[] of problem p into path (atomically), as float32 when f32;
+ * config_yaml (may be NULL) is stored too. */
+dg_status dg_hji_value_write(const char *path, const dg_hji_problem *p, int nt, const double *times,
+                             const double *vals, int f32, const char *config_yaml, dg_err *e);
+/* Bytes dg_hji_value_write allocates for nt times (the writer's copies). */
+double    dg_hji_value_memory(const dg_hji_problem *p, int nt, int f32);
 
 #ifdef __cplusplus
 }

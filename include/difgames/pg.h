@@ -95,6 +95,9 @@ void        dg_pg_opts_default(dg_pg_opts *o, dg_pg_algo algo);  /* the defaults
 const char *dg_pg_algo_name(dg_pg_algo algo);                   /* "ppo", "reinforce"             */
 int         dg_pg_algo_parse(const char *name, dg_pg_algo *algo); /* 1 if name is one of them      */
 
+/* Bytes a learner for env with o and an evaluation batch of eval_batch episodes (0: none) will
+ * allocate, to refuse what cannot fit (dg_mem_check) before allocating it. */
+double      dg_pg_memory(const dg_env *env, const dg_pg_opts *o, int eval_batch);
 /* A learner for env; initialises "net.*" exactly as the BPTT trainer does for
  * the same seed (dg_trainer_create), so both start from one policy. NULL with
  * e set on bad options or OOM; free with dg_pg_free. */

@@ -66,9 +66,29 @@ typedef struct dg_policy {
     dg_mlp mlp[DG_MAX_PLAYERS];           /* [0] the agent / pursuer, [1] evader  */
 } dg_policy;
 
-/* Bytes a trainer for env with o will need (tape, trajectory, batch): to
- * refuse sizes that cannot fit before allocating them. */
-double    dg_train_memory_estimate(const dg_env *env, const dg_train_opts *o);
+/* What a job will allocate, in bytes, by kind: to refuse sizes that cannot fit
+ * (dg_mem_check) before allocating them. */
+typedef struct dg_mem_parts {
+    double params;   /* parameters, gradients, Adam moments, their saved copies, shard gradients */
+    double tape;     /* the arenas: every shard's tape (the whole episode, or one segment)      */
+    double data;     /* batches, episode constants (pixel: target images), trajectories         */
+    double log;      /* the metrics rows of every epoch (metrics.csv, resume files)              */
+    double total;    /* the sum                                                                  */
+} dg_mem_parts;
+/* A trainer for env with o (full or checkpointed BPTT as o and the budget decide); parts may be
+ * NULL. Returns the total. */
+double      dg_train_memory(const dg_env *env, const dg_train_opts *o, dg_mem_parts *parts);
+/* The tape of steps steps of a B-row episode of env's policies (hidden sizes), with the
+ * gradients of a backward when backward is 1 (eval, gradcheck, one arena of the trainer). */
+double      dg_rollout_memory(const dg_env *env, const int *hidden, int nhidden, double B, double steps,
+                              int backward);
+/* Bytes a run writes into its folder (snapshots, final and resume files, metrics.csv, loss.png):
+ * to refuse a run the disk cannot hold before it starts. */
+double      dg_train_output_bytes(const dg_env *env, const dg_train_opts *o);
+/* The config key to lower when m does not fit: "train.epochs" when the metrics rows dominate,
+ * "policy.hidden" when the parameters do,
+ * the game's image size key (env->size_key) when its episode constants do, else "train.batch". */
+const char *dg_train_memory_key(const dg_env *env, const dg_mem_parts *m);
 
 /* The policies for env: an MLP obs_dim -> hidden... -> act_dim named "net.*",
  * and for two-player games one obs2_dim -> hidden... -> act2_dim named "evader.*". */

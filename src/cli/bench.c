@@ -77,6 +77,10 @@ int cmd_bench(int argc, char **argv) {
     }
     if (ck > -2) s.opts.checkpoint_every = ck;
     s.opts.nsnapshots = 0;
+    if (!cli_train_memory_ok(&s)) {
+        cli_setup_free(&s);
+        return EXIT_USAGE;
+    }
     dg_err e = {0};
     dg_trainer *t = dg_trainer_create(s.env, &s.opts, NULL, NULL, &e);
     timing tm = {.ms = calloc((size_t)epochs, sizeof(double)), .flops = calloc((size_t)epochs, sizeof(double)),

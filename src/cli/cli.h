@@ -39,6 +39,10 @@ int  cli_setup_load(cli_setup *s, const char *path, const cli_overrides *ov);
 /* The same from config text (e.g. the config stored in a resume file); label names it. */
 int  cli_setup_parse(cli_setup *s, const char *text, size_t len, const char *label, const cli_overrides *ov);
 void cli_setup_free(cli_setup *s);
+/* 1 when training s's config fits in memory (dg_train_memory: every command that trains
+ * asks before it makes its trainer); else prints the config error naming the key to lower
+ * ("batch B x horizon H needs about ...") and returns 0. */
+int  cli_train_memory_ok(const cli_setup *s);
 
 /* Prints "difgames <cmd>: <msg>" to stderr. */
 void cli_error(const char *cmd, const char *fmt, ...)
@@ -63,6 +67,9 @@ int  cli_int(const char *cmd, const char *flag, const char *text, int lo, int hi
  * parsed or written), EXIT_INTERRUPTED, else EXIT_FAIL (out of memory,
  * non-finite numbers, ...). */
 int  cli_exit_for(dg_status s);
+/* 1 when need bytes fit in this process's memory (dg_mem_check); else prints
+ * "<what> needs about X GiB, more than ...; lower <lower>" and returns 0. */
+int  cli_mem_ok(const char *cmd, double need, const char *what, const char *lower);
 /* JSON number: finite values as %.9g, others as null. */
 void cli_json_num(FILE *fp, double v);
 

@@ -13,6 +13,7 @@
 #include "difgames/checkpoint.h"
 #include "difgames/fileio.h"
 #include "difgames/hji.h"
+#include "difgames/memory.h"
 #include "difgames/safetensors.h"
 
 void cli_error(const char *cmd, const char *fmt, ...) {
@@ -181,9 +182,32 @@ int cli_exit_for(dg_status s) {
     }
 }
 
+int cli_mem_ok(const char *cmd, double need, const char *what, const char *lower) {
+    dg_err e = {0};
+    if (dg_mem_check(need, &e) == DG_OK) return 1;
+    cli_error(cmd, "%s %s; lower %s", what, e.msg, lower);
+    return 0;
+}
+
 void cli_json_num(FILE *fp, double v) {
     if (isfinite(v)) fprintf(fp, "%.9g", v);
     else fputs("null", fp);
+}
+
+/* 0 when training s's config fits in memory; 1 with e set to the config error naming the key
+ * to lower. */
+static int train_memory(const cli_setup *s, dg_err *e) {
+    dg_mem_parts m;
+    dg_err me = {0};
+    if (dg_mem_check(dg_train_memory(s->env, &s->opts, &m), &me) == DG_OK) return 0;
+    const char *key = dg_train_memory_key(s->env, &m);
+    const char *hint = !strcmp(key, "policy.hidden") ? "lower policy.hidden"
+                     : !strcmp(key, "train.epochs") ? "lower train.epochs"
+                     : !strcmp(key, "train.batch") ? "lower train.batch or env.horizon" : NULL;
+    if (hint) dg_cfg_error(s->cfg, key, e, "batch %d x horizon %d %s; %s", s->opts.batch, s->env->horizon, me.msg, hint);
+    else dg_cfg_error(s->cfg, key, e, "batch %d x horizon %d %s; lower %s, train.batch or env.horizon", s->opts.batch,
+                      s->env->horizon, me.msg, key);
+    return 1;
 }
 
 /* Applies overrides, makes the env, reads the options, checks unused keys;
@@ -209,16 +233,13 @@ static int setup_finish(cli_setup *s, const cli_overrides *ov, dg_err *e) {
     if (!s->env) return 1;
     if (dg_train_opts_read(s->cfg, &s->opts, e) != DG_OK) return 1;
     if (dg_cfg_check_unused(s->cfg, e) != DG_OK) return 1;
-    /* sizes so large they cannot fit: one clear error before anything is allocated */
-    const double need = dg_train_memory_estimate(s->env, &s->opts);
-    const double have = (double)sysconf(_SC_PHYS_PAGES) * (double)sysconf(_SC_PAGESIZE);
-    if (have > 0 && need > have) {
-        dg_cfg_error(s->cfg, "train.batch", e,
-                     "batch %d x horizon %d needs about %.1f GiB, more than this machine's %.1f GiB "
-                     "(lower train.batch or env.horizon)", s->opts.batch, s->env->horizon,
-                     need / 1073741824.0, have / 1073741824.0);
-        return 1;
-    }
+    return 0;
+}
+
+int cli_train_memory_ok(const cli_setup *s) {
+    dg_err e = {0};
+    if (!train_memory(s, &e)) return 1;
+    fprintf(stderr, "difgames: %s\n", e.msg);
     return 0;
 }
 
@@ -267,6 +288,13 @@ int cli_load_init(const char *cmd, const dg_env *env, const char *path, float **
         goto done;
     }
     B = (int)ts->shape[0];
+    char what[300];
+    snprintf(what, sizeof what, "%.200s: %d initial states", path, B);
+    if (!cli_mem_ok(cmd, (double)B * (env->state_dim + env->aux_dim + env->aux_user_dim) * sizeof(float), what,
+                    "the rows of the file")) {
+        B = -1;
+        goto done;
+    }
     *state = malloc((size_t)B * env->state_dim * sizeof(float));
     *aux = malloc((size_t)B * (env->aux_dim ? env->aux_dim : 1) * sizeof(float));
     if (!*state || !*aux) {
@@ -307,7 +335,11 @@ done:
 dg_ctx *cli_rollout(const char *cmd, const dg_env *env, const dg_policy *m, dg_params *p,
                     const float *state0, const float *aux, int B, int backward, float *terms,
                     float *traj, dg_tensor **loss) {
-    size_t cap = (size_t)64 << 20;
+    int hidden[DG_MLP_MAX_LAYERS];
+    for (int i = 0; i + 1 < m->mlp[0].nlayers; i++) hidden[i] = m->mlp[0].sizes[i + 1];
+    /* the measured tape (never short for a shipped game; grown below if it is) */
+    size_t cap = (size_t)dg_rollout_memory(env, hidden, m->mlp[0].nlayers - 1, B, env->horizon, backward);
+    if (cap < ((size_t)1 << 20)) cap = (size_t)1 << 20;
     for (;;) {
         dg_ctx *ctx = dg_ctx_create(cap);
         if (!ctx) {
@@ -318,7 +350,7 @@ dg_ctx *cli_rollout(const char *cmd, const dg_env *env, const dg_policy *m, dg_p
         if (*loss && backward) dg_backward(ctx, *loss);
         dg_status st = dg_ctx_status(ctx);
         if (st == DG_OK) return ctx;
-        if (st != DG_ERR_ARENA_FULL || cap >= ((size_t)1 << 36)) {
+        if (st != DG_ERR_ARENA_FULL || cap >= ((size_t)1 << 40)) {
             cli_error(cmd, "%s", dg_ctx_error(ctx));
             dg_ctx_free(ctx);
             return NULL;

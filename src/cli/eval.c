@@ -24,6 +24,20 @@ static const char HELP[] =
     "  --batch N        episodes drawn (default: the config's train.batch)\n"
     "  --horizon N      steps per episode (env.horizon)\n";
 
+/* 1 when an episode of B rows fits in memory: its batch and episode constants, the tape (and
+ * gradients), the trajectory; else prints what to lower and returns 0. */
+static int fits(const dg_env *env, const dg_train_opts *o, const dg_params *p, int B, int grad, const char *lower) {
+    const double need = dg_rollout_memory(env, o->hidden, o->nhidden, B, env->horizon, grad) +
+                        (double)p->total * sizeof(float) * 2 +
+                        (double)B * (env->state_dim + env->aux_dim) * sizeof(float) +
+                        (double)(env->horizon + 1) * B * env->state_dim * sizeof(float) * (env->nmetrics > 0);
+    char what[96];
+    snprintf(what, sizeof what, "batch %d x horizon %d%s", B, env->horizon, grad ? " with gradients" : "");
+    char low[128];  /* pixel games: the image size first */
+    snprintf(low, sizeof low, "%s%s%s", env->size_key ? env->size_key : "", env->size_key ? ", " : "", lower);
+    return cli_mem_ok("eval", need, what, low);
+}
+
 int cmd_eval(int argc, char **argv) {
     const char *config, *ckpt, *init, *grad_out;
     cli_overrides ov = {0};
@@ -59,6 +73,10 @@ int cmd_eval(int argc, char **argv) {
         }
     } else {
         B = s.opts.batch;
+        if (!fits(env, &s.opts, p, B, grad_out != NULL, "--batch or --horizon")) {
+            rc = EXIT_USAGE;
+            goto done;
+        }
         state = malloc((size_t)B * env->state_dim * sizeof(float));
         aux = malloc((size_t)B * (env->aux_dim ? env->aux_dim : 1) * sizeof(float));
         if (!state || !aux) {
@@ -69,6 +87,10 @@ int cmd_eval(int argc, char **argv) {
         dg_rng rng;
         dg_rng_seed(&rng, s.opts.seed);
         env->game->reset(env, &rng, B, state, aux);
+    }
+    if (init && !fits(env, &s.opts, p, B, grad_out != NULL, "the rows of --init or --horizon")) {
+        rc = EXIT_USAGE;
+        goto done;
     }
     if (env->nmetrics) {
         traj = malloc((size_t)(env->horizon + 1) * B * env->state_dim * sizeof(float));

@@ -16,6 +16,9 @@
 #include "difgames/image.h"
 #include "difgames/safetensors.h"
 
+#define PLAY_MAX_STEPS 100000  /* default bound of hji play's steps (CSV rows) */
+#define PLAY_MAX_STEPS_S "100000"
+
 static const char HELP[] =
     "usage: difgames hji <solve|plot|play|versus> [options]\n"
     "\n"
@@ -32,11 +35,13 @@ static const char HELP[] =
     "      3-D and 4-D: the slice through the first two axes at the other axes' values,\n"
     "      default their middle).\n"
     "  difgames hji play --config FILE --value FILE --from X1,X2,... [--out FILE.csv]\n"
-    "                    [--gif FILE.gif] [--t-max S] [--dt S]\n"
+    "                    [--gif FILE.gif] [--t-max S] [--dt S] [--max-steps N]\n"
     "      (default --out: the value file's path with _play.csv for .safetensors)\n"
     "      simulates both players' equilibrium feedback strategies (bang-bang inputs from\n"
     "      the value's gradient) from the start state; writes the trajectory as CSV and a GIF,\n"
     "      and reports capture (the target reached) or escape, and the capture time.\n"
+    "      At most --max-steps steps (t-max / dt; default " PLAY_MAX_STEPS_S "): one CSV row each, and\n"
+    "      at most 122 GIF frames of 560x520 (every ceil(steps / 120)-th step and the last).\n"
     "  difgames hji versus --config GAME.yaml --ckpt FILE --hji HJI.yaml --value FILE\n"
     "                      [--batch N] [--seed N]\n"
     "      two-player chase without walls (configs/duel_open.yaml) against its 4-D HJBI\n"
@@ -74,10 +79,14 @@ static double now_s(void) {
     return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-typedef struct bar { int tty; double last; } bar;
+typedef struct bar { int tty; double last; const char *banner; } bar;
 
 static int on_progress(void *user, const dg_hji_progress *pr) {
     bar *b = user;
+    if (b->banner) {  /* once the first step is taken: a refused solve prints only its error */
+        fputs(b->banner, stderr);
+        b->banner = NULL;
+    }
     const double now = now_s();
     if (now - b->last < 0.1 && pr->t < pr->t_end) return 0;
     b->last = now;
@@ -137,9 +146,9 @@ static int hji_solve(int argc, char **argv) {
     if (cli_make_parent("hji solve", "--out", out)) return EXIT_USAGE;  /* before the solve, not after */
     int threads = -1;  /* -1: the config's solver.threads; 0: one per core */
     if (threads_s && !cli_int("hji solve", "--threads", threads_s, 0, 4096, &threads)) return EXIT_USAGE;
-    double times[65];
+    double times[DG_HJI_MAX_TIMES];
     int nt = 0;
-    if (times_s && (nt = parse_list("hji solve", "--times", times_s, times, 64)) < 0) return EXIT_USAGE;
+    if (times_s && (nt = parse_list("hji solve", "--times", times_s, times, DG_HJI_MAX_TIMES - 1)) < 0) return EXIT_USAGE;
     dg_cfg *cfg = NULL;
     dg_hji_problem *p = load_problem("hji solve", config, accuracy, threads, f32, &cfg);
     if (!p) return EXIT_USAGE;
@@ -154,65 +163,49 @@ static int hji_solve(int argc, char **argv) {
     const int64_t N = p->grid.nodes;
     int rc = 0;
     dg_err e = {0};
+    double mem_mib = 0;
+    {   /* the solver's arrays, the nt values, the file's copies: refused if they cannot fit */
+        /* the target and obstacle throughout; then the solve (its output included), then the
+         * output and the file's copies */
+        const double out_b = (double)nt * (double)(N + 16) * sizeof(double);
+        const double need = (double)N * sizeof(double) * (p->obstacle ? 2 : 1) +
+                            fmax(dg_hji_solve_memory(&p->grid, &p->game, &p->opts, nt), out_b + dg_hji_value_memory(p, nt, f32));
+        char what[160];
+        int o = snprintf(what, sizeof what, "%s: a grid of", config);
+        for (int k = 0; k < p->grid.ndim; k++) o += snprintf(what + o, sizeof what - (size_t)o, "%s%d", k ? "x" : " ", p->grid.n[k]);
+        snprintf(what + o, sizeof what - (size_t)o, " nodes at %d time%s", nt, nt > 1 ? "s" : "");
+        if (!cli_mem_ok("hji solve", need, what, "grid.n (or --times, or use --float32)")) {
+            dg_hji_problem_free(p);
+            dg_cfg_free(cfg);
+            return EXIT_USAGE;
+        }
+        mem_mib = need / 1048576.0;
+    }
     double *vals = malloc((size_t)nt * (size_t)N * sizeof(double));
-    float *f = NULL;
-    dg_st_writer *w = NULL;
     char *yaml = NULL;
     if (!vals) {
         cli_error("hji solve", "out of memory for %d x %lld values", nt, (long long)N);
         rc = EXIT_FAIL;
         goto done;
     }
-    bar b = {.tty = isatty(2)};
+    char banner[256];
+    bar b = {.tty = isatty(2), .banner = banner};
     p->opts.progress = on_progress;
     p->opts.progress_user = &b;
-    fprintf(stderr, "solving %s: grid", p->name);
-    for (int k = 0; k < p->grid.ndim; k++) fprintf(stderr, "%s%d", k ? "x" : " ", p->grid.n[k]);
-    fprintf(stderr, ", t_end %g, %s\n", p->t_end, dg_hji_accuracy_name(p->opts.deriv == DG_HJI_WENO5 ? DG_HJI_VERY_HIGH
+    int bo = snprintf(banner, sizeof banner, "solving %s: grid", p->name);
+    for (int k = 0; k < p->grid.ndim; k++) bo += snprintf(banner + bo, sizeof banner - (size_t)bo, "%s%d", k ? "x" : " ", p->grid.n[k]);
+    snprintf(banner + bo, sizeof banner - (size_t)bo, ", t_end %g, memory about %.1f MiB, %s\n", p->t_end, mem_mib, dg_hji_accuracy_name(p->opts.deriv == DG_HJI_WENO5 ? DG_HJI_VERY_HIGH
                                                     : p->opts.deriv == DG_HJI_ENO3 ? DG_HJI_HIGH
                                                     : p->opts.deriv == DG_HJI_ENO2 ? DG_HJI_MEDIUM : DG_HJI_LOW));
     dg_hji_stats st;
     if (dg_hji_solve(&p->grid, &p->game, &p->opts, p->target, p->obstacle, nt, times, vals, &st, &e) != DG_OK) {
-        cli_error("hji solve", "%s", e.msg);
-        rc = EXIT_FAIL;
+        cli_error("hji solve", "%s: %s", config, e.msg);
+        rc = e.status == DG_ERR_ARG ? EXIT_USAGE : EXIT_FAIL;
         goto done;
     }
     /* the file: 'value' at t_end (F64, or F32 with --float32), earlier times as value_k */
-    int64_t shape[DG_HJI_MAX_DIMS];
-    for (int k = 0; k < p->grid.ndim; k++) shape[k] = p->grid.n[k];
-    w = dg_st_writer_create();
-    f = f32 ? malloc((size_t)N * sizeof(float)) : NULL;
-    if (!w || (f32 && !f)) { cli_error("hji solve", "out of memory"); rc = EXIT_FAIL; goto done; }
-    char meta[1024], key[32];
-    dg_status s = DG_OK;
-    for (int i = 0; i < nt && s == DG_OK; i++) {
-        const double *v = vals + (size_t)i * N;
-        if (i == nt - 1) snprintf(key, sizeof key, "value");
-        else snprintf(key, sizeof key, "value_%d", i + 1);
-        if (f32) {
-            for (int64_t j = 0; j < N; j++) f[j] = (float)v[j];
-            s = dg_st_writer_add(w, key, DG_F32, p->grid.ndim, shape, f, &e);
-        } else {
-            s = dg_st_writer_add(w, key, DG_F64, p->grid.ndim, shape, v, &e);
-        }
-    }
-    int o = 0;
-    for (int i = 0; i < nt; i++) o += snprintf(meta + o, sizeof meta - (size_t)o, i ? ",%.17g" : "%.17g", times[i]);
-    if (s == DG_OK) s = dg_st_writer_meta(w, "times", meta, &e);
-    const char *names[] = {"lo", "hi", "n", "periodic"};
-    for (int m = 0; m < 4 && s == DG_OK; m++) {
-        o = 0;
-        for (int k = 0; k < p->grid.ndim; k++) {
-            const double x = m == 0 ? p->grid.lo[k] : m == 1 ? p->grid.hi[k] : m == 2 ? p->grid.n[k]
-                           : p->grid.bc[k] == DG_HJI_BC_PERIODIC;
-            o += snprintf(meta + o, sizeof meta - (size_t)o, k ? ",%.17g" : "%.17g", x);
-        }
-        s = dg_st_writer_meta(w, names[m], meta, &e);
-    }
-    if (s == DG_OK) s = dg_st_writer_meta(w, "format", "difgames-hji-value", &e);
-    if (s == DG_OK) s = dg_st_writer_meta(w, "game", p->name, &e);
-    if (s == DG_OK && dg_cfg_to_yaml(cfg, &yaml, NULL, &e) == DG_OK) s = dg_st_writer_meta(w, "config", yaml, &e);
-    if (s == DG_OK) s = dg_st_writer_write(w, out, &e);
+    dg_status s = dg_cfg_to_yaml(cfg, &yaml, NULL, &e);
+    if (s == DG_OK) s = dg_hji_value_write(out, p, nt, times, vals, f32, yaml, &e);
     if (s != DG_OK) {
         cli_error("hji solve", "%s", e.msg);
         rc = cli_exit_for(e.status);
@@ -225,8 +218,6 @@ static int hji_solve(int argc, char **argv) {
            st.updates_per_s, st.threads);
 done:
     free(yaml);
-    free(f);
-    dg_st_writer_free(w);
     free(vals);
     dg_hji_problem_free(p);
     dg_cfg_free(cfg);
@@ -262,67 +253,28 @@ static void draw_zero_set(dg_image *img, const double *v, int nx, int ny, int x0
         }
 }
 
-typedef struct value_file {
-    dg_st_file *f;
-    dg_hji_grid grid;
-    int         nt;
-    double      times[65];
-} value_file;
-
-/* Opens a file written by hji solve and rebuilds its grid. */
-static int value_open(const char *cmd, const char *path, value_file *vf) {
-    memset(vf, 0, sizeof *vf);
+/* Opens a value file; prints the error and returns EXIT_USAGE on failure. */
+static int value_open(const char *cmd, const char *path, dg_hji_value *vf) {
     dg_err e = {0};
-    vf->f = dg_st_load(path, &e);
-    if (!vf->f) { cli_error(cmd, "%s", e.msg); return EXIT_USAGE; }
-    const char *fmt = dg_st_meta(vf->f, "format");
-    double lo[8], hi[8], n[8], per[8];
-    int nd = -1;
-    if (fmt && !strcmp(fmt, "difgames-hji-value")) {
-        const char *m[4] = {dg_st_meta(vf->f, "lo"), dg_st_meta(vf->f, "hi"), dg_st_meta(vf->f, "n"),
-                            dg_st_meta(vf->f, "periodic")};
-        double *dst[4] = {lo, hi, n, per};
-        int cnt[4];
-        for (int k = 0; k < 4; k++) cnt[k] = m[k] ? parse_list(cmd, "metadata", m[k], dst[k], DG_HJI_MAX_DIMS) : -1;
-        if (cnt[0] > 0 && cnt[0] == cnt[1] && cnt[1] == cnt[2] && cnt[2] == cnt[3]) nd = cnt[0];
-        const char *t = dg_st_meta(vf->f, "times");
-        vf->nt = t ? parse_list(cmd, "metadata 'times'", t, vf->times, 65) : -1;
-    }
-    if (nd < 1 || vf->nt < 1) {
-        cli_error(cmd, "%s: not a value file of 'difgames hji solve' (metadata format, lo, hi, n, periodic, times)", path);
-        return EXIT_USAGE;
-    }
-    int ni[DG_HJI_MAX_DIMS], pi[DG_HJI_MAX_DIMS];
-    for (int k = 0; k < nd; k++) { ni[k] = (int)n[k]; pi[k] = per[k] != 0; }
-    if (dg_hji_grid_init(&vf->grid, nd, lo, hi, ni, pi, &e) != DG_OK) {
-        cli_error(cmd, "%s: %s", path, e.msg);
-        return EXIT_USAGE;
-    }
-    return 0;
+    if (dg_hji_value_open(path, vf, &e) == DG_OK) return 0;
+    cli_error(cmd, "%s", e.msg);
+    return EXIT_USAGE;
 }
 
-/* Reads the value at time index i (the last: 'value') as doubles. */
-static int value_read(const char *cmd, const char *path, const value_file *vf, int i, double *out) {
-    char key[32];
-    if (i == vf->nt - 1) snprintf(key, sizeof key, "value");
-    else snprintf(key, sizeof key, "value_%d", i + 1);
-    const dg_st_tensor *t = dg_st_find(vf->f, key);
-    int64_t shape[DG_HJI_MAX_DIMS];
-    for (int k = 0; k < vf->grid.ndim; k++) shape[k] = vf->grid.n[k];
+/* Reads time index i (the last: t_end); prints the error and returns EXIT_USAGE on failure. */
+static int value_read(const char *cmd, const dg_hji_value *vf, int i, double *out) {
     dg_err e = {0};
-    if (t && t->dtype == DG_F32) {
-        float *tmp = malloc((size_t)vf->grid.nodes * sizeof(float));
-        dg_status s = tmp ? dg_st_read_f32(vf->f, key, vf->grid.ndim, shape, tmp, &e) : DG_ERR_NOMEM;
-        if (s == DG_OK) for (int64_t j = 0; j < vf->grid.nodes; j++) out[j] = tmp[j];
-        free(tmp);
-        if (s != DG_OK) { cli_error(cmd, "%s", tmp ? e.msg : "out of memory"); return EXIT_USAGE; }
-        return 0;
-    }
-    if (dg_st_read(vf->f, key, DG_F64, vf->grid.ndim, shape, out, &e) != DG_OK) {
-        cli_error(cmd, "%s: %s", path, e.msg);
-        return EXIT_USAGE;
-    }
-    return 0;
+    if (dg_hji_value_read(vf, i, out, &e) == DG_OK) return 0;
+    cli_error(cmd, "%s", e.msg);
+    return e.status == DG_ERR_NOMEM ? EXIT_FAIL : EXIT_USAGE;
+}
+
+/* The value file against the config's problem: prints what differs, EXIT_USAGE. */
+static int value_check(const char *cmd, const dg_hji_value *vf, const dg_hji_problem *p, const char *config) {
+    dg_err e = {0};
+    if (dg_hji_value_check(vf, p, config, &e) == DG_OK) return 0;
+    cli_error(cmd, "%s", e.msg);
+    return EXIT_USAGE;
 }
 
 /* The 2-D slice through axes 0 and 1 at the other axes' coordinates at[], rows
@@ -376,9 +328,9 @@ static int hji_plot(int argc, char **argv) {
     if (!value) { cli_error("hji plot", "--value FILE is required (see --help)"); return EXIT_USAGE; }
     const cli_path ins[] = {{"--value", value}}, outs[] = {{"--out", out}};
     if (cli_check_outputs("hji plot", outs, 1, ins, 1)) return EXIT_USAGE;
-    value_file vf;
+    dg_hji_value vf;
     int rc = value_open("hji plot", value, &vf);
-    if (rc) { dg_st_free(vf.f); return rc; }
+    if (rc) return rc;
     const dg_hji_grid *g = &vf.grid;
     double at[DG_HJI_MAX_DIMS];
     for (int k = 0; k < g->ndim; k++) at[k] = 0.5 * (g->lo[k] + g->hi[k]);
@@ -391,7 +343,7 @@ static int hji_plot(int argc, char **argv) {
                 !isfinite(v)) {
                 cli_error("hji plot", "--at: expected x2=V,... for axes 2..%d, got '%.*s'", g->ndim - 1,
                           (int)(len < 60 ? len : 60), tok);
-                dg_st_free(vf.f);
+                dg_hji_value_close(&vf);
                 return EXIT_USAGE;
             }
             at[k] = v;
@@ -400,11 +352,11 @@ static int hji_plot(int argc, char **argv) {
     }
     const int nx = g->n[0], ny = g->n[1];
     double *v = malloc((size_t)g->nodes * sizeof(double));
-    double *slices[65] = {0};
+    double *slices[DG_HJI_MAX_TIMES] = {0};
     int ok = v != NULL;
     for (int i = 0; i < vf.nt && ok; i++) ok = (slices[i] = malloc((size_t)nx * ny * sizeof(double))) != NULL;
     for (int i = 0; i < vf.nt && ok && !rc; i++) {
-        rc = value_read("hji plot", value, &vf, i, v);
+        rc = value_read("hji plot", &vf, i, v);
         if (!rc) slice2d(g, v, at, slices[i]);
     }
     dg_image *img = ok && !rc ? dg_image_create(640, 560, 0x15151e) : NULL;
@@ -431,17 +383,18 @@ static int hji_plot(int argc, char **argv) {
     dg_image_free(img);
     for (int i = 0; i < vf.nt; i++) free(slices[i]);
     free(v);
-    dg_st_free(vf.f);
+    dg_hji_value_close(&vf);
     return rc;
 }
 
 /* ------------------------------------------------------------------ play */
 
 static int hji_play(int argc, char **argv) {
-    const char *config, *value, *from_s, *out, *gif, *tmax_s, *dt_s;
+    const char *config, *value, *from_s, *out, *gif, *tmax_s, *dt_s, *maxsteps_s;
     const cli_opt opts[] = {
         {"--config", &config, NULL}, {"--value", &value, NULL}, {"--from", &from_s, NULL}, {"--out", &out, NULL},
-        {"--gif", &gif, NULL}, {"--t-max", &tmax_s, NULL}, {"--dt", &dt_s, NULL}, {NULL, NULL, NULL},
+        {"--gif", &gif, NULL}, {"--t-max", &tmax_s, NULL}, {"--dt", &dt_s, NULL},
+        {"--max-steps", &maxsteps_s, NULL}, {NULL, NULL, NULL},
     };
     const int prc = cli_parse("hji play", argc, argv, opts, HELP);
     if (prc) return prc == CLI_HELP ? 0 : prc;
@@ -460,7 +413,7 @@ static int hji_play(int argc, char **argv) {
     double x[DG_HJI_MAX_DIMS];
     int rc = 0;
     double t_max = 2 * p->t_end, dt = 0;
-    value_file vf = {0};
+    dg_hji_value vf = {0};
     double *V = NULL, *slice = NULL;
     FILE *csv = NULL;
     dg_gif *gf = NULL;
@@ -479,15 +432,16 @@ static int hji_play(int argc, char **argv) {
         rc = EXIT_USAGE;
         goto done;
     }
-    if ((rc = value_open("hji play", value, &vf))) goto done;
-    if (vf.grid.nodes != g->nodes || vf.grid.ndim != nx) {
-        cli_error("hji play", "%s: its grid does not match %s's", value, config);
+    int max_steps = PLAY_MAX_STEPS;
+    if (maxsteps_s && !cli_int("hji play", "--max-steps", maxsteps_s, 1, 100000000, &max_steps)) {
         rc = EXIT_USAGE;
         goto done;
     }
+    if ((rc = value_open("hji play", value, &vf))) goto done;
+    if ((rc = value_check("hji play", &vf, p, config))) goto done;
     V = malloc((size_t)g->nodes * sizeof(double));
     if (!V) { cli_error("hji play", "out of memory"); rc = EXIT_FAIL; goto done; }
-    if ((rc = value_read("hji play", value, &vf, vf.nt - 1, V))) goto done;
+    if ((rc = value_read("hji play", &vf, vf.nt - 1, V))) goto done;
     if (dt <= 0) {  /* a fraction of a cell per step at the game's speed */
         double grad[DG_HJI_MAX_DIMS], u[DG_HJI_MAX_INPUT], d[DG_HJI_MAX_INPUT], xd[DG_HJI_MAX_DIMS], sp = 0;
         dg_hji_interp(g, V, x, grad);
@@ -497,6 +451,12 @@ static int hji_play(int argc, char **argv) {
         for (int k = 0; k < nx; k++) { sp = fmax(sp, fabs(xd[k]) / g->dx[k]); cell = fmin(cell, g->dx[k]); }
         dt = sp > 0 ? 0.25 / sp : 0.01;
         if (dt > t_max / 200) dt = t_max / 200;
+    }
+    if (!(t_max / dt <= max_steps)) {  /* the CSV's rows, bounded before anything is written */
+        cli_error("hji play", "--t-max %g / --dt %g is %.3g steps, more than --max-steps %d (one CSV row each)",
+                  t_max, dt, t_max / dt, max_steps);
+        rc = EXIT_USAGE;
+        goto done;
     }
     if (out && dg_path_join(csv_path, sizeof csv_path, NULL, out, &e) != DG_OK) {
         cli_error("hji play", "--out: %s", e.msg);
@@ -524,7 +484,7 @@ static int hji_play(int argc, char **argv) {
     }
     /* both players follow the equilibrium feedback: inputs from the value's gradient */
     const int steps = (int)ceil(t_max / dt);
-    const int every = steps / 120 > 0 ? steps / 120 : 1;
+    const int every = steps > 120 ? (steps + 119) / 120 : 1;  /* at most 121 frames, and the last */
     double cap_t = -1, xs[2][4096];
     int trail = 0;
     for (int s = 0; s <= steps; s++) {
@@ -592,7 +552,7 @@ done:
     dg_image_free(img);
     free(slice);
     free(V);
-    dg_st_free(vf.f);
+    dg_hji_value_close(&vf);
     dg_hji_problem_free(p);
     dg_cfg_free(cfg);
     return rc;
@@ -623,7 +583,7 @@ static int hji_versus(int argc, char **argv) {
     dg_params *p = NULL;
     dg_cfg *hcfg = NULL;
     dg_hji_problem *hp = NULL;
-    value_file vf = {0};
+    dg_hji_value vf = {0};
     double *V = NULL;
     float *st0 = NULL, *st = NULL;
     dg_ctx *ctx = NULL;
@@ -636,13 +596,14 @@ static int hji_versus(int argc, char **argv) {
     if (!(hp = load_problem("hji versus", hji, NULL, -1, 0, &hcfg))) { rc = EXIT_USAGE; goto done; }
     if (hp->grid.ndim != 4) { cli_error("hji versus", "%s: needs the 4-D chase4d game", hji); rc = EXIT_USAGE; goto done; }
     if ((rc = value_open("hji versus", value, &vf))) goto done;
-    if (vf.grid.nodes != hp->grid.nodes) { cli_error("hji versus", "%s: grid differs from %s", value, hji); rc = EXIT_USAGE; goto done; }
+    if ((rc = value_check("hji versus", &vf, hp, hji))) goto done;
     V = malloc((size_t)hp->grid.nodes * sizeof(double));
     st0 = malloc((size_t)B * 8 * sizeof(float));
     st = malloc((size_t)B * 8 * sizeof(float));
-    ctx = dg_ctx_create((size_t)64 << 20);
+    /* one step of both policies on B rows at a time (the arena is reset every step) */
+    ctx = dg_ctx_create((size_t)(1.25 * dg_rollout_memory(env, s.opts.hidden, s.opts.nhidden, B, 1, 0)) + ((size_t)1 << 20));
     if (!V || !st0 || !st || !ctx) { cli_error("hji versus", "out of memory"); rc = EXIT_FAIL; goto done; }
-    if ((rc = value_read("hji versus", value, &vf, vf.nt - 1, V))) goto done;
+    if ((rc = value_read("hji versus", &vf, vf.nt - 1, V))) goto done;
     dg_rng rng;
     dg_rng_seed(&rng, s.opts.seed);
     env->game->reset(env, &rng, B, st0, NULL);
@@ -708,7 +669,7 @@ done:
     free(V);
     free(st0);
     free(st);
-    dg_st_free(vf.f);
+    dg_hji_value_close(&vf);
     dg_hji_problem_free(hp);
     dg_cfg_free(hcfg);
     dg_params_free(p);

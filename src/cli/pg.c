@@ -180,6 +180,8 @@ static void on_bptt(const dg_train_event *ev, void *user) {
 static int run_bptt(run *r, const cli_setup *s, int epochs) {
     dg_train_opts o = s->opts;
     if (epochs > 0) o.epochs = epochs;
+    const cli_setup s2 = {.cfg = s->cfg, .env = s->env, .opts = o};
+    if (!cli_train_memory_ok(&s2)) return EXIT_USAGE;
     dg_err e = {0};
     r->trainer = dg_trainer_create(s->env, &o, NULL, NULL, &e);
     if (!r->trainer) {
@@ -533,6 +535,14 @@ int cmd_pg(int argc, char **argv) {
     double bptt_best = NAN, bptt_final = NAN, pg_best = NAN, pg_final = NAN, t_bptt = 0, t_pg = 0;
     int64_t bptt_steps = 0;
     int iters_done = 0, lock = -1;
+    {   /* the sample batch, arenas, networks and the evaluation batch: refused if they cannot fit */
+        char what[96];
+        snprintf(what, sizeof what, "batch %d x horizon %d", o.batch, env->horizon);
+        if (!cli_mem_ok("pg", dg_pg_memory(env, &o, eval_batch), what, "--batch, --minibatch or --eval-batch")) {
+            cli_setup_free(&s);
+            return EXIT_USAGE;
+        }
+    }
     if (out) {  /* the folder is this run's until it ends; the config is not one of its files */
         static const char *const NAMES[] = {"curve.csv", "policy.safetensors", "value.safetensors"};
         char path[DG_PATH_MAX];

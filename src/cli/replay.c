@@ -6,6 +6,7 @@
 
 #include "cli/cli.h"
 #include "difgames/fileio.h"
+#include "difgames/memory.h"
 #include "difgames/image.h"
 #include "difgames/render.h"
 #include "difgames/replay.h"
@@ -24,14 +25,16 @@ static const char HELP[] =
     "  --out FILE      the GIF               default runs/<config name>/replay.gif\n"
     "  --frames N      frames, spread evenly over the episode      default every step\n"
     "  --seed N        which initial state to draw                 default the config's seed\n"
-    "  --size N        width and height of the arena view in pixels  default 320\n";
+    "  --size N        width and height of the arena view in pixels  default 320\n"
+    "  --max-mb N      refuse a GIF whose frames hold more than N MiB of pixels  default 256\n";
 
 int cmd_replay(int argc, char **argv) {
-    const char *config, *ckpt, *out, *frames_s, *size_s;
+    const char *config, *ckpt, *out, *frames_s, *size_s, *maxmb_s;
     cli_overrides ov = {0};
     const cli_opt opts[] = {
         {"--config", &config, NULL}, {"--ckpt", &ckpt, NULL},     {"--out", &out, NULL},
         {"--frames", &frames_s, NULL}, {"--seed", &ov.seed, NULL}, {"--size", &size_s, NULL},
+        {"--max-mb", &maxmb_s, NULL},
         {NULL, NULL, NULL},
     };
     const int prc = cli_parse("replay", argc, argv, opts, HELP);
@@ -46,6 +49,8 @@ int cmd_replay(int argc, char **argv) {
     int size = 320, frames = 0;
     if (size_s && !cli_int("replay", "--size", size_s, 64, 2048, &size)) return EXIT_USAGE;
     if (frames_s && !cli_int("replay", "--frames", frames_s, 2, 100000, &frames)) return EXIT_USAGE;
+    int max_mb = 256;
+    if (maxmb_s && !cli_int("replay", "--max-mb", maxmb_s, 1, 1 << 20, &max_mb)) return EXIT_USAGE;
     cli_setup s;
     int rc = cli_setup_load(&s, config, &ov);
     if (rc) return rc;
@@ -57,6 +62,16 @@ int cmd_replay(int argc, char **argv) {
         return EXIT_USAGE;
     }
     const int S = env->state_dim, H = env->horizon;
+    {   /* the GIF's size, bounded before anything is rolled out or written */
+        const int64_t nf = frames > 0 && frames <= H + 1 ? frames : (int64_t)H + 1;
+        int64_t px = 0;
+        if (!dg_mul_ok(nf, (int64_t)size * (size + DG_REPLAY_HEADER), (int64_t)max_mb << 20, &px)) {
+            cli_error("replay", "%lld frames of %dx%d pixels pass --max-mb %d (lower --frames or --size)",
+                      (long long)nf, size, size + DG_REPLAY_HEADER, max_mb);
+            cli_setup_free(&s);
+            return EXIT_USAGE;
+        }
+    }
     dg_policy m;
     dg_params *p = NULL;
     float *state = malloc((size_t)S * sizeof(float));
@@ -80,6 +95,12 @@ int cmd_replay(int argc, char **argv) {
     env->game->reset(env, &rng, 1, state, aux);
     dg_tensor *loss;
     float terms[DG_MAX_TERMS];
+    char what[64];  /* one episode's tape: refused before it is allocated */
+    snprintf(what, sizeof what, "an episode of horizon %d", H);
+    if (!cli_mem_ok("replay", dg_rollout_memory(env, s.opts.hidden, s.opts.nhidden, 1, H, 0), what, "env.horizon")) {
+        rc = EXIT_USAGE;
+        goto done;
+    }
     ctx = cli_rollout("replay", env, &m, p, state, aux, 1, 0, terms, traj, &loss);
     if (!ctx) {
         rc = EXIT_FAIL;

@@ -10,6 +10,7 @@
 
 #include "cli/cli.h"
 #include "difgames/fileio.h"
+#include "difgames/memory.h"
 #include "difgames/safetensors.h"
 
 static const char HELP[] =
@@ -188,6 +189,20 @@ static int train_one(const char *config, const char *resume, const cli_overrides
         cli_setup_free(&s);
         return rc;
     }
+    if (!cli_train_memory_ok(&s)) {
+        cli_setup_free(&s);
+        return EXIT_USAGE;
+    }
+    {   /* the run's files must fit on the disk: refused before the first epoch, not at the last */
+        const double need = dg_train_output_bytes(s.env, &s.opts), avail = dg_disk_free(dir);
+        if (avail >= 0 && need > avail) {
+            cli_error("train", "%s: the run writes about %.1f MiB (snapshots of %s, metrics), more than the %.1f MiB "
+                      "free there; lower train.snapshots, train.epochs or policy.hidden", dir, need / 1048576.0,
+                      s.env->game->name, avail / 1048576.0);
+            cli_setup_free(&s);
+            return EXIT_USAGE;
+        }
+    }
     char *yaml = NULL;
     dg_trainer *t = NULL;
     /* the folder is this run's until it ends: a second run into it is refused */
@@ -228,7 +243,7 @@ static int train_one(const char *config, const char *resume, const cli_overrides
                 s.opts.threads > 1 ? "s" : "", (unsigned long long)s.opts.seed);
         if (dg_trainer_checkpoint_every(t))
             fprintf(stderr, ", checkpointed BPTT every %d steps", dg_trainer_checkpoint_every(t));
-        fprintf(stderr, " -> %s/\n", dir);
+        fprintf(stderr, ", memory about %.1f MiB -> %s/\n", dg_train_memory(s.env, &s.opts, NULL) / 1048576.0, dir);
     }
     dg_status st = dg_trainer_run(t, on_event, &pr, &g_stop, &e);
     *secs = now_s() - pr.t0;

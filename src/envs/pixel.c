@@ -43,6 +43,7 @@ static dg_status pixel_create(dg_env *env, dg_cfg *cfg, dg_err *e) {
     env->act_dim = 2;
     env->aux_name = "goal";
     env->aux_user_dim = 2;
+    env->size_key = "render.size";
     env->nterms = 2;
     env->term_names[0] = "image";
     env->term_names[1] = "energy";

@@ -2,6 +2,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "difgames/memory.h"
 #include "hji/internal.h"
 
 /* ----------------------------------------------------------------- helpers */
@@ -28,7 +29,7 @@ dg_status dg_hji_grid_init(dg_hji_grid *g, int ndim, const double *lo, const dou
     dg_hji_grid t;
     memset(&t, 0, sizeof t);
     t.ndim = ndim;
-    double nodes = 1;
+    int64_t nodes = 1;
     for (int k = 0; k < ndim; k++) {
         if (n[k] < 2)
             return dg_err_set(e, DG_ERR_ARG, "hji grid: axis %d has %d nodes, expected at least 2", k, n[k]);
@@ -41,10 +42,9 @@ dg_status dg_hji_grid_init(dg_hji_grid *g, int ndim, const double *lo, const dou
         t.hi[k] = hi[k];
         t.dx[k] = (hi[k] - lo[k]) / (per ? n[k] : n[k] - 1);
         t.bc[k] = per ? DG_HJI_BC_PERIODIC : DG_HJI_BC_AWAY;
-        nodes *= n[k];
+        if (!dg_mul_ok(nodes, n[k], (int64_t)1 << 40, &nodes))
+            return dg_err_set(e, DG_ERR_ARG, "hji grid: the product of the node counts passes 2^40 at axis %d", k);
     }
-    if (nodes > 1099511627776.0)
-        return dg_err_set(e, DG_ERR_ARG, "hji grid: %.3g nodes, more than 2^40", nodes);
     int64_t s = 1;
     for (int k = ndim - 1; k >= 0; k--) {
         t.stride[k] = s;

@@ -1193,6 +1193,15 @@ dg_status F(hji_solve)(const dg_hji_grid *g, const dg_hji_game *gm, const dg_hji
     dg_hji_stats st = {.stages = stages, .nodes = N, .threads = s.nthreads, .dt_min = INFINITY};
     const int dynamic = !s.affine && !(o->dt > 0);  /* dt known only after stage 1 */
     double t = 0;
+    if (!dynamic) {  /* the step count, from user numbers: bounded before the first step */
+        const double dmax = o->dt > 0 ? o->dt : (s.bound > 0 ? o->cfl / s.bound : INFINITY);
+        const double total = times[nt - 1] / dmax;
+        if (!(total <= DG_HJI_MAX_STEPS)) {
+            rc = dg_err_set(e, DG_ERR_ARG, "hji: t_end %g at steps of %g is %.3g steps, more than %d "
+                            "(raise dt or cfl, or lower t_end)", times[nt - 1], dmax, total, DG_HJI_MAX_STEPS);
+            goto cleanup;
+        }
+    }
     for (int k = 0; k < nt; k++) {
         const double T = times[k];
         int64_t left = 0;   /* static steps: equal steps that land on T */
@@ -1239,7 +1248,11 @@ dg_status F(hji_solve)(const dg_hji_grid *g, const dg_hji_game *gm, const dg_hji
                 F(pass_stage)(&s, &s3, &bad);
             }
             t = last ? T : t + dt;
-            st.steps++;
+            if (++st.steps > DG_HJI_MAX_STEPS) {
+                rc = dg_err_set(e, DG_ERR_ARG, "hji: more than %d steps before t = %g (dt %g): raise cfl",
+                                DG_HJI_MAX_STEPS, T, dt);
+                goto cleanup;
+            }
             if (dt < st.dt_min) st.dt_min = dt;
             if (dt > st.dt_max) st.dt_max = dt;
             if (bad) {

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "difgames/memory.h"
 #include "hji/internal.h"
 
 #define TWO_PI 6.283185307179586
@@ -447,6 +448,19 @@ dg_hji_problem *dg_hji_problem_load(dg_cfg *cfg, dg_err *e) {
     if (gd->read(cfg, p, lo, hi, n, per, e) || cfg_f64_min(cfg, "t_end", &p->t_end, p->t_end, 0, 1, e) ||
         read_grid(cfg, p, lo, hi, n, per, e) || read_solver(cfg, p, e))
         goto fail;
+    if (p->opts.dt > 0 && !(p->t_end / p->opts.dt <= DG_HJI_MAX_STEPS)) {
+        dg_cfg_error(cfg, "solver.dt", e, "t_end %g / dt %g is %.3g steps, more than %d", p->t_end, p->opts.dt,
+                     p->t_end / p->opts.dt, DG_HJI_MAX_STEPS);
+        goto fail;
+    }
+    {   /* the target, and with obstacles their field and a scratch array: refused if they cannot fit */
+        dg_err me = {0};
+        const int obst = dg_cfg_len(cfg, "obstacles") > 0;
+        if (dg_mem_check((double)p->grid.nodes * sizeof(double) * (obst ? 3 : 1), &me) != DG_OK) {
+            dg_cfg_error(cfg, "grid.n", e, "a grid of %lld nodes %s; lower grid.n", (long long)p->grid.nodes, me.msg);
+            goto fail;
+        }
+    }
     p->target = malloc((size_t)p->grid.nodes * sizeof *p->target);
     if (!p->target) {
         dg_err_set(e, DG_ERR_NOMEM, "hji: out of memory for %lld nodes", (long long)p->grid.nodes);

@@ -182,3 +182,84 @@ double dg_hji_interp(const dg_hji_grid *g, const double *v, const double *x, dou
 double dg_hji_interp_f32(const dg_hji_grid *g, const float *v, const double *x, double *grad) {
     return hji_interp_f32(g, v, x, grad);
 }
+
+/* ----------------------------------------------------------------- memory */
+
+/* Tables of f, G, D the solver will keep (in values): each entry zero or constant (none), varying
+ * along one axis (a line) or everywhere (a full table), as the solver's tabulation classifies them;
+ * judged here from the dynamics at the low corner and 64 spread nodes, without allocating. */
+static double dyn_table_values(const dg_hji_grid *g, const dg_hji_game *gm, int *afull) {
+    const int nd = g->ndim, nu = gm->u.dim, ndd = gm->d.dim, E = nd * (1 + nu + ndd);
+    double ref[DG_HJI_MAX_DIMS * (1 + 2 * DG_HJI_MAX_INPUT)] = {0}, v[sizeof ref / sizeof ref[0]];
+    double lv[sizeof ref / sizeof ref[0]], x[DG_HJI_MAX_DIMS], xl[DG_HJI_MAX_DIMS];
+    int is_c[sizeof ref / sizeof ref[0]], on_axis[sizeof ref / sizeof ref[0]][DG_HJI_MAX_DIMS];
+    for (int k = 0; k < nd; k++) x[k] = g->lo[k];
+    gm->dyn(gm->user, x, ref, ref + nd, ref + nd + nd * nu);
+    for (int q = 0; q < E; q++) {
+        is_c[q] = 1;
+        for (int k = 0; k < nd; k++) on_axis[q][k] = 1;
+    }
+    uint64_t h = 0x9e3779b97f4a7c15ull;
+    for (int s = 0; s < 64; s++) {
+        h = h * 6364136223846793005ull + 1442695040888963407ull;
+        dg_hji_grid_point(g, (int64_t)((h >> 11) % (uint64_t)g->nodes), x);
+        memset(v, 0, sizeof v);
+        gm->dyn(gm->user, x, v, v + nd, v + nd + nd * nu);
+        for (int q = 0; q < E; q++) is_c[q] &= v[q] == ref[q];
+        for (int k = 0; k < nd; k++) {
+            for (int j = 0; j < nd; j++) xl[j] = j == k ? x[k] : g->lo[j];
+            memset(lv, 0, sizeof lv);
+            gm->dyn(gm->user, xl, lv, lv + nd, lv + nd + nd * nu);
+            for (int q = 0; q < E; q++) on_axis[q][k] &= v[q] == lv[q];
+        }
+    }
+    double values = 0;
+    int last[DG_HJI_MAX_DIMS] = {0}, other[DG_HJI_MAX_DIMS] = {0};  /* row k varies along them */
+    for (int q = 0; q < E; q++) {
+        if (is_c[q]) continue;
+        int axis = -1;
+        for (int k = 0; k < nd && axis < 0; k++)
+            if (on_axis[q][k]) axis = k;
+        if (axis >= 0) values += g->n[axis] + 16;
+        else values += (double)g->nodes + 16;
+        /* entry q sits in row r of f (q < nd), G (nd x nu) or D (nd x ndd) */
+        const int r = q < nd ? q : q < nd + nd * nu ? (q - nd) / nu : (q - nd - nd * nu) / ndd;
+        last[r] |= axis < 0 || axis == nd - 1;
+        other[r] |= axis < 0 || axis != nd - 1;
+    }
+    /* the dissipation along axis k needs a full table when it varies along the last axis and
+     * another one; the solver keeps at most two such tables (else it recomputes them) */
+    int n = 0;
+    for (int k = 0; k < nd; k++) n += last[k] && other[k];
+    *afull = n <= 2 ? n : 0;
+    return values;
+}
+
+double dg_hji_solve_memory(const dg_hji_grid *g, const dg_hji_game *gm, const dg_hji_opts *o, int nt) {
+    if (!g || !o || g->ndim < 1 || g->ndim > DG_HJI_MAX_DIMS || g->nodes < 1) return 0;
+    const double N = (double)g->nodes + 16, nd = g->ndim;
+    const double R = o->real == DG_HJI_F32 ? sizeof(float) : sizeof(double);
+    const double stages = o->time == DG_HJI_EULER ? 1 : o->time == DG_HJI_RK2 ? 2 : 3;
+    /* the value, the stage result, and a third for RK3 */
+    double bytes = (stages == 3 ? 3 : 2) * N * R;
+    /* the caller's output: nt times (value_k slices and the final value) */
+    bytes += (double)nt * N * sizeof(double);
+    /* float32 through dg_hji_solve: v0, the obstacle and the nt results converted */
+    if (o->real == DG_HJI_F32) bytes += (2.0 + nt) * N * sizeof(float);
+    const double nl = g->n[g->ndim - 1], q = ceil(nl / 16) * 16, rows = (double)g->nodes / nl;
+    if (gm && gm->dyn) {
+        int afull = 0;
+        bytes += dyn_table_values(g, gm, &afull) * R;
+        /* dissipation: a value a row and a line per axis, and the full tables */
+        bytes += nd * (rows + q) * R;
+        if (o->diss != DG_HJI_DISS_GLOBAL_MAX) bytes += afull * N * R;
+    }
+    /* each thread's workspace (a row, its ghosts, derivatives, dissipation) */
+    int threads = o->threads > 0 ? o->threads : omp_get_max_threads();
+    if (o->threads <= 0 && threads > 1 + g->nodes / 16384) threads = (int)(1 + g->nodes / 16384);
+    const double gw = hji_ghost_width(o->deriv);
+    bytes += threads * (q * R * (nd * (2 * gw + 4) + 5) + q * sizeof(double) * (5 * nd + 1) + 4096);
+    /* the tabulation's scratch, page rounding of the large arrays, the allocator (measured
+     * against peak RSS: within 1 % without this) */
+    return 1.02 * bytes + 1048576.0;
+}

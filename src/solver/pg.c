@@ -397,6 +397,39 @@ void dg_pg_free(dg_pg *pg) {
     free(pg);
 }
 
+double dg_pg_memory(const dg_env *env, const dg_pg_opts *o, int eval_batch) {
+    const double B = o->batch, H = env->horizon, N = B * H, O = env->obs_dim, A = env->act_dim;
+    const double S = env->state_dim, X = env->aux_dim ? env->aux_dim : 1;
+    const double shards = fmin(o->threads < o->batch ? (o->threads > 0 ? o->threads : 1) : o->batch, MAX_SHARDS);
+    double hid = 0;
+    for (int i = 0; i < o->nhidden; i++) hid += o->hidden[i];
+    /* the batch: samples (noise, obs, act, logp, vraw, rew, adv, ret, perm) and states */
+    double bytes = N * (O + 2 * A + 6) * sizeof(float) + B * (S + X) * sizeof(float);
+    /* a shard's arena holds one sampled step of its rows (forward), or the gradient of its part of a
+     * minibatch through the policy or the value: per sample about three floats a layer width (value,
+     * gradient, tanh's output) and a few for the log-probability and the clipped objective */
+    const double m = fmax(o->minibatch > 0 && o->minibatch < N ? o->minibatch : N,
+                          o->vf_minibatch > 0 && o->vf_minibatch < N ? o->vf_minibatch : N);
+    /* a step's rewards come from step_cost on each row alone: its tensors (headers, alignment)
+     * once a row, measured about 9 KiB */
+    const double step = dg_rollout_memory(env, o->hidden, o->nhidden, ceil(B / shards), 1, 0) + ceil(B / shards) * 12288.0;
+    const double upd = ceil(m / shards) * (3 * (O + 1 + hid + A) + 8 * A + 16) * sizeof(float) + 65536;
+    bytes += 1.25 * shards * fmax(step, upd);
+    /* parameters (policy and value), gradients, Adam moments, one gradient per shard */
+    double params = 0, in = O;
+    for (int i = 0; i < o->nhidden; i++) {
+        params += 2 * (in * o->hidden[i] + o->hidden[i]);  /* policy and value */
+        in = o->hidden[i];
+    }
+    params += in * A + 2 * A + in + 1 + (O + 1) * (o->nhidden ? o->hidden[0] : 0);
+    bytes += params * sizeof(float) * (4 + shards);
+    /* the fixed evaluation batch: its states, and each shard's whole-episode forward tape */
+    if (eval_batch > 0)
+        bytes += (double)eval_batch * (S + X) * sizeof(float) * 2 +
+                 1.25 * shards * dg_rollout_memory(env, o->hidden, o->nhidden, ceil(eval_batch / shards), H, 0);
+    return bytes + 1048576.0;
+}
+
 dg_pg *dg_pg_create(const dg_env *env, const dg_pg_opts *o, dg_err *e) {
     if (o->batch < 1 || o->nhidden < 1 || o->nhidden >= DG_MLP_MAX_LAYERS || o->threads < 1 ||
         o->pi_epochs < 0 || o->vf_epochs < 0 || o->minibatch < 0 || o->vf_minibatch < 0 ||

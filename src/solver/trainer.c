@@ -17,6 +17,7 @@
 #include "difgames/trainer.h"
 
 #define MAX_THREADS 64
+#define ROW_COLS (2 + DG_MAX_TERMS + 4 + DG_MAX_METRICS + 2)  /* epoch loss, terms, grad_norm lr ms flops, metrics, exploit */
 #define DG_TAPE_BUDGET (512.0 * 1024 * 1024)  /* bytes of tape before auto checkpointing */
 
 /* ------------------------------------------------------------ options */
@@ -81,18 +82,88 @@ dg_status dg_train_opts_read(dg_cfg *cfg, dg_train_opts *o, dg_err *e) {
     return DG_OK;
 }
 
-double dg_train_memory_estimate(const dg_env *env, const dg_train_opts *o) {
-    const double B = o->batch, H = env->horizon, S = env->state_dim;
-    double widths = env->obs_dim + env->act_dim + env->state_dim;
-    for (int i = 0; i < o->nhidden; i++) widths += o->hidden[i];
-    double steps = H;  /* steps on one tape: all of them, or a segment */
-    const double full = H * B * widths * sizeof(float) * 4.0;
-    if (o->checkpoint_every > 0 && o->checkpoint_every < H) steps = o->checkpoint_every;
-    else if (o->checkpoint_every == 0 && full > DG_TAPE_BUDGET) steps = ceil(sqrt(H));
-    double bytes = steps * B * widths * sizeof(float) * 4.0;          /* the tape          */
-    bytes += (H + 1) * B * S * sizeof(float) * (env->nmetrics > 0);   /* the trajectory    */
-    bytes += B * (S + env->aux_dim) * sizeof(float) * 2.0;            /* the batch, saved  */
-    return bytes;
+/* Floats of parameters the policies of env with these hidden sizes have (exact). */
+static double param_count(const dg_env *env, const int *hidden, int nhidden) {
+    double n = 0;
+    for (int pl = 0; pl < (env->nplayers > 1 ? 2 : 1); pl++) {
+        int in = pl ? env->obs2_dim : env->obs_dim;
+        for (int i = 0; i <= nhidden; i++) {
+            const int out = i < nhidden ? hidden[i] : pl ? env->act2_dim : env->act_dim;
+            n += (double)in * out + out;
+            in = out;
+        }
+    }
+    return n;
+}
+
+/* Tape bytes of one step and batch row, measured on every shipped game (arena peak of
+ * dg_episode_grad at B = 64 and 128, tests/test_memory.c keeps it honest): about 2-3 floats per
+ * policy width (forward value, gradient, tanh's saved output), 8-9 per float of episode
+ * constants (pixel: the target image, its rendered twin, the difference, their gradients) and
+ * a dozen per state float; per step a fixed 8-17 KiB of tensor headers and alignment. */
+#define TAPE_PER_POLICY_WIDTH 3.0
+#define TAPE_PER_AUX          9.0
+#define TAPE_PER_STATE        12.0
+#define TAPE_PER_STEP         (12.0 * 1024)
+
+double dg_rollout_memory(const dg_env *env, const int *hidden, int nhidden, double B, double steps,
+                         int backward) {
+    double pw = 0;
+    for (int pl = 0; pl < (env->nplayers > 1 ? 2 : 1); pl++) {
+        pw += pl ? env->obs2_dim + env->act2_dim : env->obs_dim + env->act_dim;
+        for (int i = 0; i < nhidden; i++) pw += hidden[i];
+    }
+    const double row = TAPE_PER_POLICY_WIDTH * pw + TAPE_PER_AUX * env->aux_dim + TAPE_PER_STATE * env->state_dim;
+    const double players = env->nplayers > 1 ? 2 : 1;
+    /* without a backward no gradient buffers: measured 55-60 % of the tape with them */
+    const double fwd = backward ? 1.0 : 0.6;
+    return fwd * (steps * (B * row * sizeof(float) + TAPE_PER_STEP * players) +
+                  param_count(env, hidden, nhidden) * sizeof(float)) + 65536.0;
+}
+
+double dg_train_memory(const dg_env *env, const dg_train_opts *o, dg_mem_parts *parts) {
+    const double B = o->batch, H = env->horizon, S = env->state_dim, X = env->aux_dim;
+    const double shards = o->threads < o->batch ? (o->threads > 0 ? o->threads : 1) : o->batch;
+    const double two = env->nplayers > 1;
+    dg_mem_parts m = {0};
+    /* weights, gradient, Adam m and v, the NaN guard's copies (3), a gradient per shard;
+     * two players: the previous gradient and three more copies; a resume file's writer copies
+     * six of them while it writes */
+    m.params = param_count(env, o->hidden, o->nhidden) * sizeof(float) * (13 + shards + 4 * two);
+    /* steps on one tape: all of them, or a segment (checkpointed BPTT) */
+    double steps = H;
+    int every = o->checkpoint_every;
+    if (every == 0 && dg_rollout_memory(env, o->hidden, o->nhidden, B, H, 1) > DG_TAPE_BUDGET)
+        every = (int)ceil(sqrt(H));
+    if (every > 0 && every < H) steps = every;
+    m.tape = shards * dg_rollout_memory(env, o->hidden, o->nhidden, ceil(B / shards), steps, 1);
+    /* initial batch and its constants (two players: a second copy), the trajectory for the
+     * metrics, the checkpointed states */
+    m.data = B * (S + X) * sizeof(float) * (2 + two);  /* and the resume file's copy */
+    if (env->game->metrics) m.data += (H + 1) * B * S * sizeof(float);
+    if (every > 0 && every < H) m.data += ceil(H / every) * B * S * sizeof(float);
+    /* a metrics row an epoch, kept for metrics.csv and the resume file (packed, then copied) */
+    m.log = (double)o->epochs * (sizeof(dg_epoch_stats) + 2 * ROW_COLS * sizeof(double) + 64);
+    m.total = m.params + m.tape + m.data + m.log;
+    if (parts) *parts = m;
+    return m.total;
+}
+
+double dg_train_output_bytes(const dg_env *env, const dg_train_opts *o) {
+    const double P = param_count(env, o->hidden, o->nhidden) * sizeof(float);
+    int snaps = 1;  /* the final snapshot, and each snapshot epoch within the run */
+    for (int i = 0; i < o->nsnapshots; i++) snaps += o->snapshots[i] <= o->epochs;
+    const double batch = (double)o->batch * (env->state_dim + env->aux_dim) * sizeof(float);
+    /* snapshots (+ final.safetensors), resume.safetensors (parameters, Adam, the guard's copies,
+     * the batch, metrics rows), metrics.csv (a line an epoch), loss.png, the config in each */
+    return snaps * (P + 16384) + 6 * P + batch + (double)o->epochs * (ROW_COLS * 8 + 400) + 2e6;
+}
+
+const char *dg_train_memory_key(const dg_env *env, const dg_mem_parts *m) {
+    if (m->log >= m->params && m->log >= m->tape && m->log >= m->data) return "train.epochs";
+    if (m->params >= m->tape && m->params >= m->data) return "policy.hidden";
+    if (env->size_key && env->aux_dim > 64) return env->size_key;
+    return "train.batch";
 }
 
 dg_status dg_policy_create(const dg_env *env, const int *hidden, int nhidden, dg_policy *pol,
@@ -377,28 +448,22 @@ dg_trainer *dg_trainer_create(const dg_env *env, const dg_train_opts *o, const c
     }
     /* an arena per shard, sized from a rough per-step estimate; grown during
      * the first epoch if that overflows it */
-    int widest = env->obs_dim, widths = env->obs_dim + env->act_dim + env->state_dim;
-    for (int i = 0; i < o->nhidden; i++) {
-        widest = o->hidden[i] > widest ? o->hidden[i] : widest;
-        widths += o->hidden[i];
-    }
     /* checkpoint_every 0 = auto: the whole episode on one tape unless that
      * tape would pass DG_TAPE_BUDGET; then segments of ceil(sqrt(H)) steps
      * (memory ~ sqrt(H), one extra forward; gradients identical) */
-    if (t->o.checkpoint_every == 0) {
-        const double est = (double)H * B * widths * sizeof(float) * 4.0;  /* measured: ~3.5x */
-        if (est > DG_TAPE_BUDGET) t->o.checkpoint_every = (int)ceil(sqrt((double)H));
-    }
+    if (t->o.checkpoint_every == 0 &&
+        dg_rollout_memory(env, o->hidden, o->nhidden, B, H, 1) > DG_TAPE_BUDGET)
+        t->o.checkpoint_every = (int)ceil(sqrt((double)H));
     if (t->o.checkpoint_every < 0 || t->o.checkpoint_every >= H) t->o.checkpoint_every = 0;
     for (int s = 0; s < t->nshards; s++) {
         shard *sh = &t->shards[s];
         sh->rows = B / t->nshards + (s < B % t->nshards);
         sh->row0 = s ? t->shards[s - 1].row0 + t->shards[s - 1].rows : 0;
-        size_t per_step = (size_t)(sh->rows + 8) * (size_t)widest * 4 * 16 * (o->nhidden + 2) +
-                          (size_t)total * 4 * 2 + 64 * 1024;
         const int ck = t->o.checkpoint_every;
         const int steps_on_tape = ck > 0 && ck < H ? ck : H;
-        size_t cap = per_step * (size_t)steps_on_tape + (1 << 20);
+        /* the measured tape (never short for a shipped game; grown in the first epoch if it is) */
+        size_t cap = (size_t)dg_rollout_memory(env, o->hidden, o->nhidden, sh->rows, steps_on_tape, 1) +
+                     (1 << 20);
         if (ck > 0 && ck < H) {
             sh->saved = malloc((size_t)((H + ck - 1) / ck) * sh->rows * S * sizeof(float));
             if (!sh->saved) {
@@ -687,7 +752,6 @@ done:
 
 /* ------------------------------------------------------------ resume */
 
-#define ROW_COLS (2 + DG_MAX_TERMS + 4 + DG_MAX_METRICS + 2)  /* epoch loss, terms, grad_norm lr ms flops, metrics, exploit */
 
 static void row_pack(const dg_epoch_stats *s, double *r) {
     int k = 0;

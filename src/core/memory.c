@@ -1,0 +1,127 @@
+/* Memory limits of this process and checked counts. */
+#define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
+
+#include "difgames/memory.h"
+
+/* ------------------------------------------------------------ helpers */
+
+/* The first number in a small text file, or -1 (missing, unreadable, "max"). */
+static double read_number(const char *path) {
+    FILE *fp = fopen(path, "r");
+    if (!fp) return -1;
+    char buf[64] = {0};
+    const size_t n = fread(buf, 1, sizeof buf - 1, fp);
+    fclose(fp);
+    buf[n] = 0;
+    char *end;
+    const double v = strtod(buf, &end);
+    return end == buf || v < 0 ? -1 : v;
+}
+
+/* Bytes mapped by this process now (VmSize), 0 if unknown. */
+static double mapped_now(void) {
+    FILE *fp = fopen("/proc/self/statm", "r");
+    if (!fp) return 0;
+    unsigned long pages = 0;
+    const int ok = fscanf(fp, "%lu", &pages) == 1;
+    fclose(fp);
+    return ok ? (double)pages * (double)sysconf(_SC_PAGESIZE) : 0;
+}
+
+/* The cgroup (v2, or v1's memory controller) limit less its use; -1 if none. */
+static double cgroup_left(void) {
+    char line[512], path[700];
+    FILE *fp = fopen("/proc/self/cgroup", "r");
+    double left = -1;
+    if (!fp) return -1;
+    while (fgets(line, sizeof line, fp)) {
+        line[strcspn(line, "\n")] = 0;
+        const char *rel = NULL, *dir = NULL, *lim = NULL, *cur = NULL;
+        if (!strncmp(line, "0::", 3)) {
+            rel = line + 3, dir = "/sys/fs/cgroup", lim = "memory.max", cur = "memory.current";
+        } else if (strstr(line, ":memory:")) {
+            rel = strstr(line, ":memory:") + 8, dir = "/sys/fs/cgroup/memory";
+            lim = "memory.limit_in_bytes", cur = "memory.usage_in_bytes";
+        }
+        if (!rel) continue;
+        if (!strcmp(rel, "/")) rel = "";
+        snprintf(path, sizeof path, "%s%s/%s", dir, rel, lim);
+        double max = read_number(path);
+        if (max < 0 && !access(path, F_OK)) continue;  /* "max": no limit */
+        if (max < 0) {  /* a cgroup namespace: the process's own cgroup is mounted as the root */
+            rel = "";
+            snprintf(path, sizeof path, "%s/%s", dir, lim);
+            max = read_number(path);
+        }
+        if (max < 0 || max >= 9e18) continue;  /* "max", or v1's "no limit" */
+        snprintf(path, sizeof path, "%s%s/%s", dir, rel, cur);
+        const double used = read_number(path);
+        const double l = max - (used > 0 ? used : 0);
+        if (left < 0 || l < left) left = l;
+    }
+    fclose(fp);
+    return left;
+}
+
+/* ------------------------------------------------------------ public */
+
+int dg_mul_ok(int64_t a, int64_t b, int64_t max, int64_t *out) {
+    if (a < 0 || b < 0 || max < 0) return 0;
+    if (a && b > max / a) return 0;
+    if (out) *out = a * b;
+    return 1;
+}
+
+double dg_mem_limit(const char **source) {
+    const double page = (double)sysconf(_SC_PAGESIZE);
+    double best = (double)sysconf(_SC_PHYS_PAGES) * page;
+    const char *src = "physical memory";
+    if (!(best > 0)) best = 1e18;
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY) {
+        const double left = (double)rl.rlim_cur - mapped_now();
+        if (left < best) best = left, src = "ulimit -v";
+    }
+    const double cg = cgroup_left();
+    if (cg >= 0 && cg < best) best = cg, src = "cgroup memory.max";
+    if (best < page) best = page;
+    if (source) *source = src;
+    return best;
+}
+
+dg_status dg_mem_check(double need, dg_err *e) {
+    const char *src;
+    const double have = dg_mem_limit(&src);
+    if (need <= have) return DG_OK;
+    return dg_err_set(e, DG_ERR_NOMEM, "needs about %.2f GiB, more than the %.2f GiB this process may use (%s)",
+                      need / 1073741824.0, have / 1073741824.0, src);
+}
+
+/* Free bytes of the file system of dir; -1 if unknown or a pseudo file system (no blocks: /proc). */
+static double fs_free(const char *dir, int *found) {
+    struct statvfs sv;
+    *found = statvfs(dir, &sv) == 0;
+    if (!*found || sv.f_blocks == 0) return -1;
+    return (double)sv.f_bavail * (double)sv.f_frsize;
+}
+
+double dg_disk_free(const char *path) {
+    char dir[4096];
+    if (!path || !*path || strlen(path) >= sizeof dir) return -1;
+    snprintf(dir, sizeof dir, "%s", path);
+    for (;;) {
+        int found;
+        const double f = fs_free(dir, &found);
+        if (found) return f;
+        char *slash = strrchr(dir, '/');
+        if (!slash) return fs_free(".", &found);
+        if (slash == dir) return fs_free("/", &found);
+        *slash = 0;
+    }
+}

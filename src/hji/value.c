@@ -1,0 +1,218 @@
+/* Value files: what `difgames hji solve` writes (safetensors: 'value' at t_end, 'value_k' at
+ * earlier times, the grid, times, game and its constants in the metadata), read back and held
+ * against the config they are used with. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "difgames/memory.h"
+#include "difgames/safetensors.h"
+#include "hji/internal.h"
+
+/* ----------------------------------------------------------------- helpers */
+
+/* Up to max comma-separated finite numbers of text into out; their count, or -1. */
+static int parse_list(const char *text, double *out, int max) {
+    int n = 0;
+    const char *s = text;
+    while (*s) {
+        char *end;
+        const double v = strtod(s, &end);
+        if (end == s || n == max || !isfinite(v) || (*end && *end != ',')) return -1;
+        out[n++] = v;
+        s = *end == ',' ? end + 1 : end;
+    }
+    return n;
+}
+
+/* Appends the ndim numbers x to buf as "a,b,c". */
+static void join(char *buf, size_t cap, const double *x, int n) {
+    int o = 0;
+    buf[0] = 0;
+    for (int i = 0; i < n && (size_t)o < cap; i++) o += snprintf(buf + o, cap - (size_t)o, i ? ",%.17g" : "%.17g", x[i]);
+}
+
+/* The tensor name of time index i of nt: value_1 .. value_{nt-1}, then value. */
+static void key_of(int i, int nt, char *key, size_t cap) {
+    if (i == nt - 1) snprintf(key, cap, "value");
+    else snprintf(key, cap, "value_%d", i + 1);
+}
+
+/* Checks a parsed file's metadata and rebuilds its grid into v (v->f set). */
+static dg_status validate(dg_hji_value *v, const char *path, dg_err *e) {
+    const dg_st_file *f = v->f;
+    const char *fmt = dg_st_meta(f, "format");
+    double lo[DG_HJI_MAX_DIMS], hi[DG_HJI_MAX_DIMS], n[DG_HJI_MAX_DIMS], per[DG_HJI_MAX_DIMS];
+    const char *m[4] = {dg_st_meta(f, "lo"), dg_st_meta(f, "hi"), dg_st_meta(f, "n"), dg_st_meta(f, "periodic")};
+    double *dst[4] = {lo, hi, n, per};
+    int cnt[4], nd = -1;
+    for (int k = 0; k < 4; k++) cnt[k] = m[k] ? parse_list(m[k], dst[k], DG_HJI_MAX_DIMS) : -1;
+    if (cnt[0] > 0 && cnt[0] == cnt[1] && cnt[1] == cnt[2] && cnt[2] == cnt[3]) nd = cnt[0];
+    const char *t = dg_st_meta(f, "times");
+    v->nt = t ? parse_list(t, v->times, DG_HJI_MAX_TIMES) : -1;
+    if (!fmt || strcmp(fmt, "difgames-hji-value") || nd < 1 || v->nt < 1)
+        return dg_err_set(e, DG_ERR_FORMAT, "%s: not a value file of 'difgames hji solve' (metadata format, lo, "
+                          "hi, n, periodic, times)", path);
+    int ni[DG_HJI_MAX_DIMS], pi[DG_HJI_MAX_DIMS];
+    for (int k = 0; k < nd; k++) {
+        if (!(n[k] >= 2 && n[k] <= 1e9) || n[k] != floor(n[k]))
+            return dg_err_set(e, DG_ERR_FORMAT, "%s: metadata 'n': axis %d has %g nodes", path, k, n[k]);
+        ni[k] = (int)n[k];
+        pi[k] = per[k] != 0;
+    }
+    dg_err ge = {0};
+    if (dg_hji_grid_init(&v->grid, nd, lo, hi, ni, pi, &ge) != DG_OK)
+        return dg_err_set(e, DG_ERR_FORMAT, "%s: %s", path, ge.msg);
+    for (int i = 0; i < v->nt; i++)
+        if (!(v->times[i] >= 0) || (i && !(v->times[i] > v->times[i - 1])))
+            return dg_err_set(e, DG_ERR_FORMAT, "%s: metadata 'times' must be increasing and >= 0", path);
+    const char *g = dg_st_meta(f, "game");
+    snprintf(v->game, sizeof v->game, "%s", g ? g : "");
+    const char *pm = dg_st_meta(f, "param");
+    v->nparam = pm ? parse_list(pm, v->param, 16) : -1;
+    if (pm && v->nparam < 0) return dg_err_set(e, DG_ERR_FORMAT, "%s: metadata 'param' is not a list of numbers", path);
+    /* every time's tensor is there with the grid's shape */
+    for (int i = 0; i < v->nt; i++) {
+        char key[32];
+        key_of(i, v->nt, key, sizeof key);
+        const dg_st_tensor *ts = dg_st_find(f, key);
+        int ok = ts && ts->ndim == nd && (ts->dtype == DG_F32 || ts->dtype == DG_F64);
+        for (int k = 0; ok && k < nd; k++) ok = ts->shape[k] == ni[k];
+        if (!ok)
+            return dg_err_set(e, DG_ERR_FORMAT, "%s: tensor '%s' missing, or not F32/F64 of the grid's shape", path, key);
+    }
+    return DG_OK;
+}
+
+/* ------------------------------------------------------------------ public */
+
+dg_status dg_hji_value_open(const char *path, dg_hji_value *v, dg_err *e) {
+    memset(v, 0, sizeof *v);
+    snprintf(v->path, sizeof v->path, "%s", path);
+    v->f = dg_st_load(path, e);
+    if (!v->f) return e ? e->status : DG_ERR_IO;
+    dg_status rc = validate(v, path, e);
+    if (rc) dg_hji_value_close(v);
+    return rc;
+}
+
+dg_status dg_hji_value_parse(const void *buf, size_t len, const char *label, dg_hji_value *v, dg_err *e) {
+    memset(v, 0, sizeof *v);
+    snprintf(v->path, sizeof v->path, "%s", label);
+    v->f = dg_st_parse(buf, len, label, e);
+    if (!v->f) return e ? e->status : DG_ERR_FORMAT;
+    dg_status rc = validate(v, label, e);
+    if (rc) dg_hji_value_close(v);
+    return rc;
+}
+
+void dg_hji_value_close(dg_hji_value *v) {
+    if (!v) return;
+    dg_st_free(v->f);
+    v->f = NULL;
+}
+
+dg_status dg_hji_value_read(const dg_hji_value *v, int i, double *out, dg_err *e) {
+    if (!v || !v->f || i < 0 || i >= v->nt || !out) return dg_err_set(e, DG_ERR_ARG, "hji value: bad read");
+    char key[32];
+    key_of(i, v->nt, key, sizeof key);
+    const dg_st_tensor *t = dg_st_find(v->f, key);
+    int64_t shape[DG_HJI_MAX_DIMS];
+    const int64_t N = v->grid.nodes;
+    for (int k = 0; k < v->grid.ndim; k++) shape[k] = v->grid.n[k];
+    dg_err re = {0};
+    if (t && t->dtype == DG_F32) {
+        float *tmp = malloc((size_t)N * sizeof(float));
+        if (!tmp) return dg_err_set(e, DG_ERR_NOMEM, "%s: out of memory for %lld values", v->path, (long long)N);
+        dg_status s = dg_st_read_f32(v->f, key, v->grid.ndim, shape, tmp, &re);
+        if (s == DG_OK)
+            for (int64_t j = 0; j < N; j++) out[j] = tmp[j];
+        free(tmp);
+        if (s) return dg_err_set(e, s, "%s: %s", v->path, re.msg);
+    } else if (dg_st_read(v->f, key, DG_F64, v->grid.ndim, shape, out, &re) != DG_OK) {
+        return dg_err_set(e, re.status, "%s: %s", v->path, re.msg);
+    }
+    for (int64_t j = 0; j < N; j++)
+        if (!isfinite(out[j]))
+            return dg_err_set(e, DG_ERR_NONFINITE, "%s: tensor '%s' has a non-finite value (%g at node %lld)", v->path,
+                              key, out[j], (long long)j);
+    return DG_OK;
+}
+
+dg_status dg_hji_value_check(const dg_hji_value *v, const dg_hji_problem *p, const char *config, dg_err *e) {
+    const dg_hji_grid *a = &v->grid, *b = &p->grid;
+    if (v->game[0] && strcmp(v->game, p->name))
+        return dg_err_set(e, DG_ERR_ARG, "%s: solved for game '%s', but %s is '%s'", v->path, v->game, config, p->name);
+    if (a->ndim != b->ndim)
+        return dg_err_set(e, DG_ERR_ARG, "%s: a %d-axis grid, but %s's has %d axes", v->path, a->ndim, config, b->ndim);
+    for (int k = 0; k < a->ndim; k++) {
+        const int per_a = a->bc[k] == DG_HJI_BC_PERIODIC, per_b = b->bc[k] == DG_HJI_BC_PERIODIC;
+        if (a->n[k] != b->n[k] || a->lo[k] != b->lo[k] || a->hi[k] != b->hi[k] || per_a != per_b) {
+            /* the same axes in another order reads as a transposed grid */
+            int other = -1;
+            for (int j = 0; j < a->ndim && other < 0; j++)
+                if (j != k && a->n[k] == b->n[j] && a->lo[k] == b->lo[j] && a->hi[k] == b->hi[j]) other = j;
+            return dg_err_set(e, DG_ERR_ARG, "%s: grid axis %d is %d nodes over [%g, %g]%s, but %s's is %d nodes over "
+                              "[%g, %g]%s%s", v->path, k, a->n[k], a->lo[k], a->hi[k], per_a ? " periodic" : "", config,
+                              b->n[k], b->lo[k], b->hi[k], per_b ? " periodic" : "",
+                              other >= 0 ? " (axes in another order: transposed)" : "");
+        }
+    }
+    if (v->nparam >= 0)
+        for (int i = 0; i < 16; i++) {
+            const double x = i < v->nparam ? v->param[i] : 0;
+            if (x != p->param[i])
+                return dg_err_set(e, DG_ERR_ARG, "%s: solved with game constant %d = %.9g, but %s sets %.9g", v->path, i,
+                                  x, config, p->param[i]);
+        }
+    return DG_OK;
+}
+
+dg_status dg_hji_value_write(const char *path, const dg_hji_problem *p, int nt, const double *times,
+                             const double *vals, int f32, const char *config_yaml, dg_err *e) {
+    const dg_hji_grid *g = &p->grid;
+    const int64_t N = g->nodes;
+    if (nt < 1 || nt > DG_HJI_MAX_TIMES) return dg_err_set(e, DG_ERR_ARG, "hji value: 1 to %d times", DG_HJI_MAX_TIMES);
+    int64_t shape[DG_HJI_MAX_DIMS];
+    for (int k = 0; k < g->ndim; k++) shape[k] = g->n[k];
+    dg_st_writer *w = dg_st_writer_create();
+    float *f = f32 ? malloc((size_t)N * sizeof(float)) : NULL;
+    dg_status s = w && (!f32 || f) ? DG_OK : dg_err_set(e, DG_ERR_NOMEM, "out of memory");
+    char key[32], meta[DG_HJI_MAX_TIMES * 26];
+    for (int i = 0; i < nt && s == DG_OK; i++) {
+        const double *v = vals + (size_t)i * (size_t)N;
+        key_of(i, nt, key, sizeof key);
+        if (f32) {
+            for (int64_t j = 0; j < N; j++) f[j] = (float)v[j];
+            s = dg_st_writer_add(w, key, DG_F32, g->ndim, shape, f, e);
+        } else {
+            s = dg_st_writer_add(w, key, DG_F64, g->ndim, shape, v, e);
+        }
+    }
+    free(f);
+    join(meta, sizeof meta, times, nt);
+    if (s == DG_OK) s = dg_st_writer_meta(w, "times", meta, e);
+    const char *names[] = {"lo", "hi", "n", "periodic"};
+    for (int m = 0; m < 4 && s == DG_OK; m++) {
+        double x[DG_HJI_MAX_DIMS];
+        for (int k = 0; k < g->ndim; k++)
+            x[k] = m == 0 ? g->lo[k] : m == 1 ? g->hi[k] : m == 2 ? g->n[k] : g->bc[k] == DG_HJI_BC_PERIODIC;
+        join(meta, sizeof meta, x, g->ndim);
+        s = dg_st_writer_meta(w, names[m], meta, e);
+    }
+    join(meta, sizeof meta, p->param, 16);
+    if (s == DG_OK) s = dg_st_writer_meta(w, "param", meta, e);
+    if (s == DG_OK) s = dg_st_writer_meta(w, "format", "difgames-hji-value", e);
+    if (s == DG_OK) s = dg_st_writer_meta(w, "game", p->name, e);
+    if (s == DG_OK && config_yaml) s = dg_st_writer_meta(w, "config", config_yaml, e);
+    if (s == DG_OK) s = dg_st_writer_write(w, path, e);
+    dg_st_writer_free(w);
+    return s;
+}
+
+double dg_hji_value_memory(const dg_hji_problem *p, int nt, int f32) {
+    const double N = (double)p->grid.nodes;
+    /* the writer's copies of every tensor, and the float32 conversion buffer */
+    return 1.02 * (nt * N * (f32 ? sizeof(float) : sizeof(double)) + (f32 ? N * sizeof(float) : 0)) + 1048576.0;
+}
