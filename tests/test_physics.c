@@ -66,8 +66,10 @@ static dg_tensor *case_loss(dg_ctx *ctx, dg_params *p, void *user) {
 static const phys_case CASES[] = {
     {"phys_step (2 bodies, 2 steps)", f_step, 1, 5e-2f, 1e-2},
     /* the contact multiplies a penetration by stiff/dt = 16 into the velocity, so the float
-     * rounding of the summed loss is ~5e-5 of a unit gradient: a floor of 5e-2 */
-    {"phys_step_walls (2 bodies, 2 steps)", f_step_walls, 1, 1e-2f, 5e-2},
+     * rounding of the summed loss is ~5e-5 of a unit gradient: a floor of 5e-2. The step
+     * 2e-2 halves that rounding against 1e-2 (worst 3.9e-4 at -O3, 4.8e-4 at -O1 against
+     * 9.2e-4 and 1.1e-3) and still crosses no contact kink (3e-2 does: 3e-2) */
+    {"phys_step_walls (2 bodies, 2 steps)", f_step_walls, 1, 2e-2f, 5e-2},
     {"sdf_circles", f_circles, 0, 2e-2f, 1e-2},
     {"sdf_boxes", f_boxes, 0, 2e-2f, 1e-2},
     {"sdf_walls", f_walls, 0, 2e-2f, 1e-2},
