@@ -50,6 +50,13 @@ void cli_error(const char *cmd, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)))
 #endif
     ;
+/* Appends printf-style text to the NUL-terminated string in buf (cap bytes),
+ * cut at the end of buf; nothing when buf is full already. */
+void cli_catf(char *buf, size_t cap, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
 /* The default output folder of a config file: runs/<name>, name being the
  * config's path below its last configs/ folder without .yaml (configs/duel.yaml
  * -> runs/duel, configs/bench/reach.yaml -> runs/bench/reach), or else its file
