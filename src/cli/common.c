@@ -173,6 +173,11 @@ int cli_list(const char *cmd, const char *flag, const char *text, double lo, dou
 int cli_check_outputs(const char *cmd, const cli_path *outs, int nout, const cli_path *ins, int nin) {
     for (int i = 0; i < nout; i++) {
         if (!outs[i].path) continue;
+        dg_err e = {0};
+        if (dg_file_name_ok(outs[i].path, &e) != DG_OK) {  /* a name the write would refuse, refused now */
+            cli_error(cmd, "%s: %s", outs[i].flag, e.msg);
+            return EXIT_USAGE;
+        }
         for (int j = 0; j < nin + i; j++) {
             const cli_path *other = j < nin ? &ins[j] : &outs[j - nin];
             if (!other->path || !dg_path_same(outs[i].path, other->path)) continue;
