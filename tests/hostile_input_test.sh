@@ -5,7 +5,7 @@
 # behind: no temporary file anywhere and none of the outputs the refused
 # commands name (all called never*).
 #  1. files that are not regular files (FIFO, device, folder) as any input
-#  2. two runs writing one output folder
+#  2. two runs writing one output folder (and its lock file planted as a link)
 #  3. an output that is an input of the same command; paths too long
 #  4. lists on the command line
 #  5. options that make no sense
@@ -14,6 +14,7 @@
 set -u
 DG=$1
 ROOT=$2
+case $DG in /*) ;; *) DG=$PWD/$DG ;; esac   # one test runs it from another folder
 T=$(mktemp -d)
 trap 'kill -9 $(jobs -p) 2>/dev/null; rm -rf "$T"' EXIT
 cd "$ROOT"
@@ -36,6 +37,19 @@ mkdir -p "$T/ownrun" && cp $R "$T/ownrun/metrics.csv"
 LONG=$(printf 'd%.0s' $(seq 1 300))      # one name longer than NAME_MAX (255)
 DEEP=$(printf 'abcdefghij/%.0s' $(seq 1 420))   # a path longer than PATH_MAX (4096)
 SEEDS65=$(seq -s, 1 70 | sed 's/,/.01,/g')
+N250=never19-$(printf 'n%.0s' $(seq 1 230)).safetensors   # 250 characters: fits NAME_MAX, not with .tmp.<pid>
+printf 'precious\n' >"$T/keep.txt"                     # what a planted .lock points to
+mkdir -p "$T/symrun" "$T/hardrun" && ln -s "$T/keep.txt" "$T/symrun/.lock" && ln "$T/keep.txt" "$T/hardrun/.lock"
+truncate -s 17M "$T/big.yaml"                           # past the 16 MiB of a config
+truncate -s 1T "$T/huge.safetensors"                    # sparse: refused from its size, never read
+/usr/bin/python3 - "$T/rows.safetensors" <<'PY' || bad "make an init file of 2^20 + 1 rows"
+import json, struct, sys
+B = (1 << 20) + 1
+h = {"state": {"dtype": "F32", "shape": [B, 4], "data_offsets": [0, 16 * B]}}
+hb = json.dumps(h).encode()
+hb += b" " * (-len(hb) % 8)
+open(sys.argv[1], "wb").write(struct.pack("<Q", len(hb)) + hb + bytes(16 * B))
+PY
 
 # name | expected words in the one error line | command...
 table=(
@@ -47,6 +61,10 @@ table=(
   "checkpoint is /dev/zero|/dev/zero: not a regular file|replay --config $R --ckpt /dev/zero --out $T/never2.gif"
   "--init is /dev/zero|/dev/zero: not a regular file|eval --config $R --ckpt $CK --init /dev/zero"
   "--init is a folder|good: not a regular file (it is a folder)|eval --config $R --ckpt $CK --init $T/good"
+  "--init of 2^20 + 1 rows|has 1048577 rows, more than the 1048576 initial states a file may hold|eval --config $R --ckpt $CK --init $T/rows.safetensors"
+  "config of 17 MiB|big.yaml: a file of 17 MiB, more than the 16 MiB it may have|train --config $T/big.yaml --out $T/never18"
+  "checkpoint of 1 TiB (sparse)|huge.safetensors: too large to load|eval --config $R --ckpt $T/huge.safetensors"
+  "value file of 1 TiB (sparse)|huge.safetensors: too large to load|hji plot --value $T/huge.safetensors --out $T/never20.png"
   "resume file is a FIFO|resume.safetensors: not a regular file (it is a FIFO)|train --resume $T/fiforun"
   "value file is a FIFO|fifo: not a regular file (it is a FIFO)|hji plot --value $T/fifo --out $T/never3.png"
   "hji config is /dev/zero|/dev/zero: not a regular file|hji solve --config /dev/zero --out $T/never4.safetensors"
@@ -56,6 +74,9 @@ table=(
   "bench config is a FIFO|fifo: not a regular file|bench --config $T/fifo"
   "output is a folder|good: cannot write: it is a folder, not a regular file|replay --config $R --ckpt $CK --out $T/good"
   "output is a FIFO|fifo: cannot write: it is a FIFO, not a regular file|eval --config $R --ckpt $CK --grad-out $T/fifo"
+  # 2. the lock file of an output folder planted as a link: refused, what it points to untouched
+  "lock file a symbolic link|symrun: its lock file .lock is a symbolic link|train --config $R --epochs 1 --batch 2 --out $T/symrun"
+  "lock file a hard link|hardrun: its lock file .lock has 2 names|train --config $R --epochs 1 --batch 2 --out $T/hardrun"
   # 3. an output that is an input; paths too long
   "--grad-out = --ckpt|--grad-out $CK is also the input --ckpt|eval --config $R --ckpt $CK --grad-out $CK"
   "--grad-out = --ckpt (another spelling)|is also the input --ckpt|eval --config $R --ckpt $CK --grad-out $T/good/../good/./final.safetensors"
@@ -70,6 +91,11 @@ table=(
   "hji play --gif = --out|--gif $T/never7.csv is also the output --out|hji play --config $T/p2.yaml --value $T/v.safetensors --from 0,0 --out $T/never7.csv --gif $T/never7.csv"
   "pg --png = --plot|--png $T/curves.csv is also the input --plot|pg --plot $T/curves.csv --png $T/curves.csv"
   "file name too long|file name too long|replay --config $R --ckpt $CK --out $T/never-$LONG.gif"
+  "hji solve --out of 250 characters|file name too long (250 characters; at most|hji solve --config $T/p2.yaml --out $T/$N250"
+  "replay --out of 250 characters|file name too long (250 characters; at most|replay --config $R --ckpt $CK --out $T/$N250"
+  "eval --grad-out of 250 characters|file name too long (250 characters; at most|eval --config $R --ckpt $CK --grad-out $T/$N250"
+  "pg --png of 250 characters|file name too long (250 characters; at most|pg --plot $T/curves.csv --png $T/$N250"
+  "hji play --gif = the default --out|--gif $T/v_play.csv is also the output --out (default)|hji play --config $T/p2.yaml --value $T/v.safetensors --from 0,0 --gif $T/v_play.csv"
   "path too long|path too long|eval --config $R --ckpt $CK --grad-out $T/never8/$DEEP/g.safetensors"
   "run folder path too long|path too long|train --config $R --epochs 1 --out $T/never9/$DEEP"
   "run folder name too long|name too long (300 characters; at most 255)|train --config $R --epochs 1 --out $T/never16/$LONG"
@@ -98,6 +124,9 @@ table=(
   "stray argument|unexpected argument 'extra'|gradcheck --config $R extra"
   "missing value at the end|--ckpt needs a value|eval --config $R --ckpt"
   "missing value before an option|--out needs a value|train --config $R --out --quiet"
+  "missing value before --seed|--out needs a value|train --config $R --out --seed 3"
+  "missing value before -h|--out needs a value|train --config $R --out -h"
+  "missing value before --help|--ckpt needs a value|eval --config $R --ckpt --help"
   "empty value|--config: empty value|train --config '' --out $T/never14"
   "--threads -1|--threads: expected an integer from 0 to 64|train --config $R --threads -1 --out $T/never14"
   "train.threads: -1|key 'train.threads': -1 is out of range|train --config $(printf 'game: reach\ntrain: {threads: -1}\n' >"$T/t1.yaml"; echo "$T/t1.yaml") --out $T/never14"
@@ -130,6 +159,8 @@ done
 left=$(find "$T" -name '*.tmp.*' -o -name 'never*' | head -n 3)
 [ -z "$left" ] && ok "nothing left behind by the refused commands" || bad "left behind: $left"
 [ -p "$T/fifo" ] || bad "the FIFO was replaced"
+[ "$(cat "$T/keep.txt")" = precious ] && ok "a .lock link's target untouched" || bad "a .lock link's target was emptied"
+[ -e "$T/v_play.csv" ] && bad "hji play wrote its CSV though refused"
 
 # ---------------------------------------------------------------- 2. two runs, one folder
 printf 'game: reach\ntrain: {batch: 4, epochs: 1000000, snapshots: [1]}\n' >"$T/long.yaml"
@@ -177,6 +208,16 @@ else bad "--seeds with 80 seeds: $(head -c 300 "$T/err")"; fi
     && ok "--threads 0 (one per core) trains" || bad "--threads 0: $(cat "$T/err")"
 "$DG" hji solve --config "$T/p2.yaml" --out "$T/v0.safetensors" --threads 0 >/dev/null 2>"$T/err" \
     && ok "hji solve --threads 0 solves" || bad "hji --threads 0: $(cat "$T/err")"
+CDIR=$T/$(printf 'c%.0s' $(seq 1 200))                  # a long config path, named in messages
+mkdir -p "$CDIR" && cp "$T/p2.yaml" "$CDIR/p2.yaml"
+"$DG" hji solve --config "$CDIR/p2.yaml" --out "$T/vlong.safetensors" >/dev/null 2>"$T/err" \
+    && ok "hji solve of a config with a 250-character path" || bad "hji solve, long config path: $(head -c 300 "$T/err")"
+mkdir -p "$T/dots" && cp $R "$T/dots/...yaml" && cp $R "$T/dots/..yaml"
+for c in ...yaml ..yaml; do
+    (cd "$T/dots" && rm -rf runs && "$DG" train --config $c --epochs 1 --batch 2 --quiet >/dev/null 2>"$T/err") &&
+    [ -f "$T/dots/runs/run/final.safetensors" ] && [ ! -e "$T/dots/final.safetensors" ] && [ ! -e "$T/dots/runs/final.safetensors" ] \
+        && ok "config $c trains into runs/run" || bad "config $c: $(ls "$T/dots" "$T/dots/runs" 2>&1 | tr '\n' ' ') $(head -c 200 "$T/err")"
+done
 "$DG" games >/dev/full 2>"$T/err"; rc=$?
 [ $rc -eq 1 ] && grep -q "cannot write the results to standard output" "$T/err" \
     && ok "a failed write to stdout: exit 1" || bad "stdout to /dev/full: exit $rc"

@@ -45,6 +45,16 @@ hb = json.dumps(h).encode()
 hb += b" " * (-len(hb) % 8)
 open(sys.argv[1], "wb").write(struct.pack("<Q", len(hb)) + hb + bytes(24 * B))
 PY
+/usr/bin/python3 - "$T/v.safetensors" "$T/longgame.safetensors" <<'PY' || bad "make a value file with a long game name"
+import json, struct, sys
+b = open(sys.argv[1], 'rb').read()
+n = struct.unpack('<Q', b[:8])[0]
+h = json.loads(b[8:8 + n])
+h['__metadata__']['game'] = 'x' * 300
+hb = json.dumps(h).encode()
+hb += b' ' * (-len(hb) % 8)
+open(sys.argv[2], 'wb').write(struct.pack('<Q', len(hb)) + hb + b[8 + n:])
+PY
 "$DG" train --config configs/pixel.yaml --epochs 1 --batch 2 --out "$T/px" --quiet >/dev/null 2>&1 || bad "make a pixel checkpoint"
 PX=$(cfg px 'game: pixel\nrender: {size: 1024}\n')
 mkdir -p "$T/out"
@@ -80,6 +90,7 @@ table=(
   "value with other game constants|solved with game constant 1 = 0.5, but $T/g4.yaml sets 0.3|hji play --config $(cfg g4 'game: pursuit2d\nspeed_evader: 0.3\ngrid: {n: [41, 41]}\n') --value $T/v.safetensors --from 1,1 --out $O/v5.csv"
   "not a value file|final.safetensors: not a value file of 'difgames hji solve'|hji play --config $P2 --value $T/ck/final.safetensors --from 1,1 --out $O/v8.csv"
   "value not finite|nan.safetensors: tensor 'value' has a non-finite value|hji play --config $P2 --value $T/nan.safetensors --from 1,1 --out $O/v6.csv"
+  "plot of a value with a 300-character game|longgame.safetensors: metadata 'game' is 300 characters long, more than 31|hji plot --value $T/longgame.safetensors --out $O/v9.png"
   "plot of a value not finite|nan.safetensors: tensor 'value' has a non-finite value|hji plot --value $T/nan.safetensors --out $O/v7.png"
   "versus with another game's value|v.safetensors: solved for game 'pursuit2d', but configs/hji/chase4d_open.yaml is 'chase4d'|hji versus --config configs/duel_open.yaml --ckpt $T/duel/final.safetensors --hji configs/hji/chase4d_open.yaml --value $T/v.safetensors"
 )

@@ -181,6 +181,120 @@ static void test_dir_lock(void **state) {
     assert_int_equal(dg_dir_lock("/proc/dg_no/x", &e), -1);
 }
 
+/* Writes text into path. */
+static void write_text(const char *path, const char *text) {
+    FILE *fp = fopen(path, "w");
+    assert_non_null(fp);
+    fputs(text, fp);
+    fclose(fp);
+}
+
+/* Checks that path still holds text. */
+static void still_holds(const char *path, const char *text) {
+    char buf[64] = {0};
+    FILE *fp = fopen(path, "r");
+    assert_non_null(fp);
+    const size_t n = fread(buf, 1, sizeof buf - 1, fp);
+    fclose(fp);
+    buf[n] = 0;
+    assert_string_equal(buf, text);
+}
+
+/* a .lock that is a symbolic link or a hard link is refused, and the file it points to is untouched */
+static void test_dir_lock_links(void **state) {
+    (void)state;
+    char run[128], lock[160], victim[128];
+    in_dir(victim, sizeof victim, "victim.txt");
+    write_text(victim, "precious");
+    in_dir(run, sizeof run, "runs/sym");
+    dg_err e = {0};
+    assert_int_equal(dg_mkdirs(run, &e), DG_OK);
+    snprintf(lock, sizeof lock, "%s/.lock", run);
+    assert_int_equal(symlink(victim, lock), 0);
+    assert_int_equal(dg_dir_lock(run, &e), -1);
+    assert_int_equal(e.status, DG_ERR_IO);
+    if (!strstr(e.msg, "its lock file .lock is a symbolic link") || !strstr(e.msg, run)) fail_msg("%s", e.msg);
+    still_holds(victim, "precious");
+    in_dir(run, sizeof run, "runs/dangling");  /* a link to nothing: not made either */
+    assert_int_equal(dg_mkdirs(run, &e), DG_OK);
+    snprintf(lock, sizeof lock, "%s/.lock", run);
+    char ghost[128];
+    in_dir(ghost, sizeof ghost, "ghost.txt");
+    assert_int_equal(symlink(ghost, lock), 0);
+    assert_int_equal(dg_dir_lock(run, &e), -1);
+    assert_non_null(strstr(e.msg, "is a symbolic link"));
+    assert_int_not_equal(access(ghost, F_OK), 0);
+    in_dir(run, sizeof run, "runs/hard");
+    assert_int_equal(dg_mkdirs(run, &e), DG_OK);
+    snprintf(lock, sizeof lock, "%s/.lock", run);
+    assert_int_equal(link(victim, lock), 0);
+    assert_int_equal(dg_dir_lock(run, &e), -1);
+    if (!strstr(e.msg, "its lock file .lock has 2 names")) fail_msg("%s", e.msg);
+    still_holds(victim, "precious");
+}
+
+/* reads bounded by memory and by a cap, refused from the size alone (a sparse file is never read) */
+static void test_read_bounds(void **state) {
+    (void)state;
+    char big[128], cfg[128];
+    in_dir(big, sizeof big, "huge.bin");
+    FILE *fp = fopen(big, "w");
+    assert_non_null(fp);
+    fclose(fp);
+    if (truncate(big, (off_t)1 << 40) != 0) {  /* 1 TiB of holes: more than any machine's memory */
+        printf("  skip: no 1 TiB sparse file here\n");
+    } else {
+        dg_err e = {0};
+        unsigned char *buf = (unsigned char *)"x";
+        size_t len = 3;
+        assert_int_equal(dg_file_read_all(big, &buf, &len, &e), DG_ERR_ARG);
+        assert_null(buf);
+        assert_int_equal(len, 0);
+        if (!strstr(e.msg, big) || !strstr(e.msg, "too large to load")) fail_msg("%s", e.msg);
+    }
+    in_dir(cfg, sizeof cfg, "c.yaml");
+    write_text(cfg, "game: reach\n");
+    dg_err e = {0};
+    unsigned char *buf = NULL;
+    size_t len = 0;
+    assert_int_equal(dg_file_read_max(cfg, 12, &buf, &len, &e), DG_OK);  /* exactly the cap */
+    assert_int_equal(len, 12);
+    free(buf);
+    assert_int_equal(dg_file_read_max(cfg, 11, &buf, &len, &e), DG_ERR_ARG);
+    assert_null(buf);
+    if (!strstr(e.msg, cfg) || !strstr(e.msg, "more than the")) fail_msg("%s", e.msg);
+}
+
+/* the names dg_file_begin accepts are checked up front by dg_file_name_ok */
+static void test_file_name_ok(void **state) {
+    (void)state;
+    char name[400], path[5000];
+    dg_err e = {0};
+    assert_int_equal(dg_file_name_ok("runs/x/out.gif", &e), DG_OK);
+    assert_int_equal(dg_file_name_ok("", &e), DG_ERR_ARG);
+    assert_int_equal(dg_file_name_ok(NULL, &e), DG_ERR_ARG);
+    memset(name, 'n', 250);  /* within NAME_MAX, but not with ".tmp.<pid>" added */
+    name[250] = 0;
+    snprintf(path, sizeof path, "%s/%s", g_dir, name);
+    assert_int_equal(dg_file_name_ok(path, &e), DG_ERR_ARG);
+    if (!strstr(e.msg, "file name too long (250 characters")) fail_msg("%s", e.msg);
+    dg_file f;
+    assert_int_equal(dg_file_begin(&f, path, &e), DG_ERR_ARG);  /* the same rule */
+    name[200] = 0;
+    snprintf(path, sizeof path, "%s/%s", g_dir, name);
+    assert_int_equal(dg_file_name_ok(path, &e), DG_OK);
+    memset(name, 'd', 300);  /* a folder name past NAME_MAX */
+    name[300] = 0;
+    snprintf(path, sizeof path, "%s/%s/x.gif", g_dir, name);
+    assert_int_equal(dg_file_name_ok(path, &e), DG_ERR_ARG);
+    if (!strstr(e.msg, "folder name too long (300 characters")) fail_msg("%s", e.msg);
+    memset(path, 'a', 4090);  /* a path past DG_PATH_MAX once ".tmp.<pid>" is added */
+    for (int i = 100; i < 4090; i += 100) path[i] = '/';
+    path[4090] = 0;
+    assert_int_equal(dg_file_name_ok(path, &e), DG_ERR_ARG);
+    if (!strstr(e.msg, "path too long")) fail_msg("%s", e.msg);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_reads_refuse_non_regular),
@@ -188,6 +302,9 @@ int main(void) {
         cmocka_unit_test(test_path_join),
         cmocka_unit_test(test_path_same),
         cmocka_unit_test(test_dir_lock),
+        cmocka_unit_test(test_dir_lock_links),
+        cmocka_unit_test(test_read_bounds),
+        cmocka_unit_test(test_file_name_ok),
     };
     return cmocka_run_group_tests(tests, make_dir, remove_dir);
 }

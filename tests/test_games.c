@@ -501,6 +501,39 @@ static void test_replay_marks_violation(void **state) {
     setup_free(&s);
 }
 
+/* a track made once draws every frame as dg_replay_frame does (which reads the episode anew) */
+static void test_replay_track_same_frames(void **state) {
+    (void)state;
+    setup s;
+    setup_game(&s, "game: reach\nenv: {horizon: 4}\n");
+    const float traj[5 * 4] = {-0.6f, 0, 0, 0, -0.4f, 0, 0, 0, -0.1f, 0, 0, 0, 0.2f, 0.1f, 0, 0, 0.5f, 0.1f, 0, 0};
+    const float goal[2] = {0.7f, 0};
+    dg_image *a = dg_image_create(120, 120 + DG_REPLAY_HEADER, 0), *b = dg_image_create(120, 120 + DG_REPLAY_HEADER, 0);
+    dg_err e = {0};
+    dg_render_grid *g = dg_render_grid_create(30, 30, &e);
+    float *heat = malloc(30 * 30 * sizeof(float));
+    dg_replay_track *tr = dg_replay_track_create(s.env, traj, goal, 5, &e);
+    assert_non_null(a);
+    assert_non_null(b);
+    assert_non_null(g);
+    assert_non_null(heat);
+    assert_non_null(tr);
+    assert_null(dg_replay_track_create(s.env, traj, goal, 0, &e));
+    assert_int_equal(e.status, DG_ERR_ARG);
+    for (int t = 0; t <= 4; t++) {
+        dg_replay_frame(a, s.env, g, 0.08f, traj, goal, t, heat);
+        dg_replay_draw(b, s.env, tr, g, 0.08f, t, heat);
+        assert_memory_equal(a->rgb, b->rgb, (size_t)a->w * a->h * 3);
+    }
+    dg_replay_track_free(tr);
+    dg_replay_track_free(NULL);
+    free(heat);
+    dg_render_grid_free(g);
+    dg_image_free(a);
+    dg_image_free(b);
+    setup_free(&s);
+}
+
 static void record_lr(const dg_train_event *ev, void *user) {
     if (ev->kind == DG_EV_EPOCH) ((double *)user)[ev->stats->epoch] = ev->stats->lr;
 }
@@ -533,6 +566,7 @@ int main(void) {
         cmocka_unit_test(test_duel_capture_time),
         cmocka_unit_test(test_rule_metrics),
         cmocka_unit_test(test_replay_marks_violation),
+        cmocka_unit_test(test_replay_track_same_frames),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

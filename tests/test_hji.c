@@ -853,10 +853,46 @@ static void test_value_files(void **state) {
     assert_int_equal(dg_hji_value_read(&v, 0, W, &e), DG_OK);
     assert_int_equal(dg_hji_value_read(&v, 1, W, &e), DG_ERR_NONFINITE);
     assert_non_null(strstr(e.msg, "non-finite"));
+    /* a read past the stored times names the file and the times it holds */
+    assert_int_equal(dg_hji_value_read(&v, 2, W, &e), DG_ERR_ARG);
+    if (!strstr(e.msg, path) || !strstr(e.msg, "time index 2, but the file holds 2 times")) fail_msg("%s", e.msg);
+    assert_int_equal(dg_hji_value_read(&v, 0, NULL, &e), DG_ERR_ARG);
+    assert_non_null(strstr(e.msg, path));
     dg_hji_value_close(&v);
-    /* not a value file */
+    assert_int_equal(dg_hji_value_read(&v, 0, W, &e), DG_ERR_ARG);  /* closed */
+    /* not a value file; no label or path: "<memory>", never NULL through %s */
     const char junk[] = "not a safetensors file at all";
     assert_int_not_equal(dg_hji_value_parse(junk, sizeof junk, "junk", &v, &e), DG_OK);
+    assert_int_not_equal(dg_hji_value_parse(junk, sizeof junk, NULL, &v, &e), DG_OK);
+    if (!strstr(e.msg, "<memory>")) fail_msg("%s", e.msg);
+    assert_int_equal(dg_hji_value_open(NULL, &v, &e), DG_ERR_ARG);
+    /* a game name longer than any game's is refused, never cut */
+    {
+        FILE *fp = fopen(path, "rb");
+        assert_non_null(fp);
+        static unsigned char raw[1 << 16];
+        const size_t n = fread(raw, 1, sizeof raw, fp);
+        fclose(fp);
+        assert_true(n < sizeof raw);
+        const unsigned char *at = NULL;
+        for (size_t i = 0; i + 11 <= n && !at; i++)
+            if (!memcmp(raw + i, "\"pursuit2d\"", 11)) at = raw + i;
+        assert_non_null(at);
+        /* the header again with the game's name 40 characters longer, its size word to match */
+        uint64_t hlen;
+        memcpy(&hlen, raw, 8);
+        const size_t pad = 40;
+        static unsigned char out[(1 << 16) + 64];
+        const size_t pre = (size_t)(at - raw) + 1;  /* up to and with the opening quote */
+        memcpy(out, raw, pre);
+        memcpy(out + pre, "pursuit2d", 9);
+        memset(out + pre + 9, 'x', pad);
+        memcpy(out + pre + 9 + pad, raw + pre + 9, n - pre - 9);
+        const uint64_t h2 = hlen + pad;
+        memcpy(out, &h2, 8);
+        assert_int_equal(dg_hji_value_parse(out, n + pad, "long.safetensors", &v, &e), DG_ERR_FORMAT);
+        if (!strstr(e.msg, "metadata 'game' is 49 characters long")) fail_msg("%s", e.msg);
+    }
     remove(path);
     free(W);
     free(V);

@@ -16,6 +16,7 @@
 
 #include <cmocka.h>
 
+#include "core/internal.h"
 #include "difgames/difgames.h"
 
 static void test_mul_ok(void **state) {
@@ -208,10 +209,74 @@ static void test_disk(void **state) {
     dg_cfg_free(cfg);
 }
 
+/* Writes text into the file dir/name (dir made first). */
+static void put(const char *dir, const char *name, const char *text) {
+    char path[600];
+    snprintf(path, sizeof path, "mkdir -p '%s'", dir);
+    assert_int_equal(system(path), 0);
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *fp = fopen(path, "w");
+    assert_non_null(fp);
+    fputs(text, fp);
+    fclose(fp);
+}
+
+/* The cgroup bound on a fake tree: the working set (use less inactive page cache) counts, not the
+ * page cache; the tightest of the cgroup and its parents wins; missing files are skipped. */
+static void test_cgroup_left(void **state) {
+    (void)state;
+    char t[] = "/tmp/dg_cgroup_XXXXXX", v2[64], v1[64], proc[64], a[128], b[128];
+    assert_non_null(mkdtemp(t));
+    snprintf(v2, sizeof v2, "%s/v2", t);
+    snprintf(v1, sizeof v1, "%s/v1", t);
+    snprintf(proc, sizeof proc, "%s/cgroup", t);
+    snprintf(a, sizeof a, "%s/a", v2);
+    snprintf(b, sizeof b, "%s/a/b", v2);
+    assert_true(dg_mem_cgroup_left(proc, v2, v1) == -1);                 /* no /proc file: no bound */
+    put(t, "cgroup", "0::/a/b\n");
+    put(v2, "cgroup.procs", "");                                         /* the root: no memory.max */
+    put(a, "memory.max", "1000\n");
+    put(a, "memory.current", "900\n");
+    put(a, "memory.stat", "anon 300\nfile 600\ninactive_file 600\n");
+    put(b, "memory.max", "max\n");
+    put(b, "memory.current", "500\n");
+    assert_true(dg_mem_cgroup_left(proc, v2, v1) == 700);                /* the parent's, cache not counted */
+    put(b, "memory.max", "600\n");
+    put(b, "memory.stat", "inactive_file 400\n");
+    assert_true(dg_mem_cgroup_left(proc, v2, v1) == 500);                /* the cgroup's own is tighter */
+    put(a, "memory.stat", "anon 900\n");                               /* no inactive_file: all of it used */
+    put(a, "memory.max", "1000\n");
+    assert_true(dg_mem_cgroup_left(proc, v2, v1) == 100);
+    put(b, "memory.current", "900\n");                                 /* over the limit: nothing left */
+    put(b, "memory.stat", "inactive_file 0\n");
+    assert_true(dg_mem_cgroup_left(proc, v2, v1) == 0);
+    /* a cgroup namespace: the cgroup named is not under the mount, its own is the root */
+    put(t, "cgroup", "0::/elsewhere\n");
+    put(v2, "memory.max", "3000\n");
+    put(v2, "memory.current", "2500\n");
+    put(v2, "memory.stat", "inactive_file 1500\n");
+    assert_true(dg_mem_cgroup_left(proc, v2, v1) == 2000);
+    /* v1: memory.limit_in_bytes, usage_in_bytes, total_inactive_file (the hierarchy's) */
+    char x[128];
+    snprintf(x, sizeof x, "%s/x", v1);
+    put(t, "cgroup", "4:memory:/x\n0::/\n");
+    put(x, "memory.limit_in_bytes", "5000\n");
+    put(x, "memory.usage_in_bytes", "4000\n");
+    put(x, "memory.stat", "inactive_file 10\ntotal_inactive_file 3000\n");
+    put(v1, "memory.limit_in_bytes", "9223372036854771712\n");          /* v1's "no limit" */
+    assert_true(dg_mem_cgroup_left(proc, v2, v1) == 2000);              /* min(v1 4000, v2 root 2000) */
+    put(v2, "memory.max", "max\n");
+    assert_true(dg_mem_cgroup_left(proc, v2, v1) == 4000);
+    char rm[400];
+    snprintf(rm, sizeof rm, "rm -rf '%s'", t);
+    assert_int_equal(system(rm), 0);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_mul_ok),
         cmocka_unit_test(test_mem_limit),
+        cmocka_unit_test(test_cgroup_left),
         cmocka_unit_test(test_tape_estimate),
         cmocka_unit_test(test_train_memory_key),
         cmocka_unit_test(test_hji_memory),

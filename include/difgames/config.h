@@ -45,6 +45,7 @@
 extern "C" {
 #endif
 
+#define DG_CFG_MAX_BYTES (16 << 20)  /* largest config file dg_cfg_load reads (16 MiB); larger is refused */
 #define DG_CFG_MAX_DEPTH 64  /* deepest nesting of maps and lists accepted (the top-level map is 1) */
 
 typedef struct dg_cfg dg_cfg;  /* a parsed config; opaque */
@@ -52,7 +53,8 @@ typedef struct dg_cfg dg_cfg;  /* a parsed config; opaque */
 /* --------------------------------------------------------- load and free */
 
 /* Reads and parses a YAML file. Returns a new config (free with dg_cfg_free) or NULL with e set:
- * DG_ERR_IO (cannot read), DG_ERR_CONFIG ("FILE:LINE: problem"), DG_ERR_NOMEM. */
+ * DG_ERR_IO (cannot read), DG_ERR_ARG (more than DG_CFG_MAX_BYTES), DG_ERR_CONFIG ("FILE:LINE:
+ * problem"), DG_ERR_NOMEM. */
 dg_cfg     *dg_cfg_load(const char *path, dg_err *e);                                 /* file -> config              */
 /* Parses len bytes of text (need not be NUL-terminated; any bytes are safe); label names it in
  * messages (NULL: "<memory>"). Returns a new config or NULL with e set, as dg_cfg_load. */

@@ -78,7 +78,7 @@ typedef struct dg_game {
 struct dg_env {
     const dg_game *game;
     int   state_dim, aux_dim, obs_dim, act_dim;
-    int   nplayers;                             /* 1, or 2: a learned evader too     */
+    int   nplayers;                             /* 1, or 2: a learned evader too (0: 1) */
     int   obs2_dim, act2_dim;                   /* the evader's, when nplayers is 2  */
     int   horizon;                              /* H: steps per episode              */
     float dt;                                   /* seconds per step                  */

@@ -39,8 +39,16 @@ void      dg_file_abort(dg_file *f);                               /* close and 
 /* Opens path for reading if it is a regular file ("rb"); *size gets its size
  * (NULL: not wanted). Refuses FIFOs, devices and folders without blocking. */
 dg_status dg_file_open_read(const char *path, FILE **fp, size_t *size, dg_err *e);
-/* Reads a whole file into a malloc'd buffer (caller frees); adds a NUL after it. */
+/* Reads a whole file into a malloc'd buffer (caller frees); adds a NUL after it. A file whose
+ * size does not fit in memory (dg_mem_check) is refused before anything is allocated or read
+ * (DG_ERR_ARG naming the file). */
 dg_status dg_file_read_all(const char *path, unsigned char **out, size_t *len, dg_err *e);
+/* The same, refusing (DG_ERR_ARG naming the file and the bound) a file of more than max bytes. */
+dg_status dg_file_read_max(const char *path, size_t max, unsigned char **out, size_t *len, dg_err *e);
+/* DG_OK when path can name a file written by dg_file_begin: not empty, its temporary name
+ * "<path>.tmp.<pid>" shorter than DG_PATH_MAX and its last name within NAME_MAX, every folder
+ * name within NAME_MAX; else DG_ERR_ARG saying which. To check an output before a long job. */
+dg_status dg_file_name_ok(const char *path, dg_err *e);
 /* Makes a folder and its parents (like mkdir -p). */
 dg_status dg_mkdirs(const char *path, dg_err *e);
 /* out = "dir/name" (dir NULL or "": name); an error, never a cut name, when it

@@ -50,6 +50,13 @@ void cli_error(const char *cmd, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)))
 #endif
     ;
+/* Appends printf-style text to the NUL-terminated string in buf (cap bytes),
+ * cut at the end of buf; nothing when buf is full already. */
+void cli_catf(char *buf, size_t cap, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
 /* The default output folder of a config file: runs/<name>, name being the
  * config's path below its last configs/ folder without .yaml (configs/duel.yaml
  * -> runs/duel, configs/bench/reach.yaml -> runs/bench/reach), or else its file
@@ -93,9 +100,9 @@ int  cli_list(const char *cmd, const char *flag, const char *text, double lo, do
 typedef struct cli_path {
     const char *flag, *path;  /* path NULL: not given, skipped */
 } cli_path;
-/* Refuses an output that is one of the inputs or another output (the same
- * file, or the same path once normalised): one error line and EXIT_USAGE;
- * else 0. */
+/* Refuses an output whose name is too long to write (dg_file_name_ok), or
+ * that is one of the inputs or another output (the same file, or the same
+ * path once normalised): one error line and EXIT_USAGE; else 0. */
 int  cli_check_outputs(const char *cmd, const cli_path *outs, int nout, const cli_path *ins, int nin);
 
 /* Loads initial states from a safetensors file: "state" (B, state_dim) and, if

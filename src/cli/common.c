@@ -25,6 +25,15 @@ void cli_error(const char *cmd, const char *fmt, ...) {
     fputc('\n', stderr);
 }
 
+void cli_catf(char *buf, size_t cap, const char *fmt, ...) {
+    const size_t o = strnlen(buf, cap);
+    if (o + 1 >= cap) return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf + o, cap - o, fmt, ap);
+    va_end(ap);
+}
+
 int cli_run_dir(const char *config, char *buf, size_t n) {
     const char *name = config, *p = config;
     for (const char *hit; (hit = strstr(p, "configs/")) != NULL; p = hit + 1)
@@ -37,21 +46,23 @@ int cli_run_dir(const char *config, char *buf, size_t n) {
     size_t len = strlen(name);
     if (len > 5 && !strcmp(name + len - 5, ".yaml")) len -= 5;
     else if (len > 4 && !strcmp(name + len - 4, ".yml")) len -= 4;
-    const int w = len ? snprintf(buf, n, "runs/%.*s", (int)len, name) : snprintf(buf, n, "runs/run");
+    /* "..yaml" or "...yaml" would give runs/. or runs/.., a folder that is not the run's own */
+    const int dots = (len == 1 && name[0] == '.') || (len == 2 && !strncmp(name, "..", 2));
+    const int w = len && !dots ? snprintf(buf, n, "runs/%.*s", (int)len, name) : snprintf(buf, n, "runs/run");
     return w >= 0 && (size_t)w < n ? 0 : -1;
 }
 
 int cli_make_parent(const char *cmd, const char *flag, const char *path) {
-    char dir[1024];
-    const char *slash = strrchr(path, '/');
-    if (!slash || slash == path) return 0;  /* the working directory, or / */
-    if ((size_t)(slash - path) >= sizeof dir) {
-        cli_error(cmd, "%s: path too long: %s", flag, path);
+    char dir[DG_PATH_MAX];
+    dg_err e = {0};
+    if (dg_file_name_ok(path, &e) != DG_OK) {  /* the name dg_file_begin will need, before the long job */
+        cli_error(cmd, "%s: %s", flag, e.msg);
         return EXIT_USAGE;
     }
-    memcpy(dir, path, (size_t)(slash - path));
+    const char *slash = strrchr(path, '/');
+    if (!slash || slash == path) return 0;  /* the working directory, or / */
+    memcpy(dir, path, (size_t)(slash - path));  /* fits: dg_file_name_ok bounds path by DG_PATH_MAX */
     dir[slash - path] = 0;
-    dg_err e = {0};
     if (dg_mkdirs(dir, &e) != DG_OK) {
         cli_error(cmd, "%s: %s", flag, e.msg);
         return EXIT_USAGE;
@@ -107,8 +118,9 @@ int cli_parse(const char *cmd, int argc, char **argv, const cli_opt *opts, const
             *o->flag = 1;
             continue;
         }
-        /* "--out --ckpt x": --out has no value, it does not take "--ckpt" as one */
-        if (i + 1 >= argc || (!strncmp(argv[i + 1], "--", 2) && find_opt(opts, argv[i + 1]))) {
+        /* "--out --ckpt x", "--out -h": --out has no value, it takes no option (no word starting with
+         * "--", nor -h) as one */
+        if (i + 1 >= argc || !strncmp(argv[i + 1], "--", 2) || !strcmp(argv[i + 1], "-h")) {
             cli_error(cmd, "%s needs a value", a);
             return EXIT_USAGE;
         }
@@ -161,6 +173,11 @@ int cli_list(const char *cmd, const char *flag, const char *text, double lo, dou
 int cli_check_outputs(const char *cmd, const cli_path *outs, int nout, const cli_path *ins, int nin) {
     for (int i = 0; i < nout; i++) {
         if (!outs[i].path) continue;
+        dg_err e = {0};
+        if (dg_file_name_ok(outs[i].path, &e) != DG_OK) {  /* a name the write would refuse, refused now */
+            cli_error(cmd, "%s: %s", outs[i].flag, e.msg);
+            return EXIT_USAGE;
+        }
         for (int j = 0; j < nin + i; j++) {
             const cli_path *other = j < nin ? &ins[j] : &outs[j - nin];
             if (!other->path || !dg_path_same(outs[i].path, other->path)) continue;
@@ -273,6 +290,8 @@ void cli_setup_free(cli_setup *s) {
     memset(s, 0, sizeof *s);
 }
 
+#define INIT_MAX_ROWS (1 << 20)  /* initial states in one --init file */
+
 int cli_load_init(const char *cmd, const dg_env *env, const char *path, float **state, float **aux) {
     dg_err e = {0};
     *state = *aux = NULL;
@@ -283,8 +302,13 @@ int cli_load_init(const char *cmd, const dg_env *env, const char *path, float **
     }
     const dg_st_tensor *ts = dg_st_find(f, "state");
     int B = -1;
-    if (!ts || ts->ndim != 2 || ts->shape[1] != env->state_dim || ts->shape[0] < 1 || ts->shape[0] > (1 << 20)) {
+    if (!ts || ts->ndim != 2 || ts->shape[1] != env->state_dim || ts->shape[0] < 1) {
         cli_error(cmd, "%s: needs a tensor 'state' of shape (B, %d)", path, env->state_dim);
+        goto done;
+    }
+    if (ts->shape[0] > INIT_MAX_ROWS) {
+        cli_error(cmd, "%s: tensor 'state' has %lld rows, more than the %d initial states a file may hold", path,
+                  (long long)ts->shape[0], INIT_MAX_ROWS);
         goto done;
     }
     B = (int)ts->shape[0];

@@ -170,10 +170,10 @@ static int hji_solve(int argc, char **argv) {
         const double out_b = (double)nt * (double)(N + 16) * sizeof(double);
         const double need = (double)N * sizeof(double) * (p->obstacle ? 2 : 1) +
                             fmax(dg_hji_solve_memory(&p->grid, &p->game, &p->opts, nt), out_b + dg_hji_value_memory(p, nt, f32));
-        char what[160];
-        int o = snprintf(what, sizeof what, "%s: a grid of", config);
-        for (int k = 0; k < p->grid.ndim; k++) o += snprintf(what + o, sizeof what - (size_t)o, "%s%d", k ? "x" : " ", p->grid.n[k]);
-        snprintf(what + o, sizeof what - (size_t)o, " nodes at %d time%s", nt, nt > 1 ? "s" : "");
+        char what[400];
+        snprintf(what, sizeof what, "%.200s: a grid of", config);
+        for (int k = 0; k < p->grid.ndim; k++) cli_catf(what, sizeof what, "%s%d", k ? "x" : " ", p->grid.n[k]);
+        cli_catf(what, sizeof what, " nodes at %d time%s", nt, nt > 1 ? "s" : "");
         if (!cli_mem_ok("hji solve", need, what, "grid.n (or --times, or use --float32)")) {
             dg_hji_problem_free(p);
             dg_cfg_free(cfg);
@@ -192,9 +192,9 @@ static int hji_solve(int argc, char **argv) {
     bar b = {.tty = isatty(2), .banner = banner};
     p->opts.progress = on_progress;
     p->opts.progress_user = &b;
-    int bo = snprintf(banner, sizeof banner, "solving %s: grid", p->name);
-    for (int k = 0; k < p->grid.ndim; k++) bo += snprintf(banner + bo, sizeof banner - (size_t)bo, "%s%d", k ? "x" : " ", p->grid.n[k]);
-    snprintf(banner + bo, sizeof banner - (size_t)bo, ", t_end %g, memory about %.1f MiB, %s\n", p->t_end, mem_mib, dg_hji_accuracy_name(p->opts.deriv == DG_HJI_WENO5 ? DG_HJI_VERY_HIGH
+    snprintf(banner, sizeof banner, "solving %s: grid", p->name);
+    for (int k = 0; k < p->grid.ndim; k++) cli_catf(banner, sizeof banner, "%s%d", k ? "x" : " ", p->grid.n[k]);
+    cli_catf(banner, sizeof banner, ", t_end %g, memory about %.1f MiB, %s\n", p->t_end, mem_mib, dg_hji_accuracy_name(p->opts.deriv == DG_HJI_WENO5 ? DG_HJI_VERY_HIGH
                                                     : p->opts.deriv == DG_HJI_ENO3 ? DG_HJI_HIGH
                                                     : p->opts.deriv == DG_HJI_ENO2 ? DG_HJI_MEDIUM : DG_HJI_LOW));
     dg_hji_stats st;
@@ -365,9 +365,8 @@ static int hji_plot(int argc, char **argv) {
         const int w = 480, h = (int)fmin(480, 480.0 * (g->hi[1] - g->lo[1]) / (g->hi[0] - g->lo[0]));
         draw_slices(img, g, slices, vf.nt, vf.times, 20, 40, w, h < 120 ? 120 : h);
         char title[160];
-        const char *game = dg_st_meta(vf.f, "game");
-        int o = snprintf(title, sizeof title, "%s: zero level sets of V", game ? game : "value");
-        for (int k = 2; k < g->ndim; k++) o += snprintf(title + o, sizeof title - (size_t)o, ", x%d = %.3g", k, at[k]);
+        snprintf(title, sizeof title, "%s: zero level sets of V", vf.game[0] ? vf.game : "value");
+        for (int k = 2; k < g->ndim; k++) cli_catf(title, sizeof title, ", x%d = %.3g", k, at[k]);
         dg_image_text(img, 20, 12, title, 0xffffff, 2);
         char path[DG_PATH_MAX];
         dg_err e = {0};
@@ -402,8 +401,16 @@ static int hji_play(int argc, char **argv) {
         cli_error("hji play", "--config FILE, --value FILE and --from X1,X2,... are required (see --help)");
         return EXIT_USAGE;
     }
+    char csv_path[DG_PATH_MAX], tmp_path[DG_PATH_MAX + 32];
+    dg_err e = {0};
+    if (out && dg_path_join(csv_path, sizeof csv_path, NULL, out, &e) != DG_OK) {
+        cli_error("hji play", "--out: %s", e.msg);
+        return EXIT_USAGE;
+    }
+    if (!out && beside_value("hji play", value, "_play.csv", csv_path, sizeof csv_path)) return EXIT_USAGE;
+    /* the CSV that will be written, the default one included, against the inputs and --gif */
     const cli_path ins[] = {{"--config", config}, {"--value", value}};
-    const cli_path outs[] = {{"--out", out ? out : "hji_play.csv"}, {"--gif", gif}};
+    const cli_path outs[] = {{out ? "--out" : "--out (default)", csv_path}, {"--gif", gif}};
     if (cli_check_outputs("hji play", outs, 2, ins, 2)) return EXIT_USAGE;
     dg_cfg *cfg = NULL;
     dg_hji_problem *p = load_problem("hji play", config, NULL, -1, 0, &cfg);
@@ -418,8 +425,6 @@ static int hji_play(int argc, char **argv) {
     FILE *csv = NULL;
     dg_gif *gf = NULL;
     dg_image *img = NULL;
-    dg_err e = {0};
-    char csv_path[DG_PATH_MAX], tmp_path[DG_PATH_MAX + 32];
     const int nfrom = parse_list("hji play", "--from", from_s, x, DG_HJI_MAX_DIMS);
     if (nfrom != nx) {
         if (nfrom >= 0) cli_error("hji play", "--from: %s needs %d coordinates", p->name, nx);
@@ -458,12 +463,6 @@ static int hji_play(int argc, char **argv) {
         rc = EXIT_USAGE;
         goto done;
     }
-    if (out && dg_path_join(csv_path, sizeof csv_path, NULL, out, &e) != DG_OK) {
-        cli_error("hji play", "--out: %s", e.msg);
-        rc = EXIT_USAGE;
-        goto done;
-    }
-    if (!out && beside_value("hji play", value, "_play.csv", csv_path, sizeof csv_path)) { rc = EXIT_USAGE; goto done; }
     if (snprintf(tmp_path, sizeof tmp_path, "%s.tmp.%ld", csv_path, (long)getpid()) >= (int)sizeof tmp_path) {
         cli_error("hji play", "%s: path too long", csv_path);
         rc = EXIT_USAGE;

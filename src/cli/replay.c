@@ -80,6 +80,7 @@ int cmd_replay(int argc, char **argv) {
     dg_render_grid *grid = NULL;
     float *heat = NULL;
     dg_image *img = NULL;
+    dg_replay_track *track = NULL;
     dg_gif *gif = NULL;
     dg_ctx *ctx = NULL;
     dg_err e = {0};
@@ -97,7 +98,8 @@ int cmd_replay(int argc, char **argv) {
     float terms[DG_MAX_TERMS];
     char what[64];  /* one episode's tape: refused before it is allocated */
     snprintf(what, sizeof what, "an episode of horizon %d", H);
-    if (!cli_mem_ok("replay", dg_rollout_memory(env, s.opts.hidden, s.opts.nhidden, 1, H, 0), what, "env.horizon")) {
+    if (!cli_mem_ok("replay", dg_rollout_memory(env, s.opts.hidden, s.opts.nhidden, 1, H, 0) + dg_replay_track_memory(H + 1),
+                    what, "env.horizon")) {
         rc = EXIT_USAGE;
         goto done;
     }
@@ -132,9 +134,16 @@ int cmd_replay(int argc, char **argv) {
         rc = EXIT_USAGE;
         goto done;
     }
+    if (!(track = dg_replay_track_create(env, traj, aux, H + 1, &e))) {  /* the bodies at each step, once */
+        cli_error("replay", "%s", e.msg);
+        dg_gif_abort(gif);
+        gif = NULL;
+        rc = cli_exit_for(e.status);
+        goto done;
+    }
     for (int f = 0; f < frames; f++) {
         const int t = (int)((int64_t)f * H / (frames - 1));
-        dg_replay_frame(img, env, grid, 0.08f, traj, aux, t, heat);
+        dg_replay_draw(img, env, track, grid, 0.08f, t, heat);
         if (dg_gif_add_frame(gif, img, &e) != DG_OK) {
             cli_error("replay", "%s", e.msg);
             dg_gif_abort(gif);
@@ -153,6 +162,7 @@ int cmd_replay(int argc, char **argv) {
     fprintf(stderr, "wrote %s (%d frames, episode loss %.4g)\n", path, frames, loss_v);
 done:
     if (gif) dg_gif_abort(gif);
+    dg_replay_track_free(track);
     dg_image_free(img);
     free(heat);
     dg_render_grid_free(grid);

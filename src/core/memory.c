@@ -7,6 +7,7 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
+#include "core/internal.h"
 #include "difgames/memory.h"
 
 /* ------------------------------------------------------------ helpers */
@@ -34,36 +35,71 @@ static double mapped_now(void) {
     return ok ? (double)pages * (double)sysconf(_SC_PAGESIZE) : 0;
 }
 
-/* The cgroup (v2, or v1's memory controller) limit less its use; -1 if none. */
-static double cgroup_left(void) {
-    char line[512], path[700];
-    FILE *fp = fopen("/proc/self/cgroup", "r");
+/* The value of key in a memory.stat file ("key value" lines), or -1 (missing, unreadable). */
+static double read_stat(const char *path, const char *key) {
+    FILE *fp = fopen(path, "r");
+    if (!fp) return -1;
+    char line[256];
+    double v = -1;
+    const size_t k = strlen(key);
+    while (fgets(line, sizeof line, fp))
+        if (!strncmp(line, key, k) && line[k] == ' ') {
+            char *end;
+            v = strtod(line + k + 1, &end);
+            if (end == line + k + 1 || v < 0) v = -1;
+            break;
+        }
+    fclose(fp);
+    return v;
+}
+
+/* Room left under the limit of the cgroup folder dir: memory.max (v1: memory.limit_in_bytes)
+ * less the working set, i.e. the use less the inactive page cache (memory.stat inactive_file; v1:
+ * total_inactive_file), which the kernel reclaims before it kills. -1 if the folder sets no limit
+ * or cannot be read. */
+static double level_left(const char *dir, int v1) {
+    char path[700];
+    snprintf(path, sizeof path, "%s/%s", dir, v1 ? "memory.limit_in_bytes" : "memory.max");
+    const double max = read_number(path);
+    if (max < 0 || max >= 9e18) return -1;  /* "max", v1's "no limit", or not there */
+    snprintf(path, sizeof path, "%s/%s", dir, v1 ? "memory.usage_in_bytes" : "memory.current");
+    double used = read_number(path);
+    snprintf(path, sizeof path, "%s/memory.stat", dir);
+    const double cache = read_stat(path, v1 ? "total_inactive_file" : "inactive_file");
+    if (used < 0) used = 0;
+    if (cache > 0) used = used > cache ? used - cache : 0;
+    return max > used ? max - used : 0;
+}
+
+/* ------------------------------------------------------------ internal */
+
+double dg_mem_cgroup_left(const char *proc_cgroup, const char *v2_root, const char *v1_root) {
+    char line[512], dir[600];
+    FILE *fp = fopen(proc_cgroup, "r");
     double left = -1;
     if (!fp) return -1;
     while (fgets(line, sizeof line, fp)) {
         line[strcspn(line, "\n")] = 0;
-        const char *rel = NULL, *dir = NULL, *lim = NULL, *cur = NULL;
+        const char *rel = NULL, *root = NULL;
+        int v1 = 0;
         if (!strncmp(line, "0::", 3)) {
-            rel = line + 3, dir = "/sys/fs/cgroup", lim = "memory.max", cur = "memory.current";
+            rel = line + 3, root = v2_root;
         } else if (strstr(line, ":memory:")) {
-            rel = strstr(line, ":memory:") + 8, dir = "/sys/fs/cgroup/memory";
-            lim = "memory.limit_in_bytes", cur = "memory.usage_in_bytes";
+            rel = strstr(line, ":memory:") + 8, root = v1_root, v1 = 1;
         }
         if (!rel) continue;
         if (!strcmp(rel, "/")) rel = "";
-        snprintf(path, sizeof path, "%s%s/%s", dir, rel, lim);
-        double max = read_number(path);
-        if (max < 0 && !access(path, F_OK)) continue;  /* "max": no limit */
-        if (max < 0) {  /* a cgroup namespace: the process's own cgroup is mounted as the root */
-            rel = "";
-            snprintf(path, sizeof path, "%s/%s", dir, lim);
-            max = read_number(path);
+        const size_t rootlen = strlen(root);
+        if ((size_t)snprintf(dir, sizeof dir, "%s%s", root, rel) >= sizeof dir) continue;
+        if (access(dir, F_OK) != 0)
+            snprintf(dir, sizeof dir, "%s", root);  /* a cgroup namespace: its own cgroup is the root */
+        for (;;) {  /* this cgroup, then each parent: the tightest bound wins */
+            const double l = level_left(dir, v1);
+            if (l >= 0 && (left < 0 || l < left)) left = l;
+            char *slash = strrchr(dir, '/');
+            if (strlen(dir) <= rootlen || !slash || (size_t)(slash - dir) < rootlen) break;
+            *slash = 0;
         }
-        if (max < 0 || max >= 9e18) continue;  /* "max", or v1's "no limit" */
-        snprintf(path, sizeof path, "%s%s/%s", dir, rel, cur);
-        const double used = read_number(path);
-        const double l = max - (used > 0 ? used : 0);
-        if (left < 0 || l < left) left = l;
     }
     fclose(fp);
     return left;
@@ -88,7 +124,7 @@ double dg_mem_limit(const char **source) {
         const double left = (double)rl.rlim_cur - mapped_now();
         if (left < best) best = left, src = "ulimit -v";
     }
-    const double cg = cgroup_left();
+    const double cg = dg_mem_cgroup_left("/proc/self/cgroup", "/sys/fs/cgroup", "/sys/fs/cgroup/memory");
     if (cg >= 0 && cg < best) best = cg, src = "cgroup memory.max";
     if (best < page) best = page;
     if (source) *source = src;

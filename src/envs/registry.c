@@ -59,13 +59,14 @@ dg_env *dg_env_create_game(const dg_game *g, dg_cfg *cfg, dg_err *e) {
     /* what the game declared must come with the hooks that serve it: no caller
      * ever calls a NULL hook */
     const char *bad = NULL;
+    if (env->nplayers == 0) env->nplayers = 1;  /* a game that does not say has one player */
     if (env->state_dim < 1 || env->obs_dim < 1 || env->act_dim < 1 || env->horizon < 1)
         bad = "state_dim, obs_dim, act_dim and horizon must be >= 1";
     else if (env->nterms < 1 || env->nterms > DG_MAX_TERMS) bad = "nterms must be 1 to DG_MAX_TERMS";
     else if (env->nmetrics < 0 || env->nmetrics > DG_MAX_METRICS) bad = "nmetrics must be 0 to DG_MAX_METRICS";
     else if (env->nshapes < 0 || env->nshapes > DG_MAX_SHAPES) bad = "nshapes must be 0 to DG_MAX_SHAPES";
     else if (env->nmetrics > 0 && !g->metrics) bad = "it declares metrics (nmetrics > 0) but has no metrics hook";
-    else if (env->nplayers != 1 && env->nplayers != 2 && env->nplayers != 0) bad = "nplayers must be 1 or 2";
+    else if (env->nplayers != 1 && env->nplayers != 2) bad = "nplayers must be 1 or 2 (or 0, read as 1)";
     else if (env->nplayers == 2 && (!g->observe2 || env->obs2_dim < 1 || env->act2_dim < 1))
         bad = "a two-player game needs the observe2 hook, obs2_dim and act2_dim";
     else if (env->aux_dim < 0 || env->aux_user_dim < 0 || env->aux_user_dim > env->aux_dim)

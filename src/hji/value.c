@@ -68,6 +68,9 @@ static dg_status validate(dg_hji_value *v, const char *path, dg_err *e) {
         if (!(v->times[i] >= 0) || (i && !(v->times[i] > v->times[i - 1])))
             return dg_err_set(e, DG_ERR_FORMAT, "%s: metadata 'times' must be increasing and >= 0", path);
     const char *g = dg_st_meta(f, "game");
+    if (g && strlen(g) >= sizeof v->game)  /* no game has such a name: refused, never cut */
+        return dg_err_set(e, DG_ERR_FORMAT, "%s: metadata 'game' is %zu characters long, more than %zu", path,
+                          strlen(g), sizeof v->game - 1);
     snprintf(v->game, sizeof v->game, "%s", g ? g : "");
     const char *pm = dg_st_meta(f, "param");
     v->nparam = pm ? parse_list(pm, v->param, 16) : -1;
@@ -89,6 +92,7 @@ static dg_status validate(dg_hji_value *v, const char *path, dg_err *e) {
 
 dg_status dg_hji_value_open(const char *path, dg_hji_value *v, dg_err *e) {
     memset(v, 0, sizeof *v);
+    if (!path) return dg_err_set(e, DG_ERR_ARG, "hji value: a NULL path");
     snprintf(v->path, sizeof v->path, "%s", path);
     v->f = dg_st_load(path, e);
     if (!v->f) return e ? e->status : DG_ERR_IO;
@@ -99,6 +103,7 @@ dg_status dg_hji_value_open(const char *path, dg_hji_value *v, dg_err *e) {
 
 dg_status dg_hji_value_parse(const void *buf, size_t len, const char *label, dg_hji_value *v, dg_err *e) {
     memset(v, 0, sizeof *v);
+    if (!label) label = "<memory>";
     snprintf(v->path, sizeof v->path, "%s", label);
     v->f = dg_st_parse(buf, len, label, e);
     if (!v->f) return e ? e->status : DG_ERR_FORMAT;
@@ -114,7 +119,12 @@ void dg_hji_value_close(dg_hji_value *v) {
 }
 
 dg_status dg_hji_value_read(const dg_hji_value *v, int i, double *out, dg_err *e) {
-    if (!v || !v->f || i < 0 || i >= v->nt || !out) return dg_err_set(e, DG_ERR_ARG, "hji value: bad read");
+    if (!v || !v->f || !out)
+        return dg_err_set(e, DG_ERR_ARG, "%s: read of a value file not open, or into NULL",
+                          v && v->path[0] ? v->path : "hji value");
+    if (i < 0 || i >= v->nt)
+        return dg_err_set(e, DG_ERR_ARG, "%s: time index %d, but the file holds %d times (0 to %d)", v->path, i,
+                          v->nt, v->nt - 1);
     char key[32];
     key_of(i, v->nt, key, sizeof key);
     const dg_st_tensor *t = dg_st_find(v->f, key);

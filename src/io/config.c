@@ -996,7 +996,7 @@ dg_cfg *dg_cfg_load(const char *path, dg_err *e) {
     unsigned char *buf = NULL;
     size_t len = 0;
     if (!path) { dg_err_set(e, DG_ERR_ARG, "config path is NULL"); return NULL; }
-    if (dg_file_read_all(path, &buf, &len, e) != DG_OK) return NULL;
+    if (dg_file_read_max(path, DG_CFG_MAX_BYTES, &buf, &len, e) != DG_OK) return NULL;
     dg_cfg *c = dg_cfg_parse((const char *)buf, len, path, e);
     free(buf);
     return c;

@@ -3,10 +3,12 @@
 #define _POSIX_C_SOURCE 200809L
 #define _DEFAULT_SOURCE  /* flock */
 #include "difgames/fileio.h"
+#include "difgames/memory.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
@@ -88,17 +90,32 @@ static int normalise(const char *path, char *out, size_t size) {
 
 /* --------------------------------------------------------------- public */
 
-dg_status dg_file_begin(dg_file *f, const char *path, dg_err *e) {
-    memset(f, 0, sizeof *f);
+dg_status dg_file_name_ok(const char *path, dg_err *e) {
     if (!path || !*path) return dg_err_set(e, DG_ERR_ARG, "an empty file name");
     char pid[24];
     const int np = snprintf(pid, sizeof pid, ".tmp.%ld", (long)getpid());
-    if (strlen(path) + (size_t)np >= sizeof f->path)
+    if (strlen(path) + (size_t)np >= DG_PATH_MAX)
         return dg_err_set(e, DG_ERR_ARG, "%.200s...: path too long (%zu characters; at most %d)", path,
                           strlen(path), DG_PATH_MAX - 1 - np);
     if (last_len(path) + (size_t)np > NAME_MAX)
         return dg_err_set(e, DG_ERR_ARG, "%.200s...: file name too long (%zu characters; at most %d)", path,
                           last_len(path), NAME_MAX - np);
+    for (const char *c = path; *c;) {  /* and every folder on the way */
+        const size_t k = strcspn(c, "/");
+        if (k > NAME_MAX)
+            return dg_err_set(e, DG_ERR_ARG, "%.200s...: folder name too long (%zu characters; at most %d)", c, k,
+                              NAME_MAX);
+        c += k + (c[k] == '/');
+    }
+    return DG_OK;
+}
+
+dg_status dg_file_begin(dg_file *f, const char *path, dg_err *e) {
+    memset(f, 0, sizeof *f);
+    const dg_status ns = dg_file_name_ok(path, e);
+    if (ns != DG_OK) return ns;
+    char pid[24];
+    snprintf(pid, sizeof pid, ".tmp.%ld", (long)getpid());
     struct stat sb;
     if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode))
         return dg_err_set(e, DG_ERR_IO, "%s: cannot write: it is %s, not a regular file", path, kind_of(sb.st_mode));
@@ -160,6 +177,10 @@ dg_status dg_file_open_read(const char *path, FILE **fp, size_t *size, dg_err *e
 }
 
 dg_status dg_file_read_all(const char *path, unsigned char **out, size_t *len, dg_err *e) {
+    return dg_file_read_max(path, SIZE_MAX, out, len, e);
+}
+
+dg_status dg_file_read_max(const char *path, size_t max, unsigned char **out, size_t *len, dg_err *e) {
     *out = NULL;
     *len = 0;
     FILE *fp;
@@ -167,6 +188,16 @@ dg_status dg_file_read_all(const char *path, unsigned char **out, size_t *len, d
     dg_status st = dg_file_open_read(path, &fp, &n, e);
     if (st != DG_OK) return st;
     unsigned char *buf = NULL;
+    dg_err me = {0};
+    if (n > max) {  /* refused from its size alone: nothing is read */
+        st = dg_err_set(e, DG_ERR_ARG, "%s: a file of %.4g MiB, more than the %.4g MiB it may have", path,
+                        (double)n / 1048576.0, (double)max / 1048576.0);
+        goto done;
+    }
+    if (n == SIZE_MAX || dg_mem_check((double)n + 1, &me) != DG_OK) {
+        st = dg_err_set(e, DG_ERR_ARG, "%s: too large to load (%zu bytes): %s", path, n, me.msg);
+        goto done;
+    }
     buf = malloc(n + 1);
     if (!buf) { st = dg_err_set(e, DG_ERR_NOMEM, "%s: file too large to load (%zu bytes)", path, n); goto done; }
     if (n && fread(buf, 1, n, fp) != n) {
@@ -248,15 +279,26 @@ int dg_path_same(const char *a, const char *b) {
 int dg_dir_lock(const char *dir, dg_err *e) {
     char path[DG_PATH_MAX];
     if (dg_mkdirs(dir, e) != DG_OK || dg_path_join(path, sizeof path, dir, ".lock", e) != DG_OK) return -1;
-    const int fd = open(path, O_RDWR | O_CREAT | O_NONBLOCK | O_CLOEXEC, 0666);
+    /* O_NOFOLLOW: a symbolic link planted at .lock is refused, never followed to a file that
+     * the truncation below would empty */
+    const int fd = open(path, O_RDWR | O_CREAT | O_NONBLOCK | O_CLOEXEC | O_NOFOLLOW, 0666);
     if (fd < 0) {
-        dg_err_set(e, DG_ERR_IO, "%s: cannot create its lock file .lock: %s", dir, strerror(errno));
+        if (errno == ELOOP)
+            dg_err_set(e, DG_ERR_IO, "%s: its lock file .lock is a symbolic link; remove it", dir);
+        else
+            dg_err_set(e, DG_ERR_IO, "%s: cannot create its lock file .lock: %s", dir, strerror(errno));
         return -1;
     }
     struct stat sb;
     if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
         close(fd);
         dg_err_set(e, DG_ERR_IO, "%s: its lock file .lock is not a regular file", dir);
+        return -1;
+    }
+    if (sb.st_nlink != 1) {  /* a hard link to another file: truncating it would empty that file */
+        close(fd);
+        dg_err_set(e, DG_ERR_IO, "%s: its lock file .lock has %lu names (a hard link to another file); remove it",
+                   dir, (unsigned long)sb.st_nlink);
         return -1;
     }
     if (flock(fd, LOCK_EX | LOCK_NB) != 0) {

@@ -1,24 +1,33 @@
 /* One frame of an episode: header, soft render, shapes, goal, bodies and trails. */
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "difgames/replay.h"
 
 #define VIEW 1.08f  /* half-extent of the world shown */
 #define MAX_BODIES 8
+#define TRAIL_SEGMENTS 2048  /* trail segments drawn per body and frame, at most */
 
 static const uint32_t BODY_COLORS[] = {0xff8c1a, 0x33c3ff, 0xa0e060, 0xff5fd0};
 
 static float wx(float x, int size) { return (x + VIEW) / (2 * VIEW) * (float)size; }
 static float wy(float y, int size) { return DG_REPLAY_HEADER + (VIEW - y) / (2 * VIEW) * (float)size; }
 
+/* The bodies of state row t into xy / is_goal; their count, 0 to MAX_BODIES. */
 static int bodies_at(const dg_env *env, const float *traj, const float *aux, int t, float *xy, int *is_goal) {
     const int n = env->game->bodies(env, traj + (size_t)t * env->state_dim, aux, xy, is_goal);
     return n < 0 ? 0 : n > MAX_BODIES ? MAX_BODIES : n;
 }
 
-static unsigned violation_at(const dg_env *env, const float *traj, const float *aux, int t) {
-    return env->game->violation ? env->game->violation(env, traj + (size_t)t * env->state_dim, aux) : 0u;
-}
+struct dg_replay_track {
+    int            steps;             /* states held: 0 .. steps-1                               */
+    unsigned char *nb;                /* (steps) bodies at each step                             */
+    unsigned char *goal;              /* (steps) bit k: body k is a goal                         */
+    float         *xy;                /* (steps, MAX_BODIES, 2) positions                        */
+    unsigned char *red;               /* (steps) bit k: body k broke the rule at a step 1..s of
+                                       * its trail (and, where its trail ends, at that step)     */
+    int            end[MAX_BODIES];   /* first step whose segment body k lacks (steps: none)     */
+};
 
 static void draw_shapes(dg_image *img, const dg_env *env, int size) {
     for (int k = 0; k < env->nshapes; k++) {
@@ -38,13 +47,66 @@ static void draw_shapes(dg_image *img, const dg_env *env, int size) {
     }
 }
 
-void dg_replay_frame(dg_image *img, const dg_env *env, const dg_render_grid *grid, float sigma,
-                     const float *traj, const float *aux, int t, float *heat) {
-    if (!img || !env || !traj || t < 0) return;
+double dg_replay_track_memory(int steps) {
+    return steps < 1 ? 0 : (double)steps * (3 + 2 * MAX_BODIES * sizeof(float)) + sizeof(dg_replay_track);
+}
+
+dg_replay_track *dg_replay_track_create(const dg_env *env, const float *traj, const float *aux, int steps,
+                                        dg_err *e) {
+    if (!env || !traj || steps < 1) {
+        dg_err_set(e, DG_ERR_ARG, "replay track: needs a game, a trajectory and at least one step");
+        return NULL;
+    }
+    dg_replay_track *tr = calloc(1, sizeof *tr);
+    if (tr) {
+        tr->steps = steps;
+        tr->nb = calloc((size_t)steps, 1);
+        tr->goal = calloc((size_t)steps, 1);
+        tr->red = calloc((size_t)steps, 1);
+        tr->xy = calloc((size_t)steps * 2 * MAX_BODIES, sizeof(float));
+    }
+    if (!tr || !tr->nb || !tr->goal || !tr->red || !tr->xy) {
+        dg_replay_track_free(tr);
+        dg_err_set(e, DG_ERR_NOMEM, "replay track: out of memory for %d steps", steps);
+        return NULL;
+    }
+    for (int k = 0; k < MAX_BODIES; k++) tr->end[k] = steps;
+    if (!env->game->bodies) return tr;  /* no bodies: nothing but the header and shapes */
+    unsigned frozen = 0;  /* bodies whose trail has ended: their red no longer changes */
+    for (int s = 0; s < steps; s++) {
+        int g[MAX_BODIES];
+        float *xy = tr->xy + (size_t)s * 2 * MAX_BODIES;
+        const int n = bodies_at(env, traj, aux, s, xy, g);
+        tr->nb[s] = (unsigned char)n;
+        for (int k = 0; k < n; k++) tr->goal[s] |= (unsigned char)((g[k] != 0) << k);
+        if (s == 0) continue;
+        const unsigned v = env->game->violation ? env->game->violation(env, traj + (size_t)s * env->state_dim, aux)
+                                                : 0u;
+        tr->red[s] = (unsigned char)((tr->red[s - 1] | (v & ~frozen)) & 0xffu);
+        for (int k = 0; k < MAX_BODIES; k++)
+            if (!((frozen >> k) & 1u) && (tr->nb[s - 1] <= k || n <= k)) {
+                frozen |= 1u << k;
+                tr->end[k] = s;
+            }
+    }
+    return tr;
+}
+
+void dg_replay_track_free(dg_replay_track *tr) {
+    if (!tr) return;
+    free(tr->nb);
+    free(tr->goal);
+    free(tr->red);
+    free(tr->xy);
+    free(tr);
+}
+
+void dg_replay_draw(dg_image *img, const dg_env *env, const dg_replay_track *tr, const dg_render_grid *grid,
+                    float sigma, int t, float *heat) {
+    if (!img || !env || !tr || t < 0 || t >= tr->steps) return;
     const int size = img->w;
-    float xy[2 * MAX_BODIES];
-    int is_goal[MAX_BODIES];
-    const int nb = env->game->bodies ? bodies_at(env, traj, aux, t, xy, is_goal) : 0;
+    const float *xy = tr->xy + (size_t)t * 2 * MAX_BODIES;
+    const int nb = tr->nb[t];
     dg_image_clear(img, 0x101018);
     if (nb > 0 && grid && heat) {
         dg_render_points_f32(grid, xy, nb, NULL, sigma, heat);
@@ -52,26 +114,29 @@ void dg_replay_frame(dg_image *img, const dg_env *env, const dg_render_grid *gri
                            0.0f, 1.5f);
     }
     draw_shapes(img, env, size);
-    unsigned broken = 0;  /* bodies that broke the rule at some step 1..s */
+    unsigned broken = 0;  /* bodies that broke the rule at some step 1..t */
     int body = 0;
+    /* at most TRAIL_SEGMENTS segments a frame: every ceil(t / TRAIL_SEGMENTS)-th step (each one up to there) */
+    const int stride = t > TRAIL_SEGMENTS ? (t + TRAIL_SEGMENTS - 1) / TRAIL_SEGMENTS : 1;
     for (int k = 0; k < nb; k++) {
         const float x = wx(xy[2 * k], size), y = wy(xy[2 * k + 1], size);
-        if (is_goal[k]) {  /* a ring with a cross */
+        if ((tr->goal[t] >> k) & 1u) {  /* a ring with a cross */
             dg_image_circle_outline(img, x, y, 7, 0xff3030, 2);
             dg_image_line(img, x - 5, y, x + 5, y, 0xff3030, 1.5f);
             dg_image_line(img, x, y - 5, x, y + 5, 0xff3030, 1.5f);
             continue;
         }
         const uint32_t c = BODY_COLORS[body++ % 4];
-        int red = 0;
-        for (int s = 1; s <= t; s++) {  /* this body's trail so far, red from where it broke the rule */
-            float a[2 * MAX_BODIES], b[2 * MAX_BODIES];
-            int g2[MAX_BODIES];
-            red |= (violation_at(env, traj, aux, s) >> k) & 1u;
-            if (bodies_at(env, traj, aux, s - 1, a, g2) <= k || bodies_at(env, traj, aux, s, b, g2) <= k) break;
+        const int last = t < tr->end[k] - 1 ? t : tr->end[k] - 1;  /* this body's trail so far */
+        for (int s0 = 0; s0 < last;) {  /* red from where it broke the rule */
+            const int s1 = s0 + stride < last ? s0 + stride : last;
+            const float *a = tr->xy + (size_t)s0 * 2 * MAX_BODIES, *b = tr->xy + (size_t)s1 * 2 * MAX_BODIES;
+            const int r = (tr->red[s1] >> k) & 1u;
             dg_image_line(img, wx(a[2 * k], size), wy(a[2 * k + 1], size), wx(b[2 * k], size),
-                          wy(b[2 * k + 1], size), red ? DG_REPLAY_VIOLATION : c, red ? 2.0f : 1.5f);
+                          wy(b[2 * k + 1], size), r ? DG_REPLAY_VIOLATION : c, r ? 2.0f : 1.5f);
+            s0 = s1;
         }
+        const int red = (tr->red[t] >> k) & 1u;
         broken |= (unsigned)red << k;
         dg_image_circle_fill(img, x, y, 5, red ? DG_REPLAY_VIOLATION : c, 1.0f);
         dg_image_circle_outline(img, x, y, 5, 0xffffff, 1);
@@ -81,4 +146,12 @@ void dg_replay_frame(dg_image *img, const dg_env *env, const dg_render_grid *gri
              broken ? "  red: " : "", broken ? (env->violation_label ? env->violation_label : "broke the rule") : "");
     dg_image_rect_fill(img, 0, 0, img->w, DG_REPLAY_HEADER, 0x202030, 1.0f);
     dg_image_text(img, 6, 7, text, 0xffffff, 1);
+}
+
+void dg_replay_frame(dg_image *img, const dg_env *env, const dg_render_grid *grid, float sigma,
+                     const float *traj, const float *aux, int t, float *heat) {
+    if (!img || !env || !traj || t < 0) return;
+    dg_replay_track *tr = dg_replay_track_create(env, traj, aux, t + 1, NULL);
+    dg_replay_draw(img, env, tr, grid, sigma, t, heat);
+    dg_replay_track_free(tr);
 }
