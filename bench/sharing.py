@@ -3,11 +3,13 @@
 Runs a job alone, then two copies of it started together, and reports the slowdown
 (wall time of the pair / wall time of one). Two jobs that each use every core can at best
 take twice as long as one (slowdown 2.0). Each job runs under the command's own OpenMP wait
-policy (passive unless OMP_WAIT_POLICY is set) and, for comparison in the same run, under
-OMP_WAIT_POLICY=active (threads spin while they wait: libgomp's default for a program that
-does not choose).
+policy (threads poll 1000 times, then sleep: GOMP_SPINCOUNT=1000, unless the user set
+OMP_WAIT_POLICY or GOMP_SPINCOUNT) and, for comparison in the same run, under
+OMP_WAIT_POLICY=passive (sleep at once) and OMP_WAIT_POLICY=active (spin while waiting:
+libgomp's default for a program that does not choose).
 
-Jobs: `hji solve` of air3d (every core) and `train` of reach at batch 1024 on 2 threads.
+Jobs: `hji solve` of air3d (every core), and `train` of the reach benchmark task on 2
+threads at batch 64 (short parallel regions: one per epoch) and at batch 1024.
 
 usage: python3 bench/sharing.py [--difgames build/difgames] [--markdown FILE] [--repeat N]
 """
@@ -27,6 +29,9 @@ def jobs(tmp):
         "hji solve air3d (all cores)": lambda k: [dg, "hji", "solve", "--config",
                                                   os.path.join(ROOT, "configs/hji/air3d.yaml"),
                                                   "--out", os.path.join(tmp, f"v{k}.safetensors")],
+        "train reach B 64 (2 threads)": lambda k: [dg, "train", "--config", os.path.join(ROOT, "configs/bench/reach.yaml"),
+                                                   "--epochs", "600", "--threads", "2", "--quiet",
+                                                   "--out", os.path.join(tmp, f"run{k}")],
         "train reach B 1024 (2 threads)": lambda k: [dg, "train", "--config", os.path.join(ROOT, "configs/bench/reach.yaml"),
                                                      "--batch", "1024", "--epochs", "40", "--threads", "2", "--quiet",
                                                      "--out", os.path.join(tmp, f"run{k}")],
@@ -50,15 +55,16 @@ def median(xs):
 rows = []
 with tempfile.TemporaryDirectory() as tmp:
     for name, cmd in jobs(tmp).items():
-        for policy in ("difgames (passive)", "active (spinning)"):
+        for policy, var in (("difgames (spin 1000, sleep)", None), ("passive", "passive"), ("active (spin)", "active")):
             env = dict(os.environ)
             env.pop("OMP_WAIT_POLICY", None)
-            if policy.startswith("active"):
-                env["OMP_WAIT_POLICY"] = "active"
+            env.pop("GOMP_SPINCOUNT", None)
+            if var:
+                env["OMP_WAIT_POLICY"] = var
             one = median([wall([cmd(0)], env) for _ in range(args.repeat)])
             two = median([wall([cmd(0), cmd(1)], env) for _ in range(args.repeat)])
             rows.append((name, policy, one, two, two / one))
-            print(f"{name:<32} {policy:<20} one {one:7.3f} s, two at once {two:7.3f} s, slowdown {two / one:5.2f}x",
+            print(f"{name:<32} {policy:<28} one {one:7.3f} s, two at once {two:7.3f} s, slowdown {two / one:5.2f}x",
                   flush=True)
 if args.markdown:
     with open(args.markdown, "a") as f:

@@ -29,25 +29,28 @@ static const char USAGE[] =
     "check above its tolerance); 2 bad usage or input (an option, config or input file,\n"
     "or an output that cannot be written), with one line naming it; 130 interrupted.\n";
 
-/* OpenMP threads that wait for work spin by default (libgomp: about 300 000 polls before they
- * sleep). Alone on the machine that saves a few microseconds a parallel region; but two jobs
- * started together on the same cores spin against each other's work, and each runs 4-20x
- * slower instead of 2x. The command runs passive unless the user chose a policy: libgomp reads
- * OMP_WAIT_POLICY once, when it is loaded, before main(), so the command sets it and executes
- * itself again (once: the second start finds it set). DIFGAMES_NO_REEXEC=1 skips it (e.g. under
- * valgrind, which would run the new image natively). */
-static void wait_policy_passive(char **argv) {
+/* OpenMP threads that wait for work spin by default (libgomp: 300 000 polls, about a
+ * millisecond, before they sleep). Alone on the machine that saves microseconds a parallel
+ * region; but two jobs started together on the same cores spin against each other's work, and
+ * each runs 4-15x slower instead of 2x. The command lets them poll 1000 times (microseconds)
+ * and then sleep, unless the user chose (OMP_WAIT_POLICY or GOMP_SPINCOUNT): measured by
+ * bench/sharing.py, two air3d solves at once then take 2.0x one, not 14x, and one alone is
+ * within 5 % of spinning (fully passive waiting costs a lone solve 10-15 %). libgomp reads
+ * the variable once, when it is loaded, before main(); so the command sets it and executes
+ * itself again (once: the second start finds it set). DIFGAMES_NO_REEXEC=1 skips it (e.g.
+ * under valgrind, which would run the new image natively). */
+static void omp_short_spin(char **argv) {
     if (getenv("OMP_WAIT_POLICY") || getenv("GOMP_SPINCOUNT") || getenv("DIFGAMES_NO_REEXEC")) return;
     char self[PATH_MAX];
     ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
     if (n <= 0 || n >= (ssize_t)sizeof self - 1) return;  /* cannot find ourselves: keep running */
     self[n] = '\0';
-    if (setenv("OMP_WAIT_POLICY", "passive", 1) != 0) return;
+    if (setenv("GOMP_SPINCOUNT", "1000", 1) != 0) return;
     execv(self, argv);  /* returns only on failure: then run as we are, the policy unchanged */
 }
 
 int main(int argc, char **argv) {
-    wait_policy_passive(argv);
+    omp_short_spin(argv);
     if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help")) {
         fputs(USAGE, argc < 2 ? stderr : stdout);
         return argc < 2 ? EXIT_USAGE : 0;
