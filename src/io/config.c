@@ -1,5 +1,6 @@
-/* YAML configs: a node tree built from libyaml events, typed getters that
- * remember which keys they read, command-line overrides and a YAML dump. */
+/* YAML configs on libyaml's document API: one pass over the events refuses what a config may not
+ * hold, yaml_parser_load builds the tree, getters read it and remember what they read, dg_cfg_set
+ * edits it, and yaml_emitter_dump writes a copy of it back. */
 #define _POSIX_C_SOURCE 200809L
 #include "difgames/config.h"
 
@@ -20,39 +21,32 @@
 
 /* ------------------------------------------------------------------ types */
 
-enum { N_SCALAR, N_SEQ, N_MAP };
-
 enum {
-    F_USED     = 1u << 0,  /* a getter read this node: it and its subtree are known  */
-    F_VISITED  = 1u << 1,  /* a getter's path went through this map or list          */
-    F_QUOTED   = 1u << 2,  /* quoted or block scalar: a string, never a number       */
-    F_NULL     = 1u << 3,  /* plain "", "~" or "null": nothing written               */
-    F_OVERRIDE = 1u << 4,  /* made by dg_cfg_set, not read from the file             */
-    F_FLOW     = 1u << 5,  /* written [a, b] or {a: b}; dumped the same way          */
+    F_USED     = 1u << 0,  /* a getter read this node: it and its subtree are known */
+    F_VISITED  = 1u << 1,  /* a getter's path went through this map or list         */
+    F_OVERRIDE = 1u << 2,  /* made by dg_cfg_set, not read from the file            */
 };
 
-typedef struct cnode cnode;
-struct cnode {
-    int      kind;    /* N_SCALAR, N_SEQ or N_MAP                                          */
-    unsigned flags;   /* F_*                                                               */
-    int      line;    /* 1-based; a map value carries its key's position; 0: command line */
+/* What a config knows of a node beyond libyaml's: one per node of the document, at id - 1. */
+typedef struct meta {
+    unsigned flags;  /* F_*                                                                    */
+    int      line;   /* 1-based; a map value carries its key's position; 0: none or command line */
     int      col;
-    char    *text;    /* scalar: (len + 1) bytes, NUL-terminated; may hold "\0" escapes    */
-    size_t   len;
-    cnode  **keys;    /* map: (n) scalar keys in file order                               */
-    cnode  **vals;    /* map: (n) values; list: (n) items                                 */
-    size_t   n, cap;
-};
+} meta;
 
-#define MAX_ASKED 256   /* missing keys remembered for "did you mean" */
-#define PATH_CAP  512   /* longest key path shown in a message        */
+#define ROOT      1          /* the document's first node: the top-level map        */
+#define MAX_ASKED 256        /* missing keys remembered for "did you mean"          */
+#define PATH_CAP  512        /* longest key path shown in a message                 */
+#define MAX_NODES (1 << 20)  /* values one parse may hold: bounds the tree's memory */
 #define CMDLINE   "command line"
 
 struct dg_cfg {
-    char  *label;              /* file path or caller's label                    */
-    cnode *root;               /* always a map                                   */
-    char  *asked[MAX_ASKED];   /* paths a getter asked for and did not find      */
-    int    n_asked;
+    char           *label;             /* file path or caller's label                    */
+    yaml_document_t doc;               /* node ROOT is always a map                      */
+    meta           *m;                 /* (n_m) per node                                 */
+    size_t          n_m;
+    char           *asked[MAX_ASKED];  /* paths a getter asked for and did not find      */
+    int             n_asked;
 };
 
 /* One step of a key path: a name ("env") or an index ("[2]", or a name of digits). */
@@ -65,93 +59,57 @@ typedef struct step {
     size_t      idx;
 } step;
 
-/* Reads one YAML stream into nodes. */
+/* Reads one YAML text: a file's, or the value of a dg_cfg_set (override). */
 typedef struct parser {
-    yaml_parser_t        yp;
-    const char          *label;     /* file mode: the name in "FILE:LINE"                   */
-    const unsigned char *text;      /* input, for the line of a reader (encoding) error     */
+    const char          *label;     /* file mode: the name in "FILE:LINE"               */
+    const unsigned char *text;
     size_t               len;
-    int                  override;  /* parsing a dg_cfg_set value: no lines, F_OVERRIDE    */
-    const char          *key;       /* override mode: the key being set                     */
-    char                 path[PATH_CAP]; /* path of the node being read, for messages      */
+    int                  override;  /* no lines; errors name the key being set           */
+    const char          *key;
+    char                 path[PATH_CAP]; /* path of the node being checked, for messages */
     size_t               plen;
     dg_err              *e;
 } parser;
 
-/* Growable output buffer for the emitter. */
-typedef struct sbuf {
+typedef struct sbuf {  /* growable output of the emitter */
     char  *buf;
     size_t len, cap;
 } sbuf;
 
 /* ------------------------------------------------------- internal helpers */
 
-static cnode *node_new(int kind, int line, int col, unsigned flags) {
-    cnode *n = calloc(1, sizeof *n);
-    if (!n) return NULL;
-    n->kind = kind;
-    n->line = line;
-    n->col = col;
-    n->flags = flags;
-    return n;
+static yaml_node_t *node(const dg_cfg *c, int id) {
+    return yaml_document_get_node((yaml_document_t *)&c->doc, id);
 }
 
-/* Depth is bounded by DG_CFG_MAX_DEPTH (plus one scalar level), so recursion is safe. */
-static void node_free(cnode *n) {
-    if (!n) return;
-    for (size_t i = 0; i < n->n; i++) {
-        if (n->keys) node_free(n->keys[i]);
-        node_free(n->vals[i]);
+static size_t n_kids(const yaml_node_t *n) {  /* entries of a map, items of a list */
+    if (n->type == YAML_MAPPING_NODE) return (size_t)(n->data.mapping.pairs.top - n->data.mapping.pairs.start);
+    if (n->type == YAML_SEQUENCE_NODE) return (size_t)(n->data.sequence.items.top - n->data.sequence.items.start);
+    return 0;
+}
+
+static const char *text_of(const yaml_node_t *n) { return (const char *)n->data.scalar.value; }
+
+static int quoted(const yaml_node_t *n) {  /* quoted or block scalar: a string, never a number */
+    return n->type == YAML_SCALAR_NODE && n->data.scalar.style != YAML_PLAIN_SCALAR_STYLE;
+}
+
+/* 1 for a plain scalar that YAML reads as null: "", "~", "null". */
+static int is_null(const yaml_node_t *n) {
+    if (n->type != YAML_SCALAR_NODE || quoted(n)) return 0;
+    const char *s = text_of(n);
+    size_t len = n->data.scalar.length;
+    return len == 0 || (len == 1 && s[0] == '~') ||
+           (len == 4 && (!memcmp(s, "null", 4) || !memcmp(s, "Null", 4) || !memcmp(s, "NULL", 4)));
+}
+
+/* Index of key name in map node n, or -1. */
+static long map_index(const dg_cfg *c, const yaml_node_t *n, const char *name, size_t nlen) {
+    for (size_t i = 0; i < n_kids(n); i++) {
+        const yaml_node_t *k = node(c, n->data.mapping.pairs.start[i].key);
+        if (k->data.scalar.length == nlen && !memcmp(k->data.scalar.value, name, nlen)) return (long)i;
     }
-    free(n->keys);
-    free(n->vals);
-    free(n->text);
-    free(n);
-}
-
-/* 1 for plain text that YAML reads as null. */
-static int is_null_text(const char *s, size_t n) {
-    return n == 0 || (n == 1 && s[0] == '~') ||
-           (n == 4 && (!memcmp(s, "null", 4) || !memcmp(s, "Null", 4) || !memcmp(s, "NULL", 4)));
-}
-
-static cnode *scalar_new(const char *s, size_t len, int quoted, int line, int col, unsigned flags) {
-    cnode *n = node_new(N_SCALAR, line, col, flags);
-    if (!n) return NULL;
-    n->text = malloc(len + 1);
-    if (!n->text) { free(n); return NULL; }
-    if (len) memcpy(n->text, s, len);
-    n->text[len] = 0;
-    n->len = len;
-    if (quoted) n->flags |= F_QUOTED;
-    else if (is_null_text(s, len)) n->flags |= F_NULL;
-    return n;
-}
-
-/* Appends an item (key NULL) or a map entry; on failure the caller still owns key and val. */
-static int node_push(cnode *n, cnode *key, cnode *val) {
-    if (n->n == n->cap) {
-        size_t cap = n->cap ? n->cap * 2 : 4;
-        if (cap > SIZE_MAX / sizeof(cnode *)) return 0;
-        cnode **v = realloc(n->vals, cap * sizeof *v);
-        if (!v) return 0;
-        n->vals = v;
-        if (n->kind == N_MAP) {
-            cnode **k = realloc(n->keys, cap * sizeof *k);
-            if (!k) return 0;
-            n->keys = k;
-        }
-        n->cap = cap;
-    }
-    if (n->kind == N_MAP) n->keys[n->n] = key;
-    n->vals[n->n++] = val;
-    return 1;
-}
-
-static size_t map_index(const cnode *m, const char *name, size_t nlen) {
-    for (size_t i = 0; i < m->n; i++)
-        if (m->keys[i]->len == nlen && !memcmp(m->keys[i]->text, name, nlen)) return i;
-    return SIZE_MAX;
+    return -1;
 }
 
 /* Appends n bytes of s to buf (capacity cap, current length *pos), turning control characters into
@@ -173,39 +131,33 @@ static void put_clean(char *buf, size_t cap, size_t *pos, const char *s, size_t 
 }
 
 /* Describes what a node holds, for "got ...": "'abc'", "the quoted string \"5\"", "a list", "nothing". */
-static void describe(const cnode *n, char *buf, size_t cap) {
+static void describe(const yaml_node_t *n, char *buf, size_t cap) {
     char t[64];
     size_t p = 0;
-    if (!n) { snprintf(buf, cap, "nothing"); return; }
-    if (n->kind == N_MAP) { snprintf(buf, cap, "a map"); return; }
-    if (n->kind == N_SEQ) { snprintf(buf, cap, "a list"); return; }
-    if (n->flags & F_NULL) { snprintf(buf, cap, "nothing"); return; }
-    put_clean(t, sizeof t, &p, n->text, n->len);
-    if (n->flags & F_QUOTED) snprintf(buf, cap, "the quoted string \"%s\"", t);
+    if (!n || is_null(n)) { snprintf(buf, cap, "nothing"); return; }
+    if (n->type == YAML_MAPPING_NODE) { snprintf(buf, cap, "a map"); return; }
+    if (n->type == YAML_SEQUENCE_NODE) { snprintf(buf, cap, "a list"); return; }
+    put_clean(t, sizeof t, &p, text_of(n), n->data.scalar.length);
+    if (quoted(n)) snprintf(buf, cap, "the quoted string \"%s\"", t);
     else snprintf(buf, cap, "'%s'", t);
 }
 
-/* Where a node is, for messages: "FILE:LINE", "command line", or "FILE" (no node). */
-static void where(const dg_cfg *c, const cnode *n, char *buf, size_t cap) {
-    if (n && (n->flags & F_OVERRIDE)) snprintf(buf, cap, CMDLINE);
-    else if (n && n->line > 0) snprintf(buf, cap, "%.400s:%d", c->label, n->line);
-    else snprintf(buf, cap, "%.400s", c->label);
-}
-
-/* Sets e to "WHERE: <fmt>" with WHERE taken from node n; returns st. */
-static dg_status node_err(const dg_cfg *c, const cnode *n, dg_status st, dg_err *e, const char *fmt, ...)
+/* Sets e to "WHERE: <fmt>", WHERE being node id's "FILE:LINE", "command line", or "FILE" (id 0). */
+static dg_status node_err(const dg_cfg *c, int id, dg_status st, dg_err *e, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 5, 6)))
 #endif
     ;
-static dg_status node_err(const dg_cfg *c, const cnode *n, dg_status st, dg_err *e, const char *fmt, ...) {
-    char loc[448], body[DG_ERR_LEN];
+static dg_status node_err(const dg_cfg *c, int id, dg_status st, dg_err *e, const char *fmt, ...) {
+    char body[DG_ERR_LEN];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(body, sizeof body, fmt, ap);
     va_end(ap);
-    where(c, n, loc, sizeof loc);
-    return dg_err_set(e, st, "%s: %s", loc, body);
+    const meta *m = id ? &c->m[id - 1] : NULL;
+    if (m && (m->flags & F_OVERRIDE)) return dg_err_set(e, st, CMDLINE ": %s", body);
+    if (m && m->line > 0) return dg_err_set(e, st, "%.400s:%d: %s", c->label, m->line, body);
+    return dg_err_set(e, st, "%.400s: %s", c->label, body);
 }
 
 /* Reads the next step of a path. Returns 1 for a step, 0 at the end, -1 when malformed. */
@@ -262,12 +214,12 @@ static int path_steps(const char *path) {
     return r < 0 ? -1 : n;
 }
 
-/* Finds the node at path. Returns DG_OK with *out NULL when a key on the way is missing (*deepest:
+/* Finds the node at path. Returns DG_OK with *out 0 when a key on the way is missing (*deepest:
  * the last node found), or an error when the path is malformed or runs into a scalar. An empty
  * ("env:") value reads as an empty map. Marks the maps and lists passed through when mark. */
-static dg_status walk(dg_cfg *c, const char *path, int mark, cnode **out, cnode **deepest, dg_err *e) {
-    cnode *cur = c->root;
-    *out = NULL;
+static dg_status walk(dg_cfg *c, const char *path, int mark, int *out, int *deepest, dg_err *e) {
+    int cur = ROOT;
+    *out = 0;
     if (deepest) *deepest = cur;
     if (!path || path_steps(path) < 0)
         return dg_err_set(e, DG_ERR_ARG, "%.400s: invalid config key '%.64s'", c->label, path ? path : "(null)");
@@ -276,22 +228,22 @@ static dg_status walk(dg_cfg *c, const char *path, int mark, cnode **out, cnode 
     int first = 1;
     while (next_step(&p, first, &s) == 1) {
         first = 0;
-        cnode *child = NULL;
-        int plen = (int)(s.start - path);
-        if (cur->kind == N_MAP) {
+        const yaml_node_t *n = node(c, cur);
+        int child = 0, plen = (int)(s.start - path);
+        if (n->type == YAML_MAPPING_NODE) {
             if (s.index) return node_err(c, cur, DG_ERR_CONFIG, e, "key '%.*s': expected a list, got a map", plen, path);
-            size_t i = map_index(cur, s.name, s.nlen);
-            if (i != SIZE_MAX) child = cur->vals[i];
-        } else if (cur->kind == N_SEQ) {
+            long i = map_index(c, n, s.name, s.nlen);
+            if (i >= 0) child = n->data.mapping.pairs.start[i].value;
+        } else if (n->type == YAML_SEQUENCE_NODE) {
             if (!s.numeric) return node_err(c, cur, DG_ERR_CONFIG, e, "key '%.*s': expected a map, got a list", plen, path);
-            if (s.idx < cur->n) child = cur->vals[s.idx];
-        } else if (!(cur->flags & F_NULL)) {
+            if (s.idx < n_kids(n)) child = n->data.sequence.items.start[s.idx];
+        } else if (!is_null(n)) {
             char got[96];
-            describe(cur, got, sizeof got);
+            describe(n, got, sizeof got);
             return node_err(c, cur, DG_ERR_CONFIG, e, "key '%.*s': expected a %s, got %s", plen, path,
                             s.index ? "list" : "map", got);
         }
-        if (mark) cur->flags |= F_VISITED;
+        if (mark) c->m[cur - 1].flags |= F_VISITED;
         if (!child) return DG_OK;
         cur = child;
         if (deepest) *deepest = cur;
@@ -312,10 +264,10 @@ static void remember_missing(dg_cfg *c, const char *path) {
     c->asked[c->n_asked++] = s;
 }
 
-/* The node a getter reads: marks it used; *out NULL when missing (an error when req). */
-static dg_status get_node(dg_cfg *c, const char *path, int req, cnode **out, dg_err *e) {
-    cnode *deep = NULL;
-    *out = NULL;
+/* The node a getter reads: marks it used; *out 0 when missing (an error when req). */
+static dg_status find(dg_cfg *c, const char *path, int req, int *out, dg_err *e) {
+    int deep = 0;
+    *out = 0;
     if (!c) return dg_err_set(e, DG_ERR_ARG, "config is NULL");
     dg_status st = walk(c, path, 1, out, &deep, e);
     if (st != DG_OK) return st;
@@ -324,15 +276,15 @@ static dg_status get_node(dg_cfg *c, const char *path, int req, cnode **out, dg_
         if (req) return node_err(c, deep, DG_ERR_CONFIG, e, "missing required key '%.200s'", path);
         return DG_OK;
     }
-    (*out)->flags |= F_USED;
+    c->m[*out - 1].flags |= F_USED;
     return DG_OK;
 }
 
-/* Sets e to "WHERE: key 'path': expected <what>, got <n>". */
-static dg_status type_err(const dg_cfg *c, const cnode *n, const char *path, const char *what, dg_err *e) {
+/* Sets e to "WHERE: key 'path': expected <what>, got <node>". */
+static dg_status type_err(const dg_cfg *c, int id, const char *path, const char *what, dg_err *e) {
     char got[96];
-    describe(n, got, sizeof got);
-    return node_err(c, n, DG_ERR_CONFIG, e, "key '%.200s': expected %s, got %s", path, what, got);
+    describe(node(c, id), got, sizeof got);
+    return node_err(c, id, DG_ERR_CONFIG, e, "key '%.200s': expected %s, got %s", path, what, got);
 }
 
 /* strtod and snprintf("%g") in the C locale, whatever the program's locale. */
@@ -395,59 +347,67 @@ static int is_nonfinite_text(const char *s, size_t n) {
     return 0;
 }
 
-/* Converts a scalar to a finite float; on failure sets e with path shown as given. */
-static dg_status conv_f32(const dg_cfg *c, const cnode *n, const char *path, float *out, dg_err *e) {
-    if (n->kind != N_SCALAR || (n->flags & (F_NULL | F_QUOTED))) return type_err(c, n, path, "a number", e);
-    if (is_nonfinite_text(n->text, n->len)) return type_err(c, n, path, "a finite number", e);
-    if (!is_decimal(n->text, n->len)) return type_err(c, n, path, "a number", e);
-    c_numeric cn;
-    c_numeric_begin(&cn);
-    errno = 0;
-    double d = strtod(n->text, NULL);
-    c_numeric_end(&cn);
-    if (!isfinite(d)) return type_err(c, n, path, "a finite number", e);
-    if (fabs(d) > FLT_MAX) return type_err(c, n, path, "a finite number within the 32-bit float range", e);
-    *out = (float)d;
-    return DG_OK;
-}
+enum { T_F32, T_INT, T_BOOL, T_STR };
 
-static dg_status conv_int(const dg_cfg *c, const cnode *n, const char *path, int *out, dg_err *e) {
-    if (n->kind != N_SCALAR || (n->flags & (F_NULL | F_QUOTED))) return type_err(c, n, path, "an integer", e);
-    size_t i = 0;
-    if (i < n->len && (n->text[i] == '+' || n->text[i] == '-')) i++;
-    if (i == n->len) return type_err(c, n, path, "an integer", e);
-    for (; i < n->len; i++)
-        if (n->text[i] < '0' || n->text[i] > '9') return type_err(c, n, path, "an integer", e);
-    errno = 0;
-    long long v = strtoll(n->text, NULL, 10);
-    if (errno == ERANGE || v < INT_MIN || v > INT_MAX) {
-        char got[96];
-        describe(n, got, sizeof got);
-        return node_err(c, n, DG_ERR_CONFIG, e, "key '%.200s': %s is out of the integer range [%d, %d]",
-                        path, got, INT_MIN, INT_MAX);
-    }
-    *out = (int)v;
-    return DG_OK;
-}
-
-static dg_status conv_bool(const dg_cfg *c, const cnode *n, const char *path, int *out, dg_err *e) {
+/* Converts node id to type T_* into out (written only on success); errors show path as given. */
+static dg_status conv(const dg_cfg *c, int id, const char *path, int type, void *out, dg_err *e) {
     static const char *const yes[] = {"true", "True", "TRUE", "yes", "Yes", "YES", "on", "On", "ON"};
     static const char *const no[]  = {"false", "False", "FALSE", "no", "No", "NO", "off", "Off", "OFF"};
-    if (n->kind == N_SCALAR && !(n->flags & (F_NULL | F_QUOTED))) {
-        for (size_t k = 0; k < sizeof yes / sizeof yes[0]; k++) {
-            if (n->len == strlen(yes[k]) && !memcmp(n->text, yes[k], n->len)) { *out = 1; return DG_OK; }
-            if (n->len == strlen(no[k]) && !memcmp(n->text, no[k], n->len)) { *out = 0; return DG_OK; }
-        }
+    static const char *const what[] = {"a number", "an integer", "true or false", "a string"};
+    const yaml_node_t *n = node(c, id);
+    int plain = n->type == YAML_SCALAR_NODE && !quoted(n) && !is_null(n);
+    const char *s = n->type == YAML_SCALAR_NODE ? text_of(n) : NULL;
+    size_t len = s ? n->data.scalar.length : 0;
+    if (type == T_STR) {
+        if (n->type != YAML_SCALAR_NODE || is_null(n)) return type_err(c, id, path, what[type], e);
+        if (strlen(s) != len)
+            return node_err(c, id, DG_ERR_CONFIG, e, "key '%.200s': expected a string without NUL characters", path);
+        *(const char **)out = s;
+        return DG_OK;
     }
-    return type_err(c, n, path, "true or false", e);
+    if (!plain) return type_err(c, id, path, what[type], e);
+    if (type == T_BOOL) {
+        for (size_t k = 0; k < sizeof yes / sizeof yes[0]; k++) {
+            if (len == strlen(yes[k]) && !memcmp(s, yes[k], len)) { *(int *)out = 1; return DG_OK; }
+            if (len == strlen(no[k]) && !memcmp(s, no[k], len)) { *(int *)out = 0; return DG_OK; }
+        }
+        return type_err(c, id, path, what[type], e);
+    }
+    if (type == T_INT) {
+        size_t i = (s[0] == '+' || s[0] == '-');
+        if (i == len) return type_err(c, id, path, what[type], e);
+        for (; i < len; i++)
+            if (s[i] < '0' || s[i] > '9') return type_err(c, id, path, what[type], e);
+        errno = 0;
+        long long v = strtoll(s, NULL, 10);
+        if (errno == ERANGE || v < INT_MIN || v > INT_MAX) {
+            char got[96];
+            describe(n, got, sizeof got);
+            return node_err(c, id, DG_ERR_CONFIG, e, "key '%.200s': %s is out of the integer range [%d, %d]",
+                            path, got, INT_MIN, INT_MAX);
+        }
+        *(int *)out = (int)v;
+        return DG_OK;
+    }
+    if (is_nonfinite_text(s, len)) return type_err(c, id, path, "a finite number", e);
+    if (!is_decimal(s, len)) return type_err(c, id, path, what[type], e);
+    c_numeric cn;
+    c_numeric_begin(&cn);
+    double d = strtod(s, NULL);
+    c_numeric_end(&cn);
+    if (!isfinite(d)) return type_err(c, id, path, "a finite number", e);
+    if (fabs(d) > FLT_MAX) return type_err(c, id, path, "a finite number within the 32-bit float range", e);
+    *(float *)out = (float)d;
+    return DG_OK;
 }
 
-/* A scalar as a C string: not null, no NUL bytes inside. */
-static dg_status conv_str(const dg_cfg *c, const cnode *n, const char *path, const char **out, dg_err *e) {
-    if (n->kind != N_SCALAR || (n->flags & F_NULL)) return type_err(c, n, path, "a string", e);
-    if (strlen(n->text) != n->len)
-        return node_err(c, n, DG_ERR_CONFIG, e, "key '%.200s': expected a string without NUL characters", path);
-    *out = n->text;
+/* The scalar getters: def (of the type's size) when missing and not req. */
+static dg_status get(dg_cfg *c, const char *path, int req, int type, void *out, const void *def, dg_err *e) {
+    int id;
+    dg_status st = find(c, path, req, &id, e);
+    if (st != DG_OK) return st;
+    if (id) return conv(c, id, path, type, out, e);
+    memcpy(out, def, type == T_F32 ? sizeof(float) : type == T_STR ? sizeof(const char *) : sizeof(int));
     return DG_OK;
 }
 
@@ -465,20 +425,18 @@ static void fmt_interval(char *buf, size_t cap, double lo, double hi, int lo_in,
 
 /* The shared end of the range checks: value text from the node when there is one. */
 static dg_status range_err(dg_cfg *c, const char *path, const char *vtext, const char *interval, dg_err *e) {
-    cnode *n = NULL;
-    dg_status st = walk(c, path, 0, &n, NULL, e);
+    int id = 0;
+    dg_status st = walk(c, path, 0, &id, NULL, e);
     if (st != DG_OK) return st;
-    if (!n)
-        return node_err(c, NULL, DG_ERR_ARG, e, "key '%.200s': default %s is out of range, expected %s",
+    if (!id)
+        return node_err(c, 0, DG_ERR_ARG, e, "key '%.200s': default %s is out of range, expected %s",
                         path, vtext, interval);
     char got[96];
-    if (n->kind == N_SCALAR && !(n->flags & F_NULL)) {
-        size_t p = 0;
-        put_clean(got, sizeof got, &p, n->text, n->len);
-    } else {
-        snprintf(got, sizeof got, "%s", vtext);
-    }
-    return node_err(c, n, DG_ERR_CONFIG, e, "key '%.200s': %s is out of range, expected %s", path, got, interval);
+    const yaml_node_t *n = node(c, id);
+    size_t p = 0;
+    if (n->type == YAML_SCALAR_NODE && !is_null(n)) put_clean(got, sizeof got, &p, text_of(n), n->data.scalar.length);
+    else snprintf(got, sizeof got, "%s", vtext);
+    return node_err(c, id, DG_ERR_CONFIG, e, "key '%.200s': %s is out of range, expected %s", path, got, interval);
 }
 
 /* Checks the count arguments of the list getters. */
@@ -488,43 +446,45 @@ static dg_status list_args(const void *out, int min_n, int max_n, const int *n, 
     return DG_OK;
 }
 
-/* Reads a list of f32 (is_int 0) or int (is_int 1) items from node n into out; see the header. */
-static dg_status read_list(dg_cfg *c, const cnode *n, const char *path, int is_int, void *out,
-                           int min_n, int max_n, int *count, dg_err *e) {
-    const char *noun1 = is_int ? "integer" : "number", *nouns = is_int ? "integers" : "numbers";
-    if (n->kind != N_SEQ) {
-        char what[64];
-        snprintf(what, sizeof what, "a list of %s", nouns);
-        return type_err(c, n, path, what, e);
-    }
-    if (n->n < (size_t)min_n || n->n > (size_t)max_n) {
-        if (min_n == max_n)
-            return node_err(c, n, DG_ERR_CONFIG, e, "key '%.200s': expected %d %s, got %zu", path, min_n,
-                            min_n == 1 ? noun1 : nouns, n->n);
-        if (min_n == 0)
-            return node_err(c, n, DG_ERR_CONFIG, e, "key '%.200s': expected at most %d %s, got %zu", path, max_n,
-                            max_n == 1 ? noun1 : nouns, n->n);
-        return node_err(c, n, DG_ERR_CONFIG, e, "key '%.200s': expected %d to %d %s, got %zu", path, min_n, max_n,
-                        nouns, n->n);
-    }
-    /* check every item first, so a bad item leaves out (the caller's default) untouched;
-     * out NULL: check only */
-    for (int pass = 0; pass < (out ? 2 : 1); pass++) {
-        for (size_t i = 0; i < n->n; i++) {
+/* Checks that list id has min_n..max_n items; what is the item ("integer", "number", "row"). */
+static dg_status count_check(const dg_cfg *c, int id, const char *path, const char *what, int min_n, int max_n,
+                             dg_err *e) {
+    size_t n = n_kids(node(c, id));
+    if (n >= (size_t)min_n && n <= (size_t)max_n) return DG_OK;
+    int one = min_n == max_n ? min_n : min_n == 0 ? max_n : 2;
+    const char *s = one == 1 ? "" : "s";
+    if (min_n == max_n)
+        return node_err(c, id, DG_ERR_CONFIG, e, "key '%.200s': expected %d %s%s, got %zu", path, min_n, what, s, n);
+    if (min_n == 0)
+        return node_err(c, id, DG_ERR_CONFIG, e, "key '%.200s': expected at most %d %s%s, got %zu", path, max_n,
+                        what, s, n);
+    return node_err(c, id, DG_ERR_CONFIG, e, "key '%.200s': expected %d to %d %ss, got %zu", path, min_n, max_n,
+                    what, n);
+}
+
+/* Reads a list of f32 (is_int 0) or int (is_int 1) items from node id into out; see the header. */
+static dg_status read_list(dg_cfg *c, int id, const char *path, int is_int, void *out, int min_n, int max_n,
+                           int *count, dg_err *e) {
+    const yaml_node_t *n = node(c, id);
+    if (n->type != YAML_SEQUENCE_NODE)
+        return type_err(c, id, path, is_int ? "a list of integers" : "a list of numbers", e);
+    dg_status st = count_check(c, id, path, is_int ? "integer" : "number", min_n, max_n, e);
+    /* check every item first, so a bad item leaves out (the caller's default) untouched; out NULL: check only */
+    for (int pass = 0; st == DG_OK && pass < (out ? 2 : 1); pass++) {
+        for (size_t i = 0; st == DG_OK && i < n_kids(n); i++) {
             char ipath[PATH_CAP];
             snprintf(ipath, sizeof ipath, "%.200s[%zu]", path, i);
-            float f;
             int v;
-            dg_status st = is_int ? conv_int(c, n->vals[i], ipath, &v, e) : conv_f32(c, n->vals[i], ipath, &f, e);
-            if (st != DG_OK) return st;
-            if (pass == 1) {
+            float f;
+            st = conv(c, n->data.sequence.items.start[i], ipath, is_int ? T_INT : T_F32, is_int ? (void *)&v : &f, e);
+            if (st == DG_OK && pass == 1) {
                 if (is_int) ((int *)out)[i] = v;
                 else ((float *)out)[i] = f;
             }
         }
     }
-    if (count) *count = (int)n->n;
-    return DG_OK;
+    if (st == DG_OK && count) *count = (int)n_kids(n);
+    return st;
 }
 
 /* Edit distance between two byte strings of at most 64 bytes (INT_MAX when longer). */
@@ -565,27 +525,31 @@ static const char *suggest(const dg_cfg *c, const char *parent, size_t plen, con
     return best;
 }
 
-/* Finds the first unread entry under n (which was visited, not used), in file order. */
-static dg_status unused_in(const dg_cfg *c, const cnode *n, char *path, size_t plen, dg_err *e) {
-    for (size_t i = 0; i < n->n; i++) {
-        const cnode *v = n->vals[i];
+/* Finds the first unread entry under node id (which was visited, not used), in file order. */
+static dg_status unused_in(const dg_cfg *c, int id, char *path, size_t plen, dg_err *e) {
+    const yaml_node_t *n = node(c, id);
+    int is_map = n->type == YAML_MAPPING_NODE;
+    for (size_t i = 0; i < n_kids(n); i++) {
+        int k = is_map ? n->data.mapping.pairs.start[i].key : 0;
+        int v = is_map ? n->data.mapping.pairs.start[i].value : n->data.sequence.items.start[i];
+        const yaml_node_t *kn = k ? node(c, k) : NULL;
         size_t p = plen;
-        if (n->kind == N_MAP) {
+        if (is_map) {
             if (p > 0) put_clean(path, PATH_CAP, &p, ".", 1);
-            put_clean(path, PATH_CAP, &p, n->keys[i]->text, n->keys[i]->len);
+            put_clean(path, PATH_CAP, &p, text_of(kn), kn->data.scalar.length);
         } else {
             char ix[32];
             snprintf(ix, sizeof ix, "[%zu]", i);
             put_clean(path, PATH_CAP, &p, ix, strlen(ix));
         }
-        if (!(v->flags & (F_USED | F_VISITED))) {
-            if (n->kind == N_SEQ) return node_err(c, v, DG_ERR_CONFIG, e, "unused list item '%s'", path);
-            const cnode *k = n->keys[i];
-            const char *hint = suggest(c, path, plen, k->text, k->len);
+        unsigned fl = c->m[v - 1].flags;
+        if (!(fl & (F_USED | F_VISITED))) {
+            if (!is_map) return node_err(c, v, DG_ERR_CONFIG, e, "unused list item '%s'", path);
+            const char *hint = suggest(c, path, plen, text_of(kn), kn->data.scalar.length);
             if (hint) return node_err(c, k, DG_ERR_CONFIG, e, "unknown key '%s' (did you mean '%.200s'?)", path, hint);
             return node_err(c, k, DG_ERR_CONFIG, e, "unknown key '%s'", path);
         }
-        if (!(v->flags & F_USED) && v->kind != N_SCALAR) {
+        if (!(fl & F_USED) && node(c, v)->type != YAML_SCALAR_NODE) {
             dg_status st = unused_in(c, v, path, p, e);
             if (st != DG_OK) return st;
         }
@@ -619,13 +583,56 @@ static int utf8_valid(const unsigned char *s, size_t n) {
     return 1;
 }
 
+/* Grows the per-node data to the document's size; new nodes come from dg_cfg_set. 0: out of memory. */
+static int meta_sync(dg_cfg *c) {
+    size_t n = (size_t)(c->doc.nodes.top - c->doc.nodes.start);
+    if (n <= c->n_m) return 1;
+    meta *m = realloc(c->m, n * sizeof *m);
+    if (!m) return 0;
+    for (size_t i = c->n_m; i < n; i++) m[i] = (meta){F_OVERRIDE, 0, 0};
+    c->m = m;
+    c->n_m = n;
+    return 1;
+}
+
+/* Copies node id of src into dst (a tree: libyaml anchors nodes met twice). out: in the dump's
+ * styles (quoted scalars single-quoted, libyaml switching to double quotes when it must, so "5"
+ * stays a string; nulls written "null"). Returns the new node's id, 0 when out of memory. */
+static int copy_node(yaml_document_t *dst, yaml_document_t *src, int id, int out, int is_key) {
+    const yaml_node_t *n = yaml_document_get_node(src, id);
+    if (n->type == YAML_SCALAR_NODE) {
+        yaml_scalar_style_t st = n->data.scalar.style;
+        if (out && !is_key && is_null(n))
+            return yaml_document_add_scalar(dst, NULL, (const yaml_char_t *)"null", 4, YAML_ANY_SCALAR_STYLE);
+        if (out) st = quoted(n) ? YAML_SINGLE_QUOTED_SCALAR_STYLE : YAML_ANY_SCALAR_STYLE;
+        if (n->data.scalar.length > INT_MAX) return 0;
+        return yaml_document_add_scalar(dst, NULL, n->data.scalar.value, (int)n->data.scalar.length, st);
+    }
+    int is_map = n->type == YAML_MAPPING_NODE;
+    int flow = is_map ? n->data.mapping.style == YAML_FLOW_MAPPING_STYLE
+                      : n->data.sequence.style == YAML_FLOW_SEQUENCE_STYLE;
+    int to = is_map ? yaml_document_add_mapping(dst, NULL, flow ? YAML_FLOW_MAPPING_STYLE : YAML_BLOCK_MAPPING_STYLE)
+                    : yaml_document_add_sequence(dst, NULL, flow ? YAML_FLOW_SEQUENCE_STYLE : YAML_BLOCK_SEQUENCE_STYLE);
+    for (size_t i = 0; to && i < n_kids(n); i++) {
+        if (is_map) {
+            int k = copy_node(dst, src, n->data.mapping.pairs.start[i].key, out, 1);
+            int v = k ? copy_node(dst, src, n->data.mapping.pairs.start[i].value, out, 0) : 0;
+            if (!v || !yaml_document_append_mapping_pair(dst, to, k, v)) to = 0;
+        } else {
+            int v = copy_node(dst, src, n->data.sequence.items.start[i], out, 0);
+            if (!v || !yaml_document_append_sequence_item(dst, to, v)) to = 0;
+        }
+    }
+    return to;
+}
+
 /* ----------------------------------------------------------- the parser */
 
 static int mark_line(size_t zero_based) {
     return zero_based >= (size_t)INT_MAX ? INT_MAX : (int)zero_based + 1;
 }
 
-/* Sets e to "FILE:LINE: <fmt>" (file) or "command line: <fmt>" (a dg_cfg_set value); returns st. */
+/* Sets e to "FILE:LINE: <fmt>" (file) or "command line: key 'K': <fmt>" (a dg_cfg_set value). */
 static dg_status perr(parser *p, dg_status st, int line, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 4, 5)))
@@ -653,8 +660,7 @@ static int indented_with_tab(const unsigned char *text, size_t len, size_t line)
 }
 
 /* Turns libyaml's error state into "FILE:LINE: problem (context at line N)". */
-static dg_status syntax_error(parser *p) {
-    yaml_parser_t *y = &p->yp;
+static dg_status syntax_error(parser *p, const yaml_parser_t *y) {
     if (y->error == YAML_MEMORY_ERROR) return perr(p, DG_ERR_NOMEM, 0, "out of memory while reading YAML");
     const char *problem = y->problem ? y->problem : "invalid YAML";
     char extra[160] = "";
@@ -681,13 +687,8 @@ static dg_status syntax_error(parser *p) {
     return perr(p, DG_ERR_CONFIG, line, "%s%s", problem, extra);
 }
 
-static dg_status next_event(parser *p, yaml_event_t *ev) {
-    if (!yaml_parser_parse(&p->yp, ev)) return syntax_error(p);
-    return DG_OK;
-}
-
-/* Rejects anchors and tags on a node. */
-static dg_status check_props(parser *p, int line, const yaml_char_t *anchor, const yaml_char_t *tag) {
+/* Refuses an anchor or a tag on a node. */
+static dg_status refuse_props(parser *p, int line, const yaml_char_t *anchor, const yaml_char_t *tag) {
     char t[64];
     size_t n = 0;
     if (anchor) {
@@ -701,7 +702,65 @@ static dg_status check_props(parser *p, int line, const yaml_char_t *anchor, con
     return DG_OK;
 }
 
-/* Appends ".key" or "[i]" to the path being read; returns the old length to restore. */
+static int yaml_open(yaml_parser_t *y, const parser *p) {
+    if (!yaml_parser_initialize(y)) return 0;
+    yaml_parser_set_input_string(y, p->text ? p->text : (const unsigned char *)"", p->text ? p->len : 0);
+    yaml_parser_set_encoding(y, YAML_UTF8_ENCODING);
+    return 1;
+}
+
+/* The first pass, over libyaml's events: refuses syntax errors, aliases (which yaml_parser_load
+ * would resolve into shared, even cyclic, nodes), anchors, tags, keys that are lists or maps,
+ * nesting deeper than DG_CFG_MAX_DEPTH (the root at depth), more than MAX_NODES values and a second
+ * document. It stops at the first, so junk costs no more than a few events' memory. */
+static dg_status scan(parser *p, int depth) {
+    yaml_parser_t y;
+    unsigned char is_map[DG_CFG_MAX_DEPTH];  /* the open lists and maps... */
+    size_t kids[DG_CFG_MAX_DEPTH];           /* ...and the nodes read in each */
+    int open = 0, docs = 0, done = 0;
+    size_t nodes = 0;
+    if (!yaml_open(&y, p)) return perr(p, DG_ERR_NOMEM, 0, "out of memory while reading YAML");
+    dg_status st = DG_OK;
+    while (st == DG_OK && !done) {
+        yaml_event_t ev;
+        if (!yaml_parser_parse(&y, &ev)) { st = syntax_error(p, &y); break; }
+        yaml_event_type_t t = ev.type;
+        int line = p->override ? 0 : mark_line(ev.start_mark.line);
+        int coll = t == YAML_SEQUENCE_START_EVENT || t == YAML_MAPPING_START_EVENT;
+        int is_node = coll || t == YAML_SCALAR_EVENT || t == YAML_ALIAS_EVENT;
+        if (is_node && open > 0 && is_map[open - 1] && kids[open - 1] % 2 == 0 && coll)
+            st = perr(p, DG_ERR_CONFIG, line, "map keys must be plain values, not lists or maps");
+        else if (t == YAML_ALIAS_EVENT) {
+            char a[64];
+            size_t k = 0;
+            put_clean(a, sizeof a, &k, (const char *)ev.data.alias.anchor, strlen((const char *)ev.data.alias.anchor));
+            st = perr(p, DG_ERR_CONFIG, line, "aliases (*%s) are not supported; write the value out", a);
+        } else if (t == YAML_SCALAR_EVENT)
+            st = refuse_props(p, line, ev.data.scalar.anchor, ev.data.scalar.tag);
+        else if (t == YAML_SEQUENCE_START_EVENT)
+            st = refuse_props(p, line, ev.data.sequence_start.anchor, ev.data.sequence_start.tag);
+        else if (t == YAML_MAPPING_START_EVENT)
+            st = refuse_props(p, line, ev.data.mapping_start.anchor, ev.data.mapping_start.tag);
+        else if (t == YAML_SEQUENCE_END_EVENT || t == YAML_MAPPING_END_EVENT) open--;
+        else if (t == YAML_DOCUMENT_START_EVENT && docs++)
+            st = perr(p, DG_ERR_CONFIG, line, "only one YAML document is allowed (a second one starts here)");
+        else done = t == YAML_STREAM_END_EVENT;
+        if (st == DG_OK && is_node && ++nodes > MAX_NODES)
+            st = perr(p, DG_ERR_CONFIG, line, "more than %d keys and values in one config", MAX_NODES);
+        if (st == DG_OK && is_node && open > 0) kids[open - 1]++;
+        if (st == DG_OK && coll && depth + open > DG_CFG_MAX_DEPTH)
+            st = perr(p, DG_ERR_CONFIG, line, "nesting deeper than %d levels", DG_CFG_MAX_DEPTH);
+        else if (st == DG_OK && coll) {
+            is_map[open] = t == YAML_MAPPING_START_EVENT;
+            kids[open++] = 0;
+        }
+        yaml_event_delete(&ev);
+    }
+    yaml_parser_delete(&y);
+    return st;
+}
+
+/* Appends ".key" or "[i]" to the path being checked; returns the old length to restore. */
 static size_t path_push(parser *p, const char *s, size_t n, int is_key) {
     size_t old = p->plen;
     if (is_key && p->plen > 0) put_clean(p->path, PATH_CAP, &p->plen, ".", 1);
@@ -709,190 +768,95 @@ static size_t path_push(parser *p, const char *s, size_t n, int is_key) {
     return old;
 }
 
-static void path_pop(parser *p, size_t old) {
-    p->plen = old;
-    p->path[old] = 0;
-}
-
 typedef struct key_ix {
-    const cnode *k;
+    const yaml_node_t *k;
     size_t i;
 } key_ix;
 
 static int key_ix_cmp(const void *a, const void *b) {
     const key_ix *x = a, *y = b;
-    size_t n = x->k->len < y->k->len ? x->k->len : y->k->len;
-    int r = memcmp(x->k->text, y->k->text, n);
+    size_t nx = x->k->data.scalar.length, ny = y->k->data.scalar.length;
+    int r = memcmp(x->k->data.scalar.value, y->k->data.scalar.value, nx < ny ? nx : ny);
     if (r) return r;
-    if (x->k->len != y->k->len) return x->k->len < y->k->len ? -1 : 1;
+    if (nx != ny) return nx < ny ? -1 : 1;
     return x->i < y->i ? -1 : x->i > y->i;
 }
 
-/* Reports the first repeated key of map m (in file order), naming both lines. O(n log n). */
-static dg_status check_duplicates(parser *p, const cnode *m) {
-    if (m->n < 2) return DG_OK;
-    key_ix *ix = malloc(m->n * sizeof *ix);
+/* Reports the first repeated key of map n (in file order), naming both lines. O(n log n). */
+static dg_status check_duplicates(parser *p, yaml_document_t *d, const yaml_node_t *n) {
+    size_t cnt = n_kids(n), dup = SIZE_MAX, first = 0, run = 0;
+    if (cnt < 2) return DG_OK;
+    key_ix *ix = malloc(cnt * sizeof *ix);
     if (!ix) return perr(p, DG_ERR_NOMEM, 0, "out of memory while reading YAML");
-    for (size_t i = 0; i < m->n; i++) { ix[i].k = m->keys[i]; ix[i].i = i; }
-    qsort(ix, m->n, sizeof *ix, key_ix_cmp);
-    size_t dup = SIZE_MAX, first = 0, run = 0;
-    for (size_t j = 1; j < m->n; j++) {
+    for (size_t i = 0; i < cnt; i++) ix[i] = (key_ix){yaml_document_get_node(d, n->data.mapping.pairs.start[i].key), i};
+    qsort(ix, cnt, sizeof *ix, key_ix_cmp);
+    for (size_t j = 1; j < cnt; j++) {
         if (key_ix_cmp(&(key_ix){ix[j].k, 0}, &(key_ix){ix[run].k, 0}) != 0) { run = j; continue; }
         if (ix[j].i < dup) { dup = ix[j].i; first = ix[run].i; }
     }
     free(ix);
     if (dup == SIZE_MAX) return DG_OK;
-    const cnode *k = m->keys[dup];
-    size_t old = path_push(p, k->text, k->len, 1);
-    dg_status st = p->override
-        ? perr(p, DG_ERR_CONFIG, 0, "duplicate key '%s'", p->path)
-        : perr(p, DG_ERR_CONFIG, k->line, "duplicate key '%s' (first at line %d)", p->path, m->keys[first]->line);
-    path_pop(p, old);
-    return st;
+    const yaml_node_t *k = yaml_document_get_node(d, n->data.mapping.pairs.start[dup].key);
+    const yaml_node_t *k0 = yaml_document_get_node(d, n->data.mapping.pairs.start[first].key);
+    path_push(p, text_of(k), k->data.scalar.length, 1);
+    if (p->override) return perr(p, DG_ERR_CONFIG, 0, "duplicate key '%s'", p->path);
+    return perr(p, DG_ERR_CONFIG, mark_line(k->start_mark.line), "duplicate key '%s' (first at line %d)", p->path,
+                mark_line(k0->start_mark.line));
 }
 
-/* Builds the node that starts with event ev (which this function deletes) at nesting depth. */
-static dg_status parse_node(parser *p, yaml_event_t *ev, int depth, cnode **out) {
-    dg_status st = DG_OK;
-    cnode *n = NULL;
-    int line = p->override ? 0 : mark_line(ev->start_mark.line);
-    int col = p->override ? 0 : mark_line(ev->start_mark.column);
-    unsigned fl = p->override ? F_OVERRIDE : 0;
-    *out = NULL;
-    switch (ev->type) {
-    case YAML_ALIAS_EVENT: {
-        char t[64];
-        size_t k = 0;
-        put_clean(t, sizeof t, &k, (const char *)ev->data.alias.anchor, strlen((const char *)ev->data.alias.anchor));
-        st = perr(p, DG_ERR_CONFIG, line, "aliases (*%s) are not supported; write the value out", t);
-        break;
-    }
-    case YAML_SCALAR_EVENT:
-        st = check_props(p, line, ev->data.scalar.anchor, ev->data.scalar.tag);
-        if (st != DG_OK) break;
-        n = scalar_new((const char *)ev->data.scalar.value, ev->data.scalar.length,
-                       ev->data.scalar.style != YAML_PLAIN_SCALAR_STYLE, line, col, fl);
-        if (!n) st = perr(p, DG_ERR_NOMEM, 0, "out of memory while reading YAML");
-        break;
-    case YAML_SEQUENCE_START_EVENT:
-    case YAML_MAPPING_START_EVENT: {
-        int is_map = ev->type == YAML_MAPPING_START_EVENT;
-        st = is_map ? check_props(p, line, ev->data.mapping_start.anchor, ev->data.mapping_start.tag)
-                    : check_props(p, line, ev->data.sequence_start.anchor, ev->data.sequence_start.tag);
-        if (st != DG_OK) break;
-        if (depth > DG_CFG_MAX_DEPTH) {
-            st = perr(p, DG_ERR_CONFIG, line, "nesting deeper than %d levels", DG_CFG_MAX_DEPTH);
-            break;
+/* Walks the tree under node id (depth-first, as a reader meets the maps' ends): refuses repeated
+ * keys, and fills m (NULL: not wanted) with each node's position, a map value taking its key's. */
+static dg_status check_tree(parser *p, yaml_document_t *d, int id, int key, meta *m) {
+    const yaml_node_t *n = yaml_document_get_node(d, id);
+    const yaml_node_t *at = key ? yaml_document_get_node(d, key) : n;
+    if (m) m[id - 1] = (meta){0, mark_line(at->start_mark.line), mark_line(at->start_mark.column)};
+    int is_map = n->type == YAML_MAPPING_NODE;
+    for (size_t i = 0; i < n_kids(n); i++) {
+        dg_status st;
+        size_t old = p->plen;
+        if (is_map) {
+            const yaml_node_pair_t *pr = &n->data.mapping.pairs.start[i];
+            const yaml_node_t *k = yaml_document_get_node(d, pr->key);
+            if (m) m[pr->key - 1] = (meta){0, mark_line(k->start_mark.line), mark_line(k->start_mark.column)};
+            path_push(p, text_of(k), k->data.scalar.length, 1);
+            st = check_tree(p, d, pr->value, pr->key, m);
+        } else {
+            char ix[32];
+            snprintf(ix, sizeof ix, "[%zu]", i);
+            path_push(p, ix, strlen(ix), 0);
+            st = check_tree(p, d, n->data.sequence.items.start[i], 0, m);
         }
-        int flow = is_map ? ev->data.mapping_start.style == YAML_FLOW_MAPPING_STYLE
-                          : ev->data.sequence_start.style == YAML_FLOW_SEQUENCE_STYLE;
-        n = node_new(is_map ? N_MAP : N_SEQ, line, col, fl | (flow ? F_FLOW : 0));
-        if (!n) { st = perr(p, DG_ERR_NOMEM, 0, "out of memory while reading YAML"); break; }
-        yaml_event_type_t end = is_map ? YAML_MAPPING_END_EVENT : YAML_SEQUENCE_END_EVENT;
-        for (;;) {
-            yaml_event_t child;
-            yaml_event_delete(ev);  /* done with the start event (deleting twice is harmless) */
-            if ((st = next_event(p, &child)) != DG_OK) break;
-            if (child.type == end) { yaml_event_delete(&child); break; }
-            cnode *key = NULL, *val = NULL;
-            if (is_map) {
-                if (child.type != YAML_SCALAR_EVENT && child.type != YAML_ALIAS_EVENT) {
-                    st = perr(p, DG_ERR_CONFIG, p->override ? 0 : mark_line(child.start_mark.line),
-                              "map keys must be plain values, not lists or maps");
-                    yaml_event_delete(&child);
-                    break;
-                }
-                if ((st = parse_node(p, &child, depth + 1, &key)) != DG_OK) break;
-                if ((st = next_event(p, &child)) != DG_OK) { node_free(key); break; }
-                size_t old = path_push(p, key->text, key->len, 1);
-                st = parse_node(p, &child, depth + 1, &val);
-                path_pop(p, old);
-                if (st != DG_OK) { node_free(key); break; }
-                val->line = key->line;  /* errors about a value point at its key */
-                val->col = key->col;
-            } else {
-                char ix[32];
-                snprintf(ix, sizeof ix, "[%zu]", n->n);
-                size_t old = path_push(p, ix, strlen(ix), 0);
-                st = parse_node(p, &child, depth + 1, &val);
-                path_pop(p, old);
-                if (st != DG_OK) break;
-            }
-            if (!node_push(n, key, val)) {
-                node_free(key);
-                node_free(val);
-                st = perr(p, DG_ERR_NOMEM, 0, "out of memory while reading YAML");
-                break;
-            }
-        }
-        if (st == DG_OK && is_map) st = check_duplicates(p, n);
-        break;
+        p->plen = old;
+        p->path[old] = 0;
+        if (st != DG_OK) return st;
     }
-    default:
-        st = perr(p, DG_ERR_CONFIG, line, "unexpected YAML structure");
-        break;
-    }
-    yaml_event_delete(ev);
-    if (st != DG_OK) { node_free(n); return st; }
-    *out = n;
-    return DG_OK;
+    return is_map ? check_duplicates(p, d, n) : DG_OK;
 }
 
-/* Reads a whole stream: nothing (NULL root), or one document whose root node starts at depth. */
-static dg_status parse_stream(parser *p, int depth, cnode **out) {
-    yaml_event_t ev;
-    dg_status st;
-    cnode *root = NULL;
-    *out = NULL;
-    if ((st = next_event(p, &ev)) != DG_OK) return st;  /* stream start */
-    yaml_event_delete(&ev);
-    if ((st = next_event(p, &ev)) != DG_OK) return st;
-    if (ev.type == YAML_STREAM_END_EVENT) { yaml_event_delete(&ev); return DG_OK; }
-    yaml_event_delete(&ev);  /* document start */
-    if ((st = next_event(p, &ev)) != DG_OK) return st;
-    if ((st = parse_node(p, &ev, depth, &root)) != DG_OK) return st;
-    if ((st = next_event(p, &ev)) != DG_OK) goto fail;  /* document end */
-    yaml_event_delete(&ev);
-    if ((st = next_event(p, &ev)) != DG_OK) goto fail;
-    if (ev.type != YAML_STREAM_END_EVENT) {
-        int line = mark_line(ev.start_mark.line);
-        yaml_event_delete(&ev);
-        st = perr(p, DG_ERR_CONFIG, line, "only one YAML document is allowed (a second one starts here)");
-        goto fail;
+/* Parses text into doc (no nodes when the text holds no document) after scan; *m (if m) gets the
+ * per-node data, malloc'd. On error doc is left empty. */
+static dg_status parse_text(const char *text, size_t len, const char *label, const char *key, int depth,
+                            yaml_document_t *doc, meta **m, dg_err *e) {
+    parser p = {.label = label, .text = (const unsigned char *)text, .len = len, .override = key != NULL,
+                .key = key, .e = e};
+    yaml_parser_t y;
+    memset(doc, 0, sizeof *doc);
+    if (key) path_push(&p, key, strlen(key), 0);
+    dg_status st = scan(&p, depth);
+    if (st != DG_OK) return st;
+    if (!yaml_open(&y, &p)) return perr(&p, DG_ERR_NOMEM, 0, "out of memory while reading YAML");
+    if (!yaml_parser_load(&y, doc)) st = syntax_error(&p, &y);  /* only memory: scan passed */
+    yaml_parser_delete(&y);
+    size_t n = (size_t)(doc->nodes.top - doc->nodes.start);
+    if (st == DG_OK && m && !(*m = calloc(n ? n : 1, sizeof **m)))
+        st = perr(&p, DG_ERR_NOMEM, 0, "out of memory while reading YAML");
+    if (st == DG_OK && n) st = check_tree(&p, doc, ROOT, 0, m ? *m : NULL);
+    if (st != DG_OK) {
+        yaml_document_delete(doc);  /* harmless on the empty document a failed load leaves */
+        if (m) { free(*m); *m = NULL; }
     }
-    yaml_event_delete(&ev);
-    *out = root;
-    return DG_OK;
-fail:
-    node_free(root);
     return st;
 }
-
-/* Parses text into nodes; in override mode for the value of dg_cfg_set at key. */
-static dg_status parse_text(const char *text, size_t len, const char *label, int override, const char *key,
-                            int depth, cnode **out, dg_err *e) {
-    parser p;
-    memset(&p, 0, sizeof p);
-    p.label = label;
-    p.text = (const unsigned char *)text;
-    p.len = len;
-    p.override = override;
-    p.key = key;
-    p.e = e;
-    if (override) {
-        size_t k = 0;
-        put_clean(p.path, PATH_CAP, &k, key, strlen(key));
-        p.plen = k;
-    }
-    if (!yaml_parser_initialize(&p.yp)) return perr(&p, DG_ERR_NOMEM, 0, "out of memory while reading YAML");
-    yaml_parser_set_input_string(&p.yp, (const unsigned char *)(text ? text : ""), text ? len : 0);
-    yaml_parser_set_encoding(&p.yp, YAML_UTF8_ENCODING);
-    dg_status st = parse_stream(&p, depth, out);
-    yaml_parser_delete(&p.yp);
-    return st;
-}
-
-/* ---------------------------------------------------------- the emitter */
 
 static int sbuf_write(void *data, unsigned char *bytes, size_t size) {
     sbuf *b = data;
@@ -914,45 +878,6 @@ static int sbuf_write(void *data, unsigned char *bytes, size_t size) {
     return 1;
 }
 
-static int emit_scalar(yaml_emitter_t *em, const char *text, size_t len, int quoted) {
-    yaml_event_t ev;
-    if (len > INT_MAX) return 0;
-    if (!yaml_scalar_event_initialize(&ev, NULL, NULL, (yaml_char_t *)text, (int)len, 1, 1,
-                                      quoted ? YAML_SINGLE_QUOTED_SCALAR_STYLE : YAML_ANY_SCALAR_STYLE))
-        return 0;
-    return yaml_emitter_emit(em, &ev);
-}
-
-/* Emits a node; quoted scalars stay quoted (so "5" stays a string; libyaml switches to double
- * quotes when single ones cannot hold the text), nulls become "null". */
-static int emit_node(yaml_emitter_t *em, const cnode *n) {
-    yaml_event_t ev;
-    if (n->kind == N_SCALAR) {
-        if (n->flags & F_NULL) return emit_scalar(em, "null", 4, 0);
-        return emit_scalar(em, n->text, n->len, (n->flags & F_QUOTED) != 0);
-    }
-    int flow = (n->flags & F_FLOW) != 0;
-    if (n->kind == N_MAP) {
-        if (!yaml_mapping_start_event_initialize(&ev, NULL, NULL, 1,
-                                                 flow ? YAML_FLOW_MAPPING_STYLE : YAML_BLOCK_MAPPING_STYLE) ||
-            !yaml_emitter_emit(em, &ev))
-            return 0;
-        for (size_t i = 0; i < n->n; i++) {
-            const cnode *k = n->keys[i];
-            if (!emit_scalar(em, k->text, k->len, (k->flags & F_QUOTED) != 0)) return 0;
-            if (!emit_node(em, n->vals[i])) return 0;
-        }
-        return yaml_mapping_end_event_initialize(&ev) && yaml_emitter_emit(em, &ev);
-    }
-    if (!yaml_sequence_start_event_initialize(&ev, NULL, NULL, 1,
-                                              flow ? YAML_FLOW_SEQUENCE_STYLE : YAML_BLOCK_SEQUENCE_STYLE) ||
-        !yaml_emitter_emit(em, &ev))
-        return 0;
-    for (size_t i = 0; i < n->n; i++)
-        if (!emit_node(em, n->vals[i])) return 0;
-    return yaml_sequence_end_event_initialize(&ev) && yaml_emitter_emit(em, &ev);
-}
-
 /* ------------------------------------------------------ public functions */
 
 dg_cfg *dg_cfg_parse(const char *text, size_t len, const char *label, dg_err *e) {
@@ -965,31 +890,32 @@ dg_cfg *dg_cfg_parse(const char *text, size_t len, const char *label, dg_err *e)
         return NULL;
     }
     memcpy(c->label, label, ll + 1);
-    cnode *root = NULL;
-    if (parse_text(text, len, label, 0, NULL, 1, &root, e) != DG_OK) {
+    if (parse_text(text, len, label, NULL, 1, &c->doc, &c->m, e) != DG_OK) {
         dg_cfg_free(c);
         return NULL;
     }
-    if (root && root->kind == N_SCALAR && (root->flags & F_NULL)) {  /* "---" alone: an empty document */
-        node_free(root);
+    c->n_m = (size_t)(c->doc.nodes.top - c->doc.nodes.start);
+    yaml_node_t *root = yaml_document_get_root_node(&c->doc);
+    if (root && is_null(root)) {  /* "---" alone: an empty document */
+        yaml_document_delete(&c->doc);
+        c->n_m = 0;
         root = NULL;
+        if (!yaml_document_initialize(&c->doc, NULL, NULL, NULL, 1, 1)) goto nomem;
     }
-    if (root && root->kind != N_MAP) {
+    if (root && root->type != YAML_MAPPING_NODE) {
         char got[96];
         describe(root, got, sizeof got);
-        node_err(c, root, DG_ERR_CONFIG, e, "the top level must be a map of keys, got %s", got);
-        node_free(root);
+        node_err(c, ROOT, DG_ERR_CONFIG, e, "the top level must be a map of keys, got %s", got);
         dg_cfg_free(c);
         return NULL;
     }
-    if (!root && !(root = node_new(N_MAP, 0, 0, 0))) {
-        dg_err_set(e, DG_ERR_NOMEM, "%.400s: out of memory", label);
-        dg_cfg_free(c);
-        return NULL;
-    }
-    root->line = root->col = 0;  /* "missing key" at the top level names the file only */
-    c->root = root;
+    if (!root && (!yaml_document_add_mapping(&c->doc, NULL, YAML_BLOCK_MAPPING_STYLE) || !meta_sync(c))) goto nomem;
+    c->m[0] = (meta){0, 0, 0};  /* "missing key" at the top level names the file only */
     return c;
+nomem:
+    dg_err_set(e, DG_ERR_NOMEM, "%.400s: out of memory", label);
+    dg_cfg_free(c);
+    return NULL;
 }
 
 dg_cfg *dg_cfg_load(const char *path, dg_err *e) {
@@ -1004,7 +930,8 @@ dg_cfg *dg_cfg_load(const char *path, dg_err *e) {
 
 void dg_cfg_free(dg_cfg *c) {
     if (!c) return;
-    node_free(c->root);
+    yaml_document_delete(&c->doc);
+    free(c->m);
     for (int i = 0; i < c->n_asked; i++) free(c->asked[i]);
     free(c->label);
     free(c);
@@ -1015,18 +942,11 @@ const char *dg_cfg_path(const dg_cfg *c) {
 }
 
 dg_status dg_cfg_get_f32(dg_cfg *c, const char *path, float *out, float def, dg_err *e) {
-    cnode *n;
-    float v = def;
-    dg_status st = get_node(c, path, 0, &n, e);
-    if (st == DG_OK && n) st = conv_f32(c, n, path, &v, e);
-    if (st == DG_OK) *out = v;
-    return st;
+    return get(c, path, 0, T_F32, out, &def, e);
 }
 
 dg_status dg_cfg_get_f32_req(dg_cfg *c, const char *path, float *out, dg_err *e) {
-    cnode *n;
-    dg_status st = get_node(c, path, 1, &n, e);
-    return st != DG_OK ? st : conv_f32(c, n, path, out, e);
+    return get(c, path, 1, T_F32, out, NULL, e);
 }
 
 dg_status dg_cfg_get_f32_range(dg_cfg *c, const char *path, float *out, float def,
@@ -1039,18 +959,11 @@ dg_status dg_cfg_get_f32_range(dg_cfg *c, const char *path, float *out, float de
 }
 
 dg_status dg_cfg_get_int(dg_cfg *c, const char *path, int *out, int def, dg_err *e) {
-    cnode *n;
-    int v = def;
-    dg_status st = get_node(c, path, 0, &n, e);
-    if (st == DG_OK && n) st = conv_int(c, n, path, &v, e);
-    if (st == DG_OK) *out = v;
-    return st;
+    return get(c, path, 0, T_INT, out, &def, e);
 }
 
 dg_status dg_cfg_get_int_req(dg_cfg *c, const char *path, int *out, dg_err *e) {
-    cnode *n;
-    dg_status st = get_node(c, path, 1, &n, e);
-    return st != DG_OK ? st : conv_int(c, n, path, out, e);
+    return get(c, path, 1, T_INT, out, NULL, e);
 }
 
 dg_status dg_cfg_get_int_range(dg_cfg *c, const char *path, int *out, int def, int lo, int hi, dg_err *e) {
@@ -1062,33 +975,19 @@ dg_status dg_cfg_get_int_range(dg_cfg *c, const char *path, int *out, int def, i
 }
 
 dg_status dg_cfg_get_bool(dg_cfg *c, const char *path, int *out, int def, dg_err *e) {
-    cnode *n;
-    int v = def;
-    dg_status st = get_node(c, path, 0, &n, e);
-    if (st == DG_OK && n) st = conv_bool(c, n, path, &v, e);
-    if (st == DG_OK) *out = v;
-    return st;
+    return get(c, path, 0, T_BOOL, out, &def, e);
 }
 
 dg_status dg_cfg_get_bool_req(dg_cfg *c, const char *path, int *out, dg_err *e) {
-    cnode *n;
-    dg_status st = get_node(c, path, 1, &n, e);
-    return st != DG_OK ? st : conv_bool(c, n, path, out, e);
+    return get(c, path, 1, T_BOOL, out, NULL, e);
 }
 
 dg_status dg_cfg_get_str(dg_cfg *c, const char *path, const char **out, const char *def, dg_err *e) {
-    cnode *n;
-    const char *v = def;
-    dg_status st = get_node(c, path, 0, &n, e);
-    if (st == DG_OK && n) st = conv_str(c, n, path, &v, e);
-    if (st == DG_OK) *out = v;
-    return st;
+    return get(c, path, 0, T_STR, (void *)out, (const void *)&def, e);
 }
 
 dg_status dg_cfg_get_str_req(dg_cfg *c, const char *path, const char **out, dg_err *e) {
-    cnode *n;
-    dg_status st = get_node(c, path, 1, &n, e);
-    return st != DG_OK ? st : conv_str(c, n, path, out, e);
+    return get(c, path, 1, T_STR, (void *)out, NULL, e);
 }
 
 dg_status dg_cfg_check_f32_range(dg_cfg *c, const char *path, float v, float lo, float hi,
@@ -1115,107 +1014,105 @@ dg_status dg_cfg_check_int_range(dg_cfg *c, const char *path, int v, int lo, int
 
 dg_status dg_cfg_get_f32_array(dg_cfg *c, const char *path, float *out, int min_n, int max_n,
                                int *n, dg_err *e) {
-    cnode *node;
+    int id = 0;
     dg_status st = list_args(out, min_n, max_n, n, e);
-    if (st == DG_OK) st = get_node(c, path, 0, &node, e);
-    if (st != DG_OK || !node) return st;
-    return read_list(c, node, path, 0, out, min_n, max_n, n, e);
+    if (st == DG_OK) st = find(c, path, 0, &id, e);
+    return st != DG_OK || !id ? st : read_list(c, id, path, 0, out, min_n, max_n, n, e);
 }
 
 dg_status dg_cfg_get_int_array(dg_cfg *c, const char *path, int *out, int min_n, int max_n,
                                int *n, dg_err *e) {
-    cnode *node;
+    int id = 0;
     dg_status st = list_args(out, min_n, max_n, n, e);
-    if (st == DG_OK) st = get_node(c, path, 0, &node, e);
-    if (st != DG_OK || !node) return st;
-    return read_list(c, node, path, 1, out, min_n, max_n, n, e);
+    if (st == DG_OK) st = find(c, path, 0, &id, e);
+    return st != DG_OK || !id ? st : read_list(c, id, path, 1, out, min_n, max_n, n, e);
 }
 
 dg_status dg_cfg_get_f32_rows(dg_cfg *c, const char *path, float *out, int cols, int min_rows,
                               int max_rows, int *rows, dg_err *e) {
-    cnode *n;
+    int id;
     if (cols < 1 || !rows || min_rows < 0 || max_rows < min_rows || (max_rows > 0 && !out) ||
         (size_t)max_rows > SIZE_MAX / sizeof(float) / (size_t)cols)
         return dg_err_set(e, DG_ERR_ARG, "config rows: bad arguments (cols %d, min %d, max %d)", cols, min_rows,
                           max_rows);
-    dg_status st = get_node(c, path, 0, &n, e);
-    if (st != DG_OK || !n) return st;
-    if (n->kind != N_SEQ) {
+    dg_status st = find(c, path, 0, &id, e);
+    if (st != DG_OK || !id) return st;
+    const yaml_node_t *n = node(c, id);
+    if (n->type != YAML_SEQUENCE_NODE) {
         char what[64];
         snprintf(what, sizeof what, "a list of rows of %d numbers", cols);
-        return type_err(c, n, path, what, e);
+        return type_err(c, id, path, what, e);
     }
-    if (n->n < (size_t)min_rows || n->n > (size_t)max_rows) {
-        if (min_rows == max_rows)
-            return node_err(c, n, DG_ERR_CONFIG, e, "key '%.200s': expected %d row%s, got %zu", path, min_rows,
-                            min_rows == 1 ? "" : "s", n->n);
-        if (min_rows == 0)
-            return node_err(c, n, DG_ERR_CONFIG, e, "key '%.200s': expected at most %d row%s, got %zu", path,
-                            max_rows, max_rows == 1 ? "" : "s", n->n);
-        return node_err(c, n, DG_ERR_CONFIG, e, "key '%.200s': expected %d to %d rows, got %zu", path, min_rows,
-                        max_rows, n->n);
-    }
-    /* validate every row before writing any */
-    for (int pass = 0; pass < 2; pass++) {
-        for (size_t r = 0; r < n->n; r++) {
+    st = count_check(c, id, path, "row", min_rows, max_rows, e);
+    for (int pass = 0; st == DG_OK && pass < 2; pass++) {  /* validate every row before writing any */
+        for (size_t r = 0; st == DG_OK && r < n_kids(n); r++) {
             char rpath[PATH_CAP];
             snprintf(rpath, sizeof rpath, "%.200s[%zu]", path, r);
-            st = read_list(c, n->vals[r], rpath, 0, pass ? out + r * (size_t)cols : NULL, cols, cols, NULL, e);
-            if (st != DG_OK) return st;
+            st = read_list(c, n->data.sequence.items.start[r], rpath, 0, pass ? out + r * (size_t)cols : NULL,
+                           cols, cols, NULL, e);
         }
     }
-    *rows = (int)n->n;
-    return DG_OK;
+    if (st == DG_OK) *rows = (int)n_kids(n);
+    return st;
 }
 
 int dg_cfg_has(dg_cfg *c, const char *path) {
-    cnode *n = NULL;
-    return c && walk(c, path, 0, &n, NULL, NULL) == DG_OK && n != NULL;
+    int id = 0;
+    return c && walk(c, path, 0, &id, NULL, NULL) == DG_OK && id;
 }
 
 int dg_cfg_len(dg_cfg *c, const char *path) {
-    cnode *n = NULL;
-    if (!c || walk(c, path, 0, &n, NULL, NULL) != DG_OK || !n) return -1;
-    if (n->kind == N_SCALAR) return (n->flags & F_NULL) ? 0 : -1;
-    return n->n > INT_MAX ? INT_MAX : (int)n->n;
+    int id = 0;
+    if (!c || walk(c, path, 0, &id, NULL, NULL) != DG_OK || !id) return -1;
+    const yaml_node_t *n = node(c, id);
+    if (n->type == YAML_SCALAR_NODE) return is_null(n) ? 0 : -1;
+    return n_kids(n) > INT_MAX ? INT_MAX : (int)n_kids(n);
 }
 
 const char *dg_cfg_key(dg_cfg *c, const char *path, int i) {
-    cnode *n = NULL;
-    if (!c || i < 0 || walk(c, path, 0, &n, NULL, NULL) != DG_OK || !n || n->kind != N_MAP) return NULL;
-    return (size_t)i < n->n ? n->keys[i]->text : NULL;
+    int id = 0;
+    if (!c || i < 0 || walk(c, path, 0, &id, NULL, NULL) != DG_OK || !id) return NULL;
+    const yaml_node_t *n = node(c, id);
+    if (n->type != YAML_MAPPING_NODE || (size_t)i >= n_kids(n)) return NULL;
+    return text_of(node(c, n->data.mapping.pairs.start[i].key));
 }
 
 int dg_cfg_line(dg_cfg *c, const char *path, int *col) {
-    cnode *n = NULL;
+    int id = 0;
     if (col) *col = 0;
-    if (!c || walk(c, path, 0, &n, NULL, NULL) != DG_OK || !n || (n->flags & F_OVERRIDE)) return 0;
-    if (col) *col = n->col;
-    return n->line;
+    if (!c || walk(c, path, 0, &id, NULL, NULL) != DG_OK || !id || (c->m[id - 1].flags & F_OVERRIDE)) return 0;
+    if (col) *col = c->m[id - 1].col;
+    return c->m[id - 1].line;
 }
 
 dg_status dg_cfg_error(dg_cfg *c, const char *path, dg_err *e, const char *fmt, ...) {
     char body[DG_ERR_LEN];
-    cnode *n = NULL;
+    int id = 0;
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(body, sizeof body, fmt, ap);
     va_end(ap);
     if (!c) return dg_err_set(e, DG_ERR_CONFIG, "key '%.200s': %s", path ? path : "", body);
-    if (walk(c, path, 0, &n, NULL, NULL) != DG_OK) n = NULL;
-    return node_err(c, n, DG_ERR_CONFIG, e, "key '%.200s': %s", path ? path : "", body);
+    if (walk(c, path, 0, &id, NULL, NULL) != DG_OK) id = 0;
+    return node_err(c, id, DG_ERR_CONFIG, e, "key '%.200s': %s", path ? path : "", body);
 }
 
 void dg_cfg_mark_used(dg_cfg *c, const char *path) {
-    cnode *n = NULL;
-    if (c && walk(c, path, 1, &n, NULL, NULL) == DG_OK && n) n->flags |= F_USED;
+    int id = 0;
+    if (c && walk(c, path, 1, &id, NULL, NULL) == DG_OK && id) c->m[id - 1].flags |= F_USED;
 }
 
 dg_status dg_cfg_check_unused(dg_cfg *c, dg_err *e) {
     char path[PATH_CAP] = "";
     if (!c) return dg_err_set(e, DG_ERR_ARG, "config is NULL");
-    if (c->root->flags & F_USED) return DG_OK;
-    return unused_in(c, c->root, path, 0, e);
+    if (c->m[ROOT - 1].flags & F_USED) return DG_OK;
+    return unused_in(c, ROOT, path, 0, e);
+}
+
+/* The slot holding entry i of map or list parent (re-read after each node added: the nodes move). */
+static int *slot_of(dg_cfg *c, int parent, size_t i) {
+    yaml_node_t *n = node(c, parent);
+    return n->type == YAML_MAPPING_NODE ? &n->data.mapping.pairs.start[i].value : &n->data.sequence.items.start[i];
 }
 
 dg_status dg_cfg_set(dg_cfg *c, const char *path, const char *value_text, dg_err *e) {
@@ -1226,121 +1123,119 @@ dg_status dg_cfg_set(dg_cfg *c, const char *path, const char *value_text, dg_err
     if (nsteps > DG_CFG_MAX_DEPTH)
         return dg_err_set(e, DG_ERR_CONFIG, CMDLINE ": key '%.200s' is nested deeper than %d levels", path,
                           DG_CFG_MAX_DEPTH);
-    if (!utf8_valid((const unsigned char *)value_text, strlen(value_text)))
+    size_t vlen = strlen(value_text);
+    if (!utf8_valid((const unsigned char *)value_text, vlen))
         return dg_err_set(e, DG_ERR_CONFIG, CMDLINE ": key '%.200s': the value is not valid UTF-8", path);
 
     /* 1: check the key can be set, before changing anything */
-    cnode *cur = c->root;
+    int cur = ROOT, first = 1, creating = 0;
     const char *p = path;
     step s;
-    int first = 1, creating = 0;
     while (next_step(&p, first, &s) == 1) {
         int plen = (int)(s.start - path);
+        const yaml_node_t *n = creating ? NULL : node(c, cur);
         first = 0;
-        if (creating || (cur->kind == N_SCALAR && (cur->flags & F_NULL))) {
+        if (!n || is_null(n)) {
             if (s.index)
                 return dg_err_set(e, DG_ERR_CONFIG, CMDLINE ": cannot set '%.200s': list '%.*s' does not exist",
                                   path, plen, path);
             creating = 1;
-        } else if (cur->kind == N_MAP) {
+        } else if (n->type == YAML_MAPPING_NODE) {
             if (s.index)
                 return dg_err_set(e, DG_ERR_CONFIG, CMDLINE ": cannot set '%.200s': '%.*s' is a map, not a list",
                                   path, plen, path);
-            size_t i = map_index(cur, s.name, s.nlen);
-            if (i == SIZE_MAX) creating = 1;
-            else cur = cur->vals[i];
-        } else if (cur->kind == N_SEQ) {
+            long i = map_index(c, n, s.name, s.nlen);
+            if (i < 0) creating = 1;
+            else cur = n->data.mapping.pairs.start[i].value;
+        } else if (n->type == YAML_SEQUENCE_NODE) {
             if (!s.numeric)
                 return dg_err_set(e, DG_ERR_CONFIG, CMDLINE ": cannot set '%.200s': '%.*s' is a list, not a map",
                                   path, plen, path);
-            if (s.idx >= cur->n)
+            if (s.idx >= n_kids(n))
                 return dg_err_set(e, DG_ERR_CONFIG,
                                   CMDLINE ": cannot set '%.200s': '%.*s' has %zu item%s (indices start at 0)",
-                                  path, plen, path, cur->n, cur->n == 1 ? "" : "s");
-            cur = cur->vals[s.idx];
+                                  path, plen, path, n_kids(n), n_kids(n) == 1 ? "" : "s");
+            cur = n->data.sequence.items.start[s.idx];
         } else {
             return dg_err_set(e, DG_ERR_CONFIG, CMDLINE ": cannot set '%.200s': '%.*s' is a value, not a map",
                               path, plen, path);
         }
     }
 
-    /* 2: build the new value */
-    cnode *val = NULL;
-    const char *t = value_text;
-    while (*t == ' ' || *t == '\t') t++;
+    /* 2: build the new value (a node nothing points to yet) */
+    int val = 0;
+    const char *t = value_text + strspn(value_text, " \t");
     if (*t == '[' || *t == '{') {
-        dg_status st = parse_text(value_text, strlen(value_text), CMDLINE, 1, path, nsteps + 1, &val, e);
+        yaml_document_t tmp;
+        dg_status st = parse_text(value_text, vlen, CMDLINE, path, nsteps + 1, &tmp, NULL, e);
         if (st != DG_OK) return st;
-        if (!val) return dg_err_set(e, DG_ERR_CONFIG, CMDLINE ": key '%.200s': empty value", path);
-    } else {
-        val = scalar_new(value_text, strlen(value_text), 0, 0, 0, F_OVERRIDE);
-        if (!val) return dg_err_set(e, DG_ERR_NOMEM, CMDLINE ": key '%.200s': out of memory", path);
+        if (!yaml_document_get_root_node(&tmp)) {
+            yaml_document_delete(&tmp);
+            return dg_err_set(e, DG_ERR_CONFIG, CMDLINE ": key '%.200s': empty value", path);
+        }
+        val = copy_node(&c->doc, &tmp, ROOT, 0, 0);
+        yaml_document_delete(&tmp);
+    } else if (vlen <= INT_MAX) {
+        val = yaml_document_add_scalar(&c->doc, NULL, (const yaml_char_t *)value_text, (int)vlen,
+                                       YAML_PLAIN_SCALAR_STYLE);
     }
+    if (!val || !meta_sync(c)) return dg_err_set(e, DG_ERR_NOMEM, CMDLINE ": key '%.200s': out of memory", path);
 
-    /* 3: put it in place, making maps on the way (an empty "env:" becomes a map) */
-    cur = c->root;
+    /* 3: put it in place, making maps on the way (an empty "env:" becomes a map where it was) */
+    cur = ROOT;
     p = path;
     first = 1;
     while (next_step(&p, first, &s) == 1) {
         int last = *p == 0;
+        const yaml_node_t *n = node(c, cur);
         first = 0;
-        if (cur->kind == N_SCALAR) {
-            free(cur->text);
-            cur->text = NULL;
-            cur->len = 0;
-            cur->kind = N_MAP;
-            cur->flags &= ~(unsigned)(F_NULL | F_QUOTED);
-        }
-        cnode **slot;
-        if (cur->kind == N_MAP) {
-            size_t i = map_index(cur, s.name, s.nlen);
-            if (i == SIZE_MAX) {
-                cnode *key = scalar_new(s.name, s.nlen, 0, 0, 0, F_OVERRIDE);
-                cnode *child = last ? val : node_new(N_MAP, 0, 0, F_OVERRIDE);
-                if (key) key->flags &= ~(unsigned)F_NULL;  /* a key is text, even "null" */
-                if (!key || !child || !node_push(cur, key, child)) {
-                    node_free(key);
-                    if (child != val) node_free(child);
-                    node_free(val);
-                    return dg_err_set(e, DG_ERR_NOMEM, CMDLINE ": key '%.200s': out of memory", path);
-                }
-                if (last) return DG_OK;
-                cur = child;
-                continue;
-            }
-            slot = &cur->vals[i];
-        } else {
-            slot = &cur->vals[s.idx];
+        long i = n->type == YAML_MAPPING_NODE ? map_index(c, n, s.name, s.nlen) : (long)s.idx;
+        if (i < 0) {  /* a new key */
+            int k = yaml_document_add_scalar(&c->doc, NULL, (const yaml_char_t *)s.name, (int)s.nlen,
+                                             YAML_PLAIN_SCALAR_STYLE);
+            int v = last ? val : k ? yaml_document_add_mapping(&c->doc, NULL, YAML_BLOCK_MAPPING_STYLE) : 0;
+            if (!k || !v || !meta_sync(c) || !yaml_document_append_mapping_pair(&c->doc, cur, k, v))
+                return dg_err_set(e, DG_ERR_NOMEM, CMDLINE ": key '%.200s': out of memory", path);
+            cur = v;
+            continue;
         }
         if (last) {
-            node_free(*slot);
-            *slot = val;
+            *slot_of(c, cur, (size_t)i) = val;
             return DG_OK;
         }
-        cur = *slot;
+        int child = *slot_of(c, cur, (size_t)i);
+        if (is_null(node(c, child))) {
+            int m = yaml_document_add_mapping(&c->doc, NULL, YAML_BLOCK_MAPPING_STYLE);
+            if (!m || !meta_sync(c)) return dg_err_set(e, DG_ERR_NOMEM, CMDLINE ": key '%.200s': out of memory", path);
+            c->m[m - 1] = c->m[child - 1];
+            *slot_of(c, cur, (size_t)i) = child = m;
+        }
+        cur = child;
     }
-    node_free(val);  /* not reached: a valid path has a last step */
-    return dg_err_set(e, DG_ERR_ARG, "dg_cfg_set: internal error");
+    return DG_OK;
 }
 
 dg_status dg_cfg_to_yaml(const dg_cfg *c, char **out, size_t *len, dg_err *e) {
     yaml_emitter_t em;
-    yaml_event_t ev;
+    yaml_document_t d;
     sbuf b = {0};
     if (!out) return dg_err_set(e, DG_ERR_ARG, "dg_cfg_to_yaml: out is NULL");
     *out = NULL;
     if (len) *len = 0;
     if (!c) return dg_err_set(e, DG_ERR_ARG, "dg_cfg_to_yaml: config is NULL");
-    if (!yaml_emitter_initialize(&em)) return dg_err_set(e, DG_ERR_NOMEM, "%.400s: out of memory", c->label);
+    int made = yaml_document_initialize(&d, NULL, NULL, NULL, 1, 1);
+    if (!made || !copy_node(&d, (yaml_document_t *)&c->doc, ROOT, 1, 0) || !yaml_emitter_initialize(&em)) {
+        if (made) yaml_document_delete(&d);
+        return dg_err_set(e, DG_ERR_NOMEM, "%.400s: out of memory", c->label);
+    }
     yaml_emitter_set_output(&em, sbuf_write, &b);
+    yaml_emitter_set_encoding(&em, YAML_UTF8_ENCODING);
     yaml_emitter_set_unicode(&em, 1);
     yaml_emitter_set_width(&em, -1);  /* never fold long lines */
     yaml_emitter_set_indent(&em, 2);
-    int ok = yaml_stream_start_event_initialize(&ev, YAML_UTF8_ENCODING) && yaml_emitter_emit(&em, &ev) &&
-             yaml_document_start_event_initialize(&ev, NULL, NULL, NULL, 1) && yaml_emitter_emit(&em, &ev) &&
-             emit_node(&em, c->root) &&
-             yaml_document_end_event_initialize(&ev, 1) && yaml_emitter_emit(&em, &ev) &&
-             yaml_stream_end_event_initialize(&ev) && yaml_emitter_emit(&em, &ev) && yaml_emitter_flush(&em);
+    int opened = yaml_emitter_open(&em);
+    if (!opened) yaml_document_delete(&d);  /* yaml_emitter_dump frees it, written or not */
+    int ok = opened && yaml_emitter_dump(&em, &d) && yaml_emitter_close(&em) && yaml_emitter_flush(&em);
     dg_status st = DG_OK;
     if (!ok) {
         if (em.error == YAML_MEMORY_ERROR || em.error == YAML_WRITER_ERROR || em.error == YAML_NO_ERROR)
