@@ -14,12 +14,19 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include <yaml.h>
 
 #include "difgames/fileio.h"
 
 /* ------------------------------------------------------------------ types */
+
+#if defined(__GNUC__)
+#define PRINTF(f, a) __attribute__((format(printf, f, a)))
+#else
+#define PRINTF(f, a)
+#endif
 
 enum {
     F_USED     = 1u << 0,  /* a getter read this node: it and its subtree are known */
@@ -71,11 +78,6 @@ typedef struct parser {
     dg_err              *e;
 } parser;
 
-typedef struct sbuf {  /* growable output of the emitter */
-    char  *buf;
-    size_t len, cap;
-} sbuf;
-
 /* ------------------------------------------------------- internal helpers */
 
 static yaml_node_t *node(const dg_cfg *c, int id) {
@@ -87,6 +89,13 @@ static size_t n_kids(const yaml_node_t *n) {  /* entries of a map, items of a li
     if (n->type == YAML_SEQUENCE_NODE) return (size_t)(n->data.sequence.items.top - n->data.sequence.items.start);
     return 0;
 }
+
+/* The slot of entry i's value (map) or item i (list): an id, re-read after adding nodes (they move). */
+static int *kid(const yaml_node_t *n, size_t i) {
+    return n->type == YAML_MAPPING_NODE ? &n->data.mapping.pairs.start[i].value : &n->data.sequence.items.start[i];
+}
+
+static int key_at(const yaml_node_t *n, size_t i) { return n->data.mapping.pairs.start[i].key; }
 
 static const char *text_of(const yaml_node_t *n) { return (const char *)n->data.scalar.value; }
 
@@ -106,7 +115,7 @@ static int is_null(const yaml_node_t *n) {
 /* Index of key name in map node n, or -1. */
 static long map_index(const dg_cfg *c, const yaml_node_t *n, const char *name, size_t nlen) {
     for (size_t i = 0; i < n_kids(n); i++) {
-        const yaml_node_t *k = node(c, n->data.mapping.pairs.start[i].key);
+        const yaml_node_t *k = node(c, key_at(n, i));
         if (k->data.scalar.length == nlen && !memcmp(k->data.scalar.value, name, nlen)) return (long)i;
     }
     return -1;
@@ -143,12 +152,7 @@ static void describe(const yaml_node_t *n, char *buf, size_t cap) {
 }
 
 /* Sets e to "WHERE: <fmt>", WHERE being node id's "FILE:LINE", "command line", or "FILE" (id 0). */
-static dg_status node_err(const dg_cfg *c, int id, dg_status st, dg_err *e, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 5, 6)))
-#endif
-    ;
-static dg_status node_err(const dg_cfg *c, int id, dg_status st, dg_err *e, const char *fmt, ...) {
+PRINTF(5, 6) static dg_status node_err(const dg_cfg *c, int id, dg_status st, dg_err *e, const char *fmt, ...) {
     char body[DG_ERR_LEN];
     va_list ap;
     va_start(ap, fmt);
@@ -160,44 +164,24 @@ static dg_status node_err(const dg_cfg *c, int id, dg_status st, dg_err *e, cons
     return dg_err_set(e, st, "%.400s: %s", c->label, body);
 }
 
-/* Reads the next step of a path. Returns 1 for a step, 0 at the end, -1 when malformed. */
+/* Reads the next step of a path (first: at its start). Returns 1 for a step, 0 at the end, -1 when
+ * malformed. */
 static int next_step(const char **pp, int first, step *s) {
     const char *p = *pp;
     memset(s, 0, sizeof *s);
     s->start = p;
     if (*p == 0) return 0;
-    if (*p == '[') {
-        if (first) return -1;  /* the top level is a map */
-        p++;
-        if (*p < '0' || *p > '9') return -1;
-        size_t v = 0;
-        while (*p >= '0' && *p <= '9') {
-            if (v > (SIZE_MAX - 9) / 10) return -1;
-            v = v * 10 + (size_t)(*p++ - '0');
-        }
-        if (*p != ']') return -1;
-        p++;
-        s->index = 1;
-        s->numeric = 1;
-        s->idx = v;
-    } else {
-        if (!first) {
-            if (*p != '.') return -1;
-            p++;
-        }
-        s->name = p;
-        while (*p && *p != '.' && *p != '[' && *p != ']') p++;
-        s->nlen = (size_t)(p - s->name);
-        if (s->nlen == 0) return -1;
-        s->numeric = 1;
-        size_t v = 0;
-        for (size_t i = 0; i < s->nlen; i++) {
-            char ch = s->name[i];
-            if (ch < '0' || ch > '9' || v > (SIZE_MAX - 9) / 10) { s->numeric = 0; break; }
-            v = v * 10 + (size_t)(ch - '0');
-        }
-        s->idx = v;
+    if (*p == '[') s->index = 1;
+    if ((s->index && first) || (!s->index && !first && *p != '.')) return -1;  /* the top level is a map */
+    s->name = p += !first || s->index;
+    p += strcspn(p, ".[]");
+    s->nlen = (size_t)(p - s->name);
+    s->numeric = s->nlen > 0 && strspn(s->name, "0123456789") == s->nlen;
+    for (size_t i = 0; s->numeric && i < s->nlen; i++) {
+        if (s->idx > (SIZE_MAX - 9) / 10) s->numeric = 0;  /* too large to be an index */
+        else s->idx = s->idx * 10 + (size_t)(s->name[i] - '0');
     }
+    if (s->nlen == 0 || (s->index && (!s->numeric || *p++ != ']'))) return -1;
     *pp = p;
     return 1;
 }
@@ -225,18 +209,16 @@ static dg_status walk(dg_cfg *c, const char *path, int mark, int *out, int *deep
         return dg_err_set(e, DG_ERR_ARG, "%.400s: invalid config key '%.64s'", c->label, path ? path : "(null)");
     const char *p = path;
     step s;
-    int first = 1;
-    while (next_step(&p, first, &s) == 1) {
-        first = 0;
+    while (next_step(&p, p == path, &s) == 1) {
         const yaml_node_t *n = node(c, cur);
         int child = 0, plen = (int)(s.start - path);
         if (n->type == YAML_MAPPING_NODE) {
             if (s.index) return node_err(c, cur, DG_ERR_CONFIG, e, "key '%.*s': expected a list, got a map", plen, path);
             long i = map_index(c, n, s.name, s.nlen);
-            if (i >= 0) child = n->data.mapping.pairs.start[i].value;
+            if (i >= 0) child = *kid(n, (size_t)i);
         } else if (n->type == YAML_SEQUENCE_NODE) {
             if (!s.numeric) return node_err(c, cur, DG_ERR_CONFIG, e, "key '%.*s': expected a map, got a list", plen, path);
-            if (s.idx < n_kids(n)) child = n->data.sequence.items.start[s.idx];
+            if (s.idx < n_kids(n)) child = *kid(n, s.idx);
         } else if (!is_null(n)) {
             char got[96];
             describe(n, got, sizeof got);
@@ -280,6 +262,12 @@ static dg_status find(dg_cfg *c, const char *path, int req, int *out, dg_err *e)
     return DG_OK;
 }
 
+/* The node at path without marking it, or 0 (missing, or the path is bad). */
+static int look(dg_cfg *c, const char *path) {
+    int id = 0;
+    return c && walk(c, path, 0, &id, NULL, NULL) == DG_OK ? id : 0;
+}
+
 /* Sets e to "WHERE: key 'path': expected <what>, got <node>". */
 static dg_status type_err(const dg_cfg *c, int id, const char *path, const char *what, dg_err *e) {
     char got[96];
@@ -287,114 +275,72 @@ static dg_status type_err(const dg_cfg *c, int id, const char *path, const char 
     return node_err(c, id, DG_ERR_CONFIG, e, "key '%.200s': expected %s, got %s", path, what, got);
 }
 
-/* strtod and snprintf("%g") in the C locale, whatever the program's locale. */
-typedef struct c_numeric {
-    locale_t c, old;
-} c_numeric;
-
-static void c_numeric_begin(c_numeric *s) {
-    s->c = newlocale(LC_NUMERIC_MASK, "C", (locale_t)0);
-    s->old = s->c ? uselocale(s->c) : (locale_t)0;
+/* Switches the thread to the C locale's numbers (strtod, "%g"), whatever the program's locale;
+ * c_locale_end switches back. */
+static locale_t c_locale(locale_t *old) {
+    locale_t c = newlocale(LC_NUMERIC_MASK, "C", (locale_t)0);
+    *old = c ? uselocale(c) : (locale_t)0;
+    return c;
 }
 
-static void c_numeric_end(c_numeric *s) {
-    if (!s->c) return;
-    uselocale(s->old);
-    freelocale(s->c);
+static void c_locale_end(locale_t c, locale_t old) {
+    if (c) { uselocale(old); freelocale(c); }
 }
 
-static void fmt_g(char *buf, size_t cap, double v) {
-    c_numeric cn;
-    c_numeric_begin(&cn);
-    snprintf(buf, cap, "%g", v);
-    c_numeric_end(&cn);
-}
-
-/* 1 if s (n bytes) is a decimal number: [+-] digits [. digits] [e [+-] digits], or [+-] . digits ... */
-static int is_decimal(const char *s, size_t n) {
-    size_t i = 0, digits = 0;
-    if (i < n && (s[i] == '+' || s[i] == '-')) i++;
-    while (i < n && s[i] >= '0' && s[i] <= '9') { i++; digits++; }
-    if (i < n && s[i] == '.') {
-        i++;
-        while (i < n && s[i] >= '0' && s[i] <= '9') { i++; digits++; }
-    }
-    if (!digits) return 0;
-    if (i < n && (s[i] == 'e' || s[i] == 'E')) {
-        i++;
-        if (i < n && (s[i] == '+' || s[i] == '-')) i++;
-        size_t ed = 0;
-        while (i < n && s[i] >= '0' && s[i] <= '9') { i++; ed++; }
-        if (!ed) return 0;
-    }
-    return i == n;
+/* A number as "%g" (or "%.0f" for an integer) in the C locale. */
+static void fmt_num(char *buf, size_t cap, double v, int is_int) {
+    locale_t old, c = c_locale(&old);
+    snprintf(buf, cap, is_int ? "%.0f" : "%g", v);
+    c_locale_end(c, old);
 }
 
 /* 1 if s reads as an infinity or NaN (".inf", "-.Inf", ".nan", "inf", "NaN", "infinity"). */
 static int is_nonfinite_text(const char *s, size_t n) {
-    size_t i = 0;
-    if (i < n && (s[i] == '+' || s[i] == '-')) i++;
-    if (i < n && s[i] == '.') i++;
-    size_t m = n - i;
-    const char *w[] = {"inf", "nan", "infinity"};
-    for (int k = 0; k < 3; k++) {
-        size_t wl = strlen(w[k]);
-        if (m != wl) continue;
-        size_t j = 0;
-        while (j < wl && (s[i + j] | 0x20) == w[k][j]) j++;
-        if (j == wl) return 1;
-    }
-    return 0;
+    size_t i = (n > 0 && (s[0] == '+' || s[0] == '-'));
+    i += (i < n && s[i] == '.');
+    return (n - i == 3 && (!strncasecmp(s + i, "inf", 3) || !strncasecmp(s + i, "nan", 3))) ||
+           (n - i == 8 && !strncasecmp(s + i, "infinity", 8));
 }
 
 enum { T_F32, T_INT, T_BOOL, T_STR };
 
-/* Converts node id to type T_* into out (written only on success); errors show path as given. */
+/* Converts node id to type T_* into out (written only on success); errors show path as given.
+ * Numbers are plain decimal text ("0x10", "1_000" and ".inf" are not); quoted scalars are strings. */
 static dg_status conv(const dg_cfg *c, int id, const char *path, int type, void *out, dg_err *e) {
-    static const char *const yes[] = {"true", "True", "TRUE", "yes", "Yes", "YES", "on", "On", "ON"};
-    static const char *const no[]  = {"false", "False", "FALSE", "no", "No", "NO", "off", "Off", "OFF"};
+    static const char *const bools[] = {"false", "False", "FALSE", "no",  "No",  "NO",  "off", "Off", "OFF",
+                                        "true",  "True",  "TRUE",  "yes", "Yes", "YES", "on",  "On",  "ON"};
     static const char *const what[] = {"a number", "an integer", "true or false", "a string"};
     const yaml_node_t *n = node(c, id);
-    int plain = n->type == YAML_SCALAR_NODE && !quoted(n) && !is_null(n);
-    const char *s = n->type == YAML_SCALAR_NODE ? text_of(n) : NULL;
-    size_t len = s ? n->data.scalar.length : 0;
-    if (type == T_STR) {
-        if (n->type != YAML_SCALAR_NODE || is_null(n)) return type_err(c, id, path, what[type], e);
-        if (strlen(s) != len)
-            return node_err(c, id, DG_ERR_CONFIG, e, "key '%.200s': expected a string without NUL characters", path);
-        *(const char **)out = s;
-        return DG_OK;
-    }
-    if (!plain) return type_err(c, id, path, what[type], e);
-    if (type == T_BOOL) {
-        for (size_t k = 0; k < sizeof yes / sizeof yes[0]; k++) {
-            if (len == strlen(yes[k]) && !memcmp(s, yes[k], len)) { *(int *)out = 1; return DG_OK; }
-            if (len == strlen(no[k]) && !memcmp(s, no[k], len)) { *(int *)out = 0; return DG_OK; }
-        }
+    const char *s = n->type == YAML_SCALAR_NODE && !is_null(n) ? text_of(n) : NULL;
+    size_t len = s ? n->data.scalar.length : 0, sign = s && (s[0] == '+' || s[0] == '-');
+    if (!s || (type != T_STR && quoted(n))) return type_err(c, id, path, what[type], e);
+    if (type == T_STR && strlen(s) != len)
+        return node_err(c, id, DG_ERR_CONFIG, e, "key '%.200s': expected a string without NUL characters", path);
+    if (type == T_STR) { *(const char **)out = s; return DG_OK; }
+    for (size_t k = 0; type == T_BOOL && k < sizeof bools / sizeof bools[0]; k++)
+        if (strlen(s) == len && !strcmp(s, bools[k])) { *(int *)out = k >= 9; return DG_OK; }
+    if (type == T_BOOL || (type == T_INT && (len == sign || strspn(s + sign, "0123456789") != len - sign)))
         return type_err(c, id, path, what[type], e);
-    }
     if (type == T_INT) {
-        size_t i = (s[0] == '+' || s[0] == '-');
-        if (i == len) return type_err(c, id, path, what[type], e);
-        for (; i < len; i++)
-            if (s[i] < '0' || s[i] > '9') return type_err(c, id, path, what[type], e);
         errno = 0;
         long long v = strtoll(s, NULL, 10);
-        if (errno == ERANGE || v < INT_MIN || v > INT_MAX) {
-            char got[96];
-            describe(n, got, sizeof got);
+        char got[96];
+        describe(n, got, sizeof got);  /* the text, quoted and cleaned */
+        if (errno == ERANGE || v < INT_MIN || v > INT_MAX)
             return node_err(c, id, DG_ERR_CONFIG, e, "key '%.200s': %s is out of the integer range [%d, %d]",
                             path, got, INT_MIN, INT_MAX);
-        }
         *(int *)out = (int)v;
         return DG_OK;
     }
     if (is_nonfinite_text(s, len)) return type_err(c, id, path, "a finite number", e);
-    if (!is_decimal(s, len)) return type_err(c, id, path, what[type], e);
-    c_numeric cn;
-    c_numeric_begin(&cn);
-    double d = strtod(s, NULL);
-    c_numeric_end(&cn);
+    char *end = NULL;
+    double d = 0;
+    if (strspn(s, "0123456789+-.eE") == len) {  /* then strtod reads the C locale's decimal numbers only */
+        locale_t old, cl = c_locale(&old);
+        d = strtod(s, &end);
+        c_locale_end(cl, old);
+    }
+    if (end != s + len) return type_err(c, id, path, what[type], e);
     if (!isfinite(d)) return type_err(c, id, path, "a finite number", e);
     if (fabs(d) > FLT_MAX) return type_err(c, id, path, "a finite number within the 32-bit float range", e);
     *(float *)out = (float)d;
@@ -411,39 +357,30 @@ static dg_status get(dg_cfg *c, const char *path, int req, int type, void *out, 
     return DG_OK;
 }
 
-/* Formats the accepted interval: "(0, 1]", "> 0", "<= 5". */
-static void fmt_interval(char *buf, size_t cap, double lo, double hi, int lo_in, int hi_in) {
-    char a[40], b[40];
-    fmt_g(a, sizeof a, lo);
-    fmt_g(b, sizeof b, hi);
-    int open_lo = isinf(lo) && lo < 0, open_hi = isinf(hi) && hi > 0;
-    if (open_lo && open_hi) snprintf(buf, cap, "a finite number");
-    else if (open_lo) snprintf(buf, cap, "%s %s", hi_in ? "<=" : "<", b);
-    else if (open_hi) snprintf(buf, cap, "%s %s", lo_in ? ">=" : ">", a);
-    else snprintf(buf, cap, "%c%s, %s%c", lo_in ? '[' : '(', a, b, hi_in ? ']' : ')');
-}
-
-/* The shared end of the range checks: value text from the node when there is one. */
-static dg_status range_err(dg_cfg *c, const char *path, const char *vtext, const char *interval, dg_err *e) {
-    int id = 0;
+/* Checks lo <= v <= hi, each end inclusive when its flag is 1 and open when infinite. The error cites
+ * the key's line and text, "expected (0, 1]" ("> 0", "<= 5"); DG_ERR_ARG when the key is missing. */
+static dg_status range_check(dg_cfg *c, const char *path, double v, double lo, double hi, int lo_in, int hi_in,
+                             int is_int, dg_err *e) {
+    char a[40], b[40], interval[96], got[96];
+    int id = 0, open_lo = isinf(lo) && lo < 0, open_hi = isinf(hi) && hi > 0;
+    if (!c) return dg_err_set(e, DG_ERR_ARG, "config is NULL");
+    if ((lo_in ? v >= lo : v > lo) && (hi_in ? v <= hi : v < hi)) return DG_OK;
+    fmt_num(a, sizeof a, lo, is_int);
+    fmt_num(b, sizeof b, hi, is_int);
+    if (open_lo && open_hi) snprintf(interval, sizeof interval, "a finite number");
+    else if (open_lo) snprintf(interval, sizeof interval, "%s %s", hi_in ? "<=" : "<", b);
+    else if (open_hi) snprintf(interval, sizeof interval, "%s %s", lo_in ? ">=" : ">", a);
+    else snprintf(interval, sizeof interval, "%c%s, %s%c", lo_in ? '[' : '(', a, b, hi_in ? ']' : ')');
     dg_status st = walk(c, path, 0, &id, NULL, e);
-    if (st != DG_OK) return st;
-    if (!id)
-        return node_err(c, 0, DG_ERR_ARG, e, "key '%.200s': default %s is out of range, expected %s",
-                        path, vtext, interval);
-    char got[96];
-    const yaml_node_t *n = node(c, id);
+    const yaml_node_t *n = id ? node(c, id) : NULL;
     size_t p = 0;
-    if (n->type == YAML_SCALAR_NODE && !is_null(n)) put_clean(got, sizeof got, &p, text_of(n), n->data.scalar.length);
-    else snprintf(got, sizeof got, "%s", vtext);
+    if (st != DG_OK) return st;
+    if (n && n->type == YAML_SCALAR_NODE && !is_null(n)) put_clean(got, sizeof got, &p, text_of(n), n->data.scalar.length);
+    else fmt_num(got, sizeof got, v, is_int);
+    if (!id)
+        return node_err(c, 0, DG_ERR_ARG, e, "key '%.200s': default %s is out of range, expected %s", path, got,
+                        interval);
     return node_err(c, id, DG_ERR_CONFIG, e, "key '%.200s': %s is out of range, expected %s", path, got, interval);
-}
-
-/* Checks the count arguments of the list getters. */
-static dg_status list_args(const void *out, int min_n, int max_n, const int *n, dg_err *e) {
-    if (min_n < 0 || max_n < min_n || (max_n > 0 && !out) || (!n && min_n != max_n))
-        return dg_err_set(e, DG_ERR_ARG, "config list: bad arguments (min %d, max %d)", min_n, max_n);
-    return DG_OK;
 }
 
 /* Checks that list id has min_n..max_n items; what is the item ("integer", "number", "row"). */
@@ -462,29 +399,39 @@ static dg_status count_check(const dg_cfg *c, int id, const char *path, const ch
                     what, n);
 }
 
-/* Reads a list of f32 (is_int 0) or int (is_int 1) items from node id into out; see the header. */
-static dg_status read_list(dg_cfg *c, int id, const char *path, int is_int, void *out, int min_n, int max_n,
-                           int *count, dg_err *e) {
+/* Reads list id into out (nothing written unless every item is valid; out NULL: check only): items
+ * of type T_F32 or T_INT, or, cols > 0, rows of cols floats. *count (if not NULL) gets the length. */
+static dg_status read_list(dg_cfg *c, int id, const char *path, int type, int cols, void *out, int min_n,
+                           int max_n, int *count, dg_err *e) {
     const yaml_node_t *n = node(c, id);
-    if (n->type != YAML_SEQUENCE_NODE)
-        return type_err(c, id, path, is_int ? "a list of integers" : "a list of numbers", e);
-    dg_status st = count_check(c, id, path, is_int ? "integer" : "number", min_n, max_n, e);
-    /* check every item first, so a bad item leaves out (the caller's default) untouched; out NULL: check only */
-    for (int pass = 0; st == DG_OK && pass < (out ? 2 : 1); pass++) {
+    char what[64] = "a list of integers";
+    if (cols) snprintf(what, sizeof what, "a list of rows of %d numbers", cols);
+    else if (type == T_F32) snprintf(what, sizeof what, "a list of numbers");
+    if (n->type != YAML_SEQUENCE_NODE) return type_err(c, id, path, what, e);
+    dg_status st = count_check(c, id, path, cols ? "row" : type == T_INT ? "integer" : "number", min_n, max_n, e);
+    for (int pass = 0; st == DG_OK && pass < (out ? 2 : 1); pass++) {  /* check all, then write */
         for (size_t i = 0; st == DG_OK && i < n_kids(n); i++) {
             char ipath[PATH_CAP];
             snprintf(ipath, sizeof ipath, "%.200s[%zu]", path, i);
-            int v;
-            float f;
-            st = conv(c, n->data.sequence.items.start[i], ipath, is_int ? T_INT : T_F32, is_int ? (void *)&v : &f, e);
-            if (st == DG_OK && pass == 1) {
-                if (is_int) ((int *)out)[i] = v;
-                else ((float *)out)[i] = f;
-            }
+            union { int i; float f; } scratch;
+            void *dst = !pass ? (void *)&scratch : type == T_INT ? (void *)((int *)out + i)
+                                                                 : (void *)((float *)out + i * (size_t)(cols ? cols : 1));
+            st = cols ? read_list(c, *kid(n, i), ipath, T_F32, 0, pass ? dst : NULL, cols, cols, NULL, e)
+                      : conv(c, *kid(n, i), ipath, type, dst, e);
         }
     }
     if (st == DG_OK && count) *count = (int)n_kids(n);
     return st;
+}
+
+/* The list getters: a missing key leaves out and *count alone. */
+static dg_status get_list(dg_cfg *c, const char *path, int type, int cols, void *out, int min_n, int max_n,
+                          int *count, dg_err *e) {
+    int id = 0;
+    if (min_n < 0 || max_n < min_n || (max_n > 0 && !out) || (!count && min_n != max_n))
+        return dg_err_set(e, DG_ERR_ARG, "config list: bad arguments (min %d, max %d)", min_n, max_n);
+    dg_status st = find(c, path, 0, &id, e);
+    return st != DG_OK || !id ? st : read_list(c, id, path, type, cols, out, min_n, max_n, count, e);
 }
 
 /* Edit distance between two byte strings of at most 64 bytes (INT_MAX when longer). */
@@ -530,8 +477,7 @@ static dg_status unused_in(const dg_cfg *c, int id, char *path, size_t plen, dg_
     const yaml_node_t *n = node(c, id);
     int is_map = n->type == YAML_MAPPING_NODE;
     for (size_t i = 0; i < n_kids(n); i++) {
-        int k = is_map ? n->data.mapping.pairs.start[i].key : 0;
-        int v = is_map ? n->data.mapping.pairs.start[i].value : n->data.sequence.items.start[i];
+        int k = is_map ? key_at(n, i) : 0, v = *kid(n, i);
         const yaml_node_t *kn = k ? node(c, k) : NULL;
         size_t p = plen;
         if (is_map) {
@@ -560,25 +506,17 @@ static dg_status unused_in(const dg_cfg *c, int id, char *path, size_t plen, dg_
 
 /* 1 if s (n bytes) is well-formed UTF-8 (no overlongs, surrogates or values past U+10FFFF). */
 static int utf8_valid(const unsigned char *s, size_t n) {
-    size_t i = 0;
-    while (i < n) {
-        unsigned c0 = s[i];
-        size_t w;
-        unsigned v;
-        if (c0 < 0x80) { i++; continue; }
-        else if ((c0 & 0xE0) == 0xC0) { w = 2; v = c0 & 0x1F; }
-        else if ((c0 & 0xF0) == 0xE0) { w = 3; v = c0 & 0x0F; }
-        else if ((c0 & 0xF8) == 0xF0) { w = 4; v = c0 & 0x07; }
-        else return 0;
-        if (n - i < w) return 0;
+    static const unsigned least[] = {0, 0, 0x80, 0x800, 0x10000};  /* by sequence length */
+    for (size_t i = 0, w; i < n; i += w) {
+        unsigned v = s[i];
+        w = v < 0x80 ? 1 : (v & 0xE0) == 0xC0 ? 2 : (v & 0xF0) == 0xE0 ? 3 : (v & 0xF8) == 0xF0 ? 4 : 0;
+        if (!w || n - i < w) return 0;
+        if (w > 1) v &= 0x7Fu >> w;
         for (size_t k = 1; k < w; k++) {
             if ((s[i + k] & 0xC0) != 0x80) return 0;
             v = (v << 6) | (s[i + k] & 0x3F);
         }
-        if ((w == 2 && v < 0x80) || (w == 3 && v < 0x800) || (w == 4 && v < 0x10000) || v > 0x10FFFF ||
-            (v >= 0xD800 && v <= 0xDFFF))
-            return 0;
-        i += w;
+        if (v < least[w] || v > 0x10FFFF || (v >= 0xD800 && v <= 0xDFFF)) return 0;
     }
     return 1;
 }
@@ -614,14 +552,11 @@ static int copy_node(yaml_document_t *dst, yaml_document_t *src, int id, int out
     int to = is_map ? yaml_document_add_mapping(dst, NULL, flow ? YAML_FLOW_MAPPING_STYLE : YAML_BLOCK_MAPPING_STYLE)
                     : yaml_document_add_sequence(dst, NULL, flow ? YAML_FLOW_SEQUENCE_STYLE : YAML_BLOCK_SEQUENCE_STYLE);
     for (size_t i = 0; to && i < n_kids(n); i++) {
-        if (is_map) {
-            int k = copy_node(dst, src, n->data.mapping.pairs.start[i].key, out, 1);
-            int v = k ? copy_node(dst, src, n->data.mapping.pairs.start[i].value, out, 0) : 0;
-            if (!v || !yaml_document_append_mapping_pair(dst, to, k, v)) to = 0;
-        } else {
-            int v = copy_node(dst, src, n->data.sequence.items.start[i], out, 0);
-            if (!v || !yaml_document_append_sequence_item(dst, to, v)) to = 0;
-        }
+        int k = is_map ? copy_node(dst, src, key_at(n, i), out, 1) : 0;
+        int v = k || !is_map ? copy_node(dst, src, *kid(n, i), out, 0) : 0;
+        if (!v || !(is_map ? yaml_document_append_mapping_pair(dst, to, k, v)
+                           : yaml_document_append_sequence_item(dst, to, v)))
+            to = 0;
     }
     return to;
 }
@@ -633,12 +568,7 @@ static int mark_line(size_t zero_based) {
 }
 
 /* Sets e to "FILE:LINE: <fmt>" (file) or "command line: key 'K': <fmt>" (a dg_cfg_set value). */
-static dg_status perr(parser *p, dg_status st, int line, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 4, 5)))
-#endif
-    ;
-static dg_status perr(parser *p, dg_status st, int line, const char *fmt, ...) {
+PRINTF(4, 5) static dg_status perr(parser *p, dg_status st, int line, const char *fmt, ...) {
     char body[DG_ERR_LEN];
     va_list ap;
     va_start(ap, fmt);
@@ -687,21 +617,6 @@ static dg_status syntax_error(parser *p, const yaml_parser_t *y) {
     return perr(p, DG_ERR_CONFIG, line, "%s%s", problem, extra);
 }
 
-/* Refuses an anchor or a tag on a node. */
-static dg_status refuse_props(parser *p, int line, const yaml_char_t *anchor, const yaml_char_t *tag) {
-    char t[64];
-    size_t n = 0;
-    if (anchor) {
-        put_clean(t, sizeof t, &n, (const char *)anchor, strlen((const char *)anchor));
-        return perr(p, DG_ERR_CONFIG, line, "anchors (&%s) are not supported; write the value out", t);
-    }
-    if (tag) {
-        put_clean(t, sizeof t, &n, (const char *)tag, strlen((const char *)tag));
-        return perr(p, DG_ERR_CONFIG, line, "tags (%s) are not supported; quote a value to make it a string", t);
-    }
-    return DG_OK;
-}
-
 static int yaml_open(yaml_parser_t *y, const parser *p) {
     if (!yaml_parser_initialize(y)) return 0;
     yaml_parser_set_input_string(y, p->text ? p->text : (const unsigned char *)"", p->text ? p->len : 0);
@@ -728,19 +643,25 @@ static dg_status scan(parser *p, int depth) {
         int line = p->override ? 0 : mark_line(ev.start_mark.line);
         int coll = t == YAML_SEQUENCE_START_EVENT || t == YAML_MAPPING_START_EVENT;
         int is_node = coll || t == YAML_SCALAR_EVENT || t == YAML_ALIAS_EVENT;
+        const yaml_char_t *anchor = t == YAML_ALIAS_EVENT ? ev.data.alias.anchor
+                                  : t == YAML_SCALAR_EVENT ? ev.data.scalar.anchor
+                                  : t == YAML_SEQUENCE_START_EVENT ? ev.data.sequence_start.anchor
+                                  : t == YAML_MAPPING_START_EVENT ? ev.data.mapping_start.anchor : NULL;
+        const yaml_char_t *tag = t == YAML_SCALAR_EVENT ? ev.data.scalar.tag
+                               : t == YAML_SEQUENCE_START_EVENT ? ev.data.sequence_start.tag
+                               : t == YAML_MAPPING_START_EVENT ? ev.data.mapping_start.tag : NULL;
+        char name[64];
+        size_t k = 0;
+        if (anchor || tag) put_clean(name, sizeof name, &k, (const char *)(anchor ? anchor : tag),
+                                     strlen((const char *)(anchor ? anchor : tag)));
         if (is_node && open > 0 && is_map[open - 1] && kids[open - 1] % 2 == 0 && coll)
             st = perr(p, DG_ERR_CONFIG, line, "map keys must be plain values, not lists or maps");
-        else if (t == YAML_ALIAS_EVENT) {
-            char a[64];
-            size_t k = 0;
-            put_clean(a, sizeof a, &k, (const char *)ev.data.alias.anchor, strlen((const char *)ev.data.alias.anchor));
-            st = perr(p, DG_ERR_CONFIG, line, "aliases (*%s) are not supported; write the value out", a);
-        } else if (t == YAML_SCALAR_EVENT)
-            st = refuse_props(p, line, ev.data.scalar.anchor, ev.data.scalar.tag);
-        else if (t == YAML_SEQUENCE_START_EVENT)
-            st = refuse_props(p, line, ev.data.sequence_start.anchor, ev.data.sequence_start.tag);
-        else if (t == YAML_MAPPING_START_EVENT)
-            st = refuse_props(p, line, ev.data.mapping_start.anchor, ev.data.mapping_start.tag);
+        else if (t == YAML_ALIAS_EVENT)
+            st = perr(p, DG_ERR_CONFIG, line, "aliases (*%s) are not supported; write the value out", name);
+        else if (anchor)
+            st = perr(p, DG_ERR_CONFIG, line, "anchors (&%s) are not supported; write the value out", name);
+        else if (tag)
+            st = perr(p, DG_ERR_CONFIG, line, "tags (%s) are not supported; quote a value to make it a string", name);
         else if (t == YAML_SEQUENCE_END_EVENT || t == YAML_MAPPING_END_EVENT) open--;
         else if (t == YAML_DOCUMENT_START_EVENT && docs++)
             st = perr(p, DG_ERR_CONFIG, line, "only one YAML document is allowed (a second one starts here)");
@@ -788,7 +709,7 @@ static dg_status check_duplicates(parser *p, yaml_document_t *d, const yaml_node
     if (cnt < 2) return DG_OK;
     key_ix *ix = malloc(cnt * sizeof *ix);
     if (!ix) return perr(p, DG_ERR_NOMEM, 0, "out of memory while reading YAML");
-    for (size_t i = 0; i < cnt; i++) ix[i] = (key_ix){yaml_document_get_node(d, n->data.mapping.pairs.start[i].key), i};
+    for (size_t i = 0; i < cnt; i++) ix[i] = (key_ix){yaml_document_get_node(d, key_at(n, i)), i};
     qsort(ix, cnt, sizeof *ix, key_ix_cmp);
     for (size_t j = 1; j < cnt; j++) {
         if (key_ix_cmp(&(key_ix){ix[j].k, 0}, &(key_ix){ix[run].k, 0}) != 0) { run = j; continue; }
@@ -796,8 +717,7 @@ static dg_status check_duplicates(parser *p, yaml_document_t *d, const yaml_node
     }
     free(ix);
     if (dup == SIZE_MAX) return DG_OK;
-    const yaml_node_t *k = yaml_document_get_node(d, n->data.mapping.pairs.start[dup].key);
-    const yaml_node_t *k0 = yaml_document_get_node(d, n->data.mapping.pairs.start[first].key);
+    const yaml_node_t *k = yaml_document_get_node(d, key_at(n, dup)), *k0 = yaml_document_get_node(d, key_at(n, first));
     path_push(p, text_of(k), k->data.scalar.length, 1);
     if (p->override) return perr(p, DG_ERR_CONFIG, 0, "duplicate key '%s'", p->path);
     return perr(p, DG_ERR_CONFIG, mark_line(k->start_mark.line), "duplicate key '%s' (first at line %d)", p->path,
@@ -814,18 +734,17 @@ static dg_status check_tree(parser *p, yaml_document_t *d, int id, int key, meta
     for (size_t i = 0; i < n_kids(n); i++) {
         dg_status st;
         size_t old = p->plen;
-        if (is_map) {
-            const yaml_node_pair_t *pr = &n->data.mapping.pairs.start[i];
-            const yaml_node_t *k = yaml_document_get_node(d, pr->key);
-            if (m) m[pr->key - 1] = (meta){0, mark_line(k->start_mark.line), mark_line(k->start_mark.column)};
-            path_push(p, text_of(k), k->data.scalar.length, 1);
-            st = check_tree(p, d, pr->value, pr->key, m);
+        int k = is_map ? key_at(n, i) : 0;
+        if (k) {
+            const yaml_node_t *kn = yaml_document_get_node(d, k);
+            if (m) m[k - 1] = (meta){0, mark_line(kn->start_mark.line), mark_line(kn->start_mark.column)};
+            path_push(p, text_of(kn), kn->data.scalar.length, 1);
         } else {
             char ix[32];
             snprintf(ix, sizeof ix, "[%zu]", i);
             path_push(p, ix, strlen(ix), 0);
-            st = check_tree(p, d, n->data.sequence.items.start[i], 0, m);
         }
+        st = check_tree(p, d, *kid(n, i), k, m);
         p->plen = old;
         p->path[old] = 0;
         if (st != DG_OK) return st;
@@ -856,26 +775,6 @@ static dg_status parse_text(const char *text, size_t len, const char *label, con
         if (m) { free(*m); *m = NULL; }
     }
     return st;
-}
-
-static int sbuf_write(void *data, unsigned char *bytes, size_t size) {
-    sbuf *b = data;
-    if (size > SIZE_MAX - b->len - 1) return 0;
-    if (b->len + size + 1 > b->cap) {
-        size_t cap = b->cap ? b->cap : 256;
-        while (cap < b->len + size + 1) {
-            if (cap > SIZE_MAX / 2) return 0;
-            cap *= 2;
-        }
-        char *nb = realloc(b->buf, cap);
-        if (!nb) return 0;
-        b->buf = nb;
-        b->cap = cap;
-    }
-    memcpy(b->buf + b->len, bytes, size);
-    b->len += size;
-    b->buf[b->len] = 0;
-    return 1;
 }
 
 /* ------------------------------------------------------ public functions */
@@ -992,109 +891,65 @@ dg_status dg_cfg_get_str_req(dg_cfg *c, const char *path, const char **out, dg_e
 
 dg_status dg_cfg_check_f32_range(dg_cfg *c, const char *path, float v, float lo, float hi,
                                  int lo_inclusive, int hi_inclusive, dg_err *e) {
-    if (!c) return dg_err_set(e, DG_ERR_ARG, "config is NULL");
-    int ok = (lo_inclusive ? v >= lo : v > lo) && (hi_inclusive ? v <= hi : v < hi);
-    if (ok) return DG_OK;
-    char interval[96], vt[40];
-    fmt_interval(interval, sizeof interval, lo, hi, lo_inclusive, hi_inclusive);
-    fmt_g(vt, sizeof vt, v);
-    return range_err(c, path, vt, interval, e);
+    return range_check(c, path, v, lo, hi, lo_inclusive, hi_inclusive, 0, e);
 }
 
 dg_status dg_cfg_check_int_range(dg_cfg *c, const char *path, int v, int lo, int hi, dg_err *e) {
-    if (!c) return dg_err_set(e, DG_ERR_ARG, "config is NULL");
-    if (v >= lo && v <= hi) return DG_OK;
-    char interval[96], vt[24];
-    if (lo == INT_MIN) snprintf(interval, sizeof interval, "<= %d", hi);
-    else if (hi == INT_MAX) snprintf(interval, sizeof interval, ">= %d", lo);
-    else snprintf(interval, sizeof interval, "[%d, %d]", lo, hi);
-    snprintf(vt, sizeof vt, "%d", v);
-    return range_err(c, path, vt, interval, e);
+    return range_check(c, path, v, lo == INT_MIN ? -INFINITY : lo, hi == INT_MAX ? INFINITY : hi, 1, 1, 1, e);
 }
 
 dg_status dg_cfg_get_f32_array(dg_cfg *c, const char *path, float *out, int min_n, int max_n,
                                int *n, dg_err *e) {
-    int id = 0;
-    dg_status st = list_args(out, min_n, max_n, n, e);
-    if (st == DG_OK) st = find(c, path, 0, &id, e);
-    return st != DG_OK || !id ? st : read_list(c, id, path, 0, out, min_n, max_n, n, e);
+    return get_list(c, path, T_F32, 0, out, min_n, max_n, n, e);
 }
 
 dg_status dg_cfg_get_int_array(dg_cfg *c, const char *path, int *out, int min_n, int max_n,
                                int *n, dg_err *e) {
-    int id = 0;
-    dg_status st = list_args(out, min_n, max_n, n, e);
-    if (st == DG_OK) st = find(c, path, 0, &id, e);
-    return st != DG_OK || !id ? st : read_list(c, id, path, 1, out, min_n, max_n, n, e);
+    return get_list(c, path, T_INT, 0, out, min_n, max_n, n, e);
 }
 
 dg_status dg_cfg_get_f32_rows(dg_cfg *c, const char *path, float *out, int cols, int min_rows,
                               int max_rows, int *rows, dg_err *e) {
-    int id;
     if (cols < 1 || !rows || min_rows < 0 || max_rows < min_rows || (max_rows > 0 && !out) ||
         (size_t)max_rows > SIZE_MAX / sizeof(float) / (size_t)cols)
         return dg_err_set(e, DG_ERR_ARG, "config rows: bad arguments (cols %d, min %d, max %d)", cols, min_rows,
                           max_rows);
-    dg_status st = find(c, path, 0, &id, e);
-    if (st != DG_OK || !id) return st;
-    const yaml_node_t *n = node(c, id);
-    if (n->type != YAML_SEQUENCE_NODE) {
-        char what[64];
-        snprintf(what, sizeof what, "a list of rows of %d numbers", cols);
-        return type_err(c, id, path, what, e);
-    }
-    st = count_check(c, id, path, "row", min_rows, max_rows, e);
-    for (int pass = 0; st == DG_OK && pass < 2; pass++) {  /* validate every row before writing any */
-        for (size_t r = 0; st == DG_OK && r < n_kids(n); r++) {
-            char rpath[PATH_CAP];
-            snprintf(rpath, sizeof rpath, "%.200s[%zu]", path, r);
-            st = read_list(c, n->data.sequence.items.start[r], rpath, 0, pass ? out + r * (size_t)cols : NULL,
-                           cols, cols, NULL, e);
-        }
-    }
-    if (st == DG_OK) *rows = (int)n_kids(n);
-    return st;
+    return get_list(c, path, T_F32, cols, out, min_rows, max_rows, rows, e);
 }
 
 int dg_cfg_has(dg_cfg *c, const char *path) {
-    int id = 0;
-    return c && walk(c, path, 0, &id, NULL, NULL) == DG_OK && id;
+    return look(c, path) != 0;
 }
 
 int dg_cfg_len(dg_cfg *c, const char *path) {
-    int id = 0;
-    if (!c || walk(c, path, 0, &id, NULL, NULL) != DG_OK || !id) return -1;
-    const yaml_node_t *n = node(c, id);
-    if (n->type == YAML_SCALAR_NODE) return is_null(n) ? 0 : -1;
+    int id = look(c, path);
+    const yaml_node_t *n = id ? node(c, id) : NULL;
+    if (!n || n->type == YAML_SCALAR_NODE) return n && is_null(n) ? 0 : -1;
     return n_kids(n) > INT_MAX ? INT_MAX : (int)n_kids(n);
 }
 
 const char *dg_cfg_key(dg_cfg *c, const char *path, int i) {
-    int id = 0;
-    if (!c || i < 0 || walk(c, path, 0, &id, NULL, NULL) != DG_OK || !id) return NULL;
-    const yaml_node_t *n = node(c, id);
-    if (n->type != YAML_MAPPING_NODE || (size_t)i >= n_kids(n)) return NULL;
-    return text_of(node(c, n->data.mapping.pairs.start[i].key));
+    int id = look(c, path);
+    const yaml_node_t *n = id ? node(c, id) : NULL;
+    if (!n || n->type != YAML_MAPPING_NODE || i < 0 || (size_t)i >= n_kids(n)) return NULL;
+    return text_of(node(c, key_at(n, (size_t)i)));
 }
 
 int dg_cfg_line(dg_cfg *c, const char *path, int *col) {
-    int id = 0;
-    if (col) *col = 0;
-    if (!c || walk(c, path, 0, &id, NULL, NULL) != DG_OK || !id || (c->m[id - 1].flags & F_OVERRIDE)) return 0;
-    if (col) *col = c->m[id - 1].col;
-    return c->m[id - 1].line;
+    int id = look(c, path);
+    int ok = id && !(c->m[id - 1].flags & F_OVERRIDE);
+    if (col) *col = ok ? c->m[id - 1].col : 0;
+    return ok ? c->m[id - 1].line : 0;
 }
 
 dg_status dg_cfg_error(dg_cfg *c, const char *path, dg_err *e, const char *fmt, ...) {
     char body[DG_ERR_LEN];
-    int id = 0;
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(body, sizeof body, fmt, ap);
     va_end(ap);
     if (!c) return dg_err_set(e, DG_ERR_CONFIG, "key '%.200s': %s", path ? path : "", body);
-    if (walk(c, path, 0, &id, NULL, NULL) != DG_OK) id = 0;
-    return node_err(c, id, DG_ERR_CONFIG, e, "key '%.200s': %s", path ? path : "", body);
+    return node_err(c, look(c, path), DG_ERR_CONFIG, e, "key '%.200s': %s", path ? path : "", body);
 }
 
 void dg_cfg_mark_used(dg_cfg *c, const char *path) {
@@ -1109,147 +964,112 @@ dg_status dg_cfg_check_unused(dg_cfg *c, dg_err *e) {
     return unused_in(c, ROOT, path, 0, e);
 }
 
-/* The slot holding entry i of map or list parent (re-read after each node added: the nodes move). */
-static int *slot_of(dg_cfg *c, int parent, size_t i) {
-    yaml_node_t *n = node(c, parent);
-    return n->type == YAML_MAPPING_NODE ? &n->data.mapping.pairs.start[i].value : &n->data.sequence.items.start[i];
-}
-
 dg_status dg_cfg_set(dg_cfg *c, const char *path, const char *value_text, dg_err *e) {
     if (!c || !path || !value_text) return dg_err_set(e, DG_ERR_ARG, "dg_cfg_set: NULL argument");
     int nsteps = path_steps(path);
+    size_t vlen = strlen(value_text);
     if (nsteps <= 0 || !utf8_valid((const unsigned char *)path, strlen(path)))
         return dg_err_set(e, DG_ERR_CONFIG, CMDLINE ": invalid key '%.200s' (write keys as a.b.c or a.b[0])", path);
     if (nsteps > DG_CFG_MAX_DEPTH)
         return dg_err_set(e, DG_ERR_CONFIG, CMDLINE ": key '%.200s' is nested deeper than %d levels", path,
                           DG_CFG_MAX_DEPTH);
-    size_t vlen = strlen(value_text);
     if (!utf8_valid((const unsigned char *)value_text, vlen))
         return dg_err_set(e, DG_ERR_CONFIG, CMDLINE ": key '%.200s': the value is not valid UTF-8", path);
 
-    /* 1: check the key can be set, before changing anything */
-    int cur = ROOT, first = 1, creating = 0;
-    const char *p = path;
+    /* 1: find the place, checking the key can be set before changing anything. The value goes in
+     * entry pi of node par, or, from step rest on, into new maps under cur (a map, or a null entry
+     * that becomes one: "env:") */
+    int par = 0, cur = ROOT;
+    size_t pi = 0;
+    const char *p = path, *rest = NULL;
     step s;
-    while (next_step(&p, first, &s) == 1) {
-        int plen = (int)(s.start - path);
-        const yaml_node_t *n = creating ? NULL : node(c, cur);
-        first = 0;
-        if (!n || is_null(n)) {
-            if (s.index)
-                return dg_err_set(e, DG_ERR_CONFIG, CMDLINE ": cannot set '%.200s': list '%.*s' does not exist",
-                                  path, plen, path);
-            creating = 1;
-        } else if (n->type == YAML_MAPPING_NODE) {
-            if (s.index)
-                return dg_err_set(e, DG_ERR_CONFIG, CMDLINE ": cannot set '%.200s': '%.*s' is a map, not a list",
-                                  path, plen, path);
-            long i = map_index(c, n, s.name, s.nlen);
-            if (i < 0) creating = 1;
-            else cur = n->data.mapping.pairs.start[i].value;
-        } else if (n->type == YAML_SEQUENCE_NODE) {
-            if (!s.numeric)
-                return dg_err_set(e, DG_ERR_CONFIG, CMDLINE ": cannot set '%.200s': '%.*s' is a list, not a map",
-                                  path, plen, path);
-            if (s.idx >= n_kids(n))
-                return dg_err_set(e, DG_ERR_CONFIG,
-                                  CMDLINE ": cannot set '%.200s': '%.*s' has %zu item%s (indices start at 0)",
-                                  path, plen, path, n_kids(n), n_kids(n) == 1 ? "" : "s");
-            cur = n->data.sequence.items.start[s.idx];
-        } else {
-            return dg_err_set(e, DG_ERR_CONFIG, CMDLINE ": cannot set '%.200s': '%.*s' is a value, not a map",
-                              path, plen, path);
-        }
+    while (next_step(&p, p == path, &s) == 1) {
+        const yaml_node_t *n = rest ? NULL : node(c, cur);
+        int null = !n || is_null(n), map = !null && n->type == YAML_MAPPING_NODE;
+        int seq = !null && n->type == YAML_SEQUENCE_NODE;
+        size_t cnt = seq ? n_kids(n) : 0;
+        char why[64] = "";
+        if (null && s.index) snprintf(why, sizeof why, "does not exist");
+        else if (map && s.index) snprintf(why, sizeof why, "is a map, not a list");
+        else if (seq && !s.numeric) snprintf(why, sizeof why, "is a list, not a map");
+        else if (seq && s.idx >= cnt) snprintf(why, sizeof why, "has %zu item%s (indices start at 0)", cnt, cnt == 1 ? "" : "s");
+        else if (!null && !map && !seq) snprintf(why, sizeof why, "is a value, not a map");
+        if (why[0])
+            return dg_err_set(e, DG_ERR_CONFIG, CMDLINE ": cannot set '%.200s': %s'%.*s' %s", path, null ? "list " : "",
+                              (int)(s.start - path), path, why);
+        long i = map ? map_index(c, n, s.name, s.nlen) : seq ? (long)s.idx : -1;
+        if (i < 0 && !rest) rest = s.start;
+        if (i >= 0) { par = cur; pi = (size_t)i; cur = *kid(n, pi); }
     }
 
-    /* 2: build the new value (a node nothing points to yet) */
+    /* 2: build the new value, a node nothing points to yet */
     int val = 0;
     const char *t = value_text + strspn(value_text, " \t");
     if (*t == '[' || *t == '{') {
         yaml_document_t tmp;
         dg_status st = parse_text(value_text, vlen, CMDLINE, path, nsteps + 1, &tmp, NULL, e);
         if (st != DG_OK) return st;
-        if (!yaml_document_get_root_node(&tmp)) {
-            yaml_document_delete(&tmp);
-            return dg_err_set(e, DG_ERR_CONFIG, CMDLINE ": key '%.200s': empty value", path);
-        }
-        val = copy_node(&c->doc, &tmp, ROOT, 0, 0);
+        if (yaml_document_get_root_node(&tmp)) val = copy_node(&c->doc, &tmp, ROOT, 0, 0);
+        else st = dg_err_set(e, DG_ERR_CONFIG, CMDLINE ": key '%.200s': empty value", path);
         yaml_document_delete(&tmp);
+        if (st != DG_OK) return st;
     } else if (vlen <= INT_MAX) {
         val = yaml_document_add_scalar(&c->doc, NULL, (const yaml_char_t *)value_text, (int)vlen,
                                        YAML_PLAIN_SCALAR_STYLE);
     }
-    if (!val || !meta_sync(c)) return dg_err_set(e, DG_ERR_NOMEM, CMDLINE ": key '%.200s': out of memory", path);
 
-    /* 3: put it in place, making maps on the way (an empty "env:" becomes a map where it was) */
-    cur = ROOT;
-    p = path;
-    first = 1;
-    while (next_step(&p, first, &s) == 1) {
-        int last = *p == 0;
-        const yaml_node_t *n = node(c, cur);
-        first = 0;
-        long i = n->type == YAML_MAPPING_NODE ? map_index(c, n, s.name, s.nlen) : (long)s.idx;
-        if (i < 0) {  /* a new key */
-            int k = yaml_document_add_scalar(&c->doc, NULL, (const yaml_char_t *)s.name, (int)s.nlen,
-                                             YAML_PLAIN_SCALAR_STYLE);
-            int v = last ? val : k ? yaml_document_add_mapping(&c->doc, NULL, YAML_BLOCK_MAPPING_STYLE) : 0;
-            if (!k || !v || !meta_sync(c) || !yaml_document_append_mapping_pair(&c->doc, cur, k, v))
-                return dg_err_set(e, DG_ERR_NOMEM, CMDLINE ": key '%.200s': out of memory", path);
-            cur = v;
-            continue;
+    /* 3: put it in place */
+    int ok = val && meta_sync(c);
+    if (ok && !rest) *kid(node(c, par), pi) = val;
+    if (ok && rest && is_null(node(c, cur))) {
+        int m = yaml_document_add_mapping(&c->doc, NULL, YAML_BLOCK_MAPPING_STYLE);
+        if ((ok = m && meta_sync(c))) {
+            c->m[m - 1] = c->m[cur - 1];  /* where the empty value was */
+            *kid(node(c, par), pi) = cur = m;
         }
-        if (last) {
-            *slot_of(c, cur, (size_t)i) = val;
-            return DG_OK;
-        }
-        int child = *slot_of(c, cur, (size_t)i);
-        if (is_null(node(c, child))) {
-            int m = yaml_document_add_mapping(&c->doc, NULL, YAML_BLOCK_MAPPING_STYLE);
-            if (!m || !meta_sync(c)) return dg_err_set(e, DG_ERR_NOMEM, CMDLINE ": key '%.200s': out of memory", path);
-            c->m[m - 1] = c->m[child - 1];
-            *slot_of(c, cur, (size_t)i) = child = m;
-        }
-        cur = child;
     }
-    return DG_OK;
+    for (p = rest; ok && rest && next_step(&p, p == path, &s) == 1;) {
+        int k = yaml_document_add_scalar(&c->doc, NULL, (const yaml_char_t *)s.name, (int)s.nlen,
+                                         YAML_PLAIN_SCALAR_STYLE);
+        int v = *p == 0 ? val : k ? yaml_document_add_mapping(&c->doc, NULL, YAML_BLOCK_MAPPING_STYLE) : 0;
+        ok = k && v && meta_sync(c) && yaml_document_append_mapping_pair(&c->doc, cur, k, v);
+        cur = v;
+    }
+    return ok ? DG_OK : dg_err_set(e, DG_ERR_NOMEM, CMDLINE ": key '%.200s': out of memory", path);
 }
 
 dg_status dg_cfg_to_yaml(const dg_cfg *c, char **out, size_t *len, dg_err *e) {
     yaml_emitter_t em;
     yaml_document_t d;
-    sbuf b = {0};
+    char *buf = NULL;
+    size_t n = 0;
+    const char *problem = NULL;  /* set when libyaml refuses to write the document */
     if (!out) return dg_err_set(e, DG_ERR_ARG, "dg_cfg_to_yaml: out is NULL");
     *out = NULL;
     if (len) *len = 0;
     if (!c) return dg_err_set(e, DG_ERR_ARG, "dg_cfg_to_yaml: config is NULL");
-    int made = yaml_document_initialize(&d, NULL, NULL, NULL, 1, 1);
-    if (!made || !copy_node(&d, (yaml_document_t *)&c->doc, ROOT, 1, 0) || !yaml_emitter_initialize(&em)) {
-        if (made) yaml_document_delete(&d);
-        return dg_err_set(e, DG_ERR_NOMEM, "%.400s: out of memory", c->label);
+    FILE *f = open_memstream(&buf, &n);
+    int made = f && yaml_document_initialize(&d, NULL, NULL, NULL, 1, 1);
+    int ok = made && copy_node(&d, (yaml_document_t *)&c->doc, ROOT, 1, 0) && yaml_emitter_initialize(&em);
+    if (!ok && made) yaml_document_delete(&d);
+    if (ok) {
+        yaml_emitter_set_output_file(&em, f);
+        yaml_emitter_set_encoding(&em, YAML_UTF8_ENCODING);
+        yaml_emitter_set_unicode(&em, 1);
+        yaml_emitter_set_width(&em, -1);  /* never fold long lines */
+        yaml_emitter_set_indent(&em, 2);
+        if (!(ok = yaml_emitter_open(&em))) yaml_document_delete(&d);  /* else yaml_emitter_dump frees it */
+        ok = ok && yaml_emitter_dump(&em, &d) && yaml_emitter_close(&em) && yaml_emitter_flush(&em);
+        if (!ok && em.error == YAML_EMITTER_ERROR) problem = em.problem ? em.problem : "emitter error";
+        yaml_emitter_delete(&em);
     }
-    yaml_emitter_set_output(&em, sbuf_write, &b);
-    yaml_emitter_set_encoding(&em, YAML_UTF8_ENCODING);
-    yaml_emitter_set_unicode(&em, 1);
-    yaml_emitter_set_width(&em, -1);  /* never fold long lines */
-    yaml_emitter_set_indent(&em, 2);
-    int opened = yaml_emitter_open(&em);
-    if (!opened) yaml_document_delete(&d);  /* yaml_emitter_dump frees it, written or not */
-    int ok = opened && yaml_emitter_dump(&em, &d) && yaml_emitter_close(&em) && yaml_emitter_flush(&em);
-    dg_status st = DG_OK;
+    if (f && fclose(f) != 0) ok = 0;
     if (!ok) {
-        if (em.error == YAML_MEMORY_ERROR || em.error == YAML_WRITER_ERROR || em.error == YAML_NO_ERROR)
-            st = dg_err_set(e, DG_ERR_NOMEM, "%.400s: out of memory while writing YAML", c->label);
-        else
-            st = dg_err_set(e, DG_ERR_FORMAT, "%.400s: cannot write YAML: %s", c->label,
-                            em.problem ? em.problem : "emitter error");
-        free(b.buf);
-    } else if (!b.buf && !sbuf_write(&b, (unsigned char *)"", 0)) {
-        st = dg_err_set(e, DG_ERR_NOMEM, "%.400s: out of memory while writing YAML", c->label);
-    } else {
-        *out = b.buf;
-        if (len) *len = b.len;
+        free(buf);
+        if (problem) return dg_err_set(e, DG_ERR_FORMAT, "%.400s: cannot write YAML: %s", c->label, problem);
+        return dg_err_set(e, DG_ERR_NOMEM, "%.400s: out of memory while writing YAML", c->label);
     }
-    yaml_emitter_delete(&em);
-    return st;
+    *out = buf;
+    if (len) *len = n;
+    return DG_OK;
 }
