@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -799,6 +800,89 @@ static void test_deep_nesting(void **state) {
     dg_cfg_free(c);
 }
 
+/* Asserts that path reads the same in a and b: the same keys in order, the same items, and scalars
+ * that read the same as strings, numbers, integers and booleans. */
+static void same_values(dg_cfg *a, dg_cfg *b, const char *path, const char *file) {
+    dg_err e = {0};
+    int n = dg_cfg_len(a, path);
+    if (n != dg_cfg_len(b, path)) fail_msg("%s: '%s' has %d entries, %d after the round trip", file, path, n,
+                                           dg_cfg_len(b, path));
+    for (int i = 0; i < n; i++) {
+        char sub[512];
+        const char *k = dg_cfg_key(a, path, i), *k2 = dg_cfg_key(b, path, i);
+        if ((k == NULL) != (k2 == NULL) || (k && strcmp(k, k2) != 0))
+            fail_msg("%s: key %d of '%s' differs: '%s', '%s'", file, i, path, k ? k : "-", k2 ? k2 : "-");
+        if (k) snprintf(sub, sizeof sub, "%s%s%s", path, path[0] ? "." : "", k);
+        else snprintf(sub, sizeof sub, "%s[%d]", path, i);
+        same_values(a, b, sub, file);
+    }
+    if (n >= 0 && dg_cfg_key(a, path, 0)) return;
+    const char *s1 = NULL, *s2 = NULL;
+    float f1 = 0, f2 = 0;
+    int i1 = 0, i2 = 0, b1 = 0, b2 = 0;
+    assert_int_equal(dg_cfg_get_str(a, path, &s1, NULL, &e), dg_cfg_get_str(b, path, &s2, NULL, &e));
+    if ((s1 == NULL) != (s2 == NULL) || (s1 && strcmp(s1, s2) != 0)) fail_msg("%s: '%s' differs", file, path);
+    assert_int_equal(dg_cfg_get_f32(a, path, &f1, 0, &e), dg_cfg_get_f32(b, path, &f2, 0, &e));
+    assert_int_equal(dg_cfg_get_int(a, path, &i1, 0, &e), dg_cfg_get_int(b, path, &i2, 0, &e));
+    assert_int_equal(dg_cfg_get_bool(a, path, &b1, 0, &e), dg_cfg_get_bool(b, path, &b2, 0, &e));
+    if (memcmp(&f1, &f2, sizeof f1) != 0 || i1 != i2 || b1 != b2) fail_msg("%s: '%s' reads differently", file, path);
+}
+
+/* Every shipped config (configs/, configs/hji/, configs/bench/) written back and read again holds
+ * the same values, and writing it again gives the same text. */
+static void test_shipped_configs(void **state) {
+    (void)state;
+    static const char *const DIRS[] = {"configs", "configs/hji", "configs/bench"};
+    char root[1024];
+    snprintf(root, sizeof root, "%s", __FILE__);
+    char *slash = strrchr(root, '/');
+    if (slash) *slash = 0;
+    int files = 0;
+    for (size_t d = 0; d < sizeof DIRS / sizeof DIRS[0]; d++) {
+        char dir[1200];
+        snprintf(dir, sizeof dir, "%s/../%s", root, DIRS[d]);
+        DIR *dp = opendir(dir);
+        if (!dp) fail_msg("cannot open %s", dir);
+        for (struct dirent *de; (de = readdir(dp));) {
+            size_t nl = strlen(de->d_name);
+            if (nl < 6 || strcmp(de->d_name + nl - 5, ".yaml") != 0) continue;
+            char path[1500];
+            snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
+            dg_err e = {0};
+            dg_cfg *c = dg_cfg_load(path, &e);
+            if (!c) fail_msg("%s", e.msg);
+            dg_cfg *c2 = round_trip(c);
+            same_values(c, c2, "", path);
+            dg_cfg_free(c2);
+            dg_cfg_free(c);
+            files++;
+        }
+        closedir(dp);
+    }
+    assert_true(files >= 10);
+}
+
+/* Anchors and aliases are refused before the tree is built (libyaml's loader would share the
+ * node, even with itself), and so are more than 2^20 keys and values (the top-level map, the key,
+ * the list and 2^20 + 1 items here), which bounds the tree's memory (about 300 MiB at most). */
+static void test_aliases_and_size(void **state) {
+    (void)state;
+    dg_err e;
+    const char *self = "a: &x [1, *x]\n";
+    parse_fails(self, strlen(self), &e);
+    has_all(e.msg, "t.yaml:1:", "anchors (&x) are not supported", NULL);
+    const char *key = "a: 1\n*x : 2\n";
+    parse_fails(key, strlen(key), &e);
+    has_all(e.msg, "t.yaml:2:", "aliases (*x)", NULL);
+    size_t n = (1u << 20) + 1, len = 4 + 2 * n;
+    char *t = malloc(len + 1);
+    memcpy(t, "a: [", 4);
+    for (size_t i = 0; i < n; i++) memcpy(t + 4 + 2 * i, i + 1 < n ? "0," : "0]", 2);
+    parse_fails(t, len, &e);
+    has_all(e.msg, "t.yaml:1:", "more than 1048576 keys and values", NULL);
+    free(t);
+}
+
 /* xorshift for reproducible garbage */
 static uint64_t rng_next(uint64_t *s) {
     *s ^= *s << 13;
@@ -889,6 +973,8 @@ int main(void) {
         cmocka_unit_test(test_overrides),
         cmocka_unit_test(test_round_trip),
         cmocka_unit_test(test_deep_nesting),
+        cmocka_unit_test(test_shipped_configs),
+        cmocka_unit_test(test_aliases_and_size),
         cmocka_unit_test(test_garbage),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
