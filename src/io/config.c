@@ -324,11 +324,12 @@ static dg_status conv(const dg_cfg *c, int id, const char *path, int type, void 
     if (type == T_INT) {
         errno = 0;
         long long v = strtoll(s, NULL, 10);
-        char got[96];
-        describe(n, got, sizeof got);  /* the text, quoted and cleaned */
-        if (errno == ERANGE || v < INT_MIN || v > INT_MAX)
+        if (errno == ERANGE || v < INT_MIN || v > INT_MAX) {
+            char got[96];
+            describe(n, got, sizeof got);
             return node_err(c, id, DG_ERR_CONFIG, e, "key '%.200s': %s is out of the integer range [%d, %d]",
                             path, got, INT_MIN, INT_MAX);
+        }
         *(int *)out = (int)v;
         return DG_OK;
     }
@@ -617,6 +618,7 @@ static dg_status syntax_error(parser *p, const yaml_parser_t *y) {
     return perr(p, DG_ERR_CONFIG, line, "%s%s", problem, extra);
 }
 
+/* Starts a libyaml parser on p's text. Returns 0 when out of memory. */
 static int yaml_open(yaml_parser_t *y, const parser *p) {
     if (!yaml_parser_initialize(y)) return 0;
     yaml_parser_set_input_string(y, p->text ? p->text : (const unsigned char *)"", p->text ? p->len : 0);
@@ -964,6 +966,8 @@ dg_status dg_cfg_check_unused(dg_cfg *c, dg_err *e) {
     return unused_in(c, ROOT, path, 0, e);
 }
 
+/* A value replaced stays in the document, unreachable, until dg_cfg_free: a libyaml document cannot
+ * drop nodes (they are numbered by position), and overrides are few. */
 dg_status dg_cfg_set(dg_cfg *c, const char *path, const char *value_text, dg_err *e) {
     if (!c || !path || !value_text) return dg_err_set(e, DG_ERR_ARG, "dg_cfg_set: NULL argument");
     int nsteps = path_steps(path);
