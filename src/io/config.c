@@ -376,8 +376,10 @@ static dg_status range_check(dg_cfg *c, const char *path, double v, double lo, d
     const yaml_node_t *n = id ? node(c, id) : NULL;
     size_t p = 0;
     if (st != DG_OK) return st;
-    if (n && n->type == YAML_SCALAR_NODE && !is_null(n)) put_clean(got, sizeof got, &p, text_of(n), n->data.scalar.length);
-    else fmt_num(got, sizeof got, v, is_int);
+    if (n && n->type == YAML_SCALAR_NODE && !is_null(n))
+        put_clean(got, sizeof got, &p, text_of(n), n->data.scalar.length);
+    else
+        fmt_num(got, sizeof got, v, is_int);
     if (!id)
         return node_err(c, 0, DG_ERR_ARG, e, "key '%.200s': default %s is out of range, expected %s", path, got,
                         interval);
@@ -415,8 +417,9 @@ static dg_status read_list(dg_cfg *c, int id, const char *path, int type, int co
             char ipath[PATH_CAP];
             snprintf(ipath, sizeof ipath, "%.200s[%zu]", path, i);
             union { int i; float f; } scratch;
-            void *dst = !pass ? (void *)&scratch : type == T_INT ? (void *)((int *)out + i)
-                                                                 : (void *)((float *)out + i * (size_t)(cols ? cols : 1));
+            void *dst = !pass          ? (void *)&scratch
+                        : type == T_INT ? (void *)((int *)out + i)
+                                        : (void *)((float *)out + i * (size_t)(cols ? cols : 1));
             st = cols ? read_list(c, *kid(n, i), ipath, T_F32, 0, pass ? dst : NULL, cols, cols, NULL, e)
                       : conv(c, *kid(n, i), ipath, type, dst, e);
         }
@@ -550,8 +553,9 @@ static int copy_node(yaml_document_t *dst, yaml_document_t *src, int id, int out
     int is_map = n->type == YAML_MAPPING_NODE;
     int flow = is_map ? n->data.mapping.style == YAML_FLOW_MAPPING_STYLE
                       : n->data.sequence.style == YAML_FLOW_SEQUENCE_STYLE;
-    int to = is_map ? yaml_document_add_mapping(dst, NULL, flow ? YAML_FLOW_MAPPING_STYLE : YAML_BLOCK_MAPPING_STYLE)
-                    : yaml_document_add_sequence(dst, NULL, flow ? YAML_FLOW_SEQUENCE_STYLE : YAML_BLOCK_SEQUENCE_STYLE);
+    int to = is_map
+        ? yaml_document_add_mapping(dst, NULL, flow ? YAML_FLOW_MAPPING_STYLE : YAML_BLOCK_MAPPING_STYLE)
+        : yaml_document_add_sequence(dst, NULL, flow ? YAML_FLOW_SEQUENCE_STYLE : YAML_BLOCK_SEQUENCE_STYLE);
     for (size_t i = 0; to && i < n_kids(n); i++) {
         int k = is_map ? copy_node(dst, src, key_at(n, i), out, 1) : 0;
         int v = k || !is_map ? copy_node(dst, src, *kid(n, i), out, 0) : 0;
@@ -996,7 +1000,8 @@ dg_status dg_cfg_set(dg_cfg *c, const char *path, const char *value_text, dg_err
         if (null && s.index) snprintf(why, sizeof why, "does not exist");
         else if (map && s.index) snprintf(why, sizeof why, "is a map, not a list");
         else if (seq && !s.numeric) snprintf(why, sizeof why, "is a list, not a map");
-        else if (seq && s.idx >= cnt) snprintf(why, sizeof why, "has %zu item%s (indices start at 0)", cnt, cnt == 1 ? "" : "s");
+        else if (seq && s.idx >= cnt)
+            snprintf(why, sizeof why, "has %zu item%s (indices start at 0)", cnt, cnt == 1 ? "" : "s");
         else if (!null && !map && !seq) snprintf(why, sizeof why, "is a value, not a map");
         if (why[0])
             return dg_err_set(e, DG_ERR_CONFIG, CMDLINE ": cannot set '%.200s': %s'%.*s' %s", path, null ? "list " : "",
