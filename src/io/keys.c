@@ -27,6 +27,10 @@ static void cat_f32(char *buf, size_t size, double v) {
         return;
     }
     char t[32];
+    if (v == floor(v) && fabs(v) < 1e9) {  /* 1000000, not 1e+06 */
+        cat(buf, size, "%.0f", v);
+        return;
+    }
     for (int p = 6; p <= 9; p++) {
         snprintf(t, sizeof t, "%.*g", p, v);
         if ((float)strtod(t, NULL) == (float)v) break;
