@@ -85,9 +85,6 @@ const char *dg_key_type_str(const dg_key *k, char *buf, size_t size);
 const char *dg_key_default_str(const dg_key *k, char *buf, size_t size);
 const char *dg_key_range_str(const dg_key *k, char *buf, size_t size);
 
-/* The options every training reads (seed, train.*, policy.*); *n gets their number. */
-const dg_key *dg_train_keys(int *n);
-
 #ifdef __cplusplus
 }
 #endif
