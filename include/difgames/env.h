@@ -120,6 +120,12 @@ struct dg_env {
     void *impl;                                 /* the game's own data               */
 };
 
+/* In a dg_game initialiser: the tables KEYS and LOSS (arrays) and the impl struct type IMPL:
+ *     .dt = 0.05f, .horizon = 60, DG_GAME_DECLARE(KEYS, reach, LOSS), .create = ... */
+#define DG_GAME_DECLARE(KEYS, IMPL, LOSS)                                                    \
+    .keys = (KEYS), .nkeys = (int)(sizeof(KEYS) / sizeof((KEYS)[0])), .impl_size = sizeof(IMPL), \
+    .loss = (LOSS), .nloss = (int)(sizeof(LOSS) / sizeof((LOSS)[0]))
+
 const dg_game *dg_game_find(const char *name);         /* NULL if not registered           */
 int            dg_game_count(void);                    /* registered games                 */
 const dg_game *dg_game_at(int i);                      /* i-th game, in registry order     */
