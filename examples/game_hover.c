@@ -21,37 +21,33 @@ typedef struct hover {
     float accel, gravity, damping;
 } hover;
 
-/* 1. create: read this game's keys, set the dims and the loss terms */
+/* 1. declare: the game's keys (read into its impl, which the library allocates)
+ *    and its loss terms with their default weights (keys loss.height, ...) */
+static const dg_key HOVER_KEYS[] = {
+    DG_K_F32("env.gravity", hover, gravity, 2.0f, -INFINITY, INFINITY, 0, 0, "downward acceleration"),
+    DG_K_F32("env.accel_scale", hover, accel, 5.0f, 0, 1e6f, 0, 1, "action [-1, 1] -> acceleration"),
+    DG_K_F32("env.damping", hover, damping, 0.98f, 0, 1, 0, 1, "velocity kept per step"),
+};
+static const dg_loss_term HOVER_LOSS[] = {
+    {"loss.height", 1.0f, NULL, 0, "mean_b (y' - target)^2"},
+    {"loss.drift", 0.1f, NULL, 0, "mean_b x'^2"},
+    {"loss.energy", 0.01f, NULL, 0, "mean_b |a|^2"},
+};
+
+/* 2. create: check the keys read into env->impl, set the dims */
 static dg_status hover_create(dg_env *env, dg_cfg *cfg, dg_err *e) {
-    hover *h = calloc(1, sizeof *h);
-    if (!h) return dg_err_set(e, DG_ERR_NOMEM, "out of memory");
-    env->impl = h;
-    dg_status st;
-    if ((st = dg_cfg_get_f32_range(cfg, "env.dt", &env->dt, 0.05f, 0, 1, 0, 1, e)) ||
-        (st = dg_cfg_get_int_range(cfg, "env.horizon", &env->horizon, 50, 1, 100000, e)) ||
-        (st = dg_cfg_get_f32(cfg, "env.gravity", &h->gravity, 2.0f, e)) ||
-        (st = dg_cfg_get_f32_range(cfg, "env.accel_scale", &h->accel, 5.0f, 0, 100, 0, 1, e)) ||
-        (st = dg_cfg_get_f32_range(cfg, "env.damping", &h->damping, 0.98f, 0, 1, 0, 1, e)))
-        return st;
+    (void)cfg;
+    (void)e;
     env->state_dim = 4;            /* [x, y, vx, vy] */
     env->aux_dim = 1;              /* target height   */
     env->aux_user_dim = 1;
     env->aux_name = "target";
     env->obs_dim = 5;              /* state + target  */
     env->act_dim = 2;
-    env->nterms = 3;
-    env->term_names[0] = "height";
-    env->term_names[1] = "drift";
-    env->term_names[2] = "energy";
-    env->term_weights[0] = 1.0f;
-    env->term_weights[1] = 0.1f;
-    env->term_weights[2] = 0.01f;
     return DG_OK;
 }
 
-static void hover_destroy(dg_env *env) { free(env->impl); }
-
-/* 2. reset: initial states and episode constants, from the trainer's RNG */
+/* 3. reset: initial states and episode constants, from the trainer's RNG */
 static void hover_reset(const dg_env *env, dg_rng *rng, int B, float *state, float *aux) {
     for (int b = 0; b < B; b++) {
         state[4 * b + 0] = dg_rng_uniform(rng, -0.3f, 0.3f);
@@ -61,12 +57,12 @@ static void hover_reset(const dg_env *env, dg_rng *rng, int B, float *state, flo
     }
 }
 
-/* 3. observe: what the policy sees, as tape ops */
+/* 4. observe: what the policy sees, as tape ops */
 static dg_tensor *hover_observe(dg_ctx *ctx, const dg_env *env, dg_tensor *state, dg_tensor *aux) {
     return dg_concat(ctx, (dg_tensor *[]){state, aux}, 2, 1);
 }
 
-/* 4. step: motion only. Gravity is a constant acceleration added to the thrust. */
+/* 5. step: motion only. Gravity is a constant acceleration added to the thrust. */
 static dg_tensor *hover_step(dg_ctx *ctx, const dg_env *env, dg_tensor *state, dg_tensor *aux,
                              dg_tensor *action) {
     const hover *h = env->impl;
@@ -75,7 +71,7 @@ static dg_tensor *hover_step(dg_ctx *ctx, const dg_env *env, dg_tensor *state, d
     return dg_phys_step(ctx, state, a, 1, &h->accel, env->dt, h->damping);
 }
 
-/* 5. step_cost: raw terms, each a batch mean (sum · inv_batch), on the new state */
+/* 6. step_cost: raw terms, each a batch mean (sum · inv_batch), on the new state */
 static void hover_step_cost(dg_ctx *ctx, const dg_env *env, dg_tensor *next, dg_tensor *aux,
                             dg_tensor *action, float inv_batch, dg_tensor **terms) {
     dg_tensor *y = dg_cols(ctx, next, 1, 1), *x = dg_cols(ctx, next, 0, 1);
@@ -87,8 +83,10 @@ static void hover_step_cost(dg_ctx *ctx, const dg_env *env, dg_tensor *next, dg_
 static const dg_game HOVER = {
     .name = "hover",
     .summary = "rise against gravity and hover at a target height",
+    .dt = 0.05f,
+    .horizon = 50,
+    DG_GAME_DECLARE(HOVER_KEYS, hover, HOVER_LOSS),
     .create = hover_create,
-    .destroy = hover_destroy,
     .reset = hover_reset,
     .observe = hover_observe,
     .step = hover_step,

@@ -21,11 +21,6 @@ static dg_status bare_create(dg_env *env, dg_cfg *cfg, dg_err *e) {
     env->state_dim = 2;
     env->obs_dim = 2;
     env->act_dim = 1;
-    env->horizon = 8;
-    env->dt = 0.1f;
-    env->nterms = 1;
-    env->term_names[0] = "distance";
-    env->term_weights[0] = 1.0f;
     return DG_OK;
 }
 
@@ -60,8 +55,11 @@ static void bare_cost(dg_ctx *ctx, const dg_env *env, dg_tensor *next, dg_tensor
     terms[0] = dg_scale(ctx, dg_sum(ctx, dg_square(ctx, dg_cols(ctx, next, 0, 1))), inv_batch);
 }
 
+static const dg_loss_term BARE_LOSS[] = {{"loss.distance", 1.0f, NULL, 0, "mean_b x'^2"}};
+
 static const dg_game BARE = {
-    .name = "bare", .summary = "no optional hooks", .create = bare_create, .reset = bare_reset,
+    .name = "bare", .summary = "no optional hooks", .dt = 0.1f, .horizon = 8, .loss = BARE_LOSS, .nloss = 1,
+    .create = bare_create, .reset = bare_reset,
     .observe = bare_observe, .step = bare_step, .step_cost = bare_cost,
 };
 
@@ -167,6 +165,22 @@ static void test_missing_hook_refused(void **state) {
     dg_cfg *cfg;
     assert_null(bare_env(&g, &cfg, &e));
     assert_non_null(strstr(e.msg, "lacks the hook step"));
+    dg_cfg_free(cfg);
+    g = BARE;  /* declarations: no loss terms, a bad default, a term that is not loss.NAME */
+    g.nloss = 0;
+    assert_null(bare_env(&g, &cfg, &e));
+    assert_non_null(strstr(e.msg, "its declaration needs"));
+    dg_cfg_free(cfg);
+    g = BARE;
+    g.dt = 0.0f;
+    assert_null(bare_env(&g, &cfg, &e));
+    assert_non_null(strstr(e.msg, "dt in (0, 10]"));
+    dg_cfg_free(cfg);
+    static const dg_loss_term BAD[] = {{"distance", 1.0f, NULL, 0, NULL}};
+    g = BARE;
+    g.loss = BAD;
+    assert_null(bare_env(&g, &cfg, &e));
+    assert_non_null(strstr(e.msg, "loss term 'distance' is not a key loss.NAME"));
     dg_cfg_free(cfg);
 }
 

@@ -35,6 +35,7 @@
 #include "difgames/safetensors.h" /* safetensors files                                */
 #include "difgames/checkpoint.h" /* parameters to and from safetensors                 */
 #include "difgames/config.h"    /* YAML configs with typed access                      */
+#include "difgames/keys.h"      /* config keys declared in tables, read by one function */
 #include "difgames/image.h"     /* canvas, PNG, GIF, plots                             */
 #include "difgames/physics.h"   /* semi-implicit Euler, soft signed distances          */
 #include "difgames/render.h"    /* Gaussian soft-point renderer                        */

@@ -12,6 +12,9 @@
  * step_cost fills one raw term per loss term (each (1): a batch mean, as
  * sum_b(...) * inv_batch so that batch shards add up), and losses/ weighs
  * them. All of it is tape ops: gradients flow through the whole episode.
+ * A game declares its keys (read into its impl, which the registry allocates
+ * and frees) and its loss terms; the registry reads env.dt, env.horizon and
+ * loss.* for every game, then calls create, which checks and sets the dims.
  * Adding a game: one file in src/envs/, a line in registry.c, a config, a test.
  */
 #ifndef DIFGAMES_ENV_H
@@ -19,6 +22,7 @@
 
 #include "difgames/config.h"
 #include "difgames/core.h"
+#include "difgames/keys.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -38,13 +42,32 @@ typedef struct dg_shape {
     float x, y, a, b;       /* circle: centre, radius (a); box: centre, half sizes (a, b) */
 } dg_shape;
 
+/* A loss term: its weight is the key loss.<name>, a float >= 0. */
+typedef struct dg_loss_term {
+    const char *key;        /* "loss.goal"; the term's name is what follows "loss."          */
+    float weight;           /* default weight                                                */
+    const char *like;       /* or NULL: the default is the weight read for this earlier term */
+    int evader;             /* 1: the evader's own cost, entering J with a minus (zero-sum)  */
+    const char *doc;        /* one line: what the term measures                              */
+} dg_loss_term;
+
 typedef struct dg_game {
     const char *name;       /* registry key and config `game:` value     */
     const char *summary;    /* one line for `difgames games`             */
-    /* Reads the game's keys under "env." (and its loss weights under "loss."),
-     * fills env's dims, terms and constants; env->impl may hold game data. */
+    /* What the game reads, declared once (`difgames keys NAME` lists it): */
+    float dt;               /* default of env.dt, in (0, 10]                       */
+    int   horizon;          /* default of env.horizon, in [1, 10000000]            */
+    const dg_key *keys;     /* the game's own keys, read into impl before create   */
+    int   nkeys;
+    size_t impl_size;       /* bytes of impl the registry allocates (zeroed) and frees;
+                               0: create may allocate impl itself and destroy free it */
+    const dg_loss_term *loss;  /* its loss terms, in step_cost's order            */
+    int   nloss;
+    /* Checks the keys read into env->impl (env->dt, env->horizon set), fills
+     * env's dims and constants; may set env->nterms below nloss to use only the
+     * first terms (0: all). The weights are read after it. */
     dg_status (*create)(dg_env *env, dg_cfg *cfg, dg_err *e);
-    void (*destroy)(dg_env *env);                                      /* may be NULL */
+    void (*destroy)(dg_env *env);           /* frees what create allocated; may be NULL */
     /* Draws B initial states (B, state_dim) and episode constants (B, aux_dim). */
     void (*reset)(const dg_env *env, dg_rng *rng, int B, float *state, float *aux);
     dg_tensor *(*observe)(dg_ctx *ctx, const dg_env *env, dg_tensor *state, dg_tensor *aux);
@@ -97,9 +120,20 @@ struct dg_env {
     void *impl;                                 /* the game's own data               */
 };
 
+/* In a dg_game initialiser: the tables KEYS and LOSS (arrays) and the impl struct type IMPL:
+ *     .dt = 0.05f, .horizon = 60, DG_GAME_DECLARE(KEYS, reach, LOSS), .create = ... */
+#define DG_GAME_DECLARE(KEYS, IMPL, LOSS)                                                    \
+    .keys = (KEYS), .nkeys = (int)(sizeof(KEYS) / sizeof((KEYS)[0])), .impl_size = sizeof(IMPL), \
+    .loss = (LOSS), .nloss = (int)(sizeof(LOSS) / sizeof((LOSS)[0]))
+
 const dg_game *dg_game_find(const char *name);         /* NULL if not registered           */
 int            dg_game_count(void);                    /* registered games                 */
 const dg_game *dg_game_at(int i);                      /* i-th game, in registry order     */
+
+/* Every key of game g, in the order they are read: env.dt, env.horizon, its
+ * keys, its loss.* terms (as float keys >= 0). Fills out[0..max) and returns
+ * the count (which may exceed max: then call again with more room). */
+int dg_game_keys(const dg_game *g, dg_key *out, int max);
 
 /* Creates the game named by cfg's `game:` key (reads its env./loss. keys).
  * Returns a new env (free with dg_env_free) or NULL with e set. */

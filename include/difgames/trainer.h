@@ -55,8 +55,13 @@ typedef struct dg_train_opts {
                                              ceil(sqrt(H)) steps); -1: always the full tape */
 } dg_train_opts;
 
-/* Reads seed, train.* and policy.* from cfg (defaults as docs/games/reach.md lists them). */
+/* Reads seed, train.* and policy.* from cfg (the keys and defaults of dg_train_keys in keys.h;
+ * `difgames keys` lists them). */
 dg_status dg_train_opts_read(dg_cfg *cfg, dg_train_opts *o, dg_err *e);
+/* Fills o with the defaults of every option, as an empty config gives them (no YAML needed). */
+void      dg_train_opts_default(dg_train_opts *o);
+/* The keys dg_train_opts_read reads, as a table (`difgames keys` lists it); *n gets their number. */
+const dg_key *dg_train_keys(int *n);
 
 /* The players' policies: one MLP for one-player games, two (pursuer "net",
  * evader "evader") for two-player games, all in one dg_params. */

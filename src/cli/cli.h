@@ -16,6 +16,7 @@ int cmd_replay(int argc, char **argv);
 int cmd_eval(int argc, char **argv);
 int cmd_gradcheck(int argc, char **argv);
 int cmd_games(int argc, char **argv);
+int cmd_keys(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 int cmd_hji(int argc, char **argv);
 int cmd_pg(int argc, char **argv);

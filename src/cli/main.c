@@ -19,6 +19,7 @@ static const char USAGE[] =
     "  eval       loss, loss terms and metrics of a policy as JSON (and its gradient)\n"
     "  gradcheck  finite differences against backward for a game\n"
     "  games      list the registered games\n"
+    "  keys       every config key: type, default, range, doc (docs/config.md)\n"
     "  bench      speed of a game: ms/epoch, env-steps/s, FLOP rate, tape memory\n"
     "  hji        the HJBI grid solver: solve a differential game, plot, play its equilibrium\n"
     "  pg         policy-gradient baseline (REINFORCE / PPO) and its sample count against BPTT\n"
@@ -61,7 +62,7 @@ int main(int argc, char **argv) {
     }
     static const struct { const char *name; int (*fn)(int, char **); } CMDS[] = {
         {"train", cmd_train}, {"replay", cmd_replay}, {"eval", cmd_eval},
-        {"gradcheck", cmd_gradcheck}, {"games", cmd_games}, {"bench", cmd_bench}, {"hji", cmd_hji}, {"pg", cmd_pg},
+        {"gradcheck", cmd_gradcheck}, {"games", cmd_games}, {"keys", cmd_keys}, {"bench", cmd_bench}, {"hji", cmd_hji}, {"pg", cmd_pg},
     };
     for (size_t i = 0; i < sizeof CMDS / sizeof CMDS[0]; i++)
         if (!strcmp(argv[1], CMDS[i].name)) {
@@ -72,7 +73,7 @@ int main(int argc, char **argv) {
             }
             return rc;
         }
-    fprintf(stderr, "difgames: unknown command '%s' (commands: train, replay, eval, gradcheck, games, bench, "
+    fprintf(stderr, "difgames: unknown command '%s' (commands: train, replay, eval, gradcheck, games, keys, bench, "
                     "hji, pg; see difgames --help)\n", argv[1]);
     return EXIT_USAGE;
 }

@@ -7,63 +7,51 @@
 #include "difgames/physics.h"
 #include "envs/games.h"
 
-#define DEF_CONTACT 1.0f        /* env.wall_contact */
-#define DEF_CONTACT_WALL 0.97f  /* env.contact_wall */
-
 typedef struct chase {
     float accel[2];               /* pursuer, evader */
     float damping;
     float flee_k, flee_m;         /* wall push sharpness and margin */
     float capture_radius;
-    float init_lo, init_hi, min_sep;
+    float init[2], min_sep;       /* positions ~ U(init), bodies at least min_sep apart */
     int   learned;                /* evader: policy (a second learned player) */
     int   walls;                  /* 0: the open plane (no wall terms, no wall push) */
     int   disk;                   /* actions bounded to the unit disk, not the box [-1, 1]^2 */
     float contact, contact_wall;  /* soft walls: stiffness in [0, 1] (0: none), at ±contact_wall */
 } chase;
 
+static const char *const EVADERS[] = {"flee", "policy", NULL};   /* index: c->learned */
+static const char *const ACTION_SETS[] = {"box", "disk", NULL};  /* index: c->disk */
+
+static const dg_key KEYS[] = {
+    DG__KEY_DAMPING(chase, damping, 0.98f),
+    DG__KEY_ACCEL("env.accel_pursuer", chase, accel[0], 5.0f, "pursuer's action [-1, 1] -> acceleration"),
+    DG_K_F32("env.accel_evader", chase, accel[1], 3.5f, 0, 1e6f, 1, 1, "evader's action -> acceleration"),
+    DG_K_ENUM("env.evader", chase, learned, 0, EVADERS, "evader",
+              "flee: scripted and differentiable; policy: a second learned player"),
+    DG_K_BOOL("env.walls", chase, walls, 1, "the arena [-1, 1]^2 has walls (false: the open plane)"),
+    DG_K_ENUM("env.action_set", chase, disk, 0, ACTION_SETS, "action set",
+              "actions bounded to the box [-1, 1]^2 or the unit disk"),
+    DG_K_F32("env.wall_contact", chase, contact, 1.0f, 0, 1, 1, 1, "soft-wall stiffness (0: none)"),
+    DG_K_F32("env.contact_wall", chase, contact_wall, 0.97f, 0, 1, 0, 1, "where the soft walls stand (+-)"),
+    DG_K_F32("env.flee_k", chase, flee_k, 20.0f, 0, 1e4f, 0, 1, "sharpness of the fleeing evader's wall push"),
+    DG_K_F32("env.flee_margin", chase, flee_m, 0.15f, 0, 1, 1, 0, "distance from a wall where the push starts"),
+    DG__KEY_CAPTURE_RADIUS(chase, capture_radius, 0.1f),
+    DG_K_SPAN("env.init", chase, init, -0.8f, 0.8f, "both bodies' coordinates ~ U(lo, hi)"),
+    DG_K_F32("env.min_separation", chase, min_sep, 0.5f, 0, 2, 1, 1, "initial distance between the bodies"),
+};
+
+static const dg_loss_term LOSS[] = {
+    {"loss.chase", 1.0f, NULL, 0, "mean_b |p_pursuer - p_evader|^2"},
+    {"loss.wall", 10.0f, NULL, 0, "mean_b of the pursuer's squared distance outside the arena"},
+    {"loss.energy", 0.01f, NULL, 0, "mean_b |a|^2 of the pursuer"},
+    {"loss.evader_wall", 10.0f, "loss.wall", 1, "evader: policy only; the evader's wall term (default: loss.wall)"},
+    {"loss.evader_energy", 0.01f, "loss.energy", 1,
+     "evader: policy only; the evader's energy (default: loss.energy)"},
+};
+
 static dg_status chase_create(dg_env *env, dg_cfg *cfg, dg_err *e) {
-    chase *c = calloc(1, sizeof *c);
-    if (!c) return dg_err_set(e, DG_ERR_NOMEM, "out of memory");
-    env->impl = c;
-    *c = (chase){.accel = {5.0f, 3.5f}, .damping = 0.98f, .flee_k = 20.0f, .flee_m = 0.15f,
-                 .capture_radius = 0.1f, .init_lo = -0.8f, .init_hi = 0.8f, .min_sep = 0.5f,
-                 .contact = DEF_CONTACT, .contact_wall = DEF_CONTACT_WALL};
-    float w[5] = {1.0f, 10.0f, 0.01f, 10.0f, 0.01f};
-    float init[2] = {c->init_lo, c->init_hi};
-    const char *evader = "flee", *aset = "box";
-    dg_status st;
-    if ((st = dg_cfg_get_f32_range(cfg, "env.dt", &env->dt, 0.05f, 0, 10, 0, 1, e)) ||
-        (st = dg_cfg_get_f32_range(cfg, "env.damping", &c->damping, 0.98f, 0, 1, 0, 1, e)) ||
-        (st = dg_cfg_get_f32_range(cfg, "env.accel_pursuer", &c->accel[0], 5.0f, 0, 1e6f, 0, 1, e)) ||
-        (st = dg_cfg_get_f32_range(cfg, "env.accel_evader", &c->accel[1], 3.5f, 0, 1e6f, 1, 1, e)) ||
-        (st = dg_cfg_get_int_range(cfg, "env.horizon", &env->horizon, 80, 1, 10000000, e)) ||
-        (st = dg_cfg_get_str(cfg, "env.evader", &evader, "flee", e)) ||
-        (st = dg_cfg_get_bool(cfg, "env.walls", &c->walls, 1, e)) ||
-        (st = dg_cfg_get_str(cfg, "env.action_set", &aset, "box", e)) ||
-        (st = dg_cfg_get_f32_range(cfg, "env.wall_contact", &c->contact, DEF_CONTACT, 0, 1, 1, 1, e)) ||
-        (st = dg_cfg_get_f32_range(cfg, "env.contact_wall", &c->contact_wall, DEF_CONTACT_WALL, 0, 1, 0, 1, e)) ||
-        (st = dg_cfg_get_f32_range(cfg, "env.flee_k", &c->flee_k, 20.0f, 0, 1e4f, 0, 1, e)) ||
-        (st = dg_cfg_get_f32_range(cfg, "env.flee_margin", &c->flee_m, 0.15f, 0, 1, 1, 0, e)) ||
-        (st = dg_cfg_get_f32_range(cfg, "env.capture_radius", &c->capture_radius, 0.1f, 0, 2, 0, 1, e)) ||
-        (st = dg__cfg_range(cfg, "env.init", init, e)) ||
-        (st = dg_cfg_get_f32_range(cfg, "env.min_separation", &c->min_sep, 0.5f, 0, 2, 1, 1, e)) ||
-        (st = dg_cfg_get_f32_range(cfg, "loss.chase", &w[0], w[0], 0, INFINITY, 1, 0, e)) ||
-        (st = dg_cfg_get_f32_range(cfg, "loss.wall", &w[1], w[1], 0, INFINITY, 1, 0, e)) ||
-        (st = dg_cfg_get_f32_range(cfg, "loss.energy", &w[2], w[2], 0, INFINITY, 1, 0, e)))
-        return st;
-    c->disk = !strcmp(aset, "disk");
-    if (!c->disk && strcmp(aset, "box") != 0)
-        return dg_cfg_error(cfg, "env.action_set", e, "unknown action set '%s' (known: box, disk)", aset);
-    c->learned = !strcmp(evader, "policy");
-    if (!c->learned && strcmp(evader, "flee") != 0)
-        return dg_cfg_error(cfg, "env.evader", e, "unknown evader '%s' (known: flee, policy)", evader);
-    if (c->learned &&
-        ((st = dg_cfg_get_f32_range(cfg, "loss.evader_wall", &w[3], w[1], 0, INFINITY, 1, 0, e)) ||
-         (st = dg_cfg_get_f32_range(cfg, "loss.evader_energy", &w[4], w[2], 0, INFINITY, 1, 0, e))))
-        return st;
-    c->init_lo = init[0];
-    c->init_hi = init[1];
+    chase *c = env->impl;
+    const float *init = c->init;
     if (!(init[0] >= -1.0f && init[1] <= 1.0f))
         return dg_cfg_error(cfg, "env.init", e, "must lie inside the arena [-1, 1]");
     if (c->walls && c->contact > 0.0f && !(init[0] >= -c->contact_wall && init[1] <= c->contact_wall))
@@ -77,19 +65,11 @@ static dg_status chase_create(dg_env *env, dg_cfg *cfg, dg_err *e) {
     env->obs_dim = 8;
     env->act_dim = 2;
     env->nterms = 3;
-    env->term_names[0] = "chase";
-    env->term_names[1] = "wall";
-    env->term_names[2] = "energy";
-    memcpy(env->term_weights, w, 3 * sizeof(float));
     if (c->learned) {  /* zero-sum J: the evader's own costs enter with a minus */
         env->nplayers = 2;
         env->obs2_dim = 8;
         env->act2_dim = 2;
         env->nterms = 5;
-        env->term_names[3] = "evader_wall";
-        env->term_names[4] = "evader_energy";
-        env->term_weights[3] = -w[3];
-        env->term_weights[4] = -w[4];
     }
     env->nmetrics = c->walls ? 3 : 2;  /* left_arena: only where there is an arena */
     env->metric_names[0] = "capture_rate";
@@ -101,18 +81,16 @@ static dg_status chase_create(dg_env *env, dg_cfg *cfg, dg_err *e) {
     return DG_OK;
 }
 
-static void chase_destroy(dg_env *env) { free(env->impl); }
-
 static void chase_reset(const dg_env *env, dg_rng *rng, int B, float *state, float *aux) {
     const chase *c = env->impl;
     for (int b = 0; b < B; b++) {
         float *s = state + 8 * b;
         float dx, dy;
         do {
-            s[0] = dg_rng_uniform(rng, c->init_lo, c->init_hi);
-            s[1] = dg_rng_uniform(rng, c->init_lo, c->init_hi);
-            s[4] = dg_rng_uniform(rng, c->init_lo, c->init_hi);
-            s[5] = dg_rng_uniform(rng, c->init_lo, c->init_hi);
+            s[0] = dg_rng_uniform(rng, c->init[0], c->init[1]);
+            s[1] = dg_rng_uniform(rng, c->init[0], c->init[1]);
+            s[4] = dg_rng_uniform(rng, c->init[0], c->init[1]);
+            s[5] = dg_rng_uniform(rng, c->init[0], c->init[1]);
             dx = s[4] - s[0];
             dy = s[5] - s[1];
         } while (dx * dx + dy * dy < c->min_sep * c->min_sep);
@@ -227,8 +205,10 @@ static int chase_bodies(const dg_env *env, const float *s, const float *aux, flo
 const dg_game dg_game_chase = {
     .name = "chase",
     .summary = "a pursuer learns to catch a slower evader (scripted flee, or learned: evader: policy)",
+    .dt = 0.05f,
+    .horizon = 80,
+    DG_GAME_DECLARE(KEYS, chase, LOSS),
     .create = chase_create,
-    .destroy = chase_destroy,
     .reset = chase_reset,
     .observe = chase_observe,
     .observe2 = chase_observe2,

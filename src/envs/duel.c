@@ -16,24 +16,22 @@ typedef struct duel {
     float box;            /* pursuer start ~ U(-box, box)^2 */
 } duel;
 
+static const dg_key KEYS[] = {
+    DG_K_F32("env.speed_pursuer", duel, vp, 1.0f, 0, 1e6f, 0, 1, "pursuer's speed v_p"),
+    DG_K_F32("env.speed_evader", duel, ve, 0.6f, 0, 1e6f, 1, 1, "evader's speed v_e, below v_p"),
+    DG__KEY_CAPTURE_RADIUS(duel, r, 0.1f),
+    DG_K_SPAN("env.distance", duel, dist, 0.5f, 1.5f, "initial distance ~ U(lo, hi), lo above the capture radius"),
+    DG_K_F32("env.start_box", duel, box, 0.5f, 0, 1e6f, 1, 1, "pursuer's start ~ U(-start_box, start_box)^2"),
+};
+
+static const dg_loss_term LOSS[] = {
+    {"loss.distance", 1.0f, NULL, 0, "mean_b of the distance between the players, each step"},
+    {"loss.energy", 0.0f, NULL, 0, "mean_b |a|^2 of the pursuer"},
+    {"loss.evader_energy", 0.0f, NULL, 1, "mean_b |b|^2 of the evader (its own cost)"},
+};
+
 static dg_status duel_create(dg_env *env, dg_cfg *cfg, dg_err *e) {
-    duel *d = calloc(1, sizeof *d);
-    if (!d) return dg_err_set(e, DG_ERR_NOMEM, "out of memory");
-    env->impl = d;
-    *d = (duel){.vp = 1.0f, .ve = 0.6f, .r = 0.1f, .dist = {0.5f, 1.5f}, .box = 0.5f};
-    float w[3] = {1.0f, 0.0f, 0.0f};
-    dg_status st;
-    if ((st = dg_cfg_get_f32_range(cfg, "env.dt", &env->dt, 0.02f, 0, 10, 0, 1, e)) ||
-        (st = dg_cfg_get_int_range(cfg, "env.horizon", &env->horizon, 200, 1, 10000000, e)) ||
-        (st = dg_cfg_get_f32_range(cfg, "env.speed_pursuer", &d->vp, 1.0f, 0, 1e6f, 0, 1, e)) ||
-        (st = dg_cfg_get_f32_range(cfg, "env.speed_evader", &d->ve, 0.6f, 0, 1e6f, 1, 1, e)) ||
-        (st = dg_cfg_get_f32_range(cfg, "env.capture_radius", &d->r, 0.1f, 0, 1e6f, 0, 1, e)) ||
-        (st = dg__cfg_range(cfg, "env.distance", d->dist, e)) ||
-        (st = dg_cfg_get_f32_range(cfg, "env.start_box", &d->box, 0.5f, 0, 1e6f, 1, 1, e)) ||
-        (st = dg_cfg_get_f32_range(cfg, "loss.distance", &w[0], w[0], 0, INFINITY, 1, 0, e)) ||
-        (st = dg_cfg_get_f32_range(cfg, "loss.energy", &w[1], w[1], 0, INFINITY, 1, 0, e)) ||
-        (st = dg_cfg_get_f32_range(cfg, "loss.evader_energy", &w[2], w[2], 0, INFINITY, 1, 0, e)))
-        return st;
+    const duel *d = env->impl;
     if (!(d->ve < d->vp))
         return dg_cfg_error(cfg, "env.speed_evader", e, "must be below env.speed_pursuer (%g) for capture", d->vp);
     if (!(d->dist[0] > d->r))
@@ -44,13 +42,6 @@ static dg_status duel_create(dg_env *env, dg_cfg *cfg, dg_err *e) {
     env->nplayers = 2;
     env->obs2_dim = 4;    /* evader: [ex, ey, px - ex, py - ey] */
     env->act2_dim = 2;
-    env->nterms = 3;
-    env->term_names[0] = "distance";
-    env->term_names[1] = "energy";
-    env->term_names[2] = "evader_energy";
-    env->term_weights[0] = w[0];
-    env->term_weights[1] = w[1];
-    env->term_weights[2] = -w[2];  /* the evader's own cost: zero-sum, J = ... - its energy */
     env->nmetrics = 4;
     env->metric_names[0] = "capture_rate";
     env->metric_names[1] = "capture_time";
@@ -58,8 +49,6 @@ static dg_status duel_create(dg_env *env, dg_cfg *cfg, dg_err *e) {
     env->metric_names[3] = "capture_time_error";
     return DG_OK;
 }
-
-static void duel_destroy(dg_env *env) { free(env->impl); }
 
 static void duel_reset(const dg_env *env, dg_rng *rng, int B, float *state, float *aux) {
     const duel *d = env->impl;
@@ -144,8 +133,10 @@ static int duel_bodies(const dg_env *env, const float *s, const float *aux, floa
 const dg_game dg_game_duel_simple = {
     .name = "duel_simple",
     .summary = "two learned players, simple motion: capture time against the exact (d - r)/(vp - ve)",
+    .dt = 0.02f,
+    .horizon = 200,
+    DG_GAME_DECLARE(KEYS, duel, LOSS),
     .create = duel_create,
-    .destroy = duel_destroy,
     .reset = duel_reset,
     .observe = duel_observe,
     .observe2 = duel_observe2,

@@ -16,25 +16,23 @@ typedef struct pixel {
     dg_render_grid *grid;         /* built once, reused every step */
 } pixel;
 
+static const dg_key KEYS[] = {
+    DG__KEY_DAMPING(pixel, damping, 0.98f),
+    DG__KEY_ACCEL("env.accel_scale", pixel, accel, 5.0f, "action [-1, 1] -> acceleration"),
+    DG_K_F32("render.sigma", pixel, sigma, 0.3f, 0, 10, 0, 1, "width (sigma) of the soft point drawn"),
+    DG_K_INT("render.size", pixel, size, 32, 2, 1024, "images are size x size pixels"),
+    DG_K_SPAN("env.start", pixel, start, -0.6f, 0.6f, "both start coordinates ~ U(lo, hi)"),
+    DG_K_SPAN("env.goal", pixel, goal, -0.6f, 0.6f, "both goal coordinates ~ U(lo, hi)"),
+};
+
+static const dg_loss_term LOSS[] = {
+    {"loss.image", 10.0f, NULL, 0, "mean_b of the mean squared pixel difference to the target image"},
+    {"loss.energy", 0.01f, NULL, 0, "mean_b |a|^2"},
+};
+
 static dg_status pixel_create(dg_env *env, dg_cfg *cfg, dg_err *e) {
-    pixel *px = calloc(1, sizeof *px);
-    if (!px) return dg_err_set(e, DG_ERR_NOMEM, "out of memory");
-    env->impl = px;
-    *px = (pixel){.accel = 5.0f, .damping = 0.98f, .sigma = 0.3f, .size = 32,
-                  .start = {-0.6f, 0.6f}, .goal = {-0.6f, 0.6f}};
-    float w[2] = {10.0f, 0.01f};
-    dg_status st;
-    if ((st = dg_cfg_get_f32_range(cfg, "env.dt", &env->dt, 0.05f, 0, 10, 0, 1, e)) ||
-        (st = dg_cfg_get_f32_range(cfg, "env.damping", &px->damping, 0.98f, 0, 1, 0, 1, e)) ||
-        (st = dg_cfg_get_f32_range(cfg, "env.accel_scale", &px->accel, 5.0f, 0, 1e6f, 0, 1, e)) ||
-        (st = dg_cfg_get_int_range(cfg, "env.horizon", &env->horizon, 40, 1, 10000000, e)) ||
-        (st = dg_cfg_get_f32_range(cfg, "render.sigma", &px->sigma, 0.3f, 0, 10, 0, 1, e)) ||
-        (st = dg_cfg_get_int_range(cfg, "render.size", &px->size, 32, 2, 1024, e)) ||
-        (st = dg__cfg_range(cfg, "env.start", px->start, e)) ||
-        (st = dg__cfg_range(cfg, "env.goal", px->goal, e)) ||
-        (st = dg_cfg_get_f32_range(cfg, "loss.image", &w[0], w[0], 0, INFINITY, 1, 0, e)) ||
-        (st = dg_cfg_get_f32_range(cfg, "loss.energy", &w[1], w[1], 0, INFINITY, 1, 0, e)))
-        return st;
+    (void)cfg;
+    pixel *px = env->impl;
     px->grid = dg_render_grid_create(px->size, px->size, e);
     if (!px->grid) return e ? e->status : DG_ERR_NOMEM;
     env->state_dim = 4;
@@ -44,17 +42,12 @@ static dg_status pixel_create(dg_env *env, dg_cfg *cfg, dg_err *e) {
     env->aux_name = "goal";
     env->aux_user_dim = 2;
     env->size_key = "render.size";
-    env->nterms = 2;
-    env->term_names[0] = "image";
-    env->term_names[1] = "energy";
-    memcpy(env->term_weights, w, sizeof w);
     return DG_OK;
 }
 
 static void pixel_destroy(dg_env *env) {
-    pixel *px = env->impl;
+    const pixel *px = env->impl;
     if (px) dg_render_grid_free(px->grid);
-    free(px);
 }
 
 static void pixel_reset(const dg_env *env, dg_rng *rng, int B, float *state, float *aux) {
@@ -105,6 +98,9 @@ static void pixel_step_cost(dg_ctx *ctx, const dg_env *env, dg_tensor *next, dg_
 const dg_game dg_game_pixel = {
     .name = "pixel",
     .summary = "match a rendered target image: the loss sees only pixels (renderer in the chain)",
+    .dt = 0.05f,
+    .horizon = 40,
+    DG_GAME_DECLARE(KEYS, pixel, LOSS),
     .create = pixel_create,
     .destroy = pixel_destroy,
     .reset = pixel_reset,

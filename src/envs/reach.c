@@ -47,30 +47,27 @@ static int draw_goal(const reach *r, dg_rng *rng, float *x, float *y) {
     return 0;
 }
 
+static const dg_key KEYS[] = {
+    DG__KEY_DAMPING(reach, damping, 0.98f),
+    DG__KEY_ACCEL("env.accel_scale", reach, accel, 5.0f, "action [-1, 1] -> acceleration"),
+    DG_K_F32("env.margin", reach, margin, 0.1f, 0, 10, 1, 1, "collision penalty starts this far from an obstacle"),
+    {.name = "env.obstacles", .type = DG_KEY_F32_ROWS, .offset = offsetof(reach, obst),
+     .count_offset = offsetof(reach, nobst), .cols = 3, .min_n = 0, .max_n = MAX_OBST,
+     .def_v = (const double[]){0.0f, 0.0f, 0.25f}, .def_n = 1, .doc = "circles [cx, cy, r], r > 0"},
+    DG_K_SPAN("env.start.x", reach, start_x, -0.9f, -0.6f, "start x ~ U(lo, hi)"),
+    DG_K_SPAN("env.start.y", reach, start_y, -0.5f, 0.5f, "start y ~ U(lo, hi)"),
+    DG_K_SPAN("env.goal.x", reach, goal_x, 0.6f, 0.9f, "goal x ~ U(lo, hi)"),
+    DG_K_SPAN("env.goal.y", reach, goal_y, -0.5f, 0.5f, "goal y ~ U(lo, hi)"),
+};
+
+static const dg_loss_term LOSS[] = {
+    {"loss.goal", 1.0f, NULL, 0, "mean_b |p' - g|^2"},
+    {"loss.collision", 500.0f, NULL, 0, "mean_b sum_k relu(margin - dist_k)^2"},
+    {"loss.energy", 0.01f, NULL, 0, "mean_b |a|^2"},
+};
+
 static dg_status reach_create(dg_env *env, dg_cfg *cfg, dg_err *e) {
-    reach *r = calloc(1, sizeof *r);
-    if (!r) return dg_err_set(e, DG_ERR_NOMEM, "out of memory");
-    env->impl = r;
-    *r = (reach){.accel = 5.0f, .damping = 0.98f, .margin = 0.1f, .nobst = 1,
-                 .obst = {{0.0f, 0.0f, 0.25f}},
-                 .start_x = {-0.9f, -0.6f}, .start_y = {-0.5f, 0.5f},
-                 .goal_x = {0.6f, 0.9f}, .goal_y = {-0.5f, 0.5f}};
-    float w[3] = {1.0f, 500.0f, 0.01f};
-    dg_status st;
-    if ((st = dg_cfg_get_f32_range(cfg, "env.dt", &env->dt, 0.05f, 0, 10, 0, 1, e)) ||
-        (st = dg_cfg_get_f32_range(cfg, "env.damping", &r->damping, 0.98f, 0, 1, 0, 1, e)) ||
-        (st = dg_cfg_get_f32_range(cfg, "env.accel_scale", &r->accel, 5.0f, 0, 1e6f, 0, 1, e)) ||
-        (st = dg_cfg_get_int_range(cfg, "env.horizon", &env->horizon, 60, 1, 10000000, e)) ||
-        (st = dg_cfg_get_f32_range(cfg, "env.margin", &r->margin, 0.1f, 0, 10, 1, 1, e)) ||
-        (st = dg_cfg_get_f32_rows(cfg, "env.obstacles", &r->obst[0][0], 3, 0, MAX_OBST, &r->nobst, e)) ||
-        (st = dg__cfg_range(cfg, "env.start.x", r->start_x, e)) ||
-        (st = dg__cfg_range(cfg, "env.start.y", r->start_y, e)) ||
-        (st = dg__cfg_range(cfg, "env.goal.x", r->goal_x, e)) ||
-        (st = dg__cfg_range(cfg, "env.goal.y", r->goal_y, e)) ||
-        (st = dg_cfg_get_f32_range(cfg, "loss.goal", &w[0], w[0], 0, INFINITY, 1, 0, e)) ||
-        (st = dg_cfg_get_f32_range(cfg, "loss.collision", &w[1], w[1], 0, INFINITY, 1, 0, e)) ||
-        (st = dg_cfg_get_f32_range(cfg, "loss.energy", &w[2], w[2], 0, INFINITY, 1, 0, e)))
-        return st;
+    reach *r = env->impl;
     for (int k = 0; k < r->nobst; k++)
         if (!(r->obst[k][2] > 0.0f))
             return dg_cfg_error(cfg, "env.obstacles", e, "obstacle %d: radius must be > 0", k);
@@ -96,11 +93,6 @@ static dg_status reach_create(dg_env *env, dg_cfg *cfg, dg_err *e) {
     env->act_dim = 2;
     env->aux_name = "goal";
     env->aux_user_dim = 2;
-    env->nterms = 3;
-    env->term_names[0] = "goal";
-    env->term_names[1] = "collision";
-    env->term_names[2] = "energy";
-    memcpy(env->term_weights, w, sizeof w);
     env->nmetrics = 2;
     env->metric_names[0] = "obstacle_hit_rate";
     env->metric_names[1] = "final_dist";
@@ -110,8 +102,6 @@ static dg_status reach_create(dg_env *env, dg_cfg *cfg, dg_err *e) {
         env->shapes[k] = (dg_shape){DG_SHAPE_CIRCLE, r->obst[k][0], r->obst[k][1], r->obst[k][2], 0};
     return DG_OK;
 }
-
-static void reach_destroy(dg_env *env) { free(env->impl); }
 
 static void reach_reset(const dg_env *env, dg_rng *rng, int B, float *state, float *aux) {
     const reach *r = env->impl;
@@ -244,8 +234,10 @@ static void reach_metrics(const dg_env *env, const float *traj, const float *aux
 const dg_game dg_game_reach = {
     .name = "reach",
     .summary = "drive a point mass to a goal around circular obstacles (docs/games/reach.md)",
+    .dt = 0.05f,
+    .horizon = 60,
+    DG_GAME_DECLARE(KEYS, reach, LOSS),
     .create = reach_create,
-    .destroy = reach_destroy,
     .reset = reach_reset,
     .observe = reach_observe,
     .step = reach_step,

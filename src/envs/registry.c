@@ -11,6 +11,56 @@ static const dg_game *const GAMES[] = {
     &dg_game_duel_simple,
 };
 
+/* env.dt and env.horizon: every game reads them, with the same bounds; the
+ * defaults are the game's */
+static const dg_key ENV_KEYS[] = {
+    DG_K_F32("env.dt", dg_env, dt, 0.05f, 0, 10, 0, 1, "seconds per step"),
+    DG_K_INT("env.horizon", dg_env, horizon, 60, 1, 10000000, "steps per episode (H)"),
+};
+
+/* loss term k of g as a key: a float weight >= 0 (into a float[DG_MAX_TERMS]) */
+static dg_key loss_key(const dg_game *g, int k) {
+    return (dg_key){.name = g->loss[k].key, .type = DG_KEY_F32, .offset = (size_t)k * sizeof(float),
+                    .def = g->loss[k].weight, .lo = 0, .hi = INFINITY, .hi_open = 1, .doc = g->loss[k].doc};
+}
+
+int dg_game_keys(const dg_game *g, dg_key *out, int max) {
+    int n = 0;
+    for (int i = 0; i < 2; i++, n++)
+        if (n < max) {
+            out[n] = ENV_KEYS[i];
+            out[n].def = i == 0 ? g->dt : g->horizon;
+        }
+    for (int i = 0; i < g->nkeys; i++, n++)
+        if (n < max) out[n] = g->keys[i];
+    for (int k = 0; k < g->nloss; k++, n++)
+        if (n < max) out[n] = loss_key(g, k);
+    return n;
+}
+
+/* the index of the earlier term of g named by key, or -1 */
+static int term_index(const dg_game *g, const char *key, int before) {
+    for (int k = 0; k < before; k++)
+        if (key && !strcmp(g->loss[k].key, key)) return k;
+    return -1;
+}
+
+/* Reads the weights of env's first nterms terms into env->term_weights. */
+static dg_status read_loss(dg_env *env, dg_cfg *cfg, dg_err *e) {
+    const dg_game *g = env->game;
+    float w[DG_MAX_TERMS];
+    for (int k = 0; k < env->nterms; k++) {
+        dg_key key = loss_key(g, k);
+        const int like = term_index(g, g->loss[k].like, k);
+        if (like >= 0) key.def = w[like];
+        dg_status st = dg_key_read(cfg, &key, w, e);
+        if (st) return st;
+        env->term_names[k] = g->loss[k].key + strlen("loss.");
+        env->term_weights[k] = g->loss[k].evader ? -w[k] : w[k];
+    }
+    return DG_OK;
+}
+
 int dg_game_count(void) { return (int)(sizeof GAMES / sizeof GAMES[0]); }
 const dg_game *dg_game_at(int i) { return i >= 0 && i < dg_game_count() ? GAMES[i] : NULL; }
 
@@ -52,7 +102,43 @@ dg_env *dg_env_create_game(const dg_game *g, dg_cfg *cfg, dg_err *e) {
         free(env);
         return NULL;
     }
-    if (g->create(env, cfg, e) != DG_OK) {
+    const char *undeclared = NULL;
+    for (int k = 0; k < g->nloss && !undeclared; k++)
+        if (!g->loss[k].key || strncmp(g->loss[k].key, "loss.", 5) != 0 || !g->loss[k].key[5] ||
+            (g->loss[k].like && term_index(g, g->loss[k].like, k) < 0))
+            undeclared = g->loss[k].key ? g->loss[k].key : "(null)";
+    if (!(g->dt > 0.0f && g->dt <= 10.0f) || g->horizon < 1 || g->horizon > 10000000 || g->nkeys < 0 ||
+        (g->nkeys > 0 && !g->keys) || g->nloss < 1 || g->nloss > DG_MAX_TERMS || !g->loss || undeclared) {
+        if (undeclared)
+            dg_err_set(e, DG_ERR_ARG, "game '%s': loss term '%s' is not a key loss.NAME (or its like is no earlier "
+                       "term)", name, undeclared);
+        else
+            dg_err_set(e, DG_ERR_ARG, "game '%s': its declaration needs dt in (0, 10], horizon in [1, 10000000], "
+                       "keys for nkeys and 1 to DG_MAX_TERMS loss terms", name);
+        free(env);
+        return NULL;
+    }
+    if (g->impl_size > 0 && !(env->impl = calloc(1, g->impl_size))) {
+        free(env);
+        dg_err_set(e, DG_ERR_NOMEM, "out of memory");
+        return NULL;
+    }
+    dg_key dt = ENV_KEYS[0], horizon = ENV_KEYS[1];
+    dt.def = g->dt;
+    horizon.def = g->horizon;
+    if (dg_key_read(cfg, &dt, env, e) || dg_key_read(cfg, &horizon, env, e) ||
+        dg_keys_read(cfg, g->keys, g->nkeys, env->impl, e) || g->create(env, cfg, e) != DG_OK) {
+        dg_env_free(env);
+        return NULL;
+    }
+    if (env->nterms == 0) env->nterms = g->nloss;
+    if (env->nterms < 1 || env->nterms > g->nloss) {
+        dg_err_set(e, DG_ERR_ARG, "game '%s': create set nterms to %d, not 1 to its %d loss terms", name, env->nterms,
+                   g->nloss);
+        dg_env_free(env);
+        return NULL;
+    }
+    if (read_loss(env, cfg, e)) {
         dg_env_free(env);
         return NULL;
     }
@@ -85,5 +171,6 @@ dg_env *dg_env_create_game(const dg_game *g, dg_cfg *cfg, dg_err *e) {
 void dg_env_free(dg_env *env) {
     if (!env) return;
     if (env->game && env->game->destroy) env->game->destroy(env);
+    if (env->game && env->game->impl_size > 0) free(env->impl);
     free(env);
 }

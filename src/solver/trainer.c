@@ -12,6 +12,7 @@
 #include "difgames/checkpoint.h"
 #include "difgames/fileio.h"
 #include "difgames/image.h"
+#include "difgames/keys.h"
 #include "difgames/losses.h"
 #include "difgames/safetensors.h"
 #include "difgames/trainer.h"
@@ -22,63 +23,100 @@
 
 /* ------------------------------------------------------------ options */
 
-dg_status dg_train_opts_read(dg_cfg *cfg, dg_train_opts *o, dg_err *e) {
+/* The keys as read (floats as the config gives them); dg_train_opts widens them. */
+typedef struct train_keys {
+    int   seed, batch, epochs, warmup, threads, nan_epoch, fixed_batch, resume_every;
+    int   solver, exploit_every, exploit_epochs, checkpoint_every;
+    float lr, betas[2], eps, clip;
+    int   snapshots[DG_MAX_SNAPSHOTS], nsnapshots;
+    int   hidden[DG_MLP_MAX_LAYERS], nhidden;
+} train_keys;
+
+#define NO_LIMIT 100000000  /* epochs and counts: far more than a run can use */
+static const char *const SOLVERS[] = {"gda", "optimistic", "extragradient", NULL};  /* dg_game_solver order */
+
+static const dg_key TRAIN_KEYS[] = {
+    DG_K_INT("seed", train_keys, seed, 0, 0, 2147483647, "random seed: initial weights and episode draws"),
+    DG_K_INT("train.batch", train_keys, batch, 64, 1, 1 << 20, "parallel episodes per epoch"),
+    DG_K_INT("train.epochs", train_keys, epochs, 300, 0, NO_LIMIT, "epochs (one Adam step each)"),
+    DG_K_F32("train.lr", train_keys, lr, 1e-3f, 0, 10, 0, 1, "Adam learning rate"),
+    {.name = "train.betas", .type = DG_KEY_F32_ARRAY, .offset = offsetof(train_keys, betas), .min_n = 2, .max_n = 2,
+     .lo = 0, .hi = 1, .hi_open = 1, .def_v = (const double[]){0.9f, 0.999f}, .def_n = 2, .what = "beta",
+     .doc = "Adam's moment decays [beta1, beta2]"},
+    DG_K_F32("train.eps", train_keys, eps, 1e-8f, 0, 1, 1, 1, "Adam's epsilon"),
+    DG_K_F32("train.clip", train_keys, clip, 1.0f, 0, INFINITY, 1, 0, "global gradient-norm clipping (0: off)"),
+    DG_K_INT("train.warmup", train_keys, warmup, 0, 0, NO_LIMIT, "epochs of linear learning-rate warmup"),
+    {.name = "train.snapshots", .type = DG_KEY_INT_ARRAY, .offset = offsetof(train_keys, snapshots),
+     .count_offset = offsetof(train_keys, nsnapshots), .min_n = 0, .max_n = DG_MAX_SNAPSHOTS, .lo = 1,
+     .hi = 2147483647, .def_v = (const double[]){5, 20, 50}, .def_n = 3, .what = "epochs",
+     .doc = "epochs to snapshot (and the last)"},
+    DG_K_INT("train.threads", train_keys, threads, 1, 0, MAX_THREADS,
+             "shards of the batch trained in parallel (0: one per core)"),
+    DG_K_INT("train.fault_nan_epoch", train_keys, nan_epoch, 0, 0, NO_LIMIT,
+             "fault injection: the loss is NaN at this epoch (0: off)"),
+    DG_K_BOOL("train.fixed_batch", train_keys, fixed_batch, 0, "every epoch the same initial batch"),
+    DG_K_INT("train.resume_every", train_keys, resume_every, 10, 0, NO_LIMIT,
+             "write resume.safetensors every N epochs (0: at snapshots and the end)"),
+    DG_K_ENUM("train.game_solver", train_keys, solver, 0, SOLVERS, "solver", "two-player games: the update rule"),
+    DG_K_INT("train.exploit_every", train_keys, exploit_every, 0, 0, NO_LIMIT,
+             "measure exploitability every N epochs (0: never)"),
+    DG_K_INT("train.exploit_epochs", train_keys, exploit_epochs, 50, 1, NO_LIMIT,
+             "best-response training epochs of each exploitability measure"),
+    DG_K_INT("train.checkpoint_every", train_keys, checkpoint_every, 0, -1, NO_LIMIT,
+             "BPTT segments: 0 auto, k every k steps, -1 never"),
+    {.name = "policy.hidden", .type = DG_KEY_INT_ARRAY, .offset = offsetof(train_keys, hidden),
+     .count_offset = offsetof(train_keys, nhidden), .min_n = 0, .max_n = DG_MLP_MAX_LAYERS - 1, .lo = 1,
+     .hi = 65536, .def_v = (const double[]){64, 64}, .def_n = 2, .what = "sizes",
+     .doc = "hidden layer sizes of each player's MLP (tanh after every layer)"},
+};
+
+const dg_key *dg_train_keys(int *n) {
+    *n = (int)(sizeof TRAIN_KEYS / sizeof TRAIN_KEYS[0]);
+    return TRAIN_KEYS;
+}
+
+static void opts_from_keys(const train_keys *k, dg_train_opts *o) {
     memset(o, 0, sizeof *o);
-    int seed = 0;
-    float betas[2] = {0.9f, 0.999f};
-    float lr = 1e-3f, eps = 1e-8f, clip = 1.0f;
-    const char *solver = "gda";
-    o->nsnapshots = 3;
-    o->snapshots[0] = 5;
-    o->snapshots[1] = 20;
-    o->snapshots[2] = 50;
-    o->nhidden = 2;
-    o->hidden[0] = o->hidden[1] = 64;
-    dg_status st;
-    if ((st = dg_cfg_get_int_range(cfg, "seed", &seed, 0, 0, 2147483647, e)) ||
-        (st = dg_cfg_get_int_range(cfg, "train.batch", &o->batch, 64, 1, 1 << 20, e)) ||
-        (st = dg_cfg_get_int_range(cfg, "train.epochs", &o->epochs, 300, 0, 100000000, e)) ||
-        (st = dg_cfg_get_f32_range(cfg, "train.lr", &lr, 1e-3f, 0, 10, 0, 1, e)) ||
-        (st = dg_cfg_get_f32_array(cfg, "train.betas", betas, 2, 2, NULL, e)) ||
-        (st = dg_cfg_get_f32_range(cfg, "train.eps", &eps, 1e-8f, 0, 1, 1, 1, e)) ||
-        (st = dg_cfg_get_f32_range(cfg, "train.clip", &clip, 1.0f, 0, INFINITY, 1, 0, e)) ||
-        (st = dg_cfg_get_int_range(cfg, "train.warmup", &o->warmup, 0, 0, 100000000, e)) ||
-        (st = dg_cfg_get_int_array(cfg, "train.snapshots", o->snapshots, 0, DG_MAX_SNAPSHOTS,
-                                   &o->nsnapshots, e)) ||
-        (st = dg_cfg_get_int_range(cfg, "train.threads", &o->threads, 1, 0, MAX_THREADS, e)) ||
-        (st = dg_cfg_get_int_range(cfg, "train.fault_nan_epoch", &o->nan_epoch, 0, 0, 100000000, e)) ||
-        (st = dg_cfg_get_bool(cfg, "train.fixed_batch", &o->fixed_batch, 0, e)) ||
-        (st = dg_cfg_get_int_range(cfg, "train.resume_every", &o->resume_every, 10, 0, 100000000, e)) ||
-        (st = dg_cfg_get_str(cfg, "train.game_solver", &solver, "gda", e)) ||
-        (st = dg_cfg_get_int_range(cfg, "train.exploit_every", &o->exploit_every, 0, 0, 100000000, e)) ||
-        (st = dg_cfg_get_int_range(cfg, "train.exploit_epochs", &o->exploit_epochs, 50, 1, 100000000, e)) ||
-        (st = dg_cfg_get_int_range(cfg, "train.checkpoint_every", &o->checkpoint_every, 0, -1, 100000000, e)) ||
-        (st = dg_cfg_get_int_array(cfg, "policy.hidden", o->hidden, 0, DG_MLP_MAX_LAYERS - 1,
-                                   &o->nhidden, e)))
-        return st;
+    o->seed = (uint64_t)k->seed;
+    o->batch = k->batch;
+    o->epochs = k->epochs;
+    o->lr = k->lr;
+    o->beta1 = k->betas[0];
+    o->beta2 = k->betas[1];
+    o->eps = k->eps;
+    o->clip = k->clip;
+    o->warmup = k->warmup;
+    memcpy(o->snapshots, k->snapshots, sizeof o->snapshots);
+    o->nsnapshots = k->nsnapshots;
+    o->threads = k->threads;
     if (o->threads == 0) {  /* 0: OpenMP's default, one per core (or OMP_NUM_THREADS), as solver.threads */
         const int n = omp_get_max_threads();
         o->threads = n < 1 ? 1 : n > MAX_THREADS ? MAX_THREADS : n;
     }
-    for (int i = 0; i < 2; i++)
-        if (!(betas[i] >= 0.0f && betas[i] < 1.0f))
-            return dg_cfg_error(cfg, "train.betas", e, "each beta must be in [0, 1)");
-    for (int i = 0; i < o->nhidden; i++)
-        if (o->hidden[i] < 1 || o->hidden[i] > 65536)
-            return dg_cfg_error(cfg, "policy.hidden", e, "sizes must be 1 to 65536, not %d", o->hidden[i]);
-    for (int i = 0; i < o->nsnapshots; i++)
-        if (o->snapshots[i] < 1)
-            return dg_cfg_error(cfg, "train.snapshots", e, "epochs must be >= 1, not %d", o->snapshots[i]);
-    if (!strcmp(solver, "gda")) o->game_solver = DG_GDA;
-    else if (!strcmp(solver, "optimistic")) o->game_solver = DG_OPTIMISTIC;
-    else if (!strcmp(solver, "extragradient")) o->game_solver = DG_EXTRAGRADIENT;
-    else return dg_cfg_error(cfg, "train.game_solver", e, "unknown solver '%s' (known: gda, optimistic, extragradient)", solver);
-    o->seed = (uint64_t)seed;
-    o->lr = lr;
-    o->beta1 = betas[0];
-    o->beta2 = betas[1];
-    o->eps = eps;
-    o->clip = clip;
+    memcpy(o->hidden, k->hidden, sizeof o->hidden);
+    o->nhidden = k->nhidden;
+    o->nan_epoch = k->nan_epoch;
+    o->fixed_batch = k->fixed_batch;
+    o->game_solver = (dg_game_solver)k->solver;
+    o->exploit_every = k->exploit_every;
+    o->exploit_epochs = k->exploit_epochs;
+    o->resume_every = k->resume_every;
+    o->checkpoint_every = k->checkpoint_every;
+}
+
+void dg_train_opts_default(dg_train_opts *o) {
+    train_keys k;
+    memset(&k, 0, sizeof k);
+    dg_keys_defaults(TRAIN_KEYS, (int)(sizeof TRAIN_KEYS / sizeof TRAIN_KEYS[0]), &k);
+    opts_from_keys(&k, o);
+}
+
+dg_status dg_train_opts_read(dg_cfg *cfg, dg_train_opts *o, dg_err *e) {
+    train_keys k;
+    memset(&k, 0, sizeof k);
+    dg_status st = dg_keys_read(cfg, TRAIN_KEYS, (int)(sizeof TRAIN_KEYS / sizeof TRAIN_KEYS[0]), &k, e);
+    if (st) return st;
+    opts_from_keys(&k, o);
     return DG_OK;
 }
 

@@ -1,0 +1,91 @@
+/* difgames keys: config keys declared once, in a table, read by one function.
+ *
+ * Each key is one dg_key: its name, type, default, bounds (open or closed
+ * ends), and a line of documentation. dg_keys_read reads a table from a config
+ * into a struct (each key at its offset in it); dg_keys_defaults fills the
+ * struct from the table alone, for a C caller without YAML. `difgames keys`
+ * prints the tables, and docs/config.md is generated from it.
+ *
+ *     typedef struct hover { float gravity; } hover;
+ *     static const dg_key KEYS[] = {
+ *         DG_K_F32("env.gravity", hover, gravity, 2.0f, 0, 100, 1, 1, "downward acceleration"),
+ *     };
+ *     hover h;
+ *     dg_keys_read(cfg, KEYS, 1, &h, &e);     // h.gravity: the config's, or 2
+ */
+#ifndef DIFGAMES_KEYS_H
+#define DIFGAMES_KEYS_H
+
+#include <math.h>
+#include <stddef.h>
+
+#include "difgames/config.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum dg_key_type {
+    DG_KEY_INT,         /* int in [lo, hi] (closed ends)                                  */
+    DG_KEY_F32,         /* float between lo and hi, each end open or closed               */
+    DG_KEY_BOOL,        /* int 0/1                                                        */
+    DG_KEY_STR,         /* const char * (owned by the config)                             */
+    DG_KEY_ENUM,        /* int: index of the value in values[]                            */
+    DG_KEY_F32_SPAN,    /* float[2]: [lo, hi] with lo <= hi                               */
+    DG_KEY_F32_ARRAY,   /* float[max_n], min_n..max_n items, each between lo and hi       */
+    DG_KEY_INT_ARRAY,   /* int[max_n], min_n..max_n items, each in [lo, hi]               */
+    DG_KEY_F32_ROWS,    /* float[max_n][cols], min_n..max_n rows of cols floats           */
+} dg_key_type;
+
+typedef struct dg_key {
+    const char *name;           /* full path: "env.dt", "train.lr"                          */
+    dg_key_type type;
+    size_t offset;              /* where the value goes in the struct read into             */
+    size_t count_offset;        /* arrays and rows of variable length: int count (else 0)   */
+    double lo, hi;              /* bounds (scalars; array items; -INFINITY/INFINITY: none)   */
+    int lo_open, hi_open;       /* F32 and F32_ARRAY: 1 when the end is excluded             */
+    int min_n, max_n, cols;     /* arrays and rows: item or row counts; rows: floats a row  */
+    double def;                 /* INT, F32, BOOL, ENUM (the value's index)                  */
+    const char *def_str;        /* STR                                                       */
+    const double *def_v;        /* arrays, spans, rows: def_n values (rows: def_n rows)      */
+    int def_n;
+    const char *const *values;  /* ENUM: its values, NULL-terminated                          */
+    const char *what;           /* ENUM: noun of the error ("unknown evader 'x'"); arrays:
+                                   noun of an item error ("sizes must be 1 to 65536, not 0") */
+    const char *doc;            /* one line                                                  */
+} dg_key;
+
+/* Table entries: S is the struct type, F the field; lo_c/hi_c: 1 when that end is allowed. */
+#define DG_K_INT(nm, S, F, d, l, h, doc_) \
+    {.name = nm, .type = DG_KEY_INT, .offset = offsetof(S, F), .def = (d), .lo = (l), .hi = (h), .doc = doc_}
+#define DG_K_F32(nm, S, F, d, l, h, lo_c, hi_c, doc_)                                              \
+    {.name = nm, .type = DG_KEY_F32, .offset = offsetof(S, F), .def = (d), .lo = (l), .hi = (h), \
+     .lo_open = !(lo_c), .hi_open = !(hi_c), .doc = doc_}
+#define DG_K_BOOL(nm, S, F, d, doc_) \
+    {.name = nm, .type = DG_KEY_BOOL, .offset = offsetof(S, F), .def = (d), .doc = doc_}
+#define DG_K_ENUM(nm, S, F, d, vals, what_, doc_)                                                   \
+    {.name = nm, .type = DG_KEY_ENUM, .offset = offsetof(S, F), .def = (d), .values = vals, \
+     .what = what_, .doc = doc_}
+#define DG_K_SPAN(nm, S, F, l, h, doc_)                                                            \
+    {.name = nm, .type = DG_KEY_F32_SPAN, .offset = offsetof(S, F), .lo = -INFINITY, .hi = INFINITY, \
+     .def_v = (const double[]){l, h}, .def_n = 2, .doc = doc_}
+
+/* Fills base's fields from the table's defaults. */
+void      dg_keys_defaults(const dg_key *keys, int n, void *base);
+/* Reads each key of the table from cfg into base (its default when missing), in table order; stops
+ * at the first error (DG_ERR_CONFIG "FILE:LINE: key 'env.damping': ...", e set). */
+dg_status dg_keys_read(dg_cfg *cfg, const dg_key *keys, int n, void *base, dg_err *e);
+/* Reads one key into base (as dg_keys_read does for each). */
+dg_status dg_key_read(dg_cfg *cfg, const dg_key *k, void *base, dg_err *e);
+
+/* For listings (`difgames keys`): the type ("float", "enum", "[float; 2]"), the default as YAML
+ * ("0.05", "[64, 64]", "flee") and the range ("(0, 10]", "flee | policy", "" when none). Each writes
+ * a NUL-terminated string into buf (truncated to size) and returns buf. */
+const char *dg_key_type_str(const dg_key *k, char *buf, size_t size);
+const char *dg_key_default_str(const dg_key *k, char *buf, size_t size);
+const char *dg_key_range_str(const dg_key *k, char *buf, size_t size);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,212 @@
+/* Config keys declared once: a table read by one function (see keys.h). */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "difgames/keys.h"
+
+/* ------------------------------------------------------------ helpers */
+
+#define AT(base, off, T) ((T *)((char *)(base) + (off)))
+
+/* appends printf text to buf (size), keeping it NUL-terminated and truncated */
+static void cat(char *buf, size_t size, const char *fmt, ...) {
+    size_t len = strlen(buf);
+    if (len + 1 >= size) return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf + len, size - len, fmt, ap);
+    va_end(ap);
+}
+
+/* "0.05" for a float as it is stored (the shortest %g that reads back the same float) */
+static void cat_f32(char *buf, size_t size, double v) {
+    if (isinf(v)) {
+        cat(buf, size, v < 0 ? "-inf" : "inf");
+        return;
+    }
+    char t[32];
+    if (v == floor(v) && fabs(v) < 1e9) {  /* 1000000, not 1e+06 */
+        cat(buf, size, "%.0f", v);
+        return;
+    }
+    for (int p = 6; p <= 9; p++) {
+        snprintf(t, sizeof t, "%.*g", p, v);
+        if ((float)strtod(t, NULL) == (float)v) break;
+    }
+    cat(buf, size, "%s", t);
+}
+
+static int is_array(const dg_key *k) {
+    return k->type == DG_KEY_F32_ARRAY || k->type == DG_KEY_INT_ARRAY || k->type == DG_KEY_F32_ROWS;
+}
+
+/* ------------------------------------------------------------ public */
+
+void dg_keys_defaults(const dg_key *keys, int n, void *base) {
+    for (int i = 0; i < n; i++) {
+        const dg_key *k = &keys[i];
+        switch (k->type) {
+        case DG_KEY_INT:
+        case DG_KEY_BOOL:
+        case DG_KEY_ENUM: *AT(base, k->offset, int) = (int)k->def; break;
+        case DG_KEY_F32: *AT(base, k->offset, float) = (float)k->def; break;
+        case DG_KEY_STR: *AT(base, k->offset, const char *) = k->def_str; break;
+        case DG_KEY_INT_ARRAY:
+            for (int j = 0; j < k->def_n; j++) AT(base, k->offset, int)[j] = (int)k->def_v[j];
+            break;
+        case DG_KEY_F32_SPAN:
+        case DG_KEY_F32_ARRAY:
+            for (int j = 0; j < k->def_n; j++) AT(base, k->offset, float)[j] = (float)k->def_v[j];
+            break;
+        case DG_KEY_F32_ROWS:
+            for (int j = 0; j < k->def_n * k->cols; j++) AT(base, k->offset, float)[j] = (float)k->def_v[j];
+            break;
+        }
+        if (is_array(k) && k->count_offset) *AT(base, k->count_offset, int) = k->def_n;
+    }
+}
+
+dg_status dg_key_read(dg_cfg *cfg, const dg_key *k, void *base, dg_err *e) {
+    dg_keys_defaults(k, 1, base);
+    void *p = AT(base, k->offset, char);
+    int *count = is_array(k) && k->count_offset ? AT(base, k->count_offset, int) : NULL;
+    dg_status st = DG_OK;
+    switch (k->type) {
+    case DG_KEY_INT:
+        return dg_cfg_get_int_range(cfg, k->name, p, (int)k->def, (int)k->lo, (int)k->hi, e);
+    case DG_KEY_F32:
+        return dg_cfg_get_f32_range(cfg, k->name, p, (float)k->def, (float)k->lo, (float)k->hi, !k->lo_open,
+                                    !k->hi_open, e);
+    case DG_KEY_BOOL: return dg_cfg_get_bool(cfg, k->name, p, (int)k->def, e);
+    case DG_KEY_STR: return dg_cfg_get_str(cfg, k->name, p, k->def_str, e);
+    case DG_KEY_ENUM: {
+        const char *s;
+        if ((st = dg_cfg_get_str(cfg, k->name, &s, k->values[(int)k->def], e))) return st;
+        char known[256] = "";
+        for (int j = 0; k->values[j]; j++) {
+            if (!strcmp(s, k->values[j])) {
+                *(int *)p = j;
+                return DG_OK;
+            }
+            cat(known, sizeof known, "%s%s", j ? ", " : "", k->values[j]);
+        }
+        return dg_cfg_error(cfg, k->name, e, "unknown %s '%s' (known: %s)", k->what, s, known);
+    }
+    case DG_KEY_F32_SPAN: {
+        float *r = p;
+        if ((st = dg_cfg_get_f32_array(cfg, k->name, r, 2, 2, NULL, e))) return st;
+        if (!(r[0] <= r[1])) return dg_cfg_error(cfg, k->name, e, "expected [lo, hi] with lo <= hi");
+        return DG_OK;
+    }
+    case DG_KEY_F32_ARRAY: {
+        float *v = p;
+        int n = k->def_n;
+        if ((st = dg_cfg_get_f32_array(cfg, k->name, v, k->min_n, k->max_n, &n, e))) return st;
+        if (count) *count = n;
+        for (int j = 0; j < n; j++)
+            if (!((k->lo_open ? v[j] > k->lo : v[j] >= k->lo) && (k->hi_open ? v[j] < k->hi : v[j] <= k->hi)))
+                return dg_cfg_error(cfg, k->name, e, "each %s must be in %c%g, %g%c", k->what, k->lo_open ? '(' : '[',
+                                    k->lo, k->hi, k->hi_open ? ')' : ']');
+        return DG_OK;
+    }
+    case DG_KEY_INT_ARRAY: {
+        int *v = p;
+        int n = k->def_n;
+        if ((st = dg_cfg_get_int_array(cfg, k->name, v, k->min_n, k->max_n, &n, e))) return st;
+        if (count) *count = n;
+        for (int j = 0; j < n; j++) {
+            if (v[j] >= k->lo && v[j] <= k->hi) continue;
+            if (k->hi >= 2147483647.0)
+                return dg_cfg_error(cfg, k->name, e, "%s must be >= %d, not %d", k->what, (int)k->lo, v[j]);
+            return dg_cfg_error(cfg, k->name, e, "%s must be %d to %d, not %d", k->what, (int)k->lo, (int)k->hi,
+                                v[j]);
+        }
+        return DG_OK;
+    }
+    case DG_KEY_F32_ROWS: {
+        int n = k->def_n;
+        if ((st = dg_cfg_get_f32_rows(cfg, k->name, p, k->cols, k->min_n, k->max_n, &n, e))) return st;
+        if (count) *count = n;
+        return DG_OK;
+    }
+    }
+    return dg_err_set(e, DG_ERR_ARG, "key '%s': unknown key type %d", k->name, (int)k->type);
+}
+
+dg_status dg_keys_read(dg_cfg *cfg, const dg_key *keys, int n, void *base, dg_err *e) {
+    for (int i = 0; i < n; i++) {
+        dg_status st = dg_key_read(cfg, &keys[i], base, e);
+        if (st) return st;
+    }
+    return DG_OK;
+}
+
+const char *dg_key_type_str(const dg_key *k, char *buf, size_t size) {
+    static const char *const NAMES[] = {"int", "float", "bool", "string", "enum", "[float, float]",
+                                        "list of float", "list of int", "list of rows"};
+    snprintf(buf, size, "%s", NAMES[k->type]);
+    if (k->type == DG_KEY_F32_ROWS) snprintf(buf, size, "list of [float x %d]", k->cols);
+    return buf;
+}
+
+const char *dg_key_default_str(const dg_key *k, char *buf, size_t size) {
+    buf[0] = '\0';
+    switch (k->type) {
+    case DG_KEY_INT: cat(buf, size, "%d", (int)k->def); break;
+    case DG_KEY_F32: cat_f32(buf, size, k->def); break;
+    case DG_KEY_BOOL: cat(buf, size, k->def ? "true" : "false"); break;
+    case DG_KEY_STR: cat(buf, size, "%s", k->def_str ? k->def_str : "~"); break;
+    case DG_KEY_ENUM: cat(buf, size, "%s", k->values[(int)k->def]); break;
+    case DG_KEY_F32_SPAN:
+    case DG_KEY_F32_ARRAY:
+    case DG_KEY_INT_ARRAY:
+    case DG_KEY_F32_ROWS: {
+        const int cols = k->type == DG_KEY_F32_ROWS ? k->cols : 1, n = k->def_n * cols;
+        cat(buf, size, "[");
+        for (int j = 0; j < n; j++) {
+            if (cols > 1 && j % cols == 0) cat(buf, size, "%s[", j ? ", " : "");
+            else if (j) cat(buf, size, ", ");
+            if (k->type == DG_KEY_INT_ARRAY) cat(buf, size, "%d", (int)k->def_v[j]);
+            else cat_f32(buf, size, k->def_v[j]);
+            if (cols > 1 && j % cols == cols - 1) cat(buf, size, "]");
+        }
+        cat(buf, size, "]");
+        break;
+    }
+    }
+    return buf;
+}
+
+const char *dg_key_range_str(const dg_key *k, char *buf, size_t size) {
+    buf[0] = '\0';
+    if (k->type == DG_KEY_ENUM) {
+        for (int j = 0; k->values[j]; j++) cat(buf, size, "%s%s", j ? " | " : "", k->values[j]);
+        return buf;
+    }
+    if (k->type == DG_KEY_F32_SPAN) {
+        cat(buf, size, "lo <= hi");
+        return buf;
+    }
+    if (is_array(k)) {
+        if (k->min_n == k->max_n) cat(buf, size, "%d %s", k->max_n, k->type == DG_KEY_F32_ROWS ? "rows" : "items");
+        else cat(buf, size, "%d to %d %s", k->min_n, k->max_n, k->type == DG_KEY_F32_ROWS ? "rows" : "items");
+        if (k->type == DG_KEY_F32_ROWS) return buf;
+        cat(buf, size, ", each ");
+    }
+    if (k->type == DG_KEY_INT || k->type == DG_KEY_INT_ARRAY) {
+        cat(buf, size, "[%d, %d]", (int)k->lo, (int)k->hi);
+    } else if (k->type == DG_KEY_F32 || k->type == DG_KEY_F32_ARRAY) {
+        if (isinf(k->lo) && isinf(k->hi)) {
+            cat(buf, size, "any");
+            return buf;
+        }
+        cat(buf, size, "%c", k->lo_open ? '(' : '[');
+        cat_f32(buf, size, k->lo);
+        cat(buf, size, ", ");
+        cat_f32(buf, size, k->hi);
+        cat(buf, size, "%c", k->hi_open ? ')' : ']');
+    }
+    return buf;
+}

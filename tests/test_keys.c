@@ -1,0 +1,226 @@
+/* Tests for config keys declared in tables (keys.h): reading into a struct,
+ * defaults, every error message the table reader writes, the listings of
+ * `difgames keys`, the games' declarations (one key, one set of bounds, in
+ * every game) and dg_train_opts_default against an empty config. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "difgames/difgames.h"
+
+typedef struct thing {
+    int   n, flag, mode;
+    float x, span[2], arr[3];
+    int   sizes[4], nsizes;
+    float rows[4][2];
+    int   nrows;
+    const char *label;
+} thing;
+
+static const char *const MODES[] = {"fast", "exact", NULL};
+
+static const dg_key KEYS[] = {
+    DG_K_INT("a.n", thing, n, 7, 1, 100, "a count"),
+    DG_K_BOOL("a.flag", thing, flag, 1, "a switch"),
+    DG_K_ENUM("a.mode", thing, mode, 1, MODES, "mode", "how"),
+    DG_K_F32("a.x", thing, x, 0.25f, 0, 1, 0, 1, "a fraction"),
+    DG_K_SPAN("a.span", thing, span, -1.0f, 2.0f, "an interval"),
+    {.name = "a.arr", .type = DG_KEY_F32_ARRAY, .offset = offsetof(thing, arr), .min_n = 3, .max_n = 3, .lo = 0,
+     .hi = 1, .hi_open = 1, .def_v = (const double[]){0.5f, 0.25f, 0.125f}, .def_n = 3, .what = "item", .doc = "d"},
+    {.name = "a.sizes", .type = DG_KEY_INT_ARRAY, .offset = offsetof(thing, sizes),
+     .count_offset = offsetof(thing, nsizes), .min_n = 0, .max_n = 4, .lo = 1, .hi = 64,
+     .def_v = (const double[]){8, 16}, .def_n = 2, .what = "sizes", .doc = "d"},
+    {.name = "a.rows", .type = DG_KEY_F32_ROWS, .offset = offsetof(thing, rows),
+     .count_offset = offsetof(thing, nrows), .cols = 2, .min_n = 0, .max_n = 4,
+     .def_v = (const double[]){1.5f, -2.0f}, .def_n = 1, .doc = "d"},
+    {.name = "a.label", .type = DG_KEY_STR, .offset = offsetof(thing, label), .def_str = "none", .doc = "d"},
+};
+#define NKEYS ((int)(sizeof KEYS / sizeof KEYS[0]))
+
+static dg_cfg *parse_ok(const char *text) {
+    dg_err e = {0};
+    dg_cfg *c = dg_cfg_parse(text, strlen(text), "t.yaml", &e);
+    if (!c) fail_msg("parse failed: %s", e.msg);
+    return c;
+}
+
+/* reads KEYS from text; returns the status, the message in e */
+static dg_status read_text(const char *text, thing *t, dg_err *e) {
+    dg_cfg *c = parse_ok(text);
+    memset(t, 0, sizeof *t);
+    dg_status st = dg_keys_read(c, KEYS, NKEYS, t, e);
+    if (st == DG_OK) st = dg_cfg_check_unused(c, e);
+    dg_cfg_free(c);
+    return st;
+}
+
+static void test_defaults_and_values(void **state) {
+    (void)state;
+    thing t, d;
+    dg_err e = {0};
+    assert_int_equal(read_text("other: 1\n", &t, &e), DG_ERR_CONFIG);  /* unknown key still caught */
+    assert_int_equal(read_text("a: {}\n", &t, &e), DG_OK);
+    memset(&d, 0, sizeof d);
+    dg_keys_defaults(KEYS, NKEYS, &d);
+    assert_int_equal(t.n, 7);
+    assert_int_equal(t.flag, 1);
+    assert_int_equal(t.mode, 1);
+    assert_true(t.x == 0.25f && t.span[0] == -1.0f && t.span[1] == 2.0f && t.arr[2] == 0.125f);
+    assert_int_equal(t.nsizes, 2);
+    assert_int_equal(t.sizes[1], 16);
+    assert_int_equal(t.nrows, 1);
+    assert_true(t.rows[0][0] == 1.5f && t.rows[0][1] == -2.0f);
+    assert_string_equal(t.label, "none");
+    assert_memory_equal(&t, &d, offsetof(thing, label));
+    assert_int_equal(read_text("a: {n: 3, flag: false, mode: fast, x: 1, span: [0, 0], arr: [0, 0.5, 0.75],\n"
+                               "     sizes: [4], rows: [[1, 2], [3, 4]], label: hi}\n", &t, &e), DG_OK);
+    assert_int_equal(t.n, 3);
+    assert_int_equal(t.flag, 0);
+    assert_int_equal(t.mode, 0);
+    assert_true(t.x == 1.0f && t.span[1] == 0.0f && t.arr[2] == 0.75f);
+    assert_int_equal(t.nsizes, 1);
+    assert_int_equal(t.sizes[0], 4);
+    assert_int_equal(t.nrows, 2);
+    assert_true(t.rows[1][1] == 4.0f);
+}
+
+static void expect_error(const char *text, const char *msg) {
+    thing t;
+    dg_err e = {0};
+    assert_int_equal(read_text(text, &t, &e), DG_ERR_CONFIG);
+    if (!strstr(e.msg, msg)) fail_msg("expected '%s' in '%s'", msg, e.msg);
+}
+
+static void test_errors(void **state) {
+    (void)state;
+    expect_error("a: {n: 0}\n", "t.yaml:1: key 'a.n'");
+    expect_error("a: {x: 0}\n", "expected (0, 1]");
+    expect_error("a: {mode: slow}\n", "unknown mode 'slow' (known: fast, exact)");
+    expect_error("a: {span: [2, 1]}\n", "key 'a.span': expected [lo, hi] with lo <= hi");
+    expect_error("a: {arr: [0, 1, 0]}\n", "each item must be in [0, 1)");
+    expect_error("a: {arr: [0, 0.5]}\n", "a.arr");
+    expect_error("a: {sizes: [4, 65]}\n", "sizes must be 1 to 64, not 65");
+    expect_error("a: {rows: [[1, 2, 3]]}\n", "a.rows");
+    expect_error("a: {flag: maybe}\n", "a.flag");
+}
+
+static void test_listing(void **state) {
+    (void)state;
+    char b[128];
+    assert_string_equal(dg_key_range_str(&KEYS[3], b, sizeof b), "(0, 1]");
+    assert_string_equal(dg_key_default_str(&KEYS[3], b, sizeof b), "0.25");
+    assert_string_equal(dg_key_range_str(&KEYS[2], b, sizeof b), "fast | exact");
+    assert_string_equal(dg_key_default_str(&KEYS[2], b, sizeof b), "exact");
+    assert_string_equal(dg_key_default_str(&KEYS[5], b, sizeof b), "[0.5, 0.25, 0.125]");
+    assert_string_equal(dg_key_range_str(&KEYS[6], b, sizeof b), "0 to 4 items, each [1, 64]");
+    assert_string_equal(dg_key_default_str(&KEYS[7], b, sizeof b), "[[1.5, -2]]");
+    assert_string_equal(dg_key_type_str(&KEYS[7], b, sizeof b), "list of [float x 2]");
+    int n;
+    const dg_key *tk = dg_train_keys(&n);
+    for (int i = 0; i < n; i++)
+        if (!strcmp(tk[i].name, "train.eps")) assert_string_equal(dg_key_default_str(&tk[i], b, sizeof b), "1e-08");
+}
+
+/* a key that two games read has the same type and bounds in both */
+static void test_games_agree(void **state) {
+    (void)state;
+    dg_key all[8][64];
+    int n[8];
+    assert_true(dg_game_count() <= 8);
+    for (int g = 0; g < dg_game_count(); g++) {
+        n[g] = dg_game_keys(dg_game_at(g), all[g], 64);
+        assert_true(n[g] > 2 && n[g] <= 64);
+        assert_string_equal(all[g][0].name, "env.dt");
+        assert_string_equal(all[g][1].name, "env.horizon");
+        for (int i = 0; i < n[g]; i++)
+            for (int j = 0; j < i; j++)
+                if (!strcmp(all[g][i].name, all[g][j].name)) fail_msg("%s twice", all[g][i].name);
+    }
+    for (int g = 0; g < dg_game_count(); g++)
+        for (int h = 0; h < g; h++)
+            for (int i = 0; i < n[g]; i++)
+                for (int j = 0; j < n[h]; j++) {
+                    const dg_key *a = &all[g][i], *b = &all[h][j];
+                    if (strcmp(a->name, b->name) != 0) continue;
+                    if (a->type != b->type || a->lo != b->lo || a->hi != b->hi || a->lo_open != b->lo_open ||
+                        a->hi_open != b->hi_open || a->min_n != b->min_n || a->max_n != b->max_n)
+                        fail_msg("%s: %s and %s declare different bounds", a->name, dg_game_at(g)->name,
+                                 dg_game_at(h)->name);
+                }
+}
+
+/* each game created from `game: NAME` alone gets its declared defaults */
+static void test_games_defaults(void **state) {
+    (void)state;
+    for (int g = 0; g < dg_game_count(); g++) {
+        const dg_game *game = dg_game_at(g);
+        char text[64];
+        snprintf(text, sizeof text, "game: %s\n", game->name);
+        dg_cfg *c = parse_ok(text);
+        dg_err e = {0};
+        dg_env *env = dg_env_create(c, &e);
+        if (!env) fail_msg("%s: %s", game->name, e.msg);
+        assert_true(env->dt == game->dt);
+        assert_int_equal(env->horizon, game->horizon);
+        assert_true(env->nterms >= 1 && env->nterms <= game->nloss);
+        for (int k = 0; k < env->nterms; k++) {
+            assert_string_equal(env->term_names[k], game->loss[k].key + 5);
+            assert_true(env->term_weights[k] == (game->loss[k].evader ? -game->loss[k].weight : game->loss[k].weight));
+        }
+        dg_env_free(env);
+        dg_cfg_free(c);
+    }
+}
+
+/* loss.evader_wall defaults to the weight read for loss.wall, and enters with a minus */
+static void test_loss_like(void **state) {
+    (void)state;
+    static const char TEXT[] = "game: chase\nenv: {evader: policy}\nloss: {wall: 3.5, evader_energy: 2}\n";
+    dg_cfg *c = parse_ok(TEXT);
+    dg_err e = {0};
+    dg_env *env = dg_env_create(c, &e);
+    if (!env) fail_msg("%s", e.msg);
+    assert_int_equal(env->nterms, 5);
+    assert_string_equal(env->term_names[3], "evader_wall");
+    assert_true(env->term_weights[1] == 3.5f && env->term_weights[3] == -3.5f && env->term_weights[4] == -2.0f);
+    dg_env_free(env);
+    dg_cfg_free(c);
+    /* a flee evader reads no evader terms: the key is unknown */
+    c = parse_ok("game: chase\nloss: {evader_wall: 1}\n");
+    env = dg_env_create(c, &e);
+    assert_non_null(env);
+    assert_int_equal(dg_cfg_check_unused(c, &e), DG_ERR_CONFIG);
+    assert_non_null(strstr(e.msg, "loss.evader_wall"));
+    dg_env_free(env);
+    dg_cfg_free(c);
+}
+
+static void test_train_opts_default(void **state) {
+    (void)state;
+    dg_train_opts a, b;
+    dg_train_opts_default(&a);
+    dg_cfg *c = parse_ok("game: reach\n");
+    dg_err e = {0};
+    assert_int_equal(dg_train_opts_read(c, &b, &e), DG_OK);
+    assert_memory_equal(&a, &b, sizeof a);
+    assert_int_equal(a.batch, 64);
+    assert_int_equal(a.nhidden, 2);
+    assert_true(a.lr == (double)1e-3f);
+    dg_cfg_free(c);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_defaults_and_values), cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_listing),             cmocka_unit_test(test_games_agree),
+        cmocka_unit_test(test_games_defaults),      cmocka_unit_test(test_loss_like),
+        cmocka_unit_test(test_train_opts_default),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
