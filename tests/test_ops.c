@@ -9,6 +9,7 @@
 #include <cmocka.h>
 
 #include "difgames/core.h"
+#include "difgames/losses.h"
 #include "core/internal.h"
 
 #define TOL 1e-3
@@ -71,7 +72,7 @@ static void run_case(const op_case *c) {
                  rep.max_rel_err, p->info[rep.worst_param].name, (long long)rep.worst_index,
                  rep.worst_analytic, rep.worst_numeric);
     int zero[4];
-    assert_int_equal(dg_params_zero_grads(p, zero, 4), 0);
+    assert_int_equal(dg_params_find_zero_grads(p, zero, 4), 0);
     dg_ctx_free(ctx);
     dg_params_free(p);
 }
@@ -377,7 +378,7 @@ static void test_chain_check_finds_cut(void **state) {
     dg_params_zero_grad(p);
     dg_backward(ctx, l);
     int idx[2];
-    assert_int_equal(dg_params_zero_grads(p, idx, 2), 1);
+    assert_int_equal(dg_params_find_zero_grads(p, idx, 2), 1);
     assert_int_equal(idx[0], 1);
     dg_ctx_free(ctx);
     dg_params_free(p);
@@ -435,6 +436,22 @@ static void test_gemm_kernel(void **state) {
                 }
 }
 
+/* A loss with more terms than DG_LOSS_MAX_TERMS is refused, never truncated. */
+static void test_loss_refuses_too_many_terms(void **state) {
+    (void)state;
+    float w[DG_LOSS_MAX_TERMS + 1] = {0};
+    dg_loss l;
+    assert_int_equal(dg_loss_begin(&l, DG_LOSS_MAX_TERMS + 1, w), DG_ERR_ARG);
+    assert_int_equal(l.nterms, 0);
+    dg_ctx *ctx = dg_ctx_create(1 << 16);
+    assert_non_null(ctx);
+    assert_null(dg_loss_finish(ctx, &l, NULL));
+    assert_int_equal(dg_ctx_status(ctx), DG_ERR_ARG);
+    assert_int_equal(dg_loss_begin(&l, DG_LOSS_MAX_TERMS, w), DG_OK);
+    assert_int_equal(l.nterms, DG_LOSS_MAX_TERMS);
+    dg_ctx_free(ctx);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_all_ops_gradcheck),
@@ -448,6 +465,7 @@ int main(void) {
         cmocka_unit_test(test_shape_errors),
         cmocka_unit_test(test_chain_check_finds_cut),
         cmocka_unit_test(test_rng_reproducible),
+        cmocka_unit_test(test_loss_refuses_too_many_terms),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

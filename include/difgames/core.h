@@ -258,7 +258,7 @@ dg_status dg_gradcheck(dg_ctx *ctx, dg_params *p, dg_loss_fn fn, void *user, flo
 
 /* Chain check: writes up to max indices of parameters whose whole gradient is
  * exactly zero (a cut gradient chain) into zero_idx; returns how many there are. */
-int       dg_params_zero_grads(const dg_params *p, int *zero_idx, int max);
+int       dg_params_find_zero_grads(const dg_params *p, int *zero_idx, int max);
 
 #ifdef __cplusplus
 }

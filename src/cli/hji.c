@@ -120,7 +120,7 @@ static dg_hji_problem *load_problem(const char *cmd, const char *config, const c
         return NULL;
     }
     if (threads >= 0) p->opts.threads = threads;
-    if (f32) p->opts.real = DG_HJI_F32;
+    if (f32) p->opts.real = DG_HJI_REAL_F32;
     *cfg_out = cfg;
     return p;
 }
@@ -194,9 +194,9 @@ static int hji_solve(int argc, char **argv) {
     p->opts.progress_user = &b;
     snprintf(banner, sizeof banner, "solving %s: grid", p->name);
     for (int k = 0; k < p->grid.ndim; k++) cli_catf(banner, sizeof banner, "%s%d", k ? "x" : " ", p->grid.n[k]);
-    cli_catf(banner, sizeof banner, ", t_end %g, memory about %.1f MiB, %s\n", p->t_end, mem_mib, dg_hji_accuracy_name(p->opts.deriv == DG_HJI_WENO5 ? DG_HJI_VERY_HIGH
-                                                    : p->opts.deriv == DG_HJI_ENO3 ? DG_HJI_HIGH
-                                                    : p->opts.deriv == DG_HJI_ENO2 ? DG_HJI_MEDIUM : DG_HJI_LOW));
+    cli_catf(banner, sizeof banner, ", t_end %g, memory about %.1f MiB, %s\n", p->t_end, mem_mib, dg_hji_accuracy_name(p->opts.deriv == DG_HJI_DERIV_WENO5 ? DG_HJI_ACCURACY_VERY_HIGH
+                                                    : p->opts.deriv == DG_HJI_DERIV_ENO3 ? DG_HJI_ACCURACY_HIGH
+                                                    : p->opts.deriv == DG_HJI_DERIV_ENO2 ? DG_HJI_ACCURACY_MEDIUM : DG_HJI_ACCURACY_LOW));
     dg_hji_stats st;
     if (dg_hji_solve(&p->grid, &p->game, &p->opts, p->target, p->obstacle, nt, times, vals, &st, &e) != DG_OK) {
         cli_error("hji solve", "%s: %s", config, e.msg);
@@ -438,7 +438,7 @@ static int hji_play(int argc, char **argv) {
         goto done;
     }
     int max_steps = PLAY_MAX_STEPS;
-    if (maxsteps_s && !cli_int("hji play", "--max-steps", maxsteps_s, 1, 100000000, &max_steps)) {
+    if (maxsteps_s && !cli_int("hji play", "--max-steps", maxsteps_s, 1, DG_HJI_MAX_STEPS, &max_steps)) {
         rc = EXIT_USAGE;
         goto done;
     }
@@ -605,7 +605,12 @@ static int hji_versus(int argc, char **argv) {
     if ((rc = value_read("hji versus", &vf, vf.nt - 1, V))) goto done;
     dg_rng rng;
     dg_rng_seed(&rng, s.opts.seed);
-    env->game->reset(env, &rng, B, st0, NULL);
+    dg_err re = {0};
+    if (env->game->reset(env, &rng, B, st0, NULL, &re) != DG_OK) {
+        cli_error("hji versus", "%s", re.msg);
+        rc = EXIT_FAIL;
+        goto done;
+    }
     const double r = hp->param[3];
     int inside = 0;  /* starts from which the value says the pursuer can force capture by t_end */
     for (int i = 0; i < B; i++) {

@@ -89,7 +89,7 @@ typedef struct run {
     /* BPTT */
     dg_trainer   *trainer;
     int           bptt_B, bptt_epochs;
-    volatile int  stop;
+    volatile sig_atomic_t stop;
     int           failed;
     char          err[DG_ERR_LEN];
 } run;
@@ -163,7 +163,7 @@ static double evaluate(run *r, const char *method, int iter, int64_t steps, doub
 /* BPTT epochs: evaluate on the grid of env steps (batch x horizon an epoch). */
 static void on_bptt(const dg_train_event *ev, void *user) {
     run *r = user;
-    if (ev->kind != DG_EV_EPOCH || r->failed) return;
+    if (ev->kind != DG_TRAIN_EV_EPOCH || r->failed) return;
     const int epoch = ev->stats->epoch;
     const int64_t steps = (int64_t)epoch * r->bptt_B * r->env->horizon;
     if ((double)steps >= r->next_eval || epoch == r->bptt_epochs) {
@@ -489,7 +489,7 @@ int cmd_pg(int argc, char **argv) {
         cli_error("pg", "--config FILE is required (see --help)");
         return EXIT_USAGE;
     }
-    dg_pg_algo algo = DG_PG_PPO;
+    dg_pg_algo algo = DG_PG_ALGO_PPO;
     if (algo_s && !dg_pg_algo_parse(algo_s, &algo)) {
         cli_error("pg", "--algo: expected ppo or reinforce, got '%s'", algo_s);
         return EXIT_USAGE;
@@ -498,7 +498,7 @@ int cmd_pg(int argc, char **argv) {
     dg_pg_opts_default(&o, algo);
     int iters = 500, eval_batch = 256, eval_seed = 1000003, epd = 40, bptt_epochs = 0, stop_after = 1;
     double maxsteps_d = 0, stop_below = -INFINITY;
-    if ((v_iters && !cli_int("pg", "--iters", v_iters, 1, 100000000, &iters)) ||
+    if ((v_iters && !cli_int("pg", "--iters", v_iters, 1, DG_MAX_EPOCHS, &iters)) ||
         (v_batch && !cli_int("pg", "--batch", v_batch, 1, 1 << 20, &o.batch)) ||
         (v_epochs && !cli_int("pg", "--epochs", v_epochs, 1, 1000, &o.pi_epochs)) ||
         (v_vfepochs && !cli_int("pg", "--vf-epochs", v_vfepochs, 0, 1000, &o.vf_epochs)) ||
@@ -507,7 +507,7 @@ int cmd_pg(int argc, char **argv) {
         (v_evb && !cli_int("pg", "--eval-batch", v_evb, 1, 1 << 20, &eval_batch)) ||
         (v_evseed && !cli_int("pg", "--eval-seed", v_evseed, 0, 2147483647, &eval_seed)) ||
         (v_epd && !cli_int("pg", "--evals-per-decade", v_epd, 1, 1000, &epd)) ||
-        (v_bepochs && !cli_int("pg", "--bptt-epochs", v_bepochs, 1, 100000000, &bptt_epochs)) ||
+        (v_bepochs && !cli_int("pg", "--bptt-epochs", v_bepochs, 1, DG_MAX_EPOCHS, &bptt_epochs)) ||
         (v_stopafter && !cli_int("pg", "--stop-after", v_stopafter, 1, 1000000, &stop_after)) ||
         (v_maxsteps && !parse_double("--max-steps", v_maxsteps, 1, 1e15, &maxsteps_d)) ||
         (v_stop && !parse_double("--stop-below", v_stop, -1e30, 1e30, &stop_below)) ||

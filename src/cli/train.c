@@ -41,12 +41,10 @@ static const char HELP[] =
     "\n"
     "Ctrl-C stops after the current epoch and still writes final.safetensors.\n";
 
-static volatile sig_atomic_t g_interrupted;
-static volatile int g_stop;
+static volatile sig_atomic_t g_stop;  /* set by SIGINT/SIGTERM: the only type a handler may write */
 
 static void on_sigint(int sig) {
     (void)sig;
-    g_interrupted = 1;
     g_stop = 1;
 }
 
@@ -66,9 +64,9 @@ static double now_s(void) {
 static void on_event(const dg_train_event *ev, void *user) {
     progress *pr = user;
     const dg_env *env = pr->env;
-    if (pr->quiet && ev->kind != DG_EV_NAN && ev->kind != DG_EV_ZERO_GRAD) return;
+    if (pr->quiet && ev->kind != DG_TRAIN_EV_NAN && ev->kind != DG_TRAIN_EV_ZERO_GRAD) return;
     switch (ev->kind) {
-    case DG_EV_INIT: {
+    case DG_TRAIN_EV_INIT: {
         const dg_epoch_stats *s = ev->stats;
         fprintf(stderr, "loss terms at initialisation (balance the weights so none dominates):\n");
         for (int i = 0; i < env->nterms; i++) {
@@ -79,18 +77,18 @@ static void on_event(const dg_train_event *ev, void *user) {
         fprintf(stderr, "  %-10s %.6g\n", "total", s->loss);
         break;
     }
-    case DG_EV_ZERO_GRAD:
+    case DG_TRAIN_EV_ZERO_GRAD:
         fprintf(stderr, "warning: parameter '%s' has an exactly zero gradient on the first batch "
                         "(is the gradient chain cut?)\n", ev->param);
         break;
-    case DG_EV_NAN:
+    case DG_TRAIN_EV_NAN:
         if (pr->tty) fputc('\n', stderr);
         fprintf(stderr, "warning: epoch %d: non-finite loss or gradient; restored the last good "
                         "parameters, learning rate halved to %g\n", ev->stats->epoch, ev->lr);
         break;
-    case DG_EV_SNAPSHOT:
+    case DG_TRAIN_EV_SNAPSHOT:
         break;
-    case DG_EV_EPOCH: {
+    case DG_TRAIN_EV_EPOCH: {
         const dg_epoch_stats *s = ev->stats;
         const double el = now_s() - pr->t0;
         const double eta = s->epoch ? el / s->epoch * (pr->epochs - s->epoch) : 0;
@@ -282,7 +280,7 @@ int cmd_train(int argc, char **argv) {
     const int prc = cli_parse("train", argc, argv, opts, HELP);
     if (prc) return prc == CLI_HELP ? 0 : prc;
     int v;
-    if (ov.epochs && !cli_int("train", "--epochs", ov.epochs, 1, 100000000, &v)) return EXIT_USAGE;
+    if (ov.epochs && !cli_int("train", "--epochs", ov.epochs, 1, DG_MAX_EPOCHS, &v)) return EXIT_USAGE;
     if (ov.threads && !cli_int("train", "--threads", ov.threads, 0, 64, &v)) return EXIT_USAGE;
     if (resume) {
         if (config || out || seeds || ov.seed || ov.batch || ov.horizon || ov.lr || ov.threads) {

@@ -35,9 +35,9 @@ static dg_status chase_create(dg_env *env, dg_cfg *cfg, dg_err *e) {
     dg_status st;
     if ((st = dg_cfg_get_f32_range(cfg, "env.dt", &env->dt, 0.05f, 0, 10, 0, 1, e)) ||
         (st = dg_cfg_get_f32_range(cfg, "env.damping", &c->damping, 0.98f, 0, 1, 0, 1, e)) ||
-        (st = dg_cfg_get_f32_range(cfg, "env.accel_pursuer", &c->accel[0], 5.0f, 0, 1e6f, 0, 1, e)) ||
-        (st = dg_cfg_get_f32_range(cfg, "env.accel_evader", &c->accel[1], 3.5f, 0, 1e6f, 1, 1, e)) ||
-        (st = dg_cfg_get_int_range(cfg, "env.horizon", &env->horizon, 80, 1, 10000000, e)) ||
+        (st = dg_cfg_get_f32_range(cfg, "env.accel_pursuer", &c->accel[0], 5.0f, 0, DG_MAX_MAGNITUDE, 0, 1, e)) ||
+        (st = dg_cfg_get_f32_range(cfg, "env.accel_evader", &c->accel[1], 3.5f, 0, DG_MAX_MAGNITUDE, 1, 1, e)) ||
+        (st = dg_cfg_get_int_range(cfg, "env.horizon", &env->horizon, 80, 1, DG_MAX_HORIZON, e)) ||
         (st = dg_cfg_get_str(cfg, "env.evader", &evader, "flee", e)) ||
         (st = dg_cfg_get_bool(cfg, "env.walls", &c->walls, 1, e)) ||
         (st = dg_cfg_get_str(cfg, "env.action_set", &aset, "box", e)) ||
@@ -103,12 +103,19 @@ static dg_status chase_create(dg_env *env, dg_cfg *cfg, dg_err *e) {
 
 static void chase_destroy(dg_env *env) { free(env->impl); }
 
-static void chase_reset(const dg_env *env, dg_rng *rng, int B, float *state, float *aux) {
+/* Each row's positions are re-drawn until min_separation apart: create() refused separations
+ * near the box diagonal, so a draw succeeds with a fair probability; DG_RESET_MAX_TRIES bounds it. */
+static dg_status chase_reset(const dg_env *env, dg_rng *rng, int B, float *state, float *aux,
+                             dg_err *e) {
     const chase *c = env->impl;
     for (int b = 0; b < B; b++) {
-        float *s = state + 8 * b;
+        float *s = state + (size_t)b * env->state_dim;
         float dx, dy;
+        int tries = 0;
         do {
+            if (tries++ == DG_RESET_MAX_TRIES)
+                return dg_err_set(e, DG_ERR_ARG, "chase: no initial state with env.min_separation %g "
+                                  "in env.init after %d draws", (double)c->min_sep, DG_RESET_MAX_TRIES);
             s[0] = dg_rng_uniform(rng, c->init_lo, c->init_hi);
             s[1] = dg_rng_uniform(rng, c->init_lo, c->init_hi);
             s[4] = dg_rng_uniform(rng, c->init_lo, c->init_hi);
@@ -118,6 +125,8 @@ static void chase_reset(const dg_env *env, dg_rng *rng, int B, float *state, flo
         } while (dx * dx + dy * dy < c->min_sep * c->min_sep);
         s[2] = s[3] = s[6] = s[7] = 0.0f;
     }
+    (void)aux;
+    return DG_OK;
 }
 
 /* [px, py, pvx, pvy, ex - px, ey - py, evx, evy] */
@@ -198,7 +207,7 @@ static void chase_metrics(const dg_env *env, const float *traj, const float *aux
     for (int b = 0; b < B; b++) {
         int got = 0, out = 0;
         for (int t = 1; t <= H && !(got && out); t++) {
-            const float *s = traj + ((int64_t)t * B + b) * 8;
+            const float *s = traj + ((int64_t)t * B + b) * env->state_dim;
             const float dx = s[4] - s[0], dy = s[5] - s[1];
             if (!got && dx * dx + dy * dy < c->capture_radius * c->capture_radius) {
                 got = 1;

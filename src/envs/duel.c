@@ -24,12 +24,12 @@ static dg_status duel_create(dg_env *env, dg_cfg *cfg, dg_err *e) {
     float w[3] = {1.0f, 0.0f, 0.0f};
     dg_status st;
     if ((st = dg_cfg_get_f32_range(cfg, "env.dt", &env->dt, 0.02f, 0, 10, 0, 1, e)) ||
-        (st = dg_cfg_get_int_range(cfg, "env.horizon", &env->horizon, 200, 1, 10000000, e)) ||
-        (st = dg_cfg_get_f32_range(cfg, "env.speed_pursuer", &d->vp, 1.0f, 0, 1e6f, 0, 1, e)) ||
-        (st = dg_cfg_get_f32_range(cfg, "env.speed_evader", &d->ve, 0.6f, 0, 1e6f, 1, 1, e)) ||
-        (st = dg_cfg_get_f32_range(cfg, "env.capture_radius", &d->r, 0.1f, 0, 1e6f, 0, 1, e)) ||
+        (st = dg_cfg_get_int_range(cfg, "env.horizon", &env->horizon, 200, 1, DG_MAX_HORIZON, e)) ||
+        (st = dg_cfg_get_f32_range(cfg, "env.speed_pursuer", &d->vp, 1.0f, 0, DG_MAX_MAGNITUDE, 0, 1, e)) ||
+        (st = dg_cfg_get_f32_range(cfg, "env.speed_evader", &d->ve, 0.6f, 0, DG_MAX_MAGNITUDE, 1, 1, e)) ||
+        (st = dg_cfg_get_f32_range(cfg, "env.capture_radius", &d->r, 0.1f, 0, DG_MAX_MAGNITUDE, 0, 1, e)) ||
         (st = dg__cfg_range(cfg, "env.distance", d->dist, e)) ||
-        (st = dg_cfg_get_f32_range(cfg, "env.start_box", &d->box, 0.5f, 0, 1e6f, 1, 1, e)) ||
+        (st = dg_cfg_get_f32_range(cfg, "env.start_box", &d->box, 0.5f, 0, DG_MAX_MAGNITUDE, 1, 1, e)) ||
         (st = dg_cfg_get_f32_range(cfg, "loss.distance", &w[0], w[0], 0, INFINITY, 1, 0, e)) ||
         (st = dg_cfg_get_f32_range(cfg, "loss.energy", &w[1], w[1], 0, INFINITY, 1, 0, e)) ||
         (st = dg_cfg_get_f32_range(cfg, "loss.evader_energy", &w[2], w[2], 0, INFINITY, 1, 0, e)))
@@ -61,10 +61,13 @@ static dg_status duel_create(dg_env *env, dg_cfg *cfg, dg_err *e) {
 
 static void duel_destroy(dg_env *env) { free(env->impl); }
 
-static void duel_reset(const dg_env *env, dg_rng *rng, int B, float *state, float *aux) {
+static dg_status duel_reset(const dg_env *env, dg_rng *rng, int B, float *state, float *aux,
+                            dg_err *e) {
     const duel *d = env->impl;
+    (void)aux;
+    (void)e;
     for (int b = 0; b < B; b++) {
-        float *s = state + 4 * b;
+        float *s = state + (size_t)b * env->state_dim;
         s[0] = dg_rng_uniform(rng, -d->box, d->box);
         s[1] = dg_rng_uniform(rng, -d->box, d->box);
         const float dist = dg_rng_uniform(rng, d->dist[0], d->dist[1]);
@@ -72,6 +75,7 @@ static void duel_reset(const dg_env *env, dg_rng *rng, int B, float *state, floa
         s[2] = s[0] + dist * cosf(ang);
         s[3] = s[1] + dist * sinf(ang);
     }
+    return DG_OK;
 }
 
 static dg_tensor *duel_observe(dg_ctx *ctx, const dg_env *env, dg_tensor *state, dg_tensor *aux) {
@@ -115,11 +119,11 @@ static void duel_metrics(const dg_env *env, const float *traj, const float *aux,
     int captured = 0;
     double tsum = 0, refsum = 0, errsum = 0;
     for (int b = 0; b < B; b++) {
-        const float *s0 = traj + (int64_t)b * 4;
+        const float *s0 = traj + (int64_t)b * env->state_dim;
         const double d0 = hypot((double)s0[2] - s0[0], (double)s0[3] - s0[1]);
         const double tref = (d0 - d->r) / (d->vp - d->ve);
         for (int t = 1; t <= H; t++) {
-            const float *s = traj + ((int64_t)t * B + b) * 4;
+            const float *s = traj + ((int64_t)t * B + b) * env->state_dim;
             if (hypot((double)s[2] - s[0], (double)s[3] - s[1]) <= d->r) {
                 captured++;
                 tsum += t * env->dt;

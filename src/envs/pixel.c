@@ -26,8 +26,8 @@ static dg_status pixel_create(dg_env *env, dg_cfg *cfg, dg_err *e) {
     dg_status st;
     if ((st = dg_cfg_get_f32_range(cfg, "env.dt", &env->dt, 0.05f, 0, 10, 0, 1, e)) ||
         (st = dg_cfg_get_f32_range(cfg, "env.damping", &px->damping, 0.98f, 0, 1, 0, 1, e)) ||
-        (st = dg_cfg_get_f32_range(cfg, "env.accel_scale", &px->accel, 5.0f, 0, 1e6f, 0, 1, e)) ||
-        (st = dg_cfg_get_int_range(cfg, "env.horizon", &env->horizon, 40, 1, 10000000, e)) ||
+        (st = dg_cfg_get_f32_range(cfg, "env.accel_scale", &px->accel, 5.0f, 0, DG_MAX_MAGNITUDE, 0, 1, e)) ||
+        (st = dg_cfg_get_int_range(cfg, "env.horizon", &env->horizon, 40, 1, DG_MAX_HORIZON, e)) ||
         (st = dg_cfg_get_f32_range(cfg, "render.sigma", &px->sigma, 0.3f, 0, 10, 0, 1, e)) ||
         (st = dg_cfg_get_int_range(cfg, "render.size", &px->size, 32, 2, 1024, e)) ||
         (st = dg__cfg_range(cfg, "env.start", px->start, e)) ||
@@ -57,10 +57,12 @@ static void pixel_destroy(dg_env *env) {
     free(px);
 }
 
-static void pixel_reset(const dg_env *env, dg_rng *rng, int B, float *state, float *aux) {
+static dg_status pixel_reset(const dg_env *env, dg_rng *rng, int B, float *state, float *aux,
+                             dg_err *e) {
     const pixel *px = env->impl;
+    (void)e;
     for (int b = 0; b < B; b++) {
-        float *s = state + 4 * b, *a = aux + (size_t)b * env->aux_dim;
+        float *s = state + (size_t)b * env->state_dim, *a = aux + (size_t)b * env->aux_dim;
         s[0] = dg_rng_uniform(rng, px->start[0], px->start[1]);
         s[1] = dg_rng_uniform(rng, px->start[0], px->start[1]);
         s[2] = s[3] = 0.0f;
@@ -68,6 +70,7 @@ static void pixel_reset(const dg_env *env, dg_rng *rng, int B, float *state, flo
         a[1] = dg_rng_uniform(rng, px->goal[0], px->goal[1]);
     }
     env->game->complete_aux(env, B, aux);
+    return DG_OK;
 }
 
 /* the target image of each row, rendered once an episode at its goal */

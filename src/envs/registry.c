@@ -62,7 +62,7 @@ dg_env *dg_env_create_game(const dg_game *g, dg_cfg *cfg, dg_err *e) {
     if (env->nplayers == 0) env->nplayers = 1;  /* a game that does not say has one player */
     if (env->state_dim < 1 || env->obs_dim < 1 || env->act_dim < 1 || env->horizon < 1)
         bad = "state_dim, obs_dim, act_dim and horizon must be >= 1";
-    else if (env->nterms < 1 || env->nterms > DG_MAX_TERMS) bad = "nterms must be 1 to DG_MAX_TERMS";
+    else if (env->nterms < 1 || env->nterms > DG_LOSS_MAX_TERMS) bad = "nterms must be 1 to DG_LOSS_MAX_TERMS";
     else if (env->nmetrics < 0 || env->nmetrics > DG_MAX_METRICS) bad = "nmetrics must be 0 to DG_MAX_METRICS";
     else if (env->nshapes < 0 || env->nshapes > DG_MAX_SHAPES) bad = "nshapes must be 0 to DG_MAX_SHAPES";
     else if (env->nmetrics > 0 && !g->metrics) bad = "it declares metrics (nmetrics > 0) but has no metrics hook";

@@ -23,7 +23,7 @@ static inline double hji_sgn(double x) { return (double)((x > 0) - (x < 0)); }
 
 /* Number of ghost cells a scheme needs on each side. */
 static inline int hji_ghost_width(dg_hji_deriv d) {
-    return d == DG_HJI_UPWIND1 ? 1 : d == DG_HJI_ENO2 ? 2 : 3;
+    return d == DG_HJI_DERIV_UPWIND1 ? 1 : d == DG_HJI_DERIV_ENO2 ? 2 : 3;
 }
 
 /* Checks grid, game and options for a solve; DG_OK or DG_ERR_ARG with e set. */

@@ -248,9 +248,9 @@ static void F(row_derivs)(const F(solver) *s, F(tws) *w, const REAL *V, int64_t 
         const REAL h = (REAL)(1.0 / s->g->dx[k]);
         REAL *pl = w->pl + (int64_t)k * s->nlp, *pr = w->pr + (int64_t)k * s->nlp;
         switch (s->o.deriv) {
-        case DG_HJI_UPWIND1: F(d_up1)(P, s->nv, h, pl, pr); break;
-        case DG_HJI_ENO2:    F(d_eno2)(P, s->nv, h, pl, pr); break;
-        case DG_HJI_ENO3:    F(d_eno3)(P, s->nv, h, pl, pr); break;
+        case DG_HJI_DERIV_UPWIND1: F(d_up1)(P, s->nv, h, pl, pr); break;
+        case DG_HJI_DERIV_ENO2:    F(d_eno2)(P, s->nv, h, pl, pr); break;
+        case DG_HJI_DERIV_ENO3:    F(d_eno3)(P, s->nv, h, pl, pr); break;
         default:             F(d_weno5)(P, s->nv, h, s->wsc[k], s->weps[k], pl, pr); break;
         }
     }
@@ -312,12 +312,12 @@ static int F(ham_input_sparse)(const F(solver) *s, F(tws) *w, int64_t row, const
         if (v.p) return 0;
         pk[j] = w->pl + (int64_t)found * s->nlp;
         c[j] = v.c;
-        const double cen = in->set == DG_HJI_BALL ? in->center[j] : 0.5 * (in->lo[j] + in->hi[j]);
+        const double cen = in->set == DG_HJI_SET_BALL ? in->center[j] : 0.5 * (in->lo[j] + in->hi[j]);
         lin[j] = (REAL)cen * v.c;
         any_lin |= cen != 0;
     }
-    const REAL sg = in->role == DG_HJI_MAX ? 1 : -1;
-    if (in->set == DG_HJI_BALL) {
+    const REAL sg = in->role == DG_HJI_ROLE_MAX ? 1 : -1;
+    if (in->set == DG_HJI_SET_BALL) {
         const REAL r = sg * (REAL)in->radius;
         if (m == 1) {
             const REAL a = r * RABS(c[0]);
@@ -353,9 +353,9 @@ static void F(ham_input)(const F(solver) *s, F(tws) *w, int64_t row, const dg_hj
                          REAL *restrict rhs) {
     const int m = in->dim, n = s->nv, nx = s->nd;
     if (m == 0 || F(ham_input_sparse)(s, w, row, in, off, rhs)) return;
-    const REAL sg = in->role == DG_HJI_MAX ? 1 : -1;
+    const REAL sg = in->role == DG_HJI_ROLE_MAX ? 1 : -1;
     REAL *restrict sv = w->tmp, *restrict acc = w->tmp + s->nlp;
-    const int ball = in->set == DG_HJI_BALL;
+    const int ball = in->set == DG_HJI_SET_BALL;
     int any_ball = 0;
     for (int j = 0; j < m; j++) {
         int any = 0;
@@ -397,7 +397,7 @@ static void F(alpha_input)(const F(solver) *s, F(tws) *w, int64_t row, const dg_
                            int off, int k, REAL *restrict a, REAL *S, int *init) {
     const int m = in->dim, n = s->nv;
     if (m == 0) return;
-    const int ball = in->set == DG_HJI_BALL;
+    const int ball = in->set == DG_HJI_SET_BALL;
     F(cview) c[DG_HJI_MAX_INPUT];
     int rows = 0, any = 0;
     for (int j = 0; j < m; j++) {
@@ -613,8 +613,8 @@ static void F(ham_generic)(const F(solver) *s, F(tws) *w, double t) {
 /* --------------------------------------------------------- passes over the grid */
 
 static inline REAL F(finish)(const F(solver) *s, const F(stage) *st, int64_t j, REAL v, REAL before, int *bad) {
-    if (s->o.mode == DG_HJI_BRT && before < v) v = before;    /* the tube never shrinks (rounding) */
-    if (s->o.mode == DG_HJI_BRT_TARGET && st->v0[j] < v) v = st->v0[j];
+    if (s->o.mode == DG_HJI_MODE_BRT && before < v) v = before;    /* the tube never shrinks (rounding) */
+    if (s->o.mode == DG_HJI_MODE_BRT_TARGET && st->v0[j] < v) v = st->v0[j];
     if (st->obst && st->obst[j] > v) v = st->obst[j];
     if (!(v - v == 0)) *bad = 1;
     return v;
@@ -672,7 +672,7 @@ static void F(pass_eps)(F(solver) *s, const REAL *V) {
         if (!(m2 > 0) || !isfinite(1.0 / m2)) {
             s->wsc[k] = 1;
             s->weps[k] = (REAL)1e-6;
-        } else if (s->o.weno_eps == DG_HJI_EPS_GRID) {
+        } else if (s->o.weno_eps == DG_HJI_WENO_EPS_GRID) {
             s->wsc[k] = (REAL)(1.0 / m2);
             s->weps[k] = (REAL)1e-6;  /* 1e-6 max D1^2; the +1e-99 only guards 0/0, avoided here */
         } else {
@@ -755,7 +755,7 @@ static void F(pass_prange)(F(solver) *s, const REAL *V, double t) {
 /* One Runge-Kutta stage over the whole grid. Returns the CFL bound sum_k max alpha_k/dx_k of a
  * generic Hamiltonian (0 for a game) and sets *bad if a non-finite value was written. */
 static double F(pass_stage)(F(solver) *s, const F(stage) *st, int *bad) {
-    if (s->o.deriv == DG_HJI_WENO5) F(pass_eps)(s, st->src);
+    if (s->o.deriv == DG_HJI_DERIV_WENO5) F(pass_eps)(s, st->src);
     if (!s->affine && s->o.diss != DG_HJI_DISS_LOCAL_LOCAL) F(pass_prange)(s, st->src, st->t);
     const int nl = s->nl;
 #pragma omp parallel num_threads(s->nthreads)
@@ -770,7 +770,7 @@ static double F(pass_stage)(F(solver) *s, const F(stage) *st, int *bad) {
             if (s->affine) F(ham_affine)(s, w, r);
             else F(ham_generic)(s, w, st->t);
             REAL *restrict rhs = w->rhs;
-            if (s->o.mode == DG_HJI_BRT)
+            if (s->o.mode == DG_HJI_MODE_BRT)
                 for (int i = 0; i < s->nv; i++) rhs[i] = rhs[i] < 0 ? rhs[i] : 0;
             const int64_t ro = r * nl;
             REAL *out = st->out + ro;
@@ -1165,7 +1165,7 @@ dg_status F(hji_solve)(const dg_hji_grid *g, const dg_hji_game *gm, const dg_hji
     rc = F(solver_init)(&s, g, gm, o, e);
     if (rc) goto cleanup;
     const int64_t N = g->nodes;
-    const int stages = o->time == DG_HJI_EULER ? 1 : o->time == DG_HJI_RK2 ? 2 : 3;
+    const int stages = o->time == DG_HJI_TIME_EULER ? 1 : o->time == DG_HJI_TIME_RK2 ? 2 : 3;
     /* 16 spare zeros at the end: the last row is read in whole vectors */
     U = malloc((size_t)(N + 16) * sizeof *U);
     A = malloc((size_t)(N + 16) * sizeof *A);
@@ -1297,7 +1297,7 @@ dg_status F(hji_derivs)(const dg_hji_grid *g, const dg_hji_opts *o, const REAL *
     rc = F(solver_init)(&s, g, NULL, o, e);
     if (rc) goto cleanup;
     s.nv = s.nl;  /* v is the caller's: no reading past its end */
-    if (o->deriv == DG_HJI_WENO5) F(pass_eps)(&s, v);
+    if (o->deriv == DG_HJI_DERIV_WENO5) F(pass_eps)(&s, v);
 #pragma omp parallel num_threads(s.nthreads)
     {
         F(tws) *w = &s.tw[omp_get_thread_num()];

@@ -354,7 +354,7 @@ void dg_pg_opts_default(dg_pg_opts *o, dg_pg_algo algo) {
     o->learn_std = 1;
     o->max_grad_norm = 0.5;
     o->threads = 1;
-    if (algo == DG_PG_REINFORCE) {
+    if (algo == DG_PG_ALGO_REINFORCE) {
         o->lr = 1e-3;
         o->lambda = 1.0;
         o->clip = 0.0;
@@ -363,11 +363,11 @@ void dg_pg_opts_default(dg_pg_opts *o, dg_pg_algo algo) {
     }
 }
 
-const char *dg_pg_algo_name(dg_pg_algo algo) { return algo == DG_PG_REINFORCE ? "reinforce" : "ppo"; }
+const char *dg_pg_algo_name(dg_pg_algo algo) { return algo == DG_PG_ALGO_REINFORCE ? "reinforce" : "ppo"; }
 
 int dg_pg_algo_parse(const char *name, dg_pg_algo *algo) {
-    if (!strcmp(name, "ppo")) *algo = DG_PG_PPO;
-    else if (!strcmp(name, "reinforce")) *algo = DG_PG_REINFORCE;
+    if (!strcmp(name, "ppo")) *algo = DG_PG_ALGO_PPO;
+    else if (!strcmp(name, "reinforce")) *algo = DG_PG_ALGO_REINFORCE;
     else return 0;
     return 1;
 }
@@ -537,7 +537,8 @@ dg_status dg_pg_iterate(dg_pg *pg, dg_pg_stats *out, dg_err *e) {
     const int B = pg->o.batch, A = env->act_dim, N = pg->N;
     dg_pg_stats s = {.iter = pg->iter + 1};
     /* everything random is drawn here, in one order, whatever the thread count */
-    env->game->reset(env, &pg->rng, B, pg->state, pg->aux);
+    dg_status st0 = env->game->reset(env, &pg->rng, B, pg->state, pg->aux, e);
+    if (st0 != DG_OK) return st0;
     for (size_t i = 0; i < (size_t)N * A; i++) pg->noise[i] = dg_rng_normal(&pg->rng, 0.0f, 1.0f);
     const int ns = pg->nshards;
 #pragma omp parallel for num_threads(ns) schedule(static, 1)
@@ -582,7 +583,7 @@ dg_status dg_pg_step_rewards(dg_ctx *ctx, const dg_env *env, dg_tensor *next, dg
     const int B = next->shape[0];
     /* the game's step_cost on each row alone: a batch of one, so its means are that row's costs */
     for (int j = 0; j < B && dg_ctx_status(ctx) == DG_OK; j++) {
-        dg_tensor *tm[DG_MAX_TERMS] = {0};
+        dg_tensor *tm[DG_LOSS_MAX_TERMS] = {0};
         env->game->step_cost(ctx, env, dg_rows(ctx, next, j, 1), env->aux_dim ? dg_rows(ctx, aux, j, 1) : NULL,
                              dg_rows(ctx, action, j, 1), 1.0f, tm);
         if (dg_ctx_status(ctx) != DG_OK) break;
@@ -663,7 +664,10 @@ dg_pg_eval *dg_pg_eval_create(const dg_env *env, int B, uint64_t seed, int threa
     }
     dg_rng rng;
     dg_rng_seed(&rng, seed);
-    env->game->reset(env, &rng, B, ev->state, ev->aux);
+    if (env->game->reset(env, &rng, B, ev->state, ev->aux, e) != DG_OK) {
+        dg_pg_eval_free(ev);
+        return NULL;
+    }
     return ev;
 }
 
@@ -672,7 +676,7 @@ dg_status dg_pg_eval_loss(dg_pg_eval *ev, const dg_policy *m, dg_params *p, doub
     const dg_env *env = ev->env;
     const int S = env->state_dim, X = env->aux_dim;
     double part[MAX_SHARDS];
-    float pterms[MAX_SHARDS][DG_MAX_TERMS];
+    float pterms[MAX_SHARDS][DG_LOSS_MAX_TERMS];
     dg_status status[MAX_SHARDS];
 #pragma omp parallel for num_threads(ev->nshards) schedule(static, 1)
     for (int s = 0; s < ev->nshards; s++) {
@@ -688,7 +692,7 @@ dg_status dg_pg_eval_loss(dg_pg_eval *ev, const dg_policy *m, dg_params *p, doub
         }
     }
     double total = 0.0;
-    float tsum[DG_MAX_TERMS] = {0};
+    float tsum[DG_LOSS_MAX_TERMS] = {0};
     for (int s = 0; s < ev->nshards; s++) {  /* fixed order */
         if (status[s] != DG_OK)
             return dg_err_set(e, status[s], "evaluation rollout: %s", dg_ctx_error(ev->ctx[s]));

@@ -17,7 +17,7 @@
 #include "difgames/trainer.h"
 
 #define MAX_THREADS 64
-#define ROW_COLS (2 + DG_MAX_TERMS + 4 + DG_MAX_METRICS + 2)  /* epoch loss, terms, grad_norm lr ms flops, metrics, exploit */
+#define ROW_COLS (2 + DG_LOSS_MAX_TERMS + 4 + DG_MAX_METRICS + 2)  /* epoch loss, terms, grad_norm lr ms flops, metrics, exploit */
 #define DG_TAPE_BUDGET (512.0 * 1024 * 1024)  /* bytes of tape before auto checkpointing */
 
 /* ------------------------------------------------------------ options */
@@ -37,22 +37,22 @@ dg_status dg_train_opts_read(dg_cfg *cfg, dg_train_opts *o, dg_err *e) {
     dg_status st;
     if ((st = dg_cfg_get_int_range(cfg, "seed", &seed, 0, 0, 2147483647, e)) ||
         (st = dg_cfg_get_int_range(cfg, "train.batch", &o->batch, 64, 1, 1 << 20, e)) ||
-        (st = dg_cfg_get_int_range(cfg, "train.epochs", &o->epochs, 300, 0, 100000000, e)) ||
+        (st = dg_cfg_get_int_range(cfg, "train.epochs", &o->epochs, 300, 0, DG_MAX_EPOCHS, e)) ||
         (st = dg_cfg_get_f32_range(cfg, "train.lr", &lr, 1e-3f, 0, 10, 0, 1, e)) ||
         (st = dg_cfg_get_f32_array(cfg, "train.betas", betas, 2, 2, NULL, e)) ||
         (st = dg_cfg_get_f32_range(cfg, "train.eps", &eps, 1e-8f, 0, 1, 1, 1, e)) ||
         (st = dg_cfg_get_f32_range(cfg, "train.clip", &clip, 1.0f, 0, INFINITY, 1, 0, e)) ||
-        (st = dg_cfg_get_int_range(cfg, "train.warmup", &o->warmup, 0, 0, 100000000, e)) ||
+        (st = dg_cfg_get_int_range(cfg, "train.warmup", &o->warmup, 0, 0, DG_MAX_EPOCHS, e)) ||
         (st = dg_cfg_get_int_array(cfg, "train.snapshots", o->snapshots, 0, DG_MAX_SNAPSHOTS,
                                    &o->nsnapshots, e)) ||
         (st = dg_cfg_get_int_range(cfg, "train.threads", &o->threads, 1, 0, MAX_THREADS, e)) ||
-        (st = dg_cfg_get_int_range(cfg, "train.fault_nan_epoch", &o->nan_epoch, 0, 0, 100000000, e)) ||
+        (st = dg_cfg_get_int_range(cfg, "train.fault_nan_epoch", &o->nan_epoch, 0, 0, DG_MAX_EPOCHS, e)) ||
         (st = dg_cfg_get_bool(cfg, "train.fixed_batch", &o->fixed_batch, 0, e)) ||
-        (st = dg_cfg_get_int_range(cfg, "train.resume_every", &o->resume_every, 10, 0, 100000000, e)) ||
+        (st = dg_cfg_get_int_range(cfg, "train.resume_every", &o->resume_every, 10, 0, DG_MAX_EPOCHS, e)) ||
         (st = dg_cfg_get_str(cfg, "train.game_solver", &solver, "gda", e)) ||
-        (st = dg_cfg_get_int_range(cfg, "train.exploit_every", &o->exploit_every, 0, 0, 100000000, e)) ||
-        (st = dg_cfg_get_int_range(cfg, "train.exploit_epochs", &o->exploit_epochs, 50, 1, 100000000, e)) ||
-        (st = dg_cfg_get_int_range(cfg, "train.checkpoint_every", &o->checkpoint_every, 0, -1, 100000000, e)) ||
+        (st = dg_cfg_get_int_range(cfg, "train.exploit_every", &o->exploit_every, 0, 0, DG_MAX_EPOCHS, e)) ||
+        (st = dg_cfg_get_int_range(cfg, "train.exploit_epochs", &o->exploit_epochs, 50, 1, DG_MAX_EPOCHS, e)) ||
+        (st = dg_cfg_get_int_range(cfg, "train.checkpoint_every", &o->checkpoint_every, 0, -1, DG_MAX_HORIZON, e)) ||
         (st = dg_cfg_get_int_array(cfg, "policy.hidden", o->hidden, 0, DG_MLP_MAX_LAYERS - 1,
                                    &o->nhidden, e)))
         return st;
@@ -69,9 +69,9 @@ dg_status dg_train_opts_read(dg_cfg *cfg, dg_train_opts *o, dg_err *e) {
     for (int i = 0; i < o->nsnapshots; i++)
         if (o->snapshots[i] < 1)
             return dg_cfg_error(cfg, "train.snapshots", e, "epochs must be >= 1, not %d", o->snapshots[i]);
-    if (!strcmp(solver, "gda")) o->game_solver = DG_GDA;
-    else if (!strcmp(solver, "optimistic")) o->game_solver = DG_OPTIMISTIC;
-    else if (!strcmp(solver, "extragradient")) o->game_solver = DG_EXTRAGRADIENT;
+    if (!strcmp(solver, "gda")) o->game_solver = DG_GAME_SOLVER_GDA;
+    else if (!strcmp(solver, "optimistic")) o->game_solver = DG_GAME_SOLVER_OPTIMISTIC;
+    else if (!strcmp(solver, "extragradient")) o->game_solver = DG_GAME_SOLVER_EXTRAGRADIENT;
     else return dg_cfg_error(cfg, "train.game_solver", e, "unknown solver '%s' (known: gda, optimistic, extragradient)", solver);
     o->seed = (uint64_t)seed;
     o->lr = lr;
@@ -166,26 +166,6 @@ const char *dg_train_memory_key(const dg_env *env, const dg_mem_parts *m) {
     return "train.batch";
 }
 
-dg_status dg_policy_create(const dg_env *env, const int *hidden, int nhidden, dg_policy *pol,
-                           dg_params **p, dg_err *e) {
-    memset(pol, 0, sizeof *pol);
-    *p = dg_params_create();
-    if (!*p) return dg_err_set(e, DG_ERR_NOMEM, "out of memory");
-    pol->n = env->nplayers > 1 ? 2 : 1;
-    dg_status st = dg_mlp_init(&pol->mlp[0], *p, "net", env->obs_dim, hidden, nhidden, env->act_dim, e);
-    if (st == DG_OK && pol->n == 2)
-        st = dg_mlp_init(&pol->mlp[1], *p, "evader", env->obs2_dim, hidden, nhidden, env->act2_dim, e);
-    if (st != DG_OK) {
-        dg_params_free(*p);
-        *p = NULL;
-    }
-    return st;
-}
-
-void dg_policy_reset_params(const dg_policy *pol, dg_params *p, dg_rng *rng) {
-    for (int i = 0; i < pol->n; i++) dg_mlp_reset_params(&pol->mlp[i], p, rng);
-}
-
 /* ------------------------------------------------------------ rollout */
 
 /* Steps t0+1..t1 from state on ctx, adding each step's terms to loss; traj
@@ -205,7 +185,7 @@ static dg_tensor *run_steps(dg_ctx *ctx, const dg_env *env, const dg_policy *pol
         }
         state = g->step(ctx, env, state, ax, act);
         if (!state) return NULL;
-        dg_tensor *tm[DG_MAX_TERMS] = {0};
+        dg_tensor *tm[DG_LOSS_MAX_TERMS] = {0};
         g->step_cost(ctx, env, state, ax, act, inv_batch, tm);
         if (dg_ctx_status(ctx) != DG_OK) return NULL;
         dg_loss_add(ctx, loss, tm);
@@ -259,7 +239,7 @@ dg_status dg_episode_grad(dg_ctx *ctx, const dg_env *env, const dg_policy *pol, 
      * running loss sums. The float operations are those of the full tape, so
      * the loss is the same to the bit. */
     const int nseg = (H + every - 1) / every;
-    float acc[DG_MAX_TERMS] = {0};
+    float acc[DG_LOSS_MAX_TERMS] = {0};
     memcpy(saved, state0, (size_t)B * S * sizeof(float));
     if (traj) memcpy(traj, state0, (size_t)B * S * sizeof(float));
     for (int j = 0; j < nseg; j++) {
@@ -329,7 +309,7 @@ typedef struct shard {
     float  *saved;                   /* checkpointed BPTT: segment start states */
     int     row0, rows;
     double  loss;
-    float   terms[DG_MAX_TERMS];
+    float   terms[DG_LOSS_MAX_TERMS];
     dg_status status;
     char    err[256];
 } shard;
@@ -549,7 +529,7 @@ static dg_status run_shards(dg_trainer *t, dg_params *p, const float *state0, co
     }
     *loss = 0.0;
     *flops = 0.0;
-    memset(terms, 0, DG_MAX_TERMS * sizeof(float));
+    memset(terms, 0, DG_LOSS_MAX_TERMS * sizeof(float));
     memset(p->grad, 0, total * sizeof(float));
     for (int s = 0; s < t->nshards; s++) {  /* fixed order: deterministic sums */
         shard *sh = &t->shards[s];
@@ -603,7 +583,7 @@ static dg_status write_plot(const dg_trainer *t, dg_err *e) {
     float *buf = malloc((size_t)n * (env->nterms + 2) * sizeof(float));
     if (!buf) return dg_err_set(e, DG_ERR_NOMEM, "out of memory for the plot");
     float *x = buf;
-    dg_plot_series s[DG_MAX_TERMS + 1];
+    dg_plot_series s[DG_LOSS_MAX_TERMS + 1];
     for (int r = 0; r < n; r++) x[r] = (float)t->rows[r].s.epoch;
     for (int i = 0; i <= env->nterms; i++) {
         float *y = buf + (size_t)(i + 1) * n;
@@ -630,7 +610,7 @@ static dg_status write_snapshot(dg_trainer *t, const char *name, int epoch, dg_t
                           "adam_step", step, "lr", lr, "config", t->config_yaml ? t->config_yaml : ""};
     dg_status st = dg_checkpoint_save(path, t->p, 0, meta, 6, e);
     if (st == DG_OK && cb) {
-        dg_train_event ev = {.kind = DG_EV_SNAPSHOT, .path = path};
+        dg_train_event ev = {.kind = DG_TRAIN_EV_SNAPSHOT, .path = path};
         cb(&ev, user);
     }
     return st;
@@ -666,11 +646,11 @@ static double clip_step(dg_trainer *t, double lr) {
  *                 the original point with it (extra-Adam, Gidel et al. 2019). */
 static dg_status update(dg_trainer *t, double lr, double *grad_norm, dg_err *e) {
     const size_t total = t->p->total;
-    if (t->mlp.n != 2 || t->o.game_solver == DG_GDA) {
+    if (t->mlp.n != 2 || t->o.game_solver == DG_GAME_SOLVER_GDA) {
         *grad_norm = clip_step(t, lr);
         return DG_OK;
     }
-    if (t->o.game_solver == DG_OPTIMISTIC) {
+    if (t->o.game_solver == DG_GAME_SOLVER_OPTIMISTIC) {
         float *g = t->p->grad;
         for (size_t i = 0; i < total; i++) {
             const float gi = g[i];
@@ -686,7 +666,7 @@ static dg_status update(dg_trainer *t, double lr, double *grad_norm, dg_err *e) 
     const int64_t step = t->adam.step;
     *grad_norm = clip_step(t, lr);
     double loss, flops;
-    float terms[DG_MAX_TERMS];
+    float terms[DG_LOSS_MAX_TERMS];
     dg_status st = run_shards(t, t->p, t->state0, t->aux, NULL, &loss, terms, &flops, e);
     if (st != DG_OK) return st;
     zero_sum(t, t->p);
@@ -710,9 +690,9 @@ static dg_status exploitability(dg_trainer *t, int epoch, double *ex_p, double *
     dg_status st = DG_OK;
     dg_rng xr;
     dg_rng_seed(&xr, t->o.seed * 7919u + (uint64_t)epoch);
-    env->game->reset(env, &xr, t->o.batch, t->x_state, t->x_aux);
+    if ((st = env->game->reset(env, &xr, t->o.batch, t->x_state, t->x_aux, e))) return st;
     double j0, jbr[2] = {0, 0}, flops;
-    float terms[DG_MAX_TERMS];
+    float terms[DG_LOSS_MAX_TERMS];
     if ((st = run_shards(t, t->p, t->x_state, t->x_aux, NULL, &j0, terms, &flops, e))) return st;
     dg_params *c = dg_params_create();
     float *batch_s = malloc((size_t)t->o.batch * env->state_dim * sizeof(float));
@@ -726,7 +706,7 @@ static dg_status exploitability(dg_trainer *t, int epoch, double *ex_p, double *
         memcpy(c->data, t->p->data, total * sizeof(float));
         if ((st = dg_adam_init(&a, c, t->o.lr, t->o.beta1, t->o.beta2, t->o.eps, 0.0)) != DG_OK) break;
         for (int k = 0; k < t->o.exploit_epochs && st == DG_OK; k++) {
-            env->game->reset(env, &xr, t->o.batch, batch_s, batch_a);
+            if ((st = env->game->reset(env, &xr, t->o.batch, batch_s, batch_a, e))) break;
             double l;
             if ((st = run_shards(t, c, batch_s, batch_a, NULL, &l, terms, &flops, e))) break;
             if (!isfinite(l) || !grads_finite(c)) continue;
@@ -757,7 +737,7 @@ static void row_pack(const dg_epoch_stats *s, double *r) {
     int k = 0;
     r[k++] = s->epoch;
     r[k++] = s->loss;
-    for (int i = 0; i < DG_MAX_TERMS; i++) r[k++] = s->terms[i];
+    for (int i = 0; i < DG_LOSS_MAX_TERMS; i++) r[k++] = s->terms[i];
     r[k++] = s->grad_norm;
     r[k++] = s->lr;
     r[k++] = s->ms;
@@ -771,7 +751,7 @@ static void row_unpack(const double *r, dg_epoch_stats *s) {
     int k = 0;
     s->epoch = (int)r[k++];
     s->loss = r[k++];
-    for (int i = 0; i < DG_MAX_TERMS; i++) s->terms[i] = (float)r[k++];
+    for (int i = 0; i < DG_LOSS_MAX_TERMS; i++) s->terms[i] = (float)r[k++];
     s->grad_norm = r[k++];
     s->lr = r[k++];
     s->ms = r[k++];
@@ -805,19 +785,19 @@ static dg_status write_resume(dg_trainer *t, dg_err *e) {
     for (int i = 0; i < p->count && st == DG_OK; i++) {
         int64_t shape[DG_MAX_DIMS];
         for (int d = 0; d < p->info[i].ndim; d++) shape[d] = p->info[i].shape[d];
-        st = dg_st_writer_add(w, p->info[i].name, DG_F32, p->info[i].ndim, shape, p->data + p->info[i].offset, e);
+        st = dg_st_writer_add(w, p->info[i].name, DG_DTYPE_F32, p->info[i].ndim, shape, p->data + p->info[i].offset, e);
     }
     const struct { const char *name; const float *data; } flat[] = {
         {"optim.adam.m", t->adam.m}, {"optim.adam.v", t->adam.v}, {"optim.good.w", t->good_w},
         {"optim.good.m", t->good_m}, {"optim.good.v", t->good_v}};
     for (size_t i = 0; i < sizeof flat / sizeof flat[0] && st == DG_OK; i++)
-        st = dg_st_writer_add(w, flat[i].name, DG_F32, 1, &total, flat[i].data, e);
+        st = dg_st_writer_add(w, flat[i].name, DG_DTYPE_F32, 1, &total, flat[i].data, e);
     if (st == DG_OK)
-        st = dg_st_writer_add(w, "episode.state", DG_F32, 2, (int64_t[]){t->o.batch, env->state_dim}, t->state0, e);
+        st = dg_st_writer_add(w, "episode.state", DG_DTYPE_F32, 2, (int64_t[]){t->o.batch, env->state_dim}, t->state0, e);
     if (st == DG_OK && env->aux_dim)
-        st = dg_st_writer_add(w, "episode.aux", DG_F32, 2, (int64_t[]){t->o.batch, env->aux_dim}, t->aux, e);
+        st = dg_st_writer_add(w, "episode.aux", DG_DTYPE_F32, 2, (int64_t[]){t->o.batch, env->aux_dim}, t->aux, e);
     if (st == DG_OK)
-        st = dg_st_writer_add(w, "metrics", DG_F64, 2, (int64_t[]){t->nrows, ROW_COLS}, table, e);
+        st = dg_st_writer_add(w, "metrics", DG_DTYPE_F64, 2, (int64_t[]){t->nrows, ROW_COLS}, table, e);
     const char *meta[][2] = {{"format", "difgames-resume"}, {"game", env->game->name}, {"epoch", ep},
                              {"adam_step", step}, {"good_step", gstep}, {"lr_scale", scale},
                              {"rng", rng}, {"rows", rows}, {"config", t->config_yaml ? t->config_yaml : ""}};
@@ -863,10 +843,10 @@ dg_status dg_trainer_restore(dg_trainer *t, const char *path, dg_err *e) {
                         env->game->name);
         goto done;
     }
-    if ((st = meta_i64(f, path, "epoch", 0, 100000000, &epoch, e)) ||
+    if ((st = meta_i64(f, path, "epoch", 0, DG_MAX_EPOCHS, &epoch, e)) ||
         (st = meta_i64(f, path, "adam_step", 0, (long long)1 << 40, &step, e)) ||
         (st = meta_i64(f, path, "good_step", 0, (long long)1 << 40, &gstep, e)) ||
-        (st = meta_i64(f, path, "rows", 0, 100000000, &rows, e)))
+        (st = meta_i64(f, path, "rows", 0, DG_MAX_EPOCHS, &rows, e)))
         goto done;
     char *end = NULL;
     double ls = scale ? strtod(scale, &end) : NAN;
@@ -894,7 +874,7 @@ dg_status dg_trainer_restore(dg_trainer *t, const char *path, dg_err *e) {
         st = dg_st_read_f32(f, "episode.aux", 2, (int64_t[]){t->o.batch, env->aux_dim}, t->aux, e);
     if (st == DG_OK && !(table = malloc(((size_t)rows + 1) * ROW_COLS * sizeof(double))))
         st = dg_err_set(e, DG_ERR_NOMEM, "out of memory");
-    if (st == DG_OK) st = dg_st_read(f, "metrics", DG_F64, 2, (int64_t[]){rows, ROW_COLS}, table, e);
+    if (st == DG_OK) st = dg_st_read(f, "metrics", DG_DTYPE_F64, 2, (int64_t[]){rows, ROW_COLS}, table, e);
     if (st != DG_OK) goto done;
     if (rows > t->caprows) {
         metrics_row *r = realloc(t->rows, (size_t)rows * sizeof *r);
@@ -927,7 +907,8 @@ done:
 
 int dg_trainer_epoch(const dg_trainer *t) { return t->epoch; }
 
-dg_status dg_trainer_run(dg_trainer *t, dg_train_cb cb, void *user, volatile int *stop, dg_err *e) {
+dg_status dg_trainer_run(dg_trainer *t, dg_train_cb cb, void *user, volatile sig_atomic_t *stop,
+                         dg_err *e) {
     const dg_env *env = t->env;
     const size_t total = t->p->total;
     dg_status st = DG_OK;
@@ -944,20 +925,22 @@ dg_status dg_trainer_run(dg_trainer *t, dg_train_cb cb, void *user, volatile int
         }
         const double t0 = now_ms();
         dg_epoch_stats s = {.epoch = epoch};
-        if (!t->o.fixed_batch || epoch == 1) env->game->reset(env, &t->rng, t->o.batch, t->state0, t->aux);
+        if ((!t->o.fixed_batch || epoch == 1) &&
+            (st = env->game->reset(env, &t->rng, t->o.batch, t->state0, t->aux, e)) != DG_OK)
+            break;
         if ((st = run_shards(t, t->p, t->state0, t->aux, t->traj, &s.loss, s.terms, &s.flops, e)) != DG_OK)
             break;
         zero_sum(t, t->p);
         if (t->o.nan_epoch == epoch) s.loss = NAN;  /* fault injection (tests) */
         if (epoch == 1) {
             if (cb) {
-                dg_train_event ev = {.kind = DG_EV_INIT, .stats = &s};
+                dg_train_event ev = {.kind = DG_TRAIN_EV_INIT, .stats = &s};
                 cb(&ev, user);
             }
             int zero[64];
-            int nz = dg_params_zero_grads(t->p, zero, 64);
+            int nz = dg_params_find_zero_grads(t->p, zero, 64);
             for (int i = 0; i < nz && i < 64 && cb; i++) {
-                dg_train_event ev = {.kind = DG_EV_ZERO_GRAD, .param = t->p->info[zero[i]].name};
+                dg_train_event ev = {.kind = DG_TRAIN_EV_ZERO_GRAD, .param = t->p->info[zero[i]].name};
                 cb(&ev, user);
             }
         }
@@ -977,7 +960,7 @@ dg_status dg_trainer_run(dg_trainer *t, dg_train_cb cb, void *user, volatile int
             s.lr = t->o.lr * t->lr_scale;
             s.ms = now_ms() - t0;
             if (cb) {
-                dg_train_event ev = {.kind = DG_EV_NAN, .stats = &s, .lr = s.lr};
+                dg_train_event ev = {.kind = DG_TRAIN_EV_NAN, .stats = &s, .lr = s.lr};
                 cb(&ev, user);
             }
         } else {
@@ -998,7 +981,7 @@ dg_status dg_trainer_run(dg_trainer *t, dg_train_cb cb, void *user, volatile int
         t->last = s;
         t->epoch = epoch;
         if (cb) {
-            dg_train_event ev = {.kind = DG_EV_EPOCH, .stats = &s};
+            dg_train_event ev = {.kind = DG_TRAIN_EV_EPOCH, .stats = &s};
             cb(&ev, user);
         }
         if (t->out_dir[0] && (is_snapshot_epoch(&t->o, epoch) || last)) {
