@@ -452,6 +452,30 @@ static void test_loss_refuses_too_many_terms(void **state) {
     dg_ctx_free(ctx);
 }
 
+/* dg_ctx_run: an arena too small is measured by the failed run and grown once; later runs of the
+ * same job reuse it; a cap too small is reported. */
+static dg_status alloc_job(dg_ctx *ctx, void *user) {
+    float *x = dg_ctx_alloc(ctx, *(size_t *)user);
+    if (x) x[0] = 1.0f;
+    return dg_ctx_status(ctx);
+}
+
+static void test_ctx_run_grows_once(void **state) {
+    (void)state;
+    dg_ctx *ctx = dg_ctx_create(4096);
+    assert_non_null(ctx);
+    size_t bytes = (size_t)1 << 20;
+    assert_int_equal(dg_ctx_run(&ctx, DG_ARENA_MAX, alloc_job, &bytes), DG_OK);
+    assert_true(dg_ctx_capacity(ctx) >= bytes);
+    const dg_ctx *settled = ctx;
+    assert_int_equal(dg_ctx_run(&ctx, DG_ARENA_MAX, alloc_job, &bytes), DG_OK);
+    assert_ptr_equal(ctx, settled);  /* the second run allocates nothing */
+    bytes = (size_t)1 << 24;
+    assert_int_equal(dg_ctx_run(&ctx, (size_t)1 << 22, alloc_job, &bytes), DG_ERR_ARENA_FULL);
+    assert_true(dg_ctx_capacity(ctx) <= (size_t)1 << 22);
+    dg_ctx_free(ctx);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_all_ops_gradcheck),
@@ -466,6 +490,7 @@ int main(void) {
         cmocka_unit_test(test_chain_check_finds_cut),
         cmocka_unit_test(test_rng_reproducible),
         cmocka_unit_test(test_loss_refuses_too_many_terms),
+        cmocka_unit_test(test_ctx_run_grows_once),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -489,6 +489,26 @@ const dg_epoch_stats *dg_trainer_last(const dg_trainer *t) { return &t->last; }
 size_t dg_trainer_arena_peak(const dg_trainer *t) { return t->arena_peak; }
 int dg_trainer_checkpoint_every(const dg_trainer *t) { return t->o.checkpoint_every; }
 
+/* One shard's episode on its arena, for dg_ctx_run. */
+typedef struct shard_job {
+    const dg_trainer *t;
+    shard           *sh;
+    dg_params       *view;
+    const float     *state0, *aux;
+    float           *traj, inv_batch;
+    uint64_t         flops0;          /* the arena's FLOP count when the run began */
+} shard_job;
+
+static dg_status shard_episode(dg_ctx *ctx, void *user) {
+    shard_job *j = user;
+    shard *sh = j->sh;
+    j->flops0 = dg_ctx_flops(ctx);
+    memset(sh->grad, 0, j->t->p->total * sizeof(float));
+    return dg_episode_grad(ctx, j->t->env, &j->t->mlp, j->view, j->state0, j->aux, sh->rows, j->inv_batch,
+                           j->t->o.checkpoint_every, sh->saved, &sh->loss, sh->terms, j->traj,
+                           j->t->o.batch);
+}
+
 /* Forward and backward of every shard in parallel; sums into t->p->grad. */
 /* Loss and gradient (into p->grad) of the batch state0/aux under parameters p,
  * one shard per thread; traj (may be NULL) gets the trajectory. */
@@ -499,33 +519,18 @@ static dg_status run_shards(dg_trainer *t, dg_params *p, const float *state0, co
     const float inv_batch = 1.0f / (float)B;
     const size_t total = t->p->total;
     uint64_t flops0[MAX_THREADS];
-    for (int attempt = 0; attempt < 8; attempt++) {
-        int overflow = 0;
-        for (int s = 0; s < t->nshards; s++) flops0[s] = dg_ctx_flops(t->shards[s].ctx);
-#pragma omp parallel for num_threads(t->nshards) schedule(static, 1) reduction(|: overflow)
-        for (int s = 0; s < t->nshards; s++) {
-            shard *sh = &t->shards[s];
-            dg_params view = *p;  /* same values, this shard's gradient block */
-            view.grad = sh->grad;
-            memset(sh->grad, 0, total * sizeof(float));
-            /* each shard writes its rows of the shared trajectory (for metrics) */
-            float *traj = traj_all ? traj_all + (size_t)sh->row0 * S : NULL;
-            sh->status = dg_episode_grad(sh->ctx, env, &t->mlp, &view, state0 + (size_t)sh->row0 * S,
-                                         A ? aux + (size_t)sh->row0 * A : NULL, sh->rows, inv_batch,
-                                         t->o.checkpoint_every, sh->saved, &sh->loss, sh->terms,
-                                         traj, B);
-            snprintf(sh->err, sizeof sh->err, "%s", dg_ctx_error(sh->ctx));
-            overflow |= sh->status == DG_ERR_ARENA_FULL;
-        }
-        if (!overflow || attempt == 7) break;
-        /* grow during the first epoch: the next epochs allocate nothing */
-        for (int s = 0; s < t->nshards; s++) {
-            shard *sh = &t->shards[s];
-            size_t cap = dg_ctx_capacity(sh->ctx) * 4;
-            dg_ctx_free(sh->ctx);
-            sh->ctx = dg_ctx_create(cap);
-            if (!sh->ctx) return dg_err_set(e, DG_ERR_NOMEM, "out of memory for a %zu-byte arena", cap);
-        }
+    /* an arena too small grows in the first epoch (dg_ctx_run): the next epochs allocate nothing */
+#pragma omp parallel for num_threads(t->nshards) schedule(static, 1)
+    for (int s = 0; s < t->nshards; s++) {
+        shard *sh = &t->shards[s];
+        dg_params view = *p;  /* same values, this shard's gradient block */
+        view.grad = sh->grad;
+        /* each shard writes its rows of the shared trajectory (for metrics) */
+        shard_job j = {t, sh, &view, state0 + (size_t)sh->row0 * S, A ? aux + (size_t)sh->row0 * A : NULL,
+                       traj_all ? traj_all + (size_t)sh->row0 * S : NULL, inv_batch, 0};
+        sh->status = dg_ctx_run(&sh->ctx, DG_ARENA_MAX, shard_episode, &j);
+        flops0[s] = j.flops0;
+        snprintf(sh->err, sizeof sh->err, "%s", dg_ctx_error(sh->ctx));
     }
     *loss = 0.0;
     *flops = 0.0;
