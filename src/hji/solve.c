@@ -1,37 +1,12 @@
 /* The level-set solver's public entry points: options, checks, the double and float32 solves
- * (one kernel, kernel.h, instantiated twice), nodal gradients and interpolation. */
+ * (one kernel, kernel.inc, compiled as kernel_f64.c and kernel_f32.c), nodal gradients and
+ * interpolation. */
 #include <math.h>
 #include <omp.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "hji/internal.h"
-
-/* ------------------------------------------------------------ kernel instances */
-
-#define REAL double
-#define SFX f64
-#define RABS fabs
-#define RSQRT sqrt
-#define HJI_PAIR_DIV 1
-#include "hji/kernel.h"
-#undef HJI_PAIR_DIV
-#undef REAL
-#undef SFX
-#undef RABS
-#undef RSQRT
-
-#define REAL float
-#define SFX f32
-#define RABS fabsf
-#define RSQRT sqrtf
-#define HJI_PAIR_DIV 0
-#include "hji/kernel.h"
-#undef HJI_PAIR_DIV
-#undef REAL
-#undef SFX
-#undef RABS
-#undef RSQRT
 
 /* ------------------------------------------------------------------ options */
 
