@@ -38,6 +38,10 @@ uint64_t dg_rng_u64(dg_rng *r);                            /* 64 random bits    
 float    dg_rng_uniform(dg_rng *r, float lo, float hi);    /* U[lo, hi), 24-bit resolution  */
 float    dg_rng_normal(dg_rng *r, float mean, float std);  /* Box-Muller, one draw per call */
 
+/* ---------------------------------------------------------------- clock */
+
+double   dg_clock_s(void);  /* monotonic seconds from an arbitrary start: for timings, never for results */
+
 /* ------------------------------------------------------------- tensors */
 
 typedef enum dg_op {

@@ -25,6 +25,25 @@ void cli_error(const char *cmd, const char *fmt, ...) {
     fputc('\n', stderr);
 }
 
+void cli_bar_draw(cli_bar *b, double frac, int first, const char *fmt, ...) {
+    enum { WIDTH = 30 };
+    if (!b->tty) return;
+    const double now = dg_clock_s();
+    const int done = frac >= 1.0;
+    if (now - b->last < 0.1 && !first && !done) return;
+    b->last = now;
+    const int fill = done ? WIDTH : frac > 0.0 ? (int)(WIDTH * frac) : 0;
+    char bar[WIDTH + 1];
+    for (int i = 0; i < WIDTH; i++) bar[i] = i < fill ? '#' : '.';
+    bar[WIDTH] = 0;
+    fprintf(stderr, "\r[%s] ", bar);
+    va_list ap;
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    if (done) fputc('\n', stderr);
+}
+
 void cli_catf(char *buf, size_t cap, const char *fmt, ...) {
     const size_t o = strnlen(buf, cap);
     if (o + 1 >= cap) return;

@@ -7,7 +7,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "cli/cli.h"
@@ -73,13 +72,7 @@ static int parse_list(const char *cmd, const char *flag, const char *text, doubl
     return n > max ? -1 : n;
 }
 
-static double now_s(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-typedef struct bar { int tty; double last; const char *banner; } bar;
+typedef struct bar { cli_bar bar; const char *banner; } bar;
 
 static int on_progress(void *user, const dg_hji_progress *pr) {
     bar *b = user;
@@ -87,19 +80,9 @@ static int on_progress(void *user, const dg_hji_progress *pr) {
         fputs(b->banner, stderr);
         b->banner = NULL;
     }
-    const double now = now_s();
-    if (now - b->last < 0.1 && pr->t < pr->t_end) return 0;
-    b->last = now;
-    const double f = pr->t_end > 0 ? pr->t / pr->t_end : 1;
-    if (b->tty) {
-        char s[41];
-        for (int i = 0; i < 40; i++) s[i] = i < (int)(40 * f) ? '#' : '.';
-        s[40] = 0;
-        const double eta = f > 0 ? pr->seconds * (1 - f) / f : 0;
-        fprintf(stderr, "\r[%s] t %.3f / %.3f  step %lld  ETA %.1fs  ", s, pr->t, pr->t_end,
-                (long long)pr->step, eta);
-        if (pr->t >= pr->t_end) fputc('\n', stderr);
-    }
+    const double f = pr->t_end > 0 && pr->t < pr->t_end ? pr->t / pr->t_end : 1;
+    const double eta = f > 0 ? pr->seconds * (1 - f) / f : 0;
+    cli_bar_draw(&b->bar, f, 0, "t %.3f / %.3f  step %lld  ETA %.1fs  ", pr->t, pr->t_end, (long long)pr->step, eta);
     return 0;
 }
 
@@ -189,7 +172,7 @@ static int hji_solve(int argc, char **argv) {
         goto done;
     }
     char banner[256];
-    bar b = {.tty = isatty(2), .banner = banner};
+    bar b = {.bar = {.tty = isatty(2)}, .banner = banner};
     p->opts.progress = on_progress;
     p->opts.progress_user = &b;
     snprintf(banner, sizeof banner, "solving %s: grid", p->name);

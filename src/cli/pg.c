@@ -6,7 +6,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "cli/cli.h"
 #include "difgames/checkpoint.h"
@@ -95,12 +94,6 @@ typedef struct run {
 } run;
 
 /* ------------------------------------------------------- internal helpers */
-
-static double now_s(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 /* The first point of the grid 10^(k / epd) above steps. */
 static double grid_next(double steps, int epd) {
@@ -230,7 +223,7 @@ static int run_pg(run *r, const dg_env *env, const dg_pg_opts *o, int iters, int
         fprintf(stderr, "\n");
     }
     double l = evaluate(r, "pg", 0, 0, NAN, dg_pg_policy(pg), dg_pg_policy_params(pg));
-    const double t0 = now_s();
+    const double t0 = dg_clock_s();
     int it = 0, below = l <= stop_below;  /* consecutive evaluations at or below stop_below */
     double last_print = t0;
     while (!r->failed && below < stop_after) {
@@ -248,7 +241,7 @@ static int run_pg(run *r, const dg_env *env, const dg_pg_opts *o, int iters, int
             l = evaluate(r, "pg", it, st.env_steps, st.sample_loss, dg_pg_policy(pg), dg_pg_policy_params(pg));
             below = l <= stop_below ? below + 1 : 0;
         }
-        const double now = now_s();
+        const double now = dg_clock_s();
         if (!r->quiet && (do_eval || now - last_print > 10.0)) {
             last_print = now;
             fprintf(stderr, "pg seed %d iter %d steps %lld sample loss %.5g", r->seed, it,
@@ -566,18 +559,18 @@ int cmd_pg(int argc, char **argv) {
         goto done;
     }
     if (compare) {
-        const double t0 = now_s();
+        const double t0 = dg_clock_s();
         if ((rc = run_bptt(&r, &s, bptt_epochs))) goto done;
-        t_bptt = now_s() - t0;
+        t_bptt = dg_clock_s() - t0;
         bptt_best = r.best;
         bptt_final = r.pts[r.npts - 1].loss;
         bptt_steps = r.pts[r.npts - 1].steps;
     }
     if (!bptt_only) {
-        const double t0 = now_s();
+        const double t0 = dg_clock_s();
         const int first = r.npts;
         if ((rc = run_pg(&r, env, &o, iters, (int64_t)maxsteps_d, stop_below, stop_after, &pg, &iters_done))) goto done;
-        t_pg = now_s() - t0;
+        t_pg = dg_clock_s() - t0;
         pg_best = r.best;
         pg_final = r.npts > first ? r.pts[r.npts - 1].loss : NAN;
     }

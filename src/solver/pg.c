@@ -1,12 +1,10 @@
 /* The policy-gradient baseline (PPO or REINFORCE with a learned value):
  * sampling on plain data, GAE, minibatch Adam on the tape's gradient of the
  * likelihood-ratio objective, and a fixed evaluation batch. */
-#define _POSIX_C_SOURCE 200809L  /* clock_gettime under -std=c11 */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include <omp.h>
 
@@ -66,12 +64,6 @@ struct dg_pg_eval {
 };
 
 /* ------------------------------------------------------- internal helpers */
-
-static double now_ms(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
 
 /* The value of inputs x (M, O + 1): tanh hidden layers, then a linear layer -> (M, 1). */
 static dg_tensor *value_forward(dg_ctx *ctx, const dg_pg *pg, dg_params *pv, dg_tensor *x) {
@@ -546,7 +538,7 @@ fail:
 }
 
 dg_status dg_pg_iterate(dg_pg *pg, dg_pg_stats *out, dg_err *e) {
-    const double t0 = now_ms();
+    const double t0 = 1e3 * dg_clock_s();
     const dg_env *env = pg->env;
     const int B = pg->o.batch, A = env->act_dim, N = pg->N;
     dg_pg_stats s = {.iter = pg->iter + 1};
@@ -577,7 +569,7 @@ dg_status dg_pg_iterate(dg_pg *pg, dg_pg_stats *out, dg_err *e) {
     for (int a = 0; a < A; a++) sd += exp(dg_params_data(pg->pp, pg->ilogstd)[a]);
     s.std = sd / A;
     s.env_steps = pg->env_steps;
-    s.ms = now_ms() - t0;
+    s.ms = 1e3 * dg_clock_s() - t0;
     pg->iter++;
     if (out) *out = s;
     return DG_OK;

@@ -5,7 +5,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include <omp.h>
 
@@ -343,12 +342,6 @@ struct dg_trainer {
     float       *save_w, *save_m, *save_v;  /* extragradient: the point it leaves from */
     float       *x_state, *x_aux;      /* exploitability: its evaluation batch         */
 };
-
-static double now_ms(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
 
 void dg_trainer_free(dg_trainer *t) {
     if (!t) return;
@@ -928,7 +921,7 @@ dg_status dg_trainer_run(dg_trainer *t, dg_train_cb cb, void *user, volatile sig
             st = dg_err_set(e, DG_ERR_INTERRUPTED, "interrupted after epoch %d", epoch - 1);
             break;
         }
-        const double t0 = now_ms();
+        const double t0 = 1e3 * dg_clock_s();
         dg_epoch_stats s = {.epoch = epoch};
         if ((!t->o.fixed_batch || epoch == 1) &&
             (st = env->game->reset(env, &t->rng, t->o.batch, t->state0, t->aux, e)) != DG_OK)
@@ -963,7 +956,7 @@ dg_status dg_trainer_run(dg_trainer *t, dg_train_cb cb, void *user, volatile sig
             t->lr_scale *= 0.5;
             s.grad_norm = NAN;
             s.lr = t->o.lr * t->lr_scale;
-            s.ms = now_ms() - t0;
+            s.ms = 1e3 * dg_clock_s() - t0;
             if (cb) {
                 dg_train_event ev = {.kind = DG_TRAIN_EV_NAN, .stats = &s, .lr = s.lr};
                 cb(&ev, user);
@@ -976,7 +969,7 @@ dg_status dg_trainer_run(dg_trainer *t, dg_train_cb cb, void *user, volatile sig
             double warm = t->o.warmup > 0 && epoch < t->o.warmup ? (double)epoch / t->o.warmup : 1.0;
             s.lr = t->o.lr * t->lr_scale * warm;
             if ((st = update(t, s.lr, &s.grad_norm, e)) != DG_OK) break;
-            s.ms = now_ms() - t0;
+            s.ms = 1e3 * dg_clock_s() - t0;
         }
         s.exploit[0] = s.exploit[1] = NAN;
         if (t->mlp.n == 2 && t->o.exploit_every > 0 && (epoch % t->o.exploit_every == 0 || epoch == t->o.epochs))
