@@ -48,10 +48,10 @@ extern "C" {
 
 /* Element types, named as in the file ("F32", "BF16", ...). */
 typedef enum dg_dtype {
-    DG_DTYPE_F32 = 0, DG_DTYPE_F64, DG_DTYPE_F16, DG_DTYPE_BF16,    /* floats (F16/BF16 as raw 16-bit words)   */
-    DG_DTYPE_I64, DG_DTYPE_I32, DG_DTYPE_I16, DG_DTYPE_I8,          /* signed integers                         */
-    DG_DTYPE_U64, DG_DTYPE_U32, DG_DTYPE_U16, DG_DTYPE_U8,          /* unsigned integers                       */
-    DG_DTYPE_BOOL,                                /* one byte, 0 or 1                        */
+    DG_DTYPE_F32 = 0, DG_DTYPE_F64, DG_DTYPE_F16, DG_DTYPE_BF16, /* floats (F16/BF16 as raw 16-bit words) */
+    DG_DTYPE_I64, DG_DTYPE_I32, DG_DTYPE_I16, DG_DTYPE_I8,       /* signed integers */
+    DG_DTYPE_U64, DG_DTYPE_U32, DG_DTYPE_U16, DG_DTYPE_U8,       /* unsigned integers */
+    DG_DTYPE_BOOL,                                               /* one byte, 0 or 1 */
     DG_DTYPE_COUNT
 } dg_dtype;
 

@@ -29,9 +29,9 @@ extern "C" {
 #define DG_MAX_EPOCHS 100000000   /* most epochs or iterations of a run: "no practical limit" */
 
 typedef enum dg_game_solver {
-    DG_GAME_SOLVER_GDA,             /* simultaneous gradient descent-ascent            */
-    DG_GAME_SOLVER_OPTIMISTIC,      /* optimistic GDA: steps on 2 g_t - g_{t-1}        */
-    DG_GAME_SOLVER_EXTRAGRADIENT,   /* extra-Adam: a look-ahead step, then the real one */
+    DG_GAME_SOLVER_GDA,           /* simultaneous gradient descent-ascent */
+    DG_GAME_SOLVER_OPTIMISTIC,    /* optimistic GDA: steps on 2 g_t - g_{t-1} */
+    DG_GAME_SOLVER_EXTRAGRADIENT, /* extra-Adam: a look-ahead step, then the real one */
 } dg_game_solver;
 
 typedef struct dg_train_opts {
@@ -119,11 +119,11 @@ typedef struct dg_epoch_stats {
 } dg_epoch_stats;
 
 typedef enum dg_train_event_kind {
-    DG_TRAIN_EV_INIT,        /* loss terms at initialisation (stats of epoch 1, before its step) */
-    DG_TRAIN_EV_ZERO_GRAD,   /* a parameter's gradient is exactly zero on the first batch (param) */
-    DG_TRAIN_EV_EPOCH,       /* an epoch finished (stats)                                         */
-    DG_TRAIN_EV_NAN,         /* non-finite loss/gradient: rolled back, lr halved (stats, lr)      */
-    DG_TRAIN_EV_SNAPSHOT,    /* a file was written (path)                                         */
+    DG_TRAIN_EV_INIT,      /* loss terms at initialisation (stats of epoch 1, before its step) */
+    DG_TRAIN_EV_ZERO_GRAD, /* a parameter's gradient is exactly zero on the first batch (param) */
+    DG_TRAIN_EV_EPOCH,     /* an epoch finished (stats) */
+    DG_TRAIN_EV_NAN,       /* non-finite loss/gradient: rolled back, lr halved (stats, lr) */
+    DG_TRAIN_EV_SNAPSHOT,  /* a file was written (path) */
 } dg_train_event_kind;
 
 typedef struct dg_train_event {
