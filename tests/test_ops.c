@@ -473,6 +473,11 @@ static void test_ctx_run_grows_once(void **state) {
     bytes = (size_t)1 << 24;
     assert_int_equal(dg_ctx_run(&ctx, (size_t)1 << 22, alloc_job, &bytes), DG_ERR_ARENA_FULL);
     assert_true(dg_ctx_capacity(ctx) <= (size_t)1 << 22);
+    const dg_ctx *before = ctx;
+    assert_int_equal(dg_ctx_reserve(&ctx, 4096), DG_OK);  /* already large enough: kept */
+    assert_ptr_equal(ctx, before);
+    assert_int_equal(dg_ctx_reserve(&ctx, (size_t)1 << 23), DG_OK);
+    assert_true(dg_ctx_capacity(ctx) >= (size_t)1 << 23);
     dg_ctx_free(ctx);
 }
 

@@ -111,6 +111,9 @@ void     *dg_ctx_alloc(dg_ctx *ctx, size_t bytes);  /* 64-byte-aligned scratch; 
 #define DG_ARENA_MAX ((size_t)1 << 34)  /* 16 GiB: the largest arena dg_ctx_run grows to     */
 typedef dg_status (*dg_ctx_job)(dg_ctx *ctx, void *user);
 dg_status dg_ctx_run(dg_ctx **ctx, size_t max, dg_ctx_job job, void *user);
+/* Makes *ctx an arena of at least bytes: replaced (contents lost) when smaller. DG_OK, or
+ * DG_ERR_NOMEM with *ctx kept and its error set. */
+dg_status dg_ctx_reserve(dg_ctx **ctx, size_t bytes);
 /* Records an error on ctx (the first one sticks) and returns NULL: how ops
  * defined outside the core report bad arguments. */
 dg_tensor *dg_ctx_fail(dg_ctx *ctx, dg_status s, const char *fmt, ...)

@@ -136,6 +136,20 @@ void dg_ctx_reset(dg_ctx *ctx) {
     ctx->err[0] = 0;
 }
 
+dg_status dg_ctx_reserve(dg_ctx **ctx, size_t bytes) {
+    if ((*ctx)->cap >= bytes) return DG_OK;
+    dg_ctx *n = dg_ctx_create(bytes);
+    if (!n) {
+        dg_ctx_reset(*ctx);
+        dg__fail(*ctx, DG_ERR_NOMEM, "out of memory for a %zu-byte arena", bytes);
+        return DG_ERR_NOMEM;
+    }
+    n->flops = (*ctx)->flops;  /* the count goes on across the swap */
+    dg_ctx_free(*ctx);
+    *ctx = n;
+    return DG_OK;
+}
+
 dg_status dg_ctx_run(dg_ctx **ctx, size_t max, dg_ctx_job job, void *user) {
     for (;;) {
         dg_ctx_reset(*ctx);
@@ -145,15 +159,7 @@ dg_status dg_ctx_run(dg_ctx **ctx, size_t max, dg_ctx_job job, void *user) {
         /* the failed run is the measure: at least what it asked for, at least four times the old */
         size_t next = cap > max / 4 ? max : cap * 4;
         if (need > next) next = need < max ? need : max;
-        dg_ctx *n = dg_ctx_create(next);
-        if (!n) {
-            dg_ctx_reset(*ctx);
-            dg__fail(*ctx, DG_ERR_NOMEM, "out of memory for a %zu-byte arena", next);
-            return DG_ERR_NOMEM;
-        }
-        n->flops = (*ctx)->flops;  /* the count goes on across the swap */
-        dg_ctx_free(*ctx);
-        *ctx = n;
+        if (dg_ctx_reserve(ctx, next) != DG_OK) return DG_ERR_NOMEM;
     }
 }
 

@@ -12,7 +12,7 @@
 #include "difgames/trainer.h"
 
 #define MAX_SHARDS 64
-#define ARENA0 ((size_t)8 << 20)       /* first arena of a shard; dg_ctx_run grows it when full */
+#define ARENA0 ((size_t)1 << 20)       /* smallest arena of a shard (sized from the estimates)   */
 #define LOG_2PI 1.8378770664093453
 
 /* ------------------------------------------------------------------ types */
@@ -403,24 +403,36 @@ void dg_pg_free(dg_pg *pg) {
     free(pg);
 }
 
-double dg_pg_memory(const dg_env *env, const dg_pg_opts *o, int eval_batch) {
-    const double B = o->batch, H = env->horizon, N = B * H, O = env->obs_dim, A = env->act_dim;
-    const double S = env->state_dim, X = env->aux_dim ? env->aux_dim : 1;
-    const double shards = fmin(o->threads < o->batch ? (o->threads > 0 ? o->threads : 1) : o->batch, MAX_SHARDS);
+/* The arena of one of shards shards, with a quarter to spare: it holds one sampled step of its rows
+ * (forward), or the gradient of its part of a minibatch through the policy or the value: per sample
+ * about three floats a layer width (value, gradient, tanh's output) and a few for the
+ * log-probability and the clipped objective. dg_pg_create sizes the arenas with it, dg_pg_memory
+ * counts it. */
+static double shard_arena(const dg_env *env, const dg_pg_opts *o, double shards) {
+    const double B = o->batch, N = B * env->horizon, O = env->obs_dim, A = env->act_dim;
     double hid = 0;
     for (int i = 0; i < o->nhidden; i++) hid += o->hidden[i];
-    /* the batch: samples (noise, obs, act, logp, vraw, rew, adv, ret, perm) and states */
-    double bytes = N * (O + 2 * A + 6) * sizeof(float) + B * (S + X) * sizeof(float);
-    /* a shard's arena holds one sampled step of its rows (forward), or the gradient of its part of a
-     * minibatch through the policy or the value: per sample about three floats a layer width (value,
-     * gradient, tanh's output) and a few for the log-probability and the clipped objective */
     const double m = fmax(o->minibatch > 0 && o->minibatch < N ? o->minibatch : N,
                           o->vf_minibatch > 0 && o->vf_minibatch < N ? o->vf_minibatch : N);
     /* a step's rewards come from step_cost on each row alone: its tensors (headers, alignment)
      * once a row, measured about 9 KiB */
     const double step = dg_rollout_memory(env, o->hidden, o->nhidden, ceil(B / shards), 1, 0) + ceil(B / shards) * 12288.0;
     const double upd = ceil(m / shards) * (3 * (O + 1 + hid + A) + 8 * A + 16) * sizeof(float) + 65536;
-    bytes += 1.25 * shards * fmax(step, upd);
+    return 1.25 * fmax(step, upd);
+}
+
+/* The whole-episode forward tape of rows rows of the evaluation batch, with a quarter to spare. */
+static double eval_arena(const dg_env *env, const int *hidden, int nhidden, double rows) {
+    return 1.25 * dg_rollout_memory(env, hidden, nhidden, rows, env->horizon, 0);
+}
+
+double dg_pg_memory(const dg_env *env, const dg_pg_opts *o, int eval_batch) {
+    const double B = o->batch, H = env->horizon, N = B * H, O = env->obs_dim, A = env->act_dim;
+    const double S = env->state_dim, X = env->aux_dim ? env->aux_dim : 1;
+    const double shards = fmin(o->threads < o->batch ? (o->threads > 0 ? o->threads : 1) : o->batch, MAX_SHARDS);
+    /* the batch: samples (noise, obs, act, logp, vraw, rew, adv, ret, perm) and states */
+    double bytes = N * (O + 2 * A + 6) * sizeof(float) + B * (S + X) * sizeof(float);
+    bytes += shards * shard_arena(env, o, shards);
     /* parameters (policy and value), gradients, Adam moments, one gradient per shard */
     double params = 0, in = O;
     for (int i = 0; i < o->nhidden; i++) {
@@ -432,7 +444,7 @@ double dg_pg_memory(const dg_env *env, const dg_pg_opts *o, int eval_batch) {
     /* the fixed evaluation batch: its states, and each shard's whole-episode forward tape */
     if (eval_batch > 0)
         bytes += (double)eval_batch * (S + X) * sizeof(float) * 2 +
-                 1.25 * shards * dg_rollout_memory(env, o->hidden, o->nhidden, ceil(eval_batch / shards), H, 0);
+                 shards * eval_arena(env, o->hidden, o->nhidden, ceil(eval_batch / shards));
     return bytes + 1048576.0;
 }
 
@@ -520,9 +532,11 @@ dg_pg *dg_pg_create(const dg_env *env, const dg_pg_opts *o, dg_err *e) {
     for (int i = 0; i < N; i++) pg->perm[i] = i;
     pg->nshards = o->threads < o->batch ? o->threads : o->batch;
     if (pg->nshards > MAX_SHARDS) pg->nshards = MAX_SHARDS;
+    /* what dg_pg_memory counts; dg_ctx_run grows it if it falls short */
+    const size_t arena = (size_t)fmin(shard_arena(env, o, pg->nshards), (double)DG_ARENA_MAX);
     for (int s = 0; s < pg->nshards; s++) {
         pg_shard *sh = &pg->sh[s];
-        sh->ctx = dg_ctx_create(ARENA0);
+        sh->ctx = dg_ctx_create(arena > ARENA0 ? arena : ARENA0);
         sh->gpi = malloc(pg->pp->total * sizeof(float));
         sh->gv = malloc(pg->pv->total * sizeof(float));
         if (!sh->ctx || !sh->gpi || !sh->gv) {
@@ -703,10 +717,16 @@ dg_status dg_pg_eval_loss(dg_pg_eval *ev, const dg_policy *m, dg_params *p, doub
     double part[MAX_SHARDS];
     float pterms[MAX_SHARDS][DG_LOSS_MAX_TERMS];
     dg_status status[MAX_SHARDS];
+    int hidden[DG_MLP_MAX_LAYERS];
+    const int nhidden = m->mlp[0].nlayers - 1;
+    for (int i = 0; i < nhidden; i++) hidden[i] = m->mlp[0].sizes[i + 1];
 #pragma omp parallel for num_threads(ev->nshards) schedule(static, 1)
     for (int s = 0; s < ev->nshards; s++) {
         eval_job jb = {ev, m, p, s, pterms[s], NULL};
-        status[s] = dg_ctx_run(&ev->ctx[s], DG_ARENA_MAX, eval_rollout, &jb);
+        /* sized from the estimate dg_pg_memory counts on the first call; grown if it falls short */
+        status[s] = dg_ctx_reserve(&ev->ctx[s], (size_t)fmin(eval_arena(env, hidden, nhidden, ev->rows[s]),
+                                                             (double)DG_ARENA_MAX));
+        if (status[s] == DG_OK) status[s] = dg_ctx_run(&ev->ctx[s], DG_ARENA_MAX, eval_rollout, &jb);
         part[s] = jb.loss && status[s] == DG_OK ? jb.loss->data[0] : NAN;
     }
     double total = 0.0;
