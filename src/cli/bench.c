@@ -61,8 +61,8 @@ int cmd_bench(int argc, char **argv) {
         return EXIT_USAGE;
     }
     int epochs = 30, warmup = 3, hidden = 0, ck = -2;
-    if ((epochs_s && !cli_int("bench", "--epochs", epochs_s, 1, 1000000, &epochs)) ||
-        (warmup_s && !cli_int("bench", "--warmup", warmup_s, 1, 1000000, &warmup)) ||
+    if ((epochs_s && !cli_int("bench", "--epochs", epochs_s, 1, DG_MAX_EPOCHS, &epochs)) ||
+        (warmup_s && !cli_int("bench", "--warmup", warmup_s, 1, DG_MAX_EPOCHS, &warmup)) ||
         (hidden_s && !cli_int("bench", "--hidden", hidden_s, 1, 65536, &hidden)) ||
         (ck_s && !cli_int("bench", "--checkpoint", ck_s, -1, DG_MAX_HORIZON, &ck)))
         return EXIT_USAGE;

@@ -501,7 +501,7 @@ int cmd_pg(int argc, char **argv) {
         (v_evseed && !cli_int("pg", "--eval-seed", v_evseed, 0, 2147483647, &eval_seed)) ||
         (v_epd && !cli_int("pg", "--evals-per-decade", v_epd, 1, 1000, &epd)) ||
         (v_bepochs && !cli_int("pg", "--bptt-epochs", v_bepochs, 1, DG_MAX_EPOCHS, &bptt_epochs)) ||
-        (v_stopafter && !cli_int("pg", "--stop-after", v_stopafter, 1, 1000000, &stop_after)) ||
+        (v_stopafter && !cli_int("pg", "--stop-after", v_stopafter, 1, DG_MAX_EPOCHS, &stop_after)) ||
         (v_maxsteps && !parse_double("--max-steps", v_maxsteps, 1, 1e15, &maxsteps_d)) ||
         (v_stop && !parse_double("--stop-below", v_stop, -1e30, 1e30, &stop_below)) ||
         (v_lr && !parse_double("--lr", v_lr, 0, 10, &o.lr)) ||
