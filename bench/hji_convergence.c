@@ -97,13 +97,13 @@ static int smooth_table(void) {
         dg_hji_weno_eps eps;
         const char *step;
     } R[] = {
-        {DG_HJI_LOW, 0.75, 0, DG_HJI_EPS_GRID, "CFL 0.75"},
-        {DG_HJI_MEDIUM, 0.75, 0, DG_HJI_EPS_GRID, "CFL 0.75"},
-        {DG_HJI_HIGH, 0.75, 0, DG_HJI_EPS_GRID, "CFL 0.75"},
-        {DG_HJI_HIGH, 0.5, 0, DG_HJI_EPS_GRID, "CFL 0.5"},
-        {DG_HJI_VERY_HIGH, 0.75, 0, DG_HJI_EPS_GRID, "CFL 0.75"},
-        {DG_HJI_VERY_HIGH, 0.75, 0.5, DG_HJI_EPS_GRID, "0.5 dx^(5/3), eps grid"},
-        {DG_HJI_VERY_HIGH, 0.75, 0.5, DG_HJI_EPS_CONST, "0.5 dx^(5/3), eps const"},
+        {DG_HJI_ACCURACY_LOW, 0.75, 0, DG_HJI_WENO_EPS_GRID, "CFL 0.75"},
+        {DG_HJI_ACCURACY_MEDIUM, 0.75, 0, DG_HJI_WENO_EPS_GRID, "CFL 0.75"},
+        {DG_HJI_ACCURACY_HIGH, 0.75, 0, DG_HJI_WENO_EPS_GRID, "CFL 0.75"},
+        {DG_HJI_ACCURACY_HIGH, 0.5, 0, DG_HJI_WENO_EPS_GRID, "CFL 0.5"},
+        {DG_HJI_ACCURACY_VERY_HIGH, 0.75, 0, DG_HJI_WENO_EPS_GRID, "CFL 0.75"},
+        {DG_HJI_ACCURACY_VERY_HIGH, 0.75, 0.5, DG_HJI_WENO_EPS_GRID, "0.5 dx^(5/3), eps grid"},
+        {DG_HJI_ACCURACY_VERY_HIGH, 0.75, 0.5, DG_HJI_WENO_EPS_CONST, "0.5 dx^(5/3), eps const"},
     };
     printf("\n### Smooth benchmark phi_t + (phi_x + 1)^2/2 = 0, phi0 = -cos(pi x), periodic [-1, 1), "
            "t = 0.5/pi^2\n\n");
@@ -226,7 +226,7 @@ static int air3d_table(const char *csv) {
     printf("| preset | grid | mean abs V | max abs V | steps | threads | seconds | cell updates/s |\n"
            "|---|---|---|---|---|---|---|---|\n");
     static const char *const GRID[] = {"[51, 40, 50]", "[101, 80, 100]"};
-    static const int ACC[] = {DG_HJI_MEDIUM, DG_HJI_VERY_HIGH};
+    static const int ACC[] = {DG_HJI_ACCURACY_MEDIUM, DG_HJI_ACCURACY_VERY_HIGH};
     /* the default grid, the fine one, the default in float32, the default with alpha maxed over
      * the grid (hj_reachability's global Lax-Friedrichs) */
     static const char *const TAG[] = {"", "", " f32", " globalmax"};
@@ -302,7 +302,7 @@ static int games_table(void) {
             for (int k = 0; k < p->grid.ndim; k++)
                 snprintf(grid + strlen(grid), sizeof grid - strlen(grid), "%s%d", k ? "x" : "", p->grid.n[k]);
             printf("| %s | %s | %s | %lld | %d | %.3f | %.3g | %.3f |\n", p->name,
-                   dg_hji_accuracy_name(p->opts.deriv == DG_HJI_WENO5 ? DG_HJI_VERY_HIGH : DG_HJI_MEDIUM), grid,
+                   dg_hji_accuracy_name(p->opts.deriv == DG_HJI_DERIV_WENO5 ? DG_HJI_ACCURACY_VERY_HIGH : DG_HJI_ACCURACY_MEDIUM), grid,
                    (long long)st.steps, st.threads, st.seconds, st.updates_per_s, (double)in / (double)p->grid.nodes);
             fflush(stdout);
             free(V);
@@ -316,13 +316,13 @@ static int games_table(void) {
         const double lo[5] = {-1, -1, -1, -1, -1}, hi[5] = {1, 1, 1, 1, 1};
         if (dg_hji_grid_init(&g, 5, lo, hi, n5, NULL, &e)) return 1;
         dg_hji_game gm = {.nx = 5, .dyn = dyn5,
-                          .u = {.dim = 4, .set = DG_HJI_BALL, .role = DG_HJI_MIN, .radius = 1},
-                          .d = {.dim = 1, .set = DG_HJI_BOX, .role = DG_HJI_MAX, .lo = {-0.5}, .hi = {0.5}}};
+                          .u = {.dim = 4, .set = DG_HJI_SET_BALL, .role = DG_HJI_ROLE_MIN, .radius = 1},
+                          .d = {.dim = 1, .set = DG_HJI_SET_BOX, .role = DG_HJI_ROLE_MAX, .lo = {-0.5}, .hi = {0.5}}};
         dg_hji_opts o = dg_hji_opts_default();
-        dg_hji_opts_accuracy(&o, DG_HJI_MEDIUM);
-        o.mode = DG_HJI_BRT;
+        dg_hji_opts_accuracy(&o, DG_HJI_ACCURACY_MEDIUM);
+        o.mode = DG_HJI_MODE_BRT;
         o.threads = 2;
-        o.real = real ? DG_HJI_F32 : DG_HJI_F64;
+        o.real = real ? DG_HJI_REAL_F32 : DG_HJI_REAL_F64;
         double *v0 = malloc((size_t)g.nodes * sizeof *v0), *V = malloc((size_t)g.nodes * sizeof *V);
         const double c[5] = {0};
         dg_hji_sdf_ball(&g, c, 0.3, 0, v0);

@@ -48,13 +48,16 @@ static dg_status hover_create(dg_env *env, dg_cfg *cfg, dg_err *e) {
 }
 
 /* 3. reset: initial states and episode constants, from the trainer's RNG */
-static void hover_reset(const dg_env *env, dg_rng *rng, int B, float *state, float *aux) {
+static dg_status hover_reset(const dg_env *env, dg_rng *rng, int B, float *state, float *aux,
+                             dg_err *e) {
+    (void)e;
     for (int b = 0; b < B; b++) {
         state[4 * b + 0] = dg_rng_uniform(rng, -0.3f, 0.3f);
         state[4 * b + 1] = -0.8f;  /* on the ground */
         state[4 * b + 2] = state[4 * b + 3] = 0.0f;
         aux[b] = dg_rng_uniform(rng, 0.0f, 0.6f);
     }
+    return DG_OK;
 }
 
 /* 4. observe: what the policy sees, as tape ops */
@@ -95,7 +98,7 @@ static const dg_game HOVER = {
 
 static void on_event(const dg_train_event *ev, void *user) {
     double *first = user;
-    if (ev->kind == DG_EV_INIT) *first = ev->stats->loss;
+    if (ev->kind == DG_TRAIN_EV_INIT) *first = ev->stats->loss;
 }
 
 int main(int argc, char **argv) {

@@ -19,7 +19,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     double sum = 0.0;
     for (int i = 0; i < dg_st_count(f); i++) {
         const dg_st_tensor *t = dg_st_get(f, i);
-        if (t->dtype == DG_F32 && t->numel <= (1u << 20)) {
+        if (t->dtype == DG_DTYPE_F32 && t->numel <= (1u << 20)) {
             float *buf = malloc(t->numel ? t->numel * sizeof(float) : 1);
             if (buf && dg_st_read_f32(f, t->name, t->ndim, t->shape, buf, &e) == DG_OK)
                 for (size_t k = 0; k < t->numel; k++) sum += buf[k];

@@ -32,7 +32,7 @@ typedef struct counts {
 } counts;
 
 static void on_event(const dg_train_event *ev, void *user) {
-    if (ev->kind == DG_EV_EPOCH && ev->stats->epoch < 16) ((counts *)user)->after_epoch[ev->stats->epoch] = g_allocs;
+    if (ev->kind == DG_TRAIN_EV_EPOCH && ev->stats->epoch < 16) ((counts *)user)->after_epoch[ev->stats->epoch] = g_allocs;
 }
 
 static void check(const char *label, const char *yaml) {

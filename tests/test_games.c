@@ -53,7 +53,7 @@ static dg_tensor *step_loss(dg_ctx *ctx, dg_params *p, void *user) {
     dg_tensor *a = dg_param(ctx, p, 1);
     dg_tensor *next = c->env->game->step(ctx, c->env, dg_param(ctx, p, 0), aux, a);
     if (!next) return NULL;
-    dg_tensor *terms[DG_MAX_TERMS] = {0};
+    dg_tensor *terms[DG_LOSS_MAX_TERMS] = {0};
     c->env->game->step_cost(ctx, c->env, next, aux, a, 1.0f / c->B, terms);
     dg_tensor *total = NULL;
     for (int i = 0; i < c->env->nterms; i++) {
@@ -90,7 +90,7 @@ static void test_games_gradcheck(void **state) {
         float *aux = malloc((size_t)B * (env->aux_dim ? env->aux_dim : 1) * sizeof(float));
         dg_rng rng;
         dg_rng_seed(&rng, 5);
-        env->game->reset(env, &rng, B, st, aux);
+        assert_int_equal(env->game->reset(env, &rng, B, st, aux, NULL), DG_OK);
         dg_params *sp = dg_params_create();
         dg_params_add(sp, "state", 2, (int[]){B, S}, NULL);
         dg_params_add(sp, "action", 2, (int[]){B, A}, NULL);
@@ -118,7 +118,7 @@ static void test_games_gradcheck(void **state) {
                (long long)r.checked);
         assert_true(r.max_rel_err < 1e-3);
         int zero[8];
-        assert_int_equal(dg_params_zero_grads(pp, zero, 8), 0);  /* the chain is whole */
+        assert_int_equal(dg_params_find_zero_grads(pp, zero, 8), 0);  /* the chain is whole */
         dg_params_free(pp);
         dg_params_free(sp);
         dg_ctx_free(ctx);
@@ -137,7 +137,7 @@ static void test_renderer_on_tape(void **state) {
     float st[8], aux[2 * (2 + 256)];
     dg_rng rng;
     dg_rng_seed(&rng, 1);
-    s.env->game->reset(s.env, &rng, B, st, aux);
+    assert_int_equal(s.env->game->reset(s.env, &rng, B, st, aux, NULL), DG_OK);
     dg_policy m;
     dg_params *p;
     dg_err e = {0};
@@ -163,7 +163,7 @@ static void test_renderer_on_tape(void **state) {
 }
 
 static void first_loss(const dg_train_event *ev, void *user) {
-    if (ev->kind == DG_EV_INIT) *(double *)user = ev->stats->loss;
+    if (ev->kind == DG_TRAIN_EV_INIT) *(double *)user = ev->stats->loss;
 }
 
 /* the seed's single-batch overfit: batch 4, horizon 30, 50 epochs; starts and
@@ -270,7 +270,7 @@ typedef struct nan_seen {
 
 static void on_ev(const dg_train_event *ev, void *user) {
     nan_seen *n = user;
-    if (ev->kind == DG_EV_NAN) {
+    if (ev->kind == DG_TRAIN_EV_NAN) {
         n->nan_events++;
         n->lr = ev->lr;
     }
@@ -313,7 +313,7 @@ static void test_checkpointed_bptt_identical(void **state) {
         float *traj1 = malloc((size_t)(H + 1) * B * S * sizeof(float));
         dg_rng rng;
         dg_rng_seed(&rng, 9);
-        env->game->reset(env, &rng, B, st, aux);
+        assert_int_equal(env->game->reset(env, &rng, B, st, aux, NULL), DG_OK);
         dg_policy m;
         dg_params *p;
         dg_err e = {0};
@@ -321,7 +321,7 @@ static void test_checkpointed_bptt_identical(void **state) {
         dg_policy_reset_params(&m, p, &rng);
         dg_ctx *ctx = dg_ctx_create(32 << 20);
         double loss0, loss1;
-        float terms0[DG_MAX_TERMS], terms1[DG_MAX_TERMS];
+        float terms0[DG_LOSS_MAX_TERMS], terms1[DG_LOSS_MAX_TERMS];
         dg_params_zero_grad(p);
         assert_int_equal(dg_episode_grad(ctx, env, &m, p, st, aux, B, 1.0f / B, 0, NULL, &loss0, terms0,
                                          traj0, B), DG_OK);
@@ -367,7 +367,7 @@ static void test_two_player_gradcheck(void **state) {
     float st[3 * 8];
     dg_rng rng;
     dg_rng_seed(&rng, 4);
-    env->game->reset(env, &rng, B, st, NULL);
+    assert_int_equal(env->game->reset(env, &rng, B, st, NULL, NULL), DG_OK);
     dg_policy m;
     dg_params *p;
     dg_err e = {0};
@@ -383,7 +383,7 @@ static void test_two_player_gradcheck(void **state) {
            (long long)r.checked);
     assert_true(r.max_rel_err < 1e-3);
     int zero[8];
-    assert_int_equal(dg_params_zero_grads(p, zero, 8), 0);
+    assert_int_equal(dg_params_find_zero_grads(p, zero, 8), 0);
     dg_ctx_free(ctx);
     dg_params_free(p);
     setup_free(&s);
@@ -403,7 +403,7 @@ static void test_duel_capture_time(void **state) {
     float *st = malloc((size_t)B * 4 * sizeof(float)), *traj = malloc((size_t)(H + 1) * B * 4 * sizeof(float));
     dg_rng rng;
     dg_rng_seed(&rng, 2024);
-    s.env->game->reset(s.env, &rng, B, st, NULL);
+    assert_int_equal(s.env->game->reset(s.env, &rng, B, st, NULL, NULL), DG_OK);
     dg_ctx *ctx = dg_ctx_create(256 << 20);
     assert_non_null(dg_rollout(ctx, s.env, dg_trainer_policy(t), dg_trainer_params(t), st, NULL, B, 1.0f / B,
                                NULL, traj, B));
@@ -535,7 +535,7 @@ static void test_replay_track_same_frames(void **state) {
 }
 
 static void record_lr(const dg_train_event *ev, void *user) {
-    if (ev->kind == DG_EV_EPOCH) ((double *)user)[ev->stats->epoch] = ev->stats->lr;
+    if (ev->kind == DG_TRAIN_EV_EPOCH) ((double *)user)[ev->stats->epoch] = ev->stats->lr;
 }
 
 /* linear warmup: epoch k of W uses lr · k / W, then lr */

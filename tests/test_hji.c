@@ -95,7 +95,7 @@ static double smooth_l1(int n, dg_hji_deriv d, dg_hji_time tm, double cfl, doubl
     o.deriv = d;
     o.time = tm;
     o.cfl = cfl;
-    o.weno_eps = DG_HJI_EPS_CONST;
+    o.weno_eps = DG_HJI_WENO_EPS_CONST;
     o.threads = 1;
     if (dtc > 0) o.dt = dtc * pow(g.dx[0], 5.0 / 3.0);
     double *v = malloc((size_t)n * sizeof *v), *out = malloc((size_t)n * sizeof *out);
@@ -122,16 +122,16 @@ static void check_orders(const char *name, dg_hji_deriv d, dg_hji_time tm, doubl
 /* WENO5 + RK3 with dt ~ dx^(5/3) converges at fifth order (time error O(dt^3) = O(dx^5)). */
 static void test_smooth_weno5(void **state) {
     (void)state;
-    check_orders("WENO5 + RK3", DG_HJI_WENO5, DG_HJI_RK3, 0.75, 0.5, 4.5);
+    check_orders("WENO5 + RK3", DG_HJI_DERIV_WENO5, DG_HJI_TIME_RK3, 0.75, 0.5, 4.5);
 }
 
 /* The lower presets at their design orders. ENO3 + RK3 needs CFL <= ~0.6 here: at 0.75 its stencil
  * switching makes it erratic on this problem (ToolboxLS's own default CFL factor is 0.5). */
 static void test_smooth_lower(void **state) {
     (void)state;
-    check_orders("upwind1 + Euler", DG_HJI_UPWIND1, DG_HJI_EULER, 0.75, 0, 0.9);
-    check_orders("ENO2 + RK2", DG_HJI_ENO2, DG_HJI_RK2, 0.75, 0, 1.7);
-    check_orders("ENO3 + RK3 (cfl 0.5)", DG_HJI_ENO3, DG_HJI_RK3, 0.5, 0, 2.6);
+    check_orders("upwind1 + Euler", DG_HJI_DERIV_UPWIND1, DG_HJI_TIME_EULER, 0.75, 0, 0.9);
+    check_orders("ENO2 + RK2", DG_HJI_DERIV_ENO2, DG_HJI_TIME_RK2, 0.75, 0, 1.7);
+    check_orders("ENO3 + RK3 (cfl 0.5)", DG_HJI_DERIV_ENO3, DG_HJI_TIME_RK3, 0.5, 0, 2.6);
 }
 
 /* Spatial derivatives alone: the mean of p- and p+ of a periodic smooth function. */
@@ -176,7 +176,7 @@ static void test_dissipation_generic(void **state) {
             assert_int_equal(dg_hji_grid_init(&g, 1, (double[]){-1}, (double[]){1}, &n, (int[]){1}, &er), 0);
             dg_hji_game gm = {.nx = 1, .ham = smooth_ham, .alpha = smooth_alpha};
             dg_hji_opts o = dg_hji_opts_default();
-            dg_hji_opts_accuracy(&o, DG_HJI_MEDIUM);
+            dg_hji_opts_accuracy(&o, DG_HJI_ACCURACY_MEDIUM);
             o.diss = (dg_hji_diss)d;
             double v[80], out[80];
             for (int i = 0; i < n; i++) v[i] = -cos(PI * dg_hji_grid_coord(&g, 0, i));
@@ -207,8 +207,8 @@ static void test_options(void **state) {
     assert_true(st.dt_max <= 0.007 && st.dt_min > 0.006);
     for (int64_t j = 0; j < 3 * p->grid.nodes; j++) assert_true(V[j] <= p->target[j % p->grid.nodes]);
     free(V);
-    p->opts.mode = DG_HJI_BRS;
-    p->opts.deriv = DG_HJI_WENO5;
+    p->opts.mode = DG_HJI_MODE_BRS;
+    p->opts.deriv = DG_HJI_DERIV_WENO5;
     p->opts.diss = DG_HJI_DISS_LOCAL;
     p->opts.dt = 0;
     V = solve_times(p, 3, times, &st);
@@ -449,7 +449,7 @@ static void test_float32(void **state) {
     (void)state;
     dg_hji_problem *p = load_ok("game: pursuit2d\nt_end: 0.5\ngrid: {n: [41, 41]}\n");
     double *V = solve(p);
-    p->opts.real = DG_HJI_F32;
+    p->opts.real = DG_HJI_REAL_F32;
     double *W = solve(p);
     float *v0 = malloc((size_t)p->grid.nodes * sizeof *v0), *Wf = malloc((size_t)p->grid.nodes * sizeof *Wf);
     for (int64_t j = 0; j < p->grid.nodes; j++) v0[j] = (float)p->target[j];
@@ -468,7 +468,7 @@ static void test_float32(void **state) {
     assert_int_equal(dg_hji_grid_init(&g, 1, (double[]){-1}, (double[]){1}, &n, (int[]){1}, &e), DG_OK);
     dg_hji_game gm = {.nx = 1, .ham = smooth_ham, .alpha = smooth_alpha};
     dg_hji_opts o = dg_hji_opts_default();
-    o.real = DG_HJI_F32;
+    o.real = DG_HJI_REAL_F32;
     double v[80], out[80];
     for (int i = 0; i < n; i++) v[i] = -cos(PI * dg_hji_grid_coord(&g, 0, i));
     const double T = 0.5 / (PI * PI);
@@ -526,14 +526,14 @@ static void test_5d(void **state) {
     const double lo[5] = {-1, -1, -1, -1, -1}, hi[5] = {1, 1, 1, 1, 1};
     assert_int_equal(dg_hji_grid_init(&g, 5, lo, hi, (int[]){7, 7, 6, 7, 8}, (int[]){0, 0, 0, 0, 1}, &e), DG_OK);
     dg_hji_game gm = {.nx = 5, .dyn = dyn5,
-                      .u = {.dim = 4, .set = DG_HJI_BALL, .role = DG_HJI_MIN, .radius = 1},
-                      .d = {.dim = 1, .set = DG_HJI_BOX, .role = DG_HJI_MAX, .lo = {-1}, .hi = {1}}};
+                      .u = {.dim = 4, .set = DG_HJI_SET_BALL, .role = DG_HJI_ROLE_MIN, .radius = 1},
+                      .d = {.dim = 1, .set = DG_HJI_SET_BOX, .role = DG_HJI_ROLE_MAX, .lo = {-1}, .hi = {1}}};
     double *v0 = malloc((size_t)g.nodes * sizeof *v0), *V = malloc((size_t)g.nodes * sizeof *V);
     dg_hji_sdf_ball(&g, (double[]){0, 0, 0, 0, 0}, 0.5, 0, v0);
     for (int acc = 0; acc < DG_HJI_ACCURACY_COUNT; acc++) {
         dg_hji_opts o = dg_hji_opts_default();
         dg_hji_opts_accuracy(&o, (dg_hji_accuracy)acc);
-        o.mode = DG_HJI_BRT;
+        o.mode = DG_HJI_MODE_BRT;
         o.dt = 0.01;
         o.threads = 1 + acc % 2;
         const double T = 0.01;
@@ -591,15 +591,15 @@ static void test_affine_vs_generic(void **state) {
     assert_int_equal(dg_hji_grid_init(&g, 3, (double[]){-1, -1, -1}, (double[]){1, 1, 1}, (int[]){12, 10, 9},
                                       (int[]){0, 1, 0}, &e), DG_OK);
     dg_hji_game affine = {.nx = 3, .dyn = dyn_mix,
-                          .u = {.dim = 1, .set = DG_HJI_BOX, .role = DG_HJI_MAX, .lo = {-1}, .hi = {2}},
-                          .d = {.dim = 2, .set = DG_HJI_BALL, .role = DG_HJI_MIN, .radius = 0.5}};
+                          .u = {.dim = 1, .set = DG_HJI_SET_BOX, .role = DG_HJI_ROLE_MAX, .lo = {-1}, .hi = {2}},
+                          .d = {.dim = 2, .set = DG_HJI_SET_BALL, .role = DG_HJI_ROLE_MIN, .radius = 0.5}};
     dg_hji_game generic = {.nx = 3, .ham = ham_mix, .alpha = alpha_mix};
     double *v0 = malloc((size_t)g.nodes * sizeof *v0), *a = malloc((size_t)g.nodes * sizeof *a);
     double *b = malloc((size_t)g.nodes * sizeof *b);
     dg_hji_sdf_ball(&g, (double[]){0.2, 0, -0.1}, 0.4, 0, v0);
     for (int diss = 0; diss < 4; diss++) {
         dg_hji_opts o = dg_hji_opts_default();
-        o.mode = DG_HJI_BRT;
+        o.mode = DG_HJI_MODE_BRT;
         o.dt = 0.01;
         o.diss = (dg_hji_diss)diss;
         o.threads = 1;
@@ -764,7 +764,7 @@ static void test_config_files(void **state) {
     assert_int_equal(p->grid.n[1], 40);
     assert_int_equal(p->grid.n[2], 50);
     assert_true(p->grid.bc[2] == DG_HJI_BC_PERIODIC && fabs(p->grid.dx[2] - 2 * PI / 50) < 1e-15);
-    assert_true(p->opts.mode == DG_HJI_BRT && fabs(p->t_end - 2.8) < 1e-15);
+    assert_true(p->opts.mode == DG_HJI_MODE_BRT && fabs(p->t_end - 2.8) < 1e-15);
     dg_hji_problem_free(p);
     p = load("game: chase4d\ndamping: 0.98\ndt: 0.05\n", &e);
     assert_non_null(p);

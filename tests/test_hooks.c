@@ -24,13 +24,15 @@ static dg_status bare_create(dg_env *env, dg_cfg *cfg, dg_err *e) {
     return DG_OK;
 }
 
-static void bare_reset(const dg_env *env, dg_rng *rng, int B, float *state, float *aux) {
+static dg_status bare_reset(const dg_env *env, dg_rng *rng, int B, float *state, float *aux, dg_err *e) {
     (void)env;
     (void)aux;
+    (void)e;
     for (int b = 0; b < B; b++) {
         state[2 * b] = dg_rng_uniform(rng, -1.0f, 1.0f);
         state[2 * b + 1] = 0.0f;
     }
+    return DG_OK;
 }
 
 static dg_tensor *bare_observe(dg_ctx *ctx, const dg_env *env, dg_tensor *state, dg_tensor *aux) {
@@ -95,8 +97,8 @@ static void test_bare_game_runs(void **state) {
     dg_rng_seed(&rng, 3);
     dg_policy_reset_params(&m, p, &rng);
     const int B = 4;
-    float s0[8], traj[(8 + 1) * 4 * 2], terms[DG_MAX_TERMS];
-    env->game->reset(env, &rng, B, s0, NULL);
+    float s0[8], traj[(8 + 1) * 4 * 2], terms[DG_LOSS_MAX_TERMS];
+    assert_int_equal(env->game->reset(env, &rng, B, s0, NULL, NULL), DG_OK);
     dg_ctx *ctx = dg_ctx_create((size_t)8 << 20);
     assert_non_null(ctx);
     dg_tensor *loss = dg_rollout(ctx, env, &m, p, s0, NULL, B, 1.0f / B, terms, traj, B);

@@ -88,11 +88,11 @@ static void tape_of(const char *yaml, int B) {
     assert_true(st && aux);
     dg_rng rng;
     dg_rng_seed(&rng, 1);
-    env->game->reset(env, &rng, B, st, aux);
+    assert_int_equal(env->game->reset(env, &rng, B, st, aux, NULL), DG_OK);
     for (int backward = 0; backward < 2; backward++) {
         dg_ctx *ctx = dg_ctx_create((size_t)256 << 20);
         assert_non_null(ctx);
-        float terms[DG_MAX_TERMS];
+        float terms[DG_LOSS_MAX_TERMS];
         dg_tensor *loss = dg_rollout(ctx, env, &pol, p, st, aux, B, 1.0f / (float)B, terms, NULL, B);
         assert_non_null(loss);
         if (backward) dg_backward(ctx, loss);
@@ -168,10 +168,10 @@ static void test_hji_memory(void **state) {
     const double more = dg_hji_solve_memory(&p->grid, &p->game, &o, 4) - rk3;  /* three more output times */
     assert_true(more >= 3 * (N + 16) * sizeof(double) && more <= 3.1 * (N + 16) * sizeof(double));
     dg_hji_opts lo = o;
-    dg_hji_opts_accuracy(&lo, DG_HJI_LOW);
+    dg_hji_opts_accuracy(&lo, DG_HJI_ACCURACY_LOW);
     assert_true(dg_hji_solve_memory(&p->grid, &p->game, &lo, 1) < rk3);  /* Euler: no third array */
     dg_hji_opts f = o;
-    f.real = DG_HJI_F32;
+    f.real = DG_HJI_REAL_F32;
     assert_true(dg_hji_solve_memory(&p->grid, &p->game, &f, 1) < rk3);
     /* the estimate holds: the solve runs within it (as measured in peak RSS by the bench) */
     double *out = malloc((size_t)N * sizeof(double));

@@ -9,6 +9,7 @@
 #include <cmocka.h>
 
 #include "difgames/core.h"
+#include "difgames/losses.h"
 #include "core/internal.h"
 
 #define TOL 1e-3
@@ -71,7 +72,7 @@ static void run_case(const op_case *c) {
                  rep.max_rel_err, p->info[rep.worst_param].name, (long long)rep.worst_index,
                  rep.worst_analytic, rep.worst_numeric);
     int zero[4];
-    assert_int_equal(dg_params_zero_grads(p, zero, 4), 0);
+    assert_int_equal(dg_params_find_zero_grads(p, zero, 4), 0);
     dg_ctx_free(ctx);
     dg_params_free(p);
 }
@@ -377,7 +378,7 @@ static void test_chain_check_finds_cut(void **state) {
     dg_params_zero_grad(p);
     dg_backward(ctx, l);
     int idx[2];
-    assert_int_equal(dg_params_zero_grads(p, idx, 2), 1);
+    assert_int_equal(dg_params_find_zero_grads(p, idx, 2), 1);
     assert_int_equal(idx[0], 1);
     dg_ctx_free(ctx);
     dg_params_free(p);
@@ -435,6 +436,51 @@ static void test_gemm_kernel(void **state) {
                 }
 }
 
+/* A loss with more terms than DG_LOSS_MAX_TERMS is refused, never truncated. */
+static void test_loss_refuses_too_many_terms(void **state) {
+    (void)state;
+    float w[DG_LOSS_MAX_TERMS + 1] = {0};
+    dg_loss l;
+    assert_int_equal(dg_loss_begin(&l, DG_LOSS_MAX_TERMS + 1, w), DG_ERR_ARG);
+    assert_int_equal(l.nterms, 0);
+    dg_ctx *ctx = dg_ctx_create(1 << 16);
+    assert_non_null(ctx);
+    assert_null(dg_loss_finish(ctx, &l, NULL));
+    assert_int_equal(dg_ctx_status(ctx), DG_ERR_ARG);
+    assert_int_equal(dg_loss_begin(&l, DG_LOSS_MAX_TERMS, w), DG_OK);
+    assert_int_equal(l.nterms, DG_LOSS_MAX_TERMS);
+    dg_ctx_free(ctx);
+}
+
+/* dg_ctx_run: an arena too small is measured by the failed run and grown once; later runs of the
+ * same job reuse it; a cap too small is reported. */
+static dg_status alloc_job(dg_ctx *ctx, void *user) {
+    float *x = dg_ctx_alloc(ctx, *(size_t *)user);
+    if (x) x[0] = 1.0f;
+    return dg_ctx_status(ctx);
+}
+
+static void test_ctx_run_grows_once(void **state) {
+    (void)state;
+    dg_ctx *ctx = dg_ctx_create(4096);
+    assert_non_null(ctx);
+    size_t bytes = (size_t)1 << 20;
+    assert_int_equal(dg_ctx_run(&ctx, DG_ARENA_MAX, alloc_job, &bytes), DG_OK);
+    assert_true(dg_ctx_capacity(ctx) >= bytes);
+    const dg_ctx *settled = ctx;
+    assert_int_equal(dg_ctx_run(&ctx, DG_ARENA_MAX, alloc_job, &bytes), DG_OK);
+    assert_ptr_equal(ctx, settled);  /* the second run allocates nothing */
+    bytes = (size_t)1 << 24;
+    assert_int_equal(dg_ctx_run(&ctx, (size_t)1 << 22, alloc_job, &bytes), DG_ERR_ARENA_FULL);
+    assert_true(dg_ctx_capacity(ctx) <= (size_t)1 << 22);
+    const dg_ctx *before = ctx;
+    assert_int_equal(dg_ctx_reserve(&ctx, 4096), DG_OK);  /* already large enough: kept */
+    assert_ptr_equal(ctx, before);
+    assert_int_equal(dg_ctx_reserve(&ctx, (size_t)1 << 23), DG_OK);
+    assert_true(dg_ctx_capacity(ctx) >= (size_t)1 << 23);
+    dg_ctx_free(ctx);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_all_ops_gradcheck),
@@ -448,6 +494,8 @@ int main(void) {
         cmocka_unit_test(test_shape_errors),
         cmocka_unit_test(test_chain_check_finds_cut),
         cmocka_unit_test(test_rng_reproducible),
+        cmocka_unit_test(test_loss_refuses_too_many_terms),
+        cmocka_unit_test(test_ctx_run_grows_once),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -81,7 +81,7 @@ static void check_objective(float clip) {
     if (r.max_rel_err > 5e-3)
         fail_msg("clip %g: rel err %.3e at %s[%lld]: analytic %.6g numeric %.6g", clip, r.max_rel_err,
                  p->info[r.worst_param].name, (long long)r.worst_index, r.worst_analytic, r.worst_numeric);
-    assert_int_equal(dg_params_zero_grads(p, (int[8]){0}, 8), 0);  /* log_std and every layer get a gradient */
+    assert_int_equal(dg_params_find_zero_grads(p, (int[8]){0}, 8), 0);  /* log_std and every layer get a gradient */
     dg_ctx_free(ctx);
     dg_params_free(p);
 }
@@ -143,7 +143,7 @@ static void test_step_rewards(void **state) {
         float st[7 * 8], aux[7 * 8], act[7 * 2], rew[7];
         dg_rng rng;
         dg_rng_seed(&rng, 3);
-        env->game->reset(env, &rng, B, st, aux);
+        assert_int_equal(env->game->reset(env, &rng, B, st, aux, NULL), DG_OK);
         for (int i = 0; i < B * A; i++) act[i] = dg_rng_uniform(&rng, -1.0f, 1.0f);
         for (int i = 0; i < B * S; i++) st[i] += dg_rng_uniform(&rng, -0.3f, 0.3f);  /* some in walls / obstacles */
         dg_ctx *ctx = dg_ctx_create(1 << 20);
@@ -152,7 +152,7 @@ static void test_step_rewards(void **state) {
         dg_tensor *a = dg_from(ctx, 2, (int[]){B, A}, act);
         dg_tensor *nx = env->game->step(ctx, env, s, ax, a);
         assert_int_equal(dg_pg_step_rewards(ctx, env, nx, ax, a, rew), DG_OK);
-        dg_tensor *tm[DG_MAX_TERMS] = {0};
+        dg_tensor *tm[DG_LOSS_MAX_TERMS] = {0};
         env->game->step_cost(ctx, env, nx, ax, a, 1.0f / B, tm);
         double batch = 0.0, sum = 0.0;
         for (int i = 0; i < env->nterms; i++) batch += env->term_weights[i] * tm[i]->data[0];
@@ -177,7 +177,7 @@ static dg_params *train_small(dg_pg_algo algo, uint64_t seed, int threads, int i
     o.batch = 16;
     o.threads = threads;
     o.vf_epochs = 4;  /* fewer passes than the defaults: a fast test */
-    if (algo == DG_PG_PPO) {
+    if (algo == DG_PG_ALGO_PPO) {
         o.lr = 1e-3;
         o.pi_epochs = 4;
     }
@@ -213,7 +213,7 @@ static dg_params *train_small(dg_pg_algo algo, uint64_t seed, int threads, int i
 static void test_pg_improves_reach(void **state) {
     (void)state;
     for (int k = 0; k < 2; k++) {
-        const dg_pg_algo algo = k ? DG_PG_REINFORCE : DG_PG_PPO;
+        const dg_pg_algo algo = k ? DG_PG_ALGO_REINFORCE : DG_PG_ALGO_PPO;
         double before, after;
         dg_params *p = train_small(algo, 0, 1, 30, &before, &after);
         printf("  %-9s evaluation loss %.4g -> %.4g after 30 x 16 episodes\n", dg_pg_algo_name(algo), before, after);
@@ -228,9 +228,9 @@ static void test_pg_improves_reach(void **state) {
 static void test_pg_deterministic(void **state) {
     (void)state;
     double b1, a1, b2, a2, b3, a3;
-    dg_params *p1 = train_small(DG_PG_PPO, 4, 2, 4, &b1, &a1);
-    dg_params *p2 = train_small(DG_PG_PPO, 4, 2, 4, &b2, &a2);
-    dg_params *p3 = train_small(DG_PG_PPO, 5, 2, 4, &b3, &a3);
+    dg_params *p1 = train_small(DG_PG_ALGO_PPO, 4, 2, 4, &b1, &a1);
+    dg_params *p2 = train_small(DG_PG_ALGO_PPO, 4, 2, 4, &b2, &a2);
+    dg_params *p3 = train_small(DG_PG_ALGO_PPO, 5, 2, 4, &b3, &a3);
     assert_int_equal(p1->total, p2->total);
     assert_memory_equal(p1->data, p2->data, p1->total * sizeof(float));
     assert_true(a1 == a2 && b1 == b2);
@@ -262,17 +262,17 @@ static void test_pg_bad_options(void **state) {
     dg_cfg *cfg;
     dg_env *env = make_env("game: reach\n", &cfg);
     dg_pg_opts o;
-    dg_pg_opts_default(&o, DG_PG_PPO);
+    dg_pg_opts_default(&o, DG_PG_ALGO_PPO);
     o.batch = 0;
     dg_err e = {0};
     assert_null(dg_pg_create(env, &o, &e));
     assert_int_equal(e.status, DG_ERR_ARG);
     assert_true(strlen(e.msg) > 0);
-    dg_pg_opts_default(&o, DG_PG_PPO);
+    dg_pg_opts_default(&o, DG_PG_ALGO_PPO);
     o.gamma = 1.5;
     assert_null(dg_pg_create(env, &o, &e));
     dg_pg_algo a;
-    assert_true(dg_pg_algo_parse("reinforce", &a) && a == DG_PG_REINFORCE);
+    assert_true(dg_pg_algo_parse("reinforce", &a) && a == DG_PG_ALGO_REINFORCE);
     assert_false(dg_pg_algo_parse("a2c", &a));
     dg_pg_free(NULL);
     dg_pg_eval_free(NULL);

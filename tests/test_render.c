@@ -188,7 +188,7 @@ static double run_grad_case(grad_case *c, float eps) {
                  rep.max_rel_err, p->info[rep.worst_param].name, (long long)rep.worst_index,
                  rep.worst_analytic, rep.worst_numeric);
     int zero[2];
-    assert_int_equal(dg_params_zero_grads(p, zero, 2), 0);
+    assert_int_equal(dg_params_find_zero_grads(p, zero, 2), 0);
     dg_ctx_free(ctx);
     dg_params_free(p);
     dg_render_grid_free(g);

@@ -185,21 +185,21 @@ static void test_round_trip(void **state) {
     struct {
         const char *name; dg_dtype dt; int nd; int64_t shape[8]; const void *data;
     } T[] = {
-        {"w1", DG_F32, 2, {2, 3}, w1},
-        {"b", DG_F64, 1, {4}, b},
-        {"step", DG_I64, 0, {0}, &step},
-        {"mask", DG_BOOL, 2, {2, 2}, mask},
-        {"h", DG_F16, 1, {3}, h},
-        {"bf", DG_BF16, 3, {1, 1, 2}, bf},
-        {"i32", DG_I32, 1, {2}, i32},
-        {"i16", DG_I16, 1, {3}, i16},
-        {"i8", DG_I8, 1, {5}, i8},
-        {"empty", DG_U8, 2, {0, 5}, NULL},
-        {"u16", DG_U16, 1, {2}, u16},
-        {"u32", DG_U32, 1, {1}, u32},
-        {"u64", DG_U64, 1, {2}, u64},
-        {"deep", DG_F32, 8, {1, 1, 1, 1, 1, 1, 2, 1}, deep},
-        {odd, DG_F32, 1, {1}, deep},
+        {"w1", DG_DTYPE_F32, 2, {2, 3}, w1},
+        {"b", DG_DTYPE_F64, 1, {4}, b},
+        {"step", DG_DTYPE_I64, 0, {0}, &step},
+        {"mask", DG_DTYPE_BOOL, 2, {2, 2}, mask},
+        {"h", DG_DTYPE_F16, 1, {3}, h},
+        {"bf", DG_DTYPE_BF16, 3, {1, 1, 2}, bf},
+        {"i32", DG_DTYPE_I32, 1, {2}, i32},
+        {"i16", DG_DTYPE_I16, 1, {3}, i16},
+        {"i8", DG_DTYPE_I8, 1, {5}, i8},
+        {"empty", DG_DTYPE_U8, 2, {0, 5}, NULL},
+        {"u16", DG_DTYPE_U16, 1, {2}, u16},
+        {"u32", DG_DTYPE_U32, 1, {1}, u32},
+        {"u64", DG_DTYPE_U64, 1, {2}, u64},
+        {"deep", DG_DTYPE_F32, 8, {1, 1, 1, 1, 1, 1, 2, 1}, deep},
+        {odd, DG_DTYPE_F32, 1, {1}, deep},
     };
     const int n = (int)(sizeof T / sizeof T[0]);
 
@@ -277,7 +277,7 @@ static void test_round_trip(void **state) {
     assert_int_equal(dg_st_read_f32(f, "w1", 2, (int64_t[]){2, 3}, got, &e), DG_OK);
     assert_memory_equal(got, w1_bits, sizeof got);  /* bit-exact, NaN payload included */
     int64_t scalar;
-    assert_int_equal(dg_st_read(f, "step", DG_I64, 0, NULL, &scalar, &e), DG_OK);
+    assert_int_equal(dg_st_read(f, "step", DG_DTYPE_I64, 0, NULL, &scalar, &e), DG_OK);
     assert_int_equal(scalar, -42);
 
     assert_int_equal(dg_st_meta_count(f), 3);
@@ -327,13 +327,13 @@ static void test_reference_bytes(void **state) {
     assert_non_null(f);
     const dg_st_tensor *t = dg_st_find(f, "test");
     assert_non_null(t);
-    assert_int_equal(t->dtype, DG_I32);
+    assert_int_equal(t->dtype, DG_DTYPE_I32);
     assert_int_equal(t->nbytes, 16);
     dg_st_free(f);
 
     dg_st_writer *w = dg_st_writer_create();
     int32_t z[4] = {0};
-    assert_int_equal(dg_st_writer_add(w, "test", DG_I32, 2, (int64_t[]){2, 2}, z, &e), DG_OK);
+    assert_int_equal(dg_st_writer_add(w, "test", DG_DTYPE_I32, 2, (int64_t[]){2, 2}, z, &e), DG_OK);
     char p[1024];
     path_in(p, sizeof p, "ref.safetensors");
     assert_int_equal(dg_st_writer_write(w, p, &e), DG_OK);
@@ -577,34 +577,34 @@ static void test_writer_rejects(void **state) {
     dg_err e = {0};
     dg_st_writer *w = dg_st_writer_create();
     float x[2] = {1, 2};
-    assert_int_equal(dg_st_writer_add(w, "x", DG_F32, 1, (int64_t[]){2}, x, &e), DG_OK);
-    assert_int_equal(dg_st_writer_add(w, "x", DG_F32, 1, (int64_t[]){2}, x, &e), DG_ERR_ARG);
+    assert_int_equal(dg_st_writer_add(w, "x", DG_DTYPE_F32, 1, (int64_t[]){2}, x, &e), DG_OK);
+    assert_int_equal(dg_st_writer_add(w, "x", DG_DTYPE_F32, 1, (int64_t[]){2}, x, &e), DG_ERR_ARG);
     expect_err(&e, DG_ERR_ARG, "tensor 'x' added twice");
-    assert_int_equal(dg_st_writer_add(w, "__metadata__", DG_F32, 1, (int64_t[]){2}, x, &e), DG_ERR_ARG);
+    assert_int_equal(dg_st_writer_add(w, "__metadata__", DG_DTYPE_F32, 1, (int64_t[]){2}, x, &e), DG_ERR_ARG);
     expect_err(&e, DG_ERR_ARG, "'__metadata__' is not a tensor name");
-    assert_int_equal(dg_st_writer_add(w, "", DG_F32, 1, (int64_t[]){2}, x, &e), DG_ERR_ARG);
+    assert_int_equal(dg_st_writer_add(w, "", DG_DTYPE_F32, 1, (int64_t[]){2}, x, &e), DG_ERR_ARG);
     expect_err(&e, DG_ERR_ARG, "empty tensor name");
-    assert_int_equal(dg_st_writer_add(w, "bad\xc3(", DG_F32, 1, (int64_t[]){2}, x, &e), DG_ERR_ARG);
+    assert_int_equal(dg_st_writer_add(w, "bad\xc3(", DG_DTYPE_F32, 1, (int64_t[]){2}, x, &e), DG_ERR_ARG);
     expect_err(&e, DG_ERR_ARG, "tensor name 'bad?(' is not valid UTF-8");
-    assert_int_equal(dg_st_writer_add(w, "y", DG_F32, 9, (int64_t[]){1, 1, 1, 1, 1, 1, 1, 1, 1}, x, &e),
+    assert_int_equal(dg_st_writer_add(w, "y", DG_DTYPE_F32, 9, (int64_t[]){1, 1, 1, 1, 1, 1, 1, 1, 1}, x, &e),
                      DG_ERR_ARG);
     expect_err(&e, DG_ERR_ARG, "9 dims");
-    assert_int_equal(dg_st_writer_add(w, "y", DG_F32, -1, NULL, x, &e), DG_ERR_ARG);
-    assert_int_equal(dg_st_writer_add(w, "y", DG_F32, 1, (int64_t[]){-2}, x, &e), DG_ERR_ARG);
+    assert_int_equal(dg_st_writer_add(w, "y", DG_DTYPE_F32, -1, NULL, x, &e), DG_ERR_ARG);
+    assert_int_equal(dg_st_writer_add(w, "y", DG_DTYPE_F32, 1, (int64_t[]){-2}, x, &e), DG_ERR_ARG);
     expect_err(&e, DG_ERR_ARG, "tensor 'y': dim 0 is -2");
-    assert_int_equal(dg_st_writer_add(w, "y", DG_F32, 2, (int64_t[]){1ll << 40, 1ll << 40}, x, &e),
+    assert_int_equal(dg_st_writer_add(w, "y", DG_DTYPE_F32, 2, (int64_t[]){1ll << 40, 1ll << 40}, x, &e),
                      DG_ERR_ARG);
     expect_err(&e, DG_ERR_ARG, "shape too large");
     assert_int_equal(dg_st_writer_add(w, "y", (dg_dtype)99, 1, (int64_t[]){2}, x, &e), DG_ERR_ARG);
     expect_err(&e, DG_ERR_ARG, "invalid dtype 99");
-    assert_int_equal(dg_st_writer_add(w, "y", DG_F32, 1, (int64_t[]){2}, NULL, &e), DG_ERR_ARG);
+    assert_int_equal(dg_st_writer_add(w, "y", DG_DTYPE_F32, 1, (int64_t[]){2}, NULL, &e), DG_ERR_ARG);
     expect_err(&e, DG_ERR_ARG, "NULL data");
-    assert_int_equal(dg_st_writer_add(w, "y", DG_F32, 1, NULL, x, &e), DG_ERR_ARG);
-    assert_int_equal(dg_st_writer_add(NULL, "y", DG_F32, 1, (int64_t[]){2}, x, &e), DG_ERR_ARG);
+    assert_int_equal(dg_st_writer_add(w, "y", DG_DTYPE_F32, 1, NULL, x, &e), DG_ERR_ARG);
+    assert_int_equal(dg_st_writer_add(NULL, "y", DG_DTYPE_F32, 1, (int64_t[]){2}, x, &e), DG_ERR_ARG);
     assert_int_equal(dg_st_writer_meta(w, "k\xff", "v", &e), DG_ERR_ARG);
     assert_int_equal(dg_st_writer_meta(w, "k", "v\xff", &e), DG_ERR_ARG);
     assert_int_equal(dg_st_writer_meta(w, "k", NULL, &e), DG_ERR_ARG);
-    assert_int_equal(dg_st_writer_add(w, "y", DG_F32, 1, (int64_t[]){0}, NULL, &e), DG_OK);  /* empty: NULL ok */
+    assert_int_equal(dg_st_writer_add(w, "y", DG_DTYPE_F32, 1, (int64_t[]){0}, NULL, &e), DG_OK);  /* empty: NULL ok */
 
     /* The rejected calls left the writer whole: it writes x and y only. */
     char p[1024];
@@ -624,7 +624,7 @@ static void test_write_fails_cleanly(void **state) {
     dg_err e = {0};
     dg_st_writer *w = dg_st_writer_create();
     float x[3] = {1, 2, 3};
-    assert_int_equal(dg_st_writer_add(w, "x", DG_F32, 1, (int64_t[]){3}, x, &e), DG_OK);
+    assert_int_equal(dg_st_writer_add(w, "x", DG_DTYPE_F32, 1, (int64_t[]){3}, x, &e), DG_OK);
 
     assert_int_equal(dg_st_writer_write(w, "/nonexistent/x.safetensors", &e), DG_ERR_IO);
     expect_err(&e, DG_ERR_IO, "/nonexistent/x.safetensors");

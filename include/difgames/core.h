@@ -38,6 +38,10 @@ uint64_t dg_rng_u64(dg_rng *r);                            /* 64 random bits    
 float    dg_rng_uniform(dg_rng *r, float lo, float hi);    /* U[lo, hi), 24-bit resolution  */
 float    dg_rng_normal(dg_rng *r, float mean, float std);  /* Box-Muller, one draw per call */
 
+/* ---------------------------------------------------------------- clock */
+
+double   dg_clock_s(void);  /* monotonic seconds from an arbitrary start: for timings, never for results */
+
 /* ------------------------------------------------------------- tensors */
 
 typedef enum dg_op {
@@ -96,6 +100,20 @@ uint64_t  dg_ctx_flops(const dg_ctx *ctx);     /* FLOPs of ops and backward sinc
                                                   matrix products exactly (2·M·N·K), elementwise
                                                   ops one a element (two in backward)          */
 void     *dg_ctx_alloc(dg_ctx *ctx, size_t bytes);  /* 64-byte-aligned scratch; NULL + error when full */
+
+/* Arena sizing (as ggml's allocator reserves): size a context from an estimate, then let one run
+ * measure. dg_ctx_run rewinds *ctx and runs job on it; when the arena is too small
+ * (DG_ERR_ARENA_FULL) it replaces *ctx once by one of max(4 x the size, the failed run's need)
+ * bytes, at most max, and runs the job again, so the context settles on the first run and later
+ * runs allocate nothing. job must be repeatable (keep nothing from a run that fails) and return
+ * the context's status. Returns the job's last status; DG_ERR_ARENA_FULL when max is not enough,
+ * DG_ERR_NOMEM when a larger arena cannot be allocated (*ctx's error says which). */
+#define DG_ARENA_MAX ((size_t)1 << 34)  /* 16 GiB: the largest arena dg_ctx_run grows to     */
+typedef dg_status (*dg_ctx_job)(dg_ctx *ctx, void *user);
+dg_status dg_ctx_run(dg_ctx **ctx, size_t max, dg_ctx_job job, void *user);
+/* Makes *ctx an arena of at least bytes: replaced (contents lost) when smaller. DG_OK, or
+ * DG_ERR_NOMEM with *ctx kept and its error set. */
+dg_status dg_ctx_reserve(dg_ctx **ctx, size_t bytes);
 /* Records an error on ctx (the first one sticks) and returns NULL: how ops
  * defined outside the core report bad arguments. */
 dg_tensor *dg_ctx_fail(dg_ctx *ctx, dg_status s, const char *fmt, ...)
@@ -258,7 +276,7 @@ dg_status dg_gradcheck(dg_ctx *ctx, dg_params *p, dg_loss_fn fn, void *user, flo
 
 /* Chain check: writes up to max indices of parameters whose whole gradient is
  * exactly zero (a cut gradient chain) into zero_idx; returns how many there are. */
-int       dg_params_zero_grads(const dg_params *p, int *zero_idx, int max);
+int       dg_params_find_zero_grads(const dg_params *p, int *zero_idx, int max);
 
 #ifdef __cplusplus
 }

@@ -39,7 +39,7 @@
 #include "difgames/image.h"     /* canvas, PNG, GIF, plots                             */
 #include "difgames/physics.h"   /* semi-implicit Euler, soft signed distances          */
 #include "difgames/render.h"    /* Gaussian soft-point renderer                        */
-#include "difgames/policy.h"    /* tanh MLP policies                                   */
+#include "difgames/policy.h"    /* tanh MLPs and the players' policies (dg_policy)      */
 #include "difgames/losses.h"    /* weighted cost terms                                 */
 #include "difgames/env.h"       /* the game interface and registry                     */
 #include "difgames/replay.h"    /* an episode's frames as pictures                     */

@@ -23,13 +23,16 @@
 #include "difgames/config.h"
 #include "difgames/core.h"
 #include "difgames/keys.h"
+#include "difgames/losses.h"  /* DG_LOSS_MAX_TERMS */
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-#define DG_MAX_TERMS 8
 #define DG_MAX_METRICS 4
+#define DG_MAX_HORIZON 10000000   /* most steps of an episode (env.horizon): "no practical limit" */
+#define DG_MAX_MAGNITUDE 1e6f     /* largest speed, acceleration or length a game's keys take   */
+#define DG_RESET_MAX_TRIES 1000000 /* draws of a rejection sampler in reset() before it fails   */
 #define DG_MAX_SHAPES 16
 #define DG_MAX_BODIES 8     /* bodies a game's bodies hook may return */
 
@@ -69,7 +72,9 @@ typedef struct dg_game {
     dg_status (*create)(dg_env *env, dg_cfg *cfg, dg_err *e);
     void (*destroy)(dg_env *env);           /* frees what create allocated; may be NULL */
     /* Draws B initial states (B, state_dim) and episode constants (B, aux_dim). */
-    void (*reset)(const dg_env *env, dg_rng *rng, int B, float *state, float *aux);
+    /* Draws B initial states (B, state_dim) and aux rows; DG_OK, or an error in e (a bounded
+     * rejection sampler that found no state). */
+    dg_status (*reset)(const dg_env *env, dg_rng *rng, int B, float *state, float *aux, dg_err *e);
     dg_tensor *(*observe)(dg_ctx *ctx, const dg_env *env, dg_tensor *state, dg_tensor *aux);
     /* Two-player games (NULL in others): the second player's (evader's) observation, (B, obs2_dim);
      * step and step_cost then get the actions of both, [a, b] (B, act_dim + act2_dim). */
@@ -108,8 +113,8 @@ struct dg_env {
     const char *aux_name;                       /* aux tensor name for --init ("goal") */
     int   aux_user_dim;                         /* columns of it a user gives (<= aux_dim) */
     int   nterms;
-    const char *term_names[DG_MAX_TERMS];       /* "goal", "collision", "energy"     */
-    float term_weights[DG_MAX_TERMS];
+    const char *term_names[DG_LOSS_MAX_TERMS];       /* "goal", "collision", "energy"     */
+    float term_weights[DG_LOSS_MAX_TERMS];
     int   nmetrics;
     const char *metric_names[DG_MAX_METRICS];   /* "capture_rate", ...               */
     const char *size_key;                       /* config key of a per-row image size

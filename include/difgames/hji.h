@@ -26,7 +26,7 @@
  * - Time is time-to-go tau >= 0. The solver integrates
  *       phi_tau + H(x, grad phi) = 0,   phi(x, 0) = v0(x)     (BRS)
  *   forward in tau. For a game, H(x, p) = -(p.f(x) + ext_u p.G(x)u + ext_d p.D(x)d),
- *   ext = max for a DG_HJI_MAX player and min for a DG_HJI_MIN one, so
+ *   ext = max for a DG_HJI_ROLE_MAX player and min for a DG_HJI_ROLE_MIN one, so
  *   phi(x, tau) is the value of the game whose payoff is v0(x(tau)): the
  *   maximiser pushes it up, the minimiser down. {phi <= 0} is the set from
  *   which the minimiser can force the state into {v0 <= 0} at time tau.
@@ -63,21 +63,21 @@ typedef enum dg_hji_bc {           /* boundary of a grid axis (ghost cells)     
     DG_HJI_BC_PERIODIC             /* the axis wraps (angles); set by dg_hji_grid_init                */
 } dg_hji_bc;
 typedef enum dg_hji_deriv {        /* one-sided spatial derivatives p-, p+                            */
-    DG_HJI_UPWIND1 = 0,            /* first order (ToolboxLS upwindFirstFirst)                        */
-    DG_HJI_ENO2,                   /* second order ENO (upwindFirstENO2)                              */
-    DG_HJI_ENO3,                   /* third order ENO (upwindFirstENO3)                               */
-    DG_HJI_WENO5                   /* fifth order WENO, Jiang-Peng (upwindFirstWENO5)                 */
+    DG_HJI_DERIV_UPWIND1 = 0,      /* first order (ToolboxLS upwindFirstFirst)                        */
+    DG_HJI_DERIV_ENO2,             /* second order ENO (upwindFirstENO2)                              */
+    DG_HJI_DERIV_ENO3,             /* third order ENO (upwindFirstENO3)                               */
+    DG_HJI_DERIV_WENO5             /* fifth order WENO, Jiang-Peng (upwindFirstWENO5)                 */
 } dg_hji_deriv;
 typedef enum dg_hji_time {         /* time integration                                                */
-    DG_HJI_EULER = 0,              /* forward Euler                                                   */
-    DG_HJI_RK2,                    /* TVD Runge-Kutta 2 (Heun)                                        */
-    DG_HJI_RK3                     /* TVD Runge-Kutta 3 (Shu-Osher)                                   */
+    DG_HJI_TIME_EULER = 0,         /* forward Euler                                                   */
+    DG_HJI_TIME_RK2,               /* TVD Runge-Kutta 2 (Heun)                                        */
+    DG_HJI_TIME_RK3                /* TVD Runge-Kutta 3 (Shu-Osher)                                   */
 } dg_hji_time;
 typedef enum dg_hji_accuracy {     /* ToolboxLS presets                                               */
-    DG_HJI_LOW = 0,                /* UPWIND1 + EULER                                                 */
-    DG_HJI_MEDIUM,                 /* ENO2 + RK2                                                      */
-    DG_HJI_HIGH,                   /* ENO3 + RK3                                                      */
-    DG_HJI_VERY_HIGH,              /* WENO5 + RK3                                                     */
+    DG_HJI_ACCURACY_LOW = 0,       /* UPWIND1 + EULER                                                 */
+    DG_HJI_ACCURACY_MEDIUM,        /* ENO2 + RK2                                                      */
+    DG_HJI_ACCURACY_HIGH,          /* ENO3 + RK3                                                      */
+    DG_HJI_ACCURACY_VERY_HIGH,     /* WENO5 + RK3                                                     */
     DG_HJI_ACCURACY_COUNT
 } dg_hji_accuracy;
 typedef enum dg_hji_diss {         /* Lax-Friedrichs dissipation alpha_i(x), as ToolboxLS:            */
@@ -87,17 +87,17 @@ typedef enum dg_hji_diss {         /* Lax-Friedrichs dissipation alpha_i(x), as 
     DG_HJI_DISS_GLOBAL_MAX         /* GLOBAL's alpha maxed over the grid (hj_reachability's global)   */
 } dg_hji_diss;
 typedef enum dg_hji_mode {         /* what is computed                                                */
-    DG_HJI_BRS = 0,                /* reachable set: the plain PDE                                    */
-    DG_HJI_BRT,                    /* reachable tube: phi_tau = min(0, -H)                            */
-    DG_HJI_BRT_TARGET              /* reachable tube: phi = min(phi, v0) after each step              */
+    DG_HJI_MODE_BRS = 0,           /* reachable set: the plain PDE                                    */
+    DG_HJI_MODE_BRT,               /* reachable tube: phi_tau = min(0, -H)                            */
+    DG_HJI_MODE_BRT_TARGET         /* reachable tube: phi = min(phi, v0) after each step              */
 } dg_hji_mode;
 typedef enum dg_hji_weno_eps {     /* WENO5 smoothness epsilon                                        */
-    DG_HJI_EPS_GRID = 0,           /* 1e-6 max_grid(D1^2) + 1e-99, per axis (ToolboxLS default)       */
-    DG_HJI_EPS_CONST               /* 1e-6 (Jiang-Peng)                                               */
+    DG_HJI_WENO_EPS_GRID = 0,      /* 1e-6 max_grid(D1^2) + 1e-99, per axis (ToolboxLS default)       */
+    DG_HJI_WENO_EPS_CONST          /* 1e-6 (Jiang-Peng)                                               */
 } dg_hji_weno_eps;
-typedef enum dg_hji_real { DG_HJI_F64 = 0, DG_HJI_F32 } dg_hji_real;  /* value precision          */
-typedef enum dg_hji_role { DG_HJI_MIN = 0, DG_HJI_MAX } dg_hji_role;  /* a player's aim             */
-typedef enum dg_hji_set  { DG_HJI_BOX = 0, DG_HJI_BALL } dg_hji_set;  /* a player's input bounds    */
+typedef enum dg_hji_real { DG_HJI_REAL_F64 = 0, DG_HJI_REAL_F32 } dg_hji_real;  /* value precision          */
+typedef enum dg_hji_role { DG_HJI_ROLE_MIN = 0, DG_HJI_ROLE_MAX } dg_hji_role;  /* a player's aim             */
+typedef enum dg_hji_set  { DG_HJI_SET_BOX = 0, DG_HJI_SET_BALL } dg_hji_set;  /* a player's input bounds    */
 
 /* ------------------------------------------------------------------- grid */
 /* Axis k has n[k] nodes lo[k] + i dx[k]. A plain axis spans [lo, hi] with dx = (hi - lo)/(n - 1);

@@ -13,7 +13,7 @@
  * One-player games only (a learned second player is refused).
  *
  *     dg_pg_opts o;
- *     dg_pg_opts_default(&o, DG_PG_PPO);
+ *     dg_pg_opts_default(&o, DG_PG_ALGO_PPO);
  *     dg_pg *pg = dg_pg_create(env, &o, &e);
  *     dg_pg_eval *ev = dg_pg_eval_create(env, 256, 12345, 1, &e);
  *     for (int i = 0; i < 100; i++) {
@@ -52,8 +52,8 @@ extern "C" {
 #endif
 
 typedef enum dg_pg_algo {
-    DG_PG_PPO,        /* clipped surrogate, GAE(λ), several epochs of minibatches */
-    DG_PG_REINFORCE,  /* reward-to-go minus a learned value, one step a batch     */
+    DG_PG_ALGO_PPO,        /* clipped surrogate, GAE(λ), several epochs of minibatches */
+    DG_PG_ALGO_REINFORCE,  /* reward-to-go minus a learned value, one step a batch     */
 } dg_pg_algo;
 
 typedef struct dg_pg_opts {

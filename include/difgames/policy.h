@@ -1,4 +1,4 @@
-/* difgames policy: small tanh MLPs.
+/* difgames policy: small tanh MLPs, and the players' policies built from them.
  *
  * Layers in -> hidden... -> out with tanh after every layer (the last tanh
  * bounds the action to [-1, 1]). Parameters are named as a PyTorch
@@ -11,6 +11,7 @@
 #define DIFGAMES_POLICY_H
 
 #include "difgames/core.h"
+#include "difgames/env.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -35,6 +36,21 @@ void       dg_mlp_reset_params(const dg_mlp *m, dg_params *p, dg_rng *rng);
 dg_tensor *dg_mlp_forward(dg_ctx *ctx, const dg_mlp *m, dg_params *p, dg_tensor *x);
 /* Multiply-adds of one forward for a batch of B (for FLOP counts). */
 int64_t    dg_mlp_macs(const dg_mlp *m, int B);
+
+/* The players' policies: one MLP for one-player games, two (pursuer "net",
+ * evader "evader") for two-player games, all in one dg_params. */
+#define DG_MAX_PLAYERS 2
+typedef struct dg_policy {
+    int    n;                             /* env->nplayers                        */
+    dg_mlp mlp[DG_MAX_PLAYERS];           /* [0] the agent / pursuer, [1] evader  */
+} dg_policy;
+
+/* The policies for env: an MLP obs_dim -> hidden... -> act_dim named "net.*",
+ * and for two-player games one obs2_dim -> hidden... -> act2_dim named "evader.*". */
+dg_status dg_policy_create(const dg_env *env, const int *hidden, int nhidden, dg_policy *pol,
+                           dg_params **p, dg_err *e);
+/* PyTorch's nn.Linear initialisation of every player's MLP. */
+void      dg_policy_reset_params(const dg_policy *pol, dg_params *p, dg_rng *rng);
 
 #ifdef __cplusplus
 }

@@ -26,7 +26,7 @@
  * one go; the file appears whole under its name or not at all.
  *
  *   dg_st_writer *w = dg_st_writer_create();
- *   dg_st_writer_add(w, "w1", DG_F32, 2, (int64_t[]){64, 4}, w1, &e);
+ *   dg_st_writer_add(w, "w1", DG_DTYPE_F32, 2, (int64_t[]){64, 4}, w1, &e);
  *   dg_st_writer_meta(w, "epoch", "120", &e);
  *   dg_st_writer_write(w, "snap.safetensors", &e);
  *   dg_st_writer_free(w);
@@ -48,10 +48,10 @@ extern "C" {
 
 /* Element types, named as in the file ("F32", "BF16", ...). */
 typedef enum dg_dtype {
-    DG_F32 = 0, DG_F64, DG_F16, DG_BF16,    /* floats (F16/BF16 as raw 16-bit words)   */
-    DG_I64, DG_I32, DG_I16, DG_I8,          /* signed integers                         */
-    DG_U64, DG_U32, DG_U16, DG_U8,          /* unsigned integers                       */
-    DG_BOOL,                                /* one byte, 0 or 1                        */
+    DG_DTYPE_F32 = 0, DG_DTYPE_F64, DG_DTYPE_F16, DG_DTYPE_BF16, /* floats (F16/BF16 as raw 16-bit words) */
+    DG_DTYPE_I64, DG_DTYPE_I32, DG_DTYPE_I16, DG_DTYPE_I8,       /* signed integers */
+    DG_DTYPE_U64, DG_DTYPE_U32, DG_DTYPE_U16, DG_DTYPE_U8,       /* unsigned integers */
+    DG_DTYPE_BOOL,                                               /* one byte, 0 or 1 */
     DG_DTYPE_COUNT
 } dg_dtype;
 

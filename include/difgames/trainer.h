@@ -14,6 +14,8 @@
 #ifndef DIFGAMES_TRAINER_H
 #define DIFGAMES_TRAINER_H
 
+#include <signal.h>  /* sig_atomic_t */
+
 #include "difgames/config.h"
 #include "difgames/core.h"
 #include "difgames/env.h"
@@ -24,11 +26,12 @@ extern "C" {
 #endif
 
 #define DG_MAX_SNAPSHOTS 64
+#define DG_MAX_EPOCHS 100000000   /* most epochs or iterations of a run: "no practical limit" */
 
 typedef enum dg_game_solver {
-    DG_GDA,             /* simultaneous gradient descent-ascent            */
-    DG_OPTIMISTIC,      /* optimistic GDA: steps on 2 g_t - g_{t-1}        */
-    DG_EXTRAGRADIENT,   /* extra-Adam: a look-ahead step, then the real one */
+    DG_GAME_SOLVER_GDA,           /* simultaneous gradient descent-ascent */
+    DG_GAME_SOLVER_OPTIMISTIC,    /* optimistic GDA: steps on 2 g_t - g_{t-1} */
+    DG_GAME_SOLVER_EXTRAGRADIENT, /* extra-Adam: a look-ahead step, then the real one */
 } dg_game_solver;
 
 typedef struct dg_train_opts {
@@ -63,14 +66,6 @@ void      dg_train_opts_default(dg_train_opts *o);
 /* The keys dg_train_opts_read reads, as a table (`difgames keys` lists it); *n gets their number. */
 const dg_key *dg_train_keys(int *n);
 
-/* The players' policies: one MLP for one-player games, two (pursuer "net",
- * evader "evader") for two-player games, all in one dg_params. */
-#define DG_MAX_PLAYERS 2
-typedef struct dg_policy {
-    int    n;                             /* env->nplayers                        */
-    dg_mlp mlp[DG_MAX_PLAYERS];           /* [0] the agent / pursuer, [1] evader  */
-} dg_policy;
-
 /* What a job will allocate, in bytes, by kind: to refuse sizes that cannot fit
  * (dg_mem_check) before allocating them. */
 typedef struct dg_mem_parts {
@@ -95,13 +90,6 @@ double      dg_train_output_bytes(const dg_env *env, const dg_train_opts *o);
  * the game's image size key (env->size_key) when its episode constants do, else "train.batch". */
 const char *dg_train_memory_key(const dg_env *env, const dg_mem_parts *m);
 
-/* The policies for env: an MLP obs_dim -> hidden... -> act_dim named "net.*",
- * and for two-player games one obs2_dim -> hidden... -> act2_dim named "evader.*". */
-dg_status dg_policy_create(const dg_env *env, const int *hidden, int nhidden, dg_policy *pol,
-                           dg_params **p, dg_err *e);
-/* PyTorch's nn.Linear initialisation of every player's MLP. */
-void      dg_policy_reset_params(const dg_policy *pol, dg_params *p, dg_rng *rng);
-
 /* One episode of B rows on ctx from state0 (B, state_dim) and aux (B, aux_dim):
  * returns the loss (1), Σ_t Σ_i w_i term_i,t / H with batch means taken as
  * sums · inv_batch. terms (if not NULL) gets each weighted term; traj (if not
@@ -125,7 +113,7 @@ dg_status  dg_episode_grad(dg_ctx *ctx, const dg_env *env, const dg_policy *pol,
 typedef struct dg_epoch_stats {
     int    epoch;                         /* 1-based                             */
     double loss;
-    float  terms[DG_MAX_TERMS];           /* weighted, they add up to the loss    */
+    float  terms[DG_LOSS_MAX_TERMS];           /* weighted, they add up to the loss    */
     double grad_norm;                     /* before clipping                      */
     double lr;                            /* the rate this epoch's step used      */
     double ms;                            /* wall time of the epoch               */
@@ -136,19 +124,19 @@ typedef struct dg_epoch_stats {
 } dg_epoch_stats;
 
 typedef enum dg_train_event_kind {
-    DG_EV_INIT,        /* loss terms at initialisation (stats of epoch 1, before its step) */
-    DG_EV_ZERO_GRAD,   /* a parameter's gradient is exactly zero on the first batch (param) */
-    DG_EV_EPOCH,       /* an epoch finished (stats)                                         */
-    DG_EV_NAN,         /* non-finite loss/gradient: rolled back, lr halved (stats, lr)      */
-    DG_EV_SNAPSHOT,    /* a file was written (path)                                         */
+    DG_TRAIN_EV_INIT,      /* loss terms at initialisation (stats of epoch 1, before its step) */
+    DG_TRAIN_EV_ZERO_GRAD, /* a parameter's gradient is exactly zero on the first batch (param) */
+    DG_TRAIN_EV_EPOCH,     /* an epoch finished (stats) */
+    DG_TRAIN_EV_NAN,       /* non-finite loss/gradient: rolled back, lr halved (stats, lr) */
+    DG_TRAIN_EV_SNAPSHOT,  /* a file was written (path) */
 } dg_train_event_kind;
 
 typedef struct dg_train_event {
     dg_train_event_kind   kind;
     const dg_epoch_stats *stats;
-    const char           *param;         /* DG_EV_ZERO_GRAD */
-    const char           *path;          /* DG_EV_SNAPSHOT  */
-    double                lr;            /* DG_EV_NAN: the new rate */
+    const char           *param;         /* DG_TRAIN_EV_ZERO_GRAD */
+    const char           *path;          /* DG_TRAIN_EV_SNAPSHOT  */
+    double                lr;            /* DG_TRAIN_EV_NAN: the new rate */
 } dg_train_event;
 
 typedef void (*dg_train_cb)(const dg_train_event *ev, void *user);
@@ -165,7 +153,8 @@ void        dg_trainer_free(dg_trainer *t);                       /* NULL is har
  * final.safetensors and loss.png into out_dir.
  * *stop (may be NULL) is polled between epochs: set it to stop early
  * (a final snapshot is still written; returns DG_ERR_INTERRUPTED). */
-dg_status   dg_trainer_run(dg_trainer *t, dg_train_cb cb, void *user, volatile int *stop, dg_err *e);
+dg_status   dg_trainer_run(dg_trainer *t, dg_train_cb cb, void *user, volatile sig_atomic_t *stop,
+                        dg_err *e);
 /* Restores a run from a resume.safetensors file (written into out_dir at
  * snapshot epochs, every resume_every epochs and at the end): parameters, Adam
  * moments and step, the NaN guard's state, the RNG, the batch, the metrics so

@@ -35,7 +35,7 @@ typedef struct timing {
 
 static void on_event(const dg_train_event *ev, void *user) {
     timing *t = user;
-    if (ev->kind != DG_EV_EPOCH || ev->stats->epoch <= t->warmup || t->n == t->cap) return;
+    if (ev->kind != DG_TRAIN_EV_EPOCH || ev->stats->epoch <= t->warmup || t->n == t->cap) return;
     t->ms[t->n] = ev->stats->ms;
     t->flops[t->n] = ev->stats->flops;
     t->n++;
@@ -61,10 +61,10 @@ int cmd_bench(int argc, char **argv) {
         return EXIT_USAGE;
     }
     int epochs = 30, warmup = 3, hidden = 0, ck = -2;
-    if ((epochs_s && !cli_int("bench", "--epochs", epochs_s, 1, 1000000, &epochs)) ||
-        (warmup_s && !cli_int("bench", "--warmup", warmup_s, 1, 1000000, &warmup)) ||
+    if ((epochs_s && !cli_int("bench", "--epochs", epochs_s, 1, DG_MAX_EPOCHS, &epochs)) ||
+        (warmup_s && !cli_int("bench", "--warmup", warmup_s, 1, DG_MAX_EPOCHS, &warmup)) ||
         (hidden_s && !cli_int("bench", "--hidden", hidden_s, 1, 65536, &hidden)) ||
-        (ck_s && !cli_int("bench", "--checkpoint", ck_s, -1, 100000000, &ck)))
+        (ck_s && !cli_int("bench", "--checkpoint", ck_s, -1, DG_MAX_HORIZON, &ck)))
         return EXIT_USAGE;
     char total_s[32];
     snprintf(total_s, sizeof total_s, "%d", epochs + warmup);

@@ -51,6 +51,18 @@ void cli_error(const char *cmd, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)))
 #endif
     ;
+/* The one progress bar: "\r[######......] text" on stderr when tty is set (stderr a terminal),
+ * redrawn at most ten times a second, always when first is set or done (frac >= 1), which ends
+ * the line. */
+typedef struct cli_bar {
+    int    tty;    /* draw at all: isatty(2) and not --quiet */
+    double last;   /* dg_clock_s() of the last draw          */
+} cli_bar;
+void cli_bar_draw(cli_bar *b, double frac, int first, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
 /* Appends printf-style text to the NUL-terminated string in buf (cap bytes),
  * cut at the end of buf; nothing when buf is full already. */
 void cli_catf(char *buf, size_t cap, const char *fmt, ...)

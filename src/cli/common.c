@@ -25,6 +25,25 @@ void cli_error(const char *cmd, const char *fmt, ...) {
     fputc('\n', stderr);
 }
 
+void cli_bar_draw(cli_bar *b, double frac, int first, const char *fmt, ...) {
+    enum { WIDTH = 30 };
+    if (!b->tty) return;
+    const double now = dg_clock_s();
+    const int done = frac >= 1.0;
+    if (now - b->last < 0.1 && !first && !done) return;
+    b->last = now;
+    const int fill = done ? WIDTH : frac > 0.0 ? (int)(WIDTH * frac) : 0;
+    char bar[WIDTH + 1];
+    for (int i = 0; i < WIDTH; i++) bar[i] = i < fill ? '#' : '.';
+    bar[WIDTH] = 0;
+    fprintf(stderr, "\r[%s] ", bar);
+    va_list ap;
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    if (done) fputc('\n', stderr);
+}
+
 void cli_catf(char *buf, size_t cap, const char *fmt, ...) {
     const size_t o = strnlen(buf, cap);
     if (o + 1 >= cap) return;
@@ -356,32 +375,45 @@ done:
     return B;
 }
 
+typedef struct rollout_job {
+    const dg_env *env;
+    const dg_policy *m;
+    dg_params *p;
+    const float *state0, *aux;
+    int B, backward;
+    float *terms, *traj;
+    dg_tensor *loss;
+} rollout_job;
+
+static dg_status run_rollout(dg_ctx *ctx, void *user) {
+    rollout_job *j = user;
+    j->loss = dg_rollout(ctx, j->env, j->m, j->p, j->state0, j->aux, j->B, 1.0f / (float)j->B, j->terms,
+                         j->traj, j->B);
+    if (j->loss && j->backward) dg_backward(ctx, j->loss);
+    return dg_ctx_status(ctx);
+}
+
 dg_ctx *cli_rollout(const char *cmd, const dg_env *env, const dg_policy *m, dg_params *p,
                     const float *state0, const float *aux, int B, int backward, float *terms,
                     float *traj, dg_tensor **loss) {
     int hidden[DG_MLP_MAX_LAYERS];
     for (int i = 0; i + 1 < m->mlp[0].nlayers; i++) hidden[i] = m->mlp[0].sizes[i + 1];
-    /* the measured tape (never short for a shipped game; grown below if it is) */
+    /* the measured tape (never short for a shipped game; dg_ctx_run grows it if it is) */
     size_t cap = (size_t)dg_rollout_memory(env, hidden, m->mlp[0].nlayers - 1, B, env->horizon, backward);
     if (cap < ((size_t)1 << 20)) cap = (size_t)1 << 20;
-    for (;;) {
-        dg_ctx *ctx = dg_ctx_create(cap);
-        if (!ctx) {
-            cli_error(cmd, "out of memory for a %zu MiB arena", cap >> 20);
-            return NULL;
-        }
-        *loss = dg_rollout(ctx, env, m, p, state0, aux, B, 1.0f / (float)B, terms, traj, B);
-        if (*loss && backward) dg_backward(ctx, *loss);
-        dg_status st = dg_ctx_status(ctx);
-        if (st == DG_OK) return ctx;
-        if (st != DG_ERR_ARENA_FULL || cap >= ((size_t)1 << 40)) {
-            cli_error(cmd, "%s", dg_ctx_error(ctx));
-            dg_ctx_free(ctx);
-            return NULL;
-        }
-        dg_ctx_free(ctx);
-        cap *= 2;
+    dg_ctx *ctx = dg_ctx_create(cap);
+    if (!ctx) {
+        cli_error(cmd, "out of memory for a %zu MiB arena", cap >> 20);
+        return NULL;
     }
+    rollout_job j = {env, m, p, state0, aux, B, backward, terms, traj, NULL};
+    if (dg_ctx_run(&ctx, DG_ARENA_MAX, run_rollout, &j) != DG_OK) {
+        cli_error(cmd, "%s", dg_ctx_error(ctx));
+        dg_ctx_free(ctx);
+        return NULL;
+    }
+    *loss = j.loss;
+    return ctx;
 }
 
 int cli_load_policy(const char *cmd, const cli_setup *s, const char *ckpt, dg_policy *m, dg_params **p) {

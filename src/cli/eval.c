@@ -86,7 +86,12 @@ int cmd_eval(int argc, char **argv) {
         }
         dg_rng rng;
         dg_rng_seed(&rng, s.opts.seed);
-        env->game->reset(env, &rng, B, state, aux);
+        dg_err re = {0};
+        if (env->game->reset(env, &rng, B, state, aux, &re) != DG_OK) {
+            cli_error("eval", "%s", re.msg);
+            rc = EXIT_FAIL;
+            goto done;
+        }
     }
     if (init && !fits(env, &s.opts, p, B, grad_out != NULL, "the rows of --init or --horizon")) {
         rc = EXIT_USAGE;
@@ -100,7 +105,7 @@ int cmd_eval(int argc, char **argv) {
             goto done;
         }
     }
-    float terms[DG_MAX_TERMS];
+    float terms[DG_LOSS_MAX_TERMS];
     dg_tensor *loss;
     dg_params_zero_grad(p);
     ctx = cli_rollout("eval", env, &m, p, state, aux, B, grad_out != NULL, terms, traj, &loss);

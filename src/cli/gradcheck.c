@@ -36,7 +36,7 @@ static dg_tensor *step_loss(dg_ctx *ctx, dg_params *p, void *user) {
     dg_tensor *aux = env->aux_dim ? dg_from(ctx, 2, (int[]){c->B, env->aux_dim}, c->aux) : NULL;
     dg_tensor *next = env->game->step(ctx, env, state, aux, action);
     if (!next) return NULL;
-    dg_tensor *terms[DG_MAX_TERMS] = {0};
+    dg_tensor *terms[DG_LOSS_MAX_TERMS] = {0};
     env->game->step_cost(ctx, env, next, aux, action, 1.0f / (float)c->B, terms);
     dg_tensor *total = NULL;
     for (int i = 0; i < env->nterms; i++) {
@@ -109,7 +109,11 @@ int cmd_gradcheck(int argc, char **argv) {
     }
     dg_rng rng;
     dg_rng_seed(&rng, s.opts.seed);
-    env.game->reset(&env, &rng, B, state, aux);
+    if (env.game->reset(&env, &rng, B, state, aux, &e) != DG_OK) {
+        cli_error("gradcheck", "%s", e.msg);
+        rc = EXIT_FAIL;
+        goto done;
+    }
     printf("gradcheck %s: batch %d, eps %g, tolerance %g\n", env.game->name, B, eps, tol);
 
     /* 1. step + step_cost w.r.t. state and action, at a state the game reaches
@@ -168,12 +172,12 @@ int cmd_gradcheck(int argc, char **argv) {
     snprintf(what, sizeof what, "episode of %d steps (policy)", env.horizon);
     report(what, pp, &r2, tol);
     int zero[8];
-    const int nz = dg_params_zero_grads(pp, zero, 8);
+    const int nz = dg_params_find_zero_grads(pp, zero, 8);
     dg_params_zero_grad(pp);
     dg_ctx_reset(ctx);
     dg_tensor *l = episode_loss(ctx, pp, &ec);
     if (l) dg_backward(ctx, l);
-    const int nz2 = dg_params_zero_grads(pp, zero, 8);
+    const int nz2 = dg_params_find_zero_grads(pp, zero, 8);
     for (int i = 0; i < nz2 && i < 8; i++)
         printf("warning: parameter '%s' has an exactly zero gradient (cut chain?)\n", pp->info[zero[i]].name);
     (void)nz;

@@ -7,7 +7,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "cli/cli.h"
@@ -73,13 +72,7 @@ static int parse_list(const char *cmd, const char *flag, const char *text, doubl
     return n > max ? -1 : n;
 }
 
-static double now_s(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-typedef struct bar { int tty; double last; const char *banner; } bar;
+typedef struct bar { cli_bar bar; const char *banner; } bar;
 
 static int on_progress(void *user, const dg_hji_progress *pr) {
     bar *b = user;
@@ -87,19 +80,9 @@ static int on_progress(void *user, const dg_hji_progress *pr) {
         fputs(b->banner, stderr);
         b->banner = NULL;
     }
-    const double now = now_s();
-    if (now - b->last < 0.1 && pr->t < pr->t_end) return 0;
-    b->last = now;
-    const double f = pr->t_end > 0 ? pr->t / pr->t_end : 1;
-    if (b->tty) {
-        char s[41];
-        for (int i = 0; i < 40; i++) s[i] = i < (int)(40 * f) ? '#' : '.';
-        s[40] = 0;
-        const double eta = f > 0 ? pr->seconds * (1 - f) / f : 0;
-        fprintf(stderr, "\r[%s] t %.3f / %.3f  step %lld  ETA %.1fs  ", s, pr->t, pr->t_end,
-                (long long)pr->step, eta);
-        if (pr->t >= pr->t_end) fputc('\n', stderr);
-    }
+    const double f = pr->t_end > 0 && pr->t < pr->t_end ? pr->t / pr->t_end : 1;
+    const double eta = f > 0 ? pr->seconds * (1 - f) / f : 0;
+    cli_bar_draw(&b->bar, f, 0, "t %.3f / %.3f  step %lld  ETA %.1fs  ", pr->t, pr->t_end, (long long)pr->step, eta);
     return 0;
 }
 
@@ -120,7 +103,7 @@ static dg_hji_problem *load_problem(const char *cmd, const char *config, const c
         return NULL;
     }
     if (threads >= 0) p->opts.threads = threads;
-    if (f32) p->opts.real = DG_HJI_F32;
+    if (f32) p->opts.real = DG_HJI_REAL_F32;
     *cfg_out = cfg;
     return p;
 }
@@ -189,14 +172,14 @@ static int hji_solve(int argc, char **argv) {
         goto done;
     }
     char banner[256];
-    bar b = {.tty = isatty(2), .banner = banner};
+    bar b = {.bar = {.tty = isatty(2)}, .banner = banner};
     p->opts.progress = on_progress;
     p->opts.progress_user = &b;
     snprintf(banner, sizeof banner, "solving %s: grid", p->name);
     for (int k = 0; k < p->grid.ndim; k++) cli_catf(banner, sizeof banner, "%s%d", k ? "x" : " ", p->grid.n[k]);
-    cli_catf(banner, sizeof banner, ", t_end %g, memory about %.1f MiB, %s\n", p->t_end, mem_mib, dg_hji_accuracy_name(p->opts.deriv == DG_HJI_WENO5 ? DG_HJI_VERY_HIGH
-                                                    : p->opts.deriv == DG_HJI_ENO3 ? DG_HJI_HIGH
-                                                    : p->opts.deriv == DG_HJI_ENO2 ? DG_HJI_MEDIUM : DG_HJI_LOW));
+    cli_catf(banner, sizeof banner, ", t_end %g, memory about %.1f MiB, %s\n", p->t_end, mem_mib, dg_hji_accuracy_name(p->opts.deriv == DG_HJI_DERIV_WENO5 ? DG_HJI_ACCURACY_VERY_HIGH
+                                                    : p->opts.deriv == DG_HJI_DERIV_ENO3 ? DG_HJI_ACCURACY_HIGH
+                                                    : p->opts.deriv == DG_HJI_DERIV_ENO2 ? DG_HJI_ACCURACY_MEDIUM : DG_HJI_ACCURACY_LOW));
     dg_hji_stats st;
     if (dg_hji_solve(&p->grid, &p->game, &p->opts, p->target, p->obstacle, nt, times, vals, &st, &e) != DG_OK) {
         cli_error("hji solve", "%s: %s", config, e.msg);
@@ -438,7 +421,7 @@ static int hji_play(int argc, char **argv) {
         goto done;
     }
     int max_steps = PLAY_MAX_STEPS;
-    if (maxsteps_s && !cli_int("hji play", "--max-steps", maxsteps_s, 1, 100000000, &max_steps)) {
+    if (maxsteps_s && !cli_int("hji play", "--max-steps", maxsteps_s, 1, DG_HJI_MAX_STEPS, &max_steps)) {
         rc = EXIT_USAGE;
         goto done;
     }
@@ -605,7 +588,12 @@ static int hji_versus(int argc, char **argv) {
     if ((rc = value_read("hji versus", &vf, vf.nt - 1, V))) goto done;
     dg_rng rng;
     dg_rng_seed(&rng, s.opts.seed);
-    env->game->reset(env, &rng, B, st0, NULL);
+    dg_err re = {0};
+    if (env->game->reset(env, &rng, B, st0, NULL, &re) != DG_OK) {
+        cli_error("hji versus", "%s", re.msg);
+        rc = EXIT_FAIL;
+        goto done;
+    }
     const double r = hp->param[3];
     int inside = 0;  /* starts from which the value says the pursuer can force capture by t_end */
     for (int i = 0; i < B; i++) {

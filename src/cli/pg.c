@@ -6,7 +6,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "cli/cli.h"
 #include "difgames/checkpoint.h"
@@ -89,18 +88,12 @@ typedef struct run {
     /* BPTT */
     dg_trainer   *trainer;
     int           bptt_B, bptt_epochs;
-    volatile int  stop;
+    volatile sig_atomic_t stop;
     int           failed;
     char          err[DG_ERR_LEN];
 } run;
 
 /* ------------------------------------------------------- internal helpers */
-
-static double now_s(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 /* The first point of the grid 10^(k / epd) above steps. */
 static double grid_next(double steps, int epd) {
@@ -163,7 +156,7 @@ static double evaluate(run *r, const char *method, int iter, int64_t steps, doub
 /* BPTT epochs: evaluate on the grid of env steps (batch x horizon an epoch). */
 static void on_bptt(const dg_train_event *ev, void *user) {
     run *r = user;
-    if (ev->kind != DG_EV_EPOCH || r->failed) return;
+    if (ev->kind != DG_TRAIN_EV_EPOCH || r->failed) return;
     const int epoch = ev->stats->epoch;
     const int64_t steps = (int64_t)epoch * r->bptt_B * r->env->horizon;
     if ((double)steps >= r->next_eval || epoch == r->bptt_epochs) {
@@ -230,7 +223,7 @@ static int run_pg(run *r, const dg_env *env, const dg_pg_opts *o, int iters, int
         fprintf(stderr, "\n");
     }
     double l = evaluate(r, "pg", 0, 0, NAN, dg_pg_policy(pg), dg_pg_policy_params(pg));
-    const double t0 = now_s();
+    const double t0 = dg_clock_s();
     int it = 0, below = l <= stop_below;  /* consecutive evaluations at or below stop_below */
     double last_print = t0;
     while (!r->failed && below < stop_after) {
@@ -248,7 +241,7 @@ static int run_pg(run *r, const dg_env *env, const dg_pg_opts *o, int iters, int
             l = evaluate(r, "pg", it, st.env_steps, st.sample_loss, dg_pg_policy(pg), dg_pg_policy_params(pg));
             below = l <= stop_below ? below + 1 : 0;
         }
-        const double now = now_s();
+        const double now = dg_clock_s();
         if (!r->quiet && (do_eval || now - last_print > 10.0)) {
             last_print = now;
             fprintf(stderr, "pg seed %d iter %d steps %lld sample loss %.5g", r->seed, it,
@@ -489,7 +482,7 @@ int cmd_pg(int argc, char **argv) {
         cli_error("pg", "--config FILE is required (see --help)");
         return EXIT_USAGE;
     }
-    dg_pg_algo algo = DG_PG_PPO;
+    dg_pg_algo algo = DG_PG_ALGO_PPO;
     if (algo_s && !dg_pg_algo_parse(algo_s, &algo)) {
         cli_error("pg", "--algo: expected ppo or reinforce, got '%s'", algo_s);
         return EXIT_USAGE;
@@ -498,7 +491,7 @@ int cmd_pg(int argc, char **argv) {
     dg_pg_opts_default(&o, algo);
     int iters = 500, eval_batch = 256, eval_seed = 1000003, epd = 40, bptt_epochs = 0, stop_after = 1;
     double maxsteps_d = 0, stop_below = -INFINITY;
-    if ((v_iters && !cli_int("pg", "--iters", v_iters, 1, 100000000, &iters)) ||
+    if ((v_iters && !cli_int("pg", "--iters", v_iters, 1, DG_MAX_EPOCHS, &iters)) ||
         (v_batch && !cli_int("pg", "--batch", v_batch, 1, 1 << 20, &o.batch)) ||
         (v_epochs && !cli_int("pg", "--epochs", v_epochs, 1, 1000, &o.pi_epochs)) ||
         (v_vfepochs && !cli_int("pg", "--vf-epochs", v_vfepochs, 0, 1000, &o.vf_epochs)) ||
@@ -507,8 +500,8 @@ int cmd_pg(int argc, char **argv) {
         (v_evb && !cli_int("pg", "--eval-batch", v_evb, 1, 1 << 20, &eval_batch)) ||
         (v_evseed && !cli_int("pg", "--eval-seed", v_evseed, 0, 2147483647, &eval_seed)) ||
         (v_epd && !cli_int("pg", "--evals-per-decade", v_epd, 1, 1000, &epd)) ||
-        (v_bepochs && !cli_int("pg", "--bptt-epochs", v_bepochs, 1, 100000000, &bptt_epochs)) ||
-        (v_stopafter && !cli_int("pg", "--stop-after", v_stopafter, 1, 1000000, &stop_after)) ||
+        (v_bepochs && !cli_int("pg", "--bptt-epochs", v_bepochs, 1, DG_MAX_EPOCHS, &bptt_epochs)) ||
+        (v_stopafter && !cli_int("pg", "--stop-after", v_stopafter, 1, DG_MAX_EPOCHS, &stop_after)) ||
         (v_maxsteps && !parse_double("--max-steps", v_maxsteps, 1, 1e15, &maxsteps_d)) ||
         (v_stop && !parse_double("--stop-below", v_stop, -1e30, 1e30, &stop_below)) ||
         (v_lr && !parse_double("--lr", v_lr, 0, 10, &o.lr)) ||
@@ -566,18 +559,18 @@ int cmd_pg(int argc, char **argv) {
         goto done;
     }
     if (compare) {
-        const double t0 = now_s();
+        const double t0 = dg_clock_s();
         if ((rc = run_bptt(&r, &s, bptt_epochs))) goto done;
-        t_bptt = now_s() - t0;
+        t_bptt = dg_clock_s() - t0;
         bptt_best = r.best;
         bptt_final = r.pts[r.npts - 1].loss;
         bptt_steps = r.pts[r.npts - 1].steps;
     }
     if (!bptt_only) {
-        const double t0 = now_s();
+        const double t0 = dg_clock_s();
         const int first = r.npts;
         if ((rc = run_pg(&r, env, &o, iters, (int64_t)maxsteps_d, stop_below, stop_after, &pg, &iters_done))) goto done;
-        t_pg = now_s() - t0;
+        t_pg = dg_clock_s() - t0;
         pg_best = r.best;
         pg_final = r.npts > first ? r.pts[r.npts - 1].loss : NAN;
     }

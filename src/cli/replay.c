@@ -93,9 +93,13 @@ int cmd_replay(int argc, char **argv) {
     if ((rc = cli_load_policy("replay", &s, ckpt, &m, &p))) goto done;
     dg_rng rng;
     dg_rng_seed(&rng, s.opts.seed);
-    env->game->reset(env, &rng, 1, state, aux);
+    if (env->game->reset(env, &rng, 1, state, aux, &e) != DG_OK) {
+        cli_error("replay", "%s", e.msg);
+        rc = EXIT_FAIL;
+        goto done;
+    }
     dg_tensor *loss;
-    float terms[DG_MAX_TERMS];
+    float terms[DG_LOSS_MAX_TERMS];
     char what[64];  /* one episode's tape: refused before it is allocated */
     snprintf(what, sizeof what, "an episode of horizon %d", H);
     if (!cli_mem_ok("replay", dg_rollout_memory(env, s.opts.hidden, s.opts.nhidden, 1, H, 0) + dg_replay_track_memory(H + 1),

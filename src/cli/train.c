@@ -5,7 +5,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "cli/cli.h"
@@ -41,12 +40,10 @@ static const char HELP[] =
     "\n"
     "Ctrl-C stops after the current epoch and still writes final.safetensors.\n";
 
-static volatile sig_atomic_t g_interrupted;
-static volatile int g_stop;
+static volatile sig_atomic_t g_stop;  /* set by SIGINT/SIGTERM: the only type a handler may write */
 
 static void on_sigint(int sig) {
     (void)sig;
-    g_interrupted = 1;
     g_stop = 1;
 }
 
@@ -54,21 +51,15 @@ typedef struct progress {
     const dg_env *env;
     int    epochs, tty, quiet;
     double t0;
-    double last_draw;      /* when the bar was last redrawn (at most 10 times a second) */
+    cli_bar bar;
 } progress;
-
-static double now_s(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 static void on_event(const dg_train_event *ev, void *user) {
     progress *pr = user;
     const dg_env *env = pr->env;
-    if (pr->quiet && ev->kind != DG_EV_NAN && ev->kind != DG_EV_ZERO_GRAD) return;
+    if (pr->quiet && ev->kind != DG_TRAIN_EV_NAN && ev->kind != DG_TRAIN_EV_ZERO_GRAD) return;
     switch (ev->kind) {
-    case DG_EV_INIT: {
+    case DG_TRAIN_EV_INIT: {
         const dg_epoch_stats *s = ev->stats;
         fprintf(stderr, "loss terms at initialisation (balance the weights so none dominates):\n");
         for (int i = 0; i < env->nterms; i++) {
@@ -79,32 +70,24 @@ static void on_event(const dg_train_event *ev, void *user) {
         fprintf(stderr, "  %-10s %.6g\n", "total", s->loss);
         break;
     }
-    case DG_EV_ZERO_GRAD:
+    case DG_TRAIN_EV_ZERO_GRAD:
         fprintf(stderr, "warning: parameter '%s' has an exactly zero gradient on the first batch "
                         "(is the gradient chain cut?)\n", ev->param);
         break;
-    case DG_EV_NAN:
+    case DG_TRAIN_EV_NAN:
         if (pr->tty) fputc('\n', stderr);
         fprintf(stderr, "warning: epoch %d: non-finite loss or gradient; restored the last good "
                         "parameters, learning rate halved to %g\n", ev->stats->epoch, ev->lr);
         break;
-    case DG_EV_SNAPSHOT:
+    case DG_TRAIN_EV_SNAPSHOT:
         break;
-    case DG_EV_EPOCH: {
+    case DG_TRAIN_EV_EPOCH: {
         const dg_epoch_stats *s = ev->stats;
-        const double el = now_s() - pr->t0;
+        const double el = dg_clock_s() - pr->t0;
         const double eta = s->epoch ? el / s->epoch * (pr->epochs - s->epoch) : 0;
         if (pr->tty) {
-            const double now = now_s();
-            if (now - pr->last_draw < 0.1 && s->epoch != pr->epochs && s->epoch != 1) break;
-            pr->last_draw = now;
-            const int width = 30, fill = pr->epochs ? width * s->epoch / pr->epochs : width;
-            char bar[64];
-            for (int i = 0; i < width; i++) bar[i] = i < fill ? '#' : '.';
-            bar[width] = 0;
-            fprintf(stderr, "\r[%s] %d/%d loss %.4g  %.1f ms/epoch  ETA %.1fs   ", bar, s->epoch,
-                    pr->epochs, s->loss, s->ms, eta);
-            if (s->epoch == pr->epochs) fputc('\n', stderr);
+            cli_bar_draw(&pr->bar, pr->epochs ? (double)s->epoch / pr->epochs : 1.0, s->epoch == 1,
+                         "%d/%d loss %.4g  %.1f ms/epoch  ETA %.1fs   ", s->epoch, pr->epochs, s->loss, s->ms, eta);
         } else {
             const int every = pr->epochs >= 10 ? pr->epochs / 10 : 1;
             if (s->epoch % every == 0 || s->epoch == 1 || s->epoch == pr->epochs) {
@@ -236,7 +219,8 @@ static int train_one(const char *config, const char *resume, const cli_overrides
     if (resume && !quiet)
         fprintf(stderr, "resuming %s after epoch %d\n", resume_path, dg_trainer_epoch(t));
     progress pr = {.env = s.env, .epochs = s.opts.epochs, .tty = isatty(2) && !quiet, .quiet = quiet,
-                   .t0 = now_s()};
+                   .t0 = dg_clock_s()};
+    pr.bar.tty = pr.tty;
     if (!quiet) {
         fprintf(stderr, "training %s: batch %d, horizon %d, %d epochs, %d thread%s, seed %llu",
                 s.env->game->name, s.opts.batch, s.env->horizon, s.opts.epochs, s.opts.threads,
@@ -246,7 +230,7 @@ static int train_one(const char *config, const char *resume, const cli_overrides
         fprintf(stderr, ", memory about %.1f MiB -> %s/\n", dg_train_memory(s.env, &s.opts, NULL) / 1048576.0, dir);
     }
     dg_status st = dg_trainer_run(t, on_event, &pr, &g_stop, &e);
-    *secs = now_s() - pr.t0;
+    *secs = dg_clock_s() - pr.t0;
     *final_loss = dg_trainer_last(t)->loss;
     *epochs = dg_trainer_last(t)->epoch;
     if (st == DG_ERR_INTERRUPTED) {
@@ -282,7 +266,7 @@ int cmd_train(int argc, char **argv) {
     const int prc = cli_parse("train", argc, argv, opts, HELP);
     if (prc) return prc == CLI_HELP ? 0 : prc;
     int v;
-    if (ov.epochs && !cli_int("train", "--epochs", ov.epochs, 1, 100000000, &v)) return EXIT_USAGE;
+    if (ov.epochs && !cli_int("train", "--epochs", ov.epochs, 1, DG_MAX_EPOCHS, &v)) return EXIT_USAGE;
     if (ov.threads && !cli_int("train", "--threads", ov.threads, 0, 64, &v)) return EXIT_USAGE;
     if (resume) {
         if (config || out || seeds || ov.seed || ov.batch || ov.horizon || ov.lr || ov.threads) {

@@ -1,6 +1,7 @@
 /* The graph context: an arena for tensors and a tape of the ops that need a
  * gradient, walked once in reverse by dg_backward. */
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,6 +37,7 @@ dg_tensor *dg_ctx_fail(dg_ctx *ctx, dg_status s, const char *fmt, ...) {
 void *dg_ctx_alloc(dg_ctx *ctx, size_t bytes) {
     size_t need = (bytes + ALIGN - 1) & ~(size_t)(ALIGN - 1);
     if (need < bytes || need > ctx->cap - ctx->used) {
+        if (!ctx->need) ctx->need = need < bytes ? SIZE_MAX : ctx->used + need;  /* what would have fitted */
         dg__fail(ctx, DG_ERR_ARENA_FULL,
                  "arena full: %zu bytes requested, %zu of %zu in use (enlarge the context)",
                  bytes, ctx->used, ctx->cap);
@@ -126,11 +128,39 @@ void dg_ctx_free(dg_ctx *ctx) {
 
 void dg_ctx_reset(dg_ctx *ctx) {
     ctx->used = 0;
+    ctx->need = 0;
     ctx->tape = NULL;
     ctx->tape_len = 0;
     ctx->nwt = 0;
     ctx->status = DG_OK;
     ctx->err[0] = 0;
+}
+
+dg_status dg_ctx_reserve(dg_ctx **ctx, size_t bytes) {
+    if ((*ctx)->cap >= bytes) return DG_OK;
+    dg_ctx *n = dg_ctx_create(bytes);
+    if (!n) {
+        dg_ctx_reset(*ctx);
+        dg__fail(*ctx, DG_ERR_NOMEM, "out of memory for a %zu-byte arena", bytes);
+        return DG_ERR_NOMEM;
+    }
+    n->flops = (*ctx)->flops;  /* the count goes on across the swap */
+    dg_ctx_free(*ctx);
+    *ctx = n;
+    return DG_OK;
+}
+
+dg_status dg_ctx_run(dg_ctx **ctx, size_t max, dg_ctx_job job, void *user) {
+    for (;;) {
+        dg_ctx_reset(*ctx);
+        const dg_status st = job(*ctx, user);
+        const size_t cap = (*ctx)->cap, need = (*ctx)->need;
+        if (st != DG_ERR_ARENA_FULL || cap >= max) return st;
+        /* the failed run is the measure: at least what it asked for, at least four times the old */
+        size_t next = cap > max / 4 ? max : cap * 4;
+        if (need > next) next = need < max ? need : max;
+        if (dg_ctx_reserve(ctx, next) != DG_OK) return DG_ERR_NOMEM;
+    }
 }
 
 size_t dg_ctx_used(const dg_ctx *ctx) { return ctx->used; }

@@ -18,6 +18,7 @@ struct dg_ctx {
     size_t         cap;      /* bytes                                      */
     size_t         used;     /* bump pointer                               */
     size_t         peak;     /* most bytes ever used                       */
+    size_t         need;     /* bytes the first failed allocation needed in all (0: none) */
     dg_tensor     *tape;     /* last recorded node (walk via tape_prev)    */
     size_t         tape_len;
     dg_status      status;   /* first error since reset                    */

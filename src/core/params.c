@@ -108,7 +108,7 @@ dg_status dg_params_copy(dg_params *dst, const dg_params *src, dg_err *e) {
     return DG_OK;
 }
 
-int dg_params_zero_grads(const dg_params *p, int *zero_idx, int max) {
+int dg_params_find_zero_grads(const dg_params *p, int *zero_idx, int max) {
     int count = 0;
     for (int i = 0; i < p->count; i++) {
         const float *g = p->grad + p->info[i].offset;

@@ -25,7 +25,7 @@ static const char *const ACTION_SETS[] = {"box", "disk", NULL};  /* index: c->di
 static const dg_key KEYS[] = {
     DG__KEY_DAMPING(chase, damping, 0.98f),
     DG__KEY_ACCEL("env.accel_pursuer", chase, accel[0], 5.0f, "pursuer's action [-1, 1] -> acceleration"),
-    DG_K_F32("env.accel_evader", chase, accel[1], 3.5f, 0, 1e6f, 1, 1, "evader's action -> acceleration"),
+    DG_K_F32("env.accel_evader", chase, accel[1], 3.5f, 0, DG_MAX_MAGNITUDE, 1, 1, "evader's action -> acceleration"),
     DG_K_ENUM("env.evader", chase, learned, 0, EVADERS, "evader",
               "flee: scripted and differentiable; policy: a second learned player"),
     DG_K_BOOL("env.walls", chase, walls, 1, "the arena [-1, 1]^2 has walls (false: the open plane)"),
@@ -81,12 +81,19 @@ static dg_status chase_create(dg_env *env, dg_cfg *cfg, dg_err *e) {
     return DG_OK;
 }
 
-static void chase_reset(const dg_env *env, dg_rng *rng, int B, float *state, float *aux) {
+/* Each row's positions are re-drawn until min_separation apart: create() refused separations
+ * near the box diagonal, so a draw succeeds with a fair probability; DG_RESET_MAX_TRIES bounds it. */
+static dg_status chase_reset(const dg_env *env, dg_rng *rng, int B, float *state, float *aux,
+                             dg_err *e) {
     const chase *c = env->impl;
     for (int b = 0; b < B; b++) {
-        float *s = state + 8 * b;
+        float *s = state + (size_t)b * env->state_dim;
         float dx, dy;
+        int tries = 0;
         do {
+            if (tries++ == DG_RESET_MAX_TRIES)
+                return dg_err_set(e, DG_ERR_ARG, "chase: no initial state with env.min_separation %g "
+                                  "in env.init after %d draws", (double)c->min_sep, DG_RESET_MAX_TRIES);
             s[0] = dg_rng_uniform(rng, c->init[0], c->init[1]);
             s[1] = dg_rng_uniform(rng, c->init[0], c->init[1]);
             s[4] = dg_rng_uniform(rng, c->init[0], c->init[1]);
@@ -96,6 +103,8 @@ static void chase_reset(const dg_env *env, dg_rng *rng, int B, float *state, flo
         } while (dx * dx + dy * dy < c->min_sep * c->min_sep);
         s[2] = s[3] = s[6] = s[7] = 0.0f;
     }
+    (void)aux;
+    return DG_OK;
 }
 
 /* [px, py, pvx, pvy, ex - px, ey - py, evx, evy] */
@@ -176,7 +185,7 @@ static void chase_metrics(const dg_env *env, const float *traj, const float *aux
     for (int b = 0; b < B; b++) {
         int got = 0, out = 0;
         for (int t = 1; t <= H && !(got && out); t++) {
-            const float *s = traj + ((int64_t)t * B + b) * 8;
+            const float *s = traj + ((int64_t)t * B + b) * env->state_dim;
             const float dx = s[4] - s[0], dy = s[5] - s[1];
             if (!got && dx * dx + dy * dy < c->capture_radius * c->capture_radius) {
                 got = 1;

@@ -17,11 +17,11 @@ typedef struct duel {
 } duel;
 
 static const dg_key KEYS[] = {
-    DG_K_F32("env.speed_pursuer", duel, vp, 1.0f, 0, 1e6f, 0, 1, "pursuer's speed v_p"),
-    DG_K_F32("env.speed_evader", duel, ve, 0.6f, 0, 1e6f, 1, 1, "evader's speed v_e, below v_p"),
+    DG_K_F32("env.speed_pursuer", duel, vp, 1.0f, 0, DG_MAX_MAGNITUDE, 0, 1, "pursuer's speed v_p"),
+    DG_K_F32("env.speed_evader", duel, ve, 0.6f, 0, DG_MAX_MAGNITUDE, 1, 1, "evader's speed v_e, below v_p"),
     DG__KEY_CAPTURE_RADIUS(duel, r, 0.1f),
     DG_K_SPAN("env.distance", duel, dist, 0.5f, 1.5f, "initial distance ~ U(lo, hi), lo above the capture radius"),
-    DG_K_F32("env.start_box", duel, box, 0.5f, 0, 1e6f, 1, 1, "pursuer's start ~ U(-start_box, start_box)^2"),
+    DG_K_F32("env.start_box", duel, box, 0.5f, 0, DG_MAX_MAGNITUDE, 1, 1, "pursuer's start ~ U(-start_box, start_box)^2"),
 };
 
 static const dg_loss_term LOSS[] = {
@@ -50,10 +50,13 @@ static dg_status duel_create(dg_env *env, dg_cfg *cfg, dg_err *e) {
     return DG_OK;
 }
 
-static void duel_reset(const dg_env *env, dg_rng *rng, int B, float *state, float *aux) {
+static dg_status duel_reset(const dg_env *env, dg_rng *rng, int B, float *state, float *aux,
+                            dg_err *e) {
     const duel *d = env->impl;
+    (void)aux;
+    (void)e;
     for (int b = 0; b < B; b++) {
-        float *s = state + 4 * b;
+        float *s = state + (size_t)b * env->state_dim;
         s[0] = dg_rng_uniform(rng, -d->box, d->box);
         s[1] = dg_rng_uniform(rng, -d->box, d->box);
         const float dist = dg_rng_uniform(rng, d->dist[0], d->dist[1]);
@@ -61,6 +64,7 @@ static void duel_reset(const dg_env *env, dg_rng *rng, int B, float *state, floa
         s[2] = s[0] + dist * cosf(ang);
         s[3] = s[1] + dist * sinf(ang);
     }
+    return DG_OK;
 }
 
 static dg_tensor *duel_observe(dg_ctx *ctx, const dg_env *env, dg_tensor *state, dg_tensor *aux) {
@@ -104,11 +108,11 @@ static void duel_metrics(const dg_env *env, const float *traj, const float *aux,
     int captured = 0;
     double tsum = 0, refsum = 0, errsum = 0;
     for (int b = 0; b < B; b++) {
-        const float *s0 = traj + (int64_t)b * 4;
+        const float *s0 = traj + (int64_t)b * env->state_dim;
         const double d0 = hypot((double)s0[2] - s0[0], (double)s0[3] - s0[1]);
         const double tref = (d0 - d->r) / (d->vp - d->ve);
         for (int t = 1; t <= H; t++) {
-            const float *s = traj + ((int64_t)t * B + b) * 4;
+            const float *s = traj + ((int64_t)t * B + b) * env->state_dim;
             if (hypot((double)s[2] - s[0], (double)s[3] - s[1]) <= d->r) {
                 captured++;
                 tsum += t * env->dt;

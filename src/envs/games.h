@@ -14,9 +14,9 @@ dg_tensor *dg__batch_mean(dg_ctx *ctx, dg_tensor *x, float inv_batch);
 /* Keys that several games read: the same name, bounds and doc in each (S: the
  * game's struct, F: the field; the default is the game's). */
 #define DG__KEY_DAMPING(S, F, d) DG_K_F32("env.damping", S, F, d, 0, 1, 0, 1, "velocity kept per step")
-#define DG__KEY_ACCEL(nm, S, F, d, doc) DG_K_F32(nm, S, F, d, 0, 1e6f, 0, 1, doc)
+#define DG__KEY_ACCEL(nm, S, F, d, doc) DG_K_F32(nm, S, F, d, 0, DG_MAX_MAGNITUDE, 0, 1, doc)
 #define DG__KEY_CAPTURE_RADIUS(S, F, d) \
-    DG_K_F32("env.capture_radius", S, F, d, 0, 1e6f, 0, 1, "capture when the players are this close")
+    DG_K_F32("env.capture_radius", S, F, d, 0, DG_MAX_MAGNITUDE, 0, 1, "capture when the players are this close")
 
 /* Replay bodies of games with an agent at state[0:2] and a goal at aux[0:2]. */
 int dg__bodies_agent_goal(const dg_env *env, const float *s, const float *aux, float *xy, int *is_goal);

@@ -50,10 +50,12 @@ static void pixel_destroy(dg_env *env) {
     if (px) dg_render_grid_free(px->grid);
 }
 
-static void pixel_reset(const dg_env *env, dg_rng *rng, int B, float *state, float *aux) {
+static dg_status pixel_reset(const dg_env *env, dg_rng *rng, int B, float *state, float *aux,
+                             dg_err *e) {
     const pixel *px = env->impl;
+    (void)e;
     for (int b = 0; b < B; b++) {
-        float *s = state + 4 * b, *a = aux + (size_t)b * env->aux_dim;
+        float *s = state + (size_t)b * env->state_dim, *a = aux + (size_t)b * env->aux_dim;
         s[0] = dg_rng_uniform(rng, px->start[0], px->start[1]);
         s[1] = dg_rng_uniform(rng, px->start[0], px->start[1]);
         s[2] = s[3] = 0.0f;
@@ -61,6 +63,7 @@ static void pixel_reset(const dg_env *env, dg_rng *rng, int B, float *state, flo
         a[1] = dg_rng_uniform(rng, px->goal[0], px->goal[1]);
     }
     env->game->complete_aux(env, B, aux);
+    return DG_OK;
 }
 
 /* the target image of each row, rendered once an episode at its goal */

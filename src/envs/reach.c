@@ -9,7 +9,7 @@
 #include "envs/games.h"
 
 #define MAX_OBST 16
-#define MAX_TRIES 1000000
+#define MAX_TRIES DG_RESET_MAX_TRIES
 
 typedef struct reach {
     float accel, damping, margin;
@@ -103,14 +103,19 @@ static dg_status reach_create(dg_env *env, dg_cfg *cfg, dg_err *e) {
     return DG_OK;
 }
 
-static void reach_reset(const dg_env *env, dg_rng *rng, int B, float *state, float *aux) {
+static dg_status reach_reset(const dg_env *env, dg_rng *rng, int B, float *state, float *aux,
+                             dg_err *e) {
     const reach *r = env->impl;
     for (int b = 0; b < B; b++) {
-        float *s = state + 4 * b, *g = aux + 2 * b;
-        draw_start(r, rng, &s[0], &s[1]);  /* create() checked that draws succeed */
+        float *s = state + (size_t)b * env->state_dim, *g = aux + (size_t)b * env->aux_dim;
+        /* create() checked that draws succeed: a failure here is a row in a tiny free area */
+        if (!draw_start(r, rng, &s[0], &s[1]))
+            return dg_err_set(e, DG_ERR_ARG, "reach: no start outside the obstacles after %d draws", MAX_TRIES);
         s[2] = s[3] = 0.0f;
-        draw_goal(r, rng, &g[0], &g[1]);
+        if (!draw_goal(r, rng, &g[0], &g[1]))
+            return dg_err_set(e, DG_ERR_ARG, "reach: no goal outside the obstacles after %d draws", MAX_TRIES);
     }
+    return DG_OK;
 }
 
 /* [x, y, vx, vy, gx, gy] */
@@ -149,8 +154,8 @@ static unsigned reach_violation(const dg_env *env, const float *s, const float *
 }
 
 /* |p_H - g|² of episode b */
-static float final_d2(const float *traj, const float *aux, int B, int H, int b) {
-    const float *s = traj + ((int64_t)H * B + b) * 4, *g = aux + 2 * b;
+static float final_d2(const dg_env *env, const float *traj, const float *aux, int B, int H, int b) {
+    const float *s = traj + ((int64_t)H * B + b) * env->state_dim, *g = aux + (size_t)b * env->aux_dim;
     return (s[0] - g[0]) * (s[0] - g[0]) + (s[1] - g[1]) * (s[1] - g[1]);
 }
 
@@ -179,13 +184,13 @@ static float select_kth(float *v, int n, int k) {
 /* the k-th smallest final |p_H - g|² over a batch too large for the stack
  * buffer, by bisection on the float bits (they order like the values for
  * numbers >= 0): 32 passes, no allocation (metrics run every epoch) */
-static float kth_final_d2(const float *traj, const float *aux, int B, int H, int k) {
+static float kth_final_d2(const dg_env *env, const float *traj, const float *aux, int B, int H, int k) {
     uint32_t lo = 0, hi = UINT32_MAX;
     while (lo < hi) {
         const uint32_t mid = lo + (hi - lo) / 2;
         int n = 0;
         for (int b = 0; b < B; b++) {
-            const float d2 = final_d2(traj, aux, B, H, b);
+            const float d2 = final_d2(env, traj, aux, B, H, b);
             uint32_t u;
             memcpy(&u, &d2, sizeof u);
             n += u <= mid;
@@ -199,19 +204,19 @@ static float kth_final_d2(const float *traj, const float *aux, int B, int H, int
 }
 
 /* median over the batch of |p_H - g| (the two middle ones averaged for even B) */
-static double median_final_dist(const float *traj, const float *aux, int B, int H) {
+static double median_final_dist(const dg_env *env, const float *traj, const float *aux, int B, int H) {
     enum { STACK = 1024 };
     float buf[STACK], lo2, hi2;
     if (B <= STACK) {
         for (int b = 0; b < B; b++) {
-            buf[b] = final_d2(traj, aux, B, H, b);
+            buf[b] = final_d2(env, traj, aux, B, H, b);
             if (buf[b] != buf[b]) return NAN;  /* a diverged episode: no order to take a median in */
         }
         hi2 = select_kth(buf, B, B / 2);
         lo2 = B % 2 ? hi2 : select_kth(buf, B / 2, B / 2 - 1);  /* the rest below B/2 stays left of it */
     } else {
-        hi2 = kth_final_d2(traj, aux, B, H, B / 2);
-        lo2 = B % 2 ? hi2 : kth_final_d2(traj, aux, B, H, B / 2 - 1);
+        hi2 = kth_final_d2(env, traj, aux, B, H, B / 2);
+        lo2 = B % 2 ? hi2 : kth_final_d2(env, traj, aux, B, H, B / 2 - 1);
     }
     return 0.5 * (sqrt((double)lo2) + sqrt((double)hi2));
 }
@@ -223,12 +228,12 @@ static void reach_metrics(const dg_env *env, const float *traj, const float *aux
     int hit = 0;
     for (int b = 0; b < B; b++)
         for (int t = 1; t <= H; t++)
-            if (reach_violation(env, traj + ((int64_t)t * B + b) * 4, aux + 2 * b)) {
+            if (reach_violation(env, traj + ((int64_t)t * B + b) * env->state_dim, aux + (size_t)b * env->aux_dim)) {
                 hit++;
                 break;
             }
     values[0] = B > 0 ? (double)hit / B : 0.0;
-    values[1] = B > 0 ? median_final_dist(traj, aux, B, H) : NAN;
+    values[1] = B > 0 ? median_final_dist(env, traj, aux, B, H) : NAN;
 }
 
 const dg_game dg_game_reach = {

@@ -15,10 +15,10 @@ static const dg_game *const GAMES[] = {
  * defaults are the game's */
 static const dg_key ENV_KEYS[] = {
     DG_K_F32("env.dt", dg_env, dt, 0.05f, 0, 10, 0, 1, "seconds per step"),
-    DG_K_INT("env.horizon", dg_env, horizon, 60, 1, 10000000, "steps per episode (H)"),
+    DG_K_INT("env.horizon", dg_env, horizon, 60, 1, DG_MAX_HORIZON, "steps per episode (H)"),
 };
 
-/* loss term k of g as a key: a float weight >= 0 (into a float[DG_MAX_TERMS]) */
+/* loss term k of g as a key: a float weight >= 0 (into a float[DG_LOSS_MAX_TERMS]) */
 static dg_key loss_key(const dg_game *g, int k) {
     return (dg_key){.name = g->loss[k].key, .type = DG_KEY_F32, .offset = (size_t)k * sizeof(float),
                     .def = g->loss[k].weight, .lo = 0, .hi = INFINITY, .hi_open = 1, .doc = g->loss[k].doc};
@@ -48,7 +48,7 @@ static int term_index(const dg_game *g, const char *key, int before) {
 /* Reads the weights of env's first nterms terms into env->term_weights. */
 static dg_status read_loss(dg_env *env, dg_cfg *cfg, dg_err *e) {
     const dg_game *g = env->game;
-    float w[DG_MAX_TERMS];
+    float w[DG_LOSS_MAX_TERMS];
     for (int k = 0; k < env->nterms; k++) {
         dg_key key = loss_key(g, k);
         const int like = term_index(g, g->loss[k].like, k);
@@ -107,14 +107,14 @@ dg_env *dg_env_create_game(const dg_game *g, dg_cfg *cfg, dg_err *e) {
         if (!g->loss[k].key || strncmp(g->loss[k].key, "loss.", 5) != 0 || !g->loss[k].key[5] ||
             (g->loss[k].like && term_index(g, g->loss[k].like, k) < 0))
             undeclared = g->loss[k].key ? g->loss[k].key : "(null)";
-    if (!(g->dt > 0.0f && g->dt <= 10.0f) || g->horizon < 1 || g->horizon > 10000000 || g->nkeys < 0 ||
-        (g->nkeys > 0 && !g->keys) || g->nloss < 1 || g->nloss > DG_MAX_TERMS || !g->loss || undeclared) {
+    if (!(g->dt > 0.0f && g->dt <= 10.0f) || g->horizon < 1 || g->horizon > DG_MAX_HORIZON || g->nkeys < 0 ||
+        (g->nkeys > 0 && !g->keys) || g->nloss < 1 || g->nloss > DG_LOSS_MAX_TERMS || !g->loss || undeclared) {
         if (undeclared)
             dg_err_set(e, DG_ERR_ARG, "game '%s': loss term '%s' is not a key loss.NAME (or its like is no earlier "
                        "term)", name, undeclared);
         else
             dg_err_set(e, DG_ERR_ARG, "game '%s': its declaration needs dt in (0, 10], horizon in [1, 10000000], "
-                       "keys for nkeys and 1 to DG_MAX_TERMS loss terms", name);
+                       "keys for nkeys and 1 to DG_LOSS_MAX_TERMS loss terms", name);
         free(env);
         return NULL;
     }
@@ -148,7 +148,7 @@ dg_env *dg_env_create_game(const dg_game *g, dg_cfg *cfg, dg_err *e) {
     if (env->nplayers == 0) env->nplayers = 1;  /* a game that does not say has one player */
     if (env->state_dim < 1 || env->obs_dim < 1 || env->act_dim < 1 || env->horizon < 1)
         bad = "state_dim, obs_dim, act_dim and horizon must be >= 1";
-    else if (env->nterms < 1 || env->nterms > DG_MAX_TERMS) bad = "nterms must be 1 to DG_MAX_TERMS";
+    else if (env->nterms < 1 || env->nterms > DG_LOSS_MAX_TERMS) bad = "nterms must be 1 to DG_LOSS_MAX_TERMS";
     else if (env->nmetrics < 0 || env->nmetrics > DG_MAX_METRICS) bad = "nmetrics must be 0 to DG_MAX_METRICS";
     else if (env->nshapes < 0 || env->nshapes > DG_MAX_SHAPES) bad = "nshapes must be 0 to DG_MAX_SHAPES";
     else if (env->nmetrics > 0 && !g->metrics) bad = "it declares metrics (nmetrics > 0) but has no metrics hook";

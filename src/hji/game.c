@@ -14,21 +14,21 @@ static dg_status check_input(const dg_hji_input *in, const char *who, dg_err *e)
         return dg_err_set(e, DG_ERR_ARG, "hji game: %s has %d components, expected 0 to %d", who, in->dim,
                           DG_HJI_MAX_INPUT);
     if (in->dim == 0) return DG_OK;
-    if (in->role != DG_HJI_MIN && in->role != DG_HJI_MAX)
-        return dg_err_set(e, DG_ERR_ARG, "hji game: %s role must be DG_HJI_MIN or DG_HJI_MAX", who);
-    if (in->set == DG_HJI_BALL) {
+    if (in->role != DG_HJI_ROLE_MIN && in->role != DG_HJI_ROLE_MAX)
+        return dg_err_set(e, DG_ERR_ARG, "hji game: %s role must be DG_HJI_ROLE_MIN or DG_HJI_ROLE_MAX", who);
+    if (in->set == DG_HJI_SET_BALL) {
         if (!(in->radius >= 0) || !isfinite(in->radius))
             return dg_err_set(e, DG_ERR_ARG, "hji game: %s ball radius %g, expected >= 0", who, in->radius);
         for (int j = 0; j < in->dim; j++)
             if (!isfinite(in->center[j]))
                 return dg_err_set(e, DG_ERR_ARG, "hji game: %s ball centre[%d] is not finite", who, j);
-    } else if (in->set == DG_HJI_BOX) {
+    } else if (in->set == DG_HJI_SET_BOX) {
         for (int j = 0; j < in->dim; j++)
             if (!isfinite(in->lo[j]) || !isfinite(in->hi[j]) || in->lo[j] > in->hi[j])
                 return dg_err_set(e, DG_ERR_ARG, "hji game: %s box [%g, %g] on component %d is empty or "
                                   "not finite", who, in->lo[j], in->hi[j], j);
     } else {
-        return dg_err_set(e, DG_ERR_ARG, "hji game: %s set must be DG_HJI_BOX or DG_HJI_BALL", who);
+        return dg_err_set(e, DG_ERR_ARG, "hji game: %s set must be DG_HJI_SET_BOX or DG_HJI_SET_BALL", who);
     }
     return DG_OK;
 }
@@ -50,9 +50,9 @@ static void project(const double *M, int nx, int m, const double *p, double *s) 
 
 /* The input that takes s.v to its extreme for the player's role, into v; returns s.v there. */
 static double best(const dg_hji_input *in, const double *s, double *v) {
-    const double sg = in->role == DG_HJI_MAX ? 1 : -1;
+    const double sg = in->role == DG_HJI_ROLE_MAX ? 1 : -1;
     double val = 0;
-    if (in->set == DG_HJI_BALL) {
+    if (in->set == DG_HJI_SET_BALL) {
         double n2 = 0;
         for (int j = 0; j < in->dim; j++) n2 += s[j] * s[j];
         const double nrm = sqrt(n2);

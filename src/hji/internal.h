@@ -9,7 +9,7 @@
 
 /* How a tabulated dynamics entry (an f_i, G_ij or D_ij) varies over the grid. */
 enum { HJI_ZERO = 0, HJI_CONST, HJI_AXIS, HJI_FULL };
-/* How a game's static dissipation alpha_i(x) is kept (see kernel.h, static_alpha). */
+/* How a game's static dissipation alpha_i(x) is kept (see kernel.inc, static_alpha). */
 enum { HJI_A_ROW = 0, HJI_A_LINE, HJI_A_FULL, HJI_A_COMPUTE };
 
 /* Wraps i into [0, n). */
@@ -23,7 +23,7 @@ static inline double hji_sgn(double x) { return (double)((x > 0) - (x < 0)); }
 
 /* Number of ghost cells a scheme needs on each side. */
 static inline int hji_ghost_width(dg_hji_deriv d) {
-    return d == DG_HJI_UPWIND1 ? 1 : d == DG_HJI_ENO2 ? 2 : 3;
+    return d == DG_HJI_DERIV_UPWIND1 ? 1 : d == DG_HJI_DERIV_ENO2 ? 2 : 3;
 }
 
 /* Checks grid, game and options for a solve; DG_OK or DG_ERR_ARG with e set. */
@@ -32,7 +32,7 @@ dg_status hji_check_solve(const dg_hji_grid *g, const dg_hji_game *gm, const dg_
 /* Checks grid and options for dg_hji_gradient. */
 dg_status hji_check_grid(const dg_hji_grid *g, dg_err *e);
 
-/* Template instances (kernel.h) */
+/* The kernel's instances (kernel.inc in kernel_f64.c, kernel_f32.c; derivatives in double only) */
 dg_status hji_solve_f64(const dg_hji_grid *g, const dg_hji_game *gm, const dg_hji_opts *o,
                         const double *v0, const double *obstacle, int nt, const double *times,
                         double *out, dg_hji_stats *stats, dg_err *e);
@@ -41,8 +41,6 @@ dg_status hji_solve_f32(const dg_hji_grid *g, const dg_hji_game *gm, const dg_hj
                         float *out, dg_hji_stats *stats, dg_err *e);
 dg_status hji_derivs_f64(const dg_hji_grid *g, const dg_hji_opts *o, const double *v, double *left,
                          double *right, double *grad, dg_err *e);
-dg_status hji_derivs_f32(const dg_hji_grid *g, const dg_hji_opts *o, const float *v, float *left,
-                         float *right, float *grad, dg_err *e);
 double    hji_interp_f64(const dg_hji_grid *g, const double *v, const double *x, double *grad);
 double    hji_interp_f32(const dg_hji_grid *g, const float *v, const double *x, double *grad);
 

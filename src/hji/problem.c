@@ -114,8 +114,8 @@ static dg_status read_pursuit(dg_cfg *c, dg_hji_problem *p, double *lo, double *
         (rc = cfg_f64_min(c, "capture_radius", &q[2], 0.25, 0, 0, e)))
         return rc;
     p->game.dyn = dyn_pursuit;
-    p->game.u = (dg_hji_input){.dim = 2, .set = DG_HJI_BALL, .role = DG_HJI_MIN, .radius = 1};
-    p->game.d = (dg_hji_input){.dim = 2, .set = DG_HJI_BALL, .role = DG_HJI_MAX, .radius = 1};
+    p->game.u = (dg_hji_input){.dim = 2, .set = DG_HJI_SET_BALL, .role = DG_HJI_ROLE_MIN, .radius = 1};
+    p->game.d = (dg_hji_input){.dim = 2, .set = DG_HJI_SET_BALL, .role = DG_HJI_ROLE_MAX, .radius = 1};
     p->t_end = 1.0;
     for (int k = 0; k < 2; k++) {
         lo[k] = -2;
@@ -156,8 +156,8 @@ static dg_status read_air3d(dg_cfg *c, dg_hji_problem *p, double *lo, double *hi
         (rc = cfg_f64_min(c, "capture_radius", &q[4], 5, 0, 0, e)))
         return rc;
     p->game.dyn = dyn_air3d;
-    p->game.u = (dg_hji_input){.dim = 1, .set = DG_HJI_BOX, .role = DG_HJI_MAX, .lo = {-q[2]}, .hi = {q[2]}};
-    p->game.d = (dg_hji_input){.dim = 1, .set = DG_HJI_BOX, .role = DG_HJI_MIN, .lo = {-q[3]}, .hi = {q[3]}};
+    p->game.u = (dg_hji_input){.dim = 1, .set = DG_HJI_SET_BOX, .role = DG_HJI_ROLE_MAX, .lo = {-q[2]}, .hi = {q[2]}};
+    p->game.d = (dg_hji_input){.dim = 1, .set = DG_HJI_SET_BOX, .role = DG_HJI_ROLE_MIN, .lo = {-q[3]}, .hi = {q[3]}};
     p->t_end = 2.8;
     const double L[3] = {-6, -10, 0}, H[3] = {20, 10, TWO_PI};
     const int N[3] = {51, 40, 50};
@@ -194,8 +194,8 @@ static dg_status read_chauffeur(dg_cfg *c, dg_hji_problem *p, double *lo, double
         (rc = cfg_f64_min(c, "capture_radius", &q[3], 0.3, 0, 0, e)))
         return rc;
     p->game.dyn = dyn_chauffeur;
-    p->game.u = (dg_hji_input){.dim = 1, .set = DG_HJI_BOX, .role = DG_HJI_MIN, .lo = {-1}, .hi = {1}};
-    p->game.d = (dg_hji_input){.dim = 2, .set = DG_HJI_BALL, .role = DG_HJI_MAX, .radius = 1};
+    p->game.u = (dg_hji_input){.dim = 1, .set = DG_HJI_SET_BOX, .role = DG_HJI_ROLE_MIN, .lo = {-1}, .hi = {1}};
+    p->game.d = (dg_hji_input){.dim = 2, .set = DG_HJI_SET_BALL, .role = DG_HJI_ROLE_MAX, .radius = 1};
     p->t_end = 4;
     for (int k = 0; k < 2; k++) {
         lo[k] = -3;
@@ -235,8 +235,8 @@ static dg_status read_chase4d(dg_cfg *c, dg_hji_problem *p, double *lo, double *
     if (q[4] > 1) return dg_cfg_error(c, "damping", e, "%g is out of range, expected (0, 1]", q[4]);
     q[2] = -log(q[4]) / q[5];
     p->game.dyn = dyn_chase4d;
-    p->game.u = (dg_hji_input){.dim = 2, .set = DG_HJI_BALL, .role = DG_HJI_MIN, .radius = 1};
-    p->game.d = (dg_hji_input){.dim = 2, .set = DG_HJI_BALL, .role = DG_HJI_MAX, .radius = 1};
+    p->game.u = (dg_hji_input){.dim = 2, .set = DG_HJI_SET_BALL, .role = DG_HJI_ROLE_MIN, .radius = 1};
+    p->game.d = (dg_hji_input){.dim = 2, .set = DG_HJI_SET_BALL, .role = DG_HJI_ROLE_MAX, .radius = 1};
     p->t_end = 0.5;
     for (int k = 0; k < 4; k++) {
         lo[k] = k < 2 ? -1 : -2;
@@ -271,11 +271,11 @@ static dg_status read_solver(dg_cfg *c, dg_hji_problem *p, dg_err *e) {
     *o = dg_hji_opts_default();
     int acc, mode, diss, prec, eps, bc;
     dg_status rc;
-    if ((rc = cfg_choice(c, "accuracy", ACC, &acc, DG_HJI_VERY_HIGH, e)) ||
-        (rc = cfg_choice(c, "mode", MODE, &mode, DG_HJI_BRT, e)) ||
+    if ((rc = cfg_choice(c, "accuracy", ACC, &acc, DG_HJI_ACCURACY_VERY_HIGH, e)) ||
+        (rc = cfg_choice(c, "mode", MODE, &mode, DG_HJI_MODE_BRT, e)) ||
         (rc = cfg_choice(c, "solver.dissipation", DISS, &diss, DG_HJI_DISS_GLOBAL, e)) ||
-        (rc = cfg_choice(c, "solver.precision", PREC, &prec, DG_HJI_F64, e)) ||
-        (rc = cfg_choice(c, "solver.weno_eps", EPS, &eps, DG_HJI_EPS_GRID, e)) ||
+        (rc = cfg_choice(c, "solver.precision", PREC, &prec, DG_HJI_REAL_F64, e)) ||
+        (rc = cfg_choice(c, "solver.weno_eps", EPS, &eps, DG_HJI_WENO_EPS_GRID, e)) ||
         (rc = cfg_choice(c, "solver.boundary", BC, &bc, DG_HJI_BC_AWAY, e)) ||
         (rc = cfg_f64_min(c, "solver.cfl", &o->cfl, 0.75, 0, 0, e)) ||
         (rc = cfg_f64_min(c, "solver.dt", &o->dt, 0, 0, 1, e)) ||

@@ -1,37 +1,12 @@
 /* The level-set solver's public entry points: options, checks, the double and float32 solves
- * (one kernel, kernel.h, instantiated twice), nodal gradients and interpolation. */
+ * (one kernel, kernel.inc, compiled as kernel_f64.c and kernel_f32.c), nodal gradients and
+ * interpolation. */
 #include <math.h>
 #include <omp.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "hji/internal.h"
-
-/* ------------------------------------------------------------ kernel instances */
-
-#define REAL double
-#define SFX f64
-#define RABS fabs
-#define RSQRT sqrt
-#define HJI_PAIR_DIV 1
-#include "hji/kernel.h"
-#undef HJI_PAIR_DIV
-#undef REAL
-#undef SFX
-#undef RABS
-#undef RSQRT
-
-#define REAL float
-#define SFX f32
-#define RABS fabsf
-#define RSQRT sqrtf
-#define HJI_PAIR_DIV 0
-#include "hji/kernel.h"
-#undef HJI_PAIR_DIV
-#undef REAL
-#undef SFX
-#undef RABS
-#undef RSQRT
 
 /* ------------------------------------------------------------------ options */
 
@@ -41,19 +16,19 @@ _Static_assert(sizeof ACCURACY_NAME / sizeof ACCURACY_NAME[0] == DG_HJI_ACCURACY
 
 dg_hji_opts dg_hji_opts_default(void) {
     dg_hji_opts o = {0};
-    dg_hji_opts_accuracy(&o, DG_HJI_VERY_HIGH);
+    dg_hji_opts_accuracy(&o, DG_HJI_ACCURACY_VERY_HIGH);
     o.diss = DG_HJI_DISS_GLOBAL;
-    o.mode = DG_HJI_BRS;
-    o.weno_eps = DG_HJI_EPS_GRID;
-    o.real = DG_HJI_F64;
+    o.mode = DG_HJI_MODE_BRS;
+    o.weno_eps = DG_HJI_WENO_EPS_GRID;
+    o.real = DG_HJI_REAL_F64;
     o.cfl = 0.75;
     return o;
 }
 
 void dg_hji_opts_accuracy(dg_hji_opts *o, dg_hji_accuracy a) {
-    static const dg_hji_deriv D[] = {DG_HJI_UPWIND1, DG_HJI_ENO2, DG_HJI_ENO3, DG_HJI_WENO5};
-    static const dg_hji_time T[] = {DG_HJI_EULER, DG_HJI_RK2, DG_HJI_RK3, DG_HJI_RK3};
-    if ((int)a < 0 || a >= DG_HJI_ACCURACY_COUNT) a = DG_HJI_VERY_HIGH;
+    static const dg_hji_deriv D[] = {DG_HJI_DERIV_UPWIND1, DG_HJI_DERIV_ENO2, DG_HJI_DERIV_ENO3, DG_HJI_DERIV_WENO5};
+    static const dg_hji_time T[] = {DG_HJI_TIME_EULER, DG_HJI_TIME_RK2, DG_HJI_TIME_RK3, DG_HJI_TIME_RK3};
+    if ((int)a < 0 || a >= DG_HJI_ACCURACY_COUNT) a = DG_HJI_ACCURACY_VERY_HIGH;
     o->deriv = D[a];
     o->time = T[a];
 }
@@ -93,9 +68,9 @@ dg_status hji_check_solve(const dg_hji_grid *g, const dg_hji_game *gm, const dg_
     if (!gm || !o) return dg_err_set(e, DG_ERR_ARG, "hji: solve needs a game and options");
     rc = dg_hji_game_check(gm, g->ndim, e);
     if (rc) return rc;
-    if ((int)o->deriv < 0 || o->deriv > DG_HJI_WENO5 || (int)o->time < 0 || o->time > DG_HJI_RK3 ||
+    if ((int)o->deriv < 0 || o->deriv > DG_HJI_DERIV_WENO5 || (int)o->time < 0 || o->time > DG_HJI_TIME_RK3 ||
         (int)o->diss < 0 || o->diss > DG_HJI_DISS_GLOBAL_MAX || (int)o->mode < 0 ||
-        o->mode > DG_HJI_BRT_TARGET || (int)o->weno_eps < 0 || o->weno_eps > DG_HJI_EPS_CONST)
+        o->mode > DG_HJI_MODE_BRT_TARGET || (int)o->weno_eps < 0 || o->weno_eps > DG_HJI_WENO_EPS_CONST)
         return dg_err_set(e, DG_ERR_ARG, "hji: an option enum is out of range");
     if (!(o->cfl > 0) || !isfinite(o->cfl))
         return dg_err_set(e, DG_ERR_ARG, "hji: cfl must be positive, got %g", o->cfl);
@@ -116,7 +91,7 @@ dg_status dg_hji_solve(const dg_hji_grid *g, const dg_hji_game *gm, const dg_hji
                        const double *v0, const double *obstacle, int nt, const double *times,
                        double *out, dg_hji_stats *stats, dg_err *e) {
     if (!v0 || !out) return dg_err_set(e, DG_ERR_ARG, "hji: solve needs v0 and out");
-    if (!o || o->real != DG_HJI_F32) return hji_solve_f64(g, gm, o, v0, obstacle, nt, times, out, stats, e);
+    if (!o || o->real != DG_HJI_REAL_F32) return hji_solve_f64(g, gm, o, v0, obstacle, nt, times, out, stats, e);
     dg_status rc = hji_check_solve(g, gm, o, nt, times, e);
     if (rc) return rc;
     const int64_t N = g->nodes;
@@ -151,7 +126,7 @@ dg_status dg_hji_solve_f32(const dg_hji_grid *g, const dg_hji_game *gm, const dg
 /* Checks the options that derivatives use. */
 static dg_status check_deriv_opts(const dg_hji_opts *o, dg_err *e) {
     if (!o) return dg_err_set(e, DG_ERR_ARG, "hji: derivatives need options");
-    if ((int)o->deriv < 0 || o->deriv > DG_HJI_WENO5 || (int)o->weno_eps < 0 || o->weno_eps > DG_HJI_EPS_CONST ||
+    if ((int)o->deriv < 0 || o->deriv > DG_HJI_DERIV_WENO5 || (int)o->weno_eps < 0 || o->weno_eps > DG_HJI_WENO_EPS_CONST ||
         o->threads < 0)
         return dg_err_set(e, DG_ERR_ARG, "hji: derivative options out of range");
     return DG_OK;
@@ -238,14 +213,14 @@ static double dyn_table_values(const dg_hji_grid *g, const dg_hji_game *gm, int 
 double dg_hji_solve_memory(const dg_hji_grid *g, const dg_hji_game *gm, const dg_hji_opts *o, int nt) {
     if (!g || !o || g->ndim < 1 || g->ndim > DG_HJI_MAX_DIMS || g->nodes < 1) return 0;
     const double N = (double)g->nodes + 16, nd = g->ndim;
-    const double R = o->real == DG_HJI_F32 ? sizeof(float) : sizeof(double);
-    const double stages = o->time == DG_HJI_EULER ? 1 : o->time == DG_HJI_RK2 ? 2 : 3;
+    const double R = o->real == DG_HJI_REAL_F32 ? sizeof(float) : sizeof(double);
+    const double stages = o->time == DG_HJI_TIME_EULER ? 1 : o->time == DG_HJI_TIME_RK2 ? 2 : 3;
     /* the value, the stage result, and a third for RK3 */
     double bytes = (stages == 3 ? 3 : 2) * N * R;
     /* the caller's output: nt times (value_k slices and the final value) */
     bytes += (double)nt * N * sizeof(double);
     /* float32 through dg_hji_solve: v0, the obstacle and the nt results converted */
-    if (o->real == DG_HJI_F32) bytes += (2.0 + nt) * N * sizeof(float);
+    if (o->real == DG_HJI_REAL_F32) bytes += (2.0 + nt) * N * sizeof(float);
     const double nl = g->n[g->ndim - 1], q = ceil(nl / 16) * 16, rows = (double)g->nodes / nl;
     if (gm && gm->dyn) {
         int afull = 0;

@@ -80,7 +80,7 @@ static dg_status validate(dg_hji_value *v, const char *path, dg_err *e) {
         char key[32];
         key_of(i, v->nt, key, sizeof key);
         const dg_st_tensor *ts = dg_st_find(f, key);
-        int ok = ts && ts->ndim == nd && (ts->dtype == DG_F32 || ts->dtype == DG_F64);
+        int ok = ts && ts->ndim == nd && (ts->dtype == DG_DTYPE_F32 || ts->dtype == DG_DTYPE_F64);
         for (int k = 0; ok && k < nd; k++) ok = ts->shape[k] == ni[k];
         if (!ok)
             return dg_err_set(e, DG_ERR_FORMAT, "%s: tensor '%s' missing, or not F32/F64 of the grid's shape", path, key);
@@ -132,7 +132,7 @@ dg_status dg_hji_value_read(const dg_hji_value *v, int i, double *out, dg_err *e
     const int64_t N = v->grid.nodes;
     for (int k = 0; k < v->grid.ndim; k++) shape[k] = v->grid.n[k];
     dg_err re = {0};
-    if (t && t->dtype == DG_F32) {
+    if (t && t->dtype == DG_DTYPE_F32) {
         float *tmp = malloc((size_t)N * sizeof(float));
         if (!tmp) return dg_err_set(e, DG_ERR_NOMEM, "%s: out of memory for %lld values", v->path, (long long)N);
         dg_status s = dg_st_read_f32(v->f, key, v->grid.ndim, shape, tmp, &re);
@@ -140,7 +140,7 @@ dg_status dg_hji_value_read(const dg_hji_value *v, int i, double *out, dg_err *e
             for (int64_t j = 0; j < N; j++) out[j] = tmp[j];
         free(tmp);
         if (s) return dg_err_set(e, s, "%s: %s", v->path, re.msg);
-    } else if (dg_st_read(v->f, key, DG_F64, v->grid.ndim, shape, out, &re) != DG_OK) {
+    } else if (dg_st_read(v->f, key, DG_DTYPE_F64, v->grid.ndim, shape, out, &re) != DG_OK) {
         return dg_err_set(e, re.status, "%s: %s", v->path, re.msg);
     }
     for (int64_t j = 0; j < N; j++)
@@ -195,9 +195,9 @@ dg_status dg_hji_value_write(const char *path, const dg_hji_problem *p, int nt, 
         key_of(i, nt, key, sizeof key);
         if (f32) {
             for (int64_t j = 0; j < N; j++) f[j] = (float)v[j];
-            s = dg_st_writer_add(w, key, DG_F32, g->ndim, shape, f, e);
+            s = dg_st_writer_add(w, key, DG_DTYPE_F32, g->ndim, shape, f, e);
         } else {
-            s = dg_st_writer_add(w, key, DG_F64, g->ndim, shape, v, e);
+            s = dg_st_writer_add(w, key, DG_DTYPE_F64, g->ndim, shape, v, e);
         }
     }
     free(f);

@@ -14,7 +14,7 @@ dg_status dg_checkpoint_save(const char *path, const dg_params *p, int grads,
         const dg_param_info *pi = &p->info[i];
         int64_t shape[DG_MAX_DIMS];
         for (int d = 0; d < pi->ndim; d++) shape[d] = pi->shape[d];
-        st = dg_st_writer_add(w, pi->name, DG_F32, pi->ndim, shape,
+        st = dg_st_writer_add(w, pi->name, DG_DTYPE_F32, pi->ndim, shape,
                               (grads ? p->grad : p->data) + pi->offset, e);
     }
     for (int k = 0; k < nmeta && st == DG_OK; k++)

@@ -673,7 +673,7 @@ dg_status dg_st_read(const dg_st_file *f, const char *name, dg_dtype dtype, int 
 
 dg_status dg_st_read_f32(const dg_st_file *f, const char *name, int ndim, const int64_t *shape,
                          float *out, dg_err *e) {
-    return dg_st_read(f, name, DG_F32, ndim, shape, out, e);
+    return dg_st_read(f, name, DG_DTYPE_F32, ndim, shape, out, e);
 }
 
 dg_st_writer *dg_st_writer_create(void) { return calloc(1, sizeof(dg_st_writer)); }

@@ -3,10 +3,15 @@
 
 #include "difgames/losses.h"
 
-void dg_loss_begin(dg_loss *l, int nterms, const float *weights) {
+dg_status dg_loss_begin(dg_loss *l, int nterms, const float *weights) {
     memset(l, 0, sizeof *l);
-    l->nterms = nterms < DG_LOSS_MAX_TERMS ? nterms : DG_LOSS_MAX_TERMS;
-    memcpy(l->weights, weights, (size_t)l->nterms * sizeof(float));
+    if (nterms < 1 || nterms > DG_LOSS_MAX_TERMS) {  /* refused, never truncated */
+        l->refused = nterms;
+        return DG_ERR_ARG;
+    }
+    l->nterms = nterms;
+    memcpy(l->weights, weights, (size_t)nterms * sizeof(float));
+    return DG_OK;
 }
 
 void dg_loss_add(dg_ctx *ctx, dg_loss *l, dg_tensor *const *terms) {
@@ -16,6 +21,8 @@ void dg_loss_add(dg_ctx *ctx, dg_loss *l, dg_tensor *const *terms) {
 }
 
 dg_tensor *dg_loss_finish(dg_ctx *ctx, dg_loss *l, float *weighted) {
+    if (l->refused)
+        return dg_ctx_fail(ctx, DG_ERR_ARG, "loss: %d terms (1 to %d)", l->refused, DG_LOSS_MAX_TERMS);
     if (!l->steps || !l->nterms)
         return dg_ctx_fail(ctx, DG_ERR_ARG, "loss: no steps or no terms to compose");
     const float inv = 1.0f / (float)l->steps;

@@ -50,3 +50,25 @@ int64_t dg_mlp_macs(const dg_mlp *m, int B) {
     for (int l = 0; l < m->nlayers; l++) macs += (int64_t)B * m->sizes[l] * m->sizes[l + 1];
     return macs;
 }
+
+/* ------------------------------------------------------------ players */
+
+dg_status dg_policy_create(const dg_env *env, const int *hidden, int nhidden, dg_policy *pol,
+                           dg_params **p, dg_err *e) {
+    memset(pol, 0, sizeof *pol);
+    *p = dg_params_create();
+    if (!*p) return dg_err_set(e, DG_ERR_NOMEM, "out of memory");
+    pol->n = env->nplayers > 1 ? 2 : 1;
+    dg_status st = dg_mlp_init(&pol->mlp[0], *p, "net", env->obs_dim, hidden, nhidden, env->act_dim, e);
+    if (st == DG_OK && pol->n == 2)
+        st = dg_mlp_init(&pol->mlp[1], *p, "evader", env->obs2_dim, hidden, nhidden, env->act2_dim, e);
+    if (st != DG_OK) {
+        dg_params_free(*p);
+        *p = NULL;
+    }
+    return st;
+}
+
+void dg_policy_reset_params(const dg_policy *pol, dg_params *p, dg_rng *rng) {
+    for (int i = 0; i < pol->n; i++) dg_mlp_reset_params(&pol->mlp[i], p, rng);
+}

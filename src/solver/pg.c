@@ -1,12 +1,10 @@
 /* The policy-gradient baseline (PPO or REINFORCE with a learned value):
  * sampling on plain data, GAE, minibatch Adam on the tape's gradient of the
  * likelihood-ratio objective, and a fixed evaluation batch. */
-#define _POSIX_C_SOURCE 200809L  /* clock_gettime under -std=c11 */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include <omp.h>
 
@@ -14,8 +12,7 @@
 #include "difgames/trainer.h"
 
 #define MAX_SHARDS 64
-#define ARENA0 ((size_t)8 << 20)       /* first arena of a shard; grown x4 when full */
-#define ARENA_MAX ((size_t)1 << 34)
+#define ARENA0 ((size_t)1 << 20)       /* smallest arena of a shard (sized from the estimates)   */
 #define LOG_2PI 1.8378770664093453
 
 /* ------------------------------------------------------------------ types */
@@ -68,24 +65,6 @@ struct dg_pg_eval {
 
 /* ------------------------------------------------------- internal helpers */
 
-static double now_ms(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
-/* Replaces *ctx by one four times larger (its contents are lost); 0 when it
- * cannot (OOM or the cap), leaving the old one. */
-static int grow(dg_ctx **ctx) {
-    size_t cap = dg_ctx_capacity(*ctx) * 4;
-    if (cap > ARENA_MAX) return 0;
-    dg_ctx *n = dg_ctx_create(cap);
-    if (!n) return 0;
-    dg_ctx_free(*ctx);
-    *ctx = n;
-    return 1;
-}
-
 /* The value of inputs x (M, O + 1): tanh hidden layers, then a linear layer -> (M, 1). */
 static dg_tensor *value_forward(dg_ctx *ctx, const dg_pg *pg, dg_params *pv, dg_tensor *x) {
     dg_tensor *h = dg_mlp_forward(ctx, &pg->vf, pv, x);
@@ -98,54 +77,68 @@ static int grads_finite(const dg_params *p) {
     return acc == 0.0f;
 }
 
+/* One sampled step t of rows [r0, r0 + rows), for dg_ctx_run: its tensors stay in the arena. */
+typedef struct step_job {
+    dg_pg       *pg;
+    int          r0, rows, t;
+    const float *sigma;
+    dg_tensor   *ob, *act, *lp, *v, *nx;
+} step_job;
+
+static dg_status rollout_step(dg_ctx *ctx, void *user) {
+    step_job *jb = user;
+    dg_pg *pg = jb->pg;
+    const dg_env *env = pg->env;
+    const dg_game *g = env->game;
+    const int B = pg->o.batch, H = env->horizon, S = env->state_dim, X = env->aux_dim, A = env->act_dim;
+    const int r0 = jb->r0, rows = jb->rows, t = jb->t;
+    const size_t n0 = (size_t)t * B + r0;
+    dg_tensor *st = dg_from(ctx, 2, (int[]){rows, S}, pg->state + (size_t)r0 * S);
+    dg_tensor *ax = X ? dg_from(ctx, 2, (int[]){rows, X}, pg->aux + (size_t)r0 * X) : NULL;
+    dg_tensor *ob = st ? g->observe(ctx, env, st, ax) : NULL;
+    dg_tensor *mu = dg_mlp_forward(ctx, &pg->pol.mlp[0], pg->pp, ob);
+    dg_tensor *tc = dg_full(ctx, 2, (int[]){rows, 1}, (float)t / (float)H);
+    dg_tensor *v = value_forward(ctx, pg, pg->pv, dg_concat(ctx, (dg_tensor *[]){ob, tc}, 2, 1));
+    dg_tensor *act = dg_new(ctx, 2, (int[]){rows, A});
+    dg_tensor *acl = dg_new(ctx, 2, (int[]){rows, A});
+    if (mu && act && acl) {
+        for (int j = 0; j < rows; j++)
+            for (int a = 0; a < A; a++) {
+                const size_t k = (size_t)j * A + a;
+                const float x = mu->data[k] + jb->sigma[a] * pg->noise[(n0 + j) * A + a];
+                act->data[k] = x;
+                acl->data[k] = x < -1.0f ? -1.0f : x > 1.0f ? 1.0f : x;  /* what the game gets */
+            }
+    }
+    dg_tensor *lp = dg_pg_log_prob(ctx, mu, dg_param(ctx, pg->pp, pg->ilogstd), act);
+    dg_tensor *nx = lp && v ? g->step(ctx, env, st, ax, acl) : NULL;
+    if (nx) dg_pg_step_rewards(ctx, env, nx, ax, acl, pg->rew + n0);
+    *jb = (step_job){pg, r0, rows, t, jb->sigma, ob, act, lp, v, nx};
+    return dg_ctx_status(ctx);
+}
+
 /* Rows [r0, r0 + rows) of the batch for the whole horizon, one step per arena
  * rewind: the states are plain data, so nothing flows back through the game.
  * Writes obs, act, logp, vraw, rew of those rows and advances pg->state. */
 static dg_status rollout_shard(dg_pg *pg, pg_shard *sh, int r0, int rows) {
     const dg_env *env = pg->env;
-    const dg_game *g = env->game;
-    const int B = pg->o.batch, H = env->horizon, S = env->state_dim, X = env->aux_dim;
+    const int B = pg->o.batch, H = env->horizon, S = env->state_dim;
     const int O = env->obs_dim, A = env->act_dim;
     float sigma[64];
     const float *ls = dg_params_data(pg->pp, pg->ilogstd);
     for (int a = 0; a < A; a++) sigma[a] = expf(ls[a]);
     for (int t = 0; t < H; t++) {
         const size_t n0 = (size_t)t * B + r0;
-        for (;;) {
-            dg_ctx *ctx = sh->ctx;
-            dg_ctx_reset(ctx);
-            dg_tensor *st = dg_from(ctx, 2, (int[]){rows, S}, pg->state + (size_t)r0 * S);
-            dg_tensor *ax = X ? dg_from(ctx, 2, (int[]){rows, X}, pg->aux + (size_t)r0 * X) : NULL;
-            dg_tensor *ob = st ? g->observe(ctx, env, st, ax) : NULL;
-            dg_tensor *mu = dg_mlp_forward(ctx, &pg->pol.mlp[0], pg->pp, ob);
-            dg_tensor *tc = dg_full(ctx, 2, (int[]){rows, 1}, (float)t / (float)H);
-            dg_tensor *v = value_forward(ctx, pg, pg->pv, dg_concat(ctx, (dg_tensor *[]){ob, tc}, 2, 1));
-            dg_tensor *act = dg_new(ctx, 2, (int[]){rows, A});
-            dg_tensor *acl = dg_new(ctx, 2, (int[]){rows, A});
-            if (mu && act && acl) {
-                for (int j = 0; j < rows; j++)
-                    for (int a = 0; a < A; a++) {
-                        const size_t k = (size_t)j * A + a;
-                        const float x = mu->data[k] + sigma[a] * pg->noise[(n0 + j) * A + a];
-                        act->data[k] = x;
-                        acl->data[k] = x < -1.0f ? -1.0f : x > 1.0f ? 1.0f : x;  /* what the game gets */
-                    }
-            }
-            dg_tensor *lp = dg_pg_log_prob(ctx, mu, dg_param(ctx, pg->pp, pg->ilogstd), act);
-            dg_tensor *nx = lp && v ? g->step(ctx, env, st, ax, acl) : NULL;
-            if (nx) dg_pg_step_rewards(ctx, env, nx, ax, acl, pg->rew + n0);
-            dg_status st_ = dg_ctx_status(ctx);
-            if (st_ == DG_ERR_ARENA_FULL && grow(&sh->ctx)) continue;  /* redo the step: nothing was kept */
-            if (st_ != DG_OK) return st_;
-            memcpy(pg->obs + n0 * O, ob->data, (size_t)rows * O * sizeof(float));
-            memcpy(pg->act + n0 * A, act->data, (size_t)rows * A * sizeof(float));
-            for (int j = 0; j < rows; j++) {
-                pg->logp[n0 + j] = lp->data[j];
-                pg->vraw[n0 + j] = v->data[j];
-            }
-            memcpy(pg->state + (size_t)r0 * S, nx->data, (size_t)rows * S * sizeof(float));
-            break;
+        step_job jb = {pg, r0, rows, t, sigma, NULL, NULL, NULL, NULL, NULL};
+        const dg_status st = dg_ctx_run(&sh->ctx, DG_ARENA_MAX, rollout_step, &jb);  /* a failed step keeps nothing */
+        if (st != DG_OK) return st;
+        memcpy(pg->obs + n0 * O, jb.ob->data, (size_t)rows * O * sizeof(float));
+        memcpy(pg->act + n0 * A, jb.act->data, (size_t)rows * A * sizeof(float));
+        for (int j = 0; j < rows; j++) {
+            pg->logp[n0 + j] = jb.lp->data[j];
+            pg->vraw[n0 + j] = jb.v->data[j];
         }
+        memcpy(pg->state + (size_t)r0 * S, jb.nx->data, (size_t)rows * S * sizeof(float));
     }
     return DG_OK;
 }
@@ -153,69 +146,82 @@ static dg_status rollout_shard(dg_pg *pg, pg_shard *sh, int r0, int rows) {
 /* Gradient of one minibatch part on a shard: samples idx[0..m) of the batch,
  * the policy objective (pi) or the value regression (not pi), each a sum over
  * the part scaled by inv_m (so the shards add up to the minibatch mean). */
-static dg_status update_shard(dg_pg *pg, pg_shard *sh, int pi, const int *idx, int m, float inv_m,
-                              int add_entropy) {
+typedef struct update_job {
+    dg_pg      *pg;
+    pg_shard   *sh;
+    int         pi, m, add_entropy;
+    const int  *idx;
+    float       inv_m;
+} update_job;
+
+static dg_status update_part(dg_ctx *ctx, void *user) {
+    const update_job *jb = user;
+    dg_pg *pg = jb->pg;
+    pg_shard *sh = jb->sh;
+    const int pi = jb->pi, m = jb->m, add_entropy = jb->add_entropy;
+    const int *idx = jb->idx;
+    const float inv_m = jb->inv_m;
     const dg_env *env = pg->env;
     const int O = env->obs_dim, A = env->act_dim, H = env->horizon, B = pg->o.batch;
-    for (;;) {
-        dg_ctx *ctx = sh->ctx;
-        dg_ctx_reset(ctx);
-        dg_params pv = *pg->pv, pp = *pg->pp;  /* same values, this shard's gradient blocks */
-        pp.grad = sh->gpi;
-        pv.grad = sh->gv;
-        memset(sh->gpi, 0, pg->pp->total * sizeof(float));
-        memset(sh->gv, 0, pg->pv->total * sizeof(float));
-        sh->pi_loss = sh->v_loss = sh->kl = 0.0;
-        sh->nclip = 0;
-        dg_tensor *ob = dg_new(ctx, 2, (int[]){m, O});
-        float *f1 = dg_ctx_alloc(ctx, (size_t)m * sizeof(float));
-        float *f2 = dg_ctx_alloc(ctx, (size_t)m * sizeof(float));
-        if (!ob || !f1 || !f2) goto check;
-        for (int j = 0; j < m; j++)
-            memcpy(ob->data + (size_t)j * O, pg->obs + (size_t)idx[j] * O, (size_t)O * sizeof(float));
-        dg_tensor *loss = NULL;
-        if (pi) {
-            dg_tensor *act = dg_new(ctx, 2, (int[]){m, A});
-            if (!act) goto check;
-            for (int j = 0; j < m; j++) {
-                memcpy(act->data + (size_t)j * A, pg->act + (size_t)idx[j] * A, (size_t)A * sizeof(float));
-                f1[j] = pg->logp[idx[j]];
-                f2[j] = pg->adv[idx[j]];
-            }
-            dg_tensor *ls = dg_param(ctx, &pp, pg->ilogstd);
-            dg_tensor *lp = dg_pg_log_prob(ctx, dg_mlp_forward(ctx, &pg->pol.mlp[0], &pp, ob), ls, act);
-            loss = dg_pg_policy_loss(ctx, lp, f1, f2, (float)pg->o.clip, inv_m);
-            if (add_entropy && pg->o.ent_coef > 0.0) {  /* entropy Σ log σ + A/2 (1 + log 2π), once */
-                dg_tensor *ent = dg_add_scalar(ctx, dg_sum(ctx, ls), (float)(0.5 * A * (1.0 + LOG_2PI)));
-                loss = dg_sub(ctx, loss, dg_scale(ctx, ent, (float)pg->o.ent_coef));
-            }
-            if (lp && loss) {
-                const double c = pg->o.clip;
-                for (int j = 0; j < m; j++) {
-                    const double d = (double)f1[j] - lp->data[j];
-                    sh->kl += d;
-                    if (c > 0.0 && fabs(exp(-d) - 1.0) > c) sh->nclip++;
-                }
-                sh->pi_loss = loss->data[0];
-            }
-        } else {
-            dg_tensor *tc = dg_new(ctx, 2, (int[]){m, 1});
-            dg_tensor *tg = dg_new(ctx, 2, (int[]){m, 1});
-            if (!tc || !tg) goto check;
-            for (int j = 0; j < m; j++) {
-                tc->data[j] = (float)(idx[j] / B) / (float)H;  /* sample n = t · B + b */
-                tg->data[j] = (float)((pg->ret[idx[j]] - pg->v_mean) / pg->v_std);
-            }
-            dg_tensor *v = value_forward(ctx, pg, &pv, dg_concat(ctx, (dg_tensor *[]){ob, tc}, 2, 1));
-            loss = dg_scale(ctx, dg_sum(ctx, dg_square(ctx, dg_sub(ctx, v, tg))), inv_m);
-            if (loss) sh->v_loss = loss->data[0];
+    dg_params pv = *pg->pv, pp = *pg->pp;  /* same values, this shard's gradient blocks */
+    pp.grad = sh->gpi;
+    pv.grad = sh->gv;
+    memset(sh->gpi, 0, pg->pp->total * sizeof(float));
+    memset(sh->gv, 0, pg->pv->total * sizeof(float));
+    sh->pi_loss = sh->v_loss = sh->kl = 0.0;
+    sh->nclip = 0;
+    dg_tensor *ob = dg_new(ctx, 2, (int[]){m, O});
+    float *f1 = dg_ctx_alloc(ctx, (size_t)m * sizeof(float));
+    float *f2 = dg_ctx_alloc(ctx, (size_t)m * sizeof(float));
+    if (!ob || !f1 || !f2) goto check;
+    for (int j = 0; j < m; j++)
+        memcpy(ob->data + (size_t)j * O, pg->obs + (size_t)idx[j] * O, (size_t)O * sizeof(float));
+    dg_tensor *loss = NULL;
+    if (pi) {
+        dg_tensor *act = dg_new(ctx, 2, (int[]){m, A});
+        if (!act) goto check;
+        for (int j = 0; j < m; j++) {
+            memcpy(act->data + (size_t)j * A, pg->act + (size_t)idx[j] * A, (size_t)A * sizeof(float));
+            f1[j] = pg->logp[idx[j]];
+            f2[j] = pg->adv[idx[j]];
         }
-        if (loss) dg_backward(ctx, loss);
-    check:;
-        dg_status st = dg_ctx_status(ctx);
-        if (st == DG_ERR_ARENA_FULL && grow(&sh->ctx)) continue;
-        return st;
+        dg_tensor *ls = dg_param(ctx, &pp, pg->ilogstd);
+        dg_tensor *lp = dg_pg_log_prob(ctx, dg_mlp_forward(ctx, &pg->pol.mlp[0], &pp, ob), ls, act);
+        loss = dg_pg_policy_loss(ctx, lp, f1, f2, (float)pg->o.clip, inv_m);
+        if (add_entropy && pg->o.ent_coef > 0.0) {  /* entropy Σ log σ + A/2 (1 + log 2π), once */
+            dg_tensor *ent = dg_add_scalar(ctx, dg_sum(ctx, ls), (float)(0.5 * A * (1.0 + LOG_2PI)));
+            loss = dg_sub(ctx, loss, dg_scale(ctx, ent, (float)pg->o.ent_coef));
+        }
+        if (lp && loss) {
+            const double c = pg->o.clip;
+            for (int j = 0; j < m; j++) {
+                const double d = (double)f1[j] - lp->data[j];
+                sh->kl += d;
+                if (c > 0.0 && fabs(exp(-d) - 1.0) > c) sh->nclip++;
+            }
+            sh->pi_loss = loss->data[0];
+        }
+    } else {
+        dg_tensor *tc = dg_new(ctx, 2, (int[]){m, 1});
+        dg_tensor *tg = dg_new(ctx, 2, (int[]){m, 1});
+        if (!tc || !tg) goto check;
+        for (int j = 0; j < m; j++) {
+            tc->data[j] = (float)(idx[j] / B) / (float)H;  /* sample n = t · B + b */
+            tg->data[j] = (float)((pg->ret[idx[j]] - pg->v_mean) / pg->v_std);
+        }
+        dg_tensor *v = value_forward(ctx, pg, &pv, dg_concat(ctx, (dg_tensor *[]){ob, tc}, 2, 1));
+        loss = dg_scale(ctx, dg_sum(ctx, dg_square(ctx, dg_sub(ctx, v, tg))), inv_m);
+        if (loss) sh->v_loss = loss->data[0];
     }
+    if (loss) dg_backward(ctx, loss);
+check:
+    return dg_ctx_status(ctx);
+}
+
+static dg_status update_shard(dg_pg *pg, pg_shard *sh, int pi, const int *idx, int m, float inv_m,
+                              int add_entropy) {
+    update_job jb = {pg, sh, pi, m, add_entropy, idx, inv_m};
+    return dg_ctx_run(&sh->ctx, DG_ARENA_MAX, update_part, &jb);
 }
 
 /* One Adam step of the policy (pi) or the value on minibatch idx[0..m):
@@ -354,7 +360,7 @@ void dg_pg_opts_default(dg_pg_opts *o, dg_pg_algo algo) {
     o->learn_std = 1;
     o->max_grad_norm = 0.5;
     o->threads = 1;
-    if (algo == DG_PG_REINFORCE) {
+    if (algo == DG_PG_ALGO_REINFORCE) {
         o->lr = 1e-3;
         o->lambda = 1.0;
         o->clip = 0.0;
@@ -363,11 +369,11 @@ void dg_pg_opts_default(dg_pg_opts *o, dg_pg_algo algo) {
     }
 }
 
-const char *dg_pg_algo_name(dg_pg_algo algo) { return algo == DG_PG_REINFORCE ? "reinforce" : "ppo"; }
+const char *dg_pg_algo_name(dg_pg_algo algo) { return algo == DG_PG_ALGO_REINFORCE ? "reinforce" : "ppo"; }
 
 int dg_pg_algo_parse(const char *name, dg_pg_algo *algo) {
-    if (!strcmp(name, "ppo")) *algo = DG_PG_PPO;
-    else if (!strcmp(name, "reinforce")) *algo = DG_PG_REINFORCE;
+    if (!strcmp(name, "ppo")) *algo = DG_PG_ALGO_PPO;
+    else if (!strcmp(name, "reinforce")) *algo = DG_PG_ALGO_REINFORCE;
     else return 0;
     return 1;
 }
@@ -397,24 +403,36 @@ void dg_pg_free(dg_pg *pg) {
     free(pg);
 }
 
-double dg_pg_memory(const dg_env *env, const dg_pg_opts *o, int eval_batch) {
-    const double B = o->batch, H = env->horizon, N = B * H, O = env->obs_dim, A = env->act_dim;
-    const double S = env->state_dim, X = env->aux_dim ? env->aux_dim : 1;
-    const double shards = fmin(o->threads < o->batch ? (o->threads > 0 ? o->threads : 1) : o->batch, MAX_SHARDS);
+/* The arena of one of shards shards, with a quarter to spare: it holds one sampled step of its rows
+ * (forward), or the gradient of its part of a minibatch through the policy or the value: per sample
+ * about three floats a layer width (value, gradient, tanh's output) and a few for the
+ * log-probability and the clipped objective. dg_pg_create sizes the arenas with it, dg_pg_memory
+ * counts it. */
+static double shard_arena(const dg_env *env, const dg_pg_opts *o, double shards) {
+    const double B = o->batch, N = B * env->horizon, O = env->obs_dim, A = env->act_dim;
     double hid = 0;
     for (int i = 0; i < o->nhidden; i++) hid += o->hidden[i];
-    /* the batch: samples (noise, obs, act, logp, vraw, rew, adv, ret, perm) and states */
-    double bytes = N * (O + 2 * A + 6) * sizeof(float) + B * (S + X) * sizeof(float);
-    /* a shard's arena holds one sampled step of its rows (forward), or the gradient of its part of a
-     * minibatch through the policy or the value: per sample about three floats a layer width (value,
-     * gradient, tanh's output) and a few for the log-probability and the clipped objective */
     const double m = fmax(o->minibatch > 0 && o->minibatch < N ? o->minibatch : N,
                           o->vf_minibatch > 0 && o->vf_minibatch < N ? o->vf_minibatch : N);
     /* a step's rewards come from step_cost on each row alone: its tensors (headers, alignment)
      * once a row, measured about 9 KiB */
     const double step = dg_rollout_memory(env, o->hidden, o->nhidden, ceil(B / shards), 1, 0) + ceil(B / shards) * 12288.0;
     const double upd = ceil(m / shards) * (3 * (O + 1 + hid + A) + 8 * A + 16) * sizeof(float) + 65536;
-    bytes += 1.25 * shards * fmax(step, upd);
+    return 1.25 * fmax(step, upd);
+}
+
+/* The whole-episode forward tape of rows rows of the evaluation batch, with a quarter to spare. */
+static double eval_arena(const dg_env *env, const int *hidden, int nhidden, double rows) {
+    return 1.25 * dg_rollout_memory(env, hidden, nhidden, rows, env->horizon, 0);
+}
+
+double dg_pg_memory(const dg_env *env, const dg_pg_opts *o, int eval_batch) {
+    const double B = o->batch, H = env->horizon, N = B * H, O = env->obs_dim, A = env->act_dim;
+    const double S = env->state_dim, X = env->aux_dim ? env->aux_dim : 1;
+    const double shards = fmin(o->threads < o->batch ? (o->threads > 0 ? o->threads : 1) : o->batch, MAX_SHARDS);
+    /* the batch: samples (noise, obs, act, logp, vraw, rew, adv, ret, perm) and states */
+    double bytes = N * (O + 2 * A + 6) * sizeof(float) + B * (S + X) * sizeof(float);
+    bytes += shards * shard_arena(env, o, shards);
     /* parameters (policy and value), gradients, Adam moments, one gradient per shard */
     double params = 0, in = O;
     for (int i = 0; i < o->nhidden; i++) {
@@ -426,7 +444,7 @@ double dg_pg_memory(const dg_env *env, const dg_pg_opts *o, int eval_batch) {
     /* the fixed evaluation batch: its states, and each shard's whole-episode forward tape */
     if (eval_batch > 0)
         bytes += (double)eval_batch * (S + X) * sizeof(float) * 2 +
-                 1.25 * shards * dg_rollout_memory(env, o->hidden, o->nhidden, ceil(eval_batch / shards), H, 0);
+                 shards * eval_arena(env, o->hidden, o->nhidden, ceil(eval_batch / shards));
     return bytes + 1048576.0;
 }
 
@@ -514,9 +532,11 @@ dg_pg *dg_pg_create(const dg_env *env, const dg_pg_opts *o, dg_err *e) {
     for (int i = 0; i < N; i++) pg->perm[i] = i;
     pg->nshards = o->threads < o->batch ? o->threads : o->batch;
     if (pg->nshards > MAX_SHARDS) pg->nshards = MAX_SHARDS;
+    /* what dg_pg_memory counts; dg_ctx_run grows it if it falls short */
+    const size_t arena = (size_t)fmin(shard_arena(env, o, pg->nshards), (double)DG_ARENA_MAX);
     for (int s = 0; s < pg->nshards; s++) {
         pg_shard *sh = &pg->sh[s];
-        sh->ctx = dg_ctx_create(ARENA0);
+        sh->ctx = dg_ctx_create(arena > ARENA0 ? arena : ARENA0);
         sh->gpi = malloc(pg->pp->total * sizeof(float));
         sh->gv = malloc(pg->pv->total * sizeof(float));
         if (!sh->ctx || !sh->gpi || !sh->gv) {
@@ -532,12 +552,13 @@ fail:
 }
 
 dg_status dg_pg_iterate(dg_pg *pg, dg_pg_stats *out, dg_err *e) {
-    const double t0 = now_ms();
+    const double t0 = 1e3 * dg_clock_s();
     const dg_env *env = pg->env;
     const int B = pg->o.batch, A = env->act_dim, N = pg->N;
     dg_pg_stats s = {.iter = pg->iter + 1};
     /* everything random is drawn here, in one order, whatever the thread count */
-    env->game->reset(env, &pg->rng, B, pg->state, pg->aux);
+    dg_status st0 = env->game->reset(env, &pg->rng, B, pg->state, pg->aux, e);
+    if (st0 != DG_OK) return st0;
     for (size_t i = 0; i < (size_t)N * A; i++) pg->noise[i] = dg_rng_normal(&pg->rng, 0.0f, 1.0f);
     const int ns = pg->nshards;
 #pragma omp parallel for num_threads(ns) schedule(static, 1)
@@ -562,7 +583,7 @@ dg_status dg_pg_iterate(dg_pg *pg, dg_pg_stats *out, dg_err *e) {
     for (int a = 0; a < A; a++) sd += exp(dg_params_data(pg->pp, pg->ilogstd)[a]);
     s.std = sd / A;
     s.env_steps = pg->env_steps;
-    s.ms = now_ms() - t0;
+    s.ms = 1e3 * dg_clock_s() - t0;
     pg->iter++;
     if (out) *out = s;
     return DG_OK;
@@ -582,7 +603,7 @@ dg_status dg_pg_step_rewards(dg_ctx *ctx, const dg_env *env, dg_tensor *next, dg
     const int B = next->shape[0];
     /* the game's step_cost on each row alone: a batch of one, so its means are that row's costs */
     for (int j = 0; j < B && dg_ctx_status(ctx) == DG_OK; j++) {
-        dg_tensor *tm[DG_MAX_TERMS] = {0};
+        dg_tensor *tm[DG_LOSS_MAX_TERMS] = {0};
         env->game->step_cost(ctx, env, dg_rows(ctx, next, j, 1), env->aux_dim ? dg_rows(ctx, aux, j, 1) : NULL,
                              dg_rows(ctx, action, j, 1), 1.0f, tm);
         if (dg_ctx_status(ctx) != DG_OK) break;
@@ -663,32 +684,53 @@ dg_pg_eval *dg_pg_eval_create(const dg_env *env, int B, uint64_t seed, int threa
     }
     dg_rng rng;
     dg_rng_seed(&rng, seed);
-    env->game->reset(env, &rng, B, ev->state, ev->aux);
+    if (env->game->reset(env, &rng, B, ev->state, ev->aux, e) != DG_OK) {
+        dg_pg_eval_free(ev);
+        return NULL;
+    }
     return ev;
+}
+
+/* Shard s of an evaluation batch, for dg_ctx_run. */
+typedef struct eval_job {
+    const dg_pg_eval *ev;
+    const dg_policy  *m;
+    dg_params        *p;
+    int               s;
+    float            *terms;
+    dg_tensor        *loss;
+} eval_job;
+
+static dg_status eval_rollout(dg_ctx *ctx, void *user) {
+    eval_job *jb = user;
+    const dg_pg_eval *ev = jb->ev;
+    const int S = ev->env->state_dim, X = ev->env->aux_dim, s = jb->s;
+    jb->loss = dg_rollout(ctx, ev->env, jb->m, jb->p, ev->state + (size_t)ev->row0[s] * S,
+                          X ? ev->aux + (size_t)ev->row0[s] * X : NULL, ev->rows[s], 1.0f / (float)ev->B,
+                          jb->terms, NULL, 0);
+    return dg_ctx_status(ctx);
 }
 
 dg_status dg_pg_eval_loss(dg_pg_eval *ev, const dg_policy *m, dg_params *p, double *loss, float *terms,
                           dg_err *e) {
     const dg_env *env = ev->env;
-    const int S = env->state_dim, X = env->aux_dim;
     double part[MAX_SHARDS];
-    float pterms[MAX_SHARDS][DG_MAX_TERMS];
+    float pterms[MAX_SHARDS][DG_LOSS_MAX_TERMS];
     dg_status status[MAX_SHARDS];
+    int hidden[DG_MLP_MAX_LAYERS];
+    const int nhidden = m->mlp[0].nlayers - 1;
+    for (int i = 0; i < nhidden; i++) hidden[i] = m->mlp[0].sizes[i + 1];
 #pragma omp parallel for num_threads(ev->nshards) schedule(static, 1)
     for (int s = 0; s < ev->nshards; s++) {
-        for (;;) {
-            dg_ctx_reset(ev->ctx[s]);
-            dg_tensor *l = dg_rollout(ev->ctx[s], env, m, p, ev->state + (size_t)ev->row0[s] * S,
-                                      X ? ev->aux + (size_t)ev->row0[s] * X : NULL, ev->rows[s],
-                                      1.0f / (float)ev->B, pterms[s], NULL, 0);
-            status[s] = dg_ctx_status(ev->ctx[s]);
-            if (status[s] == DG_ERR_ARENA_FULL && grow(&ev->ctx[s])) continue;
-            part[s] = l && status[s] == DG_OK ? l->data[0] : NAN;
-            break;
-        }
+        eval_job jb = {ev, m, p, s, pterms[s], NULL};
+        /* sized from the estimate dg_pg_memory counts on the first call; grown if it falls short */
+        status[s] = dg_ctx_reserve(&ev->ctx[s], (size_t)fmin(eval_arena(env, hidden, nhidden, ev->rows[s]),
+                                                             (double)DG_ARENA_MAX));
+        if (status[s] == DG_OK) status[s] = dg_ctx_run(&ev->ctx[s], DG_ARENA_MAX, eval_rollout, &jb);
+        part[s] = jb.loss && status[s] == DG_OK ? jb.loss->data[0] : NAN;
     }
     double total = 0.0;
-    float tsum[DG_MAX_TERMS] = {0};
+    float tsum[DG_LOSS_MAX_TERMS] = {0};
     for (int s = 0; s < ev->nshards; s++) {  /* fixed order */
         if (status[s] != DG_OK)
             return dg_err_set(e, status[s], "evaluation rollout: %s", dg_ctx_error(ev->ctx[s]));

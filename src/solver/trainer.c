@@ -5,7 +5,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include <omp.h>
 
@@ -18,7 +17,7 @@
 #include "difgames/trainer.h"
 
 #define MAX_THREADS 64
-#define ROW_COLS (2 + DG_MAX_TERMS + 4 + DG_MAX_METRICS + 2)  /* epoch loss, terms, grad_norm lr ms flops, metrics, exploit */
+#define ROW_COLS (2 + DG_LOSS_MAX_TERMS + 4 + DG_MAX_METRICS + 2)  /* epoch loss, terms, grad_norm lr ms flops, metrics, exploit */
 #define DG_TAPE_BUDGET (512.0 * 1024 * 1024)  /* bytes of tape before auto checkpointing */
 
 /* ------------------------------------------------------------ options */
@@ -32,37 +31,36 @@ typedef struct train_keys {
     int   hidden[DG_MLP_MAX_LAYERS], nhidden;
 } train_keys;
 
-#define NO_LIMIT 100000000  /* epochs and counts: far more than a run can use */
 static const char *const SOLVERS[] = {"gda", "optimistic", "extragradient", NULL};  /* dg_game_solver order */
 
 static const dg_key TRAIN_KEYS[] = {
     DG_K_INT("seed", train_keys, seed, 0, 0, 2147483647, "random seed: initial weights and episode draws"),
     DG_K_INT("train.batch", train_keys, batch, 64, 1, 1 << 20, "parallel episodes per epoch"),
-    DG_K_INT("train.epochs", train_keys, epochs, 300, 0, NO_LIMIT, "epochs (one Adam step each)"),
+    DG_K_INT("train.epochs", train_keys, epochs, 300, 0, DG_MAX_EPOCHS, "epochs (one Adam step each)"),
     DG_K_F32("train.lr", train_keys, lr, 1e-3f, 0, 10, 0, 1, "Adam learning rate"),
     {.name = "train.betas", .type = DG_KEY_F32_ARRAY, .offset = offsetof(train_keys, betas), .min_n = 2, .max_n = 2,
      .lo = 0, .hi = 1, .hi_open = 1, .def_v = (const double[]){0.9f, 0.999f}, .def_n = 2, .what = "beta",
      .doc = "Adam's moment decays [beta1, beta2]"},
     DG_K_F32("train.eps", train_keys, eps, 1e-8f, 0, 1, 1, 1, "Adam's epsilon"),
     DG_K_F32("train.clip", train_keys, clip, 1.0f, 0, INFINITY, 1, 0, "global gradient-norm clipping (0: off)"),
-    DG_K_INT("train.warmup", train_keys, warmup, 0, 0, NO_LIMIT, "epochs of linear learning-rate warmup"),
+    DG_K_INT("train.warmup", train_keys, warmup, 0, 0, DG_MAX_EPOCHS, "epochs of linear learning-rate warmup"),
     {.name = "train.snapshots", .type = DG_KEY_INT_ARRAY, .offset = offsetof(train_keys, snapshots),
      .count_offset = offsetof(train_keys, nsnapshots), .min_n = 0, .max_n = DG_MAX_SNAPSHOTS, .lo = 1,
      .hi = 2147483647, .def_v = (const double[]){5, 20, 50}, .def_n = 3, .what = "epochs",
      .doc = "epochs to snapshot (and the last)"},
     DG_K_INT("train.threads", train_keys, threads, 1, 0, MAX_THREADS,
              "shards of the batch trained in parallel (0: one per core)"),
-    DG_K_INT("train.fault_nan_epoch", train_keys, nan_epoch, 0, 0, NO_LIMIT,
+    DG_K_INT("train.fault_nan_epoch", train_keys, nan_epoch, 0, 0, DG_MAX_EPOCHS,
              "fault injection: the loss is NaN at this epoch (0: off)"),
     DG_K_BOOL("train.fixed_batch", train_keys, fixed_batch, 0, "every epoch the same initial batch"),
-    DG_K_INT("train.resume_every", train_keys, resume_every, 10, 0, NO_LIMIT,
+    DG_K_INT("train.resume_every", train_keys, resume_every, 10, 0, DG_MAX_EPOCHS,
              "write resume.safetensors every N epochs (0: at snapshots and the end)"),
     DG_K_ENUM("train.game_solver", train_keys, solver, 0, SOLVERS, "solver", "two-player games: the update rule"),
-    DG_K_INT("train.exploit_every", train_keys, exploit_every, 0, 0, NO_LIMIT,
+    DG_K_INT("train.exploit_every", train_keys, exploit_every, 0, 0, DG_MAX_EPOCHS,
              "measure exploitability every N epochs (0: never)"),
-    DG_K_INT("train.exploit_epochs", train_keys, exploit_epochs, 50, 1, NO_LIMIT,
+    DG_K_INT("train.exploit_epochs", train_keys, exploit_epochs, 50, 1, DG_MAX_EPOCHS,
              "best-response training epochs of each exploitability measure"),
-    DG_K_INT("train.checkpoint_every", train_keys, checkpoint_every, 0, -1, NO_LIMIT,
+    DG_K_INT("train.checkpoint_every", train_keys, checkpoint_every, 0, -1, DG_MAX_HORIZON,
              "BPTT segments: 0 auto, k every k steps, -1 never"),
     {.name = "policy.hidden", .type = DG_KEY_INT_ARRAY, .offset = offsetof(train_keys, hidden),
      .count_offset = offsetof(train_keys, nhidden), .min_n = 0, .max_n = DG_MLP_MAX_LAYERS - 1, .lo = 1,
@@ -204,26 +202,6 @@ const char *dg_train_memory_key(const dg_env *env, const dg_mem_parts *m) {
     return "train.batch";
 }
 
-dg_status dg_policy_create(const dg_env *env, const int *hidden, int nhidden, dg_policy *pol,
-                           dg_params **p, dg_err *e) {
-    memset(pol, 0, sizeof *pol);
-    *p = dg_params_create();
-    if (!*p) return dg_err_set(e, DG_ERR_NOMEM, "out of memory");
-    pol->n = env->nplayers > 1 ? 2 : 1;
-    dg_status st = dg_mlp_init(&pol->mlp[0], *p, "net", env->obs_dim, hidden, nhidden, env->act_dim, e);
-    if (st == DG_OK && pol->n == 2)
-        st = dg_mlp_init(&pol->mlp[1], *p, "evader", env->obs2_dim, hidden, nhidden, env->act2_dim, e);
-    if (st != DG_OK) {
-        dg_params_free(*p);
-        *p = NULL;
-    }
-    return st;
-}
-
-void dg_policy_reset_params(const dg_policy *pol, dg_params *p, dg_rng *rng) {
-    for (int i = 0; i < pol->n; i++) dg_mlp_reset_params(&pol->mlp[i], p, rng);
-}
-
 /* ------------------------------------------------------------ rollout */
 
 /* Steps t0+1..t1 from state on ctx, adding each step's terms to loss; traj
@@ -243,7 +221,7 @@ static dg_tensor *run_steps(dg_ctx *ctx, const dg_env *env, const dg_policy *pol
         }
         state = g->step(ctx, env, state, ax, act);
         if (!state) return NULL;
-        dg_tensor *tm[DG_MAX_TERMS] = {0};
+        dg_tensor *tm[DG_LOSS_MAX_TERMS] = {0};
         g->step_cost(ctx, env, state, ax, act, inv_batch, tm);
         if (dg_ctx_status(ctx) != DG_OK) return NULL;
         dg_loss_add(ctx, loss, tm);
@@ -297,7 +275,7 @@ dg_status dg_episode_grad(dg_ctx *ctx, const dg_env *env, const dg_policy *pol, 
      * running loss sums. The float operations are those of the full tape, so
      * the loss is the same to the bit. */
     const int nseg = (H + every - 1) / every;
-    float acc[DG_MAX_TERMS] = {0};
+    float acc[DG_LOSS_MAX_TERMS] = {0};
     memcpy(saved, state0, (size_t)B * S * sizeof(float));
     if (traj) memcpy(traj, state0, (size_t)B * S * sizeof(float));
     for (int j = 0; j < nseg; j++) {
@@ -367,7 +345,7 @@ typedef struct shard {
     float  *saved;                   /* checkpointed BPTT: segment start states */
     int     row0, rows;
     double  loss;
-    float   terms[DG_MAX_TERMS];
+    float   terms[DG_LOSS_MAX_TERMS];
     dg_status status;
     char    err[256];
 } shard;
@@ -401,12 +379,6 @@ struct dg_trainer {
     float       *save_w, *save_m, *save_v;  /* extragradient: the point it leaves from */
     float       *x_state, *x_aux;      /* exploitability: its evaluation batch         */
 };
-
-static double now_ms(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
 
 void dg_trainer_free(dg_trainer *t) {
     if (!t) return;
@@ -547,6 +519,26 @@ const dg_epoch_stats *dg_trainer_last(const dg_trainer *t) { return &t->last; }
 size_t dg_trainer_arena_peak(const dg_trainer *t) { return t->arena_peak; }
 int dg_trainer_checkpoint_every(const dg_trainer *t) { return t->o.checkpoint_every; }
 
+/* One shard's episode on its arena, for dg_ctx_run. */
+typedef struct shard_job {
+    const dg_trainer *t;
+    shard           *sh;
+    dg_params       *view;
+    const float     *state0, *aux;
+    float           *traj, inv_batch;
+    uint64_t         flops0;          /* the arena's FLOP count when the run began */
+} shard_job;
+
+static dg_status shard_episode(dg_ctx *ctx, void *user) {
+    shard_job *j = user;
+    shard *sh = j->sh;
+    j->flops0 = dg_ctx_flops(ctx);
+    memset(sh->grad, 0, j->t->p->total * sizeof(float));
+    return dg_episode_grad(ctx, j->t->env, &j->t->mlp, j->view, j->state0, j->aux, sh->rows, j->inv_batch,
+                           j->t->o.checkpoint_every, sh->saved, &sh->loss, sh->terms, j->traj,
+                           j->t->o.batch);
+}
+
 /* Forward and backward of every shard in parallel; sums into t->p->grad. */
 /* Loss and gradient (into p->grad) of the batch state0/aux under parameters p,
  * one shard per thread; traj (may be NULL) gets the trajectory. */
@@ -557,37 +549,22 @@ static dg_status run_shards(dg_trainer *t, dg_params *p, const float *state0, co
     const float inv_batch = 1.0f / (float)B;
     const size_t total = t->p->total;
     uint64_t flops0[MAX_THREADS];
-    for (int attempt = 0; attempt < 8; attempt++) {
-        int overflow = 0;
-        for (int s = 0; s < t->nshards; s++) flops0[s] = dg_ctx_flops(t->shards[s].ctx);
-#pragma omp parallel for num_threads(t->nshards) schedule(static, 1) reduction(|: overflow)
-        for (int s = 0; s < t->nshards; s++) {
-            shard *sh = &t->shards[s];
-            dg_params view = *p;  /* same values, this shard's gradient block */
-            view.grad = sh->grad;
-            memset(sh->grad, 0, total * sizeof(float));
-            /* each shard writes its rows of the shared trajectory (for metrics) */
-            float *traj = traj_all ? traj_all + (size_t)sh->row0 * S : NULL;
-            sh->status = dg_episode_grad(sh->ctx, env, &t->mlp, &view, state0 + (size_t)sh->row0 * S,
-                                         A ? aux + (size_t)sh->row0 * A : NULL, sh->rows, inv_batch,
-                                         t->o.checkpoint_every, sh->saved, &sh->loss, sh->terms,
-                                         traj, B);
-            snprintf(sh->err, sizeof sh->err, "%s", dg_ctx_error(sh->ctx));
-            overflow |= sh->status == DG_ERR_ARENA_FULL;
-        }
-        if (!overflow || attempt == 7) break;
-        /* grow during the first epoch: the next epochs allocate nothing */
-        for (int s = 0; s < t->nshards; s++) {
-            shard *sh = &t->shards[s];
-            size_t cap = dg_ctx_capacity(sh->ctx) * 4;
-            dg_ctx_free(sh->ctx);
-            sh->ctx = dg_ctx_create(cap);
-            if (!sh->ctx) return dg_err_set(e, DG_ERR_NOMEM, "out of memory for a %zu-byte arena", cap);
-        }
+    /* an arena too small grows in the first epoch (dg_ctx_run): the next epochs allocate nothing */
+#pragma omp parallel for num_threads(t->nshards) schedule(static, 1)
+    for (int s = 0; s < t->nshards; s++) {
+        shard *sh = &t->shards[s];
+        dg_params view = *p;  /* same values, this shard's gradient block */
+        view.grad = sh->grad;
+        /* each shard writes its rows of the shared trajectory (for metrics) */
+        shard_job j = {t, sh, &view, state0 + (size_t)sh->row0 * S, A ? aux + (size_t)sh->row0 * A : NULL,
+                       traj_all ? traj_all + (size_t)sh->row0 * S : NULL, inv_batch, 0};
+        sh->status = dg_ctx_run(&sh->ctx, DG_ARENA_MAX, shard_episode, &j);
+        flops0[s] = j.flops0;
+        snprintf(sh->err, sizeof sh->err, "%s", dg_ctx_error(sh->ctx));
     }
     *loss = 0.0;
     *flops = 0.0;
-    memset(terms, 0, DG_MAX_TERMS * sizeof(float));
+    memset(terms, 0, DG_LOSS_MAX_TERMS * sizeof(float));
     memset(p->grad, 0, total * sizeof(float));
     for (int s = 0; s < t->nshards; s++) {  /* fixed order: deterministic sums */
         shard *sh = &t->shards[s];
@@ -641,7 +618,7 @@ static dg_status write_plot(const dg_trainer *t, dg_err *e) {
     float *buf = malloc((size_t)n * (env->nterms + 2) * sizeof(float));
     if (!buf) return dg_err_set(e, DG_ERR_NOMEM, "out of memory for the plot");
     float *x = buf;
-    dg_plot_series s[DG_MAX_TERMS + 1];
+    dg_plot_series s[DG_LOSS_MAX_TERMS + 1];
     for (int r = 0; r < n; r++) x[r] = (float)t->rows[r].s.epoch;
     for (int i = 0; i <= env->nterms; i++) {
         float *y = buf + (size_t)(i + 1) * n;
@@ -668,7 +645,7 @@ static dg_status write_snapshot(dg_trainer *t, const char *name, int epoch, dg_t
                           "adam_step", step, "lr", lr, "config", t->config_yaml ? t->config_yaml : ""};
     dg_status st = dg_checkpoint_save(path, t->p, 0, meta, 6, e);
     if (st == DG_OK && cb) {
-        dg_train_event ev = {.kind = DG_EV_SNAPSHOT, .path = path};
+        dg_train_event ev = {.kind = DG_TRAIN_EV_SNAPSHOT, .path = path};
         cb(&ev, user);
     }
     return st;
@@ -704,11 +681,11 @@ static double clip_step(dg_trainer *t, double lr) {
  *                 the original point with it (extra-Adam, Gidel et al. 2019). */
 static dg_status update(dg_trainer *t, double lr, double *grad_norm, dg_err *e) {
     const size_t total = t->p->total;
-    if (t->mlp.n != 2 || t->o.game_solver == DG_GDA) {
+    if (t->mlp.n != 2 || t->o.game_solver == DG_GAME_SOLVER_GDA) {
         *grad_norm = clip_step(t, lr);
         return DG_OK;
     }
-    if (t->o.game_solver == DG_OPTIMISTIC) {
+    if (t->o.game_solver == DG_GAME_SOLVER_OPTIMISTIC) {
         float *g = t->p->grad;
         for (size_t i = 0; i < total; i++) {
             const float gi = g[i];
@@ -724,7 +701,7 @@ static dg_status update(dg_trainer *t, double lr, double *grad_norm, dg_err *e) 
     const int64_t step = t->adam.step;
     *grad_norm = clip_step(t, lr);
     double loss, flops;
-    float terms[DG_MAX_TERMS];
+    float terms[DG_LOSS_MAX_TERMS];
     dg_status st = run_shards(t, t->p, t->state0, t->aux, NULL, &loss, terms, &flops, e);
     if (st != DG_OK) return st;
     zero_sum(t, t->p);
@@ -748,9 +725,9 @@ static dg_status exploitability(dg_trainer *t, int epoch, double *ex_p, double *
     dg_status st = DG_OK;
     dg_rng xr;
     dg_rng_seed(&xr, t->o.seed * 7919u + (uint64_t)epoch);
-    env->game->reset(env, &xr, t->o.batch, t->x_state, t->x_aux);
+    if ((st = env->game->reset(env, &xr, t->o.batch, t->x_state, t->x_aux, e))) return st;
     double j0, jbr[2] = {0, 0}, flops;
-    float terms[DG_MAX_TERMS];
+    float terms[DG_LOSS_MAX_TERMS];
     if ((st = run_shards(t, t->p, t->x_state, t->x_aux, NULL, &j0, terms, &flops, e))) return st;
     dg_params *c = dg_params_create();
     float *batch_s = malloc((size_t)t->o.batch * env->state_dim * sizeof(float));
@@ -764,7 +741,7 @@ static dg_status exploitability(dg_trainer *t, int epoch, double *ex_p, double *
         memcpy(c->data, t->p->data, total * sizeof(float));
         if ((st = dg_adam_init(&a, c, t->o.lr, t->o.beta1, t->o.beta2, t->o.eps, 0.0)) != DG_OK) break;
         for (int k = 0; k < t->o.exploit_epochs && st == DG_OK; k++) {
-            env->game->reset(env, &xr, t->o.batch, batch_s, batch_a);
+            if ((st = env->game->reset(env, &xr, t->o.batch, batch_s, batch_a, e))) break;
             double l;
             if ((st = run_shards(t, c, batch_s, batch_a, NULL, &l, terms, &flops, e))) break;
             if (!isfinite(l) || !grads_finite(c)) continue;
@@ -795,7 +772,7 @@ static void row_pack(const dg_epoch_stats *s, double *r) {
     int k = 0;
     r[k++] = s->epoch;
     r[k++] = s->loss;
-    for (int i = 0; i < DG_MAX_TERMS; i++) r[k++] = s->terms[i];
+    for (int i = 0; i < DG_LOSS_MAX_TERMS; i++) r[k++] = s->terms[i];
     r[k++] = s->grad_norm;
     r[k++] = s->lr;
     r[k++] = s->ms;
@@ -809,7 +786,7 @@ static void row_unpack(const double *r, dg_epoch_stats *s) {
     int k = 0;
     s->epoch = (int)r[k++];
     s->loss = r[k++];
-    for (int i = 0; i < DG_MAX_TERMS; i++) s->terms[i] = (float)r[k++];
+    for (int i = 0; i < DG_LOSS_MAX_TERMS; i++) s->terms[i] = (float)r[k++];
     s->grad_norm = r[k++];
     s->lr = r[k++];
     s->ms = r[k++];
@@ -843,19 +820,19 @@ static dg_status write_resume(dg_trainer *t, dg_err *e) {
     for (int i = 0; i < p->count && st == DG_OK; i++) {
         int64_t shape[DG_MAX_DIMS];
         for (int d = 0; d < p->info[i].ndim; d++) shape[d] = p->info[i].shape[d];
-        st = dg_st_writer_add(w, p->info[i].name, DG_F32, p->info[i].ndim, shape, p->data + p->info[i].offset, e);
+        st = dg_st_writer_add(w, p->info[i].name, DG_DTYPE_F32, p->info[i].ndim, shape, p->data + p->info[i].offset, e);
     }
     const struct { const char *name; const float *data; } flat[] = {
         {"optim.adam.m", t->adam.m}, {"optim.adam.v", t->adam.v}, {"optim.good.w", t->good_w},
         {"optim.good.m", t->good_m}, {"optim.good.v", t->good_v}};
     for (size_t i = 0; i < sizeof flat / sizeof flat[0] && st == DG_OK; i++)
-        st = dg_st_writer_add(w, flat[i].name, DG_F32, 1, &total, flat[i].data, e);
+        st = dg_st_writer_add(w, flat[i].name, DG_DTYPE_F32, 1, &total, flat[i].data, e);
     if (st == DG_OK)
-        st = dg_st_writer_add(w, "episode.state", DG_F32, 2, (int64_t[]){t->o.batch, env->state_dim}, t->state0, e);
+        st = dg_st_writer_add(w, "episode.state", DG_DTYPE_F32, 2, (int64_t[]){t->o.batch, env->state_dim}, t->state0, e);
     if (st == DG_OK && env->aux_dim)
-        st = dg_st_writer_add(w, "episode.aux", DG_F32, 2, (int64_t[]){t->o.batch, env->aux_dim}, t->aux, e);
+        st = dg_st_writer_add(w, "episode.aux", DG_DTYPE_F32, 2, (int64_t[]){t->o.batch, env->aux_dim}, t->aux, e);
     if (st == DG_OK)
-        st = dg_st_writer_add(w, "metrics", DG_F64, 2, (int64_t[]){t->nrows, ROW_COLS}, table, e);
+        st = dg_st_writer_add(w, "metrics", DG_DTYPE_F64, 2, (int64_t[]){t->nrows, ROW_COLS}, table, e);
     const char *meta[][2] = {{"format", "difgames-resume"}, {"game", env->game->name}, {"epoch", ep},
                              {"adam_step", step}, {"good_step", gstep}, {"lr_scale", scale},
                              {"rng", rng}, {"rows", rows}, {"config", t->config_yaml ? t->config_yaml : ""}};
@@ -901,10 +878,10 @@ dg_status dg_trainer_restore(dg_trainer *t, const char *path, dg_err *e) {
                         env->game->name);
         goto done;
     }
-    if ((st = meta_i64(f, path, "epoch", 0, 100000000, &epoch, e)) ||
+    if ((st = meta_i64(f, path, "epoch", 0, DG_MAX_EPOCHS, &epoch, e)) ||
         (st = meta_i64(f, path, "adam_step", 0, (long long)1 << 40, &step, e)) ||
         (st = meta_i64(f, path, "good_step", 0, (long long)1 << 40, &gstep, e)) ||
-        (st = meta_i64(f, path, "rows", 0, 100000000, &rows, e)))
+        (st = meta_i64(f, path, "rows", 0, DG_MAX_EPOCHS, &rows, e)))
         goto done;
     char *end = NULL;
     double ls = scale ? strtod(scale, &end) : NAN;
@@ -932,7 +909,7 @@ dg_status dg_trainer_restore(dg_trainer *t, const char *path, dg_err *e) {
         st = dg_st_read_f32(f, "episode.aux", 2, (int64_t[]){t->o.batch, env->aux_dim}, t->aux, e);
     if (st == DG_OK && !(table = malloc(((size_t)rows + 1) * ROW_COLS * sizeof(double))))
         st = dg_err_set(e, DG_ERR_NOMEM, "out of memory");
-    if (st == DG_OK) st = dg_st_read(f, "metrics", DG_F64, 2, (int64_t[]){rows, ROW_COLS}, table, e);
+    if (st == DG_OK) st = dg_st_read(f, "metrics", DG_DTYPE_F64, 2, (int64_t[]){rows, ROW_COLS}, table, e);
     if (st != DG_OK) goto done;
     if (rows > t->caprows) {
         metrics_row *r = realloc(t->rows, (size_t)rows * sizeof *r);
@@ -965,7 +942,8 @@ done:
 
 int dg_trainer_epoch(const dg_trainer *t) { return t->epoch; }
 
-dg_status dg_trainer_run(dg_trainer *t, dg_train_cb cb, void *user, volatile int *stop, dg_err *e) {
+dg_status dg_trainer_run(dg_trainer *t, dg_train_cb cb, void *user, volatile sig_atomic_t *stop,
+                         dg_err *e) {
     const dg_env *env = t->env;
     const size_t total = t->p->total;
     dg_status st = DG_OK;
@@ -980,22 +958,24 @@ dg_status dg_trainer_run(dg_trainer *t, dg_train_cb cb, void *user, volatile int
             st = dg_err_set(e, DG_ERR_INTERRUPTED, "interrupted after epoch %d", epoch - 1);
             break;
         }
-        const double t0 = now_ms();
+        const double t0 = 1e3 * dg_clock_s();
         dg_epoch_stats s = {.epoch = epoch};
-        if (!t->o.fixed_batch || epoch == 1) env->game->reset(env, &t->rng, t->o.batch, t->state0, t->aux);
+        if ((!t->o.fixed_batch || epoch == 1) &&
+            (st = env->game->reset(env, &t->rng, t->o.batch, t->state0, t->aux, e)) != DG_OK)
+            break;
         if ((st = run_shards(t, t->p, t->state0, t->aux, t->traj, &s.loss, s.terms, &s.flops, e)) != DG_OK)
             break;
         zero_sum(t, t->p);
         if (t->o.nan_epoch == epoch) s.loss = NAN;  /* fault injection (tests) */
         if (epoch == 1) {
             if (cb) {
-                dg_train_event ev = {.kind = DG_EV_INIT, .stats = &s};
+                dg_train_event ev = {.kind = DG_TRAIN_EV_INIT, .stats = &s};
                 cb(&ev, user);
             }
             int zero[64];
-            int nz = dg_params_zero_grads(t->p, zero, 64);
+            int nz = dg_params_find_zero_grads(t->p, zero, 64);
             for (int i = 0; i < nz && i < 64 && cb; i++) {
-                dg_train_event ev = {.kind = DG_EV_ZERO_GRAD, .param = t->p->info[zero[i]].name};
+                dg_train_event ev = {.kind = DG_TRAIN_EV_ZERO_GRAD, .param = t->p->info[zero[i]].name};
                 cb(&ev, user);
             }
         }
@@ -1013,9 +993,9 @@ dg_status dg_trainer_run(dg_trainer *t, dg_train_cb cb, void *user, volatile int
             t->lr_scale *= 0.5;
             s.grad_norm = NAN;
             s.lr = t->o.lr * t->lr_scale;
-            s.ms = now_ms() - t0;
+            s.ms = 1e3 * dg_clock_s() - t0;
             if (cb) {
-                dg_train_event ev = {.kind = DG_EV_NAN, .stats = &s, .lr = s.lr};
+                dg_train_event ev = {.kind = DG_TRAIN_EV_NAN, .stats = &s, .lr = s.lr};
                 cb(&ev, user);
             }
         } else {
@@ -1026,7 +1006,7 @@ dg_status dg_trainer_run(dg_trainer *t, dg_train_cb cb, void *user, volatile int
             double warm = t->o.warmup > 0 && epoch < t->o.warmup ? (double)epoch / t->o.warmup : 1.0;
             s.lr = t->o.lr * t->lr_scale * warm;
             if ((st = update(t, s.lr, &s.grad_norm, e)) != DG_OK) break;
-            s.ms = now_ms() - t0;
+            s.ms = 1e3 * dg_clock_s() - t0;
         }
         s.exploit[0] = s.exploit[1] = NAN;
         if (t->mlp.n == 2 && t->o.exploit_every > 0 && (epoch % t->o.exploit_every == 0 || epoch == t->o.epochs))
@@ -1036,7 +1016,7 @@ dg_status dg_trainer_run(dg_trainer *t, dg_train_cb cb, void *user, volatile int
         t->last = s;
         t->epoch = epoch;
         if (cb) {
-            dg_train_event ev = {.kind = DG_EV_EPOCH, .stats = &s};
+            dg_train_event ev = {.kind = DG_TRAIN_EV_EPOCH, .stats = &s};
             cb(&ev, user);
         }
         if (t->out_dir[0] && (is_snapshot_epoch(&t->o, epoch) || last)) {

@@ -1,0 +1,11 @@
+/* The one clock: monotonic seconds, for timings and progress (never part of a result). */
+#define _POSIX_C_SOURCE 200809L  /* clock_gettime under -std=c11 */
+#include <time.h>
+
+#include "difgames/core.h"
+
+double dg_clock_s(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
