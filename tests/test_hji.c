@@ -899,6 +899,147 @@ static void test_value_files(void **state) {
     dg_hji_problem_free(p);
 }
 
+/* ------------------------------------------------------------- simulation */
+
+typedef struct sim_seen { int64_t calls; double lo2, hi2; int stop_at; } sim_seen;
+
+static int sim_count(void *user, const dg_hji_sim_step *s) {
+    sim_seen *c = user;
+    c->calls++;
+    assert_int_equal(s->step, c->calls - 1);
+    assert_true(fabs(s->t - 0.01 * (double)s->step) < 1e-12);
+    return c->stop_at && s->step == c->stop_at;
+}
+
+static int sim_angle(void *user, const dg_hji_sim_step *s) {
+    sim_seen *c = user;
+    c->calls++;
+    c->lo2 = fmin(c->lo2, s->x[2]);
+    c->hi2 = fmax(c->hi2, s->x[2]);
+    return 0;
+}
+
+static int count_lines(const char *path) {
+    FILE *f = fopen(path, "r");
+    if (!f) return -1;
+    int n = 0, ch;
+    while ((ch = fgetc(f)) != EOF) n += ch == '\n';
+    fclose(f);
+    return n;
+}
+
+/* pursuit2d with V = |x| - r (the exact value's gradient is radial): the pursuer closes at
+ * v_p - v_e, so capture at (|x0| - r) / (v_p - v_e), within a step; a faster evader escapes
+ * after t_max; the CSV has a row per step; too many steps, or a caller's stop, write nothing. */
+static void test_simulate(void **state) {
+    (void)state;
+    dg_err e = {0};
+    dg_hji_problem *p = load_ok("game: pursuit2d\ngrid: {min: [-2, -2], max: [2, 2], n: [41, 41]}\n");
+    char path[] = "/tmp/dg_sim_XXXXXX";
+    const int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    close(fd);
+    remove(path);
+    const double x0[2] = {1, 0};
+    sim_seen c = {0};
+    dg_hji_sim_opts o = {.t_max = 3, .dt = 0.01, .max_steps = 1000, .csv_path = path, .on_step = sim_count, .user = &c};
+    dg_hji_sim_result r;
+    assert_int_equal(dg_hji_simulate(p, p->target, x0, &o, &r, &e), DG_OK);
+    assert_true(r.captured);
+    assert_true(fabs(r.capture_time - 1.5) <= 0.011);
+    assert_int_equal(r.steps, 300);
+    assert_int_equal(c.calls, r.rows);
+    assert_int_equal(count_lines(path), r.rows + 1);  /* the header and a row per step */
+    FILE *f = fopen(path, "r");
+    char head[128] = "";
+    assert_non_null(fgets(head, sizeof head, f));
+    fclose(f);
+    assert_string_equal(head, "t,x0,x1,u0,u1,d0,d1,value,target\n");
+    /* the automatic step: a quarter cell at the closing speed's fastest component */
+    const double dt = dg_hji_sim_dt(p, p->target, x0, 3);
+    assert_true(dt > 0 && dt <= 3.0 / 200);
+    /* too many steps: refused before anything is written */
+    remove(path);
+    o.max_steps = 299;
+    assert_int_equal(dg_hji_simulate(p, p->target, x0, &o, &r, &e), DG_ERR_ARG);
+    assert_true(access(path, F_OK) != 0);
+    /* stopped by the caller: no CSV */
+    o.max_steps = 1000;
+    c = (sim_seen){.stop_at = 5};
+    assert_int_equal(dg_hji_simulate(p, p->target, x0, &o, &r, &e), DG_ERR_INTERRUPTED);
+    assert_true(access(path, F_OK) != 0);
+    dg_hji_problem_free(p);
+    /* a faster evader escapes: every step simulated */
+    p = load_ok("game: pursuit2d\nspeed_evader: 1.5\ngrid: {min: [-2, -2], max: [2, 2], n: [41, 41]}\n");
+    o = (dg_hji_sim_opts){.t_max = 1, .dt = 0.01, .max_steps = 1000};
+    assert_int_equal(dg_hji_simulate(p, p->target, x0, &o, &r, &e), DG_OK);
+    assert_false(r.captured);
+    assert_true(r.capture_time < 0);
+    assert_int_equal(r.rows, r.steps + 1);
+    dg_hji_problem_free(p);
+    /* air3d: the relative heading stays in [0, 2 pi) however far it turns */
+    p = load_ok("game: air3d\ngrid: {n: [21, 21, 20]}\n");
+    const double a0[3] = {15, 8, 6.2};
+    c = (sim_seen){.lo2 = INFINITY, .hi2 = -INFINITY};
+    o = (dg_hji_sim_opts){.t_max = 20, .dt = 0.05, .max_steps = 1000, .on_step = sim_angle, .user = &c};
+    assert_int_equal(dg_hji_simulate(p, p->target, a0, &o, &r, &e), DG_OK);
+    assert_true(c.calls > 10);
+    assert_true(c.lo2 >= 0 && c.hi2 < 2 * PI);
+    dg_hji_problem_free(p);
+}
+
+/* ---------------------------------------------------------------- pictures */
+
+typedef struct seg_check { const dg_hji_grid *g; double r, worst; } seg_check;
+
+static void seg_on_circle(void *user, float i0, float j0, float i1, float j1) {
+    seg_check *c = user;
+    const float pt[2][2] = {{i0, j0}, {i1, j1}};
+    for (int k = 0; k < 2; k++) {  /* index space -> the plane (rows count down from the top) */
+        const double x = c->g->lo[0] + pt[k][0] * c->g->dx[0];
+        const double y = c->g->hi[1] - pt[k][1] * c->g->dx[1];
+        c->worst = fmax(c->worst, fabs(hypot(x, y) - c->r));
+    }
+}
+
+/* The zero contour of a circle's signed distance lies within a grid cell of the circle, and goes
+ * all the way round; a slice of a 3-d field linear in x is that plane. */
+static void test_contour_slice(void **state) {
+    (void)state;
+    dg_err e = {0};
+    dg_hji_grid g;
+    const double lo[3] = {-1, -1, -1}, hi[3] = {1, 1, 1};
+    const int n[3] = {41, 41, 9};
+    assert_int_equal(dg_hji_grid_init(&g, 3, lo, hi, n, NULL, &e), DG_OK);
+    double *v = malloc((size_t)g.nodes * sizeof *v), *sl = malloc(41 * 41 * sizeof *sl);
+    assert_non_null(v);
+    assert_non_null(sl);
+    const double c[3] = {0, 0, 0};
+    dg_hji_sdf_ball(&g, c, 0.6, 3u, v);  /* a cylinder along axis 2 */
+    const double at[3] = {0, 0, 0.3};
+    dg_hji_slice2d(&g, v, at, sl);
+    seg_check sc = {&g, 0.6, 0};
+    const int64_t nseg = dg_hji_contour(sl, 41, 41, seg_on_circle, &sc);
+    assert_true(nseg >= (int64_t)(2 * PI * 0.6 / 0.05));  /* about one per cell the circle crosses */
+    assert_true(sc.worst < g.dx[0]);
+    assert_int_equal(dg_hji_contour(sl, 41, 41, NULL, NULL), nseg);
+    /* no sign change, no segment */
+    for (int i = 0; i < 41 * 41; i++) sl[i] = 1 + i;
+    assert_int_equal(dg_hji_contour(sl, 41, 41, NULL, NULL), 0);
+    /* the slice: image order (row 0 at axis 1's top), interpolated between axis 2's nodes */
+    for (int64_t i = 0; i < g.nodes; i++) {
+        double x[3];
+        dg_hji_grid_point(&g, i, x);
+        v[i] = x[0] + 2 * x[1] + 3 * x[2];
+    }
+    dg_hji_slice2d(&g, v, at, sl);
+    for (int j = 0; j < 41; j++)
+        for (int i = 0; i < 41; i++)
+            assert_true(fabs(sl[j * 41 + i] - (-1 + 0.05 * i + 2 * (1 - 0.05 * j) + 0.9)) < 1e-12);
+    free(v);
+    free(sl);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_smooth_weno5),
@@ -922,6 +1063,8 @@ int main(void) {
         cmocka_unit_test(test_config_files),
         cmocka_unit_test(test_bad_configs),
         cmocka_unit_test(test_value_files),
+        cmocka_unit_test(test_simulate),
+        cmocka_unit_test(test_contour_slice),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -51,6 +51,8 @@
 extern "C" {
 #endif
 
+struct dg_image;  /* difgames/image.h */
+
 #define DG_HJI_MAX_DIMS  6   /* most grid axes (= state dimension)                    */
 #define DG_HJI_MAX_INPUT 4   /* most components of the control u or the disturbance d */
 #define DG_HJI_MAX_TIMES 64  /* most output times of a solve (--times) kept in a value file */
@@ -278,6 +280,63 @@ void            dg_hji_problem_free(dg_hji_problem *p);                /* NULL i
 const char     *dg_hji_problem_name(int i);                            /* i-th known game; NULL past   */
 /* Solves p to p->t_end with p->opts (float32 inside if p->opts.real says so) into out (nodes). */
 dg_status       dg_hji_problem_solve(const dg_hji_problem *p, double *out, dg_hji_stats *stats, dg_err *e);
+
+/* ------------------------------------------------------------- simulation */
+/* Both players follow the equilibrium feedback of a value V (p's grid): at each step the bang-bang
+ * inputs of V's gradient (dg_hji_game_optimal), held over an RK2 (midpoint) step of dt; periodic
+ * axes wrap into [lo, hi). Stops when the target (p->target <= 0) is reached: capture, else escape
+ * after t_max. */
+typedef struct dg_hji_sim_step {
+    int64_t       step, steps;            /* this step (0 .. steps) and the most there can be  */
+    double        t;                      /* step * dt                                         */
+    const double *x, *u, *d;              /* the state (nx) and both players' inputs there     */
+    double        value, target;          /* V(x) and the target's l(x) (<= 0: captured)       */
+} dg_hji_sim_step;
+/* Called at every step (the capture step included); a non-zero return stops the simulation. */
+typedef int (*dg_hji_sim_fn)(void *user, const dg_hji_sim_step *s);
+
+typedef struct dg_hji_sim_opts {
+    double        t_max;                  /* > 0: the horizon (s)                              */
+    double        dt;                     /* > 0: the step; 0: dg_hji_sim_dt                   */
+    int64_t       max_steps;              /* t_max / dt above this is refused (DG_ERR_ARG)     */
+    const char   *csv_path;               /* non-NULL: one CSV row per step, written atomically:
+                                             t,x0..,u0..,d0..,value,target                     */
+    dg_hji_sim_fn on_step;                /* may be NULL                                       */
+    void         *user;
+} dg_hji_sim_opts;
+
+typedef struct dg_hji_sim_result {
+    int     captured;                     /* 1: the target was reached                         */
+    double  capture_time;                 /* when (s), or -1                                   */
+    double  dt;                           /* the step used                                     */
+    int64_t steps;                        /* ceil(t_max / dt)                                  */
+    int64_t rows;                         /* steps simulated (CSV rows)                        */
+} dg_hji_sim_result;
+
+/* The automatic step from x0 (nx): a quarter of a cell per step at the speed the equilibrium inputs
+ * give there (0.01 when still), at most t_max / 200. */
+double    dg_hji_sim_dt(const dg_hji_problem *p, const double *V, const double *x0, double t_max);
+/* Simulates from x0 (nx) with V (p->grid.nodes) into r. Returns DG_OK, DG_ERR_ARG (bad options, too
+ * many steps: nothing written), DG_ERR_IO (the CSV), DG_ERR_INTERRUPTED (on_step stopped it; no CSV). */
+dg_status dg_hji_simulate(const dg_hji_problem *p, const double *V, const double *x0, const dg_hji_sim_opts *o,
+                          dg_hji_sim_result *r, dg_err *e);
+
+/* ---------------------------------------------------------------- pictures */
+/* The 2-D slice of v (g's nodes) through axes 0 and 1 at the other axes' coordinates at[] (ndim;
+ * at[0], at[1] unused), by interpolation, into out (n1, n0): rows from axis 1's high end down
+ * (image order), columns along axis 0. */
+void    dg_hji_slice2d(const dg_hji_grid *g, const double *v, const double *at, double *out);
+/* One segment of a contour, in index coordinates of the field (column i, row j, fractional). */
+typedef void (*dg_hji_segment_fn)(void *user, float i0, float j0, float i1, float j1);
+/* The zero level set of a 2-D field v (ny rows of nx) by marching squares: for every cell whose
+ * corners change sign ({v <= 0} against {v > 0}), the segment between the edge crossings (linear
+ * interpolation), two at a saddle. seg (may be NULL) gets each; returns how many. */
+int64_t dg_hji_contour(const double *v, int nx, int ny, dg_hji_segment_fn seg, void *user);
+/* Into the box (x0, y0, w, h) of img: the heat map of slices[nt - 1] (each (n1, n0) of g, as
+ * dg_hji_slice2d), the zero sets of every slice over it (the last white), the axes' ranges below and
+ * a legend of times[] at the right. DG_ERR_NOMEM if the heat map cannot be allocated. */
+dg_status dg_hji_draw_slices(struct dg_image *img, const dg_hji_grid *g, double *const *slices, int nt,
+                             const double *times, int x0, int y0, int w, int h, dg_err *e);
 
 /* --------------------------------------------------------------- value files */
 /* A value file of `difgames hji solve`: safetensors with 'value' (the grid's shape) at t_end,

@@ -226,33 +226,6 @@ done:
 
 /* ------------------------------------------------------------ level sets */
 
-/* Zero level set of a 2-D field v (ny rows from y = hi down, nx columns) by
- * marching squares, drawn into the rectangle (x0, y0, w, h) of img. */
-static void draw_zero_set(dg_image *img, const double *v, int nx, int ny, int x0, int y0, int w, int h,
-                          uint32_t rgb, float width) {
-    const float sx = (float)w / (float)(nx - 1), sy = (float)h / (float)(ny - 1);
-    for (int j = 0; j + 1 < ny; j++)
-        for (int i = 0; i + 1 < nx; i++) {
-            const double c[4] = {v[j * nx + i], v[j * nx + i + 1], v[(j + 1) * nx + i + 1], v[(j + 1) * nx + i]};
-            const float cx[4] = {(float)i, (float)(i + 1), (float)(i + 1), (float)i};
-            const float cy[4] = {(float)j, (float)j, (float)(j + 1), (float)(j + 1)};
-            float px[4], py[4];
-            int k = 0;
-            for (int e = 0; e < 4 && k < 4; e++) {
-                const double a = c[e], b = c[(e + 1) % 4];
-                if ((a <= 0) != (b <= 0)) {
-                    const float t = (float)(a / (a - b));
-                    px[k] = cx[e] + t * (cx[(e + 1) % 4] - cx[e]);
-                    py[k] = cy[e] + t * (cy[(e + 1) % 4] - cy[e]);
-                    k++;
-                }
-            }
-            for (int s = 0; s + 1 < k; s += 2)
-                dg_image_line(img, x0 + px[s] * sx, y0 + py[s] * sy, x0 + px[s + 1] * sx, y0 + py[s + 1] * sy,
-                              rgb, width);
-        }
-}
-
 /* Opens a value file; prints the error and returns EXIT_USAGE on failure. */
 static int value_open(const char *cmd, const char *path, dg_hji_value *vf) {
     dg_err e = {0};
@@ -275,49 +248,6 @@ static int value_check(const char *cmd, const dg_hji_value *vf, const dg_hji_pro
     if (dg_hji_value_check(vf, p, config, &e) == DG_OK) return 0;
     cli_error(cmd, "%s", e.msg);
     return EXIT_USAGE;
-}
-
-/* The 2-D slice through axes 0 and 1 at the other axes' coordinates at[], rows
- * from y = hi down (image order), by interpolation: (n1, n0). */
-static void slice2d(const dg_hji_grid *g, const double *v, const double *at, double *out) {
-    const int nx = g->n[0], ny = g->n[1];
-    double x[DG_HJI_MAX_DIMS];
-    for (int k = 2; k < g->ndim; k++) x[k] = at[k];
-    for (int j = 0; j < ny; j++)
-        for (int i = 0; i < nx; i++) {
-            x[0] = dg_hji_grid_coord(g, 0, i);
-            x[1] = dg_hji_grid_coord(g, 1, ny - 1 - j);
-            out[j * nx + i] = dg_hji_interp(g, v, x, NULL);
-        }
-}
-
-static const uint32_t LEVEL_COLORS[] = {0x4dd0e1, 0x81c784, 0xffd54f, 0xff8a65, 0xf06292, 0xba68c8};
-
-/* Heat map of the final slice, the zero sets of every time over it, axes labels. */
-static void draw_slices(dg_image *img, const dg_hji_grid *g, double *const *slices, int nt, const double *times,
-                        int x0, int y0, int w, int h) {
-    const int nx = g->n[0], ny = g->n[1];
-    float *heat = malloc((size_t)nx * ny * sizeof(float));
-    const double *fin = slices[nt - 1];
-    double lo = INFINITY, hi = -INFINITY;
-    for (int j = 0; j < nx * ny; j++) { lo = fmin(lo, fin[j]); hi = fmax(hi, fin[j]); }
-    if (heat) {
-        for (int j = 0; j < nx * ny; j++) heat[j] = (float)fin[j];
-        dg_image_heat_rect(img, x0, y0, w, h, heat, nx, ny, (float)lo, (float)hi);
-        free(heat);
-    }
-    for (int i = 0; i < nt; i++)
-        draw_zero_set(img, slices[i], nx, ny, x0, y0, w, h, i == nt - 1 ? 0xffffff : LEVEL_COLORS[i % 6],
-                      i == nt - 1 ? 2.5f : 1.5f);
-    char s[64];
-    snprintf(s, sizeof s, "x0 %.3g .. %.3g", g->lo[0], g->hi[0]);
-    dg_image_text(img, x0, y0 + h + 6, s, 0xdddddd, 1);
-    snprintf(s, sizeof s, "x1 %.3g .. %.3g (up)", g->lo[1], g->hi[1]);
-    dg_image_text(img, x0 + w / 2, y0 + h + 6, s, 0xdddddd, 1);
-    for (int i = 0; i < nt; i++) {
-        snprintf(s, sizeof s, "t = %.3g", times[i]);
-        dg_image_text(img, x0 + w + 12, y0 + 14 * i, s, i == nt - 1 ? 0xffffff : LEVEL_COLORS[i % 6], 1);
-    }
 }
 
 static int hji_plot(int argc, char **argv) {
@@ -357,19 +287,22 @@ static int hji_plot(int argc, char **argv) {
     for (int i = 0; i < vf.nt && ok; i++) ok = (slices[i] = malloc((size_t)nx * ny * sizeof(double))) != NULL;
     for (int i = 0; i < vf.nt && ok && !rc; i++) {
         rc = value_read("hji plot", &vf, i, v);
-        if (!rc) slice2d(g, v, at, slices[i]);
+        if (!rc) dg_hji_slice2d(g, v, at, slices[i]);
     }
     dg_image *img = ok && !rc ? dg_image_create(640, 560, 0x15151e) : NULL;
     if (!rc && !img) { cli_error("hji plot", "out of memory"); rc = EXIT_FAIL; }
+    dg_err e = {0};
+    const int w = 480, h = (int)fmin(480, 480.0 * (g->hi[1] - g->lo[1]) / (g->hi[0] - g->lo[0]));
+    if (!rc && dg_hji_draw_slices(img, g, slices, vf.nt, vf.times, 20, 40, w, h < 120 ? 120 : h, &e) != DG_OK) {
+        cli_error("hji plot", "%s", e.msg);
+        rc = EXIT_FAIL;
+    }
     if (!rc) {
-        const int w = 480, h = (int)fmin(480, 480.0 * (g->hi[1] - g->lo[1]) / (g->hi[0] - g->lo[0]));
-        draw_slices(img, g, slices, vf.nt, vf.times, 20, 40, w, h < 120 ? 120 : h);
         char title[160];
         snprintf(title, sizeof title, "%s: zero level sets of V", vf.game[0] ? vf.game : "value");
         for (int k = 2; k < g->ndim; k++) cli_catf(title, sizeof title, ", x%d = %.3g", k, at[k]);
         dg_image_text(img, 20, 12, title, 0xffffff, 2);
         char path[DG_PATH_MAX];
-        dg_err e = {0};
         if (out && dg_path_join(path, sizeof path, NULL, out, &e) != DG_OK) {
             cli_error("hji plot", "--out: %s", e.msg);
             rc = EXIT_USAGE;
@@ -388,6 +321,42 @@ static int hji_plot(int argc, char **argv) {
 
 /* ------------------------------------------------------------------ play */
 
+/* The GIF of hji play: a frame every ceil(steps / 120)-th step, at capture and at the last. */
+typedef struct play_gif {
+    dg_gif *gf;
+    dg_image *img;
+    double *slice, t_end, xs[2][4096];
+    const dg_hji_problem *p;
+    const double *V;
+    int trail;
+    dg_err e;
+} play_gif;
+
+static int play_frame(void *user, const dg_hji_sim_step *s) {
+    play_gif *pg = user;
+    const dg_hji_grid *g = &pg->p->grid;
+    if (pg->trail < 4096) { pg->xs[0][pg->trail] = s->x[0]; pg->xs[1][pg->trail] = s->x[1]; pg->trail++; }
+    const int64_t every = s->steps > 120 ? (s->steps + 119) / 120 : 1;  /* at most 121 frames, and the last */
+    if (!pg->gf || !(s->step % every == 0 || s->target <= 0 || s->step == s->steps)) return 0;
+    dg_hji_slice2d(g, pg->V, s->x, pg->slice);
+    dg_image_clear(pg->img, 0x15151e);
+    const int w = 440, h = (int)fmin(440, 440.0 * (g->hi[1] - g->lo[1]) / (g->hi[0] - g->lo[0]));
+    double *sl[1] = {pg->slice};
+    if (dg_hji_draw_slices(pg->img, g, sl, 1, &pg->t_end, 20, 40, w, h, &pg->e) != DG_OK) return 1;
+    for (int k = 1; k < pg->trail; k++) {
+        const float ax = 20 + (float)((pg->xs[0][k - 1] - g->lo[0]) / (g->hi[0] - g->lo[0]) * w);
+        const float ay = 40 + (float)((g->hi[1] - pg->xs[1][k - 1]) / (g->hi[1] - g->lo[1]) * h);
+        const float bx = 20 + (float)((pg->xs[0][k] - g->lo[0]) / (g->hi[0] - g->lo[0]) * w);
+        const float by = 40 + (float)((g->hi[1] - pg->xs[1][k]) / (g->hi[1] - g->lo[1]) * h);
+        dg_image_line(pg->img, ax, ay, bx, by, 0xff8c1a, 2);
+    }
+    char title[128];
+    snprintf(title, sizeof title, "%s  t = %.2f s  V = %.3f%s", pg->p->name, s->t, s->value,
+             s->target <= 0 ? "  CAPTURE" : "");
+    dg_image_text(pg->img, 20, 12, title, 0xffffff, 2);
+    return dg_gif_add_frame(pg->gf, pg->img, &pg->e) != DG_OK;
+}
+
 static int hji_play(int argc, char **argv) {
     const char *config, *value, *from_s, *out, *gif, *tmax_s, *dt_s, *maxsteps_s;
     const cli_opt opts[] = {
@@ -401,7 +370,7 @@ static int hji_play(int argc, char **argv) {
         cli_error("hji play", "--config FILE, --value FILE and --from X1,X2,... are required (see --help)");
         return EXIT_USAGE;
     }
-    char csv_path[DG_PATH_MAX], tmp_path[DG_PATH_MAX + 32];
+    char csv_path[DG_PATH_MAX];
     dg_err e = {0};
     if (out && dg_path_join(csv_path, sizeof csv_path, NULL, out, &e) != DG_OK) {
         cli_error("hji play", "--out: %s", e.msg);
@@ -416,18 +385,16 @@ static int hji_play(int argc, char **argv) {
     dg_hji_problem *p = load_problem("hji play", config, NULL, -1, 0, &cfg);
     if (!p) return EXIT_USAGE;
     const dg_hji_grid *g = &p->grid;
-    const int nx = g->ndim;
     double x[DG_HJI_MAX_DIMS];
     int rc = 0;
     double t_max = 2 * p->t_end, dt = 0;
     dg_hji_value vf = {0};
-    double *V = NULL, *slice = NULL;
-    FILE *csv = NULL;
-    dg_gif *gf = NULL;
-    dg_image *img = NULL;
+    double *V = NULL;
+    play_gif *pg = calloc(1, sizeof *pg);
+    if (!pg) { cli_error("hji play", "out of memory"); rc = EXIT_FAIL; goto done; }
     const int nfrom = parse_list("hji play", "--from", from_s, x, DG_HJI_MAX_DIMS);
-    if (nfrom != nx) {
-        if (nfrom >= 0) cli_error("hji play", "--from: %s needs %d coordinates", p->name, nx);
+    if (nfrom != g->ndim) {
+        if (nfrom >= 0) cli_error("hji play", "--from: %s needs %d coordinates", p->name, g->ndim);
         rc = EXIT_USAGE;
         goto done;
     }
@@ -447,109 +414,47 @@ static int hji_play(int argc, char **argv) {
     V = malloc((size_t)g->nodes * sizeof(double));
     if (!V) { cli_error("hji play", "out of memory"); rc = EXIT_FAIL; goto done; }
     if ((rc = value_read("hji play", &vf, vf.nt - 1, V))) goto done;
-    if (dt <= 0) {  /* a fraction of a cell per step at the game's speed */
-        double grad[DG_HJI_MAX_DIMS], u[DG_HJI_MAX_INPUT], d[DG_HJI_MAX_INPUT], xd[DG_HJI_MAX_DIMS], sp = 0;
-        dg_hji_interp(g, V, x, grad);
-        dg_hji_game_optimal(&p->game, x, grad, u, d);
-        dg_hji_game_dynamics(&p->game, x, u, d, xd);
-        double cell = INFINITY;
-        for (int k = 0; k < nx; k++) { sp = fmax(sp, fabs(xd[k]) / g->dx[k]); cell = fmin(cell, g->dx[k]); }
-        dt = sp > 0 ? 0.25 / sp : 0.01;
-        if (dt > t_max / 200) dt = t_max / 200;
-    }
+    if (dt <= 0) dt = dg_hji_sim_dt(p, V, x, t_max);
     if (!(t_max / dt <= max_steps)) {  /* the CSV's rows, bounded before anything is written */
         cli_error("hji play", "--t-max %g / --dt %g is %.3g steps, more than --max-steps %d (one CSV row each)",
                   t_max, dt, t_max / dt, max_steps);
         rc = EXIT_USAGE;
         goto done;
     }
-    if (snprintf(tmp_path, sizeof tmp_path, "%s.tmp.%ld", csv_path, (long)getpid()) >= (int)sizeof tmp_path) {
-        cli_error("hji play", "%s: path too long", csv_path);
-        rc = EXIT_USAGE;
-        goto done;
-    }
-    csv = fopen(tmp_path, "w");
-    if (!csv) { cli_error("hji play", "%s: cannot write: %s", csv_path, strerror(errno)); rc = EXIT_USAGE; goto done; }
-    fprintf(csv, "t");
-    for (int k = 0; k < nx; k++) fprintf(csv, ",x%d", k);
-    for (int k = 0; k < p->game.u.dim; k++) fprintf(csv, ",u%d", k);
-    for (int k = 0; k < p->game.d.dim; k++) fprintf(csv, ",d%d", k);
-    fprintf(csv, ",value,target\n");
+    *pg = (play_gif){.p = p, .V = V, .t_end = vf.times[vf.nt - 1]};
     if (gif) {
-        img = dg_image_create(560, 520, 0x15151e);
-        slice = malloc((size_t)g->n[0] * g->n[1] * sizeof(double));
-        gf = img && slice ? dg_gif_begin(gif, img->w, img->h, 6, &e) : NULL;
-        if (!gf) { cli_error("hji play", "%s", img && slice ? e.msg : "out of memory"); rc = EXIT_USAGE; goto done; }
+        pg->img = dg_image_create(560, 520, 0x15151e);
+        pg->slice = malloc((size_t)g->n[0] * g->n[1] * sizeof(double));
+        pg->gf = pg->img && pg->slice ? dg_gif_begin(gif, pg->img->w, pg->img->h, 6, &e) : NULL;
+        if (!pg->gf) { cli_error("hji play", "%s", pg->img && pg->slice ? e.msg : "out of memory"); rc = EXIT_USAGE; goto done; }
     }
     /* both players follow the equilibrium feedback: inputs from the value's gradient */
-    const int steps = (int)ceil(t_max / dt);
-    const int every = steps > 120 ? (steps + 119) / 120 : 1;  /* at most 121 frames, and the last */
-    double cap_t = -1, xs[2][4096];
-    int trail = 0;
-    for (int s = 0; s <= steps; s++) {
-        const double t = s * dt;
-        double grad[DG_HJI_MAX_DIMS], u[DG_HJI_MAX_INPUT] = {0}, d[DG_HJI_MAX_INPUT] = {0};
-        const double val = dg_hji_interp(g, V, x, grad);
-        const double tgt = dg_hji_interp(g, p->target, x, NULL);
-        dg_hji_game_optimal(&p->game, x, grad, u, d);
-        fprintf(csv, "%.6g", t);
-        for (int k = 0; k < nx; k++) fprintf(csv, ",%.9g", x[k]);
-        for (int k = 0; k < p->game.u.dim; k++) fprintf(csv, ",%.6g", u[k]);
-        for (int k = 0; k < p->game.d.dim; k++) fprintf(csv, ",%.6g", d[k]);
-        fprintf(csv, ",%.9g,%.9g\n", val, tgt);
-        if (trail < 4096) { xs[0][trail] = x[0]; xs[1][trail] = x[1]; trail++; }
-        if (gf && (s % every == 0 || tgt <= 0 || s == steps)) {
-            slice2d(g, V, x, slice);
-            dg_image_clear(img, 0x15151e);
-            const int w = 440, h = (int)fmin(440, 440.0 * (g->hi[1] - g->lo[1]) / (g->hi[0] - g->lo[0]));
-            double *sl[1] = {slice};
-            double tt[1] = {vf.times[vf.nt - 1]};
-            draw_slices(img, g, sl, 1, tt, 20, 40, w, h);
-            for (int k = 1; k < trail; k++) {
-                const float ax = 20 + (float)((xs[0][k - 1] - g->lo[0]) / (g->hi[0] - g->lo[0]) * w);
-                const float ay = 40 + (float)((g->hi[1] - xs[1][k - 1]) / (g->hi[1] - g->lo[1]) * h);
-                const float bx = 20 + (float)((xs[0][k] - g->lo[0]) / (g->hi[0] - g->lo[0]) * w);
-                const float by = 40 + (float)((g->hi[1] - xs[1][k]) / (g->hi[1] - g->lo[1]) * h);
-                dg_image_line(img, ax, ay, bx, by, 0xff8c1a, 2);
-            }
-            char title[128];
-            snprintf(title, sizeof title, "%s  t = %.2f s  V = %.3f%s", p->name, t, val, tgt <= 0 ? "  CAPTURE" : "");
-            dg_image_text(img, 20, 12, title, 0xffffff, 2);
-            if (dg_gif_add_frame(gf, img, &e) != DG_OK) { cli_error("hji play", "%s", e.msg); rc = cli_exit_for(e.status); goto done; }
-        }
-        if (tgt <= 0) { cap_t = t; break; }
-        /* RK2 (midpoint) with the inputs held over the step, as a sampled feedback */
-        double xd[DG_HJI_MAX_DIMS], xm[DG_HJI_MAX_DIMS];
-        dg_hji_game_dynamics(&p->game, x, u, d, xd);
-        for (int k = 0; k < nx; k++) xm[k] = x[k] + 0.5 * dt * xd[k];
-        dg_hji_game_dynamics(&p->game, xm, u, d, xd);
-        for (int k = 0; k < nx; k++) {
-            x[k] += dt * xd[k];
-            if (g->bc[k] == DG_HJI_BC_PERIODIC) {  /* keep angles in [lo, hi) */
-                const double per = g->hi[k] - g->lo[k];
-                x[k] = g->lo[k] + fmod(fmod(x[k] - g->lo[k], per) + per, per);
-            }
-        }
+    const dg_hji_sim_opts so = {.t_max = t_max, .dt = dt, .max_steps = max_steps, .csv_path = csv_path,
+                                .on_step = play_frame, .user = pg};
+    dg_hji_sim_result res;
+    dg_status s = dg_hji_simulate(p, V, x, &so, &res, &e);
+    if (s != DG_OK) {
+        cli_error("hji play", "%s", s == DG_ERR_INTERRUPTED ? pg->e.msg : e.msg);
+        rc = cli_exit_for(s == DG_ERR_INTERRUPTED ? pg->e.status : s);
+        goto done;
     }
-    if (fflush(csv) != 0 || ferror(csv)) { cli_error("hji play", "%s: write failed", csv_path); rc = EXIT_USAGE; goto done; }
-    fclose(csv);
-    csv = NULL;
-    if (rename(tmp_path, csv_path) != 0) { cli_error("hji play", "%s: cannot rename into place", csv_path); rc = EXIT_USAGE; goto done; }
-    if (gf) {
-        dg_status s = dg_gif_end(gf, &e);
-        gf = NULL;
+    if (pg->gf) {
+        s = dg_gif_end(pg->gf, &e);
+        pg->gf = NULL;
         if (s != DG_OK) { cli_error("hji play", "%s", e.msg); rc = cli_exit_for(s); goto done; }
     }
     fprintf(stderr, "wrote %s%s%s\n", csv_path, gif ? " and " : "", gif ? gif : "");
-    printf("{\"game\": \"%s\", \"outcome\": \"%s\", \"capture_time\": ", p->name, cap_t >= 0 ? "capture" : "escape");
-    cli_json_num(stdout, cap_t >= 0 ? cap_t : NAN);
+    printf("{\"game\": \"%s\", \"outcome\": \"%s\", \"capture_time\": ", p->name, res.captured ? "capture" : "escape");
+    cli_json_num(stdout, res.captured ? res.capture_time : NAN);
     printf(", \"t_max\": %.6g, \"dt\": %.6g, \"u_player\": \"%s\", \"d_player\": \"%s\"}\n", t_max, dt,
            p->u_name ? p->u_name : "u", p->d_name ? p->d_name : "d");
 done:
-    if (csv) { fclose(csv); remove(tmp_path); }
-    if (gf) dg_gif_abort(gf);
-    dg_image_free(img);
-    free(slice);
+    if (pg) {
+        if (pg->gf) dg_gif_abort(pg->gf);
+        dg_image_free(pg->img);
+        free(pg->slice);
+        free(pg);
+    }
     free(V);
     dg_hji_value_close(&vf);
     dg_hji_problem_free(p);
