@@ -16,8 +16,7 @@
 
 #include <cmocka.h>
 
-#include "difgames/config.h"
-#include "difgames/hji.h"
+#include "difgames/difgames.h"
 
 #define PI 3.141592653589793
 
@@ -279,8 +278,8 @@ static void pursuit_error(int n, const char *acc, const char *mode, double *mean
     *mean = *mx = 0;
     for (int64_t j = 0; j < p->grid.nodes; j++) {
         dg_hji_grid_point(&p->grid, j, x);
-        const double r = hypot(x[0], x[1]) - (p->param[0] - p->param[1]) * p->t_end;
-        const double err = fabs(V[j] - (fmax(r, 0) - p->param[2]));
+        const double r = hypot(x[0], x[1]) - (dg_hji_problem_param(p, "speed_pursuer") - dg_hji_problem_param(p, "speed_evader")) * p->t_end;
+        const double err = fabs(V[j] - (fmax(r, 0) - dg_hji_problem_param(p, "capture_radius")));
         *mean += err / (double)p->grid.nodes;
         *mx = fmax(*mx, err);
     }
@@ -650,7 +649,7 @@ static void test_optimal(void **state) {
     /* x' = v_e b - v_p a: G^T p = -v_p p, the pursuer (min) takes a = p/|p|, evader b = p/|p| */
     assert_true(fabs(a[0] - 0.6) < 1e-12 && fabs(a[1] - 0.8) < 1e-12);
     assert_true(fabs(b[0] - 0.6) < 1e-12 && fabs(b[1] - 0.8) < 1e-12);
-    assert_true(fabs(dg_hji_game_hamiltonian(&q->game, y, pg) - (q->param[0] - q->param[1])) < 1e-12);
+    assert_true(fabs(dg_hji_game_hamiltonian(&q->game, y, pg) - (dg_hji_problem_param(q, "speed_pursuer") - dg_hji_problem_param(q, "speed_evader"))) < 1e-12);
     dg_hji_problem_free(q);
 }
 
@@ -768,7 +767,10 @@ static void test_config_files(void **state) {
     dg_hji_problem_free(p);
     p = load("game: chase4d\ndamping: 0.98\ndt: 0.05\n", &e);
     assert_non_null(p);
-    assert_true(fabs(p->param[2] - (-log(0.98) / 0.05)) < 1e-12);
+    assert_true(fabs(dg_hji_problem_param(p, "drag") - (-log(0.98) / 0.05)) < 1e-12);
+    assert_true(dg_hji_problem_param(p, "dt") == 0.05 && isnan(dg_hji_problem_param(p, "no_such")));
+    assert_non_null(p->link);
+    assert_string_equal(p->link->env_game, "chase");
     dg_hji_problem_free(p);
 }
 
@@ -1040,6 +1042,70 @@ static void test_contour_slice(void **state) {
     free(sl);
 }
 
+/* ------------------------------------------------------- learned vs HJI */
+
+/* chase4d declares how chase's state maps onto its own: the four pairings play from the same
+ * starts, the same bits twice; the share of starts inside the tube is V <= 0 at the mapped state;
+ * another learning game, or an HJI game with no mapping, is refused. */
+static void test_versus(void **state) {
+    (void)state;
+    dg_err e = {0};
+    dg_hji_problem *p = load_ok("game: chase4d\nt_end: 0.2\naccuracy: low\n"
+                                "grid: {min: [-1, -1, -2, -2], max: [1, 1, 2, 2], n: [9, 9, 9, 9]}\n");
+    double *V = solve(p);
+    const char *yaml = "game: chase\nenv: {horizon: 20, evader: policy, walls: false}\npolicy: {hidden: [8]}\n";
+    dg_cfg *c = dg_cfg_parse(yaml, strlen(yaml), "chase.yaml", &e);
+    assert_non_null(c);
+    dg_env *env = dg_env_create(c, &e);
+    if (!env) fail_msg("env: %s", e.msg);
+    dg_policy pol;
+    dg_params *pp = NULL;
+    const int hidden[1] = {8};
+    assert_int_equal(dg_policy_create(env, hidden, 1, &pol, &pp, &e), DG_OK);
+    dg_rng rng;
+    dg_rng_seed(&rng, 3);
+    dg_policy_reset_params(&pol, pp, &rng);
+    assert_int_equal(dg_hji_link_check(p, env, &e), DG_OK);
+    dg_hji_versus_result r, r2;
+    assert_int_equal(dg_hji_versus(p, V, env, &pol, pp, 32, 7, &r, &e), DG_OK);
+    assert_int_equal(dg_hji_versus(p, V, env, &pol, pp, 32, 7, &r2, &e), DG_OK);
+    assert_memory_equal(&r, &r2, sizeof r);
+    assert_int_equal(r.episodes, 32);
+    for (int k = 0; k < DG_HJI_PAIRINGS; k++) {
+        assert_non_null(dg_hji_pairing_name(k));
+        assert_true(r.capture_rate[k] >= 0 && r.capture_rate[k] <= 1);
+        assert_true(r.capture_rate[k] > 0 ? r.capture_time[k] > 0 : isnan(r.capture_time[k]));
+    }
+    assert_null(dg_hji_pairing_name(DG_HJI_PAIRINGS));
+    float st[32 * 8];
+    dg_rng_seed(&rng, 7);
+    env->game->reset(env, &rng, 32, st, NULL);
+    int inside = 0;
+    for (int i = 0; i < 32; i++) {
+        const float *s = st + 8 * i;
+        const double x[4] = {s[4] - s[0], s[5] - s[1], s[6] - s[2], s[7] - s[3]};
+        inside += dg_hji_interp(&p->grid, V, x, NULL) <= 0;
+    }
+    assert_true(r.inside == inside / 32.0);
+    dg_env_free(env);
+    dg_cfg_free(c);
+    /* a one-player game is not chase with a learned evader */
+    c = dg_cfg_parse("game: reach\n", 12, "reach.yaml", &e);
+    env = dg_env_create(c, &e);
+    assert_non_null(env);
+    assert_int_equal(dg_hji_link_check(p, env, &e), DG_ERR_ARG);
+    assert_non_null(strstr(e.msg, "needs chase"));
+    dg_hji_problem *q = load_ok("game: pursuit2d\ngrid: {n: [11, 11]}\n");
+    assert_int_equal(dg_hji_link_check(q, env, &e), DG_ERR_ARG);
+    assert_non_null(strstr(e.msg, "chase4d"));
+    dg_hji_problem_free(q);
+    dg_env_free(env);
+    dg_cfg_free(c);
+    dg_params_free(pp);
+    free(V);
+    dg_hji_problem_free(p);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_smooth_weno5),
@@ -1065,6 +1131,7 @@ int main(void) {
         cmocka_unit_test(test_value_files),
         cmocka_unit_test(test_simulate),
         cmocka_unit_test(test_contour_slice),
+        cmocka_unit_test(test_versus),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -51,7 +51,10 @@
 extern "C" {
 #endif
 
-struct dg_image;  /* difgames/image.h */
+struct dg_image;   /* difgames/image.h   */
+struct dg_env;     /* difgames/env.h     */
+struct dg_policy;  /* difgames/trainer.h */
+struct dg_params;  /* difgames/core.h    */
 
 #define DG_HJI_MAX_DIMS  6   /* most grid axes (= state dimension)                    */
 #define DG_HJI_MAX_INPUT 4   /* most components of the control u or the disturbance d */
@@ -257,6 +260,28 @@ double dg_hji_interp(const dg_hji_grid *g, const double *v, const double *x, dou
 double dg_hji_interp_f32(const dg_hji_grid *g, const float *v, const double *x, double *grad);
 
 /* --------------------------------------------------- problems from configs */
+#define DG_HJI_MAX_PARAMS 16  /* most constants of a game */
+/* A game's constant: its config key (or, derived from others, its name) and value. */
+typedef struct dg_hji_param {
+    const char *name;                     /* e.g. "speed_pursuer", "capture_radius"            */
+    double      value;
+} dg_hji_param;
+
+/* How a learning game's state and actions map onto an HJI game's, declared next to the HJI game
+ * (for `difgames hji versus`): a learned player and the HJI equilibrium can then play each other
+ * in the learning game's own dynamics. */
+typedef struct dg_hji_link {
+    const char *env_game;                 /* the learning game's name, e.g. "chase"            */
+    const char *need;                     /* what a config must give, for messages             */
+    int         nplayers, state_dim;      /* the learning game's players and state size        */
+    int         plus[DG_HJI_MAX_DIMS];    /* HJI x_k = s[plus[k]] - s[minus[k]] (float32 math) */
+    int         minus[DG_HJI_MAX_DIMS];   /* of the learning game's state s                    */
+    int         u_act[DG_HJI_MAX_INPUT];  /* joint-action column taking u_j (act_dim + act2_dim) */
+    int         d_act[DG_HJI_MAX_INPUT];  /* ... and d_j                                       */
+    unsigned    capture_axes;             /* captured when |x over these HJI axes| (in double)  */
+    const char *capture_param;            /* ... is below this constant                        */
+} dg_hji_link;
+
 /* A ready-to-solve game built from a config (configs/hji/<game>.yaml). */
 typedef struct dg_hji_problem {
     char         name[32];                /* "pursuit2d", "air3d", "chauffeur", "chase4d"      */
@@ -266,8 +291,10 @@ typedef struct dg_hji_problem {
     double       t_end;                   /* horizon (time-to-go)                              */
     double      *target;                  /* (nodes) l(x), <= 0 in the target set; owned       */
     double      *obstacle;                /* (nodes) > 0 inside obstacles, or NULL; owned      */
-    double       param[16];               /* the game's constants, e.g. pursuit2d: v_p, v_e, r */
+    int          nparam;                  /* the game's constants, by name, in its order       */
+    dg_hji_param param[DG_HJI_MAX_PARAMS];  /* (dg_hji_problem_param reads one by name)        */
     const char  *u_name, *d_name;         /* who plays u and d, e.g. "pursuer", "evader"       */
+    const dg_hji_link *link;              /* a learning game mapped onto this one, or NULL     */
 } dg_hji_problem;
 
 /* Builds grid, game, target and options from cfg: key 'game' names the game; t_end, mode,
@@ -278,6 +305,7 @@ typedef struct dg_hji_problem {
 dg_hji_problem *dg_hji_problem_load(dg_cfg *cfg, dg_err *e);
 void            dg_hji_problem_free(dg_hji_problem *p);                /* NULL is harmless             */
 const char     *dg_hji_problem_name(int i);                            /* i-th known game; NULL past   */
+double          dg_hji_problem_param(const dg_hji_problem *p, const char *name);  /* NaN: no such   */
 /* Solves p to p->t_end with p->opts (float32 inside if p->opts.real says so) into out (nodes). */
 dg_status       dg_hji_problem_solve(const dg_hji_problem *p, double *out, dg_hji_stats *stats, dg_err *e);
 
@@ -313,6 +341,9 @@ typedef struct dg_hji_sim_result {
     int64_t rows;                         /* steps simulated (CSV rows)                        */
 } dg_hji_sim_result;
 
+/* Both players' equilibrium inputs at x (nx) from V's gradient (dg_hji_interp, dg_hji_game_optimal)
+ * into u (u.dim) and d (d.dim); returns V(x). */
+double    dg_hji_feedback(const dg_hji_problem *p, const double *V, const double *x, double *u, double *d);
 /* The automatic step from x0 (nx): a quarter of a cell per step at the speed the equilibrium inputs
  * give there (0.01 when still), at most t_max / 200. */
 double    dg_hji_sim_dt(const dg_hji_problem *p, const double *V, const double *x0, double t_max);
@@ -338,9 +369,31 @@ int64_t dg_hji_contour(const double *v, int nx, int ny, dg_hji_segment_fn seg, v
 dg_status dg_hji_draw_slices(struct dg_image *img, const dg_hji_grid *g, double *const *slices, int nt,
                              const double *times, int x0, int y0, int w, int h, dg_err *e);
 
+/* ------------------------------------------------ learned players against HJI */
+/* The four pairings of a learned pursuer and evader (env's two policies) against p's equilibrium
+ * feedback (V at t_end), from the same B initial states of env's reset (seed), in env's own discrete
+ * dynamics through p->link's mapping: learned vs learned, learned pursuer vs HJI evader, HJI
+ * pursuer vs learned evader, HJI vs HJI. */
+#define DG_HJI_PAIRINGS 4
+typedef struct dg_hji_versus_result {
+    int    episodes;                      /* B                                                 */
+    double inside;                        /* fraction of starts with V <= 0 (inside the tube)  */
+    double capture_rate[DG_HJI_PAIRINGS];
+    double capture_time[DG_HJI_PAIRINGS]; /* mean over the captured (s); NaN when none         */
+} dg_hji_versus_result;
+const char *dg_hji_pairing_name(int k);   /* "learned vs learned" .. "HJBI vs HJBI"; NULL past */
+/* DG_OK when env is the learning game p->link maps onto p; else DG_ERR_ARG saying what is needed. */
+dg_status   dg_hji_link_check(const dg_hji_problem *p, const struct dg_env *env, dg_err *e);
+/* Plays the pairings over env->horizon steps (pol, params: env's policies, both players). Returns
+ * DG_OK, DG_ERR_ARG (dg_hji_link_check, B < 1) or DG_ERR_NOMEM. */
+dg_status   dg_hji_versus(const dg_hji_problem *p, const double *V, const struct dg_env *env,
+                          const struct dg_policy *pol, struct dg_params *params, int B, uint64_t seed,
+                          dg_hji_versus_result *r, dg_err *e);
+
 /* --------------------------------------------------------------- value files */
 /* A value file of `difgames hji solve`: safetensors with 'value' (the grid's shape) at t_end,
- * 'value_1' .. at earlier times, and metadata format, game, param (its 16 constants), lo, hi, n,
+ * 'value_1' .. at earlier times, and metadata format, game, param (its constants' values in the
+ * game's order, zeros up to 16), lo, hi, n,
  * periodic, times, config. */
 typedef struct dg_hji_value {
     struct dg_st_file *f;                 /* the loaded file                                   */

@@ -482,97 +482,46 @@ static int hji_versus(int argc, char **argv) {
     cli_setup s;
     int rc = cli_setup_load(&s, config, &ov);
     if (rc) return rc;
-    const dg_env *env = s.env;
     dg_policy pol;
     dg_params *p = NULL;
     dg_cfg *hcfg = NULL;
     dg_hji_problem *hp = NULL;
     dg_hji_value vf = {0};
     double *V = NULL;
-    float *st0 = NULL, *st = NULL;
-    dg_ctx *ctx = NULL;
-    if (env->nplayers != 2 || env->state_dim != 8 || strcmp(env->game->name, "chase") != 0) {
-        cli_error("hji versus", "%s: needs chase with a learned evader (env.evader: policy)", config);
+    dg_err e = {0};
+    if (!(hp = load_problem("hji versus", hji, NULL, -1, 0, &hcfg))) { rc = EXIT_USAGE; goto done; }
+    if (dg_hji_link_check(hp, s.env, &e) != DG_OK) {  /* the learning game the HJI game declares */
+        cli_error("hji versus", "%s: %s", hp->link ? config : hji, e.msg);
         rc = EXIT_USAGE;
         goto done;
     }
     if ((rc = cli_load_policy("hji versus", &s, ckpt, &pol, &p))) goto done;
-    if (!(hp = load_problem("hji versus", hji, NULL, -1, 0, &hcfg))) { rc = EXIT_USAGE; goto done; }
-    if (hp->grid.ndim != 4) { cli_error("hji versus", "%s: needs the 4-D chase4d game", hji); rc = EXIT_USAGE; goto done; }
     if ((rc = value_open("hji versus", value, &vf))) goto done;
     if ((rc = value_check("hji versus", &vf, hp, hji))) goto done;
     V = malloc((size_t)hp->grid.nodes * sizeof(double));
-    st0 = malloc((size_t)B * 8 * sizeof(float));
-    st = malloc((size_t)B * 8 * sizeof(float));
-    /* one step of both policies on B rows at a time (the arena is reset every step) */
-    ctx = dg_ctx_create((size_t)(1.25 * dg_rollout_memory(env, s.opts.hidden, s.opts.nhidden, B, 1, 0)) + ((size_t)1 << 20));
-    if (!V || !st0 || !st || !ctx) { cli_error("hji versus", "out of memory"); rc = EXIT_FAIL; goto done; }
+    if (!V) { cli_error("hji versus", "out of memory"); rc = EXIT_FAIL; goto done; }
     if ((rc = value_read("hji versus", &vf, vf.nt - 1, V))) goto done;
-    dg_rng rng;
-    dg_rng_seed(&rng, s.opts.seed);
-    env->game->reset(env, &rng, B, st0, NULL);
-    const double r = hp->param[3];
-    int inside = 0;  /* starts from which the value says the pursuer can force capture by t_end */
-    for (int i = 0; i < B; i++) {
-        const float *x = st0 + 8 * i;
-        const double xr[4] = {x[4] - x[0], x[5] - x[1], x[6] - x[2], x[7] - x[3]};
-        inside += dg_hji_interp(&hp->grid, V, xr, NULL) <= 0.0;
+    dg_hji_versus_result r;
+    if (dg_hji_versus(hp, V, s.env, &pol, p, B, s.opts.seed, &r, &e) != DG_OK) {
+        cli_error("hji versus", "%s", e.msg);
+        rc = cli_exit_for(e.status);
+        goto done;
     }
+    const double t_end = vf.times[vf.nt - 1];
     fprintf(stderr, "%d initial states; the HJBI value (t_end %g s) puts %.1f %% inside the capture tube\n", B,
-            vf.times[vf.nt - 1], 100.0 * inside / B);
-    printf("{\"episodes\": %d, \"inside_tube\": %.6g, \"t_end\": %.6g, \"horizon_s\": %.6g}\n", B,
-           (double)inside / B, vf.times[vf.nt - 1], env->horizon * env->dt);
-    static const char *const NAMES[4] = {"learned vs learned", "learned pursuer vs HJBI evader",
-                                         "HJBI pursuer vs learned evader", "HJBI vs HJBI"};
+            t_end, 100.0 * r.inside);
+    printf("{\"episodes\": %d, \"inside_tube\": %.6g, \"t_end\": %.6g, \"horizon_s\": %.6g}\n", B, r.inside, t_end,
+           s.env->horizon * s.env->dt);
     fprintf(stderr, "%-34s %12s %18s\n", "pursuer vs evader", "capture rate", "mean capture time");
-    for (int k = 0; k < 4; k++) {
-        const int hji_p = k >= 2, hji_e = k == 1 || k == 3;
-        memcpy(st, st0, (size_t)B * 8 * sizeof(float));
-        double tsum = 0;
-        int captured = 0;
-        unsigned char *done_b = calloc((size_t)B, 1);
-        if (!done_b) { rc = EXIT_FAIL; goto done; }
-        for (int t = 1; t <= env->horizon; t++) {
-            dg_ctx_reset(ctx);
-            dg_tensor *state = dg_from(ctx, 2, (int[]){B, 8}, st);
-            dg_tensor *a = dg_mlp_forward(ctx, &pol.mlp[0], p, env->game->observe(ctx, env, state, NULL));
-            dg_tensor *b = dg_mlp_forward(ctx, &pol.mlp[1], p, env->game->observe2(ctx, env, state, NULL));
-            dg_tensor *act = dg_new(ctx, 2, (int[]){B, 4});
-            if (!a || !b || !act) { cli_error("hji versus", "%s", dg_ctx_error(ctx)); free(done_b); rc = EXIT_FAIL; goto done; }
-            for (int i = 0; i < B; i++) {
-                const float *x = st + 8 * i;
-                double xr[4] = {x[4] - x[0], x[5] - x[1], x[6] - x[2], x[7] - x[3]}, grad[4], u[2], d[2];
-                dg_hji_interp(&hp->grid, V, xr, grad);
-                dg_hji_game_optimal(&hp->game, xr, grad, u, d);
-                float *ac = act->data + 4 * i;
-                ac[0] = hji_p ? (float)u[0] : a->data[2 * i];
-                ac[1] = hji_p ? (float)u[1] : a->data[2 * i + 1];
-                ac[2] = hji_e ? (float)d[0] : b->data[2 * i];
-                ac[3] = hji_e ? (float)d[1] : b->data[2 * i + 1];
-            }
-            dg_tensor *next = env->game->step(ctx, env, state, NULL, act);
-            if (!next) { cli_error("hji versus", "%s", dg_ctx_error(ctx)); free(done_b); rc = EXIT_FAIL; goto done; }
-            memcpy(st, next->data, (size_t)B * 8 * sizeof(float));
-            for (int i = 0; i < B; i++) {
-                const float *x = st + 8 * i;
-                if (!done_b[i] && hypot((double)x[4] - x[0], (double)x[5] - x[1]) < r) {
-                    done_b[i] = 1;
-                    captured++;
-                    tsum += t * env->dt;
-                }
-            }
-        }
-        free(done_b);
-        fprintf(stderr, "%-34s %12.3f %16.3f s\n", NAMES[k], (double)captured / B, captured ? tsum / captured : NAN);
-        printf("{\"pairing\": \"%s\", \"capture_rate\": %.6g, \"capture_time\": ", NAMES[k], (double)captured / B);
-        cli_json_num(stdout, captured ? tsum / captured : NAN);
+    for (int k = 0; k < DG_HJI_PAIRINGS; k++) {
+        fprintf(stderr, "%-34s %12.3f %16.3f s\n", dg_hji_pairing_name(k), r.capture_rate[k], r.capture_time[k]);
+        printf("{\"pairing\": \"%s\", \"capture_rate\": %.6g, \"capture_time\": ", dg_hji_pairing_name(k),
+               r.capture_rate[k]);
+        cli_json_num(stdout, r.capture_time[k]);
         printf(", \"episodes\": %d}\n", B);
     }
 done:
-    dg_ctx_free(ctx);
     free(V);
-    free(st0);
-    free(st);
     dg_hji_value_close(&vf);
     dg_hji_problem_free(hp);
     dg_cfg_free(hcfg);

@@ -6,11 +6,17 @@
 #include "difgames/fileio.h"
 #include "hji/internal.h"
 
+double dg_hji_feedback(const dg_hji_problem *p, const double *V, const double *x, double *u, double *d) {
+    double grad[DG_HJI_MAX_DIMS];
+    const double v = dg_hji_interp(&p->grid, V, x, grad);
+    dg_hji_game_optimal(&p->game, x, grad, u, d);
+    return v;
+}
+
 double dg_hji_sim_dt(const dg_hji_problem *p, const double *V, const double *x0, double t_max) {
     const dg_hji_grid *g = &p->grid;
-    double grad[DG_HJI_MAX_DIMS], u[DG_HJI_MAX_INPUT], d[DG_HJI_MAX_INPUT], xd[DG_HJI_MAX_DIMS], sp = 0;
-    dg_hji_interp(g, V, x0, grad);
-    dg_hji_game_optimal(&p->game, x0, grad, u, d);
+    double u[DG_HJI_MAX_INPUT], d[DG_HJI_MAX_INPUT], xd[DG_HJI_MAX_DIMS], sp = 0;
+    dg_hji_feedback(p, V, x0, u, d);
     dg_hji_game_dynamics(&p->game, x0, u, d, xd);
     for (int k = 0; k < g->ndim; k++) sp = fmax(sp, fabs(xd[k]) / g->dx[k]);
     double dt = sp > 0 ? 0.25 / sp : 0.01;  /* a quarter of a cell per step at the game's speed */
@@ -57,10 +63,9 @@ dg_status dg_hji_simulate(const dg_hji_problem *p, const double *V, const double
     const int64_t steps = (int64_t)ceil(o->t_max / dt);
     *r = (dg_hji_sim_result){.captured = 0, .capture_time = -1, .dt = dt, .steps = steps};
     for (int64_t s = 0; s <= steps; s++) {
-        double grad[DG_HJI_MAX_DIMS], u[DG_HJI_MAX_INPUT] = {0}, d[DG_HJI_MAX_INPUT] = {0};
+        double u[DG_HJI_MAX_INPUT] = {0}, d[DG_HJI_MAX_INPUT] = {0};
         const dg_hji_sim_step st = {.step = s, .steps = steps, .t = (double)s * dt, .x = x, .u = u, .d = d,
-                                    .value = dg_hji_interp(g, V, x, grad), .target = dg_hji_interp(g, p->target, x, NULL)};
-        dg_hji_game_optimal(&p->game, x, grad, u, d);
+                                    .value = dg_hji_feedback(p, V, x, u, d), .target = dg_hji_interp(g, p->target, x, NULL)};
         if (f.fp) csv_row(f.fp, p, &st);
         r->rows = s + 1;
         if (o->on_step && o->on_step(o->user, &st)) {
