@@ -830,6 +830,20 @@ static void test_value_files(void **state) {
         assert_int_equal(dg_hji_value_read(&v, i, W, &e), DG_OK);
         assert_memory_equal(W, V + (size_t)i * p->grid.nodes, (size_t)p->grid.nodes * sizeof *W);
     }
+    {   /* its figure: a PNG written whole, or an error naming the path it could not write */
+        char png[sizeof path + 8];
+        snprintf(png, sizeof png, "%s.png", path);
+        assert_int_equal(dg_hji_plot_value(&v, NULL, png, &e), DG_OK);
+        unsigned char sig[8] = {0};
+        FILE *f = fopen(png, "rb");
+        assert_non_null(f);
+        assert_int_equal(fread(sig, 1, 8, f), 8);
+        fclose(f);
+        assert_memory_equal(sig, "\x89PNG\r\n\x1a\n", 8);
+        remove(png);
+        assert_int_equal(dg_hji_plot_value(&v, NULL, "/nonexistent-dir/v.png", &e), DG_ERR_IO);
+        assert_non_null(strstr(e.msg, "/nonexistent-dir/v.png"));
+    }
     const char *other[][2] = {
         {"game: air3d\ngrid: {n: [11, 11, 11]}\n", "solved for game 'pursuit2d', but cfg.yaml is 'air3d'"},
         {"game: pursuit2d\ngrid: {min: [-2, -1], max: [2, 1], n: [21, 21]}\n", "grid axis 1 is 11 nodes"},
@@ -1106,6 +1120,23 @@ static void test_versus(void **state) {
     dg_hji_problem_free(p);
 }
 
+/* The accuracy preset read back from the options; a solve's peak memory covers the solver's and
+ * the target's, and float32 files need less. */
+static void test_presets_memory(void **state) {
+    (void)state;
+    for (int a = 0; a < DG_HJI_ACCURACY_COUNT; a++) {
+        dg_hji_opts o = dg_hji_opts_default();
+        dg_hji_opts_accuracy(&o, (dg_hji_accuracy)a);
+        assert_int_equal(dg_hji_accuracy_of(&o), a);
+    }
+    dg_hji_problem *p = load_ok("game: pursuit2d\ngrid: {n: [41, 41]}\n");
+    const double m = dg_hji_problem_memory(p, 3, 0);
+    assert_true(m >= dg_hji_solve_memory(&p->grid, &p->game, &p->opts, 3) + (double)p->grid.nodes * sizeof(double));
+    assert_true(m >= 3.0 * (double)p->grid.nodes * sizeof(double) + dg_hji_value_memory(p, 3, 0));
+    assert_true(dg_hji_problem_memory(p, 3, 1) <= m);
+    dg_hji_problem_free(p);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_smooth_weno5),
@@ -1132,6 +1163,7 @@ int main(void) {
         cmocka_unit_test(test_simulate),
         cmocka_unit_test(test_contour_slice),
         cmocka_unit_test(test_versus),
+        cmocka_unit_test(test_presets_memory),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

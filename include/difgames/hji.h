@@ -221,6 +221,7 @@ typedef struct dg_hji_stats {
 dg_hji_opts dg_hji_opts_default(void);                                 /* veryHigh, GLF, BRS, cfl 0.75   */
 void        dg_hji_opts_accuracy(dg_hji_opts *o, dg_hji_accuracy a);   /* sets deriv and time            */
 const char *dg_hji_accuracy_name(dg_hji_accuracy a);                   /* "low" .. "veryHigh"; "?"       */
+dg_hji_accuracy dg_hji_accuracy_of(const dg_hji_opts *o);             /* the preset of o->deriv         */
 int         dg_hji_accuracy_from_name(const char *s);                  /* a dg_hji_accuracy, or -1       */
 
 /* Solves from v0 (nodes) and writes phi at the nt increasing times-to-go times[] (>= 0) into
@@ -418,12 +419,21 @@ dg_status dg_hji_value_read(const dg_hji_value *v, int i, double *out, dg_err *e
  * the same grid axis by axis (nodes, bounds, periodic); else DG_ERR_ARG saying what differs
  * (another game, another grid, transposed axes). */
 dg_status dg_hji_value_check(const dg_hji_value *v, const dg_hji_problem *p, const char *config, dg_err *e);
+/* The figure of `difgames hji plot` as a PNG at path (atomically): the heat map of the value at t_end
+ * with the zero level sets of every stored time (dg_hji_draw_slices), on the slice through axes 0
+ * and 1 at at[2..] (at NULL, or at[0], at[1]: unused; NULL: the middle of each other axis). Returns
+ * DG_OK, dg_hji_value_read's errors, DG_ERR_NOMEM or the PNG's DG_ERR_IO. */
+dg_status dg_hji_plot_value(const dg_hji_value *v, const double *at, const char *path, dg_err *e);
 /* Writes nt values (nt, nodes) at times[] of problem p into path (atomically), as float32 when f32;
  * config_yaml (may be NULL) is stored too. */
 dg_status dg_hji_value_write(const char *path, const dg_hji_problem *p, int nt, const double *times,
                              const double *vals, int f32, const char *config_yaml, dg_err *e);
 /* Bytes dg_hji_value_write allocates for nt times (the writer's copies). */
 double    dg_hji_value_memory(const dg_hji_problem *p, int nt, int f32);
+/* Bytes at the peak of solving p at nt times and writing its value file (float32 when f32): the
+ * target and obstacle, then the larger of the solve (dg_hji_solve_memory, output included) and the
+ * output with the file's copies. To refuse a grid that cannot fit (dg_mem_check) up front. */
+double    dg_hji_problem_memory(const dg_hji_problem *p, int nt, int f32);
 
 #ifdef __cplusplus
 }

@@ -165,11 +165,7 @@ static int hji_solve(int argc, char **argv) {
     dg_err e = {0};
     double mem_mib = 0;
     {   /* the solver's arrays, the nt values, the file's copies: refused if they cannot fit */
-        /* the target and obstacle throughout; then the solve (its output included), then the
-         * output and the file's copies */
-        const double out_b = (double)nt * (double)(N + 16) * sizeof(double);
-        const double need = (double)N * sizeof(double) * (p->obstacle ? 2 : 1) +
-                            fmax(dg_hji_solve_memory(&p->grid, &p->game, &p->opts, nt), out_b + dg_hji_value_memory(p, nt, f32));
+        const double need = dg_hji_problem_memory(p, nt, f32);
         char what[400];
         snprintf(what, sizeof what, "%.200s: a grid of", config);
         for (int k = 0; k < p->grid.ndim; k++) cli_catf(what, sizeof what, "%s%d", k ? "x" : " ", p->grid.n[k]);
@@ -194,9 +190,7 @@ static int hji_solve(int argc, char **argv) {
     p->opts.progress_user = &b;
     snprintf(banner, sizeof banner, "solving %s: grid", p->name);
     for (int k = 0; k < p->grid.ndim; k++) cli_catf(banner, sizeof banner, "%s%d", k ? "x" : " ", p->grid.n[k]);
-    cli_catf(banner, sizeof banner, ", t_end %g, memory about %.1f MiB, %s\n", p->t_end, mem_mib, dg_hji_accuracy_name(p->opts.deriv == DG_HJI_WENO5 ? DG_HJI_VERY_HIGH
-                                                    : p->opts.deriv == DG_HJI_ENO3 ? DG_HJI_HIGH
-                                                    : p->opts.deriv == DG_HJI_ENO2 ? DG_HJI_MEDIUM : DG_HJI_LOW));
+    cli_catf(banner, sizeof banner, ", t_end %g, memory about %.1f MiB, %s\n", p->t_end, mem_mib, dg_hji_accuracy_name(dg_hji_accuracy_of(&p->opts)));
     dg_hji_stats st;
     if (dg_hji_solve(&p->grid, &p->game, &p->opts, p->target, p->obstacle, nt, times, vals, &st, &e) != DG_OK) {
         cli_error("hji solve", "%s: %s", config, e.msg);
@@ -280,41 +274,19 @@ static int hji_plot(int argc, char **argv) {
             tok += len + (tok[len] == ',');
         }
     }
-    const int nx = g->n[0], ny = g->n[1];
-    double *v = malloc((size_t)g->nodes * sizeof(double));
-    double *slices[DG_HJI_MAX_TIMES] = {0};
-    int ok = v != NULL;
-    for (int i = 0; i < vf.nt && ok; i++) ok = (slices[i] = malloc((size_t)nx * ny * sizeof(double))) != NULL;
-    for (int i = 0; i < vf.nt && ok && !rc; i++) {
-        rc = value_read("hji plot", &vf, i, v);
-        if (!rc) dg_hji_slice2d(g, v, at, slices[i]);
-    }
-    dg_image *img = ok && !rc ? dg_image_create(640, 560, 0x15151e) : NULL;
-    if (!rc && !img) { cli_error("hji plot", "out of memory"); rc = EXIT_FAIL; }
+    char path[DG_PATH_MAX];
     dg_err e = {0};
-    const int w = 480, h = (int)fmin(480, 480.0 * (g->hi[1] - g->lo[1]) / (g->hi[0] - g->lo[0]));
-    if (!rc && dg_hji_draw_slices(img, g, slices, vf.nt, vf.times, 20, 40, w, h < 120 ? 120 : h, &e) != DG_OK) {
+    if (out && dg_path_join(path, sizeof path, NULL, out, &e) != DG_OK) {
+        cli_error("hji plot", "--out: %s", e.msg);
+        rc = EXIT_USAGE;
+    } else if (!out && beside_value("hji plot", value, ".png", path, sizeof path)) {
+        rc = EXIT_USAGE;
+    } else if (dg_hji_plot_value(&vf, at, path, &e) != DG_OK) {
         cli_error("hji plot", "%s", e.msg);
-        rc = EXIT_FAIL;
+        rc = e.status == DG_ERR_NOMEM ? EXIT_FAIL : EXIT_USAGE;
+    } else {
+        fprintf(stderr, "wrote %s\n", path);
     }
-    if (!rc) {
-        char title[160];
-        snprintf(title, sizeof title, "%s: zero level sets of V", vf.game[0] ? vf.game : "value");
-        for (int k = 2; k < g->ndim; k++) cli_catf(title, sizeof title, ", x%d = %.3g", k, at[k]);
-        dg_image_text(img, 20, 12, title, 0xffffff, 2);
-        char path[DG_PATH_MAX];
-        if (out && dg_path_join(path, sizeof path, NULL, out, &e) != DG_OK) {
-            cli_error("hji plot", "--out: %s", e.msg);
-            rc = EXIT_USAGE;
-        } else if (!out && beside_value("hji plot", value, ".png", path, sizeof path)) {
-            rc = EXIT_USAGE;
-        }
-        if (!rc && dg_png_write(img, path, &e) != DG_OK) { cli_error("hji plot", "%s", e.msg); rc = EXIT_USAGE; }
-        else if (!rc) fprintf(stderr, "wrote %s\n", path);
-    }
-    dg_image_free(img);
-    for (int i = 0; i < vf.nt; i++) free(slices[i]);
-    free(v);
     dg_hji_value_close(&vf);
     return rc;
 }

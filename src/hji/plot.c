@@ -83,3 +83,33 @@ dg_status dg_hji_draw_slices(dg_image *img, const dg_hji_grid *g, double *const 
     }
     return DG_OK;
 }
+
+dg_status dg_hji_plot_value(const dg_hji_value *vf, const double *at_in, const char *path, dg_err *e) {
+    const dg_hji_grid *g = &vf->grid;
+    double at[DG_HJI_MAX_DIMS];
+    for (int k = 0; k < g->ndim; k++) at[k] = at_in && k >= 2 ? at_in[k] : 0.5 * (g->lo[k] + g->hi[k]);
+    const int nx = g->n[0], ny = g->n[1];
+    double *v = malloc((size_t)g->nodes * sizeof(double));
+    double *slices[DG_HJI_MAX_TIMES] = {0};
+    int ok = v != NULL;
+    for (int i = 0; i < vf->nt && ok; i++) ok = (slices[i] = malloc((size_t)nx * ny * sizeof(double))) != NULL;
+    dg_status s = DG_OK;
+    for (int i = 0; i < vf->nt && ok && s == DG_OK; i++)
+        if ((s = dg_hji_value_read(vf, i, v, e)) == DG_OK) dg_hji_slice2d(g, v, at, slices[i]);
+    dg_image *img = ok && s == DG_OK ? dg_image_create(640, 560, 0x15151e) : NULL;
+    if (s == DG_OK && !img) s = dg_err_set(e, DG_ERR_NOMEM, "out of memory");
+    const int w = 480, h = (int)fmin(480, 480.0 * (g->hi[1] - g->lo[1]) / (g->hi[0] - g->lo[0]));
+    if (s == DG_OK) s = dg_hji_draw_slices(img, g, slices, vf->nt, vf->times, 20, 40, w, h < 120 ? 120 : h, e);
+    if (s == DG_OK) {
+        char title[160];
+        int n = snprintf(title, sizeof title, "%s: zero level sets of V", vf->game[0] ? vf->game : "value");
+        for (int k = 2; k < g->ndim && n >= 0 && (size_t)n < sizeof title; k++)
+            n += snprintf(title + n, sizeof title - (size_t)n, ", x%d = %.3g", k, at[k]);
+        dg_image_text(img, 20, 12, title, 0xffffff, 2);
+        s = dg_png_write(img, path, e);
+    }
+    dg_image_free(img);
+    for (int i = 0; i < vf->nt; i++) free(slices[i]);
+    free(v);
+    return s;
+}

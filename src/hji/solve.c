@@ -58,6 +58,12 @@ void dg_hji_opts_accuracy(dg_hji_opts *o, dg_hji_accuracy a) {
     o->time = T[a];
 }
 
+dg_hji_accuracy dg_hji_accuracy_of(const dg_hji_opts *o) {
+    return o->deriv == DG_HJI_WENO5 ? DG_HJI_VERY_HIGH
+         : o->deriv == DG_HJI_ENO3  ? DG_HJI_HIGH
+         : o->deriv == DG_HJI_ENO2  ? DG_HJI_MEDIUM : DG_HJI_LOW;
+}
+
 const char *dg_hji_accuracy_name(dg_hji_accuracy a) {
     return (int)a >= 0 && a < DG_HJI_ACCURACY_COUNT ? ACCURACY_NAME[a] : "?";
 }

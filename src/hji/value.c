@@ -229,3 +229,12 @@ double dg_hji_value_memory(const dg_hji_problem *p, int nt, int f32) {
     /* the writer's copies of every tensor, and the float32 conversion buffer */
     return 1.02 * (nt * N * (f32 ? sizeof(float) : sizeof(double)) + (f32 ? N * sizeof(float) : 0)) + 1048576.0;
 }
+
+double dg_hji_problem_memory(const dg_hji_problem *p, int nt, int f32) {
+    const int64_t N = p->grid.nodes;
+    /* the target and obstacle throughout; then the solve (its output included), then the output
+     * and the file's copies */
+    const double out_b = (double)nt * (double)(N + 16) * sizeof(double);
+    return (double)N * sizeof(double) * (p->obstacle ? 2 : 1) +
+           fmax(dg_hji_solve_memory(&p->grid, &p->game, &p->opts, nt), out_b + dg_hji_value_memory(p, nt, f32));
+}
