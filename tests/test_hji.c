@@ -984,6 +984,25 @@ static void test_simulate(void **state) {
     c = (sim_seen){.stop_at = 5};
     assert_int_equal(dg_hji_simulate(p, p->target, x0, &o, &r, &e), DG_ERR_INTERRUPTED);
     assert_true(access(path, F_OK) != 0);
+    {   /* its GIF: written whole through the step callback; a folder that is not there is refused */
+        char gif[sizeof path + 8];
+        snprintf(gif, sizeof gif, "%s.gif", path);
+        dg_hji_play_gif *pg = dg_hji_play_gif_begin(gif, p, p->target, p->t_end, &e);
+        assert_non_null(pg);
+        o = (dg_hji_sim_opts){.t_max = 3, .dt = 0.01, .max_steps = 1000, .on_step = dg_hji_play_gif_step, .user = pg};
+        assert_int_equal(dg_hji_simulate(p, p->target, x0, &o, &r, &e), DG_OK);
+        assert_int_equal(dg_hji_play_gif_end(pg, &e), DG_OK);
+        char sig[7] = {0};
+        FILE *g = fopen(gif, "rb");
+        assert_non_null(g);
+        assert_int_equal(fread(sig, 1, 6, g), 6);
+        fclose(g);
+        assert_string_equal(sig, "GIF89a");
+        remove(gif);
+        assert_null(dg_hji_play_gif_begin("/nonexistent-dir/p.gif", p, p->target, p->t_end, &e));
+        assert_int_equal(e.status, DG_ERR_IO);
+        dg_hji_play_gif_abort(NULL);
+    }
     dg_hji_problem_free(p);
     /* a faster evader escapes: every step simulated */
     p = load_ok("game: pursuit2d\nspeed_evader: 1.5\ngrid: {min: [-2, -2], max: [2, 2], n: [41, 41]}\n");

@@ -370,6 +370,19 @@ int64_t dg_hji_contour(const double *v, int nx, int ny, dg_hji_segment_fn seg, v
 dg_status dg_hji_draw_slices(struct dg_image *img, const dg_hji_grid *g, double *const *slices, int nt,
                              const double *times, int x0, int y0, int w, int h, dg_err *e);
 
+/* An animated GIF of a simulation (560x520): pass dg_hji_play_gif_step as dg_hji_sim_opts.on_step
+ * with the GIF as user. A frame every ceil(steps / 120)-th step, at capture and at the last (at most
+ * 122): the slice of V (at t_end) through the state's axes 2.. with its zero set, the path so far
+ * over axes 0 and 1, the time and V in the title. */
+typedef struct dg_hji_play_gif dg_hji_play_gif;
+/* NULL with e set (DG_ERR_NOMEM, the file's DG_ERR_IO); p and V must outlive the GIF. */
+dg_hji_play_gif *dg_hji_play_gif_begin(const char *path, const dg_hji_problem *p, const double *V, double t_end,
+                                       dg_err *e);
+int              dg_hji_play_gif_step(void *user, const dg_hji_sim_step *s);  /* non-zero: failed   */
+const dg_err    *dg_hji_play_gif_error(const dg_hji_play_gif *g);             /* why a step failed  */
+dg_status        dg_hji_play_gif_end(dg_hji_play_gif *g, dg_err *e);         /* writes it, frees g */
+void             dg_hji_play_gif_abort(dg_hji_play_gif *g);                   /* no file; NULL ok   */
+
 /* ------------------------------------------------ learned players against HJI */
 /* The four pairings of a learned pursuer and evader (env's two policies) against p's equilibrium
  * feedback (V at t_end), from the same B initial states of env's reset (seed), in env's own discrete

@@ -293,42 +293,6 @@ static int hji_plot(int argc, char **argv) {
 
 /* ------------------------------------------------------------------ play */
 
-/* The GIF of hji play: a frame every ceil(steps / 120)-th step, at capture and at the last. */
-typedef struct play_gif {
-    dg_gif *gf;
-    dg_image *img;
-    double *slice, t_end, xs[2][4096];
-    const dg_hji_problem *p;
-    const double *V;
-    int trail;
-    dg_err e;
-} play_gif;
-
-static int play_frame(void *user, const dg_hji_sim_step *s) {
-    play_gif *pg = user;
-    const dg_hji_grid *g = &pg->p->grid;
-    if (pg->trail < 4096) { pg->xs[0][pg->trail] = s->x[0]; pg->xs[1][pg->trail] = s->x[1]; pg->trail++; }
-    const int64_t every = s->steps > 120 ? (s->steps + 119) / 120 : 1;  /* at most 121 frames, and the last */
-    if (!pg->gf || !(s->step % every == 0 || s->target <= 0 || s->step == s->steps)) return 0;
-    dg_hji_slice2d(g, pg->V, s->x, pg->slice);
-    dg_image_clear(pg->img, 0x15151e);
-    const int w = 440, h = (int)fmin(440, 440.0 * (g->hi[1] - g->lo[1]) / (g->hi[0] - g->lo[0]));
-    double *sl[1] = {pg->slice};
-    if (dg_hji_draw_slices(pg->img, g, sl, 1, &pg->t_end, 20, 40, w, h, &pg->e) != DG_OK) return 1;
-    for (int k = 1; k < pg->trail; k++) {
-        const float ax = 20 + (float)((pg->xs[0][k - 1] - g->lo[0]) / (g->hi[0] - g->lo[0]) * w);
-        const float ay = 40 + (float)((g->hi[1] - pg->xs[1][k - 1]) / (g->hi[1] - g->lo[1]) * h);
-        const float bx = 20 + (float)((pg->xs[0][k] - g->lo[0]) / (g->hi[0] - g->lo[0]) * w);
-        const float by = 40 + (float)((g->hi[1] - pg->xs[1][k]) / (g->hi[1] - g->lo[1]) * h);
-        dg_image_line(pg->img, ax, ay, bx, by, 0xff8c1a, 2);
-    }
-    char title[128];
-    snprintf(title, sizeof title, "%s  t = %.2f s  V = %.3f%s", pg->p->name, s->t, s->value,
-             s->target <= 0 ? "  CAPTURE" : "");
-    dg_image_text(pg->img, 20, 12, title, 0xffffff, 2);
-    return dg_gif_add_frame(pg->gf, pg->img, &pg->e) != DG_OK;
-}
-
 static int hji_play(int argc, char **argv) {
     const char *config, *value, *from_s, *out, *gif, *tmax_s, *dt_s, *maxsteps_s;
     const cli_opt opts[] = {
@@ -362,8 +326,7 @@ static int hji_play(int argc, char **argv) {
     double t_max = 2 * p->t_end, dt = 0;
     dg_hji_value vf = {0};
     double *V = NULL;
-    play_gif *pg = calloc(1, sizeof *pg);
-    if (!pg) { cli_error("hji play", "out of memory"); rc = EXIT_FAIL; goto done; }
+    dg_hji_play_gif *pg = NULL;
     const int nfrom = parse_list("hji play", "--from", from_s, x, DG_HJI_MAX_DIMS);
     if (nfrom != g->ndim) {
         if (nfrom >= 0) cli_error("hji play", "--from: %s needs %d coordinates", p->name, g->ndim);
@@ -393,26 +356,25 @@ static int hji_play(int argc, char **argv) {
         rc = EXIT_USAGE;
         goto done;
     }
-    *pg = (play_gif){.p = p, .V = V, .t_end = vf.times[vf.nt - 1]};
-    if (gif) {
-        pg->img = dg_image_create(560, 520, 0x15151e);
-        pg->slice = malloc((size_t)g->n[0] * g->n[1] * sizeof(double));
-        pg->gf = pg->img && pg->slice ? dg_gif_begin(gif, pg->img->w, pg->img->h, 6, &e) : NULL;
-        if (!pg->gf) { cli_error("hji play", "%s", pg->img && pg->slice ? e.msg : "out of memory"); rc = EXIT_USAGE; goto done; }
+    if (gif && !(pg = dg_hji_play_gif_begin(gif, p, V, vf.times[vf.nt - 1], &e))) {
+        cli_error("hji play", "%s", e.msg);
+        rc = e.status == DG_ERR_NOMEM ? EXIT_FAIL : EXIT_USAGE;
+        goto done;
     }
     /* both players follow the equilibrium feedback: inputs from the value's gradient */
     const dg_hji_sim_opts so = {.t_max = t_max, .dt = dt, .max_steps = max_steps, .csv_path = csv_path,
-                                .on_step = play_frame, .user = pg};
+                                .on_step = pg ? dg_hji_play_gif_step : NULL, .user = pg};
     dg_hji_sim_result res;
     dg_status s = dg_hji_simulate(p, V, x, &so, &res, &e);
     if (s != DG_OK) {
-        cli_error("hji play", "%s", s == DG_ERR_INTERRUPTED ? pg->e.msg : e.msg);
-        rc = cli_exit_for(s == DG_ERR_INTERRUPTED ? pg->e.status : s);
+        const dg_err *why = s == DG_ERR_INTERRUPTED && pg ? dg_hji_play_gif_error(pg) : &e;
+        cli_error("hji play", "%s", why->msg);
+        rc = cli_exit_for(why->status);
         goto done;
     }
-    if (pg->gf) {
-        s = dg_gif_end(pg->gf, &e);
-        pg->gf = NULL;
+    if (pg) {
+        s = dg_hji_play_gif_end(pg, &e);
+        pg = NULL;
         if (s != DG_OK) { cli_error("hji play", "%s", e.msg); rc = cli_exit_for(s); goto done; }
     }
     fprintf(stderr, "wrote %s%s%s\n", csv_path, gif ? " and " : "", gif ? gif : "");
@@ -421,12 +383,7 @@ static int hji_play(int argc, char **argv) {
     printf(", \"t_max\": %.6g, \"dt\": %.6g, \"u_player\": \"%s\", \"d_player\": \"%s\"}\n", t_max, dt,
            p->u_name ? p->u_name : "u", p->d_name ? p->d_name : "d");
 done:
-    if (pg) {
-        if (pg->gf) dg_gif_abort(pg->gf);
-        dg_image_free(pg->img);
-        free(pg->slice);
-        free(pg);
-    }
+    dg_hji_play_gif_abort(pg);
     free(V);
     dg_hji_value_close(&vf);
     dg_hji_problem_free(p);

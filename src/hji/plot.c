@@ -113,3 +113,77 @@ dg_status dg_hji_plot_value(const dg_hji_value *vf, const double *at_in, const c
     free(v);
     return s;
 }
+
+/* ------------------------------------------------------------- play GIFs */
+
+struct dg_hji_play_gif {
+    dg_gif *gf;
+    dg_image *img;
+    double *slice, t_end, xs[2][4096];
+    const dg_hji_problem *p;
+    const double *V;
+    int trail;
+    dg_err e;
+};
+
+dg_hji_play_gif *dg_hji_play_gif_begin(const char *path, const dg_hji_problem *p, const double *V, double t_end,
+                                       dg_err *e) {
+    dg_hji_play_gif *pg = calloc(1, sizeof *pg);
+    if (pg) {
+        *pg = (dg_hji_play_gif){.p = p, .V = V, .t_end = t_end};
+        pg->img = dg_image_create(560, 520, 0x15151e);
+        pg->slice = malloc((size_t)p->grid.n[0] * p->grid.n[1] * sizeof(double));
+    }
+    if (!pg || !pg->img || !pg->slice) {
+        dg_err_set(e, DG_ERR_NOMEM, "out of memory");
+        dg_hji_play_gif_abort(pg);
+        return NULL;
+    }
+    if (!(pg->gf = dg_gif_begin(path, pg->img->w, pg->img->h, 6, e))) {
+        dg_hji_play_gif_abort(pg);
+        return NULL;
+    }
+    return pg;
+}
+
+int dg_hji_play_gif_step(void *user, const dg_hji_sim_step *s) {
+    dg_hji_play_gif *pg = user;
+    const dg_hji_grid *g = &pg->p->grid;
+    if (pg->trail < 4096) { pg->xs[0][pg->trail] = s->x[0]; pg->xs[1][pg->trail] = s->x[1]; pg->trail++; }
+    const int64_t every = s->steps > 120 ? (s->steps + 119) / 120 : 1;  /* at most 121 frames, and the last */
+    if (!(s->step % every == 0 || s->target <= 0 || s->step == s->steps)) return 0;
+    dg_hji_slice2d(g, pg->V, s->x, pg->slice);
+    dg_image_clear(pg->img, 0x15151e);
+    const int w = 440, h = (int)fmin(440, 440.0 * (g->hi[1] - g->lo[1]) / (g->hi[0] - g->lo[0]));
+    double *sl[1] = {pg->slice};
+    if (dg_hji_draw_slices(pg->img, g, sl, 1, &pg->t_end, 20, 40, w, h, &pg->e) != DG_OK) return 1;
+    for (int k = 1; k < pg->trail; k++) {  /* the path so far (its first 4096 steps) */
+        const float ax = 20 + (float)((pg->xs[0][k - 1] - g->lo[0]) / (g->hi[0] - g->lo[0]) * w);
+        const float ay = 40 + (float)((g->hi[1] - pg->xs[1][k - 1]) / (g->hi[1] - g->lo[1]) * h);
+        const float bx = 20 + (float)((pg->xs[0][k] - g->lo[0]) / (g->hi[0] - g->lo[0]) * w);
+        const float by = 40 + (float)((g->hi[1] - pg->xs[1][k]) / (g->hi[1] - g->lo[1]) * h);
+        dg_image_line(pg->img, ax, ay, bx, by, 0xff8c1a, 2);
+    }
+    char title[128];
+    snprintf(title, sizeof title, "%s  t = %.2f s  V = %.3f%s", pg->p->name, s->t, s->value,
+             s->target <= 0 ? "  CAPTURE" : "");
+    dg_image_text(pg->img, 20, 12, title, 0xffffff, 2);
+    return dg_gif_add_frame(pg->gf, pg->img, &pg->e) != DG_OK;
+}
+
+const dg_err *dg_hji_play_gif_error(const dg_hji_play_gif *pg) { return &pg->e; }
+
+dg_status dg_hji_play_gif_end(dg_hji_play_gif *pg, dg_err *e) {
+    const dg_status s = dg_gif_end(pg->gf, e);
+    pg->gf = NULL;
+    dg_hji_play_gif_abort(pg);
+    return s;
+}
+
+void dg_hji_play_gif_abort(dg_hji_play_gif *pg) {
+    if (!pg) return;
+    if (pg->gf) dg_gif_abort(pg->gf);
+    dg_image_free(pg->img);
+    free(pg->slice);
+    free(pg);
+}
