@@ -307,6 +307,7 @@ dg_hji_problem *dg_hji_problem_load(dg_cfg *cfg, dg_err *e);
 void            dg_hji_problem_free(dg_hji_problem *p);                /* NULL is harmless             */
 const char     *dg_hji_problem_name(int i);                            /* i-th known game; NULL past   */
 double          dg_hji_problem_param(const dg_hji_problem *p, const char *name);  /* NaN: no such   */
+const dg_hji_link *dg_hji_game_link(const char *game);                 /* NULL: none, or no such game  */
 /* Solves p to p->t_end with p->opts (float32 inside if p->opts.real says so) into out (nodes). */
 dg_status       dg_hji_problem_solve(const dg_hji_problem *p, double *out, dg_hji_stats *stats, dg_err *e);
 

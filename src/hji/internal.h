@@ -3,7 +3,6 @@
 #define DG_HJI_INTERNAL_H
 
 #include <math.h>
-#include <stddef.h>
 #include <stdint.h>
 
 #include "difgames/hji.h"
@@ -32,9 +31,6 @@ dg_status hji_check_solve(const dg_hji_grid *g, const dg_hji_game *gm, const dg_
                           const double *times, dg_err *e);
 /* Checks grid and options for dg_hji_gradient. */
 dg_status hji_check_grid(const dg_hji_grid *g, dg_err *e);
-
-/* The names of the games with a dg_hji_link ("chase4d", or "a or b") into buf. */
-void hji_linked_games(char *buf, size_t n);
 
 /* Template instances (kernel.h) */
 dg_status hji_solve_f64(const dg_hji_grid *g, const dg_hji_game *gm, const dg_hji_opts *o,

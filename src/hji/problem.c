@@ -436,12 +436,10 @@ static dg_status read_obstacles(dg_cfg *c, dg_hji_problem *p, dg_err *e) {
 
 const char *dg_hji_problem_name(int i) { return i >= 0 && i < NGAMES ? GAMES[i].name : NULL; }
 
-void hji_linked_games(char *buf, size_t n) {
-    int w = 0;
-    buf[0] = 0;
-    for (int i = 0; i < NGAMES; i++)
-        if (GAMES[i].link && w >= 0 && (size_t)w < n)
-            w += snprintf(buf + w, n - (size_t)w, "%s%s", w ? " or " : "", GAMES[i].name);
+const dg_hji_link *dg_hji_game_link(const char *game) {
+    for (int i = 0; game && i < NGAMES; i++)
+        if (strcmp(GAMES[i].name, game) == 0) return GAMES[i].link;
+    return NULL;
 }
 
 double dg_hji_problem_param(const dg_hji_problem *p, const char *name) {

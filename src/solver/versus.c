@@ -1,11 +1,13 @@
 /* Learned players against the HJI equilibrium feedback, in the learning game's own dynamics, through
- * the state mapping the HJI game declares (dg_hji_link). */
+ * the state mapping the HJI game declares (dg_hji_link). In the solver layer: it joins envs, policy
+ * and hji (hji itself never uses the trainer). */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "difgames/hji.h"
 #include "difgames/trainer.h"
-#include "hji/internal.h"
 
 static const char *const PAIRINGS[DG_HJI_PAIRINGS] = {"learned vs learned", "learned pursuer vs HJBI evader",
                                                       "HJBI pursuer vs learned evader", "HJBI vs HJBI"};
@@ -15,8 +17,11 @@ const char *dg_hji_pairing_name(int k) { return k >= 0 && k < DG_HJI_PAIRINGS ? 
 dg_status dg_hji_link_check(const dg_hji_problem *p, const dg_env *env, dg_err *e) {
     const dg_hji_link *l = p ? p->link : NULL;
     if (!l) {
-        char list[128];
-        hji_linked_games(list, sizeof list);
+        char list[128] = "";
+        for (int i = 0; dg_hji_problem_name(i); i++)  /* the HJI games a learning game maps onto */
+            if (dg_hji_game_link(dg_hji_problem_name(i)))
+                snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", list[0] ? " or " : "",
+                         dg_hji_problem_name(i));
         return dg_err_set(e, DG_ERR_ARG, "no learning game maps onto %s's state: needs %s", p ? p->name : "?", list);
     }
     if (!env || env->nplayers != 2 || env->nplayers != l->nplayers || env->state_dim != l->state_dim || strcmp(env->game->name, l->env_game))
