@@ -218,7 +218,7 @@ done:
     return rc;
 }
 
-/* ------------------------------------------------------------ level sets */
+/* ----------------------------------------------------------- value files */
 
 /* Opens a value file; prints the error and returns EXIT_USAGE on failure. */
 static int value_open(const char *cmd, const char *path, dg_hji_value *vf) {
@@ -228,20 +228,18 @@ static int value_open(const char *cmd, const char *path, dg_hji_value *vf) {
     return EXIT_USAGE;
 }
 
-/* Reads time index i (the last: t_end); prints the error and returns EXIT_USAGE on failure. */
-static int value_read(const char *cmd, const dg_hji_value *vf, int i, double *out) {
+/* The value file at path, solved for p (config names p's file): its value at t_end into a new *V
+ * (the caller frees it). 0, or the exit status after printing the error. */
+static int value_load(const char *cmd, const char *path, const dg_hji_problem *p, const char *config,
+                      dg_hji_value *vf, double **V) {
     dg_err e = {0};
-    if (dg_hji_value_read(vf, i, out, &e) == DG_OK) return 0;
+    dg_status s = dg_hji_value_open(path, vf, &e);
+    if (s == DG_OK) s = dg_hji_value_check(vf, p, config, &e);
+    if (s == DG_OK && !(*V = malloc((size_t)p->grid.nodes * sizeof(double)))) s = dg_err_set(&e, DG_ERR_NOMEM, "out of memory");
+    if (s == DG_OK) s = dg_hji_value_read(vf, vf->nt - 1, *V, &e);
+    if (s == DG_OK) return 0;
     cli_error(cmd, "%s", e.msg);
-    return e.status == DG_ERR_NOMEM ? EXIT_FAIL : EXIT_USAGE;
-}
-
-/* The value file against the config's problem: prints what differs, EXIT_USAGE. */
-static int value_check(const char *cmd, const dg_hji_value *vf, const dg_hji_problem *p, const char *config) {
-    dg_err e = {0};
-    if (dg_hji_value_check(vf, p, config, &e) == DG_OK) return 0;
-    cli_error(cmd, "%s", e.msg);
-    return EXIT_USAGE;
+    return s == DG_ERR_NOMEM ? EXIT_FAIL : EXIT_USAGE;
 }
 
 static int hji_plot(int argc, char **argv) {
@@ -344,11 +342,7 @@ static int hji_play(int argc, char **argv) {
         rc = EXIT_USAGE;
         goto done;
     }
-    if ((rc = value_open("hji play", value, &vf))) goto done;
-    if ((rc = value_check("hji play", &vf, p, config))) goto done;
-    V = malloc((size_t)g->nodes * sizeof(double));
-    if (!V) { cli_error("hji play", "out of memory"); rc = EXIT_FAIL; goto done; }
-    if ((rc = value_read("hji play", &vf, vf.nt - 1, V))) goto done;
+    if ((rc = value_load("hji play", value, p, config, &vf, &V))) goto done;
     if (dt <= 0) dt = dg_hji_sim_dt(p, V, x, t_max);
     if (!(t_max / dt <= max_steps)) {  /* the CSV's rows, bounded before anything is written */
         cli_error("hji play", "--t-max %g / --dt %g is %.3g steps, more than --max-steps %d (one CSV row each)",
@@ -425,11 +419,7 @@ static int hji_versus(int argc, char **argv) {
         goto done;
     }
     if ((rc = cli_load_policy("hji versus", &s, ckpt, &pol, &p))) goto done;
-    if ((rc = value_open("hji versus", value, &vf))) goto done;
-    if ((rc = value_check("hji versus", &vf, hp, hji))) goto done;
-    V = malloc((size_t)hp->grid.nodes * sizeof(double));
-    if (!V) { cli_error("hji versus", "out of memory"); rc = EXIT_FAIL; goto done; }
-    if ((rc = value_read("hji versus", &vf, vf.nt - 1, V))) goto done;
+    if ((rc = value_load("hji versus", value, hp, hji, &vf, &V))) goto done;
     dg_hji_versus_result r;
     if (dg_hji_versus(hp, V, s.env, &pol, p, B, s.opts.seed, &r, &e) != DG_OK) {
         cli_error("hji versus", "%s", e.msg);
