@@ -63,14 +63,14 @@ int cmd_gradcheck(int argc, char **argv) {
     go.eps = (float)eps;
     memcpy(go.hidden, s.opts.hidden, sizeof go.hidden);
     go.nhidden = s.opts.nhidden;
-    printf("gradcheck %s: batch %d, eps %g, tolerance %g\n", s.env->game->name, B, eps, tol);
     dg_env_gradcheck_result r;
     dg_err e = {0};
     if (dg_env_gradcheck(s.env, &go, &r, &e) != DG_OK) {
         cli_error("gradcheck", "%s", e.msg);
-        rc = EXIT_FAIL;
+        rc = e.status == DG_ERR_ARG ? EXIT_USAGE : EXIT_FAIL;  /* too large for memory: bad input */
         goto done;
     }
+    printf("gradcheck %s: batch %d, eps %g, tolerance %g\n", s.env->game->name, B, eps, tol);
     report("step + step_cost (state, action)", r.step_worst, &r.step, tol);
     char what[64];
     snprintf(what, sizeof what, "episode of %d steps (policy)", r.horizon);

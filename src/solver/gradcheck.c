@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "difgames/memory.h"
 #include "difgames/trainer.h"
 
 typedef struct step_case {
@@ -65,6 +66,10 @@ dg_status dg_env_gradcheck(const dg_env *env_in, const dg_env_gradcheck_opts *o,
     float *state = malloc((size_t)B * S * sizeof(float)), *aux = malloc((size_t)B * AX * sizeof(float));
     dg_params *sp = dg_params_create(), *pp = NULL;
     const double tape = 1.25 * dg_rollout_memory(&env, o->hidden, o->nhidden, B, env.horizon, 1);
+    dg_err me = {0};
+    if (dg_mem_check(tape, &me) != DG_OK)  /* the episode's tape, refused before it is allocated */
+        return dg_err_set(e, DG_ERR_ARG, "batch %d x horizon %d: the episode %s; lower the batch or the horizon", B,
+                          env.horizon, me.msg);
     dg_ctx *ctx = dg_ctx_create(tape > (double)((size_t)256 << 20) ? (size_t)tape : (size_t)256 << 20);
     dg_policy m;
     dg_status rc = DG_OK;
