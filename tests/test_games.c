@@ -41,18 +41,6 @@ static void setup_free(setup *s) {
     dg_cfg_free(s->cfg);
 }
 
-typedef struct ep_case {
-    const dg_env *env;
-    const dg_policy *m;
-    const float *state, *aux;
-    int B;
-} ep_case;
-
-static dg_tensor *ep_loss(dg_ctx *ctx, dg_params *p, void *user) {
-    const ep_case *c = user;
-    return dg_rollout(ctx, c->env, c->m, p, c->state, c->aux, c->B, 1.0f / c->B, NULL, NULL, 0);
-}
-
 /* step_cost and a 6-step episode of every game agree with finite differences (dg_env_gradcheck,
  * the check `difgames gradcheck` runs), every loss term at weight 1 so a small weight cannot hide a
  * wrong term; no policy parameter is cut from the loss */
@@ -331,29 +319,26 @@ static void test_two_player_gradcheck(void **state) {
     setup_game(&s, "game: chase\nenv: {horizon: 6, evader: policy}\npolicy: {hidden: [16, 16]}\n");
     const dg_env *env = s.env;
     assert_int_equal(env->nplayers, 2);
-    const int B = 3;
-    float st[3 * 8];
-    dg_rng rng;
-    dg_rng_seed(&rng, 4);
-    env->game->reset(env, &rng, B, st, NULL);
     dg_policy m;
     dg_params *p;
     dg_err e = {0};
     assert_int_equal(dg_policy_create(env, s.o.hidden, s.o.nhidden, &m, &p, &e), DG_OK);
     assert_int_equal(m.n, 2);
     assert_true(dg_params_find(p, "evader.0.weight") >= 0);
-    dg_policy_reset_params(&m, p, &rng);
-    dg_ctx *ctx = dg_ctx_create(16 << 20);
-    ep_case ec = {env, &m, st, NULL, B};
-    dg_gradcheck_report r;
-    assert_int_equal(dg_gradcheck(ctx, p, ep_loss, &ec, 0.1f, 1e-2, 12, &r, &e), DG_OK);
-    printf("  chase, learned evader: worst rel err %.2e over %lld (both players)\n", r.max_rel_err,
-           (long long)r.checked);
-    assert_true(r.max_rel_err < 1e-3);
-    int zero[8];
-    assert_int_equal(dg_params_zero_grads(p, zero, 8), 0);
-    dg_ctx_free(ctx);
     dg_params_free(p);
+    dg_env_gradcheck_opts o = dg_env_gradcheck_opts_default();
+    o.batch = 3;
+    o.seed = 4;
+    o.max_per_param = 12;
+    memcpy(o.hidden, s.o.hidden, sizeof o.hidden);
+    o.nhidden = s.o.nhidden;
+    dg_env_gradcheck_result r;
+    assert_int_equal(dg_env_gradcheck(env, &o, &r, &e), DG_OK);
+    printf("  chase, learned evader: worst rel err %.2e over %lld (both players)\n", r.episode.max_rel_err,
+           (long long)r.episode.checked);
+    assert_true(r.episode.max_rel_err < 1e-3);
+    assert_true(r.episode.checked > 12 * 6);  /* both MLPs' three layers' weights and biases */
+    assert_int_equal(r.nzero, 0);
     setup_free(&s);
 }
 
