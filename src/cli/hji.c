@@ -190,7 +190,8 @@ static int hji_solve(int argc, char **argv) {
     p->opts.progress_user = &b;
     snprintf(banner, sizeof banner, "solving %s: grid", p->name);
     for (int k = 0; k < p->grid.ndim; k++) cli_catf(banner, sizeof banner, "%s%d", k ? "x" : " ", p->grid.n[k]);
-    cli_catf(banner, sizeof banner, ", t_end %g, memory about %.1f MiB, %s\n", p->t_end, mem_mib, dg_hji_accuracy_name(dg_hji_accuracy_of(&p->opts)));
+    cli_catf(banner, sizeof banner, ", t_end %g, memory about %.1f MiB, %s\n", p->t_end, mem_mib,
+             dg_hji_accuracy_name(dg_hji_accuracy_of(&p->opts)));
     dg_hji_stats st;
     if (dg_hji_solve(&p->grid, &p->game, &p->opts, p->target, p->obstacle, nt, times, vals, &st, &e) != DG_OK) {
         cli_error("hji solve", "%s: %s", config, e.msg);
@@ -235,7 +236,8 @@ static int value_load(const char *cmd, const char *path, const dg_hji_problem *p
     dg_err e = {0};
     dg_status s = dg_hji_value_open(path, vf, &e);
     if (s == DG_OK) s = dg_hji_value_check(vf, p, config, &e);
-    if (s == DG_OK && !(*V = malloc((size_t)p->grid.nodes * sizeof(double)))) s = dg_err_set(&e, DG_ERR_NOMEM, "out of memory");
+    if (s == DG_OK && !(*V = malloc((size_t)p->grid.nodes * sizeof(double))))
+        s = dg_err_set(&e, DG_ERR_NOMEM, "out of memory");
     if (s == DG_OK) s = dg_hji_value_read(vf, vf->nt - 1, *V, &e);
     if (s == DG_OK) return 0;
     cli_error(cmd, "%s", e.msg);

@@ -107,7 +107,8 @@ static dg_status cfg_choice(dg_cfg *c, const char *path, const char *const *name
 /* pursuit2d: x = x_E - x_P, x' = v_e b - v_p a, |a|, |b| <= 1. u = a (pursuer, min), d = b. */
 enum { PU_VP, PU_VE, PU_R };
 static const param_def PURSUIT_PARAMS[] = {
-    {"speed_pursuer", 1.0, 0, 1, 0}, {"speed_evader", 0.5, 0, 1, 0}, {"capture_radius", 0.25, 0, 0, 0}, {NULL, 0, 0, 0, 0},
+    {"speed_pursuer", 1.0, 0, 1, 0}, {"speed_evader", 0.5, 0, 1, 0}, {"capture_radius", 0.25, 0, 0, 0},
+    {NULL, 0, 0, 0, 0},
 };
 
 static void dyn_pursuit(void *user, const double *x, double *f, double *G, double *D) {

@@ -35,15 +35,16 @@ static void csv_row(FILE *f, const dg_hji_problem *p, const dg_hji_sim_step *s) 
 
 dg_status dg_hji_simulate(const dg_hji_problem *p, const double *V, const double *x0, const dg_hji_sim_opts *o,
                           dg_hji_sim_result *r, dg_err *e) {
-    if (!p || !V || !x0 || !o || !r) return dg_err_set(e, DG_ERR_ARG, "hji simulate: needs a problem, a value, a start, options and a result");
+    if (!p || !V || !x0 || !o || !r)
+        return dg_err_set(e, DG_ERR_ARG, "hji simulate: needs a problem, a value, a start, options and a result");
     if (!p->game.dyn) return dg_err_set(e, DG_ERR_ARG, "hji simulate: %s has no dynamics to simulate", p->name);
     const dg_hji_grid *g = &p->grid;
     const int nx = g->ndim;
     for (int k = 0; k < nx; k++)
         if (!isfinite(x0[k])) return dg_err_set(e, DG_ERR_ARG, "hji simulate: start coordinate %d is not finite", k);
     if (!(o->t_max > 0) || !isfinite(o->t_max) || !(o->dt >= 0) || !isfinite(o->dt) || o->max_steps < 1)
-        return dg_err_set(e, DG_ERR_ARG, "hji simulate: t_max > 0, dt >= 0 and max_steps >= 1 needed (t_max %g, dt %g, max_steps %lld)",
-                          o->t_max, o->dt, (long long)o->max_steps);
+        return dg_err_set(e, DG_ERR_ARG, "hji simulate: t_max > 0, dt >= 0 and max_steps >= 1 needed "
+                          "(t_max %g, dt %g, max_steps %lld)", o->t_max, o->dt, (long long)o->max_steps);
     const double dt = o->dt > 0 ? o->dt : dg_hji_sim_dt(p, V, x0, o->t_max);
     if (!(o->t_max / dt <= (double)o->max_steps))  /* the steps (CSV rows), bounded before anything is written */
         return dg_err_set(e, DG_ERR_ARG, "hji simulate: t_max %g / dt %g is %.3g steps, more than max_steps %lld",
@@ -65,7 +66,8 @@ dg_status dg_hji_simulate(const dg_hji_problem *p, const double *V, const double
     for (int64_t s = 0; s <= steps; s++) {
         double u[DG_HJI_MAX_INPUT] = {0}, d[DG_HJI_MAX_INPUT] = {0};
         const dg_hji_sim_step st = {.step = s, .steps = steps, .t = (double)s * dt, .x = x, .u = u, .d = d,
-                                    .value = dg_hji_feedback(p, V, x, u, d), .target = dg_hji_interp(g, p->target, x, NULL)};
+                                    .value = dg_hji_feedback(p, V, x, u, d),
+                                    .target = dg_hji_interp(g, p->target, x, NULL)};
         if (f.fp) csv_row(f.fp, p, &st);
         r->rows = s + 1;
         if (o->on_step && o->on_step(o->user, &st)) {

@@ -24,7 +24,8 @@ dg_status dg_hji_link_check(const dg_hji_problem *p, const dg_env *env, dg_err *
                          dg_hji_problem_name(i));
         return dg_err_set(e, DG_ERR_ARG, "no learning game maps onto %s's state: needs %s", p ? p->name : "?", list);
     }
-    if (!env || env->nplayers != 2 || env->nplayers != l->nplayers || env->state_dim != l->state_dim || strcmp(env->game->name, l->env_game))
+    if (!env || env->nplayers != 2 || env->nplayers != l->nplayers || env->state_dim != l->state_dim ||
+        strcmp(env->game->name, l->env_game) != 0)
         return dg_err_set(e, DG_ERR_ARG, "needs %s", l->need);
     return DG_OK;
 }
