@@ -165,11 +165,11 @@ static int pursuit_table(void) {
                 return 1;
             }
             double mean = 0, mx = 0, x[2];
-            const double c = p->param[0] - p->param[1];
+            const double c = dg_hji_problem_param(p, "speed_pursuer") - dg_hji_problem_param(p, "speed_evader");
             for (int64_t j = 0; j < p->grid.nodes; j++) {
                 dg_hji_grid_point(&p->grid, j, x);
                 const double r = sqrt(x[0] * x[0] + x[1] * x[1]) - c * p->t_end;
-                const double ex = (r > 0 ? r : 0) - p->param[2];
+                const double ex = (r > 0 ? r : 0) - dg_hji_problem_param(p, "capture_radius");
                 const double err = fabs(V[j] - ex);
                 mean += err / (double)p->grid.nodes;
                 if (err > mx) mx = err;

@@ -134,6 +134,7 @@ table=(
   "bench --epochs 0|--epochs: expected an integer from 1|bench --config $R --epochs 0"
   "pg --epochs 0|--epochs: expected an integer from 1|pg --config $R --epochs 0"
   "pg --batch twice|option --batch given twice|pg --config $R --batch 2 --batch 3"
+  "hji versus: an HJI game no learning game maps onto|no learning game maps onto pursuit2d's state: needs chase4d|hji versus --config configs/duel_open.yaml --ckpt $CK --hji $T/p2.yaml --value $T/v.safetensors"
   "hji versus --seed twice|option --seed given twice|hji versus --config configs/duel_open.yaml --ckpt $CK --hji $T/p2.yaml --value $T/v.safetensors --seed 1 --seed 2"
   "HJBI config to a learning command|'air3d' is a game of the HJBI grid solver|train --config configs/hji/air3d.yaml --out $T/never14"
   # 6. the command itself

@@ -73,6 +73,7 @@ table=(
   "replay: horizon|difgames replay: an episode of horizon 10000000 needs about|replay --config $(cfg m7 'game: reach\nenv: {horizon: 10000000}\n') --ckpt $T/ck/final.safetensors --frames 2 --out $O/r.gif"
   "train: epochs|key 'train.epochs': batch 64 x horizon 60 needs about|train --config $(cfg m4 'game: reach\ntrain: {epochs: 100000000}\n') --out $O/m4"
   "pg: batch x horizon|difgames pg: batch 1048576 x horizon 100000 needs about|pg --config $(cfg m5 'game: reach\nenv: {horizon: 100000}\n') --batch 1048576 --iters 1 --out $O/m5"
+  "gradcheck: batch x horizon|difgames gradcheck: batch 4096 x horizon 100000: the episode needs about|gradcheck --config configs/pixel.yaml --batch 4096 --horizon 100000"
   "hji: grid too large|key 'grid.n': a grid of 4000000000 nodes needs about|hji solve --config $(cfg m6 'game: pursuit2d\ngrid: {n: [40000, 100000]}\n') --out $O/m6.safetensors"
   # 2. counts
   "hji: node count past 2^40|the product of the node counts passes 2^40|hji solve --config $(cfg c1 'game: air3d\ngrid: {n: [100000, 100000, 100000]}\n') --out $O/c1.safetensors"

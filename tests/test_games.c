@@ -41,41 +41,9 @@ static void setup_free(setup *s) {
     dg_cfg_free(s->cfg);
 }
 
-typedef struct step_case {
-    const dg_env *env;
-    const float *aux;
-    int B;
-} step_case;
-
-static dg_tensor *step_loss(dg_ctx *ctx, dg_params *p, void *user) {
-    const step_case *c = user;
-    dg_tensor *aux = c->env->aux_dim ? dg_from(ctx, 2, (int[]){c->B, c->env->aux_dim}, c->aux) : NULL;
-    dg_tensor *a = dg_param(ctx, p, 1);
-    dg_tensor *next = c->env->game->step(ctx, c->env, dg_param(ctx, p, 0), aux, a);
-    if (!next) return NULL;
-    dg_tensor *terms[DG_LOSS_MAX_TERMS] = {0};
-    c->env->game->step_cost(ctx, c->env, next, aux, a, 1.0f / c->B, terms);
-    dg_tensor *total = NULL;
-    for (int i = 0; i < c->env->nterms; i++) {
-        /* every term, weight 1, so a small weight cannot hide a wrong term */
-        total = total ? dg_add(ctx, total, terms[i]) : terms[i];
-    }
-    return total;
-}
-
-typedef struct ep_case {
-    const dg_env *env;
-    const dg_policy *m;
-    const float *state, *aux;
-    int B;
-} ep_case;
-
-static dg_tensor *ep_loss(dg_ctx *ctx, dg_params *p, void *user) {
-    const ep_case *c = user;
-    return dg_rollout(ctx, c->env, c->m, p, c->state, c->aux, c->B, 1.0f / c->B, NULL, NULL, 0);
-}
-
-/* step_cost and a 6-step episode of every game agree with finite differences */
+/* step_cost and a 6-step episode of every game agree with finite differences (dg_env_gradcheck,
+ * the check `difgames gradcheck` runs), every loss term at weight 1 so a small weight cannot hide a
+ * wrong term; no policy parameter is cut from the loss */
 static void test_games_gradcheck(void **state) {
     (void)state;
     for (int g = 0; g < dg_game_count(); g++) {
@@ -84,48 +52,36 @@ static void test_games_gradcheck(void **state) {
                  dg_game_at(g)->name);
         setup s;
         setup_game(&s, yaml);
-        const dg_env *env = s.env;
-        const int B = 3, S = env->state_dim, A = env->act_dim + (env->nplayers == 2 ? env->act2_dim : 0);
-        float *st = malloc((size_t)B * S * sizeof(float));
-        float *aux = malloc((size_t)B * (env->aux_dim ? env->aux_dim : 1) * sizeof(float));
-        dg_rng rng;
-        dg_rng_seed(&rng, 5);
-        assert_int_equal(env->game->reset(env, &rng, B, st, aux, NULL), DG_OK);
-        dg_params *sp = dg_params_create();
-        dg_params_add(sp, "state", 2, (int[]){B, S}, NULL);
-        dg_params_add(sp, "action", 2, (int[]){B, A}, NULL);
-        memcpy(dg_params_data(sp, 0), st, (size_t)B * S * sizeof(float));
-        for (int i = 0; i < B * S; i++)
-            if (i % 4 >= 2) dg_params_data(sp, 0)[i] = dg_rng_uniform(&rng, -0.5f, 0.5f);
-        for (int i = 0; i < B * A; i++)  /* inside the unit disk, away from its edge (a kink) */
-            dg_params_data(sp, 1)[i] = dg_rng_uniform(&rng, -0.6f, 0.6f);
-        dg_ctx *ctx = dg_ctx_create(64 << 20);
-        dg_gradcheck_report r;
+        dg_env_gradcheck_opts o = dg_env_gradcheck_opts_default();
+        o.batch = 3;
+        o.seed = 5;
+        o.max_per_param = 16;
+        o.unit_weights = 1;
+        memcpy(o.hidden, s.o.hidden, sizeof o.hidden);
+        o.nhidden = s.o.nhidden;
+        dg_env_gradcheck_result r;
         dg_err e = {0};
-        step_case sc = {env, aux, B};
-        assert_int_equal(dg_gradcheck(ctx, sp, step_loss, &sc, 0.1f, 1e-2, 0, &r, &e), DG_OK);
-        printf("  %-6s step_cost: worst rel err %.2e over %lld\n", env->game->name, r.max_rel_err,
-               (long long)r.checked);
-        assert_true(r.max_rel_err < 1e-3);
-
-        dg_policy m;
-        dg_params *pp;
-        assert_int_equal(dg_policy_create(env, s.o.hidden, s.o.nhidden, &m, &pp, &e), DG_OK);
-        dg_policy_reset_params(&m, pp, &rng);
-        ep_case ec = {env, &m, st, aux, B};
-        assert_int_equal(dg_gradcheck(ctx, pp, ep_loss, &ec, 0.1f, 1e-2, 16, &r, &e), DG_OK);
-        printf("  %-6s episode:   worst rel err %.2e over %lld\n", env->game->name, r.max_rel_err,
-               (long long)r.checked);
-        assert_true(r.max_rel_err < 1e-3);
-        int zero[8];
-        assert_int_equal(dg_params_find_zero_grads(pp, zero, 8), 0);  /* the chain is whole */
-        dg_params_free(pp);
-        dg_params_free(sp);
-        dg_ctx_free(ctx);
-        free(st);
-        free(aux);
+        assert_int_equal(dg_env_gradcheck(s.env, &o, &r, &e), DG_OK);
+        assert_int_equal(r.horizon, 6);
+        printf("  %-6s step_cost: worst rel err %.2e over %lld\n", s.env->game->name, r.step.max_rel_err,
+               (long long)r.step.checked);
+        printf("  %-6s episode:   worst rel err %.2e over %lld\n", s.env->game->name, r.episode.max_rel_err,
+               (long long)r.episode.checked);
+        assert_true(r.step.checked > 0 && r.episode.checked > 0);
+        assert_true(r.step.max_rel_err < 1e-3);
+        assert_true(r.episode.max_rel_err < 1e-3);
+        assert_int_equal(r.nzero, 0);  /* the chain is whole */
         setup_free(&s);
     }
+    /* bad options are refused */
+    setup s;
+    setup_game(&s, "game: reach\n");
+    dg_env_gradcheck_opts o = dg_env_gradcheck_opts_default();
+    dg_env_gradcheck_result r;
+    dg_err e = {0};
+    o.eps = 0;
+    assert_int_equal(dg_env_gradcheck(s.env, &o, &r, &e), DG_ERR_ARG);
+    setup_free(&s);
 }
 
 /* pixel: the loss reaches the policy only through the renderer's op */
@@ -363,29 +319,26 @@ static void test_two_player_gradcheck(void **state) {
     setup_game(&s, "game: chase\nenv: {horizon: 6, evader: policy}\npolicy: {hidden: [16, 16]}\n");
     const dg_env *env = s.env;
     assert_int_equal(env->nplayers, 2);
-    const int B = 3;
-    float st[3 * 8];
-    dg_rng rng;
-    dg_rng_seed(&rng, 4);
-    assert_int_equal(env->game->reset(env, &rng, B, st, NULL, NULL), DG_OK);
     dg_policy m;
     dg_params *p;
     dg_err e = {0};
     assert_int_equal(dg_policy_create(env, s.o.hidden, s.o.nhidden, &m, &p, &e), DG_OK);
     assert_int_equal(m.n, 2);
     assert_true(dg_params_find(p, "evader.0.weight") >= 0);
-    dg_policy_reset_params(&m, p, &rng);
-    dg_ctx *ctx = dg_ctx_create(16 << 20);
-    ep_case ec = {env, &m, st, NULL, B};
-    dg_gradcheck_report r;
-    assert_int_equal(dg_gradcheck(ctx, p, ep_loss, &ec, 0.1f, 1e-2, 12, &r, &e), DG_OK);
-    printf("  chase, learned evader: worst rel err %.2e over %lld (both players)\n", r.max_rel_err,
-           (long long)r.checked);
-    assert_true(r.max_rel_err < 1e-3);
-    int zero[8];
-    assert_int_equal(dg_params_find_zero_grads(p, zero, 8), 0);
-    dg_ctx_free(ctx);
     dg_params_free(p);
+    dg_env_gradcheck_opts o = dg_env_gradcheck_opts_default();
+    o.batch = 3;
+    o.seed = 4;
+    o.max_per_param = 12;
+    memcpy(o.hidden, s.o.hidden, sizeof o.hidden);
+    o.nhidden = s.o.nhidden;
+    dg_env_gradcheck_result r;
+    assert_int_equal(dg_env_gradcheck(env, &o, &r, &e), DG_OK);
+    printf("  chase, learned evader: worst rel err %.2e over %lld (both players)\n", r.episode.max_rel_err,
+           (long long)r.episode.checked);
+    assert_true(r.episode.max_rel_err < 1e-3);
+    assert_true(r.episode.checked > 12 * 6);  /* both MLPs' three layers' weights and biases */
+    assert_int_equal(r.nzero, 0);
     setup_free(&s);
 }
 

@@ -16,8 +16,7 @@
 
 #include <cmocka.h>
 
-#include "difgames/config.h"
-#include "difgames/hji.h"
+#include "difgames/difgames.h"
 
 #define PI 3.141592653589793
 
@@ -279,8 +278,8 @@ static void pursuit_error(int n, const char *acc, const char *mode, double *mean
     *mean = *mx = 0;
     for (int64_t j = 0; j < p->grid.nodes; j++) {
         dg_hji_grid_point(&p->grid, j, x);
-        const double r = hypot(x[0], x[1]) - (p->param[0] - p->param[1]) * p->t_end;
-        const double err = fabs(V[j] - (fmax(r, 0) - p->param[2]));
+        const double r = hypot(x[0], x[1]) - (dg_hji_problem_param(p, "speed_pursuer") - dg_hji_problem_param(p, "speed_evader")) * p->t_end;
+        const double err = fabs(V[j] - (fmax(r, 0) - dg_hji_problem_param(p, "capture_radius")));
         *mean += err / (double)p->grid.nodes;
         *mx = fmax(*mx, err);
     }
@@ -650,7 +649,7 @@ static void test_optimal(void **state) {
     /* x' = v_e b - v_p a: G^T p = -v_p p, the pursuer (min) takes a = p/|p|, evader b = p/|p| */
     assert_true(fabs(a[0] - 0.6) < 1e-12 && fabs(a[1] - 0.8) < 1e-12);
     assert_true(fabs(b[0] - 0.6) < 1e-12 && fabs(b[1] - 0.8) < 1e-12);
-    assert_true(fabs(dg_hji_game_hamiltonian(&q->game, y, pg) - (q->param[0] - q->param[1])) < 1e-12);
+    assert_true(fabs(dg_hji_game_hamiltonian(&q->game, y, pg) - (dg_hji_problem_param(q, "speed_pursuer") - dg_hji_problem_param(q, "speed_evader"))) < 1e-12);
     dg_hji_problem_free(q);
 }
 
@@ -768,7 +767,10 @@ static void test_config_files(void **state) {
     dg_hji_problem_free(p);
     p = load("game: chase4d\ndamping: 0.98\ndt: 0.05\n", &e);
     assert_non_null(p);
-    assert_true(fabs(p->param[2] - (-log(0.98) / 0.05)) < 1e-12);
+    assert_true(fabs(dg_hji_problem_param(p, "drag") - (-log(0.98) / 0.05)) < 1e-12);
+    assert_true(dg_hji_problem_param(p, "dt") == 0.05 && isnan(dg_hji_problem_param(p, "no_such")));
+    assert_non_null(p->link);
+    assert_string_equal(p->link->env_game, "chase");
     dg_hji_problem_free(p);
 }
 
@@ -827,6 +829,20 @@ static void test_value_files(void **state) {
     for (int i = 0; i < 2; i++) {
         assert_int_equal(dg_hji_value_read(&v, i, W, &e), DG_OK);
         assert_memory_equal(W, V + (size_t)i * p->grid.nodes, (size_t)p->grid.nodes * sizeof *W);
+    }
+    {   /* its figure: a PNG written whole, or an error naming the path it could not write */
+        char png[sizeof path + 8];
+        snprintf(png, sizeof png, "%s.png", path);
+        assert_int_equal(dg_hji_plot_value(&v, NULL, png, &e), DG_OK);
+        unsigned char sig[8] = {0};
+        FILE *f = fopen(png, "rb");
+        assert_non_null(f);
+        assert_int_equal(fread(sig, 1, 8, f), 8);
+        fclose(f);
+        assert_memory_equal(sig, "\x89PNG\r\n\x1a\n", 8);
+        remove(png);
+        assert_int_equal(dg_hji_plot_value(&v, NULL, "/nonexistent-dir/v.png", &e), DG_ERR_IO);
+        assert_non_null(strstr(e.msg, "/nonexistent-dir/v.png"));
     }
     const char *other[][2] = {
         {"game: air3d\ngrid: {n: [11, 11, 11]}\n", "solved for game 'pursuit2d', but cfg.yaml is 'air3d'"},
@@ -899,6 +915,247 @@ static void test_value_files(void **state) {
     dg_hji_problem_free(p);
 }
 
+/* ------------------------------------------------------------- simulation */
+
+typedef struct sim_seen { int64_t calls; double lo2, hi2; int stop_at; } sim_seen;
+
+static int sim_count(void *user, const dg_hji_sim_step *s) {
+    sim_seen *c = user;
+    c->calls++;
+    assert_int_equal(s->step, c->calls - 1);
+    assert_true(fabs(s->t - 0.01 * (double)s->step) < 1e-12);
+    return c->stop_at && s->step == c->stop_at;
+}
+
+static int sim_angle(void *user, const dg_hji_sim_step *s) {
+    sim_seen *c = user;
+    c->calls++;
+    c->lo2 = fmin(c->lo2, s->x[2]);
+    c->hi2 = fmax(c->hi2, s->x[2]);
+    return 0;
+}
+
+static int count_lines(const char *path) {
+    FILE *f = fopen(path, "r");
+    if (!f) return -1;
+    int n = 0, ch;
+    while ((ch = fgetc(f)) != EOF) n += ch == '\n';
+    fclose(f);
+    return n;
+}
+
+/* pursuit2d with V = |x| - r (the exact value's gradient is radial): the pursuer closes at
+ * v_p - v_e, so capture at (|x0| - r) / (v_p - v_e), within a step; a faster evader escapes
+ * after t_max; the CSV has a row per step; too many steps, or a caller's stop, write nothing. */
+static void test_simulate(void **state) {
+    (void)state;
+    dg_err e = {0};
+    dg_hji_problem *p = load_ok("game: pursuit2d\ngrid: {min: [-2, -2], max: [2, 2], n: [41, 41]}\n");
+    char path[] = "/tmp/dg_sim_XXXXXX";
+    const int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    close(fd);
+    remove(path);
+    const double x0[2] = {1, 0};
+    sim_seen c = {0};
+    dg_hji_sim_opts o = {.t_max = 3, .dt = 0.01, .max_steps = 1000, .csv_path = path, .on_step = sim_count, .user = &c};
+    dg_hji_sim_result r;
+    assert_int_equal(dg_hji_simulate(p, p->target, x0, &o, &r, &e), DG_OK);
+    assert_true(r.captured);
+    assert_true(fabs(r.capture_time - 1.5) <= 0.011);
+    assert_int_equal(r.steps, 300);
+    assert_int_equal(c.calls, r.rows);
+    assert_int_equal(count_lines(path), r.rows + 1);  /* the header and a row per step */
+    FILE *f = fopen(path, "r");
+    char head[128] = "";
+    assert_non_null(fgets(head, sizeof head, f));
+    fclose(f);
+    assert_string_equal(head, "t,x0,x1,u0,u1,d0,d1,value,target\n");
+    /* the automatic step: a quarter cell at the closing speed's fastest component */
+    const double dt = dg_hji_sim_dt(p, p->target, x0, 3);
+    assert_true(dt > 0 && dt <= 3.0 / 200);
+    /* too many steps: refused before anything is written */
+    remove(path);
+    o.max_steps = 299;
+    assert_int_equal(dg_hji_simulate(p, p->target, x0, &o, &r, &e), DG_ERR_ARG);
+    assert_true(access(path, F_OK) != 0);
+    /* stopped by the caller: no CSV */
+    o.max_steps = 1000;
+    c = (sim_seen){.stop_at = 5};
+    assert_int_equal(dg_hji_simulate(p, p->target, x0, &o, &r, &e), DG_ERR_INTERRUPTED);
+    assert_true(access(path, F_OK) != 0);
+    {   /* its GIF: written whole through the step callback; a folder that is not there is refused */
+        char gif[sizeof path + 8];
+        snprintf(gif, sizeof gif, "%s.gif", path);
+        dg_hji_play_gif *pg = dg_hji_play_gif_begin(gif, p, p->target, p->t_end, &e);
+        assert_non_null(pg);
+        o = (dg_hji_sim_opts){.t_max = 3, .dt = 0.01, .max_steps = 1000, .on_step = dg_hji_play_gif_step, .user = pg};
+        assert_int_equal(dg_hji_simulate(p, p->target, x0, &o, &r, &e), DG_OK);
+        assert_int_equal(dg_hji_play_gif_end(pg, &e), DG_OK);
+        char sig[7] = {0};
+        FILE *g = fopen(gif, "rb");
+        assert_non_null(g);
+        assert_int_equal(fread(sig, 1, 6, g), 6);
+        fclose(g);
+        assert_string_equal(sig, "GIF89a");
+        remove(gif);
+        assert_null(dg_hji_play_gif_begin("/nonexistent-dir/p.gif", p, p->target, p->t_end, &e));
+        assert_int_equal(e.status, DG_ERR_IO);
+        dg_hji_play_gif_abort(NULL);
+    }
+    dg_hji_problem_free(p);
+    /* a faster evader escapes: every step simulated */
+    p = load_ok("game: pursuit2d\nspeed_evader: 1.5\ngrid: {min: [-2, -2], max: [2, 2], n: [41, 41]}\n");
+    o = (dg_hji_sim_opts){.t_max = 1, .dt = 0.01, .max_steps = 1000};
+    assert_int_equal(dg_hji_simulate(p, p->target, x0, &o, &r, &e), DG_OK);
+    assert_false(r.captured);
+    assert_true(r.capture_time < 0);
+    assert_int_equal(r.rows, r.steps + 1);
+    dg_hji_problem_free(p);
+    /* air3d: the relative heading stays in [0, 2 pi) however far it turns */
+    p = load_ok("game: air3d\ngrid: {n: [21, 21, 20]}\n");
+    const double a0[3] = {15, 8, 6.2};
+    c = (sim_seen){.lo2 = INFINITY, .hi2 = -INFINITY};
+    o = (dg_hji_sim_opts){.t_max = 20, .dt = 0.05, .max_steps = 1000, .on_step = sim_angle, .user = &c};
+    assert_int_equal(dg_hji_simulate(p, p->target, a0, &o, &r, &e), DG_OK);
+    assert_true(c.calls > 10);
+    assert_true(c.lo2 >= 0 && c.hi2 < 2 * PI);
+    dg_hji_problem_free(p);
+}
+
+/* ---------------------------------------------------------------- pictures */
+
+typedef struct seg_check { const dg_hji_grid *g; double r, worst; } seg_check;
+
+static void seg_on_circle(void *user, float i0, float j0, float i1, float j1) {
+    seg_check *c = user;
+    const float pt[2][2] = {{i0, j0}, {i1, j1}};
+    for (int k = 0; k < 2; k++) {  /* index space -> the plane (rows count down from the top) */
+        const double x = c->g->lo[0] + pt[k][0] * c->g->dx[0];
+        const double y = c->g->hi[1] - pt[k][1] * c->g->dx[1];
+        c->worst = fmax(c->worst, fabs(hypot(x, y) - c->r));
+    }
+}
+
+/* The zero contour of a circle's signed distance lies within a grid cell of the circle, and goes
+ * all the way round; a slice of a 3-d field linear in x is that plane. */
+static void test_contour_slice(void **state) {
+    (void)state;
+    dg_err e = {0};
+    dg_hji_grid g;
+    const double lo[3] = {-1, -1, -1}, hi[3] = {1, 1, 1};
+    const int n[3] = {41, 41, 9};
+    assert_int_equal(dg_hji_grid_init(&g, 3, lo, hi, n, NULL, &e), DG_OK);
+    double *v = malloc((size_t)g.nodes * sizeof *v), *sl = malloc(41 * 41 * sizeof *sl);
+    assert_non_null(v);
+    assert_non_null(sl);
+    const double c[3] = {0, 0, 0};
+    dg_hji_sdf_ball(&g, c, 0.6, 3u, v);  /* a cylinder along axis 2 */
+    const double at[3] = {0, 0, 0.3};
+    dg_hji_slice2d(&g, v, at, sl);
+    seg_check sc = {&g, 0.6, 0};
+    const int64_t nseg = dg_hji_contour(sl, 41, 41, seg_on_circle, &sc);
+    assert_true(nseg >= (int64_t)(2 * PI * 0.6 / 0.05));  /* about one per cell the circle crosses */
+    assert_true(sc.worst < g.dx[0]);
+    assert_int_equal(dg_hji_contour(sl, 41, 41, NULL, NULL), nseg);
+    /* no sign change, no segment */
+    for (int i = 0; i < 41 * 41; i++) sl[i] = 1 + i;
+    assert_int_equal(dg_hji_contour(sl, 41, 41, NULL, NULL), 0);
+    /* the slice: image order (row 0 at axis 1's top), interpolated between axis 2's nodes */
+    for (int64_t i = 0; i < g.nodes; i++) {
+        double x[3];
+        dg_hji_grid_point(&g, i, x);
+        v[i] = x[0] + 2 * x[1] + 3 * x[2];
+    }
+    dg_hji_slice2d(&g, v, at, sl);
+    for (int j = 0; j < 41; j++)
+        for (int i = 0; i < 41; i++)
+            assert_true(fabs(sl[j * 41 + i] - (-1 + 0.05 * i + 2 * (1 - 0.05 * j) + 0.9)) < 1e-12);
+    free(v);
+    free(sl);
+}
+
+/* ------------------------------------------------------- learned vs HJI */
+
+/* chase4d declares how chase's state maps onto its own: the four pairings play from the same
+ * starts, the same bits twice; the share of starts inside the tube is V <= 0 at the mapped state;
+ * another learning game, or an HJI game with no mapping, is refused. */
+static void test_versus(void **state) {
+    (void)state;
+    dg_err e = {0};
+    dg_hji_problem *p = load_ok("game: chase4d\nt_end: 0.2\naccuracy: low\n"
+                                "grid: {min: [-1, -1, -2, -2], max: [1, 1, 2, 2], n: [9, 9, 9, 9]}\n");
+    double *V = solve(p);
+    const char *yaml = "game: chase\nenv: {horizon: 20, evader: policy, walls: false}\npolicy: {hidden: [8]}\n";
+    dg_cfg *c = dg_cfg_parse(yaml, strlen(yaml), "chase.yaml", &e);
+    assert_non_null(c);
+    dg_env *env = dg_env_create(c, &e);
+    if (!env) fail_msg("env: %s", e.msg);
+    dg_policy pol;
+    dg_params *pp = NULL;
+    const int hidden[1] = {8};
+    assert_int_equal(dg_policy_create(env, hidden, 1, &pol, &pp, &e), DG_OK);
+    dg_rng rng;
+    dg_rng_seed(&rng, 3);
+    dg_policy_reset_params(&pol, pp, &rng);
+    assert_int_equal(dg_hji_link_check(p, env, &e), DG_OK);
+    dg_hji_versus_result r, r2;
+    assert_int_equal(dg_hji_versus(p, V, env, &pol, pp, 32, 7, &r, &e), DG_OK);
+    assert_int_equal(dg_hji_versus(p, V, env, &pol, pp, 32, 7, &r2, &e), DG_OK);
+    assert_memory_equal(&r, &r2, sizeof r);
+    assert_int_equal(r.episodes, 32);
+    for (int k = 0; k < DG_HJI_PAIRINGS; k++) {
+        assert_non_null(dg_hji_pairing_name(k));
+        assert_true(r.capture_rate[k] >= 0 && r.capture_rate[k] <= 1);
+        assert_true(r.capture_rate[k] > 0 ? r.capture_time[k] > 0 : isnan(r.capture_time[k]));
+    }
+    assert_null(dg_hji_pairing_name(DG_HJI_PAIRINGS));
+    float st[32 * 8];
+    dg_rng_seed(&rng, 7);
+    assert_int_equal(env->game->reset(env, &rng, 32, st, NULL, NULL), DG_OK);
+    int inside = 0;
+    for (int i = 0; i < 32; i++) {
+        const float *s = st + 8 * i;
+        const double x[4] = {s[4] - s[0], s[5] - s[1], s[6] - s[2], s[7] - s[3]};
+        inside += dg_hji_interp(&p->grid, V, x, NULL) <= 0;
+    }
+    assert_true(r.inside == inside / 32.0);
+    dg_env_free(env);
+    dg_cfg_free(c);
+    /* a one-player game is not chase with a learned evader */
+    c = dg_cfg_parse("game: reach\n", 12, "reach.yaml", &e);
+    env = dg_env_create(c, &e);
+    assert_non_null(env);
+    assert_int_equal(dg_hji_link_check(p, env, &e), DG_ERR_ARG);
+    assert_non_null(strstr(e.msg, "needs chase"));
+    dg_hji_problem *q = load_ok("game: pursuit2d\ngrid: {n: [11, 11]}\n");
+    assert_int_equal(dg_hji_link_check(q, env, &e), DG_ERR_ARG);
+    assert_non_null(strstr(e.msg, "chase4d"));
+    dg_hji_problem_free(q);
+    dg_env_free(env);
+    dg_cfg_free(c);
+    dg_params_free(pp);
+    free(V);
+    dg_hji_problem_free(p);
+}
+
+/* The accuracy preset read back from the options; a solve's peak memory covers the solver's and
+ * the target's, and float32 files need less. */
+static void test_presets_memory(void **state) {
+    (void)state;
+    for (int a = 0; a < DG_HJI_ACCURACY_COUNT; a++) {
+        dg_hji_opts o = dg_hji_opts_default();
+        dg_hji_opts_accuracy(&o, (dg_hji_accuracy)a);
+        assert_int_equal(dg_hji_accuracy_of(&o), a);
+    }
+    dg_hji_problem *p = load_ok("game: pursuit2d\ngrid: {n: [41, 41]}\n");
+    const double m = dg_hji_problem_memory(p, 3, 0);
+    assert_true(m >= dg_hji_solve_memory(&p->grid, &p->game, &p->opts, 3) + (double)p->grid.nodes * sizeof(double));
+    assert_true(m >= 3.0 * (double)p->grid.nodes * sizeof(double) + dg_hji_value_memory(p, 3, 0));
+    assert_true(dg_hji_problem_memory(p, 3, 1) <= m);
+    dg_hji_problem_free(p);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_smooth_weno5),
@@ -922,6 +1179,10 @@ int main(void) {
         cmocka_unit_test(test_config_files),
         cmocka_unit_test(test_bad_configs),
         cmocka_unit_test(test_value_files),
+        cmocka_unit_test(test_simulate),
+        cmocka_unit_test(test_contour_slice),
+        cmocka_unit_test(test_versus),
+        cmocka_unit_test(test_presets_memory),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

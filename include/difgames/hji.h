@@ -51,6 +51,11 @@
 extern "C" {
 #endif
 
+struct dg_image;   /* difgames/image.h   */
+struct dg_env;     /* difgames/env.h     */
+struct dg_policy;  /* difgames/trainer.h */
+struct dg_params;  /* difgames/core.h    */
+
 #define DG_HJI_MAX_DIMS  6   /* most grid axes (= state dimension)                    */
 #define DG_HJI_MAX_INPUT 4   /* most components of the control u or the disturbance d */
 #define DG_HJI_MAX_TIMES 64  /* most output times of a solve (--times) kept in a value file */
@@ -216,6 +221,7 @@ typedef struct dg_hji_stats {
 dg_hji_opts dg_hji_opts_default(void);                                 /* veryHigh, GLF, BRS, cfl 0.75   */
 void        dg_hji_opts_accuracy(dg_hji_opts *o, dg_hji_accuracy a);   /* sets deriv and time            */
 const char *dg_hji_accuracy_name(dg_hji_accuracy a);                   /* "low" .. "veryHigh"; "?"       */
+dg_hji_accuracy dg_hji_accuracy_of(const dg_hji_opts *o);             /* the preset of o->deriv         */
 int         dg_hji_accuracy_from_name(const char *s);                  /* a dg_hji_accuracy, or -1       */
 
 /* Solves from v0 (nodes) and writes phi at the nt increasing times-to-go times[] (>= 0) into
@@ -255,6 +261,28 @@ double dg_hji_interp(const dg_hji_grid *g, const double *v, const double *x, dou
 double dg_hji_interp_f32(const dg_hji_grid *g, const float *v, const double *x, double *grad);
 
 /* --------------------------------------------------- problems from configs */
+#define DG_HJI_MAX_PARAMS 16  /* most constants of a game */
+/* A game's constant: its config key (or, derived from others, its name) and value. */
+typedef struct dg_hji_param {
+    const char *name;                     /* e.g. "speed_pursuer", "capture_radius"            */
+    double      value;
+} dg_hji_param;
+
+/* How a learning game's state and actions map onto an HJI game's, declared next to the HJI game
+ * (for `difgames hji versus`): a learned player and the HJI equilibrium can then play each other
+ * in the learning game's own dynamics. */
+typedef struct dg_hji_link {
+    const char *env_game;                 /* the learning game's name, e.g. "chase"            */
+    const char *need;                     /* what a config must give, for messages             */
+    int         nplayers, state_dim;      /* the learning game's players and state size        */
+    int         plus[DG_HJI_MAX_DIMS];    /* HJI x_k = s[plus[k]] - s[minus[k]] (float32 math) */
+    int         minus[DG_HJI_MAX_DIMS];   /* of the learning game's state s                    */
+    int         u_act[DG_HJI_MAX_INPUT];  /* joint-action column taking u_j (act_dim + act2_dim) */
+    int         d_act[DG_HJI_MAX_INPUT];  /* ... and d_j                                       */
+    unsigned    capture_axes;             /* captured when |x over these HJI axes| (in double)  */
+    const char *capture_param;            /* ... is below this constant                        */
+} dg_hji_link;
+
 /* A ready-to-solve game built from a config (configs/hji/<game>.yaml). */
 typedef struct dg_hji_problem {
     char         name[32];                /* "pursuit2d", "air3d", "chauffeur", "chase4d"      */
@@ -264,8 +292,10 @@ typedef struct dg_hji_problem {
     double       t_end;                   /* horizon (time-to-go)                              */
     double      *target;                  /* (nodes) l(x), <= 0 in the target set; owned       */
     double      *obstacle;                /* (nodes) > 0 inside obstacles, or NULL; owned      */
-    double       param[16];               /* the game's constants, e.g. pursuit2d: v_p, v_e, r */
+    int          nparam;                  /* the game's constants, by name, in its order       */
+    dg_hji_param param[DG_HJI_MAX_PARAMS];  /* (dg_hji_problem_param reads one by name)        */
     const char  *u_name, *d_name;         /* who plays u and d, e.g. "pursuer", "evader"       */
+    const dg_hji_link *link;              /* a learning game mapped onto this one, or NULL     */
 } dg_hji_problem;
 
 /* Builds grid, game, target and options from cfg: key 'game' names the game; t_end, mode,
@@ -276,12 +306,109 @@ typedef struct dg_hji_problem {
 dg_hji_problem *dg_hji_problem_load(dg_cfg *cfg, dg_err *e);
 void            dg_hji_problem_free(dg_hji_problem *p);                /* NULL is harmless             */
 const char     *dg_hji_problem_name(int i);                            /* i-th known game; NULL past   */
+double          dg_hji_problem_param(const dg_hji_problem *p, const char *name);  /* NaN: no such   */
+const dg_hji_link *dg_hji_game_link(const char *game);                 /* NULL: none, or no such game  */
 /* Solves p to p->t_end with p->opts (float32 inside if p->opts.real says so) into out (nodes). */
 dg_status       dg_hji_problem_solve(const dg_hji_problem *p, double *out, dg_hji_stats *stats, dg_err *e);
 
+/* ------------------------------------------------------------- simulation */
+/* Both players follow the equilibrium feedback of a value V (p's grid): at each step the bang-bang
+ * inputs of V's gradient (dg_hji_game_optimal), held over an RK2 (midpoint) step of dt; periodic
+ * axes wrap into [lo, hi). Stops when the target (p->target <= 0) is reached: capture, else escape
+ * after t_max. */
+typedef struct dg_hji_sim_step {
+    int64_t       step, steps;            /* this step (0 .. steps) and the most there can be  */
+    double        t;                      /* step * dt                                         */
+    const double *x, *u, *d;              /* the state (nx) and both players' inputs there     */
+    double        value, target;          /* V(x) and the target's l(x) (<= 0: captured)       */
+} dg_hji_sim_step;
+/* Called at every step (the capture step included); a non-zero return stops the simulation. */
+typedef int (*dg_hji_sim_fn)(void *user, const dg_hji_sim_step *s);
+
+typedef struct dg_hji_sim_opts {
+    double        t_max;                  /* > 0: the horizon (s)                              */
+    double        dt;                     /* > 0: the step; 0: dg_hji_sim_dt                   */
+    int64_t       max_steps;              /* t_max / dt above this is refused (DG_ERR_ARG)     */
+    const char   *csv_path;               /* non-NULL: one CSV row per step, written atomically:
+                                             t,x0..,u0..,d0..,value,target                     */
+    dg_hji_sim_fn on_step;                /* may be NULL                                       */
+    void         *user;
+} dg_hji_sim_opts;
+
+typedef struct dg_hji_sim_result {
+    int     captured;                     /* 1: the target was reached                         */
+    double  capture_time;                 /* when (s), or -1                                   */
+    double  dt;                           /* the step used                                     */
+    int64_t steps;                        /* ceil(t_max / dt)                                  */
+    int64_t rows;                         /* steps simulated (CSV rows)                        */
+} dg_hji_sim_result;
+
+/* Both players' equilibrium inputs at x (nx) from V's gradient (dg_hji_interp, dg_hji_game_optimal)
+ * into u (u.dim) and d (d.dim); returns V(x). */
+double    dg_hji_feedback(const dg_hji_problem *p, const double *V, const double *x, double *u, double *d);
+/* The automatic step from x0 (nx): a quarter of a cell per step at the speed the equilibrium inputs
+ * give there (0.01 when still), at most t_max / 200. */
+double    dg_hji_sim_dt(const dg_hji_problem *p, const double *V, const double *x0, double t_max);
+/* Simulates from x0 (nx) with V (p->grid.nodes) into r. Returns DG_OK, DG_ERR_ARG (bad options, too
+ * many steps: nothing written), DG_ERR_IO (the CSV), DG_ERR_INTERRUPTED (on_step stopped it; no CSV). */
+dg_status dg_hji_simulate(const dg_hji_problem *p, const double *V, const double *x0, const dg_hji_sim_opts *o,
+                          dg_hji_sim_result *r, dg_err *e);
+
+/* ---------------------------------------------------------------- pictures */
+/* The 2-D slice of v (g's nodes) through axes 0 and 1 at the other axes' coordinates at[] (ndim;
+ * at[0], at[1] unused), by interpolation, into out (n1, n0): rows from axis 1's high end down
+ * (image order), columns along axis 0. */
+void    dg_hji_slice2d(const dg_hji_grid *g, const double *v, const double *at, double *out);
+/* One segment of a contour, in index coordinates of the field (column i, row j, fractional). */
+typedef void (*dg_hji_segment_fn)(void *user, float i0, float j0, float i1, float j1);
+/* The zero level set of a 2-D field v (ny rows of nx) by marching squares: for every cell whose
+ * corners change sign ({v <= 0} against {v > 0}), the segment between the edge crossings (linear
+ * interpolation), two at a saddle. seg (may be NULL) gets each; returns how many. */
+int64_t dg_hji_contour(const double *v, int nx, int ny, dg_hji_segment_fn seg, void *user);
+/* Into the box (x0, y0, w, h) of img: the heat map of slices[nt - 1] (each (n1, n0) of g, as
+ * dg_hji_slice2d), the zero sets of every slice over it (the last white), the axes' ranges below and
+ * a legend of times[] at the right. DG_ERR_NOMEM if the heat map cannot be allocated. */
+dg_status dg_hji_draw_slices(struct dg_image *img, const dg_hji_grid *g, double *const *slices, int nt,
+                             const double *times, int x0, int y0, int w, int h, dg_err *e);
+
+/* An animated GIF of a simulation (560x520): pass dg_hji_play_gif_step as dg_hji_sim_opts.on_step
+ * with the GIF as user. A frame every ceil(steps / 120)-th step, at capture and at the last (at most
+ * 122): the slice of V (at t_end) through the state's axes 2.. with its zero set, the path so far
+ * over axes 0 and 1, the time and V in the title. */
+typedef struct dg_hji_play_gif dg_hji_play_gif;
+/* NULL with e set (DG_ERR_NOMEM, the file's DG_ERR_IO); p and V must outlive the GIF. */
+dg_hji_play_gif *dg_hji_play_gif_begin(const char *path, const dg_hji_problem *p, const double *V, double t_end,
+                                       dg_err *e);
+int              dg_hji_play_gif_step(void *user, const dg_hji_sim_step *s);  /* non-zero: failed   */
+const dg_err    *dg_hji_play_gif_error(const dg_hji_play_gif *g);             /* why a step failed  */
+dg_status        dg_hji_play_gif_end(dg_hji_play_gif *g, dg_err *e);         /* writes it, frees g */
+void             dg_hji_play_gif_abort(dg_hji_play_gif *g);                   /* no file; NULL ok   */
+
+/* ------------------------------------------------ learned players against HJI */
+/* The four pairings of a learned pursuer and evader (env's two policies) against p's equilibrium
+ * feedback (V at t_end), from the same B initial states of env's reset (seed), in env's own discrete
+ * dynamics through p->link's mapping: learned vs learned, learned pursuer vs HJI evader, HJI
+ * pursuer vs learned evader, HJI vs HJI. */
+#define DG_HJI_PAIRINGS 4
+typedef struct dg_hji_versus_result {
+    int    episodes;                      /* B                                                 */
+    double inside;                        /* fraction of starts with V <= 0 (inside the tube)  */
+    double capture_rate[DG_HJI_PAIRINGS];
+    double capture_time[DG_HJI_PAIRINGS]; /* mean over the captured (s); NaN when none         */
+} dg_hji_versus_result;
+const char *dg_hji_pairing_name(int k);   /* "learned vs learned" .. "HJBI vs HJBI"; NULL past */
+/* DG_OK when env is the learning game p->link maps onto p; else DG_ERR_ARG saying what is needed. */
+dg_status   dg_hji_link_check(const dg_hji_problem *p, const struct dg_env *env, dg_err *e);
+/* Plays the pairings over env->horizon steps (pol, params: env's policies, both players). Returns
+ * DG_OK, DG_ERR_ARG (dg_hji_link_check, B < 1) or DG_ERR_NOMEM. */
+dg_status   dg_hji_versus(const dg_hji_problem *p, const double *V, const struct dg_env *env,
+                          const struct dg_policy *pol, struct dg_params *params, int B, uint64_t seed,
+                          dg_hji_versus_result *r, dg_err *e);
+
 /* --------------------------------------------------------------- value files */
 /* A value file of `difgames hji solve`: safetensors with 'value' (the grid's shape) at t_end,
- * 'value_1' .. at earlier times, and metadata format, game, param (its 16 constants), lo, hi, n,
+ * 'value_1' .. at earlier times, and metadata format, game, param (its constants' values in the
+ * game's order, zeros up to 16), lo, hi, n,
  * periodic, times, config. */
 typedef struct dg_hji_value {
     struct dg_st_file *f;                 /* the loaded file                                   */
@@ -306,12 +433,21 @@ dg_status dg_hji_value_read(const dg_hji_value *v, int i, double *out, dg_err *e
  * the same grid axis by axis (nodes, bounds, periodic); else DG_ERR_ARG saying what differs
  * (another game, another grid, transposed axes). */
 dg_status dg_hji_value_check(const dg_hji_value *v, const dg_hji_problem *p, const char *config, dg_err *e);
+/* The figure of `difgames hji plot` as a PNG at path (atomically): the heat map of the value at t_end
+ * with the zero level sets of every stored time (dg_hji_draw_slices), on the slice through axes 0
+ * and 1 at at[2..] (at NULL, or at[0], at[1]: unused; NULL: the middle of each other axis). Returns
+ * DG_OK, dg_hji_value_read's errors, DG_ERR_NOMEM or the PNG's DG_ERR_IO. */
+dg_status dg_hji_plot_value(const dg_hji_value *v, const double *at, const char *path, dg_err *e);
 /* Writes nt values (nt, nodes) at times[] of problem p into path (atomically), as float32 when f32;
  * config_yaml (may be NULL) is stored too. */
 dg_status dg_hji_value_write(const char *path, const dg_hji_problem *p, int nt, const double *times,
                              const double *vals, int f32, const char *config_yaml, dg_err *e);
 /* Bytes dg_hji_value_write allocates for nt times (the writer's copies). */
 double    dg_hji_value_memory(const dg_hji_problem *p, int nt, int f32);
+/* Bytes at the peak of solving p at nt times and writing its value file (float32 when f32): the
+ * target and obstacle, then the larger of the solve (dg_hji_solve_memory, output included) and the
+ * output with the file's copies. To refuse a grid that cannot fit (dg_mem_check) up front. */
+double    dg_hji_problem_memory(const dg_hji_problem *p, int nt, int f32);
 
 #ifdef __cplusplus
 }

@@ -168,6 +168,36 @@ const dg_epoch_stats *dg_trainer_last(const dg_trainer *t);       /* the last fi
 size_t      dg_trainer_arena_peak(const dg_trainer *t);           /* most arena bytes of a shard */
 int         dg_trainer_checkpoint_every(const dg_trainer *t);     /* segment length in use (0: full tape) */
 
+/* ------------------------------------------------------- a game's gradcheck */
+/* Backward against central finite differences (dg_gradcheck, Richardson) for a game: 1. its step
+ * and step_cost w.r.t. the state and the action, at states the game's own step reaches (two steps
+ * from reset states under a random action); 2. a short episode w.r.t. every policy parameter. */
+#define DG_ENV_GRADCHECK_MAX_ZERO 8
+typedef struct dg_env_gradcheck_opts {
+    int      batch;                       /* episodes (rows); default 4                        */
+    int      horizon;                     /* steps of the episode; 0: min(10, env->horizon)    */
+    uint64_t seed;                        /* states, actions and parameters                    */
+    float    eps;                         /* step (and eps/2), in (0, 1); default 0.1          */
+    int64_t  max_per_param;               /* policy elements checked per parameter (0: all); 24 */
+    int      unit_weights;                /* 1: every loss term weighs 1 (none can hide)       */
+    int      hidden[DG_MLP_MAX_LAYERS];   /* the policy's hidden sizes; default 64, 64         */
+    int      nhidden;
+} dg_env_gradcheck_opts;
+
+typedef struct dg_env_gradcheck_result {
+    dg_gradcheck_report step, episode;    /* worst relative errors and where                   */
+    char step_worst[64], episode_worst[64];  /* the worst elements' parameters ("-": none)     */
+    int  horizon;                         /* the episode's steps                               */
+    int  nzero;                           /* policy parameters with an exactly zero gradient   */
+    char zero[DG_ENV_GRADCHECK_MAX_ZERO][64];  /* their names (the first 8)                    */
+} dg_env_gradcheck_result;
+
+dg_env_gradcheck_opts dg_env_gradcheck_opts_default(void);
+/* Runs both checks on env into r; the caller judges r against a tolerance (1e-3 passes in float32).
+ * Returns DG_OK, DG_ERR_ARG (bad options), DG_ERR_NOMEM or a step's error. */
+dg_status dg_env_gradcheck(const dg_env *env, const dg_env_gradcheck_opts *o, dg_env_gradcheck_result *r,
+                           dg_err *e);
+
 #ifdef __cplusplus
 }
 #endif

@@ -22,46 +22,9 @@ static const char HELP[] =
     "  --eps X         finite-difference step (Richardson: X and X/2)  default 0.1\n"
     "  --tol X         tolerance on the relative error             default 1e-3\n";
 
-typedef struct step_case {
-    const dg_env *env;
-    const float  *aux;
-    int           B;
-} step_case;
-
-/* loss = Σ_i w_i term_i(step(state, action), action) */
-static dg_tensor *step_loss(dg_ctx *ctx, dg_params *p, void *user) {
-    const step_case *c = user;
-    const dg_env *env = c->env;
-    dg_tensor *state = dg_param(ctx, p, 0), *action = dg_param(ctx, p, 1);
-    dg_tensor *aux = env->aux_dim ? dg_from(ctx, 2, (int[]){c->B, env->aux_dim}, c->aux) : NULL;
-    dg_tensor *next = env->game->step(ctx, env, state, aux, action);
-    if (!next) return NULL;
-    dg_tensor *terms[DG_LOSS_MAX_TERMS] = {0};
-    env->game->step_cost(ctx, env, next, aux, action, 1.0f / (float)c->B, terms);
-    dg_tensor *total = NULL;
-    for (int i = 0; i < env->nterms; i++) {
-        dg_tensor *w = dg_scale(ctx, terms[i], env->term_weights[i]);
-        total = total ? dg_add(ctx, total, w) : w;
-    }
-    return total;
-}
-
-typedef struct episode_case {
-    const dg_env *env;
-    const dg_policy *m;
-    const float  *state, *aux;
-    int           B;
-} episode_case;
-
-static dg_tensor *episode_loss(dg_ctx *ctx, dg_params *p, void *user) {
-    const episode_case *c = user;
-    return dg_rollout(ctx, c->env, c->m, p, c->state, c->aux, c->B, 1.0f / (float)c->B, NULL, NULL, 0);
-}
-
-static void report(const char *what, const dg_params *p, const dg_gradcheck_report *r, double tol) {
+static void report(const char *what, const char *worst, const dg_gradcheck_report *r, double tol) {
     printf("%-34s worst rel err %.3e over %lld elements  (%s[%lld]: backward %.6g, numeric %.6g)  %s\n",
-           what, r->max_rel_err, (long long)r->checked,
-           r->worst_param >= 0 ? p->info[r->worst_param].name : "-", (long long)r->worst_index,
+           what, r->max_rel_err, (long long)r->checked, worst, (long long)r->worst_index,
            r->worst_analytic, r->worst_numeric, r->max_rel_err <= tol ? "ok" : "FAIL");
 }
 
@@ -93,102 +56,30 @@ int cmd_gradcheck(int argc, char **argv) {
     cli_setup s;
     int rc = cli_setup_load(&s, config, &ov);
     if (rc) return rc;
-    dg_env env = *s.env;  /* a copy whose horizon we may shorten */
-    if (!ov.horizon && env.horizon > 10) env.horizon = 10;
-    const int S = env.state_dim, A = env.act_dim + (env.nplayers == 2 ? env.act2_dim : 0);
-    const int AX = env.aux_dim ? env.aux_dim : 1;
-    float *state = malloc((size_t)B * S * sizeof(float)), *aux = malloc((size_t)B * AX * sizeof(float));
-    dg_params *sp = dg_params_create(), *pp = NULL;
-    dg_ctx *ctx = dg_ctx_create((size_t)256 << 20);
-    dg_policy m;
+    dg_env_gradcheck_opts go = dg_env_gradcheck_opts_default();
+    go.batch = B;
+    go.horizon = ov.horizon ? s.env->horizon : 0;  /* 0: at most 10 steps */
+    go.seed = s.opts.seed;
+    go.eps = (float)eps;
+    memcpy(go.hidden, s.opts.hidden, sizeof go.hidden);
+    go.nhidden = s.opts.nhidden;
+    dg_env_gradcheck_result r;
     dg_err e = {0};
-    if (!state || !aux || !sp || !ctx) {
-        cli_error("gradcheck", "out of memory");
-        rc = EXIT_FAIL;
-        goto done;
-    }
-    dg_rng rng;
-    dg_rng_seed(&rng, s.opts.seed);
-    if (env.game->reset(&env, &rng, B, state, aux, &e) != DG_OK) {
+    if (dg_env_gradcheck(s.env, &go, &r, &e) != DG_OK) {
         cli_error("gradcheck", "%s", e.msg);
-        rc = EXIT_FAIL;
+        rc = e.status == DG_ERR_ARG ? EXIT_USAGE : EXIT_FAIL;  /* too large for memory: bad input */
         goto done;
     }
-    printf("gradcheck %s: batch %d, eps %g, tolerance %g\n", env.game->name, B, eps, tol);
-
-    /* 1. step + step_cost w.r.t. state and action, at a state the game reaches
-     * with its bodies moving: WARM steps from the reset states under a constant
-     * random action per episode. The game's own step, not random numbers put
-     * into columns taken for velocities: that put duel_simple's evader (whose
-     * columns 2, 3 are a position) next to the pursuer, at the kink of |p - e|. */
-    if (dg_params_add(sp, "state", 2, (int[]){B, S}, &e) < 0 ||
-        dg_params_add(sp, "action", 2, (int[]){B, A}, &e) < 0) {
-        cli_error("gradcheck", "%s", e.msg);
-        rc = EXIT_FAIL;
-        goto done;
-    }
-    enum { WARM = 2 };
-    float *x = dg_params_data(sp, 0), *u = dg_params_data(sp, 1);
-    memcpy(x, state, (size_t)B * S * sizeof(float));
-    for (int i = 0; i < B * A; i++) u[i] = dg_rng_uniform(&rng, -0.6f, 0.6f);
-    for (int k = 0; k < WARM; k++) {
-        dg_ctx_reset(ctx);
-        dg_tensor *xt = dg_from(ctx, 2, (int[]){B, S}, x), *ut = dg_from(ctx, 2, (int[]){B, A}, u);
-        dg_tensor *at = env.aux_dim ? dg_from(ctx, 2, (int[]){B, env.aux_dim}, aux) : NULL;
-        dg_tensor *next = xt && ut ? env.game->step(ctx, &env, xt, at, ut) : NULL;
-        if (!next) {
-            cli_error("gradcheck", "step: %s", dg_ctx_error(ctx));
-            rc = EXIT_FAIL;
-            goto done;
-        }
-        memcpy(x, next->data, (size_t)B * S * sizeof(float));
-    }
-    dg_ctx_reset(ctx);
-    for (int i = 0; i < B * A; i++)  /* inside the unit disk, away from its edge (a kink) */
-        u[i] = dg_rng_uniform(&rng, -0.6f, 0.6f);
-    step_case sc = {&env, aux, B};
-    dg_gradcheck_report r1, r2;
-    if (dg_gradcheck(ctx, sp, step_loss, &sc, (float)eps, 1e-2, 0, &r1, &e) != DG_OK) {
-        cli_error("gradcheck", "step_cost: %s", e.msg);
-        rc = EXIT_FAIL;
-        goto done;
-    }
-    report("step + step_cost (state, action)", sp, &r1, tol);
-
-    /* 2. a short episode w.r.t. the policy parameters */
-    if (dg_policy_create(&env, s.opts.hidden, s.opts.nhidden, &m, &pp, &e) != DG_OK) {
-        cli_error("gradcheck", "%s", e.msg);
-        rc = EXIT_FAIL;
-        goto done;
-    }
-    dg_policy_reset_params(&m, pp, &rng);
-    episode_case ec = {&env, &m, state, aux, B};
-    if (dg_gradcheck(ctx, pp, episode_loss, &ec, (float)eps, 1e-2, 24, &r2, &e) != DG_OK) {
-        cli_error("gradcheck", "episode: %s", e.msg);
-        rc = EXIT_FAIL;
-        goto done;
-    }
+    printf("gradcheck %s: batch %d, eps %g, tolerance %g\n", s.env->game->name, B, eps, tol);
+    report("step + step_cost (state, action)", r.step_worst, &r.step, tol);
     char what[64];
-    snprintf(what, sizeof what, "episode of %d steps (policy)", env.horizon);
-    report(what, pp, &r2, tol);
-    int zero[8];
-    const int nz = dg_params_find_zero_grads(pp, zero, 8);
-    dg_params_zero_grad(pp);
-    dg_ctx_reset(ctx);
-    dg_tensor *l = episode_loss(ctx, pp, &ec);
-    if (l) dg_backward(ctx, l);
-    const int nz2 = dg_params_find_zero_grads(pp, zero, 8);
-    for (int i = 0; i < nz2 && i < 8; i++)
-        printf("warning: parameter '%s' has an exactly zero gradient (cut chain?)\n", pp->info[zero[i]].name);
-    (void)nz;
-    rc = r1.max_rel_err <= tol && r2.max_rel_err <= tol && nz2 == 0 ? 0 : EXIT_FAIL;
+    snprintf(what, sizeof what, "episode of %d steps (policy)", r.horizon);
+    report(what, r.episode_worst, &r.episode, tol);
+    for (int i = 0; i < r.nzero && i < DG_ENV_GRADCHECK_MAX_ZERO; i++)
+        printf("warning: parameter '%s' has an exactly zero gradient (cut chain?)\n", r.zero[i]);
+    rc = r.step.max_rel_err <= tol && r.episode.max_rel_err <= tol && r.nzero == 0 ? 0 : EXIT_FAIL;
     printf("%s\n", rc ? "gradcheck FAILED" : "gradcheck passed");
 done:
-    dg_ctx_free(ctx);
-    dg_params_free(sp);
-    dg_params_free(pp);
-    free(state);
-    free(aux);
     cli_setup_free(&s);
     return rc;
 }

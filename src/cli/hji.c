@@ -148,11 +148,7 @@ static int hji_solve(int argc, char **argv) {
     dg_err e = {0};
     double mem_mib = 0;
     {   /* the solver's arrays, the nt values, the file's copies: refused if they cannot fit */
-        /* the target and obstacle throughout; then the solve (its output included), then the
-         * output and the file's copies */
-        const double out_b = (double)nt * (double)(N + 16) * sizeof(double);
-        const double need = (double)N * sizeof(double) * (p->obstacle ? 2 : 1) +
-                            fmax(dg_hji_solve_memory(&p->grid, &p->game, &p->opts, nt), out_b + dg_hji_value_memory(p, nt, f32));
+        const double need = dg_hji_problem_memory(p, nt, f32);
         char what[400];
         snprintf(what, sizeof what, "%.200s: a grid of", config);
         for (int k = 0; k < p->grid.ndim; k++) cli_catf(what, sizeof what, "%s%d", k ? "x" : " ", p->grid.n[k]);
@@ -177,9 +173,8 @@ static int hji_solve(int argc, char **argv) {
     p->opts.progress_user = &b;
     snprintf(banner, sizeof banner, "solving %s: grid", p->name);
     for (int k = 0; k < p->grid.ndim; k++) cli_catf(banner, sizeof banner, "%s%d", k ? "x" : " ", p->grid.n[k]);
-    cli_catf(banner, sizeof banner, ", t_end %g, memory about %.1f MiB, %s\n", p->t_end, mem_mib, dg_hji_accuracy_name(p->opts.deriv == DG_HJI_DERIV_WENO5 ? DG_HJI_ACCURACY_VERY_HIGH
-                                                    : p->opts.deriv == DG_HJI_DERIV_ENO3 ? DG_HJI_ACCURACY_HIGH
-                                                    : p->opts.deriv == DG_HJI_DERIV_ENO2 ? DG_HJI_ACCURACY_MEDIUM : DG_HJI_ACCURACY_LOW));
+    cli_catf(banner, sizeof banner, ", t_end %g, memory about %.1f MiB, %s\n", p->t_end, mem_mib,
+             dg_hji_accuracy_name(dg_hji_accuracy_of(&p->opts)));
     dg_hji_stats st;
     if (dg_hji_solve(&p->grid, &p->game, &p->opts, p->target, p->obstacle, nt, times, vals, &st, &e) != DG_OK) {
         cli_error("hji solve", "%s: %s", config, e.msg);
@@ -207,34 +202,7 @@ done:
     return rc;
 }
 
-/* ------------------------------------------------------------ level sets */
-
-/* Zero level set of a 2-D field v (ny rows from y = hi down, nx columns) by
- * marching squares, drawn into the rectangle (x0, y0, w, h) of img. */
-static void draw_zero_set(dg_image *img, const double *v, int nx, int ny, int x0, int y0, int w, int h,
-                          uint32_t rgb, float width) {
-    const float sx = (float)w / (float)(nx - 1), sy = (float)h / (float)(ny - 1);
-    for (int j = 0; j + 1 < ny; j++)
-        for (int i = 0; i + 1 < nx; i++) {
-            const double c[4] = {v[j * nx + i], v[j * nx + i + 1], v[(j + 1) * nx + i + 1], v[(j + 1) * nx + i]};
-            const float cx[4] = {(float)i, (float)(i + 1), (float)(i + 1), (float)i};
-            const float cy[4] = {(float)j, (float)j, (float)(j + 1), (float)(j + 1)};
-            float px[4], py[4];
-            int k = 0;
-            for (int e = 0; e < 4 && k < 4; e++) {
-                const double a = c[e], b = c[(e + 1) % 4];
-                if ((a <= 0) != (b <= 0)) {
-                    const float t = (float)(a / (a - b));
-                    px[k] = cx[e] + t * (cx[(e + 1) % 4] - cx[e]);
-                    py[k] = cy[e] + t * (cy[(e + 1) % 4] - cy[e]);
-                    k++;
-                }
-            }
-            for (int s = 0; s + 1 < k; s += 2)
-                dg_image_line(img, x0 + px[s] * sx, y0 + py[s] * sy, x0 + px[s + 1] * sx, y0 + py[s + 1] * sy,
-                              rgb, width);
-        }
-}
+/* ----------------------------------------------------------- value files */
 
 /* Opens a value file; prints the error and returns EXIT_USAGE on failure. */
 static int value_open(const char *cmd, const char *path, dg_hji_value *vf) {
@@ -244,63 +212,19 @@ static int value_open(const char *cmd, const char *path, dg_hji_value *vf) {
     return EXIT_USAGE;
 }
 
-/* Reads time index i (the last: t_end); prints the error and returns EXIT_USAGE on failure. */
-static int value_read(const char *cmd, const dg_hji_value *vf, int i, double *out) {
+/* The value file at path, solved for p (config names p's file): its value at t_end into a new *V
+ * (the caller frees it). 0, or the exit status after printing the error. */
+static int value_load(const char *cmd, const char *path, const dg_hji_problem *p, const char *config,
+                      dg_hji_value *vf, double **V) {
     dg_err e = {0};
-    if (dg_hji_value_read(vf, i, out, &e) == DG_OK) return 0;
+    dg_status s = dg_hji_value_open(path, vf, &e);
+    if (s == DG_OK) s = dg_hji_value_check(vf, p, config, &e);
+    if (s == DG_OK && !(*V = malloc((size_t)p->grid.nodes * sizeof(double))))
+        s = dg_err_set(&e, DG_ERR_NOMEM, "out of memory");
+    if (s == DG_OK) s = dg_hji_value_read(vf, vf->nt - 1, *V, &e);
+    if (s == DG_OK) return 0;
     cli_error(cmd, "%s", e.msg);
-    return e.status == DG_ERR_NOMEM ? EXIT_FAIL : EXIT_USAGE;
-}
-
-/* The value file against the config's problem: prints what differs, EXIT_USAGE. */
-static int value_check(const char *cmd, const dg_hji_value *vf, const dg_hji_problem *p, const char *config) {
-    dg_err e = {0};
-    if (dg_hji_value_check(vf, p, config, &e) == DG_OK) return 0;
-    cli_error(cmd, "%s", e.msg);
-    return EXIT_USAGE;
-}
-
-/* The 2-D slice through axes 0 and 1 at the other axes' coordinates at[], rows
- * from y = hi down (image order), by interpolation: (n1, n0). */
-static void slice2d(const dg_hji_grid *g, const double *v, const double *at, double *out) {
-    const int nx = g->n[0], ny = g->n[1];
-    double x[DG_HJI_MAX_DIMS];
-    for (int k = 2; k < g->ndim; k++) x[k] = at[k];
-    for (int j = 0; j < ny; j++)
-        for (int i = 0; i < nx; i++) {
-            x[0] = dg_hji_grid_coord(g, 0, i);
-            x[1] = dg_hji_grid_coord(g, 1, ny - 1 - j);
-            out[j * nx + i] = dg_hji_interp(g, v, x, NULL);
-        }
-}
-
-static const uint32_t LEVEL_COLORS[] = {0x4dd0e1, 0x81c784, 0xffd54f, 0xff8a65, 0xf06292, 0xba68c8};
-
-/* Heat map of the final slice, the zero sets of every time over it, axes labels. */
-static void draw_slices(dg_image *img, const dg_hji_grid *g, double *const *slices, int nt, const double *times,
-                        int x0, int y0, int w, int h) {
-    const int nx = g->n[0], ny = g->n[1];
-    float *heat = malloc((size_t)nx * ny * sizeof(float));
-    const double *fin = slices[nt - 1];
-    double lo = INFINITY, hi = -INFINITY;
-    for (int j = 0; j < nx * ny; j++) { lo = fmin(lo, fin[j]); hi = fmax(hi, fin[j]); }
-    if (heat) {
-        for (int j = 0; j < nx * ny; j++) heat[j] = (float)fin[j];
-        dg_image_heat_rect(img, x0, y0, w, h, heat, nx, ny, (float)lo, (float)hi);
-        free(heat);
-    }
-    for (int i = 0; i < nt; i++)
-        draw_zero_set(img, slices[i], nx, ny, x0, y0, w, h, i == nt - 1 ? 0xffffff : LEVEL_COLORS[i % 6],
-                      i == nt - 1 ? 2.5f : 1.5f);
-    char s[64];
-    snprintf(s, sizeof s, "x0 %.3g .. %.3g", g->lo[0], g->hi[0]);
-    dg_image_text(img, x0, y0 + h + 6, s, 0xdddddd, 1);
-    snprintf(s, sizeof s, "x1 %.3g .. %.3g (up)", g->lo[1], g->hi[1]);
-    dg_image_text(img, x0 + w / 2, y0 + h + 6, s, 0xdddddd, 1);
-    for (int i = 0; i < nt; i++) {
-        snprintf(s, sizeof s, "t = %.3g", times[i]);
-        dg_image_text(img, x0 + w + 12, y0 + 14 * i, s, i == nt - 1 ? 0xffffff : LEVEL_COLORS[i % 6], 1);
-    }
+    return s == DG_ERR_NOMEM ? EXIT_FAIL : EXIT_USAGE;
 }
 
 static int hji_plot(int argc, char **argv) {
@@ -333,38 +257,19 @@ static int hji_plot(int argc, char **argv) {
             tok += len + (tok[len] == ',');
         }
     }
-    const int nx = g->n[0], ny = g->n[1];
-    double *v = malloc((size_t)g->nodes * sizeof(double));
-    double *slices[DG_HJI_MAX_TIMES] = {0};
-    int ok = v != NULL;
-    for (int i = 0; i < vf.nt && ok; i++) ok = (slices[i] = malloc((size_t)nx * ny * sizeof(double))) != NULL;
-    for (int i = 0; i < vf.nt && ok && !rc; i++) {
-        rc = value_read("hji plot", &vf, i, v);
-        if (!rc) slice2d(g, v, at, slices[i]);
+    char path[DG_PATH_MAX];
+    dg_err e = {0};
+    if (out && dg_path_join(path, sizeof path, NULL, out, &e) != DG_OK) {
+        cli_error("hji plot", "--out: %s", e.msg);
+        rc = EXIT_USAGE;
+    } else if (!out && beside_value("hji plot", value, ".png", path, sizeof path)) {
+        rc = EXIT_USAGE;
+    } else if (dg_hji_plot_value(&vf, at, path, &e) != DG_OK) {
+        cli_error("hji plot", "%s", e.msg);
+        rc = e.status == DG_ERR_NOMEM ? EXIT_FAIL : EXIT_USAGE;
+    } else {
+        fprintf(stderr, "wrote %s\n", path);
     }
-    dg_image *img = ok && !rc ? dg_image_create(640, 560, 0x15151e) : NULL;
-    if (!rc && !img) { cli_error("hji plot", "out of memory"); rc = EXIT_FAIL; }
-    if (!rc) {
-        const int w = 480, h = (int)fmin(480, 480.0 * (g->hi[1] - g->lo[1]) / (g->hi[0] - g->lo[0]));
-        draw_slices(img, g, slices, vf.nt, vf.times, 20, 40, w, h < 120 ? 120 : h);
-        char title[160];
-        snprintf(title, sizeof title, "%s: zero level sets of V", vf.game[0] ? vf.game : "value");
-        for (int k = 2; k < g->ndim; k++) cli_catf(title, sizeof title, ", x%d = %.3g", k, at[k]);
-        dg_image_text(img, 20, 12, title, 0xffffff, 2);
-        char path[DG_PATH_MAX];
-        dg_err e = {0};
-        if (out && dg_path_join(path, sizeof path, NULL, out, &e) != DG_OK) {
-            cli_error("hji plot", "--out: %s", e.msg);
-            rc = EXIT_USAGE;
-        } else if (!out && beside_value("hji plot", value, ".png", path, sizeof path)) {
-            rc = EXIT_USAGE;
-        }
-        if (!rc && dg_png_write(img, path, &e) != DG_OK) { cli_error("hji plot", "%s", e.msg); rc = EXIT_USAGE; }
-        else if (!rc) fprintf(stderr, "wrote %s\n", path);
-    }
-    dg_image_free(img);
-    for (int i = 0; i < vf.nt; i++) free(slices[i]);
-    free(v);
     dg_hji_value_close(&vf);
     return rc;
 }
@@ -384,7 +289,7 @@ static int hji_play(int argc, char **argv) {
         cli_error("hji play", "--config FILE, --value FILE and --from X1,X2,... are required (see --help)");
         return EXIT_USAGE;
     }
-    char csv_path[DG_PATH_MAX], tmp_path[DG_PATH_MAX + 32];
+    char csv_path[DG_PATH_MAX];
     dg_err e = {0};
     if (out && dg_path_join(csv_path, sizeof csv_path, NULL, out, &e) != DG_OK) {
         cli_error("hji play", "--out: %s", e.msg);
@@ -399,18 +304,15 @@ static int hji_play(int argc, char **argv) {
     dg_hji_problem *p = load_problem("hji play", config, NULL, -1, 0, &cfg);
     if (!p) return EXIT_USAGE;
     const dg_hji_grid *g = &p->grid;
-    const int nx = g->ndim;
     double x[DG_HJI_MAX_DIMS];
     int rc = 0;
     double t_max = 2 * p->t_end, dt = 0;
     dg_hji_value vf = {0};
-    double *V = NULL, *slice = NULL;
-    FILE *csv = NULL;
-    dg_gif *gf = NULL;
-    dg_image *img = NULL;
+    double *V = NULL;
+    dg_hji_play_gif *pg = NULL;
     const int nfrom = parse_list("hji play", "--from", from_s, x, DG_HJI_MAX_DIMS);
-    if (nfrom != nx) {
-        if (nfrom >= 0) cli_error("hji play", "--from: %s needs %d coordinates", p->name, nx);
+    if (nfrom != g->ndim) {
+        if (nfrom >= 0) cli_error("hji play", "--from: %s needs %d coordinates", p->name, g->ndim);
         rc = EXIT_USAGE;
         goto done;
     }
@@ -425,114 +327,42 @@ static int hji_play(int argc, char **argv) {
         rc = EXIT_USAGE;
         goto done;
     }
-    if ((rc = value_open("hji play", value, &vf))) goto done;
-    if ((rc = value_check("hji play", &vf, p, config))) goto done;
-    V = malloc((size_t)g->nodes * sizeof(double));
-    if (!V) { cli_error("hji play", "out of memory"); rc = EXIT_FAIL; goto done; }
-    if ((rc = value_read("hji play", &vf, vf.nt - 1, V))) goto done;
-    if (dt <= 0) {  /* a fraction of a cell per step at the game's speed */
-        double grad[DG_HJI_MAX_DIMS], u[DG_HJI_MAX_INPUT], d[DG_HJI_MAX_INPUT], xd[DG_HJI_MAX_DIMS], sp = 0;
-        dg_hji_interp(g, V, x, grad);
-        dg_hji_game_optimal(&p->game, x, grad, u, d);
-        dg_hji_game_dynamics(&p->game, x, u, d, xd);
-        double cell = INFINITY;
-        for (int k = 0; k < nx; k++) { sp = fmax(sp, fabs(xd[k]) / g->dx[k]); cell = fmin(cell, g->dx[k]); }
-        dt = sp > 0 ? 0.25 / sp : 0.01;
-        if (dt > t_max / 200) dt = t_max / 200;
-    }
+    if ((rc = value_load("hji play", value, p, config, &vf, &V))) goto done;
+    if (dt <= 0) dt = dg_hji_sim_dt(p, V, x, t_max);
     if (!(t_max / dt <= max_steps)) {  /* the CSV's rows, bounded before anything is written */
         cli_error("hji play", "--t-max %g / --dt %g is %.3g steps, more than --max-steps %d (one CSV row each)",
                   t_max, dt, t_max / dt, max_steps);
         rc = EXIT_USAGE;
         goto done;
     }
-    if (snprintf(tmp_path, sizeof tmp_path, "%s.tmp.%ld", csv_path, (long)getpid()) >= (int)sizeof tmp_path) {
-        cli_error("hji play", "%s: path too long", csv_path);
-        rc = EXIT_USAGE;
+    if (gif && !(pg = dg_hji_play_gif_begin(gif, p, V, vf.times[vf.nt - 1], &e))) {
+        cli_error("hji play", "%s", e.msg);
+        rc = e.status == DG_ERR_NOMEM ? EXIT_FAIL : EXIT_USAGE;
         goto done;
     }
-    csv = fopen(tmp_path, "w");
-    if (!csv) { cli_error("hji play", "%s: cannot write: %s", csv_path, strerror(errno)); rc = EXIT_USAGE; goto done; }
-    fprintf(csv, "t");
-    for (int k = 0; k < nx; k++) fprintf(csv, ",x%d", k);
-    for (int k = 0; k < p->game.u.dim; k++) fprintf(csv, ",u%d", k);
-    for (int k = 0; k < p->game.d.dim; k++) fprintf(csv, ",d%d", k);
-    fprintf(csv, ",value,target\n");
-    if (gif) {
-        img = dg_image_create(560, 520, 0x15151e);
-        slice = malloc((size_t)g->n[0] * g->n[1] * sizeof(double));
-        gf = img && slice ? dg_gif_begin(gif, img->w, img->h, 6, &e) : NULL;
-        if (!gf) { cli_error("hji play", "%s", img && slice ? e.msg : "out of memory"); rc = EXIT_USAGE; goto done; }
-    }
     /* both players follow the equilibrium feedback: inputs from the value's gradient */
-    const int steps = (int)ceil(t_max / dt);
-    const int every = steps > 120 ? (steps + 119) / 120 : 1;  /* at most 121 frames, and the last */
-    double cap_t = -1, xs[2][4096];
-    int trail = 0;
-    for (int s = 0; s <= steps; s++) {
-        const double t = s * dt;
-        double grad[DG_HJI_MAX_DIMS], u[DG_HJI_MAX_INPUT] = {0}, d[DG_HJI_MAX_INPUT] = {0};
-        const double val = dg_hji_interp(g, V, x, grad);
-        const double tgt = dg_hji_interp(g, p->target, x, NULL);
-        dg_hji_game_optimal(&p->game, x, grad, u, d);
-        fprintf(csv, "%.6g", t);
-        for (int k = 0; k < nx; k++) fprintf(csv, ",%.9g", x[k]);
-        for (int k = 0; k < p->game.u.dim; k++) fprintf(csv, ",%.6g", u[k]);
-        for (int k = 0; k < p->game.d.dim; k++) fprintf(csv, ",%.6g", d[k]);
-        fprintf(csv, ",%.9g,%.9g\n", val, tgt);
-        if (trail < 4096) { xs[0][trail] = x[0]; xs[1][trail] = x[1]; trail++; }
-        if (gf && (s % every == 0 || tgt <= 0 || s == steps)) {
-            slice2d(g, V, x, slice);
-            dg_image_clear(img, 0x15151e);
-            const int w = 440, h = (int)fmin(440, 440.0 * (g->hi[1] - g->lo[1]) / (g->hi[0] - g->lo[0]));
-            double *sl[1] = {slice};
-            double tt[1] = {vf.times[vf.nt - 1]};
-            draw_slices(img, g, sl, 1, tt, 20, 40, w, h);
-            for (int k = 1; k < trail; k++) {
-                const float ax = 20 + (float)((xs[0][k - 1] - g->lo[0]) / (g->hi[0] - g->lo[0]) * w);
-                const float ay = 40 + (float)((g->hi[1] - xs[1][k - 1]) / (g->hi[1] - g->lo[1]) * h);
-                const float bx = 20 + (float)((xs[0][k] - g->lo[0]) / (g->hi[0] - g->lo[0]) * w);
-                const float by = 40 + (float)((g->hi[1] - xs[1][k]) / (g->hi[1] - g->lo[1]) * h);
-                dg_image_line(img, ax, ay, bx, by, 0xff8c1a, 2);
-            }
-            char title[128];
-            snprintf(title, sizeof title, "%s  t = %.2f s  V = %.3f%s", p->name, t, val, tgt <= 0 ? "  CAPTURE" : "");
-            dg_image_text(img, 20, 12, title, 0xffffff, 2);
-            if (dg_gif_add_frame(gf, img, &e) != DG_OK) { cli_error("hji play", "%s", e.msg); rc = cli_exit_for(e.status); goto done; }
-        }
-        if (tgt <= 0) { cap_t = t; break; }
-        /* RK2 (midpoint) with the inputs held over the step, as a sampled feedback */
-        double xd[DG_HJI_MAX_DIMS], xm[DG_HJI_MAX_DIMS];
-        dg_hji_game_dynamics(&p->game, x, u, d, xd);
-        for (int k = 0; k < nx; k++) xm[k] = x[k] + 0.5 * dt * xd[k];
-        dg_hji_game_dynamics(&p->game, xm, u, d, xd);
-        for (int k = 0; k < nx; k++) {
-            x[k] += dt * xd[k];
-            if (g->bc[k] == DG_HJI_BC_PERIODIC) {  /* keep angles in [lo, hi) */
-                const double per = g->hi[k] - g->lo[k];
-                x[k] = g->lo[k] + fmod(fmod(x[k] - g->lo[k], per) + per, per);
-            }
-        }
+    const dg_hji_sim_opts so = {.t_max = t_max, .dt = dt, .max_steps = max_steps, .csv_path = csv_path,
+                                .on_step = pg ? dg_hji_play_gif_step : NULL, .user = pg};
+    dg_hji_sim_result res;
+    dg_status s = dg_hji_simulate(p, V, x, &so, &res, &e);
+    if (s != DG_OK) {
+        const dg_err *why = s == DG_ERR_INTERRUPTED && pg ? dg_hji_play_gif_error(pg) : &e;
+        cli_error("hji play", "%s", why->msg);
+        rc = cli_exit_for(why->status);
+        goto done;
     }
-    if (fflush(csv) != 0 || ferror(csv)) { cli_error("hji play", "%s: write failed", csv_path); rc = EXIT_USAGE; goto done; }
-    fclose(csv);
-    csv = NULL;
-    if (rename(tmp_path, csv_path) != 0) { cli_error("hji play", "%s: cannot rename into place", csv_path); rc = EXIT_USAGE; goto done; }
-    if (gf) {
-        dg_status s = dg_gif_end(gf, &e);
-        gf = NULL;
+    if (pg) {
+        s = dg_hji_play_gif_end(pg, &e);
+        pg = NULL;
         if (s != DG_OK) { cli_error("hji play", "%s", e.msg); rc = cli_exit_for(s); goto done; }
     }
     fprintf(stderr, "wrote %s%s%s\n", csv_path, gif ? " and " : "", gif ? gif : "");
-    printf("{\"game\": \"%s\", \"outcome\": \"%s\", \"capture_time\": ", p->name, cap_t >= 0 ? "capture" : "escape");
-    cli_json_num(stdout, cap_t >= 0 ? cap_t : NAN);
+    printf("{\"game\": \"%s\", \"outcome\": \"%s\", \"capture_time\": ", p->name, res.captured ? "capture" : "escape");
+    cli_json_num(stdout, res.captured ? res.capture_time : NAN);
     printf(", \"t_max\": %.6g, \"dt\": %.6g, \"u_player\": \"%s\", \"d_player\": \"%s\"}\n", t_max, dt,
            p->u_name ? p->u_name : "u", p->d_name ? p->d_name : "d");
 done:
-    if (csv) { fclose(csv); remove(tmp_path); }
-    if (gf) dg_gif_abort(gf);
-    dg_image_free(img);
-    free(slice);
+    dg_hji_play_gif_abort(pg);
     free(V);
     dg_hji_value_close(&vf);
     dg_hji_problem_free(p);
@@ -560,102 +390,42 @@ static int hji_versus(int argc, char **argv) {
     cli_setup s;
     int rc = cli_setup_load(&s, config, &ov);
     if (rc) return rc;
-    const dg_env *env = s.env;
     dg_policy pol;
     dg_params *p = NULL;
     dg_cfg *hcfg = NULL;
     dg_hji_problem *hp = NULL;
     dg_hji_value vf = {0};
     double *V = NULL;
-    float *st0 = NULL, *st = NULL;
-    dg_ctx *ctx = NULL;
-    if (env->nplayers != 2 || env->state_dim != 8 || strcmp(env->game->name, "chase") != 0) {
-        cli_error("hji versus", "%s: needs chase with a learned evader (env.evader: policy)", config);
+    dg_err e = {0};
+    if (!(hp = load_problem("hji versus", hji, NULL, -1, 0, &hcfg))) { rc = EXIT_USAGE; goto done; }
+    if (dg_hji_link_check(hp, s.env, &e) != DG_OK) {  /* the learning game the HJI game declares */
+        cli_error("hji versus", "%s: %s", hp->link ? config : hji, e.msg);
         rc = EXIT_USAGE;
         goto done;
     }
     if ((rc = cli_load_policy("hji versus", &s, ckpt, &pol, &p))) goto done;
-    if (!(hp = load_problem("hji versus", hji, NULL, -1, 0, &hcfg))) { rc = EXIT_USAGE; goto done; }
-    if (hp->grid.ndim != 4) { cli_error("hji versus", "%s: needs the 4-D chase4d game", hji); rc = EXIT_USAGE; goto done; }
-    if ((rc = value_open("hji versus", value, &vf))) goto done;
-    if ((rc = value_check("hji versus", &vf, hp, hji))) goto done;
-    V = malloc((size_t)hp->grid.nodes * sizeof(double));
-    st0 = malloc((size_t)B * 8 * sizeof(float));
-    st = malloc((size_t)B * 8 * sizeof(float));
-    /* one step of both policies on B rows at a time (the arena is reset every step) */
-    ctx = dg_ctx_create((size_t)(1.25 * dg_rollout_memory(env, s.opts.hidden, s.opts.nhidden, B, 1, 0)) + ((size_t)1 << 20));
-    if (!V || !st0 || !st || !ctx) { cli_error("hji versus", "out of memory"); rc = EXIT_FAIL; goto done; }
-    if ((rc = value_read("hji versus", &vf, vf.nt - 1, V))) goto done;
-    dg_rng rng;
-    dg_rng_seed(&rng, s.opts.seed);
-    dg_err re = {0};
-    if (env->game->reset(env, &rng, B, st0, NULL, &re) != DG_OK) {
-        cli_error("hji versus", "%s", re.msg);
-        rc = EXIT_FAIL;
+    if ((rc = value_load("hji versus", value, hp, hji, &vf, &V))) goto done;
+    dg_hji_versus_result r;
+    if (dg_hji_versus(hp, V, s.env, &pol, p, B, s.opts.seed, &r, &e) != DG_OK) {
+        cli_error("hji versus", "%s", e.msg);
+        rc = cli_exit_for(e.status);
         goto done;
     }
-    const double r = hp->param[3];
-    int inside = 0;  /* starts from which the value says the pursuer can force capture by t_end */
-    for (int i = 0; i < B; i++) {
-        const float *x = st0 + 8 * i;
-        const double xr[4] = {x[4] - x[0], x[5] - x[1], x[6] - x[2], x[7] - x[3]};
-        inside += dg_hji_interp(&hp->grid, V, xr, NULL) <= 0.0;
-    }
+    const double t_end = vf.times[vf.nt - 1];
     fprintf(stderr, "%d initial states; the HJBI value (t_end %g s) puts %.1f %% inside the capture tube\n", B,
-            vf.times[vf.nt - 1], 100.0 * inside / B);
-    printf("{\"episodes\": %d, \"inside_tube\": %.6g, \"t_end\": %.6g, \"horizon_s\": %.6g}\n", B,
-           (double)inside / B, vf.times[vf.nt - 1], env->horizon * env->dt);
-    static const char *const NAMES[4] = {"learned vs learned", "learned pursuer vs HJBI evader",
-                                         "HJBI pursuer vs learned evader", "HJBI vs HJBI"};
+            t_end, 100.0 * r.inside);
+    printf("{\"episodes\": %d, \"inside_tube\": %.6g, \"t_end\": %.6g, \"horizon_s\": %.6g}\n", B, r.inside, t_end,
+           s.env->horizon * s.env->dt);
     fprintf(stderr, "%-34s %12s %18s\n", "pursuer vs evader", "capture rate", "mean capture time");
-    for (int k = 0; k < 4; k++) {
-        const int hji_p = k >= 2, hji_e = k == 1 || k == 3;
-        memcpy(st, st0, (size_t)B * 8 * sizeof(float));
-        double tsum = 0;
-        int captured = 0;
-        unsigned char *done_b = calloc((size_t)B, 1);
-        if (!done_b) { rc = EXIT_FAIL; goto done; }
-        for (int t = 1; t <= env->horizon; t++) {
-            dg_ctx_reset(ctx);
-            dg_tensor *state = dg_from(ctx, 2, (int[]){B, 8}, st);
-            dg_tensor *a = dg_mlp_forward(ctx, &pol.mlp[0], p, env->game->observe(ctx, env, state, NULL));
-            dg_tensor *b = dg_mlp_forward(ctx, &pol.mlp[1], p, env->game->observe2(ctx, env, state, NULL));
-            dg_tensor *act = dg_new(ctx, 2, (int[]){B, 4});
-            if (!a || !b || !act) { cli_error("hji versus", "%s", dg_ctx_error(ctx)); free(done_b); rc = EXIT_FAIL; goto done; }
-            for (int i = 0; i < B; i++) {
-                const float *x = st + 8 * i;
-                double xr[4] = {x[4] - x[0], x[5] - x[1], x[6] - x[2], x[7] - x[3]}, grad[4], u[2], d[2];
-                dg_hji_interp(&hp->grid, V, xr, grad);
-                dg_hji_game_optimal(&hp->game, xr, grad, u, d);
-                float *ac = act->data + 4 * i;
-                ac[0] = hji_p ? (float)u[0] : a->data[2 * i];
-                ac[1] = hji_p ? (float)u[1] : a->data[2 * i + 1];
-                ac[2] = hji_e ? (float)d[0] : b->data[2 * i];
-                ac[3] = hji_e ? (float)d[1] : b->data[2 * i + 1];
-            }
-            dg_tensor *next = env->game->step(ctx, env, state, NULL, act);
-            if (!next) { cli_error("hji versus", "%s", dg_ctx_error(ctx)); free(done_b); rc = EXIT_FAIL; goto done; }
-            memcpy(st, next->data, (size_t)B * 8 * sizeof(float));
-            for (int i = 0; i < B; i++) {
-                const float *x = st + 8 * i;
-                if (!done_b[i] && hypot((double)x[4] - x[0], (double)x[5] - x[1]) < r) {
-                    done_b[i] = 1;
-                    captured++;
-                    tsum += t * env->dt;
-                }
-            }
-        }
-        free(done_b);
-        fprintf(stderr, "%-34s %12.3f %16.3f s\n", NAMES[k], (double)captured / B, captured ? tsum / captured : NAN);
-        printf("{\"pairing\": \"%s\", \"capture_rate\": %.6g, \"capture_time\": ", NAMES[k], (double)captured / B);
-        cli_json_num(stdout, captured ? tsum / captured : NAN);
+    for (int k = 0; k < DG_HJI_PAIRINGS; k++) {
+        fprintf(stderr, "%-34s %12.3f %16.3f s\n", dg_hji_pairing_name(k), r.capture_rate[k], r.capture_time[k]);
+        printf("{\"pairing\": \"%s\", \"capture_rate\": %.6g, \"capture_time\": ", dg_hji_pairing_name(k),
+               r.capture_rate[k]);
+        cli_json_num(stdout, r.capture_time[k]);
         printf(", \"episodes\": %d}\n", B);
     }
 done:
-    dg_ctx_free(ctx);
     free(V);
-    free(st0);
-    free(st);
     dg_hji_value_close(&vf);
     dg_hji_problem_free(hp);
     dg_cfg_free(hcfg);

@@ -13,15 +13,25 @@
 
 /* ------------------------------------------------------------------- types */
 
+/* A game's constant: read from the config key of its name (default def, at least lo, or above lo
+ * when !incl), or derived from the others by the game's read (derived = 1). */
+typedef struct param_def {
+    const char *name;
+    double      def, lo;
+    int         incl, derived;
+} param_def;
+
 typedef struct game_def {
     const char *name;
     int         nx;
     const char *u_name, *d_name;
-    /* reads the game's own keys into p->param and sets p->game, the default grid and horizon */
+    const param_def *params;              /* the game's constants, in p->param's order; NULL-named end */
+    /* derives constants, checks them together, sets p->game, the default grid and horizon */
     dg_status (*read)(dg_cfg *cfg, dg_hji_problem *p, double *lo, double *hi, int *n, int *periodic,
                       dg_err *e);
     /* fills p->target */
     void (*target)(dg_hji_problem *p);
+    const dg_hji_link *link;              /* a learning game whose state maps onto this one's, or NULL */
 } game_def;
 
 /* ------------------------------------------------------------ config helpers */
@@ -95,24 +105,26 @@ static dg_status cfg_choice(dg_cfg *c, const char *path, const char *const *name
 /* ------------------------------------------------------------------- games */
 
 /* pursuit2d: x = x_E - x_P, x' = v_e b - v_p a, |a|, |b| <= 1. u = a (pursuer, min), d = b. */
+enum { PU_VP, PU_VE, PU_R };
+static const param_def PURSUIT_PARAMS[] = {
+    {"speed_pursuer", 1.0, 0, 1, 0}, {"speed_evader", 0.5, 0, 1, 0}, {"capture_radius", 0.25, 0, 0, 0},
+    {NULL, 0, 0, 0, 0},
+};
+
 static void dyn_pursuit(void *user, const double *x, double *f, double *G, double *D) {
-    const double *q = user;  /* v_p, v_e, r */
+    const dg_hji_param *q = user;
     (void)x;
     (void)f;
-    G[0] = -q[0];
-    G[3] = -q[0];
-    D[0] = q[1];
-    D[3] = q[1];
+    G[0] = -q[PU_VP].value;
+    G[3] = -q[PU_VP].value;
+    D[0] = q[PU_VE].value;
+    D[3] = q[PU_VE].value;
 }
 
 static dg_status read_pursuit(dg_cfg *c, dg_hji_problem *p, double *lo, double *hi, int *n, int *per,
                               dg_err *e) {
-    double *q = p->param;
-    dg_status rc;
-    if ((rc = cfg_f64_min(c, "speed_pursuer", &q[0], 1.0, 0, 1, e)) ||
-        (rc = cfg_f64_min(c, "speed_evader", &q[1], 0.5, 0, 1, e)) ||
-        (rc = cfg_f64_min(c, "capture_radius", &q[2], 0.25, 0, 0, e)))
-        return rc;
+    (void)c;
+    (void)e;
     p->game.dyn = dyn_pursuit;
     p->game.u = (dg_hji_input){.dim = 2, .set = DG_HJI_SET_BALL, .role = DG_HJI_ROLE_MIN, .radius = 1};
     p->game.d = (dg_hji_input){.dim = 2, .set = DG_HJI_SET_BALL, .role = DG_HJI_ROLE_MAX, .radius = 1};
@@ -131,14 +143,20 @@ static void target_ball0(dg_hji_problem *p, unsigned axes, double r) {
     dg_hji_sdf_ball(&p->grid, c, r, axes, p->target);
 }
 
-static void target_pursuit(dg_hji_problem *p) { target_ball0(p, 0, p->param[2]); }
+static void target_pursuit(dg_hji_problem *p) { target_ball0(p, 0, p->param[PU_R].value); }
 
 /* air3d (helperOC Air3D, the evader's frame): x' = -v_a + v_b cos psi + a y, y' = v_b sin psi - a x,
  * psi' = b - a; a the evader's turn (u, max), b the pursuer's (d, min). */
+enum { AIR_VA, AIR_VB, AIR_A, AIR_B, AIR_R };
+static const param_def AIR3D_PARAMS[] = {
+    {"speed_evader", 5, 0, 1, 0}, {"speed_pursuer", 5, 0, 1, 0}, {"turn_evader", 1, 0, 1, 0},
+    {"turn_pursuer", 1, 0, 1, 0}, {"capture_radius", 5, 0, 0, 0}, {NULL, 0, 0, 0, 0},
+};
+
 static void dyn_air3d(void *user, const double *x, double *f, double *G, double *D) {
-    const double *q = user;  /* v_a, v_b, a_max, b_max, r */
-    f[0] = -q[0] + q[1] * cos(x[2]);
-    f[1] = q[1] * sin(x[2]);
+    const dg_hji_param *q = user;
+    f[0] = -q[AIR_VA].value + q[AIR_VB].value * cos(x[2]);
+    f[1] = q[AIR_VB].value * sin(x[2]);
     G[0] = x[1];
     G[1] = -x[0];
     G[2] = -1;
@@ -147,17 +165,12 @@ static void dyn_air3d(void *user, const double *x, double *f, double *G, double 
 
 static dg_status read_air3d(dg_cfg *c, dg_hji_problem *p, double *lo, double *hi, int *n, int *per,
                             dg_err *e) {
-    double *q = p->param;
-    dg_status rc;
-    if ((rc = cfg_f64_min(c, "speed_evader", &q[0], 5, 0, 1, e)) ||
-        (rc = cfg_f64_min(c, "speed_pursuer", &q[1], 5, 0, 1, e)) ||
-        (rc = cfg_f64_min(c, "turn_evader", &q[2], 1, 0, 1, e)) ||
-        (rc = cfg_f64_min(c, "turn_pursuer", &q[3], 1, 0, 1, e)) ||
-        (rc = cfg_f64_min(c, "capture_radius", &q[4], 5, 0, 0, e)))
-        return rc;
+    (void)c;
+    (void)e;
+    const double a = p->param[AIR_A].value, b = p->param[AIR_B].value;
     p->game.dyn = dyn_air3d;
-    p->game.u = (dg_hji_input){.dim = 1, .set = DG_HJI_SET_BOX, .role = DG_HJI_ROLE_MAX, .lo = {-q[2]}, .hi = {q[2]}};
-    p->game.d = (dg_hji_input){.dim = 1, .set = DG_HJI_SET_BOX, .role = DG_HJI_ROLE_MIN, .lo = {-q[3]}, .hi = {q[3]}};
+    p->game.u = (dg_hji_input){.dim = 1, .set = DG_HJI_SET_BOX, .role = DG_HJI_ROLE_MAX, .lo = {-a}, .hi = {a}};
+    p->game.d = (dg_hji_input){.dim = 1, .set = DG_HJI_SET_BOX, .role = DG_HJI_ROLE_MIN, .lo = {-b}, .hi = {b}};
     p->t_end = 2.8;
     const double L[3] = {-6, -10, 0}, H[3] = {20, 10, TWO_PI};
     const int N[3] = {51, 40, 50};
@@ -170,29 +183,30 @@ static dg_status read_air3d(dg_cfg *c, dg_hji_problem *p, double *lo, double *hi
     return DG_OK;
 }
 
-static void target_air3d(dg_hji_problem *p) { target_ball0(p, 3u, p->param[4]); }
+static void target_air3d(dg_hji_problem *p) { target_ball0(p, 3u, p->param[AIR_R].value); }
 
 /* chauffeur (Isaacs 1965, Basar-Olsder 8.5), the pursuer's frame, pursuer moving along +y:
  * x' = -w u y + v_e b_x, y' = w u x - v_p + v_e b_y; u in [-1, 1] the pursuer's turn (min),
  * |b| <= 1 the evader's heading (max). */
+enum { CH_VP, CH_W, CH_VE, CH_R };
+static const param_def CHAUFFEUR_PARAMS[] = {
+    {"speed_pursuer", 1, 0, 1, 0}, {"turn_rate", 1, 0, 1, 0}, {"speed_evader", 0.5, 0, 1, 0},
+    {"capture_radius", 0.3, 0, 0, 0}, {NULL, 0, 0, 0, 0},
+};
+
 static void dyn_chauffeur(void *user, const double *x, double *f, double *G, double *D) {
-    const double *q = user;  /* v_p, w, v_e, r */
-    f[1] = -q[0];
-    G[0] = -q[1] * x[1];
-    G[1] = q[1] * x[0];
-    D[0] = q[2];
-    D[3] = q[2];
+    const dg_hji_param *q = user;
+    f[1] = -q[CH_VP].value;
+    G[0] = -q[CH_W].value * x[1];
+    G[1] = q[CH_W].value * x[0];
+    D[0] = q[CH_VE].value;
+    D[3] = q[CH_VE].value;
 }
 
 static dg_status read_chauffeur(dg_cfg *c, dg_hji_problem *p, double *lo, double *hi, int *n, int *per,
                                 dg_err *e) {
-    double *q = p->param;
-    dg_status rc;
-    if ((rc = cfg_f64_min(c, "speed_pursuer", &q[0], 1, 0, 1, e)) ||
-        (rc = cfg_f64_min(c, "turn_rate", &q[1], 1, 0, 1, e)) ||
-        (rc = cfg_f64_min(c, "speed_evader", &q[2], 0.5, 0, 1, e)) ||
-        (rc = cfg_f64_min(c, "capture_radius", &q[3], 0.3, 0, 0, e)))
-        return rc;
+    (void)c;
+    (void)e;
     p->game.dyn = dyn_chauffeur;
     p->game.u = (dg_hji_input){.dim = 1, .set = DG_HJI_SET_BOX, .role = DG_HJI_ROLE_MIN, .lo = {-1}, .hi = {1}};
     p->game.d = (dg_hji_input){.dim = 2, .set = DG_HJI_SET_BALL, .role = DG_HJI_ROLE_MAX, .radius = 1};
@@ -206,34 +220,43 @@ static dg_status read_chauffeur(dg_cfg *c, dg_hji_problem *p, double *lo, double
     return DG_OK;
 }
 
-static void target_chauffeur(dg_hji_problem *p) { target_ball0(p, 0, p->param[3]); }
+static void target_chauffeur(dg_hji_problem *p) { target_ball0(p, 0, p->param[CH_R].value); }
 
 /* chase4d: the chase game's bodies without walls, relative (evader minus pursuer) position and
  * velocity: x' = v, v' = -c v - A_p a + A_e b, c = -ln(damping)/dt. */
+enum { C4_AP, C4_AE, C4_DRAG, C4_R, C4_DAMP, C4_DT };
+static const param_def CHASE4D_PARAMS[] = {
+    {"accel_pursuer", 5, 0, 1, 0}, {"accel_evader", 3.5, 0, 1, 0}, {"drag", 0, 0, 1, 1},
+    {"capture_radius", 0.1, 0, 0, 0}, {"damping", 0.98, 0, 0, 0}, {"dt", 0.05, 0, 0, 0}, {NULL, 0, 0, 0, 0},
+};
+
+/* chase (env.evader: policy, no walls): state (pursuer x, y, vx, vy, evader x, y, vx, vy), joint
+ * action (pursuer ax, ay, evader ax, ay); chase4d's x = evader - pursuer, u the pursuer's, d the
+ * evader's; captured within capture_radius of the relative position. */
+static const dg_hji_link CHASE4D_LINK = {
+    .env_game = "chase", .need = "chase with a learned evader (env.evader: policy)", .nplayers = 2, .state_dim = 8,
+    .plus = {4, 5, 6, 7}, .minus = {0, 1, 2, 3}, .u_act = {0, 1}, .d_act = {2, 3}, .capture_axes = 3u,
+    .capture_param = "capture_radius",
+};
+
 static void dyn_chase4d(void *user, const double *x, double *f, double *G, double *D) {
-    const double *q = user;  /* A_p, A_e, c, r, damping, dt */
+    const dg_hji_param *q = user;
     f[0] = x[2];
     f[1] = x[3];
-    f[2] = -q[2] * x[2];
-    f[3] = -q[2] * x[3];
-    G[2 * 2 + 0] = -q[0];
-    G[3 * 2 + 1] = -q[0];
-    D[2 * 2 + 0] = q[1];
-    D[3 * 2 + 1] = q[1];
+    f[2] = -q[C4_DRAG].value * x[2];
+    f[3] = -q[C4_DRAG].value * x[3];
+    G[2 * 2 + 0] = -q[C4_AP].value;
+    G[3 * 2 + 1] = -q[C4_AP].value;
+    D[2 * 2 + 0] = q[C4_AE].value;
+    D[3 * 2 + 1] = q[C4_AE].value;
 }
 
 static dg_status read_chase4d(dg_cfg *c, dg_hji_problem *p, double *lo, double *hi, int *n, int *per,
                               dg_err *e) {
-    double *q = p->param;
-    dg_status rc;
-    if ((rc = cfg_f64_min(c, "accel_pursuer", &q[0], 5, 0, 1, e)) ||
-        (rc = cfg_f64_min(c, "accel_evader", &q[1], 3.5, 0, 1, e)) ||
-        (rc = cfg_f64_min(c, "capture_radius", &q[3], 0.1, 0, 0, e)) ||
-        (rc = cfg_f64_min(c, "damping", &q[4], 0.98, 0, 0, e)) ||
-        (rc = cfg_f64_min(c, "dt", &q[5], 0.05, 0, 0, e)))
-        return rc;
-    if (q[4] > 1) return dg_cfg_error(c, "damping", e, "%g is out of range, expected (0, 1]", q[4]);
-    q[2] = -log(q[4]) / q[5];
+    dg_hji_param *q = p->param;
+    if (q[C4_DAMP].value > 1)
+        return dg_cfg_error(c, "damping", e, "%g is out of range, expected (0, 1]", q[C4_DAMP].value);
+    q[C4_DRAG].value = -log(q[C4_DAMP].value) / q[C4_DT].value;  /* c = -ln(damping) / dt */
     p->game.dyn = dyn_chase4d;
     p->game.u = (dg_hji_input){.dim = 2, .set = DG_HJI_SET_BALL, .role = DG_HJI_ROLE_MIN, .radius = 1};
     p->game.d = (dg_hji_input){.dim = 2, .set = DG_HJI_SET_BALL, .role = DG_HJI_ROLE_MAX, .radius = 1};
@@ -247,13 +270,13 @@ static dg_status read_chase4d(dg_cfg *c, dg_hji_problem *p, double *lo, double *
     return DG_OK;
 }
 
-static void target_chase4d(dg_hji_problem *p) { target_ball0(p, 3u, p->param[3]); }
+static void target_chase4d(dg_hji_problem *p) { target_ball0(p, 3u, p->param[C4_R].value); }
 
 static const game_def GAMES[] = {
-    {"pursuit2d", 2, "pursuer", "evader", read_pursuit, target_pursuit},
-    {"air3d", 3, "evader", "pursuer", read_air3d, target_air3d},
-    {"chauffeur", 2, "pursuer", "evader", read_chauffeur, target_chauffeur},
-    {"chase4d", 4, "pursuer", "evader", read_chase4d, target_chase4d},
+    {"pursuit2d", 2, "pursuer", "evader", PURSUIT_PARAMS, read_pursuit, target_pursuit, NULL},
+    {"air3d", 3, "evader", "pursuer", AIR3D_PARAMS, read_air3d, target_air3d, NULL},
+    {"chauffeur", 2, "pursuer", "evader", CHAUFFEUR_PARAMS, read_chauffeur, target_chauffeur, NULL},
+    {"chase4d", 4, "pursuer", "evader", CHASE4D_PARAMS, read_chase4d, target_chase4d, &CHASE4D_LINK},
 };
 #define NGAMES ((int)(sizeof GAMES / sizeof GAMES[0]))
 
@@ -414,6 +437,18 @@ static dg_status read_obstacles(dg_cfg *c, dg_hji_problem *p, dg_err *e) {
 
 const char *dg_hji_problem_name(int i) { return i >= 0 && i < NGAMES ? GAMES[i].name : NULL; }
 
+const dg_hji_link *dg_hji_game_link(const char *game) {
+    for (int i = 0; game && i < NGAMES; i++)
+        if (strcmp(GAMES[i].name, game) == 0) return GAMES[i].link;
+    return NULL;
+}
+
+double dg_hji_problem_param(const dg_hji_problem *p, const char *name) {
+    for (int i = 0; p && name && i < p->nparam; i++)
+        if (strcmp(p->param[i].name, name) == 0) return p->param[i].value;
+    return NAN;
+}
+
 dg_hji_problem *dg_hji_problem_load(dg_cfg *cfg, dg_err *e) {
     const char *name;
     if (!cfg) {
@@ -445,6 +480,13 @@ dg_hji_problem *dg_hji_problem_load(dg_cfg *cfg, dg_err *e) {
     p->d_name = gd->d_name;
     double lo[DG_HJI_MAX_DIMS], hi[DG_HJI_MAX_DIMS];
     int n[DG_HJI_MAX_DIMS], per[DG_HJI_MAX_DIMS];
+    for (const param_def *d = gd->params; d->name; d++) {  /* the game's constants, by name */
+        dg_hji_param *q = &p->param[p->nparam++];
+        q->name = d->name;
+        q->value = d->def;
+        if (!d->derived && cfg_f64_min(cfg, d->name, &q->value, d->def, d->lo, d->incl, e)) goto fail;
+    }
+    p->link = gd->link;
     if (gd->read(cfg, p, lo, hi, n, per, e) || cfg_f64_min(cfg, "t_end", &p->t_end, p->t_end, 0, 1, e) ||
         read_grid(cfg, p, lo, hi, n, per, e) || read_solver(cfg, p, e))
         goto fail;

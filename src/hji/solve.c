@@ -33,6 +33,12 @@ void dg_hji_opts_accuracy(dg_hji_opts *o, dg_hji_accuracy a) {
     o->time = T[a];
 }
 
+dg_hji_accuracy dg_hji_accuracy_of(const dg_hji_opts *o) {
+    return o->deriv == DG_HJI_DERIV_WENO5 ? DG_HJI_ACCURACY_VERY_HIGH
+         : o->deriv == DG_HJI_DERIV_ENO3  ? DG_HJI_ACCURACY_HIGH
+         : o->deriv == DG_HJI_DERIV_ENO2  ? DG_HJI_ACCURACY_MEDIUM : DG_HJI_ACCURACY_LOW;
+}
+
 const char *dg_hji_accuracy_name(dg_hji_accuracy a) {
     return (int)a >= 0 && a < DG_HJI_ACCURACY_COUNT ? ACCURACY_NAME[a] : "?";
 }

@@ -73,7 +73,7 @@ static dg_status validate(dg_hji_value *v, const char *path, dg_err *e) {
                           strlen(g), sizeof v->game - 1);
     snprintf(v->game, sizeof v->game, "%s", g ? g : "");
     const char *pm = dg_st_meta(f, "param");
-    v->nparam = pm ? parse_list(pm, v->param, 16) : -1;
+    v->nparam = pm ? parse_list(pm, v->param, DG_HJI_MAX_PARAMS) : -1;
     if (pm && v->nparam < 0) return dg_err_set(e, DG_ERR_FORMAT, "%s: metadata 'param' is not a list of numbers", path);
     /* every time's tensor is there with the grid's shape */
     for (int i = 0; i < v->nt; i++) {
@@ -170,11 +170,12 @@ dg_status dg_hji_value_check(const dg_hji_value *v, const dg_hji_problem *p, con
         }
     }
     if (v->nparam >= 0)
-        for (int i = 0; i < 16; i++) {
+        for (int i = 0; i < DG_HJI_MAX_PARAMS; i++) {
             const double x = i < v->nparam ? v->param[i] : 0;
-            if (x != p->param[i])
+            const double y = i < p->nparam ? p->param[i].value : 0;
+            if (x != y)
                 return dg_err_set(e, DG_ERR_ARG, "%s: solved with game constant %d = %.9g, but %s sets %.9g", v->path, i,
-                                  x, config, p->param[i]);
+                                  x, config, y);
         }
     return DG_OK;
 }
@@ -211,7 +212,9 @@ dg_status dg_hji_value_write(const char *path, const dg_hji_problem *p, int nt, 
         join(meta, sizeof meta, x, g->ndim);
         s = dg_st_writer_meta(w, names[m], meta, e);
     }
-    join(meta, sizeof meta, p->param, 16);
+    double q[DG_HJI_MAX_PARAMS] = {0};
+    for (int i = 0; i < p->nparam; i++) q[i] = p->param[i].value;
+    join(meta, sizeof meta, q, DG_HJI_MAX_PARAMS);
     if (s == DG_OK) s = dg_st_writer_meta(w, "param", meta, e);
     if (s == DG_OK) s = dg_st_writer_meta(w, "format", "difgames-hji-value", e);
     if (s == DG_OK) s = dg_st_writer_meta(w, "game", p->name, e);
@@ -225,4 +228,13 @@ double dg_hji_value_memory(const dg_hji_problem *p, int nt, int f32) {
     const double N = (double)p->grid.nodes;
     /* the writer's copies of every tensor, and the float32 conversion buffer */
     return 1.02 * (nt * N * (f32 ? sizeof(float) : sizeof(double)) + (f32 ? N * sizeof(float) : 0)) + 1048576.0;
+}
+
+double dg_hji_problem_memory(const dg_hji_problem *p, int nt, int f32) {
+    const int64_t N = p->grid.nodes;
+    /* the target and obstacle throughout; then the solve (its output included), then the output
+     * and the file's copies */
+    const double out_b = (double)nt * (double)(N + 16) * sizeof(double);
+    return (double)N * sizeof(double) * (p->obstacle ? 2 : 1) +
+           fmax(dg_hji_solve_memory(&p->grid, &p->game, &p->opts, nt), out_b + dg_hji_value_memory(p, nt, f32));
 }
