@@ -2,6 +2,8 @@
 #ifndef DG_CLI_H
 #define DG_CLI_H
 
+#include <cjson/cJSON.h>
+
 #include "difgames/config.h"
 #include "difgames/env.h"
 #include "difgames/trainer.h"
@@ -92,6 +94,29 @@ int  cli_exit_for(dg_status s);
 int  cli_mem_ok(const char *cmd, double need, const char *what, const char *lower);
 /* JSON number: finite values as %.9g, others as null. */
 void cli_json_num(FILE *fp, double v);
+
+/* The one JSON line of a command: an object built with cJSON, printed unformatted on one line of
+ * stdout. Numbers keep the command's own format (cli_json_number); a cJSON allocation that fails
+ * anywhere makes cli_json_print refuse the line rather than print part of it.
+ *
+ *     cli_json j = {cJSON_CreateObject(), 0};
+ *     cli_json_add(&j, j.root, "game", cJSON_CreateString(name));
+ *     cli_json_add(&j, j.root, "loss", cli_json_number("%.9g", loss));
+ *     return cli_json_print(&j, "train");            // {"game":"reach","loss":0.25}
+ */
+typedef struct cli_json {
+    cJSON *root;   /* the object printed                                   */
+    int    oom;    /* set when an allocation failed: the line is not printed */
+} cli_json;
+/* fmt applied to v (one double conversion: "%.9g", "%.3f", "%.0f" for an integer) as the number's
+ * text, null when v is not finite; NULL when out of memory. */
+cJSON *cli_json_number(const char *fmt, double v);
+/* Adds item to obj under key (to the array obj when key is NULL) and returns it; a NULL obj or item
+ * (an allocation that failed) sets j->oom and frees item. */
+cJSON *cli_json_add(cli_json *j, cJSON *obj, const char *key, cJSON *item);
+/* Prints j's object as one line on stdout and frees it; returns 0, or EXIT_FAIL after an error line
+ * naming cmd when out of memory (nothing printed). */
+int    cli_json_print(cli_json *j, const char *cmd);
 
 /* One option of a subcommand: with a value (value != NULL) or a flag. */
 typedef struct cli_opt {

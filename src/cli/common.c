@@ -230,6 +230,35 @@ void cli_json_num(FILE *fp, double v) {
     else fputs("null", fp);
 }
 
+cJSON *cli_json_number(const char *fmt, double v) {
+    if (!isfinite(v)) return cJSON_CreateNull();
+    char t[64];
+    snprintf(t, sizeof t, fmt, v);
+    return cJSON_CreateRaw(t);
+}
+
+cJSON *cli_json_add(cli_json *j, cJSON *obj, const char *key, cJSON *item) {
+    const int ok = obj && item && (key ? cJSON_AddItemToObject(obj, key, item) : cJSON_AddItemToArray(obj, item));
+    if (ok) return item;
+    cJSON_Delete(item);
+    j->oom = 1;
+    return NULL;
+}
+
+int cli_json_print(cli_json *j, const char *cmd) {
+    char *text = j->root && !j->oom ? cJSON_PrintUnformatted(j->root) : NULL;
+    cJSON_Delete(j->root);
+    j->root = NULL;
+    if (!text) {
+        cli_error(cmd, "out of memory for the JSON line");
+        return EXIT_FAIL;
+    }
+    puts(text);
+    fflush(stdout);
+    cJSON_free(text);
+    return 0;
+}
+
 /* 0 when training s's config fits in memory; 1 with e set to the config error naming the key
  * to lower. */
 static int train_memory(const cli_setup *s, dg_err *e) {

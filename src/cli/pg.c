@@ -142,13 +142,18 @@ static double evaluate(run *r, const char *method, int iter, int64_t steps, doub
     c->loss = loss;
     c->sample_loss = sample_loss;
     if (loss < r->best) r->best = loss;
-    printf("{\"method\": \"%s\", \"seed\": %d, \"iter\": %d, \"steps\": %lld, \"loss\": ", method, r->seed,
-           iter, (long long)steps);
-    cli_json_num(stdout, loss);
-    printf(", \"sample_loss\": ");
-    cli_json_num(stdout, sample_loss);
-    printf("}\n");
-    fflush(stdout);
+    cli_json j = {cJSON_CreateObject(), 0};
+    cli_json_add(&j, j.root, "method", cJSON_CreateString(method));
+    cli_json_add(&j, j.root, "seed", cli_json_number("%.0f", r->seed));
+    cli_json_add(&j, j.root, "iter", cli_json_number("%.0f", iter));
+    cli_json_add(&j, j.root, "steps", cli_json_number("%.0f", (double)steps));
+    cli_json_add(&j, j.root, "loss", cli_json_number("%.9g", loss));
+    cli_json_add(&j, j.root, "sample_loss", cli_json_number("%.9g", sample_loss));
+    if (cli_json_print(&j, "pg")) {
+        r->failed = 1;
+        snprintf(r->err, sizeof r->err, "out of memory");
+        return NAN;
+    }
     r->next_eval = grid_next((double)steps, r->epd);
     return loss;
 }
@@ -575,29 +580,38 @@ int cmd_pg(int argc, char **argv) {
         pg_final = r.npts > first ? r.pts[r.npts - 1].loss : NAN;
     }
     if (out && (rc = write_outputs(&r, out, pg, env->game->name))) goto done;
-    printf("{\"game\": \"%s\", \"seed\": %d, \"eval_batch\": %d, \"eval_seed\": %d", env->game->name, r.seed,
-           eval_batch, eval_seed);
+    cli_json j = {cJSON_CreateObject(), 0};
+    cli_json_add(&j, j.root, "game", cJSON_CreateString(env->game->name));
+    cli_json_add(&j, j.root, "seed", cli_json_number("%.0f", r.seed));
+    cli_json_add(&j, j.root, "eval_batch", cli_json_number("%.0f", eval_batch));
+    cli_json_add(&j, j.root, "eval_seed", cli_json_number("%.0f", eval_seed));
     if (compare) {
-        printf(", \"bptt\": {\"epochs\": %d, \"batch\": %d, \"env_steps\": %lld, \"final_loss\": ", r.bptt_epochs,
-               r.bptt_B, (long long)bptt_steps);
-        cli_json_num(stdout, bptt_final);
-        printf(", \"best_loss\": ");
-        cli_json_num(stdout, bptt_best);
-        printf(", \"seconds\": %.3f}", t_bptt);
+        cJSON *b = cli_json_add(&j, j.root, "bptt", cJSON_CreateObject());
+        cli_json_add(&j, b, "epochs", cli_json_number("%.0f", r.bptt_epochs));
+        cli_json_add(&j, b, "batch", cli_json_number("%.0f", r.bptt_B));
+        cli_json_add(&j, b, "env_steps", cli_json_number("%.0f", (double)bptt_steps));
+        cli_json_add(&j, b, "final_loss", cli_json_number("%.9g", bptt_final));
+        cli_json_add(&j, b, "best_loss", cli_json_number("%.9g", bptt_best));
+        cli_json_add(&j, b, "seconds", cli_json_number("%.3f", t_bptt));
     }
     if (!bptt_only) {
-        printf(", \"pg\": {\"algo\": \"%s\", \"iters\": %d, \"batch\": %d, \"env_steps\": %lld, \"lr\": %g, "
-               "\"vf_lr\": %g, \"log_std0\": %g, \"learn_std\": %d, \"gamma\": %g, \"lambda\": %g, \"clip\": %g, "
-               "\"epochs\": %d, \"vf_epochs\": %d, \"minibatch\": %d, \"vf_minibatch\": %d, \"final_loss\": ",
-               dg_pg_algo_name(o.algo), iters_done, o.batch, (long long)dg_pg_env_steps(pg), o.lr, o.vf_lr,
-               o.log_std0, o.learn_std, o.gamma, o.lambda, o.clip, o.pi_epochs, o.vf_epochs, o.minibatch,
-               o.vf_minibatch);
-        cli_json_num(stdout, pg_final);
-        printf(", \"best_loss\": ");
-        cli_json_num(stdout, pg_best);
-        printf(", \"seconds\": %.3f}", t_pg);
+        cJSON *g = cli_json_add(&j, j.root, "pg", cJSON_CreateObject());
+        cli_json_add(&j, g, "algo", cJSON_CreateString(dg_pg_algo_name(o.algo)));
+        const struct { const char *key, *fmt; double v; } nums[] = {
+            {"iters", "%.0f", iters_done},       {"batch", "%.0f", o.batch},
+            {"env_steps", "%.0f", (double)dg_pg_env_steps(pg)},
+            {"lr", "%g", o.lr},                  {"vf_lr", "%g", o.vf_lr},
+            {"log_std0", "%g", o.log_std0},      {"learn_std", "%.0f", o.learn_std},
+            {"gamma", "%g", o.gamma},            {"lambda", "%g", o.lambda},
+            {"clip", "%g", o.clip},              {"epochs", "%.0f", o.pi_epochs},
+            {"vf_epochs", "%.0f", o.vf_epochs},  {"minibatch", "%.0f", o.minibatch},
+            {"vf_minibatch", "%.0f", o.vf_minibatch}, {"final_loss", "%.9g", pg_final},
+            {"best_loss", "%.9g", pg_best},      {"seconds", "%.3f", t_pg},
+        };
+        for (size_t i = 0; i < sizeof nums / sizeof nums[0]; i++)
+            cli_json_add(&j, g, nums[i].key, cli_json_number(nums[i].fmt, nums[i].v));
     }
-    printf("}\n");
+    rc = cli_json_print(&j, "pg");
 done:
     dg_dir_unlock(lock);
     dg_pg_free(pg);
