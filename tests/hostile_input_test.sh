@@ -132,7 +132,7 @@ table=(
   "train.threads: -1|key 'train.threads': -1 is out of range|train --config $(printf 'game: reach\ntrain: {threads: -1}\n' >"$T/t1.yaml"; echo "$T/t1.yaml") --out $T/never14"
   "hji --threads -1|--threads: expected an integer from 0|hji solve --config $T/p2.yaml --out $T/never15.safetensors --threads -1"
   "bench --epochs 0|--epochs: expected an integer from 1|bench --config $R --epochs 0"
-  "pg --epochs 0|--epochs: expected an integer from 1|pg --config $R --epochs 0"
+  "pg --epochs 0|key 'pg.epochs_per_iter': 0 is out of range|pg --config $R --epochs 0"
   "pg --batch twice|option --batch given twice|pg --config $R --batch 2 --batch 3"
   "hji versus --seed twice|option --seed given twice|hji versus --config configs/duel_open.yaml --ckpt $CK --hji $T/p2.yaml --value $T/v.safetensors --seed 1 --seed 2"
   "HJBI config to a learning command|'air3d' is a game of the HJBI grid solver|train --config configs/hji/air3d.yaml --out $T/never14"

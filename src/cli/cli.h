@@ -6,6 +6,7 @@
 
 #include "difgames/config.h"
 #include "difgames/env.h"
+#include "difgames/pg.h"
 #include "difgames/trainer.h"
 
 /* exit codes: one convention for every subcommand (README "Exit status") */
@@ -23,16 +24,25 @@ int cmd_bench(int argc, char **argv);
 int cmd_hji(int argc, char **argv);
 int cmd_pg(int argc, char **argv);
 
-/* A loaded config with its game and training options. */
+/* A loaded config with its game, training and policy-gradient options. */
 typedef struct cli_setup {
-    dg_cfg       *cfg;
-    dg_env       *env;
-    dg_train_opts opts;
+    dg_cfg        *cfg;
+    dg_env        *env;
+    dg_train_opts  opts;
+    dg_pg_opts     pg;       /* pg.* (every config may have them; `difgames pg` runs them) */
+    dg_pg_schedule pg_run;
 } cli_setup;
+
+/* One more command-line override: a key and its value's text (NULL: not given). */
+typedef struct cli_set {
+    const char *key, *value;
+} cli_set;
 
 /* Command-line overrides of config keys (NULL = not given). */
 typedef struct cli_overrides {
     const char *seed, *batch, *epochs, *horizon, *lr, *threads;
+    const cli_set *sets;     /* nsets more (e.g. pg's), applied after those */
+    int            nsets;
 } cli_overrides;
 
 /* Loads path, applies overrides, makes the env and reads the options, and

@@ -285,6 +285,8 @@ static int setup_finish(cli_setup *s, const cli_overrides *ov, dg_err *e) {
         };
         for (size_t i = 0; i < sizeof sets / sizeof sets[0]; i++)
             if (sets[i].val && dg_cfg_set(s->cfg, sets[i].key, sets[i].val, e) != DG_OK) return 1;
+        for (int i = 0; i < ov->nsets; i++)
+            if (ov->sets[i].value && dg_cfg_set(s->cfg, ov->sets[i].key, ov->sets[i].value, e) != DG_OK) return 1;
     }
     const char *game = NULL;
     if (dg_cfg_get_str(s->cfg, "game", &game, NULL, NULL) == DG_OK && game)
@@ -297,6 +299,7 @@ static int setup_finish(cli_setup *s, const cli_overrides *ov, dg_err *e) {
     s->env = dg_env_create(s->cfg, e);
     if (!s->env) return 1;
     if (dg_train_opts_read(s->cfg, &s->opts, e) != DG_OK) return 1;
+    if (dg_pg_opts_read(s->cfg, &s->pg, &s->pg_run, e) != DG_OK) return 1;
     if (dg_cfg_check_unused(s->cfg, e) != DG_OK) return 1;
     return 0;
 }
