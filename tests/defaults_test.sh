@@ -17,7 +17,7 @@ fail=0
 cd "$ROOT"
 
 metric() {  # json, key -> value
-    sed -n "s/.*\"$2\": \([^,}]*\).*/\1/p" <<<"$1"
+    sed -n "s/.*\"$2\": *\([^,}]*\).*/\1/p" <<<"$1"
 }
 
 # train_eval NAME CONFIG: trains seed 0, prints eval's JSON on 256 held-out states

@@ -95,7 +95,7 @@ else bad "SIGKILL + resume: metrics differ"; fi
 pid=$!
 wait_for "$T/int/epoch_0020.safetensors" || bad "no snapshot appeared (SIGINT run)"
 kill -INT $pid; wait $pid; rc=$?
-if [ $rc -eq 130 ] && [ -s "$T/int/final.safetensors" ] && grep -q '"interrupted": true' "$T/int.out"; then
+if [ $rc -eq 130 ] && [ -s "$T/int/final.safetensors" ] && grep -q '"interrupted": *true' "$T/int.out"; then
     ok "SIGINT: final snapshot written, exit 130"
 else bad "SIGINT: exit $rc, $(tail -n 2 "$T/int.err")"; fi
 "$DG" train --resume "$T/int" --quiet >/dev/null 2>&1 || bad "resume after SIGINT"

@@ -215,8 +215,37 @@ static void test_train_opts_default(void **state) {
     dg_cfg_free(c);
 }
 
+/* A double key: read as written (no float rounding), beyond the float range, open ends, listed. */
+typedef struct dthing {
+    double d;
+} dthing;
+
+static void test_f64_key(void **state) {
+    (void)state;
+    static const dg_key K = DG_K_F64("b.d", dthing, d, 0.1, 0, INFINITY, 0, 0, "a rate");
+    static const struct { const char *text; dg_status st; double want; } cases[] = {
+        {"b: {}\n", DG_OK, 0.1},           {"b: {d: 0.3}\n", DG_OK, 0.3},
+        {"b: {d: 1e300}\n", DG_OK, 1e300}, {"b: {d: 0}\n", DG_ERR_CONFIG, 0},
+        {"b: {d: x}\n", DG_ERR_CONFIG, 0},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        dg_cfg *c = parse_ok(cases[i].text);
+        dthing t = {-1};
+        dg_err e = {0};
+        assert_int_equal(dg_keys_read(c, &K, 1, &t, &e), cases[i].st);
+        if (cases[i].st == DG_OK) assert_true(t.d == cases[i].want);
+        else assert_non_null(strstr(e.msg, "b.d"));
+        dg_cfg_free(c);
+    }
+    char buf[64];
+    assert_string_equal(dg_key_type_str(&K, buf, sizeof buf), "float");
+    assert_string_equal(dg_key_default_str(&K, buf, sizeof buf), "0.1");
+    assert_string_equal(dg_key_range_str(&K, buf, sizeof buf), "(0, inf)");
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_f64_key),
         cmocka_unit_test(test_defaults_and_values), cmocka_unit_test(test_errors),
         cmocka_unit_test(test_listing),             cmocka_unit_test(test_games_agree),
         cmocka_unit_test(test_games_defaults),      cmocka_unit_test(test_loss_like),

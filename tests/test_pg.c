@@ -280,6 +280,57 @@ static void test_pg_bad_options(void **state) {
     dg_cfg_free(cfg);
 }
 
+/* The pg.* keys: the table's defaults are dg_pg_opts_default's; REINFORCE's defaults fill what the
+ * config leaves out; doubles read as written; a step budget alone lifts the iteration limit. */
+static void test_pg_opts_read(void **state) {
+    (void)state;
+    static const char *const texts[] = {
+        "game: reach\n",
+        "game: reach\npg: {algo: reinforce, lr: 0.002}\nseed: 3\ntrain: {threads: 2}\n",
+        "game: reach\npg: {max_steps: 1000}\n",
+        "game: reach\npg: {max_steps: 1000, iters: 5, clip_ratio: 1}\n",
+        "game: reach\npg: {algo: a2c}\n",
+    };
+    dg_cfg *c[5];
+    dg_err e = {0};
+    for (int i = 0; i < 5; i++) assert_non_null(c[i] = dg_cfg_parse(texts[i], strlen(texts[i]), "t.yaml", &e));
+    dg_pg_opts o, d;
+    dg_pg_schedule s;
+    assert_int_equal(dg_pg_opts_read(c[0], &o, &s, &e), DG_OK);
+    dg_pg_opts_default(&d, DG_PG_ALGO_PPO);
+    assert_memory_equal(&o, &d, sizeof o);  /* memset in both: padding too */
+    assert_int_equal(s.iters, 500);
+    assert_int_equal(s.max_steps, 0);
+    assert_true(isinf(s.stop_below) && s.stop_below < 0);
+    assert_int_equal(s.eval_batch, 256);
+    assert_int_equal((int)s.eval_seed, 1000003);
+    assert_int_equal(s.evals_per_decade, 40);
+    assert_int_equal(dg_pg_opts_read(c[1], &o, NULL, &e), DG_OK);
+    dg_pg_opts_default(&d, DG_PG_ALGO_REINFORCE);
+    assert_int_equal(o.algo, DG_PG_ALGO_REINFORCE);
+    assert_true(o.lr == 0.002 && d.lr == 1e-3);  /* the config's, to the last bit of the double */
+    assert_true(o.lambda == d.lambda && o.lambda == 1.0 && o.clip == 0.0 && d.clip == 0.0);
+    assert_int_equal(o.pi_epochs, 1);
+    assert_int_equal(o.minibatch, 0);
+    assert_int_equal((int)o.seed, 3);
+    assert_int_equal(o.threads, 2);
+    assert_int_equal(dg_pg_opts_read(c[2], &o, &s, &e), DG_OK);
+    assert_int_equal(s.iters, 0);
+    assert_int_equal(s.max_steps, 1000);
+    assert_int_equal(dg_pg_opts_read(c[3], &o, &s, &e), DG_ERR_CONFIG);
+    assert_non_null(strstr(e.msg, "pg.clip_ratio"));
+    assert_int_equal(dg_pg_opts_read(c[4], &o, &s, &e), DG_ERR_CONFIG);
+    assert_non_null(strstr(e.msg, "a2c"));
+    /* the table lists the doubles as they are */
+    int n;
+    const dg_key *k = dg_pg_keys(&n);
+    char buf[64];
+    assert_true(n > 10);
+    assert_string_equal(k[2].name, "pg.lr");
+    assert_string_equal(dg_key_default_str(&k[2], buf, sizeof buf), "0.0003");
+    for (int i = 0; i < 5; i++) dg_cfg_free(c[i]);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_objective_gradcheck),
@@ -288,6 +339,7 @@ int main(void) {
         cmocka_unit_test(test_pg_improves_reach),
         cmocka_unit_test(test_pg_deterministic),
         cmocka_unit_test(test_pg_bad_options),
+        cmocka_unit_test(test_pg_opts_read),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -76,6 +76,10 @@ dg_status dg_cfg_get_f32_req(dg_cfg *c, const char *path, float *out, dg_err *e)
  * for an open side): "FILE:LINE: key 'env.damping': 1.5 is out of range, expected (0, 1]". */
 dg_status dg_cfg_get_f32_range(dg_cfg *c, const char *path, float *out, float def,
                                float lo, float hi, int lo_inclusive, int hi_inclusive, dg_err *e);
+/* The same in double precision (a key a double-precision computation reads as written, e.g. the
+ * policy-gradient rates of pg.*): any finite double; the range ends as for the float one. */
+dg_status dg_cfg_get_f64_range(dg_cfg *c, const char *path, double *out, double def,
+                               double lo, double hi, int lo_inclusive, int hi_inclusive, dg_err *e);
 /* A decimal integer within int's range ("300", "-2"); "2.5" and "1e3" are errors. */
 dg_status dg_cfg_get_int(dg_cfg *c, const char *path, int *out, int def, dg_err *e);      /* "train.epochs" -> int */
 dg_status dg_cfg_get_int_req(dg_cfg *c, const char *path, int *out, dg_err *e);           /* same, key required    */

@@ -35,6 +35,7 @@ typedef enum dg_key_type {
     DG_KEY_F32_ARRAY,   /* float[max_n], min_n..max_n items, each between lo and hi       */
     DG_KEY_INT_ARRAY,   /* int[max_n], min_n..max_n items, each in [lo, hi]               */
     DG_KEY_F32_ROWS,    /* float[max_n][cols], min_n..max_n rows of cols floats           */
+    DG_KEY_F64,         /* double between lo and hi (for double-precision computations)   */
 } dg_key_type;
 
 typedef struct dg_key {
@@ -43,9 +44,9 @@ typedef struct dg_key {
     size_t offset;              /* where the value goes in the struct read into             */
     size_t count_offset;        /* arrays and rows of variable length: int count (else 0)   */
     double lo, hi;              /* bounds (scalars; array items; -INFINITY/INFINITY: none)   */
-    int lo_open, hi_open;       /* F32 and F32_ARRAY: 1 when the end is excluded             */
+    int lo_open, hi_open;       /* F32, F64 and F32_ARRAY: 1 when the end is excluded        */
     int min_n, max_n, cols;     /* arrays and rows: item or row counts; rows: floats a row  */
-    double def;                 /* INT, F32, BOOL, ENUM (the value's index)                  */
+    double def;                 /* INT, F32, F64, BOOL, ENUM (the value's index)             */
     const char *def_str;        /* STR                                                       */
     const double *def_v;        /* arrays, spans, rows: def_n values (rows: def_n rows)      */
     int def_n;
@@ -60,6 +61,9 @@ typedef struct dg_key {
     {.name = nm, .type = DG_KEY_INT, .offset = offsetof(S, F), .def = (d), .lo = (l), .hi = (h), .doc = doc_}
 #define DG_K_F32(nm, S, F, d, l, h, lo_c, hi_c, doc_)                                              \
     {.name = nm, .type = DG_KEY_F32, .offset = offsetof(S, F), .def = (d), .lo = (l), .hi = (h), \
+     .lo_open = !(lo_c), .hi_open = !(hi_c), .doc = doc_}
+#define DG_K_F64(nm, S, F, d, l, h, lo_c, hi_c, doc_)                                              \
+    {.name = nm, .type = DG_KEY_F64, .offset = offsetof(S, F), .def = (d), .lo = (l), .hi = (h), \
      .lo_open = !(lo_c), .hi_open = !(hi_c), .doc = doc_}
 #define DG_K_BOOL(nm, S, F, d, doc_) \
     {.name = nm, .type = DG_KEY_BOOL, .offset = offsetof(S, F), .def = (d), .doc = doc_}

@@ -13,7 +13,7 @@
  * One-player games only (a learned second player is refused).
  *
  *     dg_pg_opts o;
- *     dg_pg_opts_default(&o, DG_PG_ALGO_PPO);
+ *     dg_pg_opts_default(&o, DG_PG_ALGO_PPO);         // or dg_pg_opts_read(cfg, &o, NULL, &e)
  *     dg_pg *pg = dg_pg_create(env, &o, &e);
  *     dg_pg_eval *ev = dg_pg_eval_create(env, 256, 12345, 1, &e);
  *     for (int i = 0; i < 100; i++) {
@@ -44,6 +44,7 @@
 
 #include "difgames/core.h"
 #include "difgames/env.h"
+#include "difgames/keys.h"
 #include "difgames/policy.h"
 #include "difgames/trainer.h"
 
@@ -76,6 +77,18 @@ typedef struct dg_pg_opts {
     int    threads;            /* shards of the batch run in parallel                 */
 } dg_pg_opts;
 
+/* How long a run goes on and how it is evaluated (the pg.* keys beside dg_pg_opts's; the loop of
+ * `difgames pg` follows them). */
+typedef struct dg_pg_schedule {
+    int      iters;            /* iterations (0: no limit)                            */
+    int64_t  max_steps;        /* sampled env steps to stop after (0: no limit)       */
+    double   stop_below;       /* stop once the evaluation loss is <= this ...        */
+    int      stop_after;       /* ... at this many evaluations in a row               */
+    int      eval_batch;       /* episodes of the fixed evaluation batch              */
+    uint64_t eval_seed;        /* its seed (the same for every training seed)         */
+    int      evals_per_decade; /* evaluations at env steps 10^(k / this)              */
+} dg_pg_schedule;
+
 typedef struct dg_pg_stats {
     int     iter;              /* 1-based                                             */
     int64_t env_steps;         /* sampled env steps so far (batch × horizon a batch)  */
@@ -92,6 +105,13 @@ typedef struct dg_pg dg_pg;
 typedef struct dg_pg_eval dg_pg_eval;
 
 void        dg_pg_opts_default(dg_pg_opts *o, dg_pg_algo algo);  /* the defaults of algo (see pg.c) */
+/* Reads seed, train.threads and policy.hidden (as dg_train_opts_read does) and the pg.* keys
+ * (dg_pg_keys) into o and s (s may be NULL). A pg.* key the config leaves out takes pg.algo's
+ * default: REINFORCE's lr, lambda, clip_ratio, epochs_per_iter and minibatch differ from the
+ * table's, which are PPO's; pg.iters left out means no limit when pg.max_steps is set. */
+dg_status   dg_pg_opts_read(dg_cfg *cfg, dg_pg_opts *o, dg_pg_schedule *s, dg_err *e);
+/* The pg.* keys dg_pg_opts_read reads, as a table (`difgames keys` lists it); *n gets their number. */
+const dg_key *dg_pg_keys(int *n);
 const char *dg_pg_algo_name(dg_pg_algo algo);                   /* "ppo", "reinforce"             */
 int         dg_pg_algo_parse(const char *name, dg_pg_algo *algo); /* 1 if name is one of them      */
 

@@ -113,11 +113,19 @@ int cmd_bench(int argc, char **argv) {
     printf("  FLOP/epoch      %.4g  -> %.2f GFLOP/s\n", flops, flops / (ms / 1e3) / 1e9);
     printf("  tape peak       %.1f MiB  (%d shard%s)\n", tape / 1048576.0, shards, shards > 1 ? "s" : "");
     if (ckk) printf("  saved states    %.1f MiB  (every %d steps)\n", saved / 1048576.0, ckk);
-    printf("{\"game\": \"%s\", \"batch\": %d, \"horizon\": %d, \"hidden\": %d, \"threads\": %d, "
-           "\"checkpoint_every\": %d, \"ms_per_epoch\": %.4f, \"env_steps_per_s\": %.1f, "
-           "\"flop_per_epoch\": %.0f, \"gflops\": %.3f, \"tape_bytes\": %.0f, \"saved_bytes\": %.0f}\n",
-           s.env->game->name, B, H, s.opts.nhidden ? s.opts.hidden[0] : 0, s.opts.threads, ckk, ms,
-           steps_per_s, flops, flops / (ms / 1e3) / 1e9, tape, saved);
+    cli_json j = {cJSON_CreateObject(), 0};
+    const struct { const char *key, *fmt; double v; } nums[] = {
+        {"batch", "%.0f", B},             {"horizon", "%.0f", H},
+        {"hidden", "%.0f", s.opts.nhidden ? s.opts.hidden[0] : 0},
+        {"threads", "%.0f", s.opts.threads}, {"checkpoint_every", "%.0f", ckk},
+        {"ms_per_epoch", "%.4f", ms},     {"env_steps_per_s", "%.1f", steps_per_s},
+        {"flop_per_epoch", "%.0f", flops}, {"gflops", "%.3f", flops / (ms / 1e3) / 1e9},
+        {"tape_bytes", "%.0f", tape},     {"saved_bytes", "%.0f", saved},
+    };
+    cli_json_add(&j, j.root, "game", cJSON_CreateString(s.env->game->name));
+    for (size_t i = 0; i < sizeof nums / sizeof nums[0]; i++)
+        cli_json_add(&j, j.root, nums[i].key, cli_json_number(nums[i].fmt, nums[i].v));
+    rc = cli_json_print(&j, "bench");
 done:
     free(tm.ms);
     free(tm.flops);

@@ -2,8 +2,11 @@
 #ifndef DG_CLI_H
 #define DG_CLI_H
 
+#include <cjson/cJSON.h>
+
 #include "difgames/config.h"
 #include "difgames/env.h"
+#include "difgames/pg.h"
 #include "difgames/trainer.h"
 
 /* exit codes: one convention for every subcommand (README "Exit status") */
@@ -21,16 +24,25 @@ int cmd_bench(int argc, char **argv);
 int cmd_hji(int argc, char **argv);
 int cmd_pg(int argc, char **argv);
 
-/* A loaded config with its game and training options. */
+/* A loaded config with its game, training and policy-gradient options. */
 typedef struct cli_setup {
-    dg_cfg       *cfg;
-    dg_env       *env;
-    dg_train_opts opts;
+    dg_cfg        *cfg;
+    dg_env        *env;
+    dg_train_opts  opts;
+    dg_pg_opts     pg;       /* pg.* (every config may have them; `difgames pg` runs them) */
+    dg_pg_schedule pg_run;
 } cli_setup;
+
+/* One more command-line override: a key and its value's text (NULL: not given). */
+typedef struct cli_set {
+    const char *key, *value;
+} cli_set;
 
 /* Command-line overrides of config keys (NULL = not given). */
 typedef struct cli_overrides {
     const char *seed, *batch, *epochs, *horizon, *lr, *threads;
+    const cli_set *sets;     /* nsets more (e.g. pg's), applied after those */
+    int            nsets;
 } cli_overrides;
 
 /* Loads path, applies overrides, makes the env and reads the options, and
@@ -92,6 +104,29 @@ int  cli_exit_for(dg_status s);
 int  cli_mem_ok(const char *cmd, double need, const char *what, const char *lower);
 /* JSON number: finite values as %.9g, others as null. */
 void cli_json_num(FILE *fp, double v);
+
+/* The one JSON line of a command: an object built with cJSON, printed unformatted on one line of
+ * stdout. Numbers keep the command's own format (cli_json_number); a cJSON allocation that fails
+ * anywhere makes cli_json_print refuse the line rather than print part of it.
+ *
+ *     cli_json j = {cJSON_CreateObject(), 0};
+ *     cli_json_add(&j, j.root, "game", cJSON_CreateString(name));
+ *     cli_json_add(&j, j.root, "loss", cli_json_number("%.9g", loss));
+ *     return cli_json_print(&j, "train");            // {"game":"reach","loss":0.25}
+ */
+typedef struct cli_json {
+    cJSON *root;   /* the object printed                                   */
+    int    oom;    /* set when an allocation failed: the line is not printed */
+} cli_json;
+/* fmt applied to v (one double conversion: "%.9g", "%.3f", "%.0f" for an integer) as the number's
+ * text, null when v is not finite; NULL when out of memory. */
+cJSON *cli_json_number(const char *fmt, double v);
+/* Adds item to obj under key (to the array obj when key is NULL) and returns it; a NULL obj or item
+ * (an allocation that failed) sets j->oom and frees item. */
+cJSON *cli_json_add(cli_json *j, cJSON *obj, const char *key, cJSON *item);
+/* Prints j's object as one line on stdout and frees it; returns 0, or EXIT_FAIL after an error line
+ * naming cmd when out of memory (nothing printed). */
+int    cli_json_print(cli_json *j, const char *cmd);
 
 /* One option of a subcommand: with a value (value != NULL) or a flag. */
 typedef struct cli_opt {

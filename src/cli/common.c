@@ -230,6 +230,35 @@ void cli_json_num(FILE *fp, double v) {
     else fputs("null", fp);
 }
 
+cJSON *cli_json_number(const char *fmt, double v) {
+    if (!isfinite(v)) return cJSON_CreateNull();
+    char t[64];
+    snprintf(t, sizeof t, fmt, v);
+    return cJSON_CreateRaw(t);
+}
+
+cJSON *cli_json_add(cli_json *j, cJSON *obj, const char *key, cJSON *item) {
+    const int ok = obj && item && (key ? cJSON_AddItemToObject(obj, key, item) : cJSON_AddItemToArray(obj, item));
+    if (ok) return item;
+    cJSON_Delete(item);
+    j->oom = 1;
+    return NULL;
+}
+
+int cli_json_print(cli_json *j, const char *cmd) {
+    char *text = j->root && !j->oom ? cJSON_PrintUnformatted(j->root) : NULL;
+    cJSON_Delete(j->root);
+    j->root = NULL;
+    if (!text) {
+        cli_error(cmd, "out of memory for the JSON line");
+        return EXIT_FAIL;
+    }
+    puts(text);
+    fflush(stdout);
+    cJSON_free(text);
+    return 0;
+}
+
 /* 0 when training s's config fits in memory; 1 with e set to the config error naming the key
  * to lower. */
 static int train_memory(const cli_setup *s, dg_err *e) {
@@ -256,6 +285,8 @@ static int setup_finish(cli_setup *s, const cli_overrides *ov, dg_err *e) {
         };
         for (size_t i = 0; i < sizeof sets / sizeof sets[0]; i++)
             if (sets[i].val && dg_cfg_set(s->cfg, sets[i].key, sets[i].val, e) != DG_OK) return 1;
+        for (int i = 0; i < ov->nsets; i++)
+            if (ov->sets[i].value && dg_cfg_set(s->cfg, ov->sets[i].key, ov->sets[i].value, e) != DG_OK) return 1;
     }
     const char *game = NULL;
     if (dg_cfg_get_str(s->cfg, "game", &game, NULL, NULL) == DG_OK && game)
@@ -268,6 +299,7 @@ static int setup_finish(cli_setup *s, const cli_overrides *ov, dg_err *e) {
     s->env = dg_env_create(s->cfg, e);
     if (!s->env) return 1;
     if (dg_train_opts_read(s->cfg, &s->opts, e) != DG_OK) return 1;
+    if (dg_pg_opts_read(s->cfg, &s->pg, &s->pg_run, e) != DG_OK) return 1;
     if (dg_cfg_check_unused(s->cfg, e) != DG_OK) return 1;
     return 0;
 }

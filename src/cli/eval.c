@@ -124,19 +124,17 @@ int cmd_eval(int argc, char **argv) {
     }
     double metrics[DG_MAX_METRICS];
     if (env->nmetrics) env->game->metrics(env, traj, aux, B, env->horizon, metrics);
-    printf("{\"game\": \"%s\", \"batch\": %d, \"horizon\": %d, \"loss\": ", env->game->name, B,
-           env->horizon);
-    cli_json_num(stdout, loss->data[0]);
-    for (int i = 0; i < env->nterms; i++) {
-        printf(", \"%s\": ", env->term_names[i]);
-        cli_json_num(stdout, terms[i]);
-    }
-    for (int i = 0; i < env->nmetrics; i++) {
-        printf(", \"%s\": ", env->metric_names[i]);
-        cli_json_num(stdout, metrics[i]);
-    }
-    if (grad_out) printf(", \"grad_norm\": %.9g", dg_grad_norm(p));
-    printf("}\n");
+    cli_json j = {cJSON_CreateObject(), 0};
+    cli_json_add(&j, j.root, "game", cJSON_CreateString(env->game->name));
+    cli_json_add(&j, j.root, "batch", cli_json_number("%.0f", B));
+    cli_json_add(&j, j.root, "horizon", cli_json_number("%.0f", env->horizon));
+    cli_json_add(&j, j.root, "loss", cli_json_number("%.9g", loss->data[0]));
+    for (int i = 0; i < env->nterms; i++)
+        cli_json_add(&j, j.root, env->term_names[i], cli_json_number("%.9g", terms[i]));
+    for (int i = 0; i < env->nmetrics; i++)
+        cli_json_add(&j, j.root, env->metric_names[i], cli_json_number("%.9g", metrics[i]));
+    if (grad_out) cli_json_add(&j, j.root, "grad_norm", cli_json_number("%.9g", dg_grad_norm(p)));
+    rc = cli_json_print(&j, "eval");
 done:
     dg_ctx_free(ctx);
     free(state);

@@ -9,9 +9,9 @@ static const char USAGE[] =
     "usage: difgames keys [GAME] [--markdown]\n"
     "\n"
     "Lists the config keys: the training options every game reads (seed, train.*,\n"
-    "policy.*), then each game's (env.*, render.*, loss.*), with type, default,\n"
-    "range and a line of doc. GAME: only that game's keys. --markdown: as\n"
-    "docs/config.md has them.\n";
+    "policy.*), those of `difgames pg` (pg.*), then each game's (env.*, render.*,\n"
+    "loss.*), with type, default, range and a line of doc. GAME: only that game's\n"
+    "keys. --markdown: as docs/config.md has them.\n";
 
 #define MAX_KEYS 64
 
@@ -86,6 +86,13 @@ int cmd_keys(int argc, char **argv) {
              "## Training (every game)\n");
     else puts("training (every game):");
     print_keys(train, n, markdown);
+    const dg_key *pg = dg_pg_keys(&n);
+    if (markdown)
+        puts("\n## Policy gradient (`difgames pg`, every game)\n\n"
+             "Read by `difgames pg` (its options override them); defaults are PPO's, and where\n"
+             "REINFORCE's differ the meaning says so: a key left out takes `pg.algo`'s default.\n");
+    else puts("\npolicy gradient (difgames pg; a key left out takes pg.algo's default):");
+    print_keys(pg, n, markdown);
     for (int i = 0; i < dg_game_count(); i++) print_game(dg_game_at(i), markdown);
     return 0;
 }

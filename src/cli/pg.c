@@ -28,31 +28,31 @@ static const char HELP[] =
     "env steps an epoch (the backward pass counts no extra steps). The last line is a\n"
     "JSON summary. Progress goes to stderr.\n"
     "\n"
-    "options:\n"
+    "options (each overrides the config key in parentheses; `difgames keys` lists them):\n"
     "  --config FILE        the game's YAML config                              required\n"
     "  --seed N             seed of the policy, batches and noise (seed)\n"
-    "  --iters N            policy-gradient iterations (default 500; with --max-steps: no limit)\n"
-    "  --max-steps N        stop policy gradient after N sampled env steps\n"
-    "  --stop-below X       stop policy gradient once the evaluation loss is <= X ...\n"
-    "  --stop-after K       ... at K evaluations in a row (default 1)\n"
-    "  --batch N            episodes per policy-gradient iteration (default 32)\n"
-    "  --algo ppo|reinforce (default ppo)\n"
-    "  --lr X               policy Adam rate (ppo 3e-4, reinforce 1e-3)\n"
-    "  --vf-lr X            value Adam rate (1e-3)\n"
-    "  --log-std X          initial log sigma (-0.5)\n"
-    "  --fixed-std          keep log sigma at --log-std (default: learned)\n"
-    "  --gamma X            discount (0.99)\n"
-    "  --lambda X           GAE lambda (ppo 0.95, reinforce 1)\n"
-    "  --clip X             PPO ratio clip (ppo 0.2; 0: unclipped)\n"
-    "  --epochs N           policy passes over a batch (ppo 10, reinforce 1)\n"
-    "  --vf-epochs N        value passes over a batch (10)\n"
-    "  --minibatch N        samples per policy step (ppo 256, reinforce 0 = all)\n"
-    "  --vf-minibatch N     samples per value step (256)\n"
-    "  --ent-coef X         entropy bonus (0)\n"
+    "  --iters N            iterations (pg.iters: 500; with --max-steps alone: no limit)\n"
+    "  --max-steps N        stop after N sampled env steps (pg.max_steps)\n"
+    "  --stop-below X       stop once the evaluation loss is <= X ... (pg.stop_below)\n"
+    "  --stop-after K       ... at K evaluations in a row (pg.stop_after: 1)\n"
+    "  --batch N            episodes per policy-gradient iteration (pg.batch: 32)\n"
+    "  --algo ppo|reinforce (pg.algo: ppo)\n"
+    "  --lr X               policy Adam rate (pg.lr: ppo 3e-4, reinforce 1e-3)\n"
+    "  --vf-lr X            value Adam rate (pg.vf_lr: 1e-3)\n"
+    "  --log-std X          initial log sigma (pg.log_std: -0.5)\n"
+    "  --fixed-std          keep log sigma at its initial value (pg.learn_std: false)\n"
+    "  --gamma X            discount (pg.gamma: 0.99)\n"
+    "  --lambda X           GAE lambda (pg.lambda: ppo 0.95, reinforce 1)\n"
+    "  --clip X             PPO ratio clip (pg.clip_ratio: ppo 0.2, reinforce 0 = unclipped)\n"
+    "  --epochs N           policy passes over a batch (pg.epochs_per_iter: ppo 10, reinforce 1)\n"
+    "  --vf-epochs N        value passes over a batch (pg.vf_epochs: 10)\n"
+    "  --minibatch N        samples per policy step (pg.minibatch: ppo 256, reinforce 0 = all)\n"
+    "  --vf-minibatch N     samples per value step (pg.vf_minibatch: 256)\n"
+    "  --ent-coef X         entropy bonus (pg.ent_coef: 0)\n"
     "  --threads N          shards of a batch in parallel (train.threads; 0: one per core)\n"
-    "  --eval-batch N       evaluation episodes (256)\n"
-    "  --eval-seed N        seed of the evaluation batch (1000003; the same for every seed)\n"
-    "  --evals-per-decade N evaluation grid: N points per decade of env steps (40)\n"
+    "  --eval-batch N       evaluation episodes (pg.eval_batch: 256)\n"
+    "  --eval-seed N        evaluation batch seed, the same for every seed (pg.eval_seed: 1000003)\n"
+    "  --evals-per-decade N evaluations per decade of env steps (pg.evals_per_decade: 40)\n"
     "  --compare            train by BPTT first, then by policy gradient\n"
     "  --bptt-only          only the BPTT part of --compare\n"
     "  --bptt-epochs N      BPTT epochs (train.epochs)\n"
@@ -102,18 +102,6 @@ static double grid_next(double steps, int epd) {
     return pow(10.0, k / epd);
 }
 
-static int parse_double(const char *flag, const char *text, double lo, double hi, double *out) {
-    char *end;
-    errno = 0;
-    double v = strtod(text, &end);
-    if (errno || end == text || *end || !(v >= lo && v <= hi)) {
-        cli_error("pg", "%s: expected a number from %g to %g, got '%s'", flag, lo, hi, text);
-        return 0;
-    }
-    *out = v;
-    return 1;
-}
-
 /* Evaluates policy (m, p) and records and prints the point; returns the loss (NaN on error). */
 static double evaluate(run *r, const char *method, int iter, int64_t steps, double sample_loss,
                        const dg_policy *m, dg_params *p) {
@@ -142,13 +130,18 @@ static double evaluate(run *r, const char *method, int iter, int64_t steps, doub
     c->loss = loss;
     c->sample_loss = sample_loss;
     if (loss < r->best) r->best = loss;
-    printf("{\"method\": \"%s\", \"seed\": %d, \"iter\": %d, \"steps\": %lld, \"loss\": ", method, r->seed,
-           iter, (long long)steps);
-    cli_json_num(stdout, loss);
-    printf(", \"sample_loss\": ");
-    cli_json_num(stdout, sample_loss);
-    printf("}\n");
-    fflush(stdout);
+    cli_json j = {cJSON_CreateObject(), 0};
+    cli_json_add(&j, j.root, "method", cJSON_CreateString(method));
+    cli_json_add(&j, j.root, "seed", cli_json_number("%.0f", r->seed));
+    cli_json_add(&j, j.root, "iter", cli_json_number("%.0f", iter));
+    cli_json_add(&j, j.root, "steps", cli_json_number("%.0f", (double)steps));
+    cli_json_add(&j, j.root, "loss", cli_json_number("%.9g", loss));
+    cli_json_add(&j, j.root, "sample_loss", cli_json_number("%.9g", sample_loss));
+    if (cli_json_print(&j, "pg")) {
+        r->failed = 1;
+        snprintf(r->err, sizeof r->err, "out of memory");
+        return NAN;
+    }
     r->next_eval = grid_next((double)steps, r->epd);
     return loss;
 }
@@ -169,14 +162,12 @@ static void on_bptt(const dg_train_event *ev, void *user) {
     if (r->failed) r->stop = 1;
 }
 
-/* The BPTT part of --compare; returns 0 or an exit code. */
-static int run_bptt(run *r, const cli_setup *s, int epochs) {
-    dg_train_opts o = s->opts;
-    if (epochs > 0) o.epochs = epochs;
-    const cli_setup s2 = {.cfg = s->cfg, .env = s->env, .opts = o};
-    if (!cli_train_memory_ok(&s2)) return EXIT_USAGE;
+/* The BPTT part of --compare (the config's train.*); returns 0 or an exit code. */
+static int run_bptt(run *r, const cli_setup *s) {
+    const dg_train_opts o = s->opts;
+    if (!cli_train_memory_ok(s)) return EXIT_USAGE;
     dg_err e = {0};
-    r->trainer = dg_trainer_create(s->env, &o, NULL, NULL, &e);
+    r->trainer = dg_trainer_create(s->env, &s->opts, NULL, NULL, &e);
     if (!r->trainer) {
         cli_error("pg", "%s", e.msg);
         return EXIT_FAIL;
@@ -204,8 +195,11 @@ static int run_bptt(run *r, const cli_setup *s, int epochs) {
 }
 
 /* The policy-gradient part; returns 0 or an exit code; *pg_out keeps the learner. */
-static int run_pg(run *r, const dg_env *env, const dg_pg_opts *o, int iters, int64_t max_steps,
-                  double stop_below, int stop_after, dg_pg **pg_out, int *iters_done) {
+static int run_pg(run *r, const dg_env *env, const dg_pg_opts *o, const dg_pg_schedule *sc, dg_pg **pg_out,
+                  int *iters_done) {
+    const int iters = sc->iters, stop_after = sc->stop_after;
+    const int64_t max_steps = sc->max_steps;
+    const double stop_below = sc->stop_below;
     dg_err e = {0};
     dg_pg *pg = dg_pg_create(env, o, &e);
     *pg_out = pg;
@@ -445,23 +439,30 @@ done:
 /* ------------------------------------------------------------ subcommand */
 
 int cmd_pg(int argc, char **argv) {
-    const char *config, *out, *algo_s, *plot, *png, *title;
-    const char *v_lr, *v_vflr, *v_logstd, *v_gamma, *v_lambda;
-    const char *v_clip, *v_epochs, *v_vfepochs, *v_mb, *v_vfmb;
-    const char *v_ent, *v_iters, *v_maxsteps, *v_stop, *v_batch;
-    const char *v_evb, *v_evseed, *v_epd, *v_bepochs, *v_stopafter;
+    const char *config, *out, *plot, *png, *title;
     cli_overrides ov = {0};
     int compare, bptt_only, quiet, fixed_std;
+    /* options that override a pg.* key (set in this order after --seed, --threads and --bptt-*) */
+    cli_set sets[] = {
+        {"pg.iters", NULL},       {"pg.max_steps", NULL},  {"pg.stop_below", NULL},   {"pg.stop_after", NULL},
+        {"pg.batch", NULL},       {"pg.algo", NULL},       {"pg.lr", NULL},           {"pg.vf_lr", NULL},
+        {"pg.log_std", NULL},     {"pg.gamma", NULL},      {"pg.lambda", NULL},       {"pg.clip_ratio", NULL},
+        {"pg.epochs_per_iter", NULL}, {"pg.vf_epochs", NULL}, {"pg.minibatch", NULL}, {"pg.vf_minibatch", NULL},
+        {"pg.ent_coef", NULL},    {"pg.eval_batch", NULL}, {"pg.eval_seed", NULL},    {"pg.evals_per_decade", NULL},
+        {"pg.learn_std", NULL},
+    };
     const cli_opt opts[] = {
         {"--config", &config, NULL}, {"--out", &out, NULL}, {"--seed", &ov.seed, NULL},
-        {"--threads", &ov.threads, NULL}, {"--iters", &v_iters, NULL}, {"--max-steps", &v_maxsteps, NULL},
-        {"--stop-below", &v_stop, NULL}, {"--stop-after", &v_stopafter, NULL}, {"--batch", &v_batch, NULL},
-        {"--algo", &algo_s, NULL}, {"--lr", &v_lr, NULL}, {"--vf-lr", &v_vflr, NULL},
-        {"--log-std", &v_logstd, NULL}, {"--gamma", &v_gamma, NULL}, {"--lambda", &v_lambda, NULL},
-        {"--clip", &v_clip, NULL}, {"--epochs", &v_epochs, NULL}, {"--vf-epochs", &v_vfepochs, NULL},
-        {"--minibatch", &v_mb, NULL}, {"--vf-minibatch", &v_vfmb, NULL}, {"--ent-coef", &v_ent, NULL},
-        {"--eval-batch", &v_evb, NULL}, {"--eval-seed", &v_evseed, NULL}, {"--evals-per-decade", &v_epd, NULL},
-        {"--bptt-epochs", &v_bepochs, NULL}, {"--bptt-batch", &ov.batch, NULL}, {"--bptt-lr", &ov.lr, NULL},
+        {"--threads", &ov.threads, NULL}, {"--iters", &sets[0].value, NULL}, {"--max-steps", &sets[1].value, NULL},
+        {"--stop-below", &sets[2].value, NULL}, {"--stop-after", &sets[3].value, NULL},
+        {"--batch", &sets[4].value, NULL}, {"--algo", &sets[5].value, NULL}, {"--lr", &sets[6].value, NULL},
+        {"--vf-lr", &sets[7].value, NULL}, {"--log-std", &sets[8].value, NULL}, {"--gamma", &sets[9].value, NULL},
+        {"--lambda", &sets[10].value, NULL}, {"--clip", &sets[11].value, NULL}, {"--epochs", &sets[12].value, NULL},
+        {"--vf-epochs", &sets[13].value, NULL}, {"--minibatch", &sets[14].value, NULL},
+        {"--vf-minibatch", &sets[15].value, NULL}, {"--ent-coef", &sets[16].value, NULL},
+        {"--eval-batch", &sets[17].value, NULL}, {"--eval-seed", &sets[18].value, NULL},
+        {"--evals-per-decade", &sets[19].value, NULL}, {"--bptt-epochs", &ov.epochs, NULL},
+        {"--bptt-batch", &ov.batch, NULL}, {"--bptt-lr", &ov.lr, NULL},
         {"--plot", &plot, NULL}, {"--png", &png, NULL}, {"--title", &title, NULL},
         {"--compare", NULL, &compare}, {"--bptt-only", NULL, &bptt_only}, {"--quiet", NULL, &quiet},
         {"--fixed-std", NULL, &fixed_std}, {NULL, NULL, NULL},
@@ -482,47 +483,17 @@ int cmd_pg(int argc, char **argv) {
         cli_error("pg", "--config FILE is required (see --help)");
         return EXIT_USAGE;
     }
-    dg_pg_algo algo = DG_PG_ALGO_PPO;
-    if (algo_s && !dg_pg_algo_parse(algo_s, &algo)) {
-        cli_error("pg", "--algo: expected ppo or reinforce, got '%s'", algo_s);
-        return EXIT_USAGE;
-    }
-    dg_pg_opts o;
-    dg_pg_opts_default(&o, algo);
-    int iters = 500, eval_batch = 256, eval_seed = 1000003, epd = 40, bptt_epochs = 0, stop_after = 1;
-    double maxsteps_d = 0, stop_below = -INFINITY;
-    if ((v_iters && !cli_int("pg", "--iters", v_iters, 1, DG_MAX_EPOCHS, &iters)) ||
-        (v_batch && !cli_int("pg", "--batch", v_batch, 1, 1 << 20, &o.batch)) ||
-        (v_epochs && !cli_int("pg", "--epochs", v_epochs, 1, 1000, &o.pi_epochs)) ||
-        (v_vfepochs && !cli_int("pg", "--vf-epochs", v_vfepochs, 0, 1000, &o.vf_epochs)) ||
-        (v_mb && !cli_int("pg", "--minibatch", v_mb, 0, 1 << 30, &o.minibatch)) ||
-        (v_vfmb && !cli_int("pg", "--vf-minibatch", v_vfmb, 0, 1 << 30, &o.vf_minibatch)) ||
-        (v_evb && !cli_int("pg", "--eval-batch", v_evb, 1, 1 << 20, &eval_batch)) ||
-        (v_evseed && !cli_int("pg", "--eval-seed", v_evseed, 0, 2147483647, &eval_seed)) ||
-        (v_epd && !cli_int("pg", "--evals-per-decade", v_epd, 1, 1000, &epd)) ||
-        (v_bepochs && !cli_int("pg", "--bptt-epochs", v_bepochs, 1, DG_MAX_EPOCHS, &bptt_epochs)) ||
-        (v_stopafter && !cli_int("pg", "--stop-after", v_stopafter, 1, DG_MAX_EPOCHS, &stop_after)) ||
-        (v_maxsteps && !parse_double("--max-steps", v_maxsteps, 1, 1e15, &maxsteps_d)) ||
-        (v_stop && !parse_double("--stop-below", v_stop, -1e30, 1e30, &stop_below)) ||
-        (v_lr && !parse_double("--lr", v_lr, 0, 10, &o.lr)) ||
-        (v_vflr && !parse_double("--vf-lr", v_vflr, 0, 10, &o.vf_lr)) ||
-        (v_logstd && !parse_double("--log-std", v_logstd, -20, 5, &o.log_std0)) ||
-        (v_gamma && !parse_double("--gamma", v_gamma, 0, 1, &o.gamma)) ||
-        (v_lambda && !parse_double("--lambda", v_lambda, 0, 1, &o.lambda)) ||
-        (v_clip && !parse_double("--clip", v_clip, 0, 0.999, &o.clip)) ||
-        (v_ent && !parse_double("--ent-coef", v_ent, 0, 100, &o.ent_coef)))
-        return EXIT_USAGE;
-    if (v_maxsteps && !v_iters) iters = 0;  /* --max-steps alone: no iteration limit */
-    o.learn_std = !fixed_std;
+    if (fixed_std) sets[20].value = "false";
+    ov.sets = sets;
+    ov.nsets = (int)(sizeof sets / sizeof sets[0]);
     cli_setup s;
     int rc = cli_setup_load(&s, config, &ov);
     if (rc) return rc;
     const dg_env *env = s.env;
-    o.seed = s.opts.seed;
-    o.threads = s.opts.threads;
-    o.nhidden = s.opts.nhidden;
-    memcpy(o.hidden, s.opts.hidden, sizeof o.hidden);
-    run r = {.env = env, .seed = (int)s.opts.seed, .quiet = quiet, .epd = epd, .best = INFINITY};
+    const dg_pg_opts o = s.pg;
+    const dg_pg_schedule sc = s.pg_run;
+    const int eval_batch = sc.eval_batch, eval_seed = (int)sc.eval_seed;
+    run r = {.env = env, .seed = (int)s.opts.seed, .quiet = quiet, .epd = sc.evals_per_decade, .best = INFINITY};
     dg_pg *pg = NULL;
     dg_err e = {0};
     double bptt_best = NAN, bptt_final = NAN, pg_best = NAN, pg_final = NAN, t_bptt = 0, t_pg = 0;
@@ -560,7 +531,7 @@ int cmd_pg(int argc, char **argv) {
     }
     if (compare) {
         const double t0 = dg_clock_s();
-        if ((rc = run_bptt(&r, &s, bptt_epochs))) goto done;
+        if ((rc = run_bptt(&r, &s))) goto done;
         t_bptt = dg_clock_s() - t0;
         bptt_best = r.best;
         bptt_final = r.pts[r.npts - 1].loss;
@@ -569,35 +540,44 @@ int cmd_pg(int argc, char **argv) {
     if (!bptt_only) {
         const double t0 = dg_clock_s();
         const int first = r.npts;
-        if ((rc = run_pg(&r, env, &o, iters, (int64_t)maxsteps_d, stop_below, stop_after, &pg, &iters_done))) goto done;
+        if ((rc = run_pg(&r, env, &o, &sc, &pg, &iters_done))) goto done;
         t_pg = dg_clock_s() - t0;
         pg_best = r.best;
         pg_final = r.npts > first ? r.pts[r.npts - 1].loss : NAN;
     }
     if (out && (rc = write_outputs(&r, out, pg, env->game->name))) goto done;
-    printf("{\"game\": \"%s\", \"seed\": %d, \"eval_batch\": %d, \"eval_seed\": %d", env->game->name, r.seed,
-           eval_batch, eval_seed);
+    cli_json j = {cJSON_CreateObject(), 0};
+    cli_json_add(&j, j.root, "game", cJSON_CreateString(env->game->name));
+    cli_json_add(&j, j.root, "seed", cli_json_number("%.0f", r.seed));
+    cli_json_add(&j, j.root, "eval_batch", cli_json_number("%.0f", eval_batch));
+    cli_json_add(&j, j.root, "eval_seed", cli_json_number("%.0f", eval_seed));
     if (compare) {
-        printf(", \"bptt\": {\"epochs\": %d, \"batch\": %d, \"env_steps\": %lld, \"final_loss\": ", r.bptt_epochs,
-               r.bptt_B, (long long)bptt_steps);
-        cli_json_num(stdout, bptt_final);
-        printf(", \"best_loss\": ");
-        cli_json_num(stdout, bptt_best);
-        printf(", \"seconds\": %.3f}", t_bptt);
+        cJSON *b = cli_json_add(&j, j.root, "bptt", cJSON_CreateObject());
+        cli_json_add(&j, b, "epochs", cli_json_number("%.0f", r.bptt_epochs));
+        cli_json_add(&j, b, "batch", cli_json_number("%.0f", r.bptt_B));
+        cli_json_add(&j, b, "env_steps", cli_json_number("%.0f", (double)bptt_steps));
+        cli_json_add(&j, b, "final_loss", cli_json_number("%.9g", bptt_final));
+        cli_json_add(&j, b, "best_loss", cli_json_number("%.9g", bptt_best));
+        cli_json_add(&j, b, "seconds", cli_json_number("%.3f", t_bptt));
     }
     if (!bptt_only) {
-        printf(", \"pg\": {\"algo\": \"%s\", \"iters\": %d, \"batch\": %d, \"env_steps\": %lld, \"lr\": %g, "
-               "\"vf_lr\": %g, \"log_std0\": %g, \"learn_std\": %d, \"gamma\": %g, \"lambda\": %g, \"clip\": %g, "
-               "\"epochs\": %d, \"vf_epochs\": %d, \"minibatch\": %d, \"vf_minibatch\": %d, \"final_loss\": ",
-               dg_pg_algo_name(o.algo), iters_done, o.batch, (long long)dg_pg_env_steps(pg), o.lr, o.vf_lr,
-               o.log_std0, o.learn_std, o.gamma, o.lambda, o.clip, o.pi_epochs, o.vf_epochs, o.minibatch,
-               o.vf_minibatch);
-        cli_json_num(stdout, pg_final);
-        printf(", \"best_loss\": ");
-        cli_json_num(stdout, pg_best);
-        printf(", \"seconds\": %.3f}", t_pg);
+        cJSON *g = cli_json_add(&j, j.root, "pg", cJSON_CreateObject());
+        cli_json_add(&j, g, "algo", cJSON_CreateString(dg_pg_algo_name(o.algo)));
+        const struct { const char *key, *fmt; double v; } nums[] = {
+            {"iters", "%.0f", iters_done},       {"batch", "%.0f", o.batch},
+            {"env_steps", "%.0f", (double)dg_pg_env_steps(pg)},
+            {"lr", "%g", o.lr},                  {"vf_lr", "%g", o.vf_lr},
+            {"log_std0", "%g", o.log_std0},      {"learn_std", "%.0f", o.learn_std},
+            {"gamma", "%g", o.gamma},            {"lambda", "%g", o.lambda},
+            {"clip", "%g", o.clip},              {"epochs", "%.0f", o.pi_epochs},
+            {"vf_epochs", "%.0f", o.vf_epochs},  {"minibatch", "%.0f", o.minibatch},
+            {"vf_minibatch", "%.0f", o.vf_minibatch}, {"final_loss", "%.9g", pg_final},
+            {"best_loss", "%.9g", pg_best},      {"seconds", "%.3f", t_pg},
+        };
+        for (size_t i = 0; i < sizeof nums / sizeof nums[0]; i++)
+            cli_json_add(&j, g, nums[i].key, cli_json_number(nums[i].fmt, nums[i].v));
     }
-    printf("}\n");
+    rc = cli_json_print(&j, "pg");
 done:
     dg_dir_unlock(lock);
     dg_pg_free(pg);

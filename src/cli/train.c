@@ -293,10 +293,14 @@ int cmd_train(int argc, char **argv) {
         double loss = NAN, secs = 0;
         int rc = train_one(config, resume, &ov, out, quiet, &loss, &secs, game, sizeof game, &epochs);
         if (rc && rc != EXIT_INTERRUPTED) return rc;
-        printf("{\"game\": \"%s\", \"epochs\": %d, \"final_loss\": ", game, epochs);
-        cli_json_num(stdout, loss);
-        printf(", \"seconds\": %.3f, \"interrupted\": %s}\n", secs, rc == EXIT_INTERRUPTED ? "true" : "false");
-        return rc;
+        cli_json j = {cJSON_CreateObject(), 0};
+        cli_json_add(&j, j.root, "game", cJSON_CreateString(game));
+        cli_json_add(&j, j.root, "epochs", cli_json_number("%.0f", epochs));
+        cli_json_add(&j, j.root, "final_loss", cli_json_number("%.9g", loss));
+        cli_json_add(&j, j.root, "seconds", cli_json_number("%.3f", secs));
+        cli_json_add(&j, j.root, "interrupted", cJSON_CreateBool(rc == EXIT_INTERRUPTED));
+        const int jrc = cli_json_print(&j, "train");
+        return rc ? rc : jrc;
     }
     /* --seeds: each seed in its own folder, then the median */
     double *seedv = NULL;
@@ -349,18 +353,17 @@ int cmd_train(int argc, char **argv) {
     }
     qsort(sorted, (size_t)n, sizeof sorted[0], cmp_double);
     const double median = n % 2 ? sorted[n / 2] : 0.5 * (sorted[n / 2 - 1] + sorted[n / 2]);
-    printf("{\"game\": \"%s\", \"epochs\": %d, \"seeds\": [", game, epochs);
-    for (int k = 0; k < n; k++) printf("%s%d", k ? ", " : "", list[k]);
-    printf("], \"final_losses\": [");
-    for (int k = 0; k < n; k++) {
-        if (k) printf(", ");
-        cli_json_num(stdout, losses[k]);
-    }
-    printf("], \"final_loss\": ");
-    cli_json_num(stdout, median);
-    printf(", \"median_final_loss\": ");
-    cli_json_num(stdout, median);
-    printf(", \"seconds\": %.3f}\n", total);
+    cli_json j = {cJSON_CreateObject(), 0};
+    cli_json_add(&j, j.root, "game", cJSON_CreateString(game));
+    cli_json_add(&j, j.root, "epochs", cli_json_number("%.0f", epochs));
+    cJSON *jseeds = cli_json_add(&j, j.root, "seeds", cJSON_CreateArray());
+    for (int k = 0; k < n; k++) cli_json_add(&j, jseeds, NULL, cli_json_number("%.0f", list[k]));
+    cJSON *jlosses = cli_json_add(&j, j.root, "final_losses", cJSON_CreateArray());
+    for (int k = 0; k < n; k++) cli_json_add(&j, jlosses, NULL, cli_json_number("%.9g", losses[k]));
+    cli_json_add(&j, j.root, "final_loss", cli_json_number("%.9g", median));
+    cli_json_add(&j, j.root, "median_final_loss", cli_json_number("%.9g", median));
+    cli_json_add(&j, j.root, "seconds", cli_json_number("%.3f", total));
+    rc = cli_json_print(&j, "train");
 seeds_done:
     free(seedv);
     free(list);

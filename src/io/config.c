@@ -302,14 +302,14 @@ static int is_nonfinite_text(const char *s, size_t n) {
            (n - i == 8 && !strncasecmp(s + i, "infinity", 8));
 }
 
-enum { T_F32, T_INT, T_BOOL, T_STR };
+enum { T_F32, T_INT, T_BOOL, T_STR, T_F64 };
 
 /* Converts node id to type T_* into out (written only on success); errors show path as given.
  * Numbers are plain decimal text ("0x10", "1_000" and ".inf" are not); quoted scalars are strings. */
 static dg_status conv(const dg_cfg *c, int id, const char *path, int type, void *out, dg_err *e) {
     static const char *const bools[] = {"false", "False", "FALSE", "no",  "No",  "NO",  "off", "Off", "OFF",
                                         "true",  "True",  "TRUE",  "yes", "Yes", "YES", "on",  "On",  "ON"};
-    static const char *const what[] = {"a number", "an integer", "true or false", "a string"};
+    static const char *const what[] = {"a number", "an integer", "true or false", "a string", "a number"};
     const yaml_node_t *n = node(c, id);
     const char *s = n->type == YAML_SCALAR_NODE && !is_null(n) ? text_of(n) : NULL;
     size_t len = s ? n->data.scalar.length : 0, sign = s && (s[0] == '+' || s[0] == '-');
@@ -343,6 +343,7 @@ static dg_status conv(const dg_cfg *c, int id, const char *path, int type, void 
     }
     if (end != s + len) return type_err(c, id, path, what[type], e);
     if (!isfinite(d)) return type_err(c, id, path, "a finite number", e);
+    if (type == T_F64) { *(double *)out = d; return DG_OK; }
     if (fabs(d) > FLT_MAX) return type_err(c, id, path, "a finite number within the 32-bit float range", e);
     *(float *)out = (float)d;
     return DG_OK;
@@ -354,7 +355,8 @@ static dg_status get(dg_cfg *c, const char *path, int req, int type, void *out, 
     dg_status st = find(c, path, req, &id, e);
     if (st != DG_OK) return st;
     if (id) return conv(c, id, path, type, out, e);
-    memcpy(out, def, type == T_F32 ? sizeof(float) : type == T_STR ? sizeof(const char *) : sizeof(int));
+    memcpy(out, def, type == T_F32 ? sizeof(float) : type == T_F64 ? sizeof(double)
+                     : type == T_STR ? sizeof(const char *) : sizeof(int));
     return DG_OK;
 }
 
@@ -859,6 +861,15 @@ dg_status dg_cfg_get_f32_range(dg_cfg *c, const char *path, float *out, float de
     float v;
     dg_status st = dg_cfg_get_f32(c, path, &v, def, e);
     if (st == DG_OK) st = dg_cfg_check_f32_range(c, path, v, lo, hi, lo_inclusive, hi_inclusive, e);
+    if (st == DG_OK) *out = v;
+    return st;
+}
+
+dg_status dg_cfg_get_f64_range(dg_cfg *c, const char *path, double *out, double def,
+                               double lo, double hi, int lo_inclusive, int hi_inclusive, dg_err *e) {
+    double v;
+    dg_status st = get(c, path, 0, T_F64, &v, &def, e);
+    if (st == DG_OK) st = range_check(c, path, v, lo, hi, lo_inclusive, hi_inclusive, 0, e);
     if (st == DG_OK) *out = v;
     return st;
 }

@@ -20,8 +20,9 @@ static void cat(char *buf, size_t size, const char *fmt, ...) {
     va_end(ap);
 }
 
-/* "0.05" for a float as it is stored (the shortest %g that reads back the same float) */
-static void cat_f32(char *buf, size_t size, double v) {
+/* "0.05" for a float as it is stored (the shortest %g that reads back the same float; the same
+ * double when f64) */
+static void cat_num(char *buf, size_t size, double v, int f64) {
     if (isinf(v)) {
         cat(buf, size, v < 0 ? "-inf" : "inf");
         return;
@@ -31,9 +32,9 @@ static void cat_f32(char *buf, size_t size, double v) {
         cat(buf, size, "%.0f", v);
         return;
     }
-    for (int p = 6; p <= 9; p++) {
+    for (int p = 6; p <= 17; p++) {
         snprintf(t, sizeof t, "%.*g", p, v);
-        if ((float)strtod(t, NULL) == (float)v) break;
+        if (f64 ? strtod(t, NULL) == v : (float)strtod(t, NULL) == (float)v) break;
     }
     cat(buf, size, "%s", t);
 }
@@ -52,6 +53,7 @@ void dg_keys_defaults(const dg_key *keys, int n, void *base) {
         case DG_KEY_BOOL:
         case DG_KEY_ENUM: *AT(base, k->offset, int) = (int)k->def; break;
         case DG_KEY_F32: *AT(base, k->offset, float) = (float)k->def; break;
+        case DG_KEY_F64: *AT(base, k->offset, double) = k->def; break;
         case DG_KEY_STR: *AT(base, k->offset, const char *) = k->def_str; break;
         case DG_KEY_INT_ARRAY:
             for (int j = 0; j < k->def_n; j++) AT(base, k->offset, int)[j] = (int)k->def_v[j];
@@ -79,6 +81,8 @@ dg_status dg_key_read(dg_cfg *cfg, const dg_key *k, void *base, dg_err *e) {
     case DG_KEY_F32:
         return dg_cfg_get_f32_range(cfg, k->name, p, (float)k->def, (float)k->lo, (float)k->hi, !k->lo_open,
                                     !k->hi_open, e);
+    case DG_KEY_F64:
+        return dg_cfg_get_f64_range(cfg, k->name, p, k->def, k->lo, k->hi, !k->lo_open, !k->hi_open, e);
     case DG_KEY_BOOL: return dg_cfg_get_bool(cfg, k->name, p, (int)k->def, e);
     case DG_KEY_STR: return dg_cfg_get_str(cfg, k->name, p, k->def_str, e);
     case DG_KEY_ENUM: {
@@ -145,7 +149,7 @@ dg_status dg_keys_read(dg_cfg *cfg, const dg_key *keys, int n, void *base, dg_er
 
 const char *dg_key_type_str(const dg_key *k, char *buf, size_t size) {
     static const char *const NAMES[] = {"int", "float", "bool", "string", "enum", "[float, float]",
-                                        "list of float", "list of int", "list of rows"};
+                                        "list of float", "list of int", "list of rows", "float"};
     snprintf(buf, size, "%s", NAMES[k->type]);
     if (k->type == DG_KEY_F32_ROWS) snprintf(buf, size, "list of [float x %d]", k->cols);
     return buf;
@@ -155,7 +159,8 @@ const char *dg_key_default_str(const dg_key *k, char *buf, size_t size) {
     buf[0] = '\0';
     switch (k->type) {
     case DG_KEY_INT: cat(buf, size, "%d", (int)k->def); break;
-    case DG_KEY_F32: cat_f32(buf, size, k->def); break;
+    case DG_KEY_F32:
+    case DG_KEY_F64: cat_num(buf, size, k->def, k->type == DG_KEY_F64); break;
     case DG_KEY_BOOL: cat(buf, size, k->def ? "true" : "false"); break;
     case DG_KEY_STR: cat(buf, size, "%s", k->def_str ? k->def_str : "~"); break;
     case DG_KEY_ENUM: cat(buf, size, "%s", k->values[(int)k->def]); break;
@@ -169,7 +174,7 @@ const char *dg_key_default_str(const dg_key *k, char *buf, size_t size) {
             if (cols > 1 && j % cols == 0) cat(buf, size, "%s[", j ? ", " : "");
             else if (j) cat(buf, size, ", ");
             if (k->type == DG_KEY_INT_ARRAY) cat(buf, size, "%d", (int)k->def_v[j]);
-            else cat_f32(buf, size, k->def_v[j]);
+            else cat_num(buf, size, k->def_v[j], 0);
             if (cols > 1 && j % cols == cols - 1) cat(buf, size, "]");
         }
         cat(buf, size, "]");
@@ -197,15 +202,15 @@ const char *dg_key_range_str(const dg_key *k, char *buf, size_t size) {
     }
     if (k->type == DG_KEY_INT || k->type == DG_KEY_INT_ARRAY) {
         cat(buf, size, "[%d, %d]", (int)k->lo, (int)k->hi);
-    } else if (k->type == DG_KEY_F32 || k->type == DG_KEY_F32_ARRAY) {
+    } else if (k->type == DG_KEY_F32 || k->type == DG_KEY_F64 || k->type == DG_KEY_F32_ARRAY) {
         if (isinf(k->lo) && isinf(k->hi)) {
             cat(buf, size, "any");
             return buf;
         }
         cat(buf, size, "%c", k->lo_open ? '(' : '[');
-        cat_f32(buf, size, k->lo);
+        cat_num(buf, size, k->lo, k->type == DG_KEY_F64);
         cat(buf, size, ", ");
-        cat_f32(buf, size, k->hi);
+        cat_num(buf, size, k->hi, k->type == DG_KEY_F64);
         cat(buf, size, "%c", k->hi_open ? ')' : ']');
     }
     return buf;
