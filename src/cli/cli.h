@@ -102,8 +102,6 @@ int  cli_exit_for(dg_status s);
 /* 1 when need bytes fit in this process's memory (dg_mem_check); else prints
  * "<what> needs about X GiB, more than ...; lower <lower>" and returns 0. */
 int  cli_mem_ok(const char *cmd, double need, const char *what, const char *lower);
-/* JSON number: finite values as %.9g, others as null. */
-void cli_json_num(FILE *fp, double v);
 
 /* The one JSON line of a command: an object built with cJSON, printed unformatted on one line of
  * stdout. Numbers keep the command's own format (cli_json_number); a cJSON allocation that fails

@@ -225,11 +225,6 @@ int cli_mem_ok(const char *cmd, double need, const char *what, const char *lower
     return 0;
 }
 
-void cli_json_num(FILE *fp, double v) {
-    if (isfinite(v)) fprintf(fp, "%.9g", v);
-    else fputs("null", fp);
-}
-
 cJSON *cli_json_number(const char *fmt, double v) {
     if (!isfinite(v)) return cJSON_CreateNull();
     char t[64];

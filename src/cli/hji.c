@@ -190,10 +190,19 @@ static int hji_solve(int argc, char **argv) {
         goto done;
     }
     fprintf(stderr, "wrote %s\n", out);
-    printf("{\"game\": \"%s\", \"nodes\": %lld, \"t_end\": %.9g, \"steps\": %lld, \"stages\": %d, "
-           "\"seconds\": %.4f, \"cell_updates\": %.0f, \"cell_updates_per_s\": %.4g, \"threads\": %d}\n",
-           p->name, (long long)N, p->t_end, (long long)st.steps, st.stages, st.seconds, st.cell_updates,
-           st.updates_per_s, st.threads);
+    {
+        cli_json j = {cJSON_CreateObject(), 0};
+        cli_json_add(&j, j.root, "game", cJSON_CreateString(p->name));
+        cli_json_add(&j, j.root, "nodes", cli_json_number("%.0f", (double)N));
+        cli_json_add(&j, j.root, "t_end", cli_json_number("%.9g", p->t_end));
+        cli_json_add(&j, j.root, "steps", cli_json_number("%.0f", (double)st.steps));
+        cli_json_add(&j, j.root, "stages", cli_json_number("%.0f", st.stages));
+        cli_json_add(&j, j.root, "seconds", cli_json_number("%.4f", st.seconds));
+        cli_json_add(&j, j.root, "cell_updates", cli_json_number("%.0f", st.cell_updates));
+        cli_json_add(&j, j.root, "cell_updates_per_s", cli_json_number("%.4g", st.updates_per_s));
+        cli_json_add(&j, j.root, "threads", cli_json_number("%.0f", st.threads));
+        rc = cli_json_print(&j, "hji solve");
+    }
 done:
     free(yaml);
     free(vals);
@@ -357,10 +366,15 @@ static int hji_play(int argc, char **argv) {
         if (s != DG_OK) { cli_error("hji play", "%s", e.msg); rc = cli_exit_for(s); goto done; }
     }
     fprintf(stderr, "wrote %s%s%s\n", csv_path, gif ? " and " : "", gif ? gif : "");
-    printf("{\"game\": \"%s\", \"outcome\": \"%s\", \"capture_time\": ", p->name, res.captured ? "capture" : "escape");
-    cli_json_num(stdout, res.captured ? res.capture_time : NAN);
-    printf(", \"t_max\": %.6g, \"dt\": %.6g, \"u_player\": \"%s\", \"d_player\": \"%s\"}\n", t_max, dt,
-           p->u_name ? p->u_name : "u", p->d_name ? p->d_name : "d");
+    cli_json j = {cJSON_CreateObject(), 0};
+    cli_json_add(&j, j.root, "game", cJSON_CreateString(p->name));
+    cli_json_add(&j, j.root, "outcome", cJSON_CreateString(res.captured ? "capture" : "escape"));
+    cli_json_add(&j, j.root, "capture_time", cli_json_number("%.9g", res.captured ? res.capture_time : NAN));
+    cli_json_add(&j, j.root, "t_max", cli_json_number("%.6g", t_max));
+    cli_json_add(&j, j.root, "dt", cli_json_number("%.6g", dt));
+    cli_json_add(&j, j.root, "u_player", cJSON_CreateString(p->u_name ? p->u_name : "u"));
+    cli_json_add(&j, j.root, "d_player", cJSON_CreateString(p->d_name ? p->d_name : "d"));
+    rc = cli_json_print(&j, "hji play");
 done:
     dg_hji_play_gif_abort(pg);
     free(V);
@@ -414,15 +428,21 @@ static int hji_versus(int argc, char **argv) {
     const double t_end = vf.times[vf.nt - 1];
     fprintf(stderr, "%d initial states; the HJBI value (t_end %g s) puts %.1f %% inside the capture tube\n", B,
             t_end, 100.0 * r.inside);
-    printf("{\"episodes\": %d, \"inside_tube\": %.6g, \"t_end\": %.6g, \"horizon_s\": %.6g}\n", B, r.inside, t_end,
-           s.env->horizon * s.env->dt);
+    cli_json j = {cJSON_CreateObject(), 0};
+    cli_json_add(&j, j.root, "episodes", cli_json_number("%.0f", B));
+    cli_json_add(&j, j.root, "inside_tube", cli_json_number("%.6g", r.inside));
+    cli_json_add(&j, j.root, "t_end", cli_json_number("%.6g", t_end));
+    cli_json_add(&j, j.root, "horizon_s", cli_json_number("%.6g", s.env->horizon * s.env->dt));
+    if ((rc = cli_json_print(&j, "hji versus"))) goto done;
     fprintf(stderr, "%-34s %12s %18s\n", "pursuer vs evader", "capture rate", "mean capture time");
     for (int k = 0; k < DG_HJI_PAIRINGS; k++) {
         fprintf(stderr, "%-34s %12.3f %16.3f s\n", dg_hji_pairing_name(k), r.capture_rate[k], r.capture_time[k]);
-        printf("{\"pairing\": \"%s\", \"capture_rate\": %.6g, \"capture_time\": ", dg_hji_pairing_name(k),
-               r.capture_rate[k]);
-        cli_json_num(stdout, r.capture_time[k]);
-        printf(", \"episodes\": %d}\n", B);
+        cli_json jk = {cJSON_CreateObject(), 0};
+        cli_json_add(&jk, jk.root, "pairing", cJSON_CreateString(dg_hji_pairing_name(k)));
+        cli_json_add(&jk, jk.root, "capture_rate", cli_json_number("%.6g", r.capture_rate[k]));
+        cli_json_add(&jk, jk.root, "capture_time", cli_json_number("%.9g", r.capture_time[k]));
+        cli_json_add(&jk, jk.root, "episodes", cli_json_number("%.0f", B));
+        if ((rc = cli_json_print(&jk, "hji versus"))) goto done;
     }
 done:
     free(V);
