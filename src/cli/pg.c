@@ -28,41 +28,8 @@ static const char HELP[] =
     "env steps an epoch (the backward pass counts no extra steps). The last line is a\n"
     "JSON summary. Progress goes to stderr.\n"
     "\n"
-    "options:\n"
-    "  --config FILE        the game's YAML config                              required\n"
-    "  --seed N             seed of the policy, batches and noise (seed)\n"
-    "  --iters N            policy-gradient iterations (default 500; with --max-steps: no limit)\n"
-    "  --max-steps N        stop policy gradient after N sampled env steps\n"
-    "  --stop-below X       stop policy gradient once the evaluation loss is <= X ...\n"
-    "  --stop-after K       ... at K evaluations in a row (default 1)\n"
-    "  --batch N            episodes per policy-gradient iteration (default 32)\n"
-    "  --algo ppo|reinforce (default ppo)\n"
-    "  --lr X               policy Adam rate (ppo 3e-4, reinforce 1e-3)\n"
-    "  --vf-lr X            value Adam rate (1e-3)\n"
-    "  --log-std X          initial log sigma (-0.5)\n"
-    "  --fixed-std          keep log sigma at --log-std (default: learned)\n"
-    "  --gamma X            discount (0.99)\n"
-    "  --lambda X           GAE lambda (ppo 0.95, reinforce 1)\n"
-    "  --clip X             PPO ratio clip (ppo 0.2; 0: unclipped)\n"
-    "  --epochs N           policy passes over a batch (ppo 10, reinforce 1)\n"
-    "  --vf-epochs N        value passes over a batch (10)\n"
-    "  --minibatch N        samples per policy step (ppo 256, reinforce 0 = all)\n"
-    "  --vf-minibatch N     samples per value step (256)\n"
-    "  --ent-coef X         entropy bonus (0)\n"
-    "  --threads N          shards of a batch in parallel (train.threads; 0: one per core)\n"
-    "  --eval-batch N       evaluation episodes (256)\n"
-    "  --eval-seed N        seed of the evaluation batch (1000003; the same for every seed)\n"
-    "  --evals-per-decade N evaluation grid: N points per decade of env steps (40)\n"
-    "  --compare            train by BPTT first, then by policy gradient\n"
-    "  --bptt-only          only the BPTT part of --compare\n"
-    "  --bptt-epochs N      BPTT epochs (train.epochs)\n"
-    "  --bptt-batch N       BPTT episodes an epoch (train.batch)\n"
-    "  --bptt-lr X          BPTT Adam rate (train.lr)\n"
-    "  --out DIR            write curve.csv, policy.safetensors (net.*, log_std) and\n"
-    "                       value.safetensors there\n"
-    "  --quiet              no progress on stderr\n"
-    "  --plot CSV --png F   draw curves (columns panel,series,label,color,steps,loss;\n"
-    "                       one panel per distinct panel, log10 steps against log loss)\n";
+    "options:\n";
+
 
 /* Declared in cli/cli.h with the other subcommands; repeated so that this
  * file compiles warning-free on its own. */
@@ -100,18 +67,6 @@ static double grid_next(double steps, int epd) {
     if (steps < 1.0) return 1.0;
     double k = floor(log10(steps) * epd + 1e-9) + 1.0;
     return pow(10.0, k / epd);
-}
-
-static int parse_double(const char *flag, const char *text, double lo, double hi, double *out) {
-    char *end;
-    errno = 0;
-    double v = strtod(text, &end);
-    if (errno || end == text || *end || !(v >= lo && v <= hi)) {
-        cli_error("pg", "%s: expected a number from %g to %g, got '%s'", flag, lo, hi, text);
-        return 0;
-    }
-    *out = v;
-    return 1;
 }
 
 /* Evaluates policy (m, p) and records and prints the point; returns the loss (NaN on error). */
@@ -339,10 +294,13 @@ static int plot_curves(const char *csv, const char *png, const char *title) {
             *c = 0;
             p = c + 1;
         }
-        char *end1, *end2;
-        double steps = nf == 6 ? strtod(f[4], &end1) : NAN, loss = nf == 6 ? strtod(f[5], &end2) : NAN;
-        if (nf != 6 || *end1 || *end2) {
-            cli_error("pg", "%s:%d: expected panel,series,label,color,steps,loss", csv, line_no);
+        double steps = NAN, loss = NAN;  /* loss "nan": a diverged run's point, not drawn */
+        long rgb = -1;
+        if (nf != 6 || !cli_strtod(f[4], (size_t)-1, &steps) ||
+            (strcmp(f[5], "nan") && !cli_strtod(f[5], (size_t)-1, &loss)) ||
+            (f[3][0] && (!cli_strtol(f[3], (size_t)-1, 16, &rgb) || rgb < 0 || rgb > 0xffffff))) {
+            cli_error("pg", "%s:%d: expected panel,series,label,color,steps,loss (color: 6 hex digits or empty)", csv,
+                      line_no);
             rc = EXIT_USAGE;
             goto done;
         }
@@ -373,7 +331,7 @@ static int plot_curves(const char *csv, const char *png, const char *title) {
             snprintf(ss[ns].panel, sizeof ss[ns].panel, "%.63s", f[0]);
             snprintf(ss[ns].key, sizeof ss[ns].key, "%.63s", f[1]);
             snprintf(ss[ns].label, sizeof ss[ns].label, "%.63s", f[2]);
-            ss[ns].rgb = f[3][0] ? (uint32_t)strtoul(f[3], NULL, 16) : dg_plot_color(ns);
+            ss[ns].rgb = rgb >= 0 ? (uint32_t)rgb : dg_plot_color(ns);
             ns++;
         }
         plot_series *s = &ss[k];
@@ -453,18 +411,43 @@ int cmd_pg(int argc, char **argv) {
     cli_overrides ov = {0};
     int compare, bptt_only, quiet, fixed_std;
     const cli_opt opts[] = {
-        {"--config", &config, NULL}, {"--out", &out, NULL}, {"--seed", &ov.seed, NULL},
-        {"--threads", &ov.threads, NULL}, {"--iters", &v_iters, NULL}, {"--max-steps", &v_maxsteps, NULL},
-        {"--stop-below", &v_stop, NULL}, {"--stop-after", &v_stopafter, NULL}, {"--batch", &v_batch, NULL},
-        {"--algo", &algo_s, NULL}, {"--lr", &v_lr, NULL}, {"--vf-lr", &v_vflr, NULL},
-        {"--log-std", &v_logstd, NULL}, {"--gamma", &v_gamma, NULL}, {"--lambda", &v_lambda, NULL},
-        {"--clip", &v_clip, NULL}, {"--epochs", &v_epochs, NULL}, {"--vf-epochs", &v_vfepochs, NULL},
-        {"--minibatch", &v_mb, NULL}, {"--vf-minibatch", &v_vfmb, NULL}, {"--ent-coef", &v_ent, NULL},
-        {"--eval-batch", &v_evb, NULL}, {"--eval-seed", &v_evseed, NULL}, {"--evals-per-decade", &v_epd, NULL},
-        {"--bptt-epochs", &v_bepochs, NULL}, {"--bptt-batch", &ov.batch, NULL}, {"--bptt-lr", &ov.lr, NULL},
-        {"--plot", &plot, NULL}, {"--png", &png, NULL}, {"--title", &title, NULL},
-        {"--compare", NULL, &compare}, {"--bptt-only", NULL, &bptt_only}, {"--quiet", NULL, &quiet},
-        {"--fixed-std", NULL, &fixed_std}, {NULL, NULL, NULL},
+        {"--config", &config, NULL, "FILE", "the game's YAML config", "required"},
+        {"--seed", &ov.seed, NULL, "N", "seed of the policy, batches and noise (seed)", NULL},
+        {"--iters", &v_iters, NULL, "N", "policy-gradient iterations", "500; with --max-steps: no limit"},
+        {"--max-steps", &v_maxsteps, NULL, "N", "stop policy gradient after N sampled env steps", NULL},
+        {"--stop-below", &v_stop, NULL, "X", "stop policy gradient once the evaluation loss is <= X ...", NULL},
+        {"--stop-after", &v_stopafter, NULL, "K", "... at K evaluations in a row", "1"},
+        {"--batch", &v_batch, NULL, "N", "episodes per policy-gradient iteration", "32"},
+        {"--algo", &algo_s, NULL, "ppo|reinforce", "the policy-gradient method", "ppo"},
+        {"--lr", &v_lr, NULL, "X", "policy Adam rate", "ppo 3e-4, reinforce 1e-3"},
+        {"--vf-lr", &v_vflr, NULL, "X", "value Adam rate", "1e-3"},
+        {"--log-std", &v_logstd, NULL, "X", "initial log sigma", "-0.5"},
+        {"--fixed-std", NULL, &fixed_std, NULL, "keep log sigma at --log-std", "learned"},
+        {"--gamma", &v_gamma, NULL, "X", "discount", "0.99"},
+        {"--lambda", &v_lambda, NULL, "X", "GAE lambda", "ppo 0.95, reinforce 1"},
+        {"--clip", &v_clip, NULL, "X", "PPO ratio clip (0: unclipped)", "ppo 0.2"},
+        {"--epochs", &v_epochs, NULL, "N", "policy passes over a batch", "ppo 10, reinforce 1"},
+        {"--vf-epochs", &v_vfepochs, NULL, "N", "value passes over a batch", "10"},
+        {"--minibatch", &v_mb, NULL, "N", "samples per policy step (0: all)", "ppo 256, reinforce 0"},
+        {"--vf-minibatch", &v_vfmb, NULL, "N", "samples per value step", "256"},
+        {"--ent-coef", &v_ent, NULL, "X", "entropy bonus", "0"},
+        {"--threads", &ov.threads, NULL, "N", "shards of a batch in parallel (train.threads; 0: one per core)", NULL},
+        {"--eval-batch", &v_evb, NULL, "N", "evaluation episodes", "256"},
+        {"--eval-seed", &v_evseed, NULL, "N", "seed of the evaluation batch (the same for every seed)", "1000003"},
+        {"--evals-per-decade", &v_epd, NULL, "N", "evaluation grid: N points per decade of env steps", "40"},
+        {"--compare", NULL, &compare, NULL, "train by BPTT first, then by policy gradient", NULL},
+        {"--bptt-only", NULL, &bptt_only, NULL, "only the BPTT part of --compare", NULL},
+        {"--bptt-epochs", &v_bepochs, NULL, "N", "BPTT epochs (train.epochs)", NULL},
+        {"--bptt-batch", &ov.batch, NULL, "N", "BPTT episodes an epoch (train.batch)", NULL},
+        {"--bptt-lr", &ov.lr, NULL, "X", "BPTT Adam rate (train.lr)", NULL},
+        {"--out", &out, NULL, "DIR", "write curve.csv, policy.safetensors (net.*, log_std) and value.safetensors "
+         "there", NULL},
+        {"--quiet", NULL, &quiet, NULL, "no progress on stderr", NULL},
+        {"--plot", &plot, NULL, "CSV", "draw curves (columns panel,series,label,color,steps,loss; one panel per "
+         "distinct panel, log10 steps against log loss) into --png", NULL},
+        {"--png", &png, NULL, "FILE", "the image --plot draws", NULL},
+        {"--title", &title, NULL, "TEXT", "the title of --plot's image", NULL},
+        {NULL, NULL, NULL, NULL, NULL, NULL},
     };
     const int prc = cli_parse("pg", argc, argv, opts, HELP);
     if (prc) return prc == CLI_HELP ? 0 : prc;
@@ -502,15 +485,15 @@ int cmd_pg(int argc, char **argv) {
         (v_epd && !cli_int("pg", "--evals-per-decade", v_epd, 1, 1000, &epd)) ||
         (v_bepochs && !cli_int("pg", "--bptt-epochs", v_bepochs, 1, DG_MAX_EPOCHS, &bptt_epochs)) ||
         (v_stopafter && !cli_int("pg", "--stop-after", v_stopafter, 1, DG_MAX_EPOCHS, &stop_after)) ||
-        (v_maxsteps && !parse_double("--max-steps", v_maxsteps, 1, 1e15, &maxsteps_d)) ||
-        (v_stop && !parse_double("--stop-below", v_stop, -1e30, 1e30, &stop_below)) ||
-        (v_lr && !parse_double("--lr", v_lr, 0, 10, &o.lr)) ||
-        (v_vflr && !parse_double("--vf-lr", v_vflr, 0, 10, &o.vf_lr)) ||
-        (v_logstd && !parse_double("--log-std", v_logstd, -20, 5, &o.log_std0)) ||
-        (v_gamma && !parse_double("--gamma", v_gamma, 0, 1, &o.gamma)) ||
-        (v_lambda && !parse_double("--lambda", v_lambda, 0, 1, &o.lambda)) ||
-        (v_clip && !parse_double("--clip", v_clip, 0, 0.999, &o.clip)) ||
-        (v_ent && !parse_double("--ent-coef", v_ent, 0, 100, &o.ent_coef)))
+        (v_maxsteps && !cli_double("pg", "--max-steps", v_maxsteps, 1, 1e15, 0, &maxsteps_d)) ||
+        (v_stop && !cli_double("pg", "--stop-below", v_stop, -1e30, 1e30, 0, &stop_below)) ||
+        (v_lr && !cli_double("pg", "--lr", v_lr, 0, 10, 0, &o.lr)) ||
+        (v_vflr && !cli_double("pg", "--vf-lr", v_vflr, 0, 10, 0, &o.vf_lr)) ||
+        (v_logstd && !cli_double("pg", "--log-std", v_logstd, -20, 5, 0, &o.log_std0)) ||
+        (v_gamma && !cli_double("pg", "--gamma", v_gamma, 0, 1, 0, &o.gamma)) ||
+        (v_lambda && !cli_double("pg", "--lambda", v_lambda, 0, 1, 0, &o.lambda)) ||
+        (v_clip && !cli_double("pg", "--clip", v_clip, 0, 0.999, 0, &o.clip)) ||
+        (v_ent && !cli_double("pg", "--ent-coef", v_ent, 0, 100, 0, &o.ent_coef)))
         return EXIT_USAGE;
     if (v_maxsteps && !v_iters) iters = 0;  /* --max-steps alone: no iteration limit */
     o.learn_std = !fixed_std;
