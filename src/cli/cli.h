@@ -115,13 +115,17 @@ typedef struct cli_opt {
                             * "required" for an option that must be given; NULL: none */
 } cli_opt;
 #define CLI_HELP (-1)      /* cli_parse printed --help: exit 0  */
-/* Parses argv[1..] against opts (ended by {NULL}) with getopt_long: "--name value" or
+/* Parses argv[1..] against opts (ended by {NULL}; {NULL} alone: no options) with getopt_long: "--name value" or
  * "--name=value", names spelled out in full. Returns 0; CLI_HELP after printing help (the
  * usage and description text, then the options section made from opts) to stdout; or
  * EXIT_USAGE after one error line: an unknown option, a stray argument, a missing or empty
  * value (a value starting with "--", or -h, is taken for the next option: missing), an
  * option given twice. */
 int  cli_parse(const char *cmd, int argc, char **argv, const cli_opt *opts, const char *help);
+/* cli_parse for a command that also takes up to max_args arguments (words that are no option,
+ * such as keys' GAME): they go to args[0 .. *nargs), in order; one more is an error. */
+int  cli_parse_args(const char *cmd, int argc, char **argv, const cli_opt *opts, const char *help,
+                    const char **args, int max_args, int *nargs);
 /* Prints help, then the options section of opts (the part of --help cli_parse adds), to fp. */
 void cli_help(FILE *fp, const char *help, const cli_opt *opts);
 /* Parses a comma-separated list of numbers of any length, each in [lo, hi]

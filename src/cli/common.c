@@ -192,8 +192,23 @@ void cli_help(FILE *fp, const char *help, const cli_opt *opts) {
 }
 
 #define CLI_MAX_OPTS 48  /* options of one subcommand */
+#define OPT_VAL 256      /* getopt_long returns OPT_VAL + i for opts[i]: no character, nor 1 (an argument) */
+
+/* The error for a word that is no option, a: EXIT_USAGE. */
+static int stray_word(const char *cmd, const char *a, const cli_opt *opts) {
+    if (a[0] == '-') cli_error(cmd, "unknown option '%s' (see --help)", a);
+    else if (!opts->name) cli_error(cmd, "unexpected argument '%s': takes no arguments (see --help)", a);
+    else cli_error(cmd, "unexpected argument '%s' (options come as --name value; see --help)", a);
+    return EXIT_USAGE;
+}
 
 int cli_parse(const char *cmd, int argc, char **argv, const cli_opt *opts, const char *help) {
+    return cli_parse_args(cmd, argc, argv, opts, help, NULL, 0, NULL);
+}
+
+int cli_parse_args(const char *cmd, int argc, char **argv, const cli_opt *opts, const char *help,
+                   const char **args, int max_args, int *nargs) {
+    if (nargs) *nargs = 0;
     struct option lo[CLI_MAX_OPTS + 1];
     int n = 0;
     for (const cli_opt *o = opts; o->name; o++, n++) {  /* nothing given yet */
@@ -203,11 +218,11 @@ int cli_parse(const char *cmd, int argc, char **argv, const cli_opt *opts, const
         }
         if (o->value) *o->value = NULL;
         if (o->flag) *o->flag = 0;
-        lo[n] = (struct option){o->name + 2, o->value ? required_argument : no_argument, NULL, n};
+        lo[n] = (struct option){o->name + 2, o->value ? required_argument : no_argument, NULL, OPT_VAL + n};
     }
     lo[n] = (struct option){NULL, 0, NULL, 0};
-    /* "+": stop at the first word that is not an option (reported below, in order); ":" and
-     * opterr 0: getopt_long prints nothing, the messages are ours */
+    /* "-": words that are no option come back in order as 1; ":" and opterr 0: getopt_long prints
+     * nothing, the messages are ours */
     opterr = 0;
 #if defined(__GLIBC__)
     optind = 0;  /* a fresh scan: hji's sub-subcommands parse again */
@@ -217,9 +232,14 @@ int cli_parse(const char *cmd, int argc, char **argv, const cli_opt *opts, const
     for (;;) {
         const int at = optind < 1 ? 1 : optind;  /* the word getopt_long reads next */
         int idx = -1;
-        const int c = getopt_long(argc, argv, "+:h", lo, &idx);
+        const int c = getopt_long(argc, argv, "-:h", lo, &idx);
         if (c == -1) break;
         const char *a = argv[at];
+        if (c == 1) {  /* an argument: kept while there is room */
+            if (a[0] == '-' || !nargs || *nargs >= max_args) return stray_word(cmd, a, opts);
+            args[(*nargs)++] = a;
+            continue;
+        }
         if (c == 'h' && !strcmp(a, "-h")) {
             cli_help(stdout, help, opts);
             return CLI_HELP;
@@ -242,7 +262,7 @@ int cli_parse(const char *cmd, int argc, char **argv, const cli_opt *opts, const
             cli_error(cmd, "unknown option '%s' (see --help)", a);
             return EXIT_USAGE;
         }
-        const cli_opt *o = &opts[c];
+        const cli_opt *o = &opts[c - OPT_VAL];
         /* the name in full: getopt_long would also take a unique abbreviation (--conf) */
         const size_t nl = strlen(o->name);
         const int inline_value = a[nl] == '=';
@@ -272,13 +292,7 @@ int cli_parse(const char *cmd, int argc, char **argv, const cli_opt *opts, const
     }
     /* the first word that is not an option; "--" ends getopt_long's options but is none of ours */
     const int stray = optind > 1 && !strcmp(argv[optind - 1], "--") ? optind - 1 : optind;
-    if (stray < argc) {
-        const char *a = argv[stray];
-        if (a[0] == '-') cli_error(cmd, "unknown option '%s' (see --help)", a);
-        else cli_error(cmd, "unexpected argument '%s' (options come as --name value; see --help)", a);
-        return EXIT_USAGE;
-    }
-    return 0;
+    return stray < argc ? stray_word(cmd, argv[stray], opts) : 0;
 }
 
 int cli_list(const char *cmd, const char *flag, const char *text, double lo, double hi, int integer,
