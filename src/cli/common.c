@@ -225,14 +225,13 @@ int cli_parse_args(const char *cmd, int argc, char **argv, const cli_opt *opts, 
      * nothing, the messages are ours */
     opterr = 0;
 #if defined(__GLIBC__)
-    optind = 0;  /* a fresh scan: hji's sub-subcommands parse again */
+    optind = 0;  /* a fresh scan, whatever scanned before */
 #else
     optind = 1;
 #endif
     for (;;) {
         const int at = optind < 1 ? 1 : optind;  /* the word getopt_long reads next */
-        int idx = -1;
-        const int c = getopt_long(argc, argv, "-:h", lo, &idx);
+        const int c = getopt_long(argc, argv, "-:h", lo, NULL);
         if (c == -1) break;
         const char *a = argv[at];
         if (c == 1) {  /* an argument: kept while there is room */
