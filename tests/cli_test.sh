@@ -31,8 +31,15 @@ R=configs/reach.yaml
 check "no command"            2 "usage"            "$DG"
 check "unknown command"       2 "unknown command"  "$DG" frobnicate
 check "help"                  0 ""                 "$DG" --help
-for c in train replay eval gradcheck games; do
-    check "$c --help"         0 ""                 "$DG" "$c" --help
+for c in train replay eval gradcheck games keys bench pg "hji solve" "hji plot" "hji play" "hji versus"; do
+    # shellcheck disable=SC2086
+    check "$c --help"         0 ""                 "$DG" $c --help
+    # the options section comes from the option table: every option listed is one the command takes
+    for o in $(sed -n '/^options/,$p' "$T/out" | grep -o '^  --[a-z0-9-]*'); do
+        # shellcheck disable=SC2086
+        "$DG" $c "$o" >/dev/null 2>"$T/err" </dev/null
+        ! grep -q "unknown option" "$T/err" || { echo "FAIL $c --help lists $o, which it refuses"; fail=$((fail + 1)); }
+    done
 done
 check "games"                 0 ""                 "$DG" games
 grep -q '^reach' "$T/out" && grep -q '^chase' "$T/out" && grep -q '^pixel' "$T/out" || { echo "FAIL games list"; fail=$((fail + 1)); }
@@ -64,6 +71,8 @@ done
 [ "$(wc -l <"$T/run/metrics.csv")" -eq 7 ] || { echo "FAIL metrics.csv rows"; fail=$((fail + 1)); }
 head -n 1 "$T/run/metrics.csv" | grep -q '^epoch,loss,goal,collision,energy,grad_norm,lr,ms,obstacle_hit_rate,final_dist$' || { echo "FAIL metrics header"; fail=$((fail + 1)); }
 ls "$T/run" | grep -q '\.tmp\.' && { echo "FAIL: temporary files left"; fail=$((fail + 1)); }
+check "--name=value"          0 ""                 "$DG" train --config=$R --epochs=1 --batch=4 --out="$T/eq" --quiet
+[ -s "$T/eq/final.safetensors" ] || { echo "FAIL --name=value: no final.safetensors"; fail=$((fail + 1)); }
 check "train --seeds"         0 ""                 "$DG" train --config $R --epochs 2 --batch 4 --seeds 0,1,2 --out "$T/seeds" --quiet
 tail -n 1 "$T/out" | grep -q '"median_final_loss"' || { echo "FAIL --seeds JSON"; fail=$((fail + 1)); }
 
@@ -106,6 +115,9 @@ printf 'game: pursuit2d\nt_end: -1\n' >"$T/p2bad.yaml"
 check "hji bad config"        2 "p2bad.yaml:2"     "$DG" hji solve --config "$T/p2bad.yaml" --out "$T/x.safetensors"
 check "hji play bad --from"   2 "--from"           "$DG" hji play --config "$T/p2.yaml" --value "$T/v.safetensors" --from 1
 check "pg --help"             0 ""                 "$DG" pg --help
+printf 'panel,series,label,color,steps,loss\na,b,B,1f77b4,10,1\na,b,,1f77b4,100,nan\na,b,,1f77b4,1000,0.5\n' >"$T/curves.csv"
+check "pg --plot"             0 ""                 "$DG" pg --plot "$T/curves.csv" --png "$T/curves.png" --title T
+[ -s "$T/curves.png" ] || { echo "FAIL pg --plot: no PNG"; fail=$((fail + 1)); }
 # learned players against the 4-D HJBI strategies (tiny sizes: a smoke test)
 check "duel_open train"       0 ""                 "$DG" train --config configs/duel_open.yaml --epochs 2 --batch 8 --out "$T/do" --quiet
 printf 'game: chase4d\nt_end: 0.2\naccuracy: low\ngrid: {min: [-1, -1, -2, -2], max: [1, 1, 2, 2], n: [9, 9, 9, 9]}\n' >"$T/c4.yaml"

@@ -17,16 +17,8 @@ static const char HELP[] =
     "states. The last line is the same as one JSON object.\n"
     "\n"
     "options (those naming a key override that key of the config; the config's\n"
-    "train.epochs is not used: bench runs --warmup + --epochs epochs):\n"
-    "  --config FILE       YAML config                                   required\n"
-    "  --epochs N          timed epochs                                  default 30\n"
-    "  --warmup N          untimed epochs first (the arena grows in the first)  default 3\n"
-    "  --batch N           parallel episodes (train.batch)\n"
-    "  --horizon N         steps per episode (env.horizon)\n"
-    "  --hidden N          width of both hidden layers (policy.hidden: [N, N])\n"
-    "  --threads N         threads over the batch (train.threads; 0: one per core)\n"
-    "  --checkpoint K      checkpointed BPTT, a segment every K steps; 0 auto, -1 full tape\n"
-    "                      (train.checkpoint_every)\n";
+    "train.epochs is not used: bench runs --warmup + --epochs epochs):\n";
+
 
 typedef struct timing {
     double *ms, *flops;
@@ -50,9 +42,16 @@ int cmd_bench(int argc, char **argv) {
     const char *config, *epochs_s, *warmup_s, *hidden_s, *ck_s;
     cli_overrides ov = {0};
     const cli_opt opts[] = {
-        {"--config", &config, NULL},   {"--epochs", &epochs_s, NULL},  {"--warmup", &warmup_s, NULL},
-        {"--batch", &ov.batch, NULL},  {"--horizon", &ov.horizon, NULL}, {"--hidden", &hidden_s, NULL},
-        {"--threads", &ov.threads, NULL}, {"--checkpoint", &ck_s, NULL}, {NULL, NULL, NULL},
+        {"--config", &config, NULL, "FILE", "YAML config", "required"},
+        {"--epochs", &epochs_s, NULL, "N", "timed epochs", "30"},
+        {"--warmup", &warmup_s, NULL, "N", "untimed epochs first (the arena grows in the first)", "3"},
+        {"--batch", &ov.batch, NULL, "N", "parallel episodes (train.batch)", NULL},
+        {"--horizon", &ov.horizon, NULL, "N", "steps per episode (env.horizon)", NULL},
+        {"--hidden", &hidden_s, NULL, "N", "width of both hidden layers (policy.hidden: [N, N])", NULL},
+        {"--threads", &ov.threads, NULL, "N", "threads over the batch (train.threads; 0: one per core)", NULL},
+        {"--checkpoint", &ck_s, NULL, "K", "checkpointed BPTT, a segment every K steps; 0 auto, -1 full tape "
+         "(train.checkpoint_every)", NULL},
+        {NULL, NULL, NULL, NULL, NULL, NULL},
     };
     const int prc = cli_parse("bench", argc, argv, opts, HELP);
     if (prc) return prc == CLI_HELP ? 0 : prc;

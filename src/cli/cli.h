@@ -92,8 +92,18 @@ int  cli_run_dir(const char *config, char *buf, size_t n);
  * writable, before a long job; prints an error naming flag and returns
  * EXIT_USAGE on failure, else 0. */
 int  cli_make_parent(const char *cmd, const char *flag, const char *path);
-/* Parses an int / double argument of a flag; prints an error and returns 0 on failure. */
+/* The one number parser of the command line. cli_strtol / cli_strtod read all of text[0, len)
+ * (len (size_t)-1: up to its NUL) as one whole number in base (10, or 16 for a colour) / one
+ * finite decimal number, nothing before or after it, no overflow; 1 with *out set, else 0.
+ * cli_int / cli_double parse the value of option flag the same way, within [lo, hi] (cli_double:
+ * without lo or hi as open says), and print "difgames <cmd>: <flag>: expected an integer from lo to
+ * hi, got '<text>'" (a number in [lo, hi]) and return 0 on failure. */
+int  cli_strtol(const char *text, size_t len, int base, long *out);
+int  cli_strtod(const char *text, size_t len, double *out);
 int  cli_int(const char *cmd, const char *flag, const char *text, int lo, int hi, int *out);
+#define CLI_OPEN_LO 1  /* cli_double: lo itself is refused */
+#define CLI_OPEN_HI 2  /* cli_double: hi itself is refused */
+int  cli_double(const char *cmd, const char *flag, const char *text, double lo, double hi, int open, double *out);
 /* The exit code for a library status: EXIT_USAGE for what the user fixes in
  * the command, config or files (a bad value, a file that cannot be read,
  * parsed or written), EXIT_INTERRUPTED, else EXIT_FAIL (out of memory,
@@ -126,17 +136,31 @@ cJSON *cli_json_add(cli_json *j, cJSON *obj, const char *key, cJSON *item);
  * naming cmd when out of memory (nothing printed). */
 int    cli_json_print(cli_json *j, const char *cmd);
 
-/* One option of a subcommand: with a value (value != NULL) or a flag. */
+/* One option of a subcommand: with a value (value != NULL) or a flag. The table is both what
+ * cli_parse accepts and the options section of --help, so the two cannot differ. */
 typedef struct cli_opt {
-    const char  *name;     /* "--config"                        */
-    const char **value;    /* where its value goes; NULL: a flag */
-    int         *flag;     /* a flag: set to 1                  */
+    const char  *name;     /* "--config"                                        */
+    const char **value;    /* where its value goes; NULL: a flag                */
+    int         *flag;     /* a flag: set to 1                                  */
+    const char  *metavar;  /* the value's name in --help ("FILE", "N"); a flag: NULL */
+    const char  *doc;      /* one line of --help (wrapped to the terminal's 80 columns) */
+    const char  *def;      /* the default shown by --help ("30", "the config's seed");
+                            * "required" for an option that must be given; NULL: none */
 } cli_opt;
 #define CLI_HELP (-1)      /* cli_parse printed --help: exit 0  */
-/* Parses argv[1..] against opts (ended by {NULL}). Returns 0; CLI_HELP after
- * printing help to stdout; or EXIT_USAGE after one error line: an unknown
- * option, a stray argument, a missing or empty value, an option given twice. */
+/* Parses argv[1..] against opts (ended by {NULL}; {NULL} alone: no options) with getopt_long: "--name value" or
+ * "--name=value", names spelled out in full. Returns 0; CLI_HELP after printing help (the
+ * usage and description text, then the options section made from opts) to stdout; or
+ * EXIT_USAGE after one error line: an unknown option, a stray argument, a missing or empty
+ * value (a value starting with "--", or -h, is taken for the next option: missing), an
+ * option given twice. */
 int  cli_parse(const char *cmd, int argc, char **argv, const cli_opt *opts, const char *help);
+/* cli_parse for a command that also takes up to max_args arguments (words that are no option,
+ * such as keys' GAME): they go to args[0 .. *nargs), in order; one more is an error. */
+int  cli_parse_args(const char *cmd, int argc, char **argv, const cli_opt *opts, const char *help,
+                    const char **args, int max_args, int *nargs);
+/* Prints help, then the options section of opts (the part of --help cli_parse adds), to fp. */
+void cli_help(FILE *fp, const char *help, const cli_opt *opts);
 /* Parses a comma-separated list of numbers of any length, each in [lo, hi]
  * (whole numbers when integer is 1), into a malloc'd *out (caller frees).
  * Returns the count (>= 1), or -1 after one error line naming flag. */

@@ -1,6 +1,7 @@
 /* Helpers shared by the subcommands: config loading, argument parsing, errors. */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
+#include <getopt.h>
 #include <limits.h>
 #include <math.h>
 #include <stdarg.h>
@@ -93,11 +94,41 @@ int cli_make_parent(const char *cmd, const char *flag, const char *path) {
     return 0;
 }
 
-int cli_int(const char *cmd, const char *flag, const char *text, int lo, int hi, int *out) {
-    char *end;
+/* text[0, len) copied into buf (n bytes) when it holds only characters of ok, and at least one;
+ * else 0. */
+static int number_text(const char *text, size_t len, const char *ok, char *buf, size_t n) {
+    if (len == (size_t)-1) len = strlen(text);
+    if (len == 0 || len >= n || strspn(text, ok) < len) return 0;
+    memcpy(buf, text, len);
+    buf[len] = 0;
+    return 1;
+}
+
+int cli_strtol(const char *text, size_t len, int base, long *out) {
+    char buf[64], *end;
+    if (!number_text(text, len, base == 16 ? "+-0123456789abcdefABCDEF" : "+-0123456789", buf, sizeof buf))
+        return 0;
     errno = 0;
-    long v = strtol(text, &end, 10);
-    if (errno || end == text || *end || v < lo || v > hi) {
+    const long v = strtol(buf, &end, base);
+    if (errno || end == buf || *end) return 0;
+    *out = v;
+    return 1;
+}
+
+int cli_strtod(const char *text, size_t len, double *out) {
+    char buf[128], *end;
+    /* decimal only: no hex floats, inf, nan or leading blanks */
+    if (!number_text(text, len, "+-0123456789.eE", buf, sizeof buf)) return 0;
+    errno = 0;
+    const double v = strtod(buf, &end);
+    if (errno == ERANGE || end == buf || *end || !isfinite(v)) return 0;
+    *out = v;
+    return 1;
+}
+
+int cli_int(const char *cmd, const char *flag, const char *text, int lo, int hi, int *out) {
+    long v;
+    if (!cli_strtol(text, (size_t)-1, 10, &v) || v < lo || v > hi) {
         cli_error(cmd, "%s: expected an integer from %d to %d, got '%s'", flag, lo, hi, text);
         return 0;
     }
@@ -105,32 +136,141 @@ int cli_int(const char *cmd, const char *flag, const char *text, int lo, int hi,
     return 1;
 }
 
-/* The option of opts named name, or NULL. */
-static const cli_opt *find_opt(const cli_opt *opts, const char *name) {
-    for (const cli_opt *o = opts; o->name; o++)
-        if (!strcmp(o->name, name)) return o;
-    return NULL;
+int cli_double(const char *cmd, const char *flag, const char *text, double lo, double hi, int open, double *out) {
+    double v;
+    if (!cli_strtod(text, (size_t)-1, &v) || !(v >= lo && v <= hi) || (v == lo && (open & CLI_OPEN_LO)) ||
+        (v == hi && (open & CLI_OPEN_HI))) {
+        cli_error(cmd, "%s: expected a number in %c%g, %g%c, got '%s'", flag,
+                  (open & CLI_OPEN_LO) || isinf(lo) ? '(' : '[', lo, hi, (open & CLI_OPEN_HI) || isinf(hi) ? ')' : ']',
+                  text);
+        return 0;
+    }
+    *out = v;
+    return 1;
+}
+
+enum { HELP_COLS = 80, HELP_NAME_COL = 24 };  /* --help: line width, where the docs begin */
+
+/* words of text from column col (the cursor is there), wrapped at HELP_COLS to indent */
+static void help_words(FILE *fp, const char *text, int col, int indent) {
+    for (const char *w = text; *w;) {
+        while (*w == ' ') w++;
+        const int len = (int)strcspn(w, " ");
+        if (!len) break;
+        if (col > indent && col + 1 + len > HELP_COLS) {
+            fprintf(fp, "\n%*s", indent, "");
+            col = indent;
+        } else if (col > indent) {
+            fputc(' ', fp);
+            col++;
+        }
+        fprintf(fp, "%.*s", len, w);
+        col += len;
+        w += len;
+    }
+}
+
+void cli_help(FILE *fp, const char *help, const cli_opt *opts) {
+    fputs(help, fp);
+    for (const cli_opt *o = opts; o->name; o++) {
+        const int w = fprintf(fp, "  %s%s%s", o->name, o->metavar ? " " : "", o->metavar ? o->metavar : "");
+        int col = w;
+        if (col + 2 > HELP_NAME_COL) {
+            fprintf(fp, "\n%*s", HELP_NAME_COL, "");
+        } else {
+            fprintf(fp, "%*s", HELP_NAME_COL - col, "");
+        }
+        col = HELP_NAME_COL;
+        char doc[512];
+        const int req = o->def && !strcmp(o->def, "required");
+        snprintf(doc, sizeof doc, "%s%s%s%s", o->doc ? o->doc : "", req ? " (required)" : o->def ? " (default " : "",
+                 o->def && !req ? o->def : "", o->def && !req ? ")" : "");
+        help_words(fp, doc, col, HELP_NAME_COL);
+        fputc('\n', fp);
+    }
+    fprintf(fp, "  %-*s%s\n", HELP_NAME_COL - 2, "-h, --help", "print this help");
+}
+
+#define CLI_MAX_OPTS 48  /* options of one subcommand */
+#define OPT_VAL 256      /* getopt_long returns OPT_VAL + i for opts[i]: no character, nor 1 (an argument) */
+
+/* The error for a word that is no option, a: EXIT_USAGE. */
+static int stray_word(const char *cmd, const char *a, const cli_opt *opts) {
+    if (a[0] == '-') cli_error(cmd, "unknown option '%s' (see --help)", a);
+    else if (!opts->name) cli_error(cmd, "unexpected argument '%s': takes no arguments (see --help)", a);
+    else cli_error(cmd, "unexpected argument '%s' (options come as --name value; see --help)", a);
+    return EXIT_USAGE;
 }
 
 int cli_parse(const char *cmd, int argc, char **argv, const cli_opt *opts, const char *help) {
-    for (const cli_opt *o = opts; o->name; o++) {  /* nothing given yet */
+    return cli_parse_args(cmd, argc, argv, opts, help, NULL, 0, NULL);
+}
+
+int cli_parse_args(const char *cmd, int argc, char **argv, const cli_opt *opts, const char *help,
+                   const char **args, int max_args, int *nargs) {
+    if (nargs) *nargs = 0;
+    struct option lo[CLI_MAX_OPTS + 1];
+    int n = 0;
+    for (const cli_opt *o = opts; o->name; o++, n++) {  /* nothing given yet */
+        if (n == CLI_MAX_OPTS) {  /* a table this program declares: a bug, not a user's error */
+            cli_error(cmd, "more than %d options in one table", CLI_MAX_OPTS);
+            return EXIT_FAIL;
+        }
         if (o->value) *o->value = NULL;
         if (o->flag) *o->flag = 0;
+        lo[n] = (struct option){o->name + 2, o->value ? required_argument : no_argument, NULL, OPT_VAL + n};
     }
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-            fputs(help, stdout);
+    lo[n] = (struct option){NULL, 0, NULL, 0};
+    /* "-": words that are no option come back in order as 1; ":" and opterr 0: getopt_long prints
+     * nothing, the messages are ours */
+    opterr = 0;
+#if defined(__GLIBC__)
+    optind = 0;  /* a fresh scan, whatever scanned before */
+#else
+    optind = 1;
+#endif
+    for (;;) {
+        const int at = optind < 1 ? 1 : optind;  /* the word getopt_long reads next */
+        const int c = getopt_long(argc, argv, "-:h", lo, NULL);
+        if (c == -1) break;
+        const char *a = argv[at];
+        if (c == 1) {  /* an argument: kept while there is room */
+            if (a[0] == '-' || !nargs || *nargs >= max_args) return stray_word(cmd, a, opts);
+            args[(*nargs)++] = a;
+            continue;
+        }
+        if (c == 'h' && !strcmp(a, "-h")) {
+            cli_help(stdout, help, opts);
             return CLI_HELP;
         }
-        const cli_opt *o = find_opt(opts, a);
-        if (!o) {
-            if (a[0] == '-') cli_error(cmd, "unknown option '%s' (see --help)", a);
-            else cli_error(cmd, "unexpected argument '%s' (options come as --name value; see --help)", a);
+        if (c == ':' || c == '?' || c == 'h') {
+            if (c == ':' && !strncmp(a, "--", 2)) {  /* "--out" at the end */
+                cli_error(cmd, "%s needs a value", a);
+                return EXIT_USAGE;
+            }
+            if (!strcmp(a, "--help")) {
+                cli_help(stdout, help, opts);
+                return CLI_HELP;
+            }
+            const size_t nl = strcspn(a, "=");
+            for (const cli_opt *o = opts; o->name && a[nl]; o++)
+                if (!o->value && strlen(o->name) == nl && !strncmp(a, o->name, nl)) {  /* "--quiet=1" */
+                    cli_error(cmd, "option %s takes no value", o->name);
+                    return EXIT_USAGE;
+                }
+            cli_error(cmd, "unknown option '%s' (see --help)", a);
+            return EXIT_USAGE;
+        }
+        const cli_opt *o = &opts[c - OPT_VAL];
+        /* the name in full: getopt_long would also take a unique abbreviation (--conf) */
+        const size_t nl = strlen(o->name);
+        const int inline_value = a[nl] == '=';
+        if (strncmp(a, o->name, nl) || (a[nl] && !inline_value)) {
+            cli_error(cmd, "unknown option '%.*s' (see --help)", (int)strcspn(a, "="), a);
             return EXIT_USAGE;
         }
         if (o->value ? *o->value != NULL : *o->flag) {
-            cli_error(cmd, "option %s given twice", a);
+            cli_error(cmd, "option %s given twice", o->name);
             return EXIT_USAGE;
         }
         if (!o->value) {
@@ -139,17 +279,19 @@ int cli_parse(const char *cmd, int argc, char **argv, const cli_opt *opts, const
         }
         /* "--out --ckpt x", "--out -h": --out has no value, it takes no option (no word starting with
          * "--", nor -h) as one */
-        if (i + 1 >= argc || !strncmp(argv[i + 1], "--", 2) || !strcmp(argv[i + 1], "-h")) {
-            cli_error(cmd, "%s needs a value", a);
+        if (!inline_value && (!strncmp(optarg, "--", 2) || !strcmp(optarg, "-h"))) {
+            cli_error(cmd, "%s needs a value", o->name);
             return EXIT_USAGE;
         }
-        if (!argv[i + 1][0]) {
-            cli_error(cmd, "%s: empty value", a);
+        if (!optarg[0]) {
+            cli_error(cmd, "%s: empty value", o->name);
             return EXIT_USAGE;
         }
-        *o->value = argv[++i];
+        *o->value = optarg;
     }
-    return 0;
+    /* the first word that is not an option; "--" ends getopt_long's options but is none of ours */
+    const int stray = optind > 1 && !strcmp(argv[optind - 1], "--") ? optind - 1 : optind;
+    return stray < argc ? stray_word(cmd, argv[stray], opts) : 0;
 }
 
 int cli_list(const char *cmd, const char *flag, const char *text, double lo, double hi, int integer,
@@ -166,10 +308,8 @@ int cli_list(const char *cmd, const char *flag, const char *text, double lo, dou
     const char *s = text;
     for (;;) {
         const size_t len = strcspn(s, ",");
-        char *end;
-        errno = 0;
-        const double x = len ? strtod(s, &end) : 0;
-        if (!len || errno == ERANGE || end != s + len || !isfinite(x)) {
+        double x;
+        if (!cli_strtod(s, len, &x)) {
             cli_error(cmd, "%s: item %d '%.*s' is not a number (expected a list like 1,2,3, got '%.200s')", flag,
                       n + 1, (int)(len < 60 ? len : 60), s, text);
             free(v);

@@ -13,16 +13,7 @@ static const char HELP[] =
     "Rolls the checkpoint's policy out for one episode and prints one JSON object:\n"
     "game, batch, horizon, loss, each weighted loss term, and the game's metrics.\n"
     "\n"
-    "options:\n"
-    "  --config FILE    the game's YAML config                          required\n"
-    "  --ckpt FILE      policy parameters (.safetensors)                 required\n"
-    "  --init FILE      initial states from safetensors: 'state' (B, state_dim) and,\n"
-    "                   for games with a goal, 'goal' (B, 2); default: drawn from --seed\n"
-    "  --grad-out FILE  write d loss / d parameter for every parameter, under the\n"
-    "                   parameter's own name, as safetensors\n"
-    "  --seed N         seed for drawn initial states (default: the config's seed)\n"
-    "  --batch N        episodes drawn (default: the config's train.batch)\n"
-    "  --horizon N      steps per episode (env.horizon)\n";
+    "options:\n";
 
 /* 1 when an episode of B rows fits in memory: its batch and episode constants, the tape (and
  * gradients), the trajectory; else prints what to lower and returns 0. */
@@ -42,9 +33,16 @@ int cmd_eval(int argc, char **argv) {
     const char *config, *ckpt, *init, *grad_out;
     cli_overrides ov = {0};
     const cli_opt opts[] = {
-        {"--config", &config, NULL},     {"--ckpt", &ckpt, NULL},     {"--init", &init, NULL},
-        {"--grad-out", &grad_out, NULL}, {"--seed", &ov.seed, NULL},  {"--batch", &ov.batch, NULL},
-        {"--horizon", &ov.horizon, NULL}, {NULL, NULL, NULL},
+        {"--config", &config, NULL, "FILE", "the game's YAML config", "required"},
+        {"--ckpt", &ckpt, NULL, "FILE", "policy parameters (.safetensors)", "required"},
+        {"--init", &init, NULL, "FILE", "initial states from safetensors: 'state' (B, state_dim) and, for games "
+         "with a goal, 'goal' (B, 2)", "drawn from --seed"},
+        {"--grad-out", &grad_out, NULL, "FILE", "write d loss / d parameter for every parameter, under the "
+         "parameter's own name, as safetensors", NULL},
+        {"--seed", &ov.seed, NULL, "N", "seed for drawn initial states", "the config's seed"},
+        {"--batch", &ov.batch, NULL, "N", "episodes drawn", "the config's train.batch"},
+        {"--horizon", &ov.horizon, NULL, "N", "steps per episode (env.horizon)", NULL},
+        {NULL, NULL, NULL, NULL, NULL, NULL},
     };
     const int prc = cli_parse("eval", argc, argv, opts, HELP);
     if (prc) return prc == CLI_HELP ? 0 : prc;

@@ -5,14 +5,11 @@
 #include "cli/cli.h"
 
 int cmd_games(int argc, char **argv) {
-    if (argc > 1 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
-        puts("usage: difgames games\n\nLists the registered games (the config key `game:`).");
-        return 0;
-    }
-    if (argc > 1) {
-        cli_error("games", "takes no arguments (see --help)");
-        return EXIT_USAGE;
-    }
+    const cli_opt opts[] = {{NULL, NULL, NULL, NULL, NULL, NULL}};
+    const int prc = cli_parse("games", argc, argv, opts,
+                              "usage: difgames games\n\nLists the registered games (the config key `game:`).\n\n"
+                              "options:\n");
+    if (prc) return prc == CLI_HELP ? 0 : prc;
     for (int i = 0; i < dg_game_count(); i++)
         printf("%-8s %s\n", dg_game_at(i)->name, dg_game_at(i)->summary);
     return 0;

@@ -14,13 +14,7 @@ static const char HELP[] =
     "  2. a short full episode, with respect to every policy parameter.\n"
     "Prints the worst relative error of each; exits 1 if one is above the tolerance.\n"
     "\n"
-    "options:\n"
-    "  --config FILE   the game's YAML config                      required\n"
-    "  --batch N       episodes in the check                       default 4\n"
-    "  --horizon N     steps of the short episode                  default min(10, H)\n"
-    "  --seed N        seed for states and parameters              default the config's\n"
-    "  --eps X         finite-difference step (Richardson: X and X/2)  default 0.1\n"
-    "  --tol X         tolerance on the relative error             default 1e-3\n";
+    "options:\n";
 
 static void report(const char *what, const char *worst, const dg_gradcheck_report *r, double tol) {
     printf("%-34s worst rel err %.3e over %lld elements  (%s[%lld]: backward %.6g, numeric %.6g)  %s\n",
@@ -32,9 +26,13 @@ int cmd_gradcheck(int argc, char **argv) {
     const char *config, *eps_s, *tol_s, *batch_s;
     cli_overrides ov = {0};
     const cli_opt opts[] = {
-        {"--config", &config, NULL}, {"--batch", &batch_s, NULL}, {"--horizon", &ov.horizon, NULL},
-        {"--seed", &ov.seed, NULL},  {"--eps", &eps_s, NULL},     {"--tol", &tol_s, NULL},
-        {NULL, NULL, NULL},
+        {"--config", &config, NULL, "FILE", "the game's YAML config", "required"},
+        {"--batch", &batch_s, NULL, "N", "episodes in the check", "4"},
+        {"--horizon", &ov.horizon, NULL, "N", "steps of the short episode", "min(10, H)"},
+        {"--seed", &ov.seed, NULL, "N", "seed for states and parameters", "the config's"},
+        {"--eps", &eps_s, NULL, "X", "finite-difference step (Richardson: X and X/2), in (0, 1)", "0.1"},
+        {"--tol", &tol_s, NULL, "X", "tolerance on the relative error", "1e-3"},
+        {NULL, NULL, NULL, NULL, NULL, NULL},
     };
     const int prc = cli_parse("gradcheck", argc, argv, opts, HELP);
     if (prc) return prc == CLI_HELP ? 0 : prc;
@@ -45,14 +43,9 @@ int cmd_gradcheck(int argc, char **argv) {
     int B = 4;
     if (batch_s && !cli_int("gradcheck", "--batch", batch_s, 1, 4096, &B)) return EXIT_USAGE;
     double eps = 0.1, tol = 1e-3;
-    if (eps_s && (sscanf(eps_s, "%lf", &eps) != 1 || !(eps > 0 && eps < 1))) {
-        cli_error("gradcheck", "--eps: expected a number in (0, 1), got '%s'", eps_s);
+    if ((eps_s && !cli_double("gradcheck", "--eps", eps_s, 0, 1, CLI_OPEN_LO | CLI_OPEN_HI, &eps)) ||
+        (tol_s && !cli_double("gradcheck", "--tol", tol_s, 0, INFINITY, CLI_OPEN_LO, &tol)))
         return EXIT_USAGE;
-    }
-    if (tol_s && (sscanf(tol_s, "%lf", &tol) != 1 || !(tol > 0))) {
-        cli_error("gradcheck", "--tol: expected a positive number, got '%s'", tol_s);
-        return EXIT_USAGE;
-    }
     cli_setup s;
     int rc = cli_setup_load(&s, config, &ov);
     if (rc) return rc;

@@ -21,32 +21,53 @@
 static const char HELP[] =
     "usage: difgames hji <solve|plot|play|versus> [options]\n"
     "\n"
-    "  difgames hji solve --config FILE --out FILE [--times T1,T2,...] [--accuracy A]\n"
-    "                     [--threads N] [--float32]\n"
-    "      solves the config's game (configs/hji/*.yaml) to t_end and writes the value as\n"
-    "      safetensors: 'value' with the grid's shape at t_end, 'value_1', ... at the\n"
-    "      requested earlier times (time-to-go), the grid and times in the metadata; prints a\n"
-    "      progress bar and a JSON line (steps, seconds, cell updates per second).\n"
-    "      --threads N overrides solver.threads (0: OpenMP's default, one per core).\n"
-    "  difgames hji plot --value FILE [--out FILE.png] [--at x2=V,...]\n"
-    "      (default --out: the value file's path with .png for .safetensors)\n"
-    "      draws the zero level sets of every stored time over the final value (2-D games;\n"
-    "      3-D and 4-D: the slice through the first two axes at the other axes' values,\n"
-    "      default their middle).\n"
-    "  difgames hji play --config FILE --value FILE --from X1,X2,... [--out FILE.csv]\n"
-    "                    [--gif FILE.gif] [--t-max S] [--dt S] [--max-steps N]\n"
-    "      (default --out: the value file's path with _play.csv for .safetensors)\n"
-    "      simulates both players' equilibrium feedback strategies (bang-bang inputs from\n"
-    "      the value's gradient) from the start state; writes the trajectory as CSV and a GIF,\n"
-    "      and reports capture (the target reached) or escape, and the capture time.\n"
-    "      At most --max-steps steps (t-max / dt; default " PLAY_MAX_STEPS_S "): one CSV row each, and\n"
-    "      at most 122 GIF frames of 560x520 (every ceil(steps / 120)-th step and the last).\n"
-    "  difgames hji versus --config GAME.yaml --ckpt FILE --hji HJI.yaml --value FILE\n"
-    "                      [--batch N] [--seed N]\n"
-    "      two-player chase without walls (configs/duel_open.yaml) against its 4-D HJBI\n"
-    "      solution (configs/hji/chase4d_open.yaml): the learned pursuer and evader and the\n"
-    "      HJBI equilibrium strategies play all four pairings from the same initial states\n"
-    "      in the game's own discrete dynamics; prints capture rate and mean capture time.\n";
+    "  solve   solve a game's value function (configs/hji/*.yaml) and write it\n"
+    "  plot    draw the zero level sets of a value file\n"
+    "  play    play both players' equilibrium strategies from a start state\n"
+    "  versus  learned policies against the HJBI equilibrium strategies\n"
+    "\n"
+    "difgames hji <subcommand> --help lists its options.\n";
+
+static const char SOLVE_HELP[] =
+    "usage: difgames hji solve --config FILE --out FILE [options]\n"
+    "\n"
+    "Solves the config's game (configs/hji/*.yaml) to t_end and writes the value as\n"
+    "safetensors: 'value' with the grid's shape at t_end, 'value_1', ... at the\n"
+    "requested earlier times (time-to-go), the grid and times in the metadata; prints\n"
+    "a progress bar and a JSON line (steps, seconds, cell updates per second).\n"
+    "\n"
+    "options:\n";
+
+static const char PLOT_HELP[] =
+    "usage: difgames hji plot --value FILE [options]\n"
+    "\n"
+    "Draws the zero level sets of every stored time over the final value (2-D games;\n"
+    "3-D and 4-D: the slice through the first two axes at the other axes' values,\n"
+    "default their middle).\n"
+    "\n"
+    "options:\n";
+
+static const char PLAY_HELP[] =
+    "usage: difgames hji play --config FILE --value FILE --from X1,X2,... [options]\n"
+    "\n"
+    "Simulates both players' equilibrium feedback strategies (bang-bang inputs from\n"
+    "the value's gradient) from the start state; writes the trajectory as CSV and a\n"
+    "GIF, and reports capture (the target reached) or escape, and the capture time.\n"
+    "At most --max-steps steps (t-max / dt): one CSV row each, and at most 122 GIF\n"
+    "frames of 560x520 (every ceil(steps / 120)-th step and the last).\n"
+    "\n"
+    "options:\n";
+
+static const char VERSUS_HELP[] =
+    "usage: difgames hji versus --config GAME.yaml --ckpt FILE --hji HJI.yaml\n"
+    "                           --value FILE [options]\n"
+    "\n"
+    "Two-player chase without walls (configs/duel_open.yaml) against its 4-D HJBI\n"
+    "solution (configs/hji/chase4d_open.yaml): the learned pursuer and evader and the\n"
+    "HJBI equilibrium strategies play all four pairings from the same initial states\n"
+    "in the game's own discrete dynamics; prints capture rate and mean capture time.\n"
+    "\n"
+    "options:\n";
 
 /* --------------------------------------------------------------- helpers */
 
@@ -114,11 +135,16 @@ static int hji_solve(int argc, char **argv) {
     const char *config, *out, *times_s, *accuracy, *threads_s;
     int f32;
     const cli_opt opts[] = {
-        {"--config", &config, NULL}, {"--out", &out, NULL}, {"--times", &times_s, NULL},
-        {"--accuracy", &accuracy, NULL}, {"--threads", &threads_s, NULL}, {"--float32", NULL, &f32},
-        {NULL, NULL, NULL},
+        {"--config", &config, NULL, "FILE", "the game's HJI config (configs/hji/*.yaml)", "required"},
+        {"--out", &out, NULL, "FILE", "the value file (.safetensors)", "required"},
+        {"--times", &times_s, NULL, "T1,T2,...", "also store the value at these increasing earlier times, in "
+         "(0, t_end)", NULL},
+        {"--accuracy", &accuracy, NULL, "A", "overrides the config's accuracy", NULL},
+        {"--threads", &threads_s, NULL, "N", "overrides solver.threads (0: OpenMP's default, one per core)", NULL},
+        {"--float32", NULL, &f32, NULL, "solve in single precision", NULL},
+        {NULL, NULL, NULL, NULL, NULL, NULL},
     };
-    const int prc = cli_parse("hji solve", argc, argv, opts, HELP);
+    const int prc = cli_parse("hji solve", argc, argv, opts, SOLVE_HELP);
     if (prc) return prc == CLI_HELP ? 0 : prc;
     if (!config || !out) {
         cli_error("hji solve", "--config FILE and --out FILE are required (see --help)");
@@ -238,8 +264,13 @@ static int value_load(const char *cmd, const char *path, const dg_hji_problem *p
 
 static int hji_plot(int argc, char **argv) {
     const char *value, *out, *at_s;
-    const cli_opt opts[] = {{"--value", &value, NULL}, {"--out", &out, NULL}, {"--at", &at_s, NULL}, {NULL, NULL, NULL}};
-    const int prc = cli_parse("hji plot", argc, argv, opts, HELP);
+    const cli_opt opts[] = {
+        {"--value", &value, NULL, "FILE", "the value file of hji solve", "required"},
+        {"--out", &out, NULL, "FILE.png", "the image", "the value file's path with .png for .safetensors"},
+        {"--at", &at_s, NULL, "x2=V,...", "3-D and 4-D: the values of the axes after the first two", "their middle"},
+        {NULL, NULL, NULL, NULL, NULL, NULL},
+    };
+    const int prc = cli_parse("hji plot", argc, argv, opts, PLOT_HELP);
     if (prc) return prc == CLI_HELP ? 0 : prc;
     if (!value) { cli_error("hji plot", "--value FILE is required (see --help)"); return EXIT_USAGE; }
     const cli_path ins[] = {{"--value", value}}, outs[] = {{"--out", out}};
@@ -253,10 +284,11 @@ static int hji_plot(int argc, char **argv) {
     if (at_s) {  /* x2=V,x3=W */
         for (const char *tok = at_s; *tok;) {
             const size_t len = strcspn(tok, ",");
-            int k, used = 0;
+            const size_t eq = strcspn(tok, "=,");  /* x<k>=<v> */
+            long k = -1;
             double v;
-            if (sscanf(tok, "x%d=%lf%n", &k, &v, &used) != 2 || (size_t)used != len || k < 2 || k >= g->ndim ||
-                !isfinite(v)) {
+            if (tok[0] != 'x' || eq >= len || !cli_strtol(tok + 1, eq - 1, 10, &k) || k < 2 || k >= g->ndim ||
+                !cli_strtod(tok + eq + 1, len - eq - 1, &v)) {
                 cli_error("hji plot", "--at: expected x2=V,... for axes 2..%d, got '%.*s'", g->ndim - 1,
                           (int)(len < 60 ? len : 60), tok);
                 dg_hji_value_close(&vf);
@@ -288,11 +320,17 @@ static int hji_plot(int argc, char **argv) {
 static int hji_play(int argc, char **argv) {
     const char *config, *value, *from_s, *out, *gif, *tmax_s, *dt_s, *maxsteps_s;
     const cli_opt opts[] = {
-        {"--config", &config, NULL}, {"--value", &value, NULL}, {"--from", &from_s, NULL}, {"--out", &out, NULL},
-        {"--gif", &gif, NULL}, {"--t-max", &tmax_s, NULL}, {"--dt", &dt_s, NULL},
-        {"--max-steps", &maxsteps_s, NULL}, {NULL, NULL, NULL},
+        {"--config", &config, NULL, "FILE", "the game's HJI config", "required"},
+        {"--value", &value, NULL, "FILE", "its value file (hji solve)", "required"},
+        {"--from", &from_s, NULL, "X1,X2,...", "the start state, one coordinate per axis", "required"},
+        {"--out", &out, NULL, "FILE.csv", "the trajectory", "the value file's path with _play.csv for .safetensors"},
+        {"--gif", &gif, NULL, "FILE.gif", "also draw the game as a GIF", NULL},
+        {"--t-max", &tmax_s, NULL, "S", "seconds simulated at most", "2 t_end"},
+        {"--dt", &dt_s, NULL, "S", "the time step", "automatic"},
+        {"--max-steps", &maxsteps_s, NULL, "N", "refuse a t-max / dt above N steps", PLAY_MAX_STEPS_S},
+        {NULL, NULL, NULL, NULL, NULL, NULL},
     };
-    const int prc = cli_parse("hji play", argc, argv, opts, HELP);
+    const int prc = cli_parse("hji play", argc, argv, opts, PLAY_HELP);
     if (prc) return prc == CLI_HELP ? 0 : prc;
     if (!config || !value || !from_s) {
         cli_error("hji play", "--config FILE, --value FILE and --from X1,X2,... are required (see --help)");
@@ -325,9 +363,8 @@ static int hji_play(int argc, char **argv) {
         rc = EXIT_USAGE;
         goto done;
     }
-    if ((tmax_s && (sscanf(tmax_s, "%lf", &t_max) != 1 || !(t_max > 0))) ||
-        (dt_s && (sscanf(dt_s, "%lf", &dt) != 1 || !(dt > 0)))) {
-        cli_error("hji play", "--t-max and --dt: positive numbers of seconds");
+    if ((tmax_s && !cli_double("hji play", "--t-max", tmax_s, 0, INFINITY, CLI_OPEN_LO, &t_max)) ||
+        (dt_s && !cli_double("hji play", "--dt", dt_s, 0, INFINITY, CLI_OPEN_LO, &dt))) {
         rc = EXIT_USAGE;
         goto done;
     }
@@ -390,10 +427,15 @@ static int hji_versus(int argc, char **argv) {
     const char *config, *ckpt, *hji, *value, *batch_s;
     cli_overrides ov = {0};
     const cli_opt opts[] = {
-        {"--config", &config, NULL}, {"--ckpt", &ckpt, NULL}, {"--hji", &hji, NULL}, {"--value", &value, NULL},
-        {"--batch", &batch_s, NULL}, {"--seed", &ov.seed, NULL}, {NULL, NULL, NULL},
+        {"--config", &config, NULL, "GAME.yaml", "the learning game's config", "required"},
+        {"--ckpt", &ckpt, NULL, "FILE", "its policy parameters (.safetensors)", "required"},
+        {"--hji", &hji, NULL, "HJI.yaml", "the HJI game's config", "required"},
+        {"--value", &value, NULL, "FILE", "its value file (hji solve)", "required"},
+        {"--batch", &batch_s, NULL, "N", "initial states", "256"},
+        {"--seed", &ov.seed, NULL, "N", "seed of the initial states", "the config's seed"},
+        {NULL, NULL, NULL, NULL, NULL, NULL},
     };
-    const int prc = cli_parse("hji versus", argc, argv, opts, HELP);
+    const int prc = cli_parse("hji versus", argc, argv, opts, VERSUS_HELP);
     if (prc) return prc == CLI_HELP ? 0 : prc;
     if (!config || !ckpt || !hji || !value) {
         cli_error("hji versus", "--config, --ckpt, --hji and --value are required (see --help)");

@@ -11,7 +11,9 @@ static const char USAGE[] =
     "Lists the config keys: the training options every game reads (seed, train.*,\n"
     "policy.*), those of `difgames pg` (pg.*), then each game's (env.*, render.*,\n"
     "loss.*), with type, default, range and a line of doc. GAME: only that game's\n"
-    "keys. --markdown: as docs/config.md has them.\n";
+    "keys.\n"
+    "\n"
+    "options:\n";
 
 #define MAX_KEYS 64
 
@@ -52,19 +54,15 @@ static void print_game(const dg_game *g, int markdown) {
 }
 
 int cmd_keys(int argc, char **argv) {
-    int markdown = 0;
+    int markdown;
+    const cli_opt opts[] = {
+        {"--markdown", NULL, &markdown, NULL, "as docs/config.md has them", NULL},
+        {NULL, NULL, NULL, NULL, NULL, NULL},
+    };
     const char *game = NULL;
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-            fputs(USAGE, stdout);
-            return 0;
-        }
-        if (!strcmp(argv[i], "--markdown")) markdown = 1;
-        else if (argv[i][0] == '-' || game) {
-            cli_error("keys", "unexpected argument '%s' (see --help)", argv[i]);
-            return EXIT_USAGE;
-        } else game = argv[i];
-    }
+    int nargs;
+    const int prc = cli_parse_args("keys", argc, argv, opts, USAGE, &game, 1, &nargs);
+    if (prc) return prc == CLI_HELP ? 0 : prc;
     const dg_game *g = game ? dg_game_find(game) : NULL;
     if (game && !g) {
         cli_error("keys", "unknown game '%s' (see difgames games)", game);

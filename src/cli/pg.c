@@ -28,41 +28,9 @@ static const char HELP[] =
     "env steps an epoch (the backward pass counts no extra steps). The last line is a\n"
     "JSON summary. Progress goes to stderr.\n"
     "\n"
-    "options (each overrides the config key in parentheses; `difgames keys` lists them):\n"
-    "  --config FILE        the game's YAML config                              required\n"
-    "  --seed N             seed of the policy, batches and noise (seed)\n"
-    "  --iters N            iterations (pg.iters: 500; with --max-steps alone: no limit)\n"
-    "  --max-steps N        stop after N sampled env steps (pg.max_steps)\n"
-    "  --stop-below X       stop once the evaluation loss is <= X ... (pg.stop_below)\n"
-    "  --stop-after K       ... at K evaluations in a row (pg.stop_after: 1)\n"
-    "  --batch N            episodes per policy-gradient iteration (pg.batch: 32)\n"
-    "  --algo ppo|reinforce (pg.algo: ppo)\n"
-    "  --lr X               policy Adam rate (pg.lr: ppo 3e-4, reinforce 1e-3)\n"
-    "  --vf-lr X            value Adam rate (pg.vf_lr: 1e-3)\n"
-    "  --log-std X          initial log sigma (pg.log_std: -0.5)\n"
-    "  --fixed-std          keep log sigma at its initial value (pg.learn_std: false)\n"
-    "  --gamma X            discount (pg.gamma: 0.99)\n"
-    "  --lambda X           GAE lambda (pg.lambda: ppo 0.95, reinforce 1)\n"
-    "  --clip X             PPO ratio clip (pg.clip_ratio: ppo 0.2, reinforce 0 = unclipped)\n"
-    "  --epochs N           policy passes over a batch (pg.epochs_per_iter: ppo 10, reinforce 1)\n"
-    "  --vf-epochs N        value passes over a batch (pg.vf_epochs: 10)\n"
-    "  --minibatch N        samples per policy step (pg.minibatch: ppo 256, reinforce 0 = all)\n"
-    "  --vf-minibatch N     samples per value step (pg.vf_minibatch: 256)\n"
-    "  --ent-coef X         entropy bonus (pg.ent_coef: 0)\n"
-    "  --threads N          shards of a batch in parallel (train.threads; 0: one per core)\n"
-    "  --eval-batch N       evaluation episodes (pg.eval_batch: 256)\n"
-    "  --eval-seed N        evaluation batch seed, the same for every seed (pg.eval_seed: 1000003)\n"
-    "  --evals-per-decade N evaluations per decade of env steps (pg.evals_per_decade: 40)\n"
-    "  --compare            train by BPTT first, then by policy gradient\n"
-    "  --bptt-only          only the BPTT part of --compare\n"
-    "  --bptt-epochs N      BPTT epochs (train.epochs)\n"
-    "  --bptt-batch N       BPTT episodes an epoch (train.batch)\n"
-    "  --bptt-lr X          BPTT Adam rate (train.lr)\n"
-    "  --out DIR            write curve.csv, policy.safetensors (net.*, log_std) and\n"
-    "                       value.safetensors there\n"
-    "  --quiet              no progress on stderr\n"
-    "  --plot CSV --png F   draw curves (columns panel,series,label,color,steps,loss;\n"
-    "                       one panel per distinct panel, log10 steps against log loss)\n";
+    "Each option overrides the config key in parentheses (`difgames keys` lists them).\n"
+    "\n"
+    "options:\n";
 
 /* Declared in cli/cli.h with the other subcommands; repeated so that this
  * file compiles warning-free on its own. */
@@ -333,10 +301,13 @@ static int plot_curves(const char *csv, const char *png, const char *title) {
             *c = 0;
             p = c + 1;
         }
-        char *end1, *end2;
-        double steps = nf == 6 ? strtod(f[4], &end1) : NAN, loss = nf == 6 ? strtod(f[5], &end2) : NAN;
-        if (nf != 6 || *end1 || *end2) {
-            cli_error("pg", "%s:%d: expected panel,series,label,color,steps,loss", csv, line_no);
+        double steps = NAN, loss = NAN;  /* loss "nan": a diverged run's point, not drawn */
+        long rgb = -1;
+        if (nf != 6 || !cli_strtod(f[4], (size_t)-1, &steps) ||
+            (strcmp(f[5], "nan") && !cli_strtod(f[5], (size_t)-1, &loss)) ||
+            (f[3][0] && (!cli_strtol(f[3], (size_t)-1, 16, &rgb) || rgb < 0 || rgb > 0xffffff))) {
+            cli_error("pg", "%s:%d: expected panel,series,label,color,steps,loss (color: 6 hex digits or empty)", csv,
+                      line_no);
             rc = EXIT_USAGE;
             goto done;
         }
@@ -367,7 +338,7 @@ static int plot_curves(const char *csv, const char *png, const char *title) {
             snprintf(ss[ns].panel, sizeof ss[ns].panel, "%.63s", f[0]);
             snprintf(ss[ns].key, sizeof ss[ns].key, "%.63s", f[1]);
             snprintf(ss[ns].label, sizeof ss[ns].label, "%.63s", f[2]);
-            ss[ns].rgb = f[3][0] ? (uint32_t)strtoul(f[3], NULL, 16) : dg_plot_color(ns);
+            ss[ns].rgb = rgb >= 0 ? (uint32_t)rgb : dg_plot_color(ns);
             ns++;
         }
         plot_series *s = &ss[k];
@@ -452,20 +423,43 @@ int cmd_pg(int argc, char **argv) {
         {"pg.learn_std", NULL},
     };
     const cli_opt opts[] = {
-        {"--config", &config, NULL}, {"--out", &out, NULL}, {"--seed", &ov.seed, NULL},
-        {"--threads", &ov.threads, NULL}, {"--iters", &sets[0].value, NULL}, {"--max-steps", &sets[1].value, NULL},
-        {"--stop-below", &sets[2].value, NULL}, {"--stop-after", &sets[3].value, NULL},
-        {"--batch", &sets[4].value, NULL}, {"--algo", &sets[5].value, NULL}, {"--lr", &sets[6].value, NULL},
-        {"--vf-lr", &sets[7].value, NULL}, {"--log-std", &sets[8].value, NULL}, {"--gamma", &sets[9].value, NULL},
-        {"--lambda", &sets[10].value, NULL}, {"--clip", &sets[11].value, NULL}, {"--epochs", &sets[12].value, NULL},
-        {"--vf-epochs", &sets[13].value, NULL}, {"--minibatch", &sets[14].value, NULL},
-        {"--vf-minibatch", &sets[15].value, NULL}, {"--ent-coef", &sets[16].value, NULL},
-        {"--eval-batch", &sets[17].value, NULL}, {"--eval-seed", &sets[18].value, NULL},
-        {"--evals-per-decade", &sets[19].value, NULL}, {"--bptt-epochs", &ov.epochs, NULL},
-        {"--bptt-batch", &ov.batch, NULL}, {"--bptt-lr", &ov.lr, NULL},
-        {"--plot", &plot, NULL}, {"--png", &png, NULL}, {"--title", &title, NULL},
-        {"--compare", NULL, &compare}, {"--bptt-only", NULL, &bptt_only}, {"--quiet", NULL, &quiet},
-        {"--fixed-std", NULL, &fixed_std}, {NULL, NULL, NULL},
+        {"--config", &config, NULL, "FILE", "the game's YAML config", "required"},
+        {"--seed", &ov.seed, NULL, "N", "seed of the policy, batches and noise (seed)", NULL},
+        {"--iters", &sets[0].value, NULL, "N", "policy-gradient iterations (pg.iters)", "500; with --max-steps alone: no limit"},
+        {"--max-steps", &sets[1].value, NULL, "N", "stop policy gradient after N sampled env steps (pg.max_steps)", NULL},
+        {"--stop-below", &sets[2].value, NULL, "X", "stop once the evaluation loss is <= X ... (pg.stop_below)", NULL},
+        {"--stop-after", &sets[3].value, NULL, "K", "... at K evaluations in a row (pg.stop_after)", "1"},
+        {"--batch", &sets[4].value, NULL, "N", "episodes per policy-gradient iteration (pg.batch)", "32"},
+        {"--algo", &sets[5].value, NULL, "ppo|reinforce", "the policy-gradient method (pg.algo)", "ppo"},
+        {"--lr", &sets[6].value, NULL, "X", "policy Adam rate (pg.lr)", "ppo 3e-4, reinforce 1e-3"},
+        {"--vf-lr", &sets[7].value, NULL, "X", "value Adam rate (pg.vf_lr)", "1e-3"},
+        {"--log-std", &sets[8].value, NULL, "X", "initial log sigma (pg.log_std)", "-0.5"},
+        {"--fixed-std", NULL, &fixed_std, NULL, "keep log sigma at its initial value (pg.learn_std: false)", "learned"},
+        {"--gamma", &sets[9].value, NULL, "X", "discount (pg.gamma)", "0.99"},
+        {"--lambda", &sets[10].value, NULL, "X", "GAE lambda (pg.lambda)", "ppo 0.95, reinforce 1"},
+        {"--clip", &sets[11].value, NULL, "X", "PPO ratio clip, 0: unclipped (pg.clip_ratio)", "ppo 0.2, reinforce 0"},
+        {"--epochs", &sets[12].value, NULL, "N", "policy passes over a batch (pg.epochs_per_iter)", "ppo 10, reinforce 1"},
+        {"--vf-epochs", &sets[13].value, NULL, "N", "value passes over a batch (pg.vf_epochs)", "10"},
+        {"--minibatch", &sets[14].value, NULL, "N", "samples per policy step, 0: all (pg.minibatch)", "ppo 256, reinforce 0"},
+        {"--vf-minibatch", &sets[15].value, NULL, "N", "samples per value step (pg.vf_minibatch)", "256"},
+        {"--ent-coef", &sets[16].value, NULL, "X", "entropy bonus (pg.ent_coef)", "0"},
+        {"--threads", &ov.threads, NULL, "N", "shards of a batch in parallel (train.threads; 0: one per core)", NULL},
+        {"--eval-batch", &sets[17].value, NULL, "N", "evaluation episodes (pg.eval_batch)", "256"},
+        {"--eval-seed", &sets[18].value, NULL, "N", "seed of the evaluation batch, the same for every seed (pg.eval_seed)", "1000003"},
+        {"--evals-per-decade", &sets[19].value, NULL, "N", "evaluations per decade of env steps (pg.evals_per_decade)", "40"},
+        {"--compare", NULL, &compare, NULL, "train by BPTT first, then by policy gradient", NULL},
+        {"--bptt-only", NULL, &bptt_only, NULL, "only the BPTT part of --compare", NULL},
+        {"--bptt-epochs", &ov.epochs, NULL, "N", "BPTT epochs (train.epochs)", NULL},
+        {"--bptt-batch", &ov.batch, NULL, "N", "BPTT episodes an epoch (train.batch)", NULL},
+        {"--bptt-lr", &ov.lr, NULL, "X", "BPTT Adam rate (train.lr)", NULL},
+        {"--out", &out, NULL, "DIR", "write curve.csv, policy.safetensors (net.*, log_std) and value.safetensors "
+         "there", NULL},
+        {"--quiet", NULL, &quiet, NULL, "no progress on stderr", NULL},
+        {"--plot", &plot, NULL, "CSV", "draw curves (columns panel,series,label,color,steps,loss; one panel per "
+         "distinct panel, log10 steps against log loss) into --png", NULL},
+        {"--png", &png, NULL, "FILE", "the image --plot draws", NULL},
+        {"--title", &title, NULL, "TEXT", "the title of --plot's image", NULL},
+        {NULL, NULL, NULL, NULL, NULL, NULL},
     };
     const int prc = cli_parse("pg", argc, argv, opts, HELP);
     if (prc) return prc == CLI_HELP ? 0 : prc;

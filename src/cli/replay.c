@@ -19,23 +19,20 @@ static const char HELP[] =
     "drawn over it. A body and its trail turn red from the step it breaks the game's\n"
     "rule (reach: enters an obstacle; chase: leaves the arena).\n"
     "\n"
-    "options:\n"
-    "  --config FILE   the game's YAML config                      required\n"
-    "  --ckpt FILE     policy parameters (.safetensors)            required\n"
-    "  --out FILE      the GIF               default runs/<config name>/replay.gif\n"
-    "  --frames N      frames, spread evenly over the episode      default every step\n"
-    "  --seed N        which initial state to draw                 default the config's seed\n"
-    "  --size N        width and height of the arena view in pixels  default 320\n"
-    "  --max-mb N      refuse a GIF whose frames hold more than N MiB of pixels  default 256\n";
+    "options:\n";
 
 int cmd_replay(int argc, char **argv) {
     const char *config, *ckpt, *out, *frames_s, *size_s, *maxmb_s;
     cli_overrides ov = {0};
     const cli_opt opts[] = {
-        {"--config", &config, NULL}, {"--ckpt", &ckpt, NULL},     {"--out", &out, NULL},
-        {"--frames", &frames_s, NULL}, {"--seed", &ov.seed, NULL}, {"--size", &size_s, NULL},
-        {"--max-mb", &maxmb_s, NULL},
-        {NULL, NULL, NULL},
+        {"--config", &config, NULL, "FILE", "the game's YAML config", "required"},
+        {"--ckpt", &ckpt, NULL, "FILE", "policy parameters (.safetensors)", "required"},
+        {"--out", &out, NULL, "FILE", "the GIF", "runs/<config name>/replay.gif"},
+        {"--frames", &frames_s, NULL, "N", "frames, spread evenly over the episode", "every step"},
+        {"--seed", &ov.seed, NULL, "N", "which initial state to draw", "the config's seed"},
+        {"--size", &size_s, NULL, "N", "width and height of the arena view in pixels", "320"},
+        {"--max-mb", &maxmb_s, NULL, "N", "refuse a GIF whose frames hold more than N MiB of pixels", "256"},
+        {NULL, NULL, NULL, NULL, NULL, NULL},
     };
     const int prc = cli_parse("replay", argc, argv, opts, HELP);
     if (prc) return prc == CLI_HELP ? 0 : prc;

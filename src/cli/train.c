@@ -21,24 +21,9 @@ static const char HELP[] =
     "epoch_NNNN.safetensors snapshots, final.safetensors, resume.safetensors and loss.png.\n"
     "The last line of stdout is one JSON object (game, epochs, final loss, seconds).\n"
     "\n"
-    "options (each overrides the config):\n"
-    "  --config FILE    YAML config (configs/reach.yaml, ...)        required\n"
-    "  --out DIR        output folder           default runs/<config name>, e.g.\n"
-    "                   configs/duel.yaml -> runs/duel, configs/bench/reach.yaml -> runs/bench/reach\n"
-    "  --seed N         random seed (seed)\n"
-    "  --seeds A,B,...  train each seed into DIR/seed_N; report the median final loss\n"
-    "  --batch N        parallel episodes per epoch (train.batch)\n"
-    "  --epochs N       epochs (train.epochs)\n"
-    "  --horizon N      steps per episode (env.horizon)\n"
-    "  --lr X           Adam learning rate (train.lr)\n"
-    "  --threads N      threads over the batch (train.threads; 0: one per core)\n"
-    "  --resume DIR     go on with the run in DIR from its resume.safetensors (written at\n"
-    "                   snapshots, every train.resume_every epochs and at the end), with\n"
-    "                   the config stored there; --epochs may raise the number of epochs.\n"
-    "                   A run killed and resumed ends with the same bits as one never stopped.\n"
-    "  --quiet          no progress output, only the final JSON line\n"
+    "Ctrl-C stops after the current epoch and still writes final.safetensors.\n"
     "\n"
-    "Ctrl-C stops after the current epoch and still writes final.safetensors.\n";
+    "options (each overrides the config):\n";
 
 static volatile sig_atomic_t g_stop;  /* set by SIGINT/SIGTERM: the only type a handler may write */
 
@@ -258,10 +243,21 @@ int cmd_train(int argc, char **argv) {
     cli_overrides ov = {0};
     int quiet;
     const cli_opt opts[] = {
-        {"--config", &config, NULL}, {"--out", &out, NULL},         {"--seeds", &seeds, NULL},
-        {"--seed", &ov.seed, NULL},  {"--batch", &ov.batch, NULL},   {"--epochs", &ov.epochs, NULL},
-        {"--horizon", &ov.horizon, NULL}, {"--lr", &ov.lr, NULL},    {"--threads", &ov.threads, NULL},
-        {"--resume", &resume, NULL}, {"--quiet", NULL, &quiet},      {NULL, NULL, NULL},
+        {"--config", &config, NULL, "FILE", "YAML config (configs/reach.yaml, ...)", "required"},
+        {"--out", &out, NULL, "DIR", "output folder", "runs/<config name>, e.g. configs/duel.yaml -> runs/duel, "
+         "configs/bench/reach.yaml -> runs/bench/reach"},
+        {"--seeds", &seeds, NULL, "A,B,...", "train each seed into DIR/seed_N; report the median final loss", NULL},
+        {"--seed", &ov.seed, NULL, "N", "random seed (seed)", NULL},
+        {"--batch", &ov.batch, NULL, "N", "parallel episodes per epoch (train.batch)", NULL},
+        {"--epochs", &ov.epochs, NULL, "N", "epochs (train.epochs)", NULL},
+        {"--horizon", &ov.horizon, NULL, "N", "steps per episode (env.horizon)", NULL},
+        {"--lr", &ov.lr, NULL, "X", "Adam learning rate (train.lr)", NULL},
+        {"--threads", &ov.threads, NULL, "N", "threads over the batch (train.threads; 0: one per core)", NULL},
+        {"--resume", &resume, NULL, "DIR", "go on with the run in DIR from its resume.safetensors (written at "
+         "snapshots, every train.resume_every epochs and at the end), with the config stored there; --epochs may "
+         "raise the number of epochs. A run killed and resumed ends with the same bits as one never stopped.", NULL},
+        {"--quiet", NULL, &quiet, NULL, "no progress output, only the final JSON line", NULL},
+        {NULL, NULL, NULL, NULL, NULL, NULL},
     };
     const int prc = cli_parse("train", argc, argv, opts, HELP);
     if (prc) return prc == CLI_HELP ? 0 : prc;
