@@ -12,14 +12,18 @@
 
 /* ------------------------------------------------------------ helpers */
 
+static void vfail(dg_ctx *ctx, dg_status s, const char *fmt, va_list ap) {
+    if (ctx->status != DG_OK) return;  /* the first error sticks */
+    ctx->status = s;
+    vsnprintf(ctx->err, sizeof ctx->err, fmt, ap);
+}
+
 /* Records the first error on ctx (later ones are dropped); returns NULL. The core's ops
  * report through it as the ops defined outside it do. */
 dg_tensor *dg_ctx_fail(dg_ctx *ctx, dg_status s, const char *fmt, ...) {
-    if (ctx->status != DG_OK) return NULL;  /* the first error sticks */
-    ctx->status = s;
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(ctx->err, sizeof ctx->err, fmt, ap);
+    vfail(ctx, s, fmt, ap);
     va_end(ap);
     return NULL;
 }
