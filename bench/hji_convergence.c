@@ -19,74 +19,33 @@
 
 #include "difgames/config.h"
 #include "difgames/hji.h"
+#include "../tests/util/hji_smooth.h"
 
 #ifndef DG_MERZ_CSV
 #define DG_MERZ_CSV "tests/data/air3d_merz_barrier.csv"  /* relative: run from the repository root */
 #endif
 
-#define PI 3.141592653589793
-
 /* ------------------------------------------------------ the smooth benchmark */
-
-/* H(p) = (p + 1)^2 / 2 in 1-D. */
-static void smooth_ham(void *user, double t, int n, const double *x, const double *p, double *h) {
-    (void)user; (void)t; (void)x;
-    for (int i = 0; i < n; i++) h[i] = 0.5 * (p[i] + 1) * (p[i] + 1);
-}
-
-static void smooth_alpha(void *user, double t, int n, const double *x, const double *pmin,
-                         const double *pmax, double *a) {
-    (void)user; (void)t; (void)x;
-    for (int i = 0; i < n; i++) {
-        const double lo = fabs(pmin[i] + 1), hi = fabs(pmax[i] + 1);
-        a[i] = lo > hi ? lo : hi;
-    }
-}
-
-/* Exact phi(x, t) from phi0 = -cos(pi x): characteristics x = x0 + t (1 + pi sin(pi x0)) carry
- * u = phi_x = pi sin(pi x0), and phi grows by t (u^2 - 1)/2 along them. */
-static double smooth_exact(double x, double t) {
-    double x0 = x - t;
-    for (int it = 0; it < 100; it++) {
-        const double F = x0 + t * (1 + PI * sin(PI * x0)) - x;
-        const double dF = 1 + t * PI * PI * cos(PI * x0);
-        x0 -= F / dF;
-        if (fabs(F) < 1e-15) break;
-    }
-    const double u = PI * sin(PI * x0);
-    return -cos(PI * x0) + 0.5 * t * (u * u - 1);
-}
 
 /* Solves the benchmark on n nodes of [-1, 1) with accuracy a at CFL cfl, or with the fixed step
  * dt = dtc dx^(5/3) if dtc > 0. */
 static int smooth_run(int n, dg_hji_accuracy a, double cfl, double dtc, dg_hji_weno_eps eps, double *l1,
                       double *linf) {
-    dg_hji_grid g;
-    dg_err e = {0};
-    if (dg_hji_grid_init(&g, 1, (double[]){-1}, (double[]){1}, &n, (int[]){1}, &e)) goto fail;
-    dg_hji_game gm = {.nx = 1, .ham = smooth_ham, .alpha = smooth_alpha};
     dg_hji_opts o = dg_hji_opts_default();
     dg_hji_opts_accuracy(&o, a);
     o.weno_eps = eps;
     o.cfl = cfl;
     o.threads = 1;
-    if (dtc > 0) o.dt = dtc * pow(g.dx[0], 5.0 / 3.0);
-    double *v = malloc((size_t)n * sizeof *v), *out = malloc((size_t)n * sizeof *out);
-    for (int i = 0; i < n; i++) v[i] = -cos(PI * dg_hji_grid_coord(&g, 0, i));
-    const double T = 0.5 / (PI * PI);
-    dg_status rc = dg_hji_solve(&g, &gm, &o, v, NULL, 1, &T, out, NULL, &e);
-    *l1 = *linf = 0;
-    for (int i = 0; rc == DG_OK && i < n; i++) {
-        const double err = fabs(out[i] - smooth_exact(dg_hji_grid_coord(&g, 0, i), T));
-        *l1 += err / n;
-        if (err > *linf) *linf = err;
-    }
-    free(v);
-    free(out);
-    if (rc == DG_OK) return 0;
-fail:
+    dg_err e = {0};
+    if (smooth_errors(n, o, dtc, l1, linf, &e) == DG_OK) return 0;
     fprintf(stderr, "smooth: %s\n", e.msg);
     return 1;
+}
+
+/* The order between two errors of grids n and 2n, as text ("" for the first grid, prev 0). */
+static void order(char out[32], double prev, double now) {
+    out[0] = 0;
+    if (prev > 0) snprintf(out, 32, "%.2f", log(prev / now) / log(2.0));
 }
 
 static int smooth_table(void) {
@@ -114,11 +73,9 @@ static int smooth_table(void) {
         for (int k = 0; k < 4; k++) {
             double l1, li;
             if (smooth_run(N[k], R[r].a, R[r].cfl, R[r].dtc, R[r].eps, &l1, &li)) return 1;
-            char o1[32] = "", oi[32] = "";
-            if (k) {
-                snprintf(o1, sizeof o1, "%.2f", log(p1 / l1) / log(2.0));
-                snprintf(oi, sizeof oi, "%.2f", log(pi / li) / log(2.0));
-            }
+            char o1[32], oi[32];
+            order(o1, p1, l1);
+            order(oi, pi, li);
             printf("| %s | %s | %d | %.3e | %s | %.3e | %s |\n", dg_hji_accuracy_name(R[r].a), R[r].step,
                    N[k], l1, o1, li, oi);
             p1 = l1;
@@ -130,17 +87,27 @@ static int smooth_table(void) {
 
 /* --------------------------------------------------------------- pursuit2d */
 
-static dg_hji_problem *load_text(const char *yaml) {
+/* Loads the problem of yaml (unused keys refused) and solves it into a new array V of its nodes;
+ * NULL after printing the error. The caller frees V and *p. */
+static double *solve_text(const char *yaml, dg_hji_problem **p, dg_hji_stats *st) {
     dg_err e = {0};
     dg_cfg *c = dg_cfg_parse(yaml, strlen(yaml), "inline.yaml", &e);
-    dg_hji_problem *p = c ? dg_hji_problem_load(c, &e) : NULL;
-    if (p && dg_cfg_check_unused(c, &e)) {
-        dg_hji_problem_free(p);
-        p = NULL;
+    *p = c ? dg_hji_problem_load(c, &e) : NULL;
+    double *V = NULL;
+    if (*p && dg_cfg_check_unused(c, &e) == DG_OK) {
+        V = malloc((size_t)(*p)->grid.nodes * sizeof *V);
+        if (!V) dg_err_set(&e, DG_ERR_NOMEM, "out of memory for the value");
+        else if (dg_hji_problem_solve(*p, V, st, &e) != DG_OK) {
+            free(V);
+            V = NULL;
+        }
     }
-    if (!p) fprintf(stderr, "%s\n", e.msg);
     dg_cfg_free(c);
-    return p;
+    if (V) return V;
+    fprintf(stderr, "%s\n", e.msg);
+    dg_hji_problem_free(*p);
+    *p = NULL;
+    return NULL;
 }
 
 static int pursuit_table(void) {
@@ -155,15 +122,10 @@ static int pursuit_table(void) {
             char yaml[512];
             snprintf(yaml, sizeof yaml, "game: pursuit2d\naccuracy: %s\ngrid: {n: [%d, %d]}\nsolver: {threads: 1}\n",
                      dg_hji_accuracy_name((dg_hji_accuracy)a), N[k], N[k]);
-            dg_hji_problem *p = load_text(yaml);
-            if (!p) return 1;
-            double *V = malloc((size_t)p->grid.nodes * sizeof *V);
+            dg_hji_problem *p;
             dg_hji_stats st;
-            dg_err e = {0};
-            if (dg_hji_problem_solve(p, V, &st, &e)) {
-                fprintf(stderr, "%s\n", e.msg);
-                return 1;
-            }
+            double *V = solve_text(yaml, &p, &st);
+            if (!V) return 1;
             double mean = 0, mx = 0, x[2];
             const double c = dg_hji_problem_param(p, "speed_pursuer") - dg_hji_problem_param(p, "speed_evader");
             for (int64_t j = 0; j < p->grid.nodes; j++) {
@@ -174,11 +136,9 @@ static int pursuit_table(void) {
                 mean += err / (double)p->grid.nodes;
                 if (err > mx) mx = err;
             }
-            char o1[32] = "", o2[32] = "";
-            if (k) {
-                snprintf(o1, sizeof o1, "%.2f", log(pm / mean) / log(2.0));
-                snprintf(o2, sizeof o2, "%.2f", log(px / mx) / log(2.0));
-            }
+            char o1[32], o2[32];
+            order(o1, pm, mean);
+            order(o2, px, mx);
             printf("| %s | %d^2 | %.3e | %s | %.3e | %s | %lld | %.3f |\n",
                    dg_hji_accuracy_name((dg_hji_accuracy)a), N[k], mean, o1, mx, o2, (long long)st.steps,
                    st.seconds);
@@ -238,15 +198,10 @@ static int air3d_table(const char *csv) {
                          "solver: {threads: %d, precision: %s, dissipation: %s}\n",
                          dg_hji_accuracy_name((dg_hji_accuracy)ACC[ai]), GRID[gi == 1], th, gi == 2 ? "f32" : "f64",
                          gi == 3 ? "globalmax" : "global");
-                dg_hji_problem *p = load_text(yaml);
-                if (!p) return 1;
-                double *V = malloc((size_t)p->grid.nodes * sizeof *V);
+                dg_hji_problem *p;
                 dg_hji_stats st;
-                dg_err e = {0};
-                if (dg_hji_problem_solve(p, V, &st, &e)) {
-                    fprintf(stderr, "%s\n", e.msg);
-                    return 1;
-                }
+                double *V = solve_text(yaml, &p, &st);
+                if (!V) return 1;
                 double mean = 0, mx = 0;
                 for (int i = 0; i < npts; i++) {
                     const double v = fabs(dg_hji_interp(&p->grid, V, pts + 3 * i, NULL));
@@ -287,15 +242,10 @@ static int games_table(void) {
         for (int th = 1; th <= 2; th++) {
             char yaml[256];
             snprintf(yaml, sizeof yaml, "%ssolver: {threads: %d}\n", YAML[gi], th);
-            dg_hji_problem *p = load_text(yaml);
-            if (!p) return 1;
-            double *V = malloc((size_t)p->grid.nodes * sizeof *V);
+            dg_hji_problem *p;
             dg_hji_stats st;
-            dg_err e = {0};
-            if (dg_hji_problem_solve(p, V, &st, &e)) {
-                fprintf(stderr, "%s\n", e.msg);
-                return 1;
-            }
+            double *V = solve_text(yaml, &p, &st);
+            if (!V) return 1;
             int64_t in = 0;
             for (int64_t j = 0; j < p->grid.nodes; j++) in += V[j] <= 0;
             char grid[64] = "";

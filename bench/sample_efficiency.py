@@ -85,14 +85,17 @@ def key_of(game, seed, method, setting):
     return "_".join(parts).replace("/", "-")
 
 
+def flags(setting):
+    """A setting as `difgames pg` options: {"bptt_lr": 0.01} -> ["--bptt-lr", "0.01"]."""
+    return [x for k, v in setting.items() for x in ("--" + k.replace("_", "-"), str(v))]
+
+
 def run(game, seed, method, setting, extra):
     """Runs one `difgames pg` (cached); returns (eval rows, summary)."""
     path = os.path.join(args.workdir, key_of(game, seed, method, setting) + ".jsonl")
     if args.fresh or not os.path.exists(path):
         cmd = [args.difgames, "pg", "--config", config(game), "--seed", str(seed), "--quiet", "--threads", "1"]
-        for k, v in setting.items():
-            cmd += ["--" + k.replace("_", "-"), str(v)]
-        cmd += extra
+        cmd += flags(setting) + extra
         t0 = time.time()
         out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
         with open(path + ".tmp", "w") as f:
@@ -318,6 +321,18 @@ METHOD = """\
   script also reports a second target: the largest best loss of the PG seeds."""
 
 
+TUNING = """\
+## Tuning (held-out seed %d; what was tried)
+
+Each policy-gradient setting ran until %d evaluations in a row were at or below the game's
+target, or a cap; each BPTT setting trained for the cap's env steps (at most 20x its default
+epochs). The winner: fewest env steps to %d in a row at or below the target, then to the first
+reach, then the best loss. Not tuned (defaults of `difgames pg`): gamma 0.99; GAE lambda 0.95
+(PPO) / 1, i.e. reward-to-go minus the value (REINFORCE); PPO clip 0.2, 10 epochs of
+minibatches of 256 samples; REINFORCE one full-batch policy step an iteration; value net 10
+epochs of minibatches of 256, Adam 1e-3; gradient-norm clipping 0.5 per network; log sigma
+learned from its initial value.
+"""
 METHODS = ("bptt", "bptt_tuned", "pg")
 PLOT_MAX = 20.0  # losses above this are drawn at it (diverging runs would squash the rest)
 CRITERIA = (("first", "first reach", steps_to), ("settled", "%d in a row" % SETTLE, settled))
@@ -466,17 +481,7 @@ if "report" in STAGES:
                   ", ".join(str(s) for s in SEEDS), fmt_steps(median_miss_last(t2["bptt"])),
                   fmt_steps(median_miss_last(t2["pg"]))))
         W("")
-    W("## Tuning (held-out seed %d; what was tried)" % args.tune_seed)
-    W("")
-    W("Each policy-gradient setting ran until %d evaluations in a row were at or below the game's" % SETTLE)
-    W("target, or a cap; each BPTT setting trained for the cap's env steps (at most 20x its default")
-    W("epochs). The winner: fewest env steps to %d in a row at or below the target, then to the first" % SETTLE)
-    W("reach, then the best loss. Not tuned (defaults of `difgames pg`): gamma 0.99; GAE lambda 0.95")
-    W("(PPO) / 1, i.e. reward-to-go minus the value (REINFORCE); PPO clip 0.2, 10 epochs of")
-    W("minibatches of 256 samples; REINFORCE one full-batch policy step an iteration; value net 10")
-    W("epochs of minibatches of 256, Adam 1e-3; gradient-norm clipping 0.5 per network; log sigma")
-    W("learned from its initial value.")
-    W("")
+    W(TUNING % (args.tune_seed, SETTLE, SETTLE))
     for game in GAMES:
         g = res[game]
         W("### %s (cap %gx BPTT's default env steps = %s)" % (game, TUNE[game]["cap"],
@@ -508,10 +513,10 @@ if "report" in STAGES:
         g = res[game]
         W("build/difgames pg --config configs/bench/%s.yaml --seed 0 --bptt-only" % game)
         W("build/difgames pg --config configs/bench/%s.yaml --seed 0 %s --stop-below %.6g --stop-after %d --max-steps %d" % (
-            game, " ".join("--%s %s" % (k.replace("_", "-"), v) for k, v in g["pg_choice"].items()),
+            game, " ".join(flags(g["pg_choice"])),
             g["target"], SETTLE, int(BUDGET[game] * g["bptt_steps"])))
         W("build/difgames pg --config configs/bench/%s.yaml --seed 0 --bptt-only %s" % (
-            game, " ".join("--%s %s" % (k.replace("_", "-"), v) for k, v in g["bptt_choice"].items())))
+            game, " ".join(flags(g["bptt_choice"]))))
     W("```")
     W("")
     W("Machine: %s, %d cores, %s %s, Python %s. Each run single-threaded (`--threads 1`), %d at a"

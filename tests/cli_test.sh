@@ -2,13 +2,7 @@
 # End-to-end tests of the difgames command: every subcommand's happy path and
 # bad input (one clear line, exit status 2, nothing half-written).
 # usage: cli_test.sh path/to/difgames repo_root
-set -u
-DG=$1
-ROOT=$2
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-pass=0
-fail=0
+. "$(dirname "$0")/lib.sh"
 
 check() {  # name, expected status, stderr must contain (may be empty), command...
     local name=$1 want=$2 needle=$3
@@ -126,5 +120,4 @@ check "hji versus"            0 "HJBI vs HJBI"     "$DG" hji versus --config con
 [ "$(grep -c '"pairing"' "$T/out")" -eq 4 ] || { echo "FAIL hji versus: 4 pairings expected"; fail=$((fail + 1)); }
 check "hji versus needs chase" 2 "needs chase"     "$DG" hji versus --config configs/reach.yaml --ckpt "$T/run/final.safetensors" --hji "$T/c4.yaml" --value "$T/c4.safetensors"
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish

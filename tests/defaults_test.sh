@@ -8,12 +8,7 @@
 # arena. One seed each (the report of issue 10 has seeds 0, 1, 2); held-out
 # initial states come from eval --seed 1000, a seed no training run uses.
 # usage: defaults_test.sh path/to/difgames repo_root
-set -u
-DG=$1
-ROOT=$2
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-fail=0
+. "$(dirname "$0")/lib.sh"
 cd "$ROOT"
 
 metric() {  # json, key -> value
@@ -22,27 +17,21 @@ metric() {  # json, key -> value
 
 # train_eval NAME CONFIG: trains seed 0, prints eval's JSON on 256 held-out states
 train_eval() {
-    "$DG" train --config "$2" --seed 0 --out "$T/$1" --quiet >/dev/null || { echo "FAIL $1: train"; return 1; }
+    "$DG" train --config "$2" --seed 0 --out "$T/$1" --quiet >/dev/null || return 1
     "$DG" eval --config "$2" --ckpt "$T/$1/final.safetensors" --seed 1000 --batch 256
 }
 
 expect() {  # name, awk condition on x, value
-    if awk -v x="$3" "BEGIN { exit !($2) }"; then
-        echo "ok   $1 ($3)"
-    else
-        echo "FAIL $1: $3 does not satisfy $2"
-        fail=$((fail + 1))
-    fi
+    if awk -v x="$3" "BEGIN { exit !($2) }"; then ok "$1 ($3)"; else bad "$1: $3 does not satisfy $2"; fi
 }
 
-j=$(train_eval reach configs/reach.yaml) || fail=$((fail + 1))
+j=$(train_eval reach configs/reach.yaml) || bad "reach: train or eval"
 expect "reach: obstacle_hit_rate <= 0.05" "x <= 0.05" "$(metric "$j" obstacle_hit_rate)"
 expect "reach: median final_dist <= 0.1" "x <= 0.1" "$(metric "$j" final_dist)"
-j=$(train_eval bench configs/bench/reach.yaml) || fail=$((fail + 1))
+j=$(train_eval bench configs/bench/reach.yaml) || bad "bench: train or eval"
 expect "benchmark reach cuts through: obstacle_hit_rate > 0.3" "x > 0.3" "$(metric "$j" obstacle_hit_rate)"
-j=$(train_eval chase configs/chase.yaml) || fail=$((fail + 1))
+j=$(train_eval chase configs/chase.yaml) || bad "chase: train or eval"
 expect "chase: capture_rate >= 0.9" "x >= 0.9" "$(metric "$j" capture_rate)"
 expect "chase: left_arena == 0" "x == 0" "$(metric "$j" left_arena)"
 
-[ "$fail" -eq 0 ] || { echo "$fail failed"; exit 1; }
-echo "all passed"
+finish

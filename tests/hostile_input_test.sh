@@ -11,17 +11,8 @@
 #  5. options that make no sense
 #  6. exit codes and one-line errors of the command itself
 # usage: hostile_input_test.sh path/to/difgames repo_root
-set -u
-DG=$1
-ROOT=$2
-case $DG in /*) ;; *) DG=$PWD/$DG ;; esac   # one test runs it from another folder
-T=$(mktemp -d)
-trap 'kill -9 $(jobs -p) 2>/dev/null; rm -rf "$T"' EXIT
+. "$(dirname "$0")/lib.sh"
 cd "$ROOT"
-pass=0
-fail=0
-ok() { echo "ok   $1"; pass=$((pass + 1)); }
-bad() { echo "FAIL $1"; fail=$((fail + 1)); }
 
 R=configs/reach.yaml
 "$DG" train --config $R --epochs 2 --batch 4 --out "$T/good" --quiet >/dev/null || bad "make a good checkpoint"
@@ -157,20 +148,7 @@ table=(
   "games with an argument|takes no arguments|games reach"
 )
 printf '%-40s %s\n' "hostile input" "message (exit status 2)" >"$T/table.txt"
-for row in "${table[@]}"; do
-    name=${row%%|*}; rest=${row#*|}; want=${rest%%|*}; cmd=${rest#*|}
-    eval "set -- $cmd"
-    timeout 20 "$DG" "$@" >"$T/out" 2>"$T/err" </dev/null
-    rc=$?
-    lines=$(wc -l <"$T/err")
-    if [ $rc -eq 124 ]; then bad "$name: hung (killed after 20 s)"
-    elif [ $rc -ne 2 ]; then bad "$name: exit $rc, want 2 ($(head -c 300 "$T/err"))"
-    elif ! grep -qF -- "$want" "$T/err"; then bad "$name: message lacks '$want': $(head -c 300 "$T/err")"
-    elif [ "$lines" -ne 1 ]; then bad "$name: $lines lines on stderr, want 1: $(head -c 300 "$T/err")"
-    elif grep -qiE 'sanitizer|segmentation|core dumped' "$T/err"; then bad "$name: crashed"
-    else ok "$name"; fi
-    printf '%-40s %s\n' "$name" "$(head -n 1 "$T/err" | sed "s|$T|<tmp>|g" | cut -c1-200)" >>"$T/table.txt"
-done
+run_rows "" "" "${table[@]}"
 left=$(find "$T" -name '*.tmp.*' -o -name 'never*' | head -n 3)
 [ -z "$left" ] && ok "nothing left behind by the refused commands" || bad "left behind: $left"
 [ -p "$T/fifo" ] || bad "the FIFO was replaced"
@@ -190,15 +168,7 @@ lock=(
   "train --resume of a running run|$T/busy: another run is writing into this folder|train --resume $T/busy --epochs 1000000"
   "pg --out into the folder|$T/busy: another run is writing into this folder|pg --config $R --iters 1 --batch 2 --eval-batch 2 --out $T/busy"
 )
-for row in "${lock[@]}"; do
-    name=${row%%|*}; rest=${row#*|}; want=${rest%%|*}; cmd=${rest#*|}
-    eval "set -- $cmd"
-    timeout 20 "$DG" "$@" >"$T/out" 2>"$T/err" </dev/null
-    rc=$?
-    if [ $rc -eq 2 ] && grep -qF -- "$want" "$T/err" && [ "$(wc -l <"$T/err")" -eq 1 ]; then ok "$name"
-    else bad "$name: exit $rc, $(head -c 300 "$T/err")"; fi
-    printf '%-40s %s\n' "$name" "$(head -n 1 "$T/err" | sed "s|$T|<tmp>|g" | cut -c1-200)" >>"$T/table.txt"
-done
+run_rows "" "" "${lock[@]}"
 # --seeds: a seed folder held by another run is refused the same way
 "$DG" train --config "$T/long.yaml" --out "$T/seeds/seed_2" --quiet >/dev/null 2>&1 &
 second=$!
@@ -238,5 +208,4 @@ done
     && ok "a failed write to stdout: exit 1" || bad "stdout to /dev/full: exit $rc"
 
 cat "$T/table.txt"
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish

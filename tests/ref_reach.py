@@ -10,12 +10,8 @@ max|g_ours - g_torch| / max(max|g_torch|, 1e-6) < 1e-4 per tensor.
 A float64 PyTorch rollout is printed beside it as a diagnostic only.
 Exit 0 on pass, 1 on fail.
 """
-import argparse
-import json
 import os
-import subprocess
 import sys
-import tempfile
 
 import torch
 
@@ -24,6 +20,7 @@ REPO = os.path.dirname(HERE)
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, HERE)
 import st_py  # noqa: E402
+from reflib import check_grads, check_shape, check_values, main, policies, reference, run, run_eval, uniform  # noqa: E402
 
 # The benchmark task's numbers (configs/bench/reach.yaml).
 DT, DAMPING, ACCEL = 0.05, 0.98, 5.0
@@ -33,19 +30,7 @@ MARGIN = 0.05
 W_GOAL, W_COLLISION, W_ENERGY = 1.0, 5.0, 0.01
 START_X, START_Y = (-0.9, -0.6), (-0.5, 0.5)
 GOAL_X, GOAL_Y = (0.6, 0.9), (-0.5, 0.5)
-TOL = 1e-4
-
-
-class Policy(torch.nn.Module):
-    def __init__(self, obs_dim=6, hidden=64, act_dim=2):
-        super().__init__()
-        self.net = torch.nn.Sequential(
-            torch.nn.Linear(obs_dim, hidden), torch.nn.Tanh(),
-            torch.nn.Linear(hidden, hidden), torch.nn.Tanh(),
-            torch.nn.Linear(hidden, act_dim), torch.nn.Tanh())
-
-    def forward(self, obs):
-        return self.net(obs)
+OBS_DIM = 6  # position, velocity, goal
 
 
 def rollout(policy, state, goal, horizon):
@@ -73,10 +58,6 @@ def rollout(policy, state, goal, horizon):
     return loss, terms
 
 
-def uniform(gen, lo, hi):
-    return lo + (hi - lo) * torch.rand((), generator=gen).item()
-
-
 def draw_init(B, seed, vel=0.3):
     """Starts and goals in the task's ranges with rejection sampling; small random velocities."""
     gen = torch.Generator().manual_seed(seed)
@@ -96,113 +77,37 @@ def draw_init(B, seed, vel=0.3):
     return state, goal
 
 
-def run(cmd):
-    r = subprocess.run(cmd, capture_output=True, text=True)
-    if r.returncode != 0:
-        raise RuntimeError(f"{' '.join(cmd)} exited {r.returncode}:\n{r.stdout}{r.stderr}")
-    return r.stdout
-
-
-def rel(a, b):
-    return abs(a - b) / max(abs(b), 1e-6)
-
-
-def check_case(exe, cfg, ckpt, init_path, state, goal, policy, horizon, label):
+def check_case(exe, cfg, ckpt, init_path, state, goal, horizon, label):
     """Runs eval on one INIT/horizon and compares; returns True on pass."""
-    grad_path = init_path + f".grad{horizon}.safetensors"
-    cmd = [exe, "eval", "--config", cfg, "--ckpt", ckpt, "--init", init_path, "--grad-out", grad_path]
-    if horizon != HORIZON:
-        cmd += ["--horizon", str(horizon)]
-    out = json.loads(run(cmd).strip().splitlines()[-1])
-    ours_g = st_py.load(grad_path)
-
-    policy.zero_grad()
-    loss, terms = rollout(policy, state, goal, horizon)
-    loss.backward()
-    ref_g = {n: p.grad.detach().clone() for n, p in policy.named_parameters()}
-
-    p64 = Policy().double()
-    p64.load_state_dict({k: v.double() for k, v in policy.state_dict().items()})
-    loss64, terms64 = rollout(p64, state.double(), goal.double(), horizon)
-    loss64.backward()
-    ref_g64 = {n: p.grad.detach() for n, p in p64.named_parameters()}
-
-    ok = True
-    print(f"\n[{label}] B={state.shape[0]} H={horizon} (eval says batch={out.get('batch')} horizon={out.get('horizon')})")
-    if out.get("horizon") != horizon or out.get("batch") != state.shape[0]:
-        print("FAIL: eval ran a different batch or horizon")
-        ok = False
-    print(f"{'value':<14}{'difgames':>16}{'torch f32':>16}{'rel':>11}{'rel vs f64':>12}")
-    for name, ref, ref64 in [("loss", loss, loss64)] + [(k, terms[k], terms64[k]) for k in terms]:
-        if name not in out:
-            print(f"{name:<14}{'missing':>16}")
-            ok = False
-            continue
-        ours, r32, r64 = float(out[name]), float(ref), float(ref64)
-        e = rel(ours, r32)
-        bad = e >= TOL
-        ok &= not bad
-        print(f"{name:<14}{ours:>16.9g}{r32:>16.9g}{e:>11.2e}{rel(ours, r64):>12.2e}{'  FAIL' if bad else ''}")
-    print(f"{'gradient':<16}{'shape':>12}{'max|g_torch|':>14}{'worst rel':>11}{'vs f64':>10}")
-    if set(ours_g) != set(ref_g):
-        print(f"FAIL: gradient names {sorted(ours_g)} != parameters {sorted(ref_g)}")
-        ok = False
-    for n, g in ref_g.items():
-        if n not in ours_g:
-            continue
-        og = ours_g[n].float()
-        if tuple(og.shape) != tuple(g.shape):
-            print(f"{n:<16}{str(tuple(og.shape)):>12}  FAIL: shape, want {tuple(g.shape)}")
-            ok = False
-            continue
-        scale = max(g.abs().max().item(), 1e-6)
-        e = (og - g).abs().max().item() / scale
-        e64 = (og.double() - ref_g64[n]).abs().max().item() / max(ref_g64[n].abs().max().item(), 1e-6)
-        bad = e >= TOL
-        ok &= not bad
-        print(f"{n:<16}{str(tuple(g.shape)):>12}{scale:>14.4g}{e:>11.2e}{e64:>10.2e}{'  FAIL' if bad else ''}")
+    out, ours_g = run_eval(exe, cfg, ckpt, init_path, init_path + f".grad{horizon}.safetensors", horizon, HORIZON)
+    p32, p64 = policies(st_py.load(ckpt), OBS_DIM)
+    ref = reference(rollout, p32, p64, state, goal, horizon)
+    ok = check_shape(label, out, state.shape[0], horizon)
+    ok &= check_values(out, ref)
+    ok &= check_grads(ours_g, ref, True, "rel vs torch f32 < 1e-4")
     return ok
 
 
-def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--build", required=True, help="the build folder holding difgames")
-    ap.add_argument("--seed", type=int, default=3, help="seed for training and the initial states")
-    ap.add_argument("--epochs", type=int, default=20)
-    args = ap.parse_args()
-    torch.set_num_threads(1)
-    exe = os.path.join(os.path.abspath(args.build), "difgames")
+def test(args, exe, tmp):
     cfg = os.path.join(REPO, "configs", "bench", "reach.yaml")
-    ok = True
-    with tempfile.TemporaryDirectory(prefix="ref_reach_") as tmp:
-        try:
-            run([exe, "train", "--config", cfg, "--out", os.path.join(tmp, "train"),
-                 "--epochs", str(args.epochs), "--seed", str(args.seed), "--quiet"])
-        except RuntimeError as e:
-            print(f"FAIL: {e}")
-            return 1
-        ckpt = os.path.join(tmp, "train", "final.safetensors")
-        params = st_py.load(ckpt)
-        policy = Policy()
-        try:
-            policy.load_state_dict(params, strict=True)
-            print(f"checkpoint loads into nn.Sequential with load_state_dict(strict=True): {sorted(params)}")
-        except RuntimeError as e:
-            print(f"FAIL: checkpoint does not load with strict=True: {e}")
-            return 1
+    run([exe, "train", "--config", cfg, "--out", os.path.join(tmp, "train"),
+         "--epochs", str(args.epochs), "--seed", str(args.seed), "--quiet"])
+    ckpt = os.path.join(tmp, "train", "final.safetensors")
+    params = st_py.load(ckpt)
+    try:
+        policies(params, OBS_DIM)
+        print(f"checkpoint loads into nn.Sequential with load_state_dict(strict=True): {sorted(params)}")
+    except RuntimeError as e:
+        print(f"FAIL: checkpoint does not load with strict=True: {e}")
+        return False
 
-        state, goal = draw_init(16, args.seed)
-        init_path = os.path.join(tmp, "init.safetensors")
-        st_py.save(init_path, {"state": state, "goal": goal})
-        try:
-            ok &= check_case(exe, cfg, ckpt, init_path, state, goal, policy, HORIZON, "task horizon")
-            ok &= check_case(exe, cfg, ckpt, init_path, state, goal, policy, 25, "--horizon 25")
-        except RuntimeError as e:
-            print(f"FAIL: {e}")
-            return 1
-    print("\nref_reach: " + ("PASS" if ok else "FAIL") + f" (tolerance {TOL:g})")
-    return 0 if ok else 1
+    state, goal = draw_init(16, args.seed)
+    init_path = os.path.join(tmp, "init.safetensors")
+    st_py.save(init_path, {"state": state, "goal": goal})
+    ok = check_case(exe, cfg, ckpt, init_path, state, goal, HORIZON, "task horizon")
+    ok &= check_case(exe, cfg, ckpt, init_path, state, goal, 25, "--horizon 25")
+    return ok
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main("ref_reach", test, lambda ap: ap.add_argument("--epochs", type=int, default=20)))

@@ -6,22 +6,14 @@
 #     never stopped; SIGINT writes a final snapshot and exits cleanly;
 #  3. a NaN injected at a snapshot epoch is rolled back; no snapshot holds NaN.
 # usage: reliability_test.sh path/to/difgames repo_root
-set -u
-DG=$1
-ROOT=$2
-T=$(mktemp -d)
+. "$(dirname "$0")/lib.sh"
 trap 'kill -9 $(jobs -p) 2>/dev/null; umount "$T/full" 2>/dev/null; rm -rf "$T"' EXIT
 cd "$ROOT"
-pass=0
-fail=0
-ok() { echo "ok   $1"; pass=$((pass + 1)); }
-bad() { echo "FAIL $1"; fail=$((fail + 1)); }
 
 # ---------------------------------------------------------------- 1. bad input
 R=configs/reach.yaml
 "$DG" train --config $R --epochs 2 --batch 4 --out "$T/good" --quiet >/dev/null || bad "make a good checkpoint"
 /usr/bin/python3 tests/make_bad_files.py "$T/good/final.safetensors" "$T" || bad "make bad files"
-cfg() { printf "$2" >"$T/$1.yaml"; echo "$T/$1.yaml"; }
 
 # name | expected text in the one error line | command...
 table=(
@@ -57,19 +49,7 @@ table=(
 )
 mkdir -p "$T/corrupt" && head -c 300 "$T/good/resume.safetensors" >"$T/corrupt/resume.safetensors"
 printf '%-40s %s\n' "bad input" "message (exit status 2)" >"$T/table.txt"
-for row in "${table[@]}"; do
-    name=${row%%|*}; rest=${row#*|}; want=${rest%%|*}; cmd=${rest#*|}
-    # shellcheck disable=SC2086
-    "$DG" $cmd >"$T/out" 2>"$T/err"
-    rc=$?
-    lines=$(wc -l <"$T/err")
-    if [ $rc -ne 2 ]; then bad "$name: exit $rc, want 2 ($(head -c 200 "$T/err"))"
-    elif ! grep -qF -- "$want" "$T/err"; then bad "$name: message lacks '$want': $(head -c 300 "$T/err")"
-    elif [ "$lines" -ne 1 ]; then bad "$name: $lines lines on stderr, want 1"
-    elif grep -qiE 'sanitizer|segmentation|core dumped' "$T/err"; then bad "$name: crashed"
-    else ok "$name"; fi
-    printf '%-40s %s\n' "$name" "$(head -n 1 "$T/err" | sed "s|$T|<tmp>|g")" >>"$T/table.txt"
-done
+run_rows "" "" "${table[@]}"
 [ ! -e /proc/dg ] || bad "unwritable folder was created"
 ls "$T" | grep -q '\.tmp\.' && bad "temporary files left behind"
 cat "$T/table.txt"
@@ -138,5 +118,4 @@ else
     echo "skip full disk (no tmpfs can be mounted here)"
 fi
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish

@@ -10,6 +10,7 @@
 #include <cmocka.h>
 
 #include "difgames/difgames.h"
+#include "util/check.h"
 
 static long g_allocs;
 
@@ -37,12 +38,9 @@ static void on_event(const dg_train_event *ev, void *user) {
 
 static void check(const char *label, const char *yaml) {
     dg_err e = {0};
-    dg_cfg *cfg = dg_cfg_parse(yaml, strlen(yaml), "alloc.yaml", &e);
-    assert_non_null(cfg);
-    dg_env *env = dg_env_create(cfg, &e);
-    assert_non_null(env);
+    dg_cfg *cfg;
     dg_train_opts o;
-    assert_int_equal(dg_train_opts_read(cfg, &o, &e), DG_OK);
+    dg_env *env = check_env(yaml, &cfg, &o);
     dg_trainer *t = dg_trainer_create(env, &o, NULL, NULL, &e);
     assert_non_null(t);
     counts c = {0};

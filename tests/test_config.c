@@ -63,6 +63,30 @@ static void has_all(const char *msg, ...) {
     va_end(ap);
 }
 
+/* A text the parser must refuse (len 0: strlen), with the words its message must hold. */
+typedef struct bad_text {
+    const char *text;
+    size_t len;
+    const char *want[4];
+} bad_text;
+
+static void check_bad_texts(const bad_text *b, size_t n) {
+    for (size_t k = 0; k < n; k++) {
+        dg_err e;
+        parse_fails(b[k].text, b[k].len ? b[k].len : strlen(b[k].text), &e);
+        for (int j = 0; j < 4 && b[k].want[j]; j++)
+            if (!strstr(e.msg, b[k].want[j])) fail_msg("message \"%s\" lacks \"%s\"", e.msg, b[k].want[j]);
+    }
+}
+
+/* Reads key of c as a string and checks that it is want. */
+static void str_is(dg_cfg *c, const char *key, const char *want) {
+    dg_err e = {0};
+    const char *s = NULL;
+    assert_int_equal(dg_cfg_get_str(c, key, &s, NULL, &e), DG_OK);
+    assert_string_equal(s, want);
+}
+
 /* Reads everything the reach program knows; returns the first error. */
 static dg_status read_reach(dg_cfg *c, dg_err *e) {
     const char *game;
@@ -279,18 +303,14 @@ static void test_wrong_types(void **state) {
 
     /* strings and bools that do parse */
     c = parse_ok("a: 2048\nb: 'quoted: yes'\nc: yes\nd: Off\ne: \"\"\nf: |\n  two\n  lines\n");
-    assert_int_equal(dg_cfg_get_str(c, "a", &s, NULL, &e), DG_OK);
-    assert_string_equal(s, "2048");
-    assert_int_equal(dg_cfg_get_str(c, "b", &s, NULL, &e), DG_OK);
-    assert_string_equal(s, "quoted: yes");
+    str_is(c, "a", "2048");
+    str_is(c, "b", "quoted: yes");
     assert_int_equal(dg_cfg_get_bool(c, "c", &b, 0, &e), DG_OK);
     assert_int_equal(b, 1);
     assert_int_equal(dg_cfg_get_bool(c, "d", &b, 1, &e), DG_OK);
     assert_int_equal(b, 0);
-    assert_int_equal(dg_cfg_get_str(c, "e", &s, NULL, &e), DG_OK);
-    assert_string_equal(s, "");
-    assert_int_equal(dg_cfg_get_str(c, "f", &s, NULL, &e), DG_OK);
-    assert_string_equal(s, "two\nlines\n");
+    str_is(c, "e", "");
+    str_is(c, "f", "two\nlines\n");
     dg_cfg_free(c);
 }
 
@@ -469,50 +489,24 @@ static void test_unknown_keys(void **state) {
 
 static void test_duplicates_and_syntax(void **state) {
     (void)state;
+    static const bad_text BAD[] = {
+        {"env:\n  dt: 0.05\n  damping: 0.9\n  dt: 0.1\n", 0, {"t.yaml:4: duplicate key 'env.dt' (first at line 2)"}},
+        {"a: 1\nb: {x: 1, y: 2, x: 3}\n", 0, {"t.yaml:2:", "duplicate key 'b.x'", "first at line 2"}},
+        {"a: 1\nb: [1, 2\nc: 3\n", 0, {"t.yaml:", "flow sequence"}},                 /* unclosed */
+        {"a:\n  b: 1\n c: 2\n", 0, {"t.yaml:3:"}},                                    /* bad indent */
+        {"a:\n\tb: 1\n", 0, {"t.yaml:2:", "not tabs"}},
+        {"a: 1\nb: \xff\xfe\n", 0, {"t.yaml:2:", "UTF-8"}},
+        {"a: 1\nb: x\0y\n", sizeof "a: 1\nb: x\0y\n" - 1, {"t.yaml:2:"}},            /* a NUL byte */
+        {"a: 1\n---\nb: 2\n", 0, {"t.yaml:2:", "only one YAML document"}},
+        {"base: &b {x: 1}\nother: *b\n", 0, {"t.yaml:1:", "anchors (&b) are not supported"}},
+        {"a:\n  - *x\n", 0, {"t.yaml:2:", "alias"}},
+        {"a: !!float 1\n", 0, {"t.yaml:1:", "tags"}},
+        {"? [a, b]\n: 1\n", 0, {"t.yaml:1:", "map keys must be plain values"}},      /* a complex key */
+        {"- 1\n- 2\n", 0, {"t.yaml:1:", "top level must be a map", "a list"}},
+        {"just text\n", 0, {"t.yaml:1:", "top level must be a map", "'just text'"}},
+    };
+    check_bad_texts(BAD, sizeof BAD / sizeof BAD[0]);
     dg_err e;
-    const char *dup = "env:\n  dt: 0.05\n  damping: 0.9\n  dt: 0.1\n";
-    parse_fails(dup, strlen(dup), &e);
-    has_all(e.msg, "t.yaml:4: duplicate key 'env.dt' (first at line 2)", NULL);
-    const char *dup2 = "a: 1\nb: {x: 1, y: 2, x: 3}\n";
-    parse_fails(dup2, strlen(dup2), &e);
-    has_all(e.msg, "t.yaml:2:", "duplicate key 'b.x'", "first at line 2", NULL);
-
-    const char *unclosed = "a: 1\nb: [1, 2\nc: 3\n";
-    parse_fails(unclosed, strlen(unclosed), &e);
-    has_all(e.msg, "t.yaml:", "flow sequence", NULL);
-    const char *badindent = "a:\n  b: 1\n c: 2\n";
-    parse_fails(badindent, strlen(badindent), &e);
-    has_all(e.msg, "t.yaml:3:", NULL);
-    const char *tab = "a:\n\tb: 1\n";
-    parse_fails(tab, strlen(tab), &e);
-    has_all(e.msg, "t.yaml:2:", "not tabs", NULL);
-    const char *utf8 = "a: 1\nb: \xff\xfe\n";
-    parse_fails(utf8, strlen(utf8), &e);
-    has_all(e.msg, "t.yaml:2:", "UTF-8", NULL);
-    const char nul[] = "a: 1\nb: x\0y\n";
-    parse_fails(nul, sizeof nul - 1, &e);
-    has_all(e.msg, "t.yaml:2:", NULL);
-    const char *docs = "a: 1\n---\nb: 2\n";
-    parse_fails(docs, strlen(docs), &e);
-    has_all(e.msg, "t.yaml:2:", "only one YAML document", NULL);
-    const char *anchor = "base: &b {x: 1}\nother: *b\n";
-    parse_fails(anchor, strlen(anchor), &e);
-    has_all(e.msg, "t.yaml:1:", "anchors (&b) are not supported", NULL);
-    const char *alias = "a:\n  - *x\n";
-    parse_fails(alias, strlen(alias), &e);
-    has_all(e.msg, "t.yaml:2:", "alias", NULL);
-    const char *tag = "a: !!float 1\n";
-    parse_fails(tag, strlen(tag), &e);
-    has_all(e.msg, "t.yaml:1:", "tags", NULL);
-    const char *cplx = "? [a, b]\n: 1\n";
-    parse_fails(cplx, strlen(cplx), &e);
-    has_all(e.msg, "t.yaml:1:", "map keys must be plain values", NULL);
-    const char *top = "- 1\n- 2\n";
-    parse_fails(top, strlen(top), &e);
-    has_all(e.msg, "t.yaml:1:", "top level must be a map", "a list", NULL);
-    const char *scal = "just text\n";
-    parse_fails(scal, strlen(scal), &e);
-    has_all(e.msg, "t.yaml:1:", "top level must be a map", "'just text'", NULL);
     /* the NULL label */
     memset(&e, 0, sizeof e);
     assert_null(dg_cfg_parse("[", 1, NULL, &e));
@@ -552,14 +546,12 @@ static void test_overrides(void **state) {
     dg_cfg *c = parse_ok(REACH);
     float f = 0;
     int i = 0, h[4], n = 0;
-    const char *s;
     assert_int_equal(dg_cfg_set(c, "train.lr", "0.01", &e), DG_OK);
     assert_int_equal(dg_cfg_get_f32(c, "train.lr", &f, 0, &e), DG_OK);
     assert_true(f == 0.01f);
     assert_int_equal(dg_cfg_line(c, "train.lr", NULL), 0);
     assert_int_equal(dg_cfg_set(c, "game", "chase", &e), DG_OK);
-    assert_int_equal(dg_cfg_get_str(c, "game", &s, NULL, &e), DG_OK);
-    assert_string_equal(s, "chase");
+    str_is(c, "game", "chase");
     /* new keys and new maps on the way */
     assert_int_equal(dg_cfg_set(c, "render.size.width", "64", &e), DG_OK);
     assert_int_equal(dg_cfg_get_int(c, "render.size.width", &i, 0, &e), DG_OK);
@@ -634,8 +626,7 @@ static void test_overrides(void **state) {
     assert_int_equal(dg_cfg_get_f32(c, "env.dt", &f, 0, &e), DG_OK);
     assert_true(f == 0.2f);
     assert_int_equal(dg_cfg_set(c, "list[0].k", "v", &e), DG_OK);
-    assert_int_equal(dg_cfg_get_str(c, "list[0].k", &s, NULL, &e), DG_OK);
-    assert_string_equal(s, "v");
+    str_is(c, "list[0].k", "v");
     dg_cfg_free(c);
 }
 
@@ -675,13 +666,10 @@ static void test_round_trip(void **state) {
     assert_int_equal(dg_cfg_get_int_array(c2, "policy.hidden", h, 0, 4, &n, &e), DG_OK);
     assert_int_equal(n, 2);
     assert_int_equal(h[0], 32);
-    assert_int_equal(dg_cfg_get_str(c2, "notes.text", &s, NULL, &e), DG_OK);
-    assert_string_equal(s, "a: b # not a comment");
-    assert_int_equal(dg_cfg_get_str(c2, "notes.dash", &s, NULL, &e), DG_OK);
-    assert_string_equal(s, "- x");
+    str_is(c2, "notes.text", "a: b # not a comment");
+    str_is(c2, "notes.dash", "- x");
     assert_int_equal(dg_cfg_get_str(c2, "notes.empty", &s, "default", &e), DG_ERR_CONFIG);  /* null stays null */
-    assert_int_equal(dg_cfg_get_str(c2, "notes.map.n[1].z", &s, NULL, &e), DG_OK);
-    assert_string_equal(s, "2");
+    str_is(c2, "notes.map.n[1].z", "2");
     float obst[3];
     int rows = 0;
     assert_int_equal(dg_cfg_get_f32_rows(c2, "env.obstacles", obst, 3, 1, 1, &rows, &e), DG_OK);
@@ -714,16 +702,12 @@ static void test_round_trip(void **state) {
              longs);
     c = parse_ok(text);
     c2 = round_trip(c);
-    assert_int_equal(dg_cfg_get_str(c2, "q", &s, NULL, &e), DG_OK);
-    assert_string_equal(s, "5");
+    str_is(c2, "q", "5");
     int qi = 0;
     assert_int_equal(dg_cfg_get_int(c2, "q", &qi, 0, &e), DG_ERR_CONFIG);  /* still a string */
-    assert_int_equal(dg_cfg_get_str(c2, "esc", &s, NULL, &e), DG_OK);
-    assert_string_equal(s, "tab\there\nnew \"q\" \x01 \xc3\xa9");
-    assert_int_equal(dg_cfg_get_str(c2, "uni", &s, NULL, &e), DG_OK);
-    assert_string_equal(s, "héllo wörld ✓");
-    assert_int_equal(dg_cfg_get_str(c2, "lit", &s, NULL, &e), DG_OK);
-    assert_string_equal(s, "line one\nline two\n");
+    str_is(c2, "esc", "tab\there\nnew \"q\" \x01 \xc3\xa9");
+    str_is(c2, "uni", "héllo wörld ✓");
+    str_is(c2, "lit", "line one\nline two\n");
     assert_int_equal(dg_cfg_get_int(c2, "key with: colon", &qi, 0, &e), DG_OK);
     assert_int_equal(qi, 1);
     assert_string_equal(dg_cfg_key(c2, "", 5), "");
@@ -739,8 +723,7 @@ static void test_round_trip(void **state) {
     assert_int_equal(dg_cfg_len(c2, "nest.a[1][1]"), 1);
     assert_int_equal(dg_cfg_len(c2, "nest.b"), 0);
     assert_int_equal(dg_cfg_len(c2, "emptylist"), 0);
-    assert_int_equal(dg_cfg_get_str(c2, "explicit", &s, NULL, &e), DG_OK);
-    assert_string_equal(s, "value");
+    str_is(c2, "explicit", "value");
     dg_cfg_free(c2);
     dg_cfg_free(c);
 }
@@ -867,13 +850,12 @@ static void test_shipped_configs(void **state) {
  * the list and 2^20 + 1 items here), which bounds the tree's memory (about 300 MiB at most). */
 static void test_aliases_and_size(void **state) {
     (void)state;
+    static const bad_text BAD[] = {
+        {"a: &x [1, *x]\n", 0, {"t.yaml:1:", "anchors (&x) are not supported"}},
+        {"a: 1\n*x : 2\n", 0, {"t.yaml:2:", "aliases (*x)"}},
+    };
+    check_bad_texts(BAD, sizeof BAD / sizeof BAD[0]);
     dg_err e;
-    const char *self = "a: &x [1, *x]\n";
-    parse_fails(self, strlen(self), &e);
-    has_all(e.msg, "t.yaml:1:", "anchors (&x) are not supported", NULL);
-    const char *key = "a: 1\n*x : 2\n";
-    parse_fails(key, strlen(key), &e);
-    has_all(e.msg, "t.yaml:2:", "aliases (*x)", NULL);
     size_t n = (1u << 20) + 1, len = 4 + 2 * n;
     char *t = malloc(len + 1);
     memcpy(t, "a: [", 4);

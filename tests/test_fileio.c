@@ -33,28 +33,42 @@ static int remove_dir(void **state) {
 
 static void in_dir(char *out, size_t n, const char *name) { snprintf(out, n, "%s/%s", g_dir, name); }
 
+/* Writes text into path. */
+static void write_text(const char *path, const char *text) {
+    FILE *fp = fopen(path, "w");
+    assert_non_null(fp);
+    fputs(text, fp);
+    fclose(fp);
+}
+
+/* dg_file_read_all refuses path: returns its status, hands out nothing, and its message names
+ * path and holds want. */
+static dg_status read_all_refused(const char *path, const char *want) {
+    dg_err e = {0};
+    unsigned char *buf = (unsigned char *)"x";
+    size_t len = 7;
+    const dg_status st = dg_file_read_all(path, &buf, &len, &e);
+    assert_int_not_equal(st, DG_OK);
+    assert_null(buf);
+    assert_int_equal(len, 0);
+    if (!strstr(e.msg, want) || !strstr(e.msg, path)) fail_msg("'%s' lacks '%s'", e.msg, want);
+    return st;
+}
+
 static void test_reads_refuse_non_regular(void **state) {
     (void)state;
     char fifo[128], reg[128];
     in_dir(fifo, sizeof fifo, "fifo");
     in_dir(reg, sizeof reg, "reg.txt");
     assert_int_equal(mkfifo(fifo, 0600), 0);  /* no writer: an open without O_NONBLOCK would hang */
-    FILE *fp = fopen(reg, "w");
-    assert_non_null(fp);
-    fputs("hello", fp);
-    fclose(fp);
+    write_text(reg, "hello");
     static const struct { const char *path, *want; } CASES[] = {
         {NULL, "a FIFO"}, {"/dev/zero", "a character device"}, {"/tmp", "a folder"}, {"/nonexistent/x", "cannot open"},
     };
     for (size_t i = 0; i < sizeof CASES / sizeof CASES[0]; i++) {
         const char *path = CASES[i].path ? CASES[i].path : fifo;
+        read_all_refused(path, CASES[i].want);
         dg_err e = {0};
-        unsigned char *buf = (unsigned char *)"x";
-        size_t len = 7;
-        assert_int_not_equal(dg_file_read_all(path, &buf, &len, &e), DG_OK);
-        assert_null(buf);
-        assert_int_equal(len, 0);
-        if (!strstr(e.msg, CASES[i].want) || !strstr(e.msg, path)) fail_msg("'%s' lacks '%s'", e.msg, CASES[i].want);
         FILE *f2 = (FILE *)1;
         assert_int_not_equal(dg_file_open_read(path, &f2, NULL, &e), DG_OK);
         assert_null(f2);
@@ -130,9 +144,7 @@ static void test_path_same(void **state) {
     (void)state;
     char a[128], b[256];
     in_dir(a, sizeof a, "same.txt");
-    FILE *fp = fopen(a, "w");
-    assert_non_null(fp);
-    fclose(fp);
+    write_text(a, "");
     snprintf(b, sizeof b, "%s/./sub/../same.txt", g_dir);
     assert_true(dg_path_same(a, b));  /* exists: by device and inode (sub does not exist: stat fails) */
     snprintf(b, sizeof b, "%s//same.txt", g_dir);
@@ -179,14 +191,6 @@ static void test_dir_lock(void **state) {
     dg_dir_unlock(l4);
     dg_dir_unlock(-1);  /* harmless */
     assert_int_equal(dg_dir_lock("/proc/dg_no/x", &e), -1);
-}
-
-/* Writes text into path. */
-static void write_text(const char *path, const char *text) {
-    FILE *fp = fopen(path, "w");
-    assert_non_null(fp);
-    fputs(text, fp);
-    fclose(fp);
 }
 
 /* Checks that path still holds text. */
@@ -238,20 +242,11 @@ static void test_read_bounds(void **state) {
     (void)state;
     char big[128], cfg[128];
     in_dir(big, sizeof big, "huge.bin");
-    FILE *fp = fopen(big, "w");
-    assert_non_null(fp);
-    fclose(fp);
-    if (truncate(big, (off_t)1 << 40) != 0) {  /* 1 TiB of holes: more than any machine's memory */
+    write_text(big, "");
+    if (truncate(big, (off_t)1 << 40) != 0)  /* 1 TiB of holes: more than any machine's memory */
         printf("  skip: no 1 TiB sparse file here\n");
-    } else {
-        dg_err e = {0};
-        unsigned char *buf = (unsigned char *)"x";
-        size_t len = 3;
-        assert_int_equal(dg_file_read_all(big, &buf, &len, &e), DG_ERR_ARG);
-        assert_null(buf);
-        assert_int_equal(len, 0);
-        if (!strstr(e.msg, big) || !strstr(e.msg, "too large to load")) fail_msg("%s", e.msg);
-    }
+    else
+        assert_int_equal(read_all_refused(big, "too large to load"), DG_ERR_ARG);
     in_dir(cfg, sizeof cfg, "c.yaml");
     write_text(cfg, "game: reach\n");
     dg_err e = {0};

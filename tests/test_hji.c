@@ -17,8 +17,7 @@
 #include <cmocka.h>
 
 #include "difgames/difgames.h"
-
-#define PI 3.141592653589793
+#include "util/hji_smooth.h"
 
 /* ------------------------------------------------------------------ helpers */
 
@@ -60,51 +59,17 @@ static double *solve(const dg_hji_problem *p) { return solve_times(p, 1, &p->t_e
 
 /* ------------------------------------------------------- the smooth benchmark */
 
-static void smooth_ham(void *user, double t, int n, const double *x, const double *p, double *h) {
-    (void)user; (void)t; (void)x;
-    for (int i = 0; i < n; i++) h[i] = 0.5 * (p[i] + 1) * (p[i] + 1);
-}
-
-static void smooth_alpha(void *user, double t, int n, const double *x, const double *pmin,
-                         const double *pmax, double *a) {
-    (void)user; (void)t; (void)x;
-    for (int i = 0; i < n; i++) a[i] = fmax(fabs(pmin[i] + 1), fabs(pmax[i] + 1));
-}
-
-/* phi(x, t) for phi0 = -cos(pi x): along x = x0 + t (1 + pi sin(pi x0)) (Newton; the map is monotone
- * for t <= 1/pi^2) phi_x stays u0 = pi sin(pi x0) and phi grows by t (u0^2 - 1)/2. */
-static double smooth_exact(double x, double t) {
-    double x0 = x - t;
-    for (int it = 0; it < 100; it++) {
-        const double F = x0 + t * (1 + PI * sin(PI * x0)) - x;
-        x0 -= F / (1 + t * PI * PI * cos(PI * x0));
-        if (fabs(F) < 1e-15) break;
-    }
-    const double u = PI * sin(PI * x0);
-    return -cos(PI * x0) + 0.5 * t * (u * u - 1);
-}
-
 /* L1 error (mean abs) at t = 0.5/pi^2 on n nodes of the periodic [-1, 1). */
 static double smooth_l1(int n, dg_hji_deriv d, dg_hji_time tm, double cfl, double dtc) {
-    dg_hji_grid g;
-    dg_err e = {0};
-    assert_int_equal(dg_hji_grid_init(&g, 1, (double[]){-1}, (double[]){1}, &n, (int[]){1}, &e), DG_OK);
-    dg_hji_game gm = {.nx = 1, .ham = smooth_ham, .alpha = smooth_alpha};
     dg_hji_opts o = dg_hji_opts_default();
     o.deriv = d;
     o.time = tm;
     o.cfl = cfl;
     o.weno_eps = DG_HJI_WENO_EPS_CONST;
     o.threads = 1;
-    if (dtc > 0) o.dt = dtc * pow(g.dx[0], 5.0 / 3.0);
-    double *v = malloc((size_t)n * sizeof *v), *out = malloc((size_t)n * sizeof *out);
-    for (int i = 0; i < n; i++) v[i] = -cos(PI * dg_hji_grid_coord(&g, 0, i));
-    const double T = 0.5 / (PI * PI);
-    if (dg_hji_solve(&g, &gm, &o, v, NULL, 1, &T, out, NULL, &e)) fail_msg("%s", e.msg);
-    double l1 = 0;
-    for (int i = 0; i < n; i++) l1 += fabs(out[i] - smooth_exact(dg_hji_grid_coord(&g, 0, i), T)) / n;
-    free(v);
-    free(out);
+    double l1, linf;
+    dg_err e = {0};
+    if (smooth_errors(n, o, dtc, &l1, &linf, &e)) fail_msg("%s", e.msg);
     return l1;
 }
 
@@ -169,21 +134,12 @@ static void test_dissipation_generic(void **state) {
     double e[4][2];
     for (int d = 0; d < 4; d++)
         for (int k = 0; k < 2; k++) {
-            int n = 40 << k;
-            dg_hji_grid g;
-            dg_err er = {0};
-            assert_int_equal(dg_hji_grid_init(&g, 1, (double[]){-1}, (double[]){1}, &n, (int[]){1}, &er), 0);
-            dg_hji_game gm = {.nx = 1, .ham = smooth_ham, .alpha = smooth_alpha};
             dg_hji_opts o = dg_hji_opts_default();
             dg_hji_opts_accuracy(&o, DG_HJI_ACCURACY_MEDIUM);
             o.diss = (dg_hji_diss)d;
-            double v[80], out[80];
-            for (int i = 0; i < n; i++) v[i] = -cos(PI * dg_hji_grid_coord(&g, 0, i));
-            const double T = 0.5 / (PI * PI);
-            assert_int_equal(dg_hji_solve(&g, &gm, &o, v, NULL, 1, &T, out, NULL, &er), DG_OK);
-            e[d][k] = 0;
-            for (int i = 0; i < n; i++)
-                e[d][k] += fabs(out[i] - smooth_exact(dg_hji_grid_coord(&g, 0, i), T)) / n;
+            double linf;
+            dg_err er = {0};
+            assert_int_equal(smooth_errors(40 << k, o, 0, &e[d][k], &linf, &er), DG_OK);
         }
     printf("  ENO2+RK2 L1 at n 40, 80: global %.2e %.2e, local %.2e %.2e, local-local %.2e %.2e, "
            "global max %.2e %.2e\n", e[0][0], e[0][1], e[1][0], e[1][1], e[2][0], e[2][1], e[3][0], e[3][1]);
@@ -462,18 +418,10 @@ static void test_float32(void **state) {
     printf("  float32 vs double: max diff %.2e\n", mx);
     assert_true(mx < 2e-5);
     /* the generic path in float32: the smooth benchmark to float precision */
-    int n = 80;
-    dg_hji_grid g;
-    assert_int_equal(dg_hji_grid_init(&g, 1, (double[]){-1}, (double[]){1}, &n, (int[]){1}, &e), DG_OK);
-    dg_hji_game gm = {.nx = 1, .ham = smooth_ham, .alpha = smooth_alpha};
     dg_hji_opts o = dg_hji_opts_default();
     o.real = DG_HJI_REAL_F32;
-    double v[80], out[80];
-    for (int i = 0; i < n; i++) v[i] = -cos(PI * dg_hji_grid_coord(&g, 0, i));
-    const double T = 0.5 / (PI * PI);
-    assert_int_equal(dg_hji_solve(&g, &gm, &o, v, NULL, 1, &T, out, NULL, &e), DG_OK);
-    double l1 = 0;
-    for (int i = 0; i < n; i++) l1 += fabs(out[i] - smooth_exact(dg_hji_grid_coord(&g, 0, i), T)) / n;
+    double l1, linf;
+    assert_int_equal(smooth_errors(80, o, 0, &l1, &linf, &e), DG_OK);
     printf("  smooth benchmark in float32, n 80: L1 %.2e\n", l1);
     assert_true(l1 < 1e-5);
     free(V);

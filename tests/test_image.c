@@ -62,18 +62,29 @@ static int dir_entries(void) {
     return n;
 }
 
-/* Reads a PNG as 8-bit RGB with libpng's simplified API; caller frees *rgb. */
-static void read_png(const char *path, int *w, int *h, unsigned char **rgb) {
+/* Reads a PNG of w x h pixels as 8-bit RGB with libpng's simplified API (the test fails on
+ * another size); caller frees. */
+static unsigned char *read_png(const char *path, int w, int h) {
     png_image im;
     memset(&im, 0, sizeof im);
     im.version = PNG_IMAGE_VERSION;
     assert_true(png_image_begin_read_from_file(&im, path));
     im.format = PNG_FORMAT_RGB;
-    *rgb = malloc(PNG_IMAGE_SIZE(im));
-    assert_non_null(*rgb);
-    assert_true(png_image_finish_read(&im, NULL, *rgb, 0, NULL));
-    *w = (int)im.width;
-    *h = (int)im.height;
+    unsigned char *rgb = malloc(PNG_IMAGE_SIZE(im));
+    assert_non_null(rgb);
+    assert_true(png_image_finish_read(&im, NULL, rgb, 0, NULL));
+    assert_int_equal(im.width, w);
+    assert_int_equal(im.height, h);
+    return rgb;
+}
+
+/* Begins a GIF of w x h pixels at g_dir/name (written into path); the test fails when it cannot. */
+static dg_gif *gif_begin_ok(char path[512], const char *name, int w, int h, int delay) {
+    out_path(path, 512, name);
+    dg_err e = {0};
+    dg_gif *g = dg_gif_begin(path, w, h, delay, &e);
+    if (!g) fail_msg("%s", e.msg);
+    return g;
 }
 
 static uint32_t rgb_at(const unsigned char *rgb, int w, int x, int y) {
@@ -163,11 +174,8 @@ static void test_png_roundtrip(void **state) {
     assert_int_equal(dg_png_write(img, path, &e), DG_OK);
     dg_image_free(img);
 
-    int w, h;
-    unsigned char *rgb;
-    read_png(path, &w, &h, &rgb);
-    assert_int_equal(w, 17);
-    assert_int_equal(h, 11);
+    const int w = 17, h = 11;
+    unsigned char *rgb = read_png(path, w, h);
     assert_int_equal(rgb_at(rgb, w, 0, 0), 0xff0000);
     assert_int_equal(rgb_at(rgb, w, 16, 10), 0x00ff00);
     assert_int_equal(rgb_at(rgb, w, 6, 4), 0xabcdef);
@@ -203,10 +211,8 @@ static void test_png_bad_path(void **state) {
 static void test_gif_three_frames(void **state) {
     (void)state;
     char path[512];
-    out_path(path, sizeof path, "anim.gif");
+    dg_gif *g = gif_begin_ok(path, "anim.gif", 32, 24, 7);
     dg_err e = {0};
-    dg_gif *g = dg_gif_begin(path, 32, 24, 7, &e);
-    assert_non_null(g);
     dg_image *img = dg_image_create(32, 24, 0xffffff);
     for (int f = 0; f < 3; f++) {
         dg_image_clear(img, 0xffffff);
@@ -262,11 +268,9 @@ static void test_gif_three_frames(void **state) {
 static void test_gif_abort_and_empty(void **state) {
     (void)state;
     char path[512];
-    out_path(path, sizeof path, "gone.gif");
-    dg_err e = {0};
-    dg_gif *g = dg_gif_begin(path, 8, 8, 10, &e);
-    assert_non_null(g);
+    dg_gif *g = gif_begin_ok(path, "gone.gif", 8, 8, 10);
     dg_image *img = dg_image_create(8, 8, 0x00ff00);
+    dg_err e = {0};
     assert_int_equal(dg_gif_add_frame(g, img, &e), DG_OK);
     dg_gif_abort(g);
     dg_gif_abort(NULL);
@@ -297,11 +301,8 @@ static void test_plot_log_with_nan_and_zero(void **state) {
     };
     dg_err e = {0};
     assert_int_equal(dg_plot_lines(path, 400, 300, "loss", "epoch", "value", 1, s, 2, &e), DG_OK);
-    int w, h;
-    unsigned char *rgb;
-    read_png(path, &w, &h, &rgb);
-    assert_int_equal(w, 400);
-    assert_int_equal(h, 300);
+    const int w = 400, h = 300;
+    unsigned char *rgb = read_png(path, w, h);
     /* the first series' colour appears somewhere */
     int seen = 0;
     for (int i = 0; i < w * h && !seen; i++) seen = rgb_at(rgb, w, i % w, i / w) == dg_plot_color(0);
@@ -322,12 +323,7 @@ static void test_plot_empty_and_bad(void **state) {
     dg_err e = {0};
     assert_int_equal(dg_plot_lines(path, 320, 240, NULL, NULL, NULL, 1, s, 2, &e), DG_OK);
     assert_int_equal(dg_plot_lines(path, 320, 240, "t", "x", "y", 0, NULL, 0, &e), DG_OK);
-    int w, h;
-    unsigned char *rgb;
-    read_png(path, &w, &h, &rgb);
-    assert_int_equal(w, 320);
-    assert_int_equal(h, 240);
-    free(rgb);
+    free(read_png(path, 320, 240));
 
     /* one point, a constant series, huge values: still a plot */
     float one[1] = {3.0f}, flat[3] = {2.0f, 2.0f, 2.0f}, huge[2] = {-3e38f, 3e38f};

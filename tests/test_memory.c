@@ -18,6 +18,7 @@
 
 #include "core/internal.h"
 #include "difgames/difgames.h"
+#include "util/check.h"
 
 static void test_mul_ok(void **state) {
     (void)state;
@@ -74,12 +75,9 @@ static void test_mem_limit(void **state) {
 /* The arena a B-row episode of cfg's game really fills against dg_rollout_memory. */
 static void tape_of(const char *yaml, int B) {
     dg_err e = {0};
-    dg_cfg *cfg = dg_cfg_parse(yaml, strlen(yaml), "mem.yaml", &e);
-    assert_non_null(cfg);
-    dg_env *env = dg_env_create(cfg, &e);
-    assert_non_null(env);
+    dg_cfg *cfg;
     dg_train_opts o;
-    assert_int_equal(dg_train_opts_read(cfg, &o, &e), DG_OK);
+    dg_env *env = check_env(yaml, &cfg, &o);
     dg_policy pol;
     dg_params *p = NULL;
     assert_int_equal(dg_policy_create(env, o.hidden, o.nhidden, &pol, &p, &e), DG_OK);
@@ -138,11 +136,9 @@ static void test_train_memory_key(void **state) {
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         dg_err e = {0};
-        dg_cfg *cfg = dg_cfg_parse(cases[i][0], strlen(cases[i][0]), "mem.yaml", &e);
-        dg_env *env = cfg ? dg_env_create(cfg, &e) : NULL;
-        assert_non_null(env);
+        dg_cfg *cfg;
         dg_train_opts o;
-        assert_int_equal(dg_train_opts_read(cfg, &o, &e), DG_OK);
+        dg_env *env = check_env(cases[i][0], &cfg, &o);
         dg_mem_parts m;
         dg_train_memory(env, &o, &m);
         assert_string_equal(dg_train_memory_key(env, &m), cases[i][1]);
@@ -192,13 +188,9 @@ static void test_disk(void **state) {
     assert_true(deep > 0 && deep < 2 * root + 1e9);
     assert_true(dg_disk_free("/proc/no/such") == -1);             /* a pseudo file system: unknown */
     assert_true(dg_disk_free("") == -1);
-    dg_err e = {0};
-    const char *y = "game: reach\ntrain: {epochs: 60}\n";
-    dg_cfg *cfg = dg_cfg_parse(y, strlen(y), "mem.yaml", &e);
-    dg_env *env = cfg ? dg_env_create(cfg, &e) : NULL;
-    assert_non_null(env);
+    dg_cfg *cfg;
     dg_train_opts o;
-    assert_int_equal(dg_train_opts_read(cfg, &o, &e), DG_OK);
+    dg_env *env = check_env("game: reach\ntrain: {epochs: 60}\n", &cfg, &o);
     const double base = dg_train_output_bytes(env, &o);
     assert_true(base > 0);
     o.nsnapshots = 0;

@@ -18,14 +18,8 @@ static void vfail(dg_ctx *ctx, dg_status s, const char *fmt, va_list ap) {
     vsnprintf(ctx->err, sizeof ctx->err, fmt, ap);
 }
 
-dg_tensor *dg__fail(dg_ctx *ctx, dg_status s, const char *fmt, ...) {
-    va_list ap;
-    va_start(ap, fmt);
-    vfail(ctx, s, fmt, ap);
-    va_end(ap);
-    return NULL;
-}
-
+/* Records the first error on ctx (later ones are dropped); returns NULL. The core's ops
+ * report through it as the ops defined outside it do. */
 dg_tensor *dg_ctx_fail(dg_ctx *ctx, dg_status s, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
@@ -38,7 +32,7 @@ void *dg_ctx_alloc(dg_ctx *ctx, size_t bytes) {
     size_t need = (bytes + ALIGN - 1) & ~(size_t)(ALIGN - 1);
     if (need < bytes || need > ctx->cap - ctx->used) {
         if (!ctx->need) ctx->need = need < bytes ? SIZE_MAX : ctx->used + need;  /* what would have fitted */
-        dg__fail(ctx, DG_ERR_ARENA_FULL,
+        dg_ctx_fail(ctx, DG_ERR_ARENA_FULL,
                  "arena full: %zu bytes requested, %zu of %zu in use (enlarge the context)",
                  bytes, ctx->used, ctx->cap);
         return NULL;
@@ -51,13 +45,13 @@ void *dg_ctx_alloc(dg_ctx *ctx, size_t bytes) {
 
 static int check_shape(dg_ctx *ctx, int ndim, const int *shape, int64_t *n) {
     if (ndim < 1 || ndim > DG_MAX_DIMS) {
-        dg__fail(ctx, DG_ERR_SHAPE, "tensor with %d dims (1 to %d allowed)", ndim, DG_MAX_DIMS);
+        dg_ctx_fail(ctx, DG_ERR_SHAPE, "tensor with %d dims (1 to %d allowed)", ndim, DG_MAX_DIMS);
         return 0;
     }
     int64_t count = 1;
     for (int i = 0; i < ndim; i++) {
         if (shape[i] < 0 || (shape[i] && count > INT64_MAX / 4 / shape[i])) {
-            dg__fail(ctx, DG_ERR_SHAPE, "invalid size %d in dim %d", shape[i], i);
+            dg_ctx_fail(ctx, DG_ERR_SHAPE, "invalid size %d in dim %d", shape[i], i);
             return 0;
         }
         count *= shape[i];
@@ -141,7 +135,7 @@ dg_status dg_ctx_reserve(dg_ctx **ctx, size_t bytes) {
     dg_ctx *n = dg_ctx_create(bytes);
     if (!n) {
         dg_ctx_reset(*ctx);
-        dg__fail(*ctx, DG_ERR_NOMEM, "out of memory for a %zu-byte arena", bytes);
+        dg_ctx_fail(*ctx, DG_ERR_NOMEM, "out of memory for a %zu-byte arena", bytes);
         return DG_ERR_NOMEM;
     }
     n->flops = (*ctx)->flops;  /* the count goes on across the swap */
@@ -214,9 +208,9 @@ void dg_set_requires_grad(dg_tensor *t) {
 
 dg_status dg_backward(dg_ctx *ctx, dg_tensor *loss) {
     if (ctx->status != DG_OK) return ctx->status;
-    if (!loss) return dg__fail(ctx, DG_ERR_ARG, "backward: loss is NULL"), ctx->status;
+    if (!loss) return dg_ctx_fail(ctx, DG_ERR_ARG, "backward: loss is NULL"), ctx->status;
     if (loss->n != 1) {
-        dg__fail(ctx, DG_ERR_SHAPE, "backward: loss must have one element, has %lld",
+        dg_ctx_fail(ctx, DG_ERR_SHAPE, "backward: loss must have one element, has %lld",
                  (long long)loss->n);
         return ctx->status;
     }

@@ -28,12 +28,6 @@ struct dg_ctx {
     char           err[256];
 };
 
-/* Records the first error on ctx (later ones are dropped); returns NULL. */
-dg_tensor *dg__fail(dg_ctx *ctx, dg_status s, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 3, 4)))
-#endif
-    ;
 /* A new result tensor for op with operands src[0..nsrc); records it on the tape
  * when any operand needs a gradient. NULL (and the error) on arena overflow. */
 dg_tensor *dg__node(dg_ctx *ctx, dg_op op, int ndim, const int *shape, dg_tensor *a,

@@ -84,7 +84,7 @@ static int bcast_make(dg_ctx *ctx, const char *op, const dg_tensor *a, const dg_
     for (int k = 0; k < 4; k++) {
         if (pa[k] != pb[k] && pa[k] != 1 && pb[k] != 1) {
             char s1[64], s2[64];
-            dg__fail(ctx, DG_ERR_SHAPE, "%s: shapes %s and %s do not broadcast", op,
+            dg_ctx_fail(ctx, DG_ERR_SHAPE, "%s: shapes %s and %s do not broadcast", op,
                      shape_str(a, s1, sizeof s1), shape_str(b, s2, sizeof s2));
             return 0;
         }
@@ -315,7 +315,7 @@ dg_tensor *dg_matmul(dg_ctx *ctx, dg_tensor *a, dg_tensor *b) {
     NEED(ctx, b);
     if (a->ndim != 2 || b->ndim != 2 || a->shape[1] != b->shape[0]) {
         char s1[64], s2[64];
-        return dg__fail(ctx, DG_ERR_SHAPE, "matmul: shapes %s and %s (need (M,K) and (K,N))",
+        return dg_ctx_fail(ctx, DG_ERR_SHAPE, "matmul: shapes %s and %s (need (M,K) and (K,N))",
                         shape_str(a, s1, sizeof s1), shape_str(b, s2, sizeof s2));
     }
     const int M = a->shape[0], K = a->shape[1], N = b->shape[1];
@@ -372,7 +372,7 @@ static dg_tensor *linear_impl(dg_ctx *ctx, dg_op op, dg_tensor *x, dg_tensor *w,
         (b && (b->n != w->shape[0]))) {
         char s1[64], s2[64], s3[64] = "none";
         if (b) shape_str(b, s3, sizeof s3);
-        return dg__fail(ctx, DG_ERR_SHAPE, "%s: x %s, weight %s, bias %s (need (B,I), (O,I), (O))",
+        return dg_ctx_fail(ctx, DG_ERR_SHAPE, "%s: x %s, weight %s, bias %s (need (B,I), (O,I), (O))",
                         dg_op_name(op), shape_str(x, s1, sizeof s1), shape_str(w, s2, sizeof s2), s3);
     }
     const int B = x->shape[0], I = x->shape[1], O = w->shape[0];
@@ -473,7 +473,7 @@ static void split_axis(const dg_tensor *a, int axis, int64_t *outer, int64_t *in
 static int fix_axis(dg_ctx *ctx, const char *op, const dg_tensor *a, int *axis) {
     int ax = *axis < 0 ? *axis + a->ndim : *axis;
     if (ax < 0 || ax >= a->ndim) {
-        dg__fail(ctx, DG_ERR_ARG, "%s: axis %d out of range for %d dims", op, *axis, a->ndim);
+        dg_ctx_fail(ctx, DG_ERR_ARG, "%s: axis %d out of range for %d dims", op, *axis, a->ndim);
         return 0;
     }
     *axis = ax;
@@ -530,7 +530,7 @@ dg_tensor *dg_mean_axis(dg_ctx *ctx, dg_tensor *a, int axis) { return reduce_axi
 
 dg_tensor *dg_concat(dg_ctx *ctx, dg_tensor *const *xs, int count, int axis) {
     if (ctx->status != DG_OK) return NULL;
-    if (count < 1) return dg__fail(ctx, DG_ERR_ARG, "concat: no inputs");
+    if (count < 1) return dg_ctx_fail(ctx, DG_ERR_ARG, "concat: no inputs");
     for (int k = 0; k < count; k++) NEED(ctx, xs[k]);
     const dg_tensor *x0 = xs[0];
     if (!fix_axis(ctx, "concat", x0, &axis)) return NULL;
@@ -544,7 +544,7 @@ dg_tensor *dg_concat(dg_ctx *ctx, dg_tensor *const *xs, int count, int axis) {
         for (int d = 0; ok && d < x0->ndim; d++) ok = d == axis || x->shape[d] == x0->shape[d];
         if (!ok) {
             char s1[64], s2[64];
-            return dg__fail(ctx, DG_ERR_SHAPE, "concat: input %d has shape %s, input 0 has %s (axis %d)",
+            return dg_ctx_fail(ctx, DG_ERR_SHAPE, "concat: input %d has shape %s, input 0 has %s (axis %d)",
                             k, shape_str(x, s1, sizeof s1), shape_str(x0, s2, sizeof s2), axis);
         }
         shape[axis] += x->shape[axis];
@@ -604,7 +604,7 @@ dg_tensor *dg_slice(dg_ctx *ctx, dg_tensor *a, int axis, int start, int len) {
     NEED(ctx, a);
     if (!fix_axis(ctx, "slice", a, &axis)) return NULL;
     if (start < 0 || len < 0 || start > a->shape[axis] || len > a->shape[axis] - start)
-        return dg__fail(ctx, DG_ERR_ARG, "slice: [%d, %d) out of range for axis %d of size %d",
+        return dg_ctx_fail(ctx, DG_ERR_ARG, "slice: [%d, %d) out of range for axis %d of size %d",
                         start, start + len, axis, a->shape[axis]);
     int shape[DG_MAX_DIMS];
     memcpy(shape, a->shape, sizeof shape);
@@ -650,7 +650,7 @@ dg_tensor *dg_reshape(dg_ctx *ctx, dg_tensor *a, int ndim, const int *shape) {
     int64_t n = 1;
     for (int i = 0; i < ndim && i < DG_MAX_DIMS; i++) n *= shape[i];
     if (ndim < 1 || ndim > DG_MAX_DIMS || n != a->n)
-        return dg__fail(ctx, DG_ERR_SHAPE, "reshape: %lld elements into %d dims of %lld",
+        return dg_ctx_fail(ctx, DG_ERR_SHAPE, "reshape: %lld elements into %d dims of %lld",
                         (long long)a->n, ndim, (long long)n);
     dg_tensor *t = dg__node(ctx, DG_OP_RESHAPE, ndim, shape, a, NULL, NULL);
     if (!t) return NULL;
@@ -673,7 +673,7 @@ dg_tensor *dg_custom(dg_ctx *ctx, const char *name, int ndim, const int *shape,
                      const void *state, size_t state_bytes) {
     if (ctx->status != DG_OK) return NULL;
     if (nsrc < 0 || (nsrc && !srcs) || !backward)
-        return dg__fail(ctx, DG_ERR_ARG, "%s: invalid custom op", name ? name : "custom");
+        return dg_ctx_fail(ctx, DG_ERR_ARG, "%s: invalid custom op", name ? name : "custom");
     int need_grad = 0;
     for (int k = 0; k < nsrc; k++) {
         NEED(ctx, srcs[k]);

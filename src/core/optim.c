@@ -11,12 +11,8 @@ dg_status dg_adam_init(dg_adam *opt, const dg_params *p, double lr, double beta1
     if (!(lr >= 0.0) || !(beta1 >= 0.0 && beta1 < 1.0) || !(beta2 >= 0.0 && beta2 < 1.0) ||
         !(eps >= 0.0) || !(weight_decay >= 0.0))
         return DG_ERR_ARG;
-    opt->lr = lr;
-    opt->beta1 = beta1;
-    opt->beta2 = beta2;
-    opt->eps = eps;
-    opt->weight_decay = weight_decay;
-    opt->total = p->total;
+    *opt = (dg_adam){.lr = lr, .beta1 = beta1, .beta2 = beta2, .eps = eps, .weight_decay = weight_decay,
+                     .total = p->total};
     opt->m = calloc(p->total ? p->total : 1, sizeof(float));
     opt->v = calloc(p->total ? p->total : 1, sizeof(float));
     if (!opt->m || !opt->v) {
@@ -62,12 +58,8 @@ dg_status dg_sgd_init(dg_sgd *opt, const dg_params *p, double lr, double momentu
     if (!(lr >= 0.0) || !(momentum >= 0.0) || !(weight_decay >= 0.0) || !(dampening >= 0.0) ||
         (nesterov && (momentum <= 0.0 || dampening != 0.0)))
         return DG_ERR_ARG;
-    opt->lr = lr;
-    opt->momentum = momentum;
-    opt->dampening = dampening;
-    opt->weight_decay = weight_decay;
-    opt->nesterov = nesterov;
-    opt->total = p->total;
+    *opt = (dg_sgd){.lr = lr, .momentum = momentum, .dampening = dampening, .weight_decay = weight_decay,
+                    .nesterov = nesterov, .total = p->total};
     if (momentum != 0.0) {
         opt->buf = calloc(p->total ? p->total : 1, sizeof(float));
         if (!opt->buf) return DG_ERR_NOMEM;

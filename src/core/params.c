@@ -82,7 +82,7 @@ void dg_params_zero_grad(dg_params *p) {
 
 dg_tensor *dg_param(dg_ctx *ctx, dg_params *p, int i) {
     if (ctx->status != DG_OK) return NULL;
-    if (i < 0 || i >= p->count) return dg__fail(ctx, DG_ERR_ARG, "parameter index %d of %d", i, p->count);
+    if (i < 0 || i >= p->count) return dg_ctx_fail(ctx, DG_ERR_ARG, "parameter index %d of %d", i, p->count);
     dg_param_info *pi = &p->info[i];
     dg_tensor *t = dg_ctx_alloc(ctx, sizeof *t);
     if (!t) return NULL;

@@ -202,13 +202,7 @@ static void chase_metrics(const dg_env *env, const float *traj, const float *aux
 }
 
 static int chase_bodies(const dg_env *env, const float *s, const float *aux, float *xy, int *is_goal) {
-    xy[0] = s[0];
-    xy[1] = s[1];
-    xy[2] = s[4];
-    xy[3] = s[5];
-    is_goal[0] = 0;
-    is_goal[1] = 0;
-    return 2;
+    return dg__bodies_two(s, s + 4, 0, xy, is_goal);  /* pursuer, evader */
 }
 
 const dg_game dg_game_chase = {

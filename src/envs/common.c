@@ -5,12 +5,16 @@ dg_tensor *dg__batch_mean(dg_ctx *ctx, dg_tensor *x, float inv_batch) {
     return dg_scale(ctx, dg_sum(ctx, x), inv_batch);
 }
 
-int dg__bodies_agent_goal(const dg_env *env, const float *s, const float *aux, float *xy, int *is_goal) {
-    xy[0] = s[0];
-    xy[1] = s[1];
-    xy[2] = aux[0];
-    xy[3] = aux[1];
+int dg__bodies_two(const float *a, const float *b, int b_is_goal, float *xy, int *is_goal) {
+    xy[0] = a[0];
+    xy[1] = a[1];
+    xy[2] = b[0];
+    xy[3] = b[1];
     is_goal[0] = 0;
-    is_goal[1] = 1;
+    is_goal[1] = b_is_goal;
     return 2;
+}
+
+int dg__bodies_agent_goal(const dg_env *env, const float *s, const float *aux, float *xy, int *is_goal) {
+    return dg__bodies_two(s, aux, 1, xy, is_goal);
 }

@@ -18,6 +18,9 @@ dg_tensor *dg__batch_mean(dg_ctx *ctx, dg_tensor *x, float inv_batch);
 #define DG__KEY_CAPTURE_RADIUS(S, F, d) \
     DG_K_F32("env.capture_radius", S, F, d, 0, DG_MAX_MAGNITUDE, 0, 1, "capture when the players are this close")
 
+/* Replay bodies of a two-body game: one at a[0:2], the other at b[0:2] (a goal when b_is_goal);
+ * returns 2. */
+int dg__bodies_two(const float *a, const float *b, int b_is_goal, float *xy, int *is_goal);
 /* Replay bodies of games with an agent at state[0:2] and a goal at aux[0:2]. */
 int dg__bodies_agent_goal(const dg_env *env, const float *s, const float *aux, float *xy, int *is_goal);
 

@@ -339,12 +339,10 @@ void dg_image_line(dg_image *img, float x0, float y0, float x1, float y1, uint32
     }
 }
 
-/* Fills an anti-aliased disc of radius r (pixels) centred on (cx, cy),
- * mixed in with opacity alpha. */
-void dg_image_circle_fill(dg_image *img, float cx, float cy, float r, uint32_t rgb, float alpha) {
-    if (!img_ok(img) || !finite4(cx, cy, r, alpha) || !(r > 0.0f) || !(alpha > 0.0f)) return;
-    if (alpha > 1.0f) alpha = 1.0f;
-    double reach = (double)r + 1.0;
+/* Paints the pixels within reach of (cx, cy) with coverage clamp01(hw + 0.5 - d) times scale,
+ * d the distance to the centre (ring < 0) or to the circle of radius ring. */
+static void round_paint(dg_image *img, float cx, float cy, double reach, double ring, double hw, float scale,
+                        uint32_t rgb) {
     int x0, x1, y0, y1;
     if (!clip_range(cx - reach, cx + reach, img->w, &x0, &x1)) return;
     if (!clip_range(cy - reach, cy + reach, img->h, &y0, &y1)) return;
@@ -353,10 +351,19 @@ void dg_image_circle_fill(dg_image *img, float cx, float cy, float r, uint32_t r
         for (int x = x0; x <= x1; x++) {
             double ex = x - (double)cx;
             double d = sqrt(ex * ex + ey * ey);
-            float cov = clamp01((float)((double)r + 0.5 - d));
-            if (cov > 0.0f) blend(px(img, x, y), rgb, cov * alpha);
+            if (ring >= 0.0) d = fabs(d - ring);
+            float cov = clamp01((float)(hw + 0.5 - d));
+            if (cov > 0.0f) blend(px(img, x, y), rgb, cov * scale);
         }
     }
+}
+
+/* Fills an anti-aliased disc of radius r (pixels) centred on (cx, cy),
+ * mixed in with opacity alpha. */
+void dg_image_circle_fill(dg_image *img, float cx, float cy, float r, uint32_t rgb, float alpha) {
+    if (!img_ok(img) || !finite4(cx, cy, r, alpha) || !(r > 0.0f) || !(alpha > 0.0f)) return;
+    if (alpha > 1.0f) alpha = 1.0f;
+    round_paint(img, cx, cy, (double)r + 1.0, -1.0, (double)r, alpha, rgb);
 }
 
 /* Draws an anti-aliased circle of radius r with a stroke of the given width
@@ -365,19 +372,7 @@ void dg_image_circle_outline(dg_image *img, float cx, float cy, float r, uint32_
     if (!img_ok(img) || !finite4(cx, cy, r, width) || !(r >= 0.0f) || !(width > 0.0f)) return;
     float fade = width < 1.0f ? width : 1.0f;
     double hw = (width < 1.0f ? 1.0 : (double)width) * 0.5;
-    double reach = (double)r + hw + 1.0;
-    int x0, x1, y0, y1;
-    if (!clip_range(cx - reach, cx + reach, img->w, &x0, &x1)) return;
-    if (!clip_range(cy - reach, cy + reach, img->h, &y0, &y1)) return;
-    for (int y = y0; y <= y1; y++) {
-        double ey = y - (double)cy;
-        for (int x = x0; x <= x1; x++) {
-            double ex = x - (double)cx;
-            double d = fabs(sqrt(ex * ex + ey * ey) - (double)r);
-            float cov = clamp01((float)(hw + 0.5 - d)) * fade;
-            if (cov > 0.0f) blend(px(img, x, y), rgb, cov);
-        }
-    }
+    round_paint(img, cx, cy, (double)r + hw + 1.0, (double)r, hw, fade, rgb);
 }
 
 /* Fills the pixels [x, x+w) x [y, y+h), clipped, mixed in with opacity alpha. */

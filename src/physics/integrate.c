@@ -1,83 +1,22 @@
-/* Semi-implicit Euler with damping, as one fused op. */
+/* Semi-implicit Euler with damping, as one fused op, in the open or inside contact walls. */
 #include "difgames/physics.h"
 
 typedef struct step_state {
-    int   nb;
+    int   nb, walls;              /* bodies; whether the contact walls act */
     float accel[DG_MAX_BODIES];
     float dt, damping;
+    float wall, stiff;            /* contact walls at ±wall; fraction of a penetration removed */
 } step_state;
 
-/* With c = accel·dt:  v' = (v + c a) d,  p' = p + v' dt.  Reverse:
- *   gv' (total) = gv' + gp' dt;  gp += gp';  gv += gv' d;  ga += gv' d c */
-static void step_backward(dg_ctx *ctx, dg_tensor *out) {
-    const step_state *s = out->state;
-    dg_tensor *st = out->srcs[0], *act = out->srcs[1];
-    float *gs = st->requires_grad ? dg_grad_of(ctx, st) : NULL;
-    float *ga = act->requires_grad ? dg_grad_of(ctx, act) : NULL;
-    if ((st->requires_grad && !gs) || (act->requires_grad && !ga)) return;
-    const int B = st->shape[0], S = 4 * s->nb, A = 2 * s->nb;
-    for (int b = 0; b < B; b++) {
-        const float *g = out->grad + (int64_t)b * S;
-        for (int k = 0; k < s->nb; k++) {
-            const float c = s->accel[k] * s->dt;
-            for (int d = 0; d < 2; d++) {
-                const float gp = g[4 * k + d];
-                const float gv = g[4 * k + 2 + d] + gp * s->dt;
-                if (gs) {
-                    gs[(int64_t)b * S + 4 * k + d] += gp;
-                    gs[(int64_t)b * S + 4 * k + 2 + d] += gv * s->damping;
-                }
-                if (ga) ga[(int64_t)b * A + 2 * k + d] += gv * s->damping * c;
-            }
-        }
-    }
-}
-
-dg_tensor *dg_phys_step(dg_ctx *ctx, dg_tensor *state, dg_tensor *action, int nb,
-                        const float *accel, float dt, float damping) {
-    if (!state || !action || dg_ctx_status(ctx) != DG_OK) return NULL;
-    step_state s = {.nb = nb, .dt = dt, .damping = damping};
-    const int ok = nb >= 1 && nb <= DG_MAX_BODIES && state->ndim == 2 && action->ndim == 2 &&
-                   state->shape[1] == 4 * nb && action->shape[1] == 2 * nb &&
-                   state->shape[0] == action->shape[0];
-    if (!ok)
-        return dg_ctx_fail(ctx, DG_ERR_SHAPE,
-                           "phys_step: state (%d,%d) and action (%d,%d) for %d bodies "
-                           "(need (B,%d) and (B,%d))", state->shape[0], state->shape[1],
-                           action->shape[0], action->shape[1], nb, 4 * nb, 2 * nb);
-    for (int k = 0; k < nb; k++) s.accel[k] = accel[k];
-    dg_tensor *out = dg_custom(ctx, "phys_step", 2, state->shape, (dg_tensor *[]){state, action}, 2,
-                               step_backward, &s, sizeof s);
-    if (!out) return NULL;
-    const int B = state->shape[0], S = 4 * nb, A = 2 * nb;
-    for (int b = 0; b < B; b++) {
-        const float *x = state->data + (int64_t)b * S, *a = action->data + (int64_t)b * A;
-        float *y = out->data + (int64_t)b * S;
-        for (int k = 0; k < nb; k++) {
-            const float c = s.accel[k] * dt;
-            for (int d = 0; d < 2; d++) {
-                const float v = (x[4 * k + 2 + d] + c * a[2 * k + d]) * damping;
-                y[4 * k + 2 + d] = v;
-                y[4 * k + d] = x[4 * k + d] + v * dt;
-            }
-        }
-    }
-    return out;
-}
-
-typedef struct walls_state {
-    step_state s;
-    float wall, stiff;            /* contact walls at ±wall; fraction of a penetration removed */
-} walls_state;
-
-/* With w = wall and κ = stiff, per body and axis:
+/* With c = accel·dt, per body and axis:  v' = (v + c a) d,  p' = p + v' dt.  Reverse:
+ *   gv' (total) = gv' + gp' dt;  gp += gp';  gv += gv' d;  ga += gv' d c.
+ * Inside walls (w = wall, κ = stiff):
  *   v* = (v + c a) d,  p* = p + v* dt,  q = relu(p* - w) - relu(-w - p*),
  *   v' = v* - κ q / dt,  p' = p + v' dt  (= p* - κ q).
  * Reverse: gv' (total) = gv' + gp' dt;  gq = -κ/dt gv';  gp* = gq [|p*| > w];
  *   gv* = gv' + gp* dt;  gp += gp' + gp*;  gv += gv* d;  ga += gv* d c */
-static void walls_backward(dg_ctx *ctx, dg_tensor *out) {
-    const walls_state *w = out->state;
-    const step_state *s = &w->s;
+static void step_backward(dg_ctx *ctx, dg_tensor *out) {
+    const step_state *s = out->state;
     dg_tensor *st = out->srcs[0], *act = out->srcs[1];
     float *gs = st->requires_grad ? dg_grad_of(ctx, st) : NULL;
     float *ga = act->requires_grad ? dg_grad_of(ctx, act) : NULL;
@@ -89,14 +28,17 @@ static void walls_backward(dg_ctx *ctx, dg_tensor *out) {
         for (int k = 0; k < s->nb; k++) {
             const float c = s->accel[k] * s->dt;
             for (int d = 0; d < 2; d++) {
-                const float vf = (x[4 * k + 2 + d] + c * a[2 * k + d]) * s->damping;
-                const float pf = x[4 * k + d] + vf * s->dt;
                 const float gp = g[4 * k + d];
                 const float gv1 = g[4 * k + 2 + d] + gp * s->dt;
-                const float gpf = (pf > w->wall || pf < -w->wall) ? -w->stiff / s->dt * gv1 : 0.0f;
-                const float gv = gv1 + gpf * s->dt;
+                float gv = gv1, gpf = 0.0f;
+                if (s->walls) {
+                    const float vf = (x[4 * k + 2 + d] + c * a[2 * k + d]) * s->damping;
+                    const float pf = x[4 * k + d] + vf * s->dt;
+                    gpf = (pf > s->wall || pf < -s->wall) ? -s->stiff / s->dt * gv1 : 0.0f;
+                    gv = gv1 + gpf * s->dt;
+                }
                 if (gs) {
-                    gs[(int64_t)b * S + 4 * k + d] += gp + gpf;
+                    gs[(int64_t)b * S + 4 * k + d] += s->walls ? gp + gpf : gp;
                     gs[(int64_t)b * S + 4 * k + 2 + d] += gv * s->damping;
                 }
                 if (ga) ga[(int64_t)b * A + 2 * k + d] += gv * s->damping * c;
@@ -105,42 +47,59 @@ static void walls_backward(dg_ctx *ctx, dg_tensor *out) {
     }
 }
 
-dg_tensor *dg_phys_step_walls(dg_ctx *ctx, dg_tensor *state, dg_tensor *action, int nb,
-                              const float *accel, float dt, float damping, float wall, float stiff) {
-    if (!state || !action || dg_ctx_status(ctx) != DG_OK) return NULL;
-    walls_state w = {.s = {.nb = nb, .dt = dt, .damping = damping}, .wall = wall, .stiff = stiff};
+/* The op of s (named name) on state and action, after checking their shapes. */
+static dg_tensor *step_op(dg_ctx *ctx, const char *name, dg_tensor *state, dg_tensor *action,
+                          step_state *s, const float *accel) {
+    const int nb = s->nb;
     const int ok = nb >= 1 && nb <= DG_MAX_BODIES && state->ndim == 2 && action->ndim == 2 &&
                    state->shape[1] == 4 * nb && action->shape[1] == 2 * nb &&
                    state->shape[0] == action->shape[0];
     if (!ok)
         return dg_ctx_fail(ctx, DG_ERR_SHAPE,
-                           "phys_step_walls: state (%d,%d) and action (%d,%d) for %d bodies "
-                           "(need (B,%d) and (B,%d))", state->shape[0], state->shape[1],
+                           "%s: state (%d,%d) and action (%d,%d) for %d bodies "
+                           "(need (B,%d) and (B,%d))", name, state->shape[0], state->shape[1],
                            action->shape[0], action->shape[1], nb, 4 * nb, 2 * nb);
-    if (!(dt > 0.0f) || !(wall >= 0.0f) || !(stiff >= 0.0f && stiff <= 1.0f))
-        return dg_ctx_fail(ctx, DG_ERR_ARG, "phys_step_walls: need dt > 0, wall >= 0 and stiffness in "
-                           "[0, 1] (got %g, %g, %g)", (double)dt, (double)wall, (double)stiff);
-    for (int k = 0; k < nb; k++) w.s.accel[k] = accel[k];
-    dg_tensor *out = dg_custom(ctx, "phys_step_walls", 2, state->shape, (dg_tensor *[]){state, action}, 2,
-                               walls_backward, &w, sizeof w);
+    if (s->walls && (!(s->dt > 0.0f) || !(s->wall >= 0.0f) || !(s->stiff >= 0.0f && s->stiff <= 1.0f)))
+        return dg_ctx_fail(ctx, DG_ERR_ARG, "%s: need dt > 0, wall >= 0 and stiffness in "
+                           "[0, 1] (got %g, %g, %g)", name, (double)s->dt, (double)s->wall, (double)s->stiff);
+    for (int k = 0; k < nb; k++) s->accel[k] = accel[k];
+    dg_tensor *out = dg_custom(ctx, name, 2, state->shape, (dg_tensor *[]){state, action}, 2,
+                               step_backward, s, sizeof *s);
     if (!out) return NULL;
+    const float dt = s->dt, damping = s->damping, wall = s->wall, stiff = s->stiff;
     const int B = state->shape[0], S = 4 * nb, A = 2 * nb;
     for (int b = 0; b < B; b++) {
         const float *x = state->data + (int64_t)b * S, *a = action->data + (int64_t)b * A;
         float *y = out->data + (int64_t)b * S;
         for (int k = 0; k < nb; k++) {
-            const float c = w.s.accel[k] * dt;
+            const float c = s->accel[k] * dt;
             for (int d = 0; d < 2; d++) {
-                const float vf = (x[4 * k + 2 + d] + c * a[2 * k + d]) * damping;
-                const float pf = x[4 * k + d] + vf * dt;
-                const float q = pf > wall ? pf - wall : pf < -wall ? pf + wall : 0.0f;
-                const float v = vf - stiff * q / dt;
+                float v = (x[4 * k + 2 + d] + c * a[2 * k + d]) * damping;
+                if (s->walls) {
+                    const float pf = x[4 * k + d] + v * dt;
+                    const float q = pf > wall ? pf - wall : pf < -wall ? pf + wall : 0.0f;
+                    v = v - stiff * q / dt;
+                }
                 y[4 * k + 2 + d] = v;
                 y[4 * k + d] = x[4 * k + d] + v * dt;
             }
         }
     }
     return out;
+}
+
+dg_tensor *dg_phys_step(dg_ctx *ctx, dg_tensor *state, dg_tensor *action, int nb,
+                        const float *accel, float dt, float damping) {
+    if (!state || !action || dg_ctx_status(ctx) != DG_OK) return NULL;
+    step_state s = {.nb = nb, .dt = dt, .damping = damping};
+    return step_op(ctx, "phys_step", state, action, &s, accel);
+}
+
+dg_tensor *dg_phys_step_walls(dg_ctx *ctx, dg_tensor *state, dg_tensor *action, int nb,
+                              const float *accel, float dt, float damping, float wall, float stiff) {
+    if (!state || !action || dg_ctx_status(ctx) != DG_OK) return NULL;
+    step_state s = {.nb = nb, .walls = 1, .dt = dt, .damping = damping, .wall = wall, .stiff = stiff};
+    return step_op(ctx, "phys_step_walls", state, action, &s, accel);
 }
 
 /* min(1, 1/|a|) written as u - relu(u - 1) with u = 1/|a|, so no branch */
