@@ -4,14 +4,17 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "difgames/hji.h"
 
 static const char USAGE[] =
-    "usage: difgames keys [GAME] [--markdown]\n"
+    "usage: difgames keys [GAME | hji [GAME]] [--markdown]\n"
     "\n"
     "Lists the config keys: the training options every game reads (seed, train.*,\n"
-    "policy.*), then each game's (env.*, render.*, loss.*), with type, default,\n"
-    "range and a line of doc. GAME: only that game's keys. --markdown: as\n"
-    "docs/config.md has them.\n";
+    "policy.*), then each game's (env.*, render.*, loss.*), then the HJI solver's\n"
+    "(game, accuracy, mode, solver.*, obstacles) and each HJI game's (t_end, grid.*,\n"
+    "its constants), with type, default, range and a line of doc. GAME: only that\n"
+    "game's keys; hji: only the HJI solver's; hji GAME: only that HJI game's.\n"
+    "--markdown: as docs/config.md has them.\n";
 
 #define MAX_KEYS 64
 
@@ -51,8 +54,37 @@ static void print_game(const dg_game *g, int markdown) {
     print_keys(keys, n, markdown);
 }
 
+/* the keys of the HJI solver: those of every HJI game (unless only), then each game's, or only game's */
+static int print_hji(const char *game, int markdown) {
+    dg_key keys[MAX_KEYS];
+    if (game && dg_hji_game_keys(game, keys, MAX_KEYS) < 0) {
+        cli_error("keys", "unknown hji game '%s' (see difgames keys hji)", game);
+        return EXIT_USAGE;
+    }
+    if (!game) {
+        int n;
+        const dg_key *common = dg_hji_keys(&n);
+        if (markdown)
+            puts("\n## HJI solver (every HJI game)\n\n"
+                 "Configs of `difgames hji` (configs/hji/); docs/hji.md describes the games and the solver.\n"
+                 "`obstacles` is a list of shapes; `obstacles[i].*` are the keys of each.\n");
+        else puts("\nhji (every HJI game):");
+        print_keys(common, n, markdown);
+    }
+    for (int i = 0; dg_hji_problem_name(i); i++) {
+        const char *name = dg_hji_problem_name(i);
+        if (game && strcmp(game, name)) continue;
+        int n = dg_hji_game_keys(name, keys, MAX_KEYS);
+        if (n > MAX_KEYS) n = MAX_KEYS;
+        if (markdown) printf("\n## `game: %s` (HJI)\n\n", name);
+        else printf("\nhji game: %s\n", name);
+        print_keys(keys, n, markdown);
+    }
+    return 0;
+}
+
 int cmd_keys(int argc, char **argv) {
-    int markdown = 0;
+    int markdown = 0, hji = 0;
     const char *game = NULL;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
@@ -60,11 +92,13 @@ int cmd_keys(int argc, char **argv) {
             return 0;
         }
         if (!strcmp(argv[i], "--markdown")) markdown = 1;
+        else if (!strcmp(argv[i], "hji") && !hji && !game) hji = 1;
         else if (argv[i][0] == '-' || game) {
             cli_error("keys", "unexpected argument '%s' (see --help)", argv[i]);
             return EXIT_USAGE;
         } else game = argv[i];
     }
+    if (hji) return print_hji(game, markdown);
     const dg_game *g = game ? dg_game_find(game) : NULL;
     if (game && !g) {
         cli_error("keys", "unknown game '%s' (see difgames games)", game);
@@ -82,10 +116,10 @@ int cmd_keys(int argc, char **argv) {
              "`difgames keys --markdown > docs/config.md` from the tables the library reads (the\n"
              "`config_doc` test fails when the two differ); do not edit by hand. Ranges: `[` and `]`\n"
              "include the end, `(` and `)` exclude it. A key not listed is an error (did you mean...?).\n"
-             "The HJI solver's keys (`difgames hji`) are not listed here.\n\n"
+             "The HJI solver's keys (`difgames hji`) follow the learning games'.\n\n"
              "## Training (every game)\n");
     else puts("training (every game):");
     print_keys(train, n, markdown);
     for (int i = 0; i < dg_game_count(); i++) print_game(dg_game_at(i), markdown);
-    return 0;
+    return print_hji(NULL, markdown);
 }
