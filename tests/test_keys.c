@@ -295,6 +295,8 @@ static void test_hji_keys(void **state) {
         }
     }
     assert_int_equal(dg_hji_game_keys("checkers", all[0], 64), -1);
+    assert_null(dg_hji_game_summary("checkers"));
+    assert_non_null(dg_hji_game_summary("air3d"));
     for (int g = 0; g < ng; g++)
         for (int h = 0; h < g; h++)
             for (int i = 0; i < n[g]; i++)

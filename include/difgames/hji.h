@@ -315,6 +315,7 @@ const dg_hji_link *dg_hji_game_link(const char *game);                 /* NULL: 
  * for max), returning their count (more than max: some left out), or -1 for no such game. */
 const struct dg_key *dg_hji_keys(int *n);
 int             dg_hji_game_keys(const char *game, struct dg_key *out, int max);
+const char     *dg_hji_game_summary(const char *game);                 /* a line; NULL: no such game    */
 /* Solves p to p->t_end with p->opts (float32 inside if p->opts.real says so) into out (nodes). */
 dg_status       dg_hji_problem_solve(const dg_hji_problem *p, double *out, dg_hji_stats *stats, dg_err *e);
 

@@ -76,8 +76,8 @@ static int print_hji(const char *game, int markdown) {
         if (game && strcmp(game, name)) continue;
         int n = dg_hji_game_keys(name, keys, MAX_KEYS);
         if (n > MAX_KEYS) n = MAX_KEYS;
-        if (markdown) printf("\n## `game: %s` (HJI)\n\n", name);
-        else printf("\nhji game: %s\n", name);
+        if (markdown) printf("\n## `game: %s` (HJI)\n\n%s.\n\n", name, dg_hji_game_summary(name));
+        else printf("\nhji game: %s (%s)\n", name, dg_hji_game_summary(name));
         print_keys(keys, n, markdown);
     }
     return 0;

@@ -22,6 +22,7 @@
 #define RADIUS(i, d) SIZE("capture_radius", i, d, "captured within this distance (the target's radius)")
 
 typedef struct game_def {
+    const char *summary;                  /* a line for listings                                    */
     int         nx;
     const char *u_name, *d_name;
     const dg_key *keys;                   /* the game's constants as keys, into p->param[i].value   */
@@ -177,16 +178,22 @@ static void target_chase4d(dg_hji_problem *p) { target_ball0(p, 3u, p->param[C4_
 /* The games, in the order of their names. */
 static const char *const GAME_NAMES[] = {"pursuit2d", "air3d", "chauffeur", "chase4d", NULL};
 static const game_def GAMES[] = {
-    {.nx = 2, .u_name = "pursuer", .d_name = "evader", KEYS(PURSUIT_KEYS),
+    {.summary = "Simple-motion pursuit-evasion; the state: the evader's position relative to the pursuer's",
+     .nx = 2, .u_name = "pursuer", .d_name = "evader", KEYS(PURSUIT_KEYS),
      .t_end = 1, .lo = {-2, -2}, .hi = {2, 2}, .n = {81, 81},
      .read = read_pursuit, .target = target_pursuit},
-    {.nx = 3, .u_name = "evader", .d_name = "pursuer", KEYS(AIR3D_KEYS),
+    {.summary = "Collision avoidance of two planes (helperOC's Air3D) in the evader's frame: x, y and the "
+                "heading psi (periodic)",
+     .nx = 3, .u_name = "evader", .d_name = "pursuer", KEYS(AIR3D_KEYS),
      .t_end = 2.8, .lo = {-6, -10, 0}, .hi = {20, 10, TWO_PI}, .n = {51, 40, 50}, .periodic = {0, 0, 1},
      .read = read_air3d, .target = target_air3d},
-    {.nx = 2, .u_name = "pursuer", .d_name = "evader", KEYS(CHAUFFEUR_KEYS),
+    {.summary = "The homicidal chauffeur (Isaacs) in the pursuer's frame; the state: the evader's position",
+     .nx = 2, .u_name = "pursuer", .d_name = "evader", KEYS(CHAUFFEUR_KEYS),
      .t_end = 4, .lo = {-3, -3}, .hi = {3, 3}, .n = {121, 121},
      .read = read_chauffeur, .target = target_chauffeur},
-    {.nx = 4, .u_name = "pursuer", .d_name = "evader", KEYS(CHASE4D_KEYS), .derived = "drag", .derived_at = C4_DRAG,
+    {.summary = "The chase game's bodies without walls: relative position and velocity; hji versus plays it "
+                "against chase",
+     .nx = 4, .u_name = "pursuer", .d_name = "evader", KEYS(CHASE4D_KEYS), .derived = "drag", .derived_at = C4_DRAG,
      .t_end = 0.5, .lo = {-1, -1, -2, -2}, .hi = {1, 1, 2, 2}, .n = {31, 31, 31, 31},
      .read = read_chase4d, .target = target_chase4d, .link = &CHASE4D_LINK},
 };
@@ -211,7 +218,7 @@ static const dg_key SPAN_KEYS[] = {
 };
 #define NSPAN ((int)(sizeof SPAN_KEYS / sizeof SPAN_KEYS[0]))
 
-/* accuracy, mode and solver.*: into p->opts */
+/* the game's index, then accuracy, mode and solver.* (into p->opts) */
 typedef struct solver_keys {
     int    game, accuracy, mode, diss, real, weno_eps, bc, threads;
     double cfl, dt;
@@ -235,10 +242,11 @@ enum { K_SHAPE, K_AXES, K_CENTER, K_RADIUS, K_MIN, K_MAX };
     {.name = OBST "." nm, .type = DG_KEY_F64_ARRAY, .offset = offsetof(obstacle_keys, F), .lo = -INFINITY, \
      .hi = INFINITY, .min_n = 1, .max_n = DG_HJI_MAX_DIMS, .req = 1, .doc = doc_}
 
+/* COMMON_KEYS: the game, accuracy .. solver.threads, then an obstacle's */
+enum { K_GAME = 0, K_SOLVER = 1, K_OBSTACLE = 10 };
 static const dg_key COMMON_KEYS[] = {
     {.name = "game", .type = DG_KEY_ENUM, .offset = offsetof(solver_keys, game), .values = GAME_NAMES,
      .what = "hji game", .req = 1, .doc = "the game (its constants: difgames keys hji GAME)"},
-#define K_GAME 0
     DG_K_ENUM("accuracy", solver_keys, accuracy, DG_HJI_ACCURACY_VERY_HIGH, ACCURACY, NULL,
               "ToolboxLS preset: derivatives and time integration"),
     DG_K_ENUM("mode", solver_keys, mode, DG_HJI_MODE_BRT, MODE, NULL,
@@ -253,12 +261,12 @@ static const dg_key COMMON_KEYS[] = {
     DG_K_F64("solver.cfl", solver_keys, cfl, 0.75, 0, INFINITY, 0, 0, "CFL number: dt = cfl / sum_i max alpha_i/dx_i"),
     DG_K_F64("solver.dt", solver_keys, dt, 0, 0, INFINITY, 1, 0, "a fixed time step instead of the CFL's (0: none)"),
     DG_K_INT("solver.threads", solver_keys, threads, 0, 0, 4096, "OpenMP threads (0: OpenMP's default)"),
-#define NSOLVER 10
     {.name = OBST ".shape", .type = DG_KEY_ENUM, .offset = offsetof(obstacle_keys, shape), .values = SHAPES,
      .req = 1, .doc = "obstacles: a list of shapes the game avoids (reach-avoid), each a ball or a box"},
     {.name = OBST ".axes", .type = DG_KEY_INT_ARRAY, .offset = offsetof(obstacle_keys, axes),
      .count_offset = offsetof(obstacle_keys, naxes), .lo = 0, .hi = DG_HJI_MAX_DIMS - 1, .min_n = 1,
-     .max_n = DG_HJI_MAX_DIMS, .def_str = "every axis", .doc = "the distinct axes it spans (unbounded along the others)"},
+     .max_n = DG_HJI_MAX_DIMS, .def_str = "every axis",
+     .doc = "the distinct axes it spans (unbounded along the others)"},
     OBST_ARRAY("center", center, "a ball's center, one number per axis"),
     {.name = OBST ".radius", .type = DG_KEY_F64, .offset = offsetof(obstacle_keys, radius), .lo = 0,
      .hi = INFINITY, .lo_open = 1, .hi_open = 1, .req = 1, .doc = "a ball's radius"},
@@ -266,11 +274,11 @@ static const dg_key COMMON_KEYS[] = {
     OBST_ARRAY("max", max, "a box's upper corner, above min"),
 };
 #define NCOMMON ((int)(sizeof COMMON_KEYS / sizeof COMMON_KEYS[0]))
-_Static_assert(NCOMMON == NSOLVER + 6, "solver keys, then an obstacle's");
+_Static_assert(NCOMMON == K_OBSTACLE + K_MAX + 1, "the game, solver keys, then an obstacle's");
 
 /* COMMON_KEYS[k] for obstacles[i]: its name with i, bounds of nx axes and na items per point */
 static dg_key obstacle_key(int k, int i, int nx, int na, char *name, size_t size) {
-    dg_key key = COMMON_KEYS[NSOLVER + k];
+    dg_key key = COMMON_KEYS[K_OBSTACLE + k];
     snprintf(name, size, "obstacles[%d]%s", i, key.name + strlen(OBST));
     key.name = name;
     key.max_n = k == K_AXES ? nx : key.max_n;
@@ -303,7 +311,7 @@ static dg_status read_grid(dg_cfg *c, dg_hji_problem *p, const game_def *gd, con
 static dg_status read_solver(dg_cfg *c, dg_hji_problem *p, dg_err *e) {
     dg_hji_opts *o = &p->opts;
     solver_keys k;
-    dg_status rc = dg_keys_read(c, COMMON_KEYS + 1, NSOLVER - 1, &k, e);
+    dg_status rc = dg_keys_read(c, COMMON_KEYS + K_SOLVER, K_OBSTACLE - K_SOLVER, &k, e);
     if (rc) return rc;
     *o = dg_hji_opts_default();
     dg_hji_opts_accuracy(o, (dg_hji_accuracy)k.accuracy);
@@ -373,7 +381,7 @@ static dg_status read_obstacles(dg_cfg *c, dg_hji_problem *p, dg_err *e) {
     }
     dg_status rc = DG_OK;
     for (int i = 0; i < m && !rc; i++) {
-        obstacle_keys ob;
+        obstacle_keys ob = {0};
         if ((rc = read_obstacle(c, i, nx, &ob, e))) break;
         double a[DG_HJI_MAX_DIMS] = {0}, b[DG_HJI_MAX_DIMS] = {0};
         unsigned mask = 0;
@@ -433,6 +441,11 @@ double dg_hji_problem_param(const dg_hji_problem *p, const char *name) {
 const dg_key *dg_hji_keys(int *n) {
     if (n) *n = NCOMMON;
     return COMMON_KEYS;
+}
+
+const char *dg_hji_game_summary(const char *game) {
+    const game_def *gd = find_game(game);
+    return gd ? gd->summary : NULL;
 }
 
 int dg_hji_game_keys(const char *game, dg_key *out, int max) {
