@@ -748,6 +748,20 @@ static void test_bad_configs(void **state) {
     expect_config_error("game: pursuit2d\nobstacles:\n  - {shape: cone}\n", "hji.yaml:3");
     expect_config_error("game: pursuit2d\nobstacles:\n  - {shape: ball, center: [0, 0]}\n", "radius");
     expect_config_error("game: chase4d\ndamping: 1.5\n", "hji.yaml:2");
+    /* the messages of the key tables: the key, its line, the value and the declared range */
+    expect_config_error("game: chase4d\ndamping: 0\n", "hji.yaml:2: key 'damping': 0 is out of range, expected (0, 1]");
+    expect_config_error("game: air3d\nturn_pursuer: -2\n", "key 'turn_pursuer': -2 is out of range, expected >= 0");
+    expect_config_error("game: pursuit2d\ngrid:\n  n:\n    - 41\n    - 1\n",
+                        "hji.yaml:5: key 'grid.n[1]': 1 is out of range, expected [2, 100000]");
+    expect_config_error("game: pursuit2d\ngrid: {min: [0, x]}\n", "hji.yaml:2: key 'grid.min[1]': expected a number");
+    expect_config_error("game: pursuit2d\nsolver: {precision: f16}\n",
+                        "key 'solver.precision': 'f16' is not one of: f64, f32");
+    expect_config_error("game: pursuit2d\nobstacles:\n  - {radius: 1}\n",
+                        "key 'obstacles[0].shape': missing: expected ball or box");
+    expect_config_error("game: pursuit2d\nobstacles:\n  - {shape: box, axes: [1], min: [0], max: [0]}\n",
+                        "key 'obstacles[0].max': max[0] = 0 must exceed min[0] = 0");
+    expect_config_error("game: pursuit2d\nobstacles:\n  - {shape: ball, axes: [1, 1], center: [0, 0], radius: 1}\n",
+                        "key 'obstacles[0].axes': axes must be distinct, in 0..1");
 }
 
 /* Value files: written, read back, held against the config: the same passes; another game, grid

@@ -1,7 +1,7 @@
 /* Tests for config keys declared in tables (keys.h): reading into a struct,
  * defaults, every error message the table reader writes, the listings of
  * `difgames keys`, the games' declarations (one key, one set of bounds, in
- * every game) and dg_train_opts_default against an empty config. */
+ * every game, learning or HJI) and dg_train_opts_default against an empty config. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -201,6 +201,134 @@ static void test_loss_like(void **state) {
     dg_cfg_free(c);
 }
 
+/* the types with double values, required keys and the messages without a noun */
+typedef struct wide {
+    double x, y, v[3];
+    int    nv, mode, n[2], req, axes[2], naxes;
+} wide;
+
+static const dg_key WIDE[] = {
+    DG_K_F64("b.x", wide, x, 0.1, 0, INFINITY, 0, 0, "above 0"),
+    DG_K_F64("b.y", wide, y, 6.283185307179586, 0, 7, 0, 1, "in (0, 7]"),
+    {.name = "b.v", .type = DG_KEY_F64_ARRAY, .offset = offsetof(wide, v), .count_offset = offsetof(wide, nv),
+     .min_n = 1, .max_n = 3, .lo = -1, .hi = INFINITY, .def_v = (const double[]){0.1, 0.2}, .def_n = 2, .doc = "d"},
+    DG_K_ENUM("b.mode", wide, mode, 0, MODES, NULL, "how"),
+    {.name = "b.n", .type = DG_KEY_INT_ARRAY, .offset = offsetof(wide, n), .min_n = 2, .max_n = 2, .lo = 2,
+     .hi = 10, .def_v = (const double[]){3, 4}, .def_n = 2, .doc = "d"},
+    {.name = "b.req", .type = DG_KEY_ENUM, .offset = offsetof(wide, req), .values = MODES, .req = 1, .doc = "d"},
+    {.name = "b.axes", .type = DG_KEY_INT_ARRAY, .offset = offsetof(wide, axes), .count_offset = offsetof(wide, naxes),
+     .min_n = 1, .max_n = 2, .lo = 0, .hi = 1, .def_str = "every axis", .doc = "d"},
+};
+#define NWIDE ((int)(sizeof WIDE / sizeof WIDE[0]))
+
+static dg_status read_wide(const char *text, wide *w, dg_err *e) {
+    dg_cfg *c = parse_ok(text);
+    memset(w, 0, sizeof *w);
+    dg_status st = dg_keys_read(c, WIDE, NWIDE, w, e);
+    if (st == DG_OK) st = dg_cfg_check_unused(c, e);
+    dg_cfg_free(c);
+    return st;
+}
+
+static void expect_wide_error(const char *text, const char *msg) {
+    wide w;
+    dg_err e = {0};
+    assert_int_equal(read_wide(text, &w, &e), DG_ERR_CONFIG);
+    if (!strstr(e.msg, msg)) fail_msg("expected '%s' in '%s'", msg, e.msg);
+}
+
+static void test_f64_and_required(void **state) {
+    (void)state;
+    wide w;
+    dg_err e = {0};
+    assert_int_equal(read_wide("b: {req: fast}\n", &w, &e), DG_OK);
+    assert_true(w.x == 0.1 && w.y == 6.283185307179586);  /* doubles, not floats */
+    assert_true(w.nv == 2 && w.v[0] == 0.1 && w.v[1] == 0.2);
+    assert_true(w.mode == 0 && w.n[0] == 3 && w.n[1] == 4 && w.req == 0 && w.naxes == 0);
+    assert_int_equal(read_wide("b: {req: exact, x: 0.30000000000000004, y: 7, v: [1e-40, -1, 2.5],\n"
+                               "     n: [2, 10], axes: [1]}\n", &w, &e), DG_OK);
+    assert_true(w.x == 0.30000000000000004 && w.x != 0.3 && w.y == 7);
+    assert_true(w.nv == 3 && w.v[0] == 1e-40 && w.v[1] == -1 && w.v[2] == 2.5);  /* 1e-40: not a float's */
+    assert_true(w.req == 1 && w.n[1] == 10 && w.naxes == 1 && w.axes[0] == 1);
+    expect_wide_error("b: {x: 1}\n", "t.yaml:1: missing required key 'b.req'");
+    expect_wide_error("b: {req: fast, x: 0}\n", "t.yaml:1: key 'b.x': 0 is out of range, expected > 0");
+    expect_wide_error("b: {req: fast, y: 7.5}\n", "key 'b.y': 7.5 is out of range, expected (0, 7]");
+    expect_wide_error("b: {req: fast, x: [1]}\n", "key 'b.x': expected a number");
+    expect_wide_error("b: {req: fast, v: [0, -2]}\n", "key 'b.v[1]': -2 is out of range, expected >= -1");
+    expect_wide_error("b: {req: fast, v: []}\n", "key 'b.v': expected 1 to 3 numbers, got 0");
+    expect_wide_error("b: {req: fast, v: [0, x]}\n", "key 'b.v[1]': expected a number");
+    expect_wide_error("b: {req: fast, mode: slow}\n", "key 'b.mode': 'slow' is not one of: fast, exact");
+    expect_wide_error("b:\n  req: fast\n  n:\n    - 2\n    - 11\n",
+                      "t.yaml:5: key 'b.n[1]': 11 is out of range, expected [2, 10]");
+    char b[128];
+    assert_string_equal(dg_key_type_str(&WIDE[0], b, sizeof b), "float64");
+    assert_string_equal(dg_key_default_str(&WIDE[0], b, sizeof b), "0.1");
+    assert_string_equal(dg_key_range_str(&WIDE[0], b, sizeof b), "(0, inf)");
+    assert_string_equal(dg_key_default_str(&WIDE[1], b, sizeof b), "6.283185307179586");
+    assert_string_equal(dg_key_range_str(&WIDE[1], b, sizeof b), "(0, 7]");
+    assert_string_equal(dg_key_type_str(&WIDE[2], b, sizeof b), "list of float64");
+    assert_string_equal(dg_key_default_str(&WIDE[2], b, sizeof b), "[0.1, 0.2]");
+    assert_string_equal(dg_key_range_str(&WIDE[2], b, sizeof b), "1 to 3 items, each [-1, inf)");
+    assert_string_equal(dg_key_default_str(&WIDE[5], b, sizeof b), "required");
+    assert_string_equal(dg_key_default_str(&WIDE[6], b, sizeof b), "every axis");
+}
+
+/* the HJI games' keys: one declaration per name (the same type and bounds in every game), and a
+ * problem made from `game: NAME` alone has the declared defaults */
+static void test_hji_keys(void **state) {
+    (void)state;
+    int nc;
+    const dg_key *common = dg_hji_keys(&nc);
+    assert_true(nc > 10);
+    assert_string_equal(common[0].name, "game");
+    dg_key all[8][64];
+    int n[8], ng = 0;
+    for (; dg_hji_problem_name(ng); ng++) {
+        assert_true(ng < 8);
+        n[ng] = dg_hji_game_keys(dg_hji_problem_name(ng), all[ng], 64);
+        assert_true(n[ng] > 4 && n[ng] <= 64);
+        for (int i = 0; i < n[ng]; i++) {
+            for (int j = 0; j < i; j++)
+                if (!strcmp(all[ng][i].name, all[ng][j].name)) fail_msg("%s twice", all[ng][i].name);
+            for (int j = 0; j < nc; j++)
+                if (!strcmp(all[ng][i].name, common[j].name)) fail_msg("%s twice", common[j].name);
+        }
+    }
+    assert_int_equal(dg_hji_game_keys("checkers", all[0], 64), -1);
+    assert_null(dg_hji_game_summary("checkers"));
+    assert_non_null(dg_hji_game_summary("air3d"));
+    for (int g = 0; g < ng; g++)
+        for (int h = 0; h < g; h++)
+            for (int i = 0; i < n[g]; i++)
+                for (int j = 0; j < n[h]; j++) {
+                    const dg_key *a = &all[g][i], *b = &all[h][j];
+                    if (strcmp(a->name, b->name) != 0 || !strncmp(a->name, "grid.", 5)) continue;
+                    if (a->type != b->type || a->lo != b->lo || a->hi != b->hi || a->lo_open != b->lo_open ||
+                        a->hi_open != b->hi_open)
+                        fail_msg("%s: %s and %s declare different bounds", a->name, dg_hji_problem_name(g),
+                                 dg_hji_problem_name(h));
+                }
+    for (int g = 0; g < ng; g++) {
+        char text[64];
+        snprintf(text, sizeof text, "game: %s\ngrid: {n: [", dg_hji_problem_name(g));
+        const dg_key *k = all[g];  /* t_end, grid.min, grid.max, grid.n, then the constants */
+        assert_string_equal(k[3].name, "grid.n");
+        for (int i = 0; i < k[3].def_n; i++) strcat(text, i ? ", 3" : "3");  /* a small grid */
+        strcat(text, "]}\n");
+        dg_cfg *c = parse_ok(text);
+        dg_err e = {0};
+        dg_hji_problem *p = dg_hji_problem_load(c, &e);
+        if (!p) fail_msg("%s: %s", text, e.msg);
+        assert_true(p->t_end == k[0].def);
+        assert_int_equal(p->grid.ndim, k[1].def_n);
+        for (int i = 0; i < p->grid.ndim; i++) assert_true(p->grid.lo[i] == k[1].def_v[i]);
+        for (int i = 4; i < n[g]; i++) assert_true(dg_hji_problem_param(p, k[i].name) == k[i].def);
+        assert_true(p->opts.cfl == 0.75 && p->opts.mode == DG_HJI_MODE_BRT);
+        dg_hji_problem_free(p);
+        dg_cfg_free(c);
+    }
+}
+
 static void test_train_opts_default(void **state) {
     (void)state;
     dg_train_opts a, b;
@@ -238,7 +366,7 @@ static void test_f64_key(void **state) {
         dg_cfg_free(c);
     }
     char buf[64];
-    assert_string_equal(dg_key_type_str(&K, buf, sizeof buf), "float");
+    assert_string_equal(dg_key_type_str(&K, buf, sizeof buf), "float64");
     assert_string_equal(dg_key_default_str(&K, buf, sizeof buf), "0.1");
     assert_string_equal(dg_key_range_str(&K, buf, sizeof buf), "(0, inf)");
 }
@@ -249,7 +377,8 @@ int main(void) {
         cmocka_unit_test(test_defaults_and_values), cmocka_unit_test(test_errors),
         cmocka_unit_test(test_listing),             cmocka_unit_test(test_games_agree),
         cmocka_unit_test(test_games_defaults),      cmocka_unit_test(test_loss_like),
-        cmocka_unit_test(test_train_opts_default),
+        cmocka_unit_test(test_train_opts_default), cmocka_unit_test(test_f64_and_required),
+        cmocka_unit_test(test_hji_keys),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -55,6 +55,7 @@ struct dg_image;   /* difgames/image.h   */
 struct dg_env;     /* difgames/env.h     */
 struct dg_policy;  /* difgames/trainer.h */
 struct dg_params;  /* difgames/core.h    */
+struct dg_key;     /* difgames/keys.h    */
 
 #define DG_HJI_MAX_DIMS  6   /* most grid axes (= state dimension)                    */
 #define DG_HJI_MAX_INPUT 4   /* most components of the control u or the disturbance d */
@@ -308,6 +309,13 @@ void            dg_hji_problem_free(dg_hji_problem *p);                /* NULL i
 const char     *dg_hji_problem_name(int i);                            /* i-th known game; NULL past   */
 double          dg_hji_problem_param(const dg_hji_problem *p, const char *name);  /* NaN: no such   */
 const dg_hji_link *dg_hji_game_link(const char *game);                 /* NULL: none, or no such game  */
+/* The config keys (difgames/keys.h; `difgames keys hji [GAME]`): dg_hji_keys, those of every game
+ * (game, accuracy, mode, solver.*, obstacles[i].*; *n gets the count); dg_hji_game_keys, game's own
+ * with its defaults (t_end, grid.min/max/n with one item per axis, then its constants) into out (room
+ * for max), returning their count (more than max: some left out), or -1 for no such game. */
+const struct dg_key *dg_hji_keys(int *n);
+int             dg_hji_game_keys(const char *game, struct dg_key *out, int max);
+const char     *dg_hji_game_summary(const char *game);                 /* a line; NULL: no such game    */
 /* Solves p to p->t_end with p->opts (float32 inside if p->opts.real says so) into out (nodes). */
 dg_status       dg_hji_problem_solve(const dg_hji_problem *p, double *out, dg_hji_stats *stats, dg_err *e);
 

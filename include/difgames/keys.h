@@ -25,6 +25,8 @@
 extern "C" {
 #endif
 
+#define DG_KEY_MAX_ITEMS 64  /* most items of a F64_ARRAY key */
+
 typedef enum dg_key_type {
     DG_KEY_INT,         /* int in [lo, hi] (closed ends)                                  */
     DG_KEY_F32,         /* float between lo and hi, each end open or closed               */
@@ -35,7 +37,9 @@ typedef enum dg_key_type {
     DG_KEY_F32_ARRAY,   /* float[max_n], min_n..max_n items, each between lo and hi       */
     DG_KEY_INT_ARRAY,   /* int[max_n], min_n..max_n items, each in [lo, hi]               */
     DG_KEY_F32_ROWS,    /* float[max_n][cols], min_n..max_n rows of cols floats           */
-    DG_KEY_F64,         /* double between lo and hi (for double-precision computations)   */
+    DG_KEY_F64,         /* double between lo and hi, each end open or closed (read at full
+                           double precision from the text; float32 range)                 */
+    DG_KEY_F64_ARRAY,   /* double[max_n], min_n..max_n items, each between lo and hi      */
 } dg_key_type;
 
 typedef struct dg_key {
@@ -44,15 +48,19 @@ typedef struct dg_key {
     size_t offset;              /* where the value goes in the struct read into             */
     size_t count_offset;        /* arrays and rows of variable length: int count (else 0)   */
     double lo, hi;              /* bounds (scalars; array items; -INFINITY/INFINITY: none)   */
-    int lo_open, hi_open;       /* F32, F64 and F32_ARRAY: 1 when the end is excluded        */
+    int lo_open, hi_open;       /* F32, F64 and their arrays: 1 when the end is excluded     */
+    int req;                    /* 1: the key must be given (no default)                     */
     int min_n, max_n, cols;     /* arrays and rows: item or row counts; rows: floats a row  */
     double def;                 /* INT, F32, F64, BOOL, ENUM (the value's index)             */
-    const char *def_str;        /* STR                                                       */
+    const char *def_str;        /* STR; others: the default as listings show it, when it is
+                                   not a value of the table ("every axis")                    */
     const double *def_v;        /* arrays, spans, rows: def_n values (rows: def_n rows)      */
     int def_n;
     const char *const *values;  /* ENUM: its values, NULL-terminated                          */
-    const char *what;           /* ENUM: noun of the error ("unknown evader 'x'"); arrays:
-                                   noun of an item error ("sizes must be 1 to 65536, not 0") */
+    const char *what;           /* ENUM: noun of the error ("unknown evader 'x'"; NULL: "'x'
+                                   is not one of: a, b"); INT_ARRAY: noun of an item error
+                                   ("sizes must be 1 to 65536, not 0"; NULL: the item's own
+                                   range error, "key 'grid.n[1]': 1 is out of range, ...")   */
     const char *doc;            /* one line                                                  */
 } dg_key;
 
@@ -83,7 +91,8 @@ dg_status dg_keys_read(dg_cfg *cfg, const dg_key *keys, int n, void *base, dg_er
 dg_status dg_key_read(dg_cfg *cfg, const dg_key *k, void *base, dg_err *e);
 
 /* For listings (`difgames keys`): the type ("float", "enum", "[float; 2]"), the default as YAML
- * ("0.05", "[64, 64]", "flee") and the range ("(0, 10]", "flee | policy", "" when none). Each writes
+ * ("0.05", "[64, 64]", "flee"; "required"; def_str) and the range ("(0, 10]", "flee | policy",
+ * "" when none). Each writes
  * a NUL-terminated string into buf (truncated to size) and returns buf. */
 const char *dg_key_type_str(const dg_key *k, char *buf, size_t size);
 const char *dg_key_default_str(const dg_key *k, char *buf, size_t size);

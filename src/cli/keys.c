@@ -4,14 +4,17 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "difgames/hji.h"
 
 static const char USAGE[] =
-    "usage: difgames keys [GAME] [--markdown]\n"
+    "usage: difgames keys [GAME | hji [GAME]] [--markdown]\n"
     "\n"
     "Lists the config keys: the training options every game reads (seed, train.*,\n"
     "policy.*), those of `difgames pg` (pg.*), then each game's (env.*, render.*,\n"
-    "loss.*), with type, default, range and a line of doc. GAME: only that game's\n"
-    "keys.\n"
+    "loss.*), then the HJI solver's (game, accuracy, mode, solver.*, obstacles) and\n"
+    "each HJI game's (t_end, grid.*, its constants), with type, default, range and a\n"
+    "line of doc. GAME: only that game's keys; hji: only the HJI solver's; hji GAME:\n"
+    "only that HJI game's.\n"
     "\n"
     "options:\n";
 
@@ -53,16 +56,52 @@ static void print_game(const dg_game *g, int markdown) {
     print_keys(keys, n, markdown);
 }
 
+/* the keys of the HJI solver: those of every HJI game (unless only), then each game's, or only game's */
+static int print_hji(const char *game, int markdown) {
+    dg_key keys[MAX_KEYS];
+    if (game && dg_hji_game_keys(game, keys, MAX_KEYS) < 0) {
+        cli_error("keys", "unknown hji game '%s' (see difgames keys hji)", game);
+        return EXIT_USAGE;
+    }
+    if (!game) {
+        int n;
+        const dg_key *common = dg_hji_keys(&n);
+        if (markdown)
+            puts("\n## HJI solver (every HJI game)\n\n"
+                 "Configs of `difgames hji` (configs/hji/); docs/hji.md describes the games and the solver.\n"
+                 "`obstacles` is a list of shapes; `obstacles[i].*` are the keys of each.\n");
+        else puts("\nhji (every HJI game):");
+        print_keys(common, n, markdown);
+    }
+    for (int i = 0; dg_hji_problem_name(i); i++) {
+        const char *name = dg_hji_problem_name(i);
+        if (game && strcmp(game, name)) continue;
+        int n = dg_hji_game_keys(name, keys, MAX_KEYS);
+        if (n > MAX_KEYS) n = MAX_KEYS;
+        if (markdown) printf("\n## `game: %s` (HJI)\n\n%s.\n\n", name, dg_hji_game_summary(name));
+        else printf("\nhji game: %s (%s)\n", name, dg_hji_game_summary(name));
+        print_keys(keys, n, markdown);
+    }
+    return 0;
+}
+
 int cmd_keys(int argc, char **argv) {
     int markdown;
     const cli_opt opts[] = {
         {"--markdown", NULL, &markdown, NULL, "as docs/config.md has them", NULL},
         {NULL, NULL, NULL, NULL, NULL, NULL},
     };
-    const char *game = NULL;
+    const char *args[2] = {NULL, NULL};
     int nargs;
-    const int prc = cli_parse_args("keys", argc, argv, opts, USAGE, &game, 1, &nargs);
+    const int prc = cli_parse_args("keys", argc, argv, opts, USAGE, args, 2, &nargs);
     if (prc) return prc == CLI_HELP ? 0 : prc;
+    const int hji = nargs > 0 && !strcmp(args[0], "hji");
+    const char *game = hji ? args[1] : args[0];
+    if (!hji && nargs > 1) {
+        cli_error("keys", "unexpected argument '%s' (see --help)", args[1]);
+        return EXIT_USAGE;
+    }
+    if (hji) return print_hji(game, markdown);
     const dg_game *g = game ? dg_game_find(game) : NULL;
     if (game && !g) {
         cli_error("keys", "unknown game '%s' (see difgames games)", game);
@@ -80,7 +119,7 @@ int cmd_keys(int argc, char **argv) {
              "`difgames keys --markdown > docs/config.md` from the tables the library reads (the\n"
              "`config_doc` test fails when the two differ); do not edit by hand. Ranges: `[` and `]`\n"
              "include the end, `(` and `)` exclude it. A key not listed is an error (did you mean...?).\n"
-             "The HJI solver's keys (`difgames hji`) are not listed here.\n\n"
+             "The HJI solver's keys (`difgames hji`) follow the learning games'.\n\n"
              "## Training (every game)\n");
     else puts("training (every game):");
     print_keys(train, n, markdown);
@@ -92,5 +131,5 @@ int cmd_keys(int argc, char **argv) {
     else puts("\npolicy gradient (difgames pg; a key left out takes pg.algo's default):");
     print_keys(pg, n, markdown);
     for (int i = 0; i < dg_game_count(); i++) print_game(dg_game_at(i), markdown);
-    return 0;
+    return print_hji(NULL, markdown);
 }

@@ -1,11 +1,13 @@
 /* Problems from configs: the built-in games (pursuit2d, air3d, chauffeur, chase4d) as dynamics,
  * bounds and targets, and the common keys (grid, horizon, accuracy, solver options, obstacles).
- * docs/hji.md describes each game and its keys. */
+ * Every key is declared once, in a table (difgames/keys.h): `difgames keys hji [GAME]` lists them
+ * (docs/config.md); docs/hji.md describes each game. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "difgames/keys.h"
 #include "difgames/memory.h"
 #include "hji/internal.h"
 
@@ -13,102 +15,45 @@
 
 /* ------------------------------------------------------------------- types */
 
-/* A game's constant: read from the config key of its name (default def, at least lo, or above lo
- * when !incl), or derived from the others by the game's read (derived = 1). */
-typedef struct param_def {
-    const char *name;
-    double      def, lo;
-    int         incl, derived;
-} param_def;
+/* A game's constants are config keys of its name (DG_KEY_F64) into p->param[i].value; each kind of
+ * constant has its bounds once: */
+#define RATE(nm, i, d, doc) DG_K_F64(nm, dg_hji_problem, param[i].value, d, 0, INFINITY, 1, 0, doc) /* >= 0 */
+#define SIZE(nm, i, d, doc) DG_K_F64(nm, dg_hji_problem, param[i].value, d, 0, INFINITY, 0, 0, doc) /* > 0 */
+#define RADIUS(i, d) SIZE("capture_radius", i, d, "captured within this distance (the target's radius)")
 
 typedef struct game_def {
-    const char *name;
+    const char *summary;                  /* a line for listings                                    */
     int         nx;
     const char *u_name, *d_name;
-    const param_def *params;              /* the game's constants, in p->param's order; NULL-named end */
-    /* derives constants, checks them together, sets p->game, the default grid and horizon */
-    dg_status (*read)(dg_cfg *cfg, dg_hji_problem *p, double *lo, double *hi, int *n, int *periodic,
-                      dg_err *e);
+    const dg_key *keys;                   /* the game's constants as keys, into p->param[i].value   */
+    int         nkeys;
+    const char *derived;                  /* a constant the game's read derives (into param[derived_at]), */
+    int         derived_at;               /* or NULL                                                */
+    double      t_end;                    /* the default horizon and grid                           */
+    double      lo[DG_HJI_MAX_DIMS], hi[DG_HJI_MAX_DIMS];
+    double      n[DG_HJI_MAX_DIMS];       /* (node counts, as the keys' defaults are)               */
+    int         periodic[DG_HJI_MAX_DIMS];
+    /* derives constants, sets p->game's dynamics and inputs */
+    void (*read)(dg_hji_problem *p);
     /* fills p->target */
     void (*target)(dg_hji_problem *p);
     const dg_hji_link *link;              /* a learning game whose state maps onto this one's, or NULL */
 } game_def;
-
-/* ------------------------------------------------------------ config helpers */
-
-/* A number at full double precision (the config's getters are float32): validated by the float
- * getter (type errors with file:line), then re-read from its text. */
-static dg_status cfg_f64(dg_cfg *c, const char *path, double *out, double def, dg_err *e) {
-    if (!dg_cfg_has(c, path)) {
-        *out = def;
-        return DG_OK;
-    }
-    float f;
-    const char *s;
-    dg_status rc = dg_cfg_get_f32(c, path, &f, 0, e);
-    if (rc) return rc;
-    rc = dg_cfg_get_str(c, path, &s, NULL, e);
-    if (rc) return rc;
-    char *end = NULL;
-    const double v = s ? strtod(s, &end) : NAN;
-    *out = (s && end != s && isfinite(v)) ? v : (double)f;
-    return DG_OK;
-}
-
-/* A number > lo (or >= lo when incl) with a default. */
-static dg_status cfg_f64_min(dg_cfg *c, const char *path, double *out, double def, double lo, int incl,
-                             dg_err *e) {
-    dg_status rc = cfg_f64(c, path, out, def, e);
-    if (rc) return rc;
-    if (incl ? !(*out >= lo) : !(*out > lo))
-        return dg_cfg_error(c, path, e, "%g is out of range, expected %s %g", *out, incl ? ">=" : ">", lo);
-    return DG_OK;
-}
-
-/* A list of exactly n numbers at double precision; missing: out untouched. */
-static dg_status cfg_f64_list(dg_cfg *c, const char *path, double *out, int n, dg_err *e) {
-    if (!dg_cfg_has(c, path)) return DG_OK;
-    float tmp[DG_HJI_MAX_DIMS];
-    dg_status rc = dg_cfg_get_f32_array(c, path, tmp, n, n, NULL, e);
-    if (rc) return rc;
-    for (int i = 0; i < n; i++) {
-        char p[256];
-        snprintf(p, sizeof p, "%s[%d]", path, i);
-        rc = cfg_f64(c, p, &out[i], tmp[i], e);
-        if (rc) return rc;
-    }
-    return DG_OK;
-}
-
-/* One of names[] (NULL-terminated) -> its index; missing: def. */
-static dg_status cfg_choice(dg_cfg *c, const char *path, const char *const *names, int *out, int def,
-                            dg_err *e) {
-    const char *s;
-    dg_status rc = dg_cfg_get_str(c, path, &s, NULL, e);
-    if (rc) return rc;
-    if (!s) {
-        *out = def;
-        return DG_OK;
-    }
-    char list[256] = "";
-    for (int i = 0; names[i]; i++) {
-        if (strcmp(s, names[i]) == 0) {
-            *out = i;
-            return DG_OK;
-        }
-        if (i) strncat(list, ", ", sizeof list - strlen(list) - 1);
-        strncat(list, names[i], sizeof list - strlen(list) - 1);
-    }
-    return dg_cfg_error(c, path, e, "'%s' is not one of: %s", s, list);
-}
+#define KEYS(t) t, (int)(sizeof t / sizeof t[0])
 
 /* ------------------------------------------------------------------- games */
 
+static void target_ball0(dg_hji_problem *p, unsigned axes, double r) {
+    const double c[DG_HJI_MAX_DIMS] = {0};
+    dg_hji_sdf_ball(&p->grid, c, r, axes, p->target);
+}
+
 /* pursuit2d: x = x_E - x_P, x' = v_e b - v_p a, |a|, |b| <= 1. u = a (pursuer, min), d = b. */
 enum { PU_VP, PU_VE, PU_R };
-static const param_def PURSUIT_PARAMS[] = {
-    {"speed_pursuer", 1.0, 0, 1, 0}, {"speed_evader", 0.5, 0, 1, 0}, {"capture_radius", 0.25, 0, 0, 0},
-    {NULL, 0, 0, 0, 0},
+static const dg_key PURSUIT_KEYS[] = {
+    RATE("speed_pursuer", PU_VP, 1.0, "pursuer's speed v_p"),
+    RATE("speed_evader", PU_VE, 0.5, "evader's speed v_e"),
+    RADIUS(PU_R, 0.25),
 };
 
 static void dyn_pursuit(void *user, const double *x, double *f, double *G, double *D) {
@@ -121,26 +66,10 @@ static void dyn_pursuit(void *user, const double *x, double *f, double *G, doubl
     D[3] = q[PU_VE].value;
 }
 
-static dg_status read_pursuit(dg_cfg *c, dg_hji_problem *p, double *lo, double *hi, int *n, int *per,
-                              dg_err *e) {
-    (void)c;
-    (void)e;
+static void read_pursuit(dg_hji_problem *p) {
     p->game.dyn = dyn_pursuit;
     p->game.u = (dg_hji_input){.dim = 2, .set = DG_HJI_SET_BALL, .role = DG_HJI_ROLE_MIN, .radius = 1};
     p->game.d = (dg_hji_input){.dim = 2, .set = DG_HJI_SET_BALL, .role = DG_HJI_ROLE_MAX, .radius = 1};
-    p->t_end = 1.0;
-    for (int k = 0; k < 2; k++) {
-        lo[k] = -2;
-        hi[k] = 2;
-        n[k] = 81;
-        per[k] = 0;
-    }
-    return DG_OK;
-}
-
-static void target_ball0(dg_hji_problem *p, unsigned axes, double r) {
-    const double c[DG_HJI_MAX_DIMS] = {0};
-    dg_hji_sdf_ball(&p->grid, c, r, axes, p->target);
 }
 
 static void target_pursuit(dg_hji_problem *p) { target_ball0(p, 0, p->param[PU_R].value); }
@@ -148,9 +77,12 @@ static void target_pursuit(dg_hji_problem *p) { target_ball0(p, 0, p->param[PU_R
 /* air3d (helperOC Air3D, the evader's frame): x' = -v_a + v_b cos psi + a y, y' = v_b sin psi - a x,
  * psi' = b - a; a the evader's turn (u, max), b the pursuer's (d, min). */
 enum { AIR_VA, AIR_VB, AIR_A, AIR_B, AIR_R };
-static const param_def AIR3D_PARAMS[] = {
-    {"speed_evader", 5, 0, 1, 0}, {"speed_pursuer", 5, 0, 1, 0}, {"turn_evader", 1, 0, 1, 0},
-    {"turn_pursuer", 1, 0, 1, 0}, {"capture_radius", 5, 0, 0, 0}, {NULL, 0, 0, 0, 0},
+static const dg_key AIR3D_KEYS[] = {
+    RATE("speed_evader", AIR_VA, 5, "evader's speed v_a"),
+    RATE("speed_pursuer", AIR_VB, 5, "pursuer's speed v_b"),
+    RATE("turn_evader", AIR_A, 1, "evader's largest turn rate |a|"),
+    RATE("turn_pursuer", AIR_B, 1, "pursuer's largest turn rate |b|"),
+    RADIUS(AIR_R, 5),
 };
 
 static void dyn_air3d(void *user, const double *x, double *f, double *G, double *D) {
@@ -163,24 +95,11 @@ static void dyn_air3d(void *user, const double *x, double *f, double *G, double 
     D[2] = 1;
 }
 
-static dg_status read_air3d(dg_cfg *c, dg_hji_problem *p, double *lo, double *hi, int *n, int *per,
-                            dg_err *e) {
-    (void)c;
-    (void)e;
+static void read_air3d(dg_hji_problem *p) {
     const double a = p->param[AIR_A].value, b = p->param[AIR_B].value;
     p->game.dyn = dyn_air3d;
     p->game.u = (dg_hji_input){.dim = 1, .set = DG_HJI_SET_BOX, .role = DG_HJI_ROLE_MAX, .lo = {-a}, .hi = {a}};
     p->game.d = (dg_hji_input){.dim = 1, .set = DG_HJI_SET_BOX, .role = DG_HJI_ROLE_MIN, .lo = {-b}, .hi = {b}};
-    p->t_end = 2.8;
-    const double L[3] = {-6, -10, 0}, H[3] = {20, 10, TWO_PI};
-    const int N[3] = {51, 40, 50};
-    for (int k = 0; k < 3; k++) {
-        lo[k] = L[k];
-        hi[k] = H[k];
-        n[k] = N[k];
-        per[k] = k == 2;
-    }
-    return DG_OK;
 }
 
 static void target_air3d(dg_hji_problem *p) { target_ball0(p, 3u, p->param[AIR_R].value); }
@@ -189,9 +108,11 @@ static void target_air3d(dg_hji_problem *p) { target_ball0(p, 3u, p->param[AIR_R
  * x' = -w u y + v_e b_x, y' = w u x - v_p + v_e b_y; u in [-1, 1] the pursuer's turn (min),
  * |b| <= 1 the evader's heading (max). */
 enum { CH_VP, CH_W, CH_VE, CH_R };
-static const param_def CHAUFFEUR_PARAMS[] = {
-    {"speed_pursuer", 1, 0, 1, 0}, {"turn_rate", 1, 0, 1, 0}, {"speed_evader", 0.5, 0, 1, 0},
-    {"capture_radius", 0.3, 0, 0, 0}, {NULL, 0, 0, 0, 0},
+static const dg_key CHAUFFEUR_KEYS[] = {
+    RATE("speed_pursuer", CH_VP, 1, "pursuer's (the car's) speed v_p"),
+    RATE("turn_rate", CH_W, 1, "pursuer's largest turn rate w"),
+    RATE("speed_evader", CH_VE, 0.5, "evader's speed v_e"),
+    RADIUS(CH_R, 0.3),
 };
 
 static void dyn_chauffeur(void *user, const double *x, double *f, double *G, double *D) {
@@ -203,31 +124,24 @@ static void dyn_chauffeur(void *user, const double *x, double *f, double *G, dou
     D[3] = q[CH_VE].value;
 }
 
-static dg_status read_chauffeur(dg_cfg *c, dg_hji_problem *p, double *lo, double *hi, int *n, int *per,
-                                dg_err *e) {
-    (void)c;
-    (void)e;
+static void read_chauffeur(dg_hji_problem *p) {
     p->game.dyn = dyn_chauffeur;
     p->game.u = (dg_hji_input){.dim = 1, .set = DG_HJI_SET_BOX, .role = DG_HJI_ROLE_MIN, .lo = {-1}, .hi = {1}};
     p->game.d = (dg_hji_input){.dim = 2, .set = DG_HJI_SET_BALL, .role = DG_HJI_ROLE_MAX, .radius = 1};
-    p->t_end = 4;
-    for (int k = 0; k < 2; k++) {
-        lo[k] = -3;
-        hi[k] = 3;
-        n[k] = 121;
-        per[k] = 0;
-    }
-    return DG_OK;
 }
 
 static void target_chauffeur(dg_hji_problem *p) { target_ball0(p, 0, p->param[CH_R].value); }
 
 /* chase4d: the chase game's bodies without walls, relative (evader minus pursuer) position and
- * velocity: x' = v, v' = -c v - A_p a + A_e b, c = -ln(damping)/dt. */
+ * velocity: x' = v, v' = -c v - A_p a + A_e b, c = -ln(damping)/dt (the constant drag). */
 enum { C4_AP, C4_AE, C4_DRAG, C4_R, C4_DAMP, C4_DT };
-static const param_def CHASE4D_PARAMS[] = {
-    {"accel_pursuer", 5, 0, 1, 0}, {"accel_evader", 3.5, 0, 1, 0}, {"drag", 0, 0, 1, 1},
-    {"capture_radius", 0.1, 0, 0, 0}, {"damping", 0.98, 0, 0, 0}, {"dt", 0.05, 0, 0, 0}, {NULL, 0, 0, 0, 0},
+static const dg_key CHASE4D_KEYS[] = {
+    RATE("accel_pursuer", C4_AP, 5, "pursuer's largest acceleration A_p"),
+    RATE("accel_evader", C4_AE, 3.5, "evader's largest acceleration A_e"),
+    RADIUS(C4_R, 0.1),
+    DG_K_F64("damping", dg_hji_problem, param[C4_DAMP].value, 0.98, 0, 1, 0, 1,
+             "chase's velocity factor per step: drag = -ln(damping)/dt"),
+    SIZE("dt", C4_DT, 0.05, "chase's step (seconds) the damping is per"),
 };
 
 /* chase (env.evader: policy, no walls): state (pursuer x, y, vx, vy, evader x, y, vx, vy), joint
@@ -251,93 +165,200 @@ static void dyn_chase4d(void *user, const double *x, double *f, double *G, doubl
     D[3 * 2 + 1] = q[C4_AE].value;
 }
 
-static dg_status read_chase4d(dg_cfg *c, dg_hji_problem *p, double *lo, double *hi, int *n, int *per,
-                              dg_err *e) {
+static void read_chase4d(dg_hji_problem *p) {
     dg_hji_param *q = p->param;
-    if (q[C4_DAMP].value > 1)
-        return dg_cfg_error(c, "damping", e, "%g is out of range, expected (0, 1]", q[C4_DAMP].value);
     q[C4_DRAG].value = -log(q[C4_DAMP].value) / q[C4_DT].value;  /* c = -ln(damping) / dt */
     p->game.dyn = dyn_chase4d;
     p->game.u = (dg_hji_input){.dim = 2, .set = DG_HJI_SET_BALL, .role = DG_HJI_ROLE_MIN, .radius = 1};
     p->game.d = (dg_hji_input){.dim = 2, .set = DG_HJI_SET_BALL, .role = DG_HJI_ROLE_MAX, .radius = 1};
-    p->t_end = 0.5;
-    for (int k = 0; k < 4; k++) {
-        lo[k] = k < 2 ? -1 : -2;
-        hi[k] = k < 2 ? 1 : 2;
-        n[k] = 31;
-        per[k] = 0;
-    }
-    return DG_OK;
 }
 
 static void target_chase4d(dg_hji_problem *p) { target_ball0(p, 3u, p->param[C4_R].value); }
 
+/* The games, in the order of their names. */
+static const char *const GAME_NAMES[] = {"pursuit2d", "air3d", "chauffeur", "chase4d", NULL};
 static const game_def GAMES[] = {
-    {"pursuit2d", 2, "pursuer", "evader", PURSUIT_PARAMS, read_pursuit, target_pursuit, NULL},
-    {"air3d", 3, "evader", "pursuer", AIR3D_PARAMS, read_air3d, target_air3d, NULL},
-    {"chauffeur", 2, "pursuer", "evader", CHAUFFEUR_PARAMS, read_chauffeur, target_chauffeur, NULL},
-    {"chase4d", 4, "pursuer", "evader", CHASE4D_PARAMS, read_chase4d, target_chase4d, &CHASE4D_LINK},
+    {.summary = "Simple-motion pursuit-evasion; the state: the evader's position relative to the pursuer's",
+     .nx = 2, .u_name = "pursuer", .d_name = "evader", KEYS(PURSUIT_KEYS),
+     .t_end = 1, .lo = {-2, -2}, .hi = {2, 2}, .n = {81, 81},
+     .read = read_pursuit, .target = target_pursuit},
+    {.summary = "Collision avoidance of two planes (helperOC's Air3D) in the evader's frame: x, y and the "
+                "heading psi (periodic)",
+     .nx = 3, .u_name = "evader", .d_name = "pursuer", KEYS(AIR3D_KEYS),
+     .t_end = 2.8, .lo = {-6, -10, 0}, .hi = {20, 10, TWO_PI}, .n = {51, 40, 50}, .periodic = {0, 0, 1},
+     .read = read_air3d, .target = target_air3d},
+    {.summary = "The homicidal chauffeur (Isaacs) in the pursuer's frame; the state: the evader's position",
+     .nx = 2, .u_name = "pursuer", .d_name = "evader", KEYS(CHAUFFEUR_KEYS),
+     .t_end = 4, .lo = {-3, -3}, .hi = {3, 3}, .n = {121, 121},
+     .read = read_chauffeur, .target = target_chauffeur},
+    {.summary = "The chase game's bodies without walls: relative position and velocity; hji versus plays it "
+                "against chase",
+     .nx = 4, .u_name = "pursuer", .d_name = "evader", KEYS(CHASE4D_KEYS), .derived = "drag", .derived_at = C4_DRAG,
+     .t_end = 0.5, .lo = {-1, -1, -2, -2}, .hi = {1, 1, 2, 2}, .n = {31, 31, 31, 31},
+     .read = read_chase4d, .target = target_chase4d, .link = &CHASE4D_LINK},
 };
 #define NGAMES ((int)(sizeof GAMES / sizeof GAMES[0]))
+_Static_assert(sizeof GAME_NAMES / sizeof GAME_NAMES[0] == NGAMES + 1, "a name for each game");
 
-/* ---------------------------------------------------------- common sections */
+/* ------------------------------------------------------------- common keys */
 
-/* solver.* keys and accuracy/mode into p->opts. */
-static dg_status read_solver(dg_cfg *c, dg_hji_problem *p, dg_err *e) {
-    static const char *const ACC[] = {"low", "medium", "high", "veryHigh", NULL};
-    static const char *const MODE[] = {"brs", "brt", "brt_target", NULL};
-    static const char *const DISS[] = {"global", "local", "locallocal", "globalmax", NULL};
-    static const char *const PREC[] = {"f64", "f32", NULL};
-    static const char *const EPS[] = {"grid", "const", NULL};
-    static const char *const BC[] = {"away", "linear", NULL};
-    dg_hji_opts *o = &p->opts;
-    *o = dg_hji_opts_default();
-    int acc, mode, diss, prec, eps, bc;
-    dg_status rc;
-    if ((rc = cfg_choice(c, "accuracy", ACC, &acc, DG_HJI_ACCURACY_VERY_HIGH, e)) ||
-        (rc = cfg_choice(c, "mode", MODE, &mode, DG_HJI_MODE_BRT, e)) ||
-        (rc = cfg_choice(c, "solver.dissipation", DISS, &diss, DG_HJI_DISS_GLOBAL, e)) ||
-        (rc = cfg_choice(c, "solver.precision", PREC, &prec, DG_HJI_REAL_F64, e)) ||
-        (rc = cfg_choice(c, "solver.weno_eps", EPS, &eps, DG_HJI_WENO_EPS_GRID, e)) ||
-        (rc = cfg_choice(c, "solver.boundary", BC, &bc, DG_HJI_BC_AWAY, e)) ||
-        (rc = cfg_f64_min(c, "solver.cfl", &o->cfl, 0.75, 0, 0, e)) ||
-        (rc = cfg_f64_min(c, "solver.dt", &o->dt, 0, 0, 1, e)) ||
-        (rc = dg_cfg_get_int_range(c, "solver.threads", &o->threads, 0, 0, 4096, e)))
-        return rc;
-    dg_hji_opts_accuracy(o, (dg_hji_accuracy)acc);
-    o->mode = (dg_hji_mode)mode;
-    o->diss = (dg_hji_diss)diss;
-    o->real = (dg_hji_real)prec;
-    o->weno_eps = (dg_hji_weno_eps)eps;
-    for (int k = 0; k < p->grid.ndim; k++)
-        if (p->grid.bc[k] != DG_HJI_BC_PERIODIC) p->grid.bc[k] = (dg_hji_bc)bc;
-    return DG_OK;
+/* The keys every game reads; the game's default horizon and grid (game_keys fills them in). */
+typedef struct span_keys {
+    double t_end, lo[DG_HJI_MAX_DIMS], hi[DG_HJI_MAX_DIMS];
+    int    n[DG_HJI_MAX_DIMS];
+} span_keys;
+static const dg_key SPAN_KEYS[] = {
+    DG_K_F64("t_end", span_keys, t_end, 0, 0, INFINITY, 1, 0, "horizon (time-to-go)"),
+    {.name = "grid.min", .type = DG_KEY_F64_ARRAY, .offset = offsetof(span_keys, lo), .lo = -INFINITY,
+     .hi = INFINITY, .doc = "the grid's lower corner, one number per axis"},
+    {.name = "grid.max", .type = DG_KEY_F64_ARRAY, .offset = offsetof(span_keys, hi), .lo = -INFINITY,
+     .hi = INFINITY, .doc = "the grid's upper corner (above grid.min; a periodic axis wraps there)"},
+    {.name = "grid.n", .type = DG_KEY_INT_ARRAY, .offset = offsetof(span_keys, n), .lo = 2, .hi = 100000,
+     .doc = "nodes per axis"},
+};
+#define NSPAN ((int)(sizeof SPAN_KEYS / sizeof SPAN_KEYS[0]))
+
+/* the game's index, then accuracy, mode and solver.* (into p->opts) */
+typedef struct solver_keys {
+    int    game, accuracy, mode, diss, real, weno_eps, bc, threads;
+    double cfl, dt;
+} solver_keys;
+static const char *const ACCURACY[] = {"low", "medium", "high", "veryHigh", NULL};
+static const char *const MODE[] = {"brs", "brt", "brt_target", NULL};
+static const char *const DISS[] = {"global", "local", "locallocal", "globalmax", NULL};
+static const char *const PREC[] = {"f64", "f32", NULL};
+static const char *const EPS[] = {"grid", "const", NULL};
+static const char *const BC[] = {"away", "linear", NULL};
+static const char *const SHAPES[] = {"ball", "box", NULL};
+
+/* one obstacle: obstacles[i].* */
+typedef struct obstacle_keys {
+    int    shape, axes[DG_HJI_MAX_DIMS], naxes;
+    double center[DG_HJI_MAX_DIMS], radius, min[DG_HJI_MAX_DIMS], max[DG_HJI_MAX_DIMS];
+} obstacle_keys;
+enum { K_SHAPE, K_AXES, K_CENTER, K_RADIUS, K_MIN, K_MAX };
+#define OBST "obstacles[i]"
+#define OBST_ARRAY(nm, F, doc_)                                                                            \
+    {.name = OBST "." nm, .type = DG_KEY_F64_ARRAY, .offset = offsetof(obstacle_keys, F), .lo = -INFINITY, \
+     .hi = INFINITY, .min_n = 1, .max_n = DG_HJI_MAX_DIMS, .req = 1, .doc = doc_}
+
+/* COMMON_KEYS: the game, accuracy .. solver.threads, then an obstacle's */
+enum { K_GAME = 0, K_SOLVER = 1, K_OBSTACLE = 10 };
+static const dg_key COMMON_KEYS[] = {
+    {.name = "game", .type = DG_KEY_ENUM, .offset = offsetof(solver_keys, game), .values = GAME_NAMES,
+     .what = "hji game", .req = 1, .doc = "the game (its constants: difgames keys hji GAME)"},
+    DG_K_ENUM("accuracy", solver_keys, accuracy, DG_HJI_ACCURACY_VERY_HIGH, ACCURACY, NULL,
+              "ToolboxLS preset: derivatives and time integration"),
+    DG_K_ENUM("mode", solver_keys, mode, DG_HJI_MODE_BRT, MODE, NULL,
+              "brs: reachable set; brt: tube (minWith 'zero'); brt_target: min with the target"),
+    DG_K_ENUM("solver.dissipation", solver_keys, diss, DG_HJI_DISS_GLOBAL, DISS, NULL,
+              "Lax-Friedrichs dissipation (ToolboxLS artificialDissipation*)"),
+    DG_K_ENUM("solver.precision", solver_keys, real, DG_HJI_REAL_F64, PREC, NULL, "the value's precision"),
+    DG_K_ENUM("solver.weno_eps", solver_keys, weno_eps, DG_HJI_WENO_EPS_GRID, EPS, NULL,
+              "WENO5 epsilon: scaled by the grid's derivatives, or 1e-6"),
+    DG_K_ENUM("solver.boundary", solver_keys, bc, DG_HJI_BC_AWAY, BC, NULL,
+              "ghost cells of the plain axes: extrapolate away from zero, or linearly"),
+    DG_K_F64("solver.cfl", solver_keys, cfl, 0.75, 0, INFINITY, 0, 0, "CFL number: dt = cfl / sum_i max alpha_i/dx_i"),
+    DG_K_F64("solver.dt", solver_keys, dt, 0, 0, INFINITY, 1, 0, "a fixed time step instead of the CFL's (0: none)"),
+    DG_K_INT("solver.threads", solver_keys, threads, 0, 0, 4096, "OpenMP threads (0: OpenMP's default)"),
+    {.name = OBST ".shape", .type = DG_KEY_ENUM, .offset = offsetof(obstacle_keys, shape), .values = SHAPES,
+     .req = 1, .doc = "obstacles: a list of shapes the game avoids (reach-avoid), each a ball or a box"},
+    {.name = OBST ".axes", .type = DG_KEY_INT_ARRAY, .offset = offsetof(obstacle_keys, axes),
+     .count_offset = offsetof(obstacle_keys, naxes), .lo = 0, .hi = DG_HJI_MAX_DIMS - 1, .min_n = 1,
+     .max_n = DG_HJI_MAX_DIMS, .def_str = "every axis",
+     .doc = "the distinct axes it spans (unbounded along the others)"},
+    OBST_ARRAY("center", center, "a ball's center, one number per axis"),
+    {.name = OBST ".radius", .type = DG_KEY_F64, .offset = offsetof(obstacle_keys, radius), .lo = 0,
+     .hi = INFINITY, .lo_open = 1, .hi_open = 1, .req = 1, .doc = "a ball's radius"},
+    OBST_ARRAY("min", min, "a box's lower corner, one number per axis"),
+    OBST_ARRAY("max", max, "a box's upper corner, above min"),
+};
+#define NCOMMON ((int)(sizeof COMMON_KEYS / sizeof COMMON_KEYS[0]))
+_Static_assert(NCOMMON == K_OBSTACLE + K_MAX + 1, "the game, solver keys, then an obstacle's");
+
+/* COMMON_KEYS[k] for obstacles[i]: its name with i, bounds of nx axes and na items per point */
+static dg_key obstacle_key(int k, int i, int nx, int na, char *name, size_t size) {
+    dg_key key = COMMON_KEYS[K_OBSTACLE + k];
+    snprintf(name, size, "obstacles[%d]%s", i, key.name + strlen(OBST));
+    key.name = name;
+    key.max_n = k == K_AXES ? nx : key.max_n;
+    if (key.type == DG_KEY_F64_ARRAY) key.min_n = key.max_n = na;
+    return key;
 }
 
 /* grid.{min,max,n} over the game's defaults. */
-static dg_status read_grid(dg_cfg *c, dg_hji_problem *p, double *lo, double *hi, int *n, const int *per,
-                           dg_err *e) {
+static dg_status read_grid(dg_cfg *c, dg_hji_problem *p, const game_def *gd, const dg_key *span, dg_err *e) {
     const int nx = p->game.nx;
-    dg_status rc;
-    if ((rc = cfg_f64_list(c, "grid.min", lo, nx, e)) || (rc = cfg_f64_list(c, "grid.max", hi, nx, e)) ||
-        (rc = dg_cfg_get_int_array(c, "grid.n", n, nx, nx, NULL, e)))
-        return rc;
+    span_keys g;
+    dg_status rc = dg_keys_read(c, span, NSPAN, &g, e);
+    if (rc) return rc;
+    p->t_end = g.t_end;
     for (int k = 0; k < nx; k++) {
         char path[32];
-        if (n[k] < 2 || n[k] > 100000) {
-            snprintf(path, sizeof path, "grid.n[%d]", k);
-            return dg_cfg_error(c, path, e, "%d nodes, expected 2 to 100000", n[k]);
-        }
-        if (!(hi[k] > lo[k])) {
+        if (!(g.hi[k] > g.lo[k])) {
             snprintf(path, sizeof path, "grid.max[%d]", k);
             return dg_cfg_error(c, dg_cfg_has(c, path) ? path : "grid", e,
-                                "axis %d spans [%g, %g], expected min < max", k, lo[k], hi[k]);
+                                "axis %d spans [%g, %g], expected min < max", k, g.lo[k], g.hi[k]);
         }
     }
     dg_err ge = {0};
-    if (dg_hji_grid_init(&p->grid, nx, lo, hi, n, per, &ge))
+    if (dg_hji_grid_init(&p->grid, nx, g.lo, g.hi, g.n, gd->periodic, &ge))
         return dg_cfg_error(c, "grid", e, "%s", ge.msg);
     return DG_OK;
+}
+
+/* accuracy, mode and solver.* into p->opts. */
+static dg_status read_solver(dg_cfg *c, dg_hji_problem *p, dg_err *e) {
+    dg_hji_opts *o = &p->opts;
+    solver_keys k;
+    dg_status rc = dg_keys_read(c, COMMON_KEYS + K_SOLVER, K_OBSTACLE - K_SOLVER, &k, e);
+    if (rc) return rc;
+    *o = dg_hji_opts_default();
+    dg_hji_opts_accuracy(o, (dg_hji_accuracy)k.accuracy);
+    o->mode = (dg_hji_mode)k.mode;
+    o->diss = (dg_hji_diss)k.diss;
+    o->real = (dg_hji_real)k.real;
+    o->weno_eps = (dg_hji_weno_eps)k.weno_eps;
+    o->cfl = k.cfl;
+    o->dt = k.dt;
+    o->threads = k.threads;
+    for (int i = 0; i < p->grid.ndim; i++)
+        if (p->grid.bc[i] != DG_HJI_BC_PERIODIC) p->grid.bc[i] = (dg_hji_bc)k.bc;
+    return DG_OK;
+}
+
+/* obstacles[i] into ob: its keys, and what a ball or a box needs */
+static dg_status read_obstacle(dg_cfg *c, int i, int nx, obstacle_keys *ob, dg_err *e) {
+    char path[96];
+    dg_key k = obstacle_key(K_SHAPE, i, nx, 0, path, sizeof path);
+    const char *shape;  /* the way to it first: "key 'obstacles[0]': expected a map" */
+    dg_status rc = dg_cfg_get_str(c, path, &shape, NULL, e);
+    if (rc) return rc;
+    if (!shape) return dg_cfg_error(c, path, e, "missing: expected ball or box");
+    if ((rc = dg_key_read(c, &k, ob, e))) return rc;
+    for (int j = 0; j < nx; j++) ob->axes[j] = j;
+    k = obstacle_key(K_AXES, i, nx, 0, path, sizeof path);
+    rc = dg_key_read(c, &k, ob, e);
+    if (!rc && !dg_cfg_has(c, path)) ob->naxes = nx;  /* default: every axis */
+    unsigned mask = 0;
+    for (int j = 0; !rc && j < ob->naxes; j++) {
+        if (ob->axes[j] >= nx || (mask >> ob->axes[j] & 1u))
+            return dg_cfg_error(c, path, e, "axes must be distinct, in 0..%d", nx - 1);
+        mask |= 1u << ob->axes[j];
+    }
+    static const char *const MISSING[] = {"a ball needs a center (one number per axis)", "a ball needs a radius",
+                                          "a box needs min and max (one number per axis)",
+                                          "a box needs min and max (one number per axis)"};
+    const int first = ob->shape == 0 ? K_CENTER : K_MIN;
+    for (int j = first; !rc && j < first + 2; j++) {
+        k = obstacle_key(j, i, nx, ob->naxes, path, sizeof path);
+        if (!dg_cfg_has(c, path)) return dg_cfg_error(c, path, e, "missing: %s", MISSING[j - K_CENTER]);
+        rc = dg_key_read(c, &k, ob, e);
+    }
+    for (int j = 0; !rc && ob->shape == 1 && j < ob->naxes; j++)
+        if (!(ob->max[j] > ob->min[j]))
+            return dg_cfg_error(c, path, e, "max[%d] = %g must exceed min[%d] = %g", j, ob->max[j], j, ob->min[j]);
+    return rc;
 }
 
 /* obstacles: a list of {shape: ball|box, center, radius | min, max, axes}; their union, negated,
@@ -350,7 +371,6 @@ static dg_status read_obstacles(dg_cfg *c, dg_hji_problem *p, dg_err *e) {
         if (m == 0) dg_cfg_mark_used(c, "obstacles");
         return DG_OK;
     }
-    static const char *const SHAPES[] = {"ball", "box", NULL};
     const int nx = p->grid.ndim;
     const int64_t N = p->grid.nodes;
     double *tmp = malloc((size_t)N * sizeof *tmp);
@@ -361,70 +381,17 @@ static dg_status read_obstacles(dg_cfg *c, dg_hji_problem *p, dg_err *e) {
     }
     dg_status rc = DG_OK;
     for (int i = 0; i < m && !rc; i++) {
-        char base[64], path[96];
-        snprintf(base, sizeof base, "obstacles[%d]", i);
-        int shape, axes[DG_HJI_MAX_DIMS], na = 0;
-        snprintf(path, sizeof path, "%s.shape", base);
-        if ((rc = cfg_choice(c, path, SHAPES, &shape, -1, e))) break;
-        if (shape < 0) {
-            rc = dg_cfg_error(c, path, e, "missing: expected ball or box");
-            break;
-        }
-        snprintf(path, sizeof path, "%s.axes", base);
-        for (int k = 0; k < nx; k++) axes[k] = k;
-        na = nx;
-        if ((rc = dg_cfg_get_int_array(c, path, axes, 1, nx, &na, e))) break;
+        obstacle_keys ob = {0};
+        if ((rc = read_obstacle(c, i, nx, &ob, e))) break;
+        double a[DG_HJI_MAX_DIMS] = {0}, b[DG_HJI_MAX_DIMS] = {0};
         unsigned mask = 0;
-        for (int k = 0; k < na; k++) {
-            if (axes[k] < 0 || axes[k] >= nx || (mask >> axes[k] & 1u)) {
-                rc = dg_cfg_error(c, path, e, "axes must be distinct, in 0..%d", nx - 1);
-                break;
-            }
-            mask |= 1u << axes[k];
+        for (int k = 0; k < ob.naxes; k++) {
+            mask |= 1u << ob.axes[k];
+            a[ob.axes[k]] = ob.shape == 0 ? ob.center[k] : ob.min[k];
+            b[ob.axes[k]] = ob.max[k];
         }
-        if (rc) break;
-        double a[DG_HJI_MAX_DIMS] = {0}, b[DG_HJI_MAX_DIMS] = {0}, full_a[DG_HJI_MAX_DIMS] = {0},
-               full_b[DG_HJI_MAX_DIMS] = {0};
-        if (shape == 0) {
-            double r;
-            snprintf(path, sizeof path, "%s.center", base);
-            if (!dg_cfg_has(c, path)) {
-                rc = dg_cfg_error(c, path, e, "missing: a ball needs a center (one number per axis)");
-                break;
-            }
-            if ((rc = cfg_f64_list(c, path, a, na, e))) break;
-            snprintf(path, sizeof path, "%s.radius", base);
-            if (!dg_cfg_has(c, path)) {
-                rc = dg_cfg_error(c, path, e, "missing: a ball needs a radius");
-                break;
-            }
-            if ((rc = cfg_f64_min(c, path, &r, 0, 0, 0, e))) break;
-            for (int k = 0; k < na; k++) full_a[axes[k]] = a[k];
-            dg_hji_sdf_ball(&p->grid, full_a, r, mask, tmp);
-        } else {
-            snprintf(path, sizeof path, "%s.min", base);
-            if (!dg_cfg_has(c, path)) {
-                rc = dg_cfg_error(c, path, e, "missing: a box needs min and max (one number per axis)");
-                break;
-            }
-            if ((rc = cfg_f64_list(c, path, a, na, e))) break;
-            snprintf(path, sizeof path, "%s.max", base);
-            if (!dg_cfg_has(c, path)) {
-                rc = dg_cfg_error(c, path, e, "missing: a box needs min and max (one number per axis)");
-                break;
-            }
-            if ((rc = cfg_f64_list(c, path, b, na, e))) break;
-            for (int k = 0; k < na; k++) {
-                if (!(b[k] > a[k])) {
-                    rc = dg_cfg_error(c, path, e, "max[%d] = %g must exceed min[%d] = %g", k, b[k], k, a[k]);
-                    break;
-                }
-                full_a[axes[k]] = a[k];
-                full_b[axes[k]] = b[k];
-            }
-            if (rc) break;
-            dg_hji_sdf_box(&p->grid, full_a, full_b, mask, tmp);
-        }
+        if (ob.shape == 0) dg_hji_sdf_ball(&p->grid, a, ob.radius, mask, tmp);
+        else dg_hji_sdf_box(&p->grid, a, b, mask, tmp);
         if (i == 0) memcpy(p->obstacle, tmp, (size_t)N * sizeof *tmp);
         else dg_hji_sdf_union(N, tmp, p->obstacle);
     }
@@ -433,14 +400,36 @@ static dg_status read_obstacles(dg_cfg *c, dg_hji_problem *p, dg_err *e) {
     return rc;
 }
 
+/* gd's horizon and grid keys (its defaults, nx items) then its constants; the count */
+static int game_keys(const game_def *gd, dg_key *out, int max) {
+    int n = 0;
+    for (int i = 0; i < NSPAN; i++, n++) {
+        if (n >= max) continue;
+        out[n] = SPAN_KEYS[i];
+        if (i == 0) out[n].def = gd->t_end;
+        else {
+            out[n].min_n = out[n].max_n = out[n].def_n = gd->nx;
+            out[n].def_v = i == 1 ? gd->lo : i == 2 ? gd->hi : gd->n;
+        }
+    }
+    for (int i = 0; i < gd->nkeys; i++, n++)
+        if (n < max) out[n] = gd->keys[i];
+    return n;
+}
+
 /* ---------------------------------------------------------------- problems */
 
-const char *dg_hji_problem_name(int i) { return i >= 0 && i < NGAMES ? GAMES[i].name : NULL; }
+const char *dg_hji_problem_name(int i) { return i >= 0 && i < NGAMES ? GAME_NAMES[i] : NULL; }
+
+static const game_def *find_game(const char *game) {
+    for (int i = 0; game && i < NGAMES; i++)
+        if (strcmp(GAME_NAMES[i], game) == 0) return &GAMES[i];
+    return NULL;
+}
 
 const dg_hji_link *dg_hji_game_link(const char *game) {
-    for (int i = 0; game && i < NGAMES; i++)
-        if (strcmp(GAMES[i].name, game) == 0) return GAMES[i].link;
-    return NULL;
+    const game_def *gd = find_game(game);
+    return gd ? gd->link : NULL;
 }
 
 double dg_hji_problem_param(const dg_hji_problem *p, const char *name) {
@@ -449,47 +438,50 @@ double dg_hji_problem_param(const dg_hji_problem *p, const char *name) {
     return NAN;
 }
 
+const dg_key *dg_hji_keys(int *n) {
+    if (n) *n = NCOMMON;
+    return COMMON_KEYS;
+}
+
+const char *dg_hji_game_summary(const char *game) {
+    const game_def *gd = find_game(game);
+    return gd ? gd->summary : NULL;
+}
+
+int dg_hji_game_keys(const char *game, dg_key *out, int max) {
+    const game_def *gd = find_game(game);
+    return gd ? game_keys(gd, out, max) : -1;
+}
+
 dg_hji_problem *dg_hji_problem_load(dg_cfg *cfg, dg_err *e) {
-    const char *name;
     if (!cfg) {
         dg_err_set(e, DG_ERR_ARG, "hji: no config");
         return NULL;
     }
-    if (dg_cfg_get_str_req(cfg, "game", &name, e)) return NULL;
-    const game_def *gd = NULL;
-    for (int i = 0; i < NGAMES; i++)
-        if (strcmp(GAMES[i].name, name) == 0) gd = &GAMES[i];
-    if (!gd) {
-        char list[128] = "";
-        for (int i = 0; i < NGAMES; i++) {
-            if (i) strncat(list, ", ", sizeof list - strlen(list) - 1);
-            strncat(list, GAMES[i].name, sizeof list - strlen(list) - 1);
-        }
-        dg_cfg_error(cfg, "game", e, "unknown hji game '%s' (known: %s)", name, list);
-        return NULL;
-    }
+    solver_keys sk;
+    if (dg_key_read(cfg, &COMMON_KEYS[K_GAME], &sk, e)) return NULL;
+    const game_def *gd = &GAMES[sk.game];
     dg_hji_problem *p = calloc(1, sizeof *p);
     if (!p) {
         dg_err_set(e, DG_ERR_NOMEM, "hji: out of memory");
         return NULL;
     }
-    snprintf(p->name, sizeof p->name, "%s", gd->name);
+    snprintf(p->name, sizeof p->name, "%s", GAME_NAMES[sk.game]);
     p->game.nx = gd->nx;
     p->game.user = p->param;
     p->u_name = gd->u_name;
     p->d_name = gd->d_name;
-    double lo[DG_HJI_MAX_DIMS], hi[DG_HJI_MAX_DIMS];
-    int n[DG_HJI_MAX_DIMS], per[DG_HJI_MAX_DIMS];
-    for (const param_def *d = gd->params; d->name; d++) {  /* the game's constants, by name */
-        dg_hji_param *q = &p->param[p->nparam++];
-        q->name = d->name;
-        q->value = d->def;
-        if (!d->derived && cfg_f64_min(cfg, d->name, &q->value, d->def, d->lo, d->incl, e)) goto fail;
-    }
     p->link = gd->link;
-    if (gd->read(cfg, p, lo, hi, n, per, e) || cfg_f64_min(cfg, "t_end", &p->t_end, p->t_end, 0, 1, e) ||
-        read_grid(cfg, p, lo, hi, n, per, e) || read_solver(cfg, p, e))
-        goto fail;
+    p->nparam = gd->nkeys + (gd->derived != NULL);
+    for (int i = 0; i < gd->nkeys; i++)  /* the game's constants, by name */
+        p->param[(gd->keys[i].offset - offsetof(dg_hji_problem, param)) / sizeof(dg_hji_param)].name =
+            gd->keys[i].name;
+    if (gd->derived) p->param[gd->derived_at].name = gd->derived;
+    dg_key span[NSPAN];
+    game_keys(gd, span, NSPAN);
+    if (dg_keys_read(cfg, gd->keys, gd->nkeys, p, e)) goto fail;
+    gd->read(p);
+    if (read_grid(cfg, p, gd, span, e) || read_solver(cfg, p, e)) goto fail;
     if (p->opts.dt > 0 && !(p->t_end / p->opts.dt <= DG_HJI_MAX_STEPS)) {
         dg_cfg_error(cfg, "solver.dt", e, "t_end %g / dt %g is %.3g steps, more than %d", p->t_end, p->opts.dt,
                      p->t_end / p->opts.dt, DG_HJI_MAX_STEPS);

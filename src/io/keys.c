@@ -20,9 +20,8 @@ static void cat(char *buf, size_t size, const char *fmt, ...) {
     va_end(ap);
 }
 
-/* "0.05" for a float as it is stored (the shortest %g that reads back the same float; the same
- * double when f64) */
-static void cat_num(char *buf, size_t size, double v, int f64) {
+/* "0.05" for a float as it is stored (the shortest %g that reads back the same float) */
+static void cat_f32(char *buf, size_t size, double v) {
     if (isinf(v)) {
         cat(buf, size, v < 0 ? "-inf" : "inf");
         return;
@@ -32,15 +31,62 @@ static void cat_num(char *buf, size_t size, double v, int f64) {
         cat(buf, size, "%.0f", v);
         return;
     }
+    for (int p = 6; p <= 9; p++) {
+        snprintf(t, sizeof t, "%.*g", p, v);
+        if ((float)strtod(t, NULL) == (float)v) break;
+    }
+    cat(buf, size, "%s", t);
+}
+
+/* "6.283185307179586" for a double (the shortest %g that reads back the same double) */
+static void cat_f64(char *buf, size_t size, double v) {
+    char t[32];
+    if (isinf(v) || (v == floor(v) && fabs(v) < 1e9)) {
+        cat_f32(buf, size, v);
+        return;
+    }
     for (int p = 6; p <= 17; p++) {
         snprintf(t, sizeof t, "%.*g", p, v);
-        if (f64 ? strtod(t, NULL) == v : (float)strtod(t, NULL) == (float)v) break;
+        if (strtod(t, NULL) == v) break;
     }
     cat(buf, size, "%s", t);
 }
 
 static int is_array(const dg_key *k) {
-    return k->type == DG_KEY_F32_ARRAY || k->type == DG_KEY_INT_ARRAY || k->type == DG_KEY_F32_ROWS;
+    return k->type == DG_KEY_F32_ARRAY || k->type == DG_KEY_INT_ARRAY || k->type == DG_KEY_F32_ROWS ||
+           k->type == DG_KEY_F64_ARRAY;
+}
+
+static int in_range(const dg_key *k, double v) {
+    return (k->lo_open ? v > k->lo : v >= k->lo) && (k->hi_open ? v < k->hi : v <= k->hi);
+}
+
+/* A number at full double precision (the config's getters are float32): checked by the float getter
+ * (type errors with file:line, the float32 range), then read again from its text. Missing: def. */
+static dg_status get_f64(dg_cfg *cfg, const char *path, double *out, double def, dg_err *e) {
+    if (!dg_cfg_has(cfg, path)) {
+        *out = def;
+        return DG_OK;
+    }
+    float f;
+    const char *s;
+    dg_status st = dg_cfg_get_f32(cfg, path, &f, 0, e);
+    if (st || (st = dg_cfg_get_str(cfg, path, &s, NULL, e))) return st;
+    char *end = NULL;
+    const double v = s ? strtod(s, &end) : NAN;
+    *out = (s && end != s && isfinite(v)) ? v : (double)f;
+    return DG_OK;
+}
+
+/* k's range check of a double v read from path: "-1 is out of range, expected > 0" ("(0, 1]") */
+static dg_status check_f64(dg_cfg *cfg, const dg_key *k, const char *path, double v, dg_err *e) {
+    if (in_range(k, v)) return DG_OK;
+    if (isinf(k->hi))
+        return dg_cfg_error(cfg, path, e, "%g is out of range, expected %s %g", v, k->lo_open ? ">" : ">=", k->lo);
+    if (isinf(k->lo))
+        return dg_cfg_error(cfg, path, e, "%g is out of range, expected %s %g", v, k->hi_open ? "<" : "<=", k->hi);
+    return dg_cfg_error(cfg, path, e, "%g is out of range, expected %c%g, %g%c", v, k->lo_open ? '(' : '[', k->lo,
+                        k->hi, k->hi_open ? ')' : ']');
 }
 
 /* ------------------------------------------------------------ public */
@@ -54,6 +100,9 @@ void dg_keys_defaults(const dg_key *keys, int n, void *base) {
         case DG_KEY_ENUM: *AT(base, k->offset, int) = (int)k->def; break;
         case DG_KEY_F32: *AT(base, k->offset, float) = (float)k->def; break;
         case DG_KEY_F64: *AT(base, k->offset, double) = k->def; break;
+        case DG_KEY_F64_ARRAY:
+            for (int j = 0; j < k->def_n; j++) AT(base, k->offset, double)[j] = k->def_v[j];
+            break;
         case DG_KEY_STR: *AT(base, k->offset, const char *) = k->def_str; break;
         case DG_KEY_INT_ARRAY:
             for (int j = 0; j < k->def_n; j++) AT(base, k->offset, int)[j] = (int)k->def_v[j];
@@ -75,6 +124,10 @@ dg_status dg_key_read(dg_cfg *cfg, const dg_key *k, void *base, dg_err *e) {
     void *p = AT(base, k->offset, char);
     int *count = is_array(k) && k->count_offset ? AT(base, k->count_offset, int) : NULL;
     dg_status st = DG_OK;
+    if (k->req && !dg_cfg_has(cfg, k->name)) {  /* "missing required key 'game'" */
+        const char *s;
+        return dg_cfg_get_str_req(cfg, k->name, &s, e);
+    }
     switch (k->type) {
     case DG_KEY_INT:
         return dg_cfg_get_int_range(cfg, k->name, p, (int)k->def, (int)k->lo, (int)k->hi, e);
@@ -96,7 +149,25 @@ dg_status dg_key_read(dg_cfg *cfg, const dg_key *k, void *base, dg_err *e) {
             }
             cat(known, sizeof known, "%s%s", j ? ", " : "", k->values[j]);
         }
+        if (!k->what) return dg_cfg_error(cfg, k->name, e, "'%s' is not one of: %s", s, known);
         return dg_cfg_error(cfg, k->name, e, "unknown %s '%s' (known: %s)", k->what, s, known);
+    }
+    case DG_KEY_F64_ARRAY: {
+        float tmp[DG_KEY_MAX_ITEMS];
+        int n = k->def_n;
+        if (k->max_n > DG_KEY_MAX_ITEMS)
+            return dg_err_set(e, DG_ERR_ARG, "key '%s': more than %d items", k->name, DG_KEY_MAX_ITEMS);
+        if (!dg_cfg_has(cfg, k->name)) return DG_OK;
+        if ((st = dg_cfg_get_f32_array(cfg, k->name, tmp, k->min_n, k->max_n, &n, e))) return st;
+        double v[DG_KEY_MAX_ITEMS];
+        for (int j = 0; j < n; j++) {
+            char ipath[256];
+            snprintf(ipath, sizeof ipath, "%s[%d]", k->name, j);
+            if ((st = get_f64(cfg, ipath, &v[j], tmp[j], e)) || (st = check_f64(cfg, k, ipath, v[j], e))) return st;
+        }
+        memcpy(p, v, (size_t)n * sizeof *v);
+        if (count) *count = n;
+        return DG_OK;
     }
     case DG_KEY_F32_SPAN: {
         float *r = p;
@@ -122,6 +193,11 @@ dg_status dg_key_read(dg_cfg *cfg, const dg_key *k, void *base, dg_err *e) {
         if (count) *count = n;
         for (int j = 0; j < n; j++) {
             if (v[j] >= k->lo && v[j] <= k->hi) continue;
+            if (!k->what) {  /* the item's own range error */
+                char ipath[256];
+                snprintf(ipath, sizeof ipath, "%s[%d]", k->name, j);
+                return dg_cfg_check_int_range(cfg, ipath, v[j], (int)k->lo, (int)k->hi, e);
+            }
             if (k->hi >= 2147483647.0)
                 return dg_cfg_error(cfg, k->name, e, "%s must be >= %d, not %d", k->what, (int)k->lo, v[j]);
             return dg_cfg_error(cfg, k->name, e, "%s must be %d to %d, not %d", k->what, (int)k->lo, (int)k->hi,
@@ -148,8 +224,9 @@ dg_status dg_keys_read(dg_cfg *cfg, const dg_key *keys, int n, void *base, dg_er
 }
 
 const char *dg_key_type_str(const dg_key *k, char *buf, size_t size) {
-    static const char *const NAMES[] = {"int", "float", "bool", "string", "enum", "[float, float]",
-                                        "list of float", "list of int", "list of rows", "float"};
+    static const char *const NAMES[] = {"int",           "float",       "bool",         "string",
+                                        "enum",          "[float, float]", "list of float", "list of int",
+                                        "list of rows",  "float64",     "list of float64"};
     snprintf(buf, size, "%s", NAMES[k->type]);
     if (k->type == DG_KEY_F32_ROWS) snprintf(buf, size, "list of [float x %d]", k->cols);
     return buf;
@@ -157,16 +234,21 @@ const char *dg_key_type_str(const dg_key *k, char *buf, size_t size) {
 
 const char *dg_key_default_str(const dg_key *k, char *buf, size_t size) {
     buf[0] = '\0';
+    if (k->req || (k->def_str && k->type != DG_KEY_STR)) {
+        cat(buf, size, "%s", k->req ? "required" : k->def_str);
+        return buf;
+    }
     switch (k->type) {
     case DG_KEY_INT: cat(buf, size, "%d", (int)k->def); break;
-    case DG_KEY_F32:
-    case DG_KEY_F64: cat_num(buf, size, k->def, k->type == DG_KEY_F64); break;
+    case DG_KEY_F64: cat_f64(buf, size, k->def); break;
+    case DG_KEY_F32: cat_f32(buf, size, k->def); break;
     case DG_KEY_BOOL: cat(buf, size, k->def ? "true" : "false"); break;
     case DG_KEY_STR: cat(buf, size, "%s", k->def_str ? k->def_str : "~"); break;
     case DG_KEY_ENUM: cat(buf, size, "%s", k->values[(int)k->def]); break;
     case DG_KEY_F32_SPAN:
     case DG_KEY_F32_ARRAY:
     case DG_KEY_INT_ARRAY:
+    case DG_KEY_F64_ARRAY:
     case DG_KEY_F32_ROWS: {
         const int cols = k->type == DG_KEY_F32_ROWS ? k->cols : 1, n = k->def_n * cols;
         cat(buf, size, "[");
@@ -174,7 +256,8 @@ const char *dg_key_default_str(const dg_key *k, char *buf, size_t size) {
             if (cols > 1 && j % cols == 0) cat(buf, size, "%s[", j ? ", " : "");
             else if (j) cat(buf, size, ", ");
             if (k->type == DG_KEY_INT_ARRAY) cat(buf, size, "%d", (int)k->def_v[j]);
-            else cat_num(buf, size, k->def_v[j], 0);
+            else if (k->type == DG_KEY_F64_ARRAY) cat_f64(buf, size, k->def_v[j]);
+            else cat_f32(buf, size, k->def_v[j]);
             if (cols > 1 && j % cols == cols - 1) cat(buf, size, "]");
         }
         cat(buf, size, "]");
@@ -202,16 +285,18 @@ const char *dg_key_range_str(const dg_key *k, char *buf, size_t size) {
     }
     if (k->type == DG_KEY_INT || k->type == DG_KEY_INT_ARRAY) {
         cat(buf, size, "[%d, %d]", (int)k->lo, (int)k->hi);
-    } else if (k->type == DG_KEY_F32 || k->type == DG_KEY_F64 || k->type == DG_KEY_F32_ARRAY) {
+    } else if (k->type == DG_KEY_F32 || k->type == DG_KEY_F32_ARRAY || k->type == DG_KEY_F64 ||
+               k->type == DG_KEY_F64_ARRAY) {
+        const int f64 = k->type == DG_KEY_F64 || k->type == DG_KEY_F64_ARRAY;
         if (isinf(k->lo) && isinf(k->hi)) {
             cat(buf, size, "any");
             return buf;
         }
-        cat(buf, size, "%c", k->lo_open ? '(' : '[');
-        cat_num(buf, size, k->lo, k->type == DG_KEY_F64);
+        cat(buf, size, "%c", k->lo_open || isinf(k->lo) ? '(' : '[');  /* an infinite end is never in */
+        (f64 ? cat_f64 : cat_f32)(buf, size, k->lo);
         cat(buf, size, ", ");
-        cat_num(buf, size, k->hi, k->type == DG_KEY_F64);
-        cat(buf, size, "%c", k->hi_open ? ')' : ']');
+        (f64 ? cat_f64 : cat_f32)(buf, size, k->hi);
+        cat(buf, size, "%c", k->hi_open || isinf(k->hi) ? ')' : ']');
     }
     return buf;
 }
