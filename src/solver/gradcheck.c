@@ -63,13 +63,13 @@ dg_status dg_env_gradcheck(const dg_env *env_in, const dg_env_gradcheck_opts *o,
     r->horizon = env.horizon;
     const int B = o->batch, S = env.state_dim, A = env.act_dim + (env.nplayers == 2 ? env.act2_dim : 0);
     const int AX = env.aux_dim ? env.aux_dim : 1;
-    float *state = malloc((size_t)B * S * sizeof(float)), *aux = malloc((size_t)B * AX * sizeof(float));
-    dg_params *sp = dg_params_create(), *pp = NULL;
     const double tape = 1.25 * dg_rollout_memory(&env, o->hidden, o->nhidden, B, env.horizon, 1);
     dg_err me = {0};
-    if (dg_mem_check(tape, &me) != DG_OK)  /* the episode's tape, refused before it is allocated */
+    if (dg_mem_check(tape, &me) != DG_OK)  /* the episode's tape, refused before anything is allocated */
         return dg_err_set(e, DG_ERR_ARG, "batch %d x horizon %d: the episode %s; lower the batch or the horizon", B,
                           env.horizon, me.msg);
+    float *state = malloc((size_t)B * S * sizeof(float)), *aux = malloc((size_t)B * AX * sizeof(float));
+    dg_params *sp = dg_params_create(), *pp = NULL;
     dg_ctx *ctx = dg_ctx_create(tape > (double)((size_t)256 << 20) ? (size_t)tape : (size_t)256 << 20);
     dg_policy m;
     dg_status rc = DG_OK;
