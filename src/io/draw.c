@@ -204,14 +204,25 @@ void dg_draw_polyline(dg_draw *d, const double *x, const double *y, int n, uint3
     cairo_stroke(cr);
 }
 
-static int circle_ok(const dg_draw *d, double cx, double cy, double r) {
-    return live(d) && finite4(cx, cy, r, 0) && r >= 0 && r < FAR && cx > -r - FAR && cy > -r - FAR &&
-           cx < d->img->w + r + FAR && cy < d->img->h + r + FAR;
+/* Where a circle of radius r (ring half-width hw) stands to the canvas: 0 it misses it, 1 cairo draws
+ * it, 2 its disc covers the whole canvas (too large for cairo's fixed point, or not). */
+static int circle_case(const dg_draw *d, double cx, double cy, double r, double hw) {
+    if (!live(d) || !finite4(cx, cy, r, hw) || !(r >= 0)) return 0;
+    const double w = d->img->w, h = d->img->h;
+    const double nx = fmin(fmax(cx, -1), w), ny = fmin(fmax(cy, -1), h);  /* nearest point of the canvas */
+    const double fx = fmax(fabs(cx + 1), fabs(cx - w)), fy = fmax(fabs(cy + 1), fabs(cy - h));  /* farthest */
+    const double dmin = hypot(cx - nx, cy - ny), dmax = hypot(fx, fy);
+    if (dmin > r + hw + 1) return 0;
+    if (dmax < r - hw - 1) return 2;
+    return r < FAR && fabs(cx) < FAR && fabs(cy) < FAR ? 1 : 0;  /* a far, huge arc: a straight edge, left out */
 }
 
 /* An antialiased disc of radius r mixed in with opacity alpha. */
 void dg_draw_circle_fill(dg_draw *d, double cx, double cy, double r, uint32_t rgb, double alpha) {
-    if (!circle_ok(d, cx, cy, r) || !(r > 0) || !(alpha > 0)) return;
+    if (!(r > 0) || !(alpha > 0)) return;
+    const int c = circle_case(d, cx, cy, r, 0);
+    if (c == 2) dg_draw_rect_fill(d, 0, 0, d->img->w, d->img->h, rgb, alpha);
+    if (c != 1) return;
     set_rgb(d->cr, rgb, alpha > 1 ? 1 : alpha);
     cairo_new_path(d->cr);
     cairo_arc(d->cr, cx, cy, r, 0, 2 * PI);
@@ -220,7 +231,7 @@ void dg_draw_circle_fill(dg_draw *d, double cx, double cy, double r, uint32_t rg
 
 /* An antialiased ring of radius r, its stroke of the given width centred on the circle. */
 void dg_draw_circle_outline(dg_draw *d, double cx, double cy, double r, uint32_t rgb, double width) {
-    if (!circle_ok(d, cx, cy, r) || !(width > 0) || !(width < FAR)) return;
+    if (!(width > 0) || !(width < FAR) || circle_case(d, cx, cy, r, width / 2) != 1) return;
     set_rgb(d->cr, rgb, 1.0);
     cairo_set_line_width(d->cr, width);
     cairo_new_path(d->cr);
