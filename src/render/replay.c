@@ -1,4 +1,5 @@
 /* One frame of an episode: header, soft render, shapes, goal, bodies and trails. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -147,7 +148,9 @@ void dg_replay_draw(dg_image *img, const dg_env *env, const dg_replay_track *tr,
     snprintf(text, sizeof text, "%s  step %d/%d  t=%.2fs%s%s", env->game->name, t, env->horizon, t * env->dt,
              broken ? "  red: " : "", broken ? (env->violation_label ? env->violation_label : "broke the rule") : "");
     dg_draw_rect_fill(&d, 0, 0, img->w, DG_REPLAY_HEADER, 0x202030, 1);
-    dg_draw_text(&d, 6, DG_REPLAY_HEADER / 2.0, text, 0xffffff, 13, DG_TEXT_LEFT | DG_TEXT_MIDDLE, 0);
+    const double room = img->w - 12, tw = dg_draw_text_width(&d, text, 13);  /* smaller to fit, down to 7 px */
+    const double fsize = tw > room ? fmax(7, 13 * room / tw) : 13;
+    dg_draw_text(&d, 6, DG_REPLAY_HEADER / 2.0, text, 0xffffff, fsize, DG_TEXT_LEFT | DG_TEXT_MIDDLE, 0);
     dg_draw_end(&d, NULL);
 }
 
