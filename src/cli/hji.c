@@ -40,7 +40,7 @@ static const char HELP[] =
     "      the value's gradient) from the start state; writes the trajectory as CSV and a GIF,\n"
     "      and reports capture (the target reached) or escape, and the capture time.\n"
     "      At most --max-steps steps (t-max / dt; default " PLAY_MAX_STEPS_S "): one CSV row each, and\n"
-    "      at most 122 GIF frames of 560x520 (every ceil(steps / 120)-th step and the last).\n"
+    "      at most 122 GIF frames, hji plot's figure (every ceil(steps / 120)-th step, the last).\n"
     "  difgames hji versus --config GAME.yaml --ckpt FILE --hji HJI.yaml --value FILE\n"
     "                      [--batch N] [--seed N]\n"
     "      two-player chase without walls (configs/duel_open.yaml) against its 4-D HJBI\n"
