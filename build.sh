@@ -79,6 +79,7 @@ case "$MODE" in
                    "configs/pixel.yaml --epochs 2 --batch 2 --horizon 5"; do
             # shellcheck disable=SC2086
             valgrind --error-exitcode=1 --leak-check=full --errors-for-leak-kinds=definite \
+                --suppressions=tests/valgrind.supp \
                 --show-leak-kinds=definite --quiet \
                 build-valgrind/difgames train --config $run --out "$vg_out/run" --quiet
         done
