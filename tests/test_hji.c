@@ -820,6 +820,8 @@ static void test_bad_configs(void **state) {
 /* Value files: written, read back, held against the config: the same passes; another game, grid
  * (shape, bounds, axis order) or game constant is refused naming what differs; a NaN is refused;
  * bytes that are not a value file are refused. */
+static uint32_t rgb24(const unsigned char *p) { return ((uint32_t)p[0] << 16) | ((uint32_t)p[1] << 8) | p[2]; }
+
 /* Checks the value figure at path reads like a paper's figure: a PNG of a plausible size, ink (not
  * white) in every eighth of its width and of its height (no empty margin), the colour bar's two
  * ends (viridis at 1 and at 0) in one column at its right, light legend text on a dark box. */
@@ -832,7 +834,7 @@ static void check_value_figure(const char *path) {
     unsigned char *px = malloc(PNG_IMAGE_SIZE(im));
     assert_non_null(px);
     assert_true(png_image_finish_read(&im, NULL, px, 0, NULL));
-#define AT(x, y) (((uint32_t)px[((size_t)(y) * w + (x)) * 3] << 16) | ((uint32_t)px[((size_t)(y) * w + (x)) * 3 + 1] << 8) | px[((size_t)(y) * w + (x)) * 3 + 2])
+#define AT(x, y) rgb24(px + ((size_t)(y) * w + (x)) * 3)
     int colx[8] = {0}, rowy[8] = {0};
     for (int y = 0; y < h; y++)
         for (int x = 0; x < w; x++)

@@ -236,7 +236,8 @@ dg_status dg_hji_plot_value(const dg_hji_value *vf, const double *at_in, const c
     dg_image *img = NULL;
     if (s == DG_OK) {
         double lo = INFINITY, hi = -INFINITY;
-        for (int j = 0; j < nx * ny; j++) { lo = fmin(lo, slices[vf->nt - 1][j]); hi = fmax(hi, slices[vf->nt - 1][j]); }
+        const double *fin = slices[vf->nt - 1];
+        for (int j = 0; j < nx * ny; j++) { lo = fmin(lo, fin[j]); hi = fmax(hi, fin[j]); }
         char vname[48];
         snprintf(vname, sizeof vname, "V at t = %.3g", vf->times[vf->nt - 1]);
         s = fig_plan(&f, g, vf->game, lo, hi, vname, e);

@@ -42,8 +42,9 @@ void dg_draw_line(dg_draw *d, double x0, double y0, double x1, double y1, uint32
 void dg_draw_polyline(dg_draw *d, const double *x, const double *y, int n, uint32_t rgb, double width);
 void dg_draw_circle_fill(dg_draw *d, double cx, double cy, double r, uint32_t rgb, double alpha);
 void dg_draw_circle_outline(dg_draw *d, double cx, double cy, double r, uint32_t rgb, double width);
-void dg_draw_rect_fill(dg_draw *d, double x, double y, double w, double h, uint32_t rgb, double alpha); /* pixels [x,x+w) x [y,y+h) */
-void dg_draw_rect_outline(dg_draw *d, double x, double y, double w, double h, uint32_t rgb, double width); /* inside that box */
+/* Fills the pixels [x, x+w) x [y, y+h); the outline is a border of the given width inside that box. */
+void dg_draw_rect_fill(dg_draw *d, double x, double y, double w, double h, uint32_t rgb, double alpha);
+void dg_draw_rect_outline(dg_draw *d, double x, double y, double w, double h, uint32_t rgb, double width);
 
 /* Draws s (one line) at size px anchored at (x, y) by align (DG_TEXT_*), rotated a quarter turn
  * anticlockwise (reading upwards) when up; returns its advance width in pixels. */

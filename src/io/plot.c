@@ -150,8 +150,14 @@ dg_status dg_plot_draw(dg_image *img, const char *title, const char *xlabel, con
 
     dg_draw_rect_fill(&d, 0, 0, img->w, img->h, 0xffffff, 1);
     /* grid at labelled ticks, under everything */
-    for (int i = 0; i < xa.n; i++) dg_draw_line(&d, round(MAPX(xa.tick[i])), top, round(MAPX(xa.tick[i])), top + ph, GRID, 1);
-    for (int i = 0; i < ya.n; i++) dg_draw_line(&d, left, round(MAPY(ya.tick[i])), left + pw, round(MAPY(ya.tick[i])), GRID, 1);
+    for (int i = 0; i < xa.n; i++) {
+        const double x = round(MAPX(xa.tick[i]));
+        dg_draw_line(&d, x, top, x, top + ph, GRID, 1);
+    }
+    for (int i = 0; i < ya.n; i++) {
+        const double y = round(MAPY(ya.tick[i]));
+        dg_draw_line(&d, left, y, left + pw, y, GRID, 1);
+    }
 
     /* series: runs of drawable points as polylines, a lone point as a dot */
     const double lw = 1.6 * fs;
