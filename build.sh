@@ -14,7 +14,7 @@ MODE=${1:-build}
 JOBS=$(nproc 2>/dev/null || echo 2)
 
 # Debian packages: what the build needs, and what tests and benchmarks add.
-BUILD_PKGS=(gcc make cmake pkg-config libyaml-dev libcjson-dev libpng-dev libgif-dev)
+BUILD_PKGS=(gcc make cmake pkg-config libyaml-dev libcjson-dev libpng-dev libgif-dev libcairo2-dev)
 TEST_PKGS=(libcmocka-dev python3 python3-torch python3-numpy valgrind clang)
 
 install_missing() {
@@ -79,6 +79,7 @@ case "$MODE" in
                    "configs/pixel.yaml --epochs 2 --batch 2 --horizon 5"; do
             # shellcheck disable=SC2086
             valgrind --error-exitcode=1 --leak-check=full --errors-for-leak-kinds=definite \
+                --suppressions=tests/valgrind.supp \
                 --show-leak-kinds=definite --quiet \
                 build-valgrind/difgames train --config $run --out "$vg_out/run" --quiet
         done

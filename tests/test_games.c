@@ -447,6 +447,24 @@ static void test_replay_marks_violation(void **state) {
         printf("  replay step %d: agent pixel 0x%06x\n", t, (unsigned)c);
         if (t == 1) assert_true(c != DG_REPLAY_VIOLATION);
         else assert_true(c == DG_REPLAY_VIOLATION);
+        int text = 0;  /* the header line's text: light pixels on its dark band */
+        for (int y = 0; y < DG_REPLAY_HEADER; y++)
+            for (int x = 0; x < 200; x++) text += (dg_image_get(img, x, y) & 0xff) > 0xc0;
+        assert_true(text > 30);
+    }
+    {   /* the frame as a PNG: written whole, its size in the header */
+        char png[64];
+        snprintf(png, sizeof png, "/tmp/dg_test_replay_%d.png", (int)getpid());
+        assert_int_equal(dg_png_write(img, png, &e), DG_OK);
+        unsigned char hdr[24] = {0};
+        FILE *f = fopen(png, "rb");
+        assert_non_null(f);
+        assert_int_equal(fread(hdr, 1, 24, f), 24);
+        fclose(f);
+        remove(png);
+        assert_memory_equal(hdr, "\x89PNG\r\n\x1a\n", 8);
+        assert_int_equal((hdr[16] << 24) | (hdr[17] << 16) | (hdr[18] << 8) | hdr[19], 200);
+        assert_int_equal((hdr[20] << 24) | (hdr[21] << 16) | (hdr[22] << 8) | hdr[23], 200 + DG_REPLAY_HEADER);
     }
     free(heat);
     dg_render_grid_free(g);

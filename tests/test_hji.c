@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+#include <png.h>
 
 #include "difgames/difgames.h"
 #include "util/hji_smooth.h"
@@ -720,6 +721,20 @@ static void test_config_files(void **state) {
     assert_non_null(p->link);
     assert_string_equal(p->link->env_game, "chase");
     dg_hji_problem_free(p);
+    /* every game names its state variables (the figures' axes), one per axis */
+    for (int i = 0; dg_hji_problem_name(i); i++) {
+        char cfg[64];
+        snprintf(cfg, sizeof cfg, "game: %s\n", dg_hji_problem_name(i));
+        dg_hji_problem *q = load(cfg, &e);
+        assert_non_null(q);
+        for (int k = 0; k < q->grid.ndim; k++) assert_non_null(dg_hji_axis_name(q->name, k));
+        assert_null(dg_hji_axis_name(q->name, q->grid.ndim));
+        dg_hji_problem_free(q);
+    }
+    assert_string_equal(dg_hji_axis_name("air3d", 2), "psi");
+    assert_null(dg_hji_axis_name("no_such_game", 0));
+    assert_null(dg_hji_axis_name(NULL, 0));
+    assert_null(dg_hji_axis_name("air3d", -1));
 }
 
 static void expect_config_error(const char *yaml, const char *want) {
@@ -767,6 +782,40 @@ static void test_bad_configs(void **state) {
 /* Value files: written, read back, held against the config: the same passes; another game, grid
  * (shape, bounds, axis order) or game constant is refused naming what differs; a NaN is refused;
  * bytes that are not a value file are refused. */
+static uint32_t rgb24(const unsigned char *p) { return ((uint32_t)p[0] << 16) | ((uint32_t)p[1] << 8) | p[2]; }
+
+/* Checks the value figure at path reads like a paper's figure: a PNG of a plausible size, ink (not
+ * white) in every eighth of its width and of its height (no empty margin), the colour bar's two
+ * ends (viridis at 1 and at 0) in one column at its right, light legend text on a dark box. */
+static void check_value_figure(const char *path) {
+    png_image im = {.version = PNG_IMAGE_VERSION};
+    assert_true(png_image_begin_read_from_file(&im, path));
+    im.format = PNG_FORMAT_RGB;
+    const int w = (int)im.width, h = (int)im.height;
+    assert_true(w >= 300 && w < 1000 && h >= 200 && h < 700);
+    unsigned char *px = malloc(PNG_IMAGE_SIZE(im));
+    assert_non_null(px);
+    assert_true(png_image_finish_read(&im, NULL, px, 0, NULL));
+#define AT(x, y) rgb24(px + ((size_t)(y) * w + (x)) * 3)
+    int colx[8] = {0}, rowy[8] = {0};
+    for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++)
+            if (AT(x, y) != 0xffffff) { colx[x * 8 / w]++; rowy[y * 8 / h]++; }
+    for (int k = 0; k < 8; k++) {
+        assert_true(colx[k] > h / 20);
+        assert_true(rowy[k] > w / 20);
+    }
+    int bar = 0;
+    for (int x = w * 3 / 4; x < w && !bar; x++) {
+        int top = 0, bottom = 0;
+        for (int y = 0; y < h; y++) { top |= AT(x, y) == 0xfde725; bottom |= AT(x, y) == 0x440154; }
+        bar = top && bottom;
+    }
+    assert_true(bar);
+#undef AT
+    free(px);
+}
+
 static void test_value_files(void **state) {
     (void)state;
     dg_err e;
@@ -802,6 +851,7 @@ static void test_value_files(void **state) {
         assert_int_equal(fread(sig, 1, 8, f), 8);
         fclose(f);
         assert_memory_equal(sig, "\x89PNG\r\n\x1a\n", 8);
+        check_value_figure(png);
         remove(png);
         assert_int_equal(dg_hji_plot_value(&v, NULL, "/nonexistent-dir/v.png", &e), DG_ERR_IO);
         assert_non_null(strstr(e.msg, "/nonexistent-dir/v.png"));

@@ -1,5 +1,5 @@
-/* Tests for images: canvas drawing, PNG and GIF output read back with libpng
- * and giflib, line plots, atomic writes on failure, clipping far outside. */
+/* Tests for images: the canvas, drawing on it with cairo (io/draw.h), PNG and GIF output read back
+ * with libpng and giflib, line plots, atomic writes on failure, clipping far outside. */
 #define _POSIX_C_SOURCE 200809L
 #include <dirent.h>
 #include <math.h>
@@ -18,6 +18,7 @@
 #include <png.h>
 
 #include "difgames/image.h"
+#include "io/draw.h"
 
 /* ---------------------------------------------------------------- helpers */
 
@@ -94,6 +95,19 @@ static uint32_t rgb_at(const unsigned char *rgb, int w, int x, int y) {
 
 /* ------------------------------------------------------------------ tests */
 
+/* Pixels of img in [x0, x1] x [y0, y1] that are not bg, and (outside) those beyond that box. */
+static int count_ink(const dg_image *img, uint32_t bg, int x0, int y0, int x1, int y1, int *outside) {
+    int in = 0, out = 0;
+    for (int y = 0; y < img->h; y++)
+        for (int x = 0; x < img->w; x++) {
+            if (dg_image_get(img, x, y) == bg) continue;
+            if (x >= x0 && x <= x1 && y >= y0 && y <= y1) in++;
+            else out++;
+        }
+    if (outside) *outside = out;
+    return in;
+}
+
 static void test_canvas_basics(void **state) {
     (void)state;
     assert_null(dg_image_create(0, 10, 0));
@@ -106,39 +120,109 @@ static void test_canvas_basics(void **state) {
     assert_int_equal(dg_image_get(img, 0, 0), 0x102030);
     assert_int_equal(dg_image_get(img, 19, 9), 0x102030);
     assert_int_equal(dg_image_get(img, 20, 0), 0);
+    dg_image_clear(img, 0xabcdef);
+    assert_int_equal(dg_image_get(img, 7, 3), 0xabcdef);
 
-    dg_image_pixel_blend(img, 3, 4, 0xff0000, 1.0f);
-    assert_int_equal(dg_image_get(img, 3, 4), 0xff0000);
+    /* begin/end keeps what is there; a translucent fill mixes */
+    dg_draw d;
+    dg_err e = {0};
+    assert_int_equal(dg_draw_begin(&d, NULL, &e), DG_ERR_ARG);
+    assert_int_equal(dg_draw_end(&d, &e), DG_ERR_ARG);
     dg_image_clear(img, 0x000000);
-    dg_image_pixel_blend(img, 3, 4, 0xffffff, 0.5f);
-    assert_int_equal(dg_image_get(img, 3, 4), 0x808080);
-    dg_image_pixel_blend(img, 3, 4, 0xffffff, NAN);
-    assert_int_equal(dg_image_get(img, 3, 4), 0x808080);
+    assert_int_equal(dg_draw_begin(&d, img, &e), DG_OK);
+    dg_draw_rect_fill(&d, 3, 4, 1, 1, 0xffffff, 0.5);
+    dg_draw_rect_fill(&d, 5, 4, 2, 1, 0xff0000, 1.0);
+    dg_draw_rect_fill(&d, 8, 4, 1, 1, 0xff0000, NAN);
+    assert_int_equal(dg_draw_end(&d, &e), DG_OK);
+    assert_int_equal(dg_image_get(img, 3, 4) >> 16, 0x80);
+    assert_int_equal(dg_image_get(img, 5, 4), 0xff0000);
+    assert_int_equal(dg_image_get(img, 6, 4), 0xff0000);
+    assert_int_equal(dg_image_get(img, 7, 4), 0x000000);
+    assert_int_equal(dg_image_get(img, 8, 4), 0x000000);
+    assert_int_equal(dg_image_get(img, 0, 0), 0x000000);
+    /* abort leaves the image as it was */
+    assert_int_equal(dg_draw_begin(&d, img, &e), DG_OK);
+    dg_draw_rect_fill(&d, 0, 0, 20, 10, 0xffffff, 1.0);
+    dg_draw_abort(&d);
+    dg_draw_abort(&d);
+    assert_int_equal(dg_image_get(img, 0, 0), 0x000000);
 
     /* a 1-pixel horizontal line on y = 5 covers row 5 only, fully */
     dg_image_clear(img, 0xffffff);
-    dg_image_line(img, 2.0f, 5.0f, 17.0f, 5.0f, 0x000000, 1.0f);
+    assert_int_equal(dg_draw_begin(&d, img, &e), DG_OK);
+    dg_draw_line(&d, 2, 5, 17, 5, 0x000000, 1);
+    assert_int_equal(dg_draw_end(&d, &e), DG_OK);
     assert_int_equal(dg_image_get(img, 10, 5), 0x000000);
     assert_int_equal(dg_image_get(img, 10, 4), 0xffffff);
     assert_int_equal(dg_image_get(img, 10, 6), 0xffffff);
+    /* a diagonal is antialiased: partly covered pixels beside it */
+    dg_image_clear(img, 0xffffff);
+    assert_int_equal(dg_draw_begin(&d, img, &e), DG_OK);
+    dg_draw_line(&d, 1, 1, 18, 8, 0x000000, 1.5);
+    assert_int_equal(dg_draw_end(&d, &e), DG_OK);
+    int partial = 0;
+    for (int y = 0; y < 10; y++)
+        for (int x = 0; x < 20; x++) {
+            uint32_t c = dg_image_get(img, x, y);
+            partial += c != 0xffffff && c != 0x000000;
+        }
+    assert_true(partial > 5);
+    assert_int_equal(dg_image_get(img, 0, 9), 0xffffff);
 
     /* a disc covers its centre, not far corners; edges are partial */
     dg_image_clear(img, 0xffffff);
-    dg_image_circle_fill(img, 10.0f, 5.0f, 3.0f, 0x0000ff, 1.0f);
+    assert_int_equal(dg_draw_begin(&d, img, &e), DG_OK);
+    dg_draw_circle_fill(&d, 10, 5, 3, 0x0000ff, 1);
+    assert_int_equal(dg_draw_end(&d, &e), DG_OK);
     assert_int_equal(dg_image_get(img, 10, 5), 0x0000ff);
     assert_int_equal(dg_image_get(img, 0, 0), 0xffffff);
     uint32_t edge = dg_image_get(img, 12, 7);  /* distance ~2.8 from the centre: partial */
     assert_true(edge != 0xffffff && edge != 0x0000ff);
+    dg_image_free(img);
+}
 
-    /* text draws something inside its box, nothing outside */
+static void test_text(void **state) {
+    (void)state;
+    dg_image *img = dg_image_create(120, 80, 0xffffff);
+    dg_draw d;
+    dg_err e = {0};
+    assert_int_equal(dg_draw_begin(&d, img, &e), DG_OK);
+    const double wa = dg_draw_text_width(&d, "a", 14), wab = dg_draw_text_width(&d, "ab", 14);
+    assert_true(wa > 2 && wab > wa);
+    assert_true(dg_draw_text_width(&d, "ab", 28) > 1.5 * wab);
+    assert_true(dg_draw_text_width(&d, "", 14) == 0 && dg_draw_text_width(&d, NULL, 14) == 0);
+    const double th = dg_draw_text_height(&d, 20);
+    assert_true(th > 15 && th < 40);
+    /* "Eg" anchored top-left at (10, 10): ink inside its box (a pixel of antialiasing spare), none out */
+    const double w = dg_draw_text(&d, 10, 10, "Eg", 0x000000, 20, DG_TEXT_LEFT | DG_TEXT_TOP, 0);
+    assert_true(w > 10);
+    assert_int_equal(dg_draw_end(&d, &e), DG_OK);
+    int out = 0, in = count_ink(img, 0xffffff, 9, 9, 11 + (int)ceil(w), 11 + (int)ceil(th), &out);
+    assert_true(in > 40);
+    assert_int_equal(out, 0);
+    /* centred and right-anchored text ends where it is anchored */
     dg_image_clear(img, 0xffffff);
-    assert_int_equal(dg_image_text_width("ab", 1), 11);
-    assert_int_equal(dg_image_text_width("", 3), 0);
-    assert_int_equal(dg_image_text_width(NULL, 1), 0);
-    int w = dg_image_text(img, 1, 1, "E", 0x000000, 1);
-    assert_int_equal(w, 5);
-    assert_int_equal(dg_image_get(img, 1, 1), 0x000000);      /* top-left of 'E' */
-    assert_int_equal(dg_image_get(img, 8, 1), 0xffffff);
+    assert_int_equal(dg_draw_begin(&d, img, &e), DG_OK);
+    dg_draw_text(&d, 100, 40, "right", 0x000000, 14, DG_TEXT_RIGHT | DG_TEXT_MIDDLE, 0);
+    assert_int_equal(dg_draw_end(&d, &e), DG_OK);
+    in = count_ink(img, 0xffffff, 0, 25, 101, 55, &out);
+    assert_true(in > 20);
+    assert_int_equal(out, 0);
+    /* reading upwards from (30, 70), its top at x = 30: a column of ink above the anchor */
+    dg_image_clear(img, 0xffffff);
+    assert_int_equal(dg_draw_begin(&d, img, &e), DG_OK);
+    const double wu = dg_draw_text(&d, 30, 70, "up", 0x000000, 16, DG_TEXT_LEFT | DG_TEXT_TOP, 1);
+    const double hu = dg_draw_text_height(&d, 16);
+    assert_int_equal(dg_draw_end(&d, &e), DG_OK);
+    in = count_ink(img, 0xffffff, 29, 69 - (int)ceil(wu), 31 + (int)ceil(hu), 71, &out);
+    assert_true(in > 20);
+    assert_int_equal(out, 0);
+    /* bytes outside ASCII still draw (as '?') */
+    dg_image_clear(img, 0xffffff);
+    assert_int_equal(dg_draw_begin(&d, img, &e), DG_OK);
+    assert_true(dg_draw_text(&d, 5, 5, "\x01\xff", 0x000000, 14, 0, 0) > 0);
+    assert_int_equal(dg_draw_end(&d, &e), DG_OK);
+    assert_true(count_ink(img, 0xffffff, 0, 0, 119, 79, NULL) > 5);
     dg_image_free(img);
 }
 
@@ -152,12 +236,30 @@ static void test_heat_and_colormap(void **state) {
 
     float v[4] = {0.0f, 1.0f, NAN, 0.5f};  /* (2, 2) */
     dg_image *img = dg_image_create(40, 40, 0);
-    dg_image_heat(img, v, 2, 2, 0.0f, 1.0f);
+    dg_draw d;
+    dg_err e = {0};
+    assert_int_equal(dg_draw_begin(&d, img, &e), DG_OK);
+    dg_draw_heat(&d, 0, 0, 40, 40, v, 2, 2, 0.0f, 1.0f, 0);
+    assert_int_equal(dg_draw_end(&d, &e), DG_OK);
     assert_int_equal(dg_image_get(img, 0, 0), 0x440154);
     assert_int_equal(dg_image_get(img, 39, 0), 0xfde725);
     assert_int_equal(dg_image_get(img, 0, 39), 0x808080);    /* NaN corner */
-    dg_image_heat(img, v, 2, 2, 1.0f, 1.0f);                  /* auto range */
+    assert_int_equal(dg_draw_begin(&d, img, &e), DG_OK);
+    dg_draw_heat(&d, 0, 0, 40, 40, v, 2, 2, 1.0f, 1.0f, 0);  /* auto range */
+    assert_int_equal(dg_draw_end(&d, &e), DG_OK);
     assert_int_equal(dg_image_get(img, 39, 0), 0xfde725);
+    /* on nodes: the samples sit on the box's corners, the pixel between them is their mean */
+    float r[2] = {0.0f, 1.0f};  /* (1 row, 2 columns) */
+    dg_image_clear(img, 0xffffff);
+    assert_int_equal(dg_draw_begin(&d, img, &e), DG_OK);
+    dg_draw_heat(&d, 10, 5, 20, 0, r, 2, 1, 0.0f, 1.0f, 1);  /* h 0: one row */
+    dg_draw_heat(&d, 10, 20, 20, 10, r, 2, 1, 0.0f, 1.0f, 1);
+    assert_int_equal(dg_draw_end(&d, &e), DG_OK);
+    assert_int_equal(dg_image_get(img, 10, 20), 0x440154);
+    assert_int_equal(dg_image_get(img, 30, 30), 0xfde725);
+    assert_int_equal(dg_image_get(img, 20, 25), dg_colormap_viridis(0.5f));
+    assert_int_equal(dg_image_get(img, 31, 25), 0xffffff);
+    assert_int_equal(dg_image_get(img, 20, 31), 0xffffff);
     dg_image_free(img);
 }
 
@@ -167,10 +269,14 @@ static void test_png_roundtrip(void **state) {
     out_path(path, sizeof path, "a.png");
     dg_image *img = dg_image_create(17, 11, 0x336699);
     assert_non_null(img);
-    dg_image_pixel_blend(img, 0, 0, 0xff0000, 1.0f);
-    dg_image_pixel_blend(img, 16, 10, 0x00ff00, 1.0f);
-    dg_image_rect_fill(img, 5, 3, 4, 2, 0xabcdef, 1.0f);
+    img->rgb[0] = 0xff; img->rgb[1] = 0; img->rgb[2] = 0;
+    unsigned char *last = img->rgb + (10 * 17 + 16) * 3;
+    last[0] = 0; last[1] = 0xff; last[2] = 0;
+    dg_draw d;
     dg_err e = {0};
+    assert_int_equal(dg_draw_begin(&d, img, &e), DG_OK);
+    dg_draw_rect_fill(&d, 5, 3, 4, 2, 0xabcdef, 1);
+    assert_int_equal(dg_draw_end(&d, &e), DG_OK);
     assert_int_equal(dg_png_write(img, path, &e), DG_OK);
     dg_image_free(img);
 
@@ -215,8 +321,11 @@ static void test_gif_three_frames(void **state) {
     dg_err e = {0};
     dg_image *img = dg_image_create(32, 24, 0xffffff);
     for (int f = 0; f < 3; f++) {
+        dg_draw d;
         dg_image_clear(img, 0xffffff);
-        dg_image_circle_fill(img, 6.0f + 8.0f * f, 12.0f, 4.0f, 0xff0000, 1.0f);
+        assert_int_equal(dg_draw_begin(&d, img, &e), DG_OK);
+        dg_draw_circle_fill(&d, 6.0 + 8.0 * f, 12.0, 4.0, 0xff0000, 1.0);
+        assert_int_equal(dg_draw_end(&d, &e), DG_OK);
         assert_int_equal(dg_gif_add_frame(g, img, &e), DG_OK);
     }
     assert_int_equal(dg_gif_frames(g), 3);
@@ -343,45 +452,60 @@ static void test_plot_empty_and_bad(void **state) {
 static void test_draw_far_outside(void **state) {
     (void)state;
     dg_image *img = dg_image_create(16, 12, 0xffffff);
-    const float far[] = {-1e30f, -1e9f, -100.0f, 1e9f, 1e30f, INFINITY, -INFINITY, NAN};
+    dg_draw d;
+    dg_err e = {0};
+    assert_int_equal(dg_draw_begin(&d, img, &e), DG_OK);
+    const double far[] = {-1e300, -1e30, -1e9, -100.0, 1e9, 1e30, INFINITY, -INFINITY, NAN};
     int nf = (int)(sizeof far / sizeof far[0]);
     for (int i = 0; i < nf; i++)
         for (int j = 0; j < nf; j++) {
-            dg_image_line(img, far[i], far[j], 8.0f, 6.0f, 0xff0000, 3.0f);
-            dg_image_line(img, far[i], 5.0f, far[j], 7.0f, 0xff0000, 1.0f);
-            dg_image_circle_fill(img, far[i], far[j], 5.0f, 0x00ff00, 0.5f);
-            dg_image_circle_outline(img, 8.0f, 6.0f, fabsf(far[i]), 0x0000ff, 2.0f);
+            dg_draw_line(&d, far[i], far[j], 8, 6, 0xff0000, 3);
+            dg_draw_line(&d, far[i], 5, far[j], 7, 0xff0000, 1);
+            dg_draw_circle_fill(&d, far[i], far[j], 5, 0x00ff00, 0.5);
+            dg_draw_circle_fill(&d, far[i], far[j], fabs(far[i]), 0x00ff00, 0.5);
+            dg_draw_circle_outline(&d, 8, 6, fabs(far[i]), 0x0000ff, 2);
+            dg_draw_rect_fill(&d, far[i], far[j], fabs(far[j]), 3, 0x00ffff, 0.5);
+            const double px[3] = {far[i], 8, far[j]}, py[3] = {0, far[j], 11};
+            dg_draw_polyline(&d, px, py, 3, 0xff00ff, 2);
+            dg_draw_text(&d, far[i], far[j], "far", 0, 12, 0, j & 1);
         }
-    dg_image_circle_fill(img, 8.0f, 6.0f, 1e30f, 0x00ff00, 1.0f);  /* covers everything */
+    assert_int_equal(dg_draw_end(&d, &e), DG_OK);
+    assert_int_equal(dg_draw_begin(&d, img, &e), DG_OK);
+    dg_draw_circle_fill(&d, 8, 6, 1e30, 0x00ff00, 1);  /* covers everything */
+    assert_int_equal(dg_draw_end(&d, &e), DG_OK);
     assert_int_equal(dg_image_get(img, 0, 0), 0x00ff00);
-    dg_image_line(img, 0.0f, 0.0f, 15.0f, 11.0f, 0x000000, 1e9f);
-    dg_image_line(img, 3.0f, 3.0f, 3.0f, 3.0f, 0x000000, 2.0f);    /* zero length: a dot */
-    dg_image_line(img, 3.0f, 3.0f, 9.0f, 3.0f, 0x000000, -1.0f);   /* bad width: nothing */
-    dg_image_rect_fill(img, -2147483647, -2147483647, 2147483647, 2147483647, 0x123456, 1.0f);
-    dg_image_rect_fill(img, 2147483647, 2147483647, 2147483647, 2147483647, 0x123456, 1.0f);
-    dg_image_rect_outline(img, 2147483647, -5, 2147483647, 2147483647, 0x123456);
-    dg_image_rect_fill(img, 5, 5, -3, 4, 0x123456, 1.0f);
-    for (int x = -2000; x <= 2000; x += 97)
-        dg_image_text(img, x, x / 2, "Hello, world! 1e-3 (x=2)", 0x000000, 3);
-    dg_image_text(img, 2, 2, "\x01\xff~", 0x000000, 0);
-    dg_image_text_up(img, -5, -500, "vertical text", 0x000000, 2);
-    dg_image_text_up(img, 10, 10, "vertical text", 0x000000, 2);
-    dg_image_pixel_blend(img, -1, 0, 0, 1.0f);
-    dg_image_pixel_blend(img, 16, 0, 0, 1.0f);
-    dg_image_pixel_blend(img, 0, 12, 0, 1.0f);
+    assert_int_equal(dg_image_get(img, 15, 11), 0x00ff00);
+    assert_int_equal(dg_draw_begin(&d, img, &e), DG_OK);
+    dg_draw_line(&d, 0, 0, 15, 11, 0x000000, 1e9);                /* too wide: nothing */
+    dg_draw_line(&d, 3, 3, 9, 3, 0x000000, -1);                   /* bad width: nothing */
+    dg_draw_line(&d, 3, 3, 9, 3, 0x000000, NAN);
+    dg_draw_rect_fill(&d, 5, 5, -3, 4, 0x123456, 1);
+    dg_draw_rect_outline(&d, 2147483647.0, -5, 2147483647.0, 2147483647.0, 0x123456, 1);
+    assert_int_equal(dg_draw_end(&d, &e), DG_OK);
+    assert_int_equal(count_ink(img, 0x00ff00, 0, 0, 15, 11, NULL), 0);
+    assert_int_equal(dg_draw_begin(&d, img, &e), DG_OK);
+    dg_draw_line(&d, 3, 3, 3, 3, 0x000000, 2);                    /* zero length: a round dot */
+    assert_int_equal(dg_draw_end(&d, &e), DG_OK);
+    assert_int_not_equal(dg_image_get(img, 3, 3), 0x00ff00);
+    assert_int_equal(dg_draw_begin(&d, img, &e), DG_OK);
+    for (int x = -2000; x <= 2000; x += 97) dg_draw_text(&d, x, x / 2.0, "Hello, world! 1e-3 (x=2)", 0, 30, 0, 0);
+    dg_draw_text(&d, 2, 2, "\x01\xff~", 0x000000, 0, 0, 0);
+    dg_draw_text(&d, -5, -500, "vertical text", 0x000000, 20, 0, 1);
     float v[6] = {1, 2, 3, 4, 5, NAN};
-    dg_image_heat_rect(img, -100, -100, 1000, 1000, v, 3, 2, 0.0f, 0.0f);
-    dg_image_heat_rect(img, 2147483000, 5, 2000, 2000, v, 3, 2, 0.0f, 5.0f);
-    dg_image_heat(img, v, 0, 2, 0.0f, 1.0f);
-    dg_image_heat(NULL, v, 3, 2, 0.0f, 1.0f);
-    dg_image_line(NULL, 0, 0, 1, 1, 0, 1);
-    dg_image_text(NULL, 0, 0, "x", 0, 1);
+    dg_draw_heat(&d, -100, -100, 1000, 1000, v, 3, 2, 0.0f, 0.0f, 0);
+    dg_draw_heat(&d, 2147483000, 5, 2000, 2000, v, 3, 2, 0.0f, 5.0f, 1);
+    dg_draw_heat(&d, 0, 0, 16, 12, v, 0, 2, 0.0f, 1.0f, 0);
+    dg_draw_heat(NULL, 0, 0, 16, 12, v, 3, 2, 0.0f, 1.0f, 0);
+    dg_draw_line(NULL, 0, 0, 1, 1, 0, 1);
+    dg_draw_text(NULL, 0, 0, "x", 0, 1, 0, 0);
+    assert_int_equal(dg_draw_end(&d, &e), DG_OK);
     dg_image_free(img);
 }
 
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_canvas_basics),
+        cmocka_unit_test(test_text),
         cmocka_unit_test(test_heat_and_colormap),
         cmocka_unit_test_setup_teardown(test_png_roundtrip, setup_dir, teardown_dir),
         cmocka_unit_test(test_png_bad_path),

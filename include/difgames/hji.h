@@ -51,7 +51,6 @@
 extern "C" {
 #endif
 
-struct dg_image;   /* difgames/image.h   */
 struct dg_env;     /* difgames/env.h     */
 struct dg_policy;  /* difgames/trainer.h */
 struct dg_params;  /* difgames/core.h    */
@@ -316,6 +315,7 @@ const dg_hji_link *dg_hji_game_link(const char *game);                 /* NULL: 
 const struct dg_key *dg_hji_keys(int *n);
 int             dg_hji_game_keys(const char *game, struct dg_key *out, int max);
 const char     *dg_hji_game_summary(const char *game);                 /* a line; NULL: no such game    */
+const char     *dg_hji_axis_name(const char *game, int axis);          /* "psi" (air3d, 2); NULL: none   */
 /* Solves p to p->t_end with p->opts (float32 inside if p->opts.real says so) into out (nodes). */
 dg_status       dg_hji_problem_solve(const dg_hji_problem *p, double *out, dg_hji_stats *stats, dg_err *e);
 
@@ -373,16 +373,10 @@ typedef void (*dg_hji_segment_fn)(void *user, float i0, float j0, float i1, floa
  * corners change sign ({v <= 0} against {v > 0}), the segment between the edge crossings (linear
  * interpolation), two at a saddle. seg (may be NULL) gets each; returns how many. */
 int64_t dg_hji_contour(const double *v, int nx, int ny, dg_hji_segment_fn seg, void *user);
-/* Into the box (x0, y0, w, h) of img: the heat map of slices[nt - 1] (each (n1, n0) of g, as
- * dg_hji_slice2d), the zero sets of every slice over it (the last white), the axes' ranges below and
- * a legend of times[] at the right. DG_ERR_NOMEM if the heat map cannot be allocated. */
-dg_status dg_hji_draw_slices(struct dg_image *img, const dg_hji_grid *g, double *const *slices, int nt,
-                             const double *times, int x0, int y0, int w, int h, dg_err *e);
-
-/* An animated GIF of a simulation (560x520): pass dg_hji_play_gif_step as dg_hji_sim_opts.on_step
- * with the GIF as user. A frame every ceil(steps / 120)-th step, at capture and at the last (at most
- * 122): the slice of V (at t_end) through the state's axes 2.. with its zero set, the path so far
- * over axes 0 and 1, the time and V in the title. */
+/* An animated GIF of a simulation: pass dg_hji_play_gif_step as dg_hji_sim_opts.on_step with the GIF
+ * as user. A frame every ceil(steps / 120)-th step, at capture and at the last (at most 122), laid out
+ * as dg_hji_plot_value's figure (one colour scale, V's range): the slice of V (at t_end) through the
+ * state's axes 2.. with its zero set, the path so far over axes 0 and 1, the time and V in the title. */
 typedef struct dg_hji_play_gif dg_hji_play_gif;
 /* NULL with e set (DG_ERR_NOMEM, the file's DG_ERR_IO); p and V must outlive the GIF. */
 dg_hji_play_gif *dg_hji_play_gif_begin(const char *path, const dg_hji_problem *p, const double *V, double t_end,
@@ -442,9 +436,10 @@ dg_status dg_hji_value_read(const dg_hji_value *v, int i, double *out, dg_err *e
  * (another game, another grid, transposed axes). */
 dg_status dg_hji_value_check(const dg_hji_value *v, const dg_hji_problem *p, const char *config, dg_err *e);
 /* The figure of `difgames hji plot` as a PNG at path (atomically): the heat map of the value at t_end
- * with the zero level sets of every stored time (dg_hji_draw_slices), on the slice through axes 0
- * and 1 at at[2..] (at NULL, or at[0], at[1]: unused; NULL: the middle of each other axis). Returns
- * DG_OK, dg_hji_value_read's errors, DG_ERR_NOMEM or the PNG's DG_ERR_IO. */
+ * with a colour bar, the zero level sets of every stored time over it (dg_hji_contour) with a legend
+ * of the times, axes with ticks named by the game's state variables (dg_hji_axis_name), on the slice
+ * through axes 0 and 1 at at[2..] (at NULL, or at[0], at[1]: unused; NULL: the middle of each other
+ * axis). Returns DG_OK, dg_hji_value_read's errors, DG_ERR_NOMEM or the PNG's DG_ERR_IO. */
 dg_status dg_hji_plot_value(const dg_hji_value *v, const double *at, const char *path, dg_err *e);
 /* Writes nt values (nt, nodes) at times[] of problem p into path (atomically), as float32 when f32;
  * config_yaml (may be NULL) is stored too. */

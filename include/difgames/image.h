@@ -1,23 +1,23 @@
-/* difgames io: images for people to look at.
+/* difgames io: pictures for people to look at, as files.
  *
- * An RGB canvas with anti-aliased drawing, PNG output, streamed animated GIF
- * output and line plots (e.g. every loss term against epoch, log-scale y).
+ * An RGB canvas (what a replay frame or a plot is drawn into), PNG output,
+ * streamed animated GIF output and line plots (e.g. every loss term against
+ * epoch, log-scale y). The drawing itself (antialiased lines, text, heat maps)
+ * is the library's own business, done with cairo inside it; what a user gets
+ * are the pictures:
  *
- *     dg_image *img = dg_image_create(320, 240, 0xffffff);
- *     dg_image_circle_fill(img, 160.0f, 120.0f, 20.0f, 0xd62728, 1.0f);
- *     dg_image_text(img, 4, 4, "epoch 12", 0x000000, 2);
+ *     dg_plot_series s = {"loss", NULL, y, n, dg_plot_color(0)};
  *     dg_err e = {0};
- *     if (dg_png_write(img, "frame.png", &e) != DG_OK) { ... e.msg ... }
+ *     if (dg_plot_lines("loss.png", 800, 500, "training", "epoch", "loss", 1, &s, 1, &e) != DG_OK) { ... e.msg ... }
+ *
+ *     dg_image *img = dg_image_create(320, 320 + DG_REPLAY_HEADER, 0);   // difgames/replay.h draws into it
+ *     dg_replay_frame(img, env, grid, 0.08f, traj, aux, t, heat);
+ *     dg_png_write(img, "frame.png", &e);
  *     dg_image_free(img);
  *
- * Coordinates are pixels, x to the right and y down; pixel (i, j) is centred
- * on the point (i, j), so a 1-pixel line along y = 10.0 covers row 10 exactly.
- * Colours are 0xRRGGBB. Every drawing call clips to the canvas: anything,
- * anywhere (huge, negative, NaN or infinite coordinates) is safe to draw, and
- * a shape with a non-finite coordinate is simply not drawn.
- *
- * Files are written atomically (a temporary file renamed into place): after a
- * failure nothing half-written is left behind.
+ * Pixels are 8-bit RGB, row-major from the top-left; dg_image_get reads one
+ * as 0xRRGGBB. Files are written atomically (a temporary file renamed into
+ * place): after a failure nothing half-written is left behind.
  */
 #ifndef DIFGAMES_IMAGE_H
 #define DIFGAMES_IMAGE_H
@@ -38,29 +38,11 @@ typedef struct dg_image {
 } dg_image;
 
 #define DG_IMAGE_MAX_SIDE 16384    /* largest width or height dg_image_create accepts */
-#define DG_FONT_ADVANCE   6        /* text cell width at scale 1 (5-pixel glyph + gap) */
-#define DG_FONT_HEIGHT    8        /* glyph height at scale 1 (7 rows + descender)      */
-#define DG_FONT_LINE      10       /* line spacing at scale 1                           */
 
 dg_image *dg_image_create(int w, int h, uint32_t bg_rgb);          /* NULL on bad size or OOM; free with dg_image_free */
 void      dg_image_free(dg_image *img);                            /* NULL is harmless                     */
 void      dg_image_clear(dg_image *img, uint32_t rgb);             /* fills the whole canvas               */
 uint32_t  dg_image_get(const dg_image *img, int x, int y);         /* 0xRRGGBB, 0 outside the canvas       */
-
-/* ---------------------------------------------------------------- drawing */
-void dg_image_pixel_blend(dg_image *img, int x, int y, uint32_t rgb, float alpha);           /* mixes one pixel, alpha in [0,1] */
-void dg_image_line(dg_image *img, float x0, float y0, float x1, float y1, uint32_t rgb, float width); /* round caps, anti-aliased */
-void dg_image_circle_fill(dg_image *img, float cx, float cy, float r, uint32_t rgb, float alpha);     /* anti-aliased disc       */
-void dg_image_circle_outline(dg_image *img, float cx, float cy, float r, uint32_t rgb, float width);  /* anti-aliased ring       */
-void dg_image_rect_fill(dg_image *img, int x, int y, int w, int h, uint32_t rgb, float alpha);        /* pixels [x,x+w) x [y,y+h) */
-void dg_image_rect_outline(dg_image *img, int x, int y, int w, int h, uint32_t rgb);                  /* 1-pixel border of that box */
-int  dg_image_text(dg_image *img, int x, int y, const char *s, uint32_t rgb, int scale);     /* top-left at (x,y); returns width drawn */
-int  dg_image_text_up(dg_image *img, int x, int y, const char *s, uint32_t rgb, int scale);  /* rotated to read upwards; returns height */
-int  dg_image_text_width(const char *s, int scale);                                          /* pixels dg_image_text would advance */
-uint32_t dg_colormap_viridis(float t);                                                        /* t in [0,1] -> colour; NaN -> grey */
-void dg_image_heat(dg_image *img, const float *values, int vw, int vh, float vmin, float vmax); /* values (vh, vw) over the whole canvas */
-void dg_image_heat_rect(dg_image *img, int x, int y, int w, int h,
-                        const float *values, int vw, int vh, float vmin, float vmax);        /* the same, into one box    */
 
 /* ------------------------------------------------------------------ files */
 dg_status dg_png_write(const dg_image *img, const char *path, dg_err *e);  /* 8-bit RGB PNG, atomic */
@@ -85,7 +67,7 @@ typedef struct dg_plot_series {
 
 uint32_t  dg_plot_color(int i);    /* i-th colour of a 10-colour cycle (any i, wraps) */
 dg_status dg_plot_draw(dg_image *img, const char *title, const char *xlabel, const char *ylabel,
-                       int log_y, const dg_plot_series *s, int count, dg_err *e);   /* onto a canvas */
+                       int log_y, const dg_plot_series *s, int count, dg_err *e);   /* over a whole canvas */
 dg_status dg_plot_lines(const char *path, int w, int h, const char *title, const char *xlabel,
                         const char *ylabel, int log_y, const dg_plot_series *s, int count,
                         dg_err *e);                                               /* to a PNG file */

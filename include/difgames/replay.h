@@ -46,7 +46,9 @@ dg_replay_track *dg_replay_track_create(const dg_env *env, const float *traj, co
                                         dg_err *e);
 void   dg_replay_track_free(dg_replay_track *tr);               /* NULL is harmless                 */
 double dg_replay_track_memory(int steps);                       /* bytes a track of steps states holds */
-/* Draws step t (0 .. steps-1) of the track's episode into img, as dg_replay_frame does. */
+/* Draws step t (0 .. steps-1) of the track's episode into img, as dg_replay_frame does (with cairo,
+ * through a drawing surface of img's size, 4 bytes a pixel, made for the call: if that cannot be
+ * allocated img is left as it was). */
 void   dg_replay_draw(dg_image *img, const dg_env *env, const dg_replay_track *tr, const dg_render_grid *grid,
                       float sigma, int t, float *heat);
 

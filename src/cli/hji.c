@@ -54,7 +54,7 @@ static const char PLAY_HELP[] =
     "the value's gradient) from the start state; writes the trajectory as CSV and a\n"
     "GIF, and reports capture (the target reached) or escape, and the capture time.\n"
     "At most --max-steps steps (t-max / dt): one CSV row each, and at most 122 GIF\n"
-    "frames of 560x520 (every ceil(steps / 120)-th step and the last).\n"
+    "frames, hji plot's figure (every ceil(steps / 120)-th step and the last).\n"
     "\n"
     "options:\n";
 

@@ -6,6 +6,7 @@
 
 #include "difgames/image.h"
 #include "hji/internal.h"
+#include "io/draw.h"
 
 void dg_hji_slice2d(const dg_hji_grid *g, const double *v, const double *at, double *out) {
     const int nx = g->n[0], ny = g->n[1];
@@ -46,42 +47,177 @@ int64_t dg_hji_contour(const double *v, int nx, int ny, dg_hji_segment_fn seg, v
     return count;
 }
 
-typedef struct line_box { dg_image *img; int x0, y0; float sx, sy; uint32_t rgb; float width; } line_box;
+/* ------------------------------------------------------------- figures */
 
-static void draw_segment(void *user, float ax, float ay, float bx, float by) {
-    const line_box *b = user;
-    dg_image_line(b->img, b->x0 + ax * b->sx, b->y0 + ay * b->sy, b->x0 + bx * b->sx, b->y0 + by * b->sy, b->rgb,
-                  b->width);
+#define FONT 13.0                  /* tick labels and axis names (px)           */
+#define TITLE_FONT 15.0
+#define PAD 10.0
+#define TICK 5.0
+#define GAP 4.0
+#define BAR_W 16.0                 /* the colour bar's width                     */
+#define PLOT_SIDE 520.0            /* the plot box's longer side                 */
+
+/* Contours of the stored times in order (cycling), the last one (t_end) white. */
+static const uint32_t LEVEL_COLORS[] = {0xff7043, 0x4dd0e1, 0xffd54f, 0xf06292, 0x81c784, 0xba68c8};
+#define LAST_COLOR 0xffffffu
+
+/* A value figure's layout: the plot box (axes 0 and 1 of the grid at equal scale, unless that would
+ * make a side shorter than a third of the other), the colour bar at its right, all in pixels. */
+typedef struct figure {
+    const dg_hji_grid *g;
+    int    w, h;                   /* the canvas                                 */
+    double x0, y0, pw, ph;         /* the plot box                               */
+    double bx;                     /* the colour bar's left edge (top y0, height ph) */
+    double xlo, xhi, ylo, yhi;     /* axes 0 and 1: first and last node          */
+    double vlo, vhi;               /* the colour bar's range                     */
+    dg_axis xa, ya, va;
+    char   xname[24], yname[24], vname[48];
+} figure;
+
+static double fig_x(const figure *f, double v) { return f->x0 + (v - f->xlo) / (f->xhi - f->xlo) * f->pw; }
+static double fig_y(const figure *f, double v) { return f->y0 + (f->yhi - v) / (f->yhi - f->ylo) * f->ph; }
+
+static void axis_name(char *out, size_t cap, const char *game, int k) {
+    const char *n = dg_hji_axis_name(game, k);
+    if (n) snprintf(out, cap, "%s", n);
+    else snprintf(out, cap, "x%d", k);
 }
 
-static const uint32_t LEVEL_COLORS[] = {0x4dd0e1, 0x81c784, 0xffd54f, 0xff8a65, 0xf06292, 0xba68c8};
+/* Lays a figure out for grid g of game, the colour bar over [vlo, vhi] named vname, with a title line.
+ * d measures text (any canvas). */
+static void fig_layout(figure *f, dg_draw *d, const dg_hji_grid *g, const char *game, double vlo, double vhi,
+                       const char *vname) {
+    *f = (figure){.g = g, .vlo = vlo, .vhi = vhi};
+    f->xlo = dg_hji_grid_coord(g, 0, 0);
+    f->xhi = dg_hji_grid_coord(g, 0, g->n[0] - 1);
+    f->ylo = dg_hji_grid_coord(g, 1, 0);
+    f->yhi = dg_hji_grid_coord(g, 1, g->n[1] - 1);
+    axis_name(f->xname, sizeof f->xname, game, 0);
+    axis_name(f->yname, sizeof f->yname, game, 1);
+    snprintf(f->vname, sizeof f->vname, "%s", vname);
+    const double xr = f->xhi - f->xlo, yr = f->yhi - f->ylo;
+    f->pw = xr >= yr ? PLOT_SIDE : fmax(PLOT_SIDE / 3, round(PLOT_SIDE * xr / yr));
+    f->ph = yr >= xr ? PLOT_SIDE : fmax(PLOT_SIDE / 3, round(PLOT_SIDE * yr / xr));
+    if (!(f->vhi > f->vlo)) { f->vlo -= 0.5; f->vhi += 0.5; }
+    f->xa = (dg_axis){.lo = f->xlo, .hi = f->xhi};
+    f->ya = (dg_axis){.lo = f->ylo, .hi = f->yhi};
+    f->va = (dg_axis){.lo = f->vlo, .hi = f->vhi};
+    dg_axis_linear(&f->xa, (int)(f->pw / 75));
+    dg_axis_linear(&f->ya, (int)(f->ph / 55));
+    dg_axis_linear(&f->va, (int)(f->ph / 55));
+    const double ch = dg_draw_text_height(d, FONT);
+    f->x0 = round(PAD + ch + GAP + dg_axis_widest(d, &f->ya, FONT) + GAP + TICK);
+    f->y0 = round(PAD + dg_draw_text_height(d, TITLE_FONT) + PAD);
+    f->bx = f->x0 + f->pw + 2 * PAD;
+    f->w = (int)ceil(f->bx + BAR_W + TICK + GAP + dg_axis_widest(d, &f->va, FONT) + GAP + ch + PAD);
+    f->h = (int)ceil(f->y0 + f->ph + TICK + GAP + ch + GAP + ch + PAD);
+}
 
-dg_status dg_hji_draw_slices(dg_image *img, const dg_hji_grid *g, double *const *slices, int nt, const double *times,
-                             int x0, int y0, int w, int h, dg_err *e) {
+typedef struct seg_box { dg_draw *d; const figure *f; double sx, sy; uint32_t rgb; double width; } seg_box;
+
+static void draw_segment(void *user, float ai, float aj, float bi, float bj) {
+    const seg_box *b = user;
+    dg_draw_line(b->d, b->f->x0 + ai * b->sx, b->f->y0 + aj * b->sy, b->f->x0 + bi * b->sx, b->f->y0 + bj * b->sy,
+                 b->rgb, b->width);
+}
+
+/* Ticks with labels and the axis names around the plot box and along the colour bar. */
+static void fig_axes(dg_draw *d, const figure *f) {
+    const uint32_t ink = 0x000000;
+    const double ch = dg_draw_text_height(d, FONT), bottom = f->y0 + f->ph;
+    dg_draw_rect_outline(d, f->x0 - 1, f->y0 - 1, f->pw + 3, f->ph + 3, ink, 1);
+    for (int i = 0; i < f->xa.n; i++) {
+        const double x = round(fig_x(f, f->xa.tick[i]));
+        dg_draw_line(d, x, bottom + 2, x, bottom + 1 + TICK, ink, 1);
+        dg_draw_text(d, x, bottom + 1 + TICK + GAP, f->xa.label[i], ink, FONT, DG_TEXT_CENTER | DG_TEXT_TOP, 0);
+    }
+    for (int i = 0; i < f->ya.n; i++) {
+        const double y = round(fig_y(f, f->ya.tick[i]));
+        dg_draw_line(d, f->x0 - 1 - TICK, y, f->x0 - 2, y, ink, 1);
+        dg_draw_text(d, f->x0 - 1 - TICK - GAP, y, f->ya.label[i], ink, FONT, DG_TEXT_RIGHT | DG_TEXT_MIDDLE, 0);
+    }
+    dg_draw_text(d, f->x0 + f->pw / 2, bottom + 1 + TICK + GAP + ch + GAP, f->xname, ink, FONT,
+                 DG_TEXT_CENTER | DG_TEXT_TOP, 0);
+    dg_draw_text(d, PAD, f->y0 + f->ph / 2, f->yname, ink, FONT, DG_TEXT_CENTER | DG_TEXT_TOP, 1);
+    /* the colour bar: vhi at the top, vlo at the bottom */
+    float ramp[256];
+    for (int i = 0; i < 256; i++) ramp[i] = (float)(f->vhi - (f->vhi - f->vlo) * i / 255.0);
+    dg_draw_heat(d, (int)f->bx, (int)f->y0, (int)BAR_W, (int)f->ph, ramp, 1, 256, (float)f->vlo, (float)f->vhi, 1);
+    dg_draw_rect_outline(d, f->bx - 1, f->y0 - 1, BAR_W + 3, f->ph + 3, ink, 1);
+    const double br = f->bx + BAR_W + 1;
+    double widest = 0;
+    for (int i = 0; i < f->va.n; i++) {
+        const double y = round(f->y0 + (f->vhi - f->va.tick[i]) / (f->vhi - f->vlo) * f->ph);
+        dg_draw_line(d, br + 1, y, br + TICK, y, ink, 1);
+        widest = fmax(widest, dg_draw_text(d, br + TICK + GAP, y, f->va.label[i], ink, FONT,
+                                           DG_TEXT_LEFT | DG_TEXT_MIDDLE, 0));
+    }
+    dg_draw_text(d, br + TICK + GAP + widest + GAP, f->y0 + f->ph / 2, f->vname, ink, FONT,
+                 DG_TEXT_CENTER | DG_TEXT_TOP, 1);
+}
+
+/* The heat map of slices[nt - 1] over the plot box with the zero sets of every slice over it, the axes,
+ * the colour bar and (nt > 1 or legend) a legend of times[] in the plot box's top-right corner. */
+static dg_status fig_draw(dg_draw *d, const figure *f, double *const *slices, int nt, const double *times,
+                          int legend, dg_err *e) {
+    const dg_hji_grid *g = f->g;
     const int nx = g->n[0], ny = g->n[1];
     float *heat = malloc((size_t)nx * ny * sizeof(float));
     if (!heat) return dg_err_set(e, DG_ERR_NOMEM, "hji plot: out of memory for a %d x %d heat map", nx, ny);
-    const double *fin = slices[nt - 1];
-    double lo = INFINITY, hi = -INFINITY;
-    for (int j = 0; j < nx * ny; j++) { lo = fmin(lo, fin[j]); hi = fmax(hi, fin[j]); }
-    for (int j = 0; j < nx * ny; j++) heat[j] = (float)fin[j];
-    dg_image_heat_rect(img, x0, y0, w, h, heat, nx, ny, (float)lo, (float)hi);
+    for (int j = 0; j < nx * ny; j++) heat[j] = (float)slices[nt - 1][j];
+    dg_draw_heat(d, (int)f->x0, (int)f->y0, (int)f->pw, (int)f->ph, heat, nx, ny, (float)f->vlo, (float)f->vhi, 1);
     free(heat);
-    for (int i = 0; i < nt; i++) {
-        line_box b = {img, x0, y0, (float)w / (float)(nx - 1), (float)h / (float)(ny - 1),
-                      i == nt - 1 ? 0xffffff : LEVEL_COLORS[i % 6], i == nt - 1 ? 2.5f : 1.5f};
+    for (int i = nt - 1; i >= 0; i--) {  /* the later (larger, thicker) sets under the earlier ones */
+        seg_box b = {d, f, f->pw / (nx - 1), f->ph / (ny - 1), i == nt - 1 ? LAST_COLOR : LEVEL_COLORS[i % 6],
+                     i == nt - 1 ? 2.5 : 2.0};
         dg_hji_contour(slices[i], nx, ny, draw_segment, &b);
     }
-    char s[64];
-    snprintf(s, sizeof s, "x0 %.3g .. %.3g", g->lo[0], g->hi[0]);
-    dg_image_text(img, x0, y0 + h + 6, s, 0xdddddd, 1);
-    snprintf(s, sizeof s, "x1 %.3g .. %.3g (up)", g->lo[1], g->hi[1]);
-    dg_image_text(img, x0 + w / 2, y0 + h + 6, s, 0xdddddd, 1);
+    fig_axes(d, f);
+    if (!legend) return DG_OK;
+    char s[48];
+    const double ch = dg_draw_text_height(d, FONT), sample = 24, lh = ch + 3;
+    double tw = 0;
     for (int i = 0; i < nt; i++) {
         snprintf(s, sizeof s, "t = %.3g", times[i]);
-        dg_image_text(img, x0 + w + 12, y0 + 14 * i, s, i == nt - 1 ? 0xffffff : LEVEL_COLORS[i % 6], 1);
+        tw = fmax(tw, dg_draw_text_width(d, s, FONT));
+    }
+    const double bw = round(PAD + sample + GAP * 2 + tw + PAD), bh = round(nt * lh + PAD);
+    const double bx = round(f->x0 + f->pw - PAD - bw), by = round(f->y0 + PAD);
+    dg_draw_rect_fill(d, bx, by, bw, bh, 0x202028, 0.8);
+    for (int i = 0; i < nt; i++) {
+        const double y = by + PAD / 2 + i * lh + lh / 2;
+        const uint32_t c = i == nt - 1 ? LAST_COLOR : LEVEL_COLORS[i % 6];
+        dg_draw_line(d, bx + PAD, y, bx + PAD + sample, y, c, i == nt - 1 ? 2.5 : 2.0);
+        snprintf(s, sizeof s, "t = %.3g", times[i]);
+        dg_draw_text(d, bx + PAD + sample + 2 * GAP, y, s, 0xffffff, FONT, DG_TEXT_LEFT | DG_TEXT_MIDDLE, 0);
     }
     return DG_OK;
+}
+
+/* Lays out a figure, measuring its text on a scratch canvas. */
+static dg_status fig_plan(figure *f, const dg_hji_grid *g, const char *game, double vlo, double vhi,
+                          const char *vname, dg_err *e) {
+    dg_image *scratch = dg_image_create(1, 1, 0);
+    if (!scratch) return dg_err_set(e, DG_ERR_NOMEM, "hji plot: out of memory");
+    dg_draw d;
+    dg_status s = dg_draw_begin(&d, scratch, e);
+    if (s == DG_OK) {
+        fig_layout(f, &d, g, game, vlo, vhi, vname);
+        dg_draw_abort(&d);
+    }
+    dg_image_free(scratch);
+    return s;
+}
+
+/* "air3d: zero level sets of V, psi = 3.14" into title (the slice's other axes named). */
+static void slice_title(char *title, size_t cap, const char *game, const char *what, const dg_hji_grid *g,
+                        const double *at) {
+    int n = snprintf(title, cap, "%s: %s", game[0] ? game : "value", what);
+    for (int k = 2; k < g->ndim && n >= 0 && (size_t)n < cap; k++) {
+        char name[24];
+        axis_name(name, sizeof name, game, k);
+        n += snprintf(title + n, cap - (size_t)n, ", %s = %.3g", name, at[k]);
+    }
 }
 
 dg_status dg_hji_plot_value(const dg_hji_value *vf, const double *at_in, const char *path, dg_err *e) {
@@ -93,21 +229,32 @@ dg_status dg_hji_plot_value(const dg_hji_value *vf, const double *at_in, const c
     double *slices[DG_HJI_MAX_TIMES] = {0};
     int ok = v != NULL;
     for (int i = 0; i < vf->nt && ok; i++) ok = (slices[i] = malloc((size_t)nx * ny * sizeof(double))) != NULL;
-    dg_status s = DG_OK;
-    for (int i = 0; i < vf->nt && ok && s == DG_OK; i++)
+    dg_status s = ok ? DG_OK : dg_err_set(e, DG_ERR_NOMEM, "hji plot: out of memory");
+    for (int i = 0; i < vf->nt && s == DG_OK; i++)
         if ((s = dg_hji_value_read(vf, i, v, e)) == DG_OK) dg_hji_slice2d(g, v, at, slices[i]);
-    dg_image *img = ok && s == DG_OK ? dg_image_create(640, 560, 0x15151e) : NULL;
-    if (s == DG_OK && !img) s = dg_err_set(e, DG_ERR_NOMEM, "out of memory");
-    const int w = 480, h = (int)fmin(480, 480.0 * (g->hi[1] - g->lo[1]) / (g->hi[0] - g->lo[0]));
-    if (s == DG_OK) s = dg_hji_draw_slices(img, g, slices, vf->nt, vf->times, 20, 40, w, h < 120 ? 120 : h, e);
+    figure f;
+    dg_image *img = NULL;
+    if (s == DG_OK) {
+        double lo = INFINITY, hi = -INFINITY;
+        const double *fin = slices[vf->nt - 1];
+        for (int j = 0; j < nx * ny; j++) { lo = fmin(lo, fin[j]); hi = fmax(hi, fin[j]); }
+        char vname[48];
+        snprintf(vname, sizeof vname, "V at t = %.3g", vf->times[vf->nt - 1]);
+        s = fig_plan(&f, g, vf->game, lo, hi, vname, e);
+    }
+    if (s == DG_OK && !(img = dg_image_create(f.w, f.h, 0xffffff)))
+        s = dg_err_set(e, DG_ERR_NOMEM, "hji plot: out of memory for a %dx%d figure", f.w, f.h);
+    dg_draw d;
+    if (s == DG_OK) s = dg_draw_begin(&d, img, e);
     if (s == DG_OK) {
         char title[160];
-        int n = snprintf(title, sizeof title, "%s: zero level sets of V", vf->game[0] ? vf->game : "value");
-        for (int k = 2; k < g->ndim && n >= 0 && (size_t)n < sizeof title; k++)
-            n += snprintf(title + n, sizeof title - (size_t)n, ", x%d = %.3g", k, at[k]);
-        dg_image_text(img, 20, 12, title, 0xffffff, 2);
-        s = dg_png_write(img, path, e);
+        slice_title(title, sizeof title, vf->game, "zero level sets of V", g, at);
+        dg_draw_text(&d, f.x0 + f.pw / 2, PAD, title, 0x000000, TITLE_FONT, DG_TEXT_CENTER | DG_TEXT_TOP, 0);
+        s = fig_draw(&d, &f, slices, vf->nt, vf->times, 1, e);
+        if (s == DG_OK) s = dg_draw_end(&d, e);
+        else dg_draw_abort(&d);
     }
+    if (s == DG_OK) s = dg_png_write(img, path, e);
     dg_image_free(img);
     for (int i = 0; i < vf->nt; i++) free(slices[i]);
     free(v);
@@ -119,6 +266,7 @@ dg_status dg_hji_plot_value(const dg_hji_value *vf, const double *at_in, const c
 struct dg_hji_play_gif {
     dg_gif *gf;
     dg_image *img;
+    figure fig;
     double *slice, t_end, xs[2][4096];
     const dg_hji_problem *p;
     const double *V;
@@ -131,10 +279,22 @@ dg_hji_play_gif *dg_hji_play_gif_begin(const char *path, const dg_hji_problem *p
     dg_hji_play_gif *pg = calloc(1, sizeof *pg);
     if (pg) {
         *pg = (dg_hji_play_gif){.p = p, .V = V, .t_end = t_end};
-        pg->img = dg_image_create(560, 520, 0x15151e);
         pg->slice = malloc((size_t)p->grid.n[0] * p->grid.n[1] * sizeof(double));
     }
-    if (!pg || !pg->img || !pg->slice) {
+    if (!pg || !pg->slice) {
+        dg_err_set(e, DG_ERR_NOMEM, "out of memory");
+        dg_hji_play_gif_abort(pg);
+        return NULL;
+    }
+    double lo = INFINITY, hi = -INFINITY;  /* one colour scale for every frame: V's range */
+    for (int64_t j = 0; j < p->grid.nodes; j++) { lo = fmin(lo, V[j]); hi = fmax(hi, V[j]); }
+    char vname[48];
+    snprintf(vname, sizeof vname, "V at t = %.3g", t_end);
+    if (fig_plan(&pg->fig, &p->grid, p->name, lo, hi, vname, e) != DG_OK) {
+        dg_hji_play_gif_abort(pg);
+        return NULL;
+    }
+    if (!(pg->img = dg_image_create(pg->fig.w, pg->fig.h, 0xffffff))) {
         dg_err_set(e, DG_ERR_NOMEM, "out of memory");
         dg_hji_play_gif_abort(pg);
         return NULL;
@@ -149,25 +309,32 @@ dg_hji_play_gif *dg_hji_play_gif_begin(const char *path, const dg_hji_problem *p
 int dg_hji_play_gif_step(void *user, const dg_hji_sim_step *s) {
     dg_hji_play_gif *pg = user;
     const dg_hji_grid *g = &pg->p->grid;
+    const figure *f = &pg->fig;
     if (pg->trail < 4096) { pg->xs[0][pg->trail] = s->x[0]; pg->xs[1][pg->trail] = s->x[1]; pg->trail++; }
     const int64_t every = s->steps > 120 ? (s->steps + 119) / 120 : 1;  /* at most 121 frames, and the last */
     if (!(s->step % every == 0 || s->target <= 0 || s->step == s->steps)) return 0;
     dg_hji_slice2d(g, pg->V, s->x, pg->slice);
-    dg_image_clear(pg->img, 0x15151e);
-    const int w = 440, h = (int)fmin(440, 440.0 * (g->hi[1] - g->lo[1]) / (g->hi[0] - g->lo[0]));
+    dg_draw d;
+    if (dg_draw_begin(&d, pg->img, &pg->e) != DG_OK) return 1;
+    dg_draw_rect_fill(&d, 0, 0, pg->img->w, pg->img->h, 0xffffff, 1);
     double *sl[1] = {pg->slice};
-    if (dg_hji_draw_slices(pg->img, g, sl, 1, &pg->t_end, 20, 40, w, h, &pg->e) != DG_OK) return 1;
-    for (int k = 1; k < pg->trail; k++) {  /* the path so far (its first 4096 steps) */
-        const float ax = 20 + (float)((pg->xs[0][k - 1] - g->lo[0]) / (g->hi[0] - g->lo[0]) * w);
-        const float ay = 40 + (float)((g->hi[1] - pg->xs[1][k - 1]) / (g->hi[1] - g->lo[1]) * h);
-        const float bx = 20 + (float)((pg->xs[0][k] - g->lo[0]) / (g->hi[0] - g->lo[0]) * w);
-        const float by = 40 + (float)((g->hi[1] - pg->xs[1][k]) / (g->hi[1] - g->lo[1]) * h);
-        dg_image_line(pg->img, ax, ay, bx, by, 0xff8c1a, 2);
+    if (fig_draw(&d, f, sl, 1, &pg->t_end, 0, &pg->e) != DG_OK) {
+        dg_draw_abort(&d);
+        return 1;
     }
-    char title[128];
-    snprintf(title, sizeof title, "%s  t = %.2f s  V = %.3f%s", pg->p->name, s->t, s->value,
-             s->target <= 0 ? "  CAPTURE" : "");
-    dg_image_text(pg->img, 20, 12, title, 0xffffff, 2);
+    double px[4096], py[4096];  /* the path so far (its first 4096 steps) */
+    for (int k = 0; k < pg->trail; k++) {
+        px[k] = fig_x(f, pg->xs[0][k]);
+        py[k] = fig_y(f, pg->xs[1][k]);
+    }
+    dg_draw_polyline(&d, px, py, pg->trail, 0xff8c1a, 2);
+    dg_draw_circle_fill(&d, fig_x(f, s->x[0]), fig_y(f, s->x[1]), 4, 0xff8c1a, 1);
+    dg_draw_circle_outline(&d, fig_x(f, s->x[0]), fig_y(f, s->x[1]), 4, 0xffffff, 1);
+    char what[96], title[192];
+    snprintf(what, sizeof what, "t = %.2f s, V = %.3f%s", s->t, s->value, s->target <= 0 ? ", captured" : "");
+    slice_title(title, sizeof title, pg->p->name, what, g, s->x);
+    dg_draw_text(&d, f->x0 + f->pw / 2, PAD, title, 0x000000, TITLE_FONT, DG_TEXT_CENTER | DG_TEXT_TOP, 0);
+    if (dg_draw_end(&d, &pg->e) != DG_OK) return 1;
     return dg_gif_add_frame(pg->gf, pg->img, &pg->e) != DG_OK;
 }
 

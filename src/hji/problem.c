@@ -200,6 +200,20 @@ static const game_def GAMES[] = {
 #define NGAMES ((int)(sizeof GAMES / sizeof GAMES[0]))
 _Static_assert(sizeof GAME_NAMES / sizeof GAME_NAMES[0] == NGAMES + 1, "a name for each game");
 
+/* Each game's state variables in axis order (the axes of its figures: dg_hji_axis_name). */
+static const struct { const char *game, *axis[DG_HJI_MAX_DIMS]; } AXES[] = {
+    {"pursuit2d", {"x", "y"}},
+    {"air3d", {"x", "y", "psi"}},
+    {"chauffeur", {"x", "y"}},
+    {"chase4d", {"x", "y", "vx", "vy"}},
+};
+
+const char *dg_hji_axis_name(const char *game, int axis) {
+    for (size_t i = 0; game && axis >= 0 && axis < DG_HJI_MAX_DIMS && i < sizeof AXES / sizeof AXES[0]; i++)
+        if (strcmp(AXES[i].game, game) == 0) return AXES[i].axis[axis];
+    return NULL;
+}
+
 /* ------------------------------------------------------------- common keys */
 
 /* The keys every game reads; the game's default horizon and grid (game_keys fills them in). */

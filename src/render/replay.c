@@ -1,8 +1,10 @@
 /* One frame of an episode: header, soft render, shapes, goal, bodies and trails. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "difgames/replay.h"
+#include "io/draw.h"
 
 #define VIEW 1.08f  /* half-extent of the world shown */
 #define MAX_BODIES 8
@@ -29,20 +31,20 @@ struct dg_replay_track {
     int            end[MAX_BODIES];   /* first step whose segment body k lacks (steps: none)     */
 };
 
-static void draw_shapes(dg_image *img, const dg_env *env, int size) {
+static void draw_shapes(dg_draw *d, const dg_env *env, int size) {
     for (int k = 0; k < env->nshapes; k++) {
         const dg_shape *sh = &env->shapes[k];
         if (sh->kind == DG_SHAPE_CIRCLE) {
             const float r = sh->a / (2 * VIEW) * size;
-            dg_image_circle_fill(img, wx(sh->x, size), wy(sh->y, size), r, 0x808890, 0.85f);
-            dg_image_circle_outline(img, wx(sh->x, size), wy(sh->y, size), r, 0xe0e0e0, 1.5f);
+            dg_draw_circle_fill(d, wx(sh->x, size), wy(sh->y, size), r, 0x808890, 0.85f);
+            dg_draw_circle_outline(d, wx(sh->x, size), wy(sh->y, size), r, 0xe0e0e0, 1.5f);
         } else {
             const float x0 = wx(sh->x - sh->a, size), x1 = wx(sh->x + sh->a, size);
             const float y0 = wy(sh->y + sh->b, size), y1 = wy(sh->y - sh->b, size);
-            dg_image_line(img, x0, y0, x1, y0, 0xe0e0e0, 2);
-            dg_image_line(img, x1, y0, x1, y1, 0xe0e0e0, 2);
-            dg_image_line(img, x1, y1, x0, y1, 0xe0e0e0, 2);
-            dg_image_line(img, x0, y1, x0, y0, 0xe0e0e0, 2);
+            dg_draw_line(d, x0, y0, x1, y0, 0xe0e0e0, 2);
+            dg_draw_line(d, x1, y0, x1, y1, 0xe0e0e0, 2);
+            dg_draw_line(d, x1, y1, x0, y1, 0xe0e0e0, 2);
+            dg_draw_line(d, x0, y1, x0, y0, 0xe0e0e0, 2);
         }
     }
 }
@@ -104,16 +106,17 @@ void dg_replay_track_free(dg_replay_track *tr) {
 void dg_replay_draw(dg_image *img, const dg_env *env, const dg_replay_track *tr, const dg_render_grid *grid,
                     float sigma, int t, float *heat) {
     if (!img || !env || !tr || t < 0 || t >= tr->steps) return;
+    dg_draw d;
+    if (dg_draw_begin(&d, img, NULL) != DG_OK) return;
     const int size = img->w;
     const float *xy = tr->xy + (size_t)t * 2 * MAX_BODIES;
     const int nb = tr->nb[t];
-    dg_image_clear(img, 0x101018);
+    dg_draw_rect_fill(&d, 0, 0, img->w, img->h, 0x101018, 1);
     if (nb > 0 && grid && heat) {
         dg_render_points_f32(grid, xy, nb, NULL, sigma, heat);
-        dg_image_heat_rect(img, (int)wx(-VIEW, size), DG_REPLAY_HEADER, size, size, heat, grid->w, grid->h,
-                           0.0f, 1.5f);
+        dg_draw_heat(&d, (int)wx(-VIEW, size), DG_REPLAY_HEADER, size, size, heat, grid->w, grid->h, 0.0f, 1.5f, 0);
     }
-    draw_shapes(img, env, size);
+    draw_shapes(&d, env, size);
     unsigned broken = 0;  /* bodies that broke the rule at some step 1..t */
     int body = 0;
     /* at most TRAIL_SEGMENTS segments a frame: every ceil(t / TRAIL_SEGMENTS)-th step (each one up to there) */
@@ -121,9 +124,9 @@ void dg_replay_draw(dg_image *img, const dg_env *env, const dg_replay_track *tr,
     for (int k = 0; k < nb; k++) {
         const float x = wx(xy[2 * k], size), y = wy(xy[2 * k + 1], size);
         if ((tr->goal[t] >> k) & 1u) {  /* a ring with a cross */
-            dg_image_circle_outline(img, x, y, 7, 0xff3030, 2);
-            dg_image_line(img, x - 5, y, x + 5, y, 0xff3030, 1.5f);
-            dg_image_line(img, x, y - 5, x, y + 5, 0xff3030, 1.5f);
+            dg_draw_circle_outline(&d, x, y, 7, 0xff3030, 2);
+            dg_draw_line(&d, x - 5, y, x + 5, y, 0xff3030, 1.5f);
+            dg_draw_line(&d, x, y - 5, x, y + 5, 0xff3030, 1.5f);
             continue;
         }
         const uint32_t c = BODY_COLORS[body++ % 4];
@@ -132,20 +135,23 @@ void dg_replay_draw(dg_image *img, const dg_env *env, const dg_replay_track *tr,
             const int s1 = s0 + stride < last ? s0 + stride : last;
             const float *a = tr->xy + (size_t)s0 * 2 * MAX_BODIES, *b = tr->xy + (size_t)s1 * 2 * MAX_BODIES;
             const int r = (tr->red[s1] >> k) & 1u;
-            dg_image_line(img, wx(a[2 * k], size), wy(a[2 * k + 1], size), wx(b[2 * k], size),
+            dg_draw_line(&d, wx(a[2 * k], size), wy(a[2 * k + 1], size), wx(b[2 * k], size),
                           wy(b[2 * k + 1], size), r ? DG_REPLAY_VIOLATION : c, r ? 2.0f : 1.5f);
             s0 = s1;
         }
         const int red = (tr->red[t] >> k) & 1u;
         broken |= (unsigned)red << k;
-        dg_image_circle_fill(img, x, y, 5, red ? DG_REPLAY_VIOLATION : c, 1.0f);
-        dg_image_circle_outline(img, x, y, 5, 0xffffff, 1);
+        dg_draw_circle_fill(&d, x, y, 5, red ? DG_REPLAY_VIOLATION : c, 1.0f);
+        dg_draw_circle_outline(&d, x, y, 5, 0xffffff, 1);
     }
     char text[160];
     snprintf(text, sizeof text, "%s  step %d/%d  t=%.2fs%s%s", env->game->name, t, env->horizon, t * env->dt,
              broken ? "  red: " : "", broken ? (env->violation_label ? env->violation_label : "broke the rule") : "");
-    dg_image_rect_fill(img, 0, 0, img->w, DG_REPLAY_HEADER, 0x202030, 1.0f);
-    dg_image_text(img, 6, 7, text, 0xffffff, 1);
+    dg_draw_rect_fill(&d, 0, 0, img->w, DG_REPLAY_HEADER, 0x202030, 1);
+    const double room = img->w - 12, tw = dg_draw_text_width(&d, text, 13);  /* smaller to fit, down to 7 px */
+    const double fsize = tw > room ? fmax(7, 13 * room / tw) : 13;
+    dg_draw_text(&d, 6, DG_REPLAY_HEADER / 2.0, text, 0xffffff, fsize, DG_TEXT_LEFT | DG_TEXT_MIDDLE, 0);
+    dg_draw_end(&d, NULL);
 }
 
 void dg_replay_frame(dg_image *img, const dg_env *env, const dg_render_grid *grid, float sigma,
