@@ -449,6 +449,59 @@ static void test_plot_empty_and_bad(void **state) {
     assert_int_equal(dir_entries(), 0);
 }
 
+static void write_text(const char *path, const char *text) {
+    FILE *fp = fopen(path, "w");
+    assert_non_null(fp);
+    fputs(text, fp);
+    fclose(fp);
+}
+
+static void test_plot_curves_csv(void **state) {
+    (void)state;
+    char csv[512], png[512];
+    out_path(csv, sizeof csv, "curves.csv");
+    out_path(png, sizeof png, "curves.png");
+    /* two panels, side by side; the second's one series in its given colour, a "nan" point skipped */
+    write_text(csv, "panel,series,label,color,steps,loss\n"
+                    "reach,bptt,BPTT,,1,2.5\nreach,bptt,BPTT,,100,0.5\nreach,pg,PPO,,10,3\nreach,pg,PPO,,1000,nan\n"
+                    "\nchase,pg,PPO,00ff00,10,4\nchase,pg,PPO,00ff00,10000,0.1\n");
+    dg_err e = {0};
+    assert_int_equal(dg_plot_curves_csv(csv, png, "test", &e), DG_OK);
+    unsigned char *rgb = read_png(png, 2 * 760, 560);
+    int green_left = 0, green_right = 0;
+    for (int y = 0; y < 560; y++)
+        for (int x = 0; x < 2 * 760; x++)
+            if (rgb_at(rgb, 2 * 760, x, y) == 0x00ff00) *(x < 760 ? &green_left : &green_right) += 1;
+    assert_int_equal(green_left, 0);
+    assert_true(green_right > 0);
+    free(rgb);
+    remove(png);
+
+    /* bad rows: the file and line named, no picture left */
+    const char *bad[] = {
+        "panel,series,label,color,steps,loss\nreach,a,A,,1,2\nreach,a,A,,x,2\n",   /* steps not a number */
+        "reach,a,A,,1,2\nreach,a,A,,1\n",                                            /* five fields */
+        "reach,a,A,1000000,1,2\n",                                                    /* colour over 0xffffff */
+        "reach,a,A,,1,inf\n",                                                         /* loss not finite */
+    };
+    for (int i = 0; i < 4; i++) {
+        write_text(csv, bad[i]);
+        assert_int_equal(dg_plot_curves_csv(csv, png, NULL, &e), DG_ERR_FORMAT);
+        assert_non_null(strstr(e.msg, "curves.csv:"));
+        assert_non_null(strstr(e.msg, "expected panel,series,label,color,steps,loss"));
+    }
+    write_text(csv, "panel,series,label,color,steps,loss\n\n");
+    assert_int_equal(dg_plot_curves_csv(csv, png, NULL, &e), DG_ERR_FORMAT);
+    assert_non_null(strstr(e.msg, "no rows"));
+    write_text(csv, "p1,a,,,1,1\np2,a,,,1,1\np3,a,,,1,1\np4,a,,,1,1\np5,a,,,1,1\np6,a,,,1,1\np7,a,,,1,1\n"
+                    "p8,a,,,1,1\np9,a,,,1,1\n");
+    assert_int_equal(dg_plot_curves_csv(csv, png, NULL, &e), DG_ERR_FORMAT);
+    assert_non_null(strstr(e.msg, "at most 8 panels"));
+    remove(csv);
+    assert_int_not_equal(dg_plot_curves_csv(csv, png, NULL, &e), DG_OK);  /* no such file */
+    assert_int_equal(dir_entries(), 0);
+}
+
 static void test_draw_far_outside(void **state) {
     (void)state;
     dg_image *img = dg_image_create(16, 12, 0xffffff);
@@ -513,6 +566,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_gif_abort_and_empty, setup_dir, teardown_dir),
         cmocka_unit_test_setup_teardown(test_plot_log_with_nan_and_zero, setup_dir, teardown_dir),
         cmocka_unit_test_setup_teardown(test_plot_empty_and_bad, setup_dir, teardown_dir),
+        cmocka_unit_test_setup_teardown(test_plot_curves_csv, setup_dir, teardown_dir),
         cmocka_unit_test(test_draw_far_outside),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

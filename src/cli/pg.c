@@ -260,153 +260,6 @@ static int write_outputs(const run *r, const char *dir, dg_pg *pg, const char *g
     return 0;
 }
 
-/* ------------------------------------------------------------------- plot */
-
-typedef struct plot_series {
-    char   panel[64], key[64], label[64];
-    uint32_t rgb;
-    int    n, cap;
-    float *x, *y;
-} plot_series;
-
-/* --plot: reads panel,series,label,color,steps,loss rows and draws one
- * panel per distinct panel name, side by side, into png. */
-static int plot_curves(const char *csv, const char *png, const char *title) {
-    FILE *fp;
-    dg_err e0 = {0};
-    if (dg_file_open_read(csv, &fp, NULL, &e0) != DG_OK) {
-        cli_error("pg", "%s", e0.msg);
-        return EXIT_USAGE;
-    }
-    plot_series *ss = NULL;
-    int ns = 0, cap = 0, rc = 0, line_no = 0;
-    char line[512];
-    char panels[8][64];  /* distinct panel names, in order */
-    int np = 0;
-    while (fgets(line, sizeof line, fp)) {
-        line_no++;
-        line[strcspn(line, "\r\n")] = 0;
-        if (line_no == 1 && !strncmp(line, "panel,", 6)) continue;
-        if (!line[0]) continue;
-        char *f[6];
-        int nf = 0;
-        char *p = line;
-        for (; nf < 6; nf++) {
-            f[nf] = p;
-            char *c = strchr(p, ',');
-            if (!c) {
-                nf++;
-                break;
-            }
-            *c = 0;
-            p = c + 1;
-        }
-        double steps = NAN, loss = NAN;  /* loss "nan": a diverged run's point, not drawn */
-        long rgb = -1;
-        if (nf != 6 || !cli_strtod(f[4], (size_t)-1, &steps) ||
-            (strcmp(f[5], "nan") && !cli_strtod(f[5], (size_t)-1, &loss)) ||
-            (f[3][0] && (!cli_strtol(f[3], (size_t)-1, 16, &rgb) || rgb < 0 || rgb > 0xffffff))) {
-            cli_error("pg", "%s:%d: expected panel,series,label,color,steps,loss (color: 6 hex digits or empty)", csv,
-                      line_no);
-            rc = EXIT_USAGE;
-            goto done;
-        }
-        int k = 0;
-        while (k < ns && (strncmp(ss[k].panel, f[0], 63) || strncmp(ss[k].key, f[1], 63))) k++;
-        if (k == ns) {
-            int pi = 0;
-            while (pi < np && strncmp(panels[pi], f[0], 63)) pi++;
-            if (pi == np) {
-                if (np == 8) {
-                    cli_error("pg", "%s: at most 8 panels", csv);
-                    rc = EXIT_USAGE;
-                    goto done;
-                }
-                snprintf(panels[np++], sizeof panels[0], "%.63s", f[0]);
-            }
-            if (ns == cap) {
-                cap = cap ? 2 * cap : 16;
-                plot_series *q = realloc(ss, (size_t)cap * sizeof *q);
-                if (!q) {
-                    cli_error("pg", "out of memory");
-                    rc = EXIT_FAIL;
-                    goto done;
-                }
-                ss = q;
-            }
-            memset(&ss[ns], 0, sizeof ss[ns]);
-            snprintf(ss[ns].panel, sizeof ss[ns].panel, "%.63s", f[0]);
-            snprintf(ss[ns].key, sizeof ss[ns].key, "%.63s", f[1]);
-            snprintf(ss[ns].label, sizeof ss[ns].label, "%.63s", f[2]);
-            ss[ns].rgb = rgb >= 0 ? (uint32_t)rgb : dg_plot_color(ns);
-            ns++;
-        }
-        plot_series *s = &ss[k];
-        if (s->n == s->cap) {
-            s->cap = s->cap ? 2 * s->cap : 64;
-            float *x = realloc(s->x, (size_t)s->cap * sizeof *x);
-            if (x) s->x = x;
-            float *y = realloc(s->y, (size_t)s->cap * sizeof *y);
-            if (y) s->y = y;
-            if (!x || !y) {
-                cli_error("pg", "out of memory");
-                rc = EXIT_FAIL;
-                goto done;
-            }
-        }
-        s->x[s->n] = steps > 0 ? (float)log10(steps) : NAN;
-        s->y[s->n] = (float)loss;
-        s->n++;
-    }
-    if (np == 0) {
-        cli_error("pg", "%s: no rows", csv);
-        rc = EXIT_USAGE;
-        goto done;
-    }
-    const int pw = 760, ph = 560;
-    dg_image *img = dg_image_create(pw * np, ph, 0xffffff);
-    dg_image *sub = dg_image_create(pw, ph, 0xffffff);
-    dg_plot_series *ds = malloc((size_t)ns * sizeof *ds);
-    dg_err e = {0};
-    if (!img || !sub || !ds) {
-        cli_error("pg", "out of memory");
-        rc = EXIT_FAIL;
-    }
-    for (int pi = 0; pi < np && !rc; pi++) {
-        int n = 0;
-        for (int k = 0; k < ns; k++)
-            if (!strcmp(ss[k].panel, panels[pi]))
-                ds[n++] = (dg_plot_series){ss[k].label[0] ? ss[k].label : NULL, ss[k].x, ss[k].y, ss[k].n, ss[k].rgb};
-        char t[160];
-        if (title) snprintf(t, sizeof t, "%.63s: %.90s", panels[pi], title);
-        else snprintf(t, sizeof t, "%.63s", panels[pi]);
-        if (dg_plot_draw(sub, t, "log10(environment steps)", "evaluation episode loss (log scale)", 1, ds, n,
-                         &e) != DG_OK) {
-            cli_error("pg", "%s", e.msg);
-            rc = EXIT_FAIL;
-            break;
-        }
-        for (int yy = 0; yy < ph; yy++)
-            memcpy(img->rgb + ((size_t)yy * img->w + (size_t)pi * pw) * 3, sub->rgb + (size_t)yy * pw * 3,
-                   (size_t)pw * 3);
-    }
-    if (!rc && dg_png_write(img, png, &e) != DG_OK) {
-        cli_error("pg", "%s", e.msg);
-        rc = cli_exit_for(e.status);
-    }
-    dg_image_free(img);
-    dg_image_free(sub);
-    free(ds);
-done:
-    fclose(fp);
-    for (int k = 0; k < ns; k++) {
-        free(ss[k].x);
-        free(ss[k].y);
-    }
-    free(ss);
-    return rc;
-}
-
 /* ------------------------------------------------------------ subcommand */
 
 int cmd_pg(int argc, char **argv) {
@@ -471,7 +324,10 @@ int cmd_pg(int argc, char **argv) {
         }
         const cli_path ins[] = {{"--plot", plot}}, outs[] = {{"--png", png}};
         if (cli_check_outputs("pg", outs, 1, ins, 1)) return EXIT_USAGE;
-        return plot_curves(plot, png, title);
+        dg_err e = {0};
+        const dg_status st = dg_plot_curves_csv(plot, png, title, &e);
+        if (st != DG_OK) cli_error("pg", "%s", e.msg);
+        return cli_exit_for(st);
     }
     if (!config) {
         cli_error("pg", "--config FILE is required (see --help)");

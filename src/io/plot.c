@@ -1,11 +1,13 @@
 /* Line plots: several series against a shared x axis, linear or log-scale y,
  * with ticks, numeric labels, grid, legend and title, drawn onto a canvas (with
  * cairo, io/draw.h) or written as a PNG. */
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "difgames/fileio.h"
 #include "difgames/image.h"
 #include "io/draw.h"
 
@@ -257,5 +259,150 @@ dg_status dg_plot_lines(const char *path, int w, int h, const char *title, const
     if (st == DG_OK) st = dg_png_write(img, path, e);
     else if (path) dg_err_prefix(e, path);
     dg_image_free(img);
+    return st;
+}
+
+/* --------------------------------------------------- curves from a CSV */
+
+typedef struct csv_series {
+    char     panel[64], key[64], label[64];
+    uint32_t rgb;
+    int      n, cap;
+    float   *x, *y;
+} csv_series;
+
+/* text (the whole string, at least one character) as a number when it holds only characters of ok
+ * and strtod/strtol reads all of it; else 0. Decimal only: no inf, nan, hex floats or blanks. */
+static int csv_number(const char *text, int hex, double *out) {
+    const char *ok = hex ? "+-0123456789abcdefABCDEF" : "+-0123456789.eE";
+    const size_t len = strlen(text);
+    if (len == 0 || len >= (hex ? 64u : 128u) || strspn(text, ok) < len) return 0;
+    char *end;
+    errno = 0;
+    const double v = hex ? (double)strtol(text, &end, 16) : strtod(text, &end);
+    if (errno || end == text || *end || !isfinite(v)) return 0;
+    *out = v;
+    return 1;
+}
+
+/* Reads the rows panel,series,label,color,steps,loss of csv (a first line starting "panel," is a
+ * header; empty lines are skipped; color is 6 hex digits or empty for the colour cycle; loss "nan" is
+ * a point not drawn) and draws one panel per distinct panel name (at most 8), in order of first
+ * appearance, side by side, each 760 x 560: log10(steps) against the loss on a log scale, titled
+ * "panel: title" (or "panel" when title is NULL). Writes png atomically. Returns DG_OK, or
+ * DG_ERR_FORMAT (a bad row, no rows, too many panels), DG_ERR_NOMEM, DG_ERR_IO (and what
+ * dg_file_open_read returns) with e set; on failure no file is left. */
+dg_status dg_plot_curves_csv(const char *csv, const char *png, const char *title, dg_err *e) {
+    FILE *fp;
+    dg_status st = dg_file_open_read(csv, &fp, NULL, e);
+    if (st != DG_OK) return st;
+    csv_series *ss = NULL;
+    int ns = 0, cap = 0, line_no = 0;
+    char line[512];
+    char panels[8][64];  /* distinct panel names, in order */
+    int np = 0;
+    while (st == DG_OK && fgets(line, sizeof line, fp)) {
+        line_no++;
+        line[strcspn(line, "\r\n")] = 0;
+        if (line_no == 1 && !strncmp(line, "panel,", 6)) continue;
+        if (!line[0]) continue;
+        char *f[6];
+        int nf = 0;
+        char *p = line;
+        for (; nf < 6; nf++) {
+            f[nf] = p;
+            char *c = strchr(p, ',');
+            if (!c) {
+                nf++;
+                break;
+            }
+            *c = 0;
+            p = c + 1;
+        }
+        double steps = NAN, loss = NAN, rgb = -1;  /* loss "nan": a diverged run's point, not drawn */
+        if (nf != 6 || !csv_number(f[4], 0, &steps) || (strcmp(f[5], "nan") && !csv_number(f[5], 0, &loss)) ||
+            (f[3][0] && (!csv_number(f[3], 1, &rgb) || rgb < 0 || rgb > 0xffffff))) {
+            st = dg_err_set(e, DG_ERR_FORMAT,
+                            "%s:%d: expected panel,series,label,color,steps,loss (color: 6 hex digits or empty)",
+                            csv, line_no);
+            break;
+        }
+        int k = 0;
+        while (k < ns && (strncmp(ss[k].panel, f[0], 63) || strncmp(ss[k].key, f[1], 63))) k++;
+        if (k == ns) {
+            int pi = 0;
+            while (pi < np && strncmp(panels[pi], f[0], 63)) pi++;
+            if (pi == np) {
+                if (np == 8) {
+                    st = dg_err_set(e, DG_ERR_FORMAT, "%s: at most 8 panels", csv);
+                    break;
+                }
+                snprintf(panels[np++], sizeof panels[0], "%.63s", f[0]);
+            }
+            if (ns == cap) {
+                cap = cap ? 2 * cap : 16;
+                csv_series *q = realloc(ss, (size_t)cap * sizeof *q);
+                if (!q) {
+                    st = dg_err_set(e, DG_ERR_NOMEM, "out of memory");
+                    break;
+                }
+                ss = q;
+            }
+            memset(&ss[ns], 0, sizeof ss[ns]);
+            snprintf(ss[ns].panel, sizeof ss[ns].panel, "%.63s", f[0]);
+            snprintf(ss[ns].key, sizeof ss[ns].key, "%.63s", f[1]);
+            snprintf(ss[ns].label, sizeof ss[ns].label, "%.63s", f[2]);
+            ss[ns].rgb = rgb >= 0 ? (uint32_t)rgb : dg_plot_color(ns);
+            ns++;
+        }
+        csv_series *s = &ss[k];
+        if (s->n == s->cap) {
+            s->cap = s->cap ? 2 * s->cap : 64;
+            float *x = realloc(s->x, (size_t)s->cap * sizeof *x);
+            if (x) s->x = x;
+            float *y = realloc(s->y, (size_t)s->cap * sizeof *y);
+            if (y) s->y = y;
+            if (!x || !y) {
+                st = dg_err_set(e, DG_ERR_NOMEM, "out of memory");
+                break;
+            }
+        }
+        s->x[s->n] = steps > 0 ? (float)log10(steps) : NAN;
+        s->y[s->n] = (float)loss;
+        s->n++;
+    }
+    fclose(fp);
+    if (st == DG_OK && np == 0) st = dg_err_set(e, DG_ERR_FORMAT, "%s: no rows", csv);
+    const int pw = 760, ph = 560;
+    dg_image *img = NULL, *sub = NULL;
+    dg_plot_series *ds = NULL;
+    if (st == DG_OK) {
+        img = dg_image_create(pw * np, ph, 0xffffff);
+        sub = dg_image_create(pw, ph, 0xffffff);
+        ds = malloc((size_t)ns * sizeof *ds);
+        if (!img || !sub || !ds) st = dg_err_set(e, DG_ERR_NOMEM, "out of memory");
+    }
+    for (int pi = 0; pi < np && st == DG_OK; pi++) {
+        int n = 0;
+        for (int k = 0; k < ns; k++)
+            if (!strcmp(ss[k].panel, panels[pi]))
+                ds[n++] = (dg_plot_series){ss[k].label[0] ? ss[k].label : NULL, ss[k].x, ss[k].y, ss[k].n, ss[k].rgb};
+        char t[160];
+        if (title) snprintf(t, sizeof t, "%.63s: %.90s", panels[pi], title);
+        else snprintf(t, sizeof t, "%.63s", panels[pi]);
+        st = dg_plot_draw(sub, t, "log10(environment steps)", "evaluation episode loss (log scale)", 1, ds, n, e);
+        for (int yy = 0; yy < ph && st == DG_OK; yy++)
+            memcpy(img->rgb + ((size_t)yy * img->w + (size_t)pi * pw) * 3, sub->rgb + (size_t)yy * pw * 3,
+                   (size_t)pw * 3);
+    }
+    if (st == DG_OK) st = dg_png_write(img, png, e);
+    dg_image_free(img);
+    dg_image_free(sub);
+    free(ds);
+    for (int k = 0; k < ns; k++) {
+        free(ss[k].x);
+        free(ss[k].y);
+    }
+    free(ss);
     return st;
 }
