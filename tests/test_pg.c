@@ -256,6 +256,98 @@ static void test_pg_deterministic(void **state) {
     dg_params_free(p3);
 }
 
+typedef struct curve_seen {
+    int points, iters, stop_at;
+} curve_seen;
+
+static dg_status count_progress(const dg_pg_progress *p, void *user) {
+    curve_seen *c = user;
+    c->points += p->point != NULL;
+    c->iters += p->stats != NULL;
+    if (p->point) assert_true(isfinite(p->point->loss));
+    return c->stop_at && c->points == c->stop_at ? DG_ERR_INTERRUPTED : DG_OK;
+}
+
+/* BPTT then PG on one evaluation batch: points on the grid, summaries, stops, the CSV. */
+static void test_pg_curves(void **state) {
+    (void)state;
+    dg_cfg *cfg;
+    dg_env *env = make_env("game: reach\ntrain: {batch: 4, epochs: 6}\nseed: 3\n", &cfg);
+    dg_train_opts to;
+    dg_err e = {0};
+    assert_int_equal(dg_train_opts_read(cfg, &to, &e), DG_OK);
+    dg_pg_eval *ev = dg_pg_eval_create(env, 32, 77, 1, &e);
+    assert_non_null(ev);
+    dg_pg_curve c = {0};
+    curve_seen seen = {0};
+    dg_pg_result r;
+    assert_int_equal(dg_pg_run_bptt(env, &to, ev, 0, &c, NULL, NULL, &r, &e), DG_ERR_ARG);
+    if (dg_pg_run_bptt(env, &to, ev, 40, &c, count_progress, &seen, &r, &e) != DG_OK) fail_msg("%s", e.msg);
+    assert_true(c.n >= 2 && seen.points == c.n && seen.iters == 0);
+    assert_string_equal(c.pts[0].method, "bptt");
+    assert_int_equal(c.pts[0].iter, 0);
+    assert_true(isnan(c.pts[0].sample_loss));
+    assert_int_equal(c.pts[c.n - 1].iter, 6);
+    assert_int_equal(c.pts[c.n - 1].steps, (int64_t)6 * 4 * env->horizon);
+    double best = INFINITY;
+    for (int i = 0; i < c.n; i++) best = fmin(best, c.pts[i].loss);
+    for (int i = 1; i < c.n; i++) assert_true(c.pts[i].steps > c.pts[i - 1].steps);
+    assert_true(r.best == best && r.final == c.pts[c.n - 1].loss && r.iters == 6 && r.steps == c.pts[c.n - 1].steps);
+    const int nb = c.n;
+
+    dg_pg_opts o;
+    dg_pg_opts_default(&o, DG_PG_ALGO_PPO);
+    o.batch = 8;
+    o.vf_epochs = o.pi_epochs = 2;
+    dg_pg_schedule sc = {.iters = 3, .stop_below = -INFINITY, .stop_after = 1, .evals_per_decade = 40};
+    dg_pg *pg = dg_pg_create(env, &o, &e);
+    assert_non_null(pg);
+    seen = (curve_seen){0};
+    if (dg_pg_run(pg, ev, &sc, &c, count_progress, &seen, &r, &e) != DG_OK) fail_msg("%s", e.msg);
+    assert_int_equal(c.n, nb + 4);  /* 40 a decade: every iteration is evaluated */
+    assert_int_equal(seen.points, 4);
+    assert_int_equal(seen.iters, 3);
+    assert_string_equal(c.pts[nb].method, "pg");
+    assert_int_equal(c.pts[c.n - 1].iter, 3);
+    assert_int_equal(r.iters, 3);
+    assert_int_equal(c.pts[c.n - 1].steps, dg_pg_env_steps(pg));
+    dg_pg_free(pg);
+
+    /* stop_below reached by the first evaluation: no iteration; a callback's status stops the run */
+    sc.stop_below = INFINITY;
+    pg = dg_pg_create(env, &o, &e);
+    assert_int_equal(dg_pg_run(pg, ev, &sc, NULL, NULL, NULL, &r, &e), DG_OK);
+    assert_int_equal(r.iters, 0);
+    assert_int_equal(dg_pg_env_steps(pg), 0);
+    sc.stop_below = -INFINITY;
+    seen = (curve_seen){.stop_at = 2};
+    assert_int_equal(dg_pg_run(pg, ev, &sc, NULL, count_progress, &seen, &r, &e), DG_ERR_INTERRUPTED);
+    assert_int_equal(seen.points, 2);
+    dg_pg_free(pg);
+
+    char path[256];
+    snprintf(path, sizeof path, "test_pg_curve.csv");
+    assert_int_equal(dg_pg_curve_save_csv(&c, 3, path, &e), DG_OK);
+    FILE *fp = fopen(path, "r");
+    assert_non_null(fp);
+    char line[256];
+    int lines = 0;
+    assert_non_null(fgets(line, sizeof line, fp));
+    assert_string_equal(line, "method,seed,iter,env_steps,eval_loss,sample_loss\n");
+    while (fgets(line, sizeof line, fp)) {
+        if (lines == 0) assert_true(!strncmp(line, "bptt,3,0,0,", 11));
+        lines++;
+    }
+    fclose(fp);
+    remove(path);
+    assert_int_equal(lines, c.n);
+    dg_pg_curve_free(&c);
+    assert_true(c.n == 0 && c.pts == NULL);
+    dg_pg_eval_free(ev);
+    dg_env_free(env);
+    dg_cfg_free(cfg);
+}
+
 /* Bad options are refused with a message, not a crash. */
 static void test_pg_bad_options(void **state) {
     (void)state;
@@ -338,6 +430,7 @@ int main(void) {
         cmocka_unit_test(test_step_rewards),
         cmocka_unit_test(test_pg_improves_reach),
         cmocka_unit_test(test_pg_deterministic),
+        cmocka_unit_test(test_pg_curves),
         cmocka_unit_test(test_pg_bad_options),
         cmocka_unit_test(test_pg_opts_read),
     };

@@ -154,6 +154,62 @@ void        dg_pg_eval_free(dg_pg_eval *ev);                    /* NULL is harml
 dg_status   dg_pg_eval_loss(dg_pg_eval *ev, const dg_policy *m, dg_params *p, double *loss, float *terms,
                             dg_err *e);
 
+
+/* --------------------------------------------------- learning curves
+ * BPTT and policy gradient measured on one number: every evaluation (at env steps on the grid
+ * 10^(k / evals_per_decade), and at the end) rolls the mean action out on a fixed evaluation batch
+ * (dg_pg_eval) and records a point (method, iter, env steps, loss) in a dg_pg_curve. BPTT counts
+ * batch x horizon env steps an epoch (the backward pass counts none).
+ *
+ *     dg_pg_curve c = {0};
+ *     dg_pg_eval *ev = dg_pg_eval_create(env, 256, 1000003, threads, &e);
+ *     dg_pg_run_bptt(env, &train_opts, ev, 40, &c, NULL, NULL, NULL, &e);     // "bptt" points
+ *     dg_pg *pg = dg_pg_create(env, &pg_opts, &e);
+ *     dg_pg_run(pg, ev, &schedule, &c, NULL, NULL, NULL, &e);                 // "pg" points
+ *     dg_pg_curve_save_csv(&c, seed, "curve.csv", &e);
+ *     dg_pg_curve_free(&c);
+ */
+typedef struct dg_pg_point {
+    char    method[8];         /* "bptt" or "pg"                                      */
+    int     iter;              /* epoch or iteration (0: before training)             */
+    int64_t steps;             /* env steps so far                                    */
+    double  loss;              /* the evaluation batch's episode loss                 */
+    double  sample_loss;       /* the training batch's (NaN at iter 0)                */
+} dg_pg_point;
+
+typedef struct dg_pg_curve {   /* zero-initialise; dg_pg_curve_free                   */
+    dg_pg_point *pts;
+    int          n, cap;
+} dg_pg_curve;
+
+typedef struct dg_pg_result {  /* one run's summary                                   */
+    double  best, final;       /* lowest and last evaluation loss                     */
+    int64_t steps;             /* env steps at the last evaluation                    */
+    int     iters;             /* epochs or iterations done                           */
+} dg_pg_result;
+
+/* What a progress callback sees: an evaluation (point set), or a policy-gradient iteration done
+ * (stats set; point set too when it was evaluated). */
+typedef struct dg_pg_progress {
+    const dg_pg_point *point;  /* the evaluation just recorded, or NULL               */
+    const dg_pg_stats *stats;  /* dg_pg_run's iterations; NULL otherwise              */
+} dg_pg_progress;
+/* Returns DG_OK to go on; anything else stops the run, which returns that status. */
+typedef dg_status (*dg_pg_progress_fn)(const dg_pg_progress *p, void *user);
+
+/* Trains a fresh BPTT trainer (dg_trainer_create(env, o, NULL, ...)) for o->epochs, evaluating on
+ * ev before the first epoch and on the grid; appends "bptt" points to c (may be NULL) and calls fn
+ * (may be NULL) with each. res (may be NULL) gets the summary. */
+dg_status   dg_pg_run_bptt(const dg_env *env, const dg_train_opts *o, dg_pg_eval *ev, int evals_per_decade,
+                           dg_pg_curve *c, dg_pg_progress_fn fn, void *user, dg_pg_result *res, dg_err *e);
+/* Iterates pg under schedule s (iters, max_steps, stop_below/stop_after, evals_per_decade; ev is
+ * the evaluation batch, s->eval_* are the caller's business), appending "pg" points to c. */
+dg_status   dg_pg_run(dg_pg *pg, dg_pg_eval *ev, const dg_pg_schedule *s, dg_pg_curve *c, dg_pg_progress_fn fn,
+                      void *user, dg_pg_result *res, dg_err *e);
+/* Writes c as CSV (method,seed,iter,env_steps,eval_loss,sample_loss; %.9g) to path, atomically. */
+dg_status   dg_pg_curve_save_csv(const dg_pg_curve *c, int seed, const char *path, dg_err *e);
+void        dg_pg_curve_free(dg_pg_curve *c);                   /* frees the points; c is empty again */
+
 #ifdef __cplusplus
 }
 #endif

@@ -36,223 +36,68 @@ static const char HELP[] =
  * file compiles warning-free on its own. */
 int cmd_pg(int argc, char **argv);
 
-/* ------------------------------------------------------------------ types */
-
-typedef struct curve_point {
-    char    method[12];
-    int     iter;
-    int64_t steps;
-    double  loss, sample_loss;
-} curve_point;
-
-typedef struct run {
-    const dg_env *env;
-    dg_pg_eval   *ev;
-    int           seed, quiet, epd;
-    double        next_eval;            /* env steps of the next evaluation */
-    double        best;
-    curve_point  *pts;
-    int           npts, cap;
-    /* BPTT */
-    dg_trainer   *trainer;
-    int           bptt_B, bptt_epochs;
-    volatile sig_atomic_t stop;
-    int           failed;
-    char          err[DG_ERR_LEN];
-} run;
-
 /* ------------------------------------------------------- internal helpers */
 
-/* The first point of the grid 10^(k / epd) above steps. */
-static double grid_next(double steps, int epd) {
-    if (steps < 1.0) return 1.0;
-    double k = floor(log10(steps) * epd + 1e-9) + 1.0;
-    return pow(10.0, k / epd);
-}
+typedef struct run {
+    int    seed, quiet;
+    double t0, last_print;              /* the PG run's start, the last progress line */
+    char   err[DG_ERR_LEN];             /* set when printing failed                   */
+} run;
 
-/* Evaluates policy (m, p) and records and prints the point; returns the loss (NaN on error). */
-static double evaluate(run *r, const char *method, int iter, int64_t steps, double sample_loss,
-                       const dg_policy *m, dg_params *p) {
-    double loss = NAN;
-    dg_err e = {0};
-    if (dg_pg_eval_loss(r->ev, m, p, &loss, NULL, &e) != DG_OK) {
-        r->failed = 1;
-        snprintf(r->err, sizeof r->err, "%s", e.msg);
-        return NAN;
-    }
-    if (r->npts == r->cap) {
-        int cap = r->cap ? 2 * r->cap : 256;
-        curve_point *q = realloc(r->pts, (size_t)cap * sizeof *q);
-        if (!q) {
-            r->failed = 1;
-            snprintf(r->err, sizeof r->err, "out of memory");
-            return NAN;
-        }
-        r->pts = q;
-        r->cap = cap;
-    }
-    curve_point *c = &r->pts[r->npts++];
-    snprintf(c->method, sizeof c->method, "%s", method);
-    c->iter = iter;
-    c->steps = steps;
-    c->loss = loss;
-    c->sample_loss = sample_loss;
-    if (loss < r->best) r->best = loss;
-    cli_json j = {cJSON_CreateObject(), 0};
-    cli_json_add(&j, j.root, "method", cJSON_CreateString(method));
-    cli_json_add(&j, j.root, "seed", cli_json_number("%.0f", r->seed));
-    cli_json_add(&j, j.root, "iter", cli_json_number("%.0f", iter));
-    cli_json_add(&j, j.root, "steps", cli_json_number("%.0f", (double)steps));
-    cli_json_add(&j, j.root, "loss", cli_json_number("%.9g", loss));
-    cli_json_add(&j, j.root, "sample_loss", cli_json_number("%.9g", sample_loss));
-    if (cli_json_print(&j, "pg")) {
-        r->failed = 1;
-        snprintf(r->err, sizeof r->err, "out of memory");
-        return NAN;
-    }
-    r->next_eval = grid_next((double)steps, r->epd);
-    return loss;
-}
-
-/* BPTT epochs: evaluate on the grid of env steps (batch x horizon an epoch). */
-static void on_bptt(const dg_train_event *ev, void *user) {
+/* Each evaluation: one JSON line on stdout; progress on stderr. */
+static dg_status on_progress(const dg_pg_progress *p, void *user) {
     run *r = user;
-    if (ev->kind != DG_TRAIN_EV_EPOCH || r->failed) return;
-    const int epoch = ev->stats->epoch;
-    const int64_t steps = (int64_t)epoch * r->bptt_B * r->env->horizon;
-    if ((double)steps >= r->next_eval || epoch == r->bptt_epochs) {
-        double l = evaluate(r, "bptt", epoch, steps, ev->stats->loss, dg_trainer_policy(r->trainer),
-                            dg_trainer_params(r->trainer));
-        if (!r->quiet)
+    const dg_pg_point *pt = p->point;
+    if (pt) {
+        cli_json j = {cJSON_CreateObject(), 0};
+        cli_json_add(&j, j.root, "method", cJSON_CreateString(pt->method));
+        cli_json_add(&j, j.root, "seed", cli_json_number("%.0f", r->seed));
+        cli_json_add(&j, j.root, "iter", cli_json_number("%.0f", pt->iter));
+        cli_json_add(&j, j.root, "steps", cli_json_number("%.0f", (double)pt->steps));
+        cli_json_add(&j, j.root, "loss", cli_json_number("%.9g", pt->loss));
+        cli_json_add(&j, j.root, "sample_loss", cli_json_number("%.9g", pt->sample_loss));
+        if (cli_json_print(&j, "pg")) {
+            snprintf(r->err, sizeof r->err, "out of memory");
+            return DG_ERR_NOMEM;
+        }
+        if (!r->quiet && !p->stats && pt->iter > 0)
             fprintf(stderr, "bptt seed %d epoch %d steps %lld eval loss %.6g train loss %.6g\n", r->seed,
-                    epoch, (long long)steps, l, ev->stats->loss);
+                    pt->iter, (long long)pt->steps, pt->loss, pt->sample_loss);
     }
-    if (r->failed) r->stop = 1;
-}
-
-/* The BPTT part of --compare (the config's train.*); returns 0 or an exit code. */
-static int run_bptt(run *r, const cli_setup *s) {
-    const dg_train_opts o = s->opts;
-    if (!cli_train_memory_ok(s)) return EXIT_USAGE;
-    dg_err e = {0};
-    r->trainer = dg_trainer_create(s->env, &s->opts, NULL, NULL, &e);
-    if (!r->trainer) {
-        cli_error("pg", "%s", e.msg);
-        return EXIT_FAIL;
+    const dg_pg_stats *st = p->stats;
+    if (!st || r->quiet) return DG_OK;
+    const double now = dg_clock_s();
+    if (pt || now - r->last_print > 10.0) {
+        r->last_print = now;
+        fprintf(stderr, "pg seed %d iter %d steps %lld sample loss %.5g", r->seed, st->iter,
+                (long long)st->env_steps, st->sample_loss);
+        if (pt) fprintf(stderr, " eval loss %.5g", pt->loss);
+        fprintf(stderr, " pi %.4g v %.4g kl %.3g clip %.3f std %.3f %.1f ms %.0fs\n", st->pi_loss, st->v_loss,
+                st->approx_kl, st->clip_frac, st->std, st->ms, now - r->t0);
     }
-    r->bptt_B = o.batch;
-    r->bptt_epochs = o.epochs;
-    r->next_eval = 0.0;
-    r->best = INFINITY;
-    if (!r->quiet)
-        fprintf(stderr, "bptt %s seed %d: batch %d, horizon %d, %d epochs\n", s->env->game->name, r->seed,
-                o.batch, s->env->horizon, o.epochs);
-    evaluate(r, "bptt", 0, 0, NAN, dg_trainer_policy(r->trainer), dg_trainer_params(r->trainer));
-    dg_status st = r->failed ? DG_OK : dg_trainer_run(r->trainer, on_bptt, r, &r->stop, &e);
-    dg_trainer_free(r->trainer);
-    r->trainer = NULL;
-    if (r->failed) {
-        cli_error("pg", "%s", r->err);
-        return EXIT_FAIL;
-    }
-    if (st != DG_OK) {
-        cli_error("pg", "%s", e.msg);
-        return EXIT_FAIL;
-    }
-    return 0;
-}
-
-/* The policy-gradient part; returns 0 or an exit code; *pg_out keeps the learner. */
-static int run_pg(run *r, const dg_env *env, const dg_pg_opts *o, const dg_pg_schedule *sc, dg_pg **pg_out,
-                  int *iters_done) {
-    const int iters = sc->iters, stop_after = sc->stop_after;
-    const int64_t max_steps = sc->max_steps;
-    const double stop_below = sc->stop_below;
-    dg_err e = {0};
-    dg_pg *pg = dg_pg_create(env, o, &e);
-    *pg_out = pg;
-    if (!pg) {
-        cli_error("pg", "%s", e.msg);
-        return EXIT_FAIL;
-    }
-    r->next_eval = 0.0;
-    r->best = INFINITY;
-    if (!r->quiet) {
-        fprintf(stderr, "%s %s seed %d: batch %d episodes (%d samples), horizon %d", dg_pg_algo_name(o->algo),
-                env->game->name, r->seed, o->batch, o->batch * env->horizon, env->horizon);
-        if (iters > 0) fprintf(stderr, ", %d iterations", iters);
-        if (max_steps > 0) fprintf(stderr, ", up to %lld env steps", (long long)max_steps);
-        fprintf(stderr, "\n");
-    }
-    double l = evaluate(r, "pg", 0, 0, NAN, dg_pg_policy(pg), dg_pg_policy_params(pg));
-    const double t0 = dg_clock_s();
-    int it = 0, below = l <= stop_below;  /* consecutive evaluations at or below stop_below */
-    double last_print = t0;
-    while (!r->failed && below < stop_after) {
-        if (iters > 0 && it >= iters) break;
-        if (max_steps > 0 && dg_pg_env_steps(pg) >= max_steps) break;
-        dg_pg_stats st;
-        if (dg_pg_iterate(pg, &st, &e) != DG_OK) {
-            cli_error("pg", "%s", e.msg);
-            return EXIT_FAIL;
-        }
-        it++;
-        const int last = (iters > 0 && it >= iters) || (max_steps > 0 && st.env_steps >= max_steps);
-        const int do_eval = (double)st.env_steps >= r->next_eval || last;
-        if (do_eval) {
-            l = evaluate(r, "pg", it, st.env_steps, st.sample_loss, dg_pg_policy(pg), dg_pg_policy_params(pg));
-            below = l <= stop_below ? below + 1 : 0;
-        }
-        const double now = dg_clock_s();
-        if (!r->quiet && (do_eval || now - last_print > 10.0)) {
-            last_print = now;
-            fprintf(stderr, "pg seed %d iter %d steps %lld sample loss %.5g", r->seed, it,
-                    (long long)st.env_steps, st.sample_loss);
-            if (do_eval) fprintf(stderr, " eval loss %.5g", l);
-            fprintf(stderr, " pi %.4g v %.4g kl %.3g clip %.3f std %.3f %.1f ms %.0fs\n", st.pi_loss, st.v_loss,
-                    st.approx_kl, st.clip_frac, st.std, st.ms, now - t0);
-        }
-        if (st.skipped && !r->quiet)
-            fprintf(stderr, "warning: iteration %d: %d minibatch steps skipped (non-finite gradient)\n", it,
-                    st.skipped);
-    }
-    *iters_done = it;
-    if (r->failed) {
-        cli_error("pg", "%s", r->err);
-        return EXIT_FAIL;
-    }
-    return 0;
+    if (st->skipped)
+        fprintf(stderr, "warning: iteration %d: %d minibatch steps skipped (non-finite gradient)\n", st->iter,
+                st->skipped);
+    return DG_OK;
 }
 
 /* Writes curve.csv and the learner's parameters into dir. */
-static int write_outputs(const run *r, const char *dir, dg_pg *pg, const char *game) {
+static int write_outputs(const dg_pg_curve *c, int seed, const char *dir, dg_pg *pg, const char *game) {
     dg_err e = {0};
     char path[DG_PATH_MAX];
     if (dg_mkdirs(dir, &e) != DG_OK || dg_path_join(path, sizeof path, dir, "curve.csv", &e) != DG_OK) {
         cli_error("pg", "%s", e.msg);
         return EXIT_USAGE;
     }
-    dg_file f;
-    if (dg_file_begin(&f, path, &e) != DG_OK) {
-        cli_error("pg", "%s", e.msg);
-        return EXIT_USAGE;
-    }
-    fprintf(f.fp, "method,seed,iter,env_steps,eval_loss,sample_loss\n");
-    for (int i = 0; i < r->npts; i++)
-        fprintf(f.fp, "%s,%d,%d,%lld,%.9g,%.9g\n", r->pts[i].method, r->seed, r->pts[i].iter,
-                (long long)r->pts[i].steps, r->pts[i].loss, r->pts[i].sample_loss);
-    if (dg_file_commit(&f, &e) != DG_OK) {
+    if (dg_pg_curve_save_csv(c, seed, path, &e) != DG_OK) {
         cli_error("pg", "%s", e.msg);
         return cli_exit_for(e.status);
     }
     if (!pg) return 0;
     const char *meta[] = {"format", "difgames", "game", game, "trainer", "policy-gradient"};
     if (dg_path_join(path, sizeof path, dir, "policy.safetensors", &e) != DG_OK ||
-        dg_checkpoint_save(path, dg_pg_policy_params(pg), 0, meta, 3, &e) != DG_OK) {
-        cli_error("pg", "%s", e.msg);
-        return cli_exit_for(e.status);
-    }
-    if (dg_path_join(path, sizeof path, dir, "value.safetensors", &e) != DG_OK ||
+        dg_checkpoint_save(path, dg_pg_policy_params(pg), 0, meta, 3, &e) != DG_OK ||
+        dg_path_join(path, sizeof path, dir, "value.safetensors", &e) != DG_OK ||
         dg_checkpoint_save(path, dg_pg_value_params(pg), 0, meta, 3, &e) != DG_OK) {
         cli_error("pg", "%s", e.msg);
         return cli_exit_for(e.status);
@@ -343,12 +188,14 @@ int cmd_pg(int argc, char **argv) {
     const dg_pg_opts o = s.pg;
     const dg_pg_schedule sc = s.pg_run;
     const int eval_batch = sc.eval_batch, eval_seed = (int)sc.eval_seed;
-    run r = {.env = env, .seed = (int)s.opts.seed, .quiet = quiet, .epd = sc.evals_per_decade, .best = INFINITY};
+    run r = {.seed = (int)s.opts.seed, .quiet = quiet};
     dg_pg *pg = NULL;
+    dg_pg_eval *ev = NULL;
+    dg_pg_curve curve = {0};
+    dg_pg_result bptt = {.best = NAN, .final = NAN}, pgr = {.best = NAN, .final = NAN};
     dg_err e = {0};
-    double bptt_best = NAN, bptt_final = NAN, pg_best = NAN, pg_final = NAN, t_bptt = 0, t_pg = 0;
-    int64_t bptt_steps = 0;
-    int iters_done = 0, lock = -1;
+    double t_bptt = 0, t_pg = 0;
+    int lock = -1;
     {   /* the sample batch, arenas, networks and the evaluation batch: refused if they cannot fit */
         char what[96];
         snprintf(what, sizeof what, "batch %d x horizon %d", o.batch, env->horizon);
@@ -373,29 +220,50 @@ int cmd_pg(int argc, char **argv) {
         }
         if (rc) goto done;
     }
-    r.ev = dg_pg_eval_create(env, eval_batch, (uint64_t)eval_seed, o.threads, &e);
-    if (!r.ev) {
+    ev = dg_pg_eval_create(env, eval_batch, (uint64_t)eval_seed, o.threads, &e);
+    if (!ev) {
         cli_error("pg", "%s", e.msg);
         rc = EXIT_FAIL;
         goto done;
     }
     if (compare) {
+        if (!cli_train_memory_ok(&s)) {
+            rc = EXIT_USAGE;
+            goto done;
+        }
+        if (!quiet)
+            fprintf(stderr, "bptt %s seed %d: batch %d, horizon %d, %d epochs\n", env->game->name, r.seed,
+                    s.opts.batch, env->horizon, s.opts.epochs);
         const double t0 = dg_clock_s();
-        if ((rc = run_bptt(&r, &s))) goto done;
+        if (dg_pg_run_bptt(env, &s.opts, ev, sc.evals_per_decade, &curve, on_progress, &r, &bptt, &e) != DG_OK) {
+            cli_error("pg", "%s", r.err[0] ? r.err : e.msg);
+            rc = EXIT_FAIL;
+            goto done;
+        }
         t_bptt = dg_clock_s() - t0;
-        bptt_best = r.best;
-        bptt_final = r.pts[r.npts - 1].loss;
-        bptt_steps = r.pts[r.npts - 1].steps;
     }
     if (!bptt_only) {
-        const double t0 = dg_clock_s();
-        const int first = r.npts;
-        if ((rc = run_pg(&r, env, &o, &sc, &pg, &iters_done))) goto done;
-        t_pg = dg_clock_s() - t0;
-        pg_best = r.best;
-        pg_final = r.npts > first ? r.pts[r.npts - 1].loss : NAN;
+        if (!(pg = dg_pg_create(env, &o, &e))) {
+            cli_error("pg", "%s", e.msg);
+            rc = EXIT_FAIL;
+            goto done;
+        }
+        if (!quiet) {
+            fprintf(stderr, "%s %s seed %d: batch %d episodes (%d samples), horizon %d", dg_pg_algo_name(o.algo),
+                    env->game->name, r.seed, o.batch, o.batch * env->horizon, env->horizon);
+            if (sc.iters > 0) fprintf(stderr, ", %d iterations", sc.iters);
+            if (sc.max_steps > 0) fprintf(stderr, ", up to %lld env steps", (long long)sc.max_steps);
+            fprintf(stderr, "\n");
+        }
+        r.t0 = r.last_print = dg_clock_s();
+        if (dg_pg_run(pg, ev, &sc, &curve, on_progress, &r, &pgr, &e) != DG_OK) {
+            cli_error("pg", "%s", r.err[0] ? r.err : e.msg);
+            rc = EXIT_FAIL;
+            goto done;
+        }
+        t_pg = dg_clock_s() - r.t0;
     }
-    if (out && (rc = write_outputs(&r, out, pg, env->game->name))) goto done;
+    if (out && (rc = write_outputs(&curve, r.seed, out, pg, env->game->name))) goto done;
     cli_json j = {cJSON_CreateObject(), 0};
     cli_json_add(&j, j.root, "game", cJSON_CreateString(env->game->name));
     cli_json_add(&j, j.root, "seed", cli_json_number("%.0f", r.seed));
@@ -403,26 +271,26 @@ int cmd_pg(int argc, char **argv) {
     cli_json_add(&j, j.root, "eval_seed", cli_json_number("%.0f", eval_seed));
     if (compare) {
         cJSON *b = cli_json_add(&j, j.root, "bptt", cJSON_CreateObject());
-        cli_json_add(&j, b, "epochs", cli_json_number("%.0f", r.bptt_epochs));
-        cli_json_add(&j, b, "batch", cli_json_number("%.0f", r.bptt_B));
-        cli_json_add(&j, b, "env_steps", cli_json_number("%.0f", (double)bptt_steps));
-        cli_json_add(&j, b, "final_loss", cli_json_number("%.9g", bptt_final));
-        cli_json_add(&j, b, "best_loss", cli_json_number("%.9g", bptt_best));
+        cli_json_add(&j, b, "epochs", cli_json_number("%.0f", s.opts.epochs));
+        cli_json_add(&j, b, "batch", cli_json_number("%.0f", s.opts.batch));
+        cli_json_add(&j, b, "env_steps", cli_json_number("%.0f", (double)bptt.steps));
+        cli_json_add(&j, b, "final_loss", cli_json_number("%.9g", bptt.final));
+        cli_json_add(&j, b, "best_loss", cli_json_number("%.9g", bptt.best));
         cli_json_add(&j, b, "seconds", cli_json_number("%.3f", t_bptt));
     }
     if (!bptt_only) {
         cJSON *g = cli_json_add(&j, j.root, "pg", cJSON_CreateObject());
         cli_json_add(&j, g, "algo", cJSON_CreateString(dg_pg_algo_name(o.algo)));
         const struct { const char *key, *fmt; double v; } nums[] = {
-            {"iters", "%.0f", iters_done},       {"batch", "%.0f", o.batch},
+            {"iters", "%.0f", pgr.iters},       {"batch", "%.0f", o.batch},
             {"env_steps", "%.0f", (double)dg_pg_env_steps(pg)},
             {"lr", "%g", o.lr},                  {"vf_lr", "%g", o.vf_lr},
             {"log_std0", "%g", o.log_std0},      {"learn_std", "%.0f", o.learn_std},
             {"gamma", "%g", o.gamma},            {"lambda", "%g", o.lambda},
             {"clip", "%g", o.clip},              {"epochs", "%.0f", o.pi_epochs},
             {"vf_epochs", "%.0f", o.vf_epochs},  {"minibatch", "%.0f", o.minibatch},
-            {"vf_minibatch", "%.0f", o.vf_minibatch}, {"final_loss", "%.9g", pg_final},
-            {"best_loss", "%.9g", pg_best},      {"seconds", "%.3f", t_pg},
+            {"vf_minibatch", "%.0f", o.vf_minibatch}, {"final_loss", "%.9g", pgr.final},
+            {"best_loss", "%.9g", pgr.best},      {"seconds", "%.3f", t_pg},
         };
         for (size_t i = 0; i < sizeof nums / sizeof nums[0]; i++)
             cli_json_add(&j, g, nums[i].key, cli_json_number(nums[i].fmt, nums[i].v));
@@ -431,8 +299,8 @@ int cmd_pg(int argc, char **argv) {
 done:
     dg_dir_unlock(lock);
     dg_pg_free(pg);
-    dg_pg_eval_free(r.ev);
-    free(r.pts);
+    dg_pg_eval_free(ev);
+    dg_pg_curve_free(&curve);
     cli_setup_free(&s);
     return rc;
 }
