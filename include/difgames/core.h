@@ -41,6 +41,11 @@ float    dg_rng_normal(dg_rng *r, float mean, float std);  /* Box-Muller, one dr
 /* ---------------------------------------------------------------- clock */
 
 double   dg_clock_s(void);  /* monotonic seconds from an arbitrary start: for timings, never for results */
+/* The one strict number parser: 1 and *out when all of text[0, len) (len (size_t)-1: up to the NUL)
+ * is one number, else 0. Longs in base 10 or 16 (digits and a sign only, no overflow); doubles
+ * finite and decimal (no hex floats, inf, nan, blanks or overflow). */
+int      dg_parse_long(const char *text, size_t len, int base, long *out);
+int      dg_parse_double(const char *text, size_t len, double *out);
 
 /* ------------------------------------------------------------- tensors */
 

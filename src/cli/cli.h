@@ -92,14 +92,10 @@ int  cli_run_dir(const char *config, char *buf, size_t n);
  * writable, before a long job; prints an error naming flag and returns
  * EXIT_USAGE on failure, else 0. */
 int  cli_make_parent(const char *cmd, const char *flag, const char *path);
-/* The one number parser of the command line. cli_strtol / cli_strtod read all of text[0, len)
- * (len (size_t)-1: up to its NUL) as one whole number in base (10, or 16 for a colour) / one
- * finite decimal number, nothing before or after it, no overflow; 1 with *out set, else 0.
- * cli_int / cli_double parse the value of option flag the same way, within [lo, hi] (cli_double:
+/* cli_int / cli_double parse the value of option flag with the library's one number parser
+ * (dg_parse_long / dg_parse_double: the whole text, no overflow), within [lo, hi] (cli_double:
  * without lo or hi as open says), and print "difgames <cmd>: <flag>: expected an integer from lo to
  * hi, got '<text>'" (a number in [lo, hi]) and return 0 on failure. */
-int  cli_strtol(const char *text, size_t len, int base, long *out);
-int  cli_strtod(const char *text, size_t len, double *out);
 int  cli_int(const char *cmd, const char *flag, const char *text, int lo, int hi, int *out);
 #define CLI_OPEN_LO 1  /* cli_double: lo itself is refused */
 #define CLI_OPEN_HI 2  /* cli_double: hi itself is refused */

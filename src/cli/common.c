@@ -1,6 +1,5 @@
 /* Helpers shared by the subcommands: config loading, argument parsing, errors. */
 #define _POSIX_C_SOURCE 200809L
-#include <errno.h>
 #include <getopt.h>
 #include <limits.h>
 #include <math.h>
@@ -94,41 +93,9 @@ int cli_make_parent(const char *cmd, const char *flag, const char *path) {
     return 0;
 }
 
-/* text[0, len) copied into buf (n bytes) when it holds only characters of ok, and at least one;
- * else 0. */
-static int number_text(const char *text, size_t len, const char *ok, char *buf, size_t n) {
-    if (len == (size_t)-1) len = strlen(text);
-    if (len == 0 || len >= n || strspn(text, ok) < len) return 0;
-    memcpy(buf, text, len);
-    buf[len] = 0;
-    return 1;
-}
-
-int cli_strtol(const char *text, size_t len, int base, long *out) {
-    char buf[64], *end;
-    if (!number_text(text, len, base == 16 ? "+-0123456789abcdefABCDEF" : "+-0123456789", buf, sizeof buf))
-        return 0;
-    errno = 0;
-    const long v = strtol(buf, &end, base);
-    if (errno || end == buf || *end) return 0;
-    *out = v;
-    return 1;
-}
-
-int cli_strtod(const char *text, size_t len, double *out) {
-    char buf[128], *end;
-    /* decimal only: no hex floats, inf, nan or leading blanks */
-    if (!number_text(text, len, "+-0123456789.eE", buf, sizeof buf)) return 0;
-    errno = 0;
-    const double v = strtod(buf, &end);
-    if (errno == ERANGE || end == buf || *end || !isfinite(v)) return 0;
-    *out = v;
-    return 1;
-}
-
 int cli_int(const char *cmd, const char *flag, const char *text, int lo, int hi, int *out) {
     long v;
-    if (!cli_strtol(text, (size_t)-1, 10, &v) || v < lo || v > hi) {
+    if (!dg_parse_long(text, (size_t)-1, 10, &v) || v < lo || v > hi) {
         cli_error(cmd, "%s: expected an integer from %d to %d, got '%s'", flag, lo, hi, text);
         return 0;
     }
@@ -138,7 +105,7 @@ int cli_int(const char *cmd, const char *flag, const char *text, int lo, int hi,
 
 int cli_double(const char *cmd, const char *flag, const char *text, double lo, double hi, int open, double *out) {
     double v;
-    if (!cli_strtod(text, (size_t)-1, &v) || !(v >= lo && v <= hi) || (v == lo && (open & CLI_OPEN_LO)) ||
+    if (!dg_parse_double(text, (size_t)-1, &v) || !(v >= lo && v <= hi) || (v == lo && (open & CLI_OPEN_LO)) ||
         (v == hi && (open & CLI_OPEN_HI))) {
         cli_error(cmd, "%s: expected a number in %c%g, %g%c, got '%s'", flag,
                   (open & CLI_OPEN_LO) || isinf(lo) ? '(' : '[', lo, hi, (open & CLI_OPEN_HI) || isinf(hi) ? ')' : ']',
@@ -309,7 +276,7 @@ int cli_list(const char *cmd, const char *flag, const char *text, double lo, dou
     for (;;) {
         const size_t len = strcspn(s, ",");
         double x;
-        if (!cli_strtod(s, len, &x)) {
+        if (!dg_parse_double(s, len, &x)) {
             cli_error(cmd, "%s: item %d '%.*s' is not a number (expected a list like 1,2,3, got '%.200s')", flag,
                       n + 1, (int)(len < 60 ? len : 60), s, text);
             free(v);

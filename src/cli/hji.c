@@ -287,8 +287,8 @@ static int hji_plot(int argc, char **argv) {
             const size_t eq = strcspn(tok, "=,");  /* x<k>=<v> */
             long k = -1;
             double v;
-            if (tok[0] != 'x' || eq >= len || !cli_strtol(tok + 1, eq - 1, 10, &k) || k < 2 || k >= g->ndim ||
-                !cli_strtod(tok + eq + 1, len - eq - 1, &v)) {
+            if (tok[0] != 'x' || eq >= len || !dg_parse_long(tok + 1, eq - 1, 10, &k) || k < 2 || k >= g->ndim ||
+                !dg_parse_double(tok + eq + 1, len - eq - 1, &v)) {
                 cli_error("hji plot", "--at: expected x2=V,... for axes 2..%d, got '%.*s'", g->ndim - 1,
                           (int)(len < 60 ? len : 60), tok);
                 dg_hji_value_close(&vf);

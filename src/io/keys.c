@@ -61,23 +61,6 @@ static int in_range(const dg_key *k, double v) {
     return (k->lo_open ? v > k->lo : v >= k->lo) && (k->hi_open ? v < k->hi : v <= k->hi);
 }
 
-/* A number at full double precision (the config's getters are float32): checked by the float getter
- * (type errors with file:line, the float32 range), then read again from its text. Missing: def. */
-static dg_status get_f64(dg_cfg *cfg, const char *path, double *out, double def, dg_err *e) {
-    if (!dg_cfg_has(cfg, path)) {
-        *out = def;
-        return DG_OK;
-    }
-    float f;
-    const char *s;
-    dg_status st = dg_cfg_get_f32(cfg, path, &f, 0, e);
-    if (st || (st = dg_cfg_get_str(cfg, path, &s, NULL, e))) return st;
-    char *end = NULL;
-    const double v = s ? strtod(s, &end) : NAN;
-    *out = (s && end != s && isfinite(v)) ? v : (double)f;
-    return DG_OK;
-}
-
 /* k's range check of a double v read from path: "-1 is out of range, expected > 0" ("(0, 1]") */
 static dg_status check_f64(dg_cfg *cfg, const dg_key *k, const char *path, double v, dg_err *e) {
     if (in_range(k, v)) return DG_OK;
@@ -163,7 +146,9 @@ dg_status dg_key_read(dg_cfg *cfg, const dg_key *k, void *base, dg_err *e) {
         for (int j = 0; j < n; j++) {
             char ipath[256];
             snprintf(ipath, sizeof ipath, "%s[%d]", k->name, j);
-            if ((st = get_f64(cfg, ipath, &v[j], tmp[j], e)) || (st = check_f64(cfg, k, ipath, v[j], e))) return st;
+            if ((st = dg_cfg_get_f64_range(cfg, ipath, &v[j], tmp[j], -INFINITY, INFINITY, 0, 0, e)) ||
+                (st = check_f64(cfg, k, ipath, v[j], e)))
+                return st;
         }
         memcpy(p, v, (size_t)n * sizeof *v);
         if (count) *count = n;

@@ -1,12 +1,12 @@
 /* Line plots: several series against a shared x axis, linear or log-scale y,
  * with ticks, numeric labels, grid, legend and title, drawn onto a canvas (with
  * cairo, io/draw.h) or written as a PNG. */
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "difgames/core.h"
 #include "difgames/fileio.h"
 #include "difgames/image.h"
 #include "io/draw.h"
@@ -271,19 +271,6 @@ typedef struct csv_series {
     float   *x, *y;
 } csv_series;
 
-/* text (the whole string, at least one character) as a number when it holds only characters of ok
- * and strtod/strtol reads all of it; else 0. Decimal only: no inf, nan, hex floats or blanks. */
-static int csv_number(const char *text, int hex, double *out) {
-    const char *ok = hex ? "+-0123456789abcdefABCDEF" : "+-0123456789.eE";
-    const size_t len = strlen(text);
-    if (len == 0 || len >= (hex ? 64u : 128u) || strspn(text, ok) < len) return 0;
-    char *end;
-    errno = 0;
-    const double v = hex ? (double)strtol(text, &end, 16) : strtod(text, &end);
-    if (errno || end == text || *end || !isfinite(v)) return 0;
-    *out = v;
-    return 1;
-}
 
 /* Reads the rows panel,series,label,color,steps,loss of csv (a first line starting "panel," is a
  * header; empty lines are skipped; color is 6 hex digits or empty for the colour cycle; loss "nan" is
@@ -319,9 +306,11 @@ dg_status dg_plot_curves_csv(const char *csv, const char *png, const char *title
             *c = 0;
             p = c + 1;
         }
-        double steps = NAN, loss = NAN, rgb = -1;  /* loss "nan": a diverged run's point, not drawn */
-        if (nf != 6 || !csv_number(f[4], 0, &steps) || (strcmp(f[5], "nan") && !csv_number(f[5], 0, &loss)) ||
-            (f[3][0] && (!csv_number(f[3], 1, &rgb) || rgb < 0 || rgb > 0xffffff))) {
+        double steps = NAN, loss = NAN;  /* loss "nan": a diverged run's point, not drawn */
+        long rgb = -1;
+        if (nf != 6 || !dg_parse_double(f[4], (size_t)-1, &steps) ||
+            (strcmp(f[5], "nan") && !dg_parse_double(f[5], (size_t)-1, &loss)) ||
+            (f[3][0] && (!dg_parse_long(f[3], (size_t)-1, 16, &rgb) || rgb < 0 || rgb > 0xffffff))) {
             st = dg_err_set(e, DG_ERR_FORMAT,
                             "%s:%d: expected panel,series,label,color,steps,loss (color: 6 hex digits or empty)",
                             csv, line_no);

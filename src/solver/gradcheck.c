@@ -110,11 +110,7 @@ dg_status dg_env_gradcheck(const dg_env *env_in, const dg_env_gradcheck_opts *o,
         u[i] = dg_rng_uniform(&rng, -0.6f, 0.6f);
     step_case sc = {&env, aux, B, o->unit_weights};
     if ((rc = dg_gradcheck(ctx, sp, step_loss, &sc, o->eps, 1e-2, 0, &r->step, e)) != DG_OK) {
-        if (e) {
-            char msg[sizeof e->msg];
-            snprintf(msg, sizeof msg, "%s", e->msg);
-            dg_err_set(e, rc, "step_cost: %s", msg);
-        }
+        dg_err_prefix(e, "step_cost");
         goto done;
     }
     worst_name(sp, &r->step, r->step_worst);
@@ -124,11 +120,7 @@ dg_status dg_env_gradcheck(const dg_env *env_in, const dg_env_gradcheck_opts *o,
     dg_policy_reset_params(&m, pp, &rng);
     episode_case ec = {&env, &m, state, aux, B};
     if ((rc = dg_gradcheck(ctx, pp, episode_loss, &ec, o->eps, 1e-2, o->max_per_param, &r->episode, e)) != DG_OK) {
-        if (e) {
-            char msg[sizeof e->msg];
-            snprintf(msg, sizeof msg, "%s", e->msg);
-            dg_err_set(e, rc, "episode: %s", msg);
-        }
+        dg_err_prefix(e, "episode");
         goto done;
     }
     worst_name(pp, &r->episode, r->episode_worst);

@@ -1,0 +1,39 @@
+/* The one strict number parser: the whole text must be the number, nothing around it. */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "difgames/core.h"
+
+/* text[0, len) copied into buf (n bytes) when it holds only characters of ok, and at least one;
+ * else 0. */
+static int number_text(const char *text, size_t len, const char *ok, char *buf, size_t n) {
+    if (len == (size_t)-1) len = strlen(text);
+    if (len == 0 || len >= n || strspn(text, ok) < len) return 0;
+    memcpy(buf, text, len);
+    buf[len] = 0;
+    return 1;
+}
+
+int dg_parse_long(const char *text, size_t len, int base, long *out) {
+    char buf[64], *end;
+    if (!number_text(text, len, base == 16 ? "+-0123456789abcdefABCDEF" : "+-0123456789", buf, sizeof buf))
+        return 0;
+    errno = 0;
+    const long v = strtol(buf, &end, base);
+    if (errno || end == buf || *end) return 0;
+    *out = v;
+    return 1;
+}
+
+int dg_parse_double(const char *text, size_t len, double *out) {
+    char buf[128], *end;
+    /* decimal only: no hex floats, inf, nan or leading blanks */
+    if (!number_text(text, len, "+-0123456789.eE", buf, sizeof buf)) return 0;
+    errno = 0;
+    const double v = strtod(buf, &end);
+    if (errno == ERANGE || end == buf || *end || !isfinite(v)) return 0;
+    *out = v;
+    return 1;
+}
