@@ -30,8 +30,9 @@
  *   phi(x, tau) is the value of the game whose payoff is v0(x(tau)): the
  *   maximiser pushes it up, the minimiser down. {phi <= 0} is the set from
  *   which the minimiser can force the state into {v0 <= 0} at time tau.
- *   BRT (tube): phi_tau = min(0, -H) (helperOC minWith 'zero'): {phi <= 0}
- *   only grows. BRT_TARGET: after each step phi = min(phi, v0) (hj_reachability).
+ *   BRT (tube): phi_tau = min(0, -H) (helperOC minWith 'zero', hj_reachability's
+ *   tube): {phi <= 0} only grows. BRT_TARGET: after each step phi = min(phi, v0)
+ *   (helperOC 'minVWithL'); the two share {phi <= 0}, not their values.
  *   Obstacles: after each step phi = max(phi, obstacle), obstacle > 0 inside
  *   (the negated signed distance): reach-avoid.
  * - Numerical Hamiltonian (Lax-Friedrichs, as ToolboxLS):
@@ -89,7 +90,7 @@ typedef enum dg_hji_diss {         /* Lax-Friedrichs dissipation alpha_i(x), as 
     DG_HJI_DISS_GLOBAL = 0,        /* p over the whole grid's range (artificialDissipationGLF)        */
     DG_HJI_DISS_LOCAL,             /* p_i over the node's [p-, p+], others global (...LLF)            */
     DG_HJI_DISS_LOCAL_LOCAL,       /* every p_i over the node's [p-, p+] (...LLLF)                    */
-    DG_HJI_DISS_GLOBAL_MAX         /* GLOBAL's alpha maxed over the grid (hj_reachability's global)   */
+    DG_HJI_DISS_GLOBAL_MAX         /* GLOBAL's alpha maxed over the grid (the textbook global LF)     */
 } dg_hji_diss;
 typedef enum dg_hji_mode {         /* what is computed                                                */
     DG_HJI_MODE_BRS = 0,           /* reachable set: the plain PDE                                    */
