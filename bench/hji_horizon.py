@@ -6,9 +6,9 @@ grid since the previous stored time. A tube that has converged stops growing:
 the fraction is flat and the change falls to zero (up to the solver's rounding).
 A last column takes the change only near the zero level set (|V| below the
 largest grid spacing), where the tube's boundary is read. With --modes it also
-solves the config in `brt` and `brt_target` mode and compares the two values at
-the horizon (they share the zero sublevel set, not the
-value). Pure Python: reads the safetensors value file with json + struct.
+solves the config in `brt_target` mode and compares it with the `brt` value at
+the horizon (the two share the zero sublevel set, not the value). Pure Python:
+reads the safetensors value file with json + struct.
 
 usage: python3 bench/hji_horizon.py --config configs/hji/chauffeur.yaml --t-end 12 --every 1
        python3 bench/hji_horizon.py --config configs/hji/air3d.yaml --t-end 4 --every 0.2 --modes
