@@ -73,7 +73,10 @@ while k * args.every < args.t_end - 1e-9:
     k += 1
 lines = []
 with tempfile.TemporaryDirectory() as tmp:
-    (vals, meta), stats = solve(with_key(base, "t_end", f"{args.t_end:g}"), tmp, "tube", times)
+    text = with_key(base, "t_end", f"{args.t_end:g}")
+    if args.modes:
+        text = with_key(text, "mode", "brt")
+    (vals, meta), stats = solve(text, tmp, "tube", times)
     lo = [float(v) for v in meta["lo"].split(",")]
     hi = [float(v) for v in meta["hi"].split(",")]
     n = [int(v) for v in meta["n"].split(",")]
@@ -99,8 +102,7 @@ with tempfile.TemporaryDirectory() as tmp:
         lines.append(f"| {t:g} | {inside / len(v):.4f} | {inside * cell:.3f} | {change} | {near} |")
         prev = v
     if args.modes:
-        (target, _), _ = solve(with_key(with_key(base, "t_end", f"{args.t_end:g}"), "mode", "brt_target"), tmp,
-                               "target", [])
+        (target, _), _ = solve(with_key(text, "mode", "brt_target"), tmp, "target", [])
         a, b = vals[max(vals)], target[max(target)]
         diff = max(abs(x - y) for x, y in zip(a, b))
         sign = sum(1 for x, y in zip(a, b) if (x <= 0) != (y <= 0))
