@@ -4,10 +4,8 @@
 #define _POSIX_C_SOURCE 200809L
 #include "difgames/config.h"
 
-#include <errno.h>
 #include <float.h>
 #include <limits.h>
-#include <locale.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -18,6 +16,7 @@
 
 #include <yaml.h>
 
+#include "difgames/core.h"  /* dg_parse_long, dg_parse_double */
 #include "difgames/fileio.h"
 
 /* ------------------------------------------------------------------ types */
@@ -71,8 +70,7 @@ typedef struct parser {
     const char          *label;     /* file mode: the name in "FILE:LINE"               */
     const unsigned char *text;
     size_t               len;
-    int                  override;  /* no lines; errors name the key being set           */
-    const char          *key;
+    const char          *key;       /* override mode: the key being set (no lines)      */
     char                 path[PATH_CAP]; /* path of the node being checked, for messages */
     size_t               plen;
     dg_err              *e;
@@ -107,9 +105,8 @@ static int quoted(const yaml_node_t *n) {  /* quoted or block scalar: a string, 
 static int is_null(const yaml_node_t *n) {
     if (n->type != YAML_SCALAR_NODE || quoted(n)) return 0;
     const char *s = text_of(n);
-    size_t len = n->data.scalar.length;
-    return len == 0 || (len == 1 && s[0] == '~') ||
-           (len == 4 && (!memcmp(s, "null", 4) || !memcmp(s, "Null", 4) || !memcmp(s, "NULL", 4)));
+    return strlen(s) == n->data.scalar.length &&
+           (!*s || !strcmp(s, "~") || !strcmp(s, "null") || !strcmp(s, "Null") || !strcmp(s, "NULL"));
 }
 
 /* Index of key name in map node n, or -1. */
@@ -144,11 +141,9 @@ static void describe(const yaml_node_t *n, char *buf, size_t cap) {
     char t[64];
     size_t p = 0;
     if (!n || is_null(n)) { snprintf(buf, cap, "nothing"); return; }
-    if (n->type == YAML_MAPPING_NODE) { snprintf(buf, cap, "a map"); return; }
-    if (n->type == YAML_SEQUENCE_NODE) { snprintf(buf, cap, "a list"); return; }
+    if (n->type != YAML_SCALAR_NODE) { snprintf(buf, cap, "%s", n->type == YAML_MAPPING_NODE ? "a map" : "a list"); return; }
     put_clean(t, sizeof t, &p, text_of(n), n->data.scalar.length);
-    if (quoted(n)) snprintf(buf, cap, "the quoted string \"%s\"", t);
-    else snprintf(buf, cap, "'%s'", t);
+    snprintf(buf, cap, quoted(n) ? "the quoted string \"%s\"" : "'%s'", t);
 }
 
 /* Sets e to "WHERE: <fmt>", WHERE being node id's "FILE:LINE", "command line", or "FILE" (id 0). */
@@ -190,12 +185,8 @@ static int next_step(const char **pp, int first, step *s) {
 static int path_steps(const char *path) {
     step s;
     int n = 0, r;
-    const char *p = path;
-    while ((r = next_step(&p, n == 0, &s)) == 1) {
-        if (n == INT_MAX) return -1;
-        n++;
-    }
-    return r < 0 ? -1 : n;
+    for (const char *p = path; (r = next_step(&p, n == 0, &s)) == 1 && n < INT_MAX;) n++;
+    return r == 1 ? -1 : r < 0 ? -1 : n;
 }
 
 /* Finds the node at path. Returns DG_OK with *out 0 when a key on the way is missing (*deepest:
@@ -207,9 +198,8 @@ static dg_status walk(dg_cfg *c, const char *path, int mark, int *out, int *deep
     if (deepest) *deepest = cur;
     if (!path || path_steps(path) < 0)
         return dg_err_set(e, DG_ERR_ARG, "%.400s: invalid config key '%.64s'", c->label, path ? path : "(null)");
-    const char *p = path;
     step s;
-    while (next_step(&p, p == path, &s) == 1) {
+    for (const char *p = path; next_step(&p, p == path, &s) == 1;) {
         const yaml_node_t *n = node(c, cur);
         int child = 0, plen = (int)(s.start - path);
         if (n->type == YAML_MAPPING_NODE) {
@@ -234,32 +224,22 @@ static dg_status walk(dg_cfg *c, const char *path, int mark, int *out, int *deep
     return DG_OK;
 }
 
-/* Remembers a path a getter asked for and did not find (for "did you mean" hints). */
-static void remember_missing(dg_cfg *c, const char *path) {
-    for (int i = 0; i < c->n_asked; i++)
-        if (!strcmp(c->asked[i], path)) return;
-    if (c->n_asked == MAX_ASKED) return;
-    size_t n = strlen(path);
-    char *s = malloc(n + 1);
-    if (!s) return;  /* only a hint is lost */
-    memcpy(s, path, n + 1);
-    c->asked[c->n_asked++] = s;
-}
-
-/* The node a getter reads: marks it used; *out 0 when missing (an error when req). */
+/* The node a getter reads: marks it used; *out 0 when missing (remembered for "did you mean"
+ * hints; an error when req). */
 static dg_status find(dg_cfg *c, const char *path, int req, int *out, dg_err *e) {
     int deep = 0;
     *out = 0;
     if (!c) return dg_err_set(e, DG_ERR_ARG, "config is NULL");
     dg_status st = walk(c, path, 1, out, &deep, e);
     if (st != DG_OK) return st;
-    if (!*out) {
-        remember_missing(c, path);
-        if (req) return node_err(c, deep, DG_ERR_CONFIG, e, "missing required key '%.200s'", path);
+    if (*out) {
+        c->m[*out - 1].flags |= F_USED;
         return DG_OK;
     }
-    c->m[*out - 1].flags |= F_USED;
-    return DG_OK;
+    int known = 0;
+    for (int i = 0; i < c->n_asked && !known; i++) known = !strcmp(c->asked[i], path);
+    if (!known && c->n_asked < MAX_ASKED && (c->asked[c->n_asked] = strdup(path))) c->n_asked++;  /* or a hint is lost */
+    return req ? node_err(c, deep, DG_ERR_CONFIG, e, "missing required key '%.200s'", path) : DG_OK;
 }
 
 /* The node at path without marking it, or 0 (missing, or the path is bad). */
@@ -275,117 +255,61 @@ static dg_status type_err(const dg_cfg *c, int id, const char *path, const char 
     return node_err(c, id, DG_ERR_CONFIG, e, "key '%.200s': expected %s, got %s", path, what, got);
 }
 
-/* Switches the thread to the C locale's numbers (strtod, "%g"), whatever the program's locale;
- * c_locale_end switches back. */
-static locale_t c_locale(locale_t *old) {
-    locale_t c = newlocale(LC_NUMERIC_MASK, "C", (locale_t)0);
-    *old = c ? uselocale(c) : (locale_t)0;
-    return c;
-}
-
-static void c_locale_end(locale_t c, locale_t old) {
-    if (c) { uselocale(old); freelocale(c); }
-}
-
-/* A number as "%g" (or "%.0f" for an integer) in the C locale. */
-static void fmt_num(char *buf, size_t cap, double v, int is_int) {
-    locale_t old, c = c_locale(&old);
-    snprintf(buf, cap, is_int ? "%.0f" : "%g", v);
-    c_locale_end(c, old);
-}
-
-/* 1 if s reads as an infinity or NaN (".inf", "-.Inf", ".nan", "inf", "NaN", "infinity"). */
-static int is_nonfinite_text(const char *s, size_t n) {
+/* 1 if s reads as an infinity or NaN (".inf", "-.Inf", ".nan", "inf", "NaN", "infinity"), or as a
+ * decimal number beyond a double's range ("1e999"). */
+static int nonfinite_text(const char *s, size_t n) {
     size_t i = (n > 0 && (s[0] == '+' || s[0] == '-'));
     i += (i < n && s[i] == '.');
     return (n - i == 3 && (!strncasecmp(s + i, "inf", 3) || !strncasecmp(s + i, "nan", 3))) ||
-           (n - i == 8 && !strncasecmp(s + i, "infinity", 8));
+           (n - i == 8 && !strncasecmp(s + i, "infinity", 8)) ||
+           (n > 0 && strspn(s, "0123456789+-.eE") == n && isinf(strtod(s, NULL)));
 }
 
-enum { T_F32, T_INT, T_BOOL, T_STR, T_F64 };
+/* A number for a message: "%.0f" when it is a whole number (ints, "100000"), else "%g". */
+static void fmt_num(char *buf, size_t cap, double v) {
+    snprintf(buf, cap, v == floor(v) && fabs(v) < 1e15 ? "%.0f" : "%g", v);
+}
 
-/* Converts node id to type T_* into out (written only on success); errors show path as given.
+/* Converts node id to type t into out (written only on success); errors show path as given.
  * Numbers are plain decimal text ("0x10", "1_000" and ".inf" are not); quoted scalars are strings. */
-static dg_status conv(const dg_cfg *c, int id, const char *path, int type, void *out, dg_err *e) {
+static dg_status conv(const dg_cfg *c, int id, const char *path, dg_cfg_type t, void *out, dg_err *e) {
     static const char *const bools[] = {"false", "False", "FALSE", "no",  "No",  "NO",  "off", "Off", "OFF",
                                         "true",  "True",  "TRUE",  "yes", "Yes", "YES", "on",  "On",  "ON"};
-    static const char *const what[] = {"a number", "an integer", "true or false", "a string", "a number"};
+    static const char *const what[] = {"a number", "a number", "an integer", "true or false", "a string"};
     const yaml_node_t *n = node(c, id);
     const char *s = n->type == YAML_SCALAR_NODE && !is_null(n) ? text_of(n) : NULL;
-    size_t len = s ? n->data.scalar.length : 0, sign = s && (s[0] == '+' || s[0] == '-');
-    if (!s || (type != T_STR && quoted(n))) return type_err(c, id, path, what[type], e);
-    if (type == T_STR && strlen(s) != len)
-        return node_err(c, id, DG_ERR_CONFIG, e, "key '%.200s': expected a string without NUL characters", path);
-    if (type == T_STR) { *(const char **)out = s; return DG_OK; }
-    for (size_t k = 0; type == T_BOOL && k < sizeof bools / sizeof bools[0]; k++)
-        if (strlen(s) == len && !strcmp(s, bools[k])) { *(int *)out = k >= 9; return DG_OK; }
-    if (type == T_BOOL || (type == T_INT && (len == sign || strspn(s + sign, "0123456789") != len - sign)))
-        return type_err(c, id, path, what[type], e);
-    if (type == T_INT) {
-        errno = 0;
-        long long v = strtoll(s, NULL, 10);
-        if (errno == ERANGE || v < INT_MIN || v > INT_MAX) {
+    size_t len = s ? n->data.scalar.length : 0, sign = s && (*s == '+' || *s == '-');
+    long l;
+    double d;
+    if ((unsigned)t > DG_CFG_STR) return dg_err_set(e, DG_ERR_ARG, "config: unknown type %d", (int)t);
+    if (!s || (t != DG_CFG_STR && quoted(n))) return type_err(c, id, path, what[t], e);
+    if (strlen(s) != len)
+        return node_err(c, id, DG_ERR_CONFIG, e, "key '%.200s': expected %s without NUL characters", path, what[t]);
+    switch (t) {
+    case DG_CFG_STR: *(const char **)out = s; return DG_OK;
+    case DG_CFG_BOOL:
+        for (size_t k = 0; k < sizeof bools / sizeof bools[0]; k++)
+            if (!strcmp(s, bools[k])) { *(int *)out = k >= 9; return DG_OK; }
+        return type_err(c, id, path, what[t], e);
+    case DG_CFG_INT:
+        if (len == sign || strspn(s + sign, "0123456789") != len - sign)
+            return type_err(c, id, path, what[t], e);
+        if (!dg_parse_long(s, len, 10, &l) || l < INT_MIN || l > INT_MAX) {
             char got[96];
             describe(n, got, sizeof got);
             return node_err(c, id, DG_ERR_CONFIG, e, "key '%.200s': %s is out of the integer range [%d, %d]",
                             path, got, INT_MIN, INT_MAX);
         }
-        *(int *)out = (int)v;
+        *(int *)out = (int)l;
+        return DG_OK;
+    default:
+        if (nonfinite_text(s, len)) return type_err(c, id, path, "a finite number", e);
+        if (!dg_parse_double(s, len, &d)) return type_err(c, id, path, what[t], e);
+        if (t == DG_CFG_F64) { *(double *)out = d; return DG_OK; }
+        if (fabs(d) > FLT_MAX) return type_err(c, id, path, "a finite number within the 32-bit float range", e);
+        *(float *)out = (float)d;
         return DG_OK;
     }
-    if (is_nonfinite_text(s, len)) return type_err(c, id, path, "a finite number", e);
-    char *end = NULL;
-    double d = 0;
-    if (strspn(s, "0123456789+-.eE") == len) {  /* then strtod reads the C locale's decimal numbers only */
-        locale_t old, cl = c_locale(&old);
-        d = strtod(s, &end);
-        c_locale_end(cl, old);
-    }
-    if (end != s + len) return type_err(c, id, path, what[type], e);
-    if (!isfinite(d)) return type_err(c, id, path, "a finite number", e);
-    if (type == T_F64) { *(double *)out = d; return DG_OK; }
-    if (fabs(d) > FLT_MAX) return type_err(c, id, path, "a finite number within the 32-bit float range", e);
-    *(float *)out = (float)d;
-    return DG_OK;
-}
-
-/* The scalar getters: def (of the type's size) when missing and not req. */
-static dg_status get(dg_cfg *c, const char *path, int req, int type, void *out, const void *def, dg_err *e) {
-    int id;
-    dg_status st = find(c, path, req, &id, e);
-    if (st != DG_OK) return st;
-    if (id) return conv(c, id, path, type, out, e);
-    memcpy(out, def, type == T_F32 ? sizeof(float) : type == T_F64 ? sizeof(double)
-                     : type == T_STR ? sizeof(const char *) : sizeof(int));
-    return DG_OK;
-}
-
-/* Checks lo <= v <= hi, each end inclusive when its flag is 1 and open when infinite. The error cites
- * the key's line and text, "expected (0, 1]" ("> 0", "<= 5"); DG_ERR_ARG when the key is missing. */
-static dg_status range_check(dg_cfg *c, const char *path, double v, double lo, double hi, int lo_in, int hi_in,
-                             int is_int, dg_err *e) {
-    char a[40], b[40], interval[96], got[96];
-    int id = 0, open_lo = isinf(lo) && lo < 0, open_hi = isinf(hi) && hi > 0;
-    if (!c) return dg_err_set(e, DG_ERR_ARG, "config is NULL");
-    if ((lo_in ? v >= lo : v > lo) && (hi_in ? v <= hi : v < hi)) return DG_OK;
-    fmt_num(a, sizeof a, lo, is_int);
-    fmt_num(b, sizeof b, hi, is_int);
-    if (open_lo && open_hi) snprintf(interval, sizeof interval, "a finite number");
-    else if (open_lo) snprintf(interval, sizeof interval, "%s %s", hi_in ? "<=" : "<", b);
-    else if (open_hi) snprintf(interval, sizeof interval, "%s %s", lo_in ? ">=" : ">", a);
-    else snprintf(interval, sizeof interval, "%c%s, %s%c", lo_in ? '[' : '(', a, b, hi_in ? ']' : ')');
-    dg_status st = walk(c, path, 0, &id, NULL, e);
-    const yaml_node_t *n = id ? node(c, id) : NULL;
-    size_t p = 0;
-    if (st != DG_OK) return st;
-    if (n && n->type == YAML_SCALAR_NODE && !is_null(n))
-        put_clean(got, sizeof got, &p, text_of(n), n->data.scalar.length);
-    else
-        fmt_num(got, sizeof got, v, is_int);
-    if (!id)
-        return node_err(c, 0, DG_ERR_ARG, e, "key '%.200s': default %s is out of range, expected %s", path, got,
-                        interval);
-    return node_err(c, id, DG_ERR_CONFIG, e, "key '%.200s': %s is out of range, expected %s", path, got, interval);
 }
 
 /* Checks that list id has min_n..max_n items; what is the item ("integer", "number", "row"). */
@@ -393,8 +317,7 @@ static dg_status count_check(const dg_cfg *c, int id, const char *path, const ch
                              dg_err *e) {
     size_t n = n_kids(node(c, id));
     if (n >= (size_t)min_n && n <= (size_t)max_n) return DG_OK;
-    int one = min_n == max_n ? min_n : min_n == 0 ? max_n : 2;
-    const char *s = one == 1 ? "" : "s";
+    const char *s = (min_n == max_n ? min_n : min_n == 0 ? max_n : 2) == 1 ? "" : "s";
     if (min_n == max_n)
         return node_err(c, id, DG_ERR_CONFIG, e, "key '%.200s': expected %d %s%s, got %zu", path, min_n, what, s, n);
     if (min_n == 0)
@@ -405,39 +328,29 @@ static dg_status count_check(const dg_cfg *c, int id, const char *path, const ch
 }
 
 /* Reads list id into out (nothing written unless every item is valid; out NULL: check only): items
- * of type T_F32 or T_INT, or, cols > 0, rows of cols floats. *count (if not NULL) gets the length. */
-static dg_status read_list(dg_cfg *c, int id, const char *path, int type, int cols, void *out, int min_n,
+ * of type t or, cols > 0, rows of cols items. *count (if not NULL) gets the length. */
+static dg_status read_list(dg_cfg *c, int id, const char *path, dg_cfg_type t, int cols, void *out, int min_n,
                            int max_n, int *count, dg_err *e) {
     const yaml_node_t *n = node(c, id);
-    char what[64] = "a list of integers";
-    if (cols) snprintf(what, sizeof what, "a list of rows of %d numbers", cols);
-    else if (type == T_F32) snprintf(what, sizeof what, "a list of numbers");
+    const char *noun = t == DG_CFG_INT ? "integer" : "number";
+    size_t size = t == DG_CFG_F64 ? sizeof(double) : t == DG_CFG_F32 ? sizeof(float) : sizeof(int), row = (size_t)(cols ? cols : 1);
+    char what[64];
+    if (cols) snprintf(what, sizeof what, "a list of rows of %d %ss", cols, noun);
+    else snprintf(what, sizeof what, "a list of %ss", noun);
     if (n->type != YAML_SEQUENCE_NODE) return type_err(c, id, path, what, e);
-    dg_status st = count_check(c, id, path, cols ? "row" : type == T_INT ? "integer" : "number", min_n, max_n, e);
+    dg_status st = count_check(c, id, path, cols ? "row" : noun, min_n, max_n, e);
     for (int pass = 0; st == DG_OK && pass < (out ? 2 : 1); pass++) {  /* check all, then write */
         for (size_t i = 0; st == DG_OK && i < n_kids(n); i++) {
             char ipath[PATH_CAP];
+            double scratch;
+            void *dst = pass ? (char *)out + i * row * size : (void *)&scratch;
             snprintf(ipath, sizeof ipath, "%.200s[%zu]", path, i);
-            union { int i; float f; } scratch;
-            void *dst = !pass          ? (void *)&scratch
-                        : type == T_INT ? (void *)((int *)out + i)
-                                        : (void *)((float *)out + i * (size_t)(cols ? cols : 1));
-            st = cols ? read_list(c, *kid(n, i), ipath, T_F32, 0, pass ? dst : NULL, cols, cols, NULL, e)
-                      : conv(c, *kid(n, i), ipath, type, dst, e);
+            st = cols ? read_list(c, *kid(n, i), ipath, t, 0, pass ? dst : NULL, cols, cols, NULL, e)
+                      : conv(c, *kid(n, i), ipath, t, dst, e);
         }
     }
     if (st == DG_OK && count) *count = (int)n_kids(n);
     return st;
-}
-
-/* The list getters: a missing key leaves out and *count alone. */
-static dg_status get_list(dg_cfg *c, const char *path, int type, int cols, void *out, int min_n, int max_n,
-                          int *count, dg_err *e) {
-    int id = 0;
-    if (min_n < 0 || max_n < min_n || (max_n > 0 && !out) || (!count && min_n != max_n))
-        return dg_err_set(e, DG_ERR_ARG, "config list: bad arguments (min %d, max %d)", min_n, max_n);
-    dg_status st = find(c, path, 0, &id, e);
-    return st != DG_OK || !id ? st : read_list(c, id, path, type, cols, out, min_n, max_n, count, e);
 }
 
 /* Edit distance between two byte strings of at most 64 bytes (INT_MAX when longer). */
@@ -449,12 +362,11 @@ static int edit_distance(const char *a, size_t na, const char *b, size_t nb) {
         int diag = row[0];
         row[0] = (int)i;
         for (size_t j = 1; j <= nb; j++) {
-            int up = row[j];
             int best = diag + (a[i - 1] != b[j - 1]);
-            if (up + 1 < best) best = up + 1;
+            if (row[j] + 1 < best) best = row[j] + 1;
             if (row[j - 1] + 1 < best) best = row[j - 1] + 1;
+            diag = row[j];
             row[j] = best;
-            diag = up;
         }
     }
     return row[nb];
@@ -465,17 +377,21 @@ static const char *suggest(const dg_cfg *c, const char *parent, size_t plen, con
     const char *best = NULL;
     int best_d = INT_MAX;
     for (int i = 0; i < c->n_asked; i++) {
-        const char *a = c->asked[i];
-        const char *dot = strrchr(a, '.');
-        size_t alen = dot ? (size_t)(dot - a) : 0;
-        const char *last = dot ? dot + 1 : a;
+        const char *a = c->asked[i], *dot = strrchr(a, '.'), *last = dot ? dot + 1 : a;
+        size_t alen = dot ? (size_t)(dot - a) : 0, ll = strlen(last);
         if (alen != plen || memcmp(a, parent, plen) != 0 || strchr(last, '[')) continue;
-        size_t ll = strlen(last);
         int d = edit_distance(last, ll, key, klen);
-        int limit = ll < 4 ? 1 : ll < 8 ? 2 : 3;
-        if (d <= limit && d < best_d) { best = a; best_d = d; }
+        if (d <= (ll < 4 ? 1 : ll < 8 ? 2 : 3) && d < best_d) { best = a; best_d = d; }
     }
     return best;
+}
+
+/* Appends ".key" (is_key) or "[i]" to the path in buf at *pos, for messages. */
+static void path_push(char *buf, size_t *pos, const yaml_node_t *key, size_t i) {
+    char ix[32];
+    if (!key) snprintf(ix, sizeof ix, "[%zu]", i);
+    if (key && *pos > 0) put_clean(buf, PATH_CAP, pos, ".", 1);
+    put_clean(buf, PATH_CAP, pos, key ? text_of(key) : ix, key ? key->data.scalar.length : strlen(ix));
 }
 
 /* Finds the first unread entry under node id (which was visited, not used), in file order. */
@@ -486,14 +402,7 @@ static dg_status unused_in(const dg_cfg *c, int id, char *path, size_t plen, dg_
         int k = is_map ? key_at(n, i) : 0, v = *kid(n, i);
         const yaml_node_t *kn = k ? node(c, k) : NULL;
         size_t p = plen;
-        if (is_map) {
-            if (p > 0) put_clean(path, PATH_CAP, &p, ".", 1);
-            put_clean(path, PATH_CAP, &p, text_of(kn), kn->data.scalar.length);
-        } else {
-            char ix[32];
-            snprintf(ix, sizeof ix, "[%zu]", i);
-            put_clean(path, PATH_CAP, &p, ix, strlen(ix));
-        }
+        path_push(path, &p, kn, i);
         unsigned fl = c->m[v - 1].flags;
         if (!(fl & (F_USED | F_VISITED))) {
             if (!is_map) return node_err(c, v, DG_ERR_CONFIG, e, "unused list item '%s'", path);
@@ -501,10 +410,8 @@ static dg_status unused_in(const dg_cfg *c, int id, char *path, size_t plen, dg_
             if (hint) return node_err(c, k, DG_ERR_CONFIG, e, "unknown key '%s' (did you mean '%.200s'?)", path, hint);
             return node_err(c, k, DG_ERR_CONFIG, e, "unknown key '%s'", path);
         }
-        if (!(fl & F_USED) && node(c, v)->type != YAML_SCALAR_NODE) {
-            dg_status st = unused_in(c, v, path, p, e);
-            if (st != DG_OK) return st;
-        }
+        dg_status st = fl & F_USED ? DG_OK : unused_in(c, v, path, p, e);
+        if (st != DG_OK) return st;
         path[plen] = 0;
     }
     return DG_OK;
@@ -539,28 +446,22 @@ static int meta_sync(dg_cfg *c) {
     return 1;
 }
 
-/* Copies node id of src into dst (a tree: libyaml anchors nodes met twice). out: in the dump's
- * styles (quoted scalars single-quoted, libyaml switching to double quotes when it must, so "5"
- * stays a string; nulls written "null"). Returns the new node's id, 0 when out of memory. */
-static int copy_node(yaml_document_t *dst, yaml_document_t *src, int id, int out, int is_key) {
+/* Copies node id of src into dst as a tree (libyaml would anchor a node met twice), nulls written
+ * "null" (an empty plain scalar in a flow list would come back a string). Returns the new node's
+ * id, 0 when out of memory. */
+static int copy_node(yaml_document_t *dst, yaml_document_t *src, int id, int is_key) {
     const yaml_node_t *n = yaml_document_get_node(src, id);
-    if (n->type == YAML_SCALAR_NODE) {
-        yaml_scalar_style_t st = n->data.scalar.style;
-        if (out && !is_key && is_null(n))
-            return yaml_document_add_scalar(dst, NULL, (const yaml_char_t *)"null", 4, YAML_ANY_SCALAR_STYLE);
-        if (out) st = quoted(n) ? YAML_SINGLE_QUOTED_SCALAR_STYLE : YAML_ANY_SCALAR_STYLE;
-        if (n->data.scalar.length > INT_MAX) return 0;
-        return yaml_document_add_scalar(dst, NULL, n->data.scalar.value, (int)n->data.scalar.length, st);
-    }
+    if (n->type == YAML_SCALAR_NODE && !is_key && is_null(n))
+        return yaml_document_add_scalar(dst, NULL, (const yaml_char_t *)"null", 4, YAML_PLAIN_SCALAR_STYLE);
+    if (n->type == YAML_SCALAR_NODE)
+        return n->data.scalar.length > INT_MAX ? 0 : yaml_document_add_scalar(dst, NULL, n->data.scalar.value,
+                                                      (int)n->data.scalar.length, n->data.scalar.style);
     int is_map = n->type == YAML_MAPPING_NODE;
-    int flow = is_map ? n->data.mapping.style == YAML_FLOW_MAPPING_STYLE
-                      : n->data.sequence.style == YAML_FLOW_SEQUENCE_STYLE;
-    int to = is_map
-        ? yaml_document_add_mapping(dst, NULL, flow ? YAML_FLOW_MAPPING_STYLE : YAML_BLOCK_MAPPING_STYLE)
-        : yaml_document_add_sequence(dst, NULL, flow ? YAML_FLOW_SEQUENCE_STYLE : YAML_BLOCK_SEQUENCE_STYLE);
+    int to = is_map ? yaml_document_add_mapping(dst, NULL, n->data.mapping.style)
+                    : yaml_document_add_sequence(dst, NULL, n->data.sequence.style);
     for (size_t i = 0; to && i < n_kids(n); i++) {
-        int k = is_map ? copy_node(dst, src, key_at(n, i), out, 1) : 0;
-        int v = k || !is_map ? copy_node(dst, src, *kid(n, i), out, 0) : 0;
+        int k = is_map ? copy_node(dst, src, key_at(n, i), 1) : 0;
+        int v = k || !is_map ? copy_node(dst, src, *kid(n, i), 0) : 0;
         if (!v || !(is_map ? yaml_document_append_mapping_pair(dst, to, k, v)
                            : yaml_document_append_sequence_item(dst, to, v)))
             to = 0;
@@ -581,47 +482,32 @@ PRINTF(4, 5) static dg_status perr(parser *p, dg_status st, int line, const char
     va_start(ap, fmt);
     vsnprintf(body, sizeof body, fmt, ap);
     va_end(ap);
-    if (p->override) return dg_err_set(p->e, st, CMDLINE ": key '%.200s': %s", p->key, body);
+    if (p->key) return dg_err_set(p->e, st, CMDLINE ": key '%.200s': %s", p->key, body);
     if (line > 0) return dg_err_set(p->e, st, "%.400s:%d: %s", p->label, line, body);
     return dg_err_set(p->e, st, "%.400s: %s", p->label, body);
-}
-
-/* 1 if the indentation of line (0-based) of text contains a tab, which YAML forbids. */
-static int indented_with_tab(const unsigned char *text, size_t len, size_t line) {
-    size_t i = 0;
-    for (size_t l = 0; l < line && i < len; i++)
-        if (text[i] == '\n') l++;
-    for (; i < len && (text[i] == ' ' || text[i] == '\t'); i++)
-        if (text[i] == '\t') return 1;
-    return 0;
 }
 
 /* Turns libyaml's error state into "FILE:LINE: problem (context at line N)". */
 static dg_status syntax_error(parser *p, const yaml_parser_t *y) {
     if (y->error == YAML_MEMORY_ERROR) return perr(p, DG_ERR_NOMEM, 0, "out of memory while reading YAML");
-    const char *problem = y->problem ? y->problem : "invalid YAML";
     char extra[160] = "";
-    int line;
-    if (y->error == YAML_READER_ERROR) {
-        /* encoding errors carry a byte offset, not a mark */
-        size_t end = y->problem_offset < p->len ? y->problem_offset : p->len;
-        size_t nl = 0;
-        for (size_t i = 0; i < end; i++) nl += p->text[i] == '\n';
-        line = mark_line(nl);
+    size_t line0 = y->problem_mark.line, i = 0;
+    if (y->error == YAML_READER_ERROR) {  /* encoding errors carry a byte offset, not a mark */
+        line0 = 0;
+        for (size_t k = 0; k < y->problem_offset && k < p->len; k++) line0 += p->text[k] == '\n';
         if (y->problem_value >= 0) snprintf(extra, sizeof extra, " (byte 0x%02X)", (unsigned)y->problem_value);
-    } else {
-        line = mark_line(y->problem_mark.line);
+    } else if (y->context) {
         int cline = mark_line(y->context_mark.line);
-        if (y->context && !p->override && cline != line)
-            snprintf(extra, sizeof extra, " (%.100s at line %d)", y->context, cline);
-        else if (y->context)
-            snprintf(extra, sizeof extra, " (%.100s)", y->context);
-        if (y->error == YAML_SCANNER_ERROR && indented_with_tab(p->text, p->len, y->problem_mark.line)) {
-            size_t k = strlen(extra);
-            snprintf(extra + k, sizeof extra - k, "; YAML indents with spaces, not tabs");
-        }
+        if (!p->key && cline != mark_line(line0)) snprintf(extra, sizeof extra, " (%.100s at line %d)", y->context, cline);
+        else snprintf(extra, sizeof extra, " (%.100s)", y->context);
     }
-    return perr(p, DG_ERR_CONFIG, line, "%s%s", problem, extra);
+    if (y->error == YAML_SCANNER_ERROR) {  /* a tab in the problem line's indentation */
+        for (size_t l = 0; l < line0 && i < p->len; i++) l += p->text[i] == '\n';
+        while (i < p->len && p->text[i] == ' ') i++;
+        if (i < p->len && p->text[i] == '\t')
+            snprintf(extra + strlen(extra), sizeof extra - strlen(extra), "; YAML indents with spaces, not tabs");
+    }
+    return perr(p, DG_ERR_CONFIG, mark_line(line0), "%s%s", y->problem ? y->problem : "invalid YAML", extra);
 }
 
 /* Starts a libyaml parser on p's text. Returns 0 when out of memory. */
@@ -633,13 +519,11 @@ static int yaml_open(yaml_parser_t *y, const parser *p) {
 }
 
 /* The first pass, over libyaml's events: refuses syntax errors, aliases (which yaml_parser_load
- * would resolve into shared, even cyclic, nodes), anchors, tags, keys that are lists or maps,
- * nesting deeper than DG_CFG_MAX_DEPTH (the root at depth), more than MAX_NODES values and a second
- * document. It stops at the first, so junk costs no more than a few events' memory. */
+ * would resolve into shared, even cyclic, nodes), anchors, tags, nesting deeper than
+ * DG_CFG_MAX_DEPTH (the root at depth), more than MAX_NODES values and a second document. It stops
+ * at the first, so junk costs no more than a few events' memory. */
 static dg_status scan(parser *p, int depth) {
     yaml_parser_t y;
-    unsigned char is_map[DG_CFG_MAX_DEPTH];  /* the open lists and maps... */
-    size_t kids[DG_CFG_MAX_DEPTH];           /* ...and the nodes read in each */
     int open = 0, docs = 0, done = 0;
     size_t nodes = 0;
     if (!yaml_open(&y, p)) return perr(p, DG_ERR_NOMEM, 0, "out of memory while reading YAML");
@@ -648,9 +532,8 @@ static dg_status scan(parser *p, int depth) {
         yaml_event_t ev;
         if (!yaml_parser_parse(&y, &ev)) { st = syntax_error(p, &y); break; }
         yaml_event_type_t t = ev.type;
-        int line = p->override ? 0 : mark_line(ev.start_mark.line);
+        int line = p->key ? 0 : mark_line(ev.start_mark.line);
         int coll = t == YAML_SEQUENCE_START_EVENT || t == YAML_MAPPING_START_EVENT;
-        int is_node = coll || t == YAML_SCALAR_EVENT || t == YAML_ALIAS_EVENT;
         const yaml_char_t *anchor = t == YAML_ALIAS_EVENT ? ev.data.alias.anchor
                                   : t == YAML_SCALAR_EVENT ? ev.data.scalar.anchor
                                   : t == YAML_SEQUENCE_START_EVENT ? ev.data.sequence_start.anchor
@@ -662,113 +545,79 @@ static dg_status scan(parser *p, int depth) {
         size_t k = 0;
         if (anchor || tag) put_clean(name, sizeof name, &k, (const char *)(anchor ? anchor : tag),
                                      strlen((const char *)(anchor ? anchor : tag)));
-        if (is_node && open > 0 && is_map[open - 1] && kids[open - 1] % 2 == 0 && coll)
-            st = perr(p, DG_ERR_CONFIG, line, "map keys must be plain values, not lists or maps");
-        else if (t == YAML_ALIAS_EVENT)
+        if (t == YAML_ALIAS_EVENT)
             st = perr(p, DG_ERR_CONFIG, line, "aliases (*%s) are not supported; write the value out", name);
         else if (anchor)
             st = perr(p, DG_ERR_CONFIG, line, "anchors (&%s) are not supported; write the value out", name);
         else if (tag)
             st = perr(p, DG_ERR_CONFIG, line, "tags (%s) are not supported; quote a value to make it a string", name);
-        else if (t == YAML_SEQUENCE_END_EVENT || t == YAML_MAPPING_END_EVENT) open--;
         else if (t == YAML_DOCUMENT_START_EVENT && docs++)
             st = perr(p, DG_ERR_CONFIG, line, "only one YAML document is allowed (a second one starts here)");
-        else done = t == YAML_STREAM_END_EVENT;
-        if (st == DG_OK && is_node && ++nodes > MAX_NODES)
+        else if ((coll || t == YAML_SCALAR_EVENT) && ++nodes > MAX_NODES)
             st = perr(p, DG_ERR_CONFIG, line, "more than %d keys and values in one config", MAX_NODES);
-        if (st == DG_OK && is_node && open > 0) kids[open - 1]++;
-        if (st == DG_OK && coll && depth + open > DG_CFG_MAX_DEPTH)
+        else if (coll && depth + open++ > DG_CFG_MAX_DEPTH)
             st = perr(p, DG_ERR_CONFIG, line, "nesting deeper than %d levels", DG_CFG_MAX_DEPTH);
-        else if (st == DG_OK && coll) {
-            is_map[open] = t == YAML_MAPPING_START_EVENT;
-            kids[open++] = 0;
-        }
+        open -= t == YAML_SEQUENCE_END_EVENT || t == YAML_MAPPING_END_EVENT;
+        done = t == YAML_STREAM_END_EVENT;
         yaml_event_delete(&ev);
     }
     yaml_parser_delete(&y);
     return st;
 }
 
-/* Appends ".key" or "[i]" to the path being checked; returns the old length to restore. */
-static size_t path_push(parser *p, const char *s, size_t n, int is_key) {
-    size_t old = p->plen;
-    if (is_key && p->plen > 0) put_clean(p->path, PATH_CAP, &p->plen, ".", 1);
-    put_clean(p->path, PATH_CAP, &p->plen, s, n);
-    return old;
+static int key_cmp(const void *a, const void *b) {  /* (key node, index) pairs: by text, then index */
+    const yaml_node_t *x = *(yaml_node_t *const *)a, *y = *(yaml_node_t *const *)b;
+    size_t nx = x->data.scalar.length, ny = y->data.scalar.length;
+    int r = memcmp(x->data.scalar.value, y->data.scalar.value, nx < ny ? nx : ny);
+    return r ? r : nx != ny ? (nx < ny ? -1 : 1) : (x > y) - (x < y);
 }
 
-typedef struct key_ix {
-    const yaml_node_t *k;
-    size_t i;
-} key_ix;
-
-static int key_ix_cmp(const void *a, const void *b) {
-    const key_ix *x = a, *y = b;
-    size_t nx = x->k->data.scalar.length, ny = y->k->data.scalar.length;
-    int r = memcmp(x->k->data.scalar.value, y->k->data.scalar.value, nx < ny ? nx : ny);
-    if (r) return r;
-    if (nx != ny) return nx < ny ? -1 : 1;
-    return x->i < y->i ? -1 : x->i > y->i;
-}
-
-/* Reports the first repeated key of map n (in file order), naming both lines. O(n log n). */
-static dg_status check_duplicates(parser *p, yaml_document_t *d, const yaml_node_t *n) {
-    size_t cnt = n_kids(n), dup = SIZE_MAX, first = 0, run = 0;
-    if (cnt < 2) return DG_OK;
-    key_ix *ix = malloc(cnt * sizeof *ix);
-    if (!ix) return perr(p, DG_ERR_NOMEM, 0, "out of memory while reading YAML");
-    for (size_t i = 0; i < cnt; i++) ix[i] = (key_ix){yaml_document_get_node(d, key_at(n, i)), i};
-    qsort(ix, cnt, sizeof *ix, key_ix_cmp);
-    for (size_t j = 1; j < cnt; j++) {
-        if (key_ix_cmp(&(key_ix){ix[j].k, 0}, &(key_ix){ix[run].k, 0}) != 0) { run = j; continue; }
-        if (ix[j].i < dup) { dup = ix[j].i; first = ix[run].i; }
-    }
-    free(ix);
-    if (dup == SIZE_MAX) return DG_OK;
-    const yaml_node_t *k = yaml_document_get_node(d, key_at(n, dup)), *k0 = yaml_document_get_node(d, key_at(n, first));
-    path_push(p, text_of(k), k->data.scalar.length, 1);
-    if (p->override) return perr(p, DG_ERR_CONFIG, 0, "duplicate key '%s'", p->path);
-    return perr(p, DG_ERR_CONFIG, mark_line(k->start_mark.line), "duplicate key '%s' (first at line %d)", p->path,
-                mark_line(k0->start_mark.line));
-}
-
-/* Walks the tree under node id (depth-first, as a reader meets the maps' ends): refuses repeated
- * keys, and fills m (NULL: not wanted) with each node's position, a map value taking its key's. */
+/* Walks the tree under node id (depth-first, as a reader meets the maps' ends): refuses keys that
+ * are lists or maps and repeated keys (the first in file order, naming both lines; O(n log n)), and
+ * fills m (NULL: not wanted) with each node's position, a map value taking its key's. */
 static dg_status check_tree(parser *p, yaml_document_t *d, int id, int key, meta *m) {
-    const yaml_node_t *n = yaml_document_get_node(d, id);
-    const yaml_node_t *at = key ? yaml_document_get_node(d, key) : n;
+    const yaml_node_t *n = yaml_document_get_node(d, id), *at = key ? yaml_document_get_node(d, key) : n;
     if (m) m[id - 1] = (meta){0, mark_line(at->start_mark.line), mark_line(at->start_mark.column)};
     int is_map = n->type == YAML_MAPPING_NODE;
-    for (size_t i = 0; i < n_kids(n); i++) {
-        dg_status st;
-        size_t old = p->plen;
+    size_t cnt = n_kids(n), old = p->plen;
+    for (size_t i = 0; i < cnt; i++) {
         int k = is_map ? key_at(n, i) : 0;
-        if (k) {
-            const yaml_node_t *kn = yaml_document_get_node(d, k);
-            if (m) m[k - 1] = (meta){0, mark_line(kn->start_mark.line), mark_line(kn->start_mark.column)};
-            path_push(p, text_of(kn), kn->data.scalar.length, 1);
-        } else {
-            char ix[32];
-            snprintf(ix, sizeof ix, "[%zu]", i);
-            path_push(p, ix, strlen(ix), 0);
-        }
-        st = check_tree(p, d, *kid(n, i), k, m);
-        p->plen = old;
-        p->path[old] = 0;
+        const yaml_node_t *kn = k ? yaml_document_get_node(d, k) : NULL;
+        if (kn && kn->type != YAML_SCALAR_NODE)
+            return perr(p, DG_ERR_CONFIG, mark_line(kn->start_mark.line), "map keys must be plain values, not lists or maps");
+        if (kn && m) m[k - 1] = (meta){0, mark_line(kn->start_mark.line), mark_line(kn->start_mark.column)};
+        path_push(p->path, &p->plen, kn, i);
+        dg_status st = check_tree(p, d, *kid(n, i), k, m);
+        p->path[p->plen = old] = 0;
         if (st != DG_OK) return st;
     }
-    return is_map ? check_duplicates(p, d, n) : DG_OK;
+    if (!is_map || cnt < 2) return DG_OK;
+    const yaml_node_t **ix = malloc(cnt * sizeof *ix), *dup = NULL, *first = NULL;
+    if (!ix) return perr(p, DG_ERR_NOMEM, 0, "out of memory while reading YAML");
+    for (size_t i = 0; i < cnt; i++) ix[i] = yaml_document_get_node(d, key_at(n, i));  /* in file order */
+    qsort(ix, cnt, sizeof *ix, key_cmp);
+    for (size_t j = 1, run = 0; j < cnt; j++) {
+        const yaml_node_t *a = ix[run], *b = ix[j];
+        if (a->data.scalar.length != b->data.scalar.length || memcmp(a->data.scalar.value, b->data.scalar.value,
+                                                                      a->data.scalar.length)) run = j;
+        else if (!dup || b < dup) { dup = b; first = a; }
+    }
+    free(ix);
+    if (!dup) return DG_OK;
+    path_push(p->path, &p->plen, dup, 0);
+    if (p->key) return perr(p, DG_ERR_CONFIG, 0, "duplicate key '%s'", p->path);
+    return perr(p, DG_ERR_CONFIG, mark_line(dup->start_mark.line), "duplicate key '%s' (first at line %d)", p->path,
+                mark_line(first->start_mark.line));
 }
 
 /* Parses text into doc (no nodes when the text holds no document) after scan; *m (if m) gets the
  * per-node data, malloc'd. On error doc is left empty. */
 static dg_status parse_text(const char *text, size_t len, const char *label, const char *key, int depth,
                             yaml_document_t *doc, meta **m, dg_err *e) {
-    parser p = {.label = label, .text = (const unsigned char *)text, .len = len, .override = key != NULL,
-                .key = key, .e = e};
+    parser p = {.label = label, .text = (const unsigned char *)text, .len = len, .key = key, .e = e};
     yaml_parser_t y;
     memset(doc, 0, sizeof *doc);
-    if (key) path_push(&p, key, strlen(key), 0);
+    if (key) put_clean(p.path, PATH_CAP, &p.plen, key, strlen(key));
     dg_status st = scan(&p, depth);
     if (st != DG_OK) return st;
     if (!yaml_open(&y, &p)) return perr(&p, DG_ERR_NOMEM, 0, "out of memory while reading YAML");
@@ -789,14 +638,8 @@ static dg_status parse_text(const char *text, size_t len, const char *label, con
 
 dg_cfg *dg_cfg_parse(const char *text, size_t len, const char *label, dg_err *e) {
     if (!label) label = "<memory>";
-    size_t ll = strlen(label);
     dg_cfg *c = calloc(1, sizeof *c);
-    if (!c || !(c->label = malloc(ll + 1))) {
-        free(c);
-        dg_err_set(e, DG_ERR_NOMEM, "%.400s: out of memory", label);
-        return NULL;
-    }
-    memcpy(c->label, label, ll + 1);
+    if (!c || !(c->label = strdup(label))) goto nomem;
     if (parse_text(text, len, label, NULL, 1, &c->doc, &c->m, e) != DG_OK) {
         dg_cfg_free(c);
         return NULL;
@@ -848,90 +691,51 @@ const char *dg_cfg_path(const dg_cfg *c) {
     return c ? c->label : "";
 }
 
-dg_status dg_cfg_get_f32(dg_cfg *c, const char *path, float *out, float def, dg_err *e) {
-    return get(c, path, 0, T_F32, out, &def, e);
+dg_status dg_cfg_get(dg_cfg *c, const char *path, dg_cfg_type type, void *out, dg_err *e) {
+    int id;
+    dg_status st = find(c, path, 0, &id, e);
+    return st != DG_OK || !id ? st : conv(c, id, path, type, out, e);
 }
 
-dg_status dg_cfg_get_f32_req(dg_cfg *c, const char *path, float *out, dg_err *e) {
-    return get(c, path, 1, T_F32, out, NULL, e);
+dg_status dg_cfg_require(dg_cfg *c, const char *path, dg_err *e) {
+    int id;
+    return find(c, path, 1, &id, e);
 }
 
-dg_status dg_cfg_get_f32_range(dg_cfg *c, const char *path, float *out, float def,
-                               float lo, float hi, int lo_inclusive, int hi_inclusive, dg_err *e) {
-    float v;
-    dg_status st = dg_cfg_get_f32(c, path, &v, def, e);
-    if (st == DG_OK) st = dg_cfg_check_f32_range(c, path, v, lo, hi, lo_inclusive, hi_inclusive, e);
-    if (st == DG_OK) *out = v;
-    return st;
+dg_status dg_cfg_get_list(dg_cfg *c, const char *path, dg_cfg_type type, int cols, void *out, int min_n,
+                          int max_n, int *n, dg_err *e) {
+    int id = 0;
+    if ((type != DG_CFG_F32 && type != DG_CFG_F64 && type != DG_CFG_INT) || cols < 0 || min_n < 0 ||
+        max_n < min_n || (max_n > 0 && !out) || (!n && min_n != max_n) ||
+        (size_t)max_n > SIZE_MAX / sizeof(double) / (size_t)(cols ? cols : 1))
+        return dg_err_set(e, DG_ERR_ARG, "config list '%.200s': bad arguments (type %d, cols %d, min %d, max %d)",
+                          path ? path : "", (int)type, cols, min_n, max_n);
+    dg_status st = find(c, path, 0, &id, e);
+    return st != DG_OK || !id ? st : read_list(c, id, path, type, cols, out, min_n, max_n, n, e);
 }
 
-dg_status dg_cfg_get_f64_range(dg_cfg *c, const char *path, double *out, double def,
-                               double lo, double hi, int lo_inclusive, int hi_inclusive, dg_err *e) {
-    double v;
-    dg_status st = get(c, path, 0, T_F64, &v, &def, e);
-    if (st == DG_OK) st = range_check(c, path, v, lo, hi, lo_inclusive, hi_inclusive, 0, e);
-    if (st == DG_OK) *out = v;
-    return st;
-}
-
-dg_status dg_cfg_get_int(dg_cfg *c, const char *path, int *out, int def, dg_err *e) {
-    return get(c, path, 0, T_INT, out, &def, e);
-}
-
-dg_status dg_cfg_get_int_req(dg_cfg *c, const char *path, int *out, dg_err *e) {
-    return get(c, path, 1, T_INT, out, NULL, e);
-}
-
-dg_status dg_cfg_get_int_range(dg_cfg *c, const char *path, int *out, int def, int lo, int hi, dg_err *e) {
-    int v;
-    dg_status st = dg_cfg_get_int(c, path, &v, def, e);
-    if (st == DG_OK) st = dg_cfg_check_int_range(c, path, v, lo, hi, e);
-    if (st == DG_OK) *out = v;
-    return st;
-}
-
-dg_status dg_cfg_get_bool(dg_cfg *c, const char *path, int *out, int def, dg_err *e) {
-    return get(c, path, 0, T_BOOL, out, &def, e);
-}
-
-dg_status dg_cfg_get_bool_req(dg_cfg *c, const char *path, int *out, dg_err *e) {
-    return get(c, path, 1, T_BOOL, out, NULL, e);
-}
-
-dg_status dg_cfg_get_str(dg_cfg *c, const char *path, const char **out, const char *def, dg_err *e) {
-    return get(c, path, 0, T_STR, (void *)out, (const void *)&def, e);
-}
-
-dg_status dg_cfg_get_str_req(dg_cfg *c, const char *path, const char **out, dg_err *e) {
-    return get(c, path, 1, T_STR, (void *)out, NULL, e);
-}
-
-dg_status dg_cfg_check_f32_range(dg_cfg *c, const char *path, float v, float lo, float hi,
-                                 int lo_inclusive, int hi_inclusive, dg_err *e) {
-    return range_check(c, path, v, lo, hi, lo_inclusive, hi_inclusive, 0, e);
-}
-
-dg_status dg_cfg_check_int_range(dg_cfg *c, const char *path, int v, int lo, int hi, dg_err *e) {
-    return range_check(c, path, v, lo == INT_MIN ? -INFINITY : lo, hi == INT_MAX ? INFINITY : hi, 1, 1, 1, e);
-}
-
-dg_status dg_cfg_get_f32_array(dg_cfg *c, const char *path, float *out, int min_n, int max_n,
-                               int *n, dg_err *e) {
-    return get_list(c, path, T_F32, 0, out, min_n, max_n, n, e);
-}
-
-dg_status dg_cfg_get_int_array(dg_cfg *c, const char *path, int *out, int min_n, int max_n,
-                               int *n, dg_err *e) {
-    return get_list(c, path, T_INT, 0, out, min_n, max_n, n, e);
-}
-
-dg_status dg_cfg_get_f32_rows(dg_cfg *c, const char *path, float *out, int cols, int min_rows,
-                              int max_rows, int *rows, dg_err *e) {
-    if (cols < 1 || !rows || min_rows < 0 || max_rows < min_rows || (max_rows > 0 && !out) ||
-        (size_t)max_rows > SIZE_MAX / sizeof(float) / (size_t)cols)
-        return dg_err_set(e, DG_ERR_ARG, "config rows: bad arguments (cols %d, min %d, max %d)", cols, min_rows,
-                          max_rows);
-    return get_list(c, path, T_F32, cols, out, min_rows, max_rows, rows, e);
+dg_status dg_cfg_check_range(dg_cfg *c, const char *path, double v, double lo, double hi, int lo_open, int hi_open,
+                             dg_err *e) {
+    char a[40], b[40], interval[96], got[96];
+    int id = 0;
+    size_t p = 0;
+    if (!c) return dg_err_set(e, DG_ERR_ARG, "config is NULL");
+    if ((lo_open ? v > lo : v >= lo) && (hi_open ? v < hi : v <= hi)) return DG_OK;
+    fmt_num(a, sizeof a, lo);
+    fmt_num(b, sizeof b, hi);
+    if (isinf(lo) && isinf(hi)) snprintf(interval, sizeof interval, "a finite number");
+    else if (isinf(lo)) snprintf(interval, sizeof interval, "%s %s", hi_open ? "<" : "<=", b);
+    else if (isinf(hi)) snprintf(interval, sizeof interval, "%s %s", lo_open ? ">" : ">=", a);
+    else snprintf(interval, sizeof interval, "%c%s, %s%c", lo_open ? '(' : '[', a, b, hi_open ? ')' : ']');
+    dg_status st = walk(c, path, 0, &id, NULL, e);
+    const yaml_node_t *n = id ? node(c, id) : NULL;
+    if (st != DG_OK) return st;
+    if (n && n->type == YAML_SCALAR_NODE && !is_null(n)) put_clean(got, sizeof got, &p, text_of(n), n->data.scalar.length);
+    else fmt_num(got, sizeof got, v);
+    if (!id)
+        return node_err(c, 0, DG_ERR_ARG, e, "key '%.200s': default %s is out of range, expected %s", path, got,
+                        interval);
+    return node_err(c, id, DG_ERR_CONFIG, e, "key '%.200s': %s is out of range, expected %s", path, got, interval);
 }
 
 int dg_cfg_has(dg_cfg *c, const char *path) {
@@ -1029,7 +833,7 @@ dg_status dg_cfg_set(dg_cfg *c, const char *path, const char *value_text, dg_err
         yaml_document_t tmp;
         dg_status st = parse_text(value_text, vlen, CMDLINE, path, nsteps + 1, &tmp, NULL, e);
         if (st != DG_OK) return st;
-        if (yaml_document_get_root_node(&tmp)) val = copy_node(&c->doc, &tmp, ROOT, 0, 0);
+        if (yaml_document_get_root_node(&tmp)) val = copy_node(&c->doc, &tmp, ROOT, 0);
         else st = dg_err_set(e, DG_ERR_CONFIG, CMDLINE ": key '%.200s': empty value", path);
         yaml_document_delete(&tmp);
         if (st != DG_OK) return st;
@@ -1070,7 +874,7 @@ dg_status dg_cfg_to_yaml(const dg_cfg *c, char **out, size_t *len, dg_err *e) {
     if (!c) return dg_err_set(e, DG_ERR_ARG, "dg_cfg_to_yaml: config is NULL");
     FILE *f = open_memstream(&buf, &n);
     int made = f && yaml_document_initialize(&d, NULL, NULL, NULL, 1, 1);
-    int ok = made && copy_node(&d, (yaml_document_t *)&c->doc, ROOT, 1, 0) && yaml_emitter_initialize(&em);
+    int ok = made && copy_node(&d, (yaml_document_t *)&c->doc, ROOT, 0) && yaml_emitter_initialize(&em);
     if (!ok && made) yaml_document_delete(&d);
     if (ok) {
         yaml_emitter_set_output_file(&em, f);
