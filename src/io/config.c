@@ -18,6 +18,7 @@
 
 #include "difgames/core.h"  /* dg_parse_long, dg_parse_double */
 #include "difgames/fileio.h"
+#include "io/text.h"  /* dg_utf8_check, dg_text_append */
 
 /* ------------------------------------------------------------------ types */
 
@@ -118,31 +119,13 @@ static long map_index(const dg_cfg *c, const yaml_node_t *n, const char *name, s
     return -1;
 }
 
-/* Appends n bytes of s to buf (capacity cap, current length *pos), turning control characters into
- * '?' so a message stays on one line; truncates with "..." when full. */
-static void put_clean(char *buf, size_t cap, size_t *pos, const char *s, size_t n) {
-    size_t p = *pos, start = *pos;
-    for (size_t i = 0; i < n; i++) {
-        if (p + 4 >= cap) {
-            while (p > start && ((unsigned char)buf[p - 1] & 0xC0) == 0x80) p--;  /* whole UTF-8 characters */
-            if (p > start && ((unsigned char)buf[p - 1] & 0xC0) == 0xC0) p--;
-            if (p + 4 <= cap) { memcpy(buf + p, "...", 3); p += 3; }
-            break;
-        }
-        unsigned char ch = (unsigned char)s[i];
-        buf[p++] = (ch < 0x20 || ch == 0x7F) ? '?' : (char)ch;
-    }
-    if (cap) buf[p < cap ? p : cap - 1] = 0;
-    *pos = p;
-}
-
 /* Describes what a node holds, for "got ...": "'abc'", "the quoted string \"5\"", "a list", "nothing". */
 static void describe(const yaml_node_t *n, char *buf, size_t cap) {
     char t[64];
     size_t p = 0;
     if (!n || is_null(n)) { snprintf(buf, cap, "nothing"); return; }
     if (n->type != YAML_SCALAR_NODE) { snprintf(buf, cap, "%s", n->type == YAML_MAPPING_NODE ? "a map" : "a list"); return; }
-    put_clean(t, sizeof t, &p, text_of(n), n->data.scalar.length);
+    dg_text_append(t, sizeof t, &p, text_of(n), n->data.scalar.length);
     snprintf(buf, cap, quoted(n) ? "the quoted string \"%s\"" : "'%s'", t);
 }
 
@@ -390,8 +373,8 @@ static const char *suggest(const dg_cfg *c, const char *parent, size_t plen, con
 static void path_push(char *buf, size_t *pos, const yaml_node_t *key, size_t i) {
     char ix[32];
     if (!key) snprintf(ix, sizeof ix, "[%zu]", i);
-    if (key && *pos > 0) put_clean(buf, PATH_CAP, pos, ".", 1);
-    put_clean(buf, PATH_CAP, pos, key ? text_of(key) : ix, key ? key->data.scalar.length : strlen(ix));
+    if (key && *pos > 0) dg_text_append(buf, PATH_CAP, pos, ".", 1);
+    dg_text_append(buf, PATH_CAP, pos, key ? text_of(key) : ix, key ? key->data.scalar.length : strlen(ix));
 }
 
 /* Finds the first unread entry under node id (which was visited, not used), in file order. */
@@ -415,23 +398,6 @@ static dg_status unused_in(const dg_cfg *c, int id, char *path, size_t plen, dg_
         path[plen] = 0;
     }
     return DG_OK;
-}
-
-/* 1 if s (n bytes) is well-formed UTF-8 (no overlongs, surrogates or values past U+10FFFF). */
-static int utf8_valid(const unsigned char *s, size_t n) {
-    static const unsigned least[] = {0, 0, 0x80, 0x800, 0x10000};  /* by sequence length */
-    for (size_t i = 0, w; i < n; i += w) {
-        unsigned v = s[i];
-        w = v < 0x80 ? 1 : (v & 0xE0) == 0xC0 ? 2 : (v & 0xF0) == 0xE0 ? 3 : (v & 0xF8) == 0xF0 ? 4 : 0;
-        if (!w || n - i < w) return 0;
-        if (w > 1) v &= 0x7Fu >> w;
-        for (size_t k = 1; k < w; k++) {
-            if ((s[i + k] & 0xC0) != 0x80) return 0;
-            v = (v << 6) | (s[i + k] & 0x3F);
-        }
-        if (v < least[w] || v > 0x10FFFF || (v >= 0xD800 && v <= 0xDFFF)) return 0;
-    }
-    return 1;
 }
 
 /* Grows the per-node data to the document's size; new nodes come from dg_cfg_set. 0: out of memory. */
@@ -543,7 +509,7 @@ static dg_status scan(parser *p, int depth) {
                                : t == YAML_MAPPING_START_EVENT ? ev.data.mapping_start.tag : NULL;
         char name[64];
         size_t k = 0;
-        if (anchor || tag) put_clean(name, sizeof name, &k, (const char *)(anchor ? anchor : tag),
+        if (anchor || tag) dg_text_append(name, sizeof name, &k, (const char *)(anchor ? anchor : tag),
                                      strlen((const char *)(anchor ? anchor : tag)));
         if (t == YAML_ALIAS_EVENT)
             st = perr(p, DG_ERR_CONFIG, line, "aliases (*%s) are not supported; write the value out", name);
@@ -617,7 +583,7 @@ static dg_status parse_text(const char *text, size_t len, const char *label, con
     parser p = {.label = label, .text = (const unsigned char *)text, .len = len, .key = key, .e = e};
     yaml_parser_t y;
     memset(doc, 0, sizeof *doc);
-    if (key) put_clean(p.path, PATH_CAP, &p.plen, key, strlen(key));
+    if (key) dg_text_append(p.path, PATH_CAP, &p.plen, key, strlen(key));
     dg_status st = scan(&p, depth);
     if (st != DG_OK) return st;
     if (!yaml_open(&y, &p)) return perr(&p, DG_ERR_NOMEM, 0, "out of memory while reading YAML");
@@ -730,7 +696,7 @@ dg_status dg_cfg_check_range(dg_cfg *c, const char *path, double v, double lo, d
     dg_status st = walk(c, path, 0, &id, NULL, e);
     const yaml_node_t *n = id ? node(c, id) : NULL;
     if (st != DG_OK) return st;
-    if (n && n->type == YAML_SCALAR_NODE && !is_null(n)) put_clean(got, sizeof got, &p, text_of(n), n->data.scalar.length);
+    if (n && n->type == YAML_SCALAR_NODE && !is_null(n)) dg_text_append(got, sizeof got, &p, text_of(n), n->data.scalar.length);
     else fmt_num(got, sizeof got, v);
     if (!id)
         return node_err(c, 0, DG_ERR_ARG, e, "key '%.200s': default %s is out of range, expected %s", path, got,
@@ -791,12 +757,12 @@ dg_status dg_cfg_set(dg_cfg *c, const char *path, const char *value_text, dg_err
     if (!c || !path || !value_text) return dg_err_set(e, DG_ERR_ARG, "dg_cfg_set: NULL argument");
     int nsteps = path_steps(path);
     size_t vlen = strlen(value_text);
-    if (nsteps <= 0 || !utf8_valid((const unsigned char *)path, strlen(path)))
+    if (nsteps <= 0 || dg_utf8_check((const unsigned char *)path, strlen(path)) != strlen(path))
         return dg_err_set(e, DG_ERR_CONFIG, CMDLINE ": invalid key '%.200s' (write keys as a.b.c or a.b[0])", path);
     if (nsteps > DG_CFG_MAX_DEPTH)
         return dg_err_set(e, DG_ERR_CONFIG, CMDLINE ": key '%.200s' is nested deeper than %d levels", path,
                           DG_CFG_MAX_DEPTH);
-    if (!utf8_valid((const unsigned char *)value_text, vlen))
+    if (dg_utf8_check((const unsigned char *)value_text, vlen) != vlen)
         return dg_err_set(e, DG_ERR_CONFIG, CMDLINE ": key '%.200s': the value is not valid UTF-8", path);
 
     /* 1: find the place, checking the key can be set before changing anything. The value goes in
