@@ -16,6 +16,7 @@
 #include <cmocka.h>
 
 #include "difgames/config.h"
+#include "difgames/keys.h"
 
 static const char REACH[] =
     "game: reach\n"                    /* 1 */
@@ -87,21 +88,34 @@ static void str_is(dg_cfg *c, const char *key, const char *want) {
     assert_string_equal(s, want);
 }
 
+/* Reads a float key between lo and hi (lo_c, hi_c: 1 when that end is allowed), default def, as a
+ * declared key (difgames/keys.h) is read. */
+static dg_status read_f32(dg_cfg *c, const char *path, float def, double lo, double hi, int lo_c, int hi_c,
+                          float *out, dg_err *e) {
+    const dg_key k = {.name = path, .type = DG_KEY_F32, .def = def, .lo = lo, .hi = hi, .lo_open = !lo_c,
+                      .hi_open = !hi_c};
+    return dg_key_read(c, &k, out, e);
+}
+
+/* The same for an int key in [lo, hi]. */
+static dg_status read_int(dg_cfg *c, const char *path, int def, int lo, int hi, int *out, dg_err *e) {
+    const dg_key k = {.name = path, .type = DG_KEY_INT, .def = def, .lo = lo, .hi = hi};
+    return dg_key_read(c, &k, out, e);
+}
+
 /* Reads everything the reach program knows; returns the first error. */
 static dg_status read_reach(dg_cfg *c, dg_err *e) {
     const char *game;
-    int seed = 1, epochs = 10, hidden[8], nh = 0, snaps[16], ns = 0, nobst = 0;
-    float dt = 0.1f, damping = 1, lr = 1e-2f, obst[4 * 3];
+    int seed = 1, epochs, hidden[8], nh = 0, snaps[16], ns = 0, nobst = 0;
+    float dt, damping, lr = 1e-2f, obst[4 * 3];
     dg_status st;
     if ((st = dg_cfg_require(c, "game", e)) || (st = dg_cfg_get(c, "game", DG_CFG_STR, &game, e)) ||
         (st = dg_cfg_get(c, "seed", DG_CFG_INT, &seed, e)) ||
-        (st = dg_cfg_get(c, "env.dt", DG_CFG_F32, &dt, e)) || (st = dg_cfg_check_range(c, "env.dt", dt, 0, 1, 1, 0, e)) ||
-        (st = dg_cfg_get(c, "env.damping", DG_CFG_F32, &damping, e)) ||
-        (st = dg_cfg_check_range(c, "env.damping", damping, 0, 1, 1, 0, e)) ||
+        (st = read_f32(c, "env.dt", 0.1f, 0, 1, 0, 1, &dt, e)) ||
+        (st = read_f32(c, "env.damping", 1, 0, 1, 0, 1, &damping, e)) ||
         (st = dg_cfg_get_list(c, "env.obstacles", DG_CFG_F32, 3, obst, 0, 4, &nobst, e)) ||
         (st = dg_cfg_get_list(c, "policy.hidden", DG_CFG_INT, 0, hidden, 1, 8, &nh, e)) ||
-        (st = dg_cfg_get(c, "train.epochs", DG_CFG_INT, &epochs, e)) ||
-        (st = dg_cfg_check_range(c, "train.epochs", epochs, 1, 1000000, 0, 0, e)) ||
+        (st = read_int(c, "train.epochs", 10, 1, 1000000, &epochs, e)) ||
         (st = dg_cfg_get(c, "train.lr", DG_CFG_F32, &lr, e)) ||
         (st = dg_cfg_get_list(c, "train.snapshots", DG_CFG_INT, 0, snaps, 0, 16, &ns, e)))
         return st;
@@ -123,8 +137,7 @@ static void test_example_reads_back(void **state) {
     assert_int_equal(seed, 0);
     assert_int_equal(dg_cfg_get(c, "env.dt", DG_CFG_F32, &dt, &e), DG_OK);
     assert_true(dt == 0.05f);
-    assert_int_equal(dg_cfg_get(c, "env.damping", DG_CFG_F32, &damping, &e), DG_OK);
-    assert_int_equal(dg_cfg_check_range(c, "env.damping", damping, 0, 1, 1, 0, &e), DG_OK);
+    assert_int_equal(read_f32(c, "env.damping", 1, 0, 1, 0, 1, &damping, &e), DG_OK);
     assert_true(damping == 0.98f);
     assert_int_equal(dg_cfg_get_list(c, "env.obstacles", DG_CFG_F32, 3, obst, 0, 4, &nobst, &e), DG_OK);
     assert_int_equal(nobst, 1);
@@ -355,38 +368,29 @@ static void test_nonfinite(void **state) {
     dg_cfg_free(c);
 }
 
+/* Ranges are the key table's (difgames/keys.h): the message cites the line and the text written. */
 static void test_ranges(void **state) {
     (void)state;
     dg_err e = {0};
     dg_cfg *c = parse_ok("env:\n  damping: 1.5\n  dt: 0\n  k: -3\ntrain:\n  epochs: 0\n");
     float f = 7;
     int i = 7;
-    assert_int_equal(dg_cfg_get(c, "env.damping", DG_CFG_F32, &f, &e), DG_OK);
-    assert_int_equal(dg_cfg_check_range(c, "env.damping", f, 0, 1, 1, 0, &e), DG_ERR_CONFIG);
+    assert_int_equal(read_f32(c, "env.damping", 0.9f, 0, 1, 0, 1, &f, &e), DG_ERR_CONFIG);
     has_all(e.msg, "t.yaml:2: key 'env.damping': 1.5 is out of range, expected (0, 1]", NULL);
-    assert_int_equal(dg_cfg_get(c, "env.dt", DG_CFG_F32, &f, &e), DG_OK);
-    assert_int_equal(dg_cfg_check_range(c, "env.dt", f, 0, INFINITY, 1, 1, &e), DG_ERR_CONFIG);
+    assert_int_equal(read_f32(c, "env.dt", 0.1f, 0, INFINITY, 0, 0, &f, &e), DG_ERR_CONFIG);
     has_all(e.msg, "t.yaml:3:", "'env.dt'", "0 is out of range, expected > 0", NULL);
-    assert_int_equal(dg_cfg_check_range(c, "env.dt", f, 0, 1, 0, 1, &e), DG_OK);
+    assert_int_equal(read_f32(c, "env.dt", 0.1f, 0, 1, 1, 0, &f, &e), DG_OK);
     assert_true(f == 0);
-    assert_int_equal(dg_cfg_get(c, "env.k", DG_CFG_F32, &f, &e), DG_OK);
-    assert_int_equal(dg_cfg_check_range(c, "env.k", f, -INFINITY, -5, 1, 0, &e), DG_ERR_CONFIG);
+    assert_int_equal(read_f32(c, "env.k", 0, -INFINITY, -5, 0, 1, &f, &e), DG_ERR_CONFIG);
     has_all(e.msg, "t.yaml:4:", "-3 is out of range, expected <= -5", NULL);
-    assert_int_equal(dg_cfg_get(c, "train.epochs", DG_CFG_INT, &i, &e), DG_OK);
-    assert_int_equal(dg_cfg_check_range(c, "train.epochs", i, 1, 100000, 0, 0, &e), DG_ERR_CONFIG);
+    assert_int_equal(read_int(c, "train.epochs", 10, 1, 100000, &i, &e), DG_ERR_CONFIG);
     has_all(e.msg, "t.yaml:6: key 'train.epochs': 0 is out of range, expected [1, 100000]", NULL);
-    assert_int_equal(i, 0);
-    /* a check after a required read */
-    assert_int_equal(dg_cfg_require(c, "env.damping", &e), DG_OK);
-    assert_int_equal(dg_cfg_get(c, "env.damping", DG_CFG_F32, &f, &e), DG_OK);
-    assert_int_equal(dg_cfg_check_range(c, "env.damping", f, 0, 1, 1, 1, &e), DG_ERR_CONFIG);
+    assert_int_equal(read_f32(c, "env.damping", 0.9f, 0, 1, 0, 0, &f, &e), DG_ERR_CONFIG);
     has_all(e.msg, "t.yaml:2:", "expected (0, 1)", NULL);
-    assert_int_equal(dg_cfg_check_range(c, "train.epochs", 0, 1, INFINITY, 0, 0, &e), DG_ERR_CONFIG);
+    assert_int_equal(read_int(c, "train.epochs", 10, 1, 2147483647, &i, &e), DG_ERR_CONFIG);
     has_all(e.msg, "t.yaml:6:", "expected >= 1", NULL);
     /* a default out of range is the program's bug */
-    f = 5;
-    assert_int_equal(dg_cfg_get(c, "env.gain", DG_CFG_F32, &f, &e), DG_OK);
-    assert_int_equal(dg_cfg_check_range(c, "env.gain", f, 0, 1, 0, 0, &e), DG_ERR_ARG);
+    assert_int_equal(read_f32(c, "env.gain", 5, 0, 1, 1, 1, &f, &e), DG_ERR_ARG);
     has_all(e.msg, "t.yaml", "'env.gain'", "default 5", NULL);
     /* the caller's own check */
     assert_int_equal(dg_cfg_error(c, "env.k", &e, "must be positive (got %d)", -3), DG_ERR_CONFIG);
@@ -594,8 +598,7 @@ static void test_overrides(void **state) {
     assert_int_equal(dg_cfg_get(c, "train.lr", DG_CFG_F32, &f, &e), DG_ERR_CONFIG);
     has_all(e.msg, "command line: key 'train.lr': expected a finite number", NULL);
     assert_int_equal(dg_cfg_set(c, "train.lr", "2", &e), DG_OK);
-    assert_int_equal(dg_cfg_get(c, "train.lr", DG_CFG_F32, &f, &e), DG_OK);
-    assert_int_equal(dg_cfg_check_range(c, "train.lr", f, 0, 1, 1, 0, &e), DG_ERR_CONFIG);
+    assert_int_equal(read_f32(c, "train.lr", 0, 0, 1, 0, 1, &f, &e), DG_ERR_CONFIG);
     has_all(e.msg, "command line: key 'train.lr': 2 is out of range, expected (0, 1]", NULL);
     assert_int_equal(dg_cfg_set(c, "train.lr", "0.001", &e), DG_OK);
 

@@ -12,7 +12,6 @@
  *     float obst[16 * 3]; int n_obst = 0;             // (n_obst, 3) circles: x, y, r
  *     if (dg_cfg_get(c, "env.dt", DG_CFG_F32, &dt, &e)
  *      || dg_cfg_get(c, "env.damping", DG_CFG_F32, &damping, &e)
- *      || dg_cfg_check_range(c, "env.damping", damping, 0, 1, 1, 0, &e)   // (0, 1]
  *      || dg_cfg_get_list(c, "env.obstacles", DG_CFG_F32, 3, obst, 0, 16, &n_obst, &e)
  *      || dg_cfg_require(c, "train.epochs", &e) || dg_cfg_get(c, "train.epochs", DG_CFG_INT, &epochs, &e)
  *      || dg_cfg_set(c, "train.lr", "0.01", &e)      // --lr 0.01 from the command line
@@ -91,13 +90,6 @@ dg_status dg_cfg_require(dg_cfg *c, const char *path, dg_err *e);
  * item is valid. "[64, 64]", "[[x, y, r], ...]". */
 dg_status dg_cfg_get_list(dg_cfg *c, const char *path, dg_cfg_type type, int cols, void *out, int min_n,
                           int max_n, int *n, dg_err *e);
-/* Checks that v, read from path, lies between lo and hi, an end excluded when its flag is 1 (an
- * infinite end: no bound). DG_OK, or DG_ERR_CONFIG citing the key's line and the text written there:
- * "FILE:LINE: key 'env.damping': 1.5 is out of range, expected (0, 1]" (or "> 0", "<= 5"); DG_ERR_ARG
- * when the key is missing (the caller's default is out of range). */
-dg_status dg_cfg_check_range(dg_cfg *c, const char *path, double v, double lo, double hi, int lo_open, int hi_open,
-                             dg_err *e);
-
 /* -------------------------------------------------- structure, no marks */
 /* These look and do not mark anything used. */
 int         dg_cfg_has(dg_cfg *c, const char *path);               /* 1 if the key exists (even if empty), else 0      */

@@ -248,11 +248,6 @@ static int nonfinite_text(const char *s, size_t n) {
            (n > 0 && strspn(s, "0123456789+-.eE") == n && isinf(strtod(s, NULL)));
 }
 
-/* A number for a message: "%.0f" when it is a whole number (ints, "100000"), else "%g". */
-static void fmt_num(char *buf, size_t cap, double v) {
-    snprintf(buf, cap, v == floor(v) && fabs(v) < 1e15 ? "%.0f" : "%g", v);
-}
-
 /* Converts node id to type t into out (written only on success); errors show path as given.
  * Numbers are plain decimal text ("0x10", "1_000" and ".inf" are not); quoted scalars are strings. */
 static dg_status conv(const dg_cfg *c, int id, const char *path, dg_cfg_type t, void *out, dg_err *e) {
@@ -299,15 +294,13 @@ static dg_status conv(const dg_cfg *c, int id, const char *path, dg_cfg_type t, 
 static dg_status count_check(const dg_cfg *c, int id, const char *path, const char *what, int min_n, int max_n,
                              dg_err *e) {
     size_t n = n_kids(node(c, id));
+    char want[48];
     if (n >= (size_t)min_n && n <= (size_t)max_n) return DG_OK;
-    const char *s = (min_n == max_n ? min_n : min_n == 0 ? max_n : 2) == 1 ? "" : "s";
-    if (min_n == max_n)
-        return node_err(c, id, DG_ERR_CONFIG, e, "key '%.200s': expected %d %s%s, got %zu", path, min_n, what, s, n);
-    if (min_n == 0)
-        return node_err(c, id, DG_ERR_CONFIG, e, "key '%.200s': expected at most %d %s%s, got %zu", path, max_n,
-                        what, s, n);
-    return node_err(c, id, DG_ERR_CONFIG, e, "key '%.200s': expected %d to %d %ss, got %zu", path, min_n, max_n,
-                    what, n);
+    if (min_n == max_n) snprintf(want, sizeof want, "%d", min_n);
+    else if (min_n == 0) snprintf(want, sizeof want, "at most %d", max_n);
+    else snprintf(want, sizeof want, "%d to %d", min_n, max_n);
+    return node_err(c, id, DG_ERR_CONFIG, e, "key '%.200s': expected %s %s%s, got %zu", path, want, what,
+                    (min_n == max_n || min_n == 0) && max_n == 1 ? "" : "s", n);
 }
 
 /* Reads list id into out (nothing written unless every item is valid; out NULL: check only): items
@@ -500,17 +493,15 @@ static dg_status scan(parser *p, int depth) {
         yaml_event_type_t t = ev.type;
         int line = p->key ? 0 : mark_line(ev.start_mark.line);
         int coll = t == YAML_SEQUENCE_START_EVENT || t == YAML_MAPPING_START_EVENT;
-        const yaml_char_t *anchor = t == YAML_ALIAS_EVENT ? ev.data.alias.anchor
-                                  : t == YAML_SCALAR_EVENT ? ev.data.scalar.anchor
-                                  : t == YAML_SEQUENCE_START_EVENT ? ev.data.sequence_start.anchor
-                                  : t == YAML_MAPPING_START_EVENT ? ev.data.mapping_start.anchor : NULL;
-        const yaml_char_t *tag = t == YAML_SCALAR_EVENT ? ev.data.scalar.tag
-                               : t == YAML_SEQUENCE_START_EVENT ? ev.data.sequence_start.tag
-                               : t == YAML_MAPPING_START_EVENT ? ev.data.mapping_start.tag : NULL;
-        char name[64];
+        const yaml_char_t *anchor = NULL, *tag = NULL;
+        if (t == YAML_ALIAS_EVENT) anchor = ev.data.alias.anchor;
+        if (t == YAML_SCALAR_EVENT) anchor = ev.data.scalar.anchor, tag = ev.data.scalar.tag;
+        if (t == YAML_SEQUENCE_START_EVENT) anchor = ev.data.sequence_start.anchor, tag = ev.data.sequence_start.tag;
+        if (t == YAML_MAPPING_START_EVENT) anchor = ev.data.mapping_start.anchor, tag = ev.data.mapping_start.tag;
+        const char *what = (const char *)(anchor ? anchor : tag);
+        char name[64] = "";
         size_t k = 0;
-        if (anchor || tag) dg_text_append(name, sizeof name, &k, (const char *)(anchor ? anchor : tag),
-                                     strlen((const char *)(anchor ? anchor : tag)));
+        if (what) dg_text_append(name, sizeof name, &k, what, strlen(what));
         if (t == YAML_ALIAS_EVENT)
             st = perr(p, DG_ERR_CONFIG, line, "aliases (*%s) are not supported; write the value out", name);
         else if (anchor)
@@ -612,20 +603,20 @@ dg_cfg *dg_cfg_parse(const char *text, size_t len, const char *label, dg_err *e)
     }
     c->n_m = (size_t)(c->doc.nodes.top - c->doc.nodes.start);
     yaml_node_t *root = yaml_document_get_root_node(&c->doc);
-    if (root && is_null(root)) {  /* "---" alone: an empty document */
-        yaml_document_delete(&c->doc);
-        c->n_m = 0;
-        root = NULL;
-        if (!yaml_document_initialize(&c->doc, NULL, NULL, NULL, 1, 1)) goto nomem;
-    }
-    if (root && root->type != YAML_MAPPING_NODE) {
+    if (root && root->type != YAML_MAPPING_NODE && !is_null(root)) {
         char got[96];
         describe(root, got, sizeof got);
         node_err(c, ROOT, DG_ERR_CONFIG, e, "the top level must be a map of keys, got %s", got);
         dg_cfg_free(c);
         return NULL;
     }
-    if (!root && (!yaml_document_add_mapping(&c->doc, NULL, YAML_BLOCK_MAPPING_STYLE) || !meta_sync(c))) goto nomem;
+    if (!root || root->type != YAML_MAPPING_NODE) {  /* no document, or "---" alone: an empty map */
+        yaml_document_delete(&c->doc);
+        c->n_m = 0;
+        if (!yaml_document_initialize(&c->doc, NULL, NULL, NULL, 1, 1) ||
+            !yaml_document_add_mapping(&c->doc, NULL, YAML_BLOCK_MAPPING_STYLE) || !meta_sync(c))
+            goto nomem;
+    }
     c->m[0] = (meta){0, 0, 0};  /* "missing key" at the top level names the file only */
     return c;
 nomem:
@@ -678,30 +669,6 @@ dg_status dg_cfg_get_list(dg_cfg *c, const char *path, dg_cfg_type type, int col
                           path ? path : "", (int)type, cols, min_n, max_n);
     dg_status st = find(c, path, 0, &id, e);
     return st != DG_OK || !id ? st : read_list(c, id, path, type, cols, out, min_n, max_n, n, e);
-}
-
-dg_status dg_cfg_check_range(dg_cfg *c, const char *path, double v, double lo, double hi, int lo_open, int hi_open,
-                             dg_err *e) {
-    char a[40], b[40], interval[96], got[96];
-    int id = 0;
-    size_t p = 0;
-    if (!c) return dg_err_set(e, DG_ERR_ARG, "config is NULL");
-    if ((lo_open ? v > lo : v >= lo) && (hi_open ? v < hi : v <= hi)) return DG_OK;
-    fmt_num(a, sizeof a, lo);
-    fmt_num(b, sizeof b, hi);
-    if (isinf(lo) && isinf(hi)) snprintf(interval, sizeof interval, "a finite number");
-    else if (isinf(lo)) snprintf(interval, sizeof interval, "%s %s", hi_open ? "<" : "<=", b);
-    else if (isinf(hi)) snprintf(interval, sizeof interval, "%s %s", lo_open ? ">" : ">=", a);
-    else snprintf(interval, sizeof interval, "%c%s, %s%c", lo_open ? '(' : '[', a, b, hi_open ? ')' : ']');
-    dg_status st = walk(c, path, 0, &id, NULL, e);
-    const yaml_node_t *n = id ? node(c, id) : NULL;
-    if (st != DG_OK) return st;
-    if (n && n->type == YAML_SCALAR_NODE && !is_null(n)) dg_text_append(got, sizeof got, &p, text_of(n), n->data.scalar.length);
-    else fmt_num(got, sizeof got, v);
-    if (!id)
-        return node_err(c, 0, DG_ERR_ARG, e, "key '%.200s': default %s is out of range, expected %s", path, got,
-                        interval);
-    return node_err(c, id, DG_ERR_CONFIG, e, "key '%.200s': %s is out of range, expected %s", path, got, interval);
 }
 
 int dg_cfg_has(dg_cfg *c, const char *path) {
@@ -777,14 +744,12 @@ dg_status dg_cfg_set(dg_cfg *c, const char *path, const char *value_text, dg_err
         int null = !n || is_null(n), map = !null && n->type == YAML_MAPPING_NODE;
         int seq = !null && n->type == YAML_SEQUENCE_NODE;
         size_t cnt = seq ? n_kids(n) : 0;
-        char why[64] = "";
-        if (null && s.index) snprintf(why, sizeof why, "does not exist");
-        else if (map && s.index) snprintf(why, sizeof why, "is a map, not a list");
-        else if (seq && !s.numeric) snprintf(why, sizeof why, "is a list, not a map");
-        else if (seq && s.idx >= cnt)
-            snprintf(why, sizeof why, "has %zu item%s (indices start at 0)", cnt, cnt == 1 ? "" : "s");
-        else if (!null && !map && !seq) snprintf(why, sizeof why, "is a value, not a map");
-        if (why[0])
+        char many[64];
+        snprintf(many, sizeof many, "has %zu item%s (indices start at 0)", cnt, cnt == 1 ? "" : "s");
+        const char *why = null && s.index ? "does not exist" : map && s.index ? "is a map, not a list"
+                        : seq && !s.numeric ? "is a list, not a map" : seq && s.idx >= cnt ? many
+                        : !null && !map && !seq ? "is a value, not a map" : NULL;
+        if (why)
             return dg_err_set(e, DG_ERR_CONFIG, CMDLINE ": cannot set '%.200s': %s'%.*s' %s", path, null ? "list " : "",
                               (int)(s.start - path), path, why);
         long i = map ? map_index(c, n, s.name, s.nlen) : seq ? (long)s.idx : -1;
@@ -833,28 +798,24 @@ dg_status dg_cfg_to_yaml(const dg_cfg *c, char **out, size_t *len, dg_err *e) {
     yaml_document_t d;
     char *buf = NULL;
     size_t n = 0;
-    const char *problem = NULL;  /* set when libyaml refuses to write the document */
-    if (!out) return dg_err_set(e, DG_ERR_ARG, "dg_cfg_to_yaml: out is NULL");
+    if (!c || !out) return dg_err_set(e, DG_ERR_ARG, "dg_cfg_to_yaml: a config and out are required");
     *out = NULL;
     if (len) *len = 0;
-    if (!c) return dg_err_set(e, DG_ERR_ARG, "dg_cfg_to_yaml: config is NULL");
     FILE *f = open_memstream(&buf, &n);
-    int made = f && yaml_document_initialize(&d, NULL, NULL, NULL, 1, 1);
-    int ok = made && copy_node(&d, (yaml_document_t *)&c->doc, ROOT, 0) && yaml_emitter_initialize(&em);
-    if (!ok && made) yaml_document_delete(&d);
-    if (ok) {
+    const int made = f && yaml_emitter_initialize(&em);
+    int ok = made;
+    if (made) {
         yaml_emitter_set_output_file(&em, f);
-        yaml_emitter_set_encoding(&em, YAML_UTF8_ENCODING);
         yaml_emitter_set_unicode(&em, 1);
         yaml_emitter_set_width(&em, -1);  /* never fold long lines */
         yaml_emitter_set_indent(&em, 2);
-        if (!(ok = yaml_emitter_open(&em))) yaml_document_delete(&d);  /* else yaml_emitter_dump frees it */
-        ok = ok && yaml_emitter_dump(&em, &d) && yaml_emitter_close(&em) && yaml_emitter_flush(&em);
-        if (!ok && em.error == YAML_EMITTER_ERROR) problem = em.problem ? em.problem : "emitter error";
-        yaml_emitter_delete(&em);
+        ok = yaml_emitter_open(&em) && yaml_document_initialize(&d, NULL, NULL, NULL, 1, 1);
     }
-    if (f && fclose(f) != 0) ok = 0;
-    if (!ok) {
+    if (ok && !copy_node(&d, (yaml_document_t *)&c->doc, ROOT, 0)) { yaml_document_delete(&d); ok = 0; }
+    ok = ok && yaml_emitter_dump(&em, &d) && yaml_emitter_close(&em) && yaml_emitter_flush(&em);  /* dump frees d */
+    const char *problem = made && !ok && em.error == YAML_EMITTER_ERROR ? em.problem : NULL;  /* a static string */
+    if (made) yaml_emitter_delete(&em);
+    if ((f && fclose(f) != 0) || !ok) {
         free(buf);
         if (problem) return dg_err_set(e, DG_ERR_FORMAT, "%.400s: cannot write YAML: %s", c->label, problem);
         return dg_err_set(e, DG_ERR_NOMEM, "%.400s: out of memory while writing YAML", c->label);

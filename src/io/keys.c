@@ -58,14 +58,34 @@ static int is_array(const dg_key *k) {
            k->type == DG_KEY_F64_ARRAY;
 }
 
-/* k's range check of v read from path: a float key's bounds as floats (0.1 is (float)0.1), an int
- * key's INT_MIN and INT_MAX as no bound ("expected >= 1") */
+/* "1000000" for a whole number, else "%g" */
+static void cat_num(char *buf, size_t size, double v) {
+    cat(buf, size, v == floor(v) && fabs(v) < 1e15 ? "%.0f" : "%g", v);
+}
+
+/* k's range check of v read from path: "FILE:LINE: key 'env.damping': 1.5 is out of range, expected
+ * (0, 1]" (or "> 0", "<= 5"), the value as written there; DG_ERR_ARG when the key is missing (the
+ * default is out of range). A float key's bounds are floats ((float)0.1), an int key's INT_MIN and
+ * INT_MAX no bound. */
 static dg_status check(dg_cfg *cfg, const dg_key *k, const char *path, double v, dg_err *e) {
     const int is_int = k->type == DG_KEY_INT || k->type == DG_KEY_INT_ARRAY;
     double lo = k->type == DG_KEY_F32 ? (float)k->lo : k->lo, hi = k->type == DG_KEY_F32 ? (float)k->hi : k->hi;
     if (is_int && lo <= INT_MIN) lo = -INFINITY;
     if (is_int && hi >= INT_MAX) hi = INFINITY;
-    return dg_cfg_check_range(cfg, path, v, lo, hi, k->lo_open, k->hi_open, e);
+    if ((k->lo_open ? v > lo : v >= lo) && (k->hi_open ? v < hi : v <= hi)) return DG_OK;
+    char a[40] = "", b[40] = "", want[96] = "", got[40] = "";
+    const char *text = NULL;
+    cat_num(a, sizeof a, lo);
+    cat_num(b, sizeof b, hi);
+    if (isinf(lo) && isinf(hi)) cat(want, sizeof want, "a finite number");
+    else if (isinf(lo)) cat(want, sizeof want, "%s %s", k->hi_open ? "<" : "<=", b);
+    else if (isinf(hi)) cat(want, sizeof want, "%s %s", k->lo_open ? ">" : ">=", a);
+    else cat(want, sizeof want, "%c%s, %s%c", k->lo_open ? '(' : '[', a, b, k->hi_open ? ')' : ']');
+    if (dg_cfg_get(cfg, path, DG_CFG_STR, &text, NULL) == DG_OK && text)
+        return dg_cfg_error(cfg, path, e, "%s is out of range, expected %s", text, want);
+    cat_num(got, sizeof got, v);
+    return dg_err_set(e, DG_ERR_ARG, "%.400s: key '%.200s': default %s is out of range, expected %s", dg_cfg_path(cfg),
+                      path, got, want);
 }
 
 /* ------------------------------------------------------------ public */
