@@ -8,7 +8,6 @@
 #include <limits.h>
 #include <math.h>
 #include <stdarg.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,7 +33,8 @@ enum {
     F_OVERRIDE = 1u << 2,  /* made by dg_cfg_set, not read from the file            */
 };
 
-/* What a config knows of a node beyond libyaml's: one per node of the document, at id - 1. */
+/* What a config knows of a node beyond libyaml's: one per node of the document, at id - 1. Lines
+ * fit an int: a file has at most DG_CFG_MAX_BYTES. */
 typedef struct meta {
     unsigned flags;  /* F_*                                                                    */
     int      line;   /* 1-based; a map value carries its key's position; 0: none or command line */
@@ -84,9 +84,8 @@ static yaml_node_t *node(const dg_cfg *c, int id) {
 }
 
 static size_t n_kids(const yaml_node_t *n) {  /* entries of a map, items of a list */
-    if (n->type == YAML_MAPPING_NODE) return (size_t)(n->data.mapping.pairs.top - n->data.mapping.pairs.start);
-    if (n->type == YAML_SEQUENCE_NODE) return (size_t)(n->data.sequence.items.top - n->data.sequence.items.start);
-    return 0;
+    return n->type == YAML_MAPPING_NODE ? (size_t)(n->data.mapping.pairs.top - n->data.mapping.pairs.start)
+         : n->type == YAML_SEQUENCE_NODE ? (size_t)(n->data.sequence.items.top - n->data.sequence.items.start) : 0;
 }
 
 /* The slot of entry i's value (map) or item i (list): an id, re-read after adding nodes (they move). */
@@ -123,10 +122,12 @@ static long map_index(const dg_cfg *c, const yaml_node_t *n, const char *name, s
 static void describe(const yaml_node_t *n, char *buf, size_t cap) {
     char t[64];
     size_t p = 0;
-    if (!n || is_null(n)) { snprintf(buf, cap, "nothing"); return; }
-    if (n->type != YAML_SCALAR_NODE) { snprintf(buf, cap, "%s", n->type == YAML_MAPPING_NODE ? "a map" : "a list"); return; }
-    dg_text_append(t, sizeof t, &p, text_of(n), n->data.scalar.length);
-    snprintf(buf, cap, quoted(n) ? "the quoted string \"%s\"" : "'%s'", t);
+    if (!n || is_null(n)) snprintf(buf, cap, "nothing");
+    else if (n->type != YAML_SCALAR_NODE) snprintf(buf, cap, "%s", n->type == YAML_MAPPING_NODE ? "a map" : "a list");
+    else {
+        dg_text_append(t, sizeof t, &p, text_of(n), n->data.scalar.length);
+        snprintf(buf, cap, quoted(n) ? "the quoted string \"%s\"" : "'%s'", t);
+    }
 }
 
 /* Sets e to "WHERE: <fmt>", WHERE being node id's "FILE:LINE", "command line", or "FILE" (id 0). */
@@ -154,11 +155,9 @@ static int next_step(const char **pp, int first, step *s) {
     s->name = p += !first || s->index;
     p += strcspn(p, ".[]");
     s->nlen = (size_t)(p - s->name);
-    s->numeric = s->nlen > 0 && strspn(s->name, "0123456789") == s->nlen;
-    for (size_t i = 0; s->numeric && i < s->nlen; i++) {
-        if (s->idx > (SIZE_MAX - 9) / 10) s->numeric = 0;  /* too large to be an index */
-        else s->idx = s->idx * 10 + (size_t)(s->name[i] - '0');
-    }
+    long v = 0;  /* digits alone, not too large: usable as a list index */
+    s->numeric = strspn(s->name, "0123456789") == s->nlen && dg_parse_long(s->name, s->nlen, 10, &v);
+    s->idx = (size_t)v;
     if (s->nlen == 0 || (s->index && (!s->numeric || *p++ != ']'))) return -1;
     *pp = p;
     return 1;
@@ -169,7 +168,7 @@ static int path_steps(const char *path) {
     step s;
     int n = 0, r;
     for (const char *p = path; (r = next_step(&p, n == 0, &s)) == 1 && n < INT_MAX;) n++;
-    return r == 1 ? -1 : r < 0 ? -1 : n;
+    return r != 0 ? -1 : n;
 }
 
 /* Finds the node at path. Returns DG_OK with *out 0 when a key on the way is missing (*deepest:
@@ -184,20 +183,15 @@ static dg_status walk(dg_cfg *c, const char *path, int mark, int *out, int *deep
     step s;
     for (const char *p = path; next_step(&p, p == path, &s) == 1;) {
         const yaml_node_t *n = node(c, cur);
-        int child = 0, plen = (int)(s.start - path);
-        if (n->type == YAML_MAPPING_NODE) {
-            if (s.index) return node_err(c, cur, DG_ERR_CONFIG, e, "key '%.*s': expected a list, got a map", plen, path);
-            long i = map_index(c, n, s.name, s.nlen);
-            if (i >= 0) child = *kid(n, (size_t)i);
-        } else if (n->type == YAML_SEQUENCE_NODE) {
-            if (!s.numeric) return node_err(c, cur, DG_ERR_CONFIG, e, "key '%.*s': expected a map, got a list", plen, path);
-            if (s.idx < n_kids(n)) child = *kid(n, s.idx);
-        } else if (!is_null(n)) {
+        int map = n->type == YAML_MAPPING_NODE, seq = n->type == YAML_SEQUENCE_NODE, child = 0;
+        if ((map && s.index) || (seq && !s.numeric) || (!map && !seq && !is_null(n))) {  /* "expected a list, ..." */
             char got[96];
             describe(n, got, sizeof got);
-            return node_err(c, cur, DG_ERR_CONFIG, e, "key '%.*s': expected a %s, got %s", plen, path,
+            return node_err(c, cur, DG_ERR_CONFIG, e, "key '%.*s': expected a %s, got %s", (int)(s.start - path), path,
                             s.index ? "list" : "map", got);
         }
+        long i = map ? map_index(c, n, s.name, s.nlen) : seq && s.idx < n_kids(n) ? (long)s.idx : -1;
+        if (i >= 0) child = *kid(n, (size_t)i);
         if (mark) c->m[cur - 1].flags |= F_VISITED;
         if (!child) return DG_OK;
         cur = child;
@@ -221,7 +215,7 @@ static dg_status find(dg_cfg *c, const char *path, int req, int *out, dg_err *e)
     }
     int known = 0;
     for (int i = 0; i < c->n_asked && !known; i++) known = !strcmp(c->asked[i], path);
-    if (!known && c->n_asked < MAX_ASKED && (c->asked[c->n_asked] = strdup(path))) c->n_asked++;  /* or a hint is lost */
+    if (!known && c->n_asked < MAX_ASKED && (c->asked[c->n_asked] = strdup(path))) c->n_asked++;  /* else: no hint */
     return req ? node_err(c, deep, DG_ERR_CONFIG, e, "missing required key '%.200s'", path) : DG_OK;
 }
 
@@ -272,35 +266,19 @@ static dg_status conv(const dg_cfg *c, int id, const char *path, dg_cfg_type t, 
     case DG_CFG_INT:
         if (len == sign || strspn(s + sign, "0123456789") != len - sign)
             return type_err(c, id, path, what[t], e);
-        if (!dg_parse_long(s, len, 10, &l) || l < INT_MIN || l > INT_MAX) {
-            char got[96];
-            describe(n, got, sizeof got);
-            return node_err(c, id, DG_ERR_CONFIG, e, "key '%.200s': %s is out of the integer range [%d, %d]",
-                            path, got, INT_MIN, INT_MAX);
-        }
+        if (!dg_parse_long(s, len, 10, &l) || l < INT_MIN || l > INT_MAX)  /* s: digits and a sign */
+            return node_err(c, id, DG_ERR_CONFIG, e, "key '%.200s': '%.60s' is out of the integer range [%d, %d]",
+                            path, s, INT_MIN, INT_MAX);
         *(int *)out = (int)l;
         return DG_OK;
     default:
-        if (nonfinite_text(s, len)) return type_err(c, id, path, "a finite number", e);
-        if (!dg_parse_double(s, len, &d)) return type_err(c, id, path, what[t], e);
+        if (!dg_parse_double(s, len, &d))
+            return type_err(c, id, path, nonfinite_text(s, len) ? "a finite number" : what[t], e);
         if (t == DG_CFG_F64) { *(double *)out = d; return DG_OK; }
         if (fabs(d) > FLT_MAX) return type_err(c, id, path, "a finite number within the 32-bit float range", e);
         *(float *)out = (float)d;
         return DG_OK;
     }
-}
-
-/* Checks that list id has min_n..max_n items; what is the item ("integer", "number", "row"). */
-static dg_status count_check(const dg_cfg *c, int id, const char *path, const char *what, int min_n, int max_n,
-                             dg_err *e) {
-    size_t n = n_kids(node(c, id));
-    char want[48];
-    if (n >= (size_t)min_n && n <= (size_t)max_n) return DG_OK;
-    if (min_n == max_n) snprintf(want, sizeof want, "%d", min_n);
-    else if (min_n == 0) snprintf(want, sizeof want, "at most %d", max_n);
-    else snprintf(want, sizeof want, "%d to %d", min_n, max_n);
-    return node_err(c, id, DG_ERR_CONFIG, e, "key '%.200s': expected %s %s%s, got %zu", path, want, what,
-                    (min_n == max_n || min_n == 0) && max_n == 1 ? "" : "s", n);
 }
 
 /* Reads list id into out (nothing written unless every item is valid; out NULL: check only): items
@@ -309,23 +287,31 @@ static dg_status read_list(dg_cfg *c, int id, const char *path, dg_cfg_type t, i
                            int max_n, int *count, dg_err *e) {
     const yaml_node_t *n = node(c, id);
     const char *noun = t == DG_CFG_INT ? "integer" : "number";
-    size_t size = t == DG_CFG_F64 ? sizeof(double) : t == DG_CFG_F32 ? sizeof(float) : sizeof(int), row = (size_t)(cols ? cols : 1);
+    size_t size = t == DG_CFG_F64 ? sizeof(double) : t == DG_CFG_F32 ? sizeof(float) : sizeof(int);
     char what[64];
     if (cols) snprintf(what, sizeof what, "a list of rows of %d %ss", cols, noun);
     else snprintf(what, sizeof what, "a list of %ss", noun);
     if (n->type != YAML_SEQUENCE_NODE) return type_err(c, id, path, what, e);
-    dg_status st = count_check(c, id, path, cols ? "row" : noun, min_n, max_n, e);
+    size_t cnt = n_kids(n);
+    if (cnt < (size_t)min_n || cnt > (size_t)max_n) {  /* "expected 2 integers", "at most 4 rows", "1 to 3 ..." */
+        if (min_n == max_n) snprintf(what, sizeof what, "%d", min_n);
+        else if (min_n == 0) snprintf(what, sizeof what, "at most %d", max_n);
+        else snprintf(what, sizeof what, "%d to %d", min_n, max_n);
+        return node_err(c, id, DG_ERR_CONFIG, e, "key '%.200s': expected %s %s%s, got %zu", path, what,
+                        cols ? "row" : noun, (min_n == max_n || min_n == 0) && max_n == 1 ? "" : "s", cnt);
+    }
+    dg_status st = DG_OK;
     for (int pass = 0; st == DG_OK && pass < (out ? 2 : 1); pass++) {  /* check all, then write */
-        for (size_t i = 0; st == DG_OK && i < n_kids(n); i++) {
+        for (size_t i = 0; st == DG_OK && i < cnt; i++) {
             char ipath[PATH_CAP];
             double scratch;
-            void *dst = pass ? (char *)out + i * row * size : (void *)&scratch;
+            void *dst = pass ? (char *)out + i * (size_t)(cols ? cols : 1) * size : (void *)&scratch;
             snprintf(ipath, sizeof ipath, "%.200s[%zu]", path, i);
             st = cols ? read_list(c, *kid(n, i), ipath, t, 0, pass ? dst : NULL, cols, cols, NULL, e)
                       : conv(c, *kid(n, i), ipath, t, dst, e);
         }
     }
-    if (st == DG_OK && count) *count = (int)n_kids(n);
+    if (st == DG_OK && count) *count = (int)cnt;
     return st;
 }
 
@@ -338,11 +324,9 @@ static int edit_distance(const char *a, size_t na, const char *b, size_t nb) {
         int diag = row[0];
         row[0] = (int)i;
         for (size_t j = 1; j <= nb; j++) {
-            int best = diag + (a[i - 1] != b[j - 1]);
-            if (row[j] + 1 < best) best = row[j] + 1;
-            if (row[j - 1] + 1 < best) best = row[j - 1] + 1;
+            int best = diag + (a[i - 1] != b[j - 1]), del = (row[j] < row[j - 1] ? row[j] : row[j - 1]) + 1;
             diag = row[j];
-            row[j] = best;
+            row[j] = best < del ? best : del;
         }
     }
     return row[nb];
@@ -362,7 +346,7 @@ static const char *suggest(const dg_cfg *c, const char *parent, size_t plen, con
     return best;
 }
 
-/* Appends ".key" (is_key) or "[i]" to the path in buf at *pos, for messages. */
+/* Appends ".key" (key: its node) or "[i]" (key NULL) to the path in buf at *pos, for messages. */
 static void path_push(char *buf, size_t *pos, const yaml_node_t *key, size_t i) {
     char ix[32];
     if (!key) snprintf(ix, sizeof ix, "[%zu]", i);
@@ -412,9 +396,9 @@ static int copy_node(yaml_document_t *dst, yaml_document_t *src, int id, int is_
     const yaml_node_t *n = yaml_document_get_node(src, id);
     if (n->type == YAML_SCALAR_NODE && !is_key && is_null(n))
         return yaml_document_add_scalar(dst, NULL, (const yaml_char_t *)"null", 4, YAML_PLAIN_SCALAR_STYLE);
-    if (n->type == YAML_SCALAR_NODE)
-        return n->data.scalar.length > INT_MAX ? 0 : yaml_document_add_scalar(dst, NULL, n->data.scalar.value,
-                                                      (int)n->data.scalar.length, n->data.scalar.style);
+    if (n->type == YAML_SCALAR_NODE)  /* lengths fit an int: a file has at most DG_CFG_MAX_BYTES */
+        return yaml_document_add_scalar(dst, NULL, n->data.scalar.value, (int)n->data.scalar.length,
+                                        n->data.scalar.style);
     int is_map = n->type == YAML_MAPPING_NODE;
     int to = is_map ? yaml_document_add_mapping(dst, NULL, n->data.mapping.style)
                     : yaml_document_add_sequence(dst, NULL, n->data.sequence.style);
@@ -429,10 +413,6 @@ static int copy_node(yaml_document_t *dst, yaml_document_t *src, int id, int is_
 }
 
 /* ----------------------------------------------------------- the parser */
-
-static int mark_line(size_t zero_based) {
-    return zero_based >= (size_t)INT_MAX ? INT_MAX : (int)zero_based + 1;
-}
 
 /* Sets e to "FILE:LINE: <fmt>" (file) or "command line: key 'K': <fmt>" (a dg_cfg_set value). */
 PRINTF(4, 5) static dg_status perr(parser *p, dg_status st, int line, const char *fmt, ...) {
@@ -456,9 +436,9 @@ static dg_status syntax_error(parser *p, const yaml_parser_t *y) {
         for (size_t k = 0; k < y->problem_offset && k < p->len; k++) line0 += p->text[k] == '\n';
         if (y->problem_value >= 0) snprintf(extra, sizeof extra, " (byte 0x%02X)", (unsigned)y->problem_value);
     } else if (y->context) {
-        int cline = mark_line(y->context_mark.line);
-        if (!p->key && cline != mark_line(line0)) snprintf(extra, sizeof extra, " (%.100s at line %d)", y->context, cline);
-        else snprintf(extra, sizeof extra, " (%.100s)", y->context);
+        int cline = (int)y->context_mark.line + 1;
+        snprintf(extra, sizeof extra, !p->key && cline != (int)line0 + 1 ? " (%.100s at line %d)" : " (%.100s)",
+                 y->context, cline);
     }
     if (y->error == YAML_SCANNER_ERROR) {  /* a tab in the problem line's indentation */
         for (size_t l = 0; l < line0 && i < p->len; i++) l += p->text[i] == '\n';
@@ -466,7 +446,7 @@ static dg_status syntax_error(parser *p, const yaml_parser_t *y) {
         if (i < p->len && p->text[i] == '\t')
             snprintf(extra + strlen(extra), sizeof extra - strlen(extra), "; YAML indents with spaces, not tabs");
     }
-    return perr(p, DG_ERR_CONFIG, mark_line(line0), "%s%s", y->problem ? y->problem : "invalid YAML", extra);
+    return perr(p, DG_ERR_CONFIG, (int)line0 + 1, "%s%s", y->problem ? y->problem : "invalid YAML", extra);
 }
 
 /* Starts a libyaml parser on p's text. Returns 0 when out of memory. */
@@ -491,7 +471,7 @@ static dg_status scan(parser *p, int depth) {
         yaml_event_t ev;
         if (!yaml_parser_parse(&y, &ev)) { st = syntax_error(p, &y); break; }
         yaml_event_type_t t = ev.type;
-        int line = p->key ? 0 : mark_line(ev.start_mark.line);
+        int line = p->key ? 0 : (int)ev.start_mark.line + 1;
         int coll = t == YAML_SEQUENCE_START_EVENT || t == YAML_MAPPING_START_EVENT;
         const yaml_char_t *anchor = NULL, *tag = NULL;
         if (t == YAML_ALIAS_EVENT) anchor = ev.data.alias.anchor;
@@ -522,7 +502,7 @@ static dg_status scan(parser *p, int depth) {
     return st;
 }
 
-static int key_cmp(const void *a, const void *b) {  /* (key node, index) pairs: by text, then index */
+static int key_cmp(const void *a, const void *b) {  /* key nodes: by text, then file order */
     const yaml_node_t *x = *(yaml_node_t *const *)a, *y = *(yaml_node_t *const *)b;
     size_t nx = x->data.scalar.length, ny = y->data.scalar.length;
     int r = memcmp(x->data.scalar.value, y->data.scalar.value, nx < ny ? nx : ny);
@@ -534,15 +514,16 @@ static int key_cmp(const void *a, const void *b) {  /* (key node, index) pairs: 
  * fills m (NULL: not wanted) with each node's position, a map value taking its key's. */
 static dg_status check_tree(parser *p, yaml_document_t *d, int id, int key, meta *m) {
     const yaml_node_t *n = yaml_document_get_node(d, id), *at = key ? yaml_document_get_node(d, key) : n;
-    if (m) m[id - 1] = (meta){0, mark_line(at->start_mark.line), mark_line(at->start_mark.column)};
+    if (m) m[id - 1] = (meta){0, (int)at->start_mark.line + 1, (int)at->start_mark.column + 1};
     int is_map = n->type == YAML_MAPPING_NODE;
     size_t cnt = n_kids(n), old = p->plen;
     for (size_t i = 0; i < cnt; i++) {
         int k = is_map ? key_at(n, i) : 0;
         const yaml_node_t *kn = k ? yaml_document_get_node(d, k) : NULL;
         if (kn && kn->type != YAML_SCALAR_NODE)
-            return perr(p, DG_ERR_CONFIG, mark_line(kn->start_mark.line), "map keys must be plain values, not lists or maps");
-        if (kn && m) m[k - 1] = (meta){0, mark_line(kn->start_mark.line), mark_line(kn->start_mark.column)};
+            return perr(p, DG_ERR_CONFIG, (int)kn->start_mark.line + 1,
+                        "map keys must be plain values, not lists or maps");
+        if (kn && m) m[k - 1] = (meta){0, (int)kn->start_mark.line + 1, (int)kn->start_mark.column + 1};
         path_push(p->path, &p->plen, kn, i);
         dg_status st = check_tree(p, d, *kid(n, i), k, m);
         p->path[p->plen = old] = 0;
@@ -563,17 +544,16 @@ static dg_status check_tree(parser *p, yaml_document_t *d, int id, int key, meta
     if (!dup) return DG_OK;
     path_push(p->path, &p->plen, dup, 0);
     if (p->key) return perr(p, DG_ERR_CONFIG, 0, "duplicate key '%s'", p->path);
-    return perr(p, DG_ERR_CONFIG, mark_line(dup->start_mark.line), "duplicate key '%s' (first at line %d)", p->path,
-                mark_line(first->start_mark.line));
+    return perr(p, DG_ERR_CONFIG, (int)dup->start_mark.line + 1, "duplicate key '%s' (first at line %d)", p->path,
+                (int)first->start_mark.line + 1);
 }
 
 /* Parses text into doc (no nodes when the text holds no document) after scan; *m (if m) gets the
- * per-node data, malloc'd. On error doc is left empty. */
+ * per-node data, malloc'd. On error doc holds nothing to free. */
 static dg_status parse_text(const char *text, size_t len, const char *label, const char *key, int depth,
                             yaml_document_t *doc, meta **m, dg_err *e) {
     parser p = {.label = label, .text = (const unsigned char *)text, .len = len, .key = key, .e = e};
     yaml_parser_t y;
-    memset(doc, 0, sizeof *doc);
     if (key) dg_text_append(p.path, PATH_CAP, &p.plen, key, strlen(key));
     dg_status st = scan(&p, depth);
     if (st != DG_OK) return st;
@@ -597,18 +577,14 @@ dg_cfg *dg_cfg_parse(const char *text, size_t len, const char *label, dg_err *e)
     if (!label) label = "<memory>";
     dg_cfg *c = calloc(1, sizeof *c);
     if (!c || !(c->label = strdup(label))) goto nomem;
-    if (parse_text(text, len, label, NULL, 1, &c->doc, &c->m, e) != DG_OK) {
-        dg_cfg_free(c);
-        return NULL;
-    }
+    if (parse_text(text, len, label, NULL, 1, &c->doc, &c->m, e) != DG_OK) goto fail;
     c->n_m = (size_t)(c->doc.nodes.top - c->doc.nodes.start);
     yaml_node_t *root = yaml_document_get_root_node(&c->doc);
     if (root && root->type != YAML_MAPPING_NODE && !is_null(root)) {
         char got[96];
         describe(root, got, sizeof got);
         node_err(c, ROOT, DG_ERR_CONFIG, e, "the top level must be a map of keys, got %s", got);
-        dg_cfg_free(c);
-        return NULL;
+        goto fail;
     }
     if (!root || root->type != YAML_MAPPING_NODE) {  /* no document, or "---" alone: an empty map */
         yaml_document_delete(&c->doc);
@@ -621,6 +597,7 @@ dg_cfg *dg_cfg_parse(const char *text, size_t len, const char *label, dg_err *e)
     return c;
 nomem:
     dg_err_set(e, DG_ERR_NOMEM, "%.400s: out of memory", label);
+fail:
     dg_cfg_free(c);
     return NULL;
 }
@@ -663,8 +640,7 @@ dg_status dg_cfg_get_list(dg_cfg *c, const char *path, dg_cfg_type type, int col
                           int max_n, int *n, dg_err *e) {
     int id = 0;
     if ((type != DG_CFG_F32 && type != DG_CFG_F64 && type != DG_CFG_INT) || cols < 0 || min_n < 0 ||
-        max_n < min_n || (max_n > 0 && !out) || (!n && min_n != max_n) ||
-        (size_t)max_n > SIZE_MAX / sizeof(double) / (size_t)(cols ? cols : 1))
+        max_n < min_n || (max_n > 0 && !out) || (!n && min_n != max_n))
         return dg_err_set(e, DG_ERR_ARG, "config list '%.200s': bad arguments (type %d, cols %d, min %d, max %d)",
                           path ? path : "", (int)type, cols, min_n, max_n);
     dg_status st = find(c, path, 0, &id, e);
@@ -678,8 +654,7 @@ int dg_cfg_has(dg_cfg *c, const char *path) {
 int dg_cfg_len(dg_cfg *c, const char *path) {
     int id = look(c, path);
     const yaml_node_t *n = id ? node(c, id) : NULL;
-    if (!n || n->type == YAML_SCALAR_NODE) return n && is_null(n) ? 0 : -1;
-    return n_kids(n) > INT_MAX ? INT_MAX : (int)n_kids(n);
+    return !n ? -1 : n->type != YAML_SCALAR_NODE ? (int)n_kids(n) : is_null(n) ? 0 : -1;  /* n_kids <= MAX_NODES */
 }
 
 const char *dg_cfg_key(dg_cfg *c, const char *path, int i) {
@@ -764,10 +739,8 @@ dg_status dg_cfg_set(dg_cfg *c, const char *path, const char *value_text, dg_err
         yaml_document_t tmp;
         dg_status st = parse_text(value_text, vlen, CMDLINE, path, nsteps + 1, &tmp, NULL, e);
         if (st != DG_OK) return st;
-        if (yaml_document_get_root_node(&tmp)) val = copy_node(&c->doc, &tmp, ROOT, 0);
-        else st = dg_err_set(e, DG_ERR_CONFIG, CMDLINE ": key '%.200s': empty value", path);
+        val = copy_node(&c->doc, &tmp, ROOT, 0);  /* a flow list or map that parses: never empty */
         yaml_document_delete(&tmp);
-        if (st != DG_OK) return st;
     } else if (vlen <= INT_MAX) {
         val = yaml_document_add_scalar(&c->doc, NULL, (const yaml_char_t *)value_text, (int)vlen,
                                        YAML_PLAIN_SCALAR_STYLE);

@@ -28,7 +28,8 @@ static void put_text(FILE *fp, const char *s) {
 static int next_cell(dg_csv *w, int str) {
     if (w->bad) return 0;
     if (w->ncols == 0) w->bad = "a row before any column";
-    else if ((w->fmt[w->col] == DG_CSV_STR) != str) w->bad = str ? "text in a numeric column" : "a number in a text column";
+    else if ((w->fmt[w->col] == DG_CSV_STR) != str)
+        w->bad = str ? "text in a numeric column" : "a number in a text column";
     if (w->bad) return 0;
     if (!w->body) fputc('\n', w->f.fp);  /* the header ends at the first cell */
     w->body = 1;

@@ -128,8 +128,8 @@ dg_status dg_key_read(dg_cfg *cfg, const dg_key *k, void *base, dg_err *e) {
     case DG_KEY_INT:
     case DG_KEY_F32:
     case DG_KEY_F64: {
-        static const dg_cfg_type T[] = {[DG_KEY_INT] = DG_CFG_INT, [DG_KEY_F32] = DG_CFG_F32, [DG_KEY_F64] = DG_CFG_F64};
-        if ((st = dg_cfg_get(cfg, k->name, T[k->type], p, e))) return st;
+        const dg_cfg_type t = k->type == DG_KEY_INT ? DG_CFG_INT : k->type == DG_KEY_F32 ? DG_CFG_F32 : DG_CFG_F64;
+        if ((st = dg_cfg_get(cfg, k->name, t, p, e))) return st;
         return check(cfg, k, k->name, k->type == DG_KEY_INT ? *(int *)p : k->type == DG_KEY_F32 ? *(float *)p
                                                                                              : *(double *)p, e);
     }
