@@ -79,7 +79,9 @@ typedef enum dg_cfg_type {
                      or a dg_cfg_set of that key                                                       */
 } dg_cfg_type;
 
-/* One scalar into *out (a float, double, int, int or const char * as type says). */
+/* One scalar into *out: a float, double, int (INT and BOOL) or const char *, as type says. A
+ * malformed path ("env..dt") is the program's error, DG_ERR_ARG. Bounds belong to the key's
+ * declaration (difgames/keys.h), which checks them with the line and the text written there. */
 dg_status dg_cfg_get(dg_cfg *c, const char *path, dg_cfg_type type, void *out, dg_err *e);  /* "env.dt" */
 /* DG_OK when the key exists, else DG_ERR_CONFIG "FILE:LINE: missing required key 'train.lr'" (LINE:
  * the deepest enclosing map that exists). */
@@ -90,6 +92,7 @@ dg_status dg_cfg_require(dg_cfg *c, const char *path, dg_err *e);
  * item is valid. "[64, 64]", "[[x, y, r], ...]". */
 dg_status dg_cfg_get_list(dg_cfg *c, const char *path, dg_cfg_type type, int cols, void *out, int min_n,
                           int max_n, int *n, dg_err *e);
+
 /* -------------------------------------------------- structure, no marks */
 /* These look and do not mark anything used. */
 int         dg_cfg_has(dg_cfg *c, const char *path);               /* 1 if the key exists (even if empty), else 0      */
