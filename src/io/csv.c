@@ -48,7 +48,9 @@ static void end_cell(dg_csv *w) {
 
 dg_status dg_csv_begin(dg_csv *w, const char *path, dg_err *e) {
     memset(w, 0, sizeof *w);
-    return dg_file_begin(&w->f, path, e);
+    const dg_status st = dg_file_begin(&w->f, path, e);
+    if (st != DG_OK) w->bad = "the file did not open";  /* later calls do nothing */
+    return st;
 }
 
 void dg_csv_col(dg_csv *w, const char *name, dg_csv_fmt fmt) {

@@ -592,7 +592,8 @@ static dg_status write_metrics(const dg_trainer *t, dg_err *e) {
     char path[DG_PATH_MAX];
     snprintf(path, sizeof path, "%s/metrics.csv", t->out_dir);
     dg_csv w;
-    if (dg_csv_begin(&w, path, e) != DG_OK) return e ? e->status : DG_ERR_IO;
+    const dg_status st = dg_csv_begin(&w, path, e);
+    if (st != DG_OK) return st;
     const dg_env *env = t->env;
     dg_csv_col(&w, "epoch", DG_CSV_INT);
     dg_csv_col(&w, "loss", DG_CSV_G9);
