@@ -389,16 +389,16 @@ static int meta_sync(dg_cfg *c) {
     return 1;
 }
 
-/* Copies node id of src into dst as a tree (libyaml would anchor a node met twice), nulls written
- * "null" (an empty plain scalar in a flow list would come back a string). Returns the new node's
- * id, 0 when out of memory. */
+/* Copies node id of src into dst as a tree (libyaml would anchor a node met twice): quoted scalars
+ * single-quoted (libyaml turns to double quotes when it must) so "5" stays a string, nulls "null"
+ * (an empty plain scalar in a flow list reads back as ''). Returns the new id, 0: out of memory. */
 static int copy_node(yaml_document_t *dst, yaml_document_t *src, int id, int is_key) {
     const yaml_node_t *n = yaml_document_get_node(src, id);
     if (n->type == YAML_SCALAR_NODE && !is_key && is_null(n))
         return yaml_document_add_scalar(dst, NULL, (const yaml_char_t *)"null", 4, YAML_PLAIN_SCALAR_STYLE);
     if (n->type == YAML_SCALAR_NODE)  /* lengths fit an int: a file has at most DG_CFG_MAX_BYTES */
         return yaml_document_add_scalar(dst, NULL, n->data.scalar.value, (int)n->data.scalar.length,
-                                        n->data.scalar.style);
+                                        quoted(n) ? YAML_SINGLE_QUOTED_SCALAR_STYLE : YAML_PLAIN_SCALAR_STYLE);
     int is_map = n->type == YAML_MAPPING_NODE;
     int to = is_map ? yaml_document_add_mapping(dst, NULL, n->data.mapping.style)
                     : yaml_document_add_sequence(dst, NULL, n->data.sequence.style);
