@@ -48,7 +48,8 @@ static void config(const uint8_t *data, size_t size) {
     if (!c) return;
     int n[DG_HJI_MAX_DIMS], cnt = 0;
     double nodes = 1;
-    if (dg_cfg_has(c, "grid.n") && dg_cfg_get_int_array(c, "grid.n", n, 1, DG_HJI_MAX_DIMS, &cnt, &e) == DG_OK)
+    if (dg_cfg_has(c, "grid.n") &&
+        dg_cfg_get_list(c, "grid.n", DG_CFG_INT, 0, n, 1, DG_HJI_MAX_DIMS, &cnt, &e) == DG_OK)
         for (int k = 0; k < cnt; k++) nodes *= n[k] > 0 ? n[k] : 1;
     if (nodes <= 1e6) {
         dg_hji_problem *p = dg_hji_problem_load(c, &e);

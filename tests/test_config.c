@@ -16,6 +16,7 @@
 #include <cmocka.h>
 
 #include "difgames/config.h"
+#include "difgames/keys.h"
 
 static const char REACH[] =
     "game: reach\n"                    /* 1 */
@@ -83,25 +84,40 @@ static void check_bad_texts(const bad_text *b, size_t n) {
 static void str_is(dg_cfg *c, const char *key, const char *want) {
     dg_err e = {0};
     const char *s = NULL;
-    assert_int_equal(dg_cfg_get_str(c, key, &s, NULL, &e), DG_OK);
+    assert_int_equal(dg_cfg_get(c, key, DG_CFG_STR, &s, &e), DG_OK);
     assert_string_equal(s, want);
+}
+
+/* Reads a float key between lo and hi (lo_c, hi_c: 1 when that end is allowed), default def, as a
+ * declared key (difgames/keys.h) is read. */
+static dg_status read_f32(dg_cfg *c, const char *path, float def, double lo, double hi, int lo_c, int hi_c,
+                          float *out, dg_err *e) {
+    const dg_key k = {.name = path, .type = DG_KEY_F32, .def = def, .lo = lo, .hi = hi, .lo_open = !lo_c,
+                      .hi_open = !hi_c};
+    return dg_key_read(c, &k, out, e);
+}
+
+/* The same for an int key in [lo, hi]. */
+static dg_status read_int(dg_cfg *c, const char *path, int def, int lo, int hi, int *out, dg_err *e) {
+    const dg_key k = {.name = path, .type = DG_KEY_INT, .def = def, .lo = lo, .hi = hi};
+    return dg_key_read(c, &k, out, e);
 }
 
 /* Reads everything the reach program knows; returns the first error. */
 static dg_status read_reach(dg_cfg *c, dg_err *e) {
     const char *game;
-    int seed, epochs, hidden[8], nh = 0, snaps[16], ns = 0, nobst = 0;
-    float dt, damping, lr, obst[4 * 3];
+    int seed = 1, epochs, hidden[8], nh = 0, snaps[16], ns = 0, nobst = 0;
+    float dt, damping, lr = 1e-2f, obst[4 * 3];
     dg_status st;
-    if ((st = dg_cfg_get_str_req(c, "game", &game, e)) ||
-        (st = dg_cfg_get_int(c, "seed", &seed, 1, e)) ||
-        (st = dg_cfg_get_f32_range(c, "env.dt", &dt, 0.1f, 0, 1, 0, 1, e)) ||
-        (st = dg_cfg_get_f32_range(c, "env.damping", &damping, 1, 0, 1, 0, 1, e)) ||
-        (st = dg_cfg_get_f32_rows(c, "env.obstacles", obst, 3, 0, 4, &nobst, e)) ||
-        (st = dg_cfg_get_int_array(c, "policy.hidden", hidden, 1, 8, &nh, e)) ||
-        (st = dg_cfg_get_int_range(c, "train.epochs", &epochs, 10, 1, 1000000, e)) ||
-        (st = dg_cfg_get_f32(c, "train.lr", &lr, 1e-2f, e)) ||
-        (st = dg_cfg_get_int_array(c, "train.snapshots", snaps, 0, 16, &ns, e)))
+    if ((st = dg_cfg_require(c, "game", e)) || (st = dg_cfg_get(c, "game", DG_CFG_STR, &game, e)) ||
+        (st = dg_cfg_get(c, "seed", DG_CFG_INT, &seed, e)) ||
+        (st = read_f32(c, "env.dt", 0.1f, 0, 1, 0, 1, &dt, e)) ||
+        (st = read_f32(c, "env.damping", 1, 0, 1, 0, 1, &damping, e)) ||
+        (st = dg_cfg_get_list(c, "env.obstacles", DG_CFG_F32, 3, obst, 0, 4, &nobst, e)) ||
+        (st = dg_cfg_get_list(c, "policy.hidden", DG_CFG_INT, 0, hidden, 1, 8, &nh, e)) ||
+        (st = read_int(c, "train.epochs", 10, 1, 1000000, &epochs, e)) ||
+        (st = dg_cfg_get(c, "train.lr", DG_CFG_F32, &lr, e)) ||
+        (st = dg_cfg_get_list(c, "train.snapshots", DG_CFG_INT, 0, snaps, 0, 16, &ns, e)))
         return st;
     return DG_OK;
 }
@@ -115,25 +131,26 @@ static void test_example_reads_back(void **state) {
     const char *game = NULL;
     int seed = -1, epochs = 0, hidden[8] = {0}, snaps[8] = {0}, ns = 0, nobst = 0;
     float dt = 0, damping = 0, lr = 0, obst[4 * 3] = {0};
-    assert_int_equal(dg_cfg_get_str(c, "game", &game, "none", &e), DG_OK);
+    assert_int_equal(dg_cfg_get(c, "game", DG_CFG_STR, &game, &e), DG_OK);
     assert_string_equal(game, "reach");
-    assert_int_equal(dg_cfg_get_int(c, "seed", &seed, 7, &e), DG_OK);
+    assert_int_equal(dg_cfg_get(c, "seed", DG_CFG_INT, &seed, &e), DG_OK);
     assert_int_equal(seed, 0);
-    assert_int_equal(dg_cfg_get_f32(c, "env.dt", &dt, 1, &e), DG_OK);
+    assert_int_equal(dg_cfg_get(c, "env.dt", DG_CFG_F32, &dt, &e), DG_OK);
     assert_true(dt == 0.05f);
-    assert_int_equal(dg_cfg_get_f32_range(c, "env.damping", &damping, 1, 0, 1, 0, 1, &e), DG_OK);
+    assert_int_equal(read_f32(c, "env.damping", 1, 0, 1, 0, 1, &damping, &e), DG_OK);
     assert_true(damping == 0.98f);
-    assert_int_equal(dg_cfg_get_f32_rows(c, "env.obstacles", obst, 3, 0, 4, &nobst, &e), DG_OK);
+    assert_int_equal(dg_cfg_get_list(c, "env.obstacles", DG_CFG_F32, 3, obst, 0, 4, &nobst, &e), DG_OK);
     assert_int_equal(nobst, 1);
     assert_true(obst[0] == 0.0f && obst[1] == 0.0f && obst[2] == 0.25f);
-    assert_int_equal(dg_cfg_get_int_array(c, "policy.hidden", hidden, 2, 2, NULL, &e), DG_OK);
+    assert_int_equal(dg_cfg_get_list(c, "policy.hidden", DG_CFG_INT, 0, hidden, 2, 2, NULL, &e), DG_OK);
     assert_int_equal(hidden[0], 64);
     assert_int_equal(hidden[1], 64);
-    assert_int_equal(dg_cfg_get_int_req(c, "train.epochs", &epochs, &e), DG_OK);
+    assert_int_equal(dg_cfg_require(c, "train.epochs", &e), DG_OK);
+    assert_int_equal(dg_cfg_get(c, "train.epochs", DG_CFG_INT, &epochs, &e), DG_OK);
     assert_int_equal(epochs, 300);
-    assert_int_equal(dg_cfg_get_f32_req(c, "train.lr", &lr, &e), DG_OK);
+    assert_int_equal(dg_cfg_get(c, "train.lr", DG_CFG_F32, &lr, &e), DG_OK);
     assert_true(lr == 1.0e-3f);
-    assert_int_equal(dg_cfg_get_int_array(c, "train.snapshots", snaps, 0, 8, &ns, &e), DG_OK);
+    assert_int_equal(dg_cfg_get_list(c, "train.snapshots", DG_CFG_INT, 0, snaps, 0, 8, &ns, &e), DG_OK);
     assert_int_equal(ns, 3);
     assert_int_equal(snaps[0], 5);
     assert_int_equal(snaps[2], 50);
@@ -157,7 +174,7 @@ static void test_example_reads_back(void **state) {
     assert_int_equal(dg_cfg_line(c, "env.obstacles[0][2]", NULL), 7);
     /* index written as .i works too */
     float r = 0;
-    assert_int_equal(dg_cfg_get_f32(c, "env.obstacles.0.2", &r, 0, &e), DG_OK);
+    assert_int_equal(dg_cfg_get(c, "env.obstacles.0.2", DG_CFG_F32, &r, &e), DG_OK);
     assert_true(r == 0.25f);
     assert_string_equal(dg_cfg_path(c), "t.yaml");
     dg_cfg_free(c);
@@ -180,7 +197,7 @@ static void test_load_file(void **state) {
     assert_string_equal(dg_cfg_path(c), path);
     assert_int_equal(read_reach(c, &e), DG_OK);
     float mom = 0.5f;
-    assert_int_equal(dg_cfg_get_f32(c, "train.momentum", &mom, 0.5f, &e), DG_OK);
+    assert_int_equal(dg_cfg_get(c, "train.momentum", DG_CFG_F32, &mom, &e), DG_OK);
     assert_true(mom == 0.5f);
     assert_int_equal(dg_cfg_check_unused(c, &e), DG_ERR_CONFIG);
     has_all(e.msg, path, ":14:", "unknown key 'train.momentun'", "did you mean 'train.momentum'", NULL);
@@ -198,43 +215,47 @@ static void test_defaults_and_required(void **state) {
     (void)state;
     dg_err e = {0};
     dg_cfg *c = parse_ok(REACH);
-    float f = 0;
-    int i = 0, b = -1;
-    const char *s = NULL;
-    assert_int_equal(dg_cfg_get_f32(c, "train.momentum", &f, 0.9f, &e), DG_OK);
+    /* a missing key leaves the caller's default alone */
+    float f = 0.9f;
+    int i = 42, b = 1;
+    const char *s = "runs";
+    assert_int_equal(dg_cfg_get(c, "train.momentum", DG_CFG_F32, &f, &e), DG_OK);
     assert_true(f == 0.9f);
-    assert_int_equal(dg_cfg_get_int(c, "nothing.here.at.all", &i, 42, &e), DG_OK);
+    assert_int_equal(dg_cfg_get(c, "nothing.here.at.all", DG_CFG_INT, &i, &e), DG_OK);
     assert_int_equal(i, 42);
-    assert_int_equal(dg_cfg_get_bool(c, "render", &b, 1, &e), DG_OK);
+    assert_int_equal(dg_cfg_get(c, "render", DG_CFG_BOOL, &b, &e), DG_OK);
     assert_int_equal(b, 1);
-    assert_int_equal(dg_cfg_get_str(c, "out_dir", &s, "runs", &e), DG_OK);
+    assert_int_equal(dg_cfg_get(c, "out_dir", DG_CFG_STR, &s, &e), DG_OK);
     assert_string_equal(s, "runs");
-    assert_int_equal(dg_cfg_get_int(c, "policy.hidden[5]", &i, 3, &e), DG_OK);  /* past the end: missing */
+    i = 3;
+    assert_int_equal(dg_cfg_get(c, "policy.hidden[5]", DG_CFG_INT, &i, &e), DG_OK);  /* past the end: missing */
     assert_int_equal(i, 3);
 
-    /* a missing list leaves the caller's default alone */
+    /* and so does a missing list */
     float arr[3] = {1, 2, 3};
     int n = 3;
-    assert_int_equal(dg_cfg_get_f32_array(c, "env.goal", arr, 0, 3, &n, &e), DG_OK);
+    assert_int_equal(dg_cfg_get_list(c, "env.goal", DG_CFG_F32, 0, arr, 0, 3, &n, &e), DG_OK);
     assert_int_equal(n, 3);
     assert_true(arr[2] == 3);
 
     /* required and missing: names the key and the line of the enclosing map */
-    assert_int_equal(dg_cfg_get_f32_req(c, "train.momentum", &f, &e), DG_ERR_CONFIG);
+    assert_int_equal(dg_cfg_require(c, "train.momentum", &e), DG_ERR_CONFIG);
     has_all(e.msg, "t.yaml:10:", "missing required key 'train.momentum'", NULL);
-    assert_int_equal(dg_cfg_get_int_req(c, "batch", &i, &e), DG_ERR_CONFIG);
+    assert_int_equal(dg_cfg_require(c, "batch", &e), DG_ERR_CONFIG);
     has_all(e.msg, "t.yaml", "missing required key 'batch'", NULL);
-    assert_int_equal(dg_cfg_get_bool_req(c, "env.walls", &b, &e), DG_ERR_CONFIG);
+    assert_int_equal(dg_cfg_require(c, "env.walls", &e), DG_ERR_CONFIG);
     has_all(e.msg, "t.yaml:3:", "'env.walls'", NULL);
-    assert_int_equal(dg_cfg_get_str_req(c, "policy.act", &s, &e), DG_ERR_CONFIG);
+    assert_int_equal(dg_cfg_require(c, "policy.act", &e), DG_ERR_CONFIG);
     has_all(e.msg, "t.yaml:8:", "'policy.act'", NULL);
     dg_cfg_free(c);
 
     /* an empty section reads as an empty map */
     c = parse_ok("env:\n# dt: 0.1\ntrain: {}\n");
-    assert_int_equal(dg_cfg_get_f32(c, "env.dt", &f, 0.25f, &e), DG_OK);
+    f = 0.25f;
+    i = 9;
+    assert_int_equal(dg_cfg_get(c, "env.dt", DG_CFG_F32, &f, &e), DG_OK);
     assert_true(f == 0.25f);
-    assert_int_equal(dg_cfg_get_int(c, "train.epochs", &i, 9, &e), DG_OK);
+    assert_int_equal(dg_cfg_get(c, "train.epochs", DG_CFG_INT, &i, &e), DG_OK);
     assert_int_equal(i, 9);
     assert_int_equal(dg_cfg_check_unused(c, &e), DG_OK);
     dg_cfg_free(c);
@@ -260,44 +281,44 @@ static void test_wrong_types(void **state) {
     int i = 0, b = 0;
     float f = 0;
     const char *s = NULL;
-    assert_int_equal(dg_cfg_get_int(c, "train.epochs", &i, 1, &e), DG_ERR_CONFIG);
+    assert_int_equal(dg_cfg_get(c, "train.epochs", DG_CFG_INT, &i, &e), DG_ERR_CONFIG);
     has_all(e.msg, "t.yaml:2: key 'train.epochs': expected an integer, got 'abc'", NULL);
-    assert_int_equal(dg_cfg_get_int(c, "train.steps", &i, 1, &e), DG_ERR_CONFIG);
+    assert_int_equal(dg_cfg_get(c, "train.steps", DG_CFG_INT, &i, &e), DG_ERR_CONFIG);
     has_all(e.msg, "t.yaml:3:", "'train.steps'", "expected an integer, got '2.5'", NULL);
-    assert_int_equal(dg_cfg_get_int(c, "train.batch", &i, 1, &e), DG_ERR_CONFIG);
+    assert_int_equal(dg_cfg_get(c, "train.batch", DG_CFG_INT, &i, &e), DG_ERR_CONFIG);
     has_all(e.msg, "t.yaml:4:", "'train.batch'", "integer", NULL);
-    assert_int_equal(dg_cfg_get_int(c, "train.n", &i, 1, &e), DG_ERR_CONFIG);
+    assert_int_equal(dg_cfg_get(c, "train.n", DG_CFG_INT, &i, &e), DG_ERR_CONFIG);
     has_all(e.msg, "t.yaml:5:", "'train.n'", "quoted string \"5\"", NULL);
-    assert_int_equal(dg_cfg_get_f32(c, "train.lr", &f, 1, &e), DG_ERR_CONFIG);
+    assert_int_equal(dg_cfg_get(c, "train.lr", DG_CFG_F32, &f, &e), DG_ERR_CONFIG);
     has_all(e.msg, "t.yaml:6:", "'train.lr'", "got nothing", NULL);
-    assert_int_equal(dg_cfg_get_f32(c, "env.dt", &f, 1, &e), DG_ERR_CONFIG);
+    assert_int_equal(dg_cfg_get(c, "env.dt", DG_CFG_F32, &f, &e), DG_ERR_CONFIG);
     has_all(e.msg, "t.yaml:8: key 'env.dt': expected a number, got a list", NULL);
-    assert_int_equal(dg_cfg_get_bool(c, "env.render", &b, 1, &e), DG_ERR_CONFIG);
+    assert_int_equal(dg_cfg_get(c, "env.render", DG_CFG_BOOL, &b, &e), DG_ERR_CONFIG);
     has_all(e.msg, "t.yaml:9:", "'env.render'", "true or false", "'maybe'", NULL);
-    assert_int_equal(dg_cfg_get_str(c, "env.name", &s, "x", &e), DG_ERR_CONFIG);
+    assert_int_equal(dg_cfg_get(c, "env.name", DG_CFG_STR, &s, &e), DG_ERR_CONFIG);
     has_all(e.msg, "t.yaml:10:", "'env.name'", "expected a string, got a map", NULL);
-    assert_int_equal(dg_cfg_get_int(c, "env.big", &i, 1, &e), DG_ERR_CONFIG);
+    assert_int_equal(dg_cfg_get(c, "env.big", DG_CFG_INT, &i, &e), DG_ERR_CONFIG);
     has_all(e.msg, "t.yaml:11:", "'env.big'", "99999999999", "out of the integer range", NULL);
-    assert_int_equal(dg_cfg_get_int(c, "env.neg", &i, 1, &e), DG_ERR_CONFIG);
+    assert_int_equal(dg_cfg_get(c, "env.neg", DG_CFG_INT, &i, &e), DG_ERR_CONFIG);
     has_all(e.msg, "t.yaml:12:", "out of the integer range", NULL);
-    assert_int_equal(dg_cfg_get_int(c, "env.ok", &i, 1, &e), DG_OK);
+    assert_int_equal(dg_cfg_get(c, "env.ok", DG_CFG_INT, &i, &e), DG_OK);
     assert_int_equal(i, -2147483647 - 1);
-    assert_int_equal(dg_cfg_get_str(c, "env.nul", &s, "x", &e), DG_ERR_CONFIG);
+    assert_int_equal(dg_cfg_get(c, "env.nul", DG_CFG_STR, &s, &e), DG_ERR_CONFIG);
     has_all(e.msg, "t.yaml:14:", "'env.nul'", "NUL", NULL);
     /* a path through a scalar */
-    assert_int_equal(dg_cfg_get_f32(c, "train.epochs.x", &f, 1, &e), DG_ERR_CONFIG);
+    assert_int_equal(dg_cfg_get(c, "train.epochs.x", DG_CFG_F32, &f, &e), DG_ERR_CONFIG);
     has_all(e.msg, "t.yaml:2:", "key 'train.epochs': expected a map, got 'abc'", NULL);
-    assert_int_equal(dg_cfg_get_f32(c, "env.dt.x", &f, 1, &e), DG_ERR_CONFIG);
+    assert_int_equal(dg_cfg_get(c, "env.dt.x", DG_CFG_F32, &f, &e), DG_ERR_CONFIG);
     has_all(e.msg, "t.yaml:8:", "key 'env.dt': expected a map, got a list", NULL);
-    assert_int_equal(dg_cfg_get_f32(c, "env[0]", &f, 1, &e), DG_ERR_CONFIG);
+    assert_int_equal(dg_cfg_get(c, "env[0]", DG_CFG_F32, &f, &e), DG_ERR_CONFIG);
     has_all(e.msg, "t.yaml:7:", "key 'env': expected a list, got a map", NULL);
     /* a malformed path is the program's fault */
-    assert_int_equal(dg_cfg_get_f32(c, "env..dt", &f, 1, &e), DG_ERR_ARG);
-    assert_int_equal(dg_cfg_get_f32(c, "env.dt[x]", &f, 1, &e), DG_ERR_ARG);
-    assert_int_equal(dg_cfg_get_f32(c, NULL, &f, 1, &e), DG_ERR_ARG);
+    assert_int_equal(dg_cfg_get(c, "env..dt", DG_CFG_F32, &f, &e), DG_ERR_ARG);
+    assert_int_equal(dg_cfg_get(c, "env.dt[x]", DG_CFG_F32, &f, &e), DG_ERR_ARG);
+    assert_int_equal(dg_cfg_get(c, NULL, DG_CFG_F32, &f, &e), DG_ERR_ARG);
     /* failed reads leave the output alone */
     i = 77;
-    assert_int_equal(dg_cfg_get_int(c, "train.epochs", &i, 1, &e), DG_ERR_CONFIG);
+    assert_int_equal(dg_cfg_get(c, "train.epochs", DG_CFG_INT, &i, &e), DG_ERR_CONFIG);
     assert_int_equal(i, 77);
     dg_cfg_free(c);
 
@@ -305,9 +326,9 @@ static void test_wrong_types(void **state) {
     c = parse_ok("a: 2048\nb: 'quoted: yes'\nc: yes\nd: Off\ne: \"\"\nf: |\n  two\n  lines\n");
     str_is(c, "a", "2048");
     str_is(c, "b", "quoted: yes");
-    assert_int_equal(dg_cfg_get_bool(c, "c", &b, 0, &e), DG_OK);
+    assert_int_equal(dg_cfg_get(c, "c", DG_CFG_BOOL, &b, &e), DG_OK);
     assert_int_equal(b, 1);
-    assert_int_equal(dg_cfg_get_bool(c, "d", &b, 1, &e), DG_OK);
+    assert_int_equal(dg_cfg_get(c, "d", DG_CFG_BOOL, &b, &e), DG_OK);
     assert_int_equal(b, 0);
     str_is(c, "e", "");
     str_is(c, "f", "two\nlines\n");
@@ -323,7 +344,7 @@ static void test_nonfinite(void **state) {
         dg_cfg *c = parse_ok(text);
         dg_err e = {0};
         float f = 1;
-        assert_int_equal(dg_cfg_get_f32(c, "env.dt", &f, 0.1f, &e), DG_ERR_CONFIG);
+        assert_int_equal(dg_cfg_get(c, "env.dt", DG_CFG_F32, &f, &e), DG_ERR_CONFIG);
         has_all(e.msg, "t.yaml:2:", "'env.dt'", "expected a finite number", bad[k], NULL);
         assert_true(f == 1);
         dg_cfg_free(c);
@@ -331,48 +352,45 @@ static void test_nonfinite(void **state) {
     dg_cfg *c = parse_ok("a: 1e39\nb: 1e-50\nc: -.5\nd: 3\ne: 1.\nf: 0x10\ng: 1_000\n");
     dg_err e = {0};
     float f = 0;
-    assert_int_equal(dg_cfg_get_f32(c, "a", &f, 0, &e), DG_ERR_CONFIG);
+    assert_int_equal(dg_cfg_get(c, "a", DG_CFG_F32, &f, &e), DG_ERR_CONFIG);
     has_all(e.msg, "t.yaml:1:", "'a'", "32-bit float", NULL);
-    assert_int_equal(dg_cfg_get_f32(c, "b", &f, 1, &e), DG_OK);
+    assert_int_equal(dg_cfg_get(c, "b", DG_CFG_F32, &f, &e), DG_OK);
     assert_true(f == 0);
-    assert_int_equal(dg_cfg_get_f32(c, "c", &f, 0, &e), DG_OK);
+    assert_int_equal(dg_cfg_get(c, "c", DG_CFG_F32, &f, &e), DG_OK);
     assert_true(f == -0.5f);
-    assert_int_equal(dg_cfg_get_f32(c, "d", &f, 0, &e), DG_OK);
+    assert_int_equal(dg_cfg_get(c, "d", DG_CFG_F32, &f, &e), DG_OK);
     assert_true(f == 3);
-    assert_int_equal(dg_cfg_get_f32(c, "e", &f, 0, &e), DG_OK);
+    assert_int_equal(dg_cfg_get(c, "e", DG_CFG_F32, &f, &e), DG_OK);
     assert_true(f == 1);
-    assert_int_equal(dg_cfg_get_f32(c, "f", &f, 0, &e), DG_ERR_CONFIG);
+    assert_int_equal(dg_cfg_get(c, "f", DG_CFG_F32, &f, &e), DG_ERR_CONFIG);
     has_all(e.msg, "t.yaml:6:", "expected a number, got '0x10'", NULL);
-    assert_int_equal(dg_cfg_get_f32(c, "g", &f, 0, &e), DG_ERR_CONFIG);
+    assert_int_equal(dg_cfg_get(c, "g", DG_CFG_F32, &f, &e), DG_ERR_CONFIG);
     dg_cfg_free(c);
 }
 
+/* Ranges are the key table's (difgames/keys.h): the message cites the line and the text written. */
 static void test_ranges(void **state) {
     (void)state;
     dg_err e = {0};
     dg_cfg *c = parse_ok("env:\n  damping: 1.5\n  dt: 0\n  k: -3\ntrain:\n  epochs: 0\n");
     float f = 7;
     int i = 7;
-    assert_int_equal(dg_cfg_get_f32_range(c, "env.damping", &f, 0.9f, 0, 1, 0, 1, &e), DG_ERR_CONFIG);
+    assert_int_equal(read_f32(c, "env.damping", 0.9f, 0, 1, 0, 1, &f, &e), DG_ERR_CONFIG);
     has_all(e.msg, "t.yaml:2: key 'env.damping': 1.5 is out of range, expected (0, 1]", NULL);
-    assert_true(f == 7);
-    assert_int_equal(dg_cfg_get_f32_range(c, "env.dt", &f, 0.1f, 0, INFINITY, 0, 0, &e), DG_ERR_CONFIG);
+    assert_int_equal(read_f32(c, "env.dt", 0.1f, 0, INFINITY, 0, 0, &f, &e), DG_ERR_CONFIG);
     has_all(e.msg, "t.yaml:3:", "'env.dt'", "0 is out of range, expected > 0", NULL);
-    assert_int_equal(dg_cfg_get_f32_range(c, "env.dt", &f, 0.1f, 0, 1, 1, 0, &e), DG_OK);
+    assert_int_equal(read_f32(c, "env.dt", 0.1f, 0, 1, 1, 0, &f, &e), DG_OK);
     assert_true(f == 0);
-    assert_int_equal(dg_cfg_get_f32_range(c, "env.k", &f, 0, -INFINITY, -5, 0, 1, &e), DG_ERR_CONFIG);
+    assert_int_equal(read_f32(c, "env.k", 0, -INFINITY, -5, 0, 1, &f, &e), DG_ERR_CONFIG);
     has_all(e.msg, "t.yaml:4:", "-3 is out of range, expected <= -5", NULL);
-    assert_int_equal(dg_cfg_get_int_range(c, "train.epochs", &i, 10, 1, 100000, &e), DG_ERR_CONFIG);
+    assert_int_equal(read_int(c, "train.epochs", 10, 1, 100000, &i, &e), DG_ERR_CONFIG);
     has_all(e.msg, "t.yaml:6: key 'train.epochs': 0 is out of range, expected [1, 100000]", NULL);
-    assert_int_equal(i, 7);
-    /* a check after a required read */
-    assert_int_equal(dg_cfg_get_f32_req(c, "env.damping", &f, &e), DG_OK);
-    assert_int_equal(dg_cfg_check_f32_range(c, "env.damping", f, 0, 1, 0, 0, &e), DG_ERR_CONFIG);
+    assert_int_equal(read_f32(c, "env.damping", 0.9f, 0, 1, 0, 0, &f, &e), DG_ERR_CONFIG);
     has_all(e.msg, "t.yaml:2:", "expected (0, 1)", NULL);
-    assert_int_equal(dg_cfg_check_int_range(c, "train.epochs", 0, 1, 2147483647, &e), DG_ERR_CONFIG);
+    assert_int_equal(read_int(c, "train.epochs", 10, 1, 2147483647, &i, &e), DG_ERR_CONFIG);
     has_all(e.msg, "t.yaml:6:", "expected >= 1", NULL);
     /* a default out of range is the program's bug */
-    assert_int_equal(dg_cfg_get_f32_range(c, "env.gain", &f, 5, 0, 1, 1, 1, &e), DG_ERR_ARG);
+    assert_int_equal(read_f32(c, "env.gain", 5, 0, 1, 1, 1, &f, &e), DG_ERR_ARG);
     has_all(e.msg, "t.yaml", "'env.gain'", "default 5", NULL);
     /* the caller's own check */
     assert_int_equal(dg_cfg_error(c, "env.k", &e, "must be positive (got %d)", -3), DG_ERR_CONFIG);
@@ -400,40 +418,41 @@ static void test_arrays(void **state) {
                          "  flat: [1, 2]\n");              /* 15 */
     int h[4] = {9, 9, 9, 9}, n = -1;
     float f[12];
-    assert_int_equal(dg_cfg_get_int_array(c, "policy.hidden", h, 2, 2, NULL, &e), DG_ERR_CONFIG);
+    assert_int_equal(dg_cfg_get_list(c, "policy.hidden", DG_CFG_INT, 0, h, 2, 2, NULL, &e), DG_ERR_CONFIG);
     has_all(e.msg, "t.yaml:2: key 'policy.hidden': expected 2 integers, got 3", NULL);
-    assert_int_equal(dg_cfg_get_int_array(c, "policy.hidden", h, 0, 2, &n, &e), DG_ERR_CONFIG);
+    assert_int_equal(dg_cfg_get_list(c, "policy.hidden", DG_CFG_INT, 0, h, 0, 2, &n, &e), DG_ERR_CONFIG);
     has_all(e.msg, "t.yaml:2:", "expected at most 2 integers, got 3", NULL);
-    assert_int_equal(dg_cfg_get_int_array(c, "policy.hidden", h, 4, 4, &n, &e), DG_ERR_CONFIG);
-    assert_int_equal(dg_cfg_get_int_array(c, "policy.hidden", h, 1, 2, &n, &e), DG_ERR_CONFIG);
+    assert_int_equal(dg_cfg_get_list(c, "policy.hidden", DG_CFG_INT, 0, h, 4, 4, &n, &e), DG_ERR_CONFIG);
+    assert_int_equal(dg_cfg_get_list(c, "policy.hidden", DG_CFG_INT, 0, h, 1, 2, &n, &e), DG_ERR_CONFIG);
     has_all(e.msg, "expected 1 to 2 integers, got 3", NULL);
-    assert_int_equal(dg_cfg_get_int_array(c, "policy.bad", h, 0, 4, &n, &e), DG_ERR_CONFIG);
+    assert_int_equal(dg_cfg_get_list(c, "policy.bad", DG_CFG_INT, 0, h, 0, 4, &n, &e), DG_ERR_CONFIG);
     has_all(e.msg, "t.yaml:5: key 'policy.bad[1]': expected an integer, got 'x'", NULL);
     assert_int_equal(h[0], 9);  /* nothing written */
     assert_int_equal(n, -1);
-    assert_int_equal(dg_cfg_get_f32_array(c, "policy.scalar", f, 0, 4, &n, &e), DG_ERR_CONFIG);
+    assert_int_equal(dg_cfg_get_list(c, "policy.scalar", DG_CFG_F32, 0, f, 0, 4, &n, &e), DG_ERR_CONFIG);
     has_all(e.msg, "t.yaml:6:", "'policy.scalar'", "expected a list of numbers, got '5'", NULL);
-    assert_int_equal(dg_cfg_get_int_array(c, "policy.hidden", h, 0, 4, &n, &e), DG_OK);
+    assert_int_equal(dg_cfg_get_list(c, "policy.hidden", DG_CFG_INT, 0, h, 0, 4, &n, &e), DG_OK);
     assert_int_equal(n, 3);
     assert_int_equal(h[2], 64);
 
     int rows = -1;
-    assert_int_equal(dg_cfg_get_f32_rows(c, "env.obstacles", f, 3, 0, 4, &rows, &e), DG_ERR_CONFIG);
+    assert_int_equal(dg_cfg_get_list(c, "env.obstacles", DG_CFG_F32, 3, f, 0, 4, &rows, &e), DG_ERR_CONFIG);
     has_all(e.msg, "t.yaml:10: key 'env.obstacles[1]': expected 3 numbers, got 2", NULL);
     assert_int_equal(rows, -1);
-    assert_int_equal(dg_cfg_get_f32_rows(c, "env.walls", f, 3, 0, 4, &rows, &e), DG_ERR_CONFIG);
+    assert_int_equal(dg_cfg_get_list(c, "env.walls", DG_CFG_F32, 3, f, 0, 4, &rows, &e), DG_ERR_CONFIG);
     has_all(e.msg, "t.yaml:13: key 'env.walls[1][1]': expected a finite number, got '.nan'", NULL);
-    assert_int_equal(dg_cfg_get_f32_rows(c, "env.many", f, 1, 0, 2, &rows, &e), DG_ERR_CONFIG);
+    assert_int_equal(dg_cfg_get_list(c, "env.many", DG_CFG_F32, 1, f, 0, 2, &rows, &e), DG_ERR_CONFIG);
     has_all(e.msg, "t.yaml:14:", "'env.many'", "at most 2 rows, got 3", NULL);
-    assert_int_equal(dg_cfg_get_f32_rows(c, "env.flat", f, 2, 0, 2, &rows, &e), DG_ERR_CONFIG);
+    assert_int_equal(dg_cfg_get_list(c, "env.flat", DG_CFG_F32, 2, f, 0, 2, &rows, &e), DG_ERR_CONFIG);
     has_all(e.msg, "t.yaml:15:", "'env.flat[0]'", "expected a list of numbers, got '1'", NULL);
-    assert_int_equal(dg_cfg_get_f32_rows(c, "env.many", f, 1, 0, 4, &rows, &e), DG_OK);
+    assert_int_equal(dg_cfg_get_list(c, "env.many", DG_CFG_F32, 1, f, 0, 4, &rows, &e), DG_OK);
     assert_int_equal(rows, 3);
     assert_true(f[0] == 1 && f[1] == 2 && f[2] == 3);
     /* bad arguments */
-    assert_int_equal(dg_cfg_get_f32_rows(c, "env.many", f, 0, 0, 4, &rows, &e), DG_ERR_ARG);
-    assert_int_equal(dg_cfg_get_int_array(c, "policy.hidden", h, 3, 2, &n, &e), DG_ERR_ARG);
-    assert_int_equal(dg_cfg_get_int_array(c, "policy.hidden", h, 1, 2, NULL, &e), DG_ERR_ARG);
+    assert_int_equal(dg_cfg_get_list(c, "env.many", DG_CFG_F32, -1, f, 0, 4, &rows, &e), DG_ERR_ARG);
+    assert_int_equal(dg_cfg_get_list(c, "env.many", DG_CFG_BOOL, 0, f, 0, 4, &rows, &e), DG_ERR_ARG);
+    assert_int_equal(dg_cfg_get_list(c, "policy.hidden", DG_CFG_INT, 0, h, 3, 2, &n, &e), DG_ERR_ARG);
+    assert_int_equal(dg_cfg_get_list(c, "policy.hidden", DG_CFG_INT, 0, h, 1, 2, NULL, &e), DG_ERR_ARG);
     dg_cfg_free(c);
 }
 
@@ -456,8 +475,8 @@ static void test_unknown_keys(void **state) {
     /* a key nobody asked about, no hint; deeper keys get their full path */
     c = parse_ok("a: 1\nb:\n  c:\n    d: 2\n    e: 3\n");
     int i;
-    assert_int_equal(dg_cfg_get_int(c, "a", &i, 0, &e), DG_OK);
-    assert_int_equal(dg_cfg_get_int(c, "b.c.d", &i, 0, &e), DG_OK);
+    assert_int_equal(dg_cfg_get(c, "a", DG_CFG_INT, &i, &e), DG_OK);
+    assert_int_equal(dg_cfg_get(c, "b.c.d", DG_CFG_INT, &i, &e), DG_OK);
     assert_int_equal(dg_cfg_check_unused(c, &e), DG_ERR_CONFIG);
     has_all(e.msg, "t.yaml:5: unknown key 'b.c.e'", NULL);
     assert_null(strstr(e.msg, "did you mean"));
@@ -478,10 +497,10 @@ static void test_unknown_keys(void **state) {
     c = parse_ok("pts:\n  - {x: 1}\n  - {x: 2, y: 3}\n");
     float f;
     assert_int_equal(dg_cfg_len(c, "pts"), 2);
-    assert_int_equal(dg_cfg_get_f32(c, "pts[0].x", &f, 0, &e), DG_OK);
+    assert_int_equal(dg_cfg_get(c, "pts[0].x", DG_CFG_F32, &f, &e), DG_OK);
     assert_int_equal(dg_cfg_check_unused(c, &e), DG_ERR_CONFIG);
     has_all(e.msg, "t.yaml:3: unused list item 'pts[1]'", NULL);
-    assert_int_equal(dg_cfg_get_f32(c, "pts[1].x", &f, 0, &e), DG_OK);
+    assert_int_equal(dg_cfg_get(c, "pts[1].x", DG_CFG_F32, &f, &e), DG_OK);
     assert_int_equal(dg_cfg_check_unused(c, &e), DG_ERR_CONFIG);
     has_all(e.msg, "t.yaml:3: unknown key 'pts[1].y'", NULL);
     dg_cfg_free(c);
@@ -522,8 +541,8 @@ static void test_empty(void **state) {
         if (!c) fail_msg("\"%s\": %s", texts[k], e.msg);
         assert_int_equal(dg_cfg_len(c, ""), 0);
         assert_int_equal(dg_cfg_check_unused(c, &e), DG_OK);
-        int i = 0;
-        assert_int_equal(dg_cfg_get_int(c, "x.y", &i, 5, &e), DG_OK);
+        int i = 5;
+        assert_int_equal(dg_cfg_get(c, "x.y", DG_CFG_INT, &i, &e), DG_OK);
         assert_int_equal(i, 5);
         char *y = NULL;
         assert_int_equal(dg_cfg_to_yaml(c, &y, NULL, &e), DG_OK);
@@ -547,39 +566,39 @@ static void test_overrides(void **state) {
     float f = 0;
     int i = 0, h[4], n = 0;
     assert_int_equal(dg_cfg_set(c, "train.lr", "0.01", &e), DG_OK);
-    assert_int_equal(dg_cfg_get_f32(c, "train.lr", &f, 0, &e), DG_OK);
+    assert_int_equal(dg_cfg_get(c, "train.lr", DG_CFG_F32, &f, &e), DG_OK);
     assert_true(f == 0.01f);
     assert_int_equal(dg_cfg_line(c, "train.lr", NULL), 0);
     assert_int_equal(dg_cfg_set(c, "game", "chase", &e), DG_OK);
     str_is(c, "game", "chase");
     /* new keys and new maps on the way */
     assert_int_equal(dg_cfg_set(c, "render.size.width", "64", &e), DG_OK);
-    assert_int_equal(dg_cfg_get_int(c, "render.size.width", &i, 0, &e), DG_OK);
+    assert_int_equal(dg_cfg_get(c, "render.size.width", DG_CFG_INT, &i, &e), DG_OK);
     assert_int_equal(i, 64);
     /* a flow list replaces a list */
     assert_int_equal(dg_cfg_set(c, "policy.hidden", " [32, 16, 8]", &e), DG_OK);
-    assert_int_equal(dg_cfg_get_int_array(c, "policy.hidden", h, 1, 4, &n, &e), DG_OK);
+    assert_int_equal(dg_cfg_get_list(c, "policy.hidden", DG_CFG_INT, 0, h, 1, 4, &n, &e), DG_OK);
     assert_int_equal(n, 3);
     assert_int_equal(h[2], 8);
     /* one list item */
     assert_int_equal(dg_cfg_set(c, "env.obstacles[0][2]", "0.5", &e), DG_OK);
-    assert_int_equal(dg_cfg_get_f32(c, "env.obstacles[0][2]", &f, 0, &e), DG_OK);
+    assert_int_equal(dg_cfg_get(c, "env.obstacles[0][2]", DG_CFG_F32, &f, &e), DG_OK);
     assert_true(f == 0.5f);
     assert_int_equal(dg_cfg_set(c, "env.obstacles.0.1", "0.125", &e), DG_OK);
-    assert_int_equal(dg_cfg_get_f32(c, "env.obstacles[0][1]", &f, 0, &e), DG_OK);
+    assert_int_equal(dg_cfg_get(c, "env.obstacles[0][1]", DG_CFG_F32, &f, &e), DG_OK);
     assert_true(f == 0.125f);
 
     /* a bad override value names the command line and the key, no file line */
     assert_int_equal(dg_cfg_set(c, "train.epochs", "lots", &e), DG_OK);
-    assert_int_equal(dg_cfg_get_int(c, "train.epochs", &i, 0, &e), DG_ERR_CONFIG);
+    assert_int_equal(dg_cfg_get(c, "train.epochs", DG_CFG_INT, &i, &e), DG_ERR_CONFIG);
     has_all(e.msg, "command line: key 'train.epochs': expected an integer, got 'lots'", NULL);
     assert_null(strstr(e.msg, "t.yaml"));
     assert_int_equal(dg_cfg_set(c, "train.epochs", "200", &e), DG_OK);
     assert_int_equal(dg_cfg_set(c, "train.lr", ".nan", &e), DG_OK);
-    assert_int_equal(dg_cfg_get_f32(c, "train.lr", &f, 0, &e), DG_ERR_CONFIG);
+    assert_int_equal(dg_cfg_get(c, "train.lr", DG_CFG_F32, &f, &e), DG_ERR_CONFIG);
     has_all(e.msg, "command line: key 'train.lr': expected a finite number", NULL);
     assert_int_equal(dg_cfg_set(c, "train.lr", "2", &e), DG_OK);
-    assert_int_equal(dg_cfg_get_f32_range(c, "train.lr", &f, 0, 0, 1, 0, 1, &e), DG_ERR_CONFIG);
+    assert_int_equal(read_f32(c, "train.lr", 0, 0, 1, 0, 1, &f, &e), DG_ERR_CONFIG);
     has_all(e.msg, "command line: key 'train.lr': 2 is out of range, expected (0, 1]", NULL);
     assert_int_equal(dg_cfg_set(c, "train.lr", "0.001", &e), DG_OK);
 
@@ -607,14 +626,14 @@ static void test_overrides(void **state) {
     has_all(e.msg, "command line", "'game'", "UTF-8", NULL);
     assert_int_equal(dg_cfg_set(c, "game", NULL, &e), DG_ERR_ARG);
     /* failed overrides changed nothing */
-    assert_int_equal(dg_cfg_get_int_array(c, "policy.hidden", h, 1, 4, &n, &e), DG_OK);
+    assert_int_equal(dg_cfg_get_list(c, "policy.hidden", DG_CFG_INT, 0, h, 1, 4, &n, &e), DG_OK);
     assert_int_equal(n, 3);
     assert_false(dg_cfg_has(c, "newlist"));
     assert_false(dg_cfg_has(c, "a"));
 
     /* an override nobody reads is reported as coming from the command line */
     assert_int_equal(read_reach(c, &e), DG_OK);
-    assert_int_equal(dg_cfg_get_int(c, "render.size.width", &i, 0, &e), DG_OK);
+    assert_int_equal(dg_cfg_get(c, "render.size.width", DG_CFG_INT, &i, &e), DG_OK);
     assert_int_equal(dg_cfg_set(c, "train.lrr", "0.1", &e), DG_OK);
     assert_int_equal(dg_cfg_check_unused(c, &e), DG_ERR_CONFIG);
     has_all(e.msg, "command line: unknown key 'train.lrr'", NULL);
@@ -623,7 +642,7 @@ static void test_overrides(void **state) {
     /* an empty section becomes a map */
     c = parse_ok("env:\nlist: [~]\n");
     assert_int_equal(dg_cfg_set(c, "env.dt", "0.2", &e), DG_OK);
-    assert_int_equal(dg_cfg_get_f32(c, "env.dt", &f, 0, &e), DG_OK);
+    assert_int_equal(dg_cfg_get(c, "env.dt", DG_CFG_F32, &f, &e), DG_OK);
     assert_true(f == 0.2f);
     assert_int_equal(dg_cfg_set(c, "list[0].k", "v", &e), DG_OK);
     str_is(c, "list[0].k", "v");
@@ -661,18 +680,18 @@ static void test_round_trip(void **state) {
     float lr;
     int h[4], n = 0;
     const char *s;
-    assert_int_equal(dg_cfg_get_f32(c2, "train.lr", &lr, 0, &e), DG_OK);
+    assert_int_equal(dg_cfg_get(c2, "train.lr", DG_CFG_F32, &lr, &e), DG_OK);
     assert_true(lr == 0.01f);
-    assert_int_equal(dg_cfg_get_int_array(c2, "policy.hidden", h, 0, 4, &n, &e), DG_OK);
+    assert_int_equal(dg_cfg_get_list(c2, "policy.hidden", DG_CFG_INT, 0, h, 0, 4, &n, &e), DG_OK);
     assert_int_equal(n, 2);
     assert_int_equal(h[0], 32);
     str_is(c2, "notes.text", "a: b # not a comment");
     str_is(c2, "notes.dash", "- x");
-    assert_int_equal(dg_cfg_get_str(c2, "notes.empty", &s, "default", &e), DG_ERR_CONFIG);  /* null stays null */
+    assert_int_equal(dg_cfg_get(c2, "notes.empty", DG_CFG_STR, &s, &e), DG_ERR_CONFIG);  /* null stays null */
     str_is(c2, "notes.map.n[1].z", "2");
     float obst[3];
     int rows = 0;
-    assert_int_equal(dg_cfg_get_f32_rows(c2, "env.obstacles", obst, 3, 1, 1, &rows, &e), DG_OK);
+    assert_int_equal(dg_cfg_get_list(c2, "env.obstacles", DG_CFG_F32, 3, obst, 1, 1, &rows, &e), DG_OK);
     assert_true(obst[2] == 0.25f);
     dg_cfg_free(c2);
     dg_cfg_free(c);
@@ -704,21 +723,21 @@ static void test_round_trip(void **state) {
     c2 = round_trip(c);
     str_is(c2, "q", "5");
     int qi = 0;
-    assert_int_equal(dg_cfg_get_int(c2, "q", &qi, 0, &e), DG_ERR_CONFIG);  /* still a string */
+    assert_int_equal(dg_cfg_get(c2, "q", DG_CFG_INT, &qi, &e), DG_ERR_CONFIG);  /* still a string */
     str_is(c2, "esc", "tab\there\nnew \"q\" \x01 \xc3\xa9");
     str_is(c2, "uni", "héllo wörld ✓");
     str_is(c2, "lit", "line one\nline two\n");
-    assert_int_equal(dg_cfg_get_int(c2, "key with: colon", &qi, 0, &e), DG_OK);
+    assert_int_equal(dg_cfg_get(c2, "key with: colon", DG_CFG_INT, &qi, &e), DG_OK);
     assert_int_equal(qi, 1);
     assert_string_equal(dg_cfg_key(c2, "", 5), "");
     assert_string_equal(dg_cfg_key(c2, "", 6), "true");
-    assert_int_equal(dg_cfg_get_f32(c2, "nul", &lr, 0, &e), DG_ERR_CONFIG);
+    assert_int_equal(dg_cfg_get(c2, "nul", DG_CFG_F32, &lr, &e), DG_ERR_CONFIG);
     int t = 0;
-    assert_int_equal(dg_cfg_get_bool(c2, "t", &t, 0, &e), DG_OK);
+    assert_int_equal(dg_cfg_get(c2, "t", DG_CFG_BOOL, &t, &e), DG_OK);
     assert_int_equal(t, 1);
-    assert_int_equal(dg_cfg_get_f32(c2, "neg", &lr, 0, &e), DG_OK);
+    assert_int_equal(dg_cfg_get(c2, "neg", DG_CFG_F32, &lr, &e), DG_OK);
     assert_true(lr == -0.5e-3f);
-    assert_int_equal(dg_cfg_get_str(c2, "long", &s, NULL, &e), DG_OK);
+    assert_int_equal(dg_cfg_get(c2, "long", DG_CFG_STR, &s, &e), DG_OK);
     assert_string_equal(s, longs);
     assert_int_equal(dg_cfg_len(c2, "nest.a[1][1]"), 1);
     assert_int_equal(dg_cfg_len(c2, "nest.b"), 0);
@@ -803,11 +822,11 @@ static void same_values(dg_cfg *a, dg_cfg *b, const char *path, const char *file
     const char *s1 = NULL, *s2 = NULL;
     float f1 = 0, f2 = 0;
     int i1 = 0, i2 = 0, b1 = 0, b2 = 0;
-    assert_int_equal(dg_cfg_get_str(a, path, &s1, NULL, &e), dg_cfg_get_str(b, path, &s2, NULL, &e));
+    assert_int_equal(dg_cfg_get(a, path, DG_CFG_STR, &s1, &e), dg_cfg_get(b, path, DG_CFG_STR, &s2, &e));
     if ((s1 == NULL) != (s2 == NULL) || (s1 && strcmp(s1, s2) != 0)) fail_msg("%s: '%s' differs", file, path);
-    assert_int_equal(dg_cfg_get_f32(a, path, &f1, 0, &e), dg_cfg_get_f32(b, path, &f2, 0, &e));
-    assert_int_equal(dg_cfg_get_int(a, path, &i1, 0, &e), dg_cfg_get_int(b, path, &i2, 0, &e));
-    assert_int_equal(dg_cfg_get_bool(a, path, &b1, 0, &e), dg_cfg_get_bool(b, path, &b2, 0, &e));
+    assert_int_equal(dg_cfg_get(a, path, DG_CFG_F32, &f1, &e), dg_cfg_get(b, path, DG_CFG_F32, &f2, &e));
+    assert_int_equal(dg_cfg_get(a, path, DG_CFG_INT, &i1, &e), dg_cfg_get(b, path, DG_CFG_INT, &i2, &e));
+    assert_int_equal(dg_cfg_get(a, path, DG_CFG_BOOL, &b1, &e), dg_cfg_get(b, path, DG_CFG_BOOL, &b2, &e));
     if (memcmp(&f1, &f2, sizeof f1) != 0 || i1 != i2 || b1 != b2) fail_msg("%s: '%s' reads differently", file, path);
 }
 
@@ -882,14 +901,14 @@ static void poke(dg_cfg *c, uint64_t *rs) {
     for (int k = 0; k < dg_cfg_len(c, "") && k < 4; k++) {
         const char *key = dg_cfg_key(c, "", k);
         if (!key || strchr(key, '.') || strchr(key, '[') || strchr(key, ']') || !key[0]) continue;
-        dg_cfg_get_f32(c, key, &f, 0, &e);
-        dg_cfg_get_int(c, key, &i, 0, &e);
-        dg_cfg_get_str(c, key, &s, NULL, &e);
-        dg_cfg_get_f32_array(c, key, arr, 0, 8, &n, &e);
-        dg_cfg_get_f32_rows(c, key, arr, 2, 0, 4, &rows, &e);
+        dg_cfg_get(c, key, DG_CFG_F32, &f, &e);
+        dg_cfg_get(c, key, DG_CFG_INT, &i, &e);
+        dg_cfg_get(c, key, DG_CFG_STR, &s, &e);
+        dg_cfg_get_list(c, key, DG_CFG_F32, 0, arr, 0, 8, &n, &e);
+        dg_cfg_get_list(c, key, DG_CFG_F32, 2, arr, 0, 4, &rows, &e);
         char sub[128];
         snprintf(sub, sizeof sub, "%s[0]", key);
-        dg_cfg_get_bool(c, sub, &i, 0, &e);
+        dg_cfg_get(c, sub, DG_CFG_BOOL, &i, &e);
         if (rng_next(rs) % 4 == 0) dg_cfg_set(c, key, "[1, {x: 2}]", &e);
     }
     dg_cfg_check_unused(c, &e);

@@ -1,9 +1,11 @@
 /* The file helpers every reader and writer goes through: regular files only
  * (a FIFO, a device or a folder refused without blocking), atomic writes that
  * refuse a target that is not a regular file or a name too long, path joining
- * that never cuts a name, path comparison, and the run-folder lock. */
+ * that never cuts a name, path comparison, the run-folder lock, and the CSV
+ * writer on top of the atomic writes. */
 #define _POSIX_C_SOURCE 200809L
 #include <limits.h>
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -15,6 +17,7 @@
 #include <cmocka.h>
 
 #include "difgames/fileio.h"
+#include "io/csv.h"
 
 static char g_dir[64];
 
@@ -290,6 +293,84 @@ static void test_file_name_ok(void **state) {
     if (!strstr(e.msg, "path too long")) fail_msg("%s", e.msg);
 }
 
+/* Starts a CSV table named name in the folder "<g_dir>/csv" (made if needed); path gets its path. */
+static void csv_begin(dg_csv *w, char *path, size_t n, const char *name) {
+    dg_err e = {0};
+    snprintf(path, n, "%s/csv", g_dir);
+    mkdir(path, 0700);
+    snprintf(path, n, "%s/csv/%s", g_dir, name);
+    assert_int_equal(dg_csv_begin(w, path, &e), DG_OK);
+}
+
+/* Asserts that path holds exactly want, then removes it. */
+static void assert_file_is(const char *path, const char *want) {
+    unsigned char *buf = NULL;
+    size_t len = 0;
+    dg_err e = {0};
+    assert_int_equal(dg_file_read_all(path, &buf, &len, &e), DG_OK);
+    assert_string_equal((const char *)buf, want);
+    assert_int_equal(len, strlen(want));
+    free(buf);
+    remove(path);
+}
+
+/* Each column formats its cells the one way it declared; rows end at their last column; text
+ * with a comma or a quote is quoted; a table without rows is its header. */
+static void test_csv_formats(void **state) {
+    (void)state;
+    char path[256];
+    dg_err e = {0};
+    dg_csv w;
+    csv_begin(&w, path, sizeof path, "t.csv");
+    dg_csv_col(&w, "name", DG_CSV_STR);
+    dg_csv_col(&w, "n", DG_CSV_INT);
+    dg_csv_cols(&w, NULL, "x", 2, DG_CSV_G9);
+    dg_csv_cols(&w, (const char *const[]){"rate", "unused"}, NULL, 1, DG_CSV_G6);
+    dg_csv_col(&w, "ms", DG_CSV_F3);
+    const double row1[] = {3840, 1.0f / 3.0f, -2.5e-7, 1.0 / 3.0, 12.3456};
+    const double row2[] = {1e15, NAN, INFINITY, 1234567.0, 0.0005};
+    dg_csv_str(&w, "bptt");
+    for (int i = 0; i < 5; i++) dg_csv_num(&w, row1[i]);
+    dg_csv_str(&w, "a,b \"q\"");
+    for (int i = 0; i < 5; i++) dg_csv_num(&w, row2[i]);
+    assert_int_equal(dg_csv_commit(&w, &e), DG_OK);
+    assert_file_is(path, "name,n,x0,x1,rate,ms\n"
+                         "bptt,3840,0.333333343,-2.5e-07,0.333333,12.346\n"
+                         "\"a,b \"\"q\"\"\",1000000000000000,nan,inf,1.23457e+06,0.001\n");
+    csv_begin(&w, path, sizeof path, "h.csv");
+    dg_csv_cols(&w, (const char *const[]){"t", "a,b"}, NULL, 2, DG_CSV_G6);
+    assert_int_equal(dg_csv_commit(&w, &e), DG_OK);
+    assert_file_is(path, "t,\"a,b\"\n");
+}
+
+/* A caller's mistake is reported by commit, which then writes nothing; abort leaves nothing. */
+static void test_csv_mistakes_leave_nothing(void **state) {
+    (void)state;
+    char path[256], cmd[320];
+    snprintf(cmd, sizeof cmd, "test -z \"$(ls -A '%s/csv')\"", g_dir);
+    for (int k = 0; k < 6; k++) {
+        dg_err e = {0};
+        dg_csv w;
+        csv_begin(&w, path, sizeof path, "bad.csv");
+        if (k < 4) dg_csv_col(&w, "x", DG_CSV_G9);
+        if (k < 4) dg_csv_col(&w, "s", DG_CSV_STR);
+        if (k == 0) dg_csv_num(&w, 1);                   /* a row left unfinished */
+        if (k == 1) dg_csv_str(&w, "text");              /* text in a numeric column */
+        if (k == 2) { dg_csv_num(&w, 1); dg_csv_num(&w, 2); }  /* a number in a text column */
+        if (k == 3) { dg_csv_num(&w, 1); dg_csv_str(&w, "a"); dg_csv_col(&w, "late", DG_CSV_G6); }
+        if (k == 4) dg_csv_num(&w, 1);                   /* a row before any column */
+        if (k == 5) {                                    /* the caller gives up */
+            dg_csv_col(&w, "x", DG_CSV_G9);
+            dg_csv_num(&w, 1);
+            dg_csv_abort(&w);
+        } else {
+            assert_int_equal(dg_csv_commit(&w, &e), DG_ERR_ARG);
+            if (!strstr(e.msg, "bad.csv: CSV not written")) fail_msg("%s", e.msg);
+        }
+        assert_int_equal(system(cmd), 0);
+    }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_reads_refuse_non_regular),
@@ -300,6 +381,8 @@ int main(void) {
         cmocka_unit_test(test_dir_lock_links),
         cmocka_unit_test(test_read_bounds),
         cmocka_unit_test(test_file_name_ok),
+        cmocka_unit_test(test_csv_formats),
+        cmocka_unit_test(test_csv_mistakes_leave_nothing),
     };
     return cmocka_run_group_tests(tests, make_dir, remove_dir);
 }

@@ -7,15 +7,15 @@
  *     dg_err e = {0};
  *     dg_cfg *c = dg_cfg_load("configs/reach.yaml", &e);
  *     if (!c) { fprintf(stderr, "%s\n", e.msg); return 1; }
- *     float dt, damping, lr = 1e-3f;
+ *     float dt = 0.05f, damping = 0.98f, lr = 1e-3f;  // the defaults, kept when a key is missing
  *     int epochs;
  *     float obst[16 * 3]; int n_obst = 0;             // (n_obst, 3) circles: x, y, r
- *     if (dg_cfg_get_f32(c, "env.dt", &dt, 0.05f, &e)
- *      || dg_cfg_get_f32_range(c, "env.damping", &damping, 0.98f, 0, 1, 0, 1, &e)
- *      || dg_cfg_get_f32_rows(c, "env.obstacles", obst, 3, 0, 16, &n_obst, &e)
- *      || dg_cfg_get_int_req(c, "train.epochs", &epochs, &e)
+ *     if (dg_cfg_get(c, "env.dt", DG_CFG_F32, &dt, &e)
+ *      || dg_cfg_get(c, "env.damping", DG_CFG_F32, &damping, &e)
+ *      || dg_cfg_get_list(c, "env.obstacles", DG_CFG_F32, 3, obst, 0, 16, &n_obst, &e)
+ *      || dg_cfg_require(c, "train.epochs", &e) || dg_cfg_get(c, "train.epochs", DG_CFG_INT, &epochs, &e)
  *      || dg_cfg_set(c, "train.lr", "0.01", &e)      // --lr 0.01 from the command line
- *      || dg_cfg_get_f32(c, "train.lr", &lr, lr, &e)
+ *      || dg_cfg_get(c, "train.lr", DG_CFG_F32, &lr, &e)
  *      || dg_cfg_check_unused(c, &e))                  // "configs/reach.yaml:7: unknown key 'env.dampng'"
  *         ...print e.msg, dg_cfg_free(c), fail...
  *
@@ -24,13 +24,14 @@
  * "" is the top-level map. A key holding nothing ("env:") reads as an empty
  * map on the way to a deeper key.
  *
- * Getters: a missing key gives the default (or, for *_req, an error naming
- * the key); a present key of the wrong kind is DG_ERR_CONFIG with
- * "FILE:LINE: key 'train.epochs': expected an integer, got 'abc'". Numbers
- * must be plain (unquoted) and finite; integers must fit in an int; quoted
- * scalars are strings. Each getter records that the key was used, so
- * dg_cfg_check_unused() can name the first key nobody asked for.
- * Values set by dg_cfg_set() report "command line" instead of FILE:LINE.
+ * Getters: a missing key leaves the caller's value (its default) alone; a
+ * present key of the wrong kind is DG_ERR_CONFIG with "FILE:LINE: key
+ * 'train.epochs': expected an integer, got 'abc'". Numbers must be plain
+ * (unquoted) and finite; quoted scalars are strings. Each getter records that
+ * the key was used, so dg_cfg_check_unused() can name the first key nobody
+ * asked for. Values set by dg_cfg_set() report "command line" instead of
+ * FILE:LINE. Config keys are best declared in a table (difgames/keys.h) that
+ * one function reads with these getters.
  *
  * A config is not thread-safe: getters write the "used" marks.
  */
@@ -64,54 +65,33 @@ void        dg_cfg_free(dg_cfg *c);                                             
 /* Returns the file path or label given at load/parse time; owned by c. */
 const char *dg_cfg_path(const dg_cfg *c);                                             /* for the caller's messages   */
 
-/* --------------------------------------------------------------- scalars */
-/* Each getter returns DG_OK and sets *out (to def when the key is missing), or an error status with
- * e set and *out unchanged. Missing keys are DG_OK except for *_req, which give DG_ERR_CONFIG
- * "FILE:LINE: missing required key 'train.lr'" (LINE: the deepest enclosing map that exists). */
+/* ---------------------------------------------------------------- values */
+/* The getters read one key as a type; a missing key leaves *out as it was (pre-fill it with the
+ * default) and returns DG_OK; a present key of the wrong kind is DG_ERR_CONFIG with *out unchanged.
+ * Each records that the key was used (dg_cfg_check_unused) or, missing, that it was asked for (the
+ * "did you mean" hints). */
+typedef enum dg_cfg_type {
+    DG_CFG_F32,   /* float: a finite number within float's range ("0.05", "1e-3", "3")               */
+    DG_CFG_F64,   /* double: any finite number, read at full precision (e.g. pg.*'s rates)             */
+    DG_CFG_INT,   /* int: a decimal integer within int's range ("300", "-2"; not "2.5" or "1e3")       */
+    DG_CFG_BOOL,  /* int 0/1: true/false, yes/no, on/off (lower, Capitalised or UPPER case)            */
+    DG_CFG_STR,   /* const char *: any scalar, a plain number too; owned by c, valid until dg_cfg_free
+                     or a dg_cfg_set of that key                                                       */
+} dg_cfg_type;
 
-/* A finite float ("0.05", "1e-3", "3"); .nan, .inf and overflow are errors. */
-dg_status dg_cfg_get_f32(dg_cfg *c, const char *path, float *out, float def, dg_err *e);  /* "env.dt" -> float     */
-dg_status dg_cfg_get_f32_req(dg_cfg *c, const char *path, float *out, dg_err *e);         /* same, key required    */
-/* A float that must lie in lo..hi, each end inclusive when its flag is 1 (use -INFINITY/INFINITY
- * for an open side): "FILE:LINE: key 'env.damping': 1.5 is out of range, expected (0, 1]". */
-dg_status dg_cfg_get_f32_range(dg_cfg *c, const char *path, float *out, float def,
-                               float lo, float hi, int lo_inclusive, int hi_inclusive, dg_err *e);
-/* The same in double precision (a key a double-precision computation reads as written, e.g. the
- * policy-gradient rates of pg.*): any finite double; the range ends as for the float one. */
-dg_status dg_cfg_get_f64_range(dg_cfg *c, const char *path, double *out, double def,
-                               double lo, double hi, int lo_inclusive, int hi_inclusive, dg_err *e);
-/* A decimal integer within int's range ("300", "-2"); "2.5" and "1e3" are errors. */
-dg_status dg_cfg_get_int(dg_cfg *c, const char *path, int *out, int def, dg_err *e);      /* "train.epochs" -> int */
-dg_status dg_cfg_get_int_req(dg_cfg *c, const char *path, int *out, dg_err *e);           /* same, key required    */
-/* An integer in [lo, hi] (both ends inclusive). */
-dg_status dg_cfg_get_int_range(dg_cfg *c, const char *path, int *out, int def, int lo, int hi, dg_err *e);
-/* true/false (also yes/no, on/off; lower, Capitalised or UPPER case) -> 1/0. */
-dg_status dg_cfg_get_bool(dg_cfg *c, const char *path, int *out, int def, dg_err *e);     /* "render" -> 0/1       */
-dg_status dg_cfg_get_bool_req(dg_cfg *c, const char *path, int *out, dg_err *e);          /* same, key required    */
-/* A string (plain or quoted scalar; a plain number is a string too). *out is owned by c, valid until
- * dg_cfg_free or a dg_cfg_set of that key; def is returned as given (may be NULL). */
-dg_status dg_cfg_get_str(dg_cfg *c, const char *path, const char **out, const char *def, dg_err *e);
-dg_status dg_cfg_get_str_req(dg_cfg *c, const char *path, const char **out, dg_err *e);   /* same, key required    */
-
-/* Range checks on a value already read (e.g. after a *_req getter); the error cites the key's line
- * and the text written there. DG_OK when in range, DG_ERR_CONFIG when not (DG_ERR_ARG when the key
- * is missing, i.e. the caller's default is out of range). */
-dg_status dg_cfg_check_f32_range(dg_cfg *c, const char *path, float v, float lo, float hi,
-                                 int lo_inclusive, int hi_inclusive, dg_err *e);
-dg_status dg_cfg_check_int_range(dg_cfg *c, const char *path, int v, int lo, int hi, dg_err *e);
-
-/* ---------------------------------------------------------------- lists */
-/* A missing key leaves out and *n untouched and returns DG_OK: pre-fill them with the default.
- * A present list must have min_n..max_n items (min_n == max_n: exactly that many; then n may be
- * NULL); out has room for max_n. Nothing is written unless every item is valid. */
-dg_status dg_cfg_get_f32_array(dg_cfg *c, const char *path, float *out, int min_n, int max_n,
-                               int *n, dg_err *e);                                        /* [0.1, 2, 3e-2]        */
-dg_status dg_cfg_get_int_array(dg_cfg *c, const char *path, int *out, int min_n, int max_n,
-                               int *n, dg_err *e);                                        /* [64, 64]              */
-/* A list of rows, each a list of exactly cols floats, into out (max_rows, cols) row-major;
- * *rows gets the count. Missing key: out and *rows untouched, DG_OK. */
-dg_status dg_cfg_get_f32_rows(dg_cfg *c, const char *path, float *out, int cols, int min_rows,
-                              int max_rows, int *rows, dg_err *e);                        /* [[x, y, r], ...]      */
+/* One scalar into *out: a float, double, int (INT and BOOL) or const char *, as type says. A
+ * malformed path ("env..dt") is the program's error, DG_ERR_ARG. Bounds belong to the key's
+ * declaration (difgames/keys.h), which checks them with the line and the text written there. */
+dg_status dg_cfg_get(dg_cfg *c, const char *path, dg_cfg_type type, void *out, dg_err *e);  /* "env.dt" */
+/* DG_OK when the key exists, else DG_ERR_CONFIG "FILE:LINE: missing required key 'train.lr'" (LINE:
+ * the deepest enclosing map that exists). */
+dg_status dg_cfg_require(dg_cfg *c, const char *path, dg_err *e);
+/* A list of min_n..max_n items of type (DG_CFG_F32, F64 or INT) into out, room for max_n (min_n ==
+ * max_n: exactly that many; then n may be NULL); *n gets the count. cols > 0: a list of rows, each
+ * a list of exactly cols items, into out (max_n, cols) row-major. Nothing is written unless every
+ * item is valid. "[64, 64]", "[[x, y, r], ...]". */
+dg_status dg_cfg_get_list(dg_cfg *c, const char *path, dg_cfg_type type, int cols, void *out, int min_n,
+                          int max_n, int *n, dg_err *e);
 
 /* -------------------------------------------------- structure, no marks */
 /* These look and do not mark anything used. */

@@ -391,7 +391,7 @@ static int setup_finish(cli_setup *s, const cli_overrides *ov, dg_err *e) {
             if (ov->sets[i].value && dg_cfg_set(s->cfg, ov->sets[i].key, ov->sets[i].value, e) != DG_OK) return 1;
     }
     const char *game = NULL;
-    if (dg_cfg_get_str(s->cfg, "game", &game, NULL, NULL) == DG_OK && game)
+    if (dg_cfg_get(s->cfg, "game", DG_CFG_STR, &game, NULL) == DG_OK && game)
         for (int i = 0; dg_hji_problem_name(i); i++)
             if (!strcmp(game, dg_hji_problem_name(i))) {
                 dg_cfg_error(s->cfg, "game", e, "'%s' is a game of the HJBI grid solver: use difgames hji "

@@ -1,5 +1,7 @@
 /* The one strict number parser: the whole text must be the number, nothing around it. */
+#define _POSIX_C_SOURCE 200809L  /* newlocale, uselocale */
 #include <errno.h>
+#include <locale.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,9 +33,12 @@ int dg_parse_double(const char *text, size_t len, double *out) {
     char buf[128], *end;
     /* decimal only: no hex floats, inf, nan or leading blanks */
     if (!number_text(text, len, "+-0123456789.eE", buf, sizeof buf)) return 0;
+    locale_t c = newlocale(LC_NUMERIC_MASK, "C", (locale_t)0), old = c ? uselocale(c) : (locale_t)0;
     errno = 0;
-    const double v = strtod(buf, &end);
-    if (errno == ERANGE || end == buf || *end || !isfinite(v)) return 0;
+    const double v = strtod(buf, &end);  /* '.' is the decimal point whatever the program's locale */
+    const int err = errno;
+    if (c) { uselocale(old); freelocale(c); }
+    if (err == ERANGE || end == buf || *end || !isfinite(v)) return 0;
     *out = v;
     return 1;
 }

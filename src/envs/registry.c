@@ -71,8 +71,8 @@ const dg_game *dg_game_find(const char *name) {
 }
 
 dg_env *dg_env_create(dg_cfg *cfg, dg_err *e) {
-    const char *name;
-    if (dg_cfg_get_str_req(cfg, "game", &name, e)) return NULL;
+    const char *name = NULL;
+    if (dg_cfg_require(cfg, "game", e) || dg_cfg_get(cfg, "game", DG_CFG_STR, &name, e)) return NULL;
     const dg_game *g = dg_game_find(name);
     if (!g) {
         char list[256] = "";

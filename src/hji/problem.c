@@ -345,8 +345,8 @@ static dg_status read_solver(dg_cfg *c, dg_hji_problem *p, dg_err *e) {
 static dg_status read_obstacle(dg_cfg *c, int i, int nx, obstacle_keys *ob, dg_err *e) {
     char path[96];
     dg_key k = obstacle_key(K_SHAPE, i, nx, 0, path, sizeof path);
-    const char *shape;  /* the way to it first: "key 'obstacles[0]': expected a map" */
-    dg_status rc = dg_cfg_get_str(c, path, &shape, NULL, e);
+    const char *shape = NULL;  /* the way to it first: "key 'obstacles[0]': expected a map" */
+    dg_status rc = dg_cfg_get(c, path, DG_CFG_STR, &shape, e);
     if (rc) return rc;
     if (!shape) return dg_cfg_error(c, path, e, "missing: expected ball or box");
     if ((rc = dg_key_read(c, &k, ob, e))) return rc;

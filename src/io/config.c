@@ -4,13 +4,10 @@
 #define _POSIX_C_SOURCE 200809L
 #include "difgames/config.h"
 
-#include <errno.h>
 #include <float.h>
 #include <limits.h>
-#include <locale.h>
 #include <math.h>
 #include <stdarg.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,7 +15,9 @@
 
 #include <yaml.h>
 
+#include "difgames/core.h"  /* dg_parse_long, dg_parse_double */
 #include "difgames/fileio.h"
+#include "io/text.h"  /* dg_utf8_check, dg_text_append */
 
 /* ------------------------------------------------------------------ types */
 
@@ -34,7 +33,8 @@ enum {
     F_OVERRIDE = 1u << 2,  /* made by dg_cfg_set, not read from the file            */
 };
 
-/* What a config knows of a node beyond libyaml's: one per node of the document, at id - 1. */
+/* What a config knows of a node beyond libyaml's: one per node of the document, at id - 1. Lines
+ * fit an int: a file has at most DG_CFG_MAX_BYTES. */
 typedef struct meta {
     unsigned flags;  /* F_*                                                                    */
     int      line;   /* 1-based; a map value carries its key's position; 0: none or command line */
@@ -71,8 +71,7 @@ typedef struct parser {
     const char          *label;     /* file mode: the name in "FILE:LINE"               */
     const unsigned char *text;
     size_t               len;
-    int                  override;  /* no lines; errors name the key being set           */
-    const char          *key;
+    const char          *key;       /* override mode: the key being set (no lines)      */
     char                 path[PATH_CAP]; /* path of the node being checked, for messages */
     size_t               plen;
     dg_err              *e;
@@ -85,9 +84,8 @@ static yaml_node_t *node(const dg_cfg *c, int id) {
 }
 
 static size_t n_kids(const yaml_node_t *n) {  /* entries of a map, items of a list */
-    if (n->type == YAML_MAPPING_NODE) return (size_t)(n->data.mapping.pairs.top - n->data.mapping.pairs.start);
-    if (n->type == YAML_SEQUENCE_NODE) return (size_t)(n->data.sequence.items.top - n->data.sequence.items.start);
-    return 0;
+    return n->type == YAML_MAPPING_NODE ? (size_t)(n->data.mapping.pairs.top - n->data.mapping.pairs.start)
+         : n->type == YAML_SEQUENCE_NODE ? (size_t)(n->data.sequence.items.top - n->data.sequence.items.start) : 0;
 }
 
 /* The slot of entry i's value (map) or item i (list): an id, re-read after adding nodes (they move). */
@@ -107,9 +105,8 @@ static int quoted(const yaml_node_t *n) {  /* quoted or block scalar: a string, 
 static int is_null(const yaml_node_t *n) {
     if (n->type != YAML_SCALAR_NODE || quoted(n)) return 0;
     const char *s = text_of(n);
-    size_t len = n->data.scalar.length;
-    return len == 0 || (len == 1 && s[0] == '~') ||
-           (len == 4 && (!memcmp(s, "null", 4) || !memcmp(s, "Null", 4) || !memcmp(s, "NULL", 4)));
+    return strlen(s) == n->data.scalar.length &&
+           (!*s || !strcmp(s, "~") || !strcmp(s, "null") || !strcmp(s, "Null") || !strcmp(s, "NULL"));
 }
 
 /* Index of key name in map node n, or -1. */
@@ -121,34 +118,16 @@ static long map_index(const dg_cfg *c, const yaml_node_t *n, const char *name, s
     return -1;
 }
 
-/* Appends n bytes of s to buf (capacity cap, current length *pos), turning control characters into
- * '?' so a message stays on one line; truncates with "..." when full. */
-static void put_clean(char *buf, size_t cap, size_t *pos, const char *s, size_t n) {
-    size_t p = *pos, start = *pos;
-    for (size_t i = 0; i < n; i++) {
-        if (p + 4 >= cap) {
-            while (p > start && ((unsigned char)buf[p - 1] & 0xC0) == 0x80) p--;  /* whole UTF-8 characters */
-            if (p > start && ((unsigned char)buf[p - 1] & 0xC0) == 0xC0) p--;
-            if (p + 4 <= cap) { memcpy(buf + p, "...", 3); p += 3; }
-            break;
-        }
-        unsigned char ch = (unsigned char)s[i];
-        buf[p++] = (ch < 0x20 || ch == 0x7F) ? '?' : (char)ch;
-    }
-    if (cap) buf[p < cap ? p : cap - 1] = 0;
-    *pos = p;
-}
-
 /* Describes what a node holds, for "got ...": "'abc'", "the quoted string \"5\"", "a list", "nothing". */
 static void describe(const yaml_node_t *n, char *buf, size_t cap) {
     char t[64];
     size_t p = 0;
-    if (!n || is_null(n)) { snprintf(buf, cap, "nothing"); return; }
-    if (n->type == YAML_MAPPING_NODE) { snprintf(buf, cap, "a map"); return; }
-    if (n->type == YAML_SEQUENCE_NODE) { snprintf(buf, cap, "a list"); return; }
-    put_clean(t, sizeof t, &p, text_of(n), n->data.scalar.length);
-    if (quoted(n)) snprintf(buf, cap, "the quoted string \"%s\"", t);
-    else snprintf(buf, cap, "'%s'", t);
+    if (!n || is_null(n)) snprintf(buf, cap, "nothing");
+    else if (n->type != YAML_SCALAR_NODE) snprintf(buf, cap, "%s", n->type == YAML_MAPPING_NODE ? "a map" : "a list");
+    else {
+        dg_text_append(t, sizeof t, &p, text_of(n), n->data.scalar.length);
+        snprintf(buf, cap, quoted(n) ? "the quoted string \"%s\"" : "'%s'", t);
+    }
 }
 
 /* Sets e to "WHERE: <fmt>", WHERE being node id's "FILE:LINE", "command line", or "FILE" (id 0). */
@@ -176,11 +155,9 @@ static int next_step(const char **pp, int first, step *s) {
     s->name = p += !first || s->index;
     p += strcspn(p, ".[]");
     s->nlen = (size_t)(p - s->name);
-    s->numeric = s->nlen > 0 && strspn(s->name, "0123456789") == s->nlen;
-    for (size_t i = 0; s->numeric && i < s->nlen; i++) {
-        if (s->idx > (SIZE_MAX - 9) / 10) s->numeric = 0;  /* too large to be an index */
-        else s->idx = s->idx * 10 + (size_t)(s->name[i] - '0');
-    }
+    long v = 0;  /* digits alone, not too large: usable as a list index */
+    s->numeric = strspn(s->name, "0123456789") == s->nlen && dg_parse_long(s->name, s->nlen, 10, &v);
+    s->idx = (size_t)v;
     if (s->nlen == 0 || (s->index && (!s->numeric || *p++ != ']'))) return -1;
     *pp = p;
     return 1;
@@ -190,12 +167,8 @@ static int next_step(const char **pp, int first, step *s) {
 static int path_steps(const char *path) {
     step s;
     int n = 0, r;
-    const char *p = path;
-    while ((r = next_step(&p, n == 0, &s)) == 1) {
-        if (n == INT_MAX) return -1;
-        n++;
-    }
-    return r < 0 ? -1 : n;
+    for (const char *p = path; (r = next_step(&p, n == 0, &s)) == 1 && n < INT_MAX;) n++;
+    return r != 0 ? -1 : n;
 }
 
 /* Finds the node at path. Returns DG_OK with *out 0 when a key on the way is missing (*deepest:
@@ -207,24 +180,18 @@ static dg_status walk(dg_cfg *c, const char *path, int mark, int *out, int *deep
     if (deepest) *deepest = cur;
     if (!path || path_steps(path) < 0)
         return dg_err_set(e, DG_ERR_ARG, "%.400s: invalid config key '%.64s'", c->label, path ? path : "(null)");
-    const char *p = path;
     step s;
-    while (next_step(&p, p == path, &s) == 1) {
+    for (const char *p = path; next_step(&p, p == path, &s) == 1;) {
         const yaml_node_t *n = node(c, cur);
-        int child = 0, plen = (int)(s.start - path);
-        if (n->type == YAML_MAPPING_NODE) {
-            if (s.index) return node_err(c, cur, DG_ERR_CONFIG, e, "key '%.*s': expected a list, got a map", plen, path);
-            long i = map_index(c, n, s.name, s.nlen);
-            if (i >= 0) child = *kid(n, (size_t)i);
-        } else if (n->type == YAML_SEQUENCE_NODE) {
-            if (!s.numeric) return node_err(c, cur, DG_ERR_CONFIG, e, "key '%.*s': expected a map, got a list", plen, path);
-            if (s.idx < n_kids(n)) child = *kid(n, s.idx);
-        } else if (!is_null(n)) {
+        int map = n->type == YAML_MAPPING_NODE, seq = n->type == YAML_SEQUENCE_NODE, child = 0;
+        if ((map && s.index) || (seq && !s.numeric) || (!map && !seq && !is_null(n))) {  /* "expected a list, ..." */
             char got[96];
             describe(n, got, sizeof got);
-            return node_err(c, cur, DG_ERR_CONFIG, e, "key '%.*s': expected a %s, got %s", plen, path,
+            return node_err(c, cur, DG_ERR_CONFIG, e, "key '%.*s': expected a %s, got %s", (int)(s.start - path), path,
                             s.index ? "list" : "map", got);
         }
+        long i = map ? map_index(c, n, s.name, s.nlen) : seq && s.idx < n_kids(n) ? (long)s.idx : -1;
+        if (i >= 0) child = *kid(n, (size_t)i);
         if (mark) c->m[cur - 1].flags |= F_VISITED;
         if (!child) return DG_OK;
         cur = child;
@@ -234,32 +201,22 @@ static dg_status walk(dg_cfg *c, const char *path, int mark, int *out, int *deep
     return DG_OK;
 }
 
-/* Remembers a path a getter asked for and did not find (for "did you mean" hints). */
-static void remember_missing(dg_cfg *c, const char *path) {
-    for (int i = 0; i < c->n_asked; i++)
-        if (!strcmp(c->asked[i], path)) return;
-    if (c->n_asked == MAX_ASKED) return;
-    size_t n = strlen(path);
-    char *s = malloc(n + 1);
-    if (!s) return;  /* only a hint is lost */
-    memcpy(s, path, n + 1);
-    c->asked[c->n_asked++] = s;
-}
-
-/* The node a getter reads: marks it used; *out 0 when missing (an error when req). */
+/* The node a getter reads: marks it used; *out 0 when missing (remembered for "did you mean"
+ * hints; an error when req). */
 static dg_status find(dg_cfg *c, const char *path, int req, int *out, dg_err *e) {
     int deep = 0;
     *out = 0;
     if (!c) return dg_err_set(e, DG_ERR_ARG, "config is NULL");
     dg_status st = walk(c, path, 1, out, &deep, e);
     if (st != DG_OK) return st;
-    if (!*out) {
-        remember_missing(c, path);
-        if (req) return node_err(c, deep, DG_ERR_CONFIG, e, "missing required key '%.200s'", path);
+    if (*out) {
+        c->m[*out - 1].flags |= F_USED;
         return DG_OK;
     }
-    c->m[*out - 1].flags |= F_USED;
-    return DG_OK;
+    int known = 0;
+    for (int i = 0; i < c->n_asked && !known; i++) known = !strcmp(c->asked[i], path);
+    if (!known && c->n_asked < MAX_ASKED && (c->asked[c->n_asked] = strdup(path))) c->n_asked++;  /* else: no hint */
+    return req ? node_err(c, deep, DG_ERR_CONFIG, e, "missing required key '%.200s'", path) : DG_OK;
 }
 
 /* The node at path without marking it, or 0 (missing, or the path is bad). */
@@ -275,169 +232,87 @@ static dg_status type_err(const dg_cfg *c, int id, const char *path, const char 
     return node_err(c, id, DG_ERR_CONFIG, e, "key '%.200s': expected %s, got %s", path, what, got);
 }
 
-/* Switches the thread to the C locale's numbers (strtod, "%g"), whatever the program's locale;
- * c_locale_end switches back. */
-static locale_t c_locale(locale_t *old) {
-    locale_t c = newlocale(LC_NUMERIC_MASK, "C", (locale_t)0);
-    *old = c ? uselocale(c) : (locale_t)0;
-    return c;
-}
-
-static void c_locale_end(locale_t c, locale_t old) {
-    if (c) { uselocale(old); freelocale(c); }
-}
-
-/* A number as "%g" (or "%.0f" for an integer) in the C locale. */
-static void fmt_num(char *buf, size_t cap, double v, int is_int) {
-    locale_t old, c = c_locale(&old);
-    snprintf(buf, cap, is_int ? "%.0f" : "%g", v);
-    c_locale_end(c, old);
-}
-
-/* 1 if s reads as an infinity or NaN (".inf", "-.Inf", ".nan", "inf", "NaN", "infinity"). */
-static int is_nonfinite_text(const char *s, size_t n) {
+/* 1 if s reads as an infinity or NaN (".inf", "-.Inf", ".nan", "inf", "NaN", "infinity"), or as a
+ * decimal number beyond a double's range ("1e999"). */
+static int nonfinite_text(const char *s, size_t n) {
     size_t i = (n > 0 && (s[0] == '+' || s[0] == '-'));
     i += (i < n && s[i] == '.');
     return (n - i == 3 && (!strncasecmp(s + i, "inf", 3) || !strncasecmp(s + i, "nan", 3))) ||
-           (n - i == 8 && !strncasecmp(s + i, "infinity", 8));
+           (n - i == 8 && !strncasecmp(s + i, "infinity", 8)) ||
+           (n > 0 && strspn(s, "0123456789+-.eE") == n && isinf(strtod(s, NULL)));
 }
 
-enum { T_F32, T_INT, T_BOOL, T_STR, T_F64 };
-
-/* Converts node id to type T_* into out (written only on success); errors show path as given.
+/* Converts node id to type t into out (written only on success); errors show path as given.
  * Numbers are plain decimal text ("0x10", "1_000" and ".inf" are not); quoted scalars are strings. */
-static dg_status conv(const dg_cfg *c, int id, const char *path, int type, void *out, dg_err *e) {
+static dg_status conv(const dg_cfg *c, int id, const char *path, dg_cfg_type t, void *out, dg_err *e) {
     static const char *const bools[] = {"false", "False", "FALSE", "no",  "No",  "NO",  "off", "Off", "OFF",
                                         "true",  "True",  "TRUE",  "yes", "Yes", "YES", "on",  "On",  "ON"};
-    static const char *const what[] = {"a number", "an integer", "true or false", "a string", "a number"};
+    static const char *const what[] = {"a number", "a number", "an integer", "true or false", "a string"};
     const yaml_node_t *n = node(c, id);
     const char *s = n->type == YAML_SCALAR_NODE && !is_null(n) ? text_of(n) : NULL;
-    size_t len = s ? n->data.scalar.length : 0, sign = s && (s[0] == '+' || s[0] == '-');
-    if (!s || (type != T_STR && quoted(n))) return type_err(c, id, path, what[type], e);
-    if (type == T_STR && strlen(s) != len)
-        return node_err(c, id, DG_ERR_CONFIG, e, "key '%.200s': expected a string without NUL characters", path);
-    if (type == T_STR) { *(const char **)out = s; return DG_OK; }
-    for (size_t k = 0; type == T_BOOL && k < sizeof bools / sizeof bools[0]; k++)
-        if (strlen(s) == len && !strcmp(s, bools[k])) { *(int *)out = k >= 9; return DG_OK; }
-    if (type == T_BOOL || (type == T_INT && (len == sign || strspn(s + sign, "0123456789") != len - sign)))
-        return type_err(c, id, path, what[type], e);
-    if (type == T_INT) {
-        errno = 0;
-        long long v = strtoll(s, NULL, 10);
-        if (errno == ERANGE || v < INT_MIN || v > INT_MAX) {
-            char got[96];
-            describe(n, got, sizeof got);
-            return node_err(c, id, DG_ERR_CONFIG, e, "key '%.200s': %s is out of the integer range [%d, %d]",
-                            path, got, INT_MIN, INT_MAX);
-        }
-        *(int *)out = (int)v;
+    size_t len = s ? n->data.scalar.length : 0, sign = s && (*s == '+' || *s == '-');
+    long l;
+    double d;
+    if ((unsigned)t > DG_CFG_STR) return dg_err_set(e, DG_ERR_ARG, "config: unknown type %d", (int)t);
+    if (!s || (t != DG_CFG_STR && quoted(n))) return type_err(c, id, path, what[t], e);
+    if (strlen(s) != len)
+        return node_err(c, id, DG_ERR_CONFIG, e, "key '%.200s': expected %s without NUL characters", path, what[t]);
+    switch (t) {
+    case DG_CFG_STR: *(const char **)out = s; return DG_OK;
+    case DG_CFG_BOOL:
+        for (size_t k = 0; k < sizeof bools / sizeof bools[0]; k++)
+            if (!strcmp(s, bools[k])) { *(int *)out = k >= 9; return DG_OK; }
+        return type_err(c, id, path, what[t], e);
+    case DG_CFG_INT:
+        if (len == sign || strspn(s + sign, "0123456789") != len - sign)
+            return type_err(c, id, path, what[t], e);
+        if (!dg_parse_long(s, len, 10, &l) || l < INT_MIN || l > INT_MAX)  /* s: digits and a sign */
+            return node_err(c, id, DG_ERR_CONFIG, e, "key '%.200s': '%.60s' is out of the integer range [%d, %d]",
+                            path, s, INT_MIN, INT_MAX);
+        *(int *)out = (int)l;
+        return DG_OK;
+    default:
+        if (!dg_parse_double(s, len, &d))
+            return type_err(c, id, path, nonfinite_text(s, len) ? "a finite number" : what[t], e);
+        if (t == DG_CFG_F64) { *(double *)out = d; return DG_OK; }
+        if (fabs(d) > FLT_MAX) return type_err(c, id, path, "a finite number within the 32-bit float range", e);
+        *(float *)out = (float)d;
         return DG_OK;
     }
-    if (is_nonfinite_text(s, len)) return type_err(c, id, path, "a finite number", e);
-    char *end = NULL;
-    double d = 0;
-    if (strspn(s, "0123456789+-.eE") == len) {  /* then strtod reads the C locale's decimal numbers only */
-        locale_t old, cl = c_locale(&old);
-        d = strtod(s, &end);
-        c_locale_end(cl, old);
-    }
-    if (end != s + len) return type_err(c, id, path, what[type], e);
-    if (!isfinite(d)) return type_err(c, id, path, "a finite number", e);
-    if (type == T_F64) { *(double *)out = d; return DG_OK; }
-    if (fabs(d) > FLT_MAX) return type_err(c, id, path, "a finite number within the 32-bit float range", e);
-    *(float *)out = (float)d;
-    return DG_OK;
-}
-
-/* The scalar getters: def (of the type's size) when missing and not req. */
-static dg_status get(dg_cfg *c, const char *path, int req, int type, void *out, const void *def, dg_err *e) {
-    int id;
-    dg_status st = find(c, path, req, &id, e);
-    if (st != DG_OK) return st;
-    if (id) return conv(c, id, path, type, out, e);
-    memcpy(out, def, type == T_F32 ? sizeof(float) : type == T_F64 ? sizeof(double)
-                     : type == T_STR ? sizeof(const char *) : sizeof(int));
-    return DG_OK;
-}
-
-/* Checks lo <= v <= hi, each end inclusive when its flag is 1 and open when infinite. The error cites
- * the key's line and text, "expected (0, 1]" ("> 0", "<= 5"); DG_ERR_ARG when the key is missing. */
-static dg_status range_check(dg_cfg *c, const char *path, double v, double lo, double hi, int lo_in, int hi_in,
-                             int is_int, dg_err *e) {
-    char a[40], b[40], interval[96], got[96];
-    int id = 0, open_lo = isinf(lo) && lo < 0, open_hi = isinf(hi) && hi > 0;
-    if (!c) return dg_err_set(e, DG_ERR_ARG, "config is NULL");
-    if ((lo_in ? v >= lo : v > lo) && (hi_in ? v <= hi : v < hi)) return DG_OK;
-    fmt_num(a, sizeof a, lo, is_int);
-    fmt_num(b, sizeof b, hi, is_int);
-    if (open_lo && open_hi) snprintf(interval, sizeof interval, "a finite number");
-    else if (open_lo) snprintf(interval, sizeof interval, "%s %s", hi_in ? "<=" : "<", b);
-    else if (open_hi) snprintf(interval, sizeof interval, "%s %s", lo_in ? ">=" : ">", a);
-    else snprintf(interval, sizeof interval, "%c%s, %s%c", lo_in ? '[' : '(', a, b, hi_in ? ']' : ')');
-    dg_status st = walk(c, path, 0, &id, NULL, e);
-    const yaml_node_t *n = id ? node(c, id) : NULL;
-    size_t p = 0;
-    if (st != DG_OK) return st;
-    if (n && n->type == YAML_SCALAR_NODE && !is_null(n))
-        put_clean(got, sizeof got, &p, text_of(n), n->data.scalar.length);
-    else
-        fmt_num(got, sizeof got, v, is_int);
-    if (!id)
-        return node_err(c, 0, DG_ERR_ARG, e, "key '%.200s': default %s is out of range, expected %s", path, got,
-                        interval);
-    return node_err(c, id, DG_ERR_CONFIG, e, "key '%.200s': %s is out of range, expected %s", path, got, interval);
-}
-
-/* Checks that list id has min_n..max_n items; what is the item ("integer", "number", "row"). */
-static dg_status count_check(const dg_cfg *c, int id, const char *path, const char *what, int min_n, int max_n,
-                             dg_err *e) {
-    size_t n = n_kids(node(c, id));
-    if (n >= (size_t)min_n && n <= (size_t)max_n) return DG_OK;
-    int one = min_n == max_n ? min_n : min_n == 0 ? max_n : 2;
-    const char *s = one == 1 ? "" : "s";
-    if (min_n == max_n)
-        return node_err(c, id, DG_ERR_CONFIG, e, "key '%.200s': expected %d %s%s, got %zu", path, min_n, what, s, n);
-    if (min_n == 0)
-        return node_err(c, id, DG_ERR_CONFIG, e, "key '%.200s': expected at most %d %s%s, got %zu", path, max_n,
-                        what, s, n);
-    return node_err(c, id, DG_ERR_CONFIG, e, "key '%.200s': expected %d to %d %ss, got %zu", path, min_n, max_n,
-                    what, n);
 }
 
 /* Reads list id into out (nothing written unless every item is valid; out NULL: check only): items
- * of type T_F32 or T_INT, or, cols > 0, rows of cols floats. *count (if not NULL) gets the length. */
-static dg_status read_list(dg_cfg *c, int id, const char *path, int type, int cols, void *out, int min_n,
+ * of type t or, cols > 0, rows of cols items. *count (if not NULL) gets the length. */
+static dg_status read_list(dg_cfg *c, int id, const char *path, dg_cfg_type t, int cols, void *out, int min_n,
                            int max_n, int *count, dg_err *e) {
     const yaml_node_t *n = node(c, id);
-    char what[64] = "a list of integers";
-    if (cols) snprintf(what, sizeof what, "a list of rows of %d numbers", cols);
-    else if (type == T_F32) snprintf(what, sizeof what, "a list of numbers");
+    const char *noun = t == DG_CFG_INT ? "integer" : "number";
+    size_t size = t == DG_CFG_F64 ? sizeof(double) : t == DG_CFG_F32 ? sizeof(float) : sizeof(int);
+    char what[64];
+    if (cols) snprintf(what, sizeof what, "a list of rows of %d %ss", cols, noun);
+    else snprintf(what, sizeof what, "a list of %ss", noun);
     if (n->type != YAML_SEQUENCE_NODE) return type_err(c, id, path, what, e);
-    dg_status st = count_check(c, id, path, cols ? "row" : type == T_INT ? "integer" : "number", min_n, max_n, e);
+    size_t cnt = n_kids(n);
+    if (cnt < (size_t)min_n || cnt > (size_t)max_n) {  /* "expected 2 integers", "at most 4 rows", "1 to 3 ..." */
+        if (min_n == max_n) snprintf(what, sizeof what, "%d", min_n);
+        else if (min_n == 0) snprintf(what, sizeof what, "at most %d", max_n);
+        else snprintf(what, sizeof what, "%d to %d", min_n, max_n);
+        return node_err(c, id, DG_ERR_CONFIG, e, "key '%.200s': expected %s %s%s, got %zu", path, what,
+                        cols ? "row" : noun, (min_n == max_n || min_n == 0) && max_n == 1 ? "" : "s", cnt);
+    }
+    dg_status st = DG_OK;
     for (int pass = 0; st == DG_OK && pass < (out ? 2 : 1); pass++) {  /* check all, then write */
-        for (size_t i = 0; st == DG_OK && i < n_kids(n); i++) {
+        for (size_t i = 0; st == DG_OK && i < cnt; i++) {
             char ipath[PATH_CAP];
+            double scratch;
+            void *dst = pass ? (char *)out + i * (size_t)(cols ? cols : 1) * size : (void *)&scratch;
             snprintf(ipath, sizeof ipath, "%.200s[%zu]", path, i);
-            union { int i; float f; } scratch;
-            void *dst = !pass          ? (void *)&scratch
-                        : type == T_INT ? (void *)((int *)out + i)
-                                        : (void *)((float *)out + i * (size_t)(cols ? cols : 1));
-            st = cols ? read_list(c, *kid(n, i), ipath, T_F32, 0, pass ? dst : NULL, cols, cols, NULL, e)
-                      : conv(c, *kid(n, i), ipath, type, dst, e);
+            st = cols ? read_list(c, *kid(n, i), ipath, t, 0, pass ? dst : NULL, cols, cols, NULL, e)
+                      : conv(c, *kid(n, i), ipath, t, dst, e);
         }
     }
-    if (st == DG_OK && count) *count = (int)n_kids(n);
+    if (st == DG_OK && count) *count = (int)cnt;
     return st;
-}
-
-/* The list getters: a missing key leaves out and *count alone. */
-static dg_status get_list(dg_cfg *c, const char *path, int type, int cols, void *out, int min_n, int max_n,
-                          int *count, dg_err *e) {
-    int id = 0;
-    if (min_n < 0 || max_n < min_n || (max_n > 0 && !out) || (!count && min_n != max_n))
-        return dg_err_set(e, DG_ERR_ARG, "config list: bad arguments (min %d, max %d)", min_n, max_n);
-    dg_status st = find(c, path, 0, &id, e);
-    return st != DG_OK || !id ? st : read_list(c, id, path, type, cols, out, min_n, max_n, count, e);
 }
 
 /* Edit distance between two byte strings of at most 64 bytes (INT_MAX when longer). */
@@ -449,12 +324,9 @@ static int edit_distance(const char *a, size_t na, const char *b, size_t nb) {
         int diag = row[0];
         row[0] = (int)i;
         for (size_t j = 1; j <= nb; j++) {
-            int up = row[j];
-            int best = diag + (a[i - 1] != b[j - 1]);
-            if (up + 1 < best) best = up + 1;
-            if (row[j - 1] + 1 < best) best = row[j - 1] + 1;
-            row[j] = best;
-            diag = up;
+            int best = diag + (a[i - 1] != b[j - 1]), del = (row[j] < row[j - 1] ? row[j] : row[j - 1]) + 1;
+            diag = row[j];
+            row[j] = best < del ? best : del;
         }
     }
     return row[nb];
@@ -465,17 +337,21 @@ static const char *suggest(const dg_cfg *c, const char *parent, size_t plen, con
     const char *best = NULL;
     int best_d = INT_MAX;
     for (int i = 0; i < c->n_asked; i++) {
-        const char *a = c->asked[i];
-        const char *dot = strrchr(a, '.');
-        size_t alen = dot ? (size_t)(dot - a) : 0;
-        const char *last = dot ? dot + 1 : a;
+        const char *a = c->asked[i], *dot = strrchr(a, '.'), *last = dot ? dot + 1 : a;
+        size_t alen = dot ? (size_t)(dot - a) : 0, ll = strlen(last);
         if (alen != plen || memcmp(a, parent, plen) != 0 || strchr(last, '[')) continue;
-        size_t ll = strlen(last);
         int d = edit_distance(last, ll, key, klen);
-        int limit = ll < 4 ? 1 : ll < 8 ? 2 : 3;
-        if (d <= limit && d < best_d) { best = a; best_d = d; }
+        if (d <= (ll < 4 ? 1 : ll < 8 ? 2 : 3) && d < best_d) { best = a; best_d = d; }
     }
     return best;
+}
+
+/* Appends ".key" (key: its node) or "[i]" (key NULL) to the path in buf at *pos, for messages. */
+static void path_push(char *buf, size_t *pos, const yaml_node_t *key, size_t i) {
+    char ix[32];
+    if (!key) snprintf(ix, sizeof ix, "[%zu]", i);
+    if (key && *pos > 0) dg_text_append(buf, PATH_CAP, pos, ".", 1);
+    dg_text_append(buf, PATH_CAP, pos, key ? text_of(key) : ix, key ? key->data.scalar.length : strlen(ix));
 }
 
 /* Finds the first unread entry under node id (which was visited, not used), in file order. */
@@ -486,14 +362,7 @@ static dg_status unused_in(const dg_cfg *c, int id, char *path, size_t plen, dg_
         int k = is_map ? key_at(n, i) : 0, v = *kid(n, i);
         const yaml_node_t *kn = k ? node(c, k) : NULL;
         size_t p = plen;
-        if (is_map) {
-            if (p > 0) put_clean(path, PATH_CAP, &p, ".", 1);
-            put_clean(path, PATH_CAP, &p, text_of(kn), kn->data.scalar.length);
-        } else {
-            char ix[32];
-            snprintf(ix, sizeof ix, "[%zu]", i);
-            put_clean(path, PATH_CAP, &p, ix, strlen(ix));
-        }
+        path_push(path, &p, kn, i);
         unsigned fl = c->m[v - 1].flags;
         if (!(fl & (F_USED | F_VISITED))) {
             if (!is_map) return node_err(c, v, DG_ERR_CONFIG, e, "unused list item '%s'", path);
@@ -501,30 +370,11 @@ static dg_status unused_in(const dg_cfg *c, int id, char *path, size_t plen, dg_
             if (hint) return node_err(c, k, DG_ERR_CONFIG, e, "unknown key '%s' (did you mean '%.200s'?)", path, hint);
             return node_err(c, k, DG_ERR_CONFIG, e, "unknown key '%s'", path);
         }
-        if (!(fl & F_USED) && node(c, v)->type != YAML_SCALAR_NODE) {
-            dg_status st = unused_in(c, v, path, p, e);
-            if (st != DG_OK) return st;
-        }
+        dg_status st = fl & F_USED ? DG_OK : unused_in(c, v, path, p, e);
+        if (st != DG_OK) return st;
         path[plen] = 0;
     }
     return DG_OK;
-}
-
-/* 1 if s (n bytes) is well-formed UTF-8 (no overlongs, surrogates or values past U+10FFFF). */
-static int utf8_valid(const unsigned char *s, size_t n) {
-    static const unsigned least[] = {0, 0, 0x80, 0x800, 0x10000};  /* by sequence length */
-    for (size_t i = 0, w; i < n; i += w) {
-        unsigned v = s[i];
-        w = v < 0x80 ? 1 : (v & 0xE0) == 0xC0 ? 2 : (v & 0xF0) == 0xE0 ? 3 : (v & 0xF8) == 0xF0 ? 4 : 0;
-        if (!w || n - i < w) return 0;
-        if (w > 1) v &= 0x7Fu >> w;
-        for (size_t k = 1; k < w; k++) {
-            if ((s[i + k] & 0xC0) != 0x80) return 0;
-            v = (v << 6) | (s[i + k] & 0x3F);
-        }
-        if (v < least[w] || v > 0x10FFFF || (v >= 0xD800 && v <= 0xDFFF)) return 0;
-    }
-    return 1;
 }
 
 /* Grows the per-node data to the document's size; new nodes come from dg_cfg_set. 0: out of memory. */
@@ -539,28 +389,22 @@ static int meta_sync(dg_cfg *c) {
     return 1;
 }
 
-/* Copies node id of src into dst (a tree: libyaml anchors nodes met twice). out: in the dump's
- * styles (quoted scalars single-quoted, libyaml switching to double quotes when it must, so "5"
- * stays a string; nulls written "null"). Returns the new node's id, 0 when out of memory. */
-static int copy_node(yaml_document_t *dst, yaml_document_t *src, int id, int out, int is_key) {
+/* Copies node id of src into dst as a tree (libyaml would anchor a node met twice): quoted scalars
+ * single-quoted (libyaml turns to double quotes when it must) so "5" stays a string, nulls "null"
+ * (an empty plain scalar in a flow list reads back as ''). Returns the new id, 0: out of memory. */
+static int copy_node(yaml_document_t *dst, yaml_document_t *src, int id, int is_key) {
     const yaml_node_t *n = yaml_document_get_node(src, id);
-    if (n->type == YAML_SCALAR_NODE) {
-        yaml_scalar_style_t st = n->data.scalar.style;
-        if (out && !is_key && is_null(n))
-            return yaml_document_add_scalar(dst, NULL, (const yaml_char_t *)"null", 4, YAML_ANY_SCALAR_STYLE);
-        if (out) st = quoted(n) ? YAML_SINGLE_QUOTED_SCALAR_STYLE : YAML_ANY_SCALAR_STYLE;
-        if (n->data.scalar.length > INT_MAX) return 0;
-        return yaml_document_add_scalar(dst, NULL, n->data.scalar.value, (int)n->data.scalar.length, st);
-    }
+    if (n->type == YAML_SCALAR_NODE && !is_key && is_null(n))
+        return yaml_document_add_scalar(dst, NULL, (const yaml_char_t *)"null", 4, YAML_PLAIN_SCALAR_STYLE);
+    if (n->type == YAML_SCALAR_NODE)  /* lengths fit an int: a file has at most DG_CFG_MAX_BYTES */
+        return yaml_document_add_scalar(dst, NULL, n->data.scalar.value, (int)n->data.scalar.length,
+                                        quoted(n) ? YAML_SINGLE_QUOTED_SCALAR_STYLE : YAML_PLAIN_SCALAR_STYLE);
     int is_map = n->type == YAML_MAPPING_NODE;
-    int flow = is_map ? n->data.mapping.style == YAML_FLOW_MAPPING_STYLE
-                      : n->data.sequence.style == YAML_FLOW_SEQUENCE_STYLE;
-    int to = is_map
-        ? yaml_document_add_mapping(dst, NULL, flow ? YAML_FLOW_MAPPING_STYLE : YAML_BLOCK_MAPPING_STYLE)
-        : yaml_document_add_sequence(dst, NULL, flow ? YAML_FLOW_SEQUENCE_STYLE : YAML_BLOCK_SEQUENCE_STYLE);
+    int to = is_map ? yaml_document_add_mapping(dst, NULL, n->data.mapping.style)
+                    : yaml_document_add_sequence(dst, NULL, n->data.sequence.style);
     for (size_t i = 0; to && i < n_kids(n); i++) {
-        int k = is_map ? copy_node(dst, src, key_at(n, i), out, 1) : 0;
-        int v = k || !is_map ? copy_node(dst, src, *kid(n, i), out, 0) : 0;
+        int k = is_map ? copy_node(dst, src, key_at(n, i), 1) : 0;
+        int v = k || !is_map ? copy_node(dst, src, *kid(n, i), 0) : 0;
         if (!v || !(is_map ? yaml_document_append_mapping_pair(dst, to, k, v)
                            : yaml_document_append_sequence_item(dst, to, v)))
             to = 0;
@@ -570,10 +414,6 @@ static int copy_node(yaml_document_t *dst, yaml_document_t *src, int id, int out
 
 /* ----------------------------------------------------------- the parser */
 
-static int mark_line(size_t zero_based) {
-    return zero_based >= (size_t)INT_MAX ? INT_MAX : (int)zero_based + 1;
-}
-
 /* Sets e to "FILE:LINE: <fmt>" (file) or "command line: key 'K': <fmt>" (a dg_cfg_set value). */
 PRINTF(4, 5) static dg_status perr(parser *p, dg_status st, int line, const char *fmt, ...) {
     char body[DG_ERR_LEN];
@@ -581,47 +421,32 @@ PRINTF(4, 5) static dg_status perr(parser *p, dg_status st, int line, const char
     va_start(ap, fmt);
     vsnprintf(body, sizeof body, fmt, ap);
     va_end(ap);
-    if (p->override) return dg_err_set(p->e, st, CMDLINE ": key '%.200s': %s", p->key, body);
+    if (p->key) return dg_err_set(p->e, st, CMDLINE ": key '%.200s': %s", p->key, body);
     if (line > 0) return dg_err_set(p->e, st, "%.400s:%d: %s", p->label, line, body);
     return dg_err_set(p->e, st, "%.400s: %s", p->label, body);
-}
-
-/* 1 if the indentation of line (0-based) of text contains a tab, which YAML forbids. */
-static int indented_with_tab(const unsigned char *text, size_t len, size_t line) {
-    size_t i = 0;
-    for (size_t l = 0; l < line && i < len; i++)
-        if (text[i] == '\n') l++;
-    for (; i < len && (text[i] == ' ' || text[i] == '\t'); i++)
-        if (text[i] == '\t') return 1;
-    return 0;
 }
 
 /* Turns libyaml's error state into "FILE:LINE: problem (context at line N)". */
 static dg_status syntax_error(parser *p, const yaml_parser_t *y) {
     if (y->error == YAML_MEMORY_ERROR) return perr(p, DG_ERR_NOMEM, 0, "out of memory while reading YAML");
-    const char *problem = y->problem ? y->problem : "invalid YAML";
     char extra[160] = "";
-    int line;
-    if (y->error == YAML_READER_ERROR) {
-        /* encoding errors carry a byte offset, not a mark */
-        size_t end = y->problem_offset < p->len ? y->problem_offset : p->len;
-        size_t nl = 0;
-        for (size_t i = 0; i < end; i++) nl += p->text[i] == '\n';
-        line = mark_line(nl);
+    size_t line0 = y->problem_mark.line, i = 0;
+    if (y->error == YAML_READER_ERROR) {  /* encoding errors carry a byte offset, not a mark */
+        line0 = 0;
+        for (size_t k = 0; k < y->problem_offset && k < p->len; k++) line0 += p->text[k] == '\n';
         if (y->problem_value >= 0) snprintf(extra, sizeof extra, " (byte 0x%02X)", (unsigned)y->problem_value);
-    } else {
-        line = mark_line(y->problem_mark.line);
-        int cline = mark_line(y->context_mark.line);
-        if (y->context && !p->override && cline != line)
-            snprintf(extra, sizeof extra, " (%.100s at line %d)", y->context, cline);
-        else if (y->context)
-            snprintf(extra, sizeof extra, " (%.100s)", y->context);
-        if (y->error == YAML_SCANNER_ERROR && indented_with_tab(p->text, p->len, y->problem_mark.line)) {
-            size_t k = strlen(extra);
-            snprintf(extra + k, sizeof extra - k, "; YAML indents with spaces, not tabs");
-        }
+    } else if (y->context) {
+        int cline = (int)y->context_mark.line + 1;
+        snprintf(extra, sizeof extra, !p->key && cline != (int)line0 + 1 ? " (%.100s at line %d)" : " (%.100s)",
+                 y->context, cline);
     }
-    return perr(p, DG_ERR_CONFIG, line, "%s%s", problem, extra);
+    if (y->error == YAML_SCANNER_ERROR) {  /* a tab in the problem line's indentation */
+        for (size_t l = 0; l < line0 && i < p->len; i++) l += p->text[i] == '\n';
+        while (i < p->len && p->text[i] == ' ') i++;
+        if (i < p->len && p->text[i] == '\t')
+            snprintf(extra + strlen(extra), sizeof extra - strlen(extra), "; YAML indents with spaces, not tabs");
+    }
+    return perr(p, DG_ERR_CONFIG, (int)line0 + 1, "%s%s", y->problem ? y->problem : "invalid YAML", extra);
 }
 
 /* Starts a libyaml parser on p's text. Returns 0 when out of memory. */
@@ -633,13 +458,11 @@ static int yaml_open(yaml_parser_t *y, const parser *p) {
 }
 
 /* The first pass, over libyaml's events: refuses syntax errors, aliases (which yaml_parser_load
- * would resolve into shared, even cyclic, nodes), anchors, tags, keys that are lists or maps,
- * nesting deeper than DG_CFG_MAX_DEPTH (the root at depth), more than MAX_NODES values and a second
- * document. It stops at the first, so junk costs no more than a few events' memory. */
+ * would resolve into shared, even cyclic, nodes), anchors, tags, nesting deeper than
+ * DG_CFG_MAX_DEPTH (the root at depth), more than MAX_NODES values and a second document. It stops
+ * at the first, so junk costs no more than a few events' memory. */
 static dg_status scan(parser *p, int depth) {
     yaml_parser_t y;
-    unsigned char is_map[DG_CFG_MAX_DEPTH];  /* the open lists and maps... */
-    size_t kids[DG_CFG_MAX_DEPTH];           /* ...and the nodes read in each */
     int open = 0, docs = 0, done = 0;
     size_t nodes = 0;
     if (!yaml_open(&y, p)) return perr(p, DG_ERR_NOMEM, 0, "out of memory while reading YAML");
@@ -648,127 +471,90 @@ static dg_status scan(parser *p, int depth) {
         yaml_event_t ev;
         if (!yaml_parser_parse(&y, &ev)) { st = syntax_error(p, &y); break; }
         yaml_event_type_t t = ev.type;
-        int line = p->override ? 0 : mark_line(ev.start_mark.line);
+        int line = p->key ? 0 : (int)ev.start_mark.line + 1;
         int coll = t == YAML_SEQUENCE_START_EVENT || t == YAML_MAPPING_START_EVENT;
-        int is_node = coll || t == YAML_SCALAR_EVENT || t == YAML_ALIAS_EVENT;
-        const yaml_char_t *anchor = t == YAML_ALIAS_EVENT ? ev.data.alias.anchor
-                                  : t == YAML_SCALAR_EVENT ? ev.data.scalar.anchor
-                                  : t == YAML_SEQUENCE_START_EVENT ? ev.data.sequence_start.anchor
-                                  : t == YAML_MAPPING_START_EVENT ? ev.data.mapping_start.anchor : NULL;
-        const yaml_char_t *tag = t == YAML_SCALAR_EVENT ? ev.data.scalar.tag
-                               : t == YAML_SEQUENCE_START_EVENT ? ev.data.sequence_start.tag
-                               : t == YAML_MAPPING_START_EVENT ? ev.data.mapping_start.tag : NULL;
-        char name[64];
+        const yaml_char_t *anchor = NULL, *tag = NULL;
+        if (t == YAML_ALIAS_EVENT) anchor = ev.data.alias.anchor;
+        if (t == YAML_SCALAR_EVENT) anchor = ev.data.scalar.anchor, tag = ev.data.scalar.tag;
+        if (t == YAML_SEQUENCE_START_EVENT) anchor = ev.data.sequence_start.anchor, tag = ev.data.sequence_start.tag;
+        if (t == YAML_MAPPING_START_EVENT) anchor = ev.data.mapping_start.anchor, tag = ev.data.mapping_start.tag;
+        const char *what = (const char *)(anchor ? anchor : tag);
+        char name[64] = "";
         size_t k = 0;
-        if (anchor || tag) put_clean(name, sizeof name, &k, (const char *)(anchor ? anchor : tag),
-                                     strlen((const char *)(anchor ? anchor : tag)));
-        if (is_node && open > 0 && is_map[open - 1] && kids[open - 1] % 2 == 0 && coll)
-            st = perr(p, DG_ERR_CONFIG, line, "map keys must be plain values, not lists or maps");
-        else if (t == YAML_ALIAS_EVENT)
+        if (what) dg_text_append(name, sizeof name, &k, what, strlen(what));
+        if (t == YAML_ALIAS_EVENT)
             st = perr(p, DG_ERR_CONFIG, line, "aliases (*%s) are not supported; write the value out", name);
         else if (anchor)
             st = perr(p, DG_ERR_CONFIG, line, "anchors (&%s) are not supported; write the value out", name);
         else if (tag)
             st = perr(p, DG_ERR_CONFIG, line, "tags (%s) are not supported; quote a value to make it a string", name);
-        else if (t == YAML_SEQUENCE_END_EVENT || t == YAML_MAPPING_END_EVENT) open--;
         else if (t == YAML_DOCUMENT_START_EVENT && docs++)
             st = perr(p, DG_ERR_CONFIG, line, "only one YAML document is allowed (a second one starts here)");
-        else done = t == YAML_STREAM_END_EVENT;
-        if (st == DG_OK && is_node && ++nodes > MAX_NODES)
+        else if ((coll || t == YAML_SCALAR_EVENT) && ++nodes > MAX_NODES)
             st = perr(p, DG_ERR_CONFIG, line, "more than %d keys and values in one config", MAX_NODES);
-        if (st == DG_OK && is_node && open > 0) kids[open - 1]++;
-        if (st == DG_OK && coll && depth + open > DG_CFG_MAX_DEPTH)
+        else if (coll && depth + open++ > DG_CFG_MAX_DEPTH)
             st = perr(p, DG_ERR_CONFIG, line, "nesting deeper than %d levels", DG_CFG_MAX_DEPTH);
-        else if (st == DG_OK && coll) {
-            is_map[open] = t == YAML_MAPPING_START_EVENT;
-            kids[open++] = 0;
-        }
+        open -= t == YAML_SEQUENCE_END_EVENT || t == YAML_MAPPING_END_EVENT;
+        done = t == YAML_STREAM_END_EVENT;
         yaml_event_delete(&ev);
     }
     yaml_parser_delete(&y);
     return st;
 }
 
-/* Appends ".key" or "[i]" to the path being checked; returns the old length to restore. */
-static size_t path_push(parser *p, const char *s, size_t n, int is_key) {
-    size_t old = p->plen;
-    if (is_key && p->plen > 0) put_clean(p->path, PATH_CAP, &p->plen, ".", 1);
-    put_clean(p->path, PATH_CAP, &p->plen, s, n);
-    return old;
+static int key_cmp(const void *a, const void *b) {  /* key nodes: by text, then file order */
+    const yaml_node_t *x = *(yaml_node_t *const *)a, *y = *(yaml_node_t *const *)b;
+    size_t nx = x->data.scalar.length, ny = y->data.scalar.length;
+    int r = memcmp(x->data.scalar.value, y->data.scalar.value, nx < ny ? nx : ny);
+    return r ? r : nx != ny ? (nx < ny ? -1 : 1) : (x > y) - (x < y);
 }
 
-typedef struct key_ix {
-    const yaml_node_t *k;
-    size_t i;
-} key_ix;
-
-static int key_ix_cmp(const void *a, const void *b) {
-    const key_ix *x = a, *y = b;
-    size_t nx = x->k->data.scalar.length, ny = y->k->data.scalar.length;
-    int r = memcmp(x->k->data.scalar.value, y->k->data.scalar.value, nx < ny ? nx : ny);
-    if (r) return r;
-    if (nx != ny) return nx < ny ? -1 : 1;
-    return x->i < y->i ? -1 : x->i > y->i;
-}
-
-/* Reports the first repeated key of map n (in file order), naming both lines. O(n log n). */
-static dg_status check_duplicates(parser *p, yaml_document_t *d, const yaml_node_t *n) {
-    size_t cnt = n_kids(n), dup = SIZE_MAX, first = 0, run = 0;
-    if (cnt < 2) return DG_OK;
-    key_ix *ix = malloc(cnt * sizeof *ix);
-    if (!ix) return perr(p, DG_ERR_NOMEM, 0, "out of memory while reading YAML");
-    for (size_t i = 0; i < cnt; i++) ix[i] = (key_ix){yaml_document_get_node(d, key_at(n, i)), i};
-    qsort(ix, cnt, sizeof *ix, key_ix_cmp);
-    for (size_t j = 1; j < cnt; j++) {
-        if (key_ix_cmp(&(key_ix){ix[j].k, 0}, &(key_ix){ix[run].k, 0}) != 0) { run = j; continue; }
-        if (ix[j].i < dup) { dup = ix[j].i; first = ix[run].i; }
-    }
-    free(ix);
-    if (dup == SIZE_MAX) return DG_OK;
-    const yaml_node_t *k = yaml_document_get_node(d, key_at(n, dup)), *k0 = yaml_document_get_node(d, key_at(n, first));
-    path_push(p, text_of(k), k->data.scalar.length, 1);
-    if (p->override) return perr(p, DG_ERR_CONFIG, 0, "duplicate key '%s'", p->path);
-    return perr(p, DG_ERR_CONFIG, mark_line(k->start_mark.line), "duplicate key '%s' (first at line %d)", p->path,
-                mark_line(k0->start_mark.line));
-}
-
-/* Walks the tree under node id (depth-first, as a reader meets the maps' ends): refuses repeated
- * keys, and fills m (NULL: not wanted) with each node's position, a map value taking its key's. */
+/* Walks the tree under node id (depth-first, as a reader meets the maps' ends): refuses keys that
+ * are lists or maps and repeated keys (the first in file order, naming both lines; O(n log n)), and
+ * fills m (NULL: not wanted) with each node's position, a map value taking its key's. */
 static dg_status check_tree(parser *p, yaml_document_t *d, int id, int key, meta *m) {
-    const yaml_node_t *n = yaml_document_get_node(d, id);
-    const yaml_node_t *at = key ? yaml_document_get_node(d, key) : n;
-    if (m) m[id - 1] = (meta){0, mark_line(at->start_mark.line), mark_line(at->start_mark.column)};
+    const yaml_node_t *n = yaml_document_get_node(d, id), *at = key ? yaml_document_get_node(d, key) : n;
+    if (m) m[id - 1] = (meta){0, (int)at->start_mark.line + 1, (int)at->start_mark.column + 1};
     int is_map = n->type == YAML_MAPPING_NODE;
-    for (size_t i = 0; i < n_kids(n); i++) {
-        dg_status st;
-        size_t old = p->plen;
+    size_t cnt = n_kids(n), old = p->plen;
+    for (size_t i = 0; i < cnt; i++) {
         int k = is_map ? key_at(n, i) : 0;
-        if (k) {
-            const yaml_node_t *kn = yaml_document_get_node(d, k);
-            if (m) m[k - 1] = (meta){0, mark_line(kn->start_mark.line), mark_line(kn->start_mark.column)};
-            path_push(p, text_of(kn), kn->data.scalar.length, 1);
-        } else {
-            char ix[32];
-            snprintf(ix, sizeof ix, "[%zu]", i);
-            path_push(p, ix, strlen(ix), 0);
-        }
-        st = check_tree(p, d, *kid(n, i), k, m);
-        p->plen = old;
-        p->path[old] = 0;
+        const yaml_node_t *kn = k ? yaml_document_get_node(d, k) : NULL;
+        if (kn && kn->type != YAML_SCALAR_NODE)
+            return perr(p, DG_ERR_CONFIG, (int)kn->start_mark.line + 1,
+                        "map keys must be plain values, not lists or maps");
+        if (kn && m) m[k - 1] = (meta){0, (int)kn->start_mark.line + 1, (int)kn->start_mark.column + 1};
+        path_push(p->path, &p->plen, kn, i);
+        dg_status st = check_tree(p, d, *kid(n, i), k, m);
+        p->path[p->plen = old] = 0;
         if (st != DG_OK) return st;
     }
-    return is_map ? check_duplicates(p, d, n) : DG_OK;
+    if (!is_map || cnt < 2) return DG_OK;
+    const yaml_node_t **ix = malloc(cnt * sizeof *ix), *dup = NULL, *first = NULL;
+    if (!ix) return perr(p, DG_ERR_NOMEM, 0, "out of memory while reading YAML");
+    for (size_t i = 0; i < cnt; i++) ix[i] = yaml_document_get_node(d, key_at(n, i));  /* in file order */
+    qsort(ix, cnt, sizeof *ix, key_cmp);
+    for (size_t j = 1, run = 0; j < cnt; j++) {
+        const yaml_node_t *a = ix[run], *b = ix[j];
+        if (a->data.scalar.length != b->data.scalar.length || memcmp(a->data.scalar.value, b->data.scalar.value,
+                                                                      a->data.scalar.length)) run = j;
+        else if (!dup || b < dup) { dup = b; first = a; }
+    }
+    free(ix);
+    if (!dup) return DG_OK;
+    path_push(p->path, &p->plen, dup, 0);
+    if (p->key) return perr(p, DG_ERR_CONFIG, 0, "duplicate key '%s'", p->path);
+    return perr(p, DG_ERR_CONFIG, (int)dup->start_mark.line + 1, "duplicate key '%s' (first at line %d)", p->path,
+                (int)first->start_mark.line + 1);
 }
 
 /* Parses text into doc (no nodes when the text holds no document) after scan; *m (if m) gets the
- * per-node data, malloc'd. On error doc is left empty. */
+ * per-node data, malloc'd. On error doc holds nothing to free. */
 static dg_status parse_text(const char *text, size_t len, const char *label, const char *key, int depth,
                             yaml_document_t *doc, meta **m, dg_err *e) {
-    parser p = {.label = label, .text = (const unsigned char *)text, .len = len, .override = key != NULL,
-                .key = key, .e = e};
+    parser p = {.label = label, .text = (const unsigned char *)text, .len = len, .key = key, .e = e};
     yaml_parser_t y;
-    memset(doc, 0, sizeof *doc);
-    if (key) path_push(&p, key, strlen(key), 0);
+    if (key) dg_text_append(p.path, PATH_CAP, &p.plen, key, strlen(key));
     dg_status st = scan(&p, depth);
     if (st != DG_OK) return st;
     if (!yaml_open(&y, &p)) return perr(&p, DG_ERR_NOMEM, 0, "out of memory while reading YAML");
@@ -789,38 +575,29 @@ static dg_status parse_text(const char *text, size_t len, const char *label, con
 
 dg_cfg *dg_cfg_parse(const char *text, size_t len, const char *label, dg_err *e) {
     if (!label) label = "<memory>";
-    size_t ll = strlen(label);
     dg_cfg *c = calloc(1, sizeof *c);
-    if (!c || !(c->label = malloc(ll + 1))) {
-        free(c);
-        dg_err_set(e, DG_ERR_NOMEM, "%.400s: out of memory", label);
-        return NULL;
-    }
-    memcpy(c->label, label, ll + 1);
-    if (parse_text(text, len, label, NULL, 1, &c->doc, &c->m, e) != DG_OK) {
-        dg_cfg_free(c);
-        return NULL;
-    }
+    if (!c || !(c->label = strdup(label))) goto nomem;
+    if (parse_text(text, len, label, NULL, 1, &c->doc, &c->m, e) != DG_OK) goto fail;
     c->n_m = (size_t)(c->doc.nodes.top - c->doc.nodes.start);
     yaml_node_t *root = yaml_document_get_root_node(&c->doc);
-    if (root && is_null(root)) {  /* "---" alone: an empty document */
-        yaml_document_delete(&c->doc);
-        c->n_m = 0;
-        root = NULL;
-        if (!yaml_document_initialize(&c->doc, NULL, NULL, NULL, 1, 1)) goto nomem;
-    }
-    if (root && root->type != YAML_MAPPING_NODE) {
+    if (root && root->type != YAML_MAPPING_NODE && !is_null(root)) {
         char got[96];
         describe(root, got, sizeof got);
         node_err(c, ROOT, DG_ERR_CONFIG, e, "the top level must be a map of keys, got %s", got);
-        dg_cfg_free(c);
-        return NULL;
+        goto fail;
     }
-    if (!root && (!yaml_document_add_mapping(&c->doc, NULL, YAML_BLOCK_MAPPING_STYLE) || !meta_sync(c))) goto nomem;
+    if (!root || root->type != YAML_MAPPING_NODE) {  /* no document, or "---" alone: an empty map */
+        yaml_document_delete(&c->doc);
+        c->n_m = 0;
+        if (!yaml_document_initialize(&c->doc, NULL, NULL, NULL, 1, 1) ||
+            !yaml_document_add_mapping(&c->doc, NULL, YAML_BLOCK_MAPPING_STYLE) || !meta_sync(c))
+            goto nomem;
+    }
     c->m[0] = (meta){0, 0, 0};  /* "missing key" at the top level names the file only */
     return c;
 nomem:
     dg_err_set(e, DG_ERR_NOMEM, "%.400s: out of memory", label);
+fail:
     dg_cfg_free(c);
     return NULL;
 }
@@ -848,90 +625,26 @@ const char *dg_cfg_path(const dg_cfg *c) {
     return c ? c->label : "";
 }
 
-dg_status dg_cfg_get_f32(dg_cfg *c, const char *path, float *out, float def, dg_err *e) {
-    return get(c, path, 0, T_F32, out, &def, e);
+dg_status dg_cfg_get(dg_cfg *c, const char *path, dg_cfg_type type, void *out, dg_err *e) {
+    int id;
+    dg_status st = find(c, path, 0, &id, e);
+    return st != DG_OK || !id ? st : conv(c, id, path, type, out, e);
 }
 
-dg_status dg_cfg_get_f32_req(dg_cfg *c, const char *path, float *out, dg_err *e) {
-    return get(c, path, 1, T_F32, out, NULL, e);
+dg_status dg_cfg_require(dg_cfg *c, const char *path, dg_err *e) {
+    int id;
+    return find(c, path, 1, &id, e);
 }
 
-dg_status dg_cfg_get_f32_range(dg_cfg *c, const char *path, float *out, float def,
-                               float lo, float hi, int lo_inclusive, int hi_inclusive, dg_err *e) {
-    float v;
-    dg_status st = dg_cfg_get_f32(c, path, &v, def, e);
-    if (st == DG_OK) st = dg_cfg_check_f32_range(c, path, v, lo, hi, lo_inclusive, hi_inclusive, e);
-    if (st == DG_OK) *out = v;
-    return st;
-}
-
-dg_status dg_cfg_get_f64_range(dg_cfg *c, const char *path, double *out, double def,
-                               double lo, double hi, int lo_inclusive, int hi_inclusive, dg_err *e) {
-    double v;
-    dg_status st = get(c, path, 0, T_F64, &v, &def, e);
-    if (st == DG_OK) st = range_check(c, path, v, lo, hi, lo_inclusive, hi_inclusive, 0, e);
-    if (st == DG_OK) *out = v;
-    return st;
-}
-
-dg_status dg_cfg_get_int(dg_cfg *c, const char *path, int *out, int def, dg_err *e) {
-    return get(c, path, 0, T_INT, out, &def, e);
-}
-
-dg_status dg_cfg_get_int_req(dg_cfg *c, const char *path, int *out, dg_err *e) {
-    return get(c, path, 1, T_INT, out, NULL, e);
-}
-
-dg_status dg_cfg_get_int_range(dg_cfg *c, const char *path, int *out, int def, int lo, int hi, dg_err *e) {
-    int v;
-    dg_status st = dg_cfg_get_int(c, path, &v, def, e);
-    if (st == DG_OK) st = dg_cfg_check_int_range(c, path, v, lo, hi, e);
-    if (st == DG_OK) *out = v;
-    return st;
-}
-
-dg_status dg_cfg_get_bool(dg_cfg *c, const char *path, int *out, int def, dg_err *e) {
-    return get(c, path, 0, T_BOOL, out, &def, e);
-}
-
-dg_status dg_cfg_get_bool_req(dg_cfg *c, const char *path, int *out, dg_err *e) {
-    return get(c, path, 1, T_BOOL, out, NULL, e);
-}
-
-dg_status dg_cfg_get_str(dg_cfg *c, const char *path, const char **out, const char *def, dg_err *e) {
-    return get(c, path, 0, T_STR, (void *)out, (const void *)&def, e);
-}
-
-dg_status dg_cfg_get_str_req(dg_cfg *c, const char *path, const char **out, dg_err *e) {
-    return get(c, path, 1, T_STR, (void *)out, NULL, e);
-}
-
-dg_status dg_cfg_check_f32_range(dg_cfg *c, const char *path, float v, float lo, float hi,
-                                 int lo_inclusive, int hi_inclusive, dg_err *e) {
-    return range_check(c, path, v, lo, hi, lo_inclusive, hi_inclusive, 0, e);
-}
-
-dg_status dg_cfg_check_int_range(dg_cfg *c, const char *path, int v, int lo, int hi, dg_err *e) {
-    return range_check(c, path, v, lo == INT_MIN ? -INFINITY : lo, hi == INT_MAX ? INFINITY : hi, 1, 1, 1, e);
-}
-
-dg_status dg_cfg_get_f32_array(dg_cfg *c, const char *path, float *out, int min_n, int max_n,
-                               int *n, dg_err *e) {
-    return get_list(c, path, T_F32, 0, out, min_n, max_n, n, e);
-}
-
-dg_status dg_cfg_get_int_array(dg_cfg *c, const char *path, int *out, int min_n, int max_n,
-                               int *n, dg_err *e) {
-    return get_list(c, path, T_INT, 0, out, min_n, max_n, n, e);
-}
-
-dg_status dg_cfg_get_f32_rows(dg_cfg *c, const char *path, float *out, int cols, int min_rows,
-                              int max_rows, int *rows, dg_err *e) {
-    if (cols < 1 || !rows || min_rows < 0 || max_rows < min_rows || (max_rows > 0 && !out) ||
-        (size_t)max_rows > SIZE_MAX / sizeof(float) / (size_t)cols)
-        return dg_err_set(e, DG_ERR_ARG, "config rows: bad arguments (cols %d, min %d, max %d)", cols, min_rows,
-                          max_rows);
-    return get_list(c, path, T_F32, cols, out, min_rows, max_rows, rows, e);
+dg_status dg_cfg_get_list(dg_cfg *c, const char *path, dg_cfg_type type, int cols, void *out, int min_n,
+                          int max_n, int *n, dg_err *e) {
+    int id = 0;
+    if ((type != DG_CFG_F32 && type != DG_CFG_F64 && type != DG_CFG_INT) || cols < 0 || min_n < 0 ||
+        max_n < min_n || (max_n > 0 && !out) || (!n && min_n != max_n))
+        return dg_err_set(e, DG_ERR_ARG, "config list '%.200s': bad arguments (type %d, cols %d, min %d, max %d)",
+                          path ? path : "", (int)type, cols, min_n, max_n);
+    dg_status st = find(c, path, 0, &id, e);
+    return st != DG_OK || !id ? st : read_list(c, id, path, type, cols, out, min_n, max_n, n, e);
 }
 
 int dg_cfg_has(dg_cfg *c, const char *path) {
@@ -941,8 +654,7 @@ int dg_cfg_has(dg_cfg *c, const char *path) {
 int dg_cfg_len(dg_cfg *c, const char *path) {
     int id = look(c, path);
     const yaml_node_t *n = id ? node(c, id) : NULL;
-    if (!n || n->type == YAML_SCALAR_NODE) return n && is_null(n) ? 0 : -1;
-    return n_kids(n) > INT_MAX ? INT_MAX : (int)n_kids(n);
+    return !n ? -1 : n->type != YAML_SCALAR_NODE ? (int)n_kids(n) : is_null(n) ? 0 : -1;  /* n_kids <= MAX_NODES */
 }
 
 const char *dg_cfg_key(dg_cfg *c, const char *path, int i) {
@@ -987,12 +699,12 @@ dg_status dg_cfg_set(dg_cfg *c, const char *path, const char *value_text, dg_err
     if (!c || !path || !value_text) return dg_err_set(e, DG_ERR_ARG, "dg_cfg_set: NULL argument");
     int nsteps = path_steps(path);
     size_t vlen = strlen(value_text);
-    if (nsteps <= 0 || !utf8_valid((const unsigned char *)path, strlen(path)))
+    if (nsteps <= 0 || dg_utf8_check((const unsigned char *)path, strlen(path)) != strlen(path))
         return dg_err_set(e, DG_ERR_CONFIG, CMDLINE ": invalid key '%.200s' (write keys as a.b.c or a.b[0])", path);
     if (nsteps > DG_CFG_MAX_DEPTH)
         return dg_err_set(e, DG_ERR_CONFIG, CMDLINE ": key '%.200s' is nested deeper than %d levels", path,
                           DG_CFG_MAX_DEPTH);
-    if (!utf8_valid((const unsigned char *)value_text, vlen))
+    if (dg_utf8_check((const unsigned char *)value_text, vlen) != vlen)
         return dg_err_set(e, DG_ERR_CONFIG, CMDLINE ": key '%.200s': the value is not valid UTF-8", path);
 
     /* 1: find the place, checking the key can be set before changing anything. The value goes in
@@ -1007,14 +719,12 @@ dg_status dg_cfg_set(dg_cfg *c, const char *path, const char *value_text, dg_err
         int null = !n || is_null(n), map = !null && n->type == YAML_MAPPING_NODE;
         int seq = !null && n->type == YAML_SEQUENCE_NODE;
         size_t cnt = seq ? n_kids(n) : 0;
-        char why[64] = "";
-        if (null && s.index) snprintf(why, sizeof why, "does not exist");
-        else if (map && s.index) snprintf(why, sizeof why, "is a map, not a list");
-        else if (seq && !s.numeric) snprintf(why, sizeof why, "is a list, not a map");
-        else if (seq && s.idx >= cnt)
-            snprintf(why, sizeof why, "has %zu item%s (indices start at 0)", cnt, cnt == 1 ? "" : "s");
-        else if (!null && !map && !seq) snprintf(why, sizeof why, "is a value, not a map");
-        if (why[0])
+        char many[64];
+        snprintf(many, sizeof many, "has %zu item%s (indices start at 0)", cnt, cnt == 1 ? "" : "s");
+        const char *why = null && s.index ? "does not exist" : map && s.index ? "is a map, not a list"
+                        : seq && !s.numeric ? "is a list, not a map" : seq && s.idx >= cnt ? many
+                        : !null && !map && !seq ? "is a value, not a map" : NULL;
+        if (why)
             return dg_err_set(e, DG_ERR_CONFIG, CMDLINE ": cannot set '%.200s': %s'%.*s' %s", path, null ? "list " : "",
                               (int)(s.start - path), path, why);
         long i = map ? map_index(c, n, s.name, s.nlen) : seq ? (long)s.idx : -1;
@@ -1029,10 +739,8 @@ dg_status dg_cfg_set(dg_cfg *c, const char *path, const char *value_text, dg_err
         yaml_document_t tmp;
         dg_status st = parse_text(value_text, vlen, CMDLINE, path, nsteps + 1, &tmp, NULL, e);
         if (st != DG_OK) return st;
-        if (yaml_document_get_root_node(&tmp)) val = copy_node(&c->doc, &tmp, ROOT, 0, 0);
-        else st = dg_err_set(e, DG_ERR_CONFIG, CMDLINE ": key '%.200s': empty value", path);
+        val = copy_node(&c->doc, &tmp, ROOT, 0);  /* a flow list or map that parses: never empty */
         yaml_document_delete(&tmp);
-        if (st != DG_OK) return st;
     } else if (vlen <= INT_MAX) {
         val = yaml_document_add_scalar(&c->doc, NULL, (const yaml_char_t *)value_text, (int)vlen,
                                        YAML_PLAIN_SCALAR_STYLE);
@@ -1063,28 +771,24 @@ dg_status dg_cfg_to_yaml(const dg_cfg *c, char **out, size_t *len, dg_err *e) {
     yaml_document_t d;
     char *buf = NULL;
     size_t n = 0;
-    const char *problem = NULL;  /* set when libyaml refuses to write the document */
-    if (!out) return dg_err_set(e, DG_ERR_ARG, "dg_cfg_to_yaml: out is NULL");
+    if (!c || !out) return dg_err_set(e, DG_ERR_ARG, "dg_cfg_to_yaml: a config and out are required");
     *out = NULL;
     if (len) *len = 0;
-    if (!c) return dg_err_set(e, DG_ERR_ARG, "dg_cfg_to_yaml: config is NULL");
     FILE *f = open_memstream(&buf, &n);
-    int made = f && yaml_document_initialize(&d, NULL, NULL, NULL, 1, 1);
-    int ok = made && copy_node(&d, (yaml_document_t *)&c->doc, ROOT, 1, 0) && yaml_emitter_initialize(&em);
-    if (!ok && made) yaml_document_delete(&d);
-    if (ok) {
+    const int made = f && yaml_emitter_initialize(&em);
+    int ok = made;
+    if (made) {
         yaml_emitter_set_output_file(&em, f);
-        yaml_emitter_set_encoding(&em, YAML_UTF8_ENCODING);
         yaml_emitter_set_unicode(&em, 1);
         yaml_emitter_set_width(&em, -1);  /* never fold long lines */
         yaml_emitter_set_indent(&em, 2);
-        if (!(ok = yaml_emitter_open(&em))) yaml_document_delete(&d);  /* else yaml_emitter_dump frees it */
-        ok = ok && yaml_emitter_dump(&em, &d) && yaml_emitter_close(&em) && yaml_emitter_flush(&em);
-        if (!ok && em.error == YAML_EMITTER_ERROR) problem = em.problem ? em.problem : "emitter error";
-        yaml_emitter_delete(&em);
+        ok = yaml_emitter_open(&em) && yaml_document_initialize(&d, NULL, NULL, NULL, 1, 1);
     }
-    if (f && fclose(f) != 0) ok = 0;
-    if (!ok) {
+    if (ok && !copy_node(&d, (yaml_document_t *)&c->doc, ROOT, 0)) { yaml_document_delete(&d); ok = 0; }
+    ok = ok && yaml_emitter_dump(&em, &d) && yaml_emitter_close(&em) && yaml_emitter_flush(&em);  /* dump frees d */
+    const char *problem = made && !ok && em.error == YAML_EMITTER_ERROR ? em.problem : NULL;  /* a static string */
+    if (made) yaml_emitter_delete(&em);
+    if ((f && fclose(f) != 0) || !ok) {
         free(buf);
         if (problem) return dg_err_set(e, DG_ERR_FORMAT, "%.400s: cannot write YAML: %s", c->label, problem);
         return dg_err_set(e, DG_ERR_NOMEM, "%.400s: out of memory while writing YAML", c->label);

@@ -1,4 +1,5 @@
 /* Config keys declared once: a table read by one function (see keys.h). */
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -57,19 +58,34 @@ static int is_array(const dg_key *k) {
            k->type == DG_KEY_F64_ARRAY;
 }
 
-static int in_range(const dg_key *k, double v) {
-    return (k->lo_open ? v > k->lo : v >= k->lo) && (k->hi_open ? v < k->hi : v <= k->hi);
+/* "1000000" for a whole number, else "%g" */
+static void cat_num(char *buf, size_t size, double v) {
+    cat(buf, size, v == floor(v) && fabs(v) < 1e15 ? "%.0f" : "%g", v);
 }
 
-/* k's range check of a double v read from path: "-1 is out of range, expected > 0" ("(0, 1]") */
-static dg_status check_f64(dg_cfg *cfg, const dg_key *k, const char *path, double v, dg_err *e) {
-    if (in_range(k, v)) return DG_OK;
-    if (isinf(k->hi))
-        return dg_cfg_error(cfg, path, e, "%g is out of range, expected %s %g", v, k->lo_open ? ">" : ">=", k->lo);
-    if (isinf(k->lo))
-        return dg_cfg_error(cfg, path, e, "%g is out of range, expected %s %g", v, k->hi_open ? "<" : "<=", k->hi);
-    return dg_cfg_error(cfg, path, e, "%g is out of range, expected %c%g, %g%c", v, k->lo_open ? '(' : '[', k->lo,
-                        k->hi, k->hi_open ? ')' : ']');
+/* k's range check of v read from path: "FILE:LINE: key 'env.damping': 1.5 is out of range, expected
+ * (0, 1]" (or "> 0", "<= 5"), the value as written there; DG_ERR_ARG when the key is missing (the
+ * default is out of range). A float key's bounds are floats ((float)0.1), an int key's INT_MIN and
+ * INT_MAX no bound. */
+static dg_status check(dg_cfg *cfg, const dg_key *k, const char *path, double v, dg_err *e) {
+    const int is_int = k->type == DG_KEY_INT || k->type == DG_KEY_INT_ARRAY;
+    double lo = k->type == DG_KEY_F32 ? (float)k->lo : k->lo, hi = k->type == DG_KEY_F32 ? (float)k->hi : k->hi;
+    if (is_int && lo <= INT_MIN) lo = -INFINITY;
+    if (is_int && hi >= INT_MAX) hi = INFINITY;
+    if ((k->lo_open ? v > lo : v >= lo) && (k->hi_open ? v < hi : v <= hi)) return DG_OK;
+    char a[40] = "", b[40] = "", want[96] = "", got[40] = "";
+    const char *text = NULL;
+    cat_num(a, sizeof a, lo);
+    cat_num(b, sizeof b, hi);
+    if (isinf(lo) && isinf(hi)) cat(want, sizeof want, "a finite number");
+    else if (isinf(lo)) cat(want, sizeof want, "%s %s", k->hi_open ? "<" : "<=", b);
+    else if (isinf(hi)) cat(want, sizeof want, "%s %s", k->lo_open ? ">" : ">=", a);
+    else cat(want, sizeof want, "%c%s, %s%c", k->lo_open ? '(' : '[', a, b, k->hi_open ? ')' : ']');
+    if (dg_cfg_get(cfg, path, DG_CFG_STR, &text, NULL) == DG_OK && text)
+        return dg_cfg_error(cfg, path, e, "%s is out of range, expected %s", text, want);
+    cat_num(got, sizeof got, v);
+    return dg_err_set(e, DG_ERR_ARG, "%.400s: key '%.200s': default %s is out of range, expected %s", dg_cfg_path(cfg),
+                      path, got, want);
 }
 
 /* ------------------------------------------------------------ public */
@@ -107,23 +123,21 @@ dg_status dg_key_read(dg_cfg *cfg, const dg_key *k, void *base, dg_err *e) {
     void *p = AT(base, k->offset, char);
     int *count = is_array(k) && k->count_offset ? AT(base, k->count_offset, int) : NULL;
     dg_status st = DG_OK;
-    if (k->req && !dg_cfg_has(cfg, k->name)) {  /* "missing required key 'game'" */
-        const char *s;
-        return dg_cfg_get_str_req(cfg, k->name, &s, e);
-    }
+    if (k->req && (st = dg_cfg_require(cfg, k->name, e))) return st;  /* "missing required key 'game'" */
     switch (k->type) {
     case DG_KEY_INT:
-        return dg_cfg_get_int_range(cfg, k->name, p, (int)k->def, (int)k->lo, (int)k->hi, e);
     case DG_KEY_F32:
-        return dg_cfg_get_f32_range(cfg, k->name, p, (float)k->def, (float)k->lo, (float)k->hi, !k->lo_open,
-                                    !k->hi_open, e);
-    case DG_KEY_F64:
-        return dg_cfg_get_f64_range(cfg, k->name, p, k->def, k->lo, k->hi, !k->lo_open, !k->hi_open, e);
-    case DG_KEY_BOOL: return dg_cfg_get_bool(cfg, k->name, p, (int)k->def, e);
-    case DG_KEY_STR: return dg_cfg_get_str(cfg, k->name, p, k->def_str, e);
+    case DG_KEY_F64: {
+        const dg_cfg_type t = k->type == DG_KEY_INT ? DG_CFG_INT : k->type == DG_KEY_F32 ? DG_CFG_F32 : DG_CFG_F64;
+        if ((st = dg_cfg_get(cfg, k->name, t, p, e))) return st;
+        return check(cfg, k, k->name, k->type == DG_KEY_INT ? *(int *)p : k->type == DG_KEY_F32 ? *(float *)p
+                                                                                             : *(double *)p, e);
+    }
+    case DG_KEY_BOOL: return dg_cfg_get(cfg, k->name, DG_CFG_BOOL, p, e);
+    case DG_KEY_STR: return dg_cfg_get(cfg, k->name, DG_CFG_STR, p, e);
     case DG_KEY_ENUM: {
-        const char *s;
-        if ((st = dg_cfg_get_str(cfg, k->name, &s, k->values[(int)k->def], e))) return st;
+        const char *s = k->values[(int)k->def];
+        if ((st = dg_cfg_get(cfg, k->name, DG_CFG_STR, &s, e))) return st;
         char known[256] = "";
         for (int j = 0; k->values[j]; j++) {
             if (!strcmp(s, k->values[j])) {
@@ -135,64 +149,42 @@ dg_status dg_key_read(dg_cfg *cfg, const dg_key *k, void *base, dg_err *e) {
         if (!k->what) return dg_cfg_error(cfg, k->name, e, "'%s' is not one of: %s", s, known);
         return dg_cfg_error(cfg, k->name, e, "unknown %s '%s' (known: %s)", k->what, s, known);
     }
-    case DG_KEY_F64_ARRAY: {
-        float tmp[DG_KEY_MAX_ITEMS];
+    case DG_KEY_F64_ARRAY:
+    case DG_KEY_F32_ARRAY:
+    case DG_KEY_INT_ARRAY: {
+        const dg_cfg_type t = k->type == DG_KEY_INT_ARRAY ? DG_CFG_INT : k->type == DG_KEY_F32_ARRAY ? DG_CFG_F32
+                                                                                                     : DG_CFG_F64;
         int n = k->def_n;
-        if (k->max_n > DG_KEY_MAX_ITEMS)
-            return dg_err_set(e, DG_ERR_ARG, "key '%s': more than %d items", k->name, DG_KEY_MAX_ITEMS);
-        if (!dg_cfg_has(cfg, k->name)) return DG_OK;
-        if ((st = dg_cfg_get_f32_array(cfg, k->name, tmp, k->min_n, k->max_n, &n, e))) return st;
-        double v[DG_KEY_MAX_ITEMS];
+        if ((st = dg_cfg_get_list(cfg, k->name, t, 0, p, k->min_n, k->max_n, &n, e))) return st;
+        if (count) *count = n;
         for (int j = 0; j < n; j++) {
+            const double v = t == DG_CFG_INT ? ((int *)p)[j] : t == DG_CFG_F32 ? ((float *)p)[j] : ((double *)p)[j];
             char ipath[256];
             snprintf(ipath, sizeof ipath, "%s[%d]", k->name, j);
-            if ((st = dg_cfg_get_f64_range(cfg, ipath, &v[j], tmp[j], -INFINITY, INFINITY, 0, 0, e)) ||
-                (st = check_f64(cfg, k, ipath, v[j], e)))
-                return st;
+            if (!k->what) {  /* the item's own range error */
+                if ((st = check(cfg, k, ipath, v, e))) return st;
+            } else if (!((k->lo_open ? v > k->lo : v >= k->lo) && (k->hi_open ? v < k->hi : v <= k->hi))) {
+                if (t != DG_CFG_INT)
+                    return dg_cfg_error(cfg, k->name, e, "each %s must be in %c%g, %g%c", k->what,
+                                        k->lo_open ? '(' : '[', k->lo, k->hi, k->hi_open ? ')' : ']');
+                if (k->hi >= 2147483647.0)
+                    return dg_cfg_error(cfg, k->name, e, "%s must be >= %d, not %d", k->what, (int)k->lo, (int)v);
+                return dg_cfg_error(cfg, k->name, e, "%s must be %d to %d, not %d", k->what, (int)k->lo, (int)k->hi,
+                                    (int)v);
+            }
         }
-        memcpy(p, v, (size_t)n * sizeof *v);
-        if (count) *count = n;
         return DG_OK;
     }
     case DG_KEY_F32_SPAN: {
         float *r = p;
-        if ((st = dg_cfg_get_f32_array(cfg, k->name, r, 2, 2, NULL, e))) return st;
+        if ((st = dg_cfg_get_list(cfg, k->name, DG_CFG_F32, 0, r, 2, 2, NULL, e))) return st;
         if (!(r[0] <= r[1])) return dg_cfg_error(cfg, k->name, e, "expected [lo, hi] with lo <= hi");
-        return DG_OK;
-    }
-    case DG_KEY_F32_ARRAY: {
-        float *v = p;
-        int n = k->def_n;
-        if ((st = dg_cfg_get_f32_array(cfg, k->name, v, k->min_n, k->max_n, &n, e))) return st;
-        if (count) *count = n;
-        for (int j = 0; j < n; j++)
-            if (!((k->lo_open ? v[j] > k->lo : v[j] >= k->lo) && (k->hi_open ? v[j] < k->hi : v[j] <= k->hi)))
-                return dg_cfg_error(cfg, k->name, e, "each %s must be in %c%g, %g%c", k->what, k->lo_open ? '(' : '[',
-                                    k->lo, k->hi, k->hi_open ? ')' : ']');
-        return DG_OK;
-    }
-    case DG_KEY_INT_ARRAY: {
-        int *v = p;
-        int n = k->def_n;
-        if ((st = dg_cfg_get_int_array(cfg, k->name, v, k->min_n, k->max_n, &n, e))) return st;
-        if (count) *count = n;
-        for (int j = 0; j < n; j++) {
-            if (v[j] >= k->lo && v[j] <= k->hi) continue;
-            if (!k->what) {  /* the item's own range error */
-                char ipath[256];
-                snprintf(ipath, sizeof ipath, "%s[%d]", k->name, j);
-                return dg_cfg_check_int_range(cfg, ipath, v[j], (int)k->lo, (int)k->hi, e);
-            }
-            if (k->hi >= 2147483647.0)
-                return dg_cfg_error(cfg, k->name, e, "%s must be >= %d, not %d", k->what, (int)k->lo, v[j]);
-            return dg_cfg_error(cfg, k->name, e, "%s must be %d to %d, not %d", k->what, (int)k->lo, (int)k->hi,
-                                v[j]);
-        }
         return DG_OK;
     }
     case DG_KEY_F32_ROWS: {
         int n = k->def_n;
-        if ((st = dg_cfg_get_f32_rows(cfg, k->name, p, k->cols, k->min_n, k->max_n, &n, e))) return st;
+        if (k->cols < 1) return dg_err_set(e, DG_ERR_ARG, "key '%s': rows of %d items", k->name, k->cols);
+        if ((st = dg_cfg_get_list(cfg, k->name, DG_CFG_F32, k->cols, p, k->min_n, k->max_n, &n, e))) return st;
         if (count) *count = n;
         return DG_OK;
     }

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "difgames/fileio.h"
+#include "io/text.h"
 
 /* ---------------------------------------------------------------- types */
 
@@ -97,53 +98,10 @@ static uint64_t rd_u64le(const unsigned char *p) {
     return v;
 }
 
-/* Length of the valid UTF-8 sequence at s[0..n), or 0 if invalid (overlong
- * forms, surrogates, > U+10FFFF, and NUL, which no name or header may hold). */
-static size_t utf8_seq(const unsigned char *s, size_t n) {
-    unsigned char c = s[0];
-    if (c == 0) return 0;
-    if (c < 0x80) return 1;
-    size_t len;
-    uint32_t cp, min;
-    if ((c & 0xE0) == 0xC0)      { len = 2; cp = c & 0x1F; min = 0x80; }
-    else if ((c & 0xF0) == 0xE0) { len = 3; cp = c & 0x0F; min = 0x800; }
-    else if ((c & 0xF8) == 0xF0) { len = 4; cp = c & 0x07; min = 0x10000; }
-    else return 0;
-    if (len > n) return 0;
-    for (size_t i = 1; i < len; i++) {
-        if ((s[i] & 0xC0) != 0x80) return 0;
-        cp = (cp << 6) | (s[i] & 0x3F);
-    }
-    if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return 0;
-    return len;
-}
-
-/* Returns the offset of the first bad byte, or n if s[0..n) is valid UTF-8 without NUL. */
-static size_t utf8_check(const unsigned char *s, size_t n) {
-    size_t i = 0;
-    while (i < n) {
-        size_t k = utf8_seq(s + i, n - i);
-        if (!k) return i;
-        i += k;
-    }
-    return n;
-}
-
-/* Copies a name into out (cap >= 8 bytes) for an error message: control
- * bytes and invalid UTF-8 become '?', and a long name is cut at a character
- * boundary with "...". Returns out. */
+/* Copies a name into out for an error message (see dg_text_append). Returns out. */
 static const char *safe_name(const char *name, char *out, size_t cap) {
-    const unsigned char *s = (const unsigned char *)name;
-    size_t n = strlen(name), i = 0, o = 0;
-    while (i < n) {
-        size_t k = utf8_seq(s + i, n - i);
-        size_t w = k ? k : 1;
-        if (o + w > cap - 4) { memcpy(out + o, "...", 4); return out; }
-        if (!k || s[i] < 0x20 || s[i] == 0x7F) out[o++] = '?';
-        else { memcpy(out + o, s + i, k); o += k; }
-        i += w;
-    }
-    out[o] = 0;
+    size_t o = 0;
+    dg_text_append(out, cap, &o, name, strlen(name));
     return out;
 }
 
@@ -388,7 +346,7 @@ static dg_st_file *parse_owned(unsigned char *buf, size_t len, const char *label
     const unsigned char *data = hdr + n;
     size_t data_len = len - 8 - (size_t)n;
     if (hdr[0] != '{') { st_fail(e, label, NULL, "header does not start with '{'"); goto fail; }
-    size_t bad = utf8_check(hdr, (size_t)n);
+    size_t bad = dg_utf8_check(hdr, (size_t)n);
     if (bad < n) {
         st_fail(e, label, NULL, "header is not valid UTF-8 (byte %zu of the header)", bad);
         goto fail;
@@ -684,7 +642,7 @@ dg_status dg_st_writer_add(dg_st_writer *w, const char *name, dg_dtype dtype, in
     char nm[96];
     size_t nlen = strlen(name);
     if (nlen == 0) return dg_err_set(e, DG_ERR_ARG, "safetensors writer: empty tensor name");
-    if (utf8_check((const unsigned char *)name, nlen) < nlen)
+    if (dg_utf8_check((const unsigned char *)name, nlen) < nlen)
         return dg_err_set(e, DG_ERR_ARG, "safetensors writer: tensor name '%s' is not valid UTF-8",
                           safe_name(name, nm, sizeof nm));
     safe_name(name, nm, sizeof nm);
@@ -738,10 +696,10 @@ dg_status dg_st_writer_meta(dg_st_writer *w, const char *key, const char *value,
     if (!w || !key || !value) return dg_err_set(e, DG_ERR_ARG, "safetensors writer: NULL argument");
     char nm[96];
     size_t kl = strlen(key), vl = strlen(value);
-    if (utf8_check((const unsigned char *)key, kl) < kl)
+    if (dg_utf8_check((const unsigned char *)key, kl) < kl)
         return dg_err_set(e, DG_ERR_ARG, "safetensors writer: metadata key '%s' is not valid UTF-8",
                           safe_name(key, nm, sizeof nm));
-    if (utf8_check((const unsigned char *)value, vl) < vl)
+    if (dg_utf8_check((const unsigned char *)value, vl) < vl)
         return dg_err_set(e, DG_ERR_ARG,
                           "safetensors writer: metadata value for '%s' is not valid UTF-8",
                           safe_name(key, nm, sizeof nm));

@@ -9,10 +9,10 @@
 
 #include <omp.h>
 
-#include "difgames/fileio.h"
 #include "difgames/keys.h"
 #include "difgames/pg.h"
 #include "difgames/trainer.h"
+#include "io/csv.h"
 
 #define MAX_SHARDS 64
 #define ARENA0 ((size_t)1 << 20)       /* smallest arena of a shard (sized from the estimates)   */
@@ -1001,14 +1001,22 @@ dg_status dg_pg_run(dg_pg *pg, dg_pg_eval *ev, const dg_pg_schedule *s, dg_pg_cu
 /* Writes c as CSV to path, atomically (see pg.h). */
 dg_status dg_pg_curve_save_csv(const dg_pg_curve *c, int seed, const char *path, dg_err *e) {
     if (!c || !path) return dg_err_set(e, DG_ERR_ARG, "dg_pg_curve_save_csv: a curve and a path are required");
-    dg_file f;
-    dg_status st = dg_file_begin(&f, path, e);
+    static const char *const COLS[] = {"method", "seed", "iter", "env_steps", "eval_loss", "sample_loss"};
+    static const dg_csv_fmt FMT[] = {DG_CSV_STR, DG_CSV_INT, DG_CSV_INT, DG_CSV_INT, DG_CSV_G9, DG_CSV_G9};
+    dg_csv w;
+    dg_status st = dg_csv_begin(&w, path, e);
     if (st != DG_OK) return st;
-    fprintf(f.fp, "method,seed,iter,env_steps,eval_loss,sample_loss\n");
-    for (int i = 0; i < c->n; i++)
-        fprintf(f.fp, "%s,%d,%d,%lld,%.9g,%.9g\n", c->pts[i].method, seed, c->pts[i].iter,
-                (long long)c->pts[i].steps, c->pts[i].loss, c->pts[i].sample_loss);
-    return dg_file_commit(&f, e);
+    for (int k = 0; k < 6; k++) dg_csv_col(&w, COLS[k], FMT[k]);
+    for (int i = 0; i < c->n; i++) {
+        const dg_pg_point *p = &c->pts[i];
+        dg_csv_str(&w, p->method);
+        dg_csv_num(&w, seed);
+        dg_csv_num(&w, p->iter);
+        dg_csv_num(&w, (double)p->steps);
+        dg_csv_num(&w, p->loss);
+        dg_csv_num(&w, p->sample_loss);
+    }
+    return dg_csv_commit(&w, e);
 }
 
 void dg_pg_curve_free(dg_pg_curve *c) {

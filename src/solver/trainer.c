@@ -15,6 +15,7 @@
 #include "difgames/losses.h"
 #include "difgames/safetensors.h"
 #include "difgames/trainer.h"
+#include "io/csv.h"
 
 #define MAX_THREADS 64
 #define ROW_COLS (2 + DG_LOSS_MAX_TERMS + 4 + DG_MAX_METRICS + 2)  /* epoch loss, terms, grad_norm lr ms flops, metrics, exploit */
@@ -590,25 +591,37 @@ static int grads_finite(const dg_params *p) {
 static dg_status write_metrics(const dg_trainer *t, dg_err *e) {
     char path[DG_PATH_MAX];
     snprintf(path, sizeof path, "%s/metrics.csv", t->out_dir);
-    dg_file f;
-    if (dg_file_begin(&f, path, e) != DG_OK) return e ? e->status : DG_ERR_IO;
+    dg_csv w;
+    const dg_status st = dg_csv_begin(&w, path, e);
+    if (st != DG_OK) return st;
     const dg_env *env = t->env;
-    fprintf(f.fp, "epoch,loss");
-    for (int i = 0; i < env->nterms; i++) fprintf(f.fp, ",%s", env->term_names[i]);
-    fprintf(f.fp, ",grad_norm,lr,ms");
-    for (int i = 0; i < env->nmetrics; i++) fprintf(f.fp, ",%s", env->metric_names[i]);
-    if (t->mlp.n == 2) fprintf(f.fp, ",evader_loss,exploit_pursuer,exploit_evader");
-    fprintf(f.fp, "\n");
+    dg_csv_col(&w, "epoch", DG_CSV_INT);
+    dg_csv_col(&w, "loss", DG_CSV_G9);
+    dg_csv_cols(&w, env->term_names, NULL, env->nterms, DG_CSV_G9);
+    dg_csv_col(&w, "grad_norm", DG_CSV_G9);
+    dg_csv_col(&w, "lr", DG_CSV_G9);
+    dg_csv_col(&w, "ms", DG_CSV_F3);
+    dg_csv_cols(&w, env->metric_names, NULL, env->nmetrics, DG_CSV_G6);
+    if (t->mlp.n == 2) {
+        dg_csv_col(&w, "evader_loss", DG_CSV_G9);
+        dg_csv_cols(&w, (const char *const[]){"exploit_pursuer", "exploit_evader"}, NULL, 2, DG_CSV_G6);
+    }
     for (int r = 0; r < t->nrows; r++) {
         const dg_epoch_stats *s = &t->rows[r].s;
-        fprintf(f.fp, "%d,%.9g", s->epoch, s->loss);
-        for (int i = 0; i < env->nterms; i++) fprintf(f.fp, ",%.9g", s->terms[i]);
-        fprintf(f.fp, ",%.9g,%.9g,%.3f", s->grad_norm, s->lr, s->ms);
-        for (int i = 0; i < env->nmetrics; i++) fprintf(f.fp, ",%.6g", s->metrics[i]);
-        if (t->mlp.n == 2) fprintf(f.fp, ",%.9g,%.6g,%.6g", -s->loss, s->exploit[0], s->exploit[1]);
-        fprintf(f.fp, "\n");
+        dg_csv_num(&w, s->epoch);
+        dg_csv_num(&w, s->loss);
+        for (int i = 0; i < env->nterms; i++) dg_csv_num(&w, s->terms[i]);
+        dg_csv_num(&w, s->grad_norm);
+        dg_csv_num(&w, s->lr);
+        dg_csv_num(&w, s->ms);
+        for (int i = 0; i < env->nmetrics; i++) dg_csv_num(&w, s->metrics[i]);
+        if (t->mlp.n == 2) {
+            dg_csv_num(&w, -s->loss);
+            dg_csv_num(&w, s->exploit[0]);
+            dg_csv_num(&w, s->exploit[1]);
+        }
     }
-    return dg_file_commit(&f, e);
+    return dg_csv_commit(&w, e);
 }
 
 static dg_status write_plot(const dg_trainer *t, dg_err *e) {
