@@ -24,12 +24,12 @@ static void report(const char *what, const char *worst, const dg_gradcheck_repor
 
 int cmd_gradcheck(int argc, char **argv) {
     const char *config, *eps_s, *tol_s, *batch_s;
-    cli_overrides ov = {0};
+    dg_run_set ov[] = {CLI_OVERRIDES};
     const cli_opt opts[] = {
         {"--config", &config, NULL, "FILE", "the game's YAML config", "required"},
         {"--batch", &batch_s, NULL, "N", "episodes in the check", "4"},
-        {"--horizon", &ov.horizon, NULL, "N", "steps of the short episode", "min(10, H)"},
-        {"--seed", &ov.seed, NULL, "N", "seed for states and parameters", "the config's"},
+        {"--horizon", &ov[OV_HORIZON].value, NULL, "N", "steps of the short episode", "min(10, H)"},
+        {"--seed", &ov[OV_SEED].value, NULL, "N", "seed for states and parameters", "the config's"},
         {"--eps", &eps_s, NULL, "X", "finite-difference step (Richardson: X and X/2), in (0, 1)", "0.1"},
         {"--tol", &tol_s, NULL, "X", "tolerance on the relative error", "1e-3"},
         {NULL, NULL, NULL, NULL, NULL, NULL},
@@ -46,12 +46,12 @@ int cmd_gradcheck(int argc, char **argv) {
     if ((eps_s && !cli_double("gradcheck", "--eps", eps_s, 0, 1, CLI_OPEN_LO | CLI_OPEN_HI, &eps)) ||
         (tol_s && !cli_double("gradcheck", "--tol", tol_s, 0, INFINITY, CLI_OPEN_LO, &tol)))
         return EXIT_USAGE;
-    cli_setup s;
-    int rc = cli_setup_load(&s, config, &ov);
+    dg_run s;
+    int rc = cli_load(&s, config, NULL, 0, ov, OV_N);
     if (rc) return rc;
     dg_env_gradcheck_opts go = dg_env_gradcheck_opts_default();
     go.batch = B;
-    go.horizon = ov.horizon ? s.env->horizon : 0;  /* 0: at most 10 steps */
+    go.horizon = ov[OV_HORIZON].value ? s.env->horizon : 0;  /* 0: at most 10 steps */
     go.seed = s.opts.seed;
     go.eps = (float)eps;
     memcpy(go.hidden, s.opts.hidden, sizeof go.hidden);
@@ -73,6 +73,6 @@ int cmd_gradcheck(int argc, char **argv) {
     rc = r.step.max_rel_err <= tol && r.episode.max_rel_err <= tol && r.nzero == 0 ? 0 : EXIT_FAIL;
     printf("%s\n", rc ? "gradcheck FAILED" : "gradcheck passed");
 done:
-    cli_setup_free(&s);
+    dg_run_free(&s);
     return rc;
 }

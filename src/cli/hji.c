@@ -425,14 +425,14 @@ done:
 
 static int hji_versus(int argc, char **argv) {
     const char *config, *ckpt, *hji, *value, *batch_s;
-    cli_overrides ov = {0};
+    dg_run_set ov[] = {CLI_OVERRIDES};
     const cli_opt opts[] = {
         {"--config", &config, NULL, "GAME.yaml", "the learning game's config", "required"},
         {"--ckpt", &ckpt, NULL, "FILE", "its policy parameters (.safetensors)", "required"},
         {"--hji", &hji, NULL, "HJI.yaml", "the HJI game's config", "required"},
         {"--value", &value, NULL, "FILE", "its value file (hji solve)", "required"},
         {"--batch", &batch_s, NULL, "N", "initial states", "256"},
-        {"--seed", &ov.seed, NULL, "N", "seed of the initial states", "the config's seed"},
+        {"--seed", &ov[OV_SEED].value, NULL, "N", "seed of the initial states", "the config's seed"},
         {NULL, NULL, NULL, NULL, NULL, NULL},
     };
     const int prc = cli_parse("hji versus", argc, argv, opts, VERSUS_HELP);
@@ -443,8 +443,8 @@ static int hji_versus(int argc, char **argv) {
     }
     int B = 256;
     if (batch_s && !cli_int("hji versus", "--batch", batch_s, 1, 100000, &B)) return EXIT_USAGE;
-    cli_setup s;
-    int rc = cli_setup_load(&s, config, &ov);
+    dg_run s;
+    int rc = cli_load(&s, config, NULL, 0, ov, OV_N);
     if (rc) return rc;
     dg_policy pol;
     dg_params *p = NULL;
@@ -459,7 +459,7 @@ static int hji_versus(int argc, char **argv) {
         rc = EXIT_USAGE;
         goto done;
     }
-    if ((rc = cli_load_policy("hji versus", &s, ckpt, &pol, &p))) goto done;
+    if (dg_run_policy_load(&s, ckpt, &pol, &p, &e) != DG_OK) { rc = cli_fail("hji versus", &e, 0); goto done; }
     if ((rc = value_load("hji versus", value, hp, hji, &vf, &V))) goto done;
     dg_hji_versus_result r;
     if (dg_hji_versus(hp, V, s.env, &pol, p, B, s.opts.seed, &r, &e) != DG_OK) {
@@ -492,7 +492,7 @@ done:
     dg_hji_problem_free(hp);
     dg_cfg_free(hcfg);
     dg_params_free(p);
-    cli_setup_free(&s);
+    dg_run_free(&s);
     return rc;
 }
 
