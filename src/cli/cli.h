@@ -11,6 +11,12 @@
 #define EXIT_USAGE 2      /* bad command line, config or input file                  */
 #define EXIT_INTERRUPTED 130  /* stopped by SIGINT / SIGTERM (what was done is saved)   */
 
+#if defined(__GNUC__)
+#define CLI_PRINTF(fmt, args) __attribute__((format(printf, fmt, args)))  /* checks the arguments */
+#else
+#define CLI_PRINTF(fmt, args)
+#endif
+
 int cmd_train(int argc, char **argv);
 int cmd_replay(int argc, char **argv);
 int cmd_eval(int argc, char **argv);
@@ -39,11 +45,7 @@ int  cli_train_memory_ok(const dg_run *r);
 int  cli_fail(const char *cmd, const dg_err *e, int rc);
 
 /* Prints "difgames <cmd>: <msg>" to stderr. */
-void cli_error(const char *cmd, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 2, 3)))
-#endif
-    ;
+void cli_error(const char *cmd, const char *fmt, ...) CLI_PRINTF(2, 3);
 /* The one progress bar: "\r[######......] text" on stderr when tty is set (stderr a terminal),
  * redrawn at most ten times a second, always when first is set or done (frac >= 1), which ends
  * the line. */
@@ -51,18 +53,10 @@ typedef struct cli_bar {
     int    tty;    /* draw at all: isatty(2) and not --quiet */
     double last;   /* dg_clock_s() of the last draw          */
 } cli_bar;
-void cli_bar_draw(cli_bar *b, double frac, int first, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 4, 5)))
-#endif
-    ;
+void cli_bar_draw(cli_bar *b, double frac, int first, const char *fmt, ...) CLI_PRINTF(4, 5);
 /* Appends printf-style text to the NUL-terminated string in buf (cap bytes),
  * cut at the end of buf; nothing when buf is full already. */
-void cli_catf(char *buf, size_t cap, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 3, 4)))
-#endif
-    ;
+void cli_catf(char *buf, size_t cap, const char *fmt, ...) CLI_PRINTF(3, 4);
 /* cli_int / cli_double parse the value of option flag with the library's one number parser
  * (dg_parse_long / dg_parse_double: the whole text, no overflow), within [lo, hi] (cli_double:
  * without lo or hi as open says), and print "difgames <cmd>: <flag>: expected an integer from lo to

@@ -58,9 +58,8 @@ int cmd_gradcheck(int argc, char **argv) {
     go.nhidden = s.opts.nhidden;
     dg_env_gradcheck_result r;
     dg_err e = {0};
-    if (dg_env_gradcheck(s.env, &go, &r, &e) != DG_OK) {
-        cli_error("gradcheck", "%s", e.msg);
-        rc = e.status == DG_ERR_ARG ? EXIT_USAGE : EXIT_FAIL;  /* too large for memory: bad input */
+    if (dg_env_gradcheck(s.env, &go, &r, &e) != DG_OK) {  /* too large for memory (DG_ERR_ARG): bad input */
+        rc = cli_fail("gradcheck", &e, e.status == DG_ERR_ARG ? EXIT_USAGE : EXIT_FAIL);
         goto done;
     }
     printf("gradcheck %s: batch %d, eps %g, tolerance %g\n", s.env->game->name, B, eps, tol);

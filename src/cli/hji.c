@@ -173,12 +173,12 @@ static int hji_solve(int argc, char **argv) {
     int rc = 0;
     dg_err e = {0};
     double mem_mib = 0;
+    char dims[96] = "";  /* " 101x101x51" */
+    for (int k = 0; k < p->grid.ndim; k++) cli_catf(dims, sizeof dims, "%s%d", k ? "x" : " ", p->grid.n[k]);
     {   /* the solver's arrays, the nt values, the file's copies: refused if they cannot fit */
         const double need = dg_hji_problem_memory(p, nt, f32);
         char what[400];
-        snprintf(what, sizeof what, "%.200s: a grid of", config);
-        for (int k = 0; k < p->grid.ndim; k++) cli_catf(what, sizeof what, "%s%d", k ? "x" : " ", p->grid.n[k]);
-        cli_catf(what, sizeof what, " nodes at %d time%s", nt, nt > 1 ? "s" : "");
+        snprintf(what, sizeof what, "%.200s: a grid of%s nodes at %d time%s", config, dims, nt, nt > 1 ? "s" : "");
         if (!cli_mem_ok("hji solve", need, what, "grid.n (or --times, or use --float32)")) {
             dg_hji_problem_free(p);
             dg_cfg_free(cfg);
@@ -197,10 +197,8 @@ static int hji_solve(int argc, char **argv) {
     bar b = {.bar = {.tty = isatty(2)}, .banner = banner};
     p->opts.progress = on_progress;
     p->opts.progress_user = &b;
-    snprintf(banner, sizeof banner, "solving %s: grid", p->name);
-    for (int k = 0; k < p->grid.ndim; k++) cli_catf(banner, sizeof banner, "%s%d", k ? "x" : " ", p->grid.n[k]);
-    cli_catf(banner, sizeof banner, ", t_end %g, memory about %.1f MiB, %s\n", p->t_end, mem_mib,
-             dg_hji_accuracy_name(dg_hji_accuracy_of(&p->opts)));
+    snprintf(banner, sizeof banner, "solving %s: grid%s, t_end %g, memory about %.1f MiB, %s\n", p->name, dims,
+             p->t_end, mem_mib, dg_hji_accuracy_name(dg_hji_accuracy_of(&p->opts)));
     dg_hji_stats st;
     if (dg_hji_solve(&p->grid, &p->game, &p->opts, p->target, p->obstacle, nt, times, vals, &st, &e) != DG_OK) {
         cli_error("hji solve", "%s: %s", config, e.msg);
@@ -211,8 +209,7 @@ static int hji_solve(int argc, char **argv) {
     dg_status s = dg_cfg_to_yaml(cfg, &yaml, NULL, &e);
     if (s == DG_OK) s = dg_hji_value_write(out, p, nt, times, vals, f32, yaml, &e);
     if (s != DG_OK) {
-        cli_error("hji solve", "%s", e.msg);
-        rc = cli_exit_for(e.status);
+        rc = cli_fail("hji solve", &e, 0);
         goto done;
     }
     fprintf(stderr, "wrote %s\n", out);
@@ -242,9 +239,7 @@ done:
 /* Opens a value file; prints the error and returns EXIT_USAGE on failure. */
 static int value_open(const char *cmd, const char *path, dg_hji_value *vf) {
     dg_err e = {0};
-    if (dg_hji_value_open(path, vf, &e) == DG_OK) return 0;
-    cli_error(cmd, "%s", e.msg);
-    return EXIT_USAGE;
+    return dg_hji_value_open(path, vf, &e) == DG_OK ? 0 : cli_fail(cmd, &e, EXIT_USAGE);
 }
 
 /* The value file at path, solved for p (config names p's file): its value at t_end into a new *V
@@ -257,9 +252,7 @@ static int value_load(const char *cmd, const char *path, const dg_hji_problem *p
     if (s == DG_OK && !(*V = malloc((size_t)p->grid.nodes * sizeof(double))))
         s = dg_err_set(&e, DG_ERR_NOMEM, "out of memory");
     if (s == DG_OK) s = dg_hji_value_read(vf, vf->nt - 1, *V, &e);
-    if (s == DG_OK) return 0;
-    cli_error(cmd, "%s", e.msg);
-    return s == DG_ERR_NOMEM ? EXIT_FAIL : EXIT_USAGE;
+    return s == DG_OK ? 0 : cli_fail(cmd, &e, s == DG_ERR_NOMEM ? EXIT_FAIL : EXIT_USAGE);
 }
 
 static int hji_plot(int argc, char **argv) {
@@ -306,8 +299,7 @@ static int hji_plot(int argc, char **argv) {
     } else if (!out && beside_value("hji plot", value, ".png", path, sizeof path)) {
         rc = EXIT_USAGE;
     } else if (dg_hji_plot_value(&vf, at, path, &e) != DG_OK) {
-        cli_error("hji plot", "%s", e.msg);
-        rc = e.status == DG_ERR_NOMEM ? EXIT_FAIL : EXIT_USAGE;
+        rc = cli_fail("hji plot", &e, e.status == DG_ERR_NOMEM ? EXIT_FAIL : EXIT_USAGE);
     } else {
         fprintf(stderr, "wrote %s\n", path);
     }

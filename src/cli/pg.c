@@ -144,9 +144,7 @@ int cmd_pg(int argc, char **argv) {
         const cli_path ins[] = {{"--plot", plot}}, outs[] = {{"--png", png}};
         if (cli_check_outputs("pg", outs, 1, ins, 1)) return EXIT_USAGE;
         dg_err e = {0};
-        const dg_status st = dg_plot_curves_csv(plot, png, title, &e);
-        if (st != DG_OK) cli_error("pg", "%s", e.msg);
-        return cli_exit_for(st);
+        return dg_plot_curves_csv(plot, png, title, &e) == DG_OK ? 0 : cli_fail("pg", &e, 0);
     }
     if (!config) {
         cli_error("pg", "--config FILE is required (see --help)");
@@ -186,16 +184,11 @@ int cmd_pg(int argc, char **argv) {
                                config, NAMES[i]);
                 rc = EXIT_USAGE;
             }
-        if (!rc && (lock = dg_dir_lock(out, &e)) < 0) {
-            cli_error("pg", "%s", e.msg);
-            rc = EXIT_USAGE;
-        }
+        if (!rc && (lock = dg_dir_lock(out, &e)) < 0) rc = cli_fail("pg", &e, EXIT_USAGE);
         if (rc) goto done;
     }
-    ev = dg_pg_eval_create(env, eval_batch, (uint64_t)eval_seed, o.threads, &e);
-    if (!ev) {
-        cli_error("pg", "%s", e.msg);
-        rc = EXIT_FAIL;
+    if (!(ev = dg_pg_eval_create(env, eval_batch, (uint64_t)eval_seed, o.threads, &e))) {
+        rc = cli_fail("pg", &e, EXIT_FAIL);
         goto done;
     }
     if (compare) {
@@ -216,8 +209,7 @@ int cmd_pg(int argc, char **argv) {
     }
     if (!bptt_only) {
         if (!(pg = dg_pg_create(env, &o, &e))) {
-            cli_error("pg", "%s", e.msg);
-            rc = EXIT_FAIL;
+            rc = cli_fail("pg", &e, EXIT_FAIL);
             goto done;
         }
         if (!quiet) {
