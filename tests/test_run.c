@@ -16,6 +16,7 @@
 
 #include "difgames/difgames.h"
 #include "difgames/run.h"
+#include "util/check.h"
 
 static const char REACH[] = "game: reach\nseed: 3\nenv: {horizon: 8}\npolicy: {hidden: [8, 8]}\n"
                             "train: {batch: 4, epochs: 2}\n";
@@ -24,15 +25,12 @@ static char g_dir[64];
 
 static int setup(void **state) {
     (void)state;
-    strcpy(g_dir, "/tmp/dg_run_XXXXXX");
-    return mkdtemp(g_dir) ? 0 : -1;
+    return check_tmpdir(g_dir, "dg_run_");
 }
 
 static int teardown(void **state) {
     (void)state;
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", g_dir);
-    return system(cmd) == 0 ? 0 : -1;
+    return check_rmdir(g_dir);
 }
 
 /* g_dir/name into buf */
