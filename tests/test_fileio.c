@@ -15,7 +15,7 @@
 #include <cmocka.h>
 
 #include "difgames/fileio.h"
-#include "util/check.h"
+#include "util/tmpdir.h"
 
 static char g_dir[64];
 

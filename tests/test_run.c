@@ -16,7 +16,7 @@
 
 #include "difgames/difgames.h"
 #include "difgames/run.h"
-#include "util/check.h"
+#include "util/tmpdir.h"
 
 static const char REACH[] = "game: reach\nseed: 3\nenv: {horizon: 8}\npolicy: {hidden: [8, 8]}\n"
                             "train: {batch: 4, epochs: 2}\n";

@@ -4,7 +4,6 @@
 #define DG_TESTS_UTIL_CHECK_H
 
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "difgames/difgames.h"
@@ -30,19 +29,6 @@ static inline void check_gradcheck(const char *name, const dg_params *p, const d
                  p->info[rep->worst_param].name, (long long)rep->worst_index, rep->worst_analytic,
                  rep->worst_numeric);
     assert_int_equal(dg_params_find_zero_grads(p, NULL, 0), 0);
-}
-
-/* A fresh folder /tmp/<prefix>XXXXXX in dir (64 bytes; a cmocka group setup): 0, or -1. */
-static inline int check_tmpdir(char *dir, const char *prefix) {
-    snprintf(dir, 64, "/tmp/%sXXXXXX", prefix);
-    return mkdtemp(dir) ? 0 : -1;
-}
-
-/* Removes dir and all below it (a cmocka group teardown): 0, or -1. */
-static inline int check_rmdir(const char *dir) {
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    return system(cmd) == 0 ? 0 : -1;
 }
 
 #endif
