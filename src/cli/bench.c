@@ -27,7 +27,8 @@ int cmd_bench(int argc, char **argv) {
         {"--batch", &ov[OV_BATCH].value, NULL, "N", "parallel episodes (train.batch)", NULL},
         {"--horizon", &ov[OV_HORIZON].value, NULL, "N", "steps per episode (env.horizon)", NULL},
         {"--hidden", &hidden_s, NULL, "N", "width of both hidden layers (policy.hidden: [N, N])", NULL},
-        {"--threads", &ov[OV_THREADS].value, NULL, "N", "threads over the batch (train.threads; 0: one per core)", NULL},
+        {"--threads", &ov[OV_THREADS].value, NULL, "N", "threads over the batch (train.threads; 0: one per core)",
+         NULL},
         {"--checkpoint", &ck_s, NULL, "K", "checkpointed BPTT, a segment every K steps; 0 auto, -1 full tape "
          "(train.checkpoint_every)", NULL},
         {NULL, NULL, NULL, NULL, NULL, NULL},

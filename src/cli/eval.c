@@ -67,7 +67,10 @@ int cmd_eval(int argc, char **argv) {
         rc = cli_fail("eval", &e, EXIT_FAIL);
     }
     if (rc) goto done;
-    if (dg_run_eval(env, &m, p, state, aux, B, grad, &r, &e) != DG_OK) { rc = cli_fail("eval", &e, EXIT_FAIL); goto done; }
+    if (dg_run_eval(env, &m, p, state, aux, B, grad, &r, &e) != DG_OK) {
+        rc = cli_fail("eval", &e, EXIT_FAIL);
+        goto done;
+    }
     const char *meta[] = {"format", "difgames-gradient", "game", env->game->name};
     if (grad && dg_checkpoint_save(grad_out, p, 1, meta, 2, &e) != DG_OK) { rc = cli_fail("eval", &e, 0); goto done; }
     cli_json j = {cJSON_CreateObject(), 0};

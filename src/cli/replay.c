@@ -89,7 +89,8 @@ int cmd_replay(int argc, char **argv) {
     } else if (out ? dg_path_join(path, sizeof path, NULL, out, &e) != DG_OK
                    : dg_run_dir(config, def, sizeof def) != 0 ||
                      dg_path_join(path, sizeof path, def, "replay.gif", &e) != DG_OK) {  /* train's folder */
-        cli_error("replay", out ? "--out: %s" : "--config: %s", out ? e.msg : "path too long to name the default --out");
+        cli_error("replay", out ? "--out: %s" : "--config: %s",
+                  out ? e.msg : "path too long to name the default --out");
         rc = EXIT_USAGE;
     } else if (!(rc = cli_make_parent("replay", "--out", path))) {
         if (dg_replay_gif(path, env, traj, aux, H + 1, size, frames, &e) != DG_OK) rc = cli_fail("replay", &e, 0);

@@ -152,7 +152,10 @@ static int train_one(const char *config, const char *resume, const dg_run_set *o
     if ((lock = dg_dir_lock(dir, &e)) < 0) { rc = cli_fail("train", &e, 0); goto done; }
     if (dg_cfg_to_yaml(s.cfg, &yaml, NULL, &e) != DG_OK) { rc = cli_fail("train", &e, EXIT_FAIL); goto done; }
     if (!(t = dg_trainer_create(s.env, &s.opts, dir, yaml, &e))) { rc = cli_fail("train", &e, 0); goto done; }
-    if (resume && dg_trainer_restore(t, resume_path, &e) != DG_OK) { rc = cli_fail("train", &e, EXIT_USAGE); goto done; }
+    if (resume && dg_trainer_restore(t, resume_path, &e) != DG_OK) {
+        rc = cli_fail("train", &e, EXIT_USAGE);
+        goto done;
+    }
     if (resume && ov[OV_EPOCHS].value && s.opts.epochs <= dg_trainer_epoch(t)) {  /* --epochs N: go on to N */
         cli_error("train", "--epochs %d: the run in %s has done %d epochs already; give more to go on",
                   s.opts.epochs, resume, dg_trainer_epoch(t));
@@ -207,7 +210,8 @@ int cmd_train(int argc, char **argv) {
         {"--epochs", &ov[OV_EPOCHS].value, NULL, "N", "epochs (train.epochs)", NULL},
         {"--horizon", &ov[OV_HORIZON].value, NULL, "N", "steps per episode (env.horizon)", NULL},
         {"--lr", &ov[OV_LR].value, NULL, "X", "Adam learning rate (train.lr)", NULL},
-        {"--threads", &ov[OV_THREADS].value, NULL, "N", "threads over the batch (train.threads; 0: one per core)", NULL},
+        {"--threads", &ov[OV_THREADS].value, NULL, "N", "threads over the batch (train.threads; 0: one per core)",
+         NULL},
         {"--resume", &resume, NULL, "DIR", "go on with the run in DIR from its resume.safetensors (written at "
          "snapshots, every train.resume_every epochs and at the end), with the config stored there; --epochs may "
          "raise the number of epochs. A run killed and resumed ends with the same bits as one never stopped.", NULL},
@@ -250,14 +254,16 @@ int cmd_train(int argc, char **argv) {
     for (int k = 0; seeds && !rc && k < n; k++)
         for (int j = 0; j < k && !rc; j++)
             if (seedv[j] == seedv[k]) {
-                cli_error("train", "--seeds: seed %d given twice (each seed trains into its own folder)", (int)seedv[k]);
+                cli_error("train", "--seeds: seed %d given twice (each seed trains into its own folder)",
+                          (int)seedv[k]);
                 rc = EXIT_USAGE;
             }
     char base[DG_PATH_MAX];
     if (!seeds) {
         rc = train_one(config, resume, ov, out, quiet, &loss, &total, game, sizeof game, &epochs);
         if (rc && rc != EXIT_INTERRUPTED) return rc;
-    } else if (!rc && (!(losses = malloc((size_t)n * sizeof *losses)) || !(sorted = malloc((size_t)n * sizeof *sorted)))) {
+    } else if (!rc && (!(losses = malloc((size_t)n * sizeof *losses)) ||
+                       !(sorted = malloc((size_t)n * sizeof *sorted)))) {
         cli_error("train", "out of memory for %d seeds", n);
         rc = EXIT_FAIL;
     } else if (!rc && !out && dg_run_dir(config, base, sizeof base)) {  /* the config's own folder: runs/<name> */

@@ -261,7 +261,9 @@ dg_status dg_run_bench(const dg_run *r, int warmup, int epochs, dg_bench_result 
     dg_trainer *t = dg_trainer_create(r->env, &o, NULL, NULL, e);
     bench_timing tm = {.ms = calloc((size_t)epochs, sizeof(double)), .flops = calloc((size_t)epochs, sizeof(double)),
                        .cap = epochs, .warmup = warmup};
-    dg_status st = !t ? (e ? e->status : DG_ERR_NOMEM) : !tm.ms || !tm.flops ? dg_err_set(e, DG_ERR_NOMEM, "out of memory") : DG_OK;
+    dg_status st = !t                    ? (e ? e->status : DG_ERR_NOMEM)
+                 : !tm.ms || !tm.flops ? dg_err_set(e, DG_ERR_NOMEM, "out of memory")
+                                       : DG_OK;
     if (st == DG_OK) st = dg_trainer_run(t, bench_event, &tm, NULL, e);
     if (st == DG_OK && tm.n < 1) st = dg_err_set(e, DG_ERR_ARG, "no epoch was timed");
     if (st == DG_OK) {
