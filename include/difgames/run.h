@@ -10,13 +10,14 @@
  *     dg_run_init_draw(r.env, r.opts.seed, 64, &state, &aux, &e);  // or dg_run_init_load
  *     dg_eval_result res;
  *     dg_run_eval(r.env, &m, p, state, aux, 64, 0, &res, &e);     // res.loss, res.terms, res.metrics
- *     dg_run_free(&r);
+ *     free(state); free(aux); dg_params_free(p); dg_run_free(&r);
  *
  * A run is a config with its game (dg_env), the trainer's options and those of the
  * policy-gradient baseline, every key checked. The rest are the steps the `difgames`
  * subcommands share: the default run folder of a config, a checkpoint's policy, initial
  * states from a file or drawn, one episode on a context sized for it, an episode's loss,
- * terms and metrics, and a median over seeds. Nothing here prints.
+ * terms and metrics, the speed of training, the disk a run will fill, the files of a
+ * policy-gradient run, and a median over seeds. Nothing here prints.
  */
 #ifndef DIFGAMES_RUN_H
 #define DIFGAMES_RUN_H
