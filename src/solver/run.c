@@ -54,6 +54,20 @@ static int cmp_double(const void *a, const void *b) {
     return (x > y) - (x < y);
 }
 
+/* dg_run_bench: the timed epochs' milliseconds and FLOPs */
+typedef struct bench_timing {
+    double *ms, *flops;
+    int     n, cap, warmup;
+} bench_timing;
+
+static void bench_event(const dg_train_event *ev, void *user) {
+    bench_timing *t = user;
+    if (ev->kind != DG_TRAIN_EV_EPOCH || ev->stats->epoch <= t->warmup || t->n == t->cap) return;
+    t->ms[t->n] = ev->stats->ms;
+    t->flops[t->n] = ev->stats->flops;
+    t->n++;
+}
+
 /* ------------------------------------------------------- public functions */
 
 dg_status dg_run_load(dg_run *r, const char *path, const dg_run_set *sets, int nsets, dg_err *e) {
@@ -238,19 +252,6 @@ dg_status dg_run_disk_check(const dg_run *r, const char *dir, dg_err *e) {
     return dg_err_set(e, DG_ERR_ARG, "%s: the run writes about %.1f MiB (snapshots of %s, metrics), more than the "
                       "%.1f MiB free there; lower train.snapshots, train.epochs or policy.hidden", dir,
                       need / 1048576.0, r->env->game->name, avail / 1048576.0);
-}
-
-typedef struct bench_timing {
-    double *ms, *flops;
-    int     n, cap, warmup;
-} bench_timing;
-
-static void bench_event(const dg_train_event *ev, void *user) {
-    bench_timing *t = user;
-    if (ev->kind != DG_TRAIN_EV_EPOCH || ev->stats->epoch <= t->warmup || t->n == t->cap) return;
-    t->ms[t->n] = ev->stats->ms;
-    t->flops[t->n] = ev->stats->flops;
-    t->n++;
 }
 
 dg_status dg_run_bench(const dg_run *r, int warmup, int epochs, dg_bench_result *b, dg_err *e) {
