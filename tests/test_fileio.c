@@ -18,20 +18,18 @@
 
 #include "difgames/fileio.h"
 #include "io/csv.h"
+#include "util/tmpdir.h"
 
 static char g_dir[64];
 
 static int make_dir(void **state) {
     (void)state;
-    strcpy(g_dir, "/tmp/dg_fileio_XXXXXX");
-    return mkdtemp(g_dir) ? 0 : -1;
+    return check_tmpdir(g_dir, "dg_fileio_");
 }
 
 static int remove_dir(void **state) {
     (void)state;
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", g_dir);
-    return system(cmd) == 0 ? 0 : -1;
+    return check_rmdir(g_dir);
 }
 
 static void in_dir(char *out, size_t n, const char *name) { snprintf(out, n, "%s/%s", g_dir, name); }

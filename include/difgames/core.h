@@ -46,6 +46,10 @@ double   dg_clock_s(void);  /* monotonic seconds from an arbitrary start: for ti
  * finite and decimal (no hex floats, inf, nan, blanks or overflow). */
 int      dg_parse_long(const char *text, size_t len, int base, long *out);
 int      dg_parse_double(const char *text, size_t len, double *out);
+/* A comma-separated list of numbers of any length ("1,2.5,3"), each in [lo, hi] (whole numbers when
+ * integer is 1), into a malloc'd *out (the caller frees it). Returns the count (>= 1), or -1 with e
+ * naming the item that is not a number or out of range (*out NULL). */
+int      dg_parse_list(const char *text, double lo, double hi, int integer, double **out, dg_err *e);
 
 /* ------------------------------------------------------------- tensors */
 

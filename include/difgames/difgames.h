@@ -45,6 +45,7 @@
 #include "difgames/replay.h"    /* an episode's frames as pictures                     */
 #include "difgames/trainer.h"   /* BPTT training                                       */
 #include "difgames/pg.h"        /* policy-gradient baseline                            */
+#include "difgames/run.h"       /* a run from a config: its policy, states, episodes    */
 #include "difgames/hji.h"       /* HJBI grid solver for differential games             */
 
 #endif

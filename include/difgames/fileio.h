@@ -51,6 +51,9 @@ dg_status dg_file_read_max(const char *path, size_t max, unsigned char **out, si
 dg_status dg_file_name_ok(const char *path, dg_err *e);
 /* Makes a folder and its parents (like mkdir -p). */
 dg_status dg_mkdirs(const char *path, dg_err *e);
+/* Before a long job that ends by writing the file path: checks its name (dg_file_name_ok), makes
+ * its folder (dg_mkdirs) and checks that the folder is writable (DG_ERR_IO naming it if not). */
+dg_status dg_file_parent_make(const char *path, dg_err *e);
 /* out = "dir/name" (dir NULL or "": name); an error, never a cut name, when it
  * does not fit in size bytes or its last component passes the system's NAME_MAX. */
 dg_status dg_path_join(char *out, size_t size, const char *dir, const char *name, dg_err *e);

@@ -63,6 +63,15 @@ void   dg_replay_draw(dg_image *img, const dg_env *env, const dg_replay_track *t
 void dg_replay_frame(dg_image *img, const dg_env *env, const dg_render_grid *grid, float sigma,
                      const float *traj, const float *aux, int t, float *heat);
 
+/* Writes an episode as an animated GIF at path (atomically: complete or not at all): frames
+ * frames (0, or more than steps: every state) spread evenly over the steps states of traj (H + 1
+ * of an H-step episode; aux its constants), each dg_replay_draw's picture of size x
+ * (size + DG_REPLAY_HEADER) pixels with a soft render of size / 4 pixels, at the episode's real
+ * speed (env->dt a step; at least 2 hundredths of a second a frame). The game needs a bodies hook.
+ * DG_ERR_ARG (fewer than 2 steps, size below 16), DG_ERR_NOMEM, or the GIF writer's error. */
+dg_status dg_replay_gif(const char *path, const dg_env *env, const float *traj, const float *aux, int steps,
+                        int size, int frames, dg_err *e);
+
 #ifdef __cplusplus
 }
 #endif

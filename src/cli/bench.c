@@ -1,9 +1,6 @@
 /* difgames bench: how fast a game trains, and how close to the machine's limit. */
 #define _POSIX_C_SOURCE 200809L
-#include <math.h>
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 
 #include "cli/cli.h"
 
@@ -20,35 +17,18 @@ static const char HELP[] =
     "train.epochs is not used: bench runs --warmup + --epochs epochs):\n";
 
 
-typedef struct timing {
-    double *ms, *flops;
-    int     n, cap, warmup;
-} timing;
-
-static void on_event(const dg_train_event *ev, void *user) {
-    timing *t = user;
-    if (ev->kind != DG_TRAIN_EV_EPOCH || ev->stats->epoch <= t->warmup || t->n == t->cap) return;
-    t->ms[t->n] = ev->stats->ms;
-    t->flops[t->n] = ev->stats->flops;
-    t->n++;
-}
-
-static int cmp_double(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 int cmd_bench(int argc, char **argv) {
     const char *config, *epochs_s, *warmup_s, *hidden_s, *ck_s;
-    cli_overrides ov = {0};
+    dg_run_set ov[] = {CLI_OVERRIDES};
     const cli_opt opts[] = {
         {"--config", &config, NULL, "FILE", "YAML config", "required"},
         {"--epochs", &epochs_s, NULL, "N", "timed epochs", "30"},
         {"--warmup", &warmup_s, NULL, "N", "untimed epochs first (the arena grows in the first)", "3"},
-        {"--batch", &ov.batch, NULL, "N", "parallel episodes (train.batch)", NULL},
-        {"--horizon", &ov.horizon, NULL, "N", "steps per episode (env.horizon)", NULL},
+        {"--batch", &ov[OV_BATCH].value, NULL, "N", "parallel episodes (train.batch)", NULL},
+        {"--horizon", &ov[OV_HORIZON].value, NULL, "N", "steps per episode (env.horizon)", NULL},
         {"--hidden", &hidden_s, NULL, "N", "width of both hidden layers (policy.hidden: [N, N])", NULL},
-        {"--threads", &ov.threads, NULL, "N", "threads over the batch (train.threads; 0: one per core)", NULL},
+        {"--threads", &ov[OV_THREADS].value, NULL, "N", "threads over the batch (train.threads; 0: one per core)",
+         NULL},
         {"--checkpoint", &ck_s, NULL, "K", "checkpointed BPTT, a segment every K steps; 0 auto, -1 full tape "
          "(train.checkpoint_every)", NULL},
         {NULL, NULL, NULL, NULL, NULL, NULL},
@@ -67,9 +47,9 @@ int cmd_bench(int argc, char **argv) {
         return EXIT_USAGE;
     char total_s[32];
     snprintf(total_s, sizeof total_s, "%d", epochs + warmup);
-    ov.epochs = total_s;
-    cli_setup s;
-    int rc = cli_setup_load(&s, config, &ov);
+    ov[OV_EPOCHS].value = total_s;
+    dg_run s;
+    int rc = cli_load(&s, config, NULL, 0, ov, OV_N);
     if (rc) return rc;
     if (hidden) {
         s.opts.nhidden = 2;
@@ -77,58 +57,37 @@ int cmd_bench(int argc, char **argv) {
     }
     if (ck > -2) s.opts.checkpoint_every = ck;
     s.opts.nsnapshots = 0;
-    if (!cli_train_memory_ok(&s)) {
-        cli_setup_free(&s);
-        return EXIT_USAGE;
-    }
     dg_err e = {0};
-    dg_trainer *t = dg_trainer_create(s.env, &s.opts, NULL, NULL, &e);
-    timing tm = {.ms = calloc((size_t)epochs, sizeof(double)), .flops = calloc((size_t)epochs, sizeof(double)),
-                 .cap = epochs, .warmup = warmup};
-    if (!t || !tm.ms || !tm.flops) {
-        cli_error("bench", "%s", t ? "out of memory" : e.msg);
-        rc = EXIT_FAIL;
-        goto done;
+    dg_bench_result b;
+    if (!cli_train_memory_ok(&s)) rc = EXIT_USAGE;
+    else if (dg_run_bench(&s, warmup, epochs, &b, &e) != DG_OK) rc = cli_fail("bench", &e, EXIT_FAIL);
+    if (rc) {
+        dg_run_free(&s);
+        return rc;
     }
-    if (dg_trainer_run(t, on_event, &tm, NULL, &e) != DG_OK) {
-        cli_error("bench", "%s", e.msg);
-        rc = EXIT_FAIL;
-        goto done;
-    }
-    const double flops = tm.flops[tm.n - 1];
-    qsort(tm.ms, (size_t)tm.n, sizeof(double), cmp_double);
-    const double ms = tm.ms[tm.n / 2];
-    const int B = s.opts.batch, H = s.env->horizon;
-    const int shards = s.opts.threads < B ? s.opts.threads : B;
-    const double steps_per_s = (double)B * H / (ms / 1e3);
-    const double tape = (double)dg_trainer_arena_peak(t) * shards;
-    const int ckk = dg_trainer_checkpoint_every(t);
-    const double saved = ckk ? (double)((H + ckk - 1) / ckk) * B * s.env->state_dim * sizeof(float) : 0;
+    const int B = s.opts.batch, H = s.env->horizon, ckk = b.checkpoint_every;
+    const double gflops = b.flops / (b.ms / 1e3) / 1e9;
     printf("%s: batch %d, horizon %d, hidden %d, %d thread%s, %s\n", s.env->game->name, B, H,
            s.opts.nhidden ? s.opts.hidden[0] : 0, s.opts.threads, s.opts.threads > 1 ? "s" : "",
            ckk ? "checkpointed BPTT" : "full tape");
-    printf("  ms/epoch        %.3f  (median of %d, min %.3f)\n", ms, tm.n, tm.ms[0]);
-    printf("  env-steps/s     %.4g  (with backward)\n", steps_per_s);
-    printf("  FLOP/epoch      %.4g  -> %.2f GFLOP/s\n", flops, flops / (ms / 1e3) / 1e9);
-    printf("  tape peak       %.1f MiB  (%d shard%s)\n", tape / 1048576.0, shards, shards > 1 ? "s" : "");
-    if (ckk) printf("  saved states    %.1f MiB  (every %d steps)\n", saved / 1048576.0, ckk);
+    printf("  ms/epoch        %.3f  (median of %d, min %.3f)\n", b.ms, b.epochs, b.ms_min);
+    printf("  env-steps/s     %.4g  (with backward)\n", b.steps_per_s);
+    printf("  FLOP/epoch      %.4g  -> %.2f GFLOP/s\n", b.flops, gflops);
+    printf("  tape peak       %.1f MiB  (%d shard%s)\n", b.tape_bytes / 1048576.0, b.shards, b.shards > 1 ? "s" : "");
+    if (ckk) printf("  saved states    %.1f MiB  (every %d steps)\n", b.saved_bytes / 1048576.0, ckk);
     cli_json j = {cJSON_CreateObject(), 0};
     const struct { const char *key, *fmt; double v; } nums[] = {
         {"batch", "%.0f", B},             {"horizon", "%.0f", H},
         {"hidden", "%.0f", s.opts.nhidden ? s.opts.hidden[0] : 0},
         {"threads", "%.0f", s.opts.threads}, {"checkpoint_every", "%.0f", ckk},
-        {"ms_per_epoch", "%.4f", ms},     {"env_steps_per_s", "%.1f", steps_per_s},
-        {"flop_per_epoch", "%.0f", flops}, {"gflops", "%.3f", flops / (ms / 1e3) / 1e9},
-        {"tape_bytes", "%.0f", tape},     {"saved_bytes", "%.0f", saved},
+        {"ms_per_epoch", "%.4f", b.ms},   {"env_steps_per_s", "%.1f", b.steps_per_s},
+        {"flop_per_epoch", "%.0f", b.flops}, {"gflops", "%.3f", gflops},
+        {"tape_bytes", "%.0f", b.tape_bytes}, {"saved_bytes", "%.0f", b.saved_bytes},
     };
     cli_json_add(&j, j.root, "game", cJSON_CreateString(s.env->game->name));
     for (size_t i = 0; i < sizeof nums / sizeof nums[0]; i++)
         cli_json_add(&j, j.root, nums[i].key, cli_json_number(nums[i].fmt, nums[i].v));
     rc = cli_json_print(&j, "bench");
-done:
-    free(tm.ms);
-    free(tm.flops);
-    dg_trainer_free(t);
-    cli_setup_free(&s);
+    dg_run_free(&s);
     return rc;
 }

@@ -4,15 +4,18 @@
 
 #include <cjson/cJSON.h>
 
-#include "difgames/config.h"
-#include "difgames/env.h"
-#include "difgames/pg.h"
-#include "difgames/trainer.h"
+#include "difgames/run.h"
 
 /* exit codes: one convention for every subcommand (README "Exit status") */
 #define EXIT_FAIL 1       /* the job ran and failed (e.g. gradcheck above tolerance) */
 #define EXIT_USAGE 2      /* bad command line, config or input file                  */
 #define EXIT_INTERRUPTED 130  /* stopped by SIGINT / SIGTERM (what was done is saved)   */
+
+#if defined(__GNUC__)
+#define CLI_PRINTF(fmt, args) __attribute__((format(printf, fmt, args)))  /* checks the arguments */
+#else
+#define CLI_PRINTF(fmt, args)
+#endif
 
 int cmd_train(int argc, char **argv);
 int cmd_replay(int argc, char **argv);
@@ -24,45 +27,25 @@ int cmd_bench(int argc, char **argv);
 int cmd_hji(int argc, char **argv);
 int cmd_pg(int argc, char **argv);
 
-/* A loaded config with its game, training and policy-gradient options. */
-typedef struct cli_setup {
-    dg_cfg        *cfg;
-    dg_env        *env;
-    dg_train_opts  opts;
-    dg_pg_opts     pg;       /* pg.* (every config may have them; `difgames pg` runs them) */
-    dg_pg_schedule pg_run;
-} cli_setup;
+/* The command-line options that override a config key, in the order they are set: the first
+ * OV_N entries of a command's dg_run_set table ({CLI_OVERRIDES, more...}), their values NULL
+ * until given. */
+enum { OV_SEED, OV_BATCH, OV_EPOCHS, OV_HORIZON, OV_LR, OV_THREADS, OV_N };
+#define CLI_OVERRIDES {"seed", NULL}, {"train.batch", NULL}, {"train.epochs", NULL}, {"env.horizon", NULL}, \
+                      {"train.lr", NULL}, {"train.threads", NULL}
 
-/* One more command-line override: a key and its value's text (NULL: not given). */
-typedef struct cli_set {
-    const char *key, *value;
-} cli_set;
-
-/* Command-line overrides of config keys (NULL = not given). */
-typedef struct cli_overrides {
-    const char *seed, *batch, *epochs, *horizon, *lr, *threads;
-    const cli_set *sets;     /* nsets more (e.g. pg's), applied after those */
-    int            nsets;
-} cli_overrides;
-
-/* Loads path, applies overrides, makes the env and reads the options, and
- * checks that every key was used. Prints one error line and returns nonzero
- * on failure. */
-int  cli_setup_load(cli_setup *s, const char *path, const cli_overrides *ov);
-/* The same from config text (e.g. the config stored in a resume file); label names it. */
-int  cli_setup_parse(cli_setup *s, const char *text, size_t len, const char *label, const cli_overrides *ov);
-void cli_setup_free(cli_setup *s);
-/* 1 when training s's config fits in memory (dg_train_memory: every command that trains
- * asks before it makes its trainer); else prints the config error naming the key to lower
- * ("batch B x horizon H needs about ...") and returns 0. */
-int  cli_train_memory_ok(const cli_setup *s);
+/* dg_run_load (sets: the overrides), or dg_run_parse of text (len bytes, named label) when text is
+ * not NULL; prints "difgames: <error>" and returns EXIT_USAGE on failure, else 0. */
+int  cli_load(dg_run *r, const char *path, const char *text, size_t len, const dg_run_set *sets, int nsets);
+/* 1 when training r's config fits in memory (dg_run_memory_check: every command that trains asks
+ * before it makes its trainer); else prints the config error naming the key and returns 0. */
+int  cli_train_memory_ok(const dg_run *r);
+/* Prints "difgames <cmd>: <e's message>"; returns rc, or when rc is 0 the exit code of e's status
+ * (cli_exit_for). */
+int  cli_fail(const char *cmd, const dg_err *e, int rc);
 
 /* Prints "difgames <cmd>: <msg>" to stderr. */
-void cli_error(const char *cmd, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 2, 3)))
-#endif
-    ;
+void cli_error(const char *cmd, const char *fmt, ...) CLI_PRINTF(2, 3);
 /* The one progress bar: "\r[######......] text" on stderr when tty is set (stderr a terminal),
  * redrawn at most ten times a second, always when first is set or done (frac >= 1), which ends
  * the line. */
@@ -70,28 +53,10 @@ typedef struct cli_bar {
     int    tty;    /* draw at all: isatty(2) and not --quiet */
     double last;   /* dg_clock_s() of the last draw          */
 } cli_bar;
-void cli_bar_draw(cli_bar *b, double frac, int first, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 4, 5)))
-#endif
-    ;
+void cli_bar_draw(cli_bar *b, double frac, int first, const char *fmt, ...) CLI_PRINTF(4, 5);
 /* Appends printf-style text to the NUL-terminated string in buf (cap bytes),
  * cut at the end of buf; nothing when buf is full already. */
-void cli_catf(char *buf, size_t cap, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 3, 4)))
-#endif
-    ;
-/* The default output folder of a config file: runs/<name>, name being the
- * config's path below its last configs/ folder without .yaml (configs/duel.yaml
- * -> runs/duel, configs/bench/reach.yaml -> runs/bench/reach), or else its file
- * name without .yaml (my/hover.yaml -> runs/hover), so that no two configs of
- * configs/ share one. Returns 0, or -1 if it does not fit in buf (n bytes). */
-int  cli_run_dir(const char *config, char *buf, size_t n);
-/* Makes the folder of an output file (and its parents) and checks that it is
- * writable, before a long job; prints an error naming flag and returns
- * EXIT_USAGE on failure, else 0. */
-int  cli_make_parent(const char *cmd, const char *flag, const char *path);
+void cli_catf(char *buf, size_t cap, const char *fmt, ...) CLI_PRINTF(3, 4);
 /* cli_int / cli_double parse the value of option flag with the library's one number parser
  * (dg_parse_long / dg_parse_double: the whole text, no overflow), within [lo, hi] (cli_double:
  * without lo or hi as open says), and print "difgames <cmd>: <flag>: expected an integer from lo to
@@ -157,9 +122,7 @@ int  cli_parse_args(const char *cmd, int argc, char **argv, const cli_opt *opts,
                     const char **args, int max_args, int *nargs);
 /* Prints help, then the options section of opts (the part of --help cli_parse adds), to fp. */
 void cli_help(FILE *fp, const char *help, const cli_opt *opts);
-/* Parses a comma-separated list of numbers of any length, each in [lo, hi]
- * (whole numbers when integer is 1), into a malloc'd *out (caller frees).
- * Returns the count (>= 1), or -1 after one error line naming flag. */
+/* dg_parse_list of flag's value text; the count, or -1 after one error line naming flag. */
 int  cli_list(const char *cmd, const char *flag, const char *text, double lo, double hi, int integer,
               double **out);
 /* A file named by an option. */
@@ -171,17 +134,7 @@ typedef struct cli_path {
  * path once normalised): one error line and EXIT_USAGE; else 0. */
 int  cli_check_outputs(const char *cmd, const cli_path *outs, int nout, const cli_path *ins, int nin);
 
-/* Loads initial states from a safetensors file: "state" (B, state_dim) and, if
- * the game has episode constants, env->aux_name (B, aux_user_dim). Returns B
- * (malloc'd *state, *aux) or -1 after printing an error. */
-int  cli_load_init(const char *cmd, const dg_env *env, const char *path, float **state, float **aux);
-
-/* Runs one episode (and backward when backward is 1) on a context it makes
- * and grows until the episode fits; returns the context (caller frees) with
- * *loss set, or NULL after printing an error. */
-dg_ctx *cli_rollout(const char *cmd, const dg_env *env, const dg_policy *m, dg_params *p,
-                    const float *state0, const float *aux, int B, int backward, float *terms,
-                    float *traj, dg_tensor **loss);
-/* Makes the config's policy and loads ckpt into it; prints an error and returns nonzero on failure. */
-int cli_load_policy(const char *cmd, const cli_setup *s, const char *ckpt, dg_policy *m, dg_params **p);
+/* Before a long job: dg_file_parent_make for the output path of flag; prints the error naming flag
+ * and returns EXIT_USAGE on failure, else 0. */
+int  cli_make_parent(const char *cmd, const char *flag, const char *path);
 #endif

@@ -1,20 +1,15 @@
 /* Helpers shared by the subcommands: config loading, argument parsing, errors. */
 #define _POSIX_C_SOURCE 200809L
 #include <getopt.h>
-#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "cli/cli.h"
-#include "difgames/checkpoint.h"
 #include "difgames/fileio.h"
-#include "difgames/hji.h"
 #include "difgames/memory.h"
-#include "difgames/safetensors.h"
 
 void cli_error(const char *cmd, const char *fmt, ...) {
     fprintf(stderr, "difgames %s: ", cmd);
@@ -53,44 +48,11 @@ void cli_catf(char *buf, size_t cap, const char *fmt, ...) {
     va_end(ap);
 }
 
-int cli_run_dir(const char *config, char *buf, size_t n) {
-    const char *name = config, *p = config;
-    for (const char *hit; (hit = strstr(p, "configs/")) != NULL; p = hit + 1)
-        if (hit == config || hit[-1] == '/') name = hit + 8;
-    /* not under a configs/ folder, or a path that climbs out of it: the file name alone */
-    if (name == config || strstr(name, "..") || name[0] == '/') {
-        const char *slash = strrchr(config, '/');
-        name = slash ? slash + 1 : config;
-    }
-    size_t len = strlen(name);
-    if (len > 5 && !strcmp(name + len - 5, ".yaml")) len -= 5;
-    else if (len > 4 && !strcmp(name + len - 4, ".yml")) len -= 4;
-    /* "..yaml" or "...yaml" would give runs/. or runs/.., a folder that is not the run's own */
-    const int dots = (len == 1 && name[0] == '.') || (len == 2 && !strncmp(name, "..", 2));
-    const int w = len && !dots ? snprintf(buf, n, "runs/%.*s", (int)len, name) : snprintf(buf, n, "runs/run");
-    return w >= 0 && (size_t)w < n ? 0 : -1;
-}
-
 int cli_make_parent(const char *cmd, const char *flag, const char *path) {
-    char dir[DG_PATH_MAX];
     dg_err e = {0};
-    if (dg_file_name_ok(path, &e) != DG_OK) {  /* the name dg_file_begin will need, before the long job */
-        cli_error(cmd, "%s: %s", flag, e.msg);
-        return EXIT_USAGE;
-    }
-    const char *slash = strrchr(path, '/');
-    if (!slash || slash == path) return 0;  /* the working directory, or / */
-    memcpy(dir, path, (size_t)(slash - path));  /* fits: dg_file_name_ok bounds path by DG_PATH_MAX */
-    dir[slash - path] = 0;
-    if (dg_mkdirs(dir, &e) != DG_OK) {
-        cli_error(cmd, "%s: %s", flag, e.msg);
-        return EXIT_USAGE;
-    }
-    if (access(dir, W_OK) != 0) {
-        cli_error(cmd, "%s: %s: folder not writable", flag, dir);
-        return EXIT_USAGE;
-    }
-    return 0;
+    if (dg_file_parent_make(path, &e) == DG_OK) return 0;
+    cli_error(cmd, "%s: %s", flag, e.msg);
+    return EXIT_USAGE;
 }
 
 int cli_int(const char *cmd, const char *flag, const char *text, int lo, int hi, int *out) {
@@ -263,36 +225,9 @@ int cli_parse_args(const char *cmd, int argc, char **argv, const cli_opt *opts, 
 
 int cli_list(const char *cmd, const char *flag, const char *text, double lo, double hi, int integer,
              double **out) {
-    *out = NULL;
-    size_t cap = 1;
-    for (const char *c = text; *c; c++) cap += *c == ',';
-    double *v = malloc(cap * sizeof *v);
-    if (!v) {
-        cli_error(cmd, "%s: out of memory for a list of %zu numbers", flag, cap);
-        return -1;
-    }
-    int n = 0;
-    const char *s = text;
-    for (;;) {
-        const size_t len = strcspn(s, ",");
-        double x;
-        if (!dg_parse_double(s, len, &x)) {
-            cli_error(cmd, "%s: item %d '%.*s' is not a number (expected a list like 1,2,3, got '%.200s')", flag,
-                      n + 1, (int)(len < 60 ? len : 60), s, text);
-            free(v);
-            return -1;
-        }
-        if (!(x >= lo && x <= hi) || (integer && x != floor(x))) {
-            cli_error(cmd, "%s: item %d is %.*s; expected %s from %.17g to %.17g", flag, n + 1,
-                      (int)(len < 60 ? len : 60), s, integer ? "a whole number" : "a number", lo, hi);
-            free(v);
-            return -1;
-        }
-        v[n++] = x;
-        if (!s[len]) break;
-        s += len + 1;
-    }
-    *out = v;
+    dg_err e = {0};
+    const int n = dg_parse_list(text, lo, hi, integer, out, &e);
+    if (n < 0) cli_error(cmd, "%s: %s", flag, e.msg);
     return n;
 }
 
@@ -361,206 +296,22 @@ int cli_json_print(cli_json *j, const char *cmd) {
     return 0;
 }
 
-/* 0 when training s's config fits in memory; 1 with e set to the config error naming the key
- * to lower. */
-static int train_memory(const cli_setup *s, dg_err *e) {
-    dg_mem_parts m;
-    dg_err me = {0};
-    if (dg_mem_check(dg_train_memory(s->env, &s->opts, &m), &me) == DG_OK) return 0;
-    const char *key = dg_train_memory_key(s->env, &m);
-    const char *hint = !strcmp(key, "policy.hidden") ? "lower policy.hidden"
-                     : !strcmp(key, "train.epochs") ? "lower train.epochs"
-                     : !strcmp(key, "train.batch") ? "lower train.batch or env.horizon" : NULL;
-    if (hint) dg_cfg_error(s->cfg, key, e, "batch %d x horizon %d %s; %s", s->opts.batch, s->env->horizon, me.msg, hint);
-    else dg_cfg_error(s->cfg, key, e, "batch %d x horizon %d %s; lower %s, train.batch or env.horizon", s->opts.batch,
-                      s->env->horizon, me.msg, key);
-    return 1;
+int cli_fail(const char *cmd, const dg_err *e, int rc) {
+    cli_error(cmd, "%s", e->msg);
+    return rc ? rc : cli_exit_for(e->status);
 }
 
-/* Applies overrides, makes the env, reads the options, checks unused keys;
- * s->cfg is already parsed. */
-static int setup_finish(cli_setup *s, const cli_overrides *ov, dg_err *e) {
-    if (ov) {
-        const struct { const char *key, *val; } sets[] = {
-            {"seed", ov->seed},       {"train.batch", ov->batch}, {"train.epochs", ov->epochs},
-            {"env.horizon", ov->horizon}, {"train.lr", ov->lr},  {"train.threads", ov->threads},
-        };
-        for (size_t i = 0; i < sizeof sets / sizeof sets[0]; i++)
-            if (sets[i].val && dg_cfg_set(s->cfg, sets[i].key, sets[i].val, e) != DG_OK) return 1;
-        for (int i = 0; i < ov->nsets; i++)
-            if (ov->sets[i].value && dg_cfg_set(s->cfg, ov->sets[i].key, ov->sets[i].value, e) != DG_OK) return 1;
-    }
-    const char *game = NULL;
-    if (dg_cfg_get(s->cfg, "game", DG_CFG_STR, &game, NULL) == DG_OK && game)
-        for (int i = 0; dg_hji_problem_name(i); i++)
-            if (!strcmp(game, dg_hji_problem_name(i))) {
-                dg_cfg_error(s->cfg, "game", e, "'%s' is a game of the HJBI grid solver: use difgames hji "
-                             "solve|plot|play (this command trains and checks learned policies)", game);
-                return 1;
-            }
-    s->env = dg_env_create(s->cfg, e);
-    if (!s->env) return 1;
-    if (dg_train_opts_read(s->cfg, &s->opts, e) != DG_OK) return 1;
-    if (dg_pg_opts_read(s->cfg, &s->pg, &s->pg_run, e) != DG_OK) return 1;
-    if (dg_cfg_check_unused(s->cfg, e) != DG_OK) return 1;
-    return 0;
-}
-
-int cli_train_memory_ok(const cli_setup *s) {
+int cli_train_memory_ok(const dg_run *r) {
     dg_err e = {0};
-    if (!train_memory(s, &e)) return 1;
+    if (dg_run_memory_check(r, &e) == DG_OK) return 1;
     fprintf(stderr, "difgames: %s\n", e.msg);
     return 0;
 }
 
-int cli_setup_load(cli_setup *s, const char *path, const cli_overrides *ov) {
-    memset(s, 0, sizeof *s);
+int cli_load(dg_run *r, const char *path, const char *text, size_t len, const dg_run_set *sets, int nsets) {
     dg_err e = {0};
-    s->cfg = dg_cfg_load(path, &e);
-    if (!s->cfg || setup_finish(s, ov, &e)) {
-        fprintf(stderr, "difgames: %s\n", e.msg);
-        cli_setup_free(s);
-        return EXIT_USAGE;
-    }
-    return 0;
-}
-
-int cli_setup_parse(cli_setup *s, const char *text, size_t len, const char *label, const cli_overrides *ov) {
-    memset(s, 0, sizeof *s);
-    dg_err e = {0};
-    s->cfg = dg_cfg_parse(text, len, label, &e);
-    if (!s->cfg || setup_finish(s, ov, &e)) {
-        fprintf(stderr, "difgames: %s\n", e.msg);
-        cli_setup_free(s);
-        return EXIT_USAGE;
-    }
-    return 0;
-}
-
-void cli_setup_free(cli_setup *s) {
-    dg_env_free(s->env);
-    dg_cfg_free(s->cfg);
-    memset(s, 0, sizeof *s);
-}
-
-#define INIT_MAX_ROWS (1 << 20)  /* initial states in one --init file */
-
-int cli_load_init(const char *cmd, const dg_env *env, const char *path, float **state, float **aux) {
-    dg_err e = {0};
-    *state = *aux = NULL;
-    dg_st_file *f = dg_st_load(path, &e);
-    if (!f) {
-        cli_error(cmd, "%s", e.msg);
-        return -1;
-    }
-    const dg_st_tensor *ts = dg_st_find(f, "state");
-    int B = -1;
-    if (!ts || ts->ndim != 2 || ts->shape[1] != env->state_dim || ts->shape[0] < 1) {
-        cli_error(cmd, "%s: needs a tensor 'state' of shape (B, %d)", path, env->state_dim);
-        goto done;
-    }
-    if (ts->shape[0] > INIT_MAX_ROWS) {
-        cli_error(cmd, "%s: tensor 'state' has %lld rows, more than the %d initial states a file may hold", path,
-                  (long long)ts->shape[0], INIT_MAX_ROWS);
-        goto done;
-    }
-    B = (int)ts->shape[0];
-    char what[300];
-    snprintf(what, sizeof what, "%.200s: %d initial states", path, B);
-    if (!cli_mem_ok(cmd, (double)B * (env->state_dim + env->aux_dim + env->aux_user_dim) * sizeof(float), what,
-                    "the rows of the file")) {
-        B = -1;
-        goto done;
-    }
-    *state = malloc((size_t)B * env->state_dim * sizeof(float));
-    *aux = malloc((size_t)B * (env->aux_dim ? env->aux_dim : 1) * sizeof(float));
-    if (!*state || !*aux) {
-        cli_error(cmd, "out of memory");
-        B = -1;
-        goto done;
-    }
-    if (dg_st_read_f32(f, "state", 2, (int64_t[]){B, env->state_dim}, *state, &e) != DG_OK) {
-        cli_error(cmd, "%s", e.msg);
-        B = -1;
-        goto done;
-    }
-    if (env->aux_dim) {
-        const int ud = env->aux_user_dim ? env->aux_user_dim : env->aux_dim;
-        float *tmp = malloc((size_t)B * ud * sizeof(float));
-        if (!tmp || dg_st_read_f32(f, env->aux_name, 2, (int64_t[]){B, ud}, tmp, &e) != DG_OK) {
-            if (tmp) cli_error(cmd, "%s", e.msg);
-            else cli_error(cmd, "out of memory");
-            free(tmp);
-            B = -1;
-            goto done;
-        }
-        for (int b = 0; b < B; b++)
-            memcpy(*aux + (size_t)b * env->aux_dim, tmp + (size_t)b * ud, (size_t)ud * sizeof(float));
-        free(tmp);
-        if (env->game->complete_aux) env->game->complete_aux(env, B, *aux);
-    }
-done:
-    dg_st_free(f);
-    if (B < 0) {
-        free(*state);
-        free(*aux);
-        *state = *aux = NULL;
-    }
-    return B;
-}
-
-typedef struct rollout_job {
-    const dg_env *env;
-    const dg_policy *m;
-    dg_params *p;
-    const float *state0, *aux;
-    int B, backward;
-    float *terms, *traj;
-    dg_tensor *loss;
-} rollout_job;
-
-static dg_status run_rollout(dg_ctx *ctx, void *user) {
-    rollout_job *j = user;
-    j->loss = dg_rollout(ctx, j->env, j->m, j->p, j->state0, j->aux, j->B, 1.0f / (float)j->B, j->terms,
-                         j->traj, j->B);
-    if (j->loss && j->backward) dg_backward(ctx, j->loss);
-    return dg_ctx_status(ctx);
-}
-
-dg_ctx *cli_rollout(const char *cmd, const dg_env *env, const dg_policy *m, dg_params *p,
-                    const float *state0, const float *aux, int B, int backward, float *terms,
-                    float *traj, dg_tensor **loss) {
-    int hidden[DG_MLP_MAX_LAYERS];
-    for (int i = 0; i + 1 < m->mlp[0].nlayers; i++) hidden[i] = m->mlp[0].sizes[i + 1];
-    /* the measured tape (never short for a shipped game; dg_ctx_run grows it if it is) */
-    size_t cap = (size_t)dg_rollout_memory(env, hidden, m->mlp[0].nlayers - 1, B, env->horizon, backward);
-    if (cap < ((size_t)1 << 20)) cap = (size_t)1 << 20;
-    dg_ctx *ctx = dg_ctx_create(cap);
-    if (!ctx) {
-        cli_error(cmd, "out of memory for a %zu MiB arena", cap >> 20);
-        return NULL;
-    }
-    rollout_job j = {env, m, p, state0, aux, B, backward, terms, traj, NULL};
-    if (dg_ctx_run(&ctx, DG_ARENA_MAX, run_rollout, &j) != DG_OK) {
-        cli_error(cmd, "%s", dg_ctx_error(ctx));
-        dg_ctx_free(ctx);
-        return NULL;
-    }
-    *loss = j.loss;
-    return ctx;
-}
-
-int cli_load_policy(const char *cmd, const cli_setup *s, const char *ckpt, dg_policy *m, dg_params **p) {
-    dg_err e = {0};
-    if (dg_policy_create(s->env, s->opts.hidden, s->opts.nhidden, m, p, &e) != DG_OK) {
-        cli_error(cmd, "%s", e.msg);
-        return EXIT_FAIL;
-    }
-    if (dg_checkpoint_load(ckpt, *p, &e) != DG_OK) {
-        cli_error(cmd, "%s", e.msg);
-        dg_params_free(*p);
-        *p = NULL;
-        return EXIT_USAGE;
-    }
-    return 0;
+    if ((text ? dg_run_parse(r, text, len, path, sets, nsets, &e) : dg_run_load(r, path, sets, nsets, &e)) == DG_OK)
+        return 0;
+    fprintf(stderr, "difgames: %s\n", e.msg);
+    return EXIT_USAGE;
 }

@@ -1,8 +1,6 @@
 /* difgames eval: one episode's loss, terms and metrics as JSON (and its gradient). */
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "cli/cli.h"
 #include "difgames/checkpoint.h"
@@ -15,23 +13,17 @@ static const char HELP[] =
     "\n"
     "options:\n";
 
-/* 1 when an episode of B rows fits in memory: its batch and episode constants, the tape (and
- * gradients), the trajectory; else prints what to lower and returns 0. */
+/* 1 when dg_run_eval of B rows fits in memory; else prints what to lower and returns 0. */
 static int fits(const dg_env *env, const dg_train_opts *o, const dg_params *p, int B, int grad, const char *lower) {
-    const double need = dg_rollout_memory(env, o->hidden, o->nhidden, B, env->horizon, grad) +
-                        (double)p->total * sizeof(float) * 2 +
-                        (double)B * (env->state_dim + env->aux_dim) * sizeof(float) +
-                        (double)(env->horizon + 1) * B * env->state_dim * sizeof(float) * (env->nmetrics > 0);
-    char what[96];
+    char what[96], low[128];  /* pixel games: the image size first */
     snprintf(what, sizeof what, "batch %d x horizon %d%s", B, env->horizon, grad ? " with gradients" : "");
-    char low[128];  /* pixel games: the image size first */
     snprintf(low, sizeof low, "%s%s%s", env->size_key ? env->size_key : "", env->size_key ? ", " : "", lower);
-    return cli_mem_ok("eval", need, what, low);
+    return cli_mem_ok("eval", dg_run_eval_memory(env, o, p, B, grad), what, low);
 }
 
 int cmd_eval(int argc, char **argv) {
     const char *config, *ckpt, *init, *grad_out;
-    cli_overrides ov = {0};
+    dg_run_set ov[] = {CLI_OVERRIDES};
     const cli_opt opts[] = {
         {"--config", &config, NULL, "FILE", "the game's YAML config", "required"},
         {"--ckpt", &ckpt, NULL, "FILE", "policy parameters (.safetensors)", "required"},
@@ -39,9 +31,9 @@ int cmd_eval(int argc, char **argv) {
          "with a goal, 'goal' (B, 2)", "drawn from --seed"},
         {"--grad-out", &grad_out, NULL, "FILE", "write d loss / d parameter for every parameter, under the "
          "parameter's own name, as safetensors", NULL},
-        {"--seed", &ov.seed, NULL, "N", "seed for drawn initial states", "the config's seed"},
-        {"--batch", &ov.batch, NULL, "N", "episodes drawn", "the config's train.batch"},
-        {"--horizon", &ov.horizon, NULL, "N", "steps per episode (env.horizon)", NULL},
+        {"--seed", &ov[OV_SEED].value, NULL, "N", "seed for drawn initial states", "the config's seed"},
+        {"--batch", &ov[OV_BATCH].value, NULL, "N", "episodes drawn", "the config's train.batch"},
+        {"--horizon", &ov[OV_HORIZON].value, NULL, "N", "steps per episode (env.horizon)", NULL},
         {NULL, NULL, NULL, NULL, NULL, NULL},
     };
     const int prc = cli_parse("eval", argc, argv, opts, HELP);
@@ -53,92 +45,49 @@ int cmd_eval(int argc, char **argv) {
     const cli_path ins[] = {{"--config", config}, {"--ckpt", ckpt}, {"--init", init}};
     const cli_path outs[] = {{"--grad-out", grad_out}};
     if (cli_check_outputs("eval", outs, 1, ins, 3)) return EXIT_USAGE;
-    cli_setup s;
-    int rc = cli_setup_load(&s, config, &ov);
+    dg_run s;
+    int rc = cli_load(&s, config, NULL, 0, ov, OV_N);
     if (rc) return rc;
     const dg_env *env = s.env;
     dg_policy m;
     dg_params *p = NULL;
-    float *state = NULL, *aux = NULL, *traj = NULL;
-    dg_ctx *ctx = NULL;
-    if ((rc = cli_load_policy("eval", &s, ckpt, &m, &p))) goto done;
-    int B;
-    if (init) {
-        B = cli_load_init("eval", env, init, &state, &aux);
-        if (B < 0) {
-            rc = EXIT_USAGE;
-            goto done;
-        }
-    } else {
-        B = s.opts.batch;
-        if (!fits(env, &s.opts, p, B, grad_out != NULL, "--batch or --horizon")) {
-            rc = EXIT_USAGE;
-            goto done;
-        }
-        state = malloc((size_t)B * env->state_dim * sizeof(float));
-        aux = malloc((size_t)B * (env->aux_dim ? env->aux_dim : 1) * sizeof(float));
-        if (!state || !aux) {
-            cli_error("eval", "out of memory");
-            rc = EXIT_FAIL;
-            goto done;
-        }
-        dg_rng rng;
-        dg_rng_seed(&rng, s.opts.seed);
-        dg_err re = {0};
-        if (env->game->reset(env, &rng, B, state, aux, &re) != DG_OK) {
-            cli_error("eval", "%s", re.msg);
-            rc = EXIT_FAIL;
-            goto done;
-        }
-    }
-    if (init && !fits(env, &s.opts, p, B, grad_out != NULL, "the rows of --init or --horizon")) {
+    float *state = NULL, *aux = NULL;
+    dg_err e = {0};
+    const int grad = grad_out != NULL;
+    int B = s.opts.batch;
+    dg_eval_result r;
+    if (dg_run_policy_load(&s, ckpt, &m, &p, &e) != DG_OK) {
+        rc = cli_fail("eval", &e, 0);
+    } else if (init) {  /* the file's states, then the episode's memory */
+        if ((B = dg_run_init_load(env, init, &state, &aux, &e)) < 0) rc = cli_fail("eval", &e, EXIT_USAGE);
+        else if (!fits(env, &s.opts, p, B, grad, "the rows of --init or --horizon")) rc = EXIT_USAGE;
+    } else if (!fits(env, &s.opts, p, B, grad, "--batch or --horizon")) {
         rc = EXIT_USAGE;
+    } else if (dg_run_init_draw(env, s.opts.seed, B, &state, &aux, &e) != DG_OK) {
+        rc = cli_fail("eval", &e, EXIT_FAIL);
+    }
+    if (rc) goto done;
+    if (dg_run_eval(env, &m, p, state, aux, B, grad, &r, &e) != DG_OK) {
+        rc = cli_fail("eval", &e, EXIT_FAIL);
         goto done;
     }
-    if (env->nmetrics) {
-        traj = malloc((size_t)(env->horizon + 1) * B * env->state_dim * sizeof(float));
-        if (!traj) {
-            cli_error("eval", "out of memory for the trajectory");
-            rc = EXIT_FAIL;
-            goto done;
-        }
-    }
-    float terms[DG_LOSS_MAX_TERMS];
-    dg_tensor *loss;
-    dg_params_zero_grad(p);
-    ctx = cli_rollout("eval", env, &m, p, state, aux, B, grad_out != NULL, terms, traj, &loss);
-    if (!ctx) {
-        rc = EXIT_FAIL;
-        goto done;
-    }
-    if (grad_out) {
-        dg_err e = {0};
-        const char *meta[] = {"format", "difgames-gradient", "game", env->game->name};
-        if (dg_checkpoint_save(grad_out, p, 1, meta, 2, &e) != DG_OK) {
-            cli_error("eval", "%s", e.msg);
-            rc = cli_exit_for(e.status);
-            goto done;
-        }
-    }
-    double metrics[DG_MAX_METRICS];
-    if (env->nmetrics) env->game->metrics(env, traj, aux, B, env->horizon, metrics);
+    const char *meta[] = {"format", "difgames-gradient", "game", env->game->name};
+    if (grad && dg_checkpoint_save(grad_out, p, 1, meta, 2, &e) != DG_OK) { rc = cli_fail("eval", &e, 0); goto done; }
     cli_json j = {cJSON_CreateObject(), 0};
     cli_json_add(&j, j.root, "game", cJSON_CreateString(env->game->name));
     cli_json_add(&j, j.root, "batch", cli_json_number("%.0f", B));
     cli_json_add(&j, j.root, "horizon", cli_json_number("%.0f", env->horizon));
-    cli_json_add(&j, j.root, "loss", cli_json_number("%.9g", loss->data[0]));
+    cli_json_add(&j, j.root, "loss", cli_json_number("%.9g", r.loss));
     for (int i = 0; i < env->nterms; i++)
-        cli_json_add(&j, j.root, env->term_names[i], cli_json_number("%.9g", terms[i]));
+        cli_json_add(&j, j.root, env->term_names[i], cli_json_number("%.9g", r.terms[i]));
     for (int i = 0; i < env->nmetrics; i++)
-        cli_json_add(&j, j.root, env->metric_names[i], cli_json_number("%.9g", metrics[i]));
-    if (grad_out) cli_json_add(&j, j.root, "grad_norm", cli_json_number("%.9g", dg_grad_norm(p)));
+        cli_json_add(&j, j.root, env->metric_names[i], cli_json_number("%.9g", r.metrics[i]));
+    if (grad) cli_json_add(&j, j.root, "grad_norm", cli_json_number("%.9g", r.grad_norm));
     rc = cli_json_print(&j, "eval");
 done:
-    dg_ctx_free(ctx);
     free(state);
     free(aux);
-    free(traj);
     dg_params_free(p);
-    cli_setup_free(&s);
+    dg_run_free(&s);
     return rc;
 }

@@ -24,12 +24,12 @@ static void report(const char *what, const char *worst, const dg_gradcheck_repor
 
 int cmd_gradcheck(int argc, char **argv) {
     const char *config, *eps_s, *tol_s, *batch_s;
-    cli_overrides ov = {0};
+    dg_run_set ov[] = {CLI_OVERRIDES};
     const cli_opt opts[] = {
         {"--config", &config, NULL, "FILE", "the game's YAML config", "required"},
         {"--batch", &batch_s, NULL, "N", "episodes in the check", "4"},
-        {"--horizon", &ov.horizon, NULL, "N", "steps of the short episode", "min(10, H)"},
-        {"--seed", &ov.seed, NULL, "N", "seed for states and parameters", "the config's"},
+        {"--horizon", &ov[OV_HORIZON].value, NULL, "N", "steps of the short episode", "min(10, H)"},
+        {"--seed", &ov[OV_SEED].value, NULL, "N", "seed for states and parameters", "the config's"},
         {"--eps", &eps_s, NULL, "X", "finite-difference step (Richardson: X and X/2), in (0, 1)", "0.1"},
         {"--tol", &tol_s, NULL, "X", "tolerance on the relative error", "1e-3"},
         {NULL, NULL, NULL, NULL, NULL, NULL},
@@ -46,21 +46,20 @@ int cmd_gradcheck(int argc, char **argv) {
     if ((eps_s && !cli_double("gradcheck", "--eps", eps_s, 0, 1, CLI_OPEN_LO | CLI_OPEN_HI, &eps)) ||
         (tol_s && !cli_double("gradcheck", "--tol", tol_s, 0, INFINITY, CLI_OPEN_LO, &tol)))
         return EXIT_USAGE;
-    cli_setup s;
-    int rc = cli_setup_load(&s, config, &ov);
+    dg_run s;
+    int rc = cli_load(&s, config, NULL, 0, ov, OV_N);
     if (rc) return rc;
     dg_env_gradcheck_opts go = dg_env_gradcheck_opts_default();
     go.batch = B;
-    go.horizon = ov.horizon ? s.env->horizon : 0;  /* 0: at most 10 steps */
+    go.horizon = ov[OV_HORIZON].value ? s.env->horizon : 0;  /* 0: at most 10 steps */
     go.seed = s.opts.seed;
     go.eps = (float)eps;
     memcpy(go.hidden, s.opts.hidden, sizeof go.hidden);
     go.nhidden = s.opts.nhidden;
     dg_env_gradcheck_result r;
     dg_err e = {0};
-    if (dg_env_gradcheck(s.env, &go, &r, &e) != DG_OK) {
-        cli_error("gradcheck", "%s", e.msg);
-        rc = e.status == DG_ERR_ARG ? EXIT_USAGE : EXIT_FAIL;  /* too large for memory: bad input */
+    if (dg_env_gradcheck(s.env, &go, &r, &e) != DG_OK) {  /* too large for memory (DG_ERR_ARG): bad input */
+        rc = cli_fail("gradcheck", &e, e.status == DG_ERR_ARG ? EXIT_USAGE : EXIT_FAIL);
         goto done;
     }
     printf("gradcheck %s: batch %d, eps %g, tolerance %g\n", s.env->game->name, B, eps, tol);
@@ -73,6 +72,6 @@ int cmd_gradcheck(int argc, char **argv) {
     rc = r.step.max_rel_err <= tol && r.episode.max_rel_err <= tol && r.nzero == 0 ? 0 : EXIT_FAIL;
     printf("%s\n", rc ? "gradcheck FAILED" : "gradcheck passed");
 done:
-    cli_setup_free(&s);
+    dg_run_free(&s);
     return rc;
 }

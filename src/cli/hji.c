@@ -173,12 +173,12 @@ static int hji_solve(int argc, char **argv) {
     int rc = 0;
     dg_err e = {0};
     double mem_mib = 0;
+    char dims[96] = "";  /* " 101x101x51" */
+    for (int k = 0; k < p->grid.ndim; k++) cli_catf(dims, sizeof dims, "%s%d", k ? "x" : " ", p->grid.n[k]);
     {   /* the solver's arrays, the nt values, the file's copies: refused if they cannot fit */
         const double need = dg_hji_problem_memory(p, nt, f32);
         char what[400];
-        snprintf(what, sizeof what, "%.200s: a grid of", config);
-        for (int k = 0; k < p->grid.ndim; k++) cli_catf(what, sizeof what, "%s%d", k ? "x" : " ", p->grid.n[k]);
-        cli_catf(what, sizeof what, " nodes at %d time%s", nt, nt > 1 ? "s" : "");
+        snprintf(what, sizeof what, "%.200s: a grid of%s nodes at %d time%s", config, dims, nt, nt > 1 ? "s" : "");
         if (!cli_mem_ok("hji solve", need, what, "grid.n (or --times, or use --float32)")) {
             dg_hji_problem_free(p);
             dg_cfg_free(cfg);
@@ -197,10 +197,8 @@ static int hji_solve(int argc, char **argv) {
     bar b = {.bar = {.tty = isatty(2)}, .banner = banner};
     p->opts.progress = on_progress;
     p->opts.progress_user = &b;
-    snprintf(banner, sizeof banner, "solving %s: grid", p->name);
-    for (int k = 0; k < p->grid.ndim; k++) cli_catf(banner, sizeof banner, "%s%d", k ? "x" : " ", p->grid.n[k]);
-    cli_catf(banner, sizeof banner, ", t_end %g, memory about %.1f MiB, %s\n", p->t_end, mem_mib,
-             dg_hji_accuracy_name(dg_hji_accuracy_of(&p->opts)));
+    snprintf(banner, sizeof banner, "solving %s: grid%s, t_end %g, memory about %.1f MiB, %s\n", p->name, dims,
+             p->t_end, mem_mib, dg_hji_accuracy_name(dg_hji_accuracy_of(&p->opts)));
     dg_hji_stats st;
     if (dg_hji_solve(&p->grid, &p->game, &p->opts, p->target, p->obstacle, nt, times, vals, &st, &e) != DG_OK) {
         cli_error("hji solve", "%s: %s", config, e.msg);
@@ -211,8 +209,7 @@ static int hji_solve(int argc, char **argv) {
     dg_status s = dg_cfg_to_yaml(cfg, &yaml, NULL, &e);
     if (s == DG_OK) s = dg_hji_value_write(out, p, nt, times, vals, f32, yaml, &e);
     if (s != DG_OK) {
-        cli_error("hji solve", "%s", e.msg);
-        rc = cli_exit_for(e.status);
+        rc = cli_fail("hji solve", &e, 0);
         goto done;
     }
     fprintf(stderr, "wrote %s\n", out);
@@ -242,9 +239,7 @@ done:
 /* Opens a value file; prints the error and returns EXIT_USAGE on failure. */
 static int value_open(const char *cmd, const char *path, dg_hji_value *vf) {
     dg_err e = {0};
-    if (dg_hji_value_open(path, vf, &e) == DG_OK) return 0;
-    cli_error(cmd, "%s", e.msg);
-    return EXIT_USAGE;
+    return dg_hji_value_open(path, vf, &e) == DG_OK ? 0 : cli_fail(cmd, &e, EXIT_USAGE);
 }
 
 /* The value file at path, solved for p (config names p's file): its value at t_end into a new *V
@@ -257,9 +252,7 @@ static int value_load(const char *cmd, const char *path, const dg_hji_problem *p
     if (s == DG_OK && !(*V = malloc((size_t)p->grid.nodes * sizeof(double))))
         s = dg_err_set(&e, DG_ERR_NOMEM, "out of memory");
     if (s == DG_OK) s = dg_hji_value_read(vf, vf->nt - 1, *V, &e);
-    if (s == DG_OK) return 0;
-    cli_error(cmd, "%s", e.msg);
-    return s == DG_ERR_NOMEM ? EXIT_FAIL : EXIT_USAGE;
+    return s == DG_OK ? 0 : cli_fail(cmd, &e, s == DG_ERR_NOMEM ? EXIT_FAIL : EXIT_USAGE);
 }
 
 static int hji_plot(int argc, char **argv) {
@@ -306,8 +299,7 @@ static int hji_plot(int argc, char **argv) {
     } else if (!out && beside_value("hji plot", value, ".png", path, sizeof path)) {
         rc = EXIT_USAGE;
     } else if (dg_hji_plot_value(&vf, at, path, &e) != DG_OK) {
-        cli_error("hji plot", "%s", e.msg);
-        rc = e.status == DG_ERR_NOMEM ? EXIT_FAIL : EXIT_USAGE;
+        rc = cli_fail("hji plot", &e, e.status == DG_ERR_NOMEM ? EXIT_FAIL : EXIT_USAGE);
     } else {
         fprintf(stderr, "wrote %s\n", path);
     }
@@ -425,14 +417,14 @@ done:
 
 static int hji_versus(int argc, char **argv) {
     const char *config, *ckpt, *hji, *value, *batch_s;
-    cli_overrides ov = {0};
+    dg_run_set ov[] = {CLI_OVERRIDES};
     const cli_opt opts[] = {
         {"--config", &config, NULL, "GAME.yaml", "the learning game's config", "required"},
         {"--ckpt", &ckpt, NULL, "FILE", "its policy parameters (.safetensors)", "required"},
         {"--hji", &hji, NULL, "HJI.yaml", "the HJI game's config", "required"},
         {"--value", &value, NULL, "FILE", "its value file (hji solve)", "required"},
         {"--batch", &batch_s, NULL, "N", "initial states", "256"},
-        {"--seed", &ov.seed, NULL, "N", "seed of the initial states", "the config's seed"},
+        {"--seed", &ov[OV_SEED].value, NULL, "N", "seed of the initial states", "the config's seed"},
         {NULL, NULL, NULL, NULL, NULL, NULL},
     };
     const int prc = cli_parse("hji versus", argc, argv, opts, VERSUS_HELP);
@@ -443,8 +435,8 @@ static int hji_versus(int argc, char **argv) {
     }
     int B = 256;
     if (batch_s && !cli_int("hji versus", "--batch", batch_s, 1, 100000, &B)) return EXIT_USAGE;
-    cli_setup s;
-    int rc = cli_setup_load(&s, config, &ov);
+    dg_run s;
+    int rc = cli_load(&s, config, NULL, 0, ov, OV_N);
     if (rc) return rc;
     dg_policy pol;
     dg_params *p = NULL;
@@ -459,7 +451,7 @@ static int hji_versus(int argc, char **argv) {
         rc = EXIT_USAGE;
         goto done;
     }
-    if ((rc = cli_load_policy("hji versus", &s, ckpt, &pol, &p))) goto done;
+    if (dg_run_policy_load(&s, ckpt, &pol, &p, &e) != DG_OK) { rc = cli_fail("hji versus", &e, 0); goto done; }
     if ((rc = value_load("hji versus", value, hp, hji, &vf, &V))) goto done;
     dg_hji_versus_result r;
     if (dg_hji_versus(hp, V, s.env, &pol, p, B, s.opts.seed, &r, &e) != DG_OK) {
@@ -492,7 +484,7 @@ done:
     dg_hji_problem_free(hp);
     dg_cfg_free(hcfg);
     dg_params_free(p);
-    cli_setup_free(&s);
+    dg_run_free(&s);
     return rc;
 }
 

@@ -1,14 +1,12 @@
 /* difgames pg: the policy-gradient baseline (PPO / REINFORCE), BPTT against it
  * on one evaluation batch (--compare), and the plot of such curves (--plot). */
 #define _POSIX_C_SOURCE 200809L
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli/cli.h"
-#include "difgames/checkpoint.h"
 #include "difgames/fileio.h"
 #include "difgames/image.h"
 #include "difgames/pg.h"
@@ -81,38 +79,14 @@ static dg_status on_progress(const dg_pg_progress *p, void *user) {
     return DG_OK;
 }
 
-/* Writes curve.csv and the learner's parameters into dir. */
-static int write_outputs(const dg_pg_curve *c, int seed, const char *dir, dg_pg *pg, const char *game) {
-    dg_err e = {0};
-    char path[DG_PATH_MAX];
-    if (dg_mkdirs(dir, &e) != DG_OK || dg_path_join(path, sizeof path, dir, "curve.csv", &e) != DG_OK) {
-        cli_error("pg", "%s", e.msg);
-        return EXIT_USAGE;
-    }
-    if (dg_pg_curve_save_csv(c, seed, path, &e) != DG_OK) {
-        cli_error("pg", "%s", e.msg);
-        return cli_exit_for(e.status);
-    }
-    if (!pg) return 0;
-    const char *meta[] = {"format", "difgames", "game", game, "trainer", "policy-gradient"};
-    if (dg_path_join(path, sizeof path, dir, "policy.safetensors", &e) != DG_OK ||
-        dg_checkpoint_save(path, dg_pg_policy_params(pg), 0, meta, 3, &e) != DG_OK ||
-        dg_path_join(path, sizeof path, dir, "value.safetensors", &e) != DG_OK ||
-        dg_checkpoint_save(path, dg_pg_value_params(pg), 0, meta, 3, &e) != DG_OK) {
-        cli_error("pg", "%s", e.msg);
-        return cli_exit_for(e.status);
-    }
-    return 0;
-}
-
 /* ------------------------------------------------------------ subcommand */
 
 int cmd_pg(int argc, char **argv) {
     const char *config, *out, *plot, *png, *title;
-    cli_overrides ov = {0};
     int compare, bptt_only, quiet, fixed_std;
-    /* options that override a pg.* key (set in this order after --seed, --threads and --bptt-*) */
-    cli_set sets[] = {
+    /* options that override a key, set in this order: seed, --bptt-*, threads, then pg.* */
+    dg_run_set ov[] = {
+        CLI_OVERRIDES,
         {"pg.iters", NULL},       {"pg.max_steps", NULL},  {"pg.stop_below", NULL},   {"pg.stop_after", NULL},
         {"pg.batch", NULL},       {"pg.algo", NULL},       {"pg.lr", NULL},           {"pg.vf_lr", NULL},
         {"pg.log_std", NULL},     {"pg.gamma", NULL},      {"pg.lambda", NULL},       {"pg.clip_ratio", NULL},
@@ -122,34 +96,34 @@ int cmd_pg(int argc, char **argv) {
     };
     const cli_opt opts[] = {
         {"--config", &config, NULL, "FILE", "the game's YAML config", "required"},
-        {"--seed", &ov.seed, NULL, "N", "seed of the policy, batches and noise (seed)", NULL},
-        {"--iters", &sets[0].value, NULL, "N", "policy-gradient iterations (pg.iters)", "500; with --max-steps alone: no limit"},
-        {"--max-steps", &sets[1].value, NULL, "N", "stop policy gradient after N sampled env steps (pg.max_steps)", NULL},
-        {"--stop-below", &sets[2].value, NULL, "X", "stop once the evaluation loss is <= X ... (pg.stop_below)", NULL},
-        {"--stop-after", &sets[3].value, NULL, "K", "... at K evaluations in a row (pg.stop_after)", "1"},
-        {"--batch", &sets[4].value, NULL, "N", "episodes per policy-gradient iteration (pg.batch)", "32"},
-        {"--algo", &sets[5].value, NULL, "ppo|reinforce", "the policy-gradient method (pg.algo)", "ppo"},
-        {"--lr", &sets[6].value, NULL, "X", "policy Adam rate (pg.lr)", "ppo 3e-4, reinforce 1e-3"},
-        {"--vf-lr", &sets[7].value, NULL, "X", "value Adam rate (pg.vf_lr)", "1e-3"},
-        {"--log-std", &sets[8].value, NULL, "X", "initial log sigma (pg.log_std)", "-0.5"},
+        {"--seed", &ov[OV_SEED].value, NULL, "N", "seed of the policy, batches and noise (seed)", NULL},
+        {"--iters", &ov[OV_N + 0].value, NULL, "N", "policy-gradient iterations (pg.iters)", "500; with --max-steps alone: no limit"},
+        {"--max-steps", &ov[OV_N + 1].value, NULL, "N", "stop policy gradient after N sampled env steps (pg.max_steps)", NULL},
+        {"--stop-below", &ov[OV_N + 2].value, NULL, "X", "stop once the evaluation loss is <= X ... (pg.stop_below)", NULL},
+        {"--stop-after", &ov[OV_N + 3].value, NULL, "K", "... at K evaluations in a row (pg.stop_after)", "1"},
+        {"--batch", &ov[OV_N + 4].value, NULL, "N", "episodes per policy-gradient iteration (pg.batch)", "32"},
+        {"--algo", &ov[OV_N + 5].value, NULL, "ppo|reinforce", "the policy-gradient method (pg.algo)", "ppo"},
+        {"--lr", &ov[OV_N + 6].value, NULL, "X", "policy Adam rate (pg.lr)", "ppo 3e-4, reinforce 1e-3"},
+        {"--vf-lr", &ov[OV_N + 7].value, NULL, "X", "value Adam rate (pg.vf_lr)", "1e-3"},
+        {"--log-std", &ov[OV_N + 8].value, NULL, "X", "initial log sigma (pg.log_std)", "-0.5"},
         {"--fixed-std", NULL, &fixed_std, NULL, "keep log sigma at its initial value (pg.learn_std: false)", "learned"},
-        {"--gamma", &sets[9].value, NULL, "X", "discount (pg.gamma)", "0.99"},
-        {"--lambda", &sets[10].value, NULL, "X", "GAE lambda (pg.lambda)", "ppo 0.95, reinforce 1"},
-        {"--clip", &sets[11].value, NULL, "X", "PPO ratio clip, 0: unclipped (pg.clip_ratio)", "ppo 0.2, reinforce 0"},
-        {"--epochs", &sets[12].value, NULL, "N", "policy passes over a batch (pg.epochs_per_iter)", "ppo 10, reinforce 1"},
-        {"--vf-epochs", &sets[13].value, NULL, "N", "value passes over a batch (pg.vf_epochs)", "10"},
-        {"--minibatch", &sets[14].value, NULL, "N", "samples per policy step, 0: all (pg.minibatch)", "ppo 256, reinforce 0"},
-        {"--vf-minibatch", &sets[15].value, NULL, "N", "samples per value step (pg.vf_minibatch)", "256"},
-        {"--ent-coef", &sets[16].value, NULL, "X", "entropy bonus (pg.ent_coef)", "0"},
-        {"--threads", &ov.threads, NULL, "N", "shards of a batch in parallel (train.threads; 0: one per core)", NULL},
-        {"--eval-batch", &sets[17].value, NULL, "N", "evaluation episodes (pg.eval_batch)", "256"},
-        {"--eval-seed", &sets[18].value, NULL, "N", "seed of the evaluation batch, the same for every seed (pg.eval_seed)", "1000003"},
-        {"--evals-per-decade", &sets[19].value, NULL, "N", "evaluations per decade of env steps (pg.evals_per_decade)", "40"},
+        {"--gamma", &ov[OV_N + 9].value, NULL, "X", "discount (pg.gamma)", "0.99"},
+        {"--lambda", &ov[OV_N + 10].value, NULL, "X", "GAE lambda (pg.lambda)", "ppo 0.95, reinforce 1"},
+        {"--clip", &ov[OV_N + 11].value, NULL, "X", "PPO ratio clip, 0: unclipped (pg.clip_ratio)", "ppo 0.2, reinforce 0"},
+        {"--epochs", &ov[OV_N + 12].value, NULL, "N", "policy passes over a batch (pg.epochs_per_iter)", "ppo 10, reinforce 1"},
+        {"--vf-epochs", &ov[OV_N + 13].value, NULL, "N", "value passes over a batch (pg.vf_epochs)", "10"},
+        {"--minibatch", &ov[OV_N + 14].value, NULL, "N", "samples per policy step, 0: all (pg.minibatch)", "ppo 256, reinforce 0"},
+        {"--vf-minibatch", &ov[OV_N + 15].value, NULL, "N", "samples per value step (pg.vf_minibatch)", "256"},
+        {"--ent-coef", &ov[OV_N + 16].value, NULL, "X", "entropy bonus (pg.ent_coef)", "0"},
+        {"--threads", &ov[OV_THREADS].value, NULL, "N", "shards of a batch in parallel (train.threads; 0: one per core)", NULL},
+        {"--eval-batch", &ov[OV_N + 17].value, NULL, "N", "evaluation episodes (pg.eval_batch)", "256"},
+        {"--eval-seed", &ov[OV_N + 18].value, NULL, "N", "seed of the evaluation batch, the same for every seed (pg.eval_seed)", "1000003"},
+        {"--evals-per-decade", &ov[OV_N + 19].value, NULL, "N", "evaluations per decade of env steps (pg.evals_per_decade)", "40"},
         {"--compare", NULL, &compare, NULL, "train by BPTT first, then by policy gradient", NULL},
         {"--bptt-only", NULL, &bptt_only, NULL, "only the BPTT part of --compare", NULL},
-        {"--bptt-epochs", &ov.epochs, NULL, "N", "BPTT epochs (train.epochs)", NULL},
-        {"--bptt-batch", &ov.batch, NULL, "N", "BPTT episodes an epoch (train.batch)", NULL},
-        {"--bptt-lr", &ov.lr, NULL, "X", "BPTT Adam rate (train.lr)", NULL},
+        {"--bptt-epochs", &ov[OV_EPOCHS].value, NULL, "N", "BPTT epochs (train.epochs)", NULL},
+        {"--bptt-batch", &ov[OV_BATCH].value, NULL, "N", "BPTT episodes an epoch (train.batch)", NULL},
+        {"--bptt-lr", &ov[OV_LR].value, NULL, "X", "BPTT Adam rate (train.lr)", NULL},
         {"--out", &out, NULL, "DIR", "write curve.csv, policy.safetensors (net.*, log_std) and value.safetensors "
          "there", NULL},
         {"--quiet", NULL, &quiet, NULL, "no progress on stderr", NULL},
@@ -170,19 +144,15 @@ int cmd_pg(int argc, char **argv) {
         const cli_path ins[] = {{"--plot", plot}}, outs[] = {{"--png", png}};
         if (cli_check_outputs("pg", outs, 1, ins, 1)) return EXIT_USAGE;
         dg_err e = {0};
-        const dg_status st = dg_plot_curves_csv(plot, png, title, &e);
-        if (st != DG_OK) cli_error("pg", "%s", e.msg);
-        return cli_exit_for(st);
+        return dg_plot_curves_csv(plot, png, title, &e) == DG_OK ? 0 : cli_fail("pg", &e, 0);
     }
     if (!config) {
         cli_error("pg", "--config FILE is required (see --help)");
         return EXIT_USAGE;
     }
-    if (fixed_std) sets[20].value = "false";
-    ov.sets = sets;
-    ov.nsets = (int)(sizeof sets / sizeof sets[0]);
-    cli_setup s;
-    int rc = cli_setup_load(&s, config, &ov);
+    if (fixed_std) ov[OV_N + 20].value = "false";
+    dg_run s;
+    int rc = cli_load(&s, config, NULL, 0, ov, (int)(sizeof ov / sizeof ov[0]));
     if (rc) return rc;
     const dg_env *env = s.env;
     const dg_pg_opts o = s.pg;
@@ -200,7 +170,7 @@ int cmd_pg(int argc, char **argv) {
         char what[96];
         snprintf(what, sizeof what, "batch %d x horizon %d", o.batch, env->horizon);
         if (!cli_mem_ok("pg", dg_pg_memory(env, &o, eval_batch), what, "--batch, --minibatch or --eval-batch")) {
-            cli_setup_free(&s);
+            dg_run_free(&s);
             return EXIT_USAGE;
         }
     }
@@ -214,16 +184,11 @@ int cmd_pg(int argc, char **argv) {
                                config, NAMES[i]);
                 rc = EXIT_USAGE;
             }
-        if (!rc && (lock = dg_dir_lock(out, &e)) < 0) {
-            cli_error("pg", "%s", e.msg);
-            rc = EXIT_USAGE;
-        }
+        if (!rc && (lock = dg_dir_lock(out, &e)) < 0) rc = cli_fail("pg", &e, EXIT_USAGE);
         if (rc) goto done;
     }
-    ev = dg_pg_eval_create(env, eval_batch, (uint64_t)eval_seed, o.threads, &e);
-    if (!ev) {
-        cli_error("pg", "%s", e.msg);
-        rc = EXIT_FAIL;
+    if (!(ev = dg_pg_eval_create(env, eval_batch, (uint64_t)eval_seed, o.threads, &e))) {
+        rc = cli_fail("pg", &e, EXIT_FAIL);
         goto done;
     }
     if (compare) {
@@ -244,8 +209,7 @@ int cmd_pg(int argc, char **argv) {
     }
     if (!bptt_only) {
         if (!(pg = dg_pg_create(env, &o, &e))) {
-            cli_error("pg", "%s", e.msg);
-            rc = EXIT_FAIL;
+            rc = cli_fail("pg", &e, EXIT_FAIL);
             goto done;
         }
         if (!quiet) {
@@ -263,7 +227,10 @@ int cmd_pg(int argc, char **argv) {
         }
         t_pg = dg_clock_s() - r.t0;
     }
-    if (out && (rc = write_outputs(&curve, r.seed, out, pg, env->game->name))) goto done;
+    if (out && dg_run_pg_save(out, &curve, r.seed, pg, env->game->name, &e) != DG_OK) {
+        rc = cli_fail("pg", &e, 0);
+        goto done;
+    }
     cli_json j = {cJSON_CreateObject(), 0};
     cli_json_add(&j, j.root, "game", cJSON_CreateString(env->game->name));
     cli_json_add(&j, j.root, "seed", cli_json_number("%.0f", r.seed));
@@ -301,6 +268,6 @@ done:
     dg_pg_free(pg);
     dg_pg_eval_free(ev);
     dg_pg_curve_free(&curve);
-    cli_setup_free(&s);
+    dg_run_free(&s);
     return rc;
 }

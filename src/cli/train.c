@@ -9,7 +9,6 @@
 
 #include "cli/cli.h"
 #include "difgames/fileio.h"
-#include "difgames/memory.h"
 #include "difgames/safetensors.h"
 
 static const char HELP[] =
@@ -89,11 +88,6 @@ static void on_event(const dg_train_event *ev, void *user) {
     }
 }
 
-static int cmp_double(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 /* The config must not be one of the files the run writes into dir. */
 static int check_config_not_output(const char *config, const char *dir) {
     static const char *const NAMES[] = {"metrics.csv", "loss.png", "final.safetensors", "resume.safetensors"};
@@ -107,95 +101,62 @@ static int check_config_not_output(const char *config, const char *dir) {
     return 0;
 }
 
+/* The run of --resume DIR: its config, stored in DIR/resume.safetensors (path), with ov set. */
+static int load_resume(dg_run *s, const char *resume, char *path, size_t n, const dg_run_set *ov) {
+    dg_err e = {0};
+    if (dg_path_join(path, n, resume, "resume.safetensors", &e) != DG_OK) {
+        cli_error("train", "--resume: %s", e.msg);
+        return EXIT_USAGE;
+    }
+    dg_st_file *f = dg_st_load(path, &e);
+    const char *yaml = f ? dg_st_meta(f, "config") : NULL;
+    char label[DG_PATH_MAX + 32];
+    snprintf(label, sizeof label, "%s (stored config)", path);
+    int rc = EXIT_USAGE;
+    if (!f) cli_error("train", "%s", e.msg);
+    else if (!yaml || !*yaml) cli_error("train", "%s: no config stored in it (metadata 'config')", path);
+    else rc = cli_load(s, label, yaml, strlen(yaml), ov, OV_N);
+    dg_st_free(f);
+    return rc;
+}
+
 /* Trains one seed into dir (held locked for the run); returns 0 or an exit code; *final_loss, *secs. */
-static int train_one(const char *config, const char *resume, const cli_overrides *ov, const char *out,
+static int train_one(const char *config, const char *resume, const dg_run_set *ov, const char *out,
                      int quiet, double *final_loss, double *secs, char *game, size_t game_len, int *epochs) {
-    cli_setup s;
-    int rc, lock = -1;
+    dg_run s;
     dg_err e = {0};
     char resume_path[DG_PATH_MAX] = "", dir[DG_PATH_MAX - 128];  /* the trainer adds file names */
-    if (resume) {  /* the config comes from the resume file */
-        if (dg_path_join(resume_path, sizeof resume_path, resume, "resume.safetensors", &e) != DG_OK) {
-            cli_error("train", "--resume: %s", e.msg);
-            return EXIT_USAGE;
-        }
-        dg_st_file *f = dg_st_load(resume_path, &e);
-        const char *yaml = f ? dg_st_meta(f, "config") : NULL;
-        if (!f || !yaml || !*yaml) {
-            if (f) cli_error("train", "%s: no config stored in it (metadata 'config')", resume_path);
-            else cli_error("train", "%s", e.msg);
-            dg_st_free(f);
-            return EXIT_USAGE;
-        }
-        char label[DG_PATH_MAX + 32];
-        snprintf(label, sizeof label, "%s (stored config)", resume_path);
-        rc = cli_setup_parse(&s, yaml, strlen(yaml), label, ov);
-        dg_st_free(f);
-        out = resume;
-    } else {
-        rc = cli_setup_load(&s, config, ov);
-    }
+    int rc = resume ? load_resume(&s, resume, resume_path, sizeof resume_path, ov)
+                    : cli_load(&s, config, NULL, 0, ov, OV_N);
     if (rc) return rc;
+    if (resume) out = resume;
     snprintf(game, game_len, "%s", s.env->game->name);
-    if (out && dg_path_join(dir, sizeof dir, NULL, out, &e) != DG_OK) {
-        cli_error("train", "--out: %s", e.msg);
-        cli_setup_free(&s);
-        return EXIT_USAGE;
-    }
-    if (!out && cli_run_dir(config, dir, sizeof dir)) {  /* the config's own folder: runs/<config name> */
-        cli_error("train", "--config: path too long to name the default --out");
-        cli_setup_free(&s);
-        return EXIT_USAGE;
-    }
-    if (!resume && s.opts.epochs < 1) {
-        dg_cfg_error(s.cfg, "train.epochs", &e, "0 epochs would train nothing; give at least 1");
-        fprintf(stderr, "difgames: %s\n", e.msg);
-        cli_setup_free(&s);
-        return EXIT_USAGE;
-    }
-    if (config && (rc = check_config_not_output(config, dir))) {
-        cli_setup_free(&s);
-        return rc;
-    }
-    if (!cli_train_memory_ok(&s)) {
-        cli_setup_free(&s);
-        return EXIT_USAGE;
-    }
-    {   /* the run's files must fit on the disk: refused before the first epoch, not at the last */
-        const double need = dg_train_output_bytes(s.env, &s.opts), avail = dg_disk_free(dir);
-        if (avail >= 0 && need > avail) {
-            cli_error("train", "%s: the run writes about %.1f MiB (snapshots of %s, metrics), more than the %.1f MiB "
-                      "free there; lower train.snapshots, train.epochs or policy.hidden", dir, need / 1048576.0,
-                      s.env->game->name, avail / 1048576.0);
-            cli_setup_free(&s);
-            return EXIT_USAGE;
-        }
-    }
     char *yaml = NULL;
     dg_trainer *t = NULL;
+    int lock = -1;
+    rc = EXIT_USAGE;
+    if (out && dg_path_join(dir, sizeof dir, NULL, out, &e) != DG_OK) {
+        cli_error("train", "--out: %s", e.msg);
+    } else if (!out && dg_run_dir(config, dir, sizeof dir)) {  /* the config's own folder: runs/<config name> */
+        cli_error("train", "--config: path too long to name the default --out");
+    } else if (!resume && s.opts.epochs < 1) {
+        dg_cfg_error(s.cfg, "train.epochs", &e, "0 epochs would train nothing; give at least 1");
+        fprintf(stderr, "difgames: %s\n", e.msg);
+    } else if (!(config && check_config_not_output(config, dir)) && cli_train_memory_ok(&s)) {
+        rc = 0;
+    }
+    if (rc) goto done;
+    /* the run's files must fit on the disk: refused before the first epoch, not at the last */
+    if (dg_run_disk_check(&s, dir, &e) != DG_OK) { rc = cli_fail("train", &e, EXIT_USAGE); goto done; }
     /* the folder is this run's until it ends: a second run into it is refused */
-    if ((lock = dg_dir_lock(dir, &e)) < 0) {
-        cli_error("train", "%s", e.msg);
-        rc = cli_exit_for(e.status);
-        goto done;
-    }
-    if (dg_cfg_to_yaml(s.cfg, &yaml, NULL, &e) != DG_OK) {
-        cli_error("train", "%s", e.msg);
-        rc = EXIT_FAIL;
-        goto done;
-    }
-    t = dg_trainer_create(s.env, &s.opts, dir, yaml, &e);
-    if (!t) {
-        cli_error("train", "%s", e.msg);
-        rc = cli_exit_for(e.status);
-        goto done;
-    }
+    if ((lock = dg_dir_lock(dir, &e)) < 0) { rc = cli_fail("train", &e, 0); goto done; }
+    if (dg_cfg_to_yaml(s.cfg, &yaml, NULL, &e) != DG_OK) { rc = cli_fail("train", &e, EXIT_FAIL); goto done; }
+    if (!(t = dg_trainer_create(s.env, &s.opts, dir, yaml, &e))) { rc = cli_fail("train", &e, 0); goto done; }
     if (resume && dg_trainer_restore(t, resume_path, &e) != DG_OK) {
-        cli_error("train", "%s", e.msg);
-        rc = EXIT_USAGE;
+        rc = cli_fail("train", &e, EXIT_USAGE);
         goto done;
     }
-    if (resume && ov->epochs && s.opts.epochs <= dg_trainer_epoch(t)) {  /* --epochs N: go on to epoch N */
+    if (resume && ov[OV_EPOCHS].value && s.opts.epochs <= dg_trainer_epoch(t)) {  /* --epochs N: go on to N */
         cli_error("train", "--epochs %d: the run in %s has done %d epochs already; give more to go on",
                   s.opts.epochs, resume, dg_trainer_epoch(t));
         rc = EXIT_USAGE;
@@ -218,15 +179,12 @@ static int train_one(const char *config, const char *resume, const cli_overrides
     *secs = dg_clock_s() - pr.t0;
     *final_loss = dg_trainer_last(t)->loss;
     *epochs = dg_trainer_last(t)->epoch;
+    if (st != DG_OK && pr.tty) fputc('\n', stderr);
     if (st == DG_ERR_INTERRUPTED) {
-        if (pr.tty) fputc('\n', stderr);
-        fprintf(stderr, "difgames train: interrupted at epoch %d; wrote %s/final.safetensors\n",
-                *epochs, dir);
+        fprintf(stderr, "difgames train: interrupted at epoch %d; wrote %s/final.safetensors\n", *epochs, dir);
         rc = EXIT_INTERRUPTED;
     } else if (st != DG_OK) {
-        if (pr.tty) fputc('\n', stderr);
-        cli_error("train", "%s", e.msg);
-        rc = cli_exit_for(st);
+        rc = cli_fail("train", &e, 0);
     } else if (!quiet) {
         fprintf(stderr, "wrote %s/metrics.csv, loss.png, final.safetensors\n", dir);
     }
@@ -234,25 +192,26 @@ done:
     dg_trainer_free(t);
     free(yaml);
     dg_dir_unlock(lock);
-    cli_setup_free(&s);
+    dg_run_free(&s);
     return rc;
 }
 
 int cmd_train(int argc, char **argv) {
     const char *config, *out, *seeds, *resume;
-    cli_overrides ov = {0};
+    dg_run_set ov[] = {CLI_OVERRIDES};
     int quiet;
     const cli_opt opts[] = {
         {"--config", &config, NULL, "FILE", "YAML config (configs/reach.yaml, ...)", "required"},
         {"--out", &out, NULL, "DIR", "output folder", "runs/<config name>, e.g. configs/duel.yaml -> runs/duel, "
          "configs/bench/reach.yaml -> runs/bench/reach"},
         {"--seeds", &seeds, NULL, "A,B,...", "train each seed into DIR/seed_N; report the median final loss", NULL},
-        {"--seed", &ov.seed, NULL, "N", "random seed (seed)", NULL},
-        {"--batch", &ov.batch, NULL, "N", "parallel episodes per epoch (train.batch)", NULL},
-        {"--epochs", &ov.epochs, NULL, "N", "epochs (train.epochs)", NULL},
-        {"--horizon", &ov.horizon, NULL, "N", "steps per episode (env.horizon)", NULL},
-        {"--lr", &ov.lr, NULL, "X", "Adam learning rate (train.lr)", NULL},
-        {"--threads", &ov.threads, NULL, "N", "threads over the batch (train.threads; 0: one per core)", NULL},
+        {"--seed", &ov[OV_SEED].value, NULL, "N", "random seed (seed)", NULL},
+        {"--batch", &ov[OV_BATCH].value, NULL, "N", "parallel episodes per epoch (train.batch)", NULL},
+        {"--epochs", &ov[OV_EPOCHS].value, NULL, "N", "epochs (train.epochs)", NULL},
+        {"--horizon", &ov[OV_HORIZON].value, NULL, "N", "steps per episode (env.horizon)", NULL},
+        {"--lr", &ov[OV_LR].value, NULL, "X", "Adam learning rate (train.lr)", NULL},
+        {"--threads", &ov[OV_THREADS].value, NULL, "N", "threads over the batch (train.threads; 0: one per core)",
+         NULL},
         {"--resume", &resume, NULL, "DIR", "go on with the run in DIR from its resume.safetensors (written at "
          "snapshots, every train.resume_every epochs and at the end), with the config stored there; --epochs may "
          "raise the number of epochs. A run killed and resumed ends with the same bits as one never stopped.", NULL},
@@ -262,10 +221,13 @@ int cmd_train(int argc, char **argv) {
     const int prc = cli_parse("train", argc, argv, opts, HELP);
     if (prc) return prc == CLI_HELP ? 0 : prc;
     int v;
-    if (ov.epochs && !cli_int("train", "--epochs", ov.epochs, 1, DG_MAX_EPOCHS, &v)) return EXIT_USAGE;
-    if (ov.threads && !cli_int("train", "--threads", ov.threads, 0, 64, &v)) return EXIT_USAGE;
+    if (ov[OV_EPOCHS].value && !cli_int("train", "--epochs", ov[OV_EPOCHS].value, 1, DG_MAX_EPOCHS, &v))
+        return EXIT_USAGE;
+    if (ov[OV_THREADS].value && !cli_int("train", "--threads", ov[OV_THREADS].value, 0, 64, &v)) return EXIT_USAGE;
     if (resume) {
-        if (config || out || seeds || ov.seed || ov.batch || ov.horizon || ov.lr || ov.threads) {
+        int other = config || out || seeds;
+        for (int i = 0; i < OV_N; i++) other |= i != OV_EPOCHS && ov[i].value;
+        if (other) {
             cli_error("train", "--resume DIR takes the run's own config; only --epochs may change");
             return EXIT_USAGE;
         }
@@ -273,7 +235,7 @@ int cmd_train(int argc, char **argv) {
         cli_error("train", "--config FILE (or --resume DIR) is required (see --help)");
         return EXIT_USAGE;
     }
-    if (seeds && ov.seed) {
+    if (seeds && ov[OV_SEED].value) {
         cli_error("train", "--seed and --seeds cannot be given together (--seeds A,B,... names every seed)");
         return EXIT_USAGE;
     }
@@ -284,85 +246,68 @@ int cmd_train(int argc, char **argv) {
     sigaction(SIGTERM, &sa, NULL);
 
     char game[64] = "";
-    int epochs = 0;
-    if (!seeds) {
-        double loss = NAN, secs = 0;
-        int rc = train_one(config, resume, &ov, out, quiet, &loss, &secs, game, sizeof game, &epochs);
-        if (rc && rc != EXIT_INTERRUPTED) return rc;
-        cli_json j = {cJSON_CreateObject(), 0};
-        cli_json_add(&j, j.root, "game", cJSON_CreateString(game));
-        cli_json_add(&j, j.root, "epochs", cli_json_number("%.0f", epochs));
-        cli_json_add(&j, j.root, "final_loss", cli_json_number("%.9g", loss));
-        cli_json_add(&j, j.root, "seconds", cli_json_number("%.3f", secs));
-        cli_json_add(&j, j.root, "interrupted", cJSON_CreateBool(rc == EXIT_INTERRUPTED));
-        const int jrc = cli_json_print(&j, "train");
-        return rc ? rc : jrc;
-    }
-    /* --seeds: each seed in its own folder, then the median */
-    double *seedv = NULL;
-    const int n = cli_list("train", "--seeds", seeds, 0, 2147483647, 1, &seedv);
+    int epochs = 0, rc = 0;
+    double *seedv = NULL, *losses = NULL, *sorted = NULL, loss = NAN, total = 0;
+    /* --seeds: each seed in its own folder, then the median; else the one run */
+    const int n = seeds ? cli_list("train", "--seeds", seeds, 0, 2147483647, 1, &seedv) : 1;
     if (n < 0) return EXIT_USAGE;
-    int *list = malloc((size_t)n * sizeof *list);
-    double *losses = malloc((size_t)n * sizeof *losses), *sorted = malloc((size_t)n * sizeof *sorted);
-    int rc = 0;
-    double total = 0;
-    if (!list || !losses || !sorted) {
+    for (int k = 0; seeds && !rc && k < n; k++)
+        for (int j = 0; j < k && !rc; j++)
+            if (seedv[j] == seedv[k]) {
+                cli_error("train", "--seeds: seed %d given twice (each seed trains into its own folder)",
+                          (int)seedv[k]);
+                rc = EXIT_USAGE;
+            }
+    char base[DG_PATH_MAX];
+    if (!seeds) {
+        rc = train_one(config, resume, ov, out, quiet, &loss, &total, game, sizeof game, &epochs);
+        if (rc && rc != EXIT_INTERRUPTED) return rc;
+    } else if (!rc && (!(losses = malloc((size_t)n * sizeof *losses)) ||
+                       !(sorted = malloc((size_t)n * sizeof *sorted)))) {
         cli_error("train", "out of memory for %d seeds", n);
         rc = EXIT_FAIL;
-        goto seeds_done;
-    }
-    for (int k = 0; k < n; k++) {
-        list[k] = (int)seedv[k];
-        for (int j = 0; j < k; j++)
-            if (list[j] == list[k]) {
-                cli_error("train", "--seeds: seed %d given twice (each seed trains into its own folder)", list[k]);
-                rc = EXIT_USAGE;
-                goto seeds_done;
-            }
-    }
-    char base[DG_PATH_MAX];
-    if (out) {
-        snprintf(base, sizeof base, "%s", out);
-    } else if (cli_run_dir(config, base, sizeof base)) {  /* the config's own folder: runs/<config name> */
+    } else if (!rc && !out && dg_run_dir(config, base, sizeof base)) {  /* the config's own folder: runs/<name> */
         cli_error("train", "--config: path too long to name the default --out");
         rc = EXIT_USAGE;
-        goto seeds_done;
+    } else if (!rc && out) {
+        snprintf(base, sizeof base, "%s", out);
     }
-    for (int k = 0; k < n; k++) {
+    for (int k = 0; seeds && !rc && k < n; k++) {
         char seed_s[32], name[48], dir[DG_PATH_MAX];
-        snprintf(seed_s, sizeof seed_s, "%d", list[k]);
-        snprintf(name, sizeof name, "seed_%d", list[k]);
+        snprintf(seed_s, sizeof seed_s, "%d", (int)seedv[k]);
+        snprintf(name, sizeof name, "seed_%d", (int)seedv[k]);
         dg_err e = {0};
         if (dg_path_join(dir, sizeof dir, base, name, &e) != DG_OK) {
             cli_error("train", "--out: %s", e.msg);
             rc = EXIT_USAGE;
-            goto seeds_done;
+            break;
         }
-        cli_overrides o2 = ov;
-        o2.seed = seed_s;
+        dg_run_set o2[] = {CLI_OVERRIDES};
+        memcpy(o2, ov, sizeof o2);
+        o2[OV_SEED].value = seed_s;
         double secs = 0;
-        rc = train_one(config, NULL, &o2, dir, quiet, &losses[k], &secs, game, sizeof game, &epochs);
+        rc = train_one(config, NULL, o2, dir, quiet, &losses[k], &secs, game, sizeof game, &epochs);
         total += secs;
-        if (rc) goto seeds_done;
         sorted[k] = losses[k];
-        if (!quiet) fprintf(stderr, "seed %d: final loss %.6g\n", list[k], losses[k]);
+        if (!rc && !quiet) fprintf(stderr, "seed %d: final loss %.6g\n", (int)seedv[k], losses[k]);
     }
-    qsort(sorted, (size_t)n, sizeof sorted[0], cmp_double);
-    const double median = n % 2 ? sorted[n / 2] : 0.5 * (sorted[n / 2 - 1] + sorted[n / 2]);
-    cli_json j = {cJSON_CreateObject(), 0};
-    cli_json_add(&j, j.root, "game", cJSON_CreateString(game));
-    cli_json_add(&j, j.root, "epochs", cli_json_number("%.0f", epochs));
-    cJSON *jseeds = cli_json_add(&j, j.root, "seeds", cJSON_CreateArray());
-    for (int k = 0; k < n; k++) cli_json_add(&j, jseeds, NULL, cli_json_number("%.0f", list[k]));
-    cJSON *jlosses = cli_json_add(&j, j.root, "final_losses", cJSON_CreateArray());
-    for (int k = 0; k < n; k++) cli_json_add(&j, jlosses, NULL, cli_json_number("%.9g", losses[k]));
-    cli_json_add(&j, j.root, "final_loss", cli_json_number("%.9g", median));
-    cli_json_add(&j, j.root, "median_final_loss", cli_json_number("%.9g", median));
-    cli_json_add(&j, j.root, "seconds", cli_json_number("%.3f", total));
-    rc = cli_json_print(&j, "train");
-seeds_done:
+    if (seeds && !rc) loss = dg_median(sorted, n);
+    if (!seeds || !rc) {
+        cli_json j = {cJSON_CreateObject(), 0};
+        cli_json_add(&j, j.root, "game", cJSON_CreateString(game));
+        cli_json_add(&j, j.root, "epochs", cli_json_number("%.0f", epochs));
+        cJSON *js = seeds ? cli_json_add(&j, j.root, "seeds", cJSON_CreateArray()) : NULL;
+        for (int k = 0; seeds && k < n; k++) cli_json_add(&j, js, NULL, cli_json_number("%.0f", seedv[k]));
+        cJSON *jl = seeds ? cli_json_add(&j, j.root, "final_losses", cJSON_CreateArray()) : NULL;
+        for (int k = 0; seeds && k < n; k++) cli_json_add(&j, jl, NULL, cli_json_number("%.9g", losses[k]));
+        cli_json_add(&j, j.root, "final_loss", cli_json_number("%.9g", loss));
+        if (seeds) cli_json_add(&j, j.root, "median_final_loss", cli_json_number("%.9g", loss));
+        cli_json_add(&j, j.root, "seconds", cli_json_number("%.3f", total));
+        if (!seeds) cli_json_add(&j, j.root, "interrupted", cJSON_CreateBool(rc == EXIT_INTERRUPTED));
+        const int jrc = cli_json_print(&j, "train");
+        rc = rc ? rc : jrc;
+    }
     free(seedv);
-    free(list);
     free(losses);
     free(sorted);
     return rc;

@@ -42,3 +42,37 @@ int dg_parse_double(const char *text, size_t len, double *out) {
     *out = v;
     return 1;
 }
+
+int dg_parse_list(const char *text, double lo, double hi, int integer, double **out, dg_err *e) {
+    *out = NULL;
+    size_t cap = 1;
+    for (const char *c = text; *c; c++) cap += *c == ',';
+    double *v = malloc(cap * sizeof *v);
+    if (!v) {
+        dg_err_set(e, DG_ERR_NOMEM, "out of memory for a list of %zu numbers", cap);
+        return -1;
+    }
+    int n = 0;
+    for (const char *s = text;; s += strcspn(s, ",") + 1) {
+        const size_t len = strcspn(s, ",");
+        const int shown = (int)(len < 60 ? len : 60);
+        double x;
+        if (!dg_parse_double(s, len, &x)) {
+            dg_err_set(e, DG_ERR_ARG, "item %d '%.*s' is not a number (expected a list like 1,2,3, got '%.200s')",
+                       n + 1, shown, s, text);
+            break;
+        }
+        if (!(x >= lo && x <= hi) || (integer && x != floor(x))) {
+            dg_err_set(e, DG_ERR_ARG, "item %d is %.*s; expected %s from %.17g to %.17g", n + 1, shown, s,
+                       integer ? "a whole number" : "a number", lo, hi);
+            break;
+        }
+        v[n++] = x;
+        if (!s[len]) {
+            *out = v;
+            return n;
+        }
+    }
+    free(v);
+    return -1;
+}

@@ -244,6 +244,18 @@ dg_status dg_mkdirs(const char *path, dg_err *e) {
     return DG_OK;
 }
 
+dg_status dg_file_parent_make(const char *path, dg_err *e) {
+    if (dg_file_name_ok(path, e) != DG_OK) return DG_ERR_ARG;  /* the name dg_file_begin will need */
+    const char *slash = strrchr(path, '/');
+    if (!slash || slash == path) return DG_OK;  /* the working directory, or / */
+    char dir[DG_PATH_MAX];
+    memcpy(dir, path, (size_t)(slash - path));  /* fits: dg_file_name_ok bounds path by DG_PATH_MAX */
+    dir[slash - path] = 0;
+    if (dg_mkdirs(dir, e) != DG_OK) return e ? e->status : DG_ERR_IO;
+    if (access(dir, W_OK) != 0) return dg_err_set(e, DG_ERR_IO, "%s: folder not writable", dir);
+    return DG_OK;
+}
+
 dg_status dg_path_join(char *out, size_t size, const char *dir, const char *name, dg_err *e) {
     const int n = dir && *dir ? snprintf(out, size, "%s/%s", dir, name) : snprintf(out, size, "%s", name);
     if (n < 0 || (size_t)n >= size) {

@@ -161,3 +161,34 @@ void dg_replay_frame(dg_image *img, const dg_env *env, const dg_render_grid *gri
     dg_replay_draw(img, env, tr, grid, sigma, t, heat);
     dg_replay_track_free(tr);
 }
+
+dg_status dg_replay_gif(const char *path, const dg_env *env, const float *traj, const float *aux, int steps,
+                        int size, int frames, dg_err *e) {
+    if (steps < 2 || size < 16) return dg_err_set(e, DG_ERR_ARG, "%s: replay of %d steps at %d pixels", path, steps,
+                                                  size);
+    if (frames <= 0 || frames > steps) frames = steps;
+    const int H = steps - 1, gw = size / 4;
+    dg_render_grid *grid = dg_render_grid_create(gw, gw, e);
+    float *heat = malloc((size_t)gw * gw * sizeof(float));
+    dg_image *img = dg_image_create(size, size + DG_REPLAY_HEADER, 0);
+    dg_replay_track *track = NULL;
+    dg_gif *gif = NULL;
+    dg_status st = DG_OK;
+    if (!grid || !heat || !img) st = grid ? dg_err_set(e, DG_ERR_NOMEM, "out of memory") : DG_ERR_NOMEM;
+    const int delay = (int)lroundf(100.0f * env->dt * (float)H / (float)(frames - 1));  /* real time */
+    if (st == DG_OK && !(gif = dg_gif_begin(path, img->w, img->h, delay < 2 ? 2 : delay, e)))
+        st = e ? e->status : DG_ERR_IO;
+    if (st == DG_OK && !(track = dg_replay_track_create(env, traj, aux, steps, e)))  /* the bodies, once */
+        st = e ? e->status : DG_ERR_NOMEM;
+    for (int f = 0; f < frames && st == DG_OK; f++) {
+        dg_replay_draw(img, env, track, grid, 0.08f, (int)((int64_t)f * H / (frames - 1)), heat);
+        st = dg_gif_add_frame(gif, img, e);
+    }
+    if (st == DG_OK) st = dg_gif_end(gif, e);
+    else dg_gif_abort(gif);
+    dg_replay_track_free(track);
+    dg_image_free(img);
+    free(heat);
+    dg_render_grid_free(grid);
+    return st;
+}

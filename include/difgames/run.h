@@ -1,0 +1,131 @@
+/* difgames run: what a program does around the solvers, from a config to its numbers.
+ *
+ *     dg_run r;
+ *     dg_run_set sets[] = {{"train.epochs", "3"}};            // overrides, as `--epochs 3`
+ *     if (dg_run_load(&r, "configs/reach.yaml", sets, 1, &e) != DG_OK) fail(e.msg);
+ *     dg_policy m;
+ *     dg_params *p;
+ *     dg_run_policy_load(&r, "runs/reach/final.safetensors", &m, &p, &e);
+ *     float *state, *aux;
+ *     dg_run_init_draw(r.env, r.opts.seed, 64, &state, &aux, &e);  // or dg_run_init_load
+ *     dg_eval_result res;
+ *     dg_run_eval(r.env, &m, p, state, aux, 64, 0, &res, &e);     // res.loss, res.terms, res.metrics
+ *     free(state); free(aux); dg_params_free(p); dg_run_free(&r);
+ *
+ * A run is a config with its game (dg_env), the trainer's options and those of the
+ * policy-gradient baseline, every key checked. The rest are the steps the `difgames`
+ * subcommands share: the default run folder of a config, a checkpoint's policy, initial
+ * states from a file or drawn, one episode on a context sized for it, an episode's loss,
+ * terms and metrics, the speed of training, the disk a run will fill, the files of a
+ * policy-gradient run, and a median over seeds. Nothing here prints.
+ */
+#ifndef DIFGAMES_RUN_H
+#define DIFGAMES_RUN_H
+
+#include "difgames/config.h"
+#include "difgames/env.h"
+#include "difgames/pg.h"
+#include "difgames/trainer.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define DG_INIT_MAX_ROWS (1 << 20)  /* initial states in one dg_run_init_load file */
+
+typedef struct dg_run {
+    dg_cfg        *cfg;      /* the config (its keys all read)                          */
+    dg_env        *env;      /* its game                                                */
+    dg_train_opts  opts;     /* seed, train.*, policy.*                                 */
+    dg_pg_opts     pg;       /* pg.* (every config may have them; `difgames pg` runs them) */
+    dg_pg_schedule pg_run;   /* pg.* of the schedule: iterations, evaluations            */
+} dg_run;
+
+typedef struct dg_run_set {
+    const char *key, *value;  /* a config key and its value's text (value NULL: not given) */
+} dg_run_set;
+
+/* Loads the config at path, sets the nsets keys of sets (in order; those with a NULL value are
+ * skipped), makes the game, reads the options and checks that every key was used. A game of the
+ * HJI grid solver is refused (it has its own configs). r is zeroed first, and freed on error. */
+dg_status dg_run_load(dg_run *r, const char *path, const dg_run_set *sets, int nsets, dg_err *e);
+/* The same from config text (e.g. the config stored in a resume file); label names it in errors. */
+dg_status dg_run_parse(dg_run *r, const char *text, size_t len, const char *label, const dg_run_set *sets,
+                       int nsets, dg_err *e);
+void      dg_run_free(dg_run *r);                               /* a zeroed run is harmless */
+/* DG_OK when training r's config fits in memory (dg_train_memory, dg_mem_check); else a config
+ * error naming the key to lower ("batch B x horizon H needs about ...; lower train.batch ..."). */
+dg_status dg_run_memory_check(const dg_run *r, dg_err *e);
+/* Makes the config's policy (policy.hidden) and loads the checkpoint ckpt into it; *p is the
+ * caller's (dg_params_free), NULL on error: DG_ERR_NOMEM, or the checkpoint's (DG_ERR_IO,
+ * DG_ERR_NOT_FOUND for a missing tensor, DG_ERR_FORMAT for one of another shape, ...). */
+dg_status dg_run_policy_load(const dg_run *r, const char *ckpt, dg_policy *m, dg_params **p, dg_err *e);
+/* The default run folder of a config file: runs/<name>, name being the config's path below its
+ * last configs/ folder without .yaml (configs/duel.yaml -> runs/duel, configs/bench/reach.yaml
+ * -> runs/bench/reach), or else its file name without .yaml (my/hover.yaml -> runs/hover), so
+ * that no two configs of configs/ share one. Returns 0, or -1 if it does not fit in buf (n bytes). */
+int       dg_run_dir(const char *config, char *buf, size_t n);
+
+/* Initial states from the safetensors file at path: "state" (B, state_dim) and, when the game
+ * has episode constants, env->aux_name (B, aux_user_dim), completed by the game. Returns B (at
+ * most DG_INIT_MAX_ROWS) with malloc'd *state (B, state_dim) and *aux (B, aux_dim, at least one
+ * float), or -1 with e set (a missing or misshapen tensor, too many rows for memory, ...). */
+int       dg_run_init_load(const dg_env *env, const char *path, float **state, float **aux, dg_err *e);
+/* B initial states drawn by the game's reset from seed into malloc'd *state and *aux (as
+ * dg_run_init_load gives them; the caller frees both, also on error). DG_ERR_NOMEM, or the
+ * reset's error. */
+dg_status dg_run_init_draw(const dg_env *env, uint64_t seed, int B, float **state, float **aux, dg_err *e);
+
+/* One episode of B rows from state0 and aux (dg_rollout, inv_batch 1/B), and its backward when
+ * backward is 1 (the gradient adds into p), on a context made for it (sized by dg_rollout_memory,
+ * grown once by dg_ctx_run if short). Returns the context (the caller frees it; it holds the
+ * loss, *loss), or NULL with e set. terms and traj as dg_rollout's (traj_ld B; both may be NULL). */
+dg_ctx   *dg_run_episode(const dg_env *env, const dg_policy *m, dg_params *p, const float *state0,
+                         const float *aux, int B, int backward, float *terms, float *traj, dg_tensor **loss,
+                         dg_err *e);
+
+/* One episode's numbers: what `difgames eval` prints. */
+typedef struct dg_eval_result {
+    double loss;                          /* the episode loss (dg_rollout)              */
+    float  terms[DG_LOSS_MAX_TERMS];      /* each weighted term (env->nterms)           */
+    double metrics[DG_MAX_METRICS];       /* the game's metrics (env->nmetrics)         */
+    double grad_norm;                     /* grad: the gradient's global norm, else 0  */
+} dg_eval_result;
+/* Bytes dg_run_eval needs for B rows with the config's policy (hidden sizes of o), and p's
+ * parameters and gradients: the tape, the batch and its constants, the trajectory. */
+double    dg_run_eval_memory(const dg_env *env, const dg_train_opts *o, const dg_params *p, int B, int grad);
+/* Plays one episode of B rows from state and aux with p and fills r. grad 1: p's gradient is
+ * zeroed, then holds d loss / d parameter (dg_checkpoint_save with grads 1 writes it). */
+dg_status dg_run_eval(const dg_env *env, const dg_policy *m, dg_params *p, const float *state,
+                      const float *aux, int B, int grad, dg_eval_result *r, dg_err *e);
+
+/* DG_OK when the files a training run writes into dir (dg_train_output_bytes) fit in the space
+ * free there (or that cannot be measured); else DG_ERR_ARG naming dir and the keys to lower. */
+dg_status dg_run_disk_check(const dg_run *r, const char *dir, dg_err *e);
+
+/* The speed of training r's config: warmup epochs untimed, then epochs timed epochs (r->opts.epochs
+ * is not used; nothing is written). What `difgames bench` prints. */
+typedef struct dg_bench_result {
+    int    epochs;            /* timed epochs                                              */
+    double ms, ms_min;        /* the middle (the upper of the two middle ones) and least ms an epoch */
+    double flops;             /* FLOPs of the last epoch's forward and backward             */
+    double steps_per_s;       /* batch x horizon / the middle epoch's time, backward included */
+    double tape_bytes;        /* the arena peak of a shard times the shards                */
+    double saved_bytes;       /* checkpointed BPTT: the states it keeps (0: full tape)       */
+    int    shards;            /* min(threads, batch)                                         */
+    int    checkpoint_every;  /* segment length in use (0: the full tape)                    */
+} dg_bench_result;
+dg_status dg_run_bench(const dg_run *r, int warmup, int epochs, dg_bench_result *b, dg_err *e);
+
+/* What `difgames pg --out dir` writes: dir (made if missing), dir/curve.csv (dg_pg_curve_save_csv)
+ * and, when pg is not NULL, the learner's dir/policy.safetensors (net.*, log_std) and
+ * dir/value.safetensors, with the game's name in their metadata. */
+dg_status dg_run_pg_save(const char *dir, const dg_pg_curve *c, int seed, dg_pg *pg, const char *game, dg_err *e);
+
+/* The median of v's n values (n >= 1; the mean of the middle two when n is even), sorting v. */
+double    dg_median(double *v, int n);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,302 @@
+/* A run from a config: its game and options, a checkpoint's policy, initial states, one
+ * episode and its numbers (include/difgames/run.h). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "difgames/checkpoint.h"
+#include "difgames/fileio.h"
+#include "difgames/hji.h"
+#include "difgames/memory.h"
+#include "difgames/run.h"
+#include "difgames/safetensors.h"
+
+/* ------------------------------------------------------- internal helpers */
+
+/* e may be NULL: then errors go to a local message nobody reads */
+#define DG_ERR_LOCAL(e) dg_err e##_local = {0}; if (!(e)) (e) = &e##_local
+
+/* Sets the overrides, makes the env, reads the options, checks unused keys; r->cfg is parsed. */
+static dg_status run_finish(dg_run *r, const dg_run_set *sets, int nsets, dg_err *e) {
+    for (int i = 0; i < nsets; i++)
+        if (sets[i].value && dg_cfg_set(r->cfg, sets[i].key, sets[i].value, e) != DG_OK) return e->status;
+    const char *game = NULL;
+    if (dg_cfg_get(r->cfg, "game", DG_CFG_STR, &game, NULL) == DG_OK && game)
+        for (int i = 0; dg_hji_problem_name(i); i++)
+            if (!strcmp(game, dg_hji_problem_name(i)))
+                return dg_cfg_error(r->cfg, "game", e, "'%s' is a game of the HJBI grid solver: use difgames hji "
+                                    "solve|plot|play (this command trains and checks learned policies)", game);
+    if (!(r->env = dg_env_create(r->cfg, e))) return e->status;
+    if (dg_train_opts_read(r->cfg, &r->opts, e) != DG_OK) return e->status;
+    if (dg_pg_opts_read(r->cfg, &r->pg, &r->pg_run, e) != DG_OK) return e->status;
+    return dg_cfg_check_unused(r->cfg, e);
+}
+
+typedef struct episode_job {
+    const dg_env *env;
+    const dg_policy *m;
+    dg_params *p;
+    const float *state0, *aux;
+    int B, backward;
+    float *terms, *traj;
+    dg_tensor *loss;
+} episode_job;
+
+static dg_status run_episode_job(dg_ctx *ctx, void *user) {
+    episode_job *j = user;
+    j->loss = dg_rollout(ctx, j->env, j->m, j->p, j->state0, j->aux, j->B, 1.0f / (float)j->B, j->terms,
+                         j->traj, j->B);
+    if (j->loss && j->backward) dg_backward(ctx, j->loss);
+    return dg_ctx_status(ctx);
+}
+
+static int cmp_double(const void *a, const void *b) {
+    const double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* dg_run_bench: the timed epochs' milliseconds and FLOPs */
+typedef struct bench_timing {
+    double *ms, *flops;
+    int     n, cap, warmup;
+} bench_timing;
+
+static void bench_event(const dg_train_event *ev, void *user) {
+    bench_timing *t = user;
+    if (ev->kind != DG_TRAIN_EV_EPOCH || ev->stats->epoch <= t->warmup || t->n == t->cap) return;
+    t->ms[t->n] = ev->stats->ms;
+    t->flops[t->n] = ev->stats->flops;
+    t->n++;
+}
+
+/* ------------------------------------------------------- public functions */
+
+dg_status dg_run_load(dg_run *r, const char *path, const dg_run_set *sets, int nsets, dg_err *e) {
+    DG_ERR_LOCAL(e);
+    memset(r, 0, sizeof *r);
+    r->cfg = dg_cfg_load(path, e);
+    const dg_status st = r->cfg ? run_finish(r, sets, nsets, e) : e->status;
+    if (st != DG_OK) dg_run_free(r);
+    return st;
+}
+
+dg_status dg_run_parse(dg_run *r, const char *text, size_t len, const char *label, const dg_run_set *sets,
+                       int nsets, dg_err *e) {
+    DG_ERR_LOCAL(e);
+    memset(r, 0, sizeof *r);
+    r->cfg = dg_cfg_parse(text, len, label, e);
+    const dg_status st = r->cfg ? run_finish(r, sets, nsets, e) : e->status;
+    if (st != DG_OK) dg_run_free(r);
+    return st;
+}
+
+void dg_run_free(dg_run *r) {
+    dg_env_free(r->env);
+    dg_cfg_free(r->cfg);
+    memset(r, 0, sizeof *r);
+}
+
+dg_status dg_run_memory_check(const dg_run *r, dg_err *e) {
+    dg_mem_parts m;
+    dg_err me = {0};
+    if (dg_mem_check(dg_train_memory(r->env, &r->opts, &m), &me) == DG_OK) return DG_OK;
+    const char *key = dg_train_memory_key(r->env, &m);
+    const char *hint = !strcmp(key, "policy.hidden") ? "lower policy.hidden"
+                     : !strcmp(key, "train.epochs") ? "lower train.epochs"
+                     : !strcmp(key, "train.batch") ? "lower train.batch or env.horizon" : NULL;
+    if (hint)
+        return dg_cfg_error(r->cfg, key, e, "batch %d x horizon %d %s; %s", r->opts.batch, r->env->horizon, me.msg,
+                            hint);
+    return dg_cfg_error(r->cfg, key, e, "batch %d x horizon %d %s; lower %s, train.batch or env.horizon",
+                        r->opts.batch, r->env->horizon, me.msg, key);
+}
+
+dg_status dg_run_policy_load(const dg_run *r, const char *ckpt, dg_policy *m, dg_params **p, dg_err *e) {
+    DG_ERR_LOCAL(e);
+    dg_status st = dg_policy_create(r->env, r->opts.hidden, r->opts.nhidden, m, p, e);
+    if (st != DG_OK) return st;
+    if ((st = dg_checkpoint_load(ckpt, *p, e)) == DG_OK) return DG_OK;
+    dg_params_free(*p);
+    *p = NULL;
+    /* a tensor of another shape: a checkpoint of another game or policy, a bad input file */
+    return st == DG_ERR_SHAPE ? (e->status = DG_ERR_FORMAT) : st;
+}
+
+int dg_run_dir(const char *config, char *buf, size_t n) {
+    const char *name = config, *p = config;
+    for (const char *hit; (hit = strstr(p, "configs/")) != NULL; p = hit + 1)
+        if (hit == config || hit[-1] == '/') name = hit + 8;
+    /* not under a configs/ folder, or a path that climbs out of it: the file name alone */
+    if (name == config || strstr(name, "..") || name[0] == '/') {
+        const char *slash = strrchr(config, '/');
+        name = slash ? slash + 1 : config;
+    }
+    size_t len = strlen(name);
+    if (len > 5 && !strcmp(name + len - 5, ".yaml")) len -= 5;
+    else if (len > 4 && !strcmp(name + len - 4, ".yml")) len -= 4;
+    /* "..yaml" or "...yaml" would give runs/. or runs/.., a folder that is not the run's own */
+    const int dots = (len == 1 && name[0] == '.') || (len == 2 && !strncmp(name, "..", 2));
+    const int w = len && !dots ? snprintf(buf, n, "runs/%.*s", (int)len, name) : snprintf(buf, n, "runs/run");
+    return w >= 0 && (size_t)w < n ? 0 : -1;
+}
+
+int dg_run_init_load(const dg_env *env, const char *path, float **state, float **aux, dg_err *e) {
+    DG_ERR_LOCAL(e);
+    *state = *aux = NULL;
+    dg_st_file *f = dg_st_load(path, e);
+    if (!f) return -1;
+    const dg_st_tensor *ts = dg_st_find(f, "state");
+    dg_status st = DG_OK;
+    int B = 0;
+    if (!ts || ts->ndim != 2 || ts->shape[1] != env->state_dim || ts->shape[0] < 1)
+        st = dg_err_set(e, DG_ERR_FORMAT, "%s: needs a tensor 'state' of shape (B, %d)", path, env->state_dim);
+    else if (ts->shape[0] > DG_INIT_MAX_ROWS)
+        st = dg_err_set(e, DG_ERR_FORMAT, "%s: tensor 'state' has %lld rows, more than the %d initial states a file "
+                        "may hold", path, (long long)ts->shape[0], DG_INIT_MAX_ROWS);
+    dg_err me = {0};
+    if (st == DG_OK) {
+        B = (int)ts->shape[0];
+        if (dg_mem_check((double)B * (env->state_dim + env->aux_dim + env->aux_user_dim) * sizeof(float), &me) != DG_OK)
+            st = dg_err_set(e, me.status, "%.200s: %d initial states %s; lower the rows of the file", path, B, me.msg);
+    }
+    if (st == DG_OK) {
+        *state = malloc((size_t)B * env->state_dim * sizeof(float));
+        *aux = malloc((size_t)B * (env->aux_dim ? env->aux_dim : 1) * sizeof(float));
+        if (!*state || !*aux) st = dg_err_set(e, DG_ERR_NOMEM, "out of memory");
+    }
+    if (st == DG_OK) st = dg_st_read_f32(f, "state", 2, (int64_t[]){B, env->state_dim}, *state, e);
+    if (st == DG_OK && env->aux_dim) {
+        const int ud = env->aux_user_dim ? env->aux_user_dim : env->aux_dim;
+        float *tmp = malloc((size_t)B * ud * sizeof(float));
+        st = tmp ? dg_st_read_f32(f, env->aux_name, 2, (int64_t[]){B, ud}, tmp, e)
+                 : dg_err_set(e, DG_ERR_NOMEM, "out of memory");
+        for (int b = 0; b < B && st == DG_OK; b++)
+            memcpy(*aux + (size_t)b * env->aux_dim, tmp + (size_t)b * ud, (size_t)ud * sizeof(float));
+        free(tmp);
+        if (st == DG_OK && env->game->complete_aux) env->game->complete_aux(env, B, *aux);
+    }
+    dg_st_free(f);
+    if (st == DG_OK) return B;
+    free(*state);
+    free(*aux);
+    *state = *aux = NULL;
+    return -1;
+}
+
+dg_status dg_run_init_draw(const dg_env *env, uint64_t seed, int B, float **state, float **aux, dg_err *e) {
+    *state = malloc((size_t)B * env->state_dim * sizeof(float));
+    *aux = malloc((size_t)B * (env->aux_dim ? env->aux_dim : 1) * sizeof(float));
+    if (!*state || !*aux) return dg_err_set(e, DG_ERR_NOMEM, "out of memory");
+    dg_rng rng;
+    dg_rng_seed(&rng, seed);
+    return env->game->reset(env, &rng, B, *state, *aux, e);
+}
+
+dg_ctx *dg_run_episode(const dg_env *env, const dg_policy *m, dg_params *p, const float *state0,
+                       const float *aux, int B, int backward, float *terms, float *traj, dg_tensor **loss,
+                       dg_err *e) {
+    int hidden[DG_MLP_MAX_LAYERS];
+    for (int i = 0; i + 1 < m->mlp[0].nlayers; i++) hidden[i] = m->mlp[0].sizes[i + 1];
+    /* the measured tape (never short for a shipped game; dg_ctx_run grows it if it is) */
+    size_t cap = (size_t)dg_rollout_memory(env, hidden, m->mlp[0].nlayers - 1, B, env->horizon, backward);
+    if (cap < ((size_t)1 << 20)) cap = (size_t)1 << 20;
+    dg_ctx *ctx = dg_ctx_create(cap);
+    if (!ctx) {
+        dg_err_set(e, DG_ERR_NOMEM, "out of memory for a %zu MiB arena", cap >> 20);
+        return NULL;
+    }
+    episode_job j = {env, m, p, state0, aux, B, backward, terms, traj, NULL};
+    const dg_status st = dg_ctx_run(&ctx, DG_ARENA_MAX, run_episode_job, &j);
+    if (st != DG_OK) {
+        dg_err_set(e, st, "%s", dg_ctx_error(ctx));
+        dg_ctx_free(ctx);
+        return NULL;
+    }
+    *loss = j.loss;
+    return ctx;
+}
+
+double dg_run_eval_memory(const dg_env *env, const dg_train_opts *o, const dg_params *p, int B, int grad) {
+    return dg_rollout_memory(env, o->hidden, o->nhidden, B, env->horizon, grad) +
+           (double)p->total * sizeof(float) * 2 + (double)B * (env->state_dim + env->aux_dim) * sizeof(float) +
+           (double)(env->horizon + 1) * B * env->state_dim * sizeof(float) * (env->nmetrics > 0);
+}
+
+dg_status dg_run_eval(const dg_env *env, const dg_policy *m, dg_params *p, const float *state,
+                      const float *aux, int B, int grad, dg_eval_result *r, dg_err *e) {
+    DG_ERR_LOCAL(e);
+    memset(r, 0, sizeof *r);
+    float *traj = NULL;
+    if (env->nmetrics && !(traj = malloc((size_t)(env->horizon + 1) * B * env->state_dim * sizeof(float))))
+        return dg_err_set(e, DG_ERR_NOMEM, "out of memory for the trajectory");
+    dg_tensor *loss;
+    dg_params_zero_grad(p);
+    dg_ctx *ctx = dg_run_episode(env, m, p, state, aux, B, grad, r->terms, traj, &loss, e);
+    if (ctx) {
+        r->loss = loss->data[0];
+        if (env->nmetrics) env->game->metrics(env, traj, aux, B, env->horizon, r->metrics);
+        if (grad) r->grad_norm = dg_grad_norm(p);
+    }
+    dg_ctx_free(ctx);
+    free(traj);
+    return ctx ? DG_OK : e->status;
+}
+
+double dg_median(double *v, int n) {
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+dg_status dg_run_disk_check(const dg_run *r, const char *dir, dg_err *e) {
+    const double need = dg_train_output_bytes(r->env, &r->opts), avail = dg_disk_free(dir);
+    if (avail < 0 || need <= avail) return DG_OK;
+    return dg_err_set(e, DG_ERR_ARG, "%s: the run writes about %.1f MiB (snapshots of %s, metrics), more than the "
+                      "%.1f MiB free there; lower train.snapshots, train.epochs or policy.hidden", dir,
+                      need / 1048576.0, r->env->game->name, avail / 1048576.0);
+}
+
+dg_status dg_run_bench(const dg_run *r, int warmup, int epochs, dg_bench_result *b, dg_err *e) {
+    memset(b, 0, sizeof *b);
+    dg_train_opts o = r->opts;
+    o.epochs = warmup + epochs;
+    o.nsnapshots = 0;
+    dg_trainer *t = dg_trainer_create(r->env, &o, NULL, NULL, e);
+    bench_timing tm = {.ms = calloc((size_t)epochs, sizeof(double)), .flops = calloc((size_t)epochs, sizeof(double)),
+                       .cap = epochs, .warmup = warmup};
+    dg_status st = !t                    ? (e ? e->status : DG_ERR_NOMEM)
+                 : !tm.ms || !tm.flops ? dg_err_set(e, DG_ERR_NOMEM, "out of memory")
+                                       : DG_OK;
+    if (st == DG_OK) st = dg_trainer_run(t, bench_event, &tm, NULL, e);
+    if (st == DG_OK && tm.n < 1) st = dg_err_set(e, DG_ERR_ARG, "no epoch was timed");
+    if (st == DG_OK) {
+        const int B = o.batch, H = r->env->horizon;
+        b->epochs = tm.n;
+        b->flops = tm.flops[tm.n - 1];
+        qsort(tm.ms, (size_t)tm.n, sizeof(double), cmp_double);
+        b->ms = tm.ms[tm.n / 2];
+        b->ms_min = tm.ms[0];
+        b->steps_per_s = (double)B * H / (b->ms / 1e3);
+        b->shards = o.threads < B ? o.threads : B;
+        b->tape_bytes = (double)dg_trainer_arena_peak(t) * b->shards;
+        b->checkpoint_every = dg_trainer_checkpoint_every(t);
+        const int k = b->checkpoint_every;
+        b->saved_bytes = k ? (double)((H + k - 1) / k) * B * r->env->state_dim * sizeof(float) : 0;
+    }
+    free(tm.ms);
+    free(tm.flops);
+    dg_trainer_free(t);
+    return st;
+}
+
+dg_status dg_run_pg_save(const char *dir, const dg_pg_curve *c, int seed, dg_pg *pg, const char *game, dg_err *e) {
+    char path[DG_PATH_MAX];
+    dg_status st = dg_mkdirs(dir, e);
+    if (st == DG_OK) st = dg_path_join(path, sizeof path, dir, "curve.csv", e);
+    if (st == DG_OK) st = dg_pg_curve_save_csv(c, seed, path, e);
+    if (st != DG_OK || !pg) return st;
+    const char *meta[] = {"format", "difgames", "game", game, "trainer", "policy-gradient"};
+    if ((st = dg_path_join(path, sizeof path, dir, "policy.safetensors", e)) == DG_OK &&
+        (st = dg_checkpoint_save(path, dg_pg_policy_params(pg), 0, meta, 3, e)) == DG_OK &&
+        (st = dg_path_join(path, sizeof path, dir, "value.safetensors", e)) == DG_OK)
+        st = dg_checkpoint_save(path, dg_pg_value_params(pg), 0, meta, 3, e);
+    return st;
+}
