@@ -66,7 +66,7 @@ static int smooth_table(void) {
     };
     printf("\n### Smooth benchmark phi_t + (phi_x + 1)^2/2 = 0, phi0 = -cos(pi x), periodic [-1, 1), "
            "t = 0.5/pi^2\n\n");
-    printf("| preset | time step | n | L1 error | L1 order | Linf error | Linf order |\n"
+    printf("| preset | time step | n | mean abs error | order | max abs error | order |\n"
            "|---|---|---|---|---|---|---|\n");
     for (size_t r = 0; r < sizeof R / sizeof R[0]; r++) {
         double p1 = 0, pi = 0;

@@ -189,7 +189,7 @@ static const game_def GAMES[] = {
      .read = read_air3d, .target = target_air3d},
     {.summary = "The homicidal chauffeur (Isaacs) in the pursuer's frame; the state: the evader's position",
      .nx = 2, .u_name = "pursuer", .d_name = "evader", KEYS(CHAUFFEUR_KEYS),
-     .t_end = 4, .lo = {-3, -3}, .hi = {3, 3}, .n = {121, 121},
+     .t_end = 8, .lo = {-3, -3}, .hi = {3, 3}, .n = {121, 121},
      .read = read_chauffeur, .target = target_chauffeur},
     {.summary = "The chase game's bodies without walls: relative position and velocity; hji versus plays it "
                 "against chase",
