@@ -92,6 +92,132 @@ static void check_capture(const strat_case *c) {
     dg_hji_problem_free(p);
 }
 
+/* The slices solve: V(., t_end) and the --times have the bits of a plain solve at those times
+ * (the samples do not change the steps), in double and float32; the times increase, the first
+ * is 0 with the initial value, each sample lies within a step after its mark; too many times or
+ * bad ones are refused. */
+static void test_slices_solve(void **state) {
+    (void)state;
+    dg_hji_problem *p = load_config("pursuit2d", "[41, 41]");
+    const int64_t N = p->grid.nodes;
+    const double land[3] = {0.25, 0.5, 1.0};
+    dg_err e = {0};
+    for (int f32 = 0; f32 < 2; f32++) {
+        p->opts.real = f32 ? DG_HJI_REAL_F32 : DG_HJI_REAL_F64;
+        double *plain = malloc((size_t)3 * (size_t)N * sizeof *plain), *vals = malloc((size_t)14 * (size_t)N * sizeof *vals);
+        double times[14];
+        assert_non_null(plain);
+        assert_non_null(vals);
+        dg_hji_stats st;
+        assert_int_equal(dg_hji_solve(&p->grid, &p->game, &p->opts, p->target, NULL, 3, land, plain, &st, &e), DG_OK);
+        const double dt = st.dt_max;
+        int nt = 0;
+        assert_int_equal(dg_hji_problem_solve_slices(p, 11, 2, land, &nt, times, vals, NULL, &e), DG_OK);
+        assert_int_equal(nt, 12);  /* 11 marks, 0.5 and 1 landed on: 10 samples, 0.25 and t_end */
+        assert_true(times[0] == 0);
+        for (int64_t j = 0; j < N; j++) assert_true(vals[j] == (f32 ? (double)(float)p->target[j] : p->target[j]));
+        int seen = 0;
+        for (int i = 1; i < nt; i++) {
+            assert_true(times[i] > times[i - 1]);
+            for (int k = 0; k < 3; k++)
+                if (times[i] == land[k]) {
+                    seen++;
+                    assert_memory_equal(vals + (size_t)i * N, plain + (size_t)k * N, (size_t)N * sizeof *vals);
+                }
+        }
+        assert_int_equal(seen, 3);
+        for (int m = 1; m < 10; m++) {  /* a sample within a step after each mark, or a landed time */
+            int ok = 0;
+            for (int i = 0; i < nt; i++) ok |= times[i] >= m * 0.1 * (1 - 1e-12) && times[i] <= m * 0.1 + dt * (1 + 1e-9);
+            assert_true(ok);
+        }
+        /* one slice: t_end alone */
+        assert_int_equal(dg_hji_problem_solve_slices(p, 1, 0, NULL, &nt, times, vals, NULL, &e), DG_OK);
+        assert_int_equal(nt, 1);
+        assert_true(times[0] == 1.0);
+        assert_memory_equal(vals, plain + 2 * N, (size_t)N * sizeof *vals);
+        free(plain);
+        free(vals);
+    }
+    double t[2], v[1];
+    int nt;
+    assert_int_equal(dg_hji_problem_solve_slices(p, DG_HJI_MAX_TIMES, 0, NULL, &nt, t, v, NULL, &e), DG_ERR_ARG);
+    const double bad[2] = {0.5, 0.25};
+    assert_int_equal(dg_hji_problem_solve_slices(p, 0, 2, bad, &nt, t, v, NULL, &e), DG_ERR_ARG);
+    dg_hji_problem_free(p);
+}
+
+/* V(x, tau): the slices' own values at their times, linear between, clamped outside; a field
+ * linear in space and time is read exactly, its gradient too. */
+static void test_slices_interp(void **state) {
+    (void)state;
+    dg_hji_grid g;
+    dg_err e = {0};
+    const double lo[2] = {-1, -1}, hi[2] = {1, 1};
+    const int n[2] = {11, 11};
+    assert_int_equal(dg_hji_grid_init(&g, 2, lo, hi, n, NULL, &e), DG_OK);
+    double v[3 * 121], t[3] = {0, 0.5, 2};
+    for (int k = 0; k < 3; k++)
+        for (int64_t i = 0; i < g.nodes; i++) {
+            double x[2];
+            dg_hji_grid_point(&g, i, x);
+            v[k * 121 + i] = x[0] + 2 * x[1] - 3 * t[k];
+        }
+    const dg_hji_slices V = {.nt = 3, .t = t, .v = v};
+    const double x[2] = {0.33, -0.21};
+    double grad[2];
+    for (double tau = -1; tau <= 3; tau += 0.125) {
+        const double tc = fmin(fmax(tau, 0), 2);
+        assert_true(fabs(dg_hji_slices_interp(&g, &V, tau, x, grad) - (0.33 - 0.42 - 3 * tc)) < 1e-12);
+        assert_true(fabs(grad[0] - 1) < 1e-12 && fabs(grad[1] - 2) < 1e-12);
+    }
+    const dg_hji_slices one = {.nt = 1, .t = t + 2, .v = v + 121};
+    assert_true(fabs(dg_hji_slices_interp(&g, &one, 0, x, NULL) - (0.33 - 0.42 - 1.5)) < 1e-12);
+}
+
+/* The boundary layer: 0 is dg_hji_game_optimal's bang-bang; inside the layer a box input is linear
+ * in the switching function (between its bounds, the centre at 0), outside it the bound; a ball
+ * input stays in its ball; a layer outside [0, 1] or bad slices are refused by the simulation. */
+static void test_boundary_layer(void **state) {
+    (void)state;
+    dg_hji_problem *p = load_config("air3d", "[11, 11, 10]");  /* box inputs: the turn rates */
+    const int64_t N = p->grid.nodes;
+    double *v = malloc((size_t)N * sizeof *v), t0 = 0;
+    assert_non_null(v);
+    const dg_hji_slices V = {.nt = 1, .t = &t0, .v = v};
+    const double x[3] = {4, 3, 1.0};
+    double u0[1], d0[1], u[1], d[1], ub[1], db[1], grad[3];
+    for (int c = 0; c < 3; c++) {  /* fields whose gradient at x is (1, c - 1, eps_c) */
+        const double gz = c == 0 ? 1e-3 : c == 1 ? -1e-3 : 5;
+        for (int64_t i = 0; i < N; i++) {
+            double y[3];
+            dg_hji_grid_point(&p->grid, i, y);
+            v[i] = y[0] + (c - 1) * y[1] + gz * y[2];
+        }
+        dg_hji_slices_interp(&p->grid, &V, 0, x, grad);
+        dg_hji_game_optimal(&p->game, x, grad, ub, db);
+        dg_hji_feedback(p, &V, 0, 0, x, u0, d0);
+        assert_true(u0[0] == ub[0] && d0[0] == db[0]);
+        dg_hji_feedback(p, &V, 0, 0.2, x, u, d);
+        assert_true(fabs(u[0]) <= 1 && fabs(d[0]) <= 1);
+        if (c < 2) {  /* the pursuer's switching function d psi' / d b = p_psi is tiny: inside the layer */
+            assert_true(fabs(d[0]) < 0.5 && d[0] * db[0] > 0);
+        } else {      /* far outside: the bounds */
+            assert_true(d[0] == db[0]);
+        }
+    }
+    dg_hji_sim_opts o = {.t_max = 1, .dt = 0.1, .max_steps = 100, .layer = 1.5};
+    dg_hji_sim_result r;
+    dg_err e = {0};
+    assert_int_equal(dg_hji_simulate(p, &V, x, &o, &r, &e), DG_ERR_ARG);
+    o.layer = 0.1;
+    const double tb[2] = {1, 0.5};
+    const dg_hji_slices W = {.nt = 2, .t = tb, .v = v};
+    assert_int_equal(dg_hji_simulate(p, &W, x, &o, &r, &e), DG_ERR_ARG);
+    free(v);
+    dg_hji_problem_free(p);
+}
+
 static void test_capture_pursuit2d(void **state) {
     (void)state;
     check_capture(&(strat_case){"pursuit2d", "[41, 41]", 0.02, 0.1, 40});
@@ -109,6 +235,9 @@ static void test_capture_chase4d_open(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_slices_solve),
+        cmocka_unit_test(test_slices_interp),
+        cmocka_unit_test(test_boundary_layer),
         cmocka_unit_test(test_capture_pursuit2d),
         cmocka_unit_test(test_capture_air3d),
         cmocka_unit_test(test_capture_chase4d_open),
