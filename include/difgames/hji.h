@@ -15,6 +15,9 @@
  *     dg_hji_game_optimal(&p->game, x, grad, u, d);            // equilibrium control and disturbance
  *     free(V); dg_hji_problem_free(p); dg_cfg_free(cfg);
  *
+ * Over an episode of horizon T the equilibrium feedback reads V(x, T - t): dg_hji_problem_solve_slices
+ * keeps V at several times-to-go (a dg_hji_slices), dg_hji_feedback and dg_hji_simulate read it.
+ *
  * Or build the pieces by hand: dg_hji_grid_init, a dg_hji_game (dynamics
  * x' = f(x) + G(x) u + D(x) d with box or ball bounds and a role per player,
  * or a generic Hamiltonian), dg_hji_opts, a target from dg_hji_sdf_*, then
