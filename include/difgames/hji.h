@@ -488,6 +488,9 @@ dg_status dg_hji_value_write(const char *path, const dg_hji_problem *p, int nt, 
                              const double *vals, int f32, const char *config_yaml, dg_err *e);
 /* Bytes dg_hji_value_write allocates for nt times (the writer's copies). */
 double    dg_hji_value_memory(const dg_hji_problem *p, int nt, int f32);
+/* Bytes of the value file of nt times (float32 when f32), metadata included (config_bytes: the
+ * config's YAML): to refuse a file the disk cannot hold (dg_disk_free) before the solve. */
+double    dg_hji_value_file_bytes(const dg_hji_problem *p, int nt, int f32, double config_bytes);
 /* Bytes at the peak of solving p for nt stored times, nland of them landed on by the solve (the
  * rest sampled: dg_hji_problem_solve_slices; nland = nt for a plain dg_hji_solve), and writing its
  * value file (float32 when f32): the target and obstacle, then the larger of the solve

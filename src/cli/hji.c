@@ -13,6 +13,7 @@
 #include "difgames/fileio.h"
 #include "difgames/hji.h"
 #include "difgames/image.h"
+#include "difgames/memory.h"
 #include "difgames/safetensors.h"
 
 #define PLAY_MAX_STEPS 100000  /* default bound of hji play's steps (CSV rows) */
@@ -203,8 +204,26 @@ static int hji_solve(int argc, char **argv) {
         }
         mem_mib = need / 1048576.0;
     }
-    double *vals = malloc((size_t)nmax * (size_t)N * sizeof(double));
+    double *vals = NULL;
     char *yaml = NULL;
+    size_t yaml_len = 0;
+    dg_status s = dg_cfg_to_yaml(cfg, &yaml, &yaml_len, &e);
+    if (s != DG_OK) {
+        cli_error("hji solve", "%s", e.msg);
+        rc = cli_exit_for(e.status);
+        goto done;
+    }
+    {   /* the file must fit on the disk: refused before the solve, not after it */
+        const double need = dg_hji_value_file_bytes(p, nmax, f32, (double)yaml_len), avail = dg_disk_free(out);
+        if (avail >= 0 && need > avail) {
+            cli_error("hji solve", "%s: the value file of %d times takes about %.1f MiB, more than the %.1f MiB free "
+                      "there; lower --slices or grid.n (or use --float32)", out, nmax, need / 1048576.0,
+                      avail / 1048576.0);
+            rc = EXIT_USAGE;
+            goto done;
+        }
+    }
+    vals = malloc((size_t)nmax * (size_t)N * sizeof(double));
     if (!vals) {
         cli_error("hji solve", "out of memory for %d x %lld values", nmax, (long long)N);
         rc = EXIT_FAIL;
@@ -228,8 +247,7 @@ static int hji_solve(int argc, char **argv) {
     }
     /* the file: 'value' at t_end (F64, or F32 with --float32), earlier times as value_k; V(., t_end)
      * has the same bits whatever --slices: the samples do not change the steps */
-    dg_status s = dg_cfg_to_yaml(cfg, &yaml, NULL, &e);
-    if (s == DG_OK) s = dg_hji_value_write(out, p, nt, times, vals, f32, yaml, &e);
+    s = dg_hji_value_write(out, p, nt, times, vals, f32, yaml, &e);
     if (s != DG_OK) {
         cli_error("hji solve", "%s", e.msg);
         rc = cli_exit_for(e.status);

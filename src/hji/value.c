@@ -237,6 +237,13 @@ double dg_hji_value_memory(const dg_hji_problem *p, int nt, int f32) {
     return 1.02 * (nt * N * (f32 ? sizeof(float) : sizeof(double)) + (f32 ? N * sizeof(float) : 0)) + 1048576.0;
 }
 
+double dg_hji_value_file_bytes(const dg_hji_problem *p, int nt, int f32, double config_bytes) {
+    /* the tensors, then the header: each tensor's entry, the metadata (times, grid, param: at
+     * most 26 characters a number) and the config */
+    return (double)nt * (double)p->grid.nodes * (f32 ? sizeof(float) : sizeof(double)) + nt * 128.0 +
+           26.0 * (DG_HJI_MAX_TIMES + 4 * DG_HJI_MAX_DIMS + DG_HJI_MAX_PARAMS) + config_bytes + 4096;
+}
+
 double dg_hji_problem_memory(const dg_hji_problem *p, int nt, int nland, int f32) {
     const int64_t N = p->grid.nodes;
     /* the target and obstacle throughout; then the solve (its nland outputs included) with the
