@@ -104,7 +104,8 @@ static void test_slices_solve(void **state) {
     dg_err e = {0};
     for (int f32 = 0; f32 < 2; f32++) {
         p->opts.real = f32 ? DG_HJI_REAL_F32 : DG_HJI_REAL_F64;
-        double *plain = malloc((size_t)3 * (size_t)N * sizeof *plain), *vals = malloc((size_t)14 * (size_t)N * sizeof *vals);
+        double *plain = malloc((size_t)3 * (size_t)N * sizeof *plain);
+        double *vals = malloc((size_t)14 * (size_t)N * sizeof *vals);
         double times[14];
         assert_non_null(plain);
         assert_non_null(vals);
@@ -128,7 +129,8 @@ static void test_slices_solve(void **state) {
         assert_int_equal(seen, 3);
         for (int m = 1; m < 10; m++) {  /* a sample within a step after each mark, or a landed time */
             int ok = 0;
-            for (int i = 0; i < nt; i++) ok |= times[i] >= m * 0.1 * (1 - 1e-12) && times[i] <= m * 0.1 + dt * (1 + 1e-9);
+            for (int i = 0; i < nt; i++)
+                ok |= times[i] >= m * 0.1 * (1 - 1e-12) && times[i] <= m * 0.1 + dt * (1 + 1e-9);
             assert_true(ok);
         }
         /* one slice: t_end alone */
