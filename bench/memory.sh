@@ -33,10 +33,12 @@ row "train chase, batch 1024" "$DG" train --config "$(c c1 'game: chase\ntrain: 
 row "train chase, learned evader, batch 1024" "$DG" train --config "$(c c2 'game: chase\nenv: {evader: policy}\ntrain: {batch: 1024, epochs: 2}\n')" --out "$T/c2"
 row "train pixel, batch 32, size 32 (default)" "$DG" train --config configs/pixel.yaml --epochs 2 --out "$T/p1"
 row "train pixel, batch 64, size 128" "$DG" train --config "$(c p2 'game: pixel\nrender: {size: 128}\ntrain: {batch: 64, epochs: 1}\n')" --out "$T/p2"
-row "hji solve pursuit2d 801², veryHigh (RK3)" "$DG" hji solve --config "$(c h1 'game: pursuit2d\nt_end: 0.1\ngrid: {n: [801, 801]}\n')" --out "$T/h1.st" --threads 1
-row "hji solve pursuit2d 801², low (Euler)" "$DG" hji solve --config "$(c h2 'game: pursuit2d\nt_end: 0.1\naccuracy: low\ngrid: {n: [801, 801]}\n')" --out "$T/h2.st" --threads 1
-row "hji solve pursuit2d 801², --times (5 values)" "$DG" hji solve --config "$T/h1.yaml" --out "$T/h3.st" --times 0.02,0.04,0.06,0.08 --threads 1
-row "hji solve pursuit2d 801², --float32" "$DG" hji solve --config "$T/h1.yaml" --out "$T/h4.st" --float32 --threads 1
-row "hji solve air3d 101x101x81" "$DG" hji solve --config "$(c h5 'game: air3d\nt_end: 0.05\ngrid: {n: [101, 101, 81]}\n')" --out "$T/h5.st" --threads 1
-row "hji solve air3d 101x101x81, --float32, 3 times" "$DG" hji solve --config "$T/h5.yaml" --out "$T/h6.st" --float32 --times 0.01,0.03 --threads 1
-row "hji solve chase4d 41⁴" "$DG" hji solve --config "$(c h7 'game: chase4d\nt_end: 0.02\ngrid: {n: [41, 41, 41, 41]}\n')" --out "$T/h7.st" --threads 1
+row "hji solve pursuit2d 801², veryHigh (RK3)" "$DG" hji solve --config "$(c h1 'game: pursuit2d\nt_end: 0.1\ngrid: {n: [801, 801]}\n')" --out "$T/h1.st" --threads 1 --slices 1
+row "hji solve pursuit2d 801², low (Euler)" "$DG" hji solve --config "$(c h2 'game: pursuit2d\nt_end: 0.1\naccuracy: low\ngrid: {n: [801, 801]}\n')" --out "$T/h2.st" --threads 1 --slices 1
+row "hji solve pursuit2d 801², --times (5 values)" "$DG" hji solve --config "$T/h1.yaml" --out "$T/h3.st" --times 0.02,0.04,0.06,0.08 --threads 1 --slices 1
+row "hji solve pursuit2d 801², --float32" "$DG" hji solve --config "$T/h1.yaml" --out "$T/h4.st" --float32 --threads 1 --slices 1
+row "hji solve air3d 101x101x81" "$DG" hji solve --config "$(c h5 'game: air3d\nt_end: 0.05\ngrid: {n: [101, 101, 81]}\n')" --out "$T/h5.st" --threads 1 --slices 1
+row "hji solve air3d 101x101x81, --float32, 3 times" "$DG" hji solve --config "$T/h5.yaml" --out "$T/h6.st" --float32 --times 0.01,0.03 --threads 1 --slices 1
+row "hji solve chase4d 41⁴" "$DG" hji solve --config "$(c h7 'game: chase4d\nt_end: 0.02\ngrid: {n: [41, 41, 41, 41]}\n')" --out "$T/h7.st" --threads 1 --slices 1
+row "hji solve pursuit2d 801², 11 slices (default)" "$DG" hji solve --config "$T/h1.yaml" --out "$T/h8.st" --threads 1
+row "hji solve air3d 101x101x81, 11 slices (default)" "$DG" hji solve --config "$T/h5.yaml" --out "$T/h9.st" --threads 1

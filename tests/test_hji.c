@@ -972,7 +972,7 @@ static void test_simulate(void **state) {
     sim_seen c = {0};
     dg_hji_sim_opts o = {.t_max = 3, .dt = 0.01, .max_steps = 1000, .csv_path = path, .on_step = sim_count, .user = &c};
     dg_hji_sim_result r;
-    assert_int_equal(dg_hji_simulate(p, p->target, x0, &o, &r, &e), DG_OK);
+    assert_int_equal(dg_hji_simulate(p, &(dg_hji_slices){1, &p->t_end, p->target}, x0, &o, &r, &e), DG_OK);
     assert_true(r.captured);
     assert_true(fabs(r.capture_time - 1.5) <= 0.011);
     assert_int_equal(r.steps, 300);
@@ -984,17 +984,17 @@ static void test_simulate(void **state) {
     fclose(f);
     assert_string_equal(head, "t,x0,x1,u0,u1,d0,d1,value,target\n");
     /* the automatic step: a quarter cell at the closing speed's fastest component */
-    const double dt = dg_hji_sim_dt(p, p->target, x0, 3);
+    const double dt = dg_hji_sim_dt(p, &(dg_hji_slices){1, &p->t_end, p->target}, x0, 3);
     assert_true(dt > 0 && dt <= 3.0 / 200);
     /* too many steps: refused before anything is written */
     remove(path);
     o.max_steps = 299;
-    assert_int_equal(dg_hji_simulate(p, p->target, x0, &o, &r, &e), DG_ERR_ARG);
+    assert_int_equal(dg_hji_simulate(p, &(dg_hji_slices){1, &p->t_end, p->target}, x0, &o, &r, &e), DG_ERR_ARG);
     assert_true(access(path, F_OK) != 0);
     /* stopped by the caller: no CSV */
     o.max_steps = 1000;
     c = (sim_seen){.stop_at = 5};
-    assert_int_equal(dg_hji_simulate(p, p->target, x0, &o, &r, &e), DG_ERR_INTERRUPTED);
+    assert_int_equal(dg_hji_simulate(p, &(dg_hji_slices){1, &p->t_end, p->target}, x0, &o, &r, &e), DG_ERR_INTERRUPTED);
     assert_true(access(path, F_OK) != 0);
     {   /* its GIF: written whole through the step callback; a folder that is not there is refused */
         char gif[sizeof path + 8];
@@ -1002,7 +1002,7 @@ static void test_simulate(void **state) {
         dg_hji_play_gif *pg = dg_hji_play_gif_begin(gif, p, p->target, p->t_end, &e);
         assert_non_null(pg);
         o = (dg_hji_sim_opts){.t_max = 3, .dt = 0.01, .max_steps = 1000, .on_step = dg_hji_play_gif_step, .user = pg};
-        assert_int_equal(dg_hji_simulate(p, p->target, x0, &o, &r, &e), DG_OK);
+        assert_int_equal(dg_hji_simulate(p, &(dg_hji_slices){1, &p->t_end, p->target}, x0, &o, &r, &e), DG_OK);
         assert_int_equal(dg_hji_play_gif_end(pg, &e), DG_OK);
         char sig[7] = {0};
         FILE *g = fopen(gif, "rb");
@@ -1019,7 +1019,7 @@ static void test_simulate(void **state) {
     /* a faster evader escapes: every step simulated */
     p = load_ok("game: pursuit2d\nspeed_evader: 1.5\ngrid: {min: [-2, -2], max: [2, 2], n: [41, 41]}\n");
     o = (dg_hji_sim_opts){.t_max = 1, .dt = 0.01, .max_steps = 1000};
-    assert_int_equal(dg_hji_simulate(p, p->target, x0, &o, &r, &e), DG_OK);
+    assert_int_equal(dg_hji_simulate(p, &(dg_hji_slices){1, &p->t_end, p->target}, x0, &o, &r, &e), DG_OK);
     assert_false(r.captured);
     assert_true(r.capture_time < 0);
     assert_int_equal(r.rows, r.steps + 1);
@@ -1029,7 +1029,7 @@ static void test_simulate(void **state) {
     const double a0[3] = {15, 8, 6.2};
     c = (sim_seen){.lo2 = INFINITY, .hi2 = -INFINITY};
     o = (dg_hji_sim_opts){.t_max = 20, .dt = 0.05, .max_steps = 1000, .on_step = sim_angle, .user = &c};
-    assert_int_equal(dg_hji_simulate(p, p->target, a0, &o, &r, &e), DG_OK);
+    assert_int_equal(dg_hji_simulate(p, &(dg_hji_slices){1, &p->t_end, p->target}, a0, &o, &r, &e), DG_OK);
     assert_true(c.calls > 10);
     assert_true(c.lo2 >= 0 && c.hi2 < 2 * PI);
     dg_hji_problem_free(p);
@@ -1112,8 +1112,8 @@ static void test_versus(void **state) {
     dg_policy_reset_params(&pol, pp, &rng);
     assert_int_equal(dg_hji_link_check(p, env, &e), DG_OK);
     dg_hji_versus_result r, r2;
-    assert_int_equal(dg_hji_versus(p, V, env, &pol, pp, 32, 7, &r, &e), DG_OK);
-    assert_int_equal(dg_hji_versus(p, V, env, &pol, pp, 32, 7, &r2, &e), DG_OK);
+    assert_int_equal(dg_hji_versus(p, &(dg_hji_slices){1, &p->t_end, V}, 0, env, &pol, pp, 32, 7, &r, &e), DG_OK);
+    assert_int_equal(dg_hji_versus(p, &(dg_hji_slices){1, &p->t_end, V}, 0, env, &pol, pp, 32, 7, &r2, &e), DG_OK);
     assert_memory_equal(&r, &r2, sizeof r);
     assert_int_equal(r.episodes, 32);
     for (int k = 0; k < DG_HJI_PAIRINGS; k++) {
@@ -1161,10 +1161,10 @@ static void test_presets_memory(void **state) {
         assert_int_equal(dg_hji_accuracy_of(&o), a);
     }
     dg_hji_problem *p = load_ok("game: pursuit2d\ngrid: {n: [41, 41]}\n");
-    const double m = dg_hji_problem_memory(p, 3, 0);
+    const double m = dg_hji_problem_memory(p, 3, 3, 0);
     assert_true(m >= dg_hji_solve_memory(&p->grid, &p->game, &p->opts, 3) + (double)p->grid.nodes * sizeof(double));
     assert_true(m >= 3.0 * (double)p->grid.nodes * sizeof(double) + dg_hji_value_memory(p, 3, 0));
-    assert_true(dg_hji_problem_memory(p, 3, 1) <= m);
+    assert_true(dg_hji_problem_memory(p, 3, 3, 1) <= m);
     dg_hji_problem_free(p);
 }
 

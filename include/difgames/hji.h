@@ -15,6 +15,9 @@
  *     dg_hji_game_optimal(&p->game, x, grad, u, d);            // equilibrium control and disturbance
  *     free(V); dg_hji_problem_free(p); dg_cfg_free(cfg);
  *
+ * Over an episode of horizon T the equilibrium feedback reads V(x, T - t): dg_hji_problem_solve_slices
+ * keeps V at several times-to-go (a dg_hji_slices), dg_hji_feedback and dg_hji_simulate read it.
+ *
  * Or build the pieces by hand: dg_hji_grid_init, a dg_hji_game (dynamics
  * x' = f(x) + G(x) u + D(x) d with box or ball bounds and a role per player,
  * or a generic Hamiltonian), dg_hji_opts, a target from dg_hji_sdf_*, then
@@ -190,7 +193,9 @@ typedef struct dg_hji_progress {
     int64_t step;                         /* steps so far                                      */
     double  dt;                           /* the last step                                     */
     double  seconds;                      /* wall time so far                                  */
-} dg_hji_progress;
+    const double *value;                  /* the value at t (nodes), valid during the call:    */
+    const float  *value_f32;              /* value in a double solve, value_f32 in a float32   */
+} dg_hji_progress;                        /* one (the other NULL)                              */
 /* Called on the calling thread after every step; a non-zero return stops with DG_ERR_INTERRUPTED. */
 typedef int (*dg_hji_progress_fn)(void *user, const dg_hji_progress *pr);
 
@@ -319,17 +324,42 @@ const char     *dg_hji_game_summary(const char *game);                 /* a line
 const char     *dg_hji_axis_name(const char *game, int axis);          /* "psi" (air3d, 2); NULL: none   */
 /* Solves p to p->t_end with p->opts (float32 inside if p->opts.real says so) into out (nodes). */
 dg_status       dg_hji_problem_solve(const dg_hji_problem *p, double *out, dg_hji_stats *stats, dg_err *e);
+/* Solves p to p->t_end and keeps the value at several times-to-go, for strategies that need
+ * V(x, t_end - t) (dg_hji_slices): at the nreq increasing times req[] in (0, t_end) (the steps land
+ * on them, as dg_hji_solve's times), at t_end, and at the first step reached at or past each of the
+ * marks k t_end / (slices - 1), k = 0 .. slices - 1 (the mark 0 is the initial value; these samples
+ * do not change the steps, so V(., t_end) has the same bits as without them). slices 0 or 1: no
+ * marks. *nt gets the count (at most slices + nreq + 1, <= DG_HJI_MAX_TIMES), times (room for
+ * slices + nreq + 1) the increasing times, out (room for (slices + nreq + 1) * nodes) the values.
+ * Returns dg_hji_solve's statuses; DG_ERR_ARG for bad times or too many. */
+dg_status       dg_hji_problem_solve_slices(const dg_hji_problem *p, int slices, int nreq, const double *req,
+                                            int *nt, double *times, double *out, dg_hji_stats *stats,
+                                            dg_err *e);
 
 /* ------------------------------------------------------------- simulation */
-/* Both players follow the equilibrium feedback of a value V (p's grid): at each step the bang-bang
- * inputs of V's gradient (dg_hji_game_optimal), held over an RK2 (midpoint) step of dt; periodic
- * axes wrap into [lo, hi). Stops when the target (p->target <= 0) is reached: capture, else escape
- * after t_max. */
+/* The value over time-to-go that strategies read: nt slices v (nt, nodes; the grid's) at the
+ * increasing times-to-go t[] (>= 0), the last one the horizon T (t_end). nt = 1: one value for every
+ * time (a stationary value: a game of degree, a converged tube, or a file of one time). */
+typedef struct dg_hji_slices {
+    int           nt;
+    const double *t;                      /* (nt) times-to-go                                  */
+    const double *v;                      /* (nt, nodes)                                       */
+} dg_hji_slices;
+/* V(x, tau) and its gradient (grad: ndim, may be NULL): dg_hji_interp in space on the two slices
+ * around tau, linear between them in time; tau is clamped into [t[0], t[nt - 1]]. */
+double dg_hji_slices_interp(const dg_hji_grid *g, const dg_hji_slices *V, double tau, const double *x,
+                            double *grad);
+
+/* Both players follow the equilibrium feedback of a value V (p's grid) at the current time-to-go:
+ * at time t the inputs of grad V(x, T - t) (T = V's last time; past T, time-to-go 0: V's first
+ * slice; one slice: that one throughout), bang-bang (dg_hji_game_optimal) or with a boundary layer,
+ * held over an RK2 (midpoint) step of dt; periodic axes wrap into [lo, hi). Stops when the target
+ * (p->target <= 0) is reached: capture, else escape after t_max. */
 typedef struct dg_hji_sim_step {
     int64_t       step, steps;            /* this step (0 .. steps) and the most there can be  */
     double        t;                      /* step * dt                                         */
     const double *x, *u, *d;              /* the state (nx) and both players' inputs there     */
-    double        value, target;          /* V(x) and the target's l(x) (<= 0: captured)       */
+    double        value, target;          /* V(x, T - t) and the target's l(x) (<= 0: captured) */
 } dg_hji_sim_step;
 /* Called at every step (the capture step included); a non-zero return stops the simulation. */
 typedef int (*dg_hji_sim_fn)(void *user, const dg_hji_sim_step *s);
@@ -338,6 +368,7 @@ typedef struct dg_hji_sim_opts {
     double        t_max;                  /* > 0: the horizon (s)                              */
     double        dt;                     /* > 0: the step; 0: dg_hji_sim_dt                   */
     int64_t       max_steps;              /* t_max / dt above this is refused (DG_ERR_ARG)     */
+    double        layer;                  /* >= 0: the boundary layer (dg_hji_feedback); 0: bang-bang */
     const char   *csv_path;               /* non-NULL: one CSV row per step, written atomically:
                                              t,x0..,u0..,d0..,value,target                     */
     dg_hji_sim_fn on_step;                /* may be NULL                                       */
@@ -352,16 +383,22 @@ typedef struct dg_hji_sim_result {
     int64_t rows;                         /* steps simulated (CSV rows)                        */
 } dg_hji_sim_result;
 
-/* Both players' equilibrium inputs at x (nx) from V's gradient (dg_hji_interp, dg_hji_game_optimal)
- * into u (u.dim) and d (d.dim); returns V(x). */
-double    dg_hji_feedback(const dg_hji_problem *p, const double *V, const double *x, double *u, double *d);
+/* Both players' equilibrium inputs at x (nx) from the gradient p of V(x, tau) (dg_hji_slices_interp)
+ * into u (u.dim) and d (d.dim); returns V(x, tau). layer 0: bang-bang (dg_hji_game_optimal). layer
+ * in (0, 1]: a boundary layer against chattering: with s = G^T p (D^T p for d), a box input j moves
+ * linearly from its centre to the bound when |s_j| < layer |p| |G e_j| (the switching function is
+ * within about asin(layer) of changing sign), a ball input takes centre +- radius s / max(|s|,
+ * layer |p| |G|_F). Affine games only (zeros otherwise). */
+double    dg_hji_feedback(const dg_hji_problem *p, const dg_hji_slices *V, double tau, double layer,
+                          const double *x, double *u, double *d);
 /* The automatic step from x0 (nx): a quarter of a cell per step at the speed the equilibrium inputs
- * give there (0.01 when still), at most t_max / 200. */
-double    dg_hji_sim_dt(const dg_hji_problem *p, const double *V, const double *x0, double t_max);
-/* Simulates from x0 (nx) with V (p->grid.nodes) into r. Returns DG_OK, DG_ERR_ARG (bad options, too
- * many steps: nothing written), DG_ERR_IO (the CSV), DG_ERR_INTERRUPTED (on_step stopped it; no CSV). */
-dg_status dg_hji_simulate(const dg_hji_problem *p, const double *V, const double *x0, const dg_hji_sim_opts *o,
-                          dg_hji_sim_result *r, dg_err *e);
+ * of V(., T) give there (0.01 when still), at most t_max / 200. */
+double    dg_hji_sim_dt(const dg_hji_problem *p, const dg_hji_slices *V, const double *x0, double t_max);
+/* Simulates from x0 (nx) with V (p's grid) into r. Returns DG_OK, DG_ERR_ARG (bad options or slices,
+ * too many steps: nothing written), DG_ERR_IO (the CSV), DG_ERR_INTERRUPTED (on_step stopped it; no
+ * CSV). */
+dg_status dg_hji_simulate(const dg_hji_problem *p, const dg_hji_slices *V, const double *x0,
+                          const dg_hji_sim_opts *o, dg_hji_sim_result *r, dg_err *e);
 
 /* ---------------------------------------------------------------- pictures */
 /* The 2-D slice of v (g's nodes) through axes 0 and 1 at the other axes' coordinates at[] (ndim;
@@ -389,13 +426,14 @@ void             dg_hji_play_gif_abort(dg_hji_play_gif *g);                   /*
 
 /* ------------------------------------------------ learned players against HJI */
 /* The four pairings of a learned pursuer and evader (env's two policies) against p's equilibrium
- * feedback (V at t_end), from the same B initial states of env's reset (seed), in env's own discrete
- * dynamics through p->link's mapping: learned vs learned, learned pursuer vs HJI evader, HJI
- * pursuer vs learned evader, HJI vs HJI. */
+ * feedback (dg_hji_feedback of V at time-to-go T - t, T = V's last time, with boundary layer layer),
+ * from the same B initial states of env's reset (seed), in env's own discrete dynamics through
+ * p->link's mapping: learned vs learned, learned pursuer vs HJI evader, HJI pursuer vs learned
+ * evader, HJI vs HJI. */
 #define DG_HJI_PAIRINGS 4
 typedef struct dg_hji_versus_result {
     int    episodes;                      /* B                                                 */
-    double inside;                        /* fraction of starts with V <= 0 (inside the tube)  */
+    double inside;                        /* fraction of starts with V(x, T) <= 0 (in the tube) */
     double capture_rate[DG_HJI_PAIRINGS];
     double capture_time[DG_HJI_PAIRINGS]; /* mean over the captured (s); NaN when none         */
 } dg_hji_versus_result;
@@ -403,10 +441,10 @@ const char *dg_hji_pairing_name(int k);   /* "learned vs learned" .. "HJBI vs HJ
 /* DG_OK when env is the learning game p->link maps onto p; else DG_ERR_ARG saying what is needed. */
 dg_status   dg_hji_link_check(const dg_hji_problem *p, const struct dg_env *env, dg_err *e);
 /* Plays the pairings over env->horizon steps (pol, params: env's policies, both players). Returns
- * DG_OK, DG_ERR_ARG (dg_hji_link_check, B < 1) or DG_ERR_NOMEM. */
-dg_status   dg_hji_versus(const dg_hji_problem *p, const double *V, const struct dg_env *env,
-                          const struct dg_policy *pol, struct dg_params *params, int B, uint64_t seed,
-                          dg_hji_versus_result *r, dg_err *e);
+ * DG_OK, DG_ERR_ARG (dg_hji_link_check, B < 1, bad slices or layer) or DG_ERR_NOMEM. */
+dg_status   dg_hji_versus(const dg_hji_problem *p, const dg_hji_slices *V, double layer,
+                          const struct dg_env *env, const struct dg_policy *pol, struct dg_params *params,
+                          int B, uint64_t seed, dg_hji_versus_result *r, dg_err *e);
 
 /* --------------------------------------------------------------- value files */
 /* A value file of `difgames hji solve`: safetensors with 'value' (the grid's shape) at t_end,
@@ -432,6 +470,9 @@ void      dg_hji_value_close(dg_hji_value *v);                            /* NUL
 /* Time index i (0 .. nt-1, the last is t_end) into out (grid.nodes doubles); DG_ERR_NONFINITE when a
  * value is NaN or infinite. */
 dg_status dg_hji_value_read(const dg_hji_value *v, int i, double *out, dg_err *e);
+/* Every stored time into out (nt * grid.nodes doubles, time index 0 first), as dg_hji_value_read;
+ * with v->times, the slices strategies read (dg_hji_slices). */
+dg_status dg_hji_value_read_all(const dg_hji_value *v, double *out, dg_err *e);
 /* DG_OK when v was solved for p (config names p's file in messages): the same game and constants,
  * the same grid axis by axis (nodes, bounds, periodic); else DG_ERR_ARG saying what differs
  * (another game, another grid, transposed axes). */
@@ -448,10 +489,15 @@ dg_status dg_hji_value_write(const char *path, const dg_hji_problem *p, int nt, 
                              const double *vals, int f32, const char *config_yaml, dg_err *e);
 /* Bytes dg_hji_value_write allocates for nt times (the writer's copies). */
 double    dg_hji_value_memory(const dg_hji_problem *p, int nt, int f32);
-/* Bytes at the peak of solving p at nt times and writing its value file (float32 when f32): the
- * target and obstacle, then the larger of the solve (dg_hji_solve_memory, output included) and the
- * output with the file's copies. To refuse a grid that cannot fit (dg_mem_check) up front. */
-double    dg_hji_problem_memory(const dg_hji_problem *p, int nt, int f32);
+/* Bytes of the value file of nt times (float32 when f32), metadata included (config_bytes: the
+ * config's YAML): to refuse a file the disk cannot hold (dg_disk_free) before the solve. */
+double    dg_hji_value_file_bytes(const dg_hji_problem *p, int nt, int f32, double config_bytes);
+/* Bytes at the peak of solving p for nt stored times, nland of them landed on by the solve (the
+ * rest sampled: dg_hji_problem_solve_slices; nland = nt for a plain dg_hji_solve), and writing its
+ * value file (float32 when f32): the target and obstacle, then the larger of the solve
+ * (dg_hji_solve_memory, its output included) with the nt stored values, and the nt values with the
+ * file's copies. To refuse a grid that cannot fit (dg_mem_check) up front. */
+double    dg_hji_problem_memory(const dg_hji_problem *p, int nt, int nland, int f32);
 
 #ifdef __cplusplus
 }

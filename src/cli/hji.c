@@ -13,10 +13,13 @@
 #include "difgames/fileio.h"
 #include "difgames/hji.h"
 #include "difgames/image.h"
+#include "difgames/memory.h"
 #include "difgames/safetensors.h"
 
 #define PLAY_MAX_STEPS 100000  /* default bound of hji play's steps (CSV rows) */
 #define PLAY_MAX_STEPS_S "100000"
+#define SOLVE_SLICES 11        /* default of hji solve --slices: time-to-go 0, t_end/10, .., t_end */
+#define SOLVE_SLICES_S "11"
 
 static const char HELP[] =
     "usage: difgames hji <solve|plot|play|versus> [options]\n"
@@ -32,9 +35,10 @@ static const char SOLVE_HELP[] =
     "usage: difgames hji solve --config FILE --out FILE [options]\n"
     "\n"
     "Solves the config's game (configs/hji/*.yaml) to t_end and writes the value as\n"
-    "safetensors: 'value' with the grid's shape at t_end, 'value_1', ... at the\n"
-    "requested earlier times (time-to-go), the grid and times in the metadata; prints\n"
-    "a progress bar and a JSON line (steps, seconds, cell updates per second).\n"
+    "safetensors: 'value' with the grid's shape at t_end, 'value_1', ... at earlier\n"
+    "times-to-go (--slices evenly spaced ones, for the strategies of hji play and\n"
+    "versus, and the --times), the grid and times in the metadata; prints a progress\n"
+    "bar and a JSON line (steps, seconds, cell updates per second).\n"
     "\n"
     "options:\n";
 
@@ -51,8 +55,10 @@ static const char PLAY_HELP[] =
     "usage: difgames hji play --config FILE --value FILE --from X1,X2,... [options]\n"
     "\n"
     "Simulates both players' equilibrium feedback strategies (bang-bang inputs from\n"
-    "the value's gradient) from the start state; writes the trajectory as CSV and a\n"
-    "GIF, and reports capture (the target reached) or escape, and the capture time.\n"
+    "the gradient of the value at the time-to-go t_end - t, interpolated between the\n"
+    "file's times; past t_end, time-to-go 0) from the start state; writes the\n"
+    "trajectory as CSV and a GIF, and reports capture (the target reached) or\n"
+    "escape, and the capture time.\n"
     "At most --max-steps steps (t-max / dt): one CSV row each, and at most 122 GIF\n"
     "frames, hji plot's figure (every ceil(steps / 120)-th step and the last).\n"
     "\n"
@@ -66,6 +72,8 @@ static const char VERSUS_HELP[] =
     "solution (configs/hji/chase4d_open.yaml): the learned pursuer and evader and the\n"
     "HJBI equilibrium strategies play all four pairings from the same initial states\n"
     "in the game's own discrete dynamics; prints capture rate and mean capture time.\n"
+    "The HJBI inputs come from the value at the time-to-go t_end - t (interpolated\n"
+    "between the value file's times; past t_end, time-to-go 0).\n"
     "\n"
     "options:\n";
 
@@ -132,13 +140,15 @@ static dg_hji_problem *load_problem(const char *cmd, const char *config, const c
 /* ----------------------------------------------------------------- solve */
 
 static int hji_solve(int argc, char **argv) {
-    const char *config, *out, *times_s, *accuracy, *threads_s;
+    const char *config, *out, *times_s, *slices_s, *accuracy, *threads_s;
     int f32;
     const cli_opt opts[] = {
         {"--config", &config, NULL, "FILE", "the game's HJI config (configs/hji/*.yaml)", "required"},
         {"--out", &out, NULL, "FILE", "the value file (.safetensors)", "required"},
         {"--times", &times_s, NULL, "T1,T2,...", "also store the value at these increasing earlier times, in "
          "(0, t_end)", NULL},
+        {"--slices", &slices_s, NULL, "N", "also store the value at the first step past each of N evenly spaced "
+         "times-to-go from 0 to t_end (1: t_end only, a stationary value)", SOLVE_SLICES_S},
         {"--accuracy", &accuracy, NULL, "A", "overrides the config's accuracy", NULL},
         {"--threads", &threads_s, NULL, "N", "overrides solver.threads (0: OpenMP's default, one per core)", NULL},
         {"--float32", NULL, &f32, NULL, "solve in single precision", NULL},
@@ -155,9 +165,17 @@ static int hji_solve(int argc, char **argv) {
     if (cli_make_parent("hji solve", "--out", out)) return EXIT_USAGE;  /* before the solve, not after */
     int threads = -1;  /* -1: the config's solver.threads; 0: one per core */
     if (threads_s && !cli_int("hji solve", "--threads", threads_s, 0, 4096, &threads)) return EXIT_USAGE;
+    int slices = SOLVE_SLICES;
+    if (slices_s && !cli_int("hji solve", "--slices", slices_s, 1, DG_HJI_MAX_TIMES - 1, &slices)) return EXIT_USAGE;
+    if (slices < 2) slices = 0;  /* no marks: t_end (and --times) only */
     double times[DG_HJI_MAX_TIMES];
     int nt = 0;
     if (times_s && (nt = parse_list("hji solve", "--times", times_s, times, DG_HJI_MAX_TIMES - 1)) < 0) return EXIT_USAGE;
+    if (nt + 1 + slices > DG_HJI_MAX_TIMES) {
+        cli_error("hji solve", "--times and --slices: %d + %d times and t_end, more than %d", nt, slices,
+                  DG_HJI_MAX_TIMES);
+        return EXIT_USAGE;
+    }
     dg_cfg *cfg = NULL;
     dg_hji_problem *p = load_problem("hji solve", config, accuracy, threads, f32, &cfg);
     if (!p) return EXIT_USAGE;
@@ -168,7 +186,7 @@ static int hji_solve(int argc, char **argv) {
             dg_cfg_free(cfg);
             return EXIT_USAGE;
         }
-    times[nt++] = p->t_end;
+    const int nreq = nt, nmax = nt + 1 + slices;  /* landed on: --times and t_end; sampled: the slices */
     const int64_t N = p->grid.nodes;
     int rc = 0;
     dg_err e = {0};
@@ -176,20 +194,37 @@ static int hji_solve(int argc, char **argv) {
     char dims[96] = "";  /* " 101x101x51" */
     for (int k = 0; k < p->grid.ndim; k++) cli_catf(dims, sizeof dims, "%s%d", k ? "x" : " ", p->grid.n[k]);
     {   /* the solver's arrays, the nt values, the file's copies: refused if they cannot fit */
-        const double need = dg_hji_problem_memory(p, nt, f32);
+        const double need = dg_hji_problem_memory(p, nmax, nreq + 1, f32);
         char what[400];
-        snprintf(what, sizeof what, "%.200s: a grid of%s nodes at %d time%s", config, dims, nt, nt > 1 ? "s" : "");
-        if (!cli_mem_ok("hji solve", need, what, "grid.n (or --times, or use --float32)")) {
+        snprintf(what, sizeof what, "%.200s: a grid of%s nodes at %d time%s", config, dims, nmax, nmax > 1 ? "s" : "");
+        if (!cli_mem_ok("hji solve", need, what, "grid.n (or --slices, --times, or use --float32)")) {
             dg_hji_problem_free(p);
             dg_cfg_free(cfg);
             return EXIT_USAGE;
         }
         mem_mib = need / 1048576.0;
     }
-    double *vals = malloc((size_t)nt * (size_t)N * sizeof(double));
+    double *vals = NULL;
     char *yaml = NULL;
+    size_t yaml_len = 0;
+    dg_status s = dg_cfg_to_yaml(cfg, &yaml, &yaml_len, &e);
+    if (s != DG_OK) {
+        rc = cli_fail("hji solve", &e, 0);
+        goto done;
+    }
+    {   /* the file must fit on the disk: refused before the solve, not after it */
+        const double need = dg_hji_value_file_bytes(p, nmax, f32, (double)yaml_len), avail = dg_disk_free(out);
+        if (avail >= 0 && need > avail) {
+            cli_error("hji solve", "%s: the value file of %d times takes about %.1f MiB, more than the %.1f MiB free "
+                      "there; lower --slices or grid.n (or use --float32)", out, nmax, need / 1048576.0,
+                      avail / 1048576.0);
+            rc = EXIT_USAGE;
+            goto done;
+        }
+    }
+    vals = malloc((size_t)nmax * (size_t)N * sizeof(double));
     if (!vals) {
-        cli_error("hji solve", "out of memory for %d x %lld values", nt, (long long)N);
+        cli_error("hji solve", "out of memory for %d x %lld values", nmax, (long long)N);
         rc = EXIT_FAIL;
         goto done;
     }
@@ -200,14 +235,16 @@ static int hji_solve(int argc, char **argv) {
     snprintf(banner, sizeof banner, "solving %s: grid%s, t_end %g, memory about %.1f MiB, %s\n", p->name, dims,
              p->t_end, mem_mib, dg_hji_accuracy_name(dg_hji_accuracy_of(&p->opts)));
     dg_hji_stats st;
-    if (dg_hji_solve(&p->grid, &p->game, &p->opts, p->target, p->obstacle, nt, times, vals, &st, &e) != DG_OK) {
+    double req[DG_HJI_MAX_TIMES];
+    memcpy(req, times, (size_t)nreq * sizeof *req);
+    if (dg_hji_problem_solve_slices(p, slices, nreq, req, &nt, times, vals, &st, &e) != DG_OK) {
         cli_error("hji solve", "%s: %s", config, e.msg);
         rc = e.status == DG_ERR_ARG ? EXIT_USAGE : EXIT_FAIL;
         goto done;
     }
-    /* the file: 'value' at t_end (F64, or F32 with --float32), earlier times as value_k */
-    dg_status s = dg_cfg_to_yaml(cfg, &yaml, NULL, &e);
-    if (s == DG_OK) s = dg_hji_value_write(out, p, nt, times, vals, f32, yaml, &e);
+    /* the file: 'value' at t_end (F64, or F32 with --float32), earlier times as value_k; V(., t_end)
+     * has the same bits whatever --slices: the samples do not change the steps */
+    s = dg_hji_value_write(out, p, nt, times, vals, f32, yaml, &e);
     if (s != DG_OK) {
         rc = cli_fail("hji solve", &e, 0);
         goto done;
@@ -218,6 +255,7 @@ static int hji_solve(int argc, char **argv) {
         cli_json_add(&j, j.root, "game", cJSON_CreateString(p->name));
         cli_json_add(&j, j.root, "nodes", cli_json_number("%.0f", (double)N));
         cli_json_add(&j, j.root, "t_end", cli_json_number("%.9g", p->t_end));
+        cli_json_add(&j, j.root, "times", cli_json_number("%.0f", nt));
         cli_json_add(&j, j.root, "steps", cli_json_number("%.0f", (double)st.steps));
         cli_json_add(&j, j.root, "stages", cli_json_number("%.0f", st.stages));
         cli_json_add(&j, j.root, "seconds", cli_json_number("%.4f", st.seconds));
@@ -242,16 +280,25 @@ static int value_open(const char *cmd, const char *path, dg_hji_value *vf) {
     return dg_hji_value_open(path, vf, &e) == DG_OK ? 0 : cli_fail(cmd, &e, EXIT_USAGE);
 }
 
-/* The value file at path, solved for p (config names p's file): its value at t_end into a new *V
- * (the caller frees it). 0, or the exit status after printing the error. */
+/* The value file at path, solved for p (config names p's file): every stored time into a new *V
+ * (the caller frees it) and the slices VS over it and vf's times. 0, or the exit status after
+ * printing the error. */
 static int value_load(const char *cmd, const char *path, const dg_hji_problem *p, const char *config,
-                      dg_hji_value *vf, double **V) {
+                      dg_hji_value *vf, double **V, dg_hji_slices *VS) {
     dg_err e = {0};
     dg_status s = dg_hji_value_open(path, vf, &e);
     if (s == DG_OK) s = dg_hji_value_check(vf, p, config, &e);
-    if (s == DG_OK && !(*V = malloc((size_t)p->grid.nodes * sizeof(double))))
+    if (s == DG_OK) {  /* the slices in double, beside the file already read */
+        char what[600];
+        snprintf(what, sizeof what, "%.500s: %d times of %lld nodes", path, vf->nt, (long long)p->grid.nodes);
+        if (!cli_mem_ok(cmd, (double)vf->nt * (double)p->grid.nodes * sizeof(double), what, "the value file's "
+                        "times (hji solve --slices)"))
+            return EXIT_USAGE;
+    }
+    if (s == DG_OK && !(*V = malloc((size_t)vf->nt * (size_t)p->grid.nodes * sizeof(double))))
         s = dg_err_set(&e, DG_ERR_NOMEM, "out of memory");
-    if (s == DG_OK) s = dg_hji_value_read(vf, vf->nt - 1, *V, &e);
+    if (s == DG_OK) s = dg_hji_value_read_all(vf, *V, &e);
+    *VS = (dg_hji_slices){.nt = vf->nt, .t = vf->times, .v = *V};
     return s == DG_OK ? 0 : cli_fail(cmd, &e, s == DG_ERR_NOMEM ? EXIT_FAIL : EXIT_USAGE);
 }
 
@@ -310,7 +357,7 @@ static int hji_plot(int argc, char **argv) {
 /* ------------------------------------------------------------------ play */
 
 static int hji_play(int argc, char **argv) {
-    const char *config, *value, *from_s, *out, *gif, *tmax_s, *dt_s, *maxsteps_s;
+    const char *config, *value, *from_s, *out, *gif, *tmax_s, *dt_s, *maxsteps_s, *layer_s;
     const cli_opt opts[] = {
         {"--config", &config, NULL, "FILE", "the game's HJI config", "required"},
         {"--value", &value, NULL, "FILE", "its value file (hji solve)", "required"},
@@ -320,6 +367,8 @@ static int hji_play(int argc, char **argv) {
         {"--t-max", &tmax_s, NULL, "S", "seconds simulated at most", "2 t_end"},
         {"--dt", &dt_s, NULL, "S", "the time step", "automatic"},
         {"--max-steps", &maxsteps_s, NULL, "N", "refuse a t-max / dt above N steps", PLAY_MAX_STEPS_S},
+        {"--boundary-layer", &layer_s, NULL, "EPS", "in [0, 1]: inputs saturate linearly where |(G^T p)_j| < EPS "
+         "|p| |G e_j| (against chattering); 0: bang-bang", "0"},
         {NULL, NULL, NULL, NULL, NULL, NULL},
     };
     const int prc = cli_parse("hji play", argc, argv, opts, PLAY_HELP);
@@ -345,9 +394,10 @@ static int hji_play(int argc, char **argv) {
     const dg_hji_grid *g = &p->grid;
     double x[DG_HJI_MAX_DIMS];
     int rc = 0;
-    double t_max = 2 * p->t_end, dt = 0;
+    double t_max = 2 * p->t_end, dt = 0, layer = 0;
     dg_hji_value vf = {0};
     double *V = NULL;
+    dg_hji_slices VS = {0};
     dg_hji_play_gif *pg = NULL;
     const int nfrom = parse_list("hji play", "--from", from_s, x, DG_HJI_MAX_DIMS);
     if (nfrom != g->ndim) {
@@ -356,7 +406,8 @@ static int hji_play(int argc, char **argv) {
         goto done;
     }
     if ((tmax_s && !cli_double("hji play", "--t-max", tmax_s, 0, INFINITY, CLI_OPEN_LO, &t_max)) ||
-        (dt_s && !cli_double("hji play", "--dt", dt_s, 0, INFINITY, CLI_OPEN_LO, &dt))) {
+        (dt_s && !cli_double("hji play", "--dt", dt_s, 0, INFINITY, CLI_OPEN_LO, &dt)) ||
+        (layer_s && !cli_double("hji play", "--boundary-layer", layer_s, 0, 1, 0, &layer))) {
         rc = EXIT_USAGE;
         goto done;
     }
@@ -365,24 +416,25 @@ static int hji_play(int argc, char **argv) {
         rc = EXIT_USAGE;
         goto done;
     }
-    if ((rc = value_load("hji play", value, p, config, &vf, &V))) goto done;
-    if (dt <= 0) dt = dg_hji_sim_dt(p, V, x, t_max);
+    if ((rc = value_load("hji play", value, p, config, &vf, &V, &VS))) goto done;
+    if (dt <= 0) dt = dg_hji_sim_dt(p, &VS, x, t_max);
     if (!(t_max / dt <= max_steps)) {  /* the CSV's rows, bounded before anything is written */
         cli_error("hji play", "--t-max %g / --dt %g is %.3g steps, more than --max-steps %d (one CSV row each)",
                   t_max, dt, t_max / dt, max_steps);
         rc = EXIT_USAGE;
         goto done;
     }
-    if (gif && !(pg = dg_hji_play_gif_begin(gif, p, V, vf.times[vf.nt - 1], &e))) {
+    if (gif && !(pg = dg_hji_play_gif_begin(gif, p, V + (size_t)(vf.nt - 1) * (size_t)g->nodes,
+                                            vf.times[vf.nt - 1], &e))) {
         cli_error("hji play", "%s", e.msg);
         rc = e.status == DG_ERR_NOMEM ? EXIT_FAIL : EXIT_USAGE;
         goto done;
     }
-    /* both players follow the equilibrium feedback: inputs from the value's gradient */
-    const dg_hji_sim_opts so = {.t_max = t_max, .dt = dt, .max_steps = max_steps, .csv_path = csv_path,
-                                .on_step = pg ? dg_hji_play_gif_step : NULL, .user = pg};
+    /* both players follow the equilibrium feedback: inputs from the gradient of V(x, t_end - t) */
+    const dg_hji_sim_opts so = {.t_max = t_max, .dt = dt, .max_steps = max_steps, .layer = layer,
+                                .csv_path = csv_path, .on_step = pg ? dg_hji_play_gif_step : NULL, .user = pg};
     dg_hji_sim_result res;
-    dg_status s = dg_hji_simulate(p, V, x, &so, &res, &e);
+    dg_status s = dg_hji_simulate(p, &VS, x, &so, &res, &e);
     if (s != DG_OK) {
         const dg_err *why = s == DG_ERR_INTERRUPTED && pg ? dg_hji_play_gif_error(pg) : &e;
         cli_error("hji play", "%s", why->msg);
@@ -401,6 +453,8 @@ static int hji_play(int argc, char **argv) {
     cli_json_add(&j, j.root, "capture_time", cli_json_number("%.9g", res.captured ? res.capture_time : NAN));
     cli_json_add(&j, j.root, "t_max", cli_json_number("%.6g", t_max));
     cli_json_add(&j, j.root, "dt", cli_json_number("%.6g", dt));
+    cli_json_add(&j, j.root, "value_times", cli_json_number("%.0f", vf.nt));
+    cli_json_add(&j, j.root, "boundary_layer", cli_json_number("%.6g", layer));
     cli_json_add(&j, j.root, "u_player", cJSON_CreateString(p->u_name ? p->u_name : "u"));
     cli_json_add(&j, j.root, "d_player", cJSON_CreateString(p->d_name ? p->d_name : "d"));
     rc = cli_json_print(&j, "hji play");
@@ -416,7 +470,7 @@ done:
 /* ---------------------------------------------------------------- versus */
 
 static int hji_versus(int argc, char **argv) {
-    const char *config, *ckpt, *hji, *value, *batch_s;
+    const char *config, *ckpt, *hji, *value, *batch_s, *layer_s;
     dg_run_set ov[] = {CLI_OVERRIDES};
     const cli_opt opts[] = {
         {"--config", &config, NULL, "GAME.yaml", "the learning game's config", "required"},
@@ -425,6 +479,8 @@ static int hji_versus(int argc, char **argv) {
         {"--value", &value, NULL, "FILE", "its value file (hji solve)", "required"},
         {"--batch", &batch_s, NULL, "N", "initial states", "256"},
         {"--seed", &ov[OV_SEED].value, NULL, "N", "seed of the initial states", "the config's seed"},
+        {"--boundary-layer", &layer_s, NULL, "EPS", "the HJBI inputs saturate linearly where |(G^T p)_j| < EPS "
+         "|p| |G e_j| (as hji play); 0: bang-bang", "0"},
         {NULL, NULL, NULL, NULL, NULL, NULL},
     };
     const int prc = cli_parse("hji versus", argc, argv, opts, VERSUS_HELP);
@@ -435,6 +491,8 @@ static int hji_versus(int argc, char **argv) {
     }
     int B = 256;
     if (batch_s && !cli_int("hji versus", "--batch", batch_s, 1, 100000, &B)) return EXIT_USAGE;
+    double layer = 0;
+    if (layer_s && !cli_double("hji versus", "--boundary-layer", layer_s, 0, 1, 0, &layer)) return EXIT_USAGE;
     dg_run s;
     int rc = cli_load(&s, config, NULL, 0, ov, OV_N);
     if (rc) return rc;
@@ -444,6 +502,7 @@ static int hji_versus(int argc, char **argv) {
     dg_hji_problem *hp = NULL;
     dg_hji_value vf = {0};
     double *V = NULL;
+    dg_hji_slices VS = {0};
     dg_err e = {0};
     if (!(hp = load_problem("hji versus", hji, NULL, -1, 0, &hcfg))) { rc = EXIT_USAGE; goto done; }
     if (dg_hji_link_check(hp, s.env, &e) != DG_OK) {  /* the learning game the HJI game declares */
@@ -452,9 +511,9 @@ static int hji_versus(int argc, char **argv) {
         goto done;
     }
     if (dg_run_policy_load(&s, ckpt, &pol, &p, &e) != DG_OK) { rc = cli_fail("hji versus", &e, 0); goto done; }
-    if ((rc = value_load("hji versus", value, hp, hji, &vf, &V))) goto done;
+    if ((rc = value_load("hji versus", value, hp, hji, &vf, &V, &VS))) goto done;
     dg_hji_versus_result r;
-    if (dg_hji_versus(hp, V, s.env, &pol, p, B, s.opts.seed, &r, &e) != DG_OK) {
+    if (dg_hji_versus(hp, &VS, layer, s.env, &pol, p, B, s.opts.seed, &r, &e) != DG_OK) {
         cli_error("hji versus", "%s", e.msg);
         rc = cli_exit_for(e.status);
         goto done;
@@ -466,6 +525,8 @@ static int hji_versus(int argc, char **argv) {
     cli_json_add(&j, j.root, "episodes", cli_json_number("%.0f", B));
     cli_json_add(&j, j.root, "inside_tube", cli_json_number("%.6g", r.inside));
     cli_json_add(&j, j.root, "t_end", cli_json_number("%.6g", t_end));
+    cli_json_add(&j, j.root, "value_times", cli_json_number("%.0f", vf.nt));
+    cli_json_add(&j, j.root, "boundary_layer", cli_json_number("%.6g", layer));
     cli_json_add(&j, j.root, "horizon_s", cli_json_number("%.6g", s.env->horizon * s.env->dt));
     if ((rc = cli_json_print(&j, "hji versus"))) goto done;
     fprintf(stderr, "%-34s %12s %18s\n", "pursuer vs evader", "capture rate", "mean capture time");

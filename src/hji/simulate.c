@@ -1,22 +1,98 @@
-/* Both players' equilibrium feedback from a value: the bang-bang inputs of the value's gradient,
- * held over each step of an RK2 (midpoint) integration, until the target is reached or t_max. */
+/* Both players' equilibrium feedback from a value at the current time-to-go: the inputs of the
+ * gradient of V(x, T - t) (bang-bang, or with a boundary layer), held over each step of an RK2
+ * (midpoint) integration, until the target is reached or t_max. */
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "difgames/fileio.h"
 #include "hji/internal.h"
 
-double dg_hji_feedback(const dg_hji_problem *p, const double *V, const double *x, double *u, double *d) {
+double dg_hji_slices_interp(const dg_hji_grid *g, const dg_hji_slices *V, double tau, const double *x,
+                            double *grad) {
+    const int nt = V->nt;
+    if (nt == 1 || !(tau > V->t[0])) return dg_hji_interp(g, V->v, x, grad);
+    if (tau >= V->t[nt - 1]) return dg_hji_interp(g, V->v + (size_t)(nt - 1) * (size_t)g->nodes, x, grad);
+    int i = 0;  /* t[i] < tau <= t[i + 1] */
+    while (i + 2 < nt && V->t[i + 1] < tau) i++;
+    const double w = (tau - V->t[i]) / (V->t[i + 1] - V->t[i]);
+    double g0[DG_HJI_MAX_DIMS], g1[DG_HJI_MAX_DIMS];
+    const double v0 = dg_hji_interp(g, V->v + (size_t)i * (size_t)g->nodes, x, g0);
+    const double v1 = dg_hji_interp(g, V->v + (size_t)(i + 1) * (size_t)g->nodes, x, g1);
+    if (grad)
+        for (int k = 0; k < g->ndim; k++) grad[k] = (1 - w) * g0[k] + w * g1[k];
+    return (1 - w) * v0 + w * v1;
+}
+
+/* One player's input with a boundary layer (layer > 0) at the switching function s = M^T p (M: the
+ * player's (nx, m) block of G or D at x): the bang-bang choice of dg_hji_game_optimal where |s| is
+ * large against layer |p| |M e_j|, linear in s inside. */
+static void layer_input(const dg_hji_input *in, const double *M, int nx, const double *p, double pn,
+                        double layer, double *v) {
+    const double sg = in->role == DG_HJI_ROLE_MAX ? 1 : -1;
+    double s[DG_HJI_MAX_INPUT], cn[DG_HJI_MAX_INPUT], s2 = 0, c2 = 0;
+    for (int j = 0; j < in->dim; j++) {
+        s[j] = cn[j] = 0;
+        for (int k = 0; k < nx; k++) {
+            s[j] += M[k * in->dim + j] * p[k];
+            cn[j] += M[k * in->dim + j] * M[k * in->dim + j];
+        }
+        s2 += s[j] * s[j];
+        c2 += cn[j];
+        cn[j] = sqrt(cn[j]);
+    }
+    if (in->set == DG_HJI_SET_BALL) {
+        const double den = fmax(sqrt(s2), layer * pn * sqrt(c2));
+        for (int j = 0; j < in->dim; j++) v[j] = in->center[j] + (den > 0 ? sg * in->radius * s[j] / den : 0);
+        return;
+    }
+    for (int j = 0; j < in->dim; j++) {
+        const double w = layer * pn * cn[j];
+        const double r = w > 0 ? fmax(-1, fmin(1, sg * s[j] / w)) : sg * s[j] > 0 ? 1 : sg * s[j] < 0 ? -1 : 0;
+        v[j] = 0.5 * (in->lo[j] + in->hi[j]) + 0.5 * r * (in->hi[j] - in->lo[j]);
+    }
+}
+
+double dg_hji_feedback(const dg_hji_problem *p, const dg_hji_slices *V, double tau, double layer,
+                       const double *x, double *u, double *d) {
     double grad[DG_HJI_MAX_DIMS];
-    const double v = dg_hji_interp(&p->grid, V, x, grad);
-    dg_hji_game_optimal(&p->game, x, grad, u, d);
+    const double v = dg_hji_slices_interp(&p->grid, V, tau, x, grad);
+    const dg_hji_game *gm = &p->game;
+    if (!(layer > 0) || !gm->dyn) {
+        dg_hji_game_optimal(gm, x, grad, u, d);
+        return v;
+    }
+    const int nx = gm->nx, nu = gm->u.dim, nd = gm->d.dim;
+    double f[DG_HJI_MAX_DIMS] = {0}, G[DG_HJI_MAX_DIMS * DG_HJI_MAX_INPUT] = {0};
+    double D[DG_HJI_MAX_DIMS * DG_HJI_MAX_INPUT] = {0}, pn = 0;
+    gm->dyn(gm->user, x, f, G, D);
+    for (int k = 0; k < nx; k++) pn = hypot(pn, grad[k]);
+    if (u && nu) layer_input(&gm->u, G, nx, grad, pn, layer, u);
+    if (d && nd) layer_input(&gm->d, D, nx, grad, pn, layer, d);
     return v;
 }
 
-double dg_hji_sim_dt(const dg_hji_problem *p, const double *V, const double *x0, double t_max) {
+/* The time-to-go at time t of a simulation with V: T - t (T: V's last time), 0 past T. */
+static double time_to_go(const dg_hji_slices *V, double t) {
+    const double tau = V->t[V->nt - 1] - t;
+    return tau > 0 ? tau : 0;
+}
+
+/* DG_OK when V is a usable set of slices. */
+static dg_status check_slices(const dg_hji_slices *V, dg_err *e) {
+    if (!V || V->nt < 1 || !V->t || !V->v)
+        return dg_err_set(e, DG_ERR_ARG, "hji: a value needs nt >= 1 slices, their times and values");
+    for (int i = 0; i < V->nt; i++)
+        if (!(V->t[i] >= 0) || !isfinite(V->t[i]) || (i && !(V->t[i] > V->t[i - 1])))
+            return dg_err_set(e, DG_ERR_ARG, "hji: a value's times must be finite, >= 0 and increasing "
+                              "(t[%d] = %g)", i, V->t[i]);
+    return DG_OK;
+}
+
+double dg_hji_sim_dt(const dg_hji_problem *p, const dg_hji_slices *V, const double *x0, double t_max) {
     const dg_hji_grid *g = &p->grid;
     double u[DG_HJI_MAX_INPUT], d[DG_HJI_MAX_INPUT], xd[DG_HJI_MAX_DIMS], sp = 0;
-    dg_hji_feedback(p, V, x0, u, d);
+    dg_hji_feedback(p, V, time_to_go(V, 0), 0, x0, u, d);
     dg_hji_game_dynamics(&p->game, x0, u, d, xd);
     for (int k = 0; k < g->ndim; k++) sp = fmax(sp, fabs(xd[k]) / g->dx[k]);
     double dt = sp > 0 ? 0.25 / sp : 0.01;  /* a quarter of a cell per step at the game's speed */
@@ -33,10 +109,14 @@ static void csv_row(FILE *f, const dg_hji_problem *p, const dg_hji_sim_step *s) 
     fprintf(f, ",%.9g,%.9g\n", s->value, s->target);
 }
 
-dg_status dg_hji_simulate(const dg_hji_problem *p, const double *V, const double *x0, const dg_hji_sim_opts *o,
-                          dg_hji_sim_result *r, dg_err *e) {
+dg_status dg_hji_simulate(const dg_hji_problem *p, const dg_hji_slices *V, const double *x0,
+                          const dg_hji_sim_opts *o, dg_hji_sim_result *r, dg_err *e) {
     if (!p || !V || !x0 || !o || !r)
         return dg_err_set(e, DG_ERR_ARG, "hji simulate: needs a problem, a value, a start, options and a result");
+    dg_status sc = check_slices(V, e);
+    if (sc != DG_OK) return sc;
+    if (!(o->layer >= 0 && o->layer <= 1))
+        return dg_err_set(e, DG_ERR_ARG, "hji simulate: the boundary layer must be in [0, 1], got %g", o->layer);
     if (!p->game.dyn) return dg_err_set(e, DG_ERR_ARG, "hji simulate: %s has no dynamics to simulate", p->name);
     const dg_hji_grid *g = &p->grid;
     const int nx = g->ndim;
@@ -66,7 +146,7 @@ dg_status dg_hji_simulate(const dg_hji_problem *p, const double *V, const double
     for (int64_t s = 0; s <= steps; s++) {
         double u[DG_HJI_MAX_INPUT] = {0}, d[DG_HJI_MAX_INPUT] = {0};
         const dg_hji_sim_step st = {.step = s, .steps = steps, .t = (double)s * dt, .x = x, .u = u, .d = d,
-                                    .value = dg_hji_feedback(p, V, x, u, d),
+                                    .value = dg_hji_feedback(p, V, time_to_go(V, (double)s * dt), o->layer, x, u, d),
                                     .target = dg_hji_interp(g, p->target, x, NULL)};
         if (f.fp) csv_row(f.fp, p, &st);
         r->rows = s + 1;

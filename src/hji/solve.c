@@ -244,3 +244,86 @@ double dg_hji_solve_memory(const dg_hji_grid *g, const dg_hji_game *gm, const dg
      * against peak RSS: within 1 % without this) */
     return 1.02 * bytes + 1048576.0;
 }
+
+/* ------------------------------------------------------------ time slices */
+
+/* The slices solve's progress hook: copies the value at the first step at or past each mark (a
+ * time the solve does not land on itself), then calls the caller's hook. */
+typedef struct slice_hook {
+    dg_hji_progress_fn fn;                /* the caller's, or NULL                            */
+    void              *user;
+    int                nmark, next;       /* marks and the next one to take                   */
+    double             step;              /* the marks are k * step                           */
+    int                nland;             /* times the solve lands on (it stores those)       */
+    const double      *land;
+    int                taken;             /* samples so far, in out                           */
+    double            *times, *out;
+    int64_t            N;
+} slice_hook;
+
+static int slice_progress(void *user, const dg_hji_progress *pr) {
+    slice_hook *h = user;
+    if (h->next < h->nmark && pr->t >= h->next * h->step * (1 - 1e-12)) {
+        int landed = 0;
+        for (int i = 0; i < h->nland; i++) landed |= pr->t == h->land[i];
+        if (!landed) {
+            double *dst = h->out + (size_t)h->taken * (size_t)h->N;
+            if (pr->value) memcpy(dst, pr->value, (size_t)h->N * sizeof *dst);
+            else
+                for (int64_t j = 0; j < h->N; j++) dst[j] = pr->value_f32[j];
+            h->times[h->taken++] = pr->t;
+        }
+        while (h->next < h->nmark && pr->t >= h->next * h->step * (1 - 1e-12)) h->next++;
+    }
+    return h->fn ? h->fn(h->user, pr) : 0;
+}
+
+dg_status dg_hji_problem_solve_slices(const dg_hji_problem *p, int slices, int nreq, const double *req,
+                                      int *nt, double *times, double *out, dg_hji_stats *stats, dg_err *e) {
+    if (!p || !nt || !times || !out || nreq < 0 || (nreq && !req) || slices < 0)
+        return dg_err_set(e, DG_ERR_ARG, "hji: solve_slices needs a problem, nt, times and out");
+    const double T = p->t_end;
+    if (slices < 2) slices = 0;
+    if (slices + nreq + 1 > DG_HJI_MAX_TIMES)
+        return dg_err_set(e, DG_ERR_ARG, "hji: %d slices and %d requested times make more than %d times", slices,
+                          nreq, DG_HJI_MAX_TIMES);
+    for (int i = 0; i < nreq; i++)
+        if (!(req[i] > 0 && req[i] < T) || (i && !(req[i] > req[i - 1])))
+            return dg_err_set(e, DG_ERR_ARG, "hji: requested times must increase within (0, t_end = %g)", T);
+    const int64_t N = p->grid.nodes;
+    const int nland = nreq + 1;
+    double land[DG_HJI_MAX_TIMES];
+    for (int i = 0; i < nreq; i++) land[i] = req[i];
+    land[nreq] = T;
+    double *solved = malloc((size_t)nland * (size_t)N * sizeof *solved);
+    if (!solved) return dg_err_set(e, DG_ERR_NOMEM, "hji: out of memory for %d x %lld values", nland, (long long)N);
+    slice_hook h = {.fn = p->opts.progress, .user = p->opts.progress_user, .nmark = slices, .next = 1,
+                    .step = slices ? T / (slices - 1) : 0, .nland = nland, .land = land, .times = times,
+                    .out = out, .N = N};
+    if (slices) {  /* the mark 0: the initial value, as the solver starts from it */
+        const int f32 = p->opts.real == DG_HJI_REAL_F32;
+        for (int64_t j = 0; j < N; j++) {
+            double v = p->target[j];
+            if (p->obstacle && p->obstacle[j] > v) v = p->obstacle[j];
+            out[j] = f32 ? (double)(float)v : v;
+        }
+        times[h.taken++] = 0;
+    }
+    dg_hji_opts o = p->opts;
+    o.progress = slice_progress;
+    o.progress_user = &h;
+    dg_status rc = dg_hji_solve(&p->grid, &p->game, &o, p->target, p->obstacle, nland, land, solved, stats, e);
+    if (rc == DG_OK) {  /* merge the samples (out) and the landed times (solved) from the back */
+        int a = h.taken - 1, b = nland - 1;
+        for (int w = h.taken + nland - 1; w >= 0; w--) {
+            const int from_a = b < 0 || (a >= 0 && times[a] > land[b]);
+            const double *src = from_a ? out + (size_t)a * (size_t)N : solved + (size_t)b * (size_t)N;
+            double *dst = out + (size_t)w * (size_t)N;
+            if (src != dst) memcpy(dst, src, (size_t)N * sizeof *dst);
+            times[w] = from_a ? times[a--] : land[b--];
+        }
+        *nt = h.taken + nland;
+    }
+    free(solved);
+    return rc;
+}

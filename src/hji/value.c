@@ -150,6 +150,13 @@ dg_status dg_hji_value_read(const dg_hji_value *v, int i, double *out, dg_err *e
     return DG_OK;
 }
 
+dg_status dg_hji_value_read_all(const dg_hji_value *v, double *out, dg_err *e) {
+    dg_status s = DG_OK;
+    for (int i = 0; v && out && i < v->nt && s == DG_OK; i++)
+        s = dg_hji_value_read(v, i, out + (size_t)i * (size_t)v->grid.nodes, e);
+    return v && out ? s : dg_hji_value_read(v, 0, out, e);
+}
+
 dg_status dg_hji_value_check(const dg_hji_value *v, const dg_hji_problem *p, const char *config, dg_err *e) {
     const dg_hji_grid *a = &v->grid, *b = &p->grid;
     if (v->game[0] && strcmp(v->game, p->name))
@@ -230,11 +237,20 @@ double dg_hji_value_memory(const dg_hji_problem *p, int nt, int f32) {
     return 1.02 * (nt * N * (f32 ? sizeof(float) : sizeof(double)) + (f32 ? N * sizeof(float) : 0)) + 1048576.0;
 }
 
-double dg_hji_problem_memory(const dg_hji_problem *p, int nt, int f32) {
+double dg_hji_value_file_bytes(const dg_hji_problem *p, int nt, int f32, double config_bytes) {
+    /* the tensors, then the header: each tensor's entry, the metadata (times, grid, param: at
+     * most 26 characters a number) and the config */
+    return (double)nt * (double)p->grid.nodes * (f32 ? sizeof(float) : sizeof(double)) + nt * 128.0 +
+           26.0 * (DG_HJI_MAX_TIMES + 4 * DG_HJI_MAX_DIMS + DG_HJI_MAX_PARAMS) + config_bytes + 4096;
+}
+
+double dg_hji_problem_memory(const dg_hji_problem *p, int nt, int nland, int f32) {
     const int64_t N = p->grid.nodes;
-    /* the target and obstacle throughout; then the solve (its output included), then the output
-     * and the file's copies */
+    /* the target and obstacle throughout; then the solve (its nland outputs included) with the
+     * sampled values beside it, then the nt values and the file's copies */
     const double out_b = (double)nt * (double)(N + 16) * sizeof(double);
+    const double sampled = nt > nland ? out_b : 0;
     return (double)N * sizeof(double) * (p->obstacle ? 2 : 1) +
-           fmax(dg_hji_solve_memory(&p->grid, &p->game, &p->opts, nt), out_b + dg_hji_value_memory(p, nt, f32));
+           fmax(dg_hji_solve_memory(&p->grid, &p->game, &p->opts, nland) + sampled,
+                out_b + dg_hji_value_memory(p, nt, f32));
 }

@@ -48,11 +48,16 @@ static double capture_dist(const dg_hji_link *l, int nx, const float *s) {
     return m == 1 ? fabs(a) : hypot(a, b);
 }
 
-dg_status dg_hji_versus(const dg_hji_problem *p, const double *V, const dg_env *env, const dg_policy *pol,
-                        dg_params *params, int B, uint64_t seed, dg_hji_versus_result *r, dg_err *e) {
+dg_status dg_hji_versus(const dg_hji_problem *p, const dg_hji_slices *V, double layer, const dg_env *env,
+                        const dg_policy *pol, dg_params *params, int B, uint64_t seed, dg_hji_versus_result *r,
+                        dg_err *e) {
     dg_status rc = dg_hji_link_check(p, env, e);
     if (rc != DG_OK) return rc;
-    if (!V || !pol || !params || !r || B < 1) return dg_err_set(e, DG_ERR_ARG, "hji versus: bad arguments");
+    if (!V || V->nt < 1 || !V->t || !V->v || !pol || !params || !r || B < 1 || !(layer >= 0 && layer <= 1))
+        return dg_err_set(e, DG_ERR_ARG, "hji versus: bad arguments");
+    for (int i = 1; i < V->nt; i++)
+        if (!(V->t[i] > V->t[i - 1])) return dg_err_set(e, DG_ERR_ARG, "hji versus: the value's times must increase");
+    const double T = V->t[V->nt - 1];  /* the horizon: at step t the time-to-go is T - t dt (0 past T) */
     const dg_hji_link *l = p->link;
     const int S = env->state_dim, nx = p->grid.ndim, A1 = env->act_dim, A = env->act_dim + env->act2_dim;
     const double radius = dg_hji_problem_param(p, l->capture_param);
@@ -73,7 +78,7 @@ dg_status dg_hji_versus(const dg_hji_problem *p, const double *V, const dg_env *
     for (int i = 0; i < B; i++) {
         double x[DG_HJI_MAX_DIMS];
         map_state(l, nx, st0 + (size_t)S * i, x);
-        inside += dg_hji_interp(&p->grid, V, x, NULL) <= 0.0;
+        inside += dg_hji_slices_interp(&p->grid, V, T, x, NULL) <= 0.0;
     }
     *r = (dg_hji_versus_result){.episodes = B, .inside = (double)inside / B};
     for (int k = 0; k < DG_HJI_PAIRINGS; k++) {
@@ -83,6 +88,7 @@ dg_status dg_hji_versus(const dg_hji_problem *p, const double *V, const dg_env *
         double tsum = 0;
         int captured = 0;
         for (int t = 1; t <= env->horizon; t++) {
+            const double tau = fmax(T - (t - 1) * env->dt, 0);  /* the inputs act over [(t-1) dt, t dt] */
             dg_ctx_reset(ctx);
             dg_tensor *state = dg_from(ctx, 2, (int[]){B, S}, st);
             dg_tensor *a = dg_mlp_forward(ctx, &pol->mlp[0], params, env->game->observe(ctx, env, state, NULL));
@@ -95,7 +101,7 @@ dg_status dg_hji_versus(const dg_hji_problem *p, const double *V, const dg_env *
             for (int i = 0; i < B; i++) {
                 double x[DG_HJI_MAX_DIMS], u[DG_HJI_MAX_INPUT], d[DG_HJI_MAX_INPUT];
                 map_state(l, nx, st + (size_t)S * i, x);
-                dg_hji_feedback(p, V, x, u, d);
+                dg_hji_feedback(p, V, tau, layer, x, u, d);
                 float *ac = act->data + (size_t)A * i;
                 for (int j = 0; j < A1; j++) ac[j] = a->data[(size_t)A1 * i + j];
                 for (int j = 0; j < env->act2_dim; j++) ac[A1 + j] = b->data[(size_t)env->act2_dim * i + j];
