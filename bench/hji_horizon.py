@@ -50,7 +50,7 @@ def solve(text, tmp, name, times):
     with open(cfg, "w") as f:
         f.write(text)
     out = os.path.join(tmp, name + ".safetensors")
-    cmd = [args.difgames, "hji", "solve", "--config", cfg, "--out", out, "--threads", args.threads]
+    cmd = [args.difgames, "hji", "solve", "--config", cfg, "--out", out, "--threads", args.threads, "--slices", "1"]
     if times:
         cmd += ["--times", ",".join(f"{t:g}" for t in times)]
     r = subprocess.run(cmd, check=True, capture_output=True, text=True)

@@ -829,7 +829,7 @@ static void test_value_files(void **state) {
     const int fd = mkstemp(path);
     assert_true(fd >= 0);
     close(fd);
-    assert_int_equal(dg_hji_value_write(path, p, 2, times, V, 0, NULL, &e), DG_OK);
+    assert_int_equal(dg_hji_value_write(path, p, 2, times, NULL, V, 0, NULL, &e), DG_OK);
     dg_hji_value v;
     assert_int_equal(dg_hji_value_open(path, &v, &e), DG_OK);
     assert_int_equal(v.nt, 2);
@@ -840,6 +840,19 @@ static void test_value_files(void **state) {
     for (int i = 0; i < 2; i++) {
         assert_int_equal(dg_hji_value_read(&v, i, W, &e), DG_OK);
         assert_memory_equal(W, V + (size_t)i * p->grid.nodes, (size_t)p->grid.nodes * sizeof *W);
+    }
+    assert_false(v.sampled[0] || v.sampled[1]);  /* written without flags: every time asked for */
+    {   /* a time-slice sample is flagged in the file; t_end never is */
+        const unsigned char flags[2] = {1, 0}, bad[2] = {0, 1};
+        dg_hji_value s;
+        assert_int_equal(dg_hji_value_write(path, p, 2, times, flags, V, 0, NULL, &e), DG_OK);
+        assert_int_equal(dg_hji_value_open(path, &s, &e), DG_OK);
+        assert_true(s.sampled[0] && !s.sampled[1]);
+        dg_hji_value_close(&s);
+        assert_int_equal(dg_hji_value_write(path, p, 2, times, bad, V, 0, NULL, &e), DG_OK);
+        assert_int_equal(dg_hji_value_open(path, &s, &e), DG_ERR_FORMAT);
+        assert_non_null(strstr(e.msg, "'sampled'"));
+        assert_int_equal(dg_hji_value_write(path, p, 2, times, NULL, V, 0, NULL, &e), DG_OK);
     }
     {   /* its figure: a PNG written whole, or an error naming the path it could not write */
         char png[sizeof path + 8];
@@ -876,7 +889,7 @@ static void test_value_files(void **state) {
     dg_hji_value_close(&v);  /* twice is harmless */
     /* a NaN in the stored value */
     V[2 * p->grid.nodes - 7] = NAN;
-    assert_int_equal(dg_hji_value_write(path, p, 2, times, V, 1, NULL, &e), DG_OK);
+    assert_int_equal(dg_hji_value_write(path, p, 2, times, NULL, V, 1, NULL, &e), DG_OK);
     assert_int_equal(dg_hji_value_open(path, &v, &e), DG_OK);
     assert_int_equal(dg_hji_value_read(&v, 0, W, &e), DG_OK);
     assert_int_equal(dg_hji_value_read(&v, 1, W, &e), DG_ERR_NONFINITE);

@@ -460,6 +460,8 @@ typedef struct dg_hji_value {
     int         nparam;
     int         nt;                       /* stored times                                      */
     double      times[DG_HJI_MAX_TIMES];
+    unsigned char sampled[DG_HJI_MAX_TIMES]; /* 1: a time-slice sample for the strategies (solve's
+                                           * --slices), not a time asked for; plots leave it out */
 } dg_hji_value;
 
 /* Loads path and checks its metadata and tensors (DG_ERR_FORMAT naming the file and what is wrong).
@@ -478,15 +480,18 @@ dg_status dg_hji_value_read_all(const dg_hji_value *v, double *out, dg_err *e);
  * (another game, another grid, transposed axes). */
 dg_status dg_hji_value_check(const dg_hji_value *v, const dg_hji_problem *p, const char *config, dg_err *e);
 /* The figure of `difgames hji plot` as a PNG at path (atomically): the heat map of the value at t_end
- * with a colour bar, the zero level sets of every stored time over it (dg_hji_contour) with a legend
+ * with a colour bar, the zero level sets of the stored times asked for (not the
+ * strategies' time-slice samples) over it (dg_hji_contour) with a legend
  * of the times, axes with ticks named by the game's state variables (dg_hji_axis_name), on the slice
  * through axes 0 and 1 at at[2..] (at NULL, or at[0], at[1]: unused; NULL: the middle of each other
  * axis). Returns DG_OK, dg_hji_value_read's errors, DG_ERR_NOMEM or the PNG's DG_ERR_IO. */
 dg_status dg_hji_plot_value(const dg_hji_value *v, const double *at, const char *path, dg_err *e);
 /* Writes nt values (nt, nodes) at times[] of problem p into path (atomically), as float32 when f32;
- * config_yaml (may be NULL) is stored too. */
+ * sampled (NULL: none) flags the times that are only time-slice samples for the strategies (plots
+ * leave them out); config_yaml (may be NULL) is stored too. */
 dg_status dg_hji_value_write(const char *path, const dg_hji_problem *p, int nt, const double *times,
-                             const double *vals, int f32, const char *config_yaml, dg_err *e);
+                             const unsigned char *sampled, const double *vals, int f32, const char *config_yaml,
+                             dg_err *e);
 /* Bytes dg_hji_value_write allocates for nt times (the writer's copies). */
 double    dg_hji_value_memory(const dg_hji_problem *p, int nt, int f32);
 /* Bytes of the value file of nt times (float32 when f32), metadata included (config_bytes: the

@@ -244,7 +244,12 @@ static int hji_solve(int argc, char **argv) {
     }
     /* the file: 'value' at t_end (F64, or F32 with --float32), earlier times as value_k; V(., t_end)
      * has the same bits whatever --slices: the samples do not change the steps */
-    s = dg_hji_value_write(out, p, nt, times, vals, f32, yaml, &e);
+    unsigned char sampled[DG_HJI_MAX_TIMES];  /* what --slices added: the times not asked for */
+    for (int i = 0; i < nt; i++) {
+        sampled[i] = times[i] != p->t_end;
+        for (int k = 0; k < nreq; k++) sampled[i] &= times[i] != req[k];
+    }
+    s = dg_hji_value_write(out, p, nt, times, sampled, vals, f32, yaml, &e);
     if (s != DG_OK) {
         rc = cli_fail("hji solve", &e, 0);
         goto done;

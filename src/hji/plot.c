@@ -226,17 +226,20 @@ dg_status dg_hji_plot_value(const dg_hji_value *vf, const double *at_in, const c
     for (int k = 0; k < g->ndim; k++) at[k] = at_in && k >= 2 ? at_in[k] : 0.5 * (g->lo[k] + g->hi[k]);
     const int nx = g->n[0], ny = g->n[1];
     double *v = malloc((size_t)g->nodes * sizeof(double));
-    double *slices[DG_HJI_MAX_TIMES] = {0};
+    double *slices[DG_HJI_MAX_TIMES] = {0}, times[DG_HJI_MAX_TIMES];
+    int idx[DG_HJI_MAX_TIMES], ns = 0;  /* the times asked for (t_end last), not the strategies' samples */
+    for (int i = 0; i < vf->nt; i++)
+        if (!vf->sampled[i]) times[ns] = vf->times[i], idx[ns++] = i;
     int ok = v != NULL;
-    for (int i = 0; i < vf->nt && ok; i++) ok = (slices[i] = malloc((size_t)nx * ny * sizeof(double))) != NULL;
+    for (int i = 0; i < ns && ok; i++) ok = (slices[i] = malloc((size_t)nx * ny * sizeof(double))) != NULL;
     dg_status s = ok ? DG_OK : dg_err_set(e, DG_ERR_NOMEM, "hji plot: out of memory");
-    for (int i = 0; i < vf->nt && s == DG_OK; i++)
-        if ((s = dg_hji_value_read(vf, i, v, e)) == DG_OK) dg_hji_slice2d(g, v, at, slices[i]);
+    for (int i = 0; i < ns && s == DG_OK; i++)
+        if ((s = dg_hji_value_read(vf, idx[i], v, e)) == DG_OK) dg_hji_slice2d(g, v, at, slices[i]);
     figure f;
     dg_image *img = NULL;
     if (s == DG_OK) {
         double lo = INFINITY, hi = -INFINITY;
-        const double *fin = slices[vf->nt - 1];
+        const double *fin = slices[ns - 1];
         for (int j = 0; j < nx * ny; j++) { lo = fmin(lo, fin[j]); hi = fmax(hi, fin[j]); }
         char vname[48];
         snprintf(vname, sizeof vname, "V at t = %.3g", vf->times[vf->nt - 1]);
@@ -250,13 +253,13 @@ dg_status dg_hji_plot_value(const dg_hji_value *vf, const double *at_in, const c
         char title[160];
         slice_title(title, sizeof title, vf->game, "zero level sets of V", g, at);
         dg_draw_text(&d, f.x0 + f.pw / 2, PAD, title, 0x000000, TITLE_FONT, DG_TEXT_CENTER | DG_TEXT_TOP, 0);
-        s = fig_draw(&d, &f, slices, vf->nt, vf->times, 1, e);
+        s = fig_draw(&d, &f, slices, ns, times, 1, e);
         if (s == DG_OK) s = dg_draw_end(&d, e);
         else dg_draw_abort(&d);
     }
     if (s == DG_OK) s = dg_png_write(img, path, e);
     dg_image_free(img);
-    for (int i = 0; i < vf->nt; i++) free(slices[i]);
+    for (int i = 0; i < ns; i++) free(slices[i]);
     free(v);
     return s;
 }

@@ -67,6 +67,13 @@ static dg_status validate(dg_hji_value *v, const char *path, dg_err *e) {
     for (int i = 0; i < v->nt; i++)
         if (!(v->times[i] >= 0) || (i && !(v->times[i] > v->times[i - 1])))
             return dg_err_set(e, DG_ERR_FORMAT, "%s: metadata 'times' must be increasing and >= 0", path);
+    const char *sm = dg_st_meta(f, "sampled");  /* absent in files without time-slice samples */
+    double flags[DG_HJI_MAX_TIMES];
+    if (sm && parse_list(sm, flags, DG_HJI_MAX_TIMES) != v->nt)
+        return dg_err_set(e, DG_ERR_FORMAT, "%s: metadata 'sampled' must have one 0/1 flag per time", path);
+    for (int i = 0; i < v->nt; i++) v->sampled[i] = sm && flags[i] != 0;
+    if (v->sampled[v->nt - 1])
+        return dg_err_set(e, DG_ERR_FORMAT, "%s: metadata 'sampled' flags t_end, which is always asked for", path);
     const char *g = dg_st_meta(f, "game");
     if (g && strlen(g) >= sizeof v->game)  /* no game has such a name: refused, never cut */
         return dg_err_set(e, DG_ERR_FORMAT, "%s: metadata 'game' is %zu characters long, more than %zu", path,
@@ -188,7 +195,8 @@ dg_status dg_hji_value_check(const dg_hji_value *v, const dg_hji_problem *p, con
 }
 
 dg_status dg_hji_value_write(const char *path, const dg_hji_problem *p, int nt, const double *times,
-                             const double *vals, int f32, const char *config_yaml, dg_err *e) {
+                             const unsigned char *sampled, const double *vals, int f32, const char *config_yaml,
+                             dg_err *e) {
     const dg_hji_grid *g = &p->grid;
     const int64_t N = g->nodes;
     if (nt < 1 || nt > DG_HJI_MAX_TIMES) return dg_err_set(e, DG_ERR_ARG, "hji value: 1 to %d times", DG_HJI_MAX_TIMES);
@@ -211,6 +219,11 @@ dg_status dg_hji_value_write(const char *path, const dg_hji_problem *p, int nt, 
     free(f);
     join(meta, sizeof meta, times, nt);
     if (s == DG_OK) s = dg_st_writer_meta(w, "times", meta, e);
+    int nsampled = 0;
+    double flags[DG_HJI_MAX_TIMES];
+    for (int i = 0; i < nt; i++) nsampled += (flags[i] = sampled && sampled[i]) != 0;
+    if (nsampled) join(meta, sizeof meta, flags, nt);
+    if (s == DG_OK && nsampled) s = dg_st_writer_meta(w, "sampled", meta, e);
     const char *names[] = {"lo", "hi", "n", "periodic"};
     for (int m = 0; m < 4 && s == DG_OK; m++) {
         double x[DG_HJI_MAX_DIMS];
