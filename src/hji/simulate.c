@@ -2,11 +2,10 @@
  * gradient of V(x, T - t) (bang-bang, or with a boundary layer), held over each step of an RK2
  * (midpoint) integration, until the target is reached or t_max. */
 #include <math.h>
-#include <stdio.h>
 #include <string.h>
 
-#include "difgames/fileio.h"
 #include "hji/internal.h"
+#include "io/csv.h"
 
 double dg_hji_slices_interp(const dg_hji_grid *g, const dg_hji_slices *V, double tau, const double *x,
                             double *grad) {
@@ -101,12 +100,13 @@ double dg_hji_sim_dt(const dg_hji_problem *p, const dg_hji_slices *V, const doub
 }
 
 /* One CSV row of a step (the header's columns). */
-static void csv_row(FILE *f, const dg_hji_problem *p, const dg_hji_sim_step *s) {
-    fprintf(f, "%.6g", s->t);
-    for (int k = 0; k < p->grid.ndim; k++) fprintf(f, ",%.9g", s->x[k]);
-    for (int k = 0; k < p->game.u.dim; k++) fprintf(f, ",%.6g", s->u[k]);
-    for (int k = 0; k < p->game.d.dim; k++) fprintf(f, ",%.6g", s->d[k]);
-    fprintf(f, ",%.9g,%.9g\n", s->value, s->target);
+static void csv_row(dg_csv *w, const dg_hji_problem *p, const dg_hji_sim_step *s) {
+    dg_csv_num(w, s->t);
+    for (int k = 0; k < p->grid.ndim; k++) dg_csv_num(w, s->x[k]);
+    for (int k = 0; k < p->game.u.dim; k++) dg_csv_num(w, s->u[k]);
+    for (int k = 0; k < p->game.d.dim; k++) dg_csv_num(w, s->d[k]);
+    dg_csv_num(w, s->value);
+    dg_csv_num(w, s->target);
 }
 
 dg_status dg_hji_simulate(const dg_hji_problem *p, const dg_hji_slices *V, const double *x0,
@@ -129,15 +129,16 @@ dg_status dg_hji_simulate(const dg_hji_problem *p, const dg_hji_slices *V, const
     if (!(o->t_max / dt <= (double)o->max_steps))  /* the steps (CSV rows), bounded before anything is written */
         return dg_err_set(e, DG_ERR_ARG, "hji simulate: t_max %g / dt %g is %.3g steps, more than max_steps %lld",
                           o->t_max, dt, o->t_max / dt, (long long)o->max_steps);
-    dg_file f = {0};
+    dg_csv w = {0};
     if (o->csv_path) {
-        dg_status s = dg_file_begin(&f, o->csv_path, e);
+        dg_status s = dg_csv_begin(&w, o->csv_path, e);
         if (s != DG_OK) return s;
-        fprintf(f.fp, "t");
-        for (int k = 0; k < nx; k++) fprintf(f.fp, ",x%d", k);
-        for (int k = 0; k < p->game.u.dim; k++) fprintf(f.fp, ",u%d", k);
-        for (int k = 0; k < p->game.d.dim; k++) fprintf(f.fp, ",d%d", k);
-        fprintf(f.fp, ",value,target\n");
+        dg_csv_col(&w, "t", DG_CSV_G6);
+        dg_csv_cols(&w, NULL, "x", nx, DG_CSV_G9);
+        dg_csv_cols(&w, NULL, "u", p->game.u.dim, DG_CSV_G6);
+        dg_csv_cols(&w, NULL, "d", p->game.d.dim, DG_CSV_G6);
+        dg_csv_col(&w, "value", DG_CSV_G9);
+        dg_csv_col(&w, "target", DG_CSV_G9);
     }
     double x[DG_HJI_MAX_DIMS];
     for (int k = 0; k < nx; k++) x[k] = x0[k];
@@ -148,10 +149,10 @@ dg_status dg_hji_simulate(const dg_hji_problem *p, const dg_hji_slices *V, const
         const dg_hji_sim_step st = {.step = s, .steps = steps, .t = (double)s * dt, .x = x, .u = u, .d = d,
                                     .value = dg_hji_feedback(p, V, time_to_go(V, (double)s * dt), o->layer, x, u, d),
                                     .target = dg_hji_interp(g, p->target, x, NULL)};
-        if (f.fp) csv_row(f.fp, p, &st);
+        if (o->csv_path) csv_row(&w, p, &st);
         r->rows = s + 1;
         if (o->on_step && o->on_step(o->user, &st)) {
-            dg_file_abort(&f);
+            dg_csv_abort(&w);
             return dg_err_set(e, DG_ERR_INTERRUPTED, "hji simulate: stopped by the caller at step %lld", (long long)s);
         }
         if (st.target <= 0) {
@@ -172,5 +173,5 @@ dg_status dg_hji_simulate(const dg_hji_problem *p, const dg_hji_slices *V, const
             }
         }
     }
-    return f.fp ? dg_file_commit(&f, e) : DG_OK;
+    return o->csv_path ? dg_csv_commit(&w, e) : DG_OK;
 }
