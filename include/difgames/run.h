@@ -24,6 +24,7 @@
 
 #include "difgames/config.h"
 #include "difgames/env.h"
+#include "difgames/keys.h"
 #include "difgames/pg.h"
 #include "difgames/trainer.h"
 
@@ -56,6 +57,9 @@ void      dg_run_free(dg_run *r);                               /* a zeroed run 
 /* DG_OK when training r's config fits in memory (dg_train_memory, dg_mem_check); else a config
  * error naming the key to lower ("batch B x horizon H needs about ...; lower train.batch ..."). */
 dg_status dg_run_memory_check(const dg_run *r, dg_err *e);
+/* The key named name that every training config may set: seed, train.*, policy.* (dg_train_keys),
+ * pg.* (dg_pg_keys), env.dt and env.horizon (dg_env_keys); NULL when none is (a game's own key). */
+const dg_key *dg_run_key(const char *name);
 /* Makes the config's policy (policy.hidden) and loads the checkpoint ckpt into it; *p is the
  * caller's (dg_params_free), NULL on error: DG_ERR_NOMEM, or the checkpoint's (DG_ERR_IO,
  * DG_ERR_NOT_FOUND for a missing tensor, DG_ERR_FORMAT for one of another shape, ...). */

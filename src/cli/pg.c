@@ -84,54 +84,33 @@ static dg_status on_progress(const dg_pg_progress *p, void *user) {
 int cmd_pg(int argc, char **argv) {
     const char *config, *out, *plot, *png, *title;
     int compare, bptt_only, quiet, fixed_std;
-    /* options that override a key, set in this order: seed, --bptt-*, threads, then pg.* */
-    dg_run_set ov[] = {
-        CLI_OVERRIDES,
-        {"pg.iters", NULL},       {"pg.max_steps", NULL},  {"pg.stop_below", NULL},   {"pg.stop_after", NULL},
-        {"pg.batch", NULL},       {"pg.algo", NULL},       {"pg.lr", NULL},           {"pg.vf_lr", NULL},
-        {"pg.log_std", NULL},     {"pg.gamma", NULL},      {"pg.lambda", NULL},       {"pg.clip_ratio", NULL},
-        {"pg.epochs_per_iter", NULL}, {"pg.vf_epochs", NULL}, {"pg.minibatch", NULL}, {"pg.vf_minibatch", NULL},
-        {"pg.ent_coef", NULL},    {"pg.eval_batch", NULL}, {"pg.eval_seed", NULL},    {"pg.evals_per_decade", NULL},
-        {"pg.learn_std", NULL},
-    };
     const cli_opt opts[] = {
-        {"--config", &config, NULL, "FILE", "the game's YAML config", "required"},
-        {"--seed", &ov[OV_SEED].value, NULL, "N", "seed of the policy, batches and noise (seed)", NULL},
-        {"--iters", &ov[OV_N + 0].value, NULL, "N", "policy-gradient iterations (pg.iters)", "500; with --max-steps alone: no limit"},
-        {"--max-steps", &ov[OV_N + 1].value, NULL, "N", "stop policy gradient after N sampled env steps (pg.max_steps)", NULL},
-        {"--stop-below", &ov[OV_N + 2].value, NULL, "X", "stop once the evaluation loss is <= X ... (pg.stop_below)", NULL},
-        {"--stop-after", &ov[OV_N + 3].value, NULL, "K", "... at K evaluations in a row (pg.stop_after)", "1"},
-        {"--batch", &ov[OV_N + 4].value, NULL, "N", "episodes per policy-gradient iteration (pg.batch)", "32"},
-        {"--algo", &ov[OV_N + 5].value, NULL, "ppo|reinforce", "the policy-gradient method (pg.algo)", "ppo"},
-        {"--lr", &ov[OV_N + 6].value, NULL, "X", "policy Adam rate (pg.lr)", "ppo 3e-4, reinforce 1e-3"},
-        {"--vf-lr", &ov[OV_N + 7].value, NULL, "X", "value Adam rate (pg.vf_lr)", "1e-3"},
-        {"--log-std", &ov[OV_N + 8].value, NULL, "X", "initial log sigma (pg.log_std)", "-0.5"},
-        {"--fixed-std", NULL, &fixed_std, NULL, "keep log sigma at its initial value (pg.learn_std: false)", "learned"},
-        {"--gamma", &ov[OV_N + 9].value, NULL, "X", "discount (pg.gamma)", "0.99"},
-        {"--lambda", &ov[OV_N + 10].value, NULL, "X", "GAE lambda (pg.lambda)", "ppo 0.95, reinforce 1"},
-        {"--clip", &ov[OV_N + 11].value, NULL, "X", "PPO ratio clip, 0: unclipped (pg.clip_ratio)", "ppo 0.2, reinforce 0"},
-        {"--epochs", &ov[OV_N + 12].value, NULL, "N", "policy passes over a batch (pg.epochs_per_iter)", "ppo 10, reinforce 1"},
-        {"--vf-epochs", &ov[OV_N + 13].value, NULL, "N", "value passes over a batch (pg.vf_epochs)", "10"},
-        {"--minibatch", &ov[OV_N + 14].value, NULL, "N", "samples per policy step, 0: all (pg.minibatch)", "ppo 256, reinforce 0"},
-        {"--vf-minibatch", &ov[OV_N + 15].value, NULL, "N", "samples per value step (pg.vf_minibatch)", "256"},
-        {"--ent-coef", &ov[OV_N + 16].value, NULL, "X", "entropy bonus (pg.ent_coef)", "0"},
-        {"--threads", &ov[OV_THREADS].value, NULL, "N", "shards of a batch in parallel (train.threads; 0: one per core)", NULL},
-        {"--eval-batch", &ov[OV_N + 17].value, NULL, "N", "evaluation episodes (pg.eval_batch)", "256"},
-        {"--eval-seed", &ov[OV_N + 18].value, NULL, "N", "seed of the evaluation batch, the same for every seed (pg.eval_seed)", "1000003"},
-        {"--evals-per-decade", &ov[OV_N + 19].value, NULL, "N", "evaluations per decade of env steps (pg.evals_per_decade)", "40"},
-        {"--compare", NULL, &compare, NULL, "train by BPTT first, then by policy gradient", NULL},
-        {"--bptt-only", NULL, &bptt_only, NULL, "only the BPTT part of --compare", NULL},
-        {"--bptt-epochs", &ov[OV_EPOCHS].value, NULL, "N", "BPTT epochs (train.epochs)", NULL},
-        {"--bptt-batch", &ov[OV_BATCH].value, NULL, "N", "BPTT episodes an epoch (train.batch)", NULL},
-        {"--bptt-lr", &ov[OV_LR].value, NULL, "X", "BPTT Adam rate (train.lr)", NULL},
+        CLI_CONFIG(&config),
+        CLI_KEY("--seed", "seed"),             CLI_KEY("--iters", "pg.iters"),
+        CLI_KEY("--max-steps", "pg.max_steps"), CLI_KEY("--stop-below", "pg.stop_below"),
+        CLI_KEY("--stop-after", "pg.stop_after"), CLI_KEY("--batch", "pg.batch"),
+        CLI_KEY("--algo", "pg.algo"),          CLI_KEY("--lr", "pg.lr"),
+        CLI_KEY("--vf-lr", "pg.vf_lr"),        CLI_KEY("--log-std", "pg.log_std"),
+        {"--fixed-std",  NULL, &fixed_std, NULL, "keep log sigma at its initial value (pg.learn_std: false)",
+         "learned"},
+        CLI_KEY("--gamma", "pg.gamma"),        CLI_KEY("--lambda", "pg.lambda"),
+        CLI_KEY("--clip", "pg.clip_ratio"),    CLI_KEY("--epochs", "pg.epochs_per_iter"),
+        CLI_KEY("--vf-epochs", "pg.vf_epochs"), CLI_KEY("--minibatch", "pg.minibatch"),
+        CLI_KEY("--vf-minibatch", "pg.vf_minibatch"), CLI_KEY("--ent-coef", "pg.ent_coef"),
+        CLI_KEY("--threads", "train.threads"), CLI_KEY("--eval-batch", "pg.eval_batch"),
+        CLI_KEY("--eval-seed", "pg.eval_seed"), CLI_KEY("--evals-per-decade", "pg.evals_per_decade"),
+        {"--compare",  NULL, &compare, NULL, "train by BPTT first, then by policy gradient", NULL},
+        {"--bptt-only",  NULL, &bptt_only, NULL, "only the BPTT part of --compare", NULL},
+        CLI_KEY("--bptt-epochs", "train.epochs"), CLI_KEY("--bptt-batch", "train.batch"),
+        CLI_KEY("--bptt-lr", "train.lr"),
         {"--out", &out, NULL, "DIR", "write curve.csv, policy.safetensors (net.*, log_std) and value.safetensors "
          "there", NULL},
-        {"--quiet", NULL, &quiet, NULL, "no progress on stderr", NULL},
+        CLI_QUIET(&quiet, "no progress on stderr"),
         {"--plot", &plot, NULL, "CSV", "draw curves (columns panel,series,label,color,steps,loss; one panel per "
          "distinct panel, log10 steps against log loss) into --png", NULL},
         {"--png", &png, NULL, "FILE", "the image --plot draws", NULL},
         {"--title", &title, NULL, "TEXT", "the title of --plot's image", NULL},
-        {NULL, NULL, NULL, NULL, NULL, NULL},
+        CLI_END,
     };
     const int prc = cli_parse("pg", argc, argv, opts, HELP);
     if (prc) return prc == CLI_HELP ? 0 : prc;
@@ -150,9 +129,11 @@ int cmd_pg(int argc, char **argv) {
         cli_error("pg", "--config FILE is required (see --help)");
         return EXIT_USAGE;
     }
-    if (fixed_std) ov[OV_N + 20].value = "false";
+    dg_run_set sets[CLI_MAX_OPTS + 1];
+    int nsets = cli_sets(opts, sets);
+    if (fixed_std) sets[nsets++] = (dg_run_set){"pg.learn_std", "false"};
     dg_run s;
-    int rc = cli_load(&s, config, NULL, 0, ov, (int)(sizeof ov / sizeof ov[0]));
+    int rc = cli_load(&s, config, NULL, 0, sets, nsets);
     if (rc) return rc;
     const dg_env *env = s.env;
     const dg_pg_opts o = s.pg;

@@ -102,7 +102,7 @@ static int check_config_not_output(const char *config, const char *dir) {
 }
 
 /* The run of --resume DIR: its config, stored in DIR/resume.safetensors (path), with ov set. */
-static int load_resume(dg_run *s, const char *resume, char *path, size_t n, const dg_run_set *ov) {
+static int load_resume(dg_run *s, const char *resume, char *path, size_t n, const dg_run_set *sets, int nsets) {
     dg_err e = {0};
     if (dg_path_join(path, n, resume, "resume.safetensors", &e) != DG_OK) {
         cli_error("train", "--resume: %s", e.msg);
@@ -115,19 +115,20 @@ static int load_resume(dg_run *s, const char *resume, char *path, size_t n, cons
     int rc = EXIT_USAGE;
     if (!f) cli_error("train", "%s", e.msg);
     else if (!yaml || !*yaml) cli_error("train", "%s: no config stored in it (metadata 'config')", path);
-    else rc = cli_load(s, label, yaml, strlen(yaml), ov, OV_N);
+    else rc = cli_load(s, label, yaml, strlen(yaml), sets, nsets);
     dg_st_free(f);
     return rc;
 }
 
-/* Trains one seed into dir (held locked for the run); returns 0 or an exit code; *final_loss, *secs. */
-static int train_one(const char *config, const char *resume, const dg_run_set *ov, const char *out,
+/* Trains one seed into dir (held locked for the run), the config's keys set by sets; returns 0 or an
+ * exit code; *final_loss, *secs. */
+static int train_one(const char *config, const char *resume, const dg_run_set *sets, int nsets, const char *out,
                      int quiet, double *final_loss, double *secs, char *game, size_t game_len, int *epochs) {
     dg_run s;
     dg_err e = {0};
     char resume_path[DG_PATH_MAX] = "", dir[DG_PATH_MAX - 128];  /* the trainer adds file names */
-    int rc = resume ? load_resume(&s, resume, resume_path, sizeof resume_path, ov)
-                    : cli_load(&s, config, NULL, 0, ov, OV_N);
+    int rc = resume ? load_resume(&s, resume, resume_path, sizeof resume_path, sets, nsets)
+                    : cli_load(&s, config, NULL, 0, sets, nsets);
     if (rc) return rc;
     if (resume) out = resume;
     snprintf(game, game_len, "%s", s.env->game->name);
@@ -156,7 +157,7 @@ static int train_one(const char *config, const char *resume, const dg_run_set *o
         rc = cli_fail("train", &e, EXIT_USAGE);
         goto done;
     }
-    if (resume && ov[OV_EPOCHS].value && s.opts.epochs <= dg_trainer_epoch(t)) {  /* --epochs N: go on to N */
+    if (resume && nsets && s.opts.epochs <= dg_trainer_epoch(t)) {  /* nsets: --epochs alone */  /* --epochs N: go on to N */
         cli_error("train", "--epochs %d: the run in %s has done %d epochs already; give more to go on",
                   s.opts.epochs, resume, dg_trainer_epoch(t));
         rc = EXIT_USAGE;
@@ -198,36 +199,26 @@ done:
 
 int cmd_train(int argc, char **argv) {
     const char *config, *out, *seeds, *resume;
-    dg_run_set ov[] = {CLI_OVERRIDES};
     int quiet;
     const cli_opt opts[] = {
-        {"--config", &config, NULL, "FILE", "YAML config (configs/reach.yaml, ...)", "required"},
+        CLI_CONFIG(&config),
         {"--out", &out, NULL, "DIR", "output folder", "runs/<config name>, e.g. configs/duel.yaml -> runs/duel, "
          "configs/bench/reach.yaml -> runs/bench/reach"},
         {"--seeds", &seeds, NULL, "A,B,...", "train each seed into DIR/seed_N; report the median final loss", NULL},
-        {"--seed", &ov[OV_SEED].value, NULL, "N", "random seed (seed)", NULL},
-        {"--batch", &ov[OV_BATCH].value, NULL, "N", "parallel episodes per epoch (train.batch)", NULL},
-        {"--epochs", &ov[OV_EPOCHS].value, NULL, "N", "epochs (train.epochs)", NULL},
-        {"--horizon", &ov[OV_HORIZON].value, NULL, "N", "steps per episode (env.horizon)", NULL},
-        {"--lr", &ov[OV_LR].value, NULL, "X", "Adam learning rate (train.lr)", NULL},
-        {"--threads", &ov[OV_THREADS].value, NULL, "N", "threads over the batch (train.threads; 0: one per core)",
-         NULL},
+        CLI_KEY("--seed", "seed"), CLI_KEY("--batch", "train.batch"), CLI_KEY("--epochs", "train.epochs"),
+        CLI_KEY("--horizon", "env.horizon"), CLI_KEY("--lr", "train.lr"), CLI_KEY("--threads", "train.threads"),
         {"--resume", &resume, NULL, "DIR", "go on with the run in DIR from its resume.safetensors (written at "
          "snapshots, every train.resume_every epochs and at the end), with the config stored there; --epochs may "
          "raise the number of epochs. A run killed and resumed ends with the same bits as one never stopped.", NULL},
-        {"--quiet", NULL, &quiet, NULL, "no progress output, only the final JSON line", NULL},
-        {NULL, NULL, NULL, NULL, NULL, NULL},
+        CLI_QUIET(&quiet, "no progress output, only the final JSON line"),
+        CLI_END,
     };
     const int prc = cli_parse("train", argc, argv, opts, HELP);
     if (prc) return prc == CLI_HELP ? 0 : prc;
-    int v;
-    if (ov[OV_EPOCHS].value && !cli_int("train", "--epochs", ov[OV_EPOCHS].value, 1, DG_MAX_EPOCHS, &v))
-        return EXIT_USAGE;
-    if (ov[OV_THREADS].value && !cli_int("train", "--threads", ov[OV_THREADS].value, 0, 64, &v)) return EXIT_USAGE;
+    dg_run_set sets[CLI_MAX_OPTS + 1];
+    int nsets = cli_sets(opts, sets);
     if (resume) {
-        int other = config || out || seeds;
-        for (int i = 0; i < OV_N; i++) other |= i != OV_EPOCHS && ov[i].value;
-        if (other) {
+        if (config || out || seeds || nsets > (cli_given(opts, "--epochs") != NULL)) {
             cli_error("train", "--resume DIR takes the run's own config; only --epochs may change");
             return EXIT_USAGE;
         }
@@ -235,7 +226,7 @@ int cmd_train(int argc, char **argv) {
         cli_error("train", "--config FILE (or --resume DIR) is required (see --help)");
         return EXIT_USAGE;
     }
-    if (seeds && ov[OV_SEED].value) {
+    if (seeds && cli_given(opts, "--seed")) {
         cli_error("train", "--seed and --seeds cannot be given together (--seeds A,B,... names every seed)");
         return EXIT_USAGE;
     }
@@ -260,7 +251,7 @@ int cmd_train(int argc, char **argv) {
             }
     char base[DG_PATH_MAX];
     if (!seeds) {
-        rc = train_one(config, resume, ov, out, quiet, &loss, &total, game, sizeof game, &epochs);
+        rc = train_one(config, resume, sets, nsets, out, quiet, &loss, &total, game, sizeof game, &epochs);
         if (rc && rc != EXIT_INTERRUPTED) return rc;
     } else if (!rc && (!(losses = malloc((size_t)n * sizeof *losses)) ||
                        !(sorted = malloc((size_t)n * sizeof *sorted)))) {
@@ -282,11 +273,9 @@ int cmd_train(int argc, char **argv) {
             rc = EXIT_USAGE;
             break;
         }
-        dg_run_set o2[] = {CLI_OVERRIDES};
-        memcpy(o2, ov, sizeof o2);
-        o2[OV_SEED].value = seed_s;
+        sets[nsets] = (dg_run_set){"seed", seed_s};
         double secs = 0;
-        rc = train_one(config, NULL, o2, dir, quiet, &losses[k], &secs, game, sizeof game, &epochs);
+        rc = train_one(config, NULL, sets, nsets + 1, dir, quiet, &losses[k], &secs, game, sizeof game, &epochs);
         total += secs;
         sorted[k] = losses[k];
         if (!rc && !quiet) fprintf(stderr, "seed %d: final loss %.6g\n", (int)seedv[k], losses[k]);

@@ -110,6 +110,17 @@ dg_status dg_run_memory_check(const dg_run *r, dg_err *e) {
                         r->opts.batch, r->env->horizon, me.msg, key);
 }
 
+const dg_key *dg_run_key(const char *name) {
+    const dg_key *(*const tables[])(int *) = {dg_train_keys, dg_pg_keys, dg_env_keys};
+    for (size_t t = 0; name && t < sizeof tables / sizeof tables[0]; t++) {
+        int n;
+        const dg_key *k = tables[t](&n);
+        for (int i = 0; i < n; i++)
+            if (!strcmp(k[i].name, name)) return &k[i];
+    }
+    return NULL;
+}
+
 dg_status dg_run_policy_load(const dg_run *r, const char *ckpt, dg_policy *m, dg_params **p, dg_err *e) {
     DG_ERR_LOCAL(e);
     dg_status st = dg_policy_create(r->env, r->opts.hidden, r->opts.nhidden, m, p, e);
