@@ -107,6 +107,37 @@ dg_status dg_run_eval(const dg_env *env, const dg_policy *m, dg_params *p, const
  * free there (or that cannot be measured); else DG_ERR_ARG naming dir and the keys to lower. */
 dg_status dg_run_disk_check(const dg_run *r, const char *dir, dg_err *e);
 
+/* The step of dg_run_train that failed: which input the caller names in its message. */
+typedef enum dg_run_step {
+    DG_RUN_STEP_CONFIG,   /* train.epochs is 0 on a fresh run, or the run does not fit in memory (e names the key) */
+    DG_RUN_STEP_DIR,      /* dir: too little disk, or another run writes into it (e names dir)                   */
+    DG_RUN_STEP_TRAINER,  /* the trainer could not be made (out of memory, ...)                                 */
+    DG_RUN_STEP_RESUME,   /* the resume file cannot be read or does not fit the config                         */
+    DG_RUN_STEP_EPOCHS,   /* go_on: the resumed run has done r->opts.epochs epochs or more already              */
+    DG_RUN_STEP_TRAIN,    /* the training: interrupted (DG_ERR_INTERRUPTED) or failed                          */
+} dg_run_step;
+
+/* What dg_run_train did. */
+typedef struct dg_run_train_result {
+    dg_run_step step;              /* on failure: the step that failed                              */
+    int         epochs_before;     /* a resumed run: the epochs it had done (else 0)                */
+    int         checkpoint_every;  /* the trainer's BPTT segment length (0: the full tape)          */
+    int         epochs;            /* the epoch it ended at                                         */
+    double      loss;              /* that epoch's loss                                             */
+    double      seconds;           /* the training's wall time                                      */
+} dg_run_train_result;
+
+/* Trains r's config into dir (dg_trainer: metrics.csv, snapshots, final.safetensors,
+ * resume.safetensors and loss.png, the config stored in them). Refuses train.epochs 0 on a fresh
+ * run, a run that does not fit in memory (dg_run_memory_check) or on dir's disk (dg_run_disk_check);
+ * holds dir (dg_dir_lock) until the run ends. resume (a resume.safetensors, may be NULL): go on
+ * from it; go_on 1: r->opts.epochs was asked for, and must be more than the run has done. cb hears
+ * DG_TRAIN_EV_START once the trainer is ready (res->epochs_before, res->checkpoint_every set), then
+ * dg_trainer_run's events; *stop as there. On failure res->step says which step failed (res->epochs
+ * and res->loss hold where an interrupted or failed training stopped). */
+dg_status dg_run_train(const dg_run *r, const char *dir, const char *resume, int go_on, dg_train_cb cb, void *user,
+                       volatile sig_atomic_t *stop, dg_run_train_result *res, dg_err *e);
+
 /* The speed of training r's config: warmup epochs untimed, then epochs timed epochs (r->opts.epochs
  * is not used; nothing is written). What `difgames bench` prints. */
 typedef struct dg_bench_result {

@@ -32,7 +32,10 @@ static void on_sigint(int sig) {
 }
 
 typedef struct progress {
+    const dg_run *run;
     const dg_env *env;
+    const char *dir, *resume;            /* the run folder; the resume file (NULL: a fresh run) */
+    const dg_run_train_result *res;
     int    epochs, tty, quiet;
     double t0;
     cli_bar bar;
@@ -43,6 +46,17 @@ static void on_event(const dg_train_event *ev, void *user) {
     const dg_env *env = pr->env;
     if (pr->quiet && ev->kind != DG_TRAIN_EV_NAN && ev->kind != DG_TRAIN_EV_ZERO_GRAD) return;
     switch (ev->kind) {
+    case DG_TRAIN_EV_START: {
+        const dg_train_opts *o = &pr->run->opts;
+        if (pr->resume) fprintf(stderr, "resuming %s after epoch %d\n", pr->resume, pr->res->epochs_before);
+        fprintf(stderr, "training %s: batch %d, horizon %d, %d epochs, %d thread%s, seed %llu", env->game->name,
+                o->batch, env->horizon, o->epochs, o->threads, o->threads > 1 ? "s" : "", (unsigned long long)o->seed);
+        if (pr->res->checkpoint_every)
+            fprintf(stderr, ", checkpointed BPTT every %d steps", pr->res->checkpoint_every);
+        fprintf(stderr, ", memory about %.1f MiB -> %s/\n", dg_train_memory(env, o, NULL) / 1048576.0, pr->dir);
+        pr->t0 = dg_clock_s();
+        break;
+    }
     case DG_TRAIN_EV_INIT: {
         const dg_epoch_stats *s = ev->stats;
         fprintf(stderr, "loss terms at initialisation (balance the weights so none dominates):\n");
@@ -101,7 +115,7 @@ static int check_config_not_output(const char *config, const char *dir) {
     return 0;
 }
 
-/* The run of --resume DIR: its config, stored in DIR/resume.safetensors (path), with ov set. */
+/* The run of --resume DIR: its config, stored in DIR/resume.safetensors (path), with sets set. */
 static int load_resume(dg_run *s, const char *resume, char *path, size_t n, const dg_run_set *sets, int nsets) {
     dg_err e = {0};
     if (dg_path_join(path, n, resume, "resume.safetensors", &e) != DG_OK) {
@@ -132,67 +146,43 @@ static int train_one(const char *config, const char *resume, const dg_run_set *s
     if (rc) return rc;
     if (resume) out = resume;
     snprintf(game, game_len, "%s", s.env->game->name);
-    char *yaml = NULL;
-    dg_trainer *t = NULL;
-    int lock = -1;
     rc = EXIT_USAGE;
     if (out && dg_path_join(dir, sizeof dir, NULL, out, &e) != DG_OK) {
         cli_error("train", "--out: %s", e.msg);
     } else if (!out && dg_run_dir(config, dir, sizeof dir)) {  /* the config's own folder: runs/<config name> */
         cli_error("train", "--config: path too long to name the default --out");
-    } else if (!resume && s.opts.epochs < 1) {
-        dg_cfg_error(s.cfg, "train.epochs", &e, "0 epochs would train nothing; give at least 1");
-        fprintf(stderr, "difgames: %s\n", e.msg);
-    } else if (!(config && check_config_not_output(config, dir)) && cli_train_memory_ok(&s)) {
+    } else if (!(config && check_config_not_output(config, dir))) {
         rc = 0;
     }
-    if (rc) goto done;
-    /* the run's files must fit on the disk: refused before the first epoch, not at the last */
-    if (dg_run_disk_check(&s, dir, &e) != DG_OK) { rc = cli_fail("train", &e, EXIT_USAGE); goto done; }
-    /* the folder is this run's until it ends: a second run into it is refused */
-    if ((lock = dg_dir_lock(dir, &e)) < 0) { rc = cli_fail("train", &e, 0); goto done; }
-    if (dg_cfg_to_yaml(s.cfg, &yaml, NULL, &e) != DG_OK) { rc = cli_fail("train", &e, EXIT_FAIL); goto done; }
-    if (!(t = dg_trainer_create(s.env, &s.opts, dir, yaml, &e))) { rc = cli_fail("train", &e, 0); goto done; }
-    if (resume && dg_trainer_restore(t, resume_path, &e) != DG_OK) {
-        rc = cli_fail("train", &e, EXIT_USAGE);
-        goto done;
+    if (rc) {
+        dg_run_free(&s);
+        return rc;
     }
-    if (resume && nsets && s.opts.epochs <= dg_trainer_epoch(t)) {  /* nsets: --epochs alone */  /* --epochs N: go on to N */
-        cli_error("train", "--epochs %d: the run in %s has done %d epochs already; give more to go on",
-                  s.opts.epochs, resume, dg_trainer_epoch(t));
-        rc = EXIT_USAGE;
-        goto done;
-    }
-    if (resume && !quiet)
-        fprintf(stderr, "resuming %s after epoch %d\n", resume_path, dg_trainer_epoch(t));
-    progress pr = {.env = s.env, .epochs = s.opts.epochs, .tty = isatty(2) && !quiet, .quiet = quiet,
-                   .t0 = dg_clock_s()};
+    dg_run_train_result res;
+    progress pr = {.run = &s, .env = s.env, .dir = dir, .resume = resume ? resume_path : NULL, .res = &res,
+                   .epochs = s.opts.epochs, .tty = isatty(2) && !quiet, .quiet = quiet, .t0 = dg_clock_s()};
     pr.bar.tty = pr.tty;
-    if (!quiet) {
-        fprintf(stderr, "training %s: batch %d, horizon %d, %d epochs, %d thread%s, seed %llu",
-                s.env->game->name, s.opts.batch, s.env->horizon, s.opts.epochs, s.opts.threads,
-                s.opts.threads > 1 ? "s" : "", (unsigned long long)s.opts.seed);
-        if (dg_trainer_checkpoint_every(t))
-            fprintf(stderr, ", checkpointed BPTT every %d steps", dg_trainer_checkpoint_every(t));
-        fprintf(stderr, ", memory about %.1f MiB -> %s/\n", dg_train_memory(s.env, &s.opts, NULL) / 1048576.0, dir);
-    }
-    dg_status st = dg_trainer_run(t, on_event, &pr, &g_stop, &e);
-    *secs = dg_clock_s() - pr.t0;
-    *final_loss = dg_trainer_last(t)->loss;
-    *epochs = dg_trainer_last(t)->epoch;
-    if (st != DG_OK && pr.tty) fputc('\n', stderr);
-    if (st == DG_ERR_INTERRUPTED) {
+    const dg_status st = dg_run_train(&s, dir, resume ? resume_path : NULL, nsets > 0, on_event, &pr, &g_stop, &res,
+                                      &e);
+    *secs = res.seconds;
+    *final_loss = res.loss;
+    *epochs = res.epochs;
+    if (st != DG_OK && res.step == DG_RUN_STEP_TRAIN && pr.tty) fputc('\n', stderr);
+    if (st == DG_OK) {
+        if (!quiet) fprintf(stderr, "wrote %s/metrics.csv, loss.png, final.safetensors\n", dir);
+    } else if (res.step == DG_RUN_STEP_CONFIG) {  /* the config's key named */
+        fprintf(stderr, "difgames: %s\n", e.msg);
+        rc = EXIT_USAGE;
+    } else if (res.step == DG_RUN_STEP_EPOCHS) {
+        cli_error("train", "--epochs %d: the run in %s has done %d epochs already; give more to go on",
+                  s.opts.epochs, resume, res.epochs_before);
+        rc = EXIT_USAGE;
+    } else if (st == DG_ERR_INTERRUPTED) {
         fprintf(stderr, "difgames train: interrupted at epoch %d; wrote %s/final.safetensors\n", *epochs, dir);
         rc = EXIT_INTERRUPTED;
-    } else if (st != DG_OK) {
-        rc = cli_fail("train", &e, 0);
-    } else if (!quiet) {
-        fprintf(stderr, "wrote %s/metrics.csv, loss.png, final.safetensors\n", dir);
+    } else {
+        rc = cli_fail("train", &e, res.step == DG_RUN_STEP_RESUME ? EXIT_USAGE : 0);
     }
-done:
-    dg_trainer_free(t);
-    free(yaml);
-    dg_dir_unlock(lock);
     dg_run_free(&s);
     return rc;
 }

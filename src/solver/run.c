@@ -265,6 +265,50 @@ dg_status dg_run_disk_check(const dg_run *r, const char *dir, dg_err *e) {
                       need / 1048576.0, r->env->game->name, avail / 1048576.0);
 }
 
+dg_status dg_run_train(const dg_run *r, const char *dir, const char *resume, int go_on, dg_train_cb cb, void *user,
+                       volatile sig_atomic_t *stop, dg_run_train_result *res, dg_err *e) {
+    DG_ERR_LOCAL(e);
+    memset(res, 0, sizeof *res);
+    res->step = DG_RUN_STEP_CONFIG;
+    if (!resume && r->opts.epochs < 1)
+        return dg_cfg_error(r->cfg, "train.epochs", e, "0 epochs would train nothing; give at least 1");
+    dg_status st = dg_run_memory_check(r, e);
+    if (st != DG_OK) return st;
+    res->step = DG_RUN_STEP_DIR;
+    /* the run's files must fit on the disk: refused before the first epoch, not at the last */
+    if ((st = dg_run_disk_check(r, dir, e)) != DG_OK) return st;
+    /* the folder is this run's until it ends: a second run into it is refused */
+    const int lock = dg_dir_lock(dir, e);
+    if (lock < 0) return e->status;
+    char *yaml = NULL;
+    dg_trainer *t = NULL;
+    res->step = DG_RUN_STEP_TRAINER;
+    if ((st = dg_cfg_to_yaml(r->cfg, &yaml, NULL, e)) != DG_OK) goto done;
+    if (!(t = dg_trainer_create(r->env, &r->opts, dir, yaml, e))) { st = e->status; goto done; }
+    res->step = DG_RUN_STEP_RESUME;
+    if (resume && (st = dg_trainer_restore(t, resume, e)) != DG_OK) goto done;
+    res->epochs_before = dg_trainer_epoch(t);
+    res->checkpoint_every = dg_trainer_checkpoint_every(t);
+    res->step = DG_RUN_STEP_EPOCHS;
+    if (resume && go_on && r->opts.epochs <= res->epochs_before) {
+        st = dg_err_set(e, DG_ERR_ARG, "train.epochs %d: the run has done %d epochs already; give more to go on",
+                        r->opts.epochs, res->epochs_before);
+        goto done;
+    }
+    res->step = DG_RUN_STEP_TRAIN;
+    if (cb) cb(&(dg_train_event){.kind = DG_TRAIN_EV_START}, user);
+    const double t0 = dg_clock_s();
+    st = dg_trainer_run(t, cb, user, stop, e);
+    res->seconds = dg_clock_s() - t0;
+    res->epochs = dg_trainer_last(t)->epoch;
+    res->loss = dg_trainer_last(t)->loss;
+done:
+    dg_trainer_free(t);
+    free(yaml);
+    dg_dir_unlock(lock);
+    return st;
+}
+
 dg_status dg_run_bench(const dg_run *r, int warmup, int epochs, dg_bench_result *b, dg_err *e) {
     memset(b, 0, sizeof *b);
     dg_train_opts o = r->opts;
