@@ -205,8 +205,8 @@ int cmd_train(int argc, char **argv) {
     };
     const int prc = cli_parse("train", argc, argv, opts, HELP);
     if (prc) return prc == CLI_HELP ? 0 : prc;
-    dg_run_set sets[CLI_MAX_OPTS + 1];
-    int nsets = cli_sets(opts, sets);
+    dg_run_set sets[CLI_MAX_OPTS];
+    const int nsets = cli_sets(opts, sets);
     if (resume) {
         if (config || out || seeds || nsets > (cli_given(opts, "--epochs") != NULL)) {
             cli_error("train", "--resume DIR takes the run's own config; only --epochs may change");
@@ -263,9 +263,10 @@ int cmd_train(int argc, char **argv) {
             rc = EXIT_USAGE;
             break;
         }
-        sets[nsets] = (dg_run_set){"seed", seed_s};
+        dg_run_set seed_sets[CLI_MAX_OPTS + 1] = {{"seed", seed_s}};  /* seed first: as the config stores them */
+        memcpy(seed_sets + 1, sets, (size_t)nsets * sizeof *sets);
         double secs = 0;
-        rc = train_one(config, NULL, sets, nsets + 1, dir, quiet, &losses[k], &secs, game, sizeof game, &epochs);
+        rc = train_one(config, NULL, seed_sets, nsets + 1, dir, quiet, &losses[k], &secs, game, sizeof game, &epochs);
         total += secs;
         sorted[k] = losses[k];
         if (!rc && !quiet) fprintf(stderr, "seed %d: final loss %.6g\n", (int)seedv[k], losses[k]);
