@@ -154,6 +154,11 @@ typedef struct cli_path {
  * path once normalised): one error line and EXIT_USAGE; else 0. */
 int  cli_check_outputs(const char *cmd, const cli_path *outs, int nout, const cli_path *ins, int nin);
 
+/* Refuses a config that is one of the files (names, NULL-terminated) a run writes into dir: "--config
+ * FILE is the run's own NAME in DIR: ...; choose another --out" (or "--out: ..." for a name too
+ * long) and EXIT_USAGE; else 0. */
+int  cli_config_not_output(const char *cmd, const char *config, const char *dir, const char *const *names);
+
 /* Before a long job: dg_file_parent_make for the output path of flag; prints the error naming flag
  * and returns EXIT_USAGE on failure, else 0. */
 int  cli_make_parent(const char *cmd, const char *flag, const char *path);

@@ -372,3 +372,20 @@ int cli_load_opts(dg_run *r, const char *path, const cli_opt *opts) {
     dg_run_set sets[CLI_MAX_OPTS];
     return cli_load(r, path, NULL, 0, sets, cli_sets(opts, sets));
 }
+
+int cli_config_not_output(const char *cmd, const char *config, const char *dir, const char *const *names) {
+    char path[DG_PATH_MAX];
+    for (int i = 0; names[i]; i++) {
+        dg_err e = {0};
+        if (dg_path_join(path, sizeof path, dir, names[i], &e) != DG_OK) {
+            cli_error(cmd, "--out: %s", e.msg);
+            return EXIT_USAGE;
+        }
+        if (dg_path_same(config, path)) {
+            cli_error(cmd, "--config %s is the run's own %s in %s: it would be overwritten; choose another --out",
+                      config, names[i], dir);
+            return EXIT_USAGE;
+        }
+    }
+    return 0;
+}

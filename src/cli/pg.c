@@ -156,15 +156,8 @@ int cmd_pg(int argc, char **argv) {
         }
     }
     if (out) {  /* the folder is this run's until it ends; the config is not one of its files */
-        static const char *const NAMES[] = {"curve.csv", "policy.safetensors", "value.safetensors"};
-        char path[DG_PATH_MAX];
-        for (int i = 0; i < 3 && !rc; i++)
-            if (dg_path_join(path, sizeof path, out, NAMES[i], &e) != DG_OK || dg_path_same(config, path)) {
-                if (e.msg[0]) cli_error("pg", "--out: %s", e.msg);
-                else cli_error("pg", "--config %s is the run's own %s: it would be overwritten; choose another --out",
-                               config, NAMES[i]);
-                rc = EXIT_USAGE;
-            }
+        static const char *const NAMES[] = {"curve.csv", "policy.safetensors", "value.safetensors", NULL};
+        rc = cli_config_not_output("pg", config, out, NAMES);
         if (!rc && (lock = dg_dir_lock(out, &e)) < 0) rc = cli_fail("pg", &e, EXIT_USAGE);
         if (rc) goto done;
     }

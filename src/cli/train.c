@@ -24,6 +24,9 @@ static const char HELP[] =
     "\n"
     "options (each overrides the config):\n";
 
+/* the files of a run the config must not be */
+static const char *const OUTPUTS[] = {"metrics.csv", "loss.png", "final.safetensors", "resume.safetensors", NULL};
+
 static volatile sig_atomic_t g_stop;  /* set by SIGINT/SIGTERM: the only type a handler may write */
 
 static void on_sigint(int sig) {
@@ -102,19 +105,6 @@ static void on_event(const dg_train_event *ev, void *user) {
     }
 }
 
-/* The config must not be one of the files the run writes into dir. */
-static int check_config_not_output(const char *config, const char *dir) {
-    static const char *const NAMES[] = {"metrics.csv", "loss.png", "final.safetensors", "resume.safetensors"};
-    char path[DG_PATH_MAX];
-    for (size_t i = 0; i < sizeof NAMES / sizeof NAMES[0]; i++)
-        if (dg_path_join(path, sizeof path, dir, NAMES[i], NULL) == DG_OK && dg_path_same(config, path)) {
-            cli_error("train", "--config %s is the run's own %s in %s: it would be overwritten; choose another "
-                      "--out", config, NAMES[i], dir);
-            return EXIT_USAGE;
-        }
-    return 0;
-}
-
 /* The run of --resume DIR: its config, stored in DIR/resume.safetensors (path), with sets set. */
 static int load_resume(dg_run *s, const char *resume, char *path, size_t n, const dg_run_set *sets, int nsets) {
     dg_err e = {0};
@@ -151,7 +141,7 @@ static int train_one(const char *config, const char *resume, const dg_run_set *s
         cli_error("train", "--out: %s", e.msg);
     } else if (!out && dg_run_dir(config, dir, sizeof dir)) {  /* the config's own folder: runs/<config name> */
         cli_error("train", "--config: path too long to name the default --out");
-    } else if (!(config && check_config_not_output(config, dir))) {
+    } else if (!(config && cli_config_not_output("train", config, dir, OUTPUTS))) {
         rc = 0;
     }
     if (rc) {
