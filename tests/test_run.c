@@ -292,6 +292,53 @@ static void test_train(void **state) {
     dg_run_free(&r);
 }
 
+static dg_status refuse_second(int k, const dg_run *r, const char *dir, const dg_run_train_result *res, void *user) {
+    int *calls = user;
+    if (!res) calls[0]++;
+    else calls[1]++;
+    assert_non_null(strstr(dir, k == 0 ? "seed_2" : "seed_1"));
+    assert_int_equal(r->opts.seed, k == 0 ? 2 : 1);
+    return !res && k == 1 ? DG_ERR_ARG : DG_OK;
+}
+
+/* dg_run_seeds: each seed into its folder, the median; two alike refused; the caller refusing one */
+static void test_seeds(void **state) {
+    (void)state;
+    char path[192], base[128];
+    FILE *fp = fopen(at(path, sizeof path, "sweep.yaml"), "w");
+    assert_non_null(fp);
+    fputs(REACH, fp);
+    fclose(fp);
+    const int seeds[] = {2, 1}, twice[] = {1, 1};
+    const dg_run_set sets[] = {{"train.epochs", "1"}};
+    double losses[2];
+    dg_err e = {0};
+    dg_run_sweep w = {.config = path, .sets = sets, .nsets = 1, .base = at(base, sizeof base, "sweep"), .seeds = seeds,
+                      .n = 2, .losses = losses};
+    assert_int_equal(dg_run_seeds(&w, &e), DG_OK);
+    assert_int_equal(w.failed, -1);
+    assert_int_equal(w.epochs, 1);
+    assert_true(isfinite(losses[0]) && isfinite(losses[1]) && losses[0] != losses[1]);
+    assert_true(w.median == 0.5 * (losses[0] + losses[1]));
+    char final[192];
+    snprintf(final, sizeof final, "%s/seed_1/final.safetensors", base);
+    assert_int_equal(access(final, R_OK), 0);
+    w.seeds = twice;
+    assert_int_equal(dg_run_seeds(&w, &e), DG_ERR_ARG);
+    assert_int_equal(w.res.step, DG_RUN_STEP_SEEDS);
+    assert_non_null(strstr(e.msg, "seed 1 given twice"));
+    int calls[2] = {0, 0};
+    w.seeds = seeds;
+    w.base = at(base, sizeof base, "sweep2");
+    w.on_seed = refuse_second;
+    w.user = calls;
+    assert_int_equal(dg_run_seeds(&w, &e), DG_ERR_ARG);
+    assert_int_equal(w.failed, 1);
+    assert_int_equal(w.res.step, DG_RUN_STEP_CALLER);
+    assert_int_equal(calls[0], 2);
+    assert_int_equal(calls[1], 1);
+}
+
 static void test_run_dir(void **state) {
     (void)state;
     static const char *const CASES[][2] = {
@@ -385,6 +432,7 @@ int main(void) {
         cmocka_unit_test(test_bench_disk_pg_save),
         cmocka_unit_test(test_run_dir),
         cmocka_unit_test(test_train),
+        cmocka_unit_test(test_seeds),
         cmocka_unit_test(test_median_and_list),
         cmocka_unit_test(test_file_parent_make),
         cmocka_unit_test(test_replay_gif),

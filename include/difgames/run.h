@@ -115,6 +115,9 @@ typedef enum dg_run_step {
     DG_RUN_STEP_RESUME,   /* the resume file cannot be read or does not fit the config                         */
     DG_RUN_STEP_EPOCHS,   /* go_on: the resumed run has done r->opts.epochs epochs or more already              */
     DG_RUN_STEP_TRAIN,    /* the training: interrupted (DG_ERR_INTERRUPTED) or failed                          */
+    DG_RUN_STEP_SEEDS,    /* dg_run_seeds: a seed given twice, or no memory for the seeds                       */
+    DG_RUN_STEP_FOLDER,   /* dg_run_seeds: a seed's folder name does not fit (e: the path's error)             */
+    DG_RUN_STEP_CALLER,   /* dg_run_seeds: the caller's on_seed refused the seed                               */
 } dg_run_step;
 
 /* What dg_run_train did. */
@@ -137,6 +140,36 @@ typedef struct dg_run_train_result {
  * and res->loss hold where an interrupted or failed training stopped). */
 dg_status dg_run_train(const dg_run *r, const char *dir, const char *resume, int go_on, dg_train_cb cb, void *user,
                        volatile sig_atomic_t *stop, dg_run_train_result *res, dg_err *e);
+
+/* Called by dg_run_seeds for seed k: before its training (res NULL; r is its run, dir its folder),
+ * where a status other than DG_OK refuses the seed and ends the sweep with that status; and after
+ * a training that succeeded (res set). */
+typedef dg_status (*dg_run_seed_cb)(int k, const dg_run *r, const char *dir, const dg_run_train_result *res,
+                                    void *user);
+
+/* A sweep over seeds (`difgames train --seeds`): the config trained once per seed. */
+typedef struct dg_run_sweep {
+    const char            *config;    /* the config file                                          */
+    const dg_run_set      *sets;      /* keys set over it, after seed (dg_run_load)               */
+    int                    nsets;
+    const char            *base;      /* seed N trains into base/seed_N                            */
+    const int             *seeds;     /* (n) seeds, each at most once                              */
+    int                    n;
+    dg_run_seed_cb         on_seed;   /* may be NULL                                               */
+    dg_train_cb            on_event;  /* each training's events (dg_run_train); may be NULL        */
+    void                  *user;      /* of both                                                   */
+    volatile sig_atomic_t *stop;      /* as dg_run_train's                                         */
+    double                *losses;    /* out (n): each seed's final loss (the caller's array)       */
+    double                 median;    /* out: their median                                          */
+    double                 seconds;   /* out: the trainings' wall time                              */
+    int                    epochs;    /* out: the last training's epochs                            */
+    int                    failed;    /* out: the index of the seed that failed, or -1              */
+    dg_run_train_result    res;       /* out: the last training's (res.step: where a failure was)   */
+} dg_run_sweep;
+/* Trains w->config once per seed, seeds[k] into base/seed_<seeds[k]> (dg_run_load with seed set,
+ * then w->sets; dg_run_train), in order, and sets the outputs. Stops at the first seed that fails:
+ * w->failed, w->res.step (DG_RUN_STEP_CONFIG also for a config that does not load) and e say why. */
+dg_status dg_run_seeds(dg_run_sweep *w, dg_err *e);
 
 /* The speed of training r's config: warmup epochs untimed, then epochs timed epochs (r->opts.epochs
  * is not used; nothing is written). What `difgames bench` prints. */

@@ -37,7 +37,8 @@ static void on_sigint(int sig) {
 typedef struct progress {
     const dg_run *run;
     const dg_env *env;
-    const char *dir, *resume;            /* the run folder; the resume file (NULL: a fresh run) */
+    const char *config, *resume;         /* --config; the resume file (NULL: a fresh run)   */
+    char   dir[DG_PATH_MAX], game[64];   /* the run folder; the game's name                */
     const dg_run_train_result *res;
     int    epochs, tty, quiet;
     double t0;
@@ -124,10 +125,39 @@ static int load_resume(dg_run *s, const char *resume, char *path, size_t n, cons
     return rc;
 }
 
-/* Trains one seed into dir (held locked for the run), the config's keys set by sets; returns 0 or an
- * exit code; *final_loss, *secs. */
+/* The message and exit code of a dg_run_train (or dg_run_seeds) that failed with st, training into
+ * pr->dir; resume: the --resume folder. */
+static int train_failed(dg_status st, const dg_run_train_result *res, const dg_err *e, const progress *pr,
+                        const char *resume) {
+    if (res->step == DG_RUN_STEP_TRAIN && pr->tty) fputc('\n', stderr);
+    switch (res->step) {
+    case DG_RUN_STEP_CONFIG:  /* the config's key named */
+        fprintf(stderr, "difgames: %s\n", e->msg);
+        return EXIT_USAGE;
+    case DG_RUN_STEP_EPOCHS:
+        cli_error("train", "--epochs %d: the run in %s has done %d epochs already; give more to go on",
+                  pr->run->opts.epochs, resume, res->epochs_before);
+        return EXIT_USAGE;
+    case DG_RUN_STEP_FOLDER:
+        cli_error("train", "--out: %s", e->msg);
+        return EXIT_USAGE;
+    case DG_RUN_STEP_CALLER:  /* on_seed said why */
+        return EXIT_USAGE;
+    case DG_RUN_STEP_SEEDS:
+        if (st == DG_ERR_ARG) cli_error("train", "--seeds: %s", e->msg);
+        return st == DG_ERR_ARG ? EXIT_USAGE : cli_fail("train", e, 0);
+    default:
+        break;
+    }
+    if (st != DG_ERR_INTERRUPTED) return cli_fail("train", e, res->step == DG_RUN_STEP_RESUME ? EXIT_USAGE : 0);
+    fprintf(stderr, "difgames train: interrupted at epoch %d; wrote %s/final.safetensors\n", res->epochs, pr->dir);
+    return EXIT_INTERRUPTED;
+}
+
+/* Trains the config (or goes on with the run in resume) into out, its keys set by sets; returns 0 or
+ * an exit code; *res: what the training did, pr->game its game. */
 static int train_one(const char *config, const char *resume, const dg_run_set *sets, int nsets, const char *out,
-                     int quiet, double *final_loss, double *secs, char *game, size_t game_len, int *epochs) {
+                     progress *pr, dg_run_train_result *res) {
     dg_run s;
     dg_err e = {0};
     char resume_path[DG_PATH_MAX] = "", dir[DG_PATH_MAX - 128];  /* the trainer adds file names */
@@ -135,7 +165,6 @@ static int train_one(const char *config, const char *resume, const dg_run_set *s
                     : cli_load(&s, config, NULL, 0, sets, nsets);
     if (rc) return rc;
     if (resume) out = resume;
-    snprintf(game, game_len, "%s", s.env->game->name);
     rc = EXIT_USAGE;
     if (out && dg_path_join(dir, sizeof dir, NULL, out, &e) != DG_OK) {
         cli_error("train", "--out: %s", e.msg);
@@ -144,37 +173,37 @@ static int train_one(const char *config, const char *resume, const dg_run_set *s
     } else if (!(config && cli_config_not_output("train", config, dir, OUTPUTS))) {
         rc = 0;
     }
-    if (rc) {
-        dg_run_free(&s);
-        return rc;
-    }
-    dg_run_train_result res;
-    progress pr = {.run = &s, .env = s.env, .dir = dir, .resume = resume ? resume_path : NULL, .res = &res,
-                   .epochs = s.opts.epochs, .tty = isatty(2) && !quiet, .quiet = quiet, .t0 = dg_clock_s()};
-    pr.bar.tty = pr.tty;
-    const dg_status st = dg_run_train(&s, dir, resume ? resume_path : NULL, nsets > 0, on_event, &pr, &g_stop, &res,
-                                      &e);
-    *secs = res.seconds;
-    *final_loss = res.loss;
-    *epochs = res.epochs;
-    if (st != DG_OK && res.step == DG_RUN_STEP_TRAIN && pr.tty) fputc('\n', stderr);
-    if (st == DG_OK) {
-        if (!quiet) fprintf(stderr, "wrote %s/metrics.csv, loss.png, final.safetensors\n", dir);
-    } else if (res.step == DG_RUN_STEP_CONFIG) {  /* the config's key named */
-        fprintf(stderr, "difgames: %s\n", e.msg);
-        rc = EXIT_USAGE;
-    } else if (res.step == DG_RUN_STEP_EPOCHS) {
-        cli_error("train", "--epochs %d: the run in %s has done %d epochs already; give more to go on",
-                  s.opts.epochs, resume, res.epochs_before);
-        rc = EXIT_USAGE;
-    } else if (st == DG_ERR_INTERRUPTED) {
-        fprintf(stderr, "difgames train: interrupted at epoch %d; wrote %s/final.safetensors\n", *epochs, dir);
-        rc = EXIT_INTERRUPTED;
-    } else {
-        rc = cli_fail("train", &e, res.step == DG_RUN_STEP_RESUME ? EXIT_USAGE : 0);
+    if (!rc) {
+        *pr = (progress){.run = &s, .env = s.env, .resume = resume ? resume_path : NULL, .res = res,
+                         .epochs = s.opts.epochs, .tty = pr->tty, .quiet = pr->quiet, .bar = pr->bar};
+        snprintf(pr->dir, sizeof pr->dir, "%s", dir);
+        snprintf(pr->game, sizeof pr->game, "%s", s.env->game->name);
+        const dg_status st = dg_run_train(&s, dir, resume ? resume_path : NULL, nsets > 0, on_event, pr, &g_stop,
+                                          res, &e);
+        if (st != DG_OK) rc = train_failed(st, res, &e, pr, resume);
+        else if (!pr->quiet) fprintf(stderr, "wrote %s/metrics.csv, loss.png, final.safetensors\n", dir);
     }
     dg_run_free(&s);
     return rc;
+}
+
+/* dg_run_seeds' on_seed: before a seed, the config must not be one of its files, and the progress
+ * follows it; after, its result. */
+static dg_status on_seed(int k, const dg_run *r, const char *dir, const dg_run_train_result *res, void *user) {
+    progress *pr = user;
+    if (res) {
+        if (!pr->quiet) fprintf(stderr, "wrote %s/metrics.csv, loss.png, final.safetensors\nseed %d: final loss "
+                                "%.6g\n", dir, (int)r->opts.seed, res->loss);
+        return DG_OK;
+    }
+    if (cli_config_not_output("train", pr->config, dir, OUTPUTS)) return DG_ERR_ARG;
+    pr->run = r;
+    pr->env = r->env;
+    pr->epochs = r->opts.epochs;
+    snprintf(pr->dir, sizeof pr->dir, "%s", dir);
+    snprintf(pr->game, sizeof pr->game, "%s", r->env->game->name);
+    (void)k;
+    return DG_OK;
 }
 
 int cmd_train(int argc, char **argv) {
@@ -216,69 +245,55 @@ int cmd_train(int argc, char **argv) {
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
 
-    char game[64] = "";
-    int epochs = 0, rc = 0;
-    double *seedv = NULL, *losses = NULL, *sorted = NULL, loss = NAN, total = 0;
+    int rc = 0;
+    double *seedv = NULL, *losses = NULL, loss = NAN;
+    int *seedi = NULL;
+    progress pr = {.tty = isatty(2) && !quiet, .quiet = quiet, .config = config};
+    pr.bar.tty = pr.tty;
+    dg_run_train_result res = {0};
+    dg_run_sweep w = {0};
+    char base[DG_PATH_MAX];
     /* --seeds: each seed in its own folder, then the median; else the one run */
     const int n = seeds ? cli_list("train", "--seeds", seeds, 0, 2147483647, 1, &seedv) : 1;
     if (n < 0) return EXIT_USAGE;
-    for (int k = 0; seeds && !rc && k < n; k++)
-        for (int j = 0; j < k && !rc; j++)
-            if (seedv[j] == seedv[k]) {
-                cli_error("train", "--seeds: seed %d given twice (each seed trains into its own folder)",
-                          (int)seedv[k]);
-                rc = EXIT_USAGE;
-            }
-    char base[DG_PATH_MAX];
     if (!seeds) {
-        rc = train_one(config, resume, sets, nsets, out, quiet, &loss, &total, game, sizeof game, &epochs);
+        rc = train_one(config, resume, sets, nsets, out, &pr, &res);
         if (rc && rc != EXIT_INTERRUPTED) return rc;
-    } else if (!rc && (!(losses = malloc((size_t)n * sizeof *losses)) ||
-                       !(sorted = malloc((size_t)n * sizeof *sorted)))) {
+        loss = res.loss;
+    } else if (!(losses = malloc((size_t)n * sizeof *losses)) || !(seedi = malloc((size_t)n * sizeof *seedi))) {
         cli_error("train", "out of memory for %d seeds", n);
         rc = EXIT_FAIL;
-    } else if (!rc && !out && dg_run_dir(config, base, sizeof base)) {  /* the config's own folder: runs/<name> */
+    } else if (!out && dg_run_dir(config, base, sizeof base)) {  /* the config's own folder: runs/<name> */
         cli_error("train", "--config: path too long to name the default --out");
         rc = EXIT_USAGE;
-    } else if (!rc && out) {
-        snprintf(base, sizeof base, "%s", out);
-    }
-    for (int k = 0; seeds && !rc && k < n; k++) {
-        char seed_s[32], name[48], dir[DG_PATH_MAX];
-        snprintf(seed_s, sizeof seed_s, "%d", (int)seedv[k]);
-        snprintf(name, sizeof name, "seed_%d", (int)seedv[k]);
+    } else {
+        for (int k = 0; k < n; k++) seedi[k] = (int)seedv[k];
+        w = (dg_run_sweep){.config = config, .sets = sets, .nsets = nsets, .base = out ? out : base, .seeds = seedi,
+                           .n = n, .on_seed = on_seed, .on_event = on_event, .user = &pr, .stop = &g_stop,
+                           .losses = losses};
+        pr.res = &w.res;
         dg_err e = {0};
-        if (dg_path_join(dir, sizeof dir, base, name, &e) != DG_OK) {
-            cli_error("train", "--out: %s", e.msg);
-            rc = EXIT_USAGE;
-            break;
-        }
-        dg_run_set seed_sets[CLI_MAX_OPTS + 1] = {{"seed", seed_s}};  /* seed first: as the config stores them */
-        memcpy(seed_sets + 1, sets, (size_t)nsets * sizeof *sets);
-        double secs = 0;
-        rc = train_one(config, NULL, seed_sets, nsets + 1, dir, quiet, &losses[k], &secs, game, sizeof game, &epochs);
-        total += secs;
-        sorted[k] = losses[k];
-        if (!rc && !quiet) fprintf(stderr, "seed %d: final loss %.6g\n", (int)seedv[k], losses[k]);
+        const dg_status st = dg_run_seeds(&w, &e);
+        if (st != DG_OK) rc = train_failed(st, &w.res, &e, &pr, NULL);
+        loss = w.median;
     }
-    if (seeds && !rc) loss = dg_median(sorted, n);
     if (!seeds || !rc) {
         cli_json j = {cJSON_CreateObject(), 0};
-        cli_json_add(&j, j.root, "game", cJSON_CreateString(game));
-        cli_json_add(&j, j.root, "epochs", cli_json_number("%.0f", epochs));
+        cli_json_add(&j, j.root, "game", cJSON_CreateString(pr.game));
+        cli_json_add(&j, j.root, "epochs", cli_json_number("%.0f", seeds ? w.epochs : res.epochs));
         cJSON *js = seeds ? cli_json_add(&j, j.root, "seeds", cJSON_CreateArray()) : NULL;
         for (int k = 0; seeds && k < n; k++) cli_json_add(&j, js, NULL, cli_json_number("%.0f", seedv[k]));
         cJSON *jl = seeds ? cli_json_add(&j, j.root, "final_losses", cJSON_CreateArray()) : NULL;
         for (int k = 0; seeds && k < n; k++) cli_json_add(&j, jl, NULL, cli_json_number("%.9g", losses[k]));
         cli_json_add(&j, j.root, "final_loss", cli_json_number("%.9g", loss));
         if (seeds) cli_json_add(&j, j.root, "median_final_loss", cli_json_number("%.9g", loss));
-        cli_json_add(&j, j.root, "seconds", cli_json_number("%.3f", total));
+        cli_json_add(&j, j.root, "seconds", cli_json_number("%.3f", seeds ? w.seconds : res.seconds));
         if (!seeds) cli_json_add(&j, j.root, "interrupted", cJSON_CreateBool(rc == EXIT_INTERRUPTED));
         const int jrc = cli_json_print(&j, "train");
         rc = rc ? rc : jrc;
     }
     free(seedv);
+    free(seedi);
     free(losses);
-    free(sorted);
     return rc;
 }

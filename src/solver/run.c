@@ -1,5 +1,6 @@
 /* A run from a config: its game and options, a checkpoint's policy, initial states, one
  * episode and its numbers (include/difgames/run.h). */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -306,6 +307,53 @@ done:
     dg_trainer_free(t);
     free(yaml);
     dg_dir_unlock(lock);
+    return st;
+}
+
+dg_status dg_run_seeds(dg_run_sweep *w, dg_err *e) {
+    DG_ERR_LOCAL(e);
+    memset(&w->res, 0, sizeof w->res);
+    w->res.step = DG_RUN_STEP_SEEDS;
+    w->median = NAN;
+    w->seconds = 0;
+    w->epochs = 0;
+    w->failed = -1;
+    for (int k = 0; k < w->n; k++)
+        for (int j = 0; j < k; j++)
+            if (w->seeds[j] == w->seeds[k])
+                return dg_err_set(e, DG_ERR_ARG, "seed %d given twice (each seed trains into its own folder)",
+                                  w->seeds[k]);
+    dg_run_set *sets = malloc(((size_t)w->nsets + 1) * sizeof *sets);
+    double *sorted = malloc((size_t)(w->n > 0 ? w->n : 1) * sizeof *sorted);
+    dg_status st = sets && sorted ? DG_OK : dg_err_set(e, DG_ERR_NOMEM, "out of memory for %d seeds", w->n);
+    for (int k = 0; st == DG_OK && k < w->n; k++) {
+        char seed_s[32], name[48], dir[DG_PATH_MAX - 128];  /* the trainer adds file names */
+        snprintf(seed_s, sizeof seed_s, "%d", w->seeds[k]);
+        snprintf(name, sizeof name, "seed_%d", w->seeds[k]);
+        sets[0] = (dg_run_set){"seed", seed_s};  /* first: the config stores the keys in the order set */
+        if (w->nsets) memcpy(sets + 1, w->sets, (size_t)w->nsets * sizeof *sets);
+        w->failed = k;
+        memset(&w->res, 0, sizeof w->res);
+        w->res.step = DG_RUN_STEP_FOLDER;
+        if ((st = dg_path_join(dir, sizeof dir, w->base, name, e)) != DG_OK) break;
+        dg_run r;
+        w->res.step = DG_RUN_STEP_CONFIG;
+        if ((st = dg_run_load(&r, w->config, sets, w->nsets + 1, e)) != DG_OK) break;
+        w->res.step = DG_RUN_STEP_CALLER;
+        if (!w->on_seed || (st = w->on_seed(k, &r, dir, NULL, w->user)) == DG_OK)
+            st = dg_run_train(&r, dir, NULL, 0, w->on_event, w->user, w->stop, &w->res, e);
+        w->seconds += w->res.seconds;
+        w->epochs = w->res.epochs;
+        w->losses[k] = sorted[k] = w->res.loss;
+        if (st == DG_OK && w->on_seed) w->on_seed(k, &r, dir, &w->res, w->user);
+        dg_run_free(&r);
+    }
+    if (st == DG_OK) {
+        w->failed = -1;
+        w->median = w->n > 0 ? dg_median(sorted, w->n) : NAN;
+    }
+    free(sets);
+    free(sorted);
     return st;
 }
 
