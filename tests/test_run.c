@@ -339,6 +339,39 @@ static void test_seeds(void **state) {
     assert_int_equal(calls[1], 1);
 }
 
+static dg_status pg_events(const dg_pg_progress *p, void *user) {
+    char *seen = user;  /* "b" at BPTT's start, "p" at policy gradient's, "." for each evaluation */
+    const size_t n = strlen(seen);
+    if (n + 1 < 64) {
+        seen[n] = p->start ? p->start[0] : p->point ? '.' : 0;
+        seen[n + 1] = 0;
+    }
+    return DG_OK;
+}
+
+/* dg_run_pg: both phases into one curve and a folder, each phase announced before its evaluations */
+static void test_pg_run(void **state) {
+    (void)state;
+    dg_run r;
+    dg_err e = {0};
+    const dg_run_set sets[] = {{"pg.iters", "2"}, {"pg.batch", "4"}, {"pg.eval_batch", "4"}};
+    if (dg_run_parse(&r, REACH, strlen(REACH), "reach.yaml", sets, 3, &e) != DG_OK) fail_msg("%s", e.msg);
+    char dir[128], path[192], seen[64] = "";
+    dg_run_pg_result res;
+    assert_int_equal(dg_run_pg(&r, at(dir, sizeof dir, "pgrun"), 1, 1, pg_events, seen, &res, &e), DG_OK);
+    assert_int_equal(seen[0], 'b');
+    assert_non_null(strchr(seen, 'p'));
+    assert_true(strchr(seen + 1, '.') < strchr(seen, 'p'));  /* BPTT's evaluations before policy gradient */
+    assert_true(isfinite(res.bptt.final) && isfinite(res.pg.final));
+    assert_int_equal(res.pg.iters, 2);
+    assert_int_equal(res.pg_env_steps, 2 * 4 * 8);
+    snprintf(path, sizeof path, "%s/policy.safetensors", dir);
+    assert_int_equal(access(path, R_OK), 0);
+    assert_int_equal(dg_run_pg(&r, NULL, 0, 0, NULL, NULL, &res, &e), DG_OK);  /* neither: nothing to do */
+    assert_true(isnan(res.bptt.final) && isnan(res.pg.final));
+    dg_run_free(&r);
+}
+
 static void test_run_dir(void **state) {
     (void)state;
     static const char *const CASES[][2] = {
@@ -433,6 +466,7 @@ int main(void) {
         cmocka_unit_test(test_run_dir),
         cmocka_unit_test(test_train),
         cmocka_unit_test(test_seeds),
+        cmocka_unit_test(test_pg_run),
         cmocka_unit_test(test_median_and_list),
         cmocka_unit_test(test_file_parent_make),
         cmocka_unit_test(test_replay_gif),

@@ -118,6 +118,7 @@ typedef enum dg_run_step {
     DG_RUN_STEP_SEEDS,    /* dg_run_seeds: a seed given twice, or no memory for the seeds                       */
     DG_RUN_STEP_FOLDER,   /* dg_run_seeds: a seed's folder name does not fit (e: the path's error)             */
     DG_RUN_STEP_CALLER,   /* dg_run_seeds: the caller's on_seed refused the seed                               */
+    DG_RUN_STEP_SAVE,     /* dg_run_pg: the files of its folder could not be written                           */
 } dg_run_step;
 
 /* What dg_run_train did. */
@@ -189,6 +190,23 @@ dg_status dg_run_bench(const dg_run *r, int warmup, int epochs, dg_bench_result 
  * and, when pg is not NULL, the learner's dir/policy.safetensors (net.*, log_std) and
  * dir/value.safetensors, with the game's name in their metadata. */
 dg_status dg_run_pg_save(const char *dir, const dg_pg_curve *c, int seed, dg_pg *pg, const char *game, dg_err *e);
+
+/* What dg_run_pg did. */
+typedef struct dg_run_pg_result {
+    dg_run_step  step;           /* on failure: DIR (out is another run's), TRAINER (the evaluation batch
+                                    or the learner not made), CONFIG (BPTT does not fit in memory), TRAIN
+                                    (a phase failed, or fn stopped it), SAVE (out's files)              */
+    dg_pg_result bptt, pg;       /* each phase's summary (NaN losses: it did not run)                    */
+    double       bptt_seconds, pg_seconds;
+    int64_t      pg_env_steps;   /* env steps the policy gradient sampled                               */
+} dg_run_pg_result;
+/* What `difgames pg` runs on r's config: the evaluation batch (pg.eval_batch, pg.eval_seed), then
+ * when bptt is 1 BPTT (dg_pg_run_bptt with r->opts, refused if it does not fit in memory), then when
+ * pg is 1 policy gradient (dg_pg_run under r->pg_run), both curves in one. out (may be NULL) is held
+ * locked (dg_dir_lock) from the start and gets dg_run_pg_save's files at the end. fn hears each
+ * phase's start (p->start "bptt" or "pg", once its learner is made), evaluations and iterations. */
+dg_status dg_run_pg(const dg_run *r, const char *out, int bptt, int pg, dg_pg_progress_fn fn, void *user,
+                    dg_run_pg_result *res, dg_err *e);
 
 /* The median of v's n values (n >= 1; the mean of the middle two when n is even), sorting v. */
 double    dg_median(double *v, int n);

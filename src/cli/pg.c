@@ -37,15 +37,36 @@ int cmd_pg(int argc, char **argv);
 /* ------------------------------------------------------- internal helpers */
 
 typedef struct run {
+    const dg_run *run;
     int    seed, quiet;
     double t0, last_print;              /* the PG run's start, the last progress line */
     char   err[DG_ERR_LEN];             /* set when printing failed                   */
 } run;
 
+/* A phase's start: its line on stderr. */
+static void on_start(run *r, const char *phase) {
+    const dg_env *env = r->run->env;
+    const dg_pg_opts *o = &r->run->pg;
+    const dg_pg_schedule *sc = &r->run->pg_run;
+    r->t0 = r->last_print = dg_clock_s();
+    if (r->quiet) return;
+    if (!strcmp(phase, "bptt")) {
+        fprintf(stderr, "bptt %s seed %d: batch %d, horizon %d, %d epochs\n", env->game->name, r->seed,
+                r->run->opts.batch, env->horizon, r->run->opts.epochs);
+        return;
+    }
+    fprintf(stderr, "%s %s seed %d: batch %d episodes (%d samples), horizon %d", dg_pg_algo_name(o->algo),
+            env->game->name, r->seed, o->batch, o->batch * env->horizon, env->horizon);
+    if (sc->iters > 0) fprintf(stderr, ", %d iterations", sc->iters);
+    if (sc->max_steps > 0) fprintf(stderr, ", up to %lld env steps", (long long)sc->max_steps);
+    fprintf(stderr, "\n");
+}
+
 /* Each evaluation: one JSON line on stdout; progress on stderr. */
 static dg_status on_progress(const dg_pg_progress *p, void *user) {
     run *r = user;
     const dg_pg_point *pt = p->point;
+    if (p->start) on_start(r, p->start);
     if (pt) {
         cli_json j = {cJSON_CreateObject(), 0};
         cli_json_add(&j, j.root, "method", cJSON_CreateString(pt->method));
@@ -137,73 +158,27 @@ int cmd_pg(int argc, char **argv) {
     if (rc) return rc;
     const dg_env *env = s.env;
     const dg_pg_opts o = s.pg;
-    const dg_pg_schedule sc = s.pg_run;
-    const int eval_batch = sc.eval_batch, eval_seed = (int)sc.eval_seed;
-    run r = {.seed = (int)s.opts.seed, .quiet = quiet};
-    dg_pg *pg = NULL;
-    dg_pg_eval *ev = NULL;
-    dg_pg_curve curve = {0};
-    dg_pg_result bptt = {.best = NAN, .final = NAN}, pgr = {.best = NAN, .final = NAN};
+    const int eval_batch = s.pg_run.eval_batch, eval_seed = (int)s.pg_run.eval_seed;
+    run r = {.run = &s, .seed = (int)s.opts.seed, .quiet = quiet};
+    char what[96];  /* the sample batch, arenas, networks and the evaluation batch: refused if they cannot fit */
+    snprintf(what, sizeof what, "batch %d x horizon %d", o.batch, env->horizon);
+    static const char *const NAMES[] = {"curve.csv", "policy.safetensors", "value.safetensors", NULL};
+    if (!cli_mem_ok("pg", dg_pg_memory(env, &o, eval_batch), what, "--batch, --minibatch or --eval-batch") ||
+        (out && cli_config_not_output("pg", config, out, NAMES))) {  /* the config is none of the run's files */
+        dg_run_free(&s);
+        return EXIT_USAGE;
+    }
+    dg_run_pg_result res;
     dg_err e = {0};
-    double t_bptt = 0, t_pg = 0;
-    int lock = -1;
-    {   /* the sample batch, arenas, networks and the evaluation batch: refused if they cannot fit */
-        char what[96];
-        snprintf(what, sizeof what, "batch %d x horizon %d", o.batch, env->horizon);
-        if (!cli_mem_ok("pg", dg_pg_memory(env, &o, eval_batch), what, "--batch, --minibatch or --eval-batch")) {
-            dg_run_free(&s);
-            return EXIT_USAGE;
-        }
-    }
-    if (out) {  /* the folder is this run's until it ends; the config is not one of its files */
-        static const char *const NAMES[] = {"curve.csv", "policy.safetensors", "value.safetensors", NULL};
-        rc = cli_config_not_output("pg", config, out, NAMES);
-        if (!rc && (lock = dg_dir_lock(out, &e)) < 0) rc = cli_fail("pg", &e, EXIT_USAGE);
-        if (rc) goto done;
-    }
-    if (!(ev = dg_pg_eval_create(env, eval_batch, (uint64_t)eval_seed, o.threads, &e))) {
-        rc = cli_fail("pg", &e, EXIT_FAIL);
-        goto done;
-    }
-    if (compare) {
-        if (!cli_train_memory_ok(&s)) {
-            rc = EXIT_USAGE;
-            goto done;
-        }
-        if (!quiet)
-            fprintf(stderr, "bptt %s seed %d: batch %d, horizon %d, %d epochs\n", env->game->name, r.seed,
-                    s.opts.batch, env->horizon, s.opts.epochs);
-        const double t0 = dg_clock_s();
-        if (dg_pg_run_bptt(env, &s.opts, ev, sc.evals_per_decade, &curve, on_progress, &r, &bptt, &e) != DG_OK) {
-            cli_error("pg", "%s", r.err[0] ? r.err : e.msg);
-            rc = EXIT_FAIL;
-            goto done;
-        }
-        t_bptt = dg_clock_s() - t0;
-    }
-    if (!bptt_only) {
-        if (!(pg = dg_pg_create(env, &o, &e))) {
-            rc = cli_fail("pg", &e, EXIT_FAIL);
-            goto done;
-        }
-        if (!quiet) {
-            fprintf(stderr, "%s %s seed %d: batch %d episodes (%d samples), horizon %d", dg_pg_algo_name(o.algo),
-                    env->game->name, r.seed, o.batch, o.batch * env->horizon, env->horizon);
-            if (sc.iters > 0) fprintf(stderr, ", %d iterations", sc.iters);
-            if (sc.max_steps > 0) fprintf(stderr, ", up to %lld env steps", (long long)sc.max_steps);
-            fprintf(stderr, "\n");
-        }
-        r.t0 = r.last_print = dg_clock_s();
-        if (dg_pg_run(pg, ev, &sc, &curve, on_progress, &r, &pgr, &e) != DG_OK) {
-            cli_error("pg", "%s", r.err[0] ? r.err : e.msg);
-            rc = EXIT_FAIL;
-            goto done;
-        }
-        t_pg = dg_clock_s() - r.t0;
-    }
-    if (out && dg_run_pg_save(out, &curve, r.seed, pg, env->game->name, &e) != DG_OK) {
-        rc = cli_fail("pg", &e, 0);
-        goto done;
+    const dg_status st = dg_run_pg(&s, out, compare, !bptt_only, on_progress, &r, &res, &e);
+    const dg_pg_result bptt = res.bptt, pgr = res.pg;
+    if (st != DG_OK) {
+        if (res.step == DG_RUN_STEP_CONFIG) fprintf(stderr, "difgames: %s\n", e.msg);  /* BPTT's memory: its key */
+        else cli_error("pg", "%s", r.err[0] ? r.err : e.msg);
+        rc = res.step == DG_RUN_STEP_DIR || res.step == DG_RUN_STEP_CONFIG ? EXIT_USAGE
+           : res.step == DG_RUN_STEP_SAVE ? cli_exit_for(st) : EXIT_FAIL;
+        dg_run_free(&s);
+        return rc;
     }
     cli_json j = {cJSON_CreateObject(), 0};
     cli_json_add(&j, j.root, "game", cJSON_CreateString(env->game->name));
@@ -217,31 +192,26 @@ int cmd_pg(int argc, char **argv) {
         cli_json_add(&j, b, "env_steps", cli_json_number("%.0f", (double)bptt.steps));
         cli_json_add(&j, b, "final_loss", cli_json_number("%.9g", bptt.final));
         cli_json_add(&j, b, "best_loss", cli_json_number("%.9g", bptt.best));
-        cli_json_add(&j, b, "seconds", cli_json_number("%.3f", t_bptt));
+        cli_json_add(&j, b, "seconds", cli_json_number("%.3f", res.bptt_seconds));
     }
     if (!bptt_only) {
         cJSON *g = cli_json_add(&j, j.root, "pg", cJSON_CreateObject());
         cli_json_add(&j, g, "algo", cJSON_CreateString(dg_pg_algo_name(o.algo)));
         const struct { const char *key, *fmt; double v; } nums[] = {
             {"iters", "%.0f", pgr.iters},       {"batch", "%.0f", o.batch},
-            {"env_steps", "%.0f", (double)dg_pg_env_steps(pg)},
+            {"env_steps", "%.0f", (double)res.pg_env_steps},
             {"lr", "%g", o.lr},                  {"vf_lr", "%g", o.vf_lr},
             {"log_std0", "%g", o.log_std0},      {"learn_std", "%.0f", o.learn_std},
             {"gamma", "%g", o.gamma},            {"lambda", "%g", o.lambda},
             {"clip", "%g", o.clip},              {"epochs", "%.0f", o.pi_epochs},
             {"vf_epochs", "%.0f", o.vf_epochs},  {"minibatch", "%.0f", o.minibatch},
             {"vf_minibatch", "%.0f", o.vf_minibatch}, {"final_loss", "%.9g", pgr.final},
-            {"best_loss", "%.9g", pgr.best},      {"seconds", "%.3f", t_pg},
+            {"best_loss", "%.9g", pgr.best},      {"seconds", "%.3f", res.pg_seconds},
         };
         for (size_t i = 0; i < sizeof nums / sizeof nums[0]; i++)
             cli_json_add(&j, g, nums[i].key, cli_json_number(nums[i].fmt, nums[i].v));
     }
     rc = cli_json_print(&j, "pg");
-done:
-    dg_dir_unlock(lock);
-    dg_pg_free(pg);
-    dg_pg_eval_free(ev);
-    dg_pg_curve_free(&curve);
     dg_run_free(&s);
     return rc;
 }

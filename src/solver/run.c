@@ -390,6 +390,51 @@ dg_status dg_run_bench(const dg_run *r, int warmup, int epochs, dg_bench_result 
     return st;
 }
 
+dg_status dg_run_pg(const dg_run *r, const char *out, int bptt, int pg, dg_pg_progress_fn fn, void *user,
+                    dg_run_pg_result *res, dg_err *e) {
+    DG_ERR_LOCAL(e);
+    memset(res, 0, sizeof *res);
+    res->bptt = res->pg = (dg_pg_result){.best = NAN, .final = NAN};
+    res->step = DG_RUN_STEP_DIR;
+    const int lock = out ? dg_dir_lock(out, e) : -1;  /* the folder is this run's until it ends */
+    if (out && lock < 0) return e->status;
+    dg_pg *learner = NULL;
+    dg_pg_curve curve = {0};
+    dg_status st = DG_OK;
+    res->step = DG_RUN_STEP_TRAINER;
+    dg_pg_eval *ev = dg_pg_eval_create(r->env, r->pg_run.eval_batch, r->pg_run.eval_seed, r->pg.threads, e);
+    if (!ev) { st = e->status; goto done; }
+    if (bptt) {
+        res->step = DG_RUN_STEP_CONFIG;
+        if ((st = dg_run_memory_check(r, e)) != DG_OK) goto done;
+        res->step = DG_RUN_STEP_TRAIN;
+        if (fn && (st = fn(&(dg_pg_progress){.start = "bptt"}, user)) != DG_OK) goto done;
+        const double t0 = dg_clock_s();
+        st = dg_pg_run_bptt(r->env, &r->opts, ev, r->pg_run.evals_per_decade, &curve, fn, user, &res->bptt, e);
+        res->bptt_seconds = dg_clock_s() - t0;
+        if (st != DG_OK) goto done;
+    }
+    if (pg) {
+        res->step = DG_RUN_STEP_TRAINER;
+        if (!(learner = dg_pg_create(r->env, &r->pg, e))) { st = e->status; goto done; }
+        res->step = DG_RUN_STEP_TRAIN;
+        if (fn && (st = fn(&(dg_pg_progress){.start = "pg"}, user)) != DG_OK) goto done;
+        const double t0 = dg_clock_s();
+        st = dg_pg_run(learner, ev, &r->pg_run, &curve, fn, user, &res->pg, e);
+        res->pg_seconds = dg_clock_s() - t0;
+        res->pg_env_steps = dg_pg_env_steps(learner);
+        if (st != DG_OK) goto done;
+    }
+    res->step = DG_RUN_STEP_SAVE;
+    if (out) st = dg_run_pg_save(out, &curve, (int)r->opts.seed, learner, r->env->game->name, e);
+done:
+    dg_dir_unlock(lock);
+    dg_pg_free(learner);
+    dg_pg_eval_free(ev);
+    dg_pg_curve_free(&curve);
+    return st;
+}
+
 dg_status dg_run_pg_save(const char *dir, const dg_pg_curve *c, int seed, dg_pg *pg, const char *game, dg_err *e) {
     char path[DG_PATH_MAX];
     dg_status st = dg_mkdirs(dir, e);
