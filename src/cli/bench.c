@@ -54,7 +54,7 @@ int cmd_bench(int argc, char **argv) {
     s.opts.nsnapshots = 0;
     dg_err e = {0};
     dg_bench_result b;
-    if (!cli_train_memory_ok(&s)) rc = EXIT_USAGE;
+    if (dg_run_memory_check(&s, &e) != DG_OK) rc = cli_config_fail(&e);
     else if (dg_run_bench(&s, warmup, epochs, &b, &e) != DG_OK) rc = cli_fail("bench", &e, EXIT_FAIL);
     if (rc) {
         dg_run_free(&s);

@@ -36,9 +36,8 @@ enum { OV_SEED, OV_BATCH, OV_EPOCHS, OV_HORIZON, OV_LR, OV_THREADS, OV_N };
 /* dg_run_load (sets: the overrides), or dg_run_parse of text (len bytes, named label) when text is
  * not NULL; prints "difgames: <error>" and returns EXIT_USAGE on failure, else 0. */
 int  cli_load(dg_run *r, const char *path, const char *text, size_t len, const dg_run_set *sets, int nsets);
-/* 1 when training r's config fits in memory (dg_run_memory_check: every command that trains asks
- * before it makes its trainer); else prints the config error naming the key and returns 0. */
-int  cli_train_memory_ok(const dg_run *r);
+/* Prints "difgames: <e's message>" (a config error: it names the file or key) and returns EXIT_USAGE. */
+int  cli_config_fail(const dg_err *e);
 /* Prints "difgames <cmd>: <e's message>"; returns rc, or when rc is 0 the exit code of e's status
  * (cli_exit_for). */
 int  cli_fail(const char *cmd, const dg_err *e, int rc);

@@ -353,19 +353,16 @@ int cli_fail(const char *cmd, const dg_err *e, int rc) {
     return rc ? rc : cli_exit_for(e->status);
 }
 
-int cli_train_memory_ok(const dg_run *r) {
-    dg_err e = {0};
-    if (dg_run_memory_check(r, &e) == DG_OK) return 1;
-    fprintf(stderr, "difgames: %s\n", e.msg);
-    return 0;
+int cli_config_fail(const dg_err *e) {
+    fprintf(stderr, "difgames: %s\n", e->msg);
+    return EXIT_USAGE;
 }
 
 int cli_load(dg_run *r, const char *path, const char *text, size_t len, const dg_run_set *sets, int nsets) {
     dg_err e = {0};
     if ((text ? dg_run_parse(r, text, len, path, sets, nsets, &e) : dg_run_load(r, path, sets, nsets, &e)) == DG_OK)
         return 0;
-    fprintf(stderr, "difgames: %s\n", e.msg);
-    return EXIT_USAGE;
+    return cli_config_fail(&e);
 }
 
 int cli_load_opts(dg_run *r, const char *path, const cli_opt *opts) {

@@ -173,10 +173,12 @@ int cmd_pg(int argc, char **argv) {
     const dg_status st = dg_run_pg(&s, out, compare, !bptt_only, on_progress, &r, &res, &e);
     const dg_pg_result bptt = res.bptt, pgr = res.pg;
     if (st != DG_OK) {
-        if (res.step == DG_RUN_STEP_CONFIG) fprintf(stderr, "difgames: %s\n", e.msg);  /* BPTT's memory: its key */
-        else cli_error("pg", "%s", r.err[0] ? r.err : e.msg);
-        rc = res.step == DG_RUN_STEP_DIR || res.step == DG_RUN_STEP_CONFIG ? EXIT_USAGE
-           : res.step == DG_RUN_STEP_SAVE ? cli_exit_for(st) : EXIT_FAIL;
+        if (res.step == DG_RUN_STEP_CONFIG) {  /* BPTT's memory: the key named */
+            rc = cli_config_fail(&e);
+        } else {
+            cli_error("pg", "%s", r.err[0] ? r.err : e.msg);  /* r.err: our own callback failed */
+            rc = res.step == DG_RUN_STEP_DIR ? EXIT_USAGE : res.step == DG_RUN_STEP_SAVE ? cli_exit_for(st) : EXIT_FAIL;
+        }
         dg_run_free(&s);
         return rc;
     }

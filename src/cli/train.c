@@ -131,9 +131,7 @@ static int train_failed(dg_status st, const dg_run_train_result *res, const dg_e
                         const char *resume) {
     if (res->step == DG_RUN_STEP_TRAIN && pr->tty) fputc('\n', stderr);
     switch (res->step) {
-    case DG_RUN_STEP_CONFIG:  /* the config's key named */
-        fprintf(stderr, "difgames: %s\n", e->msg);
-        return EXIT_USAGE;
+    case DG_RUN_STEP_CONFIG: return cli_config_fail(e);
     case DG_RUN_STEP_EPOCHS:
         cli_error("train", "--epochs %d: the run in %s has done %d epochs already; give more to go on",
                   pr->run->opts.epochs, resume, res->epochs_before);
