@@ -126,8 +126,10 @@ void cli_help(FILE *fp, const char *help, const cli_opt *opts) {
         }
         const size_t dl = k ? strlen(k->doc) : 0;  /* "doc (key)"; "doc (note; key)" */
         const char *note = k ? strrchr(k->doc, '(') : NULL;
-        if (note && note > k->doc && note[-1] == ' ' && k->doc[dl - 1] == ')') snprintf(kdoc, sizeof kdoc, "%.*s; %s)", (int)dl - 1, k->doc, k->name);
-        else if (k) snprintf(kdoc, sizeof kdoc, "%s (%s)", k->doc, k->name);
+        if (note && note > k->doc && note[-1] == ' ' && k->doc[dl - 1] == ')')
+            snprintf(kdoc, sizeof kdoc, "%.*s; %s)", (int)dl - 1, k->doc, k->name);
+        else if (k)
+            snprintf(kdoc, sizeof kdoc, "%s (%s)", k->doc, k->name);
         const char *metavar = k ? meta : o->metavar;
         const int w = fprintf(fp, "  %s%s%s", o->name, metavar ? " " : "", metavar ? metavar : "");
         int col = w;
@@ -139,8 +141,9 @@ void cli_help(FILE *fp, const char *help, const cli_opt *opts) {
         col = HELP_NAME_COL;
         char doc[512];
         const int req = o->def && !strcmp(o->def, "required");
-        snprintf(doc, sizeof doc, "%s%s%s%s", k ? kdoc : o->doc ? o->doc : "", req ? " (required)" : o->def ? " (default " : "",
-                 o->def && !req ? o->def : "", o->def && !req ? ")" : "");
+        snprintf(doc, sizeof doc, "%s%s%s%s", k ? kdoc : o->doc ? o->doc : "",
+                 req ? " (required)" : o->def ? " (default " : "", o->def && !req ? o->def : "",
+                 o->def && !req ? ")" : "");
         help_words(fp, doc, col, HELP_NAME_COL);
         fputc('\n', fp);
     }

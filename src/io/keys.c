@@ -193,6 +193,8 @@ dg_status dg_key_read(dg_cfg *cfg, const dg_key *k, void *base, dg_err *e) {
 }
 
 dg_status dg_key_check(const dg_key *k, const char *text, dg_err *e) {
+    dg_err local = {0};
+    if (!e) e = &local;
     /* a config of this one key: the conversion and range check are dg_key_read's own */
     dg_key one = *k;
     one.offset = 0;
