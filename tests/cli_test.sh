@@ -52,6 +52,11 @@ check "unknown game"          2 "unknown game 'tetris'" "$DG" train --config "$T
 printf 'game: reach\nenv: [1, 2\n' >"$T/syntax.yaml"
 check "yaml syntax error"     2 "syntax.yaml:"     "$DG" train --config "$T/syntax.yaml" --out "$T/x"
 check "bad --batch"           2 "train.batch"      "$DG" train --config $R --batch -3 --out "$T/x"
+check "bad --lr"              2 "difgames train: --lr (train.lr): 0 is out of range, expected (0, 10]" \
+      "$DG" train --config $R --lr 0 --out "$T/x"
+check "bad pg --algo"         2 "difgames pg: --algo (pg.algo): unknown algorithm 'a2c' (known: ppo, reinforce)" \
+      "$DG" pg --config $R --algo a2c
+check "help from the key"     0 "Adam learning rate (train.lr)" sh -c '"$1" train --help >&2' sh "$DG"
 check "unknown option"        2 "unknown option"   "$DG" train --config $R --bogus
 [ ! -e "$T/x" ] || { echo "FAIL: a rejected config created its output folder"; fail=$((fail + 1)); }
 check "unwritable out"        2 "/proc/difgames"   "$DG" train --config $R --epochs 1 --out /proc/difgames/x

@@ -127,6 +127,34 @@ static void test_listing(void **state) {
         if (!strcmp(tk[i].name, "train.eps")) assert_string_equal(dg_key_default_str(&tk[i], b, sizeof b), "1e-08");
 }
 
+/* dg_key_check: a value's own check, the message without a place (a command-line option names it) */
+static void test_check_text(void **state) {
+    (void)state;
+    dg_err e = {0};
+    assert_int_equal(dg_key_check(&KEYS[0], "42", &e), DG_OK);
+    assert_int_equal(dg_key_check(&KEYS[0], "0", &e), DG_ERR_CONFIG);
+    assert_string_equal(e.msg, "0 is out of range, expected [1, 100]");
+    assert_int_equal(dg_key_check(&KEYS[0], "1e3", &e), DG_ERR_CONFIG);
+    assert_string_equal(e.msg, "expected an integer, got '1e3'");
+    assert_int_equal(dg_key_check(&KEYS[3], "0", &e), DG_ERR_CONFIG);
+    assert_string_equal(e.msg, "0 is out of range, expected (0, 1]");
+    assert_int_equal(dg_key_check(&KEYS[2], "slow", &e), DG_ERR_CONFIG);
+    assert_string_equal(e.msg, "unknown mode 'slow' (known: fast, exact)");
+    assert_int_equal(dg_key_check(&KEYS[6], "[4, 8, 16]", &e), DG_OK);
+    assert_int_equal(dg_key_check(&KEYS[6], "[4, 65]", &e), DG_ERR_CONFIG);
+    assert_string_equal(e.msg, "sizes must be 1 to 64, not 65");
+    /* the keys every training config may set, found by name; a game's own key is not one */
+    const dg_key *k = dg_run_key("train.batch");
+    assert_non_null(k);
+    assert_int_equal(dg_key_check(k, "0", &e), DG_ERR_CONFIG);
+    assert_string_equal(e.msg, "0 is out of range, expected [1, 1048576]");
+    assert_non_null(dg_run_key("pg.algo"));
+    assert_non_null(dg_run_key("env.horizon"));
+    assert_non_null(dg_run_key("seed"));
+    assert_null(dg_run_key("env.damping"));
+    assert_null(dg_run_key(NULL));
+}
+
 /* a key that two games read has the same type and bounds in both */
 static void test_games_agree(void **state) {
     (void)state;
@@ -378,7 +406,7 @@ int main(void) {
         cmocka_unit_test(test_listing),             cmocka_unit_test(test_games_agree),
         cmocka_unit_test(test_games_defaults),      cmocka_unit_test(test_loss_like),
         cmocka_unit_test(test_train_opts_default), cmocka_unit_test(test_f64_and_required),
-        cmocka_unit_test(test_hji_keys),
+        cmocka_unit_test(test_hji_keys),           cmocka_unit_test(test_check_text),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -225,6 +225,153 @@ static void test_bench_disk_pg_save(void **state) {
     dg_run_free(&r);
 }
 
+typedef struct train_events { int start, epochs, start_epochs_before; const dg_run_train_result *res; } train_events;
+
+static void count_events(const dg_train_event *ev, void *user) {
+    train_events *t = user;
+    if (ev->kind == DG_TRAIN_EV_START) {
+        t->start_epochs_before = t->epochs + t->res->epochs_before;  /* START comes before any epoch */
+        t->start++;
+    }
+    if (ev->kind == DG_TRAIN_EV_EPOCH) t->epochs++;
+}
+
+/* REACH with sets, trained by dg_run_train into g_dir/name (resume: from its resume.safetensors) */
+static dg_status train_into(const char *name, const dg_run_set *sets, int nsets, int resume, int go_on,
+                            train_events *ev, dg_run_train_result *res, dg_err *e) {
+    dg_run r;
+    char dir[128], rpath[160];
+    if (dg_run_parse(&r, REACH, strlen(REACH), "reach.yaml", sets, nsets, e) != DG_OK) fail_msg("%s", e->msg);
+    at(dir, sizeof dir, name);
+    snprintf(rpath, sizeof rpath, "%s/resume.safetensors", dir);
+    memset(ev, 0, sizeof *ev);
+    ev->res = res;
+    const dg_status st = dg_run_train(&r, dir, resume ? rpath : NULL, go_on, count_events, ev, NULL, res, e);
+    dg_run_free(&r);
+    return st;
+}
+
+/* dg_run_train: a fresh run, a refused one (0 epochs; a resume that would not go on) and a resumed
+ * one ending with the bits of a run never stopped */
+static void test_train(void **state) {
+    (void)state;
+    dg_err e = {0};
+    train_events ev;
+    dg_run_train_result res;
+    assert_int_equal(train_into("t2", NULL, 0, 0, 0, &ev, &res, &e), DG_OK);
+    assert_int_equal(ev.start, 1);
+    assert_int_equal(ev.epochs, 2);
+    assert_int_equal(res.epochs, 2);
+    assert_true(isfinite(res.loss) && res.seconds >= 0);
+    const dg_run_set zero[] = {{"train.epochs", "0"}}, three[] = {{"train.epochs", "3"}};
+    assert_int_equal(train_into("t0", zero, 1, 0, 0, &ev, &res, &e), DG_ERR_CONFIG);
+    assert_int_equal(res.step, DG_RUN_STEP_CONFIG);
+    assert_non_null(strstr(e.msg, "key 'train.epochs': 0 epochs would train nothing"));
+    assert_int_equal(train_into("t2", NULL, 0, 1, 1, &ev, &res, &e), DG_ERR_ARG);  /* 2 asked, 2 done */
+    assert_int_equal(res.step, DG_RUN_STEP_EPOCHS);
+    assert_int_equal(res.epochs_before, 2);
+    assert_int_equal(ev.start, 0);
+    assert_int_equal(train_into("t2", three, 1, 1, 1, &ev, &res, &e), DG_OK);
+    assert_int_equal(ev.start_epochs_before, 2);
+    assert_int_equal(ev.epochs, 1);
+    assert_int_equal(res.epochs, 3);
+    assert_int_equal(train_into("t3", three, 1, 0, 0, &ev, &res, &e), DG_OK);
+    char a[160], b[160];
+    snprintf(a, sizeof a, "%s/t2/final.safetensors", g_dir);
+    snprintf(b, sizeof b, "%s/t3/final.safetensors", g_dir);
+    dg_params *pa = NULL, *pb = NULL;
+    dg_run r;
+    load_reach(&r);
+    dg_policy ma, mb;
+    assert_int_equal(dg_run_policy_load(&r, a, &ma, &pa, &e), DG_OK);
+    assert_int_equal(dg_run_policy_load(&r, b, &mb, &pb, &e), DG_OK);
+    assert_int_equal(pa->total, pb->total);
+    assert_memory_equal(pa->data, pb->data, pa->total * sizeof(float));
+    dg_params_free(pa);
+    dg_params_free(pb);
+    dg_run_free(&r);
+}
+
+static dg_status refuse_second(int k, const dg_run *r, const char *dir, const dg_run_train_result *res, void *user) {
+    int *calls = user;
+    if (!res) calls[0]++;
+    else calls[1]++;
+    assert_non_null(strstr(dir, k == 0 ? "seed_2" : "seed_1"));
+    assert_int_equal(r->opts.seed, k == 0 ? 2 : 1);
+    return !res && k == 1 ? DG_ERR_ARG : DG_OK;
+}
+
+/* dg_run_seeds: each seed into its folder, the median; two alike refused; the caller refusing one */
+static void test_seeds(void **state) {
+    (void)state;
+    char path[192], base[128];
+    FILE *fp = fopen(at(path, sizeof path, "sweep.yaml"), "w");
+    assert_non_null(fp);
+    fputs(REACH, fp);
+    fclose(fp);
+    const int seeds[] = {2, 1}, twice[] = {1, 1};
+    const dg_run_set sets[] = {{"train.epochs", "1"}};
+    double losses[2];
+    dg_err e = {0};
+    dg_run_sweep w = {.config = path, .sets = sets, .nsets = 1, .base = at(base, sizeof base, "sweep"), .seeds = seeds,
+                      .n = 2, .losses = losses};
+    assert_int_equal(dg_run_seeds(&w, &e), DG_OK);
+    assert_int_equal(w.failed, -1);
+    assert_int_equal(w.epochs, 1);
+    assert_true(isfinite(losses[0]) && isfinite(losses[1]) && losses[0] != losses[1]);
+    assert_true(w.median == 0.5 * (losses[0] + losses[1]));
+    char final[192];
+    snprintf(final, sizeof final, "%s/seed_1/final.safetensors", base);
+    assert_int_equal(access(final, R_OK), 0);
+    w.seeds = twice;
+    assert_int_equal(dg_run_seeds(&w, &e), DG_ERR_ARG);
+    assert_int_equal(w.res.step, DG_RUN_STEP_SEEDS);
+    assert_non_null(strstr(e.msg, "seed 1 given twice"));
+    int calls[2] = {0, 0};
+    w.seeds = seeds;
+    w.base = at(base, sizeof base, "sweep2");
+    w.on_seed = refuse_second;
+    w.user = calls;
+    assert_int_equal(dg_run_seeds(&w, &e), DG_ERR_ARG);
+    assert_int_equal(w.failed, 1);
+    assert_int_equal(w.res.step, DG_RUN_STEP_CALLER);
+    assert_int_equal(calls[0], 2);
+    assert_int_equal(calls[1], 1);
+}
+
+static dg_status pg_events(const dg_pg_progress *p, void *user) {
+    char *seen = user;  /* "b" at BPTT's start, "p" at policy gradient's, "." for each evaluation */
+    const size_t n = strlen(seen);
+    if (n + 1 < 64) {
+        seen[n] = p->start ? p->start[0] : p->point ? '.' : 0;
+        seen[n + 1] = 0;
+    }
+    return DG_OK;
+}
+
+/* dg_run_pg: both phases into one curve and a folder, each phase announced before its evaluations */
+static void test_pg_run(void **state) {
+    (void)state;
+    dg_run r;
+    dg_err e = {0};
+    const dg_run_set sets[] = {{"pg.iters", "2"}, {"pg.batch", "4"}, {"pg.eval_batch", "4"}};
+    if (dg_run_parse(&r, REACH, strlen(REACH), "reach.yaml", sets, 3, &e) != DG_OK) fail_msg("%s", e.msg);
+    char dir[128], path[192], seen[64] = "";
+    dg_run_pg_result res;
+    assert_int_equal(dg_run_pg(&r, at(dir, sizeof dir, "pgrun"), 1, 1, pg_events, seen, &res, &e), DG_OK);
+    assert_int_equal(seen[0], 'b');
+    assert_non_null(strchr(seen, 'p'));
+    assert_true(strchr(seen + 1, '.') < strchr(seen, 'p'));  /* BPTT's evaluations before policy gradient */
+    assert_true(isfinite(res.bptt.final) && isfinite(res.pg.final));
+    assert_int_equal(res.pg.iters, 2);
+    assert_int_equal(res.pg_env_steps, 2 * 4 * 8);
+    snprintf(path, sizeof path, "%s/policy.safetensors", dir);
+    assert_int_equal(access(path, R_OK), 0);
+    assert_int_equal(dg_run_pg(&r, NULL, 0, 0, NULL, NULL, &res, &e), DG_OK);  /* neither: nothing to do */
+    assert_true(isnan(res.bptt.final) && isnan(res.pg.final));
+    dg_run_free(&r);
+}
+
 static void test_run_dir(void **state) {
     (void)state;
     static const char *const CASES[][2] = {
@@ -317,6 +464,9 @@ int main(void) {
         cmocka_unit_test(test_episode_and_eval),
         cmocka_unit_test(test_bench_disk_pg_save),
         cmocka_unit_test(test_run_dir),
+        cmocka_unit_test(test_train),
+        cmocka_unit_test(test_seeds),
+        cmocka_unit_test(test_pg_run),
         cmocka_unit_test(test_median_and_list),
         cmocka_unit_test(test_file_parent_make),
         cmocka_unit_test(test_replay_gif),

@@ -139,6 +139,9 @@ const dg_game *dg_game_at(int i);                      /* i-th game, in registry
  * keys, its loss.* terms (as float keys >= 0). Fills out[0..max) and returns
  * the count (which may exceed max: then call again with more room). */
 int dg_game_keys(const dg_game *g, dg_key *out, int max);
+/* env.dt and env.horizon, the keys every game reads (*n = 2); their defaults are the first game's
+ * (dg_game_keys gives each game's own). */
+const dg_key *dg_env_keys(int *n);
 
 /* Creates the game named by cfg's `game:` key (reads its env./loss. keys).
  * Returns a new env (free with dg_env_free) or NULL with e set. */

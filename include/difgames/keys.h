@@ -90,6 +90,12 @@ dg_status dg_keys_read(dg_cfg *cfg, const dg_key *keys, int n, void *base, dg_er
 /* Reads one key into base (as dg_keys_read does for each). */
 dg_status dg_key_read(dg_cfg *cfg, const dg_key *k, void *base, dg_err *e);
 
+/* Checks text as the value of key k, as a dg_cfg_set of k and dg_key_read would (the same
+ * conversion and range check), e.g. for a command-line option that sets k. On error e's message
+ * says what is wrong with the value alone ("0 is out of range, expected [1, 1048576]", "expected an
+ * integer, got 'x'"): the caller names the option or key. */
+dg_status dg_key_check(const dg_key *k, const char *text, dg_err *e);
+
 /* For listings (`difgames keys`): the type ("float", "enum", "[float; 2]"), the default as YAML
  * ("0.05", "[64, 64]", "flee"; "required"; def_str) and the range ("(0, 10]", "flee | policy",
  * "" when none). Each writes

@@ -189,10 +189,12 @@ typedef struct dg_pg_result {  /* one run's summary                             
 } dg_pg_result;
 
 /* What a progress callback sees: an evaluation (point set), or a policy-gradient iteration done
- * (stats set; point set too when it was evaluated). */
+ * (stats set; point set too when it was evaluated); from dg_run_pg also a phase's start (start set
+ * alone). */
 typedef struct dg_pg_progress {
     const dg_pg_point *point;  /* the evaluation just recorded, or NULL               */
     const dg_pg_stats *stats;  /* dg_pg_run's iterations; NULL otherwise              */
+    const char        *start;  /* dg_run_pg: "bptt" or "pg" begins; NULL otherwise     */
 } dg_pg_progress;
 /* Returns DG_OK to go on; anything else stops the run, which returns that status. */
 typedef dg_status (*dg_pg_progress_fn)(const dg_pg_progress *p, void *user);

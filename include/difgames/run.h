@@ -24,6 +24,7 @@
 
 #include "difgames/config.h"
 #include "difgames/env.h"
+#include "difgames/keys.h"
 #include "difgames/pg.h"
 #include "difgames/trainer.h"
 
@@ -56,6 +57,9 @@ void      dg_run_free(dg_run *r);                               /* a zeroed run 
 /* DG_OK when training r's config fits in memory (dg_train_memory, dg_mem_check); else a config
  * error naming the key to lower ("batch B x horizon H needs about ...; lower train.batch ..."). */
 dg_status dg_run_memory_check(const dg_run *r, dg_err *e);
+/* The key named name that every training config may set: seed, train.*, policy.* (dg_train_keys),
+ * pg.* (dg_pg_keys), env.dt and env.horizon (dg_env_keys); NULL when none is (a game's own key). */
+const dg_key *dg_run_key(const char *name);
 /* Makes the config's policy (policy.hidden) and loads the checkpoint ckpt into it; *p is the
  * caller's (dg_params_free), NULL on error: DG_ERR_NOMEM, or the checkpoint's (DG_ERR_IO,
  * DG_ERR_NOT_FOUND for a missing tensor, DG_ERR_FORMAT for one of another shape, ...). */
@@ -103,6 +107,71 @@ dg_status dg_run_eval(const dg_env *env, const dg_policy *m, dg_params *p, const
  * free there (or that cannot be measured); else DG_ERR_ARG naming dir and the keys to lower. */
 dg_status dg_run_disk_check(const dg_run *r, const char *dir, dg_err *e);
 
+/* The step of dg_run_train that failed: which input the caller names in its message. */
+typedef enum dg_run_step {
+    DG_RUN_STEP_CONFIG,   /* train.epochs is 0 on a fresh run, or the run does not fit in memory (e names the key) */
+    DG_RUN_STEP_DIR,      /* dir: too little disk, or another run writes into it (e names dir)                   */
+    DG_RUN_STEP_TRAINER,  /* the trainer could not be made (out of memory, ...)                                 */
+    DG_RUN_STEP_RESUME,   /* the resume file cannot be read or does not fit the config                         */
+    DG_RUN_STEP_EPOCHS,   /* go_on: the resumed run has done r->opts.epochs epochs or more already              */
+    DG_RUN_STEP_TRAIN,    /* the training: interrupted (DG_ERR_INTERRUPTED) or failed                          */
+    DG_RUN_STEP_SEEDS,    /* dg_run_seeds: a seed given twice, or no memory for the seeds                       */
+    DG_RUN_STEP_FOLDER,   /* dg_run_seeds: a seed's folder name does not fit (e: the path's error)             */
+    DG_RUN_STEP_CALLER,   /* dg_run_seeds: the caller's on_seed refused the seed                               */
+    DG_RUN_STEP_SAVE,     /* dg_run_pg: the files of its folder could not be written                           */
+} dg_run_step;
+
+/* What dg_run_train did. */
+typedef struct dg_run_train_result {
+    dg_run_step step;              /* on failure: the step that failed                              */
+    int         epochs_before;     /* a resumed run: the epochs it had done (else 0)                */
+    int         checkpoint_every;  /* the trainer's BPTT segment length (0: the full tape)          */
+    int         epochs;            /* the epoch it ended at                                         */
+    double      loss;              /* that epoch's loss                                             */
+    double      seconds;           /* the training's wall time                                      */
+} dg_run_train_result;
+
+/* Trains r's config into dir (dg_trainer: metrics.csv, snapshots, final.safetensors,
+ * resume.safetensors and loss.png, the config stored in them). Refuses train.epochs 0 on a fresh
+ * run, a run that does not fit in memory (dg_run_memory_check) or on dir's disk (dg_run_disk_check);
+ * holds dir (dg_dir_lock) until the run ends. resume (a resume.safetensors, may be NULL): go on
+ * from it; go_on 1: r->opts.epochs was asked for, and must be more than the run has done. cb hears
+ * DG_TRAIN_EV_START once the trainer is ready (res->epochs_before, res->checkpoint_every set), then
+ * dg_trainer_run's events; *stop as there. On failure res->step says which step failed (res->epochs
+ * and res->loss hold where an interrupted or failed training stopped). */
+dg_status dg_run_train(const dg_run *r, const char *dir, const char *resume, int go_on, dg_train_cb cb, void *user,
+                       volatile sig_atomic_t *stop, dg_run_train_result *res, dg_err *e);
+
+/* Called by dg_run_seeds for seed k: before its training (res NULL; r is its run, dir its folder),
+ * where a status other than DG_OK refuses the seed and ends the sweep with that status; and after
+ * a training that succeeded (res set). */
+typedef dg_status (*dg_run_seed_cb)(int k, const dg_run *r, const char *dir, const dg_run_train_result *res,
+                                    void *user);
+
+/* A sweep over seeds (`difgames train --seeds`): the config trained once per seed. */
+typedef struct dg_run_sweep {
+    const char            *config;    /* the config file                                          */
+    const dg_run_set      *sets;      /* keys set over it, after seed (dg_run_load)               */
+    int                    nsets;
+    const char            *base;      /* seed N trains into base/seed_N                            */
+    const int             *seeds;     /* (n) seeds, each at most once                              */
+    int                    n;
+    dg_run_seed_cb         on_seed;   /* may be NULL                                               */
+    dg_train_cb            on_event;  /* each training's events (dg_run_train); may be NULL        */
+    void                  *user;      /* of both                                                   */
+    volatile sig_atomic_t *stop;      /* as dg_run_train's                                         */
+    double                *losses;    /* out (n): each seed's final loss (the caller's array)       */
+    double                 median;    /* out: their median                                          */
+    double                 seconds;   /* out: the trainings' wall time                              */
+    int                    epochs;    /* out: the last training's epochs                            */
+    int                    failed;    /* out: the index of the seed that failed, or -1              */
+    dg_run_train_result    res;       /* out: the last training's (res.step: where a failure was)   */
+} dg_run_sweep;
+/* Trains w->config once per seed, seeds[k] into base/seed_<seeds[k]> (dg_run_load with seed set,
+ * then w->sets; dg_run_train), in order, and sets the outputs. Stops at the first seed that fails:
+ * w->failed, w->res.step (DG_RUN_STEP_CONFIG also for a config that does not load) and e say why. */
+dg_status dg_run_seeds(dg_run_sweep *w, dg_err *e);
+
 /* The speed of training r's config: warmup epochs untimed, then epochs timed epochs (r->opts.epochs
  * is not used; nothing is written). What `difgames bench` prints. */
 typedef struct dg_bench_result {
@@ -121,6 +190,23 @@ dg_status dg_run_bench(const dg_run *r, int warmup, int epochs, dg_bench_result 
  * and, when pg is not NULL, the learner's dir/policy.safetensors (net.*, log_std) and
  * dir/value.safetensors, with the game's name in their metadata. */
 dg_status dg_run_pg_save(const char *dir, const dg_pg_curve *c, int seed, dg_pg *pg, const char *game, dg_err *e);
+
+/* What dg_run_pg did. */
+typedef struct dg_run_pg_result {
+    dg_run_step  step;           /* on failure: DIR (out is another run's), TRAINER (the evaluation batch
+                                    or the learner not made), CONFIG (BPTT does not fit in memory), TRAIN
+                                    (a phase failed, or fn stopped it), SAVE (out's files)              */
+    dg_pg_result bptt, pg;       /* each phase's summary (NaN losses: it did not run)                    */
+    double       bptt_seconds, pg_seconds;
+    int64_t      pg_env_steps;   /* env steps the policy gradient sampled                               */
+} dg_run_pg_result;
+/* What `difgames pg` runs on r's config: the evaluation batch (pg.eval_batch, pg.eval_seed), then
+ * when bptt is 1 BPTT (dg_pg_run_bptt with r->opts, refused if it does not fit in memory), then when
+ * pg is 1 policy gradient (dg_pg_run under r->pg_run), both curves in one. out (may be NULL) is held
+ * locked (dg_dir_lock) from the start and gets dg_run_pg_save's files at the end. fn hears each
+ * phase's start (p->start "bptt" or "pg", once its learner is made), evaluations and iterations. */
+dg_status dg_run_pg(const dg_run *r, const char *out, int bptt, int pg, dg_pg_progress_fn fn, void *user,
+                    dg_run_pg_result *res, dg_err *e);
 
 /* The median of v's n values (n >= 1; the mean of the middle two when n is even), sorting v. */
 double    dg_median(double *v, int n);

@@ -129,6 +129,7 @@ typedef enum dg_train_event_kind {
     DG_TRAIN_EV_EPOCH,     /* an epoch finished (stats) */
     DG_TRAIN_EV_NAN,       /* non-finite loss/gradient: rolled back, lr halved (stats, lr) */
     DG_TRAIN_EV_SNAPSHOT,  /* a file was written (path) */
+    DG_TRAIN_EV_START,     /* dg_run_train: the trainer is ready (restored), the first epoch is next */
 } dg_train_event_kind;
 
 typedef struct dg_train_event {

@@ -18,20 +18,15 @@ static const char HELP[] =
 
 
 int cmd_bench(int argc, char **argv) {
-    const char *config, *epochs_s, *warmup_s, *hidden_s, *ck_s;
-    dg_run_set ov[] = {CLI_OVERRIDES};
+    const char *config, *epochs_s, *warmup_s, *hidden_s;
     const cli_opt opts[] = {
-        {"--config", &config, NULL, "FILE", "YAML config", "required"},
+        CLI_CONFIG(&config),
         {"--epochs", &epochs_s, NULL, "N", "timed epochs", "30"},
         {"--warmup", &warmup_s, NULL, "N", "untimed epochs first (the arena grows in the first)", "3"},
-        {"--batch", &ov[OV_BATCH].value, NULL, "N", "parallel episodes (train.batch)", NULL},
-        {"--horizon", &ov[OV_HORIZON].value, NULL, "N", "steps per episode (env.horizon)", NULL},
+        CLI_KEY("--batch", "train.batch"), CLI_KEY("--horizon", "env.horizon"),
         {"--hidden", &hidden_s, NULL, "N", "width of both hidden layers (policy.hidden: [N, N])", NULL},
-        {"--threads", &ov[OV_THREADS].value, NULL, "N", "threads over the batch (train.threads; 0: one per core)",
-         NULL},
-        {"--checkpoint", &ck_s, NULL, "K", "checkpointed BPTT, a segment every K steps; 0 auto, -1 full tape "
-         "(train.checkpoint_every)", NULL},
-        {NULL, NULL, NULL, NULL, NULL, NULL},
+        CLI_KEY("--threads", "train.threads"), CLI_KEY("--checkpoint", "train.checkpoint_every"),
+        CLI_END,
     };
     const int prc = cli_parse("bench", argc, argv, opts, HELP);
     if (prc) return prc == CLI_HELP ? 0 : prc;
@@ -39,27 +34,27 @@ int cmd_bench(int argc, char **argv) {
         cli_error("bench", "--config FILE is required (see --help)");
         return EXIT_USAGE;
     }
-    int epochs = 30, warmup = 3, hidden = 0, ck = -2;
+    int epochs = 30, warmup = 3, hidden = 0;
     if ((epochs_s && !cli_int("bench", "--epochs", epochs_s, 1, DG_MAX_EPOCHS, &epochs)) ||
         (warmup_s && !cli_int("bench", "--warmup", warmup_s, 1, DG_MAX_EPOCHS, &warmup)) ||
-        (hidden_s && !cli_int("bench", "--hidden", hidden_s, 1, 65536, &hidden)) ||
-        (ck_s && !cli_int("bench", "--checkpoint", ck_s, -1, DG_MAX_HORIZON, &ck)))
+        (hidden_s && !cli_int("bench", "--hidden", hidden_s, 1, 65536, &hidden)))
         return EXIT_USAGE;
     char total_s[32];
     snprintf(total_s, sizeof total_s, "%d", epochs + warmup);
-    ov[OV_EPOCHS].value = total_s;
+    dg_run_set sets[CLI_MAX_OPTS + 1];
+    int nsets = cli_sets(opts, sets);
+    sets[nsets++] = (dg_run_set){"train.epochs", total_s};
     dg_run s;
-    int rc = cli_load(&s, config, NULL, 0, ov, OV_N);
+    int rc = cli_load(&s, config, NULL, 0, sets, nsets);
     if (rc) return rc;
     if (hidden) {
         s.opts.nhidden = 2;
         s.opts.hidden[0] = s.opts.hidden[1] = hidden;
     }
-    if (ck > -2) s.opts.checkpoint_every = ck;
     s.opts.nsnapshots = 0;
     dg_err e = {0};
     dg_bench_result b;
-    if (!cli_train_memory_ok(&s)) rc = EXIT_USAGE;
+    if (dg_run_memory_check(&s, &e) != DG_OK) rc = cli_config_fail(&e);
     else if (dg_run_bench(&s, warmup, epochs, &b, &e) != DG_OK) rc = cli_fail("bench", &e, EXIT_FAIL);
     if (rc) {
         dg_run_free(&s);

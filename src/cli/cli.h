@@ -27,9 +27,8 @@ int cmd_bench(int argc, char **argv);
 int cmd_hji(int argc, char **argv);
 int cmd_pg(int argc, char **argv);
 
-/* The command-line options that override a config key, in the order they are set: the first
- * OV_N entries of a command's dg_run_set table ({CLI_OVERRIDES, more...}), their values NULL
- * until given. */
+/* hji versus's options that override a config key, the first OV_N entries of its dg_run_set table
+ * (the other commands declare such options with CLI_KEY). */
 enum { OV_SEED, OV_BATCH, OV_EPOCHS, OV_HORIZON, OV_LR, OV_THREADS, OV_N };
 #define CLI_OVERRIDES {"seed", NULL}, {"train.batch", NULL}, {"train.epochs", NULL}, {"env.horizon", NULL}, \
                       {"train.lr", NULL}, {"train.threads", NULL}
@@ -37,9 +36,8 @@ enum { OV_SEED, OV_BATCH, OV_EPOCHS, OV_HORIZON, OV_LR, OV_THREADS, OV_N };
 /* dg_run_load (sets: the overrides), or dg_run_parse of text (len bytes, named label) when text is
  * not NULL; prints "difgames: <error>" and returns EXIT_USAGE on failure, else 0. */
 int  cli_load(dg_run *r, const char *path, const char *text, size_t len, const dg_run_set *sets, int nsets);
-/* 1 when training r's config fits in memory (dg_run_memory_check: every command that trains asks
- * before it makes its trainer); else prints the config error naming the key and returns 0. */
-int  cli_train_memory_ok(const dg_run *r);
+/* Prints "difgames: <e's message>" (a config error: it names the file or key) and returns EXIT_USAGE. */
+int  cli_config_fail(const dg_err *e);
 /* Prints "difgames <cmd>: <e's message>"; returns rc, or when rc is 0 the exit code of e's status
  * (cli_exit_for). */
 int  cli_fail(const char *cmd, const dg_err *e, int rc);
@@ -98,16 +96,29 @@ cJSON *cli_json_add(cli_json *j, cJSON *obj, const char *key, cJSON *item);
 int    cli_json_print(cli_json *j, const char *cmd);
 
 /* One option of a subcommand: with a value (value != NULL) or a flag. The table is both what
- * cli_parse accepts and the options section of --help, so the two cannot differ. */
+ * cli_parse accepts and the options section of --help, so the two cannot differ. An option with a
+ * value and no metavar sets a config key (CLI_KEY): value points into a dg_run_set naming the key. */
 typedef struct cli_opt {
     const char  *name;     /* "--config"                                        */
     const char **value;    /* where its value goes; NULL: a flag                */
     int         *flag;     /* a flag: set to 1                                  */
-    const char  *metavar;  /* the value's name in --help ("FILE", "N"); a flag: NULL */
+    const char  *metavar;  /* the value's name in --help ("FILE", "N"); a flag or CLI_KEY: NULL */
     const char  *doc;      /* one line of --help (wrapped to the terminal's 80 columns) */
     const char  *def;      /* the default shown by --help ("30", "the config's seed");
                             * "required" for an option that must be given; NULL: none */
 } cli_opt;
+/* An option that sets key k of every training config (dg_run_key): cli_parse checks its value with
+ * the key's own conversion and range check ("difgames train: --batch (train.batch): 0 is out of
+ * range, expected [1, 1048576]"), --help shows the key's doc, cli_sets hands it to dg_run_load.
+ * CLI_KEY_DEF adds the command's default when the option is not given (def as in cli_opt). The
+ * value lives in the table (a compound literal); cli_given reads it. */
+#define CLI_KEY_DEF(opt, k, d) {opt, &((dg_run_set){k, NULL}).value, NULL, NULL, NULL, d}
+#define CLI_KEY(opt, k) CLI_KEY_DEF(opt, k, NULL)
+/* The options several subcommands share, declared once. */
+#define CLI_CONFIG(v) {"--config", v, NULL, "FILE", "the game's YAML config (configs/*.yaml)", "required"}
+#define CLI_CKPT(v) {"--ckpt", v, NULL, "FILE", "policy parameters (.safetensors)", "required"}
+#define CLI_QUIET(f, doc) {"--quiet", NULL, f, NULL, doc, NULL}
+#define CLI_END {NULL, NULL, NULL, NULL, NULL, NULL}
 #define CLI_HELP (-1)      /* cli_parse printed --help: exit 0  */
 /* Parses argv[1..] against opts (ended by {NULL}; {NULL} alone: no options) with getopt_long: "--name value" or
  * "--name=value", names spelled out in full. Returns 0; CLI_HELP after printing help (the
@@ -122,6 +133,14 @@ int  cli_parse_args(const char *cmd, int argc, char **argv, const cli_opt *opts,
                     const char **args, int max_args, int *nargs);
 /* Prints help, then the options section of opts (the part of --help cli_parse adds), to fp. */
 void cli_help(FILE *fp, const char *help, const cli_opt *opts);
+/* The value given to option name of opts (NULL: not given, or no such option). */
+const char *cli_given(const cli_opt *opts, const char *name);
+/* The config keys set by opts' CLI_KEY options that were given, in table order, into sets (room for
+ * CLI_MAX_OPTS): what dg_run_load sets over the config. Returns their count. */
+int  cli_sets(const cli_opt *opts, dg_run_set *sets);
+#define CLI_MAX_OPTS 48  /* options of one subcommand */
+/* cli_load of the config at path with the keys of opts' CLI_KEY options set (cli_sets). */
+int  cli_load_opts(dg_run *r, const char *path, const cli_opt *opts);
 /* dg_parse_list of flag's value text; the count, or -1 after one error line naming flag. */
 int  cli_list(const char *cmd, const char *flag, const char *text, double lo, double hi, int integer,
               double **out);
@@ -133,6 +152,11 @@ typedef struct cli_path {
  * that is one of the inputs or another output (the same file, or the same
  * path once normalised): one error line and EXIT_USAGE; else 0. */
 int  cli_check_outputs(const char *cmd, const cli_path *outs, int nout, const cli_path *ins, int nin);
+
+/* Refuses a config that is one of the files (names, NULL-terminated) a run writes into dir: "--config
+ * FILE is the run's own NAME in DIR: ...; choose another --out" (or "--out: ..." for a name too
+ * long) and EXIT_USAGE; else 0. */
+int  cli_config_not_output(const char *cmd, const char *config, const char *dir, const char *const *names);
 
 /* Before a long job: dg_file_parent_make for the output path of flag; prints the error naming flag
  * and returns EXIT_USAGE on failure, else 0. */

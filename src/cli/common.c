@@ -2,6 +2,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include <getopt.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -99,10 +100,38 @@ static void help_words(FILE *fp, const char *text, int col, int indent) {
     }
 }
 
+/* The dg_run_set of a CLI_KEY option (its value field is the option's value); NULL for another. */
+static const dg_run_set *opt_set(const cli_opt *o) {
+    return o->value && !o->metavar ? (const dg_run_set *)(const void *)((const char *)o->value -
+                                                                         offsetof(dg_run_set, value))
+                                   : NULL;
+}
+
+/* The key of a CLI_KEY option; NULL for another option (or a key that does not exist). */
+static const dg_key *opt_key(const cli_opt *o) {
+    const dg_run_set *s = opt_set(o);
+    return s ? dg_run_key(s->key) : NULL;
+}
+
 void cli_help(FILE *fp, const char *help, const cli_opt *opts) {
     fputs(help, fp);
     for (const cli_opt *o = opts; o->name; o++) {
-        const int w = fprintf(fp, "  %s%s%s", o->name, o->metavar ? " " : "", o->metavar ? o->metavar : "");
+        const dg_key *k = opt_key(o);
+        char meta[64] = "", kdoc[256];
+        if (k && k->type == DG_KEY_ENUM) {
+            for (int j = 0; k->values[j]; j++) cli_catf(meta, sizeof meta, "%s%s", j ? "|" : "", k->values[j]);
+        } else if (k) {
+            snprintf(meta, sizeof meta, "%s", k->type == DG_KEY_INT ? "N" : k->type == DG_KEY_BOOL ? "BOOL"
+                                              : k->type == DG_KEY_STR ? "TEXT" : "X");
+        }
+        const size_t dl = k ? strlen(k->doc) : 0;  /* "doc (key)"; "doc (note; key)" */
+        const char *note = k ? strrchr(k->doc, '(') : NULL;
+        if (note && note > k->doc && note[-1] == ' ' && k->doc[dl - 1] == ')')
+            snprintf(kdoc, sizeof kdoc, "%.*s; %s)", (int)dl - 1, k->doc, k->name);
+        else if (k)
+            snprintf(kdoc, sizeof kdoc, "%s (%s)", k->doc, k->name);
+        const char *metavar = k ? meta : o->metavar;
+        const int w = fprintf(fp, "  %s%s%s", o->name, metavar ? " " : "", metavar ? metavar : "");
         int col = w;
         if (col + 2 > HELP_NAME_COL) {
             fprintf(fp, "\n%*s", HELP_NAME_COL, "");
@@ -112,15 +141,15 @@ void cli_help(FILE *fp, const char *help, const cli_opt *opts) {
         col = HELP_NAME_COL;
         char doc[512];
         const int req = o->def && !strcmp(o->def, "required");
-        snprintf(doc, sizeof doc, "%s%s%s%s", o->doc ? o->doc : "", req ? " (required)" : o->def ? " (default " : "",
-                 o->def && !req ? o->def : "", o->def && !req ? ")" : "");
+        snprintf(doc, sizeof doc, "%s%s%s%s", k ? kdoc : o->doc ? o->doc : "",
+                 req ? " (required)" : o->def ? " (default " : "", o->def && !req ? o->def : "",
+                 o->def && !req ? ")" : "");
         help_words(fp, doc, col, HELP_NAME_COL);
         fputc('\n', fp);
     }
     fprintf(fp, "  %-*s%s\n", HELP_NAME_COL - 2, "-h, --help", "print this help");
 }
 
-#define CLI_MAX_OPTS 48  /* options of one subcommand */
 #define OPT_VAL 256      /* getopt_long returns OPT_VAL + i for opts[i]: no character, nor 1 (an argument) */
 
 /* The error for a word that is no option, a: EXIT_USAGE. */
@@ -140,13 +169,17 @@ int cli_parse_args(const char *cmd, int argc, char **argv, const cli_opt *opts, 
     if (nargs) *nargs = 0;
     struct option lo[CLI_MAX_OPTS + 1];
     int n = 0;
-    for (const cli_opt *o = opts; o->name; o++, n++) {  /* nothing given yet */
+    for (const cli_opt *o = opts; o->name; o++, n++) {  /* nothing given yet; keys that exist */
         if (n == CLI_MAX_OPTS) {  /* a table this program declares: a bug, not a user's error */
             cli_error(cmd, "more than %d options in one table", CLI_MAX_OPTS);
             return EXIT_FAIL;
         }
         if (o->value) *o->value = NULL;
-        if (o->flag) *o->flag = 0;
+        else if (o->flag) *o->flag = 0;
+        if (opt_set(o) && !opt_key(o)) {  /* a table this program declares: a bug */
+            cli_error(cmd, "%s: no config key '%s'", o->name, opt_set(o)->key);
+            return EXIT_FAIL;
+        }
         lo[n] = (struct option){o->name + 2, o->value ? required_argument : no_argument, NULL, OPT_VAL + n};
     }
     lo[n] = (struct option){NULL, 0, NULL, 0};
@@ -220,7 +253,29 @@ int cli_parse_args(const char *cmd, int argc, char **argv, const cli_opt *opts, 
     }
     /* the first word that is not an option; "--" ends getopt_long's options but is none of ours */
     const int stray = optind > 1 && !strcmp(argv[optind - 1], "--") ? optind - 1 : optind;
-    return stray < argc ? stray_word(cmd, argv[stray], opts) : 0;
+    if (stray < argc) return stray_word(cmd, argv[stray], opts);
+    for (const cli_opt *o = opts; o->name; o++) {  /* a key's value: the key's own check */
+        const dg_key *k = opt_key(o);
+        dg_err e = {0};
+        if (k && *o->value && dg_key_check(k, *o->value, &e) != DG_OK) {
+            cli_error(cmd, "%s (%s): %s", o->name, k->name, e.msg);
+            return cli_exit_for(e.status);
+        }
+    }
+    return 0;
+}
+
+const char *cli_given(const cli_opt *opts, const char *name) {
+    for (const cli_opt *o = opts; o->name; o++)
+        if (o->value && !strcmp(o->name, name)) return *o->value;
+    return NULL;
+}
+
+int cli_sets(const cli_opt *opts, dg_run_set *sets) {
+    int n = 0;
+    for (const cli_opt *o = opts; o->name && n < CLI_MAX_OPTS; o++)
+        if (opt_set(o) && *o->value) sets[n++] = *opt_set(o);
+    return n;
 }
 
 int cli_list(const char *cmd, const char *flag, const char *text, double lo, double hi, int integer,
@@ -301,17 +356,36 @@ int cli_fail(const char *cmd, const dg_err *e, int rc) {
     return rc ? rc : cli_exit_for(e->status);
 }
 
-int cli_train_memory_ok(const dg_run *r) {
-    dg_err e = {0};
-    if (dg_run_memory_check(r, &e) == DG_OK) return 1;
-    fprintf(stderr, "difgames: %s\n", e.msg);
-    return 0;
+int cli_config_fail(const dg_err *e) {
+    fprintf(stderr, "difgames: %s\n", e->msg);
+    return EXIT_USAGE;
 }
 
 int cli_load(dg_run *r, const char *path, const char *text, size_t len, const dg_run_set *sets, int nsets) {
     dg_err e = {0};
     if ((text ? dg_run_parse(r, text, len, path, sets, nsets, &e) : dg_run_load(r, path, sets, nsets, &e)) == DG_OK)
         return 0;
-    fprintf(stderr, "difgames: %s\n", e.msg);
-    return EXIT_USAGE;
+    return cli_config_fail(&e);
+}
+
+int cli_load_opts(dg_run *r, const char *path, const cli_opt *opts) {
+    dg_run_set sets[CLI_MAX_OPTS];
+    return cli_load(r, path, NULL, 0, sets, cli_sets(opts, sets));
+}
+
+int cli_config_not_output(const char *cmd, const char *config, const char *dir, const char *const *names) {
+    char path[DG_PATH_MAX];
+    for (int i = 0; names[i]; i++) {
+        dg_err e = {0};
+        if (dg_path_join(path, sizeof path, dir, names[i], &e) != DG_OK) {
+            cli_error(cmd, "--out: %s", e.msg);
+            return EXIT_USAGE;
+        }
+        if (dg_path_same(config, path)) {
+            cli_error(cmd, "--config %s is the run's own %s in %s: it would be overwritten; choose another --out",
+                      config, names[i], dir);
+            return EXIT_USAGE;
+        }
+    }
+    return 0;
 }

@@ -23,18 +23,15 @@ static int fits(const dg_env *env, const dg_train_opts *o, const dg_params *p, i
 
 int cmd_eval(int argc, char **argv) {
     const char *config, *ckpt, *init, *grad_out;
-    dg_run_set ov[] = {CLI_OVERRIDES};
     const cli_opt opts[] = {
-        {"--config", &config, NULL, "FILE", "the game's YAML config", "required"},
-        {"--ckpt", &ckpt, NULL, "FILE", "policy parameters (.safetensors)", "required"},
+        CLI_CONFIG(&config), CLI_CKPT(&ckpt),
         {"--init", &init, NULL, "FILE", "initial states from safetensors: 'state' (B, state_dim) and, for games "
          "with a goal, 'goal' (B, 2)", "drawn from --seed"},
         {"--grad-out", &grad_out, NULL, "FILE", "write d loss / d parameter for every parameter, under the "
          "parameter's own name, as safetensors", NULL},
-        {"--seed", &ov[OV_SEED].value, NULL, "N", "seed for drawn initial states", "the config's seed"},
-        {"--batch", &ov[OV_BATCH].value, NULL, "N", "episodes drawn", "the config's train.batch"},
-        {"--horizon", &ov[OV_HORIZON].value, NULL, "N", "steps per episode (env.horizon)", NULL},
-        {NULL, NULL, NULL, NULL, NULL, NULL},
+        CLI_KEY_DEF("--seed", "seed", "the config's"),
+        CLI_KEY_DEF("--batch", "train.batch", "the config's"), CLI_KEY("--horizon", "env.horizon"),
+        CLI_END,
     };
     const int prc = cli_parse("eval", argc, argv, opts, HELP);
     if (prc) return prc == CLI_HELP ? 0 : prc;
@@ -46,7 +43,7 @@ int cmd_eval(int argc, char **argv) {
     const cli_path outs[] = {{"--grad-out", grad_out}};
     if (cli_check_outputs("eval", outs, 1, ins, 3)) return EXIT_USAGE;
     dg_run s;
-    int rc = cli_load(&s, config, NULL, 0, ov, OV_N);
+    int rc = cli_load_opts(&s, config, opts);
     if (rc) return rc;
     const dg_env *env = s.env;
     dg_policy m;

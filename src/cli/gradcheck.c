@@ -24,15 +24,13 @@ static void report(const char *what, const char *worst, const dg_gradcheck_repor
 
 int cmd_gradcheck(int argc, char **argv) {
     const char *config, *eps_s, *tol_s, *batch_s;
-    dg_run_set ov[] = {CLI_OVERRIDES};
     const cli_opt opts[] = {
-        {"--config", &config, NULL, "FILE", "the game's YAML config", "required"},
+        CLI_CONFIG(&config),
         {"--batch", &batch_s, NULL, "N", "episodes in the check", "4"},
-        {"--horizon", &ov[OV_HORIZON].value, NULL, "N", "steps of the short episode", "min(10, H)"},
-        {"--seed", &ov[OV_SEED].value, NULL, "N", "seed for states and parameters", "the config's"},
+        CLI_KEY_DEF("--horizon", "env.horizon", "min(10, H)"), CLI_KEY_DEF("--seed", "seed", "the config's"),
         {"--eps", &eps_s, NULL, "X", "finite-difference step (Richardson: X and X/2), in (0, 1)", "0.1"},
         {"--tol", &tol_s, NULL, "X", "tolerance on the relative error", "1e-3"},
-        {NULL, NULL, NULL, NULL, NULL, NULL},
+        CLI_END,
     };
     const int prc = cli_parse("gradcheck", argc, argv, opts, HELP);
     if (prc) return prc == CLI_HELP ? 0 : prc;
@@ -47,11 +45,11 @@ int cmd_gradcheck(int argc, char **argv) {
         (tol_s && !cli_double("gradcheck", "--tol", tol_s, 0, INFINITY, CLI_OPEN_LO, &tol)))
         return EXIT_USAGE;
     dg_run s;
-    int rc = cli_load(&s, config, NULL, 0, ov, OV_N);
+    int rc = cli_load_opts(&s, config, opts);
     if (rc) return rc;
     dg_env_gradcheck_opts go = dg_env_gradcheck_opts_default();
     go.batch = B;
-    go.horizon = ov[OV_HORIZON].value ? s.env->horizon : 0;  /* 0: at most 10 steps */
+    go.horizon = cli_given(opts, "--horizon") ? s.env->horizon : 0;  /* 0: at most 10 steps */
     go.seed = s.opts.seed;
     go.eps = (float)eps;
     memcpy(go.hidden, s.opts.hidden, sizeof go.hidden);

@@ -37,15 +37,36 @@ int cmd_pg(int argc, char **argv);
 /* ------------------------------------------------------- internal helpers */
 
 typedef struct run {
+    const dg_run *run;
     int    seed, quiet;
     double t0, last_print;              /* the PG run's start, the last progress line */
     char   err[DG_ERR_LEN];             /* set when printing failed                   */
 } run;
 
+/* A phase's start: its line on stderr. */
+static void on_start(run *r, const char *phase) {
+    const dg_env *env = r->run->env;
+    const dg_pg_opts *o = &r->run->pg;
+    const dg_pg_schedule *sc = &r->run->pg_run;
+    r->t0 = r->last_print = dg_clock_s();
+    if (r->quiet) return;
+    if (!strcmp(phase, "bptt")) {
+        fprintf(stderr, "bptt %s seed %d: batch %d, horizon %d, %d epochs\n", env->game->name, r->seed,
+                r->run->opts.batch, env->horizon, r->run->opts.epochs);
+        return;
+    }
+    fprintf(stderr, "%s %s seed %d: batch %d episodes (%d samples), horizon %d", dg_pg_algo_name(o->algo),
+            env->game->name, r->seed, o->batch, o->batch * env->horizon, env->horizon);
+    if (sc->iters > 0) fprintf(stderr, ", %d iterations", sc->iters);
+    if (sc->max_steps > 0) fprintf(stderr, ", up to %lld env steps", (long long)sc->max_steps);
+    fprintf(stderr, "\n");
+}
+
 /* Each evaluation: one JSON line on stdout; progress on stderr. */
 static dg_status on_progress(const dg_pg_progress *p, void *user) {
     run *r = user;
     const dg_pg_point *pt = p->point;
+    if (p->start) on_start(r, p->start);
     if (pt) {
         cli_json j = {cJSON_CreateObject(), 0};
         cli_json_add(&j, j.root, "method", cJSON_CreateString(pt->method));
@@ -84,54 +105,33 @@ static dg_status on_progress(const dg_pg_progress *p, void *user) {
 int cmd_pg(int argc, char **argv) {
     const char *config, *out, *plot, *png, *title;
     int compare, bptt_only, quiet, fixed_std;
-    /* options that override a key, set in this order: seed, --bptt-*, threads, then pg.* */
-    dg_run_set ov[] = {
-        CLI_OVERRIDES,
-        {"pg.iters", NULL},       {"pg.max_steps", NULL},  {"pg.stop_below", NULL},   {"pg.stop_after", NULL},
-        {"pg.batch", NULL},       {"pg.algo", NULL},       {"pg.lr", NULL},           {"pg.vf_lr", NULL},
-        {"pg.log_std", NULL},     {"pg.gamma", NULL},      {"pg.lambda", NULL},       {"pg.clip_ratio", NULL},
-        {"pg.epochs_per_iter", NULL}, {"pg.vf_epochs", NULL}, {"pg.minibatch", NULL}, {"pg.vf_minibatch", NULL},
-        {"pg.ent_coef", NULL},    {"pg.eval_batch", NULL}, {"pg.eval_seed", NULL},    {"pg.evals_per_decade", NULL},
-        {"pg.learn_std", NULL},
-    };
     const cli_opt opts[] = {
-        {"--config", &config, NULL, "FILE", "the game's YAML config", "required"},
-        {"--seed", &ov[OV_SEED].value, NULL, "N", "seed of the policy, batches and noise (seed)", NULL},
-        {"--iters", &ov[OV_N + 0].value, NULL, "N", "policy-gradient iterations (pg.iters)", "500; with --max-steps alone: no limit"},
-        {"--max-steps", &ov[OV_N + 1].value, NULL, "N", "stop policy gradient after N sampled env steps (pg.max_steps)", NULL},
-        {"--stop-below", &ov[OV_N + 2].value, NULL, "X", "stop once the evaluation loss is <= X ... (pg.stop_below)", NULL},
-        {"--stop-after", &ov[OV_N + 3].value, NULL, "K", "... at K evaluations in a row (pg.stop_after)", "1"},
-        {"--batch", &ov[OV_N + 4].value, NULL, "N", "episodes per policy-gradient iteration (pg.batch)", "32"},
-        {"--algo", &ov[OV_N + 5].value, NULL, "ppo|reinforce", "the policy-gradient method (pg.algo)", "ppo"},
-        {"--lr", &ov[OV_N + 6].value, NULL, "X", "policy Adam rate (pg.lr)", "ppo 3e-4, reinforce 1e-3"},
-        {"--vf-lr", &ov[OV_N + 7].value, NULL, "X", "value Adam rate (pg.vf_lr)", "1e-3"},
-        {"--log-std", &ov[OV_N + 8].value, NULL, "X", "initial log sigma (pg.log_std)", "-0.5"},
-        {"--fixed-std", NULL, &fixed_std, NULL, "keep log sigma at its initial value (pg.learn_std: false)", "learned"},
-        {"--gamma", &ov[OV_N + 9].value, NULL, "X", "discount (pg.gamma)", "0.99"},
-        {"--lambda", &ov[OV_N + 10].value, NULL, "X", "GAE lambda (pg.lambda)", "ppo 0.95, reinforce 1"},
-        {"--clip", &ov[OV_N + 11].value, NULL, "X", "PPO ratio clip, 0: unclipped (pg.clip_ratio)", "ppo 0.2, reinforce 0"},
-        {"--epochs", &ov[OV_N + 12].value, NULL, "N", "policy passes over a batch (pg.epochs_per_iter)", "ppo 10, reinforce 1"},
-        {"--vf-epochs", &ov[OV_N + 13].value, NULL, "N", "value passes over a batch (pg.vf_epochs)", "10"},
-        {"--minibatch", &ov[OV_N + 14].value, NULL, "N", "samples per policy step, 0: all (pg.minibatch)", "ppo 256, reinforce 0"},
-        {"--vf-minibatch", &ov[OV_N + 15].value, NULL, "N", "samples per value step (pg.vf_minibatch)", "256"},
-        {"--ent-coef", &ov[OV_N + 16].value, NULL, "X", "entropy bonus (pg.ent_coef)", "0"},
-        {"--threads", &ov[OV_THREADS].value, NULL, "N", "shards of a batch in parallel (train.threads; 0: one per core)", NULL},
-        {"--eval-batch", &ov[OV_N + 17].value, NULL, "N", "evaluation episodes (pg.eval_batch)", "256"},
-        {"--eval-seed", &ov[OV_N + 18].value, NULL, "N", "seed of the evaluation batch, the same for every seed (pg.eval_seed)", "1000003"},
-        {"--evals-per-decade", &ov[OV_N + 19].value, NULL, "N", "evaluations per decade of env steps (pg.evals_per_decade)", "40"},
-        {"--compare", NULL, &compare, NULL, "train by BPTT first, then by policy gradient", NULL},
-        {"--bptt-only", NULL, &bptt_only, NULL, "only the BPTT part of --compare", NULL},
-        {"--bptt-epochs", &ov[OV_EPOCHS].value, NULL, "N", "BPTT epochs (train.epochs)", NULL},
-        {"--bptt-batch", &ov[OV_BATCH].value, NULL, "N", "BPTT episodes an epoch (train.batch)", NULL},
-        {"--bptt-lr", &ov[OV_LR].value, NULL, "X", "BPTT Adam rate (train.lr)", NULL},
+        CLI_CONFIG(&config),
+        CLI_KEY("--seed", "seed"),             CLI_KEY("--iters", "pg.iters"),
+        CLI_KEY("--max-steps", "pg.max_steps"), CLI_KEY("--stop-below", "pg.stop_below"),
+        CLI_KEY("--stop-after", "pg.stop_after"), CLI_KEY("--batch", "pg.batch"),
+        CLI_KEY("--algo", "pg.algo"),          CLI_KEY("--lr", "pg.lr"),
+        CLI_KEY("--vf-lr", "pg.vf_lr"),        CLI_KEY("--log-std", "pg.log_std"),
+        {"--fixed-std",  NULL, &fixed_std, NULL, "keep log sigma at its initial value (pg.learn_std: false)",
+         "learned"},
+        CLI_KEY("--gamma", "pg.gamma"),        CLI_KEY("--lambda", "pg.lambda"),
+        CLI_KEY("--clip", "pg.clip_ratio"),    CLI_KEY("--epochs", "pg.epochs_per_iter"),
+        CLI_KEY("--vf-epochs", "pg.vf_epochs"), CLI_KEY("--minibatch", "pg.minibatch"),
+        CLI_KEY("--vf-minibatch", "pg.vf_minibatch"), CLI_KEY("--ent-coef", "pg.ent_coef"),
+        CLI_KEY("--threads", "train.threads"), CLI_KEY("--eval-batch", "pg.eval_batch"),
+        CLI_KEY("--eval-seed", "pg.eval_seed"), CLI_KEY("--evals-per-decade", "pg.evals_per_decade"),
+        {"--compare",  NULL, &compare, NULL, "train by BPTT first, then by policy gradient", NULL},
+        {"--bptt-only",  NULL, &bptt_only, NULL, "only the BPTT part of --compare", NULL},
+        CLI_KEY("--bptt-epochs", "train.epochs"), CLI_KEY("--bptt-batch", "train.batch"),
+        CLI_KEY("--bptt-lr", "train.lr"),
         {"--out", &out, NULL, "DIR", "write curve.csv, policy.safetensors (net.*, log_std) and value.safetensors "
          "there", NULL},
-        {"--quiet", NULL, &quiet, NULL, "no progress on stderr", NULL},
+        CLI_QUIET(&quiet, "no progress on stderr"),
         {"--plot", &plot, NULL, "CSV", "draw curves (columns panel,series,label,color,steps,loss; one panel per "
          "distinct panel, log10 steps against log loss) into --png", NULL},
         {"--png", &png, NULL, "FILE", "the image --plot draws", NULL},
         {"--title", &title, NULL, "TEXT", "the title of --plot's image", NULL},
-        {NULL, NULL, NULL, NULL, NULL, NULL},
+        CLI_END,
     };
     const int prc = cli_parse("pg", argc, argv, opts, HELP);
     if (prc) return prc == CLI_HELP ? 0 : prc;
@@ -150,86 +150,37 @@ int cmd_pg(int argc, char **argv) {
         cli_error("pg", "--config FILE is required (see --help)");
         return EXIT_USAGE;
     }
-    if (fixed_std) ov[OV_N + 20].value = "false";
+    dg_run_set sets[CLI_MAX_OPTS + 1];
+    int nsets = cli_sets(opts, sets);
+    if (fixed_std) sets[nsets++] = (dg_run_set){"pg.learn_std", "false"};
     dg_run s;
-    int rc = cli_load(&s, config, NULL, 0, ov, (int)(sizeof ov / sizeof ov[0]));
+    int rc = cli_load(&s, config, NULL, 0, sets, nsets);
     if (rc) return rc;
     const dg_env *env = s.env;
     const dg_pg_opts o = s.pg;
-    const dg_pg_schedule sc = s.pg_run;
-    const int eval_batch = sc.eval_batch, eval_seed = (int)sc.eval_seed;
-    run r = {.seed = (int)s.opts.seed, .quiet = quiet};
-    dg_pg *pg = NULL;
-    dg_pg_eval *ev = NULL;
-    dg_pg_curve curve = {0};
-    dg_pg_result bptt = {.best = NAN, .final = NAN}, pgr = {.best = NAN, .final = NAN};
+    const int eval_batch = s.pg_run.eval_batch, eval_seed = (int)s.pg_run.eval_seed;
+    run r = {.run = &s, .seed = (int)s.opts.seed, .quiet = quiet};
+    char what[96];  /* the sample batch, arenas, networks and the evaluation batch: refused if they cannot fit */
+    snprintf(what, sizeof what, "batch %d x horizon %d", o.batch, env->horizon);
+    static const char *const NAMES[] = {"curve.csv", "policy.safetensors", "value.safetensors", NULL};
+    if (!cli_mem_ok("pg", dg_pg_memory(env, &o, eval_batch), what, "--batch, --minibatch or --eval-batch") ||
+        (out && cli_config_not_output("pg", config, out, NAMES))) {  /* the config is none of the run's files */
+        dg_run_free(&s);
+        return EXIT_USAGE;
+    }
+    dg_run_pg_result res;
     dg_err e = {0};
-    double t_bptt = 0, t_pg = 0;
-    int lock = -1;
-    {   /* the sample batch, arenas, networks and the evaluation batch: refused if they cannot fit */
-        char what[96];
-        snprintf(what, sizeof what, "batch %d x horizon %d", o.batch, env->horizon);
-        if (!cli_mem_ok("pg", dg_pg_memory(env, &o, eval_batch), what, "--batch, --minibatch or --eval-batch")) {
-            dg_run_free(&s);
-            return EXIT_USAGE;
+    const dg_status st = dg_run_pg(&s, out, compare, !bptt_only, on_progress, &r, &res, &e);
+    const dg_pg_result bptt = res.bptt, pgr = res.pg;
+    if (st != DG_OK) {
+        if (res.step == DG_RUN_STEP_CONFIG) {  /* BPTT's memory: the key named */
+            rc = cli_config_fail(&e);
+        } else {
+            cli_error("pg", "%s", r.err[0] ? r.err : e.msg);  /* r.err: our own callback failed */
+            rc = res.step == DG_RUN_STEP_DIR ? EXIT_USAGE : res.step == DG_RUN_STEP_SAVE ? cli_exit_for(st) : EXIT_FAIL;
         }
-    }
-    if (out) {  /* the folder is this run's until it ends; the config is not one of its files */
-        static const char *const NAMES[] = {"curve.csv", "policy.safetensors", "value.safetensors"};
-        char path[DG_PATH_MAX];
-        for (int i = 0; i < 3 && !rc; i++)
-            if (dg_path_join(path, sizeof path, out, NAMES[i], &e) != DG_OK || dg_path_same(config, path)) {
-                if (e.msg[0]) cli_error("pg", "--out: %s", e.msg);
-                else cli_error("pg", "--config %s is the run's own %s: it would be overwritten; choose another --out",
-                               config, NAMES[i]);
-                rc = EXIT_USAGE;
-            }
-        if (!rc && (lock = dg_dir_lock(out, &e)) < 0) rc = cli_fail("pg", &e, EXIT_USAGE);
-        if (rc) goto done;
-    }
-    if (!(ev = dg_pg_eval_create(env, eval_batch, (uint64_t)eval_seed, o.threads, &e))) {
-        rc = cli_fail("pg", &e, EXIT_FAIL);
-        goto done;
-    }
-    if (compare) {
-        if (!cli_train_memory_ok(&s)) {
-            rc = EXIT_USAGE;
-            goto done;
-        }
-        if (!quiet)
-            fprintf(stderr, "bptt %s seed %d: batch %d, horizon %d, %d epochs\n", env->game->name, r.seed,
-                    s.opts.batch, env->horizon, s.opts.epochs);
-        const double t0 = dg_clock_s();
-        if (dg_pg_run_bptt(env, &s.opts, ev, sc.evals_per_decade, &curve, on_progress, &r, &bptt, &e) != DG_OK) {
-            cli_error("pg", "%s", r.err[0] ? r.err : e.msg);
-            rc = EXIT_FAIL;
-            goto done;
-        }
-        t_bptt = dg_clock_s() - t0;
-    }
-    if (!bptt_only) {
-        if (!(pg = dg_pg_create(env, &o, &e))) {
-            rc = cli_fail("pg", &e, EXIT_FAIL);
-            goto done;
-        }
-        if (!quiet) {
-            fprintf(stderr, "%s %s seed %d: batch %d episodes (%d samples), horizon %d", dg_pg_algo_name(o.algo),
-                    env->game->name, r.seed, o.batch, o.batch * env->horizon, env->horizon);
-            if (sc.iters > 0) fprintf(stderr, ", %d iterations", sc.iters);
-            if (sc.max_steps > 0) fprintf(stderr, ", up to %lld env steps", (long long)sc.max_steps);
-            fprintf(stderr, "\n");
-        }
-        r.t0 = r.last_print = dg_clock_s();
-        if (dg_pg_run(pg, ev, &sc, &curve, on_progress, &r, &pgr, &e) != DG_OK) {
-            cli_error("pg", "%s", r.err[0] ? r.err : e.msg);
-            rc = EXIT_FAIL;
-            goto done;
-        }
-        t_pg = dg_clock_s() - r.t0;
-    }
-    if (out && dg_run_pg_save(out, &curve, r.seed, pg, env->game->name, &e) != DG_OK) {
-        rc = cli_fail("pg", &e, 0);
-        goto done;
+        dg_run_free(&s);
+        return rc;
     }
     cli_json j = {cJSON_CreateObject(), 0};
     cli_json_add(&j, j.root, "game", cJSON_CreateString(env->game->name));
@@ -243,31 +194,26 @@ int cmd_pg(int argc, char **argv) {
         cli_json_add(&j, b, "env_steps", cli_json_number("%.0f", (double)bptt.steps));
         cli_json_add(&j, b, "final_loss", cli_json_number("%.9g", bptt.final));
         cli_json_add(&j, b, "best_loss", cli_json_number("%.9g", bptt.best));
-        cli_json_add(&j, b, "seconds", cli_json_number("%.3f", t_bptt));
+        cli_json_add(&j, b, "seconds", cli_json_number("%.3f", res.bptt_seconds));
     }
     if (!bptt_only) {
         cJSON *g = cli_json_add(&j, j.root, "pg", cJSON_CreateObject());
         cli_json_add(&j, g, "algo", cJSON_CreateString(dg_pg_algo_name(o.algo)));
         const struct { const char *key, *fmt; double v; } nums[] = {
             {"iters", "%.0f", pgr.iters},       {"batch", "%.0f", o.batch},
-            {"env_steps", "%.0f", (double)dg_pg_env_steps(pg)},
+            {"env_steps", "%.0f", (double)res.pg_env_steps},
             {"lr", "%g", o.lr},                  {"vf_lr", "%g", o.vf_lr},
             {"log_std0", "%g", o.log_std0},      {"learn_std", "%.0f", o.learn_std},
             {"gamma", "%g", o.gamma},            {"lambda", "%g", o.lambda},
             {"clip", "%g", o.clip},              {"epochs", "%.0f", o.pi_epochs},
             {"vf_epochs", "%.0f", o.vf_epochs},  {"minibatch", "%.0f", o.minibatch},
             {"vf_minibatch", "%.0f", o.vf_minibatch}, {"final_loss", "%.9g", pgr.final},
-            {"best_loss", "%.9g", pgr.best},      {"seconds", "%.3f", t_pg},
+            {"best_loss", "%.9g", pgr.best},      {"seconds", "%.3f", res.pg_seconds},
         };
         for (size_t i = 0; i < sizeof nums / sizeof nums[0]; i++)
             cli_json_add(&j, g, nums[i].key, cli_json_number(nums[i].fmt, nums[i].v));
     }
     rc = cli_json_print(&j, "pg");
-done:
-    dg_dir_unlock(lock);
-    dg_pg_free(pg);
-    dg_pg_eval_free(ev);
-    dg_pg_curve_free(&curve);
     dg_run_free(&s);
     return rc;
 }

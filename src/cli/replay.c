@@ -19,16 +19,14 @@ static const char HELP[] =
 
 int cmd_replay(int argc, char **argv) {
     const char *config, *ckpt, *out, *frames_s, *size_s, *maxmb_s;
-    dg_run_set ov[] = {CLI_OVERRIDES};
     const cli_opt opts[] = {
-        {"--config", &config, NULL, "FILE", "the game's YAML config", "required"},
-        {"--ckpt", &ckpt, NULL, "FILE", "policy parameters (.safetensors)", "required"},
+        CLI_CONFIG(&config), CLI_CKPT(&ckpt),
         {"--out", &out, NULL, "FILE", "the GIF", "runs/<config name>/replay.gif"},
         {"--frames", &frames_s, NULL, "N", "frames, spread evenly over the episode", "every step"},
-        {"--seed", &ov[OV_SEED].value, NULL, "N", "which initial state to draw", "the config's seed"},
+        CLI_KEY_DEF("--seed", "seed", "the config's"),
         {"--size", &size_s, NULL, "N", "width and height of the arena view in pixels", "320"},
         {"--max-mb", &maxmb_s, NULL, "N", "refuse a GIF whose frames hold more than N MiB of pixels", "256"},
-        {NULL, NULL, NULL, NULL, NULL, NULL},
+        CLI_END,
     };
     const int prc = cli_parse("replay", argc, argv, opts, HELP);
     if (prc) return prc == CLI_HELP ? 0 : prc;
@@ -45,7 +43,7 @@ int cmd_replay(int argc, char **argv) {
         (maxmb_s && !cli_int("replay", "--max-mb", maxmb_s, 1, 1 << 20, &max_mb)))
         return EXIT_USAGE;
     dg_run s;
-    int rc = cli_load(&s, config, NULL, 0, ov, OV_N);
+    int rc = cli_load_opts(&s, config, opts);
     if (rc) return rc;
     const dg_env *env = s.env;
     const int S = env->state_dim, H = env->horizon;

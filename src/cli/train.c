@@ -24,6 +24,9 @@ static const char HELP[] =
     "\n"
     "options (each overrides the config):\n";
 
+/* the files of a run the config must not be */
+static const char *const OUTPUTS[] = {"metrics.csv", "loss.png", "final.safetensors", "resume.safetensors", NULL};
+
 static volatile sig_atomic_t g_stop;  /* set by SIGINT/SIGTERM: the only type a handler may write */
 
 static void on_sigint(int sig) {
@@ -32,7 +35,11 @@ static void on_sigint(int sig) {
 }
 
 typedef struct progress {
+    const dg_run *run;
     const dg_env *env;
+    const char *config, *resume;         /* --config; the resume file (NULL: a fresh run)   */
+    char   dir[DG_PATH_MAX], game[64];   /* the run folder; the game's name                */
+    const dg_run_train_result *res;
     int    epochs, tty, quiet;
     double t0;
     cli_bar bar;
@@ -43,6 +50,17 @@ static void on_event(const dg_train_event *ev, void *user) {
     const dg_env *env = pr->env;
     if (pr->quiet && ev->kind != DG_TRAIN_EV_NAN && ev->kind != DG_TRAIN_EV_ZERO_GRAD) return;
     switch (ev->kind) {
+    case DG_TRAIN_EV_START: {
+        const dg_train_opts *o = &pr->run->opts;
+        if (pr->resume) fprintf(stderr, "resuming %s after epoch %d\n", pr->resume, pr->res->epochs_before);
+        fprintf(stderr, "training %s: batch %d, horizon %d, %d epochs, %d thread%s, seed %llu", env->game->name,
+                o->batch, env->horizon, o->epochs, o->threads, o->threads > 1 ? "s" : "", (unsigned long long)o->seed);
+        if (pr->res->checkpoint_every)
+            fprintf(stderr, ", checkpointed BPTT every %d steps", pr->res->checkpoint_every);
+        fprintf(stderr, ", memory about %.1f MiB -> %s/\n", dg_train_memory(env, o, NULL) / 1048576.0, pr->dir);
+        pr->t0 = dg_clock_s();
+        break;
+    }
     case DG_TRAIN_EV_INIT: {
         const dg_epoch_stats *s = ev->stats;
         fprintf(stderr, "loss terms at initialisation (balance the weights so none dominates):\n");
@@ -88,21 +106,8 @@ static void on_event(const dg_train_event *ev, void *user) {
     }
 }
 
-/* The config must not be one of the files the run writes into dir. */
-static int check_config_not_output(const char *config, const char *dir) {
-    static const char *const NAMES[] = {"metrics.csv", "loss.png", "final.safetensors", "resume.safetensors"};
-    char path[DG_PATH_MAX];
-    for (size_t i = 0; i < sizeof NAMES / sizeof NAMES[0]; i++)
-        if (dg_path_join(path, sizeof path, dir, NAMES[i], NULL) == DG_OK && dg_path_same(config, path)) {
-            cli_error("train", "--config %s is the run's own %s in %s: it would be overwritten; choose another "
-                      "--out", config, NAMES[i], dir);
-            return EXIT_USAGE;
-        }
-    return 0;
-}
-
-/* The run of --resume DIR: its config, stored in DIR/resume.safetensors (path), with ov set. */
-static int load_resume(dg_run *s, const char *resume, char *path, size_t n, const dg_run_set *ov) {
+/* The run of --resume DIR: its config, stored in DIR/resume.safetensors (path), with sets set. */
+static int load_resume(dg_run *s, const char *resume, char *path, size_t n, const dg_run_set *sets, int nsets) {
     dg_err e = {0};
     if (dg_path_join(path, n, resume, "resume.safetensors", &e) != DG_OK) {
         cli_error("train", "--resume: %s", e.msg);
@@ -115,119 +120,112 @@ static int load_resume(dg_run *s, const char *resume, char *path, size_t n, cons
     int rc = EXIT_USAGE;
     if (!f) cli_error("train", "%s", e.msg);
     else if (!yaml || !*yaml) cli_error("train", "%s: no config stored in it (metadata 'config')", path);
-    else rc = cli_load(s, label, yaml, strlen(yaml), ov, OV_N);
+    else rc = cli_load(s, label, yaml, strlen(yaml), sets, nsets);
     dg_st_free(f);
     return rc;
 }
 
-/* Trains one seed into dir (held locked for the run); returns 0 or an exit code; *final_loss, *secs. */
-static int train_one(const char *config, const char *resume, const dg_run_set *ov, const char *out,
-                     int quiet, double *final_loss, double *secs, char *game, size_t game_len, int *epochs) {
+/* The message and exit code of a dg_run_train (or dg_run_seeds) that failed with st, training into
+ * pr->dir; resume: the --resume folder. */
+static int train_failed(dg_status st, const dg_run_train_result *res, const dg_err *e, const progress *pr,
+                        const char *resume) {
+    if (res->step == DG_RUN_STEP_TRAIN && pr->tty) fputc('\n', stderr);
+    switch (res->step) {
+    case DG_RUN_STEP_CONFIG: return cli_config_fail(e);
+    case DG_RUN_STEP_EPOCHS:
+        cli_error("train", "--epochs %d: the run in %s has done %d epochs already; give more to go on",
+                  pr->run->opts.epochs, resume, res->epochs_before);
+        return EXIT_USAGE;
+    case DG_RUN_STEP_FOLDER:
+        cli_error("train", "--out: %s", e->msg);
+        return EXIT_USAGE;
+    case DG_RUN_STEP_CALLER:  /* on_seed said why */
+        return EXIT_USAGE;
+    case DG_RUN_STEP_SEEDS:
+        if (st == DG_ERR_ARG) cli_error("train", "--seeds: %s", e->msg);
+        return st == DG_ERR_ARG ? EXIT_USAGE : cli_fail("train", e, 0);
+    default:
+        break;
+    }
+    if (st != DG_ERR_INTERRUPTED) return cli_fail("train", e, res->step == DG_RUN_STEP_RESUME ? EXIT_USAGE : 0);
+    fprintf(stderr, "difgames train: interrupted at epoch %d; wrote %s/final.safetensors\n", res->epochs, pr->dir);
+    return EXIT_INTERRUPTED;
+}
+
+/* Trains the config (or goes on with the run in resume) into out, its keys set by sets; returns 0 or
+ * an exit code; *res: what the training did, pr->game its game. */
+static int train_one(const char *config, const char *resume, const dg_run_set *sets, int nsets, const char *out,
+                     progress *pr, dg_run_train_result *res) {
     dg_run s;
     dg_err e = {0};
     char resume_path[DG_PATH_MAX] = "", dir[DG_PATH_MAX - 128];  /* the trainer adds file names */
-    int rc = resume ? load_resume(&s, resume, resume_path, sizeof resume_path, ov)
-                    : cli_load(&s, config, NULL, 0, ov, OV_N);
+    int rc = resume ? load_resume(&s, resume, resume_path, sizeof resume_path, sets, nsets)
+                    : cli_load(&s, config, NULL, 0, sets, nsets);
     if (rc) return rc;
     if (resume) out = resume;
-    snprintf(game, game_len, "%s", s.env->game->name);
-    char *yaml = NULL;
-    dg_trainer *t = NULL;
-    int lock = -1;
     rc = EXIT_USAGE;
     if (out && dg_path_join(dir, sizeof dir, NULL, out, &e) != DG_OK) {
         cli_error("train", "--out: %s", e.msg);
     } else if (!out && dg_run_dir(config, dir, sizeof dir)) {  /* the config's own folder: runs/<config name> */
         cli_error("train", "--config: path too long to name the default --out");
-    } else if (!resume && s.opts.epochs < 1) {
-        dg_cfg_error(s.cfg, "train.epochs", &e, "0 epochs would train nothing; give at least 1");
-        fprintf(stderr, "difgames: %s\n", e.msg);
-    } else if (!(config && check_config_not_output(config, dir)) && cli_train_memory_ok(&s)) {
+    } else if (!(config && cli_config_not_output("train", config, dir, OUTPUTS))) {
         rc = 0;
     }
-    if (rc) goto done;
-    /* the run's files must fit on the disk: refused before the first epoch, not at the last */
-    if (dg_run_disk_check(&s, dir, &e) != DG_OK) { rc = cli_fail("train", &e, EXIT_USAGE); goto done; }
-    /* the folder is this run's until it ends: a second run into it is refused */
-    if ((lock = dg_dir_lock(dir, &e)) < 0) { rc = cli_fail("train", &e, 0); goto done; }
-    if (dg_cfg_to_yaml(s.cfg, &yaml, NULL, &e) != DG_OK) { rc = cli_fail("train", &e, EXIT_FAIL); goto done; }
-    if (!(t = dg_trainer_create(s.env, &s.opts, dir, yaml, &e))) { rc = cli_fail("train", &e, 0); goto done; }
-    if (resume && dg_trainer_restore(t, resume_path, &e) != DG_OK) {
-        rc = cli_fail("train", &e, EXIT_USAGE);
-        goto done;
+    if (!rc) {
+        *pr = (progress){.run = &s, .env = s.env, .resume = resume ? resume_path : NULL, .res = res,
+                         .epochs = s.opts.epochs, .tty = pr->tty, .quiet = pr->quiet, .bar = pr->bar};
+        snprintf(pr->dir, sizeof pr->dir, "%s", dir);
+        snprintf(pr->game, sizeof pr->game, "%s", s.env->game->name);
+        const dg_status st = dg_run_train(&s, dir, resume ? resume_path : NULL, nsets > 0, on_event, pr, &g_stop,
+                                          res, &e);
+        if (st != DG_OK) rc = train_failed(st, res, &e, pr, resume);
+        else if (!pr->quiet) fprintf(stderr, "wrote %s/metrics.csv, loss.png, final.safetensors\n", dir);
     }
-    if (resume && ov[OV_EPOCHS].value && s.opts.epochs <= dg_trainer_epoch(t)) {  /* --epochs N: go on to N */
-        cli_error("train", "--epochs %d: the run in %s has done %d epochs already; give more to go on",
-                  s.opts.epochs, resume, dg_trainer_epoch(t));
-        rc = EXIT_USAGE;
-        goto done;
-    }
-    if (resume && !quiet)
-        fprintf(stderr, "resuming %s after epoch %d\n", resume_path, dg_trainer_epoch(t));
-    progress pr = {.env = s.env, .epochs = s.opts.epochs, .tty = isatty(2) && !quiet, .quiet = quiet,
-                   .t0 = dg_clock_s()};
-    pr.bar.tty = pr.tty;
-    if (!quiet) {
-        fprintf(stderr, "training %s: batch %d, horizon %d, %d epochs, %d thread%s, seed %llu",
-                s.env->game->name, s.opts.batch, s.env->horizon, s.opts.epochs, s.opts.threads,
-                s.opts.threads > 1 ? "s" : "", (unsigned long long)s.opts.seed);
-        if (dg_trainer_checkpoint_every(t))
-            fprintf(stderr, ", checkpointed BPTT every %d steps", dg_trainer_checkpoint_every(t));
-        fprintf(stderr, ", memory about %.1f MiB -> %s/\n", dg_train_memory(s.env, &s.opts, NULL) / 1048576.0, dir);
-    }
-    dg_status st = dg_trainer_run(t, on_event, &pr, &g_stop, &e);
-    *secs = dg_clock_s() - pr.t0;
-    *final_loss = dg_trainer_last(t)->loss;
-    *epochs = dg_trainer_last(t)->epoch;
-    if (st != DG_OK && pr.tty) fputc('\n', stderr);
-    if (st == DG_ERR_INTERRUPTED) {
-        fprintf(stderr, "difgames train: interrupted at epoch %d; wrote %s/final.safetensors\n", *epochs, dir);
-        rc = EXIT_INTERRUPTED;
-    } else if (st != DG_OK) {
-        rc = cli_fail("train", &e, 0);
-    } else if (!quiet) {
-        fprintf(stderr, "wrote %s/metrics.csv, loss.png, final.safetensors\n", dir);
-    }
-done:
-    dg_trainer_free(t);
-    free(yaml);
-    dg_dir_unlock(lock);
     dg_run_free(&s);
     return rc;
 }
 
+/* dg_run_seeds' on_seed: before a seed, the config must not be one of its files, and the progress
+ * follows it; after, its result. */
+static dg_status on_seed(int k, const dg_run *r, const char *dir, const dg_run_train_result *res, void *user) {
+    progress *pr = user;
+    if (res) {
+        if (!pr->quiet) fprintf(stderr, "wrote %s/metrics.csv, loss.png, final.safetensors\nseed %d: final loss "
+                                "%.6g\n", dir, (int)r->opts.seed, res->loss);
+        return DG_OK;
+    }
+    if (cli_config_not_output("train", pr->config, dir, OUTPUTS)) return DG_ERR_ARG;
+    pr->run = r;
+    pr->env = r->env;
+    pr->epochs = r->opts.epochs;
+    snprintf(pr->dir, sizeof pr->dir, "%s", dir);
+    snprintf(pr->game, sizeof pr->game, "%s", r->env->game->name);
+    (void)k;
+    return DG_OK;
+}
+
 int cmd_train(int argc, char **argv) {
     const char *config, *out, *seeds, *resume;
-    dg_run_set ov[] = {CLI_OVERRIDES};
     int quiet;
     const cli_opt opts[] = {
-        {"--config", &config, NULL, "FILE", "YAML config (configs/reach.yaml, ...)", "required"},
+        CLI_CONFIG(&config),
         {"--out", &out, NULL, "DIR", "output folder", "runs/<config name>, e.g. configs/duel.yaml -> runs/duel, "
          "configs/bench/reach.yaml -> runs/bench/reach"},
         {"--seeds", &seeds, NULL, "A,B,...", "train each seed into DIR/seed_N; report the median final loss", NULL},
-        {"--seed", &ov[OV_SEED].value, NULL, "N", "random seed (seed)", NULL},
-        {"--batch", &ov[OV_BATCH].value, NULL, "N", "parallel episodes per epoch (train.batch)", NULL},
-        {"--epochs", &ov[OV_EPOCHS].value, NULL, "N", "epochs (train.epochs)", NULL},
-        {"--horizon", &ov[OV_HORIZON].value, NULL, "N", "steps per episode (env.horizon)", NULL},
-        {"--lr", &ov[OV_LR].value, NULL, "X", "Adam learning rate (train.lr)", NULL},
-        {"--threads", &ov[OV_THREADS].value, NULL, "N", "threads over the batch (train.threads; 0: one per core)",
-         NULL},
+        CLI_KEY("--seed", "seed"), CLI_KEY("--batch", "train.batch"), CLI_KEY("--epochs", "train.epochs"),
+        CLI_KEY("--horizon", "env.horizon"), CLI_KEY("--lr", "train.lr"), CLI_KEY("--threads", "train.threads"),
         {"--resume", &resume, NULL, "DIR", "go on with the run in DIR from its resume.safetensors (written at "
          "snapshots, every train.resume_every epochs and at the end), with the config stored there; --epochs may "
          "raise the number of epochs. A run killed and resumed ends with the same bits as one never stopped.", NULL},
-        {"--quiet", NULL, &quiet, NULL, "no progress output, only the final JSON line", NULL},
-        {NULL, NULL, NULL, NULL, NULL, NULL},
+        CLI_QUIET(&quiet, "no progress output, only the final JSON line"),
+        CLI_END,
     };
     const int prc = cli_parse("train", argc, argv, opts, HELP);
     if (prc) return prc == CLI_HELP ? 0 : prc;
-    int v;
-    if (ov[OV_EPOCHS].value && !cli_int("train", "--epochs", ov[OV_EPOCHS].value, 1, DG_MAX_EPOCHS, &v))
-        return EXIT_USAGE;
-    if (ov[OV_THREADS].value && !cli_int("train", "--threads", ov[OV_THREADS].value, 0, 64, &v)) return EXIT_USAGE;
+    dg_run_set sets[CLI_MAX_OPTS];
+    const int nsets = cli_sets(opts, sets);
     if (resume) {
-        int other = config || out || seeds;
-        for (int i = 0; i < OV_N; i++) other |= i != OV_EPOCHS && ov[i].value;
-        if (other) {
+        if (config || out || seeds || nsets > (cli_given(opts, "--epochs") != NULL)) {
             cli_error("train", "--resume DIR takes the run's own config; only --epochs may change");
             return EXIT_USAGE;
         }
@@ -235,7 +233,7 @@ int cmd_train(int argc, char **argv) {
         cli_error("train", "--config FILE (or --resume DIR) is required (see --help)");
         return EXIT_USAGE;
     }
-    if (seeds && ov[OV_SEED].value) {
+    if (seeds && cli_given(opts, "--seed")) {
         cli_error("train", "--seed and --seeds cannot be given together (--seeds A,B,... names every seed)");
         return EXIT_USAGE;
     }
@@ -245,70 +243,55 @@ int cmd_train(int argc, char **argv) {
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
 
-    char game[64] = "";
-    int epochs = 0, rc = 0;
-    double *seedv = NULL, *losses = NULL, *sorted = NULL, loss = NAN, total = 0;
+    int rc = 0;
+    double *seedv = NULL, *losses = NULL, loss = NAN;
+    int *seedi = NULL;
+    progress pr = {.tty = isatty(2) && !quiet, .quiet = quiet, .config = config};
+    pr.bar.tty = pr.tty;
+    dg_run_train_result res = {0};
+    dg_run_sweep w = {0};
+    char base[DG_PATH_MAX];
     /* --seeds: each seed in its own folder, then the median; else the one run */
     const int n = seeds ? cli_list("train", "--seeds", seeds, 0, 2147483647, 1, &seedv) : 1;
     if (n < 0) return EXIT_USAGE;
-    for (int k = 0; seeds && !rc && k < n; k++)
-        for (int j = 0; j < k && !rc; j++)
-            if (seedv[j] == seedv[k]) {
-                cli_error("train", "--seeds: seed %d given twice (each seed trains into its own folder)",
-                          (int)seedv[k]);
-                rc = EXIT_USAGE;
-            }
-    char base[DG_PATH_MAX];
     if (!seeds) {
-        rc = train_one(config, resume, ov, out, quiet, &loss, &total, game, sizeof game, &epochs);
+        rc = train_one(config, resume, sets, nsets, out, &pr, &res);
         if (rc && rc != EXIT_INTERRUPTED) return rc;
-    } else if (!rc && (!(losses = malloc((size_t)n * sizeof *losses)) ||
-                       !(sorted = malloc((size_t)n * sizeof *sorted)))) {
+        loss = res.loss;
+    } else if (!(losses = malloc((size_t)n * sizeof *losses)) || !(seedi = malloc((size_t)n * sizeof *seedi))) {
         cli_error("train", "out of memory for %d seeds", n);
         rc = EXIT_FAIL;
-    } else if (!rc && !out && dg_run_dir(config, base, sizeof base)) {  /* the config's own folder: runs/<name> */
+    } else if (!out && dg_run_dir(config, base, sizeof base)) {  /* the config's own folder: runs/<name> */
         cli_error("train", "--config: path too long to name the default --out");
         rc = EXIT_USAGE;
-    } else if (!rc && out) {
-        snprintf(base, sizeof base, "%s", out);
-    }
-    for (int k = 0; seeds && !rc && k < n; k++) {
-        char seed_s[32], name[48], dir[DG_PATH_MAX];
-        snprintf(seed_s, sizeof seed_s, "%d", (int)seedv[k]);
-        snprintf(name, sizeof name, "seed_%d", (int)seedv[k]);
+    } else {
+        for (int k = 0; k < n; k++) seedi[k] = (int)seedv[k];
+        w = (dg_run_sweep){.config = config, .sets = sets, .nsets = nsets, .base = out ? out : base, .seeds = seedi,
+                           .n = n, .on_seed = on_seed, .on_event = on_event, .user = &pr, .stop = &g_stop,
+                           .losses = losses};
+        pr.res = &w.res;
         dg_err e = {0};
-        if (dg_path_join(dir, sizeof dir, base, name, &e) != DG_OK) {
-            cli_error("train", "--out: %s", e.msg);
-            rc = EXIT_USAGE;
-            break;
-        }
-        dg_run_set o2[] = {CLI_OVERRIDES};
-        memcpy(o2, ov, sizeof o2);
-        o2[OV_SEED].value = seed_s;
-        double secs = 0;
-        rc = train_one(config, NULL, o2, dir, quiet, &losses[k], &secs, game, sizeof game, &epochs);
-        total += secs;
-        sorted[k] = losses[k];
-        if (!rc && !quiet) fprintf(stderr, "seed %d: final loss %.6g\n", (int)seedv[k], losses[k]);
+        const dg_status st = dg_run_seeds(&w, &e);
+        if (st != DG_OK) rc = train_failed(st, &w.res, &e, &pr, NULL);
+        loss = w.median;
     }
-    if (seeds && !rc) loss = dg_median(sorted, n);
     if (!seeds || !rc) {
         cli_json j = {cJSON_CreateObject(), 0};
-        cli_json_add(&j, j.root, "game", cJSON_CreateString(game));
-        cli_json_add(&j, j.root, "epochs", cli_json_number("%.0f", epochs));
+        cli_json_add(&j, j.root, "game", cJSON_CreateString(pr.game));
+        cli_json_add(&j, j.root, "epochs", cli_json_number("%.0f", seeds ? w.epochs : res.epochs));
         cJSON *js = seeds ? cli_json_add(&j, j.root, "seeds", cJSON_CreateArray()) : NULL;
         for (int k = 0; seeds && k < n; k++) cli_json_add(&j, js, NULL, cli_json_number("%.0f", seedv[k]));
         cJSON *jl = seeds ? cli_json_add(&j, j.root, "final_losses", cJSON_CreateArray()) : NULL;
         for (int k = 0; seeds && k < n; k++) cli_json_add(&j, jl, NULL, cli_json_number("%.9g", losses[k]));
         cli_json_add(&j, j.root, "final_loss", cli_json_number("%.9g", loss));
         if (seeds) cli_json_add(&j, j.root, "median_final_loss", cli_json_number("%.9g", loss));
-        cli_json_add(&j, j.root, "seconds", cli_json_number("%.3f", total));
+        cli_json_add(&j, j.root, "seconds", cli_json_number("%.3f", seeds ? w.seconds : res.seconds));
         if (!seeds) cli_json_add(&j, j.root, "interrupted", cJSON_CreateBool(rc == EXIT_INTERRUPTED));
         const int jrc = cli_json_print(&j, "train");
         rc = rc ? rc : jrc;
     }
     free(seedv);
+    free(seedi);
     free(losses);
-    free(sorted);
     return rc;
 }

@@ -24,6 +24,11 @@ static dg_key loss_key(const dg_game *g, int k) {
                     .def = g->loss[k].weight, .lo = 0, .hi = INFINITY, .hi_open = 1, .doc = g->loss[k].doc};
 }
 
+const dg_key *dg_env_keys(int *n) {
+    *n = (int)(sizeof ENV_KEYS / sizeof ENV_KEYS[0]);
+    return ENV_KEYS;
+}
+
 int dg_game_keys(const dg_game *g, dg_key *out, int max) {
     int n = 0;
     for (int i = 0; i < 2; i++, n++)

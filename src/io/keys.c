@@ -192,6 +192,28 @@ dg_status dg_key_read(dg_cfg *cfg, const dg_key *k, void *base, dg_err *e) {
     return dg_err_set(e, DG_ERR_ARG, "key '%s': unknown key type %d", k->name, (int)k->type);
 }
 
+dg_status dg_key_check(const dg_key *k, const char *text, dg_err *e) {
+    dg_err local = {0};
+    if (!e) e = &local;
+    /* a config of this one key: the conversion and range check are dg_key_read's own */
+    dg_key one = *k;
+    one.offset = 0;
+    one.count_offset = 0;
+    const size_t items = is_array(k) ? (size_t)(k->max_n > 0 ? k->max_n : 1) * (size_t)(k->cols > 0 ? k->cols : 1) : 2;
+    double *buf = calloc(items, sizeof *buf);
+    dg_cfg *cfg = buf ? dg_cfg_parse("{}", 2, "command line", e) : NULL;
+    dg_status st = !buf ? dg_err_set(e, DG_ERR_NOMEM, "key '%.200s': out of memory", k->name)
+                 : !cfg ? e->status
+                 : dg_cfg_set(cfg, k->name, text, e) != DG_OK ? e->status : dg_key_read(cfg, &one, buf, e);
+    dg_cfg_free(cfg);
+    free(buf);
+    char prefix[256];  /* "command line: key 'train.batch': ": the caller names where the value came from */
+    snprintf(prefix, sizeof prefix, "command line: key '%s': ", k->name);
+    const size_t pl = strlen(prefix);
+    if (st != DG_OK && !strncmp(e->msg, prefix, pl)) memmove(e->msg, e->msg + pl, strlen(e->msg + pl) + 1);
+    return st;
+}
+
 dg_status dg_keys_read(dg_cfg *cfg, const dg_key *keys, int n, void *base, dg_err *e) {
     for (int i = 0; i < n; i++) {
         dg_status st = dg_key_read(cfg, &keys[i], base, e);

@@ -900,7 +900,7 @@ static dg_status curve_eval(curve_run *r, int iter, int64_t steps, double sample
 /* Calls the caller's progress function; r->status when it stops the run. */
 static dg_status curve_report(curve_run *r, const dg_pg_point *pt, const dg_pg_stats *stats) {
     if (!r->fn) return DG_OK;
-    const dg_pg_progress pr = {pt, stats};
+    const dg_pg_progress pr = {.point = pt, .stats = stats};
     dg_status st = r->fn(&pr, r->user);
     if (st != DG_OK) {
         r->status = st;

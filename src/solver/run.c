@@ -1,5 +1,6 @@
 /* A run from a config: its game and options, a checkpoint's policy, initial states, one
  * episode and its numbers (include/difgames/run.h). */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -108,6 +109,17 @@ dg_status dg_run_memory_check(const dg_run *r, dg_err *e) {
                             hint);
     return dg_cfg_error(r->cfg, key, e, "batch %d x horizon %d %s; lower %s, train.batch or env.horizon",
                         r->opts.batch, r->env->horizon, me.msg, key);
+}
+
+const dg_key *dg_run_key(const char *name) {
+    const dg_key *(*const tables[])(int *) = {dg_train_keys, dg_pg_keys, dg_env_keys};
+    for (size_t t = 0; name && t < sizeof tables / sizeof tables[0]; t++) {
+        int n;
+        const dg_key *k = tables[t](&n);
+        for (int i = 0; i < n; i++)
+            if (!strcmp(k[i].name, name)) return &k[i];
+    }
+    return NULL;
 }
 
 dg_status dg_run_policy_load(const dg_run *r, const char *ckpt, dg_policy *m, dg_params **p, dg_err *e) {
@@ -254,6 +266,97 @@ dg_status dg_run_disk_check(const dg_run *r, const char *dir, dg_err *e) {
                       need / 1048576.0, r->env->game->name, avail / 1048576.0);
 }
 
+dg_status dg_run_train(const dg_run *r, const char *dir, const char *resume, int go_on, dg_train_cb cb, void *user,
+                       volatile sig_atomic_t *stop, dg_run_train_result *res, dg_err *e) {
+    DG_ERR_LOCAL(e);
+    memset(res, 0, sizeof *res);
+    res->step = DG_RUN_STEP_CONFIG;
+    if (!resume && r->opts.epochs < 1)
+        return dg_cfg_error(r->cfg, "train.epochs", e, "0 epochs would train nothing; give at least 1");
+    dg_status st = dg_run_memory_check(r, e);
+    if (st != DG_OK) return st;
+    res->step = DG_RUN_STEP_DIR;
+    /* the run's files must fit on the disk: refused before the first epoch, not at the last */
+    if ((st = dg_run_disk_check(r, dir, e)) != DG_OK) return st;
+    /* the folder is this run's until it ends: a second run into it is refused */
+    const int lock = dg_dir_lock(dir, e);
+    if (lock < 0) return e->status;
+    char *yaml = NULL;
+    dg_trainer *t = NULL;
+    res->step = DG_RUN_STEP_TRAINER;
+    if ((st = dg_cfg_to_yaml(r->cfg, &yaml, NULL, e)) != DG_OK) goto done;
+    if (!(t = dg_trainer_create(r->env, &r->opts, dir, yaml, e))) { st = e->status; goto done; }
+    res->step = DG_RUN_STEP_RESUME;
+    if (resume && (st = dg_trainer_restore(t, resume, e)) != DG_OK) goto done;
+    res->epochs_before = dg_trainer_epoch(t);
+    res->checkpoint_every = dg_trainer_checkpoint_every(t);
+    res->step = DG_RUN_STEP_EPOCHS;
+    if (resume && go_on && r->opts.epochs <= res->epochs_before) {
+        st = dg_err_set(e, DG_ERR_ARG, "train.epochs %d: the run has done %d epochs already; give more to go on",
+                        r->opts.epochs, res->epochs_before);
+        goto done;
+    }
+    res->step = DG_RUN_STEP_TRAIN;
+    if (cb) cb(&(dg_train_event){.kind = DG_TRAIN_EV_START}, user);
+    const double t0 = dg_clock_s();
+    st = dg_trainer_run(t, cb, user, stop, e);
+    res->seconds = dg_clock_s() - t0;
+    res->epochs = dg_trainer_last(t)->epoch;
+    res->loss = dg_trainer_last(t)->loss;
+done:
+    dg_trainer_free(t);
+    free(yaml);
+    dg_dir_unlock(lock);
+    return st;
+}
+
+dg_status dg_run_seeds(dg_run_sweep *w, dg_err *e) {
+    DG_ERR_LOCAL(e);
+    memset(&w->res, 0, sizeof w->res);
+    w->res.step = DG_RUN_STEP_SEEDS;
+    w->median = NAN;
+    w->seconds = 0;
+    w->epochs = 0;
+    w->failed = -1;
+    for (int k = 0; k < w->n; k++)
+        for (int j = 0; j < k; j++)
+            if (w->seeds[j] == w->seeds[k])
+                return dg_err_set(e, DG_ERR_ARG, "seed %d given twice (each seed trains into its own folder)",
+                                  w->seeds[k]);
+    dg_run_set *sets = malloc(((size_t)w->nsets + 1) * sizeof *sets);
+    double *sorted = malloc((size_t)(w->n > 0 ? w->n : 1) * sizeof *sorted);
+    dg_status st = sets && sorted ? DG_OK : dg_err_set(e, DG_ERR_NOMEM, "out of memory for %d seeds", w->n);
+    for (int k = 0; st == DG_OK && k < w->n; k++) {
+        char seed_s[32], name[48], dir[DG_PATH_MAX - 128];  /* the trainer adds file names */
+        snprintf(seed_s, sizeof seed_s, "%d", w->seeds[k]);
+        snprintf(name, sizeof name, "seed_%d", w->seeds[k]);
+        sets[0] = (dg_run_set){"seed", seed_s};  /* first: the config stores the keys in the order set */
+        if (w->nsets) memcpy(sets + 1, w->sets, (size_t)w->nsets * sizeof *sets);
+        w->failed = k;
+        memset(&w->res, 0, sizeof w->res);
+        w->res.step = DG_RUN_STEP_FOLDER;
+        if ((st = dg_path_join(dir, sizeof dir, w->base, name, e)) != DG_OK) break;
+        dg_run r;
+        w->res.step = DG_RUN_STEP_CONFIG;
+        if ((st = dg_run_load(&r, w->config, sets, w->nsets + 1, e)) != DG_OK) break;
+        w->res.step = DG_RUN_STEP_CALLER;
+        if (!w->on_seed || (st = w->on_seed(k, &r, dir, NULL, w->user)) == DG_OK)
+            st = dg_run_train(&r, dir, NULL, 0, w->on_event, w->user, w->stop, &w->res, e);
+        w->seconds += w->res.seconds;
+        w->epochs = w->res.epochs;
+        w->losses[k] = sorted[k] = w->res.loss;
+        if (st == DG_OK && w->on_seed) w->on_seed(k, &r, dir, &w->res, w->user);
+        dg_run_free(&r);
+    }
+    if (st == DG_OK) {
+        w->failed = -1;
+        w->median = w->n > 0 ? dg_median(sorted, w->n) : NAN;
+    }
+    free(sets);
+    free(sorted);
+    return st;
+}
+
 dg_status dg_run_bench(const dg_run *r, int warmup, int epochs, dg_bench_result *b, dg_err *e) {
     memset(b, 0, sizeof *b);
     dg_train_opts o = r->opts;
@@ -284,6 +387,51 @@ dg_status dg_run_bench(const dg_run *r, int warmup, int epochs, dg_bench_result 
     free(tm.ms);
     free(tm.flops);
     dg_trainer_free(t);
+    return st;
+}
+
+dg_status dg_run_pg(const dg_run *r, const char *out, int bptt, int pg, dg_pg_progress_fn fn, void *user,
+                    dg_run_pg_result *res, dg_err *e) {
+    DG_ERR_LOCAL(e);
+    memset(res, 0, sizeof *res);
+    res->bptt = res->pg = (dg_pg_result){.best = NAN, .final = NAN};
+    res->step = DG_RUN_STEP_DIR;
+    const int lock = out ? dg_dir_lock(out, e) : -1;  /* the folder is this run's until it ends */
+    if (out && lock < 0) return e->status;
+    dg_pg *learner = NULL;
+    dg_pg_curve curve = {0};
+    dg_status st = DG_OK;
+    res->step = DG_RUN_STEP_TRAINER;
+    dg_pg_eval *ev = dg_pg_eval_create(r->env, r->pg_run.eval_batch, r->pg_run.eval_seed, r->pg.threads, e);
+    if (!ev) { st = e->status; goto done; }
+    if (bptt) {
+        res->step = DG_RUN_STEP_CONFIG;
+        if ((st = dg_run_memory_check(r, e)) != DG_OK) goto done;
+        res->step = DG_RUN_STEP_TRAIN;
+        if (fn && (st = fn(&(dg_pg_progress){.start = "bptt"}, user)) != DG_OK) goto done;
+        const double t0 = dg_clock_s();
+        st = dg_pg_run_bptt(r->env, &r->opts, ev, r->pg_run.evals_per_decade, &curve, fn, user, &res->bptt, e);
+        res->bptt_seconds = dg_clock_s() - t0;
+        if (st != DG_OK) goto done;
+    }
+    if (pg) {
+        res->step = DG_RUN_STEP_TRAINER;
+        if (!(learner = dg_pg_create(r->env, &r->pg, e))) { st = e->status; goto done; }
+        res->step = DG_RUN_STEP_TRAIN;
+        if (fn && (st = fn(&(dg_pg_progress){.start = "pg"}, user)) != DG_OK) goto done;
+        const double t0 = dg_clock_s();
+        st = dg_pg_run(learner, ev, &r->pg_run, &curve, fn, user, &res->pg, e);
+        res->pg_seconds = dg_clock_s() - t0;
+        res->pg_env_steps = dg_pg_env_steps(learner);
+        if (st != DG_OK) goto done;
+    }
+    res->step = DG_RUN_STEP_SAVE;
+    if (out) st = dg_run_pg_save(out, &curve, (int)r->opts.seed, learner, r->env->game->name, e);
+done:
+    dg_dir_unlock(lock);
+    dg_pg_free(learner);
+    dg_pg_eval_free(ev);
+    dg_pg_curve_free(&curve);
     return st;
 }
 
