@@ -27,12 +27,6 @@ int cmd_bench(int argc, char **argv);
 int cmd_hji(int argc, char **argv);
 int cmd_pg(int argc, char **argv);
 
-/* hji versus's options that override a config key, the first OV_N entries of its dg_run_set table
- * (the other commands declare such options with CLI_KEY). */
-enum { OV_SEED, OV_BATCH, OV_EPOCHS, OV_HORIZON, OV_LR, OV_THREADS, OV_N };
-#define CLI_OVERRIDES {"seed", NULL}, {"train.batch", NULL}, {"train.epochs", NULL}, {"env.horizon", NULL}, \
-                      {"train.lr", NULL}, {"train.threads", NULL}
-
 /* dg_run_load (sets: the overrides), or dg_run_parse of text (len bytes, named label) when text is
  * not NULL; prints "difgames: <error>" and returns EXIT_USAGE on failure, else 0. */
 int  cli_load(dg_run *r, const char *path, const char *text, size_t len, const dg_run_set *sets, int nsets);

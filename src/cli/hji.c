@@ -476,14 +476,13 @@ done:
 
 static int hji_versus(int argc, char **argv) {
     const char *config, *ckpt, *hji, *value, *batch_s, *layer_s;
-    dg_run_set ov[] = {CLI_OVERRIDES};
     const cli_opt opts[] = {
         {"--config", &config, NULL, "GAME.yaml", "the learning game's config", "required"},
         {"--ckpt", &ckpt, NULL, "FILE", "its policy parameters (.safetensors)", "required"},
         {"--hji", &hji, NULL, "HJI.yaml", "the HJI game's config", "required"},
         {"--value", &value, NULL, "FILE", "its value file (hji solve)", "required"},
         {"--batch", &batch_s, NULL, "N", "initial states", "256"},
-        {"--seed", &ov[OV_SEED].value, NULL, "N", "seed of the initial states", "the config's seed"},
+        CLI_KEY_DEF("--seed", "seed", "the config's seed"),
         {"--boundary-layer", &layer_s, NULL, "EPS", "the HJBI inputs saturate linearly where |(G^T p)_j| < EPS "
          "|p| |G e_j| (as hji play); 0: bang-bang", "0"},
         {NULL, NULL, NULL, NULL, NULL, NULL},
@@ -499,7 +498,7 @@ static int hji_versus(int argc, char **argv) {
     double layer = 0;
     if (layer_s && !cli_double("hji versus", "--boundary-layer", layer_s, 0, 1, 0, &layer)) return EXIT_USAGE;
     dg_run s;
-    int rc = cli_load(&s, config, NULL, 0, ov, OV_N);
+    int rc = cli_load_opts(&s, config, opts);
     if (rc) return rc;
     dg_policy pol;
     dg_params *p = NULL;
