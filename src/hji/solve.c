@@ -83,6 +83,15 @@ dg_status hji_check_solve(const dg_hji_grid *g, const dg_hji_game *gm, const dg_
     if (!(o->dt >= 0) || !isfinite(o->dt))
         return dg_err_set(e, DG_ERR_ARG, "hji: dt must be >= 0 (0: CFL steps), got %g", o->dt);
     if (o->threads < 0) return dg_err_set(e, DG_ERR_ARG, "hji: threads must be >= 0, got %d", o->threads);
+    if (!(o->tol >= 0) || !isfinite(o->tol) || !(o->cap >= 0) || isnan(o->cap) || o->max_sweeps < 0 ||
+        (int)o->method < 0 || o->method > DG_HJI_METHOD_SWEEP)
+        return dg_err_set(e, DG_ERR_ARG, "hji: tol %g and cap %g must be >= 0 and finite, max_sweeps >= 0, "
+                          "method MARCH or SWEEP", o->tol, o->cap);
+    if (o->tol > 0 && nt != 1)
+        return dg_err_set(e, DG_ERR_ARG, "hji: a stationary solve (tol > 0) has one output time (the most "
+                          "to march), got %d", nt);
+    if (o->tol > 0 && o->method == DG_HJI_METHOD_SWEEP && !(gm->payoff.on && (gm->dyn || gm->ham)))
+        return dg_err_set(e, DG_ERR_ARG, "hji: fast sweeping solves games of degree (payoff.on)");
     if (nt < 1 || !times) return dg_err_set(e, DG_ERR_ARG, "hji: need at least one output time");
     for (int k = 0; k < nt; k++)
         if (!(times[k] >= 0) || !isfinite(times[k]) || (k && !(times[k] >= times[k - 1])))
@@ -97,6 +106,10 @@ dg_status dg_hji_solve(const dg_hji_grid *g, const dg_hji_game *gm, const dg_hji
                        const double *v0, const double *obstacle, int nt, const double *times,
                        double *out, dg_hji_stats *stats, dg_err *e) {
     if (!v0 || !out) return dg_err_set(e, DG_ERR_ARG, "hji: solve needs v0 and out");
+    if (o && o->tol > 0 && o->method == DG_HJI_METHOD_SWEEP) {
+        dg_status rc = hji_check_solve(g, gm, o, nt, times, e);
+        return rc ? rc : hji_sweep(g, gm, o, v0, out, stats, e);
+    }
     if (!o || o->real != DG_HJI_REAL_F32) return hji_solve_f64(g, gm, o, v0, obstacle, nt, times, out, stats, e);
     dg_status rc = hji_check_solve(g, gm, o, nt, times, e);
     if (rc) return rc;
@@ -126,6 +139,8 @@ dg_status dg_hji_solve_f32(const dg_hji_grid *g, const dg_hji_game *gm, const dg
                            const float *v0, const float *obstacle, int nt, const double *times,
                            float *out, dg_hji_stats *stats, dg_err *e) {
     if (!v0 || !out) return dg_err_set(e, DG_ERR_ARG, "hji: solve needs v0 and out");
+    if (o && o->tol > 0 && o->method == DG_HJI_METHOD_SWEEP)
+        return dg_err_set(e, DG_ERR_ARG, "hji: fast sweeping runs in double (dg_hji_solve)");
     return hji_solve_f32(g, gm, o, v0, obstacle, nt, times, out, stats, e);
 }
 
@@ -228,7 +243,10 @@ double dg_hji_solve_memory(const dg_hji_grid *g, const dg_hji_game *gm, const dg
     /* float32 through dg_hji_solve: v0, the obstacle and the nt results converted */
     if (o->real == DG_HJI_REAL_F32) bytes += (2.0 + nt) * N * sizeof(float);
     const double nl = g->n[g->ndim - 1], q = ceil(nl / 16) * 16, rows = (double)g->nodes / nl;
-    if (gm && gm->dyn) {
+    if (o->tol > 0 && o->method == DG_HJI_METHOD_SWEEP)   /* the sweeps' alpha and held flags */
+        return 1.02 * (nt * N * sizeof(double) + nd * N * sizeof(double) + N) + 1048576.0;
+    if (o->tol > 0) bytes += N * R;                          /* the previous step's value */
+    if (gm && gm->dyn && !gm->payoff.on) {
         int afull = 0;
         bytes += dyn_table_values(g, gm, &afull) * R;
         /* dissipation: a value a row and a line per axis, and the full tables */
