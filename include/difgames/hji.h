@@ -334,6 +334,26 @@ typedef struct dg_hji_link {
     const char *capture_param;            /* ... is below this constant                        */
 } dg_hji_link;
 
+/* What a problem's value is (config key payoff). */
+typedef enum dg_hji_payoff_type {
+    DG_HJI_PAYOFF_KIND = 0,               /* a game of kind: v0 is the target's signed distance */
+    DG_HJI_PAYOFF_TIME,                   /* the time to reach the target (running cost 1, the
+                                             game over there), capped at t_end                  */
+    DG_HJI_PAYOFF_COST                    /* running cost, terminal cost x'Q_T x, discount     */
+} dg_hji_payoff_type;
+
+/* The linear game's config-declared terms: x' = A x + drift + B u + D d (game: linear). */
+typedef struct dg_hji_linear {
+    double A[DG_HJI_MAX_DIMS * DG_HJI_MAX_DIMS];   /* (nx, nx) row-major                       */
+    double drift[DG_HJI_MAX_DIMS];                 /* a constant term (a current, a wind)      */
+    double B[DG_HJI_MAX_DIMS * DG_HJI_MAX_INPUT];  /* (nx, nu) row-major                       */
+    double D[DG_HJI_MAX_DIMS * DG_HJI_MAX_INPUT];  /* (nx, nd)                                 */
+    int    nB, nD;                                 /* items given (nx nu, nx nd)               */
+    int    u_set, d_set;                           /* d_set 0: none; else a dg_hji_set + 1     */
+    double u_bound, d_bound;                       /* box half-width or ball radius            */
+    double u_weight, d_weight;                     /* quadratic cost weights                   */
+} dg_hji_linear;
+
 /* A ready-to-solve game built from a config (configs/hji/<game>.yaml). */
 typedef struct dg_hji_problem {
     char         name[32];                /* "pursuit2d", "air3d", "chauffeur", "chase4d"      */
@@ -347,6 +367,15 @@ typedef struct dg_hji_problem {
     dg_hji_param param[DG_HJI_MAX_PARAMS];  /* (dg_hji_problem_param reads one by name)        */
     const char  *u_name, *d_name;         /* who plays u and d, e.g. "pursuer", "evader"       */
     const dg_hji_link *link;              /* a learning game mapped onto this one, or NULL     */
+    /* games of degree (payoff: time or cost) */
+    dg_hji_payoff_type payoff;
+    double      *initial;                 /* (nodes) v0: the terminal cost, 0 on the target and
+                                             cap in obstacles; NULL for a game of kind; owned  */
+    double      *stop;                    /* (nodes) <= 0 where the game is over (target,
+                                             obstacles), or NULL; opts.stop points here; owned */
+    double       terminal[DG_HJI_MAX_DIMS * DG_HJI_MAX_DIMS];  /* Q_T: g(x) = x'Q_T x (cost) */
+    int          stationary;              /* solve to steady state (opts.tol)                  */
+    dg_hji_linear lin;                    /* game: linear's terms                              */
 } dg_hji_problem;
 
 /* Builds grid, game, target and options from cfg: key 'game' names the game; t_end, mode,
@@ -369,6 +398,12 @@ const char     *dg_hji_game_summary(const char *game);                 /* a line
 const char     *dg_hji_axis_name(const char *game, int axis);          /* "psi" (air3d, 2); NULL: none   */
 /* Solves p to p->t_end with p->opts (float32 inside if p->opts.real says so) into out (nodes). */
 dg_status       dg_hji_problem_solve(const dg_hji_problem *p, double *out, dg_hji_stats *stats, dg_err *e);
+/* The same at nt increasing times (the last p->t_end; a stationary problem: nt = 1) into out (nt, nodes),
+ * from the problem's v0 (dg_hji_problem_v0) with its obstacle (games of kind). */
+dg_status       dg_hji_problem_solve_at(const dg_hji_problem *p, int nt, const double *times, double *out,
+                                        dg_hji_stats *stats, dg_err *e);
+/* The value at tau = 0 the solve starts from: the target (a game of kind) or p->initial. */
+const double   *dg_hji_problem_v0(const dg_hji_problem *p);
 
 /* ------------------------------------------------------------- simulation */
 /* Both players follow the equilibrium feedback of a value V (p's grid): at each step the bang-bang
