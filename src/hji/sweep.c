@@ -5,9 +5,10 @@
  * At a node i, with the Lax-Friedrichs numerical Hamiltonian and central pbar_k = (phi_{i+1} -
  * phi_{i-1}) / (2 dx_k) (neither involves phi_i), rho phi_i + H^ = 0 solves for phi_i in closed form:
  *     phi_i = (sum_k alpha_k (phi_{i+1} + phi_{i-1}) / (2 dx_k) - H(x_i, pbar)) / (rho + sum_k alpha_k / dx_k)
- * alpha_k(x) >= |dH/dp_k| over the box |p_k| <= P_k, P_k the largest one-sided difference over
- * the grid at the start of each cycle of 2^d sweeps (it bounds the p the scheme sees; for
- * quadratic-cost inputs alpha grows with it). A node is updated from its neighbours' newest values.
+ * alpha_k(x) >= |dH/dp_k| over the box |p_k| <= 1.5 max(|p-_k|, |p+_k|) + P_k of the node's own one-sided
+ * differences (local Lax-Friedrichs: a global bound is far too diffusive once a quadratic-cost input
+ * makes alpha grow with |p|), P_k a floor that keeps the first sweeps monotone: the values' scale over
+ * the grid's width, raised to a twentieth of the grid's largest difference. A node is updated from its neighbours' newest values.
  * Plain edges are extrapolated linearly from the two nodes inside after every sweep (as KOQ);
  * periodic axes wrap. Held nodes (opts.stop) keep v0; opts.cap bounds phi above; free nodes start
  * at the cap when there is one (the iteration then decreases to the value), else at v0.
@@ -78,11 +79,9 @@ dg_status hji_sweep(const dg_hji_grid *g, const dg_hji_game *gm, const dg_hji_op
     }
     const double rho = gm->payoff.on ? gm->payoff.discount : 0;
     const double cap = o->cap > 0 ? o->cap : INFINITY;
-    double *alpha = malloc((size_t)N * (size_t)nd * sizeof *alpha);   /* (nd, N) */
+    double alpha[DG_HJI_MAX_DIMS];
     unsigned char *held = calloc((size_t)N, 1);
-    if (!alpha || !held) {
-        free(alpha);
-        free(held);
+    if (!held) {
         return dg_err_set(e, DG_ERR_NOMEM, "hji: out of memory for the sweeps' tables (%lld nodes)", (long long)N);
     }
     for (int64_t j = 0; j < N; j++) {
@@ -95,74 +94,89 @@ dg_status hji_sweep(const dg_hji_grid *g, const dg_hji_game *gm, const dg_hji_op
     const int orders = 1 << nd;
     int quiet = 0;
     double P[DG_HJI_MAX_DIMS];
-    while (!st.converged && st.iterations < max_sweeps) {
-        /* the dissipation for this cycle, from the p range of the current phi */
-        p_bound(g, out, P);
+    {   /* a first bound on |p|: the values' scale over the grid's width (below it the first sweep
+         * can be far from monotone, and a quadratic input's H then blows up along the sweep) */
+        double vs = 0, lmax = 0;
         for (int64_t j = 0; j < N; j++) {
-            double x[DG_HJI_MAX_DIMS], lo[DG_HJI_MAX_DIMS], hi[DG_HJI_MAX_DIMS], a[DG_HJI_MAX_DIMS];
+            double x[DG_HJI_MAX_DIMS], p0[DG_HJI_MAX_DIMS] = {0}, h;
             dg_hji_grid_point(g, j, x);
-            for (int k = 0; k < nd; k++) {
-                lo[k] = -P[k];
-                hi[k] = P[k];
-            }
-            gm->alpha(gm->user, 0, 1, x, lo, hi, a);
-            for (int k = 0; k < nd; k++) alpha[(int64_t)k * N + j] = fabs(a[k]);
+            gm->ham(gm->user, 0, 1, x, p0, &h);   /* -L0(x) */
+            vs = fmax(vs, fabs(v0[j]));
+            lmax = fmax(lmax, fabs(h));
         }
-        for (int c = 0; c < orders && !st.converged && st.iterations < max_sweeps; c++) {
-            double res = 0;
-            int idx[DG_HJI_MAX_DIMS];
-            for (int64_t m = 0; m < N; m++) {
-                int64_t r = m, j = 0;
-                for (int k = nd - 1; k >= 0; k--) {
-                    int i = (int)(r % g->n[k]);
-                    r /= g->n[k];
-                    if ((c >> k) & 1) i = g->n[k] - 1 - i;
-                    idx[k] = i;
-                    j += (int64_t)i * g->stride[k];
-                }
-                if (held[j]) continue;
-                double x[DG_HJI_MAX_DIMS], pb[DG_HJI_MAX_DIMS], h;
-                double num = 0, den = rho;
-                int edge = 0;
-                for (int k = 0; k < nd && !edge; k++) {
-                    const double lo = neighbour(g, out, j, k, idx[k], -1), hi = neighbour(g, out, j, k, idx[k], 1);
-                    if (isnan(lo) || isnan(hi)) edge = 1;
-                    else {
-                        const double a = alpha[(int64_t)k * N + j];
-                        pb[k] = (hi - lo) / (2 * g->dx[k]);
-                        num += a * (hi + lo) / (2 * g->dx[k]);
-                        den += a / g->dx[k];
-                    }
-                }
-                if (edge || !(den > 0)) continue;   /* edges: extrapolated below */
-                dg_hji_grid_point(g, j, x);
-                gm->ham(gm->user, 0, 1, x, pb, &h);
-                double v = (num - h) / den;
-                if (v > cap) v = cap;
-                const double d = fabs(v - out[j]) * den;   /* |rho phi + H^| before the update */
-                if (out[j] < cap && d > res) res = d;
-                out[j] = v;
+        vs += isfinite(cap) ? cap : lmax / (rho > 0 ? rho : 1);
+        for (int k = 0; k < nd; k++) P[k] = 0.2 * vs / (g->n[k] * g->dx[k]);
+    }
+    while (!st.converged && st.iterations < max_sweeps) {
+        const int c = (int)(st.iterations % orders);   /* this sweep's ordering: bit k reverses axis k */
+        /* the floor of the p boxes: a twentieth of the p range of the current phi, never lowered */
+        double Pn[DG_HJI_MAX_DIMS];
+        p_bound(g, out, Pn);
+        for (int k = 0; k < nd; k++) P[k] = fmax(P[k], 0.05 * Pn[k]);
+        double res = 0;
+        int idx[DG_HJI_MAX_DIMS];
+        for (int64_t m = 0; m < N; m++) {
+            int64_t r = m, j = 0;
+            for (int k = nd - 1; k >= 0; k--) {
+                int i = (int)(r % g->n[k]);
+                r /= g->n[k];
+                if ((c >> k) & 1) i = g->n[k] - 1 - i;
+                idx[k] = i;
+                j += (int64_t)i * g->stride[k];
             }
-            extrapolate(g, out, held);
-            for (int64_t j = 0; j < N; j++) {
-                if (!(out[j] - out[j] == 0)) {
-                    rc = dg_err_set(e, DG_ERR_NONFINITE, "hji: the value became non-finite at sweep %lld",
-                                    (long long)st.iterations + 1);
-                    goto cleanup;
-                }
-                if (out[j] > cap) out[j] = cap;
+            if (held[j]) continue;
+            double x[DG_HJI_MAX_DIMS], pb[DG_HJI_MAX_DIMS], nb[2][DG_HJI_MAX_DIMS], h;
+            double num = 0, den = rho;
+            int edge = 0;
+            for (int k = 0; k < nd && !edge; k++) {
+                nb[0][k] = neighbour(g, out, j, k, idx[k], -1);
+                nb[1][k] = neighbour(g, out, j, k, idx[k], 1);
+                edge = isnan(nb[0][k]) || isnan(nb[1][k]);
             }
-            st.iterations++;
-            st.residual = res;
-            quiet = res < o->tol ? quiet + 1 : 0;
-            st.converged = quiet >= orders;   /* a whole cycle of orderings below tol */
-            if (o->progress) {
-                const dg_hji_progress pr = {.t = (double)st.iterations, .t_end = (double)max_sweeps,
-                                            .step = st.iterations, .seconds = dg_clock_s() - t0};
-                if (o->progress(o->progress_user, &pr)) {
-                    rc = dg_err_set(e, DG_ERR_INTERRUPTED, "hji: stopped at sweep %lld", (long long)st.iterations);
-                    goto cleanup;
+            if (edge) continue;   /* edges: extrapolated below */
+            dg_hji_grid_point(g, j, x);
+            {   /* alpha over this node's one-sided differences with a margin, at least the floor */
+                double lo[DG_HJI_MAX_DIMS], hi[DG_HJI_MAX_DIMS];
+                for (int k = 0; k < nd; k++) {
+                    const double pm = fabs(out[j] - nb[0][k]) / g->dx[k], pp = fabs(nb[1][k] - out[j]) / g->dx[k];
+                    hi[k] = 1.5 * fmax(pm, pp) + P[k];
+                    lo[k] = -hi[k];
                 }
+                gm->alpha(gm->user, 0, 1, x, lo, hi, alpha);
+            }
+            for (int k = 0; k < nd; k++) {
+                const double a = fabs(alpha[k]);
+                pb[k] = (nb[1][k] - nb[0][k]) / (2 * g->dx[k]);
+                num += a * (nb[1][k] + nb[0][k]) / (2 * g->dx[k]);
+                den += a / g->dx[k];
+            }
+            if (!(den > 0)) continue;
+            gm->ham(gm->user, 0, 1, x, pb, &h);
+            double v = (num - h) / den;
+            if (v > cap) v = cap;
+            const double d = fabs(v - out[j]) * den;   /* |rho phi + H^| before the update */
+            if (out[j] < cap && d > res) res = d;
+            out[j] = v;
+        }
+        extrapolate(g, out, held);
+        for (int64_t j = 0; j < N; j++) {
+            if (!(out[j] - out[j] == 0)) {
+                rc = dg_err_set(e, DG_ERR_NONFINITE, "hji: the value became non-finite at sweep %lld",
+                                (long long)st.iterations + 1);
+                goto cleanup;
+            }
+            if (out[j] > cap) out[j] = cap;
+        }
+        st.iterations++;
+        st.residual = res;
+        quiet = res < o->tol ? quiet + 1 : 0;
+        st.converged = quiet >= orders;   /* a whole cycle of orderings below tol */
+        if (o->progress) {
+            const dg_hji_progress pr = {.t = (double)st.iterations, .t_end = (double)max_sweeps,
+                                        .step = st.iterations, .seconds = dg_clock_s() - t0};
+            if (o->progress(o->progress_user, &pr)) {
+                rc = dg_err_set(e, DG_ERR_INTERRUPTED, "hji: stopped at sweep %lld", (long long)st.iterations);
+                goto cleanup;
             }
         }
     }
@@ -172,7 +186,6 @@ dg_status hji_sweep(const dg_hji_grid *g, const dg_hji_game *gm, const dg_hji_op
     st.updates_per_s = st.seconds > 0 ? st.cell_updates / st.seconds : 0;
     if (stats) *stats = st;
 cleanup:
-    free(alpha);
     free(held);
     return rc;
 }
