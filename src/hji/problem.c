@@ -390,7 +390,7 @@ static const dg_key COMMON_KEYS[] = {
     DG_K_F64("cost.discount", degree_keys, discount, 0, 0, INFINITY, 1, 0,
              "payoff time or cost: the discount rate rho (e^{-rho t})"),
     DG_K_BOOL("stationary", degree_keys, stationary, 0,
-              "payoff time or cost: solve the infinite-horizon (steady) value; t_end bounds the march"),
+              "payoff time or cost: solve the infinite-horizon (steady) value; the march stops at t_end (cost) or 2 t_end (time)"),
     DG_K_F64("solver.tol", degree_keys, tol, 1e-6, 0, INFINITY, 0, 0,
              "stationary: converged when max |rho V + H| over the free nodes is below it"),
     DG_K_ENUM("solver.method", degree_keys, method, DG_HJI_METHOD_MARCH, METHOD, NULL,
@@ -772,8 +772,12 @@ const double *dg_hji_problem_v0(const dg_hji_problem *p) { return p->initial ? p
 dg_status dg_hji_problem_solve_at(const dg_hji_problem *p, int nt, const double *times, double *out,
                                   dg_hji_stats *stats, dg_err *e) {
     if (!p || !out) return dg_err_set(e, DG_ERR_ARG, "hji: problem_solve needs a problem and out");
-    dg_status rc = dg_hji_solve(&p->grid, &p->game, &p->opts, dg_hji_problem_v0(p), p->obstacle, nt, times, out,
-                                stats, e);
+    /* a stationary time to reach marches up to twice the cap: a time that cannot be forced reaches
+     * the cap (and stops counting in the residual) only when the march does */
+    const double twice = 2 * (nt > 0 ? times[nt - 1] : 0);
+    const int longer = p->stationary && p->payoff == DG_HJI_PAYOFF_TIME && nt == 1;
+    dg_status rc = dg_hji_solve(&p->grid, &p->game, &p->opts, dg_hji_problem_v0(p), p->obstacle, nt,
+                                longer ? &twice : times, out, stats, e);
     if (p->payoff == DG_HJI_PAYOFF_TIME && (rc == DG_OK || rc == DG_ERR_INTERRUPTED))
         for (int64_t j = 0; j < (int64_t)nt * p->grid.nodes; j++) out[j] = out[j] > 0 ? out[j] : 0;  /* the target: 0 */
     return rc;

@@ -12,7 +12,11 @@
 #define DG_TESTS_UTIL_HJI_DEGREE_H
 
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include "difgames/config.h"
 
 #include "difgames/hji.h"
 
@@ -177,6 +181,102 @@ static inline deg_error deg_compare(const dg_hji_grid *g, const double *V, deg_e
     r.rel_l1 = den > 0 ? num / den : 0;
     r.mean_rel = nr ? rs / nr : 0;
     return r;
+}
+
+/* ------------------------------------------------------------- the five configs */
+
+/* Which exact value a config has. */
+typedef enum deg_kind { DEG_PURSUIT = 0, DEG_ZERMELO, DEG_DI, DEG_LQ } deg_kind;
+
+typedef struct deg_case {
+    const char *name;    /* configs/hji/<name>.yaml */
+    deg_kind    kind;
+    double      box;     /* the region compared: |x|_inf <= box (and outside the target, under the cap) */
+} deg_case;
+
+static const deg_case DEG_CASES[] = {
+    {"pursuit2d_time", DEG_PURSUIT, 2},
+    {"zermelo_time", DEG_ZERMELO, 2},
+    {"double_integrator_time", DEG_DI, 1},
+    {"lq_game", DEG_LQ, 1},
+    {"lq_discounted", DEG_LQ, 1},
+};
+#define DEG_NCASES ((int)(sizeof DEG_CASES / sizeof DEG_CASES[0]))
+
+/* The exact value of a loaded problem, every constant read from it (its keys), at x. */
+typedef struct deg_exact {
+    const dg_hji_problem *p;
+    deg_kind kind;
+    double   P[4];       /* LQ: V = x'Px */
+    double   are_residual;
+} deg_exact;
+
+static inline double deg_exact_at(const void *user, const double *x) {
+    const deg_exact *q = user;
+    const dg_hji_problem *p = q->p;
+    switch (q->kind) {
+    case DEG_PURSUIT:
+        return deg_pursuit_time(x, dg_hji_problem_param(p, "speed_pursuer"), dg_hji_problem_param(p, "speed_evader"),
+                                dg_hji_problem_param(p, "capture_radius"));
+    case DEG_ZERMELO: return deg_zermelo_time(x, p->lin.drift, dg_hji_problem_param(p, "target_radius"));
+    case DEG_DI: return deg_di_time(x, dg_hji_problem_param(p, "target_radius"));
+    default: return x[0] * x[0] * q->P[0] + x[0] * x[1] * (q->P[1] + q->P[2]) + x[1] * x[1] * q->P[3];
+    }
+}
+
+/* q for problem p: the LQ game's P from its matrices and weights (Riccati ODE to t_end, or the ARE
+ * when stationary). */
+static inline void deg_exact_init(deg_exact *q, const dg_hji_problem *p, deg_kind kind) {
+    memset(q, 0, sizeof *q);
+    q->p = p;
+    q->kind = kind;
+    if (kind != DEG_LQ) return;
+    const dg_hji_linear *l = &p->lin;
+    const double R = l->u_weight, gamma = sqrt(l->d_weight), rho = p->game.payoff.discount;
+    if (p->stationary) q->are_residual = deg_are(l->A, l->B, l->D, p->game.payoff.Q, R, gamma, rho, q->P);
+    else deg_riccati(l->A, l->B, l->D, p->game.payoff.Q, R, gamma, rho, p->terminal, p->t_end, 20000, q->P);
+}
+
+/* The config at path with its grid set to n nodes per axis (0: its own), accuracy acc and solver.method
+ * method (NULL: its own), solved with one thread and compared over c's region: *err, *st, and the value
+ * into *Vout when it is not NULL (the caller frees it). Returns 0, or 1 with msg set. */
+static inline int deg_run(const char *path, const deg_case *c, int n, const char *acc, const char *method,
+                          deg_error *err, dg_hji_stats *st, double **Vout, char *msg, size_t size) {
+    dg_err e = {0};
+    dg_cfg *cfg = dg_cfg_load(path, &e);
+    char buf[32];
+    int rc = 1;
+    dg_hji_problem *p = NULL;
+    double *V = NULL;
+    if (cfg && n > 0) {
+        snprintf(buf, sizeof buf, "%d", n);
+        if (!dg_cfg_set(cfg, "grid.n[0]", buf, &e)) dg_cfg_set(cfg, "grid.n[1]", buf, &e);
+    }
+    if (cfg && !e.status && acc) dg_cfg_set(cfg, "accuracy", acc, &e);
+    if (cfg && !e.status && method) dg_cfg_set(cfg, "solver.method", method, &e);
+    if (cfg && !e.status) p = dg_hji_problem_load(cfg, &e);
+    if (p && !dg_cfg_check_unused(cfg, &e)) {
+        p->opts.threads = 1;
+        V = malloc((size_t)p->grid.nodes * sizeof *V);
+        if (V && !dg_hji_problem_solve(p, V, st, &e)) {
+            deg_exact q;
+            deg_exact_init(&q, p, c->kind);
+            const int lq = c->kind == DEG_LQ;
+            /* time to reach: outside the target (T > 0) and under the cap; mean_rel where T >= 0.5 */
+            *err = deg_compare(&p->grid, V, deg_exact_at, &q, c->box, lq ? -INFINITY : 1e-12,
+                               lq ? INFINITY : p->t_end, lq ? 0.05 : 0.5);
+            rc = 0;
+        }
+    }
+    if (rc) snprintf(msg, size, "%.200s: %.300s", path, e.msg[0] ? e.msg : "out of memory");
+    if (!rc && Vout) {
+        *Vout = V;
+        V = NULL;
+    }
+    free(V);
+    dg_hji_problem_free(p);
+    dg_cfg_free(cfg);
+    return rc;
 }
 
 #endif

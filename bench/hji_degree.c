@@ -1,0 +1,144 @@
+/* hji_degree: games of degree against their exact values (the tables of docs/hji.md, "Games of
+ * degree"): the five configs configs/hji/{pursuit2d_time, zermelo_time, double_integrator_time,
+ * lq_game, lq_discounted}.yaml. A benchmark built with the rest (build/bench/hji_degree); `check`
+ * also runs as the ctest hji_degree_configs.
+ *
+ *     ./build/bench/hji_degree check     each config on its default grid: errors, steps, seconds;
+ *                                        exits 1 when a mean relative error reaches 2 %
+ *     ./build/bench/hji_degree table     errors at 3 grid sizes per accuracy, with observed orders
+ *     ./build/bench/hji_degree sweep     stationary configs: time-marching against fast sweeping
+ *
+ * The configs are found next to this file (../configs/hji), so it runs from any directory. One
+ * thread; errors over each config's region (tests/util/hji_degree.h): rel L1 = sum |V - V*| / sum
+ * |V*|, mean rel = the mean of |V - V*| / V* where V* >= 0.5 (time) or 0.05 (LQ).
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../tests/util/hji_degree.h"
+
+static void config_path(const char *name, char *out, size_t size) {
+    char dir[1024];
+    snprintf(dir, sizeof dir, "%s", __FILE__);
+    char *slash = strrchr(dir, '/');
+    if (slash) *slash = 0;
+    else snprintf(dir, sizeof dir, "bench");
+    snprintf(out, size, "%s/../configs/hji/%s.yaml", dir, name);
+}
+
+static int check(void) {
+    int bad = 0;
+    printf("| config | grid | accuracy | rel L1 | mean rel | max abs | steps | converged | residual | seconds |\n");
+    printf("|---|---|---|---|---|---|---|---|---|---|\n");
+    for (int i = 0; i < DEG_NCASES; i++) {
+        char path[1200], msg[512];
+        config_path(DEG_CASES[i].name, path, sizeof path);
+        deg_error r;
+        dg_hji_stats st;
+        dg_err e = {0};
+        dg_cfg *cfg = dg_cfg_load(path, &e);
+        dg_hji_problem *p = cfg ? dg_hji_problem_load(cfg, &e) : NULL;
+        if (!p) {
+            fprintf(stderr, "%s\n", e.msg);
+            dg_cfg_free(cfg);
+            return 1;
+        }
+        const int n = p->grid.n[0];
+        const char *acc = dg_hji_accuracy_name(dg_hji_accuracy_of(&p->opts));
+        const int stationary = p->stationary;
+        dg_hji_problem_free(p);
+        dg_cfg_free(cfg);
+        if (deg_run(path, &DEG_CASES[i], 0, NULL, NULL, &r, &st, NULL, msg, sizeof msg)) {
+            fprintf(stderr, "%s\n", msg);
+            return 1;
+        }
+        const int fail = !(r.rel_l1 < 0.02) || !(r.mean_rel < 0.02) || (stationary && !st.converged);
+        printf("| %s | %d^2 | %s | %.2e | %.2e | %.2e | %lld | %s | %.2e | %.2f |%s\n", DEG_CASES[i].name, n, acc,
+               r.rel_l1, r.mean_rel, r.max_abs, (long long)st.steps, stationary ? (st.converged ? "yes" : "NO") : "-",
+               stationary ? st.residual : 0.0, st.seconds, fail ? "  FAILED" : "");
+        bad |= fail;
+    }
+    return bad;
+}
+
+static void order(char out[32], double prev, double now, double ratio) {
+    out[0] = 0;
+    if (prev > 0 && now > 0) snprintf(out, 32, "%.2f", log(prev / now) / log(ratio));
+}
+
+static int table(void) {
+    static const int N[][3] = {{41, 81, 161}, {41, 81, 161}, {121, 241, 481}, {21, 41, 81}, {21, 41, 81}};
+    static const char *const ACC[] = {"low", "medium", "veryHigh"};
+    printf("| config | accuracy | grid | rel L1 | order | mean rel | max abs | steps | seconds |\n");
+    printf("|---|---|---|---|---|---|---|---|---|\n");
+    for (int i = 0; i < DEG_NCASES; i++)
+        for (int a = 0; a < 3; a++) {
+            double prev = 0;
+            for (int k = 0; k < 3; k++) {
+                char path[1200], msg[512], o[32];
+                deg_error r;
+                dg_hji_stats st;
+                config_path(DEG_CASES[i].name, path, sizeof path);
+                if (deg_run(path, &DEG_CASES[i], N[i][k], ACC[a], NULL, &r, &st, NULL, msg, sizeof msg)) {
+                    fprintf(stderr, "%s\n", msg);
+                    return 1;
+                }
+                order(o, prev, r.rel_l1, (N[i][k] - 1.0) / (N[i][k > 0 ? k - 1 : 0] - 1.0));
+                printf("| %s | %s | %d^2 | %.2e | %s | %.2e | %.2e | %lld | %.2f |\n", DEG_CASES[i].name, ACC[a], N[i][k],
+                       r.rel_l1, o, r.mean_rel, r.max_abs, (long long)st.steps, st.seconds);
+                fflush(stdout);
+                prev = r.rel_l1;
+            }
+        }
+    return 0;
+}
+
+static int sweep(void) {
+    static const int STAT[] = {0, 1, 4};   /* the stationary configs */
+    printf("| config | grid | method | iterations | residual | seconds | rel L1 | mean rel | max abs | march vs sweep rel L1 |\n");
+    printf("|---|---|---|---|---|---|---|---|---|---|\n");
+    for (int s = 0; s < 3; s++) {
+        const deg_case *c = &DEG_CASES[STAT[s]];
+        char path[1200], msg[512];
+        config_path(c->name, path, sizeof path);
+        double *V[2] = {NULL, NULL};
+        deg_error r[2];
+        dg_hji_stats st[2];
+        static const char *const M[] = {"march", "sweep"};
+        for (int m = 0; m < 2; m++)
+            if (deg_run(path, c, 0, NULL, M[m], &r[m], &st[m], &V[m], msg, sizeof msg)) {
+                fprintf(stderr, "%s\n", msg);
+                free(V[0]);
+                return 1;
+            }
+        /* agreement over the whole grid */
+        dg_err e = {0};
+        dg_cfg *cfg = dg_cfg_load(path, &e);
+        dg_hji_problem *p = cfg ? dg_hji_problem_load(cfg, &e) : NULL;
+        double num = 0, den = 0;
+        for (int64_t j = 0; p && j < p->grid.nodes; j++) {
+            num += fabs(V[0][j] - V[1][j]);
+            den += fabs(V[0][j]);
+        }
+        for (int m = 0; m < 2; m++)
+            printf("| %s | %d^2 | %s | %lld | %.2e | %.2f | %.2e | %.2e | %.2e | %s%.2e |\n", c->name, p ? p->grid.n[0] : 0,
+                   M[m], (long long)st[m].iterations, st[m].residual, st[m].seconds, r[m].rel_l1, r[m].mean_rel,
+                   r[m].max_abs, m ? "" : "", den > 0 ? num / den : 0);
+        dg_hji_problem_free(p);
+        dg_cfg_free(cfg);
+        free(V[0]);
+        free(V[1]);
+    }
+    return 0;
+}
+
+int main(int argc, char **argv) {
+    const char *what = argc > 1 ? argv[1] : "check";
+    if (!strcmp(what, "check")) return check();
+    if (!strcmp(what, "table")) return table();
+    if (!strcmp(what, "sweep")) return sweep();
+    fprintf(stderr, "usage: hji_degree [check | table | sweep]\n");
+    return 2;
+}
