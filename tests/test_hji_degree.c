@@ -233,7 +233,7 @@ static void test_time_obstacles(void **state) {
             assert_true(b[j] == 6);
             inside++;
         }
-        if (fabs(x[0]) <= 1.5 && fabs(x[1]) <= 1.5 && !(b[j] >= a[j] - 5e-3))   /* to the scheme's noise; not the corners */
+        if (fabs(x[0]) <= 1.5 && fabs(x[1]) <= 1.5 && !(b[j] >= a[j] - 0.02))   /* medium's error on 41^2; not the corners */
             fail_msg("(%g, %g): %g with the obstacle, %g without", x[0], x[1], b[j], a[j]);
     }
     assert_true(inside > 10);
