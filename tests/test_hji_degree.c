@@ -268,7 +268,6 @@ static void test_options_and_errors(void **state) {
         {"game: pursuit2d\ncost: {discount: 1}\n", "'cost'"},
         {"game: pursuit2d\npayoff: cost\nsolver: {method: sweep}\n", "solver.method"},
         {"game: pursuit2d\npayoff: cost\nobstacles:\n  - {shape: ball, center: [1, 1], radius: 0.2}\n", "obstacles"},
-        {"game: linear\n", "control.matrix"},
         {"game: linear\ncontrol: {matrix: [1, 0, 0]}\n", "control.matrix"},
         {"game: linear\ncontrol: {set: quadratic, matrix: [0, 1]}\npayoff: time\n", "control.set"},
         {"game: linear\ncontrol: {matrix: [0, 1]}\ndisturbance: {set: ball}\n", "disturbance.matrix"},

@@ -186,9 +186,12 @@ static const char *const LIN_DSET[] = {"none", "box", "ball", "quadratic", NULL}
 #define LIN_ARRAY(nm, F, cnt, mn, mx, rq, doc_)                                                               \
     {.name = nm, .type = DG_KEY_F64_ARRAY, .offset = offsetof(dg_hji_problem, lin.F), .count_offset = cnt,   \
      .lo = -INFINITY, .hi = INFINITY, .min_n = mn, .max_n = mx, .req = rq, .doc = doc_}
-#define LIN_INPUT(who, W, role, F)                                                                    \
-    LIN_ARRAY(who ".matrix", F, offsetof(dg_hji_problem, lin.n##F), 2, 2 * DG_HJI_MAX_INPUT, 0,                 \
-              "its matrix (2 x m row-major, m = items / 2): " who "'s term of x'"),                             \
+static const double LIN_EYE[] = {1, 0, 0, 1};
+#define LIN_INPUT(who, W, role, F, dv, dn)                                                                     \
+    {.name = who ".matrix", .type = DG_KEY_F64_ARRAY, .offset = offsetof(dg_hji_problem, lin.F),                \
+     .count_offset = offsetof(dg_hji_problem, lin.n##F), .lo = -INFINITY, .hi = INFINITY, .min_n = 2,            \
+     .max_n = 2 * DG_HJI_MAX_INPUT, .def_v = dv, .def_n = dn,                                                   \
+     .doc = "its matrix (2 x m row-major, m = items / 2): " who "'s term of x'"},                               \
     DG_K_F64(who ".bound", dg_hji_problem, lin.W##_bound, 1, 0, INFINITY, 1, 0,                                 \
              "box: |" role "_j| <= bound; ball: |" role "| <= bound"),                                          \
     DG_K_F64(who ".weight", dg_hji_problem, lin.W##_weight, 1, 0, INFINITY, 0, 0,                               \
@@ -199,10 +202,10 @@ static const dg_key LINEAR_KEYS[] = {
     LIN_ARRAY("dynamics.drift", drift, 0, 2, 2, 0, "the constant term of x' (a current; default 0)"),
     DG_K_ENUM("control.set", dg_hji_problem, lin.u_set, 0, LIN_SET, NULL,
               "the control u (minimises): box, ball, or quadratic (unbounded, at a running cost)"),
-    LIN_INPUT("control", u, "u", B),
+    LIN_INPUT("control", u, "u", B, LIN_EYE, 4),
     DG_K_ENUM("disturbance.set", dg_hji_problem, lin.d_set, 0, LIN_DSET, NULL,
               "the disturbance d (maximises): none, box, ball, or quadratic (at a running cost -weight |d|^2)"),
-    LIN_INPUT("disturbance", d, "d", D),
+    LIN_INPUT("disturbance", d, "d", D, NULL, 0),
 };
 
 static void dyn_linear(void *user, const double *x, double *f, double *G, double *D) {
@@ -236,7 +239,6 @@ static void read_linear(dg_hji_problem *p) {
 
 static dg_status check_linear(const dg_hji_problem *p, dg_cfg *c, dg_err *e) {
     const dg_hji_linear *l = &p->lin;
-    if (!l->nB) return dg_cfg_error(c, "control.matrix", e, "missing: the control's matrix B (2 x m, row-major)");
     if (l->nB % 2) return dg_cfg_error(c, "control.matrix", e, "%d items: expected 2 x m (an even count)", l->nB);
     if (l->d_set && !l->nD)
         return dg_cfg_error(c, "disturbance.matrix", e, "missing: the disturbance's matrix D (2 x m, row-major)");
