@@ -7,6 +7,9 @@
  *                                        exits 1 when a mean relative error reaches 2 %
  *     ./build/bench/hji_degree table     errors at 3 grid sizes per accuracy, with observed orders
  *     ./build/bench/hji_degree sweep     stationary configs: time-marching against fast sweeping
+ *     ./build/bench/hji_degree chauffeur the homicidal chauffeur's capture time (chauffeur_time.yaml):
+ *                                        the straight chase ahead of the car, and {T <= tau} against
+ *                                        the game of kind's tube (chauffeur.yaml on the same grid)
  *
  * The configs are found next to this file (../configs/hji), so it runs from any directory. One
  * thread; errors over each config's region (tests/util/hji_degree.h): rel L1 = sum |V - V*| / sum
@@ -134,11 +137,78 @@ static int sweep(void) {
     return 0;
 }
 
+/* path loaded as a problem (grid n per axis if n > 0), one thread; NULL after printing the error */
+static dg_hji_problem *load_at(const char *path, int n, dg_cfg **cfg) {
+    dg_err e = {0};
+    char buf[32];
+    snprintf(buf, sizeof buf, "%d", n);
+    *cfg = dg_cfg_load(path, &e);
+    if (*cfg && n > 0 && (dg_cfg_set(*cfg, "grid.n[0]", buf, &e) || dg_cfg_set(*cfg, "grid.n[1]", buf, &e))) {
+        dg_cfg_free(*cfg);
+        *cfg = NULL;
+    }
+    dg_hji_problem *p = *cfg ? dg_hji_problem_load(*cfg, &e) : NULL;
+    if (!p) fprintf(stderr, "%s\n", e.msg);
+    else p->opts.threads = 1;
+    return p;
+}
+
+static int chauffeur(void) {
+    static const double TAU[] = {1, 2, 3, 4};
+    char pt[1200], pk[1200];
+    config_path("chauffeur_time", pt, sizeof pt);
+    config_path("chauffeur", pk, sizeof pk);
+    printf("| grid | tau | nodes T <= tau | nodes V_kind <= 0 | disagree | of them, T off tau by > 0.05 |\n|---|---|---|---|---|---|\n");
+    for (int g = 0; g < 2; g++) {
+        dg_cfg *ct = NULL, *ck = NULL;
+        const int n = g ? 241 : 121;
+        dg_hji_problem *p = load_at(pt, n, &ct), *q = p ? load_at(pk, n, &ck) : NULL;
+        const int64_t N = p ? p->grid.nodes : 0;
+        double *T = q ? malloc((size_t)N * sizeof *T) : NULL, *K = T ? malloc(4 * (size_t)N * sizeof *K) : NULL;
+        dg_err e = {0};
+        dg_hji_stats st;
+        int rc = !K || dg_hji_problem_solve(p, T, &st, &e) || dg_hji_problem_solve_at(q, 4, TAU, K, NULL, &e);
+        for (int k = 0; !rc && k < 4; k++) {
+            int64_t a = 0, b = 0, dis = 0, far = 0;
+            for (int64_t j = 0; j < N; j++) {
+                const int in_t = T[j] <= TAU[k], in_k = K[(int64_t)k * N + j] <= 0;
+                a += in_t;
+                b += in_k;
+                dis += in_t != in_k;
+                far += in_t != in_k && fabs(T[j] - TAU[k]) > 0.05;
+            }
+            printf("| %d^2 | %g | %lld | %lld | %lld | %lld |\n", n, TAU[k], (long long)a, (long long)b, (long long)dis,
+                   (long long)far);
+        }
+        if (!rc) {
+            printf("\n%d^2 (%.2f s): ahead of the car, T against the straight chase (y - r)/(v_p - v_e):", n, st.seconds);
+            const double r = dg_hji_problem_param(p, "capture_radius"),
+                         c = dg_hji_problem_param(p, "speed_pursuer") - dg_hji_problem_param(p, "speed_evader");
+            for (double y = 0.5; y <= 2.51; y += 0.5) {
+                const double x[2] = {0, y};
+                printf(" y %.1f: %.4f / %.4f;", y, dg_hji_interp(&p->grid, T, x, NULL), (y - r) / c);
+            }
+            printf("\n\n");
+        } else if (K) {
+            fprintf(stderr, "%s\n", e.msg);
+        }
+        free(T);
+        free(K);
+        dg_hji_problem_free(p);
+        dg_hji_problem_free(q);
+        dg_cfg_free(ct);
+        dg_cfg_free(ck);
+        if (rc) return 1;
+    }
+    return 0;
+}
+
 int main(int argc, char **argv) {
     const char *what = argc > 1 ? argv[1] : "check";
     if (!strcmp(what, "check")) return check();
     if (!strcmp(what, "table")) return table();
     if (!strcmp(what, "sweep")) return sweep();
-    fprintf(stderr, "usage: hji_degree [check | table | sweep]\n");
+    if (!strcmp(what, "chauffeur")) return chauffeur();
+    fprintf(stderr, "usage: hji_degree [check | table | sweep | chauffeur]\n");
     return 2;
 }
