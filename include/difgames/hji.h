@@ -404,6 +404,9 @@ dg_status       dg_hji_problem_solve_at(const dg_hji_problem *p, int nt, const d
                                         dg_hji_stats *stats, dg_err *e);
 /* The value at tau = 0 the solve starts from: the target (a game of kind) or p->initial. */
 const double   *dg_hji_problem_v0(const dg_hji_problem *p);
+/* The terminal cost g(x) of a payoff: cost problem, x'Q_T x (0 for the others): what a simulation of
+ * the finite horizon adds at t_end (times e^{-rho t_end}) to the running cost it has added up. */
+double          dg_hji_problem_terminal_cost(const dg_hji_problem *p, const double *x);
 
 /* ------------------------------------------------------------- simulation */
 /* Both players follow the equilibrium feedback of a value V (p's grid): at each step the bang-bang

@@ -603,7 +603,6 @@ static dg_status build_degree(dg_cfg *c, dg_hji_problem *p, dg_err *e) {
     if (p->payoff == DG_HJI_PAYOFF_COST && p->obstacle)
         return dg_cfg_error(c, "obstacles", e, "apply to games of kind and to payoff: time, not to payoff: cost");
     const int64_t N = p->grid.nodes;
-    const int nx = p->grid.ndim;
     p->initial = malloc((size_t)N * sizeof *p->initial);
     if (p->payoff == DG_HJI_PAYOFF_TIME) p->stop = malloc((size_t)N * sizeof *p->stop);
     if (!p->initial || (p->payoff == DG_HJI_PAYOFF_TIME && !p->stop))
@@ -626,11 +625,9 @@ static dg_status build_degree(dg_cfg *c, dg_hji_problem *p, dg_err *e) {
             p->initial[j] = obst ? p->t_end : v;
             p->stop[j] = obst || p->target[j] <= 0 ? -1 : 1;
         } else {
-            double x[DG_HJI_MAX_DIMS], g = 0;
+            double x[DG_HJI_MAX_DIMS];
             dg_hji_grid_point(&p->grid, j, x);
-            for (int a = 0; a < nx; a++)
-                for (int b = 0; b < nx; b++) g += x[a] * p->terminal[a * nx + b] * x[b];
-            p->initial[j] = g;
+            p->initial[j] = dg_hji_problem_terminal_cost(p, x);
         }
     }
     p->opts.stop = p->stop;
@@ -770,6 +767,15 @@ dg_status dg_hji_problem_solve(const dg_hji_problem *p, double *out, dg_hji_stat
 }
 
 const double *dg_hji_problem_v0(const dg_hji_problem *p) { return p->initial ? p->initial : p->target; }
+
+double dg_hji_problem_terminal_cost(const dg_hji_problem *p, const double *x) {
+    if (!p || p->payoff != DG_HJI_PAYOFF_COST) return 0;
+    const int nx = p->grid.ndim;
+    double g = 0;
+    for (int a = 0; a < nx; a++)
+        for (int b = 0; b < nx; b++) g += x[a] * p->terminal[a * nx + b] * x[b];
+    return g;
+}
 
 dg_status dg_hji_problem_solve_at(const dg_hji_problem *p, int nt, const double *times, double *out,
                                   dg_hji_stats *stats, dg_err *e) {
