@@ -183,14 +183,14 @@ static void target_chase4d(dg_hji_problem *p) { target_ball0(p, 3u, p->param[C4_
 enum { LIN_R };
 static const char *const LIN_SET[] = {"box", "ball", "quadratic", NULL};
 static const char *const LIN_DSET[] = {"none", "box", "ball", "quadratic", NULL};
-#define LIN_ARRAY(nm, F, cnt, mn, mx, rq, doc_)                                                               \
-    {.name = nm, .type = DG_KEY_F64_ARRAY, .offset = offsetof(dg_hji_problem, lin.F), .count_offset = cnt,   \
-     .lo = -INFINITY, .hi = INFINITY, .min_n = mn, .max_n = mx, .req = rq, .doc = doc_}
+#define LIN_ARRAY(nm, F, mn, mx, doc_)                                                                        \
+    {.name = nm, .type = DG_KEY_F64_ARRAY, .offset = offsetof(dg_hji_problem, lin.F), .lo = -INFINITY,        \
+     .hi = INFINITY, .min_n = mn, .max_n = mx, .def_str = "0", .doc = doc_}
 static const double LIN_EYE[] = {1, 0, 0, 1};
-#define LIN_INPUT(who, W, role, F, dv, dn)                                                                     \
+#define LIN_INPUT(who, W, role, F, dv, dn, ds)                                                                 \
     {.name = who ".matrix", .type = DG_KEY_F64_ARRAY, .offset = offsetof(dg_hji_problem, lin.F),                \
      .count_offset = offsetof(dg_hji_problem, lin.n##F), .lo = -INFINITY, .hi = INFINITY, .min_n = 2,            \
-     .max_n = 2 * DG_HJI_MAX_INPUT, .def_v = dv, .def_n = dn,                                                   \
+     .max_n = 2 * DG_HJI_MAX_INPUT, .def_v = dv, .def_n = dn, .def_str = ds,                                    \
      .doc = "its matrix (2 x m row-major, m = items / 2): " who "'s term of x'"},                               \
     DG_K_F64(who ".bound", dg_hji_problem, lin.W##_bound, 1, 0, INFINITY, 1, 0,                                 \
              "box: |" role "_j| <= bound; ball: |" role "| <= bound"),                                          \
@@ -198,14 +198,14 @@ static const double LIN_EYE[] = {1, 0, 0, 1};
              "quadratic: the running cost weight |" role "|^2 (payoff: cost)")
 static const dg_key LINEAR_KEYS[] = {
     SIZE("target_radius", LIN_R, 0.2, "the target: the disk of this radius at the origin"),
-    LIN_ARRAY("dynamics.A", A, 0, 4, 4, 0, "A (2 x 2 row-major) in x' = A x + drift + B u + D d (default 0)"),
-    LIN_ARRAY("dynamics.drift", drift, 0, 2, 2, 0, "the constant term of x' (a current; default 0)"),
+    LIN_ARRAY("dynamics.A", A, 4, 4, "A (2 x 2 row-major) in x' = A x + drift + B u + D d"),
+    LIN_ARRAY("dynamics.drift", drift, 2, 2, "the constant term of x' (a current)"),
     DG_K_ENUM("control.set", dg_hji_problem, lin.u_set, 0, LIN_SET, NULL,
               "the control u (minimises): box, ball, or quadratic (unbounded, at a running cost)"),
-    LIN_INPUT("control", u, "u", B, LIN_EYE, 4),
+    LIN_INPUT("control", u, "u", B, LIN_EYE, 4, NULL),
     DG_K_ENUM("disturbance.set", dg_hji_problem, lin.d_set, 0, LIN_DSET, NULL,
               "the disturbance d (maximises): none, box, ball, or quadratic (at a running cost -weight |d|^2)"),
-    LIN_INPUT("disturbance", d, "d", D, NULL, 0),
+    LIN_INPUT("disturbance", d, "d", D, NULL, 0, "none"),
 };
 
 static void dyn_linear(void *user, const double *x, double *f, double *G, double *D) {
