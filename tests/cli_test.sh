@@ -113,6 +113,13 @@ grep -q '"outcome": *"capture"' "$T/out" || { echo "FAIL hji play: $(cat "$T/out
 printf 'game: pursuit2d\nt_end: -1\n' >"$T/p2bad.yaml"
 check "hji bad config"        2 "p2bad.yaml:2"     "$DG" hji solve --config "$T/p2bad.yaml" --out "$T/x.safetensors"
 check "hji play bad --from"   2 "--from"           "$DG" hji play --config "$T/p2.yaml" --value "$T/v.safetensors" --from 1
+# a game of degree: the time to reach, stationary (converged, iterations and residual in the JSON)
+printf 'game: pursuit2d\npayoff: time\nstationary: true\nt_end: 6\naccuracy: low\ngrid: {n: [21, 21]}\nsolver: {tol: 0.05}\n' >"$T/pt.yaml"
+check "hji solve time"        0 ""                 "$DG" hji solve --config "$T/pt.yaml" --out "$T/vt.safetensors"
+tail -n 1 "$T/out" | grep -q '"converged": *true.*"residual"' || { echo "FAIL hji solve time JSON: $(tail -n 1 "$T/out")"; fail=$((fail + 1)); }
+check "hji stationary --times" 2 "stationary"      "$DG" hji solve --config "$T/pt.yaml" --out "$T/x.safetensors" --times 1
+printf 'game: linear\ncontrol: {set: quadratic}\n' >"$T/lq.yaml"
+check "hji quadratic needs cost" 2 "lq.yaml:2"     "$DG" hji solve --config "$T/lq.yaml" --out "$T/x.safetensors"
 check "pg --help"             0 ""                 "$DG" pg --help
 printf 'panel,series,label,color,steps,loss\na,b,B,1f77b4,10,1\na,b,,1f77b4,100,nan\na,b,,1f77b4,1000,0.5\n' >"$T/curves.csv"
 check "pg --plot"             0 ""                 "$DG" pg --plot "$T/curves.csv" --png "$T/curves.png" --title T

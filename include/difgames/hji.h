@@ -106,7 +106,15 @@ typedef enum dg_hji_weno_eps {     /* WENO5 smoothness epsilon                  
 } dg_hji_weno_eps;
 typedef enum dg_hji_real { DG_HJI_REAL_F64 = 0, DG_HJI_REAL_F32 } dg_hji_real;  /* value precision          */
 typedef enum dg_hji_role { DG_HJI_ROLE_MIN = 0, DG_HJI_ROLE_MAX } dg_hji_role;  /* a player's aim             */
-typedef enum dg_hji_set  { DG_HJI_SET_BOX = 0, DG_HJI_SET_BALL } dg_hji_set;  /* a player's input bounds    */
+typedef enum dg_hji_set  {        /* a player's input set                                            */
+    DG_HJI_SET_BOX = 0,            /* lo <= u <= hi                                                   */
+    DG_HJI_SET_BALL,               /* |u - center| <= radius                                          */
+    DG_HJI_SET_QUAD                /* unbounded, at a running cost weight |u|^2 (games of degree)     */
+} dg_hji_set;
+typedef enum dg_hji_method {       /* how a stationary problem (opts.tol > 0) is solved                */
+    DG_HJI_METHOD_MARCH = 0,       /* time-marching (the scheme of the finite horizon) to steady state */
+    DG_HJI_METHOD_SWEEP            /* fast sweeping: Lax-Friedrichs Gauss-Seidel, 2^d orderings       */
+} dg_hji_method;
 
 /* ------------------------------------------------------------------- grid */
 /* Axis k has n[k] nodes lo[k] + i dx[k]. A plain axis spans [lo, hi] with dx = (hi - lo)/(n - 1);
@@ -143,13 +151,32 @@ typedef void (*dg_hji_alpha_fn)(void *user, double t, int n, const double *x, co
 /* One player's input: u (the control) or d (the disturbance). */
 typedef struct dg_hji_input {
     int         dim;                      /* components; 0: absent                             */
-    dg_hji_set  set;                      /* BOX: lo <= u <= hi;  BALL: |u - center| <= radius */
+    dg_hji_set  set;                      /* BOX: lo <= u <= hi;  BALL: |u - center| <= radius;
+                                             QUAD: any u, running cost +weight |u|^2 for a MIN
+                                             player, -weight |u|^2 for a MAX one (payoff.on)   */
     dg_hji_role role;                     /* MIN or MAX: what the player does to the value     */
     double      lo[DG_HJI_MAX_INPUT];     /* box                                               */
     double      hi[DG_HJI_MAX_INPUT];
     double      center[DG_HJI_MAX_INPUT]; /* ball                                              */
     double      radius;
+    double      weight;                   /* QUAD: > 0                                         */
 } dg_hji_input;
+
+/* A game of degree's payoff (payoff.on): the minimiser pays, the maximiser receives
+ *     J = int_0^tau e^{-rho s} L(x, u, d) ds + e^{-rho tau} g(x(tau)),
+ *     L = running + x'Qx + sum over QUAD players of (+-) weight |input|^2,
+ * g the initial value v0 (the terminal cost), tau the time-to-go. The value solves
+ *     phi_tau + rho phi + H(x, grad phi) = 0,  H = -(L0(x) + p.f + ext_u + ext_d),
+ * ext over each player's set of (p.G u) or, for QUAD, of (p.G u +- weight |u|^2): in closed form
+ * -|G^T p|^2 / (4 weight) for a MIN player (u* = -G^T p / (2 weight)), +|D^T p|^2 / (4 weight)
+ * for a MAX one (d* = D^T p / (2 weight)). A game of kind (payoff.on = 0) is the case L = 0,
+ * rho = 0. */
+typedef struct dg_hji_payoff {
+    int    on;                                   /* 1: a game of degree                        */
+    double running;                              /* L0: a constant running cost (1: time)      */
+    double Q[DG_HJI_MAX_DIMS * DG_HJI_MAX_DIMS]; /* (nx, nx) row-major: the state cost x'Qx     */
+    double discount;                             /* rho >= 0                                   */
+} dg_hji_payoff;
 
 /* A game: control- and disturbance-affine dynamics (dyn set), or a generic Hamiltonian (ham and alpha
  * set, dyn NULL) for phi_tau + ham(t, x, grad phi) = 0. The struct is the caller's; user is passed
@@ -158,24 +185,32 @@ typedef struct dg_hji_game {
     int             nx;                   /* state dimension (= grid.ndim)                     */
     dg_hji_dyn_fn   dyn;                  /* x' = f(x) + G(x) u + D(x) d                       */
     dg_hji_input    u, d;                 /* the players' bounds and roles                     */
+    dg_hji_payoff   payoff;               /* a game of degree's running cost and discount      */
     dg_hji_ham_fn   ham;                  /* or: a generic Hamiltonian ...                     */
     dg_hji_alpha_fn alpha;                /* ... and its dissipation bounds                    */
     void           *user;
 } dg_hji_game;
 
-/* Returns DG_OK or DG_ERR_ARG naming what is wrong (dimensions, empty box, negative radius, no
- * dynamics and no Hamiltonian, nx != ndim when ndim > 0). */
+/* Returns DG_OK or DG_ERR_ARG naming what is wrong (dimensions, empty box, negative radius, a QUAD
+ * input without a payoff or a positive weight, no dynamics and no Hamiltonian, nx != ndim when
+ * ndim > 0). */
 dg_status dg_hji_game_check(const dg_hji_game *gm, int ndim, dg_err *e);
 /* The players' optimal inputs at x for the value gradient p (nx), bang-bang: a box player takes the
  * bound matching the sign of (G^T p)_j (the centre where it is 0), a ball player centre +- radius
- * along G^T p. u (u.dim) and d (d.dim) may be NULL. Affine games only (zeros otherwise). */
+ * along G^T p; a QUAD player -+ G^T p / (2 weight). u (u.dim) and d (d.dim) may be NULL. Affine
+ * games only (zeros otherwise). */
 void   dg_hji_game_optimal(const dg_hji_game *gm, const double *x, const double *p, double *u, double *d);
-/* H(x, p) in the solver's convention (phi_tau + H = 0): -(p.f + ext_u + ext_d) for an affine game,
- * ham(0, x, p) for a generic one. */
+/* H(x, p) in the solver's convention (phi_tau + rho phi + H = 0): -(L0(x) + p.f + ext_u + ext_d) for
+ * an affine game (L0 = 0 for a game of kind), ham(0, x, p) for a generic one. */
 double dg_hji_game_hamiltonian(const dg_hji_game *gm, const double *x, const double *p);
 /* xdot (nx) = f(x) + G(x) u + D(x) d; u or d NULL counts as 0. Affine games only. */
 void   dg_hji_game_dynamics(const dg_hji_game *gm, const double *x, const double *u, const double *d,
                             double *xdot);
+/* The running cost L(x, u, d) of a game of degree (0 for a game of kind): what a simulation adds up,
+ * e^{-rho t} L dt along the path, to compare with V(x0). u or d NULL counts as 0. */
+double dg_hji_game_running_cost(const dg_hji_game *gm, const double *x, const double *u, const double *d);
+/* 1 when gm is a game of degree (payoff.on). */
+int    dg_hji_game_degree(const dg_hji_game *gm);
 
 /* --------------------------------------------------------- targets, sets */
 /* Signed distances over the grid (negative inside) into out (nodes). axes is a bit mask of the axes
@@ -209,6 +244,16 @@ typedef struct dg_hji_opts {
     double             cfl;               /* default 0.75: dt = cfl / sum_i max_x alpha_i/dx_i */
     double             dt;                /* > 0: fixed step instead (rounded down to land)    */
     int                threads;           /* OpenMP threads; 0: OpenMP's, at most 1 per 16k nodes */
+    /* games of degree */
+    const double      *stop;              /* (nodes) or NULL: where <= 0 the game is over (the
+                                             target of a time to reach): phi stays v0 there    */
+    double             cap;               /* > 0: phi = min(phi, cap) after each step (a time to
+                                             reach that cannot be forced within cap reads cap) */
+    double             tol;               /* > 0: stationary: stop once max |phi_tau| < tol
+                                             over the nodes not held by stop or cap (the last
+                                             time is then the most time marched)               */
+    dg_hji_method      method;            /* stationary: MARCH (default) or SWEEP              */
+    int64_t            max_sweeps;        /* SWEEP: the most Gauss-Seidel sweeps (0: 100000)   */
     dg_hji_progress_fn progress;          /* may be NULL                                       */
     void              *progress_user;
 } dg_hji_opts;
@@ -222,6 +267,12 @@ typedef struct dg_hji_stats {
     double  updates_per_s;                /* cell_updates / seconds                            */
     double  dt_min, dt_max;               /* smallest and largest step                         */
     int     threads;                      /* threads used                                      */
+    /* stationary solves (opts.tol > 0) */
+    int     converged;                    /* 1: residual < tol                                 */
+    int64_t iterations;                   /* time steps (MARCH) or sweeps (SWEEP)              */
+    double  residual;                     /* the last max |phi_tau| (MARCH) or max change of a
+                                             sweep cycle (SWEEP) over the free nodes           */
+    double  t;                            /* MARCH: the time marched                           */
 } dg_hji_stats;
 
 dg_hji_opts dg_hji_opts_default(void);                                 /* veryHigh, GLF, BRS, cfl 0.75   */
@@ -289,6 +340,26 @@ typedef struct dg_hji_link {
     const char *capture_param;            /* ... is below this constant                        */
 } dg_hji_link;
 
+/* What a problem's value is (config key payoff). */
+typedef enum dg_hji_payoff_type {
+    DG_HJI_PAYOFF_KIND = 0,               /* a game of kind: v0 is the target's signed distance */
+    DG_HJI_PAYOFF_TIME,                   /* the time to reach the target (running cost 1, the
+                                             game over there), capped at t_end                  */
+    DG_HJI_PAYOFF_COST                    /* running cost, terminal cost x'Q_T x, discount     */
+} dg_hji_payoff_type;
+
+/* The linear game's config-declared terms: x' = A x + drift + B u + D d (game: linear). */
+typedef struct dg_hji_linear {
+    double A[DG_HJI_MAX_DIMS * DG_HJI_MAX_DIMS];   /* (nx, nx) row-major                       */
+    double drift[DG_HJI_MAX_DIMS];                 /* a constant term (a current, a wind)      */
+    double B[DG_HJI_MAX_DIMS * DG_HJI_MAX_INPUT];  /* (nx, nu) row-major                       */
+    double D[DG_HJI_MAX_DIMS * DG_HJI_MAX_INPUT];  /* (nx, nd)                                 */
+    int    nB, nD;                                 /* items given (nx nu, nx nd)               */
+    int    u_set, d_set;                           /* d_set 0: none; else a dg_hji_set + 1     */
+    double u_bound, d_bound;                       /* box half-width or ball radius            */
+    double u_weight, d_weight;                     /* quadratic cost weights                   */
+} dg_hji_linear;
+
 /* A ready-to-solve game built from a config (configs/hji/<game>.yaml). */
 typedef struct dg_hji_problem {
     char         name[32];                /* "pursuit2d", "air3d", "chauffeur", "chase4d"      */
@@ -302,6 +373,15 @@ typedef struct dg_hji_problem {
     dg_hji_param param[DG_HJI_MAX_PARAMS];  /* (dg_hji_problem_param reads one by name)        */
     const char  *u_name, *d_name;         /* who plays u and d, e.g. "pursuer", "evader"       */
     const dg_hji_link *link;              /* a learning game mapped onto this one, or NULL     */
+    /* games of degree (payoff: time or cost) */
+    dg_hji_payoff_type payoff;
+    double      *initial;                 /* (nodes) v0: the terminal cost, 0 on the target and
+                                             cap in obstacles; NULL for a game of kind; owned  */
+    double      *stop;                    /* (nodes) <= 0 where the game is over (target,
+                                             obstacles), or NULL; opts.stop points here; owned */
+    double       terminal[DG_HJI_MAX_DIMS * DG_HJI_MAX_DIMS];  /* Q_T: g(x) = x'Q_T x (cost) */
+    int          stationary;              /* solve to steady state (opts.tol)                  */
+    dg_hji_linear lin;                    /* game: linear's terms                              */
 } dg_hji_problem;
 
 /* Builds grid, game, target and options from cfg: key 'game' names the game; t_end, mode,
@@ -335,6 +415,15 @@ dg_status       dg_hji_problem_solve(const dg_hji_problem *p, double *out, dg_hj
 dg_status       dg_hji_problem_solve_slices(const dg_hji_problem *p, int slices, int nreq, const double *req,
                                             int *nt, double *times, double *out, dg_hji_stats *stats,
                                             dg_err *e);
+/* The same at nt increasing times (the last p->t_end; a stationary problem: nt = 1) into out (nt, nodes),
+ * from the problem's v0 (dg_hji_problem_v0) with its obstacle (games of kind). */
+dg_status       dg_hji_problem_solve_at(const dg_hji_problem *p, int nt, const double *times, double *out,
+                                        dg_hji_stats *stats, dg_err *e);
+/* The value at tau = 0 the solve starts from: the target (a game of kind) or p->initial. */
+const double   *dg_hji_problem_v0(const dg_hji_problem *p);
+/* The terminal cost g(x) of a payoff: cost problem, x'Q_T x (0 for the others): what a simulation of
+ * the finite horizon adds at t_end (times e^{-rho t_end}) to the running cost it has added up. */
+double          dg_hji_problem_terminal_cost(const dg_hji_problem *p, const double *x);
 
 /* ------------------------------------------------------------- simulation */
 /* The value over time-to-go that strategies read: nt slices v (nt, nodes; the grid's) at the

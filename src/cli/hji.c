@@ -186,6 +186,13 @@ static int hji_solve(int argc, char **argv) {
             dg_cfg_free(cfg);
             return EXIT_USAGE;
         }
+    if (nt && p->stationary) {
+        cli_error("hji solve", "--times: %s is stationary (one value, no earlier times)", config);
+        dg_hji_problem_free(p);
+        dg_cfg_free(cfg);
+        return EXIT_USAGE;
+    }
+    if (p->stationary) slices = 0;  /* one value: no time-slice samples either */
     const int nreq = nt, nmax = nt + 1 + slices;  /* landed on: --times and t_end; sampled: the slices */
     const int64_t N = p->grid.nodes;
     int rc = 0;
@@ -267,7 +274,18 @@ static int hji_solve(int argc, char **argv) {
         cli_json_add(&j, j.root, "cell_updates", cli_json_number("%.0f", st.cell_updates));
         cli_json_add(&j, j.root, "cell_updates_per_s", cli_json_number("%.4g", st.updates_per_s));
         cli_json_add(&j, j.root, "threads", cli_json_number("%.0f", st.threads));
+        if (p->stationary) {
+            cli_json_add(&j, j.root, "method", cJSON_CreateString(p->opts.method == DG_HJI_METHOD_SWEEP ? "sweep" : "march"));
+            cli_json_add(&j, j.root, "converged", cJSON_CreateBool(st.converged));
+            cli_json_add(&j, j.root, "iterations", cli_json_number("%.0f", (double)st.iterations));
+            cli_json_add(&j, j.root, "residual", cli_json_number("%.4g", st.residual));
+            cli_json_add(&j, j.root, "tol", cli_json_number("%.4g", p->opts.tol));
+            if (p->opts.method != DG_HJI_METHOD_SWEEP) cli_json_add(&j, j.root, "t", cli_json_number("%.6g", st.t));
+        }
         rc = cli_json_print(&j, "hji solve");
+        if (p->stationary && !st.converged)
+            fprintf(stderr, "difgames: hji solve: warning: %s did not converge (residual %.3g, tol %.3g): raise t_end "
+                    "(march) or solver.max_sweeps (sweep)\n", config, st.residual, p->opts.tol);
     }
 done:
     free(yaml);

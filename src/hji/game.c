@@ -1,6 +1,7 @@
 /* Games at a single state: checks, the players' optimal inputs, the Hamiltonian, the dynamics.
  * These are what a simulation of the equilibrium feedback strategies calls at every step. */
 #include <math.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "hji/internal.h"
@@ -16,7 +17,10 @@ static dg_status check_input(const dg_hji_input *in, const char *who, dg_err *e)
     if (in->dim == 0) return DG_OK;
     if (in->role != DG_HJI_ROLE_MIN && in->role != DG_HJI_ROLE_MAX)
         return dg_err_set(e, DG_ERR_ARG, "hji game: %s role must be DG_HJI_ROLE_MIN or DG_HJI_ROLE_MAX", who);
-    if (in->set == DG_HJI_SET_BALL) {
+    if (in->set == DG_HJI_SET_QUAD) {
+        if (!(in->weight > 0) || !isfinite(in->weight))
+            return dg_err_set(e, DG_ERR_ARG, "hji game: %s quadratic cost weight %g, expected > 0", who, in->weight);
+    } else if (in->set == DG_HJI_SET_BALL) {
         if (!(in->radius >= 0) || !isfinite(in->radius))
             return dg_err_set(e, DG_ERR_ARG, "hji game: %s ball radius %g, expected >= 0", who, in->radius);
         for (int j = 0; j < in->dim; j++)
@@ -28,7 +32,7 @@ static dg_status check_input(const dg_hji_input *in, const char *who, dg_err *e)
                 return dg_err_set(e, DG_ERR_ARG, "hji game: %s box [%g, %g] on component %d is empty or "
                                   "not finite", who, in->lo[j], in->hi[j], j);
     } else {
-        return dg_err_set(e, DG_ERR_ARG, "hji game: %s set must be DG_HJI_SET_BOX or DG_HJI_SET_BALL", who);
+        return dg_err_set(e, DG_ERR_ARG, "hji game: %s set must be DG_HJI_SET_BOX, _BALL or _QUAD", who);
     }
     return DG_OK;
 }
@@ -48,10 +52,19 @@ static void project(const double *M, int nx, int m, const double *p, double *s) 
     }
 }
 
-/* The input that takes s.v to its extreme for the player's role, into v; returns s.v there. */
+/* The input that takes s.v to its extreme for the player's role, into v; returns s.v there. A QUAD
+ * player's extreme is of s.v - sg weight |v|^2 (its running cost counted in): sg |s|^2 / (4 weight). */
 static double best(const dg_hji_input *in, const double *s, double *v) {
     const double sg = in->role == DG_HJI_ROLE_MAX ? 1 : -1;
     double val = 0;
+    if (in->set == DG_HJI_SET_QUAD) {
+        double n2 = 0;
+        for (int j = 0; j < in->dim; j++) {
+            n2 += s[j] * s[j];
+            if (v) v[j] = sg * s[j] / (2 * in->weight);
+        }
+        return sg * n2 / (4 * in->weight);
+    }
     if (in->set == DG_HJI_SET_BALL) {
         double n2 = 0;
         for (int j = 0; j < in->dim; j++) n2 += s[j] * s[j];
@@ -72,7 +85,108 @@ static double best(const dg_hji_input *in, const double *s, double *v) {
     return val;
 }
 
+/* running + x'Qx of a game of degree */
+static double state_cost(const dg_hji_game *gm, const double *x) {
+    const int nx = gm->nx;
+    double r = gm->payoff.running;
+    for (int i = 0; i < nx; i++) {
+        double qi = 0;
+        for (int j = 0; j < nx; j++) qi += gm->payoff.Q[i * nx + j] * x[j];
+        r += x[i] * qi;
+    }
+    return r;
+}
+
+/* A player's bound on |dH/dp_k| (G its block (nx, m) at x), for |p_i| <= P[i]: |G_k.c| plus
+ * sum_j |G_kj| r_j (box), radius |G_k.| (ball), or sum_j |G_kj| S_j / (2 weight) with
+ * S_j = sum_i |G_ij| P_i >= |(G^T p)_j| (QUAD: it grows with |p|). */
+static double input_bound(const dg_hji_input *in, const double *G, int nx, int k, const double *P) {
+    const int m = in->dim;
+    double cen = 0, rad = 0;
+    for (int j = 0; j < m; j++) {
+        const double gkj = G[k * m + j];
+        if (in->set == DG_HJI_SET_QUAD) {
+            double S = 0;
+            for (int i = 0; i < nx; i++) S += fabs(G[i * m + j]) * P[i];
+            rad += fabs(gkj) * S / (2 * in->weight);
+        } else if (in->set == DG_HJI_SET_BALL) {
+            cen += gkj * in->center[j];
+            rad += gkj * gkj;
+        } else {
+            cen += gkj * 0.5 * (in->lo[j] + in->hi[j]);
+            rad += fabs(gkj) * 0.5 * (in->hi[j] - in->lo[j]);
+        }
+    }
+    return fabs(cen) + (in->set == DG_HJI_SET_BALL ? in->radius * sqrt(rad) : rad);
+}
+
+/* ----------------------------------------------------- games of degree, inside */
+
+/* The generic Hamiltonian of a game of degree (user: the game) at n points (x, p: (nx, n)). */
+static void degree_ham(void *user, double t, int n, const double *x, const double *p, double *h) {
+    const dg_hji_game *gm = user;
+    const int nx = gm->nx;
+    (void)t;
+    for (int i = 0; i < n; i++) {
+        double xi[DG_HJI_MAX_DIMS], pi[DG_HJI_MAX_DIMS];
+        for (int k = 0; k < nx; k++) {
+            xi[k] = x[(int64_t)k * n + i];
+            pi[k] = p[(int64_t)k * n + i];
+        }
+        h[i] = dg_hji_game_hamiltonian(gm, xi, pi);
+    }
+}
+
+/* Its dissipation bounds: |f_k| plus both players' input_bound over the box [pmin, pmax]. */
+static void degree_alpha(void *user, double t, int n, const double *x, const double *pmin, const double *pmax,
+                         double *alpha) {
+    const dg_hji_game *gm = user;
+    const int nx = gm->nx;
+    (void)t;
+    for (int i = 0; i < n; i++) {
+        double xi[DG_HJI_MAX_DIMS], P[DG_HJI_MAX_DIMS], v[MAXE];
+        for (int k = 0; k < nx; k++) {
+            xi[k] = x[(int64_t)k * n + i];
+            const double a = fabs(pmin[(int64_t)k * n + i]), b = fabs(pmax[(int64_t)k * n + i]);
+            P[k] = a > b ? a : b;
+        }
+        eval(gm, xi, v);
+        for (int k = 0; k < nx; k++) {
+            double a = fabs(v[k]);
+            if (gm->u.dim) a += input_bound(&gm->u, v + nx, nx, k, P);
+            if (gm->d.dim) a += input_bound(&gm->d, v + nx + nx * gm->u.dim, nx, k, P);
+            alpha[(int64_t)k * n + i] = a;
+        }
+    }
+}
+
+void hji_degree_wrap(const dg_hji_game *gm, dg_hji_game *out) {
+    memset(out, 0, sizeof *out);
+    out->nx = gm->nx;
+    out->ham = degree_ham;
+    out->alpha = degree_alpha;
+    out->user = (void *)(uintptr_t)gm;   /* read only */
+    out->payoff.on = 1;
+    out->payoff.discount = gm->payoff.discount;
+}
+
 /* -------------------------------------------------------------------- games */
+
+int dg_hji_game_degree(const dg_hji_game *gm) { return gm && gm->payoff.on; }
+
+double dg_hji_game_running_cost(const dg_hji_game *gm, const double *x, const double *u, const double *d) {
+    if (!gm->payoff.on) return 0;
+    double r = state_cost(gm, x);
+    const dg_hji_input *in[2] = {&gm->u, &gm->d};
+    const double *v[2] = {u, d};
+    for (int q = 0; q < 2; q++) {
+        if (!v[q] || !in[q]->dim || in[q]->set != DG_HJI_SET_QUAD) continue;
+        double n2 = 0;
+        for (int j = 0; j < in[q]->dim; j++) n2 += v[q][j] * v[q][j];
+        r += (in[q]->role == DG_HJI_ROLE_MAX ? -1 : 1) * in[q]->weight * n2;
+    }
+    return r;
+}
 
 dg_status dg_hji_game_check(const dg_hji_game *gm, int ndim, dg_err *e) {
     if (!gm) return dg_err_set(e, DG_ERR_ARG, "hji game: NULL");
@@ -80,9 +194,21 @@ dg_status dg_hji_game_check(const dg_hji_game *gm, int ndim, dg_err *e) {
         return dg_err_set(e, DG_ERR_ARG, "hji game: nx = %d, expected 1 to %d", gm->nx, DG_HJI_MAX_DIMS);
     if (ndim > 0 && gm->nx != ndim)
         return dg_err_set(e, DG_ERR_ARG, "hji game: nx = %d but the grid has %d axes", gm->nx, ndim);
+    const dg_hji_payoff *pf = &gm->payoff;
+    if (pf->on) {
+        if (!(pf->discount >= 0) || !isfinite(pf->discount) || !isfinite(pf->running))
+            return dg_err_set(e, DG_ERR_ARG, "hji game: payoff discount %g (expected >= 0) or running cost %g "
+                              "is not finite", pf->discount, pf->running);
+        for (int k = 0; k < gm->nx * gm->nx; k++)
+            if (!isfinite(pf->Q[k])) return dg_err_set(e, DG_ERR_ARG, "hji game: payoff Q[%d] is not finite", k);
+    }
     if (gm->dyn) {
         dg_status rc = check_input(&gm->u, "control u", e);
-        return rc ? rc : check_input(&gm->d, "disturbance d", e);
+        if (!rc) rc = check_input(&gm->d, "disturbance d", e);
+        if (!rc && !pf->on && ((gm->u.dim && gm->u.set == DG_HJI_SET_QUAD) || (gm->d.dim && gm->d.set == DG_HJI_SET_QUAD)))
+            return dg_err_set(e, DG_ERR_ARG, "hji game: an input with a quadratic cost (DG_HJI_SET_QUAD) needs a "
+                              "payoff (payoff.on)");
+        return rc;
     }
     if (!gm->ham || !gm->alpha)
         return dg_err_set(e, DG_ERR_ARG, "hji game: needs dynamics (dyn) or a Hamiltonian (ham and alpha)");
@@ -117,7 +243,7 @@ double dg_hji_game_hamiltonian(const dg_hji_game *gm, const double *x, const dou
     double v[MAXE], s[DG_HJI_MAX_INPUT];
     const int nx = gm->nx;
     eval(gm, x, v);
-    double r = 0;
+    double r = gm->payoff.on ? state_cost(gm, x) : 0;
     for (int k = 0; k < nx; k++) r += v[k] * p[k];
     if (gm->u.dim) {
         project(v + nx, nx, gm->u.dim, p, s);

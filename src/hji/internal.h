@@ -32,6 +32,14 @@ dg_status hji_check_solve(const dg_hji_grid *g, const dg_hji_game *gm, const dg_
 /* Checks grid and options for dg_hji_gradient. */
 dg_status hji_check_grid(const dg_hji_grid *g, dg_err *e);
 
+/* A game of degree with dynamics as the generic Hamiltonian the kernel solves (its ham and alpha
+ * read gm, which must outlive out; game.c). */
+void hji_degree_wrap(const dg_hji_game *gm, dg_hji_game *out);
+
+/* Fast sweeping (sweep.c): a stationary solve of gm (checked) from v0 into out (nodes). */
+dg_status hji_sweep(const dg_hji_grid *g, const dg_hji_game *gm, const dg_hji_opts *o, const double *v0,
+                    double *out, dg_hji_stats *stats, dg_err *e);
+
 /* The kernel's instances (kernel.inc in kernel_f64.c, kernel_f32.c; derivatives in double only) */
 dg_status hji_solve_f64(const dg_hji_grid *g, const dg_hji_game *gm, const dg_hji_opts *o,
                         const double *v0, const double *obstacle, int nt, const double *times,

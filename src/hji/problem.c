@@ -35,6 +35,8 @@ typedef struct game_def {
     int         periodic[DG_HJI_MAX_DIMS];
     /* derives constants, sets p->game's dynamics and inputs */
     void (*read)(dg_hji_problem *p);
+    /* or NULL: checks what read took from the config (config-declared terms), naming the key */
+    dg_status (*check)(const dg_hji_problem *p, dg_cfg *c, dg_err *e);
     /* fills p->target */
     void (*target)(dg_hji_problem *p);
     const dg_hji_link *link;              /* a learning game whose state maps onto this one's, or NULL */
@@ -175,8 +177,83 @@ static void read_chase4d(dg_hji_problem *p) {
 
 static void target_chase4d(dg_hji_problem *p) { target_ball0(p, 3u, p->param[C4_R].value); }
 
+/* linear: x' = A x + drift + B u + D d, every term declared in the config (two axes); u minimises,
+ * d maximises, each in a box |v_j| <= bound, a ball |v| <= bound, or unbounded at a quadratic
+ * running cost (payoff: cost). The target: a disk at the origin. */
+enum { LIN_R };
+static const char *const LIN_SET[] = {"box", "ball", "quadratic", NULL};
+static const char *const LIN_DSET[] = {"none", "box", "ball", "quadratic", NULL};
+#define LIN_ARRAY(nm, F, mn, mx, doc_)                                                                        \
+    {.name = nm, .type = DG_KEY_F64_ARRAY, .offset = offsetof(dg_hji_problem, lin.F), .lo = -INFINITY,        \
+     .hi = INFINITY, .min_n = mn, .max_n = mx, .def_str = "0", .doc = doc_}
+static const double LIN_EYE[] = {1, 0, 0, 1};
+#define LIN_INPUT(who, W, role, F, dv, dn, ds)                                                                 \
+    {.name = who ".matrix", .type = DG_KEY_F64_ARRAY, .offset = offsetof(dg_hji_problem, lin.F),                \
+     .count_offset = offsetof(dg_hji_problem, lin.n##F), .lo = -INFINITY, .hi = INFINITY, .min_n = 2,            \
+     .max_n = 2 * DG_HJI_MAX_INPUT, .def_v = dv, .def_n = dn, .def_str = ds,                                    \
+     .doc = "its matrix (2 x m row-major, m = items / 2): " who "'s term of x'"},                               \
+    DG_K_F64(who ".bound", dg_hji_problem, lin.W##_bound, 1, 0, INFINITY, 1, 0,                                 \
+             "box: |" role "_j| <= bound; ball: |" role "| <= bound"),                                          \
+    DG_K_F64(who ".weight", dg_hji_problem, lin.W##_weight, 1, 0, INFINITY, 0, 0,                               \
+             "quadratic: the running cost weight |" role "|^2 (payoff: cost)")
+static const dg_key LINEAR_KEYS[] = {
+    SIZE("target_radius", LIN_R, 0.2, "the target: the disk of this radius at the origin"),
+    LIN_ARRAY("dynamics.A", A, 4, 4, "A (2 x 2 row-major) in x' = A x + drift + B u + D d"),
+    LIN_ARRAY("dynamics.drift", drift, 2, 2, "the constant term of x' (a current)"),
+    DG_K_ENUM("control.set", dg_hji_problem, lin.u_set, 0, LIN_SET, NULL,
+              "the control u (minimises): box, ball, or quadratic (unbounded, at a running cost)"),
+    LIN_INPUT("control", u, "u", B, LIN_EYE, 4, NULL),
+    DG_K_ENUM("disturbance.set", dg_hji_problem, lin.d_set, 0, LIN_DSET, NULL,
+              "the disturbance d (maximises): none, box, ball, or quadratic (at a running cost -weight |d|^2)"),
+    LIN_INPUT("disturbance", d, "d", D, NULL, 0, "none"),
+};
+
+static void dyn_linear(void *user, const double *x, double *f, double *G, double *D) {
+    const dg_hji_linear *l = &((const dg_hji_problem *)user)->lin;
+    const int nx = 2;
+    for (int k = 0; k < nx; k++) {
+        f[k] = l->drift[k];
+        for (int j = 0; j < nx; j++) f[k] += l->A[k * nx + j] * x[j];
+    }
+    for (int q = 0; q < l->nB; q++) G[q] = l->B[q];
+    for (int q = 0; q < l->nD; q++) D[q] = l->D[q];
+}
+
+/* One input of the linear game: set (a dg_hji_set), n matrix items, bound, weight. */
+static dg_hji_input linear_input(int set, int n, double bound, double weight, dg_hji_role role) {
+    dg_hji_input in = {.dim = n / 2, .set = (dg_hji_set)set, .role = role, .radius = bound, .weight = weight};
+    for (int j = 0; j < in.dim; j++) {
+        in.lo[j] = -bound;
+        in.hi[j] = bound;
+    }
+    return in;
+}
+
+static void read_linear(dg_hji_problem *p) {
+    const dg_hji_linear *l = &p->lin;
+    p->game.dyn = dyn_linear;
+    p->game.user = p;
+    p->game.u = linear_input(l->u_set, l->nB, l->u_bound, l->u_weight, DG_HJI_ROLE_MIN);
+    if (l->d_set) p->game.d = linear_input(l->d_set - 1, l->nD, l->d_bound, l->d_weight, DG_HJI_ROLE_MAX);
+}
+
+static dg_status check_linear(const dg_hji_problem *p, dg_cfg *c, dg_err *e) {
+    const dg_hji_linear *l = &p->lin;
+    if (l->nB % 2) return dg_cfg_error(c, "control.matrix", e, "%d items: expected 2 x m (an even count)", l->nB);
+    if (l->d_set && !l->nD)
+        return dg_cfg_error(c, "disturbance.matrix", e, "missing: the disturbance's matrix D (2 x m, row-major)");
+    if (l->nD % 2) return dg_cfg_error(c, "disturbance.matrix", e, "%d items: expected 2 x m (an even count)", l->nD);
+    if (!l->d_set && l->nD) return dg_cfg_error(c, "disturbance.matrix", e, "given, but disturbance.set is none");
+    if ((l->u_set == DG_HJI_SET_QUAD || l->d_set == DG_HJI_SET_QUAD + 1) && p->payoff != DG_HJI_PAYOFF_COST)
+        return dg_cfg_error(c, l->u_set == DG_HJI_SET_QUAD ? "control.set" : "disturbance.set", e,
+                            "a quadratic (unbounded) input needs payoff: cost");
+    return DG_OK;
+}
+
+static void target_linear(dg_hji_problem *p) { target_ball0(p, 0, p->param[LIN_R].value); }
+
 /* The games, in the order of their names. */
-static const char *const GAME_NAMES[] = {"pursuit2d", "air3d", "chauffeur", "chase4d", NULL};
+static const char *const GAME_NAMES[] = {"pursuit2d", "air3d", "chauffeur", "chase4d", "linear", NULL};
 static const game_def GAMES[] = {
     {.summary = "Simple-motion pursuit-evasion; the state: the evader's position relative to the pursuer's",
      .nx = 2, .u_name = "pursuer", .d_name = "evader", KEYS(PURSUIT_KEYS),
@@ -196,6 +273,11 @@ static const game_def GAMES[] = {
      .nx = 4, .u_name = "pursuer", .d_name = "evader", KEYS(CHASE4D_KEYS), .derived = "drag", .derived_at = C4_DRAG,
      .t_end = 0.5, .lo = {-1, -1, -2, -2}, .hi = {1, 1, 2, 2}, .n = {31, 31, 31, 31},
      .read = read_chase4d, .target = target_chase4d, .link = &CHASE4D_LINK},
+    {.summary = "A linear game declared in the config: x' = A x + drift + B u + D d on two axes, each input in a "
+                "box, a ball, or unbounded at a quadratic cost",
+     .nx = 2, .u_name = "control", .d_name = "disturbance", KEYS(LINEAR_KEYS),
+     .t_end = 1, .lo = {-2, -2}, .hi = {2, 2}, .n = {81, 81},
+     .read = read_linear, .check = check_linear, .target = target_linear},
 };
 #define NGAMES ((int)(sizeof GAMES / sizeof GAMES[0]))
 _Static_assert(sizeof GAME_NAMES / sizeof GAME_NAMES[0] == NGAMES + 1, "a name for each game");
@@ -206,6 +288,7 @@ static const struct { const char *game, *axis[DG_HJI_MAX_DIMS]; } AXES[] = {
     {"air3d", {"x", "y", "psi"}},
     {"chauffeur", {"x", "y"}},
     {"chase4d", {"x", "y", "vx", "vy"}},
+    {"linear", {"x1", "x2"}},
 };
 
 const char *dg_hji_axis_name(const char *game, int axis) {
@@ -256,8 +339,21 @@ enum { K_SHAPE, K_AXES, K_CENTER, K_RADIUS, K_MIN, K_MAX };
     {.name = OBST "." nm, .type = DG_KEY_F64_ARRAY, .offset = offsetof(obstacle_keys, F), .lo = -INFINITY, \
      .hi = INFINITY, .min_n = 1, .max_n = DG_HJI_MAX_DIMS, .req = 1, .doc = doc_}
 
-/* COMMON_KEYS: the game, accuracy .. solver.threads, then an obstacle's */
-enum { K_GAME = 0, K_SOLVER = 1, K_OBSTACLE = 10 };
+/* games of degree: payoff, cost.*, stationary, solver.{tol,method,max_sweeps} */
+typedef struct degree_keys {
+    int    payoff, stationary, method, max_sweeps;
+    double running, discount, tol;
+    double Q[DG_HJI_MAX_DIMS * DG_HJI_MAX_DIMS], QT[DG_HJI_MAX_DIMS * DG_HJI_MAX_DIMS];
+} degree_keys;
+static const char *const PAYOFF[] = {"kind", "time", "cost", NULL};
+static const char *const METHOD[] = {"march", "sweep", NULL};
+enum { D_PAYOFF, D_RUNNING, D_STATE, D_TERMINAL, D_DISCOUNT, D_STATIONARY, D_TOL, D_METHOD, D_SWEEPS, D_COUNT };
+#define COST_MATRIX(nm, F, doc_)                                                                              \
+    {.name = nm, .type = DG_KEY_F64_ARRAY, .offset = offsetof(degree_keys, F), .lo = -INFINITY,               \
+     .hi = INFINITY, .min_n = 1, .max_n = DG_HJI_MAX_DIMS * DG_HJI_MAX_DIMS, .def_str = "0", .doc = doc_}
+
+/* COMMON_KEYS: the game, accuracy .. solver.threads, then an obstacle's, then games of degree's */
+enum { K_GAME = 0, K_SOLVER = 1, K_OBSTACLE = 10, K_DEGREE = 16 };
 static const dg_key COMMON_KEYS[] = {
     {.name = "game", .type = DG_KEY_ENUM, .offset = offsetof(solver_keys, game), .values = GAME_NAMES,
      .what = "hji game", .req = 1, .doc = "the game (its constants: difgames keys hji GAME)"},
@@ -286,9 +382,26 @@ static const dg_key COMMON_KEYS[] = {
      .hi = INFINITY, .lo_open = 1, .hi_open = 1, .req = 1, .doc = "a ball's radius"},
     OBST_ARRAY("min", min, "a box's lower corner, one number per axis"),
     OBST_ARRAY("max", max, "a box's upper corner, above min"),
+    DG_K_ENUM("payoff", degree_keys, payoff, DG_HJI_PAYOFF_KIND, PAYOFF, NULL,
+              "kind: the target's signed distance (reachability); time: the time to reach the target, capped at "
+              "t_end; cost: running and terminal costs (cost.*) - docs/hji.md, games of degree"),
+    DG_K_F64("cost.running", degree_keys, running, 0, -INFINITY, INFINITY, 0, 0,
+             "payoff cost: a constant running cost L0"),
+    COST_MATRIX("cost.state", Q, "payoff cost: the state cost x'Qx, Q (nx x nx, row-major)"),
+    COST_MATRIX("cost.terminal", QT, "payoff cost: the terminal cost g(x) = x'Q_T x, Q_T (nx x nx, row-major)"),
+    DG_K_F64("cost.discount", degree_keys, discount, 0, 0, INFINITY, 1, 0,
+             "payoff time or cost: the discount rate rho (e^{-rho t})"),
+    DG_K_BOOL("stationary", degree_keys, stationary, 0,
+              "payoff time or cost: solve the infinite-horizon (steady) value; the march stops at t_end (cost) or 2 t_end (time)"),
+    DG_K_F64("solver.tol", degree_keys, tol, 1e-6, 0, INFINITY, 0, 0,
+             "stationary: converged when max |rho V + H| over the free nodes is below it"),
+    DG_K_ENUM("solver.method", degree_keys, method, DG_HJI_METHOD_MARCH, METHOD, NULL,
+              "stationary: time-marching (accuracy's scheme) or fast sweeping (first order, Gauss-Seidel)"),
+    DG_K_INT("solver.max_sweeps", degree_keys, max_sweeps, 100000, 1, 100000000, "method sweep: the most sweeps"),
 };
 #define NCOMMON ((int)(sizeof COMMON_KEYS / sizeof COMMON_KEYS[0]))
-_Static_assert(NCOMMON == K_OBSTACLE + K_MAX + 1, "the game, solver keys, then an obstacle's");
+_Static_assert(K_DEGREE == K_OBSTACLE + K_MAX + 1, "the game, solver keys, then an obstacle's");
+_Static_assert(NCOMMON == K_DEGREE + D_COUNT, "then games of degree's");
 
 /* COMMON_KEYS[k] for obstacles[i]: its name with i, bounds of nx axes and na items per point */
 static dg_key obstacle_key(int k, int i, int nx, int na, char *name, size_t size) {
@@ -414,6 +527,115 @@ static dg_status read_obstacles(dg_cfg *c, dg_hji_problem *p, dg_err *e) {
     return rc;
 }
 
+/* COMMON_KEYS[K_DEGREE + k], its matrices of nx x nx items */
+static dg_key degree_key(int k, int nx) {
+    dg_key key = COMMON_KEYS[K_DEGREE + k];
+    if (k == D_STATE || k == D_TERMINAL) key.min_n = key.max_n = nx * nx;
+    return key;
+}
+
+/* payoff and, for a game of degree, cost.*, stationary and solver.{tol,method,max_sweeps} into
+ * p->payoff, p->game.payoff, p->terminal, p->stationary and p->opts (after read_solver). For a game
+ * of kind the others stay unread (dg_cfg_check_unused names them). */
+static dg_status read_degree(dg_cfg *c, dg_hji_problem *p, dg_err *e) {
+    const int nx = p->game.nx;
+    degree_keys d;
+    memset(&d, 0, sizeof d);
+    dg_key k = degree_key(D_PAYOFF, nx);
+    dg_status rc = dg_key_read(c, &k, &d, e);
+    if (rc) return rc;
+    p->payoff = (dg_hji_payoff_type)d.payoff;
+    if (p->payoff == DG_HJI_PAYOFF_KIND) return DG_OK;
+    const int time = p->payoff == DG_HJI_PAYOFF_TIME;
+    for (int i = D_RUNNING; i < D_COUNT; i++) {
+        if (time && (i == D_RUNNING || i == D_STATE || i == D_TERMINAL)) continue;  /* time: L = 1, g = 0 */
+        k = degree_key(i, nx);
+        if ((rc = dg_key_read(c, &k, &d, e))) return rc;
+    }
+    if (dg_cfg_has(c, "mode") && p->opts.mode != DG_HJI_MODE_BRS)
+        return dg_cfg_error(c, "mode", e, "a game of degree (payoff: %s) solves the plain equation: brs or no mode",
+                            PAYOFF[p->payoff]);
+    p->opts.mode = DG_HJI_MODE_BRS;
+    dg_hji_payoff *pf = &p->game.payoff;
+    pf->on = 1;
+    pf->running = time ? 1 : d.running;
+    pf->discount = d.discount;
+    if (!time) {
+        memcpy(pf->Q, d.Q, sizeof d.Q);
+        memcpy(p->terminal, d.QT, sizeof d.QT);
+    }
+    p->stationary = d.stationary;
+    p->opts.tol = d.stationary ? d.tol : 0;
+    p->opts.method = (dg_hji_method)d.method;
+    p->opts.max_sweeps = d.max_sweeps;
+    p->opts.cap = time ? p->t_end : 0;
+    if (d.method == DG_HJI_METHOD_SWEEP && !d.stationary)
+        return dg_cfg_error(c, "solver.method", e, "sweep solves stationary problems (stationary: true)");
+    return DG_OK;
+}
+
+/* The target's normal speed at node j: c = -ext_{u,d} n.f(x, u, d), n the unit gradient of the
+ * target's signed distance (central differences), c = H(x, n) + 1 for the time to reach (L = 1). */
+static double front_speed(const dg_hji_problem *p, int64_t j) {
+    const dg_hji_grid *g = &p->grid;
+    double x[DG_HJI_MAX_DIMS], n[DG_HJI_MAX_DIMS], n2 = 0;
+    dg_hji_grid_point(g, j, x);
+    for (int k = 0; k < g->ndim; k++) {
+        const int64_t st = g->stride[k];
+        const int i = (int)((j / st) % g->n[k]);
+        const double lo = i > 0 ? p->target[j - st] : p->target[j], hi = i < g->n[k] - 1 ? p->target[j + st] : p->target[j];
+        n[k] = (hi - lo) / ((i > 0) + (i < g->n[k] - 1)) / g->dx[k];
+        n2 += n[k] * n[k];
+    }
+    if (!(n2 > 0)) return 0;
+    for (int k = 0; k < g->ndim; k++) n[k] /= sqrt(n2);
+    return dg_hji_game_hamiltonian(&p->game, x, n) + p->game.payoff.running;
+}
+
+/* A game of degree's v0 (p->initial) and where it is over (p->stop). cost: x'Q_T x everywhere, nothing
+ * held (no obstacles). time: the cap (t_end), held, in the obstacles; held on the target at
+ * d / c <= 0, d its signed distance and c the front's normal speed there (front_speed, at least a tenth
+ * of its largest on the target): the time to reach extended linearly inside, so that the value
+ * outside sees the target's true rim and not the nodes' staircase (dg_hji_problem_solve_at reports 0
+ * there); 0 elsewhere. */
+static dg_status build_degree(dg_cfg *c, dg_hji_problem *p, dg_err *e) {
+    if (p->payoff == DG_HJI_PAYOFF_KIND) return DG_OK;
+    if (p->payoff == DG_HJI_PAYOFF_COST && p->obstacle)
+        return dg_cfg_error(c, "obstacles", e, "apply to games of kind and to payoff: time, not to payoff: cost");
+    const int64_t N = p->grid.nodes;
+    p->initial = malloc((size_t)N * sizeof *p->initial);
+    if (p->payoff == DG_HJI_PAYOFF_TIME) p->stop = malloc((size_t)N * sizeof *p->stop);
+    if (!p->initial || (p->payoff == DG_HJI_PAYOFF_TIME && !p->stop))
+        return dg_err_set(e, DG_ERR_NOMEM, "hji: out of memory for %lld nodes", (long long)N);
+    double cmax = 0;
+    for (int64_t j = 0; p->payoff == DG_HJI_PAYOFF_TIME && j < N; j++)
+        if (p->target[j] <= 0) {
+            const double v = front_speed(p, j);
+            if (v > cmax) cmax = v;
+        }
+    for (int64_t j = 0; j < N; j++) {
+        if (p->payoff == DG_HJI_PAYOFF_TIME) {
+            const int obst = p->obstacle && p->obstacle[j] > 0;
+            double v = 0;
+            if (p->target[j] <= 0 && cmax > 0) {
+                double cj = front_speed(p, j);
+                if (cj < 0.1 * cmax) cj = 0.1 * cmax;
+                v = p->target[j] / cj;
+            }
+            p->initial[j] = obst ? p->t_end : v;
+            p->stop[j] = obst || p->target[j] <= 0 ? -1 : 1;
+        } else {
+            double x[DG_HJI_MAX_DIMS];
+            dg_hji_grid_point(&p->grid, j, x);
+            p->initial[j] = dg_hji_problem_terminal_cost(p, x);
+        }
+    }
+    p->opts.stop = p->stop;
+    free(p->obstacle);   /* held at the cap in p->stop */
+    p->obstacle = NULL;
+    return DG_OK;
+}
+
 /* gd's horizon and grid keys (its defaults, nx items) then its constants; the count */
 static int game_keys(const game_def *gd, dg_key *out, int max) {
     int n = 0;
@@ -486,16 +708,22 @@ dg_hji_problem *dg_hji_problem_load(dg_cfg *cfg, dg_err *e) {
     p->u_name = gd->u_name;
     p->d_name = gd->d_name;
     p->link = gd->link;
-    p->nparam = gd->nkeys + (gd->derived != NULL);
-    for (int i = 0; i < gd->nkeys; i++)  /* the game's constants, by name */
-        p->param[(gd->keys[i].offset - offsetof(dg_hji_problem, param)) / sizeof(dg_hji_param)].name =
-            gd->keys[i].name;
+    p->nparam = gd->derived != NULL;
+    for (int i = 0; i < gd->nkeys; i++) {  /* the game's constants, by name (config-declared arrays aside) */
+        const size_t off = gd->keys[i].offset;
+        if (gd->keys[i].type != DG_KEY_F64 || off < offsetof(dg_hji_problem, param) ||
+            off >= offsetof(dg_hji_problem, param) + sizeof p->param)
+            continue;
+        p->param[(off - offsetof(dg_hji_problem, param)) / sizeof(dg_hji_param)].name = gd->keys[i].name;
+        p->nparam++;
+    }
     if (gd->derived) p->param[gd->derived_at].name = gd->derived;
     dg_key span[NSPAN];
     game_keys(gd, span, NSPAN);
     if (dg_keys_read(cfg, gd->keys, gd->nkeys, p, e)) goto fail;
     gd->read(p);
-    if (read_grid(cfg, p, gd, span, e) || read_solver(cfg, p, e)) goto fail;
+    if (read_grid(cfg, p, gd, span, e) || read_solver(cfg, p, e) || read_degree(cfg, p, e)) goto fail;
+    if (gd->check && gd->check(p, cfg, e)) goto fail;
     if (p->opts.dt > 0 && !(p->t_end / p->opts.dt <= DG_HJI_MAX_STEPS)) {
         dg_cfg_error(cfg, "solver.dt", e, "t_end %g / dt %g is %.3g steps, more than %d", p->t_end, p->opts.dt,
                      p->t_end / p->opts.dt, DG_HJI_MAX_STEPS);
@@ -504,7 +732,8 @@ dg_hji_problem *dg_hji_problem_load(dg_cfg *cfg, dg_err *e) {
     {   /* the target, and with obstacles their field and a scratch array: refused if they cannot fit */
         dg_err me = {0};
         const int obst = dg_cfg_len(cfg, "obstacles") > 0;
-        if (dg_mem_check((double)p->grid.nodes * sizeof(double) * (obst ? 3 : 1), &me) != DG_OK) {
+        const int degree = p->payoff != DG_HJI_PAYOFF_KIND ? 2 : 0;  /* initial and stop */
+        if (dg_mem_check((double)p->grid.nodes * sizeof(double) * ((obst ? 3 : 1) + degree), &me) != DG_OK) {
             dg_cfg_error(cfg, "grid.n", e, "a grid of %lld nodes %s; lower grid.n", (long long)p->grid.nodes, me.msg);
             goto fail;
         }
@@ -515,7 +744,7 @@ dg_hji_problem *dg_hji_problem_load(dg_cfg *cfg, dg_err *e) {
         goto fail;
     }
     gd->target(p);
-    if (read_obstacles(cfg, p, e)) goto fail;
+    if (read_obstacles(cfg, p, e) || build_degree(cfg, p, e)) goto fail;
     return p;
 fail:
     dg_hji_problem_free(p);
@@ -526,11 +755,38 @@ void dg_hji_problem_free(dg_hji_problem *p) {
     if (!p) return;
     free(p->target);
     free(p->obstacle);
+    free(p->initial);
+    free(p->stop);
     free(p);
 }
 
 dg_status dg_hji_problem_solve(const dg_hji_problem *p, double *out, dg_hji_stats *stats, dg_err *e) {
     if (!p || !out) return dg_err_set(e, DG_ERR_ARG, "hji: problem_solve needs a problem and out");
     const double T = p->t_end;
-    return dg_hji_solve(&p->grid, &p->game, &p->opts, p->target, p->obstacle, 1, &T, out, stats, e);
+    return dg_hji_problem_solve_at(p, 1, &T, out, stats, e);
+}
+
+const double *dg_hji_problem_v0(const dg_hji_problem *p) { return p->initial ? p->initial : p->target; }
+
+double dg_hji_problem_terminal_cost(const dg_hji_problem *p, const double *x) {
+    if (!p || p->payoff != DG_HJI_PAYOFF_COST) return 0;
+    const int nx = p->grid.ndim;
+    double g = 0;
+    for (int a = 0; a < nx; a++)
+        for (int b = 0; b < nx; b++) g += x[a] * p->terminal[a * nx + b] * x[b];
+    return g;
+}
+
+dg_status dg_hji_problem_solve_at(const dg_hji_problem *p, int nt, const double *times, double *out,
+                                  dg_hji_stats *stats, dg_err *e) {
+    if (!p || !out) return dg_err_set(e, DG_ERR_ARG, "hji: problem_solve needs a problem and out");
+    /* a stationary time to reach marches up to twice the cap: a time that cannot be forced reaches
+     * the cap (and stops counting in the residual) only when the march does */
+    const double twice = 2 * (nt > 0 ? times[nt - 1] : 0);
+    const int longer = p->stationary && p->payoff == DG_HJI_PAYOFF_TIME && nt == 1;
+    dg_status rc = dg_hji_solve(&p->grid, &p->game, &p->opts, dg_hji_problem_v0(p), p->obstacle, nt,
+                                longer ? &twice : times, out, stats, e);
+    if (p->payoff == DG_HJI_PAYOFF_TIME && (rc == DG_OK || rc == DG_ERR_INTERRUPTED))
+        for (int64_t j = 0; j < (int64_t)nt * p->grid.nodes; j++) out[j] = out[j] > 0 ? out[j] : 0;  /* the target: 0 */
+    return rc;
 }

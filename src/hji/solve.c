@@ -83,6 +83,15 @@ dg_status hji_check_solve(const dg_hji_grid *g, const dg_hji_game *gm, const dg_
     if (!(o->dt >= 0) || !isfinite(o->dt))
         return dg_err_set(e, DG_ERR_ARG, "hji: dt must be >= 0 (0: CFL steps), got %g", o->dt);
     if (o->threads < 0) return dg_err_set(e, DG_ERR_ARG, "hji: threads must be >= 0, got %d", o->threads);
+    if (!(o->tol >= 0) || !isfinite(o->tol) || !(o->cap >= 0) || isnan(o->cap) || o->max_sweeps < 0 ||
+        (int)o->method < 0 || o->method > DG_HJI_METHOD_SWEEP)
+        return dg_err_set(e, DG_ERR_ARG, "hji: tol %g and cap %g must be >= 0 and finite, max_sweeps >= 0, "
+                          "method MARCH or SWEEP", o->tol, o->cap);
+    if (o->tol > 0 && nt != 1)
+        return dg_err_set(e, DG_ERR_ARG, "hji: a stationary solve (tol > 0) has one output time (the most "
+                          "to march), got %d", nt);
+    if (o->tol > 0 && o->method == DG_HJI_METHOD_SWEEP && !(gm->payoff.on && (gm->dyn || gm->ham)))
+        return dg_err_set(e, DG_ERR_ARG, "hji: fast sweeping solves games of degree (payoff.on)");
     if (nt < 1 || !times) return dg_err_set(e, DG_ERR_ARG, "hji: need at least one output time");
     for (int k = 0; k < nt; k++)
         if (!(times[k] >= 0) || !isfinite(times[k]) || (k && !(times[k] >= times[k - 1])))
@@ -97,6 +106,10 @@ dg_status dg_hji_solve(const dg_hji_grid *g, const dg_hji_game *gm, const dg_hji
                        const double *v0, const double *obstacle, int nt, const double *times,
                        double *out, dg_hji_stats *stats, dg_err *e) {
     if (!v0 || !out) return dg_err_set(e, DG_ERR_ARG, "hji: solve needs v0 and out");
+    if (o && o->tol > 0 && o->method == DG_HJI_METHOD_SWEEP) {
+        dg_status rc = hji_check_solve(g, gm, o, nt, times, e);
+        return rc ? rc : hji_sweep(g, gm, o, v0, out, stats, e);
+    }
     if (!o || o->real != DG_HJI_REAL_F32) return hji_solve_f64(g, gm, o, v0, obstacle, nt, times, out, stats, e);
     dg_status rc = hji_check_solve(g, gm, o, nt, times, e);
     if (rc) return rc;
@@ -126,6 +139,8 @@ dg_status dg_hji_solve_f32(const dg_hji_grid *g, const dg_hji_game *gm, const dg
                            const float *v0, const float *obstacle, int nt, const double *times,
                            float *out, dg_hji_stats *stats, dg_err *e) {
     if (!v0 || !out) return dg_err_set(e, DG_ERR_ARG, "hji: solve needs v0 and out");
+    if (o && o->tol > 0 && o->method == DG_HJI_METHOD_SWEEP)
+        return dg_err_set(e, DG_ERR_ARG, "hji: fast sweeping runs in double (dg_hji_solve)");
     return hji_solve_f32(g, gm, o, v0, obstacle, nt, times, out, stats, e);
 }
 
@@ -228,7 +243,13 @@ double dg_hji_solve_memory(const dg_hji_grid *g, const dg_hji_game *gm, const dg
     /* float32 through dg_hji_solve: v0, the obstacle and the nt results converted */
     if (o->real == DG_HJI_REAL_F32) bytes += (2.0 + nt) * N * sizeof(float);
     const double nl = g->n[g->ndim - 1], q = ceil(nl / 16) * 16, rows = (double)g->nodes / nl;
-    if (gm && gm->dyn) {
+    if (o->tol > 0 && o->method == DG_HJI_METHOD_SWEEP)   /* the sweeps' alpha and held flags */
+        return 1.02 * (nt * N * sizeof(double) + nd * N * sizeof(double) + N) + 1048576.0;
+    if (o->tol > 0) bytes += N * R;                          /* the previous step's value */
+    const int quad = gm && gm->payoff.on &&
+                     ((gm->u.dim && gm->u.set == DG_HJI_SET_QUAD) || (gm->d.dim && gm->d.set == DG_HJI_SET_QUAD));
+    if (gm && gm->payoff.on) bytes += N * R;                 /* a running cost table */
+    if (gm && gm->dyn && !quad) {
         int afull = 0;
         bytes += dyn_table_values(g, gm, &afull) * R;
         /* dissipation: a value a row and a line per axis, and the full tables */
@@ -283,7 +304,9 @@ dg_status dg_hji_problem_solve_slices(const dg_hji_problem *p, int slices, int n
     if (!p || !nt || !times || !out || nreq < 0 || (nreq && !req) || slices < 0)
         return dg_err_set(e, DG_ERR_ARG, "hji: solve_slices needs a problem, nt, times and out");
     const double T = p->t_end;
-    if (slices < 2) slices = 0;
+    if (slices < 2 || p->stationary) slices = 0;  /* a stationary value is one value */
+    if (p->stationary && nreq)
+        return dg_err_set(e, DG_ERR_ARG, "hji: %s is stationary (one value, no earlier times)", p->name);
     if (slices + nreq + 1 > DG_HJI_MAX_TIMES)
         return dg_err_set(e, DG_ERR_ARG, "hji: %d slices and %d requested times make more than %d times", slices,
                           nreq, DG_HJI_MAX_TIMES);
@@ -302,17 +325,18 @@ dg_status dg_hji_problem_solve_slices(const dg_hji_problem *p, int slices, int n
                     .out = out, .N = N};
     if (slices) {  /* the mark 0: the initial value, as the solver starts from it */
         const int f32 = p->opts.real == DG_HJI_REAL_F32;
+        const double *v0 = dg_hji_problem_v0(p);
         for (int64_t j = 0; j < N; j++) {
-            double v = p->target[j];
+            double v = v0[j];
             if (p->obstacle && p->obstacle[j] > v) v = p->obstacle[j];
             out[j] = f32 ? (double)(float)v : v;
         }
         times[h.taken++] = 0;
     }
-    dg_hji_opts o = p->opts;
-    o.progress = slice_progress;
-    o.progress_user = &h;
-    dg_status rc = dg_hji_solve(&p->grid, &p->game, &o, p->target, p->obstacle, nland, land, solved, stats, e);
+    dg_hji_problem q = *p;  /* the same problem, its progress seen by the sampler first */
+    q.opts.progress = slice_progress;
+    q.opts.progress_user = &h;
+    dg_status rc = dg_hji_problem_solve_at(&q, nland, land, solved, stats, e);
     if (rc == DG_OK) {  /* merge the samples (out) and the landed times (solved) from the back */
         int a = h.taken - 1, b = nland - 1;
         for (int w = h.taken + nland - 1; w >= 0; w--) {
@@ -323,6 +347,8 @@ dg_status dg_hji_problem_solve_slices(const dg_hji_problem *p, int slices, int n
             times[w] = from_a ? times[a--] : land[b--];
         }
         *nt = h.taken + nland;
+        if (p->payoff == DG_HJI_PAYOFF_TIME)  /* the samples too: 0 on the target, as solve_at's */
+            for (int64_t j = 0; j < (int64_t)*nt * N; j++) out[j] = out[j] > 0 ? out[j] : 0;
     }
     free(solved);
     return rc;

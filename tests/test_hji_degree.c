@@ -1,0 +1,375 @@
+/* Tests for games of degree in the HJI solver: the closed-form min/max of quadratic-cost inputs,
+ * running costs, discount, the time to reach (held target, cap, obstacles), stationary solves by
+ * time-marching and fast sweeping, and the five configs against their exact values on reduced grids
+ * (the default grids: the ctest hji_degree_configs). Grids are small so the file stays fast. */
+#define _POSIX_C_SOURCE 200809L
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "difgames/difgames.h"
+#include "util/hji_degree.h"
+
+/* ------------------------------------------------------------------ helpers */
+
+static void config_path(const char *name, char *out, size_t size) {
+    char dir[1024];
+    snprintf(dir, sizeof dir, "%s", __FILE__);
+    char *slash = strrchr(dir, '/');
+    if (slash) *slash = 0;
+    snprintf(out, size, "%s/../configs/hji/%s.yaml", dir, name);
+}
+
+/* DEG_CASES[i] on n nodes per axis with accuracy acc and method (NULL: the config's). */
+static deg_error run_case(int i, int n, const char *acc, const char *method, dg_hji_stats *st) {
+    char path[1200], msg[512];
+    config_path(DEG_CASES[i].name, path, sizeof path);
+    deg_error r;
+    dg_hji_stats s;
+    if (deg_run(path, &DEG_CASES[i], n, acc, method, &r, st ? st : &s, NULL, msg, sizeof msg)) fail_msg("%s", msg);
+    return r;
+}
+
+/* Parses yaml and loads the problem; NULL with e set (one thread). */
+static dg_hji_problem *load(const char *yaml, dg_err *e) {
+    memset(e, 0, sizeof *e);
+    dg_cfg *c = dg_cfg_parse(yaml, strlen(yaml), "hji.yaml", e);
+    if (!c) return NULL;
+    dg_hji_problem *p = dg_hji_problem_load(c, e);
+    if (p && dg_cfg_check_unused(c, e)) {
+        dg_hji_problem_free(p);
+        p = NULL;
+    }
+    if (p) p->opts.threads = 1;
+    dg_cfg_free(c);
+    return p;
+}
+
+/* x' = (x2, 0) + (0, 1) u + (0, 1) d: the LQ game's dynamics */
+static void dyn_lq(void *user, const double *x, double *f, double *G, double *D) {
+    (void)user;
+    f[0] = x[1];
+    G[1] = 1;
+    D[1] = 1;
+}
+
+/* --------------------------------------------------------------------- tests */
+
+/* Quadratic-cost inputs: u* = -B'p / (2R), d* = D'p / (2 gamma^2), H in closed form, the running cost. */
+static void test_quadratic_inputs(void **state) {
+    (void)state;
+    dg_hji_game gm = {.nx = 2, .dyn = dyn_lq};
+    gm.u = (dg_hji_input){.dim = 1, .set = DG_HJI_SET_QUAD, .role = DG_HJI_ROLE_MIN, .weight = 1};
+    gm.d = (dg_hji_input){.dim = 1, .set = DG_HJI_SET_QUAD, .role = DG_HJI_ROLE_MAX, .weight = 4};
+    dg_err e = {0};
+    assert_int_equal(dg_hji_game_check(&gm, 2, &e), DG_ERR_ARG);   /* a quadratic input needs a payoff */
+    assert_non_null(strstr(e.msg, "payoff"));
+    gm.payoff = (dg_hji_payoff){.on = 1, .running = 0.5, .Q = {1, 0, 0, 2}};
+    assert_int_equal(dg_hji_game_check(&gm, 2, &e), DG_OK);
+    assert_true(dg_hji_game_degree(&gm));
+    const double x[2] = {0.3, -0.7}, p[2] = {1.5, -2.0};
+    double u, d;
+    dg_hji_game_optimal(&gm, x, p, &u, &d);
+    assert_true(fabs(u - 1.0) < 1e-15);     /* -p2 / 2 */
+    assert_true(fabs(d + 0.25) < 1e-15);    /* p2 / 8 */
+    /* H = -(L0 + x'Qx + p1 x2 - p2^2/4 + p2^2/16) */
+    const double L0 = 0.5 + 0.09 + 2 * 0.49;
+    const double H = -(L0 + p[0] * x[1] - p[1] * p[1] / 4 + p[1] * p[1] / 16);
+    assert_true(fabs(dg_hji_game_hamiltonian(&gm, x, p) - H) < 1e-14);
+    /* ... which is the min over u and max over d of L + p.f at the optimal inputs */
+    double xd[2];
+    dg_hji_game_dynamics(&gm, x, &u, &d, xd);
+    const double L = dg_hji_game_running_cost(&gm, x, &u, &d);
+    assert_true(fabs(L - (L0 + u * u - 4 * d * d)) < 1e-14);
+    assert_true(fabs(-(L + p[0] * xd[0] + p[1] * xd[1]) - H) < 1e-14);
+    for (double du = -0.1; du <= 0.1; du += 0.05)   /* a saddle: u minimises, d maximises */
+        for (double dd = -0.1; dd <= 0.1; dd += 0.05) {
+            const double uu = u + du, ddd = d + dd;
+            dg_hji_game_dynamics(&gm, x, &uu, &d, xd);
+            assert_true(dg_hji_game_running_cost(&gm, x, &uu, &d) + p[0] * xd[0] + p[1] * xd[1] >= -H - 1e-14);
+            dg_hji_game_dynamics(&gm, x, &u, &ddd, xd);
+            assert_true(dg_hji_game_running_cost(&gm, x, &u, &ddd) + p[0] * xd[0] + p[1] * xd[1] <= -H + 1e-14);
+        }
+    gm.u.weight = 0;
+    assert_int_equal(dg_hji_game_check(&gm, 2, &e), DG_ERR_ARG);
+    gm.u.weight = 1;
+    gm.payoff.discount = -1;
+    assert_int_equal(dg_hji_game_check(&gm, 2, &e), DG_ERR_ARG);
+    /* a game of kind has no running cost */
+    dg_hji_game kind = {.nx = 2, .dyn = dyn_lq};
+    assert_true(dg_hji_game_running_cost(&kind, x, NULL, NULL) == 0);
+    assert_false(dg_hji_game_degree(&kind));
+}
+
+/* A game of degree with L = 0 and no discount is the game of kind's plain equation, bit for bit (the
+ * affine kernel adds L = 0 exactly), and float32 follows. */
+static void test_degree_zero_cost_is_kind(void **state) {
+    (void)state;
+    dg_err e = {0};
+    dg_hji_problem *p = load("game: pursuit2d\nmode: brs\nt_end: 0.5\naccuracy: medium\ngrid: {n: [31, 31]}\n", &e);
+    if (!p) fail_msg("%s", e.msg);
+    const int64_t N = p->grid.nodes;
+    double *a = malloc(N * sizeof *a), *b = malloc(N * sizeof *b);
+    const double T = 0.5;
+    assert_int_equal(dg_hji_solve(&p->grid, &p->game, &p->opts, p->target, NULL, 1, &T, a, NULL, &e), DG_OK);
+    dg_hji_game g = p->game;
+    g.payoff.on = 1;
+    assert_int_equal(dg_hji_solve(&p->grid, &g, &p->opts, p->target, NULL, 1, &T, b, NULL, &e), DG_OK);
+    assert_memory_equal(a, b, N * sizeof *a);
+    /* a running cost 1 adds t to a value whose Hamiltonian is unchanged: phi + t exactly on a flat field */
+    g.payoff.running = 1;
+    for (int64_t j = 0; j < N; j++) a[j] = 2;
+    assert_int_equal(dg_hji_solve(&p->grid, &g, &p->opts, a, NULL, 1, &T, b, NULL, &e), DG_OK);
+    for (int64_t j = 0; j < N; j++) assert_true(fabs(b[j] - 2.5) < 1e-12);
+    /* a discount rho: phi' = 1 - rho phi from 2: phi(t) = 1/rho + (2 - 1/rho) e^{-rho t} (to RK2's error) */
+    g.payoff.discount = 0.8;
+    assert_int_equal(dg_hji_solve(&p->grid, &g, &p->opts, a, NULL, 1, &T, b, NULL, &e), DG_OK);
+    const double ex = 1 / 0.8 + (2 - 1 / 0.8) * exp(-0.8 * T);
+    for (int64_t j = 0; j < N; j++)
+        if (!(fabs(b[j] - ex) < 1e-4)) fail_msg("node %lld: %.9g, expected %.9g", (long long)j, b[j], ex);
+    free(a);
+    free(b);
+    dg_hji_problem_free(p);
+}
+
+/* pursuit2d_time: T = (|x| - r) / (v_p - v_e); the errors fall at the schemes' orders, stationary. */
+static void test_pursuit_time(void **state) {
+    (void)state;
+    dg_hji_stats st;
+    const deg_error d81 = run_case(0, 0, NULL, NULL, &st);   /* the default grid, 81^2: stationary */
+    assert_true(st.converged && st.residual < 1e-6 && d81.rel_l1 < 1e-3);
+    const deg_error m41 = run_case(0, 41, "medium", NULL, NULL);
+    const deg_error m81 = run_case(0, 81, "medium", NULL, NULL);
+    assert_true(m41.rel_l1 < 0.05 && m81.rel_l1 < 0.01);
+    assert_true(log(m41.rel_l1 / m81.rel_l1) / log(2.0) > 1.7);
+    const deg_error v41 = run_case(0, 41, "veryHigh", NULL, NULL);
+    assert_true(v41.rel_l1 < 2e-3 && v41.mean_rel < 2e-3);
+    const deg_error l41 = run_case(0, 41, "low", NULL, NULL);
+    assert_true(l41.rel_l1 > v41.rel_l1);   /* the comparison can fail */
+}
+
+/* zermelo_time (the linear game with a current) and double_integrator_time (coarse grids). */
+static void test_zermelo_and_double_integrator(void **state) {
+    (void)state;
+    dg_hji_stats st;
+    const deg_error z = run_case(1, 0, NULL, NULL, &st);   /* 81^2 */
+    assert_true(st.converged && st.residual < 1e-6);
+    assert_true(z.rel_l1 < 1e-3 && z.mean_rel < 1e-3);
+    const deg_error z41 = run_case(1, 41, "low", NULL, NULL);
+    assert_true(z41.rel_l1 > z.rel_l1 && z41.rel_l1 < 0.2);
+    const deg_error a = run_case(2, 81, "medium", NULL, NULL), b = run_case(2, 161, "medium", NULL, NULL);
+    assert_true(a.rel_l1 < 0.2 && b.rel_l1 < 0.1 && b.rel_l1 < 0.75 * a.rel_l1);
+}
+
+/* lq_game: V = x'P(t)x from the Riccati ODE; quadratics are exact for ENO2 and WENO5, so only the time
+ * step and the edges are left; upwind1 + LF converges at first order. */
+static void test_lq_game(void **state) {
+    (void)state;
+    const deg_error v = run_case(3, 41, "veryHigh", NULL, NULL);
+    assert_true(v.rel_l1 < 1e-5);
+    const deg_error l21 = run_case(3, 21, "low", NULL, NULL), l41 = run_case(3, 41, "low", NULL, NULL);
+    assert_true(l41.rel_l1 < l21.rel_l1 && log(l21.rel_l1 / l41.rel_l1) / log(2.0) > 0.7);
+    /* the Riccati solution itself: P(t) symmetric, the ODE's RK4 converged */
+    dg_err e = {0};
+    char path[1200];
+    config_path("lq_game", path, sizeof path);
+    dg_cfg *c = dg_cfg_load(path, &e);
+    dg_hji_problem *p = c ? dg_hji_problem_load(c, &e) : NULL;
+    if (!p) fail_msg("%s", e.msg);
+    deg_exact q, q2;
+    deg_exact_init(&q, p, DEG_LQ);
+    const dg_hji_linear *l = &p->lin;
+    deg_riccati(l->A, l->B, l->D, p->game.payoff.Q, l->u_weight, sqrt(l->d_weight), 0, p->terminal, p->t_end, 200, q2.P);
+    for (int i = 0; i < 4; i++) assert_true(fabs(q.P[i] - q2.P[i]) < 1e-10);
+    assert_true(fabs(q.P[1] - q.P[2]) < 1e-12 && q.P[0] > 1 && q.P[3] > 1);
+    dg_hji_problem_free(p);
+    dg_cfg_free(c);
+}
+
+/* lq_discounted: the ARE's P; time-marching and fast sweeping both converge (sweeping at first order). */
+static void test_lq_discounted(void **state) {
+    (void)state;
+    dg_hji_stats st;
+    const deg_error v = run_case(4, 41, "veryHigh", NULL, &st);
+    assert_true(st.converged && st.residual < 1e-4 && st.t > 1);
+    assert_true(v.rel_l1 < 1e-4);
+    const deg_error s21 = run_case(4, 21, NULL, "sweep", &st);
+    assert_true(st.converged && st.iterations > 4);
+    const deg_error s41 = run_case(4, 41, NULL, "sweep", NULL);
+    assert_true(s41.rel_l1 < s21.rel_l1 && s41.rel_l1 < 0.6);
+    /* ... and on a time to reach */
+    const deg_error p41 = run_case(0, 41, NULL, "sweep", &st);
+    assert_true(st.converged && p41.rel_l1 < 0.3);
+}
+
+/* The time to reach holds the target at 0 (reported), obstacles at the cap, and only grows with them. */
+static void test_time_obstacles(void **state) {
+    (void)state;
+    static const char BASE[] = "game: pursuit2d\npayoff: time\nt_end: 6\naccuracy: medium\ngrid: {n: [41, 41]}\n";
+    char yaml[512];
+    dg_err e = {0};
+    dg_hji_problem *p = load(BASE, &e);
+    snprintf(yaml, sizeof yaml, "%sobstacles:\n  - {shape: box, min: [0.5, -0.5], max: [1.0, 0.5]}\n", BASE);
+    dg_hji_problem *q = load(yaml, &e);
+    if (!p || !q) fail_msg("%s", e.msg);
+    const int64_t N = p->grid.nodes;
+    double *a = malloc(N * sizeof *a), *b = malloc(N * sizeof *b);
+    assert_int_equal(dg_hji_problem_solve(p, a, NULL, &e), DG_OK);
+    assert_int_equal(dg_hji_problem_solve(q, b, NULL, &e), DG_OK);
+    int inside = 0;
+    double longer = 0, sum = 0;
+    for (int64_t j = 0; j < N; j++) {
+        double x[2];
+        dg_hji_grid_point(&p->grid, j, x);
+        assert_true(a[j] >= 0 && a[j] <= 6 && b[j] <= 6);
+        if (p->target[j] <= 0) assert_true(a[j] == 0);
+        if (x[0] >= 0.5 && x[0] <= 1.0 && fabs(x[1]) <= 0.5) {
+            assert_true(b[j] == 6);
+            inside++;
+        }
+        /* the obstacle only lengthens the time: the exact time without it bounds both from below, to
+         * medium's error on 41^2 (the corners aside: their ghost cells) */
+        const double T = deg_pursuit_time(x, 1, 0.5, 0.25);
+        if (fabs(x[0]) <= 1.5 && fabs(x[1]) <= 1.5 && (!(a[j] >= T - 0.1) || !(b[j] >= T - 0.1)))
+            fail_msg("(%g, %g): %g with the obstacle, %g without, exact without %g", x[0], x[1], b[j], a[j], T);
+    }
+    for (int64_t j = 0; j < N; j++) {
+        longer += b[j] - a[j];
+        sum += a[j];
+    }
+    assert_true(inside > 10 && longer > 0.01 * sum);   /* the detour adds time */
+    free(a);
+    free(b);
+    dg_hji_problem_free(p);
+    dg_hji_problem_free(q);
+}
+
+/* Both players' feedback from the value's gradient, the payoff added up along the path (RK2, inputs held
+ * over a step): the LQ game's running cost and terminal cost against V(x0, 1), with the value at 100
+ * times-to-go for the time-dependent strategies; and pursuit2d's capture time against T(x0). What `hji
+ * play` will report (dg_hji_game_running_cost, dg_hji_problem_terminal_cost). */
+static void test_payoff_along_the_path(void **state) {
+    (void)state;
+    char path[1200];
+    dg_err e = {0};
+    config_path("lq_game", path, sizeof path);
+    dg_cfg *c = dg_cfg_load(path, &e);
+    if (c) dg_cfg_set(c, "grid.n[0]", "41", &e), dg_cfg_set(c, "grid.n[1]", "41", &e);
+    dg_hji_problem *p = c ? dg_hji_problem_load(c, &e) : NULL;
+    if (!p) fail_msg("%s", e.msg);
+    p->opts.threads = 1;
+    const int K = 100;
+    const int64_t N = p->grid.nodes;
+    double times[100], *V = malloc((size_t)K * N * sizeof *V);
+    for (int k = 0; k < K; k++) times[k] = p->t_end * (k + 1) / K;
+    assert_int_equal(dg_hji_problem_solve_at(p, K, times, V, NULL, &e), DG_OK);
+    const double x0[2] = {0.5, -0.3};
+    double x[2] = {x0[0], x0[1]}, J = 0;
+    const int steps = 1000;
+    const double dt = p->t_end / steps;
+    for (int s = 0; s < steps; s++) {
+        const double tau = p->t_end - s * dt;   /* time to go: the slice at or above it */
+        int k = (int)ceil(tau / p->t_end * K - 1e-9) - 1;
+        if (k < 0) k = 0;
+        double g[2], u, d, xd[2], xm[2];
+        dg_hji_interp(&p->grid, V + (int64_t)k * N, x, g);
+        dg_hji_game_optimal(&p->game, x, g, &u, &d);
+        dg_hji_game_dynamics(&p->game, x, &u, &d, xd);
+        for (int i = 0; i < 2; i++) xm[i] = x[i] + 0.5 * dt * xd[i];
+        J += dt * dg_hji_game_running_cost(&p->game, xm, &u, &d);   /* midpoint */
+        dg_hji_game_dynamics(&p->game, xm, &u, &d, xd);
+        for (int i = 0; i < 2; i++) x[i] += dt * xd[i];
+    }
+    J += dg_hji_problem_terminal_cost(p, x);
+    const double v0 = dg_hji_interp(&p->grid, V + (int64_t)(K - 1) * N, x0, NULL);
+    print_message("lq_game 41^2 from (0.5, -0.3): payoff %.6f along the path, V(x0) %.6f\n", J, v0);
+    if (!(fabs(J - v0) < 1e-4 * v0)) fail_msg("LQ: payoff %.6f along the path, V(x0) %.6f", J, v0);
+    free(V);
+    dg_hji_problem_free(p);
+    dg_cfg_free(c);
+
+    config_path("pursuit2d_time", path, sizeof path);
+    c = dg_cfg_load(path, &e);
+    p = c ? dg_hji_problem_load(c, &e) : NULL;
+    if (!p) fail_msg("%s", e.msg);
+    p->opts.threads = 1;
+    V = malloc((size_t)p->grid.nodes * sizeof *V);
+    assert_int_equal(dg_hji_problem_solve(p, V, NULL, &e), DG_OK);
+    const double r = dg_hji_problem_param(p, "capture_radius");
+    const double y0[2] = {1.2, -0.9};
+    double y[2] = {y0[0], y0[1]}, t = 0;
+    const double h = 1e-3;
+    while (hypot(y[0], y[1]) > r && t < p->t_end) {
+        double g[2], u[2], d[2], yd[2], ym[2];
+        dg_hji_interp(&p->grid, V, y, g);
+        dg_hji_game_optimal(&p->game, y, g, u, d);
+        dg_hji_game_dynamics(&p->game, y, u, d, yd);
+        for (int i = 0; i < 2; i++) ym[i] = y[i] + 0.5 * h * yd[i];
+        dg_hji_game_dynamics(&p->game, ym, u, d, yd);
+        for (int i = 0; i < 2; i++) y[i] += h * yd[i];
+        t += h * dg_hji_game_running_cost(&p->game, ym, u, d);   /* L = 1: the time */
+    }
+    const double T0 = dg_hji_interp(&p->grid, V, y0, NULL);
+    print_message("pursuit2d_time 81^2 from (1.2, -0.9): captured after %.4f, T(x0) %.4f\n", t, T0);
+    if (!(fabs(t - T0) < 0.005 * T0)) fail_msg("pursuit: captured after %.4f, T(x0) %.4f", t, T0);
+    free(V);
+    dg_hji_problem_free(p);
+    dg_cfg_free(c);
+}
+
+/* Stationary options: one output time, stats; errors name the key. */
+static void test_options_and_errors(void **state) {
+    (void)state;
+    dg_err e = {0};
+    dg_hji_problem *p = load("game: pursuit2d\npayoff: time\nstationary: true\nt_end: 6\naccuracy: low\n"
+                             "grid: {n: [21, 21]}\n", &e);
+    if (!p) fail_msg("%s", e.msg);
+    double *V = malloc(2 * p->grid.nodes * sizeof *V);
+    const double two[2] = {1, 2};
+    assert_int_equal(dg_hji_solve(&p->grid, &p->game, &p->opts, dg_hji_problem_v0(p), NULL, 2, two, V, NULL, &e),
+                     DG_ERR_ARG);
+    assert_non_null(strstr(e.msg, "stationary"));
+    dg_hji_opts o = p->opts;
+    o.tol = -1;
+    assert_int_equal(dg_hji_solve(&p->grid, &p->game, &o, dg_hji_problem_v0(p), NULL, 1, two, V, NULL, &e), DG_ERR_ARG);
+    assert_true(dg_hji_solve_memory(&p->grid, &p->game, &p->opts, 1) > 0);
+    free(V);
+    dg_hji_problem_free(p);
+    static const struct { const char *yaml, *want; } BAD[] = {
+        {"game: pursuit2d\npayoff: cost\nmode: brt\n", "mode"},
+        {"game: pursuit2d\npayoff: cost\ncost: {state: [1, 0, 0]}\n", "cost.state"},
+        {"game: pursuit2d\npayoff: time\ncost: {running: 2}\n", "cost.running"},
+        {"game: pursuit2d\ncost: {discount: 1}\n", "'cost'"},
+        {"game: pursuit2d\npayoff: cost\nsolver: {method: sweep}\n", "solver.method"},
+        {"game: pursuit2d\npayoff: cost\nobstacles:\n  - {shape: ball, center: [1, 1], radius: 0.2}\n", "obstacles"},
+        {"game: linear\ncontrol: {matrix: [1, 0, 0]}\n", "control.matrix"},
+        {"game: linear\ncontrol: {set: quadratic, matrix: [0, 1]}\npayoff: time\n", "control.set"},
+        {"game: linear\ncontrol: {matrix: [0, 1]}\ndisturbance: {set: ball}\n", "disturbance.matrix"},
+        {"game: linear\ncontrol: {matrix: [0, 1], weight: 0}\n", "control.weight"},
+        {"game: pursuit2d\npayoff: money\n", "payoff"},
+    };
+    for (size_t i = 0; i < sizeof BAD / sizeof BAD[0]; i++) {
+        dg_hji_problem *b = load(BAD[i].yaml, &e);
+        if (b) fail_msg("accepted: %s", BAD[i].yaml);
+        if (!strstr(e.msg, BAD[i].want)) fail_msg("'%s': %s", BAD[i].want, e.msg);
+        assert_non_null(strstr(e.msg, "hji.yaml"));
+    }
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_quadratic_inputs),  cmocka_unit_test(test_degree_zero_cost_is_kind),
+        cmocka_unit_test(test_pursuit_time),      cmocka_unit_test(test_zermelo_and_double_integrator),
+        cmocka_unit_test(test_lq_game),           cmocka_unit_test(test_lq_discounted),
+        cmocka_unit_test(test_time_obstacles),    cmocka_unit_test(test_options_and_errors),
+        cmocka_unit_test(test_payoff_along_the_path),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
