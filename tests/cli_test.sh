@@ -114,10 +114,19 @@ printf 'game: pursuit2d\nt_end: -1\n' >"$T/p2bad.yaml"
 check "hji bad config"        2 "p2bad.yaml:2"     "$DG" hji solve --config "$T/p2bad.yaml" --out "$T/x.safetensors"
 check "hji play bad --from"   2 "--from"           "$DG" hji play --config "$T/p2.yaml" --value "$T/v.safetensors" --from 1
 # a game of degree: the time to reach, stationary (converged, iterations and residual in the JSON)
-printf 'game: pursuit2d\npayoff: time\nstationary: true\nt_end: 6\naccuracy: low\ngrid: {n: [21, 21]}\nsolver: {tol: 0.05}\n' >"$T/pt.yaml"
+printf 'game: pursuit2d\npayoff: time\nstationary: true\nt_end: 6\naccuracy: medium\ngrid: {n: [41, 41]}\nsolver: {tol: 0.01}\n' >"$T/pt.yaml"
 check "hji solve time"        0 ""                 "$DG" hji solve --config "$T/pt.yaml" --out "$T/vt.safetensors"
 tail -n 1 "$T/out" | grep -q '"converged": *true.*"residual"' || { echo "FAIL hji solve time JSON: $(tail -n 1 "$T/out")"; fail=$((fail + 1)); }
 check "hji stationary --times" 2 "stationary"      "$DG" hji solve --config "$T/pt.yaml" --out "$T/x.safetensors" --times 1
+# hji play of a game of degree: the payoff along the path beside V(x0), and a finite-horizon cost game ends at t_end
+check "hji play time"         0 "payoff along the path" "$DG" hji play --config "$T/pt.yaml" --value "$T/vt.safetensors" --from 1.2,-0.9 --out "$T/pt.csv"
+tail -n 1 "$T/out" | python3 -c 'import json,sys; j=json.loads(sys.stdin.read()); assert j["outcome"]=="capture" and abs(j["payoff"]-j["value_x0"])<0.1*j["value_x0"], j' ||
+    { echo "FAIL hji play time JSON: $(tail -n 1 "$T/out")"; fail=$((fail + 1)); }
+printf 'game: linear\ndynamics: {A: [0, 1, 0, 0]}\ncontrol: {set: quadratic, matrix: [0, 1], weight: 1}\npayoff: cost\ncost: {state: [1, 0, 0, 1], terminal: [1, 0, 0, 1]}\nt_end: 0.5\naccuracy: low\ngrid: {n: [21, 21]}\nsolver: {dissipation: locallocal}\n' >"$T/lq.yaml"
+check "hji solve cost"        0 ""                 "$DG" hji solve --config "$T/lq.yaml" --out "$T/vq.safetensors"
+check "hji play cost"         0 "payoff along the path" "$DG" hji play --config "$T/lq.yaml" --value "$T/vq.safetensors" --from 0.5,-0.3 --out "$T/lq.csv"
+tail -n 1 "$T/out" | grep -q '"outcome": *"end".*"payoff"' || { echo "FAIL hji play cost JSON: $(tail -n 1 "$T/out")"; fail=$((fail + 1)); }
+check "hji play cost --t-max" 2 "ends there"       "$DG" hji play --config "$T/lq.yaml" --value "$T/vq.safetensors" --from 0.5,-0.3 --t-max 3 --out "$T/lq.csv"
 printf 'game: linear\ncontrol: {set: quadratic}\n' >"$T/lq.yaml"
 check "hji quadratic needs cost" 2 "lq.yaml:2"     "$DG" hji solve --config "$T/lq.yaml" --out "$T/x.safetensors"
 check "pg --help"             0 ""                 "$DG" pg --help

@@ -251,77 +251,52 @@ static void test_time_obstacles(void **state) {
     dg_hji_problem_free(q);
 }
 
-/* Both players' feedback from the value's gradient, the payoff added up along the path (RK2, inputs held
- * over a step): the LQ game's running cost and terminal cost against V(x0, 1), with the value at 100
- * times-to-go for the time-dependent strategies; and pursuit2d's capture time against T(x0). What `hji
- * play` will report (dg_hji_game_running_cost, dg_hji_problem_terminal_cost). */
-static void test_payoff_along_the_path(void **state) {
-    (void)state;
+/* What `hji play` reports: both players' feedback from the value's gradient (dg_hji_simulate), the
+ * payoff added up along the path against V(x0). The LQ game (finite horizon: the value at 11
+ * times-to-go, running cost by the midpoint rule, terminal cost at t_end) and pursuit2d's time to
+ * capture (the time to where the path crosses the target's rim). A game of kind has no payoff. */
+static double play(const char *name, const double *x0, int slices, dg_hji_sim_result *r) {
     char path[1200];
     dg_err e = {0};
-    config_path("lq_game", path, sizeof path);
+    config_path(name, path, sizeof path);
     dg_cfg *c = dg_cfg_load(path, &e);
-    if (c) dg_cfg_set(c, "grid.n[0]", "41", &e), dg_cfg_set(c, "grid.n[1]", "41", &e);
+    if (c && !strcmp(name, "lq_game")) dg_cfg_set(c, "grid.n[0]", "41", &e), dg_cfg_set(c, "grid.n[1]", "41", &e);
     dg_hji_problem *p = c ? dg_hji_problem_load(c, &e) : NULL;
     if (!p) fail_msg("%s", e.msg);
     p->opts.threads = 1;
-    const int K = 100;
     const int64_t N = p->grid.nodes;
-    double times[100], *V = malloc((size_t)K * N * sizeof *V);
-    for (int k = 0; k < K; k++) times[k] = p->t_end * (k + 1) / K;
-    assert_int_equal(dg_hji_problem_solve_at(p, K, times, V, NULL, &e), DG_OK);
-    const double x0[2] = {0.5, -0.3};
-    double x[2] = {x0[0], x0[1]}, J = 0;
-    const int steps = 1000;
-    const double dt = p->t_end / steps;
-    for (int s = 0; s < steps; s++) {
-        const double tau = p->t_end - s * dt;   /* time to go: the slice at or above it */
-        int k = (int)ceil(tau / p->t_end * K - 1e-9) - 1;
-        if (k < 0) k = 0;
-        double g[2], u, d, xd[2], xm[2];
-        dg_hji_interp(&p->grid, V + (int64_t)k * N, x, g);
-        dg_hji_game_optimal(&p->game, x, g, &u, &d);
-        dg_hji_game_dynamics(&p->game, x, &u, &d, xd);
-        for (int i = 0; i < 2; i++) xm[i] = x[i] + 0.5 * dt * xd[i];
-        J += dt * dg_hji_game_running_cost(&p->game, xm, &u, &d);   /* midpoint */
-        dg_hji_game_dynamics(&p->game, xm, &u, &d, xd);
-        for (int i = 0; i < 2; i++) x[i] += dt * xd[i];
-    }
-    J += dg_hji_problem_terminal_cost(p, x);
-    const double v0 = dg_hji_interp(&p->grid, V + (int64_t)(K - 1) * N, x0, NULL);
-    print_message("lq_game 41^2 from (0.5, -0.3): payoff %.6f along the path, V(x0) %.6f\n", J, v0);
-    if (!(fabs(J - v0) < 1e-4 * v0)) fail_msg("LQ: payoff %.6f along the path, V(x0) %.6f", J, v0);
+    double times[DG_HJI_MAX_TIMES], *V = malloc((size_t)(slices + 1) * N * sizeof *V);
+    int nt = 0;
+    assert_non_null(V);
+    assert_int_equal(dg_hji_problem_solve_slices(p, slices, 0, NULL, &nt, times, V, NULL, &e), DG_OK);
+    const dg_hji_slices VS = {.nt = nt, .t = times, .v = V};
+    const dg_hji_sim_opts o = {.t_max = 2 * p->t_end, .max_steps = 100000};
+    assert_int_equal(dg_hji_simulate(p, &VS, x0, &o, r, &e), DG_OK);
+    const double v0 = dg_hji_slices_interp(&p->grid, &VS, p->t_end, x0, NULL);
+    assert_true(r->value0 == v0);
     free(V);
     dg_hji_problem_free(p);
     dg_cfg_free(c);
+    return v0;
+}
 
-    config_path("pursuit2d_time", path, sizeof path);
-    c = dg_cfg_load(path, &e);
-    p = c ? dg_hji_problem_load(c, &e) : NULL;
-    if (!p) fail_msg("%s", e.msg);
-    p->opts.threads = 1;
-    V = malloc((size_t)p->grid.nodes * sizeof *V);
-    assert_int_equal(dg_hji_problem_solve(p, V, NULL, &e), DG_OK);
-    const double r = dg_hji_problem_param(p, "capture_radius");
+static void test_payoff_along_the_path(void **state) {
+    (void)state;
+    dg_hji_sim_result r;
+    const double x0[2] = {0.5, -0.3};
+    double v0 = play("lq_game", x0, 11, &r);
+    print_message("lq_game 41^2 from (0.5, -0.3): payoff %.6f along the path, V(x0) %.6f\n", r.payoff, v0);
+    if (!(fabs(r.payoff - v0) < 1e-4 * v0)) fail_msg("LQ: payoff %.6f along the path, V(x0) %.6f", r.payoff, v0);
+    assert_false(r.captured);  /* a running cost: the game is not over at the target ... */
+    assert_true(fabs(r.steps * r.dt - 1.0) < 1e-12);  /* ... but at t_end */
     const double y0[2] = {1.2, -0.9};
-    double y[2] = {y0[0], y0[1]}, t = 0;
-    const double h = 1e-3;
-    while (hypot(y[0], y[1]) > r && t < p->t_end) {
-        double g[2], u[2], d[2], yd[2], ym[2];
-        dg_hji_interp(&p->grid, V, y, g);
-        dg_hji_game_optimal(&p->game, y, g, u, d);
-        dg_hji_game_dynamics(&p->game, y, u, d, yd);
-        for (int i = 0; i < 2; i++) ym[i] = y[i] + 0.5 * h * yd[i];
-        dg_hji_game_dynamics(&p->game, ym, u, d, yd);
-        for (int i = 0; i < 2; i++) y[i] += h * yd[i];
-        t += h * dg_hji_game_running_cost(&p->game, ym, u, d);   /* L = 1: the time */
-    }
-    const double T0 = dg_hji_interp(&p->grid, V, y0, NULL);
-    print_message("pursuit2d_time 81^2 from (1.2, -0.9): captured after %.4f, T(x0) %.4f\n", t, T0);
-    if (!(fabs(t - T0) < 0.005 * T0)) fail_msg("pursuit: captured after %.4f, T(x0) %.4f", t, T0);
-    free(V);
-    dg_hji_problem_free(p);
-    dg_cfg_free(c);
+    v0 = play("pursuit2d_time", y0, 1, &r);
+    print_message("pursuit2d_time 81^2 from (1.2, -0.9): captured after %.4f, T(x0) %.4f\n", r.payoff, v0);
+    assert_true(r.captured && r.payoff <= r.capture_time && r.payoff > r.capture_time - r.dt);
+    if (!(fabs(r.payoff - v0) < 0.005 * v0)) fail_msg("pursuit: captured after %.4f, T(x0) %.4f", r.payoff, v0);
+    const double z0[2] = {0.5, 0.2};
+    v0 = play("pursuit2d", z0, 11, &r);  /* a game of kind: no payoff */
+    assert_true(isnan(r.payoff) && v0 < 0 && r.captured);
 }
 
 /* Stationary options: one output time, stats; errors name the key. */

@@ -470,6 +470,15 @@ typedef struct dg_hji_sim_result {
     double  dt;                           /* the step used                                     */
     int64_t steps;                        /* ceil(t_max / dt)                                  */
     int64_t rows;                         /* steps simulated (CSV rows)                        */
+    double  value0;                       /* V(x0) at the time-to-go T, to compare with payoff  */
+    double  payoff;                       /* a game of degree: the payoff along the path (NAN for a
+                                             game of kind): int e^{-rho t} L dt by the midpoint
+                                             rule, plus e^{-rho T} g(x(T)) (cost, finite horizon),
+                                             or plus e^{-rho t_max} V(x(t_max)), the value of the
+                                             rest (cost, stationary); payoff: time: the time
+                                             to where the path crosses the target's rim (l
+                                             linear over the last step; t_max when not
+                                             captured)                                         */
 } dg_hji_sim_result;
 
 /* Both players' equilibrium inputs at x (nx) from the gradient p of V(x, tau) (dg_hji_slices_interp)
@@ -483,7 +492,9 @@ double    dg_hji_feedback(const dg_hji_problem *p, const dg_hji_slices *V, doubl
 /* The automatic step from x0 (nx): a quarter of a cell per step at the speed the equilibrium inputs
  * of V(., T) give there (0.01 when still), at most t_max / 200. */
 double    dg_hji_sim_dt(const dg_hji_problem *p, const dg_hji_slices *V, const double *x0, double t_max);
-/* Simulates from x0 (nx) with V (p's grid) into r. Returns DG_OK, DG_ERR_ARG (bad options or slices,
+/* Simulates from x0 (nx) with V (p's grid) into r. A game of degree with a running cost is not over
+ * at the target; over a finite horizon it ends at t_end (t_max is not used; dt is shortened so the
+ * last step lands on t_end), so that r->payoff and r->value0 measure the same game. Returns DG_OK, DG_ERR_ARG (bad options or slices,
  * too many steps: nothing written), DG_ERR_IO (the CSV), DG_ERR_INTERRUPTED (on_step stopped it; no
  * CSV). */
 dg_status dg_hji_simulate(const dg_hji_problem *p, const dg_hji_slices *V, const double *x0,

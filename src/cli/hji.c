@@ -439,6 +439,16 @@ static int hji_play(int argc, char **argv) {
         rc = EXIT_USAGE;
         goto done;
     }
+    const int cost = dg_hji_game_degree(&p->game) && p->payoff == DG_HJI_PAYOFF_COST;
+    if (cost && !p->stationary) {  /* a finite-horizon game of degree ends at t_end */
+        if (tmax_s) {
+            cli_error("hji play", "--t-max: %s is a game with a running cost over t_end = %g, which ends there",
+                      config, p->t_end);
+            rc = EXIT_USAGE;
+            goto done;
+        }
+        t_max = p->t_end;
+    }
     if ((rc = value_load("hji play", value, p, config, &vf, &V, &VS))) goto done;
     if (dt <= 0) dt = dg_hji_sim_dt(p, &VS, x, t_max);
     if (!(t_max / dt <= max_steps)) {  /* the CSV's rows, bounded before anything is written */
@@ -470,12 +480,17 @@ static int hji_play(int argc, char **argv) {
         if (s != DG_OK) { cli_error("hji play", "%s", e.msg); rc = cli_exit_for(s); goto done; }
     }
     fprintf(stderr, "wrote %s%s%s\n", csv_path, gif ? " and " : "", gif ? gif : "");
+    if (dg_hji_game_degree(&p->game))
+        fprintf(stderr, "payoff along the path %.6g, V(x0) %.6g (difference %.3g)\n", res.payoff, res.value0,
+                res.payoff - res.value0);
     cli_json j = {cJSON_CreateObject(), 0};
     cli_json_add(&j, j.root, "game", cJSON_CreateString(p->name));
-    cli_json_add(&j, j.root, "outcome", cJSON_CreateString(res.captured ? "capture" : "escape"));
+    cli_json_add(&j, j.root, "outcome", cJSON_CreateString(cost ? "end" : res.captured ? "capture" : "escape"));
     cli_json_add(&j, j.root, "capture_time", cli_json_number("%.9g", res.captured ? res.capture_time : NAN));
+    cli_json_add(&j, j.root, "payoff", cli_json_number("%.9g", res.payoff));
+    cli_json_add(&j, j.root, "value_x0", cli_json_number("%.9g", res.value0));
     cli_json_add(&j, j.root, "t_max", cli_json_number("%.6g", t_max));
-    cli_json_add(&j, j.root, "dt", cli_json_number("%.6g", dt));
+    cli_json_add(&j, j.root, "dt", cli_json_number("%.6g", res.dt));
     cli_json_add(&j, j.root, "value_times", cli_json_number("%.0f", vf.nt));
     cli_json_add(&j, j.root, "boundary_layer", cli_json_number("%.6g", layer));
     cli_json_add(&j, j.root, "u_player", cJSON_CreateString(p->u_name ? p->u_name : "u"));

@@ -125,10 +125,17 @@ dg_status dg_hji_simulate(const dg_hji_problem *p, const dg_hji_slices *V, const
     if (!(o->t_max > 0) || !isfinite(o->t_max) || !(o->dt >= 0) || !isfinite(o->dt) || o->max_steps < 1)
         return dg_err_set(e, DG_ERR_ARG, "hji simulate: t_max > 0, dt >= 0 and max_steps >= 1 needed "
                           "(t_max %g, dt %g, max_steps %lld)", o->t_max, o->dt, (long long)o->max_steps);
-    const double dt = o->dt > 0 ? o->dt : dg_hji_sim_dt(p, V, x0, o->t_max);
-    if (!(o->t_max / dt <= (double)o->max_steps))  /* the steps (CSV rows), bounded before anything is written */
+    /* a game of degree adds up its payoff; one with a running cost over a finite horizon ends at
+     * t_end (then pays its terminal cost), and is not over at the target */
+    const int degree = dg_hji_game_degree(&p->game), cost = degree && p->payoff == DG_HJI_PAYOFF_COST;
+    const int horizon = cost && !p->stationary;
+    const double t_max = horizon ? p->t_end : o->t_max, rho = degree ? p->game.payoff.discount : 0;
+    double dt = o->dt > 0 ? o->dt : dg_hji_sim_dt(p, V, x0, t_max);
+    if (!(t_max / dt <= (double)o->max_steps))  /* the steps (CSV rows), bounded before anything is written */
         return dg_err_set(e, DG_ERR_ARG, "hji simulate: t_max %g / dt %g is %.3g steps, more than max_steps %lld",
-                          o->t_max, dt, o->t_max / dt, (long long)o->max_steps);
+                          t_max, dt, t_max / dt, (long long)o->max_steps);
+    const int64_t steps = (int64_t)ceil(t_max / dt - 1e-9);
+    if (horizon) dt = t_max / (double)steps;  /* the last step lands on t_end */
     dg_csv w = {0};
     if (o->csv_path) {
         dg_status s = dg_csv_begin(&w, o->csv_path, e);
@@ -142,8 +149,9 @@ dg_status dg_hji_simulate(const dg_hji_problem *p, const dg_hji_slices *V, const
     }
     double x[DG_HJI_MAX_DIMS];
     for (int k = 0; k < nx; k++) x[k] = x0[k];
-    const int64_t steps = (int64_t)ceil(o->t_max / dt);
-    *r = (dg_hji_sim_result){.captured = 0, .capture_time = -1, .dt = dt, .steps = steps};
+    *r = (dg_hji_sim_result){.captured = 0, .capture_time = -1, .dt = dt, .steps = steps, .payoff = NAN,
+                             .value0 = NAN};
+    double J = 0, inc = 0, l_prev = 0;  /* the payoff so far (a game of degree), its last step, l before it */
     for (int64_t s = 0; s <= steps; s++) {
         double u[DG_HJI_MAX_INPUT] = {0}, d[DG_HJI_MAX_INPUT] = {0};
         const dg_hji_sim_step st = {.step = s, .steps = steps, .t = (double)s * dt, .x = x, .u = u, .d = d,
@@ -155,15 +163,26 @@ dg_status dg_hji_simulate(const dg_hji_problem *p, const dg_hji_slices *V, const
             dg_csv_abort(&w);
             return dg_err_set(e, DG_ERR_INTERRUPTED, "hji simulate: stopped by the caller at step %lld", (long long)s);
         }
-        if (st.target <= 0) {
+        if (s == 0) r->value0 = st.value;
+        if (!cost && st.target <= 0) {
             r->captured = 1;
             r->capture_time = st.t;
+            if (s > 0 && l_prev > 0)  /* the payoff up to where the path crossed the target's rim */
+                J -= inc * (1 - l_prev / (l_prev - st.target));
             break;
         }
-        /* RK2 (midpoint) with the inputs held over the step, as a sampled feedback */
+        l_prev = st.target;
+        if (s == steps) {  /* the end: a finite horizon's terminal cost, or the value of the rest */
+            if (horizon) J += exp(-rho * st.t) * dg_hji_problem_terminal_cost(p, x);
+            else if (cost) J += exp(-rho * st.t) * st.value;
+            break;
+        }
+        /* RK2 (midpoint) with the inputs held over the step, as a sampled feedback; the running
+         * cost by the midpoint rule */
         double xd[DG_HJI_MAX_DIMS], xm[DG_HJI_MAX_DIMS];
         dg_hji_game_dynamics(&p->game, x, u, d, xd);
         for (int k = 0; k < nx; k++) xm[k] = x[k] + 0.5 * dt * xd[k];
+        if (degree) J += (inc = exp(-rho * (st.t + 0.5 * dt)) * dg_hji_game_running_cost(&p->game, xm, u, d) * dt);
         dg_hji_game_dynamics(&p->game, xm, u, d, xd);
         for (int k = 0; k < nx; k++) {
             x[k] += dt * xd[k];
@@ -173,5 +192,6 @@ dg_status dg_hji_simulate(const dg_hji_problem *p, const dg_hji_slices *V, const
             }
         }
     }
+    if (degree) r->payoff = J;
     return o->csv_path ? dg_csv_commit(&w, e) : DG_OK;
 }
