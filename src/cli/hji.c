@@ -167,107 +167,50 @@ static int hji_solve(int argc, char **argv) {
     if (threads_s && !cli_int("hji solve", "--threads", threads_s, 0, 4096, &threads)) return EXIT_USAGE;
     int slices = SOLVE_SLICES;
     if (slices_s && !cli_int("hji solve", "--slices", slices_s, 1, DG_HJI_MAX_TIMES - 1, &slices)) return EXIT_USAGE;
-    if (slices < 2) slices = 0;  /* no marks: t_end (and --times) only */
     double times[DG_HJI_MAX_TIMES];
     int nt = 0;
     if (times_s && (nt = parse_list("hji solve", "--times", times_s, times, DG_HJI_MAX_TIMES - 1)) < 0) return EXIT_USAGE;
-    if (nt + 1 + slices > DG_HJI_MAX_TIMES) {
-        cli_error("hji solve", "--times and --slices: %d + %d times and t_end, more than %d", nt, slices,
-                  DG_HJI_MAX_TIMES);
-        return EXIT_USAGE;
-    }
     dg_cfg *cfg = NULL;
     dg_hji_problem *p = load_problem("hji solve", config, accuracy, threads, f32, &cfg);
     if (!p) return EXIT_USAGE;
-    for (int i = 0; i < nt; i++)
-        if (!(times[i] > 0 && times[i] < p->t_end) || (i && times[i] <= times[i - 1])) {
-            cli_error("hji solve", "--times: increasing times in (0, t_end = %g), got '%s'", p->t_end, times_s);
-            dg_hji_problem_free(p);
-            dg_cfg_free(cfg);
-            return EXIT_USAGE;
-        }
-    if (nt && p->stationary) {
-        cli_error("hji solve", "--times: %s is stationary (one value, no earlier times)", config);
-        dg_hji_problem_free(p);
-        dg_cfg_free(cfg);
-        return EXIT_USAGE;
-    }
-    if (p->stationary) slices = 0;  /* one value: no time-slice samples either */
-    const int nreq = nt, nmax = nt + 1 + slices;  /* landed on: --times and t_end; sampled: the slices */
-    const int64_t N = p->grid.nodes;
-    int rc = 0;
+    const dg_hji_file_opts fo = {.slices = slices, .ntimes = nt, .times = times, .f32 = f32, .label = config,
+                                 .cfg = cfg};
+    dg_hji_file_result r;
     dg_err e = {0};
-    double mem_mib = 0;
-    char dims[96] = "";  /* " 101x101x51" */
-    for (int k = 0; k < p->grid.ndim; k++) cli_catf(dims, sizeof dims, "%s%d", k ? "x" : " ", p->grid.n[k]);
-    {   /* the solver's arrays, the nt values, the file's copies: refused if they cannot fit */
-        const double need = dg_hji_problem_memory(p, nmax, nreq + 1, f32);
-        char what[400];
-        snprintf(what, sizeof what, "%.200s: a grid of%s nodes at %d time%s", config, dims, nmax, nmax > 1 ? "s" : "");
-        if (!cli_mem_ok("hji solve", need, what, "grid.n (or --slices, --times, or use --float32)")) {
-            dg_hji_problem_free(p);
-            dg_cfg_free(cfg);
-            return EXIT_USAGE;
-        }
-        mem_mib = need / 1048576.0;
-    }
-    double *vals = NULL;
-    char *yaml = NULL;
-    size_t yaml_len = 0;
-    dg_status s = dg_cfg_to_yaml(cfg, &yaml, &yaml_len, &e);
-    if (s != DG_OK) {
-        rc = cli_fail("hji solve", &e, 0);
-        goto done;
-    }
-    {   /* the file must fit on the disk: refused before the solve, not after it */
-        const double need = dg_hji_value_file_bytes(p, nmax, f32, (double)yaml_len), avail = dg_disk_free(out);
-        if (avail >= 0 && need > avail) {
-            cli_error("hji solve", "%s: the value file of %d times takes about %.1f MiB, more than the %.1f MiB free "
-                      "there; lower --slices or grid.n (or use --float32)", out, nmax, need / 1048576.0,
-                      avail / 1048576.0);
-            rc = EXIT_USAGE;
-            goto done;
-        }
-    }
-    vals = malloc((size_t)nmax * (size_t)N * sizeof(double));
-    if (!vals) {
-        cli_error("hji solve", "out of memory for %d x %lld values", nmax, (long long)N);
-        rc = EXIT_FAIL;
-        goto done;
-    }
-    char banner[256];
+    char banner[256], dims[96] = "";  /* " 101x101x51" */
     bar b = {.bar = {.tty = isatty(2)}, .banner = banner};
-    p->opts.progress = on_progress;
-    p->opts.progress_user = &b;
-    snprintf(banner, sizeof banner, "solving %s: grid%s, t_end %g, memory about %.1f MiB, %s\n", p->name, dims,
-             p->t_end, mem_mib, dg_hji_accuracy_name(dg_hji_accuracy_of(&p->opts)));
-    dg_hji_stats st;
-    double req[DG_HJI_MAX_TIMES];
-    memcpy(req, times, (size_t)nreq * sizeof *req);
-    if (dg_hji_problem_solve_slices(p, slices, nreq, req, &nt, times, vals, &st, &e) != DG_OK) {
-        cli_error("hji solve", "%s: %s", config, e.msg);
-        rc = e.status == DG_ERR_ARG ? EXIT_USAGE : EXIT_FAIL;
-        goto done;
+    dg_status s = dg_hji_solve_plan(p, &fo, &r, &e);
+    if (s == DG_OK) {
+        for (int k = 0; k < p->grid.ndim; k++) cli_catf(dims, sizeof dims, "%s%d", k ? "x" : " ", p->grid.n[k]);
+        snprintf(banner, sizeof banner, "solving %s: grid%s, t_end %g, memory about %.1f MiB, %s\n", p->name, dims,
+                 p->t_end, r.memory / 1048576.0, dg_hji_accuracy_name(dg_hji_accuracy_of(&p->opts)));
+        p->opts.progress = on_progress;
+        p->opts.progress_user = &b;
+        s = dg_hji_solve_file(p, &fo, out, &r, &e);
     }
-    /* the file: 'value' at t_end (F64, or F32 with --float32), earlier times as value_k; V(., t_end)
-     * has the same bits whatever --slices: the samples do not change the steps */
-    unsigned char sampled[DG_HJI_MAX_TIMES];  /* what --slices added: the times not asked for */
-    for (int i = 0; i < nt; i++) {
-        sampled[i] = times[i] != p->t_end;
-        for (int k = 0; k < nreq; k++) sampled[i] &= times[i] != req[k];
+    int rc = cli_exit_for(s);
+    switch (s == DG_OK ? DG_HJI_FILE_OK : r.step) {
+    case DG_HJI_FILE_OK: break;
+    case DG_HJI_FILE_COUNT: cli_error("hji solve", "--times and --slices: %s", e.msg); rc = EXIT_USAGE; break;
+    case DG_HJI_FILE_TIMES: cli_error("hji solve", "--times: %s, got '%s'", e.msg, times_s); break;
+    case DG_HJI_FILE_STATIONARY: cli_error("hji solve", "--times: %s", e.msg); break;
+    case DG_HJI_FILE_MEMORY:
+        cli_error("hji solve", "%s; lower grid.n (or --slices, --times, or use --float32)", e.msg);
+        rc = EXIT_USAGE;
+        break;
+    case DG_HJI_FILE_DISK: cli_error("hji solve", "%s; lower --slices or grid.n (or use --float32)", e.msg); break;
+    case DG_HJI_FILE_SOLVE: rc = cli_fail("hji solve", &e, s == DG_ERR_ARG ? EXIT_USAGE : EXIT_FAIL); break;
+    default: rc = cli_fail("hji solve", &e, 0); break;
     }
-    s = dg_hji_value_write(out, p, nt, times, sampled, vals, f32, yaml, &e);
-    if (s != DG_OK) {
-        rc = cli_fail("hji solve", &e, 0);
-        goto done;
-    }
+    if (rc) goto done;
+    const dg_hji_stats st = r.stats;
     fprintf(stderr, "wrote %s\n", out);
     {
         cli_json j = {cJSON_CreateObject(), 0};
         cli_json_add(&j, j.root, "game", cJSON_CreateString(p->name));
-        cli_json_add(&j, j.root, "nodes", cli_json_number("%.0f", (double)N));
+        cli_json_add(&j, j.root, "nodes", cli_json_number("%.0f", (double)p->grid.nodes));
         cli_json_add(&j, j.root, "t_end", cli_json_number("%.9g", p->t_end));
-        cli_json_add(&j, j.root, "times", cli_json_number("%.0f", nt));
+        cli_json_add(&j, j.root, "times", cli_json_number("%.0f", r.nt));
         cli_json_add(&j, j.root, "steps", cli_json_number("%.0f", (double)st.steps));
         cli_json_add(&j, j.root, "stages", cli_json_number("%.0f", st.stages));
         cli_json_add(&j, j.root, "seconds", cli_json_number("%.4f", st.seconds));
@@ -288,8 +231,6 @@ static int hji_solve(int argc, char **argv) {
                     "(march) or solver.max_sweeps (sweep)\n", config, st.residual, p->opts.tol);
     }
 done:
-    free(yaml);
-    free(vals);
     dg_hji_problem_free(p);
     dg_cfg_free(cfg);
     return rc;
@@ -303,26 +244,17 @@ static int value_open(const char *cmd, const char *path, dg_hji_value *vf) {
     return dg_hji_value_open(path, vf, &e) == DG_OK ? 0 : cli_fail(cmd, &e, EXIT_USAGE);
 }
 
-/* The value file at path, solved for p (config names p's file): every stored time into a new *V
- * (the caller frees it) and the slices VS over it and vf's times. 0, or the exit status after
- * printing the error. */
+/* The value file at path, solved for p (config names p's file): its slices into vs. 0, or the exit
+ * status after printing the error. */
 static int value_load(const char *cmd, const char *path, const dg_hji_problem *p, const char *config,
-                      dg_hji_value *vf, double **V, dg_hji_slices *VS) {
+                      dg_hji_value_slices *vs) {
     dg_err e = {0};
-    dg_status s = dg_hji_value_open(path, vf, &e);
-    if (s == DG_OK) s = dg_hji_value_check(vf, p, config, &e);
-    if (s == DG_OK) {  /* the slices in double, beside the file already read */
-        char what[600];
-        snprintf(what, sizeof what, "%.500s: %d times of %lld nodes", path, vf->nt, (long long)p->grid.nodes);
-        if (!cli_mem_ok(cmd, (double)vf->nt * (double)p->grid.nodes * sizeof(double), what, "the value file's "
-                        "times (hji solve --slices)"))
-            return EXIT_USAGE;
-    }
-    if (s == DG_OK && !(*V = malloc((size_t)vf->nt * (size_t)p->grid.nodes * sizeof(double))))
-        s = dg_err_set(&e, DG_ERR_NOMEM, "out of memory");
-    if (s == DG_OK) s = dg_hji_value_read_all(vf, *V, &e);
-    *VS = (dg_hji_slices){.nt = vf->nt, .t = vf->times, .v = *V};
-    return s == DG_OK ? 0 : cli_fail(cmd, &e, s == DG_ERR_NOMEM ? EXIT_FAIL : EXIT_USAGE);
+    dg_hji_file_step step;
+    const dg_status s = dg_hji_value_load(path, p, config, vs, &step, &e);
+    if (s == DG_OK) return 0;
+    if (step != DG_HJI_FILE_MEMORY) return cli_fail(cmd, &e, s == DG_ERR_NOMEM ? EXIT_FAIL : EXIT_USAGE);
+    cli_error(cmd, "%s; lower the value file's times (hji solve --slices)", e.msg);
+    return EXIT_USAGE;
 }
 
 static int hji_plot(int argc, char **argv) {
@@ -418,10 +350,7 @@ static int hji_play(int argc, char **argv) {
     double x[DG_HJI_MAX_DIMS];
     int rc = 0;
     double t_max = 2 * p->t_end, dt = 0, layer = 0;
-    dg_hji_value vf = {0};
-    double *V = NULL;
-    dg_hji_slices VS = {0};
-    dg_hji_play_gif *pg = NULL;
+    dg_hji_value_slices vs = {0};
     const int nfrom = parse_list("hji play", "--from", from_s, x, DG_HJI_MAX_DIMS);
     if (nfrom != g->ndim) {
         if (nfrom >= 0) cli_error("hji play", "--from: %s needs %d coordinates", p->name, g->ndim);
@@ -449,35 +378,21 @@ static int hji_play(int argc, char **argv) {
         }
         t_max = p->t_end;
     }
-    if ((rc = value_load("hji play", value, p, config, &vf, &V, &VS))) goto done;
-    if (dt <= 0) dt = dg_hji_sim_dt(p, &VS, x, t_max);
-    if (!(t_max / dt <= max_steps)) {  /* the CSV's rows, bounded before anything is written */
+    if ((rc = value_load("hji play", value, p, config, &vs))) goto done;
+    const dg_hji_play_opts po = {.t_max = t_max, .dt = dt, .max_steps = max_steps, .layer = layer,
+                                 .csv_path = csv_path, .gif_path = gif};
+    dg_hji_sim_result res;
+    dg_hji_file_step step;
+    const dg_status s = dg_hji_play(p, &vs.slices, x, &po, &res, &step, &e);
+    if (s != DG_OK && step == DG_HJI_FILE_STEPS) {  /* the CSV's rows, bounded before anything is written */
         cli_error("hji play", "--t-max %g / --dt %g is %.3g steps, more than --max-steps %d (one CSV row each)",
-                  t_max, dt, t_max / dt, max_steps);
+                  t_max, res.dt, t_max / res.dt, max_steps);
         rc = EXIT_USAGE;
         goto done;
     }
-    if (gif && !(pg = dg_hji_play_gif_begin(gif, p, V + (size_t)(vf.nt - 1) * (size_t)g->nodes,
-                                            vf.times[vf.nt - 1], &e))) {
-        cli_error("hji play", "%s", e.msg);
-        rc = e.status == DG_ERR_NOMEM ? EXIT_FAIL : EXIT_USAGE;
-        goto done;
-    }
-    /* both players follow the equilibrium feedback: inputs from the gradient of V(x, t_end - t) */
-    const dg_hji_sim_opts so = {.t_max = t_max, .dt = dt, .max_steps = max_steps, .layer = layer,
-                                .csv_path = csv_path, .on_step = pg ? dg_hji_play_gif_step : NULL, .user = pg};
-    dg_hji_sim_result res;
-    dg_status s = dg_hji_simulate(p, &VS, x, &so, &res, &e);
     if (s != DG_OK) {
-        const dg_err *why = s == DG_ERR_INTERRUPTED && pg ? dg_hji_play_gif_error(pg) : &e;
-        cli_error("hji play", "%s", why->msg);
-        rc = cli_exit_for(why->status);
+        rc = cli_fail("hji play", &e, 0);
         goto done;
-    }
-    if (pg) {
-        s = dg_hji_play_gif_end(pg, &e);
-        pg = NULL;
-        if (s != DG_OK) { cli_error("hji play", "%s", e.msg); rc = cli_exit_for(s); goto done; }
     }
     fprintf(stderr, "wrote %s%s%s\n", csv_path, gif ? " and " : "", gif ? gif : "");
     if (dg_hji_game_degree(&p->game))
@@ -491,15 +406,13 @@ static int hji_play(int argc, char **argv) {
     cli_json_add(&j, j.root, "value_x0", cli_json_number("%.9g", res.value0));
     cli_json_add(&j, j.root, "t_max", cli_json_number("%.6g", t_max));
     cli_json_add(&j, j.root, "dt", cli_json_number("%.6g", res.dt));
-    cli_json_add(&j, j.root, "value_times", cli_json_number("%.0f", vf.nt));
+    cli_json_add(&j, j.root, "value_times", cli_json_number("%.0f", vs.slices.nt));
     cli_json_add(&j, j.root, "boundary_layer", cli_json_number("%.6g", layer));
     cli_json_add(&j, j.root, "u_player", cJSON_CreateString(p->u_name ? p->u_name : "u"));
     cli_json_add(&j, j.root, "d_player", cJSON_CreateString(p->d_name ? p->d_name : "d"));
     rc = cli_json_print(&j, "hji play");
 done:
-    dg_hji_play_gif_abort(pg);
-    free(V);
-    dg_hji_value_close(&vf);
+    dg_hji_value_slices_free(&vs);
     dg_hji_problem_free(p);
     dg_cfg_free(cfg);
     return rc;
@@ -537,9 +450,7 @@ static int hji_versus(int argc, char **argv) {
     dg_params *p = NULL;
     dg_cfg *hcfg = NULL;
     dg_hji_problem *hp = NULL;
-    dg_hji_value vf = {0};
-    double *V = NULL;
-    dg_hji_slices VS = {0};
+    dg_hji_value_slices vs = {0};
     dg_err e = {0};
     if (!(hp = load_problem("hji versus", hji, NULL, -1, 0, &hcfg))) { rc = EXIT_USAGE; goto done; }
     if (dg_hji_link_check(hp, s.env, &e) != DG_OK) {  /* the learning game the HJI game declares */
@@ -548,21 +459,21 @@ static int hji_versus(int argc, char **argv) {
         goto done;
     }
     if (dg_run_policy_load(&s, ckpt, &pol, &p, &e) != DG_OK) { rc = cli_fail("hji versus", &e, 0); goto done; }
-    if ((rc = value_load("hji versus", value, hp, hji, &vf, &V, &VS))) goto done;
+    if ((rc = value_load("hji versus", value, hp, hji, &vs))) goto done;
     dg_hji_versus_result r;
-    if (dg_hji_versus(hp, &VS, layer, s.env, &pol, p, B, s.opts.seed, &r, &e) != DG_OK) {
+    if (dg_hji_versus(hp, &vs.slices, layer, s.env, &pol, p, B, s.opts.seed, &r, &e) != DG_OK) {
         cli_error("hji versus", "%s", e.msg);
         rc = cli_exit_for(e.status);
         goto done;
     }
-    const double t_end = vf.times[vf.nt - 1];
+    const double t_end = vs.slices.t[vs.slices.nt - 1];
     fprintf(stderr, "%d initial states; the HJBI value (t_end %g s) puts %.1f %% inside the capture tube\n", B,
             t_end, 100.0 * r.inside);
     cli_json j = {cJSON_CreateObject(), 0};
     cli_json_add(&j, j.root, "episodes", cli_json_number("%.0f", B));
     cli_json_add(&j, j.root, "inside_tube", cli_json_number("%.6g", r.inside));
     cli_json_add(&j, j.root, "t_end", cli_json_number("%.6g", t_end));
-    cli_json_add(&j, j.root, "value_times", cli_json_number("%.0f", vf.nt));
+    cli_json_add(&j, j.root, "value_times", cli_json_number("%.0f", vs.slices.nt));
     cli_json_add(&j, j.root, "boundary_layer", cli_json_number("%.6g", layer));
     cli_json_add(&j, j.root, "horizon_s", cli_json_number("%.6g", s.env->horizon * s.env->dt));
     if ((rc = cli_json_print(&j, "hji versus"))) goto done;
@@ -577,8 +488,7 @@ static int hji_versus(int argc, char **argv) {
         if ((rc = cli_json_print(&jk, "hji versus"))) goto done;
     }
 done:
-    free(V);
-    dg_hji_value_close(&vf);
+    dg_hji_value_slices_free(&vs);
     dg_hji_problem_free(hp);
     dg_cfg_free(hcfg);
     dg_params_free(p);

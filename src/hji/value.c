@@ -6,23 +6,23 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "difgames/core.h"
 #include "difgames/memory.h"
 #include "difgames/safetensors.h"
 #include "hji/internal.h"
 
 /* ----------------------------------------------------------------- helpers */
 
-/* Up to max comma-separated finite numbers of text into out; their count, or -1. */
+/* Up to max comma-separated finite numbers of text into out (dg_parse_list; "" is none): their
+ * count, or -1. */
 static int parse_list(const char *text, double *out, int max) {
-    int n = 0;
-    const char *s = text;
-    while (*s) {
-        char *end;
-        const double v = strtod(s, &end);
-        if (end == s || n == max || !isfinite(v) || (*end && *end != ',')) return -1;
-        out[n++] = v;
-        s = *end == ',' ? end + 1 : end;
-    }
+    if (!*text) return 0;
+    double *v = NULL;
+    dg_err e = {0};
+    int n = dg_parse_list(text, -INFINITY, INFINITY, 0, &v, &e);
+    if (n > max) n = -1;
+    if (n > 0) memcpy(out, v, (size_t)n * sizeof *out);
+    free(v);
     return n;
 }
 

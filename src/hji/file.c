@@ -1,0 +1,178 @@
+/* The flows around a value file (include/difgames/hji.h): solve a problem into one (the times
+ * checked, memory and disk estimated up front), load one's slices for a problem, play the
+ * equilibrium from a start state against them. What `difgames hji solve|play|versus` call. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "difgames/memory.h"
+#include "hji/internal.h"
+
+/* ----------------------------------------------------------------- helpers */
+
+/* The steps and times of a solve into a file: o's times checked against p, r->nt the most times. */
+static dg_status file_plan(const dg_hji_problem *p, const dg_hji_file_opts *o, int *slices, dg_hji_file_result *r,
+                           dg_err *e) {
+    const char *label = o->label ? o->label : p->name;
+    *slices = o->slices < 2 ? 0 : o->slices;  /* no marks: t_end (and the times) only */
+    const int nt = o->ntimes;
+    if (nt < 0 || (nt && !o->times) || nt + 1 + *slices > DG_HJI_MAX_TIMES) {
+        r->step = DG_HJI_FILE_COUNT;
+        return dg_err_set(e, DG_ERR_ARG, "%d + %d times and t_end, more than %d", nt, *slices, DG_HJI_MAX_TIMES);
+    }
+    for (int i = 0; i < nt; i++)
+        if (!(o->times[i] > 0 && o->times[i] < p->t_end) || (i && o->times[i] <= o->times[i - 1])) {
+            r->step = DG_HJI_FILE_TIMES;
+            return dg_err_set(e, DG_ERR_ARG, "increasing times in (0, t_end = %g)", p->t_end);
+        }
+    if (nt && p->stationary) {
+        r->step = DG_HJI_FILE_STATIONARY;
+        return dg_err_set(e, DG_ERR_ARG, "%s is stationary (one value, no earlier times)", label);
+    }
+    if (p->stationary) *slices = 0;  /* one value: no time-slice samples either */
+    r->nt = nt + 1 + *slices;        /* landed on: the times and t_end; sampled: the slices */
+    /* the solver's arrays, the nt values, the file's copies: refused if they cannot fit */
+    r->memory = dg_hji_problem_memory(p, r->nt, nt + 1, o->f32);
+    dg_err me = {0};
+    if (dg_mem_check(r->memory, &me) != DG_OK) {
+        char dims[96] = "";  /* " 101x101x51" */
+        for (int k = 0, w = 0; k < p->grid.ndim && w >= 0 && (size_t)w < sizeof dims; k++)
+            w += snprintf(dims + w, sizeof dims - (size_t)w, "%s%d", k ? "x" : " ", p->grid.n[k]);
+        r->step = DG_HJI_FILE_MEMORY;
+        return dg_err_set(e, me.status, "%.200s: a grid of%s nodes at %d time%s %s", label, dims, r->nt,
+                          r->nt > 1 ? "s" : "", me.msg);
+    }
+    return DG_OK;
+}
+
+/* ------------------------------------------------------- public functions */
+
+dg_status dg_hji_solve_plan(const dg_hji_problem *p, const dg_hji_file_opts *o, dg_hji_file_result *r, dg_err *e) {
+    memset(r, 0, sizeof *r);
+    int slices;
+    return file_plan(p, o, &slices, r, e);
+}
+
+dg_status dg_hji_solve_file(const dg_hji_problem *p, const dg_hji_file_opts *o, const char *path,
+                            dg_hji_file_result *r, dg_err *e) {
+    memset(r, 0, sizeof *r);
+    int slices;
+    dg_status s = file_plan(p, o, &slices, r, e);
+    if (s != DG_OK) return s;
+    const int nreq = o->ntimes, nmax = r->nt;
+    r->nt = 0;
+    char *yaml = NULL;
+    size_t yaml_len = 0;
+    double *vals = NULL;
+    r->step = DG_HJI_FILE_WRITE;
+    if (o->cfg && (s = dg_cfg_to_yaml(o->cfg, &yaml, &yaml_len, e)) != DG_OK) goto done;
+    {   /* the file must fit on the disk: refused before the solve, not after it */
+        const double need = dg_hji_value_file_bytes(p, nmax, o->f32, (double)yaml_len), avail = dg_disk_free(path);
+        if (avail >= 0 && need > avail) {
+            r->step = DG_HJI_FILE_DISK;
+            s = dg_err_set(e, DG_ERR_IO, "%s: the value file of %d times takes about %.1f MiB, more than the %.1f MiB "
+                           "free there", path, nmax, need / 1048576.0, avail / 1048576.0);
+            goto done;
+        }
+    }
+    if (!(vals = malloc((size_t)nmax * (size_t)p->grid.nodes * sizeof(double)))) {
+        s = dg_err_set(e, DG_ERR_NOMEM, "out of memory for %d x %lld values", nmax, (long long)p->grid.nodes);
+        goto done;
+    }
+    r->step = DG_HJI_FILE_SOLVE;
+    if ((s = dg_hji_problem_solve_slices(p, slices, nreq, o->times, &r->nt, r->times, vals, &r->stats, e)) != DG_OK) {
+        char why[sizeof e->msg];
+        snprintf(why, sizeof why, "%s", e->msg);
+        dg_err_set(e, s, "%s: %s", o->label ? o->label : p->name, why);
+        goto done;
+    }
+    /* 'value' at t_end, earlier times as value_k; V(., t_end) has the same bits whatever the slices:
+     * the samples do not change the steps */
+    unsigned char sampled[DG_HJI_MAX_TIMES];  /* what the slices added: the times not asked for */
+    for (int i = 0; i < r->nt; i++) {
+        sampled[i] = r->times[i] != p->t_end;
+        for (int k = 0; k < nreq; k++) sampled[i] &= r->times[i] != o->times[k];
+    }
+    r->step = DG_HJI_FILE_WRITE;
+    s = dg_hji_value_write(path, p, r->nt, r->times, sampled, vals, o->f32, yaml, e);
+done:
+    if (s == DG_OK) r->step = DG_HJI_FILE_OK;
+    free(yaml);
+    free(vals);
+    return s;
+}
+
+dg_status dg_hji_value_load(const char *path, const dg_hji_problem *p, const char *config, dg_hji_value_slices *vs,
+                            dg_hji_file_step *step, dg_err *e) {
+    memset(vs, 0, sizeof *vs);
+    dg_hji_file_step st_local;
+    if (!step) step = &st_local;
+    *step = DG_HJI_FILE_READ;
+    dg_status s = dg_hji_value_open(path, &vs->file, e);
+    if (s == DG_OK) s = dg_hji_value_check(&vs->file, p, config, e);
+    if (s == DG_OK) {  /* the slices in double, beside the file already read */
+        dg_err me = {0};
+        if (dg_mem_check((double)vs->file.nt * (double)p->grid.nodes * sizeof(double), &me) != DG_OK) {
+            *step = DG_HJI_FILE_MEMORY;
+            s = dg_err_set(e, me.status, "%.500s: %d times of %lld nodes %s", path, vs->file.nt,
+                           (long long)p->grid.nodes, me.msg);
+        }
+    }
+    if (s == DG_OK && !(vs->v = malloc((size_t)vs->file.nt * (size_t)p->grid.nodes * sizeof(double))))
+        s = dg_err_set(e, DG_ERR_NOMEM, "out of memory");
+    if (s == DG_OK) s = dg_hji_value_read_all(&vs->file, vs->v, e);
+    if (s != DG_OK) {
+        dg_hji_value_slices_free(vs);
+        return s;
+    }
+    vs->slices = (dg_hji_slices){.nt = vs->file.nt, .t = vs->file.times, .v = vs->v};
+    *step = DG_HJI_FILE_OK;
+    return DG_OK;
+}
+
+void dg_hji_value_slices_free(dg_hji_value_slices *vs) {
+    if (!vs) return;
+    free(vs->v);
+    dg_hji_value_close(&vs->file);
+    memset(vs, 0, sizeof *vs);
+}
+
+dg_status dg_hji_play(const dg_hji_problem *p, const dg_hji_slices *V, const double *x0, const dg_hji_play_opts *o,
+                      dg_hji_sim_result *r, dg_hji_file_step *step, dg_err *e) {
+    memset(r, 0, sizeof *r);
+    dg_hji_file_step st_local;
+    if (!step) step = &st_local;
+    *step = DG_HJI_FILE_STEPS;
+    if (!(o->t_max > 0) || o->dt < 0 || V->nt < 1)
+        return dg_err_set(e, DG_ERR_ARG, "play: t_max %g and dt %g must be > 0 (dt 0: automatic), with %d value "
+                          "times", o->t_max, o->dt, V->nt);
+    r->dt = o->dt > 0 ? o->dt : dg_hji_sim_dt(p, V, x0, o->t_max);
+    if (!(o->t_max / r->dt <= (double)o->max_steps))  /* the CSV's rows, bounded before anything is written */
+        return dg_err_set(e, DG_ERR_ARG, "t_max %g / dt %g is %.3g steps, more than max_steps %lld (one CSV row "
+                          "each)", o->t_max, r->dt, o->t_max / r->dt, (long long)o->max_steps);
+    const double dt = r->dt;
+    dg_hji_play_gif *pg = NULL;
+    *step = DG_HJI_FILE_GIF;
+    if (o->gif_path && !(pg = dg_hji_play_gif_begin(o->gif_path, p, V->v + (size_t)(V->nt - 1) * (size_t)p->grid.nodes,
+                                                    V->t[V->nt - 1], e)))
+        return e->status;
+    /* both players follow the equilibrium feedback: inputs from the gradient of V(x, t_end - t) */
+    const dg_hji_sim_opts so = {.t_max = o->t_max, .dt = dt, .max_steps = o->max_steps, .layer = o->layer,
+                                .csv_path = o->csv_path, .on_step = pg ? dg_hji_play_gif_step : NULL, .user = pg};
+    *step = DG_HJI_FILE_SIM;
+    dg_status s = dg_hji_simulate(p, V, x0, &so, r, e);
+    if (s == DG_ERR_INTERRUPTED && pg) {  /* the GIF's step stopped it: its error */
+        *e = *dg_hji_play_gif_error(pg);
+        s = e->status;
+        *step = DG_HJI_FILE_GIF;
+    }
+    if (s != DG_OK) {
+        dg_hji_play_gif_abort(pg);
+        return s;
+    }
+    *step = DG_HJI_FILE_GIF;
+    if (pg && (s = dg_hji_play_gif_end(pg, e)) != DG_OK) return s;
+    *step = DG_HJI_FILE_OK;
+    return DG_OK;
+}
