@@ -4,6 +4,7 @@
  * end in capture by T (plus one step), on the shipped configs of pursuit2d, air3d and
  * chase4d_open, the 2-D and 4-D ones on coarser grids (air3d on its own: a coarser one misplaces
  * the tube's edge by more than the margin). */
+#define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -12,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -235,6 +237,91 @@ static void test_capture_chase4d_open(void **state) {
     check_capture(&(strat_case){"chase4d_open", "[21, 21, 21, 21]", 0.002, 0.03, 100});
 }
 
+/* The value-file flows of `difgames hji solve|play|versus` as calls: dg_hji_solve_file writes what
+ * dg_hji_problem_solve_slices computes (the same bits, the samples flagged), dg_hji_value_load reads
+ * it back for the problem, dg_hji_play plays as dg_hji_simulate does; each refusal names its step. */
+static void test_value_file_flows(void **state) {
+    (void)state;
+    dg_hji_problem *p = load_config("pursuit2d", "[21, 21]");
+    const int64_t N = p->grid.nodes;
+    dg_err e = {0};
+    const double req[1] = {0.5};
+    dg_hji_file_opts fo = {.slices = 4, .ntimes = 1, .times = req, .label = "p2.yaml"};
+    dg_hji_file_result r;
+    assert_int_equal(dg_hji_solve_plan(p, &fo, &r, &e), DG_OK);
+    assert_int_equal(r.nt, 6);  /* 4 samples, 0.5 and t_end at most */
+    assert_true(r.memory >= 6.0 * (double)N * sizeof(double));
+    char path[] = "/tmp/dg_flow_XXXXXX";
+    const int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    close(fd);
+    assert_int_equal(dg_hji_solve_file(p, &fo, path, &r, &e), DG_OK);
+    assert_int_equal(r.step, DG_HJI_FILE_OK);
+    double times[6], *vals = malloc(6 * (size_t)N * sizeof *vals);
+    assert_non_null(vals);
+    int nt = 0;
+    assert_int_equal(dg_hji_problem_solve_slices(p, 4, 1, req, &nt, times, vals, NULL, &e), DG_OK);
+    assert_int_equal(r.nt, nt);
+    assert_memory_equal(r.times, times, (size_t)nt * sizeof *times);
+    assert_true(r.stats.steps > 0);
+    dg_hji_value_slices vs;
+    dg_hji_file_step step;
+    assert_int_equal(dg_hji_value_load(path, p, "p2.yaml", &vs, &step, &e), DG_OK);
+    assert_int_equal(step, DG_HJI_FILE_OK);
+    assert_int_equal(vs.slices.nt, nt);
+    assert_ptr_equal(vs.slices.t, vs.file.times);
+    assert_memory_equal(vs.slices.v, vals, (size_t)nt * (size_t)N * sizeof *vals);
+    for (int i = 0; i < nt; i++) assert_int_equal(vs.file.sampled[i], times[i] != 0.5 && times[i] != 1.0);
+    /* the play: dg_hji_simulate's path with the automatic step */
+    const double x0[2] = {0.5, 0.3};
+    const dg_hji_play_opts po = {.t_max = 2, .max_steps = 100000};
+    dg_hji_sim_result a, b;
+    assert_int_equal(dg_hji_play(p, &vs.slices, x0, &po, &a, &step, &e), DG_OK);
+    const dg_hji_sim_opts so = {.t_max = 2, .dt = dg_hji_sim_dt(p, &vs.slices, x0, 2), .max_steps = 100000};
+    assert_int_equal(dg_hji_simulate(p, &vs.slices, x0, &so, &b, &e), DG_OK);
+    assert_true(a.captured && a.dt == b.dt && a.capture_time == b.capture_time && a.rows == b.rows);
+    assert_true(a.value0 == b.value0);
+    /* refusals, each with its step */
+    const dg_hji_play_opts tiny = {.t_max = 2, .dt = 1e-6, .max_steps = 1000};
+    assert_int_equal(dg_hji_play(p, &vs.slices, x0, &tiny, &a, &step, &e), DG_ERR_ARG);
+    assert_int_equal(step, DG_HJI_FILE_STEPS);
+    assert_true(a.dt == 1e-6);
+    const dg_hji_play_opts gif = {.t_max = 2, .max_steps = 100000, .gif_path = "/nonexistent/dir/x.gif"};
+    assert_int_not_equal(dg_hji_play(p, &vs.slices, x0, &gif, &a, &step, &e), DG_OK);
+    assert_int_equal(step, DG_HJI_FILE_GIF);
+    dg_hji_value_slices_free(&vs);
+    dg_hji_value_slices_free(&vs);  /* twice is harmless */
+    dg_hji_problem *q = load_config("pursuit2d", "[25, 25]");  /* another grid */
+    assert_int_equal(dg_hji_value_load(path, q, "q.yaml", &vs, &step, &e), DG_ERR_ARG);
+    assert_int_equal(step, DG_HJI_FILE_READ);
+    assert_null(vs.v);
+    assert_int_not_equal(dg_hji_value_load("/nonexistent/v.safetensors", p, "p2.yaml", &vs, &step, &e), DG_OK);
+    assert_int_equal(step, DG_HJI_FILE_READ);
+    dg_hji_problem_free(q);
+    const double down[2] = {0.5, 0.25}, late[1] = {1.5};
+    fo = (dg_hji_file_opts){.slices = 4, .ntimes = 2, .times = down};
+    assert_int_equal(dg_hji_solve_plan(p, &fo, &r, &e), DG_ERR_ARG);
+    assert_int_equal(r.step, DG_HJI_FILE_TIMES);
+    fo = (dg_hji_file_opts){.ntimes = 1, .times = late};
+    assert_int_equal(dg_hji_solve_file(p, &fo, path, &r, &e), DG_ERR_ARG);
+    assert_int_equal(r.step, DG_HJI_FILE_TIMES);
+    fo = (dg_hji_file_opts){.slices = DG_HJI_MAX_TIMES - 1, .ntimes = 1, .times = req};
+    assert_int_equal(dg_hji_solve_plan(p, &fo, &r, &e), DG_ERR_ARG);
+    assert_int_equal(r.step, DG_HJI_FILE_COUNT);
+    assert_string_equal(e.msg, "1 + 63 times and t_end, more than 64");
+    dg_hji_problem *t = load_config("pursuit2d_time", "[21, 21]");  /* stationary */
+    fo = (dg_hji_file_opts){.ntimes = 1, .times = req, .label = "t.yaml"};
+    assert_int_equal(dg_hji_solve_plan(t, &fo, &r, &e), DG_ERR_ARG);
+    assert_int_equal(r.step, DG_HJI_FILE_STATIONARY);
+    fo = (dg_hji_file_opts){.slices = 11};
+    assert_int_equal(dg_hji_solve_plan(t, &fo, &r, &e), DG_OK);
+    assert_int_equal(r.nt, 1);  /* one value, no samples */
+    dg_hji_problem_free(t);
+    unlink(path);
+    free(vals);
+    dg_hji_problem_free(p);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_slices_solve),
@@ -243,6 +330,7 @@ int main(void) {
         cmocka_unit_test(test_capture_pursuit2d),
         cmocka_unit_test(test_capture_air3d),
         cmocka_unit_test(test_capture_chase4d_open),
+        cmocka_unit_test(test_value_file_flows),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
