@@ -2,7 +2,6 @@
  * value function, plot its zero level sets, play both players' equilibrium
  * strategies from a start state. */
 #define _POSIX_C_SOURCE 200809L
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,9 +11,6 @@
 #include "cli/cli.h"
 #include "difgames/fileio.h"
 #include "difgames/hji.h"
-#include "difgames/image.h"
-#include "difgames/memory.h"
-#include "difgames/safetensors.h"
 
 #define PLAY_MAX_STEPS 100000  /* default bound of hji play's steps (CSV rows) */
 #define PLAY_MAX_STEPS_S "100000"
