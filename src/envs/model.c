@@ -59,10 +59,11 @@ static void row_scatter(const holder *h, const double *G, float *gs, float *ga, 
     }
 }
 
-/* G += g * d x / d values at v */
-static void expr_grad(const dg_model_expr *x, const double *v, double g, double *G) {
+/* G += g * d x / d values at v (but for the episode's values when skip_aux: no gradient wanted there) */
+static void expr_grad(const dg_model *m, const dg_model_expr *x, const double *v, double g, double *G, int skip_aux) {
     for (int k = 0; k < x->nv; k++)
-        if (x->d[k]) G[x->var[k]] += g * dg_model_eval_d(x, k, v);
+        if (x->d[k] && x->dkind[k] && !(skip_aux && m->kind[x->var[k]] == DG_MV_AUX))
+            G[x->var[k]] += g * dg_model_eval_d(x, k, v);
 }
 
 typedef struct op_state { const holder *h; int has_aux, has_act; float scale; } op_state;
@@ -107,7 +108,7 @@ static void step_backward(dg_ctx *ctx, dg_tensor *out) {
         for (int i = 0; i < m->ns; i++) G[m->s0 + i] = out->grad[(int64_t)b * m->ns + i];
         for (int k = m->ndyn - 1; k >= 0; k--) {
             const double gi = G[m->dyn_var[k]];
-            if (gi != 0.0) expr_grad(&m->dyn[k], snap[k], gi * dt, G);
+            if (gi != 0.0) expr_grad(m, &m->dyn[k], snap[k], gi * dt, G, !ga);
         }
         row_scatter(h, G, GROW(gs, st, b), GROW(ga, aux, b), GROW(gact, act, b));
     }
@@ -159,7 +160,7 @@ static void obs_backward_p(dg_ctx *ctx, dg_tensor *out, int p) {
         row_values(h, NULL, ROW(st, b), ROW(aux, b), NULL, v);
         for (int k = 0; k < no; k++) {
             const double g = out->grad[(int64_t)b * no + k];
-            if (g != 0.0) expr_grad(&m->obs[p][k], v, g, G);
+            if (g != 0.0) expr_grad(m, &m->obs[p][k], v, g, G, !ga);
         }
         row_scatter(h, G, GROW(gs, st, b), GROW(ga, aux, b), NULL);
     }
@@ -208,7 +209,7 @@ static void cost_backward(dg_ctx *ctx, dg_tensor *out) {
     for (int b = 0; b < st->shape[0]; b++) {
         double v[DG_MODEL_MAX_NAMES], G[DG_MODEL_MAX_NAMES] = {0};
         row_values(h, NULL, ROW(st, b), ROW(aux, b), ROW(act, b), v);
-        expr_grad(&m->cost[cs->k], v, g, G);
+        expr_grad(m, &m->cost[cs->k], v, g, G, !ga);
         row_scatter(h, G, GROW(gs, st, b), GROW(ga, aux, b), GROW(gact, act, b));
     }
     pthread_mutex_unlock((pthread_mutex_t *)&m->lock);

@@ -107,6 +107,10 @@ static dg_status expr_parse(dg_model *m, dg_cfg *c, const char *path, const char
         x->var[k] = i;
     }
     x->nv = n;
+    x->direct = -1;
+    if (n == 1 && strcmp(evaluator_get_string(x->f), x->names[0]) == 0) x->direct = x->var[0];
+    double cv[DG_MODEL_MAX_NAMES];
+    dg_model_values(m, cv);
     for (int k = 0; k < n; k++) {
         const int kind = m->kind[x->var[k]];
         if (kind == DG_MV_CONST || kind == DG_MV_DT) continue;
@@ -114,6 +118,19 @@ static dg_status expr_parse(dg_model *m, dg_cfg *c, const char *path, const char
             dg_status st = dg_err_set(e, DG_ERR_NOMEM, "%s: out of memory differentiating '%s'", path, text);
             expr_free(x);
             return st;
+        }
+        /* a derivative that reads only constants is one number, computed once */
+        char **dn;
+        int dnv = 0, varies = 0;
+        evaluator_get_variables(x->d[k], &dn, &dnv);
+        for (int j = 0; j < dnv; j++) {
+            const int i = find_name(m, dn[j]);
+            varies |= i < 0 || (m->kind[i] != DG_MV_CONST && m->kind[i] != DG_MV_DT);
+        }
+        x->dkind[k] = 2;
+        if (!varies) {
+            x->dval[k] = dg_model_eval_d(x, k, cv);
+            x->dkind[k] = x->dval[k] == 0.0 ? 0 : 1;
         }
     }
     return DG_OK;
@@ -129,13 +146,15 @@ static dg_status expr_read(dg_model *m, dg_cfg *c, const char *path, unsigned al
 }
 
 double dg_model_eval(const dg_model_expr *x, const double *v) {
+    if (x->direct >= 0) return v[x->direct];
     double vals[DG_MODEL_MAX_NAMES];
     for (int k = 0; k < x->nv; k++) vals[k] = v[x->var[k]];
     return evaluator_evaluate(x->f, x->nv, x->names, vals);
 }
 
 double dg_model_eval_d(const dg_model_expr *x, int k, const double *v) {
-    if (!x->d[k]) return 0.0;
+    if (!x->d[k] || x->dkind[k] == 0) return 0.0;
+    if (x->dkind[k] == 1) return x->dval[k];
     double vals[DG_MODEL_MAX_NAMES];
     for (int j = 0; j < x->nv; j++) vals[j] = v[x->var[j]];
     return evaluator_evaluate(x->d[k], x->nv, x->names, vals);

@@ -33,6 +33,9 @@ typedef struct dg_model_expr {
     int    var[DG_MODEL_MAX_NAMES];
     char **names;                          /* owned by f                                 */
     void  *d[DG_MODEL_MAX_NAMES];          /* NULL for constants and dt                  */
+    int    direct;                         /* >= 0: the expression is this one name      */
+    signed char dkind[DG_MODEL_MAX_NAMES]; /* derivative k: 0 zero, 1 constant dval, 2 evaluated */
+    double dval[DG_MODEL_MAX_NAMES];
     char   key[96];                        /* its config key, for messages               */
 } dg_model_expr;
 
