@@ -63,4 +63,10 @@ else bad "the drawn states never reach the obstacle: the collision term is untes
     && ok "replay a model" || bad "replay a model: $(cat "$T/err")"
 "$DG" bench --config $M --epochs 2 --warmup 1 --batch 8 >"$T/bench.txt" 2>"$T/err" && grep -q ms_per_epoch "$T/bench.txt" \
     && ok "bench a model" || bad "bench a model: $(cat "$T/err")"
+for g in dubins tag; do
+    "$DG" gradcheck --config configs/models/$g.yaml >"$T/gc.txt" 2>&1 && grep -q "gradcheck passed" "$T/gc.txt" \
+        && ok "gradcheck of configs/models/$g.yaml" || bad "gradcheck $g: $(tail -3 "$T/gc.txt")"
+    "$DG" train --config configs/models/$g.yaml --epochs 3 --batch 8 --out "$T/$g" --quiet >/dev/null 2>"$T/err" \
+        && ok "train configs/models/$g.yaml" || bad "train $g: $(cat "$T/err")"
+done
 finish
