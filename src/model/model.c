@@ -223,6 +223,16 @@ static dg_status read_inputs(dg_model *m, dg_cfg *c, dg_err *e) {
         if ((st = dg_cfg_get(c, sub, DG_CFG_STR, &role, e))) return st;
         if (strcmp(role, "min") && strcmp(role, "max")) return dg_cfg_error(c, sub, e, "role is min or max");
         in->role_max = role[1] == 'a';
+        const char *set = "box";
+        snprintf(sub, sizeof sub, "%s.set", path);
+        if ((st = dg_cfg_get(c, sub, DG_CFG_STR, &set, e))) return st;
+        if (strcmp(set, "box") && strcmp(set, "ball")) return dg_cfg_error(c, sub, e, "set is box or ball");
+        if ((in->ball = set[1] == 'a')) {
+            in->radius = 1.0;
+            snprintf(sub, sizeof sub, "%s.radius", path);
+            if ((st = dg_cfg_get(c, sub, DG_CFG_F64, &in->radius, e))) return st;
+            if (!(in->radius >= 0)) return dg_cfg_error(c, sub, e, "radius must be >= 0");
+        }
         for (int k = 0; k < 2; k++) {
             double *b = k ? in->hi : in->lo;
             snprintf(sub, sizeof sub, "%s.%s", path, k ? "hi" : "lo");
@@ -253,6 +263,7 @@ static dg_status read_inputs(dg_model *m, dg_cfg *c, dg_err *e) {
 }
 
 static dg_status read_reset(dg_model *m, dg_cfg *c, dg_err *e) {
+    if (!dg_cfg_has(c, "model.reset")) return DG_OK;  /* the grid solver needs none */
     const int n = dg_cfg_len(c, "model.reset");
     if (n < 1 || n > DG_MODEL_MAX_RESET)
         return dg_cfg_error(c, "model.reset", e, "a list of 1 to %d groups {name: [lo, hi] or value, ..., "
@@ -298,6 +309,10 @@ static dg_status read_reset(dg_model *m, dg_cfg *c, dg_err *e) {
 static dg_status read_exprs(dg_model *m, dg_cfg *c, const char *path, unsigned allowed, int max, int *n,
                             dg_model_expr *out, dg_err *e) {
     *n = dg_cfg_len(c, path);
+    if (*n < 0 && !dg_cfg_has(c, path)) {
+        *n = 0;  /* absent: what needs it says so */
+        return DG_OK;
+    }
     if (*n < 1 || *n > max) return dg_cfg_error(c, path, e, "a list of 1 to %d expressions", max);
     for (int k = 0; k < *n; k++) {
         char sub[96];
@@ -373,8 +388,8 @@ static dg_status load(dg_model *m, dg_cfg *c, double dt, dg_err *e) {
         (st = read_exprs(m, c, "model.observe2", READ_NOINPUT, DG_MODEL_MAX_OBS, &m->nobs[1], m->obs[1], e)))
         return st;
     /* costs: the loss terms, weighted by loss.<name> */
-    m->ncost = dg_cfg_len(c, "model.costs");
-    if (m->ncost < 1 || m->ncost > DG_MODEL_MAX_TERMS)
+    m->ncost = dg_cfg_has(c, "model.costs") ? dg_cfg_len(c, "model.costs") : 0;
+    if (m->ncost < 0 || m->ncost > DG_MODEL_MAX_TERMS)
         return dg_cfg_error(c, "model.costs", e, "a map of 1 to %d running costs name: expression",
                             DG_MODEL_MAX_TERMS);
     for (int k = 0; k < m->ncost; k++) {
@@ -413,7 +428,22 @@ static dg_status load(dg_model *m, dg_cfg *c, double dt, dg_err *e) {
         return st;
     /* what HJI reads is checked there; mark the section so the config check passes */
     if (dg_cfg_has(c, "model.name")) dg_cfg_mark_used(c, "model.name");
-    if (dg_cfg_has(c, "model.grid")) dg_cfg_mark_used(c, "model.grid");
+    /* the grid solver's: periodic axes, the target and the sets to avoid */
+    const int np = dg_cfg_has(c, "model.periodic") ? dg_cfg_len(c, "model.periodic") : 0;
+    for (int k = 0; k < np; k++) {
+        const char *nm = NULL;
+        snprintf(sub, sizeof sub, "model.periodic[%d]", k);
+        if ((st = dg_cfg_get(c, sub, DG_CFG_STR, &nm, e))) return st;
+        const int v = nm ? find_name(m, nm) : -1;
+        if (v < 0 || m->kind[v] != DG_MV_STATE) return dg_cfg_error(c, sub, e, "'%s' is not a state variable", nm);
+        m->periodic[v - m->s0] = 1;
+    }
+    const unsigned state_only = (1u << DG_MV_STATE) | (1u << DG_MV_CONST);
+    if ((m->has_target = dg_cfg_has(c, "model.target")) &&
+        (st = expr_read(m, c, "model.target", state_only, &m->target, e)))
+        return st;
+    if ((m->has_avoid = dg_cfg_has(c, "model.avoid")) && (st = expr_read(m, c, "model.avoid", state_only, &m->avoid, e)))
+        return st;
     return DG_OK;
 }
 
@@ -440,6 +470,8 @@ void dg_model_free(dg_model *m) {
     for (int k = 0; k < 4; k++) expr_free(&m->metric[k]);
     for (int k = 0; k < DG_MODEL_MAX_RESET; k++) expr_free(&m->reset[k].where);
     for (int b = 0; b < 4; b++) expr_free(&m->body[b][0]), expr_free(&m->body[b][1]);
+    expr_free(&m->target);
+    expr_free(&m->avoid);
     expr_free(&m->goal[0]);
     expr_free(&m->goal[1]);
     pthread_mutex_destroy(&m->lock);

@@ -44,6 +44,8 @@ typedef struct dg_model_input {
     int    dim, first;                     /* components; index of the first in the values */
     double lo[DG_MODEL_MAX_INPUT], hi[DG_MODEL_MAX_INPUT];
     int    learned, role_max;              /* role: min (0) or max (1)                   */
+    int    ball;                           /* set: ball of radius (centre 0), else the box */
+    double radius;
 } dg_model_input;
 
 typedef struct dg_model_reset {
@@ -83,6 +85,9 @@ typedef struct dg_model {
     dg_model_expr goal[2];
     int    ncircles;
     float  circle[16][3];
+    int    periodic[DG_MODEL_MAX_STATE];   /* the grid wraps this state's axis           */
+    int    has_target, has_avoid;          /* the grid solver's sets, signed distances of the state */
+    dg_model_expr target, avoid;
     pthread_mutex_t lock;                  /* libmatheval writes into its trees as it evaluates */
 } dg_model;
 
