@@ -71,4 +71,36 @@ for g in dubins tag; do
     "$DG" train --config configs/models/$g.yaml --epochs 3 --batch 8 --out "$T/$g" --quiet >/dev/null 2>"$T/err" \
         && ok "train configs/models/$g.yaml" || bad "train $g: $(cat "$T/err")"
 done
+# the grid solver: configs/models/{pursuit2d,air3d}.yaml give the built-in games' values to 1e-9
+# (air3d on a coarser grid, set alike in both files, to keep the test short)
+hji_same() {  # hji_same GAME SED: hji solve of configs/hji/GAME.yaml and configs/models/GAME.yaml, edited by SED
+    local g=$1
+    sed "$2" configs/hji/$g.yaml >"$T/hb.yaml"
+    sed "$2" configs/models/$g.yaml >"$T/hm.yaml"
+    "$DG" hji solve --config "$T/hb.yaml" --out "$T/hb.safetensors" --slices 1 >/dev/null 2>"$T/err" || { bad "hji $g built-in: $(tail -1 "$T/err")"; return; }
+    "$DG" hji solve --config "$T/hm.yaml" --out "$T/hm.safetensors" --slices 1 >/dev/null 2>"$T/err" || { bad "hji $g model: $(tail -1 "$T/err")"; return; }
+    if out=$(/usr/bin/python3 - "$T/hb.safetensors" "$T/hm.safetensors" <<'PY' 2>&1
+import json, struct, sys
+def load(path):
+    raw = open(path, "rb").read()
+    (n,) = struct.unpack("<Q", raw[:8])
+    v = json.loads(raw[8:8 + n])["value"]
+    a, b = v["data_offsets"]
+    return struct.unpack(f"<{(b - a) // 8}d", raw[8 + n + a:8 + n + b])
+a, b = load(sys.argv[1]), load(sys.argv[2])
+d = max(abs(x - y) for x, y in zip(a, b))
+if len(a) != len(b) or d > 1e-9:
+    sys.exit(f"{len(a)} vs {len(b)} nodes, max difference {d:.3g}")
+print(f"{len(a)} nodes, max difference {d:.2g}")
+PY
+    ); then ok "hji $g = models/$g: $out"; else bad "hji $g: $out"; fi
+}
+hji_same pursuit2d 's/^t_end:.*/t_end: 1.0/'
+hji_same air3d 's/^  n: \[51, 40, 50\]/  n: [26, 20, 25]/; s/^t_end:.*/t_end: 1.0/'
+"$DG" hji solve --config configs/models/dubins.yaml --out "$T/dub.safetensors" --slices 2 --accuracy low >/dev/null 2>"$T/err" \
+    && ok "hji solve of the Dubins reach-avoid model" || bad "hji dubins: $(tail -1 "$T/err")"
+printf 'game: model\nmodel:\n  state: {x: [-1, 1]}\n  inputs: {u: {dim: 1}}\n  dynamics: {x: u^2}\n  target: x\n' >"$T/nonaffine.yaml"
+"$DG" hji solve --config "$T/nonaffine.yaml" --out "$T/never.safetensors" >/dev/null 2>"$T/err"
+[ $? -eq 2 ] && grep -q "nonaffine.yaml:5: key 'model.dynamics.x': not affine in the inputs" "$T/err" \
+    && ok "a dynamics not affine in the inputs is refused by the grid solver" || bad "non-affine: $(cat "$T/err")"
 finish

@@ -382,6 +382,7 @@ dg_env *dg_model_env_create(dg_cfg *cfg, dg_err *e) {
         return NULL;
     }
     dg_model *m = h->m;
+    dg_model_mark_other(cfg, 0);
     h->learned[0] = h->learned[1] = -1;
     for (int p = 0; p < m->ninputs; p++)
         if (m->in[p].learned) h->learned[m->in[p].role_max] = p;

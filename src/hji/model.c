@@ -68,6 +68,7 @@ dg_status dg_hji_model_load(dg_cfg *cfg, dg_hji_model_def *def, dg_err *e) {
     dg_model *m = dg_model_load(cfg, dt, e);
     if (!m) return e->status ? e->status : DG_ERR_CONFIG;
     def->model = m;
+    dg_model_mark_other(cfg, 1);
     if (m->ns > DG_HJI_MAX_DIMS)
         return dg_cfg_error(cfg, "model.state", e, "the grid solver takes at most %d state variables", DG_HJI_MAX_DIMS);
     if (!m->has_target) return dg_cfg_error(cfg, "model.target", e, "missing: the grid solver needs the target set");

@@ -461,6 +461,14 @@ dg_model *dg_model_load(dg_cfg *cfg, double dt, dg_err *e) {
     return m;
 }
 
+void dg_model_mark_other(dg_cfg *cfg, int grid) {
+    static const char *const HJI[] = {"t_end", "mode", "accuracy", "grid", "solver", "obstacles", "payoff", "cost",
+                                      "stationary", NULL};
+    static const char *const BPTT[] = {"seed", "env", "loss", "policy", "train", "pg", "render", NULL};
+    for (const char *const *k = grid ? BPTT : HJI; *k; k++)
+        if (dg_cfg_has(cfg, *k)) dg_cfg_mark_used(cfg, *k);
+}
+
 void dg_model_free(dg_model *m) {
     if (!m) return;
     for (int k = 0; k < DG_MODEL_MAX_STATE; k++) expr_free(&m->dyn[k]);

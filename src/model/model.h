@@ -95,6 +95,9 @@ typedef struct dg_model {
  * model or NULL with e naming file, line and key. */
 dg_model *dg_model_load(dg_cfg *cfg, double dt, dg_err *e);
 void      dg_model_free(dg_model *m);
+/* A model file holds the sections of both solvers: the one reading it (grid: 1 for the grid solver)
+ * marks the other's top-level sections as known (dg_cfg_check_unused), unread. */
+void      dg_model_mark_other(dg_cfg *cfg, int grid);
 /* Value of x at the model's values v (all names, nnames). Call with m->lock held. */
 double dg_model_eval(const dg_model_expr *x, const double *v);
 /* Partial derivative of x with respect to the k-th name it reads (0 for constants). */
