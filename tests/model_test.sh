@@ -8,6 +8,7 @@
 cd "$ROOT"
 B=configs/reach.yaml
 M=configs/models/reach.yaml
+export XDG_CACHE_HOME=$T/cache      # the compiled expressions' cache, here private to the test
 
 "$DG" train --config $B --epochs 5 --batch 8 --out "$T/b" --quiet >/dev/null || bad "train the built-in reach"
 CK=$T/b/final.safetensors
@@ -51,6 +52,28 @@ PY
 }
 same "reach = models/reach: --init" --init examples/reach_states.safetensors
 same "reach = models/reach: 64 drawn states" --batch 64 --seed 7
+# the compiled expressions: generated from the parsed expressions (libmatheval's canonical strings,
+# not the file's text), kept for inspection in a folder closed to others; the interpreter agrees
+C=$T/cache/difgames/models
+if ls "$C"/*.cpp >/dev/null 2>&1 && ls "$C"/*.so >/dev/null 2>&1 && [ "$(stat -c %a "$C")" = 700 ]; then
+    ok "compiled into a private cache folder ($(ls "$C" | wc -l) files)"
+else bad "no compiled model in $C: $(ls -la "$C" 2>&1 | head -5)"; fi
+grep -qF 'return N((((x-gx)^2)+((y-gy)^2))).v;' "$C"/*.cpp && ! grep -qF '(x - gx)^2 + (y - gy)^2' "$C"/*.cpp \
+    && ok "the source is generated from the parsed expression, not pasted from the file" \
+    || bad "the goal cost's function is not the canonical string in $(ls "$C"/*.cpp)"
+sed 's/^  name: reach$/  name: reach\n  compile: false/' $M >"$T/interp.yaml"
+"$DG" eval --config "$T/interp.yaml" --ckpt "$CK" --batch 64 --seed 7 >"$T/ei.json" 2>"$T/err" || bad "eval interpreted: $(cat "$T/err")"
+/usr/bin/python3 - "$T/em.json" "$T/ei.json" <<'PY' && ok "interpreted (model.compile: false) = compiled" || bad "interpreted differs from compiled"
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:3])
+sys.exit(0 if all(abs(a[k] - b[k]) <= 1e-6 * max(1e-6, abs(a[k])) for k in ("loss", "goal", "collision", "energy")) else 1)
+PY
+chmod 755 "$C"
+rm -f "$C"/*.so
+"$DG" eval --config $M --ckpt "$CK" --batch 64 --seed 7 >"$T/eo.json" 2>"$T/err" && ! ls "$C"/*.so >/dev/null 2>&1 \
+    && cmp -s "$T/eo.json" "$T/ei.json" && ok "a cache folder open to others is not used: interpreted, same result" \
+    || bad "open cache: $(cat "$T/err") $(ls "$C")"
+chmod 700 "$C"
 if /usr/bin/python3 -c "import json,sys; sys.exit(0 if json.load(open('$T/em.json'))['collision'] > 0 else 1)"; then
     ok "the drawn states reach the obstacle (collision > 0)"
 else bad "the drawn states never reach the obstacle: the collision term is untested"; fi

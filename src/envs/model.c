@@ -100,7 +100,7 @@ static void step_backward(dg_ctx *ctx, dg_tensor *out) {
     float *gs = grad_or_null(ctx, st), *ga = grad_or_null(ctx, aux), *gact = grad_or_null(ctx, act);
     if (!gs && !ga && !gact) return;
     const double dt = m->cval[m->s0 - 1];
-    pthread_mutex_lock((pthread_mutex_t *)&m->lock);
+    dg_model_lock(m);
     for (int b = 0; b < st->shape[0]; b++) {
         double v[DG_MODEL_MAX_NAMES], G[DG_MODEL_MAX_NAMES] = {0}, snap[DG_MODEL_MAX_STATE][DG_MODEL_MAX_NAMES];
         row_values(h, NULL, ROW(st, b), ROW(aux, b), ROW(act, b), v);
@@ -112,7 +112,7 @@ static void step_backward(dg_ctx *ctx, dg_tensor *out) {
         }
         row_scatter(h, G, GROW(gs, st, b), GROW(ga, aux, b), GROW(gact, act, b));
     }
-    pthread_mutex_unlock((pthread_mutex_t *)&m->lock);
+    dg_model_unlock(m);
 }
 
 /* one op over srcs {state, aux?, action?} of shape (B, ncols) or (1) */
@@ -132,14 +132,14 @@ static dg_tensor *model_step(dg_ctx *ctx, const dg_env *env, dg_tensor *state, d
     const dg_model *m = h->m;
     dg_tensor *out = model_op(ctx, "model_step", h, state, aux, action, 2, state->shape, step_backward, 1.0f);
     if (!out) return NULL;
-    pthread_mutex_lock((pthread_mutex_t *)&m->lock);
+    dg_model_lock(m);
     for (int b = 0; b < state->shape[0]; b++) {
         double v[DG_MODEL_MAX_NAMES];
         row_values(h, env, ROW(state, b), m->naux ? ROW(aux, b) : NULL, ROW(action, b), v);
         step_row(m, v, NULL);
         for (int i = 0; i < m->ns; i++) out->data[(int64_t)b * m->ns + i] = (float)v[m->s0 + i];
     }
-    pthread_mutex_unlock((pthread_mutex_t *)&m->lock);
+    dg_model_unlock(m);
     return out;
 }
 
@@ -154,7 +154,7 @@ static void obs_backward_p(dg_ctx *ctx, dg_tensor *out, int p) {
     float *gs = grad_or_null(ctx, st), *ga = grad_or_null(ctx, aux);
     if (!gs && !ga) return;
     const int no = m->nobs[p];
-    pthread_mutex_lock((pthread_mutex_t *)&m->lock);
+    dg_model_lock(m);
     for (int b = 0; b < st->shape[0]; b++) {
         double v[DG_MODEL_MAX_NAMES], G[DG_MODEL_MAX_NAMES] = {0};
         row_values(h, NULL, ROW(st, b), ROW(aux, b), NULL, v);
@@ -164,7 +164,7 @@ static void obs_backward_p(dg_ctx *ctx, dg_tensor *out, int p) {
         }
         row_scatter(h, G, GROW(gs, st, b), GROW(ga, aux, b), NULL);
     }
-    pthread_mutex_unlock((pthread_mutex_t *)&m->lock);
+    dg_model_unlock(m);
 }
 static void obs_backward0(dg_ctx *ctx, dg_tensor *out) { obs_backward_p(ctx, out, 0); }
 static void obs_backward1(dg_ctx *ctx, dg_tensor *out) { obs_backward_p(ctx, out, 1); }
@@ -176,13 +176,13 @@ static dg_tensor *observe_p(dg_ctx *ctx, const dg_env *env, dg_tensor *state, dg
     dg_tensor *out = model_op(ctx, p ? "model_observe2" : "model_observe", h, state, aux, NULL, 2,
                               (int[]){B, no}, p ? obs_backward1 : obs_backward0, 1.0f);
     if (!out) return NULL;
-    pthread_mutex_lock((pthread_mutex_t *)&m->lock);
+    dg_model_lock(m);
     for (int b = 0; b < B; b++) {
         double v[DG_MODEL_MAX_NAMES];
         row_values(h, env, ROW(state, b), m->naux ? ROW(aux, b) : NULL, NULL, v);
         for (int k = 0; k < no; k++) out->data[(int64_t)b * no + k] = (float)dg_model_eval(&m->obs[p][k], v);
     }
-    pthread_mutex_unlock((pthread_mutex_t *)&m->lock);
+    dg_model_unlock(m);
     return out;
 }
 static dg_tensor *model_observe(dg_ctx *ctx, const dg_env *env, dg_tensor *state, dg_tensor *aux) {
@@ -205,14 +205,14 @@ static void cost_backward(dg_ctx *ctx, dg_tensor *out) {
     float *gs = grad_or_null(ctx, st), *ga = grad_or_null(ctx, aux), *gact = grad_or_null(ctx, act);
     if (!gs && !ga && !gact) return;
     const double g = (double)out->grad[0] * cs->o.scale;
-    pthread_mutex_lock((pthread_mutex_t *)&m->lock);
+    dg_model_lock(m);
     for (int b = 0; b < st->shape[0]; b++) {
         double v[DG_MODEL_MAX_NAMES], G[DG_MODEL_MAX_NAMES] = {0};
         row_values(h, NULL, ROW(st, b), ROW(aux, b), ROW(act, b), v);
         expr_grad(m, &m->cost[cs->k], v, g, G, !ga);
         row_scatter(h, G, GROW(gs, st, b), GROW(ga, aux, b), GROW(gact, act, b));
     }
-    pthread_mutex_unlock((pthread_mutex_t *)&m->lock);
+    dg_model_unlock(m);
 }
 
 static void model_step_cost(dg_ctx *ctx, const dg_env *env, dg_tensor *next, dg_tensor *aux, dg_tensor *action,
@@ -230,13 +230,13 @@ static void model_step_cost(dg_ctx *ctx, const dg_env *env, dg_tensor *next, dg_
         terms[k] = out;
         if (!out) continue;
         double sum = 0.0;
-        pthread_mutex_lock((pthread_mutex_t *)&m->lock);
+        dg_model_lock(m);
         for (int b = 0; b < next->shape[0]; b++) {
             double v[DG_MODEL_MAX_NAMES];
             row_values(h, env, ROW(next, b), m->naux ? ROW(aux, b) : NULL, ROW(action, b), v);
             sum += dg_model_eval(&m->cost[k], v);
         }
-        pthread_mutex_unlock((pthread_mutex_t *)&m->lock);
+        dg_model_unlock(m);
         out->data[0] = (float)sum * inv_batch;
     }
 }
@@ -246,26 +246,26 @@ static void model_step_cost(dg_ctx *ctx, const dg_env *env, dg_tensor *next, dg_
 static dg_status model_reset(const dg_env *env, dg_rng *rng, int B, float *state, float *aux, dg_err *e) {
     const holder *h = of(env);
     const dg_model *m = h->m;
-    pthread_mutex_lock((pthread_mutex_t *)&m->lock);
+    dg_model_lock(m);
     for (int b = 0; b < B; b++) {
         double v[DG_MODEL_MAX_NAMES];
         dg_model_values(m, v);
         if (!dg_model_draw(m, rng, v)) {
-            pthread_mutex_unlock((pthread_mutex_t *)&m->lock);
+            dg_model_unlock(m);
             return dg_err_set(e, DG_ERR_ARG, "model: no initial state satisfies a reset group's where after "
                               "1000000 draws");
         }
         for (int i = 0; i < m->ns; i++) state[(size_t)b * m->ns + i] = (float)v[m->s0 + i];
         for (int j = 0; j < m->naux; j++) aux[(size_t)b * m->naux + j] = (float)v[m->a0 + j];
     }
-    pthread_mutex_unlock((pthread_mutex_t *)&m->lock);
+    dg_model_unlock(m);
     return DG_OK;
 }
 
 static void model_metrics(const dg_env *env, const float *traj, const float *aux, int B, int H, double *values) {
     const holder *h = of(env);
     const dg_model *m = h->m;
-    pthread_mutex_lock((pthread_mutex_t *)&m->lock);
+    dg_model_lock(m);
     for (int k = 0; k < m->nmetric; k++) {
         double sum = 0.0;
         for (int b = 0; b < B; b++) {
@@ -275,7 +275,7 @@ static void model_metrics(const dg_env *env, const float *traj, const float *aux
         }
         values[k] = B > 0 ? sum / B : NAN;
     }
-    pthread_mutex_unlock((pthread_mutex_t *)&m->lock);
+    dg_model_unlock(m);
 }
 
 static int model_bodies(const dg_env *env, const float *s, const float *aux, float *xy, int *is_goal) {
@@ -283,7 +283,7 @@ static int model_bodies(const dg_env *env, const float *s, const float *aux, flo
     const dg_model *m = h->m;
     double v[DG_MODEL_MAX_NAMES];
     int n = 0;
-    pthread_mutex_lock((pthread_mutex_t *)&m->lock);
+    dg_model_lock(m);
     row_values(h, env, s, aux, NULL, v);
     for (int b = 0; b < m->nbodies; b++, n++) {
         xy[2 * n] = (float)dg_model_eval(&m->body[b][0], v);
@@ -295,7 +295,7 @@ static int model_bodies(const dg_env *env, const float *s, const float *aux, flo
         xy[2 * n + 1] = (float)dg_model_eval(&m->goal[1], v);
         is_goal[n++] = 1;
     }
-    pthread_mutex_unlock((pthread_mutex_t *)&m->lock);
+    dg_model_unlock(m);
     return n;
 }
 

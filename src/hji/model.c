@@ -26,7 +26,7 @@ static void values(const dg_model *m, const double *x, const double *u, const do
 static void model_dyn(void *user, const double *x, double *f, double *G, double *D) {
     dg_model *m = user;
     double v[DG_MODEL_MAX_NAMES];
-    pthread_mutex_lock(&m->lock);
+    dg_model_lock(m);
     values(m, x, NULL, NULL, v);
     for (int k = 0; k < m->ndyn; k++) {
         const dg_model_expr *ex = &m->dyn[k];
@@ -41,7 +41,7 @@ static void model_dyn(void *user, const double *x, double *f, double *G, double 
             }
         }
     }
-    pthread_mutex_unlock(&m->lock);
+    dg_model_unlock(m);
 }
 
 static dg_hji_input input_of(const dg_model_input *in) {
@@ -128,14 +128,14 @@ dg_status dg_hji_model_load(dg_cfg *cfg, dg_hji_model_def *def, dg_err *e) {
 
 /* the expression x at every node of g into out */
 static void tabulate(dg_model *m, const dg_hji_grid *g, const dg_model_expr *x, double *out) {
-    pthread_mutex_lock(&m->lock);
+    dg_model_lock(m);
     double v[DG_MODEL_MAX_NAMES], pt[DG_HJI_MAX_DIMS];
     for (int64_t j = 0; j < g->nodes; j++) {
         dg_hji_grid_point(g, j, pt);
         values(m, pt, NULL, NULL, v);
         out[j] = dg_model_eval(x, v);
     }
-    pthread_mutex_unlock(&m->lock);
+    dg_model_unlock(m);
 }
 
 void dg_hji_model_game(void *model, dg_hji_game *gm) {

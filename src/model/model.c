@@ -2,6 +2,7 @@
 #include "model/model.h"
 
 #include <ctype.h>
+#include <dlfcn.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -145,8 +146,16 @@ static dg_status expr_read(dg_model *m, dg_cfg *c, const char *path, unsigned al
     return expr_parse(m, c, path, text, allowed, x, e);
 }
 
+void dg_model_lock(const dg_model *m) {
+    if (m->interpreted) pthread_mutex_lock((pthread_mutex_t *)&m->lock);
+}
+void dg_model_unlock(const dg_model *m) {
+    if (m->interpreted) pthread_mutex_unlock((pthread_mutex_t *)&m->lock);
+}
+
 double dg_model_eval(const dg_model_expr *x, const double *v) {
     if (x->direct >= 0) return v[x->direct];
+    if (x->fn) return x->fn(v);
     double vals[DG_MODEL_MAX_NAMES];
     for (int k = 0; k < x->nv; k++) vals[k] = v[x->var[k]];
     return evaluator_evaluate(x->f, x->nv, x->names, vals);
@@ -155,6 +164,7 @@ double dg_model_eval(const dg_model_expr *x, const double *v) {
 double dg_model_eval_d(const dg_model_expr *x, int k, const double *v) {
     if (!x->d[k] || x->dkind[k] == 0) return 0.0;
     if (x->dkind[k] == 1) return x->dval[k];
+    if (x->dfn[k]) return x->dfn[k](v);
     double vals[DG_MODEL_MAX_NAMES];
     for (int j = 0; j < x->nv; j++) vals[j] = v[x->var[j]];
     return evaluator_evaluate(x->d[k], x->nv, x->names, vals);
@@ -454,10 +464,13 @@ dg_model *dg_model_load(dg_cfg *cfg, double dt, dg_err *e) {
         return NULL;
     }
     pthread_mutex_init(&m->lock, NULL);
-    if (load(m, cfg, dt, e)) {
+    int compile = 1;
+    if (load(m, cfg, dt, e) || dg_cfg_get(cfg, "model.compile", DG_CFG_BOOL, &compile, e)) {
         dg_model_free(m);
         return NULL;
     }
+    m->interpreted = 1;
+    if (compile) m->ncompiled = dg_model_compile(m);
     return m;
 }
 
@@ -482,6 +495,7 @@ void dg_model_free(dg_model *m) {
     expr_free(&m->avoid);
     expr_free(&m->goal[0]);
     expr_free(&m->goal[1]);
+    if (m->lib) dlclose(m->lib);
     pthread_mutex_destroy(&m->lock);
     free(m);
 }

@@ -23,6 +23,8 @@
 #define DG_MODEL_MAX_OBS 32
 #define DG_MODEL_MAX_RESET 8
 
+typedef double (*dg_model_fn)(const double *v);  /* a compiled expression of all the values */
+
 typedef enum { DG_MV_STATE, DG_MV_AUX, DG_MV_INPUT, DG_MV_CONST, DG_MV_DT } dg_model_kind;
 
 /* One parsed expression: its tree, the names it reads (as indices into the model's values) and
@@ -37,6 +39,8 @@ typedef struct dg_model_expr {
     signed char dkind[DG_MODEL_MAX_NAMES]; /* derivative k: 0 zero, 1 constant dval, 2 evaluated */
     double dval[DG_MODEL_MAX_NAMES];
     char   key[96];                        /* its config key, for messages               */
+    dg_model_fn fn;                        /* compiled value, or NULL: libmatheval's      */
+    dg_model_fn dfn[DG_MODEL_MAX_NAMES];   /* compiled derivatives (dkind 2), or NULL     */
 } dg_model_expr;
 
 typedef struct dg_model_input {
@@ -88,6 +92,9 @@ typedef struct dg_model {
     int    periodic[DG_MODEL_MAX_STATE];   /* the grid wraps this state's axis           */
     int    has_target, has_avoid;          /* the grid solver's sets, signed distances of the state */
     dg_model_expr target, avoid;
+    void  *lib;                            /* the compiled expressions (dg_model_compile)  */
+    int    ncompiled;                      /* functions of it in use                      */
+    int    interpreted;                    /* expressions left to libmatheval (not thread-safe) */
     pthread_mutex_t lock;                  /* libmatheval writes into its trees as it evaluates */
 } dg_model;
 
@@ -98,6 +105,13 @@ void      dg_model_free(dg_model *m);
 /* A model file holds the sections of both solvers: the one reading it (grid: 1 for the grid solver)
  * marks the other's top-level sections as known (dg_cfg_check_unused), unread. */
 void      dg_model_mark_other(dg_cfg *cfg, int grid);
+/* Compiles m's expressions and derivatives into a cached shared object and loads it (src/model/
+ * compile.c); returns how many are compiled (0: none, the model stays interpreted). */
+int    dg_model_compile(dg_model *m);
+/* Around evaluations: serialises libmatheval's (it writes into its trees); nothing when every
+ * expression is compiled. */
+void   dg_model_lock(const dg_model *m);
+void   dg_model_unlock(const dg_model *m);
 /* Value of x at the model's values v (all names, nnames). Call with m->lock held. */
 double dg_model_eval(const dg_model_expr *x, const double *v);
 /* Partial derivative of x with respect to the k-th name it reads (0 for constants). */
