@@ -21,26 +21,29 @@ typedef struct holder {
 
 static holder *of(const dg_env *env) { return (holder *)(void *)env->game; }
 
-/* the values of row b: constants, state, aux and the inputs the actions give (learned players), or
- * their box centre (the others) */
+/* The values of one row: v must hold the constants (dg_model_values, once per op); the state, aux
+ * and the inputs the actions give (learned players) or their box centre (the others) go in here. */
 static void row_values(const holder *h, const dg_env *env, const float *s, const float *a, const float *act,
                        double *v) {
     const dg_model *m = h->m;
-    dg_model_values(m, v);
     for (int i = 0; i < m->ns; i++) v[m->s0 + i] = s[i];
     for (int j = 0; j < m->naux; j++) v[m->a0 + j] = a[j];
     int off = 0;
-    for (int p = 0; p < m->ninputs; p++) {
-        const dg_model_input *in = &m->in[p];
-        for (int j = 0; j < in->dim; j++) v[in->first + j] = 0.5 * (in->lo[j] + in->hi[j]);
-    }
-    for (int q = 0; q < 2 && act; q++) {
+    for (int q = 0; q < 2; q++) {
         if (h->learned[q] < 0) continue;
         const dg_model_input *in = &m->in[h->learned[q]];
         for (int j = 0; j < in->dim; j++)
-            v[in->first + j] = 0.5 * (in->lo[j] + in->hi[j]) + 0.5 * (in->hi[j] - in->lo[j]) * act[off + j];
+            v[in->first + j] = 0.5 * (in->lo[j] + in->hi[j]) + (act ? 0.5 * (in->hi[j] - in->lo[j]) * act[off + j] : 0.0);
         off += in->dim;
     }
+}
+
+/* v's constants, and the box centres of the inputs no one learns */
+static void base_values(const holder *h, double *v) {
+    const dg_model *m = h->m;
+    dg_model_values(m, v);
+    for (int p = 0; p < m->ninputs; p++)
+        for (int j = 0; j < m->in[p].dim; j++) v[m->in[p].first + j] = 0.5 * (m->in[p].lo[j] + m->in[p].hi[j]);
 }
 
 /* adds the gradient G over the values into the operands' gradients of row b */
@@ -101,8 +104,10 @@ static void step_backward(dg_ctx *ctx, dg_tensor *out) {
     if (!gs && !ga && !gact) return;
     const double dt = m->cval[m->s0 - 1];
     dg_model_lock(m);
+    double v[DG_MODEL_MAX_NAMES], G[DG_MODEL_MAX_NAMES], snap[DG_MODEL_MAX_STATE][DG_MODEL_MAX_NAMES];
+    base_values(h, v);
     for (int b = 0; b < st->shape[0]; b++) {
-        double v[DG_MODEL_MAX_NAMES], G[DG_MODEL_MAX_NAMES] = {0}, snap[DG_MODEL_MAX_STATE][DG_MODEL_MAX_NAMES];
+        memset(G, 0, sizeof(double) * (size_t)m->nnames);
         row_values(h, NULL, ROW(st, b), ROW(aux, b), ROW(act, b), v);
         step_row(m, v, snap);
         for (int i = 0; i < m->ns; i++) G[m->s0 + i] = out->grad[(int64_t)b * m->ns + i];
@@ -133,8 +138,9 @@ static dg_tensor *model_step(dg_ctx *ctx, const dg_env *env, dg_tensor *state, d
     dg_tensor *out = model_op(ctx, "model_step", h, state, aux, action, 2, state->shape, step_backward, 1.0f);
     if (!out) return NULL;
     dg_model_lock(m);
+    double v[DG_MODEL_MAX_NAMES];
+    base_values(h, v);
     for (int b = 0; b < state->shape[0]; b++) {
-        double v[DG_MODEL_MAX_NAMES];
         row_values(h, env, ROW(state, b), m->naux ? ROW(aux, b) : NULL, ROW(action, b), v);
         step_row(m, v, NULL);
         for (int i = 0; i < m->ns; i++) out->data[(int64_t)b * m->ns + i] = (float)v[m->s0 + i];
@@ -155,8 +161,10 @@ static void obs_backward_p(dg_ctx *ctx, dg_tensor *out, int p) {
     if (!gs && !ga) return;
     const int no = m->nobs[p];
     dg_model_lock(m);
+    double v[DG_MODEL_MAX_NAMES], G[DG_MODEL_MAX_NAMES];
+    base_values(h, v);
     for (int b = 0; b < st->shape[0]; b++) {
-        double v[DG_MODEL_MAX_NAMES], G[DG_MODEL_MAX_NAMES] = {0};
+        memset(G, 0, sizeof(double) * (size_t)m->nnames);
         row_values(h, NULL, ROW(st, b), ROW(aux, b), NULL, v);
         for (int k = 0; k < no; k++) {
             const double g = out->grad[(int64_t)b * no + k];
@@ -177,8 +185,9 @@ static dg_tensor *observe_p(dg_ctx *ctx, const dg_env *env, dg_tensor *state, dg
                               (int[]){B, no}, p ? obs_backward1 : obs_backward0, 1.0f);
     if (!out) return NULL;
     dg_model_lock(m);
+    double v[DG_MODEL_MAX_NAMES];
+    base_values(h, v);
     for (int b = 0; b < B; b++) {
-        double v[DG_MODEL_MAX_NAMES];
         row_values(h, env, ROW(state, b), m->naux ? ROW(aux, b) : NULL, NULL, v);
         for (int k = 0; k < no; k++) out->data[(int64_t)b * no + k] = (float)dg_model_eval(&m->obs[p][k], v);
     }
@@ -194,22 +203,25 @@ static dg_tensor *model_observe2(dg_ctx *ctx, const dg_env *env, dg_tensor *stat
 
 /* ------------------------------------------------------------------ costs */
 
-typedef struct cost_state { op_state o; int k; } cost_state;
-
+/* all the terms in one op (nterms), one pass over the batch each way; terms[k] slice it */
 static void cost_backward(dg_ctx *ctx, dg_tensor *out) {
-    const cost_state *cs = out->state;
-    const holder *h = cs->o.h;
+    const op_state *s = out->state;
+    const holder *h = s->h;
     const dg_model *m = h->m;
     dg_tensor *st, *aux, *act;
-    operands(out, &cs->o, &st, &aux, &act);
+    operands(out, s, &st, &aux, &act);
     float *gs = grad_or_null(ctx, st), *ga = grad_or_null(ctx, aux), *gact = grad_or_null(ctx, act);
     if (!gs && !ga && !gact) return;
-    const double g = (double)out->grad[0] * cs->o.scale;
+    const int nt = (int)out->n;
+    double g[DG_MODEL_MAX_TERMS], v[DG_MODEL_MAX_NAMES], G[DG_MODEL_MAX_NAMES];
+    for (int k = 0; k < nt; k++) g[k] = (double)out->grad[k] * s->scale;
+    base_values(h, v);
     dg_model_lock(m);
     for (int b = 0; b < st->shape[0]; b++) {
-        double v[DG_MODEL_MAX_NAMES], G[DG_MODEL_MAX_NAMES] = {0};
+        memset(G, 0, sizeof(double) * (size_t)m->nnames);
         row_values(h, NULL, ROW(st, b), ROW(aux, b), ROW(act, b), v);
-        expr_grad(m, &m->cost[cs->k], v, g, G, !ga);
+        for (int k = 0; k < nt; k++)
+            if (g[k] != 0.0) expr_grad(m, &m->cost[k], v, g[k], G, !ga);
         row_scatter(h, G, GROW(gs, st, b), GROW(ga, aux, b), GROW(gact, act, b));
     }
     dg_model_unlock(m);
@@ -219,26 +231,22 @@ static void model_step_cost(dg_ctx *ctx, const dg_env *env, dg_tensor *next, dg_
                             float inv_batch, dg_tensor **terms) {
     const holder *h = of(env);
     const dg_model *m = h->m;
-    for (int k = 0; k < env->nterms; k++) {
-        dg_tensor *srcs[3];
-        int n = 0;
-        srcs[n++] = next;
-        if (m->naux) srcs[n++] = aux;
-        srcs[n++] = action;
-        const cost_state cs = {{h, m->naux > 0, 1, inv_batch}, k};
-        dg_tensor *out = dg_custom(ctx, "model_cost", 1, (int[]){1}, srcs, n, cost_backward, &cs, sizeof cs);
-        terms[k] = out;
-        if (!out) continue;
-        double sum = 0.0;
-        dg_model_lock(m);
-        for (int b = 0; b < next->shape[0]; b++) {
-            double v[DG_MODEL_MAX_NAMES];
-            row_values(h, env, ROW(next, b), m->naux ? ROW(aux, b) : NULL, ROW(action, b), v);
-            sum += dg_model_eval(&m->cost[k], v);
-        }
-        dg_model_unlock(m);
-        out->data[0] = (float)sum * inv_batch;
+    const int nt = env->nterms;
+    dg_tensor *out = model_op(ctx, "model_costs", h, next, aux, action, 1, (int[]){nt}, cost_backward, inv_batch);
+    if (!out) {
+        for (int k = 0; k < nt; k++) terms[k] = NULL;
+        return;
     }
+    double sum[DG_MODEL_MAX_TERMS] = {0}, v[DG_MODEL_MAX_NAMES];
+    base_values(h, v);
+    dg_model_lock(m);
+    for (int b = 0; b < next->shape[0]; b++) {
+        row_values(h, env, ROW(next, b), m->naux ? ROW(aux, b) : NULL, ROW(action, b), v);
+        for (int k = 0; k < nt; k++) sum[k] += dg_model_eval(&m->cost[k], v);
+    }
+    dg_model_unlock(m);
+    for (int k = 0; k < nt; k++) out->data[k] = (float)sum[k] * inv_batch;
+    for (int k = 0; k < nt; k++) terms[k] = dg_slice(ctx, out, 0, k, 1);  /* after the values: slices copy */
 }
 
 /* ---------------------------------------------------- reset, metrics, draw */
@@ -267,9 +275,9 @@ static void model_metrics(const dg_env *env, const float *traj, const float *aux
     const dg_model *m = h->m;
     dg_model_lock(m);
     for (int k = 0; k < m->nmetric; k++) {
-        double sum = 0.0;
+        double sum = 0.0, v[DG_MODEL_MAX_NAMES];
+        base_values(h, v);
         for (int b = 0; b < B; b++) {
-            double v[DG_MODEL_MAX_NAMES];
             row_values(h, env, traj + ((int64_t)H * B + b) * m->ns, aux + (size_t)b * m->naux, NULL, v);
             sum += dg_model_eval(&m->metric[k], v);
         }
@@ -283,6 +291,7 @@ static int model_bodies(const dg_env *env, const float *s, const float *aux, flo
     const dg_model *m = h->m;
     double v[DG_MODEL_MAX_NAMES];
     int n = 0;
+    base_values(h, v);
     dg_model_lock(m);
     row_values(h, env, s, aux, NULL, v);
     for (int b = 0; b < m->nbodies; b++, n++) {
