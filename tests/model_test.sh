@@ -96,12 +96,10 @@ for g in dubins tag; do
 done
 # the grid solver: configs/models/{pursuit2d,air3d}.yaml give the built-in games' values to 1e-9
 # (air3d on a coarser grid, set alike in both files, to keep the test short)
-hji_same() {  # hji_same GAME SED: hji solve of configs/hji/GAME.yaml and configs/models/GAME.yaml, edited by SED
+hji_same() {  # hji_same NAME BUILT_IN MODEL: hji solve of both configs, values compared
     local g=$1
-    sed "$2" configs/hji/$g.yaml >"$T/hb.yaml"
-    sed "$2" configs/models/$g.yaml >"$T/hm.yaml"
-    "$DG" hji solve --config "$T/hb.yaml" --out "$T/hb.safetensors" --slices 1 >/dev/null 2>"$T/err" || { bad "hji $g built-in: $(tail -1 "$T/err")"; return; }
-    "$DG" hji solve --config "$T/hm.yaml" --out "$T/hm.safetensors" --slices 1 >/dev/null 2>"$T/err" || { bad "hji $g model: $(tail -1 "$T/err")"; return; }
+    "$DG" hji solve --config "$2" --out "$T/hb.safetensors" --slices 1 >/dev/null 2>"$T/err" || { bad "hji $g built-in: $(tail -1 "$T/err")"; return; }
+    "$DG" hji solve --config "$3" --out "$T/hm.safetensors" --slices 1 >/dev/null 2>"$T/err" || { bad "hji $g model: $(tail -1 "$T/err")"; return; }
     if out=$(/usr/bin/python3 - "$T/hb.safetensors" "$T/hm.safetensors" <<'PY' 2>&1
 import json, struct, sys
 def load(path):
@@ -116,10 +114,19 @@ if len(a) != len(b) or d > 1e-9:
     sys.exit(f"{len(a)} vs {len(b)} nodes, max difference {d:.3g}")
 print(f"{len(a)} nodes, max difference {d:.2g}")
 PY
-    ); then ok "hji $g = models/$g: $out"; else bad "hji $g: $out"; fi
+    ); then ok "hji $g = its model: $out"; else bad "hji $g: $out"; fi
 }
-hji_same pursuit2d 's/^t_end:.*/t_end: 1.0/'
-hji_same air3d 's/^  n: \[51, 40, 50\]/  n: [26, 20, 25]/; s/^t_end:.*/t_end: 1.0/'
+sed 's/^t_end:.*/t_end: 1.0/' configs/hji/pursuit2d.yaml >"$T/hb.yaml"
+sed 's/^t_end:.*/t_end: 1.0/' configs/models/pursuit2d.yaml >"$T/hm.yaml"
+hji_same pursuit2d "$T/hb.yaml" "$T/hm.yaml"
+AIR='s/^  n: \[51, 40, 50\]/  n: [26, 20, 25]/; s/^t_end:.*/t_end: 1.0/'
+sed "$AIR" configs/hji/air3d.yaml >"$T/hb.yaml"
+sed "$AIR" configs/models/air3d.yaml >"$T/hm.yaml"
+hji_same air3d "$T/hb.yaml" "$T/hm.yaml"
+# a game of degree: the model's dynamics and target under pursuit2d_time's payoff keys
+(sed -n '/^game:/,/^  target/p' configs/models/pursuit2d.yaml
+ grep -v '^game\|^speed\|^capture' configs/hji/pursuit2d_time.yaml) >"$T/hm.yaml"
+hji_same "pursuit2d_time (time to reach, stationary)" configs/hji/pursuit2d_time.yaml "$T/hm.yaml"
 "$DG" hji solve --config configs/models/dubins.yaml --out "$T/dub.safetensors" --slices 2 --accuracy low >/dev/null 2>"$T/err" \
     && ok "hji solve of the Dubins reach-avoid model" || bad "hji dubins: $(tail -1 "$T/err")"
 printf 'game: model\nmodel:\n  state: {x: [-1, 1]}\n  inputs: {u: {dim: 1}}\n  dynamics: {x: u^2}\n  target: x\n' >"$T/nonaffine.yaml"
