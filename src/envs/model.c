@@ -395,18 +395,19 @@ dg_env *dg_model_env_create(dg_cfg *cfg, dg_err *e) {
     h->learned[0] = h->learned[1] = -1;
     for (int p = 0; p < m->ninputs; p++)
         if (m->in[p].learned) h->learned[m->in[p].role_max] = p;
-    const char *why = h->learned[0] < 0 ? "a learned player of role min"
-                    : (m->in[h->learned[0]].ball || (h->learned[1] >= 0 && m->in[h->learned[1]].ball))
-                    ? "its learned players' inputs in boxes (set: box)" : NULL;
     const char *missing = !m->nobs[0] ? "model.observe" : !m->ncost ? "model.costs" : !m->nreset ? "model.reset" : NULL;
-    if (missing && !why) {
-        dg_cfg_error(cfg, missing, e, "missing: the gradient solver needs the model's observe, costs and reset");
+    if (missing) {
+        dg_cfg_error(cfg, missing, e, "missing: the gradient solver needs the model's observe, costs and reset (a "
+                     "model for the grid alone is solved by difgames hji solve)");
         dg_model_free(m);
         free(h);
         return NULL;
     }
+    const char *why = h->learned[0] < 0 ? "a learned player of role min (learned: true)"
+                    : (m->in[h->learned[0]].ball || (h->learned[1] >= 0 && m->in[h->learned[1]].ball))
+                    ? "its learned players' inputs in boxes (set: box)" : NULL;
     if (why) {
-        dg_cfg_error(cfg, "model.inputs", e, "the gradient solver needs %s (learned: true)", why);
+        dg_cfg_error(cfg, "model.inputs", e, "the gradient solver needs %s", why);
         dg_model_free(m);
         free(h);
         return NULL;
