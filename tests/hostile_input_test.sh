@@ -231,6 +231,7 @@ model=(
   "model: string literal|character '\"' at column 1|eval --config $(mexpr m7 "'\"abc\"'") --ckpt $CK"
   "model: preprocessor line|character '#' at column 1|eval --config $(mexpr m8 "'#include <stdio.h>'") --ckpt $CK"
   "model: division by zero at reset|key 'model.costs.goal': evaluates to inf at an initial state|train --config $(mexpr m9 '1/(x - x)') --out $T/never30"
+  "model: expression of 5000 characters|key 'model.costs.goal': expression longer than 4096 characters|eval --config $(mexpr m11 "$(printf 'x+%.0s' $(seq 1 2500))x") --ckpt $CK"
   "model: unknown state in dynamics|key 'model.dynamics.vx': unknown name 'vz'|train --config $(sed 's|^    vx: ((damping.*|    vx: vz|' $M >$T/m10.yaml; echo $T/m10.yaml) --out $T/never31"
 )
 run_rows "" "" "${model[@]}"

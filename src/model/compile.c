@@ -100,8 +100,15 @@ static void put(buf *b, const char *fmt, ...) {
     }
 }
 
+#define MAX_FN_CHARS (256 << 10)    /* a longer expression or derivative stays interpreted */
+#define MAX_SOURCE (1 << 20)        /* a longer source is not compiled (the compiler's time) */
+
 /* the function computing tree f of expression x (its names read from v, all the model's values) */
 static void put_fn(buf *b, const dg_model *m, const dg_model_expr *x, void *f, int id) {
+    if (strlen(evaluator_get_string(f)) > MAX_FN_CHARS) {
+        b->bad = 1;
+        return;
+    }
     put(b, "extern \"C\" double dg_f%d(const double *dg_v) {\n", id);
     for (int k = 0; k < x->nv; k++) put(b, "    const N %s = dg_v[%d];\n", m->name[x->var[k]], x->var[k]);
     put(b, "    return N(%s).v;\n}\n", evaluator_get_string(f));
@@ -195,8 +202,8 @@ int dg_model_compile(dg_model *m) {
         for (int k = 0; k < ex[i]->nv; k++, id++)
             if (ex[i]->d[k] && ex[i]->dkind[k] == 2) put_fn(&b, m, ex[i], ex[i]->d[k], id);
     }
-    char dir[1024], src[1200], so[1200], tmp[1300], log[1200];
-    if (b.bad || !cache_dir(dir, sizeof dir)) {
+    char dir[1024], src[1200], so[1200], tmp[1300], stmp[1300], log[1200];
+    if (b.bad || b.n > MAX_SOURCE || !cache_dir(dir, sizeof dir)) {
         free(b.p);
         return 0;
     }
@@ -208,9 +215,11 @@ int dg_model_compile(dg_model *m) {
     struct stat st;
     int ok = lstat(so, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == geteuid() && !(st.st_mode & 022);
     if (!ok) {
+        /* whole files only, under temporary names first: another process may be making the same */
         snprintf(tmp, sizeof tmp, "%s.%ld.tmp", so, (long)getpid());
-        ok = write_file(src, b.p, b.n) && run_compiler(src, tmp, log) && rename(tmp, so) == 0;
-        if (!ok) unlink(tmp);
+        snprintf(stmp, sizeof stmp, "%s.%ld.tmp", src, (long)getpid());
+        ok = write_file(stmp, b.p, b.n) && rename(stmp, src) == 0 && run_compiler(src, tmp, log) && rename(tmp, so) == 0;
+        if (!ok) unlink(tmp), unlink(stmp);
     }
     free(b.p);
     if (!ok) return 0;
