@@ -14,7 +14,7 @@ MODE=${1:-build}
 JOBS=$(nproc 2>/dev/null || echo 2)
 
 # Debian packages: what the build needs, and what tests and benchmarks add.
-BUILD_PKGS=(gcc make cmake pkg-config libyaml-dev libcjson-dev libpng-dev libgif-dev libcairo2-dev)
+BUILD_PKGS=(gcc make cmake pkg-config libyaml-dev libcjson-dev libpng-dev libgif-dev libcairo2-dev libmatheval-dev g++)
 TEST_PKGS=(libcmocka-dev python3 python3-torch python3-numpy valgrind clang)
 
 install_missing() {

@@ -6,5 +6,6 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 /usr/bin/python3 bench/compare.py --difgames build/difgames --markdown bench/results.md "$@"
 /usr/bin/python3 bench/hji.py --difgames build/difgames --markdown bench/results.md
+/usr/bin/python3 bench/models.py --difgames build/difgames --markdown bench/results.md
 /usr/bin/python3 bench/sharing.py --difgames build/difgames --markdown bench/results.md
 echo "table written to bench/results.md"

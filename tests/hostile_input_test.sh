@@ -211,4 +211,29 @@ done
     && ok "a failed write to stdout: exit 1" || bad "stdout to /dev/full: exit $rc"
 
 cat "$T/table.txt"
+# 7. model files (docs/models.md): a bad expression is one line naming the file, line and key, and
+# nothing of a hostile one (C syntax, comments, strings, preprocessor lines, calls outside the
+# allowed functions) reaches a parser or a compiler
+M=configs/models/reach.yaml
+mexpr() {  # mexpr NAME TEXT: configs/models/reach.yaml with its goal cost's expression replaced by TEXT
+    sed "s|^    goal: (x - gx)^2 + (y - gy)^2\$|    goal: $2|" $M >"$T/$1.yaml"
+    grep -qF "    goal: $2" "$T/$1.yaml" || bad "mexpr $1: no goal line replaced"
+    echo "$T/$1.yaml"
+}
+mline=$(grep -n '^    goal: (x - gx)' $M | cut -d: -f1)
+model=(
+  "model: syntax error|m1.yaml:$mline: key 'model.costs.goal': cannot parse|eval --config $(mexpr m1 '(x - gx)^2 +') --ckpt $CK"
+  "model: unknown name|key 'model.costs.goal': unknown name 'q'|eval --config $(mexpr m2 '(x - q)^2') --ckpt $CK"
+  "model: two arguments|key 'model.costs.goal': ',' at column 8: functions of expressions take one argument|eval --config $(mexpr m3 'atan2(x, y)') --ckpt $CK"
+  "model: a function outside the set|key 'model.costs.goal': cannot parse 'system(x)'|eval --config $(mexpr m4 'system(x)') --ckpt $CK"
+  "model: C statement|key 'model.costs.goal': character ';' at column 2|eval --config $(mexpr m5 'x; y') --ckpt $CK"
+  "model: C comment|key 'model.costs.goal': cannot parse|eval --config $(mexpr m6 'x /* c */ + 1') --ckpt $CK"
+  "model: string literal|character '\"' at column 1|eval --config $(mexpr m7 "'\"abc\"'") --ckpt $CK"
+  "model: preprocessor line|character '#' at column 1|eval --config $(mexpr m8 "'#include <stdio.h>'") --ckpt $CK"
+  "model: division by zero at reset|key 'model.costs.goal': evaluates to inf at an initial state|train --config $(mexpr m9 '1/(x - x)') --out $T/never30"
+  "model: expression of 5000 characters|key 'model.costs.goal': expression longer than 4096 characters|eval --config $(mexpr m11 "$(printf 'x+%.0s' $(seq 1 2500))x") --ckpt $CK"
+  "model: unknown state in dynamics|key 'model.dynamics.vx': unknown name 'vz'|train --config $(sed 's|^    vx: ((damping.*|    vx: vz|' $M >$T/m10.yaml; echo $T/m10.yaml) --out $T/never31"
+)
+run_rows "" "" "${model[@]}"
+
 finish

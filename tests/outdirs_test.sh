@@ -18,6 +18,7 @@ n=0
 declare -A seen=()
 while IFS= read -r cfg; do
     case "$cfg" in configs/hji/*) continue ;; esac  # grid-solver configs: hji solve --out is required
+    case "$cfg" in configs/models/*) grep -q '^  observe:' "$cfg" || continue ;; esac  # a model for the grid alone
     name=${cfg#configs/}
     name=${name%.yaml}
     want="runs/$name"

@@ -382,6 +382,7 @@ typedef struct dg_hji_problem {
     double       terminal[DG_HJI_MAX_DIMS * DG_HJI_MAX_DIMS];  /* Q_T: g(x) = x'Q_T x (cost) */
     int          stationary;              /* solve to steady state (opts.tol)                  */
     dg_hji_linear lin;                    /* game: linear's terms                              */
+    void        *model;                   /* game: model's expressions (docs/models.md); owned  */
 } dg_hji_problem;
 
 /* Builds grid, game, target and options from cfg: key 'game' names the game; t_end, mode,

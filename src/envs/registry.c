@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "envs/games.h"
+#include "envs/model.h"
 
 static const dg_game *const GAMES[] = {
     &dg_game_reach,
@@ -78,6 +79,7 @@ const dg_game *dg_game_find(const char *name) {
 dg_env *dg_env_create(dg_cfg *cfg, dg_err *e) {
     const char *name = NULL;
     if (dg_cfg_require(cfg, "game", e) || dg_cfg_get(cfg, "game", DG_CFG_STR, &name, e)) return NULL;
+    if (strcmp(name, "model") == 0) return dg_model_env_create(cfg, e);  /* a model file's game */
     const dg_game *g = dg_game_find(name);
     if (!g) {
         char list[256] = "";
@@ -175,7 +177,8 @@ dg_env *dg_env_create_game(const dg_game *g, dg_cfg *cfg, dg_err *e) {
 
 void dg_env_free(dg_env *env) {
     if (!env) return;
+    const int own_impl = env->game && env->game->impl_size > 0;  /* destroy may free the game (a model's) */
     if (env->game && env->game->destroy) env->game->destroy(env);
-    if (env->game && env->game->impl_size > 0) free(env->impl);
+    if (own_impl) free(env->impl);
     free(env);
 }

@@ -10,6 +10,7 @@
 #include "difgames/keys.h"
 #include "difgames/memory.h"
 #include "hji/internal.h"
+#include "hji/model.h"
 
 #define TWO_PI 6.283185307179586
 
@@ -689,20 +690,46 @@ int dg_hji_game_keys(const char *game, dg_key *out, int max) {
     return gd ? game_keys(gd, out, max) : -1;
 }
 
+/* game: model (src/hji/model.c): the model file's state box, inputs and sets */
+static void read_model(dg_hji_problem *p) { dg_hji_model_game(p->model, &p->game); }
+static void target_model(dg_hji_problem *p) { dg_hji_model_target(p->model, &p->grid, p->target); }
+
 dg_hji_problem *dg_hji_problem_load(dg_cfg *cfg, dg_err *e) {
     if (!cfg) {
         dg_err_set(e, DG_ERR_ARG, "hji: no config");
         return NULL;
     }
     solver_keys sk;
-    if (dg_key_read(cfg, &COMMON_KEYS[K_GAME], &sk, e)) return NULL;
-    const game_def *gd = &GAMES[sk.game];
+    const char *gname = NULL;
+    game_def gdm;
+    const game_def *gd = &gdm;
+    dg_hji_model_def md = {0};
+    if (dg_cfg_has(cfg, "game") && dg_cfg_len(cfg, "game") < 0 && dg_cfg_get(cfg, "game", DG_CFG_STR, &gname, e) == DG_OK &&
+        gname && strcmp(gname, "model") == 0) {
+        if (dg_hji_model_load(cfg, &md, e)) {
+            dg_hji_model_free(md.model);
+            return NULL;
+        }
+        gdm = (game_def){.summary = "a model file's game", .nx = md.nx, .u_name = md.u_name, .d_name = md.d_name,
+                         .t_end = 1, .read = read_model, .target = target_model};
+        for (int k = 0; k < md.nx; k++) {
+            gdm.lo[k] = md.lo[k];
+            gdm.hi[k] = md.hi[k];
+            gdm.n[k] = 51;
+            gdm.periodic[k] = md.periodic[k];
+        }
+    } else {
+        if (dg_key_read(cfg, &COMMON_KEYS[K_GAME], &sk, e)) return NULL;
+        gd = &GAMES[sk.game];
+    }
     dg_hji_problem *p = calloc(1, sizeof *p);
     if (!p) {
+        dg_hji_model_free(md.model);
         dg_err_set(e, DG_ERR_NOMEM, "hji: out of memory");
         return NULL;
     }
-    snprintf(p->name, sizeof p->name, "%s", GAME_NAMES[sk.game]);
+    p->model = md.model;
+    snprintf(p->name, sizeof p->name, "%s", md.model ? "model" : GAME_NAMES[sk.game]);
     p->game.nx = gd->nx;
     p->game.user = p->param;
     p->u_name = gd->u_name;
@@ -744,7 +771,9 @@ dg_hji_problem *dg_hji_problem_load(dg_cfg *cfg, dg_err *e) {
         goto fail;
     }
     gd->target(p);
-    if (read_obstacles(cfg, p, e) || build_degree(cfg, p, e)) goto fail;
+    if (read_obstacles(cfg, p, e) || (p->model && dg_hji_model_avoid(p->model, &p->grid, &p->obstacle, e)) ||
+        build_degree(cfg, p, e))
+        goto fail;
     return p;
 fail:
     dg_hji_problem_free(p);
@@ -753,6 +782,7 @@ fail:
 
 void dg_hji_problem_free(dg_hji_problem *p) {
     if (!p) return;
+    dg_hji_model_free(p->model);
     free(p->target);
     free(p->obstacle);
     free(p->initial);

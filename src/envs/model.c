@@ -1,0 +1,442 @@
+/* model: a game read from a config's `model:` section (docs/models.md), played by the gradient
+ * solver. The dynamics, observations and costs are expressions (src/model/); each is one fused op
+ * on the tape whose backward multiplies the expressions' symbolic partial derivatives. */
+#include <math.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "envs/games.h"
+#include "envs/model.h"
+#include "model/model.h"
+
+typedef struct holder {
+    dg_game game;                              /* first: env->game points here */
+    dg_loss_term loss[DG_MODEL_MAX_TERMS];
+    dg_model *m;
+    int learned[2];                            /* the learned players' inputs: min first, -1 none */
+} holder;
+
+static holder *of(const dg_env *env) { return (holder *)(void *)env->game; }
+
+/* The values of one row: v must hold the constants (dg_model_values, once per op); the state, aux
+ * and the inputs the actions give (learned players) or their box centre (the others) go in here. */
+static void row_values(const holder *h, const dg_env *env, const float *s, const float *a, const float *act,
+                       double *v) {
+    const dg_model *m = h->m;
+    for (int i = 0; i < m->ns; i++) v[m->s0 + i] = s[i];
+    for (int j = 0; j < m->naux; j++) v[m->a0 + j] = a[j];
+    int off = 0;
+    for (int q = 0; q < 2; q++) {
+        if (h->learned[q] < 0) continue;
+        const dg_model_input *in = &m->in[h->learned[q]];
+        for (int j = 0; j < in->dim; j++)
+            v[in->first + j] = 0.5 * (in->lo[j] + in->hi[j]) + (act ? 0.5 * (in->hi[j] - in->lo[j]) * act[off + j] : 0.0);
+        off += in->dim;
+    }
+}
+
+/* v's constants, and the box centres of the inputs no one learns */
+static void base_values(const holder *h, double *v) {
+    const dg_model *m = h->m;
+    dg_model_values(m, v);
+    for (int p = 0; p < m->ninputs; p++)
+        for (int j = 0; j < m->in[p].dim; j++) v[m->in[p].first + j] = 0.5 * (m->in[p].lo[j] + m->in[p].hi[j]);
+}
+
+/* adds the gradient G over the values into the operands' gradients of row b */
+static void row_scatter(const holder *h, const double *G, float *gs, float *ga, float *gact) {
+    const dg_model *m = h->m;
+    if (gs)
+        for (int i = 0; i < m->ns; i++) gs[i] += (float)G[m->s0 + i];
+    if (ga)
+        for (int j = 0; j < m->naux; j++) ga[j] += (float)G[m->a0 + j];
+    int off = 0;
+    for (int q = 0; q < 2 && gact; q++) {
+        if (h->learned[q] < 0) continue;
+        const dg_model_input *in = &m->in[h->learned[q]];
+        for (int j = 0; j < in->dim; j++) gact[off + j] += (float)(G[in->first + j] * 0.5 * (in->hi[j] - in->lo[j]));
+        off += in->dim;
+    }
+}
+
+/* G += g * d x / d values at v (but for the episode's values when skip_aux: no gradient wanted there) */
+static void expr_grad(const dg_model *m, const dg_model_expr *x, const double *v, double g, double *G, int skip_aux) {
+    for (int k = 0; k < x->nv; k++)
+        if (x->d[k] && x->dkind[k] && !(skip_aux && m->kind[x->var[k]] == DG_MV_AUX))
+            G[x->var[k]] += g * dg_model_eval_d(x, k, v);
+}
+
+typedef struct op_state { const holder *h; int has_aux, has_act; float scale; } op_state;
+
+static void operands(dg_tensor *out, const op_state *s, dg_tensor **st, dg_tensor **aux, dg_tensor **act) {
+    int i = 0;
+    *st = out->srcs[i++];
+    *aux = s->has_aux ? out->srcs[i++] : NULL;
+    *act = s->has_act ? out->srcs[i++] : NULL;
+}
+
+static float *grad_or_null(dg_ctx *ctx, dg_tensor *t) { return t && t->requires_grad ? dg_grad_of(ctx, t) : NULL; }
+
+#define ROW(t, b) ((t) ? (t)->data + (int64_t)(b) * (t)->shape[1] : NULL)
+#define GROW(g, t, b) ((g) ? (g) + (int64_t)(b) * (t)->shape[1] : NULL)
+
+/* ----------------------------------------------------------------- step */
+
+/* x_i <- x_i + dt f_i(values), in the order of the dynamics, each update reading those before it */
+static void step_row(const dg_model *m, double *v, double snap[][DG_MODEL_MAX_NAMES]) {
+    const double dt = m->cval[m->s0 - 1];
+    for (int k = 0; k < m->ndyn; k++) {
+        if (snap) memcpy(snap[k], v, sizeof(double) * (size_t)m->nnames);
+        v[m->dyn_var[k]] += dt * dg_model_eval(&m->dyn[k], v);
+    }
+}
+
+static void step_backward(dg_ctx *ctx, dg_tensor *out) {
+    const op_state *s = out->state;
+    const holder *h = s->h;
+    const dg_model *m = h->m;
+    dg_tensor *st, *aux, *act;
+    operands(out, s, &st, &aux, &act);
+    float *gs = grad_or_null(ctx, st), *ga = grad_or_null(ctx, aux), *gact = grad_or_null(ctx, act);
+    if (!gs && !ga && !gact) return;
+    const double dt = m->cval[m->s0 - 1];
+    dg_model_lock(m);
+    double v[DG_MODEL_MAX_NAMES], G[DG_MODEL_MAX_NAMES], snap[DG_MODEL_MAX_STATE][DG_MODEL_MAX_NAMES];
+    base_values(h, v);
+    for (int b = 0; b < st->shape[0]; b++) {
+        memset(G, 0, sizeof(double) * (size_t)m->nnames);
+        row_values(h, NULL, ROW(st, b), ROW(aux, b), ROW(act, b), v);
+        step_row(m, v, snap);
+        for (int i = 0; i < m->ns; i++) G[m->s0 + i] = out->grad[(int64_t)b * m->ns + i];
+        for (int k = m->ndyn - 1; k >= 0; k--) {
+            const double gi = G[m->dyn_var[k]];
+            if (gi != 0.0) expr_grad(m, &m->dyn[k], snap[k], gi * dt, G, !ga);
+        }
+        row_scatter(h, G, GROW(gs, st, b), GROW(ga, aux, b), GROW(gact, act, b));
+    }
+    dg_model_unlock(m);
+}
+
+/* one op over srcs {state, aux?, action?} of shape (B, ncols) or (1) */
+static dg_tensor *model_op(dg_ctx *ctx, const char *name, const holder *h, dg_tensor *state, dg_tensor *aux,
+                           dg_tensor *action, int ndim, const int *shape, dg_backward_fn bw, float scale) {
+    dg_tensor *srcs[3];
+    int n = 0;
+    srcs[n++] = state;
+    if (h->m->naux > 0) srcs[n++] = aux;
+    if (action) srcs[n++] = action;
+    const op_state s = {h, h->m->naux > 0, action != NULL, scale};
+    return dg_custom(ctx, name, ndim, shape, srcs, n, bw, &s, sizeof s);
+}
+
+static dg_tensor *model_step(dg_ctx *ctx, const dg_env *env, dg_tensor *state, dg_tensor *aux, dg_tensor *action) {
+    const holder *h = of(env);
+    const dg_model *m = h->m;
+    dg_tensor *out = model_op(ctx, "model_step", h, state, aux, action, 2, state->shape, step_backward, 1.0f);
+    if (!out) return NULL;
+    dg_model_lock(m);
+    double v[DG_MODEL_MAX_NAMES];
+    base_values(h, v);
+    for (int b = 0; b < state->shape[0]; b++) {
+        row_values(h, env, ROW(state, b), m->naux ? ROW(aux, b) : NULL, ROW(action, b), v);
+        step_row(m, v, NULL);
+        for (int i = 0; i < m->ns; i++) out->data[(int64_t)b * m->ns + i] = (float)v[m->s0 + i];
+    }
+    dg_model_unlock(m);
+    return out;
+}
+
+/* ---------------------------------------------------------- observations */
+
+static void obs_backward_p(dg_ctx *ctx, dg_tensor *out, int p) {
+    const op_state *s = out->state;
+    const holder *h = s->h;
+    const dg_model *m = h->m;
+    dg_tensor *st, *aux, *act;
+    operands(out, s, &st, &aux, &act);
+    float *gs = grad_or_null(ctx, st), *ga = grad_or_null(ctx, aux);
+    if (!gs && !ga) return;
+    const int no = m->nobs[p];
+    dg_model_lock(m);
+    double v[DG_MODEL_MAX_NAMES], G[DG_MODEL_MAX_NAMES];
+    base_values(h, v);
+    for (int b = 0; b < st->shape[0]; b++) {
+        memset(G, 0, sizeof(double) * (size_t)m->nnames);
+        row_values(h, NULL, ROW(st, b), ROW(aux, b), NULL, v);
+        for (int k = 0; k < no; k++) {
+            const double g = out->grad[(int64_t)b * no + k];
+            if (g != 0.0) expr_grad(m, &m->obs[p][k], v, g, G, !ga);
+        }
+        row_scatter(h, G, GROW(gs, st, b), GROW(ga, aux, b), NULL);
+    }
+    dg_model_unlock(m);
+}
+static void obs_backward0(dg_ctx *ctx, dg_tensor *out) { obs_backward_p(ctx, out, 0); }
+static void obs_backward1(dg_ctx *ctx, dg_tensor *out) { obs_backward_p(ctx, out, 1); }
+
+static dg_tensor *observe_p(dg_ctx *ctx, const dg_env *env, dg_tensor *state, dg_tensor *aux, int p) {
+    const holder *h = of(env);
+    const dg_model *m = h->m;
+    const int B = state->shape[0], no = m->nobs[p];
+    dg_tensor *out = model_op(ctx, p ? "model_observe2" : "model_observe", h, state, aux, NULL, 2,
+                              (int[]){B, no}, p ? obs_backward1 : obs_backward0, 1.0f);
+    if (!out) return NULL;
+    dg_model_lock(m);
+    double v[DG_MODEL_MAX_NAMES];
+    base_values(h, v);
+    for (int b = 0; b < B; b++) {
+        row_values(h, env, ROW(state, b), m->naux ? ROW(aux, b) : NULL, NULL, v);
+        for (int k = 0; k < no; k++) out->data[(int64_t)b * no + k] = (float)dg_model_eval(&m->obs[p][k], v);
+    }
+    dg_model_unlock(m);
+    return out;
+}
+static dg_tensor *model_observe(dg_ctx *ctx, const dg_env *env, dg_tensor *state, dg_tensor *aux) {
+    return observe_p(ctx, env, state, aux, 0);
+}
+static dg_tensor *model_observe2(dg_ctx *ctx, const dg_env *env, dg_tensor *state, dg_tensor *aux) {
+    return observe_p(ctx, env, state, aux, 1);
+}
+
+/* ------------------------------------------------------------------ costs */
+
+/* all the terms in one op (nterms), one pass over the batch each way; terms[k] slice it */
+static void cost_backward(dg_ctx *ctx, dg_tensor *out) {
+    const op_state *s = out->state;
+    const holder *h = s->h;
+    const dg_model *m = h->m;
+    dg_tensor *st, *aux, *act;
+    operands(out, s, &st, &aux, &act);
+    float *gs = grad_or_null(ctx, st), *ga = grad_or_null(ctx, aux), *gact = grad_or_null(ctx, act);
+    if (!gs && !ga && !gact) return;
+    const int nt = (int)out->n;
+    double g[DG_MODEL_MAX_TERMS], v[DG_MODEL_MAX_NAMES], G[DG_MODEL_MAX_NAMES];
+    for (int k = 0; k < nt; k++) g[k] = (double)out->grad[k] * s->scale;
+    base_values(h, v);
+    dg_model_lock(m);
+    for (int b = 0; b < st->shape[0]; b++) {
+        memset(G, 0, sizeof(double) * (size_t)m->nnames);
+        row_values(h, NULL, ROW(st, b), ROW(aux, b), ROW(act, b), v);
+        for (int k = 0; k < nt; k++)
+            if (g[k] != 0.0) expr_grad(m, &m->cost[k], v, g[k], G, !ga);
+        row_scatter(h, G, GROW(gs, st, b), GROW(ga, aux, b), GROW(gact, act, b));
+    }
+    dg_model_unlock(m);
+}
+
+static void model_step_cost(dg_ctx *ctx, const dg_env *env, dg_tensor *next, dg_tensor *aux, dg_tensor *action,
+                            float inv_batch, dg_tensor **terms) {
+    const holder *h = of(env);
+    const dg_model *m = h->m;
+    const int nt = env->nterms;
+    dg_tensor *out = model_op(ctx, "model_costs", h, next, aux, action, 1, (int[]){nt}, cost_backward, inv_batch);
+    if (!out) {
+        for (int k = 0; k < nt; k++) terms[k] = NULL;
+        return;
+    }
+    double sum[DG_MODEL_MAX_TERMS] = {0}, v[DG_MODEL_MAX_NAMES];
+    base_values(h, v);
+    dg_model_lock(m);
+    for (int b = 0; b < next->shape[0]; b++) {
+        row_values(h, env, ROW(next, b), m->naux ? ROW(aux, b) : NULL, ROW(action, b), v);
+        for (int k = 0; k < nt; k++) sum[k] += dg_model_eval(&m->cost[k], v);
+    }
+    dg_model_unlock(m);
+    for (int k = 0; k < nt; k++) out->data[k] = (float)sum[k] * inv_batch;
+    for (int k = 0; k < nt; k++) terms[k] = dg_slice(ctx, out, 0, k, 1);  /* after the values: slices copy */
+}
+
+/* ---------------------------------------------------- reset, metrics, draw */
+
+static dg_status model_reset(const dg_env *env, dg_rng *rng, int B, float *state, float *aux, dg_err *e) {
+    const holder *h = of(env);
+    const dg_model *m = h->m;
+    dg_model_lock(m);
+    for (int b = 0; b < B; b++) {
+        double v[DG_MODEL_MAX_NAMES];
+        dg_model_values(m, v);
+        if (!dg_model_draw(m, rng, v)) {
+            dg_model_unlock(m);
+            return dg_err_set(e, DG_ERR_ARG, "model: no initial state satisfies a reset group's where after "
+                              "1000000 draws");
+        }
+        for (int i = 0; i < m->ns; i++) state[(size_t)b * m->ns + i] = (float)v[m->s0 + i];
+        for (int j = 0; j < m->naux; j++) aux[(size_t)b * m->naux + j] = (float)v[m->a0 + j];
+    }
+    dg_model_unlock(m);
+    return DG_OK;
+}
+
+static void model_metrics(const dg_env *env, const float *traj, const float *aux, int B, int H, double *values) {
+    const holder *h = of(env);
+    const dg_model *m = h->m;
+    dg_model_lock(m);
+    for (int k = 0; k < m->nmetric; k++) {
+        double sum = 0.0, v[DG_MODEL_MAX_NAMES];
+        base_values(h, v);
+        for (int b = 0; b < B; b++) {
+            row_values(h, env, traj + ((int64_t)H * B + b) * m->ns, aux + (size_t)b * m->naux, NULL, v);
+            sum += dg_model_eval(&m->metric[k], v);
+        }
+        values[k] = B > 0 ? sum / B : NAN;
+    }
+    dg_model_unlock(m);
+}
+
+static int model_bodies(const dg_env *env, const float *s, const float *aux, float *xy, int *is_goal) {
+    const holder *h = of(env);
+    const dg_model *m = h->m;
+    double v[DG_MODEL_MAX_NAMES];
+    int n = 0;
+    base_values(h, v);
+    dg_model_lock(m);
+    row_values(h, env, s, aux, NULL, v);
+    for (int b = 0; b < m->nbodies; b++, n++) {
+        xy[2 * n] = (float)dg_model_eval(&m->body[b][0], v);
+        xy[2 * n + 1] = (float)dg_model_eval(&m->body[b][1], v);
+        is_goal[n] = 0;
+    }
+    if (m->has_goal) {
+        xy[2 * n] = (float)dg_model_eval(&m->goal[0], v);
+        xy[2 * n + 1] = (float)dg_model_eval(&m->goal[1], v);
+        is_goal[n++] = 1;
+    }
+    dg_model_unlock(m);
+    return n;
+}
+
+/* ------------------------------------------------------------- creation */
+
+/* every expression finite at a drawn initial state with the inputs at their centres: a division by
+ * zero or a function outside its domain is named by its key here, not as a NaN in training */
+static dg_status probe(const holder *h, dg_cfg *cfg, dg_err *e) {
+    const dg_model *m = h->m;
+    dg_rng rng;
+    dg_rng_seed(&rng, 1);
+    double v[DG_MODEL_MAX_NAMES];
+    dg_model_values(m, v);
+    if (!dg_model_draw(m, &rng, v))
+        return dg_cfg_error(cfg, "model.reset", e, "no initial state satisfies a group's where after 1000000 draws");
+    for (int p = 0; p < m->ninputs; p++)
+        for (int j = 0; j < m->in[p].dim; j++) v[m->in[p].first + j] = 0.5 * (m->in[p].lo[j] + m->in[p].hi[j]);
+    const dg_model_expr *all[DG_MODEL_MAX_STATE + 2 * DG_MODEL_MAX_OBS + DG_MODEL_MAX_TERMS + 4];
+    int n = 0;
+    for (int k = 0; k < m->ndyn; k++) all[n++] = &m->dyn[k];
+    for (int p = 0; p < 2; p++)
+        for (int k = 0; k < m->nobs[p]; k++) all[n++] = &m->obs[p][k];
+    for (int k = 0; k < m->ncost; k++) all[n++] = &m->cost[k];
+    for (int k = 0; k < m->nmetric; k++) all[n++] = &m->metric[k];
+    for (int i = 0; i < n; i++) {
+        const double y = dg_model_eval(all[i], v);
+        if (!isfinite(y)) {
+            char at[256] = "";
+            for (int j = 0; j < m->ns + m->naux && strlen(at) < 200; j++) {
+                const int vi = j < m->ns ? m->s0 + j : m->a0 + j - m->ns;
+                snprintf(at + strlen(at), sizeof at - strlen(at), "%s%s=%g", j ? ", " : "", m->name[vi], v[vi]);
+            }
+            return dg_cfg_error(cfg, all[i]->key, e, "evaluates to %g at an initial state (%s): a division by zero "
+                                "or a function outside its domain", y, at);
+        }
+    }
+    return DG_OK;
+}
+
+static dg_status model_create(dg_env *env, dg_cfg *cfg, dg_err *e) {
+    holder *h = of(env);
+    const dg_model *m = h->m;
+    dg_status st = probe(h, cfg, e);
+    if (st) return st;
+    env->state_dim = m->ns;
+    env->aux_dim = m->naux;
+    env->aux_user_dim = m->naux;
+    env->aux_name = m->naux ? m->aux_name : NULL;
+    env->obs_dim = m->nobs[0];
+    env->act_dim = m->in[h->learned[0]].dim;
+    if (h->learned[1] >= 0) {
+        env->nplayers = 2;
+        env->obs2_dim = m->nobs[1];
+        env->act2_dim = m->in[h->learned[1]].dim;
+    }
+    env->nmetrics = m->nmetric;
+    for (int k = 0; k < m->nmetric; k++) env->metric_names[k] = m->metric_name[k];
+    env->nshapes = m->ncircles;
+    for (int k = 0; k < m->ncircles; k++)
+        env->shapes[k] = (dg_shape){DG_SHAPE_CIRCLE, m->circle[k][0], m->circle[k][1], m->circle[k][2], 0};
+    return DG_OK;
+}
+
+static void model_destroy(dg_env *env) {
+    holder *h = of(env);
+    dg_model_free(h->m);
+    free(h);
+}
+
+dg_env *dg_model_env_create(dg_cfg *cfg, dg_err *e) {
+    float dt = 0.05f;
+    if (dg_cfg_get(cfg, "env.dt", DG_CFG_F32, &dt, e)) return NULL;
+    if (!(dt > 0.0f && dt <= 10.0f)) {
+        dg_cfg_error(cfg, "env.dt", e, "must be in (0, 10]");
+        return NULL;
+    }
+    holder *h = calloc(1, sizeof *h);
+    if (!h) {
+        dg_err_set(e, DG_ERR_NOMEM, "out of memory");
+        return NULL;
+    }
+    if (!(h->m = dg_model_load(cfg, dt, e))) {
+        free(h);
+        return NULL;
+    }
+    dg_model *m = h->m;
+    dg_model_mark_other(cfg, 0);
+    h->learned[0] = h->learned[1] = -1;
+    for (int p = 0; p < m->ninputs; p++)
+        if (m->in[p].learned) h->learned[m->in[p].role_max] = p;
+    const char *missing = !m->nobs[0] ? "model.observe" : !m->ncost ? "model.costs" : !m->nreset ? "model.reset" : NULL;
+    if (missing) {
+        dg_cfg_error(cfg, missing, e, "missing: the gradient solver needs the model's observe, costs and reset (a "
+                     "model for the grid alone is solved by difgames hji solve)");
+        dg_model_free(m);
+        free(h);
+        return NULL;
+    }
+    const char *why = h->learned[0] < 0 ? "a learned player of role min (learned: true)"
+                    : (m->in[h->learned[0]].ball || (h->learned[1] >= 0 && m->in[h->learned[1]].ball))
+                    ? "its learned players' inputs in boxes (set: box)" : NULL;
+    if (why) {
+        dg_cfg_error(cfg, "model.inputs", e, "the gradient solver needs %s", why);
+        dg_model_free(m);
+        free(h);
+        return NULL;
+    }
+    if (h->learned[1] >= 0 && m->nobs[1] == 0) {
+        dg_cfg_error(cfg, "model.observe2", e, "a learned max player needs its observation (observe2)");
+        dg_model_free(m);
+        free(h);
+        return NULL;
+    }
+    for (int k = 0; k < m->ncost; k++)
+        h->loss[k] = (dg_loss_term){m->cost_key[k], 1.0f, NULL, 0, m->cost[k].key};
+    h->game = (dg_game){
+        .name = "model",
+        .summary = "a game read from the config's model section (docs/models.md)",
+        .dt = 0.05f,
+        .horizon = 60,
+        .loss = h->loss,
+        .nloss = m->ncost,
+        .create = model_create,
+        .destroy = model_destroy,
+        .reset = model_reset,
+        .observe = model_observe,
+        .observe2 = h->learned[1] >= 0 ? model_observe2 : NULL,
+        .step = model_step,
+        .step_cost = model_step_cost,
+        .metrics = m->nmetric ? model_metrics : NULL,
+        .bodies = m->nbodies ? model_bodies : NULL,
+    };
+    /* from here the env owns h: every failure frees it through destroy */
+    return dg_env_create_game(&h->game, cfg, e);
+}

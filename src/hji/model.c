@@ -1,0 +1,169 @@
+/* The grid solver's side of a model file (docs/models.md): the dynamics as x' = f(x) + G(x) u +
+ * D(x) d, where f is the model's dynamics at zero inputs and G, D their exact partial derivatives in
+ * the inputs (libmatheval's symbolic derivatives); the inputs' boxes or balls and roles; the target
+ * and the sets to avoid as signed distances. The dynamics must be affine in the inputs: checked at
+ * load, at spread states and inputs. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hji/internal.h"
+#include "hji/model.h"
+#include "model/model.h"
+
+/* the model's values at the state x and inputs (u, d), NULL meaning 0 */
+static void values(const dg_model *m, const double *x, const double *u, const double *d, double *v) {
+    dg_model_values(m, v);
+    for (int i = 0; i < m->ns; i++) v[m->s0 + i] = x[i];
+    for (int p = 0; p < m->ninputs; p++) {
+        const double *in = p == 0 ? u : d;
+        for (int j = 0; j < m->in[p].dim; j++) v[m->in[p].first + j] = in ? in[j] : 0.0;
+    }
+}
+
+/* f (nx), G (nx, u.dim) and D (nx, d.dim), row-major: each state's derivative in the state's order */
+static void model_dyn(void *user, const double *x, double *f, double *G, double *D) {
+    dg_model *m = user;
+    double v[DG_MODEL_MAX_NAMES];
+    dg_model_lock(m);
+    values(m, x, NULL, NULL, v);
+    for (int k = 0; k < m->ndyn; k++) {
+        const dg_model_expr *ex = &m->dyn[k];
+        const int i = m->dyn_var[k] - m->s0;
+        f[i] = dg_model_eval(ex, v);
+        for (int j = 0; j < ex->nv; j++) {
+            const int var = ex->var[j];
+            for (int p = 0; p < m->ninputs; p++) {
+                const dg_model_input *in = &m->in[p];
+                if (var >= in->first && var < in->first + in->dim)
+                    (p == 0 ? G : D)[i * in->dim + (var - in->first)] = dg_model_eval_d(ex, j, v);
+            }
+        }
+    }
+    dg_model_unlock(m);
+}
+
+static dg_hji_input input_of(const dg_model_input *in) {
+    dg_hji_input r = {.dim = in->dim, .role = in->role_max ? DG_HJI_ROLE_MAX : DG_HJI_ROLE_MIN};
+    if (in->ball) {
+        r.set = DG_HJI_SET_BALL;
+        r.radius = in->radius;
+    } else {
+        r.set = DG_HJI_SET_BOX;
+        for (int j = 0; j < in->dim; j++) r.lo[j] = in->lo[j], r.hi[j] = in->hi[j];
+    }
+    return r;
+}
+
+dg_status dg_hji_model_load(dg_cfg *cfg, dg_hji_model_def *def, dg_err *e) {
+    memset(def, 0, sizeof *def);
+    double dt = 0.05;
+    float dtf = 0.05f;
+    if (dg_cfg_has(cfg, "env.dt")) {
+        dg_status st = dg_cfg_get(cfg, "env.dt", DG_CFG_F32, &dtf, e);
+        if (st) return st;
+        dt = dtf;
+    }
+    dg_model *m = dg_model_load(cfg, dt, e);
+    if (!m) return e->status ? e->status : DG_ERR_CONFIG;
+    def->model = m;
+    dg_model_mark_other(cfg, 1);
+    if (m->ns > DG_HJI_MAX_DIMS)
+        return dg_cfg_error(cfg, "model.state", e, "the grid solver takes at most %d state variables", DG_HJI_MAX_DIMS);
+    if (!m->has_target) return dg_cfg_error(cfg, "model.target", e, "missing: the grid solver needs the target set");
+    for (int p = 0; p < m->ninputs; p++)
+        if (m->in[p].dim > DG_HJI_MAX_INPUT) {
+            char path[64];
+            snprintf(path, sizeof path, "model.inputs.%s.dim", m->in[p].name);
+            return dg_cfg_error(cfg, path, e, "the grid solver takes inputs of at most %d components", DG_HJI_MAX_INPUT);
+        }
+    def->nx = m->ns;
+    for (int i = 0; i < m->ns; i++) {
+        def->lo[i] = m->box_lo[i];
+        def->hi[i] = m->box_hi[i];
+        def->periodic[i] = m->periodic[i];
+    }
+    def->u = input_of(&m->in[0]);
+    if (m->ninputs > 1) def->d = input_of(&m->in[1]);
+    def->u_name = m->in[0].name;
+    def->d_name = m->ninputs > 1 ? m->in[1].name : "none";
+    def->dyn = model_dyn;
+    /* affine in the inputs: f(x, u, d) = f(x, 0, 0) + G u + D d at spread states and inputs */
+    uint64_t h = 0x243f6a8885a308d3ull;
+    for (int s = 0; s < 64; s++) {
+        double x[DG_HJI_MAX_DIMS], u[DG_HJI_MAX_INPUT] = {0}, d[DG_HJI_MAX_INPUT] = {0};
+        double f[DG_HJI_MAX_DIMS] = {0}, G[DG_HJI_MAX_DIMS * DG_HJI_MAX_INPUT] = {0};
+        double D[DG_HJI_MAX_DIMS * DG_HJI_MAX_INPUT] = {0}, v[DG_MODEL_MAX_NAMES];
+        for (int i = 0; i < m->ns; i++) {
+            h = h * 6364136223846793005ull + 1442695040888963407ull;
+            x[i] = m->box_lo[i] + (m->box_hi[i] - m->box_lo[i]) * (double)(h >> 11) / 9007199254740992.0;
+        }
+        for (int p = 0; p < m->ninputs; p++)
+            for (int j = 0; j < m->in[p].dim; j++) {
+                h = h * 6364136223846793005ull + 1442695040888963407ull;
+                const double r = (double)(h >> 11) / 9007199254740992.0;
+                const double lo = m->in[p].ball ? -m->in[p].radius : m->in[p].lo[j];
+                const double hi = m->in[p].ball ? m->in[p].radius : m->in[p].hi[j];
+                (p == 0 ? u : d)[j] = lo + (hi - lo) * r;
+            }
+        model_dyn(m, x, f, G, D);
+        values(m, x, u, d, v);
+        for (int k = 0; k < m->ndyn; k++) {
+            const int i = m->dyn_var[k] - m->s0;
+            double lin = f[i];
+            for (int j = 0; j < m->in[0].dim; j++) lin += G[i * m->in[0].dim + j] * u[j];
+            for (int j = 0; m->ninputs > 1 && j < m->in[1].dim; j++) lin += D[i * m->in[1].dim + j] * d[j];
+            const double full = dg_model_eval(&m->dyn[k], v);
+            if (!isfinite(full) || !isfinite(lin))
+                return dg_cfg_error(cfg, m->dyn[k].key, e, "evaluates to %g inside the grid's box: a division by zero "
+                                    "or a function outside its domain", full);
+            if (fabs(full - lin) > 1e-9 * (1.0 + fabs(full)))
+                return dg_cfg_error(cfg, m->dyn[k].key, e, "not affine in the inputs (the grid solver needs x' = f(x) "
+                                    "+ G(x) u + D(x) d): %g at an input, %g from the derivatives", full, lin);
+        }
+    }
+    return DG_OK;
+}
+
+/* the expression x at every node of g into out */
+static void tabulate(dg_model *m, const dg_hji_grid *g, const dg_model_expr *x, double *out) {
+    dg_model_lock(m);
+    double v[DG_MODEL_MAX_NAMES], pt[DG_HJI_MAX_DIMS];
+    for (int64_t j = 0; j < g->nodes; j++) {
+        dg_hji_grid_point(g, j, pt);
+        values(m, pt, NULL, NULL, v);
+        out[j] = dg_model_eval(x, v);
+    }
+    dg_model_unlock(m);
+}
+
+void dg_hji_model_game(void *model, dg_hji_game *gm) {
+    const dg_model *m = model;
+    gm->dyn = model_dyn;
+    gm->u = input_of(&m->in[0]);
+    if (m->ninputs > 1) gm->d = input_of(&m->in[1]);
+    gm->user = model;
+}
+
+void dg_hji_model_target(void *model, const dg_hji_grid *g, double *target) {
+    dg_model *m = model;
+    tabulate(m, g, &m->target, target);
+}
+
+dg_status dg_hji_model_avoid(void *model, const dg_hji_grid *g, double **obstacle, dg_err *e) {
+    dg_model *m = model;
+    if (!m->has_avoid) return DG_OK;
+    double *tmp = malloc((size_t)g->nodes * sizeof *tmp);
+    if (!tmp) return dg_err_set(e, DG_ERR_NOMEM, "hji: out of memory for the model's avoid set");
+    tabulate(m, g, &m->avoid, tmp);
+    for (int64_t j = 0; j < g->nodes; j++) tmp[j] = -tmp[j];   /* > 0 inside, as obstacles are */
+    if (*obstacle) {
+        for (int64_t j = 0; j < g->nodes; j++) (*obstacle)[j] = fmax((*obstacle)[j], tmp[j]);
+        free(tmp);
+    } else
+        *obstacle = tmp;
+    return DG_OK;
+}
+
+void dg_hji_model_free(void *model) { dg_model_free(model); }

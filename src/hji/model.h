@@ -1,0 +1,24 @@
+/* The grid solver's side of a model file (src/hji/model.c). */
+#ifndef DG_HJI_MODEL_H
+#define DG_HJI_MODEL_H
+#include "difgames/hji.h"
+
+typedef struct dg_hji_model_def {
+    void         *model;                  /* the dg_model; free with dg_hji_model_free, even on error */
+    int           nx;
+    double        lo[DG_HJI_MAX_DIMS], hi[DG_HJI_MAX_DIMS];   /* the state's box: the default grid */
+    int           periodic[DG_HJI_MAX_DIMS];
+    dg_hji_input  u, d;
+    const char   *u_name, *d_name;
+    dg_hji_dyn_fn dyn;                    /* its user is model */
+} dg_hji_model_def;
+
+/* Reads cfg's model section for the grid solver; errors name file, line and key. */
+dg_status dg_hji_model_load(dg_cfg *cfg, dg_hji_model_def *def, dg_err *e);
+/* Sets gm's dynamics, inputs and user from the model. */
+void      dg_hji_model_game(void *model, dg_hji_game *gm);
+void      dg_hji_model_target(void *model, const dg_hji_grid *g, double *target);
+/* Adds the model's avoid set (if any) to *obstacle (> 0 inside), allocating it when NULL. */
+dg_status dg_hji_model_avoid(void *model, const dg_hji_grid *g, double **obstacle, dg_err *e);
+void      dg_hji_model_free(void *model);
+#endif

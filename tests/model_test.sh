@@ -1,0 +1,136 @@
+#!/usr/bin/env bash
+# Model files (docs/models.md), end to end: configs/models/reach.yaml is the same game as
+# configs/reach.yaml (eval of one checkpoint from the same initial states gives the same loss, terms
+# and gradients to 1e-5 relative), its gradients pass the finite-difference check, and train,
+# replay and bench run it from the command line.
+# usage: model_test.sh path/to/difgames repo_root
+. "$(dirname "$0")/lib.sh"
+cd "$ROOT"
+B=configs/reach.yaml
+M=configs/models/reach.yaml
+export XDG_CACHE_HOME=$T/cache      # the compiled expressions' cache, here private to the test
+
+"$DG" train --config $B --epochs 5 --batch 8 --out "$T/b" --quiet >/dev/null || bad "train the built-in reach"
+CK=$T/b/final.safetensors
+same() {  # same NAME ARGS...: eval of both configs with ARGS, compared
+    local name=$1
+    shift
+    "$DG" eval --config $B --ckpt "$CK" --grad-out "$T/gb.safetensors" "$@" >"$T/eb.json" 2>"$T/err" || { bad "$name: eval built-in: $(cat "$T/err")"; return; }
+    "$DG" eval --config $M --ckpt "$CK" --grad-out "$T/gm.safetensors" "$@" >"$T/em.json" 2>"$T/err" || { bad "$name: eval model: $(cat "$T/err")"; return; }
+    if out=$(/usr/bin/python3 - "$T" <<'PY' 2>&1
+import json, math, struct, sys
+t = sys.argv[1]
+def load(path):  # {name: [floats]} of an F32 safetensors file
+    raw = open(path, "rb").read()
+    (n,) = struct.unpack("<Q", raw[:8])
+    head = json.loads(raw[8:8 + n])
+    head.pop("__metadata__", None)
+    out = {}
+    for k, v in head.items():
+        a, b = v["data_offsets"]
+        out[k] = struct.unpack(f"<{(b - a) // 4}f", raw[8 + n + a:8 + n + b])
+    return out
+eb, em = json.load(open(t + "/eb.json")), json.load(open(t + "/em.json"))
+for k in ("loss", "goal", "collision", "energy"):
+    a, b = eb[k], em[k]
+    if abs(a - b) > 1e-5 * max(abs(a), 1e-6):
+        sys.exit(f"{k}: built-in {a} model {b}")
+gb, gm = load(t + "/gb.safetensors"), load(t + "/gm.safetensors")
+if sorted(gb) != sorted(gm):
+    sys.exit(f"parameter names differ: {sorted(gb)} vs {sorted(gm)}")
+worst = 0.0
+for k in gb:
+    a, b = gb[k], gm[k]
+    norm = math.sqrt(sum(x * x for x in a)) or 1.0
+    err = math.sqrt(sum((x - y) ** 2 for x, y in zip(a, b))) / norm
+    worst = max(worst, err)
+    if err > 1e-5:
+        sys.exit(f"gradient of {k}: relative error {err:.3g}")
+print(f"loss {eb['loss']} vs {em['loss']}, collision {eb['collision']}, worst gradient error {worst:.2g}")
+PY
+    ); then ok "$name: $out"; else bad "$name: $out"; fi
+}
+same "reach = models/reach: --init" --init examples/reach_states.safetensors
+same "reach = models/reach: 64 drawn states" --batch 64 --seed 7
+# the compiled expressions: generated from the parsed expressions (libmatheval's canonical strings,
+# not the file's text), kept for inspection in a folder closed to others; the interpreter agrees
+C=$T/cache/difgames/models
+if ls "$C"/*.cpp >/dev/null 2>&1 && ls "$C"/*.so >/dev/null 2>&1 && [ "$(stat -c %a "$C")" = 700 ]; then
+    ok "compiled into a private cache folder ($(ls "$C" | wc -l) files)"
+else bad "no compiled model in $C: $(ls -la "$C" 2>&1 | head -5)"; fi
+grep -qF 'return N((((x-gx)^2)+((y-gy)^2))).v;' "$C"/*.cpp && ! grep -qF '(x - gx)^2 + (y - gy)^2' "$C"/*.cpp \
+    && ok "the source is generated from the parsed expression, not pasted from the file" \
+    || bad "the goal cost's function is not the canonical string in $(ls "$C"/*.cpp)"
+sed 's/^  name: reach$/  name: reach\n  compile: false/' $M >"$T/interp.yaml"
+"$DG" eval --config "$T/interp.yaml" --ckpt "$CK" --batch 64 --seed 7 >"$T/ei.json" 2>"$T/err" || bad "eval interpreted: $(cat "$T/err")"
+/usr/bin/python3 - "$T/em.json" "$T/ei.json" <<'PY' && ok "interpreted (model.compile: false) = compiled" || bad "interpreted differs from compiled"
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:3])
+sys.exit(0 if all(abs(a[k] - b[k]) <= 1e-6 * max(1e-6, abs(a[k])) for k in ("loss", "goal", "collision", "energy")) else 1)
+PY
+chmod 755 "$C"
+rm -f "$C"/*.so
+"$DG" eval --config $M --ckpt "$CK" --batch 64 --seed 7 >"$T/eo.json" 2>"$T/err" && ! ls "$C"/*.so >/dev/null 2>&1 \
+    && cmp -s "$T/eo.json" "$T/ei.json" && ok "a cache folder open to others is not used: interpreted, same result" \
+    || bad "open cache: $(cat "$T/err") $(ls "$C")"
+chmod 700 "$C"
+if /usr/bin/python3 -c "import json,sys; sys.exit(0 if json.load(open('$T/em.json'))['collision'] > 0 else 1)"; then
+    ok "the drawn states reach the obstacle (collision > 0)"
+else bad "the drawn states never reach the obstacle: the collision term is untested"; fi
+
+"$DG" gradcheck --config $M >"$T/gc.txt" 2>&1 && grep -q "gradcheck passed" "$T/gc.txt" \
+    && ok "gradcheck of the model game (finite differences)" || bad "gradcheck: $(tail -3 "$T/gc.txt")"
+"$DG" train --config $M --epochs 5 --batch 8 --out "$T/m" --quiet >/dev/null 2>"$T/err" && [ -s "$T/m/final.safetensors" ] \
+    && ok "train a model" || bad "train a model: $(cat "$T/err")"
+"$DG" replay --config $M --ckpt "$T/m/final.safetensors" --out "$T/m.gif" >/dev/null 2>"$T/err" && [ -s "$T/m.gif" ] \
+    && ok "replay a model" || bad "replay a model: $(cat "$T/err")"
+"$DG" bench --config $M --epochs 2 --warmup 1 --batch 8 >"$T/bench.txt" 2>"$T/err" && grep -q ms_per_epoch "$T/bench.txt" \
+    && ok "bench a model" || bad "bench a model: $(cat "$T/err")"
+# dubins: 5 steps, as float32 central differences through 10 turns of cos/sin stray past 1e-3
+# whatever the step (eps 0.2 to 0.02 move the numeric value on both sides of backward's)
+for g in dubins tag; do
+    "$DG" gradcheck --config configs/models/$g.yaml --horizon 5 >"$T/gc.txt" 2>&1 && grep -q "gradcheck passed" "$T/gc.txt" \
+        && ok "gradcheck of configs/models/$g.yaml" || bad "gradcheck $g: $(tail -3 "$T/gc.txt")"
+    "$DG" train --config configs/models/$g.yaml --epochs 3 --batch 8 --out "$T/$g" --quiet >/dev/null 2>"$T/err" \
+        && ok "train configs/models/$g.yaml" || bad "train $g: $(cat "$T/err")"
+done
+# the grid solver: configs/models/{pursuit2d,air3d}.yaml give the built-in games' values to 1e-9
+# (air3d on a coarser grid, set alike in both files, to keep the test short)
+hji_same() {  # hji_same NAME BUILT_IN MODEL: hji solve of both configs, values compared
+    local g=$1
+    "$DG" hji solve --config "$2" --out "$T/hb.safetensors" --slices 1 >/dev/null 2>"$T/err" || { bad "hji $g built-in: $(tail -1 "$T/err")"; return; }
+    "$DG" hji solve --config "$3" --out "$T/hm.safetensors" --slices 1 >/dev/null 2>"$T/err" || { bad "hji $g model: $(tail -1 "$T/err")"; return; }
+    if out=$(/usr/bin/python3 - "$T/hb.safetensors" "$T/hm.safetensors" <<'PY' 2>&1
+import json, struct, sys
+def load(path):
+    raw = open(path, "rb").read()
+    (n,) = struct.unpack("<Q", raw[:8])
+    v = json.loads(raw[8:8 + n])["value"]
+    a, b = v["data_offsets"]
+    return struct.unpack(f"<{(b - a) // 8}d", raw[8 + n + a:8 + n + b])
+a, b = load(sys.argv[1]), load(sys.argv[2])
+d = max(abs(x - y) for x, y in zip(a, b))
+if len(a) != len(b) or d > 1e-9:
+    sys.exit(f"{len(a)} vs {len(b)} nodes, max difference {d:.3g}")
+print(f"{len(a)} nodes, max difference {d:.2g}")
+PY
+    ); then ok "hji $g = its model: $out"; else bad "hji $g: $out"; fi
+}
+sed 's/^t_end:.*/t_end: 1.0/' configs/hji/pursuit2d.yaml >"$T/hb.yaml"
+sed 's/^t_end:.*/t_end: 1.0/' configs/models/pursuit2d.yaml >"$T/hm.yaml"
+hji_same pursuit2d "$T/hb.yaml" "$T/hm.yaml"
+AIR='s/^  n: \[51, 40, 50\]/  n: [26, 20, 25]/; s/^t_end:.*/t_end: 1.0/'
+sed "$AIR" configs/hji/air3d.yaml >"$T/hb.yaml"
+sed "$AIR" configs/models/air3d.yaml >"$T/hm.yaml"
+hji_same air3d "$T/hb.yaml" "$T/hm.yaml"
+# a game of degree: the model's dynamics and target under pursuit2d_time's payoff keys
+(sed -n '/^game:/,/^  target/p' configs/models/pursuit2d.yaml
+ grep -v '^game\|^speed\|^capture' configs/hji/pursuit2d_time.yaml) >"$T/hm.yaml"
+hji_same "pursuit2d_time (time to reach, stationary)" configs/hji/pursuit2d_time.yaml "$T/hm.yaml"
+"$DG" hji solve --config configs/models/dubins.yaml --out "$T/dub.safetensors" --slices 2 --accuracy low >/dev/null 2>"$T/err" \
+    && ok "hji solve of the Dubins reach-avoid model" || bad "hji dubins: $(tail -1 "$T/err")"
+printf 'game: model\nmodel:\n  state: {x: [-1, 1]}\n  inputs: {u: {dim: 1}}\n  dynamics: {x: u^2}\n  target: x\n' >"$T/nonaffine.yaml"
+"$DG" hji solve --config "$T/nonaffine.yaml" --out "$T/never.safetensors" >/dev/null 2>"$T/err"
+[ $? -eq 2 ] && grep -q "nonaffine.yaml:5: key 'model.dynamics.x': not affine in the inputs" "$T/err" \
+    && ok "a dynamics not affine in the inputs is refused by the grid solver" || bad "non-affine: $(cat "$T/err")"
+finish
