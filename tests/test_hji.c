@@ -843,6 +843,30 @@ static void test_value_files(void **state) {
         assert_memory_equal(W, V + (size_t)i * p->grid.nodes, (size_t)p->grid.nodes * sizeof *W);
     }
     assert_false(v.sampled[0] || v.sampled[1]);  /* written without flags: every time asked for */
+    {   /* the game's fingerprint: the same game under another spelling passes, another game of the
+         * same name and constants (an obstacle, a discount, other costs) is refused, saying what differs */
+        const char *same = "game: pursuit2d\nt_end: 0.3\nspeed_pursuer: 1\n"
+                           "grid: {min: [-2, -1], max: [2, 1], n: [21, 11]}\n";
+        const char *other[][2] = {
+            {"game: pursuit2d\nt_end: 0.3\ngrid: {min: [-2, -1], max: [2, 1], n: [21, 11]}\n"
+             "obstacles:\n  - {shape: box, min: [0.5, -0.5], max: [1.0, 0.5]}\n", "the obstacles"},
+            {"game: pursuit2d\nt_end: 0.3\npayoff: time\ngrid: {min: [-2, -1], max: [2, 1], n: [21, 11]}\n",
+             "the payoff type"},
+        };
+        dg_hji_problem *q = load(same, &e);
+        assert_non_null(q);
+        assert_int_equal(dg_hji_value_check(&v, q, "same.yaml", &e), DG_OK);
+        dg_hji_problem_free(q);
+        for (size_t i = 0; i < sizeof other / sizeof other[0]; i++) {
+            q = load(other[i][0], &e);
+            assert_non_null(q);
+            assert_int_equal(dg_hji_value_check(&v, q, "other.yaml", &e), DG_ERR_ARG);
+            assert_non_null(strstr(e.msg, "solved for another game than other.yaml's"));
+            if (!strstr(e.msg, other[i][1])) fail_msg("%s", e.msg);
+            dg_hji_problem_free(q);
+        }
+        assert_true(v.nprint == DG_HJI_PRINT_MAX);
+    }
     {   /* a time-slice sample is flagged in the file; t_end never is */
         const unsigned char flags[2] = {1, 0}, bad[2] = {0, 1};
         dg_hji_value s;

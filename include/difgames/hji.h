@@ -548,6 +548,16 @@ dg_status   dg_hji_versus(const dg_hji_problem *p, const dg_hji_slices *V, doubl
                           int B, uint64_t seed, dg_hji_versus_result *r, dg_err *e);
 
 /* --------------------------------------------------------------- value files */
+#define DG_HJI_PRINT_NODES 16             /* nodes a game's fingerprint samples                */
+#define DG_HJI_PRINT_MAX (2 + 3 * DG_HJI_PRINT_NODES)
+/* A game's fingerprint, what two solves of the same game share whatever the config's spelling:
+ * the payoff type and discount, then at DG_HJI_PRINT_NODES nodes spread over p's grid the
+ * Hamiltonian at a fixed gradient (dynamics, input sets and roles, running costs), the value the
+ * solve starts from (target or terminal cost) and the obstacle (or held nodes). Into out
+ * (DG_HJI_PRINT_MAX); returns the count. A value file stores it (metadata 'game_print') and
+ * dg_hji_value_check compares it, so a file solved for another game of the same name (game:
+ * linear or model with other terms, other costs or obstacles) is refused. */
+int dg_hji_game_print(const dg_hji_problem *p, double *out);
 /* A value file of `difgames hji solve`: safetensors with 'value' (the grid's shape) at t_end,
  * 'value_1' .. at earlier times, and metadata format, game, param (its constants' values in the
  * game's order, zeros up to 16), lo, hi, n,
@@ -563,6 +573,8 @@ typedef struct dg_hji_value {
     double      times[DG_HJI_MAX_TIMES];
     unsigned char sampled[DG_HJI_MAX_TIMES]; /* 1: a time-slice sample for the strategies (solve's
                                            * --slices), not a time asked for; plots leave it out */
+    int         nprint;                   /* the game's fingerprint (dg_hji_game_print); 0: absent */
+    double      print[DG_HJI_PRINT_MAX];
 } dg_hji_value;
 
 /* Loads path and checks its metadata and tensors (DG_ERR_FORMAT naming the file and what is wrong).

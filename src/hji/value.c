@@ -79,6 +79,10 @@ static dg_status validate(dg_hji_value *v, const char *path, dg_err *e) {
         return dg_err_set(e, DG_ERR_FORMAT, "%s: metadata 'game' is %zu characters long, more than %zu", path,
                           strlen(g), sizeof v->game - 1);
     snprintf(v->game, sizeof v->game, "%s", g ? g : "");
+    const char *gp = dg_st_meta(f, "game_print");  /* absent in files of earlier versions */
+    v->nprint = gp ? parse_list(gp, v->print, DG_HJI_PRINT_MAX) : 0;
+    if (gp && v->nprint <= 0)
+        return dg_err_set(e, DG_ERR_FORMAT, "%s: metadata 'game_print' is not a list of numbers", path);
     const char *pm = dg_st_meta(f, "param");
     v->nparam = pm ? parse_list(pm, v->param, DG_HJI_MAX_PARAMS) : -1;
     if (pm && v->nparam < 0) return dg_err_set(e, DG_ERR_FORMAT, "%s: metadata 'param' is not a list of numbers", path);
@@ -191,7 +195,39 @@ dg_status dg_hji_value_check(const dg_hji_value *v, const dg_hji_problem *p, con
                 return dg_err_set(e, DG_ERR_ARG, "%s: solved with game constant %d = %.9g, but %s sets %.9g", v->path, i,
                                   x, config, y);
         }
+    if (v->nprint > 0) {  /* the same game: dynamics, inputs, costs, target and obstacles sampled */
+        static const char *const WHAT[] = {"the payoff type", "the discount", "the dynamics, inputs or running costs",
+                                           "the target or terminal cost", "the obstacles"};
+        double q[DG_HJI_PRINT_MAX];
+        const int n = dg_hji_game_print(p, q);
+        for (int i = 0; i < n; i++) {
+            const double x = i < v->nprint ? v->print[i] : NAN;
+            if (!(fabs(x - q[i]) <= 1e-9 * fmax(1.0, fmax(fabs(x), fabs(q[i])))) && !(isinf(x) && x == q[i]))
+                return dg_err_set(e, DG_ERR_ARG, "%s: solved for another game than %s's (they differ in %s)", v->path,
+                                  config, WHAT[i < 2 ? i : 2 + (i - 2) / DG_HJI_PRINT_NODES]);
+        }
+    }
     return DG_OK;
+}
+
+int dg_hji_game_print(const dg_hji_problem *p, double *out) {
+    const dg_hji_grid *g = &p->grid;
+    const int64_t N = g->nodes;
+    const double *v0 = dg_hji_problem_v0(p);
+    int n = 0;
+    out[n++] = p->payoff;
+    out[n++] = p->game.payoff.on ? p->game.payoff.discount : 0;
+    for (int part = 0; part < 3; part++)
+        for (int k = 0; k < DG_HJI_PRINT_NODES; k++) {
+            const int64_t j = (int64_t)((double)(N - 1) * k / (DG_HJI_PRINT_NODES - 1) + 0.5);
+            double x[DG_HJI_MAX_DIMS], grad[DG_HJI_MAX_DIMS];
+            dg_hji_grid_point(g, j, x);
+            for (int a = 0; a < g->ndim; a++) grad[a] = cos(1.0 + k + 2.0 * a);  /* a fixed gradient */
+            out[n++] = part == 0 ? dg_hji_game_hamiltonian(&p->game, x, grad)
+                     : part == 1 ? v0[j]
+                     : p->obstacle ? p->obstacle[j] : p->stop ? p->stop[j] : 0;
+        }
+    return n;
 }
 
 dg_status dg_hji_value_write(const char *path, const dg_hji_problem *p, int nt, const double *times,
@@ -236,6 +272,10 @@ dg_status dg_hji_value_write(const char *path, const dg_hji_problem *p, int nt, 
     for (int i = 0; i < p->nparam; i++) q[i] = p->param[i].value;
     join(meta, sizeof meta, q, DG_HJI_MAX_PARAMS);
     if (s == DG_OK) s = dg_st_writer_meta(w, "param", meta, e);
+    double print[DG_HJI_PRINT_MAX];
+    const int np = dg_hji_game_print(p, print);
+    join(meta, sizeof meta, print, np);
+    if (s == DG_OK) s = dg_st_writer_meta(w, "game_print", meta, e);
     if (s == DG_OK) s = dg_st_writer_meta(w, "format", "difgames-hji-value", e);
     if (s == DG_OK) s = dg_st_writer_meta(w, "game", p->name, e);
     if (s == DG_OK && config_yaml) s = dg_st_writer_meta(w, "config", config_yaml, e);
