@@ -10,8 +10,10 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "difgames/dist.h"
 #include "difgames/fileio.h"
 #include "difgames/hji.h"
+#include "difgames/hji_part.h"
 #include "difgames/image.h"
 #include "difgames/memory.h"
 #include "difgames/safetensors.h"
@@ -197,11 +199,28 @@ static int hji_solve(int argc, char **argv) {
     const int64_t N = p->grid.nodes;
     int rc = 0;
     dg_err e = {0};
+    /* under mpirun: the grid split over the ranks along axis 0, the value gathered on rank 0, which
+     * alone writes and prints (docs/scale.md) */
+    const int nranks = dg_dist_size(), rank0 = dg_dist_rank() == 0;
+    dg_hji_part pt;
+    if (dg_hji_part_init(&pt, &p->grid, &p->opts, &e) != DG_OK) {
+        cli_error("hji solve", "%s: %s", config, e.msg);
+        dg_hji_problem_free(p);
+        dg_cfg_free(cfg);
+        return EXIT_USAGE;
+    }
+    const int64_t NB = nranks > 1 ? pt.nodes : N;   /* the nodes this process solves */
+    double *whole = NULL;                             /* rank 0's gathered values */
     double mem_mib = 0;
     char dims[96] = "";  /* " 101x101x51" */
     for (int k = 0; k < p->grid.ndim; k++) cli_catf(dims, sizeof dims, "%s%d", k ? "x" : " ", p->grid.n[k]);
     {   /* the solver's arrays, the nt values, the file's copies: refused if they cannot fit */
-        const double need = dg_hji_problem_memory(p, nmax, nreq + 1, f32);
+        double need = dg_hji_problem_memory(p, nmax, nreq + 1, f32);
+        if (nranks > 1)   /* the problem's arrays, the block's solve and values, rank 0's gathered values */
+            need = (double)N * sizeof(double) * (p->obstacle ? 2 : 1) +
+                   dg_hji_solve_part_memory(&pt, &p->grid, &p->game, &p->opts, nreq + 1) +
+                   (double)nmax * (double)NB * sizeof(double) +
+                   (rank0 ? (double)nmax * (double)N * sizeof(double) + dg_hji_value_memory(p, nmax, f32) : 0);
         char what[400];
         snprintf(what, sizeof what, "%.200s: a grid of%s nodes at %d time%s", config, dims, nmax, nmax > 1 ? "s" : "");
         if (!cli_mem_ok("hji solve", need, what, "grid.n (or --slices, --times, or use --float32)")) {
@@ -229,25 +248,39 @@ static int hji_solve(int argc, char **argv) {
             goto done;
         }
     }
-    vals = malloc((size_t)nmax * (size_t)N * sizeof(double));
-    if (!vals) {
+    vals = malloc((size_t)nmax * (size_t)NB * sizeof(double));
+    if (nranks > 1 && rank0) whole = malloc((size_t)nmax * (size_t)N * sizeof(double));
+    if (!vals || (nranks > 1 && rank0 && !whole)) {
         cli_error("hji solve", "out of memory for %d x %lld values", nmax, (long long)N);
         rc = EXIT_FAIL;
         goto done;
     }
     char banner[256];
     bar b = {.bar = {.tty = isatty(2)}, .banner = banner};
-    p->opts.progress = on_progress;
-    p->opts.progress_user = &b;
+    if (rank0) {   /* the other ranks solve in silence */
+        p->opts.progress = on_progress;
+        p->opts.progress_user = &b;
+    }
     snprintf(banner, sizeof banner, "solving %s: grid%s, t_end %g, memory about %.1f MiB, %s\n", p->name, dims,
              p->t_end, mem_mib, dg_hji_accuracy_name(dg_hji_accuracy_of(&p->opts)));
     dg_hji_stats st;
     double req[DG_HJI_MAX_TIMES];
     memcpy(req, times, (size_t)nreq * sizeof *req);
-    if (dg_hji_problem_solve_slices(p, slices, nreq, req, &nt, times, vals, &st, &e) != DG_OK) {
+    if ((nranks > 1 ? dg_hji_problem_solve_slices_part(p, &pt, slices, nreq, req, &nt, times, vals, &st, &e)
+                    : dg_hji_problem_solve_slices(p, slices, nreq, req, &nt, times, vals, &st, &e)) != DG_OK) {
         cli_error("hji solve", "%s: %s", config, e.msg);
         rc = e.status == DG_ERR_ARG ? EXIT_USAGE : EXIT_FAIL;
         goto done;
+    }
+    if (nranks > 1) {
+        if (dg_hji_part_gather(&pt, &p->grid, nt, vals, whole, &e) != DG_OK) {
+            rc = cli_fail("hji solve", &e, 0);
+            goto done;
+        }
+        free(vals);
+        vals = whole;
+        whole = NULL;
+        if (!rank0) goto done;   /* rank 0 writes the file and prints */
     }
     /* the file: 'value' at t_end (F64, or F32 with --float32), earlier times as value_k; V(., t_end)
      * has the same bits whatever --slices: the samples do not change the steps */
@@ -274,6 +307,7 @@ static int hji_solve(int argc, char **argv) {
         cli_json_add(&j, j.root, "cell_updates", cli_json_number("%.0f", st.cell_updates));
         cli_json_add(&j, j.root, "cell_updates_per_s", cli_json_number("%.4g", st.updates_per_s));
         cli_json_add(&j, j.root, "threads", cli_json_number("%.0f", st.threads));
+        if (nranks > 1) cli_json_add(&j, j.root, "ranks", cli_json_number("%.0f", nranks));
         if (p->stationary) {
             cli_json_add(&j, j.root, "method", cJSON_CreateString(p->opts.method == DG_HJI_METHOD_SWEEP ? "sweep" : "march"));
             cli_json_add(&j, j.root, "converged", cJSON_CreateBool(st.converged));
@@ -290,6 +324,7 @@ static int hji_solve(int argc, char **argv) {
 done:
     free(yaml);
     free(vals);
+    free(whole);
     dg_hji_problem_free(p);
     dg_cfg_free(cfg);
     return rc;

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "difgames/dist.h"
 
 static const char USAGE[] =
     "usage: difgames <command> [options]\n"
@@ -40,6 +41,11 @@ static const char USAGE[] =
  * the variable once, when it is loaded, before main(); so the command sets it and executes
  * itself again (once: the second start finds it set). DIFGAMES_NO_REEXEC=1 skips it (e.g.
  * under valgrind, which would run the new image natively). */
+/* The commands that split their work over MPI ranks. */
+static int cli_dist_ok(int argc, char **argv) {
+    return argc > 2 && !strcmp(argv[1], "hji") && !strcmp(argv[2], "solve");
+}
+
 static void omp_short_spin(char **argv) {
     if (getenv("OMP_WAIT_POLICY") || getenv("GOMP_SPINCOUNT") || getenv("DIFGAMES_NO_REEXEC")) return;
     char self[PATH_MAX];
@@ -64,9 +70,25 @@ int main(int argc, char **argv) {
         {"train", cmd_train}, {"replay", cmd_replay}, {"eval", cmd_eval},
         {"gradcheck", cmd_gradcheck}, {"games", cmd_games}, {"keys", cmd_keys}, {"bench", cmd_bench}, {"hji", cmd_hji}, {"pg", cmd_pg},
     };
+    /* under mpirun / srun: MPI started (docs/scale.md); a command that fails on any rank ends them all */
+    if (dg_dist_init(&argc, &argv) > 1) {
+        if (!cli_dist_ok(argc, argv)) {
+            if (dg_dist_rank() == 0)
+                fprintf(stderr, "difgames: %s does not run across MPI ranks (%d ranks): start it without "
+                        "mpirun (commands that do: hji solve)\n", argv[1], dg_dist_size());
+            dg_dist_finalize();
+            return EXIT_USAGE;
+        }
+        atexit(dg_dist_finalize);
+    }
     for (size_t i = 0; i < sizeof CMDS / sizeof CMDS[0]; i++)
         if (!strcmp(argv[1], CMDS[i].name)) {
-            const int rc = CMDS[i].fn(argc - 1, argv + 1);
+            int rc = CMDS[i].fn(argc - 1, argv + 1);
+            if (rc && dg_dist_size() > 1) {   /* the other ranks may wait for this one: end them all */
+                fprintf(stderr, "difgames %s: rank %d of %d failed (exit %d): ending every rank\n", argv[1],
+                        dg_dist_rank(), dg_dist_size(), rc);
+                dg_dist_abort(rc);
+            }
             if (fflush(stdout) != 0 || ferror(stdout)) {  /* results that never arrived are a failure */
                 fprintf(stderr, "difgames %s: cannot write the results to standard output\n", argv[1]);
                 return rc ? rc : EXIT_FAIL;
