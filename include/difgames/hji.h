@@ -382,6 +382,8 @@ typedef struct dg_hji_problem {
     double       terminal[DG_HJI_MAX_DIMS * DG_HJI_MAX_DIMS];  /* Q_T: g(x) = x'Q_T x (cost) */
     int          stationary;              /* solve to steady state (opts.tol)                  */
     dg_hji_linear lin;                    /* game: linear's terms                              */
+    int64_t      block0;                  /* 0; or after dg_hji_problem_keep_block (hji_part.h),
+                                             target .. stop hold a rank's block from this node */
 } dg_hji_problem;
 
 /* Builds grid, game, target and options from cfg: key 'game' names the game; t_end, mode,

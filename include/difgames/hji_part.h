@@ -52,6 +52,11 @@ dg_status dg_hji_problem_solve_slices_part(const dg_hji_problem *p, const dg_hji
                                            const double *req, int *nt, double *times, double *out,
                                            dg_hji_stats *stats, dg_err *e);
 
+/* Keeps only this rank's block of p's node arrays (target, obstacle, initial, stop: each
+ * pt->nodes), freeing the rest, so that a rank holds 1/R of them; afterwards p serves the _part
+ * solves above with this part only (not dg_hji_problem_solve, plots or simulations). */
+dg_status dg_hji_problem_keep_block(dg_hji_problem *p, const dg_hji_part *pt, dg_err *e);
+
 /* Rank 0 assembles nt whole arrays (nt x nodes, into all; NULL on the other ranks) from every
  * rank's nt blocks (mine: nt x pt->nodes). Collective. */
 dg_status dg_hji_part_gather(const dg_hji_part *pt, const dg_hji_grid *g, int nt, const double *mine, double *all,

@@ -209,6 +209,12 @@ static int hji_solve(int argc, char **argv) {
         dg_cfg_free(cfg);
         return EXIT_USAGE;
     }
+    if (nranks > 1 && dg_hji_problem_keep_block(p, &pt, &e) != DG_OK) {   /* 1/R of the node arrays */
+        cli_error("hji solve", "%s: %s", config, e.msg);
+        dg_hji_problem_free(p);
+        dg_cfg_free(cfg);
+        return EXIT_FAIL;
+    }
     const int64_t NB = nranks > 1 ? pt.nodes : N;   /* the nodes this process solves */
     double *whole = NULL;                             /* rank 0's gathered values */
     double mem_mib = 0;
@@ -217,7 +223,7 @@ static int hji_solve(int argc, char **argv) {
     {   /* the solver's arrays, the nt values, the file's copies: refused if they cannot fit */
         double need = dg_hji_problem_memory(p, nmax, nreq + 1, f32);
         if (nranks > 1)   /* the problem's arrays, the block's solve and values, rank 0's gathered values */
-            need = (double)N * sizeof(double) * (p->obstacle ? 2 : 1) +
+            need = (double)NB * sizeof(double) * (p->obstacle ? 2 : 1) +
                    dg_hji_solve_part_memory(&pt, &p->grid, &p->game, &p->opts, nreq + 1) +
                    (double)nmax * (double)NB * sizeof(double) +
                    (rank0 ? (double)nmax * (double)N * sizeof(double) + dg_hji_value_memory(p, nmax, f32) : 0);

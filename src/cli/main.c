@@ -71,16 +71,14 @@ int main(int argc, char **argv) {
         {"gradcheck", cmd_gradcheck}, {"games", cmd_games}, {"keys", cmd_keys}, {"bench", cmd_bench}, {"hji", cmd_hji}, {"pg", cmd_pg},
     };
     /* under mpirun / srun: MPI started (docs/scale.md); a command that fails on any rank ends them all */
-    if (dg_dist_init(&argc, &argv) > 1) {
-        if (!cli_dist_ok(argc, argv)) {
-            if (dg_dist_rank() == 0)
-                fprintf(stderr, "difgames: %s does not run across MPI ranks (%d ranks): start it without "
-                        "mpirun (commands that do: hji solve)\n", argv[1], dg_dist_size());
-            dg_dist_finalize();
-            return EXIT_USAGE;
-        }
-        atexit(dg_dist_finalize);
+    if (dg_dist_init(&argc, &argv) > 1 && !cli_dist_ok(argc, argv)) {
+        if (dg_dist_rank() == 0)
+            fprintf(stderr, "difgames: %s does not run across MPI ranks (%d ranks): start it without "
+                    "mpirun (commands that do: hji solve)\n", argv[1], dg_dist_size());
+        dg_dist_finalize();
+        return EXIT_USAGE;
     }
+    atexit(dg_dist_finalize);   /* nothing to do unless MPI was started (mpirun -np 1 too) */
     for (size_t i = 0; i < sizeof CMDS / sizeof CMDS[0]; i++)
         if (!strcmp(argv[1], CMDS[i].name)) {
             int rc = CMDS[i].fn(argc - 1, argv + 1);

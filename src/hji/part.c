@@ -39,14 +39,41 @@ dg_status dg_hji_problem_solve_part(const dg_hji_problem *p, const dg_hji_part *
     /* as dg_hji_problem_solve_at: a stationary time to reach marches up to twice the cap */
     const double twice = 2 * (nt > 0 ? times[nt - 1] : 0);
     const int longer = p->stationary && p->payoff == DG_HJI_PAYOFF_TIME && nt == 1;
+    if (p->block0 != 0 && p->block0 != pt->node0)
+        return dg_err_set(e, DG_ERR_ARG, "hji: the problem keeps the block from node %lld, not this part's",
+                          (long long)p->block0);
+    const int64_t at = pt->node0 - p->block0;   /* the block in p's node arrays */
     dg_hji_opts o = p->opts;
-    if (o.stop) o.stop += pt->node0;   /* the block's */
-    dg_status rc = dg_hji_solve_part(pt, &p->grid, &p->game, &o, dg_hji_problem_v0(p) + pt->node0,
-                                     p->obstacle ? p->obstacle + pt->node0 : NULL, nt, longer ? &twice : times, out,
+    if (o.stop) o.stop += at;
+    dg_status rc = dg_hji_solve_part(pt, &p->grid, &p->game, &o, dg_hji_problem_v0(p) + at,
+                                     p->obstacle ? p->obstacle + at : NULL, nt, longer ? &twice : times, out,
                                      stats, e);
     if (p->payoff == DG_HJI_PAYOFF_TIME && (rc == DG_OK || rc == DG_ERR_INTERRUPTED))
         for (int64_t j = 0; j < (int64_t)nt * pt->nodes; j++) out[j] = out[j] > 0 ? out[j] : 0;  /* the target: 0 */
     return rc;
+}
+
+/* A copy of nodes [at, at + n) of *a in place of *a (NULL stays NULL). */
+static int keep(double **a, int64_t at, int64_t n) {
+    if (!*a) return 0;
+    double *b = malloc((size_t)n * sizeof *b);
+    if (!b) return -1;
+    memcpy(b, *a + at, (size_t)n * sizeof *b);
+    free(*a);
+    *a = b;
+    return 0;
+}
+
+dg_status dg_hji_problem_keep_block(dg_hji_problem *p, const dg_hji_part *pt, dg_err *e) {
+    if (!p || !pt) return dg_err_set(e, DG_ERR_ARG, "hji: keep_block needs a problem and a part");
+    if (p->block0 != 0 || pt->nodes == p->grid.nodes) return DG_OK;   /* kept already, or the whole grid */
+    if (keep(&p->target, pt->node0, pt->nodes) || keep(&p->obstacle, pt->node0, pt->nodes) ||
+        keep(&p->initial, pt->node0, pt->nodes) || keep(&p->stop, pt->node0, pt->nodes))
+        return dg_err_set(e, DG_ERR_NOMEM, "hji: out of memory for a block of %lld nodes", (long long)pt->nodes);
+    p->opts.stop = p->stop;
+    p->block0 = pt->node0;
+    if (pt->node0 == 0) p->block0 = 0;   /* rank 0: the block's indices are the grid's */
+    return DG_OK;
 }
 
 dg_status dg_hji_part_gather(const dg_hji_part *pt, const dg_hji_grid *g, int nt, const double *mine, double *all,

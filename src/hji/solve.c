@@ -353,8 +353,8 @@ static dg_status solve_slices(const dg_hji_problem *p, const dg_hji_part *pt, in
                     .out = out, .N = N};
     if (slices) {  /* the mark 0: the initial value, as the solver starts from it */
         const int f32 = p->opts.real == DG_HJI_REAL_F32;
-        const double *v0 = dg_hji_problem_v0(p) + node0;
-        const double *ob = p->obstacle ? p->obstacle + node0 : NULL;
+        const double *v0 = dg_hji_problem_v0(p) + (node0 - p->block0);
+        const double *ob = p->obstacle ? p->obstacle + (node0 - p->block0) : NULL;
         for (int64_t j = 0; j < N; j++) {
             double v = v0[j];
             if (ob && ob[j] > v) v = ob[j];
