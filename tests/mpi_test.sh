@@ -3,6 +3,8 @@
 #  1. hji solve of air3d and chase4d on 2 and 4 ranks writes the same file, byte for byte, as one
 #     process without mpirun (the value at every stored time, the metadata);
 #  2. a rank killed mid-solve ends the job (mpirun says which rank died) instead of hanging;
+#  4. training on 2 ranks x 1 thread gives the bits of 1 process x 2 threads, resumed too; SIGINT
+#     stops every rank after the same epoch;
 #  3. too many ranks for the grid's axis 0, and a command that does not run across ranks, are
 #     refused with one message and exit status 2 on every rank (no hang).
 # usage: mpi_test.sh path/to/difgames repo_root path/to/mpirun
@@ -75,4 +77,60 @@ rc=$?
 if [ $rc -ne 2 ] || [ "$(grep -c 'does not run across MPI ranks' "$T/err")" -ne 1 ]; then
     bad "a command without MPI: exit $rc, want 2 and one line: $(head -c 300 "$T/err")"
 else ok "a command that does not split its work: exit 2, one line"; fi
+# ------------------------------------------------------------ 4. data-parallel training
+# 2 ranks x 1 thread against 1 process x 2 threads: the same shards, the same sums, the same bits
+same_run() {  # DIR_A DIR_B: the tensors of final.safetensors and the metrics but the ms column
+    /usr/bin/python3 - "$1" "$2" <<'PY'
+import json, struct, sys
+def tensors(p):
+    b = open(p, "rb").read(); n = struct.unpack("<Q", b[:8])[0]; h = json.loads(b[8:8 + n])
+    return {k: v for k, v in h.items() if k != "__metadata__"}, b[8 + n:]
+def metrics(p):
+    rows = [l.rstrip("\n").split(",") for l in open(p)]
+    ms = rows[0].index("ms")
+    return [r[:ms] + r[ms + 1:] for r in rows]
+a, b = sys.argv[1], sys.argv[2]
+ok = tensors(a + "/final.safetensors") == tensors(b + "/final.safetensors") and \
+     metrics(a + "/metrics.csv") == metrics(b + "/metrics.csv")
+sys.exit(0 if ok else 1)
+PY
+}
+TR="--epochs 6 --batch 24 --horizon 20"
+for c in reach chase; do
+    # shellcheck disable=SC2086
+    "$DG" train --config configs/$c.yaml $TR --threads 2 --out "$T/${c}_t2" --quiet >/dev/null 2>"$T/err" \
+        || bad "train $c alone: $(tail -n 1 "$T/err")"
+    # shellcheck disable=SC2086
+    mpi 2 "$DG" train --config configs/$c.yaml $TR --threads 1 --out "$T/${c}_r2" >"$T/out" 2>"$T/err"
+    rc=$?
+    if [ $rc -ne 0 ]; then bad "train $c on 2 ranks: exit $rc ($(tail -n 3 "$T/err"))"
+    elif ! same_run "$T/${c}_t2" "$T/${c}_r2"; then bad "train $c: 2 ranks x 1 thread differ from 1 process x 2 threads"
+    elif [ "$(grep -c '"final_loss"' "$T/out")" -ne 1 ] || [ "$(grep -c '^training' "$T/err")" -ne 1 ]; then
+        bad "train $c on 2 ranks: want one JSON line and one banner (rank 0): $(cat "$T/out")"
+    else ok "train $c: 2 ranks x 1 thread = 1 process x 2 threads, bit for bit (rank 0 alone prints)"; fi
+done
+# resumed under mpirun: the same bits as the run never stopped
+# shellcheck disable=SC2086
+mpi 2 "$DG" train --config configs/reach.yaml --epochs 3 --batch 24 --horizon 20 --threads 1 --out "$T/res" \
+    >/dev/null 2>"$T/err" && mpi 2 "$DG" train --resume "$T/res" --epochs 6 >/dev/null 2>>"$T/err"
+rc=$?
+if [ $rc -ne 0 ]; then bad "train resumed on 2 ranks: exit $rc ($(tail -n 3 "$T/err"))"
+elif ! same_run "$T/reach_r2" "$T/res"; then bad "train resumed on 2 ranks: differs from the run never stopped"
+else ok "train stopped at 3 epochs and resumed to 6 on 2 ranks: the same bits as 6 at once"; fi
+# SIGINT: every rank stops after the same epoch, rank 0 writes final.safetensors, exit 130
+# (mpirun itself gets the signal, as from a terminal; it ends with its own non-zero status)
+"$MPIRUN" -np 2 --oversubscribe "$DG" train --config configs/reach.yaml --epochs 1000000 --batch 16 --horizon 20 \
+    --threads 1 --out "$T/int" --quiet >"$T/out" 2>"$T/err" &
+job=$!
+for _ in $(seq 1 100); do [ -s "$T/int/epoch_0005.safetensors" ] && break; sleep 0.2; done
+kill -INT $job
+for i in $(seq 1 60); do kill -0 $job 2>/dev/null || break; sleep 1; done
+kill -0 $job 2>/dev/null && kill -9 $job
+wait $job
+rc=$?
+if [ "$i" -ge 60 ] || [ $rc -eq 0 ]; then bad "train interrupted on 2 ranks: exit $rc after ${i} s ($(tail -n 3 "$T/err"))"
+elif [ "$(grep -c 'interrupted at epoch' "$T/err")" -ne 1 ]; then bad "train interrupted on 2 ranks: want one line: $(cat "$T/err")"
+elif [ ! -s "$T/int/final.safetensors" ] || ! grep -q '"interrupted":true' "$T/out"; then
+    bad "train interrupted on 2 ranks: no final snapshot or JSON ($(tail -n 2 "$T/err"))"
+else ok "train interrupted on 2 ranks: every rank stopped, final.safetensors written, exit $rc"; fi
 finish

@@ -43,6 +43,10 @@ void dg_dist_barrier(void);
  * array, bytes[r] from rank r; all and bytes read on rank 0 only); each rank sends mine. */
 dg_status dg_dist_gatherv(const void *mine, size_t my_bytes, void *all, const size_t *bytes, dg_err *e);
 
+/* Every rank receives every rank's block, in rank order, into all (bytes[r] from rank r); mine
+ * must already sit at its place in all (after the blocks of the ranks below): in place. */
+dg_status dg_dist_allgatherv(const void *mine, size_t my_bytes, void *all, const size_t *bytes, dg_err *e);
+
 /* A halo exchange along one axis of a Cartesian topology: sends lo_own (bytes) to the rank below
  * (left) and hi_own to the one above (right), receives lo_ghost from below and hi_ghost from
  * above; a neighbour < 0 is none. Non-blocking sends and receives: dg_dist_halo_start posts them,

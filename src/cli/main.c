@@ -43,7 +43,7 @@ static const char USAGE[] =
  * under valgrind, which would run the new image natively). */
 /* The commands that split their work over MPI ranks. */
 static int cli_dist_ok(int argc, char **argv) {
-    return argc > 2 && !strcmp(argv[1], "hji") && !strcmp(argv[2], "solve");
+    return (argc > 2 && !strcmp(argv[1], "hji") && !strcmp(argv[2], "solve")) || !strcmp(argv[1], "train");
 }
 
 static void omp_short_spin(char **argv) {
@@ -74,7 +74,7 @@ int main(int argc, char **argv) {
     if (dg_dist_init(&argc, &argv) > 1 && !cli_dist_ok(argc, argv)) {
         if (dg_dist_rank() == 0)
             fprintf(stderr, "difgames: %s does not run across MPI ranks (%d ranks): start it without "
-                    "mpirun (commands that do: hji solve)\n", argv[1], dg_dist_size());
+                    "mpirun (commands that do: hji solve, train)\n", argv[1], dg_dist_size());
         dg_dist_finalize();
         return EXIT_USAGE;
     }
@@ -82,7 +82,9 @@ int main(int argc, char **argv) {
     for (size_t i = 0; i < sizeof CMDS / sizeof CMDS[0]; i++)
         if (!strcmp(argv[1], CMDS[i].name)) {
             int rc = CMDS[i].fn(argc - 1, argv + 1);
-            if (rc && dg_dist_size() > 1) {   /* the other ranks may wait for this one: end them all */
+            /* the other ranks may wait for this one: end them all (an interrupt stops every rank at the same
+             * epoch or step: they end together) */
+            if (rc && rc != EXIT_INTERRUPTED && dg_dist_size() > 1) {
                 fprintf(stderr, "difgames %s: rank %d of %d failed (exit %d): ending every rank\n", argv[1],
                         dg_dist_rank(), dg_dist_size(), rc);
                 dg_dist_abort(rc);

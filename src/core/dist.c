@@ -127,6 +127,31 @@ dg_status dg_dist_gatherv(const void *mine, size_t my_bytes, void *all, const si
     return DG_OK;
 }
 
+dg_status dg_dist_allgatherv(const void *mine, size_t my_bytes, void *all, const size_t *bytes, dg_err *e) {
+    if (dg_dist_size() == 1) {
+        if (all != mine && my_bytes) memmove(all, mine, my_bytes);
+        return DG_OK;
+    }
+    int *cnt = malloc((size_t)size_ * 2 * sizeof *cnt);
+    if (!cnt) return dg_err_set(e, DG_ERR_NOMEM, "out of memory");
+    size_t at = 0;
+    for (int r = 0; r < size_; r++) {
+        if (bytes[r] > INT_MAX || at > INT_MAX) {
+            free(cnt);
+            return dg_err_set(e, DG_ERR_ARG, "an exchange of %zu bytes passes MPI's 2 GiB counts", at + bytes[r]);
+        }
+        cnt[r] = (int)bytes[r];
+        cnt[size_ + r] = (int)at;
+        at += bytes[r];
+    }
+    /* mine already sits at its place in all (MPI_IN_PLACE) */
+    (void)mine;
+    (void)my_bytes;
+    MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, all, cnt, cnt + size_, MPI_BYTE, MPI_COMM_WORLD);
+    free(cnt);
+    return DG_OK;
+}
+
 void dg_dist_halo_start(void *lo_ghost, const void *lo_own, const void *hi_own, void *hi_ghost, size_t bytes,
                         int left, int right) {
     halo_n = 0;
@@ -176,6 +201,11 @@ void dg_dist_and_bytes(unsigned char *v, size_t n) { (void)v; (void)n; }
 void dg_dist_bcast(void *buf, size_t bytes, int root) { (void)buf; (void)bytes; (void)root; }
 void dg_dist_barrier(void) {}
 dg_status dg_dist_gatherv(const void *mine, size_t my_bytes, void *all, const size_t *bytes, dg_err *e) {
+    (void)bytes; (void)e;
+    if (all != mine && my_bytes) memmove(all, mine, my_bytes);
+    return DG_OK;
+}
+dg_status dg_dist_allgatherv(const void *mine, size_t my_bytes, void *all, const size_t *bytes, dg_err *e) {
     (void)bytes; (void)e;
     if (all != mine && my_bytes) memmove(all, mine, my_bytes);
     return DG_OK;
