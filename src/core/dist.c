@@ -13,6 +13,7 @@
 
 static int started, rank_, size_ = 1;
 static MPI_Request halo_req[4];
+static MPI_Datatype halo_type;
 static int halo_n;
 
 /* A launcher's environment: Open MPI's mpirun / prterun, PMIx (srun --mpi=pmix), PMI (MPICH's
@@ -152,20 +153,24 @@ dg_status dg_dist_allgatherv(const void *mine, size_t my_bytes, void *all, const
     return DG_OK;
 }
 
-void dg_dist_halo_start(void *lo_ghost, const void *lo_own, const void *hi_own, void *hi_ghost, size_t bytes,
-                        int left, int right) {
+void dg_dist_halo_start(void *lo_ghost, const void *lo_own, const void *hi_own, void *hi_ghost, size_t count,
+                        size_t elem, int left, int right) {
     halo_n = 0;
-    if (dg_dist_size() == 1 || !bytes) return;
-    const int c = (int)bytes;   /* the caller keeps a halo under INT_MAX bytes (dg_hji_part_init) */
+    if (dg_dist_size() == 1 || !count) return;
+    /* counts are ints: elements of elem bytes (the caller keeps count under INT_MAX: dg_hji_part_init) */
+    MPI_Type_contiguous((int)elem, MPI_BYTE, &halo_type);
+    MPI_Type_commit(&halo_type);
+    const int c = (int)count;
     /* tag 1: data going up (a rank's top rows become the next one's low ghost), 2: going down */
     if (left >= 0) {
-        MPI_Irecv(lo_ghost, c, MPI_BYTE, left, 1, MPI_COMM_WORLD, &halo_req[halo_n++]);
-        MPI_Isend(lo_own, c, MPI_BYTE, left, 2, MPI_COMM_WORLD, &halo_req[halo_n++]);
+        MPI_Irecv(lo_ghost, c, halo_type, left, 1, MPI_COMM_WORLD, &halo_req[halo_n++]);
+        MPI_Isend(lo_own, c, halo_type, left, 2, MPI_COMM_WORLD, &halo_req[halo_n++]);
     }
     if (right >= 0) {
-        MPI_Irecv(hi_ghost, c, MPI_BYTE, right, 2, MPI_COMM_WORLD, &halo_req[halo_n++]);
-        MPI_Isend(hi_own, c, MPI_BYTE, right, 1, MPI_COMM_WORLD, &halo_req[halo_n++]);
+        MPI_Irecv(hi_ghost, c, halo_type, right, 2, MPI_COMM_WORLD, &halo_req[halo_n++]);
+        MPI_Isend(hi_own, c, halo_type, right, 1, MPI_COMM_WORLD, &halo_req[halo_n++]);
     }
+    MPI_Type_free(&halo_type);   /* the pending operations keep it alive */
 }
 
 void dg_dist_halo_wait(void) {
@@ -210,9 +215,9 @@ dg_status dg_dist_allgatherv(const void *mine, size_t my_bytes, void *all, const
     if (all != mine && my_bytes) memmove(all, mine, my_bytes);
     return DG_OK;
 }
-void dg_dist_halo_start(void *lo_ghost, const void *lo_own, const void *hi_own, void *hi_ghost, size_t bytes,
-                        int left, int right) {
-    (void)lo_ghost; (void)lo_own; (void)hi_own; (void)hi_ghost; (void)bytes; (void)left; (void)right;
+void dg_dist_halo_start(void *lo_ghost, const void *lo_own, const void *hi_own, void *hi_ghost, size_t count,
+                        size_t elem, int left, int right) {
+    (void)lo_ghost; (void)lo_own; (void)hi_own; (void)hi_ghost; (void)count; (void)elem; (void)left; (void)right;
 }
 void dg_dist_halo_wait(void) {}
 void dg_dist_cart1(int periodic, int *left, int *right) { (void)periodic; *left = *right = -1; }

@@ -22,9 +22,9 @@ dg_status dg_hji_part_init(dg_hji_part *pt, const dg_hji_grid *g, const dg_hji_o
         return dg_err_set(e, DG_ERR_ARG, "hji: axis 0 has %d nodes: %d ranks would leave blocks narrower than "
                           "the scheme's %d ghost layers (use at most %d ranks, or more nodes on axis 0)", n0, R, gw,
                           n0 / gw);
-    if (R > 1 && (double)gw * (double)g->stride[0] * sizeof(double) >= (double)INT_MAX)
-        return dg_err_set(e, DG_ERR_ARG, "hji: a ghost slab of %d x %lld nodes passes 2 GiB: put the longest "
-                          "axis first", gw, (long long)g->stride[0]);
+    if (R > 1 && (double)gw * (double)g->stride[0] >= (double)INT_MAX)
+        return dg_err_set(e, DG_ERR_ARG, "hji: a ghost slab of %d x %lld nodes passes MPI's 2^31 counts: put the "
+                          "longest axis first", gw, (long long)g->stride[0]);
     pt->i0 = block_start(n0, pt->rank, R);
     pt->i1 = block_start(n0, pt->rank + 1, R);
     pt->node0 = (int64_t)pt->i0 * g->stride[0];
