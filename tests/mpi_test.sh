@@ -5,6 +5,8 @@
 #  2. a rank killed mid-solve ends the job (mpirun says which rank died) instead of hanging;
 #  4. training on 2 ranks x 1 thread gives the bits of 1 process x 2 threads, resumed too; SIGINT
 #     stops every rank after the same epoch;
+#  5. a sweep of 4 runs alone, with --jobs 2 and on 2 ranks gives the same rows; interrupted and
+#     resumed, those of one never stopped;
 #  3. too many ranks for the grid's axis 0, and a command that does not run across ranks, are
 #     refused with one message and exit status 2 on every rank (no hang).
 # usage: mpi_test.sh path/to/difgames repo_root path/to/mpirun
@@ -133,4 +135,42 @@ elif [ "$(grep -c 'interrupted at epoch' "$T/err")" -ne 1 ]; then bad "train int
 elif [ ! -s "$T/int/final.safetensors" ] || ! grep -q '"interrupted":true' "$T/out"; then
     bad "train interrupted on 2 ranks: no final snapshot or JSON ($(tail -n 2 "$T/err"))"
 else ok "train interrupted on 2 ranks: every rank stopped, final.safetensors written, exit $rc"; fi
+# ------------------------------------------------------------ 5. sweeps
+# 2 settings x 2 seeds: alone, --jobs 2 and on 2 ranks (a shared queue) give the same rows (but the
+# seconds and the rank); an interrupted sweep goes on with --resume to the same summary
+SW="--config configs/reach.yaml --set train.lr=0.01,0.003 --set train.batch=16 --set train.epochs=60 --seeds 1,2"
+cols() { cut -d, -f1-7 "$1/summary.csv"; }   # keys (3), seed, final loss, the 2 metrics
+# shellcheck disable=SC2086
+"$DG" sweep $SW --out "$T/sw1" --quiet >"$T/out" 2>"$T/err" || bad "sweep alone: $(tail -n 2 "$T/err")"
+# shellcheck disable=SC2086
+"$DG" sweep $SW --out "$T/sw2" --jobs 2 --quiet >/dev/null 2>"$T/err" || bad "sweep --jobs 2: $(tail -n 2 "$T/err")"
+# shellcheck disable=SC2086
+mpi 2 "$DG" sweep $SW --out "$T/sw3" >"$T/out3" 2>"$T/err"
+rc=$?
+if [ $rc -ne 0 ]; then bad "sweep on 2 ranks: exit $rc ($(tail -n 3 "$T/err"))"
+elif [ "$(wc -l <"$T/sw1/summary.csv")" -ne 5 ] || [ ! -s "$T/sw1/summary.png" ]; then bad "sweep: want 4 rows and a plot"
+elif [ "$(cols "$T/sw1")" != "$(cols "$T/sw2")" ] || [ "$(cols "$T/sw1")" != "$(cols "$T/sw3")" ]; then
+    bad "sweep: the runs differ alone, with --jobs 2 and on 2 ranks"
+elif [ "$(grep -c '"runs":4' "$T/out3")" -ne 1 ]; then bad "sweep on 2 ranks: want one JSON line: $(cat "$T/out3")"
+else ok "sweep of 4 runs: alone, --jobs 2 and on 2 ranks (shared queue) the same rows; summary.csv and .png"; fi
+# shellcheck disable=SC2086
+"$DG" sweep $SW --out "$T/sw3" >/dev/null 2>"$T/err"
+[ $? -eq 2 ] && grep -q "holds a run already: --resume" "$T/err" && ok "sweep into a used folder without --resume: exit 2" \
+    || bad "sweep into a used folder: $(cat "$T/err")"
+SWL="--config configs/reach.yaml --set train.lr=0.01,0.003 --set train.batch=16 --set train.epochs=4000 --seeds 1"
+# shellcheck disable=SC2086
+"$DG" sweep $SWL --out "$T/swi" --quiet >/dev/null 2>"$T/err" &
+job=$!
+for _ in $(seq 1 150); do ls "$T"/swi/*/seed_1/epoch_0050.safetensors >/dev/null 2>&1 && break; sleep 0.2; done
+kill -INT $job
+wait $job
+rc=$?
+# shellcheck disable=SC2086
+"$DG" sweep $SWL --out "$T/swi" --resume --quiet >"$T/out" 2>>"$T/err"
+rc2=$?
+# shellcheck disable=SC2086
+"$DG" sweep $SWL --out "$T/swu" --quiet >/dev/null 2>>"$T/err"
+if [ $rc -ne 130 ] || [ $rc2 -ne 0 ]; then bad "sweep interrupted ($rc, want 130) and resumed ($rc2): $(tail -n 3 "$T/err")"
+elif [ "$(cols "$T/swi")" != "$(cols "$T/swu")" ]; then bad "sweep interrupted and resumed: differs from one never stopped"
+else ok "sweep interrupted (exit 130) and resumed with --resume: the rows of a sweep never stopped"; fi
 finish

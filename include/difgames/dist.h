@@ -28,6 +28,22 @@ void dg_dist_finalize(void);
 int  dg_dist_built(void);
 int  dg_dist_rank(void);   /* 0 without MPI */
 int  dg_dist_size(void);   /* 1 without MPI */
+/* solo 1: the layers above see one rank of one (dg_dist_rank 0, dg_dist_size 1, collectives do
+ * nothing), so that each rank runs work of its own (a sweep's runs); returns the previous setting.
+ * dg_dist_world_rank and _size are MPI_COMM_WORLD's whatever solo says. */
+int  dg_dist_solo(int on);
+int  dg_dist_world_rank(void);
+int  dg_dist_world_size(void);
+/* A shared queue of items 0, 1, 2, ...: dg_dist_queue_open (collective) starts it at 0 on rank 0,
+ * dg_dist_queue_next gives any rank the next item (an atomic fetch-and-add on rank 0's counter:
+ * rank 0 hands them out, each to one rank), dg_dist_queue_close (collective) ends it. Alone: a
+ * counter. */
+void dg_dist_queue_open(void);
+int  dg_dist_queue_next(void);
+void dg_dist_queue_close(void);
+/* The sum of every rank's v (MPI_COMM_WORLD's, whatever solo says). */
+long long dg_dist_sum_int(long long v);
+
 /* Ends every rank's process with code (MPI_Abort), after this rank's message is out. */
 void dg_dist_abort(int code);
 

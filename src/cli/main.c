@@ -24,6 +24,7 @@ static const char USAGE[] =
     "  bench      speed of a game: ms/epoch, env-steps/s, FLOP rate, tape memory\n"
     "  hji        the HJBI grid solver: solve a differential game, plot, play its equilibrium\n"
     "  pg         policy-gradient baseline (REINFORCE / PPO) and its sample count against BPTT\n"
+    "  sweep      a study of training runs (settings x seeds): summary.csv, summary.png\n"
     "\n"
     "`difgames <command> --help` describes each.\n"
     "\n"
@@ -43,7 +44,8 @@ static const char USAGE[] =
  * under valgrind, which would run the new image natively). */
 /* The commands that split their work over MPI ranks. */
 static int cli_dist_ok(int argc, char **argv) {
-    return (argc > 2 && !strcmp(argv[1], "hji") && !strcmp(argv[2], "solve")) || !strcmp(argv[1], "train");
+    return (argc > 2 && !strcmp(argv[1], "hji") && !strcmp(argv[2], "solve")) || !strcmp(argv[1], "train") ||
+           !strcmp(argv[1], "sweep");
 }
 
 static void omp_short_spin(char **argv) {
@@ -69,12 +71,13 @@ int main(int argc, char **argv) {
     static const struct { const char *name; int (*fn)(int, char **); } CMDS[] = {
         {"train", cmd_train}, {"replay", cmd_replay}, {"eval", cmd_eval},
         {"gradcheck", cmd_gradcheck}, {"games", cmd_games}, {"keys", cmd_keys}, {"bench", cmd_bench}, {"hji", cmd_hji}, {"pg", cmd_pg},
+        {"sweep", cmd_sweep},
     };
     /* under mpirun / srun: MPI started (docs/scale.md); a command that fails on any rank ends them all */
     if (dg_dist_init(&argc, &argv) > 1 && !cli_dist_ok(argc, argv)) {
         if (dg_dist_rank() == 0)
             fprintf(stderr, "difgames: %s does not run across MPI ranks (%d ranks): start it without "
-                    "mpirun (commands that do: hji solve, train)\n", argv[1], dg_dist_size());
+                    "mpirun (commands that do: hji solve, train, sweep)\n", argv[1], dg_dist_size());
         dg_dist_finalize();
         return EXIT_USAGE;
     }
@@ -96,6 +99,6 @@ int main(int argc, char **argv) {
             return rc;
         }
     fprintf(stderr, "difgames: unknown command '%s' (commands: train, replay, eval, gradcheck, games, keys, bench, "
-                    "hji, pg; see difgames --help)\n", argv[1]);
+                    "hji, pg, sweep; see difgames --help)\n", argv[1]);
     return EXIT_USAGE;
 }

@@ -11,7 +11,9 @@
 #ifdef DG_HAVE_MPI
 #include <mpi.h>
 
-static int started, rank_, size_ = 1;
+static int started, rank_, size_ = 1, solo;
+static MPI_Win queue_win = MPI_WIN_NULL;
+static int queue_next;
 static MPI_Request halo_req[4];
 static MPI_Datatype halo_type;
 static int halo_n;
@@ -53,8 +55,47 @@ void dg_dist_finalize(void) {
 }
 
 int dg_dist_built(void) { return 1; }
-int dg_dist_rank(void) { return started ? rank_ : 0; }
-int dg_dist_size(void) { return started ? size_ : 1; }
+int dg_dist_rank(void) { return started && !solo ? rank_ : 0; }
+int dg_dist_size(void) { return started && !solo ? size_ : 1; }
+int dg_dist_world_rank(void) { return started ? rank_ : 0; }
+int dg_dist_world_size(void) { return started ? size_ : 1; }
+
+int dg_dist_solo(int on) {
+    const int was = solo;
+    solo = on != 0;
+    return was;
+}
+
+/* The queue: one int on rank 0 that every rank fetches and increments (MPI_Fetch_and_op, an
+ * atomic of MPI's one-sided communication): rank 0 hands the items out, taking some itself. */
+void dg_dist_queue_open(void) {
+    if (dg_dist_world_size() == 1) {
+        queue_next = 0;
+        return;
+    }
+    queue_next = 0;
+    MPI_Win_create(rank_ == 0 ? &queue_next : NULL, rank_ == 0 ? (MPI_Aint)sizeof queue_next : 0,
+                   (int)sizeof queue_next, MPI_INFO_NULL, MPI_COMM_WORLD, &queue_win);
+}
+
+int dg_dist_queue_next(void) {
+    if (dg_dist_world_size() == 1) return queue_next++;
+    int one = 1, got = 0;
+    MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, queue_win);
+    MPI_Fetch_and_op(&one, &got, MPI_INT, 0, 0, MPI_SUM, queue_win);
+    MPI_Win_unlock(0, queue_win);
+    return got;
+}
+
+long long dg_dist_sum_int(long long v) {
+    if (dg_dist_world_size() > 1) MPI_Allreduce(MPI_IN_PLACE, &v, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
+    return v;
+}
+
+void dg_dist_queue_close(void) {
+    if (dg_dist_world_size() == 1 || queue_win == MPI_WIN_NULL) return;
+    MPI_Win_free(&queue_win);   /* collective: every rank is done with it */
+}
 
 void dg_dist_abort(int code) {
     fflush(stdout);
@@ -96,7 +137,7 @@ void dg_dist_bcast(void *buf, size_t bytes, int root) {
 }
 
 void dg_dist_barrier(void) {
-    if (dg_dist_size() > 1) MPI_Barrier(MPI_COMM_WORLD);
+    if (dg_dist_world_size() > 1) MPI_Barrier(MPI_COMM_WORLD);
 }
 
 /* Blocks of up to 1 GiB a message: counts are ints. */
@@ -198,6 +239,14 @@ void dg_dist_finalize(void) {}
 int  dg_dist_built(void) { return 0; }
 int  dg_dist_rank(void) { return 0; }
 int  dg_dist_size(void) { return 1; }
+int  dg_dist_world_rank(void) { return 0; }
+int  dg_dist_world_size(void) { return 1; }
+int  dg_dist_solo(int on) { (void)on; return 0; }
+static int queue_next;
+void dg_dist_queue_open(void) { queue_next = 0; }
+int  dg_dist_queue_next(void) { return queue_next++; }
+void dg_dist_queue_close(void) {}
+long long dg_dist_sum_int(long long v) { return v; }
 void dg_dist_abort(int code) { fflush(stdout); fflush(stderr); exit(code); }
 void dg_dist_max(double *v, int n) { (void)v; (void)n; }
 void dg_dist_min(double *v, int n) { (void)v; (void)n; }
