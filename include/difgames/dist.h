@@ -26,6 +26,8 @@ int  dg_dist_init(int *argc, char ***argv);
 void dg_dist_finalize(void);
 /* 1 if the library was built with MPI. */
 int  dg_dist_built(void);
+/* 1 if a launcher (mpirun, mpiexec, srun) started this process: its environment says so. */
+int  dg_dist_launched(void);
 int  dg_dist_rank(void);   /* 0 without MPI */
 int  dg_dist_size(void);   /* 1 without MPI */
 /* solo 1: the layers above see one rank of one (dg_dist_rank 0, dg_dist_size 1, collectives do

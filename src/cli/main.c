@@ -73,6 +73,11 @@ int main(int argc, char **argv) {
         {"gradcheck", cmd_gradcheck}, {"games", cmd_games}, {"keys", cmd_keys}, {"bench", cmd_bench}, {"hji", cmd_hji}, {"pg", cmd_pg},
         {"sweep", cmd_sweep},
     };
+    if (!dg_dist_built() && dg_dist_launched()) {   /* every rank would do the whole job alone */
+        fprintf(stderr, "difgames: started by an MPI launcher, but built without MPI (DG_MPI=OFF): run it "
+                "without mpirun, or build with MPI (docs/scale.md)\n");
+        return EXIT_USAGE;
+    }
     /* under mpirun / srun: MPI started (docs/scale.md); a command that fails on any rank ends them all */
     if (dg_dist_init(&argc, &argv) > 1 && !cli_dist_ok(argc, argv)) {
         if (dg_dist_rank() == 0)

@@ -8,6 +8,15 @@
 
 #include "difgames/dist.h"
 
+/* A launcher's environment: Open MPI's mpirun / prterun, PMIx (srun --mpi=pmix), PMI (MPICH's
+ * hydra, srun --mpi=pmi2). */
+int dg_dist_launched(void) {
+    static const char *const VARS[] = {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_RANK", "PMI_SIZE"};
+    for (size_t i = 0; i < sizeof VARS / sizeof VARS[0]; i++)
+        if (getenv(VARS[i])) return 1;
+    return 0;
+}
+
 #ifdef DG_HAVE_MPI
 #include <mpi.h>
 
@@ -18,12 +27,9 @@ static MPI_Request halo_req[4];
 static MPI_Datatype halo_type;
 static int halo_n;
 
-/* A launcher's environment: Open MPI's mpirun / prterun, PMIx (srun --mpi=pmix), PMI (MPICH's
- * hydra, srun --mpi=pmi2). */
+/* Started by a launcher, or asked for a singleton. */
 static int launched(void) {
-    static const char *const VARS[] = {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_RANK", "PMI_SIZE"};
-    for (size_t i = 0; i < sizeof VARS / sizeof VARS[0]; i++)
-        if (getenv(VARS[i])) return 1;
+    if (dg_dist_launched()) return 1;
     const char *s = getenv("DIFGAMES_MPI");
     return s && !strcmp(s, "1");
 }
