@@ -63,6 +63,8 @@ struct dg_key;     /* difgames/keys.h    */
 #define DG_HJI_MAX_DIMS  6   /* most grid axes (= state dimension)                    */
 #define DG_HJI_MAX_INPUT 4   /* most components of the control u or the disturbance d */
 #define DG_HJI_MAX_TIMES 64  /* most output times of a solve (--times) kept in a value file */
+#define DG_HJI_PRINT_NODES 16             /* nodes a game's fingerprint samples                */
+#define DG_HJI_PRINT_MAX (2 + 3 * DG_HJI_PRINT_NODES)
 #define DG_HJI_MAX_STEPS 100000000  /* most time steps of a solve (t_end / dt): refused past it */
 
 /* ------------------------------------------------------------------ enums */
@@ -383,6 +385,11 @@ typedef struct dg_hji_problem {
     int          stationary;              /* solve to steady state (opts.tol)                  */
     dg_hji_linear lin;                    /* game: linear's terms                              */
     void        *model;                   /* game: model's expressions (docs/models.md); owned  */
+    int          nprint;                  /* the game's fingerprint (dg_hji_game_print), taken
+                                             when loaded, before a rank keeps its block; 0: none */
+    double       print[DG_HJI_PRINT_MAX];
+    int64_t      block0;                  /* 0; or after dg_hji_problem_keep_block (hji_part.h),
+                                             target .. stop hold a rank's block from this node */
 } dg_hji_problem;
 
 /* Builds grid, game, target and options from cfg: key 'game' names the game; t_end, mode,
@@ -548,8 +555,6 @@ dg_status   dg_hji_versus(const dg_hji_problem *p, const dg_hji_slices *V, doubl
                           int B, uint64_t seed, dg_hji_versus_result *r, dg_err *e);
 
 /* --------------------------------------------------------------- value files */
-#define DG_HJI_PRINT_NODES 16             /* nodes a game's fingerprint samples                */
-#define DG_HJI_PRINT_MAX (2 + 3 * DG_HJI_PRINT_NODES)
 /* A game's fingerprint, what two solves of the same game share whatever the config's spelling:
  * the payoff type and discount, then at DG_HJI_PRINT_NODES nodes spread over p's grid the
  * Hamiltonian at a fixed gradient (dynamics, input sets and roles, running costs), the value the
@@ -662,9 +667,12 @@ typedef struct dg_hji_file_result {
 dg_status dg_hji_solve_plan(const dg_hji_problem *p, const dg_hji_file_opts *o, dg_hji_file_result *r, dg_err *e);
 /* Solves p (its opts: progress, threads, precision) and writes the value file at path (atomically;
  * dg_hji_value_write): t_end, o's times and the slices' samples, flagged as such. Checks as
- * dg_hji_solve_plan, then the disk (DISK) before the solve. Returns DG_OK or the failed step's status. */
-dg_status dg_hji_solve_file(const dg_hji_problem *p, const dg_hji_file_opts *o, const char *path,
-                            dg_hji_file_result *r, dg_err *e);
+ * dg_hji_solve_plan, then the disk (DISK) before the solve. Under mpirun (dg_dist_size() > 1) the
+ * grid is split over the ranks along axis 0 (p keeps only this rank's block afterwards), the value
+ * gathered on rank 0, which alone writes; the file has the same bytes as one process's. Returns
+ * DG_OK or the failed step's status. */
+dg_status dg_hji_solve_file(dg_hji_problem *p, const dg_hji_file_opts *o, const char *path, dg_hji_file_result *r,
+                            dg_err *e);
 
 /* A value file's stored times for a problem, the slices strategies read. slices points into the
  * struct: do not copy it. */

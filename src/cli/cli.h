@@ -26,6 +26,7 @@ int cmd_keys(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 int cmd_hji(int argc, char **argv);
 int cmd_pg(int argc, char **argv);
+int cmd_sweep(int argc, char **argv);
 
 /* dg_run_load (sets: the overrides), or dg_run_parse of text (len bytes, named label) when text is
  * not NULL; prints "difgames: <error>" and returns EXIT_USAGE on failure, else 0. */

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "difgames/dist.h"
 #include "difgames/fileio.h"
 #include "difgames/hji.h"
 
@@ -180,8 +181,10 @@ static int hji_solve(int argc, char **argv) {
         for (int k = 0; k < p->grid.ndim; k++) cli_catf(dims, sizeof dims, "%s%d", k ? "x" : " ", p->grid.n[k]);
         snprintf(banner, sizeof banner, "solving %s: grid%s, t_end %g, memory about %.1f MiB, %s\n", p->name, dims,
                  p->t_end, r.memory / 1048576.0, dg_hji_accuracy_name(dg_hji_accuracy_of(&p->opts)));
-        p->opts.progress = on_progress;
-        p->opts.progress_user = &b;
+        if (dg_dist_rank() == 0) {  /* under mpirun the other ranks solve in silence */
+            p->opts.progress = on_progress;
+            p->opts.progress_user = &b;
+        }
         s = dg_hji_solve_file(p, &fo, out, &r, &e);
     }
     int rc = cli_exit_for(s);
@@ -198,7 +201,7 @@ static int hji_solve(int argc, char **argv) {
     case DG_HJI_FILE_SOLVE: rc = cli_fail("hji solve", &e, s == DG_ERR_ARG ? EXIT_USAGE : EXIT_FAIL); break;
     default: rc = cli_fail("hji solve", &e, 0); break;
     }
-    if (rc) goto done;
+    if (rc || dg_dist_rank() != 0) goto done;  /* rank 0 wrote the file and prints */
     const dg_hji_stats st = r.stats;
     fprintf(stderr, "wrote %s\n", out);
     {
@@ -213,6 +216,7 @@ static int hji_solve(int argc, char **argv) {
         cli_json_add(&j, j.root, "cell_updates", cli_json_number("%.0f", st.cell_updates));
         cli_json_add(&j, j.root, "cell_updates_per_s", cli_json_number("%.4g", st.updates_per_s));
         cli_json_add(&j, j.root, "threads", cli_json_number("%.0f", st.threads));
+        if (dg_dist_size() > 1) cli_json_add(&j, j.root, "ranks", cli_json_number("%.0f", dg_dist_size()));
         if (p->stationary) {
             cli_json_add(&j, j.root, "method", cJSON_CreateString(p->opts.method == DG_HJI_METHOD_SWEEP ? "sweep" : "march"));
             cli_json_add(&j, j.root, "converged", cJSON_CreateBool(st.converged));

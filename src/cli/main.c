@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "difgames/dist.h"
 
 static const char USAGE[] =
     "usage: difgames <command> [options]\n"
@@ -23,6 +24,7 @@ static const char USAGE[] =
     "  bench      speed of a game: ms/epoch, env-steps/s, FLOP rate, tape memory\n"
     "  hji        the HJBI grid solver: solve a differential game, plot, play its equilibrium\n"
     "  pg         policy-gradient baseline (REINFORCE / PPO) and its sample count against BPTT\n"
+    "  sweep      a study of training runs (settings x seeds): summary.csv, summary.png\n"
     "\n"
     "`difgames <command> --help` describes each.\n"
     "\n"
@@ -40,6 +42,12 @@ static const char USAGE[] =
  * the variable once, when it is loaded, before main(); so the command sets it and executes
  * itself again (once: the second start finds it set). DIFGAMES_NO_REEXEC=1 skips it (e.g.
  * under valgrind, which would run the new image natively). */
+/* The commands that split their work over MPI ranks. */
+static int cli_dist_ok(int argc, char **argv) {
+    return (argc > 2 && !strcmp(argv[1], "hji") && !strcmp(argv[2], "solve")) || !strcmp(argv[1], "train") ||
+           !strcmp(argv[1], "sweep");
+}
+
 static void omp_short_spin(char **argv) {
     if (getenv("OMP_WAIT_POLICY") || getenv("GOMP_SPINCOUNT") || getenv("DIFGAMES_NO_REEXEC")) return;
     char self[PATH_MAX];
@@ -63,10 +71,32 @@ int main(int argc, char **argv) {
     static const struct { const char *name; int (*fn)(int, char **); } CMDS[] = {
         {"train", cmd_train}, {"replay", cmd_replay}, {"eval", cmd_eval},
         {"gradcheck", cmd_gradcheck}, {"games", cmd_games}, {"keys", cmd_keys}, {"bench", cmd_bench}, {"hji", cmd_hji}, {"pg", cmd_pg},
+        {"sweep", cmd_sweep},
     };
+    if (!dg_dist_built() && dg_dist_launched()) {   /* every rank would do the whole job alone */
+        fprintf(stderr, "difgames: started by an MPI launcher, but built without MPI (DG_MPI=OFF): run it "
+                "without mpirun, or build with MPI (docs/scale.md)\n");
+        return EXIT_USAGE;
+    }
+    /* under mpirun / srun: MPI started (docs/scale.md); a command that fails on any rank ends them all */
+    if (dg_dist_init(&argc, &argv) > 1 && !cli_dist_ok(argc, argv)) {
+        if (dg_dist_rank() == 0)
+            fprintf(stderr, "difgames: %s does not run across MPI ranks (%d ranks): start it without "
+                    "mpirun (commands that do: hji solve, train, sweep)\n", argv[1], dg_dist_size());
+        dg_dist_finalize();
+        return EXIT_USAGE;
+    }
+    atexit(dg_dist_finalize);   /* nothing to do unless MPI was started (mpirun -np 1 too) */
     for (size_t i = 0; i < sizeof CMDS / sizeof CMDS[0]; i++)
         if (!strcmp(argv[1], CMDS[i].name)) {
-            const int rc = CMDS[i].fn(argc - 1, argv + 1);
+            int rc = CMDS[i].fn(argc - 1, argv + 1);
+            /* the other ranks may wait for this one: end them all (an interrupt stops every rank at the same
+             * epoch or step: they end together) */
+            if (rc && rc != EXIT_INTERRUPTED && dg_dist_size() > 1) {
+                fprintf(stderr, "difgames %s: rank %d of %d failed (exit %d): ending every rank\n", argv[1],
+                        dg_dist_rank(), dg_dist_size(), rc);
+                dg_dist_abort(rc);
+            }
             if (fflush(stdout) != 0 || ferror(stdout)) {  /* results that never arrived are a failure */
                 fprintf(stderr, "difgames %s: cannot write the results to standard output\n", argv[1]);
                 return rc ? rc : EXIT_FAIL;
@@ -74,6 +104,6 @@ int main(int argc, char **argv) {
             return rc;
         }
     fprintf(stderr, "difgames: unknown command '%s' (commands: train, replay, eval, gradcheck, games, keys, bench, "
-                    "hji, pg; see difgames --help)\n", argv[1]);
+                    "hji, pg, sweep; see difgames --help)\n", argv[1]);
     return EXIT_USAGE;
 }

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "difgames/dist.h"
 #include "difgames/fileio.h"
 #include "difgames/safetensors.h"
 
@@ -148,7 +149,8 @@ static int train_failed(dg_status st, const dg_run_train_result *res, const dg_e
         break;
     }
     if (st != DG_ERR_INTERRUPTED) return cli_fail("train", e, res->step == DG_RUN_STEP_RESUME ? EXIT_USAGE : 0);
-    fprintf(stderr, "difgames train: interrupted at epoch %d; wrote %s/final.safetensors\n", res->epochs, pr->dir);
+    if (dg_dist_rank() == 0)   /* under mpirun: rank 0 wrote it */
+        fprintf(stderr, "difgames train: interrupted at epoch %d; wrote %s/final.safetensors\n", res->epochs, pr->dir);
     return EXIT_INTERRUPTED;
 }
 
@@ -246,6 +248,7 @@ int cmd_train(int argc, char **argv) {
     int rc = 0;
     double *seedv = NULL, *losses = NULL, loss = NAN;
     int *seedi = NULL;
+    quiet |= dg_dist_rank() != 0;   /* under mpirun rank 0 alone prints */
     progress pr = {.tty = isatty(2) && !quiet, .quiet = quiet, .config = config};
     pr.bar.tty = pr.tty;
     dg_run_train_result res = {0};
@@ -275,7 +278,7 @@ int cmd_train(int argc, char **argv) {
         if (st != DG_OK) rc = train_failed(st, &w.res, &e, &pr, NULL);
         loss = w.median;
     }
-    if (!seeds || !rc) {
+    if ((!seeds || !rc) && dg_dist_rank() == 0) {
         cli_json j = {cJSON_CreateObject(), 0};
         cli_json_add(&j, j.root, "game", cJSON_CreateString(pr.game));
         cli_json_add(&j, j.root, "epochs", cli_json_number("%.0f", seeds ? w.epochs : res.epochs));

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "difgames/dist.h"
+#include "difgames/hji_part.h"
 #include "difgames/memory.h"
 #include "hji/internal.h"
 
@@ -34,6 +36,21 @@ static dg_status file_plan(const dg_hji_problem *p, const dg_hji_file_opts *o, i
     r->nt = nt + 1 + *slices;        /* landed on: the times and t_end; sampled: the slices */
     /* the solver's arrays, the nt values, the file's copies: refused if they cannot fit */
     r->memory = dg_hji_problem_memory(p, r->nt, nt + 1, o->f32);
+    if (dg_dist_size() > 1) {  /* this rank's: its block's arrays, solve and values, rank 0's gathered values */
+        dg_hji_part pt;
+        if (dg_hji_part_init(&pt, &p->grid, &p->opts, e) != DG_OK) {
+            r->step = DG_HJI_FILE_SOLVE;
+            char why[sizeof e->msg];
+            snprintf(why, sizeof why, "%s", e->msg);
+            return dg_err_set(e, DG_ERR_ARG, "%s: %s", label, why);
+        }
+        const double N = (double)p->grid.nodes, NB = (double)pt.nodes;
+        r->memory = NB * sizeof(double) * (p->obstacle ? 2 : 1) +
+                    dg_hji_solve_part_memory(&pt, &p->grid, &p->game, &p->opts, nt + 1) +
+                    (double)r->nt * NB * sizeof(double) +
+                    (dg_dist_rank() == 0 ? (double)r->nt * N * sizeof(double) + dg_hji_value_memory(p, r->nt, o->f32)
+                                         : 0);
+    }
     dg_err me = {0};
     if (dg_mem_check(r->memory, &me) != DG_OK) {
         char dims[96] = "";  /* " 101x101x51" */
@@ -54,8 +71,8 @@ dg_status dg_hji_solve_plan(const dg_hji_problem *p, const dg_hji_file_opts *o, 
     return file_plan(p, o, &slices, r, e);
 }
 
-dg_status dg_hji_solve_file(const dg_hji_problem *p, const dg_hji_file_opts *o, const char *path,
-                            dg_hji_file_result *r, dg_err *e) {
+dg_status dg_hji_solve_file(dg_hji_problem *p, const dg_hji_file_opts *o, const char *path, dg_hji_file_result *r,
+                            dg_err *e) {
     memset(r, 0, sizeof *r);
     int slices;
     dg_status s = file_plan(p, o, &slices, r, e);
@@ -64,7 +81,19 @@ dg_status dg_hji_solve_file(const dg_hji_problem *p, const dg_hji_file_opts *o, 
     r->nt = 0;
     char *yaml = NULL;
     size_t yaml_len = 0;
-    double *vals = NULL;
+    double *vals = NULL, *whole = NULL;  /* this process's values; under mpirun, rank 0's gathered ones */
+    /* under mpirun: the grid split over the ranks along axis 0, the value gathered on rank 0, which
+     * alone writes (docs/scale.md) */
+    const int nranks = dg_dist_size(), rank0 = dg_dist_rank() == 0;
+    const int64_t N = p->grid.nodes;
+    dg_hji_part pt;
+    if (nranks > 1) {
+        r->step = DG_HJI_FILE_SOLVE;
+        if ((s = dg_hji_part_init(&pt, &p->grid, &p->opts, e)) == DG_OK)
+            s = dg_hji_problem_keep_block(p, &pt, e);  /* 1/R of the node arrays */
+        if (s != DG_OK) return s;
+    }
+    const int64_t NB = nranks > 1 ? pt.nodes : N;  /* the nodes this process solves */
     r->step = DG_HJI_FILE_WRITE;
     if (o->cfg && (s = dg_cfg_to_yaml(o->cfg, &yaml, &yaml_len, e)) != DG_OK) goto done;
     {   /* the file must fit on the disk: refused before the solve, not after it */
@@ -76,16 +105,28 @@ dg_status dg_hji_solve_file(const dg_hji_problem *p, const dg_hji_file_opts *o, 
             goto done;
         }
     }
-    if (!(vals = malloc((size_t)nmax * (size_t)p->grid.nodes * sizeof(double)))) {
-        s = dg_err_set(e, DG_ERR_NOMEM, "out of memory for %d x %lld values", nmax, (long long)p->grid.nodes);
+    if (!(vals = malloc((size_t)nmax * (size_t)NB * sizeof(double))) ||
+        (nranks > 1 && rank0 && !(whole = malloc((size_t)nmax * (size_t)N * sizeof(double))))) {
+        s = dg_err_set(e, DG_ERR_NOMEM, "out of memory for %d x %lld values", nmax, (long long)N);
         goto done;
     }
     r->step = DG_HJI_FILE_SOLVE;
-    if ((s = dg_hji_problem_solve_slices(p, slices, nreq, o->times, &r->nt, r->times, vals, &r->stats, e)) != DG_OK) {
+    s = nranks > 1 ? dg_hji_problem_solve_slices_part(p, &pt, slices, nreq, o->times, &r->nt, r->times, vals,
+                                                      &r->stats, e)
+                   : dg_hji_problem_solve_slices(p, slices, nreq, o->times, &r->nt, r->times, vals, &r->stats, e);
+    if (s != DG_OK) {
         char why[sizeof e->msg];
         snprintf(why, sizeof why, "%s", e->msg);
         dg_err_set(e, s, "%s: %s", o->label ? o->label : p->name, why);
         goto done;
+    }
+    if (nranks > 1) {
+        r->step = DG_HJI_FILE_WRITE;
+        if ((s = dg_hji_part_gather(&pt, &p->grid, r->nt, vals, whole, e)) != DG_OK) goto done;
+        free(vals);
+        vals = whole;
+        whole = NULL;
+        if (!rank0) goto done;  /* rank 0 writes the file */
     }
     /* 'value' at t_end, earlier times as value_k; V(., t_end) has the same bits whatever the slices:
      * the samples do not change the steps */
@@ -100,6 +141,7 @@ done:
     if (s == DG_OK) r->step = DG_HJI_FILE_OK;
     free(yaml);
     free(vals);
+    free(whole);
     return s;
 }
 

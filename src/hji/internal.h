@@ -5,7 +5,9 @@
 #include <math.h>
 #include <stdint.h>
 
+#include "difgames/dist.h"
 #include "difgames/hji.h"
+#include "difgames/hji_part.h"
 
 /* How a tabulated dynamics entry (an f_i, G_ij or D_ij) varies over the grid. */
 enum { HJI_ZERO = 0, HJI_CONST, HJI_AXIS, HJI_FULL };
@@ -40,13 +42,13 @@ void hji_degree_wrap(const dg_hji_game *gm, dg_hji_game *out);
 dg_status hji_sweep(const dg_hji_grid *g, const dg_hji_game *gm, const dg_hji_opts *o, const double *v0,
                     double *out, dg_hji_stats *stats, dg_err *e);
 
-/* The kernel's instances (kernel.inc in kernel_f64.c, kernel_f32.c; derivatives in double only) */
+/* The kernel's instances, on the whole grid (pt NULL) or a rank's block (kernel.inc in kernel_f64.c, kernel_f32.c; derivatives in double only) */
 dg_status hji_solve_f64(const dg_hji_grid *g, const dg_hji_game *gm, const dg_hji_opts *o,
                         const double *v0, const double *obstacle, int nt, const double *times,
-                        double *out, dg_hji_stats *stats, dg_err *e);
+                        double *out, dg_hji_stats *stats, const dg_hji_part *pt, dg_err *e);
 dg_status hji_solve_f32(const dg_hji_grid *g, const dg_hji_game *gm, const dg_hji_opts *o,
                         const float *v0, const float *obstacle, int nt, const double *times,
-                        float *out, dg_hji_stats *stats, dg_err *e);
+                        float *out, dg_hji_stats *stats, const dg_hji_part *pt, dg_err *e);
 dg_status hji_derivs_f64(const dg_hji_grid *g, const dg_hji_opts *o, const double *v, double *left,
                          double *right, double *grad, dg_err *e);
 double    hji_interp_f64(const dg_hji_grid *g, const double *v, const double *x, double *grad);

@@ -774,6 +774,7 @@ dg_hji_problem *dg_hji_problem_load(dg_cfg *cfg, dg_err *e) {
     if (read_obstacles(cfg, p, e) || (p->model && dg_hji_model_avoid(p->model, &p->grid, &p->obstacle, e)) ||
         build_degree(cfg, p, e))
         goto fail;
+    p->nprint = dg_hji_game_print(p, p->print);  /* now, while the arrays hold the whole grid */
     return p;
 fail:
     dg_hji_problem_free(p);

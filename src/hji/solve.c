@@ -102,18 +102,23 @@ dg_status hji_check_solve(const dg_hji_grid *g, const dg_hji_game *gm, const dg_
 
 /* ------------------------------------------------------------------- solving */
 
-dg_status dg_hji_solve(const dg_hji_grid *g, const dg_hji_game *gm, const dg_hji_opts *o,
-                       const double *v0, const double *obstacle, int nt, const double *times,
-                       double *out, dg_hji_stats *stats, dg_err *e) {
+/* dg_hji_solve on the whole grid (pt NULL) or on a rank's block (dg_hji_solve_part). */
+static dg_status solve_any(const dg_hji_part *pt, const dg_hji_grid *g, const dg_hji_game *gm, const dg_hji_opts *o,
+                           const double *v0, const double *obstacle, int nt, const double *times,
+                           double *out, dg_hji_stats *stats, dg_err *e) {
     if (!v0 || !out) return dg_err_set(e, DG_ERR_ARG, "hji: solve needs v0 and out");
     if (o && o->tol > 0 && o->method == DG_HJI_METHOD_SWEEP) {
+        if (pt && pt->size > 1)
+            return dg_err_set(e, DG_ERR_ARG, "hji: fast sweeping (solver.method: sweep) runs on one rank; "
+                              "march (solver.method: march) splits the grid over %d ranks", pt->size);
         dg_status rc = hji_check_solve(g, gm, o, nt, times, e);
         return rc ? rc : hji_sweep(g, gm, o, v0, out, stats, e);
     }
-    if (!o || o->real != DG_HJI_REAL_F32) return hji_solve_f64(g, gm, o, v0, obstacle, nt, times, out, stats, e);
+    if (!o || o->real != DG_HJI_REAL_F32)
+        return hji_solve_f64(g, gm, o, v0, obstacle, nt, times, out, stats, pt, e);
     dg_status rc = hji_check_solve(g, gm, o, nt, times, e);
     if (rc) return rc;
-    const int64_t N = g->nodes;
+    const int64_t N = pt ? pt->nodes : g->nodes;
     float *v = malloc((size_t)N * sizeof *v);
     float *ob = obstacle ? malloc((size_t)N * sizeof *ob) : NULL;
     float *res = malloc((size_t)N * (size_t)nt * sizeof *res);
@@ -125,7 +130,7 @@ dg_status dg_hji_solve(const dg_hji_grid *g, const dg_hji_game *gm, const dg_hji
         v[j] = (float)v0[j];
         if (ob) ob[j] = (float)obstacle[j];
     }
-    rc = hji_solve_f32(g, gm, o, v, ob, nt, times, res, stats, e);
+    rc = hji_solve_f32(g, gm, o, v, ob, nt, times, res, stats, pt, e);
     if (rc == DG_OK || rc == DG_ERR_INTERRUPTED)
         for (int64_t j = 0; j < N * nt; j++) out[j] = res[j];
 cleanup:
@@ -135,13 +140,34 @@ cleanup:
     return rc;
 }
 
+dg_status dg_hji_solve(const dg_hji_grid *g, const dg_hji_game *gm, const dg_hji_opts *o,
+                       const double *v0, const double *obstacle, int nt, const double *times,
+                       double *out, dg_hji_stats *stats, dg_err *e) {
+    return solve_any(NULL, g, gm, o, v0, obstacle, nt, times, out, stats, e);
+}
+
+dg_status dg_hji_solve_part(const dg_hji_part *pt, const dg_hji_grid *g, const dg_hji_game *gm,
+                            const dg_hji_opts *o, const double *v0, const double *obstacle, int nt,
+                            const double *times, double *out, dg_hji_stats *stats, dg_err *e) {
+    if (!pt) return dg_err_set(e, DG_ERR_ARG, "hji: solve_part needs a part (dg_hji_part_init)");
+    dg_status rc = hji_check_grid(g, e);
+    if (rc) return rc;
+    if (pt->i0 < 0 || pt->i1 > g->n[0] || pt->i1 - pt->i0 < 1 || pt->node0 != (int64_t)pt->i0 * g->stride[0] ||
+        pt->nodes != (int64_t)(pt->i1 - pt->i0) * g->stride[0])
+        return dg_err_set(e, DG_ERR_ARG, "hji: the part is not a block of this grid (use dg_hji_part_init)");
+    if (pt->size > 1 && o && (pt->i1 - pt->i0) < hji_ghost_width(o->deriv))
+        return dg_err_set(e, DG_ERR_ARG, "hji: a block of %d nodes along axis 0 is narrower than the scheme's %d "
+                          "ghost layers", pt->i1 - pt->i0, hji_ghost_width(o->deriv));
+    return solve_any(pt, g, gm, o, v0, obstacle, nt, times, out, stats, e);
+}
+
 dg_status dg_hji_solve_f32(const dg_hji_grid *g, const dg_hji_game *gm, const dg_hji_opts *o,
                            const float *v0, const float *obstacle, int nt, const double *times,
                            float *out, dg_hji_stats *stats, dg_err *e) {
     if (!v0 || !out) return dg_err_set(e, DG_ERR_ARG, "hji: solve needs v0 and out");
     if (o && o->tol > 0 && o->method == DG_HJI_METHOD_SWEEP)
         return dg_err_set(e, DG_ERR_ARG, "hji: fast sweeping runs in double (dg_hji_solve)");
-    return hji_solve_f32(g, gm, o, v0, obstacle, nt, times, out, stats, e);
+    return hji_solve_f32(g, gm, o, v0, obstacle, nt, times, out, stats, NULL, e);
 }
 
 /* Checks the options that derivatives use. */
@@ -299,8 +325,10 @@ static int slice_progress(void *user, const dg_hji_progress *pr) {
     return h->fn ? h->fn(h->user, pr) : 0;
 }
 
-dg_status dg_hji_problem_solve_slices(const dg_hji_problem *p, int slices, int nreq, const double *req,
-                                      int *nt, double *times, double *out, dg_hji_stats *stats, dg_err *e) {
+/* dg_hji_problem_solve_slices on the whole grid (pt NULL) or on a rank's block. */
+static dg_status solve_slices(const dg_hji_problem *p, const dg_hji_part *pt, int slices, int nreq,
+                              const double *req, int *nt, double *times, double *out, dg_hji_stats *stats,
+                              dg_err *e) {
     if (!p || !nt || !times || !out || nreq < 0 || (nreq && !req) || slices < 0)
         return dg_err_set(e, DG_ERR_ARG, "hji: solve_slices needs a problem, nt, times and out");
     const double T = p->t_end;
@@ -313,7 +341,7 @@ dg_status dg_hji_problem_solve_slices(const dg_hji_problem *p, int slices, int n
     for (int i = 0; i < nreq; i++)
         if (!(req[i] > 0 && req[i] < T) || (i && !(req[i] > req[i - 1])))
             return dg_err_set(e, DG_ERR_ARG, "hji: requested times must increase within (0, t_end = %g)", T);
-    const int64_t N = p->grid.nodes;
+    const int64_t N = pt ? pt->nodes : p->grid.nodes, node0 = pt ? pt->node0 : 0;
     const int nland = nreq + 1;
     double land[DG_HJI_MAX_TIMES];
     for (int i = 0; i < nreq; i++) land[i] = req[i];
@@ -325,10 +353,11 @@ dg_status dg_hji_problem_solve_slices(const dg_hji_problem *p, int slices, int n
                     .out = out, .N = N};
     if (slices) {  /* the mark 0: the initial value, as the solver starts from it */
         const int f32 = p->opts.real == DG_HJI_REAL_F32;
-        const double *v0 = dg_hji_problem_v0(p);
+        const double *v0 = dg_hji_problem_v0(p) + (node0 - p->block0);
+        const double *ob = p->obstacle ? p->obstacle + (node0 - p->block0) : NULL;
         for (int64_t j = 0; j < N; j++) {
             double v = v0[j];
-            if (p->obstacle && p->obstacle[j] > v) v = p->obstacle[j];
+            if (ob && ob[j] > v) v = ob[j];
             out[j] = f32 ? (double)(float)v : v;
         }
         times[h.taken++] = 0;
@@ -336,7 +365,8 @@ dg_status dg_hji_problem_solve_slices(const dg_hji_problem *p, int slices, int n
     dg_hji_problem q = *p;  /* the same problem, its progress seen by the sampler first */
     q.opts.progress = slice_progress;
     q.opts.progress_user = &h;
-    dg_status rc = dg_hji_problem_solve_at(&q, nland, land, solved, stats, e);
+    dg_status rc = pt ? dg_hji_problem_solve_part(&q, pt, nland, land, solved, stats, e)
+                      : dg_hji_problem_solve_at(&q, nland, land, solved, stats, e);
     if (rc == DG_OK) {  /* merge the samples (out) and the landed times (solved) from the back */
         int a = h.taken - 1, b = nland - 1;
         for (int w = h.taken + nland - 1; w >= 0; w--) {
@@ -352,4 +382,16 @@ dg_status dg_hji_problem_solve_slices(const dg_hji_problem *p, int slices, int n
     }
     free(solved);
     return rc;
+}
+
+dg_status dg_hji_problem_solve_slices(const dg_hji_problem *p, int slices, int nreq, const double *req,
+                                      int *nt, double *times, double *out, dg_hji_stats *stats, dg_err *e) {
+    return solve_slices(p, NULL, slices, nreq, req, nt, times, out, stats, e);
+}
+
+dg_status dg_hji_problem_solve_slices_part(const dg_hji_problem *p, const dg_hji_part *pt, int slices, int nreq,
+                                           const double *req, int *nt, double *times, double *out,
+                                           dg_hji_stats *stats, dg_err *e) {
+    if (!pt) return dg_err_set(e, DG_ERR_ARG, "hji: solve_slices_part needs a part (dg_hji_part_init)");
+    return solve_slices(p, pt, slices, nreq, req, nt, times, out, stats, e);
 }

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "difgames/checkpoint.h"
+#include "difgames/dist.h"
 #include "difgames/fileio.h"
 #include "difgames/hji.h"
 #include "difgames/memory.h"
@@ -276,16 +277,18 @@ dg_status dg_run_train(const dg_run *r, const char *dir, const char *resume, int
     dg_status st = dg_run_memory_check(r, e);
     if (st != DG_OK) return st;
     res->step = DG_RUN_STEP_DIR;
+    /* under MPI the ranks share the batch (dg_trainer_create) and rank 0 alone writes the folder */
+    const int writer = dg_dist_rank() == 0;
     /* the run's files must fit on the disk: refused before the first epoch, not at the last */
-    if ((st = dg_run_disk_check(r, dir, e)) != DG_OK) return st;
+    if (writer && (st = dg_run_disk_check(r, dir, e)) != DG_OK) return st;
     /* the folder is this run's until it ends: a second run into it is refused */
-    const int lock = dg_dir_lock(dir, e);
-    if (lock < 0) return e->status;
+    const int lock = writer ? dg_dir_lock(dir, e) : -1;
+    if (writer && lock < 0) return e->status;
     char *yaml = NULL;
     dg_trainer *t = NULL;
     res->step = DG_RUN_STEP_TRAINER;
     if ((st = dg_cfg_to_yaml(r->cfg, &yaml, NULL, e)) != DG_OK) goto done;
-    if (!(t = dg_trainer_create(r->env, &r->opts, dir, yaml, e))) { st = e->status; goto done; }
+    if (!(t = dg_trainer_create(r->env, &r->opts, writer ? dir : NULL, yaml, e))) { st = e->status; goto done; }
     res->step = DG_RUN_STEP_RESUME;
     if (resume && (st = dg_trainer_restore(t, resume, e)) != DG_OK) goto done;
     res->epochs_before = dg_trainer_epoch(t);

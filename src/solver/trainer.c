@@ -9,6 +9,7 @@
 #include <omp.h>
 
 #include "difgames/checkpoint.h"
+#include "difgames/dist.h"
 #include "difgames/fileio.h"
 #include "difgames/image.h"
 #include "difgames/keys.h"
@@ -362,7 +363,10 @@ struct dg_trainer {
     dg_params  *p;
     dg_adam     adam;
     dg_rng      rng;
-    int         nshards;
+    int         nshards;              /* over every MPI rank (ranks x threads, at most the batch) */
+    int         sh_lo, sh_hi;         /* this rank's shards [sh_lo, sh_hi) (all of them alone)   */
+    unsigned char *xbuf;              /* under MPI: the shards' results as they travel           */
+    size_t      xcap;
     shard       shards[MAX_THREADS];
     float      *state0, *aux, *traj;  /* (B,S), (B,A), (H+1,B,S) */
     float      *good_w, *good_m, *good_v;  /* last parameters that gave a finite loss */
@@ -388,6 +392,7 @@ void dg_trainer_free(dg_trainer *t) {
         free(t->shards[i].grad);
         free(t->shards[i].saved);
     }
+    free(t->xbuf);
     dg_adam_free(&t->adam);
     dg_params_free(t->p);
     free(t->state0);
@@ -427,8 +432,17 @@ dg_trainer *dg_trainer_create(const dg_env *env, const dg_train_opts *o, const c
     }
     const int B = o->batch, S = env->state_dim, H = env->horizon;
     const size_t total = t->p->total;
-    t->nshards = o->threads < B ? o->threads : B;
+    /* under MPI the ranks split the shards of ranks x threads (the shards one process with that
+     * many threads would have: the same rows, the same sums in the same order) */
+    const int R = dg_dist_size(), rank = dg_dist_rank();
+    if ((int64_t)o->threads * R > MAX_THREADS) {
+        dg_err_set(e, DG_ERR_ARG, "%d ranks x %d threads: more than %d shards", R, o->threads, MAX_THREADS);
+        goto fail;
+    }
+    t->nshards = o->threads * R < B ? o->threads * R : B;
     if (t->nshards < 1) t->nshards = 1;
+    t->sh_lo = (int)((int64_t)rank * t->nshards / R);
+    t->sh_hi = (int)((int64_t)(rank + 1) * t->nshards / R);
     if ((double)(H + 1) * B * S > 4e9 / sizeof(float)) {
         dg_err_set(e, DG_ERR_ARG, "batch %d × horizon %d is too large to keep in memory", B, H);
         goto fail;
@@ -475,6 +489,12 @@ dg_trainer *dg_trainer_create(const dg_env *env, const dg_train_opts *o, const c
         /* the measured tape (never short for a shipped game; grown in the first epoch if it is) */
         size_t cap = (size_t)dg_rollout_memory(env, o->hidden, o->nhidden, sh->rows, steps_on_tape, 1) +
                      (1 << 20);
+        sh->grad = calloc(total ? total : 1, sizeof(float));
+        if (!sh->grad) {
+            dg_err_set(e, DG_ERR_NOMEM, "out of memory for the shards' gradients");
+            goto fail;
+        }
+        if (s < t->sh_lo || s >= t->sh_hi) continue;   /* another rank's: its results only */
         if (ck > 0 && ck < H) {
             sh->saved = malloc((size_t)((H + ck - 1) / ck) * sh->rows * S * sizeof(float));
             if (!sh->saved) {
@@ -484,8 +504,7 @@ dg_trainer *dg_trainer_create(const dg_env *env, const dg_train_opts *o, const c
         }
         if (cap > ((size_t)1 << 33)) cap = (size_t)1 << 33;
         sh->ctx = dg_ctx_create(cap);
-        sh->grad = calloc(total ? total : 1, sizeof(float));
-        if (!sh->ctx || !sh->grad) {
+        if (!sh->ctx) {
             dg_err_set(e, DG_ERR_NOMEM, "out of memory for a %zu-byte arena", cap);
             goto fail;
         }
@@ -540,6 +559,74 @@ static dg_status shard_episode(dg_ctx *ctx, void *user) {
                            j->t->o.batch);
 }
 
+/* What travels of one shard (then its gradient). */
+typedef struct shard_msg {
+    double    loss, flops;
+    uint64_t  peak;
+    int32_t   status, pad;
+    float     terms[DG_LOSS_MAX_TERMS];
+    char      err[256];
+} shard_msg;
+
+/* Under MPI: every rank's shards' results (loss, terms, gradient, flops, arena peak; with traj, the
+ * trajectory rows) to every rank, in place in t->shards (MPI_Allgatherv: exact copies). */
+static dg_status exchange_shards(dg_trainer *t, float *traj, double *sflops, size_t *speak, dg_err *e) {
+    const int R = dg_dist_size(), me = dg_dist_rank(), B = t->o.batch, S = t->env->state_dim;
+    const int H1 = traj ? t->env->horizon + 1 : 0;
+    const size_t total = t->p->total, one = sizeof(shard_msg) + total * sizeof(float);
+    size_t bytes[MAX_THREADS], cap = 0, at = 0;
+    int lo[MAX_THREADS + 1], row0[MAX_THREADS], rows[MAX_THREADS];
+    for (int r = 0; r <= R; r++) lo[r] = (int)((int64_t)r * t->nshards / R);
+    for (int r = 0; r < R; r++) {   /* rank r's shards, and their rows of the trajectory */
+        const shard *a = &t->shards[lo[r]], *z = &t->shards[lo[r + 1] - 1];
+        row0[r] = lo[r + 1] > lo[r] ? a->row0 : 0;
+        rows[r] = lo[r + 1] > lo[r] ? z->row0 + z->rows - a->row0 : 0;
+        bytes[r] = (size_t)(lo[r + 1] - lo[r]) * one + (size_t)H1 * (size_t)rows[r] * (size_t)S * sizeof(float);
+        if (r < me) at += bytes[r];
+        cap += bytes[r];
+    }
+    if (cap > t->xcap) {
+        unsigned char *b = realloc(t->xbuf, cap);
+        if (!b) return dg_err_set(e, DG_ERR_NOMEM, "out of memory for the shards' exchange (%zu bytes)", cap);
+        t->xbuf = b;
+        t->xcap = cap;
+    }
+    unsigned char *q = t->xbuf + at;   /* this rank's part, in place */
+    for (int s = t->sh_lo; s < t->sh_hi; s++, q += one) {
+        const shard *sh = &t->shards[s];
+        shard_msg m = {.loss = sh->loss, .flops = sflops[s], .peak = speak[s], .status = (int32_t)sh->status};
+        memcpy(m.terms, sh->terms, sizeof m.terms);
+        memcpy(m.err, sh->err, sizeof m.err);
+        memcpy(q, &m, sizeof m);
+        memcpy(q + sizeof m, sh->grad, total * sizeof(float));
+    }
+    const size_t rb = (size_t)rows[me] * (size_t)S * sizeof(float);   /* one step's rows */
+    for (int h = 0; h < H1; h++, q += rb) memcpy(q, traj + ((size_t)h * B + (size_t)row0[me]) * S, rb);
+    dg_status st = dg_dist_allgatherv(t->xbuf + at, bytes[me], t->xbuf, bytes, e);
+    if (st != DG_OK) return st;
+    q = t->xbuf;
+    for (int r = 0; r < R; r++) {
+        for (int s = lo[r]; s < lo[r + 1]; s++, q += one) {
+            shard *sh = &t->shards[s];
+            shard_msg m;
+            memcpy(&m, q, sizeof m);
+            if (r != me) {
+                sh->loss = m.loss;
+                sh->status = (dg_status)m.status;
+                memcpy(sh->terms, m.terms, sizeof m.terms);
+                memcpy(sh->err, m.err, sizeof m.err);
+                memcpy(sh->grad, q + sizeof m, total * sizeof(float));
+            }
+            sflops[s] = m.flops;
+            speak[s] = (size_t)m.peak;
+        }
+        const size_t rrb = (size_t)rows[r] * (size_t)S * sizeof(float);
+        for (int h = 0; h < H1; h++, q += rrb)
+            if (r != me) memcpy(traj + ((size_t)h * B + (size_t)row0[r]) * S, q, rrb);
+    }
+    return DG_OK;
+}
+
 /* Forward and backward of every shard in parallel; sums into t->p->grad. */
 /* Loss and gradient (into p->grad) of the batch state0/aux under parameters p,
  * one shard per thread; traj (may be NULL) gets the trajectory. */
@@ -550,9 +637,12 @@ static dg_status run_shards(dg_trainer *t, dg_params *p, const float *state0, co
     const float inv_batch = 1.0f / (float)B;
     const size_t total = t->p->total;
     uint64_t flops0[MAX_THREADS];
+    double sflops[MAX_THREADS];
+    size_t speak[MAX_THREADS];
+    const int nloc = t->sh_hi - t->sh_lo;
     /* an arena too small grows in the first epoch (dg_ctx_run): the next epochs allocate nothing */
-#pragma omp parallel for num_threads(t->nshards) schedule(static, 1)
-    for (int s = 0; s < t->nshards; s++) {
+#pragma omp parallel for num_threads(nloc > 0 ? nloc : 1) schedule(static, 1)
+    for (int s = t->sh_lo; s < t->sh_hi; s++) {
         shard *sh = &t->shards[s];
         dg_params view = *p;  /* same values, this shard's gradient block */
         view.grad = sh->grad;
@@ -563,6 +653,14 @@ static dg_status run_shards(dg_trainer *t, dg_params *p, const float *state0, co
         flops0[s] = j.flops0;
         snprintf(sh->err, sizeof sh->err, "%s", dg_ctx_error(sh->ctx));
     }
+    for (int s = t->sh_lo; s < t->sh_hi; s++) {
+        sflops[s] = (double)(dg_ctx_flops(t->shards[s].ctx) - flops0[s]);
+        speak[s] = dg_ctx_peak(t->shards[s].ctx);
+    }
+    if (dg_dist_size() > 1) {   /* every rank gets every shard's results, then sums them as one process */
+        dg_status st = exchange_shards(t, traj_all, sflops, speak, e);
+        if (st != DG_OK) return st;
+    }
     *loss = 0.0;
     *flops = 0.0;
     memset(terms, 0, DG_LOSS_MAX_TERMS * sizeof(float));
@@ -572,10 +670,10 @@ static dg_status run_shards(dg_trainer *t, dg_params *p, const float *state0, co
         if (sh->status != DG_OK)
             return dg_err_set(e, sh->status, "rollout failed: %s", sh->err);
         *loss += sh->loss;
-        *flops += (double)(dg_ctx_flops(sh->ctx) - flops0[s]);
+        *flops += sflops[s];
         for (int i = 0; i < env->nterms; i++) terms[i] += sh->terms[i];
         for (size_t i = 0; i < total; i++) p->grad[i] += sh->grad[i];
-        size_t peak = dg_ctx_peak(sh->ctx);
+        size_t peak = speak[s];
         if (peak > t->arena_peak) t->arena_peak = peak;
     }
     return DG_OK;
@@ -967,7 +1065,9 @@ dg_status dg_trainer_run(dg_trainer *t, dg_train_cb cb, void *user, volatile sig
         t->caprows = t->o.epochs + 1;
     }
     for (int epoch = t->epoch + 1; epoch <= t->o.epochs; epoch++) {
-        if (stop && *stop) {
+        int halt = stop && *stop;
+        if (dg_dist_size() > 1) halt = dg_dist_or(halt);   /* every rank stops after the same epoch */
+        if (halt) {
             st = dg_err_set(e, DG_ERR_INTERRUPTED, "interrupted after epoch %d", epoch - 1);
             break;
         }

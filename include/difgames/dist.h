@@ -1,0 +1,83 @@
+/* difgames dist: running across processes with MPI (docs/scale.md).
+ *
+ * The same program runs alone or under a launcher (mpirun, mpiexec, Slurm's srun): dg_dist_init
+ * starts MPI only when a launcher started the process (its environment says so) and the library
+ * was built with MPI (DG_MPI, CMake's FindMPI); otherwise everything here is one rank of one and
+ * every collective returns its input. Ranks are MPI_COMM_WORLD's.
+ *
+ * Collectives here are exact (max, min, logical or / and, broadcast, gathers of whole blocks),
+ * so what the ranks compute together does not depend on their count. */
+#ifndef DIFGAMES_DIST_H
+#define DIFGAMES_DIST_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "difgames/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Starts MPI if the library has it and a launcher started this process (or DIFGAMES_MPI=1 asks
+ * for a singleton); idempotent. Returns the rank count (1 without MPI). */
+int  dg_dist_init(int *argc, char ***argv);
+/* Ends MPI if dg_dist_init started it (collective). */
+void dg_dist_finalize(void);
+/* 1 if the library was built with MPI. */
+int  dg_dist_built(void);
+/* 1 if a launcher (mpirun, mpiexec, srun) started this process: its environment says so. */
+int  dg_dist_launched(void);
+int  dg_dist_rank(void);   /* 0 without MPI */
+int  dg_dist_size(void);   /* 1 without MPI */
+/* solo 1: the layers above see one rank of one (dg_dist_rank 0, dg_dist_size 1, collectives do
+ * nothing), so that each rank runs work of its own (a sweep's runs); returns the previous setting.
+ * dg_dist_world_rank and _size are MPI_COMM_WORLD's whatever solo says. */
+int  dg_dist_solo(int on);
+int  dg_dist_world_rank(void);
+int  dg_dist_world_size(void);
+/* A shared queue of items 0, 1, 2, ...: dg_dist_queue_open (collective) starts it at 0 on rank 0,
+ * dg_dist_queue_next gives any rank the next item (an atomic fetch-and-add on rank 0's counter:
+ * rank 0 hands them out, each to one rank), dg_dist_queue_close (collective) ends it. Alone: a
+ * counter. */
+void dg_dist_queue_open(void);
+int  dg_dist_queue_next(void);
+void dg_dist_queue_close(void);
+/* The sum of every rank's v (MPI_COMM_WORLD's, whatever solo says). */
+long long dg_dist_sum_int(long long v);
+
+/* Ends every rank's process with code (MPI_Abort), after this rank's message is out. */
+void dg_dist_abort(int code);
+
+/* In place over all ranks (no-ops on one rank). */
+void dg_dist_max(double *v, int n);
+void dg_dist_min(double *v, int n);
+int  dg_dist_or(int flag);                         /* logical or of every rank's flag     */
+void dg_dist_and_bytes(unsigned char *v, size_t n); /* bitwise and of byte arrays          */
+void dg_dist_bcast(void *buf, size_t bytes, int root);
+void dg_dist_barrier(void);
+
+/* Rank 0 receives every rank's block of a distributed array, in rank order, into all (the whole
+ * array, bytes[r] from rank r; all and bytes read on rank 0 only); each rank sends mine. */
+dg_status dg_dist_gatherv(const void *mine, size_t my_bytes, void *all, const size_t *bytes, dg_err *e);
+
+/* Every rank receives every rank's block, in rank order, into all (bytes[r] from rank r); mine
+ * must already sit at its place in all (after the blocks of the ranks below): in place. */
+dg_status dg_dist_allgatherv(const void *mine, size_t my_bytes, void *all, const size_t *bytes, dg_err *e);
+
+/* A halo exchange along one axis of a Cartesian topology: sends lo_own (count elements of elem
+ * bytes, count < 2^31) to the rank below (left) and hi_own to the one above (right), receives
+ * lo_ghost from below and hi_ghost from above; a neighbour < 0 is none. Non-blocking sends and receives: dg_dist_halo_start posts them,
+ * dg_dist_halo_wait completes them (at most one exchange in flight). */
+void dg_dist_halo_start(void *lo_ghost, const void *lo_own, const void *hi_own, void *hi_ghost, size_t count,
+                        size_t elem, int left, int right);
+void dg_dist_halo_wait(void);
+
+/* A 1-D Cartesian topology of the ranks over n cells (periodic or not): this rank's neighbours
+ * (world ranks, -1 for none; MPI_Cart_create / MPI_Cart_shift, not reordered). */
+void dg_dist_cart1(int periodic, int *left, int *right);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

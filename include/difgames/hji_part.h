@@ -1,0 +1,72 @@
+/* difgames hji across MPI ranks: the grid split into blocks along axis 0 (docs/scale.md).
+ *
+ * Every rank owns the nodes of axis 0's [i0, i1) (a contiguous block of the row-major array:
+ * global nodes [node0, node0 + nodes)) and keeps ghost layers as wide as the scheme's stencil
+ * (1, 2, 3 for upwind, ENO2, ENO3 / WENO5), exchanged with its neighbours in a 1-D Cartesian
+ * topology (periodic when axis 0 is) at every Runge-Kutta stage. The Lax-Friedrichs bounds, the
+ * WENO scales, the CFL step, a stationary solve's residual and the tabulation's classification
+ * are combined with max / min / and over the ranks, which are exact: the value is the same bits
+ * as one process's whatever the rank count.
+ *
+ *     dg_dist_init(&argc, &argv);
+ *     dg_hji_part pt;
+ *     if (dg_hji_part_init(&pt, &p->grid, &p->opts, &e)) ...;
+ *     double *mine = malloc(pt.nodes * sizeof *mine);             // this rank's block
+ *     if (dg_hji_problem_solve_part(p, &pt, 1, &p->t_end, mine, &st, &e)) ...;
+ *     dg_hji_part_gather(&pt, 1, mine, rank 0 ? whole : NULL, &e); // or each rank uses its block
+ */
+#ifndef DIFGAMES_HJI_PART_H
+#define DIFGAMES_HJI_PART_H
+
+#include "difgames/hji.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct dg_hji_part {
+    int     rank, size;          /* this rank of size (dg_dist_rank, dg_dist_size)               */
+    int     i0, i1;              /* axis 0's nodes [i0, i1) are this rank's                     */
+    int64_t node0, nodes;        /* the block: global nodes [node0, node0 + nodes)             */
+    int     left, right;         /* the ranks owning the blocks below and above (-1: none)      */
+} dg_hji_part;
+
+/* This rank's block of g for a solve with options o (its ghost width): axis 0 split as evenly as
+ * it goes (rank r owns [r n0 / R, (r + 1) n0 / R)). DG_ERR_ARG when a block would be narrower
+ * than the ghost layers (too many ranks for axis 0) or a halo would pass 2^31 nodes. Collective-free. */
+dg_status dg_hji_part_init(dg_hji_part *pt, const dg_hji_grid *g, const dg_hji_opts *o, dg_err *e);
+
+/* dg_hji_solve on this rank's block (collective: every rank calls it with the same grid, game,
+ * options and times): v0, obstacle (or NULL), o->stop (or NULL) and out are the block's
+ * (pt->nodes each; out nt blocks), the progress hook sees the block. Fast sweeping (method
+ * SWEEP) runs on one rank only. On one rank of one this is dg_hji_solve. */
+dg_status dg_hji_solve_part(const dg_hji_part *pt, const dg_hji_grid *g, const dg_hji_game *gm,
+                            const dg_hji_opts *o, const double *v0, const double *obstacle, int nt,
+                            const double *times, double *out, dg_hji_stats *stats, dg_err *e);
+
+/* dg_hji_problem_solve_at and dg_hji_problem_solve_slices on this rank's block (out: nt blocks of
+ * pt->nodes; times as theirs). Collective. */
+dg_status dg_hji_problem_solve_part(const dg_hji_problem *p, const dg_hji_part *pt, int nt, const double *times,
+                                    double *out, dg_hji_stats *stats, dg_err *e);
+dg_status dg_hji_problem_solve_slices_part(const dg_hji_problem *p, const dg_hji_part *pt, int slices, int nreq,
+                                           const double *req, int *nt, double *times, double *out,
+                                           dg_hji_stats *stats, dg_err *e);
+
+/* Keeps only this rank's block of p's node arrays (target, obstacle, initial, stop: each
+ * pt->nodes), freeing the rest, so that a rank holds 1/R of them; afterwards p serves the _part
+ * solves above with this part only (not dg_hji_problem_solve, plots or simulations). */
+dg_status dg_hji_problem_keep_block(dg_hji_problem *p, const dg_hji_part *pt, dg_err *e);
+
+/* Rank 0 assembles nt whole arrays (nt x nodes, into all; NULL on the other ranks) from every
+ * rank's nt blocks (mine: nt x pt->nodes). Collective. */
+dg_status dg_hji_part_gather(const dg_hji_part *pt, const dg_hji_grid *g, int nt, const double *mine, double *all,
+                             dg_err *e);
+
+/* Bytes one rank's solve of its block keeps (dg_hji_solve_memory's estimate for the block). */
+double dg_hji_solve_part_memory(const dg_hji_part *pt, const dg_hji_grid *g, const dg_hji_game *gm,
+                                const dg_hji_opts *o, int nt);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

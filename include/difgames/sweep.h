@@ -1,0 +1,69 @@
+/* difgames sweep: a study of many training runs (`difgames sweep`, docs/scale.md).
+ *
+ *     dg_sweep s = {.config = "configs/reach.yaml", .out = "runs/lr_study"};
+ *     dg_sweep_add(&s, "train.lr=0.001,0.003,0.01", &e);     // a key and its values
+ *     dg_sweep_seeds(&s, "0,1,2", &e);
+ *     for (int i = 0; i < dg_sweep_count(&s); i++)            // or any order, any process
+ *         if (!dg_sweep_done(&s, i)) dg_sweep_train(&s, i, 0, NULL, NULL, NULL, &e);
+ *     dg_sweep_summary(&s, &e);                               // summary.csv, summary.png
+ *
+ * The runs are the Cartesian product of the keys' values times the seeds, in a fixed order (the
+ * first key slowest, the seed fastest); run i trains into out/<setting>/seed_<N> (setting: the
+ * KEY=VALUE pairs joined by '_'), and on success writes result.csv there (one row: each key's
+ * value, seed, final_loss, each game metric, seconds, rank). A run is done when its result.csv
+ * exists; an unfinished one with a resume.safetensors goes on from it. Each run is one process's
+ * (MPI off for it: dg_dist_solo), so runs may go to separate processes or ranks.
+ */
+#ifndef DIFGAMES_SWEEP_H
+#define DIFGAMES_SWEEP_H
+
+#include <signal.h>
+
+#include "difgames/status.h"
+#include "difgames/trainer.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define DG_SWEEP_MAX_KEYS   8
+#define DG_SWEEP_MAX_VALUES 32
+#define DG_SWEEP_MAX_SEEDS  256
+#define DG_SWEEP_MAX_RUNS   4096
+#define DG_SWEEP_VALUE_LEN  48
+
+typedef struct dg_sweep {
+    const char *config;                          /* the training config                       */
+    const char *out;                             /* the sweep's folder                        */
+    int         nkeys;
+    char        key[DG_SWEEP_MAX_KEYS][64];
+    int         nvalues[DG_SWEEP_MAX_KEYS];
+    char        value[DG_SWEEP_MAX_KEYS][DG_SWEEP_MAX_VALUES][DG_SWEEP_VALUE_LEN];
+    int         nseeds;                          /* 0: the config's seed alone                */
+    long long   seed[DG_SWEEP_MAX_SEEDS];
+} dg_sweep;
+
+/* Adds "KEY=V1,V2,..." (DG_ERR_ARG naming what is wrong: no '=', an empty value, a key given
+ * twice, too many keys, values or runs, a value too long or with '/'). */
+dg_status dg_sweep_add(dg_sweep *s, const char *arg, dg_err *e);
+/* Sets the seeds from "A,B,..." (integers >= 0, none twice). */
+dg_status dg_sweep_seeds(dg_sweep *s, const char *list, dg_err *e);
+int       dg_sweep_count(const dg_sweep *s);                   /* runs: values' product x seeds */
+/* Run i's setting name (KEY=V_KEY=V, or "default" without keys), folder and seed. */
+dg_status dg_sweep_run_dir(const dg_sweep *s, int i, char *setting, size_t nsetting, char *dir, size_t ndir,
+                           long long *seed, dg_err *e);
+int       dg_sweep_done(const dg_sweep *s, int i);             /* 1 when run i's result.csv exists */
+int       dg_sweep_started(const dg_sweep *s, int i);          /* 1 when its folder holds a resume file */
+/* Trains run i (from its resume.safetensors when it has one) and writes its result.csv, with rank
+ * in its rank column. cb, user, stop as dg_run_train's. DG_ERR_INTERRUPTED: stopped (resumable). */
+dg_status dg_sweep_train(const dg_sweep *s, int i, int rank, dg_train_cb cb, void *user,
+                         volatile sig_atomic_t *stop, dg_err *e);
+/* Reads every run's result.csv into out/summary.csv (the runs in order; a missing one is an error
+ * naming it) and draws out/summary.png: each setting's final losses, seeds as points, the median
+ * as a bar. */
+dg_status dg_sweep_summary(const dg_sweep *s, dg_err *e);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

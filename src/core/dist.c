@@ -1,0 +1,280 @@
+/* MPI for the layers above (include/difgames/dist.h): started only under a launcher, so that the
+ * same binary runs alone without it; built without MPI, every call is one rank's. */
+#define _POSIX_C_SOURCE 200809L
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "difgames/dist.h"
+
+/* A launcher's environment: Open MPI's mpirun / prterun, PMIx (srun --mpi=pmix), PMI (MPICH's
+ * hydra, srun --mpi=pmi2). */
+int dg_dist_launched(void) {
+    static const char *const VARS[] = {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_RANK", "PMI_SIZE"};
+    for (size_t i = 0; i < sizeof VARS / sizeof VARS[0]; i++)
+        if (getenv(VARS[i])) return 1;
+    return 0;
+}
+
+#ifdef DG_HAVE_MPI
+#include <mpi.h>
+
+static int started, rank_, size_ = 1, solo;
+static MPI_Win queue_win = MPI_WIN_NULL;
+static int queue_next;
+static MPI_Request halo_req[4];
+static MPI_Datatype halo_type;
+static int halo_n;
+
+/* Started by a launcher, or asked for a singleton. */
+static int launched(void) {
+    if (dg_dist_launched()) return 1;
+    const char *s = getenv("DIFGAMES_MPI");
+    return s && !strcmp(s, "1");
+}
+
+int dg_dist_init(int *argc, char ***argv) {
+    int on = 0;
+    MPI_Initialized(&on);
+    if (on) {
+        MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
+        MPI_Comm_size(MPI_COMM_WORLD, &size_);
+        return size_;
+    }
+    if (!launched()) return 1;
+    int provided = 0;
+    /* OpenMP threads never call MPI: only the main thread does */
+    if (MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS) return 1;
+    started = 1;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
+    MPI_Comm_size(MPI_COMM_WORLD, &size_);
+    return size_;
+}
+
+void dg_dist_finalize(void) {
+    int done = 0;
+    if (!started) return;
+    MPI_Finalized(&done);
+    if (!done) MPI_Finalize();
+    started = 0;
+}
+
+int dg_dist_built(void) { return 1; }
+int dg_dist_rank(void) { return started && !solo ? rank_ : 0; }
+int dg_dist_size(void) { return started && !solo ? size_ : 1; }
+int dg_dist_world_rank(void) { return started ? rank_ : 0; }
+int dg_dist_world_size(void) { return started ? size_ : 1; }
+
+int dg_dist_solo(int on) {
+    const int was = solo;
+    solo = on != 0;
+    return was;
+}
+
+/* The queue: one int on rank 0 that every rank fetches and increments (MPI_Fetch_and_op, an
+ * atomic of MPI's one-sided communication): rank 0 hands the items out, taking some itself. */
+void dg_dist_queue_open(void) {
+    if (dg_dist_world_size() == 1) {
+        queue_next = 0;
+        return;
+    }
+    queue_next = 0;
+    MPI_Win_create(rank_ == 0 ? &queue_next : NULL, rank_ == 0 ? (MPI_Aint)sizeof queue_next : 0,
+                   (int)sizeof queue_next, MPI_INFO_NULL, MPI_COMM_WORLD, &queue_win);
+}
+
+int dg_dist_queue_next(void) {
+    if (dg_dist_world_size() == 1) return queue_next++;
+    int one = 1, got = 0;
+    MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, queue_win);
+    MPI_Fetch_and_op(&one, &got, MPI_INT, 0, 0, MPI_SUM, queue_win);
+    MPI_Win_unlock(0, queue_win);
+    return got;
+}
+
+long long dg_dist_sum_int(long long v) {
+    if (dg_dist_world_size() > 1) MPI_Allreduce(MPI_IN_PLACE, &v, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
+    return v;
+}
+
+void dg_dist_queue_close(void) {
+    if (dg_dist_world_size() == 1 || queue_win == MPI_WIN_NULL) return;
+    MPI_Win_free(&queue_win);   /* collective: every rank is done with it */
+}
+
+void dg_dist_abort(int code) {
+    fflush(stdout);
+    fflush(stderr);
+    if (started && size_ > 1) MPI_Abort(MPI_COMM_WORLD, code);
+    exit(code);
+}
+
+void dg_dist_max(double *v, int n) {
+    if (dg_dist_size() > 1) MPI_Allreduce(MPI_IN_PLACE, v, n, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+}
+
+void dg_dist_min(double *v, int n) {
+    if (dg_dist_size() > 1) MPI_Allreduce(MPI_IN_PLACE, v, n, MPI_DOUBLE, MPI_MIN, MPI_COMM_WORLD);
+}
+
+int dg_dist_or(int flag) {
+    if (dg_dist_size() > 1) MPI_Allreduce(MPI_IN_PLACE, &flag, 1, MPI_INT, MPI_LOR, MPI_COMM_WORLD);
+    return flag != 0;
+}
+
+void dg_dist_and_bytes(unsigned char *v, size_t n) {
+    while (dg_dist_size() > 1 && n) {
+        const int c = n > INT_MAX ? INT_MAX : (int)n;
+        MPI_Allreduce(MPI_IN_PLACE, v, c, MPI_UNSIGNED_CHAR, MPI_BAND, MPI_COMM_WORLD);
+        v += c;
+        n -= (size_t)c;
+    }
+}
+
+void dg_dist_bcast(void *buf, size_t bytes, int root) {
+    unsigned char *b = buf;
+    while (dg_dist_size() > 1 && bytes) {
+        const int c = bytes > INT_MAX ? INT_MAX : (int)bytes;
+        MPI_Bcast(b, c, MPI_BYTE, root, MPI_COMM_WORLD);
+        b += c;
+        bytes -= (size_t)c;
+    }
+}
+
+void dg_dist_barrier(void) {
+    if (dg_dist_world_size() > 1) MPI_Barrier(MPI_COMM_WORLD);
+}
+
+/* Blocks of up to 1 GiB a message: counts are ints. */
+#define CHUNK ((size_t)1 << 30)
+
+dg_status dg_dist_gatherv(const void *mine, size_t my_bytes, void *all, const size_t *bytes, dg_err *e) {
+    if (dg_dist_size() == 1) {
+        if (all != mine && my_bytes) memmove(all, mine, my_bytes);
+        return DG_OK;
+    }
+    if (rank_ == 0) {
+        unsigned char *dst = all;
+        if (my_bytes) memmove(dst, mine, my_bytes);
+        dst += my_bytes;
+        for (int r = 1; r < size_; r++) {
+            for (size_t off = 0; off < bytes[r]; off += CHUNK) {
+                const size_t c = bytes[r] - off < CHUNK ? bytes[r] - off : CHUNK;
+                MPI_Recv(dst + off, (int)c, MPI_BYTE, r, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            }
+            dst += bytes[r];
+        }
+        (void)e;
+        return DG_OK;
+    }
+    for (size_t off = 0; off < my_bytes; off += CHUNK) {
+        const size_t c = my_bytes - off < CHUNK ? my_bytes - off : CHUNK;
+        MPI_Send((const unsigned char *)mine + off, (int)c, MPI_BYTE, 0, 7, MPI_COMM_WORLD);
+    }
+    return DG_OK;
+}
+
+dg_status dg_dist_allgatherv(const void *mine, size_t my_bytes, void *all, const size_t *bytes, dg_err *e) {
+    if (dg_dist_size() == 1) {
+        if (all != mine && my_bytes) memmove(all, mine, my_bytes);
+        return DG_OK;
+    }
+    int *cnt = malloc((size_t)size_ * 2 * sizeof *cnt);
+    if (!cnt) return dg_err_set(e, DG_ERR_NOMEM, "out of memory");
+    size_t at = 0;
+    for (int r = 0; r < size_; r++) {
+        if (bytes[r] > INT_MAX || at > INT_MAX) {
+            free(cnt);
+            return dg_err_set(e, DG_ERR_ARG, "an exchange of %zu bytes passes MPI's 2 GiB counts", at + bytes[r]);
+        }
+        cnt[r] = (int)bytes[r];
+        cnt[size_ + r] = (int)at;
+        at += bytes[r];
+    }
+    /* mine already sits at its place in all (MPI_IN_PLACE) */
+    (void)mine;
+    (void)my_bytes;
+    MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, all, cnt, cnt + size_, MPI_BYTE, MPI_COMM_WORLD);
+    free(cnt);
+    return DG_OK;
+}
+
+void dg_dist_halo_start(void *lo_ghost, const void *lo_own, const void *hi_own, void *hi_ghost, size_t count,
+                        size_t elem, int left, int right) {
+    halo_n = 0;
+    if (dg_dist_size() == 1 || !count) return;
+    /* counts are ints: elements of elem bytes (the caller keeps count under INT_MAX: dg_hji_part_init) */
+    MPI_Type_contiguous((int)elem, MPI_BYTE, &halo_type);
+    MPI_Type_commit(&halo_type);
+    const int c = (int)count;
+    /* tag 1: data going up (a rank's top rows become the next one's low ghost), 2: going down */
+    if (left >= 0) {
+        MPI_Irecv(lo_ghost, c, halo_type, left, 1, MPI_COMM_WORLD, &halo_req[halo_n++]);
+        MPI_Isend(lo_own, c, halo_type, left, 2, MPI_COMM_WORLD, &halo_req[halo_n++]);
+    }
+    if (right >= 0) {
+        MPI_Irecv(hi_ghost, c, halo_type, right, 2, MPI_COMM_WORLD, &halo_req[halo_n++]);
+        MPI_Isend(hi_own, c, halo_type, right, 1, MPI_COMM_WORLD, &halo_req[halo_n++]);
+    }
+    MPI_Type_free(&halo_type);   /* the pending operations keep it alive */
+}
+
+void dg_dist_halo_wait(void) {
+    if (halo_n) MPI_Waitall(halo_n, halo_req, MPI_STATUSES_IGNORE);
+    halo_n = 0;
+}
+
+void dg_dist_cart1(int periodic, int *left, int *right) {
+    *left = *right = -1;
+    if (dg_dist_size() == 1) return;
+    MPI_Comm cart;
+    int dims[1] = {size_}, periods[1] = {periodic != 0};
+    MPI_Cart_create(MPI_COMM_WORLD, 1, dims, periods, 0, &cart);
+    int lo = MPI_PROC_NULL, hi = MPI_PROC_NULL;
+    MPI_Cart_shift(cart, 0, 1, &lo, &hi);
+    MPI_Comm_free(&cart);
+    *left = lo == MPI_PROC_NULL ? -1 : lo;
+    *right = hi == MPI_PROC_NULL ? -1 : hi;
+}
+
+#else  /* built without MPI: one rank */
+
+int  dg_dist_init(int *argc, char ***argv) { (void)argc; (void)argv; return 1; }
+void dg_dist_finalize(void) {}
+int  dg_dist_built(void) { return 0; }
+int  dg_dist_rank(void) { return 0; }
+int  dg_dist_size(void) { return 1; }
+int  dg_dist_world_rank(void) { return 0; }
+int  dg_dist_world_size(void) { return 1; }
+int  dg_dist_solo(int on) { (void)on; return 0; }
+static int queue_next;
+void dg_dist_queue_open(void) { queue_next = 0; }
+int  dg_dist_queue_next(void) { return queue_next++; }
+void dg_dist_queue_close(void) {}
+long long dg_dist_sum_int(long long v) { return v; }
+void dg_dist_abort(int code) { fflush(stdout); fflush(stderr); exit(code); }
+void dg_dist_max(double *v, int n) { (void)v; (void)n; }
+void dg_dist_min(double *v, int n) { (void)v; (void)n; }
+int  dg_dist_or(int flag) { return flag != 0; }
+void dg_dist_and_bytes(unsigned char *v, size_t n) { (void)v; (void)n; }
+void dg_dist_bcast(void *buf, size_t bytes, int root) { (void)buf; (void)bytes; (void)root; }
+void dg_dist_barrier(void) {}
+dg_status dg_dist_gatherv(const void *mine, size_t my_bytes, void *all, const size_t *bytes, dg_err *e) {
+    (void)bytes; (void)e;
+    if (all != mine && my_bytes) memmove(all, mine, my_bytes);
+    return DG_OK;
+}
+dg_status dg_dist_allgatherv(const void *mine, size_t my_bytes, void *all, const size_t *bytes, dg_err *e) {
+    (void)bytes; (void)e;
+    if (all != mine && my_bytes) memmove(all, mine, my_bytes);
+    return DG_OK;
+}
+void dg_dist_halo_start(void *lo_ghost, const void *lo_own, const void *hi_own, void *hi_ghost, size_t count,
+                        size_t elem, int left, int right) {
+    (void)lo_ghost; (void)lo_own; (void)hi_own; (void)hi_ghost; (void)count; (void)elem; (void)left; (void)right;
+}
+void dg_dist_halo_wait(void) {}
+void dg_dist_cart1(int periodic, int *left, int *right) { (void)periodic; *left = *right = -1; }
+
+#endif

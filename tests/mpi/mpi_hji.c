@@ -1,0 +1,178 @@
+/* Under mpirun -np N: every case solved by each rank alone (dg_hji_problem_solve_slices on the whole
+ * grid) and by the ranks together (dg_hji_problem_solve_slices_part on each rank's block); each
+ * block must hold the same bits as the whole solve's nodes there, at every stored time. Cases: the
+ * four accuracies, the three modes, float32, every dissipation, games of kind and of degree
+ * (a stationary time to reach with an obstacle, quadratic-cost inputs: a generic Hamiltonian),
+ * and a grid periodic along the split axis. Prints one line a case on rank 0; exit 1 on a mismatch.
+ * Usage: mpi_hji DATA_DIR (tests/data/mpi). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "difgames/config.h"
+#include "difgames/dist.h"
+#include "difgames/hji.h"
+#include "difgames/hji_part.h"
+
+static int failures;
+
+/* Compares the ranks' blocks with the whole solve: 0 when every bit matches on every rank. */
+static int compare(const char *what, const dg_hji_part *pt, int64_t N, int nt_w, const double *tw, const double *vw,
+                   int nt_p, const double *tp, const double *vp) {
+    int bad = nt_w != nt_p;
+    for (int k = 0; !bad && k < nt_w; k++)
+        bad |= memcmp(&tw[k], &tp[k], sizeof *tw) != 0 ||
+               memcmp(vw + (size_t)k * (size_t)N + (size_t)pt->node0, vp + (size_t)k * (size_t)pt->nodes,
+                      (size_t)pt->nodes * sizeof *vw) != 0;
+    bad = dg_dist_or(bad);
+    if (pt->rank == 0) printf("%-44s %d ranks, %d times: %s\n", what, pt->size, nt_w, bad ? "DIFFERENT" : "same bits");
+    failures += bad;
+    return bad;
+}
+
+/* One config with overrides (key=value pairs, NULL-terminated). */
+static void run_config(const char *dir, const char *file, const char *const *set) {
+    char path[512], what[256];
+    snprintf(path, sizeof path, "%s/%s", dir, file);
+    snprintf(what, sizeof what, "%s", file);
+    dg_err e = {0};
+    dg_cfg *cfg = dg_cfg_load(path, &e);
+    for (int i = 0; cfg && set[i]; i += 2) {
+        if (dg_cfg_set(cfg, set[i], set[i + 1], &e)) break;
+        snprintf(what + strlen(what), sizeof what - strlen(what), " %s=%s", set[i], set[i + 1]);
+    }
+    dg_hji_problem *p = cfg && !e.status ? dg_hji_problem_load(cfg, &e) : NULL;
+    if (!p) {
+        fprintf(stderr, "mpi_hji: %s: %s\n", path, e.msg);
+        exit(2);
+    }
+    p->opts.threads = 1;
+    const int slices = p->stationary ? 0 : 4;
+    const int64_t N = p->grid.nodes;
+    dg_hji_part pt;
+    if (dg_hji_part_init(&pt, &p->grid, &p->opts, &e)) {
+        fprintf(stderr, "mpi_hji: %s: %s\n", path, e.msg);
+        exit(2);
+    }
+    double tw[DG_HJI_MAX_TIMES], tp[DG_HJI_MAX_TIMES];
+    int nw = 0, np = 0;
+    double *vw = malloc((size_t)(slices + 1) * (size_t)N * sizeof *vw);
+    double *vp = malloc((size_t)(slices + 1) * (size_t)pt.nodes * sizeof *vp);
+    dg_hji_stats sw, sp;
+    if (!vw || !vp || dg_hji_problem_solve_slices(p, slices, 0, NULL, &nw, tw, vw, &sw, &e) ||
+        dg_hji_problem_solve_slices_part(p, &pt, slices, 0, NULL, &np, tp, vp, &sp, &e)) {
+        fprintf(stderr, "mpi_hji: %s: %s\n", what, e.msg);
+        exit(1);
+    }
+    if (sw.steps != sp.steps || sw.converged != sp.converged) {
+        fprintf(stderr, "mpi_hji: %s: %lld steps alone, %lld split\n", what, (long long)sw.steps, (long long)sp.steps);
+        failures++;
+    }
+    compare(what, &pt, N, nw, tw, vw, np, tp, vp);
+    /* rank 0 assembles the blocks: the whole solve's bits */
+    double *all = pt.rank == 0 ? malloc((size_t)np * (size_t)N * sizeof *all) : NULL;
+    if ((pt.rank == 0 && !all) || dg_hji_part_gather(&pt, &p->grid, np, vp, all, &e)) {
+        fprintf(stderr, "mpi_hji: %s: gather: %s\n", what, e.msg);
+        exit(1);
+    }
+    if (pt.rank == 0 && memcmp(all, vw, (size_t)np * (size_t)N * sizeof *all)) {
+        printf("%-44s gathered on rank 0: DIFFERENT\n", what);
+        failures++;
+    }
+    free(all);
+    free(vw);
+    free(vp);
+    dg_hji_problem_free(p);
+    dg_cfg_free(cfg);
+}
+
+/* A rotation x' = -w y + u, y' = w x + d on a grid periodic along axis 0 (the split axis). */
+static void rot_dyn(void *user, const double *x, double *f, double *G, double *D) {
+    (void)user;
+    f[0] = -0.7 * x[1];
+    f[1] = 0.7 * sin(x[0]);
+    G[0] = 1;
+    G[1] = 0;
+    D[0] = 0;
+    D[1] = 0.5 + 0.25 * cos(x[0]);
+}
+
+static void run_periodic(dg_hji_accuracy acc, dg_hji_mode mode) {
+    const double lo[2] = {0, -1}, hi[2] = {6.283185307179586, 1};
+    const int n[2] = {26, 21}, periodic[2] = {1, 0};
+    dg_hji_grid g;
+    dg_err e = {0};
+    if (dg_hji_grid_init(&g, 2, lo, hi, n, periodic, &e)) {
+        fprintf(stderr, "mpi_hji: %s\n", e.msg);
+        exit(2);
+    }
+    dg_hji_game gm = {.nx = 2, .dyn = rot_dyn};
+    gm.u = (dg_hji_input){.dim = 1, .set = DG_HJI_SET_BOX, .role = DG_HJI_ROLE_MAX, .lo = {-0.5}, .hi = {0.5}};
+    gm.d = (dg_hji_input){.dim = 1, .set = DG_HJI_SET_BOX, .role = DG_HJI_ROLE_MIN, .lo = {-0.3}, .hi = {0.3}};
+    dg_hji_opts o = dg_hji_opts_default();
+    dg_hji_opts_accuracy(&o, acc);
+    o.mode = mode;
+    o.threads = 1;
+    o.diss = DG_HJI_DISS_LOCAL;
+    const int64_t N = g.nodes;
+    double *v0 = malloc((size_t)N * sizeof *v0), *vw = malloc(2 * (size_t)N * sizeof *vw);
+    const double c[2] = {3.0, 0.2};
+    dg_hji_sdf_ball(&g, c, 0.6, 3u, v0);
+    dg_hji_part pt;
+    if (!v0 || !vw || dg_hji_part_init(&pt, &g, &o, &e)) {
+        fprintf(stderr, "mpi_hji: periodic: %s\n", e.msg);
+        exit(2);
+    }
+    double *vp = malloc(2 * (size_t)pt.nodes * sizeof *vp);
+    const double times[2] = {0.4, 0.9};
+    if (!vp || dg_hji_solve(&g, &gm, &o, v0, NULL, 2, times, vw, NULL, &e) ||
+        dg_hji_solve_part(&pt, &g, &gm, &o, v0 + pt.node0, NULL, 2, times, vp, NULL, &e)) {
+        fprintf(stderr, "mpi_hji: periodic: %s\n", e.msg);
+        exit(1);
+    }
+    char what[128];
+    snprintf(what, sizeof what, "periodic axis 0 accuracy=%s mode=%d", dg_hji_accuracy_name(acc), (int)mode);
+    compare(what, &pt, N, 2, times, vw, 2, times, vp);
+    free(v0);
+    free(vw);
+    free(vp);
+}
+
+int main(int argc, char **argv) {
+    dg_dist_init(&argc, &argv);
+    if (argc != 2) {
+        fprintf(stderr, "usage: mpi_hji DATA_DIR\n");
+        return 2;
+    }
+    const char *dir = argv[1];
+    static const char *const ACC[] = {"low", "medium", "high", "veryHigh"};
+    for (int a = 0; a < 4; a++) {
+        const char *const s1[] = {"accuracy", ACC[a], NULL};
+        run_config(dir, "air3d.yaml", s1);
+        run_config(dir, "chase4d.yaml", s1);
+    }
+    static const char *const MODES[] = {"brs", "brt_target"};
+    for (int m = 0; m < 2; m++) {
+        const char *const s[] = {"mode", MODES[m], NULL};
+        run_config(dir, "air3d.yaml", s);
+    }
+    static const char *const DISS[] = {"local", "locallocal", "globalmax"};
+    for (int d = 0; d < 3; d++) {
+        const char *const s[] = {"solver.dissipation", DISS[d], "accuracy", "high", NULL};
+        run_config(dir, "air3d.yaml", s);
+    }
+    const char *const f32[] = {"solver.precision", "f32", NULL};
+    run_config(dir, "air3d.yaml", f32);
+    run_config(dir, "chase4d.yaml", f32);
+    const char *const none[] = {NULL};
+    run_config(dir, "pursuit2d_time.yaml", none);
+    run_config(dir, "lq_game.yaml", none);
+    const char *const lq_low[] = {"accuracy", "medium", "solver.dissipation", "global", NULL};
+    run_config(dir, "lq_game.yaml", lq_low);
+    for (int a = 0; a < 4; a++) run_periodic((dg_hji_accuracy)a, a == 1 ? DG_HJI_MODE_BRT : DG_HJI_MODE_BRS);
+    const int rc = failures ? 1 : 0;
+    if (dg_dist_rank() == 0) printf("%s\n", rc ? "mpi_hji: FAILED" : "mpi_hji: every case the same bits");
+    dg_dist_finalize();
+    return rc;
+}

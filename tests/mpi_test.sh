@@ -1,0 +1,176 @@
+#!/usr/bin/env bash
+# The command under mpirun (docs/scale.md):
+#  1. hji solve of air3d and chase4d on 2 and 4 ranks writes the same file, byte for byte, as one
+#     process without mpirun (the value at every stored time, the metadata);
+#  2. a rank killed mid-solve ends the job (mpirun says which rank died) instead of hanging;
+#  4. training on 2 ranks x 1 thread gives the bits of 1 process x 2 threads, resumed too; SIGINT
+#     stops every rank after the same epoch;
+#  5. a sweep of 4 runs alone, with --jobs 2 and on 2 ranks gives the same rows; interrupted and
+#     resumed, those of one never stopped;
+#  3. too many ranks for the grid's axis 0, and a command that does not run across ranks, are
+#     refused with one message and exit status 2 on every rank (no hang).
+# usage: mpi_test.sh path/to/difgames repo_root path/to/mpirun
+. "$(dirname "$0")/lib.sh"
+MPIRUN=$3
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+cd "$ROOT"
+mpi() { local np=$1; shift; timeout 120 "$MPIRUN" -np "$np" --oversubscribe "$@"; }
+
+# ------------------------------------------------------------ 1. the same bytes
+D=tests/data/mpi
+for c in air3d chase4d; do
+    "$DG" hji solve --config $D/$c.yaml --out "$T/${c}_1.safetensors" --slices 3 --threads 1 >/dev/null 2>"$T/err" \
+        || bad "$c alone: $(tail -n 1 "$T/err")"
+    for np in 2 4; do
+        mpi $np "$DG" hji solve --config $D/$c.yaml --out "$T/${c}_$np.safetensors" --slices 3 --threads 1 \
+            >"$T/out" 2>"$T/err"
+        rc=$?
+        if [ $rc -ne 0 ]; then bad "$c on $np ranks: exit $rc ($(tail -n 3 "$T/err"))"
+        elif ! cmp -s "$T/${c}_1.safetensors" "$T/${c}_$np.safetensors"; then bad "$c on $np ranks: the file differs"
+        elif [ "$(grep -c '"ranks":'"$np" "$T/out")" -ne 1 ]; then bad "$c on $np ranks: want one JSON line (rank 0): $(cat "$T/out")"
+        else ok "$c on $np ranks: the same file as one process"; fi
+    done
+done
+
+# ------------------------------------------------------------ 2. a rank killed
+OUTK="$T/killed.safetensors"
+mpi 2 "$DG" hji solve --config configs/hji/air3d.yaml --out "$OUTK" --slices 1 --threads 1 >"$T/kout" 2>"$T/kerr" &
+job=$!
+victim=""
+for _ in $(seq 1 100); do   # rank 1, once the solve has started (rank 0's banner)
+    if grep -q "^solving" "$T/kerr" 2>/dev/null; then
+        for pid in $(pgrep -f -- "$OUTK"); do
+            tr '\0' '\n' <"/proc/$pid/environ" 2>/dev/null | grep -qx OMPI_COMM_WORLD_RANK=1 && victim=$pid
+        done
+    fi
+    [ -n "$victim" ] && break
+    sleep 0.2
+done
+if [ -z "$victim" ]; then
+    bad "kill a rank: rank 1 not found ($(tail -n 2 "$T/kerr"))"
+    kill -9 $job 2>/dev/null
+else
+    kill -9 "$victim"
+    wait $job
+    rc=$?
+    if [ $rc -eq 0 ] || [ $rc -eq 124 ]; then bad "kill a rank: exit $rc (want a failure, not a hang)"
+    elif ! grep -q "rank 1 .*exited on signal 9" "$T/kerr"; then bad "kill a rank: no message naming rank 1: $(tail -n 5 "$T/kerr")"
+    elif [ -e "$OUTK" ]; then bad "kill a rank: a value file was written"
+    else ok "a rank killed mid-solve fails the job (exit $rc): $(grep -o "process rank 1 .*signal 9" "$T/kerr" | head -n 1)"; fi
+fi
+
+# ------------------------------------------------------------ 3. refused on every rank
+cat >"$T/narrow.yaml" <<'YAML'
+game: pursuit2d
+speed_pursuer: 1.0
+speed_evader: 0.5
+capture_radius: 0.25
+t_end: 0.1
+grid: {min: [-2, -2], max: [2, 2], n: [9, 9]}
+YAML
+mpi 4 "$DG" hji solve --config "$T/narrow.yaml" --out "$T/narrow.safetensors" >"$T/out" 2>"$T/err" </dev/null
+rc=$?
+if [ $rc -ne 2 ]; then bad "too many ranks: exit $rc, want 2 ($(head -c 300 "$T/err"))"
+elif ! grep -q "axis 0 has 9 nodes: 4 ranks" "$T/err"; then bad "too many ranks: $(head -c 300 "$T/err")"
+elif [ -e "$T/narrow.safetensors" ]; then bad "too many ranks: a file was written"
+else ok "too many ranks for axis 0: exit 2, $(grep -m1 -o "axis 0 has.*ghost layers" "$T/err")"; fi
+mpi 2 "$DG" games >"$T/out" 2>"$T/err" </dev/null
+rc=$?
+if [ $rc -ne 2 ] || [ "$(grep -c 'does not run across MPI ranks' "$T/err")" -ne 1 ]; then
+    bad "a command without MPI: exit $rc, want 2 and one line: $(head -c 300 "$T/err")"
+else ok "a command that does not split its work: exit 2, one line"; fi
+# ------------------------------------------------------------ 4. data-parallel training
+# 2 ranks x 1 thread against 1 process x 2 threads: the same shards, the same sums, the same bits
+same_run() {  # DIR_A DIR_B: the tensors of final.safetensors and the metrics but the ms column
+    /usr/bin/python3 - "$1" "$2" <<'PY'
+import json, struct, sys
+def tensors(p):
+    b = open(p, "rb").read(); n = struct.unpack("<Q", b[:8])[0]; h = json.loads(b[8:8 + n])
+    return {k: v for k, v in h.items() if k != "__metadata__"}, b[8 + n:]
+def metrics(p):
+    rows = [l.rstrip("\n").split(",") for l in open(p)]
+    ms = rows[0].index("ms")
+    return [r[:ms] + r[ms + 1:] for r in rows]
+a, b = sys.argv[1], sys.argv[2]
+ok = tensors(a + "/final.safetensors") == tensors(b + "/final.safetensors") and \
+     metrics(a + "/metrics.csv") == metrics(b + "/metrics.csv")
+sys.exit(0 if ok else 1)
+PY
+}
+TR="--epochs 6 --batch 24 --horizon 20"
+for c in reach chase; do
+    # shellcheck disable=SC2086
+    "$DG" train --config configs/$c.yaml $TR --threads 2 --out "$T/${c}_t2" --quiet >/dev/null 2>"$T/err" \
+        || bad "train $c alone: $(tail -n 1 "$T/err")"
+    # shellcheck disable=SC2086
+    mpi 2 "$DG" train --config configs/$c.yaml $TR --threads 1 --out "$T/${c}_r2" >"$T/out" 2>"$T/err"
+    rc=$?
+    if [ $rc -ne 0 ]; then bad "train $c on 2 ranks: exit $rc ($(tail -n 3 "$T/err"))"
+    elif ! same_run "$T/${c}_t2" "$T/${c}_r2"; then bad "train $c: 2 ranks x 1 thread differ from 1 process x 2 threads"
+    elif [ "$(grep -c '"final_loss"' "$T/out")" -ne 1 ] || [ "$(grep -c '^training' "$T/err")" -ne 1 ]; then
+        bad "train $c on 2 ranks: want one JSON line and one banner (rank 0): $(cat "$T/out")"
+    else ok "train $c: 2 ranks x 1 thread = 1 process x 2 threads, bit for bit (rank 0 alone prints)"; fi
+done
+# resumed under mpirun: the same bits as the run never stopped
+# shellcheck disable=SC2086
+mpi 2 "$DG" train --config configs/reach.yaml --epochs 3 --batch 24 --horizon 20 --threads 1 --out "$T/res" \
+    >/dev/null 2>"$T/err" && mpi 2 "$DG" train --resume "$T/res" --epochs 6 >/dev/null 2>>"$T/err"
+rc=$?
+if [ $rc -ne 0 ]; then bad "train resumed on 2 ranks: exit $rc ($(tail -n 3 "$T/err"))"
+elif ! same_run "$T/reach_r2" "$T/res"; then bad "train resumed on 2 ranks: differs from the run never stopped"
+else ok "train stopped at 3 epochs and resumed to 6 on 2 ranks: the same bits as 6 at once"; fi
+# SIGINT: every rank stops after the same epoch, rank 0 writes final.safetensors, exit 130
+# (mpirun itself gets the signal, as from a terminal; it ends with its own non-zero status)
+"$MPIRUN" -np 2 --oversubscribe "$DG" train --config configs/reach.yaml --epochs 1000000 --batch 16 --horizon 20 \
+    --threads 1 --out "$T/int" --quiet >"$T/out" 2>"$T/err" &
+job=$!
+for _ in $(seq 1 100); do [ -s "$T/int/epoch_0005.safetensors" ] && break; sleep 0.2; done
+kill -INT $job
+for i in $(seq 1 60); do kill -0 $job 2>/dev/null || break; sleep 1; done
+kill -0 $job 2>/dev/null && kill -9 $job
+wait $job
+rc=$?
+if [ "$i" -ge 60 ] || [ $rc -eq 0 ]; then bad "train interrupted on 2 ranks: exit $rc after ${i} s ($(tail -n 3 "$T/err"))"
+elif [ "$(grep -c 'interrupted at epoch' "$T/err")" -ne 1 ]; then bad "train interrupted on 2 ranks: want one line: $(cat "$T/err")"
+elif [ ! -s "$T/int/final.safetensors" ] || ! grep -q '"interrupted":true' "$T/out"; then
+    bad "train interrupted on 2 ranks: no final snapshot or JSON ($(tail -n 2 "$T/err"))"
+else ok "train interrupted on 2 ranks: every rank stopped, final.safetensors written, exit $rc"; fi
+# ------------------------------------------------------------ 5. sweeps
+# 2 settings x 2 seeds: alone, --jobs 2 and on 2 ranks (a shared queue) give the same rows (but the
+# seconds and the rank); an interrupted sweep goes on with --resume to the same summary
+SW="--config configs/reach.yaml --set train.lr=0.01,0.003 --set train.batch=16 --set train.epochs=60 --seeds 1,2"
+cols() { cut -d, -f1-7 "$1/summary.csv"; }   # keys (3), seed, final loss, the 2 metrics
+# shellcheck disable=SC2086
+"$DG" sweep $SW --out "$T/sw1" --quiet >"$T/out" 2>"$T/err" || bad "sweep alone: $(tail -n 2 "$T/err")"
+# shellcheck disable=SC2086
+"$DG" sweep $SW --out "$T/sw2" --jobs 2 --quiet >/dev/null 2>"$T/err" || bad "sweep --jobs 2: $(tail -n 2 "$T/err")"
+# shellcheck disable=SC2086
+mpi 2 "$DG" sweep $SW --out "$T/sw3" >"$T/out3" 2>"$T/err"
+rc=$?
+if [ $rc -ne 0 ]; then bad "sweep on 2 ranks: exit $rc ($(tail -n 3 "$T/err"))"
+elif [ "$(wc -l <"$T/sw1/summary.csv")" -ne 5 ] || [ ! -s "$T/sw1/summary.png" ]; then bad "sweep: want 4 rows and a plot"
+elif [ "$(cols "$T/sw1")" != "$(cols "$T/sw2")" ] || [ "$(cols "$T/sw1")" != "$(cols "$T/sw3")" ]; then
+    bad "sweep: the runs differ alone, with --jobs 2 and on 2 ranks"
+elif [ "$(grep -c '"runs":4' "$T/out3")" -ne 1 ]; then bad "sweep on 2 ranks: want one JSON line: $(cat "$T/out3")"
+else ok "sweep of 4 runs: alone, --jobs 2 and on 2 ranks (shared queue) the same rows; summary.csv and .png"; fi
+# shellcheck disable=SC2086
+"$DG" sweep $SW --out "$T/sw3" >/dev/null 2>"$T/err"
+[ $? -eq 2 ] && grep -q "holds a run already: --resume" "$T/err" && ok "sweep into a used folder without --resume: exit 2" \
+    || bad "sweep into a used folder: $(cat "$T/err")"
+SWL="--config configs/reach.yaml --set train.lr=0.01,0.003 --set train.batch=16 --set train.epochs=4000 --seeds 1"
+# shellcheck disable=SC2086
+"$DG" sweep $SWL --out "$T/swi" --quiet >/dev/null 2>"$T/err" &
+job=$!
+for _ in $(seq 1 150); do ls "$T"/swi/*/seed_1/epoch_0050.safetensors >/dev/null 2>&1 && break; sleep 0.2; done
+kill -INT $job
+wait $job
+rc=$?
+# shellcheck disable=SC2086
+"$DG" sweep $SWL --out "$T/swi" --resume --quiet >"$T/out" 2>>"$T/err"
+rc2=$?
+# shellcheck disable=SC2086
+"$DG" sweep $SWL --out "$T/swu" --quiet >/dev/null 2>>"$T/err"
+if [ $rc -ne 130 ] || [ $rc2 -ne 0 ]; then bad "sweep interrupted ($rc, want 130) and resumed ($rc2): $(tail -n 3 "$T/err")"
+elif [ "$(cols "$T/swi")" != "$(cols "$T/swu")" ]; then bad "sweep interrupted and resumed: differs from one never stopped"
+else ok "sweep interrupted (exit 130) and resumed with --resume: the rows of a sweep never stopped"; fi
+finish
