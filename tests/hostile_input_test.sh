@@ -15,6 +15,7 @@
 cd "$ROOT"
 
 R=configs/reach.yaml
+PL=$(dirname "$DG")/tests/plugins     # bad game plugins the tests build (tests/plugins/*.c)
 "$DG" train --config $R --epochs 2 --batch 4 --out "$T/good" --quiet >/dev/null || bad "make a good checkpoint"
 CK=$T/good/final.safetensors
 printf 'game: pursuit2d\nt_end: 0.2\naccuracy: low\ngrid: {min: [-2, -2], max: [2, 2], n: [21, 21]}\n' >"$T/p2.yaml"
@@ -145,6 +146,14 @@ table=(
   "hji versus: an HJI game no learning game maps onto|no learning game maps onto pursuit2d's state: needs chase4d|hji versus --config configs/duel_open.yaml --ckpt $CK --hji $T/p2.yaml --value $T/v.safetensors"
   "hji versus --seed twice|option --seed given twice|hji versus --config configs/duel_open.yaml --ckpt $CK --hji $T/p2.yaml --value $T/v.safetensors --seed 1 --seed 2"
   "HJBI config to a learning command|'air3d' is a game of the HJBI grid solver|train --config configs/hji/air3d.yaml --out $T/never14"
+  # 7. game plugins (issue 14): a plugin is code, loaded only from a path given explicitly
+  "plugin not a shared object|not a shared object (no ELF header)|train --plugin $R --config examples/hover.yaml --out $T/never22"
+  "plugin exports no game|exports no game (the symbol 'difgames_game'|train --plugin $PL/no_game.so --config examples/hover.yaml --out $T/never22"
+  "plugin of another ABI|built for the game ABI 101, this difgames has ABI 1|eval --plugin $PL/bad_abi.so --config examples/hover.yaml --ckpt $CK"
+  "plugin a bare name|give the file's path (./no_game.so|gradcheck --plugin no_game.so --config examples/hover.yaml"
+  "plugin a FIFO|fifo: not a regular file (it is a FIFO)|bench --plugin $T/fifo --config examples/hover.yaml"
+  "plugin missing|nothing.so|replay --plugin $T/nothing.so --config examples/hover.yaml --ckpt $CK --out $T/never22.gif"
+  "plugin key of another game|key 'game': is 'reach', but the plugin|train --config $(printf "game: reach\nplugin: $(dirname "$DG")/examples/hover.so\n" >"$T/pk.yaml"; echo "$T/pk.yaml") --out $T/never22"
   # 6. the command itself
   "unknown command|unknown command 'frobnicate'|frobnicate"
   "hji unknown subcommand|unknown subcommand 'solv'|hji solv"

@@ -338,6 +338,8 @@ typedef struct dg_hji_link {
     int         d_act[DG_HJI_MAX_INPUT];  /* ... and d_j                                       */
     unsigned    capture_axes;             /* captured when |x over these HJI axes| (in double)  */
     const char *capture_param;            /* ... is below this constant                        */
+    const char *const *same;              /* constants that must equal the learning config's
+                                             env.<name> (NULL-terminated; may be NULL)          */
 } dg_hji_link;
 
 /* What a problem's value is (config key payoff). */
@@ -545,6 +547,33 @@ dg_status   dg_hji_link_check(const dg_hji_problem *p, const struct dg_env *env,
 dg_status   dg_hji_versus(const dg_hji_problem *p, const dg_hji_slices *V, double layer,
                           const struct dg_env *env, const struct dg_policy *pol, struct dg_params *params,
                           int B, uint64_t seed, dg_hji_versus_result *r, dg_err *e);
+
+/* How far a learned pair is from the equilibrium (dg_certify): the game of degree p (payoff: time) is
+ * the learning game's capture time, mapped through p->link. */
+typedef struct dg_certify_opts {
+    int      episodes;                    /* held-out initial states (>= 1)                    */
+    uint64_t seed;                        /* drawn by the game's reset from this seed          */
+} dg_certify_opts;
+typedef struct dg_certify_result {
+    int    episodes, captured;            /* episodes; those the learned pursuer ended by capture */
+    double value_mean;                    /* mean V(x0): the equilibrium capture time           */
+    double policy_cost_mean;              /* mean capture time of the learned pair (an episode
+                                             without capture counts its horizon, H dt)          */
+    double gap;                           /* mean (cost - V(x0)) / |V(x0)|                     */
+    double gap_abs;                       /* mean |cost - V(x0)| / |V(x0)|                     */
+    double step_bias;                     /* the learning game's dt: capture is seen at the end
+                                             of a step, so a cost is late by up to this         */
+} dg_certify_result;
+/* Plays the learned pair pol/params in env's own dynamics from o->episodes initial states drawn by
+ * its reset (o->seed), each to capture or the horizon, and compares its capture time with the value
+ * V (p's grid, its last time) at the mapped initial state; value and cost (may be NULL; room for
+ * o->episodes) get each episode's. cfg is the learning config: the constants p->link->same names
+ * must have the same values there (env.<name>, or the game's default). Returns DG_OK, DG_ERR_ARG (no
+ * link to env, a payoff other than time, a constant that differs, an initial state off p's grid,
+ * bad options), DG_ERR_NOMEM. */
+dg_status dg_certify(const dg_hji_problem *p, const dg_hji_slices *V, const struct dg_env *env, dg_cfg *cfg,
+                     const struct dg_policy *pol, struct dg_params *params, const dg_certify_opts *o,
+                     dg_certify_result *r, double *value, double *cost, dg_err *e);
 
 /* --------------------------------------------------------------- value files */
 /* A value file of `difgames hji solve`: safetensors with 'value' (the grid's shape) at t_end,

@@ -23,6 +23,7 @@ static const char USAGE[] =
     "  bench      speed of a game: ms/epoch, env-steps/s, FLOP rate, tape memory\n"
     "  hji        the HJBI grid solver: solve a differential game, plot, play its equilibrium\n"
     "  pg         policy-gradient baseline (REINFORCE / PPO) and its sample count against BPTT\n"
+    "  certify    a learned pair against the HJBI equilibrium: value, policy cost, gap\n"
     "\n"
     "`difgames <command> --help` describes each.\n"
     "\n"
@@ -63,6 +64,7 @@ int main(int argc, char **argv) {
     static const struct { const char *name; int (*fn)(int, char **); } CMDS[] = {
         {"train", cmd_train}, {"replay", cmd_replay}, {"eval", cmd_eval},
         {"gradcheck", cmd_gradcheck}, {"games", cmd_games}, {"keys", cmd_keys}, {"bench", cmd_bench}, {"hji", cmd_hji}, {"pg", cmd_pg},
+        {"certify", cmd_certify},
     };
     for (size_t i = 0; i < sizeof CMDS / sizeof CMDS[0]; i++)
         if (!strcmp(argv[1], CMDS[i].name)) {

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "difgames/hji.h"
+#include "difgames/run.h"
 #include "difgames/trainer.h"
 
 static const char *const PAIRINGS[DG_HJI_PAIRINGS] = {"learned vs learned", "learned pursuer vs HJBI evader",
@@ -129,5 +130,86 @@ out:
     free(st0);
     free(st);
     free(done);
+    return rc;
+}
+
+/* The learning config's value of env.<name> (the game's default when the config leaves it out), or NaN. */
+static double env_constant(const dg_env *env, dg_cfg *cfg, const char *name) {
+    char key[96];
+    snprintf(key, sizeof key, "env.%s", name);
+    double v = NAN;
+    if (dg_cfg_has(cfg, key)) return dg_cfg_get(cfg, key, DG_CFG_F64, &v, NULL) == DG_OK ? v : NAN;
+    dg_key keys[64];
+    const int n = dg_game_keys(env->game, keys, 64);
+    for (int i = 0; i < n && i < 64; i++)
+        if (!strcmp(keys[i].name, key)) return keys[i].def;
+    return NAN;
+}
+
+dg_status dg_certify(const dg_hji_problem *p, const dg_hji_slices *V, const dg_env *env, dg_cfg *cfg,
+                     const dg_policy *pol, dg_params *params, const dg_certify_opts *o, dg_certify_result *r,
+                     double *value, double *cost, dg_err *e) {
+    dg_status rc = dg_hji_link_check(p, env, e);
+    if (rc != DG_OK) return rc;
+    if (!V || V->nt < 1 || !V->t || !V->v || !cfg || !pol || !params || !o || !r || o->episodes < 1 ||
+        o->episodes > DG_INIT_MAX_ROWS)
+        return dg_err_set(e, DG_ERR_ARG, "certify: bad arguments");
+    if (p->payoff != DG_HJI_PAYOFF_TIME)
+        return dg_err_set(e, DG_ERR_ARG, "certify: %s's value must be the time to capture (payoff: time), the "
+                          "payoff of the learned game", p->name);
+    const dg_hji_link *l = p->link;
+    for (int k = 0; l->same && l->same[k]; k++) {
+        const double want = dg_hji_problem_param(p, l->same[k]), got = env_constant(env, cfg, l->same[k]);
+        if (!(fabs(got - want) <= 1e-6 * fmax(1.0, fabs(want))))
+            return dg_err_set(e, DG_ERR_ARG, "certify: env.%s is %g in %s, but %s is %g in the HJI game %s: they "
+                              "must be one game", l->same[k], got, dg_cfg_path(cfg), l->same[k], want, p->name);
+    }
+    const int B = o->episodes, S = env->state_dim, H = env->horizon, nx = p->grid.ndim;
+    const double T = V->t[V->nt - 1], radius = dg_hji_problem_param(p, l->capture_param);
+    float *state = NULL, *aux = NULL, *traj = malloc((size_t)(H + 1) * B * S * sizeof(float));
+    dg_ctx *ctx = NULL;
+    if (!traj) {
+        rc = dg_err_set(e, DG_ERR_NOMEM, "certify: out of memory for %d episodes of %d steps", B, H);
+        goto out;
+    }
+    if ((rc = dg_run_init_draw(env, o->seed, B, &state, &aux, e)) != DG_OK) goto out;
+    for (int i = 0; i < B; i++) {  /* every start on the grid: the value is not extrapolated */
+        double x[DG_HJI_MAX_DIMS];
+        map_state(l, nx, state + (size_t)S * i, x);
+        for (int k = 0; k < nx; k++)
+            if (p->grid.bc[k] != DG_HJI_BC_PERIODIC && !(x[k] >= p->grid.lo[k] && x[k] <= p->grid.hi[k])) {
+                rc = dg_err_set(e, DG_ERR_ARG, "certify: initial state %d maps to x%d = %g, off %s's grid [%g, %g] "
+                                "(widen grid.min/grid.max)", i, k, x[k], p->name, p->grid.lo[k], p->grid.hi[k]);
+                goto out;
+            }
+    }
+    if (!(ctx = dg_run_episode(env, pol, params, state, aux, B, 0, NULL, traj, NULL, e))) {
+        rc = e->status;
+        goto out;
+    }
+    *r = (dg_certify_result){.episodes = B, .step_bias = env->dt};
+    for (int i = 0; i < B; i++) {
+        double x[DG_HJI_MAX_DIMS];
+        map_state(l, nx, state + (size_t)S * i, x);
+        const double v = dg_hji_slices_interp(&p->grid, V, T, x, NULL);
+        double c = H * (double)env->dt;  /* not captured: the horizon */
+        for (int t = 1; t <= H; t++)
+            if (capture_dist(l, nx, traj + ((size_t)t * B + i) * S) < radius) {
+                c = t * (double)env->dt;
+                r->captured++;
+                break;
+            }
+        if (value) value[i] = v;
+        if (cost) cost[i] = c;
+        r->value_mean += v / B;
+        r->policy_cost_mean += c / B;
+        r->gap += (c - v) / fabs(v) / B;
+        r->gap_abs += fabs(c - v) / fabs(v) / B;
+    }
+out:
+    dg_ctx_free(ctx);
+    free(state);
+    free(aux);
+    free(traj);
     return rc;
 }
