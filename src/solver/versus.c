@@ -183,7 +183,8 @@ dg_status dg_certify(const dg_hji_problem *p, const dg_hji_slices *V, const dg_e
                 goto out;
             }
     }
-    if (!(ctx = dg_run_episode(env, pol, params, state, aux, B, 0, NULL, traj, NULL, e))) {
+    dg_tensor *loss;
+    if (!(ctx = dg_run_episode(env, pol, params, state, aux, B, 0, NULL, traj, &loss, e))) {
         rc = e->status;
         goto out;
     }
