@@ -18,6 +18,9 @@ R=configs/reach.yaml
 PL=$(dirname "$DG")/tests/plugins     # bad game plugins the tests build (tests/plugins/*.c)
 "$DG" train --config $R --epochs 2 --batch 4 --out "$T/good" --quiet >/dev/null || bad "make a good checkpoint"
 CK=$T/good/final.safetensors
+"$DG" train --config configs/duel_simple.yaml --epochs 1 --batch 4 --out "$T/duel" --quiet >/dev/null || bad "make a duel_simple checkpoint"
+DCK=$T/duel/final.safetensors
+printf 'game: pursuit2d\nspeed_evader: 0.6\ncapture_radius: 0.1\nt_end: 0.2\naccuracy: low\ngrid: {n: [21, 21]}\n' >"$T/p2k.yaml"
 printf 'game: pursuit2d\nt_end: 0.2\naccuracy: low\ngrid: {min: [-2, -2], max: [2, 2], n: [21, 21]}\n' >"$T/p2.yaml"
 "$DG" hji solve --config "$T/p2.yaml" --out "$T/v.safetensors" >/dev/null 2>&1 || bad "make a value file"
 printf 'panel,series,label,color,steps,loss\na,b,c,,10,1\n' >"$T/curves.csv"
@@ -143,7 +146,11 @@ table=(
   "pg --gamma nan|--gamma (pg.gamma): expected a finite number, got 'nan'|pg --config $R --gamma nan"
   "pg --plot bad colour|expected panel,series,label,color,steps,loss (color|pg --plot $T/badcolor.csv --png $T/never18.png"
   "keys two games|unexpected argument 'chase'|keys reach chase"
-  "hji versus: an HJI game no learning game maps onto|no learning game maps onto pursuit2d's state: needs chase4d|hji versus --config configs/duel_open.yaml --ckpt $CK --hji $T/p2.yaml --value $T/v.safetensors"
+  "hji versus: an HJI game no learning game maps onto|no learning game maps onto air3d's state: needs pursuit2d or chase4d|hji versus --config configs/duel_open.yaml --ckpt $CK --hji configs/hji/air3d.yaml --value $T/v.safetensors"
+  "hji versus: another learning game|needs duel_simple (two learned players, simple motion)|hji versus --config configs/duel_open.yaml --ckpt $CK --hji $T/p2.yaml --value $T/v.safetensors"
+  "certify: constants that differ|certify: env.speed_evader is 0.6 in configs/duel_simple.yaml, but speed_evader is 0.5|certify --config configs/duel_simple.yaml --ckpt $DCK --hji configs/hji/pursuit2d_time.yaml"
+  "certify: another learning game|needs duel_simple|certify --config configs/duel_open.yaml --ckpt $CK --hji configs/hji/duel_simple_time.yaml"
+  "certify: a game of kind|must be the time to capture (payoff: time)|certify --config configs/duel_simple.yaml --ckpt $DCK --hji $T/p2k.yaml"
   "hji versus --seed twice|option --seed given twice|hji versus --config configs/duel_open.yaml --ckpt $CK --hji $T/p2.yaml --value $T/v.safetensors --seed 1 --seed 2"
   "HJBI config to a learning command|'air3d' is a game of the HJBI grid solver|train --config configs/hji/air3d.yaml --out $T/never14"
   # 7. game plugins (issue 14): a plugin is code, loaded only from a path given explicitly

@@ -132,11 +132,58 @@ static void test_refused(void **state) {
     teardown(&f);
 }
 
+/* the exact equilibrium player frozen (pure pursuit a = x/|x|, or the evader's b = x/|x|): the other
+ * player's best response can do no better than the value, so W = V up to the grids' error */
+static void test_best_response_to_equilibrium(void **state) {
+    (void)state;
+    static const char P2C[] = "game: pursuit2d\nspeed_pursuer: 1.0\nspeed_evader: 0.5\ncapture_radius: 0.25\n"
+                              "payoff: time\nt_end: 6\nstationary: true\naccuracy: veryHigh\n"
+                              "grid: {min: [-2, -2], max: [2, 2], n: [41, 41]}\nsolver: {tol: 1.0e-4, threads: 1}\n";
+    dg_err e = {0};
+    dg_cfg *c = dg_cfg_parse(P2C, strlen(P2C), "p2", &e);
+    dg_hji_problem *p = c ? dg_hji_problem_load(c, &e) : NULL;
+    if (!p) fail_msg("%s", e.msg);
+    double *V = malloc((size_t)p->grid.nodes * sizeof *V);
+    assert_int_equal(dg_hji_problem_solve(p, V, NULL, &e), DG_OK);
+    dg_hji_grid g;
+    assert_int_equal(dg_certify_exploit_grid(p, &(dg_certify_exploit_opts){.n_own = 5, .own_half = 3}, &g, &e), DG_OK);
+    float *act = malloc((size_t)g.nodes * 2 * sizeof *act);
+    for (int64_t j = 0; j < g.nodes; j++) {
+        double z[4];
+        dg_hji_grid_point(&g, j, z);
+        const double n = hypot(z[2], z[3]);
+        act[2 * j] = n > 0 ? (float)(z[2] / n) : 0.0f;
+        act[2 * j + 1] = n > 0 ? (float)(z[3] / n) : 0.0f;
+    }
+    enum { B = 6 };
+    const float s0[B * 4] = {0, 0, 1.2f, 0.3f,  0.5f, -0.5f, -0.4f, 0.6f,  -1, 0.2f, -0.1f, -0.6f,
+                             0.3f, 0.3f, 0.3f, 1.5f,  0, 0, -1, -1,  -0.2f, 0.4f, 0.8f, 0.9f};
+    double w[2][B];
+    for (int k = 0; k < 2; k++)
+        assert_int_equal(dg_certify_best_response(p, &g, k, act, B, s0, w[k], NULL, &e), DG_OK);
+    const double t = p->t_end;
+    const dg_hji_slices VS = {.nt = 1, .t = &t, .v = V};
+    for (int i = 0; i < B; i++) {
+        const double x[2] = {(double)s0[4 * i + 2] - s0[4 * i], (double)s0[4 * i + 3] - s0[4 * i + 1]};
+        const double v = dg_hji_slices_interp(&p->grid, &VS, t, x, NULL);
+        const double exact = (hypot(x[0], x[1]) - 0.25) / 0.5;
+        print_message("start %d: V %.4f (exact %.4f), best response to the frozen pursuer %.4f, evader %.4f\n", i, v,
+                      exact, w[0][i], w[1][i]);
+        assert_true(fabs(w[0][i] - v) < 0.005 * v);
+        assert_true(fabs(w[1][i] - v) < 0.005 * v);
+    }
+    free(act);
+    free(V);
+    dg_hji_problem_free(p);
+    dg_cfg_free(c);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_still_pair),
         cmocka_unit_test(test_costs_on_steps),
         cmocka_unit_test(test_refused),
+        cmocka_unit_test(test_best_response_to_equilibrium),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

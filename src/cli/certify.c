@@ -22,13 +22,18 @@ static int cmp_by_value(const void *a, const void *b) {
 }
 
 int cmd_certify(int argc, char **argv) {
-    const char *config, *ckpt, *hji, *episodes_s, *seed_s;
+    const char *config, *ckpt, *hji, *episodes_s, *seed_s, *own_s, *half_s;
+    int no_exploit;
     const cli_opt opts[] = {
         CLI_CONFIG(&config), CLI_CKPT(&ckpt),
         {"--hji", &hji, NULL, "HJI.yaml", "the HJI game (payoff: time) with the learning game's constants",
          "required"},
         {"--episodes", &episodes_s, NULL, "N", "held-out initial states", "256"},
         {"--seed", &seed_s, NULL, "N", "their seed (held out: not the training's stream)", "the config's seed + 1000"},
+        {"--exploit-own", &own_s, NULL, "N", "exploitability: nodes per axis of the frozen player's position (the "
+         "relative position: the HJI grid's)", "9"},
+        {"--exploit-half", &half_s, NULL, "X", "... over [-X, X]^2", "4.5"},
+        {"--no-exploit", NULL, &no_exploit, NULL, "skip the exploitability (two 4-D solves)", NULL},
         CLI_END,
     };
     const int prc = cli_parse("certify", argc, argv, opts, HELP);
@@ -40,6 +45,10 @@ int cmd_certify(int argc, char **argv) {
     int B = 256, seed = -1;
     if (episodes_s && !cli_int("certify", "--episodes", episodes_s, 1, 1 << 20, &B)) return EXIT_USAGE;
     if (seed_s && !cli_int("certify", "--seed", seed_s, 0, 2147483647, &seed)) return EXIT_USAGE;
+    dg_certify_exploit_opts xo = {.n_own = 9, .own_half = 4.5};
+    if ((own_s && !cli_int("certify", "--exploit-own", own_s, 2, 1000, &xo.n_own)) ||
+        (half_s && !cli_double("certify", "--exploit-half", half_s, 0, 1e6, 1, &xo.own_half)))
+        return EXIT_USAGE;
     dg_run s;
     int rc = cli_load_opts(&s, config, opts);
     if (rc) return rc;
@@ -50,7 +59,7 @@ int cmd_certify(int argc, char **argv) {
     double *V = NULL, *rows = NULL;
     dg_cfg *hcfg = dg_cfg_load(hji, &e);
     if (!hcfg || !(p = dg_hji_problem_load(hcfg, &e)) || dg_cfg_check_unused(hcfg, &e) != DG_OK ||
-        dg_hji_link_check(p, s.env, &e) != DG_OK) {
+        dg_certify_check(p, s.env, s.cfg, &e) != DG_OK) {
         cli_error("certify", "%s", e.msg);
         rc = EXIT_USAGE;
         goto done;
@@ -80,17 +89,48 @@ int cmd_certify(int argc, char **argv) {
     const dg_certify_opts o = {.episodes = B, .seed = seed >= 0 ? (uint64_t)seed : s.opts.seed + 1000};
     dg_certify_result r;
     double *value = malloc((size_t)B * sizeof *value), *cost = malloc((size_t)B * sizeof *cost);
-    if (!value || !cost) {
+    double *w = malloc((size_t)B * sizeof *w);
+    if (!value || !cost || !w) {
         free(value);
         free(cost);
+        free(w);
         cli_error("certify", "out of memory");
         rc = EXIT_FAIL;
         goto done;
     }
     dg_status cs = dg_certify(p, &VS, s.env, s.cfg, &pol, params, &o, &r, value, cost, &e);
     for (int i = 0; cs == DG_OK && i < B; i++) rows[2 * i] = value[i], rows[2 * i + 1] = cost[i];
-    free(value);
     free(cost);
+    /* each learned player frozen, the other's best response on a 4-D grid: what the frozen one loses */
+    double exploit[2] = {NAN, NAN}, exploit_rel[2] = {NAN, NAN}, exploit_s[2] = {0, 0};
+    float *st0 = NULL, *aux0 = NULL;
+    if (cs == DG_OK && !no_exploit && (cs = dg_run_init_draw(s.env, o.seed, B, &st0, &aux0, &e)) == DG_OK) {
+        const int nr0 = p->grid.n[0], nr1 = p->grid.ndim > 1 ? p->grid.n[1] : 1;
+        const double nodes = (double)xo.n_own * xo.n_own * nr0 * nr1;
+        if (!cli_mem_ok("certify", nodes * (2 * sizeof(float) + 20 * sizeof(double)), "the exploitability's 4-D grid",
+                        "--exploit-own or the HJI grid.n")) {
+            free(st0), free(aux0), free(value), free(w);
+            rc = EXIT_USAGE;
+            goto done;
+        }
+        for (int k = 0; k < 2 && cs == DG_OK; k++) {
+            fprintf(stderr, "the learned %s frozen: the %s's best response on %d x %d x %d x %d nodes ...\n",
+                    k ? "evader" : "pursuer", k ? "pursuer" : "evader", xo.n_own, xo.n_own, nr0, nr1);
+            dg_hji_stats xs;
+            if ((cs = dg_certify_exploit(p, s.env, &pol, params, k, &xo, B, st0, w, &xs, &e)) != DG_OK) break;
+            exploit[k] = exploit_rel[k] = 0;
+            exploit_s[k] = xs.seconds;
+            for (int i = 0; i < B; i++) {
+                const double loss = k ? value[i] - w[i] : w[i] - value[i];
+                exploit[k] += loss / B;
+                exploit_rel[k] += loss / fabs(value[i]) / B;
+            }
+        }
+    }
+    free(st0);
+    free(aux0);
+    free(value);
+    free(w);
     if (cs != DG_OK) {
         cli_error("certify", "%s", e.msg);
         rc = cli_exit_for(e.status);
@@ -127,6 +167,16 @@ int cmd_certify(int argc, char **argv) {
     cli_json_add(&j, j.root, "gap_abs", cli_json_number("%.6g", r.gap_abs));
     cli_json_add(&j, j.root, "step_bias_s", cli_json_number("%.6g", r.step_bias));
     cli_json_add(&j, j.root, "hji_residual", cli_json_number("%.3g", st.residual));
+    if (!no_exploit) {
+        fprintf(stderr, "exploitability (what the frozen player loses to a best response, mean over the starts):\n"
+                        "  pursuer %.4f s (%.2f%% of V), evader %.4f s (%.2f%% of V)\n",
+                exploit[0], 100 * exploit_rel[0], exploit[1], 100 * exploit_rel[1]);
+        cli_json_add(&j, j.root, "exploit_pursuer", cli_json_number("%.6g", exploit[0]));
+        cli_json_add(&j, j.root, "exploit_evader", cli_json_number("%.6g", exploit[1]));
+        cli_json_add(&j, j.root, "exploit_pursuer_rel", cli_json_number("%.6g", exploit_rel[0]));
+        cli_json_add(&j, j.root, "exploit_evader_rel", cli_json_number("%.6g", exploit_rel[1]));
+        cli_json_add(&j, j.root, "exploit_seconds", cli_json_number("%.3g", exploit_s[0] + exploit_s[1]));
+    }
     rc = cli_json_print(&j, "certify");
 done:
     free(V);
