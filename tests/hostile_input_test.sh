@@ -150,6 +150,8 @@ table=(
   "hji versus: another learning game|needs duel_simple (two learned players, simple motion)|hji versus --config configs/duel_open.yaml --ckpt $CK --hji $T/p2.yaml --value $T/v.safetensors"
   "certify: constants that differ|certify: env.speed_evader is 0.6 in configs/duel_simple.yaml, but speed_evader is 0.5|certify --config configs/duel_simple.yaml --ckpt $DCK --hji configs/hji/pursuit2d_time.yaml"
   "certify: another learning game|needs duel_simple|certify --config configs/duel_open.yaml --ckpt $CK --hji configs/hji/duel_simple_time.yaml"
+  "certify --episodes 0|--episodes: expected an integer from 1|certify --config configs/duel_simple.yaml --ckpt $DCK --hji configs/hji/duel_simple_time.yaml --episodes 0"
+  "certify --exploit-own 1|--exploit-own: expected an integer from 2|certify --config configs/duel_simple.yaml --ckpt $DCK --hji configs/hji/duel_simple_time.yaml --exploit-own 1"
   "certify: a game of kind|must be the time to capture (payoff: time)|certify --config configs/duel_simple.yaml --ckpt $DCK --hji $T/p2k.yaml"
   "hji versus --seed twice|option --seed given twice|hji versus --config configs/duel_open.yaml --ckpt $CK --hji $T/p2.yaml --value $T/v.safetensors --seed 1 --seed 2"
   "HJBI config to a learning command|'air3d' is a game of the HJBI grid solver|train --config configs/hji/air3d.yaml --out $T/never14"

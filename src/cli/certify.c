@@ -21,6 +21,11 @@ static int cmp_by_value(const void *a, const void *b) {
     return (x > y) - (x < y);
 }
 
+/* the library's message, without its own "certify: " (cli_error names the command) */
+static void certify_error(const dg_err *e) {
+    cli_error("certify", "%s", e->msg + (strncmp(e->msg, "certify: ", 9) ? 0 : 9));
+}
+
 int cmd_certify(int argc, char **argv) {
     const char *config, *ckpt, *hji, *episodes_s, *seed_s, *own_s, *half_s;
     int no_exploit;
@@ -60,7 +65,7 @@ int cmd_certify(int argc, char **argv) {
     dg_cfg *hcfg = dg_cfg_load(hji, &e);
     if (!hcfg || !(p = dg_hji_problem_load(hcfg, &e)) || dg_cfg_check_unused(hcfg, &e) != DG_OK ||
         dg_certify_check(p, s.env, s.cfg, &e) != DG_OK) {
-        cli_error("certify", "%s", e.msg);
+        certify_error(&e);
         rc = EXIT_USAGE;
         goto done;
     }
@@ -132,7 +137,7 @@ int cmd_certify(int argc, char **argv) {
     free(value);
     free(w);
     if (cs != DG_OK) {
-        cli_error("certify", "%s", e.msg);
+        certify_error(&e);
         rc = cli_exit_for(e.status);
         goto done;
     }

@@ -91,9 +91,11 @@ static dg_env *env_create_plugin(dg_cfg *cfg, dg_err *e) {
         dg_cfg_error(cfg, "plugin", e, "%s", msg);
         return NULL;
     }
-    if (dg_cfg_has(cfg, "game") && dg_cfg_get(cfg, "game", DG_CFG_STR, &name, e) == DG_OK && strcmp(name, g->name))
+    int bad = 0;  /* game: may name the plugin's game, and no other */
+    if (dg_cfg_has(cfg, "game") && (bad = dg_cfg_get(cfg, "game", DG_CFG_STR, &name, e) != DG_OK) == 0 &&
+        (bad = strcmp(name, g->name) != 0))
         dg_cfg_error(cfg, "game", e, "is '%s', but the plugin %s plays '%s'", name, path, g->name);
-    dg_env *env = name && strcmp(name, g->name) ? NULL : dg_env_create_game(g, cfg, e);
+    dg_env *env = bad ? NULL : dg_env_create_game(g, cfg, e);
     if (!env) dg_game_plugin_close(h);
     else env->plugin = h;
     return env;
