@@ -152,6 +152,7 @@ table=(
   "certify: another learning game|needs duel_simple|certify --config configs/duel_open.yaml --ckpt $CK --hji configs/hji/duel_simple_time.yaml"
   "certify --episodes 0|--episodes: expected an integer from 1|certify --config configs/duel_simple.yaml --ckpt $DCK --hji configs/hji/duel_simple_time.yaml --episodes 0"
   "certify --exploit-own 1|--exploit-own: expected an integer from 2|certify --config configs/duel_simple.yaml --ckpt $DCK --hji configs/hji/duel_simple_time.yaml --exploit-own 1"
+  "certify: an exploitability grid past memory|the exploitability's 4-D grid of 6561000000 nodes needs about|certify --config configs/duel_simple.yaml --ckpt $DCK --hji configs/hji/duel_simple_time.yaml --exploit-own 1000"
   "certify: a game of kind|must be the time to capture (payoff: time)|certify --config configs/duel_simple.yaml --ckpt $DCK --hji $T/p2k.yaml"
   "hji versus --seed twice|option --seed given twice|hji versus --config configs/duel_open.yaml --ckpt $CK --hji $T/p2.yaml --value $T/v.safetensors --seed 1 --seed 2"
   "HJBI config to a learning command|'air3d' is a game of the HJBI grid solver|train --config configs/hji/air3d.yaml --out $T/never14"

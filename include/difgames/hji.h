@@ -598,6 +598,8 @@ dg_status dg_certify_exploit(const dg_hji_problem *p, const struct dg_env *env, 
  * the learning state at the node, the game's observation, the network, the unit disk. The other
  * player's best response against the actions act (nodes, 2; the frozen pursuer's a, or evader's b,
  * at each node of g), read at the B learning states state0 into w. */
+/* Bytes one dg_certify_exploit allocates (0 for options dg_certify_exploit_grid refuses). */
+double    dg_certify_exploit_memory(const dg_hji_problem *p, const dg_certify_exploit_opts *o);
 dg_status dg_certify_exploit_grid(const dg_hji_problem *p, const dg_certify_exploit_opts *o, dg_hji_grid *g,
                                   dg_err *e);
 dg_status dg_certify_tabulate(const struct dg_env *env, const struct dg_policy *pol, struct dg_params *params,

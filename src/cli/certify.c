@@ -77,6 +77,15 @@ int cmd_certify(int argc, char **argv) {
         rc = EXIT_USAGE;
         goto done;
     }
+    if (!no_exploit) {  /* before any solve: the exploitability's 4-D grid must fit too */
+        char what[96];
+        snprintf(what, sizeof what, "the exploitability's 4-D grid of %.0f nodes",
+                 (double)xo.n_own * xo.n_own * (double)p->grid.nodes);
+        if (!cli_mem_ok("certify", dg_certify_exploit_memory(p, &xo), what, "--exploit-own or the HJI grid.n")) {
+            rc = EXIT_USAGE;
+            goto done;
+        }
+    }
     V = malloc((size_t)p->grid.nodes * sizeof *V);
     rows = malloc((size_t)B * 2 * sizeof *rows);
     if (!V || !rows) {
@@ -111,13 +120,6 @@ int cmd_certify(int argc, char **argv) {
     float *st0 = NULL, *aux0 = NULL;
     if (cs == DG_OK && !no_exploit && (cs = dg_run_init_draw(s.env, o.seed, B, &st0, &aux0, &e)) == DG_OK) {
         const int nr0 = p->grid.n[0], nr1 = p->grid.ndim > 1 ? p->grid.n[1] : 1;
-        const double nodes = (double)xo.n_own * xo.n_own * nr0 * nr1;
-        if (!cli_mem_ok("certify", nodes * (2 * sizeof(float) + 20 * sizeof(double)), "the exploitability's 4-D grid",
-                        "--exploit-own or the HJI grid.n")) {
-            free(st0), free(aux0), free(value), free(w);
-            rc = EXIT_USAGE;
-            goto done;
-        }
         for (int k = 0; k < 2 && cs == DG_OK; k++) {
             fprintf(stderr, "the learned %s frozen: the %s's best response on %d x %d x %d x %d nodes ...\n",
                     k ? "evader" : "pursuer", k ? "pursuer" : "evader", xo.n_own, xo.n_own, nr0, nr1);

@@ -373,3 +373,11 @@ dg_status dg_certify_exploit(const dg_hji_problem *p, const dg_env *env, const d
     free(act);
     return rc;
 }
+
+double dg_certify_exploit_memory(const dg_hji_problem *p, const dg_certify_exploit_opts *o) {
+    dg_err e = {0};
+    dg_hji_grid g;
+    if (dg_certify_exploit_grid(p, o, &g, &e) != DG_OK) return 0;
+    /* the solve (its dynamics tables judged full), the frozen actions, v0 and the stop set */
+    return dg_hji_solve_memory(&g, NULL, &p->opts, 1) + (double)g.nodes * (2 * sizeof(float) + 2 * sizeof(double));
+}
