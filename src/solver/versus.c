@@ -274,9 +274,11 @@ dg_status dg_certify_tabulate(const dg_env *env, const dg_policy *pol, dg_params
         for (int i = 0; i < n; i++) {
             double z[DG_HJI_MAX_DIMS];
             dg_hji_grid_point(g, j0 + i, z);
-            float *r = s + 4 * i;  /* duel_simple: (pursuer, evader); x = evader - pursuer */
-            if (!evader) r[0] = (float)z[0], r[1] = (float)z[1], r[2] = (float)(z[0] + z[2]), r[3] = (float)(z[1] + z[3]);
-            else r[2] = (float)z[0], r[3] = (float)z[1], r[0] = (float)(z[0] - z[2]), r[1] = (float)(z[1] - z[3]);
+            float *r = s + 4 * i;  /* duel_simple: (pursuer, evader); z: (the frozen one, evader - pursuer) */
+            const double own[2] = {z[0], z[1]}, other[2] = {evader ? z[0] - z[2] : z[0] + z[2],
+                                                            evader ? z[1] - z[3] : z[1] + z[3]};
+            r[evader ? 2 : 0] = (float)own[0], r[evader ? 3 : 1] = (float)own[1];
+            r[evader ? 0 : 2] = (float)other[0], r[evader ? 1 : 3] = (float)other[1];
         }
         dg_ctx_reset(ctx);
         dg_tensor *state = dg_from(ctx, 2, (int[]){n, 4}, s);
