@@ -7,6 +7,11 @@
  *
  *     ./build/examples/game_hover [epochs]       (default 150)
  *
+ * The same file built as a shared object (cc -shared -fPIC -DDG_GAME_PLUGIN, the build's
+ * build/examples/hover.so) is a plugin the difgames command plays like a built-in game:
+ *
+ *     difgames train --plugin build/examples/hover.so --config examples/hover.yaml
+ *
  * Prints the loss at the start and the end; exits 1 if training did not cut
  * the loss by at least 5×.
  */
@@ -83,7 +88,20 @@ static void hover_step_cost(dg_ctx *ctx, const dg_env *env, dg_tensor *next, dg_
     terms[2] = dg_scale(ctx, dg_sum(ctx, dg_square(ctx, action)), inv_batch);
 }
 
-static const dg_game HOVER = {
+/* optional: what a replay draws (the body, and the target height as a goal) */
+static int hover_bodies(const dg_env *env, const float *s, const float *aux, float *xy, int *is_goal) {
+    xy[0] = s[0];
+    xy[1] = s[1];
+    xy[2] = 0.0f;
+    xy[3] = aux[0];
+    is_goal[0] = 0;
+    is_goal[1] = 1;
+    return 2;
+}
+
+/* 7. the descriptor. Exported as difgames_game (DG_GAME_SYMBOL) with its ABI, it is also a plugin. */
+const dg_game difgames_game = {
+    .abi = DG_GAME_ABI,
     .name = "hover",
     .summary = "rise against gravity and hover at a target height",
     .dt = 0.05f,
@@ -94,8 +112,10 @@ static const dg_game HOVER = {
     .observe = hover_observe,
     .step = hover_step,
     .step_cost = hover_step_cost,
+    .bodies = hover_bodies,
 };
 
+#ifndef DG_GAME_PLUGIN  /* the program: train the game in-process */
 static void on_event(const dg_train_event *ev, void *user) {
     double *first = user;
     if (ev->kind == DG_TRAIN_EV_INIT) *first = ev->stats->loss;
@@ -110,7 +130,7 @@ int main(int argc, char **argv) {
              argc > 1 ? atoi(argv[1]) : 150);
     dg_err e = {0};
     dg_cfg *cfg = dg_cfg_parse(text, strlen(text), "game_hover", &e);
-    dg_env *env = cfg ? dg_env_create_game(&HOVER, cfg, &e) : NULL;
+    dg_env *env = cfg ? dg_env_create_game(&difgames_game, cfg, &e) : NULL;
     dg_train_opts o;
     if (!env || dg_train_opts_read(cfg, &o, &e) || dg_cfg_check_unused(cfg, &e)) {
         fprintf(stderr, "game_hover: %s\n", e.msg);
@@ -129,3 +149,4 @@ int main(int argc, char **argv) {
     dg_cfg_free(cfg);
     return last < first / 5 ? 0 : 1;
 }
+#endif

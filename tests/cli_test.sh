@@ -25,7 +25,7 @@ R=configs/reach.yaml
 check "no command"            2 "usage"            "$DG"
 check "unknown command"       2 "unknown command"  "$DG" frobnicate
 check "help"                  0 ""                 "$DG" --help
-for c in train replay eval gradcheck games keys bench pg "hji solve" "hji plot" "hji play" "hji versus"; do
+for c in train replay eval gradcheck games keys bench pg "hji solve" "hji plot" "hji play" "hji versus" certify; do
     # shellcheck disable=SC2086
     check "$c --help"         0 ""                 "$DG" $c --help
     # the options section comes from the option table: every option listed is one the command takes
@@ -145,5 +145,34 @@ check "chase4d solve"         0 ""                 "$DG" hji solve --config "$T/
 check "hji versus"            0 "HJBI vs HJBI"     "$DG" hji versus --config configs/duel_open.yaml --ckpt "$T/do/final.safetensors" --hji "$T/c4.yaml" --value "$T/c4.safetensors" --batch 16
 [ "$(grep -c '"pairing"' "$T/out")" -eq 4 ] || { echo "FAIL hji versus: 4 pairings expected"; fail=$((fail + 1)); }
 check "hji versus needs chase" 2 "needs chase"     "$DG" hji versus --config configs/reach.yaml --ckpt "$T/run/final.safetensors" --hji "$T/c4.yaml" --value "$T/c4.safetensors"
+
+# certify: a learned duel_simple pair against pursuit2d's time to capture, and each player's exploitability
+check "duel_simple train"     0 ""                 "$DG" train --config configs/duel_simple.yaml --epochs 2 --batch 8 --out "$T/ds" --quiet
+sed 's/n: \[81, 81\]/n: [21, 21]/; s/tol: 1.0e-6/tol: 1.0e-3/' configs/hji/duel_simple_time.yaml >"$T/ds_time.yaml"
+check "certify"               0 "V(x0) quarter"    "$DG" certify --config configs/duel_simple.yaml --ckpt "$T/ds/final.safetensors" --hji "$T/ds_time.yaml" --episodes 16 --exploit-own 3
+tail -n 1 "$T/out" | python3 -c '
+import json, math, sys
+j = json.loads(sys.stdin.read())
+assert j["episodes"] == 16 and 0 <= j["captured"] <= 16, j
+assert 0 < j["value_mean"] < 10 and 0 < j["policy_cost_mean"] <= 4 and math.isfinite(j["gap"]), j
+assert math.isfinite(j["exploit_pursuer"]) and math.isfinite(j["exploit_evader"]), j' ||
+    { echo "FAIL certify JSON: $(tail -n 1 "$T/out")"; fail=$((fail + 1)); }
+check "certify --no-exploit"  0 ""                 "$DG" certify --config configs/duel_simple.yaml --ckpt "$T/ds/final.safetensors" --hji "$T/ds_time.yaml" --episodes 16 --no-exploit
+tail -n 1 "$T/out" | grep -q '"gap"' && ! tail -n 1 "$T/out" | grep -q exploit || { echo "FAIL certify --no-exploit JSON"; fail=$((fail + 1)); }
+
+# a game written outside the library, as a plugin (examples/game_hover.c -> build/examples/hover.so)
+HOVER=$(dirname "$DG")/examples/hover.so
+if [ -e "$HOVER" ]; then
+    check "plugin train"      0 ""                 "$DG" train --plugin "$HOVER" --config examples/hover.yaml --out "$T/hv" --quiet
+    # the loss after one epoch is 4.9; trained, 0.23 (game_hover's own test asks for 5x less)
+    tail -n 1 "$T/out" | python3 -c 'import json,sys; j=json.loads(sys.stdin.read()); assert j["final_loss"] < 1.0, j' ||
+        { echo "FAIL plugin train did not learn: $(tail -n 1 "$T/out")"; fail=$((fail + 1)); }
+    check "plugin eval"       0 ""                 "$DG" eval --plugin "$HOVER" --config examples/hover.yaml --ckpt "$T/hv/final.safetensors"
+    check "plugin replay"     0 ""                 "$DG" replay --plugin "$HOVER" --config examples/hover.yaml --ckpt "$T/hv/final.safetensors" --frames 5 --out "$T/hv.gif"
+    check "plugin gradcheck"  0 ""                 "$DG" gradcheck --plugin "$HOVER" --config examples/hover.yaml
+    check "plugin bench"      0 ""                 "$DG" bench --plugin "$HOVER" --config examples/hover.yaml --epochs 2 --warmup 1
+    printf 'game: hover\nplugin: %s\ntrain: {epochs: 2}\n' "$HOVER" >"$T/hk.yaml"
+    check "plugin config key" 0 ""                 "$DG" train --config "$T/hk.yaml" --out "$T/hk" --quiet
+else echo "skip plugin tests: $HOVER not built (DG_EXAMPLES off)"; fi
 
 finish

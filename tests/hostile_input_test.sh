@@ -15,8 +15,12 @@
 cd "$ROOT"
 
 R=configs/reach.yaml
+PL=$(dirname "$DG")/tests/plugins     # bad game plugins the tests build (tests/plugins/*.c)
 "$DG" train --config $R --epochs 2 --batch 4 --out "$T/good" --quiet >/dev/null || bad "make a good checkpoint"
 CK=$T/good/final.safetensors
+"$DG" train --config configs/duel_simple.yaml --epochs 1 --batch 4 --out "$T/duel" --quiet >/dev/null || bad "make a duel_simple checkpoint"
+DCK=$T/duel/final.safetensors
+printf 'game: pursuit2d\nspeed_evader: 0.6\ncapture_radius: 0.1\nt_end: 0.2\naccuracy: low\ngrid: {n: [21, 21]}\n' >"$T/p2k.yaml"
 printf 'game: pursuit2d\nt_end: 0.2\naccuracy: low\ngrid: {min: [-2, -2], max: [2, 2], n: [21, 21]}\n' >"$T/p2.yaml"
 "$DG" hji solve --config "$T/p2.yaml" --out "$T/v.safetensors" >/dev/null 2>&1 || bad "make a value file"
 printf 'panel,series,label,color,steps,loss\na,b,c,,10,1\n' >"$T/curves.csv"
@@ -142,9 +146,24 @@ table=(
   "pg --gamma nan|--gamma (pg.gamma): expected a finite number, got 'nan'|pg --config $R --gamma nan"
   "pg --plot bad colour|expected panel,series,label,color,steps,loss (color|pg --plot $T/badcolor.csv --png $T/never18.png"
   "keys two games|unexpected argument 'chase'|keys reach chase"
-  "hji versus: an HJI game no learning game maps onto|no learning game maps onto pursuit2d's state: needs chase4d|hji versus --config configs/duel_open.yaml --ckpt $CK --hji $T/p2.yaml --value $T/v.safetensors"
+  "hji versus: an HJI game no learning game maps onto|no learning game maps onto air3d's state: needs pursuit2d or chase4d|hji versus --config configs/duel_open.yaml --ckpt $CK --hji configs/hji/air3d.yaml --value $T/v.safetensors"
+  "hji versus: another learning game|needs duel_simple (two learned players, simple motion)|hji versus --config configs/duel_open.yaml --ckpt $CK --hji $T/p2.yaml --value $T/v.safetensors"
+  "certify: constants that differ|certify: env.speed_evader is 0.6 in configs/duel_simple.yaml, but speed_evader is 0.5|certify --config configs/duel_simple.yaml --ckpt $DCK --hji configs/hji/pursuit2d_time.yaml"
+  "certify: another learning game|needs duel_simple|certify --config configs/duel_open.yaml --ckpt $CK --hji configs/hji/duel_simple_time.yaml"
+  "certify --episodes 0|--episodes: expected an integer from 1|certify --config configs/duel_simple.yaml --ckpt $DCK --hji configs/hji/duel_simple_time.yaml --episodes 0"
+  "certify --exploit-own 1|--exploit-own: expected an integer from 2|certify --config configs/duel_simple.yaml --ckpt $DCK --hji configs/hji/duel_simple_time.yaml --exploit-own 1"
+  "certify: an exploitability grid past memory|the exploitability's 4-D grid of 6561000000 nodes needs about|certify --config configs/duel_simple.yaml --ckpt $DCK --hji configs/hji/duel_simple_time.yaml --exploit-own 1000"
+  "certify: a game of kind|must be the time to capture (payoff: time)|certify --config configs/duel_simple.yaml --ckpt $DCK --hji $T/p2k.yaml"
   "hji versus --seed twice|option --seed given twice|hji versus --config configs/duel_open.yaml --ckpt $CK --hji $T/p2.yaml --value $T/v.safetensors --seed 1 --seed 2"
   "HJBI config to a learning command|'air3d' is a game of the HJBI grid solver|train --config configs/hji/air3d.yaml --out $T/never14"
+  # 7. game plugins (issue 14): a plugin is code, loaded only from a path given explicitly
+  "plugin not a shared object|not a shared object (no ELF header)|train --plugin $R --config examples/hover.yaml --out $T/never22"
+  "plugin exports no game|exports no game (the symbol 'difgames_game'|train --plugin $PL/no_game.so --config examples/hover.yaml --out $T/never22"
+  "plugin of another ABI|built for the game ABI 101, this difgames has ABI 1|eval --plugin $PL/bad_abi.so --config examples/hover.yaml --ckpt $CK"
+  "plugin a bare name|give the file's path (./no_game.so|gradcheck --plugin no_game.so --config examples/hover.yaml"
+  "plugin a FIFO|fifo: not a regular file (it is a FIFO)|bench --plugin $T/fifo --config examples/hover.yaml"
+  "plugin missing|nothing.so|replay --plugin $T/nothing.so --config examples/hover.yaml --ckpt $CK --out $T/never22.gif"
+  "plugin key of another game|key 'game': is 'reach', but the plugin|train --config $(printf "game: reach\nplugin: $(dirname "$DG")/examples/hover.so\n" >"$T/pk.yaml"; echo "$T/pk.yaml") --out $T/never22"
   # 6. the command itself
   "unknown command|unknown command 'frobnicate'|frobnicate"
   "hji unknown subcommand|unknown subcommand 'solv'|hji solv"

@@ -1178,9 +1178,13 @@ static void test_versus(void **state) {
     assert_non_null(env);
     assert_int_equal(dg_hji_link_check(p, env, &e), DG_ERR_ARG);
     assert_non_null(strstr(e.msg, "needs chase"));
-    dg_hji_problem *q = load_ok("game: pursuit2d\ngrid: {n: [11, 11]}\n");
+    dg_hji_problem *q = load_ok("game: pursuit2d\ngrid: {n: [11, 11]}\n");  /* linked to duel_simple */
     assert_int_equal(dg_hji_link_check(q, env, &e), DG_ERR_ARG);
-    assert_non_null(strstr(e.msg, "chase4d"));
+    assert_non_null(strstr(e.msg, "needs duel_simple"));
+    dg_hji_problem_free(q);
+    q = load_ok("game: air3d\ngrid: {n: [11, 11, 11]}\n");  /* no learning game maps onto it */
+    assert_int_equal(dg_hji_link_check(q, env, &e), DG_ERR_ARG);
+    assert_non_null(strstr(e.msg, "needs pursuit2d or chase4d"));
     dg_hji_problem_free(q);
     dg_env_free(env);
     dg_cfg_free(c);

@@ -54,7 +54,14 @@ typedef struct dg_loss_term {
     const char *doc;        /* one line: what the term measures                              */
 } dg_loss_term;
 
+/* The layout of dg_game and dg_env a plugin is built against: a game loaded from a shared object
+ * (dg_game_plugin_open) must say .abi = DG_GAME_ABI. Raised whenever either struct changes. */
+#define DG_GAME_ABI 1u
+/* The symbol a plugin exports: its descriptor, `const dg_game difgames_game = {.abi = DG_GAME_ABI, ...}`. */
+#define DG_GAME_SYMBOL "difgames_game"
+
 typedef struct dg_game {
+    unsigned abi;           /* DG_GAME_ABI in a plugin (first, so any plugin's can be read); 0 built in */
     const char *name;       /* registry key and config `game:` value     */
     const char *summary;    /* one line for `difgames games`             */
     /* What the game reads, declared once (`difgames keys NAME` lists it): */
@@ -123,6 +130,8 @@ struct dg_env {
     dg_shape shapes[DG_MAX_SHAPES];             /* static obstacles, for replays     */
     const char *violation_label;                /* what game->violation flags, for replays */
     void *impl;                                 /* the game's own data               */
+    void *plugin;                               /* the shared object game came from (dg_env_free
+                                                   closes it), or NULL                 */
 };
 
 /* In a dg_game initialiser: the tables KEYS and LOSS (arrays) and the impl struct type IMPL:
@@ -139,8 +148,8 @@ const dg_game *dg_game_at(int i);                      /* i-th game, in registry
  * keys, its loss.* terms (as float keys >= 0). Fills out[0..max) and returns
  * the count (which may exceed max: then call again with more room). */
 int dg_game_keys(const dg_game *g, dg_key *out, int max);
-/* env.dt and env.horizon, the keys every game reads (*n = 2); their defaults are the first game's
- * (dg_game_keys gives each game's own). */
+/* env.dt and env.horizon, the keys every game reads (their defaults are the first game's; dg_game_keys
+ * gives each game's own), then plugin (a string: the shared object dg_env_create loads); *n = 3. */
 const dg_key *dg_env_keys(int *n);
 
 /* Creates the game named by cfg's `game:` key (reads its env./loss. keys).
@@ -150,6 +159,16 @@ dg_env *dg_env_create(dg_cfg *cfg, dg_err *e);
  * application defines; cfg's `game:` key, if present, is not checked. */
 dg_env *dg_env_create_game(const dg_game *g, dg_cfg *cfg, dg_err *e);
 void    dg_env_free(dg_env *env);                      /* NULL is harmless                 */
+
+/* A game from a shared object: a plugin is code, and runs with the caller's rights. path must name
+ * the file with a '/' (an absolute path, or ./game.so: never a bare name that dlopen would search
+ * for); it must export DG_GAME_SYMBOL, a dg_game with .abi = DG_GAME_ABI. On success *g is its
+ * descriptor and *handle the open object (close it with dg_game_plugin_close once no env uses the
+ * game). DG_ERR_ARG for a bare name, DG_ERR_IO when it cannot be opened (no such file, not a shared
+ * object, an undefined symbol: dlerror's words), DG_ERR_FORMAT for a missing symbol or another ABI.
+ * dg_env_create does this for a config's `plugin:` key (the env then closes it). */
+dg_status dg_game_plugin_open(const char *path, const dg_game **g, void **handle, dg_err *e);
+void      dg_game_plugin_close(void *handle);          /* NULL is harmless                 */
 
 #ifdef __cplusplus
 }

@@ -20,7 +20,7 @@ static const char HELP[] =
 int cmd_bench(int argc, char **argv) {
     const char *config, *epochs_s, *warmup_s, *hidden_s;
     const cli_opt opts[] = {
-        CLI_CONFIG(&config),
+        CLI_CONFIG(&config), CLI_PLUGIN,
         {"--epochs", &epochs_s, NULL, "N", "timed epochs", "30"},
         {"--warmup", &warmup_s, NULL, "N", "untimed epochs first (the arena grows in the first)", "3"},
         CLI_KEY("--batch", "train.batch"), CLI_KEY("--horizon", "env.horizon"),

@@ -27,6 +27,7 @@ int cmd_bench(int argc, char **argv);
 int cmd_hji(int argc, char **argv);
 int cmd_pg(int argc, char **argv);
 int cmd_sweep(int argc, char **argv);
+int cmd_certify(int argc, char **argv);
 
 /* dg_run_load (sets: the overrides), or dg_run_parse of text (len bytes, named label) when text is
  * not NULL; prints "difgames: <error>" and returns EXIT_USAGE on failure, else 0. */
@@ -111,6 +112,8 @@ typedef struct cli_opt {
 #define CLI_KEY(opt, k) CLI_KEY_DEF(opt, k, NULL)
 /* The options several subcommands share, declared once. */
 #define CLI_CONFIG(v) {"--config", v, NULL, "FILE", "the game's YAML config (configs/*.yaml)", "required"}
+/* --plugin FILE.so: the config key plugin (a game of your own, from a shared object) */
+#define CLI_PLUGIN CLI_KEY("--plugin", "plugin")
 #define CLI_CKPT(v) {"--ckpt", v, NULL, "FILE", "policy parameters (.safetensors)", "required"}
 #define CLI_QUIET(f, doc) {"--quiet", NULL, f, NULL, doc, NULL}
 #define CLI_END {NULL, NULL, NULL, NULL, NULL, NULL}

@@ -24,7 +24,7 @@ static int fits(const dg_env *env, const dg_train_opts *o, const dg_params *p, i
 int cmd_eval(int argc, char **argv) {
     const char *config, *ckpt, *init, *grad_out;
     const cli_opt opts[] = {
-        CLI_CONFIG(&config), CLI_CKPT(&ckpt),
+        CLI_CONFIG(&config), CLI_PLUGIN, CLI_CKPT(&ckpt),
         {"--init", &init, NULL, "FILE", "initial states from safetensors: 'state' (B, state_dim) and, for games "
          "with a goal, 'goal' (B, 2)", "drawn from --seed"},
         {"--grad-out", &grad_out, NULL, "FILE", "write d loss / d parameter for every parameter, under the "

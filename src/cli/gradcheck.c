@@ -25,7 +25,7 @@ static void report(const char *what, const char *worst, const dg_gradcheck_repor
 int cmd_gradcheck(int argc, char **argv) {
     const char *config, *eps_s, *tol_s, *batch_s;
     const cli_opt opts[] = {
-        CLI_CONFIG(&config),
+        CLI_CONFIG(&config), CLI_PLUGIN,
         {"--batch", &batch_s, NULL, "N", "episodes in the check", "4"},
         CLI_KEY_DEF("--horizon", "env.horizon", "min(10, H)"), CLI_KEY_DEF("--seed", "seed", "the config's"),
         {"--eps", &eps_s, NULL, "X", "finite-difference step (Richardson: X and X/2), in (0, 1)", "0.1"},

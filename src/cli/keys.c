@@ -124,6 +124,10 @@ int cmd_keys(int argc, char **argv) {
                   "include the end, `(` and `)` exclude it. A key not listed is an error (did you mean...?).\n"
                   "The HJI solver's keys (`difgames hji`) follow the learning games'.\n\n"
                   "## Training (every game)\n", "training (every game):", train, n, markdown);
+    const dg_key *env_keys = dg_env_keys(&n);
+    print_section("\n## A game of your own (every command that plays a game)\n\n"
+                  "A plugin is code: load only a shared object you built or trust (README, \"Add your own game\").\n",
+                  "\na game of your own (a plugin is code):", env_keys + 2, n - 2, markdown);
     const dg_key *pg = dg_pg_keys(&n);
     print_section("\n## Policy gradient (`difgames pg`, every game)\n\n"
                   "Read by `difgames pg` (its options override them); defaults are PPO's, and where\n"

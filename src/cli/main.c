@@ -25,6 +25,7 @@ static const char USAGE[] =
     "  hji        the HJBI grid solver: solve a differential game, plot, play its equilibrium\n"
     "  pg         policy-gradient baseline (REINFORCE / PPO) and its sample count against BPTT\n"
     "  sweep      a study of training runs (settings x seeds): summary.csv, summary.png\n"
+    "  certify    a learned pair against the HJBI equilibrium: value, policy cost, gap\n"
     "\n"
     "`difgames <command> --help` describes each.\n"
     "\n"
@@ -72,6 +73,7 @@ int main(int argc, char **argv) {
         {"train", cmd_train}, {"replay", cmd_replay}, {"eval", cmd_eval},
         {"gradcheck", cmd_gradcheck}, {"games", cmd_games}, {"keys", cmd_keys}, {"bench", cmd_bench}, {"hji", cmd_hji}, {"pg", cmd_pg},
         {"sweep", cmd_sweep},
+        {"certify", cmd_certify},
     };
     if (!dg_dist_built() && dg_dist_launched()) {   /* every rank would do the whole job alone */
         fprintf(stderr, "difgames: started by an MPI launcher, but built without MPI (DG_MPI=OFF): run it "

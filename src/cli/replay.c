@@ -20,7 +20,7 @@ static const char HELP[] =
 int cmd_replay(int argc, char **argv) {
     const char *config, *ckpt, *out, *frames_s, *size_s, *maxmb_s;
     const cli_opt opts[] = {
-        CLI_CONFIG(&config), CLI_CKPT(&ckpt),
+        CLI_CONFIG(&config), CLI_PLUGIN, CLI_CKPT(&ckpt),
         {"--out", &out, NULL, "FILE", "the GIF", "runs/<config name>/replay.gif"},
         {"--frames", &frames_s, NULL, "N", "frames, spread evenly over the episode", "every step"},
         CLI_KEY_DEF("--seed", "seed", "the config's"),

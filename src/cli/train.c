@@ -210,7 +210,7 @@ int cmd_train(int argc, char **argv) {
     const char *config, *out, *seeds, *resume;
     int quiet;
     const cli_opt opts[] = {
-        CLI_CONFIG(&config),
+        CLI_CONFIG(&config), CLI_PLUGIN,
         {"--out", &out, NULL, "DIR", "output folder", "runs/<config name>, e.g. configs/duel.yaml -> runs/duel, "
          "configs/bench/reach.yaml -> runs/bench/reach"},
         {"--seeds", &seeds, NULL, "A,B,...", "train each seed into DIR/seed_N; report the median final loss", NULL},

@@ -1,4 +1,5 @@
 /* The registry of games, and env creation from a config. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -17,6 +18,9 @@ static const dg_game *const GAMES[] = {
 static const dg_key ENV_KEYS[] = {
     DG_K_F32("env.dt", dg_env, dt, 0.05f, 0, 10, 0, 1, "seconds per step"),
     DG_K_INT("env.horizon", dg_env, horizon, 60, 1, DG_MAX_HORIZON, "steps per episode (H)"),
+    /* read by dg_env_create alone, into a const char * (not into the env) */
+    {.name = "plugin", .type = DG_KEY_STR, .doc = "a game's shared object (FILE.so, a path with a '/'; a plugin is "
+     "code): its game is played instead of a built-in one (game: may then name it)"},
 };
 
 /* loss term k of g as a key: a float weight >= 0 (into a float[DG_LOSS_MAX_TERMS]) */
@@ -76,7 +80,30 @@ const dg_game *dg_game_find(const char *name) {
     return NULL;
 }
 
+/* the game of the shared object the config's plugin key names (the env closes it) */
+static dg_env *env_create_plugin(dg_cfg *cfg, dg_err *e) {
+    const char *path = NULL, *name = NULL;
+    if (dg_key_read(cfg, &ENV_KEYS[2], &path, e)) return NULL;
+    const dg_game *g;
+    void *h;
+    if (dg_game_plugin_open(path, &g, &h, e)) {
+        char msg[DG_ERR_LEN];
+        snprintf(msg, sizeof msg, "%s", e->msg);
+        dg_cfg_error(cfg, "plugin", e, "%s", msg);
+        return NULL;
+    }
+    int bad = 0;  /* game: may name the plugin's game, and no other */
+    if (dg_cfg_has(cfg, "game") && (bad = dg_cfg_get(cfg, "game", DG_CFG_STR, &name, e) != DG_OK) == 0 &&
+        (bad = strcmp(name, g->name) != 0))
+        dg_cfg_error(cfg, "game", e, "is '%s', but the plugin %s plays '%s'", name, path, g->name);
+    dg_env *env = bad ? NULL : dg_env_create_game(g, cfg, e);
+    if (!env) dg_game_plugin_close(h);
+    else env->plugin = h;
+    return env;
+}
+
 dg_env *dg_env_create(dg_cfg *cfg, dg_err *e) {
+    if (dg_cfg_has(cfg, "plugin")) return env_create_plugin(cfg, e);
     const char *name = NULL;
     if (dg_cfg_require(cfg, "game", e) || dg_cfg_get(cfg, "game", DG_CFG_STR, &name, e)) return NULL;
     if (strcmp(name, "model") == 0) return dg_model_env_create(cfg, e);  /* a model file's game */
@@ -87,7 +114,8 @@ dg_env *dg_env_create(dg_cfg *cfg, dg_err *e) {
             if (i) strncat(list, ", ", sizeof list - strlen(list) - 1);
             strncat(list, GAMES[i]->name, sizeof list - strlen(list) - 1);
         }
-        dg_cfg_error(cfg, "game", e, "unknown game '%s' (known: %s)", name, list);
+        dg_cfg_error(cfg, "game", e, "unknown game '%s' (known: %s; a game of your own: --plugin FILE.so)", name,
+                     list);
         return NULL;
     }
     return dg_env_create_game(g, cfg, e);
@@ -180,5 +208,6 @@ void dg_env_free(dg_env *env) {
     const int own_impl = env->game && env->game->impl_size > 0;  /* destroy may free the game (a model's) */
     if (env->game && env->game->destroy) env->game->destroy(env);
     if (own_impl) free(env->impl);
+    dg_game_plugin_close(env->plugin);  /* last: the hooks above may live in it */
     free(env);
 }

@@ -147,6 +147,15 @@ static const dg_key CHASE4D_KEYS[] = {
     SIZE("dt", C4_DT, 0.05, "chase's step (seconds) the damping is per"),
 };
 
+/* duel_simple: state (pursuer x, y, evader x, y), joint action (pursuer a, evader b on the unit disk);
+ * pursuit2d's x = evader - pursuer, u = a, d = b; the same speeds and capture radius (dg_certify). */
+static const char *const PURSUIT2D_SAME[] = {"speed_pursuer", "speed_evader", "capture_radius", NULL};
+static const dg_hji_link PURSUIT2D_LINK = {
+    .env_game = "duel_simple", .need = "duel_simple (two learned players, simple motion)", .nplayers = 2,
+    .state_dim = 4, .plus = {2, 3}, .minus = {0, 1}, .u_act = {0, 1}, .d_act = {2, 3}, .capture_axes = 3u,
+    .capture_param = "capture_radius", .same = PURSUIT2D_SAME,
+};
+
 /* chase (env.evader: policy, no walls): state (pursuer x, y, vx, vy, evader x, y, vx, vy), joint
  * action (pursuer ax, ay, evader ax, ay); chase4d's x = evader - pursuer, u the pursuer's, d the
  * evader's; captured within capture_radius of the relative position. */
@@ -259,7 +268,7 @@ static const game_def GAMES[] = {
     {.summary = "Simple-motion pursuit-evasion; the state: the evader's position relative to the pursuer's",
      .nx = 2, .u_name = "pursuer", .d_name = "evader", KEYS(PURSUIT_KEYS),
      .t_end = 1, .lo = {-2, -2}, .hi = {2, 2}, .n = {81, 81},
-     .read = read_pursuit, .target = target_pursuit},
+     .read = read_pursuit, .target = target_pursuit, .link = &PURSUIT2D_LINK},
     {.summary = "Collision avoidance of two planes (helperOC's Air3D) in the evader's frame: x, y and the "
                 "heading psi (periodic)",
      .nx = 3, .u_name = "evader", .d_name = "pursuer", KEYS(AIR3D_KEYS),

@@ -7,6 +7,8 @@
 #include <string.h>
 
 #include "difgames/hji.h"
+#include "difgames/physics.h"  /* dg_unit_disk: duel_simple's bound on an action, for the frozen player */
+#include "difgames/run.h"
 #include "difgames/trainer.h"
 
 static const char *const PAIRINGS[DG_HJI_PAIRINGS] = {"learned vs learned", "learned pursuer vs HJBI evader",
@@ -130,4 +132,254 @@ out:
     free(st);
     free(done);
     return rc;
+}
+
+/* The learning config's value of env.<name> (the game's default when the config leaves it out), or NaN. */
+static double env_constant(const dg_env *env, dg_cfg *cfg, const char *name) {
+    char key[96];
+    snprintf(key, sizeof key, "env.%s", name);
+    double v = NAN;
+    if (dg_cfg_has(cfg, key)) return dg_cfg_get(cfg, key, DG_CFG_F64, &v, NULL) == DG_OK ? v : NAN;
+    dg_key keys[64];
+    const int n = dg_game_keys(env->game, keys, 64);
+    for (int i = 0; i < n && i < 64; i++)
+        if (!strcmp(keys[i].name, key)) return keys[i].def;
+    return NAN;
+}
+
+dg_status dg_certify_check(const dg_hji_problem *p, const dg_env *env, dg_cfg *cfg, dg_err *e) {
+    dg_status rc = dg_hji_link_check(p, env, e);
+    if (rc != DG_OK) return rc;
+    if (!cfg) return dg_err_set(e, DG_ERR_ARG, "certify: no learning config");
+    if (p->payoff != DG_HJI_PAYOFF_TIME)
+        return dg_err_set(e, DG_ERR_ARG, "certify: %s's value must be the time to capture (payoff: time), the "
+                          "payoff of the learned game", p->name);
+    const dg_hji_link *l = p->link;
+    for (int k = 0; l->same && l->same[k]; k++) {
+        const double want = dg_hji_problem_param(p, l->same[k]), got = env_constant(env, cfg, l->same[k]);
+        if (!(fabs(got - want) <= 1e-6 * fmax(1.0, fabs(want))))
+            return dg_err_set(e, DG_ERR_ARG, "certify: env.%s is %g in %s, but %s is %g in the HJI game %s: they "
+                              "must be one game", l->same[k], got, dg_cfg_path(cfg), l->same[k], want, p->name);
+    }
+    return DG_OK;
+}
+
+dg_status dg_certify(const dg_hji_problem *p, const dg_hji_slices *V, const dg_env *env, dg_cfg *cfg,
+                     const dg_policy *pol, dg_params *params, const dg_certify_opts *o, dg_certify_result *r,
+                     double *value, double *cost, dg_err *e) {
+    dg_status rc = dg_certify_check(p, env, cfg, e);
+    if (rc != DG_OK) return rc;
+    if (!V || V->nt < 1 || !V->t || !V->v || !pol || !params || !o || !r || o->episodes < 1 ||
+        o->episodes > DG_INIT_MAX_ROWS)
+        return dg_err_set(e, DG_ERR_ARG, "certify: bad arguments");
+    const dg_hji_link *l = p->link;
+    const int B = o->episodes, S = env->state_dim, H = env->horizon, nx = p->grid.ndim;
+    const double T = V->t[V->nt - 1], radius = dg_hji_problem_param(p, l->capture_param);
+    float *state = NULL, *aux = NULL, *traj = malloc((size_t)(H + 1) * B * S * sizeof(float));
+    dg_ctx *ctx = NULL;
+    if (!traj) {
+        rc = dg_err_set(e, DG_ERR_NOMEM, "certify: out of memory for %d episodes of %d steps", B, H);
+        goto out;
+    }
+    if ((rc = dg_run_init_draw(env, o->seed, B, &state, &aux, e)) != DG_OK) goto out;
+    for (int i = 0; i < B; i++) {  /* every start on the grid: the value is not extrapolated */
+        double x[DG_HJI_MAX_DIMS];
+        map_state(l, nx, state + (size_t)S * i, x);
+        for (int k = 0; k < nx; k++)
+            if (p->grid.bc[k] != DG_HJI_BC_PERIODIC && !(x[k] >= p->grid.lo[k] && x[k] <= p->grid.hi[k])) {
+                rc = dg_err_set(e, DG_ERR_ARG, "certify: initial state %d maps to x%d = %g, off %s's grid [%g, %g] "
+                                "(widen grid.min/grid.max)", i, k, x[k], p->name, p->grid.lo[k], p->grid.hi[k]);
+                goto out;
+            }
+    }
+    dg_tensor *loss;
+    if (!(ctx = dg_run_episode(env, pol, params, state, aux, B, 0, NULL, traj, &loss, e))) {
+        rc = e->status;
+        goto out;
+    }
+    *r = (dg_certify_result){.episodes = B, .step_bias = env->dt};
+    for (int i = 0; i < B; i++) {
+        double x[DG_HJI_MAX_DIMS];
+        map_state(l, nx, state + (size_t)S * i, x);
+        const double v = dg_hji_slices_interp(&p->grid, V, T, x, NULL);
+        double c = H * (double)env->dt;  /* not captured: the horizon */
+        for (int t = 1; t <= H; t++)
+            if (capture_dist(l, nx, traj + ((size_t)t * B + i) * S) < radius) {
+                c = t * (double)env->dt;
+                r->captured++;
+                break;
+            }
+        if (value) value[i] = v;
+        if (cost) cost[i] = c;
+        r->value_mean += v / B;
+        r->policy_cost_mean += c / B;
+        r->gap += (c - v) / fabs(v) / B;
+        r->gap_abs += fabs(c - v) / fabs(v) / B;
+    }
+out:
+    dg_ctx_free(ctx);
+    free(state);
+    free(aux);
+    free(traj);
+    return rc;
+}
+
+/* ------------------------------------------------------------ exploitability */
+/* One learned player of duel_simple frozen: its action tabulated over a 4-D grid of (its own position,
+ * x = evader - pursuer), and the other player's best response, the one-sided time to capture W on that
+ * grid. The frozen pursuer: z = (p, x), p' = v_p a(z), x' = v_e d - v_p a(z) (d: the evader, MAX).
+ * The frozen evader: z = (e, x), e' = v_e b(z), x' = v_e b(z) - v_p u (u: the pursuer, MIN). */
+typedef struct frozen {
+    const dg_hji_grid *g;
+    const float *act;       /* (nodes, 2): the frozen player's action on the unit disk at each node */
+    int evader;             /* 1: the evader is frozen */
+    double vp, ve;
+} frozen;
+
+static void dyn_frozen(void *user, const double *z, double *f, double *G, double *D) {
+    const frozen *fr = user;
+    int64_t j = 0;
+    for (int k = 0; k < 4; k++) {  /* the solver asks at nodes: the nearest one */
+        long i = lround((z[k] - fr->g->lo[k]) / fr->g->dx[k]);
+        i = i < 0 ? 0 : i >= fr->g->n[k] ? fr->g->n[k] - 1 : i;
+        j += (int64_t)i * fr->g->stride[k];
+    }
+    const float *a = fr->act + 2 * j;
+    if (!fr->evader) {
+        f[0] = fr->vp * a[0], f[1] = fr->vp * a[1], f[2] = -fr->vp * a[0], f[3] = -fr->vp * a[1];
+        D[2 * 2 + 0] = fr->ve, D[3 * 2 + 1] = fr->ve;
+    } else {
+        f[0] = fr->ve * a[0], f[1] = fr->ve * a[1], f[2] = fr->ve * a[0], f[3] = fr->ve * a[1];
+        G[2 * 2 + 0] = -fr->vp, G[3 * 2 + 1] = -fr->vp;
+    }
+}
+
+dg_status dg_certify_tabulate(const dg_env *env, const dg_policy *pol, dg_params *params, int evader,
+                              const dg_hji_grid *g, float *act, dg_err *e) {
+    enum { CHUNK = 16384 };
+    if (!env || strcmp(env->game->name, "duel_simple") != 0 || env->nplayers != 2 || !pol || !params || !g ||
+        g->ndim != 4 || !act || (evader != 0 && evader != 1))
+        return dg_err_set(e, DG_ERR_ARG, "certify: a duel_simple pair and a 4-D grid are needed to tabulate a player");
+    const dg_mlp *m = &pol->mlp[evader];
+    dg_ctx *ctx = dg_ctx_create((size_t)(1.25 * dg_rollout_memory(env, m->sizes + 1, m->nlayers - 1, CHUNK, 1, 0)) +
+                                ((size_t)1 << 20));
+    float *s = malloc((size_t)CHUNK * 4 * sizeof *s);
+    dg_status rc = DG_OK;
+    if (!ctx || !s) {
+        rc = dg_err_set(e, DG_ERR_NOMEM, "certify: out of memory to tabulate a player");
+        goto out;
+    }
+    for (int64_t j0 = 0; j0 < g->nodes; j0 += CHUNK) {
+        const int n = (int)(g->nodes - j0 < CHUNK ? g->nodes - j0 : CHUNK);
+        for (int i = 0; i < n; i++) {
+            double z[DG_HJI_MAX_DIMS];
+            dg_hji_grid_point(g, j0 + i, z);
+            float *r = s + 4 * i;  /* duel_simple: (pursuer, evader); z: (the frozen one, evader - pursuer) */
+            const double own[2] = {z[0], z[1]}, other[2] = {evader ? z[0] - z[2] : z[0] + z[2],
+                                                            evader ? z[1] - z[3] : z[1] + z[3]};
+            r[evader ? 2 : 0] = (float)own[0], r[evader ? 3 : 1] = (float)own[1];
+            r[evader ? 0 : 2] = (float)other[0], r[evader ? 1 : 3] = (float)other[1];
+        }
+        dg_ctx_reset(ctx);
+        dg_tensor *state = dg_from(ctx, 2, (int[]){n, 4}, s);
+        dg_tensor *obs = state ? (evader ? env->game->observe2 : env->game->observe)(ctx, env, state, NULL) : NULL;
+        dg_tensor *a = obs ? dg_unit_disk(ctx, dg_mlp_forward(ctx, m, params, obs)) : NULL;
+        if (!a) {
+            rc = dg_err_set(e, DG_ERR_NOMEM, "certify: %s", dg_ctx_error(ctx));
+            goto out;
+        }
+        memcpy(act + 2 * j0, a->data, (size_t)n * 2 * sizeof(float));
+    }
+out:
+    dg_ctx_free(ctx);
+    free(s);
+    return rc;
+}
+
+static dg_status exploit_check(const dg_hji_problem *p, dg_err *e) {
+    if (!p || !p->link || strcmp(p->link->env_game, "duel_simple") != 0 || p->grid.ndim != 2 ||
+        p->payoff != DG_HJI_PAYOFF_TIME)
+        return dg_err_set(e, DG_ERR_ARG, "certify: exploitability is exact for duel_simple against pursuit2d "
+                          "(payoff: time) only: the frozen player's network needs a grid over everything it sees");
+    return DG_OK;
+}
+
+dg_status dg_certify_exploit_grid(const dg_hji_problem *p, const dg_certify_exploit_opts *o, dg_hji_grid *g,
+                                  dg_err *e) {
+    dg_status rc = exploit_check(p, e);
+    if (rc != DG_OK) return rc;
+    if (!o || o->n_own < 2 || !(o->own_half > 0) || !g)
+        return dg_err_set(e, DG_ERR_ARG, "certify: bad exploitability options");
+    const int n[4] = {o->n_own, o->n_own, p->grid.n[0], p->grid.n[1]};  /* x: V's own nodes */
+    const double lo[4] = {-o->own_half, -o->own_half, p->grid.lo[0], p->grid.lo[1]};
+    const double hi[4] = {o->own_half, o->own_half, p->grid.hi[0], p->grid.hi[1]};
+    return dg_hji_grid_init(g, 4, lo, hi, n, NULL, e);
+}
+
+dg_status dg_certify_best_response(const dg_hji_problem *p, const dg_hji_grid *g, int evader, const float *act,
+                                   int B, const float *state0, double *w, dg_hji_stats *stats, dg_err *e) {
+    dg_status rc = exploit_check(p, e);
+    if (rc != DG_OK) return rc;
+    if (!g || g->ndim != 4 || !act || B < 0 || (B > 0 && (!state0 || !w)) || (evader != 0 && evader != 1))
+        return dg_err_set(e, DG_ERR_ARG, "certify: bad best-response arguments");
+    const double vp = dg_hji_problem_param(p, "speed_pursuer"), ve = dg_hji_problem_param(p, "speed_evader");
+    const double r = dg_hji_problem_param(p, "capture_radius");
+    const int64_t N = g->nodes;
+    double *v0 = malloc((size_t)N * sizeof *v0), *stop = malloc((size_t)N * sizeof *stop);
+    double *out = malloc((size_t)N * sizeof *out);
+    if (!v0 || !stop || !out) {
+        rc = dg_err_set(e, DG_ERR_NOMEM, "certify: out of memory for a 4-D grid of %lld nodes", (long long)N);
+        goto out;
+    }
+    dg_hji_sdf_ball(g, (const double[]){0, 0, 0, 0}, r, 0xCu, stop);  /* |x| - r over axes 2, 3 */
+    for (int64_t j = 0; j < N; j++) {  /* inside: the time to the rim at the closing speed, as pursuit2d's */
+        v0[j] = stop[j] <= 0 ? stop[j] / (vp - ve) : 0;
+        stop[j] = stop[j] <= 0 ? -1 : 1;
+    }
+    frozen fr = {.g = g, .act = act, .evader = evader, .vp = vp, .ve = ve};
+    dg_hji_game gm = {.nx = 4, .dyn = dyn_frozen, .user = &fr, .payoff = {.on = 1, .running = 1}};
+    dg_hji_input *free_player = evader ? &gm.u : &gm.d;
+    *free_player = (dg_hji_input){.dim = 2, .set = DG_HJI_SET_BALL, .role = evader ? DG_HJI_ROLE_MIN : DG_HJI_ROLE_MAX,
+                                  .radius = 1};
+    dg_hji_opts opts = p->opts;
+    opts.stop = stop;
+    opts.cap = p->t_end;
+    opts.progress = NULL;
+    const double twice = 2 * p->t_end;  /* stationary: march until max |phi_tau| < tol, as pursuit2d's */
+    if ((rc = dg_hji_solve(g, &gm, &opts, v0, NULL, 1, opts.tol > 0 ? &twice : &p->t_end, out, stats, e)) != DG_OK)
+        goto out;
+    for (int64_t j = 0; j < N; j++) out[j] = out[j] > 0 ? out[j] : 0;
+    for (int i = 0; i < B; i++) {
+        const float *s = state0 + 4 * i;
+        const double z[4] = {evader ? s[2] : s[0], evader ? s[3] : s[1], (double)s[2] - s[0], (double)s[3] - s[1]};
+        w[i] = dg_hji_interp(g, out, z, NULL);
+    }
+out:
+    free(v0);
+    free(stop);
+    free(out);
+    return rc;
+}
+
+dg_status dg_certify_exploit(const dg_hji_problem *p, const dg_env *env, const dg_policy *pol, dg_params *params,
+                             int evader, const dg_certify_exploit_opts *o, int B, const float *state0,
+                             double *w, dg_hji_stats *stats, dg_err *e) {
+    dg_status rc = dg_hji_link_check(p, env, e);
+    dg_hji_grid g;
+    if (rc != DG_OK || (rc = dg_certify_exploit_grid(p, o, &g, e)) != DG_OK) return rc;
+    float *act = malloc((size_t)g.nodes * 2 * sizeof *act);
+    if (!act) return dg_err_set(e, DG_ERR_NOMEM, "certify: out of memory for a 4-D grid of %lld nodes",
+                                (long long)g.nodes);
+    if ((rc = dg_certify_tabulate(env, pol, params, evader, &g, act, e)) == DG_OK)
+        rc = dg_certify_best_response(p, &g, evader, act, B, state0, w, stats, e);
+    free(act);
+    return rc;
+}
+
+double dg_certify_exploit_memory(const dg_hji_problem *p, const dg_certify_exploit_opts *o) {
+    dg_err e = {0};
+    dg_hji_grid g;
+    if (dg_certify_exploit_grid(p, o, &g, &e) != DG_OK) return 0;
+    /* the solve (its dynamics tables judged full), the frozen actions, v0 and the stop set */
+    return dg_hji_solve_memory(&g, NULL, &p->opts, 1) + (double)g.nodes * (2 * sizeof(float) + 2 * sizeof(double));
 }

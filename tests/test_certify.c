@@ -1,0 +1,189 @@
+/* dg_certify: a learned pair of duel_simple against pursuit2d's time to capture (issue 14, section 3).
+ * The value at each held-out start is the exact (|x0| - r) / (v_p - v_e); a pair that does not move
+ * never captures (its cost is the horizon); constants that differ, or a game of kind, are refused. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "difgames/difgames.h"
+
+static const char DUEL[] = "game: duel_simple\nenv: {horizon: 50}\npolicy: {hidden: [8]}\n";
+static const char P2[] = "game: pursuit2d\nspeed_pursuer: 1.0\nspeed_evader: 0.6\ncapture_radius: 0.1\n"
+                         "payoff: time\nt_end: 6\nstationary: true\naccuracy: veryHigh\n"
+                         "grid: {min: [-2, -2], max: [2, 2], n: [81, 81]}\nsolver: {tol: 1.0e-6, threads: 1}\n";
+
+typedef struct fixture {
+    dg_run run;
+    dg_cfg *hcfg;
+    dg_hji_problem *p;
+    double *V, t_end;
+    dg_hji_slices VS;
+    dg_policy pol;
+    dg_params *params;
+} fixture;
+
+static void setup(fixture *f, const char *duel, const char *p2) {
+    dg_err e = {0};
+    memset(f, 0, sizeof *f);
+    if (dg_run_parse(&f->run, duel, strlen(duel), "duel", NULL, 0, &e) != DG_OK) fail_msg("%s", e.msg);
+    f->hcfg = dg_cfg_parse(p2, strlen(p2), "p2", &e);
+    if (!f->hcfg || !(f->p = dg_hji_problem_load(f->hcfg, &e))) fail_msg("%s", e.msg);
+    f->V = malloc((size_t)f->p->grid.nodes * sizeof *f->V);
+    dg_hji_stats st;
+    if (!f->V || dg_hji_problem_solve(f->p, f->V, &st, &e) != DG_OK) fail_msg("%s", e.msg);
+    f->t_end = f->p->t_end;
+    f->VS = (dg_hji_slices){.nt = 1, .t = &f->t_end, .v = f->V};
+    if (dg_policy_create(f->run.env, f->run.opts.hidden, f->run.opts.nhidden, &f->pol, &f->params, &e) != DG_OK)
+        fail_msg("%s", e.msg);
+}
+
+static void teardown(fixture *f) {
+    dg_params_free(f->params);
+    free(f->V);
+    dg_hji_problem_free(f->p);
+    dg_cfg_free(f->hcfg);
+    dg_run_free(&f->run);
+}
+
+/* a pair that stands still: no capture, each cost the horizon; V(x0) the exact time to capture */
+static void test_still_pair(void **state) {
+    (void)state;
+    fixture f;
+    setup(&f, DUEL, P2);
+    memset(f.params->data, 0, f.params->total * sizeof(float));  /* tanh(0): no action */
+    enum { B = 64 };
+    double value[B], cost[B];
+    const dg_certify_opts o = {.episodes = B, .seed = 7};
+    dg_certify_result r;
+    dg_err e = {0};
+    assert_int_equal(dg_certify(f.p, &f.VS, f.run.env, f.run.cfg, &f.pol, f.params, &o, &r, value, cost, &e), DG_OK);
+    assert_int_equal(r.episodes, B);
+    assert_int_equal(r.captured, 0);
+    const double H = f.run.env->horizon * (double)f.run.env->dt;
+    float *st, *aux;
+    assert_int_equal(dg_run_init_draw(f.run.env, 7, B, &st, &aux, &e), DG_OK);  /* the same starts */
+    double vmean = 0, gap = 0;
+    for (int i = 0; i < B; i++) {
+        const double d0 = hypot((double)st[4 * i + 2] - st[4 * i], (double)st[4 * i + 3] - st[4 * i + 1]);
+        const double exact = (d0 - 0.1) / (1.0 - 0.6);
+        assert_true(fabs(value[i] - exact) < 0.01 * exact + 0.01);  /* the grid's accuracy */
+        assert_true(cost[i] == H);
+        vmean += value[i] / B;
+        gap += (H - value[i]) / value[i] / B;
+    }
+    free(st);
+    free(aux);
+    assert_true(fabs(r.value_mean - vmean) < 1e-12);
+    assert_true(fabs(r.policy_cost_mean - H) < 1e-12);
+    assert_true(fabs(r.gap - gap) < 1e-9);
+    teardown(&f);
+}
+
+/* a trained-like pair: random weights still give a cost on the step grid, captured or the horizon */
+static void test_costs_on_steps(void **state) {
+    (void)state;
+    fixture f;
+    setup(&f, DUEL, P2);
+    dg_rng rng;
+    dg_rng_seed(&rng, 3);
+    for (size_t i = 0; i < f.params->total; i++) f.params->data[i] = dg_rng_uniform(&rng, -3.0f, 3.0f);
+    enum { B = 32 };
+    double value[B], cost[B];
+    dg_certify_result r;
+    dg_err e = {0};
+    assert_int_equal(dg_certify(f.p, &f.VS, f.run.env, f.run.cfg, &f.pol, f.params,
+                                &(dg_certify_opts){.episodes = B, .seed = 1}, &r, value, cost, &e), DG_OK);
+    int captured = 0;
+    for (int i = 0; i < B; i++) {
+        const double steps = cost[i] / f.run.env->dt;
+        assert_true(fabs(steps - round(steps)) < 1e-6 && steps >= 1 && steps <= f.run.env->horizon);
+        captured += cost[i] < f.run.env->horizon * (double)f.run.env->dt;
+    }
+    assert_true(r.captured >= captured);
+    teardown(&f);
+}
+
+/* one game: constants that differ, a game of kind, bad options */
+static void test_refused(void **state) {
+    (void)state;
+    fixture f;
+    setup(&f, "game: duel_simple\nenv: {horizon: 20, speed_evader: 0.5}\npolicy: {hidden: [8]}\n", P2);
+    dg_certify_result r;
+    dg_err e = {0};
+    const dg_certify_opts o = {.episodes = 4, .seed = 1};
+    assert_int_equal(dg_certify(f.p, &f.VS, f.run.env, f.run.cfg, &f.pol, f.params, &o, &r, NULL, NULL, &e),
+                     DG_ERR_ARG);
+    assert_non_null(strstr(e.msg, "env.speed_evader is 0.5"));
+    teardown(&f);
+    setup(&f, DUEL, "game: pursuit2d\nspeed_evader: 0.6\ncapture_radius: 0.1\nt_end: 0.5\naccuracy: low\n"
+                    "grid: {n: [21, 21]}\n");
+    assert_int_equal(dg_certify(f.p, &f.VS, f.run.env, f.run.cfg, &f.pol, f.params, &o, &r, NULL, NULL, &e),
+                     DG_ERR_ARG);
+    assert_non_null(strstr(e.msg, "payoff: time"));
+    assert_int_equal(dg_certify(f.p, &f.VS, f.run.env, f.run.cfg, &f.pol, f.params,
+                                &(dg_certify_opts){.episodes = 0}, &r, NULL, NULL, &e), DG_ERR_ARG);
+    teardown(&f);
+}
+
+/* the exact equilibrium player frozen (pure pursuit a = x/|x|, or the evader's b = x/|x|): the other
+ * player's best response can do no better than the value, so W = V up to the grids' error */
+static void test_best_response_to_equilibrium(void **state) {
+    (void)state;
+    static const char P2C[] = "game: pursuit2d\nspeed_pursuer: 1.0\nspeed_evader: 0.5\ncapture_radius: 0.25\n"
+                              "payoff: time\nt_end: 6\nstationary: true\naccuracy: veryHigh\n"
+                              "grid: {min: [-2, -2], max: [2, 2], n: [41, 41]}\nsolver: {tol: 1.0e-4, threads: 1}\n";
+    dg_err e = {0};
+    dg_cfg *c = dg_cfg_parse(P2C, strlen(P2C), "p2", &e);
+    dg_hji_problem *p = c ? dg_hji_problem_load(c, &e) : NULL;
+    if (!p) fail_msg("%s", e.msg);
+    double *V = malloc((size_t)p->grid.nodes * sizeof *V);
+    assert_int_equal(dg_hji_problem_solve(p, V, NULL, &e), DG_OK);
+    dg_hji_grid g;
+    assert_int_equal(dg_certify_exploit_grid(p, &(dg_certify_exploit_opts){.n_own = 5, .own_half = 3}, &g, &e), DG_OK);
+    float *act = malloc((size_t)g.nodes * 2 * sizeof *act);
+    for (int64_t j = 0; j < g.nodes; j++) {
+        double z[4];
+        dg_hji_grid_point(&g, j, z);
+        const double n = hypot(z[2], z[3]);
+        act[2 * j] = n > 0 ? (float)(z[2] / n) : 0.0f;
+        act[2 * j + 1] = n > 0 ? (float)(z[3] / n) : 0.0f;
+    }
+    enum { B = 6 };
+    const float s0[B * 4] = {0, 0, 1.2f, 0.3f,  0.5f, -0.5f, -0.4f, 0.6f,  -1, 0.2f, -0.1f, -0.6f,
+                             0.3f, 0.3f, 0.3f, 1.5f,  0, 0, -1, -1,  -0.2f, 0.4f, 0.8f, 0.9f};
+    double w[2][B];
+    for (int k = 0; k < 2; k++)
+        assert_int_equal(dg_certify_best_response(p, &g, k, act, B, s0, w[k], NULL, &e), DG_OK);
+    const double t = p->t_end;
+    const dg_hji_slices VS = {.nt = 1, .t = &t, .v = V};
+    for (int i = 0; i < B; i++) {
+        const double x[2] = {(double)s0[4 * i + 2] - s0[4 * i], (double)s0[4 * i + 3] - s0[4 * i + 1]};
+        const double v = dg_hji_slices_interp(&p->grid, &VS, t, x, NULL);
+        const double exact = (hypot(x[0], x[1]) - 0.25) / 0.5;
+        print_message("start %d: V %.4f (exact %.4f), best response to the frozen pursuer %.4f, evader %.4f\n", i, v,
+                      exact, w[0][i], w[1][i]);
+        assert_true(fabs(w[0][i] - v) < 0.005 * v);
+        assert_true(fabs(w[1][i] - v) < 0.005 * v);
+    }
+    free(act);
+    free(V);
+    dg_hji_problem_free(p);
+    dg_cfg_free(c);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_still_pair),
+        cmocka_unit_test(test_costs_on_steps),
+        cmocka_unit_test(test_refused),
+        cmocka_unit_test(test_best_response_to_equilibrium),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
