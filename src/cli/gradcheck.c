@@ -54,6 +54,7 @@ int cmd_gradcheck(int argc, char **argv) {
     go.eps = (float)eps;
     memcpy(go.hidden, s.opts.hidden, sizeof go.hidden);
     go.nhidden = s.opts.nhidden;
+    go.open_loop = s.opts.open_loop;
     dg_env_gradcheck_result r;
     dg_err e = {0};
     if (dg_env_gradcheck(s.env, &go, &r, &e) != DG_OK) {  /* too large for memory (DG_ERR_ARG): bad input */
@@ -63,7 +64,7 @@ int cmd_gradcheck(int argc, char **argv) {
     printf("gradcheck %s: batch %d, eps %g, tolerance %g\n", s.env->game->name, B, eps, tol);
     report("step + step_cost (state, action)", r.step_worst, &r.step, tol);
     char what[64];
-    snprintf(what, sizeof what, "episode of %d steps (policy)", r.horizon);
+    snprintf(what, sizeof what, "episode of %d steps (%s)", r.horizon, go.open_loop ? "plan" : "policy");
     report(what, r.episode_worst, &r.episode, tol);
     for (int i = 0; i < r.nzero && i < DG_ENV_GRADCHECK_MAX_ZERO; i++)
         printf("warning: parameter '%s' has an exactly zero gradient (cut chain?)\n", r.zero[i]);

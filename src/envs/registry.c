@@ -9,6 +9,7 @@ static const dg_game *const GAMES[] = {
     &dg_game_chase,
     &dg_game_pixel,
     &dg_game_duel_simple,
+    &dg_game_billiards,
 };
 
 /* env.dt and env.horizon: every game reads them, with the same bounds; the
