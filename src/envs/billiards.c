@@ -20,7 +20,8 @@ static const char *const CONTACTS[] = {"soft", "hard", "toi", NULL};  /* contact
 typedef struct billiards {
     float balls[MAX_BALLS][2];   /* initial positions; ball 0 is the cue ball */
     int   nballs;                /* (not the first field: a count at offset 0 reads as none) */
-    int   target_ball;           /* the object ball to send to the target      */
+    int   target_ball;           /* the ball to send to the target (0: the cue ball itself) */
+    int   aim_ball;              /* the zero aim is at this ball               */
     float target[2];             /* its target point                           */
     float table[2];              /* half width, half height of the cushions    */
     float radius, damping, shot_speed, aim_range, stiffness, jitter;
@@ -37,7 +38,9 @@ static const dg_key KEYS[] = {
      .count_offset = offsetof(billiards, nballs), .cols = 2, .min_n = 2, .max_n = MAX_BALLS,
      .def_v = (const double[]){-0.35, 0.0, 0.0, 0.0, 0.45, -0.3, -0.2, 0.3}, .def_n = 4,
      .doc = "initial positions [x, y]; the first is the cue ball"},
-    DG_K_INT("env.target_ball", billiards, target_ball, 1, 1, MAX_BALLS - 1, "the object ball sent to the target"),
+    DG_K_INT("env.target_ball", billiards, target_ball, 1, 0, MAX_BALLS - 1,
+             "the ball sent to the target (0: the cue ball itself)"),
+    DG_K_INT("env.aim_ball", billiards, aim_ball, 1, 1, MAX_BALLS - 1, "the shot's zero aim is at this object ball"),
     {.name = "env.target", .type = DG_KEY_F32_ARRAY, .offset = offsetof(billiards, target), .min_n = 2,
      .max_n = 2, .lo = -DG_MAX_MAGNITUDE, .hi = DG_MAX_MAGNITUDE, .def_v = (const double[]){0.6, 0.25},
      .def_n = 2, .what = "coordinates", .doc = "the target point [x, y] of the target ball"},
@@ -49,11 +52,11 @@ static const dg_key KEYS[] = {
     DG_K_F32("env.shot_speed", billiards, shot_speed, 4.0f, 0, DG_MAX_MAGNITUDE, 0, 1,
              "cue ball speed of the strongest shot (action[1] = 1; 0 gives half of it)"),
     DG_K_F32("env.aim_range", billiards, aim_range, 1.0f, 0, 100, 0, 1,
-             "aim: the shot's direction is u + action[0]·aim_range·u_perp, u towards the target ball"),
+             "aim: the shot's direction is u + action[0]·aim_range·u_perp, u towards the aim ball"),
     DG_K_ENUM("env.contact", billiards, model, CONTACT_TOI, CONTACTS, "contact model",
               "soft (springs), hard (reflect at the step's end) or toi (time of impact inside the step)"),
     DG_K_F32("env.stiffness", billiards, stiffness, 2e4f, 0, 1e9f, 0, 1,
-             "soft contacts: acceleration per unit of overlap"),
+             "soft contacts: acceleration per unit of overlap at an overlap of one radius (it grows as its square)"),
     DG_K_INT("env.substeps", billiards, substeps, 1, 1, 64, "physics substeps per step"),
     DG_K_F32("env.jitter", billiards, jitter, 0.0f, 0, 1, 1, 1, "initial positions ~ given + U(-jitter, jitter)^2"),
 };
@@ -78,6 +81,12 @@ static dg_tensor *safe(dg_ctx *ctx, dg_tensor *x, dg_tensor *m) {
     return dg_add_scalar(ctx, dg_mul(ctx, m, dg_add_scalar(ctx, x, -1.0f)), 1.0f);
 }
 
+/* (k)·(relu(x - l)² - relu(-l - x)²): a soft cushion's push on coordinate x (B, 1) */
+static dg_tensor *cushion(dg_ctx *ctx, dg_tensor *x, float l, float k) {
+    return dg_scale(ctx, dg_sub(ctx, dg_square(ctx, dg_relu(ctx, dg_add_scalar(ctx, x, -l))),
+                                dg_square(ctx, dg_relu(ctx, dg_add_scalar(ctx, dg_neg(ctx, x), -l)))), k);
+}
+
 /* Soft contacts over one substep h: springs between overlapping balls and from the cushions
  * change the velocities, then the balls move (semi-implicit Euler). */
 static void substep_soft(dg_ctx *ctx, const billiards *g, balls *s, float h) {
@@ -87,8 +96,10 @@ static void substep_soft(dg_ctx *ctx, const billiards *g, balls *s, float h) {
         for (int j = i + 1; j < n; j++) {
             dg_tensor *dx = dg_sub(ctx, s->x[i], s->x[j]), *dy = dg_sub(ctx, s->y[i], s->y[j]);
             dg_tensor *d = dg_sqrt(ctx, dg_add_scalar(ctx, dg_add(ctx, dg_square(ctx, dx), dg_square(ctx, dy)), 1e-12f));
-            /* k·relu(2r - d)/d: the push along (dx, dy)/d */
-            dg_tensor *f = dg_div(ctx, dg_scale(ctx, dg_relu(ctx, dg_add_scalar(ctx, dg_neg(ctx, d), d2)), k), d);
+            /* k·relu(2r - d)²/(r·d): the push along (dx, dy)/d, growing with the square of the overlap
+             * so that the force and its slope are continuous where a contact starts */
+            dg_tensor *f = dg_div(ctx, dg_scale(ctx, dg_square(ctx, dg_relu(ctx, dg_add_scalar(ctx, dg_neg(ctx, d), d2))),
+                                                k / g->radius), d);
             dg_tensor *fx = dg_mul(ctx, f, dx), *fy = dg_mul(ctx, f, dy);
             s->vx[i] = dg_add(ctx, s->vx[i], fx);
             s->vy[i] = dg_add(ctx, s->vy[i], fy);
@@ -97,11 +108,9 @@ static void substep_soft(dg_ctx *ctx, const billiards *g, balls *s, float h) {
         }
     const float lx = g->table[0] - g->radius, ly = g->table[1] - g->radius;
     for (int i = 0; i < n; i++) {
-        /* vx -= k relu(x - lx) - k relu(-lx - x) */
-        s->vx[i] = dg_sub(ctx, s->vx[i], dg_scale(ctx, dg_sub(ctx, dg_relu(ctx, dg_add_scalar(ctx, s->x[i], -lx)),
-                                                              dg_relu(ctx, dg_add_scalar(ctx, dg_neg(ctx, s->x[i]), -lx))), k));
-        s->vy[i] = dg_sub(ctx, s->vy[i], dg_scale(ctx, dg_sub(ctx, dg_relu(ctx, dg_add_scalar(ctx, s->y[i], -ly)),
-                                                              dg_relu(ctx, dg_add_scalar(ctx, dg_neg(ctx, s->y[i]), -ly))), k));
+        /* v -= (k/r)·(relu(x - l)² - relu(-l - x)²), the cushions' push */
+        s->vx[i] = dg_sub(ctx, s->vx[i], cushion(ctx, s->x[i], lx, k / g->radius));
+        s->vy[i] = dg_sub(ctx, s->vy[i], cushion(ctx, s->y[i], ly, k / g->radius));
         s->x[i] = dg_add(ctx, s->x[i], dg_scale(ctx, s->vx[i], h));
         s->y[i] = dg_add(ctx, s->y[i], dg_scale(ctx, s->vy[i], h));
     }
@@ -150,13 +159,15 @@ static void substep_hard(dg_ctx *ctx, const billiards *g, balls *s, float h, int
             }
             if (!any) continue;
             dg_tensor *tau = NULL;
-            if (toi) {  /* tau = (-b - sqrt(b² - 4ac)) / 2a on the rows that meet inside the step, else 0 */
+            if (toi) {  /* the earlier root tau = (-b - sqrt(b² - 4ac)) / 2a, as 2c / (-b + sqrt(b² - 4ac)):
+                           b < 0, so no cancellation when c is small (the pair about to touch);
+                           on the rows that meet inside the step, else 0 */
                 dg_tensor *a = dg_add(ctx, dg_square(ctx, dvx), dg_square(ctx, dvy));
                 dg_tensor *bb = dg_scale(ctx, dg_add(ctx, dg_mul(ctx, dx, dvx), dg_mul(ctx, dy, dvy)), 2.0f);
                 dg_tensor *c = dg_add_scalar(ctx, dg_add(ctx, dg_square(ctx, dx), dg_square(ctx, dy)), -d2 * d2);
                 dg_tensor *disc = dg_sub(ctx, dg_square(ctx, bb), dg_scale(ctx, dg_mul(ctx, a, c), 4.0f));
-                tau = dg_mul(ctx, tm, dg_div(ctx, dg_neg(ctx, dg_add(ctx, bb, dg_sqrt(ctx, safe(ctx, disc, tm)))),
-                                             dg_scale(ctx, safe(ctx, a, tm), 2.0f)));
+                dg_tensor *den = dg_sub(ctx, dg_sqrt(ctx, safe(ctx, disc, tm)), bb);
+                tau = dg_mul(ctx, tm, dg_div(ctx, dg_scale(ctx, c, 2.0f), safe(ctx, den, tm)));
                 dx = dg_add(ctx, dx, dg_mul(ctx, dvx, tau));  /* the pair at the impact */
                 dy = dg_add(ctx, dy, dg_mul(ctx, dvy, tau));
             }
@@ -211,6 +222,9 @@ static dg_status billiards_create(dg_env *env, dg_cfg *cfg, dg_err *e) {
     if (g->target_ball >= n)
         return dg_cfg_error(cfg, "env.target_ball", e, "is %d, but env.balls has only %d balls (0 is the cue ball)",
                             g->target_ball, n);
+    if (g->aim_ball >= n)
+        return dg_cfg_error(cfg, "env.aim_ball", e, "is %d, but env.balls has only %d balls (0 is the cue ball)",
+                            g->aim_ball, n);
     const float r = g->radius, lx = g->table[0] - r, ly = g->table[1] - r;
     if (!(lx > 0 && ly > 0)) return dg_cfg_error(cfg, "env.radius", e, "a ball of radius %g does not fit the table", r);
     for (int i = 0; i < n; i++) {
@@ -270,12 +284,12 @@ static dg_tensor *billiards_observe(dg_ctx *ctx, const dg_env *env, dg_tensor *s
 }
 
 /* The shot (while it is pending): the cue ball gets speed shot_speed·(1 + a1)/2 along
- * (u + s·u_perp)/sqrt(1 + s²), s = a0·aim_range, u the unit vector towards the target ball; then
+ * (u + s·u_perp)/sqrt(1 + s²), s = a0·aim_range, u the unit vector towards the aim ball; then
  * damping and the contacts, in substeps. */
 static dg_tensor *billiards_step(dg_ctx *ctx, const dg_env *env, dg_tensor *state, dg_tensor *aux,
                                  dg_tensor *action) {
     const billiards *g = env->impl;
-    const int n = g->nballs, tb = g->target_ball;
+    const int n = g->nballs, tb = g->aim_ball;
     balls s;
     for (int i = 0; i < n; i++) {
         s.x[i] = dg_cols(ctx, state, 4 * i, 1);
