@@ -54,7 +54,7 @@ static const dg_key KEYS[] = {
     DG_K_F32("env.aim_range", billiards, aim_range, 1.0f, 0, 100, 0, 1,
              "aim: the shot's direction is u + action[0]·aim_range·u_perp, u towards the aim ball"),
     DG_K_ENUM("env.contact", billiards, model, CONTACT_TOI, CONTACTS, "contact model",
-              "soft (springs), hard (reflect at the step's end) or toi (time of impact inside the step)"),
+              "soft (a push with the overlap squared), hard (reflect at the step's end) or toi (time of impact inside the step)"),
     DG_K_F32("env.stiffness", billiards, stiffness, 2e4f, 0, 1e9f, 0, 1,
              "soft contacts: acceleration per unit of overlap at an overlap of one radius (it grows as its square)"),
     DG_K_INT("env.substeps", billiards, substeps, 1, 1, 64, "physics substeps per step"),
