@@ -61,6 +61,7 @@ static void test_games_gradcheck(void **state) {
         o.seed = 5;
         o.max_per_param = 16;
         o.unit_weights = 1;
+        if (s.env->gradcheck_eps > 0) o.eps = s.env->gradcheck_eps;  /* the game's own scale */
         memcpy(o.hidden, s.o.hidden, sizeof o.hidden);
         o.nhidden = s.o.nhidden;
         dg_env_gradcheck_result r;

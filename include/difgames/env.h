@@ -122,6 +122,8 @@ struct dg_env {
     int   nshapes;
     dg_shape shapes[DG_MAX_SHAPES];             /* static obstacles, for replays     */
     const char *violation_label;                /* what game->violation flags, for replays */
+    float gradcheck_eps;                        /* finite-difference step its features are smooth
+                                                   at (gradcheck's default; 0: 0.1)              */
     int   nlines;                               /* static line segments drawn in replays */
     const float *lines;                         /* (nlines, 4) [x0, y0, x1, y1], owned by the game
                                                    (racing: the track's edges); NULL when none   */

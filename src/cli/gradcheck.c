@@ -28,7 +28,8 @@ int cmd_gradcheck(int argc, char **argv) {
         CLI_CONFIG(&config),
         {"--batch", &batch_s, NULL, "N", "episodes in the check", "4"},
         CLI_KEY_DEF("--horizon", "env.horizon", "min(10, H)"), CLI_KEY_DEF("--seed", "seed", "the config's"),
-        {"--eps", &eps_s, NULL, "X", "finite-difference step (Richardson: X and X/2), in (0, 1)", "0.1"},
+        {"--eps", &eps_s, NULL, "X", "finite-difference step (Richardson: X and X/2), in (0, 1)",
+         "0.1, or the game's own (racing: 0.01)"},
         {"--tol", &tol_s, NULL, "X", "tolerance on the relative error", "1e-3"},
         CLI_END,
     };
@@ -51,6 +52,7 @@ int cmd_gradcheck(int argc, char **argv) {
     go.batch = B;
     go.horizon = cli_given(opts, "--horizon") ? s.env->horizon : 0;  /* 0: at most 10 steps */
     go.seed = s.opts.seed;
+    if (!eps_s && s.env->gradcheck_eps > 0) eps = s.env->gradcheck_eps;  /* the game's own scale */
     go.eps = (float)eps;
     memcpy(go.hidden, s.opts.hidden, sizeof go.hidden);
     go.nhidden = s.opts.nhidden;
