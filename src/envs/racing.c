@@ -29,6 +29,7 @@ typedef struct racing {
     int    m;                     /* samples, res a piece                                   */
     double rmin;                  /* the smallest radius of curvature                       */
     double A[MAX_PTS + 1];        /* arc length at σ = j / res; A[m] the lap's length        */
+    float  Q[MAX_PTS][2];         /* the centre line at σ = j / res (the nearest-point search) */
     float  lines[2 * MAX_PTS][4]; /* the edges, for replays                                 */
 } racing;
 
@@ -58,18 +59,23 @@ static const dg_key KEYS[] = {
 };
 
 static const dg_loss_term LOSS[] = {
-    {"loss.progress", 1.0f, NULL, 0, "-mean_b of the arc length gained along the centre line this step"},
-    {"loss.off_track", 100.0f, NULL, 0, "mean_b srelu(|d| - width)^2, d the signed distance to the centre line"},
+    {"loss.advance", 1.0f, NULL, 0, "-mean_b of the arc length gained along the centre line this step"},
+    {"loss.bounds", 100.0f, NULL, 0, "mean_b srelu(|d| - width)^2, d the signed distance to the centre line"},
     {"loss.energy", 0.001f, NULL, 0, "mean_b |a|^2"},
 };
 
 /* ------------------------------------------------------------ the track */
 
-/* the cardinal B-spline of degree k at x (support [0, k + 1]) */
-static double bspl(int k, double x) {
-    if (x < 0 || x >= k + 1) return 0;
-    if (k == 0) return 1;
-    return (x * bspl(k - 1, x) + (k + 1 - x) * bspl(k - 1, x - 1)) / k;
+/* the cardinal B-splines of degrees 0..5 at t + i, t in [0, 1): b[k][i] = B_k(t + i) for i = 0..k
+ * (zero elsewhere), by B_k(x) = (x B_{k-1}(x) + (k + 1 - x) B_{k-1}(x - 1)) / k */
+static void bsplines(double t, double b[6][7]) {
+    memset(b, 0, 6 * 7 * sizeof(double));
+    b[0][0] = 1;
+    for (int k = 1; k <= 5; k++)
+        for (int i = 0; i <= k; i++) {
+            const double x = t + i;
+            b[k][i] = (x * b[k - 1][i] + (k + 1 - x) * (i > 0 ? b[k - 1][i - 1] : 0.0)) / k;
+        }
 }
 
 /* C(σ), C'(σ), C''(σ) (any may be NULL); σ taken modulo n. The spline: Σ_j D_j B5(σ - j + 3);
@@ -86,11 +92,14 @@ static void curve(const racing *r, double sg, double *c, double *d1, double *d2)
             cc[k] = (1 - t) * r->ctrl[i][k] + t * r->ctrl[j][k];
             c1[k] = r->ctrl[j][k] - r->ctrl[i][k];
         }
-    } else
+    } else {
+        double bs[6][7];
+        bsplines(t, bs);
+#define B_AT(k, ix) ((ix) >= 0 && (ix) <= (k) ? bs[k][ix] : 0.0)
         for (int o = -2; o <= 3; o++) {
-            const double x = t - o + 3;  /* σ - j + 3 with j = i + o */
-            const double w = bspl(5, x), w1 = bspl(4, x) - bspl(4, x - 1),
-                         w2 = bspl(3, x) - 2 * bspl(3, x - 1) + bspl(3, x - 2);
+            const int ix = 3 - o;  /* σ - j + 3 = t + ix with j = i + o */
+            const double w = B_AT(5, ix), w1 = B_AT(4, ix) - B_AT(4, ix - 1),
+                         w2 = B_AT(3, ix) - 2 * B_AT(3, ix - 1) + B_AT(3, ix - 2);
             const double *dj = r->D[((i + o) % n + n) % n];
             for (int k = 0; k < 2; k++) {
                 cc[k] += w * dj[k];
@@ -98,6 +107,8 @@ static void curve(const racing *r, double sg, double *c, double *d1, double *d2)
                 c2[k] += w2 * dj[k];
             }
         }
+#undef B_AT
+    }
     for (int k = 0; k < 2; k++) {
         if (c) c[k] = cc[k];
         if (d1) d1[k] = c1[k];
@@ -131,10 +142,12 @@ static double sigma_at(const racing *r, double s) {
         else hi = mid - 1;
     }
     double sg = (double)lo / r->res;
-    for (int it = 0; it < 8; it++) {  /* Newton on A(σ) = s within the sample */
-        sg -= (arc(r, sg) - s) / speed_at(r, sg);
+    for (int it = 0; it < 6; it++) {  /* Newton on A(σ) = s within the sample (quadratic: a few suffice) */
+        const double step = (arc(r, sg) - s) / speed_at(r, sg);
+        sg -= step;
         if (sg < (double)lo / r->res) sg = (double)lo / r->res;
         if (sg > (double)(lo + 1) / r->res) sg = (double)(lo + 1) / r->res;
+        if (fabs(step) < 1e-13) break;
     }
     return sg;
 }
@@ -146,9 +159,7 @@ static double nearest(const racing *r, double x, double y, int *pinned) {
     int best = 0;
     double bd = INFINITY;
     for (int j = 0; j < r->m; j++) {
-        double c[2];
-        curve(r, (double)j / r->res, c, NULL, NULL);
-        const double d = (c[0] - x) * (c[0] - x) + (c[1] - y) * (c[1] - y);
+        const double d = (r->Q[j][0] - x) * (r->Q[j][0] - x) + (r->Q[j][1] - y) * (r->Q[j][1] - y);
         if (d < bd) {
             bd = d;
             best = j;
@@ -195,6 +206,12 @@ static void build_track(racing *r) {
                     r->D[i][k] = (120.0 * r->ctrl[i][k] - 26.0 * (a[k] + b[k]) - (a2[k] + b2[k])) / 66.0;
                 }
     r->m = n * r->res;
+    for (int j = 0; j < r->m; j++) {
+        double c[2];
+        curve(r, (double)j / r->res, c, NULL, NULL);
+        r->Q[j][0] = (float)c[0];
+        r->Q[j][1] = (float)c[1];
+    }
     r->A[0] = 0;
     for (int j = 0; j < r->m; j++) {
         const double a = (double)j / r->res, b = (double)(j + 1) / r->res;
@@ -403,7 +420,7 @@ static dg_tensor *racing_step(dg_ctx *ctx, const dg_env *env, dg_tensor *state, 
     return dg_concat(ctx, (dg_tensor *[]){p2, h2, v2, s2, prog, ds}, 6, 1);
 }
 
-/* progress: -mean_b ds; off_track: mean_b (sr(d - w)² + sr(-d - w)²), sr(x) = softness·softplus(x/softness)
+/* advance: -mean_b ds; bounds: mean_b (sr(d - w)² + sr(-d - w)²), sr(x) = softness·softplus(x/softness)
  * a smooth relu; energy: mean_b |a|² */
 static void racing_step_cost(dg_ctx *ctx, const dg_env *env, dg_tensor *next, dg_tensor *aux, dg_tensor *action,
                              float inv_batch, dg_tensor **terms) {
