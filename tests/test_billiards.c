@@ -165,11 +165,41 @@ static void test_open_loop_reach(void **state) {
     dg_cfg_free(cfg);
 }
 
+/* an arena that fills up mid-step (the trainer then grows it and runs again) gives an error, not a
+ * crash, for every contact model and for racing */
+static void test_full_arena(void **state) {
+    (void)state;
+    const char *yamls[] = {"game: billiards\nenv: {contact: toi}\n", "game: billiards\nenv: {contact: hard}\n",
+                           "game: billiards\nenv: {contact: soft, substeps: 4}\n", "game: racing\n"};
+    for (int y = 0; y < 4; y++) {
+        dg_cfg *cfg;
+        dg_env *env = env_of(yamls[y], &cfg);
+        dg_policy m;
+        dg_params *p;
+        dg_err e = {0};
+        assert_int_equal(dg_policy_create_plan(env, &m, &p, &e), DG_OK);
+        float s0[64] = {0}, aux[1] = {0};
+        dg_rng rng;
+        dg_rng_seed(&rng, 1);
+        assert_int_equal(env->game->reset(env, &rng, 1, s0, aux, &e), DG_OK);
+        for (size_t cap = 4096; cap < ((size_t)1 << 22); cap *= 4) {
+            dg_ctx *ctx = dg_ctx_create(cap);
+            dg_tensor *l = dg_rollout(ctx, env, &m, p, s0, aux, 1, 1.0f, NULL, NULL, 0);
+            assert_true(l ? dg_ctx_status(ctx) == DG_OK : dg_ctx_status(ctx) != DG_OK);
+            dg_ctx_free(ctx);
+        }
+        dg_params_free(p);
+        dg_env_free(env);
+        dg_cfg_free(cfg);
+    }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_angle_gradient),
         cmocka_unit_test(test_plan_gradcheck),
         cmocka_unit_test(test_open_loop_reach),
+        cmocka_unit_test(test_full_arena),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -133,7 +133,7 @@ static void substep_hard(dg_ctx *ctx, const billiards *g, balls *s, float h, int
     for (int i = 0; i < n; i++)
         for (int j = i + 1; j < n; j++) {
             dg_tensor *m = mask_new(ctx, B), *tm = mask_new(ctx, B);
-            if (!m || !tm) return;
+            if (!m || !tm || !s->x[i] || !s->x[j] || !s->y[i] || !s->y[j]) return;
             /* where the pair is (toi: at the step's start, hard: at its end) */
             dg_tensor *dx = dg_sub(ctx, s->x[i], s->x[j]), *dy = dg_sub(ctx, s->y[i], s->y[j]);
             dg_tensor *dvx = dg_sub(ctx, s->vx[i], s->vx[j]), *dvy = dg_sub(ctx, s->vy[i], s->vy[j]);
@@ -195,7 +195,7 @@ static void substep_hard(dg_ctx *ctx, const billiards *g, balls *s, float h, int
             dg_tensor *p = dg_add(ctx, *pos[ax], dg_scale(ctx, *vel[ax], h));
             if (corr[ax]) p = dg_add(ctx, p, corr[ax]);
             dg_tensor *m = mask_new(ctx, B);
-            if (!p || !m) return;
+            if (!p || !m || !*vel[ax]) return;  /* the arena is full: the context has the error */
             int any = 0;
             for (int b = 0; b < B; b++) {  /* crossed a cushion moving outwards: +1 right/top, -1 left/bottom */
                 const float x = p->data[b], v = (*vel[ax])->data[b];
@@ -298,6 +298,7 @@ static dg_tensor *billiards_step(dg_ctx *ctx, const dg_env *env, dg_tensor *stat
         s.vy[i] = dg_cols(ctx, state, 4 * i + 3, 1);
     }
     dg_tensor *pending = dg_cols(ctx, state, COL_PENDING(n), 1);
+    if (dg_ctx_status(ctx) != DG_OK) return NULL;
     {
         dg_tensor *ux = dg_sub(ctx, s.x[tb], s.x[0]), *uy = dg_sub(ctx, s.y[tb], s.y[0]);
         dg_tensor *ul = dg_sqrt(ctx, dg_add_scalar(ctx, dg_add(ctx, dg_square(ctx, ux), dg_square(ctx, uy)), 1e-12f));
@@ -318,6 +319,7 @@ static dg_tensor *billiards_step(dg_ctx *ctx, const dg_env *env, dg_tensor *stat
             s.vx[i] = dg_scale(ctx, s.vx[i], damp);
             s.vy[i] = dg_scale(ctx, s.vy[i], damp);
         }
+        if (dg_ctx_status(ctx) != DG_OK) return NULL;  /* the arena is full: no values to read */
         if (g->model == CONTACT_SOFT) substep_soft(ctx, g, &s, h);
         else substep_hard(ctx, g, &s, h, g->model == CONTACT_TOI);
         if (dg_ctx_status(ctx) != DG_OK) return NULL;
