@@ -33,5 +33,10 @@ expect "benchmark reach cuts through: obstacle_hit_rate > 0.3" "x > 0.3" "$(metr
 j=$(train_eval chase configs/chase.yaml) || bad "chase: train or eval"
 expect "chase: capture_rate >= 0.9" "x >= 0.9" "$(metric "$j" capture_rate)"
 expect "chase: left_arena == 0" "x == 0" "$(metric "$j" left_arena)"
+j=$(train_eval billiards configs/billiards.yaml) || bad "billiards: train or eval"
+expect "billiards: target_dist < 0.05" "x < 0.05" "$(metric "$j" target_dist)"
+j=$(train_eval racing configs/racing.yaml) || bad "racing: train or eval"
+expect "racing: progress >= 0.5 laps" "x >= 0.5" "$(metric "$j" progress)"
+expect "racing: off_track <= 0.05" "x <= 0.05" "$(metric "$j" off_track)"
 
 finish

@@ -129,6 +129,13 @@ struct dg_env {
     int   nshapes;
     dg_shape shapes[DG_MAX_SHAPES];             /* static obstacles, for replays     */
     const char *violation_label;                /* what game->violation flags, for replays */
+    float gradcheck_eps;                        /* finite-difference step its features are smooth
+                                                   at (gradcheck's default; 0: 0.1)              */
+    int   nlines;                               /* static line segments drawn in replays */
+    const float *lines;                         /* (nlines, 4) [x0, y0, x1, y1], owned by the game
+                                                   (racing: the track's edges); NULL when none   */
+    int   plan_steps;                           /* open loop: steps that take a planned action
+                                                   (billiards: 1, the shot); 0: every step */
     void *impl;                                 /* the game's own data               */
     void *plugin;                               /* the shared object game came from (dg_env_free
                                                    closes it), or NULL                 */

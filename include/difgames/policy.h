@@ -43,14 +43,29 @@ int64_t    dg_mlp_macs(const dg_mlp *m, int B);
 typedef struct dg_policy {
     int    n;                             /* env->nplayers                        */
     dg_mlp mlp[DG_MAX_PLAYERS];           /* [0] the agent / pursuer, [1] evader  */
+    int    plan_steps;                    /* open loop (train.mode: open_loop): the steps of each
+                                             player's plan; 0: the players are the MLPs       */
+    int    plan[DG_MAX_PLAYERS];          /* open loop: parameter index of player i's plan,
+                                             "plan" (plan_steps, act_dim), "evader_plan"     */
 } dg_policy;
 
 /* The policies for env: an MLP obs_dim -> hidden... -> act_dim named "net.*",
  * and for two-player games one obs2_dim -> hidden... -> act2_dim named "evader.*". */
 dg_status dg_policy_create(const dg_env *env, const int *hidden, int nhidden, dg_policy *pol,
                            dg_params **p, dg_err *e);
-/* PyTorch's nn.Linear initialisation of every player's MLP. */
+/* Open-loop players (train.mode: open_loop): each player's parameters are its action sequence,
+ * one row of pre-tanh values a step for the first env->plan_steps steps (0: every step), named
+ * "plan" (plan_steps, act_dim) and for two-player games "evader_plan" (plan_steps, act2_dim).
+ * Step t's action is tanh(plan[t]) in every batch row, zero after the plan's last step. */
+dg_status dg_policy_create_plan(const dg_env *env, dg_policy *pol, dg_params **p, dg_err *e);
+/* PyTorch's nn.Linear initialisation of every player's MLP; an open-loop plan starts at zero
+ * (the game's neutral action: tanh(0) = 0). */
 void      dg_policy_reset_params(const dg_policy *pol, dg_params *p, dg_rng *rng);
+/* Player i's action at step t (1-based) of a B-row batch, (B, act): its MLP on obs, or its plan's
+ * row t (obs unused; NULL is fine then). */
+dg_tensor *dg_policy_act(dg_ctx *ctx, const dg_policy *pol, dg_params *p, int i, int t, dg_tensor *obs, int B);
+/* The index in p of player i's first parameter (to split the two players' gradients). */
+int       dg_policy_first_param(const dg_policy *pol, int i);
 
 #ifdef __cplusplus
 }

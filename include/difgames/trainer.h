@@ -56,6 +56,9 @@ typedef struct dg_train_opts {
     int    checkpoint_every;              /* checkpointed BPTT every k steps; 0: auto (full
                                              tape unless it would pass 512 MiB, then every
                                              ceil(sqrt(H)) steps); -1: always the full tape */
+    int    open_loop;                     /* train.mode: open_loop: the players are action
+                                             sequences (dg_policy_create_plan) of one fixed
+                                             initial batch (fixed_batch); 0: MLP policies      */
 } dg_train_opts;
 
 /* Reads seed, train.* and policy.* from cfg (the keys and defaults of dg_train_keys in keys.h;
@@ -183,6 +186,8 @@ typedef struct dg_env_gradcheck_opts {
     int      unit_weights;                /* 1: every loss term weighs 1 (none can hide)       */
     int      hidden[DG_MLP_MAX_LAYERS];   /* the policy's hidden sizes; default 64, 64         */
     int      nhidden;
+    int      open_loop;                   /* 1: the players are open-loop plans (train.mode), which
+                                             start at zero (dg_policy_reset_params)            */
 } dg_env_gradcheck_opts;
 
 typedef struct dg_env_gradcheck_result {

@@ -28,7 +28,8 @@ int cmd_gradcheck(int argc, char **argv) {
         CLI_CONFIG(&config), CLI_PLUGIN,
         {"--batch", &batch_s, NULL, "N", "episodes in the check", "4"},
         CLI_KEY_DEF("--horizon", "env.horizon", "min(10, H)"), CLI_KEY_DEF("--seed", "seed", "the config's"),
-        {"--eps", &eps_s, NULL, "X", "finite-difference step (Richardson: X and X/2), in (0, 1)", "0.1"},
+        {"--eps", &eps_s, NULL, "X", "finite-difference step (Richardson: X and X/2), in (0, 1)",
+         "0.1, or the game's own (racing: 0.01)"},
         {"--tol", &tol_s, NULL, "X", "tolerance on the relative error", "1e-3"},
         CLI_END,
     };
@@ -51,9 +52,11 @@ int cmd_gradcheck(int argc, char **argv) {
     go.batch = B;
     go.horizon = cli_given(opts, "--horizon") ? s.env->horizon : 0;  /* 0: at most 10 steps */
     go.seed = s.opts.seed;
+    if (!eps_s && s.env->gradcheck_eps > 0) eps = s.env->gradcheck_eps;  /* the game's own scale */
     go.eps = (float)eps;
     memcpy(go.hidden, s.opts.hidden, sizeof go.hidden);
     go.nhidden = s.opts.nhidden;
+    go.open_loop = s.opts.open_loop;
     dg_env_gradcheck_result r;
     dg_err e = {0};
     if (dg_env_gradcheck(s.env, &go, &r, &e) != DG_OK) {  /* too large for memory (DG_ERR_ARG): bad input */
@@ -63,7 +66,7 @@ int cmd_gradcheck(int argc, char **argv) {
     printf("gradcheck %s: batch %d, eps %g, tolerance %g\n", s.env->game->name, B, eps, tol);
     report("step + step_cost (state, action)", r.step_worst, &r.step, tol);
     char what[64];
-    snprintf(what, sizeof what, "episode of %d steps (policy)", r.horizon);
+    snprintf(what, sizeof what, "episode of %d steps (%s)", r.horizon, go.open_loop ? "plan" : "policy");
     report(what, r.episode_worst, &r.episode, tol);
     for (int i = 0; i < r.nzero && i < DG_ENV_GRADCHECK_MAX_ZERO; i++)
         printf("warning: parameter '%s' has an exactly zero gradient (cut chain?)\n", r.zero[i]);

@@ -1,4 +1,7 @@
 /* Helpers shared by the games. */
+#include <math.h>
+#include <stdlib.h>
+
 #include "envs/games.h"
 
 dg_tensor *dg__batch_mean(dg_ctx *ctx, dg_tensor *x, float inv_batch) {
@@ -17,4 +20,16 @@ int dg__bodies_two(const float *a, const float *b, int b_is_goal, float *xy, int
 
 int dg__bodies_agent_goal(const dg_env *env, const float *s, const float *aux, float *xy, int *is_goal) {
     return dg__bodies_two(s, aux, 1, xy, is_goal);
+}
+
+static int cmp_double(const void *a, const void *b) {
+    const double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+double dg__median(double *v, int n) {
+    for (int i = 0; i < n; i++)
+        if (v[i] != v[i]) return NAN;
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }

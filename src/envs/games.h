@@ -8,9 +8,13 @@ extern const dg_game dg_game_reach;
 extern const dg_game dg_game_chase;
 extern const dg_game dg_game_pixel;
 extern const dg_game dg_game_duel_simple;
+extern const dg_game dg_game_billiards;
+extern const dg_game dg_game_racing;
 
 /* sum(x) · inv_batch: a batch mean that shards of the batch add up to. */
 dg_tensor *dg__batch_mean(dg_ctx *ctx, dg_tensor *x, float inv_batch);
+/* The median of v[0..n) (n >= 1; reorders v; NaN if any is NaN). */
+double dg__median(double *v, int n);
 /* Keys that several games read: the same name, bounds and doc in each (S: the
  * game's struct, F: the field; the default is the game's). */
 #define DG__KEY_DAMPING(S, F, d) DG_K_F32("env.damping", S, F, d, 0, 1, 0, 1, "velocity kept per step")

@@ -11,6 +11,8 @@ static const dg_game *const GAMES[] = {
     &dg_game_chase,
     &dg_game_pixel,
     &dg_game_duel_simple,
+    &dg_game_billiards,
+    &dg_game_racing,
 };
 
 /* env.dt and env.horizon: every game reads them, with the same bounds; the
@@ -186,6 +188,7 @@ dg_env *dg_env_create_game(const dg_game *g, dg_cfg *cfg, dg_err *e) {
     else if (env->nterms < 1 || env->nterms > DG_LOSS_MAX_TERMS) bad = "nterms must be 1 to DG_LOSS_MAX_TERMS";
     else if (env->nmetrics < 0 || env->nmetrics > DG_MAX_METRICS) bad = "nmetrics must be 0 to DG_MAX_METRICS";
     else if (env->nshapes < 0 || env->nshapes > DG_MAX_SHAPES) bad = "nshapes must be 0 to DG_MAX_SHAPES";
+    else if (env->nlines < 0 || (env->nlines > 0 && !env->lines)) bad = "nlines > 0 needs lines";
     else if (env->nmetrics > 0 && !g->metrics) bad = "it declares metrics (nmetrics > 0) but has no metrics hook";
     else if (env->nplayers != 1 && env->nplayers != 2) bad = "nplayers must be 1 or 2 (or 0, read as 1)";
     else if (env->nplayers == 2 && (!g->observe2 || env->obs2_dim < 1 || env->act2_dim < 1))

@@ -69,6 +69,36 @@ dg_status dg_policy_create(const dg_env *env, const int *hidden, int nhidden, dg
     return st;
 }
 
-void dg_policy_reset_params(const dg_policy *pol, dg_params *p, dg_rng *rng) {
-    for (int i = 0; i < pol->n; i++) dg_mlp_reset_params(&pol->mlp[i], p, rng);
+dg_status dg_policy_create_plan(const dg_env *env, dg_policy *pol, dg_params **p, dg_err *e) {
+    memset(pol, 0, sizeof *pol);
+    *p = dg_params_create();
+    if (!*p) return dg_err_set(e, DG_ERR_NOMEM, "out of memory");
+    pol->n = env->nplayers > 1 ? 2 : 1;
+    pol->plan_steps = env->plan_steps > 0 && env->plan_steps < env->horizon ? env->plan_steps : env->horizon;
+    for (int i = 0; i < pol->n; i++) {
+        pol->plan[i] = dg_params_add(*p, i ? "evader_plan" : "plan", 2,
+                                     (int[]){pol->plan_steps, i ? env->act2_dim : env->act_dim}, e);
+        if (pol->plan[i] < 0) {
+            dg_params_free(*p);
+            *p = NULL;
+            return e ? e->status : DG_ERR_ARG;
+        }
+    }
+    return DG_OK;
 }
+
+void dg_policy_reset_params(const dg_policy *pol, dg_params *p, dg_rng *rng) {
+    for (int i = 0; i < pol->n; i++)
+        if (pol->plan_steps) memset(dg_params_data(p, pol->plan[i]), 0, p->info[pol->plan[i]].n * sizeof(float));
+        else dg_mlp_reset_params(&pol->mlp[i], p, rng);
+}
+
+dg_tensor *dg_policy_act(dg_ctx *ctx, const dg_policy *pol, dg_params *p, int i, int t, dg_tensor *obs, int B) {
+    if (!pol->plan_steps) return dg_mlp_forward(ctx, &pol->mlp[i], p, obs);
+    const int A = p->info[pol->plan[i]].shape[1];
+    if (t > pol->plan_steps) return dg_zeros(ctx, 2, (int[]){B, A});
+    dg_tensor *row = dg_tanh(ctx, dg_rows(ctx, dg_param(ctx, p, pol->plan[i]), t - 1, 1));  /* (1, A) */
+    return B == 1 ? row : dg_add(ctx, dg_zeros(ctx, 2, (int[]){B, A}), row);            /* (B, A) */
+}
+
+int dg_policy_first_param(const dg_policy *pol, int i) { return pol->plan_steps ? pol->plan[i] : pol->mlp[i].w[0]; }

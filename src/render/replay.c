@@ -47,6 +47,10 @@ static void draw_shapes(dg_draw *d, const dg_env *env, int size) {
             dg_draw_line(d, x0, y1, x0, y0, 0xe0e0e0, 2);
         }
     }
+    for (int k = 0; k < env->nlines && env->lines; k++) {
+        const float *l = env->lines + 4 * k;
+        dg_draw_line(d, wx(l[0], size), wy(l[1], size), wx(l[2], size), wy(l[3], size), 0xe0e0e0, 1.5f);
+    }
 }
 
 double dg_replay_track_memory(int steps) {

@@ -116,7 +116,8 @@ dg_status dg_env_gradcheck(const dg_env *env_in, const dg_env_gradcheck_opts *o,
     worst_name(sp, &r->step, r->step_worst);
 
     /* 2. a short episode w.r.t. the policy parameters */
-    if ((rc = dg_policy_create(&env, o->hidden, o->nhidden, &m, &pp, e)) != DG_OK) goto done;
+    if ((rc = o->open_loop ? dg_policy_create_plan(&env, &m, &pp, e)
+                           : dg_policy_create(&env, o->hidden, o->nhidden, &m, &pp, e)) != DG_OK) goto done;
     dg_policy_reset_params(&m, pp, &rng);
     episode_case ec = {&env, &m, state, aux, B};
     if ((rc = dg_gradcheck(ctx, pp, episode_loss, &ec, o->eps, 1e-2, o->max_per_param, &r->episode, e)) != DG_OK) {

@@ -125,7 +125,8 @@ const dg_key *dg_run_key(const char *name) {
 
 dg_status dg_run_policy_load(const dg_run *r, const char *ckpt, dg_policy *m, dg_params **p, dg_err *e) {
     DG_ERR_LOCAL(e);
-    dg_status st = dg_policy_create(r->env, r->opts.hidden, r->opts.nhidden, m, p, e);
+    dg_status st = r->opts.open_loop ? dg_policy_create_plan(r->env, m, p, e)
+                                     : dg_policy_create(r->env, r->opts.hidden, r->opts.nhidden, m, p, e);
     if (st != DG_OK) return st;
     if ((st = dg_checkpoint_load(ckpt, *p, e)) == DG_OK) return DG_OK;
     dg_params_free(*p);

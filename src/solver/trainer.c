@@ -27,13 +27,14 @@
 /* The keys as read (floats as the config gives them); dg_train_opts widens them. */
 typedef struct train_keys {
     int   seed, batch, epochs, warmup, threads, nan_epoch, fixed_batch, resume_every;
-    int   solver, exploit_every, exploit_epochs, checkpoint_every;
+    int   solver, exploit_every, exploit_epochs, checkpoint_every, mode;
     float lr, betas[2], eps, clip;
     int   snapshots[DG_MAX_SNAPSHOTS], nsnapshots;
     int   hidden[DG_MLP_MAX_LAYERS], nhidden;
 } train_keys;
 
 static const char *const SOLVERS[] = {"gda", "optimistic", "extragradient", NULL};  /* dg_game_solver order */
+static const char *const MODES[] = {"policy", "open_loop", NULL};  /* dg_train_opts.open_loop 0, 1 */
 
 static const dg_key TRAIN_KEYS[] = {
     DG_K_INT("seed", train_keys, seed, 0, 0, 2147483647, "random seed: initial weights and episode draws"),
@@ -64,6 +65,8 @@ static const dg_key TRAIN_KEYS[] = {
              "best-response training epochs of each exploitability measure"),
     DG_K_INT("train.checkpoint_every", train_keys, checkpoint_every, 0, -1, DG_MAX_HORIZON,
              "BPTT segments: 0 auto, k every k steps, -1 never"),
+    DG_K_ENUM("train.mode", train_keys, mode, 0, MODES, "mode",
+              "policy: MLP players; open_loop: each player's action sequence of one fixed initial batch"),
     {.name = "policy.hidden", .type = DG_KEY_INT_ARRAY, .offset = offsetof(train_keys, hidden),
      .count_offset = offsetof(train_keys, nhidden), .min_n = 0, .max_n = DG_MLP_MAX_LAYERS - 1, .lo = 1,
      .hi = 65536, .def_v = (const double[]){64, 64}, .def_n = 2, .what = "sizes",
@@ -102,6 +105,8 @@ static void opts_from_keys(const train_keys *k, dg_train_opts *o) {
     o->exploit_epochs = k->exploit_epochs;
     o->resume_every = k->resume_every;
     o->checkpoint_every = k->checkpoint_every;
+    o->open_loop = k->mode == 1;
+    if (o->open_loop) o->fixed_batch = 1;  /* a plan belongs to its initial state */
 }
 
 void dg_train_opts_default(dg_train_opts *o) {
@@ -123,6 +128,10 @@ dg_status dg_train_opts_read(dg_cfg *cfg, dg_train_opts *o, dg_err *e) {
 /* Floats of parameters the policies of env with these hidden sizes have (exact). */
 static double param_count(const dg_env *env, const int *hidden, int nhidden) {
     double n = 0;
+    if (nhidden < 0) {  /* open-loop plans (dg_policy_create_plan) */
+        const int steps = env->plan_steps > 0 && env->plan_steps < env->horizon ? env->plan_steps : env->horizon;
+        return (double)steps * (env->act_dim + (env->nplayers > 1 ? env->act2_dim : 0));
+    }
     for (int pl = 0; pl < (env->nplayers > 1 ? 2 : 1); pl++) {
         int in = pl ? env->obs2_dim : env->obs_dim;
         for (int i = 0; i <= nhidden; i++) {
@@ -149,7 +158,7 @@ double dg_rollout_memory(const dg_env *env, const int *hidden, int nhidden, doub
     double pw = 0;
     for (int pl = 0; pl < (env->nplayers > 1 ? 2 : 1); pl++) {
         pw += pl ? env->obs2_dim + env->act2_dim : env->obs_dim + env->act_dim;
-        for (int i = 0; i < nhidden; i++) pw += hidden[i];
+        for (int i = 0; i < nhidden; i++) pw += hidden[i];  /* nhidden < 0: plans, no MLP */
     }
     const double row = TAPE_PER_POLICY_WIDTH * pw + TAPE_PER_AUX * env->aux_dim + TAPE_PER_STATE * env->state_dim;
     const double players = env->nplayers > 1 ? 2 : 1;
@@ -167,7 +176,7 @@ double dg_train_memory(const dg_env *env, const dg_train_opts *o, dg_mem_parts *
     /* weights, gradient, Adam m and v, the NaN guard's copies (3), a gradient per shard;
      * two players: the previous gradient and three more copies; a resume file's writer copies
      * six of them while it writes */
-    m.params = param_count(env, o->hidden, o->nhidden) * sizeof(float) * (13 + shards + 4 * two);
+    m.params = param_count(env, o->hidden, o->open_loop ? -1 : o->nhidden) * sizeof(float) * (13 + shards + 4 * two);
     /* steps on one tape: all of them, or a segment (checkpointed BPTT) */
     double steps = H;
     int every = o->checkpoint_every;
@@ -188,7 +197,7 @@ double dg_train_memory(const dg_env *env, const dg_train_opts *o, dg_mem_parts *
 }
 
 double dg_train_output_bytes(const dg_env *env, const dg_train_opts *o) {
-    const double P = param_count(env, o->hidden, o->nhidden) * sizeof(float);
+    const double P = param_count(env, o->hidden, o->open_loop ? -1 : o->nhidden) * sizeof(float);
     int snaps = 1;  /* the final snapshot, and each snapshot epoch within the run */
     for (int i = 0; i < o->nsnapshots; i++) snaps += o->snapshots[i] <= o->epochs;
     const double batch = (double)o->batch * (env->state_dim + env->aux_dim) * sizeof(float);
@@ -215,10 +224,10 @@ static dg_tensor *run_steps(dg_ctx *ctx, const dg_env *env, const dg_policy *pol
     const dg_game *g = env->game;
     const int S = env->state_dim, B = state->shape[0];
     for (int t = t0 + 1; t <= t1; t++) {
-        dg_tensor *obs = g->observe(ctx, env, state, ax);
-        dg_tensor *act = dg_mlp_forward(ctx, &pol->mlp[0], p, obs);
+        dg_tensor *obs = pol->plan_steps ? NULL : g->observe(ctx, env, state, ax);
+        dg_tensor *act = dg_policy_act(ctx, pol, p, 0, t, obs, B);
         if (pol->n == 2) {  /* the evader's action follows the pursuer's: [a, b] */
-            dg_tensor *b = dg_mlp_forward(ctx, &pol->mlp[1], p, g->observe2(ctx, env, state, ax));
+            dg_tensor *b = dg_policy_act(ctx, pol, p, 1, t, pol->plan_steps ? NULL : g->observe2(ctx, env, state, ax), B);
             act = dg_concat(ctx, (dg_tensor *[]){act, b}, 2, 1);
         }
         state = g->step(ctx, env, state, ax, act);
@@ -423,7 +432,8 @@ dg_trainer *dg_trainer_create(const dg_env *env, const dg_train_opts *o, const c
     t->o = *o;
     t->lr_scale = 1.0;
     dg_rng_seed(&t->rng, o->seed);
-    if (dg_policy_create(env, o->hidden, o->nhidden, &t->mlp, &t->p, e) != DG_OK) goto fail;
+    if ((o->open_loop ? dg_policy_create_plan(env, &t->mlp, &t->p, e)
+                      : dg_policy_create(env, o->hidden, o->nhidden, &t->mlp, &t->p, e)) != DG_OK) goto fail;
     dg_policy_reset_params(&t->mlp, t->p, &t->rng);
     if (dg_adam_init(&t->adam, t->p, o->lr, o->beta1, o->beta2, o->eps, 0.0) != DG_OK) {
         dg_err_set(e, DG_ERR_ARG, "invalid Adam settings (lr %g, betas %g %g, eps %g)", o->lr,
@@ -454,7 +464,7 @@ dg_trainer *dg_trainer_create(const dg_env *env, const dg_train_opts *o, const c
     t->good_m = malloc(total * sizeof(float));
     t->good_v = malloc(total * sizeof(float));
     if (t->mlp.n == 2) {
-        t->ev0 = t->p->info[t->mlp.mlp[1].w[0]].offset;
+        t->ev0 = t->p->info[dg_policy_first_param(&t->mlp, 1)].offset;
         t->prev_g = calloc(total, sizeof(float));
         t->save_w = malloc(total * sizeof(float));
         t->save_m = malloc(total * sizeof(float));

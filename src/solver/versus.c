@@ -57,6 +57,8 @@ dg_status dg_hji_versus(const dg_hji_problem *p, const dg_hji_slices *V, double 
     if (rc != DG_OK) return rc;
     if (!V || V->nt < 1 || !V->t || !V->v || !pol || !params || !r || B < 1 || !(layer >= 0 && layer <= 1))
         return dg_err_set(e, DG_ERR_ARG, "hji versus: bad arguments");
+    if (pol->plan_steps)  /* a plan is one action sequence, not a feedback: nothing to play from new states */
+        return dg_err_set(e, DG_ERR_ARG, "hji versus: needs feedback players (train.mode: policy), not open-loop plans");
     for (int i = 1; i < V->nt; i++)
         if (!(V->t[i] > V->t[i - 1])) return dg_err_set(e, DG_ERR_ARG, "hji versus: the value's times must increase");
     const double T = V->t[V->nt - 1];  /* the horizon: at step t the time-to-go is T - t dt (0 past T) */
