@@ -7,6 +7,9 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#ifdef DG_HAVE_VIEWER
+#include "viewer/viewer.h"
+#endif
 
 static const char USAGE[] =
     "usage: difgames <command> [options]\n"
@@ -23,6 +26,8 @@ static const char USAGE[] =
     "  bench      speed of a game: ms/epoch, env-steps/s, FLOP rate, tape memory\n"
     "  hji        the HJBI grid solver: solve a differential game, plot, play its equilibrium\n"
     "  pg         policy-gradient baseline (REINFORCE / PPO) and its sample count against BPTT\n"
+    "  view       a window: the policy playing live, its loss terms and metrics (SDL2)\n"
+    "  play       a window: you drive one body against the learned player (SDL2)\n"
     "\n"
     "`difgames <command> --help` describes each.\n"
     "\n"
@@ -63,6 +68,9 @@ int main(int argc, char **argv) {
     static const struct { const char *name; int (*fn)(int, char **); } CMDS[] = {
         {"train", cmd_train}, {"replay", cmd_replay}, {"eval", cmd_eval},
         {"gradcheck", cmd_gradcheck}, {"games", cmd_games}, {"keys", cmd_keys}, {"bench", cmd_bench}, {"hji", cmd_hji}, {"pg", cmd_pg},
+#ifdef DG_HAVE_VIEWER
+        {"view", cmd_view}, {"play", cmd_play},
+#endif
     };
     for (size_t i = 0; i < sizeof CMDS / sizeof CMDS[0]; i++)
         if (!strcmp(argv[1], CMDS[i].name)) {

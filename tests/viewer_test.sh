@@ -1,0 +1,109 @@
+#!/usr/bin/env bash
+# The interactive viewer in real windows under Xvfb: difgames view and play (and, with
+# DG_SCREENSHOTS=DIR, the README's screenshots copied there from these very commands).
+# Checks the screenshots' content (not blank, each body drawn where the trajectory says) and that
+# scripted keys move the person's body as scripted; bad options refused with one line.
+# usage: viewer_test.sh path/to/difgames repo_root
+. "$(dirname "$0")/lib.sh"
+PNG="python3 $(dirname "$0")/viewer_png.py"
+win() { xvfb-run -a -s "-screen 0 1280x800x24" "$DG" "$@"; }
+cd "$ROOT"
+
+# small trainings to play against
+"$DG" train --config configs/reach.yaml --epochs 300 --out "$T/reach" --quiet >/dev/null || bad "train reach"
+"$DG" train --config configs/duel_simple.yaml --epochs 40 --batch 32 --out "$T/duel" --quiet >/dev/null || bad "train duel"
+"$DG" train --config configs/chase.yaml --epochs 150 --out "$T/chase" --quiet >/dev/null || bad "train chase"
+
+# --- view: a window of reach, its screenshot and GIF, the JSON line
+if win view --config configs/reach.yaml --ckpt "$T/reach/final.safetensors" --frames 70 \
+        --screenshot "$T/view.png" --record "$T/view.gif" >"$T/out" 2>"$T/err"; then ok "view reach"
+else bad "view reach: $(head -c 300 "$T/err")"; fi
+grep -q '"game":"reach","frames":70' "$T/out" && ok "view JSON line" || bad "view JSON: $(cat "$T/out")"
+[ "$(head -c 6 "$T/view.gif")" = "GIF89a" ] && ok "view --record GIF" || bad "view --record: no GIF"
+read -r w h ncol < <($PNG "$T/view.png" stats)
+[ "$w" = 780 ] && [ "$h" = 502 ] && ok "view screenshot 780x502" || bad "view screenshot is ${w}x$h"
+[ "$ncol" -gt 200 ] && ok "view screenshot not blank ($ncol colours)" || bad "view screenshot blank: $ncol colours"
+# the obstacle (a grey disk at the arena's centre, world (0, 0) -> pixel (240, 262))
+d=$($PNG "$T/view.png" near 240 262 7a8188 2)
+[ "$d" -le 24 ] && ok "view: the obstacle at the centre" || bad "view: no obstacle at the centre ($d)"
+
+# --- play reach as the agent: the arrows move it as scripted, nothing else does
+play_reach() {  # name, key line, frames
+    for _ in $(seq "$3"); do echo "$2"; done >"$T/$1.keys"
+    win play --config configs/reach.yaml --ckpt "$T/reach/final.safetensors" --as agent --frames "$3" \
+        --input "$T/$1.keys" --trajectory "$T/$1.csv" --screenshot "$T/$1.png" >"$T/out" 2>"$T/err" \
+        || bad "play reach $1: $(head -c 300 "$T/err")"
+}
+moved() {  # csv: dx dy steps of the agent from the first row to the last
+    awk -F, 'NR == 2 {x = $2; y = $3} END {printf "%.6f %.6f %d\n", $2 - x, $3 - y, NR - 2}' "$1"
+}
+play_reach right right 24
+play_reach up up 24
+play_reach none "" 24
+play_reach diag "up left" 24
+read -r dx dy n < <(moved "$T/right.csv")
+awk -v a="$dx" -v b="$dy" -v n="$n" 'BEGIN {exit !(a > 0.1 && b == 0 && n > 5)}' \
+    && ok "play: right moves the agent right ($dx over $n steps)" || bad "play right: moved $dx, $dy over $n steps"
+read -r dx dy n < <(moved "$T/up.csv")
+awk -v a="$dx" -v b="$dy" 'BEGIN {exit !(b > 0.1 && a == 0)}' && ok "play: up moves it up ($dy)" \
+    || bad "play up: moved $dx, $dy"
+read -r dx dy n < <(moved "$T/none.csv")
+awk -v a="$dx" -v b="$dy" 'BEGIN {exit !(a == 0 && b == 0)}' && ok "play: no key, no move" \
+    || bad "play with no key: moved $dx, $dy"
+read -r dx dy n < <(moved "$T/diag.csv")
+awk -v a="$dx" -v b="$dy" 'BEGIN {exit !(a < -0.05 && b > 0.05 && (a + b) * (a + b) < 1e-10)}' \
+    && ok "play: up left moves it diagonally ($dx, $dy)" || bad "play up left: moved $dx, $dy"
+head -n 1 "$T/right.csv" | grep -qx 't,agent_x,agent_y,goal_x,goal_y' && ok "play --trajectory columns" \
+    || bad "play --trajectory header: $(head -n 1 "$T/right.csv")"
+# each body where the trajectory's last row says: the agent's disk (orange), the goal's ring (red)
+for k in right up; do
+    read -r ax ay gx gy < <(tail -n 1 "$T/$k.csv" | awk -F, '{
+        printf "%d %d %d %d\n", ($2 + 1.08) / 2.16 * 480, 22 + (1.08 - $3) / 2.16 * 480,
+                                ($4 + 1.08) / 2.16 * 480, 22 + (1.08 - $5) / 2.16 * 480 }')
+    d=$($PNG "$T/$k.png" near "$ax" "$ay" ff8c1a 1)
+    [ "$d" -le 8 ] && ok "play $k: the agent drawn at ($ax, $ay)" || bad "play $k: no agent at ($ax, $ay) ($d)"
+    d=$($PNG "$T/$k.png" near "$gx" "$gy" ff3030 8)
+    [ "$d" -le 40 ] && ok "play $k: the goal drawn at ($gx, $gy)" || bad "play $k: no goal at ($gx, $gy) ($d)"
+done
+
+# --- play duel_simple as the evader: the keys move it at its speed, the equilibrium time is shown
+for _ in $(seq 60); do echo "up"; done >"$T/duel.keys"
+win play --config configs/duel_simple.yaml --ckpt "$T/duel/final.safetensors" --as evader --frames 60 \
+    --input "$T/duel.keys" --trajectory "$T/duel.csv" --screenshot "$T/duel.png" >"$T/out" 2>"$T/err" \
+    && ok "play duel_simple as evader" || bad "play duel_simple: $(head -c 300 "$T/err")"
+# up: the evader (speed 0.6, dt 0.02) climbs 0.012 a step, x fixed
+awk -F, 'NR > 2 {dy = $5 - y; if ($4 != x || dy < 0.0119 || dy > 0.0121) bad = 1} NR > 1 {x = $4; y = $5}
+         END {exit bad || NR < 20}' "$T/duel.csv" && ok "play duel_simple: up moves the evader 0.012 a step" \
+    || bad "play duel_simple: the evader did not move as scripted"
+# the score to beat: (d0 - r) / (vp - ve) from the start state
+want=$(awk -F, 'NR == 2 {printf "%.4f", (sqrt(($4 - $2)^2 + ($5 - $3)^2) - 0.1) / 0.4}' "$T/duel.csv")
+got=$(grep -o '"equilibrium_time":[0-9.e+-]*' "$T/out" | cut -d: -f2)
+awk -v a="$got" -v b="$want" 'BEGIN {exit !(a - b < 1e-3 && b - a < 1e-3)}' \
+    && ok "play duel_simple: equilibrium capture time $got" || bad "play duel_simple: equilibrium time '$got', want $want"
+read -r w h ncol < <($PNG "$T/duel.png" stats)
+[ "$ncol" -gt 100 ] && ok "play screenshot not blank" || bad "play screenshot blank ($ncol colours)"
+
+# --- view chase (the mouse's body is the evader), and the speed of a frame
+win view --config configs/chase.yaml --ckpt "$T/chase/final.safetensors" --frames 60 --bench \
+    --screenshot "$T/chase.png" >"$T/out" 2>"$T/err" && ok "view chase --bench: $(cat "$T/out")" \
+    || bad "view chase: $(head -c 300 "$T/err")"
+grep -q '"fps":[1-9]' "$T/out" && ok "view --bench reports frames a second" || bad "view --bench: $(cat "$T/out")"
+
+# --- refused with one line, exit 2
+CK=$T/reach/final.safetensors
+printf 'up\nright jump\n' >"$T/bad.keys"
+run_rows "" "" \
+    "play without --as|--as ROLE are required|play --config configs/reach.yaml --ckpt $CK" \
+    "play --as goal|has no such player|play --config configs/reach.yaml --ckpt $CK --as goal" \
+    "play --as evader of scripted chase|scripted|play --config configs/chase.yaml --ckpt $T/chase/final.safetensors --as evader" \
+    "play --input bad key|bad.keys:2: 'jump' is no key|play --config configs/reach.yaml --ckpt $CK --as agent --input $T/bad.keys" \
+    "view --frames 0|--frames|view --config configs/reach.yaml --ckpt $CK --frames 0" \
+    "view --screenshot = --ckpt|also the input --ckpt|view --config configs/reach.yaml --ckpt $CK --screenshot $CK" \
+    "view --size 5|--size|view --config configs/reach.yaml --ckpt $CK --size 5"
+
+if [ -n "${DG_SCREENSHOTS:-}" ]; then
+    cp "$T/view.png" "$DG_SCREENSHOTS/view.png"
+    cp "$T/duel.png" "$DG_SCREENSHOTS/play.png"
+    cp "$T/chase.png" "$DG_SCREENSHOTS/view_chase.png"
+fi
+finish
