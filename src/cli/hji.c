@@ -10,6 +10,9 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#ifdef DG_HAVE_VIEWER
+#include "viewer/viewer.h"
+#endif
 #include "difgames/fileio.h"
 #include "difgames/hji.h"
 #include "difgames/image.h"
@@ -28,6 +31,9 @@ static const char HELP[] =
     "  plot    draw the zero level sets of a value file\n"
     "  play    play both players' equilibrium strategies from a start state\n"
     "  versus  learned policies against the HJBI equilibrium strategies\n"
+#ifdef DG_HAVE_VIEWER
+    "  view    a window on a value: slices, sliders, equilibrium play from a click (SDL2)\n"
+#endif
     "\n"
     "difgames hji <subcommand> --help lists its options.\n";
 
@@ -595,6 +601,9 @@ int cmd_hji(int argc, char **argv) {
     if (!strcmp(argv[1], "plot")) return hji_plot(argc - 1, argv + 1);
     if (!strcmp(argv[1], "play")) return hji_play(argc - 1, argv + 1);
     if (!strcmp(argv[1], "versus")) return hji_versus(argc - 1, argv + 1);
+#ifdef DG_HAVE_VIEWER
+    if (!strcmp(argv[1], "view")) return cmd_hji_view(argc - 1, argv + 1);
+#endif
     cli_error("hji", "unknown subcommand '%s' (solve, plot, play, versus)", argv[1]);
     return EXIT_USAGE;
 }

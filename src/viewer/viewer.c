@@ -15,9 +15,10 @@
 #include "io/csv.h"
 #include "io/draw.h"
 #include "viewer/viewer.h"
+#include "viewer/window.h"
 
 #define PANEL_W 300
-#define FPS 60
+#define FPS VW_FPS
 #define MAX_INPUT_FRAMES 10000000
 
 enum { K_LEFT = 1, K_RIGHT = 2, K_UP = 4, K_DOWN = 8 };
@@ -41,24 +42,16 @@ typedef struct viewer {
     int capture_metric;           /* index of the game's capture_time metric, or -1 */
     int drag_body;                /* the body the mouse moves (the goal, or else the last body), -1: none */
     /* the window */
-    SDL_Window *win;
-    SDL_Renderer *ren;
-    SDL_Texture *tex;
-    dg_image *arena, *panel, *full;
+    vw_window w;
+    dg_image *arena, *panel;
     dg_render_grid *grid;
     float *heat;
-    dg_gif *gif;
     /* state of play */
     int paused, cursor, batch, dragging, over, quit, shots;
     dg_replay_view view;          /* the world the frame shown shows */
     double acc;                   /* simulated seconds not yet stepped */
     double t_start;               /* the equilibrium's capture time from the start (NaN: none) */
-    int64_t frames;
-    double render_ms_sum, render_ms_max;
-    double wall0;
 } viewer;
-
-static double now_s(void) { return (double)SDL_GetPerformanceCounter() / (double)SDL_GetPerformanceFrequency(); }
 
 /* pixels of the arena view <-> the world, through the view of the frame shown */
 static float world_x(const viewer *v, double px) { return (float)(v->view.cx + (px / v->size * 2 - 1) * v->view.half); }
@@ -246,9 +239,9 @@ static void draw_panel(viewer *v) {
     dg_draw_end(&d, NULL);
 }
 
-/* The frame at the cursor into v->full (arena | panel); returns the milliseconds it took. */
+/* The frame at the cursor into v->w.img (arena | panel); returns the milliseconds it took. */
 static double render(viewer *v) {
-    const double t0 = now_s();
+    const double t0 = vw_now();
     const dg_env *env = v->run.env;
     dg_live_row(v->live, 0, v->row);
     dg_replay_track *tr = dg_replay_track_create(env, v->row, dg_live_aux(v->live), v->cursor + 1, NULL);
@@ -257,30 +250,15 @@ static double render(viewer *v) {
     dg_replay_track_free(tr);
     if (v->batch && dg_live_rows(v->live) > 1) draw_batch(v);
     draw_panel(v);
-    const int W = v->full->w, aw = v->arena->w, pw = v->panel->w;
-    for (int y = 0; y < v->full->h; y++) {
-        memcpy(v->full->rgb + (size_t)y * W * 3, v->arena->rgb + (size_t)y * aw * 3, (size_t)aw * 3);
-        memcpy(v->full->rgb + ((size_t)y * W + aw) * 3, v->panel->rgb + (size_t)y * pw * 3, (size_t)pw * 3);
+    const int W = v->w.img->w, aw = v->arena->w, pw = v->panel->w;
+    for (int y = 0; y < v->w.img->h; y++) {
+        memcpy(v->w.img->rgb + (size_t)y * W * 3, v->arena->rgb + (size_t)y * aw * 3, (size_t)aw * 3);
+        memcpy(v->w.img->rgb + ((size_t)y * W + aw) * 3, v->panel->rgb + (size_t)y * pw * 3, (size_t)pw * 3);
     }
-    return (now_s() - t0) * 1e3;
-}
-
-static void present(viewer *v) {
-    SDL_UpdateTexture(v->tex, NULL, v->full->rgb, v->full->w * 3);
-    SDL_RenderClear(v->ren);
-    SDL_RenderCopy(v->ren, v->tex, NULL, NULL);
-    SDL_RenderPresent(v->ren);
+    return (vw_now() - t0) * 1e3;
 }
 
 /* --------------------------------------------------------------------- events */
-
-static void screenshot_key(viewer *v) {
-    char path[64];
-    dg_err e = {0};
-    snprintf(path, sizeof path, "screenshot-%03d.png", ++v->shots);
-    if (dg_png_write(v->full, path, &e) != DG_OK) fprintf(stderr, "difgames %s: %s\n", v->cmd, e.msg);
-    else fprintf(stderr, "wrote %s\n", path);
-}
 
 static void drag_to(viewer *v, int mx, int my) {
     if (v->drag_body < 0 || mx >= v->size) return;
@@ -306,7 +284,7 @@ static int events(viewer *v) {
             else if (k == SDLK_r) {
                 v->seed++;
                 rc = new_episode(v);
-            } else if (k == SDLK_F12 || (k == SDLK_s && v->player < 0)) screenshot_key(v);
+            } else if (k == SDLK_F12 || (k == SDLK_s && v->player < 0)) vw_screenshot_key(&v->w);
             else if (v->player >= 0) continue;  /* the rest are view's keys */
             else if (k == SDLK_RIGHT) {
                 v->paused = 1;
@@ -325,7 +303,7 @@ static int events(viewer *v) {
 }
 
 static unsigned held_keys(viewer *v) {
-    if (v->input) return v->frames < v->ninput ? v->input[v->frames] : 0;
+    if (v->input) return v->w.frames < v->ninput ? v->input[v->w.frames] : 0;
     const Uint8 *ks = SDL_GetKeyboardState(NULL);
     unsigned k = 0;
     if (ks[SDL_SCANCODE_LEFT] || ks[SDL_SCANCODE_A]) k |= K_LEFT;
@@ -361,14 +339,7 @@ static int frame(viewer *v) {
         }
     }
     if (rc) return rc;
-    const double ms = render(v);
-    v->render_ms_sum += ms;
-    v->render_ms_max = fmax(v->render_ms_max, ms);
-    present(v);
-    dg_err e = {0};
-    if (v->gif && dg_gif_add_frame(v->gif, v->full, &e) != DG_OK) return cli_fail(v->cmd, &e, 0);
-    v->frames++;
-    return 0;
+    return vw_show(&v->w, render(v));
 }
 
 /* ----------------------------------------------------------------- the files */
@@ -466,14 +437,9 @@ static int write_trajectory(viewer *v) {
 /* ----------------------------------------------------------------- the command */
 
 static void viewer_free(viewer *v) {
-    if (v->gif) dg_gif_abort(v->gif);
-    if (v->tex) SDL_DestroyTexture(v->tex);
-    if (v->ren) SDL_DestroyRenderer(v->ren);
-    if (v->win) SDL_DestroyWindow(v->win);
-    if (v->win || v->ren) SDL_Quit();
+    vw_close(&v->w);
     dg_image_free(v->arena);
     dg_image_free(v->panel);
-    dg_image_free(v->full);
     dg_render_grid_free(v->grid);
     free(v->heat);
     dg_live_free(v->live);
@@ -483,26 +449,6 @@ static void viewer_free(viewer *v) {
     free(v->input);
     dg_params_free(v->p);
     dg_run_free(&v->run);
-}
-
-static int open_window(viewer *v) {
-    const int W = v->size + PANEL_W, H = v->size + DG_REPLAY_HEADER;
-    if (SDL_Init(SDL_INIT_VIDEO) != 0) {
-        cli_error(v->cmd, "cannot open a window: %s (no display? run it under xvfb-run)", SDL_GetError());
-        return EXIT_FAIL;
-    }
-    char title[128];
-    snprintf(title, sizeof title, "difgames %s: %s", v->cmd, v->run.env->game->name);
-    v->win = SDL_CreateWindow(title, SDL_WINDOWPOS_CENTERED, SDL_WINDOWPOS_CENTERED, W, H, 0);
-    if (v->win) v->ren = SDL_CreateRenderer(v->win, -1, 0);
-    if (v->win && !v->ren) v->ren = SDL_CreateRenderer(v->win, -1, SDL_RENDERER_SOFTWARE);
-    if (v->ren) v->tex = SDL_CreateTexture(v->ren, SDL_PIXELFORMAT_RGB24, SDL_TEXTUREACCESS_STREAMING, W, H);
-    if (!v->tex) {
-        cli_error(v->cmd, "cannot open a window: %s", SDL_GetError());
-        if (!v->win) SDL_Quit();
-        return EXIT_FAIL;
-    }
-    return 0;
 }
 
 static int run_viewer(viewer *v, const char *ckpt) {
@@ -526,8 +472,7 @@ static int run_viewer(viewer *v, const char *ckpt) {
     v->heat = malloc((size_t)gw * gw * sizeof(float));
     v->arena = dg_image_create(v->size, v->size + DG_REPLAY_HEADER, 0);
     v->panel = dg_image_create(PANEL_W, v->size + DG_REPLAY_HEADER, 0);
-    v->full = dg_image_create(v->size + PANEL_W, v->size + DG_REPLAY_HEADER, 0);
-    if (!v->row || !v->grid || !v->heat || !v->arena || !v->panel || !v->full) {
+    if (!v->row || !v->grid || !v->heat || !v->arena || !v->panel) {
         cli_error(v->cmd, "out of memory");
         return EXIT_FAIL;
     }
@@ -543,43 +488,22 @@ static int run_viewer(viewer *v, const char *ckpt) {
     v->drag_body = nb - 1;
     for (int k = 0; k < nb; k++)
         if (goal[k]) v->drag_body = k;
-    if ((rc = open_window(v))) return rc;
-    if (v->record && !(v->gif = dg_gif_begin(v->record, v->full->w, v->full->h, 2, &e))) {
-        cli_error(v->cmd, "--record: %s", e.msg);
-        return EXIT_USAGE;
-    }
-    v->wall0 = now_s();
-    double next = v->wall0;
-    while (!v->quit && !rc && (v->frames_max <= 0 || v->frames < v->frames_max)) {
-        rc = frame(v);
-        if (!v->bench) {  /* 60 frames a second */
-            next += 1.0 / FPS;
-            const double wait = next - now_s();
-            if (wait > 0) SDL_Delay((Uint32)(wait * 1e3));
-            else if (wait < -0.25) next = now_s();
-        }
-    }
-    const double wall = now_s() - v->wall0;
-    if (rc) return rc;
-    if (v->screenshot && dg_png_write(v->full, v->screenshot, &e) != DG_OK) {
-        cli_error(v->cmd, "--screenshot: %s", e.msg);
-        return EXIT_USAGE;
-    }
-    if (v->gif) {
-        dg_gif *g = v->gif;
-        v->gif = NULL;
-        if (dg_gif_end(g, &e) != DG_OK) return cli_fail(v->cmd, &e, 0);
-    }
+    char title[128];
+    snprintf(title, sizeof title, "difgames %s: %s", v->cmd, env->game->name);
+    if ((rc = vw_open(&v->w, v->cmd, title, v->size + PANEL_W, v->size + DG_REPLAY_HEADER, v->record, v->bench)))
+        return rc;
+    while (!v->quit && !rc && (v->frames_max <= 0 || v->w.frames < v->frames_max)) rc = frame(v);
+    if (rc || (rc = vw_finish(&v->w, v->screenshot))) return rc;
     if (v->traj_path && (rc = write_trajectory(v))) return rc;
     /* one JSON line: what was shown, and how fast */
     cli_json j = {cJSON_CreateObject(), 0};
     cli_json_add(&j, j.root, "game", cJSON_CreateString(env->game->name));
-    cli_json_add(&j, j.root, "frames", cJSON_CreateNumber((double)v->frames));
+    cli_json_add(&j, j.root, "frames", cJSON_CreateNumber((double)v->w.frames));
     cli_json_add(&j, j.root, "steps", cJSON_CreateNumber(dg_live_steps(v->live)));
     cli_json_add(&j, j.root, "seed", cJSON_CreateNumber((double)v->seed));
-    cli_json_add(&j, j.root, "fps", cli_json_number("%.1f", wall > 0 ? v->frames / wall : 0));
-    cli_json_add(&j, j.root, "render_ms", cli_json_number("%.3f", v->frames ? v->render_ms_sum / v->frames : 0));
-    cli_json_add(&j, j.root, "render_ms_max", cli_json_number("%.3f", v->render_ms_max));
+    cli_json_add(&j, j.root, "fps", cli_json_number("%.1f", vw_fps(&v->w)));
+    cli_json_add(&j, j.root, "render_ms", cli_json_number("%.3f", v->w.frames ? v->w.render_ms_sum / v->w.frames : 0));
+    cli_json_add(&j, j.root, "render_ms_max", cli_json_number("%.3f", v->w.render_ms_max));
     cli_json_add(&j, j.root, "arena_px", cJSON_CreateNumber(v->size));
     if (v->player >= 0) {
         double m[DG_MAX_METRICS];

@@ -5,5 +5,6 @@
 
 int cmd_view(int argc, char **argv);
 int cmd_play(int argc, char **argv);
+int cmd_hji_view(int argc, char **argv);  /* difgames hji view */
 
 #endif
