@@ -368,6 +368,21 @@ int cmd_hji_view(int argc, char **argv) {
         cli_json_add(&j, j.root, "captured", cJSON_CreateBool(h.res.captured));
         cli_json_add(&j, j.root, "capture_time", cli_json_number("%.6g", h.res.captured ? h.res.capture_time : NAN));
         cli_json_add(&j, j.root, "value0", cli_json_number("%.6g", h.res.value0));
+        /* where the path shown ends, in the state and on the screenshot */
+        const int shown = (int)fmin(h.npath, floor(h.shown / h.dt + 1e-9) + 1);
+        const double *end = h.path + 2 * (shown - 1);
+        double px, py;
+        dg_hji_figure_pixel(h.fig, end[0], end[1], &px, &py);
+        cJSON *a = cli_json_add(&j, j.root, "end", cJSON_CreateArray());
+        if (a) {
+            cli_json_add(&j, a, NULL, cli_json_number("%.6g", end[0]));
+            cli_json_add(&j, a, NULL, cli_json_number("%.6g", end[1]));
+        }
+        cJSON *b = cli_json_add(&j, j.root, "end_px", cJSON_CreateArray());
+        if (b) {
+            cli_json_add(&j, b, NULL, cJSON_CreateNumber(round(px)));
+            cli_json_add(&j, b, NULL, cJSON_CreateNumber(round(py)));
+        }
     }
     cli_json_add(&j, j.root, "fps", cli_json_number("%.1f", vw_fps(&h.w)));
     cli_json_add(&j, j.root, "render_ms", cli_json_number("%.3f", h.w.frames ? h.w.render_ms_sum / h.w.frames : 0));
