@@ -356,7 +356,8 @@ int cmd_hji_view(int argc, char **argv) {
         if ((rc = events(&h)) || h.quit) break;
         if (!h.paused && h.npath > 0) h.shown += h.speed / VW_FPS;
         double ms = 0;
-        if (!(rc = render(&h, &ms))) rc = vw_show(&h.w, ms);
+        const double c0 = vw_cpu();
+        if (!(rc = render(&h, &ms))) rc = vw_show(&h.w, ms, (vw_cpu() - c0) * 1e3);
     }
     if (rc || (rc = vw_finish(&h.w, screenshot))) goto done;
     cli_json j = {cJSON_CreateObject(), 0};
@@ -386,6 +387,7 @@ int cmd_hji_view(int argc, char **argv) {
     }
     cli_json_add(&j, j.root, "fps", cli_json_number("%.1f", vw_fps(&h.w)));
     cli_json_add(&j, j.root, "render_ms", cli_json_number("%.3f", h.w.frames ? h.w.render_ms_sum / h.w.frames : 0));
+    cli_json_add(&j, j.root, "render_cpu_ms", cli_json_number("%.3f", h.w.frames ? h.w.cpu_ms_sum / h.w.frames : 0));
     rc = cli_json_print(&j, h.cmd);
 done:
     hview_free(&h);

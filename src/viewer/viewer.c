@@ -339,7 +339,8 @@ static int frame(viewer *v) {
         }
     }
     if (rc) return rc;
-    return vw_show(&v->w, render(v));
+    const double c0 = vw_cpu(), ms = render(v);
+    return vw_show(&v->w, ms, (vw_cpu() - c0) * 1e3);
 }
 
 /* ----------------------------------------------------------------- the files */
@@ -504,6 +505,7 @@ static int run_viewer(viewer *v, const char *ckpt) {
     cli_json_add(&j, j.root, "fps", cli_json_number("%.1f", vw_fps(&v->w)));
     cli_json_add(&j, j.root, "render_ms", cli_json_number("%.3f", v->w.frames ? v->w.render_ms_sum / v->w.frames : 0));
     cli_json_add(&j, j.root, "render_ms_max", cli_json_number("%.3f", v->w.render_ms_max));
+    cli_json_add(&j, j.root, "render_cpu_ms", cli_json_number("%.3f", v->w.frames ? v->w.cpu_ms_sum / v->w.frames : 0));
     cli_json_add(&j, j.root, "arena_px", cJSON_CreateNumber(v->size));
     if (v->player >= 0) {
         double m[DG_MAX_METRICS];

@@ -1,11 +1,17 @@
 /* The viewer's window: SDL2 shows the frames the library draws. */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
+#include <time.h>
 
 #include "cli/cli.h"
 #include "viewer/window.h"
 
 double vw_now(void) { return (double)SDL_GetPerformanceCounter() / (double)SDL_GetPerformanceFrequency(); }
+
+double vw_cpu(void) {
+    struct timespec ts;
+    return clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) == 0 ? (double)ts.tv_sec + ts.tv_nsec * 1e-9 : 0;
+}
 
 int vw_open(vw_window *w, const char *cmd, const char *title, int width, int height, const char *record, int bench) {
     w->cmd = cmd;
@@ -35,7 +41,7 @@ int vw_open(vw_window *w, const char *cmd, const char *title, int width, int hei
     return 0;
 }
 
-int vw_show(vw_window *w, double render_ms) {
+int vw_show(vw_window *w, double render_ms, double cpu_ms) {
     SDL_UpdateTexture(w->tex, NULL, w->img->rgb, w->img->w * 3);
     SDL_RenderClear(w->ren);
     SDL_RenderCopy(w->ren, w->tex, NULL, NULL);
@@ -44,6 +50,7 @@ int vw_show(vw_window *w, double render_ms) {
     if (w->gif && dg_gif_add_frame(w->gif, w->img, &e) != DG_OK) return cli_fail(w->cmd, &e, 0);
     w->frames++;
     w->render_ms_sum += render_ms;
+    w->cpu_ms_sum += cpu_ms;
     if (render_ms > w->render_ms_max) w->render_ms_max = render_ms;
     if (!w->bench) {  /* 60 frames a second */
         w->next += 1.0 / VW_FPS;
