@@ -133,7 +133,6 @@ run_rows "" "" \
 if [ -n "${DG_SCREENSHOTS:-}" ]; then
     cp "$T/view.png" "$DG_SCREENSHOTS/view.png"
     cp "$T/duel.png" "$DG_SCREENSHOTS/play.png"
-    cp "$T/chase.png" "$DG_SCREENSHOTS/view_chase.png"
     cp "$T/hji_air3d.png" "$DG_SCREENSHOTS/hji_view.png"
 fi
 finish
