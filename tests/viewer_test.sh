@@ -31,6 +31,16 @@ read -r w h ncol < <($PNG "$T/view.png" stats)
 d=$($PNG "$T/view.png" near 240 262 7a8188 2)
 [ "$d" -le 24 ] && ok "view: the obstacle at the centre" || bad "view: no obstacle at the centre ($d)"
 
+# --- view --run: follows a run; a snapshot written while it plays is loaded, the loss curve read
+mkdir -p "$T/live"
+cp "$T/reach/epoch_0005.safetensors" "$T/live/"
+( sleep 1.5; cp "$T/reach/final.safetensors" "$T/live/.f" && mv "$T/live/.f" "$T/live/final.safetensors"
+  cp "$T/reach/metrics.csv" "$T/live/.m" && mv "$T/live/.m" "$T/live/metrics.csv" ) &
+win view --config configs/reach.yaml --run "$T/live" --frames 240 >"$T/out" 2>"$T/err" || bad "view --run: $(head -c 300 "$T/err")"
+wait
+grep -q '"snapshot":"final.safetensors","reloads":2,"run_epoch":300,"curve_points":300' "$T/out" \
+    && ok "view --run: the new snapshot loaded, 300 epochs of loss" || bad "view --run: $(cat "$T/out")"
+
 # --- play reach as the agent: the arrows move it as scripted, nothing else does
 play_reach() {  # name, key line, frames
     for _ in $(seq "$3"); do echo "$2"; done >"$T/$1.keys"
@@ -125,6 +135,8 @@ run_rows "" "" \
     "view --frames 0|--frames|view --config configs/reach.yaml --ckpt $CK --frames 0" \
     "view --screenshot = --ckpt|also the input --ckpt|view --config configs/reach.yaml --ckpt $CK --screenshot $CK" \
     "view --size 5|--size|view --config configs/reach.yaml --ckpt $CK --size 5" \
+    "view --run not a folder|not a folder|view --config configs/reach.yaml --run $CK" \
+    "view --run and --ckpt|not both|view --config configs/reach.yaml --run $T/live --ckpt $CK" \
     "hji view --from without --config|--from needs --config|hji view --value $T/p2dt.safetensors --from 1,1" \
     "hji view --from of 3|needs 2 coordinates|hji view --value $T/p2dt.safetensors --config configs/hji/pursuit2d_time.yaml --from 1,1,1" \
     "hji view --at on 2-D|names no axis|hji view --value $T/p2dt.safetensors --at 1" \

@@ -3,12 +3,15 @@
  * SDL2 only shows them and reads the keys and the mouse. */
 #define _POSIX_C_SOURCE 200809L
 #include <SDL.h>
+#include <dirent.h>
 #include <math.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli/cli.h"
+#include "difgames/checkpoint.h"
 #include "difgames/fileio.h"
 #include "difgames/live.h"
 #include "difgames/replay.h"
@@ -20,6 +23,8 @@
 #define PANEL_W 300
 #define FPS VW_FPS
 #define MAX_INPUT_FRAMES 10000000
+#define CURVE_MAX 2048          /* --run: points of the loss curve kept (every k-th row past that) */
+#define RUN_POLL_FRAMES 30      /* --run: the folder is looked at twice a second */
 
 enum { K_LEFT = 1, K_RIGHT = 2, K_UP = 4, K_DOWN = 8 };
 
@@ -49,6 +54,12 @@ typedef struct viewer {
     /* state of play */
     int paused, cursor, batch, dragging, over, quit, shots;
     dg_replay_view view;          /* the world the frame shown shows */
+    /* --run DIR: the newest snapshot, reloaded as training writes it; metrics.csv's loss curve */
+    const char *run_dir;
+    char snap[DG_PATH_MAX];       /* the snapshot in use ("" none yet) */
+    struct timespec snap_mtime, csv_mtime;
+    int reloads, run_epoch, ncurve;
+    float curve_x[CURVE_MAX], curve_y[CURVE_MAX];
     double acc;                   /* simulated seconds not yet stepped */
     double t_start;               /* the equilibrium's capture time from the start (NaN: none) */
 } viewer;
@@ -199,6 +210,29 @@ static void draw_panel(viewer *v) {
         snprintf(s, sizeof s, "%s  %.4g", env->metric_names[i], m[i]);
         y = panel_line(&d, y, s, 0xd0d0d8, 12);
     }
+    if (v->run_dir) {  /* --run: the snapshot in use and the loss curve so far */
+        y += 6;
+        const char *base = strrchr(v->snap, '/');
+        snprintf(s, sizeof s, "run: %.120s", v->snap[0] ? (base ? base + 1 : v->snap) : "waiting for a snapshot");
+        y = panel_line(&d, y, s, 0xffd060, 12);
+        if (v->ncurve > 1) {
+            snprintf(s, sizeof s, "loss by epoch (log), last epoch %d", v->run_epoch);
+            y = panel_line(&d, y, s, 0xc8c8d0, 11);
+            const double x0 = 14, w = v->panel->w - 28, h = 90;
+            double lo = INFINITY, hi = -INFINITY, px[CURVE_MAX], py[CURVE_MAX];
+            for (int i = 0; i < v->ncurve; i++)
+                if (v->curve_y[i] > 0) { lo = fmin(lo, log10(v->curve_y[i])); hi = fmax(hi, log10(v->curve_y[i])); }
+            if (!(hi > lo)) hi = lo + 1;
+            const double e0 = v->curve_x[0], e1 = fmax(v->curve_x[v->ncurve - 1], e0 + 1);
+            for (int i = 0; i < v->ncurve; i++) {
+                px[i] = x0 + (v->curve_x[i] - e0) / (e1 - e0) * w;
+                py[i] = v->curve_y[i] > 0 ? y + (hi - log10(v->curve_y[i])) / (hi - lo) * h : NAN;
+            }
+            dg_draw_rect_outline(&d, x0 - 1, y - 1, w + 3, h + 3, 0x404050, 1);
+            dg_draw_polyline(&d, px, py, v->ncurve, 0x4fc3f7, 1.5);
+            y += h + 8;
+        }
+    }
     if (v->player >= 0) {  /* play: the time, the capture, the score to beat */
         y += 6;
         const char *names = env->game->body_names;
@@ -256,6 +290,94 @@ static double render(viewer *v) {
         memcpy(v->w.img->rgb + ((size_t)y * W + aw) * 3, v->panel->rgb + (size_t)y * pw * 3, (size_t)pw * 3);
     }
     return (vw_now() - t0) * 1e3;
+}
+
+/* ------------------------------------------------------------------- --run DIR */
+
+static int newer(struct timespec a, struct timespec b) {
+    return a.tv_sec != b.tv_sec ? a.tv_sec > b.tv_sec : a.tv_nsec > b.tv_nsec;
+}
+
+/* metrics.csv's epoch and loss columns into the curve (every k-th row when there are many). */
+static void read_curve(viewer *v, const char *path) {
+    unsigned char *text = NULL;
+    size_t len = 0;
+    if (dg_file_read_max(path, (size_t)256 << 20, &text, &len, NULL) != DG_OK) return;
+    int rows = 0;
+    for (size_t i = 0; i < len; i++) rows += text[i] == '\n';
+    const int every = rows > CURVE_MAX ? (rows + CURVE_MAX - 1) / CURVE_MAX : 1;
+    int col_epoch = -1, col_loss = -1, line = 0, n = 0;
+    char *p = (char *)text, *end = (char *)text + len;
+    while (p < end) {
+        char *nl = memchr(p, '\n', (size_t)(end - p));
+        if (!nl) break;  /* a row without its end: not yet a row */
+        *nl = '\0';
+        double ep = NAN, lo = NAN;
+        int c = 0;
+        for (char *tok = p; tok; c++) {
+            char *comma = strchr(tok, ',');
+            if (comma) *comma = '\0';
+            if (line == 0) {
+                if (!strcmp(tok, "epoch")) col_epoch = c;
+                if (!strcmp(tok, "loss")) col_loss = c;
+            } else if (c == col_epoch) ep = strtod(tok, NULL);
+            else if (c == col_loss) lo = strtod(tok, NULL);
+            tok = comma ? comma + 1 : NULL;
+        }
+        if (line > 0 && isfinite(ep) && isfinite(lo) && ((line - 1) % every == 0) && n < CURVE_MAX) {
+            v->curve_x[n] = (float)ep;
+            v->curve_y[n++] = (float)lo;
+            v->run_epoch = (int)ep;
+        } else if (line > 0 && isfinite(ep)) v->run_epoch = (int)ep;
+        line++;
+        p = nl + 1;
+    }
+    v->ncurve = n;
+    free(text);
+}
+
+/* The newest snapshot of the run (epoch_*.safetensors, final.safetensors) into the policy when it
+ * changed, and metrics.csv when it grew. A snapshot that does not load (another game's) is left. */
+static void poll_run(viewer *v) {
+    DIR *dir = opendir(v->run_dir);
+    if (!dir) return;
+    char best[DG_PATH_MAX] = "";
+    struct timespec best_t = {0, 0};
+    struct dirent *de;
+    while ((de = readdir(dir))) {
+        const char *n = de->d_name;
+        const size_t len = strlen(n);
+        const int snap = (!strncmp(n, "epoch_", 6) || !strcmp(n, "final.safetensors")) && len > 12 &&
+                         !strcmp(n + len - 12, ".safetensors");
+        char path[DG_PATH_MAX];
+        struct stat st;
+        if (!snap || snprintf(path, sizeof path, "%s/%s", v->run_dir, n) >= (int)sizeof path || stat(path, &st) != 0)
+            continue;
+        if (!best[0] || newer(st.st_mtim, best_t) || (!newer(best_t, st.st_mtim) && strcmp(path, best) > 0)) {
+            snprintf(best, sizeof best, "%s", path);
+            best_t = st.st_mtim;
+        }
+    }
+    closedir(dir);
+    if (best[0] && (strcmp(best, v->snap) || newer(best_t, v->snap_mtime))) {
+        dg_err e = {0};
+        if (dg_checkpoint_load(best, v->p, &e) == DG_OK) {
+            snprintf(v->snap, sizeof v->snap, "%s", best);
+            v->snap_mtime = best_t;
+            v->reloads++;
+        } else {
+            fprintf(stderr, "difgames %s: %s (the policy in use stays)\n", v->cmd, e.msg);
+            snprintf(v->snap, sizeof v->snap, "%s", best);  /* not tried again until it changes */
+            v->snap_mtime = best_t;
+        }
+    }
+    char csv[DG_PATH_MAX];
+    struct stat st;
+    if (snprintf(csv, sizeof csv, "%s/metrics.csv", v->run_dir) < (int)sizeof csv && stat(csv, &st) == 0 &&
+        newer(st.st_mtim, v->csv_mtime)) {
+        v->csv_mtime = st.st_mtim;
+        read_curve(v, csv);
+    }
 }
 
 /* --------------------------------------------------------------------- events */
@@ -317,6 +439,7 @@ static unsigned held_keys(viewer *v) {
 static int frame(viewer *v) {
     int rc = events(v);
     if (rc || v->quit) return rc;
+    if (v->run_dir && v->w.frames % RUN_POLL_FRAMES == 0) poll_run(v);
     const dg_env *env = v->run.env;
     const unsigned keys = held_keys(v);
     const int t = dg_live_steps(v->live);
@@ -459,7 +582,16 @@ static int run_viewer(viewer *v, const char *ckpt) {
         cli_error(v->cmd, "game '%s' has no bodies hook (the positions to draw): it cannot be shown", env->game->name);
         return EXIT_USAGE;
     }
-    if (dg_run_policy_load(&v->run, ckpt, &v->pol, &v->p, &e) != DG_OK) return cli_fail(v->cmd, &e, 0);
+    if (ckpt) {
+        if (dg_run_policy_load(&v->run, ckpt, &v->pol, &v->p, &e) != DG_OK) return cli_fail(v->cmd, &e, 0);
+    } else {  /* --run: the policy as initialised until the run's first snapshot loads */
+        if (dg_policy_create(env, v->run.opts.hidden, v->run.opts.nhidden, &v->pol, &v->p, &e) != DG_OK)
+            return cli_fail(v->cmd, &e, EXIT_FAIL);
+        dg_rng rng;
+        dg_rng_seed(&rng, v->run.opts.seed);
+        dg_policy_reset_params(&v->pol, v->p, &rng);
+        poll_run(v);
+    }
     char what[96];
     snprintf(what, sizeof what, "a live episode of %d rows and horizon %d", v->rows, env->horizon);
     if (!cli_mem_ok(v->cmd, dg_live_memory(env, &v->pol, v->rows) + dg_replay_track_memory(env->horizon + 1) +
@@ -514,6 +646,13 @@ static int run_viewer(viewer *v, const char *ckpt) {
             cli_json_add(&j, j.root, "capture_time", cli_json_number("%.4g", m[v->capture_metric]));
         if (isfinite(v->t_start)) cli_json_add(&j, j.root, "equilibrium_time", cli_json_number("%.6g", v->t_start));
     }
+    if (v->run_dir) {
+        const char *base = strrchr(v->snap, '/');
+        cli_json_add(&j, j.root, "snapshot", cJSON_CreateString(v->snap[0] ? (base ? base + 1 : v->snap) : ""));
+        cli_json_add(&j, j.root, "reloads", cJSON_CreateNumber(v->reloads));
+        cli_json_add(&j, j.root, "run_epoch", cJSON_CreateNumber(v->run_epoch));
+        cli_json_add(&j, j.root, "curve_points", cJSON_CreateNumber(v->ncurve));
+    }
     return cli_json_print(&j, v->cmd);
 }
 
@@ -563,13 +702,24 @@ static int viewer_main(const char *cmd, int argc, char **argv, int play) {
         opts[n++] = (cli_opt){"--trajectory", &v.traj_path, NULL, "FILE", "write t and each body's x, y a step (CSV)", NULL};
     } else {
         opts[n++] = (cli_opt){"--rows", &rows_s, NULL, "N", "episodes played at once (B shows the others)", "8"};
+        opts[n++] = (cli_opt){"--run", &v.run_dir, NULL, "DIR", "follow a training run in DIR instead of --ckpt: its newest "
+                              "snapshot, reloaded as it appears, and its loss curve", NULL};
     }
     opts[n] = (cli_opt)CLI_END;
     const int prc = cli_parse(cmd, argc, argv, opts, play ? PLAY_HELP : VIEW_HELP);
     if (prc) return prc == CLI_HELP ? 0 : prc;
-    if (!config || !ckpt || (play && !as)) {
+    if (!config || (!ckpt && !v.run_dir) || (play && !as)) {
         cli_error(cmd, play ? "--config FILE, --ckpt FILE and --as ROLE are required (see --help)"
-                            : "--config FILE and --ckpt FILE are required (see --help)");
+                            : "--config FILE and --ckpt FILE (or --run DIR) are required (see --help)");
+        return EXIT_USAGE;
+    }
+    if (ckpt && v.run_dir) {
+        cli_error(cmd, "--ckpt and --run: one policy or one run, not both");
+        return EXIT_USAGE;
+    }
+    struct stat rst;
+    if (v.run_dir && (stat(v.run_dir, &rst) != 0 || !S_ISDIR(rst.st_mode))) {
+        cli_error(cmd, "--run %s: not a folder", v.run_dir);
         return EXIT_USAGE;
     }
     const cli_path ins[] = {{"--config", config}, {"--ckpt", ckpt}, {"--input", input}};
