@@ -13,6 +13,17 @@ PNG="python3 $(dirname "$0")/viewer_png.py"
 win() { ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" xvfb-run -a -s "-screen 0 1280x800x24" "$DG" "$@"; }
 cd "$ROOT"
 
+# --help of each, and every option it lists is one the command takes
+for c in view play "hji view"; do
+    # shellcheck disable=SC2086
+    if "$DG" $c --help >"$T/help" 2>&1; then ok "$c --help"; else bad "$c --help"; fi
+    for o in $(sed -n '/^options/,$p' "$T/help" | grep -o '^  --[a-z0-9-]*'); do
+        # shellcheck disable=SC2086
+        "$DG" $c "$o" >/dev/null 2>"$T/err" </dev/null
+        ! grep -q "unknown option" "$T/err" || bad "$c --help lists $o, which it refuses"
+    done
+done
+
 # small trainings to play against
 "$DG" train --config configs/reach.yaml --epochs 300 --out "$T/reach" --quiet >/dev/null || bad "train reach"
 "$DG" train --config configs/duel_simple.yaml --epochs 40 --batch 32 --out "$T/duel" --quiet >/dev/null || bad "train duel"

@@ -701,6 +701,7 @@ static int viewer_main(const char *cmd, int argc, char **argv, int play) {
         opts[n++] = (cli_opt){"--input", &input, NULL, "FILE", "held keys, one line a frame (e.g. 'up left')", "the keyboard"};
         opts[n++] = (cli_opt){"--trajectory", &v.traj_path, NULL, "FILE", "write t and each body's x, y a step (CSV)", NULL};
     } else {
+        opts[1] = (cli_opt){"--ckpt", &ckpt, NULL, "FILE", "policy parameters (.safetensors)", "required, or --run"};
         opts[n++] = (cli_opt){"--rows", &rows_s, NULL, "N", "episodes played at once (B shows the others)", "8"};
         opts[n++] = (cli_opt){"--run", &v.run_dir, NULL, "DIR", "follow a training run in DIR instead of --ckpt: its newest "
                               "snapshot, reloaded as it appears, and its loss curve", NULL};
