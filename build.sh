@@ -15,9 +15,12 @@ JOBS=$(nproc 2>/dev/null || echo 2)
 
 # Debian packages: what the build needs, and what tests and benchmarks add.
 BUILD_PKGS=(gcc make cmake pkg-config libyaml-dev libcjson-dev libpng-dev libgif-dev libcairo2-dev)
-BUILD_PKGS+=(libsdl2-dev)  # the viewer (difgames view, play): in the command only
 TEST_PKGS=(libcmocka-dev python3 python3-torch python3-numpy valgrind clang)
-TEST_PKGS+=(xvfb xauth)  # the viewer's test runs real windows on a virtual display
+
+# the viewer (difgames view, play, hji view): SDL2, in the command only; its test runs real
+# windows on a virtual display
+BUILD_PKGS+=(libsdl2-dev)
+TEST_PKGS+=(xvfb xauth)
 
 install_missing() {
     local missing=()
