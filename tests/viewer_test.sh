@@ -42,6 +42,18 @@ read -r w h ncol < <($PNG "$T/view.png" stats)
 d=$($PNG "$T/view.png" near 240 262 7a8188 2)
 [ "$d" -le 24 ] && ok "view: the obstacle at the centre" || bad "view: no obstacle at the centre ($d)"
 
+# --- view's keys and mouse, scripted: space pauses at once, right steps three times, a click puts
+# the goal at (0.5, 0.5) (to the pixel: 2.16 / 480 a pixel), R draws the next seed
+printf 'space\nright\nright\nright\n\nclick 0.5 0.5\n\nb\n' >"$T/view.keys"
+win view --config configs/reach.yaml --ckpt "$T/reach/final.safetensors" --frames 30 --input "$T/view.keys" \
+    --trajectory "$T/view.csv" >"$T/out" 2>"$T/err" || bad "view --input: $(head -c 300 "$T/err")"
+grep -q '"steps":3,"seed":0' "$T/out" && ok "view: space pauses, right steps (3 steps)" || bad "view keys: $(cat "$T/out")"
+tail -n 1 "$T/view.csv" | awk -F, '{exit !(($4 - 0.5)^2 < 2.5e-5 && ($5 - 0.5)^2 < 2.5e-5)}' \
+    && ok "view: the click moved the goal to (0.5, 0.5)" || bad "view click: $(tail -n 1 "$T/view.csv")"
+printf 'r\n' >"$T/r.keys"
+win view --config configs/reach.yaml --ckpt "$T/reach/final.safetensors" --frames 5 --input "$T/r.keys" \
+    >"$T/out" 2>"$T/err" && grep -q '"seed":1' "$T/out" && ok "view: R draws the next seed" || bad "view R: $(cat "$T/out")"
+
 # --- view --run: follows a run; a snapshot written while it plays is loaded, the loss curve read
 mkdir -p "$T/live"
 cp "$T/reach/epoch_0005.safetensors" "$T/live/"
@@ -138,6 +150,7 @@ win hji view --value "$T/air3d.safetensors" --config "$T/air3d.yaml" --from 14,-
 # --- refused with one line, exit 2
 CK=$T/reach/final.safetensors
 printf 'up\nright jump\n' >"$T/bad.keys"
+printf 'click 0.5\n' >"$T/click.keys"
 run_rows "" "" \
     "play without --as|--as ROLE are required|play --config configs/reach.yaml --ckpt $CK" \
     "play --as goal|has no such player|play --config configs/reach.yaml --ckpt $CK --as goal" \
@@ -146,6 +159,8 @@ run_rows "" "" \
     "view --frames 0|--frames|view --config configs/reach.yaml --ckpt $CK --frames 0" \
     "view --screenshot = --ckpt|also the input --ckpt|view --config configs/reach.yaml --ckpt $CK --screenshot $CK" \
     "view --size 5|--size|view --config configs/reach.yaml --ckpt $CK --size 5" \
+    "view --input bad key|bad.keys:1: 'up' is no key|view --config configs/reach.yaml --ckpt $CK --input $T/bad.keys" \
+    "view --input click without Y|is no key|view --config configs/reach.yaml --ckpt $CK --input $T/click.keys" \
     "view --run not a folder|not a folder|view --config configs/reach.yaml --run $CK" \
     "view --run and --ckpt|not both|view --config configs/reach.yaml --run $T/live --ckpt $CK" \
     "hji view --from without --config|--from needs --config|hji view --value $T/p2dt.safetensors --from 1,1" \

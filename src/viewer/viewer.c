@@ -36,6 +36,8 @@ typedef struct viewer {
     const char *screenshot, *record, *traj_path;
     unsigned char *input;         /* play --input: held keys of each frame (K_*), ninput frames */
     int ninput;
+    unsigned short *press;        /* view --input: keys pressed at each frame (bit k: PRESS[k]) */
+    float *click;                 /* view --input: (ninput, 2) a click's world point, NaN: none */
     int player;                   /* play: the person's player (0, 1); view: -1 */
     /* the game */
     dg_run run;
@@ -73,6 +75,8 @@ static double pix_x(const viewer *v, float x) { return (x - v->view.cx + v->view
 static double pix_y(const viewer *v, float y) {
     return DG_REPLAY_HEADER + (v->view.half - (y - v->view.cy)) / (2 * v->view.half) * v->size;
 }
+
+static void push_scripted(viewer *v);  /* view --input */
 
 /* ------------------------------------------------------------------ episodes */
 
@@ -437,6 +441,7 @@ static unsigned held_keys(viewer *v) {
 
 /* One frame: events, the simulation's time advanced by 1/60 s times the speed, the picture. */
 static int frame(viewer *v) {
+    push_scripted(v);
     int rc = events(v);
     if (rc || v->quit) return rc;
     if (v->run_dir && v->w.frames % RUN_POLL_FRAMES == 0) poll_run(v);
@@ -467,6 +472,95 @@ static int frame(viewer *v) {
 }
 
 /* ----------------------------------------------------------------- the files */
+
+/* view --input: the keys a line may press, in bit order */
+static const struct { const char *name; SDL_Keycode key; } PRESS[] = {
+    {"space", SDLK_SPACE}, {"left", SDLK_LEFT}, {"right", SDLK_RIGHT}, {"plus", SDLK_PLUS}, {"minus", SDLK_MINUS},
+    {"r", SDLK_r}, {"b", SDLK_b}, {"s", SDLK_s}, {"q", SDLK_q},
+};
+#define NPRESS ((int)(sizeof PRESS / sizeof PRESS[0]))
+
+/* view --input: the scripted frame's key presses and click, as SDL events (what a person's would be). */
+static void push_scripted(viewer *v) {
+    if (!v->press || v->w.frames >= v->ninput) return;
+    const int f = (int)v->w.frames;
+    for (int k = 0; k < NPRESS; k++)
+        if ((v->press[f] >> k) & 1u) {
+            SDL_Event ev = {0};
+            ev.type = SDL_KEYDOWN;
+            ev.key.keysym.sym = PRESS[k].key;
+            SDL_PushEvent(&ev);
+        }
+    if (isfinite(v->click[2 * f])) {
+        SDL_Event ev = {0};
+        ev.type = SDL_MOUSEBUTTONDOWN;
+        ev.button.button = SDL_BUTTON_LEFT;
+        ev.button.x = (int)lround(pix_x(v, v->click[2 * f]));
+        ev.button.y = (int)lround(pix_y(v, v->click[2 * f + 1]));
+        SDL_PushEvent(&ev);
+        ev.type = SDL_MOUSEBUTTONUP;
+        SDL_PushEvent(&ev);
+    }
+}
+
+/* view --input: one line a frame, the keys pressed then (space left right plus minus r b s q) and
+ * "click X Y" (a point of the world: the mouse puts the goal or the evader there). */
+static int read_presses(viewer *v, const char *path) {
+    unsigned char *text = NULL;
+    size_t len = 0;
+    dg_err e = {0};
+    if (dg_file_read_max(path, (size_t)64 << 20, &text, &len, &e) != DG_OK) {
+        cli_error(v->cmd, "--input: %s", e.msg);
+        return EXIT_USAGE;
+    }
+    int lines = 1;
+    for (size_t i = 0; i < len; i++) lines += text[i] == '\n';
+    v->press = calloc((size_t)lines, sizeof *v->press);
+    v->click = malloc((size_t)lines * 2 * sizeof(float));
+    if (!v->press || !v->click) {
+        free(text);
+        cli_error(v->cmd, "out of memory");
+        return EXIT_FAIL;
+    }
+    char *p = (char *)text, *end = (char *)text + len;
+    int line = 0;
+    while (p < end || (line == 0 && len == 0)) {
+        char *nl = memchr(p, '\n', (size_t)(end - p));
+        if (nl) *nl = '\0';
+        else if (p < end) {  /* the last line without its newline: terminate a copy */
+            nl = end;
+        }
+        char buf[256];
+        snprintf(buf, sizeof buf, "%.*s", (int)((nl ? nl : end) - p), p);
+        v->click[2 * line] = v->click[2 * line + 1] = NAN;
+        char *save = NULL;
+        for (char *tok = strtok_r(buf, " \t\r", &save); tok; tok = strtok_r(NULL, " \t\r", &save)) {
+            int k = 0;
+            while (k < NPRESS && strcmp(tok, PRESS[k].name)) k++;
+            if (k < NPRESS) {
+                v->press[line] |= (unsigned short)(1u << k);
+                continue;
+            }
+            const char *xs = !strcmp(tok, "click") ? strtok_r(NULL, " \t\r", &save) : NULL;
+            const char *ys = xs ? strtok_r(NULL, " \t\r", &save) : NULL;
+            double x, y;
+            if (!ys || !dg_parse_double(xs, (size_t)-1, &x) || !dg_parse_double(ys, (size_t)-1, &y)) {
+                cli_error(v->cmd, "--input %s:%d: '%.20s' is no key (space, left, right, plus, minus, r, b, s, q) nor "
+                          "click X Y", path, line + 1, tok);
+                free(text);
+                return EXIT_USAGE;
+            }
+            v->click[2 * line] = (float)x;
+            v->click[2 * line + 1] = (float)y;
+        }
+        line++;
+        if (!nl || nl >= end) break;
+        p = nl + 1;
+    }
+    v->ninput = line;
+    free(text);
+    return 0;
+}
 
 /* play --input: one line a frame, the keys held (left right up down, or w a s d), space-separated. */
 static int read_input(viewer *v, const char *path) {
@@ -571,6 +665,8 @@ static void viewer_free(viewer *v) {
     free(v->aux);
     free(v->row);
     free(v->input);
+    free(v->press);
+    free(v->click);
     dg_params_free(v->p);
     dg_run_free(&v->run);
 }
@@ -703,6 +799,10 @@ static int viewer_main(const char *cmd, int argc, char **argv, int play) {
     } else {
         opts[1] = (cli_opt){"--ckpt", &ckpt, NULL, "FILE", "policy parameters (.safetensors)", "required, or --run"};
         opts[n++] = (cli_opt){"--rows", &rows_s, NULL, "N", "episodes played at once (B shows the others)", "8"};
+        opts[n++] = (cli_opt){"--input", &input, NULL, "FILE", "keys pressed, one line a frame (space left right plus "
+                              "minus r b s q; click X Y: the mouse at a point of the world)", "the keyboard"};
+        opts[n++] = (cli_opt){"--trajectory", &v.traj_path, NULL, "FILE", "write t and each body's x, y a step of the "
+                              "episode shown (CSV)", NULL};
         opts[n++] = (cli_opt){"--run", &v.run_dir, NULL, "DIR", "follow a training run in DIR instead of --ckpt: its newest "
                               "snapshot, reloaded as it appears, and its loss curve", NULL};
     }
@@ -761,6 +861,7 @@ static int viewer_main(const char *cmd, int argc, char **argv, int play) {
         v.player = found;
         if (!rc && input) rc = read_input(&v, input);
     }
+    if (!play && input && !rc) rc = read_presses(&v, input);
     if (!rc) {
         const cli_path parents[] = {{"--screenshot", v.screenshot}, {"--record", v.record}, {"--trajectory", v.traj_path}};
         for (int i = 0; i < 3 && !rc; i++)
