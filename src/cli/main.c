@@ -6,10 +6,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cli/cli.h"
 #ifdef DG_HAVE_VIEWER
 #include "viewer/viewer.h"
 #endif
+#include "cli/cli.h"
 
 static const char USAGE[] =
     "usage: difgames <command> [options]\n"
@@ -19,6 +19,8 @@ static const char USAGE[] =
     "commands:\n"
     "  train      train a policy on a game       (difgames train --config configs/reach.yaml)\n"
     "  replay     write an animated GIF of one episode of a trained policy\n"
+    "  view       a window: the policy playing live, its loss terms and metrics (SDL2)\n"
+    "  play       a window: you drive one body against the learned player (SDL2)\n"
     "  eval       loss, loss terms and metrics of a policy as JSON (and its gradient)\n"
     "  gradcheck  finite differences against backward for a game\n"
     "  games      list the registered games\n"
@@ -26,8 +28,6 @@ static const char USAGE[] =
     "  bench      speed of a game: ms/epoch, env-steps/s, FLOP rate, tape memory\n"
     "  hji        the HJBI grid solver: solve a differential game, plot, play its equilibrium\n"
     "  pg         policy-gradient baseline (REINFORCE / PPO) and its sample count against BPTT\n"
-    "  view       a window: the policy playing live, its loss terms and metrics (SDL2)\n"
-    "  play       a window: you drive one body against the learned player (SDL2)\n"
     "\n"
     "`difgames <command> --help` describes each.\n"
     "\n"
@@ -66,11 +66,11 @@ int main(int argc, char **argv) {
         return 0;
     }
     static const struct { const char *name; int (*fn)(int, char **); } CMDS[] = {
-        {"train", cmd_train}, {"replay", cmd_replay}, {"eval", cmd_eval},
-        {"gradcheck", cmd_gradcheck}, {"games", cmd_games}, {"keys", cmd_keys}, {"bench", cmd_bench}, {"hji", cmd_hji}, {"pg", cmd_pg},
 #ifdef DG_HAVE_VIEWER
         {"view", cmd_view}, {"play", cmd_play},
 #endif
+        {"train", cmd_train}, {"replay", cmd_replay}, {"eval", cmd_eval},
+        {"gradcheck", cmd_gradcheck}, {"games", cmd_games}, {"keys", cmd_keys}, {"bench", cmd_bench}, {"hji", cmd_hji}, {"pg", cmd_pg},
     };
     for (size_t i = 0; i < sizeof CMDS / sizeof CMDS[0]; i++)
         if (!strcmp(argv[1], CMDS[i].name)) {
