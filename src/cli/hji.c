@@ -9,12 +9,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cli/cli.h"
-#include "difgames/fileio.h"
-#include "difgames/hji.h"
 #ifdef DG_HAVE_VIEWER
 #include "viewer/viewer.h"
 #endif
+#include "cli/cli.h"
+#include "difgames/fileio.h"
+#include "difgames/hji.h"
 #include "difgames/image.h"
 #include "difgames/memory.h"
 #include "difgames/safetensors.h"
