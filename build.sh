@@ -19,6 +19,11 @@ BUILD_PKGS=(gcc make cmake pkg-config libyaml-dev libcjson-dev libpng-dev libgif
 BUILD_PKGS+=(libopenmpi-dev openmpi-bin)
 TEST_PKGS=(libcmocka-dev python3 python3-torch python3-numpy valgrind clang)
 
+# the viewer (difgames view, play, hji view): SDL2, in the command only; its test runs real
+# windows on a virtual display
+BUILD_PKGS+=(libsdl2-dev)
+TEST_PKGS+=(xvfb xauth)
+
 install_missing() {
     local missing=()
     for p in "$@"; do

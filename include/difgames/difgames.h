@@ -46,6 +46,7 @@
 #include "difgames/trainer.h"   /* BPTT training                                       */
 #include "difgames/pg.h"        /* policy-gradient baseline                            */
 #include "difgames/run.h"       /* a run from a config: its policy, states, episodes    */
+#include "difgames/live.h"      /* episodes one step at a time: a person's action, moved bodies */
 #include "difgames/hji.h"       /* HJBI grid solver for differential games             */
 
 #endif

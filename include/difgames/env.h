@@ -108,6 +108,13 @@ typedef struct dg_game {
      * a bit mask in the order of bodies() (bit k: body k); 0 when none does.
      * Replays draw a body red from the first step it broke the rule. */
     unsigned (*violation)(const dg_env *env, const float *state_row, const float *aux_row);
+    /* Optional: the capture time from this state when both players play the equilibrium, where
+     * it is known exactly (duel_simple: (d - r) / (v_p - v_e)); what `difgames play` shows as the
+     * score to beat. */
+    double (*equilibrium_time)(const dg_env *env, const float *state_row, const float *aux_row);
+    /* Optional: the names of the bodies hook's bodies, comma-separated ("agent,goal"), for the
+     * columns of a trajectory (`difgames play --trajectory`); NULL: body0, body1, ... */
+    const char *body_names;
 } dg_game;
 
 struct dg_env {

@@ -49,6 +49,7 @@
 #include <stdint.h>
 
 #include "difgames/config.h"
+#include "difgames/image.h"
 #include "difgames/status.h"
 
 #ifdef __cplusplus
@@ -521,6 +522,43 @@ typedef void (*dg_hji_segment_fn)(void *user, float i0, float j0, float i1, floa
  * corners change sign ({v <= 0} against {v > 0}), the segment between the edge crossings (linear
  * interpolation), two at a saddle. seg (may be NULL) gets each; returns how many. */
 int64_t dg_hji_contour(const double *v, int nx, int ny, dg_hji_segment_fn seg, void *user);
+/* A value's slice as a picture, drawn again and again (what `difgames hji view` shows): the layout of
+ * dg_hji_plot_value's figure for grid g of game (axes 0 and 1 named by dg_hji_axis_name, a colour
+ * bar over [vlo, vhi], vname naming it), made once; each dg_hji_figure_draw paints a slice into an
+ * image of the figure's size.
+ *
+ *     dg_hji_figure *f = dg_hji_figure_create(&vf.grid, vf.game, lo, hi, "V", &e);
+ *     dg_image *img = dg_image_create(dg_hji_figure_width(f), dg_hji_figure_height(f), 0xffffff);
+ *     dg_hji_figure_draw(f, img, &(dg_hji_figure_layer){.v = value, .at = at}, "air3d", &e);
+ */
+typedef struct dg_hji_figure dg_hji_figure;
+typedef struct dg_hji_figure_layer {
+    const double *v;                      /* (nodes) the value to paint (colours, zero set)    */
+    const double *at;                     /* (ndim) the other axes' coordinates (at[2..])      */
+    int           levels;                 /* > 0: that many more contours of the slice, evenly
+                                             spaced inside its range (games of degree)         */
+    const double *target;                 /* (nodes) or NULL: its zero set drawn dashed red    */
+    const double *obstacle;               /* (nodes) or NULL: where > 0, hatched grey          */
+    const double *path;                   /* (npath, 2) points on axes 0 and 1, or NULL         */
+    int           npath;
+} dg_hji_figure_layer;
+/* NULL with e set (DG_ERR_ARG: fewer than 2 axes or 2 nodes on one; DG_ERR_NOMEM). */
+dg_hji_figure *dg_hji_figure_create(const dg_hji_grid *g, const char *game, double vlo, double vhi,
+                                    const char *vname, dg_err *e);
+void           dg_hji_figure_free(dg_hji_figure *f);                /* NULL is harmless */
+int            dg_hji_figure_width(const dg_hji_figure *f);
+int            dg_hji_figure_height(const dg_hji_figure *f);
+/* Paints the slice of layer->v through axes 0 and 1 at layer->at as a heat map with its zero level
+ * set (white), the contours, target, obstacles and path of the layer, the axes, the colour bar and
+ * title over img (which must be the figure's size: else DG_ERR_ARG). DG_ERR_NOMEM, else DG_OK. */
+dg_status      dg_hji_figure_draw(dg_hji_figure *f, dg_image *img, const dg_hji_figure_layer *layer,
+                                  const char *title, dg_err *e);
+/* The point of axes 0 and 1 (x[0], x[1]) at pixel (px, py) of the figure: 1 inside the plot box,
+ * 0 outside (x untouched). */
+int            dg_hji_figure_point(const dg_hji_figure *f, double px, double py, double *x);
+/* The pixel of the point (x0, x1) of axes 0 and 1 (px, py), inside the plot box or not. */
+void           dg_hji_figure_pixel(const dg_hji_figure *f, double x0, double x1, double *px, double *py);
+
 /* An animated GIF of a simulation: pass dg_hji_play_gif_step as dg_hji_sim_opts.on_step with the GIF
  * as user. A frame every ceil(steps / 120)-th step, at capture and at the last (at most 122), laid out
  * as dg_hji_plot_value's figure (one colour scale, V's range): the slice of V (at t_end) through the

@@ -48,9 +48,23 @@ void   dg_replay_track_free(dg_replay_track *tr);               /* NULL is harml
 double dg_replay_track_memory(int steps);                       /* bytes a track of steps states holds */
 /* Draws step t (0 .. steps-1) of the track's episode into img, as dg_replay_frame does (with cairo,
  * through a drawing surface of img's size, 4 bytes a pixel, made for the call: if that cannot be
- * allocated img is left as it was). */
+ * allocated img is left as it was), through the view that fits the bodies of steps 0..t
+ * (dg_replay_view_fit). */
 void   dg_replay_draw(dg_image *img, const dg_env *env, const dg_replay_track *tr, const dg_render_grid *grid,
                       float sigma, int t, float *heat);
+
+/* The square of the world a frame shows: centre (cx, cy), half its side. */
+typedef struct dg_replay_view {
+    float cx, cy, half;
+} dg_replay_view;
+/* The arena's view (centre 0, half 1.08) when every body of steps t0..t1 of tr lies inside it,
+ * else the smallest square around them all (games in the open plane: duel_simple) with a margin. */
+void   dg_replay_view_fit(const dg_replay_track *tr, int t0, int t1, dg_replay_view *view);
+/* dg_replay_draw through view (NULL: the arena's). The soft render covers the arena [-1, 1]^2,
+ * where grid's pixel centres lie. */
+void   dg_replay_draw_view(dg_image *img, const dg_env *env, const dg_replay_track *tr,
+                           const dg_render_grid *grid, float sigma, int t, float *heat,
+                           const dg_replay_view *view);
 
 /* Draws step t (0..H) of one episode into img, whose width is the arena view's
  * size and whose height is that plus DG_REPLAY_HEADER. traj holds the episode's

@@ -8,6 +8,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#ifdef DG_HAVE_VIEWER
+#include "viewer/viewer.h"
+#endif
 #include "cli/cli.h"
 #include "difgames/dist.h"
 #include "difgames/fileio.h"
@@ -25,6 +28,9 @@ static const char HELP[] =
     "  plot    draw the zero level sets of a value file\n"
     "  play    play both players' equilibrium strategies from a start state\n"
     "  versus  learned policies against the HJBI equilibrium strategies\n"
+#ifdef DG_HAVE_VIEWER
+    "  view    a window on a value: slices, sliders, equilibrium play from a click (SDL2)\n"
+#endif
     "\n"
     "difgames hji <subcommand> --help lists its options.\n";
 
@@ -505,6 +511,9 @@ int cmd_hji(int argc, char **argv) {
     if (!strcmp(argv[1], "plot")) return hji_plot(argc - 1, argv + 1);
     if (!strcmp(argv[1], "play")) return hji_play(argc - 1, argv + 1);
     if (!strcmp(argv[1], "versus")) return hji_versus(argc - 1, argv + 1);
+#ifdef DG_HAVE_VIEWER
+    if (!strcmp(argv[1], "view")) return cmd_hji_view(argc - 1, argv + 1);
+#endif
     cli_error("hji", "unknown subcommand '%s' (solve, plot, play, versus)", argv[1]);
     return EXIT_USAGE;
 }

@@ -6,6 +6,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#ifdef DG_HAVE_VIEWER
+#include "viewer/viewer.h"
+#endif
 #include "cli/cli.h"
 #include "difgames/dist.h"
 
@@ -17,6 +20,8 @@ static const char USAGE[] =
     "commands:\n"
     "  train      train a policy on a game       (difgames train --config configs/reach.yaml)\n"
     "  replay     write an animated GIF of one episode of a trained policy\n"
+    "  view       a window: the policy playing live, its loss terms and metrics (SDL2)\n"
+    "  play       a window: you drive one body against the learned player (SDL2)\n"
     "  eval       loss, loss terms and metrics of a policy as JSON (and its gradient)\n"
     "  gradcheck  finite differences against backward for a game\n"
     "  games      list the registered games\n"
@@ -70,6 +75,9 @@ int main(int argc, char **argv) {
         return 0;
     }
     static const struct { const char *name; int (*fn)(int, char **); } CMDS[] = {
+#ifdef DG_HAVE_VIEWER
+        {"view", cmd_view}, {"play", cmd_play},
+#endif
         {"train", cmd_train}, {"replay", cmd_replay}, {"eval", cmd_eval},
         {"gradcheck", cmd_gradcheck}, {"games", cmd_games}, {"keys", cmd_keys}, {"bench", cmd_bench}, {"hji", cmd_hji}, {"pg", cmd_pg},
         {"sweep", cmd_sweep},

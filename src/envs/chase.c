@@ -219,5 +219,6 @@ const dg_game dg_game_chase = {
     .step_cost = chase_step_cost,
     .metrics = chase_metrics,
     .bodies = chase_bodies,
+    .body_names = "pursuer,evader",
     .violation = chase_violation,
 };

@@ -99,6 +99,12 @@ static void duel_step_cost(dg_ctx *ctx, const dg_env *env, dg_tensor *next, dg_t
     terms[2] = dg__batch_mean(ctx, dg_square(ctx, dg_cols(ctx, action, 2, 2)), inv_batch);
 }
 
+/* capture from distance d under both players' equilibrium: (d - r) / (v_p - v_e) */
+static double duel_equilibrium_time(const dg_env *env, const float *s, const float *aux) {
+    const duel *d = env->impl;
+    return (hypot((double)s[2] - s[0], (double)s[3] - s[1]) - d->r) / (d->vp - d->ve);
+}
+
 /* capture_rate; capture_time (mean over captured); reference_capture_time:
  * the exact (d0 - r) / (v_p - v_e) of the same episodes; capture_time_error:
  * mean |t - t*| / t* over them */
@@ -109,8 +115,7 @@ static void duel_metrics(const dg_env *env, const float *traj, const float *aux,
     double tsum = 0, refsum = 0, errsum = 0;
     for (int b = 0; b < B; b++) {
         const float *s0 = traj + (int64_t)b * env->state_dim;
-        const double d0 = hypot((double)s0[2] - s0[0], (double)s0[3] - s0[1]);
-        const double tref = (d0 - d->r) / (d->vp - d->ve);
+        const double tref = duel_equilibrium_time(env, s0, aux);
         for (int t = 1; t <= H; t++) {
             const float *s = traj + ((int64_t)t * B + b) * env->state_dim;
             if (hypot((double)s[2] - s[0], (double)s[3] - s[1]) <= d->r) {
@@ -146,4 +151,6 @@ const dg_game dg_game_duel_simple = {
     .step_cost = duel_step_cost,
     .metrics = duel_metrics,
     .bodies = duel_bodies,
+    .body_names = "pursuer,evader",
+    .equilibrium_time = duel_equilibrium_time,
 };

@@ -112,4 +112,5 @@ const dg_game dg_game_pixel = {
     .step_cost = pixel_step_cost,
     .complete_aux = pixel_complete_aux,
     .bodies = dg__bodies_agent_goal,
+    .body_names = "agent,goal",
 };

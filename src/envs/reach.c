@@ -249,5 +249,6 @@ const dg_game dg_game_reach = {
     .step_cost = reach_step_cost,
     .metrics = reach_metrics,
     .bodies = dg__bodies_agent_goal,
+    .body_names = "agent,goal",
     .violation = reach_violation,
 };

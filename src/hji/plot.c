@@ -264,6 +264,145 @@ dg_status dg_hji_plot_value(const dg_hji_value *vf, const double *at_in, const c
     return s;
 }
 
+/* ------------------------------------------------------- figures to redraw */
+
+struct dg_hji_figure {
+    figure f;
+    double *slice, *aux;           /* (n0 n1) a slice, and a second one for target and obstacle */
+    float  *heat;                  /* (n0 n1)                                                    */
+};
+
+dg_hji_figure *dg_hji_figure_create(const dg_hji_grid *g, const char *game, double vlo, double vhi,
+                                    const char *vname, dg_err *e) {
+    if (!g || g->ndim < 2 || g->n[0] < 2 || g->n[1] < 2) {
+        dg_err_set(e, DG_ERR_ARG, "value figure: needs a grid of 2 axes or more, 2 nodes or more on each");
+        return NULL;
+    }
+    dg_hji_figure *hf = calloc(1, sizeof *hf);
+    const size_t n = (size_t)g->n[0] * g->n[1];
+    if (hf) {
+        hf->slice = malloc(n * sizeof(double));
+        hf->aux = malloc(n * sizeof(double));
+        hf->heat = malloc(n * sizeof(float));
+    }
+    if (!hf || !hf->slice || !hf->aux || !hf->heat) {
+        dg_hji_figure_free(hf);
+        dg_err_set(e, DG_ERR_NOMEM, "value figure: out of memory for a %d x %d slice", g->n[0], g->n[1]);
+        return NULL;
+    }
+    if (fig_plan(&hf->f, g, game ? game : "", vlo, vhi, vname ? vname : "V", e) != DG_OK) {
+        dg_hji_figure_free(hf);
+        return NULL;
+    }
+    return hf;
+}
+
+void dg_hji_figure_free(dg_hji_figure *hf) {
+    if (!hf) return;
+    free(hf->slice);
+    free(hf->aux);
+    free(hf->heat);
+    free(hf);
+}
+
+int dg_hji_figure_width(const dg_hji_figure *hf) { return hf ? hf->f.w : 0; }
+int dg_hji_figure_height(const dg_hji_figure *hf) { return hf ? hf->f.h : 0; }
+
+int dg_hji_figure_point(const dg_hji_figure *hf, double px, double py, double *x) {
+    const figure *f = &hf->f;
+    if (!(px >= f->x0 && px <= f->x0 + f->pw && py >= f->y0 && py <= f->y0 + f->ph)) return 0;
+    x[0] = f->xlo + (px - f->x0) / f->pw * (f->xhi - f->xlo);
+    x[1] = f->yhi - (py - f->y0) / f->ph * (f->yhi - f->ylo);
+    return 1;
+}
+
+void dg_hji_figure_pixel(const dg_hji_figure *hf, double x0, double x1, double *px, double *py) {
+    *px = fig_x(&hf->f, x0);
+    *py = fig_y(&hf->f, x1);
+}
+
+/* A dashed segment (the target's rim). */
+static void draw_dashed(void *user, float ai, float aj, float bi, float bj) {
+    const seg_box *b = user;
+    const double x0 = b->f->x0 + ai * b->sx, y0 = b->f->y0 + aj * b->sy;
+    const double x1 = b->f->x0 + bi * b->sx, y1 = b->f->y0 + bj * b->sy;
+    const double len = hypot(x1 - x0, y1 - y0);
+    /* dashes of 5 pixels every 10 along the figure, by the segment's position */
+    const double phase = fmod(fabs(x0) + fabs(y0), 10.0);
+    for (double s = phase < 5 ? 0 : 10 - phase; s < len; s += 10) {
+        const double e = fmin(len, s + 5);
+        dg_draw_line(b->d, x0 + (x1 - x0) * s / len, y0 + (y1 - y0) * s / len, x0 + (x1 - x0) * e / len,
+                     y0 + (y1 - y0) * e / len, b->rgb, b->width);
+    }
+}
+
+dg_status dg_hji_figure_draw(dg_hji_figure *hf, dg_image *img, const dg_hji_figure_layer *L, const char *title,
+                             dg_err *e) {
+    const figure *f = &hf->f;
+    const dg_hji_grid *g = f->g;
+    if (!img || img->w != f->w || img->h != f->h || !L || !L->v || !L->at)
+        return dg_err_set(e, DG_ERR_ARG, "value figure: needs an image of %dx%d pixels, a value and its slice",
+                          f->w, f->h);
+    const int nx = g->n[0], ny = g->n[1];
+    dg_hji_slice2d(g, L->v, L->at, hf->slice);
+    dg_draw d;
+    if (dg_draw_begin(&d, img, e) != DG_OK) return e ? e->status : DG_ERR_NOMEM;
+    dg_draw_rect_fill(&d, 0, 0, img->w, img->h, 0xffffff, 1);
+    for (int j = 0; j < nx * ny; j++) hf->heat[j] = (float)hf->slice[j];
+    dg_draw_heat(&d, (int)f->x0, (int)f->y0, (int)f->pw, (int)f->ph, hf->heat, nx, ny, (float)f->vlo, (float)f->vhi,
+                 1);
+    seg_box b = {&d, f, f->pw / (nx - 1), f->ph / (ny - 1), 0xd0d0d0, 1.0};
+    if (L->obstacle) {  /* the obstacles' rims, and a grey veil inside */
+        dg_hji_slice2d(g, L->obstacle, L->at, hf->aux);
+        for (int j = 0; j < ny; j++)
+            for (int i = 0; i < nx; i++)
+                if (hf->aux[j * nx + i] > 0)
+                    dg_draw_rect_fill(&d, fig_x(f, dg_hji_grid_coord(g, 0, i)) - b.sx / 2,
+                                      f->y0 + j * b.sy - b.sy / 2, b.sx, b.sy, 0x606068, 0.6);
+        for (int j = 0; j < nx * ny; j++) hf->aux[j] = -hf->aux[j];
+        b.rgb = 0x303038;
+        b.width = 2;
+        dg_hji_contour(hf->aux, nx, ny, draw_segment, &b);
+    }
+    if (L->levels > 0) {  /* more contours, evenly inside the slice's range (games of degree) */
+        double lo = INFINITY, hi = -INFINITY;
+        for (int j = 0; j < nx * ny; j++)
+            if (isfinite(hf->slice[j])) { lo = fmin(lo, hf->slice[j]); hi = fmax(hi, hf->slice[j]); }
+        for (int k = 1; k <= L->levels && hi > lo; k++) {
+            const double c = lo + (hi - lo) * k / (L->levels + 1);
+            for (int j = 0; j < nx * ny; j++) hf->aux[j] = hf->slice[j] - c;
+            b.rgb = 0x202020;
+            b.width = 1;
+            dg_hji_contour(hf->aux, nx, ny, draw_segment, &b);
+        }
+    }
+    if (L->target) {
+        dg_hji_slice2d(g, L->target, L->at, hf->aux);
+        b.rgb = 0xff3030;
+        b.width = 2;
+        dg_hji_contour(hf->aux, nx, ny, draw_dashed, &b);
+    }
+    b.rgb = LAST_COLOR;
+    b.width = 2.5;
+    dg_hji_contour(hf->slice, nx, ny, draw_segment, &b);
+    if (L->path && L->npath > 0) {
+        double px[4096], py[4096];
+        const int every = L->npath > 4096 ? (L->npath + 4095) / 4096 : 1;
+        int n = 0;
+        for (int k = 0; k < L->npath && n < 4096; k += every, n++) {
+            px[n] = fig_x(f, L->path[2 * k]);
+            py[n] = fig_y(f, L->path[2 * k + 1]);
+        }
+        dg_draw_polyline(&d, px, py, n, 0xff8c1a, 2);
+        const double *last = L->path + 2 * (L->npath - 1);
+        dg_draw_circle_fill(&d, fig_x(f, last[0]), fig_y(f, last[1]), 4.5, 0xff8c1a, 1);
+        dg_draw_circle_outline(&d, fig_x(f, last[0]), fig_y(f, last[1]), 4.5, 0xffffff, 1);
+    }
+    fig_axes(&d, f);
+    if (title) dg_draw_text(&d, f->x0 + f->pw / 2, PAD, title, 0x000000, TITLE_FONT, DG_TEXT_CENTER | DG_TEXT_TOP, 0);
+    return dg_draw_end(&d, e);
+}
+
 /* ------------------------------------------------------------- play GIFs */
 
 struct dg_hji_play_gif {

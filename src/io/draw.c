@@ -330,7 +330,7 @@ double dg_draw_text(dg_draw *d, double x, double y, const char *s, uint32_t rgb,
 }
 
 /* Maps t in [0, 1] (clamped) to viridis (dark purple -> blue -> green -> yellow); NaN gives grey. */
-uint32_t dg_colormap_viridis(float t) {
+static inline uint32_t viridis(float t) {
     if (isnan(t)) return NAN_GREY;
     t = (t < 0.0f ? 0.0f : t > 1.0f ? 1.0f : t) * 10.0f;
     int i = (int)t;
@@ -343,6 +343,26 @@ uint32_t dg_colormap_viridis(float t) {
     }
     return out;
 }
+
+uint32_t dg_colormap_viridis(float t) { return viridis(t); }
+
+/* Where a pixel centre falls between the grid's samples along one axis: what sample_bilinear
+ * computes for it, made once per column (and row) instead of once per pixel. */
+typedef struct heat_at {
+    int   i, j;   /* the two samples */
+    float f;      /* the weight of j */
+} heat_at;
+
+static heat_at heat_locate(double g, int n) {
+    if (g < 0.0) g = 0.0;
+    if (g > n - 1) g = n - 1;
+    heat_at a = {(int)g, 0, 0.0f};
+    a.j = a.i + 1 < n ? a.i + 1 : a.i;
+    a.f = (float)(g - a.i);
+    return a;
+}
+
+#define HEAT_COLS 4096  /* columns located once a call (wider heat maps locate each pixel) */
 
 /* Writes the heat map's pixels straight into the surface (no antialiasing needed: it fills a box). */
 void dg_draw_heat(dg_draw *d, int x, int y, int w, int h, const float *values, int vw, int vh, float vmin,
@@ -366,15 +386,28 @@ void dg_draw_heat(dg_draw *d, int x, int y, int w, int h, const float *values, i
     cairo_surface_flush(d->s);
     unsigned char *data = cairo_image_surface_get_data(d->s);
     const int stride = cairo_image_surface_get_stride(d->s);
+    heat_at cols[HEAT_COLS];  /* the same samples and weights as sample_bilinear's, located once */
+    const int located = c1 - c0 <= HEAT_COLS;
+    for (long long i = c0; located && i < c1; i++)
+        cols[i - c0] = heat_locate(nodes ? (double)(i - x) * (vw - 1) / w : ((double)(i - x) + 0.5) * vw / w - 0.5, vw);
     for (long long j = r0; j < r1; j++) {
         uint32_t *row = (uint32_t *)(void *)(data + (size_t)j * stride);
         /* the pixel's centre in grid coordinates */
         const double gy = nodes ? (double)(j - y) * (vh - 1) / h : ((double)(j - y) + 0.5) * vh / h - 0.5;
+        const heat_at ry = heat_locate(gy, vh);
+        const float *top = values + (size_t)ry.i * vw, *bot = values + (size_t)ry.j * vw;
         for (long long i = c0; i < c1; i++) {
-            const double gx = nodes ? (double)(i - x) * (vw - 1) / w : ((double)(i - x) + 0.5) * vw / w - 0.5;
-            const float v = sample_bilinear(values, vw, vh, gx, gy);
-            row[i] = !isfinite(v) ? NAN_GREY
-                     : dg_colormap_viridis(span > 0.0 ? (float)((v - (double)vmin) / span) : 0.5f);
+            float v;
+            if (located) {  /* sample_bilinear's arithmetic, term for term */
+                const heat_at cx = cols[i - c0];
+                const float fx = cx.f, fy = ry.f;
+                v = (top[cx.i] * (1 - fx) + top[cx.j] * fx) * (1 - fy) + (bot[cx.i] * (1 - fx) + bot[cx.j] * fx) * fy;
+                if (!isfinite(v)) v = (fy < 0.5f ? top : bot)[fx < 0.5f ? cx.i : cx.j];
+            } else {
+                const double gx = nodes ? (double)(i - x) * (vw - 1) / w : ((double)(i - x) + 0.5) * vw / w - 0.5;
+                v = sample_bilinear(values, vw, vh, gx, gy);
+            }
+            row[i] = !isfinite(v) ? NAN_GREY : viridis(span > 0.0 ? (float)((v - (double)vmin) / span) : 0.5f);
         }
     }
     cairo_surface_mark_dirty_rectangle(d->s, (int)c0, (int)r0, (int)(c1 - c0), (int)(r1 - r0));

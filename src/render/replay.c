@@ -12,8 +12,11 @@
 
 static const uint32_t BODY_COLORS[] = {0xff8c1a, 0x33c3ff, 0xa0e060, 0xff5fd0};
 
-static float wx(float x, int size) { return (x + VIEW) / (2 * VIEW) * (float)size; }
-static float wy(float y, int size) { return DG_REPLAY_HEADER + (VIEW - y) / (2 * VIEW) * (float)size; }
+/* World to pixels through the view a frame shows. */
+static float wx(const dg_replay_view *W, float x, int size) { return (x - W->cx + W->half) / (2 * W->half) * (float)size; }
+static float wy(const dg_replay_view *W, float y, int size) {
+    return DG_REPLAY_HEADER + (W->half - (y - W->cy)) / (2 * W->half) * (float)size;
+}
 
 /* The bodies of state row t into xy / is_goal; their count, 0 to MAX_BODIES. */
 static int bodies_at(const dg_env *env, const float *traj, const float *aux, int t, float *xy, int *is_goal) {
@@ -31,16 +34,16 @@ struct dg_replay_track {
     int            end[MAX_BODIES];   /* first step whose segment body k lacks (steps: none)     */
 };
 
-static void draw_shapes(dg_draw *d, const dg_env *env, int size) {
+static void draw_shapes(dg_draw *d, const dg_env *env, const dg_replay_view *W, int size) {
     for (int k = 0; k < env->nshapes; k++) {
         const dg_shape *sh = &env->shapes[k];
         if (sh->kind == DG_SHAPE_CIRCLE) {
-            const float r = sh->a / (2 * VIEW) * size;
-            dg_draw_circle_fill(d, wx(sh->x, size), wy(sh->y, size), r, 0x808890, 0.85f);
-            dg_draw_circle_outline(d, wx(sh->x, size), wy(sh->y, size), r, 0xe0e0e0, 1.5f);
+            const float r = sh->a / (2 * W->half) * size;
+            dg_draw_circle_fill(d, wx(W, sh->x, size), wy(W, sh->y, size), r, 0x808890, 0.85f);
+            dg_draw_circle_outline(d, wx(W, sh->x, size), wy(W, sh->y, size), r, 0xe0e0e0, 1.5f);
         } else {
-            const float x0 = wx(sh->x - sh->a, size), x1 = wx(sh->x + sh->a, size);
-            const float y0 = wy(sh->y + sh->b, size), y1 = wy(sh->y - sh->b, size);
+            const float x0 = wx(W, sh->x - sh->a, size), x1 = wx(W, sh->x + sh->a, size);
+            const float y0 = wy(W, sh->y + sh->b, size), y1 = wy(W, sh->y - sh->b, size);
             dg_draw_line(d, x0, y0, x1, y0, 0xe0e0e0, 2);
             dg_draw_line(d, x1, y0, x1, y1, 0xe0e0e0, 2);
             dg_draw_line(d, x1, y1, x0, y1, 0xe0e0e0, 2);
@@ -107,9 +110,40 @@ void dg_replay_track_free(dg_replay_track *tr) {
     free(tr);
 }
 
+void dg_replay_view_fit(const dg_replay_track *tr, int t0, int t1, dg_replay_view *view) {
+    view->cx = view->cy = 0;
+    view->half = VIEW;
+    if (!tr) return;
+    float lo[2] = {-VIEW, -VIEW}, hi[2] = {VIEW, VIEW};
+    int out = 0;
+    for (int t = t0 < 0 ? 0 : t0; t <= t1 && t < tr->steps; t++)
+        for (int k = 0; k < tr->nb[t]; k++)
+            for (int c = 0; c < 2; c++) {
+                const float v = tr->xy[((size_t)t * MAX_BODIES + k) * 2 + c];
+                if (!isfinite(v)) continue;
+                out |= v < -VIEW + 0.03f || v > VIEW - 0.03f;
+                lo[c] = fminf(lo[c], v);
+                hi[c] = fmaxf(hi[c], v);
+            }
+    if (!out) return;  /* all inside: the arena's view */
+    view->cx = (lo[0] + hi[0]) / 2;
+    view->cy = (lo[1] + hi[1]) / 2;
+    view->half = fmaxf(hi[0] - lo[0], hi[1] - lo[1]) / 2 + 0.08f;
+}
+
 void dg_replay_draw(dg_image *img, const dg_env *env, const dg_replay_track *tr, const dg_render_grid *grid,
                     float sigma, int t, float *heat) {
+    dg_replay_view v;
+    dg_replay_view_fit(tr, 0, t, &v);
+    dg_replay_draw_view(img, env, tr, grid, sigma, t, heat, &v);
+}
+
+void dg_replay_draw_view(dg_image *img, const dg_env *env, const dg_replay_track *tr, const dg_render_grid *grid,
+                         float sigma, int t, float *heat, const dg_replay_view *view) {
     if (!img || !env || !tr || t < 0 || t >= tr->steps) return;
+    static const dg_replay_view ARENA = {0, 0, VIEW};
+    const dg_replay_view *W =
+        view && isfinite(view->cx) && isfinite(view->cy) && isfinite(view->half) && view->half > 0 ? view : &ARENA;
     dg_draw d;
     if (dg_draw_begin(&d, img, NULL) != DG_OK) return;
     const int size = img->w;
@@ -118,15 +152,18 @@ void dg_replay_draw(dg_image *img, const dg_env *env, const dg_replay_track *tr,
     dg_draw_rect_fill(&d, 0, 0, img->w, img->h, 0x101018, 1);
     if (nb > 0 && grid && heat) {
         dg_render_points_f32(grid, xy, nb, NULL, sigma, heat);
-        dg_draw_heat(&d, (int)wx(-VIEW, size), DG_REPLAY_HEADER, size, size, heat, grid->w, grid->h, 0.0f, 1.5f, 0);
+        /* the soft render covers the arena [-1, 1]^2, where its grid's pixel centres lie */
+        const int x0 = (int)lroundf(wx(W, -1, size)), x1 = (int)lroundf(wx(W, 1, size));
+        const int y0 = (int)lroundf(wy(W, 1, size)), y1 = (int)lroundf(wy(W, -1, size));
+        dg_draw_heat(&d, x0, y0, x1 - x0, y1 - y0, heat, grid->w, grid->h, 0.0f, 1.5f, 0);
     }
-    draw_shapes(&d, env, size);
+    draw_shapes(&d, env, W, size);
     unsigned broken = 0;  /* bodies that broke the rule at some step 1..t */
     int body = 0;
     /* at most TRAIL_SEGMENTS segments a frame: every ceil(t / TRAIL_SEGMENTS)-th step (each one up to there) */
     const int stride = t > TRAIL_SEGMENTS ? (t + TRAIL_SEGMENTS - 1) / TRAIL_SEGMENTS : 1;
     for (int k = 0; k < nb; k++) {
-        const float x = wx(xy[2 * k], size), y = wy(xy[2 * k + 1], size);
+        const float x = wx(W, xy[2 * k], size), y = wy(W, xy[2 * k + 1], size);
         if ((tr->goal[t] >> k) & 1u) {  /* a ring with a cross */
             dg_draw_circle_outline(&d, x, y, 7, 0xff3030, 2);
             dg_draw_line(&d, x - 5, y, x + 5, y, 0xff3030, 1.5f);
@@ -139,8 +176,8 @@ void dg_replay_draw(dg_image *img, const dg_env *env, const dg_replay_track *tr,
             const int s1 = s0 + stride < last ? s0 + stride : last;
             const float *a = tr->xy + (size_t)s0 * 2 * MAX_BODIES, *b = tr->xy + (size_t)s1 * 2 * MAX_BODIES;
             const int r = (tr->red[s1] >> k) & 1u;
-            dg_draw_line(&d, wx(a[2 * k], size), wy(a[2 * k + 1], size), wx(b[2 * k], size),
-                          wy(b[2 * k + 1], size), r ? DG_REPLAY_VIOLATION : c, r ? 2.0f : 1.5f);
+            dg_draw_line(&d, wx(W, a[2 * k], size), wy(W, a[2 * k + 1], size), wx(W, b[2 * k], size),
+                          wy(W, b[2 * k + 1], size), r ? DG_REPLAY_VIOLATION : c, r ? 2.0f : 1.5f);
             s0 = s1;
         }
         const int red = (tr->red[t] >> k) & 1u;

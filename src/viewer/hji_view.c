@@ -1,0 +1,395 @@
+/* difgames hji view: a value function in a window. The slice through the first two axes (colour map,
+ * zero level set, the target, obstacles; contours for games of degree) with keys for the other axes
+ * and the stored time; a click plays both players' equilibrium strategies from that point. The
+ * pictures are the library's (dg_hji_figure); SDL2 shows them. */
+#define _POSIX_C_SOURCE 200809L
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "difgames/hji.h"
+#include "io/draw.h"
+#include "viewer/viewer.h"
+#include "viewer/window.h"
+
+#define PANEL_W 280
+#define PATH_MAX_POINTS 200000   /* steps of a played path kept (the simulation's own bound is larger) */
+
+typedef struct hview {
+    const char *cmd;
+    dg_hji_value vf;
+    dg_hji_problem *p;           /* with --config: target, obstacles, the strategies; else NULL */
+    dg_cfg *cfg;
+    double *V;                   /* (nt, nodes) every stored time */
+    dg_hji_figure *fig;
+    dg_image *plot, *panel;
+    vw_window w;
+    int ti, axis, levels, quit, paused;
+    double at[DG_HJI_MAX_DIMS];
+    /* the played path */
+    double *path;                /* (npath, 2) axes 0 and 1 */
+    double *full;                /* (npath, ndim) the whole state at each step */
+    int npath;
+    double dt, shown;            /* the path's step; simulated seconds revealed so far */
+    dg_hji_sim_result res;
+    double speed;
+} hview;
+
+static int on_step(void *user, const dg_hji_sim_step *s) {
+    hview *h = user;
+    const int nd = h->vf.grid.ndim;
+    if (h->npath >= PATH_MAX_POINTS) return 0;
+    h->path[2 * h->npath] = s->x[0];
+    h->path[2 * h->npath + 1] = s->x[1];
+    memcpy(h->full + (size_t)h->npath * nd, s->x, (size_t)nd * sizeof(double));
+    h->npath++;
+    return 0;
+}
+
+/* Both players' equilibrium play from x (ndim), with every stored time as the strategies' slices. */
+static int play_from(hview *h, const double *x) {
+    if (!h->p) return 0;
+    const dg_hji_slices VS = {.nt = h->vf.nt, .t = h->vf.times, .v = h->V};
+    const int cost = dg_hji_game_degree(&h->p->game) && h->p->payoff == DG_HJI_PAYOFF_COST && !h->p->stationary;
+    dg_hji_sim_opts o = {.t_max = cost ? h->p->t_end : 2 * h->p->t_end, .max_steps = 10 * PATH_MAX_POINTS,
+                         .on_step = on_step, .user = h};
+    o.dt = dg_hji_sim_dt(h->p, &VS, x, o.t_max);
+    h->npath = 0;
+    h->shown = 0;
+    dg_err e = {0};
+    if (dg_hji_simulate(h->p, &VS, x, &o, &h->res, &e) != DG_OK) return cli_fail(h->cmd, &e, EXIT_FAIL);
+    h->dt = h->res.dt;
+    fprintf(stderr, "hji view: from (%g, %g): %s at %.4g s, V(x0) %.4g\n", x[0], x[1],
+            h->res.captured ? "captured" : "not captured", h->res.captured ? h->res.capture_time : o.t_max,
+            h->res.value0);
+    return 0;
+}
+
+static void panel_text(dg_draw *d, double *y, uint32_t rgb, double size, const char *fmt, double a, double b) {
+    char s[160];
+    snprintf(s, sizeof s, fmt, a, b);
+    dg_draw_text(d, 12, *y, s, rgb, size, DG_TEXT_LEFT | DG_TEXT_TOP, 0);
+    *y += size * 1.5;
+}
+
+static void draw_panel(hview *h) {
+    const dg_hji_grid *g = &h->vf.grid;
+    dg_draw d;
+    if (dg_draw_begin(&d, h->panel, NULL) != DG_OK) return;
+    dg_draw_rect_fill(&d, 0, 0, h->panel->w, h->panel->h, 0x181822, 1);
+    double y = 10;
+    char s[160];
+    snprintf(s, sizeof s, "%s", h->vf.game[0] ? h->vf.game : "value");
+    dg_draw_text(&d, 12, y, s, 0xffffff, 16, DG_TEXT_LEFT | DG_TEXT_TOP, 0);
+    y += 26;
+    snprintf(s, sizeof s, "time t = %.4g  (%d of %d stored)", h->vf.times[h->ti], h->ti + 1, h->vf.nt);
+    dg_draw_text(&d, 12, y, s, 0xffd060, 13, DG_TEXT_LEFT | DG_TEXT_TOP, 0);
+    y += 19.5;
+    for (int k = 2; k < g->ndim; k++) {
+        const char *n = dg_hji_axis_name(h->vf.game, k);
+        char name[32];
+        snprintf(name, sizeof name, "%s", n ? n : "");
+        if (!n) snprintf(name, sizeof name, "x%d", k);
+        snprintf(s, sizeof s, "%s %s = %.4g", k == h->axis ? ">" : " ", name, h->at[k]);
+        dg_draw_text(&d, 12, y, s, k == h->axis ? 0xffffff : 0xb0b0c0, 13, DG_TEXT_LEFT | DG_TEXT_TOP, 0);
+        y += 19;
+    }
+    y += 8;
+    if (h->npath > 0) {
+        const double t = fmin(h->shown, (h->npath - 1) * h->dt);
+        const double *x = h->full + (size_t)(int)fmin(h->npath - 1, floor(t / h->dt + 1e-9)) * g->ndim;
+        panel_text(&d, &y, 0xff8c1a, 13, "played from (%.3g, %.3g)", h->full[0], h->full[1]);
+        panel_text(&d, &y, 0xffffff, 13, "t = %.3f s  at (%.3g, ...)", t, x[0]);
+        if (h->res.captured) panel_text(&d, &y, 0xff6060, 13, "captured at %.3f s", h->res.capture_time, 0);
+        else panel_text(&d, &y, 0x80ff80, 13, "not captured", 0, 0);
+        panel_text(&d, &y, 0xc0c0d0, 13, "V(x0) = %.4g", h->res.value0, 0);
+        if (isfinite(h->res.payoff)) panel_text(&d, &y, 0xc0c0d0, 13, "payoff along it = %.4g", h->res.payoff, 0);
+    } else if (h->p) {
+        panel_text(&d, &y, 0xc0c0d0, 12, "click: both players' equilibrium", 0, 0);
+        panel_text(&d, &y, 0xc0c0d0, 12, "play from that point", 0, 0);
+    } else {
+        panel_text(&d, &y, 0xc0c0d0, 12, "give --config to play from a click", 0, 0);
+    }
+    static const char *const KEYS[] = {"left/right: stored time", "up/down: the axis's value",
+                                       "tab: next axis   R clear", "S screenshot   Q/Esc quit"};
+    double ky = h->panel->h - 10 - 4 * 16;
+    for (int i = 0; i < 4; i++, ky += 16)
+        dg_draw_text(&d, 12, ky, KEYS[i], 0x9090a0, 11, DG_TEXT_LEFT | DG_TEXT_TOP, 0);
+    dg_draw_end(&d, NULL);
+}
+
+static int render(hview *h, double *ms) {
+    const double t0 = vw_now();
+    const dg_hji_grid *g = &h->vf.grid;
+    int shown = 0;
+    if (h->npath > 0) {  /* the path revealed at the speed of its own time */
+        shown = (int)fmin(h->npath, floor(h->shown / h->dt + 1e-9) + 1);
+        /* a 3-D or 4-D slice follows the path's other coordinates */
+        for (int k = 2; k < g->ndim; k++) h->at[k] = h->full[(size_t)(shown - 1) * g->ndim + k];
+    }
+    const dg_hji_figure_layer L = {
+        .v = h->V + (size_t)h->ti * g->nodes, .at = h->at, .levels = h->levels,
+        .target = h->p ? h->p->target : NULL, .obstacle = h->p ? h->p->obstacle : NULL,
+        .path = h->npath ? h->path : NULL, .npath = shown,
+    };
+    char title[96];
+    snprintf(title, sizeof title, "%s: V at t = %.3g", h->vf.game[0] ? h->vf.game : "value", h->vf.times[h->ti]);
+    dg_err e = {0};
+    if (dg_hji_figure_draw(h->fig, h->plot, &L, title, &e) != DG_OK) return cli_fail(h->cmd, &e, EXIT_FAIL);
+    draw_panel(h);
+    dg_image *img = h->w.img;
+    for (int y = 0; y < img->h; y++) {
+        memset(img->rgb + (size_t)y * img->w * 3, 0xff, (size_t)img->w * 3);
+        if (y < h->plot->h) memcpy(img->rgb + (size_t)y * img->w * 3, h->plot->rgb + (size_t)y * h->plot->w * 3,
+                                   (size_t)h->plot->w * 3);
+        if (y < h->panel->h)
+            memcpy(img->rgb + ((size_t)y * img->w + h->plot->w) * 3, h->panel->rgb + (size_t)y * h->panel->w * 3,
+                   (size_t)h->panel->w * 3);
+    }
+    *ms = (vw_now() - t0) * 1e3;
+    return 0;
+}
+
+static int events(hview *h) {
+    const dg_hji_grid *g = &h->vf.grid;
+    SDL_Event ev;
+    while (SDL_PollEvent(&ev)) {
+        if (ev.type == SDL_QUIT) h->quit = 1;
+        else if (ev.type == SDL_MOUSEBUTTONDOWN && ev.button.button == SDL_BUTTON_LEFT) {
+            double x[DG_HJI_MAX_DIMS];
+            memcpy(x, h->at, sizeof x);
+            if (dg_hji_figure_point(h->fig, ev.button.x, ev.button.y, x)) {
+                const int rc = play_from(h, x);
+                if (rc) return rc;
+            }
+        } else if (ev.type == SDL_KEYDOWN) {
+            const SDL_Keycode k = ev.key.keysym.sym;
+            if (k == SDLK_q || k == SDLK_ESCAPE) h->quit = 1;
+            else if (k == SDLK_LEFT && h->ti > 0) h->ti--;
+            else if (k == SDLK_RIGHT && h->ti + 1 < h->vf.nt) h->ti++;
+            else if ((k == SDLK_UP || k == SDLK_DOWN) && h->axis >= 2) {
+                const int a = h->axis;
+                const double v = h->at[a] + (k == SDLK_UP ? 1 : -1) * g->dx[a];
+                h->at[a] = fmin(g->lo[a] + (g->n[a] - 1) * g->dx[a], fmax(g->lo[a], v));
+                h->npath = 0;
+            } else if (k == SDLK_TAB && g->ndim > 2) h->axis = h->axis + 1 < g->ndim ? h->axis + 1 : 2;
+            else if (k == SDLK_r) h->npath = 0;
+            else if (k == SDLK_SPACE) h->paused = !h->paused;
+            else if (k == SDLK_s) vw_screenshot_key(&h->w);
+        }
+    }
+    return 0;
+}
+
+static void hview_free(hview *h) {
+    vw_close(&h->w);
+    dg_image_free(h->plot);
+    dg_image_free(h->panel);
+    dg_hji_figure_free(h->fig);
+    free(h->V);
+    free(h->path);
+    free(h->full);
+    dg_hji_value_close(&h->vf);
+    dg_hji_problem_free(h->p);
+    dg_cfg_free(h->cfg);
+}
+
+/* "x2=V,x3=W" or "V,W" of --at: the other axes' coordinates (by index or the game's names). */
+static int parse_at(hview *h, const char *s) {
+    const dg_hji_grid *g = &h->vf.grid;
+    int k = 2;
+    for (const char *tok = s; *tok;) {
+        const size_t len = strcspn(tok, ",");
+        char item[64];
+        snprintf(item, sizeof item, "%.*s", (int)(len < 63 ? len : 63), tok);
+        char *eq = strchr(item, '=');
+        const char *num = item;
+        if (eq) {
+            *eq = '\0';
+            num = eq + 1;
+            k = -1;
+            for (int a = 2; a < g->ndim; a++) {
+                char nm[16];
+                snprintf(nm, sizeof nm, "x%d", a);
+                const char *n = dg_hji_axis_name(h->vf.game, a);
+                if (!strcmp(item, nm) || (n && !strcmp(item, n))) k = a;
+            }
+        }
+        double v;
+        if (k < 2 || k >= g->ndim || !cli_double(h->cmd, "--at", num, -INFINITY, INFINITY, 0, &v)) {
+            if (k < 2 || k >= g->ndim)
+                cli_error(h->cmd, "--at: '%s' names no axis after the first two of this %d-D value", item, g->ndim);
+            return EXIT_USAGE;
+        }
+        h->at[k++] = v;
+        tok += len + (tok[len] == ',');
+    }
+    return 0;
+}
+
+int cmd_hji_view(int argc, char **argv) {
+    const char *value, *config, *frames_s, *at_s, *from_s, *levels_s, *screenshot, *record, *speed_s;
+    int bench = 0;
+    static const char HELP[] =
+        "usage: difgames hji view --value FILE [--config FILE] [options]\n"
+        "\n"
+        "Opens a window on a value of hji solve: the slice through the first two axes as a\n"
+        "colour map with its zero level set (white), the target (dashed red) and obstacles\n"
+        "(grey) of --config, and for games of degree contours of the value. Keys: left/right\n"
+        "the stored time, tab the next other axis, up/down its value (one grid step), R clear\n"
+        "the path, S screenshot, Q/Esc quit. With --config a click plays both players'\n"
+        "equilibrium strategies from that point (the other axes at their slider values) and\n"
+        "draws the path as it goes. Prints one JSON line at the end.\n"
+        "\n"
+        "options:\n";
+    const cli_opt opts[] = {
+        {"--value", &value, NULL, "FILE", "the value file of hji solve", "required"},
+        {"--config", &config, NULL, "FILE", "its game's config: target, obstacles, clicks play", NULL},
+        {"--at", &at_s, NULL, "x2=V,...", "3-D and 4-D: the other axes' values (names or x2, x3)", "their middle"},
+        {"--from", &from_s, NULL, "X1,X2,...", "play from this state at the start (as a click does; needs --config)", NULL},
+        {"--contours", &levels_s, NULL, "N", "contours of the value besides its zero set", "8 for games of degree, else 0"},
+        {"--speed", &speed_s, NULL, "X", "seconds of play a real second", "1"},
+        {"--frames", &frames_s, NULL, "N", "show N frames (60 a second), then exit", "until Q"},
+        {"--screenshot", &screenshot, NULL, "FILE", "write the last frame as a PNG", NULL},
+        {"--record", &record, NULL, "FILE", "write every frame into an animated GIF", NULL},
+        {"--bench", NULL, &bench, NULL, "frames as fast as they come (no 60 Hz pacing)", NULL},
+        CLI_END,
+    };
+    const int prc = cli_parse("hji view", argc, argv, opts, HELP);
+    if (prc) return prc == CLI_HELP ? 0 : prc;
+    if (!value) {
+        cli_error("hji view", "--value FILE is required (see --help)");
+        return EXIT_USAGE;
+    }
+    if (from_s && !config) {
+        cli_error("hji view", "--from needs --config (the game's strategies come from it)");
+        return EXIT_USAGE;
+    }
+    const cli_path ins[] = {{"--value", value}, {"--config", config}};
+    const cli_path outs[] = {{"--screenshot", screenshot}, {"--record", record}};
+    if (cli_check_outputs("hji view", outs, 2, ins, 2)) return EXIT_USAGE;
+    hview h = {.cmd = "hji view", .speed = 1, .levels = -1};
+    int frames_max = 0, rc = 0;
+    if ((frames_s && !cli_int(h.cmd, "--frames", frames_s, 1, 10000000, &frames_max)) ||
+        (levels_s && !cli_int(h.cmd, "--contours", levels_s, 0, 64, &h.levels)) ||
+        (speed_s && !cli_double(h.cmd, "--speed", speed_s, 1.0 / 64, 64, 0, &h.speed)))
+        return EXIT_USAGE;
+    dg_err e = {0};
+    if (dg_hji_value_open(value, &h.vf, &e) != DG_OK) {
+        rc = cli_fail(h.cmd, &e, EXIT_USAGE);
+        goto done;
+    }
+    const dg_hji_grid *g = &h.vf.grid;
+    if (g->ndim < 2) {
+        cli_error(h.cmd, "--value %s: a %d-D value has no 2-D slice to show", value, g->ndim);
+        rc = EXIT_USAGE;
+        goto done;
+    }
+    if (config) {  /* the game: its target, obstacles and strategies */
+        h.cfg = dg_cfg_load(config, &e);
+        h.p = h.cfg ? dg_hji_problem_load(h.cfg, &e) : NULL;
+        if (!h.p || dg_cfg_check_unused(h.cfg, &e) != DG_OK || dg_hji_value_check(&h.vf, h.p, config, &e) != DG_OK) {
+            rc = cli_fail(h.cmd, &e, EXIT_USAGE);
+            goto done;
+        }
+    }
+    char what[600];
+    snprintf(what, sizeof what, "%.500s: %d times of %lld nodes", value, h.vf.nt, (long long)g->nodes);
+    if (!cli_mem_ok(h.cmd, (double)h.vf.nt * (double)g->nodes * sizeof(double) + PATH_MAX_POINTS * 8.0 * (2 + g->ndim),
+                    what, "the value file's times (hji solve --slices)")) {
+        rc = EXIT_USAGE;
+        goto done;
+    }
+    h.V = malloc((size_t)h.vf.nt * (size_t)g->nodes * sizeof(double));
+    h.path = malloc((size_t)PATH_MAX_POINTS * 2 * sizeof(double));
+    h.full = malloc((size_t)PATH_MAX_POINTS * g->ndim * sizeof(double));
+    if (!h.V || !h.path || !h.full) {
+        cli_error(h.cmd, "out of memory");
+        rc = EXIT_FAIL;
+        goto done;
+    }
+    if (dg_hji_value_read_all(&h.vf, h.V, &e) != DG_OK) {
+        rc = cli_fail(h.cmd, &e, EXIT_USAGE);
+        goto done;
+    }
+    for (int k = 0; k < g->ndim; k++) h.at[k] = 0.5 * (g->lo[k] + g->lo[k] + (g->n[k] - 1) * g->dx[k]);
+    if (at_s && (rc = parse_at(&h, at_s))) goto done;
+    h.ti = h.vf.nt - 1;
+    h.axis = g->ndim > 2 ? 2 : -1;
+    if (h.levels < 0) h.levels = h.p && dg_hji_game_degree(&h.p->game) ? 8 : 0;
+    /* one colour scale for every time: the stored values' range */
+    double lo = INFINITY, hi = -INFINITY;
+    for (size_t j = 0; j < (size_t)h.vf.nt * (size_t)g->nodes; j++)
+        if (isfinite(h.V[j])) { lo = fmin(lo, h.V[j]); hi = fmax(hi, h.V[j]); }
+    if (!(h.fig = dg_hji_figure_create(g, h.vf.game, lo, hi, "V", &e))) {
+        rc = cli_fail(h.cmd, &e, EXIT_FAIL);
+        goto done;
+    }
+    const int fw = dg_hji_figure_width(h.fig), fh = dg_hji_figure_height(h.fig);
+    h.plot = dg_image_create(fw, fh, 0xffffff);
+    h.panel = dg_image_create(PANEL_W, fh, 0);
+    if (!h.plot || !h.panel) {
+        cli_error(h.cmd, "out of memory");
+        rc = EXIT_FAIL;
+        goto done;
+    }
+    if (from_s) {
+        double x[DG_HJI_MAX_DIMS];
+        double *vals = NULL;
+        const int nv = cli_list(h.cmd, "--from", from_s, -INFINITY, INFINITY, 0, &vals);
+        if (nv != g->ndim) {
+            if (nv >= 0) cli_error(h.cmd, "--from: %s needs %d coordinates", value, g->ndim);
+            free(vals);
+            rc = EXIT_USAGE;
+            goto done;
+        }
+        memcpy(x, vals, (size_t)nv * sizeof(double));
+        free(vals);
+        if ((rc = play_from(&h, x))) goto done;
+    }
+    char title[128];
+    snprintf(title, sizeof title, "difgames hji view: %s", h.vf.game[0] ? h.vf.game : value);
+    if ((rc = vw_open(&h.w, h.cmd, title, fw + PANEL_W, fh, record, bench))) goto done;
+    while (!h.quit && !rc && (frames_max <= 0 || h.w.frames < frames_max)) {
+        if ((rc = events(&h)) || h.quit) break;
+        if (!h.paused && h.npath > 0) h.shown += h.speed / VW_FPS;
+        double ms = 0;
+        const double c0 = vw_cpu();
+        if (!(rc = render(&h, &ms))) rc = vw_show(&h.w, ms, (vw_cpu() - c0) * 1e3);
+    }
+    if (rc || (rc = vw_finish(&h.w, screenshot))) goto done;
+    cli_json j = {cJSON_CreateObject(), 0};
+    cli_json_add(&j, j.root, "game", cJSON_CreateString(h.vf.game));
+    cli_json_add(&j, j.root, "frames", cJSON_CreateNumber((double)h.w.frames));
+    cli_json_add(&j, j.root, "time", cli_json_number("%.6g", h.vf.times[h.ti]));
+    cli_json_add(&j, j.root, "path_steps", cJSON_CreateNumber(h.npath));
+    if (h.npath) {
+        cli_json_add(&j, j.root, "captured", cJSON_CreateBool(h.res.captured));
+        cli_json_add(&j, j.root, "capture_time", cli_json_number("%.6g", h.res.captured ? h.res.capture_time : NAN));
+        cli_json_add(&j, j.root, "value0", cli_json_number("%.6g", h.res.value0));
+        /* where the path shown ends, in the state and on the screenshot */
+        const int shown = (int)fmin(h.npath, floor(h.shown / h.dt + 1e-9) + 1);
+        const double *end = h.path + 2 * (shown - 1);
+        double px, py;
+        dg_hji_figure_pixel(h.fig, end[0], end[1], &px, &py);
+        cJSON *a = cli_json_add(&j, j.root, "end", cJSON_CreateArray());
+        if (a) {
+            cli_json_add(&j, a, NULL, cli_json_number("%.6g", end[0]));
+            cli_json_add(&j, a, NULL, cli_json_number("%.6g", end[1]));
+        }
+        cJSON *b = cli_json_add(&j, j.root, "end_px", cJSON_CreateArray());
+        if (b) {
+            cli_json_add(&j, b, NULL, cJSON_CreateNumber(round(px)));
+            cli_json_add(&j, b, NULL, cJSON_CreateNumber(round(py)));
+        }
+    }
+    cli_json_add(&j, j.root, "fps", cli_json_number("%.1f", vw_fps(&h.w)));
+    cli_json_add(&j, j.root, "render_ms", cli_json_number("%.3f", h.w.frames ? h.w.render_ms_sum / h.w.frames : 0));
+    cli_json_add(&j, j.root, "render_cpu_ms", cli_json_number("%.3f", h.w.frames ? h.w.cpu_ms_sum / h.w.frames : 0));
+    rc = cli_json_print(&j, h.cmd);
+done:
+    hview_free(&h);
+    return rc;
+}

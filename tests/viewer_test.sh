@@ -1,0 +1,176 @@
+#!/usr/bin/env bash
+# The interactive viewer in real windows under Xvfb: difgames view and play (and, with
+# DG_SCREENSHOTS=DIR, the README's screenshots copied there from these very commands).
+# Checks the screenshots' content (not blank, each body drawn where the trajectory says) and that
+# scripted keys move the person's body as scripted; bad options refused with one line.
+# usage: viewer_test.sh path/to/difgames repo_root
+. "$(dirname "$0")/lib.sh"
+PNG="python3 $(dirname "$0")/viewer_png.py"
+# A window's command: SDL's X11 and D-Bus libraries keep allocations past exit that LeakSanitizer
+# reports (frames of unloaded modules, which no suppression can name), so an AddressSanitizer build
+# checks these commands for memory errors but not for leaks; the library code they call is
+# leak-checked by test_live and test_hji_figure.
+win() { ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" xvfb-run -a -s "-screen 0 1280x800x24" "$DG" "$@"; }
+cd "$ROOT"
+
+# --help of each, and every option it lists is one the command takes
+for c in view play "hji view"; do
+    # shellcheck disable=SC2086
+    if "$DG" $c --help >"$T/help" 2>&1; then ok "$c --help"; else bad "$c --help"; fi
+    for o in $(sed -n '/^options/,$p' "$T/help" | grep -o '^  --[a-z0-9-]*'); do
+        # shellcheck disable=SC2086
+        "$DG" $c "$o" >/dev/null 2>"$T/err" </dev/null
+        ! grep -q "unknown option" "$T/err" || bad "$c --help lists $o, which it refuses"
+    done
+done
+
+# small trainings to play against
+"$DG" train --config configs/reach.yaml --epochs 300 --out "$T/reach" --quiet >/dev/null || bad "train reach"
+"$DG" train --config configs/duel_simple.yaml --epochs 40 --batch 32 --out "$T/duel" --quiet >/dev/null || bad "train duel"
+"$DG" train --config configs/chase.yaml --epochs 150 --out "$T/chase" --quiet >/dev/null || bad "train chase"
+
+# --- view: a window of reach, its screenshot and GIF, the JSON line
+if win view --config configs/reach.yaml --ckpt "$T/reach/final.safetensors" --frames 70 \
+        --screenshot "$T/view.png" --record "$T/view.gif" >"$T/out" 2>"$T/err"; then ok "view reach"
+else bad "view reach: $(head -c 300 "$T/err")"; fi
+grep -q '"game":"reach","frames":70' "$T/out" && ok "view JSON line" || bad "view JSON: $(cat "$T/out")"
+[ "$(head -c 6 "$T/view.gif")" = "GIF89a" ] && ok "view --record GIF" || bad "view --record: no GIF"
+read -r w h ncol < <($PNG "$T/view.png" stats)
+[ "$w" = 780 ] && [ "$h" = 502 ] && ok "view screenshot 780x502" || bad "view screenshot is ${w}x$h"
+[ "$ncol" -gt 200 ] && ok "view screenshot not blank ($ncol colours)" || bad "view screenshot blank: $ncol colours"
+# the obstacle (a grey disk at the arena's centre, world (0, 0) -> pixel (240, 262))
+d=$($PNG "$T/view.png" near 240 262 7a8188 2)
+[ "$d" -le 24 ] && ok "view: the obstacle at the centre" || bad "view: no obstacle at the centre ($d)"
+
+# --- view's keys and mouse, scripted: space pauses at once, right steps three times, a click puts
+# the goal at (0.5, 0.5) (to the pixel: 2.16 / 480 a pixel), R draws the next seed
+printf 'space\nright\nright\nright\n\nclick 0.5 0.5\n\nb\n' >"$T/view.keys"
+win view --config configs/reach.yaml --ckpt "$T/reach/final.safetensors" --frames 30 --input "$T/view.keys" \
+    --trajectory "$T/view.csv" >"$T/out" 2>"$T/err" || bad "view --input: $(head -c 300 "$T/err")"
+grep -q '"steps":3,"seed":0' "$T/out" && ok "view: space pauses, right steps (3 steps)" || bad "view keys: $(cat "$T/out")"
+tail -n 1 "$T/view.csv" | awk -F, '{exit !(($4 - 0.5)^2 < 2.5e-5 && ($5 - 0.5)^2 < 2.5e-5)}' \
+    && ok "view: the click moved the goal to (0.5, 0.5)" || bad "view click: $(tail -n 1 "$T/view.csv")"
+printf 'r\n' >"$T/r.keys"
+win view --config configs/reach.yaml --ckpt "$T/reach/final.safetensors" --frames 5 --input "$T/r.keys" \
+    >"$T/out" 2>"$T/err" && grep -q '"seed":1' "$T/out" && ok "view: R draws the next seed" || bad "view R: $(cat "$T/out")"
+
+# --- view --run: follows a run; a snapshot written while it plays is loaded, the loss curve read
+mkdir -p "$T/live"
+cp "$T/reach/epoch_0005.safetensors" "$T/live/"
+( sleep 1.5; cp "$T/reach/final.safetensors" "$T/live/.f" && mv "$T/live/.f" "$T/live/final.safetensors"
+  cp "$T/reach/metrics.csv" "$T/live/.m" && mv "$T/live/.m" "$T/live/metrics.csv" ) &
+win view --config configs/reach.yaml --run "$T/live" --frames 240 >"$T/out" 2>"$T/err" || bad "view --run: $(head -c 300 "$T/err")"
+wait
+grep -q '"snapshot":"final.safetensors","reloads":2,"run_epoch":300,"curve_points":300' "$T/out" \
+    && ok "view --run: the new snapshot loaded, 300 epochs of loss" || bad "view --run: $(cat "$T/out")"
+
+# --- play reach as the agent: the arrows move it as scripted, nothing else does
+play_reach() {  # name, key line, frames
+    for _ in $(seq "$3"); do echo "$2"; done >"$T/$1.keys"
+    win play --config configs/reach.yaml --ckpt "$T/reach/final.safetensors" --as agent --frames "$3" \
+        --input "$T/$1.keys" --trajectory "$T/$1.csv" --screenshot "$T/$1.png" >"$T/out" 2>"$T/err" \
+        || bad "play reach $1: $(head -c 300 "$T/err")"
+}
+moved() {  # csv: dx dy steps of the agent from the first row to the last
+    awk -F, 'NR == 2 {x = $2; y = $3} END {printf "%.6f %.6f %d\n", $2 - x, $3 - y, NR - 2}' "$1"
+}
+play_reach right right 24
+play_reach up up 24
+play_reach none "" 24
+play_reach diag "up left" 24
+read -r dx dy n < <(moved "$T/right.csv")
+awk -v a="$dx" -v b="$dy" -v n="$n" 'BEGIN {exit !(a > 0.1 && b == 0 && n > 5)}' \
+    && ok "play: right moves the agent right ($dx over $n steps)" || bad "play right: moved $dx, $dy over $n steps"
+read -r dx dy n < <(moved "$T/up.csv")
+awk -v a="$dx" -v b="$dy" 'BEGIN {exit !(b > 0.1 && a == 0)}' && ok "play: up moves it up ($dy)" \
+    || bad "play up: moved $dx, $dy"
+read -r dx dy n < <(moved "$T/none.csv")
+awk -v a="$dx" -v b="$dy" 'BEGIN {exit !(a == 0 && b == 0)}' && ok "play: no key, no move" \
+    || bad "play with no key: moved $dx, $dy"
+read -r dx dy n < <(moved "$T/diag.csv")
+awk -v a="$dx" -v b="$dy" 'BEGIN {exit !(a < -0.05 && b > 0.05 && (a + b) * (a + b) < 1e-10)}' \
+    && ok "play: up left moves it diagonally ($dx, $dy)" || bad "play up left: moved $dx, $dy"
+head -n 1 "$T/right.csv" | grep -qx 't,agent_x,agent_y,goal_x,goal_y' && ok "play --trajectory columns" \
+    || bad "play --trajectory header: $(head -n 1 "$T/right.csv")"
+# each body where the trajectory's last row says: the agent's disk (orange), the goal's ring (red)
+for k in right up; do
+    read -r ax ay gx gy < <(tail -n 1 "$T/$k.csv" | awk -F, '{
+        printf "%d %d %d %d\n", ($2 + 1.08) / 2.16 * 480, 22 + (1.08 - $3) / 2.16 * 480,
+                                ($4 + 1.08) / 2.16 * 480, 22 + (1.08 - $5) / 2.16 * 480 }')
+    d=$($PNG "$T/$k.png" near "$ax" "$ay" ff8c1a 1)
+    [ "$d" -le 8 ] && ok "play $k: the agent drawn at ($ax, $ay)" || bad "play $k: no agent at ($ax, $ay) ($d)"
+    d=$($PNG "$T/$k.png" near "$gx" "$gy" ff3030 8)
+    [ "$d" -le 40 ] && ok "play $k: the goal drawn at ($gx, $gy)" || bad "play $k: no goal at ($gx, $gy) ($d)"
+done
+
+# --- play duel_simple as the evader: the keys move it at its speed, the equilibrium time is shown
+for _ in $(seq 60); do echo "up"; done >"$T/duel.keys"
+win play --config configs/duel_simple.yaml --ckpt "$T/duel/final.safetensors" --as evader --frames 60 \
+    --input "$T/duel.keys" --trajectory "$T/duel.csv" --screenshot "$T/duel.png" >"$T/out" 2>"$T/err" \
+    && ok "play duel_simple as evader" || bad "play duel_simple: $(head -c 300 "$T/err")"
+# up: the evader (speed 0.6, dt 0.02) climbs 0.012 a step, x fixed
+awk -F, 'NR > 2 {dy = $5 - y; if ($4 != x || dy < 0.0119 || dy > 0.0121) bad = 1} NR > 1 {x = $4; y = $5}
+         END {exit bad || NR < 20}' "$T/duel.csv" && ok "play duel_simple: up moves the evader 0.012 a step" \
+    || bad "play duel_simple: the evader did not move as scripted"
+# the score to beat: (d0 - r) / (vp - ve) from the start state
+want=$(awk -F, 'NR == 2 {printf "%.4f", (sqrt(($4 - $2)^2 + ($5 - $3)^2) - 0.1) / 0.4}' "$T/duel.csv")
+got=$(grep -o '"equilibrium_time":[0-9.e+-]*' "$T/out" | cut -d: -f2)
+awk -v a="$got" -v b="$want" 'BEGIN {exit !(a - b < 1e-3 && b - a < 1e-3)}' \
+    && ok "play duel_simple: equilibrium capture time $got" || bad "play duel_simple: equilibrium time '$got', want $want"
+read -r w h ncol < <($PNG "$T/duel.png" stats)
+[ "$ncol" -gt 100 ] && ok "play screenshot not blank" || bad "play screenshot blank ($ncol colours)"
+
+# --- view chase (the mouse's body is the evader), and the speed of a frame
+win view --config configs/chase.yaml --ckpt "$T/chase/final.safetensors" --frames 60 --bench \
+    --screenshot "$T/chase.png" >"$T/out" 2>"$T/err" && ok "view chase --bench: $(cat "$T/out")" \
+    || bad "view chase: $(head -c 300 "$T/err")"
+grep -q '"fps":[1-9]' "$T/out" && ok "view --bench reports frames a second" || bad "view --bench: $(cat "$T/out")"
+
+# --- hji view: a value's slice; --from plays both players' equilibrium as a click does
+"$DG" hji solve --config configs/hji/pursuit2d_time.yaml --out "$T/p2dt.safetensors" >/dev/null 2>&1 || bad "hji solve"
+sed 's/n: \[51, 40, 50\]/n: [31, 25, 30]/' configs/hji/air3d.yaml >"$T/air3d.yaml"  # a coarser grid: quicker
+"$DG" hji solve --config "$T/air3d.yaml" --out "$T/air3d.safetensors" >/dev/null 2>&1 || bad "hji solve air3d"
+win hji view --value "$T/p2dt.safetensors" --config configs/hji/pursuit2d_time.yaml --from 1.2,-0.9 --speed 8 \
+    --frames 60 --screenshot "$T/hji.png" >"$T/out" 2>"$T/err" && ok "hji view pursuit2d_time" \
+    || bad "hji view: $(head -c 300 "$T/err")"
+grep -q '"captured":true' "$T/out" && ok "hji view: the equilibrium captures" || bad "hji view JSON: $(cat "$T/out")"
+# the whole path shown (8 s a second for a second: 2.5 s of play): it ends on the target's rim (radius 0.25)
+r=$(grep -o '"end":\[[^]]*\]' "$T/out" | tr -d '"end:[]' | awk -F, '{printf "%.4f", sqrt($1 * $1 + $2 * $2)}')
+awk -v r="$r" 'BEGIN {exit !(r > 0.2 && r < 0.3)}' && ok "hji view: the path ends at the target ($r)" \
+    || bad "hji view: the path ends at radius '$r'"
+read -r px py < <(grep -o '"end_px":\[[^]]*\]' "$T/out" | tr -d '"end_px:[]' | tr , ' ')
+d=$($PNG "$T/hji.png" near "$px" "$py" ff8c1a 1)
+[ "$d" -le 8 ] && ok "hji view: the path's end drawn at ($px, $py)" || bad "hji view: no path end at ($px, $py) ($d)"
+read -r w h ncol < <($PNG "$T/hji.png" stats)
+[ "$ncol" -gt 200 ] && ok "hji view screenshot not blank ($ncol colours)" || bad "hji view screenshot: $ncol colours"
+win hji view --value "$T/air3d.safetensors" --config "$T/air3d.yaml" --from 14,-4,2.5 --frames 150 \
+    --screenshot "$T/hji_air3d.png" >"$T/out" 2>"$T/err" && ok "hji view air3d (3-D: the slice follows psi)" \
+    || bad "hji view air3d: $(head -c 300 "$T/err")"
+
+# --- refused with one line, exit 2
+CK=$T/reach/final.safetensors
+printf 'up\nright jump\n' >"$T/bad.keys"
+printf 'click 0.5\n' >"$T/click.keys"
+run_rows "" "" \
+    "play without --as|--as ROLE are required|play --config configs/reach.yaml --ckpt $CK" \
+    "play --as goal|has no such player|play --config configs/reach.yaml --ckpt $CK --as goal" \
+    "play --as evader of scripted chase|scripted|play --config configs/chase.yaml --ckpt $T/chase/final.safetensors --as evader" \
+    "play --input bad key|bad.keys:2: 'jump' is no key|play --config configs/reach.yaml --ckpt $CK --as agent --input $T/bad.keys" \
+    "view --frames 0|--frames|view --config configs/reach.yaml --ckpt $CK --frames 0" \
+    "view --screenshot = --ckpt|also the input --ckpt|view --config configs/reach.yaml --ckpt $CK --screenshot $CK" \
+    "view --size 5|--size|view --config configs/reach.yaml --ckpt $CK --size 5" \
+    "view --input bad key|bad.keys:1: 'up' is no key|view --config configs/reach.yaml --ckpt $CK --input $T/bad.keys" \
+    "view --input click without Y|is no key|view --config configs/reach.yaml --ckpt $CK --input $T/click.keys" \
+    "view --run not a folder|not a folder|view --config configs/reach.yaml --run $CK" \
+    "view --run and --ckpt|not both|view --config configs/reach.yaml --run $T/live --ckpt $CK" \
+    "hji view --from without --config|--from needs --config|hji view --value $T/p2dt.safetensors --from 1,1" \
+    "hji view --from of 3|needs 2 coordinates|hji view --value $T/p2dt.safetensors --config configs/hji/pursuit2d_time.yaml --from 1,1,1" \
+    "hji view --at on 2-D|names no axis|hji view --value $T/p2dt.safetensors --at 1" \
+    "hji view another game's config|solved for game 'pursuit2d'|hji view --value $T/p2dt.safetensors --config configs/hji/air3d.yaml"
+
+if [ -n "${DG_SCREENSHOTS:-}" ]; then
+    cp "$T/view.png" "$DG_SCREENSHOTS/view.png"
+    cp "$T/duel.png" "$DG_SCREENSHOTS/play.png"
+    cp "$T/hji_air3d.png" "$DG_SCREENSHOTS/hji_view.png"
+fi
+finish
