@@ -117,9 +117,10 @@ static double nice_step(double span, int target) {
 #endif
 #ifdef DG_ASAN
 /* fontconfig (cairo's text finds its face through it) keeps its configuration and pattern caches for the
- * life of the process on purpose; LeakSanitizer would report them at exit (a DG_SANITIZE build). */
+ * life of the process on purpose; libmatheval's parser (model files) drops its partial tree on a syntax
+ * error, which the caller cannot free; LeakSanitizer would report them at exit (a DG_SANITIZE build). */
 const char *__lsan_default_suppressions(void);
-const char *__lsan_default_suppressions(void) { return "leak:libfontconfig.so\n"; }
+const char *__lsan_default_suppressions(void) { return "leak:libfontconfig.so\nleak:libmatheval.so\n"; }
 const char *__lsan_default_options(void);
 const char *__lsan_default_options(void) { return "print_suppressions=0"; }  /* stderr stays the program's */
 #endif

@@ -52,7 +52,7 @@ static void draw_shapes(dg_draw *d, const dg_env *env, const dg_replay_view *W, 
     }
     for (int k = 0; k < env->nlines && env->lines; k++) {
         const float *l = env->lines + 4 * k;
-        dg_draw_line(d, wx(l[0], size), wy(l[1], size), wx(l[2], size), wy(l[3], size), 0xe0e0e0, 1.5f);
+        dg_draw_line(d, wx(W, l[0], size), wy(W, l[1], size), wx(W, l[2], size), wy(W, l[3], size), 0xe0e0e0, 1.5f);
     }
 }
 
