@@ -15,11 +15,11 @@ TARGETS=(config safetensors hji)
 OUT=build-fuzz
 mkdir -p "$OUT"
 SRC=$(ls src/core/*.c src/io/*.c src/envs/*.c src/physics/*.c src/render/*.c src/policy/*.c \
-         src/losses/*.c src/solver/*.c src/hji/*.c)
+         src/losses/*.c src/solver/*.c src/hji/*.c src/model/*.c)
 # -march=native as the CMake build: the gemm's vector types are written for it
 CFLAGS="-g -O1 -std=c11 -march=native -Wno-psabi -Wno-pass-failed -fsanitize=address,undefined \
         -fno-sanitize-recover=undefined -Iinclude -Isrc -fopenmp $(pkg-config --cflags cairo)"
-LIBS="$(pkg-config --libs yaml-0.1 libcjson libpng cairo) -lgif -lm -fopenmp"
+LIBS="$(pkg-config --libs yaml-0.1 libcjson libpng cairo libmatheval) -lgif -lm -fopenmp -ldl"
 # the library once (instrumented for coverage), then one link per harness
 rm -rf "$OUT/obj" && mkdir -p "$OUT/obj"
 # shellcheck disable=SC2086
