@@ -16,6 +16,7 @@
 
 #include "difgames/difgames.h"
 #include "util/hji_degree.h"
+#include "util/hji_load.h"
 
 /* ------------------------------------------------------------------ helpers */
 
@@ -35,21 +36,6 @@ static deg_error run_case(int i, int n, const char *acc, const char *method, dg_
     dg_hji_stats s;
     if (deg_run(path, &DEG_CASES[i], n, acc, method, &r, st ? st : &s, NULL, msg, sizeof msg)) fail_msg("%s", msg);
     return r;
-}
-
-/* Parses yaml and loads the problem; NULL with e set (one thread). */
-static dg_hji_problem *load(const char *yaml, dg_err *e) {
-    memset(e, 0, sizeof *e);
-    dg_cfg *c = dg_cfg_parse(yaml, strlen(yaml), "hji.yaml", e);
-    if (!c) return NULL;
-    dg_hji_problem *p = dg_hji_problem_load(c, e);
-    if (p && dg_cfg_check_unused(c, e)) {
-        dg_hji_problem_free(p);
-        p = NULL;
-    }
-    if (p) p->opts.threads = 1;
-    dg_cfg_free(c);
-    return p;
 }
 
 /* x' = (x2, 0) + (0, 1) u + (0, 1) d: the LQ game's dynamics */

@@ -3,6 +3,7 @@
 #define DG_CLI_H
 
 #include <cjson/cJSON.h>
+#include <signal.h>
 
 #include "difgames/run.h"
 
@@ -27,6 +28,11 @@ int cmd_bench(int argc, char **argv);
 int cmd_hji(int argc, char **argv);
 int cmd_pg(int argc, char **argv);
 int cmd_sweep(int argc, char **argv);
+
+/* Set by SIGINT/SIGTERM once cli_catch_stop ran (the only type a handler may write): train and
+ * sweep stop after the current epoch and still write their files. */
+extern volatile sig_atomic_t cli_stop;
+void cli_catch_stop(void);
 int cmd_certify(int argc, char **argv);
 
 /* dg_run_load (sets: the overrides), or dg_run_parse of text (len bytes, named label) when text is

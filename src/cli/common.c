@@ -389,3 +389,18 @@ int cli_config_not_output(const char *cmd, const char *config, const char *dir, 
     }
     return 0;
 }
+
+volatile sig_atomic_t cli_stop;
+
+static void on_stop(int sig) {
+    (void)sig;
+    cli_stop = 1;
+}
+
+void cli_catch_stop(void) {
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_stop;
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+}

@@ -1,7 +1,6 @@
 /* difgames sweep: a settings x seeds study of training runs, one after another, N at a time, or
  * over MPI ranks from a shared queue; then summary.csv and summary.png (library: sweep.h). */
 #define _DEFAULT_SOURCE
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,8 +15,6 @@
 #include "difgames/run.h"
 #include "difgames/sweep.h"
 
-static volatile sig_atomic_t g_stop;
-static void on_sigint(int sig) { (void)sig; g_stop = 1; }
 
 static const char HELP[] =
     "usage: difgames sweep --config FILE --out DIR --set KEY=V1,V2,... [--set ...] [--seeds A,B,...]\n"
@@ -49,7 +46,7 @@ static int one(ctx *c, int i, int *trained) {
         return EXIT_USAGE;
     }
     const double t = dg_clock_s();
-    const dg_status st = dg_sweep_train(c->s, i, c->rank, NULL, NULL, &g_stop, &e);
+    const dg_status st = dg_sweep_train(c->s, i, c->rank, NULL, NULL, &cli_stop, &e);
     if (st == DG_ERR_INTERRUPTED) return EXIT_INTERRUPTED;
     if (st != DG_OK) {
         cli_error("sweep", "run %d (%s): %s", i, dir, e.msg);
@@ -150,18 +147,14 @@ int cmd_sweep(int argc, char **argv) {
         free(s);
         return rc;
     }
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_sigint;
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
+    cli_catch_stop();
     const int world = dg_dist_world_size(), rank = dg_dist_world_rank();
     ctx c = {.s = s, .quiet = quiet, .rank = rank, .t0 = dg_clock_s()};
     int trained = 0, done0 = 0;
     for (int i = 0; i < N; i++) done0 += dg_sweep_done(s, i);
     if (world > 1 || jobs == 1) {   /* one after another; under MPI from the ranks' shared queue */
         dg_dist_queue_open();
-        for (int i; !rc && !g_stop && (i = dg_dist_queue_next()) < N;) rc = one(&c, i, &trained);
+        for (int i; !rc && !cli_stop && (i = dg_dist_queue_next()) < N;) rc = one(&c, i, &trained);
         dg_dist_queue_close();
         trained = (int)dg_dist_sum_int(trained);
         dg_dist_barrier();
@@ -181,9 +174,9 @@ int cmd_sweep(int argc, char **argv) {
             const pid_t p = fork();
             if (p == 0) {
                 int r = 0, t = 0;
-                for (int i; !r && !g_stop && (i = __atomic_fetch_add(count, 1, __ATOMIC_SEQ_CST)) < N;) r = one(&c, i, &t);
+                for (int i; !r && !cli_stop && (i = __atomic_fetch_add(count, 1, __ATOMIC_SEQ_CST)) < N;) r = one(&c, i, &t);
                 fflush(NULL);
-                _exit(r ? r : g_stop ? EXIT_INTERRUPTED : 0);
+                _exit(r ? r : cli_stop ? EXIT_INTERRUPTED : 0);
             }
             if (p < 0) {
                 cli_error("sweep", "--jobs: cannot start job %d", j + 1);
@@ -203,7 +196,7 @@ int cmd_sweep(int argc, char **argv) {
         for (int i = 0; i < N; i++) now += dg_sweep_done(s, i);
         trained = now - done0;
     }
-    if (!rc && g_stop) rc = EXIT_INTERRUPTED;
+    if (!rc && cli_stop) rc = EXIT_INTERRUPTED;
     if (rc == EXIT_INTERRUPTED && rank == 0)
         fprintf(stderr, "difgames sweep: interrupted; the same command with --resume goes on\n");
     if (!rc && rank == 0) {

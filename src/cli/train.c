@@ -1,7 +1,6 @@
 /* difgames train: BPTT training with progress, metrics, snapshots and plots. */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,13 +26,6 @@ static const char HELP[] =
 
 /* the files of a run the config must not be */
 static const char *const OUTPUTS[] = {"metrics.csv", "loss.png", "final.safetensors", "resume.safetensors", NULL};
-
-static volatile sig_atomic_t g_stop;  /* set by SIGINT/SIGTERM: the only type a handler may write */
-
-static void on_sigint(int sig) {
-    (void)sig;
-    g_stop = 1;
-}
 
 typedef struct progress {
     const dg_run *run;
@@ -178,7 +170,7 @@ static int train_one(const char *config, const char *resume, const dg_run_set *s
                          .epochs = s.opts.epochs, .tty = pr->tty, .quiet = pr->quiet, .bar = pr->bar};
         snprintf(pr->dir, sizeof pr->dir, "%s", dir);
         snprintf(pr->game, sizeof pr->game, "%s", s.env->game->name);
-        const dg_status st = dg_run_train(&s, dir, resume ? resume_path : NULL, nsets > 0, on_event, pr, &g_stop,
+        const dg_status st = dg_run_train(&s, dir, resume ? resume_path : NULL, nsets > 0, on_event, pr, &cli_stop,
                                           res, &e);
         if (st != DG_OK) rc = train_failed(st, res, &e, pr, resume);
         else if (!pr->quiet) fprintf(stderr, "wrote %s/metrics.csv, loss.png, final.safetensors\n", dir);
@@ -239,11 +231,7 @@ int cmd_train(int argc, char **argv) {
         cli_error("train", "--seed and --seeds cannot be given together (--seeds A,B,... names every seed)");
         return EXIT_USAGE;
     }
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_sigint;
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
+    cli_catch_stop();
 
     int rc = 0;
     double *seedv = NULL, *losses = NULL, loss = NAN;
@@ -270,7 +258,7 @@ int cmd_train(int argc, char **argv) {
     } else {
         for (int k = 0; k < n; k++) seedi[k] = (int)seedv[k];
         w = (dg_run_sweep){.config = config, .sets = sets, .nsets = nsets, .base = out ? out : base, .seeds = seedi,
-                           .n = n, .on_seed = on_seed, .on_event = on_event, .user = &pr, .stop = &g_stop,
+                           .n = n, .on_seed = on_seed, .on_event = on_event, .user = &pr, .stop = &cli_stop,
                            .losses = losses};
         pr.res = &w.res;
         dg_err e = {0};

@@ -503,18 +503,26 @@ static void push_scripted(viewer *v) {
     }
 }
 
+/* An --input file (at most 64 MiB) into *text (len bytes; the caller frees it) and its line count;
+ * 0, or the exit status after one error line. */
+static int read_input_file(const viewer *v, const char *path, unsigned char **text, size_t *len, int *lines) {
+    dg_err e = {0};
+    if (dg_file_read_max(path, (size_t)64 << 20, text, len, &e) != DG_OK) {
+        cli_error(v->cmd, "--input: %s", e.msg);
+        return EXIT_USAGE;
+    }
+    *lines = 1;
+    for (size_t i = 0; i < *len; i++) *lines += (*text)[i] == '\n';
+    return 0;
+}
+
 /* view --input: one line a frame, the keys pressed then (space left right plus minus r b s q) and
  * "click X Y" (a point of the world: the mouse puts the goal or the evader there). */
 static int read_presses(viewer *v, const char *path) {
     unsigned char *text = NULL;
     size_t len = 0;
-    dg_err e = {0};
-    if (dg_file_read_max(path, (size_t)64 << 20, &text, &len, &e) != DG_OK) {
-        cli_error(v->cmd, "--input: %s", e.msg);
-        return EXIT_USAGE;
-    }
-    int lines = 1;
-    for (size_t i = 0; i < len; i++) lines += text[i] == '\n';
+    int lines, rc = read_input_file(v, path, &text, &len, &lines);
+    if (rc) return rc;
     v->press = calloc((size_t)lines, sizeof *v->press);
     v->click = malloc((size_t)lines * 2 * sizeof(float));
     if (!v->press || !v->click) {
@@ -566,13 +574,8 @@ static int read_presses(viewer *v, const char *path) {
 static int read_input(viewer *v, const char *path) {
     unsigned char *text = NULL;
     size_t len = 0;
-    dg_err e = {0};
-    if (dg_file_read_max(path, (size_t)64 << 20, &text, &len, &e) != DG_OK) {
-        cli_error(v->cmd, "--input: %s", e.msg);
-        return EXIT_USAGE;
-    }
-    int lines = 1;
-    for (size_t i = 0; i < len; i++) lines += text[i] == '\n';
+    int lines, rc = read_input_file(v, path, &text, &len, &lines);
+    if (rc) return rc;
     v->input = calloc((size_t)lines, 1);
     if (!v->input) {
         free(text);
