@@ -380,6 +380,39 @@ static void test_chain_check_finds_cut(void **state) {
     dg_params_free(p);
 }
 
+/* A narrow feature (softplus(40 (w - 0.85)), width 0.025) against a step of 0.1: one step's
+ * Richardson estimate is off, the multi-scale check is not; a gradient that misses a term (the
+ * term's input copied into an untaped constant) fails at every scale. */
+static dg_tensor *narrow_loss(dg_ctx *ctx, dg_params *p, void *user) {
+    dg_tensor *w = dg_param(ctx, p, 0);
+    dg_tensor *l = dg_sum(ctx, dg_softplus(ctx, dg_scale(ctx, dg_add_scalar(ctx, w, -0.85f), 40.0f)));
+    if (!user) return l;
+    dg_tensor *cut = dg_from(ctx, 1, (int[]){w->n}, w->data);  /* forward sees w, backward does not */
+    return dg_add(ctx, l, dg_sum(ctx, dg_square(ctx, cut)));
+}
+
+static void test_gradcheck_scales(void **state) {
+    (void)state;
+    dg_params *p = dg_params_create();
+    dg_params_add(p, "w", 1, (int[]){4}, NULL);
+    const float w0[4] = {0.83f, 0.85f, 0.87f, 0.9f};
+    memcpy(dg_params_data(p, 0), w0, sizeof w0);
+    dg_ctx *ctx = dg_ctx_create(1 << 16);
+    dg_gradcheck_report one, three, bad;
+    assert_int_equal(dg_gradcheck(ctx, p, narrow_loss, NULL, 0.1f, 1e-2, 0, &one, NULL), DG_OK);
+    assert_int_equal(dg_gradcheck_scales(ctx, p, narrow_loss, NULL, 0.1f, 3, 1e-2, 0, &three, NULL), DG_OK);
+    printf("  narrow feature: one step %.2e, three steps %.2e\n", one.max_rel_err, three.max_rel_err);
+    assert_true(one.max_rel_err > 1e-2);
+    assert_true(three.max_rel_err < 1e-3);
+    for (int n = 1; n <= 3; n++) {
+        assert_int_equal(dg_gradcheck_scales(ctx, p, narrow_loss, (void *)1, 0.1f, n, 1e-2, 0, &bad, NULL), DG_OK);
+        assert_true(bad.max_rel_err > 0.1);  /* d(w²)/dw = 2w is missing: half or more of it */
+    }
+    assert_int_equal(dg_gradcheck_scales(ctx, p, narrow_loss, NULL, 0.1f, 0, 1e-2, 0, &bad, NULL), DG_ERR_ARG);
+    dg_ctx_free(ctx);
+    dg_params_free(p);
+}
+
 static void test_rng_reproducible(void **state) {
     (void)state;
     dg_rng a, b;
@@ -480,6 +513,7 @@ static void test_ctx_run_grows_once(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_all_ops_gradcheck),
+        cmocka_unit_test(test_gradcheck_scales),
         cmocka_unit_test(test_every_op_covered),
         cmocka_unit_test(test_forward_values),
         cmocka_unit_test(test_gemm_kernel),

@@ -268,20 +268,33 @@ float     dg_grad_norm(const dg_params *p);                       /* L2 norm of 
 typedef dg_tensor *(*dg_loss_fn)(dg_ctx *ctx, dg_params *p, void *user);
 
 typedef struct dg_gradcheck_report {
-    double max_rel_err;            /* worst |analytic - numeric| / max(|a|, |n|, floor) */
+    double max_rel_err;            /* worst (|analytic - numeric| - r) / max(|a|, |n|, floor),
+                                      r: the loss's float rounding through the difference  */
     double max_abs_err;
     int    worst_param;            /* index of the parameter holding the worst element  */
     int64_t worst_index;           /* element within it                                 */
     double worst_analytic, worst_numeric;
     int64_t checked;               /* elements compared                                 */
+    double rounding;               /* the largest r not counted (absolute)              */
 } dg_gradcheck_report;
 
 /* Compares backward with central finite differences (Richardson-extrapolated,
  * steps eps and eps/2) for up to max_per_param elements of each parameter
- * (0 = all). floor guards the relative error of near-zero gradients. */
+ * (0 = all). floor guards the relative error of near-zero gradients; the part of an
+ * error that the loss's own float rounding explains (4 |loss| FLT_EPSILON, through the difference
+ * quotient) is not counted. */
 dg_status dg_gradcheck(dg_ctx *ctx, dg_params *p, dg_loss_fn fn, void *user, float eps,
                        double floor, int64_t max_per_param, dg_gradcheck_report *out,
                        dg_err *e);
+
+/* The same at nscales steps eps, eps/4, eps/16, ... (Ridders' idea): for each element, the
+ * estimate of the neighbouring pair of steps that agrees best, for functions whose features are
+ * narrower than eps at some points and float rounding dominates a small step at others.
+ * nscales 1 is dg_gradcheck. */
+#define DG_GRADCHECK_MAX_SCALES 6
+dg_status dg_gradcheck_scales(dg_ctx *ctx, dg_params *p, dg_loss_fn fn, void *user, float eps, int nscales,
+                              double floor, int64_t max_per_param, dg_gradcheck_report *out,
+                              dg_err *e);
 
 /* Chain check: writes up to max indices of parameters whose whole gradient is
  * exactly zero (a cut gradient chain) into zero_idx; returns how many there are. */

@@ -175,7 +175,7 @@ int         dg_trainer_checkpoint_every(const dg_trainer *t);     /* segment len
 /* ------------------------------------------------------- a game's gradcheck */
 /* Backward against central finite differences (dg_gradcheck, Richardson) for a game: 1. its step
  * and step_cost w.r.t. the state and the action, at states the game's own step reaches (two steps
- * from reset states under a random action); 2. a short episode w.r.t. every policy parameter. */
+ * from reset states under a random action), at steps eps, eps/4 and eps/16 (dg_gradcheck_scales); 2. a short episode w.r.t. every policy parameter. */
 #define DG_ENV_GRADCHECK_MAX_ZERO 8
 typedef struct dg_env_gradcheck_opts {
     int      batch;                       /* episodes (rows); default 4                        */

@@ -10,16 +10,20 @@ static const char HELP[] =
     "usage: difgames gradcheck --config FILE [options]\n"
     "\n"
     "Compares backward with central finite differences (Richardson-extrapolated) for\n"
-    "  1. the game's step and step_cost, with respect to the state and the action;\n"
+    "  1. the game's step and step_cost, with respect to the state and the action\n"
+    "     (at steps X, X/4 and X/16: each element's best-agreeing pair);\n"
     "  2. a short full episode, with respect to every policy parameter.\n"
     "Prints the worst relative error of each; exits 1 if one is above the tolerance.\n"
+    "The part of an error that the loss's float rounding explains (\"rounding\":\n"
+    "4 to 8 ulps of the loss, through the difference quotient) is not counted.\n"
     "\n"
     "options:\n";
 
 static void report(const char *what, const char *worst, const dg_gradcheck_report *r, double tol) {
-    printf("%-34s worst rel err %.3e over %lld elements  (%s[%lld]: backward %.6g, numeric %.6g)  %s\n",
+    printf("%-34s worst rel err %.3e over %lld elements  (%s[%lld]: backward %.6g, numeric %.6g; "
+           "rounding %.1e)  %s\n",
            what, r->max_rel_err, (long long)r->checked, worst, (long long)r->worst_index,
-           r->worst_analytic, r->worst_numeric, r->max_rel_err <= tol ? "ok" : "FAIL");
+           r->worst_analytic, r->worst_numeric, r->rounding, r->max_rel_err <= tol ? "ok" : "FAIL");
 }
 
 int cmd_gradcheck(int argc, char **argv) {
