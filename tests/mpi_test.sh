@@ -7,7 +7,7 @@
 #     stops every rank after the same epoch;
 #  5. a sweep of 4 runs alone, with --jobs 2 and on 2 ranks gives the same rows; interrupted and
 #     resumed, those of one never stopped;
-#  3. too many ranks for the grid's axis 0, and a command that does not run across ranks, are
+#  3. more ranks than the grid's axis 0 has nodes, and a command that does not run across ranks, are
 #     refused with one message and exit status 2 on every rank (no hang).
 # usage: mpi_test.sh path/to/difgames repo_root path/to/mpirun
 . "$(dirname "$0")/lib.sh"
@@ -69,14 +69,14 @@ speed_pursuer: 1.0
 speed_evader: 0.5
 capture_radius: 0.25
 t_end: 0.1
-grid: {min: [-2, -2], max: [2, 2], n: [9, 9]}
+grid: {min: [-2, -2], max: [2, 2], n: [3, 9]}
 YAML
 mpi 4 "$DG" hji solve --config "$T/narrow.yaml" --out "$T/narrow.safetensors" >"$T/out" 2>"$T/err" </dev/null
 rc=$?
 if [ $rc -ne 2 ]; then bad "too many ranks: exit $rc, want 2 ($(head -c 300 "$T/err"))"
-elif ! grep -q "axis 0 has 9 nodes: 4 ranks" "$T/err"; then bad "too many ranks: $(head -c 300 "$T/err")"
+elif ! grep -q "axis 0 has 3 nodes: 4 ranks" "$T/err"; then bad "too many ranks: $(head -c 300 "$T/err")"
 elif [ -e "$T/narrow.safetensors" ]; then bad "too many ranks: a file was written"
-else ok "too many ranks for axis 0: exit 2, $(grep -m1 -o "axis 0 has.*ghost layers" "$T/err")"; fi
+else ok "too many ranks for axis 0: exit 2, $(grep -m1 -o "axis 0 has.*layer of the grid" "$T/err")"; fi
 mpi 2 "$DG" games >"$T/out" 2>"$T/err" </dev/null
 rc=$?
 if [ $rc -ne 2 ] || [ "$(grep -c 'does not run across MPI ranks' "$T/err")" -ne 1 ]; then

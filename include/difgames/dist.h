@@ -65,10 +65,14 @@ dg_status dg_dist_gatherv(const void *mine, size_t my_bytes, void *all, const si
  * must already sit at its place in all (after the blocks of the ranks below): in place. */
 dg_status dg_dist_allgatherv(const void *mine, size_t my_bytes, void *all, const size_t *bytes, dg_err *e);
 
-/* A halo exchange along one axis of a Cartesian topology: sends lo_own (count elements of elem
- * bytes, count < 2^31) to the rank below (left) and hi_own to the one above (right), receives
- * lo_ghost from below and hi_ghost from above; a neighbour < 0 is none. Non-blocking sends and receives: dg_dist_halo_start posts them,
- * dg_dist_halo_wait completes them (at most one exchange in flight). */
+/* A halo exchange along one axis of a Cartesian topology: the ranks' blocks laid end to end in
+ * rank order form one line of elements (elem bytes each), a ring when the topology is periodic
+ * (left >= 0 on rank 0). This rank's block starts at lo_own and ends count elements after hi_own
+ * (count < 2^31); lo_ghost receives the count elements before it and hi_ghost the count after it,
+ * from whichever ranks hold them (several when blocks are shorter than count; beyond the ends of
+ * a line nothing is written). Non-blocking sends and receives: dg_dist_halo_start posts them
+ * (collective: every rank calls it with the same count), dg_dist_halo_wait completes them (at
+ * most one exchange in flight). */
 void dg_dist_halo_start(void *lo_ghost, const void *lo_own, const void *hi_own, void *hi_ghost, size_t count,
                         size_t elem, int left, int right);
 void dg_dist_halo_wait(void);

@@ -32,8 +32,9 @@ typedef struct dg_hji_part {
 } dg_hji_part;
 
 /* This rank's block of g for a solve with options o (its ghost width): axis 0 split as evenly as
- * it goes (rank r owns [r n0 / R, (r + 1) n0 / R)). DG_ERR_ARG when a block would be narrower
- * than the ghost layers (too many ranks for axis 0) or a halo would pass 2^31 nodes. Collective-free. */
+ * it goes (rank r owns [r n0 / R, (r + 1) n0 / R)); a block narrower than the ghost layers takes
+ * them from as many ranks as hold them. DG_ERR_ARG when a rank would own no layer (R > n0), a
+ * periodic axis 0 is shorter than the ghost layers, or a halo would pass 2^31 nodes. Collective-free. */
 dg_status dg_hji_part_init(dg_hji_part *pt, const dg_hji_grid *g, const dg_hji_opts *o, dg_err *e);
 
 /* dg_hji_solve on this rank's block (collective: every rank calls it with the same grid, game,

@@ -23,8 +23,9 @@ int dg_dist_launched(void) {
 static int started, rank_, size_ = 1, solo;
 static MPI_Win queue_win = MPI_WIN_NULL;
 static int queue_next;
-static MPI_Request halo_req[4];
 static MPI_Datatype halo_type;
+static long long *halo_len, *halo_off, *halo_pairs;   /* the blocks' layout (dg_dist_halo_start) */
+static MPI_Request *halo_reqs;
 static int halo_n;
 
 /* Started by a launcher, or asked for a singleton. */
@@ -58,6 +59,10 @@ void dg_dist_finalize(void) {
     MPI_Finalized(&done);
     if (!done) MPI_Finalize();
     started = 0;
+    free(halo_len);
+    free(halo_reqs);
+    halo_len = halo_off = halo_pairs = NULL;
+    halo_reqs = NULL;
 }
 
 int dg_dist_built(void) { return 1; }
@@ -200,28 +205,108 @@ dg_status dg_dist_allgatherv(const void *mine, size_t my_bytes, void *all, const
     return DG_OK;
 }
 
+/* One piece of a ghost range: elements [a, b) of the ring (or line) of blocks, landing at
+ * element at of the ghost buffer. */
+typedef struct halo_piece { long long a, b, at; } halo_piece;
+
+/* The pieces of the ghost range [from, from + count) of the line of total elements (periodic: a
+ * ring, count <= total): at most two, each within [0, total). */
+static int halo_pieces(long long from, long long count, long long total, int periodic, halo_piece *pc) {
+    int n = 0;
+    long long j = 0;
+    while (j < count && n < 4) {
+        long long p = from + j, len = count - j;
+        if (periodic) {
+            p = ((p % total) + total) % total;
+            if (len > total - p) len = total - p;
+        } else if (p < 0) {   /* beyond the grid's low end: never read (the kernel extrapolates) */
+            j += len < -p ? len : -p;
+            continue;
+        } else if (p >= total) {
+            break;
+        } else if (len > total - p) {
+            len = total - p;
+        }
+        pc[n++] = (halo_piece){p, p + len, j};
+        j += len;
+    }
+    return n;
+}
+
+/* The layout of the blocks (each rank's length and first element, rank 0's ring flag) and the
+ * requests in flight (one exchange at a time): allocated at the first exchange, kept. Requests:
+ * each side's range has at most two pieces, which together meet at most size + 1 blocks (this
+ * rank's own is copied); this block meets each other rank's two ranges in at most four pieces. */
+static void halo_alloc(void) {
+    if (halo_reqs) return;
+    halo_len = malloc((size_t)size_ * 4 * sizeof *halo_len);
+    halo_reqs = malloc(((size_t)size_ * 6 + 4) * sizeof *halo_reqs);
+    /* a few bytes a rank: failing here is failing as MPI itself does (MPI_ERRORS_ARE_FATAL) */
+    if (!halo_len || !halo_reqs) MPI_Abort(MPI_COMM_WORLD, 3);
+    halo_off = halo_len + size_;
+    halo_pairs = halo_off + size_;
+}
+
 void dg_dist_halo_start(void *lo_ghost, const void *lo_own, const void *hi_own, void *hi_ghost, size_t count,
                         size_t elem, int left, int right) {
     halo_n = 0;
     if (dg_dist_size() == 1 || !count) return;
+    (void)right;
+    halo_alloc();
+    /* every rank's block length and whether the blocks form a ring (rank 0 has a left neighbour):
+     * a block may be shorter than the ghost range, whose elements then come from several ranks */
+    const long long c = (long long)count;
+    const long long mine = (long long)(((const char *)hi_own - (const char *)lo_own) / (ptrdiff_t)elem) + c;
+    long long me[2] = {mine, left >= 0}, *len = halo_len, *off = halo_off, total = 0;
+    MPI_Allgather(me, 2, MPI_LONG_LONG, halo_pairs, 2, MPI_LONG_LONG, MPI_COMM_WORLD);
+    for (int r = 0; r < size_; r++) {
+        len[r] = halo_pairs[2 * r];
+        off[r] = total;
+        total += len[r];
+    }
+    const int periodic = halo_pairs[1] != 0;
     /* counts are ints: elements of elem bytes (the caller keeps count under INT_MAX: dg_hji_part_init) */
     MPI_Type_contiguous((int)elem, MPI_BYTE, &halo_type);
     MPI_Type_commit(&halo_type);
-    const int c = (int)count;
-    /* tag 1: data going up (a rank's top rows become the next one's low ghost), 2: going down */
-    if (left >= 0) {
-        MPI_Irecv(lo_ghost, c, halo_type, left, 1, MPI_COMM_WORLD, &halo_req[halo_n++]);
-        MPI_Isend(lo_own, c, halo_type, left, 2, MPI_COMM_WORLD, &halo_req[halo_n++]);
+    halo_piece pc[4];
+    /* receives (tag 1: a low ghost, 2: a high ghost); a piece this rank holds itself is copied */
+    for (int side = 0; side < 2; side++) {
+        const long long from = side == 0 ? off[rank_] - c : off[rank_] + mine;
+        char *dst = side == 0 ? lo_ghost : hi_ghost;
+        const int np = halo_pieces(from, c, total, periodic, pc);
+        for (int i = 0; i < np; i++)
+            for (int r = 0; r < size_; r++) {
+                const long long a = pc[i].a > off[r] ? pc[i].a : off[r];
+                const long long b = pc[i].b < off[r] + len[r] ? pc[i].b : off[r] + len[r];
+                if (a >= b) continue;
+                char *to = dst + (size_t)(pc[i].at + a - pc[i].a) * elem;
+                if (r == rank_)
+                    memcpy(to, (const char *)lo_own + (size_t)(a - off[rank_]) * elem, (size_t)(b - a) * elem);
+                else
+                    MPI_Irecv(to, (int)(b - a), halo_type, r, 1 + side, MPI_COMM_WORLD, &halo_reqs[halo_n++]);
+            }
     }
-    if (right >= 0) {
-        MPI_Irecv(hi_ghost, c, halo_type, right, 2, MPI_COMM_WORLD, &halo_req[halo_n++]);
-        MPI_Isend(hi_own, c, halo_type, right, 1, MPI_COMM_WORLD, &halo_req[halo_n++]);
+    /* sends: the parts of this block in every other rank's ghost ranges, in the order that rank
+     * posts its receives (the same pieces, the same loop), so that messages match in order */
+    for (int r = 0; r < size_; r++) {
+        if (r == rank_) continue;
+        for (int side = 0; side < 2; side++) {
+            const long long from = side == 0 ? off[r] - c : off[r] + len[r];
+            const int np = halo_pieces(from, c, total, periodic, pc);
+            for (int i = 0; i < np; i++) {
+                const long long a = pc[i].a > off[rank_] ? pc[i].a : off[rank_];
+                const long long b = pc[i].b < off[rank_] + mine ? pc[i].b : off[rank_] + mine;
+                if (a < b)
+                    MPI_Isend((const char *)lo_own + (size_t)(a - off[rank_]) * elem, (int)(b - a), halo_type, r,
+                              1 + side, MPI_COMM_WORLD, &halo_reqs[halo_n++]);
+            }
+        }
     }
     MPI_Type_free(&halo_type);   /* the pending operations keep it alive */
 }
 
 void dg_dist_halo_wait(void) {
-    if (halo_n) MPI_Waitall(halo_n, halo_req, MPI_STATUSES_IGNORE);
+    if (halo_n) MPI_Waitall(halo_n, halo_reqs, MPI_STATUSES_IGNORE);
     halo_n = 0;
 }
 

@@ -18,10 +18,13 @@ dg_status dg_hji_part_init(dg_hji_part *pt, const dg_hji_grid *g, const dg_hji_o
     pt->rank = dg_dist_rank();
     pt->size = dg_dist_size();
     const int R = pt->size, n0 = g->n[0], gw = hji_ghost_width(o->deriv);
-    if (R > 1 && n0 / R < gw)
-        return dg_err_set(e, DG_ERR_ARG, "hji: axis 0 has %d nodes: %d ranks would leave blocks narrower than "
-                          "the scheme's %d ghost layers (use at most %d ranks, or more nodes on axis 0)", n0, R, gw,
-                          n0 / gw);
+    /* a block of one layer takes its ghost layers from as many ranks as hold them */
+    if (R > n0)
+        return dg_err_set(e, DG_ERR_ARG, "hji: axis 0 has %d nodes: %d ranks would leave a rank without a layer "
+                          "of the grid (use at most %d ranks, or more nodes on axis 0)", n0, R, n0);
+    if (R > 1 && g->bc[0] == DG_HJI_BC_PERIODIC && n0 < gw)
+        return dg_err_set(e, DG_ERR_ARG, "hji: periodic axis 0 has %d nodes, fewer than the scheme's %d ghost "
+                          "layers: it cannot be split", n0, gw);
     if (R > 1 && (double)gw * (double)g->stride[0] >= (double)INT_MAX)
         return dg_err_set(e, DG_ERR_ARG, "hji: a ghost slab of %d x %lld nodes passes MPI's 2^31 counts: put the "
                           "longest axis first", gw, (long long)g->stride[0]);

@@ -3,7 +3,8 @@
  * block must hold the same bits as the whole solve's nodes there, at every stored time. Cases: the
  * four accuracies, the three modes, float32, every dissipation, games of kind and of degree
  * (a stationary time to reach with an obstacle, quadratic-cost inputs: a generic Hamiltonian),
- * and a grid periodic along the split axis. Prints one line a case on rank 0; exit 1 on a mismatch.
+ * a grid periodic along the split axis, and grids so short along it that blocks are narrower
+ * than the ghost layers. Prints one line a case on rank 0; exit 1 on a mismatch.
  * Usage: mpi_hji DATA_DIR (tests/data/mpi). */
 #include <math.h>
 #include <stdio.h>
@@ -98,9 +99,11 @@ static void rot_dyn(void *user, const double *x, double *f, double *G, double *D
     D[1] = 0.5 + 0.25 * cos(x[0]);
 }
 
-static void run_periodic(dg_hji_accuracy acc, dg_hji_mode mode) {
+/* n0 nodes along axis 0, periodic or not: few enough nodes leave blocks narrower than the ghost
+ * layers (taken from several ranks). */
+static void run_periodic(dg_hji_accuracy acc, dg_hji_mode mode, int n0, int wrap) {
     const double lo[2] = {0, -1}, hi[2] = {6.283185307179586, 1};
-    const int n[2] = {26, 21}, periodic[2] = {1, 0};
+    const int n[2] = {n0, 21}, periodic[2] = {wrap, 0};
     dg_hji_grid g;
     dg_err e = {0};
     if (dg_hji_grid_init(&g, 2, lo, hi, n, periodic, &e)) {
@@ -132,7 +135,8 @@ static void run_periodic(dg_hji_accuracy acc, dg_hji_mode mode) {
         exit(1);
     }
     char what[128];
-    snprintf(what, sizeof what, "periodic axis 0 accuracy=%s mode=%d", dg_hji_accuracy_name(acc), (int)mode);
+    snprintf(what, sizeof what, "%s axis 0 of %d accuracy=%s mode=%d", wrap ? "periodic" : "open", n0,
+             dg_hji_accuracy_name(acc), (int)mode);
     compare(what, &pt, N, 2, times, vw, 2, times, vp);
     free(v0);
     free(vw);
@@ -170,7 +174,16 @@ int main(int argc, char **argv) {
     run_config(dir, "lq_game.yaml", none);
     const char *const lq_low[] = {"accuracy", "medium", "solver.dissipation", "global", NULL};
     run_config(dir, "lq_game.yaml", lq_low);
-    for (int a = 0; a < 4; a++) run_periodic((dg_hji_accuracy)a, a == 1 ? DG_HJI_MODE_BRT : DG_HJI_MODE_BRS);
+    for (int a = 0; a < 4; a++) run_periodic((dg_hji_accuracy)a, a == 1 ? DG_HJI_MODE_BRT : DG_HJI_MODE_BRS, 26, 1);
+    /* blocks of one or two layers: ghost layers from two and three ranks away, around the ring too */
+    for (int a = 0; a < 4; a++) {
+        run_periodic((dg_hji_accuracy)a, DG_HJI_MODE_BRS, 5, 1);
+        run_periodic((dg_hji_accuracy)a, DG_HJI_MODE_BRT, 4, 0);
+    }
+    const char *const narrow[] = {"accuracy", "veryHigh", NULL};
+    run_config(dir, "air3d_narrow.yaml", narrow);
+    const char *const narrow_lo[] = {"accuracy", "medium", "solver.dissipation", "local", NULL};
+    run_config(dir, "air3d_narrow.yaml", narrow_lo);
     const int rc = failures ? 1 : 0;
     if (dg_dist_rank() == 0) printf("%s\n", rc ? "mpi_hji: FAILED" : "mpi_hji: every case the same bits");
     dg_dist_finalize();
