@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The command under mpirun (docs/scale.md):
-#  1. hji solve of air3d and chase4d on 2 and 4 ranks writes the same file, byte for byte, as one
-#     process without mpirun (the value at every stored time, the metadata);
+#  1. hji solve of air3d and chase4d on 2 and 4 ranks (float32 on 3) writes the same file, byte for
+#     byte, as one process without mpirun (the value at every stored time, the metadata), each rank
+#     writing its blocks (MPI-IO);
 #  2. a rank killed mid-solve ends the job (mpirun says which rank died) instead of hanging;
 #  4. training on 2 ranks x 1 thread gives the bits of 1 process x 2 threads, resumed too; SIGINT
 #     stops every rank after the same epoch;
@@ -34,6 +35,16 @@ for c in air3d chase4d; do
         else ok "$c on $np ranks: the same file as one process"; fi
     done
 done
+
+# float32 (the ranks convert their blocks) and no temporary file left beside the value file
+"$DG" hji solve --config $D/air3d.yaml --out "$T/f32_1.safetensors" --float32 --threads 1 >/dev/null 2>"$T/err" \
+    || bad "air3d float32 alone: $(tail -n 1 "$T/err")"
+mpi 3 "$DG" hji solve --config $D/air3d.yaml --out "$T/f32_3.safetensors" --float32 --threads 1 >/dev/null 2>"$T/err"
+rc=$?
+if [ $rc -ne 0 ]; then bad "air3d float32 on 3 ranks: exit $rc ($(tail -n 3 "$T/err"))"
+elif ! cmp -s "$T/f32_1.safetensors" "$T/f32_3.safetensors"; then bad "air3d float32 on 3 ranks: the file differs"
+elif ls "$T"/*.tmp.* >/dev/null 2>&1; then bad "a temporary file was left: $(ls "$T"/*.tmp.*)"
+else ok "air3d float32 on 3 ranks: the same file as one process, written by the ranks at their blocks' offsets"; fi
 
 # ------------------------------------------------------------ 2. a rank killed
 OUTK="$T/killed.safetensors"

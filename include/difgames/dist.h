@@ -65,6 +65,17 @@ dg_status dg_dist_gatherv(const void *mine, size_t my_bytes, void *all, const si
  * must already sit at its place in all (after the blocks of the ranks below): in place. */
 dg_status dg_dist_allgatherv(const void *mine, size_t my_bytes, void *all, const size_t *bytes, dg_err *e);
 
+/* A file every rank writes at once (MPI-IO; one rank: plain writes). dg_dist_file_open opens the
+ * existing file path for writing on every rank (collective); dg_dist_file_write_at writes bytes
+ * at offset, each rank its own piece (collective: every rank calls it, bytes 0 allowed; pieces
+ * over 2^31 bytes go in several calls); dg_dist_file_close syncs the file to the disk and closes
+ * it (collective, also after a failure). A failure on any rank is every rank's: each returns
+ * DG_ERR_IO naming path, so that the ranks stay in step. */
+typedef struct dg_dist_file dg_dist_file;
+dg_status dg_dist_file_open(dg_dist_file **f, const char *path, dg_err *e);
+dg_status dg_dist_file_write_at(dg_dist_file *f, uint64_t offset, const void *buf, size_t bytes, dg_err *e);
+dg_status dg_dist_file_close(dg_dist_file *f, dg_err *e);
+
 /* A halo exchange along one axis of a Cartesian topology: the ranks' blocks laid end to end in
  * rank order form one line of elements (elem bytes each), a ring when the topology is periodic
  * (left >= 0 on rank 0). This rank's block starts at lo_own and ends count elements after hi_own

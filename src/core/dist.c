@@ -7,6 +7,11 @@
 #include <string.h>
 
 #include "difgames/dist.h"
+#ifndef DG_HAVE_MPI
+#include <errno.h>
+#include <fcntl.h>
+#include <unistd.h>
+#endif
 
 /* A launcher's environment: Open MPI's mpirun / prterun, PMIx (srun --mpi=pmix), PMI (MPICH's
  * hydra, srun --mpi=pmi2). */
@@ -310,6 +315,80 @@ void dg_dist_halo_wait(void) {
     halo_n = 0;
 }
 
+/* ---------------------------------------------------------------- MPI-IO */
+
+struct dg_dist_file {
+    MPI_File fh;
+    int      failed;             /* a write failed on this rank */
+    char     path[4096];
+};
+
+/* The or of every rank's failure, with this rank's message or the others'. */
+static dg_status file_agree(dg_dist_file *f, int bad, const char *what, int code, dg_err *e) {
+    const int any = dg_dist_or(bad);
+    if (!any) return DG_OK;
+    if (bad) {
+        char msg[MPI_MAX_ERROR_STRING] = "";
+        int len = 0;
+        if (code != MPI_SUCCESS) MPI_Error_string(code, msg, &len);
+        return dg_err_set(e, DG_ERR_IO, "%s: %s failed on rank %d%s%s", f->path, what, rank_, len ? ": " : "", msg);
+    }
+    return dg_err_set(e, DG_ERR_IO, "%s: %s failed on another rank", f->path, what);
+}
+
+dg_status dg_dist_file_open(dg_dist_file **out, const char *path, dg_err *e) {
+    *out = NULL;
+    dg_dist_file *f = calloc(1, sizeof *f);
+    const int nomem = dg_dist_or(!f || strlen(path) >= sizeof f->path);
+    if (nomem) {
+        free(f);
+        return dg_err_set(e, DG_ERR_IO, "%s: cannot open for the ranks' writes (out of memory, or a long name)",
+                          path);
+    }
+    snprintf(f->path, sizeof f->path, "%s", path);
+    const int rc = MPI_File_open(dg_dist_size() > 1 ? MPI_COMM_WORLD : MPI_COMM_SELF, f->path, MPI_MODE_WRONLY,
+                                 MPI_INFO_NULL, &f->fh);
+    dg_status s = file_agree(f, rc != MPI_SUCCESS, "opening for the ranks' writes", rc, e);
+    if (s != DG_OK) {
+        if (rc == MPI_SUCCESS) MPI_File_close(&f->fh);
+        free(f);
+        return s;
+    }
+    *out = f;
+    return DG_OK;
+}
+
+dg_status dg_dist_file_write_at(dg_dist_file *f, uint64_t offset, const void *buf, size_t bytes, dg_err *e) {
+    /* the same count of collective calls on every rank: the most chunks of any */
+    double n = (double)((bytes + CHUNK - 1) / CHUNK);
+    dg_dist_max(&n, 1);
+    int bad = 0, code = MPI_SUCCESS;
+    for (size_t k = 0; k < (size_t)n; k++) {
+        const size_t at = k * CHUNK, c = at < bytes ? (bytes - at < CHUNK ? bytes - at : CHUNK) : 0;
+        MPI_Status st;
+        const int rc = MPI_File_write_at_all(f->fh, (MPI_Offset)(offset + at), (const char *)buf + (c ? at : 0),
+                                             (int)c, MPI_BYTE, &st);
+        int got = 0;
+        if (rc == MPI_SUCCESS) MPI_Get_count(&st, MPI_BYTE, &got);
+        if (!bad && (rc != MPI_SUCCESS || (size_t)got != c)) {
+            bad = 1;
+            code = rc;
+        }
+    }
+    f->failed |= bad;
+    return file_agree(f, bad, "writing", code, e);
+}
+
+dg_status dg_dist_file_close(dg_dist_file *f, dg_err *e) {
+    if (!f) return DG_OK;
+    const int rs = MPI_File_sync(f->fh);
+    const int rc = MPI_File_close(&f->fh);
+    dg_status s = file_agree(f, rs != MPI_SUCCESS || rc != MPI_SUCCESS, "syncing to the disk",
+                             rs != MPI_SUCCESS ? rs : rc, e);
+    free(f);
+    return s;
+}
+
 void dg_dist_cart1(int periodic, int *left, int *right) {
     *left = *right = -1;
     if (dg_dist_size() == 1) return;
@@ -361,5 +440,45 @@ void dg_dist_halo_start(void *lo_ghost, const void *lo_own, const void *hi_own, 
 }
 void dg_dist_halo_wait(void) {}
 void dg_dist_cart1(int periodic, int *left, int *right) { (void)periodic; *left = *right = -1; }
+
+/* one rank: plain writes */
+struct dg_dist_file { int fd; char path[4096]; };
+dg_status dg_dist_file_open(dg_dist_file **out, const char *path, dg_err *e) {
+    *out = NULL;
+    dg_dist_file *f = calloc(1, sizeof *f);
+    if (!f || strlen(path) >= sizeof f->path) {
+        free(f);
+        return dg_err_set(e, DG_ERR_IO, "%s: cannot open (out of memory, or a long name)", path);
+    }
+    snprintf(f->path, sizeof f->path, "%s", path);
+    if ((f->fd = open(path, O_WRONLY)) < 0) {
+        const int err = errno;
+        free(f);
+        return dg_err_set(e, DG_ERR_IO, "%s: cannot open: %s", path, strerror(err));
+    }
+    *out = f;
+    return DG_OK;
+}
+dg_status dg_dist_file_write_at(dg_dist_file *f, uint64_t offset, const void *buf, size_t bytes, dg_err *e) {
+    const char *b = buf;
+    while (bytes) {
+        const ssize_t w = pwrite(f->fd, b, bytes, (off_t)offset);
+        if (w <= 0) return dg_err_set(e, DG_ERR_IO, "%s: write failed: %s", f->path, strerror(w < 0 ? errno : EIO));
+        b += w;
+        offset += (uint64_t)w;
+        bytes -= (size_t)w;
+    }
+    return DG_OK;
+}
+dg_status dg_dist_file_close(dg_dist_file *f, dg_err *e) {
+    if (!f) return DG_OK;
+    int bad = fsync(f->fd) != 0 && errno != EINVAL;
+    int err = errno;
+    if (close(f->fd) != 0 && !bad) { bad = 1; err = errno; }
+    dg_status s = bad ? dg_err_set(e, DG_ERR_IO, "%s: write failed: %s", f->path, strerror(err)) : DG_OK;
+    free(f);
+    return s;
+}
+
 
 #endif

@@ -54,4 +54,11 @@ dg_status hji_derivs_f64(const dg_hji_grid *g, const dg_hji_opts *o, const doubl
 double    hji_interp_f64(const dg_hji_grid *g, const double *v, const double *x, double *grad);
 double    hji_interp_f32(const dg_hji_grid *g, const float *v, const double *x, double *grad);
 
+/* A value file's writer (value.c): the nt values' tensors (vals NULL: their layout only, the
+ * bytes written elsewhere) and the metadata of dg_hji_value_write. */
+struct dg_st_writer;
+dg_status hji_value_writer(const dg_hji_problem *p, int nt, const double *times, const unsigned char *sampled,
+                           const double *vals, int f32, const char *config_yaml, struct dg_st_writer **out,
+                           dg_err *e);
+
 #endif
