@@ -40,7 +40,9 @@ dg_status dg_hji_part_init(dg_hji_part *pt, const dg_hji_grid *g, const dg_hji_o
 /* dg_hji_solve on this rank's block (collective: every rank calls it with the same grid, game,
  * options and times): v0, obstacle (or NULL), o->stop (or NULL) and out are the block's
  * (pt->nodes each; out nt blocks), the progress hook sees the block. Fast sweeping (method
- * SWEEP) runs on one rank only. On one rank of one this is dg_hji_solve. */
+ * SWEEP) sweeps each block with ghost layers exchanged between sweeps: it converges to the same
+ * tolerance, not to one process's bits (src/hji/sweep.c says why). On one rank of one this is
+ * dg_hji_solve. */
 dg_status dg_hji_solve_part(const dg_hji_part *pt, const dg_hji_grid *g, const dg_hji_game *gm,
                             const dg_hji_opts *o, const double *v0, const double *obstacle, int nt,
                             const double *times, double *out, dg_hji_stats *stats, dg_err *e);
