@@ -36,6 +36,18 @@ for c in air3d chase4d; do
     done
 done
 
+# the shipped 6-D game (a model file) on 6^6 nodes: on 4 ranks blocks of 1 and 2 layers, narrower
+# than ENO2's 2 ghost layers
+sed 's/n: \[15, 15, 15, 15, 15, 15\]/n: [6, 6, 6, 6, 6, 6]/' configs/hji/chase6d.yaml >"$T/chase6d.yaml"
+grep -q 'n: \[6, 6, 6, 6, 6, 6\]' "$T/chase6d.yaml" || bad "chase6d: the grid line was not found in configs/hji/chase6d.yaml"
+"$DG" hji solve --config "$T/chase6d.yaml" --out "$T/c6_1.safetensors" --threads 1 >/dev/null 2>"$T/err" \
+    || bad "chase6d alone: $(tail -n 1 "$T/err")"
+mpi 4 "$DG" hji solve --config "$T/chase6d.yaml" --out "$T/c6_4.safetensors" --threads 1 >/dev/null 2>"$T/err"
+rc=$?
+if [ $rc -ne 0 ]; then bad "chase6d on 4 ranks: exit $rc ($(tail -n 3 "$T/err"))"
+elif ! cmp -s "$T/c6_1.safetensors" "$T/c6_4.safetensors"; then bad "chase6d on 4 ranks: the file differs"
+else ok "chase6d (6-D, a model file) on 4 ranks, blocks of 1 and 2 layers: the same file as one process"; fi
+
 # float32 (the ranks convert their blocks) and no temporary file left beside the value file
 "$DG" hji solve --config $D/air3d.yaml --out "$T/f32_1.safetensors" --float32 --threads 1 >/dev/null 2>"$T/err" \
     || bad "air3d float32 alone: $(tail -n 1 "$T/err")"
