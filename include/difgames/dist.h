@@ -88,6 +88,19 @@ void dg_dist_halo_start(void *lo_ghost, const void *lo_own, const void *hi_own, 
                         size_t elem, int left, int right);
 void dg_dist_halo_wait(void);
 
+/* A Cartesian topology of nd axes, dims[k] ranks along axis k (their product the rank count),
+ * periodic[k] (nd <= 16; MPI_Cart_create, not reordered): this rank's coordinates and its neighbours below
+ * and above along each axis (world ranks, -1: none). One rank: coordinates 0, no neighbours. */
+void dg_dist_cart(int nd, const int *dims, const int *periodic, int *coords, int *lo, int *hi);
+
+/* The face halo exchange of a block stored with its ghost layers (row-major, size[k] elements of
+ * elem bytes along axis k, ghosts included; gw[k] ghost layers on both sides of axis k, 0 where
+ * axis k is not cut): axis after axis, the gw[k] layers inside each face go to the neighbour
+ * there (lo[k], hi[k] from dg_dist_cart; -1: none, the ghosts stay) and its layers fill the
+ * ghosts, whole faces with the ghosts of the axes before, so edges and corners arrive too.
+ * Collective over the topology, blocking. size[k] and the block's bytes within int's range. */
+void dg_dist_halo_faces(void *a, int nd, const int *size, const int *gw, size_t elem, const int *lo, const int *hi);
+
 /* A 1-D Cartesian topology of the ranks over n cells (periodic or not): this rank's neighbours
  * (world ranks, -1 for none; MPI_Cart_create / MPI_Cart_shift, not reordered). */
 void dg_dist_cart1(int periodic, int *left, int *right);

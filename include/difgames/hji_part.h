@@ -65,6 +65,16 @@ dg_status dg_hji_problem_keep_block(dg_hji_problem *p, const dg_hji_part *pt, dg
 dg_status dg_hji_part_gather(const dg_hji_part *pt, const dg_hji_grid *g, int nt, const double *mine, double *all,
                              dg_err *e);
 
+/* The cut of g over R ranks that exchanges the least halo: cuts[k] blocks along axis k (their
+ * product R; cuts[k] = 1: axis k not cut), chosen over every factorisation of R into axes 0 ..
+ * d-2 (the last axis holds the kernel's contiguous rows) with blocks at least gw layers along a
+ * cut axis. The cost, *halo, is the ghost nodes the largest block receives in a face exchange:
+ * sum over cut axes k of gw x (its faces: 2, or 1 for an open axis cut in two) x the block's
+ * largest cross-section across k. Ties go to the cut with fewer blocks along the later axes.
+ * DG_ERR_ARG when no cut fits (R too large for the grid). The HJI solve still splits axis 0
+ * only (dg_hji_part_init): this chooses the cut a d-dimensional split takes (docs/scale.md). */
+dg_status dg_hji_part_cuts(const dg_hji_grid *g, int gw, int R, int *cuts, double *halo, dg_err *e);
+
 /* Bytes one rank's solve of its block keeps (dg_hji_solve_memory's estimate for the block). */
 double dg_hji_solve_part_memory(const dg_hji_part *pt, const dg_hji_grid *g, const dg_hji_game *gm,
                                 const dg_hji_opts *o, int nt);

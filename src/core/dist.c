@@ -389,6 +389,59 @@ dg_status dg_dist_file_close(dg_dist_file *f, dg_err *e) {
     return s;
 }
 
+void dg_dist_cart(int nd, const int *dims, const int *periodic, int *coords, int *lo, int *hi) {
+    for (int k = 0; k < nd; k++) {
+        coords[k] = 0;
+        lo[k] = hi[k] = -1;
+    }
+    if (dg_dist_size() == 1) return;
+    int d[16], per[16];
+    for (int k = 0; k < nd && k < 16; k++) {
+        d[k] = dims[k];
+        per[k] = periodic[k] != 0;
+    }
+    MPI_Comm cart;
+    MPI_Cart_create(MPI_COMM_WORLD, nd, d, per, 0, &cart);
+    MPI_Cart_coords(cart, rank_, nd, coords);
+    for (int k = 0; k < nd; k++) {
+        int a = MPI_PROC_NULL, b = MPI_PROC_NULL;
+        MPI_Cart_shift(cart, k, 1, &a, &b);
+        lo[k] = a == MPI_PROC_NULL ? -1 : a;
+        hi[k] = b == MPI_PROC_NULL ? -1 : b;
+    }
+    MPI_Comm_free(&cart);
+}
+
+void dg_dist_halo_faces(void *a, int nd, const int *size, const int *gw, size_t elem, const int *lo, const int *hi) {
+    if (dg_dist_size() == 1) return;
+    MPI_Datatype el;
+    MPI_Type_contiguous((int)elem, MPI_BYTE, &el);
+    MPI_Type_commit(&el);
+    for (int k = 0; k < nd; k++) {
+        if (gw[k] < 1) continue;
+        int sub[16], st[4][16];
+        for (int j = 0; j < nd; j++) {
+            sub[j] = size[j];
+            st[0][j] = st[1][j] = st[2][j] = st[3][j] = 0;
+        }
+        sub[k] = gw[k];
+        st[0][k] = gw[k];                  /* sent down: the layers inside the low face */
+        st[1][k] = size[k] - gw[k];        /* received from above: the high ghosts      */
+        st[2][k] = size[k] - 2 * gw[k];    /* sent up: the layers inside the high face  */
+        st[3][k] = 0;                      /* received from below: the low ghosts       */
+        MPI_Datatype t[4];
+        for (int q = 0; q < 4; q++) {
+            MPI_Type_create_subarray(nd, size, sub, st[q], MPI_ORDER_C, el, &t[q]);
+            MPI_Type_commit(&t[q]);
+        }
+        const int down = lo[k] < 0 ? MPI_PROC_NULL : lo[k], up = hi[k] < 0 ? MPI_PROC_NULL : hi[k];
+        MPI_Sendrecv(a, 1, t[0], down, 40 + 2 * k, a, 1, t[1], up, 40 + 2 * k, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        MPI_Sendrecv(a, 1, t[2], up, 41 + 2 * k, a, 1, t[3], down, 41 + 2 * k, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        for (int q = 0; q < 4; q++) MPI_Type_free(&t[q]);
+    }
+    MPI_Type_free(&el);
+}
+
 void dg_dist_cart1(int periodic, int *left, int *right) {
     *left = *right = -1;
     if (dg_dist_size() == 1) return;
@@ -440,6 +493,13 @@ void dg_dist_halo_start(void *lo_ghost, const void *lo_own, const void *hi_own, 
 }
 void dg_dist_halo_wait(void) {}
 void dg_dist_cart1(int periodic, int *left, int *right) { (void)periodic; *left = *right = -1; }
+void dg_dist_cart(int nd, const int *dims, const int *periodic, int *coords, int *lo, int *hi) {
+    (void)dims; (void)periodic;
+    for (int k = 0; k < nd; k++) { coords[k] = 0; lo[k] = hi[k] = -1; }
+}
+void dg_dist_halo_faces(void *a, int nd, const int *size, const int *gw, size_t elem, const int *lo, const int *hi) {
+    (void)a; (void)nd; (void)size; (void)gw; (void)elem; (void)lo; (void)hi;
+}
 
 /* one rank: plain writes */
 struct dg_dist_file { int fd; char path[4096]; };
