@@ -39,7 +39,7 @@ done
 # the shipped 6-D game (a model file) on 6^6 nodes: on 4 ranks blocks of 1 and 2 layers, narrower
 # than ENO2's 2 ghost layers
 sed 's/n: \[15, 15, 15, 15, 15, 15\]/n: [6, 6, 6, 6, 6, 6]/' configs/hji/chase6d.yaml >"$T/chase6d.yaml"
-grep -q 'n: \[6, 6, 6, 6, 6, 6\]' "$T/chase6d.yaml" || bad "chase6d: the grid line was not found in configs/hji/chase6d.yaml"
+grep -q 'n: \[6, 6, 6, 6, 6, 6\]' "$T/chase6d.yaml" || bad "chase6d: no grid line in configs/hji/chase6d.yaml"
 "$DG" hji solve --config "$T/chase6d.yaml" --out "$T/c6_1.safetensors" --threads 1 >/dev/null 2>"$T/err" \
     || bad "chase6d alone: $(tail -n 1 "$T/err")"
 mpi 4 "$DG" hji solve --config "$T/chase6d.yaml" --out "$T/c6_4.safetensors" --threads 1 >/dev/null 2>"$T/err"

@@ -172,7 +172,8 @@ static void run_sweep(const char *dir, const char *file) {
     }
     dg_dist_max(d, 2);
     /* the same tolerance met on both; the values within ten tolerances of each other */
-    const int bad = dg_dist_or(!sw.converged || !sp.converged || !(sp.residual < p->opts.tol) || !(d[0] <= 10 * p->opts.tol));
+    const int bad = dg_dist_or(!sw.converged || !sp.converged || !(sp.residual < p->opts.tol) ||
+                               !(d[0] <= 10 * p->opts.tol));
     if (pt.rank == 0)
         printf("%-44s %d ranks: %s (sweeps %lld alone, %lld split; max |diff| %.3g of max |V| %.3g)\n",
                file, pt.size, bad ? "DIFFERENT" : "converged, close", (long long)sw.iterations,
