@@ -619,6 +619,45 @@ static void test_writer_rejects(void **state) {
     remove(p);
 }
 
+/* A writer of layouts gives the header of the same writer with data (the file's first bytes),
+ * the data following in the order added; it cannot write a file itself. */
+static void test_layout_header(void **state) {
+    (void)state;
+    dg_err e = {0};
+    const float a[4] = {1, 2, 3, 4};
+    const int16_t b[3] = {-1, 0, 7};
+    dg_st_writer *full = dg_st_writer_create(), *lay = dg_st_writer_create();
+    assert_int_equal(dg_st_writer_add(full, "a", DG_DTYPE_F32, 2, (int64_t[]){2, 2}, a, &e), DG_OK);
+    assert_int_equal(dg_st_writer_add(full, "b", DG_DTYPE_I16, 1, (int64_t[]){3}, b, &e), DG_OK);
+    assert_int_equal(dg_st_writer_meta(full, "k", "v", &e), DG_OK);
+    assert_int_equal(dg_st_writer_add_layout(lay, "a", DG_DTYPE_F32, 2, (int64_t[]){2, 2}, &e), DG_OK);
+    assert_int_equal(dg_st_writer_add_layout(lay, "b", DG_DTYPE_I16, 1, (int64_t[]){3}, &e), DG_OK);
+    assert_int_equal(dg_st_writer_meta(lay, "k", "v", &e), DG_OK);
+    assert_int_equal(dg_st_writer_add_layout(lay, "b", DG_DTYPE_I16, 1, (int64_t[]){3}, &e), DG_ERR_ARG);
+    expect_err(&e, DG_ERR_ARG, "tensor 'b' added twice");
+    char p[1024];
+    path_in(p, sizeof p, "layout.safetensors");
+    assert_int_equal(dg_st_writer_write(full, p, &e), DG_OK);
+    unsigned char *head = NULL;
+    size_t hlen = 0, flen = 0;
+    assert_int_equal(dg_st_writer_header(lay, &head, &hlen, &e), DG_OK);
+    FILE *fp = fopen(p, "rb");
+    assert_non_null(fp);
+    unsigned char file[512];
+    flen = fread(file, 1, sizeof file, fp);
+    fclose(fp);
+    assert_int_equal(flen, hlen + sizeof a + sizeof b);
+    assert_memory_equal(file, head, hlen);
+    assert_memory_equal(file + hlen, a, sizeof a);   /* little-endian hosts */
+    free(head);
+    remove(p);
+    assert_int_equal(dg_st_writer_write(lay, p, &e), DG_ERR_ARG);
+    expect_err(&e, DG_ERR_ARG, "tensor 'a' has a layout but no data");
+    assert_int_equal(access(p, F_OK), -1);
+    dg_st_writer_free(full);
+    dg_st_writer_free(lay);
+}
+
 static void test_write_fails_cleanly(void **state) {
     (void)state;
     dg_err e = {0};
@@ -678,6 +717,7 @@ int main(void) {
         cmocka_unit_test(test_mutation_fuzz),
         cmocka_unit_test(test_writer_rejects),
         cmocka_unit_test(test_write_fails_cleanly),
+        cmocka_unit_test(test_layout_header),
     };
     return cmocka_run_group_tests(tests, setup_dir, teardown_dir);
 }

@@ -65,13 +65,41 @@ dg_status dg_dist_gatherv(const void *mine, size_t my_bytes, void *all, const si
  * must already sit at its place in all (after the blocks of the ranks below): in place. */
 dg_status dg_dist_allgatherv(const void *mine, size_t my_bytes, void *all, const size_t *bytes, dg_err *e);
 
-/* A halo exchange along one axis of a Cartesian topology: sends lo_own (count elements of elem
- * bytes, count < 2^31) to the rank below (left) and hi_own to the one above (right), receives
- * lo_ghost from below and hi_ghost from above; a neighbour < 0 is none. Non-blocking sends and receives: dg_dist_halo_start posts them,
- * dg_dist_halo_wait completes them (at most one exchange in flight). */
+/* A file every rank writes at once (MPI-IO; one rank: plain writes). dg_dist_file_open opens the
+ * existing file path for writing on every rank (collective); dg_dist_file_write_at writes bytes
+ * at offset, each rank its own piece (collective: every rank calls it, bytes 0 allowed; pieces
+ * over 2^31 bytes go in several calls); dg_dist_file_close syncs the file to the disk and closes
+ * it (collective, also after a failure). A failure on any rank is every rank's: each returns
+ * DG_ERR_IO naming path, so that the ranks stay in step. */
+typedef struct dg_dist_file dg_dist_file;
+dg_status dg_dist_file_open(dg_dist_file **f, const char *path, dg_err *e);
+dg_status dg_dist_file_write_at(dg_dist_file *f, uint64_t offset, const void *buf, size_t bytes, dg_err *e);
+dg_status dg_dist_file_close(dg_dist_file *f, dg_err *e);
+
+/* A halo exchange along one axis of a Cartesian topology: the ranks' blocks laid end to end in
+ * rank order form one line of elements (elem bytes each), a ring when the topology is periodic
+ * (left >= 0 on rank 0). This rank's block starts at lo_own and ends count elements after hi_own
+ * (count < 2^31); lo_ghost receives the count elements before it and hi_ghost the count after it,
+ * from whichever ranks hold them (several when blocks are shorter than count; beyond the ends of
+ * a line nothing is written). Non-blocking sends and receives: dg_dist_halo_start posts them
+ * (collective: every rank calls it with the same count), dg_dist_halo_wait completes them (at
+ * most one exchange in flight). */
 void dg_dist_halo_start(void *lo_ghost, const void *lo_own, const void *hi_own, void *hi_ghost, size_t count,
                         size_t elem, int left, int right);
 void dg_dist_halo_wait(void);
+
+/* A Cartesian topology of nd axes, dims[k] ranks along axis k (their product the rank count),
+ * periodic[k] (nd <= 16; MPI_Cart_create, not reordered): this rank's coordinates and its neighbours below
+ * and above along each axis (world ranks, -1: none). One rank: coordinates 0, no neighbours. */
+void dg_dist_cart(int nd, const int *dims, const int *periodic, int *coords, int *lo, int *hi);
+
+/* The face halo exchange of a block stored with its ghost layers (row-major, size[k] elements of
+ * elem bytes along axis k, ghosts included; gw[k] ghost layers on both sides of axis k, 0 where
+ * axis k is not cut): axis after axis, the gw[k] layers inside each face go to the neighbour
+ * there (lo[k], hi[k] from dg_dist_cart; -1: none, the ghosts stay) and its layers fill the
+ * ghosts, whole faces with the ghosts of the axes before, so edges and corners arrive too.
+ * Collective over the topology, blocking. size[k] and the block's bytes within int's range. */
+void dg_dist_halo_faces(void *a, int nd, const int *size, const int *gw, size_t elem, const int *lo, const int *hi);
 
 /* A 1-D Cartesian topology of the ranks over n cells (periodic or not): this rank's neighbours
  * (world ranks, -1 for none; MPI_Cart_create / MPI_Cart_shift, not reordered). */

@@ -32,14 +32,17 @@ typedef struct dg_hji_part {
 } dg_hji_part;
 
 /* This rank's block of g for a solve with options o (its ghost width): axis 0 split as evenly as
- * it goes (rank r owns [r n0 / R, (r + 1) n0 / R)). DG_ERR_ARG when a block would be narrower
- * than the ghost layers (too many ranks for axis 0) or a halo would pass 2^31 nodes. Collective-free. */
+ * it goes (rank r owns [r n0 / R, (r + 1) n0 / R)); a block narrower than the ghost layers takes
+ * them from as many ranks as hold them. DG_ERR_ARG when a rank would own no layer (R > n0), a
+ * periodic axis 0 is shorter than the ghost layers, or a halo would pass 2^31 nodes. Collective-free. */
 dg_status dg_hji_part_init(dg_hji_part *pt, const dg_hji_grid *g, const dg_hji_opts *o, dg_err *e);
 
 /* dg_hji_solve on this rank's block (collective: every rank calls it with the same grid, game,
  * options and times): v0, obstacle (or NULL), o->stop (or NULL) and out are the block's
  * (pt->nodes each; out nt blocks), the progress hook sees the block. Fast sweeping (method
- * SWEEP) runs on one rank only. On one rank of one this is dg_hji_solve. */
+ * SWEEP) sweeps each block with ghost layers exchanged between sweeps: it converges to the same
+ * tolerance, not to one process's bits (src/hji/sweep.c says why). On one rank of one this is
+ * dg_hji_solve. */
 dg_status dg_hji_solve_part(const dg_hji_part *pt, const dg_hji_grid *g, const dg_hji_game *gm,
                             const dg_hji_opts *o, const double *v0, const double *obstacle, int nt,
                             const double *times, double *out, dg_hji_stats *stats, dg_err *e);
@@ -61,6 +64,16 @@ dg_status dg_hji_problem_keep_block(dg_hji_problem *p, const dg_hji_part *pt, dg
  * rank's nt blocks (mine: nt x pt->nodes). Collective. */
 dg_status dg_hji_part_gather(const dg_hji_part *pt, const dg_hji_grid *g, int nt, const double *mine, double *all,
                              dg_err *e);
+
+/* The cut of g over R ranks that exchanges the least halo: cuts[k] blocks along axis k (their
+ * product R; cuts[k] = 1: axis k not cut), chosen over every factorisation of R into axes 0 ..
+ * d-2 (the last axis holds the kernel's contiguous rows) with blocks at least gw layers along a
+ * cut axis. The cost, *halo, is the ghost nodes the largest block receives in a face exchange:
+ * sum over cut axes k of gw x (its faces: 2, or 1 for an open axis cut in two) x the block's
+ * largest cross-section across k. Ties go to the cut with fewer blocks along the later axes.
+ * DG_ERR_ARG when no cut fits (R too large for the grid). The HJI solve still splits axis 0
+ * only (dg_hji_part_init): this chooses the cut a d-dimensional split takes (docs/scale.md). */
+dg_status dg_hji_part_cuts(const dg_hji_grid *g, int gw, int R, int *cuts, double *halo, dg_err *e);
 
 /* Bytes one rank's solve of its block keeps (dg_hji_solve_memory's estimate for the block). */
 double dg_hji_solve_part_memory(const dg_hji_part *pt, const dg_hji_grid *g, const dg_hji_game *gm,

@@ -118,6 +118,17 @@ dg_st_writer *dg_st_writer_create(void);
 dg_status dg_st_writer_add(dg_st_writer *w, const char *name, dg_dtype dtype, int ndim,
                            const int64_t *shape, const void *data, dg_err *e);
 
+/* Adds a tensor's name, dtype and shape only (checked as dg_st_writer_add): its bytes are the
+ * caller's to write into the file at the offset dg_st_writer_header implies (a file written in
+ * pieces, e.g. by several processes). dg_st_writer_write refuses a writer holding one. */
+dg_status dg_st_writer_add_layout(dg_st_writer *w, const char *name, dg_dtype dtype, int ndim,
+                                  const int64_t *shape, dg_err *e);
+
+/* The file's first *len bytes (malloc'ed into *head, the caller frees): the 8-byte header length
+ * and the JSON header. The tensors' bytes (little-endian) follow back to back in the order added:
+ * tensor i starts at *len plus the sizes of the tensors before it. */
+dg_status dg_st_writer_header(const dg_st_writer *w, unsigned char **head, size_t *len, dg_err *e);
+
 /* Sets metadata key to value (both copied, UTF-8; a repeated key replaces
  * the old value). Returns DG_OK, DG_ERR_ARG or DG_ERR_NOMEM. */
 dg_status dg_st_writer_meta(dg_st_writer *w, const char *key, const char *value, dg_err *e);

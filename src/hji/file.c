@@ -6,8 +6,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <errno.h>
+
 #include "difgames/dist.h"
+#include "difgames/fileio.h"
 #include "difgames/hji_part.h"
+#include "difgames/safetensors.h"
 #include "difgames/memory.h"
 #include "hji/internal.h"
 
@@ -45,11 +49,10 @@ static dg_status file_plan(const dg_hji_problem *p, const dg_hji_file_opts *o, i
             return dg_err_set(e, DG_ERR_ARG, "%s: %s", label, why);
         }
         const double N = (double)p->grid.nodes, NB = (double)pt.nodes;
+        (void)N;   /* the ranks write their blocks into the file: nobody holds the whole value */
         r->memory = NB * sizeof(double) * (p->obstacle ? 2 : 1) +
                     dg_hji_solve_part_memory(&pt, &p->grid, &p->game, &p->opts, nt + 1) +
-                    (double)r->nt * NB * sizeof(double) +
-                    (dg_dist_rank() == 0 ? (double)r->nt * N * sizeof(double) + dg_hji_value_memory(p, r->nt, o->f32)
-                                         : 0);
+                    (double)r->nt * NB * sizeof(double) + NB * sizeof(double) + 1048576.0;
     }
     dg_err me = {0};
     if (dg_mem_check(r->memory, &me) != DG_OK) {
@@ -61,6 +64,86 @@ static dg_status file_plan(const dg_hji_problem *p, const dg_hji_file_opts *o, i
                           r->nt > 1 ? "s" : "", me.msg);
     }
     return DG_OK;
+}
+
+/* 1 on a little-endian host: the file's byte order, so a block is written as it is. */
+static int little_endian(void) {
+    const uint16_t one = 1;
+    unsigned char b;
+    memcpy(&b, &one, 1);
+    return b == 1;
+}
+
+/* The value file written by every rank at once (collective): rank 0 opens the temporary file
+ * and writes the header (the same bytes dg_hji_value_write's would have: every rank builds it
+ * from the same problem, times and config), every rank writes its block of each time at its
+ * offset (MPI-IO), rank 0 fsyncs and renames it into place. The same bytes as one process's
+ * file; nobody holds more than its block. */
+static dg_status write_blocks(const char *path, const dg_hji_problem *p, const dg_hji_part *pt, int nt,
+                              const double *times, const unsigned char *sampled, const double *vals, int f32,
+                              const char *yaml, dg_err *e) {
+    const int rank0 = pt->rank == 0;
+    const size_t es = f32 ? sizeof(float) : sizeof(double);
+    dg_st_writer *w = NULL;
+    unsigned char *head = NULL, *stage = NULL;
+    size_t hlen = 0;
+    dg_file fl;
+    memset(&fl, 0, sizeof fl);
+    dg_dist_file *df = NULL;
+    char tmp[sizeof fl.tmp];
+    dg_err mine = {0};
+    dg_status s = hji_value_writer(p, nt, times, sampled, NULL, f32, yaml, &w, &mine);
+    if (s == DG_OK) s = dg_st_writer_header(w, &head, &hlen, &mine);
+    const int need_stage = f32 || !little_endian();
+    if (s == DG_OK && need_stage && !(stage = malloc((size_t)pt->nodes * es)))
+        s = dg_err_set(&mine, DG_ERR_NOMEM, "out of memory for a block of %lld values", (long long)pt->nodes);
+    if (s == DG_OK && rank0) {   /* the temporary file and its header */
+        s = dg_file_begin(&fl, path, &mine);
+        if (s == DG_OK && (fwrite(head, 1, hlen, fl.fp) != hlen || fflush(fl.fp) != 0))
+            s = dg_err_set(&mine, DG_ERR_IO, "%s: write failed: %s", path, strerror(errno));
+        snprintf(tmp, sizeof tmp, "%s", fl.tmp);
+    }
+    if (dg_dist_or(s != DG_OK)) {
+        if (s == DG_OK) s = dg_err_set(&mine, DG_ERR_IO, "%s: another rank could not prepare its write", path);
+        goto done;
+    }
+    dg_dist_bcast(tmp, sizeof tmp, 0);
+    if ((s = dg_dist_file_open(&df, tmp, &mine)) != DG_OK) goto done;
+    for (int i = 0; i < nt && s == DG_OK; i++) {
+        const double *v = vals + (size_t)i * (size_t)pt->nodes;
+        const void *src = v;
+        if (need_stage) {   /* float32, or the host's doubles turned little-endian */
+            unsigned char *d = stage;
+            for (int64_t j = 0; j < pt->nodes; j++, d += es) {
+                unsigned char b[sizeof(double)];
+                if (f32) {
+                    const float x = (float)v[j];
+                    memcpy(b, &x, es);
+                } else {
+                    memcpy(b, &v[j], es);
+                }
+                for (size_t k = 0; k < es; k++) d[k] = little_endian() ? b[k] : b[es - 1 - k];
+            }
+            src = stage;
+        }
+        const uint64_t at = (uint64_t)hlen + ((uint64_t)i * (uint64_t)p->grid.nodes + (uint64_t)pt->node0) * es;
+        s = dg_dist_file_write_at(df, at, src, (size_t)pt->nodes * es, &mine);
+    }
+    const dg_status sc = dg_dist_file_close(df, s == DG_OK ? &mine : NULL);
+    if (s == DG_OK) s = sc;
+    if (rank0) {   /* in place, or gone */
+        if (s == DG_OK) s = dg_file_commit(&fl, &mine);
+        else dg_file_abort(&fl);
+    }
+    const int failed = dg_dist_or(s != DG_OK);
+    if (failed && s == DG_OK) s = dg_err_set(&mine, DG_ERR_IO, "%s: rank 0 could not put the file in place", path);
+done:
+    if (s != DG_OK && rank0 && fl.fp) dg_file_abort(&fl);
+    if (s != DG_OK) *e = mine;
+    free(head);
+    free(stage);
+    dg_st_writer_free(w);
+    return s;
 }
 
 /* ------------------------------------------------------- public functions */
@@ -81,10 +164,10 @@ dg_status dg_hji_solve_file(dg_hji_problem *p, const dg_hji_file_opts *o, const 
     r->nt = 0;
     char *yaml = NULL;
     size_t yaml_len = 0;
-    double *vals = NULL, *whole = NULL;  /* this process's values; under mpirun, rank 0's gathered ones */
-    /* under mpirun: the grid split over the ranks along axis 0, the value gathered on rank 0, which
-     * alone writes (docs/scale.md) */
-    const int nranks = dg_dist_size(), rank0 = dg_dist_rank() == 0;
+    double *vals = NULL;  /* this process's values: the whole grid's, or under mpirun its block's */
+    /* under mpirun: the grid split over the ranks along axis 0, each rank writing its block into
+     * the file (docs/scale.md) */
+    const int nranks = dg_dist_size();
     const int64_t N = p->grid.nodes;
     dg_hji_part pt;
     if (nranks > 1) {
@@ -105,8 +188,7 @@ dg_status dg_hji_solve_file(dg_hji_problem *p, const dg_hji_file_opts *o, const 
             goto done;
         }
     }
-    if (!(vals = malloc((size_t)nmax * (size_t)NB * sizeof(double))) ||
-        (nranks > 1 && rank0 && !(whole = malloc((size_t)nmax * (size_t)N * sizeof(double))))) {
+    if (!(vals = malloc((size_t)nmax * (size_t)NB * sizeof(double)))) {
         s = dg_err_set(e, DG_ERR_NOMEM, "out of memory for %d x %lld values", nmax, (long long)N);
         goto done;
     }
@@ -120,14 +202,6 @@ dg_status dg_hji_solve_file(dg_hji_problem *p, const dg_hji_file_opts *o, const 
         dg_err_set(e, s, "%s: %s", o->label ? o->label : p->name, why);
         goto done;
     }
-    if (nranks > 1) {
-        r->step = DG_HJI_FILE_WRITE;
-        if ((s = dg_hji_part_gather(&pt, &p->grid, r->nt, vals, whole, e)) != DG_OK) goto done;
-        free(vals);
-        vals = whole;
-        whole = NULL;
-        if (!rank0) goto done;  /* rank 0 writes the file */
-    }
     /* 'value' at t_end, earlier times as value_k; V(., t_end) has the same bits whatever the slices:
      * the samples do not change the steps */
     unsigned char sampled[DG_HJI_MAX_TIMES];  /* what the slices added: the times not asked for */
@@ -136,12 +210,12 @@ dg_status dg_hji_solve_file(dg_hji_problem *p, const dg_hji_file_opts *o, const 
         for (int k = 0; k < nreq; k++) sampled[i] &= r->times[i] != o->times[k];
     }
     r->step = DG_HJI_FILE_WRITE;
-    s = dg_hji_value_write(path, p, r->nt, r->times, sampled, vals, o->f32, yaml, e);
+    s = nranks > 1 ? write_blocks(path, p, &pt, r->nt, r->times, sampled, vals, o->f32, yaml, e)
+                   : dg_hji_value_write(path, p, r->nt, r->times, sampled, vals, o->f32, yaml, e);
 done:
     if (s == DG_OK) r->step = DG_HJI_FILE_OK;
     free(yaml);
     free(vals);
-    free(whole);
     return s;
 }
 

@@ -38,9 +38,10 @@ dg_status hji_check_grid(const dg_hji_grid *g, dg_err *e);
  * read gm, which must outlive out; game.c). */
 void hji_degree_wrap(const dg_hji_game *gm, dg_hji_game *out);
 
-/* Fast sweeping (sweep.c): a stationary solve of gm (checked) from v0 into out (nodes). */
+/* Fast sweeping (sweep.c): a stationary solve of gm (checked) from v0 into out (nodes), on the
+ * whole grid (pt NULL) or a rank's block (v0, o->stop and out the block's; collective). */
 dg_status hji_sweep(const dg_hji_grid *g, const dg_hji_game *gm, const dg_hji_opts *o, const double *v0,
-                    double *out, dg_hji_stats *stats, dg_err *e);
+                    double *out, dg_hji_stats *stats, const dg_hji_part *pt, dg_err *e);
 
 /* The kernel's instances, on the whole grid (pt NULL) or a rank's block (kernel.inc in kernel_f64.c, kernel_f32.c; derivatives in double only) */
 dg_status hji_solve_f64(const dg_hji_grid *g, const dg_hji_game *gm, const dg_hji_opts *o,
@@ -53,5 +54,12 @@ dg_status hji_derivs_f64(const dg_hji_grid *g, const dg_hji_opts *o, const doubl
                          double *right, double *grad, dg_err *e);
 double    hji_interp_f64(const dg_hji_grid *g, const double *v, const double *x, double *grad);
 double    hji_interp_f32(const dg_hji_grid *g, const float *v, const double *x, double *grad);
+
+/* A value file's writer (value.c): the nt values' tensors (vals NULL: their layout only, the
+ * bytes written elsewhere) and the metadata of dg_hji_value_write. */
+struct dg_st_writer;
+dg_status hji_value_writer(const dg_hji_problem *p, int nt, const double *times, const unsigned char *sampled,
+                           const double *vals, int f32, const char *config_yaml, struct dg_st_writer **out,
+                           dg_err *e);
 
 #endif

@@ -2,6 +2,7 @@
  * problem's solve on it, and the blocks gathered on rank 0. The kernel (kernel.inc) does the
  * exchanges and the reductions. */
 #include <limits.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,10 +19,13 @@ dg_status dg_hji_part_init(dg_hji_part *pt, const dg_hji_grid *g, const dg_hji_o
     pt->rank = dg_dist_rank();
     pt->size = dg_dist_size();
     const int R = pt->size, n0 = g->n[0], gw = hji_ghost_width(o->deriv);
-    if (R > 1 && n0 / R < gw)
-        return dg_err_set(e, DG_ERR_ARG, "hji: axis 0 has %d nodes: %d ranks would leave blocks narrower than "
-                          "the scheme's %d ghost layers (use at most %d ranks, or more nodes on axis 0)", n0, R, gw,
-                          n0 / gw);
+    /* a block of one layer takes its ghost layers from as many ranks as hold them */
+    if (R > n0)
+        return dg_err_set(e, DG_ERR_ARG, "hji: axis 0 has %d nodes: %d ranks would leave a rank without a layer "
+                          "of the grid (use at most %d ranks, or more nodes on axis 0)", n0, R, n0);
+    if (R > 1 && g->bc[0] == DG_HJI_BC_PERIODIC && n0 < gw)
+        return dg_err_set(e, DG_ERR_ARG, "hji: periodic axis 0 has %d nodes, fewer than the scheme's %d ghost "
+                          "layers: it cannot be split", n0, gw);
     if (R > 1 && (double)gw * (double)g->stride[0] >= (double)INT_MAX)
         return dg_err_set(e, DG_ERR_ARG, "hji: a ghost slab of %d x %lld nodes passes MPI's 2^31 counts: put the "
                           "longest axis first", gw, (long long)g->stride[0]);
@@ -102,4 +106,66 @@ double dg_hji_solve_part_memory(const dg_hji_part *pt, const dg_hji_grid *g, con
     b.nodes = (int64_t)b.n[0] * g->stride[0];
     /* the ghost slabs are not in the output nor the tables: a slight overestimate */
     return dg_hji_solve_memory(&b, gm, o, nt);
+}
+
+/* ------------------------------------------------------------ the cut */
+
+/* The halo of the largest block of g cut into c[k] blocks along each axis. */
+static double cut_halo(const dg_hji_grid *g, int gw, const int *c) {
+    double h = 0;
+    for (int k = 0; k < g->ndim; k++) {
+        if (c[k] == 1) continue;
+        const int faces = g->bc[k] == DG_HJI_BC_PERIODIC || c[k] > 2 ? 2 : 1;
+        double cross = 1;
+        for (int j = 0; j < g->ndim; j++)
+            if (j != k) cross *= (g->n[j] + c[j] - 1) / c[j];   /* the largest block's layers */
+        h += (double)gw * faces * cross;
+    }
+    return h;
+}
+
+/* Every factorisation of rem over axes k .. d-2 into c; the best (least halo, then the
+ * lexicographically largest c: the earlier axes cut more) into best. */
+static void cut_search(const dg_hji_grid *g, int gw, int k, int rem, int *c, int *best, double *best_h) {
+    const int nd = g->ndim;
+    if (k == nd - 1) {
+        if (rem != 1) return;
+        c[k] = 1;
+        const double h = cut_halo(g, gw, c);
+        int better = h < *best_h;
+        if (h == *best_h)
+            for (int j = 0; j < nd; j++)
+                if (c[j] != best[j]) {
+                    better = c[j] > best[j];
+                    break;
+                }
+        if (better) {
+            *best_h = h;
+            memcpy(best, c, (size_t)nd * sizeof *c);
+        }
+        return;
+    }
+    for (int f = 1; f <= rem; f++) {
+        if (rem % f) continue;
+        if (f > 1 && g->n[k] / f < gw) break;   /* blocks narrower than the ghost layers: more cuts are too */
+        c[k] = f;
+        cut_search(g, gw, k + 1, rem / f, c, best, best_h);
+    }
+}
+
+dg_status dg_hji_part_cuts(const dg_hji_grid *g, int gw, int R, int *cuts, double *halo, dg_err *e) {
+    dg_status rc = hji_check_grid(g, e);
+    if (rc) return rc;
+    if (!cuts || R < 1 || gw < 1)
+        return dg_err_set(e, DG_ERR_ARG, "hji: part_cuts needs cuts, R >= 1 and gw >= 1 (got R %d, gw %d)", R, gw);
+    int c[DG_HJI_MAX_DIMS], best[DG_HJI_MAX_DIMS];
+    double best_h = INFINITY;
+    for (int k = 0; k < g->ndim; k++) best[k] = 0;
+    cut_search(g, gw, 0, R, c, best, &best_h);
+    if (!(best_h < INFINITY))
+        return dg_err_set(e, DG_ERR_ARG, "hji: %d ranks: no cut of the grid's axes (but the last) into blocks of at "
+                          "least %d layers multiplies to %d", R, gw, R);
+    memcpy(cuts, best, (size_t)g->ndim * sizeof *cuts);
+    if (halo) *halo = best_h;
+    return DG_OK;
 }

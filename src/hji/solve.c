@@ -108,11 +108,8 @@ static dg_status solve_any(const dg_hji_part *pt, const dg_hji_grid *g, const dg
                            double *out, dg_hji_stats *stats, dg_err *e) {
     if (!v0 || !out) return dg_err_set(e, DG_ERR_ARG, "hji: solve needs v0 and out");
     if (o && o->tol > 0 && o->method == DG_HJI_METHOD_SWEEP) {
-        if (pt && pt->size > 1)
-            return dg_err_set(e, DG_ERR_ARG, "hji: fast sweeping (solver.method: sweep) runs on one rank; "
-                              "march (solver.method: march) splits the grid over %d ranks", pt->size);
         dg_status rc = hji_check_solve(g, gm, o, nt, times, e);
-        return rc ? rc : hji_sweep(g, gm, o, v0, out, stats, e);
+        return rc ? rc : hji_sweep(g, gm, o, v0, out, stats, pt, e);
     }
     if (!o || o->real != DG_HJI_REAL_F32)
         return hji_solve_f64(g, gm, o, v0, obstacle, nt, times, out, stats, pt, e);
@@ -155,9 +152,9 @@ dg_status dg_hji_solve_part(const dg_hji_part *pt, const dg_hji_grid *g, const d
     if (pt->i0 < 0 || pt->i1 > g->n[0] || pt->i1 - pt->i0 < 1 || pt->node0 != (int64_t)pt->i0 * g->stride[0] ||
         pt->nodes != (int64_t)(pt->i1 - pt->i0) * g->stride[0])
         return dg_err_set(e, DG_ERR_ARG, "hji: the part is not a block of this grid (use dg_hji_part_init)");
-    if (pt->size > 1 && o && (pt->i1 - pt->i0) < hji_ghost_width(o->deriv))
-        return dg_err_set(e, DG_ERR_ARG, "hji: a block of %d nodes along axis 0 is narrower than the scheme's %d "
-                          "ghost layers", pt->i1 - pt->i0, hji_ghost_width(o->deriv));
+    if (pt->size > 1 && o && g->bc[0] == DG_HJI_BC_PERIODIC && g->n[0] < hji_ghost_width(o->deriv))
+        return dg_err_set(e, DG_ERR_ARG, "hji: periodic axis 0 has %d nodes, fewer than the scheme's %d ghost "
+                          "layers: it cannot be split", g->n[0], hji_ghost_width(o->deriv));
     return solve_any(pt, g, gm, o, v0, obstacle, nt, times, out, stats, e);
 }
 

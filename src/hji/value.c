@@ -234,26 +234,31 @@ int dg_hji_game_print(const dg_hji_problem *p, double *out) {
     return n;
 }
 
-dg_status dg_hji_value_write(const char *path, const dg_hji_problem *p, int nt, const double *times,
-                             const unsigned char *sampled, const double *vals, int f32, const char *config_yaml,
-                             dg_err *e) {
+dg_status hji_value_writer(const dg_hji_problem *p, int nt, const double *times, const unsigned char *sampled,
+                           const double *vals, int f32, const char *config_yaml, dg_st_writer **out, dg_err *e) {
     const dg_hji_grid *g = &p->grid;
     const int64_t N = g->nodes;
+    *out = NULL;
     if (nt < 1 || nt > DG_HJI_MAX_TIMES) return dg_err_set(e, DG_ERR_ARG, "hji value: 1 to %d times", DG_HJI_MAX_TIMES);
     int64_t shape[DG_HJI_MAX_DIMS];
     for (int k = 0; k < g->ndim; k++) shape[k] = g->n[k];
     dg_st_writer *w = dg_st_writer_create();
-    float *f = f32 ? malloc((size_t)N * sizeof(float)) : NULL;
-    dg_status s = w && (!f32 || f) ? DG_OK : dg_err_set(e, DG_ERR_NOMEM, "out of memory");
+    float *f = f32 && vals ? malloc((size_t)N * sizeof(float)) : NULL;
+    dg_status s = w && (!f32 || !vals || f) ? DG_OK : dg_err_set(e, DG_ERR_NOMEM, "out of memory");
     char key[32], meta[DG_HJI_MAX_TIMES * 26];
     for (int i = 0; i < nt && s == DG_OK; i++) {
-        const double *v = vals + (size_t)i * (size_t)N;
         key_of(i, nt, key, sizeof key);
+        const dg_dtype dt = f32 ? DG_DTYPE_F32 : DG_DTYPE_F64;
+        if (!vals) {   /* the layout: the bytes are written by the ranks (dg_hji_solve_file) */
+            s = dg_st_writer_add_layout(w, key, dt, g->ndim, shape, e);
+            continue;
+        }
+        const double *v = vals + (size_t)i * (size_t)N;
         if (f32) {
             for (int64_t j = 0; j < N; j++) f[j] = (float)v[j];
-            s = dg_st_writer_add(w, key, DG_DTYPE_F32, g->ndim, shape, f, e);
+            s = dg_st_writer_add(w, key, dt, g->ndim, shape, f, e);
         } else {
-            s = dg_st_writer_add(w, key, DG_DTYPE_F64, g->ndim, shape, v, e);
+            s = dg_st_writer_add(w, key, dt, g->ndim, shape, v, e);
         }
     }
     free(f);
@@ -283,6 +288,20 @@ dg_status dg_hji_value_write(const char *path, const dg_hji_problem *p, int nt, 
     if (s == DG_OK) s = dg_st_writer_meta(w, "format", "difgames-hji-value", e);
     if (s == DG_OK) s = dg_st_writer_meta(w, "game", p->name, e);
     if (s == DG_OK && config_yaml) s = dg_st_writer_meta(w, "config", config_yaml, e);
+    if (s != DG_OK) {
+        dg_st_writer_free(w);
+        return s;
+    }
+    *out = w;
+    return DG_OK;
+}
+
+dg_status dg_hji_value_write(const char *path, const dg_hji_problem *p, int nt, const double *times,
+                             const unsigned char *sampled, const double *vals, int f32, const char *config_yaml,
+                             dg_err *e) {
+    if (!vals) return dg_err_set(e, DG_ERR_ARG, "hji value: no values to write");
+    dg_st_writer *w;
+    dg_status s = hji_value_writer(p, nt, times, sampled, vals, f32, config_yaml, &w, e);
     if (s == DG_OK) s = dg_st_writer_write(w, path, e);
     dg_st_writer_free(w);
     return s;

@@ -636,8 +636,9 @@ dg_status dg_st_read_f32(const dg_st_file *f, const char *name, int ndim, const 
 
 dg_st_writer *dg_st_writer_create(void) { return calloc(1, sizeof(dg_st_writer)); }
 
-dg_status dg_st_writer_add(dg_st_writer *w, const char *name, dg_dtype dtype, int ndim,
-                           const int64_t *shape, const void *data, dg_err *e) {
+/* dg_st_writer_add, or (layout) the tensor's name, type and shape only. */
+static dg_status add_item(dg_st_writer *w, const char *name, dg_dtype dtype, int ndim, const int64_t *shape,
+                          const void *data, int layout, dg_err *e) {
     if (!w || !name) return dg_err_set(e, DG_ERR_ARG, "safetensors writer: NULL argument");
     char nm[96];
     size_t nlen = strlen(name);
@@ -664,7 +665,7 @@ dg_status dg_st_writer_add(dg_st_writer *w, const char *name, dg_dtype dtype, in
     uint64_t numel, nbytes;
     if (!shape_size(ndim, shape, DTYPE_SIZE[dtype], &numel, &nbytes) || nbytes > ST_MAX_INT)
         return dg_err_set(e, DG_ERR_ARG, "safetensors writer: tensor '%s': shape too large", nm);
-    if (nbytes > 0 && !data)
+    if (nbytes > 0 && !data && !layout)
         return dg_err_set(e, DG_ERR_ARG, "safetensors writer: tensor '%s': NULL data", nm);
 
     if (w->count == w->cap) {
@@ -676,8 +677,8 @@ dg_status dg_st_writer_add(dg_st_writer *w, const char *name, dg_dtype dtype, in
     }
     st_item it = {0};
     it.name = st_strdup(name);
-    it.data = malloc(nbytes ? (size_t)nbytes : 1);
-    if (!it.name || !it.data) {
+    it.data = layout ? NULL : malloc(nbytes ? (size_t)nbytes : 1);
+    if (!it.name || (!layout && !it.data)) {
         free(it.name);
         free(it.data);
         return dg_err_set(e, DG_ERR_NOMEM, "safetensors writer: tensor '%s': out of memory (%" PRIu64
@@ -687,8 +688,35 @@ dg_status dg_st_writer_add(dg_st_writer *w, const char *name, dg_dtype dtype, in
     it.ndim = ndim;
     for (int k = 0; k < ndim; k++) it.shape[k] = shape[k];
     it.nbytes = (size_t)nbytes;
-    copy_le(it.data, data, it.nbytes, DTYPE_SIZE[dtype]);
+    if (!layout) copy_le(it.data, data, it.nbytes, DTYPE_SIZE[dtype]);
     w->items[w->count++] = it;
+    return DG_OK;
+}
+
+dg_status dg_st_writer_add(dg_st_writer *w, const char *name, dg_dtype dtype, int ndim,
+                           const int64_t *shape, const void *data, dg_err *e) {
+    return add_item(w, name, dtype, ndim, shape, data, 0, e);
+}
+
+dg_status dg_st_writer_add_layout(dg_st_writer *w, const char *name, dg_dtype dtype, int ndim,
+                                  const int64_t *shape, dg_err *e) {
+    return add_item(w, name, dtype, ndim, shape, NULL, 1, e);
+}
+
+dg_status dg_st_writer_header(const dg_st_writer *w, unsigned char **head, size_t *len, dg_err *e) {
+    if (!w || !head || !len) return dg_err_set(e, DG_ERR_ARG, "safetensors writer: NULL argument");
+    size_t hlen;
+    char *hdr = build_header(w, &hlen);
+    unsigned char *b = hdr ? malloc(8 + hlen) : NULL;
+    if (!b) {
+        free(hdr);
+        return dg_err_set(e, DG_ERR_NOMEM, "safetensors writer: out of memory building the header");
+    }
+    for (int i = 0; i < 8; i++) b[i] = (unsigned char)((uint64_t)hlen >> (8 * i));
+    memcpy(b + 8, hdr, hlen);
+    free(hdr);
+    *head = b;
+    *len = 8 + hlen;
     return DG_OK;
 }
 
@@ -730,6 +758,10 @@ dg_status dg_st_writer_meta(dg_st_writer *w, const char *key, const char *value,
 
 dg_status dg_st_writer_write(const dg_st_writer *w, const char *path, dg_err *e) {
     if (!w || !path) return dg_err_set(e, DG_ERR_ARG, "safetensors writer: NULL argument");
+    for (int i = 0; i < w->count; i++)
+        if (!w->items[i].data)
+            return dg_err_set(e, DG_ERR_ARG, "%s: tensor '%s' has a layout but no data (dg_st_writer_add_layout: "
+                              "its bytes are the caller's to write)", path, w->items[i].name);
     size_t hlen;
     char *hdr = build_header(w, &hlen);
     if (!hdr) return dg_err_set(e, DG_ERR_NOMEM, "%s: out of memory building the header", path);

@@ -3,7 +3,9 @@
  * block must hold the same bits as the whole solve's nodes there, at every stored time. Cases: the
  * four accuracies, the three modes, float32, every dissipation, games of kind and of degree
  * (a stationary time to reach with an obstacle, quadratic-cost inputs: a generic Hamiltonian),
- * and a grid periodic along the split axis. Prints one line a case on rank 0; exit 1 on a mismatch.
+ * a grid periodic along the split axis, and grids so short along it that blocks are narrower
+ * than the ghost layers. Fast sweeping (a game of degree) must converge on the ranks to within ten
+ * tolerances of one process's value. Prints one line a case on rank 0; exit 1 on a mismatch.
  * Usage: mpi_hji DATA_DIR (tests/data/mpi). */
 #include <math.h>
 #include <stdio.h>
@@ -98,9 +100,11 @@ static void rot_dyn(void *user, const double *x, double *f, double *G, double *D
     D[1] = 0.5 + 0.25 * cos(x[0]);
 }
 
-static void run_periodic(dg_hji_accuracy acc, dg_hji_mode mode) {
+/* n0 nodes along axis 0, periodic or not: few enough nodes leave blocks narrower than the ghost
+ * layers (taken from several ranks). */
+static void run_periodic(dg_hji_accuracy acc, dg_hji_mode mode, int n0, int wrap) {
     const double lo[2] = {0, -1}, hi[2] = {6.283185307179586, 1};
-    const int n[2] = {26, 21}, periodic[2] = {1, 0};
+    const int n[2] = {n0, 21}, periodic[2] = {wrap, 0};
     dg_hji_grid g;
     dg_err e = {0};
     if (dg_hji_grid_init(&g, 2, lo, hi, n, periodic, &e)) {
@@ -132,11 +136,159 @@ static void run_periodic(dg_hji_accuracy acc, dg_hji_mode mode) {
         exit(1);
     }
     char what[128];
-    snprintf(what, sizeof what, "periodic axis 0 accuracy=%s mode=%d", dg_hji_accuracy_name(acc), (int)mode);
+    snprintf(what, sizeof what, "%s axis 0 of %d accuracy=%s mode=%d", wrap ? "periodic" : "open", n0,
+             dg_hji_accuracy_name(acc), (int)mode);
     compare(what, &pt, N, 2, times, vw, 2, times, vp);
     free(v0);
     free(vw);
     free(vp);
+}
+
+/* Fast sweeping across the ranks: block Jacobi between the blocks, so not one process's bits;
+ * both must converge, to values within a few tolerances of each other (printed). */
+static void run_sweep(const char *dir, const char *file) {
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", dir, file);
+    dg_err e = {0};
+    dg_cfg *cfg = dg_cfg_load(path, &e);
+    dg_hji_problem *p = cfg ? dg_hji_problem_load(cfg, &e) : NULL;
+    dg_hji_part pt;
+    if (!p || dg_hji_part_init(&pt, &p->grid, &p->opts, &e)) {
+        fprintf(stderr, "mpi_hji: %s: %s\n", path, e.msg);
+        exit(2);
+    }
+    const int64_t N = p->grid.nodes;
+    double *vw = malloc((size_t)N * sizeof *vw), *vp = malloc((size_t)pt.nodes * sizeof *vp);
+    dg_hji_stats sw, sp;
+    if (!vw || !vp || dg_hji_problem_solve_at(p, 1, &p->t_end, vw, &sw, &e) ||
+        dg_hji_problem_solve_part(p, &pt, 1, &p->t_end, vp, &sp, &e)) {
+        fprintf(stderr, "mpi_hji: %s: %s\n", path, e.msg);
+        exit(1);
+    }
+    double d[2] = {0, 0};   /* max |difference|, max |value| */
+    for (int64_t j = 0; j < pt.nodes; j++) {
+        d[0] = fmax(d[0], fabs(vp[j] - vw[pt.node0 + j]));
+        d[1] = fmax(d[1], fabs(vw[pt.node0 + j]));
+    }
+    dg_dist_max(d, 2);
+    /* the same tolerance met on both; the values within ten tolerances of each other */
+    const int bad = dg_dist_or(!sw.converged || !sp.converged || !(sp.residual < p->opts.tol) ||
+                               !(d[0] <= 10 * p->opts.tol));
+    if (pt.rank == 0)
+        printf("%-44s %d ranks: %s (sweeps %lld alone, %lld split; max |diff| %.3g of max |V| %.3g)\n",
+               file, pt.size, bad ? "DIFFERENT" : "converged, close", (long long)sw.iterations,
+               (long long)sp.iterations, d[0], d[1]);
+    failures += bad;
+    free(vw);
+    free(vp);
+    dg_hji_problem_free(p);
+    dg_cfg_free(cfg);
+}
+
+/* The cut of a grid over the ranks and the face exchange of a d-dimensional split (the groundwork
+ * of cuts over several axes): the chooser's known answers on 41^3, and on a 3-D grid cut as it
+ * says every ghost node along one cut axis holds its neighbour's value after dg_dist_halo_faces
+ * (around the ring of a periodic axis; beyond an open edge untouched). */
+static void run_cuts(void) {
+    dg_err e = {0};
+    const int R = dg_dist_size();
+    int bad = 0;
+    {   /* 41^3, 3 ghost layers: 2 ranks cut axis 0; 4 cut axes 0 and 1 in two (one face each) */
+        const double lo[3] = {0, 0, 0}, hi[3] = {1, 1, 1};
+        const int n[3] = {41, 41, 41}, per[3] = {0, 0, 0};
+        dg_hji_grid g;
+        int c[3];
+        double h = 0;
+        if (dg_hji_grid_init(&g, 3, lo, hi, n, per, &e) || dg_hji_part_cuts(&g, 3, R, c, &h, &e)) {
+            fprintf(stderr, "mpi_hji: cuts: %s\n", e.msg);
+            exit(1);
+        }
+        const int want[5][3] = {{1, 1, 1}, {1, 1, 1}, {2, 1, 1}, {3, 1, 1}, {2, 2, 1}};
+        const double want_h[5] = {0, 0, 3.0 * 41 * 41, 2 * 3.0 * 41 * 41, 2 * 3.0 * 21 * 41};
+        if (R <= 4 && (memcmp(c, want[R], sizeof c) || h != want_h[R])) {
+            if (dg_dist_rank() == 0)
+                printf("cut of 41^3 over %d ranks: %d x %d x %d, halo %g: WRONG\n", R, c[0], c[1], c[2], h);
+            bad = 1;
+        }
+        /* 12 ranks over 41^6 with 3 ghost layers: blocks of at least 3 layers, product 12 */
+        const double lo6[6] = {0}, hi6[6] = {1, 1, 1, 1, 1, 1};
+        const int n6[6] = {41, 41, 41, 41, 41, 41}, per6[6] = {0};
+        dg_hji_grid g6;
+        int c6[6];
+        if (dg_hji_grid_init(&g6, 6, lo6, hi6, n6, per6, &e) || dg_hji_part_cuts(&g6, 3, 12, c6, &h, &e)) {
+            fprintf(stderr, "mpi_hji: cuts: %s\n", e.msg);
+            exit(1);
+        }
+        int prod = 1, axes = 0;
+        for (int k = 0; k < 6; k++) {
+            prod *= c6[k];
+            axes += c6[k] > 1;
+            bad |= c6[k] > 1 && 41 / c6[k] < 3;
+        }
+        bad |= prod != 12 || c6[5] != 1 || axes < 2;   /* one axis in 12 would have far more halo */
+        bad |= dg_hji_part_cuts(&g6, 3, 41 * 41, c6, &h, &e) != DG_ERR_ARG;   /* 41 x 41 blocks of 1 layer */
+    }
+    /* the exchange on a 9 x 8 x 7 grid, axis 1 periodic, 2 ghost layers */
+    const double lo[3] = {0, 0, 0}, hi[3] = {1, 1, 1};
+    const int n[3] = {9, 8, 7}, per[3] = {0, 1, 0}, gwd = 2;
+    dg_hji_grid g;
+    int c[3], coords[3], nlo[3], nhi[3], size[3], gw[3], b0[3], b1[3];
+    if (dg_hji_grid_init(&g, 3, lo, hi, n, per, &e) || dg_hji_part_cuts(&g, gwd, R, c, NULL, &e)) {
+        fprintf(stderr, "mpi_hji: cuts: %s\n", e.msg);
+        exit(1);
+    }
+    dg_dist_cart(3, c, per, coords, nlo, nhi);
+    int64_t cells = 1;
+    for (int k = 0; k < 3; k++) {
+        b0[k] = (int)((int64_t)coords[k] * n[k] / c[k]);
+        b1[k] = (int)((int64_t)(coords[k] + 1) * n[k] / c[k]);
+        gw[k] = c[k] > 1 ? gwd : 0;
+        size[k] = b1[k] - b0[k] + 2 * gw[k];
+        cells *= size[k];
+    }
+    double *a = malloc((size_t)cells * sizeof *a);
+    if (!a) exit(2);
+    for (int64_t j = 0; j < cells; j++) {   /* own nodes: their global index; ghosts: -1 */
+        int own = 1;
+        int64_t r = j, gi = 0, stride = 1;
+        for (int k = 2; k >= 0; k--) {
+            const int l = (int)(r % size[k]);
+            r /= size[k];
+            own &= l >= gw[k] && l < size[k] - gw[k];
+            gi += (int64_t)(b0[k] + l - gw[k]) * stride;
+            stride *= n[k];
+        }
+        a[j] = own ? (double)gi : -1;
+    }
+    dg_dist_halo_faces(a, 3, size, gw, sizeof *a, nlo, nhi);
+    int64_t wrong = 0;
+    for (int64_t j = 0; j < cells; j++) {
+        int l[3], ghost = 0, out = 0;
+        int64_t r = j, gi = 0, stride = 1;
+        for (int k = 2; k >= 0; k--) {
+            l[k] = (int)(r % size[k]);
+            r /= size[k];
+        }
+        for (int k = 2; k >= 0; k--) {
+            int i = b0[k] + l[k] - gw[k];
+            if (l[k] < gw[k] || l[k] >= size[k] - gw[k]) ghost++;
+            if (i < 0 || i >= n[k]) {
+                if (per[k]) i = (i + n[k]) % n[k];
+                else out = 1;
+            }
+            gi += (int64_t)i * stride;
+            stride *= n[k];
+        }
+        if (ghost != 1) continue;   /* own nodes, and edges and corners (not read by the per-axis stencils) */
+        wrong += out ? a[j] != -1 : a[j] != (double)gi;
+    }
+    free(a);
+    bad |= wrong != 0;
+    bad = dg_dist_or(bad);
+    if (dg_dist_rank() == 0)
+        printf("%-44s %d ranks: %s (9 x 8 x 7 cut %d x %d x %d)\n", "cuts and face exchange", R,
+               bad ? "WRONG" : "as expected", c[0], c[1], c[2]);
+    failures += bad;
 }
 
 int main(int argc, char **argv) {
@@ -170,7 +322,18 @@ int main(int argc, char **argv) {
     run_config(dir, "lq_game.yaml", none);
     const char *const lq_low[] = {"accuracy", "medium", "solver.dissipation", "global", NULL};
     run_config(dir, "lq_game.yaml", lq_low);
-    for (int a = 0; a < 4; a++) run_periodic((dg_hji_accuracy)a, a == 1 ? DG_HJI_MODE_BRT : DG_HJI_MODE_BRS);
+    for (int a = 0; a < 4; a++) run_periodic((dg_hji_accuracy)a, a == 1 ? DG_HJI_MODE_BRT : DG_HJI_MODE_BRS, 26, 1);
+    /* blocks of one or two layers: ghost layers from two and three ranks away, around the ring too */
+    for (int a = 0; a < 4; a++) {
+        run_periodic((dg_hji_accuracy)a, DG_HJI_MODE_BRS, 5, 1);
+        run_periodic((dg_hji_accuracy)a, DG_HJI_MODE_BRT, 4, 0);
+    }
+    const char *const narrow[] = {"accuracy", "veryHigh", NULL};
+    run_config(dir, "air3d_narrow.yaml", narrow);
+    const char *const narrow_lo[] = {"accuracy", "medium", "solver.dissipation", "local", NULL};
+    run_config(dir, "air3d_narrow.yaml", narrow_lo);
+    run_sweep(dir, "lq_sweep.yaml");
+    run_cuts();
     const int rc = failures ? 1 : 0;
     if (dg_dist_rank() == 0) printf("%s\n", rc ? "mpi_hji: FAILED" : "mpi_hji: every case the same bits");
     dg_dist_finalize();
