@@ -24,6 +24,35 @@ typedef struct vw_window {
     double        cpu_ms_sum;         /* the drawing's CPU time (this thread's): what load does not inflate */
 } vw_window;
 
+/* --input scripts of view and hji view: one line a frame, the keys pressed at that frame (names of
+ * the command's table) and at most one mouse action: "click X Y" (press and release), "press X Y"
+ * (the left button down), "move X Y" (the mouse moved there, dragging while pressed), "release".
+ * X, Y are the command's coordinates (view: the world; hji view: window pixels), turned into
+ * pixels by the command when the frame's events are pushed. */
+enum { VW_MOUSE_NONE, VW_MOUSE_CLICK, VW_MOUSE_PRESS, VW_MOUSE_MOVE, VW_MOUSE_RELEASE };
+typedef struct vw_key_name {
+    const char *name;
+    SDL_Keycode key;
+} vw_key_name;
+typedef struct vw_script {
+    int            n;            /* frames scripted                           */
+    unsigned      *press;        /* (n) bit k: key k of the table pressed     */
+    unsigned char *mouse;        /* (n) VW_MOUSE_*                            */
+    float         *xy;           /* (n, 2) the mouse action's point           */
+    const vw_key_name *keys;
+    int            nkeys;
+    int            down;         /* pushing: the button is held               */
+    int            mx, my;       /* pushing: the mouse's last pixel           */
+} vw_script;
+/* Reads path (at most 64 MiB) with the key names keys[0 .. nkeys - 1] (at most 32); 0, or the
+ * exit status after one line naming the file, the line and the word. */
+int  vw_script_read(vw_script *s, const char *cmd, const char *path, const vw_key_name *keys, int nkeys);
+/* Pushes frame f's events into SDL's queue as a person's would come (keys down, then the mouse);
+ * to_px turns a point of the script into window pixels. Frames past the script push nothing. */
+void vw_script_push(vw_script *s, int64_t f, void (*to_px)(void *user, float x, float y, int *px, int *py),
+                    void *user);
+void vw_script_free(vw_script *s);
+
 double vw_now(void);                                          /* seconds, monotonic */
 double vw_cpu(void);                                          /* this thread's CPU seconds */
 /* Opens a w x h window titled title (and the GIF of record, may be NULL); 0, or the exit status
