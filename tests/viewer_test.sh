@@ -193,11 +193,39 @@ win hji view --value "$T/air3d.safetensors" --config "$T/air3d.yaml" --from 14,-
     --screenshot "$T/hji_air3d.png" >"$T/out" 2>"$T/err" && ok "hji view air3d (3-D: the slice follows psi)" \
     || bad "hji view air3d: $(head -c 300 "$T/err")"
 
+# --- hji view's sliders dragged by the mouse (scripted; the JSON line gives the tracks' pixels): psi
+# from the middle to 3/4 of its track (grid step round(0.75 * 29) of 2 pi / 30), the time to the first
+json_get() { python3 -c 'import json, sys; print(eval(sys.argv[2], {}, {"j": json.loads(open(sys.argv[1]).read())}))' "$@"; }
+win hji view --value "$T/air3d.safetensors" --config "$T/air3d.yaml" --frames 1 >"$T/out" 2>"$T/err" \
+    || bad "hji view air3d: $(head -c 300 "$T/err")"
+read -r t0 t1 ty p0 p1 py < <(json_get "$T/out" '" ".join(str(s[k]) for s in j["sliders"] for k in ("x0", "x1", "y"))')
+pm=$(awk -v a="$p0" -v b="$p1" 'BEGIN {printf "%d", (a + b) / 2}')
+p3=$(awk -v a="$p0" -v b="$p1" 'BEGIN {printf "%d", a + 0.75 * (b - a)}')
+printf 'press %s %s\nmove %s %s\nmove %s %s\nrelease\npress %s %s\nmove %s %s\nmove %s %s\nrelease\n\n' \
+    "$pm" "$py" "$((pm + 20))" "$py" "$p3" "$py" "$t1" "$ty" "$(((t0 + t1) / 2))" "$ty" "$t0" "$ty" >"$T/slide.keys"
+win hji view --value "$T/air3d.safetensors" --config "$T/air3d.yaml" --frames 10 --input "$T/slide.keys" \
+    --screenshot "$T/slide.png" >"$T/out" 2>"$T/err" || bad "hji view sliders: $(head -c 300 "$T/err")"
+got=$(json_get "$T/out" '"%s %s %d" % (j["time"], j["at"][0], j["path_steps"])')
+want="0 $(awk 'BEGIN {printf "%.6g", 22 * 6.283185307179586 / 30}') 0"
+[ "$got" = "$want" ] && ok "hji view: the sliders dragged to time 0 and psi 4.6077" \
+    || bad "hji view sliders: time, psi, path steps '$got', want '$want'"
+d=$($PNG "$T/slide.png" near "$p3" "$py" ffffff 1)
+[ "$d" -le 8 ] && ok "hji view: the psi slider's knob drawn where it was dropped" || bad "hji view: no knob at ($p3, $py) ($d)"
+printf 'tab\nup\nup\nleft\n' >"$T/hkeys.keys"
+win hji view --value "$T/air3d.safetensors" --config "$T/air3d.yaml" --frames 6 --input "$T/hkeys.keys" \
+    >"$T/out" 2>"$T/err" || bad "hji view keys: $(head -c 300 "$T/err")"
+# psi starts in the middle of its range (14.5 steps), up twice: 16.5 steps; left: the time before 2.8
+got=$(json_get "$T/out" '"%s %.4f" % (2.4 < j["time"] < 2.8, j["at"][0])')
+want=$(awk 'BEGIN {printf "True %.4f", 16.5 * 6.283185307179586 / 30}')
+[ "$got" = "$want" ] && ok "hji view: keys move the sliders as the mouse does (up twice, one time back)" \
+    || bad "hji view keys: time, psi '$got', want '$want'"
+
 # --- refused with one line, exit 2
 CK=$T/reach/final.safetensors
 printf 'up\nright jump\n' >"$T/bad.keys"
 printf 'click 0.5\n' >"$T/click.keys"
 printf '\npress 0 0 move 0.5 0.5\n' >"$T/two.keys"
+printf 'left jump\n' >"$T/bad2.keys"
 run_rows "" "" \
     "play without --as|--as ROLE are required|play --config configs/reach.yaml --ckpt $CK" \
     "play --as goal|has no such player|play --config configs/reach.yaml --ckpt $CK --as goal" \
@@ -215,6 +243,7 @@ run_rows "" "" \
     "view --run and --ckpt|not both|view --config configs/reach.yaml --run $T/live --ckpt $CK" \
     "hji view --from without --config|--from needs --config|hji view --value $T/p2dt.safetensors --from 1,1" \
     "hji view --from of 3|needs 2 coordinates|hji view --value $T/p2dt.safetensors --config configs/hji/pursuit2d_time.yaml --from 1,1,1" \
+    "hji view --input bad word|'jump' is no key|hji view --value $T/p2dt.safetensors --input $T/bad2.keys" \
     "hji view --at on 2-D|names no axis|hji view --value $T/p2dt.safetensors --at 1" \
     "hji view another game's config|solved for game 'pursuit2d'|hji view --value $T/p2dt.safetensors --config configs/hji/air3d.yaml"
 
