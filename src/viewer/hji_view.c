@@ -32,6 +32,11 @@ typedef struct hview {
     vw_window w;
     int ti, axis, levels, quit, paused;
     int grab;                    /* the slider held by the mouse (0: time, k >= 2: axis k), -1: none */
+    int force;                   /* redraw the next frame (the window was exposed) */
+    struct shown {               /* what the frame shows: a frame is drawn anew when it changes */
+        int ti, axis, grab, npath, steps;
+        double at[DG_HJI_MAX_DIMS], t, x0[2];
+    } last;
     vw_script script;            /* --input: keys and the mouse, frame by frame */
     double at[DG_HJI_MAX_DIMS];
     /* the played path */
@@ -231,6 +236,7 @@ static int events(hview *h) {
     SDL_Event ev;
     while (SDL_PollEvent(&ev)) {
         if (ev.type == SDL_QUIT) h->quit = 1;
+        else if (ev.type == SDL_WINDOWEVENT) h->force = 1;
         else if (ev.type == SDL_MOUSEBUTTONDOWN && ev.button.button == SDL_BUTTON_LEFT &&
                  (h->grab = slider_at(h, ev.button.x, ev.button.y)) >= 0)
             slider_set(h, h->grab, ev.button.x);
@@ -450,12 +456,32 @@ int cmd_hji_view(int argc, char **argv) {
     snprintf(title, sizeof title, "difgames hji view: %s", h.vf.game[0] ? h.vf.game : value);
     if ((rc = vw_open(&h.w, h.cmd, title, fw + PANEL_W, fh, record, bench))) goto done;
     while (!h.quit && !rc && (frames_max <= 0 || h.w.frames < frames_max)) {
+        vw_frame_begin(&h.w);
         vw_script_push(&h.script, h.w.frames, pixel_px, NULL);
         if ((rc = events(&h)) || h.quit) break;
         if (!h.paused && h.npath > 0) h.shown += h.speed / VW_FPS;
+        struct shown now;
+        memset(&now, 0, sizeof now);  /* compared byte for byte: no stray padding */
+        now.ti = h.ti;
+        now.axis = h.axis;
+        now.grab = h.grab;
+        now.npath = h.npath;
+        memcpy(now.at, h.at, sizeof now.at);
+        if (h.npath > 0) {  /* the path's part shown and the time the panel prints */
+            now.steps = (int)fmin(h.npath, floor(h.shown / h.dt + 1e-9) + 1);
+            now.t = fmin(h.shown, (h.npath - 1) * h.dt);
+            now.x0[0] = h.full[0];
+            now.x0[1] = h.full[1];
+        }
+        if (h.w.frames > 0 && !h.force && !memcmp(&now, &h.last, sizeof now)) {
+            rc = vw_show(&h.w, 0, 0, 0);
+            continue;
+        }
+        h.last = now;
+        h.force = 0;
         double ms = 0;
         const double c0 = vw_cpu();
-        if (!(rc = render(&h, &ms))) rc = vw_show(&h.w, ms, (vw_cpu() - c0) * 1e3);
+        if (!(rc = render(&h, &ms))) rc = vw_show(&h.w, 1, ms, (vw_cpu() - c0) * 1e3);
     }
     if (rc || (rc = vw_finish(&h.w, screenshot))) goto done;
     cli_json j = {cJSON_CreateObject(), 0};
@@ -501,9 +527,7 @@ int cmd_hji_view(int argc, char **argv) {
             cli_json_add(&j, b, NULL, cJSON_CreateNumber(round(py)));
         }
     }
-    cli_json_add(&j, j.root, "fps", cli_json_number("%.1f", vw_fps(&h.w)));
-    cli_json_add(&j, j.root, "render_ms", cli_json_number("%.3f", h.w.frames ? h.w.render_ms_sum / h.w.frames : 0));
-    cli_json_add(&j, j.root, "render_cpu_ms", cli_json_number("%.3f", h.w.frames ? h.w.cpu_ms_sum / h.w.frames : 0));
+    vw_json_speed(&h.w, &j, j.root);
     rc = cli_json_print(&j, h.cmd);
 done:
     hview_free(&h);

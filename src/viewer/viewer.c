@@ -64,6 +64,13 @@ typedef struct viewer {
     int reloads, run_epoch, ncurve;
     float curve_x[CURVE_MAX], curve_y[CURVE_MAX];
     double acc;                   /* simulated seconds not yet stepped */
+    int changes;                  /* bodies moved, episodes begun, snapshots loaded: what else redraws */
+    int force;                    /* redraw the next frame (the window was exposed, resized) */
+    struct shown {                /* what the frame shows: a frame is drawn anew when it changes */
+        int cursor, steps, paused, batch, changes, reloads, ncurve, run_epoch;
+        uint64_t seed;
+        double speed;
+    } last;
     double t_start;               /* the equilibrium's capture time from the start (NaN: none) */
 } viewer;
 
@@ -94,6 +101,7 @@ static int new_episode(viewer *v) {
     v->cursor = 0;
     v->acc = 0;
     v->over = 0;
+    v->changes++;
     return 0;
 }
 
@@ -379,6 +387,7 @@ static void poll_run(viewer *v) {
             snprintf(v->snap, sizeof v->snap, "%s", best);
             v->snap_mtime = best_t;
             v->reloads++;
+            v->changes++;
         } else {
             fprintf(stderr, "difgames %s: %s (the policy in use stays)\n", v->cmd, e.msg);
             snprintf(v->snap, sizeof v->snap, "%s", best);  /* not tried again until it changes */
@@ -400,12 +409,14 @@ static void drag_to(viewer *v, int mx, int my) {
     if (v->drag_body < 0 || mx >= v->size) return;
     dg_err e = {0};
     if (dg_live_place(v->live, 0, v->drag_body, world_x(v, mx), world_y(v, my), &e) != DG_OK) v->drag_body = -1;
+    v->changes++;
 }
 
 static int events(viewer *v) {
     SDL_Event ev;
     while (SDL_PollEvent(&ev)) {
         if (ev.type == SDL_QUIT) v->quit = 1;
+        else if (ev.type == SDL_WINDOWEVENT) v->force = 1;
         else if (ev.type == SDL_MOUSEBUTTONDOWN && ev.button.button == SDL_BUTTON_LEFT && v->player < 0) {
             v->dragging = ev.button.x < v->size;
             drag_to(v, ev.button.x, ev.button.y);
@@ -451,6 +462,7 @@ static unsigned held_keys(viewer *v) {
 
 /* One frame: events, the simulation's time advanced by 1/60 s times the speed, the picture. */
 static int frame(viewer *v) {
+    vw_frame_begin(&v->w);
     push_scripted(v);
     int rc = events(v);
     if (rc || v->quit) return rc;
@@ -477,8 +489,23 @@ static int frame(viewer *v) {
         }
     }
     if (rc) return rc;
+    struct shown now;
+    memset(&now, 0, sizeof now);  /* compared byte for byte: no stray padding */
+    now.cursor = v->cursor;
+    now.steps = dg_live_steps(v->live);
+    now.paused = v->paused;
+    now.batch = v->batch;
+    now.changes = v->changes;
+    now.reloads = v->reloads;
+    now.ncurve = v->ncurve;
+    now.run_epoch = v->run_epoch;
+    now.seed = v->seed;
+    now.speed = v->speed;
+    if (v->w.frames > 0 && !v->force && !memcmp(&now, &v->last, sizeof now)) return vw_show(&v->w, 0, 0, 0);
+    v->last = now;
+    v->force = 0;
     const double c0 = vw_cpu(), ms = render(v);
-    return vw_show(&v->w, ms, (vw_cpu() - c0) * 1e3);
+    return vw_show(&v->w, 1, ms, (vw_cpu() - c0) * 1e3);
 }
 
 /* ----------------------------------------------------------------- the files */
@@ -708,10 +735,8 @@ static int run_viewer(viewer *v, const char *ckpt) {
     cli_json_add(&j, j.root, "frames", cJSON_CreateNumber((double)v->w.frames));
     cli_json_add(&j, j.root, "steps", cJSON_CreateNumber(dg_live_steps(v->live)));
     cli_json_add(&j, j.root, "seed", cJSON_CreateNumber((double)v->seed));
-    cli_json_add(&j, j.root, "fps", cli_json_number("%.1f", vw_fps(&v->w)));
-    cli_json_add(&j, j.root, "render_ms", cli_json_number("%.3f", v->w.frames ? v->w.render_ms_sum / v->w.frames : 0));
-    cli_json_add(&j, j.root, "render_ms_max", cli_json_number("%.3f", v->w.render_ms_max));
-    cli_json_add(&j, j.root, "render_cpu_ms", cli_json_number("%.3f", v->w.frames ? v->w.cpu_ms_sum / v->w.frames : 0));
+    cli_json_add(&j, j.root, "batch", cJSON_CreateBool(v->batch));
+    vw_json_speed(&v->w, &j, j.root);
     cli_json_add(&j, j.root, "arena_px", cJSON_CreateNumber(v->size));
     if (v->player >= 0) {
         double m[DG_MAX_METRICS];
@@ -735,7 +760,7 @@ static int viewer_main(const char *cmd, int argc, char **argv, int play) {
     viewer v = {0};
     v.cmd = cmd;
     v.player = -1;
-    int bench = 0;
+    int bench = 0, batch = 0;
     static const char VIEW_HELP[] =
         "usage: difgames view --config FILE --ckpt FILE [options]\n"
         "       difgames view --run DIR [options]\n"
@@ -782,6 +807,7 @@ static int viewer_main(const char *cmd, int argc, char **argv, int play) {
                             "required, or with --run the one stored in the run's snapshots"};
         opts[1] = (cli_opt){"--ckpt", &ckpt, NULL, "FILE", "policy parameters (.safetensors)", "required, or --run"};
         opts[n++] = (cli_opt){"--rows", &rows_s, NULL, "N", "episodes played at once (B shows the others)", "8"};
+        opts[n++] = (cli_opt){"--batch", NULL, &batch, NULL, "start with the batch shown (as B does)", NULL};
         opts[n++] = (cli_opt){"--input", &input, NULL, "FILE", "keys pressed, one line a frame (space left right plus "
                               "minus r b s q) and the mouse at a point of the world (click X Y, press X Y, move X Y, "
                               "release)", "the keyboard"};
@@ -814,6 +840,7 @@ static int viewer_main(const char *cmd, int argc, char **argv, int play) {
     v.rows = play ? 1 : 8;
     v.speed = 1;
     v.bench = bench;
+    v.batch = batch;
     if ((size_s && !cli_int(cmd, "--size", size_s, 128, 2048, &v.size)) ||
         (frames_s && !cli_int(cmd, "--frames", frames_s, 1, MAX_INPUT_FRAMES, &v.frames_max)) ||
         (rows_s && !cli_int(cmd, "--rows", rows_s, 1, 256, &v.rows)) ||

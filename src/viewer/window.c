@@ -46,17 +46,27 @@ int vw_open(vw_window *w, const char *cmd, const char *title, int width, int hei
     return 0;
 }
 
-int vw_show(vw_window *w, double render_ms, double cpu_ms) {
-    SDL_UpdateTexture(w->tex, NULL, w->img->rgb, w->img->w * 3);
-    SDL_RenderClear(w->ren);
-    SDL_RenderCopy(w->ren, w->tex, NULL, NULL);
-    SDL_RenderPresent(w->ren);
+void vw_frame_begin(vw_window *w) { w->frame_t0 = vw_now(); }
+
+int vw_show(vw_window *w, int drawn, double render_ms, double cpu_ms) {
+    if (drawn || w->frames == 0) {  /* an unchanged frame stays on the screen as it is */
+        SDL_UpdateTexture(w->tex, NULL, w->img->rgb, w->img->w * 3);
+        SDL_RenderClear(w->ren);
+        SDL_RenderCopy(w->ren, w->tex, NULL, NULL);
+        SDL_RenderPresent(w->ren);
+    }
     dg_err e = {0};
     if (w->gif && dg_gif_add_frame(w->gif, w->img, &e) != DG_OK) return cli_fail(w->cmd, &e, 0);
+    if (drawn) {
+        w->drawn++;
+        w->render_ms_sum += render_ms;
+        w->cpu_ms_sum += cpu_ms;
+        if (w->frames > 0 && render_ms > w->render_ms_max) w->render_ms_max = render_ms;
+    }
+    const double work = (vw_now() - (w->frame_t0 > 0 ? w->frame_t0 : vw_now())) * 1e3;
+    w->frame_ms_sum += work;
+    if (w->frames > 0 && work > w->frame_ms_max) w->frame_ms_max = work;
     w->frames++;
-    w->render_ms_sum += render_ms;
-    w->cpu_ms_sum += cpu_ms;
-    if (render_ms > w->render_ms_max) w->render_ms_max = render_ms;
     if (!w->bench) {  /* 60 frames a second */
         w->next += 1.0 / VW_FPS;
         const double wait = w->next - vw_now();
@@ -86,6 +96,17 @@ int vw_finish(vw_window *w, const char *screenshot) {
         if (dg_gif_end(g, &e) != DG_OK) return cli_fail(w->cmd, &e, 0);
     }
     return 0;
+}
+
+void vw_json_speed(const vw_window *w, cli_json *j, cJSON *root) {
+    const double nd = w->drawn ? (double)w->drawn : 1, nf = w->frames ? (double)w->frames : 1;
+    cli_json_add(j, root, "fps", cli_json_number("%.1f", vw_fps(w)));
+    cli_json_add(j, root, "frames_drawn", cJSON_CreateNumber((double)w->drawn));
+    cli_json_add(j, root, "render_ms", cli_json_number("%.3f", w->render_ms_sum / nd));
+    cli_json_add(j, root, "render_ms_max", cli_json_number("%.3f", w->render_ms_max));
+    cli_json_add(j, root, "render_cpu_ms", cli_json_number("%.3f", w->cpu_ms_sum / nd));
+    cli_json_add(j, root, "frame_ms", cli_json_number("%.3f", w->frame_ms_sum / nf));
+    cli_json_add(j, root, "frame_ms_max", cli_json_number("%.3f", w->frame_ms_max));
 }
 
 double vw_fps(const vw_window *w) {
