@@ -226,6 +226,7 @@ printf 'up\nright jump\n' >"$T/bad.keys"
 printf 'click 0.5\n' >"$T/click.keys"
 printf '\npress 0 0 move 0.5 0.5\n' >"$T/two.keys"
 printf 'left jump\n' >"$T/bad2.keys"
+{ echo; head -c 300 /dev/zero | tr '\0' ' '; echo right; } >"$T/long.keys"
 run_rows "" "" \
     "play without --as|--as ROLE are required|play --config configs/reach.yaml --ckpt $CK" \
     "play --as goal|has no such player|play --config configs/reach.yaml --ckpt $CK --as goal" \
@@ -236,6 +237,7 @@ run_rows "" "" \
     "view --size 5|--size|view --config configs/reach.yaml --ckpt $CK --size 5" \
     "view --input bad key|bad.keys:1: 'up' is no key|view --config configs/reach.yaml --ckpt $CK --input $T/bad.keys" \
     "view --input click without Y|is no key|view --config configs/reach.yaml --ckpt $CK --input $T/click.keys" \
+    "view --input a long line|long.keys:2: a line of 305 bytes|view --config configs/reach.yaml --ckpt $CK --input $T/long.keys" \
     "view --input two mouse actions|nor one mouse action|view --config configs/reach.yaml --ckpt $CK --input $T/two.keys" \
     "view --run not a folder|not a folder|view --config configs/reach.yaml --run $CK" \
     "view --run, never a snapshot|no snapshot|view --run $T/empty --frames 30" \

@@ -153,7 +153,12 @@ int vw_script_read(vw_script *s, const char *cmd, const char *path, const vw_key
         while (end < len && text[end] != '\n') end++;
         if (end == len && i == len && line > 0) break;  /* the newline of the last line */
         char buf[256];
-        snprintf(buf, sizeof buf, "%.*s", (int)(end - i < 255 ? end - i : 255), (const char *)text + i);
+        if (end - i >= sizeof buf) {
+            cli_error(cmd, "--input %s:%d: a line of %zu bytes (at most %zu)", path, line + 1, end - i, sizeof buf - 1);
+            rc = EXIT_USAGE;
+            break;
+        }
+        snprintf(buf, sizeof buf, "%.*s", (int)(end - i), (const char *)text + i);
         char *save = NULL;
         for (char *tok = strtok_r(buf, " \t\r", &save); tok && !rc; tok = strtok_r(NULL, " \t\r", &save)) {
             int k = 0;
