@@ -152,23 +152,25 @@ static void draw_batch(viewer *v) {
     cairo_clip(d.cr);
     cairo_set_line_width(d.cr, 1.0);
     for (int b = 1; b < B; b++) {
-        float xy0[2 * DG_MAX_BODIES], xy[2 * DG_MAX_BODIES];
+        float xy[2 * DG_MAX_BODIES];
         int goal[DG_MAX_BODIES];
         const float *ab = aux ? aux + (size_t)b * env->aux_dim : NULL;
-        int n = env->game->bodies(env, traj + (size_t)b * S, ab, xy0, goal);
-        for (int t = 1; t <= v->cursor; t++) {
-            n = env->game->bodies(env, traj + ((size_t)t * B + b) * S, ab, xy, goal);
-            for (int k = 0, c = 0; k < n && k < DG_MAX_BODIES; k++) {
-                if (goal[k]) continue;
-                const uint32_t rgb = FADED[c++ % 4];
-                cairo_set_source_rgba(d.cr, (rgb >> 16) / 255.0, ((rgb >> 8) & 255) / 255.0, (rgb & 255) / 255.0, 0.35);
-                cairo_move_to(d.cr, pix_x(v, xy0[2 * k]), pix_y(v, xy0[2 * k + 1]));
-                cairo_line_to(d.cr, pix_x(v, xy[2 * k]), pix_y(v, xy[2 * k + 1]));
-                cairo_stroke(d.cr);
+        const int n = env->game->bodies(env, traj + (size_t)b * S, ab, xy, goal);
+        /* each moving body's trail as one path, stroked once */
+        for (int k = 0, c = 0; k < n && k < DG_MAX_BODIES; k++) {
+            if (goal[k]) continue;
+            const uint32_t rgb = FADED[c++ % 4];
+            for (int t = 0; t <= v->cursor; t++) {
+                float p[2 * DG_MAX_BODIES];
+                int g[DG_MAX_BODIES];
+                env->game->bodies(env, traj + ((size_t)t * B + b) * S, ab, p, g);
+                if (t == 0) cairo_move_to(d.cr, pix_x(v, p[2 * k]), pix_y(v, p[2 * k + 1]));
+                else cairo_line_to(d.cr, pix_x(v, p[2 * k]), pix_y(v, p[2 * k + 1]));
             }
-            memcpy(xy0, xy, sizeof xy);
+            cairo_set_source_rgba(d.cr, (rgb >> 16) / 255.0, ((rgb >> 8) & 255) / 255.0, (rgb & 255) / 255.0, 0.35);
+            cairo_stroke(d.cr);
         }
-        if (v->cursor == 0) memcpy(xy, xy0, sizeof xy);
+        env->game->bodies(env, traj + ((size_t)v->cursor * B + b) * S, ab, xy, goal);
         for (int k = 0, c = 0; k < n && k < DG_MAX_BODIES; k++) {
             const uint32_t rgb = goal[k] ? 0xff3030 : FADED[c++ % 4];
             cairo_set_source_rgba(d.cr, (rgb >> 16) / 255.0, ((rgb >> 8) & 255) / 255.0, (rgb & 255) / 255.0, 0.45);
