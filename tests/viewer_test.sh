@@ -11,7 +11,7 @@ PNG="python3 $(dirname "$0")/viewer_png.py"
 # checks these commands for memory errors but not for leaks; the library code they call is
 # leak-checked by test_live and test_hji_figure.
 win() { ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" xvfb-run -a -s "-screen 0 1280x800x24" "$DG" "$@"; }
-cd "$ROOT"
+cd "$ROOT" || exit 1
 
 # --help of each, and every option it lists is one the command takes
 for c in view play "hji view"; do
