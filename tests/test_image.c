@@ -233,6 +233,11 @@ static void test_heat_and_colormap(void **state) {
     assert_int_equal(dg_colormap_viridis(7.0f), 0xfde725);
     assert_int_equal(dg_colormap_viridis(-1.0f), 0x440154);
     assert_int_equal(dg_colormap_viridis(NAN), 0x808080);
+    /* every anchor (t = k / 10), and halfway between the first two each channel rounded */
+    static const uint32_t ANCHOR[11] = {0x440154, 0x482475, 0x414487, 0x355f8d, 0x2a788e, 0x21918c,
+                                        0x22a884, 0x44bf70, 0x7ad151, 0xbddf26, 0xfde725};
+    for (int k = 0; k <= 10; k++) assert_int_equal(dg_colormap_viridis((float)k / 10.0f), ANCHOR[k]);
+    assert_int_equal(dg_colormap_viridis(0.05f), 0x461365);
 
     float v[4] = {0.0f, 1.0f, NAN, 0.5f};  /* (2, 2) */
     dg_image *img = dg_image_create(40, 40, 0);

@@ -158,8 +158,19 @@ static void test_place_bodies(void **state) {
     const float *a = dg_live_aux(l) + g.r.env->aux_dim;
     assert_true(a[0] == 0.5f && a[1] == -0.25f);
     assert_true(dg_live_aux(l)[0] == g.aux[0]);  /* row 0 untouched */
+    /* the history: step 0 keeps the drawn goal, step 1 (where it was moved) and later the new one */
+    const int A = g.r.env->aux_dim;
+    assert_memory_equal(dg_live_aux_at(l, 0), g.aux, 2 * (size_t)A * sizeof(float));
+    assert_true(dg_live_aux_at(l, 1)[A] == 0.5f && dg_live_aux_at(l, 1)[A + 1] == -0.25f);
+    assert_true(dg_live_aux_at(l, 1)[0] == g.aux[0]);
+    assert_null(dg_live_aux_at(l, 2));
+    assert_null(dg_live_aux_at(l, -1));
+    assert_int_equal(dg_live_step(l, -1, NULL, &e), DG_OK);
+    assert_memory_equal(dg_live_aux_at(l, 2), dg_live_aux(l), 2 * (size_t)A * sizeof(float));
+    assert_int_equal(dg_live_place(l, 1, 1, -0.125f, 0.375f, &e), DG_OK);  /* moved again at step 2 */
+    assert_true(dg_live_aux_at(l, 1)[A] == 0.5f && dg_live_aux_at(l, 2)[A] == -0.125f);
     assert_int_equal(dg_live_place(l, 0, 0, -0.5f, 0.75f, &e), DG_OK);  /* the agent: state columns */
-    const float *s = dg_live_traj(l) + 2 * g.r.env->state_dim;
+    const float *s = dg_live_traj(l) + 2 * 2 * g.r.env->state_dim;  /* step 2, row 0 */
     assert_true(s[0] == -0.5f && s[1] == 0.75f);
     assert_int_equal(dg_live_place(l, 0, 5, 0, 0, &e), DG_ERR_ARG);
     assert_int_equal(dg_live_place(l, 2, 0, 0, 0, &e), DG_ERR_ARG);
@@ -185,6 +196,7 @@ static void test_place_bodies(void **state) {
     want[0] = want[1] = 0.5f;
     env->game->complete_aux(env, 1, want);  /* the target image of a goal there */
     assert_memory_equal(dg_live_aux(l), want, (size_t)env->aux_dim * sizeof(float));
+    assert_memory_equal(dg_live_aux_at(l, 0), want, (size_t)env->aux_dim * sizeof(float));
     free(want);
     dg_live_free(l);
     unload(&g);

@@ -11,7 +11,7 @@ PNG="python3 $(dirname "$0")/viewer_png.py"
 # checks these commands for memory errors but not for leaks; the library code they call is
 # leak-checked by test_live and test_hji_figure.
 win() { ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" xvfb-run -a -s "-screen 0 1280x800x24" "$DG" "$@"; }
-cd "$ROOT"
+cd "$ROOT" || exit 1
 
 # --help of each, and every option it lists is one the command takes
 for c in view play "hji view"; do
@@ -54,15 +54,61 @@ printf 'r\n' >"$T/r.keys"
 win view --config configs/reach.yaml --ckpt "$T/reach/final.safetensors" --frames 5 --input "$T/r.keys" \
     >"$T/out" 2>"$T/err" && grep -q '"seed":1' "$T/out" && ok "view: R draws the next seed" || bad "view R: $(cat "$T/out")"
 
-# --- view --run: follows a run; a snapshot written while it plays is loaded, the loss curve read
+# --- view's mouse drags, scripted (press, move along, release): the goal (reach) follows the drag step
+# by step and the policy turns to where it is dragged; the same seed undragged ends elsewhere
+drag_script() {  # x0 y0 dx dy n: press at (x0, y0), then n moves by (dx, dy), one a step (3 frames), release
+    awk -v x="$1" -v y="$2" -v dx="$3" -v dy="$4" -v n="$5" 'BEGIN {
+        printf "press %.4f %.4f\n", x, y
+        for (i = 0; i <= n; i++) printf "move %.4f %.4f\n\n\n", x + i * dx, y + i * dy
+        print "release" }'
+}
+drag_script -0.4 0.45 0.1 0 12 >"$T/drag.keys"
+win view --config configs/reach.yaml --ckpt "$T/reach/final.safetensors" --frames 170 --input "$T/drag.keys" \
+    --trajectory "$T/drag.csv" --screenshot "$T/drag.png" >"$T/out" 2>"$T/err" || bad "view drag: $(head -c 300 "$T/err")"
+win view --config configs/reach.yaml --ckpt "$T/reach/final.safetensors" --frames 170 --bench \
+    --trajectory "$T/nodrag.csv" >"$T/out" 2>"$T/err" || bad "view undragged: $(head -c 300 "$T/err")"
+# steps 0..12: the goal at each point of the drag (to the pixel, 2.16 / 480), then it stays at its end
+awk -F, 'NR >= 2 && NR <= 14 {i = NR - 2; if (($4 - (-0.4 + 0.1 * i))^2 > 2.1e-5 || ($5 - 0.45)^2 > 2.1e-5) bad = 1}
+         NR > 14 {if (($4 - 0.8)^2 > 2.1e-5 || ($5 - 0.45)^2 > 2.1e-5) bad = 1} END {exit bad || NR < 40}' "$T/drag.csv" \
+    && ok "view: the dragged goal follows the drag step by step" || bad "view drag: the goal did not follow: $(sed -n '2,15p' "$T/drag.csv" | tr '\n' ' ')"
+read -r dd dn < <(paste -d, <(tail -n 1 "$T/drag.csv") <(tail -n 1 "$T/nodrag.csv") | awk -F, '{
+    printf "%.4f %.4f\n", sqrt(($2 - 0.8)^2 + ($3 - 0.45)^2), sqrt(($7 - 0.8)^2 + ($8 - 0.45)^2)}')
+awk -v a="$dd" -v b="$dn" 'BEGIN {exit !(a < 0.8 * b)}' \
+    && ok "view drag: the policy turns to the dragged goal (ends $dd from it; undragged $dn)" \
+    || bad "view drag: the policy did not react (ends $dd from the dragged goal, undragged $dn)"
+# chase: the evader dragged up the right side; the pursuer turns towards it at every step
+drag_script 0.6 -0.6 0 0.15 8 >"$T/dragc.keys"
+win view --config configs/chase.yaml --ckpt "$T/chase/final.safetensors" --frames 60 --input "$T/dragc.keys" \
+    --trajectory "$T/dragc.csv" >"$T/out" 2>"$T/err" || bad "view chase drag: $(head -c 300 "$T/err")"
+win view --config configs/chase.yaml --ckpt "$T/chase/final.safetensors" --frames 60 --bench \
+    --trajectory "$T/nodragc.csv" >"$T/out" 2>"$T/err" || bad "view chase undragged: $(head -c 300 "$T/err")"
+awk -F, 'NR >= 2 && NR <= 10 {i = NR - 2; if (($4 - 0.6)^2 > 2.1e-5 || ($5 - (-0.6 + 0.15 * i))^2 > 2.1e-5) bad = 1}
+         END {exit bad}' "$T/dragc.csv" && ok "view chase: the dragged evader follows the drag" \
+    || bad "view chase drag: the evader did not follow: $(sed -n '2,10p' "$T/dragc.csv" | tr '\n' ' ')"
+# the pursuer's step from step t (t = 0..5, while the drag goes on) against the way to the evader:
+# cosine above 0.8 at each (it has inertia: later the drag outruns its turn)
+awk -F, 'NR > 1 {px[NR - 2] = $2; py[NR - 2] = $3; ex[NR - 2] = $4; ey[NR - 2] = $5}
+         END {for (t = 0; t <= 5; t++) {dx = px[t + 1] - px[t]; dy = py[t + 1] - py[t]; wx = ex[t] - px[t]; wy = ey[t] - py[t]
+              c = (dx * wx + dy * wy) / (sqrt(dx * dx + dy * dy) * sqrt(wx * wx + wy * wy) + 1e-12); if (c < 0.8) bad = 1}
+              exit bad || NR < 12}' "$T/dragc.csv" && ok "view chase drag: the pursuer heads for the dragged evader" \
+    || bad "view chase drag: the pursuer did not head for the evader"
+read -r xd xn < <(paste -d, <(sed -n 12p "$T/dragc.csv") <(sed -n 12p "$T/nodragc.csv") | awk -F, '{print $2, $7}')
+awk -v a="$xd" -v b="$xn" 'BEGIN {exit !(a > b + 0.3)}' && ok "view chase drag: the pursuer went right ($xd; undragged $xn)" \
+    || bad "view chase drag: the pursuer's x at step 10 is $xd, undragged $xn"
+
+# --- view --run: follows a run, its config read from the run's snapshots (none at the start: it
+# waits); a snapshot written while it plays is loaded, the loss curve read
 mkdir -p "$T/live"
-cp "$T/reach/epoch_0005.safetensors" "$T/live/"
-( sleep 1.5; cp "$T/reach/final.safetensors" "$T/live/.f" && mv "$T/live/.f" "$T/live/final.safetensors"
+( sleep 1; cp "$T/reach/epoch_0005.safetensors" "$T/live/.e" && mv "$T/live/.e" "$T/live/epoch_0005.safetensors"
+  sleep 1.5; cp "$T/reach/final.safetensors" "$T/live/.f" && mv "$T/live/.f" "$T/live/final.safetensors"
   cp "$T/reach/metrics.csv" "$T/live/.m" && mv "$T/live/.m" "$T/live/metrics.csv" ) &
-win view --config configs/reach.yaml --run "$T/live" --frames 240 >"$T/out" 2>"$T/err" || bad "view --run: $(head -c 300 "$T/err")"
+win view --run "$T/live" --frames 240 >"$T/out" 2>"$T/err" || bad "view --run: $(head -c 300 "$T/err")"
 wait
-grep -q '"snapshot":"final.safetensors","reloads":2,"run_epoch":300,"curve_points":300' "$T/out" \
-    && ok "view --run: the new snapshot loaded, 300 epochs of loss" || bad "view --run: $(cat "$T/out")"
+grep -q '"game":"reach".*"snapshot":"final.safetensors","reloads":2,"run_epoch":300,"curve_points":300' "$T/out" \
+    && ok "view --run (no --config): the config from the run, the new snapshot loaded, 300 epochs of loss" \
+    || bad "view --run: $(cat "$T/out")"
+mkdir -p "$T/empty" "$T/noconf"
+head -c 0 /dev/null >"$T/noconf/final.safetensors"
 
 # --- play reach as the agent: the arrows move it as scripted, nothing else does
 play_reach() {  # name, key line, frames
@@ -147,10 +193,40 @@ win hji view --value "$T/air3d.safetensors" --config "$T/air3d.yaml" --from 14,-
     --screenshot "$T/hji_air3d.png" >"$T/out" 2>"$T/err" && ok "hji view air3d (3-D: the slice follows psi)" \
     || bad "hji view air3d: $(head -c 300 "$T/err")"
 
+# --- hji view's sliders dragged by the mouse (scripted; the JSON line gives the tracks' pixels): psi
+# from the middle to 3/4 of its track (grid step round(0.75 * 29) of 2 pi / 30), the time to the first
+json_get() { python3 -c 'import json, sys; print(eval(sys.argv[2], {}, {"j": json.loads(open(sys.argv[1]).read())}))' "$@"; }
+win hji view --value "$T/air3d.safetensors" --config "$T/air3d.yaml" --frames 1 >"$T/out" 2>"$T/err" \
+    || bad "hji view air3d: $(head -c 300 "$T/err")"
+read -r t0 t1 ty p0 p1 py < <(json_get "$T/out" '" ".join(str(s[k]) for s in j["sliders"] for k in ("x0", "x1", "y"))')
+pm=$(awk -v a="$p0" -v b="$p1" 'BEGIN {printf "%d", (a + b) / 2}')
+p3=$(awk -v a="$p0" -v b="$p1" 'BEGIN {printf "%d", a + 0.75 * (b - a)}')
+printf 'press %s %s\nmove %s %s\nmove %s %s\nrelease\npress %s %s\nmove %s %s\nmove %s %s\nrelease\n\n' \
+    "$pm" "$py" "$((pm + 20))" "$py" "$p3" "$py" "$t1" "$ty" "$(((t0 + t1) / 2))" "$ty" "$t0" "$ty" >"$T/slide.keys"
+win hji view --value "$T/air3d.safetensors" --config "$T/air3d.yaml" --frames 10 --input "$T/slide.keys" \
+    --screenshot "$T/slide.png" >"$T/out" 2>"$T/err" || bad "hji view sliders: $(head -c 300 "$T/err")"
+got=$(json_get "$T/out" '"%s %s %d" % (j["time"], j["at"][0], j["path_steps"])')
+want="0 $(awk 'BEGIN {printf "%.6g", 22 * 6.283185307179586 / 30}') 0"
+[ "$got" = "$want" ] && ok "hji view: the sliders dragged to time 0 and psi 4.6077" \
+    || bad "hji view sliders: time, psi, path steps '$got', want '$want'"
+d=$($PNG "$T/slide.png" near "$p3" "$py" ffffff 1)
+[ "$d" -le 8 ] && ok "hji view: the psi slider's knob drawn where it was dropped" || bad "hji view: no knob at ($p3, $py) ($d)"
+printf 'tab\nup\nup\nleft\n' >"$T/hkeys.keys"
+win hji view --value "$T/air3d.safetensors" --config "$T/air3d.yaml" --frames 6 --input "$T/hkeys.keys" \
+    >"$T/out" 2>"$T/err" || bad "hji view keys: $(head -c 300 "$T/err")"
+# psi starts in the middle of its range (14.5 steps), up twice: 16.5 steps; left: the time before 2.8
+got=$(json_get "$T/out" '"%s %.4f" % (2.4 < j["time"] < 2.8, j["at"][0])')
+want=$(awk 'BEGIN {printf "True %.4f", 16.5 * 6.283185307179586 / 30}')
+[ "$got" = "$want" ] && ok "hji view: keys move the sliders as the mouse does (up twice, one time back)" \
+    || bad "hji view keys: time, psi '$got', want '$want'"
+
 # --- refused with one line, exit 2
 CK=$T/reach/final.safetensors
 printf 'up\nright jump\n' >"$T/bad.keys"
 printf 'click 0.5\n' >"$T/click.keys"
+printf '\npress 0 0 move 0.5 0.5\n' >"$T/two.keys"
+printf 'left jump\n' >"$T/bad2.keys"
+{ echo; head -c 300 /dev/zero | tr '\0' ' '; echo right; } >"$T/long.keys"
 run_rows "" "" \
     "play without --as|--as ROLE are required|play --config configs/reach.yaml --ckpt $CK" \
     "play --as goal|has no such player|play --config configs/reach.yaml --ckpt $CK --as goal" \
@@ -161,10 +237,15 @@ run_rows "" "" \
     "view --size 5|--size|view --config configs/reach.yaml --ckpt $CK --size 5" \
     "view --input bad key|bad.keys:1: 'up' is no key|view --config configs/reach.yaml --ckpt $CK --input $T/bad.keys" \
     "view --input click without Y|is no key|view --config configs/reach.yaml --ckpt $CK --input $T/click.keys" \
+    "view --input a long line|long.keys:2: a line of 305 bytes|view --config configs/reach.yaml --ckpt $CK --input $T/long.keys" \
+    "view --input two mouse actions|nor one mouse action|view --config configs/reach.yaml --ckpt $CK --input $T/two.keys" \
     "view --run not a folder|not a folder|view --config configs/reach.yaml --run $CK" \
+    "view --run, never a snapshot|no snapshot|view --run $T/empty --frames 30" \
+    "view --run, a broken snapshot|noconf/final.safetensors|view --run $T/noconf --frames 30" \
     "view --run and --ckpt|not both|view --config configs/reach.yaml --run $T/live --ckpt $CK" \
     "hji view --from without --config|--from needs --config|hji view --value $T/p2dt.safetensors --from 1,1" \
     "hji view --from of 3|needs 2 coordinates|hji view --value $T/p2dt.safetensors --config configs/hji/pursuit2d_time.yaml --from 1,1,1" \
+    "hji view --input bad word|'jump' is no key|hji view --value $T/p2dt.safetensors --input $T/bad2.keys" \
     "hji view --at on 2-D|names no axis|hji view --value $T/p2dt.safetensors --at 1" \
     "hji view another game's config|solved for game 'pursuit2d'|hji view --value $T/p2dt.safetensors --config configs/hji/air3d.yaml"
 

@@ -54,6 +54,10 @@ int       dg_live_rows(const dg_live *l);                         /* B */
  * t * B * state_dim; valid until the next reset. */
 const float *dg_live_traj(const dg_live *l);
 const float *dg_live_aux(const dg_live *l);                       /* (B, aux_dim), or NULL */
+/* The aux rows as they were at step t (0 .. dg_live_steps; (B, aux_dim)): what dg_live_place
+ * moved shows from the step it was moved at on (reach's goal dragged along). NULL when the game has
+ * no aux or t is out of range; valid until the next reset. */
+const float *dg_live_aux_at(const dg_live *l, int t);
 /* Copies row b's states of steps 0 .. dg_live_steps into out ((steps + 1, state_dim)), what
  * dg_replay_track_create reads. */
 void      dg_live_row(const dg_live *l, int b, float *out);

@@ -330,19 +330,47 @@ double dg_draw_text(dg_draw *d, double x, double y, const char *s, uint32_t rgb,
     return te.x_advance;
 }
 
+/* VIRIDIS as floats, each channel's start and its step to the next anchor (the packed colours'
+ * channels, so that viridis below converts nothing at a pixel; test_image checks the anchors). */
+typedef struct viridis_seg {
+    float a[3], d[3];  /* r, g, b */
+} viridis_seg;
+
+static const viridis_seg VIRIDIS_SEG[10] = {
+    {{68, 1, 84}, {4, 35, 33}},
+    {{72, 36, 117}, {-7, 32, 18}},
+    {{65, 68, 135}, {-12, 27, 6}},
+    {{53, 95, 141}, {-11, 25, 1}},
+    {{42, 120, 142}, {-9, 25, -2}},
+    {{33, 145, 140}, {1, 23, -8}},
+    {{34, 168, 132}, {34, 23, -20}},
+    {{68, 191, 112}, {54, 18, -31}},
+    {{122, 209, 81}, {67, 14, -43}},
+    {{189, 223, 38}, {64, 8, -1}},
+};
+
+/* The same by channel (r, g, b) for the heat map's loop to vectorise. */
+static const float VIRIDIS_A[3][10] = {
+    {68, 72, 65, 53, 42, 33, 34, 68, 122, 189},
+    {1, 36, 68, 95, 120, 145, 168, 191, 209, 223},
+    {84, 117, 135, 141, 142, 140, 132, 112, 81, 38},
+};
+static const float VIRIDIS_D[3][10] = {
+    {4, -7, -12, -11, -9, 1, 34, 54, 67, 64},
+    {35, 32, 27, 25, 25, 23, 23, 18, 14, 8},
+    {33, 18, 6, 1, -2, -8, -20, -31, -43, -1},
+};
+
 /* Maps t in [0, 1] (clamped) to viridis (dark purple -> blue -> green -> yellow); NaN gives grey. */
 static inline uint32_t viridis(float t) {
     if (isnan(t)) return NAN_GREY;
     t = (t < 0.0f ? 0.0f : t > 1.0f ? 1.0f : t) * 10.0f;
     int i = (int)t;
     if (i >= 10) return VIRIDIS[10];
-    float f = t - (float)i;
-    uint32_t a = VIRIDIS[i], b = VIRIDIS[i + 1], out = 0;
-    for (int sh = 16; sh >= 0; sh -= 8) {
-        float ca = (float)((a >> sh) & 0xff), cb = (float)((b >> sh) & 0xff);
-        out |= (uint32_t)(ca + (cb - ca) * f + 0.5f) << sh;
-    }
-    return out;
+    const float f = t - (float)i;
+    const viridis_seg *g = &VIRIDIS_SEG[i];
+    return (uint32_t)(g->a[0] + g->d[0] * f + 0.5f) << 16 | (uint32_t)(g->a[1] + g->d[1] * f + 0.5f) << 8 |
+           (uint32_t)(g->a[2] + g->d[2] * f + 0.5f);
 }
 
 uint32_t dg_colormap_viridis(float t) { return viridis(t); }
@@ -363,7 +391,7 @@ static heat_at heat_locate(double g, int n) {
     return a;
 }
 
-#define HEAT_COLS 4096  /* columns located once a call (wider heat maps locate each pixel) */
+#define HEAT_COLS 65536  /* columns located once a call (wider heat maps locate each pixel) */
 
 /* Writes the heat map's pixels straight into the surface (no antialiasing needed: it fills a box). */
 void dg_draw_heat(dg_draw *d, int x, int y, int w, int h, const float *values, int vw, int vh, float vmin,
@@ -387,30 +415,63 @@ void dg_draw_heat(dg_draw *d, int x, int y, int w, int h, const float *values, i
     cairo_surface_flush(d->s);
     unsigned char *data = cairo_image_surface_get_data(d->s);
     const int stride = cairo_image_surface_get_stride(d->s);
-    heat_at cols[HEAT_COLS];  /* the same samples and weights as sample_bilinear's, located once */
-    const int located = c1 - c0 <= HEAT_COLS;
-    for (long long i = c0; located && i < c1; i++)
-        cols[i - c0] = heat_locate(nodes ? (double)(i - x) * (vw - 1) / w : ((double)(i - x) + 0.5) * vw / w - 0.5, vw);
+    /* room for each column's two samples and weight, and a row of values and of colour-scale places */
+    const int n = (int)(c1 - c0);
+    void *room = c1 - c0 <= HEAT_COLS ? malloc((size_t)n * (2 * sizeof(int) + 3 * sizeof(float))) : NULL;
+    if (!room) {  /* wider than the columns kept (or no memory): each pixel located on its own */
+        for (long long j = r0; j < r1; j++) {
+            uint32_t *row = (uint32_t *)(void *)(data + (size_t)j * stride);
+            const double gy = nodes ? (double)(j - y) * (vh - 1) / h : ((double)(j - y) + 0.5) * vh / h - 0.5;
+            for (long long i = c0; i < c1; i++) {
+                const double gx = nodes ? (double)(i - x) * (vw - 1) / w : ((double)(i - x) + 0.5) * vw / w - 0.5;
+                const float v = sample_bilinear(values, vw, vh, gx, gy);
+                row[i] = !isfinite(v) ? NAN_GREY : viridis(span > 0.0 ? (float)((v - (double)vmin) / span) : 0.5f);
+            }
+        }
+        cairo_surface_mark_dirty_rectangle(d->s, (int)c0, (int)r0, (int)(c1 - c0), (int)(r1 - r0));
+        return;
+    }
+    /* Each column's two samples and weight, located once (sample_bilinear's), then row by row the
+     * values in one pass (no branch: vectorised), their place on the colour scale in another, the
+     * colours in a third: sample_bilinear's arithmetic term for term, so the same pixels. */
+    int *ci = room, *cj = ci + n;
+    float *fxs = (float *)(void *)(cj + n), *vrow = fxs + n, *trow = vrow + n;
+    for (int k = 0; k < n; k++) {
+        const long long i = c0 + k;
+        const heat_at a = heat_locate(nodes ? (double)(i - x) * (vw - 1) / w : ((double)(i - x) + 0.5) * vw / w - 0.5, vw);
+        ci[k] = a.i;
+        cj[k] = a.j;
+        fxs[k] = a.f;
+    }
     for (long long j = r0; j < r1; j++) {
-        uint32_t *row = (uint32_t *)(void *)(data + (size_t)j * stride);
+        uint32_t *row = (uint32_t *)(void *)(data + (size_t)j * stride) + c0;
         /* the pixel's centre in grid coordinates */
         const double gy = nodes ? (double)(j - y) * (vh - 1) / h : ((double)(j - y) + 0.5) * vh / h - 0.5;
         const heat_at ry = heat_locate(gy, vh);
         const float *top = values + (size_t)ry.i * vw, *bot = values + (size_t)ry.j * vw;
-        for (long long i = c0; i < c1; i++) {
-            float v;
-            if (located) {  /* sample_bilinear's arithmetic, term for term */
-                const heat_at cx = cols[i - c0];
-                const float fx = cx.f, fy = ry.f;
-                v = (top[cx.i] * (1 - fx) + top[cx.j] * fx) * (1 - fy) + (bot[cx.i] * (1 - fx) + bot[cx.j] * fx) * fy;
-                if (!isfinite(v)) v = (fy < 0.5f ? top : bot)[fx < 0.5f ? cx.i : cx.j];
-            } else {
-                const double gx = nodes ? (double)(i - x) * (vw - 1) / w : ((double)(i - x) + 0.5) * vw / w - 0.5;
-                v = sample_bilinear(values, vw, vh, gx, gy);
-            }
-            row[i] = !isfinite(v) ? NAN_GREY : viridis(span > 0.0 ? (float)((v - (double)vmin) / span) : 0.5f);
+        const float fy = ry.f;
+        for (int k = 0; k < n; k++) {
+            const float fx = fxs[k];
+            vrow[k] = (top[ci[k]] * (1 - fx) + top[cj[k]] * fx) * (1 - fy) + (bot[ci[k]] * (1 - fx) + bot[cj[k]] * fx) * fy;
         }
+        for (int k = 0; k < n; k++) {
+            if (!isfinite(vrow[k])) vrow[k] = (fy < 0.5f ? top : bot)[fxs[k] < 0.5f ? ci[k] : cj[k]];
+        }
+        for (int k = 0; k < n; k++) trow[k] = span > 0.0 ? (float)((vrow[k] - (double)vmin) / span) : 0.5f;
+        for (int k = 0; k < n; k++) {  /* viridis, branch free: t = 1 is segment 9 at its end */
+            float t = trow[k];
+            t = (t < 0.0f ? 0.0f : t > 1.0f ? 1.0f : t) * 10.0f;
+            int s = (int)t;
+            s = s > 9 ? 9 : s < 0 ? 0 : s;
+            const float f = t - (float)s;
+            row[k] = (uint32_t)(VIRIDIS_A[0][s] + VIRIDIS_D[0][s] * f + 0.5f) << 16 |
+                     (uint32_t)(VIRIDIS_A[1][s] + VIRIDIS_D[1][s] * f + 0.5f) << 8 |
+                     (uint32_t)(VIRIDIS_A[2][s] + VIRIDIS_D[2][s] * f + 0.5f);
+        }
+        for (int k = 0; k < n; k++)
+            if (!isfinite(vrow[k]) || !isfinite(trow[k])) row[k] = NAN_GREY;
     }
+    free(room);
     cairo_surface_mark_dirty_rectangle(d->s, (int)c0, (int)r0, (int)(c1 - c0), (int)(r1 - r0));
 }
 

@@ -15,6 +15,7 @@ struct dg_live {
     size_t           arena;   /* its size                                           */
     float           *traj;    /* (H + 1, B, S)                                      */
     float           *aux;     /* (B, aux_dim), or NULL                              */
+    float           *auxh;    /* (H + 1, B, aux_dim): aux as it was at each step    */
     float           *act;     /* (B, act_dim + act2_dim): the caller's, clamped     */
     float            acc[DG_LOSS_MAX_TERMS];  /* Σ_t raw term_i,t, as dg_loss adds them */
 };
@@ -30,7 +31,7 @@ static double step_bytes(const dg_env *env, const dg_policy *pol, int B) {
 double dg_live_memory(const dg_env *env, const dg_policy *pol, int B) {
     const double H = env->horizon;
     return sizeof(dg_live) + step_bytes(env, pol, B) +
-           ((H + 1) * env->state_dim + env->aux_dim + env->act_dim + env->act2_dim) * (double)B * sizeof(float);
+           ((H + 1) * env->state_dim + (H + 2) * env->aux_dim + env->act_dim + env->act2_dim) * (double)B * sizeof(float);
 }
 
 dg_live *dg_live_create(const dg_env *env, const dg_policy *pol, dg_params *p, int B, dg_err *e) {
@@ -50,9 +51,10 @@ dg_live *dg_live_create(const dg_env *env, const dg_policy *pol, dg_params *p, i
         l->ctx = dg_ctx_create(l->arena);
         l->traj = malloc(((size_t)env->horizon + 1) * B * env->state_dim * sizeof(float));
         l->aux = env->aux_dim ? calloc((size_t)B * env->aux_dim, sizeof(float)) : NULL;
+        l->auxh = env->aux_dim ? calloc(((size_t)env->horizon + 1) * B * env->aux_dim, sizeof(float)) : NULL;
         l->act = calloc((size_t)B * (env->act_dim + env->act2_dim), sizeof(float));
     }
-    if (!l || !l->ctx || !l->traj || (env->aux_dim && !l->aux) || !l->act) {
+    if (!l || !l->ctx || !l->traj || (env->aux_dim && (!l->aux || !l->auxh)) || !l->act) {
         dg_live_free(l);
         dg_err_set(e, DG_ERR_NOMEM, "live episode: out of memory for %d rows of horizon %d (%.0f bytes)", B,
                    env->horizon, need);
@@ -67,6 +69,7 @@ void dg_live_free(dg_live *l) {
     dg_ctx_free(l->ctx);
     free(l->traj);
     free(l->aux);
+    free(l->auxh);
     free(l->act);
     free(l);
 }
@@ -75,7 +78,10 @@ dg_status dg_live_reset(dg_live *l, const float *state, const float *aux, dg_err
     if (!l || !state || (l->env->aux_dim && !aux))
         return dg_err_set(e, DG_ERR_ARG, "live episode: reset needs the states and their episode constants");
     memcpy(l->traj, state, (size_t)l->B * l->env->state_dim * sizeof(float));
-    if (l->env->aux_dim) memcpy(l->aux, aux, (size_t)l->B * l->env->aux_dim * sizeof(float));
+    if (l->env->aux_dim) {
+        memcpy(l->aux, aux, (size_t)l->B * l->env->aux_dim * sizeof(float));
+        memcpy(l->auxh, aux, (size_t)l->B * l->env->aux_dim * sizeof(float));
+    }
     memset(l->acc, 0, sizeof l->acc);
     l->t = 0;
     return DG_OK;
@@ -121,6 +127,8 @@ dg_status dg_live_step(dg_live *l, int player, const float *action, dg_err *e) {
                           dg_ctx_error(ctx));
     for (int i = 0; i < env->nterms; i++) l->acc[i] += tm[i] ? tm[i]->data[0] : 0.0f;
     memcpy(l->traj + (size_t)(l->t + 1) * B * S, next->data, (size_t)B * S * sizeof(float));
+    if (env->aux_dim)
+        memcpy(l->auxh + (size_t)(l->t + 1) * B * env->aux_dim, l->aux, (size_t)B * env->aux_dim * sizeof(float));
     l->t++;
     return DG_OK;
 }
@@ -129,6 +137,10 @@ int dg_live_steps(const dg_live *l) { return l ? l->t : 0; }
 int dg_live_rows(const dg_live *l) { return l ? l->B : 0; }
 const float *dg_live_traj(const dg_live *l) { return l ? l->traj : NULL; }
 const float *dg_live_aux(const dg_live *l) { return l ? l->aux : NULL; }
+
+const float *dg_live_aux_at(const dg_live *l, int t) {
+    return l && l->auxh && t >= 0 && t <= l->t ? l->auxh + (size_t)t * l->B * l->env->aux_dim : NULL;
+}
 
 void dg_live_row(const dg_live *l, int b, float *out) {
     if (!l || !out || b < 0 || b >= l->B) return;
@@ -184,6 +196,7 @@ dg_status dg_live_place(dg_live *l, int b, int k, float x, float y, dg_err *e) {
             if (j < 0) continue;
             row[r][j] = c ? y : x;
             if (r == 1 && env->game->complete_aux) env->game->complete_aux(env, 1, a);
+            if (r == 1) memcpy(l->auxh + ((size_t)l->t * l->B + b) * A, a, (size_t)A * sizeof(float));
             done = 1;
         }
         if (!done)

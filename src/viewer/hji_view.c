@@ -16,6 +16,10 @@
 
 #define PANEL_W 280
 #define PATH_MAX_POINTS 200000   /* steps of a played path kept (the simulation's own bound is larger) */
+#define SLIDER_TOP 40            /* the panel's first slider label, pixels from its top       */
+#define SLIDER_STEP 40           /* pixels from one slider to the next                        */
+#define SLIDER_MARGIN 18         /* each track's ends, pixels in from the panel's sides       */
+#define SLIDER_GRAB 9            /* pixels above and below a track that still grab it         */
 
 typedef struct hview {
     const char *cmd;
@@ -27,6 +31,13 @@ typedef struct hview {
     dg_image *plot, *panel;
     vw_window w;
     int ti, axis, levels, quit, paused;
+    int grab;                    /* the slider held by the mouse (0: time, k >= 2: axis k), -1: none */
+    int force;                   /* redraw the next frame (the window was exposed) */
+    struct shown {               /* what the frame shows: a frame is drawn anew when it changes */
+        int ti, axis, grab, npath, steps;
+        double at[DG_HJI_MAX_DIMS], t, x0[2];
+    } last;
+    vw_script script;            /* --input: keys and the mouse, frame by frame */
     double at[DG_HJI_MAX_DIMS];
     /* the played path */
     double *path;                /* (npath, 2) axes 0 and 1 */
@@ -74,28 +85,96 @@ static void panel_text(dg_draw *d, double *y, uint32_t rgb, double size, const c
     *y += size * 1.5;
 }
 
+/* ----------------------------------------------------------------- the sliders */
+
+/* The panel's sliders: 0 the stored time, then one per axis after the first two (k = i + 1). */
+static int nsliders(const hview *h) { return 1 + (h->vf.grid.ndim > 2 ? h->vf.grid.ndim - 2 : 0); }
+static int slider_axis(int i) { return i == 0 ? 0 : i + 1; }
+
+/* Slider i's track in window pixels: from x0 to x1 at height y (its label sits above it). */
+static void slider_track(const hview *h, int i, double *x0, double *x1, double *y) {
+    *x0 = h->plot->w + SLIDER_MARGIN;
+    *x1 = h->plot->w + PANEL_W - SLIDER_MARGIN;
+    *y = SLIDER_TOP + i * SLIDER_STEP + 24;
+}
+
+/* The grid steps of slider i (time: the stored times; axis k: its nodes) and where it stands. */
+static int slider_steps(const hview *h, int i) {
+    const int k = slider_axis(i);
+    return k == 0 ? h->vf.nt : h->vf.grid.n[k];
+}
+static int slider_index(const hview *h, int i) {
+    const int k = slider_axis(i);
+    if (k == 0) return h->ti;
+    const dg_hji_grid *g = &h->vf.grid;
+    const long idx = lround((h->at[k] - g->lo[k]) / g->dx[k]);
+    return (int)(idx < 0 ? 0 : idx >= g->n[k] ? g->n[k] - 1 : idx);
+}
+
+/* The mouse at pixel x on slider i: the nearest grid step there. A moved axis clears the path. */
+static void slider_set(hview *h, int i, double x) {
+    double x0, x1, y;
+    slider_track(h, i, &x0, &x1, &y);
+    const int n = slider_steps(h, i), k = slider_axis(i);
+    const double f = fmin(1, fmax(0, (x - x0) / (x1 - x0)));
+    const int idx = n > 1 ? (int)lround(f * (n - 1)) : 0;
+    if (k == 0) {
+        h->ti = idx;
+        return;
+    }
+    h->axis = k;
+    const double v = h->vf.grid.lo[k] + idx * h->vf.grid.dx[k];
+    if (v != h->at[k]) h->npath = 0;
+    h->at[k] = v;
+}
+
+/* The slider under pixel (x, y), or -1. */
+static int slider_at(const hview *h, double x, double y) {
+    for (int i = 0; i < nsliders(h); i++) {
+        double x0, x1, ty;
+        slider_track(h, i, &x0, &x1, &ty);
+        if (x >= x0 - SLIDER_GRAB && x <= x1 + SLIDER_GRAB && fabs(y - ty) <= SLIDER_GRAB) return i;
+    }
+    return -1;
+}
+
+static void draw_sliders(hview *h, dg_draw *d) {
+    const dg_hji_grid *g = &h->vf.grid;
+    const double off = h->plot->w;  /* the panel's pixels are the window's less the plot's width */
+    for (int i = 0; i < nsliders(h); i++) {
+        const int k = slider_axis(i), n = slider_steps(h, i), idx = slider_index(h, i);
+        double x0, x1, y;
+        slider_track(h, i, &x0, &x1, &y);
+        x0 -= off;
+        x1 -= off;
+        char s[160], name[32];
+        if (k == 0) snprintf(s, sizeof s, "time t = %.4g  (%d of %d stored)", h->vf.times[h->ti], h->ti + 1, h->vf.nt);
+        else {
+            const char *nm = dg_hji_axis_name(h->vf.game, k);
+            if (nm) snprintf(name, sizeof name, "%s", nm);
+            else snprintf(name, sizeof name, "x%d", k);
+            snprintf(s, sizeof s, "%s = %.4g", name, h->at[k]);
+        }
+        const int active = k == 0 ? 0 : k == h->axis;
+        dg_draw_text(d, 12, y - 22, s, k == 0 ? 0xffd060 : active ? 0xffffff : 0xb0b0c0, 13,
+                     DG_TEXT_LEFT | DG_TEXT_TOP, 0);
+        const double kx = x0 + (n > 1 ? (double)idx / (n - 1) : 0) * (x1 - x0);
+        dg_draw_line(d, x0, y, x1, y, 0x505060, 4);
+        dg_draw_line(d, x0, y, kx, y, k == 0 ? 0xd0a030 : 0x4fc3f7, 4);
+        dg_draw_circle_fill(d, kx, y, h->grab == i ? 8 : 6.5, active || h->grab == i ? 0xffffff : 0xd8d8e0, 1);
+    }
+    (void)g;
+}
+
 static void draw_panel(hview *h) {
     const dg_hji_grid *g = &h->vf.grid;
     dg_draw d;
     if (dg_draw_begin(&d, h->panel, NULL) != DG_OK) return;
     dg_draw_rect_fill(&d, 0, 0, h->panel->w, h->panel->h, 0x181822, 1);
     double y = 10;
-    char s[160];
-    snprintf(s, sizeof s, "%s", h->vf.game[0] ? h->vf.game : "value");
-    dg_draw_text(&d, 12, y, s, 0xffffff, 16, DG_TEXT_LEFT | DG_TEXT_TOP, 0);
-    y += 26;
-    snprintf(s, sizeof s, "time t = %.4g  (%d of %d stored)", h->vf.times[h->ti], h->ti + 1, h->vf.nt);
-    dg_draw_text(&d, 12, y, s, 0xffd060, 13, DG_TEXT_LEFT | DG_TEXT_TOP, 0);
-    y += 19.5;
-    for (int k = 2; k < g->ndim; k++) {
-        const char *n = dg_hji_axis_name(h->vf.game, k);
-        char name[32];
-        snprintf(name, sizeof name, "%s", n ? n : "");
-        if (!n) snprintf(name, sizeof name, "x%d", k);
-        snprintf(s, sizeof s, "%s %s = %.4g", k == h->axis ? ">" : " ", name, h->at[k]);
-        dg_draw_text(&d, 12, y, s, k == h->axis ? 0xffffff : 0xb0b0c0, 13, DG_TEXT_LEFT | DG_TEXT_TOP, 0);
-        y += 19;
-    }
+    dg_draw_text(&d, 12, y, h->vf.game[0] ? h->vf.game : "value", 0xffffff, 16, DG_TEXT_LEFT | DG_TEXT_TOP, 0);
+    draw_sliders(h, &d);
+    y = SLIDER_TOP + nsliders(h) * SLIDER_STEP + 4;
     y += 8;
     if (h->npath > 0) {
         const double t = fmin(h->shown, (h->npath - 1) * h->dt);
@@ -112,8 +191,8 @@ static void draw_panel(hview *h) {
     } else {
         panel_text(&d, &y, 0xc0c0d0, 12, "give --config to play from a click", 0, 0);
     }
-    static const char *const KEYS[] = {"left/right: stored time", "up/down: the axis's value",
-                                       "tab: next axis   R clear", "S screenshot   Q/Esc quit"};
+    static const char *const KEYS[] = {"sliders: drag, or left/right: time", "tab: next axis, up/down: its value",
+                                       "R clear the path", "S screenshot   Q/Esc quit"};
     double ky = h->panel->h - 10 - 4 * 16;
     for (int i = 0; i < 4; i++, ky += 16)
         dg_draw_text(&d, 12, ky, KEYS[i], 0x9090a0, 11, DG_TEXT_LEFT | DG_TEXT_TOP, 0);
@@ -157,6 +236,12 @@ static int events(hview *h) {
     SDL_Event ev;
     while (SDL_PollEvent(&ev)) {
         if (ev.type == SDL_QUIT) h->quit = 1;
+        else if (ev.type == SDL_WINDOWEVENT) h->force = 1;
+        else if (ev.type == SDL_MOUSEBUTTONDOWN && ev.button.button == SDL_BUTTON_LEFT &&
+                 (h->grab = slider_at(h, ev.button.x, ev.button.y)) >= 0)
+            slider_set(h, h->grab, ev.button.x);
+        else if (ev.type == SDL_MOUSEMOTION && h->grab >= 0) slider_set(h, h->grab, ev.motion.x);
+        else if (ev.type == SDL_MOUSEBUTTONUP && ev.button.button == SDL_BUTTON_LEFT) h->grab = -1;
         else if (ev.type == SDL_MOUSEBUTTONDOWN && ev.button.button == SDL_BUTTON_LEFT) {
             double x[DG_HJI_MAX_DIMS];
             memcpy(x, h->at, sizeof x);
@@ -183,11 +268,24 @@ static int events(hview *h) {
     return 0;
 }
 
+/* --input: the keys a line may press, in bit order; its points are window pixels */
+static const vw_key_name KEYS_IN[] = {
+    {"left", SDLK_LEFT}, {"right", SDLK_RIGHT}, {"up", SDLK_UP}, {"down", SDLK_DOWN}, {"tab", SDLK_TAB},
+    {"r", SDLK_r}, {"space", SDLK_SPACE}, {"s", SDLK_s}, {"q", SDLK_q},
+};
+
+static void pixel_px(void *user, float x, float y, int *px, int *py) {
+    (void)user;
+    *px = (int)lround(x);
+    *py = (int)lround(y);
+}
+
 static void hview_free(hview *h) {
     vw_close(&h->w);
     dg_image_free(h->plot);
     dg_image_free(h->panel);
     dg_hji_figure_free(h->fig);
+    vw_script_free(&h->script);
     free(h->V);
     free(h->path);
     free(h->full);
@@ -230,7 +328,7 @@ static int parse_at(hview *h, const char *s) {
 }
 
 int cmd_hji_view(int argc, char **argv) {
-    const char *value, *config, *frames_s, *at_s, *from_s, *levels_s, *screenshot, *record, *speed_s;
+    const char *value, *config, *frames_s, *at_s, *from_s, *levels_s, *screenshot, *record, *speed_s, *input;
     int bench = 0;
     static const char HELP[] =
         "usage: difgames hji view --value FILE [--config FILE] [options]\n"
@@ -239,7 +337,8 @@ int cmd_hji_view(int argc, char **argv) {
         "colour map with its zero level set (white), the target (dashed red) and obstacles\n"
         "(grey) of --config, and for games of degree contours of the value. Keys: left/right\n"
         "the stored time, tab the next other axis, up/down its value (one grid step), R clear\n"
-        "the path, S screenshot, Q/Esc quit. With --config a click plays both players'\n"
+        "the path, S screenshot, Q/Esc quit; the panel's sliders (time, the other axes) drag\n"
+        "with the mouse. With --config a click plays both players'\n"
         "equilibrium strategies from that point (the other axes at their slider values) and\n"
         "draws the path as it goes. Prints one JSON line at the end.\n"
         "\n"
@@ -255,6 +354,8 @@ int cmd_hji_view(int argc, char **argv) {
         {"--screenshot", &screenshot, NULL, "FILE", "write the last frame as a PNG", NULL},
         {"--record", &record, NULL, "FILE", "write every frame into an animated GIF", NULL},
         {"--bench", NULL, &bench, NULL, "frames as fast as they come (no 60 Hz pacing)", NULL},
+        {"--input", &input, NULL, "FILE", "keys pressed, one line a frame (left right up down tab r space s q) and the "
+         "mouse at a window pixel (click X Y, press X Y, move X Y, release)", "the keyboard and mouse"},
         CLI_END,
     };
     const int prc = cli_parse("hji view", argc, argv, opts, HELP);
@@ -267,16 +368,18 @@ int cmd_hji_view(int argc, char **argv) {
         cli_error("hji view", "--from needs --config (the game's strategies come from it)");
         return EXIT_USAGE;
     }
-    const cli_path ins[] = {{"--value", value}, {"--config", config}};
+    const cli_path ins[] = {{"--value", value}, {"--config", config}, {"--input", input}};
     const cli_path outs[] = {{"--screenshot", screenshot}, {"--record", record}};
-    if (cli_check_outputs("hji view", outs, 2, ins, 2)) return EXIT_USAGE;
-    hview h = {.cmd = "hji view", .speed = 1, .levels = -1};
+    if (cli_check_outputs("hji view", outs, 2, ins, 3)) return EXIT_USAGE;
+    hview h = {.cmd = "hji view", .speed = 1, .levels = -1, .grab = -1};
     int frames_max = 0, rc = 0;
     if ((frames_s && !cli_int(h.cmd, "--frames", frames_s, 1, 10000000, &frames_max)) ||
         (levels_s && !cli_int(h.cmd, "--contours", levels_s, 0, 64, &h.levels)) ||
         (speed_s && !cli_double(h.cmd, "--speed", speed_s, 1.0 / 64, 64, 0, &h.speed)))
         return EXIT_USAGE;
     dg_err e = {0};
+    if (input && (rc = vw_script_read(&h.script, h.cmd, input, KEYS_IN, (int)(sizeof KEYS_IN / sizeof KEYS_IN[0]))))
+        goto done;
     if (dg_hji_value_open(value, &h.vf, &e) != DG_OK) {
         rc = cli_fail(h.cmd, &e, EXIT_USAGE);
         goto done;
@@ -353,17 +456,56 @@ int cmd_hji_view(int argc, char **argv) {
     snprintf(title, sizeof title, "difgames hji view: %s", h.vf.game[0] ? h.vf.game : value);
     if ((rc = vw_open(&h.w, h.cmd, title, fw + PANEL_W, fh, record, bench))) goto done;
     while (!h.quit && !rc && (frames_max <= 0 || h.w.frames < frames_max)) {
+        vw_frame_begin(&h.w);
+        vw_script_push(&h.script, h.w.frames, pixel_px, NULL);
         if ((rc = events(&h)) || h.quit) break;
         if (!h.paused && h.npath > 0) h.shown += h.speed / VW_FPS;
+        struct shown now;
+        memset(&now, 0, sizeof now);  /* compared byte for byte: no stray padding */
+        now.ti = h.ti;
+        now.axis = h.axis;
+        now.grab = h.grab;
+        now.npath = h.npath;
+        memcpy(now.at, h.at, sizeof now.at);
+        if (h.npath > 0) {  /* the path's part shown and the time the panel prints */
+            now.steps = (int)fmin(h.npath, floor(h.shown / h.dt + 1e-9) + 1);
+            now.t = fmin(h.shown, (h.npath - 1) * h.dt);
+            now.x0[0] = h.full[0];
+            now.x0[1] = h.full[1];
+        }
+        if (h.w.frames > 0 && !h.force && !memcmp(&now, &h.last, sizeof now)) {
+            rc = vw_show(&h.w, 0, 0, 0);
+            continue;
+        }
+        h.last = now;
+        h.force = 0;
         double ms = 0;
         const double c0 = vw_cpu();
-        if (!(rc = render(&h, &ms))) rc = vw_show(&h.w, ms, (vw_cpu() - c0) * 1e3);
+        if (!(rc = render(&h, &ms))) rc = vw_show(&h.w, 1, ms, (vw_cpu() - c0) * 1e3);
     }
     if (rc || (rc = vw_finish(&h.w, screenshot))) goto done;
     cli_json j = {cJSON_CreateObject(), 0};
     cli_json_add(&j, j.root, "game", cJSON_CreateString(h.vf.game));
     cli_json_add(&j, j.root, "frames", cJSON_CreateNumber((double)h.w.frames));
     cli_json_add(&j, j.root, "time", cli_json_number("%.6g", h.vf.times[h.ti]));
+    cJSON *at = g->ndim > 2 ? cli_json_add(&j, j.root, "at", cJSON_CreateArray()) : NULL;
+    for (int k = 2; at && k < g->ndim; k++) cli_json_add(&j, at, NULL, cli_json_number("%.6g", h.at[k]));
+    /* the sliders' tracks in window pixels, for scripts (--input) to aim at */
+    cJSON *sl = cli_json_add(&j, j.root, "sliders", cJSON_CreateArray());
+    for (int i = 0; sl && i < nsliders(&h); i++) {
+        double x0, x1, y;
+        slider_track(&h, i, &x0, &x1, &y);
+        cJSON *o = cli_json_add(&j, sl, NULL, cJSON_CreateObject());
+        if (!o) break;
+        char nm[32];
+        const char *an = i ? dg_hji_axis_name(h.vf.game, slider_axis(i)) : "time";
+        if (an) snprintf(nm, sizeof nm, "%s", an);
+        else snprintf(nm, sizeof nm, "x%d", slider_axis(i));
+        cli_json_add(&j, o, "name", cJSON_CreateString(nm));
+        cli_json_add(&j, o, "x0", cJSON_CreateNumber(x0));
+        cli_json_add(&j, o, "x1", cJSON_CreateNumber(x1));
+        cli_json_add(&j, o, "y", cJSON_CreateNumber(y));
+    }
     cli_json_add(&j, j.root, "path_steps", cJSON_CreateNumber(h.npath));
     if (h.npath) {
         cli_json_add(&j, j.root, "captured", cJSON_CreateBool(h.res.captured));
@@ -385,9 +527,7 @@ int cmd_hji_view(int argc, char **argv) {
             cli_json_add(&j, b, NULL, cJSON_CreateNumber(round(py)));
         }
     }
-    cli_json_add(&j, j.root, "fps", cli_json_number("%.1f", vw_fps(&h.w)));
-    cli_json_add(&j, j.root, "render_ms", cli_json_number("%.3f", h.w.frames ? h.w.render_ms_sum / h.w.frames : 0));
-    cli_json_add(&j, j.root, "render_cpu_ms", cli_json_number("%.3f", h.w.frames ? h.w.cpu_ms_sum / h.w.frames : 0));
+    vw_json_speed(&h.w, &j, j.root);
     rc = cli_json_print(&j, h.cmd);
 done:
     hview_free(&h);

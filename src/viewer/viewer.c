@@ -9,12 +9,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "cli/cli.h"
 #include "difgames/checkpoint.h"
 #include "difgames/fileio.h"
 #include "difgames/live.h"
 #include "difgames/replay.h"
+#include "difgames/safetensors.h"
 #include "io/csv.h"
 #include "io/draw.h"
 #include "viewer/viewer.h"
@@ -36,8 +38,7 @@ typedef struct viewer {
     const char *screenshot, *record, *traj_path;
     unsigned char *input;         /* play --input: held keys of each frame (K_*), ninput frames */
     int ninput;
-    unsigned short *press;        /* view --input: keys pressed at each frame (bit k: PRESS[k]) */
-    float *click;                 /* view --input: (ninput, 2) a click's world point, NaN: none */
+    vw_script script;             /* view --input: keys pressed and the mouse, frame by frame */
     int player;                   /* play: the person's player (0, 1); view: -1 */
     /* the game */
     dg_run run;
@@ -63,6 +64,13 @@ typedef struct viewer {
     int reloads, run_epoch, ncurve;
     float curve_x[CURVE_MAX], curve_y[CURVE_MAX];
     double acc;                   /* simulated seconds not yet stepped */
+    int changes;                  /* bodies moved, episodes begun, snapshots loaded: what else redraws */
+    int force;                    /* redraw the next frame (the window was exposed, resized) */
+    struct shown {                /* what the frame shows: a frame is drawn anew when it changes */
+        int cursor, steps, paused, batch, changes, reloads, ncurve, run_epoch;
+        uint64_t seed;
+        double speed;
+    } last;
     double t_start;               /* the equilibrium's capture time from the start (NaN: none) */
 } viewer;
 
@@ -93,6 +101,7 @@ static int new_episode(viewer *v) {
     v->cursor = 0;
     v->acc = 0;
     v->over = 0;
+    v->changes++;
     return 0;
 }
 
@@ -143,23 +152,25 @@ static void draw_batch(viewer *v) {
     cairo_clip(d.cr);
     cairo_set_line_width(d.cr, 1.0);
     for (int b = 1; b < B; b++) {
-        float xy0[2 * DG_MAX_BODIES], xy[2 * DG_MAX_BODIES];
+        float xy[2 * DG_MAX_BODIES];
         int goal[DG_MAX_BODIES];
         const float *ab = aux ? aux + (size_t)b * env->aux_dim : NULL;
-        int n = env->game->bodies(env, traj + (size_t)b * S, ab, xy0, goal);
-        for (int t = 1; t <= v->cursor; t++) {
-            n = env->game->bodies(env, traj + ((size_t)t * B + b) * S, ab, xy, goal);
-            for (int k = 0, c = 0; k < n && k < DG_MAX_BODIES; k++) {
-                if (goal[k]) continue;
-                const uint32_t rgb = FADED[c++ % 4];
-                cairo_set_source_rgba(d.cr, (rgb >> 16) / 255.0, ((rgb >> 8) & 255) / 255.0, (rgb & 255) / 255.0, 0.35);
-                cairo_move_to(d.cr, pix_x(v, xy0[2 * k]), pix_y(v, xy0[2 * k + 1]));
-                cairo_line_to(d.cr, pix_x(v, xy[2 * k]), pix_y(v, xy[2 * k + 1]));
-                cairo_stroke(d.cr);
+        const int n = env->game->bodies(env, traj + (size_t)b * S, ab, xy, goal);
+        /* each moving body's trail as one path, stroked once */
+        for (int k = 0, c = 0; k < n && k < DG_MAX_BODIES; k++) {
+            if (goal[k]) continue;
+            const uint32_t rgb = FADED[c++ % 4];
+            for (int t = 0; t <= v->cursor; t++) {
+                float p[2 * DG_MAX_BODIES];
+                int g[DG_MAX_BODIES];
+                env->game->bodies(env, traj + ((size_t)t * B + b) * S, ab, p, g);
+                if (t == 0) cairo_move_to(d.cr, pix_x(v, p[2 * k]), pix_y(v, p[2 * k + 1]));
+                else cairo_line_to(d.cr, pix_x(v, p[2 * k]), pix_y(v, p[2 * k + 1]));
             }
-            memcpy(xy0, xy, sizeof xy);
+            cairo_set_source_rgba(d.cr, (rgb >> 16) / 255.0, ((rgb >> 8) & 255) / 255.0, (rgb & 255) / 255.0, 0.35);
+            cairo_stroke(d.cr);
         }
-        if (v->cursor == 0) memcpy(xy, xy0, sizeof xy);
+        env->game->bodies(env, traj + ((size_t)v->cursor * B + b) * S, ab, xy, goal);
         for (int k = 0, c = 0; k < n && k < DG_MAX_BODIES; k++) {
             const uint32_t rgb = goal[k] ? 0xff3030 : FADED[c++ % 4];
             cairo_set_source_rgba(d.cr, (rgb >> 16) / 255.0, ((rgb >> 8) & 255) / 255.0, (rgb & 255) / 255.0, 0.45);
@@ -340,35 +351,45 @@ static void read_curve(viewer *v, const char *path) {
     free(text);
 }
 
-/* The newest snapshot of the run (epoch_*.safetensors, final.safetensors) into the policy when it
- * changed, and metrics.csv when it grew. A snapshot that does not load (another game's) is left. */
-static void poll_run(viewer *v) {
-    DIR *dir = opendir(v->run_dir);
-    if (!dir) return;
-    char best[DG_PATH_MAX] = "";
-    struct timespec best_t = {0, 0};
+/* The newest snapshot of the run in dir (epoch_*.safetensors, final.safetensors; by time, then by
+ * name) into best (n bytes) and its time; 0 when there is none yet. */
+static int newest_snapshot(const char *dir_path, char *best, size_t n, struct timespec *best_t) {
+    DIR *dir = opendir(dir_path);
+    best[0] = '\0';
+    *best_t = (struct timespec){0, 0};
+    if (!dir) return 0;
     struct dirent *de;
     while ((de = readdir(dir))) {
-        const char *n = de->d_name;
-        const size_t len = strlen(n);
-        const int snap = (!strncmp(n, "epoch_", 6) || !strcmp(n, "final.safetensors")) && len > 12 &&
-                         !strcmp(n + len - 12, ".safetensors");
+        const char *name = de->d_name;
+        const size_t len = strlen(name);
+        const int snap = (!strncmp(name, "epoch_", 6) || !strcmp(name, "final.safetensors")) && len > 12 &&
+                         !strcmp(name + len - 12, ".safetensors");
         char path[DG_PATH_MAX];
         struct stat st;
-        if (!snap || snprintf(path, sizeof path, "%s/%s", v->run_dir, n) >= (int)sizeof path || stat(path, &st) != 0)
+        if (!snap || snprintf(path, sizeof path, "%s/%s", dir_path, name) >= (int)sizeof path || stat(path, &st) != 0)
             continue;
-        if (!best[0] || newer(st.st_mtim, best_t) || (!newer(best_t, st.st_mtim) && strcmp(path, best) > 0)) {
-            snprintf(best, sizeof best, "%s", path);
-            best_t = st.st_mtim;
+        if (!best[0] || newer(st.st_mtim, *best_t) || (!newer(*best_t, st.st_mtim) && strcmp(path, best) > 0)) {
+            snprintf(best, n, "%s", path);
+            *best_t = st.st_mtim;
         }
     }
     closedir(dir);
+    return best[0] != '\0';
+}
+
+/* The newest snapshot of the run (epoch_*.safetensors, final.safetensors) into the policy when it
+ * changed, and metrics.csv when it grew. A snapshot that does not load (another game's) is left. */
+static void poll_run(viewer *v) {
+    char best[DG_PATH_MAX];
+    struct timespec best_t;
+    newest_snapshot(v->run_dir, best, sizeof best, &best_t);
     if (best[0] && (strcmp(best, v->snap) || newer(best_t, v->snap_mtime))) {
         dg_err e = {0};
         if (dg_checkpoint_load(best, v->p, &e) == DG_OK) {
             snprintf(v->snap, sizeof v->snap, "%s", best);
             v->snap_mtime = best_t;
             v->reloads++;
+            v->changes++;
         } else {
             fprintf(stderr, "difgames %s: %s (the policy in use stays)\n", v->cmd, e.msg);
             snprintf(v->snap, sizeof v->snap, "%s", best);  /* not tried again until it changes */
@@ -390,14 +411,16 @@ static void drag_to(viewer *v, int mx, int my) {
     if (v->drag_body < 0 || mx >= v->size) return;
     dg_err e = {0};
     if (dg_live_place(v->live, 0, v->drag_body, world_x(v, mx), world_y(v, my), &e) != DG_OK) v->drag_body = -1;
+    v->changes++;
 }
 
 static int events(viewer *v) {
     SDL_Event ev;
     while (SDL_PollEvent(&ev)) {
         if (ev.type == SDL_QUIT) v->quit = 1;
+        else if (ev.type == SDL_WINDOWEVENT) v->force = 1;
         else if (ev.type == SDL_MOUSEBUTTONDOWN && ev.button.button == SDL_BUTTON_LEFT && v->player < 0) {
-            v->dragging = 1;
+            v->dragging = ev.button.x < v->size;
             drag_to(v, ev.button.x, ev.button.y);
         } else if (ev.type == SDL_MOUSEBUTTONUP && ev.button.button == SDL_BUTTON_LEFT) v->dragging = 0;
         else if (ev.type == SDL_MOUSEMOTION && v->dragging) drag_to(v, ev.motion.x, ev.motion.y);
@@ -441,6 +464,7 @@ static unsigned held_keys(viewer *v) {
 
 /* One frame: events, the simulation's time advanced by 1/60 s times the speed, the picture. */
 static int frame(viewer *v) {
+    vw_frame_begin(&v->w);
     push_scripted(v);
     int rc = events(v);
     if (rc || v->quit) return rc;
@@ -467,41 +491,42 @@ static int frame(viewer *v) {
         }
     }
     if (rc) return rc;
+    struct shown now;
+    memset(&now, 0, sizeof now);  /* compared byte for byte: no stray padding */
+    now.cursor = v->cursor;
+    now.steps = dg_live_steps(v->live);
+    now.paused = v->paused;
+    now.batch = v->batch;
+    now.changes = v->changes;
+    now.reloads = v->reloads;
+    now.ncurve = v->ncurve;
+    now.run_epoch = v->run_epoch;
+    now.seed = v->seed;
+    now.speed = v->speed;
+    if (v->w.frames > 0 && !v->force && !memcmp(&now, &v->last, sizeof now)) return vw_show(&v->w, 0, 0, 0);
+    v->last = now;
+    v->force = 0;
     const double c0 = vw_cpu(), ms = render(v);
-    return vw_show(&v->w, ms, (vw_cpu() - c0) * 1e3);
+    return vw_show(&v->w, 1, ms, (vw_cpu() - c0) * 1e3);
 }
 
 /* ----------------------------------------------------------------- the files */
 
 /* view --input: the keys a line may press, in bit order */
-static const struct { const char *name; SDL_Keycode key; } PRESS[] = {
+static const vw_key_name PRESS[] = {
     {"space", SDLK_SPACE}, {"left", SDLK_LEFT}, {"right", SDLK_RIGHT}, {"plus", SDLK_PLUS}, {"minus", SDLK_MINUS},
     {"r", SDLK_r}, {"b", SDLK_b}, {"s", SDLK_s}, {"q", SDLK_q},
 };
 #define NPRESS ((int)(sizeof PRESS / sizeof PRESS[0]))
 
-/* view --input: the scripted frame's key presses and click, as SDL events (what a person's would be). */
-static void push_scripted(viewer *v) {
-    if (!v->press || v->w.frames >= v->ninput) return;
-    const int f = (int)v->w.frames;
-    for (int k = 0; k < NPRESS; k++)
-        if ((v->press[f] >> k) & 1u) {
-            SDL_Event ev = {0};
-            ev.type = SDL_KEYDOWN;
-            ev.key.keysym.sym = PRESS[k].key;
-            SDL_PushEvent(&ev);
-        }
-    if (isfinite(v->click[2 * f])) {
-        SDL_Event ev = {0};
-        ev.type = SDL_MOUSEBUTTONDOWN;
-        ev.button.button = SDL_BUTTON_LEFT;
-        ev.button.x = (int)lround(pix_x(v, v->click[2 * f]));
-        ev.button.y = (int)lround(pix_y(v, v->click[2 * f + 1]));
-        SDL_PushEvent(&ev);
-        ev.type = SDL_MOUSEBUTTONUP;
-        SDL_PushEvent(&ev);
-    }
+/* view --input's points are points of the world: the arena's pixel there now */
+static void world_px(void *user, float x, float y, int *px, int *py) {
+    const viewer *v = user;
+    *px = (int)lround(pix_x(v, x));
+    *py = (int)lround(pix_y(v, y));
 }
+
+static void push_scripted(viewer *v) { vw_script_push(&v->script, v->w.frames, world_px, v); }
 
 /* An --input file (at most 64 MiB) into *text (len bytes; the caller frees it) and its line count;
  * 0, or the exit status after one error line. */
@@ -513,60 +538,6 @@ static int read_input_file(const viewer *v, const char *path, unsigned char **te
     }
     *lines = 1;
     for (size_t i = 0; i < *len; i++) *lines += (*text)[i] == '\n';
-    return 0;
-}
-
-/* view --input: one line a frame, the keys pressed then (space left right plus minus r b s q) and
- * "click X Y" (a point of the world: the mouse puts the goal or the evader there). */
-static int read_presses(viewer *v, const char *path) {
-    unsigned char *text = NULL;
-    size_t len = 0;
-    int lines, rc = read_input_file(v, path, &text, &len, &lines);
-    if (rc) return rc;
-    v->press = calloc((size_t)lines, sizeof *v->press);
-    v->click = malloc((size_t)lines * 2 * sizeof(float));
-    if (!v->press || !v->click) {
-        free(text);
-        cli_error(v->cmd, "out of memory");
-        return EXIT_FAIL;
-    }
-    char *p = (char *)text, *end = (char *)text + len;
-    int line = 0;
-    while (p < end || (line == 0 && len == 0)) {
-        char *nl = memchr(p, '\n', (size_t)(end - p));
-        if (nl) *nl = '\0';
-        else if (p < end) {  /* the last line without its newline: terminate a copy */
-            nl = end;
-        }
-        char buf[256];
-        snprintf(buf, sizeof buf, "%.*s", (int)((nl ? nl : end) - p), p);
-        v->click[2 * line] = v->click[2 * line + 1] = NAN;
-        char *save = NULL;
-        for (char *tok = strtok_r(buf, " \t\r", &save); tok; tok = strtok_r(NULL, " \t\r", &save)) {
-            int k = 0;
-            while (k < NPRESS && strcmp(tok, PRESS[k].name)) k++;
-            if (k < NPRESS) {
-                v->press[line] |= (unsigned short)(1u << k);
-                continue;
-            }
-            const char *xs = !strcmp(tok, "click") ? strtok_r(NULL, " \t\r", &save) : NULL;
-            const char *ys = xs ? strtok_r(NULL, " \t\r", &save) : NULL;
-            double x, y;
-            if (!ys || !dg_parse_double(xs, (size_t)-1, &x) || !dg_parse_double(ys, (size_t)-1, &y)) {
-                cli_error(v->cmd, "--input %s:%d: '%.20s' is no key (space, left, right, plus, minus, r, b, s, q) nor "
-                          "click X Y", path, line + 1, tok);
-                free(text);
-                return EXIT_USAGE;
-            }
-            v->click[2 * line] = (float)x;
-            v->click[2 * line + 1] = (float)y;
-        }
-        line++;
-        if (!nl || nl >= end) break;
-        p = nl + 1;
-    }
-    v->ninput = line;
-    free(text);
     return 0;
 }
 
@@ -647,8 +618,9 @@ static int write_trajectory(viewer *v) {
         dg_csv_col(&w, names[k][0], DG_CSV_G9);
         dg_csv_col(&w, names[k][1], DG_CSV_G9);
     }
-    for (int t = 0; t <= T; t++) {
-        env->game->bodies(env, v->row + (size_t)t * S, dg_live_aux(v->live), xy, goal);
+    for (int t = 0; t <= T; t++) {  /* each step with the aux of that step (a goal dragged along) */
+        const float *aux = dg_live_aux_at(v->live, t);
+        env->game->bodies(env, v->row + (size_t)t * S, aux ? aux : dg_live_aux(v->live), xy, goal);
         dg_csv_num(&w, t * (double)env->dt);
         for (int k = 0; k < 2 * n; k++) dg_csv_num(&w, xy[k]);
     }
@@ -656,6 +628,39 @@ static int write_trajectory(viewer *v) {
 }
 
 /* ----------------------------------------------------------------- the command */
+
+/* view --run DIR without --config: the config stored in the run's newest snapshot (the trainer keeps
+ * it in each), with --seed set. Before the first snapshot it waits, looking twice a second (at most
+ * frames / 60 seconds under --frames, else until one comes or the command is stopped). */
+static int run_config(viewer *v, const cli_opt *opts, int frames) {
+    char path[DG_PATH_MAX];
+    struct timespec t;
+    const double t0 = vw_now();
+    for (int said = 0; !newest_snapshot(v->run_dir, path, sizeof path, &t); said = 1) {
+        if (frames > 0 && vw_now() - t0 > frames / (double)FPS) {
+            cli_error(v->cmd, "--run %s: no snapshot (epoch_*.safetensors, final.safetensors) in %.1f s to read the "
+                      "config from; give --config", v->run_dir, frames / (double)FPS);
+            return EXIT_USAGE;
+        }
+        if (!said && frames <= 0) fprintf(stderr, "difgames %s: waiting for the first snapshot in %s\n", v->cmd, v->run_dir);
+        const struct timespec half = {0, 500000000L};
+        nanosleep(&half, NULL);
+    }
+    dg_err e = {0};
+    dg_st_file *f = dg_st_load(path, &e);
+    const char *yaml = f ? dg_st_meta(f, "config") : NULL;
+    char label[DG_PATH_MAX + 32];
+    snprintf(label, sizeof label, "%s (stored config)", path);
+    int rc = EXIT_USAGE;
+    if (!f) cli_error(v->cmd, "--run: %s", e.msg);
+    else if (!yaml || !*yaml) cli_error(v->cmd, "--run: %s has no config stored in it (metadata 'config'); give --config", path);
+    else {
+        dg_run_set sets[CLI_MAX_OPTS];
+        rc = cli_load(&v->run, label, yaml, strlen(yaml), sets, cli_sets(opts, sets));
+    }
+    dg_st_free(f);
+    return rc;
+}
 
 static void viewer_free(viewer *v) {
     vw_close(&v->w);
@@ -668,8 +673,7 @@ static void viewer_free(viewer *v) {
     free(v->aux);
     free(v->row);
     free(v->input);
-    free(v->press);
-    free(v->click);
+    vw_script_free(&v->script);
     dg_params_free(v->p);
     dg_run_free(&v->run);
 }
@@ -733,10 +737,8 @@ static int run_viewer(viewer *v, const char *ckpt) {
     cli_json_add(&j, j.root, "frames", cJSON_CreateNumber((double)v->w.frames));
     cli_json_add(&j, j.root, "steps", cJSON_CreateNumber(dg_live_steps(v->live)));
     cli_json_add(&j, j.root, "seed", cJSON_CreateNumber((double)v->seed));
-    cli_json_add(&j, j.root, "fps", cli_json_number("%.1f", vw_fps(&v->w)));
-    cli_json_add(&j, j.root, "render_ms", cli_json_number("%.3f", v->w.frames ? v->w.render_ms_sum / v->w.frames : 0));
-    cli_json_add(&j, j.root, "render_ms_max", cli_json_number("%.3f", v->w.render_ms_max));
-    cli_json_add(&j, j.root, "render_cpu_ms", cli_json_number("%.3f", v->w.frames ? v->w.cpu_ms_sum / v->w.frames : 0));
+    cli_json_add(&j, j.root, "batch", cJSON_CreateBool(v->batch));
+    vw_json_speed(&v->w, &j, j.root);
     cli_json_add(&j, j.root, "arena_px", cJSON_CreateNumber(v->size));
     if (v->player >= 0) {
         double m[DG_MAX_METRICS];
@@ -760,9 +762,10 @@ static int viewer_main(const char *cmd, int argc, char **argv, int play) {
     viewer v = {0};
     v.cmd = cmd;
     v.player = -1;
-    int bench = 0;
+    int bench = 0, batch = 0;
     static const char VIEW_HELP[] =
         "usage: difgames view --config FILE --ckpt FILE [options]\n"
+        "       difgames view --run DIR [options]\n"
         "\n"
         "Opens a window and plays the policy live, drawn as in replays (soft render under\n"
         "crisp shapes, bodies, goal, trails), with a side panel of the loss so far term by\n"
@@ -770,7 +773,9 @@ static int viewer_main(const char *cmd, int argc, char **argv, int play) {
         "+/- speed, R new initial state (next seed), B the batch (the other rows, faded),\n"
         "S screenshot (screenshot-NNN.png), Q/Esc quit. The mouse drags the goal (reach)\n"
         "or the evader (chase) and the policy reacts live. Without a display, run it under\n"
-        "xvfb-run with --frames. Prints one JSON line at the end (frames, fps, render ms).\n"
+        "xvfb-run with --frames. With --run DIR it follows a training run (its newest snapshot,\n"
+        "its loss curve), the config read from the run's snapshots unless --config is given.\n"
+        "Prints one JSON line at the end (frames, fps, render ms).\n"
         "\n"
         "options:\n";
     static const char PLAY_HELP[] =
@@ -800,10 +805,14 @@ static int viewer_main(const char *cmd, int argc, char **argv, int play) {
         opts[n++] = (cli_opt){"--input", &input, NULL, "FILE", "held keys, one line a frame (e.g. 'up left')", "the keyboard"};
         opts[n++] = (cli_opt){"--trajectory", &v.traj_path, NULL, "FILE", "write t and each body's x, y a step (CSV)", NULL};
     } else {
+        opts[0] = (cli_opt){"--config", &config, NULL, "FILE", "the game's YAML config (configs/*.yaml)",
+                            "required, or with --run the one stored in the run's snapshots"};
         opts[1] = (cli_opt){"--ckpt", &ckpt, NULL, "FILE", "policy parameters (.safetensors)", "required, or --run"};
         opts[n++] = (cli_opt){"--rows", &rows_s, NULL, "N", "episodes played at once (B shows the others)", "8"};
+        opts[n++] = (cli_opt){"--batch", NULL, &batch, NULL, "start with the batch shown (as B does)", NULL};
         opts[n++] = (cli_opt){"--input", &input, NULL, "FILE", "keys pressed, one line a frame (space left right plus "
-                              "minus r b s q; click X Y: the mouse at a point of the world)", "the keyboard"};
+                              "minus r b s q) and the mouse at a point of the world (click X Y, press X Y, move X Y, "
+                              "release)", "the keyboard"};
         opts[n++] = (cli_opt){"--trajectory", &v.traj_path, NULL, "FILE", "write t and each body's x, y a step of the "
                               "episode shown (CSV)", NULL};
         opts[n++] = (cli_opt){"--run", &v.run_dir, NULL, "DIR", "follow a training run in DIR instead of --ckpt: its newest "
@@ -812,7 +821,7 @@ static int viewer_main(const char *cmd, int argc, char **argv, int play) {
     opts[n] = (cli_opt)CLI_END;
     const int prc = cli_parse(cmd, argc, argv, opts, play ? PLAY_HELP : VIEW_HELP);
     if (prc) return prc == CLI_HELP ? 0 : prc;
-    if (!config || (!ckpt && !v.run_dir) || (play && !as)) {
+    if ((!config && !v.run_dir) || (!ckpt && !v.run_dir) || (play && !as)) {
         cli_error(cmd, play ? "--config FILE, --ckpt FILE and --as ROLE are required (see --help)"
                             : "--config FILE and --ckpt FILE (or --run DIR) are required (see --help)");
         return EXIT_USAGE;
@@ -833,12 +842,13 @@ static int viewer_main(const char *cmd, int argc, char **argv, int play) {
     v.rows = play ? 1 : 8;
     v.speed = 1;
     v.bench = bench;
+    v.batch = batch;
     if ((size_s && !cli_int(cmd, "--size", size_s, 128, 2048, &v.size)) ||
         (frames_s && !cli_int(cmd, "--frames", frames_s, 1, MAX_INPUT_FRAMES, &v.frames_max)) ||
         (rows_s && !cli_int(cmd, "--rows", rows_s, 1, 256, &v.rows)) ||
         (speed_s && !cli_double(cmd, "--speed", speed_s, 1.0 / 16, 16, 0, &v.speed)))
         return EXIT_USAGE;
-    int rc = cli_load_opts(&v.run, config, opts);
+    int rc = config ? cli_load_opts(&v.run, config, opts) : run_config(&v, opts, frames_s ? v.frames_max : 0);
     if (rc) return rc;
     v.seed = v.run.opts.seed;
     const dg_env *env = v.run.env;
@@ -864,7 +874,7 @@ static int viewer_main(const char *cmd, int argc, char **argv, int play) {
         v.player = found;
         if (!rc && input) rc = read_input(&v, input);
     }
-    if (!play && input && !rc) rc = read_presses(&v, input);
+    if (!play && input && !rc) rc = vw_script_read(&v.script, cmd, input, PRESS, NPRESS);
     if (!rc) {
         const cli_path parents[] = {{"--screenshot", v.screenshot}, {"--record", v.record}, {"--trajectory", v.traj_path}};
         for (int i = 0; i < 3 && !rc; i++)
