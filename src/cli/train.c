@@ -63,6 +63,15 @@ static void on_event(const dg_train_event *ev, void *user) {
                     w != 0.0f ? s->terms[i] / w : 0.0, s->terms[i]);
         }
         fprintf(stderr, "  %-10s %.6g\n", "total", s->loss);
+        const dg_state_grads *g = ev->state_grads;
+        if (!g || g->n == 0) break;
+        fprintf(stderr, "gradient of the loss w.r.t. the state, |d loss / d x_t| (first %d rows):\n", g->rows);
+        for (int i = 0; i < g->n; i++)
+            fprintf(stderr, "  t = %-6d H-%-6d %.4g\n", g->t[i], env->horizon - g->t[i], g->norm[i]);
+        if (g->chaotic)
+            fprintf(stderr, "warning: the state gradient grows x%.3g from t = %d back to t = %d: exploding gradients "
+                            "(chaos or stiff contacts); try train.truncate: %d (docs/long_horizon.md)\n",
+                    g->growth, g->t[g->ref], g->growth_t, g->window > 0 ? g->window : 1);
         break;
     }
     case DG_TRAIN_EV_ZERO_GRAD:
