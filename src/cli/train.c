@@ -70,7 +70,8 @@ static void on_event(const dg_train_event *ev, void *user) {
             fprintf(stderr, "  t = %-6d H-%-6d %.4g\n", g->t[i], env->horizon - g->t[i], g->norm[i]);
         if (g->chaotic)
             fprintf(stderr, "warning: the state gradient grows x%.3g from t = %d back to t = %d: exploding gradients "
-                            "(chaos or stiff contacts); try train.truncate: %d (docs/long_horizon.md)\n",
+                            "(chaos or stiff contacts); try train.truncate: %d (gradients then flow back at most that many steps; "
+                            "docs/long_horizon.md)\n",
                     g->growth, g->t[g->ref], g->growth_t, g->window > 0 ? g->window : 1);
         break;
     }

@@ -147,29 +147,126 @@ static double param_count(const dg_env *env, const int *hidden, int nhidden) {
     return n;
 }
 
-/* Tape bytes of one step and batch row, measured on every shipped game (arena peak of
- * dg_episode_grad at B = 64 and 128, tests/test_memory.c keeps it honest): about 2-3 floats per
- * policy width (forward value, gradient, tanh's saved output), 8-9 per float of episode
- * constants (pixel: the target image, its rendered twin, the difference, their gradients) and
- * a dozen per state float; per step a fixed 8-17 KiB of tensor headers and alignment. */
+/* Tape bytes of one batch row a step, from what a row's floats are (the arena peak of
+ * dg_episode_grad at B = 64 and 128 on every shipped game, tests/test_memory.c keeps it honest):
+ * about 2-3 floats per policy width (forward value, gradient, tanh's saved output), 8-9 per float
+ * of episode constants (pixel: the target image, its rendered twin, the difference, their
+ * gradients) and a dozen per state float. What a step takes whatever the batch (tensor headers,
+ * alignment, a game's small tensors: billiards' contacts, racing's track projection; from 8 KiB
+ * to over 30 KiB) is measured on the game itself (game_tape), else TAPE_PER_STEP; each hidden
+ * layer adds TAPE_PER_LAYER of it (its nodes' headers) a player. */
 #define TAPE_PER_POLICY_WIDTH 3.0
 #define TAPE_PER_AUX          9.0
 #define TAPE_PER_STATE        12.0
 #define TAPE_PER_STEP         (12.0 * 1024)
+#define TAPE_PER_LAYER        2048.0
+#define TAPE_MEASURE_MAX      (64.0 * 1024 * 1024)  /* measure a game only when a row's 4 steps take less */
 
-double dg_rollout_memory(const dg_env *env, const int *hidden, int nhidden, double B, double steps,
-                         int backward) {
+/* The per-row part of the tape of one step, in bytes (the formula above). */
+static double tape_row(const dg_env *env, const int *hidden, int nhidden) {
     double pw = 0;
     for (int pl = 0; pl < (env->nplayers > 1 ? 2 : 1); pl++) {
         pw += pl ? env->obs2_dim + env->act2_dim : env->obs_dim + env->act_dim;
         for (int i = 0; i < nhidden; i++) pw += hidden[i];  /* nhidden < 0: plans, no MLP */
     }
-    const double row = TAPE_PER_POLICY_WIDTH * pw + TAPE_PER_AUX * env->aux_dim + TAPE_PER_STATE * env->state_dim;
+    return (TAPE_PER_POLICY_WIDTH * pw + TAPE_PER_AUX * env->aux_dim + TAPE_PER_STATE * env->state_dim) *
+           sizeof(float);
+}
+
+/* The game's own tape, measured: episodes of 16 and 32 rows, 2 and 4 steps each, under a policy
+ * without hidden layers (with their backward when backward is 1), on an arena of its own. At
+ * multiples of 16 rows every (B, c) buffer fills its 64-byte alignment, so the arena is exactly
+ * linear in rows and steps: g gets the bytes a step takes (fixed, and per row) and those the
+ * episode takes besides its steps (fixed, per row). Returns 0 (nothing measured) when 32 rows of
+ * 4 steps would pass TAPE_MEASURE_MAX by the formula, or the game fails to reset or step. */
+typedef struct game_tape_fit { double step, step_row, base, base_row; } game_tape_fit;
+
+static int game_tape(const dg_env *env, int backward, game_tape_fit *g) {
+    const double players = env->nplayers > 1 ? 2 : 1;
+    if (4 * (32 * tape_row(env, NULL, 0) + TAPE_PER_STEP * players) + 32 * env->aux_dim * 4.0 > TAPE_MEASURE_MAX)
+        return 0;
+    const int Bs[2] = {16, 32};
+    dg_err e = {0};
+    dg_policy pol;
+    dg_params *p = NULL;
+    float *st = malloc((size_t)32 * env->state_dim * sizeof(float));
+    float *aux = malloc((size_t)32 * (env->aux_dim ? env->aux_dim : 1) * sizeof(float));
+    dg_ctx *ctx = dg_ctx_create((size_t)4 << 20);
+    double m[2][2] = {{0, 0}, {0, 0}};  /* [rows][steps] */
+    int ok = st && aux && ctx && dg_policy_create(env, NULL, 0, &pol, &p, &e) == DG_OK;
+    dg_rng rng;
+    dg_rng_seed(&rng, 1);
+    if (ok) dg_policy_reset_params(&pol, p, &rng);
+    ok = ok && env->game->reset(env, &rng, 32, st, aux, &e) == DG_OK;
+    for (int b = 0; b < 2 && ok; b++)
+        for (int k = 0; k < 2 && ok; k++) {
+            dg_env w = *env;
+            w.horizon = 2 + 2 * k;
+            for (int tries = 0;; tries++) {
+                dg_ctx_reset(ctx);
+                dg_tensor *l = dg_rollout(ctx, &w, &pol, p, st, aux, Bs[b], 1.0f / (float)Bs[b], NULL, NULL, Bs[b]);
+                if (l && backward) dg_backward(ctx, l);
+                if (dg_ctx_status(ctx) != DG_ERR_ARENA_FULL || tries == 4) break;
+                if (dg_ctx_reserve(&ctx, 4 * dg_ctx_capacity(ctx)) != DG_OK) break;
+            }
+            ok = dg_ctx_status(ctx) == DG_OK;
+            m[b][k] = (double)dg_ctx_peak(ctx);
+            dg_ctx_free(ctx);  /* a fresh arena: the peak is this episode's */
+            ctx = ok ? dg_ctx_create((size_t)4 << 20) : NULL;
+            ok = ok && ctx;
+        }
+    if (ok) {
+        const double s16 = (m[0][1] - m[0][0]) / 2, s32 = (m[1][1] - m[1][0]) / 2;
+        const double b16 = m[0][0] - 2 * s16, b32 = m[1][0] - 2 * s32;
+        g->step_row = (s32 - s16) / 16;
+        g->step = s16 - 16 * g->step_row;
+        g->base_row = (b32 - b16) / 16;
+        g->base = b16 - 16 * g->base_row;
+        ok = g->step > 0 && g->step_row >= 0;  /* a game whose steps take no tape is not linear */
+        if (g->base_row < 0) g->base_row = 0;
+        if (g->base < 0) g->base = 0;
+    }
+    dg_ctx_free(ctx);
+    dg_params_free(p);
+    free(st);
+    free(aux);
+    return ok;
+}
+
+double dg_rollout_memory(const dg_env *env, const int *hidden, int nhidden, double B, double steps,
+                         int backward) {
     const double players = env->nplayers > 1 ? 2 : 1;
     /* without a backward no gradient buffers: measured 55-60 % of the tape with them */
     const double fwd = backward ? 1.0 : 0.6;
-    return fwd * (steps * (B * row * sizeof(float) + TAPE_PER_STEP * players) +
-                  param_count(env, hidden, nhidden) * sizeof(float)) + 65536.0;
+    const double P = fwd * param_count(env, hidden, nhidden) * sizeof(float) + 65536.0;
+    game_tape_fit g;
+    if (!game_tape(env, backward, &g))
+        return steps * fwd * (B * tape_row(env, hidden, nhidden) + TAPE_PER_STEP * players) + P;
+    /* the game and a policy without hidden layers as measured, at a multiple of 16 rows (fewer
+     * fill their alignment all the same); the hidden layers' floats and headers by the formula */
+    const double B16 = ceil(B / 16) * 16;
+    double hid = 0;
+    for (int i = 0; i < nhidden; i++) hid += hidden[i];
+    const double layers = steps * players * (fwd * B * TAPE_PER_POLICY_WIDTH * hid * sizeof(float) +
+                                             (nhidden > 0 ? nhidden : 0) * TAPE_PER_LAYER);
+    return steps * (g.step + B16 * g.step_row) + g.base + B16 * g.base_row + layers + P;
+}
+
+/* The state-gradient diagnostic of a trainer (trainer_state_grads): the first 16 rows of the
+ * batch, fewer when their whole episode's tape would pass DG_TAPE_BUDGET (0: not measured), and
+ * *bytes of that arena. The same for every thread count. */
+#define STATE_GRAD_ROWS 16
+static int state_grad_rows(const dg_env *env, const dg_train_opts *o, double *bytes) {
+    const int hid = o->open_loop ? -1 : o->nhidden;
+    int rows = o->batch < STATE_GRAD_ROWS ? o->batch : STATE_GRAD_ROWS;
+    double b = 0;
+    for (; rows > 0; rows /= 2) {
+        b = dg_rollout_memory(env, o->hidden, hid, rows, env->horizon, 1) + (env->horizon + 1.0) * sizeof(void *) +
+            65536.0;
+        if (b <= DG_TAPE_BUDGET) break;
+    }
+    *bytes = rows ? b : 0;
+    return rows;
 }
 
 /* The checkpointed-BPTT segment length a trainer with o uses on windows of T steps (the horizon,
@@ -197,6 +294,10 @@ double dg_train_memory(const dg_env *env, const dg_train_opts *o, dg_mem_parts *
     const int every = tape_every(env, o, T);
     if (every > 0) steps = every;
     m.tape = shards * dg_rollout_memory(env, o->hidden, o->nhidden, ceil(B / shards), steps, 1);
+    double diag;  /* shard 0's arena grows to the state-gradient diagnostic's if that is larger */
+    state_grad_rows(env, o, &diag);
+    const double tape0 = m.tape / shards + (1 << 20);
+    if (diag > tape0) m.tape += diag - tape0;
     /* initial batch and its constants (two players: a second copy), the trajectory for the
      * metrics, the checkpointed states and the state between truncation windows */
     m.data = B * (S + X) * sizeof(float) * (2 + two);  /* and the resume file's copy */
@@ -800,21 +901,20 @@ static dg_status run_shards(dg_trainer *t, dg_params *p, const float *state0, co
     return DG_OK;
 }
 
-/* The state-gradient diagnostic (dg_episode_state_grads) of the first rows of the batch in t->state0,
- * on shard 0's arena (under MPI, on the rank that holds it; the others get n = 0): 16 rows, fewer
- * when that arena cannot hold their whole episode (none: n = 0). The parameter gradient lands in
- * shard 0's block, which the next epoch zeroes. */
-#define STATE_GRAD_ROWS 16
+/* The state-gradient diagnostic (dg_episode_state_grads) of the first rows of the batch in t->state0
+ * (state_grad_rows), on shard 0's arena, grown to hold their whole episode (dg_train_memory counts
+ * it); under MPI on the rank that holds shard 0, the others get n = 0. The parameter gradient lands
+ * in shard 0's block, which the next epoch zeroes. */
 static dg_status trainer_state_grads(dg_trainer *t, dg_state_grads *r, dg_err *e) {
     const dg_env *env = t->env;
     memset(r, 0, sizeof *r);
     if (t->sh_lo != 0) return DG_OK;
     shard *sh = &t->shards[0];
-    const double cap = (double)dg_ctx_capacity(sh->ctx) - (double)(env->horizon + 1) * sizeof(void *) - 4096;
-    const int hid = t->o.open_loop ? -1 : t->o.nhidden;
-    int rows = t->o.batch < STATE_GRAD_ROWS ? t->o.batch : STATE_GRAD_ROWS;
-    while (rows > 0 && dg_rollout_memory(env, t->o.hidden, hid, rows, env->horizon, 1) > cap) rows /= 2;
+    double bytes;
+    const int rows = state_grad_rows(env, &t->o, &bytes);
     if (rows == 0) return DG_OK;
+    if (dg_ctx_reserve(&sh->ctx, (size_t)bytes) != DG_OK)
+        return dg_err_set(e, DG_ERR_NOMEM, "out of memory for the state-gradient diagnostic's %.0f-byte arena", bytes);
     dg_params view = *t->p;
     view.grad = sh->grad;
     const dg_status st = dg_episode_state_grads(sh->ctx, env, &t->mlp, &view, t->state0, t->aux, rows, r);
