@@ -48,6 +48,8 @@ static void on_event(const dg_train_event *ev, void *user) {
         if (pr->resume) fprintf(stderr, "resuming %s after epoch %d\n", pr->resume, pr->res->epochs_before);
         fprintf(stderr, "training %s: batch %d, horizon %d, %d epochs, %d thread%s, seed %llu", env->game->name,
                 o->batch, env->horizon, o->epochs, o->threads, o->threads > 1 ? "s" : "", (unsigned long long)o->seed);
+        if (o->truncate > 0 && o->truncate < env->horizon)
+            fprintf(stderr, ", truncated BPTT in windows of %d steps", o->truncate);
         if (pr->res->checkpoint_every)
             fprintf(stderr, ", checkpointed BPTT every %d steps", pr->res->checkpoint_every);
         fprintf(stderr, ", memory about %.1f MiB -> %s/\n", dg_train_memory(env, o, NULL) / 1048576.0, pr->dir);
