@@ -160,7 +160,7 @@ static double param_count(const dg_env *env, const int *hidden, int nhidden) {
 #define TAPE_PER_STATE        12.0
 #define TAPE_PER_STEP         (12.0 * 1024)
 #define TAPE_PER_LAYER        2048.0
-#define TAPE_MEASURE_MAX      (64.0 * 1024 * 1024)  /* measure a game only when a row's 4 steps take less */
+#define TAPE_MEASURE_MAX      (32.0 * 1024 * 1024)  /* measure a game only when 32 rows of 2 steps take less */
 
 /* The per-row part of the tape of one step, in bytes (the formula above). */
 static double tape_row(const dg_env *env, const int *hidden, int nhidden) {
@@ -173,17 +173,18 @@ static double tape_row(const dg_env *env, const int *hidden, int nhidden) {
            sizeof(float);
 }
 
-/* The game's own tape, measured: episodes of 16 and 32 rows, 2 and 4 steps each, under a policy
+/* The game's own tape, measured: episodes of 16 and 32 rows, 1 and 2 steps each, under a policy
  * without hidden layers (with their backward when backward is 1), on an arena of its own. At
  * multiples of 16 rows every (B, c) buffer fills its 64-byte alignment, so the arena is exactly
  * linear in rows and steps: g gets the bytes a step takes (fixed, and per row) and those the
- * episode takes besides its steps (fixed, per row). Returns 0 (nothing measured) when 32 rows of
- * 4 steps would pass TAPE_MEASURE_MAX by the formula, or the game fails to reset or step. */
+ * episode takes besides its steps (fixed, per row; the first step's one-time work). Returns 0
+ * (nothing measured) when 32 rows of 2 steps would pass TAPE_MEASURE_MAX by the formula, or the
+ * game fails to reset or step. */
 typedef struct game_tape_fit { double step, step_row, base, base_row; } game_tape_fit;
 
 static int game_tape(const dg_env *env, int backward, game_tape_fit *g) {
     const double players = env->nplayers > 1 ? 2 : 1;
-    if (4 * (32 * tape_row(env, NULL, 0) + TAPE_PER_STEP * players) + 32 * env->aux_dim * 4.0 > TAPE_MEASURE_MAX)
+    if (2 * (32 * tape_row(env, NULL, 0) + TAPE_PER_STEP * players) + 32 * env->aux_dim * 4.0 > TAPE_MEASURE_MAX)
         return 0;
     const int Bs[2] = {16, 32};
     dg_err e = {0};
@@ -191,7 +192,10 @@ static int game_tape(const dg_env *env, int backward, game_tape_fit *g) {
     dg_params *p = NULL;
     float *st = malloc((size_t)32 * env->state_dim * sizeof(float));
     float *aux = malloc((size_t)32 * (env->aux_dim ? env->aux_dim : 1) * sizeof(float));
-    dg_ctx *ctx = dg_ctx_create((size_t)4 << 20);
+    /* one arena for the four episodes, twice the formula's guess (grown if short): after a run
+     * on a reset arena, what it used is that run's peak */
+    const double guess = 2 * 2 * (32 * tape_row(env, NULL, 0) + TAPE_PER_STEP * players) + (1 << 20);
+    dg_ctx *ctx = dg_ctx_create((size_t)guess);
     double m[2][2] = {{0, 0}, {0, 0}};  /* [rows][steps] */
     int ok = st && aux && ctx && dg_policy_create(env, NULL, 0, &pol, &p, &e) == DG_OK;
     dg_rng rng;
@@ -201,7 +205,7 @@ static int game_tape(const dg_env *env, int backward, game_tape_fit *g) {
     for (int b = 0; b < 2 && ok; b++)
         for (int k = 0; k < 2 && ok; k++) {
             dg_env w = *env;
-            w.horizon = 2 + 2 * k;
+            w.horizon = 1 + k;
             for (int tries = 0;; tries++) {
                 dg_ctx_reset(ctx);
                 dg_tensor *l = dg_rollout(ctx, &w, &pol, p, st, aux, Bs[b], 1.0f / (float)Bs[b], NULL, NULL, Bs[b]);
@@ -210,14 +214,11 @@ static int game_tape(const dg_env *env, int backward, game_tape_fit *g) {
                 if (dg_ctx_reserve(&ctx, 4 * dg_ctx_capacity(ctx)) != DG_OK) break;
             }
             ok = dg_ctx_status(ctx) == DG_OK;
-            m[b][k] = (double)dg_ctx_peak(ctx);
-            dg_ctx_free(ctx);  /* a fresh arena: the peak is this episode's */
-            ctx = ok ? dg_ctx_create((size_t)4 << 20) : NULL;
-            ok = ok && ctx;
+            m[b][k] = (double)dg_ctx_used(ctx);
         }
     if (ok) {
-        const double s16 = (m[0][1] - m[0][0]) / 2, s32 = (m[1][1] - m[1][0]) / 2;
-        const double b16 = m[0][0] - 2 * s16, b32 = m[1][0] - 2 * s32;
+        const double s16 = m[0][1] - m[0][0], s32 = m[1][1] - m[1][0];
+        const double b16 = m[0][0] - s16, b32 = m[1][0] - s32;
         g->step_row = (s32 - s16) / 16;
         g->step = s16 - 16 * g->step_row;
         g->base_row = (b32 - b16) / 16;
@@ -239,23 +240,27 @@ double dg_rollout_memory(const dg_env *env, const int *hidden, int nhidden, doub
     /* without a backward no gradient buffers: measured 55-60 % of the tape with them */
     const double fwd = backward ? 1.0 : 0.6;
     const double P = fwd * param_count(env, hidden, nhidden) * sizeof(float) + 65536.0;
+    const double formula = steps * fwd * (B * tape_row(env, hidden, nhidden) + TAPE_PER_STEP * players) + P;
     game_tape_fit g;
-    if (!game_tape(env, backward, &g))
-        return steps * fwd * (B * tape_row(env, hidden, nhidden) + TAPE_PER_STEP * players) + P;
+    if (!game_tape(env, backward, &g)) return formula;
     /* the game and a policy without hidden layers as measured, at a multiple of 16 rows (fewer
-     * fill their alignment all the same); the hidden layers' floats and headers by the formula */
+     * fill their alignment all the same); the hidden layers' floats and headers by the formula.
+     * Never below the formula: what a job holds besides its arena (pixel's render caches, the
+     * heap the measurement leaves) has been covered by its margin. */
     const double B16 = ceil(B / 16) * 16;
     double hid = 0;
     for (int i = 0; i < nhidden; i++) hid += hidden[i];
     const double layers = steps * players * (fwd * B * TAPE_PER_POLICY_WIDTH * hid * sizeof(float) +
                                              (nhidden > 0 ? nhidden : 0) * TAPE_PER_LAYER);
-    return steps * (g.step + B16 * g.step_row) + g.base + B16 * g.base_row + layers + P;
+    const double measured = steps * (g.step + B16 * g.step_row) + g.base + B16 * g.base_row + layers + P;
+    return measured > formula ? measured : formula;
 }
 
 /* The state-gradient diagnostic of a trainer (trainer_state_grads): the first 16 rows of the
- * batch, fewer when their whole episode's tape would pass DG_TAPE_BUDGET (0: not measured), and
+ * batch, fewer when their whole episode's tape would pass STATE_GRAD_BUDGET (0: not measured), and
  * *bytes of that arena. The same for every thread count. */
 #define STATE_GRAD_ROWS 16
+#define STATE_GRAD_BUDGET (64.0 * 1024 * 1024)
 static int state_grad_rows(const dg_env *env, const dg_train_opts *o, double *bytes) {
     const int hid = o->open_loop ? -1 : o->nhidden;
     int rows = o->batch < STATE_GRAD_ROWS ? o->batch : STATE_GRAD_ROWS;
@@ -263,7 +268,7 @@ static int state_grad_rows(const dg_env *env, const dg_train_opts *o, double *by
     for (; rows > 0; rows /= 2) {
         b = dg_rollout_memory(env, o->hidden, hid, rows, env->horizon, 1) + (env->horizon + 1.0) * sizeof(void *) +
             65536.0;
-        if (b <= DG_TAPE_BUDGET) break;
+        if (b <= STATE_GRAD_BUDGET) break;
     }
     *bytes = rows ? b : 0;
     return rows;
@@ -603,6 +608,8 @@ struct dg_trainer {
     float       *prev_g;               /* optimistic GDA: last epoch's gradient        */
     float       *save_w, *save_m, *save_v;  /* extragradient: the point it leaves from */
     float       *x_state, *x_aux;      /* exploitability: its evaluation batch         */
+    int          sg_rows;              /* the state-gradient diagnostic's rows (0: none) */
+    double       sg_bytes;             /* and its arena                                 */
 };
 
 void dg_trainer_free(dg_trainer *t) {
@@ -701,15 +708,16 @@ dg_trainer *dg_trainer_create(const dg_env *env, const dg_train_opts *o, const c
     const int T = t->o.truncate ? t->o.truncate : H;
     t->o.checkpoint_every = tape_every(env, o, T);
     const int nsaved = dg_episode_saved(H, t->o.checkpoint_every, t->o.truncate);
+    t->sg_rows = state_grad_rows(env, &t->o, &t->sg_bytes);  /* measured now, before any arena fills */
+    /* the measured tape of the largest shard (never short for a shipped game; grown in the first
+     * epoch if it is) */
+    const int ck = t->o.checkpoint_every, max_rows = (B + t->nshards - 1) / t->nshards;
+    const double tape = dg_rollout_memory(env, o->hidden, o->nhidden, max_rows, ck ? ck : T, 1) + (1 << 20);
     for (int s = 0; s < t->nshards; s++) {
         shard *sh = &t->shards[s];
         sh->rows = B / t->nshards + (s < B % t->nshards);
         sh->row0 = s ? t->shards[s - 1].row0 + t->shards[s - 1].rows : 0;
-        const int ck = t->o.checkpoint_every;
-        const int steps_on_tape = ck ? ck : T;
-        /* the measured tape (never short for a shipped game; grown in the first epoch if it is) */
-        size_t cap = (size_t)dg_rollout_memory(env, o->hidden, o->nhidden, sh->rows, steps_on_tape, 1) +
-                     (1 << 20);
+        size_t cap = (size_t)tape;
         sh->grad = calloc(total ? total : 1, sizeof(float));
         if (!sh->grad) {
             dg_err_set(e, DG_ERR_NOMEM, "out of memory for the shards' gradients");
@@ -910,11 +918,11 @@ static dg_status trainer_state_grads(dg_trainer *t, dg_state_grads *r, dg_err *e
     memset(r, 0, sizeof *r);
     if (t->sh_lo != 0) return DG_OK;
     shard *sh = &t->shards[0];
-    double bytes;
-    const int rows = state_grad_rows(env, &t->o, &bytes);
+    const int rows = t->sg_rows;
     if (rows == 0) return DG_OK;
-    if (dg_ctx_reserve(&sh->ctx, (size_t)bytes) != DG_OK)
-        return dg_err_set(e, DG_ERR_NOMEM, "out of memory for the state-gradient diagnostic's %.0f-byte arena", bytes);
+    if (dg_ctx_reserve(&sh->ctx, (size_t)t->sg_bytes) != DG_OK)
+        return dg_err_set(e, DG_ERR_NOMEM, "out of memory for the state-gradient diagnostic's %.0f-byte arena",
+                          t->sg_bytes);
     dg_params view = *t->p;
     view.grad = sh->grad;
     const dg_status st = dg_episode_state_grads(sh->ctx, env, &t->mlp, &view, t->state0, t->aux, rows, r);
