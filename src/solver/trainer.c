@@ -5,6 +5,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef __GLIBC__
+#include <malloc.h>  /* malloc_trim */
+#endif
 
 #include <omp.h>
 
@@ -231,6 +234,9 @@ static int game_tape(const dg_env *env, int backward, game_tape_fit *g) {
     dg_params_free(p);
     free(st);
     free(aux);
+#ifdef __GLIBC__
+    malloc_trim(0);  /* the measurement's pages back to the system, not left resident under the job */
+#endif
     return ok;
 }
 
