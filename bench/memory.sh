@@ -33,6 +33,9 @@ row "train chase, batch 1024" "$DG" train --config "$(c c1 'game: chase\ntrain: 
 row "train chase, learned evader, batch 1024" "$DG" train --config "$(c c2 'game: chase\nenv: {evader: policy}\ntrain: {batch: 1024, epochs: 2}\n')" --out "$T/c2"
 row "train pixel, batch 32, size 32 (default)" "$DG" train --config configs/pixel.yaml --epochs 2 --out "$T/p1"
 row "train pixel, batch 64, size 128" "$DG" train --config "$(c p2 'game: pixel\nrender: {size: 128}\ntrain: {batch: 64, epochs: 1}\n')" --out "$T/p2"
+row "train billiards, policy, batch 1024" "$DG" train --config "$(c b1 'game: billiards\ntrain: {mode: policy, batch: 1024, epochs: 2}\n')" --out "$T/b1"
+row "train racing, batch 1024" "$DG" train --config "$(c g1 'game: racing\ntrain: {batch: 1024, epochs: 2}\n')" --out "$T/g1"
+row "train racing, batch 1024, horizon 400, truncate 50" "$DG" train --config "$(c g2 'game: racing\nenv: {horizon: 400}\ntrain: {batch: 1024, epochs: 1, truncate: 50}\n')" --out "$T/g2"
 row "hji solve pursuit2d 801², veryHigh (RK3)" "$DG" hji solve --config "$(c h1 'game: pursuit2d\nt_end: 0.1\ngrid: {n: [801, 801]}\n')" --out "$T/h1.st" --threads 1 --slices 1
 row "hji solve pursuit2d 801², low (Euler)" "$DG" hji solve --config "$(c h2 'game: pursuit2d\nt_end: 0.1\naccuracy: low\ngrid: {n: [801, 801]}\n')" --out "$T/h2.st" --threads 1 --slices 1
 row "hji solve pursuit2d 801², --times (5 values)" "$DG" hji solve --config "$T/h1.yaml" --out "$T/h3.st" --times 0.02,0.04,0.06,0.08 --threads 1 --slices 1

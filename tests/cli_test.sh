@@ -163,6 +163,16 @@ assert math.isfinite(j["exploit_pursuer"]) and math.isfinite(j["exploit_evader"]
 check "certify --no-exploit"  0 ""                 "$DG" certify --config configs/duel_simple.yaml --ckpt "$T/ds/final.safetensors" --hji "$T/ds_time.yaml" --episodes 16 --no-exploit
 tail -n 1 "$T/out" | grep -q '"gap"' && ! tail -n 1 "$T/out" | grep -q exploit || { echo "FAIL certify --no-exploit JSON"; fail=$((fail + 1)); }
 
+# long horizons: the state-gradient diagnostic at initialisation, its warning on a chaotic episode, train.truncate
+check "state gradients"       0 "|d loss / d x_t| (first 16 rows)" "$DG" train --config "$R" --epochs 1 --out "$T/sg"
+! grep -q "exploding gradients" "$T/err" || { echo "FAIL reach flagged as exploding"; fail=$((fail + 1)); }
+printf 'game: billiards\nenv: {horizon: 400, damping: 0.999, shot_speed: 8.0}\ntrain: {mode: open_loop, batch: 1, epochs: 1}\n' >"$T/chaos.yaml"
+check "exploding gradients"   0 "try train.truncate: " "$DG" train --config "$T/chaos.yaml" --out "$T/chaos"
+printf 'game: reach\ntrain: {epochs: 2, truncate: 7}\n' >"$T/tr.yaml"
+check "truncated BPTT"        0 "truncated BPTT in windows of 7 steps" "$DG" train --config "$T/tr.yaml" --out "$T/tr"
+printf 'game: reach\ntrain: {epochs: 2, truncate: -1}\n' >"$T/tr2.yaml"
+check "train.truncate < 0"    2 "key 'train.truncate'" "$DG" train --config "$T/tr2.yaml" --out "$T/tr2"
+
 # a game written outside the library, as a plugin (examples/game_hover.c -> build/examples/hover.so)
 HOVER=$(dirname "$DG")/examples/hover.so
 if [ -e "$HOVER" ]; then

@@ -284,7 +284,7 @@ static void test_checkpointed_bptt_identical(void **state) {
         double loss0, loss1;
         float terms0[DG_LOSS_MAX_TERMS], terms1[DG_LOSS_MAX_TERMS];
         dg_params_zero_grad(p);
-        assert_int_equal(dg_episode_grad(ctx, env, &m, p, st, aux, B, 1.0f / B, 0, NULL, &loss0, terms0,
+        assert_int_equal(dg_episode_grad(ctx, env, &m, p, st, aux, B, 1.0f / B, 0, 0, NULL, &loss0, terms0,
                                          traj0, B), DG_OK);
         float *g0 = malloc(p->total * sizeof(float));
         memcpy(g0, p->grad, p->total * sizeof(float));
@@ -294,7 +294,7 @@ static void test_checkpointed_bptt_identical(void **state) {
             dg_ctx_free(ctx);
             ctx = dg_ctx_create(32 << 20);
             dg_params_zero_grad(p);
-            assert_int_equal(dg_episode_grad(ctx, env, &m, p, st, aux, B, 1.0f / B, everys[k], saved,
+            assert_int_equal(dg_episode_grad(ctx, env, &m, p, st, aux, B, 1.0f / B, everys[k], 0, saved,
                                              &loss1, terms1, traj1, B), DG_OK);
             assert_true(loss0 == loss1);
             assert_memory_equal(terms0, terms1, env->nterms * sizeof(float));

@@ -125,6 +125,12 @@ static void test_tape_estimate(void **state) {
     tape_of("game: duel_simple\nenv: {horizon: 50}\n", 64);
     tape_of("game: pixel\n", 32);
     tape_of("game: pixel\nrender: {size: 64}\nenv: {horizon: 10}\n", 16);
+    tape_of("game: billiards\ntrain: {mode: policy}\n", 64);
+    tape_of("game: billiards\ntrain: {mode: policy}\nenv: {contact: soft}\n", 64);
+    tape_of("game: billiards\ntrain: {mode: policy}\nenv: {contact: hard}\n", 3);
+    tape_of("game: racing\n", 64);
+    tape_of("game: racing\n", 3);
+    tape_of("game: racing\nenv: {spline: false, lookahead: 8}\n", 16);
 }
 
 static void test_train_memory_key(void **state) {

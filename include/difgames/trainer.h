@@ -59,6 +59,9 @@ typedef struct dg_train_opts {
     int    open_loop;                     /* train.mode: open_loop: the players are action
                                              sequences (dg_policy_create_plan) of one fixed
                                              initial batch (fixed_batch); 0: MLP policies      */
+    int    truncate;                      /* truncated BPTT: windows of K steps, the state
+                                             entering each a constant (dg_episode_grad);
+                                             0 (or >= H): the whole episode                 */
 } dg_train_opts;
 
 /* Reads seed, train.* and policy.* from cfg (the keys and defaults of dg_train_keys in keys.h;
@@ -105,13 +108,50 @@ dg_tensor *dg_rollout(dg_ctx *ctx, const dg_env *env, const dg_policy *pol, dg_p
 /* Loss and gradient of one episode: adds d loss / d parameter into p's
  * gradient block and sets *loss. every <= 0 (or >= H): one tape for the whole
  * episode. every = k: checkpointed BPTT: the forward keeps only the state
- * every k steps (in saved, ceil(H/k) · B · state_dim floats), the backward
- * recomputes one segment at a time, so the arena holds k steps, not H; loss
- * and gradients are the same to the bit as with the full tape. ctx is reset. */
+ * every k steps (in saved), the backward recomputes one segment at a time, so
+ * the arena holds k steps, not H; loss and gradients are the same to the bit
+ * as with the full tape.
+ * truncate = K in [1, H): truncated BPTT. The episode is cut into windows of K
+ * steps (1..K, K+1..2K, ...; the last may be shorter); each is rolled out from
+ * the state the previous one ended in, which is a constant for its backward.
+ * So the gradient is that of Σ_windows L_w(θ, x_{start of w} held fixed): a
+ * step's cost reaches the parameters through the actions and states of its own
+ * window only (at most K steps back), and the arena holds one window. The loss
+ * and trajectory are those of the whole episode, to the bit. truncate <= 0 or
+ * >= H: the full gradient (the same bits as without it).
+ * saved: dg_episode_saved(H, every, truncate) blocks of B · state_dim floats
+ * (NULL when that is 0). ctx is reset. */
 dg_status  dg_episode_grad(dg_ctx *ctx, const dg_env *env, const dg_policy *pol, dg_params *p,
                            const float *state0, const float *aux, int B, float inv_batch,
-                           int every, float *saved, double *loss, float *terms,
+                           int every, int truncate, float *saved, double *loss, float *terms,
                            float *traj, int traj_ld);
+/* The blocks of (B, state_dim) floats dg_episode_grad's saved needs for a horizon H. */
+int        dg_episode_saved(int H, int every, int truncate);
+
+/* A Lyapunov-style diagnostic of an episode: the norm of d loss / d state_t,
+ * the total derivative through every later step, at 1, 2, 5, 10, 20, 50, ...
+ * steps back from the end and at t = 0. When it grows by orders of magnitude
+ * going back, the dynamics amplify perturbations (chaos, stiff contacts) and
+ * the full gradient is dominated by the earliest steps: train.truncate helps. */
+#define DG_STATE_GRADS_MAX   16
+#define DG_STATE_GRADS_CHAOS 1e3          /* growth above which the gradient is called exploding */
+typedef struct dg_state_grads {
+    int    n;                             /* times measured (0: not measured)                  */
+    int    t[DG_STATE_GRADS_MAX];         /* the steps, latest first: H-1, H-2, H-5, ..., 0    */
+    double norm[DG_STATE_GRADS_MAX];      /* |d loss / d state_t|, over the whole (B, S) block */
+    int    ref;                           /* the first time with a non-zero norm (-1: none)    */
+    double growth;                        /* the largest norm[i] / norm[ref] (0: none larger)  */
+    int    growth_t;                      /* the step it is reached at                         */
+    int    chaotic;                       /* growth > DG_STATE_GRADS_CHAOS                      */
+    int    window;                        /* the most steps back (of those measured) the norm
+                                             stays within 10x of norm[ref]: a train.truncate to try */
+    int    rows;                          /* batch rows measured (the trainer: the first 16)   */
+} dg_state_grads;
+/* Measures r on the episode of B rows from state0/aux (the loss's batch mean over these rows), on
+ * ctx (reset; it must hold the whole episode's tape: dg_rollout_memory); the parameter gradient is
+ * added into p's gradient block (pass a view with a scratch block to keep yours). */
+dg_status  dg_episode_state_grads(dg_ctx *ctx, const dg_env *env, const dg_policy *pol, dg_params *p,
+                                  const float *state0, const float *aux, int B, dg_state_grads *r);
 
 typedef struct dg_epoch_stats {
     int    epoch;                         /* 1-based                             */
@@ -139,6 +179,8 @@ typedef struct dg_train_event {
     dg_train_event_kind   kind;
     const dg_epoch_stats *stats;
     const char           *param;         /* DG_TRAIN_EV_ZERO_GRAD */
+    const dg_state_grads *state_grads;   /* DG_TRAIN_EV_INIT: the state-gradient diagnostic of the
+                                            first batch (n = 0: not measured)                    */
     const char           *path;          /* DG_TRAIN_EV_SNAPSHOT  */
     double                lr;            /* DG_TRAIN_EV_NAN: the new rate */
 } dg_train_event;
@@ -171,6 +213,7 @@ const dg_policy *dg_trainer_policy(const dg_trainer *t);
 const dg_epoch_stats *dg_trainer_last(const dg_trainer *t);       /* the last finished epoch */
 size_t      dg_trainer_arena_peak(const dg_trainer *t);           /* most arena bytes of a shard */
 int         dg_trainer_checkpoint_every(const dg_trainer *t);     /* segment length in use (0: full tape) */
+int         dg_trainer_truncate(const dg_trainer *t);             /* truncation window in use (0: none) */
 
 /* ------------------------------------------------------- a game's gradcheck */
 /* Backward against central finite differences (dg_gradcheck, Richardson) for a game: 1. its step

@@ -48,6 +48,8 @@ static void on_event(const dg_train_event *ev, void *user) {
         if (pr->resume) fprintf(stderr, "resuming %s after epoch %d\n", pr->resume, pr->res->epochs_before);
         fprintf(stderr, "training %s: batch %d, horizon %d, %d epochs, %d thread%s, seed %llu", env->game->name,
                 o->batch, env->horizon, o->epochs, o->threads, o->threads > 1 ? "s" : "", (unsigned long long)o->seed);
+        if (o->truncate > 0 && o->truncate < env->horizon)
+            fprintf(stderr, ", truncated BPTT in windows of %d steps", o->truncate);
         if (pr->res->checkpoint_every)
             fprintf(stderr, ", checkpointed BPTT every %d steps", pr->res->checkpoint_every);
         fprintf(stderr, ", memory about %.1f MiB -> %s/\n", dg_train_memory(env, o, NULL) / 1048576.0, pr->dir);
@@ -63,6 +65,17 @@ static void on_event(const dg_train_event *ev, void *user) {
                     w != 0.0f ? s->terms[i] / w : 0.0, s->terms[i]);
         }
         fprintf(stderr, "  %-10s %.6g\n", "total", s->loss);
+        const dg_state_grads *g = ev->state_grads;
+        if (!g || g->n == 0) break;
+        fprintf(stderr, "gradient of the loss w.r.t. the state, |d loss / d x_t| (first %d row%s):\n", g->rows,
+                g->rows > 1 ? "s" : "");
+        for (int i = 0; i < g->n; i++)
+            fprintf(stderr, "  t = %-6d H-%-6d %.4g\n", g->t[i], env->horizon - g->t[i], g->norm[i]);
+        if (g->chaotic)
+            fprintf(stderr, "warning: the state gradient grows x%.3g from t = %d back to t = %d: exploding gradients "
+                            "(chaos or stiff contacts); try train.truncate: %d (gradients then flow back at most that many steps; "
+                            "docs/long_horizon.md)\n",
+                    g->growth, g->t[g->ref], g->growth_t, g->window > 0 ? g->window : 1);
         break;
     }
     case DG_TRAIN_EV_ZERO_GRAD:

@@ -5,6 +5,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef __GLIBC__
+#include <malloc.h>  /* malloc_trim */
+#endif
 
 #include <omp.h>
 
@@ -27,7 +30,7 @@
 /* The keys as read (floats as the config gives them); dg_train_opts widens them. */
 typedef struct train_keys {
     int   seed, batch, epochs, warmup, threads, nan_epoch, fixed_batch, resume_every;
-    int   solver, exploit_every, exploit_epochs, checkpoint_every, mode;
+    int   solver, exploit_every, exploit_epochs, checkpoint_every, mode, truncate;
     float lr, betas[2], eps, clip;
     int   snapshots[DG_MAX_SNAPSHOTS], nsnapshots;
     int   hidden[DG_MLP_MAX_LAYERS], nhidden;
@@ -67,6 +70,9 @@ static const dg_key TRAIN_KEYS[] = {
              "BPTT segments: 0 auto, k every k steps, -1 never"),
     DG_K_ENUM("train.mode", train_keys, mode, 0, MODES, "mode",
               "policy: MLP players; open_loop: each player's action sequence of one fixed initial batch"),
+    DG_K_INT("train.truncate", train_keys, truncate, 0, 0, DG_MAX_HORIZON,
+             "truncated BPTT: windows of K steps, the state entering each held constant, so gradients "
+             "flow back at most K steps while the rollout goes on (0: off, the whole episode)"),
     {.name = "policy.hidden", .type = DG_KEY_INT_ARRAY, .offset = offsetof(train_keys, hidden),
      .count_offset = offsetof(train_keys, nhidden), .min_n = 0, .max_n = DG_MLP_MAX_LAYERS - 1, .lo = 1,
      .hi = 65536, .def_v = (const double[]){64, 64}, .def_n = 2, .what = "sizes",
@@ -106,6 +112,7 @@ static void opts_from_keys(const train_keys *k, dg_train_opts *o) {
     o->resume_every = k->resume_every;
     o->checkpoint_every = k->checkpoint_every;
     o->open_loop = k->mode == 1;
+    o->truncate = k->truncate;
     if (o->open_loop) o->fixed_batch = 1;  /* a plan belongs to its initial state */
 }
 
@@ -143,29 +150,144 @@ static double param_count(const dg_env *env, const int *hidden, int nhidden) {
     return n;
 }
 
-/* Tape bytes of one step and batch row, measured on every shipped game (arena peak of
- * dg_episode_grad at B = 64 and 128, tests/test_memory.c keeps it honest): about 2-3 floats per
- * policy width (forward value, gradient, tanh's saved output), 8-9 per float of episode
- * constants (pixel: the target image, its rendered twin, the difference, their gradients) and
- * a dozen per state float; per step a fixed 8-17 KiB of tensor headers and alignment. */
+/* Tape bytes of one batch row a step, from what a row's floats are (the arena peak of
+ * dg_episode_grad at B = 64 and 128 on every shipped game, tests/test_memory.c keeps it honest):
+ * about 2-3 floats per policy width (forward value, gradient, tanh's saved output), 8-9 per float
+ * of episode constants (pixel: the target image, its rendered twin, the difference, their
+ * gradients) and a dozen per state float. What a step takes whatever the batch (tensor headers,
+ * alignment, a game's small tensors: billiards' contacts, racing's track projection; from 8 KiB
+ * to over 30 KiB) is measured on the game itself (game_tape), else TAPE_PER_STEP; each hidden
+ * layer adds TAPE_PER_LAYER of it (its nodes' headers) a player. */
 #define TAPE_PER_POLICY_WIDTH 3.0
 #define TAPE_PER_AUX          9.0
 #define TAPE_PER_STATE        12.0
 #define TAPE_PER_STEP         (12.0 * 1024)
+#define TAPE_PER_LAYER        2048.0
+#define TAPE_MEASURE_MAX      (32.0 * 1024 * 1024)  /* measure a game only when 32 rows of 2 steps take less */
 
-double dg_rollout_memory(const dg_env *env, const int *hidden, int nhidden, double B, double steps,
-                         int backward) {
+/* The per-row part of the tape of one step, in bytes (the formula above). */
+static double tape_row(const dg_env *env, const int *hidden, int nhidden) {
     double pw = 0;
     for (int pl = 0; pl < (env->nplayers > 1 ? 2 : 1); pl++) {
         pw += pl ? env->obs2_dim + env->act2_dim : env->obs_dim + env->act_dim;
         for (int i = 0; i < nhidden; i++) pw += hidden[i];  /* nhidden < 0: plans, no MLP */
     }
-    const double row = TAPE_PER_POLICY_WIDTH * pw + TAPE_PER_AUX * env->aux_dim + TAPE_PER_STATE * env->state_dim;
+    return (TAPE_PER_POLICY_WIDTH * pw + TAPE_PER_AUX * env->aux_dim + TAPE_PER_STATE * env->state_dim) *
+           sizeof(float);
+}
+
+/* The game's own tape, measured: episodes of 16 and 32 rows, 1 and 2 steps each, under a policy
+ * without hidden layers (with their backward when backward is 1), on an arena of its own. At
+ * multiples of 16 rows every (B, c) buffer fills its 64-byte alignment, so the arena is exactly
+ * linear in rows and steps: g gets the bytes a step takes (fixed, and per row) and those the
+ * episode takes besides its steps (fixed, per row; the first step's one-time work). Returns 0
+ * (nothing measured) when 32 rows of 2 steps would pass TAPE_MEASURE_MAX by the formula, or the
+ * game fails to reset or step. */
+typedef struct game_tape_fit { double step, step_row, base, base_row; } game_tape_fit;
+
+static int game_tape(const dg_env *env, int backward, game_tape_fit *g) {
+    const double players = env->nplayers > 1 ? 2 : 1;
+    if (2 * (32 * tape_row(env, NULL, 0) + TAPE_PER_STEP * players) + 32 * env->aux_dim * 4.0 > TAPE_MEASURE_MAX)
+        return 0;
+    const int Bs[2] = {16, 32};
+    dg_err e = {0};
+    dg_policy pol;
+    dg_params *p = NULL;
+    float *st = malloc((size_t)32 * env->state_dim * sizeof(float));
+    float *aux = malloc((size_t)32 * (env->aux_dim ? env->aux_dim : 1) * sizeof(float));
+    /* one arena for the four episodes, twice the formula's guess (grown if short): after a run
+     * on a reset arena, what it used is that run's peak */
+    const double guess = 2 * 2 * (32 * tape_row(env, NULL, 0) + TAPE_PER_STEP * players) + (1 << 20);
+    dg_ctx *ctx = dg_ctx_create((size_t)guess);
+    double m[2][2] = {{0, 0}, {0, 0}};  /* [rows][steps] */
+    int ok = st && aux && ctx && dg_policy_create(env, NULL, 0, &pol, &p, &e) == DG_OK;
+    dg_rng rng;
+    dg_rng_seed(&rng, 1);
+    if (ok) dg_policy_reset_params(&pol, p, &rng);
+    ok = ok && env->game->reset(env, &rng, 32, st, aux, &e) == DG_OK;
+    for (int b = 0; b < 2 && ok; b++)
+        for (int k = 0; k < 2 && ok; k++) {
+            dg_env w = *env;
+            w.horizon = 1 + k;
+            for (int tries = 0;; tries++) {
+                dg_ctx_reset(ctx);
+                dg_tensor *l = dg_rollout(ctx, &w, &pol, p, st, aux, Bs[b], 1.0f / (float)Bs[b], NULL, NULL, Bs[b]);
+                if (l && backward) dg_backward(ctx, l);
+                if (dg_ctx_status(ctx) != DG_ERR_ARENA_FULL || tries == 4) break;
+                if (dg_ctx_reserve(&ctx, 4 * dg_ctx_capacity(ctx)) != DG_OK) break;
+            }
+            ok = dg_ctx_status(ctx) == DG_OK;
+            m[b][k] = (double)dg_ctx_used(ctx);
+        }
+    if (ok) {
+        const double s16 = m[0][1] - m[0][0], s32 = m[1][1] - m[1][0];
+        const double b16 = m[0][0] - s16, b32 = m[1][0] - s32;
+        g->step_row = (s32 - s16) / 16;
+        g->step = s16 - 16 * g->step_row;
+        g->base_row = (b32 - b16) / 16;
+        g->base = b16 - 16 * g->base_row;
+        ok = g->step > 0 && g->step_row >= 0;  /* a game whose steps take no tape is not linear */
+        if (g->base_row < 0) g->base_row = 0;
+        if (g->base < 0) g->base = 0;
+    }
+    dg_ctx_free(ctx);
+    dg_params_free(p);
+    free(st);
+    free(aux);
+#ifdef __GLIBC__
+    malloc_trim(0);  /* the measurement's pages back to the system, not left resident under the job */
+#endif
+    return ok;
+}
+
+double dg_rollout_memory(const dg_env *env, const int *hidden, int nhidden, double B, double steps,
+                         int backward) {
     const double players = env->nplayers > 1 ? 2 : 1;
     /* without a backward no gradient buffers: measured 55-60 % of the tape with them */
     const double fwd = backward ? 1.0 : 0.6;
-    return fwd * (steps * (B * row * sizeof(float) + TAPE_PER_STEP * players) +
-                  param_count(env, hidden, nhidden) * sizeof(float)) + 65536.0;
+    const double P = fwd * param_count(env, hidden, nhidden) * sizeof(float) + 65536.0;
+    const double formula = steps * fwd * (B * tape_row(env, hidden, nhidden) + TAPE_PER_STEP * players) + P;
+    game_tape_fit g;
+    if (!game_tape(env, backward, &g)) return formula;
+    /* the game and a policy without hidden layers as measured, at a multiple of 16 rows (fewer
+     * fill their alignment all the same); the hidden layers' floats and headers by the formula.
+     * Never below the formula: what a job holds besides its arena (pixel's render caches, the
+     * heap the measurement leaves) has been covered by its margin. */
+    const double B16 = ceil(B / 16) * 16;
+    double hid = 0;
+    for (int i = 0; i < nhidden; i++) hid += hidden[i];
+    const double layers = steps * players * (fwd * B * TAPE_PER_POLICY_WIDTH * hid * sizeof(float) +
+                                             (nhidden > 0 ? nhidden : 0) * TAPE_PER_LAYER);
+    const double measured = steps * (g.step + B16 * g.step_row) + g.base + B16 * g.base_row + layers + P;
+    return measured > formula ? measured : formula;
+}
+
+/* The state-gradient diagnostic of a trainer (trainer_state_grads): the first 16 rows of the
+ * batch, fewer when their whole episode's tape would pass STATE_GRAD_BUDGET (0: not measured), and
+ * *bytes of that arena. The same for every thread count. */
+#define STATE_GRAD_ROWS 16
+#define STATE_GRAD_BUDGET (64.0 * 1024 * 1024)
+static int state_grad_rows(const dg_env *env, const dg_train_opts *o, double *bytes) {
+    const int hid = o->open_loop ? -1 : o->nhidden;
+    int rows = o->batch < STATE_GRAD_ROWS ? o->batch : STATE_GRAD_ROWS;
+    double b = 0;
+    for (; rows > 0; rows /= 2) {
+        b = dg_rollout_memory(env, o->hidden, hid, rows, env->horizon, 1) + (env->horizon + 1.0) * sizeof(void *) +
+            65536.0;
+        if (b <= STATE_GRAD_BUDGET) break;
+    }
+    *bytes = rows ? b : 0;
+    return rows;
+}
+
+/* The checkpointed-BPTT segment length a trainer with o uses on windows of T steps (the horizon,
+ * or train.truncate's): checkpoint_every, or 0 auto: none unless one window's tape would pass
+ * DG_TAPE_BUDGET, then ceil(sqrt(T)); 0 when the window is one tape. */
+static int tape_every(const dg_env *env, const dg_train_opts *o, int T) {
+    int every = o->checkpoint_every;
+    if (every == 0 && dg_rollout_memory(env, o->hidden, o->nhidden, o->batch, T, 1) > DG_TAPE_BUDGET)
+        every = (int)ceil(sqrt((double)T));
+    return every > 0 && every < T ? every : 0;
 }
 
 double dg_train_memory(const dg_env *env, const dg_train_opts *o, dg_mem_parts *parts) {
@@ -177,18 +299,21 @@ double dg_train_memory(const dg_env *env, const dg_train_opts *o, dg_mem_parts *
      * two players: the previous gradient and three more copies; a resume file's writer copies
      * six of them while it writes */
     m.params = param_count(env, o->hidden, o->open_loop ? -1 : o->nhidden) * sizeof(float) * (13 + shards + 4 * two);
-    /* steps on one tape: all of them, or a segment (checkpointed BPTT) */
-    double steps = H;
-    int every = o->checkpoint_every;
-    if (every == 0 && dg_rollout_memory(env, o->hidden, o->nhidden, B, H, 1) > DG_TAPE_BUDGET)
-        every = (int)ceil(sqrt(H));
-    if (every > 0 && every < H) steps = every;
+    /* steps on one tape: all of them, a truncation window, or a segment (checkpointed BPTT) */
+    const int T = o->truncate > 0 && o->truncate < H ? o->truncate : (int)H;
+    double steps = T;
+    const int every = tape_every(env, o, T);
+    if (every > 0) steps = every;
     m.tape = shards * dg_rollout_memory(env, o->hidden, o->nhidden, ceil(B / shards), steps, 1);
+    double diag;  /* shard 0's arena grows to the state-gradient diagnostic's if that is larger */
+    state_grad_rows(env, o, &diag);
+    const double tape0 = m.tape / shards + (1 << 20);
+    if (diag > tape0) m.tape += diag - tape0;
     /* initial batch and its constants (two players: a second copy), the trajectory for the
-     * metrics, the checkpointed states */
+     * metrics, the checkpointed states and the state between truncation windows */
     m.data = B * (S + X) * sizeof(float) * (2 + two);  /* and the resume file's copy */
     if (env->game->metrics) m.data += (H + 1) * B * S * sizeof(float);
-    if (every > 0 && every < H) m.data += ceil(H / every) * B * S * sizeof(float);
+    m.data += dg_episode_saved((int)H, every, o->truncate) * B * S * sizeof(float);
     /* a metrics row an epoch, kept for metrics.csv and the resume file (packed, then copied) */
     m.log = (double)o->epochs * (sizeof(dg_epoch_stats) + 2 * ROW_COLS * sizeof(double) + 64);
     m.total = m.params + m.tape + m.data + m.log;
@@ -216,11 +341,12 @@ const char *dg_train_memory_key(const dg_env *env, const dg_mem_parts *m) {
 /* ------------------------------------------------------------ rollout */
 
 /* Steps t0+1..t1 from state on ctx, adding each step's terms to loss; traj
- * (if not NULL) gets the states, row t at traj + t·ld·S. Returns the state
- * after step t1, NULL on error. */
+ * (if not NULL) gets the states, row t at traj + t·ld·S; keep (if not NULL)
+ * the state tensors, keep[t] after step t. Returns the state after step t1,
+ * NULL on error. */
 static dg_tensor *run_steps(dg_ctx *ctx, const dg_env *env, const dg_policy *pol, dg_params *p,
                             dg_tensor *state, dg_tensor *ax, int t0, int t1, float inv_batch,
-                            dg_loss *loss, float *traj, int ld) {
+                            dg_loss *loss, float *traj, int ld, dg_tensor **keep) {
     const dg_game *g = env->game;
     const int S = env->state_dim, B = state->shape[0];
     for (int t = t0 + 1; t <= t1; t++) {
@@ -237,6 +363,7 @@ static dg_tensor *run_steps(dg_ctx *ctx, const dg_env *env, const dg_policy *pol
         if (dg_ctx_status(ctx) != DG_OK) return NULL;
         dg_loss_add(ctx, loss, tm);
         if (traj) memcpy(traj + (size_t)t * ld * S, state->data, (size_t)B * S * sizeof(float));
+        if (keep) keep[t] = state;
     }
     return state;
 }
@@ -252,7 +379,7 @@ dg_tensor *dg_rollout(dg_ctx *ctx, const dg_env *env, const dg_policy *pol, dg_p
     if (traj) memcpy(traj, state0, (size_t)B * S * sizeof(float));
     dg_loss loss;
     dg_loss_begin(&loss, env->nterms, env->term_weights);
-    if (!run_steps(ctx, env, pol, p, state, ax, 0, env->horizon, inv_batch, &loss, traj, traj_ld))
+    if (!run_steps(ctx, env, pol, p, state, ax, 0, env->horizon, inv_batch, &loss, traj, traj_ld, NULL))
         return NULL;
     return dg_loss_finish(ctx, &loss, terms);
 }
@@ -268,40 +395,60 @@ static void loss_seed(dg_ctx *ctx, dg_loss *l, const float *acc, int steps) {
     l->steps = steps;
 }
 
-dg_status dg_episode_grad(dg_ctx *ctx, const dg_env *env, const dg_policy *pol, dg_params *p,
-                          const float *state0, const float *aux, int B, float inv_batch,
-                          int every, float *saved, double *loss_out, float *terms,
-                          float *traj, int traj_ld) {
-    const int H = env->horizon, S = env->state_dim;
-    if (traj_ld < B) traj_ld = B;
-    if (every <= 0 || every >= H) {  /* the whole episode on one tape */
+int dg_episode_saved(int H, int every, int truncate) {
+    const int T = truncate > 0 && truncate < H ? truncate : H;  /* steps of one window */
+    return (every > 0 && every < T ? (T + every - 1) / every : 0) + (T < H);
+}
+
+/* Loss and gradient of the window of steps T0+1..T1 from the state start (a constant: the
+ * gradient stops there), on ctx; every = k < T1 - T0: checkpointed BPTT inside it, the segment
+ * starts in saved (ceil((T1 - T0)/k) blocks of (B, S)). acc holds the loss sums of steps 1..T0 on
+ * entry (unused when T0 = 0), of steps 1..T1 on return. The last window (T1 = H) sets *loss_out
+ * and terms; the others copy the state after step T1 into end. The float operations are those
+ * of the whole episode's tape, so the loss is the same to the bit. */
+static dg_status window_grad(dg_ctx *ctx, const dg_env *env, const dg_policy *pol, dg_params *p,
+                             const float *start, const float *aux, int B, float inv_batch, int T0, int T1,
+                             int every, float *saved, float *acc, float *end, double *loss_out, float *terms,
+                             float *traj, int traj_ld) {
+    const int H = env->horizon, S = env->state_dim, last = T1 == H;
+    if (every <= 0 || every >= T1 - T0) {  /* the window on one tape: forward, then its backward */
         dg_ctx_reset(ctx);
-        dg_tensor *l = dg_rollout(ctx, env, pol, p, state0, aux, B, inv_batch, terms, traj, traj_ld);
-        if (l) dg_backward(ctx, l);
-        *loss_out = l && dg_ctx_status(ctx) == DG_OK ? l->data[0] : NAN;
-        return dg_ctx_status(ctx);
+        dg_tensor *st = dg_from(ctx, 2, (int[]){B, S}, start);
+        dg_tensor *ax = env->aux_dim ? dg_from(ctx, 2, (int[]){B, env->aux_dim}, aux) : NULL;
+        if (!st) return dg_ctx_status(ctx);
+        dg_loss l;
+        dg_loss_begin(&l, env->nterms, env->term_weights);
+        if (T0 > 0) loss_seed(ctx, &l, acc, T0);
+        dg_tensor *e1 = run_steps(ctx, env, pol, p, st, ax, T0, T1, inv_batch, &l, traj, traj_ld, NULL);
+        if (!e1) return dg_ctx_status(ctx);
+        loss_values(&l, acc);
+        if (!last) memcpy(end, e1->data, (size_t)B * S * sizeof(float));
+        l.steps = H;  /* scale by 1/H, as the full episode does (the last window counts H already) */
+        dg_tensor *lt = dg_loss_finish(ctx, &l, last ? terms : NULL);
+        if (!lt) return dg_ctx_status(ctx);
+        if (last) *loss_out = lt->data[0];
+        return dg_backward(ctx, lt);
     }
     /* Checkpointed BPTT. Forward: segment by segment on a rewound arena,
      * keeping the state at each segment start (saved, (nseg, B, S)) and the
      * running loss sums. The float operations are those of the full tape, so
      * the loss is the same to the bit. */
-    const int nseg = (H + every - 1) / every;
-    float acc[DG_LOSS_MAX_TERMS] = {0};
-    memcpy(saved, state0, (size_t)B * S * sizeof(float));
-    if (traj) memcpy(traj, state0, (size_t)B * S * sizeof(float));
+    const int nseg = (T1 - T0 + every - 1) / every;
+    memcpy(saved, start, (size_t)B * S * sizeof(float));
     for (int j = 0; j < nseg; j++) {
-        const int t0 = j * every, t1 = t0 + every < H ? t0 + every : H;
+        const int t0 = T0 + j * every, t1 = t0 + every < T1 ? t0 + every : T1;
         dg_ctx_reset(ctx);
         dg_tensor *st = dg_from(ctx, 2, (int[]){B, S}, saved + (size_t)j * B * S);
         dg_tensor *ax = env->aux_dim ? dg_from(ctx, 2, (int[]){B, env->aux_dim}, aux) : NULL;
         if (!st) return dg_ctx_status(ctx);
         dg_loss l;
         dg_loss_begin(&l, env->nterms, env->term_weights);
-        if (j > 0) loss_seed(ctx, &l, acc, t0);
-        dg_tensor *end = run_steps(ctx, env, pol, p, st, ax, t0, t1, inv_batch, &l, traj, traj_ld);
-        if (!end) return dg_ctx_status(ctx);
+        if (t0 > 0) loss_seed(ctx, &l, acc, t0);
+        dg_tensor *e1 = run_steps(ctx, env, pol, p, st, ax, t0, t1, inv_batch, &l, traj, traj_ld, NULL);
+        if (!e1) return dg_ctx_status(ctx);
         loss_values(&l, acc);
-        if (j + 1 < nseg) memcpy(saved + (size_t)(j + 1) * B * S, end->data, (size_t)B * S * sizeof(float));
+        if (j + 1 < nseg) memcpy(saved + (size_t)(j + 1) * B * S, e1->data, (size_t)B * S * sizeof(float));
+        else if (!last) memcpy(end, e1->data, (size_t)B * S * sizeof(float));
         else {
             dg_tensor *lt = dg_loss_finish(ctx, &l, terms);
             if (!lt) return dg_ctx_status(ctx);
@@ -309,14 +456,14 @@ dg_status dg_episode_grad(dg_ctx *ctx, const dg_env *env, const dg_policy *pol, 
         }
     }
     /* Backward: last segment first. Each is rebuilt from its saved start
-     * state (a leaf needing a gradient, except the episode's first); its loss
+     * state (a leaf needing a gradient, except the window's first); its loss
      * is its own weighted terms plus sum(end · G), G the gradient that the
      * later segments sent back to its end state. Gradients reach every node
      * in the order of the full tape, so they are the same to the bit. */
     float *adj = NULL;  /* G, (B, S), in the arena of the segment being built */
     float *g_next = NULL;
     for (int j = nseg - 1; j >= 0; j--) {
-        const int t0 = j * every, t1 = t0 + every < H ? t0 + every : H;
+        const int t0 = T0 + j * every, t1 = t0 + every < T1 ? t0 + every : T1;
         if (g_next) {  /* keep G across the arena rewind */
             memcpy(saved + (size_t)(j + 1) * B * S, g_next, (size_t)B * S * sizeof(float));
             adj = saved + (size_t)(j + 1) * B * S;  /* that start state is no longer needed */
@@ -328,15 +475,15 @@ dg_status dg_episode_grad(dg_ctx *ctx, const dg_env *env, const dg_policy *pol, 
         if (j > 0) dg_set_requires_grad(st);
         dg_loss l;
         dg_loss_begin(&l, env->nterms, env->term_weights);
-        if (j > 0) loss_seed(ctx, &l, acc, t0);  /* constants: no effect on gradients */
+        if (t0 > 0) loss_seed(ctx, &l, acc, t0);  /* constants: no effect on gradients */
         l.steps = t0;
-        dg_tensor *end = run_steps(ctx, env, pol, p, st, ax, t0, t1, inv_batch, &l, NULL, 0);
-        if (!end) return dg_ctx_status(ctx);
+        dg_tensor *e1 = run_steps(ctx, env, pol, p, st, ax, t0, t1, inv_batch, &l, NULL, 0, NULL);
+        if (!e1) return dg_ctx_status(ctx);
         l.steps = H;  /* scale by 1/H, as the full episode does */
         dg_tensor *seg = dg_loss_finish(ctx, &l, NULL);
         if (adj) {
             dg_tensor *G = dg_from(ctx, 2, (int[]){B, S}, adj);
-            seg = dg_add(ctx, seg, dg_sum(ctx, dg_mul(ctx, end, G)));
+            seg = dg_add(ctx, seg, dg_sum(ctx, dg_mul(ctx, e1, G)));
         }
         if (!seg || dg_backward(ctx, seg) != DG_OK) return dg_ctx_status(ctx);
         g_next = j > 0 ? st->grad : NULL;
@@ -345,6 +492,81 @@ dg_status dg_episode_grad(dg_ctx *ctx, const dg_env *env, const dg_policy *pol, 
             g_next = saved + (size_t)j * B * S;
         }
     }
+    return DG_OK;
+}
+
+dg_status dg_episode_grad(dg_ctx *ctx, const dg_env *env, const dg_policy *pol, dg_params *p,
+                          const float *state0, const float *aux, int B, float inv_batch,
+                          int every, int truncate, float *saved, double *loss_out, float *terms,
+                          float *traj, int traj_ld) {
+    const int H = env->horizon, S = env->state_dim;
+    if (traj_ld < B) traj_ld = B;
+    const int T = truncate > 0 && truncate < H ? truncate : H;  /* steps of one window */
+    if (T == H && (every <= 0 || every >= H)) {  /* the whole episode on one tape */
+        dg_ctx_reset(ctx);
+        dg_tensor *l = dg_rollout(ctx, env, pol, p, state0, aux, B, inv_batch, terms, traj, traj_ld);
+        if (l) dg_backward(ctx, l);
+        *loss_out = l && dg_ctx_status(ctx) == DG_OK ? l->data[0] : NAN;
+        return dg_ctx_status(ctx);
+    }
+    /* Truncated BPTT (T < H): windows of T steps, each rolled out from the state the last one
+     * ended in and differentiated on its own, that start state a constant. The checkpointed
+     * segments (if any) use the first blocks of saved, the state between windows the last. */
+    float acc[DG_LOSS_MAX_TERMS] = {0};
+    float *end = T < H ? saved + (size_t)(dg_episode_saved(H, every, truncate) - 1) * B * S : NULL;
+    if (traj) memcpy(traj, state0, (size_t)B * S * sizeof(float));
+    for (int T0 = 0; T0 < H; T0 += T) {
+        const int T1 = T0 + T < H ? T0 + T : H;
+        const dg_status st = window_grad(ctx, env, pol, p, T0 ? end : state0, aux, B, inv_batch, T0, T1, every,
+                                         saved, acc, end, loss_out, terms, traj, traj_ld);
+        if (st != DG_OK) return st;
+    }
+    return DG_OK;
+}
+
+/* ------------------------------------------------------------ state gradients */
+
+dg_status dg_episode_state_grads(dg_ctx *ctx, const dg_env *env, const dg_policy *pol, dg_params *p,
+                         const float *state0, const float *aux, int B, dg_state_grads *r) {
+    const int H = env->horizon, S = env->state_dim;
+    memset(r, 0, sizeof *r);
+    r->rows = B;
+    dg_ctx_reset(ctx);
+    dg_tensor **keep = dg_ctx_alloc(ctx, (size_t)(H + 1) * sizeof *keep);  /* keep[t]: the state after step t */
+    dg_tensor *st = keep ? dg_from(ctx, 2, (int[]){B, S}, state0) : NULL;
+    dg_tensor *ax = st && env->aux_dim ? dg_from(ctx, 2, (int[]){B, env->aux_dim}, aux) : NULL;
+    if (!st || (env->aux_dim && !ax)) return dg_ctx_status(ctx);
+    memset(keep, 0, (size_t)(H + 1) * sizeof *keep);
+    dg_set_requires_grad(st);  /* the initial state too (t = 0) */
+    keep[0] = st;
+    dg_loss l;
+    dg_loss_begin(&l, env->nterms, env->term_weights);
+    if (!run_steps(ctx, env, pol, p, st, ax, 0, H, 1.0f / (float)B, &l, NULL, 0, keep))
+        return dg_ctx_status(ctx);
+    dg_tensor *lt = dg_loss_finish(ctx, &l, NULL);
+    if (!lt || dg_backward(ctx, lt) != DG_OK) return dg_ctx_status(ctx);
+    /* 1, 2, 5, 10, 20, 50, ... steps back from the end, then the initial state */
+    for (int k = 0, back = 1; r->n < DG_STATE_GRADS_MAX && back <= H; k++) {
+        const dg_tensor *x = keep[H - back];
+        double ss = 0.0;
+        for (int64_t i = 0; x && x->grad && i < x->n; i++) ss += (double)x->grad[i] * x->grad[i];
+        r->t[r->n] = H - back;
+        r->norm[r->n++] = sqrt(ss);
+        if (back == H) break;
+        back = (k % 3 == 1 ? 5 : 2) * back / (k % 3 == 1 ? 2 : 1);  /* 1 2 5 10 20 50 100 ... */
+        if (back > H) back = H;
+    }
+    /* growth against the latest time with a gradient (the last steps may not reach the loss) */
+    int ref = 0;
+    while (ref < r->n && r->norm[ref] == 0.0) ref++;
+    for (int i = ref + 1; i < r->n; i++)
+        if (r->norm[i] / r->norm[ref] > r->growth) {
+            r->growth = r->norm[i] / r->norm[ref];
+            r->growth_t = r->t[i];
+        }
+    r->ref = ref < r->n ? ref : -1;
+    for (int i = ref; i < r->n && r->norm[i] <= 10.0 * r->norm[ref]; i++) r->window = env->horizon - r->t[i];
+    r->chaotic = r->growth > DG_STATE_GRADS_CHAOS;
     return DG_OK;
 }
 
@@ -392,6 +614,8 @@ struct dg_trainer {
     float       *prev_g;               /* optimistic GDA: last epoch's gradient        */
     float       *save_w, *save_m, *save_v;  /* extragradient: the point it leaves from */
     float       *x_state, *x_aux;      /* exploitability: its evaluation batch         */
+    int          sg_rows;              /* the state-gradient diagnostic's rows (0: none) */
+    double       sg_bytes;             /* and its arena                                 */
 };
 
 void dg_trainer_free(dg_trainer *t) {
@@ -483,30 +707,31 @@ dg_trainer *dg_trainer_create(const dg_env *env, const dg_train_opts *o, const c
     }
     /* an arena per shard, sized from a rough per-step estimate; grown during
      * the first epoch if that overflows it */
-    /* checkpoint_every 0 = auto: the whole episode on one tape unless that
-     * tape would pass DG_TAPE_BUDGET; then segments of ceil(sqrt(H)) steps
-     * (memory ~ sqrt(H), one extra forward; gradients identical) */
-    if (t->o.checkpoint_every == 0 &&
-        dg_rollout_memory(env, o->hidden, o->nhidden, B, H, 1) > DG_TAPE_BUDGET)
-        t->o.checkpoint_every = (int)ceil(sqrt((double)H));
-    if (t->o.checkpoint_every < 0 || t->o.checkpoint_every >= H) t->o.checkpoint_every = 0;
+    /* checkpoint_every 0 = auto: the whole episode (or truncation window) on one tape unless
+     * that tape would pass DG_TAPE_BUDGET; then segments of ceil(sqrt(T)) steps (memory ~
+     * sqrt(T), one extra forward; gradients identical) */
+    if (t->o.truncate >= H) t->o.truncate = 0;
+    const int T = t->o.truncate ? t->o.truncate : H;
+    t->o.checkpoint_every = tape_every(env, o, T);
+    const int nsaved = dg_episode_saved(H, t->o.checkpoint_every, t->o.truncate);
+    t->sg_rows = state_grad_rows(env, &t->o, &t->sg_bytes);  /* measured now, before any arena fills */
+    /* the measured tape of the largest shard (never short for a shipped game; grown in the first
+     * epoch if it is) */
+    const int ck = t->o.checkpoint_every, max_rows = (B + t->nshards - 1) / t->nshards;
+    const double tape = dg_rollout_memory(env, o->hidden, o->nhidden, max_rows, ck ? ck : T, 1) + (1 << 20);
     for (int s = 0; s < t->nshards; s++) {
         shard *sh = &t->shards[s];
         sh->rows = B / t->nshards + (s < B % t->nshards);
         sh->row0 = s ? t->shards[s - 1].row0 + t->shards[s - 1].rows : 0;
-        const int ck = t->o.checkpoint_every;
-        const int steps_on_tape = ck > 0 && ck < H ? ck : H;
-        /* the measured tape (never short for a shipped game; grown in the first epoch if it is) */
-        size_t cap = (size_t)dg_rollout_memory(env, o->hidden, o->nhidden, sh->rows, steps_on_tape, 1) +
-                     (1 << 20);
+        size_t cap = (size_t)tape;
         sh->grad = calloc(total ? total : 1, sizeof(float));
         if (!sh->grad) {
             dg_err_set(e, DG_ERR_NOMEM, "out of memory for the shards' gradients");
             goto fail;
         }
         if (s < t->sh_lo || s >= t->sh_hi) continue;   /* another rank's: its results only */
-        if (ck > 0 && ck < H) {
-            sh->saved = malloc((size_t)((H + ck - 1) / ck) * sh->rows * S * sizeof(float));
+        if (nsaved) {
+            sh->saved = malloc((size_t)nsaved * sh->rows * S * sizeof(float));
             if (!sh->saved) {
                 dg_err_set(e, DG_ERR_NOMEM, "out of memory for checkpointed states");
                 goto fail;
@@ -548,6 +773,7 @@ const dg_policy *dg_trainer_policy(const dg_trainer *t) { return &t->mlp; }
 const dg_epoch_stats *dg_trainer_last(const dg_trainer *t) { return &t->last; }
 size_t dg_trainer_arena_peak(const dg_trainer *t) { return t->arena_peak; }
 int dg_trainer_checkpoint_every(const dg_trainer *t) { return t->o.checkpoint_every; }
+int dg_trainer_truncate(const dg_trainer *t) { return t->o.truncate; }
 
 /* One shard's episode on its arena, for dg_ctx_run. */
 typedef struct shard_job {
@@ -565,7 +791,7 @@ static dg_status shard_episode(dg_ctx *ctx, void *user) {
     j->flops0 = dg_ctx_flops(ctx);
     memset(sh->grad, 0, j->t->p->total * sizeof(float));
     return dg_episode_grad(ctx, j->t->env, &j->t->mlp, j->view, j->state0, j->aux, sh->rows, j->inv_batch,
-                           j->t->o.checkpoint_every, sh->saved, &sh->loss, sh->terms, j->traj,
+                           j->t->o.checkpoint_every, j->t->o.truncate, sh->saved, &sh->loss, sh->terms, j->traj,
                            j->t->o.batch);
 }
 
@@ -686,6 +912,31 @@ static dg_status run_shards(dg_trainer *t, dg_params *p, const float *state0, co
         size_t peak = speak[s];
         if (peak > t->arena_peak) t->arena_peak = peak;
     }
+    return DG_OK;
+}
+
+/* The state-gradient diagnostic (dg_episode_state_grads) of the first rows of the batch in t->state0
+ * (state_grad_rows), on shard 0's arena, grown to hold their whole episode (dg_train_memory counts
+ * it); under MPI on the rank that holds shard 0, the others get n = 0. The parameter gradient lands
+ * in shard 0's block, which the next epoch zeroes. */
+static dg_status trainer_state_grads(dg_trainer *t, dg_state_grads *r, dg_err *e) {
+    const dg_env *env = t->env;
+    memset(r, 0, sizeof *r);
+    if (t->sh_lo != 0) return DG_OK;
+    shard *sh = &t->shards[0];
+    const int rows = t->sg_rows;
+    if (rows == 0) return DG_OK;
+    if (dg_ctx_reserve(&sh->ctx, (size_t)t->sg_bytes) != DG_OK)
+        return dg_err_set(e, DG_ERR_NOMEM, "out of memory for the state-gradient diagnostic's %.0f-byte arena",
+                          t->sg_bytes);
+    dg_params view = *t->p;
+    view.grad = sh->grad;
+    const dg_status st = dg_episode_state_grads(sh->ctx, env, &t->mlp, &view, t->state0, t->aux, rows, r);
+    if (st == DG_ERR_ARENA_FULL) {  /* the estimate fell short: no diagnostic, training goes on */
+        memset(r, 0, sizeof *r);
+        return DG_OK;
+    }
+    if (st != DG_OK) return dg_err_set(e, st, "state-gradient diagnostic: %s", dg_ctx_error(sh->ctx));
     return DG_OK;
 }
 
@@ -1092,7 +1343,9 @@ dg_status dg_trainer_run(dg_trainer *t, dg_train_cb cb, void *user, volatile sig
         if (t->o.nan_epoch == epoch) s.loss = NAN;  /* fault injection (tests) */
         if (epoch == 1) {
             if (cb) {
-                dg_train_event ev = {.kind = DG_TRAIN_EV_INIT, .stats = &s};
+                dg_state_grads sg;
+                if ((st = trainer_state_grads(t, &sg, e)) != DG_OK) break;
+                dg_train_event ev = {.kind = DG_TRAIN_EV_INIT, .stats = &s, .state_grads = &sg};
                 cb(&ev, user);
             }
             int zero[64];
