@@ -247,6 +247,10 @@ dg_status dg_plot_draw(dg_image *img, const char *title, const char *xlabel, con
  * it to path as a PNG (atomically). Returns DG_OK, or DG_ERR_ARG (bad size or
  * series), DG_ERR_NOMEM, DG_ERR_IO with e set; on failure no file is left.
  * The series stay the caller's. */
+double dg_plot_memory(int w, int h, double n) {
+    return 4.0 * (1 << 20) + (double)w * h * (4 + 4) + n * 2 * sizeof(double);
+}
+
 dg_status dg_plot_lines(const char *path, int w, int h, const char *title, const char *xlabel,
                         const char *ylabel, int log_y, const dg_plot_series *s, int count,
                         dg_err *e) {

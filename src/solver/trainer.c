@@ -24,6 +24,8 @@
 #define MAX_THREADS 64
 #define ROW_COLS (2 + DG_LOSS_MAX_TERMS + 4 + DG_MAX_METRICS + 2)  /* epoch loss, terms, grad_norm lr ms flops, metrics, exploit */
 #define DG_TAPE_BUDGET (512.0 * 1024 * 1024)  /* bytes of tape before auto checkpointing */
+#define LOSS_PLOT_W 800  /* loss.png */
+#define LOSS_PLOT_H 500
 
 /* ------------------------------------------------------------ options */
 
@@ -316,6 +318,9 @@ double dg_train_memory(const dg_env *env, const dg_train_opts *o, dg_mem_parts *
     m.data += dg_episode_saved((int)H, every, o->truncate) * B * S * sizeof(float);
     /* a metrics row an epoch, kept for metrics.csv and the resume file (packed, then copied) */
     m.log = (double)o->epochs * (sizeof(dg_epoch_stats) + 2 * ROW_COLS * sizeof(double) + 64);
+    /* loss.png at the end: the plot, and its points copied into floats */
+    m.log += dg_plot_memory(LOSS_PLOT_W, LOSS_PLOT_H, (double)o->epochs * (env->nterms + 1)) +
+             (double)o->epochs * (env->nterms + 2) * sizeof(float);
     m.total = m.params + m.tape + m.data + m.log;
     if (parts) *parts = m;
     return m.total;
@@ -1000,7 +1005,7 @@ static dg_status write_plot(const dg_trainer *t, dg_err *e) {
     char path[DG_PATH_MAX], title[128];
     snprintf(path, sizeof path, "%s/loss.png", t->out_dir);
     snprintf(title, sizeof title, "%s: episode loss and its terms", env->game->name);
-    dg_status st = dg_plot_lines(path, 800, 500, title, "epoch", "loss (log scale)", 1, s,
+    dg_status st = dg_plot_lines(path, LOSS_PLOT_W, LOSS_PLOT_H, title, "epoch", "loss (log scale)", 1, s,
                                  env->nterms + 1, e);
     free(buf);
     return st;
