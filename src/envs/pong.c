@@ -75,20 +75,27 @@ static const dg_loss_term LOSS[] = {
 
 /* ------------------------------------------------------------ physics */
 
+/* the overlap c·softplus(z / c), c = softness / 4: relu(z) with its corner rounded, so that the
+ * trajectory is smooth in every input (finite differences then agree with backward through a hit) */
+static dg_tensor *overlap(dg_ctx *ctx, const pong *g, dg_tensor *z) {
+    const float c = 0.25f * g->softness;
+    return dg_scale(ctx, dg_softplus(ctx, dg_scale(ctx, z, 1.0f / c)), c);
+}
+
 /* a paddle's height Y·tanh(u), (B, 1) */
 static dg_tensor *paddle_y(dg_ctx *ctx, const pong *g, dg_tensor *u) {
     return dg_scale(ctx, dg_tanh(ctx, u), g->court[1]);
 }
 
 /* The soft contact of the ball with the paddle at height yp whose face is at x = side·paddle_x (side
- * -1: left, +1: right): the overlap o = relu(r + side·(x - side·X_p)) past the face, its spring
+ * -1: left, +1: right): the overlap o = srelu(r + side·(x - side·X_p)) past the face, its spring
  * k·o, faded out past the paddle's thickness (sigmoid((depth - o)/s)) and beyond its ends
  * (sigmoid((L + r - |y - yp|)/s)). Returns the force on the ball's x (pointing back to the court);
  * *fy gets the sideways push spin·f·(y - yp)/L, the aim. */
 static dg_tensor *paddle_force(dg_ctx *ctx, const pong *g, dg_tensor *x, dg_tensor *y, dg_tensor *yp, float side,
                                dg_tensor **fy) {
     const float s = g->softness;
-    dg_tensor *o = dg_relu(ctx, dg_add_scalar(ctx, dg_scale(ctx, x, side), g->radius - g->paddle_x));
+    dg_tensor *o = overlap(ctx, g, dg_add_scalar(ctx, dg_scale(ctx, x, side), g->radius - g->paddle_x));
     dg_tensor *dy = dg_sub(ctx, y, yp);
     dg_tensor *ady = dg_sqrt(ctx, dg_add_scalar(ctx, dg_square(ctx, dy), 1e-6f));
     dg_tensor *along = dg_sigmoid(ctx, dg_scale(ctx, dg_add_scalar(ctx, dg_neg(ctx, ady), g->paddle_half + g->radius),
@@ -99,11 +106,11 @@ static dg_tensor *paddle_force(dg_ctx *ctx, const pong *g, dg_tensor *x, dg_tens
     return dg_scale(ctx, f, -side);
 }
 
-/* the walls' spring on the ball's y: k·(relu(-Y - y + r) - relu(y + r - Y)) */
+/* the walls' spring on the ball's y: k·(srelu(-Y - y + r) - srelu(y + r - Y)) */
 static dg_tensor *wall_force(dg_ctx *ctx, const pong *g, dg_tensor *y) {
     const float c = g->radius - g->court[1];
-    dg_tensor *below = dg_relu(ctx, dg_add_scalar(ctx, dg_neg(ctx, y), c));
-    dg_tensor *above = dg_relu(ctx, dg_add_scalar(ctx, y, c));
+    dg_tensor *below = overlap(ctx, g, dg_add_scalar(ctx, dg_neg(ctx, y), c));
+    dg_tensor *above = overlap(ctx, g, dg_add_scalar(ctx, y, c));
     return dg_scale(ctx, dg_sub(ctx, below, above), g->stiffness);
 }
 
