@@ -28,7 +28,7 @@ typedef struct pong {
     float spin;              /* the aim: sideways impulse per unit of offset from the centre     */
     float reach_width;       /* width of the window around a paddle's face where reach counts    */
     int   substeps;
-    float lines[6][4];       /* the walls and goal lines, for replays                            */
+    float lines[4][4];       /* the walls and goal lines, for replays                            */
 } pong;
 
 /* state columns: the ball [x, y, vx, vy], then the paddles' unbounded coordinates u_l, u_r: a paddle
@@ -140,13 +140,9 @@ static dg_status pong_create(dg_env *env, dg_cfg *cfg, dg_err *e) {
     env->nplayers = 2;
     env->obs2_dim = 6;    /* right: [y_r, y_l, -x, y, -vx, vy], the court seen from its side */
     env->act2_dim = 1;
-    const float lines[6][4] = {
-        {-X, Y, X, Y}, {-X, -Y, X, -Y},                          /* the walls */
-        {-X, -Y, -X, Y}, {X, -Y, X, Y},                          /* the goal lines */
-        {-g->paddle_x, -Y, -g->paddle_x, Y}, {g->paddle_x, -Y, g->paddle_x, Y},  /* the paddles' rails */
-    };
+    const float lines[4][4] = {{-X, Y, X, Y}, {-X, -Y, X, -Y}, {-X, -Y, -X, Y}, {X, -Y, X, Y}};  /* walls, goals */
     memcpy(g->lines, lines, sizeof lines);
-    env->nlines = 6;
+    env->nlines = 4;
     env->lines = &g->lines[0][0];
     env->violation_label = "past a goal line";
     env->nmetrics = 4;
@@ -262,26 +258,27 @@ static void pong_metrics(const dg_env *env, const float *traj, const float *aux,
     values[3] = B ? (double)miss[1] / B : 0.0;
 }
 
-/* the ball, then the ends of each paddle (left top, left bottom, right top, right bottom) */
+/* the ends of the left paddle (top, bottom), the ball, the ends of the right paddle: the ball third,
+ * so that its colour in a replay is its own */
 static int pong_bodies(const dg_env *env, const float *s, const float *aux, float *xy, int *is_goal) {
     const pong *g = env->impl;
-    xy[0] = s[BX];
-    xy[1] = s[BY];
     for (int k = 0; k < 2; k++) {
         const float yp = g->court[1] * tanhf(s[UL + k]), xp = (k ? 1.0f : -1.0f) * g->paddle_x;
-        for (int end = 0; end < 2; end++) {
-            xy[2 + 4 * k + 2 * end] = xp;
-            xy[3 + 4 * k + 2 * end] = yp + (end ? -g->paddle_half : g->paddle_half);
-        }
+        float *q = xy + (k ? 6 : 0);
+        q[0] = q[2] = xp;
+        q[1] = yp + g->paddle_half;
+        q[3] = yp - g->paddle_half;
     }
+    xy[4] = s[BX];
+    xy[5] = s[BY];
     for (int i = 0; i < 5; i++) is_goal[i] = 0;
     return 5;
 }
 
-/* the ball (bit 0) once it is past a goal line */
+/* the ball (bit 2) once it is past a goal line */
 static unsigned pong_violation(const dg_env *env, const float *s, const float *aux) {
     const pong *g = env->impl;
-    return fabsf(s[BX]) > g->court[0] ? 1u : 0u;
+    return fabsf(s[BX]) > g->court[0] ? 1u << 2 : 0u;
 }
 
 const dg_game dg_game_pong = {
@@ -300,5 +297,5 @@ const dg_game dg_game_pong = {
     .metrics = pong_metrics,
     .bodies = pong_bodies,
     .violation = pong_violation,
-    .body_names = "ball,left_top,left_bottom,right_top,right_bottom",
+    .body_names = "left_top,left_bottom,ball,right_top,right_bottom",
 };
