@@ -61,7 +61,7 @@ static const dg_key KEYS[] = {
              "the aim: sideways impulse per unit of normal impulse at a paddle's end"),
     DG_K_F32("env.reach_width", pong, reach_width, 0.25f, 0, DG_MAX_MAGNITUDE, 0, 1,
              "width of the Gaussian window around a paddle's face where its reach counts"),
-    DG_K_INT("env.substeps", pong, substeps, 4, 1, 1000, "contact substeps a step"),
+    DG_K_INT("env.substeps", pong, substeps, 4, 1, 64, "contact substeps a step"),
 };
 
 static const dg_loss_term LOSS[] = {
