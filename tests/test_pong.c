@@ -256,6 +256,8 @@ static void test_bad_config(void **state) {
         {"game: pong\nenv: {court: [1.0, 0.1]}\n", "env.court"},
         {"game: pong\nenv: {serve_y: 0.59}\n", "env.serve_y"},
         {"game: pong\nenv: {paddle_start: 0.55}\n", "env.paddle_start"},
+        {"game: pong\nenv: {stiffness: 200000}\n", "env.stiffness"},
+        {"game: pong\nenv: {softness: 0}\n", "env.softness"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         dg_err e = {0};

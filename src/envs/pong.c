@@ -55,8 +55,9 @@ static const dg_key KEYS[] = {
              "the contact spring k of walls and paddles (the ball's mass is 1)"),
     DG_K_F32("env.depth", pong, depth, 0.06f, 0, DG_MAX_MAGNITUDE, 0, 1,
              "a paddle's thickness: its spring acts while the ball overlaps it by less"),
-    DG_K_F32("env.softness", pong, softness, 0.01f, 0, DG_MAX_MAGNITUDE, 0, 1,
-             "width of a paddle's soft ends and back (a sigmoid's scale)"),
+    DG_K_F32("env.softness", pong, softness, 0.01f, 1e-4f, DG_MAX_MAGNITUDE, 1, 1,
+             "width of a paddle's soft ends and back (a sigmoid's scale); the contacts' overlap is rounded over a "
+             "quarter of it"),
     DG_K_F32("env.spin", pong, spin, 0.5f, 0, DG_MAX_MAGNITUDE, 1, 1,
              "the aim: sideways impulse per unit of normal impulse at a paddle's end"),
     DG_K_F32("env.reach_width", pong, reach_width, 0.25f, 0, DG_MAX_MAGNITUDE, 0, 1,
@@ -134,6 +135,12 @@ static dg_status pong_create(dg_env *env, dg_cfg *cfg, dg_err *e) {
     if (!(g->paddle_start < 0.9f * Y))
         return dg_cfg_error(cfg, "env.paddle_start", e, "is %g: the paddles must start inside 0.9 of the walls' "
                             "height (%g)", g->paddle_start, 0.9f * Y);
+    const float wh = sqrtf(g->stiffness) * env->dt / (float)g->substeps;  /* the spring's ω times the substep */
+    if (!(wh <= 1.0f))
+        return dg_cfg_error(cfg, "env.stiffness", e, "is %g: with env.dt %g and env.substeps %d a substep is %.3g of the "
+                            "spring's period over 2π (at most 1 keeps the contacts stable); raise env.substeps to %d or "
+                            "lower the stiffness", g->stiffness, env->dt, g->substeps, wh,
+                            (int)ceilf(sqrtf(g->stiffness) * env->dt));
     env->state_dim = NSTATE;
     env->obs_dim = 6;     /* left:  [y_l, y_r, x, y, vx, vy] */
     env->act_dim = 1;
@@ -167,7 +174,8 @@ static dg_status pong_reset(const dg_env *env, dg_rng *rng, int B, float *state,
         s[VX] = dir * g->serve_speed * cosf(ang);
         s[VY] = g->serve_speed * sinf(ang);
         for (int k = 0; k < 2; k++)
-            s[UL + k] = atanhf((g->paddle_start > 0 ? dg_rng_uniform(rng, -g->paddle_start, g->paddle_start) : 0.0f) / Y);
+            s[UL + k] = atanhf((g->paddle_start > 0 ? dg_rng_uniform(rng, -g->paddle_start, g->paddle_start) : 0.0f) /
+                               Y);
     }
     return DG_OK;
 }
@@ -203,7 +211,8 @@ static dg_tensor *pong_step(dg_ctx *ctx, const dg_env *env, dg_tensor *state, dg
     dg_tensor *vx = dg_cols(ctx, state, VX, 1), *vy = dg_cols(ctx, state, VY, 1);
     for (int k = 0; k < g->substeps; k++) {
         dg_tensor *fyl, *fyr;
-        dg_tensor *fx = dg_add(ctx, paddle_force(ctx, g, x, y, yl, -1.0f, &fyl), paddle_force(ctx, g, x, y, yr, 1.0f, &fyr));
+        dg_tensor *fx = dg_add(ctx, paddle_force(ctx, g, x, y, yl, -1.0f, &fyl),
+                               paddle_force(ctx, g, x, y, yr, 1.0f, &fyr));
         dg_tensor *fy = dg_add(ctx, wall_force(ctx, g, y), dg_add(ctx, fyl, fyr));
         vx = dg_add(ctx, vx, dg_scale(ctx, fx, h));
         vy = dg_add(ctx, vy, dg_scale(ctx, fy, h));
