@@ -72,7 +72,7 @@ int cmd_eval(int argc, char **argv) {
     }
     const int exploit = env->nplayers == 2 && !no_exploit;
     if (!rc && exploit && !cli_mem_ok("eval", dg_run_exploit_memory(env, &s.opts, p, B), "the exploitability's best "
-                                      "responses", "--batch, train.batch or --horizon"))
+                                      "responses", "--batch or --horizon (or --no-exploit)"))
         rc = EXIT_USAGE;
     if (rc) goto done;
     dg_exploit_result x;
