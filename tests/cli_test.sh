@@ -78,6 +78,7 @@ tail -n 1 "$T/out" | grep -q '"median_final_loss"' || { echo "FAIL --seeds JSON"
 # eval, --init, --grad-out
 check "eval"                  0 ""                 "$DG" eval --config $R --ckpt "$T/run/final.safetensors" --batch 8
 grep -q '"loss": *[0-9]' "$T/out" || { echo "FAIL eval JSON"; fail=$((fail + 1)); }
+grep -q '"exploit_' "$T/out" && { echo "FAIL eval: exploitability of a one-player game"; fail=$((fail + 1)); }
 check "eval grad-out"         0 ""                 "$DG" eval --config $R --ckpt "$T/run/final.safetensors" --grad-out "$T/g.safetensors"
 [ -s "$T/g.safetensors" ] || { echo "FAIL grad-out file"; fail=$((fail + 1)); }
 check "eval missing ckpt"     2 "$T/none.safetensors" "$DG" eval --config $R --ckpt "$T/none.safetensors"
@@ -86,6 +87,13 @@ check "eval truncated ckpt"   2 "trunc.safetensors" "$DG" eval --config $R --ckp
 printf 'game: reach\npolicy: {hidden: [32]}\n' >"$T/small.yaml"
 check "eval other hidden size" 2 "net.0.weight"    "$DG" eval --config "$T/small.yaml" --ckpt "$T/run/final.safetensors"
 check "eval init not safetensors" 2 "$R"           "$DG" eval --config $R --ckpt "$T/run/final.safetensors" --init $R
+# a two-player game: eval adds each player's exploitability (best responses of --exploit-epochs), or skips
+# it (--no-exploit); a one-player game has none (above)
+check "pong train"            0 ""                 "$DG" train --config configs/pong.yaml --epochs 2 --batch 4 --horizon 20 --out "$T/pong" --quiet
+check "pong eval exploit"     0 ""                 "$DG" eval --config configs/pong.yaml --ckpt "$T/pong/final.safetensors" --batch 4 --horizon 20 --exploit-epochs 2
+grep -q '"exploit_pursuer": *-\{0,1\}[0-9].*"exploit_evader": *-\{0,1\}[0-9]' "$T/out" || { echo "FAIL eval exploit JSON: $(cat "$T/out")"; fail=$((fail + 1)); }
+check "pong eval --no-exploit" 0 ""                "$DG" eval --config configs/pong.yaml --ckpt "$T/pong/final.safetensors" --batch 4 --horizon 20 --no-exploit
+grep -q '"exploit_' "$T/out" && { echo "FAIL eval --no-exploit: $(cat "$T/out")"; fail=$((fail + 1)); }
 
 # replay and gradcheck
 check "replay"                0 ""                 "$DG" replay --config $R --ckpt "$T/run/final.safetensors" --out "$T/r.gif" --frames 10

@@ -208,6 +208,25 @@ typedef struct dg_run_pg_result {
 dg_status dg_run_pg(const dg_run *r, const char *out, int bptt, int pg, dg_pg_progress_fn fn, void *user,
                     dg_run_pg_result *res, dg_err *e);
 
+/* Each learned player's exploitability in a two-player game (`difgames eval` reports it): freeze one
+ * player, train the other alone against it for epochs epochs starting from its current parameters
+ * (Adam at o's rate, betas, epsilon and clipping; a fresh batch of o->batch initial states an epoch,
+ * drawn from o->seed apart from training's), and compare J on the B rows of state and aux. */
+typedef struct dg_exploit_result {
+    double j;            /* J of the pair                                                          */
+    double j_best[2];    /* J against a best response to the frozen player k: [0] the pursuer frozen,
+                            the evader trained; [1] the evader frozen, the pursuer trained          */
+    double exploit[2];   /* what each frozen player gives away: [0] the pursuer's j_best[0] - j, [1]
+                            the evader's j - j_best[1]; >= 0 up to noise, 0 at an equilibrium       */
+} dg_exploit_result;
+/* DG_OK with r filled; DG_ERR_ARG for a one-player game or bad sizes, DG_ERR_NOMEM, or an episode's
+ * error. p is not changed. Deterministic for a seed. */
+dg_status dg_run_exploit(const dg_env *env, const dg_policy *m, const dg_params *p, const dg_train_opts *o,
+                         int epochs, const float *state, const float *aux, int B, dg_exploit_result *r, dg_err *e);
+/* Bytes dg_run_exploit needs beyond p and the B rows: the larger tape, a copy of p with its Adam
+ * moments, a training batch. */
+double    dg_run_exploit_memory(const dg_env *env, const dg_train_opts *o, const dg_params *p, int B);
+
 /* The median of v's n values (n >= 1; the mean of the middle two when n is even), sorting v. */
 double    dg_median(double *v, int n);
 

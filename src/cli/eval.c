@@ -9,7 +9,10 @@ static const char HELP[] =
     "usage: difgames eval --config FILE --ckpt FILE [options]\n"
     "\n"
     "Rolls the checkpoint's policy out for one episode and prints one JSON object:\n"
-    "game, batch, horizon, loss, each weighted loss term, and the game's metrics.\n"
+    "game, batch, horizon, loss, each weighted loss term, and the game's metrics;\n"
+    "for two-player games also each player's exploitability (exploit_pursuer,\n"
+    "exploit_evader: what a best response trained against the frozen player for\n"
+    "train.exploit_epochs epochs wins from it on the same states).\n"
     "\n"
     "options:\n";
 
@@ -23,6 +26,7 @@ static int fits(const dg_env *env, const dg_train_opts *o, const dg_params *p, i
 
 int cmd_eval(int argc, char **argv) {
     const char *config, *ckpt, *init, *grad_out;
+    int no_exploit = 0;
     const cli_opt opts[] = {
         CLI_CONFIG(&config), CLI_PLUGIN, CLI_CKPT(&ckpt),
         {"--init", &init, NULL, "FILE", "initial states from safetensors: 'state' (B, state_dim) and, for games "
@@ -31,6 +35,9 @@ int cmd_eval(int argc, char **argv) {
          "parameter's own name, as safetensors", NULL},
         CLI_KEY_DEF("--seed", "seed", "the config's"),
         CLI_KEY_DEF("--batch", "train.batch", "the config's"), CLI_KEY("--horizon", "env.horizon"),
+        CLI_KEY_DEF("--exploit-epochs", "train.exploit_epochs", "the config's"),
+        {"--no-exploit", NULL, &no_exploit, NULL, "two players: skip the exploitability (two best-response trainings "
+         "of --batch rows an epoch)", NULL},
         CLI_END,
     };
     const int prc = cli_parse("eval", argc, argv, opts, HELP);
@@ -63,7 +70,16 @@ int cmd_eval(int argc, char **argv) {
     } else if (dg_run_init_draw(env, s.opts.seed, B, &state, &aux, &e) != DG_OK) {
         rc = cli_fail("eval", &e, EXIT_FAIL);
     }
+    const int exploit = env->nplayers == 2 && !no_exploit;
+    if (!rc && exploit && !cli_mem_ok("eval", dg_run_exploit_memory(env, &s.opts, p, B), "the exploitability's best "
+                                      "responses", "--batch or --horizon (or --no-exploit)"))
+        rc = EXIT_USAGE;
     if (rc) goto done;
+    dg_exploit_result x;
+    if (exploit && dg_run_exploit(env, &m, p, &s.opts, s.opts.exploit_epochs, state, aux, B, &x, &e) != DG_OK) {
+        rc = cli_fail("eval", &e, EXIT_FAIL);
+        goto done;
+    }
     if (dg_run_eval(env, &m, p, state, aux, B, grad, &r, &e) != DG_OK) {
         rc = cli_fail("eval", &e, EXIT_FAIL);
         goto done;
@@ -79,6 +95,11 @@ int cmd_eval(int argc, char **argv) {
         cli_json_add(&j, j.root, env->term_names[i], cli_json_number("%.9g", r.terms[i]));
     for (int i = 0; i < env->nmetrics; i++)
         cli_json_add(&j, j.root, env->metric_names[i], cli_json_number("%.9g", r.metrics[i]));
+    if (exploit) {
+        cli_json_add(&j, j.root, "exploit_pursuer", cli_json_number("%.9g", x.exploit[0]));
+        cli_json_add(&j, j.root, "exploit_evader", cli_json_number("%.9g", x.exploit[1]));
+        cli_json_add(&j, j.root, "exploit_epochs", cli_json_number("%.0f", s.opts.exploit_epochs));
+    }
     if (grad) cli_json_add(&j, j.root, "grad_norm", cli_json_number("%.9g", r.grad_norm));
     rc = cli_json_print(&j, "eval");
 done:

@@ -10,6 +10,7 @@ extern const dg_game dg_game_pixel;
 extern const dg_game dg_game_duel_simple;
 extern const dg_game dg_game_billiards;
 extern const dg_game dg_game_racing;
+extern const dg_game dg_game_pong;
 
 /* sum(x) · inv_batch: a batch mean that shards of the batch add up to. */
 dg_tensor *dg__batch_mean(dg_ctx *ctx, dg_tensor *x, float inv_batch);

@@ -13,6 +13,7 @@ static const dg_game *const GAMES[] = {
     &dg_game_duel_simple,
     &dg_game_billiards,
     &dg_game_racing,
+    &dg_game_pong,
 };
 
 /* env.dt and env.horizon: every game reads them, with the same bounds; the
