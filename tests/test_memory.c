@@ -131,6 +131,8 @@ static void test_tape_estimate(void **state) {
     tape_of("game: racing\n", 64);
     tape_of("game: racing\n", 3);
     tape_of("game: racing\nenv: {spline: false, lookahead: 8}\n", 16);
+    tape_of("game: pong\n", 32);
+    tape_of("game: pong\nenv: {substeps: 16, horizon: 40}\n", 3);
 }
 
 static void test_train_memory_key(void **state) {
