@@ -215,6 +215,23 @@ size_t      dg_trainer_arena_peak(const dg_trainer *t);           /* most arena 
 int         dg_trainer_checkpoint_every(const dg_trainer *t);     /* segment length in use (0: full tape) */
 int         dg_trainer_truncate(const dg_trainer *t);             /* truncation window in use (0: none) */
 
+/* ------------------------------------------------------- best responses */
+/* One episode of B rows of p from state and aux: *j its J; backward 1: p's gradient then holds
+ * d J / d parameter (over every parameter, each player's block as J has it). */
+typedef dg_status (*dg_episode_fn)(void *user, dg_params *p, const float *state, const float *aux, int B,
+                                   int backward, double *j, dg_err *e);
+
+/* The best-response half of exploitability (the trainer's exploit_every metric and dg_run_exploit):
+ * for each learned player in turn (the evader first), a copy of p whose other player is frozen is
+ * trained for epochs epochs (a fresh Adam at o's rate, betas and epsilon, o's clipping; the evader
+ * ascends J; a batch of o->batch initial states an epoch drawn from rng; an episode whose J or
+ * gradient is not finite is skipped), then played by fn on the B rows of state and aux:
+ * j_best[0] is J with the evader's best response, j_best[1] with the pursuer's. ev0: where the
+ * evader's parameters start in p. p is not changed. */
+dg_status dg_best_responses(const dg_env *env, const dg_params *p, size_t ev0, const dg_train_opts *o, int epochs,
+                            dg_rng *rng, dg_episode_fn fn, void *user, const float *state, const float *aux, int B,
+                            double j_best[2], dg_err *e);
+
 /* ------------------------------------------------------- a game's gradcheck */
 /* Backward against central finite differences (dg_gradcheck, Richardson) for a game: 1. its step
  * and step_cost w.r.t. the state and the action, at states the game's own step reaches (two steps

@@ -1091,55 +1091,35 @@ static dg_status update(dg_trainer *t, double lr, double *grad_norm, dg_err *e) 
     return DG_OK;
 }
 
+/* dg_best_responses' episodes: the trainer's shards, threads and fixed-order sums */
+static dg_status batch_episode(void *user, dg_params *p, const float *state, const float *aux, int B, int backward,
+                               double *j, dg_err *e) {
+    dg_trainer *t = user;
+    (void)B, (void)backward;  /* always the trainer's batch; the gradient comes with the loss */
+    float terms[DG_LOSS_MAX_TERMS];
+    double flops;
+    return run_shards(t, p, state, aux, NULL, j, terms, &flops, e);
+}
+
 /* Exploitability: freeze one player, train a best response of the other for
- * o.exploit_epochs epochs (a fresh Adam on a copy, its own batches), and
+ * o.exploit_epochs epochs (dg_best_responses: a fresh Adam on a copy, its own batches), and
  * measure on a fixed batch how much the frozen player loses:
  *   pursuer: J(pursuer, best evader) - J(now);  evader: J(now) - J(best pursuer, evader).
  * Both are >= 0 up to noise and 0 at an equilibrium. The training RNG is untouched. */
 static dg_status exploitability(dg_trainer *t, int epoch, double *ex_p, double *ex_e, dg_err *e) {
     const dg_env *env = t->env;
-    const size_t total = t->p->total;
-    dg_status st = DG_OK;
     dg_rng xr;
     dg_rng_seed(&xr, t->o.seed * 7919u + (uint64_t)epoch);
-    if ((st = env->game->reset(env, &xr, t->o.batch, t->x_state, t->x_aux, e))) return st;
-    double j0, jbr[2] = {0, 0}, flops;
-    float terms[DG_LOSS_MAX_TERMS];
-    if ((st = run_shards(t, t->p, t->x_state, t->x_aux, NULL, &j0, terms, &flops, e))) return st;
-    dg_params *c = dg_params_create();
-    float *batch_s = malloc((size_t)t->o.batch * env->state_dim * sizeof(float));
-    float *batch_a = malloc((size_t)t->o.batch * (env->aux_dim ? env->aux_dim : 1) * sizeof(float));
-    dg_adam a = {0};
-    if (!c || !batch_s || !batch_a) { st = dg_err_set(e, DG_ERR_NOMEM, "out of memory"); goto done; }
-    for (int i = 0; i < t->p->count && st == DG_OK; i++)
-        if (dg_params_add(c, t->p->info[i].name, t->p->info[i].ndim, t->p->info[i].shape, e) < 0)
-            st = e ? e->status : DG_ERR_NOMEM;
-    for (int learner = 0; learner < 2 && st == DG_OK; learner++) {  /* 0: evader learns, 1: pursuer */
-        memcpy(c->data, t->p->data, total * sizeof(float));
-        if ((st = dg_adam_init(&a, c, t->o.lr, t->o.beta1, t->o.beta2, t->o.eps, 0.0)) != DG_OK) break;
-        for (int k = 0; k < t->o.exploit_epochs && st == DG_OK; k++) {
-            if ((st = env->game->reset(env, &xr, t->o.batch, batch_s, batch_a, e))) break;
-            double l;
-            if ((st = run_shards(t, c, batch_s, batch_a, NULL, &l, terms, &flops, e))) break;
-            if (!isfinite(l) || !grads_finite(c)) continue;
-            zero_sum(t, c);
-            const size_t lo = learner == 0 ? t->ev0 : 0, hi = learner == 0 ? total : t->ev0;
-            for (size_t i = 0; i < total; i++)  /* the frozen player does not move */
-                if (i < lo || i >= hi) c->grad[i] = 0.0f;
-            if (t->o.clip > 0) dg_clip_grad_norm(c, (float)t->o.clip);
-            dg_adam_step(&a, c);
-        }
-        dg_adam_free(&a);
-        if (st == DG_OK) st = run_shards(t, c, t->x_state, t->x_aux, NULL, &jbr[learner], terms, &flops, e);
-    }
+    dg_status st = env->game->reset(env, &xr, t->o.batch, t->x_state, t->x_aux, e);
+    double j0, jbr[2];
+    if (st == DG_OK) st = batch_episode(t, t->p, t->x_state, t->x_aux, t->o.batch, 0, &j0, e);
+    if (st == DG_OK)
+        st = dg_best_responses(env, t->p, t->ev0, &t->o, t->o.exploit_epochs, &xr, batch_episode, t, t->x_state,
+                               t->x_aux, t->o.batch, jbr, e);
+    if (st != DG_OK) return st;
     *ex_p = jbr[0] - j0;
     *ex_e = j0 - jbr[1];
-done:
-    dg_adam_free(&a);
-    dg_params_free(c);
-    free(batch_s);
-    free(batch_a);
-    return st;
+    return DG_OK;
 }
 
 /* ------------------------------------------------------------ resume */
