@@ -226,6 +226,77 @@ out:
     return rc;
 }
 
+/* ------------------------------------------------------- games of degree: costs */
+
+dg_status dg_certify_cost_check(const dg_hji_problem *p, const dg_env *env, dg_err *e) {
+    if (!p || !env) return dg_err_set(e, DG_ERR_ARG, "certify: needs a problem and a game");
+    if (!p->model || p->payoff != DG_HJI_PAYOFF_COST || strcmp(env->game->name, "model") != 0)
+        return dg_err_set(e, DG_ERR_ARG, "certify: the learning game's own cost on the grid needs a model file with "
+                          "payoff: cost (game: model; docs/certify.md)");
+    if (env->state_dim != p->grid.ndim)
+        return dg_err_set(e, DG_ERR_ARG, "certify: the game has %d state variables, the grid %d axes",
+                          env->state_dim, p->grid.ndim);
+    const double T = env->horizon * (double)env->dt;
+    if (!(fabs(p->t_end - T) <= 1e-6 * T))
+        return dg_err_set(e, DG_ERR_ARG, "certify: t_end is %g but an episode lasts env.horizon x env.dt = %g: the "
+                          "value must cover the episode", p->t_end, T);
+    double aux[16];
+    if (dg_hji_problem_episode(p, aux) != env->aux_dim)
+        return dg_err_set(e, DG_ERR_ARG, "certify: the grid and the game have other episode variables");
+    return DG_OK;
+}
+
+dg_status dg_certify_cost(const dg_hji_problem *p, const dg_hji_slices *V, const dg_env *env, const dg_policy *pol,
+                          dg_params *params, const dg_certify_opts *o, dg_certify_result *r, double *value,
+                          double *cost, dg_err *e) {
+    dg_status rc = dg_certify_cost_check(p, env, e);
+    if (rc != DG_OK) return rc;
+    if (!V || V->nt < 1 || !V->t || !V->v || !pol || !params || !o || !r || o->episodes < 1 ||
+        o->episodes > DG_INIT_MAX_ROWS || pol->plan_steps)
+        return dg_err_set(e, DG_ERR_ARG, "certify: bad arguments");
+    const int B = o->episodes, S = env->state_dim, X = env->aux_dim, nx = p->grid.ndim;
+    const double T = V->t[V->nt - 1];
+    float *state = NULL, *aux = NULL;
+    if ((rc = dg_run_init_draw(env, o->seed, B, &state, &aux, e)) != DG_OK) goto out;
+    double fixed[16];
+    dg_hji_problem_episode(p, fixed);
+    *r = (dg_certify_result){.episodes = B, .step_bias = env->dt};
+    for (int i = 0; i < B; i++) {
+        double x[DG_HJI_MAX_DIMS];
+        for (int j = 0; j < X; j++) aux[(size_t)i * X + j] = (float)fixed[j];   /* the grid's episode */
+        for (int k = 0; k < nx; k++) {
+            x[k] = state[(size_t)S * i + k];
+            if (p->grid.bc[k] != DG_HJI_BC_PERIODIC && !(x[k] >= p->grid.lo[k] && x[k] <= p->grid.hi[k])) {
+                rc = dg_err_set(e, DG_ERR_ARG, "certify: initial state %d has x%d = %g, off the grid [%g, %g] "
+                                "(widen the model's state box or grid.min/grid.max)", i, k, x[k], p->grid.lo[k],
+                                p->grid.hi[k]);
+                goto out;
+            }
+        }
+        /* the row's own episode loss: a batch of one, the loss the gradient solver minimised */
+        dg_tensor *loss;
+        dg_ctx *ctx = dg_run_episode(env, pol, params, state + (size_t)S * i, X ? aux + (size_t)X * i : NULL, 1, 0,
+                                     NULL, NULL, &loss, e);
+        if (!ctx) {
+            rc = e->status;
+            goto out;
+        }
+        const double c = loss->data[0];
+        dg_ctx_free(ctx);
+        const double v = dg_hji_slices_interp(&p->grid, V, T, x, NULL);
+        if (value) value[i] = v;
+        if (cost) cost[i] = c;
+        r->value_mean += v / B;
+        r->policy_cost_mean += c / B;
+        r->gap += (c - v) / fabs(v) / B;
+        r->gap_abs += fabs(c - v) / fabs(v) / B;
+    }
+out:
+    free(state);
+    free(aux);
+    return rc;
+}
+
 /* ------------------------------------------------------------ exploitability */
 /* One learned player of duel_simple frozen: its action tabulated over a 4-D grid of (its own position,
  * x = evader - pursuer), and the other player's best response, the one-sided time to capture W on that
