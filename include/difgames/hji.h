@@ -615,7 +615,11 @@ typedef struct dg_certify_result {
     double gap;                           /* mean (cost - V(x0)) / |V(x0)|                     */
     double gap_abs;                       /* mean |cost - V(x0)| / |V(x0)|                     */
     double step_bias;                     /* the learning game's dt: capture is seen at the end
-                                             of a step, so a cost is late by up to this         */
+                                             of a step, so a cost is late by up to this. payoff:
+                                             cost (dg_certify_cost): the mean of dt/2 (l(x_0) -
+                                             l(x_H)), what the loss (each step's cost at its end)
+                                             lacks of the trapezoid rule, l the state's running cost */
+    double gap_trapezoid;                 /* payoff: cost: the gap of the policy's cost plus that */
 } dg_certify_result;
 /* Plays the learned pair pol/params in env's own dynamics from o->episodes initial states drawn by
  * its reset (o->seed), each to capture or the horizon, and compares its capture time with the value
