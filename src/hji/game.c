@@ -182,13 +182,16 @@ void hji_degree_wrap(const dg_hji_game *gm, dg_hji_game *out) {
 
 int dg_hji_game_degree(const dg_hji_game *gm) { return gm && gm->payoff.on; }
 
-int hji_game_smooth_inputs(const dg_hji_game *gm) {
+/* 1 when gm is an affine game of degree with an input of set a or b */
+static int has_input_set(const dg_hji_game *gm, dg_hji_set a, dg_hji_set b) {
     const dg_hji_input *in[2] = {&gm->u, &gm->d};
     int any = 0;
-    for (int q = 0; q < 2; q++)
-        any |= in[q]->dim > 0 && (in[q]->set == DG_HJI_SET_QUAD || in[q]->set == DG_HJI_SET_BOX_COST);
+    for (int q = 0; q < 2; q++) any |= in[q]->dim > 0 && (in[q]->set == a || in[q]->set == b);
     return gm->dyn && gm->payoff.on && any;
 }
+
+int hji_game_smooth_inputs(const dg_hji_game *gm) { return has_input_set(gm, DG_HJI_SET_QUAD, DG_HJI_SET_BOX_COST); }
+int hji_game_quad_inputs(const dg_hji_game *gm) { return has_input_set(gm, DG_HJI_SET_QUAD, DG_HJI_SET_QUAD); }
 
 double dg_hji_game_running_cost(const dg_hji_game *gm, const double *x, const double *u, const double *d) {
     if (!gm->payoff.on) return 0;
