@@ -159,10 +159,12 @@ static const dg_hji_link PURSUIT2D_LINK = {
 /* chase (env.evader: policy, no walls): state (pursuer x, y, vx, vy, evader x, y, vx, vy), joint
  * action (pursuer ax, ay, evader ax, ay); chase4d's x = evader - pursuer, u the pursuer's, d the
  * evader's; captured within capture_radius of the relative position. */
+/* what dg_certify requires to be chase's env.<name> too */
+static const char *const CHASE4D_SAME[] = {"accel_pursuer", "accel_evader", "damping", "dt", "capture_radius", NULL};
 static const dg_hji_link CHASE4D_LINK = {
     .env_game = "chase", .need = "chase with a learned evader (env.evader: policy)", .nplayers = 2, .state_dim = 8,
     .plus = {4, 5, 6, 7}, .minus = {0, 1, 2, 3}, .u_act = {0, 1}, .d_act = {2, 3}, .capture_axes = 3u,
-    .capture_param = "capture_radius",
+    .capture_param = "capture_radius", .same = CHASE4D_SAME,
 };
 
 static void dyn_chase4d(void *user, const double *x, double *f, double *G, double *D) {
