@@ -664,6 +664,10 @@ dg_status dg_certify_exploit(const dg_hji_problem *p, const struct dg_env *env, 
  * the learning state at the node, the game's observation, the network, the unit disk. The other
  * player's best response against the actions act (nodes, 2; the frozen pursuer's a, or evader's b,
  * at each node of g), read at the B learning states state0 into w. */
+/* What dg_certify_exploit checks first (before a solve is worth its time): env is the game p links to,
+ * duel_simple against pursuit2d or chase against chase4d (payoff: time), chase's players of the
+ * relative state (env.observe: relative). DG_OK or DG_ERR_ARG saying what is needed. */
+dg_status dg_certify_exploit_check(const dg_hji_problem *p, const struct dg_env *env, dg_err *e);
 /* Bytes one dg_certify_exploit allocates (0 for options dg_certify_exploit_grid refuses). */
 double    dg_certify_exploit_memory(const dg_hji_problem *p, const dg_certify_exploit_opts *o);
 dg_status dg_certify_exploit_grid(const dg_hji_problem *p, const dg_certify_exploit_opts *o, dg_hji_grid *g,

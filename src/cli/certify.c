@@ -104,6 +104,11 @@ int cmd_certify(int argc, char **argv) {
         goto done;
     }
     if (degree) no_exploit = 1;  /* one player's cost: nothing to exploit */
+    if (!no_exploit && dg_certify_exploit_check(p, s.env, &e) != DG_OK) {
+        certify_error(&e);
+        rc = EXIT_USAGE;
+        goto done;
+    }
     if (!no_exploit) {  /* before any solve: the exploitability's 4-D grid must fit too */
         char what[96];
         dg_hji_grid xg;

@@ -349,6 +349,11 @@ static void dyn_frozen(void *user, const double *z, double *f, double *G, double
     }
 }
 
+static dg_status relative_needed(dg_err *e) {
+    return dg_err_set(e, DG_ERR_ARG, "certify: chase's exact exploitability needs players that see the relative "
+                      "state only (env.observe: relative): a network of all 8 numbers needs an 8-D grid");
+}
+
 dg_status dg_certify_tabulate(const dg_env *env, const dg_policy *pol, dg_params *params, int evader,
                               const dg_hji_grid *g, float *act, dg_err *e) {
     enum { CHUNK = 16384 };
@@ -358,8 +363,7 @@ dg_status dg_certify_tabulate(const dg_env *env, const dg_policy *pol, dg_params
         return dg_err_set(e, DG_ERR_ARG, "certify: a duel_simple or chase pair and a 4-D grid are needed to tabulate "
                           "a player");
     if (chase && (evader ? env->obs2_dim : env->obs_dim) != 4)
-        return dg_err_set(e, DG_ERR_ARG, "certify: chase's exact exploitability needs players that see the relative "
-                          "state only (env.observe: relative): a network of all 8 numbers needs an 8-D grid");
+        return relative_needed(e);
     const int S = env->state_dim;
     const dg_mlp *m = &pol->mlp[evader];
     dg_ctx *ctx = dg_ctx_create((size_t)(1.25 * dg_rollout_memory(env, m->sizes + 1, m->nlayers - 1, CHUNK, 1, 0)) +
@@ -413,6 +417,13 @@ static dg_status exploit_check(const dg_hji_problem *p, dg_err *e) {
                           "chase (env.observe: relative) against chase4d, payoff: time: the frozen player's network "
                           "needs a grid over everything it sees");
     return DG_OK;
+}
+
+dg_status dg_certify_exploit_check(const dg_hji_problem *p, const dg_env *env, dg_err *e) {
+    dg_status rc = dg_hji_link_check(p, env, e);
+    if (rc == DG_OK) rc = exploit_check(p, e);
+    if (rc == DG_OK && exploit_chase(p) && (env->obs_dim != 4 || env->obs2_dim != 4)) rc = relative_needed(e);
+    return rc;
 }
 
 dg_status dg_certify_exploit_grid(const dg_hji_problem *p, const dg_certify_exploit_opts *o, dg_hji_grid *g,
