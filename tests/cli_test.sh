@@ -170,6 +170,18 @@ assert math.isfinite(j["exploit_pursuer"]) and math.isfinite(j["exploit_evader"]
     { echo "FAIL certify JSON: $(tail -n 1 "$T/out")"; fail=$((fail + 1)); }
 check "certify --no-exploit"  0 ""                 "$DG" certify --config configs/duel_simple.yaml --ckpt "$T/ds/final.safetensors" --hji "$T/ds_time.yaml" --episodes 16 --no-exploit
 tail -n 1 "$T/out" | grep -q '"gap"' && ! tail -n 1 "$T/out" | grep -q exploit || { echo "FAIL certify --no-exploit JSON"; fail=$((fail + 1)); }
+# certify duel_open against chase4d: players of the relative state (env.observe: relative) are
+# tabulated on chase4d's own grid; players of all 8 numbers are refused the exploitability
+check "duel_open_relative train" 0 ""              "$DG" train --config configs/duel_open_relative.yaml --epochs 2 --batch 8 --out "$T/dr" --quiet
+sed 's/n: \[31, 31, 31, 31\]/n: [9, 9, 9, 9]/; s/^accuracy: medium/accuracy: low/' configs/hji/chase4d_open_time.yaml >"$T/c4t.yaml"
+check "certify chase"         0 "V(x0) quarter"    "$DG" certify --config configs/duel_open_relative.yaml --ckpt "$T/dr/final.safetensors" --hji "$T/c4t.yaml" --episodes 16
+tail -n 1 "$T/out" | python3 -c '
+import json, math, sys
+j = json.loads(sys.stdin.read())
+assert j["hji_game"] == "chase4d" and j["episodes"] == 16 and 0 < j["value_mean"] <= 2, j
+assert math.isfinite(j["exploit_pursuer"]) and math.isfinite(j["exploit_evader"]), j' ||
+    { echo "FAIL certify chase JSON: $(tail -n 1 "$T/out")"; fail=$((fail + 1)); }
+check "certify chase: 8-D players" 2 "env.observe: relative" "$DG" certify --config configs/duel_open.yaml --ckpt "$T/do/final.safetensors" --hji "$T/c4t.yaml" --episodes 16
 
 # long horizons: the state-gradient diagnostic at initialisation, its warning on a chaotic episode, train.truncate
 check "state gradients"       0 "|d loss / d x_t| (first 16 rows)" "$DG" train --config "$R" --epochs 1 --out "$T/sg"

@@ -159,7 +159,7 @@ table=(
   # 7. game plugins (issue 14): a plugin is code, loaded only from a path given explicitly
   "plugin not a shared object|not a shared object (no ELF header)|train --plugin $R --config examples/hover.yaml --out $T/never22"
   "plugin exports no game|exports no game (the symbol 'difgames_game'|train --plugin $PL/no_game.so --config examples/hover.yaml --out $T/never22"
-  "plugin of another ABI|built for the game ABI 101, this difgames has ABI 1|eval --plugin $PL/bad_abi.so --config examples/hover.yaml --ckpt $CK"
+  "plugin of another ABI|built for the game ABI 102, this difgames has ABI 2|eval --plugin $PL/bad_abi.so --config examples/hover.yaml --ckpt $CK"
   "plugin a bare name|give the file's path (./no_game.so|gradcheck --plugin no_game.so --config examples/hover.yaml"
   "plugin a FIFO|fifo: not a regular file (it is a FIFO)|bench --plugin $T/fifo --config examples/hover.yaml"
   "plugin missing|nothing.so|replay --plugin $T/nothing.so --config examples/hover.yaml --ckpt $CK --out $T/never22.gif"
@@ -252,6 +252,9 @@ model=(
   "model: division by zero at reset|key 'model.costs.goal': evaluates to inf at an initial state|train --config $(mexpr m9 '1/(x - x)') --out $T/never30"
   "model: expression of 5000 characters|key 'model.costs.goal': expression longer than 4096 characters|eval --config $(mexpr m11 "$(printf 'x+%.0s' $(seq 1 2500))x") --ckpt $CK"
   "model: unknown state in dynamics|key 'model.dynamics.vx': unknown name 'vz'|train --config $(sed 's|^    vx: ((damping.*|    vx: vz|' $M >$T/m10.yaml; echo $T/m10.yaml) --out $T/never31"
+  "model: a terminal cost reading an input|key 'model.costs.terminal.fin': 'u1' cannot be read here|train --config $(sed 's|^    energy: u1^2 + u2^2$|&\n    terminal: {fin: u1^2}|' $M >$T/m12.yaml; echo $T/m12.yaml) --out $T/never32"
+  "model: a terminal cost named twice|key 'model.costs.terminal.goal': the cost 'goal' is declared twice|train --config $(sed 's|^    energy: u1^2 + u2^2$|&\n    terminal: {goal: x^2}|' $M >$T/m13.yaml; echo $T/m13.yaml) --out $T/never33"
+  "model: a grid value for a state|key 'model.episode.grid.x': 'x' is not an episode variable|hji solve --config $(sed 's|grid: {gx: 0.75, gy: 0.0}|grid: {x: 0.75}|' $M >$T/m14.yaml; echo $T/m14.yaml) --out $T/never34.safetensors"
 )
 run_rows "" "" "${model[@]}"
 

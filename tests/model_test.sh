@@ -133,4 +133,86 @@ printf 'game: model\nmodel:\n  state: {x: [-1, 1]}\n  inputs: {u: {dim: 1}}\n  d
 "$DG" hji solve --config "$T/nonaffine.yaml" --out "$T/never.safetensors" >/dev/null 2>"$T/err"
 [ $? -eq 2 ] && grep -q "nonaffine.yaml:5: key 'model.dynamics.x': not affine in the inputs" "$T/err" \
     && ok "a dynamics not affine in the inputs is refused by the grid solver" || bad "non-affine: $(cat "$T/err")"
+# a terminal cost (model.costs.terminal): once, on the final state, weighted by loss.<name>. Against
+# the same game without it: the loss grows by exactly the weight times the final state's mean cost
+# (a metric of the same expression), and nothing else moves
+sed -e 's/^    mean_final_dist: .*/&\n    final_d2: (x - gx)^2 + (y - gy)^2/' $M >"$T/noterm.yaml"
+sed -e 's/^    energy: u1^2 + u2^2$/&\n    terminal: {final: (x - gx)^2 + (y - gy)^2}/' -e 's/^  energy: 0.01$/&\n  final: 3.0/' \
+    "$T/noterm.yaml" >"$T/term.yaml"
+"$DG" eval --config "$T/noterm.yaml" --ckpt "$CK" --batch 64 --seed 7 >"$T/en.json" 2>"$T/err" || bad "eval without a terminal cost: $(cat "$T/err")"
+"$DG" eval --config "$T/term.yaml" --ckpt "$CK" --batch 64 --seed 7 >"$T/et.json" 2>"$T/err" || bad "eval with a terminal cost: $(cat "$T/err")"
+if out=$(/usr/bin/python3 - "$T/en.json" "$T/et.json" <<'PY' 2>&1
+import json, sys
+n, t = (json.load(open(p)) for p in sys.argv[1:3])
+want = 3.0 * n["final_d2"]
+for k in ("goal", "collision", "energy", "final_d2"):
+    if n[k] != t[k]: sys.exit(f"{k} moved: {n[k]} vs {t[k]}")
+if abs(t["final"] - want) > 1e-6 * want: sys.exit(f"term final {t['final']}, want 3 x {n['final_d2']} = {want}")
+if abs(t["loss"] - n["loss"] - want) > 1e-6 * t["loss"]: sys.exit(f"loss {t['loss']} - {n['loss']} != {want}")
+print(f"loss {n['loss']} + 3 x {n['final_d2']} = {t['loss']}")
+PY
+); then ok "a terminal cost counts once, on the final state: $out"; else bad "terminal cost: $out"; fi
+# its gradients: finite differences (terminal costs of a size the float32 check resolves: a term 20 times
+# the rest leaves central differences of the loss a few ulps of it, above the 1e-3 tolerance)
+sed 's/^    terminal: {final: .*/    terminal: {final: 0.1*sqrt((x - gx)^2 + (y - gy)^2 + 0.01), speed: 0.1*(vx^2 + vy^2)}/' \
+    "$T/term.yaml" >"$T/term_fd.yaml"
+"$DG" gradcheck --config "$T/term_fd.yaml" >"$T/gc.txt" 2>&1 && grep -q "gradcheck passed" "$T/gc.txt" \
+    && ok "gradcheck of terminal costs (finite differences)" || bad "gradcheck terminal: $(tail -3 "$T/gc.txt")"
+# checkpointed BPTT (segments of 7 steps) gives the full tape's loss to the bit with a terminal cost
+sed 's/^  checkpoint_every: 0/  checkpoint_every: 7/' "$T/term.yaml" >"$T/term_ck.yaml"
+"$DG" train --config "$T/term.yaml" --epochs 3 --batch 8 --out "$T/tf" --quiet >"$T/tf.json" 2>"$T/err" || bad "train terminal: $(cat "$T/err")"
+"$DG" train --config "$T/term_ck.yaml" --epochs 3 --batch 8 --out "$T/tc" --quiet >"$T/tc.json" 2>"$T/err" || bad "train terminal ck: $(cat "$T/err")"
+a=$(grep -o '"final_loss":[^,]*' "$T/tf.json"); b=$(grep -o '"final_loss":[^,]*' "$T/tc.json")
+[ -n "$a" ] && [ "$a" = "$b" ] && ok "terminal cost under checkpointed BPTT: the same loss ($a)" || bad "checkpointed: $a vs $b"
+# the grid solver: payoff: cost from the model's costs (running and terminal) is the linear game's
+# x'Qx + x'Q_T x with box inputs, to 1e-9 (dt 1/16 and horizon 16: t_end and the scale 1/(H dt) are 1).
+# WENO5 (veryHigh): the library's x'Q_T x contracts to fused multiply-adds (-ffp-contract=fast), the
+# model's compiled terminal cost does not, and the second-order ENO's stencil choice turns that last bit
+# of v0 into differences of 2e-4
+cat >"$T/lin.yaml" <<'Y'
+game: linear
+dynamics: {A: [0, 1, 0, 0]}
+control: {set: box, matrix: [0, 1], bound: 1}
+disturbance: {set: box, matrix: [0, 1], bound: 0.5}
+payoff: cost
+cost: {state: [1, 0, 0, 1], terminal: [1, 0, 0, 1]}
+t_end: 1.0
+accuracy: veryHigh
+grid: {min: [-2, -2], max: [2, 2], n: [41, 41]}
+Y
+cat >"$T/linm.yaml" <<'Y'
+game: model
+model:
+  state: {x1: [-2, 2], x2: [-2, 2]}
+  inputs:
+    u: {dim: 1, lo: -1, hi: 1, role: min}
+    d: {dim: 1, lo: -0.5, hi: 0.5, role: max}
+  dynamics: {x1: x2, x2: u + d}
+  costs:
+    run: x1^2 + x2^2
+    terminal: {fin: x1^2 + x2^2}
+env: {dt: 0.0625, horizon: 16}
+payoff: cost
+accuracy: veryHigh
+grid: {n: [41, 41]}
+Y
+hji_same "payoff: cost (running and terminal costs of a model)" "$T/lin.yaml" "$T/linm.yaml"
+# an input cost the grid cannot hold is refused: a linear term in u
+sed 's/^    run: x1^2 + x2^2/    run: x1^2 + x2^2 + x1*u/' "$T/linm.yaml" >"$T/linbad.yaml"
+"$DG" hji solve --config "$T/linbad.yaml" --out "$T/never.safetensors" >/dev/null 2>"$T/err"
+[ $? -eq 2 ] && grep -q "linbad.yaml:[0-9]*: key 'model.costs': payoff: cost needs running costs of the form" "$T/err" \
+    && ok "a running cost not of the form L(x) + a |u|^2 is refused" || bad "linear input cost: $(cat "$T/err")"
+# certify: reach on a coarse 4-D grid against its own loss (payoff: cost); the policy of 5 epochs is far
+# from the value, a gap the table and the JSON line report
+sed 's/^grid: {n: \[31, 31, 21, 21\]}/grid: {n: [9, 9, 7, 7]}/' $M >"$T/rc.yaml"
+"$DG" certify --config "$T/rc.yaml" --ckpt "$CK" --episodes 16 --plot "$T/rc.png" >"$T/rc.json" 2>"$T/err" \
+    || bad "certify reach: $(tail -2 "$T/err")"
+if out=$(/usr/bin/python3 - "$T/rc.json" <<'PY' 2>&1
+import json, sys
+r = json.load(open(sys.argv[1]))
+if r["episodes"] != 16 or not (r["value_mean"] > 0) or not (r["gap"] > 0.5): sys.exit(f"{r}")
+print(f"V {r['value_mean']:.4g}, policy {r['policy_cost_mean']:.4g}, gap {100 * r['gap']:.0f} %")
+PY
+); then ok "certify reach (payoff: cost, a model file): $out"; else bad "certify reach: $out"; fi
+[ -s "$T/rc.png" ] && ok "certify --plot" || bad "certify --plot wrote nothing"
 finish

@@ -178,12 +178,82 @@ static void test_best_response_to_equilibrium(void **state) {
     dg_cfg_free(c);
 }
 
+/* chase against chase4d (env.observe: relative): the equilibrium player of chase4d's own value (its
+ * input from V's gradient at each node) frozen on the 4-D grid; the other's best response gives V back
+ * up to the grid's error. A player that sees all 8 numbers is refused (its grid would be 8-D), and so
+ * is a relative view with walls. */
+static void test_chase_best_response(void **state) {
+    (void)state;
+    static const char C4[] = "game: chase4d\ncapture_radius: 0.3\npayoff: time\nt_end: 1.0\naccuracy: medium\n"
+                             "grid: {min: [-1, -1, -2, -2], max: [1, 1, 2, 2], n: [15, 15, 15, 15]}\n"
+                             "solver: {threads: 1}\n";
+    dg_err e = {0};
+    dg_cfg *c = dg_cfg_parse(C4, strlen(C4), "c4", &e);
+    dg_hji_problem *p = c ? dg_hji_problem_load(c, &e) : NULL;
+    if (!p) fail_msg("%s", e.msg);
+    double *V = malloc((size_t)p->grid.nodes * sizeof *V);
+    assert_int_equal(dg_hji_problem_solve(p, V, NULL, &e), DG_OK);
+    dg_hji_grid g;
+    assert_int_equal(dg_certify_exploit_grid(p, NULL, &g, &e), DG_OK);
+    assert_int_equal((int)g.nodes, (int)p->grid.nodes);
+    float *act[2] = {malloc((size_t)g.nodes * 2 * sizeof(float)), malloc((size_t)g.nodes * 2 * sizeof(float))};
+    for (int64_t j = 0; j < g.nodes; j++) {
+        double z[4], grad[4], u[2], d[2];
+        dg_hji_grid_point(&g, j, z);
+        dg_hji_interp(&g, V, z, grad);
+        dg_hji_game_optimal(&p->game, z, grad, u, d);
+        for (int k = 0; k < 2; k++) act[0][2 * j + k] = (float)u[k], act[1][2 * j + k] = (float)d[k];
+    }
+    enum { B = 4 };
+    const float s0[B * 8] = {0, 0, 0, 0, 0.6f, 0.2f, 0, 0,   0, 0, 0, 0, -0.5f, 0.5f, 0.3f, 0,
+                             0, 0, 0, 0, 0.1f, -0.7f, 0, 0.4f,   0.2f, 0.1f, 0, 0, -0.4f, -0.4f, 0, 0};
+    double w[2][B];
+    for (int k = 0; k < 2; k++)
+        assert_int_equal(dg_certify_best_response(p, &g, k, act[k], B, s0, w[k], NULL, &e), DG_OK);
+    const double t = p->t_end;
+    const dg_hji_slices VS = {.nt = 1, .t = &t, .v = V};
+    for (int i = 0; i < B; i++) {
+        double x[4];
+        for (int k = 0; k < 4; k++) x[k] = (double)s0[8 * i + 4 + k] - s0[8 * i + k];
+        const double v = dg_hji_slices_interp(&p->grid, &VS, t, x, NULL);
+        print_message("chase start %d: V %.4f, best response to the frozen pursuer %.4f, evader %.4f\n", i, v,
+                      w[0][i], w[1][i]);
+        assert_true(v > 0.1);
+        assert_true(fabs(w[0][i] - v) < 0.05 * v);   /* 15 nodes an axis: 1-4 % measured */
+        assert_true(fabs(w[1][i] - v) < 0.05 * v);
+    }
+    /* a pursuer that stays (a = 0) is exploited: the evader's best response escapes to the cap */
+    memset(act[0], 0, (size_t)g.nodes * 2 * sizeof(float));
+    assert_int_equal(dg_certify_best_response(p, &g, 0, act[0], B, s0, w[0], NULL, &e), DG_OK);
+    for (int i = 0; i < B; i++) assert_true(w[0][i] > 0.95 * p->t_end);
+    /* the players must see the relative state only */
+    static const char FULL[] = "game: chase\nenv: {evader: policy, walls: false}\npolicy: {hidden: [8]}\n";
+    dg_run run;
+    dg_policy pol;
+    dg_params *params = NULL;
+    if (dg_run_parse(&run, FULL, strlen(FULL), "full", NULL, 0, &e) != DG_OK) fail_msg("%s", e.msg);
+    if (dg_policy_create(run.env, run.opts.hidden, run.opts.nhidden, &pol, &params, &e) != DG_OK) fail_msg("%s", e.msg);
+    assert_int_equal(dg_certify_tabulate(run.env, &pol, params, 0, &g, act[0], &e), DG_ERR_ARG);
+    assert_non_null(strstr(e.msg, "env.observe: relative"));
+    dg_params_free(params);
+    dg_run_free(&run);
+    static const char WALLS[] = "game: chase\nenv: {evader: policy, observe: relative}\n";
+    assert_int_not_equal(dg_run_parse(&run, WALLS, strlen(WALLS), "walls", NULL, 0, &e), DG_OK);
+    assert_non_null(strstr(e.msg, "env.observe"));
+    free(act[0]);
+    free(act[1]);
+    free(V);
+    dg_hji_problem_free(p);
+    dg_cfg_free(c);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_still_pair),
         cmocka_unit_test(test_costs_on_steps),
         cmocka_unit_test(test_refused),
         cmocka_unit_test(test_best_response_to_equilibrium),
+        cmocka_unit_test(test_chase_best_response),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -94,6 +94,112 @@ static void test_quadratic_inputs(void **state) {
     assert_false(dg_hji_game_degree(&kind));
 }
 
+static double box_cost_L(void *user, const double *x) {
+    (void)user;
+    return sin(x[0]) + x[1] * x[1];
+}
+
+/* A box at a running cost (DG_HJI_SET_BOX_COST) and a state cost callback (payoff.cost): H is the min
+ * over the box of u (max over d) of L + p.f, found by brute force on a fine lattice of both boxes, for
+ * gradients where the clip binds and where it does not; the optimal inputs are those extremes. */
+static void test_box_cost_inputs(void **state) {
+    (void)state;
+    dg_hji_game gm = {.nx = 2, .dyn = dyn_lq};
+    gm.u = (dg_hji_input){.dim = 1, .set = DG_HJI_SET_BOX_COST, .role = DG_HJI_ROLE_MIN, .lo = {-1}, .hi = {0.5},
+                          .weight = 0.7};
+    gm.d = (dg_hji_input){.dim = 1, .set = DG_HJI_SET_BOX_COST, .role = DG_HJI_ROLE_MAX, .lo = {-0.3}, .hi = {0.4},
+                          .weight = 2};
+    dg_err e = {0};
+    assert_int_equal(dg_hji_game_check(&gm, 2, &e), DG_ERR_ARG);   /* a cost needs a payoff */
+    gm.payoff = (dg_hji_payoff){.on = 1, .running = 0.25, .cost = box_cost_L};
+    assert_int_equal(dg_hji_game_check(&gm, 2, &e), DG_OK);
+    const double x[2] = {0.3, -0.7};
+    const double ps[][2] = {{1.5, -0.2}, {0.5, 3.0}, {-1, -4.0}, {0.2, 0.1}, {0, 0}};
+    for (size_t k = 0; k < sizeof ps / sizeof ps[0]; k++) {
+        const double *p = ps[k];
+        double u, d, xd[2];
+        dg_hji_game_optimal(&gm, x, p, &u, &d);
+        assert_true(u >= -1 && u <= 0.5 && d >= -0.3 && d <= 0.4);
+        const double H = dg_hji_game_hamiltonian(&gm, x, p);
+        dg_hji_game_dynamics(&gm, x, &u, &d, xd);
+        assert_true(fabs(-(dg_hji_game_running_cost(&gm, x, &u, &d) + p[0] * xd[0] + p[1] * xd[1]) - H) < 1e-13);
+        double best = INFINITY;   /* min over u of max over d, on a lattice of 1/2000 of each box */
+        for (int i = 0; i <= 2000; i++) {
+            const double uu = -1 + 1.5 * i / 2000;
+            double worst = -INFINITY;
+            for (int j = 0; j <= 2000; j += 1) {
+                const double dd = -0.3 + 0.7 * j / 2000;
+                dg_hji_game_dynamics(&gm, x, &uu, &dd, xd);
+                const double v = dg_hji_game_running_cost(&gm, x, &uu, &dd) + p[0] * xd[0] + p[1] * xd[1];
+                if (v > worst) worst = v;
+            }
+            if (worst < best) best = worst;
+        }
+        assert_true(fabs(-best - H) < 1e-6);
+        assert_true(fabs(dg_hji_game_running_cost(&gm, x, &u, &d) -
+                         (0.25 + sin(0.3) + 0.49 + 0.7 * u * u - 2 * d * d)) < 1e-14);
+    }
+}
+
+/* the generic Hamiltonian of the affine game in user, and its dissipation bound (|f| + box bounds) */
+static void generic_ham(void *user, double t, int n, const double *x, const double *p, double *h) {
+    (void)t;
+    for (int i = 0; i < n; i++) {
+        const double xi[2] = {x[i], x[n + i]}, pi[2] = {p[i], p[n + i]};
+        h[i] = dg_hji_game_hamiltonian(user, xi, pi);
+    }
+}
+static void generic_alpha(void *user, double t, int n, const double *x, const double *pmin, const double *pmax,
+                          double *alpha) {
+    (void)user, (void)t, (void)pmin, (void)pmax;
+    for (int i = 0; i < n; i++) {
+        alpha[i] = fabs(x[n + i]);           /* x1' = x2 */
+        alpha[n + i] = 1.0 + 0.5;           /* x2' = u + d, |u| <= 1, |d| <= 0.5 */
+    }
+}
+
+/* The affine kernel's box at a running cost (DG_HJI_SET_BOX_COST, vectorised over a row) against the
+ * generic Hamiltonian of the same game (game.c's closed form, point by point) with the same
+ * dissipation bound: the same values to rounding (measured 1.8e-15). */
+static void test_box_cost_kernel(void **state) {
+    (void)state;
+    dg_hji_game gm = {.nx = 2, .dyn = dyn_lq, .payoff = {.on = 1, .Q = {1, 0, 0, 1}}};
+    gm.u = (dg_hji_input){.dim = 1, .set = DG_HJI_SET_BOX_COST, .role = DG_HJI_ROLE_MIN, .lo = {-1}, .hi = {1},
+                          .weight = 0.5};
+    gm.d = (dg_hji_input){.dim = 1, .set = DG_HJI_SET_BOX_COST, .role = DG_HJI_ROLE_MAX, .lo = {-0.5}, .hi = {0.5},
+                          .weight = 2};
+    dg_hji_game gen = {.nx = 2, .ham = generic_ham, .alpha = generic_alpha, .user = &gm,
+                       .payoff = {.on = 1}};
+    dg_hji_grid g;
+    dg_err e = {0};
+    assert_int_equal(dg_hji_grid_init(&g, 2, (double[]){-2, -2}, (double[]){2, 2}, (int[]){61, 61}, NULL, &e), DG_OK);
+    double *v0 = malloc((size_t)g.nodes * sizeof *v0), *a = malloc((size_t)g.nodes * sizeof *a);
+    double *b = malloc((size_t)g.nodes * sizeof *b);
+    for (int64_t j = 0; j < g.nodes; j++) {
+        double x[2];
+        dg_hji_grid_point(&g, j, x);
+        v0[j] = x[0] * x[0] + x[1] * x[1];
+    }
+    dg_hji_opts o = dg_hji_opts_default();
+    o.threads = 1;
+    const double T = 0.5;
+    assert_int_equal(dg_hji_solve(&g, &gm, &o, v0, NULL, 1, &T, a, NULL, &e), DG_OK);
+    assert_int_equal(dg_hji_solve(&g, &gen, &o, v0, NULL, 1, &T, b, NULL, &e), DG_OK);
+    double worst = 0, top = 0;
+    for (int64_t j = 0; j < g.nodes; j++) {
+        double x[2];
+        dg_hji_grid_point(&g, j, x);
+        if (fabs(x[0]) > 1 || fabs(x[1]) > 1) continue;   /* away from the grid's edges */
+        worst = fmax(worst, fabs(a[j] - b[j]));
+        top = fmax(top, fabs(a[j]));
+    }
+    print_message("box at a cost: affine kernel vs generic Hamiltonian, max |dV| %.3g of max V %.3g\n", worst, top);
+    assert_true(top > 0.5 && worst < 1e-12 * top);
+    free(v0);
+    free(a);
+    free(b);
+}
+
 /* A game of degree with L = 0 and no discount is the game of kind's plain equation, bit for bit (the
  * affine kernel adds L = 0 exactly), and float32 follows. */
 static void test_degree_zero_cost_is_kind(void **state) {
@@ -327,7 +433,9 @@ static void test_options_and_errors(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_quadratic_inputs),  cmocka_unit_test(test_degree_zero_cost_is_kind),
+        cmocka_unit_test(test_quadratic_inputs),
+        cmocka_unit_test(test_box_cost_inputs),
+        cmocka_unit_test(test_box_cost_kernel),  cmocka_unit_test(test_degree_zero_cost_is_kind),
         cmocka_unit_test(test_pursuit_time),      cmocka_unit_test(test_zermelo_and_double_integrator),
         cmocka_unit_test(test_lq_game),           cmocka_unit_test(test_lq_discounted),
         cmocka_unit_test(test_time_obstacles),    cmocka_unit_test(test_options_and_errors),

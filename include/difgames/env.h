@@ -56,7 +56,7 @@ typedef struct dg_loss_term {
 
 /* The layout of dg_game and dg_env a plugin is built against: a game loaded from a shared object
  * (dg_game_plugin_open) must say .abi = DG_GAME_ABI. Raised whenever either struct changes. */
-#define DG_GAME_ABI 1u
+#define DG_GAME_ABI 2u
 /* The symbol a plugin exports: its descriptor, `const dg_game difgames_game = {.abi = DG_GAME_ABI, ...}`. */
 #define DG_GAME_SYMBOL "difgames_game"
 
@@ -115,6 +115,12 @@ typedef struct dg_game {
     /* Optional: the names of the bodies hook's bodies, comma-separated ("agent,goal"), for the
      * columns of a trajectory (`difgames play --trajectory`); NULL: body0, body1, ... */
     const char *body_names;
+    /* Optional: terminal costs of the episode's final state (after step H), raw terms like
+     * step_cost's (a batch mean each): terms[k] for a term that has one, left NULL for the others.
+     * dg_env_add_terminal adds H times each to step H's terms (the loss is the mean over the H
+     * steps), so it counts once in the episode loss. A term may have a running and a terminal part. */
+    void (*terminal_cost)(dg_ctx *ctx, const dg_env *env, dg_tensor *final, dg_tensor *aux,
+                          float inv_batch, dg_tensor **terms);
 } dg_game;
 
 struct dg_env {
@@ -165,6 +171,12 @@ int dg_game_keys(const dg_game *g, dg_key *out, int max);
 /* env.dt and env.horizon, the keys every game reads (their defaults are the first game's; dg_game_keys
  * gives each game's own), then plugin (a string: the shared object dg_env_create loads); *n = 3. */
 const dg_key *dg_env_keys(int *n);
+
+/* After step t's step_cost (terms: its raw terms, t in 1..env->horizon): at t = env->horizon adds
+ * H times the game's terminal_cost of state into them (an op on ctx); nothing otherwise, or when the
+ * game has no terminal cost. Every program that plays whole episodes calls it. */
+void dg_env_add_terminal(dg_ctx *ctx, const dg_env *env, int t, dg_tensor *state, dg_tensor *aux,
+                         float inv_batch, dg_tensor **terms);
 
 /* Creates the game named by cfg's `game:` key (reads its env./loss. keys).
  * Returns a new env (free with dg_env_free) or NULL with e set. */

@@ -112,7 +112,8 @@ typedef enum dg_hji_role { DG_HJI_ROLE_MIN = 0, DG_HJI_ROLE_MAX } dg_hji_role;  
 typedef enum dg_hji_set  {        /* a player's input set                                            */
     DG_HJI_SET_BOX = 0,            /* lo <= u <= hi                                                   */
     DG_HJI_SET_BALL,               /* |u - center| <= radius                                          */
-    DG_HJI_SET_QUAD                /* unbounded, at a running cost weight |u|^2 (games of degree)     */
+    DG_HJI_SET_QUAD,               /* unbounded, at a running cost weight |u|^2 (games of degree)     */
+    DG_HJI_SET_BOX_COST            /* a box at a running cost weight |u|^2 (games of degree)          */
 } dg_hji_set;
 typedef enum dg_hji_method {       /* how a stationary problem (opts.tol > 0) is solved                */
     DG_HJI_METHOD_MARCH = 0,       /* time-marching (the scheme of the finite horizon) to steady state */
@@ -156,13 +157,14 @@ typedef struct dg_hji_input {
     int         dim;                      /* components; 0: absent                             */
     dg_hji_set  set;                      /* BOX: lo <= u <= hi;  BALL: |u - center| <= radius;
                                              QUAD: any u, running cost +weight |u|^2 for a MIN
-                                             player, -weight |u|^2 for a MAX one (payoff.on)   */
+                                             player, -weight |u|^2 for a MAX one (payoff.on);
+                                             BOX_COST: the box's u at QUAD's running cost      */
     dg_hji_role role;                     /* MIN or MAX: what the player does to the value     */
     double      lo[DG_HJI_MAX_INPUT];     /* box                                               */
     double      hi[DG_HJI_MAX_INPUT];
     double      center[DG_HJI_MAX_INPUT]; /* ball                                              */
     double      radius;
-    double      weight;                   /* QUAD: > 0                                         */
+    double      weight;                   /* QUAD and BOX_COST: > 0                            */
 } dg_hji_input;
 
 /* A game of degree's payoff (payoff.on): the minimiser pays, the maximiser receives
@@ -179,6 +181,8 @@ typedef struct dg_hji_payoff {
     double running;                              /* L0: a constant running cost (1: time)      */
     double Q[DG_HJI_MAX_DIMS * DG_HJI_MAX_DIMS]; /* (nx, nx) row-major: the state cost x'Qx     */
     double discount;                             /* rho >= 0                                   */
+    double (*cost)(void *user, const double *x); /* or NULL: a running cost L1(x) of the state,
+                                                    added to running + x'Qx (user: the game's)  */
 } dg_hji_payoff;
 
 /* A game: control- and disturbance-affine dynamics (dyn set), or a generic Hamiltonian (ham and alpha
@@ -435,6 +439,9 @@ const double   *dg_hji_problem_v0(const dg_hji_problem *p);
 /* The terminal cost g(x) of a payoff: cost problem, x'Q_T x (0 for the others): what a simulation of
  * the finite horizon adds at t_end (times e^{-rho t_end}) to the running cost it has added up. */
 double          dg_hji_problem_terminal_cost(const dg_hji_problem *p, const double *x);
+/* A model game's episode variables as the grid holds them (model.episode.grid; docs/models.md) into
+ * aux (room for 16); returns their count (0 for another game). */
+int             dg_hji_problem_episode(const dg_hji_problem *p, double *aux);
 
 /* ------------------------------------------------------------- simulation */
 /* The value over time-to-go that strategies read: nt slices v (nt, nodes; the grid's) at the
@@ -608,7 +615,11 @@ typedef struct dg_certify_result {
     double gap;                           /* mean (cost - V(x0)) / |V(x0)|                     */
     double gap_abs;                       /* mean |cost - V(x0)| / |V(x0)|                     */
     double step_bias;                     /* the learning game's dt: capture is seen at the end
-                                             of a step, so a cost is late by up to this         */
+                                             of a step, so a cost is late by up to this. payoff:
+                                             cost (dg_certify_cost): the mean of dt/2 (l(x_0) -
+                                             l(x_H)), what the loss (each step's cost at its end)
+                                             lacks of the trapezoid rule, l the state's running cost */
+    double gap_trapezoid;                 /* payoff: cost: the gap of the policy's cost plus that */
 } dg_certify_result;
 /* Plays the learned pair pol/params in env's own dynamics from o->episodes initial states drawn by
  * its reset (o->seed), each to capture or the horizon, and compares its capture time with the value
@@ -620,6 +631,15 @@ typedef struct dg_certify_result {
 dg_status dg_certify(const dg_hji_problem *p, const dg_hji_slices *V, const struct dg_env *env, dg_cfg *cfg,
                      const struct dg_policy *pol, struct dg_params *params, const dg_certify_opts *o,
                      dg_certify_result *r, double *value, double *cost, dg_err *e);
+/* A model game of degree (payoff: cost: the gradient solver's loss as the grid's running and terminal
+ * costs, src/hji/model.c): the learned policy (or pair) plays from o->episodes starts drawn by env's
+ * reset (o->seed) with the episode variables at the grid's (model.episode.grid), each row's episode
+ * loss against V at its start; value and cost as dg_certify's. DG_ERR_ARG when p is not env's model
+ * with payoff: cost, t_end is not env.horizon env.dt, a start is off the grid; DG_ERR_NOMEM. */
+dg_status dg_certify_cost(const dg_hji_problem *p, const dg_hji_slices *V, const struct dg_env *env,
+                          const struct dg_policy *pol, struct dg_params *params, const dg_certify_opts *o,
+                          dg_certify_result *r, double *value, double *cost, dg_err *e);
+dg_status dg_certify_cost_check(const dg_hji_problem *p, const struct dg_env *env, dg_err *e);
 /* What dg_certify checks first (before a solve is worth its time): the link, the payoff, the constants. */
 dg_status dg_certify_check(const dg_hji_problem *p, const struct dg_env *env, dg_cfg *cfg, dg_err *e);
 
@@ -644,6 +664,10 @@ dg_status dg_certify_exploit(const dg_hji_problem *p, const struct dg_env *env, 
  * the learning state at the node, the game's observation, the network, the unit disk. The other
  * player's best response against the actions act (nodes, 2; the frozen pursuer's a, or evader's b,
  * at each node of g), read at the B learning states state0 into w. */
+/* What dg_certify_exploit checks first (before a solve is worth its time): env is the game p links to,
+ * duel_simple against pursuit2d or chase against chase4d (payoff: time), chase's players of the
+ * relative state (env.observe: relative). DG_OK or DG_ERR_ARG saying what is needed. */
+dg_status dg_certify_exploit_check(const dg_hji_problem *p, const struct dg_env *env, dg_err *e);
 /* Bytes one dg_certify_exploit allocates (0 for options dg_certify_exploit_grid refuses). */
 double    dg_certify_exploit_memory(const dg_hji_problem *p, const dg_certify_exploit_opts *o);
 dg_status dg_certify_exploit_grid(const dg_hji_problem *p, const dg_certify_exploit_opts *o, dg_hji_grid *g,

@@ -17,10 +17,13 @@ typedef struct chase {
     int   walls;                  /* 0: the open plane (no wall terms, no wall push) */
     int   disk;                   /* actions bounded to the unit disk, not the box [-1, 1]^2 */
     float contact, contact_wall;  /* soft walls: stiffness in [0, 1] (0: none), at ±contact_wall */
+    int   relative;               /* observe: each player sees only the other's relative position and
+                                     velocity (the open plane's state, chase4d's axes) */
 } chase;
 
 static const char *const EVADERS[] = {"flee", "policy", NULL};   /* index: c->learned */
 static const char *const ACTION_SETS[] = {"box", "disk", NULL};  /* index: c->disk */
+static const char *const OBSERVE[] = {"full", "relative", NULL};  /* index: c->relative */
 
 static const dg_key KEYS[] = {
     DG__KEY_DAMPING(chase, damping, 0.98f),
@@ -38,6 +41,10 @@ static const dg_key KEYS[] = {
     DG__KEY_CAPTURE_RADIUS(chase, capture_radius, 0.1f),
     DG_K_SPAN("env.init", chase, init, -0.8f, 0.8f, "both bodies' coordinates ~ U(lo, hi)"),
     DG_K_F32("env.min_separation", chase, min_sep, 0.5f, 0, 2, 1, 1, "initial distance between the bodies"),
+    DG_K_ENUM("env.observe", chase, relative, 0, OBSERVE, "observation",
+              "full: own position and velocity, the other's relative position and velocity (8); relative: the "
+              "other's relative position and velocity only (4; the open plane: difgames certify's exact "
+              "exploitability on chase4d's grid)"),
 };
 
 static const dg_loss_term LOSS[] = {
@@ -60,14 +67,17 @@ static dg_status chase_create(dg_env *env, dg_cfg *cfg, dg_err *e) {
     if (c->min_sep >= 0.9f * sqrtf(2.0f) * (init[1] - init[0]))  /* near the box diagonal */
         return dg_cfg_error(cfg, "env.min_separation", e, "cannot be met inside env.init");
 
+    if (c->relative && c->walls)
+        return dg_cfg_error(cfg, "env.observe", e, "relative needs the open plane (env.walls: false): walls are "
+                            "where a body is, which a relative view does not see");
     env->state_dim = 8;
     env->aux_dim = 0;
-    env->obs_dim = 8;
+    env->obs_dim = c->relative ? 4 : 8;
     env->act_dim = 2;
     env->nterms = 3;
     if (c->learned) {  /* zero-sum J: the evader's own costs enter with a minus */
         env->nplayers = 2;
-        env->obs2_dim = 8;
+        env->obs2_dim = c->relative ? 4 : 8;
         env->act2_dim = 2;
         env->nterms = 5;
     }
@@ -107,8 +117,9 @@ static dg_status chase_reset(const dg_env *env, dg_rng *rng, int B, float *state
     return DG_OK;
 }
 
-/* [px, py, pvx, pvy, ex - px, ey - py, evx, evy] */
+/* [px, py, pvx, pvy, ex - px, ey - py, evx, evy]; relative: [ex - px, ey - py, evx - pvx, evy - pvy] */
 static dg_tensor *chase_observe(dg_ctx *ctx, const dg_env *env, dg_tensor *state, dg_tensor *aux) {
+    if (((const chase *)env->impl)->relative) return dg_sub(ctx, dg_cols(ctx, state, 4, 4), dg_cols(ctx, state, 0, 4));
     dg_tensor *p = dg_cols(ctx, state, 0, 4);
     dg_tensor *rel = dg_sub(ctx, dg_cols(ctx, state, 4, 2), dg_cols(ctx, state, 0, 2));
     dg_tensor *ev = dg_cols(ctx, state, 6, 2);
@@ -126,8 +137,9 @@ static dg_tensor *flee_action(dg_ctx *ctx, const chase *c, dg_tensor *state) {
     return dg_tanh(ctx, dg_scale(ctx, dg_add(ctx, away, wall), 2.0f));
 }
 
-/* the evader's view: [ex, ey, evx, evy, px - ex, py - ey, pvx, pvy] */
+/* the evader's view: [ex, ey, evx, evy, px - ex, py - ey, pvx, pvy]; relative: [px - ex, ..., pvy - evy] */
 static dg_tensor *chase_observe2(dg_ctx *ctx, const dg_env *env, dg_tensor *state, dg_tensor *aux) {
+    if (((const chase *)env->impl)->relative) return dg_sub(ctx, dg_cols(ctx, state, 0, 4), dg_cols(ctx, state, 4, 4));
     dg_tensor *ev = dg_cols(ctx, state, 4, 4);
     dg_tensor *rel = dg_sub(ctx, dg_cols(ctx, state, 0, 2), dg_cols(ctx, state, 4, 2));
     dg_tensor *pv = dg_cols(ctx, state, 2, 2);

@@ -203,9 +203,13 @@ static dg_tensor *model_observe2(dg_ctx *ctx, const dg_env *env, dg_tensor *stat
 
 /* ------------------------------------------------------------------ costs */
 
-/* all the terms in one op (nterms), one pass over the batch each way; terms[k] slice it */
+/* The terms k0 .. k0 + n of m->cost (running: k0 = 0, terminal: k0 = nrun) in one op of n values, one
+ * pass over the batch each way */
+typedef struct cost_state { op_state o; int k0; } cost_state;
+
 static void cost_backward(dg_ctx *ctx, dg_tensor *out) {
-    const op_state *s = out->state;
+    const cost_state *cs = out->state;
+    const op_state *s = &cs->o;
     const holder *h = s->h;
     const dg_model *m = h->m;
     dg_tensor *st, *aux, *act;
@@ -221,32 +225,55 @@ static void cost_backward(dg_ctx *ctx, dg_tensor *out) {
         memset(G, 0, sizeof(double) * (size_t)m->nnames);
         row_values(h, NULL, ROW(st, b), ROW(aux, b), ROW(act, b), v);
         for (int k = 0; k < nt; k++)
-            if (g[k] != 0.0) expr_grad(m, &m->cost[k], v, g[k], G, !ga);
+            if (g[k] != 0.0) expr_grad(m, &m->cost[cs->k0 + k], v, g[k], G, !ga);
         row_scatter(h, G, GROW(gs, st, b), GROW(ga, aux, b), GROW(gact, act, b));
     }
     dg_model_unlock(m);
 }
 
-static void model_step_cost(dg_ctx *ctx, const dg_env *env, dg_tensor *next, dg_tensor *aux, dg_tensor *action,
-                            float inv_batch, dg_tensor **terms) {
+/* terms[k0 .. k0 + n) of the batch (means: sums times inv_batch); NULL on error */
+static dg_tensor *cost_op(dg_ctx *ctx, const dg_env *env, const char *name, dg_tensor *state, dg_tensor *aux,
+                          dg_tensor *action, float inv_batch, int k0, int n) {
     const holder *h = of(env);
     const dg_model *m = h->m;
-    const int nt = env->nterms;
-    dg_tensor *out = model_op(ctx, "model_costs", h, next, aux, action, 1, (int[]){nt}, cost_backward, inv_batch);
-    if (!out) {
-        for (int k = 0; k < nt; k++) terms[k] = NULL;
-        return;
-    }
+    dg_tensor *srcs[3];
+    int ns = 0;
+    srcs[ns++] = state;
+    if (m->naux > 0) srcs[ns++] = aux;
+    if (action) srcs[ns++] = action;
+    const cost_state cs = {{h, m->naux > 0, action != NULL, inv_batch}, k0};
+    dg_tensor *out = dg_custom(ctx, name, 1, (int[]){n}, srcs, ns, cost_backward, &cs, sizeof cs);
+    if (!out) return NULL;
     double sum[DG_MODEL_MAX_TERMS] = {0}, v[DG_MODEL_MAX_NAMES];
     base_values(h, v);
     dg_model_lock(m);
-    for (int b = 0; b < next->shape[0]; b++) {
-        row_values(h, env, ROW(next, b), m->naux ? ROW(aux, b) : NULL, ROW(action, b), v);
-        for (int k = 0; k < nt; k++) sum[k] += dg_model_eval(&m->cost[k], v);
+    for (int b = 0; b < state->shape[0]; b++) {
+        row_values(h, env, ROW(state, b), m->naux ? ROW(aux, b) : NULL, ROW(action, b), v);
+        for (int k = 0; k < n; k++) sum[k] += dg_model_eval(&m->cost[k0 + k], v);
     }
     dg_model_unlock(m);
-    for (int k = 0; k < nt; k++) out->data[k] = (float)sum[k] * inv_batch;
-    for (int k = 0; k < nt; k++) terms[k] = dg_slice(ctx, out, 0, k, 1);  /* after the values: slices copy */
+    for (int k = 0; k < n; k++) out->data[k] = (float)sum[k] * inv_batch;
+    return out;
+}
+
+/* the running terms on the new state; the terminal terms' slots hold 0 (their cost comes once, from
+ * model_terminal_cost) */
+static void model_step_cost(dg_ctx *ctx, const dg_env *env, dg_tensor *next, dg_tensor *aux, dg_tensor *action,
+                            float inv_batch, dg_tensor **terms) {
+    const dg_model *m = of(env)->m;
+    const int nt = env->nterms, nr = m->nrun < nt ? m->nrun : nt;
+    dg_tensor *out = nr ? cost_op(ctx, env, "model_costs", next, aux, action, inv_batch, 0, nr) : NULL;
+    for (int k = 0; k < nt; k++)  /* after the values: slices copy */
+        terms[k] = k < nr ? (out ? dg_slice(ctx, out, 0, k, 1) : NULL) : dg_scalar(ctx, 0.0f);
+}
+
+static void model_terminal_cost(dg_ctx *ctx, const dg_env *env, dg_tensor *final, dg_tensor *aux, float inv_batch,
+                                dg_tensor **terms) {
+    const dg_model *m = of(env)->m;
+    const int n = env->nterms - m->nrun;
+    if (n <= 0) return;
+    dg_tensor *out = cost_op(ctx, env, "model_terminal", final, aux, NULL, inv_batch, m->nrun, n);
+    for (int k = 0; k < n; k++) terms[m->nrun + k] = out ? dg_slice(ctx, out, 0, k, 1) : NULL;
 }
 
 /* ---------------------------------------------------- reset, metrics, draw */
@@ -434,6 +461,7 @@ dg_env *dg_model_env_create(dg_cfg *cfg, dg_err *e) {
         .observe2 = h->learned[1] >= 0 ? model_observe2 : NULL,
         .step = model_step,
         .step_cost = model_step_cost,
+        .terminal_cost = m->ncost > m->nrun ? model_terminal_cost : NULL,
         .metrics = m->nmetric ? model_metrics : NULL,
         .bodies = m->nbodies ? model_bodies : NULL,
     };

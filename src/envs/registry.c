@@ -215,3 +215,12 @@ void dg_env_free(dg_env *env) {
     dg_game_plugin_close(env->plugin);  /* last: the hooks above may live in it */
     free(env);
 }
+
+void dg_env_add_terminal(dg_ctx *ctx, const dg_env *env, int t, dg_tensor *state, dg_tensor *aux,
+                         float inv_batch, dg_tensor **terms) {
+    if (!env->game->terminal_cost || t != env->horizon || !state) return;
+    dg_tensor *g[DG_LOSS_MAX_TERMS] = {0};
+    env->game->terminal_cost(ctx, env, state, aux, inv_batch, g);
+    for (int k = 0; k < env->nterms; k++)  /* the loss divides by H: H g counts once */
+        if (g[k]) terms[k] = dg_add(ctx, terms[k], dg_scale(ctx, g[k], (float)env->horizon));
+}

@@ -17,7 +17,7 @@ static dg_status check_input(const dg_hji_input *in, const char *who, dg_err *e)
     if (in->dim == 0) return DG_OK;
     if (in->role != DG_HJI_ROLE_MIN && in->role != DG_HJI_ROLE_MAX)
         return dg_err_set(e, DG_ERR_ARG, "hji game: %s role must be DG_HJI_ROLE_MIN or DG_HJI_ROLE_MAX", who);
-    if (in->set == DG_HJI_SET_QUAD) {
+    if (in->set == DG_HJI_SET_QUAD || in->set == DG_HJI_SET_BOX_COST) {
         if (!(in->weight > 0) || !isfinite(in->weight))
             return dg_err_set(e, DG_ERR_ARG, "hji game: %s quadratic cost weight %g, expected > 0", who, in->weight);
     } else if (in->set == DG_HJI_SET_BALL) {
@@ -26,13 +26,14 @@ static dg_status check_input(const dg_hji_input *in, const char *who, dg_err *e)
         for (int j = 0; j < in->dim; j++)
             if (!isfinite(in->center[j]))
                 return dg_err_set(e, DG_ERR_ARG, "hji game: %s ball centre[%d] is not finite", who, j);
-    } else if (in->set == DG_HJI_SET_BOX) {
+    }
+    if (in->set == DG_HJI_SET_BOX || in->set == DG_HJI_SET_BOX_COST) {
         for (int j = 0; j < in->dim; j++)
             if (!isfinite(in->lo[j]) || !isfinite(in->hi[j]) || in->lo[j] > in->hi[j])
                 return dg_err_set(e, DG_ERR_ARG, "hji game: %s box [%g, %g] on component %d is empty or "
                                   "not finite", who, in->lo[j], in->hi[j], j);
-    } else {
-        return dg_err_set(e, DG_ERR_ARG, "hji game: %s set must be DG_HJI_SET_BOX, _BALL or _QUAD", who);
+    } else if (in->set != DG_HJI_SET_BALL && in->set != DG_HJI_SET_QUAD) {
+        return dg_err_set(e, DG_ERR_ARG, "hji game: %s set must be DG_HJI_SET_BOX, _BALL, _QUAD or _BOX_COST", who);
     }
     return DG_OK;
 }
@@ -74,6 +75,13 @@ static double best(const dg_hji_input *in, const double *s, double *v) {
             if (v) v[j] = vj;
             val += s[j] * vj;
         }
+    } else if (in->set == DG_HJI_SET_BOX_COST) {  /* the clipped extremum of s v - sg weight v^2 */
+        for (int j = 0; j < in->dim; j++) {
+            double vj = sg * s[j] / (2 * in->weight);
+            vj = vj < in->lo[j] ? in->lo[j] : vj > in->hi[j] ? in->hi[j] : vj;
+            if (v) v[j] = vj;
+            val += s[j] * vj - sg * in->weight * vj * vj;
+        }
     } else {
         for (int j = 0; j < in->dim; j++) {
             const double x = sg * s[j];
@@ -88,7 +96,7 @@ static double best(const dg_hji_input *in, const double *s, double *v) {
 /* running + x'Qx of a game of degree */
 static double state_cost(const dg_hji_game *gm, const double *x) {
     const int nx = gm->nx;
-    double r = gm->payoff.running;
+    double r = gm->payoff.running + (gm->payoff.cost ? gm->payoff.cost(gm->user, x) : 0);
     for (int i = 0; i < nx; i++) {
         double qi = 0;
         for (int j = 0; j < nx; j++) qi += gm->payoff.Q[i * nx + j] * x[j];
@@ -174,13 +182,24 @@ void hji_degree_wrap(const dg_hji_game *gm, dg_hji_game *out) {
 
 int dg_hji_game_degree(const dg_hji_game *gm) { return gm && gm->payoff.on; }
 
+/* 1 when gm is an affine game of degree with an input of set a or b */
+static int has_input_set(const dg_hji_game *gm, dg_hji_set a, dg_hji_set b) {
+    const dg_hji_input *in[2] = {&gm->u, &gm->d};
+    int any = 0;
+    for (int q = 0; q < 2; q++) any |= in[q]->dim > 0 && (in[q]->set == a || in[q]->set == b);
+    return gm->dyn && gm->payoff.on && any;
+}
+
+int hji_game_smooth_inputs(const dg_hji_game *gm) { return has_input_set(gm, DG_HJI_SET_QUAD, DG_HJI_SET_BOX_COST); }
+int hji_game_quad_inputs(const dg_hji_game *gm) { return has_input_set(gm, DG_HJI_SET_QUAD, DG_HJI_SET_QUAD); }
+
 double dg_hji_game_running_cost(const dg_hji_game *gm, const double *x, const double *u, const double *d) {
     if (!gm->payoff.on) return 0;
     double r = state_cost(gm, x);
     const dg_hji_input *in[2] = {&gm->u, &gm->d};
     const double *v[2] = {u, d};
     for (int q = 0; q < 2; q++) {
-        if (!v[q] || !in[q]->dim || in[q]->set != DG_HJI_SET_QUAD) continue;
+        if (!v[q] || !in[q]->dim || !(in[q]->set == DG_HJI_SET_QUAD || in[q]->set == DG_HJI_SET_BOX_COST)) continue;
         double n2 = 0;
         for (int j = 0; j < in[q]->dim; j++) n2 += v[q][j] * v[q][j];
         r += (in[q]->role == DG_HJI_ROLE_MAX ? -1 : 1) * in[q]->weight * n2;
@@ -205,9 +224,10 @@ dg_status dg_hji_game_check(const dg_hji_game *gm, int ndim, dg_err *e) {
     if (gm->dyn) {
         dg_status rc = check_input(&gm->u, "control u", e);
         if (!rc) rc = check_input(&gm->d, "disturbance d", e);
-        if (!rc && !pf->on && ((gm->u.dim && gm->u.set == DG_HJI_SET_QUAD) || (gm->d.dim && gm->d.set == DG_HJI_SET_QUAD)))
-            return dg_err_set(e, DG_ERR_ARG, "hji game: an input with a quadratic cost (DG_HJI_SET_QUAD) needs a "
-                              "payoff (payoff.on)");
+        const dg_hji_game plain = {.dyn = gm->dyn, .u = gm->u, .d = gm->d, .payoff.on = 1};
+        if (!rc && !pf->on && hji_game_smooth_inputs(&plain))
+            return dg_err_set(e, DG_ERR_ARG, "hji game: an input with a quadratic cost (DG_HJI_SET_QUAD or "
+                              "_BOX_COST) needs a payoff (payoff.on)");
         return rc;
     }
     if (!gm->ham || !gm->alpha)

@@ -37,6 +37,12 @@ dg_status hji_check_grid(const dg_hji_grid *g, dg_err *e);
 /* A game of degree with dynamics as the generic Hamiltonian the kernel solves (its ham and alpha
  * read gm, which must outlive out; game.c). */
 void hji_degree_wrap(const dg_hji_game *gm, dg_hji_game *out);
+/* 1 when an affine game of degree has an input whose extreme is not bang-bang (QUAD, or a box at a
+ * running cost): its Hamiltonian is the generic one (hji_degree_wrap). */
+int  hji_game_smooth_inputs(const dg_hji_game *gm);
+/* 1 when an input is unbounded at a quadratic cost (QUAD): its dissipation grows with |p|, the
+ * generic Hamiltonian's passes find it (a BOX_COST input stays on the affine kernel). */
+int  hji_game_quad_inputs(const dg_hji_game *gm);
 
 /* Fast sweeping (sweep.c): a stationary solve of gm (checked) from v0 into out (nodes), on the
  * whole grid (pt NULL) or a rank's block (v0, o->stop and out the block's; collective). */

@@ -16,6 +16,7 @@
 static void values(const dg_model *m, const double *x, const double *u, const double *d, double *v) {
     dg_model_values(m, v);
     for (int i = 0; i < m->ns; i++) v[m->s0 + i] = x[i];
+    for (int j = 0; j < m->naux; j++) v[m->a0 + j] = m->aux_grid[j];  /* the episode, fixed on the grid */
     for (int p = 0; p < m->ninputs; p++) {
         const double *in = p == 0 ? u : d;
         for (int j = 0; j < m->in[p].dim; j++) v[m->in[p].first + j] = in ? in[j] : 0.0;
@@ -71,7 +72,14 @@ dg_status dg_hji_model_load(dg_cfg *cfg, dg_hji_model_def *def, dg_err *e) {
     dg_model_mark_other(cfg, 1);
     if (m->ns > DG_HJI_MAX_DIMS)
         return dg_cfg_error(cfg, "model.state", e, "the grid solver takes at most %d state variables", DG_HJI_MAX_DIMS);
-    if (!m->has_target) return dg_cfg_error(cfg, "model.target", e, "missing: the grid solver needs the target set");
+    int H = 60;  /* the default horizon: that of the gradient solver's episode, H dt */
+    if (dg_cfg_has(cfg, "env.horizon")) {
+        dg_status st = dg_cfg_get(cfg, "env.horizon", DG_CFG_INT, &H, e);
+        if (st) return st;
+        if (H < 1) return dg_cfg_error(cfg, "env.horizon", e, "must be >= 1");
+    }
+    def->t_end = H * dt;
+    m->grid_horizon = H;
     for (int p = 0; p < m->ninputs; p++)
         if (m->in[p].dim > DG_HJI_MAX_INPUT) {
             char path[64];
@@ -148,7 +156,125 @@ void dg_hji_model_game(void *model, dg_hji_game *gm) {
 
 void dg_hji_model_target(void *model, const dg_hji_grid *g, double *target) {
     dg_model *m = model;
-    tabulate(m, g, &m->target, target);
+    if (m->has_target) tabulate(m, g, &m->target, target);
+    else
+        for (int64_t j = 0; j < g->nodes; j++) target[j] = 1.0;   /* none (payoff: cost) */
+}
+
+/* sum_k w_k cost_k at v over the costs [k0, k1) */
+static double cost_sum(const dg_model *m, const double *v, int k0, int k1) {
+    double r = 0;
+    for (int k = k0; k < k1; k++)
+        if (m->grid_w[k] != 0) r += m->grid_w[k] * dg_model_eval(&m->cost[k], v);
+    return r;
+}
+
+/* the running cost at the state x with the inputs at 0 (payoff.cost; user: the model) */
+static double model_running(void *user, const double *x) {
+    dg_model *m = user;
+    double v[DG_MODEL_MAX_NAMES];
+    dg_model_lock(m);
+    values(m, x, NULL, NULL, v);
+    const double r = cost_sum(m, v, 0, m->nrun);
+    dg_model_unlock(m);
+    return r;
+}
+
+double dg_hji_model_terminal(void *model, const double *x) {
+    dg_model *m = model;
+    if (!m->grid_cost) return 0;
+    double v[DG_MODEL_MAX_NAMES];
+    dg_model_lock(m);
+    values(m, x, NULL, NULL, v);
+    const double r = cost_sum(m, v, m->nrun, m->ncost);
+    dg_model_unlock(m);
+    return r;
+}
+
+int dg_hji_model_episode(void *model, double *aux) {
+    const dg_model *m = model;
+    for (int j = 0; j < m->naux; j++) aux[j] = m->aux_grid[j];
+    return m->naux;
+}
+
+dg_status dg_hji_model_payoff(void *model, dg_cfg *cfg, int cost, dg_hji_game *gm, dg_err *e) {
+    dg_model *m = model;
+    if (!cost) {
+        if (!m->has_target)
+            return dg_cfg_error(cfg, "model.target", e, "missing: the grid solver needs the target set (or payoff: "
+                                "cost, the model's costs)");
+        return DG_OK;
+    }
+    if (!m->ncost) return dg_cfg_error(cfg, "model.costs", e, "missing: payoff: cost solves the model's costs");
+    /* the gradient solver's loss, (1/H) sum_t sum_k w_k c_k + sum_k w_k g_k, in continuous time: the
+     * running costs times w_k / (H dt), the terminal ones times w_k */
+    const double dt = m->cval[m->s0 - 1], scale = 1.0 / (m->grid_horizon * dt);
+    for (int k = 0; k < m->ncost; k++) {
+        float w = 1.0f;
+        dg_status st = dg_cfg_has(cfg, m->cost_key[k]) ? dg_cfg_get(cfg, m->cost_key[k], DG_CFG_F32, &w, e) : DG_OK;
+        if (st) return st;
+        if (!(w >= 0) || !isfinite(w)) return dg_cfg_error(cfg, m->cost_key[k], e, "a weight is >= 0");
+        m->grid_w[k] = k < m->nrun ? (double)w * scale : (double)w;
+    }
+    /* the running cost as L1(x) + a_u |u|^2 + a_d |d|^2, a constant a per player: checked at spread
+     * states and inputs; a_u the cost of the unit input (1, 0, ...) */
+    double a[2] = {0, 0};
+    uint64_t h = 0x9e3779b97f4a7c15ull;
+    for (int s = 0; s < 65; s++) {
+        double x[DG_HJI_MAX_DIMS], in[2][DG_HJI_MAX_INPUT] = {{0}}, v[DG_MODEL_MAX_NAMES];
+        for (int i = 0; i < m->ns; i++) {
+            h = h * 6364136223846793005ull + 1442695040888963407ull;
+            x[i] = m->box_lo[i] + (m->box_hi[i] - m->box_lo[i]) * (double)(h >> 11) / 9007199254740992.0;
+        }
+        double n2[2] = {0, 0};
+        for (int p = 0; p < m->ninputs; p++)
+            for (int j = 0; j < m->in[p].dim; j++) {
+                h = h * 6364136223846793005ull + 1442695040888963407ull;
+                const double r = (double)(h >> 11) / 9007199254740992.0;
+                const double lo = m->in[p].ball ? -m->in[p].radius : m->in[p].lo[j];
+                const double hi = m->in[p].ball ? m->in[p].radius : m->in[p].hi[j];
+                in[p][j] = s == 0 ? (j == 0) : lo + (hi - lo) * r;   /* the first: unit inputs */
+                n2[p] += in[p][j] * in[p][j];
+            }
+        dg_model_lock(m);
+        values(m, x, NULL, NULL, v);
+        const double l0 = cost_sum(m, v, 0, m->nrun);
+        double full;
+        if (s == 0) {   /* each player's a from its unit input alone */
+            for (int p = 0; p < m->ninputs; p++) {
+                values(m, x, p == 0 ? in[0] : NULL, p == 1 ? in[1] : NULL, v);
+                a[p] = cost_sum(m, v, 0, m->nrun) - l0;
+            }
+            dg_model_unlock(m);
+            continue;
+        }
+        values(m, x, in[0], m->ninputs > 1 ? in[1] : NULL, v);
+        full = cost_sum(m, v, 0, m->nrun);
+        dg_model_unlock(m);
+        const double want = l0 + a[0] * n2[0] + a[1] * n2[1];
+        if (!isfinite(full) || fabs(full - want) > 1e-9 * (1.0 + fabs(full)))
+            return dg_cfg_error(cfg, "model.costs", e, "payoff: cost needs running costs of the form L(x) + a |u|^2 "
+                                "(a constant a per player; the gradient solver's energy terms are): %g at an input, "
+                                "%g from that form", full, want);
+    }
+    gm->payoff.cost = model_running;
+    for (int p = 0; p < m->ninputs; p++) {
+        dg_hji_input *gi = p == 0 ? &gm->u : &gm->d;
+        const double w = m->in[p].role_max ? -a[p] : a[p];  /* what the player pays for its input */
+        char path[64];
+        snprintf(path, sizeof path, "model.inputs.%s", m->in[p].name);
+        if (a[p] == 0) continue;
+        if (w < 0)
+            return dg_cfg_error(cfg, "model.costs", e, "the %s player %s is paid for its input (a cost of %g |%s|^2): "
+                                "the game has no value", m->in[p].role_max ? "max" : "min", m->in[p].name, a[p],
+                                m->in[p].name);
+        if (m->in[p].ball)
+            return dg_cfg_error(cfg, path, e, "an input with a cost on the grid needs set: box");
+        gi->set = DG_HJI_SET_BOX_COST;
+        gi->weight = w;
+    }
+    m->grid_cost = 1;
+    return DG_OK;
 }
 
 dg_status dg_hji_model_avoid(void *model, const dg_hji_grid *g, double **obstacle, dg_err *e) {

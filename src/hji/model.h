@@ -11,6 +11,7 @@ typedef struct dg_hji_model_def {
     dg_hji_input  u, d;
     const char   *u_name, *d_name;
     dg_hji_dyn_fn dyn;                    /* its user is model */
+    double        t_end;                  /* the default horizon: env.horizon env.dt */
 } dg_hji_model_def;
 
 /* Reads cfg's model section for the grid solver; errors name file, line and key. */
@@ -20,5 +21,13 @@ void      dg_hji_model_game(void *model, dg_hji_game *gm);
 void      dg_hji_model_target(void *model, const dg_hji_grid *g, double *target);
 /* Adds the model's avoid set (if any) to *obstacle (> 0 inside), allocating it when NULL. */
 dg_status dg_hji_model_avoid(void *model, const dg_hji_grid *g, double **obstacle, dg_err *e);
+/* After the payoff is read: for payoff: cost (cost 1), the model's costs as gm's running cost (a
+ * state part and the inputs' quadratic weights) and terminal cost (dg_hji_model_terminal), weighted
+ * by the config's loss.<name> so that the value is the gradient solver's episode loss; for the
+ * others, checks the target is there. Errors name file, line and key. */
+dg_status dg_hji_model_payoff(void *model, dg_cfg *cfg, int cost, dg_hji_game *gm, dg_err *e);
+double    dg_hji_model_terminal(void *model, const double *x);   /* 0 before dg_hji_model_payoff */
+/* The episode variables' values on the grid (model.episode.grid) into aux; returns their count. */
+int       dg_hji_model_episode(void *model, double *aux);
 void      dg_hji_model_free(void *model);
 #endif

@@ -57,7 +57,7 @@ double dg_hji_feedback(const dg_hji_problem *p, const dg_hji_slices *V, double t
     double grad[DG_HJI_MAX_DIMS];
     const double v = dg_hji_slices_interp(&p->grid, V, tau, x, grad);
     const dg_hji_game *gm = &p->game;
-    if (!(layer > 0) || !gm->dyn) {
+    if (!(layer > 0) || !gm->dyn || hji_game_smooth_inputs(gm)) {  /* smooth inputs: no chattering */
         dg_hji_game_optimal(gm, x, grad, u, d);
         return v;
     }

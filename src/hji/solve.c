@@ -269,8 +269,7 @@ double dg_hji_solve_memory(const dg_hji_grid *g, const dg_hji_game *gm, const dg
     if (o->tol > 0 && o->method == DG_HJI_METHOD_SWEEP)   /* the sweeps' alpha and held flags */
         return 1.02 * (nt * N * sizeof(double) + nd * N * sizeof(double) + N) + 1048576.0;
     if (o->tol > 0) bytes += N * R;                          /* the previous step's value */
-    const int quad = gm && gm->payoff.on &&
-                     ((gm->u.dim && gm->u.set == DG_HJI_SET_QUAD) || (gm->d.dim && gm->d.set == DG_HJI_SET_QUAD));
+    const int quad = gm && hji_game_quad_inputs(gm);
     if (gm && gm->payoff.on) bytes += N * R;                 /* a running cost table */
     if (gm && gm->dyn && !quad) {
         int afull = 0;

@@ -375,6 +375,16 @@ static dg_status load(dg_model *m, dg_cfg *c, double dt, dg_err *e) {
             snprintf(sub, sizeof sub, "model.episode.vars[%d]", k);
             if ((st = dg_cfg_get(c, sub, DG_CFG_STR, &nm, e)) || (st = add_name(m, c, sub, nm, DG_MV_AUX, e))) return st;
         }
+        /* the grid solver's: the values the episode variables keep on its grid (0 when not given) */
+        const int ng = dg_cfg_has(c, "model.episode.grid") ? dg_cfg_len(c, "model.episode.grid") : 0;
+        if (ng < 0) return dg_cfg_error(c, "model.episode.grid", e, "a map name: value of episode variables");
+        for (int k = 0; k < ng; k++) {
+            const char *nm = dg_cfg_key(c, "model.episode.grid", k);
+            snprintf(sub, sizeof sub, "model.episode.grid.%s", nm ? nm : "?");
+            const int v = nm ? find_name(m, nm) : -1;
+            if (v < 0 || m->kind[v] != DG_MV_AUX) return dg_cfg_error(c, sub, e, "'%s' is not an episode variable", nm);
+            if ((st = dg_cfg_get(c, sub, DG_CFG_F64, &m->aux_grid[v - m->a0], e))) return st;
+        }
     }
     if ((st = read_inputs(m, c, e))) return st;
     /* dynamics, in update order */
@@ -397,17 +407,33 @@ static dg_status load(dg_model *m, dg_cfg *c, double dt, dg_err *e) {
     if (m->ninputs == 2 && m->in[1].learned &&
         (st = read_exprs(m, c, "model.observe2", READ_NOINPUT, DG_MODEL_MAX_OBS, &m->nobs[1], m->obs[1], e)))
         return st;
-    /* costs: the loss terms, weighted by loss.<name> */
-    m->ncost = dg_cfg_has(c, "model.costs") ? dg_cfg_len(c, "model.costs") : 0;
-    if (m->ncost < 0 || m->ncost > DG_MODEL_MAX_TERMS)
-        return dg_cfg_error(c, "model.costs", e, "a map of 1 to %d running costs name: expression",
-                            DG_MODEL_MAX_TERMS);
-    for (int k = 0; k < m->ncost; k++) {
-        const char *nm = dg_cfg_key(c, "model.costs", k);
-        snprintf(sub, sizeof sub, "model.costs.%s", nm ? nm : "?");
-        if (!nm || !name_ok(nm)) return dg_cfg_error(c, sub, e, "a cost's name is a plain name");
-        snprintf(m->cost_key[k], sizeof m->cost_key[k], "loss.%s", nm);
-        if ((st = expr_read(m, c, sub, READ_ALL, &m->cost[k], e))) return st;
+    /* costs: the loss terms, weighted by loss.<name>: running ones (per step, may read the inputs),
+     * then those of costs.terminal (once, on the final state) */
+    const int nkeys = dg_cfg_has(c, "model.costs") ? dg_cfg_len(c, "model.costs") : 0;
+    if (nkeys < 0) return dg_cfg_error(c, "model.costs", e, "a map of costs name: expression (and terminal: a map)");
+    const int has_term = dg_cfg_has(c, "model.costs.terminal");
+    const int nterm = has_term ? dg_cfg_len(c, "model.costs.terminal") : 0;
+    if (has_term && nterm < 1)
+        return dg_cfg_error(c, "model.costs.terminal", e, "a map of terminal costs name: expression of the final state");
+    if (nkeys - has_term + nterm > DG_MODEL_MAX_TERMS)
+        return dg_cfg_error(c, "model.costs", e, "%d costs (running and terminal): at most %d",
+                            nkeys - has_term + nterm, DG_MODEL_MAX_TERMS);
+    for (int pass = 0; pass < 2; pass++) {
+        const char *sec = pass ? "model.costs.terminal" : "model.costs";
+        for (int i = 0; i < (pass ? nterm : nkeys); i++) {
+            const char *nm = dg_cfg_key(c, sec, i);
+            if (!pass && nm && !strcmp(nm, "terminal")) continue;
+            snprintf(sub, sizeof sub, "%s.%s", sec, nm ? nm : "?");
+            if (!nm || !name_ok(nm)) return dg_cfg_error(c, sub, e, "a cost's name is a plain name");
+            const int k = m->ncost;
+            snprintf(m->cost_key[k], sizeof m->cost_key[k], "loss.%s", nm);
+            for (int j = 0; j < k; j++)
+                if (!strcmp(m->cost_key[j], m->cost_key[k]))
+                    return dg_cfg_error(c, sub, e, "the cost '%s' is declared twice", nm);
+            if ((st = expr_read(m, c, sub, pass ? READ_NOINPUT : READ_ALL, &m->cost[k], e))) return st;
+            m->ncost++;
+        }
+        if (!pass) m->nrun = m->ncost;
     }
     /* metrics at the final state (means over the batch) */
     m->nmetric = dg_cfg_has(c, "model.metrics") ? dg_cfg_len(c, "model.metrics") : 0;

@@ -75,8 +75,9 @@ typedef struct dg_model {
     dg_model_expr dyn[DG_MODEL_MAX_STATE];
     int    nobs[2];
     dg_model_expr obs[2][DG_MODEL_MAX_OBS];
-    int    ncost;
-    char   cost_key[DG_MODEL_MAX_TERMS][48];   /* "loss.goal"                            */
+    int    ncost;                          /* loss terms: the running ones, then the terminal */
+    int    nrun;                           /* costs[0 .. nrun): running, per step; the rest:  */
+    char   cost_key[DG_MODEL_MAX_TERMS][48];   /* "loss.goal"   costs.terminal, at the end   */
     dg_model_expr cost[DG_MODEL_MAX_TERMS];
     int    nmetric;
     char   metric_name[4][32];
@@ -92,6 +93,10 @@ typedef struct dg_model {
     int    periodic[DG_MODEL_MAX_STATE];   /* the grid wraps this state's axis           */
     int    has_target, has_avoid;          /* the grid solver's sets, signed distances of the state */
     dg_model_expr target, avoid;
+    double aux_grid[DG_MODEL_MAX_STATE];   /* the episode variables' values on the grid (episode.grid) */
+    int    grid_horizon;                   /* the grid solver's: env.horizon, for payoff: cost  */
+    int    grid_cost;                      /* payoff: cost: the costs weighted by grid_w        */
+    double grid_w[DG_MODEL_MAX_TERMS];     /* loss.<name> / (H dt) running, loss.<name> terminal */
     void  *lib;                            /* the compiled expressions (dg_model_compile)  */
     int    ncompiled;                      /* functions of it in use                      */
     int    interpreted;                    /* expressions left to libmatheval (not thread-safe) */

@@ -23,6 +23,7 @@ static dg_tensor *step_loss(dg_ctx *ctx, dg_params *p, void *user) {
     if (!next) return NULL;
     dg_tensor *terms[DG_LOSS_MAX_TERMS] = {0};
     env->game->step_cost(ctx, env, next, aux, action, 1.0f / (float)c->B, terms);
+    dg_env_add_terminal(ctx, env, env->horizon, next, aux, 1.0f / (float)c->B, terms);  /* and the terminal cost */
     dg_tensor *total = NULL;
     for (int i = 0; i < env->nterms; i++) {
         dg_tensor *w = c->unit ? terms[i] : dg_scale(ctx, terms[i], env->term_weights[i]);

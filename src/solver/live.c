@@ -121,7 +121,10 @@ dg_status dg_live_step(dg_live *l, int player, const float *action, dg_err *e) {
     }
     dg_tensor *next = act ? g->step(ctx, env, state, ax, act) : NULL;
     dg_tensor *tm[DG_LOSS_MAX_TERMS] = {0};
-    if (next) g->step_cost(ctx, env, next, ax, act, 1.0f / (float)B, tm);
+    if (next) {
+        g->step_cost(ctx, env, next, ax, act, 1.0f / (float)B, tm);
+        dg_env_add_terminal(ctx, env, l->t + 1, next, ax, 1.0f / (float)B, tm);
+    }
     if (dg_ctx_status(ctx) != DG_OK || !next)
         return dg_err_set(e, dg_ctx_status(ctx) != DG_OK ? dg_ctx_status(ctx) : DG_ERR_NOMEM, "live episode: %s",
                           dg_ctx_error(ctx));

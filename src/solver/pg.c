@@ -116,6 +116,15 @@ static dg_status rollout_step(dg_ctx *ctx, void *user) {
     dg_tensor *lp = dg_pg_log_prob(ctx, mu, dg_param(ctx, pg->pp, pg->ilogstd), act);
     dg_tensor *nx = lp && v ? g->step(ctx, env, st, ax, acl) : NULL;
     if (nx) dg_pg_step_rewards(ctx, env, nx, ax, acl, pg->rew + n0);
+    if (nx && t + 1 == H && g->terminal_cost)  /* the last step: each row's terminal cost, H times (as BPTT's) */
+        for (int j = 0; j < rows && dg_ctx_status(ctx) == DG_OK; j++) {
+            dg_tensor *tm[DG_LOSS_MAX_TERMS] = {0};
+            g->terminal_cost(ctx, env, dg_rows(ctx, nx, j, 1), X ? dg_rows(ctx, ax, j, 1) : NULL, 1.0f, tm);
+            double c = 0.0;
+            for (int i = 0; i < env->nterms && dg_ctx_status(ctx) == DG_OK; i++)
+                if (tm[i]) c += (double)env->term_weights[i] * tm[i]->data[0];
+            pg->rew[n0 + j] -= (float)(H * c);
+        }
     *jb = (step_job){pg, r0, rows, t, jb->sigma, ob, act, lp, v, nx};
     return dg_ctx_status(ctx);
 }

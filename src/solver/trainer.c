@@ -365,6 +365,7 @@ static dg_tensor *run_steps(dg_ctx *ctx, const dg_env *env, const dg_policy *pol
         if (!state) return NULL;
         dg_tensor *tm[DG_LOSS_MAX_TERMS] = {0};
         g->step_cost(ctx, env, state, ax, act, inv_batch, tm);
+        dg_env_add_terminal(ctx, env, t, state, ax, inv_batch, tm);
         if (dg_ctx_status(ctx) != DG_OK) return NULL;
         dg_loss_add(ctx, loss, tm);
         if (traj) memcpy(traj + (size_t)t * ld * S, state->data, (size_t)B * S * sizeof(float));

@@ -226,6 +226,89 @@ out:
     return rc;
 }
 
+/* ------------------------------------------------------- games of degree: costs */
+
+dg_status dg_certify_cost_check(const dg_hji_problem *p, const dg_env *env, dg_err *e) {
+    if (!p || !env) return dg_err_set(e, DG_ERR_ARG, "certify: needs a problem and a game");
+    if (!p->model || p->payoff != DG_HJI_PAYOFF_COST || strcmp(env->game->name, "model") != 0)
+        return dg_err_set(e, DG_ERR_ARG, "certify: the learning game's own cost on the grid needs a model file with "
+                          "payoff: cost (game: model; docs/certify.md)");
+    if (env->state_dim != p->grid.ndim)
+        return dg_err_set(e, DG_ERR_ARG, "certify: the game has %d state variables, the grid %d axes",
+                          env->state_dim, p->grid.ndim);
+    const double T = env->horizon * (double)env->dt;
+    if (!(fabs(p->t_end - T) <= 1e-6 * T))
+        return dg_err_set(e, DG_ERR_ARG, "certify: t_end is %g but an episode lasts env.horizon x env.dt = %g: the "
+                          "value must cover the episode", p->t_end, T);
+    double aux[16];
+    if (dg_hji_problem_episode(p, aux) != env->aux_dim)
+        return dg_err_set(e, DG_ERR_ARG, "certify: the grid and the game have other episode variables");
+    return DG_OK;
+}
+
+dg_status dg_certify_cost(const dg_hji_problem *p, const dg_hji_slices *V, const dg_env *env, const dg_policy *pol,
+                          dg_params *params, const dg_certify_opts *o, dg_certify_result *r, double *value,
+                          double *cost, dg_err *e) {
+    dg_status rc = dg_certify_cost_check(p, env, e);
+    if (rc != DG_OK) return rc;
+    if (!V || V->nt < 1 || !V->t || !V->v || !pol || !params || !o || !r || o->episodes < 1 ||
+        o->episodes > DG_INIT_MAX_ROWS || pol->plan_steps)
+        return dg_err_set(e, DG_ERR_ARG, "certify: bad arguments");
+    const int B = o->episodes, S = env->state_dim, X = env->aux_dim, nx = p->grid.ndim, H = env->horizon;
+    const double T = V->t[V->nt - 1];
+    float *state = NULL, *aux = NULL, *traj = malloc((size_t)(H + 1) * S * sizeof(float));
+    if (!traj) {
+        rc = dg_err_set(e, DG_ERR_NOMEM, "certify: out of memory for an episode of %d steps", H);
+        goto out;
+    }
+    if ((rc = dg_run_init_draw(env, o->seed, B, &state, &aux, e)) != DG_OK) goto out;
+    double fixed[16];
+    dg_hji_problem_episode(p, fixed);
+    *r = (dg_certify_result){.episodes = B};
+    for (int i = 0; i < B; i++) {
+        double x[DG_HJI_MAX_DIMS], xh[DG_HJI_MAX_DIMS];
+        for (int j = 0; j < X; j++) aux[(size_t)i * X + j] = (float)fixed[j];   /* the grid's episode */
+        for (int k = 0; k < nx; k++) {
+            x[k] = state[(size_t)S * i + k];
+            if (p->grid.bc[k] != DG_HJI_BC_PERIODIC && !(x[k] >= p->grid.lo[k] && x[k] <= p->grid.hi[k])) {
+                rc = dg_err_set(e, DG_ERR_ARG, "certify: initial state %d has x%d = %g, off the grid [%g, %g] "
+                                "(widen the model's state box or grid.min/grid.max)", i, k, x[k], p->grid.lo[k],
+                                p->grid.hi[k]);
+                goto out;
+            }
+        }
+        /* the row's own episode loss: a batch of one, the loss the gradient solver minimised */
+        dg_tensor *loss;
+        dg_ctx *ctx = dg_run_episode(env, pol, params, state + (size_t)S * i, X ? aux + (size_t)X * i : NULL, 1, 0,
+                                     NULL, traj, &loss, e);
+        if (!ctx) {
+            rc = e->status;
+            goto out;
+        }
+        const double c = loss->data[0];
+        dg_ctx_free(ctx);
+        const double v = dg_hji_slices_interp(&p->grid, V, T, x, NULL);
+        /* the loss adds each step's cost at its end (right endpoints): the trapezoid rule, what the
+         * continuous value integrates, adds dt/2 (l(x_0) - l(x_H)), l the state's running cost */
+        for (int k = 0; k < nx; k++) xh[k] = traj[(size_t)H * S + k];
+        const dg_hji_payoff *pf = &p->game.payoff;
+        const double bias = pf->cost ? 0.5 * env->dt * (pf->cost(p->game.user, x) - pf->cost(p->game.user, xh)) : 0;
+        if (value) value[i] = v;
+        if (cost) cost[i] = c;
+        r->value_mean += v / B;
+        r->policy_cost_mean += c / B;
+        r->step_bias += bias / B;
+        r->gap += (c - v) / fabs(v) / B;
+        r->gap_abs += fabs(c - v) / fabs(v) / B;
+        r->gap_trapezoid += (c + bias - v) / fabs(v) / B;
+    }
+out:
+    free(state);
+    free(aux);
+    free(traj);
+    return rc;
+}
+
 /* ------------------------------------------------------------ exploitability */
 /* One learned player of duel_simple frozen: its action tabulated over a 4-D grid of (its own position,
  * x = evader - pursuer), and the other player's best response, the one-sided time to capture W on that
@@ -235,7 +318,9 @@ typedef struct frozen {
     const dg_hji_grid *g;
     const float *act;       /* (nodes, 2): the frozen player's action on the unit disk at each node */
     int evader;             /* 1: the evader is frozen */
-    double vp, ve;
+    double vp, ve;          /* duel_simple's speeds, chase's accelerations */
+    int chase;              /* chase4d: z = (x, v) relative, v' = -c v - ap a + ae b */
+    double c;               /* chase4d's damping rate */
 } frozen;
 
 static void dyn_frozen(void *user, const double *z, double *f, double *G, double *D) {
@@ -247,6 +332,14 @@ static void dyn_frozen(void *user, const double *z, double *f, double *G, double
         j += (int64_t)i * fr->g->stride[k];
     }
     const float *a = fr->act + 2 * j;
+    if (fr->chase) {
+        f[0] = z[2], f[1] = z[3];
+        f[2] = -fr->c * z[2] + (fr->evader ? fr->ve * a[0] : -fr->vp * a[0]);
+        f[3] = -fr->c * z[3] + (fr->evader ? fr->ve * a[1] : -fr->vp * a[1]);
+        if (fr->evader) G[2 * 2 + 0] = -fr->vp, G[3 * 2 + 1] = -fr->vp;
+        else D[2 * 2 + 0] = fr->ve, D[3 * 2 + 1] = fr->ve;
+        return;
+    }
     if (!fr->evader) {
         f[0] = fr->vp * a[0], f[1] = fr->vp * a[1], f[2] = -fr->vp * a[0], f[3] = -fr->vp * a[1];
         D[2 * 2 + 0] = fr->ve, D[3 * 2 + 1] = fr->ve;
@@ -256,16 +349,26 @@ static void dyn_frozen(void *user, const double *z, double *f, double *G, double
     }
 }
 
+static dg_status relative_needed(dg_err *e) {
+    return dg_err_set(e, DG_ERR_ARG, "certify: chase's exact exploitability needs players that see the relative "
+                      "state only (env.observe: relative): a network of all 8 numbers needs an 8-D grid");
+}
+
 dg_status dg_certify_tabulate(const dg_env *env, const dg_policy *pol, dg_params *params, int evader,
                               const dg_hji_grid *g, float *act, dg_err *e) {
     enum { CHUNK = 16384 };
-    if (!env || strcmp(env->game->name, "duel_simple") != 0 || env->nplayers != 2 || !pol || !params || !g ||
-        g->ndim != 4 || !act || (evader != 0 && evader != 1))
-        return dg_err_set(e, DG_ERR_ARG, "certify: a duel_simple pair and a 4-D grid are needed to tabulate a player");
+    const int chase = env && strcmp(env->game->name, "chase") == 0;
+    if (!env || (!chase && strcmp(env->game->name, "duel_simple") != 0) || env->nplayers != 2 || !pol || !params ||
+        !g || g->ndim != 4 || !act || (evader != 0 && evader != 1))
+        return dg_err_set(e, DG_ERR_ARG, "certify: a duel_simple or chase pair and a 4-D grid are needed to tabulate "
+                          "a player");
+    if (chase && (evader ? env->obs2_dim : env->obs_dim) != 4)
+        return relative_needed(e);
+    const int S = env->state_dim;
     const dg_mlp *m = &pol->mlp[evader];
     dg_ctx *ctx = dg_ctx_create((size_t)(1.25 * dg_rollout_memory(env, m->sizes + 1, m->nlayers - 1, CHUNK, 1, 0)) +
                                 ((size_t)1 << 20));
-    float *s = malloc((size_t)CHUNK * 4 * sizeof *s);
+    float *s = malloc((size_t)CHUNK * S * sizeof *s);
     dg_status rc = DG_OK;
     if (!ctx || !s) {
         rc = dg_err_set(e, DG_ERR_NOMEM, "certify: out of memory to tabulate a player");
@@ -276,6 +379,11 @@ dg_status dg_certify_tabulate(const dg_env *env, const dg_policy *pol, dg_params
         for (int i = 0; i < n; i++) {
             double z[DG_HJI_MAX_DIMS];
             dg_hji_grid_point(g, j0 + i, z);
+            if (chase) {  /* the pursuer at rest at the origin, the evader at z (a relative view sees only z) */
+                float *r = s + (size_t)S * i;
+                for (int k = 0; k < 4; k++) r[k] = 0.0f, r[4 + k] = (float)z[k];
+                continue;
+            }
             float *r = s + 4 * i;  /* duel_simple: (pursuer, evader); z: (the frozen one, evader - pursuer) */
             const double own[2] = {z[0], z[1]}, other[2] = {evader ? z[0] - z[2] : z[0] + z[2],
                                                             evader ? z[1] - z[3] : z[1] + z[3]};
@@ -283,7 +391,7 @@ dg_status dg_certify_tabulate(const dg_env *env, const dg_policy *pol, dg_params
             r[evader ? 0 : 2] = (float)other[0], r[evader ? 1 : 3] = (float)other[1];
         }
         dg_ctx_reset(ctx);
-        dg_tensor *state = dg_from(ctx, 2, (int[]){n, 4}, s);
+        dg_tensor *state = dg_from(ctx, 2, (int[]){n, S}, s);
         dg_tensor *obs = state ? (evader ? env->game->observe2 : env->game->observe)(ctx, env, state, NULL) : NULL;
         dg_tensor *a = obs ? dg_unit_disk(ctx, dg_mlp_forward(ctx, m, params, obs)) : NULL;
         if (!a) {
@@ -298,18 +406,34 @@ out:
     return rc;
 }
 
+/* 1 for chase against chase4d (the frozen player's grid is p's own), 0 for duel_simple against pursuit2d */
+static int exploit_chase(const dg_hji_problem *p) { return p->link && strcmp(p->link->env_game, "chase") == 0; }
+
 static dg_status exploit_check(const dg_hji_problem *p, dg_err *e) {
-    if (!p || !p->link || strcmp(p->link->env_game, "duel_simple") != 0 || p->grid.ndim != 2 ||
-        p->payoff != DG_HJI_PAYOFF_TIME)
-        return dg_err_set(e, DG_ERR_ARG, "certify: exploitability is exact for duel_simple against pursuit2d "
-                          "(payoff: time) only: the frozen player's network needs a grid over everything it sees");
+    if (!p || !p->link || p->payoff != DG_HJI_PAYOFF_TIME ||
+        !((strcmp(p->link->env_game, "duel_simple") == 0 && p->grid.ndim == 2) ||
+          (exploit_chase(p) && p->grid.ndim == 4)))
+        return dg_err_set(e, DG_ERR_ARG, "certify: exploitability is exact for duel_simple against pursuit2d and "
+                          "chase (env.observe: relative) against chase4d, payoff: time: the frozen player's network "
+                          "needs a grid over everything it sees");
     return DG_OK;
+}
+
+dg_status dg_certify_exploit_check(const dg_hji_problem *p, const dg_env *env, dg_err *e) {
+    dg_status rc = dg_hji_link_check(p, env, e);
+    if (rc == DG_OK) rc = exploit_check(p, e);
+    if (rc == DG_OK && exploit_chase(p) && (env->obs_dim != 4 || env->obs2_dim != 4)) rc = relative_needed(e);
+    return rc;
 }
 
 dg_status dg_certify_exploit_grid(const dg_hji_problem *p, const dg_certify_exploit_opts *o, dg_hji_grid *g,
                                   dg_err *e) {
     dg_status rc = exploit_check(p, e);
     if (rc != DG_OK) return rc;
+    if (g && exploit_chase(p)) {  /* a relative view: the frozen network on chase4d's own grid */
+        *g = p->grid;
+        return DG_OK;
+    }
     if (!o || o->n_own < 2 || !(o->own_half > 0) || !g)
         return dg_err_set(e, DG_ERR_ARG, "certify: bad exploitability options");
     const int n[4] = {o->n_own, o->n_own, p->grid.n[0], p->grid.n[1]};  /* x: V's own nodes */
@@ -324,7 +448,11 @@ dg_status dg_certify_best_response(const dg_hji_problem *p, const dg_hji_grid *g
     if (rc != DG_OK) return rc;
     if (!g || g->ndim != 4 || !act || B < 0 || (B > 0 && (!state0 || !w)) || (evader != 0 && evader != 1))
         return dg_err_set(e, DG_ERR_ARG, "certify: bad best-response arguments");
-    const double vp = dg_hji_problem_param(p, "speed_pursuer"), ve = dg_hji_problem_param(p, "speed_evader");
+    const int chase = exploit_chase(p);
+    if (chase && (g->nodes != p->grid.nodes || !p->initial || !p->stop))
+        return dg_err_set(e, DG_ERR_ARG, "certify: chase's best response is solved on chase4d's own grid");
+    const double vp = dg_hji_problem_param(p, chase ? "accel_pursuer" : "speed_pursuer");
+    const double ve = dg_hji_problem_param(p, chase ? "accel_evader" : "speed_evader");
     const double r = dg_hji_problem_param(p, "capture_radius");
     const int64_t N = g->nodes;
     double *v0 = malloc((size_t)N * sizeof *v0), *stop = malloc((size_t)N * sizeof *stop);
@@ -333,12 +461,18 @@ dg_status dg_certify_best_response(const dg_hji_problem *p, const dg_hji_grid *g
         rc = dg_err_set(e, DG_ERR_NOMEM, "certify: out of memory for a 4-D grid of %lld nodes", (long long)N);
         goto out;
     }
-    dg_hji_sdf_ball(g, (const double[]){0, 0, 0, 0}, r, 0xCu, stop);  /* |x| - r over axes 2, 3 */
-    for (int64_t j = 0; j < N; j++) {  /* inside: the time to the rim at the closing speed, as pursuit2d's */
-        v0[j] = stop[j] <= 0 ? stop[j] / (vp - ve) : 0;
-        stop[j] = stop[j] <= 0 ? -1 : 1;
+    if (chase) {  /* the same target, its held set and v0 as the value's own */
+        memcpy(v0, p->initial, (size_t)N * sizeof *v0);
+        memcpy(stop, p->stop, (size_t)N * sizeof *stop);
+    } else {
+        dg_hji_sdf_ball(g, (const double[]){0, 0, 0, 0}, r, 0xCu, stop);  /* |x| - r over axes 2, 3 */
+        for (int64_t j = 0; j < N; j++) {  /* inside: the time to the rim at the closing speed, as pursuit2d's */
+            v0[j] = stop[j] <= 0 ? stop[j] / (vp - ve) : 0;
+            stop[j] = stop[j] <= 0 ? -1 : 1;
+        }
     }
-    frozen fr = {.g = g, .act = act, .evader = evader, .vp = vp, .ve = ve};
+    frozen fr = {.g = g, .act = act, .evader = evader, .vp = vp, .ve = ve, .chase = chase,
+                 .c = chase ? dg_hji_problem_param(p, "drag") : 0};  /* -ln(damping) / dt */
     dg_hji_game gm = {.nx = 4, .dyn = dyn_frozen, .user = &fr, .payoff = {.on = 1, .running = 1}};
     dg_hji_input *free_player = evader ? &gm.u : &gm.d;
     *free_player = (dg_hji_input){.dim = 2, .set = DG_HJI_SET_BALL, .role = evader ? DG_HJI_ROLE_MIN : DG_HJI_ROLE_MAX,
@@ -352,8 +486,13 @@ dg_status dg_certify_best_response(const dg_hji_problem *p, const dg_hji_grid *g
         goto out;
     for (int64_t j = 0; j < N; j++) out[j] = out[j] > 0 ? out[j] : 0;
     for (int i = 0; i < B; i++) {
-        const float *s = state0 + 4 * i;
-        const double z[4] = {evader ? s[2] : s[0], evader ? s[3] : s[1], (double)s[2] - s[0], (double)s[3] - s[1]};
+        const float *s = state0 + (chase ? 8 : 4) * i;
+        double z[4];
+        if (chase)  /* chase4d's x = evader - pursuer (CHASE4D_LINK) */
+            for (int k = 0; k < 4; k++) z[k] = (double)s[4 + k] - s[k];
+        else
+            z[0] = evader ? s[2] : s[0], z[1] = evader ? s[3] : s[1], z[2] = (double)s[2] - s[0],
+            z[3] = (double)s[3] - s[1];
         w[i] = dg_hji_interp(g, out, z, NULL);
     }
 out:
