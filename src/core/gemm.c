@@ -34,12 +34,33 @@ static inline float hsum(v16 v) {
 
 /* rows m0..m0+R (R <= 8), columns n0..n0+32: 2R accumulators stay in
  * registers for the whole k loop; each k loads two vectors of B and R scalars of A */
+typedef int vi16 __attribute__((vector_size(64)));
+
+static inline v16 sel(vi16 m, v16 a, v16 b) { return (v16)((m & (vi16)a) | (~m & (vi16)b)); }
+
+/* dg__tanhf on 16 lanes: the same operations in the same order, so the same bits */
+static inline v16 tanh16(v16 x) {
+#define DG_TANH_CLAMP(x) sel((x) > DG_TANH_LIM, (v16){0} + DG_TANH_LIM, sel((x) < -DG_TANH_LIM, (v16){0} - DG_TANH_LIM, (x)))
+#define DG_TANH_ENDS(x, r)                                                                         \
+    sel(ax < 0.0004f, (x), sel(ax > DG_TANH_LIM, (v16)(((vi16)(x) & (int)0x80000000) | 0x3f800000), (r)))
+    const v16 ax = (v16)((vi16)x & 0x7fffffff);
+    v16 y;
+    DG_TANH_BODY(v16, x, y);
+    return y;
+#undef DG_TANH_CLAMP
+#undef DG_TANH_ENDS
+}
+
+/* the accumulators start from C, or from bias (NULL: zero) when init is set; tanh16 is applied
+ * before the store when act is set (the fused forward of linear_tanh) */
 static inline void block_8x32(int R, int K, const float *A, int64_t a_rs, int64_t a_cs,
-                              const float *B, int64_t ldb, float *C, int64_t ldc) {
+                              const float *B, int64_t ldb, float *C, int64_t ldc, int init,
+                              const float *bias, int act) {
     v16 c0[8], c1[8];
+    const v16 i0 = init && bias ? ld(bias) : (v16){0}, i1 = init && bias ? ld(bias + 16) : (v16){0};
     for (int r = 0; r < R; r++) {
-        c0[r] = ld(C + r * ldc);
-        c1[r] = ld(C + r * ldc + 16);
+        c0[r] = init ? i0 : ld(C + r * ldc);
+        c1[r] = init ? i1 : ld(C + r * ldc + 16);
     }
     if (R == 8) {
         for (int k = 0; k < K; k++) {
@@ -62,6 +83,11 @@ static inline void block_8x32(int R, int K, const float *A, int64_t a_rs, int64_
             }
         }
     }
+    if (act)
+        for (int r = 0; r < R; r++) {
+            c0[r] = tanh16(c0[r]);
+            c1[r] = tanh16(c1[r]);
+        }
     for (int r = 0; r < R; r++) {
         st(C + r * ldc, c0[r]);
         st(C + r * ldc + 16, c1[r]);
@@ -168,7 +194,7 @@ void dg__gemm_acc(int M, int N, int K, const float *A, int64_t a_rs, int64_t a_c
         for (int m = 0; m < M; m += 8) {
             const int R = M - m < 8 ? M - m : 8;
             for (int n = 0; n < Nw; n += 32)
-                block_8x32(R, K, A + m * a_rs, a_rs, a_cs, B + n, ldb, C + m * ldc + n, ldc);
+                block_8x32(R, K, A + m * a_rs, a_rs, a_cs, B + n, ldb, C + m * ldc + n, ldc, 0, NULL, 0);
         }
     if (Nw == N) return;
     const int Nr = N - Nw;  /* 1..31 columns left */
@@ -181,5 +207,57 @@ void dg__gemm_acc(int M, int N, int K, const float *A, int64_t a_rs, int64_t a_c
             const int R = M - m < 4 ? M - m : 4;
             block_4xn(R, Nr, K, A + m * a_rs, a_rs, a_cs, B + Nw, ldb, C + m * ldc + Nw, ldc);
         }
+    }
+}
+
+void dg__gemm_bias_act(int M, int N, int K, const float *A, int64_t a_rs, const float *B, int64_t ldb,
+                       const float *bias, int tanh, float *C, int64_t ldc) {
+    const int Nw = N & ~31;
+    for (int m = 0; m < M; m += 8) {
+        const int R = M - m < 8 ? M - m : 8;
+        for (int n = 0; n < Nw; n += 32)
+            block_8x32(R, K, A + m * a_rs, a_rs, 1, B + n, ldb, C + m * ldc + n, ldc, 1, bias ? bias + n : NULL,
+                       tanh);
+    }
+    if (Nw == N) return;
+    /* the narrow rest: onto the bias, as dg__gemm_acc would do it, then the tanh */
+    for (int m = 0; m < M; m++)
+        for (int n = Nw; n < N; n++) C[(int64_t)m * ldc + n] = bias ? bias[n] : 0.0f;
+    dg__gemm_acc(M, N - Nw, K, A, a_rs, 1, B + Nw, ldb, C + Nw, ldc);
+    if (tanh)
+        for (int m = 0; m < M; m++)
+            for (int n = Nw; n < N; n++) C[(int64_t)m * ldc + n] = dg__tanhf(C[(int64_t)m * ldc + n]);
+}
+
+void dg__tanh_grad_colsum(int M, int N, const float *y, float *d, float *gb) {
+    int n = 0;
+    for (; n + 64 <= N; n += 64) {  /* 4 vector sums per strip, in registers down the rows */
+        v16 s[4] = {{0}};
+        if (gb)
+            for (int j = 0; j < 4; j++) s[j] = ld(gb + n + 16 * j);
+        for (int m = 0; m < M; m++) {
+            float *dr = d + (int64_t)m * N + n;
+            for (int j = 0; j < 4; j++) {
+                v16 v = ld(dr + 16 * j);
+                if (y) {
+                    const v16 yv = ld(y + (int64_t)m * N + n + 16 * j);
+                    v *= 1.0f - yv * yv;
+                    st(dr + 16 * j, v);
+                }
+                s[j] += v;
+            }
+        }
+        if (gb)
+            for (int j = 0; j < 4; j++) st(gb + n + 16 * j, s[j]);
+    }
+    if (n == N) return;
+    for (int m = 0; m < M; m++) {  /* the rest of the columns, row by row */
+        float *restrict dr = d + (int64_t)m * N;
+        if (y) {
+            const float *restrict yr = y + (int64_t)m * N;
+            for (int c = n; c < N; c++) dr[c] *= 1.0f - yr[c] * yr[c];
+        }
+        if (gb)
+            for (int c = n; c < N; c++) gb[c] += dr[c];
     }
 }
