@@ -7,6 +7,7 @@
 #include "difgames/core.h"
 
 #define DG_WT_CACHE 16
+#define DG_GRAD_FREE 32  /* gradient buffers that backward hands on to later nodes */
 
 /* A transposed copy of a parameter's weight, made once per arena reset. */
 typedef struct dg_wt_entry {
@@ -26,6 +27,8 @@ struct dg_ctx {
     dg_status      status;   /* first error since reset                    */
     uint64_t       flops;    /* floating-point operations since creation    */
     int            nwt;      /* transposed weights cached since the reset   */
+    int            nfree;    /* gradient buffers free for reuse (see dg__grad) */
+    struct { int64_t n; float *p; } gfree[DG_GRAD_FREE];
     dg_wt_entry    wt[DG_WT_CACHE];
     char           err[256];
 };
@@ -34,7 +37,8 @@ struct dg_ctx {
  * when any operand needs a gradient. NULL (and the error) on arena overflow. */
 dg_tensor *dg__node(dg_ctx *ctx, dg_op op, int ndim, const int *shape, dg_tensor *a,
                     dg_tensor *b, dg_tensor *c);
-/* Gradient buffer of t, allocated zero on first use during backward. */
+/* Gradient buffer of t, allocated zero on first use during backward: the buffer of a node
+ * that backward has passed, when one of t's size is free (still in cache), else new. */
 float *dg__grad(dg_ctx *ctx, dg_tensor *t);
 /* C[m, n] += Σ_k A[m·a_rs + k·a_cs] · B[k·ldb + n], m < M, n < N, k < K
  * (gemm.c): the kernel behind linear and matmul, forward and backward. */
