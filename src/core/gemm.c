@@ -32,6 +32,23 @@ static inline float hsum(v16 v) {
     return (q[0] + q[2]) + (q[1] + q[3]);
 }
 
+/* hsum of each of 16 vectors at once: lane j of the result is hsum(v[j]), by the same tree of
+ * adds (so the same bits), with the shuffles shared: 15 vector adds instead of 16 x 4 */
+static inline v16 hsum16x(const v16 *v) {
+    v16 t[8], u[4], w[2];
+    for (int i = 0; i < 8; i++)  /* lanes 0..7: h of v[2i]; 8..15: h of v[2i+1] */
+        t[i] = __builtin_shufflevector(v[2 * i], v[2 * i + 1], 0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23) +
+               __builtin_shufflevector(v[2 * i], v[2 * i + 1], 8, 9, 10, 11, 12, 13, 14, 15, 24, 25, 26, 27, 28, 29, 30, 31);
+    for (int i = 0; i < 4; i++)  /* q (4 lanes) of 4 vectors */
+        u[i] = __builtin_shufflevector(t[2 * i], t[2 * i + 1], 0, 1, 2, 3, 8, 9, 10, 11, 16, 17, 18, 19, 24, 25, 26, 27) +
+               __builtin_shufflevector(t[2 * i], t[2 * i + 1], 4, 5, 6, 7, 12, 13, 14, 15, 20, 21, 22, 23, 28, 29, 30, 31);
+    for (int i = 0; i < 2; i++)  /* (q0 + q2, q1 + q3) of 8 vectors */
+        w[i] = __builtin_shufflevector(u[2 * i], u[2 * i + 1], 0, 1, 4, 5, 8, 9, 12, 13, 16, 17, 20, 21, 24, 25, 28, 29) +
+               __builtin_shufflevector(u[2 * i], u[2 * i + 1], 2, 3, 6, 7, 10, 11, 14, 15, 18, 19, 22, 23, 26, 27, 30, 31);
+    return __builtin_shufflevector(w[0], w[1], 0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30) +
+           __builtin_shufflevector(w[0], w[1], 1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31);
+}
+
 /* rows m0..m0+R (R <= 8), columns n0..n0+32: 2R accumulators stay in
  * registers for the whole k loop; each k loads two vectors of B and R scalars of A */
 typedef int vi16 __attribute__((vector_size(64)));
@@ -196,6 +213,25 @@ static void narrow_dot(int M, int N, int K, const float *A, int64_t a_rs, const 
             for (int n = 0; n < N; n++) bt[n * kc + k] = B[(int64_t)(k0 + k) * ldb + n];
         const int kv = kc & ~15;
         int m = 0;
+        for (; m + 16 <= M; m += 16) {  /* sixteen rows share each load of Bᵀ and one reduction */
+            const float *a = A + m * a_rs + k0;
+            for (int n = 0; n < N; n++) {
+                const float *b = bt + n * kc;
+                v16 c[16];
+                for (int r = 0; r < 16; r++) c[r] = (v16){0};
+                for (int k = 0; k < kv; k += 16) {
+                    const v16 bv = ld(b + k);
+#pragma GCC unroll 16
+                    for (int r = 0; r < 16; r++) c[r] += ld(a + r * a_rs + k) * bv;
+                }
+                const v16 sum = hsum16x(c);
+                for (int r = 0; r < 16; r++) {
+                    float sr = sum[r];
+                    for (int k = kv; k < kc; k++) sr += a[r * a_rs + k] * b[k];
+                    C[(int64_t)(m + r) * ldc + n] += sr;
+                }
+            }
+        }
         for (; m + 4 <= M; m += 4) {  /* four rows share each load of Bᵀ */
             const float *a = A + m * a_rs + k0;
             for (int n = 0; n < N; n++) {
