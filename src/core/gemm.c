@@ -340,9 +340,3 @@ void dg__tanh_grad_colsum(int M, int N, const float *y, float *d, float *gb) {
             for (int c = n; c < N; c++) gb[c] += dr[c];
     }
 }
-
-void dg__tanh_rows(int64_t n, const float *x, float *y) {
-    int64_t i = 0;
-    for (; i + 16 <= n; i += 16) st(y + i, tanh16(ld(x + i)));
-    for (; i < n; i++) y[i] = dg__tanhf(x[i]);
-}

@@ -51,8 +51,6 @@ void dg__gemm_acc(int M, int N, int K, const float *A, int64_t a_rs, int64_t a_c
  * holds the bias, so the two give the same bits. */
 void dg__gemm_bias_act(int M, int N, int K, const float *A, int64_t a_rs, const float *B, int64_t ldb,
                        const float *bias, int tanh, float *C, int64_t ldc);
-/* y[i] = dg__tanhf(x[i]), i < n, 16 lanes at a time (x == y allowed): the tanh op. */
-void dg__tanh_rows(int64_t n, const float *x, float *y);
 /* The first half of linear_tanh's backward over d (M, N) in place: d *= 1 - y² (skipped when y
  * is NULL), then gb[n] += Σ_m d[m, n] in the order m = 0, 1, ... (skipped when gb is NULL). One
  * pass, each 64-column strip's sums kept in registers down the rows. */
