@@ -177,13 +177,16 @@ static inline void block_4xn(int R, int N, int K, const float *A, int64_t a_rs, 
 
 /* N < 16 columns, A[m, k] = A[m + k·a_cs] (contiguous in m): 16 rows of C at
  * a time, one vector accumulator per column. */
-static void narrow_over_m(int M, int N, int K, const float *A, int64_t a_cs, const float *B,
-                          int64_t ldb, float *C, int64_t ldc) {
+static inline __attribute__((always_inline)) void narrow_over_m_n(int M, int N, int K, const float *A, int64_t a_cs,
+                                                                   const float *B, int64_t ldb, float *C, int64_t ldc) {
     int m = 0;
     for (; m + 16 <= M; m += 16) {
         v16 acc[16];
-        for (int n = 0; n < N; n++)
-            for (int j = 0; j < 16; j++) acc[n][j] = C[(int64_t)(m + j) * ldc + n];
+        for (int n = 0; n < N; n++) {  /* column n of 16 rows of C, gathered */
+            float col[16];
+            for (int j = 0; j < 16; j++) col[j] = C[(int64_t)(m + j) * ldc + n];
+            acc[n] = ld(col);
+        }
         for (int k = 0; k < K; k++) {
             const v16 a = ld(A + k * a_cs + m);
             const float *b = B + k * ldb;
@@ -198,6 +201,19 @@ static void narrow_over_m(int M, int N, int K, const float *A, int64_t a_cs, con
             for (int k = 0; k < K; k++) acc += A[m + k * a_cs] * B[k * ldb + n];
             C[(int64_t)m * ldc + n] = acc;
         }
+}
+
+/* narrow_over_m with N a constant in each case: the N accumulators stay in registers (with N a
+ * variable the compiler keeps them on the stack, a load and a store per multiply-add) */
+static void narrow_over_m(int M, int N, int K, const float *A, int64_t a_cs, const float *B, int64_t ldb,
+                          float *C, int64_t ldc) {
+    switch (N) {
+#define NARROW(n) case n: narrow_over_m_n(M, n, K, A, a_cs, B, ldb, C, ldc); break;
+    NARROW(1) NARROW(2) NARROW(3) NARROW(4) NARROW(5) NARROW(6) NARROW(7) NARROW(8)
+    NARROW(9) NARROW(10) NARROW(11) NARROW(12) NARROW(13) NARROW(14) NARROW(15)
+#undef NARROW
+    default: narrow_over_m_n(M, N, K, A, a_cs, B, ldb, C, ldc); break;
+    }
 }
 
 #define DOT_CHUNK 512  /* k values of Bᵀ packed at a time (N·512 floats on the stack) */
