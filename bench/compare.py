@@ -56,6 +56,13 @@ for name, B, H, hid, thr, (te, de) in RUNS:
           f"difgames {r['difgames_ms']:8.3f} ms, ratio {r['ratio']:6.1f}x, difgames {r['difgames_steps_s']:.3g} "
           f"env-steps/s ({r['gflops']:.1f} GFLOP/s), PyTorch {r['torch_steps_s']:.3g}", flush=True)
 
+# the targets of issue 18, 1 thread, from this run (PyTorch and difgames side by side)
+for name, target in (("reach defaults", 50), ("batch 1024", 25)):
+    r = next((r for r in rows if r["config"] == name and r["threads"] == 1), None)
+    if r:
+        print(f"target {name} (B {r['batch']}), 1 thread: {r['ratio']:.1f}x PyTorch "
+              f"(target {target}x: {'met' if r['ratio'] >= target else 'not met'})", flush=True)
+
 mem = []
 for ck in (-1, 0):
     m = run([args.difgames, "bench", "--config", CONFIG, "--horizon", "10000", "--epochs", "1" if args.quick else "3",

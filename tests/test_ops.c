@@ -185,6 +185,8 @@ static const op_case CASES[] = {
     {"value used twice", f_used_twice, 1, {2}, {S2(3, 4)}, -1, 1, 0},
     {"custom op", f_custom, 1, {2}, {S2(3, 4)}, -1.5f, 1.5f, 0},
     {"linear wide (vector paths)", f_linear_tanh, 3, {2, 2, 1}, {S2(6, 20), S2(40, 20), S1(40)}, -0.5f, 0.5f, 0},
+    {"linear_tanh 70 wide (64-column strips)", f_linear_tanh, 3, {2, 2, 1}, {S2(9, 7), S2(70, 7), S1(70)}, -0.5f, 0.5f, 0},
+    {"linear 33 wide, no bias", f_linear_nb, 2, {2, 2}, {S2(10, 5), S2(33, 5)}, -0.5f, 0.5f, 0},
     {"matmul wide (vector paths)", f_matmul, 2, {2, 2}, {S2(5, 33), S2(33, 37)}, -0.5f, 0.5f, 0},
     {"chain", f_chain, 3, {2, 2, 1}, {S2(5, 4), S2(3, 4), S1(3)}, -1, 1, 0},
 };
@@ -465,6 +467,59 @@ static void test_gemm_kernel(void **state) {
                 }
 }
 
+/* The fused kernels do what the unfused steps they replace did: dg__gemm_bias_act gives the bits
+ * of the bias copied into C, dg__gemm_acc, then the tanh op; dg__tanh_grad_colsum is d *= 1 - y²
+ * and the column sums row by row (to rounding here; training runs keep their bits, see
+ * docs/performance.md). */
+static void test_fused_kernels_exact(void **state) {
+    (void)state;
+    const int Ms[] = {1, 3, 8, 9, 64, 65}, Ns[] = {1, 2, 6, 31, 32, 33, 64, 70, 130}, Ks[] = {1, 6, 64};
+    dg_rng rng;
+    dg_rng_seed(&rng, 5);
+    static float A[65 * 64], B[64 * 130], bias[130], C[65 * 130], R[65 * 130], y[65 * 130], gb[130], gr[130];
+    for (size_t i = 0; i < sizeof A / sizeof A[0]; i++) A[i] = dg_rng_uniform(&rng, -3, 3);
+    for (size_t i = 0; i < sizeof B / sizeof B[0]; i++) B[i] = dg_rng_uniform(&rng, -1, 1);
+    for (int i = 0; i < 130; i++) bias[i] = dg_rng_uniform(&rng, -1, 1);
+    dg_ctx *ctx = dg_ctx_create(1 << 20);
+    for (int mi = 0; mi < 6; mi++)
+        for (int ni = 0; ni < 9; ni++)
+            for (int ki = 0; ki < 3; ki++)
+                for (int mode = 0; mode < 4; mode++) {  /* bias or none, tanh or none */
+                    const int M = Ms[mi], N = Ns[ni], K = Ks[ki], hasb = mode & 1, act = mode >> 1;
+                    for (int i = 0; i < M * N; i++) {
+                        C[i] = 99.0f;  /* overwritten, never read */
+                        R[i] = hasb ? bias[i % N] : 0.0f;
+                    }
+                    dg__gemm_bias_act(M, N, K, A, K, B, N, hasb ? bias : NULL, act, C, N);
+                    dg__gemm_acc(M, N, K, A, K, 1, B, N, R, N);
+                    if (act) {  /* the tanh op, compiled with the library's flags as the kernel is */
+                        dg_ctx_reset(ctx);
+                        memcpy(R, dg_tanh(ctx, dg_from(ctx, 1, (int[]){M * N}, R))->data, (size_t)M * N * sizeof(float));
+                    }
+                    if (memcmp(C, R, (size_t)M * N * sizeof(float)))
+                        fail_msg("gemm_bias_act M=%d N=%d K=%d mode %d differs", M, N, K, mode);
+                    /* backward's first half on this output */
+                    for (int i = 0; i < M * N; i++) {
+                        y[i] = C[i] > 1 ? 0.5f : (C[i] < -1 ? -0.5f : C[i]);
+                        C[i] = R[i] = dg_rng_uniform(&rng, -1, 1);
+                    }
+                    for (int n = 0; n < N; n++) gb[n] = gr[n] = bias[n];
+                    dg__tanh_grad_colsum(M, N, act ? y : NULL, C, hasb ? gb : NULL);
+                    for (int m = 0; m < M; m++)
+                        for (int n = 0; n < N; n++) {
+                            if (act) R[m * N + n] *= 1.0f - y[m * N + n] * y[m * N + n];
+                            if (hasb) gr[n] += R[m * N + n];
+                        }
+                    for (int i = 0; i < M * N + N; i++) {  /* to rounding: where the compiler fuses a
+                                                                 multiply-add is its choice in each */
+                        const float got = i < M * N ? C[i] : gb[i - M * N], want = i < M * N ? R[i] : gr[i - M * N];
+                        if (fabsf(got - want) > 1e-6f * (1 + fabsf(want)))
+                            fail_msg("tanh_grad_colsum M=%d N=%d mode %d at %d: %g vs %g", M, N, mode, i, got, want);
+                    }
+                }
+    dg_ctx_free(ctx);
+}
+
 /* A loss with more terms than DG_LOSS_MAX_TERMS is refused, never truncated. */
 static void test_loss_refuses_too_many_terms(void **state) {
     (void)state;
@@ -517,6 +572,7 @@ int main(void) {
         cmocka_unit_test(test_every_op_covered),
         cmocka_unit_test(test_forward_values),
         cmocka_unit_test(test_gemm_kernel),
+        cmocka_unit_test(test_fused_kernels_exact),
         cmocka_unit_test(test_tanh_accuracy),
         cmocka_unit_test(test_constants_not_taped),
         cmocka_unit_test(test_backward_twice_accumulates),

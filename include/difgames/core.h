@@ -80,7 +80,8 @@ struct dg_tensor {
     int64_t  n;                   /* number of elements                            */
     float   *data;                /* (n) values                                    */
     float   *grad;                /* (n) gradient; NULL until backward touches it;
-                                     an intermediate's is scratch once backward passed it */
+                                     an intermediate's is NULL again once backward
+                                     passed it: its buffer serves a later node */
     int      requires_grad;       /* 1 when a parameter flows into this value      */
     int      is_param;            /* grad points into a dg_params block            */
     dg_op    op;

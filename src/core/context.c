@@ -95,7 +95,13 @@ dg_tensor *dg__node(dg_ctx *ctx, dg_op op, int ndim, const int *shape, dg_tensor
 
 float *dg__grad(dg_ctx *ctx, dg_tensor *t) {
     if (!t->grad) {
-        t->grad = dg_ctx_alloc(ctx, (size_t)t->n * sizeof(float));
+        for (int i = ctx->nfree - 1; i >= 0; i--)  /* the most recently freed first */
+            if (ctx->gfree[i].n == t->n) {
+                t->grad = ctx->gfree[i].p;
+                ctx->gfree[i] = ctx->gfree[--ctx->nfree];
+                break;
+            }
+        if (!t->grad) t->grad = dg_ctx_alloc(ctx, (size_t)t->n * sizeof(float));
         if (t->grad) memset(t->grad, 0, (size_t)t->n * sizeof(float));
     }
     return t->grad;
@@ -126,6 +132,7 @@ void dg_ctx_reset(dg_ctx *ctx) {
     ctx->tape = NULL;
     ctx->tape_len = 0;
     ctx->nwt = 0;
+    ctx->nfree = 0;
     ctx->status = DG_OK;
     ctx->err[0] = 0;
 }
@@ -225,6 +232,14 @@ dg_status dg_backward(dg_ctx *ctx, dg_tensor *loss) {
         if (!t->grad) continue;  /* does not reach the loss */
         dg__backward_node(ctx, t);
         if (ctx->status != DG_OK) return ctx->status;
+        /* every node that reads t's gradient came later on the tape and is done: the buffer
+         * serves the next gradient of its size, while it is still in cache (the tape of a long
+         * episode is larger than the caches; fresh gradient memory would come from DRAM) */
+        if (!t->is_param && t->op != DG_OP_NONE && ctx->nfree < DG_GRAD_FREE) {
+            ctx->gfree[ctx->nfree].n = t->n;
+            ctx->gfree[ctx->nfree++].p = t->grad;
+            t->grad = NULL;
+        }
     }
     return DG_OK;
 }

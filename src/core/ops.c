@@ -30,29 +30,8 @@ static const char *shape_str(const dg_tensor *t, char *buf, size_t len) {
 
 #define NEED(ctx, x) do { if (!(x) || (ctx)->status != DG_OK) return NULL; } while (0)
 
-/* ------------------------------------------------------- fast tanh */
-
-/* Rational approximation of tanh (the 13/6 minimax form used by Eigen and
- * XLA): max error about 3e-7 on float32, and it vectorises, unlike tanhf. */
-static inline float fast_tanh(float x) {
-    const float lim = 7.90531110763549805f;
-    float xc = x > lim ? lim : (x < -lim ? -lim : x);
-    float x2 = xc * xc;
-    float p = -2.76076847742355e-16f;
-    p = p * x2 + 2.00018790482477e-13f;
-    p = p * x2 + -8.60467152213735e-11f;
-    p = p * x2 + 5.12229709037114e-08f;
-    p = p * x2 + 1.48572235717979e-05f;
-    p = p * x2 + 6.37261928875436e-04f;
-    p = p * x2 + 4.89352455891786e-03f;
-    p = p * xc;
-    float q = 1.19825839466702e-06f;
-    q = q * x2 + 1.18534705686654e-04f;
-    q = q * x2 + 2.26843463243900e-03f;
-    q = q * x2 + 4.89352518554385e-03f;
-    float r = p / q;
-    return fabsf(x) < 0.0004f ? x : r;
-}
+/* the rational tanh of internal.h (dg__tanhf) */
+static inline float fast_tanh(float x) { return dg__tanhf(x); }
 
 /* ------------------------------------------------------- broadcasting */
 
@@ -381,17 +360,8 @@ static dg_tensor *linear_impl(dg_ctx *ctx, dg_op op, dg_tensor *x, dg_tensor *w,
     if (!t) return NULL;
     const float *wt = transposed(ctx, w);  /* (I,O) */
     if (!wt) return NULL;
-    for (int r = 0; r < B; r++) {
-        float *y = t->data + (int64_t)r * O;
-        if (b) memcpy(y, b->data, (size_t)O * sizeof(float));
-        else memset(y, 0, (size_t)O * sizeof(float));
-    }
-    dg__gemm_acc(B, O, I, x->data, I, 1, wt, O, t->data, O);
+    dg__gemm_bias_act(B, O, I, x->data, I, wt, O, b ? b->data : NULL, op == DG_OP_LINEAR_TANH, t->data, O);
     ctx->flops += 2 * (uint64_t)B * O * I + (uint64_t)t->n;
-    if (op == DG_OP_LINEAR_TANH) {
-        float *restrict y = t->data;
-        for (int64_t i = 0; i < t->n; i++) y[i] = fast_tanh(y[i]);
-    }
     return t;
 }
 
@@ -413,15 +383,7 @@ static void linear_backward(dg_ctx *ctx, dg_tensor *t) {
      * this backward only, once; the bias sums dz */
     float *restrict dz = t->grad;
     if (ctx->status != DG_OK) return;
-    for (int r = 0; r < B; r++) {
-        float *restrict d = dz + (int64_t)r * O;
-        if (t->op == DG_OP_LINEAR_TANH) {
-            const float *restrict y = t->data + (int64_t)r * O;
-            for (int o = 0; o < O; o++) d[o] *= 1.0f - y[o] * y[o];
-        }
-        if (gb)
-            for (int o = 0; o < O; o++) gb[o] += d[o];
-    }
+    dg__tanh_grad_colsum(B, O, t->op == DG_OP_LINEAR_TANH ? t->data : NULL, dz, gb);
     if (gw)  /* dW (O,I) += dzᵀ (O,B) · x (B,I) */
         dg__gemm_acc(O, I, B, dz, 1, O, x->data, I, gw, I);
     if (gx)  /* dx (B,I) += dz (B,O) · W (O,I) */
@@ -493,6 +455,15 @@ static dg_tensor *reduce_axis(dg_ctx *ctx, dg_op op, dg_tensor *a, int axis) {
     int64_t outer, inner;
     split_axis(a, axis, &outer, &inner);
     const float s = op == DG_OP_MEAN_AXIS && len ? 1.0f / (float)len : 1.0f;
+    if (inner == 1) {  /* the last axis (a row's sum): the same adds, without a call per row */
+        for (int64_t o = 0; o < outer; o++) {
+            const float *restrict x = a->data + o * len;
+            float y = 0.0f;
+            for (int k = 0; k < len; k++) y += x[k];
+            t->data[o] = y * s;
+        }
+        return t;
+    }
     for (int64_t o = 0; o < outer; o++) {
         float *restrict y = t->data + o * inner;
         memset(y, 0, (size_t)inner * sizeof(float));
