@@ -415,6 +415,25 @@ static void test_gradcheck_scales(void **state) {
     dg_params_free(p);
 }
 
+/* backward hands an intermediate's gradient buffer on to later nodes unless it is retained */
+static void test_retain_grad(void **state) {
+    (void)state;
+    dg_ctx *ctx = dg_ctx_create(1 << 16);
+    for (int retain = 0; retain < 2; retain++) {
+        dg_ctx_reset(ctx);
+        dg_tensor *x = dg_from(ctx, 1, (int[]){3}, (const float[]){1.0f, 2.0f, 3.0f});
+        dg_set_requires_grad(x);
+        dg_tensor *y = dg_scale(ctx, x, 2.0f);  /* dL/dy = 2 y = 4 x */
+        if (retain) dg_retain_grad(y);
+        assert_int_equal(dg_backward(ctx, dg_sum(ctx, dg_square(ctx, y))), DG_OK);
+        if (!retain) assert_null(y->grad);
+        else
+            for (int i = 0; i < 3; i++) assert_float_equal(y->grad[i], 4.0f * (float)(i + 1), 0.0f);
+        for (int i = 0; i < 3; i++) assert_float_equal(x->grad[i], 8.0f * (float)(i + 1), 0.0f);  /* leaves keep theirs */
+    }
+    dg_ctx_free(ctx);
+}
+
 static void test_rng_reproducible(void **state) {
     (void)state;
     dg_rng a, b;
@@ -569,6 +588,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_all_ops_gradcheck),
         cmocka_unit_test(test_gradcheck_scales),
+        cmocka_unit_test(test_retain_grad),
         cmocka_unit_test(test_every_op_covered),
         cmocka_unit_test(test_forward_values),
         cmocka_unit_test(test_gemm_kernel),

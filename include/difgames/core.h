@@ -81,9 +81,11 @@ struct dg_tensor {
     float   *data;                /* (n) values                                    */
     float   *grad;                /* (n) gradient; NULL until backward touches it;
                                      an intermediate's is NULL again once backward
-                                     passed it: its buffer serves a later node */
+                                     passed it (its buffer serves a later node),
+                                     unless dg_retain_grad marked it              */
     int      requires_grad;       /* 1 when a parameter flows into this value      */
     int      is_param;            /* grad points into a dg_params block            */
+    int      retain_grad;         /* 1: backward leaves its gradient in place      */
     dg_op    op;
     dg_tensor *src[3];            /* operands (NULL when unused)                   */
     dg_tensor **srcs;             /* concat, custom: all iparam[1] operands        */
@@ -141,6 +143,7 @@ dg_tensor *dg_from(dg_ctx *ctx, int ndim, const int *shape, const float *src); /
 dg_tensor *dg_scalar(dg_ctx *ctx, float v);                       /* shape (1)              */
 /* Marks a leaf as needing a gradient (a free variable for gradcheck). */
 void       dg_set_requires_grad(dg_tensor *t);
+void       dg_retain_grad(dg_tensor *t);   /* keep an intermediate's gradient after backward */
 
 /* ------------------------------------------------------------------ ops */
 /* Binary ops broadcast numpy-style over right-aligned dimensions. */

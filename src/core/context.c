@@ -211,6 +211,10 @@ void dg_set_requires_grad(dg_tensor *t) {
     if (t) t->requires_grad = 1;
 }
 
+void dg_retain_grad(dg_tensor *t) {
+    if (t) t->retain_grad = 1;
+}
+
 /* ------------------------------------------------------------ backward */
 
 dg_status dg_backward(dg_ctx *ctx, dg_tensor *loss) {
@@ -235,7 +239,7 @@ dg_status dg_backward(dg_ctx *ctx, dg_tensor *loss) {
         /* every node that reads t's gradient came later on the tape and is done: the buffer
          * serves the next gradient of its size, while it is still in cache (the tape of a long
          * episode is larger than the caches; fresh gradient memory would come from DRAM) */
-        if (!t->is_param && t->op != DG_OP_NONE && ctx->nfree < DG_GRAD_FREE) {
+        if (!t->is_param && !t->retain_grad && t->op != DG_OP_NONE && ctx->nfree < DG_GRAD_FREE) {
             ctx->gfree[ctx->nfree].n = t->n;
             ctx->gfree[ctx->nfree++].p = t->grad;
             t->grad = NULL;

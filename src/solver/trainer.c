@@ -552,6 +552,7 @@ dg_status dg_episode_state_grads(dg_ctx *ctx, const dg_env *env, const dg_policy
     if (!run_steps(ctx, env, pol, p, st, ax, 0, H, 1.0f / (float)B, &l, NULL, 0, keep))
         return dg_ctx_status(ctx);
     dg_tensor *lt = dg_loss_finish(ctx, &l, NULL);
+    for (int t = 1; t <= H; t++) dg_retain_grad(keep[t]);  /* intermediates: read after backward */
     if (!lt || dg_backward(ctx, lt) != DG_OK) return dg_ctx_status(ctx);
     /* 1, 2, 5, 10, 20, 50, ... steps back from the end, then the initial state */
     for (int k = 0, back = 1; r->n < DG_STATE_GRADS_MAX && back <= H; k++) {
