@@ -704,17 +704,28 @@ static dg_status build_arrays(dg_hji_problem *p, int64_t j0, int64_t n, int spli
     dg_err me = {0};
     /* a block's target, the obstacles' field and a scratch array, initial and stop (the whole
      * grid's: checked by problem_load, naming the key) */
-    if (split && dg_mem_check((double)n * sizeof(double) * ((obst ? 3 : 1) + 2 * degree), &me) != DG_OK)
-        return dg_err_set(e, me.status, "hji: a block of %lld nodes %s; lower grid.n", (long long)n, me.msg);
-    double *scratch = obst && b->nshape > 1 ? malloc((size_t)n * sizeof *scratch) : NULL;
-    p->target = malloc((size_t)n * sizeof *p->target);
-    if (obst) p->obstacle = malloc((size_t)n * sizeof *p->obstacle);
-    if (degree) p->initial = malloc((size_t)n * sizeof *p->initial);
-    if (time) p->stop = malloc((size_t)n * sizeof *p->stop);
-    if (!p->target || (obst && !p->obstacle) || (obst && b->nshape > 1 && !scratch) || (degree && !p->initial) ||
-        (time && !p->stop)) {
+    const int fits = !split || dg_mem_check((double)n * sizeof(double) * ((obst ? 3 : 1) + 2 * degree), &me) == DG_OK;
+    double *scratch = fits && obst && b->nshape > 1 ? malloc((size_t)n * sizeof *scratch) : NULL;
+    if (fits) {
+        p->target = malloc((size_t)n * sizeof *p->target);
+        if (obst) p->obstacle = malloc((size_t)n * sizeof *p->obstacle);
+        if (degree) p->initial = malloc((size_t)n * sizeof *p->initial);
+        if (time) p->stop = malloc((size_t)n * sizeof *p->stop);
+    }
+    const int bad = !fits || !p->target || (obst && !p->obstacle) || (obst && b->nshape > 1 && !scratch) ||
+                    (degree && !p->initial) || (time && !p->stop);
+    /* every rank learns of a failure on any (the max below is collective) */
+    const int any = split ? dg_dist_or(bad) : bad;
+    if (any) {
         free(scratch);
-        return dg_err_set(e, DG_ERR_NOMEM, "hji: out of memory for %lld nodes", (long long)n);
+        free(p->target);
+        free(p->obstacle);
+        free(p->initial);
+        free(p->stop);
+        p->target = p->obstacle = p->initial = p->stop = NULL;
+        if (!fits) return dg_err_set(e, me.status, "hji: a block of %lld nodes %s; lower grid.n", (long long)n, me.msg);
+        if (bad) return dg_err_set(e, DG_ERR_NOMEM, "hji: out of memory for %lld nodes", (long long)n);
+        return dg_err_set(e, DG_ERR_NOMEM, "hji: another rank could not hold its block's target");
     }
     if (time) {  /* the largest front speed, over the whole grid's target */
         b->target(p, j0, n, p->target);
