@@ -397,6 +397,8 @@ typedef struct dg_hji_problem {
     double       print[DG_HJI_PRINT_MAX];
     int64_t      block0;                  /* 0; or after dg_hji_problem_keep_block (hji_part.h),
                                              target .. stop hold a rank's block from this node */
+    void        *build;                   /* what builds the node arrays over any nodes (problem.c);
+                                             owned */
 } dg_hji_problem;
 
 /* Builds grid, game, target and options from cfg: key 'game' names the game; t_end, mode,

@@ -57,8 +57,16 @@ dg_status dg_hji_problem_solve_slices_part(const dg_hji_problem *p, const dg_hji
 
 /* Keeps only this rank's block of p's node arrays (target, obstacle, initial, stop: each
  * pt->nodes), freeing the rest, so that a rank holds 1/R of them; afterwards p serves the _part
- * solves above with this part only (not dg_hji_problem_solve, plots or simulations). */
+ * solves above with this part only (not dg_hji_problem_solve, plots or simulations). For a problem
+ * from dg_hji_problem_load_split it builds the block's arrays instead, each node's values the
+ * bits a whole-grid load gives there (collective: a time to reach's largest front speed is a max
+ * over the ranks). */
 dg_status dg_hji_problem_keep_block(dg_hji_problem *p, const dg_hji_part *pt, dg_err *e);
+
+/* dg_hji_problem_load without the node arrays (target, obstacle, initial, stop) and the game's
+ * fingerprint: dg_hji_problem_keep_block builds the block's, so that no rank ever holds a whole
+ * array. Until then p serves dg_hji_solve_plan and dg_hji_solve_file (which keeps the block) only. */
+dg_hji_problem *dg_hji_problem_load_split(dg_cfg *cfg, dg_err *e);
 
 /* Rank 0 assembles nt whole arrays (nt x nodes, into all; NULL on the other ranks) from every
  * rank's nt blocks (mine: nt x pt->nodes). Collective. */

@@ -15,6 +15,7 @@
 #include "difgames/dist.h"
 #include "difgames/fileio.h"
 #include "difgames/hji.h"
+#include "difgames/hji_part.h"
 
 #define PLAY_MAX_STEPS 100000  /* default bound of hji play's steps (CSV rows) */
 #define PLAY_MAX_STEPS_S "100000"
@@ -118,16 +119,17 @@ static int on_progress(void *user, const dg_hji_progress *pr) {
     return 0;
 }
 
-/* Loads a config into a problem, applying --accuracy / --threads / --float32. */
+/* Loads a config into a problem, applying --accuracy / --threads / --float32; split: without its
+ * node arrays, which each rank builds for its block (dg_hji_problem_load_split). */
 static dg_hji_problem *load_problem(const char *cmd, const char *config, const char *accuracy,
-                                    int threads, int f32, dg_cfg **cfg_out) {
+                                    int threads, int f32, int split, dg_cfg **cfg_out) {
     dg_err e = {0};
     dg_cfg *cfg = dg_cfg_load(config, &e);
     if (cfg && accuracy && dg_cfg_set(cfg, "accuracy", accuracy, &e) != DG_OK) {
         dg_cfg_free(cfg);
         cfg = NULL;
     }
-    dg_hji_problem *p = cfg ? dg_hji_problem_load(cfg, &e) : NULL;
+    dg_hji_problem *p = !cfg ? NULL : split ? dg_hji_problem_load_split(cfg, &e) : dg_hji_problem_load(cfg, &e);
     if (!p || dg_cfg_check_unused(cfg, &e) != DG_OK) {
         fprintf(stderr, "difgames: %s\n", e.msg);
         dg_hji_problem_free(p);
@@ -174,7 +176,7 @@ static int hji_solve(int argc, char **argv) {
     int nt = 0;
     if (times_s && (nt = parse_list("hji solve", "--times", times_s, times, DG_HJI_MAX_TIMES - 1)) < 0) return EXIT_USAGE;
     dg_cfg *cfg = NULL;
-    dg_hji_problem *p = load_problem("hji solve", config, accuracy, threads, f32, &cfg);
+    dg_hji_problem *p = load_problem("hji solve", config, accuracy, threads, f32, dg_dist_size() > 1, &cfg);
     if (!p) return EXIT_USAGE;
     const dg_hji_file_opts fo = {.slices = slices, .ntimes = nt, .times = times, .f32 = f32, .label = config,
                                  .cfg = cfg};
@@ -350,7 +352,7 @@ static int hji_play(int argc, char **argv) {
     const cli_path outs[] = {{out ? "--out" : "--out (default)", csv_path}, {"--gif", gif}};
     if (cli_check_outputs("hji play", outs, 2, ins, 2)) return EXIT_USAGE;
     dg_cfg *cfg = NULL;
-    dg_hji_problem *p = load_problem("hji play", config, NULL, -1, 0, &cfg);
+    dg_hji_problem *p = load_problem("hji play", config, NULL, -1, 0, 0, &cfg);
     if (!p) return EXIT_USAGE;
     const dg_hji_grid *g = &p->grid;
     double x[DG_HJI_MAX_DIMS];
@@ -458,7 +460,7 @@ static int hji_versus(int argc, char **argv) {
     dg_hji_problem *hp = NULL;
     dg_hji_value_slices vs = {0};
     dg_err e = {0};
-    if (!(hp = load_problem("hji versus", hji, NULL, -1, 0, &hcfg))) { rc = EXIT_USAGE; goto done; }
+    if (!(hp = load_problem("hji versus", hji, NULL, -1, 0, 0, &hcfg))) { rc = EXIT_USAGE; goto done; }
     if (dg_hji_link_check(hp, s.env, &e) != DG_OK) {  /* the learning game the HJI game declares */
         cli_error("hji versus", "%s: %s", hp->link ? config : hji, e.msg);
         rc = EXIT_USAGE;

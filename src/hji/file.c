@@ -50,7 +50,7 @@ static dg_status file_plan(const dg_hji_problem *p, const dg_hji_file_opts *o, i
         }
         const double N = (double)p->grid.nodes, NB = (double)pt.nodes;
         (void)N;   /* the ranks write their blocks into the file: nobody holds the whole value */
-        r->memory = NB * sizeof(double) * (p->obstacle ? 2 : 1) +
+        r->memory = NB * sizeof(double) * (hji_problem_has_obstacle(p) ? 2 : 1) +
                     dg_hji_solve_part_memory(&pt, &p->grid, &p->game, &p->opts, nt + 1) +
                     (double)r->nt * NB * sizeof(double) + NB * sizeof(double) + 1048576.0;
     }
@@ -170,7 +170,7 @@ dg_status dg_hji_solve_file(dg_hji_problem *p, const dg_hji_file_opts *o, const 
     const int nranks = dg_dist_size();
     const int64_t N = p->grid.nodes;
     dg_hji_part pt;
-    if (nranks > 1) {
+    if (nranks > 1 || !p->target) {   /* (a problem loaded split builds its arrays here) */
         r->step = DG_HJI_FILE_SOLVE;
         if ((s = dg_hji_part_init(&pt, &p->grid, &p->opts, e)) == DG_OK)
             s = dg_hji_problem_keep_block(p, &pt, e);  /* 1/R of the node arrays */

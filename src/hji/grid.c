@@ -72,9 +72,11 @@ int64_t dg_hji_grid_node(const dg_hji_grid *g, const int *idx) {
 
 /* ------------------------------------------------------- signed distances */
 
-void dg_hji_sdf_ball(const dg_hji_grid *g, const double *center, double radius, unsigned axes, double *out) {
+void hji_sdf_ball_nodes(const dg_hji_grid *g, const double *center, double radius, unsigned axes, int64_t j0,
+                        int64_t n, double *out) {
     double x[DG_HJI_MAX_DIMS];
-    for (int64_t j = 0; j < g->nodes; j++) {
+    for (int64_t i = 0; i < n; i++) {
+        const int64_t j = j0 + i;
         dg_hji_grid_point(g, j, x);
         double r2 = 0;
         for (int k = 0; k < g->ndim; k++)
@@ -82,14 +84,20 @@ void dg_hji_sdf_ball(const dg_hji_grid *g, const double *center, double radius, 
                 const double d = axis_diff(g, k, x[k], center[k]);
                 r2 += d * d;
             }
-        out[j] = sqrt(r2) - radius;
+        out[i] = sqrt(r2) - radius;
     }
 }
 
+void dg_hji_sdf_ball(const dg_hji_grid *g, const double *center, double radius, unsigned axes, double *out) {
+    hji_sdf_ball_nodes(g, center, radius, axes, 0, g->nodes, out);
+}
+
 /* |max(q, 0)| + min(max_k q_k, 0) with q_k = |x_k - mid_k| - half_k. */
-void dg_hji_sdf_box(const dg_hji_grid *g, const double *lo, const double *hi, unsigned axes, double *out) {
+void hji_sdf_box_nodes(const dg_hji_grid *g, const double *lo, const double *hi, unsigned axes, int64_t j0, int64_t n,
+                       double *out) {
     double x[DG_HJI_MAX_DIMS];
-    for (int64_t j = 0; j < g->nodes; j++) {
+    for (int64_t i = 0; i < n; i++) {
+        const int64_t j = j0 + i;
         dg_hji_grid_point(g, j, x);
         double o2 = 0, qmax = -INFINITY;
         for (int k = 0; k < g->ndim; k++)
@@ -99,8 +107,12 @@ void dg_hji_sdf_box(const dg_hji_grid *g, const double *lo, const double *hi, un
                 if (q > 0) o2 += q * q;
                 if (q > qmax) qmax = q;
             }
-        out[j] = sqrt(o2) + (qmax < 0 ? qmax : 0);
+        out[i] = sqrt(o2) + (qmax < 0 ? qmax : 0);
     }
+}
+
+void dg_hji_sdf_box(const dg_hji_grid *g, const double *lo, const double *hi, unsigned axes, double *out) {
+    hji_sdf_box_nodes(g, lo, hi, axes, 0, g->nodes, out);
 }
 
 void dg_hji_sdf_union(int64_t n, const double *a, double *out) {

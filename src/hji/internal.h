@@ -61,6 +61,22 @@ dg_status hji_derivs_f64(const dg_hji_grid *g, const dg_hji_opts *o, const doubl
 double    hji_interp_f64(const dg_hji_grid *g, const double *v, const double *x, double *grad);
 double    hji_interp_f32(const dg_hji_grid *g, const float *v, const double *x, double *grad);
 
+/* dg_hji_sdf_ball and dg_hji_sdf_box at nodes [j0, j0 + n) of g only, into out (n) (grid.c). */
+void hji_sdf_ball_nodes(const dg_hji_grid *g, const double *center, double radius, unsigned axes, int64_t j0,
+                        int64_t n, double *out);
+void hji_sdf_box_nodes(const dg_hji_grid *g, const double *lo, const double *hi, unsigned axes, int64_t j0, int64_t n,
+                       double *out);
+/* A problem's value at node j (v0: initial or target) and its mark there (obstacle, else stop, else
+ * 0), as dg_hji_game_print samples them: from its arrays when they hold the whole grid, else
+ * evaluated at j alone (problem.c). */
+void hji_problem_node(const dg_hji_problem *p, int64_t j, double *v0, double *mark);
+/* Builds the node arrays of a problem from dg_hji_problem_load_split over nodes [node0, node0 +
+ * nodes) (a rank's block: collective, the largest front speed of a time to reach reduced over the
+ * ranks), and its fingerprint (each sample node evaluated alone); p->block0 = node0. */
+dg_status hji_problem_build_block(dg_hji_problem *p, int64_t node0, int64_t nodes, dg_err *e);
+/* 1 when p has (or, built per block, will have) an obstacle array. */
+int  hji_problem_has_obstacle(const dg_hji_problem *p);
+
 /* A value file's writer (value.c): the nt values' tensors (vals NULL: their layout only, the
  * bytes written elsewhere) and the metadata of dg_hji_value_write. */
 struct dg_st_writer;

@@ -134,14 +134,14 @@ dg_status dg_hji_model_load(dg_cfg *cfg, dg_hji_model_def *def, dg_err *e) {
     return DG_OK;
 }
 
-/* the expression x at every node of g into out */
-static void tabulate(dg_model *m, const dg_hji_grid *g, const dg_model_expr *x, double *out) {
+/* the expression x at nodes [j0, j0 + n) of g into out (n) */
+static void tabulate(dg_model *m, const dg_hji_grid *g, const dg_model_expr *x, int64_t j0, int64_t n, double *out) {
     dg_model_lock(m);
     double v[DG_MODEL_MAX_NAMES], pt[DG_HJI_MAX_DIMS];
-    for (int64_t j = 0; j < g->nodes; j++) {
-        dg_hji_grid_point(g, j, pt);
+    for (int64_t i = 0; i < n; i++) {
+        dg_hji_grid_point(g, j0 + i, pt);
         values(m, pt, NULL, NULL, v);
-        out[j] = dg_model_eval(x, v);
+        out[i] = dg_model_eval(x, v);
     }
     dg_model_unlock(m);
 }
@@ -154,11 +154,11 @@ void dg_hji_model_game(void *model, dg_hji_game *gm) {
     gm->user = model;
 }
 
-void dg_hji_model_target(void *model, const dg_hji_grid *g, double *target) {
+void dg_hji_model_target(void *model, const dg_hji_grid *g, int64_t j0, int64_t n, double *target) {
     dg_model *m = model;
-    if (m->has_target) tabulate(m, g, &m->target, target);
+    if (m->has_target) tabulate(m, g, &m->target, j0, n, target);
     else
-        for (int64_t j = 0; j < g->nodes; j++) target[j] = 1.0;   /* none (payoff: cost) */
+        for (int64_t i = 0; i < n; i++) target[i] = 1.0;   /* none (payoff: cost) */
 }
 
 /* sum_k w_k cost_k at v over the costs [k0, k1) */
@@ -277,19 +277,20 @@ dg_status dg_hji_model_payoff(void *model, dg_cfg *cfg, int cost, dg_hji_game *g
     return DG_OK;
 }
 
-dg_status dg_hji_model_avoid(void *model, const dg_hji_grid *g, double **obstacle, dg_err *e) {
+int dg_hji_model_has_avoid(const void *model) { return model && ((const dg_model *)model)->has_avoid; }
+
+void dg_hji_model_avoid(void *model, const dg_hji_grid *g, int64_t j0, int64_t n, int have, double *obstacle) {
     dg_model *m = model;
-    if (!m->has_avoid) return DG_OK;
-    double *tmp = malloc((size_t)g->nodes * sizeof *tmp);
-    if (!tmp) return dg_err_set(e, DG_ERR_NOMEM, "hji: out of memory for the model's avoid set");
-    tabulate(m, g, &m->avoid, tmp);
-    for (int64_t j = 0; j < g->nodes; j++) tmp[j] = -tmp[j];   /* > 0 inside, as obstacles are */
-    if (*obstacle) {
-        for (int64_t j = 0; j < g->nodes; j++) (*obstacle)[j] = fmax((*obstacle)[j], tmp[j]);
-        free(tmp);
-    } else
-        *obstacle = tmp;
-    return DG_OK;
+    if (!m->has_avoid) return;
+    dg_model_lock(m);
+    double v[DG_MODEL_MAX_NAMES], pt[DG_HJI_MAX_DIMS];
+    for (int64_t i = 0; i < n; i++) {
+        dg_hji_grid_point(g, j0 + i, pt);
+        values(m, pt, NULL, NULL, v);
+        const double a = -dg_model_eval(&m->avoid, v);   /* > 0 inside, as obstacles are */
+        obstacle[i] = have ? fmax(obstacle[i], a) : a;
+    }
+    dg_model_unlock(m);
 }
 
 void dg_hji_model_free(void *model) { dg_model_free(model); }

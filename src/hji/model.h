@@ -18,9 +18,13 @@ typedef struct dg_hji_model_def {
 dg_status dg_hji_model_load(dg_cfg *cfg, dg_hji_model_def *def, dg_err *e);
 /* Sets gm's dynamics, inputs and user from the model. */
 void      dg_hji_model_game(void *model, dg_hji_game *gm);
-void      dg_hji_model_target(void *model, const dg_hji_grid *g, double *target);
-/* Adds the model's avoid set (if any) to *obstacle (> 0 inside), allocating it when NULL. */
-dg_status dg_hji_model_avoid(void *model, const dg_hji_grid *g, double **obstacle, dg_err *e);
+/* The target's signed distance at nodes [j0, j0 + n) of g into target (n); 1 without one. */
+void      dg_hji_model_target(void *model, const dg_hji_grid *g, int64_t j0, int64_t n, double *target);
+/* 1 when the model has an avoid set. */
+int       dg_hji_model_has_avoid(const void *model);
+/* The avoid set (if any; > 0 inside) at nodes [j0, j0 + n) of g into obstacle (n): the max with
+ * what obstacle holds when have, else in place of it. */
+void      dg_hji_model_avoid(void *model, const dg_hji_grid *g, int64_t j0, int64_t n, int have, double *obstacle);
 /* After the payoff is read: for payoff: cost (cost 1), the model's costs as gm's running cost (a
  * state part and the inputs' quadratic weights) and terminal cost (dg_hji_model_terminal), weighted
  * by the config's loss.<name> so that the value is the gradient solver's episode loss; for the

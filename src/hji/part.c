@@ -70,6 +70,7 @@ static int keep(double **a, int64_t at, int64_t n) {
 
 dg_status dg_hji_problem_keep_block(dg_hji_problem *p, const dg_hji_part *pt, dg_err *e) {
     if (!p || !pt) return dg_err_set(e, DG_ERR_ARG, "hji: keep_block needs a problem and a part");
+    if (!p->target) return hji_problem_build_block(p, pt->node0, pt->nodes, e);   /* loaded split */
     if (p->block0 != 0 || pt->nodes == p->grid.nodes) return DG_OK;   /* kept already, or the whole grid */
     if (keep(&p->target, pt->node0, pt->nodes) || keep(&p->obstacle, pt->node0, pt->nodes) ||
         keep(&p->initial, pt->node0, pt->nodes) || keep(&p->stop, pt->node0, pt->nodes))

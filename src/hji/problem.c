@@ -38,18 +38,39 @@ typedef struct game_def {
     void (*read)(dg_hji_problem *p);
     /* or NULL: checks what read took from the config (config-declared terms), naming the key */
     dg_status (*check)(const dg_hji_problem *p, dg_cfg *c, dg_err *e);
-    /* fills p->target */
-    void (*target)(dg_hji_problem *p);
+    /* the target at nodes [j0, j0 + n) into out (n) */
+    void (*target)(const dg_hji_problem *p, int64_t j0, int64_t n, double *out);
     const dg_hji_link *link;              /* a learning game whose state maps onto this one's, or NULL */
 } game_def;
 #define KEYS(t) t, (int)(sizeof t / sizeof t[0])
 
+/* An obstacle of the config: a ball (center a, radius) or a box [a, b] over the axes in mask. */
+typedef struct obstacle_shape {
+    int      ball;
+    unsigned mask;
+    double   a[DG_HJI_MAX_DIMS], b[DG_HJI_MAX_DIMS], radius;
+} obstacle_shape;
+
+/* What builds a problem's node arrays over any range of nodes (p->build): the whole grid when
+ * loaded, or a rank's block (dg_hji_problem_load_split, dg_hji_problem_keep_block). */
+typedef struct problem_build {
+    void (*target)(const dg_hji_problem *p, int64_t j0, int64_t n, double *out);  /* the game's */
+    obstacle_shape *shape;               /* the config's obstacles                              */
+    int             nshape;
+    double          cmax;                /* payoff: time: the largest front speed on the target */
+    int             built;               /* the arrays are there                                */
+    int             whole;               /* ... and hold the whole grid                         */
+} problem_build;
+
 /* ------------------------------------------------------------------- games */
 
-static void target_ball0(dg_hji_problem *p, unsigned axes, double r) {
+/* The ball of radius r at the origin over axes at nodes [j0, j0 + n); the games' targets have the
+ * arguments (p, j0, n, out) these pass on. */
+static void target_ball0(const dg_hji_problem *p, unsigned axes, double r, int64_t j0, int64_t n, double *out) {
     const double c[DG_HJI_MAX_DIMS] = {0};
-    dg_hji_sdf_ball(&p->grid, c, r, axes, p->target);
+    hji_sdf_ball_nodes(&p->grid, c, r, axes, j0, n, out);
 }
+#define TARGET_ARGS const dg_hji_problem *p, int64_t j0, int64_t n, double *out
 
 /* pursuit2d: x = x_E - x_P, x' = v_e b - v_p a, |a|, |b| <= 1. u = a (pursuer, min), d = b. */
 enum { PU_VP, PU_VE, PU_R };
@@ -75,7 +96,7 @@ static void read_pursuit(dg_hji_problem *p) {
     p->game.d = (dg_hji_input){.dim = 2, .set = DG_HJI_SET_BALL, .role = DG_HJI_ROLE_MAX, .radius = 1};
 }
 
-static void target_pursuit(dg_hji_problem *p) { target_ball0(p, 0, p->param[PU_R].value); }
+static void target_pursuit(TARGET_ARGS) { target_ball0(p, 0, p->param[PU_R].value, j0, n, out); }
 
 /* air3d (helperOC Air3D, the evader's frame): x' = -v_a + v_b cos psi + a y, y' = v_b sin psi - a x,
  * psi' = b - a; a the evader's turn (u, max), b the pursuer's (d, min). */
@@ -105,7 +126,7 @@ static void read_air3d(dg_hji_problem *p) {
     p->game.d = (dg_hji_input){.dim = 1, .set = DG_HJI_SET_BOX, .role = DG_HJI_ROLE_MIN, .lo = {-b}, .hi = {b}};
 }
 
-static void target_air3d(dg_hji_problem *p) { target_ball0(p, 3u, p->param[AIR_R].value); }
+static void target_air3d(TARGET_ARGS) { target_ball0(p, 3u, p->param[AIR_R].value, j0, n, out); }
 
 /* chauffeur (Isaacs 1965, Basar-Olsder 8.5), the pursuer's frame, pursuer moving along +y:
  * x' = -w u y + v_e b_x, y' = w u x - v_p + v_e b_y; u in [-1, 1] the pursuer's turn (min),
@@ -133,7 +154,7 @@ static void read_chauffeur(dg_hji_problem *p) {
     p->game.d = (dg_hji_input){.dim = 2, .set = DG_HJI_SET_BALL, .role = DG_HJI_ROLE_MAX, .radius = 1};
 }
 
-static void target_chauffeur(dg_hji_problem *p) { target_ball0(p, 0, p->param[CH_R].value); }
+static void target_chauffeur(TARGET_ARGS) { target_ball0(p, 0, p->param[CH_R].value, j0, n, out); }
 
 /* chase4d: the chase game's bodies without walls, relative (evader minus pursuer) position and
  * velocity: x' = v, v' = -c v - A_p a + A_e b, c = -ln(damping)/dt (the constant drag). */
@@ -187,7 +208,7 @@ static void read_chase4d(dg_hji_problem *p) {
     p->game.d = (dg_hji_input){.dim = 2, .set = DG_HJI_SET_BALL, .role = DG_HJI_ROLE_MAX, .radius = 1};
 }
 
-static void target_chase4d(dg_hji_problem *p) { target_ball0(p, 3u, p->param[C4_R].value); }
+static void target_chase4d(TARGET_ARGS) { target_ball0(p, 3u, p->param[C4_R].value, j0, n, out); }
 
 /* linear: x' = A x + drift + B u + D d, every term declared in the config (two axes); u minimises,
  * d maximises, each in a box |v_j| <= bound, a ball |v| <= bound, or unbounded at a quadratic
@@ -262,7 +283,7 @@ static dg_status check_linear(const dg_hji_problem *p, dg_cfg *c, dg_err *e) {
     return DG_OK;
 }
 
-static void target_linear(dg_hji_problem *p) { target_ball0(p, 0, p->param[LIN_R].value); }
+static void target_linear(TARGET_ARGS) { target_ball0(p, 0, p->param[LIN_R].value, j0, n, out); }
 
 /* The games, in the order of their names. */
 static const char *const GAME_NAMES[] = {"pursuit2d", "air3d", "chauffeur", "chase4d", "linear", NULL};
@@ -500,8 +521,8 @@ static dg_status read_obstacle(dg_cfg *c, int i, int nx, obstacle_keys *ob, dg_e
     return rc;
 }
 
-/* obstacles: a list of {shape: ball|box, center, radius | min, max, axes}; their union, negated,
- * into p->obstacle (> 0 inside). */
+/* obstacles: a list of {shape: ball|box, center, radius | min, max, axes} into p's build (their
+ * union, negated, is the obstacle field: build_nodes). */
 static dg_status read_obstacles(dg_cfg *c, dg_hji_problem *p, dg_err *e) {
     const int m = dg_cfg_len(c, "obstacles");
     if (m < 0 && dg_cfg_has(c, "obstacles"))
@@ -510,33 +531,23 @@ static dg_status read_obstacles(dg_cfg *c, dg_hji_problem *p, dg_err *e) {
         if (m == 0) dg_cfg_mark_used(c, "obstacles");
         return DG_OK;
     }
+    problem_build *b = p->build;
     const int nx = p->grid.ndim;
-    const int64_t N = p->grid.nodes;
-    double *tmp = malloc((size_t)N * sizeof *tmp);
-    p->obstacle = malloc((size_t)N * sizeof *p->obstacle);
-    if (!tmp || !p->obstacle) {
-        free(tmp);
-        return dg_err_set(e, DG_ERR_NOMEM, "hji: out of memory for obstacles");
-    }
-    dg_status rc = DG_OK;
-    for (int i = 0; i < m && !rc; i++) {
+    if (!(b->shape = calloc((size_t)m, sizeof *b->shape))) return dg_err_set(e, DG_ERR_NOMEM, "hji: out of memory");
+    for (int i = 0; i < m; i++) {
         obstacle_keys ob = {0};
-        if ((rc = read_obstacle(c, i, nx, &ob, e))) break;
-        double a[DG_HJI_MAX_DIMS] = {0}, b[DG_HJI_MAX_DIMS] = {0};
-        unsigned mask = 0;
+        dg_status rc = read_obstacle(c, i, nx, &ob, e);
+        if (rc) return rc;
+        obstacle_shape *sh = &b->shape[b->nshape++];
+        sh->ball = ob.shape == 0;
+        sh->radius = ob.radius;
         for (int k = 0; k < ob.naxes; k++) {
-            mask |= 1u << ob.axes[k];
-            a[ob.axes[k]] = ob.shape == 0 ? ob.center[k] : ob.min[k];
-            b[ob.axes[k]] = ob.max[k];
+            sh->mask |= 1u << ob.axes[k];
+            sh->a[ob.axes[k]] = ob.shape == 0 ? ob.center[k] : ob.min[k];
+            sh->b[ob.axes[k]] = ob.max[k];
         }
-        if (ob.shape == 0) dg_hji_sdf_ball(&p->grid, a, ob.radius, mask, tmp);
-        else dg_hji_sdf_box(&p->grid, a, b, mask, tmp);
-        if (i == 0) memcpy(p->obstacle, tmp, (size_t)N * sizeof *tmp);
-        else dg_hji_sdf_union(N, tmp, p->obstacle);
     }
-    free(tmp);
-    if (!rc) dg_hji_sdf_complement(N, p->obstacle);
-    return rc;
+    return DG_OK;
 }
 
 /* COMMON_KEYS[K_DEGREE + k], its matrices of nx x nx items */
@@ -586,16 +597,27 @@ static dg_status read_degree(dg_cfg *c, dg_hji_problem *p, dg_err *e) {
     return DG_OK;
 }
 
+/* The target at node j: from target (nodes [j0, j0 + n)) when it holds j, else evaluated there. */
+static double target_at(const dg_hji_problem *p, const double *target, int64_t j0, int64_t n, int64_t j) {
+    if (j >= j0 && j < j0 + n) return target[j - j0];
+    double t;
+    ((const problem_build *)p->build)->target(p, j, 1, &t);
+    return t;
+}
+
 /* The target's normal speed at node j: c = -ext_{u,d} n.f(x, u, d), n the unit gradient of the
- * target's signed distance (central differences), c = H(x, n) + 1 for the time to reach (L = 1). */
-static double front_speed(const dg_hji_problem *p, int64_t j) {
+ * target's signed distance (central differences; target holds nodes [j0, j0 + n), the neighbours
+ * outside it are evaluated), c = H(x, n) + 1 for the time to reach (L = 1). */
+static double front_speed(const dg_hji_problem *p, const double *target, int64_t j0, int64_t nn, int64_t j) {
     const dg_hji_grid *g = &p->grid;
     double x[DG_HJI_MAX_DIMS], n[DG_HJI_MAX_DIMS], n2 = 0;
     dg_hji_grid_point(g, j, x);
+    const double tj = target_at(p, target, j0, nn, j);
     for (int k = 0; k < g->ndim; k++) {
         const int64_t st = g->stride[k];
         const int i = (int)((j / st) % g->n[k]);
-        const double lo = i > 0 ? p->target[j - st] : p->target[j], hi = i < g->n[k] - 1 ? p->target[j + st] : p->target[j];
+        const double lo = i > 0 ? target_at(p, target, j0, nn, j - st) : tj,
+                     hi = i < g->n[k] - 1 ? target_at(p, target, j0, nn, j + st) : tj;
         n[k] = (hi - lo) / ((i > 0) + (i < g->n[k] - 1)) / g->dx[k];
         n2 += n[k] * n[k];
     }
@@ -604,47 +626,149 @@ static double front_speed(const dg_hji_problem *p, int64_t j) {
     return dg_hji_game_hamiltonian(&p->game, x, n) + p->game.payoff.running;
 }
 
-/* A game of degree's v0 (p->initial) and where it is over (p->stop). cost: x'Q_T x everywhere, nothing
- * held (no obstacles). time: the cap (t_end), held, in the obstacles; held on the target at
- * d / c <= 0, d its signed distance and c the front's normal speed there (front_speed, at least a tenth
- * of its largest on the target): the time to reach extended linearly inside, so that the value
- * outside sees the target's true rim and not the nodes' staircase (dg_hji_problem_solve_at reports 0
- * there); 0 elsewhere. */
-static dg_status build_degree(dg_cfg *c, dg_hji_problem *p, dg_err *e) {
-    if (p->payoff == DG_HJI_PAYOFF_KIND) return DG_OK;
-    if (p->payoff == DG_HJI_PAYOFF_COST && p->obstacle)
-        return dg_cfg_error(c, "obstacles", e, "apply to games of kind and to payoff: time, not to payoff: cost");
-    const int64_t N = p->grid.nodes;
-    p->initial = malloc((size_t)N * sizeof *p->initial);
-    if (p->payoff == DG_HJI_PAYOFF_TIME) p->stop = malloc((size_t)N * sizeof *p->stop);
-    if (!p->initial || (p->payoff == DG_HJI_PAYOFF_TIME && !p->stop))
-        return dg_err_set(e, DG_ERR_NOMEM, "hji: out of memory for %lld nodes", (long long)N);
+/* The largest front speed on the target over nodes [j0, j0 + n) (target holds them), at least 0. */
+static double front_max(const dg_hji_problem *p, const double *target, int64_t j0, int64_t n) {
     double cmax = 0;
-    for (int64_t j = 0; p->payoff == DG_HJI_PAYOFF_TIME && j < N; j++)
-        if (p->target[j] <= 0) {
-            const double v = front_speed(p, j);
+    for (int64_t i = 0; i < n; i++)
+        if (target[i] <= 0) {
+            const double v = front_speed(p, target, j0, n, j0 + i);
             if (v > cmax) cmax = v;
         }
-    for (int64_t j = 0; j < N; j++) {
+    return cmax;
+}
+
+/* A game of degree: refuses obstacles at payoff: cost. */
+static dg_status check_degree(dg_cfg *c, const dg_hji_problem *p, dg_err *e) {
+    const problem_build *b = p->build;
+    if (p->payoff == DG_HJI_PAYOFF_COST && (b->nshape > 0 || dg_hji_model_has_avoid(p->model)))
+        return dg_cfg_error(c, "obstacles", e, "apply to games of kind and to payoff: time, not to payoff: cost");
+    return DG_OK;
+}
+
+/* Nodes [j0, j0 + n) of p's node arrays into the n-node arrays given: the target; the obstacle
+ * field (when the problem has one; NULL else); a game of degree's v0 (initial) and where it is over
+ * (stop, payoff: time; NULL else). cmax: the largest front speed on the whole grid's target
+ * (front_max; payoff: time). Every node's values are computed from its coordinates (and, for v0,
+ * its neighbours' target) alone, so a block's are the whole grid's bits there.
+ * cost: v0 = x'Q_T x everywhere, nothing held (no obstacles). time: the cap (t_end), held, in the
+ * obstacles; held on the target at d / c <= 0, d its signed distance and c the front's normal speed
+ * there (front_speed, at least a tenth of its largest on the target): the time to reach extended
+ * linearly inside, so that the value outside sees the target's true rim and not the nodes'
+ * staircase (dg_hji_problem_solve_at reports 0 there); 0 elsewhere. */
+static void build_nodes(const dg_hji_problem *p, int64_t j0, int64_t n, double cmax, int have_target, double *target,
+                        double *obstacle, double *scratch, double *initial, double *stop) {
+    const problem_build *b = p->build;
+    const dg_hji_grid *g = &p->grid;
+    if (!have_target) b->target(p, j0, n, target);
+    for (int i = 0; obstacle && i < b->nshape; i++) {  /* their union (min), negated: > 0 inside */
+        const obstacle_shape *sh = &b->shape[i];
+        double *to = i == 0 ? obstacle : scratch;
+        if (sh->ball) hji_sdf_ball_nodes(g, sh->a, sh->radius, sh->mask, j0, n, to);
+        else hji_sdf_box_nodes(g, sh->a, sh->b, sh->mask, j0, n, to);
+        if (i > 0) dg_hji_sdf_union(n, scratch, obstacle);
+    }
+    if (obstacle && b->nshape > 0) dg_hji_sdf_complement(n, obstacle);
+    if (obstacle && p->model) dg_hji_model_avoid(p->model, g, j0, n, b->nshape > 0, obstacle);
+    if (p->payoff == DG_HJI_PAYOFF_KIND) return;
+    for (int64_t i = 0; i < n; i++) {
         if (p->payoff == DG_HJI_PAYOFF_TIME) {
-            const int obst = p->obstacle && p->obstacle[j] > 0;
+            const int obst = obstacle && obstacle[i] > 0;
             double v = 0;
-            if (p->target[j] <= 0 && cmax > 0) {
-                double cj = front_speed(p, j);
+            if (target[i] <= 0 && cmax > 0) {
+                double cj = front_speed(p, target, j0, n, j0 + i);
                 if (cj < 0.1 * cmax) cj = 0.1 * cmax;
-                v = p->target[j] / cj;
+                v = target[i] / cj;
             }
-            p->initial[j] = obst ? p->t_end : v;
-            p->stop[j] = obst || p->target[j] <= 0 ? -1 : 1;
+            initial[i] = obst ? p->t_end : v;
+            stop[i] = obst || target[i] <= 0 ? -1 : 1;
         } else {
             double x[DG_HJI_MAX_DIMS];
-            dg_hji_grid_point(&p->grid, j, x);
-            p->initial[j] = dg_hji_problem_terminal_cost(p, x);
+            dg_hji_grid_point(g, j0 + i, x);
+            initial[i] = dg_hji_problem_terminal_cost(p, x);
         }
     }
+}
+
+int hji_problem_has_obstacle(const dg_hji_problem *p) {
+    const problem_build *b = p ? p->build : NULL;
+    if (!p || p->obstacle) return p && p->obstacle;
+    return b && !b->built && p->payoff == DG_HJI_PAYOFF_KIND && (b->nshape > 0 || dg_hji_model_has_avoid(p->model));
+}
+
+/* Builds p's node arrays over nodes [j0, j0 + n) (the whole grid, or a rank's block: then the
+ * largest front speed is reduced over the ranks, collective), refusing what cannot fit. */
+static dg_status build_arrays(dg_hji_problem *p, int64_t j0, int64_t n, int split, dg_err *e) {
+    problem_build *b = p->build;
+    const int obst = b->nshape > 0 || dg_hji_model_has_avoid(p->model);
+    const int degree = p->payoff != DG_HJI_PAYOFF_KIND, time = p->payoff == DG_HJI_PAYOFF_TIME;
+    dg_err me = {0};
+    /* a block's target, the obstacles' field and a scratch array, initial and stop (the whole
+     * grid's: checked by problem_load, naming the key) */
+    const int fits = !split || dg_mem_check((double)n * sizeof(double) * ((obst ? 3 : 1) + 2 * degree), &me) == DG_OK;
+    double *scratch = fits && obst && b->nshape > 1 ? malloc((size_t)n * sizeof *scratch) : NULL;
+    if (fits) {
+        p->target = malloc((size_t)n * sizeof *p->target);
+        if (obst) p->obstacle = malloc((size_t)n * sizeof *p->obstacle);
+        if (degree) p->initial = malloc((size_t)n * sizeof *p->initial);
+        if (time) p->stop = malloc((size_t)n * sizeof *p->stop);
+    }
+    const int bad = !fits || !p->target || (obst && !p->obstacle) || (obst && b->nshape > 1 && !scratch) ||
+                    (degree && !p->initial) || (time && !p->stop);
+    /* every rank learns of a failure on any (the max below is collective) */
+    const int any = split ? dg_dist_or(bad) : bad;
+    if (any) {
+        free(scratch);
+        free(p->target);
+        free(p->obstacle);
+        free(p->initial);
+        free(p->stop);
+        p->target = p->obstacle = p->initial = p->stop = NULL;
+        if (!fits) return dg_err_set(e, me.status, "hji: a block of %lld nodes %s; lower grid.n", (long long)n, me.msg);
+        if (bad) return dg_err_set(e, DG_ERR_NOMEM, "hji: out of memory for %lld nodes", (long long)n);
+        return dg_err_set(e, DG_ERR_NOMEM, "hji: another rank could not hold its block's target");
+    }
+    if (time) {  /* the largest front speed, over the whole grid's target */
+        b->target(p, j0, n, p->target);
+        b->cmax = front_max(p, p->target, j0, n);
+        if (split) dg_dist_max(&b->cmax, 1);   /* a max: exact, whatever the blocks */
+    }
+    build_nodes(p, j0, n, b->cmax, time, p->target, p->obstacle, scratch, p->initial, p->stop);
+    free(scratch);
+    b->built = 1;
+    b->whole = j0 == 0 && n == p->grid.nodes;
     p->opts.stop = p->stop;
-    free(p->obstacle);   /* held at the cap in p->stop */
-    p->obstacle = NULL;
+    if (degree) {   /* held at the cap in p->stop */
+        free(p->obstacle);
+        p->obstacle = NULL;
+    }
+    return DG_OK;
+}
+
+void hji_problem_node(const dg_hji_problem *p, int64_t j, double *v0, double *mark) {
+    const problem_build *b = p->build;
+    if (!b || b->whole) {
+        *v0 = dg_hji_problem_v0(p)[j];
+        *mark = p->obstacle ? p->obstacle[j] : p->stop ? p->stop[j] : 0;
+        return;
+    }
+    const int obst = b->nshape > 0 || dg_hji_model_has_avoid(p->model);
+    double t, o, scratch, init = 0, st = 0;
+    build_nodes(p, j, 1, b->cmax, 0, &t, obst ? &o : NULL, &scratch, &init, &st);
+    *v0 = p->payoff == DG_HJI_PAYOFF_KIND ? t : init;
+    *mark = p->payoff == DG_HJI_PAYOFF_KIND ? (obst ? o : 0) : p->payoff == DG_HJI_PAYOFF_TIME ? st : 0;
+}
+
+dg_status hji_problem_build_block(dg_hji_problem *p, int64_t node0, int64_t nodes, dg_err *e) {
+    problem_build *b = p ? p->build : NULL;
+    if (!b || b->built) return dg_err_set(e, DG_ERR_ARG, "hji: build_block needs a problem loaded without its arrays");
+    if (node0 < 0 || nodes < 1 || node0 + nodes > p->grid.nodes)
+        return dg_err_set(e, DG_ERR_ARG, "hji: nodes [%lld, %lld) outside the grid's %lld", (long long)node0,
+                          (long long)(node0 + nodes), (long long)p->grid.nodes);
+    dg_status rc = build_arrays(p, node0, nodes, nodes < p->grid.nodes, e);
+    if (rc) return rc;
+    p->nprint = 0;
+    p->nprint = dg_hji_game_print(p, p->print);  /* the whole grid's samples, each evaluated alone */
+    p->block0 = node0;
     return DG_OK;
 }
 
@@ -703,9 +827,10 @@ int dg_hji_game_keys(const char *game, dg_key *out, int max) {
 
 /* game: model (src/hji/model.c): the model file's state box, inputs and sets */
 static void read_model(dg_hji_problem *p) { dg_hji_model_game(p->model, &p->game); }
-static void target_model(dg_hji_problem *p) { dg_hji_model_target(p->model, &p->grid, p->target); }
+static void target_model(TARGET_ARGS) { dg_hji_model_target(p->model, &p->grid, j0, n, out); }
 
-dg_hji_problem *dg_hji_problem_load(dg_cfg *cfg, dg_err *e) {
+/* dg_hji_problem_load, building the node arrays when whole (else dg_hji_problem_build_block does) */
+static dg_hji_problem *problem_load(dg_cfg *cfg, int whole, dg_err *e) {
     if (!cfg) {
         dg_err_set(e, DG_ERR_ARG, "hji: no config");
         return NULL;
@@ -740,6 +865,12 @@ dg_hji_problem *dg_hji_problem_load(dg_cfg *cfg, dg_err *e) {
         return NULL;
     }
     p->model = md.model;
+    problem_build *build = calloc(1, sizeof *build);
+    if (!(p->build = build)) {
+        dg_err_set(e, DG_ERR_NOMEM, "hji: out of memory");
+        goto fail;
+    }
+    build->target = gd->target;
     snprintf(p->name, sizeof p->name, "%s", md.model ? "model" : GAME_NAMES[sk.game]);
     p->game.nx = gd->nx;
     p->game.user = p->param;
@@ -768,33 +899,35 @@ dg_hji_problem *dg_hji_problem_load(dg_cfg *cfg, dg_err *e) {
                      p->t_end / p->opts.dt, DG_HJI_MAX_STEPS);
         goto fail;
     }
-    {   /* the target, and with obstacles their field and a scratch array: refused if they cannot fit */
-        dg_err me = {0};
-        const int obst = dg_cfg_len(cfg, "obstacles") > 0;
-        const int degree = p->payoff != DG_HJI_PAYOFF_KIND ? 2 : 0;  /* initial and stop */
-        if (dg_mem_check((double)p->grid.nodes * sizeof(double) * ((obst ? 3 : 1) + degree), &me) != DG_OK) {
-            dg_cfg_error(cfg, "grid.n", e, "a grid of %lld nodes %s; lower grid.n", (long long)p->grid.nodes, me.msg);
-            goto fail;
+    if (read_obstacles(cfg, p, e) || check_degree(cfg, p, e)) goto fail;
+    if (whole) {
+        {   /* the target, and with obstacles their field and a scratch array: refused if they cannot fit */
+            dg_err me = {0};
+            const int obst = dg_cfg_len(cfg, "obstacles") > 0;
+            const int degree = p->payoff != DG_HJI_PAYOFF_KIND ? 2 : 0;  /* initial and stop */
+            if (dg_mem_check((double)p->grid.nodes * sizeof(double) * ((obst ? 3 : 1) + degree), &me) != DG_OK) {
+                dg_cfg_error(cfg, "grid.n", e, "a grid of %lld nodes %s; lower grid.n", (long long)p->grid.nodes,
+                             me.msg);
+                goto fail;
+            }
         }
+        if (build_arrays(p, 0, p->grid.nodes, 0, e)) goto fail;
+        p->nprint = dg_hji_game_print(p, p->print);  /* now, while the arrays hold the whole grid */
     }
-    p->target = malloc((size_t)p->grid.nodes * sizeof *p->target);
-    if (!p->target) {
-        dg_err_set(e, DG_ERR_NOMEM, "hji: out of memory for %lld nodes", (long long)p->grid.nodes);
-        goto fail;
-    }
-    gd->target(p);
-    if (read_obstacles(cfg, p, e) || (p->model && dg_hji_model_avoid(p->model, &p->grid, &p->obstacle, e)) ||
-        build_degree(cfg, p, e))
-        goto fail;
-    p->nprint = dg_hji_game_print(p, p->print);  /* now, while the arrays hold the whole grid */
     return p;
 fail:
     dg_hji_problem_free(p);
     return NULL;
 }
 
+dg_hji_problem *dg_hji_problem_load(dg_cfg *cfg, dg_err *e) { return problem_load(cfg, 1, e); }
+dg_hji_problem *dg_hji_problem_load_split(dg_cfg *cfg, dg_err *e) { return problem_load(cfg, 0, e); }
+
 void dg_hji_problem_free(dg_hji_problem *p) {
     if (!p) return;
+    problem_build *b = p->build;
+    if (b) free(b->shape);
+    free(b);
     dg_hji_model_free(p->model);
     free(p->target);
     free(p->obstacle);

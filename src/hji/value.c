@@ -217,7 +217,6 @@ int dg_hji_game_print(const dg_hji_problem *p, double *out) {
     }
     const dg_hji_grid *g = &p->grid;
     const int64_t N = g->nodes;
-    const double *v0 = dg_hji_problem_v0(p);
     int n = 0;
     out[n++] = p->payoff;
     out[n++] = p->game.payoff.on ? p->game.payoff.discount : 0;
@@ -227,9 +226,9 @@ int dg_hji_game_print(const dg_hji_problem *p, double *out) {
             double x[DG_HJI_MAX_DIMS], grad[DG_HJI_MAX_DIMS];
             dg_hji_grid_point(g, j, x);
             for (int a = 0; a < g->ndim; a++) grad[a] = cos(1.0 + k + 2.0 * a);  /* a fixed gradient */
-            out[n++] = part == 0 ? dg_hji_game_hamiltonian(&p->game, x, grad)
-                     : part == 1 ? v0[j]
-                     : p->obstacle ? p->obstacle[j] : p->stop ? p->stop[j] : 0;
+            double v0, mark;
+            if (part) hji_problem_node(p, j, &v0, &mark);
+            out[n++] = part == 0 ? dg_hji_game_hamiltonian(&p->game, x, grad) : part == 1 ? v0 : mark;
         }
     return n;
 }
@@ -326,7 +325,7 @@ double dg_hji_problem_memory(const dg_hji_problem *p, int nt, int nland, int f32
      * sampled values beside it, then the nt values and the file's copies */
     const double out_b = (double)nt * (double)(N + 16) * sizeof(double);
     const double sampled = nt > nland ? out_b : 0;
-    return (double)N * sizeof(double) * (p->obstacle ? 2 : 1) +
+    return (double)N * sizeof(double) * (hji_problem_has_obstacle(p) ? 2 : 1) +
            fmax(dg_hji_solve_memory(&p->grid, &p->game, &p->opts, nland) + sampled,
                 out_b + dg_hji_value_memory(p, nt, f32));
 }

@@ -33,7 +33,29 @@ static int compare(const char *what, const dg_hji_part *pt, int64_t N, int nt_w,
     return bad;
 }
 
-/* One config with overrides (key=value pairs, NULL-terminated). */
+/* 1 when the n-node array a (NULL or not) is b's nodes [at, at + n) (both NULL: equal). */
+static int same_nodes(const double *a, const double *b, int64_t at, int64_t n) {
+    if (!a || !b) return !a && !b;
+    return memcmp(a, b + at, (size_t)n * sizeof *a) == 0;
+}
+
+/* A problem loaded split (dg_hji_problem_load_split: each rank builds its block's node arrays in
+ * dg_hji_problem_keep_block) against the whole load p: the block's target, obstacle, initial and
+ * stop and the game's fingerprint must be p's bits; 0 when they are on every rank. */
+static int compare_built(const char *what, const dg_hji_part *pt, const dg_hji_problem *p, const dg_hji_problem *q) {
+    int bad = !same_nodes(q->target, p->target, pt->node0, pt->nodes) ||
+              !same_nodes(q->obstacle, p->obstacle, pt->node0, pt->nodes) ||
+              !same_nodes(q->initial, p->initial, pt->node0, pt->nodes) ||
+              !same_nodes(q->stop, p->stop, pt->node0, pt->nodes) || q->opts.stop != q->stop ||
+              q->nprint != p->nprint || memcmp(q->print, p->print, sizeof p->print) != 0;
+    bad = dg_dist_or(bad);
+    if (pt->rank == 0) printf("%-44s built per block: %s\n", what, bad ? "DIFFERENT" : "same bits");
+    failures += bad;
+    return bad;
+}
+
+/* One config with overrides (key=value pairs, NULL-terminated): solved alone on the whole load and
+ * split on a load that builds only the block's arrays. */
 static void run_config(const char *dir, const char *file, const char *const *set) {
     char path[512], what[256];
     snprintf(path, sizeof path, "%s/%s", dir, file);
@@ -45,25 +67,28 @@ static void run_config(const char *dir, const char *file, const char *const *set
         snprintf(what + strlen(what), sizeof what - strlen(what), " %s=%s", set[i], set[i + 1]);
     }
     dg_hji_problem *p = cfg && !e.status ? dg_hji_problem_load(cfg, &e) : NULL;
-    if (!p) {
+    dg_hji_problem *q = p ? dg_hji_problem_load_split(cfg, &e) : NULL;
+    if (!p || !q) {
         fprintf(stderr, "mpi_hji: %s: %s\n", path, e.msg);
         exit(2);
     }
     p->opts.threads = 1;
+    q->opts.threads = 1;
     const int slices = p->stationary ? 0 : 4;
     const int64_t N = p->grid.nodes;
     dg_hji_part pt;
-    if (dg_hji_part_init(&pt, &p->grid, &p->opts, &e)) {
+    if (dg_hji_part_init(&pt, &p->grid, &p->opts, &e) || dg_hji_problem_keep_block(q, &pt, &e)) {
         fprintf(stderr, "mpi_hji: %s: %s\n", path, e.msg);
         exit(2);
     }
+    compare_built(what, &pt, p, q);
     double tw[DG_HJI_MAX_TIMES], tp[DG_HJI_MAX_TIMES];
     int nw = 0, np = 0;
     double *vw = malloc((size_t)(slices + 1) * (size_t)N * sizeof *vw);
     double *vp = malloc((size_t)(slices + 1) * (size_t)pt.nodes * sizeof *vp);
     dg_hji_stats sw, sp;
     if (!vw || !vp || dg_hji_problem_solve_slices(p, slices, 0, NULL, &nw, tw, vw, &sw, &e) ||
-        dg_hji_problem_solve_slices_part(p, &pt, slices, 0, NULL, &np, tp, vp, &sp, &e)) {
+        dg_hji_problem_solve_slices_part(q, &pt, slices, 0, NULL, &np, tp, vp, &sp, &e)) {
         fprintf(stderr, "mpi_hji: %s: %s\n", what, e.msg);
         exit(1);
     }
@@ -86,6 +111,7 @@ static void run_config(const char *dir, const char *file, const char *const *set
     free(vw);
     free(vp);
     dg_hji_problem_free(p);
+    dg_hji_problem_free(q);
     dg_cfg_free(cfg);
 }
 
@@ -332,6 +358,13 @@ int main(int argc, char **argv) {
     run_config(dir, "air3d_narrow.yaml", narrow);
     const char *const narrow_lo[] = {"accuracy", "medium", "solver.dissipation", "local", NULL};
     run_config(dir, "air3d_narrow.yaml", narrow_lo);
+    /* model files: a target and an avoid set of expressions, a time to reach; narrow blocks along x */
+    const char *const dubins[] = {"grid.n", "[13, 11, 8]", "t_end", "0.3", NULL};
+    run_config(dir, "../../../configs/models/dubins.yaml", dubins);
+    const char *const dubins_time[] = {"grid.n", "[6, 11, 8]", "payoff", "time", "mode", "brs", "t_end", "0.3", NULL};
+    run_config(dir, "../../../configs/models/dubins.yaml", dubins_time);
+    const char *const p2_narrow[] = {"grid.n", "[5, 21]", "accuracy", "low", NULL};
+    run_config(dir, "pursuit2d_time.yaml", p2_narrow);
     run_sweep(dir, "lq_sweep.yaml");
     run_cuts();
     const int rc = failures ? 1 : 0;
