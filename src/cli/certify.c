@@ -15,7 +15,7 @@ static const char HELP[] =
     "capture time, payoff: time), plays the learned pair in the learning game from\n"
     "held-out initial states, and compares: a table by quarter of V(x0) on stderr and\n"
     "one JSON line with value_mean, policy_cost_mean and gap, the mean of\n"
-    "(cost - V(x0)) / |V(x0)| (docs/certify.md). duel_simple maps onto pursuit2d.\n"
+    "(cost - V(x0)) / |V(x0)| (docs/certify.md). duel_simple maps onto pursuit2d, chase (duel_open) onto chase4d (exploitability: env.observe: relative).\n"
     "A model file with payoff: cost (configs/models/reach.yaml) is its own HJI game\n"
     "(no --hji): the value of the episode loss the policy was trained on, for the\n"
     "episode variables the file fixes on the grid (model.episode.grid).\n";

@@ -23,7 +23,7 @@
 #define SOLVE_SLICES_S "11"
 
 static const char HELP[] =
-    "usage: difgames hji <solve|plot|play|versus> [options]\n"
+    "usage: difgames hji <solve|plot|play|versus|view> [options]\n"
     "\n"
     "  solve   solve a game's value function (configs/hji/*.yaml) and write it\n"
     "  plot    draw the zero level sets of a value file\n"

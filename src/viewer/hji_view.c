@@ -336,9 +336,9 @@ int cmd_hji_view(int argc, char **argv) {
         "Opens a window on a value of hji solve: the slice through the first two axes as a\n"
         "colour map with its zero level set (white), the target (dashed red) and obstacles\n"
         "(grey) of --config, and for games of degree contours of the value. Keys: left/right\n"
-        "the stored time, tab the next other axis, up/down its value (one grid step), R clear\n"
-        "the path, S screenshot, Q/Esc quit; the panel's sliders (time, the other axes) drag\n"
-        "with the mouse. With --config a click plays both players'\n"
+        "the stored time, tab the next other axis, up/down its value (one grid step), space\n"
+        "pause the play, R clear the path, S screenshot, Q/Esc quit; the panel's sliders\n"
+        "(time, the other axes) drag with the mouse. With --config a click plays both players'\n"
         "equilibrium strategies from that point (the other axes at their slider values) and\n"
         "draws the path as it goes. Prints one JSON line at the end.\n"
         "\n"
@@ -346,7 +346,7 @@ int cmd_hji_view(int argc, char **argv) {
     const cli_opt opts[] = {
         {"--value", &value, NULL, "FILE", "the value file of hji solve", "required"},
         {"--config", &config, NULL, "FILE", "its game's config: target, obstacles, clicks play", NULL},
-        {"--at", &at_s, NULL, "x2=V,...", "3-D and 4-D: the other axes' values (names or x2, x3)", "their middle"},
+        {"--at", &at_s, NULL, "x2=V,...", "3-D and more: the other axes' values (names or x2, x3, ...)", "their middle"},
         {"--from", &from_s, NULL, "X1,X2,...", "play from this state at the start (as a click does; needs --config)", NULL},
         {"--contours", &levels_s, NULL, "N", "contours of the value besides its zero set", "8 for games of degree, else 0"},
         {"--speed", &speed_s, NULL, "X", "seconds of play a real second", "1"},
