@@ -181,7 +181,8 @@ left=$(find "$T" -name '*.tmp.*' -o -name 'never*' | head -n 3)
 printf 'game: reach\ntrain: {batch: 4, epochs: 1000000, snapshots: [1]}\n' >"$T/long.yaml"
 "$DG" train --config "$T/long.yaml" --out "$T/busy" --quiet >/dev/null 2>&1 &
 first=$!
-for _ in $(seq 1 400); do [ -e "$T/busy/epoch_0001.safetensors" ] && break; sleep 0.05; done
+# up to 2 minutes for the first snapshot: a loaded machine under ASan (the check ends as soon as it is there)
+for _ in $(seq 1 2400); do [ -e "$T/busy/epoch_0001.safetensors" ] && break; sleep 0.05; done
 [ -e "$T/busy/epoch_0001.safetensors" ] || bad "the first run did not start"
 printf 'game: pixel\ntrain: {batch: 2, epochs: 1}\n' >"$T/pix.yaml"
 mkdir -p "$T/busy2/seed_1"
@@ -194,7 +195,8 @@ run_rows "" "" "${lock[@]}"
 # --seeds: a seed folder held by another run is refused the same way
 "$DG" train --config "$T/long.yaml" --out "$T/seeds/seed_2" --quiet >/dev/null 2>&1 &
 second=$!
-for _ in $(seq 1 400); do [ -e "$T/seeds/seed_2/epoch_0001.safetensors" ] && break; sleep 0.05; done
+for _ in $(seq 1 2400); do [ -e "$T/seeds/seed_2/epoch_0001.safetensors" ] && break; sleep 0.05; done
+[ -e "$T/seeds/seed_2/epoch_0001.safetensors" ] || bad "the held seed run did not start"
 timeout 60 "$DG" train --config $R --epochs 1 --batch 2 --seeds 1,2 --out "$T/seeds" --quiet >"$T/out" 2>"$T/err"
 rc=$?
 if [ $rc -eq 2 ] && grep -qF "$T/seeds/seed_2: another run is writing into this folder" "$T/err"; then ok "train --seeds into a held seed folder"
