@@ -319,9 +319,17 @@ void dg__gemm_bias_act(int M, int N, int K, const float *A, int64_t a_rs, const 
     for (int m = 0; m < M; m++)
         for (int n = Nw; n < N; n++) C[(int64_t)m * ldc + n] = bias ? bias[n] : 0.0f;
     dg__gemm_acc(M, N - Nw, K, A, a_rs, 1, B + Nw, ldb, C + Nw, ldc);
-    if (tanh)
-        for (int m = 0; m < M; m++)
-            for (int n = Nw; n < N; n++) C[(int64_t)m * ldc + n] = dg__tanhf(C[(int64_t)m * ldc + n]);
+    if (!tanh) return;
+    if (Nw == 0 && ldc == N) {  /* all of C narrow and contiguous (a policy's output layer): 16 at a
+                                   time, tanh16 giving dg__tanhf's bits */
+        const int64_t n16 = (int64_t)M * N;
+        int64_t i = 0;
+        for (; i + 16 <= n16; i += 16) st(C + i, tanh16(ld(C + i)));
+        for (; i < n16; i++) C[i] = dg__tanhf(C[i]);
+        return;
+    }
+    for (int m = 0; m < M; m++)
+        for (int n = Nw; n < N; n++) C[(int64_t)m * ldc + n] = dg__tanhf(C[(int64_t)m * ldc + n]);
 }
 
 void dg__tanh_grad_colsum(int M, int N, const float *y, float *d, float *gb) {
@@ -346,6 +354,17 @@ void dg__tanh_grad_colsum(int M, int N, const float *y, float *d, float *gb) {
             for (int j = 0; j < 4; j++) st(gb + n + 16 * j, s[j]);
     }
     if (n == N) return;
+    if (n == 0 && y) {  /* all columns narrow (a policy's output layer): d *= 1 - y² over the whole
+                           (M, N) at once, vectorised (each element's own product, so the same bits), then
+                           the column sums row by row in the same order */
+        float *restrict dd = d;
+        const float *restrict yy = y;
+        for (int64_t i = 0; i < (int64_t)M * N; i++) dd[i] *= 1.0f - yy[i] * yy[i];
+        if (gb)
+            for (int m = 0; m < M; m++)
+                for (int c = 0; c < N; c++) gb[c] += d[(int64_t)m * N + c];
+        return;
+    }
     for (int m = 0; m < M; m++) {  /* the rest of the columns, row by row */
         float *restrict dr = d + (int64_t)m * N;
         if (y) {
