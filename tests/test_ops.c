@@ -539,6 +539,40 @@ static void test_fused_kernels_exact(void **state) {
     dg_ctx_free(ctx);
 }
 
+/* dg__gemm_acc on one or two rows of C (a 2-wide output layer's weight gradient: dzᵀ, strided,
+ * times the layer's input) gives each element C + Σ_k a·b in order, to rounding, for every column
+ * count around the 64-wide blocks and both strides of A. */
+static void test_gemm_few_rows(void **state) {
+    (void)state;
+    const int Ns[] = {32, 63, 64, 65, 96, 128, 130}, Ks[] = {1, 5, 64, 200};
+    dg_rng rng;
+    dg_rng_seed(&rng, 9);
+    static float A[2 * 200], B[200 * 130], C[2 * 130];
+    for (size_t i = 0; i < sizeof A / sizeof A[0]; i++) A[i] = dg_rng_uniform(&rng, -1, 1);
+    for (size_t i = 0; i < sizeof B / sizeof B[0]; i++) B[i] = dg_rng_uniform(&rng, -1, 1);
+    for (int M = 1; M <= 2; M++)
+        for (int ni = 0; ni < 7; ni++)
+            for (int ki = 0; ki < 4; ki++)
+                for (int tr = 0; tr < 2; tr++) {  /* A (M, K) row-major, or its transpose stored (K, M) */
+                    const int N = Ns[ni], K = Ks[ki];
+                    const int64_t a_rs = tr ? 1 : K, a_cs = tr ? M : 1;
+                    for (int i = 0; i < M * N; i++) C[i] = (float)(i % 7) - 3.0f;
+                    dg__gemm_acc(M, N, K, A, a_rs, a_cs, B, N, C, N);
+                    for (int m = 0; m < M; m++)
+                        for (int n = 0; n < N; n++) {
+                            double want = (double)((m * N + n) % 7) - 3.0, mag = fabs(want);
+                            for (int k = 0; k < K; k++) {
+                                const double p = (double)A[m * a_rs + k * a_cs] * B[k * N + n];
+                                want += p;
+                                mag += fabs(p);
+                            }
+                            if (fabs(C[m * N + n] - want) > 1e-6 * (1 + mag))
+                                fail_msg("gemm_acc M=%d N=%d K=%d tr %d at (%d, %d): %g vs %g", M, N, K, tr, m, n,
+                                         C[m * N + n], want);
+                        }
+                }
+}
+
 /* A loss with more terms than DG_LOSS_MAX_TERMS is refused, never truncated. */
 static void test_loss_refuses_too_many_terms(void **state) {
     (void)state;
@@ -593,6 +627,7 @@ int main(void) {
         cmocka_unit_test(test_forward_values),
         cmocka_unit_test(test_gemm_kernel),
         cmocka_unit_test(test_fused_kernels_exact),
+        cmocka_unit_test(test_gemm_few_rows),
         cmocka_unit_test(test_tanh_accuracy),
         cmocka_unit_test(test_constants_not_taped),
         cmocka_unit_test(test_backward_twice_accumulates),

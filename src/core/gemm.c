@@ -281,10 +281,39 @@ static void narrow_dot(int M, int N, int K, const float *A, int64_t a_rs, const 
     }
 }
 
+/* one or two rows of C (R <= 2), 64 columns: the weight gradient of a policy's 2-wide output
+ * layer, whose long reduction over the batch is a chain of dependent multiply-adds per
+ * accumulator; 8 chains in flight instead of block_8x32's 4, each element summed in the same order */
+static void rows2_x64(int R, int K, const float *A, int64_t a_rs, int64_t a_cs, const float *B, int64_t ldb,
+                      float *C, int64_t ldc) {
+    v16 c00 = ld(C), c01 = ld(C + 16), c02 = ld(C + 32), c03 = ld(C + 48), c10 = {0}, c11 = {0}, c12 = {0}, c13 = {0};
+    if (R == 2) c10 = ld(C + ldc), c11 = ld(C + ldc + 16), c12 = ld(C + ldc + 32), c13 = ld(C + ldc + 48);
+    if (R == 2)
+        for (int k = 0; k < K; k++) {
+            const float *b = B + k * ldb;
+            const v16 b0 = ld(b), b1 = ld(b + 16), b2 = ld(b + 32), b3 = ld(b + 48);
+            const float a0 = A[k * a_cs], a1 = A[a_rs + k * a_cs];
+            c00 += a0 * b0, c01 += a0 * b1, c02 += a0 * b2, c03 += a0 * b3;
+            c10 += a1 * b0, c11 += a1 * b1, c12 += a1 * b2, c13 += a1 * b3;
+        }
+    else
+        for (int k = 0; k < K; k++) {
+            const float *b = B + k * ldb;
+            const float a0 = A[k * a_cs];
+            c00 += a0 * ld(b), c01 += a0 * ld(b + 16), c02 += a0 * ld(b + 32), c03 += a0 * ld(b + 48);
+        }
+    st(C, c00), st(C + 16, c01), st(C + 32, c02), st(C + 48, c03);
+    if (R == 2) st(C + ldc, c10), st(C + ldc + 16, c11), st(C + ldc + 32, c12), st(C + ldc + 48, c13);
+}
+
 void dg__gemm_acc(int M, int N, int K, const float *A, int64_t a_rs, int64_t a_cs,
                   const float *B, int64_t ldb, float *C, int64_t ldc) {
     const int Nw = N & ~31;  /* columns done in 32-wide blocks */
-    if (Nw)
+    if (M <= 2 && Nw >= 64) {
+        int n = 0;
+        for (; n + 64 <= Nw; n += 64) rows2_x64(M, K, A, a_rs, a_cs, B + n, ldb, C + n, ldc);
+        if (n < Nw) block_8x32(M, K, A, a_rs, a_cs, B + n, ldb, C + n, ldc, 0, NULL, 0);
+    } else if (Nw)
         for (int m = 0; m < M; m += 8) {
             const int R = M - m < 8 ? M - m : 8;
             for (int n = 0; n < Nw; n += 32)
