@@ -573,6 +573,31 @@ static void test_gemm_few_rows(void **state) {
                 }
 }
 
+/* A 2-wide output layer's product (N 2, C contiguous: 8 rows and both columns at once) gives the
+ * bits of the general narrow dot-product path (the same C with a row stride of 3). */
+static void test_gemm_two_columns_exact(void **state) {
+    (void)state;
+    const int Ms[] = {1, 8, 9, 16, 64, 70}, Ks[] = {16, 20, 64, 600};
+    dg_rng rng;
+    dg_rng_seed(&rng, 11);
+    static float A[70 * 600], B[600 * 2], C2[70 * 2], C3[70 * 3];
+    for (size_t i = 0; i < sizeof A / sizeof A[0]; i++) A[i] = dg_rng_uniform(&rng, -1, 1);
+    for (size_t i = 0; i < sizeof B / sizeof B[0]; i++) B[i] = dg_rng_uniform(&rng, -1, 1);
+    for (int mi = 0; mi < 6; mi++)
+        for (int ki = 0; ki < 4; ki++) {
+            const int M = Ms[mi], K = Ks[ki];
+            for (int m = 0; m < M; m++)
+                for (int n = 0; n < 2; n++) C2[m * 2 + n] = C3[m * 3 + n] = dg_rng_uniform(&rng, -1, 1);
+            dg__gemm_acc(M, 2, K, A, K, 1, B, 2, C2, 2);
+            dg__gemm_acc(M, 2, K, A, K, 1, B, 2, C3, 3);
+            for (int m = 0; m < M; m++)
+                for (int n = 0; n < 2; n++)
+                    if (memcmp(&C2[m * 2 + n], &C3[m * 3 + n], sizeof(float)))
+                        fail_msg("gemm_acc N=2 M=%d K=%d at (%d, %d): %.9g vs %.9g", M, K, m, n, C2[m * 2 + n],
+                                 C3[m * 3 + n]);
+        }
+}
+
 /* A loss with more terms than DG_LOSS_MAX_TERMS is refused, never truncated. */
 static void test_loss_refuses_too_many_terms(void **state) {
     (void)state;
@@ -628,6 +653,7 @@ int main(void) {
         cmocka_unit_test(test_gemm_kernel),
         cmocka_unit_test(test_fused_kernels_exact),
         cmocka_unit_test(test_gemm_few_rows),
+        cmocka_unit_test(test_gemm_two_columns_exact),
         cmocka_unit_test(test_tanh_accuracy),
         cmocka_unit_test(test_constants_not_taped),
         cmocka_unit_test(test_backward_twice_accumulates),
