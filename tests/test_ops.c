@@ -573,29 +573,28 @@ static void test_gemm_few_rows(void **state) {
                 }
 }
 
-/* A 2-wide output layer's product (N 2, C contiguous: 8 rows and both columns at once) gives the
- * bits of the general narrow dot-product path (the same C with a row stride of 3). */
+/* Narrow products with an even column count (a 2-wide output layer, the 6-wide input layer's
+ * gradient: 8 rows x 2 columns at a time; C contiguous when N is 2) give the bits of the general
+ * narrow dot-product path, one column at a time (N 1). */
 static void test_gemm_two_columns_exact(void **state) {
     (void)state;
-    const int Ms[] = {1, 8, 9, 16, 64, 70}, Ks[] = {16, 20, 64, 600};
+    const int Ms[] = {1, 8, 9, 16, 64, 70}, Ks[] = {16, 20, 64, 600}, Ns[] = {2, 6};
     dg_rng rng;
     dg_rng_seed(&rng, 11);
-    static float A[70 * 600], B[600 * 2], C2[70 * 2], C3[70 * 3];
+    static float A[70 * 600], B[600 * 6], C[70 * 6], R[70 * 6];
     for (size_t i = 0; i < sizeof A / sizeof A[0]; i++) A[i] = dg_rng_uniform(&rng, -1, 1);
     for (size_t i = 0; i < sizeof B / sizeof B[0]; i++) B[i] = dg_rng_uniform(&rng, -1, 1);
-    for (int mi = 0; mi < 6; mi++)
-        for (int ki = 0; ki < 4; ki++) {
-            const int M = Ms[mi], K = Ks[ki];
-            for (int m = 0; m < M; m++)
-                for (int n = 0; n < 2; n++) C2[m * 2 + n] = C3[m * 3 + n] = dg_rng_uniform(&rng, -1, 1);
-            dg__gemm_acc(M, 2, K, A, K, 1, B, 2, C2, 2);
-            dg__gemm_acc(M, 2, K, A, K, 1, B, 2, C3, 3);
-            for (int m = 0; m < M; m++)
-                for (int n = 0; n < 2; n++)
-                    if (memcmp(&C2[m * 2 + n], &C3[m * 3 + n], sizeof(float)))
-                        fail_msg("gemm_acc N=2 M=%d K=%d at (%d, %d): %.9g vs %.9g", M, K, m, n, C2[m * 2 + n],
-                                 C3[m * 3 + n]);
-        }
+    for (int ni = 0; ni < 2; ni++)
+        for (int mi = 0; mi < 6; mi++)
+            for (int ki = 0; ki < 4; ki++) {
+                const int M = Ms[mi], K = Ks[ki], N = Ns[ni];
+                for (int i = 0; i < M * N; i++) C[i] = R[i] = dg_rng_uniform(&rng, -1, 1);
+                dg__gemm_acc(M, N, K, A, K, 1, B, N, C, N);
+                for (int n = 0; n < N; n++) dg__gemm_acc(M, 1, K, A, K, 1, B + n, N, R + n, N);
+                for (int i = 0; i < M * N; i++)
+                    if (memcmp(&C[i], &R[i], sizeof(float)))
+                        fail_msg("gemm_acc N=%d M=%d K=%d at %d: %.9g vs %.9g", N, M, K, i, C[i], R[i]);
+            }
 }
 
 /* A loss with more terms than DG_LOSS_MAX_TERMS is refused, never truncated. */

@@ -229,23 +229,32 @@ static void narrow_dot(int M, int N, int K, const float *A, int64_t a_rs, const 
             for (int n = 0; n < N; n++) bt[n * kc + k] = B[(int64_t)(k0 + k) * ldb + n];
         const int kv = kc & ~15;
         int m = 0;
-        if (N == 2 && kv == kc && ldc == 2)  /* a 2-wide output layer: 8 rows x both columns share the
-                                                loads of A, and their 16 sums are 16 contiguous floats of C */
+        if (N % 2 == 0 && kv == kc)  /* an even count of columns (a 2-wide output layer, the 6-wide input
+                                        layer's gradient): 8 rows x 2 columns at a time share the loads of A */
             for (; m + 8 <= M; m += 8) {
                 const float *a = A + m * a_rs + k0;
-                v16 c[16];
-                for (int r = 0; r < 16; r++) c[r] = (v16){0};
-                for (int k = 0; k < kv; k += 16) {
-                    const v16 b0 = ld(bt + k), b1 = ld(bt + kc + k);
+                for (int n = 0; n < N; n += 2) {
+                    const float *b = bt + n * kc;
+                    v16 c[16];
+                    for (int r = 0; r < 16; r++) c[r] = (v16){0};
+                    for (int k = 0; k < kv; k += 16) {
+                        const v16 b0 = ld(b + k), b1 = ld(b + kc + k);
 #pragma GCC unroll 8
-                    for (int r = 0; r < 8; r++) {
-                        const v16 av = ld(a + r * a_rs + k);
-                        c[2 * r] += av * b0;
-                        c[2 * r + 1] += av * b1;
+                        for (int r = 0; r < 8; r++) {
+                            const v16 av = ld(a + r * a_rs + k);
+                            c[2 * r] += av * b0;
+                            c[2 * r + 1] += av * b1;
+                        }
                     }
+                    const v16 sum = hsum16x(c);  /* lane 2r + j: row m + r, column n + j */
+                    float *cm = C + (int64_t)m * ldc + n;
+                    if (N == 2 && ldc == 2) st(cm, ld(cm) + sum);  /* 16 contiguous floats of C */
+                    else
+                        for (int r = 0; r < 8; r++) {
+                            cm[r * ldc] += sum[2 * r];
+                            cm[r * ldc + 1] += sum[2 * r + 1];
+                        }
                 }
-                float *cm = C + (int64_t)m * 2;
-                st(cm, ld(cm) + hsum16x(c));
             }
         for (; m + 16 <= M; m += 16) {  /* sixteen rows share each load of Bᵀ and one reduction */
             const float *a = A + m * a_rs + k0;
