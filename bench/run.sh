@@ -12,4 +12,8 @@ cd "$(dirname "$0")/.."
 if [ -x build/bench/roofline ]; then
     { echo; echo "Roofline (build/bench/roofline):"; echo; build/bench/roofline all; } | tee -a bench/results.md
 fi
+# the narrow layers' kernels alone (docs/performance.md, "The narrow layers")
+if [ -x build/bench/narrow ]; then
+    { echo; echo "Narrow-layer kernels (build/bench/narrow):"; echo; build/bench/narrow; } | tee -a bench/results.md
+fi
 echo "table written to bench/results.md"

@@ -539,6 +539,64 @@ static void test_fused_kernels_exact(void **state) {
     dg_ctx_free(ctx);
 }
 
+/* dg__gemm_acc on one or two rows of C (a 2-wide output layer's weight gradient: dzᵀ, strided,
+ * times the layer's input) gives each element C + Σ_k a·b in order, to rounding, for every column
+ * count around the 64-wide blocks and both strides of A. */
+static void test_gemm_few_rows(void **state) {
+    (void)state;
+    const int Ns[] = {32, 63, 64, 65, 96, 128, 130}, Ks[] = {1, 5, 64, 200};
+    dg_rng rng;
+    dg_rng_seed(&rng, 9);
+    static float A[2 * 200], B[200 * 130], C[2 * 130];
+    for (size_t i = 0; i < sizeof A / sizeof A[0]; i++) A[i] = dg_rng_uniform(&rng, -1, 1);
+    for (size_t i = 0; i < sizeof B / sizeof B[0]; i++) B[i] = dg_rng_uniform(&rng, -1, 1);
+    for (int M = 1; M <= 2; M++)
+        for (int ni = 0; ni < 7; ni++)
+            for (int ki = 0; ki < 4; ki++)
+                for (int tr = 0; tr < 2; tr++) {  /* A (M, K) row-major, or its transpose stored (K, M) */
+                    const int N = Ns[ni], K = Ks[ki];
+                    const int64_t a_rs = tr ? 1 : K, a_cs = tr ? M : 1;
+                    for (int i = 0; i < M * N; i++) C[i] = (float)(i % 7) - 3.0f;
+                    dg__gemm_acc(M, N, K, A, a_rs, a_cs, B, N, C, N);
+                    for (int m = 0; m < M; m++)
+                        for (int n = 0; n < N; n++) {
+                            double want = (double)((m * N + n) % 7) - 3.0, mag = fabs(want);
+                            for (int k = 0; k < K; k++) {
+                                const double p = (double)A[m * a_rs + k * a_cs] * B[k * N + n];
+                                want += p;
+                                mag += fabs(p);
+                            }
+                            if (fabs(C[m * N + n] - want) > 1e-6 * (1 + mag))
+                                fail_msg("gemm_acc M=%d N=%d K=%d tr %d at (%d, %d): %g vs %g", M, N, K, tr, m, n,
+                                         C[m * N + n], want);
+                        }
+                }
+}
+
+/* Narrow products with an even column count (a 2-wide output layer, the 6-wide input layer's
+ * gradient: 8 rows x 2 columns at a time; C contiguous when N is 2) give the bits of the general
+ * narrow dot-product path, one column at a time (N 1). */
+static void test_gemm_two_columns_exact(void **state) {
+    (void)state;
+    const int Ms[] = {1, 8, 9, 16, 64, 70}, Ks[] = {16, 20, 64, 600}, Ns[] = {2, 6};
+    dg_rng rng;
+    dg_rng_seed(&rng, 11);
+    static float A[70 * 600], B[600 * 6], C[70 * 6], R[70 * 6];
+    for (size_t i = 0; i < sizeof A / sizeof A[0]; i++) A[i] = dg_rng_uniform(&rng, -1, 1);
+    for (size_t i = 0; i < sizeof B / sizeof B[0]; i++) B[i] = dg_rng_uniform(&rng, -1, 1);
+    for (int ni = 0; ni < 2; ni++)
+        for (int mi = 0; mi < 6; mi++)
+            for (int ki = 0; ki < 4; ki++) {
+                const int M = Ms[mi], K = Ks[ki], N = Ns[ni];
+                for (int i = 0; i < M * N; i++) C[i] = R[i] = dg_rng_uniform(&rng, -1, 1);
+                dg__gemm_acc(M, N, K, A, K, 1, B, N, C, N);
+                for (int n = 0; n < N; n++) dg__gemm_acc(M, 1, K, A, K, 1, B + n, N, R + n, N);
+                for (int i = 0; i < M * N; i++)
+                    if (memcmp(&C[i], &R[i], sizeof(float)))
+                        fail_msg("gemm_acc N=%d M=%d K=%d at %d: %.9g vs %.9g", N, M, K, i, C[i], R[i]);
+            }
+}
+
 /* A loss with more terms than DG_LOSS_MAX_TERMS is refused, never truncated. */
 static void test_loss_refuses_too_many_terms(void **state) {
     (void)state;
@@ -593,6 +651,8 @@ int main(void) {
         cmocka_unit_test(test_forward_values),
         cmocka_unit_test(test_gemm_kernel),
         cmocka_unit_test(test_fused_kernels_exact),
+        cmocka_unit_test(test_gemm_few_rows),
+        cmocka_unit_test(test_gemm_two_columns_exact),
         cmocka_unit_test(test_tanh_accuracy),
         cmocka_unit_test(test_constants_not_taped),
         cmocka_unit_test(test_backward_twice_accumulates),

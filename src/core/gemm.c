@@ -229,6 +229,33 @@ static void narrow_dot(int M, int N, int K, const float *A, int64_t a_rs, const 
             for (int n = 0; n < N; n++) bt[n * kc + k] = B[(int64_t)(k0 + k) * ldb + n];
         const int kv = kc & ~15;
         int m = 0;
+        if (N % 2 == 0 && kv == kc)  /* an even count of columns (a 2-wide output layer, the 6-wide input
+                                        layer's gradient): 8 rows x 2 columns at a time share the loads of A */
+            for (; m + 8 <= M; m += 8) {
+                const float *a = A + m * a_rs + k0;
+                for (int n = 0; n < N; n += 2) {
+                    const float *b = bt + n * kc;
+                    v16 c[16];
+                    for (int r = 0; r < 16; r++) c[r] = (v16){0};
+                    for (int k = 0; k < kv; k += 16) {
+                        const v16 b0 = ld(b + k), b1 = ld(b + kc + k);
+#pragma GCC unroll 8
+                        for (int r = 0; r < 8; r++) {
+                            const v16 av = ld(a + r * a_rs + k);
+                            c[2 * r] += av * b0;
+                            c[2 * r + 1] += av * b1;
+                        }
+                    }
+                    const v16 sum = hsum16x(c);  /* lane 2r + j: row m + r, column n + j */
+                    float *cm = C + (int64_t)m * ldc + n;
+                    if (N == 2 && ldc == 2) st(cm, ld(cm) + sum);  /* 16 contiguous floats of C */
+                    else
+                        for (int r = 0; r < 8; r++) {
+                            cm[r * ldc] += sum[2 * r];
+                            cm[r * ldc + 1] += sum[2 * r + 1];
+                        }
+                }
+            }
         for (; m + 16 <= M; m += 16) {  /* sixteen rows share each load of Bᵀ and one reduction */
             const float *a = A + m * a_rs + k0;
             for (int n = 0; n < N; n++) {
@@ -281,10 +308,39 @@ static void narrow_dot(int M, int N, int K, const float *A, int64_t a_rs, const 
     }
 }
 
+/* one or two rows of C (R <= 2), 64 columns: the weight gradient of a policy's 2-wide output
+ * layer, whose long reduction over the batch is a chain of dependent multiply-adds per
+ * accumulator; 8 chains in flight instead of block_8x32's 4, each element summed in the same order */
+static void rows2_x64(int R, int K, const float *A, int64_t a_rs, int64_t a_cs, const float *B, int64_t ldb,
+                      float *C, int64_t ldc) {
+    v16 c00 = ld(C), c01 = ld(C + 16), c02 = ld(C + 32), c03 = ld(C + 48), c10 = {0}, c11 = {0}, c12 = {0}, c13 = {0};
+    if (R == 2) c10 = ld(C + ldc), c11 = ld(C + ldc + 16), c12 = ld(C + ldc + 32), c13 = ld(C + ldc + 48);
+    if (R == 2)
+        for (int k = 0; k < K; k++) {
+            const float *b = B + k * ldb;
+            const v16 b0 = ld(b), b1 = ld(b + 16), b2 = ld(b + 32), b3 = ld(b + 48);
+            const float a0 = A[k * a_cs], a1 = A[a_rs + k * a_cs];
+            c00 += a0 * b0, c01 += a0 * b1, c02 += a0 * b2, c03 += a0 * b3;
+            c10 += a1 * b0, c11 += a1 * b1, c12 += a1 * b2, c13 += a1 * b3;
+        }
+    else
+        for (int k = 0; k < K; k++) {
+            const float *b = B + k * ldb;
+            const float a0 = A[k * a_cs];
+            c00 += a0 * ld(b), c01 += a0 * ld(b + 16), c02 += a0 * ld(b + 32), c03 += a0 * ld(b + 48);
+        }
+    st(C, c00), st(C + 16, c01), st(C + 32, c02), st(C + 48, c03);
+    if (R == 2) st(C + ldc, c10), st(C + ldc + 16, c11), st(C + ldc + 32, c12), st(C + ldc + 48, c13);
+}
+
 void dg__gemm_acc(int M, int N, int K, const float *A, int64_t a_rs, int64_t a_cs,
                   const float *B, int64_t ldb, float *C, int64_t ldc) {
     const int Nw = N & ~31;  /* columns done in 32-wide blocks */
-    if (Nw)
+    if (M <= 2 && Nw >= 64) {
+        int n = 0;
+        for (; n + 64 <= Nw; n += 64) rows2_x64(M, K, A, a_rs, a_cs, B + n, ldb, C + n, ldc);
+        if (n < Nw) block_8x32(M, K, A, a_rs, a_cs, B + n, ldb, C + n, ldc, 0, NULL, 0);
+    } else if (Nw)
         for (int m = 0; m < M; m += 8) {
             const int R = M - m < 8 ? M - m : 8;
             for (int n = 0; n < Nw; n += 32)
@@ -319,9 +375,17 @@ void dg__gemm_bias_act(int M, int N, int K, const float *A, int64_t a_rs, const 
     for (int m = 0; m < M; m++)
         for (int n = Nw; n < N; n++) C[(int64_t)m * ldc + n] = bias ? bias[n] : 0.0f;
     dg__gemm_acc(M, N - Nw, K, A, a_rs, 1, B + Nw, ldb, C + Nw, ldc);
-    if (tanh)
-        for (int m = 0; m < M; m++)
-            for (int n = Nw; n < N; n++) C[(int64_t)m * ldc + n] = dg__tanhf(C[(int64_t)m * ldc + n]);
+    if (!tanh) return;
+    if (Nw == 0 && ldc == N) {  /* all of C narrow and contiguous (a policy's output layer): 16 at a
+                                   time, tanh16 giving dg__tanhf's bits */
+        const int64_t n16 = (int64_t)M * N;
+        int64_t i = 0;
+        for (; i + 16 <= n16; i += 16) st(C + i, tanh16(ld(C + i)));
+        for (; i < n16; i++) C[i] = dg__tanhf(C[i]);
+        return;
+    }
+    for (int m = 0; m < M; m++)
+        for (int n = Nw; n < N; n++) C[(int64_t)m * ldc + n] = dg__tanhf(C[(int64_t)m * ldc + n]);
 }
 
 void dg__tanh_grad_colsum(int M, int N, const float *y, float *d, float *gb) {
@@ -346,6 +410,17 @@ void dg__tanh_grad_colsum(int M, int N, const float *y, float *d, float *gb) {
             for (int j = 0; j < 4; j++) st(gb + n + 16 * j, s[j]);
     }
     if (n == N) return;
+    if (n == 0 && y) {  /* all columns narrow (a policy's output layer): d *= 1 - y² over the whole
+                           (M, N) at once, vectorised (each element's own product, so the same bits), then
+                           the column sums row by row in the same order */
+        float *restrict dd = d;
+        const float *restrict yy = y;
+        for (int64_t i = 0; i < (int64_t)M * N; i++) dd[i] *= 1.0f - yy[i] * yy[i];
+        if (gb)
+            for (int m = 0; m < M; m++)
+                for (int c = 0; c < N; c++) gb[c] += d[(int64_t)m * N + c];
+        return;
+    }
     for (int m = 0; m < M; m++) {  /* the rest of the columns, row by row */
         float *restrict dr = d + (int64_t)m * N;
         if (y) {
