@@ -8,6 +8,9 @@
  * k when A's rows are. The path depends only on the shapes and strides, so a
  * given call always sums in the same order: results are reproducible. */
 #include <string.h>
+#ifdef __AVX512F__
+#include <immintrin.h>
+#endif
 
 #include "core/internal.h"
 
@@ -55,16 +58,24 @@ typedef int vi16 __attribute__((vector_size(64)));
 
 static inline v16 sel(vi16 m, v16 a, v16 b) { return (v16)((m & (vi16)a) | (~m & (vi16)b)); }
 
-/* dg__tanhf on 16 lanes: the same operations in the same order, so the same bits */
+/* dg__tanhf on 16 lanes: the same operations in the same order, so the same bits. With
+ * AVX-512 the two ends are mask moves (a compare into a mask register and one masked move each);
+ * sel's and/or form costs the compiler two masked xors per end. */
 static inline v16 tanh16(v16 x) {
-#define DG_TANH_CLAMP(x) sel((x) > DG_TANH_LIM, (v16){0} + DG_TANH_LIM, sel((x) < -DG_TANH_LIM, (v16){0} - DG_TANH_LIM, (x)))
-#define DG_TANH_ENDS(x, r)                                                                         \
-    sel(ax < 0.0004f, (x), sel(ax > DG_TANH_LIM, (v16)(((vi16)(x) & (int)0x80000000) | 0x3f800000), (r)))
     const v16 ax = (v16)((vi16)x & 0x7fffffff);
+    const v16 one = (v16)(((vi16)x & (int)0x80000000) | 0x3f800000);  /* ±1, x's sign */
     v16 y;
+#ifdef __AVX512F__
+#define DG_TANH_ENDS(x, r) (r)
+    DG_TANH_BODY(v16, x, y);
+    const __mmask16 big = _mm512_cmp_ps_mask((__m512)ax, _mm512_set1_ps(DG_TANH_LIM), _CMP_GT_OQ);
+    const __mmask16 small = _mm512_cmp_ps_mask((__m512)ax, _mm512_set1_ps(0.0004f), _CMP_LT_OQ);
+    return (v16)_mm512_mask_mov_ps(_mm512_mask_mov_ps((__m512)y, big, (__m512)one), small, (__m512)x);
+#else
+#define DG_TANH_ENDS(x, r) sel(ax < 0.0004f, (x), sel(ax > DG_TANH_LIM, one, (r)))
     DG_TANH_BODY(v16, x, y);
     return y;
-#undef DG_TANH_CLAMP
+#endif
 #undef DG_TANH_ENDS
 }
 

@@ -57,21 +57,22 @@ void dg__gemm_bias_act(int M, int N, int K, const float *A, int64_t a_rs, const 
 void dg__tanh_grad_colsum(int M, int N, const float *y, float *d, float *gb);
 /* Rational approximation of tanh (the 13/6 minimax form used by Eigen and
  * XLA): max error about 3e-7 on float32, and it vectorises, unlike tanhf.
- * DG_TANH_BODY is its one definition, for a float or a vector of floats; DG_TANH_CLAMP and
- * DG_TANH_ENDS (x itself where |x| < 0.0004, ±1 beyond the clamp) are defined by each user.
- * The ends are explicit so that no compiler's constant folding of the clamped branch can
- * make the scalar and the vector forms differ. */
+ * DG_TANH_BODY is its one definition, for a float or a vector of floats; DG_TANH_ENDS (x itself
+ * where |x| < 0.0004, ±1 where |x| > DG_TANH_LIM) is defined by each user. The ends are explicit
+ * so that no compiler's constant folding can make the scalar and the vector forms differ.
+ * The rational is evaluated on x itself, not on x clamped to ±DG_TANH_LIM: every lane the clamp
+ * would change (|x| > DG_TANH_LIM) is replaced by ±1 at the end, and a NaN goes through the same
+ * operations either way, so the clamp the body once had changed no bit (two fewer operations). */
 #define DG_TANH_BODY(T, x, out)                                                                  \
     do {                                                                                         \
-        const T xc_ = DG_TANH_CLAMP(x);                                                          \
-        const T x2_ = xc_ * xc_;                                                                 \
+        const T x2_ = (x) * (x);                                                                 \
         T p_ = x2_ * -2.76076847742355e-16f + 2.00018790482477e-13f;                             \
         p_ = p_ * x2_ + -8.60467152213735e-11f;                                                  \
         p_ = p_ * x2_ + 5.12229709037114e-08f;                                                   \
         p_ = p_ * x2_ + 1.48572235717979e-05f;                                                   \
         p_ = p_ * x2_ + 6.37261928875436e-04f;                                                   \
         p_ = p_ * x2_ + 4.89352455891786e-03f;                                                   \
-        p_ = p_ * xc_;                                                                           \
+        p_ = p_ * (x);                                                                           \
         T q_ = x2_ * 1.19825839466702e-06f + 1.18534705686654e-04f;                              \
         q_ = q_ * x2_ + 2.26843463243900e-03f;                                                   \
         q_ = q_ * x2_ + 4.89352518554385e-03f;                                                   \
@@ -79,12 +80,10 @@ void dg__tanh_grad_colsum(int M, int N, const float *y, float *d, float *gb);
     } while (0)
 #define DG_TANH_LIM 7.90531110763549805f
 static inline float dg__tanhf(float x) {
-#define DG_TANH_CLAMP(x) ((x) > DG_TANH_LIM ? DG_TANH_LIM : ((x) < -DG_TANH_LIM ? -DG_TANH_LIM : (x)))
 #define DG_TANH_ENDS(x, r) (fabsf(x) < 0.0004f ? (x) : (fabsf(x) > DG_TANH_LIM ? copysignf(1.0f, x) : (r)))
     float y;
     DG_TANH_BODY(float, x, y);
     return y;
-#undef DG_TANH_CLAMP
 #undef DG_TANH_ENDS
 }
 /* Backward of one tape node: adds into the gradients of its operands. */
