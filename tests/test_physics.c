@@ -45,6 +45,12 @@ static dg_tensor *f_walls(dg_ctx *c, dg_params *p) { return weighted(c, dg_sdf_w
 static dg_tensor *f_margin(dg_ctx *c, dg_params *p) {
     return weighted(c, dg_penalty_margin(c, dg_sdf_circles(c, dg_param(c, p, 0), CIRCLES, 2), 0.3f));
 }
+static const float GOALS[] = {0.3f, -0.2f, 0.5f, 0.1f, -0.4f, 0.7f, 0.2f, 0.25f, -0.9f, 0.0f, 1.1f, -0.6f};
+/* a goal term (against fixed points) plus an energy term (b NULL), both fused */
+static dg_tensor *f_sqdiff(dg_ctx *c, dg_params *p) {
+    dg_tensor *a = dg_param(c, p, 0), *g = dg_from(c, 2, (int[]){6, 2}, GOALS);
+    return dg_add(c, dg_sum_sq_diff(c, a, g, 0.7f), dg_sum_sq_diff(c, dg_tanh(c, a), NULL, 0.3f));
+}
 static dg_tensor *f_outside(dg_ctx *c, dg_params *p) { return weighted(c, dg_penalty_outside(c, dg_param(c, p, 0), 0.5f)); }
 static dg_tensor *f_push(dg_ctx *c, dg_params *p) { return weighted(c, dg_wall_push(c, dg_param(c, p, 0), 1.0f, 20.0f, 0.15f)); }
 
@@ -74,6 +80,7 @@ static const phys_case CASES[] = {
     {"sdf_boxes", f_boxes, 0, 2e-2f, 1e-2},
     {"sdf_walls", f_walls, 0, 2e-2f, 1e-2},
     {"penalty_margin", f_margin, 0, 2e-2f, 1e-2},
+    {"sum_sq_diff (with and without b)", f_sqdiff, 0, 2e-2f, 1e-2},
     {"penalty_outside", f_outside, 0, 2e-2f, 1e-2},
     {"wall_push (k = 20)", f_push, 0, 1e-2f, 1e-2},
 };
@@ -104,6 +111,35 @@ static void test_physics_gradcheck(void **state) {
         dg_ctx_free(ctx);
         dg_params_free(p);
     }
+}
+
+/* the fused sum of squares gives the bits of the chain it replaces: value and gradients */
+static void test_sum_sq_diff_bits(void **state) {
+    (void)state;
+    float val[2], grad[2][12];
+    for (int fused = 0; fused < 2; fused++) {
+        dg_params *p = dg_params_create();
+        dg_params_add(p, "pos", 2, (int[]){6, 2}, NULL);
+        memcpy(p->data, POS, sizeof POS);
+        dg_ctx *c = dg_ctx_create(1 << 16);
+        dg_tensor *a = dg_param(c, p, 0), *g = dg_from(c, 2, (int[]){6, 2}, GOALS), *t = dg_tanh(c, a);
+        dg_tensor *l = fused ? dg_add(c, dg_sum_sq_diff(c, a, g, 1.0f / 6), dg_sum_sq_diff(c, t, NULL, 1.0f / 6))
+                             : dg_add(c, dg_scale(c, dg_sum(c, dg_square(c, dg_sub(c, a, g))), 1.0f / 6),
+                                      dg_scale(c, dg_sum(c, dg_square(c, t)), 1.0f / 6));
+        dg_params_zero_grad(p);
+        assert_int_equal(dg_backward(c, l), DG_OK);
+        val[fused] = l->data[0];
+        memcpy(grad[fused], p->grad, sizeof grad[0]);
+        dg_ctx_free(c);
+        dg_params_free(p);
+    }
+    assert_memory_equal(&val[0], &val[1], sizeof val[0]);
+    assert_memory_equal(grad[0], grad[1], sizeof grad[0]);
+    dg_ctx *c = dg_ctx_create(1 << 16);
+    dg_tensor *x = dg_from(c, 2, (int[]){6, 2}, GOALS), *y = dg_from(c, 2, (int[]){2, 6}, GOALS);
+    assert_null(dg_sum_sq_diff(c, x, y, 1.0f));  /* shapes differ: a context error */
+    assert_int_equal(dg_ctx_status(c), DG_ERR_SHAPE);
+    dg_ctx_free(c);
 }
 
 /* values against the formulas, by hand */
@@ -159,6 +195,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_physics_gradcheck),
         cmocka_unit_test(test_physics_values),
+        cmocka_unit_test(test_sum_sq_diff_bits),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -46,6 +46,9 @@ dg_tensor *dg_sdf_boxes(dg_ctx *ctx, dg_tensor *pos, const float *boxes, int k);
 /* Distance to the walls of the square [-half, half]², per axis: half - |p|, (B, 2). */
 dg_tensor *dg_sdf_walls(dg_ctx *ctx, dg_tensor *pos, float half);
 
+/* scale · Σ (a - b)² over every element, a (1) tensor; b NULL: scale · Σ a². One fused op with
+ * the bits of dg_scale(dg_sum(dg_square(dg_sub(a, b))), scale) (a cost term's batch mean). */
+dg_tensor *dg_sum_sq_diff(dg_ctx *ctx, dg_tensor *a, dg_tensor *b, float scale);
 /* sum over the last axis of relu(margin - d)²: (B, k) distances -> (B, 1). */
 dg_tensor *dg_penalty_margin(dg_ctx *ctx, dg_tensor *dist, float margin);
 /* sum over axes of relu(|p| - half)²: (B, 2) positions -> (B, 1) (leaving the arena). */

@@ -134,13 +134,13 @@ static void reach_step_cost(dg_ctx *ctx, const dg_env *env, dg_tensor *next, dg_
                             dg_tensor *action, float inv_batch, dg_tensor **terms) {
     const reach *r = env->impl;
     dg_tensor *p = dg_cols(ctx, next, 0, 2);
-    terms[0] = dg__batch_mean(ctx, dg_square(ctx, dg_sub(ctx, p, aux)), inv_batch);
+    terms[0] = dg_sum_sq_diff(ctx, p, aux, inv_batch);  /* dg__batch_mean of the squares, fused */
     if (r->nobst > 0)
         terms[1] = dg__batch_mean(ctx,
             dg_penalty_margin(ctx, dg_sdf_circles(ctx, p, &r->obst[0][0], r->nobst), r->margin), inv_batch);
     else
         terms[1] = dg_scalar(ctx, 0.0f);
-    terms[2] = dg__batch_mean(ctx, dg_square(ctx, action), inv_batch);
+    terms[2] = dg_sum_sq_diff(ctx, action, NULL, inv_batch);
 }
 
 /* the agent inside an obstacle: a distance to its surface below 0 (bit 0: the agent) */

@@ -76,6 +76,48 @@ dg_tensor *dg_sdf_walls(dg_ctx *ctx, dg_tensor *pos, float half) {
     return dg_add_scalar(ctx, dg_neg(ctx, dg_abs(ctx, pos)), half);
 }
 
+/* scale · Σ (a - b)²; the chain it fuses (sub, square, sum, scale) stored each intermediate as a
+ * float, and summed in double in the flat order: the same operations here, so the same bits.
+ * Backward: each step of that chain's backward in turn, each onto a zero buffer (the 0.0f +). */
+typedef struct sqdiff_state {
+    float scale;
+} sqdiff_state;
+
+static void sqdiff_backward(dg_ctx *ctx, dg_tensor *out) {
+    const float scale = ((const sqdiff_state *)out->state)->scale;
+    dg_tensor *a = out->srcs[0], *b = out->iparam[1] > 1 ? out->srcs[1] : NULL;
+    float *ga = a->requires_grad ? dg_grad_of(ctx, a) : NULL;
+    float *gb = b && b->requires_grad ? dg_grad_of(ctx, b) : NULL;
+    if (!ga && !gb) return;
+    const float gs = 0.0f + out->grad[0] * scale;  /* scale's backward, then sum's */
+    const float gq = 0.0f + gs;
+    for (int64_t i = 0; i < a->n; i++) {
+        const float d = b ? a->data[i] - b->data[i] : a->data[i];
+        const float gd = 0.0f + gq * 2.0f * d;      /* square's */
+        if (ga) ga[i] += gd;                         /* sub's */
+        if (gb) gb[i] += -gd;
+    }
+}
+
+dg_tensor *dg_sum_sq_diff(dg_ctx *ctx, dg_tensor *a, dg_tensor *b, float scale) {
+    if (!a || dg_ctx_status(ctx) != DG_OK) return NULL;
+    if (b && (b->ndim != a->ndim || memcmp(b->shape, a->shape, (size_t)a->ndim * sizeof(int))))
+        return dg_ctx_fail(ctx, DG_ERR_SHAPE, "sum_sq_diff: a and b must have the same shape");
+    const sqdiff_state s = {scale};
+    dg_tensor *srcs[2] = {a, b};
+    dg_tensor *out = dg_custom(ctx, "sum_sq_diff", 1, (int[]){1}, srcs, b ? 2 : 1, sqdiff_backward,
+                               &s, sizeof s);
+    if (!out) return NULL;
+    double acc = 0.0;
+    for (int64_t i = 0; i < a->n; i++) {
+        const float d = b ? a->data[i] - b->data[i] : a->data[i];
+        const float q = d * d;
+        acc += q;
+    }
+    out->data[0] = (float)acc * scale;
+    return out;
+}
+
 dg_tensor *dg_penalty_margin(dg_ctx *ctx, dg_tensor *dist, float margin) {
     dg_tensor *r = dg_relu(ctx, dg_add_scalar(ctx, dg_neg(ctx, dist), margin));
     return dg_sum_axis(ctx, dg_square(ctx, r), -1);
