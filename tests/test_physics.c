@@ -113,7 +113,8 @@ static void test_physics_gradcheck(void **state) {
     }
 }
 
-/* the fused sum of squares gives the bits of the chain it replaces: value and gradients */
+/* the fused sum of squares and margin penalty give the bits of the chains they replace: value
+ * and gradients */
 static void test_sum_sq_diff_bits(void **state) {
     (void)state;
     float val[2], grad[2][12];
@@ -133,6 +134,26 @@ static void test_sum_sq_diff_bits(void **state) {
         dg_ctx_free(c);
         dg_params_free(p);
     }
+    assert_memory_equal(&val[0], &val[1], sizeof val[0]);
+    assert_memory_equal(grad[0], grad[1], sizeof grad[0]);
+    /* the fused penalty_margin against its old chain, some distances inside the margin */
+    for (int fused = 0; fused < 2; fused++) {
+        dg_params *p = dg_params_create();
+        dg_params_add(p, "pos", 2, (int[]){6, 2}, NULL);
+        memcpy(p->data, POS, sizeof POS);
+        dg_ctx *c = dg_ctx_create(1 << 16);
+        dg_tensor *d = dg_sdf_circles(c, dg_param(c, p, 0), CIRCLES, 2);
+        dg_tensor *m = fused ? dg_penalty_margin(c, d, 0.3f)
+                             : dg_sum_axis(c, dg_square(c, dg_relu(c, dg_add_scalar(c, dg_neg(c, d), 0.3f))), -1);
+        dg_tensor *l = weighted(c, m);
+        dg_params_zero_grad(p);
+        assert_int_equal(dg_backward(c, l), DG_OK);
+        val[fused] = l->data[0];
+        memcpy(grad[fused], p->grad, sizeof grad[0]);
+        dg_ctx_free(c);
+        dg_params_free(p);
+    }
+    assert_true(val[0] != 0.0f);
     assert_memory_equal(&val[0], &val[1], sizeof val[0]);
     assert_memory_equal(grad[0], grad[1], sizeof grad[0]);
     dg_ctx *c = dg_ctx_create(1 << 16);

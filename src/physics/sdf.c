@@ -118,9 +118,54 @@ dg_tensor *dg_sum_sq_diff(dg_ctx *ctx, dg_tensor *a, dg_tensor *b, float scale) 
     return out;
 }
 
+/* One op with the bits of the chain it replaced, sum_axis(square(relu(add_scalar(neg(d), margin))),
+ * -1): each intermediate rounded to float, each row summed in float from k = 0, and backward
+ * each step of that chain in turn onto a zero buffer (the 0.0f +). The square is a volatile
+ * float so that -ffp-contract cannot fuse it into the row's add (the chain rounded it). */
+typedef struct margin_state {
+    float margin;
+} margin_state;
+
+static void margin_backward(dg_ctx *ctx, dg_tensor *out) {
+    const float margin = ((const margin_state *)out->state)->margin;
+    dg_tensor *dist = out->srcs[0];
+    float *gd = dg_grad_of(ctx, dist);
+    if (!gd) return;
+    const int64_t B = out->n, k = dist->n / (out->n ? out->n : 1);
+    for (int64_t o = 0; o < B; o++)
+        for (int64_t j = 0; j < k; j++) {
+            const int64_t i = o * k + j;
+            const float a = -dist->data[i] + margin, r = a > 0.0f ? a : 0.0f;
+            const float gq = 0.0f + out->grad[o] * 1.0f;      /* sum_axis's backward */
+            const float gr = 0.0f + gq * 2.0f * r;             /* square's */
+            const float ga = 0.0f + (a > 0.0f ? gr : 0.0f);    /* relu's */
+            const float gn = 0.0f + ga;                        /* add_scalar's */
+            gd[i] -= gn;                                       /* neg's */
+        }
+}
+
 dg_tensor *dg_penalty_margin(dg_ctx *ctx, dg_tensor *dist, float margin) {
-    dg_tensor *r = dg_relu(ctx, dg_add_scalar(ctx, dg_neg(ctx, dist), margin));
-    return dg_sum_axis(ctx, dg_square(ctx, r), -1);
+    if (!dist || dg_ctx_status(ctx) != DG_OK) return NULL;
+    if (dist->ndim < 1 || dist->shape[dist->ndim - 1] < 1)
+        return dg_ctx_fail(ctx, DG_ERR_SHAPE, "penalty_margin: distances need a last axis of 1 or more");
+    int shape[DG_MAX_DIMS];
+    memcpy(shape, dist->shape, (size_t)dist->ndim * sizeof(int));
+    const int64_t k = shape[dist->ndim - 1], B = dist->n / k;
+    shape[dist->ndim - 1] = 1;
+    const margin_state s = {margin};
+    dg_tensor *out = dg_custom(ctx, "penalty_margin", dist->ndim, shape, &dist, 1, margin_backward,
+                               &s, sizeof s);
+    if (!out) return NULL;
+    for (int64_t o = 0; o < B; o++) {
+        float y = 0.0f;
+        for (int64_t j = 0; j < k; j++) {
+            const float a = -dist->data[o * k + j] + margin, r = a > 0.0f ? a : 0.0f;
+            volatile float q = r * r;
+            y += q;
+        }
+        out->data[o] = y * 1.0f;
+    }
+    return out;
 }
 
 dg_tensor *dg_penalty_outside(dg_ctx *ctx, dg_tensor *pos, float half) {
