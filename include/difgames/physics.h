@@ -49,7 +49,7 @@ dg_tensor *dg_sdf_walls(dg_ctx *ctx, dg_tensor *pos, float half);
 /* scale · Σ (a - b)² over every element, a (1) tensor; b NULL: scale · Σ a². One fused op with
  * the bits of dg_scale(dg_sum(dg_square(dg_sub(a, b))), scale) (a cost term's batch mean). */
 dg_tensor *dg_sum_sq_diff(dg_ctx *ctx, dg_tensor *a, dg_tensor *b, float scale);
-/* sum over the last axis of relu(margin - d)²: (B, k) distances -> (B, 1). */
+/* sum over the last axis of relu(margin - d)²: (B, k) distances -> (B, 1). A fused op. */
 dg_tensor *dg_penalty_margin(dg_ctx *ctx, dg_tensor *dist, float margin);
 /* sum over axes of relu(|p| - half)²: (B, 2) positions -> (B, 1) (leaving the arena). */
 dg_tensor *dg_penalty_outside(dg_ctx *ctx, dg_tensor *pos, float half);
