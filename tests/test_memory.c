@@ -100,7 +100,10 @@ static void tape_of(const char *yaml, int B) {
         printf("  %-10s B %3d H %3d %-17s arena %8.2f MB, estimate %8.2f MB (x%.2f)\n", env->game->name, B,
                env->horizon, backward ? "forward+backward" : "forward", peak / 1e6, est / 1e6, est / peak);
         assert_true(est >= peak);        /* never under: a job that fits the estimate fits */
-        assert_true(est <= 2.0 * peak);  /* and not so far over that it refuses what fits */
+        /* and not so far over that it refuses what fits: the generic formula is the estimate's
+         * floor, 2.01x reach's B 64 forward+backward arena since its cost terms became fused ops
+         * (five tape nodes a step fewer) */
+        assert_true(est <= 2.1 * peak);
         dg_ctx_free(ctx);
     }
     dg_mem_parts m;
