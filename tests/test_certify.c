@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include "difgames/difgames.h"
+#include "util/hji_load.h"
 
 static const char DUEL[] = "game: duel_simple\nenv: {horizon: 50}\npolicy: {hidden: [8]}\n";
 static const char P2[] = "game: pursuit2d\nspeed_pursuer: 1.0\nspeed_evader: 0.6\ncapture_radius: 0.1\n"
@@ -139,9 +140,8 @@ static void test_best_response_to_equilibrium(void **state) {
     static const char P2C[] = "game: pursuit2d\nspeed_pursuer: 1.0\nspeed_evader: 0.5\ncapture_radius: 0.25\n"
                               "payoff: time\nt_end: 6\nstationary: true\naccuracy: veryHigh\n"
                               "grid: {min: [-2, -2], max: [2, 2], n: [41, 41]}\nsolver: {tol: 1.0e-4, threads: 1}\n";
-    dg_err e = {0};
-    dg_cfg *c = dg_cfg_parse(P2C, strlen(P2C), "p2", &e);
-    dg_hji_problem *p = c ? dg_hji_problem_load(c, &e) : NULL;
+    dg_err e;
+    dg_hji_problem *p = load(P2C, &e);
     if (!p) fail_msg("%s", e.msg);
     double *V = malloc((size_t)p->grid.nodes * sizeof *V);
     assert_int_equal(dg_hji_problem_solve(p, V, NULL, &e), DG_OK);
@@ -175,7 +175,6 @@ static void test_best_response_to_equilibrium(void **state) {
     free(act);
     free(V);
     dg_hji_problem_free(p);
-    dg_cfg_free(c);
 }
 
 /* chase against chase4d (env.observe: relative): the equilibrium player of chase4d's own value (its
@@ -187,9 +186,8 @@ static void test_chase_best_response(void **state) {
     static const char C4[] = "game: chase4d\ncapture_radius: 0.3\npayoff: time\nt_end: 1.0\naccuracy: medium\n"
                              "grid: {min: [-1, -1, -2, -2], max: [1, 1, 2, 2], n: [15, 15, 15, 15]}\n"
                              "solver: {threads: 1}\n";
-    dg_err e = {0};
-    dg_cfg *c = dg_cfg_parse(C4, strlen(C4), "c4", &e);
-    dg_hji_problem *p = c ? dg_hji_problem_load(c, &e) : NULL;
+    dg_err e;
+    dg_hji_problem *p = load(C4, &e);
     if (!p) fail_msg("%s", e.msg);
     double *V = malloc((size_t)p->grid.nodes * sizeof *V);
     assert_int_equal(dg_hji_problem_solve(p, V, NULL, &e), DG_OK);
@@ -244,7 +242,6 @@ static void test_chase_best_response(void **state) {
     free(act[1]);
     free(V);
     dg_hji_problem_free(p);
-    dg_cfg_free(c);
 }
 
 int main(void) {
