@@ -75,6 +75,12 @@ typedef struct dg_dist_file dg_dist_file;
 dg_status dg_dist_file_open(dg_dist_file **f, const char *path, dg_err *e);
 dg_status dg_dist_file_write_at(dg_dist_file *f, uint64_t offset, const void *buf, size_t bytes, dg_err *e);
 dg_status dg_dist_file_close(dg_dist_file *f, dg_err *e);
+/* Each rank writes its box of a row-major array of nd axes (size[k] elements of elem bytes along
+ * axis k; the box: sub[k] from start[k], held row-major in buf) into the file from offset
+ * (collective: MPI_File_write_all through a subarray file view; every rank calls it). The box's
+ * rows (sub[0] x ... x sub[nd-2]) under 2^31, a row's bytes too. */
+dg_status dg_dist_file_write_box(dg_dist_file *f, uint64_t offset, int nd, const int *size, const int *sub,
+                                 const int *start, size_t elem, const void *buf, dg_err *e);
 
 /* A halo exchange along one axis of a Cartesian topology: the ranks' blocks laid end to end in
  * rank order form one line of elements (elem bytes each), a ring when the topology is periodic
@@ -87,6 +93,12 @@ dg_status dg_dist_file_close(dg_dist_file *f, dg_err *e);
 void dg_dist_halo_start(void *lo_ghost, const void *lo_own, const void *hi_own, void *hi_ghost, size_t count,
                         size_t elem, int left, int right);
 void dg_dist_halo_wait(void);
+/* Pieces of an exchange between direct neighbours, added to the one in flight (dg_dist_halo_wait
+ * completes them with it): a non-blocking receive of count elements (elem bytes each, count <
+ * 2^31) from rank from into buf, a non-blocking send of count from buf to rank to; the sender's
+ * tag (0 to 99) is the receiver's; a rank of -1 posts nothing. At most 64 pieces in flight. */
+void dg_dist_halo_recv(void *buf, size_t count, size_t elem, int from, int tag);
+void dg_dist_halo_send(const void *buf, size_t count, size_t elem, int to, int tag);
 
 /* A Cartesian topology of nd axes, dims[k] ranks along axis k (their product the rank count),
  * periodic[k] (nd <= 16; MPI_Cart_create, not reordered): this rank's coordinates and its neighbours below

@@ -120,6 +120,11 @@ typedef enum dg_hji_method {       /* how a stationary problem (opts.tol > 0) is
     DG_HJI_METHOD_SWEEP            /* fast sweeping: Lax-Friedrichs Gauss-Seidel, 2^d orderings       */
 } dg_hji_method;
 
+typedef enum {                    /* under MPI (hji_part.h): how the grid is cut over the ranks  */
+    DG_HJI_SPLIT_AUTO = 0,        /* the cut with the least halo (dg_hji_part_cuts), any axes but the last */
+    DG_HJI_SPLIT_AXIS0            /* axis 0 alone (blocks may be narrower than the ghost layers) */
+} dg_hji_split;
+
 /* ------------------------------------------------------------------- grid */
 /* Axis k has n[k] nodes lo[k] + i dx[k]. A plain axis spans [lo, hi] with dx = (hi - lo)/(n - 1);
  * a periodic one spans [lo, hi) with dx = (hi - lo)/n (hi is node 0 again). */
@@ -261,6 +266,7 @@ typedef struct dg_hji_opts {
                                              time is then the most time marched)               */
     dg_hji_method      method;            /* stationary: MARCH (default) or SWEEP              */
     int64_t            max_sweeps;        /* SWEEP: the most Gauss-Seidel sweeps (0: 100000)   */
+    dg_hji_split       split;             /* under MPI: the cut (default AUTO; hji_part.h)     */
     dg_hji_progress_fn progress;          /* may be NULL                                       */
     void              *progress_user;
 } dg_hji_opts;
@@ -397,6 +403,8 @@ typedef struct dg_hji_problem {
     double       print[DG_HJI_PRINT_MAX];
     int64_t      block0;                  /* 0; or after dg_hji_problem_keep_block (hji_part.h),
                                              target .. stop hold a rank's block from this node */
+    int64_t      block_nodes;             /* 0: the arrays are the whole grid's; else a rank's box's
+                                             (row-major, block_nodes nodes) */
     void        *build;                   /* what builds the node arrays over any nodes (problem.c);
                                              owned */
 } dg_hji_problem;
@@ -793,8 +801,9 @@ dg_status dg_hji_solve_plan(const dg_hji_problem *p, const dg_hji_file_opts *o, 
 /* Solves p (its opts: progress, threads, precision) and writes the value file at path (atomically;
  * dg_hji_value_write): t_end, o's times and the slices' samples, flagged as such. Checks as
  * dg_hji_solve_plan, then the disk (DISK) before the solve. Under mpirun (dg_dist_size() > 1) the
- * grid is split over the ranks along axis 0 (p keeps only this rank's block afterwards), the value
- * gathered on rank 0, which alone writes; the file has the same bytes as one process's. Returns
+ * grid is split over the ranks (hji_part.h: p keeps only this rank's box afterwards) and every
+ * rank writes its box into the file (MPI-IO, collective); the file has the same bytes as one
+ * process's. Returns
  * DG_OK or the failed step's status. */
 dg_status dg_hji_solve_file(dg_hji_problem *p, const dg_hji_file_opts *o, const char *path, dg_hji_file_result *r,
                             dg_err *e);

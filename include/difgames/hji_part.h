@@ -1,9 +1,13 @@
-/* difgames hji across MPI ranks: the grid split into blocks along axis 0 (docs/scale.md).
+/* difgames hji across MPI ranks: the grid split into blocks (docs/scale.md).
  *
- * Every rank owns the nodes of axis 0's [i0, i1) (a contiguous block of the row-major array:
- * global nodes [node0, node0 + nodes)) and keeps ghost layers as wide as the scheme's stencil
- * (1, 2, 3 for upwind, ENO2, ENO3 / WENO5), exchanged with its neighbours in a 1-D Cartesian
- * topology (periodic when axis 0 is) at every Runge-Kutta stage. The Lax-Friedrichs bounds, the
+ * The grid is cut along one or several axes (never the last: it holds the kernel's contiguous
+ * rows) into a Cartesian topology of boxes, the cut that exchanges the least halo
+ * (dg_hji_part_cuts) unless opts.split asks for axis 0 only. Every rank owns one box, stored
+ * row-major as a grid of its own (pt->n nodes along each axis, from the grid's pt->lo), and keeps
+ * ghost layers as wide as the scheme's stencil (1, 2, 3 for upwind, ENO2, ENO3 / WENO5) across
+ * each cut face, exchanged with its neighbours at every Runge-Kutta stage. Cut along axis 0 only,
+ * a box is axis 0's [i0, i1): a contiguous block of the grid's array (global nodes [node0, node0 +
+ * nodes)), and a block narrower than the ghost layers takes them from as many ranks as hold them. The Lax-Friedrichs bounds, the
  * WENO scales, the CFL step, a stationary solve's residual and the tabulation's classification
  * are combined with max / min / and over the ranks, which are exact: the value is the same bits
  * as one process's whatever the rank count.
@@ -27,15 +31,29 @@ extern "C" {
 typedef struct dg_hji_part {
     int     rank, size;          /* this rank of size (dg_dist_rank, dg_dist_size)               */
     int     i0, i1;              /* axis 0's nodes [i0, i1) are this rank's                     */
-    int64_t node0, nodes;        /* the block: global nodes [node0, node0 + nodes)             */
-    int     left, right;         /* the ranks owning the blocks below and above (-1: none)      */
+    int64_t node0, nodes;        /* the box: its first node's index in the grid, its node count */
+    int     left, right;         /* the ranks owning the boxes below and above along axis 0 (-1: none) */
+    int     multi;               /* cut along another axis than 0 (then cuts[0] may be 1)        */
+    int     cuts[DG_HJI_MAX_DIMS];   /* boxes along each axis (1: not cut); their product is size */
+    int     coords[DG_HJI_MAX_DIMS]; /* this rank's box along each axis (rank = row-major coords) */
+    int     lo[DG_HJI_MAX_DIMS], n[DG_HJI_MAX_DIMS]; /* the box: axis k's nodes [lo[k], lo[k] + n[k]) */
+    int     down[DG_HJI_MAX_DIMS], up[DG_HJI_MAX_DIMS]; /* the neighbours along axis k (-1: none) */
 } dg_hji_part;
 
-/* This rank's block of g for a solve with options o (its ghost width): axis 0 split as evenly as
- * it goes (rank r owns [r n0 / R, (r + 1) n0 / R)); a block narrower than the ghost layers takes
+/* This rank's box of g for a solve with options o (its ghost width and o->split): each cut axis k
+ * split as evenly as it goes (box c owns [c n_k / cuts_k, (c + 1) n_k / cuts_k)), the cut
+ * dg_hji_part_cuts chooses (DG_HJI_SPLIT_AUTO), or axis 0 alone when o->split is
+ * DG_HJI_SPLIT_AXIS0, when no cut into boxes of at least gw layers exists, or for fast sweeping
+ * (it sweeps blocks of axis 0); along axis 0 alone a block narrower than the ghost layers takes
  * them from as many ranks as hold them. DG_ERR_ARG when a rank would own no layer (R > n0), a
- * periodic axis 0 is shorter than the ghost layers, or a halo would pass 2^31 nodes. Collective-free. */
+ * periodic axis 0 is shorter than the ghost layers, or a halo would pass 2^31 nodes. Collective
+ * (the topology). */
 dg_status dg_hji_part_init(dg_hji_part *pt, const dg_hji_grid *g, const dg_hji_opts *o, dg_err *e);
+/* dg_hji_part_init with the caller's cut (cuts: boxes along each axis, their product the rank
+ * count, the last axis 1; NULL: as dg_hji_part_init). DG_ERR_ARG when it does not fit: a cut
+ * along several axes needs boxes of at least the ghost width and no fast sweeping. */
+dg_status dg_hji_part_init_cut(dg_hji_part *pt, const dg_hji_grid *g, const dg_hji_opts *o, const int *cuts,
+                               dg_err *e);
 
 /* dg_hji_solve on this rank's block (collective: every rank calls it with the same grid, game,
  * options and times): v0, obstacle (or NULL), o->stop (or NULL) and out are the block's
@@ -69,7 +87,7 @@ dg_status dg_hji_problem_keep_block(dg_hji_problem *p, const dg_hji_part *pt, dg
 dg_hji_problem *dg_hji_problem_load_split(dg_cfg *cfg, dg_err *e);
 
 /* Rank 0 assembles nt whole arrays (nt x nodes, into all; NULL on the other ranks) from every
- * rank's nt blocks (mine: nt x pt->nodes). Collective. */
+ * rank's nt boxes (mine: nt x pt->nodes, each box row-major). Collective. */
 dg_status dg_hji_part_gather(const dg_hji_part *pt, const dg_hji_grid *g, int nt, const double *mine, double *all,
                              dg_err *e);
 
@@ -79,9 +97,14 @@ dg_status dg_hji_part_gather(const dg_hji_part *pt, const dg_hji_grid *g, int nt
  * cut axis. The cost, *halo, is the ghost nodes the largest block receives in a face exchange:
  * sum over cut axes k of gw x (its faces: 2, or 1 for an open axis cut in two) x the block's
  * largest cross-section across k. Ties go to the cut with fewer blocks along the later axes.
- * DG_ERR_ARG when no cut fits (R too large for the grid). The HJI solve still splits axis 0
- * only (dg_hji_part_init): this chooses the cut a d-dimensional split takes (docs/scale.md). */
+ * DG_ERR_ARG when no cut fits (R too large for the grid). dg_hji_part_init takes this cut. */
 dg_status dg_hji_part_cuts(const dg_hji_grid *g, int gw, int R, int *cuts, double *halo, dg_err *e);
+
+/* Box c of cuts along an axis of n nodes: its first node (c n / cuts) and, for c = cuts, n. */
+int dg_hji_part_start(int n, int c, int cuts);
+
+/* Rank r's box of pt's cut of g: lo[k], n[k] along each axis, and its first node's index. */
+int64_t dg_hji_part_box(const dg_hji_part *pt, const dg_hji_grid *g, int r, int *lo, int *n);
 
 /* Bytes one rank's solve of its block keeps (dg_hji_solve_memory's estimate for the block). */
 double dg_hji_solve_part_memory(const dg_hji_part *pt, const dg_hji_grid *g, const dg_hji_game *gm,

@@ -310,9 +310,34 @@ void dg_dist_halo_start(void *lo_ghost, const void *lo_own, const void *hi_own, 
     MPI_Type_free(&halo_type);   /* the pending operations keep it alive */
 }
 
+/* Point-to-point pieces of an exchange (dg_dist_halo_recv, _send): at most 4 a cut axis. */
+static MPI_Request piece_reqs[4 * 16];
+static int piece_n;
+
+static void halo_piece_post(void *buf, size_t count, size_t elem, int peer, int tag, int send) {
+    if (dg_dist_size() == 1 || peer < 0 || !count) return;
+    if (piece_n >= (int)(sizeof piece_reqs / sizeof piece_reqs[0])) MPI_Abort(MPI_COMM_WORLD, 3);
+    MPI_Datatype t;
+    MPI_Type_contiguous((int)elem, MPI_BYTE, &t);   /* counts are elements (the caller keeps them under INT_MAX) */
+    MPI_Type_commit(&t);
+    if (send) MPI_Isend(buf, (int)count, t, peer, 100 + tag, MPI_COMM_WORLD, &piece_reqs[piece_n++]);
+    else MPI_Irecv(buf, (int)count, t, peer, 100 + tag, MPI_COMM_WORLD, &piece_reqs[piece_n++]);
+    MPI_Type_free(&t);   /* the pending operation keeps it alive */
+}
+
+void dg_dist_halo_recv(void *buf, size_t count, size_t elem, int from, int tag) {
+    halo_piece_post(buf, count, elem, from, tag, 0);
+}
+
+void dg_dist_halo_send(const void *buf, size_t count, size_t elem, int to, int tag) {
+    halo_piece_post((void *)buf, count, elem, to, tag, 1);
+}
+
 void dg_dist_halo_wait(void) {
     if (halo_n) MPI_Waitall(halo_n, halo_reqs, MPI_STATUSES_IGNORE);
     halo_n = 0;
+    if (piece_n) MPI_Waitall(piece_n, piece_reqs, MPI_STATUSES_IGNORE);
+    piece_n = 0;
 }
 
 /* ---------------------------------------------------------------- MPI-IO */
@@ -375,6 +400,39 @@ dg_status dg_dist_file_write_at(dg_dist_file *f, uint64_t offset, const void *bu
             code = rc;
         }
     }
+    f->failed |= bad;
+    return file_agree(f, bad, "writing", code, e);
+}
+
+dg_status dg_dist_file_write_box(dg_dist_file *f, uint64_t offset, int nd, const int *size, const int *sub,
+                                 const int *start, size_t elem, const void *buf, dg_err *e) {
+    long long rows = 1;   /* the box's rows (its last axis) are the memory's units: counts stay ints */
+    for (int k = 0; k < nd - 1; k++) rows *= sub[k];
+    MPI_Datatype el, ft, mt;
+    MPI_Type_contiguous((int)elem, MPI_BYTE, &el);
+    MPI_Type_commit(&el);
+    MPI_Type_create_subarray(nd, size, sub, start, MPI_ORDER_C, el, &ft);
+    MPI_Type_commit(&ft);
+    MPI_Type_contiguous(sub[nd - 1], el, &mt);
+    MPI_Type_commit(&mt);
+    int bad = rows >= INT_MAX, code = MPI_SUCCESS;
+    int rc = bad ? MPI_SUCCESS : MPI_File_set_view(f->fh, (MPI_Offset)offset, el, ft, "native", MPI_INFO_NULL);
+    if (!bad && rc == MPI_SUCCESS) {
+        MPI_Status st;
+        rc = MPI_File_write_all(f->fh, buf, (int)rows, mt, &st);
+        int got = 0;
+        if (rc == MPI_SUCCESS) MPI_Get_count(&st, mt, &got);
+        bad = rc != MPI_SUCCESS || got != (int)rows;
+        code = rc;
+        rc = MPI_File_set_view(f->fh, 0, MPI_BYTE, MPI_BYTE, "native", MPI_INFO_NULL);   /* back to bytes */
+    }
+    if (!bad && rc != MPI_SUCCESS) {
+        bad = 1;
+        code = rc;
+    }
+    MPI_Type_free(&mt);
+    MPI_Type_free(&ft);
+    MPI_Type_free(&el);
     f->failed |= bad;
     return file_agree(f, bad, "writing", code, e);
 }
@@ -492,6 +550,12 @@ void dg_dist_halo_start(void *lo_ghost, const void *lo_own, const void *hi_own, 
     (void)lo_ghost; (void)lo_own; (void)hi_own; (void)hi_ghost; (void)count; (void)elem; (void)left; (void)right;
 }
 void dg_dist_halo_wait(void) {}
+void dg_dist_halo_recv(void *buf, size_t count, size_t elem, int from, int tag) {
+    (void)buf; (void)count; (void)elem; (void)from; (void)tag;
+}
+void dg_dist_halo_send(const void *buf, size_t count, size_t elem, int to, int tag) {
+    (void)buf; (void)count; (void)elem; (void)to; (void)tag;
+}
 void dg_dist_cart1(int periodic, int *left, int *right) { (void)periodic; *left = *right = -1; }
 void dg_dist_cart(int nd, const int *dims, const int *periodic, int *coords, int *lo, int *hi) {
     (void)dims; (void)periodic;
@@ -527,6 +591,24 @@ dg_status dg_dist_file_write_at(dg_dist_file *f, uint64_t offset, const void *bu
         b += w;
         offset += (uint64_t)w;
         bytes -= (size_t)w;
+    }
+    return DG_OK;
+}
+dg_status dg_dist_file_write_box(dg_dist_file *f, uint64_t offset, int nd, const int *size, const int *sub,
+                                 const int *start, size_t elem, const void *buf, dg_err *e) {
+    long long rows = 1;
+    for (int k = 0; k < nd - 1; k++) rows *= sub[k];
+    const size_t len = (size_t)sub[nd - 1] * elem;
+    for (long long r = 0; r < rows; r++) {   /* row r of the box at its place in the array */
+        long long rest = r, at = 0, st = 1;
+        for (int k = nd - 1; k >= 0; k--) {
+            const long long i = k == nd - 1 ? 0 : rest % sub[k];
+            if (k < nd - 1) rest /= sub[k];
+            at += (start[k] + i) * st;
+            st *= size[k];
+        }
+        dg_status s = dg_dist_file_write_at(f, offset + (uint64_t)at * elem, (const char *)buf + (size_t)r * len, len, e);
+        if (s) return s;
     }
     return DG_OK;
 }

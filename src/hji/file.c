@@ -126,8 +126,11 @@ static dg_status write_blocks(const char *path, const dg_hji_problem *p, const d
             }
             src = stage;
         }
-        const uint64_t at = (uint64_t)hlen + ((uint64_t)i * (uint64_t)p->grid.nodes + (uint64_t)pt->node0) * es;
-        s = dg_dist_file_write_at(df, at, src, (size_t)pt->nodes * es, &mine);
+        const uint64_t at = (uint64_t)hlen + (uint64_t)i * (uint64_t)p->grid.nodes * es;
+        if (pt->multi)   /* a box: its rows through a subarray view of the grid */
+            s = dg_dist_file_write_box(df, at, p->grid.ndim, p->grid.n, pt->n, pt->lo, es, src, &mine);
+        else             /* a block of axis 0: one range */
+            s = dg_dist_file_write_at(df, at + (uint64_t)pt->node0 * es, src, (size_t)pt->nodes * es, &mine);
     }
     const dg_status sc = dg_dist_file_close(df, s == DG_OK ? &mine : NULL);
     if (s == DG_OK) s = sc;
@@ -165,7 +168,7 @@ dg_status dg_hji_solve_file(dg_hji_problem *p, const dg_hji_file_opts *o, const 
     char *yaml = NULL;
     size_t yaml_len = 0;
     double *vals = NULL;  /* this process's values: the whole grid's, or under mpirun its block's */
-    /* under mpirun: the grid split over the ranks along axis 0, each rank writing its block into
+    /* under mpirun: the grid split over the ranks (hji_part.h), each rank writing its box into
      * the file (docs/scale.md) */
     const int nranks = dg_dist_size();
     const int64_t N = p->grid.nodes;

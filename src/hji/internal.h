@@ -70,10 +70,16 @@ void hji_sdf_box_nodes(const dg_hji_grid *g, const double *lo, const double *hi,
  * 0), as dg_hji_game_print samples them: from its arrays when they hold the whole grid, else
  * evaluated at j alone (problem.c). */
 void hji_problem_node(const dg_hji_problem *p, int64_t j, double *v0, double *mark);
-/* Builds the node arrays of a problem from dg_hji_problem_load_split over nodes [node0, node0 +
- * nodes) (a rank's block: collective, the largest front speed of a time to reach reduced over the
- * ranks), and its fingerprint (each sample node evaluated alone); p->block0 = node0. */
-dg_status hji_problem_build_block(dg_hji_problem *p, int64_t node0, int64_t nodes, dg_err *e);
+/* A box of g (axis k's nodes [lo[k], lo[k] + n[k])) stored row-major is a sequence of runs that
+ * are contiguous in the grid's array too: hji_box_runs gives their count and *len (nodes each),
+ * hji_box_run_at the grid's index of run i's first node (the box's node i *len). */
+int64_t hji_box_runs(const dg_hji_grid *g, const int *lo, const int *n, int64_t *len);
+int64_t hji_box_run_at(const dg_hji_grid *g, const int *lo, const int *n, int64_t i);
+/* Builds the node arrays of a problem from dg_hji_problem_load_split over a box of the grid (lo,
+ * n as hji_box_runs; a rank's: collective, the largest front speed of a time to reach reduced
+ * over the ranks), stored row-major, and its fingerprint (each sample node evaluated alone);
+ * p->block0 = the box's first node. */
+dg_status hji_problem_build_block(dg_hji_problem *p, const int *lo, const int *n, dg_err *e);
 /* 1 when p has (or, built per block, will have) an obstacle array. */
 int  hji_problem_has_obstacle(const dg_hji_problem *p);
 

@@ -350,7 +350,7 @@ static const dg_key SPAN_KEYS[] = {
 
 /* the game's index, then accuracy, mode and solver.* (into p->opts) */
 typedef struct solver_keys {
-    int    game, accuracy, mode, diss, real, weno_eps, bc, threads;
+    int    game, accuracy, mode, diss, real, weno_eps, bc, threads, split;
     double cfl, dt;
 } solver_keys;
 static const char *const ACCURACY[] = {"low", "medium", "high", "veryHigh", NULL};
@@ -380,13 +380,14 @@ typedef struct degree_keys {
 } degree_keys;
 static const char *const PAYOFF[] = {"kind", "time", "cost", NULL};
 static const char *const METHOD[] = {"march", "sweep", NULL};
+static const char *const SPLIT[] = {"auto", "axis0", NULL};
 enum { D_PAYOFF, D_RUNNING, D_STATE, D_TERMINAL, D_DISCOUNT, D_STATIONARY, D_TOL, D_METHOD, D_SWEEPS, D_COUNT };
 #define COST_MATRIX(nm, F, doc_)                                                                              \
     {.name = nm, .type = DG_KEY_F64_ARRAY, .offset = offsetof(degree_keys, F), .lo = -INFINITY,               \
      .hi = INFINITY, .min_n = 1, .max_n = DG_HJI_MAX_DIMS * DG_HJI_MAX_DIMS, .def_str = "0", .doc = doc_}
 
 /* COMMON_KEYS: the game, accuracy .. solver.threads, then an obstacle's, then games of degree's */
-enum { K_GAME = 0, K_SOLVER = 1, K_OBSTACLE = 10, K_DEGREE = 16 };
+enum { K_GAME = 0, K_SOLVER = 1, K_OBSTACLE = 11, K_DEGREE = 17 };
 static const dg_key COMMON_KEYS[] = {
     {.name = "game", .type = DG_KEY_ENUM, .offset = offsetof(solver_keys, game), .values = GAME_NAMES,
      .what = "hji game", .req = 1, .doc = "the game (its constants: difgames keys hji GAME)"},
@@ -404,6 +405,9 @@ static const dg_key COMMON_KEYS[] = {
     DG_K_F64("solver.cfl", solver_keys, cfl, 0.75, 0, INFINITY, 0, 0, "CFL number: dt = cfl / sum_i max alpha_i/dx_i"),
     DG_K_F64("solver.dt", solver_keys, dt, 0, 0, INFINITY, 1, 0, "a fixed time step instead of the CFL's (0: none)"),
     DG_K_INT("solver.threads", solver_keys, threads, 0, 0, 4096, "OpenMP threads (0: OpenMP's default)"),
+    DG_K_ENUM("solver.split", solver_keys, split, DG_HJI_SPLIT_AUTO, SPLIT, NULL,
+              "under mpirun: cut the grid along the axes that exchange the least halo (auto), or along axis 0 "
+              "alone (axis0); the value is the same bits either way - docs/scale.md"),
     {.name = OBST ".shape", .type = DG_KEY_ENUM, .offset = offsetof(obstacle_keys, shape), .values = SHAPES,
      .req = 1, .doc = "obstacles: a list of shapes the game avoids (reach-avoid), each a ball or a box"},
     {.name = OBST ".axes", .type = DG_KEY_INT_ARRAY, .offset = offsetof(obstacle_keys, axes),
@@ -482,6 +486,7 @@ static dg_status read_solver(dg_cfg *c, dg_hji_problem *p, dg_err *e) {
     o->cfl = k.cfl;
     o->dt = k.dt;
     o->threads = k.threads;
+    o->split = (dg_hji_split)k.split;
     for (int i = 0; i < p->grid.ndim; i++)
         if (p->grid.bc[i] != DG_HJI_BC_PERIODIC) p->grid.bc[i] = (dg_hji_bc)k.bc;
     return DG_OK;
@@ -695,9 +700,13 @@ int hji_problem_has_obstacle(const dg_hji_problem *p) {
     return b && !b->built && p->payoff == DG_HJI_PAYOFF_KIND && (b->nshape > 0 || dg_hji_model_has_avoid(p->model));
 }
 
-/* Builds p's node arrays over nodes [j0, j0 + n) (the whole grid, or a rank's block: then the
- * largest front speed is reduced over the ranks, collective), refusing what cannot fit. */
-static dg_status build_arrays(dg_hji_problem *p, int64_t j0, int64_t n, int split, dg_err *e) {
+/* Builds p's node arrays over a box of the grid (lo, n: the whole grid, or a rank's box, row-major:
+ * then the largest front speed is reduced over the ranks, collective), refusing what cannot fit.
+ * The box is built run by run (hji_box_runs), each a range of the grid's nodes. */
+static dg_status build_arrays(dg_hji_problem *p, const int *lo, const int *nb, int split, dg_err *e) {
+    int64_t len, n = 1;
+    const int64_t runs = hji_box_runs(&p->grid, lo, nb, &len);
+    for (int k = 0; k < p->grid.ndim; k++) n *= nb[k];
     problem_build *b = p->build;
     const int obst = b->nshape > 0 || dg_hji_model_has_avoid(p->model);
     const int degree = p->payoff != DG_HJI_PAYOFF_KIND, time = p->payoff == DG_HJI_PAYOFF_TIME;
@@ -728,14 +737,23 @@ static dg_status build_arrays(dg_hji_problem *p, int64_t j0, int64_t n, int spli
         return dg_err_set(e, DG_ERR_NOMEM, "hji: another rank could not hold its block's target");
     }
     if (time) {  /* the largest front speed, over the whole grid's target */
-        b->target(p, j0, n, p->target);
-        b->cmax = front_max(p, p->target, j0, n);
+        b->cmax = 0;
+        for (int64_t i = 0; i < runs; i++) {
+            const int64_t j0 = hji_box_run_at(&p->grid, lo, nb, i);
+            b->target(p, j0, len, p->target + i * len);
+            const double c = front_max(p, p->target + i * len, j0, len);
+            if (c > b->cmax) b->cmax = c;
+        }
         if (split) dg_dist_max(&b->cmax, 1);   /* a max: exact, whatever the blocks */
     }
-    build_nodes(p, j0, n, b->cmax, time, p->target, p->obstacle, scratch, p->initial, p->stop);
+    for (int64_t i = 0; i < runs; i++) {
+        const int64_t j0 = hji_box_run_at(&p->grid, lo, nb, i), at = i * len;
+        build_nodes(p, j0, len, b->cmax, time, p->target + at, p->obstacle ? p->obstacle + at : NULL, scratch,
+                    p->initial ? p->initial + at : NULL, p->stop ? p->stop + at : NULL);
+    }
     free(scratch);
     b->built = 1;
-    b->whole = j0 == 0 && n == p->grid.nodes;
+    b->whole = n == p->grid.nodes;
     p->opts.stop = p->stop;
     if (degree) {   /* held at the cap in p->stop */
         free(p->obstacle);
@@ -758,17 +776,23 @@ void hji_problem_node(const dg_hji_problem *p, int64_t j, double *v0, double *ma
     *mark = p->payoff == DG_HJI_PAYOFF_KIND ? (obst ? o : 0) : p->payoff == DG_HJI_PAYOFF_TIME ? st : 0;
 }
 
-dg_status hji_problem_build_block(dg_hji_problem *p, int64_t node0, int64_t nodes, dg_err *e) {
+dg_status hji_problem_build_block(dg_hji_problem *p, const int *lo, const int *n, dg_err *e) {
     problem_build *b = p ? p->build : NULL;
     if (!b || b->built) return dg_err_set(e, DG_ERR_ARG, "hji: build_block needs a problem loaded without its arrays");
-    if (node0 < 0 || nodes < 1 || node0 + nodes > p->grid.nodes)
-        return dg_err_set(e, DG_ERR_ARG, "hji: nodes [%lld, %lld) outside the grid's %lld", (long long)node0,
-                          (long long)(node0 + nodes), (long long)p->grid.nodes);
-    dg_status rc = build_arrays(p, node0, nodes, nodes < p->grid.nodes, e);
+    int64_t node0 = 0, nodes = 1;
+    for (int k = 0; k < p->grid.ndim; k++) {
+        if (lo[k] < 0 || n[k] < 1 || lo[k] + n[k] > p->grid.n[k])
+            return dg_err_set(e, DG_ERR_ARG, "hji: axis %d's nodes [%d, %d) outside the grid's %d", k, lo[k],
+                              lo[k] + n[k], p->grid.n[k]);
+        node0 += (int64_t)lo[k] * p->grid.stride[k];
+        nodes *= n[k];
+    }
+    dg_status rc = build_arrays(p, lo, n, nodes < p->grid.nodes, e);
     if (rc) return rc;
     p->nprint = 0;
     p->nprint = dg_hji_game_print(p, p->print);  /* the whole grid's samples, each evaluated alone */
     p->block0 = node0;
+    p->block_nodes = nodes < p->grid.nodes ? nodes : 0;
     return DG_OK;
 }
 
@@ -911,7 +935,8 @@ static dg_hji_problem *problem_load(dg_cfg *cfg, int whole, dg_err *e) {
                 goto fail;
             }
         }
-        if (build_arrays(p, 0, p->grid.nodes, 0, e)) goto fail;
+        const int zero[DG_HJI_MAX_DIMS] = {0};
+        if (build_arrays(p, zero, p->grid.n, 0, e)) goto fail;
         p->nprint = dg_hji_game_print(p, p->print);  /* now, while the arrays hold the whole grid */
     }
     return p;

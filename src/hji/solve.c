@@ -149,9 +149,19 @@ dg_status dg_hji_solve_part(const dg_hji_part *pt, const dg_hji_grid *g, const d
     if (!pt) return dg_err_set(e, DG_ERR_ARG, "hji: solve_part needs a part (dg_hji_part_init)");
     dg_status rc = hji_check_grid(g, e);
     if (rc) return rc;
-    if (pt->i0 < 0 || pt->i1 > g->n[0] || pt->i1 - pt->i0 < 1 || pt->node0 != (int64_t)pt->i0 * g->stride[0] ||
-        pt->nodes != (int64_t)(pt->i1 - pt->i0) * g->stride[0])
+    int64_t node0 = 0, nodes = 1;
+    int box = pt->i0 == pt->lo[0] && pt->i1 == pt->lo[0] + pt->n[0];
+    for (int k = 0; k < g->ndim && box; k++) {
+        box = pt->lo[k] >= 0 && pt->n[k] >= 1 && pt->lo[k] + pt->n[k] <= g->n[k] &&
+              (pt->multi || k == 0 || (pt->lo[k] == 0 && pt->n[k] == g->n[k]));
+        node0 += (int64_t)pt->lo[k] * g->stride[k];
+        nodes *= pt->n[k];
+    }
+    if (!box || pt->node0 != node0 || pt->nodes != nodes)
         return dg_err_set(e, DG_ERR_ARG, "hji: the part is not a block of this grid (use dg_hji_part_init)");
+    if (pt->multi && o && o->tol > 0 && o->method == DG_HJI_METHOD_SWEEP)
+        return dg_err_set(e, DG_ERR_ARG, "hji: fast sweeping sweeps blocks of axis 0 (dg_hji_part_init cuts axis 0 "
+                          "alone for it)");
     if (pt->size > 1 && o && g->bc[0] == DG_HJI_BC_PERIODIC && g->n[0] < hji_ghost_width(o->deriv))
         return dg_err_set(e, DG_ERR_ARG, "hji: periodic axis 0 has %d nodes, fewer than the scheme's %d ghost "
                           "layers: it cannot be split", g->n[0], hji_ghost_width(o->deriv));

@@ -1,10 +1,11 @@
 /* Under mpirun -np N: every case solved by each rank alone (dg_hji_problem_solve_slices on the whole
- * grid) and by the ranks together (dg_hji_problem_solve_slices_part on each rank's block); each
- * block must hold the same bits as the whole solve's nodes there, at every stored time. Cases: the
- * four accuracies, the three modes, float32, every dissipation, games of kind and of degree
- * (a stationary time to reach with an obstacle, quadratic-cost inputs: a generic Hamiltonian),
- * a grid periodic along the split axis, and grids so short along it that blocks are narrower
- * than the ghost layers. Fast sweeping (a game of degree) must converge on the ranks to within ten
+ * grid) and by the ranks together (dg_hji_problem_solve_slices_part on each rank's box); each
+ * box must hold the same bits as the whole solve's nodes there, at every stored time. Cases: the
+ * four accuracies on the cut dg_hji_part_cuts chooses, on axis 0 alone and on cuts along other
+ * axes (1 x N, 2 x 2, 1 x 2 x 2), the three modes, float32, every dissipation, games of kind and
+ * of degree (a stationary time to reach with an obstacle, quadratic-cost inputs: a generic
+ * Hamiltonian), grids periodic along a split axis (axis 0; axes 0 and 1 cut in boxes), and grids
+ * so short along axis 0 that blocks are narrower than the ghost layers. Fast sweeping (a game of degree) must converge on the ranks to within ten
  * tolerances of one process's value. Prints one line a case on rank 0; exit 1 on a mismatch.
  * Usage: mpi_hji DATA_DIR (tests/data/mpi). */
 #include <math.h>
@@ -19,34 +20,66 @@
 
 static int failures;
 
-/* Compares the ranks' blocks with the whole solve: 0 when every bit matches on every rank. */
-static int compare(const char *what, const dg_hji_part *pt, int64_t N, int nt_w, const double *tw, const double *vw,
-                   int nt_p, const double *tp, const double *vp) {
-    int bad = nt_w != nt_p;
-    for (int k = 0; !bad && k < nt_w; k++)
+/* pt's box of the whole array (g's nodes) into out (pt->nodes, row-major), node by node. */
+static void box_of(const dg_hji_grid *g, const dg_hji_part *pt, const double *whole, double *out) {
+    for (int64_t j = 0; j < pt->nodes; j++) {
+        int64_t r = j, at = 0;
+        for (int k = g->ndim - 1; k >= 0; k--) {
+            at += (int64_t)(pt->lo[k] + (int)(r % pt->n[k])) * g->stride[k];
+            r /= pt->n[k];
+        }
+        out[j] = whole[at];
+    }
+}
+
+/* "2 x 2 x 1" */
+static const char *cut_name(const dg_hji_part *pt, int nd, char *buf, size_t size) {
+    int w = 0;
+    for (int k = 0; k < nd && w >= 0 && (size_t)w < size; k++)
+        w += snprintf(buf + w, size - (size_t)w, "%s%d", k ? " x " : "", pt->cuts[k]);
+    return buf;
+}
+
+/* Compares the ranks' boxes with the whole solve: 0 when every bit matches on every rank. */
+static int compare(const char *what, const dg_hji_part *pt, const dg_hji_grid *g, int nt_w, const double *tw,
+                   const double *vw, int nt_p, const double *tp, const double *vp) {
+    const int64_t N = g->nodes;
+    double *b = malloc((size_t)pt->nodes * sizeof *b);
+    int bad = nt_w != nt_p || !b;
+    for (int k = 0; !bad && k < nt_w; k++) {
+        box_of(g, pt, vw + (size_t)k * (size_t)N, b);
         bad |= memcmp(&tw[k], &tp[k], sizeof *tw) != 0 ||
-               memcmp(vw + (size_t)k * (size_t)N + (size_t)pt->node0, vp + (size_t)k * (size_t)pt->nodes,
-                      (size_t)pt->nodes * sizeof *vw) != 0;
+               memcmp(b, vp + (size_t)k * (size_t)pt->nodes, (size_t)pt->nodes * sizeof *vw) != 0;
+    }
+    free(b);
     bad = dg_dist_or(bad);
-    if (pt->rank == 0) printf("%-44s %d ranks, %d times: %s\n", what, pt->size, nt_w, bad ? "DIFFERENT" : "same bits");
+    char cut[64];
+    if (pt->rank == 0)
+        printf("%-44s %d ranks (%s), %d times: %s\n", what, pt->size, cut_name(pt, g->ndim, cut, sizeof cut), nt_w,
+               bad ? "DIFFERENT" : "same bits");
     failures += bad;
     return bad;
 }
 
-/* 1 when the n-node array a (NULL or not) is b's nodes [at, at + n) (both NULL: equal). */
-static int same_nodes(const double *a, const double *b, int64_t at, int64_t n) {
+/* 1 when the box array a (NULL or not) is pt's box of the whole array b (both NULL: equal). */
+static int same_nodes(const double *a, const double *b, const dg_hji_grid *g, const dg_hji_part *pt) {
     if (!a || !b) return !a && !b;
-    return memcmp(a, b + at, (size_t)n * sizeof *a) == 0;
+    double *x = malloc((size_t)pt->nodes * sizeof *x);
+    if (!x) return 0;
+    box_of(g, pt, b, x);
+    const int same = memcmp(a, x, (size_t)pt->nodes * sizeof *a) == 0;
+    free(x);
+    return same;
 }
 
 /* A problem loaded split (dg_hji_problem_load_split: each rank builds its block's node arrays in
  * dg_hji_problem_keep_block) against the whole load p: the block's target, obstacle, initial and
  * stop and the game's fingerprint must be p's bits; 0 when they are on every rank. */
 static int compare_built(const char *what, const dg_hji_part *pt, const dg_hji_problem *p, const dg_hji_problem *q) {
-    int bad = !same_nodes(q->target, p->target, pt->node0, pt->nodes) ||
-              !same_nodes(q->obstacle, p->obstacle, pt->node0, pt->nodes) ||
-              !same_nodes(q->initial, p->initial, pt->node0, pt->nodes) ||
-              !same_nodes(q->stop, p->stop, pt->node0, pt->nodes) || q->opts.stop != q->stop ||
+    const dg_hji_grid *g = &p->grid;
+    int bad = !same_nodes(q->target, p->target, g, pt) || !same_nodes(q->obstacle, p->obstacle, g, pt) ||
+              !same_nodes(q->initial, p->initial, g, pt) || !same_nodes(q->stop, p->stop, g, pt) ||
+              q->opts.stop != q->stop ||
               q->nprint != p->nprint || memcmp(q->print, p->print, sizeof p->print) != 0;
     bad = dg_dist_or(bad);
     if (pt->rank == 0) printf("%-44s built per block: %s\n", what, bad ? "DIFFERENT" : "same bits");
@@ -55,8 +88,8 @@ static int compare_built(const char *what, const dg_hji_part *pt, const dg_hji_p
 }
 
 /* One config with overrides (key=value pairs, NULL-terminated): solved alone on the whole load and
- * split on a load that builds only the block's arrays. */
-static void run_config(const char *dir, const char *file, const char *const *set) {
+ * split on a load that builds only the box's arrays; cuts: the cut (NULL: dg_hji_part_init's). */
+static void run_config_cut(const char *dir, const char *file, const char *const *set, const int *cuts) {
     char path[512], what[256];
     snprintf(path, sizeof path, "%s/%s", dir, file);
     snprintf(what, sizeof what, "%s", file);
@@ -77,7 +110,7 @@ static void run_config(const char *dir, const char *file, const char *const *set
     const int slices = p->stationary ? 0 : 4;
     const int64_t N = p->grid.nodes;
     dg_hji_part pt;
-    if (dg_hji_part_init(&pt, &p->grid, &p->opts, &e) || dg_hji_problem_keep_block(q, &pt, &e)) {
+    if (dg_hji_part_init_cut(&pt, &p->grid, &p->opts, cuts, &e) || dg_hji_problem_keep_block(q, &pt, &e)) {
         fprintf(stderr, "mpi_hji: %s: %s\n", path, e.msg);
         exit(2);
     }
@@ -96,7 +129,7 @@ static void run_config(const char *dir, const char *file, const char *const *set
         fprintf(stderr, "mpi_hji: %s: %lld steps alone, %lld split\n", what, (long long)sw.steps, (long long)sp.steps);
         failures++;
     }
-    compare(what, &pt, N, nw, tw, vw, np, tp, vp);
+    compare(what, &pt, &p->grid, nw, tw, vw, np, tp, vp);
     /* rank 0 assembles the blocks: the whole solve's bits */
     double *all = pt.rank == 0 ? malloc((size_t)np * (size_t)N * sizeof *all) : NULL;
     if ((pt.rank == 0 && !all) || dg_hji_part_gather(&pt, &p->grid, np, vp, all, &e)) {
@@ -113,6 +146,10 @@ static void run_config(const char *dir, const char *file, const char *const *set
     dg_hji_problem_free(p);
     dg_hji_problem_free(q);
     dg_cfg_free(cfg);
+}
+
+static void run_config(const char *dir, const char *file, const char *const *set) {
+    run_config_cut(dir, file, set, NULL);
 }
 
 /* A rotation x' = -w y + u, y' = w x + d on a grid periodic along axis 0 (the split axis). */
@@ -164,10 +201,68 @@ static void run_periodic(dg_hji_accuracy acc, dg_hji_mode mode, int n0, int wrap
     char what[128];
     snprintf(what, sizeof what, "%s axis 0 of %d accuracy=%s mode=%d", wrap ? "periodic" : "open", n0,
              dg_hji_accuracy_name(acc), (int)mode);
-    compare(what, &pt, N, 2, times, vw, 2, times, vp);
+    compare(what, &pt, &g, 2, times, vw, 2, times, vp);
     free(v0);
     free(vw);
     free(vp);
+}
+
+/* The rotation in 3-D, z' = 0.4 cos x + d: a grid periodic along axes 0 and 1, cut into boxes along
+ * both (a ring of two boxes: the neighbour below is the one above) or along axis 1 alone. */
+static void rot3_dyn(void *user, const double *x, double *f, double *G, double *D) {
+    (void)user;
+    f[0] = -0.7 * sin(x[1]);
+    f[1] = 0.7 * sin(x[0]);
+    f[2] = 0.4 * cos(x[0]);
+    G[0] = 1;
+    G[1] = 0;
+    G[2] = 0;
+    D[0] = 0;
+    D[1] = 0.5 + 0.25 * cos(x[0]);
+    D[2] = 0.3;
+}
+
+static void run_periodic_box(dg_hji_accuracy acc, const int *cuts) {
+    const double lo[3] = {0, 0, -1}, hi[3] = {6.283185307179586, 6.283185307179586, 1};
+    const int n[3] = {12, 10, 9}, periodic[3] = {1, 1, 0};
+    dg_hji_grid g;
+    dg_err e = {0};
+    if (dg_hji_grid_init(&g, 3, lo, hi, n, periodic, &e)) {
+        fprintf(stderr, "mpi_hji: %s\n", e.msg);
+        exit(2);
+    }
+    dg_hji_game gm = {.nx = 3, .dyn = rot3_dyn};
+    gm.u = (dg_hji_input){.dim = 1, .set = DG_HJI_SET_BOX, .role = DG_HJI_ROLE_MAX, .lo = {-0.5}, .hi = {0.5}};
+    gm.d = (dg_hji_input){.dim = 1, .set = DG_HJI_SET_BOX, .role = DG_HJI_ROLE_MIN, .lo = {-0.3}, .hi = {0.3}};
+    dg_hji_opts o = dg_hji_opts_default();
+    dg_hji_opts_accuracy(&o, acc);
+    o.threads = 1;
+    o.diss = DG_HJI_DISS_LOCAL;
+    const int64_t N = g.nodes;
+    double *v0 = malloc((size_t)N * sizeof *v0), *vw = malloc(2 * (size_t)N * sizeof *vw);
+    const double c[3] = {3.0, 2.0, 0.2};
+    dg_hji_sdf_ball(&g, c, 1.2, 7u, v0);
+    dg_hji_part pt;
+    if (!v0 || !vw || dg_hji_part_init_cut(&pt, &g, &o, cuts, &e)) {
+        fprintf(stderr, "mpi_hji: periodic box: %s\n", e.msg);
+        exit(2);
+    }
+    double *vp = malloc(2 * (size_t)pt.nodes * sizeof *vp), *b0 = malloc((size_t)pt.nodes * sizeof *b0);
+    const double times[2] = {0.3, 0.6};
+    if (!vp || !b0) exit(2);
+    box_of(&g, &pt, v0, b0);
+    if (dg_hji_solve(&g, &gm, &o, v0, NULL, 2, times, vw, NULL, &e) ||
+        dg_hji_solve_part(&pt, &g, &gm, &o, b0, NULL, 2, times, vp, NULL, &e)) {
+        fprintf(stderr, "mpi_hji: periodic box: %s\n", e.msg);
+        exit(1);
+    }
+    char what[128];
+    snprintf(what, sizeof what, "periodic axes 0, 1 of 12 x 10 accuracy=%s", dg_hji_accuracy_name(acc));
+    compare(what, &pt, &g, 2, times, vw, 2, times, vp);
+    free(v0);
+    free(vw);
+    free(vp);
+    free(b0);
 }
 
 /* Fast sweeping across the ranks: block Jacobi between the blocks, so not one process's bits;
@@ -325,10 +420,35 @@ int main(int argc, char **argv) {
     }
     const char *dir = argv[1];
     static const char *const ACC[] = {"low", "medium", "high", "veryHigh"};
+    const int R = dg_dist_size();
+    /* cuts along other axes than 0: 1 x R (air3d's 16 nodes along axis 1, chase4d's 11), 1 x 1 x 2
+     * on 2 ranks, 1 x 2 x 2 on 4; the chosen cut is 2 x 2 on 4 ranks for both, axis 0 on 2 and 3 */
+    const int air_1r[3] = {1, R, 1}, ch_1r[4] = {1, R, 1, 1}, ch_122[4] = {1, 2, 2, 1}, ch_12[4] = {1, 1, 2, 1};
     for (int a = 0; a < 4; a++) {
         const char *const s1[] = {"accuracy", ACC[a], NULL};
+        const char *const s0[] = {"accuracy", ACC[a], "solver.split", "axis0", NULL};
         run_config(dir, "air3d.yaml", s1);
         run_config(dir, "chase4d.yaml", s1);
+        if (R == 1) continue;
+        run_config(dir, "air3d.yaml", s0);
+        run_config(dir, "chase4d.yaml", s0);
+        if (R <= 5) run_config_cut(dir, "air3d.yaml", s1, air_1r);
+        if (R <= 3) run_config_cut(dir, "chase4d.yaml", s1, ch_1r);
+        if (R == 4) run_config_cut(dir, "chase4d.yaml", s1, ch_122);
+        if (R == 2) run_config_cut(dir, "chase4d.yaml", s1, ch_12);
+    }
+    if (R > 1) {   /* float32, and a model file's time to reach built per box, on axis 1 alone (2 x 2 on 4) */
+        const char *const f32b[] = {"solver.precision", "f32", "accuracy", "high", NULL};
+        if (R <= 3) run_config_cut(dir, "chase4d.yaml", f32b, ch_1r);
+        const char *const dubins_box[] = {"grid.n", "[13, 11, 8]", "payoff", "time", "mode", "brs", "t_end", "0.3",
+                                          NULL};
+        const int d_1r[3] = {1, R, 1};
+        if (R <= 4) run_config_cut(dir, "../../../configs/models/dubins.yaml", dubins_box, R == 4 ? NULL : d_1r);
+    }
+    for (int a = 0; a < 4 && R > 1; a++) {   /* periodic axes cut into boxes */
+        const int c01[3] = {R == 4 ? 2 : R, R == 4 ? 2 : 1, 1}, c1[3] = {1, R, 1};
+        if (R == 4 || R == 2) run_periodic_box((dg_hji_accuracy)a, c01);
+        if (R <= 3) run_periodic_box((dg_hji_accuracy)a, c1);
     }
     static const char *const MODES[] = {"brs", "brt_target"};
     for (int m = 0; m < 2; m++) {
@@ -354,16 +474,17 @@ int main(int argc, char **argv) {
         run_periodic((dg_hji_accuracy)a, DG_HJI_MODE_BRS, 5, 1);
         run_periodic((dg_hji_accuracy)a, DG_HJI_MODE_BRT, 4, 0);
     }
-    const char *const narrow[] = {"accuracy", "veryHigh", NULL};
+    const char *const narrow[] = {"accuracy", "veryHigh", "solver.split", "axis0", NULL};
     run_config(dir, "air3d_narrow.yaml", narrow);
-    const char *const narrow_lo[] = {"accuracy", "medium", "solver.dissipation", "local", NULL};
+    const char *const narrow_lo[] = {"accuracy", "medium", "solver.dissipation", "local", "solver.split", "axis0", NULL};
     run_config(dir, "air3d_narrow.yaml", narrow_lo);
     /* model files: a target and an avoid set of expressions, a time to reach; narrow blocks along x */
     const char *const dubins[] = {"grid.n", "[13, 11, 8]", "t_end", "0.3", NULL};
     run_config(dir, "../../../configs/models/dubins.yaml", dubins);
-    const char *const dubins_time[] = {"grid.n", "[6, 11, 8]", "payoff", "time", "mode", "brs", "t_end", "0.3", NULL};
+    const char *const dubins_time[] = {"grid.n", "[6, 11, 8]", "payoff", "time", "mode", "brs", "t_end", "0.3",
+                                       "solver.split", "axis0", NULL};
     run_config(dir, "../../../configs/models/dubins.yaml", dubins_time);
-    const char *const p2_narrow[] = {"grid.n", "[5, 21]", "accuracy", "low", NULL};
+    const char *const p2_narrow[] = {"grid.n", "[5, 21]", "accuracy", "low", "solver.split", "axis0", NULL};
     run_config(dir, "pursuit2d_time.yaml", p2_narrow);
     run_sweep(dir, "lq_sweep.yaml");
     run_cuts();
