@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The command under mpirun (docs/scale.md):
-#  1. hji solve of air3d and chase4d on 2 and 4 ranks (float32 on 3) writes the same file, byte for
-#     byte, as one process without mpirun (the value at every stored time, the metadata), each rank
-#     writing its blocks (MPI-IO);
+#  1. hji solve of air3d and chase4d on 2 and 4 ranks (4: cut 2 x 2, at every accuracy, and along
+#     axis 0 alone; float32 on 3 and 4) writes the same file, byte for byte, as one process without
+#     mpirun (the value at every stored time, the metadata), each rank writing its box (MPI-IO);
 #  2. a rank killed mid-solve ends the job (mpirun says which rank died) instead of hanging;
 #  4. training on 2 ranks x 1 thread gives the bits of 1 process x 2 threads, resumed too; SIGINT
 #     stops every rank after the same epoch;
@@ -36,27 +36,66 @@ for c in air3d chase4d; do
     done
 done
 
-# the shipped 6-D game (a model file) on 6^6 nodes: on 4 ranks blocks of 1 and 2 layers, narrower
-# than ENO2's 2 ghost layers
+# cut along several axes (4 ranks: 2 x 2, the cut with the least halo) at every accuracy, float32
+# too, and along axis 0 alone (solver.split: axis0): the same file as one process, each rank
+# writing its box through a subarray view of the file
+for c in air3d chase4d; do
+    for acc in low medium high veryHigh; do
+        "$DG" hji solve --config $D/$c.yaml --accuracy $acc --out "$T/${c}_${acc}_1.safetensors" --slices 3 \
+            --threads 1 >/dev/null 2>"$T/err" || bad "$c $acc alone: $(tail -n 1 "$T/err")"
+        mpi 4 "$DG" hji solve --config $D/$c.yaml --accuracy $acc --out "$T/${c}_${acc}_4.safetensors" --slices 3 \
+            --threads 1 >/dev/null 2>"$T/err"
+        rc=$?
+        if [ $rc -ne 0 ]; then bad "$c $acc on 4 ranks: exit $rc ($(tail -n 3 "$T/err"))"
+        elif ! cmp -s "$T/${c}_${acc}_1.safetensors" "$T/${c}_${acc}_4.safetensors"; then
+            bad "$c $acc on 4 ranks (2 x 2): the file differs"
+        else ok "$c accuracy $acc on 4 ranks (2 x 2): the same file as one process"; fi
+    done
+    sed 's/^solver:$/solver:\n  split: axis0/' $D/$c.yaml >"$T/${c}_axis0.yaml"
+    grep -q 'split: axis0' "$T/${c}_axis0.yaml" || bad "$c: no solver section in $D/$c.yaml"
+    # (the file keeps the config's text: alone on the same config)
+    "$DG" hji solve --config "$T/${c}_axis0.yaml" --out "$T/${c}_axis0_1.safetensors" --slices 3 --threads 1 \
+        >/dev/null 2>"$T/err" || bad "$c axis0 alone: $(tail -n 1 "$T/err")"
+    mpi 4 "$DG" hji solve --config "$T/${c}_axis0.yaml" --out "$T/${c}_axis0_4.safetensors" --slices 3 --threads 1 \
+        >/dev/null 2>"$T/err"
+    rc=$?
+    if [ $rc -ne 0 ]; then bad "$c axis0 on 4 ranks: exit $rc ($(tail -n 3 "$T/err"))"
+    elif ! cmp -s "$T/${c}_axis0_1.safetensors" "$T/${c}_axis0_4.safetensors"; then
+        bad "$c with solver.split axis0 on 4 ranks (4 x 1): the file differs"
+    else ok "$c with solver.split axis0 on 4 ranks (4 x 1): the same file as one process"; fi
+done
+
+# the shipped 6-D game (a model file) on 6^6 nodes: on 4 ranks cut 2 x 2 by default, and along
+# axis 0 alone blocks of 1 and 2 layers, narrower than ENO2's 2 ghost layers
 sed 's/n: \[15, 15, 15, 15, 15, 15\]/n: [6, 6, 6, 6, 6, 6]/' configs/hji/chase6d.yaml >"$T/chase6d.yaml"
 grep -q 'n: \[6, 6, 6, 6, 6, 6\]' "$T/chase6d.yaml" || bad "chase6d: no grid line in configs/hji/chase6d.yaml"
+sed 's/^solver:$/solver:\n  split: axis0/' "$T/chase6d.yaml" >"$T/chase6d_axis0.yaml"
+grep -q 'split: axis0' "$T/chase6d_axis0.yaml" || bad "chase6d: no solver section in configs/hji/chase6d.yaml"
 "$DG" hji solve --config "$T/chase6d.yaml" --out "$T/c6_1.safetensors" --threads 1 >/dev/null 2>"$T/err" \
     || bad "chase6d alone: $(tail -n 1 "$T/err")"
-mpi 4 "$DG" hji solve --config "$T/chase6d.yaml" --out "$T/c6_4.safetensors" --threads 1 >/dev/null 2>"$T/err"
-rc=$?
-if [ $rc -ne 0 ]; then bad "chase6d on 4 ranks: exit $rc ($(tail -n 3 "$T/err"))"
-elif ! cmp -s "$T/c6_1.safetensors" "$T/c6_4.safetensors"; then bad "chase6d on 4 ranks: the file differs"
-else ok "chase6d (6-D, a model file) on 4 ranks, blocks of 1 and 2 layers: the same file as one process"; fi
+"$DG" hji solve --config "$T/chase6d_axis0.yaml" --out "$T/chase6d_axis0_1.safetensors" --threads 1 >/dev/null \
+    2>"$T/err" || bad "chase6d axis0 alone: $(tail -n 1 "$T/err")"
+mv "$T/c6_1.safetensors" "$T/chase6d_1.safetensors"
+for v in chase6d chase6d_axis0; do
+    mpi 4 "$DG" hji solve --config "$T/$v.yaml" --out "$T/c6_4.safetensors" --threads 1 >/dev/null 2>"$T/err"
+    rc=$?
+    if [ $rc -ne 0 ]; then bad "$v on 4 ranks: exit $rc ($(tail -n 3 "$T/err"))"
+    elif ! cmp -s "$T/${v}_1.safetensors" "$T/c6_4.safetensors"; then bad "$v on 4 ranks: the file differs"
+    else ok "$v (6-D, a model file) on 4 ranks: the same file as one process"; fi
+done
 
 # float32 (the ranks convert their blocks) and no temporary file left beside the value file
 "$DG" hji solve --config $D/air3d.yaml --out "$T/f32_1.safetensors" --float32 --threads 1 >/dev/null 2>"$T/err" \
     || bad "air3d float32 alone: $(tail -n 1 "$T/err")"
-mpi 3 "$DG" hji solve --config $D/air3d.yaml --out "$T/f32_3.safetensors" --float32 --threads 1 >/dev/null 2>"$T/err"
-rc=$?
-if [ $rc -ne 0 ]; then bad "air3d float32 on 3 ranks: exit $rc ($(tail -n 3 "$T/err"))"
-elif ! cmp -s "$T/f32_1.safetensors" "$T/f32_3.safetensors"; then bad "air3d float32 on 3 ranks: the file differs"
-elif ls "$T"/*.tmp.* >/dev/null 2>&1; then bad "a temporary file was left: $(ls "$T"/*.tmp.*)"
-else ok "air3d float32 on 3 ranks: the same file as one process, written by the ranks at their blocks' offsets"; fi
+for np in 3 4; do   # 3: blocks of axis 0; 4: 2 x 2 boxes
+    mpi $np "$DG" hji solve --config $D/air3d.yaml --out "$T/f32_$np.safetensors" --float32 --threads 1 \
+        >/dev/null 2>"$T/err"
+    rc=$?
+    if [ $rc -ne 0 ]; then bad "air3d float32 on $np ranks: exit $rc ($(tail -n 3 "$T/err"))"
+    elif ! cmp -s "$T/f32_1.safetensors" "$T/f32_$np.safetensors"; then bad "air3d float32 on $np ranks: the file differs"
+    elif ls "$T"/*.tmp.* >/dev/null 2>&1; then bad "a temporary file was left: $(ls "$T"/*.tmp.*)"
+    else ok "air3d float32 on $np ranks: the same file as one process, written by the ranks at their blocks"; fi
+done
 
 # ------------------------------------------------------------ 2. a rank killed
 OUTK="$T/killed.safetensors"
