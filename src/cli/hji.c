@@ -225,6 +225,12 @@ static int hji_solve(int argc, char **argv) {
         cli_json_add(&j, j.root, "cell_updates_per_s", cli_json_number("%.4g", st.updates_per_s));
         cli_json_add(&j, j.root, "threads", cli_json_number("%.0f", st.threads));
         if (dg_dist_size() > 1) cli_json_add(&j, j.root, "ranks", cli_json_number("%.0f", dg_dist_size()));
+        if (dg_dist_size() > 1) {   /* the boxes along each axis: "2x2x1" */
+            char cut[8 * DG_HJI_MAX_DIMS] = "";
+            for (int k = 0, w = 0; k < p->grid.ndim && w >= 0 && (size_t)w < sizeof cut; k++)
+                w += snprintf(cut + w, sizeof cut - (size_t)w, "%s%d", k ? "x" : "", r.cuts[k]);
+            cli_json_add(&j, j.root, "cut", cJSON_CreateString(cut));
+        }
         if (p->stationary) {
             cli_json_add(&j, j.root, "method", cJSON_CreateString(p->opts.method == DG_HJI_METHOD_SWEEP ? "sweep" : "march"));
             cli_json_add(&j, j.root, "converged", cJSON_CreateBool(st.converged));

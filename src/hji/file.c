@@ -178,6 +178,7 @@ dg_status dg_hji_solve_file(dg_hji_problem *p, const dg_hji_file_opts *o, const 
         if ((s = dg_hji_part_init(&pt, &p->grid, &p->opts, e)) == DG_OK)
             s = dg_hji_problem_keep_block(p, &pt, e);  /* 1/R of the node arrays */
         if (s != DG_OK) return s;
+        memcpy(r->cuts, pt.cuts, sizeof r->cuts);
     }
     const int64_t NB = nranks > 1 ? pt.nodes : N;  /* the nodes this process solves */
     r->step = DG_HJI_FILE_WRITE;
