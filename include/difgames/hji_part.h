@@ -7,17 +7,18 @@
  * ghost layers as wide as the scheme's stencil (1, 2, 3 for upwind, ENO2, ENO3 / WENO5) across
  * each cut face, exchanged with its neighbours at every Runge-Kutta stage. Cut along axis 0 only,
  * a box is axis 0's [i0, i1): a contiguous block of the grid's array (global nodes [node0, node0 +
- * nodes)), and a block narrower than the ghost layers takes them from as many ranks as hold them. The Lax-Friedrichs bounds, the
- * WENO scales, the CFL step, a stationary solve's residual and the tabulation's classification
+ * nodes)), and a block narrower than the ghost layers takes them from as many ranks as hold them.
+ * The Lax-Friedrichs bounds, the WENO scales, the CFL step, a stationary solve's residual and the tabulation's classification
  * are combined with max / min / and over the ranks, which are exact: the value is the same bits
  * as one process's whatever the rank count.
  *
  *     dg_dist_init(&argc, &argv);
  *     dg_hji_part pt;
  *     if (dg_hji_part_init(&pt, &p->grid, &p->opts, &e)) ...;
- *     double *mine = malloc(pt.nodes * sizeof *mine);             // this rank's block
+ *     if (dg_hji_problem_keep_block(p, &pt, &e)) ...;             // p keeps this rank's box
+ *     double *mine = malloc(pt.nodes * sizeof *mine);             // this rank's box
  *     if (dg_hji_problem_solve_part(p, &pt, 1, &p->t_end, mine, &st, &e)) ...;
- *     dg_hji_part_gather(&pt, 1, mine, rank 0 ? whole : NULL, &e); // or each rank uses its block
+ *     dg_hji_part_gather(&pt, &p->grid, 1, mine, rank 0 ? whole : NULL, &e); // or each rank uses its box
  */
 #ifndef DIFGAMES_HJI_PART_H
 #define DIFGAMES_HJI_PART_H
@@ -66,15 +67,16 @@ dg_status dg_hji_solve_part(const dg_hji_part *pt, const dg_hji_grid *g, const d
                             const double *times, double *out, dg_hji_stats *stats, dg_err *e);
 
 /* dg_hji_problem_solve_at and dg_hji_problem_solve_slices on this rank's block (out: nt blocks of
- * pt->nodes; times as theirs). Collective. */
+ * pt->nodes; times as theirs). Collective. A cut along several axes needs p to keep the box
+ * (dg_hji_problem_keep_block); along axis 0 alone p may hold the whole grid. */
 dg_status dg_hji_problem_solve_part(const dg_hji_problem *p, const dg_hji_part *pt, int nt, const double *times,
                                     double *out, dg_hji_stats *stats, dg_err *e);
 dg_status dg_hji_problem_solve_slices_part(const dg_hji_problem *p, const dg_hji_part *pt, int slices, int nreq,
                                            const double *req, int *nt, double *times, double *out,
                                            dg_hji_stats *stats, dg_err *e);
 
-/* Keeps only this rank's block of p's node arrays (target, obstacle, initial, stop: each
- * pt->nodes), freeing the rest, so that a rank holds 1/R of them; afterwards p serves the _part
+/* Keeps only this rank's box of p's node arrays (target, obstacle, initial, stop: each
+ * pt->nodes, row-major), freeing the rest, so that a rank holds 1/R of them; afterwards p serves the _part
  * solves above with this part only (not dg_hji_problem_solve, plots or simulations). For a problem
  * from dg_hji_problem_load_split it builds the block's arrays instead, each node's values the
  * bits a whole-grid load gives there (collective: a time to reach's largest front speed is a max
