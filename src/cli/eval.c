@@ -55,7 +55,7 @@ int cmd_eval(int argc, char **argv) {
     const dg_env *env = s.env;
     dg_policy m;
     dg_params *p = NULL;
-    float *state = NULL, *aux = NULL;
+    dg_real *state = NULL, *aux = NULL;
     dg_err e = {0};
     const int grad = grad_out != NULL;
     int B = s.opts.batch;

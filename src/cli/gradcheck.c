@@ -57,7 +57,7 @@ int cmd_gradcheck(int argc, char **argv) {
     go.horizon = cli_given(opts, "--horizon") ? s.env->horizon : 0;  /* 0: at most 10 steps */
     go.seed = s.opts.seed;
     if (!eps_s && s.env->gradcheck_eps > 0) eps = s.env->gradcheck_eps;  /* the game's own scale */
-    go.eps = (float)eps;
+    go.eps = (dg_real)eps;
     memcpy(go.hidden, s.opts.hidden, sizeof go.hidden);
     go.nhidden = s.opts.nhidden;
     go.open_loop = s.opts.open_loop;

@@ -117,6 +117,7 @@ int cmd_sweep(int argc, char **argv) {
     }
     const int N = dg_sweep_count(s), ns = s->nseeds ? s->nseeds : 1;
     /* every setting's config loads (a bad key or value is refused before any training) */
+    int prec = 0;
     for (int i = 0; i < N && !rc; i += ns) {
         char setting[512], dir[DG_PATH_MAX];
         long long seed;
@@ -132,8 +133,17 @@ int cmd_sweep(int argc, char **argv) {
             cli_error("sweep", "%s", e.msg);
             rc = EXIT_USAGE;
         } else {
+            if (i == 0) prec = r.opts.precision;  /* train.precision: one for the whole sweep */
+            else if (r.opts.precision != prec) {
+                cli_error("sweep", "train.precision differs between settings: sweep each precision on its own");
+                rc = EXIT_USAGE;
+            }
             dg_run_free(&r);
         }
+    }
+    if (!rc && prec == 1 && !DG_REAL_F64) {  /* the double copy of the command runs it (main.c) */
+        free(s);
+        return CLI_RERUN_F64;
     }
     for (int i = 0; i < N && !rc && !resume; i++)
         if (dg_sweep_done(s, i) || dg_sweep_started(s, i)) {

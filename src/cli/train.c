@@ -61,7 +61,7 @@ static void on_event(const dg_train_event *ev, void *user) {
         const dg_epoch_stats *s = ev->stats;
         fprintf(stderr, "loss terms at initialisation (balance the weights so none dominates):\n");
         for (int i = 0; i < env->nterms; i++) {
-            const float w = env->term_weights[i];
+            const dg_real w = env->term_weights[i];
             fprintf(stderr, "  %-10s weight %-8g raw %-12.6g weighted %.6g\n", env->term_names[i], w,
                     w != 0.0f ? s->terms[i] / w : 0.0, s->terms[i]);
         }
