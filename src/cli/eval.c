@@ -36,6 +36,7 @@ int cmd_eval(int argc, char **argv) {
         CLI_KEY_DEF("--seed", "seed", "the config's"),
         CLI_KEY_DEF("--batch", "train.batch", "the config's"), CLI_KEY("--horizon", "env.horizon"),
         CLI_KEY_DEF("--exploit-epochs", "train.exploit_epochs", "the config's"),
+        CLI_KEY_DEF("--precision", "train.precision", "the config's"),
         {"--no-exploit", NULL, &no_exploit, NULL, "two players: skip the exploitability (two best-response trainings "
          "of --batch rows an epoch)", NULL},
         CLI_END,

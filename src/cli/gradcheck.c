@@ -35,6 +35,7 @@ int cmd_gradcheck(int argc, char **argv) {
         {"--eps", &eps_s, NULL, "X", "finite-difference step (Richardson: X and X/2), in (0, 1)",
          "0.1, or the game's own (racing: 0.01)"},
         {"--tol", &tol_s, NULL, "X", "tolerance on the relative error", "1e-3"},
+        CLI_KEY("--precision", "train.precision"),
         CLI_END,
     };
     const int prc = cli_parse("gradcheck", argc, argv, opts, HELP);

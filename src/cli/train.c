@@ -222,6 +222,7 @@ int cmd_train(int argc, char **argv) {
         {"--seeds", &seeds, NULL, "A,B,...", "train each seed into DIR/seed_N; report the median final loss", NULL},
         CLI_KEY("--seed", "seed"), CLI_KEY("--batch", "train.batch"), CLI_KEY("--epochs", "train.epochs"),
         CLI_KEY("--horizon", "env.horizon"), CLI_KEY("--lr", "train.lr"), CLI_KEY("--threads", "train.threads"),
+        CLI_KEY("--precision", "train.precision"),
         {"--resume", &resume, NULL, "DIR", "go on with the run in DIR from its resume.safetensors (written at "
          "snapshots, every train.resume_every epochs and at the end), with the config stored there; --epochs may "
          "raise the number of epochs. A run killed and resumed ends with the same bits as one never stopped.", NULL},
