@@ -5,7 +5,7 @@
  * double copy (the library is built twice, the second time over double, each global dg_ symbol
  * renamed dg64_: difgames/f64_names.h, generated from the float build), so one program can hold
  * both, and one translation unit uses one. train.precision: f64 in a config selects the double
- * copy in the `difgames` command (docs/library.md, "Double precision").
+ * copy in the `difgames` command (docs/long_horizon.md, "Double precision").
  *
  * What stays float32 in both: config values read by DG_K_F32 keys, random draws
  * (dg_rng_uniform), images, and the grid solver's float32 kernel. Math on the tape uses

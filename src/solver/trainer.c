@@ -663,7 +663,7 @@ dg_trainer *dg_trainer_create(const dg_env *env, const dg_train_opts *o, const c
                               const char *config_yaml, dg_err *e) {
     if (o->precision && !DG_REAL_F64) {  /* asked for the double tape, given the float one (difgames/real.h) */
         dg_err_set(e, DG_ERR_CONFIG, "train.precision: f64, but this program's tape is float32 (a C program gets "
-                   "the double tape by compiling with -DDG_F64; docs/library.md)");
+                   "the double tape by compiling with -DDG_F64; docs/long_horizon.md)");
         return NULL;
     }
     dg_trainer *t = calloc(1, sizeof *t);
