@@ -67,4 +67,25 @@ rc=$?
 cmp -s "$T/r64a/final.safetensors" "$T/r64c/final.safetensors" && ok "f64 resume: the bits of a run never stopped" \
     || bad "f64 resumed run differs from one never stopped"
 
+# a game plugin is of one precision: compiled with -DDG_F64 for an f64 run; the other refused (one line)
+B=$(dirname "$DG")
+sed 's/^train:/train:\n  precision: f64/' examples/hover.yaml >"$T/hover64.yaml"
+if cc -shared -fPIC -O2 -DDG_GAME_PLUGIN -DDG_F64 -I include -I "$B/include" -o "$T/hover64.so" examples/game_hover.c \
+        2>"$T/err"; then
+    "$DG" train --config "$T/hover64.yaml" --plugin "$T/hover64.so" --epochs 2 --quiet --out "$T/h64" >/dev/null 2>"$T/err" \
+        && ok "an f64 plugin in an f64 run" || bad "f64 plugin: $(head -c 300 "$T/err")"
+    "$DG" train --config examples/hover.yaml --plugin "$T/hover64.so" --epochs 2 --quiet --out "$T/h32" >/dev/null 2>"$T/err"
+    rc=$?
+    [ $rc -eq 2 ] && grep -q "built for the f64 tape, this run's is f32" "$T/err" && ok "an f64 plugin in an f32 run: refused" \
+        || bad "f64 plugin in an f32 run: exit $rc: $(head -c 300 "$T/err")"
+else
+    bad "cc of an f64 plugin: $(head -c 300 "$T/err")"
+fi
+if [ -f "$B/examples/hover.so" ]; then
+    "$DG" train --config "$T/hover64.yaml" --plugin "$B/examples/hover.so" --epochs 2 --quiet --out "$T/h64b" >/dev/null 2>"$T/err"
+    rc=$?
+    [ $rc -eq 2 ] && grep -q "built for the f32 tape, this run's is f64" "$T/err" && [ "$(wc -l <"$T/err")" -eq 1 ] \
+        && ok "an f32 plugin in an f64 run: refused" || bad "f32 plugin in an f64 run: exit $rc: $(head -c 300 "$T/err")"
+fi
+
 finish

@@ -56,7 +56,9 @@ typedef struct dg_loss_term {
 
 /* The layout of dg_game and dg_env a plugin is built against: a game loaded from a shared object
  * (dg_game_plugin_open) must say .abi = DG_GAME_ABI. Raised whenever either struct changes. */
-#define DG_GAME_ABI 2u
+#define DG_GAME_ABI (2u + (DG_REAL_F64 ? DG_GAME_ABI_F64 : 0u))
+#define DG_GAME_ABI_F64 0x10000u  /* added for the double tape: a plugin of train.precision: f64 is compiled
+                                     with -DDG_F64 (its dg_real double, its calls the double copy's) */
 /* The symbol a plugin exports: its descriptor, `const dg_game difgames_game = {.abi = DG_GAME_ABI, ...}`. */
 #define DG_GAME_SYMBOL "difgames_game"
 

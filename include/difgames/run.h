@@ -54,6 +54,11 @@ dg_status dg_run_load(dg_run *r, const char *path, const dg_run_set *sets, int n
 dg_status dg_run_parse(dg_run *r, const char *text, size_t len, const char *label, const dg_run_set *sets,
                        int nsets, dg_err *e);
 void      dg_run_free(dg_run *r);                               /* a zeroed run is harmless */
+/* train.precision alone (0 f32, 1 f64) of the config at path (or of text, len bytes, named path) with
+ * the overrides sets: which copy of the library runs it (difgames/real.h) before the game is made
+ * (a plugin is of one precision). dg_run_load's errors for the config and that key. */
+dg_status dg_run_precision(const char *path, const char *text, size_t len, const dg_run_set *sets, int nsets,
+                           int *precision, dg_err *e);
 /* DG_OK when training r's config fits in memory (dg_train_memory, dg_mem_check); else a config
  * error naming the key to lower ("batch B x horizon H needs about ...; lower train.batch ..."). */
 dg_status dg_run_memory_check(const dg_run *r, dg_err *e);

@@ -91,6 +91,22 @@ dg_status dg_run_parse(dg_run *r, const char *text, size_t len, const char *labe
     return st;
 }
 
+dg_status dg_run_precision(const char *path, const char *text, size_t len, const dg_run_set *sets, int nsets,
+                           int *precision, dg_err *e) {
+    DG_ERR_LOCAL(e);
+    *precision = 0;
+    dg_cfg *c = text ? dg_cfg_parse(text, len, path, e) : dg_cfg_load(path, e);
+    if (!c) return e->status;
+    dg_status st = DG_OK;
+    for (int i = 0; i < nsets && st == DG_OK; i++)
+        if (sets[i].value && !strcmp(sets[i].key, "train.precision")) st = dg_cfg_set(c, sets[i].key, sets[i].value, e);
+    dg_key k = *dg_run_key("train.precision");  /* the one declaration, read into an int of its own */
+    k.offset = 0;
+    if (st == DG_OK) st = dg_key_read(c, &k, precision, e);
+    dg_cfg_free(c);
+    return st;
+}
+
 void dg_run_free(dg_run *r) {
     dg_env_free(r->env);
     dg_cfg_free(r->cfg);
