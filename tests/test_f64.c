@@ -3,7 +3,7 @@
  * differences to double's rounding, far below what float32 allows (reach and racing at eps 1e-4,
  * where the float tape's racing check fails); a trainer gives the same bits for the same seed and
  * shard count (1 and 2 threads); its checkpoints are F64 safetensors, and an F32 checkpoint loads
- * into it exactly. */
+ * into it exactly; memory estimates cover its 8-byte tape. */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <setjmp.h>
@@ -171,6 +171,51 @@ static void test_checkpoint_f64(void **state) {
     dg_params_free(q);
 }
 
+/* Memory estimates count 8-byte values: the double tape's arena against dg_rollout_memory (as
+ * tests/test_memory.c does for the float tape). */
+static void tape_of(const char *yaml, int B) {
+    dg_err e = {0};
+    dg_cfg *cfg;
+    dg_train_opts o;
+    dg_env *env = check_env(yaml, &cfg, &o);
+    dg_policy pol;
+    dg_params *p = NULL;
+    assert_int_equal(dg_policy_create(env, o.hidden, o.nhidden, &pol, &p, &e), DG_OK);
+    dg_real *st = malloc((size_t)B * env->state_dim * sizeof(dg_real));
+    dg_real *aux = malloc((size_t)B * (env->aux_dim ? env->aux_dim : 1) * sizeof(dg_real));
+    assert_true(st && aux);
+    dg_rng rng;
+    dg_rng_seed(&rng, 1);
+    assert_int_equal(env->game->reset(env, &rng, B, st, aux, NULL), DG_OK);
+    dg_ctx *ctx = dg_ctx_create((size_t)256 << 20);
+    assert_non_null(ctx);
+    dg_real terms[DG_LOSS_MAX_TERMS];
+    dg_tensor *loss = dg_rollout(ctx, env, &pol, p, st, aux, B, 1.0 / B, terms, NULL, B);
+    assert_non_null(loss);
+    dg_backward(ctx, loss);
+    assert_int_equal(dg_ctx_status(ctx), DG_OK);
+    const double peak = (double)dg_ctx_peak(ctx);
+    const double est = dg_rollout_memory(env, o.hidden, o.nhidden, B, env->horizon, 1);
+    printf("  %-10s B %3d H %3d f64 arena %8.2f MB, estimate %8.2f MB (x%.2f)\n", env->game->name, B, env->horizon,
+           peak / 1e6, est / 1e6, est / peak);
+    assert_true(est >= peak && est <= 2.1 * peak);
+    dg_ctx_free(ctx);
+    free(st);
+    free(aux);
+    dg_params_free(p);
+    dg_env_free(env);
+    dg_cfg_free(cfg);
+}
+
+static void test_tape_estimate(void **state) {
+    (void)state;
+    tape_of("game: reach\n", 64);
+    tape_of("game: racing\n", 64);
+    tape_of("game: pixel\n", 32);
+    tape_of("game: billiards\ntrain: {mode: policy}\n", 64);
+    tape_of("game: pong\n", 32);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_real_is_double),
@@ -178,6 +223,7 @@ int main(void) {
         cmocka_unit_test(test_games_gradcheck_tight),
         cmocka_unit_test(test_train_determinism),
         cmocka_unit_test(test_checkpoint_f64),
+        cmocka_unit_test(test_tape_estimate),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -194,7 +194,7 @@ typedef struct game_tape_fit { double step, step_row, base, base_row; } game_tap
 
 static int game_tape(const dg_env *env, int backward, game_tape_fit *g) {
     const double players = env->nplayers > 1 ? 2 : 1;
-    if (2 * (32 * tape_row(env, NULL, 0) + TAPE_PER_STEP * players) + 32 * env->aux_dim * 4.0 > TAPE_MEASURE_MAX)
+    if (2 * (32 * tape_row(env, NULL, 0) + TAPE_PER_STEP * players) + 32 * env->aux_dim * (double)sizeof(dg_real) > TAPE_MEASURE_MAX)
         return 0;
     const int Bs[2] = {16, 32};
     dg_err e = {0};
