@@ -207,7 +207,7 @@ typedef struct dg_param_info {
 } dg_param_info;
 
 /* All parameters of a model: values, gradients and optimiser moments are each
- * one contiguous dg_real block (zero-grad is one memset, a checkpoint one write). */
+ * one contiguous float block (zero-grad is one memset, a checkpoint one write). */
 typedef struct dg_params {
     int            count;
     int            cap;
@@ -273,7 +273,7 @@ typedef dg_tensor *(*dg_loss_fn)(dg_ctx *ctx, dg_params *p, void *user);
 
 typedef struct dg_gradcheck_report {
     double max_rel_err;            /* worst (|analytic - numeric| - r) / max(|a|, |n|, floor),
-                                      r: the loss's dg_real rounding through the difference  */
+                                      r: the loss's float rounding through the difference  */
     double max_abs_err;
     int    worst_param;            /* index of the parameter holding the worst element  */
     int64_t worst_index;           /* element within it                                 */
@@ -293,7 +293,7 @@ dg_status dg_gradcheck(dg_ctx *ctx, dg_params *p, dg_loss_fn fn, void *user, dg_
 
 /* The same at nscales steps eps, eps/4, eps/16, ... (Ridders' idea): for each element, the
  * estimate of the neighbouring pair of steps that agrees best, for functions whose features are
- * narrower than eps at some points and dg_real rounding dominates a small step at others.
+ * narrower than eps at some points and float rounding dominates a small step at others.
  * nscales 1 is dg_gradcheck. */
 #define DG_GRADCHECK_MAX_SCALES 6
 dg_status dg_gradcheck_scales(dg_ctx *ctx, dg_params *p, dg_loss_fn fn, void *user, dg_real eps, int nscales,

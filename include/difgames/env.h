@@ -45,7 +45,7 @@ typedef struct dg_shape {
     dg_real x, y, a, b;       /* circle: centre, radius (a); box: centre, half sizes (a, b) */
 } dg_shape;
 
-/* A loss term: its weight is the key loss.<name>, a dg_real >= 0. */
+/* A loss term: its weight is the key loss.<name>, a float >= 0. */
 typedef struct dg_loss_term {
     const char *key;        /* "loss.goal"; the term's name is what follows "loss."          */
     dg_real weight;           /* default weight                                                */
@@ -167,7 +167,7 @@ int            dg_game_count(void);                    /* registered games      
 const dg_game *dg_game_at(int i);                      /* i-th game, in registry order     */
 
 /* Every key of game g, in the order they are read: env.dt, env.horizon, its
- * keys, its loss.* terms (as dg_real keys >= 0). Fills out[0..max) and returns
+ * keys, its loss.* terms (as float keys >= 0). Fills out[0..max) and returns
  * the count (which may exceed max: then call again with more room). */
 int dg_game_keys(const dg_game *g, dg_key *out, int max);
 /* env.dt and env.horizon, the keys every game reads (their defaults are the first game's; dg_game_keys

@@ -5,7 +5,7 @@
  *     dg_run_init_draw(env, seed, 8, &state, &aux, &e);
  *     dg_live_reset(l, state, aux, &e);
  *     while (dg_live_steps(l) < env->horizon) {
- *         dg_real human[2] = {1, 0};                             // the agent pushed to the right ...
+ *         float human[2] = {1, 0};                             // the agent pushed to the right ...
  *         dg_live_step(l, 0, human, &e);                       // ... in place of its policy
  *         dg_live_place(l, 0, 1, mouse_x, mouse_y, &e);        // the goal (body 1) moved by the mouse
  *     }

@@ -3,7 +3,7 @@
  *
  *     dg_image *img = dg_image_create(320, 320 + DG_REPLAY_HEADER, 0);
  *     dg_render_grid *g = dg_render_grid_create(80, 80, &e);
- *     dg_real *heat = malloc(80 * 80 * sizeof(dg_real));
+ *     float *heat = malloc(80 * 80 * sizeof(float));
  *     dg_replay_track *tr = dg_replay_track_create(env, traj, aux, H + 1, &e);
  *     for (int t = 0; t <= H; t++) {
  *         dg_replay_draw(img, env, tr, g, 0.08f, t, heat);

@@ -6,7 +6,7 @@
  *     dg_policy m;
  *     dg_params *p;
  *     dg_run_policy_load(&r, "runs/reach/final.safetensors", &m, &p, &e);
- *     dg_real *state, *aux;
+ *     float *state, *aux;
  *     dg_run_init_draw(r.env, r.opts.seed, 64, &state, &aux, &e);  // or dg_run_init_load
  *     dg_eval_result res;
  *     dg_run_eval(r.env, &m, p, state, aux, 64, 0, &res, &e);     // res.loss, res.terms, res.metrics
@@ -78,7 +78,7 @@ int       dg_run_dir(const char *config, char *buf, size_t n);
 /* Initial states from the safetensors file at path: "state" (B, state_dim) and, when the game
  * has episode constants, env->aux_name (B, aux_user_dim), completed by the game. Returns B (at
  * most DG_INIT_MAX_ROWS) with malloc'd *state (B, state_dim) and *aux (B, aux_dim, at least one
- * dg_real), or -1 with e set (a missing or misshapen tensor, too many rows for memory, ...). */
+ * float), or -1 with e set (a missing or misshapen tensor, too many rows for memory, ...). */
 int       dg_run_init_load(const dg_env *env, const char *path, dg_real **state, dg_real **aux, dg_err *e);
 /* B initial states drawn by the game's reset from seed into malloc'd *state and *aux (as
  * dg_run_init_load gives them; the caller frees both, also on error). DG_ERR_NOMEM, or the

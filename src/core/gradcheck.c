@@ -14,7 +14,7 @@ static double eval_loss(dg_ctx *ctx, dg_params *p, dg_loss_fn fn, void *user) {
 }
 
 /* Richardson estimate of d loss / d w[j] at step h: (4 D(h/2) - D(h)) / 3 cancels the h² error
- * term; the actual dg_real steps are used, not the nominal ones. NAN when the loss is not finite. */
+ * term; the actual float steps are used, not the nominal ones. NAN when the loss is not finite. */
 static double richardson(dg_ctx *ctx, dg_params *p, dg_loss_fn fn, void *user, dg_real *w, int64_t j, dg_real h) {
     const dg_real x0 = w[j];
     const dg_real steps[4] = {h, -h, h * 0.5f, -h * 0.5f};

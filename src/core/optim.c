@@ -30,7 +30,7 @@ void dg_adam_step(dg_adam *opt, dg_params *p) {
     const double bc2 = 1.0 - pow(opt->beta2, (double)opt->step);
     const dg_real step_size = (dg_real)(opt->lr / bc1);
     const dg_real bc2_sqrt = (dg_real)sqrt(bc2);
-    /* scalars rounded to dg_real from the double expressions, as torch does */
+    /* scalars rounded to float from the double expressions, as torch does */
     const dg_real b1 = (dg_real)opt->beta1, one_b1 = (dg_real)(1.0 - opt->beta1);
     const dg_real b2 = (dg_real)opt->beta2, one_b2 = (dg_real)(1.0 - opt->beta2);
     const dg_real eps = (dg_real)opt->eps, wd = (dg_real)opt->weight_decay;

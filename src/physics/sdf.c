@@ -77,7 +77,7 @@ dg_tensor *dg_sdf_walls(dg_ctx *ctx, dg_tensor *pos, dg_real half) {
 }
 
 /* scale · Σ (a - b)²; the chain it fuses (sub, square, sum, scale) stored each intermediate as a
- * dg_real, and summed in double in the flat order: the same operations here, so the same bits.
+ * float, and summed in double in the flat order: the same operations here, so the same bits.
  * Backward: each step of that chain's backward in turn, each onto a zero buffer (the 0.0f +). */
 typedef struct sqdiff_state {
     dg_real scale;
@@ -119,9 +119,9 @@ dg_tensor *dg_sum_sq_diff(dg_ctx *ctx, dg_tensor *a, dg_tensor *b, dg_real scale
 }
 
 /* One op with the bits of the chain it replaced, sum_axis(square(relu(add_scalar(neg(d), margin))),
- * -1): each intermediate rounded to dg_real, each row summed in dg_real from k = 0, and backward
+ * -1): each intermediate rounded to float, each row summed in float from k = 0, and backward
  * each step of that chain in turn onto a zero buffer (the 0.0f +). The square is a volatile
- * dg_real so that -ffp-contract cannot fuse it into the row's add (the chain rounded it). */
+ * float so that -ffp-contract cannot fuse it into the row's add (the chain rounded it). */
 typedef struct margin_state {
     dg_real margin;
 } margin_state;

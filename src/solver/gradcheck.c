@@ -111,7 +111,7 @@ dg_status dg_env_gradcheck(const dg_env *env_in, const dg_env_gradcheck_opts *o,
         u[i] = dg_rng_uniform(&rng, -0.6f, 0.6f);
     /* The step's features can be narrower than eps (chase's fleeing evader pushes off the walls
      * through softplus(20 (|e| - 0.85)): width 0.05), where Richardson's error term is not small,
-     * while dg_real rounding dominates a much smaller step: the 40-odd elements are cheap, so each
+     * while float rounding dominates a much smaller step: the 40-odd elements are cheap, so each
      * is differenced at eps, eps/4 and eps/16 and the best-agreeing pair is used. */
     step_case sc = {&env, aux, B, o->unit_weights};
     if ((rc = dg_gradcheck_scales(ctx, sp, step_loss, &sc, o->eps, 3, 1e-2, 0, &r->step, e)) != DG_OK) {

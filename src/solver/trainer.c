@@ -159,9 +159,9 @@ static double param_count(const dg_env *env, const int *hidden, int nhidden) {
 
 /* Tape bytes of one batch row a step, from what a row's floats are (the arena peak of
  * dg_episode_grad at B = 64 and 128 on every shipped game, tests/test_memory.c keeps it honest):
- * about 2-3 floats per policy width (forward value, gradient, tanh's saved output), 8-9 per dg_real
+ * about 2-3 floats per policy width (forward value, gradient, tanh's saved output), 8-9 per float
  * of episode constants (pixel: the target image, its rendered twin, the difference, their
- * gradients) and a dozen per state dg_real. What a step takes whatever the batch (tensor headers,
+ * gradients) and a dozen per state float. What a step takes whatever the batch (tensor headers,
  * alignment, a game's small tensors: billiards' contacts, racing's track projection; from 8 KiB
  * to over 30 KiB) is measured on the game itself (game_tape), else TAPE_PER_STEP; each hidden
  * layer adds TAPE_PER_LAYER of it (its nodes' headers) a player. */
@@ -417,7 +417,7 @@ int dg_episode_saved(int H, int every, int truncate) {
  * gradient stops there), on ctx; every = k < T1 - T0: checkpointed BPTT inside it, the segment
  * starts in saved (ceil((T1 - T0)/k) blocks of (B, S)). acc holds the loss sums of steps 1..T0 on
  * entry (unused when T0 = 0), of steps 1..T1 on return. The last window (T1 = H) sets *loss_out
- * and terms; the others copy the state after step T1 into end. The dg_real operations are those
+ * and terms; the others copy the state after step T1 into end. The float operations are those
  * of the whole episode's tape, so the loss is the same to the bit. */
 static dg_status window_grad(dg_ctx *ctx, const dg_env *env, const dg_policy *pol, dg_params *p,
                              const dg_real *start, const dg_real *aux, int B, dg_real inv_batch, int T0, int T1,
@@ -444,7 +444,7 @@ static dg_status window_grad(dg_ctx *ctx, const dg_env *env, const dg_policy *po
     }
     /* Checkpointed BPTT. Forward: segment by segment on a rewound arena,
      * keeping the state at each segment start (saved, (nseg, B, S)) and the
-     * running loss sums. The dg_real operations are those of the full tape, so
+     * running loss sums. The float operations are those of the full tape, so
      * the loss is the same to the bit. */
     const int nseg = (T1 - T0 + every - 1) / every;
     memcpy(saved, start, (size_t)B * S * sizeof(dg_real));
