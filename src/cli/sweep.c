@@ -128,6 +128,11 @@ int cmd_sweep(int argc, char **argv) {
             sets[k] = (dg_run_set){s->key[k], s->value[k][vi % s->nvalues[k]]};
             vi /= s->nvalues[k];
         }
+        int p = 0;  /* an f64 sweep goes to the double copy before a game (a plugin) is made */
+        if (i == 0 && !DG_REAL_F64 && dg_run_precision(config, NULL, 0, sets, s->nkeys, &p, &e) == DG_OK && p == 1) {
+            prec = 1;
+            break;
+        }
         if (dg_sweep_run_dir(s, i, setting, sizeof setting, dir, sizeof dir, &seed, &e) != DG_OK ||
             dg_run_load(&r, config, sets, s->nkeys, &e) != DG_OK) {
             cli_error("sweep", "%s", e.msg);
