@@ -53,7 +53,7 @@ static dg_status hover_create(dg_env *env, dg_cfg *cfg, dg_err *e) {
 }
 
 /* 3. reset: initial states and episode constants, from the trainer's RNG */
-static dg_status hover_reset(const dg_env *env, dg_rng *rng, int B, float *state, float *aux,
+static dg_status hover_reset(const dg_env *env, dg_rng *rng, int B, dg_real *state, dg_real *aux,
                              dg_err *e) {
     (void)e;
     for (int b = 0; b < B; b++) {
@@ -74,14 +74,14 @@ static dg_tensor *hover_observe(dg_ctx *ctx, const dg_env *env, dg_tensor *state
 static dg_tensor *hover_step(dg_ctx *ctx, const dg_env *env, dg_tensor *state, dg_tensor *aux,
                              dg_tensor *action) {
     const hover *h = env->impl;
-    const float g[2] = {0.0f, -h->gravity / h->accel};  /* in action units */
+    const dg_real g[2] = {0.0f, -h->gravity / h->accel};  /* in action units */
     dg_tensor *a = dg_add(ctx, action, dg_from(ctx, 2, (int[]){1, 2}, g));
     return dg_phys_step(ctx, state, a, 1, &h->accel, env->dt, h->damping);
 }
 
 /* 6. step_cost: raw terms, each a batch mean (sum · inv_batch), on the new state */
 static void hover_step_cost(dg_ctx *ctx, const dg_env *env, dg_tensor *next, dg_tensor *aux,
-                            dg_tensor *action, float inv_batch, dg_tensor **terms) {
+                            dg_tensor *action, dg_real inv_batch, dg_tensor **terms) {
     dg_tensor *y = dg_cols(ctx, next, 1, 1), *x = dg_cols(ctx, next, 0, 1);
     terms[0] = dg_scale(ctx, dg_sum(ctx, dg_square(ctx, dg_sub(ctx, y, aux))), inv_batch);
     terms[1] = dg_scale(ctx, dg_sum(ctx, dg_square(ctx, x)), inv_batch);
@@ -89,7 +89,7 @@ static void hover_step_cost(dg_ctx *ctx, const dg_env *env, dg_tensor *next, dg_
 }
 
 /* optional: what a replay draws (the body, and the target height as a goal) */
-static int hover_bodies(const dg_env *env, const float *s, const float *aux, float *xy, int *is_goal) {
+static int hover_bodies(const dg_env *env, const dg_real *s, const dg_real *aux, dg_real *xy, int *is_goal) {
     xy[0] = s[0];
     xy[1] = s[1];
     xy[2] = 0.0f;

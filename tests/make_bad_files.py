@@ -33,11 +33,9 @@ def overlap(h):
     a, b = h["net.0.bias"]["data_offsets"]
     h["net.2.bias"]["data_offsets"] = [a, b]
 write("offsets_overlap.safetensors", edited(overlap), data)
-def f64(h):
-    # the same bytes read as F64: half as many elements (so the size is consistent)
-    b0, b1 = h["net.4.bias"]["data_offsets"]
-    h["net.4.bias"]["dtype"] = "F64"
-    h["net.4.bias"]["shape"] = [(b1 - b0) // 8]
-write("wrong_dtype.safetensors", edited(f64), data)
+def i32(h):
+    # the same bytes read as I32 (F64 would load: a checkpoint of either precision converts)
+    h["net.4.bias"]["dtype"] = "I32"
+write("wrong_dtype.safetensors", edited(i32), data)
 write("unknown_dtype.safetensors", edited(lambda h: h["net.0.bias"].__setitem__("dtype", "F23")), data)
 write("tensor_missing.safetensors", edited(lambda h: h.pop("net.2.weight")), data)

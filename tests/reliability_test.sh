@@ -39,7 +39,7 @@ table=(
   "checkpoint header length past the end|header_past_end.safetensors: header length|eval --config $R --ckpt $T/header_past_end.safetensors"
   "checkpoint offsets out of range|offsets_out_of_range.safetensors: tensor 'net.4.bias'|eval --config $R --ckpt $T/offsets_out_of_range.safetensors"
   "checkpoint offsets overlap|and 'net.2.bias' [1536,1792] overlap|eval --config $R --ckpt $T/offsets_overlap.safetensors"
-  "checkpoint wrong dtype|wrong_dtype.safetensors: tensor 'net.4.bias': expected dtype F32, found F64|eval --config $R --ckpt $T/wrong_dtype.safetensors"
+  "checkpoint wrong dtype|wrong_dtype.safetensors: tensor 'net.4.bias': expected dtype F32, found I32|eval --config $R --ckpt $T/wrong_dtype.safetensors"
   "checkpoint unknown dtype|unknown_dtype.safetensors: tensor 'net.0.bias'|eval --config $R --ckpt $T/unknown_dtype.safetensors"
   "checkpoint tensor missing|tensor 'net.2.weight' missing|eval --config $R --ckpt $T/tensor_missing.safetensors"
   "checkpoint of another hidden size|tensor 'net.0.weight': expected shape [32, 6], found [64, 6]|eval --config $(cfg small 'game: reach\npolicy: {hidden: [32, 32]}\n') --ckpt $T/good/final.safetensors"

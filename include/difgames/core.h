@@ -78,8 +78,8 @@ struct dg_tensor {
     int      ndim;
     int      shape[DG_MAX_DIMS];  /* row-major; unused dims are 1                  */
     int64_t  n;                   /* number of elements                            */
-    float   *data;                /* (n) values                                    */
-    float   *grad;                /* (n) gradient; NULL until backward touches it;
+    dg_real   *data;                /* (n) values                                    */
+    dg_real   *grad;                /* (n) gradient; NULL until backward touches it;
                                      an intermediate's is NULL again once backward
                                      passed it (its buffer serves a later node),
                                      unless dg_retain_grad marked it              */
@@ -92,7 +92,7 @@ struct dg_tensor {
     dg_backward_fn backward;      /* custom: its backward                          */
     void    *state;               /* custom: op constants, copied into the arena   */
     const char *name;             /* custom: the op's name for messages            */
-    float    fparam[2];           /* op constants (scale, exponent, ...)           */
+    dg_real    fparam[2];           /* op constants (scale, exponent, ...)           */
     int      iparam[3];           /* op integers (axis, start, ...)                */
     dg_tensor *tape_prev;         /* previous node on the tape                     */
 };
@@ -137,10 +137,10 @@ dg_tensor *dg_ctx_fail(dg_ctx *ctx, dg_status s, const char *fmt, ...)
 /* Tensors made directly (leaves: no gradient unless they wrap a parameter). */
 dg_tensor *dg_new(dg_ctx *ctx, int ndim, const int *shape);       /* uninitialised         */
 dg_tensor *dg_zeros(dg_ctx *ctx, int ndim, const int *shape);
-dg_tensor *dg_full(dg_ctx *ctx, int ndim, const int *shape, float v);
+dg_tensor *dg_full(dg_ctx *ctx, int ndim, const int *shape, dg_real v);
 dg_tensor *dg_new_2d(dg_ctx *ctx, int rows, int cols);            /* uninitialised (rows, cols) */
-dg_tensor *dg_from(dg_ctx *ctx, int ndim, const int *shape, const float *src); /* copies src */
-dg_tensor *dg_scalar(dg_ctx *ctx, float v);                       /* shape (1)              */
+dg_tensor *dg_from(dg_ctx *ctx, int ndim, const int *shape, const dg_real *src); /* copies src */
+dg_tensor *dg_scalar(dg_ctx *ctx, dg_real v);                       /* shape (1)              */
 /* Marks a leaf as needing a gradient (a free variable for gradcheck). */
 void       dg_set_requires_grad(dg_tensor *t);
 void       dg_retain_grad(dg_tensor *t);   /* keep an intermediate's gradient after backward */
@@ -152,8 +152,8 @@ dg_tensor *dg_sub(dg_ctx *ctx, dg_tensor *a, dg_tensor *b);
 dg_tensor *dg_mul(dg_ctx *ctx, dg_tensor *a, dg_tensor *b);
 dg_tensor *dg_div(dg_ctx *ctx, dg_tensor *a, dg_tensor *b);
 dg_tensor *dg_neg(dg_ctx *ctx, dg_tensor *a);
-dg_tensor *dg_scale(dg_ctx *ctx, dg_tensor *a, float s);          /* a * s                  */
-dg_tensor *dg_add_scalar(dg_ctx *ctx, dg_tensor *a, float s);     /* a + s                  */
+dg_tensor *dg_scale(dg_ctx *ctx, dg_tensor *a, dg_real s);          /* a * s                  */
+dg_tensor *dg_add_scalar(dg_ctx *ctx, dg_tensor *a, dg_real s);     /* a + s                  */
 dg_tensor *dg_matmul(dg_ctx *ctx, dg_tensor *a, dg_tensor *b);    /* (M,K)·(K,N) -> (M,N)   */
 dg_tensor *dg_linear(dg_ctx *ctx, dg_tensor *x, dg_tensor *w, dg_tensor *b); /* x(B,I)·w(O,I)ᵀ + b(O); b may be NULL */
 dg_tensor *dg_linear_tanh(dg_ctx *ctx, dg_tensor *x, dg_tensor *w, dg_tensor *b); /* fused tanh(linear) */
@@ -165,7 +165,7 @@ dg_tensor *dg_exp(dg_ctx *ctx, dg_tensor *a);
 dg_tensor *dg_log(dg_ctx *ctx, dg_tensor *a);
 dg_tensor *dg_sqrt(dg_ctx *ctx, dg_tensor *a);
 dg_tensor *dg_square(dg_ctx *ctx, dg_tensor *a);
-dg_tensor *dg_pow(dg_ctx *ctx, dg_tensor *a, float p);            /* a^p, p constant         */
+dg_tensor *dg_pow(dg_ctx *ctx, dg_tensor *a, dg_real p);            /* a^p, p constant         */
 dg_tensor *dg_abs(dg_ctx *ctx, dg_tensor *a);                     /* |a|, gradient sign(a)   */
 dg_tensor *dg_sum(dg_ctx *ctx, dg_tensor *a);                     /* over all -> (1)         */
 dg_tensor *dg_mean(dg_ctx *ctx, dg_tensor *a);                    /* over all -> (1)         */
@@ -188,7 +188,7 @@ dg_tensor *dg_custom(dg_ctx *ctx, const char *name, int ndim, const int *shape,
                      const void *state, size_t state_bytes);
 /* In a backward fn: t's gradient buffer, allocated zero on first use; NULL
  * (and the context's error set) when the arena is full. */
-float     *dg_grad_of(dg_ctx *ctx, dg_tensor *t);
+dg_real     *dg_grad_of(dg_ctx *ctx, dg_tensor *t);
 
 /* Backward from a scalar (n == 1) loss: seeds d loss = 1, walks the tape once
  * in reverse, accumulates into every tensor that needs a gradient; parameter
@@ -213,8 +213,8 @@ typedef struct dg_params {
     int            cap;
     dg_param_info *info;           /* (count)                                    */
     size_t         total;          /* elements in all parameters                 */
-    float         *data;           /* (total)                                    */
-    float         *grad;           /* (total)                                    */
+    dg_real         *data;           /* (total)                                    */
+    dg_real         *grad;           /* (total)                                    */
 } dg_params;
 
 dg_params *dg_params_create(void);                                 /* NULL on OOM            */
@@ -223,8 +223,8 @@ void       dg_params_free(dg_params *p);                           /* NULL is ha
  * data/grad pointers of tensors made earlier from p. */
 int        dg_params_add(dg_params *p, const char *name, int ndim, const int *shape, dg_err *e);
 int        dg_params_find(const dg_params *p, const char *name);   /* index or -1            */
-float     *dg_params_data(dg_params *p, int i);                    /* values of parameter i  */
-float     *dg_params_grad(dg_params *p, int i);                    /* gradient of parameter i */
+dg_real     *dg_params_data(dg_params *p, int i);                    /* values of parameter i  */
+dg_real     *dg_params_grad(dg_params *p, int i);                    /* gradient of parameter i */
 void       dg_params_zero_grad(dg_params *p);
 dg_tensor *dg_param(dg_ctx *ctx, dg_params *p, int i);             /* a leaf on ctx viewing parameter i */
 /* Copies every value (and shapes must match) from src into dst. */
@@ -236,8 +236,8 @@ typedef struct dg_adam {
     double  lr, beta1, beta2, eps, weight_decay;  /* double, as PyTorch's Python floats */
     int64_t step;                  /* steps taken (PyTorch's state['step'])      */
     size_t  total;
-    float  *m;                     /* (total) first moment                        */
-    float  *v;                     /* (total) second moment                       */
+    dg_real  *m;                     /* (total) first moment                        */
+    dg_real  *v;                     /* (total) second moment                       */
 } dg_adam;
 
 /* torch.optim.Adam semantics: bias correction, eps added after the sqrt,
@@ -252,7 +252,7 @@ typedef struct dg_sgd {
     int    nesterov;
     int    has_buf;                /* momentum buffer initialised (first step)   */
     size_t total;
-    float *buf;                    /* (total) momentum buffer, NULL without momentum */
+    dg_real *buf;                    /* (total) momentum buffer, NULL without momentum */
 } dg_sgd;
 
 /* torch.optim.SGD semantics (momentum buffer = grad on the first step). */
@@ -263,8 +263,8 @@ void      dg_sgd_free(dg_sgd *opt);
 
 /* torch.nn.utils.clip_grad_norm_ (L2): returns the total norm before clipping;
  * scales every gradient by max_norm / (total + 1e-6) when that is below 1. */
-float     dg_clip_grad_norm(dg_params *p, float max_norm);
-float     dg_grad_norm(const dg_params *p);                       /* L2 norm of all gradients */
+dg_real     dg_clip_grad_norm(dg_params *p, dg_real max_norm);
+dg_real     dg_grad_norm(const dg_params *p);                       /* L2 norm of all gradients */
 
 /* ------------------------------------------------------ gradient checks */
 
@@ -285,9 +285,9 @@ typedef struct dg_gradcheck_report {
 /* Compares backward with central finite differences (Richardson-extrapolated,
  * steps eps and eps/2) for up to max_per_param elements of each parameter
  * (0 = all). floor guards the relative error of near-zero gradients; the part of an
- * error that the loss's own float rounding explains (4 |loss| FLT_EPSILON, through the difference
+ * error that the loss's own dg_real rounding explains (4 |loss| DG_REAL_EPSILON, through the difference
  * quotient) is not counted. */
-dg_status dg_gradcheck(dg_ctx *ctx, dg_params *p, dg_loss_fn fn, void *user, float eps,
+dg_status dg_gradcheck(dg_ctx *ctx, dg_params *p, dg_loss_fn fn, void *user, dg_real eps,
                        double floor, int64_t max_per_param, dg_gradcheck_report *out,
                        dg_err *e);
 
@@ -296,7 +296,7 @@ dg_status dg_gradcheck(dg_ctx *ctx, dg_params *p, dg_loss_fn fn, void *user, flo
  * narrower than eps at some points and float rounding dominates a small step at others.
  * nscales 1 is dg_gradcheck. */
 #define DG_GRADCHECK_MAX_SCALES 6
-dg_status dg_gradcheck_scales(dg_ctx *ctx, dg_params *p, dg_loss_fn fn, void *user, float eps, int nscales,
+dg_status dg_gradcheck_scales(dg_ctx *ctx, dg_params *p, dg_loss_fn fn, void *user, dg_real eps, int nscales,
                               double floor, int64_t max_per_param, dg_gradcheck_report *out,
                               dg_err *e);
 

@@ -42,13 +42,13 @@ typedef struct dg_env dg_env;
 typedef enum dg_shape_kind { DG_SHAPE_CIRCLE, DG_SHAPE_BOX } dg_shape_kind;
 typedef struct dg_shape {
     dg_shape_kind kind;
-    float x, y, a, b;       /* circle: centre, radius (a); box: centre, half sizes (a, b) */
+    dg_real x, y, a, b;       /* circle: centre, radius (a); box: centre, half sizes (a, b) */
 } dg_shape;
 
 /* A loss term: its weight is the key loss.<name>, a float >= 0. */
 typedef struct dg_loss_term {
     const char *key;        /* "loss.goal"; the term's name is what follows "loss."          */
-    float weight;           /* default weight                                                */
+    dg_real weight;           /* default weight                                                */
     const char *like;       /* or NULL: the default is the weight read for this earlier term */
     int evader;             /* 1: the evader's own cost, entering J with a minus (zero-sum)  */
     const char *doc;        /* one line: what the term measures                              */
@@ -56,7 +56,9 @@ typedef struct dg_loss_term {
 
 /* The layout of dg_game and dg_env a plugin is built against: a game loaded from a shared object
  * (dg_game_plugin_open) must say .abi = DG_GAME_ABI. Raised whenever either struct changes. */
-#define DG_GAME_ABI 2u
+#define DG_GAME_ABI (2u + (DG_REAL_F64 ? DG_GAME_ABI_F64 : 0u))
+#define DG_GAME_ABI_F64 0x10000u  /* added for the double tape: a plugin of train.precision: f64 is compiled
+                                     with -DDG_F64 (its dg_real double, its calls the double copy's) */
 /* The symbol a plugin exports: its descriptor, `const dg_game difgames_game = {.abi = DG_GAME_ABI, ...}`. */
 #define DG_GAME_SYMBOL "difgames_game"
 
@@ -65,7 +67,7 @@ typedef struct dg_game {
     const char *name;       /* registry key and config `game:` value     */
     const char *summary;    /* one line for `difgames games`             */
     /* What the game reads, declared once (`difgames keys NAME` lists it): */
-    float dt;               /* default of env.dt, in (0, 10]                       */
+    float dt;                /* default of env.dt, in (0, 10]                       */
     int   horizon;          /* default of env.horizon, in [1, 10000000]            */
     const dg_key *keys;     /* the game's own keys, read into impl before create   */
     int   nkeys;
@@ -81,7 +83,7 @@ typedef struct dg_game {
     /* Draws B initial states (B, state_dim) and episode constants (B, aux_dim). */
     /* Draws B initial states (B, state_dim) and aux rows; DG_OK, or an error in e (a bounded
      * rejection sampler that found no state). */
-    dg_status (*reset)(const dg_env *env, dg_rng *rng, int B, float *state, float *aux, dg_err *e);
+    dg_status (*reset)(const dg_env *env, dg_rng *rng, int B, dg_real *state, dg_real *aux, dg_err *e);
     dg_tensor *(*observe)(dg_ctx *ctx, const dg_env *env, dg_tensor *state, dg_tensor *aux);
     /* Two-player games (NULL in others): the second player's (evader's) observation, (B, obs2_dim);
      * step and step_cost then get the actions of both, [a, b] (B, act_dim + act2_dim). */
@@ -90,28 +92,28 @@ typedef struct dg_game {
                        dg_tensor *action);
     /* Raw (unweighted) cost terms of one step into terms[0..nterms), each (1). */
     void (*step_cost)(dg_ctx *ctx, const dg_env *env, dg_tensor *next, dg_tensor *aux,
-                      dg_tensor *action, float inv_batch, dg_tensor **terms);
+                      dg_tensor *action, dg_real inv_batch, dg_tensor **terms);
     /* Episode metrics from a trajectory traj (H+1, B, state_dim); may be NULL
      * when the game declares none (nmetrics 0). */
-    void (*metrics)(const dg_env *env, const float *traj, const float *aux, int B, int H,
+    void (*metrics)(const dg_env *env, const dg_real *traj, const dg_real *aux, int B, int H,
                     double *values);
     /* Optional: fills the derived part of aux rows from the first aux_user_dim
      * columns a user gave (pixel: renders the target image at the goal). */
-    void (*complete_aux)(const dg_env *env, int B, float *aux);
+    void (*complete_aux)(const dg_env *env, int B, dg_real *aux);
     /* Optional (replay needs it): bodies of one batch row to draw: positions
      * of the moving bodies (agent first) and the fixed goal, if any; returns
      * their number, at most DG_MAX_BODIES. */
-    int (*bodies)(const dg_env *env, const float *state_row, const float *aux_row,
-                  float *xy /* (n, 2) */, int *is_goal /* (n) */);
+    int (*bodies)(const dg_env *env, const dg_real *state_row, const dg_real *aux_row,
+                  dg_real *xy /* (n, 2) */, int *is_goal /* (n) */);
     /* Optional: which bodies of a batch row break the game's rule in this state
      * (reach: the agent inside an obstacle; chase: a body outside the arena), as
      * a bit mask in the order of bodies() (bit k: body k); 0 when none does.
      * Replays draw a body red from the first step it broke the rule. */
-    unsigned (*violation)(const dg_env *env, const float *state_row, const float *aux_row);
+    unsigned (*violation)(const dg_env *env, const dg_real *state_row, const dg_real *aux_row);
     /* Optional: the capture time from this state when both players play the equilibrium, where
      * it is known exactly (duel_simple: (d - r) / (v_p - v_e)); what `difgames play` shows as the
      * score to beat. */
-    double (*equilibrium_time)(const dg_env *env, const float *state_row, const float *aux_row);
+    double (*equilibrium_time)(const dg_env *env, const dg_real *state_row, const dg_real *aux_row);
     /* Optional: the names of the bodies hook's bodies, comma-separated ("agent,goal"), for the
      * columns of a trajectory (`difgames play --trajectory`); NULL: body0, body1, ... */
     const char *body_names;
@@ -120,7 +122,7 @@ typedef struct dg_game {
      * dg_env_add_terminal adds H times each to step H's terms (the loss is the mean over the H
      * steps), so it counts once in the episode loss. A term may have a running and a terminal part. */
     void (*terminal_cost)(dg_ctx *ctx, const dg_env *env, dg_tensor *final, dg_tensor *aux,
-                          float inv_batch, dg_tensor **terms);
+                          dg_real inv_batch, dg_tensor **terms);
 } dg_game;
 
 struct dg_env {
@@ -129,12 +131,12 @@ struct dg_env {
     int   nplayers;                             /* 1, or 2: a learned evader too (0: 1) */
     int   obs2_dim, act2_dim;                   /* the evader's, when nplayers is 2  */
     int   horizon;                              /* H: steps per episode              */
-    float dt;                                   /* seconds per step                  */
+    float dt;                                     /* seconds per step                  */
     const char *aux_name;                       /* aux tensor name for --init ("goal") */
     int   aux_user_dim;                         /* columns of it a user gives (<= aux_dim) */
     int   nterms;
     const char *term_names[DG_LOSS_MAX_TERMS];       /* "goal", "collision", "energy"     */
-    float term_weights[DG_LOSS_MAX_TERMS];
+    dg_real term_weights[DG_LOSS_MAX_TERMS];
     int   nmetrics;
     const char *metric_names[DG_MAX_METRICS];   /* "capture_rate", ...               */
     const char *size_key;                       /* config key of a per-row image size
@@ -142,10 +144,10 @@ struct dg_env {
     int   nshapes;
     dg_shape shapes[DG_MAX_SHAPES];             /* static obstacles, for replays     */
     const char *violation_label;                /* what game->violation flags, for replays */
-    float gradcheck_eps;                        /* finite-difference step its features are smooth
+    dg_real gradcheck_eps;                        /* finite-difference step its features are smooth
                                                    at (gradcheck's default; 0: 0.1)              */
     int   nlines;                               /* static line segments drawn in replays */
-    const float *lines;                         /* (nlines, 4) [x0, y0, x1, y1], owned by the game
+    const float *lines;                           /* (nlines, 4) [x0, y0, x1, y1], owned by the game
                                                    (racing: the track's edges); NULL when none   */
     int   plan_steps;                           /* open loop: steps that take a planned action
                                                    (billiards: 1, the shot); 0: every step */
@@ -176,7 +178,7 @@ const dg_key *dg_env_keys(int *n);
  * H times the game's terminal_cost of state into them (an op on ctx); nothing otherwise, or when the
  * game has no terminal cost. Every program that plays whole episodes calls it. */
 void dg_env_add_terminal(dg_ctx *ctx, const dg_env *env, int t, dg_tensor *state, dg_tensor *aux,
-                         float inv_batch, dg_tensor **terms);
+                         dg_real inv_batch, dg_tensor **terms);
 
 /* Creates the game named by cfg's `game:` key (reads its env./loss. keys).
  * Returns a new env (free with dg_env_free) or NULL with e set. */

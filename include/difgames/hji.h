@@ -668,7 +668,7 @@ typedef struct dg_certify_exploit_opts {
  * sees), DG_ERR_NOMEM, or dg_hji_solve's. */
 dg_status dg_certify_exploit(const dg_hji_problem *p, const struct dg_env *env, const struct dg_policy *pol,
                              struct dg_params *params, int evader, const dg_certify_exploit_opts *o, int B,
-                             const float *state0, double *w, dg_hji_stats *stats, dg_err *e);
+                             const dg_real *state0, double *w, dg_hji_stats *stats, dg_err *e);
 /* Its steps, for a frozen player of your own. The 4-D grid (DG_ERR_ARG: not duel_simple's pursuit2d,
  * bad options). The frozen player's actions (on the unit disk) at every node of g into act (nodes, 2):
  * the learning state at the node, the game's observation, the network, the unit disk. The other
@@ -683,9 +683,9 @@ double    dg_certify_exploit_memory(const dg_hji_problem *p, const dg_certify_ex
 dg_status dg_certify_exploit_grid(const dg_hji_problem *p, const dg_certify_exploit_opts *o, dg_hji_grid *g,
                                   dg_err *e);
 dg_status dg_certify_tabulate(const struct dg_env *env, const struct dg_policy *pol, struct dg_params *params,
-                              int evader, const dg_hji_grid *g, float *act, dg_err *e);
-dg_status dg_certify_best_response(const dg_hji_problem *p, const dg_hji_grid *g, int evader, const float *act,
-                                   int B, const float *state0, double *w, dg_hji_stats *stats, dg_err *e);
+                              int evader, const dg_hji_grid *g, dg_real *act, dg_err *e);
+dg_status dg_certify_best_response(const dg_hji_problem *p, const dg_hji_grid *g, int evader, const dg_real *act,
+                                   int B, const dg_real *state0, double *w, dg_hji_stats *stats, dg_err *e);
 
 /* --------------------------------------------------------------- value files */
 /* A game's fingerprint, what two solves of the same game share whatever the config's spelling:

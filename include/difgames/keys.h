@@ -64,11 +64,13 @@ typedef struct dg_key {
     const char *doc;            /* one line                                                  */
 } dg_key;
 
-/* Table entries: S is the struct type, F the field; lo_c/hi_c: 1 when that end is allowed. */
+/* Table entries: S is the struct type, F the field; lo_c/hi_c: 1 when that end is allowed. A float
+ * key's field is a float (not dg_real: config values are float32 in both tapes), checked here. */
+#define DG_K_SIZE_(S, F, size) (0 * sizeof(char[sizeof(((S *)0)->F) == (size) ? 1 : -1]))
 #define DG_K_INT(nm, S, F, d, l, h, doc_) \
     {.name = nm, .type = DG_KEY_INT, .offset = offsetof(S, F), .def = (d), .lo = (l), .hi = (h), .doc = doc_}
 #define DG_K_F32(nm, S, F, d, l, h, lo_c, hi_c, doc_)                                              \
-    {.name = nm, .type = DG_KEY_F32, .offset = offsetof(S, F), .def = (d), .lo = (l), .hi = (h), \
+    {.name = nm, .type = DG_KEY_F32, .offset = offsetof(S, F) + DG_K_SIZE_(S, F, sizeof(float)), .def = (d), .lo = (l), .hi = (h), \
      .lo_open = !(lo_c), .hi_open = !(hi_c), .doc = doc_}
 #define DG_K_F64(nm, S, F, d, l, h, lo_c, hi_c, doc_)                                              \
     {.name = nm, .type = DG_KEY_F64, .offset = offsetof(S, F), .def = (d), .lo = (l), .hi = (h), \
@@ -79,7 +81,7 @@ typedef struct dg_key {
     {.name = nm, .type = DG_KEY_ENUM, .offset = offsetof(S, F), .def = (d), .values = vals, \
      .what = what_, .doc = doc_}
 #define DG_K_SPAN(nm, S, F, l, h, doc_)                                                            \
-    {.name = nm, .type = DG_KEY_F32_SPAN, .offset = offsetof(S, F), .lo = -INFINITY, .hi = INFINITY, \
+    {.name = nm, .type = DG_KEY_F32_SPAN, .offset = offsetof(S, F) + DG_K_SIZE_(S, F, 2 * sizeof(float)), .lo = -INFINITY, .hi = INFINITY, \
      .def_v = (const double[]){l, h}, .def_n = 2, .doc = doc_}
 
 /* Fills base's fields from the table's defaults. */

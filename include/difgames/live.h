@@ -42,33 +42,33 @@ double   dg_live_memory(const dg_env *env, const dg_policy *pol, int B);
 
 /* Starts a new episode at step 0 from state (B, state_dim) and aux (B, aux_dim; may be NULL when
  * the game has none); both are copied. */
-dg_status dg_live_reset(dg_live *l, const float *state, const float *aux, dg_err *e);
+dg_status dg_live_reset(dg_live *l, const dg_real *state, const dg_real *aux, dg_err *e);
 /* One step of every row. player -1: every learned player acts by its policy; 0 (the agent or
  * pursuer) or 1 (the learned evader of a two-player game): that player's action is action
  * ((B, act_dim) or (B, act2_dim), each value clamped to [-1, 1]) instead. DG_ERR_ARG past the
  * horizon or for a player the game has not; a game's error from its context. */
-dg_status dg_live_step(dg_live *l, int player, const float *action, dg_err *e);
+dg_status dg_live_step(dg_live *l, int player, const dg_real *action, dg_err *e);
 int       dg_live_steps(const dg_live *l);                        /* steps done, 0 .. horizon */
 int       dg_live_rows(const dg_live *l);                         /* B */
 /* The states of steps 0 .. dg_live_steps: (steps + 1, B, state_dim), step t's rows at
  * t * B * state_dim; valid until the next reset. */
-const float *dg_live_traj(const dg_live *l);
-const float *dg_live_aux(const dg_live *l);                       /* (B, aux_dim), or NULL */
+const dg_real *dg_live_traj(const dg_live *l);
+const dg_real *dg_live_aux(const dg_live *l);                       /* (B, aux_dim), or NULL */
 /* The aux rows as they were at step t (0 .. dg_live_steps; (B, aux_dim)): what dg_live_place
  * moved shows from the step it was moved at on (reach's goal dragged along). NULL when the game has
  * no aux or t is out of range; valid until the next reset. */
-const float *dg_live_aux_at(const dg_live *l, int t);
+const dg_real *dg_live_aux_at(const dg_live *l, int t);
 /* Copies row b's states of steps 0 .. dg_live_steps into out ((steps + 1, state_dim)), what
  * dg_replay_track_create reads. */
-void      dg_live_row(const dg_live *l, int b, float *out);
+void      dg_live_row(const dg_live *l, int b, dg_real *out);
 /* Moves body k (in the order of the game's bodies hook) of row b to (x, y), now: the state or
  * aux columns that body k's position is a copy of are found by probing the bodies hook, and set
  * (aux rows are completed again by the game's complete_aux). DG_ERR_ARG when the game has no
  * bodies hook, b or k is out of range, or the body's position is not a copy of two columns. */
-dg_status dg_live_place(dg_live *l, int b, int k, float x, float y, dg_err *e);
+dg_status dg_live_place(dg_live *l, int b, int k, dg_real x, dg_real y, dg_err *e);
 /* Each weighted loss term of the steps so far (env->nterms values, as dg_rollout's terms with
  * dg_live_steps in place of the horizon: they add up to the loss so far); zeros at step 0. */
-void      dg_live_terms(const dg_live *l, float *weighted);
+void      dg_live_terms(const dg_live *l, dg_real *weighted);
 /* The game's metrics of the episode so far (env->nmetrics values; the game's metrics hook over
  * steps 0 .. dg_live_steps); NaN each when the game has none. */
 void      dg_live_metrics(const dg_live *l, double *values);

@@ -18,18 +18,18 @@ extern "C" {
 typedef struct dg_loss {
     int        nterms;                      /* 0 after dg_loss_begin refused a count */
     int        refused;                     /* the count refused (dg_loss_finish reports it) */
-    float      weights[DG_LOSS_MAX_TERMS];
+    dg_real      weights[DG_LOSS_MAX_TERMS];
     dg_tensor *acc[DG_LOSS_MAX_TERMS];      /* Σ_t term_i,t, each (1) */
     int        steps;
 } dg_loss;
 
 /* Before the first step. Returns DG_OK, or DG_ERR_ARG when nterms is not 1 to
  * DG_LOSS_MAX_TERMS (nothing is dropped: dg_loss_finish then fails through its context). */
-dg_status  dg_loss_begin(dg_loss *l, int nterms, const float *weights);
+dg_status  dg_loss_begin(dg_loss *l, int nterms, const dg_real *weights);
 void       dg_loss_add(dg_ctx *ctx, dg_loss *l, dg_tensor *const *terms);    /* one step's raw terms      */
 /* (1/steps) Σ_i w_i acc_i as a (1) tensor; weighted[i] (if not NULL) gets
  * w_i · acc_i / steps. NULL on error (see the context). */
-dg_tensor *dg_loss_finish(dg_ctx *ctx, dg_loss *l, float *weighted);
+dg_tensor *dg_loss_finish(dg_ctx *ctx, dg_loss *l, dg_real *weighted);
 
 #ifdef __cplusplus
 }

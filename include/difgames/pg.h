@@ -135,14 +135,14 @@ dg_params  *dg_pg_value_params(dg_pg *pg);                      /* value.*      
  * aux (B, X) (NULL without), action (B, A) as the game got it. Returns the
  * context's status. */
 dg_status   dg_pg_step_rewards(dg_ctx *ctx, const dg_env *env, dg_tensor *next, dg_tensor *aux,
-                               dg_tensor *action, float *rew);
+                               dg_tensor *action, dg_real *rew);
 /* log N(action; mean, diag(exp(log_std))²) summed over the action axis:
  * mean, action (M, A), log_std (A) -> (M, 1). Tape ops. */
 dg_tensor  *dg_pg_log_prob(dg_ctx *ctx, dg_tensor *mean, dg_tensor *log_std, dg_tensor *action);
 /* -Σ_j min(r_j A_j, clip(r_j, 1-c, 1+c) A_j) · inv_m with r = exp(logp - logp_old);
  * clip <= 0: -Σ_j r_j A_j · inv_m. logp (M, 1) on the tape; logp_old, adv (M). */
-dg_tensor  *dg_pg_policy_loss(dg_ctx *ctx, dg_tensor *logp, const float *logp_old, const float *adv,
-                              float clip, float inv_m);
+dg_tensor  *dg_pg_policy_loss(dg_ctx *ctx, dg_tensor *logp, const dg_real *logp_old, const dg_real *adv,
+                              dg_real clip, dg_real inv_m);
 
 /* A fixed evaluation batch: B episodes drawn once from seed. The loss of a
  * policy on it is its deterministic (mean-action) BPTT episode loss, the
@@ -151,7 +151,7 @@ dg_pg_eval *dg_pg_eval_create(const dg_env *env, int B, uint64_t seed, int threa
 void        dg_pg_eval_free(dg_pg_eval *ev);                    /* NULL is harmless               */
 /* The episode loss of policy m (parameters p) on the batch, and its weighted
  * terms (terms may be NULL). */
-dg_status   dg_pg_eval_loss(dg_pg_eval *ev, const dg_policy *m, dg_params *p, double *loss, float *terms,
+dg_status   dg_pg_eval_loss(dg_pg_eval *ev, const dg_policy *m, dg_params *p, double *loss, dg_real *terms,
                             dg_err *e);
 
 

@@ -34,8 +34,8 @@ extern "C" {
  * per size and reuse it every step. Read-only once made. */
 typedef struct dg_render_grid {
     int    w, h;
-    float *xs;                     /* (w) x of each column, left to right    */
-    float *ys;                     /* (h) y of each row, top (+1) to bottom  */
+    dg_real *xs;                     /* (w) x of each column, left to right    */
+    dg_real *ys;                     /* (h) y of each row, top (+1) to bottom  */
 } dg_render_grid;
 
 /* ------------------------------------------------------------------- grid */
@@ -55,20 +55,20 @@ void            dg_render_grid_free(dg_render_grid *g);           /* NULL is har
  * sigma, count, shapes or a full arena) or when an input is NULL after an
  * earlier error. g must outlive backward on this graph (it is read there). */
 dg_tensor *dg_render_points(dg_ctx *ctx, const dg_render_grid *g, dg_tensor *const *pos,
-                            int count, const float *intensity, float sigma);  /* (B,1,H,W), differentiable in pos */
+                            int count, const dg_real *intensity, dg_real sigma);  /* (B,1,H,W), differentiable in pos */
 
 /* Renders constant positions (a target image, say): pos is (batch, count, 2)
  * floats, intensity (count) or NULL. Returns a (batch,1,H,W) leaf in ctx's
  * arena that needs no gradient (nothing is taped), or NULL with ctx's error set. */
-dg_tensor *dg_render_target(dg_ctx *ctx, const dg_render_grid *g, const float *pos, int batch,
-                            int count, const float *intensity, float sigma);  /* (batch,1,H,W) leaf  */
+dg_tensor *dg_render_target(dg_ctx *ctx, const dg_render_grid *g, const dg_real *pos, int batch,
+                            int count, const dg_real *intensity, dg_real sigma);  /* (batch,1,H,W) leaf  */
 
 /* Plain C, no context: renders one image of count objects at pos_xy
  * (count × [x, y]) with intensity (count) or NULL into out (H × W, row 0 at the
  * top; the caller owns it), overwriting it. Writes zeros when count <= 0 or
  * sigma is not a positive finite number; does nothing if g or out is NULL. */
-void dg_render_points_f32(const dg_render_grid *g, const float *pos_xy, int count,
-                          const float *intensity, float sigma, float *out);  /* previews, one image */
+void dg_render_points_f32(const dg_render_grid *g, const dg_real *pos_xy, int count,
+                          const dg_real *intensity, dg_real sigma, dg_real *out);  /* previews, one image */
 
 #ifdef __cplusplus
 }

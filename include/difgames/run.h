@@ -54,6 +54,11 @@ dg_status dg_run_load(dg_run *r, const char *path, const dg_run_set *sets, int n
 dg_status dg_run_parse(dg_run *r, const char *text, size_t len, const char *label, const dg_run_set *sets,
                        int nsets, dg_err *e);
 void      dg_run_free(dg_run *r);                               /* a zeroed run is harmless */
+/* train.precision alone (0 f32, 1 f64) of the config at path (or of text, len bytes, named path) with
+ * the overrides sets: which copy of the library runs it (difgames/real.h) before the game is made
+ * (a plugin is of one precision). dg_run_load's errors for the config and that key. */
+dg_status dg_run_precision(const char *path, const char *text, size_t len, const dg_run_set *sets, int nsets,
+                           int *precision, dg_err *e);
 /* DG_OK when training r's config fits in memory (dg_train_memory, dg_mem_check); else a config
  * error naming the key to lower ("batch B x horizon H needs about ...; lower train.batch ..."). */
 dg_status dg_run_memory_check(const dg_run *r, dg_err *e);
@@ -74,24 +79,24 @@ int       dg_run_dir(const char *config, char *buf, size_t n);
  * has episode constants, env->aux_name (B, aux_user_dim), completed by the game. Returns B (at
  * most DG_INIT_MAX_ROWS) with malloc'd *state (B, state_dim) and *aux (B, aux_dim, at least one
  * float), or -1 with e set (a missing or misshapen tensor, too many rows for memory, ...). */
-int       dg_run_init_load(const dg_env *env, const char *path, float **state, float **aux, dg_err *e);
+int       dg_run_init_load(const dg_env *env, const char *path, dg_real **state, dg_real **aux, dg_err *e);
 /* B initial states drawn by the game's reset from seed into malloc'd *state and *aux (as
  * dg_run_init_load gives them; the caller frees both, also on error). DG_ERR_NOMEM, or the
  * reset's error. */
-dg_status dg_run_init_draw(const dg_env *env, uint64_t seed, int B, float **state, float **aux, dg_err *e);
+dg_status dg_run_init_draw(const dg_env *env, uint64_t seed, int B, dg_real **state, dg_real **aux, dg_err *e);
 
 /* One episode of B rows from state0 and aux (dg_rollout, inv_batch 1/B), and its backward when
  * backward is 1 (the gradient adds into p), on a context made for it (sized by dg_rollout_memory,
  * grown once by dg_ctx_run if short). Returns the context (the caller frees it; it holds the
  * loss, *loss), or NULL with e set. terms and traj as dg_rollout's (traj_ld B; both may be NULL). */
-dg_ctx   *dg_run_episode(const dg_env *env, const dg_policy *m, dg_params *p, const float *state0,
-                         const float *aux, int B, int backward, float *terms, float *traj, dg_tensor **loss,
+dg_ctx   *dg_run_episode(const dg_env *env, const dg_policy *m, dg_params *p, const dg_real *state0,
+                         const dg_real *aux, int B, int backward, dg_real *terms, dg_real *traj, dg_tensor **loss,
                          dg_err *e);
 
 /* One episode's numbers: what `difgames eval` prints. */
 typedef struct dg_eval_result {
     double loss;                          /* the episode loss (dg_rollout)              */
-    float  terms[DG_LOSS_MAX_TERMS];      /* each weighted term (env->nterms)           */
+    dg_real  terms[DG_LOSS_MAX_TERMS];      /* each weighted term (env->nterms)           */
     double metrics[DG_MAX_METRICS];       /* the game's metrics (env->nmetrics)         */
     double grad_norm;                     /* grad: the gradient's global norm, else 0  */
 } dg_eval_result;
@@ -100,8 +105,8 @@ typedef struct dg_eval_result {
 double    dg_run_eval_memory(const dg_env *env, const dg_train_opts *o, const dg_params *p, int B, int grad);
 /* Plays one episode of B rows from state and aux with p and fills r. grad 1: p's gradient is
  * zeroed, then holds d loss / d parameter (dg_checkpoint_save with grads 1 writes it). */
-dg_status dg_run_eval(const dg_env *env, const dg_policy *m, dg_params *p, const float *state,
-                      const float *aux, int B, int grad, dg_eval_result *r, dg_err *e);
+dg_status dg_run_eval(const dg_env *env, const dg_policy *m, dg_params *p, const dg_real *state,
+                      const dg_real *aux, int B, int grad, dg_eval_result *r, dg_err *e);
 
 /* DG_OK when the files a training run writes into dir (dg_train_output_bytes) fit in the space
  * free there (or that cannot be measured); else DG_ERR_ARG naming dir and the keys to lower. */
@@ -222,7 +227,7 @@ typedef struct dg_exploit_result {
 /* DG_OK with r filled; DG_ERR_ARG for a one-player game or bad sizes, DG_ERR_NOMEM, or an episode's
  * error. p is not changed. Deterministic for a seed. */
 dg_status dg_run_exploit(const dg_env *env, const dg_policy *m, const dg_params *p, const dg_train_opts *o,
-                         int epochs, const float *state, const float *aux, int B, dg_exploit_result *r, dg_err *e);
+                         int epochs, const dg_real *state, const dg_real *aux, int B, dg_exploit_result *r, dg_err *e);
 /* Bytes dg_run_exploit needs beyond p and the B rows: the larger tape, a copy of p with its Adam
  * moments, a training batch. */
 double    dg_run_exploit_memory(const dg_env *env, const dg_train_opts *o, const dg_params *p, int B);

@@ -62,6 +62,9 @@ typedef struct dg_train_opts {
     int    truncate;                      /* truncated BPTT: windows of K steps, the state
                                              entering each a constant (dg_episode_grad);
                                              0 (or >= H): the whole episode                 */
+    int    precision;                     /* train.precision: 0 f32, 1 f64 (the double tape: a
+                                             program compiled with DG_F64, difgames/real.h;
+                                             the float tape's dg_trainer_create refuses 1) */
 } dg_train_opts;
 
 /* Reads seed, train.* and policy.* from cfg (the keys and defaults of dg_train_keys in keys.h;
@@ -103,8 +106,8 @@ const char *dg_train_memory_key(const dg_env *env, const dg_mem_parts *m);
  * rows per step, so shards of a batch can fill one trajectory). NULL on error
  * (see the context). */
 dg_tensor *dg_rollout(dg_ctx *ctx, const dg_env *env, const dg_policy *pol, dg_params *p,
-                      const float *state0, const float *aux, int B, float inv_batch,
-                      float *terms, float *traj, int traj_ld);
+                      const dg_real *state0, const dg_real *aux, int B, dg_real inv_batch,
+                      dg_real *terms, dg_real *traj, int traj_ld);
 /* Loss and gradient of one episode: adds d loss / d parameter into p's
  * gradient block and sets *loss. every <= 0 (or >= H): one tape for the whole
  * episode. every = k: checkpointed BPTT: the forward keeps only the state
@@ -122,9 +125,9 @@ dg_tensor *dg_rollout(dg_ctx *ctx, const dg_env *env, const dg_policy *pol, dg_p
  * saved: dg_episode_saved(H, every, truncate) blocks of B · state_dim floats
  * (NULL when that is 0). ctx is reset. */
 dg_status  dg_episode_grad(dg_ctx *ctx, const dg_env *env, const dg_policy *pol, dg_params *p,
-                           const float *state0, const float *aux, int B, float inv_batch,
-                           int every, int truncate, float *saved, double *loss, float *terms,
-                           float *traj, int traj_ld);
+                           const dg_real *state0, const dg_real *aux, int B, dg_real inv_batch,
+                           int every, int truncate, dg_real *saved, double *loss, dg_real *terms,
+                           dg_real *traj, int traj_ld);
 /* The blocks of (B, state_dim) floats dg_episode_grad's saved needs for a horizon H. */
 int        dg_episode_saved(int H, int every, int truncate);
 
@@ -151,12 +154,12 @@ typedef struct dg_state_grads {
  * ctx (reset; it must hold the whole episode's tape: dg_rollout_memory); the parameter gradient is
  * added into p's gradient block (pass a view with a scratch block to keep yours). */
 dg_status  dg_episode_state_grads(dg_ctx *ctx, const dg_env *env, const dg_policy *pol, dg_params *p,
-                                  const float *state0, const float *aux, int B, dg_state_grads *r);
+                                  const dg_real *state0, const dg_real *aux, int B, dg_state_grads *r);
 
 typedef struct dg_epoch_stats {
     int    epoch;                         /* 1-based                             */
     double loss;
-    float  terms[DG_LOSS_MAX_TERMS];           /* weighted, they add up to the loss    */
+    dg_real  terms[DG_LOSS_MAX_TERMS];           /* weighted, they add up to the loss    */
     double grad_norm;                     /* before clipping                      */
     double lr;                            /* the rate this epoch's step used      */
     double ms;                            /* wall time of the epoch               */
@@ -218,7 +221,7 @@ int         dg_trainer_truncate(const dg_trainer *t);             /* truncation 
 /* ------------------------------------------------------- best responses */
 /* One episode of B rows of p from state and aux: *j its J; backward 1: p's gradient then holds
  * d J / d parameter (over every parameter, each player's block as J has it). */
-typedef dg_status (*dg_episode_fn)(void *user, dg_params *p, const float *state, const float *aux, int B,
+typedef dg_status (*dg_episode_fn)(void *user, dg_params *p, const dg_real *state, const dg_real *aux, int B,
                                    int backward, double *j, dg_err *e);
 
 /* The best-response half of exploitability (the trainer's exploit_every metric and dg_run_exploit):
@@ -229,7 +232,7 @@ typedef dg_status (*dg_episode_fn)(void *user, dg_params *p, const float *state,
  * j_best[0] is J with the evader's best response, j_best[1] with the pursuer's. ev0: where the
  * evader's parameters start in p. p is not changed. */
 dg_status dg_best_responses(const dg_env *env, const dg_params *p, size_t ev0, const dg_train_opts *o, int epochs,
-                            dg_rng *rng, dg_episode_fn fn, void *user, const float *state, const float *aux, int B,
+                            dg_rng *rng, dg_episode_fn fn, void *user, const dg_real *state, const dg_real *aux, int B,
                             double j_best[2], dg_err *e);
 
 /* ------------------------------------------------------- a game's gradcheck */
@@ -241,7 +244,7 @@ typedef struct dg_env_gradcheck_opts {
     int      batch;                       /* episodes (rows); default 4                        */
     int      horizon;                     /* steps of the episode; 0: min(10, env->horizon)    */
     uint64_t seed;                        /* states, actions and parameters                    */
-    float    eps;                         /* step (and eps/2), in (0, 1); default 0.1          */
+    dg_real    eps;                         /* step (and eps/2), in (0, 1); default 0.1          */
     int64_t  max_per_param;               /* policy elements checked per parameter (0: all); 24 */
     int      unit_weights;                /* 1: every loss term weighs 1 (none can hide)       */
     int      hidden[DG_MLP_MAX_LAYERS];   /* the policy's hidden sizes; default 64, 64         */

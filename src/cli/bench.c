@@ -26,6 +26,7 @@ int cmd_bench(int argc, char **argv) {
         CLI_KEY("--batch", "train.batch"), CLI_KEY("--horizon", "env.horizon"),
         {"--hidden", &hidden_s, NULL, "N", "width of both hidden layers (policy.hidden: [N, N])", NULL},
         CLI_KEY("--threads", "train.threads"), CLI_KEY("--checkpoint", "train.checkpoint_every"),
+        CLI_KEY("--precision", "train.precision"),
         CLI_END,
     };
     const int prc = cli_parse("bench", argc, argv, opts, HELP);

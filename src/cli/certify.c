@@ -152,7 +152,7 @@ int cmd_certify(int argc, char **argv) {
     free(cost);
     /* each learned player frozen, the other's best response on a 4-D grid: what the frozen one loses */
     double exploit[2] = {NAN, NAN}, exploit_rel[2] = {NAN, NAN}, exploit_s[2] = {0, 0};
-    float *st0 = NULL, *aux0 = NULL;
+    dg_real *st0 = NULL, *aux0 = NULL;
     if (cs == DG_OK && !no_exploit && (cs = dg_run_init_draw(s.env, o.seed, B, &st0, &aux0, &e)) == DG_OK) {
         dg_hji_grid xg;
         cs = dg_certify_exploit_grid(p, &xo, &xg, &e);

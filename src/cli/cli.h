@@ -11,6 +11,9 @@
 #define EXIT_FAIL 1       /* the job ran and failed (e.g. gradcheck above tolerance) */
 #define EXIT_USAGE 2      /* bad command line, config or input file                  */
 #define EXIT_INTERRUPTED 130  /* stopped by SIGINT / SIGTERM (what was done is saved)   */
+/* cli_load's answer in the float copy of the command to a config of train.precision: f64: main()
+ * runs the whole command again in the double copy (every command loads its config first) */
+#define CLI_RERUN_F64 199
 
 #if defined(__GNUC__)
 #define CLI_PRINTF(fmt, args) __attribute__((format(printf, fmt, args)))  /* checks the arguments */
@@ -36,7 +39,8 @@ void cli_catch_stop(void);
 int cmd_certify(int argc, char **argv);
 
 /* dg_run_load (sets: the overrides), or dg_run_parse of text (len bytes, named label) when text is
- * not NULL; prints "difgames: <error>" and returns EXIT_USAGE on failure, else 0. */
+ * not NULL; prints "difgames: <error>" and returns EXIT_USAGE on failure, CLI_RERUN_F64 (r freed) when the
+ * config's train.precision is f64 and this is the float copy of the command, else 0. */
 int  cli_load(dg_run *r, const char *path, const char *text, size_t len, const dg_run_set *sets, int nsets);
 /* Prints "difgames: <e's message>" (a config error: it names the file or key) and returns EXIT_USAGE. */
 int  cli_config_fail(const dg_err *e);

@@ -363,9 +363,22 @@ int cli_config_fail(const dg_err *e) {
 
 int cli_load(dg_run *r, const char *path, const char *text, size_t len, const dg_run_set *sets, int nsets) {
     dg_err e = {0};
-    if ((text ? dg_run_parse(r, text, len, path, sets, nsets, &e) : dg_run_load(r, path, sets, nsets, &e)) == DG_OK)
-        return 0;
-    return cli_config_fail(&e);
+    int prec = 0;  /* train.precision: f64 runs in the command's double copy (main.c), game and all */
+    if (!DG_REAL_F64 && dg_run_precision(path, text, len, sets, nsets, &prec, &e) == DG_OK && prec == 1) {
+        memset(r, 0, sizeof *r);
+        return CLI_RERUN_F64;
+    }
+    e = (dg_err){0};  /* an error there is the full load's to report */
+    if ((text ? dg_run_parse(r, text, len, path, sets, nsets, &e) : dg_run_load(r, path, sets, nsets, &e)) != DG_OK)
+        return cli_config_fail(&e);
+    if (r->opts.precision == DG_REAL_F64) return 0;
+    dg_run_free(r);  /* train.precision: the other copy of the command runs it (main.c) */
+    if (DG_REAL_F64) {
+        fprintf(stderr, "difgames: %s: train.precision: f32, but the command runs in f64 (the config changed?)\n",
+                path ? path : "config");
+        return EXIT_USAGE;
+    }
+    return CLI_RERUN_F64;
 }
 
 int cli_load_opts(dg_run *r, const char *path, const cli_opt *opts) {

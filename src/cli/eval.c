@@ -36,6 +36,7 @@ int cmd_eval(int argc, char **argv) {
         CLI_KEY_DEF("--seed", "seed", "the config's"),
         CLI_KEY_DEF("--batch", "train.batch", "the config's"), CLI_KEY("--horizon", "env.horizon"),
         CLI_KEY_DEF("--exploit-epochs", "train.exploit_epochs", "the config's"),
+        CLI_KEY_DEF("--precision", "train.precision", "the config's"),
         {"--no-exploit", NULL, &no_exploit, NULL, "two players: skip the exploitability (two best-response trainings "
          "of --batch rows an epoch)", NULL},
         CLI_END,
@@ -55,7 +56,7 @@ int cmd_eval(int argc, char **argv) {
     const dg_env *env = s.env;
     dg_policy m;
     dg_params *p = NULL;
-    float *state = NULL, *aux = NULL;
+    dg_real *state = NULL, *aux = NULL;
     dg_err e = {0};
     const int grad = grad_out != NULL;
     int B = s.opts.batch;

@@ -35,6 +35,7 @@ int cmd_gradcheck(int argc, char **argv) {
         {"--eps", &eps_s, NULL, "X", "finite-difference step (Richardson: X and X/2), in (0, 1)",
          "0.1, or the game's own (racing: 0.01)"},
         {"--tol", &tol_s, NULL, "X", "tolerance on the relative error", "1e-3"},
+        CLI_KEY("--precision", "train.precision"),
         CLI_END,
     };
     const int prc = cli_parse("gradcheck", argc, argv, opts, HELP);
@@ -57,7 +58,7 @@ int cmd_gradcheck(int argc, char **argv) {
     go.horizon = cli_given(opts, "--horizon") ? s.env->horizon : 0;  /* 0: at most 10 steps */
     go.seed = s.opts.seed;
     if (!eps_s && s.env->gradcheck_eps > 0) eps = s.env->gradcheck_eps;  /* the game's own scale */
-    go.eps = (float)eps;
+    go.eps = (dg_real)eps;
     memcpy(go.hidden, s.opts.hidden, sizeof go.hidden);
     go.nhidden = s.opts.nhidden;
     go.open_loop = s.opts.open_loop;

@@ -64,6 +64,16 @@ static void omp_short_spin(char **argv) {
     execv(self, argv);  /* returns only on failure: then run as we are, the policy unchanged */
 }
 
+/* The command's double copy (CMakeLists.txt: the command's code compiled again with DG_F64, its
+ * names prefixed f64_): a config of train.precision: f64 runs there (cli_load). */
+#define CLI_F64(name) int f64_##name(int argc, char **argv);
+CLI_F64(cmd_train) CLI_F64(cmd_replay) CLI_F64(cmd_eval) CLI_F64(cmd_gradcheck) CLI_F64(cmd_games)
+CLI_F64(cmd_keys) CLI_F64(cmd_bench) CLI_F64(cmd_hji) CLI_F64(cmd_pg) CLI_F64(cmd_sweep) CLI_F64(cmd_certify)
+#ifdef DG_HAVE_VIEWER
+CLI_F64(cmd_view) CLI_F64(cmd_play)
+#endif
+#undef CLI_F64
+
 int main(int argc, char **argv) {
     omp_short_spin(argv);
     if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help")) {
@@ -74,14 +84,15 @@ int main(int argc, char **argv) {
         puts("difgames 0.1.0");
         return 0;
     }
-    static const struct { const char *name; int (*fn)(int, char **); } CMDS[] = {
+    static const struct { const char *name; int (*fn)(int, char **), (*fn64)(int, char **); } CMDS[] = {
 #ifdef DG_HAVE_VIEWER
-        {"view", cmd_view}, {"play", cmd_play},
+        {"view", cmd_view, f64_cmd_view}, {"play", cmd_play, f64_cmd_play},
 #endif
-        {"train", cmd_train}, {"replay", cmd_replay}, {"eval", cmd_eval},
-        {"gradcheck", cmd_gradcheck}, {"games", cmd_games}, {"keys", cmd_keys}, {"bench", cmd_bench}, {"hji", cmd_hji}, {"pg", cmd_pg},
-        {"sweep", cmd_sweep},
-        {"certify", cmd_certify},
+        {"train", cmd_train, f64_cmd_train}, {"replay", cmd_replay, f64_cmd_replay}, {"eval", cmd_eval, f64_cmd_eval},
+        {"gradcheck", cmd_gradcheck, f64_cmd_gradcheck}, {"games", cmd_games, f64_cmd_games}, {"keys", cmd_keys, f64_cmd_keys},
+        {"bench", cmd_bench, f64_cmd_bench}, {"hji", cmd_hji, f64_cmd_hji}, {"pg", cmd_pg, f64_cmd_pg},
+        {"sweep", cmd_sweep, f64_cmd_sweep},
+        {"certify", cmd_certify, f64_cmd_certify},
     };
     if (!dg_dist_built() && dg_dist_launched()) {   /* every rank would do the whole job alone */
         fprintf(stderr, "difgames: started by an MPI launcher, but built without MPI (DG_MPI=OFF): run it "
@@ -100,6 +111,8 @@ int main(int argc, char **argv) {
     for (size_t i = 0; i < sizeof CMDS / sizeof CMDS[0]; i++)
         if (!strcmp(argv[1], CMDS[i].name)) {
             int rc = CMDS[i].fn(argc - 1, argv + 1);
+            if (rc == CLI_RERUN_F64) rc = CMDS[i].fn64(argc - 1, argv + 1);  /* train.precision: f64 */
+            if (rc == CLI_RERUN_F64) rc = EXIT_USAGE;                         /* (never: cli_load's f64 copy) */
             /* the other ranks may wait for this one: end them all (an interrupt stops every rank at the same
              * epoch or step: they end together) */
             if (rc && rc != EXIT_INTERRUPTED && dg_dist_size() > 1) {

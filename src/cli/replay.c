@@ -65,8 +65,8 @@ int cmd_replay(int argc, char **argv) {
     }
     dg_policy m;
     dg_params *p = NULL;
-    float *state = NULL, *aux = NULL;
-    float *traj = malloc((size_t)(H + 1) * S * sizeof(float));
+    dg_real *state = NULL, *aux = NULL;
+    dg_real *traj = malloc((size_t)(H + 1) * S * sizeof(dg_real));
     dg_ctx *ctx = NULL;
     dg_err e = {0};
     dg_tensor *loss;

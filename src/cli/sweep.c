@@ -117,6 +117,7 @@ int cmd_sweep(int argc, char **argv) {
     }
     const int N = dg_sweep_count(s), ns = s->nseeds ? s->nseeds : 1;
     /* every setting's config loads (a bad key or value is refused before any training) */
+    int prec = 0;
     for (int i = 0; i < N && !rc; i += ns) {
         char setting[512], dir[DG_PATH_MAX];
         long long seed;
@@ -127,13 +128,27 @@ int cmd_sweep(int argc, char **argv) {
             sets[k] = (dg_run_set){s->key[k], s->value[k][vi % s->nvalues[k]]};
             vi /= s->nvalues[k];
         }
+        int p = 0;  /* an f64 sweep goes to the double copy before a game (a plugin) is made */
+        if (i == 0 && !DG_REAL_F64 && dg_run_precision(config, NULL, 0, sets, s->nkeys, &p, &e) == DG_OK && p == 1) {
+            prec = 1;
+            break;
+        }
         if (dg_sweep_run_dir(s, i, setting, sizeof setting, dir, sizeof dir, &seed, &e) != DG_OK ||
             dg_run_load(&r, config, sets, s->nkeys, &e) != DG_OK) {
             cli_error("sweep", "%s", e.msg);
             rc = EXIT_USAGE;
         } else {
+            if (i == 0) prec = r.opts.precision;  /* train.precision: one for the whole sweep */
+            else if (r.opts.precision != prec) {
+                cli_error("sweep", "train.precision differs between settings: sweep each precision on its own");
+                rc = EXIT_USAGE;
+            }
             dg_run_free(&r);
         }
+    }
+    if (!rc && prec == 1 && !DG_REAL_F64) {  /* the double copy of the command runs it (main.c) */
+        free(s);
+        return CLI_RERUN_F64;
     }
     for (int i = 0; i < N && !rc && !resume; i++)
         if (dg_sweep_done(s, i) || dg_sweep_started(s, i)) {

@@ -61,7 +61,7 @@ static void on_event(const dg_train_event *ev, void *user) {
         const dg_epoch_stats *s = ev->stats;
         fprintf(stderr, "loss terms at initialisation (balance the weights so none dominates):\n");
         for (int i = 0; i < env->nterms; i++) {
-            const float w = env->term_weights[i];
+            const dg_real w = env->term_weights[i];
             fprintf(stderr, "  %-10s weight %-8g raw %-12.6g weighted %.6g\n", env->term_names[i], w,
                     w != 0.0f ? s->terms[i] / w : 0.0, s->terms[i]);
         }
@@ -222,6 +222,7 @@ int cmd_train(int argc, char **argv) {
         {"--seeds", &seeds, NULL, "A,B,...", "train each seed into DIR/seed_N; report the median final loss", NULL},
         CLI_KEY("--seed", "seed"), CLI_KEY("--batch", "train.batch"), CLI_KEY("--epochs", "train.epochs"),
         CLI_KEY("--horizon", "env.horizon"), CLI_KEY("--lr", "train.lr"), CLI_KEY("--threads", "train.threads"),
+        CLI_KEY("--precision", "train.precision"),
         {"--resume", &resume, NULL, "DIR", "go on with the run in DIR from its resume.safetensors (written at "
          "snapshots, every train.resume_every epochs and at the end), with the config stored there; --epochs may "
          "raise the number of epochs. A run killed and resumed ends with the same bits as one never stopped.", NULL},

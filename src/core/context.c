@@ -65,7 +65,7 @@ static dg_tensor *tensor_alloc(dg_ctx *ctx, int ndim, const int *shape) {
     int64_t n;
     if (!check_shape(ctx, ndim, shape, &n)) return NULL;
     dg_tensor *t = dg_ctx_alloc(ctx, sizeof *t);
-    float *data = t ? dg_ctx_alloc(ctx, (size_t)(n ? n : 1) * sizeof(float)) : NULL;
+    dg_real *data = t ? dg_ctx_alloc(ctx, (size_t)(n ? n : 1) * sizeof(dg_real)) : NULL;
     if (!data) return NULL;
     memset(t, 0, sizeof *t);
     t->ndim = ndim;
@@ -93,7 +93,7 @@ dg_tensor *dg__node(dg_ctx *ctx, dg_op op, int ndim, const int *shape, dg_tensor
     return t;
 }
 
-float *dg__grad(dg_ctx *ctx, dg_tensor *t) {
+dg_real *dg__grad(dg_ctx *ctx, dg_tensor *t) {
     if (!t->grad) {
         for (int i = ctx->nfree - 1; i >= 0; i--)  /* the most recently freed first */
             if (ctx->gfree[i].n == t->n) {
@@ -101,8 +101,8 @@ float *dg__grad(dg_ctx *ctx, dg_tensor *t) {
                 ctx->gfree[i] = ctx->gfree[--ctx->nfree];
                 break;
             }
-        if (!t->grad) t->grad = dg_ctx_alloc(ctx, (size_t)t->n * sizeof(float));
-        if (t->grad) memset(t->grad, 0, (size_t)t->n * sizeof(float));
+        if (!t->grad) t->grad = dg_ctx_alloc(ctx, (size_t)t->n * sizeof(dg_real));
+        if (t->grad) memset(t->grad, 0, (size_t)t->n * sizeof(dg_real));
     }
     return t->grad;
 }
@@ -181,7 +181,7 @@ dg_tensor *dg_new_2d(dg_ctx *ctx, int rows, int cols) {
     return tensor_alloc(ctx, 2, shape);
 }
 
-dg_tensor *dg_full(dg_ctx *ctx, int ndim, const int *shape, float v) {
+dg_tensor *dg_full(dg_ctx *ctx, int ndim, const int *shape, dg_real v) {
     dg_tensor *t = tensor_alloc(ctx, ndim, shape);
     if (t)
         for (int64_t i = 0; i < t->n; i++) t->data[i] = v;
@@ -190,17 +190,17 @@ dg_tensor *dg_full(dg_ctx *ctx, int ndim, const int *shape, float v) {
 
 dg_tensor *dg_zeros(dg_ctx *ctx, int ndim, const int *shape) {
     dg_tensor *t = tensor_alloc(ctx, ndim, shape);
-    if (t) memset(t->data, 0, (size_t)t->n * sizeof(float));
+    if (t) memset(t->data, 0, (size_t)t->n * sizeof(dg_real));
     return t;
 }
 
-dg_tensor *dg_from(dg_ctx *ctx, int ndim, const int *shape, const float *src) {
+dg_tensor *dg_from(dg_ctx *ctx, int ndim, const int *shape, const dg_real *src) {
     dg_tensor *t = tensor_alloc(ctx, ndim, shape);
-    if (t && t->n) memcpy(t->data, src, (size_t)t->n * sizeof(float));
+    if (t && t->n) memcpy(t->data, src, (size_t)t->n * sizeof(dg_real));
     return t;
 }
 
-dg_tensor *dg_scalar(dg_ctx *ctx, float v) {
+dg_tensor *dg_scalar(dg_ctx *ctx, dg_real v) {
     int one = 1;
     return dg_full(ctx, 1, &one, v);
 }
@@ -228,8 +228,8 @@ dg_status dg_backward(dg_ctx *ctx, dg_tensor *loss) {
     if (!loss->requires_grad) return DG_OK;  /* nothing depends on a parameter */
     /* intermediate gradients start from zero on every backward */
     for (dg_tensor *t = ctx->tape; t; t = t->tape_prev)
-        if (t->grad) memset(t->grad, 0, (size_t)t->n * sizeof(float));
-    float *g = dg__grad(ctx, loss);
+        if (t->grad) memset(t->grad, 0, (size_t)t->n * sizeof(dg_real));
+    dg_real *g = dg__grad(ctx, loss);
     if (!g) return ctx->status;
     g[0] += 1.0f;
     for (dg_tensor *t = ctx->tape; t; t = t->tape_prev) {

@@ -8,11 +8,13 @@
  * k when A's rows are. The path depends only on the shapes and strides, so a
  * given call always sums in the same order: results are reproducible. */
 #include <string.h>
-#ifdef __AVX512F__
+#if defined(__AVX512F__) && !defined(DG_F64)
 #include <immintrin.h>
 #endif
 
 #include "core/internal.h"
+
+#ifndef DG_F64  /* the float tape's kernels (16-lane vectors of float); the double tape's follow at the end */
 
 typedef float v16 __attribute__((vector_size(64)));
 
@@ -65,7 +67,7 @@ static inline v16 tanh16(v16 x) {
     const v16 ax = (v16)((vi16)x & 0x7fffffff);
     const v16 one = (v16)(((vi16)x & (int)0x80000000) | 0x3f800000);  /* ±1, x's sign */
     v16 y;
-#ifdef __AVX512F__
+#if defined(__AVX512F__) && !defined(DG_F64)
 #define DG_TANH_ENDS(x, r) (r)
     DG_TANH_BODY(v16, x, y);
     const __mmask16 big = _mm512_cmp_ps_mask((__m512)ax, _mm512_set1_ps(DG_TANH_LIM), _CMP_GT_OQ);
@@ -442,3 +444,56 @@ void dg__tanh_grad_colsum(int M, int N, const float *y, float *d, float *gb) {
             for (int c = n; c < N; c++) gb[c] += dr[c];
     }
 }
+
+#else  /* DG_F64: the double tape (include/difgames/real.h), portable C in a fixed order */
+
+/* Each C[m, n] gets its k terms added in the order k = 0, 1, ... whatever the path (the same bits for
+ * a given shape): 32 columns at a time in an accumulator the compiler keeps in vector registers, the
+ * rest one column at a time. */
+void dg__gemm_acc(int M, int N, int K, const dg_real *A, int64_t a_rs, int64_t a_cs,
+                  const dg_real *B, int64_t ldb, dg_real *C, int64_t ldc) {
+    enum { W = 32 };
+    const int Nw = N - N % W;
+    for (int m = 0; m < M; m++) {
+        dg_real *restrict c = C + (int64_t)m * ldc;
+        const dg_real *restrict a = A + (int64_t)m * a_rs;
+        for (int n0 = 0; n0 < Nw; n0 += W) {
+            dg_real acc[W];
+            for (int j = 0; j < W; j++) acc[j] = c[n0 + j];
+            for (int k = 0; k < K; k++) {
+                const dg_real ak = a[(int64_t)k * a_cs];
+                const dg_real *restrict b = B + (int64_t)k * ldb + n0;
+                for (int j = 0; j < W; j++) acc[j] += ak * b[j];
+            }
+            for (int j = 0; j < W; j++) c[n0 + j] = acc[j];
+        }
+        for (int n = Nw; n < N; n++) {
+            dg_real s = c[n];
+            for (int k = 0; k < K; k++) s += a[(int64_t)k * a_cs] * B[(int64_t)k * ldb + n];
+            c[n] = s;
+        }
+    }
+}
+
+void dg__gemm_bias_act(int M, int N, int K, const dg_real *A, int64_t a_rs, const dg_real *B, int64_t ldb,
+                       const dg_real *bias, int tanh, dg_real *C, int64_t ldc) {
+    for (int m = 0; m < M; m++)
+        for (int n = 0; n < N; n++) C[(int64_t)m * ldc + n] = bias ? bias[n] : 0.0;
+    dg__gemm_acc(M, N, K, A, a_rs, 1, B, ldb, C, ldc);
+    if (tanh)
+        for (int m = 0; m < M; m++)
+            for (int n = 0; n < N; n++) C[(int64_t)m * ldc + n] = dg__tanhf(C[(int64_t)m * ldc + n]);
+}
+
+void dg__tanh_grad_colsum(int M, int N, const dg_real *y, dg_real *d, dg_real *gb) {
+    for (int m = 0; m < M; m++) {
+        dg_real *restrict dr = d + (int64_t)m * N;
+        if (y) {
+            const dg_real *restrict yr = y + (int64_t)m * N;
+            for (int c = 0; c < N; c++) dr[c] *= 1.0 - yr[c] * yr[c];
+        }
+        if (gb)
+            for (int c = 0; c < N; c++) gb[c] += dr[c];
+    }
+}
+#endif

@@ -15,9 +15,9 @@ static double eval_loss(dg_ctx *ctx, dg_params *p, dg_loss_fn fn, void *user) {
 
 /* Richardson estimate of d loss / d w[j] at step h: (4 D(h/2) - D(h)) / 3 cancels the h² error
  * term; the actual float steps are used, not the nominal ones. NAN when the loss is not finite. */
-static double richardson(dg_ctx *ctx, dg_params *p, dg_loss_fn fn, void *user, float *w, int64_t j, float h) {
-    const float x0 = w[j];
-    const float steps[4] = {h, -h, h * 0.5f, -h * 0.5f};
+static double richardson(dg_ctx *ctx, dg_params *p, dg_loss_fn fn, void *user, dg_real *w, int64_t j, dg_real h) {
+    const dg_real x0 = w[j];
+    const dg_real steps[4] = {h, -h, h * 0.5f, -h * 0.5f};
     double f[4];
     for (int s = 0; s < 4; s++) {
         w[j] = x0 + steps[s];
@@ -30,13 +30,13 @@ static double richardson(dg_ctx *ctx, dg_params *p, dg_loss_fn fn, void *user, f
     return (4.0 * d2 - d1) / 3.0;
 }
 
-dg_status dg_gradcheck(dg_ctx *ctx, dg_params *p, dg_loss_fn fn, void *user, float eps,
+dg_status dg_gradcheck(dg_ctx *ctx, dg_params *p, dg_loss_fn fn, void *user, dg_real eps,
                        double floor, int64_t max_per_param, dg_gradcheck_report *out,
                        dg_err *e) {
     return dg_gradcheck_scales(ctx, p, fn, user, eps, 1, floor, max_per_param, out, e);
 }
 
-dg_status dg_gradcheck_scales(dg_ctx *ctx, dg_params *p, dg_loss_fn fn, void *user, float eps, int nscales,
+dg_status dg_gradcheck_scales(dg_ctx *ctx, dg_params *p, dg_loss_fn fn, void *user, dg_real eps, int nscales,
                               double floor, int64_t max_per_param, dg_gradcheck_report *out,
                               dg_err *e) {
     memset(out, 0, sizeof *out);
@@ -51,20 +51,20 @@ dg_status dg_gradcheck_scales(dg_ctx *ctx, dg_params *p, dg_loss_fn fn, void *us
                           "gradcheck: building the loss failed: %s", dg_ctx_error(ctx));
     if (dg_backward(ctx, loss) != DG_OK)
         return dg_err_set(e, dg_ctx_status(ctx), "gradcheck: backward failed: %s", dg_ctx_error(ctx));
-    /* The rounding of a float loss L is taken as 4 |L| FLT_EPSILON (4 to 8 ulps: a loss is many ops
+    /* The rounding of a dg_real loss L is taken as 4 |L| DG_REAL_EPSILON (4 to 8 ulps: a loss is many ops
      * deep); Richardson's (4 D(h/2) - D(h)) / 3 turns it into at most 3 |δL| / h of the estimate.
      * That much of |analytic - numeric| is not counted: it says nothing about backward. */
-    const double rounding = 3.0 * 4.0 * FLT_EPSILON * fabs((double)loss->data[0]);
+    const double rounding = 3.0 * 4.0 * DG_REAL_EPSILON * fabs((double)loss->data[0]);
 
     for (int pi = 0; pi < p->count; pi++) {
         const int64_t n = p->info[pi].n;
         const int64_t count = max_per_param > 0 && n > max_per_param ? max_per_param : n;
-        float *w = dg_params_data(p, pi);
-        const float *g = dg_params_grad(p, pi);
+        dg_real *w = dg_params_data(p, pi);
+        const dg_real *g = dg_params_grad(p, pi);
         for (int64_t k = 0; k < count; k++) {
             const int64_t j = count == n ? k : k * n / count;
             double est[DG_GRADCHECK_MAX_SCALES];
-            float h = eps;
+            dg_real h = eps;
             for (int s = 0; s < nscales; s++, h *= 0.25f) est[s] = richardson(ctx, p, fn, user, w, j, h);
             /* several scales: the estimate of the neighbouring pair that agrees best (their
              * difference estimates the error; the analytic value plays no part in the choice) */

@@ -11,9 +11,9 @@
 
 /* A transposed copy of a parameter's weight, made once per arena reset. */
 typedef struct dg_wt_entry {
-    const float *src;        /* the parameter's values (O, I)  */
+    const dg_real *src;        /* the parameter's values (O, I)  */
     int          rows, cols; /* O, I                            */
-    float       *wt;         /* (I, O), in the arena            */
+    dg_real       *wt;         /* (I, O), in the arena            */
 } dg_wt_entry;
 
 struct dg_ctx {
@@ -28,7 +28,7 @@ struct dg_ctx {
     uint64_t       flops;    /* floating-point operations since creation    */
     int            nwt;      /* transposed weights cached since the reset   */
     int            nfree;    /* gradient buffers free for reuse (see dg__grad) */
-    struct { int64_t n; float *p; } gfree[DG_GRAD_FREE];
+    struct { int64_t n; dg_real *p; } gfree[DG_GRAD_FREE];
     dg_wt_entry    wt[DG_WT_CACHE];
     char           err[256];
 };
@@ -39,22 +39,22 @@ dg_tensor *dg__node(dg_ctx *ctx, dg_op op, int ndim, const int *shape, dg_tensor
                     dg_tensor *b, dg_tensor *c);
 /* Gradient buffer of t, allocated zero on first use during backward: the buffer of a node
  * that backward has passed, when one of t's size is free (still in cache), else new. */
-float *dg__grad(dg_ctx *ctx, dg_tensor *t);
+dg_real *dg__grad(dg_ctx *ctx, dg_tensor *t);
 /* C[m, n] += Σ_k A[m·a_rs + k·a_cs] · B[k·ldb + n], m < M, n < N, k < K
  * (gemm.c): the kernel behind linear and matmul, forward and backward. */
-void dg__gemm_acc(int M, int N, int K, const float *A, int64_t a_rs, int64_t a_cs,
-                  const float *B, int64_t ldb, float *C, int64_t ldc);
+void dg__gemm_acc(int M, int N, int K, const dg_real *A, int64_t a_rs, int64_t a_cs,
+                  const dg_real *B, int64_t ldb, dg_real *C, int64_t ldc);
 /* C[m, n] = act(bias[n] + Σ_k A[m·a_rs + k] · B[k·ldb + n]) (A's rows contiguous), act tanh
  * (dg__tanhf) when tanh is set, else none; bias may be NULL (zero). The forward of linear and
  * linear_tanh: the bias starts each accumulator and the tanh is applied in registers before the
  * one store, so the output is written once. Sums in the same order as dg__gemm_acc onto a C that
  * holds the bias, so the two give the same bits. */
-void dg__gemm_bias_act(int M, int N, int K, const float *A, int64_t a_rs, const float *B, int64_t ldb,
-                       const float *bias, int tanh, float *C, int64_t ldc);
+void dg__gemm_bias_act(int M, int N, int K, const dg_real *A, int64_t a_rs, const dg_real *B, int64_t ldb,
+                       const dg_real *bias, int tanh, dg_real *C, int64_t ldc);
 /* The first half of linear_tanh's backward over d (M, N) in place: d *= 1 - y² (skipped when y
  * is NULL), then gb[n] += Σ_m d[m, n] in the order m = 0, 1, ... (skipped when gb is NULL). One
  * pass, each 64-column strip's sums kept in registers down the rows. */
-void dg__tanh_grad_colsum(int M, int N, const float *y, float *d, float *gb);
+void dg__tanh_grad_colsum(int M, int N, const dg_real *y, dg_real *d, dg_real *gb);
 /* Rational approximation of tanh (the 13/6 minimax form used by Eigen and
  * XLA): max error about 3e-7 on float32, and it vectorises, unlike tanhf.
  * DG_TANH_BODY is its one definition, for a float or a vector of floats; DG_TANH_ENDS (x itself
@@ -79,6 +79,9 @@ void dg__tanh_grad_colsum(int M, int N, const float *y, float *d, float *gb);
         (out) = DG_TANH_ENDS(x, p_ / q_);                                                        \
     } while (0)
 #define DG_TANH_LIM 7.90531110763549805f
+#ifdef DG_F64  /* the double tape: libm's tanh (the rational is float32's) */
+static inline dg_real dg__tanhf(dg_real x) { return tanh(x); }
+#else
 static inline float dg__tanhf(float x) {
 #define DG_TANH_ENDS(x, r) (fabsf(x) < 0.0004f ? (x) : (fabsf(x) > DG_TANH_LIM ? copysignf(1.0f, x) : (r)))
     float y;
@@ -86,6 +89,7 @@ static inline float dg__tanhf(float x) {
     return y;
 #undef DG_TANH_ENDS
 }
+#endif
 /* Backward of one tape node: adds into the gradients of its operands. */
 void dg__backward_node(dg_ctx *ctx, dg_tensor *t);
 

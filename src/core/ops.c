@@ -31,7 +31,7 @@ static const char *shape_str(const dg_tensor *t, char *buf, size_t len) {
 #define NEED(ctx, x) do { if (!(x) || (ctx)->status != DG_OK) return NULL; } while (0)
 
 /* the rational tanh of internal.h (dg__tanhf) */
-static inline float fast_tanh(float x) { return dg__tanhf(x); }
+static inline dg_real fast_tanh(dg_real x) { return dg__tanhf(x); }
 
 /* ------------------------------------------------------- broadcasting */
 
@@ -90,9 +90,9 @@ static void out_shape(const bcast *bc, int ndim, int *shape) {
                     int64_t _b = i0 * (bc).sb[0] + i1 * (bc).sb[1] + i2 * (bc).sb[2];  \
                     const int n = (bc).shape[3];                                       \
                     const int64_t sa = (bc).sa[3], sb = (bc).sb[3];                    \
-                    float *pa = (A) + _a;                                              \
-                    float *pb = (B) + _b;                                              \
-                    float *po = (O) + _o;                                              \
+                    dg_real *pa = (A) + _a;                                              \
+                    dg_real *pb = (B) + _b;                                              \
+                    dg_real *po = (O) + _o;                                              \
                     BODY;                                                              \
                     _o += n;                                                           \
                 }                                                                      \
@@ -101,10 +101,10 @@ static void out_shape(const bcast *bc, int ndim, int *shape) {
 /* Inner loop specialised for the stride pattern so the compiler vectorises. */
 #define INNER(EXPR)                                                                    \
     do {                                                                               \
-        if (sa == 1 && sb == 1) for (int j = 0; j < n; j++) { float x = pa[j], y = pb[j]; po[j] = (EXPR); } \
-        else if (sa == 1)       for (int j = 0; j < n; j++) { float x = pa[j], y = pb[0]; po[j] = (EXPR); } \
-        else if (sb == 1)       for (int j = 0; j < n; j++) { float x = pa[0], y = pb[j]; po[j] = (EXPR); } \
-        else                    for (int j = 0; j < n; j++) { float x = pa[0], y = pb[0]; po[j] = (EXPR); } \
+        if (sa == 1 && sb == 1) for (int j = 0; j < n; j++) { dg_real x = pa[j], y = pb[j]; po[j] = (EXPR); } \
+        else if (sa == 1)       for (int j = 0; j < n; j++) { dg_real x = pa[j], y = pb[0]; po[j] = (EXPR); } \
+        else if (sb == 1)       for (int j = 0; j < n; j++) { dg_real x = pa[0], y = pb[j]; po[j] = (EXPR); } \
+        else                    for (int j = 0; j < n; j++) { dg_real x = pa[0], y = pb[0]; po[j] = (EXPR); } \
     } while (0)
 
 static dg_tensor *binary(dg_ctx *ctx, dg_op op, dg_tensor *a, dg_tensor *b) {
@@ -136,18 +136,18 @@ dg_tensor *dg_div(dg_ctx *ctx, dg_tensor *a, dg_tensor *b) { return binary(ctx, 
  * expression sees g (upstream gradient), x (a's value), y (b's value). */
 #define ACCUM(GPTR, STRIDE_IS_A, EXPR)                                                 \
     do {                                                                               \
-        float *gg = (GPTR);                                                            \
+        dg_real *gg = (GPTR);                                                            \
         const int64_t s_self = (STRIDE_IS_A) ? sa : sb;                               \
         if (s_self == 1) {                                                             \
             for (int j = 0; j < n; j++) {                                              \
-                float g = pg[j], x = pa[j * sa], y = pb[j * sb];                       \
+                dg_real g = pg[j], x = pa[j * sa], y = pb[j * sb];                       \
                 (void)x; (void)y;                                                      \
                 gg[j] += (EXPR);                                                       \
             }                                                                          \
         } else {                                                                       \
-            float acc = 0.0f;                                                          \
+            dg_real acc = 0.0f;                                                          \
             for (int j = 0; j < n; j++) {                                              \
-                float g = pg[j], x = pa[j * sa], y = pb[j * sb];                       \
+                dg_real g = pg[j], x = pa[j * sa], y = pb[j * sb];                       \
                 (void)x; (void)y;                                                      \
                 acc += (EXPR);                                                         \
             }                                                                          \
@@ -160,10 +160,10 @@ static void binary_backward(dg_ctx *ctx, dg_tensor *t) {
     bcast bc;
     int ndim;
     bcast_make(ctx, "backward", a, b, &bc, &ndim);
-    float *ga = a->requires_grad ? dg__grad(ctx, a) : NULL;
-    float *gb = b->requires_grad ? dg__grad(ctx, b) : NULL;
+    dg_real *ga = a->requires_grad ? dg__grad(ctx, a) : NULL;
+    dg_real *gb = b->requires_grad ? dg__grad(ctx, b) : NULL;
     if (ctx->status != DG_OK) return;
-    float *tg = t->grad;
+    dg_real *tg = t->grad;
     ctx->flops += 2 * (uint64_t)t->n;
     int64_t _o = 0;
     for (int i0 = 0; i0 < bc.shape[0]; i0++)
@@ -173,7 +173,7 @@ static void binary_backward(dg_ctx *ctx, dg_tensor *t) {
                 int64_t ob = i0 * bc.sb[0] + i1 * bc.sb[1] + i2 * bc.sb[2];
                 const int n = bc.shape[3];
                 const int64_t sa = bc.sa[3], sb = bc.sb[3];
-                const float *pa = a->data + oa, *pb = b->data + ob, *pg = tg + _o;
+                const dg_real *pa = a->data + oa, *pb = b->data + ob, *pg = tg + _o;
                 switch (t->op) {
                 case DG_OP_ADD:
                     if (ga) ACCUM(ga + oa, 1, g);
@@ -199,14 +199,14 @@ static void binary_backward(dg_ctx *ctx, dg_tensor *t) {
 
 /* ------------------------------------------------------- unary */
 
-static dg_tensor *unary(dg_ctx *ctx, dg_op op, dg_tensor *a, float p) {
+static dg_tensor *unary(dg_ctx *ctx, dg_op op, dg_tensor *a, dg_real p) {
     NEED(ctx, a);
     dg_tensor *t = dg__node(ctx, op, a->ndim, a->shape, a, NULL, NULL);
     if (!t) return NULL;
     t->fparam[0] = p;
     ctx->flops += (uint64_t)a->n;
-    const float *restrict x = a->data;
-    float *restrict y = t->data;
+    const dg_real *restrict x = a->data;
+    dg_real *restrict y = t->data;
     const int64_t n = a->n;
     switch (op) {
     case DG_OP_NEG:        for (int64_t i = 0; i < n; i++) y[i] = -x[i]; break;
@@ -219,7 +219,7 @@ static dg_tensor *unary(dg_ctx *ctx, dg_op op, dg_tensor *a, float p) {
         break;
     case DG_OP_SIGMOID:
         for (int64_t i = 0; i < n; i++) {
-            float e = expf(-fabsf(x[i]));
+            dg_real e = expf(-fabsf(x[i]));
             y[i] = x[i] >= 0.0f ? 1.0f / (1.0f + e) : e / (1.0f + e);
         }
         break;
@@ -237,10 +237,10 @@ static dg_tensor *unary(dg_ctx *ctx, dg_op op, dg_tensor *a, float p) {
 static void unary_backward(dg_ctx *ctx, dg_tensor *t) {
     dg_tensor *a = t->src[0];
     if (!a->requires_grad) return;
-    float *restrict ga = dg__grad(ctx, a);
+    dg_real *restrict ga = dg__grad(ctx, a);
     if (!ga) return;
-    const float *restrict x = a->data, *restrict y = t->data, *restrict g = t->grad;
-    const float p = t->fparam[0];
+    const dg_real *restrict x = a->data, *restrict y = t->data, *restrict g = t->grad;
+    const dg_real p = t->fparam[0];
     const int64_t n = a->n;
     ctx->flops += 2 * (uint64_t)n;
     switch (t->op) {
@@ -251,8 +251,8 @@ static void unary_backward(dg_ctx *ctx, dg_tensor *t) {
     case DG_OP_RELU:       for (int64_t i = 0; i < n; i++) ga[i] += x[i] > 0.0f ? g[i] : 0.0f; break;
     case DG_OP_SOFTPLUS:
         for (int64_t i = 0; i < n; i++) {
-            float e = expf(-fabsf(x[i]));  /* sigmoid(x), stably */
-            float s = x[i] >= 0.0f ? 1.0f / (1.0f + e) : e / (1.0f + e);
+            dg_real e = expf(-fabsf(x[i]));  /* sigmoid(x), stably */
+            dg_real s = x[i] >= 0.0f ? 1.0f / (1.0f + e) : e / (1.0f + e);
             ga[i] += g[i] * s;
         }
         break;
@@ -273,8 +273,8 @@ static void unary_backward(dg_ctx *ctx, dg_tensor *t) {
 }
 
 dg_tensor *dg_neg(dg_ctx *ctx, dg_tensor *a) { return unary(ctx, DG_OP_NEG, a, 0); }
-dg_tensor *dg_scale(dg_ctx *ctx, dg_tensor *a, float s) { return unary(ctx, DG_OP_SCALE, a, s); }
-dg_tensor *dg_add_scalar(dg_ctx *ctx, dg_tensor *a, float s) { return unary(ctx, DG_OP_ADD_SCALAR, a, s); }
+dg_tensor *dg_scale(dg_ctx *ctx, dg_tensor *a, dg_real s) { return unary(ctx, DG_OP_SCALE, a, s); }
+dg_tensor *dg_add_scalar(dg_ctx *ctx, dg_tensor *a, dg_real s) { return unary(ctx, DG_OP_ADD_SCALAR, a, s); }
 dg_tensor *dg_tanh(dg_ctx *ctx, dg_tensor *a) { return unary(ctx, DG_OP_TANH, a, 0); }
 dg_tensor *dg_relu(dg_ctx *ctx, dg_tensor *a) { return unary(ctx, DG_OP_RELU, a, 0); }
 dg_tensor *dg_softplus(dg_ctx *ctx, dg_tensor *a) { return unary(ctx, DG_OP_SOFTPLUS, a, 0); }
@@ -283,7 +283,7 @@ dg_tensor *dg_exp(dg_ctx *ctx, dg_tensor *a) { return unary(ctx, DG_OP_EXP, a, 0
 dg_tensor *dg_log(dg_ctx *ctx, dg_tensor *a) { return unary(ctx, DG_OP_LOG, a, 0); }
 dg_tensor *dg_sqrt(dg_ctx *ctx, dg_tensor *a) { return unary(ctx, DG_OP_SQRT, a, 0); }
 dg_tensor *dg_square(dg_ctx *ctx, dg_tensor *a) { return unary(ctx, DG_OP_SQUARE, a, 0); }
-dg_tensor *dg_pow(dg_ctx *ctx, dg_tensor *a, float p) { return unary(ctx, DG_OP_POW, a, p); }
+dg_tensor *dg_pow(dg_ctx *ctx, dg_tensor *a, dg_real p) { return unary(ctx, DG_OP_POW, a, p); }
 dg_tensor *dg_abs(dg_ctx *ctx, dg_tensor *a) { return unary(ctx, DG_OP_ABS, a, 0); }
 
 /* ------------------------------------------------------- matmul, linear */
@@ -301,7 +301,7 @@ dg_tensor *dg_matmul(dg_ctx *ctx, dg_tensor *a, dg_tensor *b) {
     int shape[2] = {M, N};
     dg_tensor *t = dg__node(ctx, DG_OP_MATMUL, 2, shape, a, b, NULL);
     if (!t) return NULL;
-    memset(t->data, 0, (size_t)t->n * sizeof(float));
+    memset(t->data, 0, (size_t)t->n * sizeof(dg_real));
     dg__gemm_acc(M, N, K, a->data, K, 1, b->data, N, t->data, N);
     ctx->flops += 2 * (uint64_t)M * N * K;
     return t;
@@ -310,9 +310,9 @@ dg_tensor *dg_matmul(dg_ctx *ctx, dg_tensor *a, dg_tensor *b) {
 static void matmul_backward(dg_ctx *ctx, dg_tensor *t) {
     dg_tensor *a = t->src[0], *b = t->src[1];
     const int M = a->shape[0], K = a->shape[1], N = b->shape[1];
-    float *ga = a->requires_grad ? dg__grad(ctx, a) : NULL;
-    float *gb = b->requires_grad ? dg__grad(ctx, b) : NULL;
-    float *bt = ga ? dg_ctx_alloc(ctx, (size_t)N * K * sizeof(float)) : NULL;  /* Bᵀ (N,K) */
+    dg_real *ga = a->requires_grad ? dg__grad(ctx, a) : NULL;
+    dg_real *gb = b->requires_grad ? dg__grad(ctx, b) : NULL;
+    dg_real *bt = ga ? dg_ctx_alloc(ctx, (size_t)N * K * sizeof(dg_real)) : NULL;  /* Bᵀ (N,K) */
     if (ctx->status != DG_OK) return;
     if (ga) {  /* dA (M,K) += dC (M,N) · Bᵀ (N,K) */
         for (int k = 0; k < K; k++)
@@ -327,13 +327,13 @@ static void matmul_backward(dg_ctx *ctx, dg_tensor *t) {
 /* w (O,I) transposed to (I,O) in the arena. Parameters do not change between
  * two resets of the arena (an optimiser steps between episodes), so a
  * parameter's transpose is made once per reset and reused by every step. */
-static const float *transposed(dg_ctx *ctx, const dg_tensor *w) {
+static const dg_real *transposed(dg_ctx *ctx, const dg_tensor *w) {
     const int O = w->shape[0], I = w->shape[1];
     if (w->is_param)
         for (int i = 0; i < ctx->nwt; i++)
             if (ctx->wt[i].src == w->data && ctx->wt[i].rows == O && ctx->wt[i].cols == I)
                 return ctx->wt[i].wt;
-    float *restrict wt = dg_ctx_alloc(ctx, (size_t)I * O * sizeof(float));
+    dg_real *restrict wt = dg_ctx_alloc(ctx, (size_t)I * O * sizeof(dg_real));
     if (!wt) return NULL;
     for (int o = 0; o < O; o++)
         for (int i = 0; i < I; i++) wt[(int64_t)i * O + o] = w->data[(int64_t)o * I + i];
@@ -358,7 +358,7 @@ static dg_tensor *linear_impl(dg_ctx *ctx, dg_op op, dg_tensor *x, dg_tensor *w,
     int shape[2] = {B, O};
     dg_tensor *t = dg__node(ctx, op, 2, shape, x, w, b);
     if (!t) return NULL;
-    const float *wt = transposed(ctx, w);  /* (I,O) */
+    const dg_real *wt = transposed(ctx, w);  /* (I,O) */
     if (!wt) return NULL;
     dg__gemm_bias_act(B, O, I, x->data, I, wt, O, b ? b->data : NULL, op == DG_OP_LINEAR_TANH, t->data, O);
     ctx->flops += 2 * (uint64_t)B * O * I + (uint64_t)t->n;
@@ -376,12 +376,12 @@ dg_tensor *dg_linear_tanh(dg_ctx *ctx, dg_tensor *x, dg_tensor *w, dg_tensor *b)
 static void linear_backward(dg_ctx *ctx, dg_tensor *t) {
     dg_tensor *x = t->src[0], *w = t->src[1], *b = t->src[2];
     const int B = x->shape[0], I = x->shape[1], O = w->shape[0];
-    float *gx = x->requires_grad ? dg__grad(ctx, x) : NULL;
-    float *gw = w->requires_grad ? dg__grad(ctx, w) : NULL;
-    float *gb = b && b->requires_grad ? dg__grad(ctx, b) : NULL;
+    dg_real *gx = x->requires_grad ? dg__grad(ctx, x) : NULL;
+    dg_real *gw = w->requires_grad ? dg__grad(ctx, w) : NULL;
+    dg_real *gb = b && b->requires_grad ? dg__grad(ctx, b) : NULL;
     /* through the tanh, dz = dy (1 - y²), in place: t's gradient is read by
      * this backward only, once; the bias sums dz */
-    float *restrict dz = t->grad;
+    dg_real *restrict dz = t->grad;
     if (ctx->status != DG_OK) return;
     dg__tanh_grad_colsum(B, O, t->op == DG_OP_LINEAR_TANH ? t->data : NULL, dz, gb);
     if (gw)  /* dW (O,I) += dzᵀ (O,B) · x (B,I) */
@@ -400,7 +400,7 @@ dg_tensor *dg_sum(dg_ctx *ctx, dg_tensor *a) {
     if (!t) return NULL;
     double acc = 0.0;  /* double: the loss is summed over many terms */
     for (int64_t i = 0; i < a->n; i++) acc += a->data[i];
-    t->data[0] = (float)acc;
+    t->data[0] = (dg_real)acc;
     return t;
 }
 
@@ -411,16 +411,16 @@ dg_tensor *dg_mean(dg_ctx *ctx, dg_tensor *a) {
     if (!t) return NULL;
     double acc = 0.0;
     for (int64_t i = 0; i < a->n; i++) acc += a->data[i];
-    t->data[0] = a->n ? (float)(acc / (double)a->n) : 0.0f;
+    t->data[0] = a->n ? (dg_real)(acc / (double)a->n) : 0.0f;
     return t;
 }
 
 static void sum_backward(dg_ctx *ctx, dg_tensor *t) {
     dg_tensor *a = t->src[0];
     if (!a->requires_grad || !a->n) return;
-    float *ga = dg__grad(ctx, a);
+    dg_real *ga = dg__grad(ctx, a);
     if (!ga) return;
-    const float g = t->op == DG_OP_MEAN ? t->grad[0] / (float)a->n : t->grad[0];
+    const dg_real g = t->op == DG_OP_MEAN ? t->grad[0] / (dg_real)a->n : t->grad[0];
     for (int64_t i = 0; i < a->n; i++) ga[i] += g;
 }
 
@@ -454,21 +454,21 @@ static dg_tensor *reduce_axis(dg_ctx *ctx, dg_op op, dg_tensor *a, int axis) {
     t->iparam[0] = axis;
     int64_t outer, inner;
     split_axis(a, axis, &outer, &inner);
-    const float s = op == DG_OP_MEAN_AXIS && len ? 1.0f / (float)len : 1.0f;
+    const dg_real s = op == DG_OP_MEAN_AXIS && len ? 1.0f / (dg_real)len : 1.0f;
     if (inner == 1) {  /* the last axis (a row's sum): the same adds, without a call per row */
         for (int64_t o = 0; o < outer; o++) {
-            const float *restrict x = a->data + o * len;
-            float y = 0.0f;
+            const dg_real *restrict x = a->data + o * len;
+            dg_real y = 0.0f;
             for (int k = 0; k < len; k++) y += x[k];
             t->data[o] = y * s;
         }
         return t;
     }
     for (int64_t o = 0; o < outer; o++) {
-        float *restrict y = t->data + o * inner;
-        memset(y, 0, (size_t)inner * sizeof(float));
+        dg_real *restrict y = t->data + o * inner;
+        memset(y, 0, (size_t)inner * sizeof(dg_real));
         for (int k = 0; k < len; k++) {
-            const float *restrict x = a->data + (o * len + k) * inner;
+            const dg_real *restrict x = a->data + (o * len + k) * inner;
             for (int64_t i = 0; i < inner; i++) y[i] += x[i];
         }
         for (int64_t i = 0; i < inner; i++) y[i] *= s;
@@ -479,16 +479,16 @@ static dg_tensor *reduce_axis(dg_ctx *ctx, dg_op op, dg_tensor *a, int axis) {
 static void reduce_axis_backward(dg_ctx *ctx, dg_tensor *t) {
     dg_tensor *a = t->src[0];
     if (!a->requires_grad) return;
-    float *ga = dg__grad(ctx, a);
+    dg_real *ga = dg__grad(ctx, a);
     if (!ga) return;
     const int axis = t->iparam[0], len = a->shape[axis];
     int64_t outer, inner;
     split_axis(a, axis, &outer, &inner);
-    const float s = t->op == DG_OP_MEAN_AXIS && len ? 1.0f / (float)len : 1.0f;
+    const dg_real s = t->op == DG_OP_MEAN_AXIS && len ? 1.0f / (dg_real)len : 1.0f;
     for (int64_t o = 0; o < outer; o++) {
-        const float *restrict g = t->grad + o * inner;
+        const dg_real *restrict g = t->grad + o * inner;
         for (int k = 0; k < len; k++) {
-            float *restrict gx = ga + (o * len + k) * inner;
+            dg_real *restrict gx = ga + (o * len + k) * inner;
             for (int64_t i = 0; i < inner; i++) gx[i] += g[i] * s;
         }
     }
@@ -539,10 +539,10 @@ dg_tensor *dg_concat(dg_ctx *ctx, dg_tensor *const *xs, int count, int axis) {
     int64_t outer, inner;
     split_axis(t, axis, &outer, &inner);
     for (int64_t o = 0; o < outer; o++) {
-        float *y = t->data + o * shape[axis] * inner;
+        dg_real *y = t->data + o * shape[axis] * inner;
         for (int k = 0; k < count; k++) {
             int64_t chunk = (int64_t)xs[k]->shape[axis] * inner;
-            memcpy(y, xs[k]->data + o * chunk, (size_t)chunk * sizeof(float));
+            memcpy(y, xs[k]->data + o * chunk, (size_t)chunk * sizeof(dg_real));
             y += chunk;
         }
     }
@@ -559,11 +559,11 @@ static void concat_backward(dg_ctx *ctx, dg_tensor *t) {
         dg_tensor *x = list[k];
         int64_t chunk = (int64_t)x->shape[axis] * inner;
         if (x->requires_grad) {
-            float *gx = dg__grad(ctx, x);
+            dg_real *gx = dg__grad(ctx, x);
             if (!gx) return;
             for (int64_t o = 0; o < outer; o++) {
-                const float *restrict g = t->grad + o * t->shape[axis] * inner + off;
-                float *restrict d = gx + o * chunk;
+                const dg_real *restrict g = t->grad + o * t->shape[axis] * inner + off;
+                dg_real *restrict d = gx + o * chunk;
                 for (int64_t i = 0; i < chunk; i++) d[i] += g[i];
             }
         }
@@ -589,22 +589,22 @@ dg_tensor *dg_slice(dg_ctx *ctx, dg_tensor *a, int axis, int start, int len) {
     const int64_t full = (int64_t)a->shape[axis] * inner, part = (int64_t)len * inner;
     for (int64_t o = 0; o < outer; o++)
         memcpy(t->data + o * part, a->data + o * full + (int64_t)start * inner,
-               (size_t)part * sizeof(float));
+               (size_t)part * sizeof(dg_real));
     return t;
 }
 
 static void slice_backward(dg_ctx *ctx, dg_tensor *t) {
     dg_tensor *a = t->src[0];
     if (!a->requires_grad) return;
-    float *ga = dg__grad(ctx, a);
+    dg_real *ga = dg__grad(ctx, a);
     if (!ga) return;
     const int axis = t->iparam[0], start = t->iparam[1];
     int64_t outer, inner;
     split_axis(a, axis, &outer, &inner);
     const int64_t full = (int64_t)a->shape[axis] * inner, part = (int64_t)t->shape[axis] * inner;
     for (int64_t o = 0; o < outer; o++) {
-        float *restrict d = ga + o * full + (int64_t)start * inner;
-        const float *restrict g = t->grad + o * part;
+        dg_real *restrict d = ga + o * full + (int64_t)start * inner;
+        const dg_real *restrict g = t->grad + o * part;
         for (int64_t i = 0; i < part; i++) d[i] += g[i];
     }
 }
@@ -625,14 +625,14 @@ dg_tensor *dg_reshape(dg_ctx *ctx, dg_tensor *a, int ndim, const int *shape) {
                         (long long)a->n, ndim, (long long)n);
     dg_tensor *t = dg__node(ctx, DG_OP_RESHAPE, ndim, shape, a, NULL, NULL);
     if (!t) return NULL;
-    memcpy(t->data, a->data, (size_t)a->n * sizeof(float));
+    memcpy(t->data, a->data, (size_t)a->n * sizeof(dg_real));
     return t;
 }
 
 static void reshape_backward(dg_ctx *ctx, dg_tensor *t) {
     dg_tensor *a = t->src[0];
     if (!a->requires_grad) return;
-    float *ga = dg__grad(ctx, a);
+    dg_real *ga = dg__grad(ctx, a);
     if (!ga) return;
     for (int64_t i = 0; i < a->n; i++) ga[i] += t->grad[i];
 }
@@ -671,7 +671,7 @@ dg_tensor *dg_custom(dg_ctx *ctx, const char *name, int ndim, const int *shape,
     return t;
 }
 
-float *dg_grad_of(dg_ctx *ctx, dg_tensor *t) { return dg__grad(ctx, t); }
+dg_real *dg_grad_of(dg_ctx *ctx, dg_tensor *t) { return dg__grad(ctx, t); }
 
 /* ------------------------------------------------------- dispatch */
 

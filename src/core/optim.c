@@ -13,8 +13,8 @@ dg_status dg_adam_init(dg_adam *opt, const dg_params *p, double lr, double beta1
         return DG_ERR_ARG;
     *opt = (dg_adam){.lr = lr, .beta1 = beta1, .beta2 = beta2, .eps = eps, .weight_decay = weight_decay,
                      .total = p->total};
-    opt->m = calloc(p->total ? p->total : 1, sizeof(float));
-    opt->v = calloc(p->total ? p->total : 1, sizeof(float));
+    opt->m = calloc(p->total ? p->total : 1, sizeof(dg_real));
+    opt->v = calloc(p->total ? p->total : 1, sizeof(dg_real));
     if (!opt->m || !opt->v) {
         dg_adam_free(opt);
         return DG_ERR_NOMEM;
@@ -28,19 +28,19 @@ void dg_adam_step(dg_adam *opt, dg_params *p) {
      * step_size = lr / bc1, denom = sqrt(v) / sqrt(bc2) + eps */
     const double bc1 = 1.0 - pow(opt->beta1, (double)opt->step);
     const double bc2 = 1.0 - pow(opt->beta2, (double)opt->step);
-    const float step_size = (float)(opt->lr / bc1);
-    const float bc2_sqrt = (float)sqrt(bc2);
+    const dg_real step_size = (dg_real)(opt->lr / bc1);
+    const dg_real bc2_sqrt = (dg_real)sqrt(bc2);
     /* scalars rounded to float from the double expressions, as torch does */
-    const float b1 = (float)opt->beta1, one_b1 = (float)(1.0 - opt->beta1);
-    const float b2 = (float)opt->beta2, one_b2 = (float)(1.0 - opt->beta2);
-    const float eps = (float)opt->eps, wd = (float)opt->weight_decay;
-    float *restrict w = p->data, *restrict m = opt->m, *restrict v = opt->v;
-    const float *restrict g = p->grad;
+    const dg_real b1 = (dg_real)opt->beta1, one_b1 = (dg_real)(1.0 - opt->beta1);
+    const dg_real b2 = (dg_real)opt->beta2, one_b2 = (dg_real)(1.0 - opt->beta2);
+    const dg_real eps = (dg_real)opt->eps, wd = (dg_real)opt->weight_decay;
+    dg_real *restrict w = p->data, *restrict m = opt->m, *restrict v = opt->v;
+    const dg_real *restrict g = p->grad;
     for (size_t i = 0; i < opt->total; i++) {
-        float gi = wd != 0.0f ? g[i] + wd * w[i] : g[i];
+        dg_real gi = wd != 0.0f ? g[i] + wd * w[i] : g[i];
         m[i] = m[i] * b1 + one_b1 * gi;                    /* torch: m.mul_(b1).add_(g, alpha=1 - b1) */
         v[i] = v[i] * b2 + one_b2 * gi * gi;          /* torch: v.mul_(b2).addcmul_(g, g, 1 - b2) */
-        float denom = sqrtf(v[i]) / bc2_sqrt + eps;
+        dg_real denom = sqrtf(v[i]) / bc2_sqrt + eps;
         w[i] -= step_size * (m[i] / denom);
     }
 }
@@ -61,19 +61,19 @@ dg_status dg_sgd_init(dg_sgd *opt, const dg_params *p, double lr, double momentu
     *opt = (dg_sgd){.lr = lr, .momentum = momentum, .dampening = dampening, .weight_decay = weight_decay,
                     .nesterov = nesterov, .total = p->total};
     if (momentum != 0.0) {
-        opt->buf = calloc(p->total ? p->total : 1, sizeof(float));
+        opt->buf = calloc(p->total ? p->total : 1, sizeof(dg_real));
         if (!opt->buf) return DG_ERR_NOMEM;
     }
     return DG_OK;
 }
 
 void dg_sgd_step(dg_sgd *opt, dg_params *p) {
-    float *restrict w = p->data, *restrict buf = opt->buf;
-    const float *restrict g = p->grad;
-    const float lr = (float)opt->lr, mu = (float)opt->momentum, wd = (float)opt->weight_decay;
-    const float one_damp = (float)(1.0 - opt->dampening);
+    dg_real *restrict w = p->data, *restrict buf = opt->buf;
+    const dg_real *restrict g = p->grad;
+    const dg_real lr = (dg_real)opt->lr, mu = (dg_real)opt->momentum, wd = (dg_real)opt->weight_decay;
+    const dg_real one_damp = (dg_real)(1.0 - opt->dampening);
     for (size_t i = 0; i < opt->total; i++) {
-        float d = wd != 0.0f ? g[i] + wd * w[i] : g[i];
+        dg_real d = wd != 0.0f ? g[i] + wd * w[i] : g[i];
         if (buf) {
             buf[i] = opt->has_buf ? buf[i] * mu + one_damp * d : d;
             d = opt->nesterov ? d + mu * buf[i] : buf[i];

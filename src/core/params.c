@@ -46,16 +46,16 @@ int dg_params_add(dg_params *p, const char *name, int ndim, const int *shape, dg
         p->cap = cap;
     }
     size_t total = p->total + (size_t)n;
-    float *data = realloc(p->data, total * sizeof(float));
+    dg_real *data = realloc(p->data, total * sizeof(dg_real));
     if (data) p->data = data;
-    float *grad = data ? realloc(p->grad, total * sizeof(float)) : NULL;
+    dg_real *grad = data ? realloc(p->grad, total * sizeof(dg_real)) : NULL;
     if (!data || !grad) {
         dg_err_set(e, DG_ERR_NOMEM, "out of memory adding parameter '%s' (%lld floats)", name, (long long)n);
         return -1;
     }
     p->grad = grad;
-    memset(p->data + p->total, 0, (size_t)n * sizeof(float));
-    memset(p->grad + p->total, 0, (size_t)n * sizeof(float));
+    memset(p->data + p->total, 0, (size_t)n * sizeof(dg_real));
+    memset(p->grad + p->total, 0, (size_t)n * sizeof(dg_real));
     dg_param_info *pi = &p->info[p->count];
     memset(pi, 0, sizeof *pi);
     strcpy(pi->name, name);
@@ -73,11 +73,11 @@ int dg_params_find(const dg_params *p, const char *name) {
     return -1;
 }
 
-float *dg_params_data(dg_params *p, int i) { return p->data + p->info[i].offset; }
-float *dg_params_grad(dg_params *p, int i) { return p->grad + p->info[i].offset; }
+dg_real *dg_params_data(dg_params *p, int i) { return p->data + p->info[i].offset; }
+dg_real *dg_params_grad(dg_params *p, int i) { return p->grad + p->info[i].offset; }
 
 void dg_params_zero_grad(dg_params *p) {
-    if (p->total) memset(p->grad, 0, p->total * sizeof(float));
+    if (p->total) memset(p->grad, 0, p->total * sizeof(dg_real));
 }
 
 dg_tensor *dg_param(dg_ctx *ctx, dg_params *p, int i) {
@@ -104,14 +104,14 @@ dg_status dg_params_copy(dg_params *dst, const dg_params *src, dg_err *e) {
         if (dst->info[i].n != src->info[i].n || strcmp(dst->info[i].name, src->info[i].name))
             return dg_err_set(e, DG_ERR_SHAPE, "parameter %d differs: '%s' vs '%s'", i,
                               dst->info[i].name, src->info[i].name);
-    if (src->total) memcpy(dst->data, src->data, src->total * sizeof(float));
+    if (src->total) memcpy(dst->data, src->data, src->total * sizeof(dg_real));
     return DG_OK;
 }
 
 int dg_params_find_zero_grads(const dg_params *p, int *zero_idx, int max) {
     int count = 0;
     for (int i = 0; i < p->count; i++) {
-        const float *g = p->grad + p->info[i].offset;
+        const dg_real *g = p->grad + p->info[i].offset;
         int64_t j = 0;
         while (j < p->info[i].n && g[j] == 0.0f) j++;
         if (j == p->info[i].n) {
@@ -122,17 +122,17 @@ int dg_params_find_zero_grads(const dg_params *p, int *zero_idx, int max) {
     return count;
 }
 
-float dg_grad_norm(const dg_params *p) {
+dg_real dg_grad_norm(const dg_params *p) {
     double acc = 0.0;
     for (size_t i = 0; i < p->total; i++) acc += (double)p->grad[i] * p->grad[i];
-    return (float)sqrt(acc);
+    return (dg_real)sqrt(acc);
 }
 
-float dg_clip_grad_norm(dg_params *p, float max_norm) {
+dg_real dg_clip_grad_norm(dg_params *p, dg_real max_norm) {
     /* torch: total = ||(||g_1||, ..., ||g_k||)||_2, coef = max_norm / (total + 1e-6),
      * clamped to 1, and the gradients multiplied by it */
-    const float total = dg_grad_norm(p);
-    const float coef = max_norm / (total + 1e-6f);
+    const dg_real total = dg_grad_norm(p);
+    const dg_real coef = max_norm / (total + 1e-6f);
     if (coef < 1.0f)
         for (size_t i = 0; i < p->total; i++) p->grad[i] *= coef;
     return total;

@@ -82,16 +82,16 @@ static dg_tensor *safe(dg_ctx *ctx, dg_tensor *x, dg_tensor *m) {
 }
 
 /* (k)·(relu(x - l)² - relu(-l - x)²): a soft cushion's push on coordinate x (B, 1) */
-static dg_tensor *cushion(dg_ctx *ctx, dg_tensor *x, float l, float k) {
+static dg_tensor *cushion(dg_ctx *ctx, dg_tensor *x, dg_real l, dg_real k) {
     return dg_scale(ctx, dg_sub(ctx, dg_square(ctx, dg_relu(ctx, dg_add_scalar(ctx, x, -l))),
                                 dg_square(ctx, dg_relu(ctx, dg_add_scalar(ctx, dg_neg(ctx, x), -l)))), k);
 }
 
 /* Soft contacts over one substep h: springs between overlapping balls and from the cushions
  * change the velocities, then the balls move (semi-implicit Euler). */
-static void substep_soft(dg_ctx *ctx, const billiards *g, balls *s, float h) {
+static void substep_soft(dg_ctx *ctx, const billiards *g, balls *s, dg_real h) {
     const int n = g->nballs;
-    const float k = g->stiffness * h, d2 = 2 * g->radius;
+    const dg_real k = g->stiffness * h, d2 = 2 * g->radius;
     for (int i = 0; i < n; i++)
         for (int j = i + 1; j < n; j++) {
             dg_tensor *dx = dg_sub(ctx, s->x[i], s->x[j]), *dy = dg_sub(ctx, s->y[i], s->y[j]);
@@ -106,7 +106,7 @@ static void substep_soft(dg_ctx *ctx, const billiards *g, balls *s, float h) {
             s->vx[j] = dg_sub(ctx, s->vx[j], fx);
             s->vy[j] = dg_sub(ctx, s->vy[j], fy);
         }
-    const float lx = g->table[0] - g->radius, ly = g->table[1] - g->radius;
+    const dg_real lx = g->table[0] - g->radius, ly = g->table[1] - g->radius;
     for (int i = 0; i < n; i++) {
         /* v -= (k/r)·(relu(x - l)² - relu(-l - x)²), the cushions' push */
         s->vx[i] = dg_sub(ctx, s->vx[i], cushion(ctx, s->x[i], lx, k / g->radius));
@@ -125,9 +125,9 @@ static void substep_soft(dg_ctx *ctx, const billiards *g, balls *s, float h) {
  * positions that crossed them (toi: x -> 2L - x, exact for straight flight) or only the
  * velocities (hard). The contact masks are read from the values: constants, so the gradient is
  * that of the branch each row took. */
-static void substep_hard(dg_ctx *ctx, const billiards *g, balls *s, float h, int toi) {
+static void substep_hard(dg_ctx *ctx, const billiards *g, balls *s, dg_real h, int toi) {
     const int n = g->nballs, B = s->x[0]->shape[0];
-    const float d2 = 2 * g->radius;
+    const dg_real d2 = 2 * g->radius;
     dg_tensor *cx[MAX_BALLS], *cy[MAX_BALLS];  /* displacement kept from before an impact */
     for (int i = 0; i < n; i++) cx[i] = cy[i] = NULL;
     for (int i = 0; i < n; i++)
@@ -153,8 +153,8 @@ static void substep_hard(dg_ctx *ctx, const billiards *g, balls *s, float h, int
                     const double tau = (-bb - sqrt(disc)) / (2 * a);
                     hit = early = tau >= 0 && tau < h;
                 }
-                m->data[b] = (float)hit;
-                tm->data[b] = (float)early;
+                m->data[b] = (dg_real)hit;
+                tm->data[b] = (dg_real)early;
                 any |= hit;
             }
             if (!any) continue;
@@ -188,7 +188,7 @@ static void substep_hard(dg_ctx *ctx, const billiards *g, balls *s, float h, int
                 cy[j] = cy[j] ? dg_sub(ctx, cy[j], oy) : dg_neg(ctx, oy);
             }
         }
-    const float L[2] = {g->table[0] - g->radius, g->table[1] - g->radius};
+    const dg_real L[2] = {g->table[0] - g->radius, g->table[1] - g->radius};
     for (int i = 0; i < n; i++) {
         dg_tensor **pos[2] = {&s->x[i], &s->y[i]}, **vel[2] = {&s->vx[i], &s->vy[i]}, *corr[2] = {cx[i], cy[i]};
         for (int ax = 0; ax < 2; ax++) {
@@ -198,7 +198,7 @@ static void substep_hard(dg_ctx *ctx, const billiards *g, balls *s, float h, int
             if (!p || !m || !*vel[ax]) return;  /* the arena is full: the context has the error */
             int any = 0;
             for (int b = 0; b < B; b++) {  /* crossed a cushion moving outwards: +1 right/top, -1 left/bottom */
-                const float x = p->data[b], v = (*vel[ax])->data[b];
+                const dg_real x = p->data[b], v = (*vel[ax])->data[b];
                 m->data[b] = x > L[ax] && v > 0 ? 1.0f : x < -L[ax] && v < 0 ? -1.0f : 0.0f;
                 any |= m->data[b] != 0;
             }
@@ -225,7 +225,7 @@ static dg_status billiards_create(dg_env *env, dg_cfg *cfg, dg_err *e) {
     if (g->aim_ball >= n)
         return dg_cfg_error(cfg, "env.aim_ball", e, "is %d, but env.balls has only %d balls (0 is the cue ball)",
                             g->aim_ball, n);
-    const float r = g->radius, lx = g->table[0] - r, ly = g->table[1] - r;
+    const dg_real r = g->radius, lx = g->table[0] - r, ly = g->table[1] - r;
     if (!(lx > 0 && ly > 0)) return dg_cfg_error(cfg, "env.radius", e, "a ball of radius %g does not fit the table", r);
     for (int i = 0; i < n; i++) {
         if (fabsf(g->balls[i][0]) > lx - g->jitter || fabsf(g->balls[i][1]) > ly - g->jitter)
@@ -241,12 +241,12 @@ static dg_status billiards_create(dg_env *env, dg_cfg *cfg, dg_err *e) {
     env->plan_steps = 1;       /* open loop: one shot */
     /* the rails beyond the cushions, within the replay's [-1, 1]² */
     if (g->table[1] < 1) {
-        const float hh = 0.5f * (1 - g->table[1]);
+        const dg_real hh = 0.5f * (1 - g->table[1]);
         env->shapes[env->nshapes++] = (dg_shape){DG_SHAPE_BOX, 0, 1 - hh, 1, hh};
         env->shapes[env->nshapes++] = (dg_shape){DG_SHAPE_BOX, 0, -1 + hh, 1, hh};
     }
     if (g->table[0] < 1) {
-        const float hw = 0.5f * (1 - g->table[0]);
+        const dg_real hw = 0.5f * (1 - g->table[0]);
         env->shapes[env->nshapes++] = (dg_shape){DG_SHAPE_BOX, 1 - hw, 0, hw, 1};
         env->shapes[env->nshapes++] = (dg_shape){DG_SHAPE_BOX, -1 + hw, 0, hw, 1};
     }
@@ -256,13 +256,13 @@ static dg_status billiards_create(dg_env *env, dg_cfg *cfg, dg_err *e) {
     return DG_OK;
 }
 
-static dg_status billiards_reset(const dg_env *env, dg_rng *rng, int B, float *state, float *aux, dg_err *e) {
+static dg_status billiards_reset(const dg_env *env, dg_rng *rng, int B, dg_real *state, dg_real *aux, dg_err *e) {
     const billiards *g = env->impl;
     (void)aux;
     (void)e;
     for (int b = 0; b < B; b++) {
-        float *s = state + (size_t)b * env->state_dim;
-        memset(s, 0, (size_t)env->state_dim * sizeof(float));
+        dg_real *s = state + (size_t)b * env->state_dim;
+        memset(s, 0, (size_t)env->state_dim * sizeof(dg_real));
         for (int i = 0; i < g->nballs; i++) {
             s[4 * i] = g->balls[i][0] + (g->jitter > 0 ? dg_rng_uniform(rng, -g->jitter, g->jitter) : 0.0f);
             s[4 * i + 1] = g->balls[i][1] + (g->jitter > 0 ? dg_rng_uniform(rng, -g->jitter, g->jitter) : 0.0f);
@@ -278,7 +278,7 @@ static dg_tensor *billiards_observe(dg_ctx *ctx, const dg_env *env, dg_tensor *s
     const int B = state->shape[0];
     dg_tensor *parts[MAX_BALLS + 2];
     for (int i = 0; i < g->nballs; i++) parts[i] = dg_cols(ctx, state, 4 * i, 2);
-    parts[g->nballs] = dg_add(ctx, dg_zeros(ctx, 2, (int[]){B, 2}), dg_from(ctx, 1, (int[]){2}, g->target));
+    parts[g->nballs] = dg_add(ctx, dg_zeros(ctx, 2, (int[]){B, 2}), dg_from(ctx, 1, (int[]){2}, (const dg_real[]){g->target[0], g->target[1]}));
     parts[g->nballs + 1] = dg_cols(ctx, state, COL_PENDING(g->nballs), 1);
     return dg_concat(ctx, parts, g->nballs + 2, 1);
 }
@@ -313,7 +313,7 @@ static dg_tensor *billiards_step(dg_ctx *ctx, const dg_env *env, dg_tensor *stat
         s.vx[0] = dg_add(ctx, s.vx[0], dg_mul(ctx, speed, dx));
         s.vy[0] = dg_add(ctx, s.vy[0], dg_mul(ctx, speed, dy));
     }
-    const float h = env->dt / (float)g->substeps, damp = powf(g->damping, 1.0f / (float)g->substeps);
+    const dg_real h = env->dt / (dg_real)g->substeps, damp = powf(g->damping, 1.0f / (dg_real)g->substeps);
     for (int k = 0; k < g->substeps; k++) {
         for (int i = 0; i < n; i++) {
             s.vx[i] = dg_scale(ctx, s.vx[i], damp);
@@ -339,29 +339,29 @@ static dg_tensor *billiards_step(dg_ctx *ctx, const dg_env *env, dg_tensor *stat
 /* target: H·|p - target|² on the episode's last step (the loss divides by H), 0 before; track: the
  * same every step */
 static void billiards_step_cost(dg_ctx *ctx, const dg_env *env, dg_tensor *next, dg_tensor *aux,
-                                dg_tensor *action, float inv_batch, dg_tensor **terms) {
+                                dg_tensor *action, dg_real inv_batch, dg_tensor **terms) {
     const billiards *g = env->impl;
     const int B = next->shape[0], n = g->nballs;
-    dg_tensor *d = dg_sub(ctx, dg_cols(ctx, next, 4 * g->target_ball, 2), dg_from(ctx, 1, (int[]){2}, g->target));
+    dg_tensor *d = dg_sub(ctx, dg_cols(ctx, next, 4 * g->target_ball, 2), dg_from(ctx, 1, (int[]){2}, (const dg_real[]){g->target[0], g->target[1]}));
     dg_tensor *d2 = dg_sum_axis(ctx, dg_square(ctx, d), 1);  /* (B, 1) */
     dg_tensor *last = mask_new(ctx, B);
     if (!d2 || !last) return;
     for (int b = 0; b < B; b++)  /* the step count carries no gradient: a constant mask */
         last->data[b] = lroundf(next->data[(size_t)b * env->state_dim + COL_STEP(n)]) == env->horizon
-                        ? (float)env->horizon : 0.0f;
+                        ? (dg_real)env->horizon : 0.0f;
     terms[0] = dg__batch_mean(ctx, dg_mul(ctx, last, d2), inv_batch);
     terms[1] = dg__batch_mean(ctx, d2, inv_batch);
 }
 
 /* target_dist: median over episodes of the target ball's final distance to the target;
  * target_moved: episodes whose target ball moved more than a radius */
-static void billiards_metrics(const dg_env *env, const float *traj, const float *aux, int B, int H, double *values) {
+static void billiards_metrics(const dg_env *env, const dg_real *traj, const dg_real *aux, int B, int H, double *values) {
     const billiards *g = env->impl;
     const int S = env->state_dim, c = 4 * g->target_ball;
     double *dist = malloc((size_t)(B > 0 ? B : 1) * sizeof(double));
     int moved = 0;
     for (int b = 0; b < B; b++) {
-        const float *s0 = traj + (size_t)b * S, *sh = traj + ((int64_t)H * B + b) * S;
+        const dg_real *s0 = traj + (size_t)b * S, *sh = traj + ((int64_t)H * B + b) * S;
         if (dist) dist[b] = hypot((double)sh[c] - g->target[0], (double)sh[c + 1] - g->target[1]);
         moved += hypot((double)sh[c] - s0[c], (double)sh[c + 1] - s0[c + 1]) > g->radius;
     }
@@ -371,7 +371,7 @@ static void billiards_metrics(const dg_env *env, const float *traj, const float 
 }
 
 /* the balls (cue ball first) and the target point */
-static int billiards_bodies(const dg_env *env, const float *s, const float *aux, float *xy, int *is_goal) {
+static int billiards_bodies(const dg_env *env, const dg_real *s, const dg_real *aux, dg_real *xy, int *is_goal) {
     const billiards *g = env->impl;
     int k = 0;
     for (int i = 0; i < g->nballs; i++, k++) {

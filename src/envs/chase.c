@@ -93,12 +93,12 @@ static dg_status chase_create(dg_env *env, dg_cfg *cfg, dg_err *e) {
 
 /* Each row's positions are re-drawn until min_separation apart: create() refused separations
  * near the box diagonal, so a draw succeeds with a fair probability; DG_RESET_MAX_TRIES bounds it. */
-static dg_status chase_reset(const dg_env *env, dg_rng *rng, int B, float *state, float *aux,
+static dg_status chase_reset(const dg_env *env, dg_rng *rng, int B, dg_real *state, dg_real *aux,
                              dg_err *e) {
     const chase *c = env->impl;
     for (int b = 0; b < B; b++) {
-        float *s = state + (size_t)b * env->state_dim;
-        float dx, dy;
+        dg_real *s = state + (size_t)b * env->state_dim;
+        dg_real dx, dy;
         int tries = 0;
         do {
             if (tries++ == DG_RESET_MAX_TRIES)
@@ -163,7 +163,7 @@ static dg_tensor *chase_step(dg_ctx *ctx, const dg_env *env, dg_tensor *state, d
 
 /* chase: mean_b |p' - e'|²; wall: mean_b Σ relu(|p'| - 1)²; energy: mean_b |a|² */
 static void chase_step_cost(dg_ctx *ctx, const dg_env *env, dg_tensor *next, dg_tensor *aux,
-                            dg_tensor *action, float inv_batch, dg_tensor **terms) {
+                            dg_tensor *action, dg_real inv_batch, dg_tensor **terms) {
     const chase *c = env->impl;
     dg_tensor *p = dg_cols(ctx, next, 0, 2), *ep = dg_cols(ctx, next, 4, 2);
     dg_tensor *a = c->learned ? dg_cols(ctx, action, 0, 2) : action;
@@ -178,7 +178,7 @@ static void chase_step_cost(dg_ctx *ctx, const dg_env *env, dg_tensor *next, dg_
 }
 
 /* bit 0: the pursuer outside the arena [-1, 1]², bit 1: the evader (with walls only) */
-static unsigned chase_violation(const dg_env *env, const float *s, const float *aux) {
+static unsigned chase_violation(const dg_env *env, const dg_real *s, const dg_real *aux) {
     const chase *c = env->impl;
     if (!c->walls) return 0;
     return (unsigned)(fabsf(s[0]) > 1.0f || fabsf(s[1]) > 1.0f) |
@@ -189,7 +189,7 @@ static unsigned chase_violation(const dg_env *env, const float *s, const float *
  * some step 1..H; capture_time: mean first such time (s) over those (NaN if none);
  * left_arena (with walls only): episodes in which a body is outside [-1, 1]² at
  * some step 1..H */
-static void chase_metrics(const dg_env *env, const float *traj, const float *aux, int B, int H,
+static void chase_metrics(const dg_env *env, const dg_real *traj, const dg_real *aux, int B, int H,
                           double *values) {
     const chase *c = env->impl;
     int captured = 0, left = 0;
@@ -197,8 +197,8 @@ static void chase_metrics(const dg_env *env, const float *traj, const float *aux
     for (int b = 0; b < B; b++) {
         int got = 0, out = 0;
         for (int t = 1; t <= H && !(got && out); t++) {
-            const float *s = traj + ((int64_t)t * B + b) * env->state_dim;
-            const float dx = s[4] - s[0], dy = s[5] - s[1];
+            const dg_real *s = traj + ((int64_t)t * B + b) * env->state_dim;
+            const dg_real dx = s[4] - s[0], dy = s[5] - s[1];
             if (!got && dx * dx + dy * dy < c->capture_radius * c->capture_radius) {
                 got = 1;
                 tsum += t * env->dt;
@@ -213,7 +213,7 @@ static void chase_metrics(const dg_env *env, const float *traj, const float *aux
     if (c->walls) values[2] = B ? (double)left / B : 0.0;
 }
 
-static int chase_bodies(const dg_env *env, const float *s, const float *aux, float *xy, int *is_goal) {
+static int chase_bodies(const dg_env *env, const dg_real *s, const dg_real *aux, dg_real *xy, int *is_goal) {
     return dg__bodies_two(s, s + 4, 0, xy, is_goal);  /* pursuer, evader */
 }
 

@@ -4,11 +4,11 @@
 
 #include "envs/games.h"
 
-dg_tensor *dg__batch_mean(dg_ctx *ctx, dg_tensor *x, float inv_batch) {
+dg_tensor *dg__batch_mean(dg_ctx *ctx, dg_tensor *x, dg_real inv_batch) {
     return dg_scale(ctx, dg_sum(ctx, x), inv_batch);
 }
 
-int dg__bodies_two(const float *a, const float *b, int b_is_goal, float *xy, int *is_goal) {
+int dg__bodies_two(const dg_real *a, const dg_real *b, int b_is_goal, dg_real *xy, int *is_goal) {
     xy[0] = a[0];
     xy[1] = a[1];
     xy[2] = b[0];
@@ -18,7 +18,7 @@ int dg__bodies_two(const float *a, const float *b, int b_is_goal, float *xy, int
     return 2;
 }
 
-int dg__bodies_agent_goal(const dg_env *env, const float *s, const float *aux, float *xy, int *is_goal) {
+int dg__bodies_agent_goal(const dg_env *env, const dg_real *s, const dg_real *aux, dg_real *xy, int *is_goal) {
     return dg__bodies_two(s, aux, 1, xy, is_goal);
 }
 

@@ -50,17 +50,17 @@ static dg_status duel_create(dg_env *env, dg_cfg *cfg, dg_err *e) {
     return DG_OK;
 }
 
-static dg_status duel_reset(const dg_env *env, dg_rng *rng, int B, float *state, float *aux,
+static dg_status duel_reset(const dg_env *env, dg_rng *rng, int B, dg_real *state, dg_real *aux,
                             dg_err *e) {
     const duel *d = env->impl;
     (void)aux;
     (void)e;
     for (int b = 0; b < B; b++) {
-        float *s = state + (size_t)b * env->state_dim;
+        dg_real *s = state + (size_t)b * env->state_dim;
         s[0] = dg_rng_uniform(rng, -d->box, d->box);
         s[1] = dg_rng_uniform(rng, -d->box, d->box);
-        const float dist = dg_rng_uniform(rng, d->dist[0], d->dist[1]);
-        const float ang = dg_rng_uniform(rng, 0.0f, 6.2831853f);
+        const dg_real dist = dg_rng_uniform(rng, d->dist[0], d->dist[1]);
+        const dg_real ang = dg_rng_uniform(rng, 0.0f, 6.2831853f);
         s[2] = s[0] + dist * cosf(ang);
         s[3] = s[1] + dist * sinf(ang);
     }
@@ -91,7 +91,7 @@ static dg_tensor *duel_step(dg_ctx *ctx, const dg_env *env, dg_tensor *state, dg
 /* distance: mean_b |p' - e'| (the pursuer shortens it, the evader keeps it);
  * energy: mean_b |a|²; evader_energy: mean_b |b|² (weighted negatively) */
 static void duel_step_cost(dg_ctx *ctx, const dg_env *env, dg_tensor *next, dg_tensor *aux,
-                           dg_tensor *action, float inv_batch, dg_tensor **terms) {
+                           dg_tensor *action, dg_real inv_batch, dg_tensor **terms) {
     dg_tensor *diff = dg_sub(ctx, dg_cols(ctx, next, 0, 2), dg_cols(ctx, next, 2, 2));
     dg_tensor *dist = dg_sqrt(ctx, dg_add_scalar(ctx, dg_sum_axis(ctx, dg_square(ctx, diff), 1), 1e-6f));
     terms[0] = dg__batch_mean(ctx, dist, inv_batch);
@@ -100,7 +100,7 @@ static void duel_step_cost(dg_ctx *ctx, const dg_env *env, dg_tensor *next, dg_t
 }
 
 /* capture from distance d under both players' equilibrium: (d - r) / (v_p - v_e) */
-static double duel_equilibrium_time(const dg_env *env, const float *s, const float *aux) {
+static double duel_equilibrium_time(const dg_env *env, const dg_real *s, const dg_real *aux) {
     const duel *d = env->impl;
     return (hypot((double)s[2] - s[0], (double)s[3] - s[1]) - d->r) / (d->vp - d->ve);
 }
@@ -108,16 +108,16 @@ static double duel_equilibrium_time(const dg_env *env, const float *s, const flo
 /* capture_rate; capture_time (mean over captured); reference_capture_time:
  * the exact (d0 - r) / (v_p - v_e) of the same episodes; capture_time_error:
  * mean |t - t*| / t* over them */
-static void duel_metrics(const dg_env *env, const float *traj, const float *aux, int B, int H,
+static void duel_metrics(const dg_env *env, const dg_real *traj, const dg_real *aux, int B, int H,
                          double *values) {
     const duel *d = env->impl;
     int captured = 0;
     double tsum = 0, refsum = 0, errsum = 0;
     for (int b = 0; b < B; b++) {
-        const float *s0 = traj + (int64_t)b * env->state_dim;
+        const dg_real *s0 = traj + (int64_t)b * env->state_dim;
         const double tref = duel_equilibrium_time(env, s0, aux);
         for (int t = 1; t <= H; t++) {
-            const float *s = traj + ((int64_t)t * B + b) * env->state_dim;
+            const dg_real *s = traj + ((int64_t)t * B + b) * env->state_dim;
             if (hypot((double)s[2] - s[0], (double)s[3] - s[1]) <= d->r) {
                 captured++;
                 tsum += t * env->dt;
@@ -133,7 +133,7 @@ static void duel_metrics(const dg_env *env, const float *traj, const float *aux,
     values[3] = captured ? errsum / captured : NAN;
 }
 
-static int duel_bodies(const dg_env *env, const float *s, const float *aux, float *xy, int *is_goal) {
+static int duel_bodies(const dg_env *env, const dg_real *s, const dg_real *aux, dg_real *xy, int *is_goal) {
     return dg__bodies_two(s, s + 2, 0, xy, is_goal);  /* pursuer, evader */
 }
 

@@ -13,7 +13,7 @@ extern const dg_game dg_game_racing;
 extern const dg_game dg_game_pong;
 
 /* sum(x) · inv_batch: a batch mean that shards of the batch add up to. */
-dg_tensor *dg__batch_mean(dg_ctx *ctx, dg_tensor *x, float inv_batch);
+dg_tensor *dg__batch_mean(dg_ctx *ctx, dg_tensor *x, dg_real inv_batch);
 /* The median of v[0..n) (n >= 1; reorders v; NaN if any is NaN). */
 double dg__median(double *v, int n);
 /* Keys that several games read: the same name, bounds and doc in each (S: the
@@ -25,8 +25,8 @@ double dg__median(double *v, int n);
 
 /* Replay bodies of a two-body game: one at a[0:2], the other at b[0:2] (a goal when b_is_goal);
  * returns 2. */
-int dg__bodies_two(const float *a, const float *b, int b_is_goal, float *xy, int *is_goal);
+int dg__bodies_two(const dg_real *a, const dg_real *b, int b_is_goal, dg_real *xy, int *is_goal);
 /* Replay bodies of games with an agent at state[0:2] and a goal at aux[0:2]. */
-int dg__bodies_agent_goal(const dg_env *env, const float *s, const float *aux, float *xy, int *is_goal);
+int dg__bodies_agent_goal(const dg_env *env, const dg_real *s, const dg_real *aux, dg_real *xy, int *is_goal);
 
 #endif

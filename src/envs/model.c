@@ -23,7 +23,7 @@ static holder *of(const dg_env *env) { return (holder *)(void *)env->game; }
 
 /* The values of one row: v must hold the constants (dg_model_values, once per op); the state, aux
  * and the inputs the actions give (learned players) or their box centre (the others) go in here. */
-static void row_values(const holder *h, const dg_env *env, const float *s, const float *a, const float *act,
+static void row_values(const holder *h, const dg_env *env, const dg_real *s, const dg_real *a, const dg_real *act,
                        double *v) {
     const dg_model *m = h->m;
     for (int i = 0; i < m->ns; i++) v[m->s0 + i] = s[i];
@@ -47,17 +47,17 @@ static void base_values(const holder *h, double *v) {
 }
 
 /* adds the gradient G over the values into the operands' gradients of row b */
-static void row_scatter(const holder *h, const double *G, float *gs, float *ga, float *gact) {
+static void row_scatter(const holder *h, const double *G, dg_real *gs, dg_real *ga, dg_real *gact) {
     const dg_model *m = h->m;
     if (gs)
-        for (int i = 0; i < m->ns; i++) gs[i] += (float)G[m->s0 + i];
+        for (int i = 0; i < m->ns; i++) gs[i] += (dg_real)G[m->s0 + i];
     if (ga)
-        for (int j = 0; j < m->naux; j++) ga[j] += (float)G[m->a0 + j];
+        for (int j = 0; j < m->naux; j++) ga[j] += (dg_real)G[m->a0 + j];
     int off = 0;
     for (int q = 0; q < 2 && gact; q++) {
         if (h->learned[q] < 0) continue;
         const dg_model_input *in = &m->in[h->learned[q]];
-        for (int j = 0; j < in->dim; j++) gact[off + j] += (float)(G[in->first + j] * 0.5 * (in->hi[j] - in->lo[j]));
+        for (int j = 0; j < in->dim; j++) gact[off + j] += (dg_real)(G[in->first + j] * 0.5 * (in->hi[j] - in->lo[j]));
         off += in->dim;
     }
 }
@@ -69,7 +69,7 @@ static void expr_grad(const dg_model *m, const dg_model_expr *x, const double *v
             G[x->var[k]] += g * dg_model_eval_d(x, k, v);
 }
 
-typedef struct op_state { const holder *h; int has_aux, has_act; float scale; } op_state;
+typedef struct op_state { const holder *h; int has_aux, has_act; dg_real scale; } op_state;
 
 static void operands(dg_tensor *out, const op_state *s, dg_tensor **st, dg_tensor **aux, dg_tensor **act) {
     int i = 0;
@@ -78,7 +78,7 @@ static void operands(dg_tensor *out, const op_state *s, dg_tensor **st, dg_tenso
     *act = s->has_act ? out->srcs[i++] : NULL;
 }
 
-static float *grad_or_null(dg_ctx *ctx, dg_tensor *t) { return t && t->requires_grad ? dg_grad_of(ctx, t) : NULL; }
+static dg_real *grad_or_null(dg_ctx *ctx, dg_tensor *t) { return t && t->requires_grad ? dg_grad_of(ctx, t) : NULL; }
 
 #define ROW(t, b) ((t) ? (t)->data + (int64_t)(b) * (t)->shape[1] : NULL)
 #define GROW(g, t, b) ((g) ? (g) + (int64_t)(b) * (t)->shape[1] : NULL)
@@ -100,7 +100,7 @@ static void step_backward(dg_ctx *ctx, dg_tensor *out) {
     const dg_model *m = h->m;
     dg_tensor *st, *aux, *act;
     operands(out, s, &st, &aux, &act);
-    float *gs = grad_or_null(ctx, st), *ga = grad_or_null(ctx, aux), *gact = grad_or_null(ctx, act);
+    dg_real *gs = grad_or_null(ctx, st), *ga = grad_or_null(ctx, aux), *gact = grad_or_null(ctx, act);
     if (!gs && !ga && !gact) return;
     const double dt = m->cval[m->s0 - 1];
     dg_model_lock(m);
@@ -122,7 +122,7 @@ static void step_backward(dg_ctx *ctx, dg_tensor *out) {
 
 /* one op over srcs {state, aux?, action?} of shape (B, ncols) or (1) */
 static dg_tensor *model_op(dg_ctx *ctx, const char *name, const holder *h, dg_tensor *state, dg_tensor *aux,
-                           dg_tensor *action, int ndim, const int *shape, dg_backward_fn bw, float scale) {
+                           dg_tensor *action, int ndim, const int *shape, dg_backward_fn bw, dg_real scale) {
     dg_tensor *srcs[3];
     int n = 0;
     srcs[n++] = state;
@@ -143,7 +143,7 @@ static dg_tensor *model_step(dg_ctx *ctx, const dg_env *env, dg_tensor *state, d
     for (int b = 0; b < state->shape[0]; b++) {
         row_values(h, env, ROW(state, b), m->naux ? ROW(aux, b) : NULL, ROW(action, b), v);
         step_row(m, v, NULL);
-        for (int i = 0; i < m->ns; i++) out->data[(int64_t)b * m->ns + i] = (float)v[m->s0 + i];
+        for (int i = 0; i < m->ns; i++) out->data[(int64_t)b * m->ns + i] = (dg_real)v[m->s0 + i];
     }
     dg_model_unlock(m);
     return out;
@@ -157,7 +157,7 @@ static void obs_backward_p(dg_ctx *ctx, dg_tensor *out, int p) {
     const dg_model *m = h->m;
     dg_tensor *st, *aux, *act;
     operands(out, s, &st, &aux, &act);
-    float *gs = grad_or_null(ctx, st), *ga = grad_or_null(ctx, aux);
+    dg_real *gs = grad_or_null(ctx, st), *ga = grad_or_null(ctx, aux);
     if (!gs && !ga) return;
     const int no = m->nobs[p];
     dg_model_lock(m);
@@ -189,7 +189,7 @@ static dg_tensor *observe_p(dg_ctx *ctx, const dg_env *env, dg_tensor *state, dg
     base_values(h, v);
     for (int b = 0; b < B; b++) {
         row_values(h, env, ROW(state, b), m->naux ? ROW(aux, b) : NULL, NULL, v);
-        for (int k = 0; k < no; k++) out->data[(int64_t)b * no + k] = (float)dg_model_eval(&m->obs[p][k], v);
+        for (int k = 0; k < no; k++) out->data[(int64_t)b * no + k] = (dg_real)dg_model_eval(&m->obs[p][k], v);
     }
     dg_model_unlock(m);
     return out;
@@ -214,7 +214,7 @@ static void cost_backward(dg_ctx *ctx, dg_tensor *out) {
     const dg_model *m = h->m;
     dg_tensor *st, *aux, *act;
     operands(out, s, &st, &aux, &act);
-    float *gs = grad_or_null(ctx, st), *ga = grad_or_null(ctx, aux), *gact = grad_or_null(ctx, act);
+    dg_real *gs = grad_or_null(ctx, st), *ga = grad_or_null(ctx, aux), *gact = grad_or_null(ctx, act);
     if (!gs && !ga && !gact) return;
     const int nt = (int)out->n;
     double g[DG_MODEL_MAX_TERMS], v[DG_MODEL_MAX_NAMES], G[DG_MODEL_MAX_NAMES];
@@ -233,7 +233,7 @@ static void cost_backward(dg_ctx *ctx, dg_tensor *out) {
 
 /* terms[k0 .. k0 + n) of the batch (means: sums times inv_batch); NULL on error */
 static dg_tensor *cost_op(dg_ctx *ctx, const dg_env *env, const char *name, dg_tensor *state, dg_tensor *aux,
-                          dg_tensor *action, float inv_batch, int k0, int n) {
+                          dg_tensor *action, dg_real inv_batch, int k0, int n) {
     const holder *h = of(env);
     const dg_model *m = h->m;
     dg_tensor *srcs[3];
@@ -252,14 +252,14 @@ static dg_tensor *cost_op(dg_ctx *ctx, const dg_env *env, const char *name, dg_t
         for (int k = 0; k < n; k++) sum[k] += dg_model_eval(&m->cost[k0 + k], v);
     }
     dg_model_unlock(m);
-    for (int k = 0; k < n; k++) out->data[k] = (float)sum[k] * inv_batch;
+    for (int k = 0; k < n; k++) out->data[k] = (dg_real)sum[k] * inv_batch;
     return out;
 }
 
 /* the running terms on the new state; the terminal terms' slots hold 0 (their cost comes once, from
  * model_terminal_cost) */
 static void model_step_cost(dg_ctx *ctx, const dg_env *env, dg_tensor *next, dg_tensor *aux, dg_tensor *action,
-                            float inv_batch, dg_tensor **terms) {
+                            dg_real inv_batch, dg_tensor **terms) {
     const dg_model *m = of(env)->m;
     const int nt = env->nterms, nr = m->nrun < nt ? m->nrun : nt;
     dg_tensor *out = nr ? cost_op(ctx, env, "model_costs", next, aux, action, inv_batch, 0, nr) : NULL;
@@ -267,7 +267,7 @@ static void model_step_cost(dg_ctx *ctx, const dg_env *env, dg_tensor *next, dg_
         terms[k] = k < nr ? (out ? dg_slice(ctx, out, 0, k, 1) : NULL) : dg_scalar(ctx, 0.0f);
 }
 
-static void model_terminal_cost(dg_ctx *ctx, const dg_env *env, dg_tensor *final, dg_tensor *aux, float inv_batch,
+static void model_terminal_cost(dg_ctx *ctx, const dg_env *env, dg_tensor *final, dg_tensor *aux, dg_real inv_batch,
                                 dg_tensor **terms) {
     const dg_model *m = of(env)->m;
     const int n = env->nterms - m->nrun;
@@ -278,7 +278,7 @@ static void model_terminal_cost(dg_ctx *ctx, const dg_env *env, dg_tensor *final
 
 /* ---------------------------------------------------- reset, metrics, draw */
 
-static dg_status model_reset(const dg_env *env, dg_rng *rng, int B, float *state, float *aux, dg_err *e) {
+static dg_status model_reset(const dg_env *env, dg_rng *rng, int B, dg_real *state, dg_real *aux, dg_err *e) {
     const holder *h = of(env);
     const dg_model *m = h->m;
     dg_model_lock(m);
@@ -290,14 +290,14 @@ static dg_status model_reset(const dg_env *env, dg_rng *rng, int B, float *state
             return dg_err_set(e, DG_ERR_ARG, "model: no initial state satisfies a reset group's where after "
                               "1000000 draws");
         }
-        for (int i = 0; i < m->ns; i++) state[(size_t)b * m->ns + i] = (float)v[m->s0 + i];
-        for (int j = 0; j < m->naux; j++) aux[(size_t)b * m->naux + j] = (float)v[m->a0 + j];
+        for (int i = 0; i < m->ns; i++) state[(size_t)b * m->ns + i] = (dg_real)v[m->s0 + i];
+        for (int j = 0; j < m->naux; j++) aux[(size_t)b * m->naux + j] = (dg_real)v[m->a0 + j];
     }
     dg_model_unlock(m);
     return DG_OK;
 }
 
-static void model_metrics(const dg_env *env, const float *traj, const float *aux, int B, int H, double *values) {
+static void model_metrics(const dg_env *env, const dg_real *traj, const dg_real *aux, int B, int H, double *values) {
     const holder *h = of(env);
     const dg_model *m = h->m;
     dg_model_lock(m);
@@ -313,7 +313,7 @@ static void model_metrics(const dg_env *env, const float *traj, const float *aux
     dg_model_unlock(m);
 }
 
-static int model_bodies(const dg_env *env, const float *s, const float *aux, float *xy, int *is_goal) {
+static int model_bodies(const dg_env *env, const dg_real *s, const dg_real *aux, dg_real *xy, int *is_goal) {
     const holder *h = of(env);
     const dg_model *m = h->m;
     double v[DG_MODEL_MAX_NAMES];
@@ -322,13 +322,13 @@ static int model_bodies(const dg_env *env, const float *s, const float *aux, flo
     dg_model_lock(m);
     row_values(h, env, s, aux, NULL, v);
     for (int b = 0; b < m->nbodies; b++, n++) {
-        xy[2 * n] = (float)dg_model_eval(&m->body[b][0], v);
-        xy[2 * n + 1] = (float)dg_model_eval(&m->body[b][1], v);
+        xy[2 * n] = (dg_real)dg_model_eval(&m->body[b][0], v);
+        xy[2 * n + 1] = (dg_real)dg_model_eval(&m->body[b][1], v);
         is_goal[n] = 0;
     }
     if (m->has_goal) {
-        xy[2 * n] = (float)dg_model_eval(&m->goal[0], v);
-        xy[2 * n + 1] = (float)dg_model_eval(&m->goal[1], v);
+        xy[2 * n] = (dg_real)dg_model_eval(&m->goal[0], v);
+        xy[2 * n + 1] = (dg_real)dg_model_eval(&m->goal[1], v);
         is_goal[n++] = 1;
     }
     dg_model_unlock(m);

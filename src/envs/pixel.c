@@ -50,12 +50,12 @@ static void pixel_destroy(dg_env *env) {
     if (px) dg_render_grid_free(px->grid);
 }
 
-static dg_status pixel_reset(const dg_env *env, dg_rng *rng, int B, float *state, float *aux,
+static dg_status pixel_reset(const dg_env *env, dg_rng *rng, int B, dg_real *state, dg_real *aux,
                              dg_err *e) {
     const pixel *px = env->impl;
     (void)e;
     for (int b = 0; b < B; b++) {
-        float *s = state + (size_t)b * env->state_dim, *a = aux + (size_t)b * env->aux_dim;
+        dg_real *s = state + (size_t)b * env->state_dim, *a = aux + (size_t)b * env->aux_dim;
         s[0] = dg_rng_uniform(rng, px->start[0], px->start[1]);
         s[1] = dg_rng_uniform(rng, px->start[0], px->start[1]);
         s[2] = s[3] = 0.0f;
@@ -67,10 +67,10 @@ static dg_status pixel_reset(const dg_env *env, dg_rng *rng, int B, float *state
 }
 
 /* the target image of each row, rendered once an episode at its goal */
-static void pixel_complete_aux(const dg_env *env, int B, float *aux) {
+static void pixel_complete_aux(const dg_env *env, int B, dg_real *aux) {
     const pixel *px = env->impl;
     for (int b = 0; b < B; b++) {
-        float *a = aux + (size_t)b * env->aux_dim;
+        dg_real *a = aux + (size_t)b * env->aux_dim;
         dg_render_points_f32(px->grid, a, 1, NULL, px->sigma, a + 2);
     }
 }
@@ -88,13 +88,13 @@ static dg_tensor *pixel_step(dg_ctx *ctx, const dg_env *env, dg_tensor *state, d
 
 /* image: mean_b mean_pixels (render(p') - target)²; energy: mean_b |a|² */
 static void pixel_step_cost(dg_ctx *ctx, const dg_env *env, dg_tensor *next, dg_tensor *aux,
-                            dg_tensor *action, float inv_batch, dg_tensor **terms) {
+                            dg_tensor *action, dg_real inv_batch, dg_tensor **terms) {
     const pixel *px = env->impl;
     const int B = next->shape[0], n = px->size * px->size;
     dg_tensor *p = dg_cols(ctx, next, 0, 2);
     dg_tensor *img = dg_render_points(ctx, px->grid, &p, 1, NULL, px->sigma);       /* (B,1,H,W) */
     dg_tensor *target = dg_reshape(ctx, dg_cols(ctx, aux, 2, n), 4, (int[]){B, 1, px->size, px->size});
-    terms[0] = dg__batch_mean(ctx, dg_square(ctx, dg_sub(ctx, img, target)), inv_batch / (float)n);
+    terms[0] = dg__batch_mean(ctx, dg_square(ctx, dg_sub(ctx, img, target)), inv_batch / (dg_real)n);
     terms[1] = dg__batch_mean(ctx, dg_square(ctx, action), inv_batch);
 }
 

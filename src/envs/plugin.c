@@ -38,6 +38,10 @@ dg_status dg_game_plugin_open(const char *path, const dg_game **g, void **handle
     if (game->abi != DG_GAME_ABI) {
         const unsigned abi = game->abi;
         dlclose(h);
+        if ((abi ^ DG_GAME_ABI) == DG_GAME_ABI_F64)  /* the right layout, the other tape */
+            return dg_err_set(e, DG_ERR_FORMAT, "plugin %s: built for the %s tape, this run's is %s (train.precision: "
+                              "a plugin for f64 is compiled with -DDG_F64)", path, abi & DG_GAME_ABI_F64 ? "f64" : "f32",
+                              DG_REAL_NAME);
         return dg_err_set(e, DG_ERR_FORMAT, "plugin %s: built for the game ABI %u, this difgames has ABI %u "
                           "(rebuild it against these headers, with .abi = DG_GAME_ABI)", path, abi, DG_GAME_ABI);
     }

@@ -79,7 +79,7 @@ static const dg_loss_term LOSS[] = {
 /* the overlap c·softplus(z / c), c = softness / 4: relu(z) with its corner rounded, so that the
  * trajectory is smooth in every input (finite differences then agree with backward through a hit) */
 static dg_tensor *overlap(dg_ctx *ctx, const pong *g, dg_tensor *z) {
-    const float c = 0.25f * g->softness;
+    const dg_real c = 0.25f * g->softness;
     return dg_scale(ctx, dg_softplus(ctx, dg_scale(ctx, z, 1.0f / c)), c);
 }
 
@@ -93,9 +93,9 @@ static dg_tensor *paddle_y(dg_ctx *ctx, const pong *g, dg_tensor *u) {
  * k·o, faded out past the paddle's thickness (sigmoid((depth - o)/s)) and beyond its ends
  * (sigmoid((L + r - |y - yp|)/s)). Returns the force on the ball's x (pointing back to the court);
  * *fy gets the sideways push spin·f·(y - yp)/L, the aim. */
-static dg_tensor *paddle_force(dg_ctx *ctx, const pong *g, dg_tensor *x, dg_tensor *y, dg_tensor *yp, float side,
+static dg_tensor *paddle_force(dg_ctx *ctx, const pong *g, dg_tensor *x, dg_tensor *y, dg_tensor *yp, dg_real side,
                                dg_tensor **fy) {
-    const float s = g->softness;
+    const dg_real s = g->softness;
     dg_tensor *o = overlap(ctx, g, dg_add_scalar(ctx, dg_scale(ctx, x, side), g->radius - g->paddle_x));
     dg_tensor *dy = dg_sub(ctx, y, yp);
     dg_tensor *ady = dg_sqrt(ctx, dg_add_scalar(ctx, dg_square(ctx, dy), 1e-6f));
@@ -109,7 +109,7 @@ static dg_tensor *paddle_force(dg_ctx *ctx, const pong *g, dg_tensor *x, dg_tens
 
 /* the walls' spring on the ball's y: k·(srelu(-Y - y + r) - srelu(y + r - Y)) */
 static dg_tensor *wall_force(dg_ctx *ctx, const pong *g, dg_tensor *y) {
-    const float c = g->radius - g->court[1];
+    const dg_real c = g->radius - g->court[1];
     dg_tensor *below = overlap(ctx, g, dg_add_scalar(ctx, dg_neg(ctx, y), c));
     dg_tensor *above = overlap(ctx, g, dg_add_scalar(ctx, y, c));
     return dg_scale(ctx, dg_sub(ctx, below, above), g->stiffness);
@@ -119,7 +119,7 @@ static dg_tensor *wall_force(dg_ctx *ctx, const pong *g, dg_tensor *y) {
 
 static dg_status pong_create(dg_env *env, dg_cfg *cfg, dg_err *e) {
     pong *g = env->impl;
-    const float X = g->court[0], Y = g->court[1];
+    const dg_real X = g->court[0], Y = g->court[1];
     if (!(g->paddle_x + g->depth < X))
         return dg_cfg_error(cfg, "env.paddle_x", e, "is %g: a paddle (with env.depth %g) must stand inside the goal "
                             "lines at ±%g (env.court)", g->paddle_x, g->depth, X);
@@ -135,7 +135,7 @@ static dg_status pong_create(dg_env *env, dg_cfg *cfg, dg_err *e) {
     if (!(g->paddle_start < 0.9f * Y))
         return dg_cfg_error(cfg, "env.paddle_start", e, "is %g: the paddles must start inside 0.9 of the walls' "
                             "height (%g)", g->paddle_start, 0.9f * Y);
-    const float wh = sqrtf(g->stiffness) * env->dt / (float)g->substeps;  /* the spring's ω times the substep */
+    const dg_real wh = sqrtf(g->stiffness) * env->dt / (dg_real)g->substeps;  /* the spring's ω times the substep */
     if (!(wh <= 1.0f))
         return dg_cfg_error(cfg, "env.stiffness", e, "is %g: with env.dt %g and env.substeps %d a substep is %.3g of the "
                             "spring's period over 2π (at most 1 keeps the contacts stable); raise env.substeps to %d or "
@@ -160,15 +160,15 @@ static dg_status pong_create(dg_env *env, dg_cfg *cfg, dg_err *e) {
     return DG_OK;
 }
 
-static dg_status pong_reset(const dg_env *env, dg_rng *rng, int B, float *state, float *aux, dg_err *e) {
+static dg_status pong_reset(const dg_env *env, dg_rng *rng, int B, dg_real *state, dg_real *aux, dg_err *e) {
     const pong *g = env->impl;
     (void)aux;
     (void)e;
-    const float Y = g->court[1];
+    const dg_real Y = g->court[1];
     for (int b = 0; b < B; b++) {
-        float *s = state + (size_t)b * NSTATE;
-        const float ang = dg_rng_uniform(rng, -g->serve_angle, g->serve_angle);
-        const float dir = dg_rng_uniform(rng, 0.0f, 1.0f) < 0.5f ? -1.0f : 1.0f;
+        dg_real *s = state + (size_t)b * NSTATE;
+        const dg_real ang = dg_rng_uniform(rng, -g->serve_angle, g->serve_angle);
+        const dg_real dir = dg_rng_uniform(rng, 0.0f, 1.0f) < 0.5f ? -1.0f : 1.0f;
         s[BX] = 0.0f;
         s[BY] = g->serve_y > 0 ? dg_rng_uniform(rng, -g->serve_y, g->serve_y) : 0.0f;
         s[VX] = dir * g->serve_speed * cosf(ang);
@@ -181,9 +181,9 @@ static dg_status pong_reset(const dg_env *env, dg_rng *rng, int B, float *state,
 }
 
 /* side -1: the left player's view; +1: the right one's, mirrored so that it too plays from the left */
-static dg_tensor *observe_side(dg_ctx *ctx, const pong *g, dg_tensor *state, float side) {
+static dg_tensor *observe_side(dg_ctx *ctx, const pong *g, dg_tensor *state, dg_real side) {
     dg_tensor *yl = paddle_y(ctx, g, dg_cols(ctx, state, UL, 1)), *yr = paddle_y(ctx, g, dg_cols(ctx, state, UR, 1));
-    const float m = -side;  /* x and vx as the player sees them */
+    const dg_real m = -side;  /* x and vx as the player sees them */
     dg_tensor *parts[6] = {side < 0 ? yl : yr, side < 0 ? yr : yl, dg_scale(ctx, dg_cols(ctx, state, BX, 1), m),
                            dg_cols(ctx, state, BY, 1), dg_scale(ctx, dg_cols(ctx, state, VX, 1), m / g->serve_speed),
                            dg_scale(ctx, dg_cols(ctx, state, VY, 1), 1.0f / g->serve_speed)};
@@ -203,7 +203,7 @@ static dg_tensor *pong_observe2(dg_ctx *ctx, const dg_env *env, dg_tensor *state
  * heights). */
 static dg_tensor *pong_step(dg_ctx *ctx, const dg_env *env, dg_tensor *state, dg_tensor *aux, dg_tensor *action) {
     const pong *g = env->impl;
-    const float du = g->paddle_speed / g->court[1] * env->dt, h = env->dt / (float)g->substeps;
+    const dg_real du = g->paddle_speed / g->court[1] * env->dt, h = env->dt / (dg_real)g->substeps;
     dg_tensor *ul = dg_add(ctx, dg_cols(ctx, state, UL, 1), dg_scale(ctx, dg_cols(ctx, action, 0, 1), du));
     dg_tensor *ur = dg_add(ctx, dg_cols(ctx, state, UR, 1), dg_scale(ctx, dg_cols(ctx, action, 1, 1), du));
     dg_tensor *yl = paddle_y(ctx, g, ul), *yr = paddle_y(ctx, g, ur);
@@ -223,7 +223,7 @@ static dg_tensor *pong_step(dg_ctx *ctx, const dg_env *env, dg_tensor *state, dg
 }
 
 /* w(x) relu(|y - yp| - L)²: the paddle's shortfall, weighted by a Gaussian window around its face */
-static dg_tensor *reach(dg_ctx *ctx, const pong *g, dg_tensor *x, dg_tensor *y, dg_tensor *yp, float side) {
+static dg_tensor *reach(dg_ctx *ctx, const pong *g, dg_tensor *x, dg_tensor *y, dg_tensor *yp, dg_real side) {
     dg_tensor *dx = dg_scale(ctx, dg_add_scalar(ctx, x, -side * g->paddle_x), 1.0f / g->reach_width);
     dg_tensor *w = dg_exp(ctx, dg_neg(ctx, dg_square(ctx, dx)));
     dg_tensor *ady = dg_sqrt(ctx, dg_add_scalar(ctx, dg_square(ctx, dg_sub(ctx, y, yp)), 1e-6f));
@@ -232,7 +232,7 @@ static dg_tensor *reach(dg_ctx *ctx, const pong *g, dg_tensor *x, dg_tensor *y, 
 
 /* miss: relu(-x - X), evader_miss: relu(x - X); reach, evader_reach: each paddle's shortfall */
 static void pong_step_cost(dg_ctx *ctx, const dg_env *env, dg_tensor *next, dg_tensor *aux, dg_tensor *action,
-                           float inv_batch, dg_tensor **terms) {
+                           dg_real inv_batch, dg_tensor **terms) {
     const pong *g = env->impl;
     dg_tensor *x = dg_cols(ctx, next, BX, 1), *y = dg_cols(ctx, next, BY, 1);
     dg_tensor *yl = paddle_y(ctx, g, dg_cols(ctx, next, UL, 1)), *yr = paddle_y(ctx, g, dg_cols(ctx, next, UR, 1));
@@ -245,14 +245,14 @@ static void pong_step_cost(dg_ctx *ctx, const dg_env *env, dg_tensor *next, dg_t
 /* hits: mean over episodes of the returns (vx turning from towards a paddle to away from it, on that
  * paddle's half) before the ball first passes a goal line; rally_time: mean seconds until it does
  * (the whole episode when it never does); miss_left, miss_right: the episodes lost by each side */
-static void pong_metrics(const dg_env *env, const float *traj, const float *aux, int B, int H, double *values) {
+static void pong_metrics(const dg_env *env, const dg_real *traj, const dg_real *aux, int B, int H, double *values) {
     const pong *g = env->impl;
     double hits = 0, time = 0;
     int miss[2] = {0, 0};
     for (int b = 0; b < B; b++) {
         int t = 1;
         for (; t <= H; t++) {
-            const float *p = traj + ((int64_t)(t - 1) * B + b) * NSTATE, *s = traj + ((int64_t)t * B + b) * NSTATE;
+            const dg_real *p = traj + ((int64_t)(t - 1) * B + b) * NSTATE, *s = traj + ((int64_t)t * B + b) * NSTATE;
             if (fabsf(s[BX]) > g->court[0]) {
                 miss[s[BX] > 0]++;
                 break;
@@ -269,11 +269,11 @@ static void pong_metrics(const dg_env *env, const float *traj, const float *aux,
 
 /* the ends of the left paddle (top, bottom), the ball, the ends of the right paddle: the ball third,
  * so that its colour in a replay is its own */
-static int pong_bodies(const dg_env *env, const float *s, const float *aux, float *xy, int *is_goal) {
+static int pong_bodies(const dg_env *env, const dg_real *s, const dg_real *aux, dg_real *xy, int *is_goal) {
     const pong *g = env->impl;
     for (int k = 0; k < 2; k++) {
-        const float yp = g->court[1] * tanhf(s[UL + k]), xp = (k ? 1.0f : -1.0f) * g->paddle_x;
-        float *q = xy + (k ? 6 : 0);
+        const dg_real yp = g->court[1] * tanhf(s[UL + k]), xp = (k ? 1.0f : -1.0f) * g->paddle_x;
+        dg_real *q = xy + (k ? 6 : 0);
         q[0] = q[2] = xp;
         q[1] = yp + g->paddle_half;
         q[3] = yp - g->paddle_half;
@@ -285,7 +285,7 @@ static int pong_bodies(const dg_env *env, const float *s, const float *aux, floa
 }
 
 /* the ball (bit 2) once it is past a goal line */
-static unsigned pong_violation(const dg_env *env, const float *s, const float *aux) {
+static unsigned pong_violation(const dg_env *env, const dg_real *s, const dg_real *aux) {
     const pong *g = env->impl;
     return fabsf(s[BX]) > g->court[0] ? 1u << 2 : 0u;
 }

@@ -209,8 +209,8 @@ static void build_track(racing *r) {
     for (int j = 0; j < r->m; j++) {
         double c[2];
         curve(r, (double)j / r->res, c, NULL, NULL);
-        r->Q[j][0] = (float)c[0];
-        r->Q[j][1] = (float)c[1];
+        r->Q[j][0] = (dg_real)c[0];
+        r->Q[j][1] = (dg_real)c[1];
     }
     r->A[0] = 0;
     for (int j = 0; j < r->m; j++) {
@@ -223,8 +223,8 @@ static void build_track(racing *r) {
                 double c[2], d[2];
                 curve(r, (double)((j + e) % r->m) / r->res, c, d, NULL);
                 const double l = hypot(d[0], d[1]), w = side ? -r->width : r->width;
-                r->lines[2 * j + side][2 * e] = (float)(c[0] - w * d[1] / l);
-                r->lines[2 * j + side][2 * e + 1] = (float)(c[1] + w * d[0] / l);
+                r->lines[2 * j + side][2 * e] = (dg_real)(c[0] - w * d[1] / l);
+                r->lines[2 * j + side][2 * e + 1] = (dg_real)(c[1] + w * d[0] / l);
             }
 }
 
@@ -268,16 +268,16 @@ static void project(dg_ctx *ctx, const racing *r, dg_tensor *p, dg_tensor *prev,
         const double nx = -d1[1] / sp, ny = d1[0] / sp;
         p0->data[2 * b] = p->data[2 * b];
         p0->data[2 * b + 1] = p->data[2 * b + 1];
-        G->data[2 * b] = (float)(k * d1[0]);
-        G->data[2 * b + 1] = (float)(k * d1[1]);
-        N->data[2 * b] = (float)nx;
-        N->data[2 * b + 1] = (float)ny;
-        sv->data[b] = (float)a;
-        dv->data[b] = (float)((x - c[0]) * nx + (y - c[1]) * ny);
+        G->data[2 * b] = (dg_real)(k * d1[0]);
+        G->data[2 * b + 1] = (dg_real)(k * d1[1]);
+        N->data[2 * b] = (dg_real)nx;
+        N->data[2 * b + 1] = (dg_real)ny;
+        sv->data[b] = (dg_real)a;
+        dv->data[b] = (dg_real)((x - c[0]) * nx + (y - c[1]) * ny);
         if (prev) {
             const double g = a - prev->data[b];
             pv->data[b] = prev->data[b];
-            dsv->data[b] = (float)(g + L * round(-g / L));  /* across the start line: a lap back */
+            dsv->data[b] = (dg_real)(g + L * round(-g / L));  /* across the start line: a lap back */
         }
     }
     dg_tensor *q = dg_sub(ctx, p, p0);
@@ -336,24 +336,24 @@ static dg_status racing_create(dg_env *env, dg_cfg *cfg, dg_err *e) {
     return DG_OK;
 }
 
-static dg_status racing_reset(const dg_env *env, dg_rng *rng, int B, float *state, float *aux, dg_err *e) {
+static dg_status racing_reset(const dg_env *env, dg_rng *rng, int B, dg_real *state, dg_real *aux, dg_err *e) {
     const racing *r = env->impl;
     (void)aux;
     (void)e;
     for (int b = 0; b < B; b++) {
-        float *st = state + (size_t)b * NSTATE;
-        const double s0 = r->random_start ? dg_rng_uniform(rng, 0.0f, (float)r->A[r->m]) : 0.0;
-        const float off = r->start_offset > 0 ? dg_rng_uniform(rng, -r->start_offset, r->start_offset) : 0.0f;
+        dg_real *st = state + (size_t)b * NSTATE;
+        const double s0 = r->random_start ? dg_rng_uniform(rng, 0.0f, (dg_real)r->A[r->m]) : 0.0;
+        const dg_real off = r->start_offset > 0 ? dg_rng_uniform(rng, -r->start_offset, r->start_offset) : 0.0f;
         double c[2], d[2], s;
         curve(r, sigma_at(r, s0), c, d, NULL);
         const double l = hypot(d[0], d[1]);
-        st[C_X] = (float)(c[0] - off * d[1] / l);
-        st[C_Y] = (float)(c[1] + off * d[0] / l);
-        st[C_HX] = (float)(d[0] / l);
-        st[C_HY] = (float)(d[1] / l);
+        st[C_X] = (dg_real)(c[0] - off * d[1] / l);
+        st[C_Y] = (dg_real)(c[1] + off * d[0] / l);
+        st[C_HX] = (dg_real)(d[0] / l);
+        st[C_HY] = (dg_real)(d[1] / l);
         st[C_V] = r->start_speed;
         dist_arc(r, st[C_X], st[C_Y], &s);  /* the car's own projection, as the step computes it */
-        st[C_S] = (float)s;
+        st[C_S] = (dg_real)s;
         st[C_PROG] = 0;
         st[C_DS] = 0;
     }
@@ -378,10 +378,10 @@ static dg_tensor *racing_observe(dg_ctx *ctx, const dg_env *env, dg_tensor *stat
             double c[2], tg[2];
             curve(r, sigma_at(r, sj->data[b]), c, tg, NULL);
             const double l = hypot(tg[0], tg[1]);
-            t->data[2 * b] = (float)(tg[0] / l);
-            t->data[2 * b + 1] = (float)(tg[1] / l);
-            a->data[2 * b] = (float)c[0];
-            a->data[2 * b + 1] = (float)c[1];
+            t->data[2 * b] = (dg_real)(tg[0] / l);
+            t->data[2 * b + 1] = (dg_real)(tg[1] / l);
+            a->data[2 * b] = (dg_real)c[0];
+            a->data[2 * b + 1] = (dg_real)c[1];
             s0->data[b] = sj->data[b];
         }
         /* c = C* + (sj - sj's value)·T* - p */
@@ -400,7 +400,7 @@ static dg_tensor *racing_observe(dg_ctx *ctx, const dg_env *env, dg_tensor *stat
  * then the arc length gained along the centre line, across the start line too. */
 static dg_tensor *racing_step(dg_ctx *ctx, const dg_env *env, dg_tensor *state, dg_tensor *aux, dg_tensor *action) {
     const racing *r = env->impl;
-    const float dt = env->dt;
+    const dg_real dt = env->dt;
     dg_tensor *p = dg_cols(ctx, state, C_X, 2), *hx = dg_cols(ctx, state, C_HX, 1), *hy = dg_cols(ctx, state, C_HY, 1);
     dg_tensor *v = dg_cols(ctx, state, C_V, 1), *s = dg_cols(ctx, state, C_S, 1);
     dg_tensor *turn = dg_mul(ctx, v, dg_scale(ctx, dg_cols(ctx, action, 0, 1), tanf(r->max_steer) / r->wheelbase * dt));
@@ -423,7 +423,7 @@ static dg_tensor *racing_step(dg_ctx *ctx, const dg_env *env, dg_tensor *state, 
 /* advance: -mean_b ds; bounds: mean_b (sr(d - w)² + sr(-d - w)²), sr(x) = softness·softplus(x/softness)
  * a smooth relu; energy: mean_b |a|² */
 static void racing_step_cost(dg_ctx *ctx, const dg_env *env, dg_tensor *next, dg_tensor *aux, dg_tensor *action,
-                             float inv_batch, dg_tensor **terms) {
+                             dg_real inv_batch, dg_tensor **terms) {
     const racing *r = env->impl;
     dg_tensor *d;
     project(ctx, r, dg_cols(ctx, next, C_X, 2), NULL, NULL, &d, NULL);
@@ -431,7 +431,7 @@ static void racing_step_cost(dg_ctx *ctx, const dg_env *env, dg_tensor *next, dg
     terms[0] = dg__batch_mean(ctx, dg_neg(ctx, dg_cols(ctx, next, C_DS, 1)), inv_batch);
     /* a smooth relu: softness·softplus((x - w) / softness), the same outside by more than a few
      * softness, and no kink at the edge */
-    const float k = 1.0f / r->softness;
+    const dg_real k = 1.0f / r->softness;
     dg_tensor *o1 = dg_scale(ctx, dg_softplus(ctx, dg_scale(ctx, dg_add_scalar(ctx, d, -r->width), k)), r->softness);
     dg_tensor *o2 = dg_scale(ctx, dg_softplus(ctx, dg_scale(ctx, dg_add_scalar(ctx, dg_neg(ctx, d), -r->width), k)),
                              r->softness);
@@ -440,14 +440,14 @@ static void racing_step_cost(dg_ctx *ctx, const dg_env *env, dg_tensor *next, dg
     terms[2] = dg__batch_mean(ctx, dg_square(ctx, action), inv_batch);
 }
 
-static unsigned racing_violation(const dg_env *env, const float *s, const float *aux) {
+static unsigned racing_violation(const dg_env *env, const dg_real *s, const dg_real *aux) {
     const racing *r = env->impl;
     return fabs(dist_arc(r, s[C_X], s[C_Y], NULL)) > r->width ? 1u : 0u;
 }
 
 /* progress: mean over episodes of the laps gained (arc length / lap length); off_track: the
  * fraction of steps 1..H, over all episodes, with the car outside the track */
-static void racing_metrics(const dg_env *env, const float *traj, const float *aux, int B, int H, double *values) {
+static void racing_metrics(const dg_env *env, const dg_real *traj, const dg_real *aux, int B, int H, double *values) {
     const racing *r = env->impl;
     double prog = 0;
     int64_t off = 0;
@@ -460,7 +460,7 @@ static void racing_metrics(const dg_env *env, const float *traj, const float *au
 }
 
 /* the car */
-static int racing_bodies(const dg_env *env, const float *s, const float *aux, float *xy, int *is_goal) {
+static int racing_bodies(const dg_env *env, const dg_real *s, const dg_real *aux, dg_real *xy, int *is_goal) {
     xy[0] = s[C_X];
     xy[1] = s[C_Y];
     is_goal[0] = 0;

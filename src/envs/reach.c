@@ -19,17 +19,17 @@ typedef struct reach {
 } reach;
 
 /* distance from (x, y) to the nearest obstacle surface (inf without obstacles) */
-static float obst_dist(const reach *r, float x, float y) {
-    float best = INFINITY;
+static dg_real obst_dist(const reach *r, dg_real x, dg_real y) {
+    dg_real best = INFINITY;
     for (int k = 0; k < r->nobst; k++) {
-        float d = sqrtf((x - r->obst[k][0]) * (x - r->obst[k][0]) +
+        dg_real d = sqrtf((x - r->obst[k][0]) * (x - r->obst[k][0]) +
                         (y - r->obst[k][1]) * (y - r->obst[k][1]) + 1e-9f) - r->obst[k][2];
         if (d < best) best = d;
     }
     return best;
 }
 
-static int draw_start(const reach *r, dg_rng *rng, float *x, float *y) {
+static int draw_start(const reach *r, dg_rng *rng, dg_real *x, dg_real *y) {
     for (int t = 0; t < MAX_TRIES; t++) {
         *x = dg_rng_uniform(rng, r->start_x[0], r->start_x[1]);
         *y = dg_rng_uniform(rng, r->start_y[0], r->start_y[1]);
@@ -38,7 +38,7 @@ static int draw_start(const reach *r, dg_rng *rng, float *x, float *y) {
     return 0;
 }
 
-static int draw_goal(const reach *r, dg_rng *rng, float *x, float *y) {
+static int draw_goal(const reach *r, dg_rng *rng, dg_real *x, dg_real *y) {
     for (int t = 0; t < MAX_TRIES; t++) {
         *x = dg_rng_uniform(rng, r->goal_x[0], r->goal_x[1]);
         *y = dg_rng_uniform(rng, r->goal_y[0], r->goal_y[1]);
@@ -74,7 +74,7 @@ static dg_status reach_create(dg_env *env, dg_cfg *cfg, dg_err *e) {
     /* rejection sampling must be able to succeed */
     dg_rng probe;
     dg_rng_seed(&probe, 1);
-    float x, y;
+    dg_real x, y;
     int ok_s = 0, ok_g = 0;
     for (int t = 0; t < 4096 && !(ok_s && ok_g); t++) {
         x = dg_rng_uniform(&probe, r->start_x[0], r->start_x[1]);
@@ -103,11 +103,11 @@ static dg_status reach_create(dg_env *env, dg_cfg *cfg, dg_err *e) {
     return DG_OK;
 }
 
-static dg_status reach_reset(const dg_env *env, dg_rng *rng, int B, float *state, float *aux,
+static dg_status reach_reset(const dg_env *env, dg_rng *rng, int B, dg_real *state, dg_real *aux,
                              dg_err *e) {
     const reach *r = env->impl;
     for (int b = 0; b < B; b++) {
-        float *s = state + (size_t)b * env->state_dim, *g = aux + (size_t)b * env->aux_dim;
+        dg_real *s = state + (size_t)b * env->state_dim, *g = aux + (size_t)b * env->aux_dim;
         /* create() checked that draws succeed: a failure here is a row in a tiny free area */
         if (!draw_start(r, rng, &s[0], &s[1]))
             return dg_err_set(e, DG_ERR_ARG, "reach: no start outside the obstacles after %d draws", MAX_TRIES);
@@ -131,7 +131,7 @@ static dg_tensor *reach_step(dg_ctx *ctx, const dg_env *env, dg_tensor *state, d
 
 /* goal: mean_b |p' - g|²; collision: mean_b Σ_k relu(margin - dist_k)²; energy: mean_b |a|² */
 static void reach_step_cost(dg_ctx *ctx, const dg_env *env, dg_tensor *next, dg_tensor *aux,
-                            dg_tensor *action, float inv_batch, dg_tensor **terms) {
+                            dg_tensor *action, dg_real inv_batch, dg_tensor **terms) {
     const reach *r = env->impl;
     dg_tensor *p = dg_cols(ctx, next, 0, 2);
     terms[0] = dg_sum_sq_diff(ctx, p, aux, inv_batch);  /* dg__batch_mean of the squares, fused */
@@ -144,32 +144,32 @@ static void reach_step_cost(dg_ctx *ctx, const dg_env *env, dg_tensor *next, dg_
 }
 
 /* the agent inside an obstacle: a distance to its surface below 0 (bit 0: the agent) */
-static unsigned reach_violation(const dg_env *env, const float *s, const float *aux) {
+static unsigned reach_violation(const dg_env *env, const dg_real *s, const dg_real *aux) {
     const reach *r = env->impl;
     for (int k = 0; k < r->nobst; k++) {
-        const float dx = s[0] - r->obst[k][0], dy = s[1] - r->obst[k][1];
+        const dg_real dx = s[0] - r->obst[k][0], dy = s[1] - r->obst[k][1];
         if (dx * dx + dy * dy < r->obst[k][2] * r->obst[k][2]) return 1u;
     }
     return 0u;
 }
 
 /* |p_H - g|² of episode b */
-static float final_d2(const dg_env *env, const float *traj, const float *aux, int B, int H, int b) {
-    const float *s = traj + ((int64_t)H * B + b) * env->state_dim, *g = aux + (size_t)b * env->aux_dim;
+static dg_real final_d2(const dg_env *env, const dg_real *traj, const dg_real *aux, int B, int H, int b) {
+    const dg_real *s = traj + ((int64_t)H * B + b) * env->state_dim, *g = aux + (size_t)b * env->aux_dim;
     return (s[0] - g[0]) * (s[0] - g[0]) + (s[1] - g[1]) * (s[1] - g[1]);
 }
 
 /* the k-th smallest (from 0) of n floats, reordering v (Hoare's selection) */
-static float select_kth(float *v, int n, int k) {
+static dg_real select_kth(dg_real *v, int n, int k) {
     int lo = 0, hi = n - 1;
     while (lo < hi) {
-        const float pivot = v[lo + (hi - lo) / 2];
+        const dg_real pivot = v[lo + (hi - lo) / 2];
         int i = lo, j = hi;
         while (i <= j) {
             while (v[i] < pivot) i++;
             while (v[j] > pivot) j--;
             if (i <= j) {
-                const float t = v[i];
+                const dg_real t = v[i];
                 v[i++] = v[j];
                 v[j--] = t;
             }
@@ -184,7 +184,7 @@ static float select_kth(float *v, int n, int k) {
 /* the k-th smallest final |p_H - g|² over a batch too large for the stack
  * buffer, by bisection on the float bits (they order like the values for
  * numbers >= 0): 32 passes, no allocation (metrics run every epoch) */
-static float kth_final_d2(const dg_env *env, const float *traj, const float *aux, int B, int H, int k) {
+static dg_real kth_final_d2(const dg_env *env, const dg_real *traj, const dg_real *aux, int B, int H, int k) {
     uint32_t lo = 0, hi = UINT32_MAX;
     while (lo < hi) {
         const uint32_t mid = lo + (hi - lo) / 2;
@@ -204,9 +204,9 @@ static float kth_final_d2(const dg_env *env, const float *traj, const float *aux
 }
 
 /* median over the batch of |p_H - g| (the two middle ones averaged for even B) */
-static double median_final_dist(const dg_env *env, const float *traj, const float *aux, int B, int H) {
+static double median_final_dist(const dg_env *env, const dg_real *traj, const dg_real *aux, int B, int H) {
     enum { STACK = 1024 };
-    float buf[STACK], lo2, hi2;
+    dg_real buf[STACK], lo2, hi2;
     if (B <= STACK) {
         for (int b = 0; b < B; b++) {
             buf[b] = final_d2(env, traj, aux, B, H, b);
@@ -223,7 +223,7 @@ static double median_final_dist(const dg_env *env, const float *traj, const floa
 
 /* obstacle_hit_rate: episodes whose agent is inside an obstacle at some step 1..H;
  * final_dist: median over episodes of |p_H - g| */
-static void reach_metrics(const dg_env *env, const float *traj, const float *aux, int B, int H,
+static void reach_metrics(const dg_env *env, const dg_real *traj, const dg_real *aux, int B, int H,
                           double *values) {
     int hit = 0;
     for (int b = 0; b < B; b++)

@@ -217,10 +217,10 @@ void dg_env_free(dg_env *env) {
 }
 
 void dg_env_add_terminal(dg_ctx *ctx, const dg_env *env, int t, dg_tensor *state, dg_tensor *aux,
-                         float inv_batch, dg_tensor **terms) {
+                         dg_real inv_batch, dg_tensor **terms) {
     if (!env->game->terminal_cost || t != env->horizon || !state) return;
     dg_tensor *g[DG_LOSS_MAX_TERMS] = {0};
     env->game->terminal_cost(ctx, env, state, aux, inv_batch, g);
     for (int k = 0; k < env->nterms; k++)  /* the loss divides by H: H g counts once */
-        if (g[k]) terms[k] = dg_add(ctx, terms[k], dg_scale(ctx, g[k], (float)env->horizon));
+        if (g[k]) terms[k] = dg_add(ctx, terms[k], dg_scale(ctx, g[k], (dg_real)env->horizon));
 }

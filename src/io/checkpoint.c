@@ -14,7 +14,7 @@ dg_status dg_checkpoint_save(const char *path, const dg_params *p, int grads,
         const dg_param_info *pi = &p->info[i];
         int64_t shape[DG_MAX_DIMS];
         for (int d = 0; d < pi->ndim; d++) shape[d] = pi->shape[d];
-        st = dg_st_writer_add(w, pi->name, DG_DTYPE_F32, pi->ndim, shape,
+        st = dg_st_writer_add(w, pi->name, DG_DTYPE_REAL, pi->ndim, shape,
                               (grads ? p->grad : p->data) + pi->offset, e);
     }
     for (int k = 0; k < nmeta && st == DG_OK; k++)
@@ -27,18 +27,18 @@ dg_status dg_checkpoint_save(const char *path, const dg_params *p, int grads,
 dg_status dg_checkpoint_load(const char *path, dg_params *p, dg_err *e) {
     dg_st_file *f = dg_st_load(path, e);
     if (!f) return e ? e->status : DG_ERR_IO;
-    float *tmp = malloc((p->total ? p->total : 1) * sizeof(float));
+    dg_real *tmp = malloc((p->total ? p->total : 1) * sizeof(dg_real));
     dg_status st = tmp ? DG_OK : dg_err_set(e, DG_ERR_NOMEM, "%s: out of memory", path);
     for (int i = 0; i < p->count && st == DG_OK; i++) {
         const dg_param_info *pi = &p->info[i];
         int64_t shape[DG_MAX_DIMS];
         for (int d = 0; d < pi->ndim; d++) shape[d] = pi->shape[d];
-        st = dg_st_read_f32(f, pi->name, pi->ndim, shape, tmp + pi->offset, e);
+        st = dg_st_read_real(f, pi->name, pi->ndim, shape, tmp + pi->offset, e);
         if (st == DG_ERR_NOT_FOUND)
             dg_err_set(e, st, "%s: tensor '%s' missing (is it a checkpoint of this game and policy?)",
                        path, pi->name);
     }
-    if (st == DG_OK) memcpy(p->data, tmp, p->total * sizeof(float));
+    if (st == DG_OK) memcpy(p->data, tmp, p->total * sizeof(dg_real));
     free(tmp);
     dg_st_free(f);
     return st;

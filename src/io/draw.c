@@ -115,7 +115,7 @@ static double nice_step(double span, int target) {
 #define DG_ASAN 1
 #endif
 #endif
-#ifdef DG_ASAN
+#if defined(DG_ASAN) && !defined(DG_F64)  /* once in the library: the float copy's (difgames/real.h) */
 /* fontconfig (cairo's text finds its face through it) keeps its configuration and pattern caches for the
  * life of the process on purpose; libmatheval's parser (model files) drops its partial tree on a syntax
  * error, which the caller cannot free; LeakSanitizer would report them at exit (a DG_SANITIZE build). */

@@ -3,14 +3,14 @@
 
 #include "difgames/losses.h"
 
-dg_status dg_loss_begin(dg_loss *l, int nterms, const float *weights) {
+dg_status dg_loss_begin(dg_loss *l, int nterms, const dg_real *weights) {
     memset(l, 0, sizeof *l);
     if (nterms < 1 || nterms > DG_LOSS_MAX_TERMS) {  /* refused, never truncated */
         l->refused = nterms;
         return DG_ERR_ARG;
     }
     l->nterms = nterms;
-    memcpy(l->weights, weights, (size_t)nterms * sizeof(float));
+    memcpy(l->weights, weights, (size_t)nterms * sizeof(dg_real));
     return DG_OK;
 }
 
@@ -20,12 +20,12 @@ void dg_loss_add(dg_ctx *ctx, dg_loss *l, dg_tensor *const *terms) {
     l->steps++;
 }
 
-dg_tensor *dg_loss_finish(dg_ctx *ctx, dg_loss *l, float *weighted) {
+dg_tensor *dg_loss_finish(dg_ctx *ctx, dg_loss *l, dg_real *weighted) {
     if (l->refused)
         return dg_ctx_fail(ctx, DG_ERR_ARG, "loss: %d terms (1 to %d)", l->refused, DG_LOSS_MAX_TERMS);
     if (!l->steps || !l->nterms)
         return dg_ctx_fail(ctx, DG_ERR_ARG, "loss: no steps or no terms to compose");
-    const float inv = 1.0f / (float)l->steps;
+    const dg_real inv = 1.0f / (dg_real)l->steps;
     dg_tensor *total = NULL;
     for (int i = 0; i < l->nterms; i++) {
         dg_tensor *w = dg_scale(ctx, l->acc[i], l->weights[i] * inv);

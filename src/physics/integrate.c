@@ -3,9 +3,9 @@
 
 typedef struct step_state {
     int   nb, walls;              /* bodies; whether the contact walls act */
-    float accel[DG_MAX_BODIES];
-    float dt, damping;
-    float wall, stiff;            /* contact walls at ±wall; fraction of a penetration removed */
+    dg_real accel[DG_MAX_BODIES];
+    dg_real dt, damping;
+    dg_real wall, stiff;            /* contact walls at ±wall; fraction of a penetration removed */
 } step_state;
 
 /* With c = accel·dt, per body and axis:  v' = (v + c a) d,  p' = p + v' dt.  Reverse:
@@ -18,22 +18,22 @@ typedef struct step_state {
 static void step_backward(dg_ctx *ctx, dg_tensor *out) {
     const step_state *s = out->state;
     dg_tensor *st = out->srcs[0], *act = out->srcs[1];
-    float *gs = st->requires_grad ? dg_grad_of(ctx, st) : NULL;
-    float *ga = act->requires_grad ? dg_grad_of(ctx, act) : NULL;
+    dg_real *gs = st->requires_grad ? dg_grad_of(ctx, st) : NULL;
+    dg_real *ga = act->requires_grad ? dg_grad_of(ctx, act) : NULL;
     if ((st->requires_grad && !gs) || (act->requires_grad && !ga)) return;
     const int B = st->shape[0], S = 4 * s->nb, A = 2 * s->nb;
     for (int b = 0; b < B; b++) {
-        const float *g = out->grad + (int64_t)b * S;
-        const float *x = st->data + (int64_t)b * S, *a = act->data + (int64_t)b * A;
+        const dg_real *g = out->grad + (int64_t)b * S;
+        const dg_real *x = st->data + (int64_t)b * S, *a = act->data + (int64_t)b * A;
         for (int k = 0; k < s->nb; k++) {
-            const float c = s->accel[k] * s->dt;
+            const dg_real c = s->accel[k] * s->dt;
             for (int d = 0; d < 2; d++) {
-                const float gp = g[4 * k + d];
-                const float gv1 = g[4 * k + 2 + d] + gp * s->dt;
-                float gv = gv1, gpf = 0.0f;
+                const dg_real gp = g[4 * k + d];
+                const dg_real gv1 = g[4 * k + 2 + d] + gp * s->dt;
+                dg_real gv = gv1, gpf = 0.0f;
                 if (s->walls) {
-                    const float vf = (x[4 * k + 2 + d] + c * a[2 * k + d]) * s->damping;
-                    const float pf = x[4 * k + d] + vf * s->dt;
+                    const dg_real vf = (x[4 * k + 2 + d] + c * a[2 * k + d]) * s->damping;
+                    const dg_real pf = x[4 * k + d] + vf * s->dt;
                     gpf = (pf > s->wall || pf < -s->wall) ? -s->stiff / s->dt * gv1 : 0.0f;
                     gv = gv1 + gpf * s->dt;
                 }
@@ -66,18 +66,18 @@ static dg_tensor *step_op(dg_ctx *ctx, const char *name, dg_tensor *state, dg_te
     dg_tensor *out = dg_custom(ctx, name, 2, state->shape, (dg_tensor *[]){state, action}, 2,
                                step_backward, s, sizeof *s);
     if (!out) return NULL;
-    const float dt = s->dt, damping = s->damping, wall = s->wall, stiff = s->stiff;
+    const dg_real dt = s->dt, damping = s->damping, wall = s->wall, stiff = s->stiff;
     const int B = state->shape[0], S = 4 * nb, A = 2 * nb;
     for (int b = 0; b < B; b++) {
-        const float *x = state->data + (int64_t)b * S, *a = action->data + (int64_t)b * A;
-        float *y = out->data + (int64_t)b * S;
+        const dg_real *x = state->data + (int64_t)b * S, *a = action->data + (int64_t)b * A;
+        dg_real *y = out->data + (int64_t)b * S;
         for (int k = 0; k < nb; k++) {
-            const float c = s->accel[k] * dt;
+            const dg_real c = s->accel[k] * dt;
             for (int d = 0; d < 2; d++) {
-                float v = (x[4 * k + 2 + d] + c * a[2 * k + d]) * damping;
+                dg_real v = (x[4 * k + 2 + d] + c * a[2 * k + d]) * damping;
                 if (s->walls) {
-                    const float pf = x[4 * k + d] + v * dt;
-                    const float q = pf > wall ? pf - wall : pf < -wall ? pf + wall : 0.0f;
+                    const dg_real pf = x[4 * k + d] + v * dt;
+                    const dg_real q = pf > wall ? pf - wall : pf < -wall ? pf + wall : 0.0f;
                     v = v - stiff * q / dt;
                 }
                 y[4 * k + 2 + d] = v;
@@ -89,14 +89,14 @@ static dg_tensor *step_op(dg_ctx *ctx, const char *name, dg_tensor *state, dg_te
 }
 
 dg_tensor *dg_phys_step(dg_ctx *ctx, dg_tensor *state, dg_tensor *action, int nb,
-                        const float *accel, float dt, float damping) {
+                        const float *accel, dg_real dt, dg_real damping) {
     if (!state || !action || dg_ctx_status(ctx) != DG_OK) return NULL;
     step_state s = {.nb = nb, .dt = dt, .damping = damping};
     return step_op(ctx, "phys_step", state, action, &s, accel);
 }
 
 dg_tensor *dg_phys_step_walls(dg_ctx *ctx, dg_tensor *state, dg_tensor *action, int nb,
-                              const float *accel, float dt, float damping, float wall, float stiff) {
+                              const float *accel, dg_real dt, dg_real damping, dg_real wall, dg_real stiff) {
     if (!state || !action || dg_ctx_status(ctx) != DG_OK) return NULL;
     step_state s = {.nb = nb, .walls = 1, .dt = dt, .damping = damping, .wall = wall, .stiff = stiff};
     return step_op(ctx, "phys_step_walls", state, action, &s, accel);

@@ -32,8 +32,8 @@ dg_status dg_mlp_init(dg_mlp *m, dg_params *p, const char *prefix, int in, const
 
 void dg_mlp_reset_params(const dg_mlp *m, dg_params *p, dg_rng *rng) {
     for (int l = 0; l < m->nlayers; l++) {
-        const float k = 1.0f / sqrtf((float)m->sizes[l]);
-        float *w = dg_params_data(p, m->w[l]), *b = dg_params_data(p, m->b[l]);
+        const dg_real k = 1.0f / sqrtf((dg_real)m->sizes[l]);
+        dg_real *w = dg_params_data(p, m->w[l]), *b = dg_params_data(p, m->b[l]);
         for (int64_t i = 0; i < p->info[m->w[l]].n; i++) w[i] = dg_rng_uniform(rng, -k, k);
         for (int64_t i = 0; i < p->info[m->b[l]].n; i++) b[i] = dg_rng_uniform(rng, -k, k);
     }
@@ -89,7 +89,7 @@ dg_status dg_policy_create_plan(const dg_env *env, dg_policy *pol, dg_params **p
 
 void dg_policy_reset_params(const dg_policy *pol, dg_params *p, dg_rng *rng) {
     for (int i = 0; i < pol->n; i++)
-        if (pol->plan_steps) memset(dg_params_data(p, pol->plan[i]), 0, p->info[pol->plan[i]].n * sizeof(float));
+        if (pol->plan_steps) memset(dg_params_data(p, pol->plan[i]), 0, p->info[pol->plan[i]].n * sizeof(dg_real));
         else dg_mlp_reset_params(&pol->mlp[i], p, rng);
 }
 

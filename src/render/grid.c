@@ -17,8 +17,8 @@ dg_render_grid *dg_render_grid_create(int w, int h, dg_err *e) {
     g->ys = malloc((size_t)h * sizeof *g->ys);
     if (!g->xs || !g->ys) goto nomem;
     /* computed in double so every centre is the correctly rounded float */
-    for (int j = 0; j < w; j++) g->xs[j] = (float)(-1.0 + (j + 0.5) * 2.0 / w);
-    for (int i = 0; i < h; i++) g->ys[i] = (float)(1.0 - (i + 0.5) * 2.0 / h);
+    for (int j = 0; j < w; j++) g->xs[j] = (dg_real)(-1.0 + (j + 0.5) * 2.0 / w);
+    for (int i = 0; i < h; i++) g->ys[i] = (dg_real)(1.0 - (i + 0.5) * 2.0 / h);
     return g;
 
 nomem:

@@ -16,9 +16,9 @@
 /* Constants of one render op, copied into the arena by dg_custom. */
 typedef struct points_state {
     const dg_render_grid *g;       /* read again by backward                     */
-    const float *intensity;        /* (count) in the arena                        */
+    const dg_real *intensity;        /* (count) in the arena                        */
     int          count;
-    float        c;                /* 1 / (2σ²)                                   */
+    dg_real        c;                /* 1 / (2σ²)                                   */
 } points_state;
 
 /* ------------------------------------------------------------ helpers */
@@ -26,19 +26,19 @@ typedef struct points_state {
 static int min_int(int a, int b) { return a < b ? a : b; }
 
 /* c = 1/(2σ²), or 0 when sigma is not positive and finite or c would overflow. */
-static float sigma_coef(float sigma) {
+static dg_real sigma_coef(dg_real sigma) {
     if (!(sigma > 0.0f) || !isfinite(sigma)) return 0.0f;
-    const float c = 0.5f / (sigma * sigma);
+    const dg_real c = 0.5f / (sigma * sigma);
     return isfinite(c) ? c : 0.0f;
 }
 
 /* v[j] = scale · exp(-(xs[j] - p)² c) for j in [0, n). On return v is zero
  * outside [*lo, *hi) (lo >= hi when all of it underflowed). */
-static void gauss_tile(const float *xs, int n, float p, float c, float scale, float *v,
+static void gauss_tile(const dg_real *xs, int n, dg_real p, dg_real c, dg_real scale, dg_real *v,
                        int *lo, int *hi) {
     int a = n, b = 0;
     for (int j = 0; j < n; j++) {
-        const float d = xs[j] - p;
+        const dg_real d = xs[j] - p;
         v[j] = scale * expf(-d * d * c);
         if (v[j] != 0.0f) {  /* NaN counts as non-zero: it must reach the image */
             if (a == n) a = j;
@@ -50,18 +50,18 @@ static void gauss_tile(const float *xs, int n, float p, float c, float scale, fl
 }
 
 /* Forward of one splat: img (h, w) += inten · gy(i) · gx(j). */
-static void splat_add(const dg_render_grid *g, float px, float py, float inten, float c,
-                      float *img) {
-    float gx[TILE];  /* (TILE) inten · gx of the tile's columns */
+static void splat_add(const dg_render_grid *g, dg_real px, dg_real py, dg_real inten, dg_real c,
+                      dg_real *img) {
+    dg_real gx[TILE];  /* (TILE) inten · gx of the tile's columns */
     for (int j0 = 0; j0 < g->w; j0 += TILE) {
         int lo, hi;
         gauss_tile(g->xs + j0, min_int(TILE, g->w - j0), px, c, inten, gx, &lo, &hi);
         if (lo >= hi) continue;
         for (int i = 0; i < g->h; i++) {
-            const float dy = g->ys[i] - py;
-            const float gy = expf(-dy * dy * c);
+            const dg_real dy = g->ys[i] - py;
+            const dg_real gy = expf(-dy * dy * c);
             if (gy == 0.0f) continue;
-            float *row = img + (size_t)i * g->w + j0;
+            dg_real *row = img + (size_t)i * g->w + j0;
             for (int j = lo; j < hi; j++) row[j] += gy * gx[j];
         }
     }
@@ -72,11 +72,11 @@ static void splat_add(const dg_render_grid *g, float px, float py, float inten, 
  *   d/dpy = Σ_ij G·gy·gx·(y_i - py)/σ² = 2c Σ_j gx(j) v(j),           v(j) = Σ_i G(i,j) gy(i)(y_i - py)
  * u and v are built row by row (axpy, vectorises); the short sums over j are
  * taken in double. */
-static void splat_grad(const dg_render_grid *g, float px, float py, float c, const float *G,
+static void splat_grad(const dg_render_grid *g, dg_real px, dg_real py, dg_real c, const dg_real *G,
                        double *dpx, double *dpy) {
-    float gx[TILE];  /* (TILE) gx of the tile's columns */
-    float u[TILE];   /* (TILE) Σ_i G·gy */
-    float v[TILE];   /* (TILE) Σ_i G·gy·(y_i - py) */
+    dg_real gx[TILE];  /* (TILE) gx of the tile's columns */
+    dg_real u[TILE];   /* (TILE) Σ_i G·gy */
+    dg_real v[TILE];   /* (TILE) Σ_i G·gy·(y_i - py) */
     double sx = 0.0, sy = 0.0;
     for (int j0 = 0; j0 < g->w; j0 += TILE) {
         int lo, hi;
@@ -84,11 +84,11 @@ static void splat_grad(const dg_render_grid *g, float px, float py, float c, con
         if (lo >= hi) continue;
         for (int j = lo; j < hi; j++) u[j] = v[j] = 0.0f;
         for (int i = 0; i < g->h; i++) {
-            const float dy = g->ys[i] - py;
-            const float gy = expf(-dy * dy * c);
+            const dg_real dy = g->ys[i] - py;
+            const dg_real gy = expf(-dy * dy * c);
             if (gy == 0.0f) continue;
-            const float gyd = gy * dy;
-            const float *row = G + (size_t)i * g->w + j0;
+            const dg_real gyd = gy * dy;
+            const dg_real *row = G + (size_t)i * g->w + j0;
             for (int j = lo; j < hi; j++) {
                 u[j] += row[j] * gy;
                 v[j] += row[j] * gyd;
@@ -105,7 +105,7 @@ static void splat_grad(const dg_render_grid *g, float px, float py, float c, con
 
 /* Checks the op's arguments; 1 if good, else 0 with ctx's error set. */
 static int check_args(dg_ctx *ctx, const char *op, const dg_render_grid *g, int count,
-                      float sigma) {
+                      dg_real sigma) {
     if (!g) {
         dg_ctx_fail(ctx, DG_ERR_ARG, "%s: grid is NULL", op);
         return 0;
@@ -133,7 +133,7 @@ static void points_backward(dg_ctx *ctx, dg_tensor *out) {
     for (int k = 0; k < s->count; k++) {
         dg_tensor *p = out->srcs[k];
         if (!p->requires_grad) continue;
-        float *gp = dg_grad_of(ctx, p);  /* (B, 2) */
+        dg_real *gp = dg_grad_of(ctx, p);  /* (B, 2) */
         if (!gp) return;
         const double inten = s->intensity[k];
         if (inten == 0.0) continue;
@@ -141,14 +141,14 @@ static void points_backward(dg_ctx *ctx, dg_tensor *out) {
             double dpx, dpy;
             splat_grad(g, p->data[2 * b], p->data[2 * b + 1], s->c, out->grad + (size_t)b * hw,
                        &dpx, &dpy);
-            gp[2 * b] += (float)(inten * dpx);
-            gp[2 * b + 1] += (float)(inten * dpy);
+            gp[2 * b] += (dg_real)(inten * dpx);
+            gp[2 * b + 1] += (dg_real)(inten * dpy);
         }
     }
 }
 
 dg_tensor *dg_render_points(dg_ctx *ctx, const dg_render_grid *g, dg_tensor *const *pos,
-                            int count, const float *intensity, float sigma) {
+                            int count, const dg_real *intensity, dg_real sigma) {
     static const char *const OP = "render_points";
     if (dg_ctx_status(ctx) != DG_OK) return NULL;
     if (!check_args(ctx, OP, g, count, sigma)) return NULL;
@@ -165,7 +165,7 @@ dg_tensor *dg_render_points(dg_ctx *ctx, const dg_render_grid *g, dg_tensor *con
     }
     const int B = pos[0]->shape[0];
 
-    float *inten = dg_ctx_alloc(ctx, (size_t)count * sizeof *inten);  /* (count) */
+    dg_real *inten = dg_ctx_alloc(ctx, (size_t)count * sizeof *inten);  /* (count) */
     if (!inten) return NULL;
     for (int k = 0; k < count; k++) inten[k] = intensity ? intensity[k] : 1.0f;
     const points_state s = {.g = g, .intensity = inten, .count = count, .c = sigma_coef(sigma)};
@@ -174,7 +174,7 @@ dg_tensor *dg_render_points(dg_ctx *ctx, const dg_render_grid *g, dg_tensor *con
     if (!out) return NULL;
 
     const size_t hw = (size_t)g->w * g->h;
-    memset(out->data, 0, (size_t)out->n * sizeof(float));
+    memset(out->data, 0, (size_t)out->n * sizeof(dg_real));
     for (int b = 0; b < B; b++)  /* one image at a time stays in cache across objects */
         for (int k = 0; k < count; k++)
             if (inten[k] != 0.0f)
@@ -185,8 +185,8 @@ dg_tensor *dg_render_points(dg_ctx *ctx, const dg_render_grid *g, dg_tensor *con
 
 /* ------------------------------------------------------------ constants */
 
-dg_tensor *dg_render_target(dg_ctx *ctx, const dg_render_grid *g, const float *pos, int batch,
-                            int count, const float *intensity, float sigma) {
+dg_tensor *dg_render_target(dg_ctx *ctx, const dg_render_grid *g, const dg_real *pos, int batch,
+                            int count, const dg_real *intensity, dg_real sigma) {
     static const char *const OP = "render_target";
     if (dg_ctx_status(ctx) != DG_OK) return NULL;
     if (!check_args(ctx, OP, g, count, sigma)) return NULL;
@@ -201,14 +201,14 @@ dg_tensor *dg_render_target(dg_ctx *ctx, const dg_render_grid *g, const float *p
     return out;
 }
 
-void dg_render_points_f32(const dg_render_grid *g, const float *pos_xy, int count,
-                          const float *intensity, float sigma, float *out) {
+void dg_render_points_f32(const dg_render_grid *g, const dg_real *pos_xy, int count,
+                          const dg_real *intensity, dg_real sigma, dg_real *out) {
     if (!g || !out) return;
     memset(out, 0, (size_t)g->w * g->h * sizeof *out);
-    const float c = sigma_coef(sigma);
+    const dg_real c = sigma_coef(sigma);
     if (c == 0.0f || count <= 0 || !pos_xy) return;
     for (int k = 0; k < count; k++) {
-        const float inten = intensity ? intensity[k] : 1.0f;
+        const dg_real inten = intensity ? intensity[k] : 1.0f;
         if (inten != 0.0f) splat_add(g, pos_xy[2 * k], pos_xy[2 * k + 1], inten, c, out);
     }
 }

@@ -9,7 +9,7 @@
 
 typedef struct step_case {
     const dg_env *env;
-    const float  *aux;
+    const dg_real  *aux;
     int           B, unit;
 } step_case;
 
@@ -22,8 +22,8 @@ static dg_tensor *step_loss(dg_ctx *ctx, dg_params *p, void *user) {
     dg_tensor *next = env->game->step(ctx, env, state, aux, action);
     if (!next) return NULL;
     dg_tensor *terms[DG_LOSS_MAX_TERMS] = {0};
-    env->game->step_cost(ctx, env, next, aux, action, 1.0f / (float)c->B, terms);
-    dg_env_add_terminal(ctx, env, env->horizon, next, aux, 1.0f / (float)c->B, terms);  /* and the terminal cost */
+    env->game->step_cost(ctx, env, next, aux, action, 1.0f / (dg_real)c->B, terms);
+    dg_env_add_terminal(ctx, env, env->horizon, next, aux, 1.0f / (dg_real)c->B, terms);  /* and the terminal cost */
     dg_tensor *total = NULL;
     for (int i = 0; i < env->nterms; i++) {
         dg_tensor *w = c->unit ? terms[i] : dg_scale(ctx, terms[i], env->term_weights[i]);
@@ -35,13 +35,13 @@ static dg_tensor *step_loss(dg_ctx *ctx, dg_params *p, void *user) {
 typedef struct episode_case {
     const dg_env    *env;
     const dg_policy *m;
-    const float     *state, *aux;
+    const dg_real     *state, *aux;
     int              B;
 } episode_case;
 
 static dg_tensor *episode_loss(dg_ctx *ctx, dg_params *p, void *user) {
     const episode_case *c = user;
-    return dg_rollout(ctx, c->env, c->m, p, c->state, c->aux, c->B, 1.0f / (float)c->B, NULL, NULL, 0);
+    return dg_rollout(ctx, c->env, c->m, p, c->state, c->aux, c->B, 1.0f / (dg_real)c->B, NULL, NULL, 0);
 }
 
 static void worst_name(const dg_params *p, const dg_gradcheck_report *r, char *out) {
@@ -69,7 +69,7 @@ dg_status dg_env_gradcheck(const dg_env *env_in, const dg_env_gradcheck_opts *o,
     if (dg_mem_check(tape, &me) != DG_OK)  /* the episode's tape, refused before anything is allocated */
         return dg_err_set(e, DG_ERR_ARG, "batch %d x horizon %d: the episode %s; lower the batch or the horizon", B,
                           env.horizon, me.msg);
-    float *state = malloc((size_t)B * S * sizeof(float)), *aux = malloc((size_t)B * AX * sizeof(float));
+    dg_real *state = malloc((size_t)B * S * sizeof(dg_real)), *aux = malloc((size_t)B * AX * sizeof(dg_real));
     dg_params *sp = dg_params_create(), *pp = NULL;
     dg_ctx *ctx = dg_ctx_create(tape > (double)((size_t)256 << 20) ? (size_t)tape : (size_t)256 << 20);
     dg_policy m;
@@ -92,8 +92,8 @@ dg_status dg_env_gradcheck(const dg_env *env_in, const dg_env_gradcheck_opts *o,
         goto done;
     }
     enum { WARM = 2 };
-    float *x = dg_params_data(sp, 0), *u = dg_params_data(sp, 1);
-    memcpy(x, state, (size_t)B * S * sizeof(float));
+    dg_real *x = dg_params_data(sp, 0), *u = dg_params_data(sp, 1);
+    memcpy(x, state, (size_t)B * S * sizeof(dg_real));
     for (int i = 0; i < B * A; i++) u[i] = dg_rng_uniform(&rng, -0.6f, 0.6f);
     for (int k = 0; k < WARM; k++) {
         dg_ctx_reset(ctx);
@@ -104,7 +104,7 @@ dg_status dg_env_gradcheck(const dg_env *env_in, const dg_env_gradcheck_opts *o,
             rc = dg_err_set(e, DG_ERR_NOMEM, "step: %s", dg_ctx_error(ctx));
             goto done;
         }
-        memcpy(x, next->data, (size_t)B * S * sizeof(float));
+        memcpy(x, next->data, (size_t)B * S * sizeof(dg_real));
     }
     dg_ctx_reset(ctx);
     for (int i = 0; i < B * A; i++)  /* inside the unit disk, away from its edge (a kink) */

@@ -13,11 +13,11 @@ struct dg_live {
     int              B, t;
     dg_ctx          *ctx;     /* one step's tape, rewound every step               */
     size_t           arena;   /* its size                                           */
-    float           *traj;    /* (H + 1, B, S)                                      */
-    float           *aux;     /* (B, aux_dim), or NULL                              */
-    float           *auxh;    /* (H + 1, B, aux_dim): aux as it was at each step    */
-    float           *act;     /* (B, act_dim + act2_dim): the caller's, clamped     */
-    float            acc[DG_LOSS_MAX_TERMS];  /* Σ_t raw term_i,t, as dg_loss adds them */
+    dg_real           *traj;    /* (H + 1, B, S)                                      */
+    dg_real           *aux;     /* (B, aux_dim), or NULL                              */
+    dg_real           *auxh;    /* (H + 1, B, aux_dim): aux as it was at each step    */
+    dg_real           *act;     /* (B, act_dim + act2_dim): the caller's, clamped     */
+    dg_real            acc[DG_LOSS_MAX_TERMS];  /* Σ_t raw term_i,t, as dg_loss adds them */
 };
 
 /* One step's arena for B rows: dg_rollout_memory of one step, and room to spare. */
@@ -31,7 +31,7 @@ static double step_bytes(const dg_env *env, const dg_policy *pol, int B) {
 double dg_live_memory(const dg_env *env, const dg_policy *pol, int B) {
     const double H = env->horizon;
     return sizeof(dg_live) + step_bytes(env, pol, B) +
-           ((H + 1) * env->state_dim + (H + 2) * env->aux_dim + env->act_dim + env->act2_dim) * (double)B * sizeof(float);
+           ((H + 1) * env->state_dim + (H + 2) * env->aux_dim + env->act_dim + env->act2_dim) * (double)B * sizeof(dg_real);
 }
 
 dg_live *dg_live_create(const dg_env *env, const dg_policy *pol, dg_params *p, int B, dg_err *e) {
@@ -49,10 +49,10 @@ dg_live *dg_live_create(const dg_env *env, const dg_policy *pol, dg_params *p, i
         l->B = B;
         l->arena = (size_t)step_bytes(env, pol, B);
         l->ctx = dg_ctx_create(l->arena);
-        l->traj = malloc(((size_t)env->horizon + 1) * B * env->state_dim * sizeof(float));
-        l->aux = env->aux_dim ? calloc((size_t)B * env->aux_dim, sizeof(float)) : NULL;
-        l->auxh = env->aux_dim ? calloc(((size_t)env->horizon + 1) * B * env->aux_dim, sizeof(float)) : NULL;
-        l->act = calloc((size_t)B * (env->act_dim + env->act2_dim), sizeof(float));
+        l->traj = malloc(((size_t)env->horizon + 1) * B * env->state_dim * sizeof(dg_real));
+        l->aux = env->aux_dim ? calloc((size_t)B * env->aux_dim, sizeof(dg_real)) : NULL;
+        l->auxh = env->aux_dim ? calloc(((size_t)env->horizon + 1) * B * env->aux_dim, sizeof(dg_real)) : NULL;
+        l->act = calloc((size_t)B * (env->act_dim + env->act2_dim), sizeof(dg_real));
     }
     if (!l || !l->ctx || !l->traj || (env->aux_dim && (!l->aux || !l->auxh)) || !l->act) {
         dg_live_free(l);
@@ -60,7 +60,7 @@ dg_live *dg_live_create(const dg_env *env, const dg_policy *pol, dg_params *p, i
                    env->horizon, need);
         return NULL;
     }
-    memset(l->traj, 0, (size_t)B * env->state_dim * sizeof(float));
+    memset(l->traj, 0, (size_t)B * env->state_dim * sizeof(dg_real));
     return l;
 }
 
@@ -74,13 +74,13 @@ void dg_live_free(dg_live *l) {
     free(l);
 }
 
-dg_status dg_live_reset(dg_live *l, const float *state, const float *aux, dg_err *e) {
+dg_status dg_live_reset(dg_live *l, const dg_real *state, const dg_real *aux, dg_err *e) {
     if (!l || !state || (l->env->aux_dim && !aux))
         return dg_err_set(e, DG_ERR_ARG, "live episode: reset needs the states and their episode constants");
-    memcpy(l->traj, state, (size_t)l->B * l->env->state_dim * sizeof(float));
+    memcpy(l->traj, state, (size_t)l->B * l->env->state_dim * sizeof(dg_real));
     if (l->env->aux_dim) {
-        memcpy(l->aux, aux, (size_t)l->B * l->env->aux_dim * sizeof(float));
-        memcpy(l->auxh, aux, (size_t)l->B * l->env->aux_dim * sizeof(float));
+        memcpy(l->aux, aux, (size_t)l->B * l->env->aux_dim * sizeof(dg_real));
+        memcpy(l->auxh, aux, (size_t)l->B * l->env->aux_dim * sizeof(dg_real));
     }
     memset(l->acc, 0, sizeof l->acc);
     l->t = 0;
@@ -88,15 +88,15 @@ dg_status dg_live_reset(dg_live *l, const float *state, const float *aux, dg_err
 }
 
 /* The caller's action as a (B, dim) leaf, each value clamped to [-1, 1] (NaN: 0). */
-static dg_tensor *given(dg_live *l, const float *action, int dim) {
+static dg_tensor *given(dg_live *l, const dg_real *action, int dim) {
     for (size_t i = 0; i < (size_t)l->B * dim; i++) {
-        const float a = action[i];
+        const dg_real a = action[i];
         l->act[i] = a > 1 ? 1 : a < -1 ? -1 : a == a ? a : 0;
     }
     return dg_from(l->ctx, 2, (int[]){l->B, dim}, l->act);
 }
 
-dg_status dg_live_step(dg_live *l, int player, const float *action, dg_err *e) {
+dg_status dg_live_step(dg_live *l, int player, const dg_real *action, dg_err *e) {
     if (!l) return dg_err_set(e, DG_ERR_ARG, "live episode: none");
     const dg_env *env = l->env;
     const dg_game *g = env->game;
@@ -122,39 +122,39 @@ dg_status dg_live_step(dg_live *l, int player, const float *action, dg_err *e) {
     dg_tensor *next = act ? g->step(ctx, env, state, ax, act) : NULL;
     dg_tensor *tm[DG_LOSS_MAX_TERMS] = {0};
     if (next) {
-        g->step_cost(ctx, env, next, ax, act, 1.0f / (float)B, tm);
-        dg_env_add_terminal(ctx, env, l->t + 1, next, ax, 1.0f / (float)B, tm);
+        g->step_cost(ctx, env, next, ax, act, 1.0f / (dg_real)B, tm);
+        dg_env_add_terminal(ctx, env, l->t + 1, next, ax, 1.0f / (dg_real)B, tm);
     }
     if (dg_ctx_status(ctx) != DG_OK || !next)
         return dg_err_set(e, dg_ctx_status(ctx) != DG_OK ? dg_ctx_status(ctx) : DG_ERR_NOMEM, "live episode: %s",
                           dg_ctx_error(ctx));
     for (int i = 0; i < env->nterms; i++) l->acc[i] += tm[i] ? tm[i]->data[0] : 0.0f;
-    memcpy(l->traj + (size_t)(l->t + 1) * B * S, next->data, (size_t)B * S * sizeof(float));
+    memcpy(l->traj + (size_t)(l->t + 1) * B * S, next->data, (size_t)B * S * sizeof(dg_real));
     if (env->aux_dim)
-        memcpy(l->auxh + (size_t)(l->t + 1) * B * env->aux_dim, l->aux, (size_t)B * env->aux_dim * sizeof(float));
+        memcpy(l->auxh + (size_t)(l->t + 1) * B * env->aux_dim, l->aux, (size_t)B * env->aux_dim * sizeof(dg_real));
     l->t++;
     return DG_OK;
 }
 
 int dg_live_steps(const dg_live *l) { return l ? l->t : 0; }
 int dg_live_rows(const dg_live *l) { return l ? l->B : 0; }
-const float *dg_live_traj(const dg_live *l) { return l ? l->traj : NULL; }
-const float *dg_live_aux(const dg_live *l) { return l ? l->aux : NULL; }
+const dg_real *dg_live_traj(const dg_live *l) { return l ? l->traj : NULL; }
+const dg_real *dg_live_aux(const dg_live *l) { return l ? l->aux : NULL; }
 
-const float *dg_live_aux_at(const dg_live *l, int t) {
+const dg_real *dg_live_aux_at(const dg_live *l, int t) {
     return l && l->auxh && t >= 0 && t <= l->t ? l->auxh + (size_t)t * l->B * l->env->aux_dim : NULL;
 }
 
-void dg_live_row(const dg_live *l, int b, float *out) {
+void dg_live_row(const dg_live *l, int b, dg_real *out) {
     if (!l || !out || b < 0 || b >= l->B) return;
     const int S = l->env->state_dim;
     for (int t = 0; t <= l->t; t++)
-        memcpy(out + (size_t)t * S, l->traj + ((size_t)t * l->B + b) * S, (size_t)S * sizeof(float));
+        memcpy(out + (size_t)t * S, l->traj + ((size_t)t * l->B + b) * S, (size_t)S * sizeof(dg_real));
 }
 
 /* Body k's position from a state row and an aux row; 0 when the game draws fewer bodies. */
-static int body_at(const dg_env *env, const float *s, const float *a, int k, float *x, float *y) {
-    float xy[2 * DG_MAX_BODIES];
+static int body_at(const dg_env *env, const dg_real *s, const dg_real *a, int k, dg_real *x, dg_real *y) {
+    dg_real xy[2 * DG_MAX_BODIES];
     int goal[DG_MAX_BODIES];
     const int n = env->game->bodies(env, s, a, xy, goal);
     if (k >= n || k >= DG_MAX_BODIES) return 0;
@@ -165,13 +165,13 @@ static int body_at(const dg_env *env, const float *s, const float *a, int k, flo
 
 /* The column of v (n values, a state or an aux row) that coordinate c (0: x, 1: y) of body k is a
  * copy of: setting it to two probe values moves the coordinate to each; -1 if none. */
-static int probe(const dg_env *env, float *s, float *a, float *v, int n, int k, int c) {
-    static const float PROBE[2] = {0.3125f, -0.671875f};
+static int probe(const dg_env *env, dg_real *s, dg_real *a, dg_real *v, int n, int k, int c) {
+    static const dg_real PROBE[2] = {0.3125f, -0.671875f};
     for (int j = 0; j < n; j++) {
-        const float keep = v[j];
+        const dg_real keep = v[j];
         int hits = 0;
         for (int q = 0; q < 2; q++) {
-            float xy[2];
+            dg_real xy[2];
             v[j] = PROBE[q];
             hits += body_at(env, s, a, k, &xy[0], &xy[1]) && xy[c] == PROBE[q];
         }
@@ -181,16 +181,16 @@ static int probe(const dg_env *env, float *s, float *a, float *v, int n, int k, 
     return -1;
 }
 
-dg_status dg_live_place(dg_live *l, int b, int k, float x, float y, dg_err *e) {
+dg_status dg_live_place(dg_live *l, int b, int k, dg_real x, dg_real y, dg_err *e) {
     if (!l) return dg_err_set(e, DG_ERR_ARG, "live episode: none");
     const dg_env *env = l->env;
     const int S = env->state_dim, A = env->aux_dim;
     if (!env->game->bodies) return dg_err_set(e, DG_ERR_ARG, "%s has no bodies to move", env->game->name);
     if (b < 0 || b >= l->B || k < 0 || k >= DG_MAX_BODIES || !isfinite(x) || !isfinite(y))
         return dg_err_set(e, DG_ERR_ARG, "live episode: no body %d of row %d to move to (%g, %g)", k, b, x, y);
-    float *s = l->traj + ((size_t)l->t * l->B + b) * S;
-    float *a = A ? l->aux + (size_t)b * A : NULL;
-    float *row[2] = {s, a};
+    dg_real *s = l->traj + ((size_t)l->t * l->B + b) * S;
+    dg_real *a = A ? l->aux + (size_t)b * A : NULL;
+    dg_real *row[2] = {s, a};
     const int len[2] = {S, A ? env->aux_user_dim : 0};
     for (int c = 0; c < 2; c++) {  /* x, then y */
         int done = 0;
@@ -199,7 +199,7 @@ dg_status dg_live_place(dg_live *l, int b, int k, float x, float y, dg_err *e) {
             if (j < 0) continue;
             row[r][j] = c ? y : x;
             if (r == 1 && env->game->complete_aux) env->game->complete_aux(env, 1, a);
-            if (r == 1) memcpy(l->auxh + ((size_t)l->t * l->B + b) * A, a, (size_t)A * sizeof(float));
+            if (r == 1) memcpy(l->auxh + ((size_t)l->t * l->B + b) * A, a, (size_t)A * sizeof(dg_real));
             done = 1;
         }
         if (!done)
@@ -209,10 +209,10 @@ dg_status dg_live_place(dg_live *l, int b, int k, float x, float y, dg_err *e) {
     return DG_OK;
 }
 
-void dg_live_terms(const dg_live *l, float *weighted) {
+void dg_live_terms(const dg_live *l, dg_real *weighted) {
     if (!l || !weighted) return;
     const dg_env *env = l->env;
-    const float inv = l->t ? 1.0f / (float)l->t : 0.0f;
+    const dg_real inv = l->t ? 1.0f / (dg_real)l->t : 0.0f;
     for (int i = 0; i < env->nterms; i++) weighted[i] = l->acc[i] * (env->term_weights[i] * inv);
 }
 

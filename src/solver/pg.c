@@ -22,7 +22,7 @@
 
 typedef struct pg_shard {
     dg_ctx   *ctx;
-    float    *gpi, *gv;                /* (policy total), (value total) this shard's gradients */
+    dg_real    *gpi, *gv;                /* (policy total), (value total) this shard's gradients */
     double    pi_loss, v_loss, kl;     /* sums over the shard's samples of one step            */
     int       nclip;                   /* samples whose ratio left [1-c, 1+c]                  */
     dg_status status;
@@ -43,14 +43,14 @@ struct dg_pg {
     int         nshards;
     pg_shard    sh[MAX_SHARDS];
     int         N;                     /* samples a batch: H · B, sample n = t · B + b         */
-    float      *state, *aux;           /* (B, S), (B, X): the episodes' current states        */
-    float      *noise;                 /* (N, A) ε of the batch                               */
-    float      *obs;                   /* (N, O)                                              */
-    float      *act;                   /* (N, A) unclipped sampled actions                    */
-    float      *logp;                  /* (N) log-probability when sampled                    */
-    float      *vraw;                  /* (N) the value net's output when sampled             */
-    float      *rew;                   /* (N) -Σ_i w_i term_i of that episode's step          */
-    float      *adv, *ret;             /* (N) normalised advantage, return target             */
+    dg_real      *state, *aux;           /* (B, S), (B, X): the episodes' current states        */
+    dg_real      *noise;                 /* (N, A) ε of the batch                               */
+    dg_real      *obs;                   /* (N, O)                                              */
+    dg_real      *act;                   /* (N, A) unclipped sampled actions                    */
+    dg_real      *logp;                  /* (N) log-probability when sampled                    */
+    dg_real      *vraw;                  /* (N) the value net's output when sampled             */
+    dg_real      *rew;                   /* (N) -Σ_i w_i term_i of that episode's step          */
+    dg_real      *adv, *ret;             /* (N) normalised advantage, return target             */
     int        *perm;                  /* (N) minibatch order                                 */
     double      v_mean, v_std;         /* value = v_mean + v_std · net output (set on batch 1) */
     int         v_norm_set;
@@ -63,7 +63,7 @@ struct dg_pg_eval {
     int     B, nshards;
     int     row0[MAX_SHARDS], rows[MAX_SHARDS];
     dg_ctx *ctx[MAX_SHARDS];
-    float  *state, *aux;               /* (B, S), (B, X)                                      */
+    dg_real  *state, *aux;               /* (B, S), (B, X)                                      */
 };
 
 /* ------------------------------------------------------- internal helpers */
@@ -75,7 +75,7 @@ static dg_tensor *value_forward(dg_ctx *ctx, const dg_pg *pg, dg_params *pv, dg_
 }
 
 static int grads_finite(const dg_params *p) {
-    float acc = 0.0f;
+    dg_real acc = 0.0f;
     for (size_t i = 0; i < p->total; i++) acc += p->grad[i] * 0.0f;  /* NaN/inf poison the sum */
     return acc == 0.0f;
 }
@@ -84,7 +84,7 @@ static int grads_finite(const dg_params *p) {
 typedef struct step_job {
     dg_pg       *pg;
     int          r0, rows, t;
-    const float *sigma;
+    const dg_real *sigma;
     dg_tensor   *ob, *act, *lp, *v, *nx;
 } step_job;
 
@@ -100,7 +100,7 @@ static dg_status rollout_step(dg_ctx *ctx, void *user) {
     dg_tensor *ax = X ? dg_from(ctx, 2, (int[]){rows, X}, pg->aux + (size_t)r0 * X) : NULL;
     dg_tensor *ob = st ? g->observe(ctx, env, st, ax) : NULL;
     dg_tensor *mu = dg_mlp_forward(ctx, &pg->pol.mlp[0], pg->pp, ob);
-    dg_tensor *tc = dg_full(ctx, 2, (int[]){rows, 1}, (float)t / (float)H);
+    dg_tensor *tc = dg_full(ctx, 2, (int[]){rows, 1}, (dg_real)t / (dg_real)H);
     dg_tensor *v = value_forward(ctx, pg, pg->pv, dg_concat(ctx, (dg_tensor *[]){ob, tc}, 2, 1));
     dg_tensor *act = dg_new(ctx, 2, (int[]){rows, A});
     dg_tensor *acl = dg_new(ctx, 2, (int[]){rows, A});
@@ -108,7 +108,7 @@ static dg_status rollout_step(dg_ctx *ctx, void *user) {
         for (int j = 0; j < rows; j++)
             for (int a = 0; a < A; a++) {
                 const size_t k = (size_t)j * A + a;
-                const float x = mu->data[k] + jb->sigma[a] * pg->noise[(n0 + j) * A + a];
+                const dg_real x = mu->data[k] + jb->sigma[a] * pg->noise[(n0 + j) * A + a];
                 act->data[k] = x;
                 acl->data[k] = x < -1.0f ? -1.0f : x > 1.0f ? 1.0f : x;  /* what the game gets */
             }
@@ -123,7 +123,7 @@ static dg_status rollout_step(dg_ctx *ctx, void *user) {
             double c = 0.0;
             for (int i = 0; i < env->nterms && dg_ctx_status(ctx) == DG_OK; i++)
                 if (tm[i]) c += (double)env->term_weights[i] * tm[i]->data[0];
-            pg->rew[n0 + j] -= (float)(H * c);
+            pg->rew[n0 + j] -= (dg_real)(H * c);
         }
     *jb = (step_job){pg, r0, rows, t, jb->sigma, ob, act, lp, v, nx};
     return dg_ctx_status(ctx);
@@ -136,21 +136,21 @@ static dg_status rollout_shard(dg_pg *pg, pg_shard *sh, int r0, int rows) {
     const dg_env *env = pg->env;
     const int B = pg->o.batch, H = env->horizon, S = env->state_dim;
     const int O = env->obs_dim, A = env->act_dim;
-    float sigma[64];
-    const float *ls = dg_params_data(pg->pp, pg->ilogstd);
+    dg_real sigma[64];
+    const dg_real *ls = dg_params_data(pg->pp, pg->ilogstd);
     for (int a = 0; a < A; a++) sigma[a] = expf(ls[a]);
     for (int t = 0; t < H; t++) {
         const size_t n0 = (size_t)t * B + r0;
         step_job jb = {pg, r0, rows, t, sigma, NULL, NULL, NULL, NULL, NULL};
         const dg_status st = dg_ctx_run(&sh->ctx, DG_ARENA_MAX, rollout_step, &jb);  /* a failed step keeps nothing */
         if (st != DG_OK) return st;
-        memcpy(pg->obs + n0 * O, jb.ob->data, (size_t)rows * O * sizeof(float));
-        memcpy(pg->act + n0 * A, jb.act->data, (size_t)rows * A * sizeof(float));
+        memcpy(pg->obs + n0 * O, jb.ob->data, (size_t)rows * O * sizeof(dg_real));
+        memcpy(pg->act + n0 * A, jb.act->data, (size_t)rows * A * sizeof(dg_real));
         for (int j = 0; j < rows; j++) {
             pg->logp[n0 + j] = jb.lp->data[j];
             pg->vraw[n0 + j] = jb.v->data[j];
         }
-        memcpy(pg->state + (size_t)r0 * S, jb.nx->data, (size_t)rows * S * sizeof(float));
+        memcpy(pg->state + (size_t)r0 * S, jb.nx->data, (size_t)rows * S * sizeof(dg_real));
     }
     return DG_OK;
 }
@@ -163,7 +163,7 @@ typedef struct update_job {
     pg_shard   *sh;
     int         pi, m, add_entropy;
     const int  *idx;
-    float       inv_m;
+    dg_real       inv_m;
 } update_job;
 
 static dg_status update_part(dg_ctx *ctx, void *user) {
@@ -172,37 +172,37 @@ static dg_status update_part(dg_ctx *ctx, void *user) {
     pg_shard *sh = jb->sh;
     const int pi = jb->pi, m = jb->m, add_entropy = jb->add_entropy;
     const int *idx = jb->idx;
-    const float inv_m = jb->inv_m;
+    const dg_real inv_m = jb->inv_m;
     const dg_env *env = pg->env;
     const int O = env->obs_dim, A = env->act_dim, H = env->horizon, B = pg->o.batch;
     dg_params pv = *pg->pv, pp = *pg->pp;  /* same values, this shard's gradient blocks */
     pp.grad = sh->gpi;
     pv.grad = sh->gv;
-    memset(sh->gpi, 0, pg->pp->total * sizeof(float));
-    memset(sh->gv, 0, pg->pv->total * sizeof(float));
+    memset(sh->gpi, 0, pg->pp->total * sizeof(dg_real));
+    memset(sh->gv, 0, pg->pv->total * sizeof(dg_real));
     sh->pi_loss = sh->v_loss = sh->kl = 0.0;
     sh->nclip = 0;
     dg_tensor *ob = dg_new(ctx, 2, (int[]){m, O});
-    float *f1 = dg_ctx_alloc(ctx, (size_t)m * sizeof(float));
-    float *f2 = dg_ctx_alloc(ctx, (size_t)m * sizeof(float));
+    dg_real *f1 = dg_ctx_alloc(ctx, (size_t)m * sizeof(dg_real));
+    dg_real *f2 = dg_ctx_alloc(ctx, (size_t)m * sizeof(dg_real));
     if (!ob || !f1 || !f2) goto check;
     for (int j = 0; j < m; j++)
-        memcpy(ob->data + (size_t)j * O, pg->obs + (size_t)idx[j] * O, (size_t)O * sizeof(float));
+        memcpy(ob->data + (size_t)j * O, pg->obs + (size_t)idx[j] * O, (size_t)O * sizeof(dg_real));
     dg_tensor *loss = NULL;
     if (pi) {
         dg_tensor *act = dg_new(ctx, 2, (int[]){m, A});
         if (!act) goto check;
         for (int j = 0; j < m; j++) {
-            memcpy(act->data + (size_t)j * A, pg->act + (size_t)idx[j] * A, (size_t)A * sizeof(float));
+            memcpy(act->data + (size_t)j * A, pg->act + (size_t)idx[j] * A, (size_t)A * sizeof(dg_real));
             f1[j] = pg->logp[idx[j]];
             f2[j] = pg->adv[idx[j]];
         }
         dg_tensor *ls = dg_param(ctx, &pp, pg->ilogstd);
         dg_tensor *lp = dg_pg_log_prob(ctx, dg_mlp_forward(ctx, &pg->pol.mlp[0], &pp, ob), ls, act);
-        loss = dg_pg_policy_loss(ctx, lp, f1, f2, (float)pg->o.clip, inv_m);
+        loss = dg_pg_policy_loss(ctx, lp, f1, f2, (dg_real)pg->o.clip, inv_m);
         if (add_entropy && pg->o.ent_coef > 0.0) {  /* entropy Σ log σ + A/2 (1 + log 2π), once */
-            dg_tensor *ent = dg_add_scalar(ctx, dg_sum(ctx, ls), (float)(0.5 * A * (1.0 + LOG_2PI)));
-            loss = dg_sub(ctx, loss, dg_scale(ctx, ent, (float)pg->o.ent_coef));
+            dg_tensor *ent = dg_add_scalar(ctx, dg_sum(ctx, ls), (dg_real)(0.5 * A * (1.0 + LOG_2PI)));
+            loss = dg_sub(ctx, loss, dg_scale(ctx, ent, (dg_real)pg->o.ent_coef));
         }
         if (lp && loss) {
             const double c = pg->o.clip;
@@ -218,8 +218,8 @@ static dg_status update_part(dg_ctx *ctx, void *user) {
         dg_tensor *tg = dg_new(ctx, 2, (int[]){m, 1});
         if (!tc || !tg) goto check;
         for (int j = 0; j < m; j++) {
-            tc->data[j] = (float)(idx[j] / B) / (float)H;  /* sample n = t · B + b */
-            tg->data[j] = (float)((pg->ret[idx[j]] - pg->v_mean) / pg->v_std);
+            tc->data[j] = (dg_real)(idx[j] / B) / (dg_real)H;  /* sample n = t · B + b */
+            tg->data[j] = (dg_real)((pg->ret[idx[j]] - pg->v_mean) / pg->v_std);
         }
         dg_tensor *v = value_forward(ctx, pg, &pv, dg_concat(ctx, (dg_tensor *[]){ob, tc}, 2, 1));
         loss = dg_scale(ctx, dg_sum(ctx, dg_square(ctx, dg_sub(ctx, v, tg))), inv_m);
@@ -230,7 +230,7 @@ check:
     return dg_ctx_status(ctx);
 }
 
-static dg_status update_shard(dg_pg *pg, pg_shard *sh, int pi, const int *idx, int m, float inv_m,
+static dg_status update_shard(dg_pg *pg, pg_shard *sh, int pi, const int *idx, int m, dg_real inv_m,
                               int add_entropy) {
     update_job jb = {pg, sh, pi, m, add_entropy, idx, inv_m};
     return dg_ctx_run(&sh->ctx, DG_ARENA_MAX, update_part, &jb);
@@ -242,7 +242,7 @@ static dg_status update_shard(dg_pg *pg, pg_shard *sh, int pi, const int *idx, i
 static dg_status update_step(dg_pg *pg, int pi, const int *idx, int m, double *loss_sum, double *kl_sum,
                              int *nclip, int *skipped, dg_err *e) {
     const int ns = pg->nshards < m ? pg->nshards : m;
-    const float inv_m = 1.0f / (float)m;
+    const dg_real inv_m = 1.0f / (dg_real)m;
 #pragma omp parallel for num_threads(ns) schedule(static, 1)
     for (int s = 0; s < ns; s++) {
         const int a = (int)((int64_t)m * s / ns), b = (int)((int64_t)m * (s + 1) / ns);
@@ -251,23 +251,23 @@ static dg_status update_step(dg_pg *pg, int pi, const int *idx, int m, double *l
         if (sh->status != DG_OK) snprintf(sh->err, sizeof sh->err, "%s", dg_ctx_error(sh->ctx));
     }
     dg_params *p = pi ? pg->pp : pg->pv;
-    memset(p->grad, 0, p->total * sizeof(float));
+    memset(p->grad, 0, p->total * sizeof(dg_real));
     for (int s = 0; s < ns; s++) {
         pg_shard *sh = &pg->sh[s];
         if (sh->status != DG_OK) return dg_err_set(e, sh->status, "policy gradient update: %s", sh->err);
-        const float *g = pi ? sh->gpi : sh->gv;
+        const dg_real *g = pi ? sh->gpi : sh->gv;
         for (size_t i = 0; i < p->total; i++) p->grad[i] += g[i];
         *loss_sum += pi ? sh->pi_loss : sh->v_loss;
         *kl_sum += sh->kl;
         *nclip += sh->nclip;
     }
     if (pi && !pg->o.learn_std)
-        memset(dg_params_grad(p, pg->ilogstd), 0, (size_t)p->info[pg->ilogstd].n * sizeof(float));
+        memset(dg_params_grad(p, pg->ilogstd), 0, (size_t)p->info[pg->ilogstd].n * sizeof(dg_real));
     if (!grads_finite(p)) {
         (*skipped)++;
         return DG_OK;
     }
-    if (pg->o.max_grad_norm > 0) dg_clip_grad_norm(p, (float)pg->o.max_grad_norm);
+    if (pg->o.max_grad_norm > 0) dg_clip_grad_norm(p, (dg_real)pg->o.max_grad_norm);
     dg_adam_step(pi ? &pg->adam_pi : &pg->adam_v, p);
     return DG_OK;
 }
@@ -333,8 +333,8 @@ static void advantages(dg_pg *pg) {
             const double v = pg->v_mean + pg->v_std * pg->vraw[n];
             const double delta = pg->rew[n] + gamma * v_next - v;
             gae = delta + gamma * lam * gae;
-            pg->adv[n] = (float)gae;
-            pg->ret[n] = (float)(gae + v);
+            pg->adv[n] = (dg_real)gae;
+            pg->ret[n] = (dg_real)(gae + v);
             v_next = v;
         }
     }
@@ -343,7 +343,7 @@ static void advantages(dg_pg *pg) {
     const double mean = sum / N;
     for (int n = 0; n < N; n++) sq += (pg->adv[n] - mean) * (pg->adv[n] - mean);
     const double sd = sqrt(sq / N);
-    for (int n = 0; n < N; n++) pg->adv[n] = (float)((pg->adv[n] - mean) / (sd + 1e-8));
+    for (int n = 0; n < N; n++) pg->adv[n] = (dg_real)((pg->adv[n] - mean) / (sd + 1e-8));
 }
 
 /* ------------------------------------------------------- public functions */
@@ -528,7 +528,7 @@ static double shard_arena(const dg_env *env, const dg_pg_opts *o, double shards)
     /* a step's rewards come from step_cost on each row alone: its tensors (headers, alignment)
      * once a row, measured about 9 KiB */
     const double step = dg_rollout_memory(env, o->hidden, o->nhidden, ceil(B / shards), 1, 0) + ceil(B / shards) * 12288.0;
-    const double upd = ceil(m / shards) * (3 * (O + 1 + hid + A) + 8 * A + 16) * sizeof(float) + 65536;
+    const double upd = ceil(m / shards) * (3 * (O + 1 + hid + A) + 8 * A + 16) * sizeof(dg_real) + 65536;
     return 1.25 * fmax(step, upd);
 }
 
@@ -542,7 +542,7 @@ double dg_pg_memory(const dg_env *env, const dg_pg_opts *o, int eval_batch) {
     const double S = env->state_dim, X = env->aux_dim ? env->aux_dim : 1;
     const double shards = fmin(o->threads < o->batch ? (o->threads > 0 ? o->threads : 1) : o->batch, MAX_SHARDS);
     /* the batch: samples (noise, obs, act, logp, vraw, rew, adv, ret, perm) and states */
-    double bytes = N * (O + 2 * A + 6) * sizeof(float) + B * (S + X) * sizeof(float);
+    double bytes = N * (O + 2 * A + 6) * sizeof(dg_real) + B * (S + X) * sizeof(dg_real);
     bytes += shards * shard_arena(env, o, shards);
     /* parameters (policy and value), gradients, Adam moments, one gradient per shard */
     double params = 0, in = O;
@@ -551,10 +551,10 @@ double dg_pg_memory(const dg_env *env, const dg_pg_opts *o, int eval_batch) {
         in = o->hidden[i];
     }
     params += in * A + 2 * A + in + 1 + (O + 1) * (o->nhidden ? o->hidden[0] : 0);
-    bytes += params * sizeof(float) * (4 + shards);
+    bytes += params * sizeof(dg_real) * (4 + shards);
     /* the fixed evaluation batch: its states, and each shard's whole-episode forward tape */
     if (eval_batch > 0)
-        bytes += (double)eval_batch * (S + X) * sizeof(float) * 2 +
+        bytes += (double)eval_batch * (S + X) * sizeof(dg_real) * 2 +
                  shards * eval_arena(env, o->hidden, o->nhidden, ceil(eval_batch / shards));
     return bytes + 1048576.0;
 }
@@ -580,7 +580,7 @@ dg_pg *dg_pg_create(const dg_env *env, const dg_pg_opts *o, dg_err *e) {
         return NULL;
     }
     const double n = (double)o->batch * env->horizon;
-    if (n * (env->obs_dim + 3.0 * env->act_dim + 8) * sizeof(float) > 8e9 || n > 2e9) {
+    if (n * (env->obs_dim + 3.0 * env->act_dim + 8) * sizeof(dg_real) > 8e9 || n > 2e9) {
         dg_err_set(e, DG_ERR_ARG, "policy gradient: batch %d x horizon %d is too large", o->batch,
                    env->horizon);
         return NULL;
@@ -605,7 +605,7 @@ dg_pg *dg_pg_create(const dg_env *env, const dg_pg_opts *o, dg_err *e) {
     if (dg_mlp_init(&pg->pol.mlp[0], pg->pp, "net", O, o->hidden, nh, A, e) != DG_OK) goto fail;
     dg_mlp_reset_params(&pg->pol.mlp[0], pg->pp, &pg->rng);
     if ((pg->ilogstd = dg_params_add(pg->pp, "log_std", 1, (int[]){A}, e)) < 0) goto fail;
-    for (int a = 0; a < A; a++) dg_params_data(pg->pp, pg->ilogstd)[a] = (float)o->log_std0;
+    for (int a = 0; a < A; a++) dg_params_data(pg->pp, pg->ilogstd)[a] = (dg_real)o->log_std0;
     /* value.0 ... value.2(nh-1) tanh layers, value.2nh linear to one output (PyTorch init) */
     if (dg_mlp_init(&pg->vf, pg->pv, "value", O + 1, o->hidden, nh - 1, o->hidden[nh - 1], e) != DG_OK)
         goto fail;
@@ -615,7 +615,7 @@ dg_pg *dg_pg_create(const dg_env *env, const dg_pg_opts *o, dg_err *e) {
     snprintf(name, sizeof name, "value.%d.bias", 2 * nh);
     if ((pg->vb = dg_params_add(pg->pv, name, 1, (int[]){1}, e)) < 0) goto fail;
     dg_mlp_reset_params(&pg->vf, pg->pv, &pg->rng);
-    const float k = 1.0f / sqrtf((float)o->hidden[nh - 1]);
+    const dg_real k = 1.0f / sqrtf((dg_real)o->hidden[nh - 1]);
     for (int i = 0; i < o->hidden[nh - 1]; i++) dg_params_data(pg->pv, pg->vw)[i] = dg_rng_uniform(&pg->rng, -k, k);
     dg_params_data(pg->pv, pg->vb)[0] = dg_rng_uniform(&pg->rng, -k, k);
     if (dg_adam_init(&pg->adam_pi, pg->pp, o->lr, 0.9, 0.999, 1e-5, 0.0) != DG_OK ||
@@ -624,16 +624,16 @@ dg_pg *dg_pg_create(const dg_env *env, const dg_pg_opts *o, dg_err *e) {
         goto fail;
     }
     const int X = env->aux_dim ? env->aux_dim : 1;
-    pg->state = malloc((size_t)o->batch * env->state_dim * sizeof(float));
-    pg->aux = malloc((size_t)o->batch * X * sizeof(float));
-    pg->noise = malloc((size_t)N * A * sizeof(float));
-    pg->obs = malloc((size_t)N * O * sizeof(float));
-    pg->act = malloc((size_t)N * A * sizeof(float));
-    pg->logp = malloc((size_t)N * sizeof(float));
-    pg->vraw = malloc((size_t)N * sizeof(float));
-    pg->rew = malloc((size_t)N * sizeof(float));
-    pg->adv = malloc((size_t)N * sizeof(float));
-    pg->ret = malloc((size_t)N * sizeof(float));
+    pg->state = malloc((size_t)o->batch * env->state_dim * sizeof(dg_real));
+    pg->aux = malloc((size_t)o->batch * X * sizeof(dg_real));
+    pg->noise = malloc((size_t)N * A * sizeof(dg_real));
+    pg->obs = malloc((size_t)N * O * sizeof(dg_real));
+    pg->act = malloc((size_t)N * A * sizeof(dg_real));
+    pg->logp = malloc((size_t)N * sizeof(dg_real));
+    pg->vraw = malloc((size_t)N * sizeof(dg_real));
+    pg->rew = malloc((size_t)N * sizeof(dg_real));
+    pg->adv = malloc((size_t)N * sizeof(dg_real));
+    pg->ret = malloc((size_t)N * sizeof(dg_real));
     pg->perm = malloc((size_t)N * sizeof(int));
     if (!pg->state || !pg->aux || !pg->noise || !pg->obs || !pg->act || !pg->logp || !pg->vraw ||
         !pg->rew || !pg->adv || !pg->ret || !pg->perm) {
@@ -648,8 +648,8 @@ dg_pg *dg_pg_create(const dg_env *env, const dg_pg_opts *o, dg_err *e) {
     for (int s = 0; s < pg->nshards; s++) {
         pg_shard *sh = &pg->sh[s];
         sh->ctx = dg_ctx_create(arena > ARENA0 ? arena : ARENA0);
-        sh->gpi = malloc(pg->pp->total * sizeof(float));
-        sh->gv = malloc(pg->pv->total * sizeof(float));
+        sh->gpi = malloc(pg->pp->total * sizeof(dg_real));
+        sh->gv = malloc(pg->pv->total * sizeof(dg_real));
         if (!sh->ctx || !sh->gpi || !sh->gv) {
             dg_err_set(e, DG_ERR_NOMEM, "out of memory for a shard");
             pg->nshards = s + 1;
@@ -706,7 +706,7 @@ dg_params *dg_pg_policy_params(dg_pg *pg) { return pg->pp; }
 dg_params *dg_pg_value_params(dg_pg *pg) { return pg->pv; }
 
 dg_status dg_pg_step_rewards(dg_ctx *ctx, const dg_env *env, dg_tensor *next, dg_tensor *aux,
-                             dg_tensor *action, float *rew) {
+                             dg_tensor *action, dg_real *rew) {
     if (!next || !action || (env->aux_dim && !aux)) {
         dg_ctx_fail(ctx, DG_ERR_ARG, "policy gradient rewards: missing input");
         return dg_ctx_status(ctx);
@@ -720,7 +720,7 @@ dg_status dg_pg_step_rewards(dg_ctx *ctx, const dg_env *env, dg_tensor *next, dg
         if (dg_ctx_status(ctx) != DG_OK) break;
         double c = 0.0;
         for (int i = 0; i < env->nterms; i++) c += (double)env->term_weights[i] * tm[i]->data[0];
-        rew[j] = (float)-c;
+        rew[j] = (dg_real)-c;
     }
     return dg_ctx_status(ctx);
 }
@@ -730,11 +730,11 @@ dg_tensor *dg_pg_log_prob(dg_ctx *ctx, dg_tensor *mean, dg_tensor *log_std, dg_t
     const int A = mean->shape[mean->ndim - 1];
     dg_tensor *z = dg_mul(ctx, dg_sub(ctx, action, mean), dg_exp(ctx, dg_neg(ctx, log_std)));
     dg_tensor *q = dg_scale(ctx, dg_sum_axis(ctx, dg_square(ctx, z), 1), -0.5f);
-    return dg_add_scalar(ctx, dg_sub(ctx, q, dg_sum(ctx, log_std)), (float)(-0.5 * A * LOG_2PI));
+    return dg_add_scalar(ctx, dg_sub(ctx, q, dg_sum(ctx, log_std)), (dg_real)(-0.5 * A * LOG_2PI));
 }
 
-dg_tensor *dg_pg_policy_loss(dg_ctx *ctx, dg_tensor *logp, const float *logp_old, const float *adv,
-                             float clip, float inv_m) {
+dg_tensor *dg_pg_policy_loss(dg_ctx *ctx, dg_tensor *logp, const dg_real *logp_old, const dg_real *adv,
+                             dg_real clip, dg_real inv_m) {
     if (!logp) return NULL;
     const int m = logp->shape[0];
     dg_tensor *old = dg_from(ctx, 2, (int[]){m, 1}, logp_old);
@@ -775,8 +775,8 @@ dg_pg_eval *dg_pg_eval_create(const dg_env *env, int B, uint64_t seed, int threa
     }
     ev->env = env;
     ev->B = B;
-    ev->state = malloc((size_t)B * env->state_dim * sizeof(float));
-    ev->aux = malloc((size_t)B * (env->aux_dim ? env->aux_dim : 1) * sizeof(float));
+    ev->state = malloc((size_t)B * env->state_dim * sizeof(dg_real));
+    ev->aux = malloc((size_t)B * (env->aux_dim ? env->aux_dim : 1) * sizeof(dg_real));
     ev->nshards = threads < B ? threads : B;
     if (ev->nshards > MAX_SHARDS) ev->nshards = MAX_SHARDS;
     for (int s = 0; s < ev->nshards; s++) {
@@ -808,7 +808,7 @@ typedef struct eval_job {
     const dg_policy  *m;
     dg_params        *p;
     int               s;
-    float            *terms;
+    dg_real            *terms;
     dg_tensor        *loss;
 } eval_job;
 
@@ -817,16 +817,16 @@ static dg_status eval_rollout(dg_ctx *ctx, void *user) {
     const dg_pg_eval *ev = jb->ev;
     const int S = ev->env->state_dim, X = ev->env->aux_dim, s = jb->s;
     jb->loss = dg_rollout(ctx, ev->env, jb->m, jb->p, ev->state + (size_t)ev->row0[s] * S,
-                          X ? ev->aux + (size_t)ev->row0[s] * X : NULL, ev->rows[s], 1.0f / (float)ev->B,
+                          X ? ev->aux + (size_t)ev->row0[s] * X : NULL, ev->rows[s], 1.0f / (dg_real)ev->B,
                           jb->terms, NULL, 0);
     return dg_ctx_status(ctx);
 }
 
-dg_status dg_pg_eval_loss(dg_pg_eval *ev, const dg_policy *m, dg_params *p, double *loss, float *terms,
+dg_status dg_pg_eval_loss(dg_pg_eval *ev, const dg_policy *m, dg_params *p, double *loss, dg_real *terms,
                           dg_err *e) {
     const dg_env *env = ev->env;
     double part[MAX_SHARDS];
-    float pterms[MAX_SHARDS][DG_LOSS_MAX_TERMS];
+    dg_real pterms[MAX_SHARDS][DG_LOSS_MAX_TERMS];
     dg_status status[MAX_SHARDS];
     int hidden[DG_MLP_MAX_LAYERS];
     const int nhidden = m->mlp[0].nlayers - 1;
@@ -841,7 +841,7 @@ dg_status dg_pg_eval_loss(dg_pg_eval *ev, const dg_policy *m, dg_params *p, doub
         part[s] = jb.loss && status[s] == DG_OK ? jb.loss->data[0] : NAN;
     }
     double total = 0.0;
-    float tsum[DG_LOSS_MAX_TERMS] = {0};
+    dg_real tsum[DG_LOSS_MAX_TERMS] = {0};
     for (int s = 0; s < ev->nshards; s++) {  /* fixed order */
         if (status[s] != DG_OK)
             return dg_err_set(e, status[s], "evaluation rollout: %s", dg_ctx_error(ev->ctx[s]));

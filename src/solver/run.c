@@ -37,15 +37,15 @@ typedef struct episode_job {
     const dg_env *env;
     const dg_policy *m;
     dg_params *p;
-    const float *state0, *aux;
+    const dg_real *state0, *aux;
     int B, backward;
-    float *terms, *traj;
+    dg_real *terms, *traj;
     dg_tensor *loss;
 } episode_job;
 
 static dg_status run_episode_job(dg_ctx *ctx, void *user) {
     episode_job *j = user;
-    j->loss = dg_rollout(ctx, j->env, j->m, j->p, j->state0, j->aux, j->B, 1.0f / (float)j->B, j->terms,
+    j->loss = dg_rollout(ctx, j->env, j->m, j->p, j->state0, j->aux, j->B, 1.0f / (dg_real)j->B, j->terms,
                          j->traj, j->B);
     if (j->loss && j->backward) dg_backward(ctx, j->loss);
     return dg_ctx_status(ctx);
@@ -88,6 +88,22 @@ dg_status dg_run_parse(dg_run *r, const char *text, size_t len, const char *labe
     r->cfg = dg_cfg_parse(text, len, label, e);
     const dg_status st = r->cfg ? run_finish(r, sets, nsets, e) : e->status;
     if (st != DG_OK) dg_run_free(r);
+    return st;
+}
+
+dg_status dg_run_precision(const char *path, const char *text, size_t len, const dg_run_set *sets, int nsets,
+                           int *precision, dg_err *e) {
+    DG_ERR_LOCAL(e);
+    *precision = 0;
+    dg_cfg *c = text ? dg_cfg_parse(text, len, path, e) : dg_cfg_load(path, e);
+    if (!c) return e->status;
+    dg_status st = DG_OK;
+    for (int i = 0; i < nsets && st == DG_OK; i++)
+        if (sets[i].value && !strcmp(sets[i].key, "train.precision")) st = dg_cfg_set(c, sets[i].key, sets[i].value, e);
+    dg_key k = *dg_run_key("train.precision");  /* the one declaration, read into an int of its own */
+    k.offset = 0;
+    if (st == DG_OK) st = dg_key_read(c, &k, precision, e);
+    dg_cfg_free(c);
     return st;
 }
 
@@ -153,7 +169,7 @@ int dg_run_dir(const char *config, char *buf, size_t n) {
     return w >= 0 && (size_t)w < n ? 0 : -1;
 }
 
-int dg_run_init_load(const dg_env *env, const char *path, float **state, float **aux, dg_err *e) {
+int dg_run_init_load(const dg_env *env, const char *path, dg_real **state, dg_real **aux, dg_err *e) {
     DG_ERR_LOCAL(e);
     *state = *aux = NULL;
     dg_st_file *f = dg_st_load(path, e);
@@ -169,22 +185,22 @@ int dg_run_init_load(const dg_env *env, const char *path, float **state, float *
     dg_err me = {0};
     if (st == DG_OK) {
         B = (int)ts->shape[0];
-        if (dg_mem_check((double)B * (env->state_dim + env->aux_dim + env->aux_user_dim) * sizeof(float), &me) != DG_OK)
+        if (dg_mem_check((double)B * (env->state_dim + env->aux_dim + env->aux_user_dim) * sizeof(dg_real), &me) != DG_OK)
             st = dg_err_set(e, me.status, "%.200s: %d initial states %s; lower the rows of the file", path, B, me.msg);
     }
     if (st == DG_OK) {
-        *state = malloc((size_t)B * env->state_dim * sizeof(float));
-        *aux = malloc((size_t)B * (env->aux_dim ? env->aux_dim : 1) * sizeof(float));
+        *state = malloc((size_t)B * env->state_dim * sizeof(dg_real));
+        *aux = malloc((size_t)B * (env->aux_dim ? env->aux_dim : 1) * sizeof(dg_real));
         if (!*state || !*aux) st = dg_err_set(e, DG_ERR_NOMEM, "out of memory");
     }
-    if (st == DG_OK) st = dg_st_read_f32(f, "state", 2, (int64_t[]){B, env->state_dim}, *state, e);
+    if (st == DG_OK) st = dg_st_read_real(f, "state", 2, (int64_t[]){B, env->state_dim}, *state, e);
     if (st == DG_OK && env->aux_dim) {
         const int ud = env->aux_user_dim ? env->aux_user_dim : env->aux_dim;
-        float *tmp = malloc((size_t)B * ud * sizeof(float));
-        st = tmp ? dg_st_read_f32(f, env->aux_name, 2, (int64_t[]){B, ud}, tmp, e)
+        dg_real *tmp = malloc((size_t)B * ud * sizeof(dg_real));
+        st = tmp ? dg_st_read_real(f, env->aux_name, 2, (int64_t[]){B, ud}, tmp, e)
                  : dg_err_set(e, DG_ERR_NOMEM, "out of memory");
         for (int b = 0; b < B && st == DG_OK; b++)
-            memcpy(*aux + (size_t)b * env->aux_dim, tmp + (size_t)b * ud, (size_t)ud * sizeof(float));
+            memcpy(*aux + (size_t)b * env->aux_dim, tmp + (size_t)b * ud, (size_t)ud * sizeof(dg_real));
         free(tmp);
         if (st == DG_OK && env->game->complete_aux) env->game->complete_aux(env, B, *aux);
     }
@@ -196,17 +212,17 @@ int dg_run_init_load(const dg_env *env, const char *path, float **state, float *
     return -1;
 }
 
-dg_status dg_run_init_draw(const dg_env *env, uint64_t seed, int B, float **state, float **aux, dg_err *e) {
-    *state = malloc((size_t)B * env->state_dim * sizeof(float));
-    *aux = malloc((size_t)B * (env->aux_dim ? env->aux_dim : 1) * sizeof(float));
+dg_status dg_run_init_draw(const dg_env *env, uint64_t seed, int B, dg_real **state, dg_real **aux, dg_err *e) {
+    *state = malloc((size_t)B * env->state_dim * sizeof(dg_real));
+    *aux = malloc((size_t)B * (env->aux_dim ? env->aux_dim : 1) * sizeof(dg_real));
     if (!*state || !*aux) return dg_err_set(e, DG_ERR_NOMEM, "out of memory");
     dg_rng rng;
     dg_rng_seed(&rng, seed);
     return env->game->reset(env, &rng, B, *state, *aux, e);
 }
 
-dg_ctx *dg_run_episode(const dg_env *env, const dg_policy *m, dg_params *p, const float *state0,
-                       const float *aux, int B, int backward, float *terms, float *traj, dg_tensor **loss,
+dg_ctx *dg_run_episode(const dg_env *env, const dg_policy *m, dg_params *p, const dg_real *state0,
+                       const dg_real *aux, int B, int backward, dg_real *terms, dg_real *traj, dg_tensor **loss,
                        dg_err *e) {
     int hidden[DG_MLP_MAX_LAYERS];
     for (int i = 0; i + 1 < m->mlp[0].nlayers; i++) hidden[i] = m->mlp[0].sizes[i + 1];
@@ -231,16 +247,16 @@ dg_ctx *dg_run_episode(const dg_env *env, const dg_policy *m, dg_params *p, cons
 
 double dg_run_eval_memory(const dg_env *env, const dg_train_opts *o, const dg_params *p, int B, int grad) {
     return dg_rollout_memory(env, o->hidden, o->nhidden, B, env->horizon, grad) +
-           (double)p->total * sizeof(float) * 2 + (double)B * (env->state_dim + env->aux_dim) * sizeof(float) +
-           (double)(env->horizon + 1) * B * env->state_dim * sizeof(float) * (env->nmetrics > 0);
+           (double)p->total * sizeof(dg_real) * 2 + (double)B * (env->state_dim + env->aux_dim) * sizeof(dg_real) +
+           (double)(env->horizon + 1) * B * env->state_dim * sizeof(dg_real) * (env->nmetrics > 0);
 }
 
-dg_status dg_run_eval(const dg_env *env, const dg_policy *m, dg_params *p, const float *state,
-                      const float *aux, int B, int grad, dg_eval_result *r, dg_err *e) {
+dg_status dg_run_eval(const dg_env *env, const dg_policy *m, dg_params *p, const dg_real *state,
+                      const dg_real *aux, int B, int grad, dg_eval_result *r, dg_err *e) {
     DG_ERR_LOCAL(e);
     memset(r, 0, sizeof *r);
-    float *traj = NULL;
-    if (env->nmetrics && !(traj = malloc((size_t)(env->horizon + 1) * B * env->state_dim * sizeof(float))))
+    dg_real *traj = NULL;
+    if (env->nmetrics && !(traj = malloc((size_t)(env->horizon + 1) * B * env->state_dim * sizeof(dg_real))))
         return dg_err_set(e, DG_ERR_NOMEM, "out of memory for the trajectory");
     dg_tensor *loss;
     dg_params_zero_grad(p);
@@ -386,7 +402,7 @@ dg_status dg_run_bench(const dg_run *r, int warmup, int epochs, dg_bench_result 
         b->tape_bytes = (double)dg_trainer_arena_peak(t) * b->shards;
         b->checkpoint_every = dg_trainer_checkpoint_every(t);
         const int k = b->checkpoint_every;
-        b->saved_bytes = k ? (double)((H + k - 1) / k) * B * r->env->state_dim * sizeof(float) : 0;
+        b->saved_bytes = k ? (double)((H + k - 1) / k) * B * r->env->state_dim * sizeof(dg_real) : 0;
     }
     free(tm.ms);
     free(tm.flops);

@@ -259,7 +259,7 @@ dg_status dg_sweep_summary(const dg_sweep *s, dg_err *e) {
             for (int j = 0; j < ns; j++) {
                 const double y = loss[k * ns + j];
                 px[a] = (float)k;
-                py[a++] = (float)y;
+                py[a++] = (dg_real)y;
                 px[a] = NAN;
                 py[a++] = NAN;
                 if (isfinite(y)) v[m++] = y;

@@ -32,7 +32,7 @@
 /* The keys as read (floats as the config gives them); dg_train_opts widens them. */
 typedef struct train_keys {
     int   seed, batch, epochs, warmup, threads, nan_epoch, fixed_batch, resume_every;
-    int   solver, exploit_every, exploit_epochs, checkpoint_every, mode, truncate;
+    int   solver, exploit_every, exploit_epochs, checkpoint_every, mode, truncate, precision;
     float lr, betas[2], eps, clip;
     int   snapshots[DG_MAX_SNAPSHOTS], nsnapshots;
     int   hidden[DG_MLP_MAX_LAYERS], nhidden;
@@ -40,6 +40,7 @@ typedef struct train_keys {
 
 static const char *const SOLVERS[] = {"gda", "optimistic", "extragradient", NULL};  /* dg_game_solver order */
 static const char *const MODES[] = {"policy", "open_loop", NULL};  /* dg_train_opts.open_loop 0, 1 */
+static const char *const PRECISIONS[] = {"f32", "f64", NULL};  /* dg_train_opts.precision 0, 1 */
 
 static const dg_key TRAIN_KEYS[] = {
     DG_K_INT("seed", train_keys, seed, 0, 0, 2147483647, "random seed: initial weights and episode draws"),
@@ -75,6 +76,9 @@ static const dg_key TRAIN_KEYS[] = {
     DG_K_INT("train.truncate", train_keys, truncate, 0, 0, DG_MAX_HORIZON,
              "truncated BPTT: windows of K steps, the state entering each held constant, so gradients "
              "flow back at most K steps while the rollout goes on (0: off, the whole episode)"),
+    DG_K_ENUM("train.precision", train_keys, precision, 0, PRECISIONS, "precision",
+              "the tape's numbers: f32 (float32) or f64 (double, every value on the tape: to tell chaos from "
+              "rounding; slower, docs/long_horizon.md)"),
     {.name = "policy.hidden", .type = DG_KEY_INT_ARRAY, .offset = offsetof(train_keys, hidden),
      .count_offset = offsetof(train_keys, nhidden), .min_n = 0, .max_n = DG_MLP_MAX_LAYERS - 1, .lo = 1,
      .hi = 65536, .def_v = (const double[]){64, 64}, .def_n = 2, .what = "sizes",
@@ -115,6 +119,7 @@ static void opts_from_keys(const train_keys *k, dg_train_opts *o) {
     o->checkpoint_every = k->checkpoint_every;
     o->open_loop = k->mode == 1;
     o->truncate = k->truncate;
+    o->precision = k->precision;
     if (o->open_loop) o->fixed_batch = 1;  /* a plan belongs to its initial state */
 }
 
@@ -175,7 +180,7 @@ static double tape_row(const dg_env *env, const int *hidden, int nhidden) {
         for (int i = 0; i < nhidden; i++) pw += hidden[i];  /* nhidden < 0: plans, no MLP */
     }
     return (TAPE_PER_POLICY_WIDTH * pw + TAPE_PER_AUX * env->aux_dim + TAPE_PER_STATE * env->state_dim) *
-           sizeof(float);
+           sizeof(dg_real);
 }
 
 /* The game's own tape, measured: episodes of 16 and 32 rows, 1 and 2 steps each, under a policy
@@ -189,14 +194,14 @@ typedef struct game_tape_fit { double step, step_row, base, base_row; } game_tap
 
 static int game_tape(const dg_env *env, int backward, game_tape_fit *g) {
     const double players = env->nplayers > 1 ? 2 : 1;
-    if (2 * (32 * tape_row(env, NULL, 0) + TAPE_PER_STEP * players) + 32 * env->aux_dim * 4.0 > TAPE_MEASURE_MAX)
+    if (2 * (32 * tape_row(env, NULL, 0) + TAPE_PER_STEP * players) + 32 * env->aux_dim * (double)sizeof(dg_real) > TAPE_MEASURE_MAX)
         return 0;
     const int Bs[2] = {16, 32};
     dg_err e = {0};
     dg_policy pol;
     dg_params *p = NULL;
-    float *st = malloc((size_t)32 * env->state_dim * sizeof(float));
-    float *aux = malloc((size_t)32 * (env->aux_dim ? env->aux_dim : 1) * sizeof(float));
+    dg_real *st = malloc((size_t)32 * env->state_dim * sizeof(dg_real));
+    dg_real *aux = malloc((size_t)32 * (env->aux_dim ? env->aux_dim : 1) * sizeof(dg_real));
     /* one arena for the four episodes, twice the formula's guess (grown if short): after a run
      * on a reset arena, what it used is that run's peak */
     const double guess = 2 * 2 * (32 * tape_row(env, NULL, 0) + TAPE_PER_STEP * players) + (1 << 20);
@@ -213,7 +218,7 @@ static int game_tape(const dg_env *env, int backward, game_tape_fit *g) {
             w.horizon = 1 + k;
             for (int tries = 0;; tries++) {
                 dg_ctx_reset(ctx);
-                dg_tensor *l = dg_rollout(ctx, &w, &pol, p, st, aux, Bs[b], 1.0f / (float)Bs[b], NULL, NULL, Bs[b]);
+                dg_tensor *l = dg_rollout(ctx, &w, &pol, p, st, aux, Bs[b], 1.0f / (dg_real)Bs[b], NULL, NULL, Bs[b]);
                 if (l && backward) dg_backward(ctx, l);
                 if (dg_ctx_status(ctx) != DG_ERR_ARENA_FULL || tries == 4) break;
                 if (dg_ctx_reserve(&ctx, 4 * dg_ctx_capacity(ctx)) != DG_OK) break;
@@ -249,7 +254,7 @@ double dg_rollout_memory(const dg_env *env, const int *hidden, int nhidden, doub
      * reused the gradient buffers of the nodes it has passed (dg__grad); with that reuse the
      * backward adds a few gradients in flight */
     const double fwd = backward ? 0.65 : 0.6;
-    const double P = fwd * param_count(env, hidden, nhidden) * sizeof(float) + 65536.0;
+    const double P = fwd * param_count(env, hidden, nhidden) * sizeof(dg_real) + 65536.0;
     const double formula = steps * fwd * (B * tape_row(env, hidden, nhidden) + TAPE_PER_STEP * players) + P;
     game_tape_fit g;
     if (!game_tape(env, backward, &g)) return formula;
@@ -260,7 +265,7 @@ double dg_rollout_memory(const dg_env *env, const int *hidden, int nhidden, doub
     const double B16 = ceil(B / 16) * 16;
     double hid = 0;
     for (int i = 0; i < nhidden; i++) hid += hidden[i];
-    const double layers = steps * players * (fwd * B * TAPE_PER_POLICY_WIDTH * hid * sizeof(float) +
+    const double layers = steps * players * (fwd * B * TAPE_PER_POLICY_WIDTH * hid * sizeof(dg_real) +
                                              (nhidden > 0 ? nhidden : 0) * TAPE_PER_LAYER);
     const double measured = steps * (g.step + B16 * g.step_row) + g.base + B16 * g.base_row + layers + P;
     return measured > formula ? measured : formula;
@@ -302,7 +307,7 @@ double dg_train_memory(const dg_env *env, const dg_train_opts *o, dg_mem_parts *
     /* weights, gradient, Adam m and v, the NaN guard's copies (3), a gradient per shard;
      * two players: the previous gradient and three more copies; a resume file's writer copies
      * six of them while it writes */
-    m.params = param_count(env, o->hidden, o->open_loop ? -1 : o->nhidden) * sizeof(float) * (13 + shards + 4 * two);
+    m.params = param_count(env, o->hidden, o->open_loop ? -1 : o->nhidden) * sizeof(dg_real) * (13 + shards + 4 * two);
     /* steps on one tape: all of them, a truncation window, or a segment (checkpointed BPTT) */
     const int T = o->truncate > 0 && o->truncate < H ? o->truncate : (int)H;
     double steps = T;
@@ -315,24 +320,24 @@ double dg_train_memory(const dg_env *env, const dg_train_opts *o, dg_mem_parts *
     if (diag > tape0) m.tape += diag - tape0;
     /* initial batch and its constants (two players: a second copy), the trajectory for the
      * metrics, the checkpointed states and the state between truncation windows */
-    m.data = B * (S + X) * sizeof(float) * (2 + two);  /* and the resume file's copy */
-    if (env->game->metrics) m.data += (H + 1) * B * S * sizeof(float);
-    m.data += dg_episode_saved((int)H, every, o->truncate) * B * S * sizeof(float);
+    m.data = B * (S + X) * sizeof(dg_real) * (2 + two);  /* and the resume file's copy */
+    if (env->game->metrics) m.data += (H + 1) * B * S * sizeof(dg_real);
+    m.data += dg_episode_saved((int)H, every, o->truncate) * B * S * sizeof(dg_real);
     /* a metrics row an epoch, kept for metrics.csv and the resume file (packed, then copied) */
     m.log = (double)o->epochs * (sizeof(dg_epoch_stats) + 2 * ROW_COLS * sizeof(double) + 64);
     /* loss.png at the end: the plot, and its points copied into floats */
     m.log += dg_plot_memory(LOSS_PLOT_W, LOSS_PLOT_H, (double)o->epochs * (env->nterms + 1)) +
-             (double)o->epochs * (env->nterms + 2) * sizeof(float);
+             (double)o->epochs * (env->nterms + 2) * sizeof(dg_real);
     m.total = m.params + m.tape + m.data + m.log;
     if (parts) *parts = m;
     return m.total;
 }
 
 double dg_train_output_bytes(const dg_env *env, const dg_train_opts *o) {
-    const double P = param_count(env, o->hidden, o->open_loop ? -1 : o->nhidden) * sizeof(float);
+    const double P = param_count(env, o->hidden, o->open_loop ? -1 : o->nhidden) * sizeof(dg_real);
     int snaps = 1;  /* the final snapshot, and each snapshot epoch within the run */
     for (int i = 0; i < o->nsnapshots; i++) snaps += o->snapshots[i] <= o->epochs;
-    const double batch = (double)o->batch * (env->state_dim + env->aux_dim) * sizeof(float);
+    const double batch = (double)o->batch * (env->state_dim + env->aux_dim) * sizeof(dg_real);
     /* snapshots (+ final.safetensors), resume.safetensors (parameters, Adam, the guard's copies,
      * the batch, metrics rows), metrics.csv (a line an epoch), loss.png, the config in each */
     return snaps * (P + 16384) + 6 * P + batch + (double)o->epochs * (ROW_COLS * 8 + 400) + 2e6;
@@ -352,8 +357,8 @@ const char *dg_train_memory_key(const dg_env *env, const dg_mem_parts *m) {
  * the state tensors, keep[t] after step t. Returns the state after step t1,
  * NULL on error. */
 static dg_tensor *run_steps(dg_ctx *ctx, const dg_env *env, const dg_policy *pol, dg_params *p,
-                            dg_tensor *state, dg_tensor *ax, int t0, int t1, float inv_batch,
-                            dg_loss *loss, float *traj, int ld, dg_tensor **keep) {
+                            dg_tensor *state, dg_tensor *ax, int t0, int t1, dg_real inv_batch,
+                            dg_loss *loss, dg_real *traj, int ld, dg_tensor **keep) {
     const dg_game *g = env->game;
     const int S = env->state_dim, B = state->shape[0];
     for (int t = t0 + 1; t <= t1; t++) {
@@ -370,21 +375,21 @@ static dg_tensor *run_steps(dg_ctx *ctx, const dg_env *env, const dg_policy *pol
         dg_env_add_terminal(ctx, env, t, state, ax, inv_batch, tm);
         if (dg_ctx_status(ctx) != DG_OK) return NULL;
         dg_loss_add(ctx, loss, tm);
-        if (traj) memcpy(traj + (size_t)t * ld * S, state->data, (size_t)B * S * sizeof(float));
+        if (traj) memcpy(traj + (size_t)t * ld * S, state->data, (size_t)B * S * sizeof(dg_real));
         if (keep) keep[t] = state;
     }
     return state;
 }
 
 dg_tensor *dg_rollout(dg_ctx *ctx, const dg_env *env, const dg_policy *pol, dg_params *p,
-                      const float *state0, const float *aux, int B, float inv_batch,
-                      float *terms, float *traj, int traj_ld) {
+                      const dg_real *state0, const dg_real *aux, int B, dg_real inv_batch,
+                      dg_real *terms, dg_real *traj, int traj_ld) {
     const int S = env->state_dim;
     dg_tensor *state = dg_from(ctx, 2, (int[]){B, S}, state0);
     dg_tensor *ax = env->aux_dim ? dg_from(ctx, 2, (int[]){B, env->aux_dim}, aux) : NULL;
     if (!state) return NULL;
     if (traj_ld < B) traj_ld = B;
-    if (traj) memcpy(traj, state0, (size_t)B * S * sizeof(float));
+    if (traj) memcpy(traj, state0, (size_t)B * S * sizeof(dg_real));
     dg_loss loss;
     dg_loss_begin(&loss, env->nterms, env->term_weights);
     if (!run_steps(ctx, env, pol, p, state, ax, 0, env->horizon, inv_batch, &loss, traj, traj_ld, NULL))
@@ -393,12 +398,12 @@ dg_tensor *dg_rollout(dg_ctx *ctx, const dg_env *env, const dg_policy *pol, dg_p
 }
 
 /* The accumulators' values after a segment, to seed the next one. */
-static void loss_values(const dg_loss *l, float *acc) {
+static void loss_values(const dg_loss *l, dg_real *acc) {
     for (int i = 0; i < l->nterms; i++) acc[i] = l->acc[i]->data[0];
 }
 
 /* Seeds l as if steps steps had been added with sums acc (constants). */
-static void loss_seed(dg_ctx *ctx, dg_loss *l, const float *acc, int steps) {
+static void loss_seed(dg_ctx *ctx, dg_loss *l, const dg_real *acc, int steps) {
     for (int i = 0; i < l->nterms; i++) l->acc[i] = dg_scalar(ctx, acc[i]);
     l->steps = steps;
 }
@@ -415,9 +420,9 @@ int dg_episode_saved(int H, int every, int truncate) {
  * and terms; the others copy the state after step T1 into end. The float operations are those
  * of the whole episode's tape, so the loss is the same to the bit. */
 static dg_status window_grad(dg_ctx *ctx, const dg_env *env, const dg_policy *pol, dg_params *p,
-                             const float *start, const float *aux, int B, float inv_batch, int T0, int T1,
-                             int every, float *saved, float *acc, float *end, double *loss_out, float *terms,
-                             float *traj, int traj_ld) {
+                             const dg_real *start, const dg_real *aux, int B, dg_real inv_batch, int T0, int T1,
+                             int every, dg_real *saved, dg_real *acc, dg_real *end, double *loss_out, dg_real *terms,
+                             dg_real *traj, int traj_ld) {
     const int H = env->horizon, S = env->state_dim, last = T1 == H;
     if (every <= 0 || every >= T1 - T0) {  /* the window on one tape: forward, then its backward */
         dg_ctx_reset(ctx);
@@ -430,7 +435,7 @@ static dg_status window_grad(dg_ctx *ctx, const dg_env *env, const dg_policy *po
         dg_tensor *e1 = run_steps(ctx, env, pol, p, st, ax, T0, T1, inv_batch, &l, traj, traj_ld, NULL);
         if (!e1) return dg_ctx_status(ctx);
         loss_values(&l, acc);
-        if (!last) memcpy(end, e1->data, (size_t)B * S * sizeof(float));
+        if (!last) memcpy(end, e1->data, (size_t)B * S * sizeof(dg_real));
         l.steps = H;  /* scale by 1/H, as the full episode does (the last window counts H already) */
         dg_tensor *lt = dg_loss_finish(ctx, &l, last ? terms : NULL);
         if (!lt) return dg_ctx_status(ctx);
@@ -442,7 +447,7 @@ static dg_status window_grad(dg_ctx *ctx, const dg_env *env, const dg_policy *po
      * running loss sums. The float operations are those of the full tape, so
      * the loss is the same to the bit. */
     const int nseg = (T1 - T0 + every - 1) / every;
-    memcpy(saved, start, (size_t)B * S * sizeof(float));
+    memcpy(saved, start, (size_t)B * S * sizeof(dg_real));
     for (int j = 0; j < nseg; j++) {
         const int t0 = T0 + j * every, t1 = t0 + every < T1 ? t0 + every : T1;
         dg_ctx_reset(ctx);
@@ -455,8 +460,8 @@ static dg_status window_grad(dg_ctx *ctx, const dg_env *env, const dg_policy *po
         dg_tensor *e1 = run_steps(ctx, env, pol, p, st, ax, t0, t1, inv_batch, &l, traj, traj_ld, NULL);
         if (!e1) return dg_ctx_status(ctx);
         loss_values(&l, acc);
-        if (j + 1 < nseg) memcpy(saved + (size_t)(j + 1) * B * S, e1->data, (size_t)B * S * sizeof(float));
-        else if (!last) memcpy(end, e1->data, (size_t)B * S * sizeof(float));
+        if (j + 1 < nseg) memcpy(saved + (size_t)(j + 1) * B * S, e1->data, (size_t)B * S * sizeof(dg_real));
+        else if (!last) memcpy(end, e1->data, (size_t)B * S * sizeof(dg_real));
         else {
             dg_tensor *lt = dg_loss_finish(ctx, &l, terms);
             if (!lt) return dg_ctx_status(ctx);
@@ -468,12 +473,12 @@ static dg_status window_grad(dg_ctx *ctx, const dg_env *env, const dg_policy *po
      * is its own weighted terms plus sum(end · G), G the gradient that the
      * later segments sent back to its end state. Gradients reach every node
      * in the order of the full tape, so they are the same to the bit. */
-    float *adj = NULL;  /* G, (B, S), in the arena of the segment being built */
-    float *g_next = NULL;
+    dg_real *adj = NULL;  /* G, (B, S), in the arena of the segment being built */
+    dg_real *g_next = NULL;
     for (int j = nseg - 1; j >= 0; j--) {
         const int t0 = T0 + j * every, t1 = t0 + every < T1 ? t0 + every : T1;
         if (g_next) {  /* keep G across the arena rewind */
-            memcpy(saved + (size_t)(j + 1) * B * S, g_next, (size_t)B * S * sizeof(float));
+            memcpy(saved + (size_t)(j + 1) * B * S, g_next, (size_t)B * S * sizeof(dg_real));
             adj = saved + (size_t)(j + 1) * B * S;  /* that start state is no longer needed */
         }
         dg_ctx_reset(ctx);
@@ -496,7 +501,7 @@ static dg_status window_grad(dg_ctx *ctx, const dg_env *env, const dg_policy *po
         if (!seg || dg_backward(ctx, seg) != DG_OK) return dg_ctx_status(ctx);
         g_next = j > 0 ? st->grad : NULL;
         if (j > 0 && !g_next) {  /* the loss does not depend on this segment's start */
-            memset(saved + (size_t)j * B * S, 0, (size_t)B * S * sizeof(float));
+            memset(saved + (size_t)j * B * S, 0, (size_t)B * S * sizeof(dg_real));
             g_next = saved + (size_t)j * B * S;
         }
     }
@@ -504,9 +509,9 @@ static dg_status window_grad(dg_ctx *ctx, const dg_env *env, const dg_policy *po
 }
 
 dg_status dg_episode_grad(dg_ctx *ctx, const dg_env *env, const dg_policy *pol, dg_params *p,
-                          const float *state0, const float *aux, int B, float inv_batch,
-                          int every, int truncate, float *saved, double *loss_out, float *terms,
-                          float *traj, int traj_ld) {
+                          const dg_real *state0, const dg_real *aux, int B, dg_real inv_batch,
+                          int every, int truncate, dg_real *saved, double *loss_out, dg_real *terms,
+                          dg_real *traj, int traj_ld) {
     const int H = env->horizon, S = env->state_dim;
     if (traj_ld < B) traj_ld = B;
     const int T = truncate > 0 && truncate < H ? truncate : H;  /* steps of one window */
@@ -520,9 +525,9 @@ dg_status dg_episode_grad(dg_ctx *ctx, const dg_env *env, const dg_policy *pol, 
     /* Truncated BPTT (T < H): windows of T steps, each rolled out from the state the last one
      * ended in and differentiated on its own, that start state a constant. The checkpointed
      * segments (if any) use the first blocks of saved, the state between windows the last. */
-    float acc[DG_LOSS_MAX_TERMS] = {0};
-    float *end = T < H ? saved + (size_t)(dg_episode_saved(H, every, truncate) - 1) * B * S : NULL;
-    if (traj) memcpy(traj, state0, (size_t)B * S * sizeof(float));
+    dg_real acc[DG_LOSS_MAX_TERMS] = {0};
+    dg_real *end = T < H ? saved + (size_t)(dg_episode_saved(H, every, truncate) - 1) * B * S : NULL;
+    if (traj) memcpy(traj, state0, (size_t)B * S * sizeof(dg_real));
     for (int T0 = 0; T0 < H; T0 += T) {
         const int T1 = T0 + T < H ? T0 + T : H;
         const dg_status st = window_grad(ctx, env, pol, p, T0 ? end : state0, aux, B, inv_batch, T0, T1, every,
@@ -535,7 +540,7 @@ dg_status dg_episode_grad(dg_ctx *ctx, const dg_env *env, const dg_policy *pol, 
 /* ------------------------------------------------------------ state gradients */
 
 dg_status dg_episode_state_grads(dg_ctx *ctx, const dg_env *env, const dg_policy *pol, dg_params *p,
-                         const float *state0, const float *aux, int B, dg_state_grads *r) {
+                         const dg_real *state0, const dg_real *aux, int B, dg_state_grads *r) {
     const int H = env->horizon, S = env->state_dim;
     memset(r, 0, sizeof *r);
     r->rows = B;
@@ -549,7 +554,7 @@ dg_status dg_episode_state_grads(dg_ctx *ctx, const dg_env *env, const dg_policy
     keep[0] = st;
     dg_loss l;
     dg_loss_begin(&l, env->nterms, env->term_weights);
-    if (!run_steps(ctx, env, pol, p, st, ax, 0, H, 1.0f / (float)B, &l, NULL, 0, keep))
+    if (!run_steps(ctx, env, pol, p, st, ax, 0, H, 1.0f / (dg_real)B, &l, NULL, 0, keep))
         return dg_ctx_status(ctx);
     dg_tensor *lt = dg_loss_finish(ctx, &l, NULL);
     for (int t = 1; t <= H; t++) dg_retain_grad(keep[t]);  /* intermediates: read after backward */
@@ -583,11 +588,11 @@ dg_status dg_episode_state_grads(dg_ctx *ctx, const dg_env *env, const dg_policy
 
 typedef struct shard {
     dg_ctx *ctx;
-    float  *grad;                    /* (params total) this shard's gradient */
-    float  *saved;                   /* checkpointed BPTT: segment start states */
+    dg_real  *grad;                    /* (params total) this shard's gradient */
+    dg_real  *saved;                   /* checkpointed BPTT: segment start states */
     int     row0, rows;
     double  loss;
-    float   terms[DG_LOSS_MAX_TERMS];
+    dg_real   terms[DG_LOSS_MAX_TERMS];
     dg_status status;
     char    err[256];
 } shard;
@@ -608,8 +613,8 @@ struct dg_trainer {
     unsigned char *xbuf;              /* under MPI: the shards' results as they travel           */
     size_t      xcap;
     shard       shards[MAX_THREADS];
-    float      *state0, *aux, *traj;  /* (B,S), (B,A), (H+1,B,S) */
-    float      *good_w, *good_m, *good_v;  /* last parameters that gave a finite loss */
+    dg_real      *state0, *aux, *traj;  /* (B,S), (B,A), (H+1,B,S) */
+    dg_real      *good_w, *good_m, *good_v;  /* last parameters that gave a finite loss */
     int64_t     good_step;
     double      lr_scale;              /* halved by the NaN guard */
     char        out_dir[DG_PATH_MAX - 64]; /* leaves room for "/<name>" under DG_PATH_MAX */
@@ -620,9 +625,9 @@ struct dg_trainer {
     size_t       arena_peak;
     int          epoch;                /* epochs done (restored on resume)            */
     size_t       ev0;                  /* two players: the evader's first parameter    */
-    float       *prev_g;               /* optimistic GDA: last epoch's gradient        */
-    float       *save_w, *save_m, *save_v;  /* extragradient: the point it leaves from */
-    float       *x_state, *x_aux;      /* exploitability: its evaluation batch         */
+    dg_real       *prev_g;               /* optimistic GDA: last epoch's gradient        */
+    dg_real       *save_w, *save_m, *save_v;  /* extragradient: the point it leaves from */
+    dg_real       *x_state, *x_aux;      /* exploitability: its evaluation batch         */
     int          sg_rows;              /* the state-gradient diagnostic's rows (0: none) */
     double       sg_bytes;             /* and its arena                                 */
 };
@@ -656,6 +661,11 @@ void dg_trainer_free(dg_trainer *t) {
 
 dg_trainer *dg_trainer_create(const dg_env *env, const dg_train_opts *o, const char *out_dir,
                               const char *config_yaml, dg_err *e) {
+    if (o->precision && !DG_REAL_F64) {  /* asked for the double tape, given the float one (difgames/real.h) */
+        dg_err_set(e, DG_ERR_CONFIG, "train.precision: f64, but this program's tape is float32 (a C program gets "
+                   "the double tape by compiling with -DDG_F64; docs/long_horizon.md)");
+        return NULL;
+    }
     dg_trainer *t = calloc(1, sizeof *t);
     if (!t) {
         dg_err_set(e, DG_ERR_NOMEM, "out of memory");
@@ -686,24 +696,24 @@ dg_trainer *dg_trainer_create(const dg_env *env, const dg_train_opts *o, const c
     if (t->nshards < 1) t->nshards = 1;
     t->sh_lo = (int)((int64_t)rank * t->nshards / R);
     t->sh_hi = (int)((int64_t)(rank + 1) * t->nshards / R);
-    if ((double)(H + 1) * B * S > 4e9 / sizeof(float)) {
+    if ((double)(H + 1) * B * S > 4e9 / sizeof(dg_real)) {
         dg_err_set(e, DG_ERR_ARG, "batch %d × horizon %d is too large to keep in memory", B, H);
         goto fail;
     }
-    t->state0 = malloc((size_t)B * S * sizeof(float));
-    t->aux = malloc((size_t)B * (env->aux_dim ? env->aux_dim : 1) * sizeof(float));
-    t->traj = env->game->metrics ? malloc((size_t)(H + 1) * B * S * sizeof(float)) : NULL;
-    t->good_w = malloc(total * sizeof(float));
-    t->good_m = malloc(total * sizeof(float));
-    t->good_v = malloc(total * sizeof(float));
+    t->state0 = malloc((size_t)B * S * sizeof(dg_real));
+    t->aux = malloc((size_t)B * (env->aux_dim ? env->aux_dim : 1) * sizeof(dg_real));
+    t->traj = env->game->metrics ? malloc((size_t)(H + 1) * B * S * sizeof(dg_real)) : NULL;
+    t->good_w = malloc(total * sizeof(dg_real));
+    t->good_m = malloc(total * sizeof(dg_real));
+    t->good_v = malloc(total * sizeof(dg_real));
     if (t->mlp.n == 2) {
         t->ev0 = t->p->info[dg_policy_first_param(&t->mlp, 1)].offset;
-        t->prev_g = calloc(total, sizeof(float));
-        t->save_w = malloc(total * sizeof(float));
-        t->save_m = malloc(total * sizeof(float));
-        t->save_v = malloc(total * sizeof(float));
-        t->x_state = malloc((size_t)B * S * sizeof(float));
-        t->x_aux = malloc((size_t)B * (env->aux_dim ? env->aux_dim : 1) * sizeof(float));
+        t->prev_g = calloc(total, sizeof(dg_real));
+        t->save_w = malloc(total * sizeof(dg_real));
+        t->save_m = malloc(total * sizeof(dg_real));
+        t->save_v = malloc(total * sizeof(dg_real));
+        t->x_state = malloc((size_t)B * S * sizeof(dg_real));
+        t->x_aux = malloc((size_t)B * (env->aux_dim ? env->aux_dim : 1) * sizeof(dg_real));
         if (!t->prev_g || !t->save_w || !t->save_m || !t->save_v || !t->x_state || !t->x_aux) {
             dg_err_set(e, DG_ERR_NOMEM, "out of memory for the two players' state");
             goto fail;
@@ -733,14 +743,14 @@ dg_trainer *dg_trainer_create(const dg_env *env, const dg_train_opts *o, const c
         sh->rows = B / t->nshards + (s < B % t->nshards);
         sh->row0 = s ? t->shards[s - 1].row0 + t->shards[s - 1].rows : 0;
         size_t cap = (size_t)tape;
-        sh->grad = calloc(total ? total : 1, sizeof(float));
+        sh->grad = calloc(total ? total : 1, sizeof(dg_real));
         if (!sh->grad) {
             dg_err_set(e, DG_ERR_NOMEM, "out of memory for the shards' gradients");
             goto fail;
         }
         if (s < t->sh_lo || s >= t->sh_hi) continue;   /* another rank's: its results only */
         if (nsaved) {
-            sh->saved = malloc((size_t)nsaved * sh->rows * S * sizeof(float));
+            sh->saved = malloc((size_t)nsaved * sh->rows * S * sizeof(dg_real));
             if (!sh->saved) {
                 dg_err_set(e, DG_ERR_NOMEM, "out of memory for checkpointed states");
                 goto fail;
@@ -789,8 +799,8 @@ typedef struct shard_job {
     const dg_trainer *t;
     shard           *sh;
     dg_params       *view;
-    const float     *state0, *aux;
-    float           *traj, inv_batch;
+    const dg_real     *state0, *aux;
+    dg_real           *traj, inv_batch;
     uint64_t         flops0;          /* the arena's FLOP count when the run began */
 } shard_job;
 
@@ -798,7 +808,7 @@ static dg_status shard_episode(dg_ctx *ctx, void *user) {
     shard_job *j = user;
     shard *sh = j->sh;
     j->flops0 = dg_ctx_flops(ctx);
-    memset(sh->grad, 0, j->t->p->total * sizeof(float));
+    memset(sh->grad, 0, j->t->p->total * sizeof(dg_real));
     return dg_episode_grad(ctx, j->t->env, &j->t->mlp, j->view, j->state0, j->aux, sh->rows, j->inv_batch,
                            j->t->o.checkpoint_every, j->t->o.truncate, sh->saved, &sh->loss, sh->terms, j->traj,
                            j->t->o.batch);
@@ -809,16 +819,16 @@ typedef struct shard_msg {
     double    loss, flops;
     uint64_t  peak;
     int32_t   status, pad;
-    float     terms[DG_LOSS_MAX_TERMS];
+    dg_real     terms[DG_LOSS_MAX_TERMS];
     char      err[256];
 } shard_msg;
 
 /* Under MPI: every rank's shards' results (loss, terms, gradient, flops, arena peak; with traj, the
  * trajectory rows) to every rank, in place in t->shards (MPI_Allgatherv: exact copies). */
-static dg_status exchange_shards(dg_trainer *t, float *traj, double *sflops, size_t *speak, dg_err *e) {
+static dg_status exchange_shards(dg_trainer *t, dg_real *traj, double *sflops, size_t *speak, dg_err *e) {
     const int R = dg_dist_size(), me = dg_dist_rank(), B = t->o.batch, S = t->env->state_dim;
     const int H1 = traj ? t->env->horizon + 1 : 0;
-    const size_t total = t->p->total, one = sizeof(shard_msg) + total * sizeof(float);
+    const size_t total = t->p->total, one = sizeof(shard_msg) + total * sizeof(dg_real);
     size_t bytes[MAX_THREADS], cap = 0, at = 0;
     int lo[MAX_THREADS + 1], row0[MAX_THREADS], rows[MAX_THREADS];
     for (int r = 0; r <= R; r++) lo[r] = (int)((int64_t)r * t->nshards / R);
@@ -826,7 +836,7 @@ static dg_status exchange_shards(dg_trainer *t, float *traj, double *sflops, siz
         const shard *a = &t->shards[lo[r]], *z = &t->shards[lo[r + 1] - 1];
         row0[r] = lo[r + 1] > lo[r] ? a->row0 : 0;
         rows[r] = lo[r + 1] > lo[r] ? z->row0 + z->rows - a->row0 : 0;
-        bytes[r] = (size_t)(lo[r + 1] - lo[r]) * one + (size_t)H1 * (size_t)rows[r] * (size_t)S * sizeof(float);
+        bytes[r] = (size_t)(lo[r + 1] - lo[r]) * one + (size_t)H1 * (size_t)rows[r] * (size_t)S * sizeof(dg_real);
         if (r < me) at += bytes[r];
         cap += bytes[r];
     }
@@ -843,9 +853,9 @@ static dg_status exchange_shards(dg_trainer *t, float *traj, double *sflops, siz
         memcpy(m.terms, sh->terms, sizeof m.terms);
         memcpy(m.err, sh->err, sizeof m.err);
         memcpy(q, &m, sizeof m);
-        memcpy(q + sizeof m, sh->grad, total * sizeof(float));
+        memcpy(q + sizeof m, sh->grad, total * sizeof(dg_real));
     }
-    const size_t rb = (size_t)rows[me] * (size_t)S * sizeof(float);   /* one step's rows */
+    const size_t rb = (size_t)rows[me] * (size_t)S * sizeof(dg_real);   /* one step's rows */
     for (int h = 0; h < H1; h++, q += rb) memcpy(q, traj + ((size_t)h * B + (size_t)row0[me]) * S, rb);
     dg_status st = dg_dist_allgatherv(t->xbuf + at, bytes[me], t->xbuf, bytes, e);
     if (st != DG_OK) return st;
@@ -860,12 +870,12 @@ static dg_status exchange_shards(dg_trainer *t, float *traj, double *sflops, siz
                 sh->status = (dg_status)m.status;
                 memcpy(sh->terms, m.terms, sizeof m.terms);
                 memcpy(sh->err, m.err, sizeof m.err);
-                memcpy(sh->grad, q + sizeof m, total * sizeof(float));
+                memcpy(sh->grad, q + sizeof m, total * sizeof(dg_real));
             }
             sflops[s] = m.flops;
             speak[s] = (size_t)m.peak;
         }
-        const size_t rrb = (size_t)rows[r] * (size_t)S * sizeof(float);
+        const size_t rrb = (size_t)rows[r] * (size_t)S * sizeof(dg_real);
         for (int h = 0; h < H1; h++, q += rrb)
             if (r != me) memcpy(traj + ((size_t)h * B + (size_t)row0[r]) * S, q, rrb);
     }
@@ -875,11 +885,11 @@ static dg_status exchange_shards(dg_trainer *t, float *traj, double *sflops, siz
 /* Forward and backward of every shard in parallel; sums into t->p->grad. */
 /* Loss and gradient (into p->grad) of the batch state0/aux under parameters p,
  * one shard per thread; traj (may be NULL) gets the trajectory. */
-static dg_status run_shards(dg_trainer *t, dg_params *p, const float *state0, const float *aux,
-                            float *traj_all, double *loss, float *terms, double *flops, dg_err *e) {
+static dg_status run_shards(dg_trainer *t, dg_params *p, const dg_real *state0, const dg_real *aux,
+                            dg_real *traj_all, double *loss, dg_real *terms, double *flops, dg_err *e) {
     const dg_env *env = t->env;
     const int B = t->o.batch, S = env->state_dim, A = env->aux_dim;
-    const float inv_batch = 1.0f / (float)B;
+    const dg_real inv_batch = 1.0f / (dg_real)B;
     const size_t total = t->p->total;
     uint64_t flops0[MAX_THREADS];
     double sflops[MAX_THREADS];
@@ -908,8 +918,8 @@ static dg_status run_shards(dg_trainer *t, dg_params *p, const float *state0, co
     }
     *loss = 0.0;
     *flops = 0.0;
-    memset(terms, 0, DG_LOSS_MAX_TERMS * sizeof(float));
-    memset(p->grad, 0, total * sizeof(float));
+    memset(terms, 0, DG_LOSS_MAX_TERMS * sizeof(dg_real));
+    memset(p->grad, 0, total * sizeof(dg_real));
     for (int s = 0; s < t->nshards; s++) {  /* fixed order: deterministic sums */
         shard *sh = &t->shards[s];
         if (sh->status != DG_OK)
@@ -950,7 +960,7 @@ static dg_status trainer_state_grads(dg_trainer *t, dg_state_grads *r, dg_err *e
 }
 
 static int grads_finite(const dg_params *p) {
-    float acc = 0.0f;
+    dg_real acc = 0.0f;
     for (size_t i = 0; i < p->total; i++) acc += p->grad[i] * 0.0f;  /* NaN/inf poison the sum */
     return acc == 0.0f;
 }
@@ -1049,7 +1059,7 @@ static void zero_sum(const dg_trainer *t, dg_params *p) {
 
 /* Clipping and one Adam step at rate lr on p's gradient; returns the norm. */
 static double clip_step(dg_trainer *t, double lr) {
-    const double gn = t->o.clip > 0 ? dg_clip_grad_norm(t->p, (float)t->o.clip) : dg_grad_norm(t->p);
+    const double gn = t->o.clip > 0 ? dg_clip_grad_norm(t->p, (dg_real)t->o.clip) : dg_grad_norm(t->p);
     t->adam.lr = lr;
     dg_adam_step(&t->adam, t->p);
     return gn;
@@ -1067,28 +1077,28 @@ static dg_status update(dg_trainer *t, double lr, double *grad_norm, dg_err *e) 
         return DG_OK;
     }
     if (t->o.game_solver == DG_GAME_SOLVER_OPTIMISTIC) {
-        float *g = t->p->grad;
+        dg_real *g = t->p->grad;
         for (size_t i = 0; i < total; i++) {
-            const float gi = g[i];
+            const dg_real gi = g[i];
             g[i] = t->adam.step ? 2.0f * gi - t->prev_g[i] : gi;
             t->prev_g[i] = gi;
         }
         *grad_norm = clip_step(t, lr);
         return DG_OK;
     }
-    memcpy(t->save_w, t->p->data, total * sizeof(float));
-    memcpy(t->save_m, t->adam.m, total * sizeof(float));
-    memcpy(t->save_v, t->adam.v, total * sizeof(float));
+    memcpy(t->save_w, t->p->data, total * sizeof(dg_real));
+    memcpy(t->save_m, t->adam.m, total * sizeof(dg_real));
+    memcpy(t->save_v, t->adam.v, total * sizeof(dg_real));
     const int64_t step = t->adam.step;
     *grad_norm = clip_step(t, lr);
     double loss, flops;
-    float terms[DG_LOSS_MAX_TERMS];
+    dg_real terms[DG_LOSS_MAX_TERMS];
     dg_status st = run_shards(t, t->p, t->state0, t->aux, NULL, &loss, terms, &flops, e);
     if (st != DG_OK) return st;
     zero_sum(t, t->p);
-    memcpy(t->p->data, t->save_w, total * sizeof(float));
-    memcpy(t->adam.m, t->save_m, total * sizeof(float));
-    memcpy(t->adam.v, t->save_v, total * sizeof(float));
+    memcpy(t->p->data, t->save_w, total * sizeof(dg_real));
+    memcpy(t->adam.m, t->save_m, total * sizeof(dg_real));
+    memcpy(t->adam.v, t->save_v, total * sizeof(dg_real));
     t->adam.step = step;
     if (!isfinite(loss) || !grads_finite(t->p)) return DG_OK;  /* keep the point; the guard sees the next */
     clip_step(t, lr);
@@ -1096,11 +1106,11 @@ static dg_status update(dg_trainer *t, double lr, double *grad_norm, dg_err *e) 
 }
 
 /* dg_best_responses' episodes: the trainer's shards, threads and fixed-order sums */
-static dg_status batch_episode(void *user, dg_params *p, const float *state, const float *aux, int B, int backward,
+static dg_status batch_episode(void *user, dg_params *p, const dg_real *state, const dg_real *aux, int B, int backward,
                                double *j, dg_err *e) {
     dg_trainer *t = user;
     (void)B, (void)backward;  /* always the trainer's batch; the gradient comes with the loss */
-    float terms[DG_LOSS_MAX_TERMS];
+    dg_real terms[DG_LOSS_MAX_TERMS];
     double flops;
     return run_shards(t, p, state, aux, NULL, j, terms, &flops, e);
 }
@@ -1147,7 +1157,7 @@ static void row_unpack(const double *r, dg_epoch_stats *s) {
     int k = 0;
     s->epoch = (int)r[k++];
     s->loss = r[k++];
-    for (int i = 0; i < DG_LOSS_MAX_TERMS; i++) s->terms[i] = (float)r[k++];
+    for (int i = 0; i < DG_LOSS_MAX_TERMS; i++) s->terms[i] = (dg_real)r[k++];
     s->grad_norm = r[k++];
     s->lr = r[k++];
     s->ms = r[k++];
@@ -1181,17 +1191,17 @@ static dg_status write_resume(dg_trainer *t, dg_err *e) {
     for (int i = 0; i < p->count && st == DG_OK; i++) {
         int64_t shape[DG_MAX_DIMS];
         for (int d = 0; d < p->info[i].ndim; d++) shape[d] = p->info[i].shape[d];
-        st = dg_st_writer_add(w, p->info[i].name, DG_DTYPE_F32, p->info[i].ndim, shape, p->data + p->info[i].offset, e);
+        st = dg_st_writer_add(w, p->info[i].name, DG_DTYPE_REAL, p->info[i].ndim, shape, p->data + p->info[i].offset, e);
     }
-    const struct { const char *name; const float *data; } flat[] = {
+    const struct { const char *name; const dg_real *data; } flat[] = {
         {"optim.adam.m", t->adam.m}, {"optim.adam.v", t->adam.v}, {"optim.good.w", t->good_w},
         {"optim.good.m", t->good_m}, {"optim.good.v", t->good_v}};
     for (size_t i = 0; i < sizeof flat / sizeof flat[0] && st == DG_OK; i++)
-        st = dg_st_writer_add(w, flat[i].name, DG_DTYPE_F32, 1, &total, flat[i].data, e);
+        st = dg_st_writer_add(w, flat[i].name, DG_DTYPE_REAL, 1, &total, flat[i].data, e);
     if (st == DG_OK)
-        st = dg_st_writer_add(w, "episode.state", DG_DTYPE_F32, 2, (int64_t[]){t->o.batch, env->state_dim}, t->state0, e);
+        st = dg_st_writer_add(w, "episode.state", DG_DTYPE_REAL, 2, (int64_t[]){t->o.batch, env->state_dim}, t->state0, e);
     if (st == DG_OK && env->aux_dim)
-        st = dg_st_writer_add(w, "episode.aux", DG_DTYPE_F32, 2, (int64_t[]){t->o.batch, env->aux_dim}, t->aux, e);
+        st = dg_st_writer_add(w, "episode.aux", DG_DTYPE_REAL, 2, (int64_t[]){t->o.batch, env->aux_dim}, t->aux, e);
     if (st == DG_OK)
         st = dg_st_writer_add(w, "metrics", DG_DTYPE_F64, 2, (int64_t[]){t->nrows, ROW_COLS}, table, e);
     const char *meta[][2] = {{"format", "difgames-resume"}, {"game", env->game->name}, {"epoch", ep},
@@ -1227,7 +1237,7 @@ dg_status dg_trainer_restore(dg_trainer *t, const char *path, dg_err *e) {
     long long epoch = 0, step = 0, gstep = 0, rows = 0;
     const char *fmt = dg_st_meta(f, "format"), *game = dg_st_meta(f, "game");
     const char *scale = dg_st_meta(f, "lr_scale"), *rng = dg_st_meta(f, "rng");
-    float *buf = malloc((total ? total : 1) * 6 * sizeof(float));
+    dg_real *buf = malloc((total ? total : 1) * 6 * sizeof(dg_real));
     double *table = NULL;
     if (!buf) { st = dg_err_set(e, DG_ERR_NOMEM, "out of memory"); goto done; }
     if (!fmt || strcmp(fmt, "difgames-resume") != 0) {
@@ -1255,19 +1265,26 @@ dg_status dg_trainer_restore(dg_trainer *t, const char *path, dg_err *e) {
         st = dg_err_set(e, DG_ERR_FORMAT, "%s: metadata 'rng' missing or malformed", path);
         goto done;
     }
+    /* the tape's precision: a resume goes on in the one the run started in (train.precision) */
+    const dg_st_tensor *t0 = t->p->count ? dg_st_find(f, t->p->info[0].name) : NULL;
+    if (t0 && t0->dtype != DG_DTYPE_REAL && (t0->dtype == DG_DTYPE_F32 || t0->dtype == DG_DTYPE_F64)) {
+        st = dg_err_set(e, DG_ERR_CONFIG, "%s: a train.precision: %s run's resume file, but this run is %s: resume it "
+                        "with the precision it started with", path, t0->dtype == DG_DTYPE_F64 ? "f64" : "f32", DG_REAL_NAME);
+        goto done;
+    }
     /* parameters by name and shape, then the flat optimiser blocks */
     for (int i = 0; i < t->p->count && st == DG_OK; i++) {
         int64_t shape[DG_MAX_DIMS];
         for (int d = 0; d < t->p->info[i].ndim; d++) shape[d] = t->p->info[i].shape[d];
-        st = dg_st_read_f32(f, t->p->info[i].name, t->p->info[i].ndim, shape, buf + t->p->info[i].offset, e);
+        st = dg_st_read(f, t->p->info[i].name, DG_DTYPE_REAL, t->p->info[i].ndim, shape, buf + t->p->info[i].offset, e);
     }
     const char *flat[] = {"optim.adam.m", "optim.adam.v", "optim.good.w", "optim.good.m", "optim.good.v"};
     for (int i = 0; i < 5 && st == DG_OK; i++)
-        st = dg_st_read_f32(f, flat[i], 1, (int64_t[]){(int64_t)total}, buf + (size_t)(i + 1) * total, e);
+        st = dg_st_read(f, flat[i], DG_DTYPE_REAL, 1, (int64_t[]){(int64_t)total}, buf + (size_t)(i + 1) * total, e);
     if (st == DG_OK)
-        st = dg_st_read_f32(f, "episode.state", 2, (int64_t[]){t->o.batch, env->state_dim}, t->state0, e);
+        st = dg_st_read(f, "episode.state", DG_DTYPE_REAL, 2, (int64_t[]){t->o.batch, env->state_dim}, t->state0, e);
     if (st == DG_OK && env->aux_dim)
-        st = dg_st_read_f32(f, "episode.aux", 2, (int64_t[]){t->o.batch, env->aux_dim}, t->aux, e);
+        st = dg_st_read(f, "episode.aux", DG_DTYPE_REAL, 2, (int64_t[]){t->o.batch, env->aux_dim}, t->aux, e);
     if (st == DG_OK && !(table = malloc(((size_t)rows + 1) * ROW_COLS * sizeof(double))))
         st = dg_err_set(e, DG_ERR_NOMEM, "out of memory");
     if (st == DG_OK) st = dg_st_read(f, "metrics", DG_DTYPE_F64, 2, (int64_t[]){rows, ROW_COLS}, table, e);
@@ -1279,12 +1296,12 @@ dg_status dg_trainer_restore(dg_trainer *t, const char *path, dg_err *e) {
         t->caprows = (int)rows;
     }
     /* all read and checked: now change the trainer */
-    memcpy(t->p->data, buf, total * sizeof(float));
-    memcpy(t->adam.m, buf + total, total * sizeof(float));
-    memcpy(t->adam.v, buf + 2 * total, total * sizeof(float));
-    memcpy(t->good_w, buf + 3 * total, total * sizeof(float));
-    memcpy(t->good_m, buf + 4 * total, total * sizeof(float));
-    memcpy(t->good_v, buf + 5 * total, total * sizeof(float));
+    memcpy(t->p->data, buf, total * sizeof(dg_real));
+    memcpy(t->adam.m, buf + total, total * sizeof(dg_real));
+    memcpy(t->adam.v, buf + 2 * total, total * sizeof(dg_real));
+    memcpy(t->good_w, buf + 3 * total, total * sizeof(dg_real));
+    memcpy(t->good_m, buf + 4 * total, total * sizeof(dg_real));
+    memcpy(t->good_v, buf + 5 * total, total * sizeof(dg_real));
     t->adam.step = step;
     t->good_step = gstep;
     t->lr_scale = ls;
@@ -1350,9 +1367,9 @@ dg_status dg_trainer_run(dg_trainer *t, dg_train_cb cb, void *user, volatile sig
         if (!isfinite(s.loss) || !grads_finite(t->p)) {
             /* NaN guard: never apply; go back to the last good state */
             if (epoch > 1 || t->adam.step > 0) {
-                memcpy(t->p->data, t->good_w, total * sizeof(float));
-                memcpy(t->adam.m, t->good_m, total * sizeof(float));
-                memcpy(t->adam.v, t->good_v, total * sizeof(float));
+                memcpy(t->p->data, t->good_w, total * sizeof(dg_real));
+                memcpy(t->adam.m, t->good_m, total * sizeof(dg_real));
+                memcpy(t->adam.v, t->good_v, total * sizeof(dg_real));
                 t->adam.step = t->good_step;
             }
             t->lr_scale *= 0.5;
@@ -1364,9 +1381,9 @@ dg_status dg_trainer_run(dg_trainer *t, dg_train_cb cb, void *user, volatile sig
                 cb(&ev, user);
             }
         } else {
-            memcpy(t->good_w, t->p->data, total * sizeof(float));
-            memcpy(t->good_m, t->adam.m, total * sizeof(float));
-            memcpy(t->good_v, t->adam.v, total * sizeof(float));
+            memcpy(t->good_w, t->p->data, total * sizeof(dg_real));
+            memcpy(t->good_m, t->adam.m, total * sizeof(dg_real));
+            memcpy(t->good_v, t->adam.v, total * sizeof(dg_real));
             t->good_step = t->adam.step;
             double warm = t->o.warmup > 0 && epoch < t->o.warmup ? (double)epoch / t->o.warmup : 1.0;
             s.lr = t->o.lr * t->lr_scale * warm;

@@ -33,12 +33,12 @@ dg_status dg_hji_link_check(const dg_hji_problem *p, const dg_env *env, dg_err *
 }
 
 /* The HJI state of row s of the learning game's state (float32 differences, as the game's). */
-static void map_state(const dg_hji_link *l, int nx, const float *s, double *x) {
+static void map_state(const dg_hji_link *l, int nx, const dg_real *s, double *x) {
     for (int k = 0; k < nx; k++) x[k] = s[l->plus[k]] - s[l->minus[k]];
 }
 
 /* The capture distance: |x| over the link's axes, from the state in double precision. */
-static double capture_dist(const dg_hji_link *l, int nx, const float *s) {
+static double capture_dist(const dg_hji_link *l, int nx, const dg_real *s) {
     double a = 0, b = 0;
     int m = 0;
     for (int k = 0; k < nx; k++)
@@ -65,7 +65,7 @@ dg_status dg_hji_versus(const dg_hji_problem *p, const dg_hji_slices *V, double 
     const dg_hji_link *l = p->link;
     const int S = env->state_dim, nx = p->grid.ndim, A1 = env->act_dim, A = env->act_dim + env->act2_dim;
     const double radius = dg_hji_problem_param(p, l->capture_param);
-    float *st0 = malloc((size_t)B * S * sizeof(float)), *st = malloc((size_t)B * S * sizeof(float));
+    dg_real *st0 = malloc((size_t)B * S * sizeof(dg_real)), *st = malloc((size_t)B * S * sizeof(dg_real));
     unsigned char *done = malloc((size_t)B);
     /* one step of both policies on B rows at a time (the arena is reset every step) */
     const dg_mlp *m0 = &pol->mlp[0];
@@ -87,7 +87,7 @@ dg_status dg_hji_versus(const dg_hji_problem *p, const dg_hji_slices *V, double 
     *r = (dg_hji_versus_result){.episodes = B, .inside = (double)inside / B};
     for (int k = 0; k < DG_HJI_PAIRINGS; k++) {
         const int hji_p = k >= 2, hji_e = k == 1 || k == 3;
-        memcpy(st, st0, (size_t)B * S * sizeof(float));
+        memcpy(st, st0, (size_t)B * S * sizeof(dg_real));
         memset(done, 0, (size_t)B);
         double tsum = 0;
         int captured = 0;
@@ -106,18 +106,18 @@ dg_status dg_hji_versus(const dg_hji_problem *p, const dg_hji_slices *V, double 
                 double x[DG_HJI_MAX_DIMS], u[DG_HJI_MAX_INPUT], d[DG_HJI_MAX_INPUT];
                 map_state(l, nx, st + (size_t)S * i, x);
                 dg_hji_feedback(p, V, tau, layer, x, u, d);
-                float *ac = act->data + (size_t)A * i;
+                dg_real *ac = act->data + (size_t)A * i;
                 for (int j = 0; j < A1; j++) ac[j] = a->data[(size_t)A1 * i + j];
                 for (int j = 0; j < env->act2_dim; j++) ac[A1 + j] = b->data[(size_t)env->act2_dim * i + j];
-                for (int j = 0; j < p->game.u.dim && hji_p; j++) ac[l->u_act[j]] = (float)u[j];
-                for (int j = 0; j < p->game.d.dim && hji_e; j++) ac[l->d_act[j]] = (float)d[j];
+                for (int j = 0; j < p->game.u.dim && hji_p; j++) ac[l->u_act[j]] = (dg_real)u[j];
+                for (int j = 0; j < p->game.d.dim && hji_e; j++) ac[l->d_act[j]] = (dg_real)d[j];
             }
             dg_tensor *next = env->game->step(ctx, env, state, NULL, act);
             if (!next) {
                 rc = dg_err_set(e, DG_ERR_NOMEM, "hji versus: %s", dg_ctx_error(ctx));
                 goto out;
             }
-            memcpy(st, next->data, (size_t)B * S * sizeof(float));
+            memcpy(st, next->data, (size_t)B * S * sizeof(dg_real));
             for (int i = 0; i < B; i++)
                 if (!done[i] && capture_dist(l, nx, st + (size_t)S * i) < radius) {
                     done[i] = 1;
@@ -177,7 +177,7 @@ dg_status dg_certify(const dg_hji_problem *p, const dg_hji_slices *V, const dg_e
     const dg_hji_link *l = p->link;
     const int B = o->episodes, S = env->state_dim, H = env->horizon, nx = p->grid.ndim;
     const double T = V->t[V->nt - 1], radius = dg_hji_problem_param(p, l->capture_param);
-    float *state = NULL, *aux = NULL, *traj = malloc((size_t)(H + 1) * B * S * sizeof(float));
+    dg_real *state = NULL, *aux = NULL, *traj = malloc((size_t)(H + 1) * B * S * sizeof(dg_real));
     dg_ctx *ctx = NULL;
     if (!traj) {
         rc = dg_err_set(e, DG_ERR_NOMEM, "certify: out of memory for %d episodes of %d steps", B, H);
@@ -256,7 +256,7 @@ dg_status dg_certify_cost(const dg_hji_problem *p, const dg_hji_slices *V, const
         return dg_err_set(e, DG_ERR_ARG, "certify: bad arguments");
     const int B = o->episodes, S = env->state_dim, X = env->aux_dim, nx = p->grid.ndim, H = env->horizon;
     const double T = V->t[V->nt - 1];
-    float *state = NULL, *aux = NULL, *traj = malloc((size_t)(H + 1) * S * sizeof(float));
+    dg_real *state = NULL, *aux = NULL, *traj = malloc((size_t)(H + 1) * S * sizeof(dg_real));
     if (!traj) {
         rc = dg_err_set(e, DG_ERR_NOMEM, "certify: out of memory for an episode of %d steps", H);
         goto out;
@@ -267,7 +267,7 @@ dg_status dg_certify_cost(const dg_hji_problem *p, const dg_hji_slices *V, const
     *r = (dg_certify_result){.episodes = B};
     for (int i = 0; i < B; i++) {
         double x[DG_HJI_MAX_DIMS], xh[DG_HJI_MAX_DIMS];
-        for (int j = 0; j < X; j++) aux[(size_t)i * X + j] = (float)fixed[j];   /* the grid's episode */
+        for (int j = 0; j < X; j++) aux[(size_t)i * X + j] = (dg_real)fixed[j];   /* the grid's episode */
         for (int k = 0; k < nx; k++) {
             x[k] = state[(size_t)S * i + k];
             if (p->grid.bc[k] != DG_HJI_BC_PERIODIC && !(x[k] >= p->grid.lo[k] && x[k] <= p->grid.hi[k])) {
@@ -316,7 +316,7 @@ out:
  * The frozen evader: z = (e, x), e' = v_e b(z), x' = v_e b(z) - v_p u (u: the pursuer, MIN). */
 typedef struct frozen {
     const dg_hji_grid *g;
-    const float *act;       /* (nodes, 2): the frozen player's action on the unit disk at each node */
+    const dg_real *act;       /* (nodes, 2): the frozen player's action on the unit disk at each node */
     int evader;             /* 1: the evader is frozen */
     double vp, ve;          /* duel_simple's speeds, chase's accelerations */
     int chase;              /* chase4d: z = (x, v) relative, v' = -c v - ap a + ae b */
@@ -331,7 +331,7 @@ static void dyn_frozen(void *user, const double *z, double *f, double *G, double
         i = i < 0 ? 0 : i >= fr->g->n[k] ? fr->g->n[k] - 1 : i;
         j += (int64_t)i * fr->g->stride[k];
     }
-    const float *a = fr->act + 2 * j;
+    const dg_real *a = fr->act + 2 * j;
     if (fr->chase) {
         f[0] = z[2], f[1] = z[3];
         f[2] = -fr->c * z[2] + (fr->evader ? fr->ve * a[0] : -fr->vp * a[0]);
@@ -355,7 +355,7 @@ static dg_status relative_needed(dg_err *e) {
 }
 
 dg_status dg_certify_tabulate(const dg_env *env, const dg_policy *pol, dg_params *params, int evader,
-                              const dg_hji_grid *g, float *act, dg_err *e) {
+                              const dg_hji_grid *g, dg_real *act, dg_err *e) {
     enum { CHUNK = 16384 };
     const int chase = env && strcmp(env->game->name, "chase") == 0;
     if (!env || (!chase && strcmp(env->game->name, "duel_simple") != 0) || env->nplayers != 2 || !pol || !params ||
@@ -368,7 +368,7 @@ dg_status dg_certify_tabulate(const dg_env *env, const dg_policy *pol, dg_params
     const dg_mlp *m = &pol->mlp[evader];
     dg_ctx *ctx = dg_ctx_create((size_t)(1.25 * dg_rollout_memory(env, m->sizes + 1, m->nlayers - 1, CHUNK, 1, 0)) +
                                 ((size_t)1 << 20));
-    float *s = malloc((size_t)CHUNK * S * sizeof *s);
+    dg_real *s = malloc((size_t)CHUNK * S * sizeof *s);
     dg_status rc = DG_OK;
     if (!ctx || !s) {
         rc = dg_err_set(e, DG_ERR_NOMEM, "certify: out of memory to tabulate a player");
@@ -380,15 +380,15 @@ dg_status dg_certify_tabulate(const dg_env *env, const dg_policy *pol, dg_params
             double z[DG_HJI_MAX_DIMS];
             dg_hji_grid_point(g, j0 + i, z);
             if (chase) {  /* the pursuer at rest at the origin, the evader at z (a relative view sees only z) */
-                float *r = s + (size_t)S * i;
-                for (int k = 0; k < 4; k++) r[k] = 0.0f, r[4 + k] = (float)z[k];
+                dg_real *r = s + (size_t)S * i;
+                for (int k = 0; k < 4; k++) r[k] = 0.0f, r[4 + k] = (dg_real)z[k];
                 continue;
             }
-            float *r = s + 4 * i;  /* duel_simple: (pursuer, evader); z: (the frozen one, evader - pursuer) */
+            dg_real *r = s + 4 * i;  /* duel_simple: (pursuer, evader); z: (the frozen one, evader - pursuer) */
             const double own[2] = {z[0], z[1]}, other[2] = {evader ? z[0] - z[2] : z[0] + z[2],
                                                             evader ? z[1] - z[3] : z[1] + z[3]};
-            r[evader ? 2 : 0] = (float)own[0], r[evader ? 3 : 1] = (float)own[1];
-            r[evader ? 0 : 2] = (float)other[0], r[evader ? 1 : 3] = (float)other[1];
+            r[evader ? 2 : 0] = (dg_real)own[0], r[evader ? 3 : 1] = (dg_real)own[1];
+            r[evader ? 0 : 2] = (dg_real)other[0], r[evader ? 1 : 3] = (dg_real)other[1];
         }
         dg_ctx_reset(ctx);
         dg_tensor *state = dg_from(ctx, 2, (int[]){n, S}, s);
@@ -398,7 +398,7 @@ dg_status dg_certify_tabulate(const dg_env *env, const dg_policy *pol, dg_params
             rc = dg_err_set(e, DG_ERR_NOMEM, "certify: %s", dg_ctx_error(ctx));
             goto out;
         }
-        memcpy(act + 2 * j0, a->data, (size_t)n * 2 * sizeof(float));
+        memcpy(act + 2 * j0, a->data, (size_t)n * 2 * sizeof(dg_real));
     }
 out:
     dg_ctx_free(ctx);
@@ -442,8 +442,8 @@ dg_status dg_certify_exploit_grid(const dg_hji_problem *p, const dg_certify_expl
     return dg_hji_grid_init(g, 4, lo, hi, n, NULL, e);
 }
 
-dg_status dg_certify_best_response(const dg_hji_problem *p, const dg_hji_grid *g, int evader, const float *act,
-                                   int B, const float *state0, double *w, dg_hji_stats *stats, dg_err *e) {
+dg_status dg_certify_best_response(const dg_hji_problem *p, const dg_hji_grid *g, int evader, const dg_real *act,
+                                   int B, const dg_real *state0, double *w, dg_hji_stats *stats, dg_err *e) {
     dg_status rc = exploit_check(p, e);
     if (rc != DG_OK) return rc;
     if (!g || g->ndim != 4 || !act || B < 0 || (B > 0 && (!state0 || !w)) || (evader != 0 && evader != 1))
@@ -486,7 +486,7 @@ dg_status dg_certify_best_response(const dg_hji_problem *p, const dg_hji_grid *g
         goto out;
     for (int64_t j = 0; j < N; j++) out[j] = out[j] > 0 ? out[j] : 0;
     for (int i = 0; i < B; i++) {
-        const float *s = state0 + (chase ? 8 : 4) * i;
+        const dg_real *s = state0 + (chase ? 8 : 4) * i;
         double z[4];
         if (chase)  /* chase4d's x = evader - pursuer (CHASE4D_LINK) */
             for (int k = 0; k < 4; k++) z[k] = (double)s[4 + k] - s[k];
@@ -503,12 +503,12 @@ out:
 }
 
 dg_status dg_certify_exploit(const dg_hji_problem *p, const dg_env *env, const dg_policy *pol, dg_params *params,
-                             int evader, const dg_certify_exploit_opts *o, int B, const float *state0,
+                             int evader, const dg_certify_exploit_opts *o, int B, const dg_real *state0,
                              double *w, dg_hji_stats *stats, dg_err *e) {
     dg_status rc = dg_hji_link_check(p, env, e);
     dg_hji_grid g;
     if (rc != DG_OK || (rc = dg_certify_exploit_grid(p, o, &g, e)) != DG_OK) return rc;
-    float *act = malloc((size_t)g.nodes * 2 * sizeof *act);
+    dg_real *act = malloc((size_t)g.nodes * 2 * sizeof *act);
     if (!act) return dg_err_set(e, DG_ERR_NOMEM, "certify: out of memory for a 4-D grid of %lld nodes",
                                 (long long)g.nodes);
     if ((rc = dg_certify_tabulate(env, pol, params, evader, &g, act, e)) == DG_OK)
@@ -522,5 +522,5 @@ double dg_certify_exploit_memory(const dg_hji_problem *p, const dg_certify_explo
     dg_hji_grid g;
     if (dg_certify_exploit_grid(p, o, &g, &e) != DG_OK) return 0;
     /* the solve (its dynamics tables judged full), the frozen actions, v0 and the stop set */
-    return dg_hji_solve_memory(&g, NULL, &p->opts, 1) + (double)g.nodes * (2 * sizeof(float) + 2 * sizeof(double));
+    return dg_hji_solve_memory(&g, NULL, &p->opts, 1) + (double)g.nodes * (2 * sizeof(dg_real) + 2 * sizeof(double));
 }

@@ -45,7 +45,7 @@ typedef struct viewer {
     dg_policy pol;
     dg_params *p;
     dg_live *live;
-    float *state, *aux, *row;     /* initial states, row 0's trajectory */
+    dg_real *state, *aux, *row;     /* initial states, row 0's trajectory */
     uint64_t seed;
     int capture_metric;           /* index of the game's capture_time metric, or -1 */
     int drag_body;                /* the body the mouse moves (the goal, or else the last body), -1: none */
@@ -53,7 +53,7 @@ typedef struct viewer {
     vw_window w;
     dg_image *arena, *panel;
     dg_render_grid *grid;
-    float *heat;
+    dg_real *heat;
     /* state of play */
     int paused, cursor, batch, dragging, over, quit, shots;
     dg_replay_view view;          /* the world the frame shown shows */
@@ -106,9 +106,9 @@ static int new_episode(viewer *v) {
 }
 
 /* The person's action from the held keys: each axis at full scale, -1, 0 or 1. */
-static void key_action(unsigned keys, float *a) {
-    a[0] = (float)(((keys & K_RIGHT) != 0) - ((keys & K_LEFT) != 0));
-    a[1] = (float)(((keys & K_UP) != 0) - ((keys & K_DOWN) != 0));
+static void key_action(unsigned keys, dg_real *a) {
+    a[0] = (dg_real)(((keys & K_RIGHT) != 0) - ((keys & K_LEFT) != 0));
+    a[1] = (dg_real)(((keys & K_UP) != 0) - ((keys & K_DOWN) != 0));
 }
 
 /* Has row 0 been captured (the game's capture_time metric is set)? */
@@ -122,10 +122,10 @@ static int captured(const viewer *v) {
 static int step_once(viewer *v, unsigned keys) {
     const dg_env *env = v->run.env;
     if (dg_live_steps(v->live) >= env->horizon || v->over) return 0;
-    float a[2 * DG_LIVE_MAX_ROWS];
+    dg_real a[2 * DG_LIVE_MAX_ROWS];
     const int dim = v->player == 1 ? env->act2_dim : env->act_dim;
     if (v->player >= 0) {
-        float k[2];
+        dg_real k[2];
         key_action(keys, k);
         for (int b = 0; b < v->rows; b++)
             for (int j = 0; j < dim; j++) a[b * dim + j] = j < 2 ? k[j] : 0;
@@ -145,23 +145,23 @@ static const uint32_t FADED[] = {0xff8c1a, 0x33c3ff, 0xa0e060, 0xff5fd0};
 static void draw_batch(viewer *v) {
     const dg_env *env = v->run.env;
     const int B = dg_live_rows(v->live), S = env->state_dim;
-    const float *traj = dg_live_traj(v->live), *aux = dg_live_aux(v->live);
+    const dg_real *traj = dg_live_traj(v->live), *aux = dg_live_aux(v->live);
     dg_draw d;
     if (dg_draw_begin(&d, v->arena, NULL) != DG_OK) return;
     cairo_rectangle(d.cr, 0, DG_REPLAY_HEADER, v->size, v->size);
     cairo_clip(d.cr);
     cairo_set_line_width(d.cr, 1.0);
     for (int b = 1; b < B; b++) {
-        float xy[2 * DG_MAX_BODIES];
+        dg_real xy[2 * DG_MAX_BODIES];
         int goal[DG_MAX_BODIES];
-        const float *ab = aux ? aux + (size_t)b * env->aux_dim : NULL;
+        const dg_real *ab = aux ? aux + (size_t)b * env->aux_dim : NULL;
         const int n = env->game->bodies(env, traj + (size_t)b * S, ab, xy, goal);
         /* each moving body's trail as one path, stroked once */
         for (int k = 0, c = 0; k < n && k < DG_MAX_BODIES; k++) {
             if (goal[k]) continue;
             const uint32_t rgb = FADED[c++ % 4];
             for (int t = 0; t <= v->cursor; t++) {
-                float p[2 * DG_MAX_BODIES];
+                dg_real p[2 * DG_MAX_BODIES];
                 int g[DG_MAX_BODIES];
                 env->game->bodies(env, traj + ((size_t)t * B + b) * S, ab, p, g);
                 if (t == 0) cairo_move_to(d.cr, pix_x(v, p[2 * k]), pix_y(v, p[2 * k + 1]));
@@ -202,7 +202,7 @@ static void draw_panel(viewer *v) {
     y = panel_line(&d, y, s, 0xc8c8d0, 12);
     y += 6;
     /* the loss so far, term by term, with bars in proportion to the largest */
-    float terms[DG_LOSS_MAX_TERMS];
+    dg_real terms[DG_LOSS_MAX_TERMS];
     dg_live_terms(v->live, terms);
     double total = 0, big = 1e-30;
     for (int i = 0; i < env->nterms; i++) {
@@ -592,7 +592,7 @@ static int read_input(viewer *v, const char *path) {
 static int write_trajectory(viewer *v) {
     const dg_env *env = v->run.env;
     const int T = dg_live_steps(v->live), S = env->state_dim;
-    float xy[2 * DG_MAX_BODIES];
+    dg_real xy[2 * DG_MAX_BODIES];
     int goal[DG_MAX_BODIES];
     dg_live_row(v->live, 0, v->row);
     const int n = env->game->bodies(env, v->row, dg_live_aux(v->live), xy, goal);
@@ -619,7 +619,7 @@ static int write_trajectory(viewer *v) {
         dg_csv_col(&w, names[k][1], DG_CSV_G9);
     }
     for (int t = 0; t <= T; t++) {  /* each step with the aux of that step (a goal dragged along) */
-        const float *aux = dg_live_aux_at(v->live, t);
+        const dg_real *aux = dg_live_aux_at(v->live, t);
         env->game->bodies(env, v->row + (size_t)t * S, aux ? aux : dg_live_aux(v->live), xy, goal);
         dg_csv_num(&w, t * (double)env->dt);
         for (int k = 0; k < 2 * n; k++) dg_csv_num(&w, xy[k]);
@@ -698,14 +698,14 @@ static int run_viewer(viewer *v, const char *ckpt) {
     char what[96];
     snprintf(what, sizeof what, "a live episode of %d rows and horizon %d", v->rows, env->horizon);
     if (!cli_mem_ok(v->cmd, dg_live_memory(env, &v->pol, v->rows) + dg_replay_track_memory(env->horizon + 1) +
-                                (double)(env->horizon + 1) * env->state_dim * sizeof(float),
+                                (double)(env->horizon + 1) * env->state_dim * sizeof(dg_real),
                     what, "env.horizon"))
         return EXIT_USAGE;
     if (!(v->live = dg_live_create(env, &v->pol, v->p, v->rows, &e))) return cli_fail(v->cmd, &e, EXIT_FAIL);
     const int gw = v->size / 4;
-    v->row = malloc(((size_t)env->horizon + 1) * env->state_dim * sizeof(float));
+    v->row = malloc(((size_t)env->horizon + 1) * env->state_dim * sizeof(dg_real));
     v->grid = dg_render_grid_create(gw, gw, &e);
-    v->heat = malloc((size_t)gw * gw * sizeof(float));
+    v->heat = malloc((size_t)gw * gw * sizeof(dg_real));
     v->arena = dg_image_create(v->size, v->size + DG_REPLAY_HEADER, 0);
     v->panel = dg_image_create(PANEL_W, v->size + DG_REPLAY_HEADER, 0);
     if (!v->row || !v->grid || !v->heat || !v->arena || !v->panel) {
@@ -716,7 +716,7 @@ static int run_viewer(viewer *v, const char *ckpt) {
     for (int i = 0; i < env->nmetrics; i++)
         if (!strcmp(env->metric_names[i], "capture_time")) v->capture_metric = i;
     /* the body the mouse moves: the goal, or else the last body (chase: the evader) */
-    float xy[2 * DG_MAX_BODIES];
+    dg_real xy[2 * DG_MAX_BODIES];
     int goal[DG_MAX_BODIES];
     int rc = new_episode(v);
     if (rc) return rc;

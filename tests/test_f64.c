@@ -1,0 +1,229 @@
+/* The double tape (train.precision: f64): this test is compiled with DG_F64, so every dg_ call
+ * below is the library's double copy (dg64_, difgames/real.h). Its gradients match central finite
+ * differences to double's rounding, far below what float32 allows (reach and racing at eps 1e-4,
+ * where the float tape's racing check fails); a trainer gives the same bits for the same seed and
+ * shard count (1 and 2 threads); its checkpoints are F64 safetensors, and an F32 checkpoint loads
+ * into it exactly; memory estimates cover its 8-byte tape. */
+#define _POSIX_C_SOURCE 200809L
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "difgames/difgames.h"
+#include "util/check.h"
+#include "util/tmpdir.h"
+
+static char g_dir[64];
+
+static int setup(void **state) {
+    (void)state;
+    return check_tmpdir(g_dir, "dg_f64_");
+}
+
+static int teardown(void **state) {
+    (void)state;
+    return check_rmdir(g_dir);
+}
+
+static void test_real_is_double(void **state) {
+    (void)state;
+    assert_int_equal(sizeof(dg_real), sizeof(double));
+    assert_int_equal(DG_REAL_F64, 1);
+    assert_int_equal(DG_DTYPE_REAL, DG_DTYPE_F64);
+    dg_ctx *ctx = dg_ctx_create(1 << 16);
+    assert_non_null(ctx);
+    dg_tensor *t = dg_scalar(ctx, 0.1);
+    assert_true(t->data[0] == 0.1);  /* a double, not 0.1f */
+    /* tanh is libm's, to a few ulps (the float tape's rational approximation errs by 3e-7) */
+    dg_tensor *y = dg_tanh(ctx, dg_scalar(ctx, 0.7));
+    if (!(fabs(y->data[0] - tanh(0.7)) <= 1e-15)) fail_msg("tanh(0.7) %.17g, libm %.17g", y->data[0], tanh(0.7));
+    dg_ctx_free(ctx);
+}
+
+/* loss = Σ tanh(x·Wᵀ + b)² over a small batch: the policy's ops, with the gemm's double path */
+typedef struct mlp_case { dg_real x[3 * 5]; } mlp_case;
+
+static dg_tensor *mlp_loss(dg_ctx *ctx, dg_params *p, void *user) {
+    mlp_case *c = user;
+    dg_tensor *x = dg_from(ctx, 2, (int[]){3, 5}, c->x);
+    dg_tensor *h = dg_linear_tanh(ctx, x, dg_param(ctx, p, 0), dg_param(ctx, p, 1));
+    return dg_sum(ctx, dg_square(ctx, dg_linear(ctx, h, dg_param(ctx, p, 2), NULL)));
+}
+
+static void test_core_gradcheck_tight(void **state) {
+    (void)state;
+    dg_err e = {0};
+    dg_params *p = dg_params_create();
+    assert_int_equal(dg_params_add(p, "w1", 2, (int[]){40, 5}, &e), 0);
+    assert_int_equal(dg_params_add(p, "b1", 1, (int[]){40}, &e), 1);
+    assert_int_equal(dg_params_add(p, "w2", 2, (int[]){3, 40}, &e), 2);
+    for (size_t i = 0; i < p->total; i++) p->data[i] = 0.3 * sin(1.3 * (double)i + 0.2);
+    mlp_case c;
+    for (int i = 0; i < 15; i++) c.x[i] = cos(0.9 * i);
+    dg_ctx *ctx = dg_ctx_create(1 << 20);
+    dg_gradcheck_report rep;
+    assert_int_equal(dg_gradcheck(ctx, p, mlp_loss, &c, 1e-4, 1e-6, 0, &rep, &e), DG_OK);
+    /* float32 needs eps ~1e-2 and passes at ~1e-3; double agrees to ~1e-10 at a step of 1e-4 */
+    check_gradcheck("mlp (f64)", p, &rep, 1e-8);
+    assert_true(rep.checked == (int64_t)p->total);
+    dg_ctx_free(ctx);
+    dg_params_free(p);
+}
+
+/* A game's own finite-difference check (step, step_cost, a 10-step episode) at eps 1e-4. */
+static void env_gradcheck(const char *yaml, double tol) {
+    dg_cfg *cfg;
+    dg_train_opts o;
+    dg_env *env = check_env(yaml, &cfg, &o);
+    dg_env_gradcheck_opts go = dg_env_gradcheck_opts_default();
+    go.eps = 1e-4;
+    go.hidden[0] = go.hidden[1] = 16;
+    dg_env_gradcheck_result r;
+    dg_err e = {0};
+    assert_int_equal(dg_env_gradcheck(env, &go, &r, &e), DG_OK);
+    if (r.step.max_rel_err > tol || r.episode.max_rel_err > tol)
+        fail_msg("%s: step %.3e (%s), episode %.3e (%s)", env->game->name, r.step.max_rel_err, r.step_worst,
+                 r.episode.max_rel_err, r.episode_worst);
+    assert_int_equal(r.nzero, 0);
+    dg_env_free(env);
+    dg_cfg_free(cfg);
+}
+
+static void test_games_gradcheck_tight(void **state) {
+    (void)state;
+    /* float32 at eps 1e-4: racing's episode check fails (2e-2: rounding through the difference) */
+    env_gradcheck("game: reach\n", 1e-5);
+    env_gradcheck("game: racing\n", 1e-5);
+}
+
+/* A short training on 1 or 2 shards: its parameters, and the last epoch's loss. */
+static double train_once(int threads, dg_params **out) {
+    static const char YAML[] = "game: reach\nseed: 3\nenv: {horizon: 20}\npolicy: {hidden: [16, 16]}\n"
+                               "train: {batch: 32, epochs: 4, precision: f64}\n";
+    dg_cfg *cfg;
+    dg_train_opts o;
+    dg_env *env = check_env(YAML, &cfg, &o);
+    assert_int_equal(o.precision, 1);
+    o.threads = threads;
+    dg_err e = {0};
+    dg_trainer *t = dg_trainer_create(env, &o, NULL, NULL, &e);
+    if (!t) fail_msg("%s", e.msg);
+    assert_int_equal(dg_trainer_run(t, NULL, NULL, NULL, &e), DG_OK);
+    const double loss = dg_trainer_last(t)->loss;
+    dg_params *p = dg_params_create();
+    const dg_params *tp = dg_trainer_params(t);
+    for (int i = 0; i < tp->count; i++)
+        assert_true(dg_params_add(p, tp->info[i].name, tp->info[i].ndim, tp->info[i].shape, &e) >= 0);
+    assert_int_equal(dg_params_copy(p, tp, &e), DG_OK);
+    dg_trainer_free(t);
+    dg_env_free(env);
+    dg_cfg_free(cfg);
+    *out = p;
+    return loss;
+}
+
+static void test_train_determinism(void **state) {
+    (void)state;
+    for (int threads = 1; threads <= 2; threads++) {
+        dg_params *a, *b;
+        const double la = train_once(threads, &a), lb = train_once(threads, &b);
+        assert_true(la == lb && isfinite(la));
+        assert_memory_equal(a->data, b->data, a->total * sizeof(dg_real));  /* the same bits */
+        dg_params_free(a);
+        dg_params_free(b);
+    }
+}
+
+static void test_checkpoint_f64(void **state) {
+    (void)state;
+    dg_err e = {0};
+    dg_params *p = dg_params_create();
+    assert_int_equal(dg_params_add(p, "w", 2, (int[]){2, 3}, &e), 0);
+    for (int i = 0; i < 6; i++) p->data[i] = 1.0 / (i + 3.0);  /* not float32 values */
+    char path[128];
+    snprintf(path, sizeof path, "%s/p64.safetensors", g_dir);
+    assert_int_equal(dg_checkpoint_save(path, p, 0, NULL, 0, &e), DG_OK);
+    dg_st_file *f = dg_st_load(path, &e);
+    assert_non_null(f);
+    assert_int_equal(dg_st_find(f, "w")->dtype, DG_DTYPE_F64);
+    dg_st_free(f);
+    dg_params *q = dg_params_create();
+    assert_int_equal(dg_params_add(q, "w", 2, (int[]){2, 3}, &e), 0);
+    assert_int_equal(dg_checkpoint_load(path, q, &e), DG_OK);
+    assert_memory_equal(p->data, q->data, 6 * sizeof(dg_real));
+    /* a float32 checkpoint (a float run's) loads converted, exactly */
+    const float w32[6] = {0.5f, -1.25f, 0.1f, 3.0f, -0.3f, 1e-3f};
+    dg_st_writer *w = dg_st_writer_create();
+    assert_int_equal(dg_st_writer_add(w, "w", DG_DTYPE_F32, 2, (int64_t[]){2, 3}, w32, &e), DG_OK);
+    snprintf(path, sizeof path, "%s/p32.safetensors", g_dir);
+    assert_int_equal(dg_st_writer_write(w, path, &e), DG_OK);
+    dg_st_writer_free(w);
+    assert_int_equal(dg_checkpoint_load(path, q, &e), DG_OK);
+    for (int i = 0; i < 6; i++) assert_true(q->data[i] == (double)w32[i]);
+    dg_params_free(p);
+    dg_params_free(q);
+}
+
+/* Memory estimates count 8-byte values: the double tape's arena against dg_rollout_memory (as
+ * tests/test_memory.c does for the float tape). */
+static void tape_of(const char *yaml, int B) {
+    dg_err e = {0};
+    dg_cfg *cfg;
+    dg_train_opts o;
+    dg_env *env = check_env(yaml, &cfg, &o);
+    dg_policy pol;
+    dg_params *p = NULL;
+    assert_int_equal(dg_policy_create(env, o.hidden, o.nhidden, &pol, &p, &e), DG_OK);
+    dg_real *st = malloc((size_t)B * env->state_dim * sizeof(dg_real));
+    dg_real *aux = malloc((size_t)B * (env->aux_dim ? env->aux_dim : 1) * sizeof(dg_real));
+    assert_true(st && aux);
+    dg_rng rng;
+    dg_rng_seed(&rng, 1);
+    assert_int_equal(env->game->reset(env, &rng, B, st, aux, NULL), DG_OK);
+    dg_ctx *ctx = dg_ctx_create((size_t)256 << 20);
+    assert_non_null(ctx);
+    dg_real terms[DG_LOSS_MAX_TERMS];
+    dg_tensor *loss = dg_rollout(ctx, env, &pol, p, st, aux, B, 1.0 / B, terms, NULL, B);
+    assert_non_null(loss);
+    dg_backward(ctx, loss);
+    assert_int_equal(dg_ctx_status(ctx), DG_OK);
+    const double peak = (double)dg_ctx_peak(ctx);
+    const double est = dg_rollout_memory(env, o.hidden, o.nhidden, B, env->horizon, 1);
+    printf("  %-10s B %3d H %3d f64 arena %8.2f MB, estimate %8.2f MB (x%.2f)\n", env->game->name, B, env->horizon,
+           peak / 1e6, est / 1e6, est / peak);
+    assert_true(est >= peak && est <= 2.1 * peak);
+    dg_ctx_free(ctx);
+    free(st);
+    free(aux);
+    dg_params_free(p);
+    dg_env_free(env);
+    dg_cfg_free(cfg);
+}
+
+static void test_tape_estimate(void **state) {
+    (void)state;
+    tape_of("game: reach\n", 64);
+    tape_of("game: racing\n", 64);
+    tape_of("game: pixel\n", 32);
+    tape_of("game: billiards\ntrain: {mode: policy}\n", 64);
+    tape_of("game: pong\n", 32);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_real_is_double),
+        cmocka_unit_test(test_core_gradcheck_tight),
+        cmocka_unit_test(test_games_gradcheck_tight),
+        cmocka_unit_test(test_train_determinism),
+        cmocka_unit_test(test_checkpoint_f64),
+        cmocka_unit_test(test_tape_estimate),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
