@@ -58,25 +58,29 @@ typedef int vi16 __attribute__((vector_size(64)));
 
 static inline v16 sel(vi16 m, v16 a, v16 b) { return (v16)((m & (vi16)a) | (~m & (vi16)b)); }
 
-/* dg__tanhf on 16 lanes: the same operations in the same order, so the same bits. With
- * AVX-512 the two ends are mask moves (a compare into a mask register and one masked move each);
- * sel's and/or form costs the compiler two masked xors per end. */
+/* dg__tanhf on 16 lanes: the same operations in the same order, so the same bits (internal.h) */
 static inline v16 tanh16(v16 x) {
+#ifdef __AVX512F__
+    const v16 c = (v16)_mm512_max_ps(_mm512_set1_ps(-DG_TANH_LIM), _mm512_min_ps(_mm512_set1_ps(DG_TANH_LIM), (__m512)x));
+    v16 p, q;
+    DG_TANH_PQ(v16, c, p, q);
+    const __m512 r = _mm512_rcp14_ps((__m512)q);
+    return p * (v16)_mm512_fmadd_ps(r, _mm512_fnmadd_ps((__m512)q, r, _mm512_set1_ps(1.0f)), r);
+#else
     const v16 ax = (v16)((vi16)x & 0x7fffffff);
     const v16 one = (v16)(((vi16)x & (int)0x80000000) | 0x3f800000);  /* ±1, x's sign */
     v16 y;
-#ifdef __AVX512F__
-#define DG_TANH_ENDS(x, r) (r)
-    DG_TANH_BODY(v16, x, y);
-    const __mmask16 big = _mm512_cmp_ps_mask((__m512)ax, _mm512_set1_ps(DG_TANH_LIM), _CMP_GT_OQ);
-    const __mmask16 small = _mm512_cmp_ps_mask((__m512)ax, _mm512_set1_ps(0.0004f), _CMP_LT_OQ);
-    return (v16)_mm512_mask_mov_ps(_mm512_mask_mov_ps((__m512)y, big, (__m512)one), small, (__m512)x);
-#else
 #define DG_TANH_ENDS(x, r) sel(ax < 0.0004f, (x), sel(ax > DG_TANH_LIM, one, (r)))
     DG_TANH_BODY(v16, x, y);
+#undef DG_TANH_ENDS
     return y;
 #endif
-#undef DG_TANH_ENDS
+}
+
+void dg__tanh_n(int64_t n, const float *x, float *y) {
+    int64_t i = 0;
+    for (; i + 16 <= n; i += 16) st(y + i, tanh16(ld(x + i)));
+    for (; i < n; i++) y[i] = dg__tanhf(x[i]);
 }
 
 /* the accumulators start from C, or from bias (NULL: zero) when init is set; tanh16 is applied

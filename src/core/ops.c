@@ -30,9 +30,6 @@ static const char *shape_str(const dg_tensor *t, char *buf, size_t len) {
 
 #define NEED(ctx, x) do { if (!(x) || (ctx)->status != DG_OK) return NULL; } while (0)
 
-/* the rational tanh of internal.h (dg__tanhf) */
-static inline float fast_tanh(float x) { return dg__tanhf(x); }
-
 /* ------------------------------------------------------- broadcasting */
 
 /* Right-aligned numpy broadcasting over 4 padded dims. */
@@ -212,7 +209,7 @@ static dg_tensor *unary(dg_ctx *ctx, dg_op op, dg_tensor *a, float p) {
     case DG_OP_NEG:        for (int64_t i = 0; i < n; i++) y[i] = -x[i]; break;
     case DG_OP_SCALE:      for (int64_t i = 0; i < n; i++) y[i] = x[i] * p; break;
     case DG_OP_ADD_SCALAR: for (int64_t i = 0; i < n; i++) y[i] = x[i] + p; break;
-    case DG_OP_TANH:       for (int64_t i = 0; i < n; i++) y[i] = fast_tanh(x[i]); break;
+    case DG_OP_TANH:       dg__tanh_n(n, x, y); break;
     case DG_OP_RELU:       for (int64_t i = 0; i < n; i++) y[i] = x[i] > 0.0f ? x[i] : 0.0f; break;
     case DG_OP_SOFTPLUS:
         for (int64_t i = 0; i < n; i++) y[i] = fmaxf(x[i], 0.0f) + log1pf(expf(-fabsf(x[i])));
