@@ -118,9 +118,38 @@ static dg_status reach_reset(const dg_env *env, dg_rng *rng, int B, float *state
     return DG_OK;
 }
 
-/* [x, y, vx, vy, gx, gy] */
+/* [x, y, vx, vy, gx, gy]: the concat of state (B,4) and aux (B,2) as one op with the
+ * concat's additions (each row's first 4 gradients into the state's, the last 2 into aux's when
+ * it has a gradient), in loops of a constant width instead of a copy and a loop per row and input */
+static void obs_backward(dg_ctx *ctx, dg_tensor *out) {
+    dg_tensor *st = out->srcs[0], *ax = out->srcs[1];
+    float *gs = st->requires_grad ? dg_grad_of(ctx, st) : NULL;
+    float *ga = ax->requires_grad ? dg_grad_of(ctx, ax) : NULL;
+    if ((st->requires_grad && !gs) || (ax->requires_grad && !ga)) return;
+    const int B = st->shape[0];
+    const float *g = out->grad;
+    if (gs)
+        for (int b = 0; b < B; b++)
+            for (int j = 0; j < 4; j++) gs[4 * b + j] += g[6 * b + j];
+    if (ga)
+        for (int b = 0; b < B; b++)
+            for (int j = 0; j < 2; j++) ga[2 * b + j] += g[6 * b + 4 + j];
+}
+
 static dg_tensor *reach_observe(dg_ctx *ctx, const dg_env *env, dg_tensor *state, dg_tensor *aux) {
-    return dg_concat(ctx, (dg_tensor *[]){state, aux}, 2, 1);
+    (void)env;
+    if (!state || !aux || dg_ctx_status(ctx) != DG_OK) return NULL;
+    const int B = state->shape[0];
+    if (state->ndim != 2 || state->shape[1] != 4 || aux->ndim != 2 || aux->shape[0] != B || aux->shape[1] != 2)
+        return dg_ctx_fail(ctx, DG_ERR_SHAPE, "reach_obs: state (B,4) and goal (B,2) needed");
+    dg_tensor *out = dg_custom(ctx, "reach_obs", 2, (int[]){B, 6}, (dg_tensor *[]){state, aux}, 2,
+                               obs_backward, NULL, 0);
+    if (!out) return NULL;
+    for (int b = 0; b < B; b++) {
+        for (int j = 0; j < 4; j++) out->data[6 * b + j] = state->data[4 * b + j];
+        for (int j = 0; j < 2; j++) out->data[6 * b + 4 + j] = aux->data[2 * b + j];
+    }
+    return out;
 }
 
 static dg_tensor *reach_step(dg_ctx *ctx, const dg_env *env, dg_tensor *state, dg_tensor *aux,
@@ -129,18 +158,114 @@ static dg_tensor *reach_step(dg_ctx *ctx, const dg_env *env, dg_tensor *state, d
     return dg_phys_step(ctx, state, action, 1, &r->accel, env->dt, r->damping);
 }
 
-/* goal: mean_b |p' - g|²; collision: mean_b Σ_k relu(margin - dist_k)²; energy: mean_b |a|² */
+/* The three cost terms of a step as one op, out (3,) = [goal, collision, energy]:
+ *   goal      = inv_batch Σ_b |p_b - g_b|²                (p: next's first two columns)
+ *   collision = inv_batch Σ_b Σ_k relu(margin - d_bk)²,   d_bk = sqrt(|p_b - c_k|² + 1e-9) - r_k
+ *   energy    = inv_batch Σ_b |a_b|²
+ * It does the operations of the chain it replaced (cols; sum_sq_diff; sdf_circles,
+ * penalty_margin, sum, scale; sum_sq_diff: seven nodes, each intermediate a float, the batch sums
+ * in double) in that chain's order, forward and backward (each backward step onto a zero buffer:
+ * the 0.0f +, and p's gradient the collision's then the goal's before it reaches next's), so the
+ * bits are the chain's (tests/test_games.c: test_reach_cost_bits). */
+typedef struct cost_state {
+    float inv_batch, margin;
+    int   nobst;
+    float obst[MAX_OBST][3];
+} cost_state;
+
+static void cost_backward(dg_ctx *ctx, dg_tensor *out) {
+    const cost_state *c = out->state;
+    dg_tensor *next = out->srcs[0], *aux = out->srcs[1], *act = out->srcs[2];
+    float *gn = next->requires_grad ? dg_grad_of(ctx, next) : NULL;
+    float *gg = aux->requires_grad ? dg_grad_of(ctx, aux) : NULL;
+    float *ga = act->requires_grad ? dg_grad_of(ctx, act) : NULL;
+    if ((next->requires_grad && !gn) || (aux->requires_grad && !gg) || (act->requires_grad && !ga)) return;
+    const int B = next->shape[0];
+    const float s = c->inv_batch;
+    if (ga) {  /* energy: sum_sq_diff's backward */
+        const float gs = 0.0f + out->grad[2] * s, gq = 0.0f + gs;
+        for (int i = 0; i < 2 * B; i++) {
+            const float d = act->data[i];
+            const float gd = 0.0f + gq * 2.0f * d;
+            ga[i] += gd;
+        }
+    }
+    if (!gn && !gg) return;
+    const float gsc = 0.0f + out->grad[1] * s;    /* collision: scale's backward */
+    const float grow = 0.0f + gsc;                /* sum's, the same for every row */
+    const float gs = 0.0f + out->grad[0] * s, gq = 0.0f + gs;  /* goal: sum_sq_diff's */
+    for (int b = 0; b < B; b++) {
+        const float px = next->data[4 * b], py = next->data[4 * b + 1];
+        float gx = 0.0f, gy = 0.0f;
+        for (int k = 0; k < c->nobst; k++) {
+            const float dx = px - c->obst[k][0], dy = py - c->obst[k][1];
+            const float d = sqrtf(dx * dx + dy * dy + 1e-9f) - c->obst[k][2];
+            const float a = -d + c->margin, r = a > 0.0f ? a : 0.0f;  /* penalty_margin's backward */
+            const float g1 = 0.0f + grow * 1.0f;
+            const float gr = 0.0f + g1 * 2.0f * r;
+            const float gra = 0.0f + (a > 0.0f ? gr : 0.0f);
+            const float gng = 0.0f + gra;
+            float gdist = 0.0f;
+            gdist -= gng;
+            const float inv = 1.0f / sqrtf(dx * dx + dy * dy + 1e-9f);  /* sdf_circles' backward */
+            const float g = gdist;
+            gx += g * dx * inv;
+            gy += g * dy * inv;
+        }
+        float gpx = 0.0f, gpy = 0.0f;  /* p's gradient: the collision's, then the goal's */
+        gpx += gx;
+        gpy += gy;
+        const float dxg = px - aux->data[2 * b], dyg = py - aux->data[2 * b + 1];
+        const float gdx = 0.0f + gq * 2.0f * dxg, gdy = 0.0f + gq * 2.0f * dyg;
+        gpx += gdx;
+        gpy += gdy;
+        if (gg) gg[2 * b] += -gdx, gg[2 * b + 1] += -gdy;
+        if (gn) gn[4 * b] += gpx, gn[4 * b + 1] += gpy;  /* cols' backward */
+    }
+}
+
 static void reach_step_cost(dg_ctx *ctx, const dg_env *env, dg_tensor *next, dg_tensor *aux,
                             dg_tensor *action, float inv_batch, dg_tensor **terms) {
     const reach *r = env->impl;
-    dg_tensor *p = dg_cols(ctx, next, 0, 2);
-    terms[0] = dg_sum_sq_diff(ctx, p, aux, inv_batch);  /* dg__batch_mean of the squares, fused */
-    if (r->nobst > 0)
-        terms[1] = dg__batch_mean(ctx,
-            dg_penalty_margin(ctx, dg_sdf_circles(ctx, p, &r->obst[0][0], r->nobst), r->margin), inv_batch);
-    else
-        terms[1] = dg_scalar(ctx, 0.0f);
-    terms[2] = dg_sum_sq_diff(ctx, action, NULL, inv_batch);
+    if (!next || !aux || !action || dg_ctx_status(ctx) != DG_OK) return;
+    const int B = next->shape[0];
+    if (next->ndim != 2 || next->shape[1] != 4 || aux->ndim != 2 || aux->shape[0] != B || aux->shape[1] != 2 ||
+        action->ndim != 2 || action->shape[0] != B || action->shape[1] != 2) {
+        dg_ctx_fail(ctx, DG_ERR_SHAPE, "reach_cost: state (B,4), goal (B,2) and action (B,2) needed");
+        return;
+    }
+    cost_state c = {.inv_batch = inv_batch, .margin = r->margin, .nobst = r->nobst};
+    memcpy(c.obst, r->obst, sizeof c.obst);
+    dg_tensor *out = dg_custom(ctx, "reach_cost", 1, (int[]){3}, (dg_tensor *[]){next, aux, action}, 3,
+                               cost_backward, &c, sizeof c);
+    if (!out) return;
+    double goal = 0.0, coll = 0.0, energy = 0.0;
+    for (int b = 0; b < B; b++) {
+        const float px = next->data[4 * b], py = next->data[4 * b + 1];
+        for (int j = 0; j < 2; j++) {
+            const float d = (j ? py : px) - aux->data[2 * b + j];
+            const float q = d * d;
+            goal += q;
+        }
+        float y = 0.0f;
+        for (int k = 0; k < r->nobst; k++) {
+            const float dx = px - r->obst[k][0], dy = py - r->obst[k][1];
+            const float d = sqrtf(dx * dx + dy * dy + 1e-9f) - r->obst[k][2];
+            const float a = -d + r->margin, rl = a > 0.0f ? a : 0.0f;
+            volatile float q = rl * rl;  /* rounded before the row's add, as the chain did */
+            y += q;
+        }
+        coll += y * 1.0f;
+    }
+    for (int i = 0; i < 2 * B; i++) {
+        const float d = action->data[i];
+        const float q = d * d;
+        energy += q;
+    }
+    out->data[0] = (float)goal * inv_batch;
+    out->data[1] = (float)coll * inv_batch;
+    out->data[2] = (float)energy * inv_batch;
+    for (int i = 0; i < 3; i++) terms[i] = dg_slice(ctx, out, 0, i, 1);
 }
 
 /* the agent inside an obstacle: a distance to its surface below 0 (bit 0: the agent) */
