@@ -461,13 +461,13 @@ static void test_rng_reproducible(void **state) {
  * and all three stride patterns the ops use */
 static void test_gemm_kernel(void **state) {
     (void)state;
-    const int Ms[] = {1, 3, 4, 5, 9, 16, 33}, Ns[] = {1, 2, 6, 15, 16, 17, 31, 32, 33, 64, 70}, Ks[] = {1, 7, 64, 600};
+    const int Ms[] = {1, 3, 4, 5, 9, 16, 33, 64, 130}, Ns[] = {1, 2, 6, 15, 16, 17, 31, 32, 33, 64, 70}, Ks[] = {1, 7, 64, 600};
     dg_rng rng;
     dg_rng_seed(&rng, 3);
-    static float A[33 * 600], B[600 * 70], C[33 * 70], R[33 * 70];
+    static float A[130 * 600], B[600 * 70], C[130 * 70], R[130 * 70];
     for (size_t i = 0; i < sizeof A / sizeof A[0]; i++) A[i] = dg_rng_uniform(&rng, -1, 1);
     for (size_t i = 0; i < sizeof B / sizeof B[0]; i++) B[i] = dg_rng_uniform(&rng, -1, 1);
-    for (int mi = 0; mi < 7; mi++)
+    for (int mi = 0; mi < 9; mi++)
         for (int ni = 0; ni < 11; ni++)
             for (int ki = 0; ki < 4; ki++)
                 for (int layout = 0; layout < 2; layout++) {

@@ -218,13 +218,64 @@ static inline __attribute__((always_inline)) void narrow_over_m_n(int M, int N, 
         }
 }
 
+/* narrow_over_m_n for N <= 6 columns, 64 rows of C at a time: 4N accumulators (at most 24 of the
+ * 32 vector registers), so each multiply-add's broadcast of B serves four vectors of A instead of
+ * one (the input layer's weight gradient, 64 x 6 over the batch). Every element is summed in the
+ * same order as narrow_over_m_n's, from C's value and k = 0 up, so the same bits. */
+static inline __attribute__((always_inline)) void narrow_over_m64_n(int M, int N, int K, const float *A, int64_t a_cs,
+                                                                     const float *B, int64_t ldb, float *C, int64_t ldc) {
+    for (int m = 0; m + 64 <= M; m += 64) {
+        v16 acc[4][6];
+#ifdef __AVX512F__  /* a column of 16 rows as one gather, not 16 scalar stores and a vector load */
+        const __m512i rows = _mm512_mullo_epi32(_mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
+                                                _mm512_set1_epi32((int)ldc));
+        for (int n = 0; n < N; n++)
+            for (int v = 0; v < 4; v++) acc[v][n] = (v16)_mm512_i32gather_ps(rows, C + (int64_t)(m + 16 * v) * ldc + n, 4);
+#else
+        for (int n = 0; n < N; n++)
+            for (int v = 0; v < 4; v++) {
+                float col[16];
+                for (int j = 0; j < 16; j++) col[j] = C[(int64_t)(m + 16 * v + j) * ldc + n];
+                acc[v][n] = ld(col);
+            }
+#endif
+        for (int k = 0; k < K; k++) {
+            const float *a = A + k * a_cs + m, *b = B + k * ldb;
+            const v16 a0 = ld(a), a1 = ld(a + 16), a2 = ld(a + 32), a3 = ld(a + 48);
+            for (int n = 0; n < N; n++) {
+                const float bn = b[n];
+                acc[0][n] += bn * a0;
+                acc[1][n] += bn * a1;
+                acc[2][n] += bn * a2;
+                acc[3][n] += bn * a3;
+            }
+        }
+#ifdef __AVX512F__
+        for (int n = 0; n < N; n++)
+            for (int v = 0; v < 4; v++) _mm512_i32scatter_ps(C + (int64_t)(m + 16 * v) * ldc + n, rows, (__m512)acc[v][n], 4);
+#else
+        for (int n = 0; n < N; n++)
+            for (int v = 0; v < 4; v++)
+                for (int j = 0; j < 16; j++) C[(int64_t)(m + 16 * v + j) * ldc + n] = acc[v][n][j];
+#endif
+    }
+    const int done = M & ~63;
+    if (done < M) narrow_over_m_n(M - done, N, K, A + done, a_cs, B, ldb, C + (int64_t)done * ldc, ldc);
+}
+
 /* narrow_over_m with N a constant in each case: the N accumulators stay in registers (with N a
  * variable the compiler keeps them on the stack, a load and a store per multiply-add) */
 static void narrow_over_m(int M, int N, int K, const float *A, int64_t a_cs, const float *B, int64_t ldb,
                           float *C, int64_t ldc) {
     switch (N) {
 #define NARROW(n) case n: narrow_over_m_n(M, n, K, A, a_cs, B, ldb, C, ldc); break;
-    NARROW(1) NARROW(2) NARROW(3) NARROW(4) NARROW(5) NARROW(6) NARROW(7) NARROW(8)
+#define NARROW64(n) case n:                                                    \
+        if (M >= 64) narrow_over_m64_n(M, n, K, A, a_cs, B, ldb, C, ldc);      \
+        else narrow_over_m_n(M, n, K, A, a_cs, B, ldb, C, ldc);                \
+        break;
+    NARROW64(1) NARROW64(2) NARROW64(3) NARROW64(4) NARROW64(5) NARROW64(6)
+#undef NARROW64
+    NARROW(7) NARROW(8)
     NARROW(9) NARROW(10) NARROW(11) NARROW(12) NARROW(13) NARROW(14) NARROW(15)
 #undef NARROW
     default: narrow_over_m_n(M, N, K, A, a_cs, B, ldb, C, ldc); break;
