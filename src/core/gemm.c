@@ -60,7 +60,7 @@ static inline v16 sel(vi16 m, v16 a, v16 b) { return (v16)((m & (vi16)a) | (~m &
 
 /* dg__tanhf on 16 lanes: the same operations in the same order, so the same bits (internal.h) */
 static inline v16 tanh16(v16 x) {
-#ifdef __AVX512F__
+#if defined(__AVX512F__) && !defined(DG_F64)
     const v16 c = (v16)_mm512_max_ps(_mm512_set1_ps(-DG_TANH_LIM), _mm512_min_ps(_mm512_set1_ps(DG_TANH_LIM), (__m512)x));
     v16 p, q;
     DG_TANH_PQ(v16, c, p, q);
@@ -226,7 +226,7 @@ static inline __attribute__((always_inline)) void narrow_over_m64_n(int M, int N
                                                                      const float *B, int64_t ldb, float *C, int64_t ldc) {
     for (int m = 0; m + 64 <= M; m += 64) {
         v16 acc[4][6];
-#ifdef __AVX512F__  /* a column of 16 rows as one gather, not 16 scalar stores and a vector load */
+#if defined(__AVX512F__) && !defined(DG_F64)  /* a column of 16 rows: one gather, not 16 stores and a load */
         const __m512i rows = _mm512_mullo_epi32(_mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
                                                 _mm512_set1_epi32((int)ldc));
         for (int n = 0; n < N; n++)
@@ -250,7 +250,7 @@ static inline __attribute__((always_inline)) void narrow_over_m64_n(int M, int N
                 acc[3][n] += bn * a3;
             }
         }
-#ifdef __AVX512F__
+#if defined(__AVX512F__) && !defined(DG_F64)
         for (int n = 0; n < N; n++)
             for (int v = 0; v < 4; v++) _mm512_i32scatter_ps(C + (int64_t)(m + 16 * v) * ldc + n, rows, (__m512)acc[v][n], 4);
 #else

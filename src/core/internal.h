@@ -91,7 +91,7 @@ void dg__tanh_grad_colsum(int M, int N, const float *y, float *d, float *gb);
         (out) = DG_TANH_ENDS(x, p_ / q_);                                                        \
     } while (0)
 #define DG_TANH_LIM 7.90531110763549805f
-#ifdef __AVX512F__
+#if defined(__AVX512F__) && !defined(DG_F64)  /* the float tape with AVX-512 */
 #include <immintrin.h>
 static inline float dg__tanhf(float x) {
     const __m128 xc = _mm_max_ss(_mm_set_ss(-DG_TANH_LIM), _mm_min_ss(_mm_set_ss(DG_TANH_LIM), _mm_set_ss(x)));
