@@ -573,9 +573,9 @@ static void test_gemm_few_rows(void **state) {
                 }
 }
 
-/* Narrow products with an even column count (a 2-wide output layer, the 6-wide input layer's
- * gradient: 8 rows x 2 columns at a time; C contiguous when N is 2) give the bits of the general
- * narrow dot-product path, one column at a time (N 1). */
+/* Narrow products with an even column count (a 2-wide output layer: 8 rows x 2 columns at a time,
+ * C contiguous; the 6-wide input layer's gradient: 4 rows x 6 columns at a time) give the bits of
+ * the general narrow dot-product path, one column at a time (N 1). */
 static void test_gemm_two_columns_exact(void **state) {
     (void)state;
     const int Ms[] = {1, 8, 9, 16, 64, 70}, Ks[] = {16, 20, 64, 600}, Ns[] = {2, 6};

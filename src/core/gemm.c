@@ -295,6 +295,29 @@ static void narrow_dot(int M, int N, int K, const float *A, int64_t a_rs, const 
             for (int n = 0; n < N; n++) bt[n * kc + k] = B[(int64_t)(k0 + k) * ldb + n];
         const int kv = kc & ~15;
         int m = 0;
+        if (N == 6 && ldc == 6 && kv == kc)  /* six columns (the 6-wide input layer's gradient): 4 rows x 6
+                                                columns at a time share every load of A and of Bᵀ, and their
+                                                24 outputs are 24 contiguous floats of C */
+            for (; m + 4 <= M; m += 4) {
+                const float *a = A + m * a_rs + k0;
+                v16 c[32];
+                for (int i = 0; i < 32; i++) c[i] = (v16){0};
+                for (int k = 0; k < kv; k += 16) {
+                    const v16 a0 = ld(a + k), a1 = ld(a + a_rs + k), a2 = ld(a + 2 * a_rs + k), a3 = ld(a + 3 * a_rs + k);
+#pragma GCC unroll 6
+                    for (int n = 0; n < 6; n++) {
+                        const v16 bv = ld(bt + n * kc + k);
+                        c[n] += a0 * bv;
+                        c[6 + n] += a1 * bv;
+                        c[12 + n] += a2 * bv;
+                        c[18 + n] += a3 * bv;
+                    }
+                }
+                const v16 s0 = hsum16x(c), s1 = hsum16x(c + 16);  /* lane i: row m + i / 6, column i % 6 */
+                float *cm = C + (int64_t)m * 6;
+                st(cm, ld(cm) + s0);
+                for (int i = 0; i < 8; i++) cm[16 + i] += s1[i];
+            }
         if (N % 2 == 0 && kv == kc)  /* an even count of columns (a 2-wide output layer, the 6-wide input
                                         layer's gradient): 8 rows x 2 columns at a time share the loads of A */
             for (; m + 8 <= M; m += 8) {
