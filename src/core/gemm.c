@@ -291,7 +291,17 @@ static void narrow_dot(int M, int N, int K, const float *A, int64_t a_rs, const 
     float bt[16 * DOT_CHUNK];  /* Bᵀ chunk: (N, kc) */
     for (int k0 = 0; k0 < K; k0 += DOT_CHUNK) {
         const int kc = K - k0 < DOT_CHUNK ? K - k0 : DOT_CHUNK;
-        for (int k = 0; k < kc; k++)
+        int kt = 0;
+#if defined(__AVX512F__) && !defined(DG_F64)  /* 16 values of a column of B as one gather */
+        if (ldb <= (1 << 26)) {
+            const __m512i rows = _mm512_mullo_epi32(_mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
+                                                    _mm512_set1_epi32((int)ldb));
+            for (; kt + 16 <= kc; kt += 16)
+                for (int n = 0; n < N; n++)
+                    st(bt + n * kc + kt, (v16)_mm512_i32gather_ps(rows, B + (int64_t)(k0 + kt) * ldb + n, 4));
+        }
+#endif
+        for (int k = kt; k < kc; k++)
             for (int n = 0; n < N; n++) bt[n * kc + k] = B[(int64_t)(k0 + k) * ldb + n];
         const int kv = kc & ~15;
         int m = 0;
