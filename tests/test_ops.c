@@ -85,6 +85,16 @@ static dg_tensor *f_linear(dg_ctx *c, dg_tensor **x) { return dg_linear(c, x[0],
 static dg_tensor *f_linear_nb(dg_ctx *c, dg_tensor **x) { return dg_linear(c, x[0], x[1], NULL); }
 static dg_tensor *f_linear_tanh(dg_ctx *c, dg_tensor **x) { return dg_linear_tanh(c, x[0], x[1], x[2]); }
 static dg_tensor *f_matmul(dg_ctx *c, dg_tensor **x) { return dg_matmul(c, x[0], x[1]); }
+/* the layer's input an intermediate (a parameter's gradient buffer exists before backward): with 32
+ * or more input columns the layer's backward stores dx into its new gradient buffer; in the second,
+ * h is also read by a square before the layer, whose backward then adds to what the layer stored */
+static dg_tensor *f_linear_inner(dg_ctx *c, dg_tensor **x) {
+    return dg_linear_tanh(c, dg_scale(c, x[0], 1.5f), x[1], x[2]);
+}
+static dg_tensor *f_linear_shared(dg_ctx *c, dg_tensor **x) {
+    dg_tensor *h = dg_scale(c, x[0], 1.5f), *sq = dg_sum_axis(c, dg_square(c, h), 1);
+    return dg_add(c, dg_linear_tanh(c, h, x[1], x[2]), sq);
+}
 static dg_tensor *f_tanh(dg_ctx *c, dg_tensor **x) { return dg_tanh(c, x[0]); }
 static dg_tensor *f_relu(dg_ctx *c, dg_tensor **x) { return dg_relu(c, x[0]); }
 static dg_tensor *f_softplus(dg_ctx *c, dg_tensor **x) { return dg_softplus(c, x[0]); }
@@ -187,6 +197,8 @@ static const op_case CASES[] = {
     {"linear wide (vector paths)", f_linear_tanh, 3, {2, 2, 1}, {S2(6, 20), S2(40, 20), S1(40)}, -0.5f, 0.5f, 0},
     {"linear_tanh 70 wide (64-column strips)", f_linear_tanh, 3, {2, 2, 1}, {S2(9, 7), S2(70, 7), S1(70)}, -0.5f, 0.5f, 0},
     {"linear 33 wide, no bias", f_linear_nb, 2, {2, 2}, {S2(10, 5), S2(33, 5)}, -0.5f, 0.5f, 0},
+    {"linear_tanh 40 inputs (dx stored)", f_linear_inner, 3, {2, 2, 1}, {S2(9, 40), S2(3, 40), S1(3)}, -0.5f, 0.5f, 0},
+    {"linear_tanh 64 inputs, x read twice", f_linear_shared, 3, {2, 2, 1}, {S2(5, 64), S2(3, 64), S1(3)}, -0.5f, 0.5f, 0},
     {"matmul wide (vector paths)", f_matmul, 2, {2, 2}, {S2(5, 33), S2(33, 37)}, -0.5f, 0.5f, 0},
     {"chain", f_chain, 3, {2, 2, 1}, {S2(5, 4), S2(3, 4), S1(3)}, -1, 1, 0},
 };

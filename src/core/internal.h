@@ -40,6 +40,10 @@ dg_tensor *dg__node(dg_ctx *ctx, dg_op op, int ndim, const int *shape, dg_tensor
 /* Gradient buffer of t, allocated zero on first use during backward: the buffer of a node
  * that backward has passed, when one of t's size is free (still in cache), else new. */
 float *dg__grad(dg_ctx *ctx, dg_tensor *t);
+/* dg__grad without the zeroing: *fresh is 1 when t had no gradient buffer yet, and then the
+ * caller writes every element before anything reads it (a product stored instead of added: no
+ * memset and no load of the zeros; the same bits, as 0 + x is x) */
+float *dg__grad_fresh(dg_ctx *ctx, dg_tensor *t, int *fresh);
 /* C[m, n] += Σ_k A[m·a_rs + k·a_cs] · B[k·ldb + n], m < M, n < N, k < K
  * (gemm.c): the kernel behind linear and matmul, forward and backward. */
 void dg__gemm_acc(int M, int N, int K, const float *A, int64_t a_rs, int64_t a_cs,

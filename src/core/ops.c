@@ -373,7 +373,9 @@ dg_tensor *dg_linear_tanh(dg_ctx *ctx, dg_tensor *x, dg_tensor *w, dg_tensor *b)
 static void linear_backward(dg_ctx *ctx, dg_tensor *t) {
     dg_tensor *x = t->src[0], *w = t->src[1], *b = t->src[2];
     const int B = x->shape[0], I = x->shape[1], O = w->shape[0];
-    float *gx = x->requires_grad ? dg__grad(ctx, x) : NULL;
+    int gx_fresh = 0;  /* x's gradient buffer is new: dx is stored into it, not added (32 or more columns) */
+    float *gx = x->requires_grad ? dg__grad_fresh(ctx, x, &gx_fresh) : NULL;
+    if (gx && gx_fresh && (I < 32 || x == w || x == b)) memset(gx, 0, (size_t)x->n * sizeof(float)), gx_fresh = 0;
     float *gw = w->requires_grad ? dg__grad(ctx, w) : NULL;
     float *gb = b && b->requires_grad ? dg__grad(ctx, b) : NULL;
     /* through the tanh, dz = dy (1 - y²), in place: t's gradient is read by
@@ -383,7 +385,9 @@ static void linear_backward(dg_ctx *ctx, dg_tensor *t) {
     dg__tanh_grad_colsum(B, O, t->op == DG_OP_LINEAR_TANH ? t->data : NULL, dz, gb);
     if (gw)  /* dW (O,I) += dzᵀ (O,B) · x (B,I) */
         dg__gemm_acc(O, I, B, dz, 1, O, x->data, I, gw, I);
-    if (gx)  /* dx (B,I) += dz (B,O) · W (O,I) */
+    if (gx && gx_fresh)  /* dx (B,I) = dz (B,O) · W (O,I) */
+        dg__gemm_bias_act(B, I, O, dz, O, w->data, I, NULL, 0, gx, I);
+    else if (gx)  /* dx (B,I) += dz (B,O) · W (O,I) */
         dg__gemm_acc(B, I, O, dz, O, 1, w->data, I, gx, I);
     ctx->flops += 2 * (uint64_t)B * I * O * ((gw != NULL) + (gx != NULL)) + 2 * (uint64_t)t->n;
 }
