@@ -110,7 +110,7 @@ float *dg__grad_fresh(dg_ctx *ctx, dg_tensor *t, int *fresh) {
 float *dg__grad(dg_ctx *ctx, dg_tensor *t) {
     int fresh;
     float *g = dg__grad_fresh(ctx, t, &fresh);
-    if (g && fresh) memset(g, 0, (size_t)t->n * sizeof(float));
+    if (g && fresh) memset(g, 0, (size_t)t->n * sizeof *g);
     return g;
 }
 

@@ -375,7 +375,7 @@ static void linear_backward(dg_ctx *ctx, dg_tensor *t) {
     const int B = x->shape[0], I = x->shape[1], O = w->shape[0];
     int gx_fresh = 0;  /* x's gradient buffer is new: dx is stored into it, not added (32 or more columns) */
     float *gx = x->requires_grad ? dg__grad_fresh(ctx, x, &gx_fresh) : NULL;
-    if (gx && gx_fresh && (I < 32 || x == w || x == b)) memset(gx, 0, (size_t)x->n * sizeof(float)), gx_fresh = 0;
+    if (gx && gx_fresh && (I < 32 || x == w || x == b)) memset(gx, 0, (size_t)x->n * sizeof *gx), gx_fresh = 0;
     float *gw = w->requires_grad ? dg__grad(ctx, w) : NULL;
     float *gb = b && b->requires_grad ? dg__grad(ctx, b) : NULL;
     /* through the tanh, dz = dy (1 - y²), in place: t's gradient is read by
