@@ -316,6 +316,68 @@ static void test_checkpointed_bptt_identical(void **state) {
     }
 }
 
+/* reach's fused ops (reach_obs, reach_cost) give the bits of the chains they replaced: the
+ * observation as a concat, the terms as cols, sum_sq_diff, sdf_circles, penalty_margin, sum, scale
+ * and sum_sq_diff: values and every gradient compared byte for byte, with points inside and
+ * outside the margins of two obstacles */
+static dg_tensor *reach_chain(dg_ctx *ctx, dg_tensor *st, dg_tensor *ax, dg_tensor *ac, dg_tensor *w,
+                              float inv_batch, float *terms) {
+    const float obst[2][3] = {{0.0f, 0.0f, 0.25f}, {0.5f, 0.2f, 0.1f}};
+    dg_tensor *obs = dg_concat(ctx, (dg_tensor *[]){st, ax}, 2, 1);
+    dg_tensor *p = dg_cols(ctx, st, 0, 2);
+    dg_tensor *t[3] = {dg_sum_sq_diff(ctx, p, ax, inv_batch),
+                       dg_scale(ctx, dg_sum(ctx, dg_penalty_margin(ctx, dg_sdf_circles(ctx, p, &obst[0][0], 2), 0.3f)),
+                                inv_batch),
+                       dg_sum_sq_diff(ctx, ac, NULL, inv_batch)};
+    for (int i = 0; i < 3; i++) terms[i] = t[i]->data[0];
+    return dg_add(ctx, dg_sum(ctx, dg_mul(ctx, obs, w)),
+                  dg_add(ctx, dg_add(ctx, dg_scale(ctx, t[0], 1.3f), dg_scale(ctx, t[1], 0.7f)), dg_scale(ctx, t[2], 2.1f)));
+}
+
+static void test_reach_cost_bits(void **state) {
+    (void)state;
+    setup s;
+    setup_game(&s, "game: reach\nenv: {margin: 0.3, obstacles: [[0, 0, 0.25], [0.5, 0.2, 0.1]]}\n");
+    enum { B = 37 };
+    float sv[B * 4], av[B * 2], uv[B * 2], wv[B * 6];
+    dg_rng rng;
+    dg_rng_seed(&rng, 3);
+    for (int i = 0; i < B * 4; i++) sv[i] = dg_rng_uniform(&rng, -0.7f, 0.7f);
+    for (int i = 0; i < B * 2; i++) av[i] = dg_rng_uniform(&rng, -0.9f, 0.9f), uv[i] = dg_rng_uniform(&rng, -1, 1);
+    for (int i = 0; i < B * 6; i++) wv[i] = dg_rng_uniform(&rng, -2, 2);
+    float val[2][4], terms[2][3], gs[2][B * 4], ga[2][B * 2], gu[2][B * 2];
+    for (int v = 0; v < 2; v++) {
+        dg_ctx *ctx = dg_ctx_create(1 << 20);
+        dg_tensor *st = dg_from(ctx, 2, (int[]){B, 4}, sv), *ax = dg_from(ctx, 2, (int[]){B, 2}, av);
+        dg_tensor *ac = dg_from(ctx, 2, (int[]){B, 2}, uv), *w = dg_from(ctx, 2, (int[]){B, 6}, wv);
+        dg_set_requires_grad(st), dg_set_requires_grad(ax), dg_set_requires_grad(ac);
+        dg_tensor *loss;
+        if (v == 0) {
+            loss = reach_chain(ctx, st, ax, ac, w, 1.0f / B, terms[0]);
+        } else {
+            dg_tensor *obs = s.env->game->observe(ctx, s.env, st, ax), *tm[3] = {0};
+            s.env->game->step_cost(ctx, s.env, st, ax, ac, 1.0f / B, tm);
+            for (int i = 0; i < 3; i++) terms[1][i] = tm[i]->data[0];
+            loss = dg_add(ctx, dg_sum(ctx, dg_mul(ctx, obs, w)),
+                          dg_add(ctx, dg_add(ctx, dg_scale(ctx, tm[0], 1.3f), dg_scale(ctx, tm[1], 0.7f)),
+                                 dg_scale(ctx, tm[2], 2.1f)));
+        }
+        assert_int_equal(dg_backward(ctx, loss), DG_OK);
+        val[v][0] = loss->data[0];
+        memcpy(gs[v], st->grad, sizeof gs[v]);
+        memcpy(ga[v], ax->grad, sizeof ga[v]);
+        memcpy(gu[v], ac->grad, sizeof gu[v]);
+        dg_ctx_free(ctx);
+    }
+    assert_true(terms[0][1] > 0.0f);  /* some points inside a margin */
+    assert_memory_equal(terms[0], terms[1], sizeof terms[0]);
+    assert_memory_equal(&val[0][0], &val[1][0], sizeof(float));
+    assert_memory_equal(gs[0], gs[1], sizeof gs[0]);
+    assert_memory_equal(ga[0], ga[1], sizeof ga[0]);
+    assert_memory_equal(gu[0], gu[1], sizeof gu[0]);
+    setup_free(&s);
+}
+
 /* Two learned players (chase with evader: policy): finite differences for
  * both players' parameters through one rollout, and no zero gradient. */
 static void test_two_player_gradcheck(void **state) {
@@ -539,6 +601,7 @@ int main(void) {
         cmocka_unit_test(test_warmup),
         cmocka_unit_test(test_checkpointed_bptt_identical),
         cmocka_unit_test(test_two_player_gradcheck),
+        cmocka_unit_test(test_reach_cost_bits),
         cmocka_unit_test(test_duel_capture_time),
         cmocka_unit_test(test_rule_metrics),
         cmocka_unit_test(test_replay_marks_violation),

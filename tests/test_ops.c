@@ -85,6 +85,16 @@ static dg_tensor *f_linear(dg_ctx *c, dg_tensor **x) { return dg_linear(c, x[0],
 static dg_tensor *f_linear_nb(dg_ctx *c, dg_tensor **x) { return dg_linear(c, x[0], x[1], NULL); }
 static dg_tensor *f_linear_tanh(dg_ctx *c, dg_tensor **x) { return dg_linear_tanh(c, x[0], x[1], x[2]); }
 static dg_tensor *f_matmul(dg_ctx *c, dg_tensor **x) { return dg_matmul(c, x[0], x[1]); }
+/* the layer's input an intermediate (a parameter's gradient buffer exists before backward): with 32
+ * or more input columns the layer's backward stores dx into its new gradient buffer; in the second,
+ * h is also read by a square before the layer, whose backward then adds to what the layer stored */
+static dg_tensor *f_linear_inner(dg_ctx *c, dg_tensor **x) {
+    return dg_linear_tanh(c, dg_scale(c, x[0], 1.5f), x[1], x[2]);
+}
+static dg_tensor *f_linear_shared(dg_ctx *c, dg_tensor **x) {
+    dg_tensor *h = dg_scale(c, x[0], 1.5f), *sq = dg_sum_axis(c, dg_square(c, h), 1);
+    return dg_add(c, dg_linear_tanh(c, h, x[1], x[2]), sq);
+}
 static dg_tensor *f_tanh(dg_ctx *c, dg_tensor **x) { return dg_tanh(c, x[0]); }
 static dg_tensor *f_relu(dg_ctx *c, dg_tensor **x) { return dg_relu(c, x[0]); }
 static dg_tensor *f_softplus(dg_ctx *c, dg_tensor **x) { return dg_softplus(c, x[0]); }
@@ -187,6 +197,8 @@ static const op_case CASES[] = {
     {"linear wide (vector paths)", f_linear_tanh, 3, {2, 2, 1}, {S2(6, 20), S2(40, 20), S1(40)}, -0.5f, 0.5f, 0},
     {"linear_tanh 70 wide (64-column strips)", f_linear_tanh, 3, {2, 2, 1}, {S2(9, 7), S2(70, 7), S1(70)}, -0.5f, 0.5f, 0},
     {"linear 33 wide, no bias", f_linear_nb, 2, {2, 2}, {S2(10, 5), S2(33, 5)}, -0.5f, 0.5f, 0},
+    {"linear_tanh 40 inputs (dx stored)", f_linear_inner, 3, {2, 2, 1}, {S2(9, 40), S2(3, 40), S1(3)}, -0.5f, 0.5f, 0},
+    {"linear_tanh 64 inputs, x read twice", f_linear_shared, 3, {2, 2, 1}, {S2(5, 64), S2(3, 64), S1(3)}, -0.5f, 0.5f, 0},
     {"matmul wide (vector paths)", f_matmul, 2, {2, 2}, {S2(5, 33), S2(33, 37)}, -0.5f, 0.5f, 0},
     {"chain", f_chain, 3, {2, 2, 1}, {S2(5, 4), S2(3, 4), S1(3)}, -1, 1, 0},
 };
@@ -461,13 +473,13 @@ static void test_rng_reproducible(void **state) {
  * and all three stride patterns the ops use */
 static void test_gemm_kernel(void **state) {
     (void)state;
-    const int Ms[] = {1, 3, 4, 5, 9, 16, 33}, Ns[] = {1, 2, 6, 15, 16, 17, 31, 32, 33, 64, 70}, Ks[] = {1, 7, 64, 600};
+    const int Ms[] = {1, 3, 4, 5, 9, 16, 33, 64, 130}, Ns[] = {1, 2, 6, 15, 16, 17, 31, 32, 33, 64, 70}, Ks[] = {1, 7, 64, 600};
     dg_rng rng;
     dg_rng_seed(&rng, 3);
-    static float A[33 * 600], B[600 * 70], C[33 * 70], R[33 * 70];
+    static float A[130 * 600], B[600 * 70], C[130 * 70], R[130 * 70];
     for (size_t i = 0; i < sizeof A / sizeof A[0]; i++) A[i] = dg_rng_uniform(&rng, -1, 1);
     for (size_t i = 0; i < sizeof B / sizeof B[0]; i++) B[i] = dg_rng_uniform(&rng, -1, 1);
-    for (int mi = 0; mi < 7; mi++)
+    for (int mi = 0; mi < 9; mi++)
         for (int ni = 0; ni < 11; ni++)
             for (int ki = 0; ki < 4; ki++)
                 for (int layout = 0; layout < 2; layout++) {
@@ -573,9 +585,9 @@ static void test_gemm_few_rows(void **state) {
                 }
 }
 
-/* Narrow products with an even column count (a 2-wide output layer, the 6-wide input layer's
- * gradient: 8 rows x 2 columns at a time; C contiguous when N is 2) give the bits of the general
- * narrow dot-product path, one column at a time (N 1). */
+/* Narrow products with an even column count (a 2-wide output layer: 8 rows x 2 columns at a time,
+ * C contiguous; the 6-wide input layer's gradient: 4 rows x 6 columns at a time) give the bits of
+ * the general narrow dot-product path, one column at a time (N 1). */
 static void test_gemm_two_columns_exact(void **state) {
     (void)state;
     const int Ms[] = {1, 8, 9, 16, 64, 70}, Ks[] = {16, 20, 64, 600}, Ns[] = {2, 6};

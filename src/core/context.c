@@ -93,7 +93,8 @@ dg_tensor *dg__node(dg_ctx *ctx, dg_op op, int ndim, const int *shape, dg_tensor
     return t;
 }
 
-dg_real *dg__grad(dg_ctx *ctx, dg_tensor *t) {
+dg_real *dg__grad_fresh(dg_ctx *ctx, dg_tensor *t, int *fresh) {
+    *fresh = !t->grad;
     if (!t->grad) {
         for (int i = ctx->nfree - 1; i >= 0; i--)  /* the most recently freed first */
             if (ctx->gfree[i].n == t->n) {
@@ -102,9 +103,15 @@ dg_real *dg__grad(dg_ctx *ctx, dg_tensor *t) {
                 break;
             }
         if (!t->grad) t->grad = dg_ctx_alloc(ctx, (size_t)t->n * sizeof(dg_real));
-        if (t->grad) memset(t->grad, 0, (size_t)t->n * sizeof(dg_real));
     }
     return t->grad;
+}
+
+dg_real *dg__grad(dg_ctx *ctx, dg_tensor *t) {
+    int fresh;
+    dg_real *g = dg__grad_fresh(ctx, t, &fresh);
+    if (g && fresh) memset(g, 0, (size_t)t->n * sizeof *g);
+    return g;
 }
 
 /* ------------------------------------------------------------ context */

@@ -60,25 +60,29 @@ typedef int vi16 __attribute__((vector_size(64)));
 
 static inline v16 sel(vi16 m, v16 a, v16 b) { return (v16)((m & (vi16)a) | (~m & (vi16)b)); }
 
-/* dg__tanhf on 16 lanes: the same operations in the same order, so the same bits. With
- * AVX-512 the two ends are mask moves (a compare into a mask register and one masked move each);
- * sel's and/or form costs the compiler two masked xors per end. */
+/* dg__tanhf on 16 lanes: the same operations in the same order, so the same bits (internal.h) */
 static inline v16 tanh16(v16 x) {
+#if defined(__AVX512F__) && !defined(DG_F64)
+    const v16 c = (v16)_mm512_max_ps(_mm512_set1_ps(-DG_TANH_LIM), _mm512_min_ps(_mm512_set1_ps(DG_TANH_LIM), (__m512)x));
+    v16 p, q;
+    DG_TANH_PQ(v16, c, p, q);
+    const __m512 r = _mm512_rcp14_ps((__m512)q);
+    return p * (v16)_mm512_fmadd_ps(r, _mm512_fnmadd_ps((__m512)q, r, _mm512_set1_ps(1.0f)), r);
+#else
     const v16 ax = (v16)((vi16)x & 0x7fffffff);
     const v16 one = (v16)(((vi16)x & (int)0x80000000) | 0x3f800000);  /* ±1, x's sign */
     v16 y;
-#if defined(__AVX512F__) && !defined(DG_F64)
-#define DG_TANH_ENDS(x, r) (r)
-    DG_TANH_BODY(v16, x, y);
-    const __mmask16 big = _mm512_cmp_ps_mask((__m512)ax, _mm512_set1_ps(DG_TANH_LIM), _CMP_GT_OQ);
-    const __mmask16 small = _mm512_cmp_ps_mask((__m512)ax, _mm512_set1_ps(0.0004f), _CMP_LT_OQ);
-    return (v16)_mm512_mask_mov_ps(_mm512_mask_mov_ps((__m512)y, big, (__m512)one), small, (__m512)x);
-#else
 #define DG_TANH_ENDS(x, r) sel(ax < 0.0004f, (x), sel(ax > DG_TANH_LIM, one, (r)))
     DG_TANH_BODY(v16, x, y);
+#undef DG_TANH_ENDS
     return y;
 #endif
-#undef DG_TANH_ENDS
+}
+
+void dg__tanh_n(int64_t n, const float *x, float *y) {
+    int64_t i = 0;
+    for (; i + 16 <= n; i += 16) st(y + i, tanh16(ld(x + i)));
+    for (; i < n; i++) y[i] = dg__tanhf(x[i]);
 }
 
 /* the accumulators start from C, or from bias (NULL: zero) when init is set; tanh16 is applied
@@ -216,13 +220,64 @@ static inline __attribute__((always_inline)) void narrow_over_m_n(int M, int N, 
         }
 }
 
+/* narrow_over_m_n for N <= 6 columns, 64 rows of C at a time: 4N accumulators (at most 24 of the
+ * 32 vector registers), so each multiply-add's broadcast of B serves four vectors of A instead of
+ * one (the input layer's weight gradient, 64 x 6 over the batch). Every element is summed in the
+ * same order as narrow_over_m_n's, from C's value and k = 0 up, so the same bits. */
+static inline __attribute__((always_inline)) void narrow_over_m64_n(int M, int N, int K, const float *A, int64_t a_cs,
+                                                                     const float *B, int64_t ldb, float *C, int64_t ldc) {
+    for (int m = 0; m + 64 <= M; m += 64) {
+        v16 acc[4][6];
+#if defined(__AVX512F__) && !defined(DG_F64)  /* a column of 16 rows: one gather, not 16 stores and a load */
+        const __m512i rows = _mm512_mullo_epi32(_mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
+                                                _mm512_set1_epi32((int)ldc));
+        for (int n = 0; n < N; n++)
+            for (int v = 0; v < 4; v++) acc[v][n] = (v16)_mm512_i32gather_ps(rows, C + (int64_t)(m + 16 * v) * ldc + n, 4);
+#else
+        for (int n = 0; n < N; n++)
+            for (int v = 0; v < 4; v++) {
+                float col[16];
+                for (int j = 0; j < 16; j++) col[j] = C[(int64_t)(m + 16 * v + j) * ldc + n];
+                acc[v][n] = ld(col);
+            }
+#endif
+        for (int k = 0; k < K; k++) {
+            const float *a = A + k * a_cs + m, *b = B + k * ldb;
+            const v16 a0 = ld(a), a1 = ld(a + 16), a2 = ld(a + 32), a3 = ld(a + 48);
+            for (int n = 0; n < N; n++) {
+                const float bn = b[n];
+                acc[0][n] += bn * a0;
+                acc[1][n] += bn * a1;
+                acc[2][n] += bn * a2;
+                acc[3][n] += bn * a3;
+            }
+        }
+#if defined(__AVX512F__) && !defined(DG_F64)
+        for (int n = 0; n < N; n++)
+            for (int v = 0; v < 4; v++) _mm512_i32scatter_ps(C + (int64_t)(m + 16 * v) * ldc + n, rows, (__m512)acc[v][n], 4);
+#else
+        for (int n = 0; n < N; n++)
+            for (int v = 0; v < 4; v++)
+                for (int j = 0; j < 16; j++) C[(int64_t)(m + 16 * v + j) * ldc + n] = acc[v][n][j];
+#endif
+    }
+    const int done = M & ~63;
+    if (done < M) narrow_over_m_n(M - done, N, K, A + done, a_cs, B, ldb, C + (int64_t)done * ldc, ldc);
+}
+
 /* narrow_over_m with N a constant in each case: the N accumulators stay in registers (with N a
  * variable the compiler keeps them on the stack, a load and a store per multiply-add) */
 static void narrow_over_m(int M, int N, int K, const float *A, int64_t a_cs, const float *B, int64_t ldb,
                           float *C, int64_t ldc) {
     switch (N) {
 #define NARROW(n) case n: narrow_over_m_n(M, n, K, A, a_cs, B, ldb, C, ldc); break;
-    NARROW(1) NARROW(2) NARROW(3) NARROW(4) NARROW(5) NARROW(6) NARROW(7) NARROW(8)
+#define NARROW64(n) case n:                                                    \
+        if (M >= 64) narrow_over_m64_n(M, n, K, A, a_cs, B, ldb, C, ldc);      \
+        else narrow_over_m_n(M, n, K, A, a_cs, B, ldb, C, ldc);                \
+        break;
+    NARROW64(1) NARROW64(2) NARROW64(3) NARROW64(4) NARROW64(5) NARROW64(6)
+#undef NARROW64
+    NARROW(7) NARROW(8)
     NARROW(9) NARROW(10) NARROW(11) NARROW(12) NARROW(13) NARROW(14) NARROW(15)
 #undef NARROW
     default: narrow_over_m_n(M, N, K, A, a_cs, B, ldb, C, ldc); break;
@@ -238,10 +293,43 @@ static void narrow_dot(int M, int N, int K, const float *A, int64_t a_rs, const 
     float bt[16 * DOT_CHUNK];  /* Bᵀ chunk: (N, kc) */
     for (int k0 = 0; k0 < K; k0 += DOT_CHUNK) {
         const int kc = K - k0 < DOT_CHUNK ? K - k0 : DOT_CHUNK;
-        for (int k = 0; k < kc; k++)
+        int kt = 0;
+#if defined(__AVX512F__) && !defined(DG_F64)  /* 16 values of a column of B as one gather */
+        if (ldb <= (1 << 26)) {
+            const __m512i rows = _mm512_mullo_epi32(_mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
+                                                    _mm512_set1_epi32((int)ldb));
+            for (; kt + 16 <= kc; kt += 16)
+                for (int n = 0; n < N; n++)
+                    st(bt + n * kc + kt, (v16)_mm512_i32gather_ps(rows, B + (int64_t)(k0 + kt) * ldb + n, 4));
+        }
+#endif
+        for (int k = kt; k < kc; k++)
             for (int n = 0; n < N; n++) bt[n * kc + k] = B[(int64_t)(k0 + k) * ldb + n];
         const int kv = kc & ~15;
         int m = 0;
+        if (N == 6 && ldc == 6 && kv == kc)  /* six columns (the 6-wide input layer's gradient): 4 rows x 6
+                                                columns at a time share every load of A and of Bᵀ, and their
+                                                24 outputs are 24 contiguous floats of C */
+            for (; m + 4 <= M; m += 4) {
+                const float *a = A + m * a_rs + k0;
+                v16 c[32];
+                for (int i = 0; i < 32; i++) c[i] = (v16){0};
+                for (int k = 0; k < kv; k += 16) {
+                    const v16 a0 = ld(a + k), a1 = ld(a + a_rs + k), a2 = ld(a + 2 * a_rs + k), a3 = ld(a + 3 * a_rs + k);
+#pragma GCC unroll 6
+                    for (int n = 0; n < 6; n++) {
+                        const v16 bv = ld(bt + n * kc + k);
+                        c[n] += a0 * bv;
+                        c[6 + n] += a1 * bv;
+                        c[12 + n] += a2 * bv;
+                        c[18 + n] += a3 * bv;
+                    }
+                }
+                const v16 s0 = hsum16x(c), s1 = hsum16x(c + 16);  /* lane i: row m + i / 6, column i % 6 */
+                float *cm = C + (int64_t)m * 6;
+                st(cm, ld(cm) + s0);
+                for (int i = 0; i < 8; i++) cm[16 + i] += s1[i];
+            }
         if (N % 2 == 0 && kv == kc)  /* an even count of columns (a 2-wide output layer, the 6-wide input
                                         layer's gradient): 8 rows x 2 columns at a time share the loads of A */
             for (; m + 8 <= M; m += 8) {
@@ -495,5 +583,9 @@ void dg__tanh_grad_colsum(int M, int N, const dg_real *y, dg_real *d, dg_real *g
         if (gb)
             for (int c = 0; c < N; c++) gb[c] += dr[c];
     }
+}
+
+void dg__tanh_n(int64_t n, const dg_real *x, dg_real *y) {
+    for (int64_t i = 0; i < n; i++) y[i] = dg__tanhf(x[i]);
 }
 #endif

@@ -40,6 +40,10 @@ dg_tensor *dg__node(dg_ctx *ctx, dg_op op, int ndim, const int *shape, dg_tensor
 /* Gradient buffer of t, allocated zero on first use during backward: the buffer of a node
  * that backward has passed, when one of t's size is free (still in cache), else new. */
 dg_real *dg__grad(dg_ctx *ctx, dg_tensor *t);
+/* dg__grad without the zeroing: *fresh is 1 when t had no gradient buffer yet, and then the
+ * caller writes every element before anything reads it (a product stored instead of added: no
+ * memset and no load of the zeros; the same bits, as 0 + x is x) */
+dg_real *dg__grad_fresh(dg_ctx *ctx, dg_tensor *t, int *fresh);
 /* C[m, n] += Σ_k A[m·a_rs + k·a_cs] · B[k·ldb + n], m < M, n < N, k < K
  * (gemm.c): the kernel behind linear and matmul, forward and backward. */
 void dg__gemm_acc(int M, int N, int K, const dg_real *A, int64_t a_rs, int64_t a_cs,
@@ -57,30 +61,52 @@ void dg__gemm_bias_act(int M, int N, int K, const dg_real *A, int64_t a_rs, cons
 void dg__tanh_grad_colsum(int M, int N, const dg_real *y, dg_real *d, dg_real *gb);
 /* Rational approximation of tanh (the 13/6 minimax form used by Eigen and
  * XLA): max error about 3e-7 on float32, and it vectorises, unlike tanhf.
- * DG_TANH_BODY is its one definition, for a float or a vector of floats; DG_TANH_ENDS (x itself
- * where |x| < 0.0004, ±1 where |x| > DG_TANH_LIM) is defined by each user. The ends are explicit
- * so that no compiler's constant folding can make the scalar and the vector forms differ.
- * The rational is evaluated on x itself, not on x clamped to ±DG_TANH_LIM: every lane the clamp
- * would change (|x| > DG_TANH_LIM) is replaced by ±1 at the end, and a NaN goes through the same
- * operations either way, so the clamp the body once had changed no bit (two fewer operations). */
-#define DG_TANH_BODY(T, x, out)                                                                  \
+ * DG_TANH_PQ is its one definition of numerator and denominator, for a float or a vector of
+ * floats (the same operations in the same order, so the scalar and the 16-lane forms give the
+ * same bits).
+ * With AVX-512, x is clamped to ±DG_TANH_LIM (a min and a max whose NaN operand is x, so a NaN
+ * stays NaN; the rational gives exactly ±1 there) and p/q is p · (1/q), 1/q as a 14-bit
+ * reciprocal (vrcp14) and one Newton step: a 16-lane division costs about 16 cycles, the
+ * reciprocal and its step about 2, and the tanh was a third of a linear_tanh forward. Max error
+ * 3.1e-7 (every float checked), |tanh| <= 1. Without AVX-512 (and in the double build), the
+ * division, with the ends explicit: DG_TANH_ENDS (x itself where |x| < 0.0004, ±1 where
+ * |x| > DG_TANH_LIM) is defined by each user, so that no compiler's constant folding can make
+ * the scalar and the vector forms differ. */
+#define DG_TANH_PQ(T, x, p_, q_)                                                                 \
     do {                                                                                         \
         const T x2_ = (x) * (x);                                                                 \
-        T p_ = x2_ * -2.76076847742355e-16f + 2.00018790482477e-13f;                             \
+        p_ = x2_ * -2.76076847742355e-16f + 2.00018790482477e-13f;                               \
         p_ = p_ * x2_ + -8.60467152213735e-11f;                                                  \
         p_ = p_ * x2_ + 5.12229709037114e-08f;                                                   \
         p_ = p_ * x2_ + 1.48572235717979e-05f;                                                   \
         p_ = p_ * x2_ + 6.37261928875436e-04f;                                                   \
         p_ = p_ * x2_ + 4.89352455891786e-03f;                                                   \
         p_ = p_ * (x);                                                                           \
-        T q_ = x2_ * 1.19825839466702e-06f + 1.18534705686654e-04f;                              \
+        q_ = x2_ * 1.19825839466702e-06f + 1.18534705686654e-04f;                                \
         q_ = q_ * x2_ + 2.26843463243900e-03f;                                                   \
         q_ = q_ * x2_ + 4.89352518554385e-03f;                                                   \
+    } while (0)
+/* The portable form: the rational on x itself (every lane a clamp would change, |x| > DG_TANH_LIM,
+ * is replaced by ±1 at the end, and a NaN goes through the same operations either way) */
+#define DG_TANH_BODY(T, x, out)                                                                  \
+    do {                                                                                         \
+        T p_, q_;                                                                                \
+        DG_TANH_PQ(T, x, p_, q_);                                                                \
         (out) = DG_TANH_ENDS(x, p_ / q_);                                                        \
     } while (0)
 #define DG_TANH_LIM 7.90531110763549805f
 #ifdef DG_F64  /* the double tape: libm's tanh (the rational is float32's) */
 static inline dg_real dg__tanhf(dg_real x) { return tanh(x); }
+#elif defined(__AVX512F__)  /* the float tape with AVX-512 */
+#include <immintrin.h>
+static inline float dg__tanhf(float x) {
+    const __m128 xc = _mm_max_ss(_mm_set_ss(-DG_TANH_LIM), _mm_min_ss(_mm_set_ss(DG_TANH_LIM), _mm_set_ss(x)));
+    const float c = _mm_cvtss_f32(xc);
+    float p, q;
+    DG_TANH_PQ(float, c, p, q);
+    const __m128 qv = _mm_set_ss(q), r = _mm_rcp14_ss(qv, qv);
+    return p * _mm_cvtss_f32(_mm_fmadd_ss(r, _mm_fnmadd_ss(qv, r, _mm_set_ss(1.0f)), r));
+}
 #else
 static inline float dg__tanhf(float x) {
 #define DG_TANH_ENDS(x, r) (fabsf(x) < 0.0004f ? (x) : (fabsf(x) > DG_TANH_LIM ? copysignf(1.0f, x) : (r)))
@@ -90,6 +116,8 @@ static inline float dg__tanhf(float x) {
 #undef DG_TANH_ENDS
 }
 #endif
+/* y[i] = dg__tanhf(x[i]), i < n, 16 lanes at a time where the build has them (the same bits) */
+void dg__tanh_n(int64_t n, const dg_real *x, dg_real *y);
 /* Backward of one tape node: adds into the gradients of its operands. */
 void dg__backward_node(dg_ctx *ctx, dg_tensor *t);
 

@@ -30,9 +30,6 @@ static const char *shape_str(const dg_tensor *t, char *buf, size_t len) {
 
 #define NEED(ctx, x) do { if (!(x) || (ctx)->status != DG_OK) return NULL; } while (0)
 
-/* the rational tanh of internal.h (dg__tanhf) */
-static inline dg_real fast_tanh(dg_real x) { return dg__tanhf(x); }
-
 /* ------------------------------------------------------- broadcasting */
 
 /* Right-aligned numpy broadcasting over 4 padded dims. */
@@ -212,7 +209,7 @@ static dg_tensor *unary(dg_ctx *ctx, dg_op op, dg_tensor *a, dg_real p) {
     case DG_OP_NEG:        for (int64_t i = 0; i < n; i++) y[i] = -x[i]; break;
     case DG_OP_SCALE:      for (int64_t i = 0; i < n; i++) y[i] = x[i] * p; break;
     case DG_OP_ADD_SCALAR: for (int64_t i = 0; i < n; i++) y[i] = x[i] + p; break;
-    case DG_OP_TANH:       for (int64_t i = 0; i < n; i++) y[i] = fast_tanh(x[i]); break;
+    case DG_OP_TANH:       dg__tanh_n(n, x, y); break;
     case DG_OP_RELU:       for (int64_t i = 0; i < n; i++) y[i] = x[i] > 0.0f ? x[i] : 0.0f; break;
     case DG_OP_SOFTPLUS:
         for (int64_t i = 0; i < n; i++) y[i] = fmaxf(x[i], 0.0f) + log1pf(expf(-fabsf(x[i])));
@@ -376,7 +373,9 @@ dg_tensor *dg_linear_tanh(dg_ctx *ctx, dg_tensor *x, dg_tensor *w, dg_tensor *b)
 static void linear_backward(dg_ctx *ctx, dg_tensor *t) {
     dg_tensor *x = t->src[0], *w = t->src[1], *b = t->src[2];
     const int B = x->shape[0], I = x->shape[1], O = w->shape[0];
-    dg_real *gx = x->requires_grad ? dg__grad(ctx, x) : NULL;
+    int gx_fresh = 0;  /* x's gradient buffer is new: dx is stored into it, not added (32 or more columns) */
+    dg_real *gx = x->requires_grad ? dg__grad_fresh(ctx, x, &gx_fresh) : NULL;
+    if (gx && gx_fresh && (I < 32 || x == w || x == b)) memset(gx, 0, (size_t)x->n * sizeof *gx), gx_fresh = 0;
     dg_real *gw = w->requires_grad ? dg__grad(ctx, w) : NULL;
     dg_real *gb = b && b->requires_grad ? dg__grad(ctx, b) : NULL;
     /* through the tanh, dz = dy (1 - y²), in place: t's gradient is read by
@@ -386,7 +385,9 @@ static void linear_backward(dg_ctx *ctx, dg_tensor *t) {
     dg__tanh_grad_colsum(B, O, t->op == DG_OP_LINEAR_TANH ? t->data : NULL, dz, gb);
     if (gw)  /* dW (O,I) += dzᵀ (O,B) · x (B,I) */
         dg__gemm_acc(O, I, B, dz, 1, O, x->data, I, gw, I);
-    if (gx)  /* dx (B,I) += dz (B,O) · W (O,I) */
+    if (gx && gx_fresh)  /* dx (B,I) = dz (B,O) · W (O,I) */
+        dg__gemm_bias_act(B, I, O, dz, O, w->data, I, NULL, 0, gx, I);
+    else if (gx)  /* dx (B,I) += dz (B,O) · W (O,I) */
         dg__gemm_acc(B, I, O, dz, O, 1, w->data, I, gx, I);
     ctx->flops += 2 * (uint64_t)B * I * O * ((gw != NULL) + (gx != NULL)) + 2 * (uint64_t)t->n;
 }

@@ -118,9 +118,38 @@ static dg_status reach_reset(const dg_env *env, dg_rng *rng, int B, dg_real *sta
     return DG_OK;
 }
 
-/* [x, y, vx, vy, gx, gy] */
+/* [x, y, vx, vy, gx, gy]: the concat of state (B,4) and aux (B,2) as one op with the
+ * concat's additions (each row's first 4 gradients into the state's, the last 2 into aux's when
+ * it has a gradient), in loops of a constant width instead of a copy and a loop per row and input */
+static void obs_backward(dg_ctx *ctx, dg_tensor *out) {
+    dg_tensor *st = out->srcs[0], *ax = out->srcs[1];
+    dg_real *gs = st->requires_grad ? dg_grad_of(ctx, st) : NULL;
+    dg_real *ga = ax->requires_grad ? dg_grad_of(ctx, ax) : NULL;
+    if ((st->requires_grad && !gs) || (ax->requires_grad && !ga)) return;
+    const int B = st->shape[0];
+    const dg_real *g = out->grad;
+    if (gs)
+        for (int b = 0; b < B; b++)
+            for (int j = 0; j < 4; j++) gs[4 * b + j] += g[6 * b + j];
+    if (ga)
+        for (int b = 0; b < B; b++)
+            for (int j = 0; j < 2; j++) ga[2 * b + j] += g[6 * b + 4 + j];
+}
+
 static dg_tensor *reach_observe(dg_ctx *ctx, const dg_env *env, dg_tensor *state, dg_tensor *aux) {
-    return dg_concat(ctx, (dg_tensor *[]){state, aux}, 2, 1);
+    (void)env;
+    if (!state || !aux || dg_ctx_status(ctx) != DG_OK) return NULL;
+    const int B = state->shape[0];
+    if (state->ndim != 2 || state->shape[1] != 4 || aux->ndim != 2 || aux->shape[0] != B || aux->shape[1] != 2)
+        return dg_ctx_fail(ctx, DG_ERR_SHAPE, "reach_obs: state (B,4) and goal (B,2) needed");
+    dg_tensor *out = dg_custom(ctx, "reach_obs", 2, (int[]){B, 6}, (dg_tensor *[]){state, aux}, 2,
+                               obs_backward, NULL, 0);
+    if (!out) return NULL;
+    for (int b = 0; b < B; b++) {
+        for (int j = 0; j < 4; j++) out->data[6 * b + j] = state->data[4 * b + j];
+        for (int j = 0; j < 2; j++) out->data[6 * b + 4 + j] = aux->data[2 * b + j];
+    }
+    return out;
 }
 
 static dg_tensor *reach_step(dg_ctx *ctx, const dg_env *env, dg_tensor *state, dg_tensor *aux,
@@ -129,18 +158,143 @@ static dg_tensor *reach_step(dg_ctx *ctx, const dg_env *env, dg_tensor *state, d
     return dg_phys_step(ctx, state, action, 1, &r->accel, env->dt, r->damping);
 }
 
-/* goal: mean_b |p' - g|²; collision: mean_b Σ_k relu(margin - dist_k)²; energy: mean_b |a|² */
+/* The three cost terms of a step as one op, out (3,) = [goal, collision, energy]:
+ *   goal      = inv_batch Σ_b |p_b - g_b|²                (p: next's first two columns)
+ *   collision = inv_batch Σ_b Σ_k relu(margin - d_bk)²,   d_bk = sqrt(|p_b - c_k|² + 1e-9) - r_k
+ *   energy    = inv_batch Σ_b |a_b|²
+ * It does the operations of the chain it replaced (cols; sum_sq_diff; sdf_circles,
+ * penalty_margin, sum, scale; sum_sq_diff: seven nodes, each intermediate a dg_real, the batch sums
+ * in double) in that chain's order, forward and backward (each backward step onto a zero buffer:
+ * the 0.0f +, and p's gradient the collision's then the goal's before it reaches next's), so the
+ * bits are the chain's (tests/test_games.c: test_reach_cost_bits). */
+typedef struct cost_state {
+    dg_real inv_batch, margin;
+    int   nobst;
+    float obst[MAX_OBST][3];
+} cost_state;
+
+/* rows are taken 16 at a time, each loop over the 16 (no dependence from row to row) so that the
+ * compiler vectorises it: vector square roots and divisions round as the scalar ones do */
+#define ROWS 16
+
+static void cost_backward(dg_ctx *ctx, dg_tensor *out) {
+    const cost_state *c = out->state;
+    dg_tensor *next = out->srcs[0], *aux = out->srcs[1], *act = out->srcs[2];
+    dg_real *gn = next->requires_grad ? dg_grad_of(ctx, next) : NULL;
+    dg_real *gg = aux->requires_grad ? dg_grad_of(ctx, aux) : NULL;
+    dg_real *ga = act->requires_grad ? dg_grad_of(ctx, act) : NULL;
+    if ((next->requires_grad && !gn) || (aux->requires_grad && !gg) || (act->requires_grad && !ga)) return;
+    const int B = next->shape[0];
+    const dg_real s = c->inv_batch;
+    if (ga) {  /* energy: sum_sq_diff's backward */
+        const dg_real gs = 0.0f + out->grad[2] * s, gq = 0.0f + gs;
+        for (int i = 0; i < 2 * B; i++) {
+            const dg_real d = act->data[i];
+            const dg_real gd = 0.0f + gq * 2.0f * d;
+            ga[i] += gd;
+        }
+    }
+    if (!gn && !gg) return;
+    const dg_real gsc = 0.0f + out->grad[1] * s;    /* collision: scale's backward */
+    const dg_real grow = 0.0f + gsc;                /* sum's, the same for every row */
+    const dg_real g1 = 0.0f + grow * 1.0f;          /* penalty_margin's: the row's sum */
+    const dg_real gs = 0.0f + out->grad[0] * s, gq = 0.0f + gs;  /* goal: sum_sq_diff's */
+    const dg_real *nd = next->data, *gd = aux->data;
+    for (int b0 = 0; b0 < B; b0 += ROWS) {
+        const int n = B - b0 < ROWS ? B - b0 : ROWS;
+        dg_real px[ROWS], py[ROWS], gx[ROWS], gy[ROWS];
+        for (int j = 0; j < n; j++) {
+            px[j] = nd[4 * (b0 + j)], py[j] = nd[4 * (b0 + j) + 1];
+            gx[j] = 0.0f, gy[j] = 0.0f;
+        }
+        for (int k = 0; k < c->nobst; k++) {
+            const dg_real cx = c->obst[k][0], cy = c->obst[k][1], cr = c->obst[k][2];
+            for (int j = 0; j < n; j++) {
+                const dg_real dx = px[j] - cx, dy = py[j] - cy;
+                const dg_real d = sqrtf(dx * dx + dy * dy + 1e-9f) - cr;
+                const dg_real a = -d + c->margin, r = a > 0.0f ? a : 0.0f;  /* penalty_margin's backward */
+                const dg_real gr = 0.0f + g1 * 2.0f * r;
+                const dg_real gra = 0.0f + (a > 0.0f ? gr : 0.0f);
+                const dg_real gng = 0.0f + gra;
+                const dg_real gdist = 0.0f - gng;
+                const dg_real inv = 1.0f / sqrtf(dx * dx + dy * dy + 1e-9f);  /* sdf_circles' backward */
+                gx[j] += gdist * dx * inv;
+                gy[j] += gdist * dy * inv;
+            }
+        }
+        for (int j = 0; j < n; j++) {
+            const int b = b0 + j;
+            const dg_real gpx = (0.0f + gx[j]), gpy = (0.0f + gy[j]);  /* p's gradient: the collision's, */
+            const dg_real dxg = px[j] - gd[2 * b], dyg = py[j] - gd[2 * b + 1];  /* then the goal's */
+            const dg_real gdx = 0.0f + gq * 2.0f * dxg, gdy = 0.0f + gq * 2.0f * dyg;
+            if (gn) gn[4 * b] += gpx + gdx, gn[4 * b + 1] += gpy + gdy;  /* cols' backward */
+            if (gg) gg[2 * b] += -gdx, gg[2 * b + 1] += -gdy;
+        }
+    }
+}
+
 static void reach_step_cost(dg_ctx *ctx, const dg_env *env, dg_tensor *next, dg_tensor *aux,
                             dg_tensor *action, dg_real inv_batch, dg_tensor **terms) {
     const reach *r = env->impl;
-    dg_tensor *p = dg_cols(ctx, next, 0, 2);
-    terms[0] = dg_sum_sq_diff(ctx, p, aux, inv_batch);  /* dg__batch_mean of the squares, fused */
-    if (r->nobst > 0)
-        terms[1] = dg__batch_mean(ctx,
-            dg_penalty_margin(ctx, dg_sdf_circles(ctx, p, &r->obst[0][0], r->nobst), r->margin), inv_batch);
-    else
-        terms[1] = dg_scalar(ctx, 0.0f);
-    terms[2] = dg_sum_sq_diff(ctx, action, NULL, inv_batch);
+    if (!next || !aux || !action || dg_ctx_status(ctx) != DG_OK) return;
+    const int B = next->shape[0];
+    if (next->ndim != 2 || next->shape[1] != 4 || aux->ndim != 2 || aux->shape[0] != B || aux->shape[1] != 2 ||
+        action->ndim != 2 || action->shape[0] != B || action->shape[1] != 2) {
+        dg_ctx_fail(ctx, DG_ERR_SHAPE, "reach_cost: state (B,4), goal (B,2) and action (B,2) needed");
+        return;
+    }
+    cost_state c = {.inv_batch = inv_batch, .margin = r->margin, .nobst = r->nobst};
+    memcpy(c.obst, r->obst, sizeof c.obst);
+    dg_tensor *out = dg_custom(ctx, "reach_cost", 1, (int[]){3}, (dg_tensor *[]){next, aux, action}, 3,
+                               cost_backward, &c, sizeof c);
+    if (!out) return;
+    /* the squares and each row's penalty 16 rows at a time (vectorised), then the three sums in
+     * double in the chain's order, one loop so that their dependent adds overlap */
+    double goal = 0.0, coll = 0.0, energy = 0.0;
+    const dg_real *nd = next->data, *gd = aux->data, *ad = action->data;
+    for (int b0 = 0; b0 < B; b0 += ROWS) {
+        const int n = B - b0 < ROWS ? B - b0 : ROWS;
+        dg_real qg[2 * ROWS], qe[2 * ROWS], y[ROWS];
+        for (int j = 0; j < n; j++) {
+            const int b = b0 + j;
+            const dg_real dx = nd[4 * b] - gd[2 * b], dy = nd[4 * b + 1] - gd[2 * b + 1];
+            const dg_real qx = dx * dx, qy = dy * dy;
+            qg[2 * j] = qx, qg[2 * j + 1] = qy;
+            const dg_real ax = ad[2 * b], ay = ad[2 * b + 1];
+            const dg_real ex = ax * ax, ey = ay * ay;
+            qe[2 * j] = ex, qe[2 * j + 1] = ey;
+            y[j] = 0.0f;
+        }
+        for (int k = 0; k < r->nobst; k++) {
+            const dg_real cx = r->obst[k][0], cy = r->obst[k][1], cr = r->obst[k][2];
+            if (k == 0)  /* 0 + rl², one rounding with or without a fused multiply-add */
+                for (int j = 0; j < n; j++) {
+                    const dg_real dx = nd[4 * (b0 + j)] - cx, dy = nd[4 * (b0 + j) + 1] - cy;
+                    const dg_real d = sqrtf(dx * dx + dy * dy + 1e-9f) - cr;
+                    const dg_real a = -d + r->margin, rl = a > 0.0f ? a : 0.0f;
+                    y[j] += rl * rl;
+                }
+            else
+                for (int j = 0; j < n; j++) {
+                    const dg_real dx = nd[4 * (b0 + j)] - cx, dy = nd[4 * (b0 + j) + 1] - cy;
+                    const dg_real d = sqrtf(dx * dx + dy * dy + 1e-9f) - cr;
+                    const dg_real a = -d + r->margin, rl = a > 0.0f ? a : 0.0f;
+                    volatile dg_real q = rl * rl;  /* rounded before the row's add, as the chain did */
+                    y[j] += q;
+                }
+        }
+        for (int j = 0; j < n; j++) {
+            goal += qg[2 * j];
+            goal += qg[2 * j + 1];
+            coll += y[j] * 1.0f;
+            energy += qe[2 * j];
+            energy += qe[2 * j + 1];
+        }
+    }
+    out->data[0] = (dg_real)goal * inv_batch;
+    out->data[1] = (dg_real)coll * inv_batch;
+    out->data[2] = (dg_real)energy * inv_batch;
+    for (int i = 0; i < 3; i++) terms[i] = dg_slice(ctx, out, 0, i, 1);
 }
 
 /* the agent inside an obstacle: a distance to its surface below 0 (bit 0: the agent) */
