@@ -198,7 +198,8 @@ static void tape_of(const char *yaml, int B) {
     const double est = dg_rollout_memory(env, o.hidden, o.nhidden, B, env->horizon, 1);
     printf("  %-10s B %3d H %3d f64 arena %8.2f MB, estimate %8.2f MB (x%.2f)\n", env->game->name, B, env->horizon,
            peak / 1e6, est / 1e6, est / peak);
-    assert_true(est >= peak && est <= 2.1 * peak);
+    /* (2.2: the generic formula is the floor, as in test_memory.c) */
+    assert_true(est >= peak && est <= 2.2 * peak);
     dg_ctx_free(ctx);
     free(st);
     free(aux);
