@@ -434,6 +434,34 @@ static void rows2_x64(int R, int K, const float *A, int64_t a_rs, int64_t a_cs, 
     if (R == 2) st(C + ldc, c10), st(C + ldc + 16, c11), st(C + ldc + 32, c12), st(C + ldc + 48, c13);
 }
 
+/* A long reduction (a weight gradient at a large batch: K is the batch, B its layer's input,
+ * which the backward reads from a tape too large for the caches) in chunks of DG_KC values of k:
+ * every 8 x 32 block of C passes over a chunk while its rows of A and B are in L1, and the next
+ * chunk's rows of B are prefetched into L2 meanwhile, a share before each block, so that the
+ * stream from memory overlaps the multiply-adds instead of stalling the first block's pass.
+ * C's accumulators go to C and back between chunks (exact), each element summed in the order
+ * k = 0, 1, ..., K - 1 as in one pass: the same bits. */
+enum { DG_KC = 64 };
+
+static void long_reduction(int M, int Nw, int K, const float *A, int64_t a_rs, int64_t a_cs, const float *B,
+                           int64_t ldb, float *C, int64_t ldc) {
+    const int lines = (Nw + 15) / 16;          /* cache lines of one row of B (64-byte lines) */
+    const int blocks = (M / 8) * (Nw / 32);
+    for (int k0 = 0; k0 < K; k0 += DG_KC) {
+        const int kc = K - k0 < DG_KC ? K - k0 : DG_KC;
+        const float *Bk = B + (int64_t)k0 * ldb, *Ak = A + (int64_t)k0 * a_cs;
+        const int next = K - k0 - kc < DG_KC ? K - k0 - kc : DG_KC;  /* rows of B in the next chunk */
+        const int share = (next * lines + blocks - 1) / blocks;       /* prefetches before each block */
+        int p = 0;                                                    /* next prefetch: row p / lines */
+        for (int m = 0; m < M; m += 8)
+            for (int n = 0; n < Nw; n += 32) {
+                for (int i = 0; i < share && p < next * lines; i++, p++)
+                    __builtin_prefetch(Bk + (int64_t)(kc + p / lines) * ldb + (p % lines) * 16, 0, 2);
+                full_8x32(kc, Ak + m * a_rs, a_rs, a_cs, Bk + n, ldb, C + m * ldc + n, ldc, 0, NULL, 0);
+            }
+    }
+}
+
 void dg__gemm_acc(int M, int N, int K, const float *A, int64_t a_rs, int64_t a_cs,
                   const float *B, int64_t ldb, float *C, int64_t ldc) {
     const int Nw = N & ~31;  /* columns done in 32-wide blocks */
@@ -441,7 +469,9 @@ void dg__gemm_acc(int M, int N, int K, const float *A, int64_t a_rs, int64_t a_c
         int n = 0;
         for (; n + 64 <= Nw; n += 64) rows2_x64(M, K, A, a_rs, a_cs, B + n, ldb, C + n, ldc);
         if (n < Nw) block_8x32(M, K, A, a_rs, a_cs, B + n, ldb, C + n, ldc, 0, NULL, 0);
-    } else if (Nw)
+    } else if (Nw && K >= 4 * DG_KC && M % 8 == 0 && M >= 32)
+        long_reduction(M, Nw, K, A, a_rs, a_cs, B, ldb, C, ldc);
+    else if (Nw)
         for (int m = 0; m < M; m += 8) {
             const int R = M - m < 8 ? M - m : 8;
             for (int n = 0; n < Nw; n += 32)
