@@ -1,6 +1,8 @@
 /* The matrix kernels of the reach MLP's 64 -> 64 layer, called directly (no op around them: no
  * node, no copies), at B 64 and B 1024: the best of many repeats, in microseconds per call and
- * GFLOP/s. docs/performance.md ("The third round") compares builds with it.
+ * GFLOP/s. At B 1024 also "far": the layer's input (forward, weight gradient) and output (forward)
+ * rotate through 32 copies (16 MiB each way, beyond L2), as a long episode's tape is when the
+ * backward reaches it. docs/performance.md ("The third round") compares builds with it.
  * Usage: build/bench/wide [repeats] */
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,7 +18,20 @@ static double now(void) {
 
 enum { BMAX = 1024, H = 64 };
 
+enum { FAR = 32 };
+
 static float x[BMAX * H], y[BMAX * H], d[BMAX * H], c[BMAX * H], w[H * H], gw[H * H], gb[H], bias[H];
+static float *xs[FAR], *cs[FAR];  /* far copies of x and c */
+
+static void run_far(int which, int B, int i) {
+    if (which == 0) dg__gemm_bias_act(B, H, H, xs[i], H, w, H, bias, 1, cs[i], H);
+    else if (which == 1) dg__gemm_acc(H, H, B, d, 1, H, xs[i], H, gw, H);
+    else {  /* linear's backward products: dx stored (prefetching x when which is 3), then dW */
+        if (which == 3) dg__gemm_store_prefetch(B, H, H, d, H, w, H, c, H, xs[i], (int64_t)B * H);
+        else dg__gemm_bias_act(B, H, H, d, H, w, H, NULL, 0, c, H);
+        dg__gemm_acc(H, H, B, d, 1, H, xs[i], H, gw, H);
+    }
+}
 
 static void run(int which, int B) {
     switch (which) {
@@ -39,6 +54,11 @@ int main(int argc, char **argv) {
         y[i] = (float)(i % 5) * 0.1f - 0.2f;
     }
     for (int i = 0; i < H * H; i++) w[i] = (float)(i % 7) * 0.01f - 0.03f;
+    for (int f = 0; f < FAR; f++) {
+        xs[f] = malloc(sizeof x), cs[f] = malloc(sizeof c);
+        if (!xs[f] || !cs[f]) return 1;
+        for (int i = 0; i < BMAX * H; i++) xs[f][i] = x[i], cs[f][i] = 0.0f;
+    }
     static const char *names[] = {"forward (product, bias, tanh)", "forward, product and bias only",
                                   "dz = dy (1 - y^2), bias grad", "weight grad dW += dz^T x",
                                   "input grad dx = dz W"};
@@ -61,5 +81,19 @@ int main(int argc, char **argv) {
             printf("| %s | %d | %.3f | %.0f |\n", names[k], B, best * 1e6, flop / best * 1e-9);
         }
     }
+    static const char *far_names[] = {"forward (product, bias, tanh)", "weight grad dW += dz^T x",
+                                      "dx = dz W, then dW", "dx = dz W prefetching x, then dW"};
+    for (int k = 0; k < 4; k++) {  /* far: each call's x (and c) the least recently used copy */
+        double best = 1e30;
+        for (int r = 0; r < reps / 10 + 1; r++) {
+            const double t0 = now();
+            for (int i = 0; i < FAR; i++) run_far(k, BMAX, i);
+            const double t = (now() - t0) / FAR;
+            if (t < best) best = t;
+        }
+        printf("| %s, far | %d | %.3f | %.0f |\n", far_names[k], BMAX, best * 1e6,
+               (k >= 2 ? 4.0 : 2.0) * BMAX * H * H / best * 1e-9);
+    }
+    for (int f = 0; f < FAR; f++) free(xs[f]), free(cs[f]);
     return 0;
 }

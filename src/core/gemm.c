@@ -132,7 +132,8 @@ static inline void block_8x32(int R, int K, const float *A, int64_t a_rs, int64_
  * test) and the k loop unrolled by 4: the same sums in the same order, about 5 % faster on the
  * 64-wide layers than the loop over r (bench/roofline.c) */
 static void full_8x32(int K, const float *A, int64_t a_rs, int64_t a_cs, const float *B, int64_t ldb, float *C,
-                      int64_t ldc, int init, const float *bias, int act) {
+                      int64_t ldc, int init, const float *bias, int act, const float *pf, int pf_lines, int64_t pf_ld,
+                      int pf_w) {
     v16 c00, c01, c10, c11, c20, c21, c30, c31, c40, c41, c50, c51, c60, c61, c70, c71;
     if (init) {
         const v16 i0 = bias ? ld(bias) : (v16){0}, i1 = bias ? ld(bias + 16) : (v16){0};
@@ -148,6 +149,11 @@ static void full_8x32(int K, const float *A, int64_t a_rs, int64_t a_cs, const f
     for (int k = 0; k < K; k++) {
         const v16 b0 = ld(B + k * ldb), b1 = ld(B + k * ldb + 16);
         const float *a = A + k * a_cs;
+        if (k < pf_lines) {  /* a prefetch a k: line k / 8 of row k % 8 of pf (rows pf_ld apart) */
+            const float *q = pf + (k & 7) * pf_ld + (k >> 3) * 16;
+            if (pf_w) __builtin_prefetch(q, 1, 3);  /* for writing, into L1 */
+            else __builtin_prefetch(q, 0, 2);       /* for reading, into L2 */
+        }
         float ar;
         ar = a[0], c00 += ar * b0, c01 += ar * b1;
         ar = a[a_rs], c10 += ar * b0, c11 += ar * b1;
@@ -434,34 +440,6 @@ static void rows2_x64(int R, int K, const float *A, int64_t a_rs, int64_t a_cs, 
     if (R == 2) st(C + ldc, c10), st(C + ldc + 16, c11), st(C + ldc + 32, c12), st(C + ldc + 48, c13);
 }
 
-/* A long reduction (a weight gradient at a large batch: K is the batch, B its layer's input,
- * which the backward reads from a tape too large for the caches) in chunks of DG_KC values of k:
- * every 8 x 32 block of C passes over a chunk while its rows of A and B are in L1, and the next
- * chunk's rows of B are prefetched into L2 meanwhile, a share before each block, so that the
- * stream from memory overlaps the multiply-adds instead of stalling the first block's pass.
- * C's accumulators go to C and back between chunks (exact), each element summed in the order
- * k = 0, 1, ..., K - 1 as in one pass: the same bits. */
-enum { DG_KC = 64 };
-
-static void long_reduction(int M, int Nw, int K, const float *A, int64_t a_rs, int64_t a_cs, const float *B,
-                           int64_t ldb, float *C, int64_t ldc) {
-    const int lines = (Nw + 15) / 16;          /* cache lines of one row of B (64-byte lines) */
-    const int blocks = (M / 8) * (Nw / 32);
-    for (int k0 = 0; k0 < K; k0 += DG_KC) {
-        const int kc = K - k0 < DG_KC ? K - k0 : DG_KC;
-        const float *Bk = B + (int64_t)k0 * ldb, *Ak = A + (int64_t)k0 * a_cs;
-        const int next = K - k0 - kc < DG_KC ? K - k0 - kc : DG_KC;  /* rows of B in the next chunk */
-        const int share = (next * lines + blocks - 1) / blocks;       /* prefetches before each block */
-        int p = 0;                                                    /* next prefetch: row p / lines */
-        for (int m = 0; m < M; m += 8)
-            for (int n = 0; n < Nw; n += 32) {
-                for (int i = 0; i < share && p < next * lines; i++, p++)
-                    __builtin_prefetch(Bk + (int64_t)(kc + p / lines) * ldb + (p % lines) * 16, 0, 2);
-                full_8x32(kc, Ak + m * a_rs, a_rs, a_cs, Bk + n, ldb, C + m * ldc + n, ldc, 0, NULL, 0);
-            }
-    }
-}
-
 void dg__gemm_acc(int M, int N, int K, const float *A, int64_t a_rs, int64_t a_cs,
                   const float *B, int64_t ldb, float *C, int64_t ldc) {
     const int Nw = N & ~31;  /* columns done in 32-wide blocks */
@@ -469,13 +447,11 @@ void dg__gemm_acc(int M, int N, int K, const float *A, int64_t a_rs, int64_t a_c
         int n = 0;
         for (; n + 64 <= Nw; n += 64) rows2_x64(M, K, A, a_rs, a_cs, B + n, ldb, C + n, ldc);
         if (n < Nw) block_8x32(M, K, A, a_rs, a_cs, B + n, ldb, C + n, ldc, 0, NULL, 0);
-    } else if (Nw && K >= 4 * DG_KC && M % 8 == 0 && M >= 32)
-        long_reduction(M, Nw, K, A, a_rs, a_cs, B, ldb, C, ldc);
-    else if (Nw)
+    } else if (Nw)
         for (int m = 0; m < M; m += 8) {
             const int R = M - m < 8 ? M - m : 8;
             for (int n = 0; n < Nw; n += 32)
-                if (R == 8) full_8x32(K, A + m * a_rs, a_rs, a_cs, B + n, ldb, C + m * ldc + n, ldc, 0, NULL, 0);
+                if (R == 8) full_8x32(K, A + m * a_rs, a_rs, a_cs, B + n, ldb, C + m * ldc + n, ldc, 0, NULL, 0, NULL, 0, 0, 0);
                 else block_8x32(R, K, A + m * a_rs, a_rs, a_cs, B + n, ldb, C + m * ldc + n, ldc, 0, NULL, 0);
         }
     if (Nw == N) return;
@@ -492,13 +468,30 @@ void dg__gemm_acc(int M, int N, int K, const float *A, int64_t a_rs, int64_t a_c
     }
 }
 
-void dg__gemm_bias_act(int M, int N, int K, const float *A, int64_t a_rs, const float *B, int64_t ldb,
-                       const float *bias, int tanh, float *C, int64_t ldc) {
+/* dg__gemm_bias_act; with pre (pre_n floats, far from the caches) prefetched into L2 meanwhile,
+ * a share of its lines in each 8 x 32 block, one a k, so that the stream overlaps the
+ * multiply-adds (the weight gradient after a layer's input gradient then finds the input there) */
+static void gemm_bias_act_pf(int M, int N, int K, const float *A, int64_t a_rs, const float *B, int64_t ldb,
+                             const float *bias, int tanh, float *C, int64_t ldc, const float *pre, int64_t pre_n) {
     const int Nw = N & ~31;
+    const int64_t lines = (pre_n + 15) / 16, blocks = (int64_t)(M / 8) * (Nw / 32);
+    /* lines per block, a multiple of 8 (8 rows of pf, pf_ld apart) and at most K (one a k) */
+    int share = pre && blocks ? (int)(8 * ((lines + 8 * blocks - 1) / (8 * blocks))) : 0;
+    if (share > (K & ~7)) share = K & ~7;
+    int64_t next = 0;  /* the next line of pre to prefetch */
     for (int m = 0; m < M; m += 8) {
         const int R = M - m < 8 ? M - m : 8;
+        /* at a large batch C is tape memory far from the caches: the first block of each 8 rows
+           prefetches the next 8 rows of C for writing, one line a k (the stores then find them) */
+        const int pfw = !pre && M >= 256 && m + 16 <= M && ldc == N ? 8 * ((N + 15) / 16) : 0;
         for (int n = 0; n < Nw; n += 32)
-            if (R == 8) full_8x32(K, A + m * a_rs, a_rs, 1, B + n, ldb, C + m * ldc + n, ldc, 1, bias ? bias + n : NULL, tanh);
+            if (R == 8 && share && next < lines) {
+                full_8x32(K, A + m * a_rs, a_rs, 1, B + n, ldb, C + m * ldc + n, ldc, 1, bias ? bias + n : NULL, tanh,
+                          pre + next * 16, share, (share / 8) * 16, 0);
+                next += share;
+            } else if (R == 8)
+                full_8x32(K, A + m * a_rs, a_rs, 1, B + n, ldb, C + m * ldc + n, ldc, 1, bias ? bias + n : NULL, tanh,
+                          n == 0 && pfw ? C + (m + 8) * ldc : NULL, n == 0 ? pfw : 0, ldc, 1);
             else block_8x32(R, K, A + m * a_rs, a_rs, 1, B + n, ldb, C + m * ldc + n, ldc, 1, bias ? bias + n : NULL, tanh);
     }
     if (Nw == N) return;
@@ -517,6 +510,16 @@ void dg__gemm_bias_act(int M, int N, int K, const float *A, int64_t a_rs, const 
     }
     for (int m = 0; m < M; m++)
         for (int n = Nw; n < N; n++) C[(int64_t)m * ldc + n] = dg__tanhf(C[(int64_t)m * ldc + n]);
+}
+
+void dg__gemm_bias_act(int M, int N, int K, const float *A, int64_t a_rs, const float *B, int64_t ldb,
+                       const float *bias, int tanh, float *C, int64_t ldc) {
+    gemm_bias_act_pf(M, N, K, A, a_rs, B, ldb, bias, tanh, C, ldc, NULL, 0);
+}
+
+void dg__gemm_store_prefetch(int M, int N, int K, const float *A, int64_t a_rs, const float *B, int64_t ldb,
+                             float *C, int64_t ldc, const float *pre, int64_t pre_n) {
+    gemm_bias_act_pf(M, N, K, A, a_rs, B, ldb, NULL, 0, C, ldc, pre, pre_n);
 }
 
 void dg__tanh_grad_colsum(int M, int N, const float *y, float *d, float *gb) {
