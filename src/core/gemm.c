@@ -475,9 +475,11 @@ static void gemm_bias_act_pf(int M, int N, int K, const float *A, int64_t a_rs, 
                              const float *bias, int tanh, float *C, int64_t ldc, const float *pre, int64_t pre_n) {
     const int Nw = N & ~31;
     const int64_t lines = (pre_n + 15) / 16, blocks = (int64_t)(M / 8) * (Nw / 32);
-    /* lines per block, a multiple of 8 (8 rows of pf, pf_ld apart) and at most K (one a k) */
-    int share = pre && blocks ? (int)(8 * ((lines + 8 * blocks - 1) / (8 * blocks))) : 0;
-    if (share > (K & ~7)) share = K & ~7;
+    /* lines per block, a multiple of 8 (8 rows of pf, pf_ld apart): one a k, those beyond K (a short
+       reduction: the output layer's dx, K 2) before the block */
+    const int share = pre && blocks ? (int)(8 * ((lines + 8 * blocks - 1) / (8 * blocks))) : 0;
+    const int in_k = share < (K & ~7) ? share : K & ~7;
+    const int64_t pf_ld = (share / 8) * 16;
     int64_t next = 0;  /* the next line of pre to prefetch */
     for (int m = 0; m < M; m += 8) {
         const int R = M - m < 8 ? M - m : 8;
@@ -486,8 +488,9 @@ static void gemm_bias_act_pf(int M, int N, int K, const float *A, int64_t a_rs, 
         const int pfw = !pre && M >= 256 && m + 16 <= M && ldc == N ? 8 * ((N + 15) / 16) : 0;
         for (int n = 0; n < Nw; n += 32)
             if (R == 8 && share && next < lines) {
+                for (int j = in_k; j < share; j++) __builtin_prefetch(pre + next * 16 + (j & 7) * pf_ld + (j >> 3) * 16, 0, 2);
                 full_8x32(K, A + m * a_rs, a_rs, 1, B + n, ldb, C + m * ldc + n, ldc, 1, bias ? bias + n : NULL, tanh,
-                          pre + next * 16, share, (share / 8) * 16, 0);
+                          pre + next * 16, in_k, pf_ld, 0);
                 next += share;
             } else if (R == 8)
                 full_8x32(K, A + m * a_rs, a_rs, 1, B + n, ldb, C + m * ldc + n, ldc, 1, bias ? bias + n : NULL, tanh,

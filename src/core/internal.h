@@ -28,6 +28,7 @@ struct dg_ctx {
     uint64_t       flops;    /* floating-point operations since creation    */
     int            nwt;      /* transposed weights cached since the reset   */
     int            nfree;    /* gradient buffers free for reuse (see dg__grad) */
+    int            tape_grads; /* a node on the tape may hold a gradient buffer (0: none can) */
     struct { int64_t n; dg_real *p; } gfree[DG_GRAD_FREE];
     dg_wt_entry    wt[DG_WT_CACHE];
     char           err[256];
