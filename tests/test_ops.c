@@ -498,6 +498,60 @@ static void test_gemm_kernel(void **state) {
                 }
 }
 
+/* A long reduction (a weight gradient at a large batch: A is dzᵀ, K the batch) gives each element
+ * the bits of one multiply-add chain in the order k = 0, 1, ..., K - 1 (fmaf here; the kernel's
+ * FMAs), whatever the block. */
+static void test_gemm_long_exact(void **state) {
+    (void)state;
+    const int Ns[] = {32, 64, 96}, Ks[] = {256, 300, 1000, 1024}, Ms[] = {32, 64};
+    dg_rng rng;
+    dg_rng_seed(&rng, 11);
+    static float A[64 * 1024], B[1024 * 96], C[64 * 96], R[64 * 96];
+    for (size_t i = 0; i < sizeof A / sizeof A[0]; i++) A[i] = dg_rng_uniform(&rng, -1, 1);
+    for (size_t i = 0; i < sizeof B / sizeof B[0]; i++) B[i] = dg_rng_uniform(&rng, -1, 1);
+    for (int mi = 0; mi < 2; mi++)
+        for (int ni = 0; ni < 3; ni++)
+            for (int ki = 0; ki < 4; ki++) {
+                const int M = Ms[mi], N = Ns[ni], K = Ks[ki];
+                for (int i = 0; i < M * N; i++) C[i] = R[i] = 0.25f * (float)(i % 7);
+                dg__gemm_acc(M, N, K, A, 1, M, B, N, C, N);  /* A is dzᵀ: a_rs 1, a_cs M */
+                for (int m = 0; m < M; m++)
+                    for (int n = 0; n < N; n++) {
+                        float acc = R[m * N + n];
+                        for (int k = 0; k < K; k++) acc = fmaf(A[m + k * M], B[k * N + n], acc);
+                        if (memcmp(&acc, &C[m * N + n], sizeof acc))
+                            fail_msg("long gemm M=%d N=%d K=%d at (%d,%d): %.9g vs %.9g", M, N, K, m, n,
+                                     C[m * N + n], acc);
+                    }
+            }
+}
+
+/* At a large batch the forward prefetches its output's next rows for writing, and the stored dx
+ * of linear's backward prefetches the layer's input: hints only, so the bits are those of the same
+ * rows computed in small calls (no prefetch) and of dg__gemm_bias_act without bias or tanh. */
+static void test_gemm_prefetch_exact(void **state) {
+    (void)state;
+    const int Ms[] = {256, 300, 1024}, Ns[] = {32, 64, 70}, Ks[] = {6, 64};
+    dg_rng rng;
+    dg_rng_seed(&rng, 13);
+    static float A[1024 * 64], B[64 * 70], bias[70], C[1024 * 70], R[1024 * 70], X[1024 * 64];
+    for (size_t i = 0; i < sizeof A / sizeof A[0]; i++) A[i] = dg_rng_uniform(&rng, -3, 3), X[i] = A[i];
+    for (size_t i = 0; i < sizeof B / sizeof B[0]; i++) B[i] = dg_rng_uniform(&rng, -1, 1);
+    for (int i = 0; i < 70; i++) bias[i] = dg_rng_uniform(&rng, -1, 1);
+    for (int mi = 0; mi < 3; mi++)
+        for (int ni = 0; ni < 3; ni++)
+            for (int ki = 0; ki < 2; ki++) {
+                const int M = Ms[mi], N = Ns[ni], K = Ks[ki];
+                dg__gemm_bias_act(M, N, K, A, K, B, N, bias, 1, C, N);
+                for (int m = 0; m < M; m += 8)  /* 8 rows a call: below the prefetching size */
+                    dg__gemm_bias_act(M - m < 8 ? M - m : 8, N, K, A + m * K, K, B, N, bias, 1, R + m * N, N);
+                assert_memory_equal(C, R, (size_t)M * N * sizeof(float));
+                dg__gemm_store_prefetch(M, N, K, A, K, B, N, C, N, X, (int64_t)M * 64);
+                dg__gemm_bias_act(M, N, K, A, K, B, N, NULL, 0, R, N);
+                assert_memory_equal(C, R, (size_t)M * N * sizeof(float));
+            }
+}
+
 /* The fused kernels do what the unfused steps they replace did: dg__gemm_bias_act gives the bits
  * of the bias copied into C, dg__gemm_acc, then the tanh op; dg__tanh_grad_colsum is d *= 1 - y²
  * and the column sums row by row (to rounding here; training runs keep their bits, see
@@ -662,6 +716,8 @@ int main(void) {
         cmocka_unit_test(test_every_op_covered),
         cmocka_unit_test(test_forward_values),
         cmocka_unit_test(test_gemm_kernel),
+        cmocka_unit_test(test_gemm_long_exact),
+        cmocka_unit_test(test_gemm_prefetch_exact),
         cmocka_unit_test(test_fused_kernels_exact),
         cmocka_unit_test(test_gemm_few_rows),
         cmocka_unit_test(test_gemm_two_columns_exact),

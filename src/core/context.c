@@ -103,6 +103,7 @@ dg_real *dg__grad_fresh(dg_ctx *ctx, dg_tensor *t, int *fresh) {
                 break;
             }
         if (!t->grad) t->grad = dg_ctx_alloc(ctx, (size_t)t->n * sizeof(dg_real));
+        if (t->op != DG_OP_NONE) ctx->tape_grads = 1;
     }
     return t->grad;
 }
@@ -140,6 +141,7 @@ void dg_ctx_reset(dg_ctx *ctx) {
     ctx->tape_len = 0;
     ctx->nwt = 0;
     ctx->nfree = 0;
+    ctx->tape_grads = 0;
     ctx->status = DG_OK;
     ctx->err[0] = 0;
 }
@@ -233,9 +235,13 @@ dg_status dg_backward(dg_ctx *ctx, dg_tensor *loss) {
         return ctx->status;
     }
     if (!loss->requires_grad) return DG_OK;  /* nothing depends on a parameter */
-    /* intermediate gradients start from zero on every backward */
-    for (dg_tensor *t = ctx->tape; t; t = t->tape_prev)
-        if (t->grad) memset(t->grad, 0, (size_t)t->n * sizeof(dg_real));
+    /* intermediate gradients start from zero on every backward (a walk over the whole tape, skipped
+       when no node on it can hold one: the first backward after a reset, or a backward that
+       handed every node's buffer on) */
+    if (ctx->tape_grads)
+        for (dg_tensor *t = ctx->tape; t; t = t->tape_prev)
+            if (t->grad) memset(t->grad, 0, (size_t)t->n * sizeof(dg_real));
+    int kept = 0;  /* a node keeps its gradient buffer after this backward */
     dg_real *g = dg__grad(ctx, loss);
     if (!g) return ctx->status;
     g[0] += 1.0f;
@@ -250,7 +256,9 @@ dg_status dg_backward(dg_ctx *ctx, dg_tensor *loss) {
             ctx->gfree[ctx->nfree].n = t->n;
             ctx->gfree[ctx->nfree++].p = t->grad;
             t->grad = NULL;
-        }
+        } else if (t->op != DG_OP_NONE)
+            kept = 1;
     }
+    ctx->tape_grads = kept;
     return DG_OK;
 }

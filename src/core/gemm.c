@@ -131,8 +131,10 @@ static inline void block_8x32(int R, int K, const float *A, int64_t a_rs, int64_
 /* block_8x32 for a full block of 8 rows, its 16 accumulators named (no array, no row count to
  * test) and the k loop unrolled by 4: the same sums in the same order, about 5 % faster on the
  * 64-wide layers than the loop over r (bench/roofline.c) */
-static void full_8x32(int K, const float *A, int64_t a_rs, int64_t a_cs, const float *B, int64_t ldb, float *C,
-                      int64_t ldc, int init, const float *bias, int act) {
+static inline __attribute__((always_inline)) void full_8x32_impl(int K, const float *A, int64_t a_rs, int64_t a_cs,
+                                                                  const float *B, int64_t ldb, float *C, int64_t ldc,
+                                                                  int init, const float *bias, int act, const int has_pf,
+                                                                  const float *pf, int pf_lines, int64_t pf_ld, int pf_w) {
     v16 c00, c01, c10, c11, c20, c21, c30, c31, c40, c41, c50, c51, c60, c61, c70, c71;
     if (init) {
         const v16 i0 = bias ? ld(bias) : (v16){0}, i1 = bias ? ld(bias + 16) : (v16){0};
@@ -148,6 +150,11 @@ static void full_8x32(int K, const float *A, int64_t a_rs, int64_t a_cs, const f
     for (int k = 0; k < K; k++) {
         const v16 b0 = ld(B + k * ldb), b1 = ld(B + k * ldb + 16);
         const float *a = A + k * a_cs;
+        if (has_pf && k < pf_lines) {  /* a prefetch a k: line k / 8 of row k % 8 of pf (rows pf_ld apart) */
+            const float *q = pf + (k & 7) * pf_ld + (k >> 3) * 16;
+            if (pf_w) __builtin_prefetch(q, 1, 3);  /* for writing, into L1 */
+            else __builtin_prefetch(q, 0, 2);       /* for reading, into L2 */
+        }
         float ar;
         ar = a[0], c00 += ar * b0, c01 += ar * b1;
         ar = a[a_rs], c10 += ar * b0, c11 += ar * b1;
@@ -168,6 +175,20 @@ static void full_8x32(int K, const float *A, int64_t a_rs, int64_t a_cs, const f
     st(C + 2 * ldc, c20), st(C + 2 * ldc + 16, c21), st(C + 3 * ldc, c30), st(C + 3 * ldc + 16, c31);
     st(C + 4 * ldc, c40), st(C + 4 * ldc + 16, c41), st(C + 5 * ldc, c50), st(C + 5 * ldc + 16, c51);
     st(C + 6 * ldc, c60), st(C + 6 * ldc + 16, c61), st(C + 7 * ldc, c70), st(C + 7 * ldc + 16, c71);
+}
+
+static void full_8x32(int K, const float *A, int64_t a_rs, int64_t a_cs, const float *B, int64_t ldb, float *C,
+                      int64_t ldc, int init, const float *bias, int act) {
+    full_8x32_impl(K, A, a_rs, a_cs, B, ldb, C, ldc, init, bias, act, 0, NULL, 0, 0, 0);
+}
+
+/* full_8x32 issuing one prefetch a k for its first pf_lines values of k (line k / 8 of row k % 8 of
+ * pf, rows pf_ld floats apart; for writing when pf_w is set): a stream from memory spread over
+ * the multiply-adds. A separate copy, so that the loop without prefetches stays as it was. */
+static void full_8x32_pf(int K, const float *A, int64_t a_rs, int64_t a_cs, const float *B, int64_t ldb, float *C,
+                         int64_t ldc, int init, const float *bias, int act, const float *pf, int pf_lines, int64_t pf_ld,
+                         int pf_w) {
+    full_8x32_impl(K, A, a_rs, a_cs, B, ldb, C, ldc, init, bias, act, 1, pf, pf_lines, pf_ld, pf_w);
 }
 
 /* rows m0..m0+R (R <= 4), columns n0..n0+N (N < 32): one vector or scalars */
@@ -462,13 +483,35 @@ void dg__gemm_acc(int M, int N, int K, const float *A, int64_t a_rs, int64_t a_c
     }
 }
 
-void dg__gemm_bias_act(int M, int N, int K, const float *A, int64_t a_rs, const float *B, int64_t ldb,
-                       const float *bias, int tanh, float *C, int64_t ldc) {
+/* dg__gemm_bias_act; with pre (pre_n floats, far from the caches) prefetched into L2 meanwhile,
+ * a share of its lines in each 8 x 32 block, one a k, so that the stream overlaps the
+ * multiply-adds (the weight gradient after a layer's input gradient then finds the input there) */
+static void gemm_bias_act_pf(int M, int N, int K, const float *A, int64_t a_rs, const float *B, int64_t ldb,
+                             const float *bias, int tanh, float *C, int64_t ldc, const float *pre, int64_t pre_n) {
     const int Nw = N & ~31;
+    const int64_t lines = (pre_n + 15) / 16, blocks = (int64_t)(M / 8) * (Nw / 32);
+    /* lines per block, a multiple of 8 (8 rows of pf, pf_ld apart): one a k, those beyond K (a short
+       reduction: the output layer's dx, K 2) before the block */
+    const int share = pre && blocks ? (int)(8 * ((lines + 8 * blocks - 1) / (8 * blocks))) : 0;
+    const int in_k = share < (K & ~7) ? share : K & ~7;
+    const int64_t pf_ld = (share / 8) * 16;
+    int64_t next = 0;  /* the next line of pre to prefetch */
     for (int m = 0; m < M; m += 8) {
         const int R = M - m < 8 ? M - m : 8;
+        /* at a large batch C is tape memory far from the caches: the first block of each 8 rows
+           prefetches the next 8 rows of C for writing, one line a k (the stores then find them) */
+        const int pfw = !pre && M >= 256 && m + 16 <= M && ldc == N ? 8 * ((N + 15) / 16) : 0;
         for (int n = 0; n < Nw; n += 32)
-            if (R == 8) full_8x32(K, A + m * a_rs, a_rs, 1, B + n, ldb, C + m * ldc + n, ldc, 1, bias ? bias + n : NULL, tanh);
+            if (R == 8 && share && next < lines) {
+                for (int j = in_k; j < share; j++) __builtin_prefetch(pre + next * 16 + (j & 7) * pf_ld + (j >> 3) * 16, 0, 2);
+                full_8x32_pf(K, A + m * a_rs, a_rs, 1, B + n, ldb, C + m * ldc + n, ldc, 1, bias ? bias + n : NULL, tanh,
+                             pre + next * 16, in_k, pf_ld, 0);
+                next += share;
+            } else if (R == 8 && n == 0 && pfw)
+                full_8x32_pf(K, A + m * a_rs, a_rs, 1, B + n, ldb, C + m * ldc + n, ldc, 1, bias ? bias + n : NULL, tanh,
+                             C + (m + 8) * ldc, pfw, ldc, 1);
+            else if (R == 8)
+                full_8x32(K, A + m * a_rs, a_rs, 1, B + n, ldb, C + m * ldc + n, ldc, 1, bias ? bias + n : NULL, tanh);
             else block_8x32(R, K, A + m * a_rs, a_rs, 1, B + n, ldb, C + m * ldc + n, ldc, 1, bias ? bias + n : NULL, tanh);
     }
     if (Nw == N) return;
@@ -487,6 +530,16 @@ void dg__gemm_bias_act(int M, int N, int K, const float *A, int64_t a_rs, const 
     }
     for (int m = 0; m < M; m++)
         for (int n = Nw; n < N; n++) C[(int64_t)m * ldc + n] = dg__tanhf(C[(int64_t)m * ldc + n]);
+}
+
+void dg__gemm_bias_act(int M, int N, int K, const float *A, int64_t a_rs, const float *B, int64_t ldb,
+                       const float *bias, int tanh, float *C, int64_t ldc) {
+    gemm_bias_act_pf(M, N, K, A, a_rs, B, ldb, bias, tanh, C, ldc, NULL, 0);
+}
+
+void dg__gemm_store_prefetch(int M, int N, int K, const float *A, int64_t a_rs, const float *B, int64_t ldb,
+                             float *C, int64_t ldc, const float *pre, int64_t pre_n) {
+    gemm_bias_act_pf(M, N, K, A, a_rs, B, ldb, NULL, 0, C, ldc, pre, pre_n);
 }
 
 void dg__tanh_grad_colsum(int M, int N, const float *y, float *d, float *gb) {

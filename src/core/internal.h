@@ -28,6 +28,7 @@ struct dg_ctx {
     uint64_t       flops;    /* floating-point operations since creation    */
     int            nwt;      /* transposed weights cached since the reset   */
     int            nfree;    /* gradient buffers free for reuse (see dg__grad) */
+    int            tape_grads; /* a node on the tape may hold a gradient buffer (0: none can) */
     struct { int64_t n; dg_real *p; } gfree[DG_GRAD_FREE];
     dg_wt_entry    wt[DG_WT_CACHE];
     char           err[256];
@@ -55,6 +56,13 @@ void dg__gemm_acc(int M, int N, int K, const dg_real *A, int64_t a_rs, int64_t a
  * holds the bias, so the two give the same bits. */
 void dg__gemm_bias_act(int M, int N, int K, const dg_real *A, int64_t a_rs, const dg_real *B, int64_t ldb,
                        const dg_real *bias, int tanh, dg_real *C, int64_t ldc);
+#ifndef DG_F64
+/* dg__gemm_bias_act without bias or tanh (C = A·B stored), prefetching the pre_n floats at pre
+ * into L2 meanwhile, spread over its blocks: linear's backward stores dx so while its input (far
+ * in a long tape) comes in for the weight gradient that follows. The same bits as without. */
+void dg__gemm_store_prefetch(int M, int N, int K, const float *A, int64_t a_rs, const float *B, int64_t ldb,
+                             float *C, int64_t ldc, const float *pre, int64_t pre_n);
+#endif
 /* The first half of linear_tanh's backward over d (M, N) in place: d *= 1 - y² (skipped when y
  * is NULL), then gb[n] += Σ_m d[m, n] in the order m = 0, 1, ... (skipped when gb is NULL). One
  * pass, each 64-column strip's sums kept in registers down the rows. */

@@ -383,12 +383,18 @@ static void linear_backward(dg_ctx *ctx, dg_tensor *t) {
     dg_real *restrict dz = t->grad;
     if (ctx->status != DG_OK) return;
     dg__tanh_grad_colsum(B, O, t->op == DG_OP_LINEAR_TANH ? t->data : NULL, dz, gb);
-    if (gw)  /* dW (O,I) += dzᵀ (O,B) · x (B,I) */
-        dg__gemm_acc(O, I, B, dz, 1, O, x->data, I, gw, I);
+    /* dx before dW (two separate results, so the order changes no bit): at a large batch x lies
+       far back in the tape, and the stored dx's blocks prefetch it into L2 for dW */
     if (gx && gx_fresh)  /* dx (B,I) = dz (B,O) · W (O,I) */
+#ifndef DG_F64
+        if (gw && B >= 256) dg__gemm_store_prefetch(B, I, O, dz, O, w->data, I, gx, I, x->data, x->n);
+        else
+#endif
         dg__gemm_bias_act(B, I, O, dz, O, w->data, I, NULL, 0, gx, I);
     else if (gx)  /* dx (B,I) += dz (B,O) · W (O,I) */
         dg__gemm_acc(B, I, O, dz, O, 1, w->data, I, gx, I);
+    if (gw)  /* dW (O,I) += dzᵀ (O,B) · x (B,I) */
+        dg__gemm_acc(O, I, B, dz, 1, O, x->data, I, gw, I);
     ctx->flops += 2 * (uint64_t)B * I * O * ((gw != NULL) + (gx != NULL)) + 2 * (uint64_t)t->n;
 }
 
