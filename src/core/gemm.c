@@ -533,7 +533,145 @@ void dg__tanh_grad_colsum(int M, int N, const float *y, float *d, float *gb) {
     }
 }
 
-#else  /* DG_F64: the double tape (include/difgames/real.h), portable C in a fixed order */
+#else  /* DG_F64: the double tape (include/difgames/real.h): 8-lane AVX-512 kernels, or portable C, in a fixed order */
+
+#if defined(__AVX512F__)  /* 8-lane vectors of double; the portable code below is the fallback */
+
+/* rows m0..m0+R, columns n0..n0+8·NV (the last vector's lanes cut to the mask last): R·NV accumulators
+ * (at most 24 of the 32 vector registers) live across the whole k loop, each k loading NV vectors of B
+ * and R scalars of A (broadcast); C[m, n] gets its k terms in the order k = 0, 1, ... by fma, from C's
+ * value (init 0), or from bias[n] (init 1, bias NULL: zero); dg__tanh8 before the store when act is
+ * set. R and NV are constants at each call (always_inline), so the accumulators are registers. */
+static inline __attribute__((always_inline)) void blk(int R, int NV, __mmask8 last, int K, const double *A, int64_t a_rs,
+                                                      int64_t a_cs, const double *B, int64_t ldb, double *C, int64_t ldc,
+                                                      int init, const double *bias, int act) {
+    __m512d c[8][8];
+    for (int v = 0; v < NV; v++) {
+        const __mmask8 mk = v == NV - 1 ? last : 0xff;
+        const __m512d iv = init && bias ? _mm512_maskz_loadu_pd(mk, bias + 8 * v) : _mm512_setzero_pd();
+        for (int r = 0; r < R; r++) c[r][v] = init ? iv : _mm512_maskz_loadu_pd(mk, C + r * ldc + 8 * v);
+    }
+#pragma GCC unroll 4
+    for (int k = 0; k < K; k++) {
+        __m512d b[8];
+        for (int v = 0; v < NV; v++) b[v] = _mm512_maskz_loadu_pd(v == NV - 1 ? last : 0xff, B + k * ldb + 8 * v);
+        const double *a = A + k * a_cs;
+        for (int r = 0; r < R; r++) {
+            const __m512d ar = _mm512_set1_pd(a[r * a_rs]);
+            for (int v = 0; v < NV; v++) c[r][v] = _mm512_fmadd_pd(ar, b[v], c[r][v]);
+        }
+    }
+    for (int r = 0; r < R; r++)
+        for (int v = 0; v < NV; v++) {
+            const __m512d o = act ? dg__tanh8(c[r][v]) : c[r][v];
+            _mm512_mask_storeu_pd(C + r * ldc + 8 * v, v == NV - 1 ? last : 0xff, o);
+        }
+}
+
+/* the widest block of R rows: NV <= 24 / R vectors (8 rows: 3, so 24 columns; 4: 6; 2 and 1: 8) */
+#define NVMAX(R) ((R) == 8 ? 3 : (R) == 4 ? 6 : 8)
+
+/* R rows (8, 4, 2 or 1) of C over all N columns: blocks of NVMAX(R) vectors, then the rest in one block
+ * of fewer vectors, its last one masked */
+static inline __attribute__((always_inline)) void rows_R(int R, int N, int K, const double *A, int64_t a_rs,
+                                                         int64_t a_cs, const double *B, int64_t ldb, double *C,
+                                                         int64_t ldc, int init, const double *bias, int act) {
+    const int W = 8 * NVMAX(R);
+    int n = 0;
+    for (; n + W <= N; n += W)
+        blk(R, NVMAX(R), 0xff, K, A, a_rs, a_cs, B + n, ldb, C + n, ldc, init, bias ? bias + n : NULL, act);
+    if (n == N) return;
+    const int rest = N - n, nv = (rest + 7) / 8;
+    const __mmask8 last = (__mmask8)(0xff >> (8 * nv - rest));
+    const double *bi = bias ? bias + n : NULL;
+    switch (nv) {  /* the constants blk needs */
+#define NV_CASE(v) case v: if (v <= NVMAX(R)) blk(R, v <= NVMAX(R) ? v : 1, last, K, A, a_rs, a_cs, B + n, ldb, C + n, ldc, init, bi, act); break;
+    NV_CASE(1) NV_CASE(2) NV_CASE(3) NV_CASE(4) NV_CASE(5) NV_CASE(6) NV_CASE(7) NV_CASE(8)
+#undef NV_CASE
+    default: break;
+    }
+}
+
+static void rows8(int N, int K, const double *A, int64_t a_rs, int64_t a_cs, const double *B, int64_t ldb, double *C,
+                  int64_t ldc, int init, const double *bias, int act) {
+    rows_R(8, N, K, A, a_rs, a_cs, B, ldb, C, ldc, init, bias, act);
+}
+static void rows4(int N, int K, const double *A, int64_t a_rs, int64_t a_cs, const double *B, int64_t ldb, double *C,
+                  int64_t ldc, int init, const double *bias, int act) {
+    rows_R(4, N, K, A, a_rs, a_cs, B, ldb, C, ldc, init, bias, act);
+}
+static void rows2(int N, int K, const double *A, int64_t a_rs, int64_t a_cs, const double *B, int64_t ldb, double *C,
+                  int64_t ldc, int init, const double *bias, int act) {
+    rows_R(2, N, K, A, a_rs, a_cs, B, ldb, C, ldc, init, bias, act);
+}
+static void rows1(int N, int K, const double *A, int64_t a_rs, int64_t a_cs, const double *B, int64_t ldb, double *C,
+                  int64_t ldc, int init, const double *bias, int act) {
+    rows_R(1, N, K, A, a_rs, a_cs, B, ldb, C, ldc, init, bias, act);
+}
+
+/* every row block of C: 8 rows at a time, the rest as 4, 2 and 1 (the path depends only on the shape) */
+static void gemm8(int M, int N, int K, const double *A, int64_t a_rs, int64_t a_cs, const double *B, int64_t ldb,
+                  double *C, int64_t ldc, int init, const double *bias, int act) {
+    int m = 0;
+    for (; m + 8 <= M; m += 8) rows8(N, K, A + m * a_rs, a_rs, a_cs, B, ldb, C + m * ldc, ldc, init, bias, act);
+    if (m + 4 <= M) rows4(N, K, A + m * a_rs, a_rs, a_cs, B, ldb, C + m * ldc, ldc, init, bias, act), m += 4;
+    if (m + 2 <= M) rows2(N, K, A + m * a_rs, a_rs, a_cs, B, ldb, C + m * ldc, ldc, init, bias, act), m += 2;
+    if (m < M) rows1(N, K, A + m * a_rs, a_rs, a_cs, B, ldb, C + m * ldc, ldc, init, bias, act);
+}
+
+void dg__gemm_acc(int M, int N, int K, const dg_real *A, int64_t a_rs, int64_t a_cs,
+                  const dg_real *B, int64_t ldb, dg_real *C, int64_t ldc) {
+    gemm8(M, N, K, A, a_rs, a_cs, B, ldb, C, ldc, 0, NULL, 0);
+}
+
+/* the same blocks and order as dg__gemm_acc, the accumulators starting from the bias: the same bits as
+ * dg__gemm_acc onto a C that holds the bias, then dg__tanhf */
+void dg__gemm_bias_act(int M, int N, int K, const dg_real *A, int64_t a_rs, const dg_real *B, int64_t ldb,
+                       const dg_real *bias, int tanh, dg_real *C, int64_t ldc) {
+    gemm8(M, N, K, A, a_rs, 1, B, ldb, C, ldc, 1, bias, tanh);
+}
+
+/* d *= 1 - y² (one fnmadd, then the product) and gb[n] += Σ_m d[m, n] in the order m = 0, 1, ...:
+ * strips of 32 columns (the last masked), their sums in registers down the rows */
+void dg__tanh_grad_colsum(int M, int N, const dg_real *y, dg_real *d, dg_real *gb) {
+    const __m512d one = _mm512_set1_pd(1.0);
+    for (int n = 0; n < N; n += 32) {
+        __mmask8 mk[4];
+        for (int j = 0; j < 4; j++) {
+            const int left = N - n - 8 * j;
+            mk[j] = left >= 8 ? 0xff : left > 0 ? (__mmask8)(0xff >> (8 - left)) : 0;
+        }
+        __m512d s[4];
+        for (int j = 0; j < 4; j++) s[j] = gb ? _mm512_maskz_loadu_pd(mk[j], gb + n + 8 * j) : _mm512_setzero_pd();
+        for (int m = 0; m < M; m++) {
+            double *dr = d + (int64_t)m * N + n;
+            for (int j = 0; j < 4; j++) {
+                if (!mk[j]) continue;
+                __m512d v = _mm512_maskz_loadu_pd(mk[j], dr + 8 * j);
+                if (y) {
+                    const __m512d yv = _mm512_maskz_loadu_pd(mk[j], y + (int64_t)m * N + n + 8 * j);
+                    v = _mm512_mul_pd(v, _mm512_fnmadd_pd(yv, yv, one));
+                    _mm512_mask_storeu_pd(dr + 8 * j, mk[j], v);
+                }
+                s[j] = _mm512_add_pd(s[j], v);
+            }
+        }
+        if (gb)
+            for (int j = 0; j < 4; j++) _mm512_mask_storeu_pd(gb + n + 8 * j, mk[j], s[j]);
+    }
+}
+
+/* 8 lanes at a time, the rest as one masked vector: every element dg__tanhf's bits */
+void dg__tanh_n(int64_t n, const dg_real *x, dg_real *y) {
+    int64_t i = 0;
+    for (; i + 8 <= n; i += 8) _mm512_storeu_pd(y + i, dg__tanh8(_mm512_loadu_pd(x + i)));
+    if (i < n) {
+        const __mmask8 mk = (__mmask8)(0xff >> (8 - (n - i)));
+        _mm512_mask_storeu_pd(y + i, mk, dg__tanh8(_mm512_maskz_loadu_pd(mk, x + i)));
+    }
+}
+
+#else  /* portable */
 
 /* Each C[m, n] gets its k terms added in the order k = 0, 1, ... whatever the path (the same bits for
  * a given shape): 32 columns at a time in an accumulator the compiler keeps in vector registers, the
@@ -588,4 +726,5 @@ void dg__tanh_grad_colsum(int M, int N, const dg_real *y, dg_real *d, dg_real *g
 void dg__tanh_n(int64_t n, const dg_real *x, dg_real *y) {
     for (int64_t i = 0; i < n; i++) y[i] = dg__tanhf(x[i]);
 }
+#endif  /* __AVX512F__ */
 #endif
