@@ -537,86 +537,88 @@ void dg__tanh_grad_colsum(int M, int N, const float *y, float *d, float *gb) {
 
 #if defined(__AVX512F__)  /* 8-lane vectors of double; the portable code below is the fallback */
 
-/* rows m0..m0+R, columns n0..n0+8·NV (the last vector's lanes cut to the mask last): R·NV accumulators
- * (at most 24 of the 32 vector registers) live across the whole k loop, each k loading NV vectors of B
- * and R scalars of A (broadcast); C[m, n] gets its k terms in the order k = 0, 1, ... by fma, from C's
- * value (init 0), or from bias[n] (init 1, bias NULL: zero); dg__tanh8 before the store when act is
- * set. R and NV are constants at each call (always_inline), so the accumulators are registers. */
+/* rows m0..m0+R (R <= 8), columns n0..n0+8·NV (NV <= 3; the last vector's lanes cut to the mask last):
+ * R·NV accumulators (at most 24 of the 32 vector registers, each a named variable: GCC keeps arrays of
+ * them in memory) live across the whole k loop, each k loading NV vectors of B and R scalars of A
+ * (broadcast); C[m, n] gets its k terms in the order k = 0, 1, ... by fma, from C's value (init 0), or
+ * from bias[n] (init 1, bias NULL: zero); dg__tanh8 before the store when act is set. R and NV are
+ * constants at each call (always_inline), so the unused accumulators vanish. */
 static inline __attribute__((always_inline)) void blk(int R, int NV, __mmask8 last, int K, const double *A, int64_t a_rs,
                                                       int64_t a_cs, const double *B, int64_t ldb, double *C, int64_t ldc,
                                                       int init, const double *bias, int act) {
-    __m512d c[8][8];
-    for (int v = 0; v < NV; v++) {
-        const __mmask8 mk = v == NV - 1 ? last : 0xff;
-        const __m512d iv = init && bias ? _mm512_maskz_loadu_pd(mk, bias + 8 * v) : _mm512_setzero_pd();
-        for (int r = 0; r < R; r++) c[r][v] = init ? iv : _mm512_maskz_loadu_pd(mk, C + r * ldc + 8 * v);
+    const __mmask8 m0 = NV == 1 ? last : 0xff, m1 = NV == 2 ? last : 0xff, m2 = last;
+    const __m512d z = _mm512_setzero_pd();
+    const __m512d i0 = init && bias ? _mm512_maskz_loadu_pd(m0, bias) : z;
+    const __m512d i1 = NV > 1 && init && bias ? _mm512_maskz_loadu_pd(m1, bias + 8) : z;
+    const __m512d i2 = NV > 2 && init && bias ? _mm512_maskz_loadu_pd(m2, bias + 16) : z;
+#define DG_INIT(r)                                                                    \
+    __m512d c##r##0 = i0, c##r##1 = i1, c##r##2 = i2;                                 \
+    if (!init && R > r) {                                                             \
+        c##r##0 = _mm512_maskz_loadu_pd(m0, C + r * ldc);                             \
+        if (NV > 1) c##r##1 = _mm512_maskz_loadu_pd(m1, C + r * ldc + 8);             \
+        if (NV > 2) c##r##2 = _mm512_maskz_loadu_pd(m2, C + r * ldc + 16);            \
     }
-#pragma GCC unroll 4
+    DG_INIT(0) DG_INIT(1) DG_INIT(2) DG_INIT(3) DG_INIT(4) DG_INIT(5) DG_INIT(6) DG_INIT(7)
+#undef DG_INIT
     for (int k = 0; k < K; k++) {
-        __m512d b[8];
-        for (int v = 0; v < NV; v++) b[v] = _mm512_maskz_loadu_pd(v == NV - 1 ? last : 0xff, B + k * ldb + 8 * v);
-        const double *a = A + k * a_cs;
-        for (int r = 0; r < R; r++) {
-            const __m512d ar = _mm512_set1_pd(a[r * a_rs]);
-            for (int v = 0; v < NV; v++) c[r][v] = _mm512_fmadd_pd(ar, b[v], c[r][v]);
+        const double *b = B + k * ldb, *a = A + k * a_cs;
+        const __m512d b0 = _mm512_maskz_loadu_pd(m0, b);
+        const __m512d b1 = NV > 1 ? _mm512_maskz_loadu_pd(m1, b + 8) : z;
+        const __m512d b2 = NV > 2 ? _mm512_maskz_loadu_pd(m2, b + 16) : z;
+#define DG_FMA(r)                                                        \
+        if (R > r) {                                                     \
+            const __m512d ar = _mm512_set1_pd(a[r * a_rs]);              \
+            c##r##0 = _mm512_fmadd_pd(ar, b0, c##r##0);                  \
+            if (NV > 1) c##r##1 = _mm512_fmadd_pd(ar, b1, c##r##1);      \
+            if (NV > 2) c##r##2 = _mm512_fmadd_pd(ar, b2, c##r##2);      \
         }
+        DG_FMA(0) DG_FMA(1) DG_FMA(2) DG_FMA(3) DG_FMA(4) DG_FMA(5) DG_FMA(6) DG_FMA(7)
+#undef DG_FMA
     }
-    for (int r = 0; r < R; r++)
-        for (int v = 0; v < NV; v++) {
-            const __m512d o = act ? dg__tanh8(c[r][v]) : c[r][v];
-            _mm512_mask_storeu_pd(C + r * ldc + 8 * v, v == NV - 1 ? last : 0xff, o);
-        }
+#define DG_STORE(r)                                                                                  \
+    if (R > r) {                                                                                     \
+        _mm512_mask_storeu_pd(C + r * ldc, m0, act ? dg__tanh8(c##r##0) : c##r##0);                  \
+        if (NV > 1) _mm512_mask_storeu_pd(C + r * ldc + 8, m1, act ? dg__tanh8(c##r##1) : c##r##1);  \
+        if (NV > 2) _mm512_mask_storeu_pd(C + r * ldc + 16, m2, act ? dg__tanh8(c##r##2) : c##r##2); \
+    }
+    DG_STORE(0) DG_STORE(1) DG_STORE(2) DG_STORE(3) DG_STORE(4) DG_STORE(5) DG_STORE(6) DG_STORE(7)
+#undef DG_STORE
 }
 
-/* the widest block of R rows: NV <= 24 / R vectors (8 rows: 3, so 24 columns; 4: 6; 2 and 1: 8) */
-#define NVMAX(R) ((R) == 8 ? 3 : (R) == 4 ? 6 : 8)
-
-/* R rows (8, 4, 2 or 1) of C over all N columns: blocks of NVMAX(R) vectors, then the rest in one block
- * of fewer vectors, its last one masked */
+/* R rows of C (a constant in each instance below) over all N columns: blocks of 24 columns, then the
+ * rest (1 to 23) as one block of 1 to 3 vectors, the last one masked */
 static inline __attribute__((always_inline)) void rows_R(int R, int N, int K, const double *A, int64_t a_rs,
                                                          int64_t a_cs, const double *B, int64_t ldb, double *C,
                                                          int64_t ldc, int init, const double *bias, int act) {
-    const int W = 8 * NVMAX(R);
     int n = 0;
-    for (; n + W <= N; n += W)
-        blk(R, NVMAX(R), 0xff, K, A, a_rs, a_cs, B + n, ldb, C + n, ldc, init, bias ? bias + n : NULL, act);
+    for (; n + 24 <= N; n += 24) blk(R, 3, 0xff, K, A, a_rs, a_cs, B + n, ldb, C + n, ldc, init, bias ? bias + n : NULL, act);
     if (n == N) return;
     const int rest = N - n, nv = (rest + 7) / 8;
     const __mmask8 last = (__mmask8)(0xff >> (8 * nv - rest));
     const double *bi = bias ? bias + n : NULL;
-    switch (nv) {  /* the constants blk needs */
-#define NV_CASE(v) case v: if (v <= NVMAX(R)) blk(R, v <= NVMAX(R) ? v : 1, last, K, A, a_rs, a_cs, B + n, ldb, C + n, ldc, init, bi, act); break;
-    NV_CASE(1) NV_CASE(2) NV_CASE(3) NV_CASE(4) NV_CASE(5) NV_CASE(6) NV_CASE(7) NV_CASE(8)
-#undef NV_CASE
-    default: break;
+    if (nv == 1) blk(R, 1, last, K, A, a_rs, a_cs, B + n, ldb, C + n, ldc, init, bi, act);
+    else if (nv == 2) blk(R, 2, last, K, A, a_rs, a_cs, B + n, ldb, C + n, ldc, init, bi, act);
+    else blk(R, 3, last, K, A, a_rs, a_cs, B + n, ldb, C + n, ldc, init, bi, act);
+}
+
+typedef void rows_fn(int N, int K, const double *A, int64_t a_rs, int64_t a_cs, const double *B, int64_t ldb,
+                     double *C, int64_t ldc, int init, const double *bias, int act);
+#define DG_ROWS(R)                                                                                                  \
+    static void rows_##R(int N, int K, const double *A, int64_t a_rs, int64_t a_cs, const double *B, int64_t ldb, \
+                         double *C, int64_t ldc, int init, const double *bias, int act) {                          \
+        rows_R(R, N, K, A, a_rs, a_cs, B, ldb, C, ldc, init, bias, act);                                           \
     }
-}
+DG_ROWS(1) DG_ROWS(2) DG_ROWS(3) DG_ROWS(4) DG_ROWS(5) DG_ROWS(6) DG_ROWS(7) DG_ROWS(8)
+#undef DG_ROWS
+static rows_fn *const rows_of[9] = {NULL, rows_1, rows_2, rows_3, rows_4, rows_5, rows_6, rows_7, rows_8};
 
-static void rows8(int N, int K, const double *A, int64_t a_rs, int64_t a_cs, const double *B, int64_t ldb, double *C,
-                  int64_t ldc, int init, const double *bias, int act) {
-    rows_R(8, N, K, A, a_rs, a_cs, B, ldb, C, ldc, init, bias, act);
-}
-static void rows4(int N, int K, const double *A, int64_t a_rs, int64_t a_cs, const double *B, int64_t ldb, double *C,
-                  int64_t ldc, int init, const double *bias, int act) {
-    rows_R(4, N, K, A, a_rs, a_cs, B, ldb, C, ldc, init, bias, act);
-}
-static void rows2(int N, int K, const double *A, int64_t a_rs, int64_t a_cs, const double *B, int64_t ldb, double *C,
-                  int64_t ldc, int init, const double *bias, int act) {
-    rows_R(2, N, K, A, a_rs, a_cs, B, ldb, C, ldc, init, bias, act);
-}
-static void rows1(int N, int K, const double *A, int64_t a_rs, int64_t a_cs, const double *B, int64_t ldb, double *C,
-                  int64_t ldc, int init, const double *bias, int act) {
-    rows_R(1, N, K, A, a_rs, a_cs, B, ldb, C, ldc, init, bias, act);
-}
-
-/* every row block of C: 8 rows at a time, the rest as 4, 2 and 1 (the path depends only on the shape) */
+/* every row block of C: 8 rows at a time, then the 1 to 7 left as one block (the path depends only
+ * on the shape) */
 static void gemm8(int M, int N, int K, const double *A, int64_t a_rs, int64_t a_cs, const double *B, int64_t ldb,
                   double *C, int64_t ldc, int init, const double *bias, int act) {
     int m = 0;
-    for (; m + 8 <= M; m += 8) rows8(N, K, A + m * a_rs, a_rs, a_cs, B, ldb, C + m * ldc, ldc, init, bias, act);
-    if (m + 4 <= M) rows4(N, K, A + m * a_rs, a_rs, a_cs, B, ldb, C + m * ldc, ldc, init, bias, act), m += 4;
-    if (m + 2 <= M) rows2(N, K, A + m * a_rs, a_rs, a_cs, B, ldb, C + m * ldc, ldc, init, bias, act), m += 2;
-    if (m < M) rows1(N, K, A + m * a_rs, a_rs, a_cs, B, ldb, C + m * ldc, ldc, init, bias, act);
+    for (; m + 8 <= M; m += 8) rows_8(N, K, A + m * a_rs, a_rs, a_cs, B, ldb, C + m * ldc, ldc, init, bias, act);
+    if (m < M) rows_of[M - m](N, K, A + m * a_rs, a_rs, a_cs, B, ldb, C + m * ldc, ldc, init, bias, act);
 }
 
 void dg__gemm_acc(int M, int N, int K, const dg_real *A, int64_t a_rs, int64_t a_cs,
