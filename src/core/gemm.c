@@ -541,11 +541,11 @@ void dg__tanh_grad_colsum(int M, int N, const float *y, float *d, float *gb) {
  * R·NV accumulators (at most 24 of the 32 vector registers, each a named variable: GCC keeps arrays of
  * them in memory) live across the whole k loop, each k loading NV vectors of B and R scalars of A
  * (broadcast); C[m, n] gets its k terms in the order k = 0, 1, ... by fma, from C's value (init 0), or
- * from bias[n] (init 1, bias NULL: zero); dg__tanh8 before the store when act is set. R and NV are
- * constants at each call (always_inline), so the unused accumulators vanish. */
+ * from bias[n] (init 1, bias NULL: zero). R and NV are constants at each call (always_inline), so the
+ * unused accumulators vanish. */
 static inline __attribute__((always_inline)) void blk(int R, int NV, __mmask8 last, int K, const double *A, int64_t a_rs,
                                                       int64_t a_cs, const double *B, int64_t ldb, double *C, int64_t ldc,
-                                                      int init, const double *bias, int act) {
+                                                      int init, const double *bias) {
     const __mmask8 m0 = NV == 1 ? last : 0xff, m1 = NV == 2 ? last : 0xff, m2 = last;
     const __m512d z = _mm512_setzero_pd();
     const __m512d i0 = init && bias ? _mm512_maskz_loadu_pd(m0, bias) : z;
@@ -577,9 +577,9 @@ static inline __attribute__((always_inline)) void blk(int R, int NV, __mmask8 la
     }
 #define DG_STORE(r)                                                                                  \
     if (R > r) {                                                                                     \
-        _mm512_mask_storeu_pd(C + r * ldc, m0, act ? dg__tanh8(c##r##0) : c##r##0);                  \
-        if (NV > 1) _mm512_mask_storeu_pd(C + r * ldc + 8, m1, act ? dg__tanh8(c##r##1) : c##r##1);  \
-        if (NV > 2) _mm512_mask_storeu_pd(C + r * ldc + 16, m2, act ? dg__tanh8(c##r##2) : c##r##2); \
+        _mm512_mask_storeu_pd(C + r * ldc, m0, c##r##0);                                             \
+        if (NV > 1) _mm512_mask_storeu_pd(C + r * ldc + 8, m1, c##r##1);                             \
+        if (NV > 2) _mm512_mask_storeu_pd(C + r * ldc + 16, m2, c##r##2);                            \
     }
     DG_STORE(0) DG_STORE(1) DG_STORE(2) DG_STORE(3) DG_STORE(4) DG_STORE(5) DG_STORE(6) DG_STORE(7)
 #undef DG_STORE
@@ -589,24 +589,24 @@ static inline __attribute__((always_inline)) void blk(int R, int NV, __mmask8 la
  * rest (1 to 23) as one block of 1 to 3 vectors, the last one masked */
 static inline __attribute__((always_inline)) void rows_R(int R, int N, int K, const double *A, int64_t a_rs,
                                                          int64_t a_cs, const double *B, int64_t ldb, double *C,
-                                                         int64_t ldc, int init, const double *bias, int act) {
+                                                         int64_t ldc, int init, const double *bias) {
     int n = 0;
-    for (; n + 24 <= N; n += 24) blk(R, 3, 0xff, K, A, a_rs, a_cs, B + n, ldb, C + n, ldc, init, bias ? bias + n : NULL, act);
+    for (; n + 24 <= N; n += 24) blk(R, 3, 0xff, K, A, a_rs, a_cs, B + n, ldb, C + n, ldc, init, bias ? bias + n : NULL);
     if (n == N) return;
     const int rest = N - n, nv = (rest + 7) / 8;
     const __mmask8 last = (__mmask8)(0xff >> (8 * nv - rest));
     const double *bi = bias ? bias + n : NULL;
-    if (nv == 1) blk(R, 1, last, K, A, a_rs, a_cs, B + n, ldb, C + n, ldc, init, bi, act);
-    else if (nv == 2) blk(R, 2, last, K, A, a_rs, a_cs, B + n, ldb, C + n, ldc, init, bi, act);
-    else blk(R, 3, last, K, A, a_rs, a_cs, B + n, ldb, C + n, ldc, init, bi, act);
+    if (nv == 1) blk(R, 1, last, K, A, a_rs, a_cs, B + n, ldb, C + n, ldc, init, bi);
+    else if (nv == 2) blk(R, 2, last, K, A, a_rs, a_cs, B + n, ldb, C + n, ldc, init, bi);
+    else blk(R, 3, last, K, A, a_rs, a_cs, B + n, ldb, C + n, ldc, init, bi);
 }
 
 typedef void rows_fn(int N, int K, const double *A, int64_t a_rs, int64_t a_cs, const double *B, int64_t ldb,
-                     double *C, int64_t ldc, int init, const double *bias, int act);
+                     double *C, int64_t ldc, int init, const double *bias);
 #define DG_ROWS(R)                                                                                                  \
     static void rows_##R(int N, int K, const double *A, int64_t a_rs, int64_t a_cs, const double *B, int64_t ldb, \
-                         double *C, int64_t ldc, int init, const double *bias, int act) {                          \
-        rows_R(R, N, K, A, a_rs, a_cs, B, ldb, C, ldc, init, bias, act);                                           \
+                         double *C, int64_t ldc, int init, const double *bias) {                          \
+        rows_R(R, N, K, A, a_rs, a_cs, B, ldb, C, ldc, init, bias);                                           \
     }
 DG_ROWS(1) DG_ROWS(2) DG_ROWS(3) DG_ROWS(4) DG_ROWS(5) DG_ROWS(6) DG_ROWS(7) DG_ROWS(8)
 #undef DG_ROWS
@@ -614,11 +614,58 @@ static rows_fn *const rows_of[9] = {NULL, rows_1, rows_2, rows_3, rows_4, rows_5
 
 /* every row block of C: 8 rows at a time, then the 1 to 7 left as one block (the path depends only
  * on the shape) */
+#define PACK_K 512  /* the most k of a packed panel of A (8 · 512 doubles on the stack) */
+
+/* A's rows m..m+R (R <= 8) as a panel ap[k·8 + r]: with A's rows contiguous (a_cs 1), a block's eight
+ * broadcasts of A per k would come from eight rows a_rs apart (eight address registers, spilled), at half
+ * the speed of a panel's eight neighbours. The same values, so the same sums. */
+static void pack_rows(int R, int K, const double *A, int64_t a_rs, double *ap) {
+    int k = 0;
+    if (R == 8)
+        for (; k + 8 <= K; k += 8) {  /* an 8 x 8 tile, transposed in registers */
+            __m512d t[8], u[8];
+            for (int r = 0; r < 8; r++) t[r] = _mm512_loadu_pd(A + r * a_rs + k);
+            for (int r = 0; r < 8; r += 2) {
+                u[r] = _mm512_unpacklo_pd(t[r], t[r + 1]);
+                u[r + 1] = _mm512_unpackhi_pd(t[r], t[r + 1]);
+            }
+            const __m512i lo = _mm512_setr_epi64(0, 1, 8, 9, 4, 5, 12, 13), hi = _mm512_setr_epi64(2, 3, 10, 11, 6, 7, 14, 15);
+            for (int q = 0; q < 8; q += 4)
+                for (int j = 0; j < 2; j++) {
+                    t[q + j] = _mm512_permutex2var_pd(u[q + j], lo, u[q + 2 + j]);
+                    t[q + 2 + j] = _mm512_permutex2var_pd(u[q + j], hi, u[q + 2 + j]);
+                }
+            const __m512i lo2 = _mm512_setr_epi64(0, 1, 2, 3, 8, 9, 10, 11), hi2 = _mm512_setr_epi64(4, 5, 6, 7, 12, 13, 14, 15);
+            for (int j = 0; j < 4; j++) {
+                _mm512_storeu_pd(ap + (k + (j & 1) + 2 * (j >> 1)) * 8, _mm512_permutex2var_pd(t[j], lo2, t[4 + j]));
+                _mm512_storeu_pd(ap + (k + 4 + (j & 1) + 2 * (j >> 1)) * 8, _mm512_permutex2var_pd(t[j], hi2, t[4 + j]));
+            }
+        }
+    for (; k < K; k++)
+        for (int r = 0; r < R; r++) ap[k * 8 + r] = A[r * a_rs + k];
+}
+
+/* The tanh (act) goes over each block of 8 rows just computed (in L1), a row at a time, or over all of C at
+ * the end where C is narrow and contiguous (a policy's output layer: its masked rows, stored and reloaded
+ * row by row, would stall the loads); in registers before the store, the tanh's constants and temporaries
+ * next to 24 accumulators spill. dg__tanh_n gives every element dg__tanhf's bits either way. */
 static void gemm8(int M, int N, int K, const double *A, int64_t a_rs, int64_t a_cs, const double *B, int64_t ldb,
                   double *C, int64_t ldc, int init, const double *bias, int act) {
+    const int pack = a_cs == 1 && a_rs != 1 && K <= PACK_K && N > 8, late = act && ldc == N && N <= 8;
+    double ap[8 * PACK_K];
     int m = 0;
-    for (; m + 8 <= M; m += 8) rows_8(N, K, A + m * a_rs, a_rs, a_cs, B, ldb, C + m * ldc, ldc, init, bias, act);
-    if (m < M) rows_of[M - m](N, K, A + m * a_rs, a_rs, a_cs, B, ldb, C + m * ldc, ldc, init, bias, act);
+    for (; m < M; m += 8) {
+        const int R = M - m < 8 ? M - m : 8;
+        double *c = C + m * ldc;
+        if (R == 8 && pack) {
+            pack_rows(8, K, A + m * a_rs, a_rs, ap);
+            rows_8(N, K, ap, 1, 8, B, ldb, c, ldc, init, bias);
+        } else
+            rows_of[R](N, K, A + m * a_rs, a_rs, a_cs, B, ldb, c, ldc, init, bias);
+        if (act && !late)
+            for (int r = 0; r < R; r++) dg__tanh_n(N, c + r * ldc, c + r * ldc);
+    }
+    if (late) dg__tanh_n((int64_t)M * N, C, C);
 }
 
 void dg__gemm_acc(int M, int N, int K, const dg_real *A, int64_t a_rs, int64_t a_cs,
