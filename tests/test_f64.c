@@ -187,8 +187,9 @@ static void gemm_case(int M, int N, int K, int trans) {
 static void test_gemm_f64(void **state) {
     (void)state;
     const int policy[][3] = {{64, 64, 6}, {64, 2, 64}, {64, 6, 64}, {64, 64, 2}, {64, 6, 64}, {2, 64, 64},
-                             {67, 64, 6}, {67, 2, 64}, {13, 64, 64}, {64, 64, 67}, {2, 64, 67}, {1, 64, 5}};
-    for (int i = 0; i < 12; i++)
+                             {67, 64, 6}, {67, 2, 64}, {13, 64, 64}, {64, 64, 67}, {2, 64, 67}, {1, 64, 5},
+                             {64, 64, 300}, {64, 6, 300}, {2, 64, 300}, {19, 30, 517}};  /* k in chunks */
+    for (int i = 0; i < 16; i++)
         for (int trans = 0; trans <= 1; trans++) gemm_case(policy[i][0], policy[i][1], policy[i][2], trans);
     for (int i = 0; i < 300; i++) {
         const int M = 1 + (int)((rnd() + 0.5) * 40), N = 1 + (int)((rnd() + 0.5) * 80), K = 1 + (int)((rnd() + 0.5) * 40);

@@ -651,19 +651,26 @@ static void pack_rows(int R, int K, const double *A, int64_t a_rs, double *ap) {
  * next to 24 accumulators spill. dg__tanh_n gives every element dg__tanhf's bits either way. */
 static void gemm8(int M, int N, int K, const double *A, int64_t a_rs, int64_t a_cs, const double *B, int64_t ldb,
                   double *C, int64_t ldc, int init, const double *bias, int act) {
-    const int pack = a_cs == 1 && a_rs != 1 && K <= PACK_K && N > 8, late = act && ldc == N && N <= 8;
+    /* a long k (a weight's gradient, summed over the batch) in chunks of 64, each chunk's rows of B (at most
+     * 64 x N) reused from L1 by every block of rows; C holds the sums between chunks (stored and reloaded
+     * exactly: the same bits) */
+    const int KC = M > 8 && K > 256 ? 64 : K;
+    const int pack = a_cs == 1 && a_rs != 1 && KC <= PACK_K && N > 8, late = act && ldc == N && N <= 8;
     double ap[8 * PACK_K];
-    int m = 0;
-    for (; m < M; m += 8) {
-        const int R = M - m < 8 ? M - m : 8;
-        double *c = C + m * ldc;
-        if (R == 8 && pack) {
-            pack_rows(8, K, A + m * a_rs, a_rs, ap);
-            rows_8(N, K, ap, 1, 8, B, ldb, c, ldc, init, bias);
-        } else
-            rows_of[R](N, K, A + m * a_rs, a_rs, a_cs, B, ldb, c, ldc, init, bias);
-        if (act && !late)
-            for (int r = 0; r < R; r++) dg__tanh_n(N, c + r * ldc, c + r * ldc);
+    for (int k0 = 0; k0 < K; k0 += KC) {
+        const int kc = K - k0 < KC ? K - k0 : KC, first = k0 == 0, now = act && !late && k0 + kc == K;
+        const double *Ak = A + k0 * a_cs, *Bk = B + k0 * ldb;
+        for (int m = 0; m < M; m += 8) {
+            const int R = M - m < 8 ? M - m : 8;
+            double *c = C + m * ldc;
+            if (R == 8 && pack) {
+                pack_rows(8, kc, Ak + m * a_rs, a_rs, ap);
+                rows_8(N, kc, ap, 1, 8, Bk, ldb, c, ldc, first && init, bias);
+            } else
+                rows_of[R](N, kc, Ak + m * a_rs, a_rs, a_cs, Bk, ldb, c, ldc, first && init, bias);
+            if (now)
+                for (int r = 0; r < R; r++) dg__tanh_n(N, c + r * ldc, c + r * ldc);
+        }
     }
     if (late) dg__tanh_n((int64_t)M * N, C, C);
 }
