@@ -103,7 +103,8 @@ void dg__tanh_grad_colsum(int M, int N, const dg_real *y, dg_real *d, dg_real *g
  * in double (the formula gives exactly 1); |x| < 2⁻²⁶ returns x (tanh's correct rounding there);
  * a NaN returns itself. Every step is one IEEE operation (fma, add, divide, each correctly
  * rounded) in a fixed order, none a product that a compiler could contract, so the scalar form
- * and the 8-lane AVX-512 form below give the same bits. Within 3 ulp of libm's tanh (tests/test_f64.c). */
+ * and the 8-lane AVX-512 form below give the same bits. Within 3 ulp of libm's tanh (tests/test_f64.c).
+ * A build without fma instructions uses libm's tanh. */
 #define DG_TANH64_SHIFT 0x1.8p52
 #define DG_TANH64_INVLN2 0x1.71547652b82fep0
 #define DG_TANH64_LN2HI 0x1.62e42fee00000p-1
@@ -140,7 +141,7 @@ static inline __m512d dg__tanh8(__m512d x) {
 }
 /* the scalar form: the 8-lane one on a broadcast (the same instructions, so the same bits) */
 static inline dg_real dg__tanhf(dg_real x) { return _mm512_cvtsd_f64(dg__tanh8(_mm512_set1_pd(x))); }
-#else
+#elif defined(__FMA__)  /* the same steps in scalar fmas (the same bits as the 8-lane form) */
 static inline dg_real dg__tanhf(dg_real x) {
     const double ax = fabs(x);
     if (!(ax >= DG_TANH64_TINY)) return x;  /* tiny, or NaN */
@@ -156,6 +157,8 @@ static inline dg_real dg__tanhf(dg_real x) {
     const double e = fma(s.d, p, s.d - 1.0), y = e / (e + 2.0);  /* -tanh|x| */
     return copysign(y, x);
 }
+#else  /* no fma instruction (fma() would be a slow library call): libm's tanh */
+static inline dg_real dg__tanhf(dg_real x) { return tanh(x); }
 #endif
 #elif defined(__AVX512F__)  /* the float tape with AVX-512 */
 #include <immintrin.h>
