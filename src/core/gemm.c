@@ -654,10 +654,10 @@ static void gemm8(int M, int N, int K, const double *A, int64_t a_rs, int64_t a_
     /* a long k (a weight's gradient, summed over the batch) in chunks of 64, each chunk's rows of B (at most
      * 64 x N) reused from L1 by every block of rows; C holds the sums between chunks (stored and reloaded
      * exactly: the same bits) */
-    const int KC = M > 8 && K > 256 ? 64 : K;
+    const int KC = M > 8 && K > 256 ? 64 : K > 0 ? K : 1;
     const int pack = a_cs == 1 && a_rs != 1 && KC <= PACK_K && N > 8, late = act && ldc == N && N <= 8;
     double ap[8 * PACK_K];
-    for (int k0 = 0; k0 < K; k0 += KC) {
+    for (int k0 = 0; k0 == 0 || k0 < K; k0 += KC) {  /* once at least: K 0 still sets C to the bias */
         const int kc = K - k0 < KC ? K - k0 : KC, first = k0 == 0, now = act && !late && k0 + kc == K;
         const double *Ak = A + k0 * a_cs, *Bk = B + k0 * ldb;
         for (int m = 0; m < M; m += 8) {
