@@ -16,6 +16,7 @@
 
 #include <cmocka.h>
 
+#include "core/internal.h"
 #include "difgames/difgames.h"
 #include "util/check.h"
 #include "util/tmpdir.h"
@@ -41,10 +42,161 @@ static void test_real_is_double(void **state) {
     assert_non_null(ctx);
     dg_tensor *t = dg_scalar(ctx, 0.1);
     assert_true(t->data[0] == 0.1);  /* a double, not 0.1f */
-    /* tanh is libm's, to a few ulps (the float tape's rational approximation errs by 3e-7) */
+    /* tanh to a few ulps of libm's (the float tape's rational approximation errs by 3e-7) */
     dg_tensor *y = dg_tanh(ctx, dg_scalar(ctx, 0.7));
     if (!(fabs(y->data[0] - tanh(0.7)) <= 1e-15)) fail_msg("tanh(0.7) %.17g, libm %.17g", y->data[0], tanh(0.7));
     dg_ctx_free(ctx);
+}
+
+/* |a - b| in units of b's last place */
+static double ulps_off(double a, double b) {
+    if (a == b) return 0;
+    return fabs(a - b) / (nextafter(fabs(b), INFINITY) - fabs(b));
+}
+
+/* The double tape's tanh (core/internal.h: expm1 by range reduction and a polynomial, 8 lanes with
+ * AVX-512) against libm's: a dense sweep over [-25, 25] and every binade from the smallest subnormal
+ * up, within 4 ulp (measured: 3.0); the ends exact (dg__tanhf, this file's scalar form, too); dg__tanh_n
+ * (the library's 8 lanes, a masked rest) gives each value the bits it gives it alone, whatever the
+ * length's remainder mod 8. */
+static void test_tanh_f64(void **state) {
+    (void)state;
+    enum { CH = 4096 };
+    static double xs[CH], ys[CH];
+    double worst = 0, at = 0;
+    int nx = 0;
+    /* the library's dg__tanh_n (its 8-lane form with AVX-512) over chunks of the sweep */
+#define SWEEP_FLUSH()                                                   \
+    do {                                                                \
+        dg__tanh_n(nx, xs, ys);                                         \
+        for (int i_ = 0; i_ < nx; i_++) {                               \
+            const double u_ = ulps_off(ys[i_], tanh(xs[i_]));           \
+            if (u_ > worst) worst = u_, at = xs[i_];                    \
+        }                                                               \
+        nx = 0;                                                         \
+    } while (0)
+    for (double x = -25; x <= 25; x += 0x1p-14 + 1e-13) {
+        xs[nx++] = x;
+        if (nx == CH) SWEEP_FLUSH();
+    }
+    for (int e = -1074; e < 6; e++)
+        for (int j = 0; j < 64; j++)
+            for (int sgn = -1; sgn <= 1; sgn += 2) {
+                xs[nx++] = sgn * ldexp(1.0 + j / 64.0, e);
+                if (nx == CH) SWEEP_FLUSH();
+            }
+    SWEEP_FLUSH();
+#undef SWEEP_FLUSH
+    if (worst > 4.0) fail_msg("tanh: %.2f ulp from libm's at %.17g", worst, at);
+    /* tiny |x|: x itself; large: ±1 exactly; NaN stays NaN; -0 keeps its sign */
+    const double tiny[] = {0x1p-27, -0x1p-27, 1e-10, -3e-300, 0x1p-1074};
+    const double big[] = {19.1, 20.0, 20.5, 1e10, 1e308, INFINITY};
+    double ends[18], out[18];
+    for (int i = 0; i < 5; i++) ends[i] = tiny[i];
+    for (int i = 0; i < 6; i++) ends[5 + i] = big[i], ends[11 + i] = -big[i];
+    ends[17] = NAN;
+    dg__tanh_n(18, ends, out);
+    for (int i = 0; i < 5; i++) assert_true(out[i] == tiny[i] && dg__tanhf(tiny[i]) == tiny[i]);
+    for (int i = 0; i < 6; i++) {
+        assert_true(out[5 + i] == 1.0 && dg__tanhf(big[i]) == 1.0);
+        assert_true(out[11 + i] == -1.0 && dg__tanhf(-big[i]) == -1.0);
+    }
+    assert_true(isnan(out[17]) && isnan(dg__tanhf(NAN)));
+    assert_true(dg__tanhf(-0.0) == 0.0 && signbit(dg__tanhf(-0.0)));
+    enum { N = 4099 };
+    static double x[N], y[N];
+    for (int i = 0; i < N; i++) x[i] = (i % 13 == 0 ? 1e-6 : 1.0) * 24.0 * sin(0.37 * i) + (i % 101 == 0 ? NAN : 0.0);
+    for (int off = 0; off < 9; off++) {  /* lengths N - off: every remainder mod 8, against each value alone */
+        dg__tanh_n(N - off, x + off, y);
+        for (int i = 0; i < N - off; i++) {
+            double s;
+            dg__tanh_n(1, x + i + off, &s);
+            if (memcmp(&s, &y[i], sizeof s)) fail_msg("tanh_n[%d] of %d: %.17g, alone %.17g", i, N - off, y[i], s);
+        }
+    }
+}
+
+/* The double gemm (AVX-512 register blocks, or portable C) against C[m, n] += Σ_k A·B summed in the order
+ * k = 0, 1, ... by fma (close_to), over the policy's shapes
+ * (6- and 2-wide layers, batch remainders) and random ones, both layouts of A; dg__gemm_bias_act gives
+ * dg__gemm_acc-onto-the-bias's bits then dg__tanh_n's (bit for bit); dg__tanh_grad_colsum d *= 1 - y², column sums in
+ * row order. */
+static uint64_t g_lcg = 88172645463325252ULL;
+static double rnd(void) {
+    g_lcg = g_lcg * 6364136223846793005ULL + 1442695040888963407ULL;
+    return (double)(g_lcg >> 11) * 0x1p-53 - 0.5;
+}
+
+/* got within K²·10⁻¹⁵ of want (the rounding of K products of values below 0.5 in any order): the
+ * AVX-512 kernels match the reference's fma order bit for bit, the portable ones as the compiler
+ * contracts them; an element read or written in the wrong place is off by ~0.1 */
+static void close_to(const char *what, int M, int N, int K, double got, double want) {
+    if (!(fabs(got - want) <= 1e-15 * (1.0 + (double)K * K)))
+        fail_msg("%s M %d N %d K %d: %.17g, want %.17g", what, M, N, K, got, want);
+}
+
+static void gemm_case(int M, int N, int K, int trans) {
+    const int64_t ldb = N + (M % 3), ldc = N + (K % 2), a_rs = trans ? 1 : K, a_cs = trans ? M : 1;
+    double *A = malloc(sizeof(double) * M * K), *B = malloc(sizeof(double) * K * ldb), *C = malloc(sizeof(double) * M * ldc);
+    double *R = malloc(sizeof(double) * M * ldc), *bias = malloc(sizeof(double) * N), *d = malloc(sizeof(double) * M * N);
+    double *d2 = malloc(sizeof(double) * M * N), *g = malloc(sizeof(double) * N), *g2 = malloc(sizeof(double) * N);
+    assert_true(A && B && C && R && bias && d && d2 && g && g2);
+    for (int i = 0; i < M * K; i++) A[i] = rnd();
+    for (int64_t i = 0; i < K * ldb; i++) B[i] = rnd();
+    for (int64_t i = 0; i < M * ldc; i++) R[i] = C[i] = rnd();
+    for (int i = 0; i < N; i++) bias[i] = rnd();
+    for (int m = 0; m < M; m++)
+        for (int n = 0; n < N; n++) {
+            double s = R[m * ldc + n];
+            for (int k = 0; k < K; k++) s = fma(A[m * a_rs + k * a_cs], B[k * ldb + n], s);
+            R[m * ldc + n] = s;
+        }
+    dg__gemm_acc(M, N, K, A, a_rs, a_cs, B, ldb, C, ldc);
+    for (int64_t i = 0; i < M * ldc; i++) close_to("gemm_acc", M, N, K, C[i], R[i]);  /* the gaps too */
+    if (!trans)
+        for (int act = 0; act <= 1; act++)
+            for (int hb = 0; hb <= 1; hb++) {
+                for (int m = 0; m < M; m++)
+                    for (int n = 0; n < N; n++) C[m * ldc + n] = hb ? bias[n] : 0.0;
+                dg__gemm_acc(M, N, K, A, K, 1, B, ldb, C, ldc);
+                for (int m = 0; m < M; m++)
+                    if (act) dg__tanh_n(N, C + m * ldc, R + m * ldc);
+                    else memcpy(R + m * ldc, C + m * ldc, sizeof(double) * N);
+                dg__gemm_bias_act(M, N, K, A, K, B, ldb, hb ? bias : NULL, act, C, ldc);
+                for (int m = 0; m < M; m++)
+                    for (int n = 0; n < N; n++) {
+                        const double got = C[m * ldc + n], want = R[m * ldc + n];
+                        if (memcmp(&got, &want, sizeof got)) fail_msg("bias_act M %d N %d K %d: %.17g, gemm_acc %.17g", M, N, K, got, want);
+                    }
+            }
+    for (int use_y = 0; use_y <= 1; use_y++) {
+        for (int i = 0; i < M * N; i++) d[i] = d2[i] = rnd();
+        for (int n = 0; n < N; n++) g[n] = g2[n] = bias[n];
+        const double *y = use_y ? A : NULL;  /* any values in (-0.5, 0.5) */
+        if (M * N > M * K) y = NULL;
+        for (int m = 0; m < M; m++)
+            for (int n = 0; n < N; n++) {
+                if (y) d2[m * N + n] *= fma(-y[m * N + n], y[m * N + n], 1.0);
+                g2[n] += d2[m * N + n];
+            }
+        dg__tanh_grad_colsum(M, N, y, d, g);
+        for (int i = 0; i < M * N; i++) close_to("tanh_grad d", M, N, K, d[i], d2[i]);
+        for (int n = 0; n < N; n++) close_to("tanh_grad gb", M, N, K, g[n], g2[n]);
+    }
+    free(A), free(B), free(C), free(R), free(bias), free(d), free(d2), free(g), free(g2);
+}
+
+static void test_gemm_f64(void **state) {
+    (void)state;
+    const int policy[][3] = {{64, 64, 6}, {64, 2, 64}, {64, 6, 64}, {64, 64, 2}, {64, 6, 64}, {2, 64, 64},
+                             {67, 64, 6}, {67, 2, 64}, {13, 64, 64}, {64, 64, 67}, {2, 64, 67}, {1, 64, 5},
+                             {64, 64, 300}, {64, 6, 300}, {2, 64, 300}, {19, 30, 517}};  /* k in chunks */
+    for (int i = 0; i < 16; i++)
+        for (int trans = 0; trans <= 1; trans++) gemm_case(policy[i][0], policy[i][1], policy[i][2], trans);
+    for (int i = 0; i < 300; i++) {
+        const int M = 1 + (int)((rnd() + 0.5) * 40), N = 1 + (int)((rnd() + 0.5) * 80), K = 1 + (int)((rnd() + 0.5) * 40);
+        gemm_case(M, N, K, i % 2);
+    }
 }
 
 /* loss = Σ tanh(x·Wᵀ + b)² over a small batch: the policy's ops, with the gemm's double path */
@@ -220,6 +372,8 @@ static void test_tape_estimate(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_real_is_double),
+        cmocka_unit_test(test_tanh_f64),
+        cmocka_unit_test(test_gemm_f64),
         cmocka_unit_test(test_core_gradcheck_tight),
         cmocka_unit_test(test_games_gradcheck_tight),
         cmocka_unit_test(test_train_determinism),
