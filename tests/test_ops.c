@@ -499,8 +499,9 @@ static void test_gemm_kernel(void **state) {
 }
 
 /* A long reduction (a weight gradient at a large batch: A is dzᵀ, K the batch) gives each element
- * the bits of one multiply-add chain in the order k = 0, 1, ..., K - 1 (fmaf here; the kernel's
- * FMAs), whatever the block. */
+ * the bits of one multiply-add chain in the order k = 0, 1, ..., K - 1 (fmaf here in an optimised
+ * build, whose -ffp-contract=fast fuses the kernel's a * b + c; a product and then a sum without
+ * optimisation, where gcc contracts nothing), whatever the block. */
 static void test_gemm_long_exact(void **state) {
     (void)state;
     const int Ns[] = {32, 64, 96}, Ks[] = {256, 300, 1000, 1024}, Ms[] = {32, 64};
@@ -518,7 +519,14 @@ static void test_gemm_long_exact(void **state) {
                 for (int m = 0; m < M; m++)
                     for (int n = 0; n < N; n++) {
                         float acc = R[m * N + n];
-                        for (int k = 0; k < K; k++) acc = fmaf(A[m + k * M], B[k * N + n], acc);
+                        for (int k = 0; k < K; k++) {
+#ifdef __OPTIMIZE__
+                            acc = fmaf(A[m + k * M], B[k * N + n], acc);
+#else
+                            const float p = A[m + k * M] * B[k * N + n];
+                            acc = acc + p;
+#endif
+                        }
                         if (memcmp(&acc, &C[m * N + n], sizeof acc))
                             fail_msg("long gemm M=%d N=%d K=%d at (%d,%d): %.9g vs %.9g", M, N, K, m, n,
                                      C[m * N + n], acc);
