@@ -113,46 +113,46 @@ static void test_physics_gradcheck(void **state) {
     }
 }
 
+/* the two losses of test_sum_sq_diff_bits, fused or as the chains the fused ops replace */
+static dg_tensor *sq_loss(dg_ctx *c, dg_tensor *a, int fused) {
+    dg_tensor *g = dg_from(c, 2, (int[]){6, 2}, GOALS), *t = dg_tanh(c, a);
+    return fused ? dg_add(c, dg_sum_sq_diff(c, a, g, 1.0f / 6), dg_sum_sq_diff(c, t, NULL, 1.0f / 6))
+                 : dg_add(c, dg_scale(c, dg_sum(c, dg_square(c, dg_sub(c, a, g))), 1.0f / 6),
+                          dg_scale(c, dg_sum(c, dg_square(c, t)), 1.0f / 6));
+}
+
+static dg_tensor *margin_loss(dg_ctx *c, dg_tensor *a, int fused) {
+    dg_tensor *d = dg_sdf_circles(c, a, CIRCLES, 2);
+    return weighted(c, fused ? dg_penalty_margin(c, d, 0.3f)
+                             : dg_sum_axis(c, dg_square(c, dg_relu(c, dg_add_scalar(c, dg_neg(c, d), 0.3f))), -1));
+}
+
+/* loss(POS) and its gradient (12 values) */
+static float loss_grad(dg_tensor *(*loss)(dg_ctx *, dg_tensor *, int), int fused, float grad[12]) {
+    dg_params *p = dg_params_create();
+    dg_params_add(p, "pos", 2, (int[]){6, 2}, NULL);
+    memcpy(p->data, POS, sizeof POS);
+    dg_ctx *c = dg_ctx_create(1 << 16);
+    dg_tensor *l = loss(c, dg_param(c, p, 0), fused);
+    dg_params_zero_grad(p);
+    assert_int_equal(dg_backward(c, l), DG_OK);
+    const float val = l->data[0];
+    memcpy(grad, p->grad, 12 * sizeof grad[0]);
+    dg_ctx_free(c);
+    dg_params_free(p);
+    return val;
+}
+
 /* the fused sum of squares and margin penalty give the bits of the chains they replace: value
  * and gradients */
 static void test_sum_sq_diff_bits(void **state) {
     (void)state;
     float val[2], grad[2][12];
-    for (int fused = 0; fused < 2; fused++) {
-        dg_params *p = dg_params_create();
-        dg_params_add(p, "pos", 2, (int[]){6, 2}, NULL);
-        memcpy(p->data, POS, sizeof POS);
-        dg_ctx *c = dg_ctx_create(1 << 16);
-        dg_tensor *a = dg_param(c, p, 0), *g = dg_from(c, 2, (int[]){6, 2}, GOALS), *t = dg_tanh(c, a);
-        dg_tensor *l = fused ? dg_add(c, dg_sum_sq_diff(c, a, g, 1.0f / 6), dg_sum_sq_diff(c, t, NULL, 1.0f / 6))
-                             : dg_add(c, dg_scale(c, dg_sum(c, dg_square(c, dg_sub(c, a, g))), 1.0f / 6),
-                                      dg_scale(c, dg_sum(c, dg_square(c, t)), 1.0f / 6));
-        dg_params_zero_grad(p);
-        assert_int_equal(dg_backward(c, l), DG_OK);
-        val[fused] = l->data[0];
-        memcpy(grad[fused], p->grad, sizeof grad[0]);
-        dg_ctx_free(c);
-        dg_params_free(p);
-    }
+    for (int fused = 0; fused < 2; fused++) val[fused] = loss_grad(sq_loss, fused, grad[fused]);
     assert_memory_equal(&val[0], &val[1], sizeof val[0]);
     assert_memory_equal(grad[0], grad[1], sizeof grad[0]);
     /* the fused penalty_margin against its old chain, some distances inside the margin */
-    for (int fused = 0; fused < 2; fused++) {
-        dg_params *p = dg_params_create();
-        dg_params_add(p, "pos", 2, (int[]){6, 2}, NULL);
-        memcpy(p->data, POS, sizeof POS);
-        dg_ctx *c = dg_ctx_create(1 << 16);
-        dg_tensor *d = dg_sdf_circles(c, dg_param(c, p, 0), CIRCLES, 2);
-        dg_tensor *m = fused ? dg_penalty_margin(c, d, 0.3f)
-                             : dg_sum_axis(c, dg_square(c, dg_relu(c, dg_add_scalar(c, dg_neg(c, d), 0.3f))), -1);
-        dg_tensor *l = weighted(c, m);
-        dg_params_zero_grad(p);
-        assert_int_equal(dg_backward(c, l), DG_OK);
-        val[fused] = l->data[0];
-        memcpy(grad[fused], p->grad, sizeof grad[0]);
-        dg_ctx_free(c);
-        dg_params_free(p);
-    }
+    for (int fused = 0; fused < 2; fused++) val[fused] = loss_grad(margin_loss, fused, grad[fused]);
     assert_true(val[0] != 0.0f);
     assert_memory_equal(&val[0], &val[1], sizeof val[0]);
     assert_memory_equal(grad[0], grad[1], sizeof grad[0]);
