@@ -21,17 +21,29 @@ cd "$ROOT"
 mpi() { local np=$1; shift; timeout 120 "$MPIRUN" -np "$np" --oversubscribe "$@"; }
 
 # ------------------------------------------------------------ 1. the same bytes
+# solve_alone NAME ARGS...: hji solve ARGS in one process, into $T/NAME_1.safetensors
+solve_alone() {
+    local n=$1; shift
+    "$DG" hji solve "$@" --out "$T/${n}_1.safetensors" --threads 1 >/dev/null 2>"$T/err" \
+        || bad "$n alone: $(tail -n 1 "$T/err")"
+}
+# solve_ranks NP NAME LABEL ARGS...: the same on NP ranks into $T/NAME_NP.safetensors (rank 0's
+# output in $T/out); status 0 when it wrote the bytes one process wrote, else one bad line
+solve_ranks() {
+    local np=$1 n=$2 label=$3; shift 3
+    mpi "$np" "$DG" hji solve "$@" --out "$T/${n}_$np.safetensors" --threads 1 >"$T/out" 2>"$T/err"
+    local rc=$?
+    if [ $rc -ne 0 ]; then bad "$label on $np ranks: exit $rc ($(tail -n 3 "$T/err"))"; return 1; fi
+    cmp -s "$T/${n}_1.safetensors" "$T/${n}_$np.safetensors" && return 0
+    bad "$label on $np ranks: the file differs"; return 1
+}
+
 D=tests/data/mpi
 for c in air3d chase4d; do
-    "$DG" hji solve --config $D/$c.yaml --out "$T/${c}_1.safetensors" --slices 3 --threads 1 >/dev/null 2>"$T/err" \
-        || bad "$c alone: $(tail -n 1 "$T/err")"
+    solve_alone "$c" --config $D/$c.yaml --slices 3
     for np in 2 4; do
-        mpi $np "$DG" hji solve --config $D/$c.yaml --out "$T/${c}_$np.safetensors" --slices 3 --threads 1 \
-            >"$T/out" 2>"$T/err"
-        rc=$?
-        if [ $rc -ne 0 ]; then bad "$c on $np ranks: exit $rc ($(tail -n 3 "$T/err"))"
-        elif ! cmp -s "$T/${c}_1.safetensors" "$T/${c}_$np.safetensors"; then bad "$c on $np ranks: the file differs"
-        elif [ "$(grep -c '"ranks":'"$np" "$T/out")" -ne 1 ]; then bad "$c on $np ranks: want one JSON line (rank 0): $(cat "$T/out")"
+        solve_ranks $np "$c" "$c" --config $D/$c.yaml --slices 3 || continue
+        if [ "$(grep -c '"ranks":'"$np" "$T/out")" -ne 1 ]; then bad "$c on $np ranks: want one JSON line (rank 0): $(cat "$T/out")"
         else ok "$c on $np ranks: the same file as one process"; fi
     done
 done
@@ -41,28 +53,16 @@ done
 # writing its box through a subarray view of the file
 for c in air3d chase4d; do
     for acc in low medium high veryHigh; do
-        "$DG" hji solve --config $D/$c.yaml --accuracy $acc --out "$T/${c}_${acc}_1.safetensors" --slices 3 \
-            --threads 1 >/dev/null 2>"$T/err" || bad "$c $acc alone: $(tail -n 1 "$T/err")"
-        mpi 4 "$DG" hji solve --config $D/$c.yaml --accuracy $acc --out "$T/${c}_${acc}_4.safetensors" --slices 3 \
-            --threads 1 >/dev/null 2>"$T/err"
-        rc=$?
-        if [ $rc -ne 0 ]; then bad "$c $acc on 4 ranks: exit $rc ($(tail -n 3 "$T/err"))"
-        elif ! cmp -s "$T/${c}_${acc}_1.safetensors" "$T/${c}_${acc}_4.safetensors"; then
-            bad "$c $acc on 4 ranks (2 x 2): the file differs"
-        else ok "$c accuracy $acc on 4 ranks (2 x 2): the same file as one process"; fi
+        solve_alone "${c}_$acc" --config $D/$c.yaml --accuracy $acc --slices 3
+        solve_ranks 4 "${c}_$acc" "$c $acc (2 x 2)" --config $D/$c.yaml --accuracy $acc --slices 3 &&
+            ok "$c accuracy $acc on 4 ranks (2 x 2): the same file as one process"
     done
     sed 's/^solver:$/solver:\n  split: axis0/' $D/$c.yaml >"$T/${c}_axis0.yaml"
     grep -q 'split: axis0' "$T/${c}_axis0.yaml" || bad "$c: no solver section in $D/$c.yaml"
     # (the file keeps the config's text: alone on the same config)
-    "$DG" hji solve --config "$T/${c}_axis0.yaml" --out "$T/${c}_axis0_1.safetensors" --slices 3 --threads 1 \
-        >/dev/null 2>"$T/err" || bad "$c axis0 alone: $(tail -n 1 "$T/err")"
-    mpi 4 "$DG" hji solve --config "$T/${c}_axis0.yaml" --out "$T/${c}_axis0_4.safetensors" --slices 3 --threads 1 \
-        >/dev/null 2>"$T/err"
-    rc=$?
-    if [ $rc -ne 0 ]; then bad "$c axis0 on 4 ranks: exit $rc ($(tail -n 3 "$T/err"))"
-    elif ! cmp -s "$T/${c}_axis0_1.safetensors" "$T/${c}_axis0_4.safetensors"; then
-        bad "$c with solver.split axis0 on 4 ranks (4 x 1): the file differs"
-    else ok "$c with solver.split axis0 on 4 ranks (4 x 1): the same file as one process"; fi
+    solve_alone "${c}_axis0" --config "$T/${c}_axis0.yaml" --slices 3
+    solve_ranks 4 "${c}_axis0" "$c with solver.split axis0 (4 x 1)" --config "$T/${c}_axis0.yaml" --slices 3 &&
+        ok "$c with solver.split axis0 on 4 ranks (4 x 1): the same file as one process"
 done
 
 # the shipped 6-D game (a model file) on 6^6 nodes: on 4 ranks cut 2 x 2 by default, and along
@@ -71,29 +71,16 @@ sed 's/n: \[15, 15, 15, 15, 15, 15\]/n: [6, 6, 6, 6, 6, 6]/' configs/hji/chase6d
 grep -q 'n: \[6, 6, 6, 6, 6, 6\]' "$T/chase6d.yaml" || bad "chase6d: no grid line in configs/hji/chase6d.yaml"
 sed 's/^solver:$/solver:\n  split: axis0/' "$T/chase6d.yaml" >"$T/chase6d_axis0.yaml"
 grep -q 'split: axis0' "$T/chase6d_axis0.yaml" || bad "chase6d: no solver section in configs/hji/chase6d.yaml"
-"$DG" hji solve --config "$T/chase6d.yaml" --out "$T/c6_1.safetensors" --threads 1 >/dev/null 2>"$T/err" \
-    || bad "chase6d alone: $(tail -n 1 "$T/err")"
-"$DG" hji solve --config "$T/chase6d_axis0.yaml" --out "$T/chase6d_axis0_1.safetensors" --threads 1 >/dev/null \
-    2>"$T/err" || bad "chase6d axis0 alone: $(tail -n 1 "$T/err")"
-mv "$T/c6_1.safetensors" "$T/chase6d_1.safetensors"
 for v in chase6d chase6d_axis0; do
-    mpi 4 "$DG" hji solve --config "$T/$v.yaml" --out "$T/c6_4.safetensors" --threads 1 >/dev/null 2>"$T/err"
-    rc=$?
-    if [ $rc -ne 0 ]; then bad "$v on 4 ranks: exit $rc ($(tail -n 3 "$T/err"))"
-    elif ! cmp -s "$T/${v}_1.safetensors" "$T/c6_4.safetensors"; then bad "$v on 4 ranks: the file differs"
-    else ok "$v (6-D, a model file) on 4 ranks: the same file as one process"; fi
+    solve_alone "$v" --config "$T/$v.yaml"
+    solve_ranks 4 "$v" "$v" --config "$T/$v.yaml" && ok "$v (6-D, a model file) on 4 ranks: the same file as one process"
 done
 
 # float32 (the ranks convert their blocks) and no temporary file left beside the value file
-"$DG" hji solve --config $D/air3d.yaml --out "$T/f32_1.safetensors" --float32 --threads 1 >/dev/null 2>"$T/err" \
-    || bad "air3d float32 alone: $(tail -n 1 "$T/err")"
+solve_alone f32 --config $D/air3d.yaml --float32
 for np in 3 4; do   # 3: blocks of axis 0; 4: 2 x 2 boxes
-    mpi $np "$DG" hji solve --config $D/air3d.yaml --out "$T/f32_$np.safetensors" --float32 --threads 1 \
-        >/dev/null 2>"$T/err"
-    rc=$?
-    if [ $rc -ne 0 ]; then bad "air3d float32 on $np ranks: exit $rc ($(tail -n 3 "$T/err"))"
-    elif ! cmp -s "$T/f32_1.safetensors" "$T/f32_$np.safetensors"; then bad "air3d float32 on $np ranks: the file differs"
-    elif ls "$T"/*.tmp.* >/dev/null 2>&1; then bad "a temporary file was left: $(ls "$T"/*.tmp.*)"
+    solve_ranks $np f32 "air3d float32" --config $D/air3d.yaml --float32 || continue
+    if ls "$T"/*.tmp.* >/dev/null 2>&1; then bad "a temporary file was left: $(ls "$T"/*.tmp.*)"
     else ok "air3d float32 on $np ranks: the same file as one process, written by the ranks at their blocks"; fi
 done
 
