@@ -4,7 +4,11 @@
 #     file, the key or tensor, and what was expected; nothing is left behind;
 #  2. a run killed with SIGKILL and resumed ends with the same bytes as one
 #     never stopped; SIGINT writes a final snapshot and exits cleanly;
-#  3. a NaN injected at a snapshot epoch is rolled back; no snapshot holds NaN.
+#  3. a NaN injected at a snapshot epoch is rolled back; no snapshot holds NaN;
+#     a cost that is non-finite every epoch (log of a negative number) stops the
+#     run with exit 1 and one line naming the term and the epoch, the same bytes
+#     on every run, no file holding a non-finite number; eval exits 1 on such a
+#     checkpoint or loss, 0 with a reason for a metric undefined by construction.
 # usage: reliability_test.sh path/to/difgames repo_root
 . "$(dirname "$0")/lib.sh"
 trap 'kill -9 $(jobs -p) 2>/dev/null; umount "$T/full" 2>/dev/null; rm -rf "$T"' EXIT
@@ -84,25 +88,84 @@ cmp -s "$T/full/final.safetensors" "$T/int/final.safetensors" && ok "SIGINT + re
 # ---------------------------------------------------------------- 3. NaN at a snapshot epoch
 printf 'game: reach\ntrain: {batch: 8, epochs: 8, snapshots: [5], fault_nan_epoch: 5}\n' >"$T/nan.yaml"
 "$DG" train --config "$T/nan.yaml" --out "$T/nan" >/dev/null 2>"$T/nan.err" || bad "NaN run failed"
-grep -q "epoch 5: non-finite loss or gradient; restored the last good parameters, learning rate halved" "$T/nan.err" \
-    && ok "NaN guard reported the rollback" || bad "NaN guard message missing"
-if /usr/bin/python3 - "$T/nan" <<'PY'
+grep -q "epoch 5: the loss is nan (every term finite); restored the last good parameters, learning rate halved" \
+    "$T/nan.err" && ok "NaN guard reported the rollback" || bad "NaN guard message missing"
+# every parameter and optimiser tensor of every .safetensors in the folders given is finite (F32 and
+# F64; resume's metrics table holds the losses as they were, NaN epochs included)
+all_finite() {
+    /usr/bin/python3 - "$@" <<'PY'
 import json, math, os, struct, sys
-for name in sorted(os.listdir(sys.argv[1])):
-    if not name.endswith(".safetensors"):
-        continue
-    raw = open(os.path.join(sys.argv[1], name), "rb").read()
-    (n,) = struct.unpack("<Q", raw[:8])
-    hdr = json.loads(raw[8:8 + n]); body = raw[8 + n:]
-    for k, v in hdr.items():
-        if k == "__metadata__" or v["dtype"] != "F32":
+for d in sys.argv[1:]:
+    for name in sorted(os.listdir(d)):
+        if not name.endswith(".safetensors"):
             continue
-        a, b = v["data_offsets"]
-        vals = struct.unpack(f"<{(b - a) // 4}f", body[a:b])
-        if not all(math.isfinite(x) for x in vals):
-            sys.exit(f"{name}: {k} holds NaN or inf")
+        raw = open(os.path.join(d, name), "rb").read()
+        (n,) = struct.unpack("<Q", raw[:8])
+        hdr = json.loads(raw[8:8 + n]); body = raw[8 + n:]
+        for k, v in hdr.items():
+            if k in ("__metadata__", "metrics") or v["dtype"] not in ("F32", "F64"):  # metrics: the losses
+                continue
+            a, b = v["data_offsets"]; w = 4 if v["dtype"] == "F32" else 8
+            vals = struct.unpack(f"<{(b - a) // w}{'f' if w == 4 else 'd'}", body[a:b])
+            if not all(math.isfinite(x) for x in vals):
+                sys.exit(f"{d}/{name}: {k} holds NaN or inf")
 PY
-then ok "no snapshot holds NaN"; else bad "a snapshot holds NaN"; fi
+}
+all_finite "$T/nan" && ok "no snapshot holds NaN" || bad "a snapshot holds NaN"
+
+# a cost non-finite at every epoch: log(x + 0.95) once an episode drifts left of -0.95
+sed 's|^    goal: (x - gx)^2 + (y - gy)^2$|    goal: log(x + 0.95)^2|' configs/models/reach.yaml >"$T/lg.yaml"
+grep -q 'goal: log(x + 0.95)^2' "$T/lg.yaml" || bad "the log cost was not substituted"
+# the initial parameters: one epoch of the same game and seed, its loss made NaN (the guard keeps them)
+sed 's|^train:$|train:\n  fault_nan_epoch: 1|' configs/models/reach.yaml >"$T/lg0.yaml"
+"$DG" train --config "$T/lg0.yaml" --epochs 1 --out "$T/lg0" --quiet >/dev/null 2>&1 || bad "lg0: one epoch failed"
+for i in 1 2 3; do
+    "$DG" train --config "$T/lg.yaml" --epochs 8 --out "$T/lg$i" --quiet >/dev/null 2>"$T/lg$i.err"
+    rc=$?
+    [ $rc -eq 1 ] || bad "lg run $i: exit $rc, expected 1 (a run that cannot make progress)"
+done
+last=$(grep -v '^warning' "$T/lg1.err")
+[ "$(printf '%s\n' "$last" | wc -l)" -eq 1 ] && grep -q "^difgames train: epoch 5: the loss term 'goal' is nan, 5 epochs in a row" \
+    <<<"$last" && ok "lg: one line naming the term and the epoch" || bad "lg: message: $last"
+cmp -s "$T/lg1/final.safetensors" "$T/lg2/final.safetensors" && cmp -s "$T/lg1/final.safetensors" \
+    "$T/lg3/final.safetensors" && ok "lg: final.safetensors the same bytes on three runs" || bad "lg: final differs"
+for i in 1 2 3; do cut -d, -f1-7 "$T/lg$i/metrics.csv" >"$T/lg$i.csv"; done  # all but the ms column
+cmp -s "$T/lg1.csv" "$T/lg2.csv" && cmp -s "$T/lg1.csv" "$T/lg3.csv" && ok "lg: metrics.csv the same on three runs" \
+    || bad "lg: metrics.csv differs (but the ms column)"
+all_finite "$T/lg1" && ok "lg: no file holds a non-finite number" || bad "lg: a file holds NaN"
+# the guard kept the initial parameters (it never had a finite epoch): the 0-epoch run's tensors
+/usr/bin/python3 - "$T/lg0/final.safetensors" "$T/lg1/final.safetensors" <<'PY' && ok "lg: the initial parameters kept" \
+    || bad "lg: final parameters are not the initial ones"
+import json, struct, sys
+def tensors(p):
+    raw = open(p, "rb").read(); (n,) = struct.unpack("<Q", raw[:8]); h = json.loads(raw[8:8 + n])
+    return {k: raw[8 + n + v["data_offsets"][0]:8 + n + v["data_offsets"][1]] for k, v in h.items() if k != "__metadata__"}
+sys.exit(tensors(sys.argv[1]) != tensors(sys.argv[2]))
+PY
+# eval: a non-finite loss exits 1 naming the term; a NaN parameter exits 1 naming it
+"$DG" eval --config "$T/lg.yaml" --ckpt "$T/lg1/final.safetensors" >"$T/lg.json" 2>"$T/lg.eval"
+rc=$?
+[ $rc -eq 1 ] && grep -q "the loss term 'goal' is not finite" "$T/lg.eval" && grep -q '"goal":null' "$T/lg.json" \
+    && ok "eval of a non-finite loss: exit 1" || bad "eval of a non-finite loss: exit $rc, $(cat "$T/lg.eval")"
+/usr/bin/python3 - "$T/lg0/final.safetensors" "$T/nanw.safetensors" <<'PY' || bad "make a NaN checkpoint"
+import json, struct, sys
+raw = bytearray(open(sys.argv[1], "rb").read()); (n,) = struct.unpack("<Q", raw[:8]); h = json.loads(raw[8:8 + n])
+o = 8 + n + h["net.2.weight"]["data_offsets"][0] + 4 * 3
+raw[o:o + 4] = struct.pack("<f", float("nan")); open(sys.argv[2], "wb").write(raw)
+PY
+"$DG" eval --config configs/models/reach.yaml --ckpt "$T/nanw.safetensors" >/dev/null 2>"$T/nanw.err"
+rc=$?
+[ $rc -eq 1 ] && grep -q "nanw.safetensors: parameter net.2.weight\[3\] is not finite" "$T/nanw.err" \
+    && ok "eval of a NaN parameter: exit 1 naming it" || bad "eval of a NaN parameter: exit $rc, $(cat "$T/nanw.err")"
+# a metric undefined by construction: null with its reason, exit 0
+"$DG" train --config configs/duel_simple.yaml --epochs 1 --batch 8 --out "$T/duel" --quiet >/dev/null 2>&1 \
+    || bad "duel: train"
+"$DG" eval --config configs/duel_simple.yaml --ckpt "$T/duel/final.safetensors" --no-exploit --horizon 5 \
+    >"$T/duel.json" 2>"$T/duel.err"
+rc=$?
+[ $rc -eq 0 ] && grep -q '"capture_rate":0,"capture_time":null' "$T/duel.json" \
+    && grep -q '"undefined":{"capture_time":"no episode was captured' "$T/duel.json" \
+    && ok "eval: capture_time null with its reason, exit 0" || bad "eval of no capture: exit $rc, $(cat "$T/duel.json")"
 
 # ---------------------------------------------------------------- 4. a full disk
 mkdir -p "$T/full"

@@ -227,6 +227,10 @@ dg_real     *dg_params_data(dg_params *p, int i);                    /* values o
 dg_real     *dg_params_grad(dg_params *p, int i);                    /* gradient of parameter i */
 void       dg_params_zero_grad(dg_params *p);
 dg_tensor *dg_param(dg_ctx *ctx, dg_params *p, int i);             /* a leaf on ctx viewing parameter i */
+/* The first parameter of p with a NaN or infinity in block, a buffer laid out as p->data (p->data,
+ * p->grad, an optimiser's moments); -1 when all are finite. *elem (may be NULL) gets the element's
+ * index within that parameter. */
+int        dg_params_first_nonfinite(const dg_params *p, const dg_real *block, int64_t *elem);
 /* Copies every value (and shapes must match) from src into dst. */
 dg_status  dg_params_copy(dg_params *dst, const dg_params *src, dg_err *e);
 

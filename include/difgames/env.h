@@ -139,6 +139,9 @@ struct dg_env {
     dg_real term_weights[DG_LOSS_MAX_TERMS];
     int   nmetrics;
     const char *metric_names[DG_MAX_METRICS];   /* "capture_rate", ...               */
+    /* why a metric is NaN when it is undefined by construction ("no episode was captured": a mean
+     * over none); NULL: a NaN there means the episode itself went non-finite */
+    const char *metric_undefined[DG_MAX_METRICS];
     const char *size_key;                       /* config key of a per-row image size
                                                    (pixel: "render.size"), or NULL     */
     int   nshapes;

@@ -47,6 +47,7 @@ typedef struct dg_train_opts {
     int    hidden[DG_MLP_MAX_LAYERS];     /* policy hidden sizes                  */
     int    nhidden;
     int    nan_epoch;                     /* fault injection: loss NaN at this epoch (0: off) */
+    int    nan_patience;                  /* guard firings in a row before DG_ERR_NONFINITE (>= 1) */
     int    fixed_batch;                   /* 1: every epoch the same initial batch (overfit test) */
     dg_game_solver game_solver;           /* two-player games (train.game_solver)  */
     int    exploit_every;                 /* measure exploitability every N epochs (0: never) */
@@ -173,7 +174,8 @@ typedef enum dg_train_event_kind {
     DG_TRAIN_EV_INIT,      /* loss terms at initialisation (stats of epoch 1, before its step) */
     DG_TRAIN_EV_ZERO_GRAD, /* a parameter's gradient is exactly zero on the first batch (param) */
     DG_TRAIN_EV_EPOCH,     /* an epoch finished (stats) */
-    DG_TRAIN_EV_NAN,       /* non-finite loss/gradient: rolled back, lr halved (stats, lr) */
+    DG_TRAIN_EV_NAN,       /* non-finite loss/gradient: rolled back, lr halved (stats, lr; param: what
+                              went non-finite, "the loss term 'goal' is nan") */
     DG_TRAIN_EV_SNAPSHOT,  /* a file was written (path) */
     DG_TRAIN_EV_START,     /* dg_run_train: the trainer is ready (restored), the first epoch is next */
 } dg_train_event_kind;
@@ -181,7 +183,7 @@ typedef enum dg_train_event_kind {
 typedef struct dg_train_event {
     dg_train_event_kind   kind;
     const dg_epoch_stats *stats;
-    const char           *param;         /* DG_TRAIN_EV_ZERO_GRAD */
+    const char           *param;         /* DG_TRAIN_EV_ZERO_GRAD: its name; DG_TRAIN_EV_NAN: what */
     const dg_state_grads *state_grads;   /* DG_TRAIN_EV_INIT: the state-gradient diagnostic of the
                                             first batch (n = 0: not measured)                    */
     const char           *path;          /* DG_TRAIN_EV_SNAPSHOT  */

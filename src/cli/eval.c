@@ -1,4 +1,5 @@
 /* difgames eval: one episode's loss, terms and metrics as JSON (and its gradient). */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -96,6 +97,21 @@ int cmd_eval(int argc, char **argv) {
         cli_json_add(&j, j.root, env->term_names[i], cli_json_number("%.9g", r.terms[i]));
     for (int i = 0; i < env->nmetrics; i++)
         cli_json_add(&j, j.root, env->metric_names[i], cli_json_number("%.9g", r.metrics[i]));
+    /* a metric undefined by construction (a mean over no captured episode) is null with its reason;
+     * any other non-finite number is the episode's failure: exit 1, naming it */
+    char bad[96] = "";
+    cJSON *why = NULL;
+    for (int i = 0; i < env->nterms && !bad[0]; i++)
+        if (!isfinite(r.terms[i])) snprintf(bad, sizeof bad, "the loss term '%s'", env->term_names[i]);
+    if (!bad[0] && !isfinite(r.loss)) snprintf(bad, sizeof bad, "the loss");
+    for (int i = 0; i < env->nmetrics; i++) {
+        if (isfinite(r.metrics[i])) continue;
+        if (!env->metric_undefined[i]) {
+            if (!bad[0]) snprintf(bad, sizeof bad, "the metric '%s'", env->metric_names[i]);
+        } else if (why || (why = cli_json_add(&j, j.root, "undefined", cJSON_CreateObject()))) {
+            cli_json_add(&j, why, env->metric_names[i], cJSON_CreateString(env->metric_undefined[i]));
+        }
+    }
     if (exploit) {
         cli_json_add(&j, j.root, "exploit_pursuer", cli_json_number("%.9g", x.exploit[0]));
         cli_json_add(&j, j.root, "exploit_evader", cli_json_number("%.9g", x.exploit[1]));
@@ -103,6 +119,10 @@ int cmd_eval(int argc, char **argv) {
     }
     if (grad) cli_json_add(&j, j.root, "grad_norm", cli_json_number("%.9g", r.grad_norm));
     rc = cli_json_print(&j, "eval");
+    if (!rc && bad[0]) {
+        cli_error("eval", "%s is not finite (the episode diverged: see the null values above)", bad);
+        rc = EXIT_FAIL;
+    }
 done:
     free(state);
     free(aux);

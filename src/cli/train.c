@@ -85,8 +85,8 @@ static void on_event(const dg_train_event *ev, void *user) {
         break;
     case DG_TRAIN_EV_NAN:
         if (pr->tty) fputc('\n', stderr);
-        fprintf(stderr, "warning: epoch %d: non-finite loss or gradient; restored the last good "
-                        "parameters, learning rate halved to %g\n", ev->stats->epoch, ev->lr);
+        fprintf(stderr, "warning: epoch %d: %s; restored the last good parameters, learning rate halved to %g\n",
+                ev->stats->epoch, ev->param, ev->lr);
         break;
     case DG_TRAIN_EV_SNAPSHOT:
         break;

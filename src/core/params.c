@@ -122,6 +122,18 @@ int dg_params_find_zero_grads(const dg_params *p, int *zero_idx, int max) {
     return count;
 }
 
+int dg_params_first_nonfinite(const dg_params *p, const dg_real *block, int64_t *elem) {
+    for (int i = 0; i < p->count; i++) {
+        const dg_real *v = block + p->info[i].offset;
+        for (int64_t j = 0; j < p->info[i].n; j++)
+            if (!isfinite(v[j])) {
+                if (elem) *elem = j;
+                return i;
+            }
+    }
+    return -1;
+}
+
 dg_real dg_grad_norm(const dg_params *p) {
     double acc = 0.0;
     for (size_t i = 0; i < p->total; i++) acc += (double)p->grad[i] * p->grad[i];

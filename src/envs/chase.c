@@ -84,6 +84,7 @@ static dg_status chase_create(dg_env *env, dg_cfg *cfg, dg_err *e) {
     env->nmetrics = c->walls ? 3 : 2;  /* left_arena: only where there is an arena */
     env->metric_names[0] = "capture_rate";
     env->metric_names[1] = "capture_time";
+    env->metric_undefined[1] = "no episode was captured (a mean over captured episodes)";
     env->metric_names[2] = "left_arena";
     env->violation_label = "left the arena";
     env->nshapes = c->walls;

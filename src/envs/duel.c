@@ -47,6 +47,7 @@ static dg_status duel_create(dg_env *env, dg_cfg *cfg, dg_err *e) {
     env->metric_names[1] = "capture_time";
     env->metric_names[2] = "reference_capture_time";
     env->metric_names[3] = "capture_time_error";
+    for (int k = 1; k <= 3; k++) env->metric_undefined[k] = "no episode was captured (a mean over captured episodes)";
     return DG_OK;
 }
 

@@ -7,6 +7,11 @@
 
 dg_status dg_checkpoint_save(const char *path, const dg_params *p, int grads,
                              const char *const *meta_kv, int nmeta, dg_err *e) {
+    int64_t j = 0;
+    const int bad = grads ? -1 : dg_params_first_nonfinite(p, p->data, &j);
+    if (bad >= 0)  /* a parameter file is something to train on or deploy: never a NaN in it */
+        return dg_err_set(e, DG_ERR_NONFINITE, "%s not written: parameter %s[%lld] is not finite", path,
+                          p->info[bad].name, (long long)j);
     dg_st_writer *w = dg_st_writer_create();
     if (!w) return dg_err_set(e, DG_ERR_NOMEM, "%s: out of memory", path);
     dg_status st = DG_OK;
@@ -38,7 +43,15 @@ dg_status dg_checkpoint_load(const char *path, dg_params *p, dg_err *e) {
             dg_err_set(e, st, "%s: tensor '%s' missing (is it a checkpoint of this game and policy?)",
                        path, pi->name);
     }
-    if (st == DG_OK) memcpy(p->data, tmp, p->total * sizeof(dg_real));
+    if (st == DG_OK) {
+        int64_t j = 0;
+        const int bad = dg_params_first_nonfinite(p, tmp, &j);
+        if (bad >= 0)  /* nothing to play or train from: the run that wrote it diverged */
+            st = dg_err_set(e, DG_ERR_NONFINITE, "%s: parameter %s[%lld] is not finite (%g)", path, p->info[bad].name,
+                            (long long)j, (double)tmp[p->info[bad].offset + (size_t)j]);
+        else
+            memcpy(p->data, tmp, p->total * sizeof(dg_real));
+    }
     free(tmp);
     dg_st_free(f);
     return st;

@@ -31,7 +31,7 @@
 
 /* The keys as read (floats as the config gives them); dg_train_opts widens them. */
 typedef struct train_keys {
-    int   seed, batch, epochs, warmup, threads, nan_epoch, fixed_batch, resume_every;
+    int   seed, batch, epochs, warmup, threads, nan_epoch, nan_patience, fixed_batch, resume_every;
     int   solver, exploit_every, exploit_epochs, checkpoint_every, mode, truncate, precision;
     float lr, betas[2], eps, clip;
     int   snapshots[DG_MAX_SNAPSHOTS], nsnapshots;
@@ -61,6 +61,9 @@ static const dg_key TRAIN_KEYS[] = {
              "shards of the batch trained in parallel (0: one per core)"),
     DG_K_INT("train.fault_nan_epoch", train_keys, nan_epoch, 0, 0, DG_MAX_EPOCHS,
              "fault injection: the loss is NaN at this epoch (0: off)"),
+    DG_K_INT("train.nan_patience", train_keys, nan_patience, 5, 1, 1000,
+             "epochs in a row the NaN guard may fire (each restores the last finite state and halves the "
+             "learning rate) before the run stops with exit status 1, naming the term that went non-finite"),
     DG_K_BOOL("train.fixed_batch", train_keys, fixed_batch, 0, "every epoch the same initial batch"),
     DG_K_INT("train.resume_every", train_keys, resume_every, 10, 0, DG_MAX_EPOCHS,
              "write resume.safetensors every N epochs (0: at snapshots and the end)"),
@@ -111,6 +114,7 @@ static void opts_from_keys(const train_keys *k, dg_train_opts *o) {
     memcpy(o->hidden, k->hidden, sizeof o->hidden);
     o->nhidden = k->nhidden;
     o->nan_epoch = k->nan_epoch;
+    o->nan_patience = k->nan_patience;
     o->fixed_batch = k->fixed_batch;
     o->game_solver = (dg_game_solver)k->solver;
     o->exploit_every = k->exploit_every;
@@ -616,6 +620,8 @@ struct dg_trainer {
     dg_real      *state0, *aux, *traj;  /* (B,S), (B,A), (H+1,B,S) */
     dg_real      *good_w, *good_m, *good_v;  /* last parameters that gave a finite loss */
     int64_t     good_step;
+    int         good_set;              /* good_* hold a state (the start's, a resume's, an epoch's) */
+    int         nan_run;               /* epochs in a row the NaN guard fired */
     double      lr_scale;              /* halved by the NaN guard */
     char        out_dir[DG_PATH_MAX - 64]; /* leaves room for "/<name>" under DG_PATH_MAX */
     char       *config_yaml;
@@ -959,6 +965,25 @@ static dg_status trainer_state_grads(dg_trainer *t, dg_state_grads *r, dg_err *e
     return DG_OK;
 }
 
+/* What made an epoch non-finite, for the guard's message: the first loss term that is ("loss term
+ * 'goal' is nan"), the total when every term is finite, else the first parameter's gradient. */
+static void nonfinite_what(const dg_trainer *t, const dg_epoch_stats *s, char *buf, size_t n) {
+    const dg_env *env = t->env;
+    if (!isfinite(s->loss)) {
+        for (int i = 0; i < env->nterms; i++)
+            if (!isfinite(s->terms[i])) {
+                snprintf(buf, n, "the loss term '%s' is %s", env->term_names[i], isnan(s->terms[i]) ? "nan" : "infinite");
+                return;
+            }
+        snprintf(buf, n, "the loss is %s (every term finite)", isnan(s->loss) ? "nan" : "infinite");
+        return;
+    }
+    int64_t j = 0;
+    const int i = dg_params_first_nonfinite(t->p, t->p->grad, &j);
+    if (i >= 0) snprintf(buf, n, "the gradient of %s[%lld] is non-finite", t->p->info[i].name, (long long)j);
+    else snprintf(buf, n, "the loss or its gradient is non-finite");
+}
+
 static int grads_finite(const dg_params *p) {
     dg_real acc = 0.0f;
     for (size_t i = 0; i < p->total; i++) acc += p->grad[i] * 0.0f;  /* NaN/inf poison the sum */
@@ -1023,6 +1048,24 @@ static dg_status write_plot(const dg_trainer *t, dg_err *e) {
                                  env->nterms + 1, e);
     free(buf);
     return st;
+}
+
+/* DG_OK when every parameter, Adam moment and the guard's copies are finite; else refuses to write
+ * `name` (the last line of defence, as dg_checkpoint_save's for the snapshots: no file a run writes
+ * holds a non-finite number to train on). */
+static dg_status check_finite(const dg_trainer *t, const char *name, dg_err *e) {
+    const struct { const char *what; const dg_real *block; } b[] = {
+        {"parameter", t->p->data}, {"Adam first moment of", t->adam.m}, {"Adam second moment of", t->adam.v},
+        {"last good parameter", t->good_w}, {"last good first moment of", t->good_m},
+        {"last good second moment of", t->good_v}};
+    for (size_t k = 0; k < sizeof b / sizeof b[0]; k++) {
+        int64_t j = 0;
+        const int i = dg_params_first_nonfinite(t->p, b[k].block, &j);
+        if (i >= 0)
+            return dg_err_set(e, DG_ERR_NONFINITE, "%s/%s not written: the %s %s[%lld] is not finite", t->out_dir,
+                              name, b[k].what, t->p->info[i].name, (long long)j);
+    }
+    return DG_OK;
 }
 
 static dg_status write_snapshot(dg_trainer *t, const char *name, int epoch, dg_train_cb cb,
@@ -1171,6 +1214,8 @@ static void row_unpack(const double *r, dg_epoch_stats *s) {
  * own names), Adam moments and step, the NaN guard's last good state, the RNG,
  * the episode batch (fixed_batch), the metrics so far, the config. */
 static dg_status write_resume(dg_trainer *t, dg_err *e) {
+    const dg_status fin = check_finite(t, "resume.safetensors", e);
+    if (fin != DG_OK) return fin;
     char path[DG_PATH_MAX], ep[32], step[32], gstep[32], scale[40], rng[64], rows[32];
     snprintf(path, sizeof path, "%s/resume.safetensors", t->out_dir);
     snprintf(ep, sizeof ep, "%d", t->epoch);
@@ -1304,6 +1349,7 @@ dg_status dg_trainer_restore(dg_trainer *t, const char *path, dg_err *e) {
     memcpy(t->good_v, buf + 5 * total, total * sizeof(dg_real));
     t->adam.step = step;
     t->good_step = gstep;
+    t->good_set = 1;
     t->lr_scale = ls;
     t->rng.s[0] = s0;
     t->rng.s[1] = s1;
@@ -1330,6 +1376,13 @@ dg_status dg_trainer_run(dg_trainer *t, dg_train_cb cb, void *user, volatile sig
         if (!r) return dg_err_set(e, DG_ERR_NOMEM, "out of memory for metrics");
         t->rows = r;
         t->caprows = t->o.epochs + 1;
+    }
+    if (!t->good_set) {  /* the guard's first fallback: the state training starts from */
+        memcpy(t->good_w, t->p->data, total * sizeof(dg_real));
+        memcpy(t->good_m, t->adam.m, total * sizeof(dg_real));
+        memcpy(t->good_v, t->adam.v, total * sizeof(dg_real));
+        t->good_step = t->adam.step;
+        t->good_set = 1;
     }
     for (int epoch = t->epoch + 1; epoch <= t->o.epochs; epoch++) {
         int halt = stop && *stop;
@@ -1365,22 +1418,34 @@ dg_status dg_trainer_run(dg_trainer *t, dg_train_cb cb, void *user, volatile sig
         for (int i = 0; i < env->nmetrics; i++) s.metrics[i] = NAN;
         if (env->nmetrics) env->game->metrics(env, t->traj, t->aux, t->o.batch, env->horizon, s.metrics);
         if (!isfinite(s.loss) || !grads_finite(t->p)) {
-            /* NaN guard: never apply; go back to the last good state */
-            if (epoch > 1 || t->adam.step > 0) {
-                memcpy(t->p->data, t->good_w, total * sizeof(dg_real));
-                memcpy(t->adam.m, t->good_m, total * sizeof(dg_real));
-                memcpy(t->adam.v, t->good_v, total * sizeof(dg_real));
-                t->adam.step = t->good_step;
-            }
+            /* NaN guard: never apply; go back to the last good state (the start's before any) */
+            memcpy(t->p->data, t->good_w, total * sizeof(dg_real));
+            memcpy(t->adam.m, t->good_m, total * sizeof(dg_real));
+            memcpy(t->adam.v, t->good_v, total * sizeof(dg_real));
+            t->adam.step = t->good_step;
             t->lr_scale *= 0.5;
+            t->nan_run++;
+            char what[160];
+            nonfinite_what(t, &s, what, sizeof what);
             s.grad_norm = NAN;
             s.lr = t->o.lr * t->lr_scale;
             s.ms = 1e3 * dg_clock_s() - t0;
             if (cb) {
-                dg_train_event ev = {.kind = DG_TRAIN_EV_NAN, .stats = &s, .lr = s.lr};
+                dg_train_event ev = {.kind = DG_TRAIN_EV_NAN, .stats = &s, .lr = s.lr, .param = what};
                 cb(&ev, user);
             }
+            if (t->nan_run >= t->o.nan_patience) {
+                t->rows[t->nrows++].s = s;
+                t->last = s;
+                t->epoch = epoch;
+                char kept[64] = "the initial parameters";
+                if (t->good_step > 0) snprintf(kept, sizeof kept, "those after Adam step %lld", (long long)t->good_step);
+                st = dg_err_set(e, DG_ERR_NONFINITE, "epoch %d: %s, %d epochs in a row (the learning rate halved each "
+                                "time, to %g); the files keep %s", epoch, what, t->nan_run, s.lr, kept);
+                break;
+            }
         } else {
+            t->nan_run = 0;
             memcpy(t->good_w, t->p->data, total * sizeof(dg_real));
             memcpy(t->good_m, t->adam.m, total * sizeof(dg_real));
             memcpy(t->good_v, t->adam.v, total * sizeof(dg_real));
@@ -1411,13 +1476,13 @@ dg_status dg_trainer_run(dg_trainer *t, dg_train_cb cb, void *user, volatile sig
             (is_snapshot_epoch(&t->o, epoch) || (t->o.resume_every > 0 && epoch % t->o.resume_every == 0)))
             if ((st = write_resume(t, e)) != DG_OK) break;
     }
-    if (t->out_dir[0] && (st == DG_OK || st == DG_ERR_INTERRUPTED)) {
+    if (t->out_dir[0] && (st == DG_OK || st == DG_ERR_INTERRUPTED || st == DG_ERR_NONFINITE)) {
         dg_err e2 = {0};
         dg_status s2 = write_snapshot(t, "final.safetensors", t->last.epoch, cb, user, &e2);
         if (s2 == DG_OK) s2 = write_resume(t, &e2);
         if (s2 == DG_OK) s2 = write_metrics(t, &e2);
         if (s2 == DG_OK) s2 = write_plot(t, &e2);
-        if (s2 != DG_OK) {
+        if (s2 != DG_OK && st != DG_ERR_NONFINITE) {  /* the run's own failure is the one to tell */
             if (e) *e = e2;
             st = s2;
         }
