@@ -526,6 +526,35 @@ static void test_plot_legend_off_the_data(void **state) {
     dg_image_free(img);
 }
 
+/* A plot of categories: one tick under the plot area per category and none between (a numeric
+ * axis over 0 .. 2 would tick 0.0, 0.5, ...); no names is refused. */
+static void test_plot_categories(void **state) {
+    (void)state;
+    char path[512];
+    out_path(path, sizeof path, "cats.png");
+    float x[3] = {0, 1, 2}, y[3] = {3, 1, 2};
+    const dg_plot_series s = {"loss", x, y, 3, dg_plot_color(0)};
+    const char *names[3] = {"lr=0.001\nhidden=[16,16]", "lr=0.003\nhidden=[16,16]", "lr=0.01\nhidden=[32,32]"};
+    dg_err e = {0};
+    const int w = 500, h = 360;
+    assert_int_equal(dg_plot_categories(path, w, h, "t", "setting", "loss", 0, names, 3, &s, 1, &e), DG_OK);
+    unsigned char *rgb = read_png(path, w, h);
+    int bottom = -1;  /* the plot area's lowest row dark for a third of the width: its frame */
+    for (int j = 0; j < h; j++) {
+        int n = 0;
+        for (int i = 0; i < w; i++) n += (rgb_at(rgb, w, i, j) & 0x808080) == 0;  /* channels under 128 */
+        if (n >= w / 3) bottom = j;
+    }
+    assert_true(bottom > h / 2);
+    int ticks = 0;  /* black runs in the row just under the frame */
+    for (int i = 1; i < w; i++)
+        ticks += rgb_at(rgb, w, i, bottom + 2) == 0 && rgb_at(rgb, w, i - 1, bottom + 2) != 0;
+    free(rgb);
+    assert_int_equal(ticks, 3);
+    assert_int_equal(dg_plot_categories(path, w, h, "t", "x", "y", 0, NULL, 0, &s, 1, &e), DG_ERR_ARG);
+    remove(path);
+}
+
 static void write_text(const char *path, const char *text) {
     FILE *fp = fopen(path, "w");
     assert_non_null(fp);
@@ -645,6 +674,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_plot_empty_and_bad, setup_dir, teardown_dir),
         cmocka_unit_test_setup_teardown(test_plot_curves_csv, setup_dir, teardown_dir),
         cmocka_unit_test(test_plot_legend_off_the_data),
+        cmocka_unit_test_setup_teardown(test_plot_categories, setup_dir, teardown_dir),
         cmocka_unit_test(test_draw_far_outside),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
