@@ -193,6 +193,24 @@ check "truncated BPTT"        0 "truncated BPTT in windows of 7 steps" "$DG" tra
 printf 'game: reach\ntrain: {epochs: 2, truncate: -1}\n' >"$T/tr2.yaml"
 check "train.truncate < 0"    2 "key 'train.truncate'" "$DG" train --config "$T/tr2.yaml" --out "$T/tr2"
 
+# sweep: a list-valued key swept as bracketed values (split at the commas outside brackets), each
+# setting trained with its own hidden sizes, summary.csv quoting the cells that hold commas
+check "sweep --help"          0 ""                 "$DG" sweep --help
+grep -qF -- "--set policy.hidden=[16,16],[32,32] is two settings" "$T/out" ||
+    { echo "FAIL sweep --help lacks the list syntax"; fail=$((fail + 1)); }
+check "sweep list values"     0 ""                 "$DG" sweep --config "$R" --set 'policy.hidden=[16,16],[32,32]' --set train.epochs=2 --out "$T/swl" --quiet
+for h in 16 32; do
+    head -c 4096 "$T/swl/policy.hidden=[$h,$h]_train.epochs=2/seed_config/final.safetensors" 2>/dev/null |
+        grep -aqF "\"net.0.weight\":{\"dtype\":\"F32\",\"shape\":[$h,6]" ||
+        { echo "FAIL sweep list values: no run with hidden [$h,$h]"; fail=$((fail + 1)); }
+done
+[ "$(wc -l <"$T/swl/summary.csv")" -eq 3 ] && grep -q '^"\[16,16\]",2,' "$T/swl/summary.csv" &&
+    grep -q '^"\[32,32\]",2,' "$T/swl/summary.csv" ||
+    { echo "FAIL sweep list values: summary.csv"; sed 's/^/  | /' "$T/swl/summary.csv"; fail=$((fail + 1)); }
+check "sweep unbalanced list" 2 "difgames sweep: --set 'policy.hidden=[16,16': unbalanced brackets (a list value is one bracketed setting: KEY=[16,16],[32,32])" \
+      "$DG" sweep --config "$R" --set 'policy.hidden=[16,16' --out "$T/swu"
+[ "$(wc -l <"$T/err")" -eq 1 ] && [ ! -e "$T/swu" ] || { echo "FAIL sweep unbalanced list: not one line, or a folder made"; fail=$((fail + 1)); }
+
 # a game written outside the library, as a plugin (examples/game_hover.c -> build/examples/hover.so)
 HOVER=$(dirname "$DG")/examples/hover.so
 if [ -e "$HOVER" ]; then

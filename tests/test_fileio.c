@@ -341,6 +341,25 @@ static void test_csv_formats(void **state) {
     assert_file_is(path, "t,\"a,b\"\n");
 }
 
+/* A line dg_csv_str wrote reads back cell by cell: quoted cells lose their quotes, keep their
+ * commas, their doubled quotes are one; a quote left open or text after a closing one is refused. */
+static void test_csv_split(void **state) {
+    (void)state;
+    char line[] = "\"[16,16]\",5,,\"a \"\"q\"\", b\",x\r\n", *cell[8];
+    assert_int_equal(dg_csv_split(line, cell, 8), 5);
+    const char *want[5] = {"[16,16]", "5", "", "a \"q\", b", "x"};
+    for (int i = 0; i < 5; i++) assert_string_equal(cell[i], want[i]);
+    char few[] = "a,b,c";
+    assert_int_equal(dg_csv_split(few, cell, 2), 2);  /* at most max */
+    assert_string_equal(cell[1], "b");
+    char empty[] = "\n";
+    assert_int_equal(dg_csv_split(empty, cell, 8), 1);
+    assert_string_equal(cell[0], "");
+    char open[] = "\"[16,16],5", after[] = "\"a\"b,c";
+    assert_int_equal(dg_csv_split(open, cell, 8), -1);
+    assert_int_equal(dg_csv_split(after, cell, 8), -1);
+}
+
 /* A caller's mistake is reported by commit, which then writes nothing; abort leaves nothing. */
 static void test_csv_mistakes_leave_nothing(void **state) {
     (void)state;
@@ -380,6 +399,7 @@ int main(void) {
         cmocka_unit_test(test_read_bounds),
         cmocka_unit_test(test_file_name_ok),
         cmocka_unit_test(test_csv_formats),
+        cmocka_unit_test(test_csv_split),
         cmocka_unit_test(test_csv_mistakes_leave_nothing),
     };
     return cmocka_run_group_tests(tests, make_dir, remove_dir);

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -392,6 +393,78 @@ static void test_payoff_along_the_path(void **state) {
     assert_true(isnan(r.payoff) && v0 < 0 && r.captured);
 }
 
+/* hji plot of a game of degree: the file says what its value is (the fingerprint's payoff type and
+ * discount), and the figure is of the value's level sets at round values inside its range, the
+ * colour bar's ticks, titled and named by what V is; a game of kind keeps its zero level sets. */
+static void test_plot_of_degree(void **state) {
+    (void)state;
+    static const char GRID[] = "grid: {min: [-2, -2], max: [2, 2], n: [21, 21]}\n";
+    static const struct {
+        const char *yaml, *title, *bar;
+        int payoff, levels;
+    } CASES[] = {
+        {"game: pursuit2d\nt_end: 0.5\n", "pursuit2d: zero level sets of V", "V at t = 0.5", DG_HJI_PAYOFF_KIND, 0},
+        {"game: pursuit2d\npayoff: time\nt_end: 3\n", "pursuit2d: level sets of V, the time to reach the target",
+         "V: time to reach the target (s), at most 3", DG_HJI_PAYOFF_TIME, 1},
+        {"game: linear\ndynamics: {A: [0, 1, 0, 0]}\ncontrol: {set: quadratic, matrix: [0, 1], weight: 1}\n"
+         "disturbance: {set: quadratic, matrix: [0, 1], weight: 4}\npayoff: cost\n"
+         "cost: {state: [1, 0, 0, 1], terminal: [1, 0, 0, 1]}\nt_end: 0.5\n",
+         "linear: level sets of V, the cost to go", "V: cost to go over a horizon of 0.5", DG_HJI_PAYOFF_COST, 1},
+        {"game: linear\ndynamics: {A: [0, 1, 0, 0]}\ncontrol: {set: quadratic, matrix: [0, 1], weight: 1}\n"
+         "payoff: cost\ncost: {state: [1, 0, 0, 1], discount: 0.5}\nstationary: true\nt_end: 20\n"
+         "solver: {tol: 1.0e-3}\n",
+         "linear: level sets of V, the cost to go", "V: discounted cost to go (rho = 0.5)", DG_HJI_PAYOFF_COST, 1},
+    };
+    for (size_t c = 0; c < sizeof CASES / sizeof CASES[0]; c++) {
+        char yaml[1024], path[] = "/tmp/dg_plot_degree_XXXXXX";
+        snprintf(yaml, sizeof yaml, "%s%s", CASES[c].yaml, GRID);
+        dg_err e = {0};
+        dg_hji_problem *p = load(yaml, &e);
+        if (!p) fail_msg("case %zu: %s", c, e.msg);
+        const int fd = mkstemp(path);
+        assert_true(fd >= 0);
+        close(fd);
+        const dg_hji_file_opts fo = {.label = "plot.yaml"};
+        dg_hji_file_result r;
+        if (dg_hji_solve_file(p, &fo, path, &r, &e) != DG_OK) fail_msg("case %zu: %s", c, e.msg);
+        dg_hji_value v;
+        assert_int_equal(dg_hji_value_open(path, &v, &e), DG_OK);
+        assert_int_equal(v.payoff, CASES[c].payoff);
+        double *V = malloc((size_t)v.grid.nodes * sizeof *V), lo = INFINITY, hi = -INFINITY;
+        assert_non_null(V);
+        assert_int_equal(dg_hji_value_read(&v, v.nt - 1, V, &e), DG_OK);
+        for (int64_t j = 0; j < v.grid.nodes; j++) { lo = fmin(lo, V[j]); hi = fmax(hi, V[j]); }
+        dg_hji_plot_spec sp;
+        dg_hji_plot_describe(&v, NULL, lo, hi, &sp);
+        if (strcmp(sp.title, CASES[c].title) || strcmp(sp.bar, CASES[c].bar))
+            fail_msg("case %zu: title '%s', bar '%s'", c, sp.title, sp.bar);
+        if (!CASES[c].levels) {
+            assert_int_equal(sp.nlevels, 0);
+        } else {  /* about DG_HJI_PLOT_LEVELS round values strictly inside the range, increasing */
+            print_message("case %zu: V in [%g, %g], %d levels from %g to %g\n", c, lo, hi, sp.nlevels, sp.level[0],
+                          sp.level[sp.nlevels - 1]);
+            assert_true(sp.nlevels >= DG_HJI_PLOT_LEVELS / 2 - 1 && sp.nlevels <= 2 * DG_HJI_PLOT_LEVELS);
+            const double step = sp.level[1] - sp.level[0];
+            for (int k = 0; k < sp.nlevels; k++) {
+                /* not at a rounding error from the ends: a loop of noise around the minimum */
+                assert_true(sp.level[k] > lo + 1e-3 * (hi - lo) && sp.level[k] < hi - 1e-3 * (hi - lo));
+                if (k) assert_true(fabs(sp.level[k] - sp.level[k - 1] - step) < 1e-9 * step);
+                assert_true(fabs(sp.level[k] / step - round(sp.level[k] / step)) < 1e-6);
+            }
+            const double m = step / pow(10, floor(log10(step)) + 1e-12);  /* 1, 2 or 5 times a power of 10 */
+            assert_true(fabs(m - 1) < 1e-9 || fabs(m - 2) < 1e-9 || fabs(m - 5) < 1e-9);
+        }
+        char png[sizeof path + 8];
+        snprintf(png, sizeof png, "%s.png", path);
+        assert_int_equal(dg_hji_plot_value(&v, NULL, png, &e), DG_OK);
+        remove(png);
+        free(V);
+        dg_hji_value_close(&v);
+        remove(path);
+        dg_hji_problem_free(p);
+    }
+}
+
 /* Stationary options: one output time, stats; errors name the key. */
 static void test_options_and_errors(void **state) {
     (void)state;
@@ -439,7 +512,7 @@ int main(void) {
         cmocka_unit_test(test_pursuit_time),      cmocka_unit_test(test_zermelo_and_double_integrator),
         cmocka_unit_test(test_lq_game),           cmocka_unit_test(test_lq_discounted),
         cmocka_unit_test(test_time_obstacles),    cmocka_unit_test(test_options_and_errors),
-        cmocka_unit_test(test_payoff_along_the_path),
+        cmocka_unit_test(test_payoff_along_the_path), cmocka_unit_test(test_plot_of_degree),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -454,6 +454,107 @@ static void test_plot_empty_and_bad(void **state) {
     assert_int_equal(dir_entries(), 0);
 }
 
+/* The box of the plot's legend: every horizontal run of 30 or more pixels of its outline's grey
+ * (0xb0b0b0: no text, grid or series has it); 0 when there is none. */
+static int legend_box(const dg_image *img, int *x0, int *y0, int *x1, int *y1) {
+    *x0 = *y0 = 1 << 30;
+    *x1 = *y1 = -1;
+    for (int y = 0; y < img->h; y++)
+        for (int x = 0, run = 0; x < img->w; x++) {
+            run = dg_image_get(img, x, y) == 0xb0b0b0 ? run + 1 : 0;
+            if (run == 30) {
+                *x0 = x - 29 < *x0 ? x - 29 : *x0;
+                *y0 = y < *y0 ? y : *y0;
+                *y1 = y > *y1 ? y : *y1;
+            }
+            if (run >= 30 && x > *x1) *x1 = x;
+        }
+    return *x1 >= 0;
+}
+
+/* The plot area's right edge: the rightmost column dark (its frame's grey or black) for a third of
+ * the canvas's height. */
+static int frame_right(const dg_image *img) {
+    int right = -1;
+    for (int x = 0; x < img->w; x++) {
+        int n = 0;
+        for (int y = 0; y < img->h; y++) {
+            const uint32_t c = dg_image_get(img, x, y);
+            n += (c >> 16) < 0x90 && ((c >> 8) & 255) < 0x90 && (c & 255) < 0x90;
+        }
+        if (n >= img->h / 3) right = x;
+    }
+    return right;
+}
+
+/* The legend stays off the data: in the first corner of the plot area no line crosses (top left
+ * when a line runs to the top right), right of the plot area when lines reach every corner; a
+ * series of lone points shows a dot in the legend. */
+static void test_plot_legend_off_the_data(void **state) {
+    (void)state;
+    float x[4] = {0, 0, 1, 1}, y[4] = {0, 1, 0, 1}, diag[2] = {0, 1}, mid[1] = {0.5f};
+    const dg_plot_series corners[2] = {{NULL, x, y, 4, 0x00c000}, {"the middle", mid, mid, 1, 0x0000ff}};
+    const dg_plot_series rising[2] = {{NULL, diag, diag, 2, 0x00c000}, {"the middle", mid, mid, 1, 0x0000ff}};
+    dg_image *img = dg_image_create(400, 300, 0xffffff);
+    assert_non_null(img);
+    dg_err e = {0};
+    int x0, y0, x1, y1;
+    /* a line up to the top right: the legend at the top left, nothing green under it */
+    assert_int_equal(dg_plot_draw(img, "t", "x", "y", 0, rising, 2, &e), DG_OK);
+    assert_true(legend_box(img, &x0, &y0, &x1, &y1));
+    const int right = frame_right(img);
+    assert_true(right > img->w / 2);
+    if (!(x1 < right && x0 < img->w / 3 && y0 < img->h / 3))
+        fail_msg("legend at [%d, %d] x [%d, %d], the plot area's right edge at %d", x0, x1, y0, y1, right);
+    for (int j = y0; j <= y1; j++)
+        for (int i = x0; i <= x1; i++) {
+            const uint32_t c = dg_image_get(img, i, j);
+            if ((int)((c >> 8) & 255) > (int)(c >> 16) + 40) fail_msg("green under the legend at (%d, %d)", i, j);
+        }
+    /* lines in every corner: the legend right of the plot area */
+    assert_int_equal(dg_plot_draw(img, "t", "x", "y", 0, corners, 2, &e), DG_OK);
+    assert_true(legend_box(img, &x0, &y0, &x1, &y1));
+    if (!(x0 > frame_right(img))) fail_msg("legend from x = %d, the plot area's right edge at %d", x0, frame_right(img));
+    /* a lone point's sample is a dot: no blue line across the legend's sample */
+    int blue_run = 0;
+    for (int j = y0; j <= y1; j++)
+        for (int i = x0, run = 0; i <= x1; i++) {
+            run = dg_image_get(img, i, j) == 0x0000ff ? run + 1 : 0;
+            blue_run = run > blue_run ? run : blue_run;
+        }
+    assert_true(blue_run > 0 && blue_run < 8);
+    dg_image_free(img);
+}
+
+/* A plot of categories: one tick under the plot area per category and none between (a numeric
+ * axis over 0 .. 2 would tick 0.0, 0.5, ...); no names is refused. */
+static void test_plot_categories(void **state) {
+    (void)state;
+    char path[512];
+    out_path(path, sizeof path, "cats.png");
+    float x[3] = {0, 1, 2}, y[3] = {3, 1, 2};
+    const dg_plot_series s = {"loss", x, y, 3, dg_plot_color(0)};
+    const char *names[3] = {"lr=0.001\nhidden=[16,16]", "lr=0.003\nhidden=[16,16]", "lr=0.01\nhidden=[32,32]"};
+    dg_err e = {0};
+    const int w = 500, h = 360;
+    assert_int_equal(dg_plot_categories(path, w, h, "t", "setting", "loss", 0, names, 3, &s, 1, &e), DG_OK);
+    unsigned char *rgb = read_png(path, w, h);
+    int bottom = -1;  /* the plot area's lowest row dark for a third of the width: its frame */
+    for (int j = 0; j < h; j++) {
+        int n = 0;
+        for (int i = 0; i < w; i++) n += (rgb_at(rgb, w, i, j) & 0x808080) == 0;  /* channels under 128 */
+        if (n >= w / 3) bottom = j;
+    }
+    assert_true(bottom > h / 2);
+    int ticks = 0;  /* black runs in the row just under the frame */
+    for (int i = 1; i < w; i++)
+        ticks += rgb_at(rgb, w, i, bottom + 2) == 0 && rgb_at(rgb, w, i - 1, bottom + 2) != 0;
+    free(rgb);
+    assert_int_equal(ticks, 3);
+    assert_int_equal(dg_plot_categories(path, w, h, "t", "x", "y", 0, NULL, 0, &s, 1, &e), DG_ERR_ARG);
+    remove(path);
+}
+
 static void write_text(const char *path, const char *text) {
     FILE *fp = fopen(path, "w");
     assert_non_null(fp);
@@ -572,6 +673,8 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_plot_log_with_nan_and_zero, setup_dir, teardown_dir),
         cmocka_unit_test_setup_teardown(test_plot_empty_and_bad, setup_dir, teardown_dir),
         cmocka_unit_test_setup_teardown(test_plot_curves_csv, setup_dir, teardown_dir),
+        cmocka_unit_test(test_plot_legend_off_the_data),
+        cmocka_unit_test_setup_teardown(test_plot_categories, setup_dir, teardown_dir),
         cmocka_unit_test(test_draw_far_outside),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

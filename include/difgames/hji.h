@@ -713,6 +713,9 @@ typedef struct dg_hji_value {
                                            * --slices), not a time asked for; plots leave it out */
     int         nprint;                   /* the game's fingerprint (dg_hji_game_print); 0: absent */
     double      print[DG_HJI_PRINT_MAX];
+    int         payoff;                   /* what the value is (dg_hji_payoff_type), from the
+                                             fingerprint's first number: KIND when it is absent */
+    double      discount;                 /* a game of degree's discount (the fingerprint's second) */
 } dg_hji_value;
 
 /* Loads path and checks its metadata and tensors (DG_ERR_FORMAT naming the file and what is wrong).
@@ -731,12 +734,31 @@ dg_status dg_hji_value_read_all(const dg_hji_value *v, double *out, dg_err *e);
  * (another game, another grid, transposed axes). */
 dg_status dg_hji_value_check(const dg_hji_value *v, const dg_hji_problem *p, const char *config, dg_err *e);
 /* The figure of `difgames hji plot` as a PNG at path (atomically): the heat map of the value at t_end
- * with a colour bar, the zero level sets of the stored times asked for (not the
- * strategies' time-slice samples) over it (dg_hji_contour) with a legend
- * of the times, axes with ticks named by the game's state variables (dg_hji_axis_name), on the slice
- * through axes 0 and 1 at at[2..] (at NULL, or at[0], at[1]: unused; NULL: the middle of each other
- * axis). Returns DG_OK, dg_hji_value_read's errors, DG_ERR_NOMEM or the PNG's DG_ERR_IO. */
+ * with a colour bar, axes with ticks named by the game's state variables (dg_hji_axis_name), on the
+ * slice through axes 0 and 1 at at[2..] (at NULL, or at[0], at[1]: unused; NULL: the middle of each
+ * other axis), and over the heat map (dg_hji_plot_describe says which, with the title and the colour
+ * bar's name): a game of kind's zero level sets of the stored times asked for (t_end and solve's
+ * times, not the strategies' time-slice samples) with a legend of the times; a game of degree's
+ * level sets of the value at t_end at the colour bar's labelled values. Returns DG_OK,
+ * dg_hji_value_read's errors, DG_ERR_NOMEM or the PNG's DG_ERR_IO. */
 dg_status dg_hji_plot_value(const dg_hji_value *v, const double *at, const char *path, dg_err *e);
+/* About how many level sets dg_hji_plot_value draws of a game of degree. */
+#define DG_HJI_PLOT_LEVELS 8
+/* What dg_hji_plot_value draws of a value file's slice. */
+typedef struct dg_hji_plot_spec {
+    char   title[192];                    /* "air3d: zero level sets of V, psi = 3.14",
+                                             "pursuit2d: level sets of V, the time to reach the target" */
+    char   bar[64];                       /* the colour bar's name: what V is, its unit, its time  */
+    int    nlevels;                       /* a game of degree: the values whose level sets are drawn,
+                                             round numbers inside (lo, hi), increasing, the colour
+                                             bar's labelled ticks; 0 for a game of kind (the zero
+                                             level sets of its times)                              */
+    double level[32];
+} dg_hji_plot_spec;
+/* Fills s for v's slice at at (as dg_hji_plot_value's) whose values at t_end span [lo, hi], by what
+ * v is (v->payoff): the title naming the game, the slice's other axes and what is drawn, the colour
+ * bar's name, a game of degree's levels (about DG_HJI_PLOT_LEVELS). */
+void      dg_hji_plot_describe(const dg_hji_value *v, const double *at, double lo, double hi, dg_hji_plot_spec *s);
 /* Writes nt values (nt, nodes) at times[] of problem p into path (atomically), as float32 when f32;
  * sampled (NULL: none) flags the times that are only time-slice samples for the strategies (plots
  * leave them out); config_yaml (may be NULL) is stored too. */

@@ -71,6 +71,14 @@ dg_status dg_plot_draw(dg_image *img, const char *title, const char *xlabel, con
 dg_status dg_plot_lines(const char *path, int w, int h, const char *title, const char *xlabel,
                         const char *ylabel, int log_y, const dg_plot_series *s, int count,
                         dg_err *e);                                               /* to a PNG file */
+/* dg_plot_lines over ncat categories (e.g. a sweep's settings): the series' x values are category
+ * indices 0 .. ncat-1, the x axis has one tick at each and none between, labelled names[i] ('\n'
+ * breaks a label into lines): side by side when each label's widest line fits its category's width,
+ * else each on one line (its lines joined by ", ", cut with "..." to a third of the canvas's height)
+ * read upwards, every k-th labelled when even those would touch. DG_ERR_ARG for no names. */
+dg_status dg_plot_categories(const char *path, int w, int h, const char *title, const char *xlabel,
+                             const char *ylabel, int log_y, const char *const *names, int ncat,
+                             const dg_plot_series *s, int count, dg_err *e);
 /* Memory a w x h dg_plot_lines call of n points in all takes at its peak (bytes): the image, cairo's
  * surface over it, the PNG writer's rows, the points in double, and text's fixed cost (fontconfig's
  * configuration and caches, cairo's font face: 3.5 MiB measured for a 600x500 value plot, taken as 4). */

@@ -18,6 +18,7 @@
 #define DIFGAMES_SWEEP_H
 
 #include <signal.h>
+#include <stddef.h>
 
 #include "difgames/status.h"
 #include "difgames/trainer.h"
@@ -44,7 +45,9 @@ typedef struct dg_sweep {
 } dg_sweep;
 
 /* Adds "KEY=V1,V2,..." (DG_ERR_ARG naming what is wrong: no '=', an empty value, a key given
- * twice, too many keys, values or runs, a value too long or with '/'). */
+ * twice, too many keys, values or runs, a value too long or with '/', unbalanced brackets). The
+ * values are split at the commas outside brackets, so that a list is one value:
+ * "policy.hidden=[16,16],[32,32]" is two settings, [16,16] and [32,32]. */
 dg_status dg_sweep_add(dg_sweep *s, const char *arg, dg_err *e);
 /* Sets the seeds from "A,B,..." (integers >= 0, none twice). */
 dg_status dg_sweep_seeds(dg_sweep *s, const char *list, dg_err *e);
@@ -58,9 +61,16 @@ int       dg_sweep_started(const dg_sweep *s, int i);          /* 1 when its fol
  * in its rank column. cb, user, stop as dg_run_train's. DG_ERR_INTERRUPTED: stopped (resumable). */
 dg_status dg_sweep_train(const dg_sweep *s, int i, int rank, dg_train_cb cb, void *user,
                          volatile sig_atomic_t *stop, dg_err *e);
+/* Setting k's label (k = 0 .. runs / seeds - 1, in the runs' order), for a reader: KEY=VALUE of each
+ * key that takes more than one value (every key when none does; "default" without keys), the key
+ * by its last part ("lr" for train.lr) unless two keys of the sweep end alike, a value past 19
+ * characters cut to its first 16 and "...", joined by sep (NULL: ", "). k = -1: the keys that take
+ * one value, the same in every setting ("" when none, or when no key takes more). Into out (cap
+ * bytes), its end "..." when it is longer. */
+void      dg_sweep_label(const dg_sweep *s, int k, const char *sep, char *out, size_t cap);
 /* Reads every run's result.csv into out/summary.csv (the runs in order; a missing one is an error
  * naming it) and draws out/summary.png: each setting's final losses, seeds as points, the median
- * as a bar. */
+ * as a bar, the settings named by dg_sweep_label (dg_plot_categories). */
 dg_status dg_sweep_summary(const dg_sweep *s, dg_err *e);
 
 #ifdef __cplusplus

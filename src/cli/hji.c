@@ -26,7 +26,7 @@ static const char HELP[] =
     "usage: difgames hji <solve|plot|play|versus|view> [options]\n"
     "\n"
     "  solve   solve a game's value function (configs/hji/*.yaml) and write it\n"
-    "  plot    draw the zero level sets of a value file\n"
+    "  plot    draw a value file: its zero level sets, or a game of degree's level sets\n"
     "  play    play both players' equilibrium strategies from a start state\n"
     "  versus  learned policies against the HJBI equilibrium strategies\n"
 #ifdef DG_HAVE_VIEWER
@@ -49,9 +49,12 @@ static const char SOLVE_HELP[] =
 static const char PLOT_HELP[] =
     "usage: difgames hji plot --value FILE [options]\n"
     "\n"
-    "Draws the zero level sets of every stored time over the final value (2-D games;\n"
-    "3-D and 4-D: the slice through the first two axes at the other axes' values,\n"
-    "default their middle).\n"
+    "Draws the value at t_end as a heat map with a colour bar (2-D games; 3-D and 4-D:\n"
+    "the slice through the first two axes at the other axes' values, default their\n"
+    "middle) and over it: for a game of kind the zero level sets of t_end and of the\n"
+    "times hji solve was given with --times, with a legend (not its --slices samples);\n"
+    "for a game of degree (payoff: time or cost) the level sets of the value at t_end\n"
+    "at the colour bar's labelled values.\n"
     "\n"
     "options:\n";
 

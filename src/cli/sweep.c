@@ -24,10 +24,13 @@ static const char HELP[] =
     "slowest) into DIR/<KEY=V_KEY=V>/seed_N (each run's folder as `difgames train` writes it, and\n"
     "result.csv), then writes DIR/summary.csv (one row per run: the settings, seed, final loss, each\n"
     "game metric, seconds, and the MPI rank that ran it) and DIR/summary.png (final loss per\n"
-    "setting, seeds as points, the median as a bar). Alone it runs the runs one after another, or N\n"
-    "at a time with --jobs N; under mpirun the ranks take runs from a shared queue that rank 0 holds.\n"
-    "Interrupted (Ctrl-C), the same command with --resume skips the finished runs and resumes the\n"
-    "others. The last line of stdout is one JSON object.\n";
+    "setting, each setting named by its values, seeds as points, the median as a bar).\n"
+    "The values of a --set are split at the commas outside brackets, so a list value is written\n"
+    "in brackets: --set policy.hidden=[16,16],[32,32] is two settings.\n"
+    "Alone it runs the runs one after another, or N at a time with --jobs N; under mpirun the ranks\n"
+    "take runs from a shared queue that rank 0 holds. Interrupted (Ctrl-C), the same command with\n"
+    "--resume skips the finished runs and resumes the others. The last line of stdout is one JSON\n"
+    "object.\n";
 
 typedef struct ctx {
     dg_sweep *s;
@@ -85,7 +88,8 @@ int cmd_sweep(int argc, char **argv) {
     const cli_opt opts[] = {
         CLI_CONFIG(&config),
         {"--out", &out, NULL, "DIR", "the sweep's folder", "required"},
-        {"--set", &dummy, NULL, "KEY=V1,V2,...", "a config key and its values (repeat for more keys)", NULL},
+        {"--set", &dummy, NULL, "KEY=V1,V2,...", "a config key and its values (repeat for more keys; lists in brackets: "
+         "KEY=[16,16],[32,32])", NULL},
         {"--seeds", &seeds, NULL, "A,B,...", "the seeds of every setting", "the config's seed"},
         {"--jobs", &jobs_s, NULL, "N", "runs at a time without MPI (each with its train.threads)", "1"},
         {"--resume", NULL, &resume, NULL, "go on with the sweep in --out: skip finished runs, resume the others", NULL},

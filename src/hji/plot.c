@@ -3,6 +3,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "difgames/image.h"
 #include "hji/internal.h"
@@ -60,6 +61,7 @@ int64_t dg_hji_contour(const double *v, int nx, int ny, dg_hji_segment_fn seg, v
 /* Contours of the stored times in order (cycling), the last one (t_end) white. */
 static const uint32_t LEVEL_COLORS[] = {0xff7043, 0x4dd0e1, 0xffd54f, 0xf06292, 0x81c784, 0xba68c8};
 #define LAST_COLOR 0xffffffu
+#define LEVEL_LINE 0xffffffu       /* a game of degree's level sets                             */
 
 /* A value figure's layout: the plot box (axes 0 and 1 of the grid at equal scale, unless that would
  * make a side shorter than a third of the other), the colour bar at its right, all in pixels. */
@@ -83,10 +85,10 @@ static void axis_name(char *out, size_t cap, const char *game, int k) {
     else snprintf(out, cap, "x%d", k);
 }
 
-/* Lays a figure out for grid g of game, the colour bar over [vlo, vhi] named vname, with a title line.
- * d measures text (any canvas). */
+/* Lays a figure out for grid g of game, the colour bar over [vlo, vhi] named vname with about vticks
+ * labelled ticks (0: as many as its height holds), with a title line. d measures text (any canvas). */
 static void fig_layout(figure *f, dg_draw *d, const dg_hji_grid *g, const char *game, double vlo, double vhi,
-                       const char *vname) {
+                       const char *vname, int vticks) {
     *f = (figure){.g = g, .vlo = vlo, .vhi = vhi};
     f->xlo = dg_hji_grid_coord(g, 0, 0);
     f->xhi = dg_hji_grid_coord(g, 0, g->n[0] - 1);
@@ -104,7 +106,7 @@ static void fig_layout(figure *f, dg_draw *d, const dg_hji_grid *g, const char *
     f->va = (dg_axis){.lo = f->vlo, .hi = f->vhi};
     dg_axis_linear(&f->xa, (int)(f->pw / 75));
     dg_axis_linear(&f->ya, (int)(f->ph / 55));
-    dg_axis_linear(&f->va, (int)(f->ph / 55));
+    dg_axis_linear(&f->va, vticks > 0 ? vticks : (int)(f->ph / 55));
     const double ch = dg_draw_text_height(d, FONT);
     f->x0 = round(PAD + ch + GAP + dg_axis_widest(d, &f->ya, FONT) + GAP + TICK);
     f->y0 = round(PAD + dg_draw_text_height(d, TITLE_FONT) + PAD);
@@ -194,15 +196,45 @@ static dg_status fig_draw(dg_draw *d, const figure *f, double *const *slices, in
     return DG_OK;
 }
 
-/* Lays out a figure, measuring its text on a scratch canvas. */
+/* A game of degree's figure: the heat map of slice over the plot box with the level sets at sp's
+ * levels over it (white), the axes, and the same levels marked across the colour bar beside their
+ * labels (they are its ticks), so that each line reads as the value its tick names. */
+static dg_status fig_levels(dg_draw *d, const figure *f, const double *slice, const dg_hji_plot_spec *sp,
+                            dg_err *e) {
+    const int nx = f->g->n[0], ny = f->g->n[1];
+    float *heat = malloc((size_t)nx * ny * sizeof(float));
+    double *shifted = malloc((size_t)nx * ny * sizeof(double));
+    if (!heat || !shifted) {
+        free(heat);
+        free(shifted);
+        return dg_err_set(e, DG_ERR_NOMEM, "hji plot: out of memory for a %d x %d heat map", nx, ny);
+    }
+    for (int j = 0; j < nx * ny; j++) heat[j] = (float)slice[j];
+    dg_draw_heat(d, (int)f->x0, (int)f->y0, (int)f->pw, (int)f->ph, heat, nx, ny, (float)f->vlo, (float)f->vhi, 1);
+    seg_box b = {d, f, f->pw / (nx - 1), f->ph / (ny - 1), LEVEL_LINE, 1.5};
+    for (int k = 0; k < sp->nlevels; k++) {  /* the level set of c is the zero set of V - c */
+        for (int j = 0; j < nx * ny; j++) shifted[j] = slice[j] - sp->level[k];
+        dg_hji_contour(shifted, nx, ny, draw_segment, &b);
+    }
+    free(heat);
+    free(shifted);
+    fig_axes(d, f);
+    for (int k = 0; k < sp->nlevels; k++) {
+        const double y = round(f->y0 + (f->vhi - sp->level[k]) / (f->vhi - f->vlo) * f->ph);
+        dg_draw_line(d, f->bx, y, f->bx + BAR_W, y, LEVEL_LINE, 1.5);
+    }
+    return DG_OK;
+}
+
+/* Lays out a figure (fig_layout), measuring its text on a scratch canvas. */
 static dg_status fig_plan(figure *f, const dg_hji_grid *g, const char *game, double vlo, double vhi,
-                          const char *vname, dg_err *e) {
+                          const char *vname, int vticks, dg_err *e) {
     dg_image *scratch = dg_image_create(1, 1, 0);
     if (!scratch) return dg_err_set(e, DG_ERR_NOMEM, "hji plot: out of memory");
     dg_draw d;
     dg_status s = dg_draw_begin(&d, scratch, e);
     if (s == DG_OK) {
-        fig_layout(f, &d, g, game, vlo, vhi, vname);
+        fig_layout(f, &d, g, game, vlo, vhi, vname, vticks);
         dg_draw_abort(&d);
     }
     dg_image_free(scratch);
@@ -220,15 +252,52 @@ static void slice_title(char *title, size_t cap, const char *game, const char *w
     }
 }
 
+/* The colour bar's range of a game of degree's slice: [lo, hi] as it is, or widened as fig_layout
+ * widens a flat one, so that the levels and the bar's ticks are the same numbers. */
+static void bar_range(double *lo, double *hi) {
+    if (!(*hi > *lo)) { *lo -= 0.5; *hi += 0.5; }
+}
+
+void dg_hji_plot_describe(const dg_hji_value *v, const double *at, double lo, double hi, dg_hji_plot_spec *s) {
+    memset(s, 0, sizeof *s);
+    const double t_end = v->times[v->nt > 0 ? v->nt - 1 : 0];
+    const char *what = "zero level sets of V";
+    if (v->payoff == DG_HJI_PAYOFF_TIME) {
+        what = "level sets of V, the time to reach the target";
+        snprintf(s->bar, sizeof s->bar, "V: time to reach the target (s), at most %.3g", t_end);
+    } else if (v->payoff == DG_HJI_PAYOFF_COST) {
+        what = "level sets of V, the cost to go";
+        if (v->discount > 0) snprintf(s->bar, sizeof s->bar, "V: discounted cost to go (rho = %.3g)", v->discount);
+        else snprintf(s->bar, sizeof s->bar, "V: cost to go over a horizon of %.3g", t_end);
+    } else {
+        snprintf(s->bar, sizeof s->bar, "V at t = %.3g", t_end);
+    }
+    double mid[DG_HJI_MAX_DIMS];  /* at NULL: the middle of each other axis, as dg_hji_plot_value's */
+    for (int k = 0; k < v->grid.ndim; k++) mid[k] = at && k >= 2 ? at[k] : 0.5 * (v->grid.lo[k] + v->grid.hi[k]);
+    slice_title(s->title, sizeof s->title, v->game, what, &v->grid, mid);
+    if (v->payoff == DG_HJI_PAYOFF_KIND) return;
+    /* a game of degree: the colour bar's round ticks inside the range; not at its ends, nor a
+     * rounding error away (a level set there is a point, a loop of noise around the minimum, the
+     * target's rim or the cap's edge, which the colours show already) */
+    bar_range(&lo, &hi);
+    dg_axis a = {.lo = lo, .hi = hi};
+    dg_axis_linear(&a, DG_HJI_PLOT_LEVELS);
+    const double eps = 1e-3 * (hi - lo);
+    for (int i = 0; i < a.n && s->nlevels < (int)(sizeof s->level / sizeof s->level[0]); i++)
+        if (a.tick[i] > lo + eps && a.tick[i] < hi - eps) s->level[s->nlevels++] = a.tick[i];
+}
+
 dg_status dg_hji_plot_value(const dg_hji_value *vf, const double *at_in, const char *path, dg_err *e) {
     const dg_hji_grid *g = &vf->grid;
     double at[DG_HJI_MAX_DIMS];
     for (int k = 0; k < g->ndim; k++) at[k] = at_in && k >= 2 ? at_in[k] : 0.5 * (g->lo[k] + g->hi[k]);
     const int nx = g->n[0], ny = g->n[1];
+    const int kind = vf->payoff == DG_HJI_PAYOFF_KIND;
     double *v = malloc((size_t)g->nodes * sizeof(double));
     double *slices[DG_HJI_MAX_TIMES] = {0}, times[DG_HJI_MAX_TIMES];
-    int idx[DG_HJI_MAX_TIMES], ns = 0;  /* the times asked for (t_end last), not the strategies' samples */
-    for (int i = 0; i < vf->nt; i++)
+    /* the times asked for (t_end last), not the strategies' samples; a game of degree: t_end alone */
+    int idx[DG_HJI_MAX_TIMES], ns = 0;
+    for (int i = kind ? 0 : vf->nt - 1; i < vf->nt; i++)
         if (!vf->sampled[i]) times[ns] = vf->times[i], idx[ns++] = i;
     int ok = v != NULL;
     for (int i = 0; i < ns && ok; i++) ok = (slices[i] = malloc((size_t)nx * ny * sizeof(double))) != NULL;
@@ -236,24 +305,23 @@ dg_status dg_hji_plot_value(const dg_hji_value *vf, const double *at_in, const c
     for (int i = 0; i < ns && s == DG_OK; i++)
         if ((s = dg_hji_value_read(vf, idx[i], v, e)) == DG_OK) dg_hji_slice2d(g, v, at, slices[i]);
     figure f;
+    dg_hji_plot_spec spec;
     dg_image *img = NULL;
     if (s == DG_OK) {
         double lo = INFINITY, hi = -INFINITY;
         const double *fin = slices[ns - 1];
         for (int j = 0; j < nx * ny; j++) { lo = fmin(lo, fin[j]); hi = fmax(hi, fin[j]); }
-        char vname[48];
-        snprintf(vname, sizeof vname, "V at t = %.3g", vf->times[vf->nt - 1]);
-        s = fig_plan(&f, g, vf->game, lo, hi, vname, e);
+        dg_hji_plot_describe(vf, at, lo, hi, &spec);
+        if (!kind) bar_range(&lo, &hi);
+        s = fig_plan(&f, g, vf->game, lo, hi, spec.bar, kind ? 0 : DG_HJI_PLOT_LEVELS, e);
     }
     if (s == DG_OK && !(img = dg_image_create(f.w, f.h, 0xffffff)))
         s = dg_err_set(e, DG_ERR_NOMEM, "hji plot: out of memory for a %dx%d figure", f.w, f.h);
     dg_draw d;
     if (s == DG_OK) s = dg_draw_begin(&d, img, e);
     if (s == DG_OK) {
-        char title[160];
-        slice_title(title, sizeof title, vf->game, "zero level sets of V", g, at);
-        dg_draw_text(&d, f.x0 + f.pw / 2, PAD, title, 0x000000, TITLE_FONT, DG_TEXT_CENTER | DG_TEXT_TOP, 0);
-        s = fig_draw(&d, &f, slices, ns, times, 1, e);
+        dg_draw_text(&d, f.x0 + f.pw / 2, PAD, spec.title, 0x000000, TITLE_FONT, DG_TEXT_CENTER | DG_TEXT_TOP, 0);
+        s = kind ? fig_draw(&d, &f, slices, ns, times, 1, e) : fig_levels(&d, &f, slices[0], &spec, e);
         if (s == DG_OK) s = dg_draw_end(&d, e);
         else dg_draw_abort(&d);
     }
@@ -290,7 +358,7 @@ dg_hji_figure *dg_hji_figure_create(const dg_hji_grid *g, const char *game, doub
         dg_err_set(e, DG_ERR_NOMEM, "value figure: out of memory for a %d x %d slice", g->n[0], g->n[1]);
         return NULL;
     }
-    if (fig_plan(&hf->f, g, game ? game : "", vlo, vhi, vname ? vname : "V", e) != DG_OK) {
+    if (fig_plan(&hf->f, g, game ? game : "", vlo, vhi, vname ? vname : "V", 0, e) != DG_OK) {
         dg_hji_figure_free(hf);
         return NULL;
     }
@@ -432,7 +500,7 @@ dg_hji_play_gif *dg_hji_play_gif_begin(const char *path, const dg_hji_problem *p
     for (int64_t j = 0; j < p->grid.nodes; j++) { lo = fmin(lo, V[j]); hi = fmax(hi, V[j]); }
     char vname[48];
     snprintf(vname, sizeof vname, "V at t = %.3g", t_end);
-    if (fig_plan(&pg->fig, &p->grid, p->name, lo, hi, vname, e) != DG_OK) {
+    if (fig_plan(&pg->fig, &p->grid, p->name, lo, hi, vname, 0, e) != DG_OK) {
         dg_hji_play_gif_abort(pg);
         return NULL;
     }

@@ -83,6 +83,13 @@ static dg_status validate(dg_hji_value *v, const char *path, dg_err *e) {
     v->nprint = gp ? parse_list(gp, v->print, DG_HJI_PRINT_MAX) : 0;
     if (gp && v->nprint <= 0)
         return dg_err_set(e, DG_ERR_FORMAT, "%s: metadata 'game_print' is not a list of numbers", path);
+    /* the fingerprint starts with the payoff type and the discount (dg_hji_game_print) */
+    const double pay = v->nprint > 0 ? v->print[0] : DG_HJI_PAYOFF_KIND;
+    if (pay != DG_HJI_PAYOFF_KIND && pay != DG_HJI_PAYOFF_TIME && pay != DG_HJI_PAYOFF_COST)
+        return dg_err_set(e, DG_ERR_FORMAT, "%s: metadata 'game_print' starts with payoff type %g (0 kind, 1 time, "
+                          "2 cost)", path, pay);
+    v->payoff = (int)pay;
+    v->discount = v->nprint > 1 ? v->print[1] : 0;
     const char *pm = dg_st_meta(f, "param");
     v->nparam = pm ? parse_list(pm, v->param, DG_HJI_MAX_PARAMS) : -1;
     if (pm && v->nparam < 0) return dg_err_set(e, DG_ERR_FORMAT, "%s: metadata 'param' is not a list of numbers", path);

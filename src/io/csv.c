@@ -105,3 +105,29 @@ dg_status dg_csv_commit(dg_csv *w, dg_err *e) {
 void dg_csv_abort(dg_csv *w) {
     dg_file_abort(&w->f);
 }
+
+int dg_csv_split(char *line, char **cell, int max) {
+    line[strcspn(line, "\r\n")] = '\0';
+    int n = 0;
+    for (char *r = line; n < max;) {
+        char *w = r;  /* the cell is written over itself: unquoting only shortens it */
+        cell[n++] = w;
+        if (*r == '"') {
+            for (r++;; r++) {
+                if (!*r) return -1;                         /* no closing quote */
+                if (*r == '"' && r[1] != '"') break;
+                if (*r == '"') r++;                         /* a doubled quote: one */
+                *w++ = *r;
+            }
+            r++;                                            /* past the closing quote */
+            if (*r && *r != ',') return -1;                 /* text after it */
+        } else {
+            while (*r && *r != ',') *w++ = *r++;
+        }
+        const int more = *r == ',';
+        *w = '\0';
+        if (!more) break;
+        r++;
+    }
+    return n;
+}

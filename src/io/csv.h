@@ -55,4 +55,10 @@ void      dg_csv_str(dg_csv *w, const char *s);                     /* the next 
 dg_status dg_csv_commit(dg_csv *w, dg_err *e);
 void      dg_csv_abort(dg_csv *w);                                  /* removes the temporary file   */
 
+/* Reading a line back: the cells of one CSV line (its line break dropped) into cell[0..max), in
+ * place, as dg_csv_str wrote them: a quoted cell's quotes taken off and its doubled quotes undone,
+ * so a cell may hold commas. Returns the count of cells (the first max when there are more), or -1
+ * for a quoted cell that does not end where a cell ends. */
+int       dg_csv_split(char *line, char **cell, int max);
+
 #endif

@@ -59,20 +59,258 @@ uint32_t dg_plot_color(int i) {
     return CYCLE[((i % 10) + 10) % 10];
 }
 
-/* Draws a line plot over the whole of img (cleared to white first): a framed
- * plot area with grid, outward ticks with numeric labels (log_y != 0: y on a
- * log scale with decades labelled), the series as antialiased polylines in
- * their colours, a legend (top right) of those with a label, the title on top
- * and the axis labels (any of the three texts may be NULL). Points that are
- * not finite, or not positive on a log axis, are skipped and break the line;
- * a point with no drawable neighbour shows as a dot. With nothing to draw the
- * axes still appear with a "no data" note. Returns DG_OK, or DG_ERR_ARG with
- * e set (canvas too small, a series with n < 0 or no y), DG_ERR_NOMEM. Nothing
- * is retained. */
-dg_status dg_plot_draw(dg_image *img, const char *title, const char *xlabel, const char *ylabel,
-                       int log_y, const dg_plot_series *s, int count, dg_err *e) {
+/* What a plot is asked to draw. */
+typedef struct plot_in {
+    const char *title, *xlabel, *ylabel;
+    int         log_y;
+    const char *const *cat;        /* (ncat) category names, or NULL: a numeric x axis */
+    int         ncat;
+    const dg_plot_series *s;
+    int         count;
+} plot_in;
+
+/* Where it goes on the canvas. */
+typedef struct plot_box {
+    double font, pad, tick, gap, ch, ts, fs;
+    double left, top, pw, ph;      /* the plot area                             */
+    dg_axis xa, ya;
+    int    up;                     /* categories: labels read upwards           */
+    int    flat;                   /* categories: a label's lines on one line   */
+    int    every;                  /* categories: every k-th labelled           */
+    double depth;                  /* the x labels' height under the ticks      */
+    double lx, ly, lw, lh;         /* the legend's box (lw = 0: no legend)      */
+} plot_box;
+
+#define CAT_LINE 160               /* longest category label line, bytes        */
+#define LINE 1.6                   /* the series' lines' width (px at 1x)       */
+#define DOT 2.5                    /* a lone point's radius (px at 1x)          */
+
+/* Line i of label s (lines broken at '\n'; past the last: "") into out; returns the count of lines. */
+static int label_line(const char *s, int i, char *out, size_t cap) {
+    int n = 0;
+    out[0] = '\0';
+    for (const char *p = s;; n++) {
+        const size_t len = strcspn(p, "\n");
+        if (n == i) snprintf(out, cap, "%.*s", (int)(len < cap ? len : cap - 1), p);
+        if (!p[len]) return n + 1;
+        p += len + 1;
+    }
+}
+
+/* Label s on one line (its lines joined by ", "), cut with "..." to at most width px at size. */
+static void label_flat(dg_draw *d, const char *s, double size, double width, char *out, size_t cap) {
+    size_t at = 0;
+    out[0] = '\0';
+    for (const char *p = s; *p && at + 2 < cap; p++) {
+        if (*p == '\n') {
+            out[at++] = ',';
+            out[at++] = ' ';
+        } else {
+            out[at++] = *p;
+        }
+    }
+    out[at] = '\0';
+    while (at > 3 && dg_draw_text_width(d, out, size) > width) memcpy(out + (at -= 1) - 3, "...", 4);
+}
+
+/* Line k of label s, cut with "..." to at most width px at size, into out. */
+static void label_cut(dg_draw *d, const char *s, int k, double size, double width, char *out, size_t cap) {
+    label_line(s, k, out, cap);
+    for (size_t at = strlen(out); at > 3 && dg_draw_text_width(d, out, size) > width;)
+        memcpy(out + (at -= 1) - 3, "...", 4);
+}
+
+/* The category axis under a plot area pw wide, in the first way that fits: labels side by side,
+ * each its lines stacked, when the widest line fits a category's slot; else read upwards, each
+ * line a column, when the columns fit; else each on one line read upwards, every k-th when even
+ * those would touch. Lines read upwards are cut to a third of the canvas's height. Sets b->up,
+ * flat, every, depth. */
+static void cat_plan(plot_box *b, dg_draw *d, const plot_in *in, double img_h) {
+    const double slot = b->pw / in->ncat, most = img_h / 3;
+    double widest = 0, longest = 0, flat = 0;
+    int lines = 1;
+    char line[CAT_LINE];
+    for (int i = 0; i < in->ncat; i++) {
+        const int n = label_line(in->cat[i], 0, line, sizeof line);
+        lines = n > lines ? n : lines;
+        for (int k = 0; k < n; k++) {
+            label_line(in->cat[i], k, line, sizeof line);
+            widest = fmax(widest, dg_draw_text_width(d, line, b->font));
+            label_cut(d, in->cat[i], k, b->font, most, line, sizeof line);
+            longest = fmax(longest, dg_draw_text_width(d, line, b->font));
+        }
+        label_flat(d, in->cat[i], b->font, most, line, sizeof line);
+        flat = fmax(flat, dg_draw_text_width(d, line, b->font));
+    }
+    b->every = 1;
+    b->up = b->flat = 0;
+    if (widest + 2 * b->gap <= slot) {
+        b->depth = lines * b->ch;
+        return;
+    }
+    b->up = 1;
+    if (lines * b->ch + b->gap <= slot) {
+        b->depth = longest;
+        return;
+    }
+    b->flat = 1;
+    b->depth = flat;
+    b->every = (int)ceil((b->ch + b->gap) / slot);
+    if (b->every < 1) b->every = 1;
+}
+
+/* Lays the plot out on img with right pixels right of the plot area (the legend's room when it is
+ * outside; < 0: two paddings), the data's range [xlo, xhi] x [ylo, yhi] in plotted units. */
+static void lay_out(plot_box *b, dg_draw *d, const dg_image *img, const plot_in *in, double right, double xlo,
+                    double xhi, double ylo, double yhi) {
+    /* sizes scale with the canvas: 1x up to 1280x960, then 2x, ... */
+    int fs = img->w / 640 < img->h / 480 ? img->w / 640 : img->h / 480;
+    if (fs < 1) fs = 1;
+    b->fs = fs;
+    b->font = 12.0 * fs, b->pad = 8.0 * fs, b->tick = 5.0 * fs, b->gap = 3.0 * fs;
+    b->ch = dg_draw_text_height(d, b->font);
+    b->ts = 16.0 * fs;
+    if (in->title && dg_draw_text_width(d, in->title, b->ts) > img->w - 2 * b->pad) b->ts = b->font;
+    if (right < 0) right = 2 * b->pad;
+    b->top = b->pad + (in->title && *in->title ? dg_draw_text_height(d, b->ts) + b->pad : 0);
+    b->depth = b->ch;
+    b->up = b->flat = 0;
+    b->every = 1;
+    /* the categories' labels depend on the width, which depends on the y labels, which depend on
+     * the height left under the labels: a few rounds settle it */
+    for (int round = 0; round < 3; round++) {
+        const double depth = b->depth;
+        const double bottom = b->tick + b->gap + b->depth + (in->xlabel && *in->xlabel ? b->gap + b->ch : 0) + b->pad;
+        b->ph = floor(img->h - b->top - bottom);
+        b->ya = (dg_axis){.log = in->log_y};
+        if (in->log_y) {
+            b->ya.lo = floor(ylo);
+            b->ya.hi = ceil(yhi);
+            if (b->ya.hi - b->ya.lo < 1.0) { b->ya.lo -= 1.0; b->ya.hi += 1.0; }
+            const int max_labels = (int)(b->ph / (2.5 * b->ch));
+            dg_axis_log(&b->ya, max_labels < 2 ? 2 : max_labels);
+        } else {
+            b->ya.lo = ylo;
+            b->ya.hi = yhi;
+            pad_range(&b->ya.lo, &b->ya.hi, 0.05);
+            const int target = (int)(b->ph / (3.5 * b->ch));
+            dg_axis_linear(&b->ya, target < 2 ? 2 : target > 10 ? 10 : target);
+        }
+        b->left = floor(b->pad + (in->ylabel && *in->ylabel ? b->ch + b->gap : 0) + dg_axis_widest(d, &b->ya, b->font) +
+                        b->gap + b->tick);
+        b->pw = floor(img->w - b->left - right);
+        if (!in->cat) {
+            b->xa = (dg_axis){.lo = xlo, .hi = xhi};
+            pad_range(&b->xa.lo, &b->xa.hi, 0.02);
+            /* most x ticks whose labels still fit side by side with room between */
+            for (int target = 10; target >= 2; target--) {
+                dg_axis_linear(&b->xa, target);
+                if ((dg_axis_widest(d, &b->xa, b->font) + 3 * b->font) * b->xa.n <= b->pw) break;
+            }
+            const double half_last = b->xa.n ? dg_draw_text_width(d, b->xa.label[b->xa.n - 1], b->font) / 2 + b->pad / 2 : 0;
+            if (half_last > right) b->pw = floor(img->w - b->left - half_last);
+            return;
+        }
+        /* categories: one tick at each index, from -0.5 to ncat - 0.5 */
+        b->xa = (dg_axis){.lo = -0.5, .hi = in->ncat - 0.5};
+        cat_plan(b, d, in, img->h);
+        if (b->depth == depth) return;
+    }
+}
+
+/* 1 when the segment (ax, ay)-(bx, by) meets the box [x0, x1] x [y0, y1] (Liang-Barsky). */
+static int seg_hits_box(double ax, double ay, double bx, double by, double x0, double y0, double x1, double y1) {
+    const double dx = bx - ax, dy = by - ay;
+    const double p[4] = {-dx, dx, -dy, dy}, q[4] = {ax - x0, x1 - ax, ay - y0, y1 - ay};
+    double t0 = 0, t1 = 1;
+    for (int i = 0; i < 4; i++) {
+        if (p[i] == 0) {
+            if (q[i] < 0) return 0;
+            continue;
+        }
+        const double r = q[i] / p[i];
+        if (p[i] < 0) t0 = fmax(t0, r);
+        else t1 = fmin(t1, r);
+        if (t0 > t1) return 0;
+    }
+    return 1;
+}
+
+/* The series' points in pixels of b: point i of s into (*px, *py); 0 when it is not drawn. */
+static int pixel(const plot_box *b, const dg_plot_series *s, int i, int log_y, double *px, double *py) {
+    double x, y;
+    if (!point(s, i, log_y, &x, &y)) return 0;
+    *px = b->left + (x - b->xa.lo) * b->pw / (b->xa.hi - b->xa.lo);
+    *py = b->top + b->ph - (y - b->ya.lo) * b->ph / (b->ya.hi - b->ya.lo);
+    return 1;
+}
+
+/* 1 when no line or dot of the series comes within two paddings of the box (x, y, w, h). */
+static int box_clear(const plot_box *b, const plot_in *in, double x, double y, double w, double h) {
+    const double m = 2 * b->pad + DOT * b->fs;  /* two paddings and a dot's radius (more than half a line's width) */
+    const double x0 = x - m, y0 = y - m, x1 = x + w + m, y1 = y + h + m;
+    for (int k = 0; k < in->count; k++) {
+        const dg_plot_series *s = &in->s[k];
+        double ax = 0, ay = 0;
+        int have = 0;  /* the previous point was drawn: the segment to this one is */
+        for (int i = 0; i < s->n; i++) {
+            double px, py;
+            if (!pixel(b, s, i, in->log_y, &px, &py)) {
+                have = 0;
+                continue;
+            }
+            if (seg_hits_box(have ? ax : px, have ? ay : py, px, py, x0, y0, x1, y1)) return 0;
+            ax = px, ay = py, have = 1;
+        }
+    }
+    return 1;
+}
+
+/* 1 when series s is lone points only (no drawn point beside another): drawn as dots. */
+static int dots_only(const dg_plot_series *s, int log_y) {
+    double x, y;
+    for (int i = 0; i + 1 < s->n; i++)
+        if (point(s, i, log_y, &x, &y) && point(s, i + 1, log_y, &x, &y)) return 0;
+    return 1;
+}
+
+/* The legend's size (b->lw, b->lh; 0 without a labelled series). */
+static void legend_size(plot_box *b, dg_draw *d, const plot_in *in) {
+    int nleg = 0;
+    double legw = 0;
+    for (int k = 0; k < in->count; k++)
+        if (in->s[k].label) {
+            nleg++;
+            legw = fmax(legw, dg_draw_text_width(d, in->s[k].label, b->font));
+        }
+    const double sample = 24.0 * b->fs, lh = b->ch + 2.0 * b->fs;
+    b->lw = nleg ? round(b->pad + sample + b->pad + legw + b->pad) : 0;
+    b->lh = nleg ? round(nleg * lh + b->pad) : 0;
+}
+
+/* Places the legend (b->lx, ly) in the first corner of the plot area that no line or dot crosses:
+ * top right, top left, bottom right, bottom left; 0 when none is clear. */
+static int legend_inside(plot_box *b, const plot_in *in) {
+    const double l = round(b->left + b->pad), r = round(b->left + b->pw - b->pad - b->lw);
+    const double t = round(b->top + b->pad), u = round(b->top + b->ph - b->pad - b->lh);
+    const double spot[4][2] = {{r, t}, {l, t}, {r, u}, {l, u}};
+    if (b->lw > b->pw - 2 * b->pad || b->lh > b->ph - 2 * b->pad) return 0;
+    for (int c = 0; c < 4; c++)
+        if (box_clear(b, in, spot[c][0], spot[c][1], b->lw, b->lh)) {
+            b->lx = spot[c][0];
+            b->ly = spot[c][1];
+            return 1;
+        }
+    return 0;
+}
+
+/* Draws the plot of in over the whole of img (see dg_plot_draw). */
+static dg_status plot_draw(dg_image *img, const plot_in *in, dg_err *e) {
     if (!img || !img->rgb || img->w < 1 || img->h < 1) return dg_err_set(e, DG_ERR_ARG, "plot: no canvas");
-    if (count < 0 || (count > 0 && !s)) return dg_err_set(e, DG_ERR_ARG, "plot: %d series given", count);
+    if (in->count < 0 || (in->count > 0 && !in->s)) return dg_err_set(e, DG_ERR_ARG, "plot: %d series given", in->count);
+    if (in->cat && in->ncat < 1) return dg_err_set(e, DG_ERR_ARG, "plot: %d categories", in->ncat);
+    const dg_plot_series *s = in->s;
+    const int count = in->count, log_y = in->log_y;
     for (int k = 0; k < count; k++)
         if (s[k].n < 0 || (s[k].n > 0 && !s[k].y))
             return dg_err_set(e, DG_ERR_ARG, "plot: series %d (%s) has n = %d and %s y values", k,
@@ -100,69 +338,40 @@ dg_status dg_plot_draw(dg_image *img, const char *title, const char *xlabel, con
     dg_draw d;
     dg_status st = dg_draw_begin(&d, img, e);
     if (st != DG_OK) return st;
-    /* Sizes scale with the canvas: 1x up to 1280x960, then 2x, ... */
-    int fs = img->w / 640 < img->h / 480 ? img->w / 640 : img->h / 480;
-    if (fs < 1) fs = 1;
-    const double font = 12.0 * fs, pad = 8.0 * fs, tick = 5.0 * fs, gap = 3.0 * fs;
-    const double ch = dg_draw_text_height(&d, font);
-    double ts = 16.0 * fs;
-    if (title && dg_draw_text_width(&d, title, ts) > img->w - 2 * pad) ts = font;
-
-    const double top = pad + (title && *title ? dg_draw_text_height(&d, ts) + pad : 0);
-    const double bottom = tick + gap + ch + (xlabel && *xlabel ? gap + ch : 0) + pad;
-    const double ph = floor(img->h - top - bottom);
-
-    dg_axis ya = {.log = log_y};
-    if (log_y) {
-        ya.lo = floor(ylo);
-        ya.hi = ceil(yhi);
-        if (ya.hi - ya.lo < 1.0) { ya.lo -= 1.0; ya.hi += 1.0; }
-        int max_labels = (int)(ph / (2.5 * ch));
-        dg_axis_log(&ya, max_labels < 2 ? 2 : max_labels);
-    } else {
-        ya.lo = ylo;
-        ya.hi = yhi;
-        pad_range(&ya.lo, &ya.hi, 0.05);
-        int target = (int)(ph / (3.5 * ch));
-        dg_axis_linear(&ya, target < 2 ? 2 : target > 10 ? 10 : target);
+    plot_box b;
+    lay_out(&b, &d, img, in, -1, xlo, xhi, ylo, yhi);
+    legend_size(&b, &d, in);
+    if (b.lw > 0 && !legend_inside(&b, in)) {  /* no clear corner: at the right of the plot area */
+        lay_out(&b, &d, img, in, b.pad + b.lw + b.pad, xlo, xhi, ylo, yhi);
+        b.lx = b.left + b.pw + b.pad;
+        b.ly = b.top;
     }
-    const double left = floor(pad + (ylabel && *ylabel ? ch + gap : 0) + dg_axis_widest(&d, &ya, font) + gap + tick);
-
-    dg_axis xa = {.lo = xlo, .hi = xhi};
-    pad_range(&xa.lo, &xa.hi, 0.02);
-    double right = 2 * pad;
-    double pw = floor(img->w - left - right);
-    /* Most x ticks whose labels still fit side by side with room between. */
-    for (int target = 10; target >= 2; target--) {
-        dg_axis_linear(&xa, target);
-        double need = (dg_axis_widest(&d, &xa, font) + 3 * font) * xa.n;
-        if (need <= pw) break;
-    }
-    double half_last = xa.n ? dg_draw_text_width(&d, xa.label[xa.n - 1], font) / 2 + pad / 2 : 0;
-    if (half_last > right) { right = half_last; pw = floor(img->w - left - right); }
-
+    const double pad = b.pad, tick = b.tick, gap = b.gap, font = b.font, ch = b.ch;
+    const double left = b.left, top = b.top, pw = b.pw, ph = b.ph;
+    const dg_axis *xa = &b.xa, *ya = &b.ya;
     if (pw < 20 || ph < 20) {
         dg_draw_abort(&d);
         return dg_err_set(e, DG_ERR_ARG, "plot: %dx%d canvas too small for axes and labels", img->w, img->h);
     }
-
-    double sx = pw / (xa.hi - xa.lo), sy = ph / (ya.hi - ya.lo);
-#define MAPX(v) (left + ((v) - xa.lo) * sx)
-#define MAPY(v) (top + ph - ((v) - ya.lo) * sy)
+    const double sx = pw / (xa->hi - xa->lo), sy = ph / (ya->hi - ya->lo);
+#define MAPX(v) (left + ((v) - xa->lo) * sx)
+#define MAPY(v) (top + ph - ((v) - ya->lo) * sy)
 
     dg_draw_rect_fill(&d, 0, 0, img->w, img->h, 0xffffff, 1);
     /* grid at labelled ticks, under everything */
-    for (int i = 0; i < xa.n; i++) {
-        const double x = round(MAPX(xa.tick[i]));
+    const int nx = in->cat ? in->ncat : xa->n;
+    for (int i = 0; i < nx; i++) {
+        if (in->cat && i % b.every) continue;
+        const double x = round(MAPX(in->cat ? i : xa->tick[i]));
         dg_draw_line(&d, x, top, x, top + ph, GRID, 1);
     }
-    for (int i = 0; i < ya.n; i++) {
-        const double y = round(MAPY(ya.tick[i]));
+    for (int i = 0; i < ya->n; i++) {
+        const double y = round(MAPY(ya->tick[i]));
         dg_draw_line(&d, left, y, left + pw, y, GRID, 1);
     }
 
     /* series: runs of drawable points as polylines, a lone point as a dot */
-    const double lw = 1.6 * fs;
+    const double lw = LINE * b.fs, dot = DOT * b.fs;
     double *px = longest ? malloc((size_t)longest * 2 * sizeof(double)) : NULL;
     if (longest && !px) {
         dg_draw_abort(&d);
@@ -179,7 +388,7 @@ dg_status dg_plot_draw(dg_image *img, const char *title, const char *xlabel, con
                 run++;
                 continue;
             }
-            if (run == 1) dg_draw_circle_fill(&d, px[0], py[0], lw, s[k].rgb, 1.0);
+            if (run == 1) dg_draw_circle_fill(&d, px[0], py[0], dot, s[k].rgb, 1.0);
             else if (run > 1) dg_draw_polyline(&d, px, py, run, s[k].rgb, lw);
             run = 0;
         }
@@ -188,48 +397,65 @@ dg_status dg_plot_draw(dg_image *img, const char *title, const char *xlabel, con
 
     /* frame, ticks and their labels */
     dg_draw_rect_outline(&d, left - 0.5, top - 0.5, pw + 2, ph + 2, INK, 1);
-    for (int i = 0; i < xa.n; i++) {
-        double x = round(MAPX(xa.tick[i]));
-        dg_draw_line(&d, x, top + ph + 1, x, top + ph + tick, INK, 1);
-        dg_draw_text(&d, x, top + ph + 1 + tick + gap, xa.label[i], INK, font, DG_TEXT_CENTER | DG_TEXT_TOP, 0);
+    if (!in->cat) {
+        for (int i = 0; i < xa->n; i++) {
+            const double x = round(MAPX(xa->tick[i]));
+            dg_draw_line(&d, x, top + ph + 1, x, top + ph + tick, INK, 1);
+            dg_draw_text(&d, x, top + ph + 1 + tick + gap, xa->label[i], INK, font, DG_TEXT_CENTER | DG_TEXT_TOP, 0);
+        }
+    } else {
+        char line[CAT_LINE];
+        for (int i = 0; i < in->ncat; i++) {
+            const double x = round(MAPX(i)), y = top + ph + 1 + tick + gap;
+            dg_draw_line(&d, x, top + ph + 1, x, top + ph + tick, INK, 1);
+            if (i % b.every) continue;
+            if (b.flat) {  /* read upwards, its end at the tick */
+                label_flat(&d, in->cat[i], font, img->h / 3.0, line, sizeof line);
+                dg_draw_text(&d, x, y, line, INK, font, DG_TEXT_RIGHT | DG_TEXT_MIDDLE, 1);
+                continue;
+            }
+            const int n = label_line(in->cat[i], 0, line, sizeof line);
+            for (int k = 0; k < n; k++) {
+                if (b.up) {  /* a column each, the first at the left, their ends at the tick */
+                    label_cut(&d, in->cat[i], k, font, img->h / 3.0, line, sizeof line);
+                    dg_draw_text(&d, x + (k - (n - 1) / 2.0) * ch, y, line, INK, font, DG_TEXT_RIGHT | DG_TEXT_MIDDLE, 1);
+                } else {
+                    label_line(in->cat[i], k, line, sizeof line);
+                    dg_draw_text(&d, x, y + k * ch, line, INK, font, DG_TEXT_CENTER | DG_TEXT_TOP, 0);
+                }
+            }
+        }
     }
-    for (int i = 0; i < ya.n; i++) {
-        double y = round(MAPY(ya.tick[i]));
+    for (int i = 0; i < ya->n; i++) {
+        const double y = round(MAPY(ya->tick[i]));
         dg_draw_line(&d, left - tick, y, left - 1, y, INK, 1);
-        dg_draw_text(&d, left - tick - gap, y, ya.label[i], INK, font, DG_TEXT_RIGHT | DG_TEXT_MIDDLE, 0);
+        dg_draw_text(&d, left - tick - gap, y, ya->label[i], INK, font, DG_TEXT_RIGHT | DG_TEXT_MIDDLE, 0);
     }
-    for (int i = 0; i < ya.nminor; i++) {
-        double y = round(MAPY(ya.minor[i]));
+    for (int i = 0; i < ya->nminor; i++) {
+        const double y = round(MAPY(ya->minor[i]));
         dg_draw_line(&d, left - tick / 2, y, left - 1, y, INK, 1);
     }
 
     /* title and axis labels */
-    if (title && *title) dg_draw_text(&d, left + pw / 2, pad, title, INK, ts, DG_TEXT_CENTER | DG_TEXT_TOP, 0);
-    if (xlabel && *xlabel)
-        dg_draw_text(&d, left + pw / 2, img->h - pad, xlabel, INK, font, DG_TEXT_CENTER | DG_TEXT_BOTTOM, 0);
-    if (ylabel && *ylabel)
-        dg_draw_text(&d, pad, top + ph / 2, ylabel, INK, font, DG_TEXT_CENTER | DG_TEXT_TOP, 1);
+    if (in->title && *in->title)
+        dg_draw_text(&d, left + pw / 2, pad, in->title, INK, b.ts, DG_TEXT_CENTER | DG_TEXT_TOP, 0);
+    if (in->xlabel && *in->xlabel)
+        dg_draw_text(&d, left + pw / 2, img->h - pad, in->xlabel, INK, font, DG_TEXT_CENTER | DG_TEXT_BOTTOM, 0);
+    if (in->ylabel && *in->ylabel)
+        dg_draw_text(&d, pad, top + ph / 2, in->ylabel, INK, font, DG_TEXT_CENTER | DG_TEXT_TOP, 1);
 
-    /* legend: a translucent box in the top-right corner of the plot area */
-    int nleg = 0;
-    double legw = 0;
-    for (int k = 0; k < count; k++)
-        if (s[k].label) {
-            nleg++;
-            legw = fmax(legw, dg_draw_text_width(&d, s[k].label, font));
-        }
-    if (nleg) {
-        const double sample = 24.0 * fs, lh = ch + 2.0 * fs, sgap = pad;
-        const double bw = round(pad + sample + sgap + legw + pad), bh = round(nleg * lh + pad);
-        const double bx = round(left + pw - pad - bw), by = round(top + pad);
-        dg_draw_rect_fill(&d, bx, by, bw, bh, 0xffffff, 0.85);
-        dg_draw_rect_outline(&d, bx, by, bw, bh, 0xb0b0b0, 1);
+    /* legend: a translucent box where no data is (legend_inside), or right of the plot area */
+    if (b.lw > 0) {
+        const double sample = 24.0 * b.fs, lh = ch + 2.0 * b.fs;
+        dg_draw_rect_fill(&d, b.lx, b.ly, b.lw, b.lh, 0xffffff, 0.85);
+        dg_draw_rect_outline(&d, b.lx, b.ly, b.lw, b.lh, 0xb0b0b0, 1);
         int row = 0;
         for (int k = 0; k < count; k++) {
             if (!s[k].label) continue;
-            const double ly = by + pad / 2 + row * lh + lh / 2;
-            dg_draw_line(&d, bx + pad, ly, bx + pad + sample, ly, s[k].rgb, 2.0 * fs);
-            dg_draw_text(&d, bx + pad + sample + sgap, ly, s[k].label, INK, font, DG_TEXT_LEFT | DG_TEXT_MIDDLE, 0);
+            const double ly = b.ly + pad / 2 + row * lh + lh / 2, lx = b.lx + pad;
+            if (dots_only(&s[k], log_y)) dg_draw_circle_fill(&d, lx + sample / 2, ly, dot, s[k].rgb, 1.0);
+            else dg_draw_line(&d, lx, ly, lx + sample, ly, s[k].rgb, 2.0 * b.fs);
+            dg_draw_text(&d, lx + sample + pad, ly, s[k].label, INK, font, DG_TEXT_LEFT | DG_TEXT_MIDDLE, 0);
             row++;
         }
     }
@@ -243,27 +469,60 @@ dg_status dg_plot_draw(dg_image *img, const char *title, const char *xlabel, con
     return dg_draw_end(&d, e);
 }
 
-/* Draws the plot described at dg_plot_draw on a w x h white canvas and writes
- * it to path as a PNG (atomically). Returns DG_OK, or DG_ERR_ARG (bad size or
- * series), DG_ERR_NOMEM, DG_ERR_IO with e set; on failure no file is left.
- * The series stay the caller's. */
+/* Draws a line plot over the whole of img (cleared to white first): a framed
+ * plot area with grid, outward ticks with numeric labels (log_y != 0: y on a
+ * log scale with decades labelled), the series as antialiased polylines in
+ * their colours, a legend of those with a label (in the first corner of the
+ * plot area that no line or dot crosses: top right, top left, bottom right,
+ * bottom left; else right of the plot area), the title on top and the axis
+ * labels (any of the three texts may be NULL). Points that are not finite, or
+ * not positive on a log axis, are skipped and break the line; a point with no
+ * drawable neighbour shows as a dot (a series of such points has a dot in the
+ * legend). With nothing to draw the axes still appear with a "no data" note.
+ * Returns DG_OK, or DG_ERR_ARG with e set (canvas too small, a series with
+ * n < 0 or no y), DG_ERR_NOMEM. Nothing is retained. */
+dg_status dg_plot_draw(dg_image *img, const char *title, const char *xlabel, const char *ylabel,
+                       int log_y, const dg_plot_series *s, int count, dg_err *e) {
+    const plot_in in = {title, xlabel, ylabel, log_y, NULL, 0, s, count};
+    return plot_draw(img, &in, e);
+}
+
+/* The peak memory of a w x h plot of n points (image.h). */
 double dg_plot_memory(int w, int h, double n) {
     return 4.0 * (1 << 20) + (double)w * h * (4 + 4) + n * 2 * sizeof(double);
 }
 
-dg_status dg_plot_lines(const char *path, int w, int h, const char *title, const char *xlabel,
-                        const char *ylabel, int log_y, const dg_plot_series *s, int count,
-                        dg_err *e) {
+/* Draws the plot of in (dg_plot_lines, dg_plot_categories) on a w x h white canvas and writes
+ * it to path as a PNG (atomically). Returns DG_OK, or DG_ERR_ARG (bad size or
+ * series), DG_ERR_NOMEM, DG_ERR_IO with e set; on failure no file is left.
+ * The series stay the caller's. */
+static dg_status plot_file(const char *path, int w, int h, const plot_in *in, dg_err *e) {
     if (w < 1 || h < 1 || w > DG_IMAGE_MAX_SIDE || h > DG_IMAGE_MAX_SIDE)
         return dg_err_set(e, DG_ERR_ARG, "%s: plot size %dx%d out of range (1..%d each)",
                           path ? path : "plot", w, h, DG_IMAGE_MAX_SIDE);
     dg_image *img = dg_image_create(w, h, 0xffffff);
     if (!img) return dg_err_set(e, DG_ERR_NOMEM, "%s: out of memory for a %dx%d plot", path ? path : "plot", w, h);
-    dg_status st = dg_plot_draw(img, title, xlabel, ylabel, log_y, s, count, e);
+    dg_status st = plot_draw(img, in, e);
     if (st == DG_OK) st = dg_png_write(img, path, e);
     else if (path) dg_err_prefix(e, path);
     dg_image_free(img);
     return st;
+}
+
+dg_status dg_plot_lines(const char *path, int w, int h, const char *title, const char *xlabel,
+                        const char *ylabel, int log_y, const dg_plot_series *s, int count,
+                        dg_err *e) {
+    const plot_in in = {title, xlabel, ylabel, log_y, NULL, 0, s, count};
+    return plot_file(path, w, h, &in, e);
+}
+
+dg_status dg_plot_categories(const char *path, int w, int h, const char *title, const char *xlabel,
+                             const char *ylabel, int log_y, const char *const *names, int ncat,
+                             const dg_plot_series *s, int count, dg_err *e) {
+    if (!names || ncat < 1)
+        return dg_err_set(e, DG_ERR_ARG, "%s: a plot of %d categories", path ? path : "plot", ncat);
+    const plot_in in = {title, xlabel, ylabel, log_y, names, ncat, s, count};
+    return plot_file(path, w, h, &in, e);
 }
 
 /* --------------------------------------------------- curves from a CSV */

@@ -18,6 +18,23 @@
 /* e may be NULL: then errors go to a local one */
 #define DG_ERR_LOCAL(e) dg_err e##_local = {0}; if (!(e)) (e) = &e##_local
 
+/* The end of the value starting at p in a --set list: the next comma outside brackets, or the
+ * string's end (a list value, "[16,16]", holds commas of its own). NULL when a bracket is unbalanced
+ * in the value: a ']' or '}' with none open, one left open at the end, or closed by the other kind. */
+static const char *value_end(const char *p) {
+    char open[16];
+    int depth = 0;
+    for (;; p++) {
+        if (!*p || (*p == ',' && depth == 0)) return depth ? NULL : p;
+        if (*p == '[' || *p == '{') {
+            if (depth == (int)sizeof open) return NULL;
+            open[depth++] = *p;
+        } else if (*p == ']' || *p == '}') {
+            if (!depth || open[--depth] != (*p == ']' ? '[' : '{')) return NULL;
+        }
+    }
+}
+
 dg_status dg_sweep_add(dg_sweep *s, const char *arg, dg_err *e) {
     const char *eq = arg ? strchr(arg, '=') : NULL;
     if (!eq || eq == arg || !eq[1])
@@ -34,8 +51,12 @@ dg_status dg_sweep_add(dg_sweep *s, const char *arg, dg_err *e) {
     const int K = s->nkeys;
     s->nvalues[K] = 0;
     for (const char *p = eq + 1;;) {
-        const char *c = strchr(p, ',');
-        const size_t n = c ? (size_t)(c - p) : strlen(p);
+        const char *end = value_end(p);
+        if (!end)
+            return dg_err_set(e, DG_ERR_ARG, "--set '%s': unbalanced brackets (a list value is one bracketed "
+                              "setting: KEY=[16,16],[32,32])", arg);
+        const char *c = *end ? end : NULL;
+        const size_t n = (size_t)(end - p);
         if (!n) return dg_err_set(e, DG_ERR_ARG, "--set '%s': an empty value", arg);
         if (n >= DG_SWEEP_VALUE_LEN) return dg_err_set(e, DG_ERR_ARG, "--set '%s': a value longer than %d characters", arg, DG_SWEEP_VALUE_LEN - 1);
         if (s->nvalues[K] >= DG_SWEEP_MAX_VALUES) return dg_err_set(e, DG_ERR_ARG, "--set '%s': more than %d values", arg, DG_SWEEP_MAX_VALUES);
@@ -114,6 +135,60 @@ dg_status dg_sweep_run_dir(const dg_sweep *s, int i, char *setting, size_t nsett
     return dg_path_join(dir, ndir, s->out, sub, e);
 }
 
+/* Appends text to out (length *at, cap bytes); when it does not fit, out ends in "..." and *at is
+ * set to cap so that later appends do nothing. */
+static void label_add(char *out, size_t cap, size_t *at, const char *text) {
+    if (*at >= cap) return;
+    const size_t n = strlen(text);
+    if (*at + n < cap) {
+        memcpy(out + *at, text, n + 1);
+        *at += n;
+        return;
+    }
+    snprintf(out + *at, cap - *at, "%s", text);
+    if (cap >= 4) memcpy(out + cap - 4, "...", 4);
+    *at = cap;
+}
+
+/* The name key k goes by in a label: its last part ("lr" of "train.lr"), or the whole key when
+ * another key of the sweep ends in the same part. */
+static const char *short_key(const dg_sweep *s, int k) {
+    const char *dot = strrchr(s->key[k], '.'), *last = dot ? dot + 1 : s->key[k];
+    for (int j = 0; j < s->nkeys; j++) {
+        const char *d = strrchr(s->key[j], '.');
+        if (j != k && !strcmp(d ? d + 1 : s->key[j], last)) return s->key[k];
+    }
+    return last;
+}
+
+void dg_sweep_label(const dg_sweep *s, int k, const char *sep, char *out, size_t cap) {
+    if (!cap) return;
+    out[0] = '\0';
+    const int ns = s->nseeds > 0 ? s->nseeds : 1, nset = dg_sweep_count(s) / ns;
+    if (k < -1 || k >= nset) return;
+    int vi[DG_SWEEP_MAX_KEYS] = {0}, si, varies = 0;
+    if (k >= 0) decode(s, k * ns, vi, &si);
+    for (int j = 0; j < s->nkeys; j++) varies |= s->nvalues[j] > 1;
+    if (k >= 0 && !s->nkeys) {
+        snprintf(out, cap, "default");
+        return;
+    }
+    size_t at = 0;
+    int n = 0;
+    for (int j = 0; j < s->nkeys; j++) {
+        /* a setting: the keys that vary (every key when none does); -1: the others */
+        const int mine = k >= 0 ? !varies || s->nvalues[j] > 1 : varies && s->nvalues[j] == 1;
+        if (!mine) continue;
+        char part[96], value[24];
+        const char *v = s->value[j][vi[j]];
+        if (strlen(v) < sizeof value - 4) snprintf(value, sizeof value, "%s", v);
+        else snprintf(value, sizeof value, "%.16s...", v);  /* a long value: its start */
+        snprintf(part, sizeof part, "%s=%s", short_key(s, j), value);
+        if (n++) label_add(out, cap, &at, sep ? sep : ", ");
+        label_add(out, cap, &at, part);
+    }
+}
+
 static int file_in(const dg_sweep *s, int i, const char *name) {
     char setting[512], dir[DG_PATH_MAX - 64], path[DG_PATH_MAX];
     long long seed;
@@ -187,20 +262,7 @@ dg_status dg_sweep_train(const dg_sweep *s, int i, int rank, dg_train_cb cb, voi
     return st;
 }
 
-/* The cells of one CSV line (no quoted commas: the sweep's cells hold none) into cell, at most max;
- * the count. line is cut in place. */
-static int split(char *line, char **cell, int max) {
-    int n = 0;
-    line[strcspn(line, "\r\n")] = '\0';
-    for (char *p = line; n < max;) {
-        cell[n++] = p;
-        char *c = strchr(p, ',');
-        if (!c) break;
-        *c = '\0';
-        p = c + 1;
-    }
-    return n;
-}
+#define SUMMARY_LABEL 160  /* a setting's label on summary.png, bytes */
 
 dg_status dg_sweep_summary(const dg_sweep *s, dg_err *e) {
     DG_ERR_LOCAL(e);
@@ -232,13 +294,17 @@ dg_status dg_sweep_summary(const dg_sweep *s, dg_err *e) {
             snprintf(header, sizeof header, "%s", head);
             if ((st = dg_csv_begin(&c, path, e)) != DG_OK) break;
             began = 1;
-            ncols = split(head, cell, DG_CSV_MAX_COLS);
+            ncols = dg_csv_split(head, cell, DG_CSV_MAX_COLS);
             for (int k = 0; k < ncols; k++) dg_csv_col(&c, cell[k], DG_CSV_STR);
+            if (ncols < s->nkeys + 2) {   /* the keys, the seed, the final loss at least */
+                st = dg_err_set(e, DG_ERR_FORMAT, "%s: not the header of a run of this sweep", rpath);
+                break;
+            }
         } else if (strcmp(head, header)) {
             st = dg_err_set(e, DG_ERR_FORMAT, "%s: its columns differ from the first run's", rpath);
             break;
         }
-        const int n = split(line, cell, DG_CSV_MAX_COLS);
+        const int n = dg_csv_split(line, cell, DG_CSV_MAX_COLS);
         if (n != ncols) {
             st = dg_err_set(e, DG_ERR_FORMAT, "%s: %d cells, the header has %d", rpath, n, ncols);
             break;
@@ -275,10 +341,31 @@ dg_status dg_sweep_summary(const dg_sweep *s, dg_err *e) {
         free(v);
         const dg_plot_series ser[2] = {{"seeds", px, py, a, dg_plot_color(0)},
                                        {"median", px + 3 * N, py + 3 * N, b - 3 * N, dg_plot_color(3)}};
+        /* each setting named by its values, a key a line; the keys every run shares under the axis */
+        char (*label)[SUMMARY_LABEL] = malloc((size_t)nset * sizeof *label);
+        const char **names = malloc((size_t)nset * sizeof *names);
+        if (st == DG_OK && (!label || !names)) st = dg_err_set(e, DG_ERR_NOMEM, "out of memory");
+        int lines = 1;
+        for (int k = 0; st == DG_OK && k < nset; k++) {
+            dg_sweep_label(s, k, "\n", label[k], sizeof label[k]);
+            names[k] = label[k];
+            int n = 1;
+            for (const char *q = label[k]; *q; q++) n += *q == '\n';
+            lines = n > lines ? n : lines;
+        }
+        /* wide enough for every label's lines as columns read upwards (16 pixels a line), up to
+         * 4000 pixels: past that every k-th setting is labelled */
+        const double want = 160.0 + nset * (16.0 * lines + 4);
+        const int w = want < 760 ? 760 : want > 4000 ? 4000 : (int)want;
+        char fixed[96], xlabel[128] = "setting";
+        dg_sweep_label(s, -1, ", ", fixed, sizeof fixed);
+        if (fixed[0]) snprintf(xlabel, sizeof xlabel, "setting (every run: %s)", fixed);
         snprintf(path, sizeof path, "%s/summary.png", s->out);
         if (st == DG_OK)
-            st = dg_plot_lines(path, 760, 560, "sweep: final loss per setting", "setting (summary.csv order)",
-                               "final loss", 0, ser, 2, e);
+            st = dg_plot_categories(path, w, 560, "sweep: final loss per setting", xlabel, "final loss", 0, names,
+                                    nset, ser, 2, e);
+        free(label);
+        free(names);
     }
     free(loss);
     free(px);
