@@ -16,7 +16,12 @@
     docs_check.py measure SRC BUILD [ID...]
                                       runs the measurements named (by id or id prefix; default all,
                                       the slow ones too) and prints quoted and measured values,
-                                      failing on nothing: how a quoted number is brought up to date.
+                                      failing on nothing.
+    docs_check.py update SRC BUILD [ID...]
+                                      the same, and writes the measured values (rounded to their
+                                      precision; today's date on those that carry one) into
+                                      docs/measurements/*.json: then `static` names each quote to
+                                      bring up to date.
 Python 3 alone (no packages): the files are JSON.
 """
 import glob
@@ -24,6 +29,7 @@ import json
 import math
 import os
 import re
+import resource
 import shlex
 import shutil
 import subprocess
@@ -239,8 +245,8 @@ def load_measurements(src):
             continue
         for name, r in data.get("runs", {}).items():
             r = dict(r, id=f"{stem}.{name}", file=rel, stem=stem)
-            if not isinstance(r.get("command"), str) or not r["command"].startswith("difgames "):
-                fail(f"{rel}: run {name}: 'command' must be a difgames command line")
+            if not isinstance(r.get("command"), str) or not r["command"].strip():
+                fail(f"{rel}: run {name}: 'command' must be a command line")
             runs[r["id"]] = r
         for m in data.get("measurements", []):
             mid = f"{stem}.{m.get('id')}"
@@ -261,8 +267,8 @@ def load_measurements(src):
             fail(f"{rel}: {mid}: 'precision' must be one of " + ", ".join(PREC_KEYS))
             m["precision"] = {"abs": 0}
         rd = m.get("read", {})
-        if not isinstance(rd, dict) or not any(k in rd for k in ("json", "csv", "regex")):
-            fail(f"{rel}: {mid}: 'read' must give json, csv or regex")
+        if not isinstance(rd, dict) or not any(k in rd for k in ("json", "csv", "regex", "wall", "cpu")):
+            fail(f"{rel}: {mid}: 'read' must give json, csv, regex, wall or cpu")
         if not rechecked(m, runs) and not (m.get("measured") and m.get("machine")):
             fail(f"{rel}: {mid}: not rechecked, so it needs 'measured' (a date) and 'machine'")
     for r in runs.values():
@@ -352,6 +358,12 @@ def check_markers(src, ms, runs):
 
 # ---------------------------------------------------------------- reruns
 
+def cpu_children():
+    """the CPU seconds (user + system) the finished child processes have used so far"""
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
+
+
 class Runner:
     """runs the measurements' commands once each, in one temporary copy of what they read"""
 
@@ -374,7 +386,7 @@ class Runner:
             if self.run(a) is None:
                 self.out[rid] = None
                 return None
-        t0 = time.time()
+        t0, c0 = time.time(), cpu_children()
         p = subprocess.run(["bash", "-eo", "pipefail", "-c", r["command"]], cwd=self.tmp, env=self.env,
                            stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=900)
         print(f"  [{time.time() - t0:5.1f} s] {r['command']}", flush=True)
@@ -382,7 +394,7 @@ class Runner:
             fail(f"{r['file']}: run {rid} exited {p.returncode}: {r['command']}\n{p.stderr[-2000:]}")
             self.out[rid] = None
         else:
-            self.out[rid] = (p.stdout, p.stderr)
+            self.out[rid] = (p.stdout, p.stderr, time.time() - t0, cpu_children() - c0)
         return self.out[rid]
 
     def value(self, m):
@@ -391,7 +403,9 @@ class Runner:
         if o is None:
             return "its run failed"
         rd, x = m["read"], None
-        if "json" in rd:
+        if "wall" in rd or "cpu" in rd:
+            x = o[2] if "wall" in rd else o[3]
+        elif "json" in rd:
             for ln in reversed(o[0].strip().split("\n")):
                 try:
                     j = json.loads(ln)
@@ -426,8 +440,57 @@ class Runner:
             return f"read {x!r}, not a number"
 
 
-def measure(src, build, ms, runs, quoted, pick, strict):
-    """reruns the picked measurements; strict: fails on drift (doc, id, quoted, measured)"""
+def rounded(m, x):
+    """a measured value at the measurement's precision (as update writes it)"""
+    p = m["precision"]
+    if "decimals" in p:
+        return round(x, p["decimals"]) if p["decimals"] else int(round(x))
+    if "digits" in p and x:
+        d = p["digits"] - 1 - math.floor(math.log10(abs(x)))
+        return round(x, d) if d > 0 else int(round(x, d))
+    return float(f"{x:.6g}")
+
+
+def dump(data):
+    """a measurement file as JSON, one run and one measurement a line (diffs stay readable)"""
+    one = lambda x: json.dumps(x, ensure_ascii=False)
+    out = ["{"]
+    keys = [k for k in data if k not in ("runs", "measurements")]
+    for k in keys:
+        out.append(f"  {one(k)}: {one(data[k])},")
+    out.append('  "runs": {')
+    rs = list(data.get("runs", {}).items())
+    out += [f"    {one(k)}: {one(v)}" + ("," if i < len(rs) - 1 else "") for i, (k, v) in enumerate(rs)]
+    out.append("  },")
+    out.append('  "measurements": [')
+    ms = data.get("measurements", [])
+    out += [f"    {one(m)}" + ("," if i < len(ms) - 1 else "") for i, m in enumerate(ms)]
+    out += ["  ]", "}"]
+    return "\n".join(out) + "\n"
+
+
+def write_values(src, ms, values):
+    """writes measured values (rounded) into the measurement files, atomically"""
+    for path in sorted({ms[mid]["file"] for mid in values}):
+        full = os.path.join(src, path)
+        data = json.loads(read(full))
+        stem = os.path.basename(path)[:-5]
+        for m in data["measurements"]:
+            mid = f"{stem}.{m['id']}"
+            if mid in values:
+                m["value"] = rounded(ms[mid], values[mid])
+                if "measured" in m:
+                    m["measured"] = time.strftime("%Y-%m-%d")
+        tmp = full + ".tmp"
+        with open(tmp, "w", encoding="utf-8") as f:
+            f.write(dump(data))
+        os.replace(tmp, full)
+        print(f"docs_check: wrote {path}")
+
+
+def measure(src, build, ms, runs, quoted, pick, strict, values=None):
+    """reruns the picked measurements; strict: fails on drift (doc, id, quoted, measured);
+    values: a dict that receives each measured number"""
     rn = Runner(src, build, runs)
     try:
         n = 0
@@ -440,7 +503,10 @@ def measure(src, build, ms, runs, quoted, pick, strict):
             shown = fmt(m) or m["value"]
             if isinstance(got, str):
                 fail(f"{where}: {mid}: {got}")
-            elif not within(m, got):
+                continue
+            if values is not None:
+                values[mid] = got
+            if not within(m, got):
                 msg = f"{where}: {mid}: quoted {shown}, measured {got:.6g} (precision {m['precision']})"
                 fail(msg) if strict else print("  drift: " + msg)
             else:
@@ -452,7 +518,7 @@ def measure(src, build, ms, runs, quoted, pick, strict):
 
 def main(argv):
     """the modes above; exit status 0 when everything holds, 1 on a failure, 2 on bad usage"""
-    if len(argv) < 2 or argv[0] not in ("static", "rerun", "measure") or \
+    if len(argv) < 2 or argv[0] not in ("static", "rerun", "measure", "update") or \
             (argv[0] != "static" and len(argv) < 3):
         print(__doc__, file=sys.stderr)
         return 2
@@ -472,10 +538,12 @@ def main(argv):
         if mode == "rerun":
             n = measure(src, build, ms, runs, quoted, lambda m: rechecked(m, runs), True)
         else:
-            names = argv[3:]
+            names, values = argv[3:], {}
             n = measure(src, build, ms, runs, quoted,
                         lambda m: not names or any(m["id"] == x or m["id"].startswith(x + ".") for x in names),
-                        False)
+                        False, values)
+            if mode == "update":
+                write_values(src, ms, values)
         print(f"docs_check: {mode}: {n} measurements, {time.time() - t0:.0f} s")
     if FAILS:
         print(f"docs_check: {len(FAILS)} failure(s)", file=sys.stderr)
