@@ -20,8 +20,8 @@
     docs_check.py update SRC BUILD [ID...]
                                       the same, and writes the measured values (rounded to their
                                       precision; today's date on those that carry one) into
-                                      docs/measurements/*.json: then `static` names each quote to
-                                      bring up to date.
+                                      docs/measurements/*.json and into the marked quotes of the
+                                      docs: then read the prose around each changed quote.
 Python 3 alone (no packages): the files are JSON.
 """
 import glob
@@ -29,7 +29,6 @@ import json
 import math
 import os
 import re
-import resource
 import shlex
 import shutil
 import subprocess
@@ -94,7 +93,7 @@ def check_dependencies(src):
         fail("README.md: no '## Dependencies' table")
         return
     first = " ".join(rows)
-    words = {norm_dep(w) for w in re.findall(r"[A-Za-z0-9][A-Za-z0-9.+_-]*", first)}
+    words = {norm_dep(w) for w in re.findall(r"[A-Za-z0-9](?:[A-Za-z0-9.+_-]*[A-Za-z0-9+])?", first)}
     # (a) every Debian package build.sh installs, by its exact name
     build_sh = read(os.path.join(src, "build.sh"))
     pkgs = []
@@ -136,7 +135,7 @@ def check_dependencies(src):
     if not note:
         fail("README.md: no static-link note (pkg-config --static)")
         return
-    nwords = {norm_dep(w) for w in re.findall(r"[A-Za-z0-9][A-Za-z0-9.+_-]*", note.group(0))}
+    nwords = {norm_dep(w) for w in re.findall(r"[A-Za-z0-9](?:[A-Za-z0-9.+_-]*[A-Za-z0-9+])?", note.group(0))}
     for lib in libs:
         if norm_dep(lib) not in nwords:
             fail(f"README.md: the static-link note ('pkg-config --static' adds ...) lacks {lib}, "
@@ -358,12 +357,6 @@ def check_markers(src, ms, runs):
 
 # ---------------------------------------------------------------- reruns
 
-def cpu_children():
-    """the CPU seconds (user + system) the finished child processes have used so far"""
-    r = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return r.ru_utime + r.ru_stime
-
-
 class Runner:
     """runs the measurements' commands once each, in one temporary copy of what they read"""
 
@@ -377,29 +370,56 @@ class Runner:
         os.symlink(os.path.abspath(os.path.join(build, "difgames")), os.path.join(self.tmp, "bin", "difgames"))
         self.env = dict(os.environ, HOME=self.tmp, PATH=os.path.join(self.tmp, "bin") + ":" + os.environ["PATH"])
 
-    def run(self, rid):
-        """the output (stdout, stderr) of a run, after the runs it needs; None when it failed"""
-        if rid in self.out:
-            return self.out[rid]
-        r = self.runs[rid]
-        for a in r["after"]:
-            if self.run(a) is None:
+    def run_all(self, rids, jobs):
+        """runs the named runs and those they need (after), each once, `jobs` at a time, each
+        when the runs it needs have ended; a run whose prerequisite failed does not run"""
+        need, stack = set(), list(rids)
+        while stack:
+            r = stack.pop()
+            if r not in need:
+                need.add(r)
+                stack += self.runs[r]["after"]
+        order = [r for r in self.runs if r in need]  # the files' order: long trainings come first
+        running = {}
+        while order or running:
+            for rid in list(order):
+                deps = self.runs[rid]["after"]
+                if any(a in self.out and self.out[a] is None for a in deps):
+                    self.out[rid] = None
+                    order.remove(rid)
+                elif len(running) < jobs and all(a in self.out for a in deps):
+                    order.remove(rid)
+                    outf, errf = tempfile.TemporaryFile("w+"), tempfile.TemporaryFile("w+")
+                    p = subprocess.Popen(["bash", "-eo", "pipefail", "-c", self.runs[rid]["command"]],
+                                         cwd=self.tmp, env=self.env, stdin=subprocess.DEVNULL,
+                                         stdout=outf, stderr=errf, text=True)
+                    running[p.pid] = (rid, p, time.time(), outf, errf)
+            if not running:
+                if order:  # nothing runs and nothing can start: runs that need each other
+                    fail("runs that need each other (after): " + ", ".join(order))
+                    for rid in order:
+                        self.out[rid] = None
+                    order = []
+                continue
+            pid, status, ru = os.wait4(-1, 0)  # the next of ours to end, with its own CPU time
+            if pid not in running:
+                continue
+            rid, p, t0, outf, errf = running.pop(pid)
+            p.returncode = os.waitstatus_to_exitcode(status)
+            outf.seek(0)
+            errf.seek(0)
+            out, err = outf.read(), errf.read()
+            r = self.runs[rid]
+            print(f"  [{time.time() - t0:5.1f} s] {r['command']}", flush=True)
+            if p.returncode != 0:
+                fail(f"{r['file']}: run {rid} exited {p.returncode}: {r['command']}\n{err[-2000:]}")
                 self.out[rid] = None
-                return None
-        t0, c0 = time.time(), cpu_children()
-        p = subprocess.run(["bash", "-eo", "pipefail", "-c", r["command"]], cwd=self.tmp, env=self.env,
-                           stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=900)
-        print(f"  [{time.time() - t0:5.1f} s] {r['command']}", flush=True)
-        if p.returncode != 0:
-            fail(f"{r['file']}: run {rid} exited {p.returncode}: {r['command']}\n{p.stderr[-2000:]}")
-            self.out[rid] = None
-        else:
-            self.out[rid] = (p.stdout, p.stderr, time.time() - t0, cpu_children() - c0)
-        return self.out[rid]
+            else:
+                self.out[rid] = (out, err, time.time() - t0, ru.ru_utime + ru.ru_stime)
 
     def value(self, m):
         """the measured number of a measurement (scaled as the doc quotes it), or an error string"""
-        o = self.run(m["run"])
+        o = self.out.get(m["run"])
         if o is None:
             return "its run failed"
         rd, x = m["read"], None
@@ -424,10 +444,17 @@ class Runner:
             head, body = rows[0], rows[1:]
             if rd.get("column") not in head:
                 return f"{rd['csv']} has no column {rd.get('column')}"
-            row = rd.get("row", -1)
-            if not -len(body) <= row < len(body):
-                return f"{rd['csv']} has no row {row}"
-            x = body[row][head.index(rd["column"])]
+            if "where" in rd:  # the row whose columns hold these values ({"epoch": 100})
+                hit = [r for r in body if all(k in head and float(r[head.index(k)]) == float(v)
+                                              for k, v in rd["where"].items())]
+                if not hit:
+                    return f"{rd['csv']} has no row where {rd['where']}"
+                x = hit[-1][head.index(rd["column"])]
+            else:
+                row = rd.get("row", -1)
+                if not -len(body) <= row < len(body):
+                    return f"{rd['csv']} has no row {row}"
+                x = body[row][head.index(rd["column"])]
         else:
             found = re.findall(rd["regex"], o[0] + o[1], re.M)
             k = rd.get("match", 0)
@@ -448,7 +475,7 @@ def rounded(m, x):
     if "digits" in p and x:
         d = p["digits"] - 1 - math.floor(math.log10(abs(x)))
         return round(x, d) if d > 0 else int(round(x, d))
-    return float(f"{x:.6g}")
+    return float(f"{x:.9g}")  # abs, rel: the number as measured (float32 results have 9 digits)
 
 
 def dump(data):
@@ -488,15 +515,39 @@ def write_values(src, ms, values):
         print(f"docs_check: wrote {path}")
 
 
+def write_quotes(src, ms):
+    """rewrites each marked quote of a changed measurement to the file's value (a leading + kept)"""
+    for doc in doc_files(src):
+        path = os.path.join(src, doc)
+        text = read(path)
+
+        def fix(mk):
+            m = ms.get(mk.group(2))
+            if not m:
+                return mk.group(0)
+            old, new = mk.group(1), fmt(m) or repr(m["value"])
+            if old.lstrip("+") == new or (not fmt(m) and float(old) == float(m["value"])):
+                return old
+            return "+" + new if old.startswith("+") and not new.startswith("-") else new
+        new = re.sub(r"([-+]?\d+(?:\.\d+)?(?:e[-+]?\d+)?)(?=[^\d<>|\n]{0,6}<!-- m:([A-Za-z0-9_.-]+) -->)", fix, text)
+        if new != text:
+            with open(path + ".tmp", "w", encoding="utf-8") as f:
+                f.write(new)
+            os.replace(path + ".tmp", path)
+            print(f"docs_check: wrote the quotes of {doc}")
+
+
 def measure(src, build, ms, runs, quoted, pick, strict, values=None):
     """reruns the picked measurements; strict: fails on drift (doc, id, quoted, measured);
     values: a dict that receives each measured number"""
     rn = Runner(src, build, runs)
     try:
         n = 0
-        for mid, m in ms.items():
-            if not pick(m):
-                continue
+        picked = [mid for mid, m in ms.items() if pick(m)]
+        jobs = int(os.environ.get("DOCS_CHECK_JOBS", "0")) or max(1, min(4, os.cpu_count() or 1))
+        rn.run_all({ms[mid]["run"] for mid in picked if ms[mid]["run"] in runs}, jobs)
+        for mid in picked:
+            m = ms[mid]
             n += 1
             got = rn.value(m)
             where = ", ".join(f"{d}:{ln}" for d, ln, _ in quoted.get(mid, [])) or m.get("doc")
@@ -544,6 +595,8 @@ def main(argv):
                         False, values)
             if mode == "update":
                 write_values(src, ms, values)
+                ms, runs = load_measurements(src)
+                write_quotes(src, ms)
         print(f"docs_check: {mode}: {n} measurements, {time.time() - t0:.0f} s")
     if FAILS:
         print(f"docs_check: {len(FAILS)} failure(s)", file=sys.stderr)
