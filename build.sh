@@ -8,6 +8,8 @@
 #   ./build.sh bench    build, then the benchmarks (bench/), never run by tests
 #   ./build.sh install  build, then install the command, the library (shared and
 #                       static), headers and difgames.pc (PREFIX, default /usr/local)
+#   ./build.sh docs-check  build, then check the docs: dependencies, output paths, and
+#                       every quoted measurement against docs/measurements/, rerun
 set -euo pipefail
 cd "$(dirname "$0")"
 MODE=${1:-build}
@@ -48,9 +50,10 @@ configure_build() {  # dir, extra cmake args...
 
 case "$MODE" in
     build|run|install) install_missing "${BUILD_PKGS[@]}" ;;
+    docs-check) install_missing "${BUILD_PKGS[@]}" python3 ;;
     test|bench) install_missing "${BUILD_PKGS[@]}" "${TEST_PKGS[@]}" ;;
-    -h|--help|help) sed -n '2,9p' "$0"; exit 0 ;;
-    *) echo "build.sh: unknown mode '$MODE' (build, run, test, bench, install)" >&2; exit 2 ;;
+    -h|--help|help) sed -n '2,12p' "$0"; exit 0 ;;
+    *) echo "build.sh: unknown mode '$MODE' (build, run, test, bench, install, docs-check)" >&2; exit 2 ;;
 esac
 
 configure_build build -DCMAKE_BUILD_TYPE=Release -DDG_TESTS="$([ "$MODE" = test ] && echo ON || echo OFF)"
@@ -97,6 +100,9 @@ case "$MODE" in
         ;;
     bench)
         if [ -x bench/run.sh ]; then bench/run.sh; else echo "build.sh: no benchmarks yet" >&2; exit 1; fi
+        ;;
+    docs-check)  # a couple of minutes: every measurement the docs quote that reruns in under a minute
+        python3 tests/docs_check.py rerun . build
         ;;
     install)
         cmake --install build --prefix "${PREFIX:-/usr/local}"
