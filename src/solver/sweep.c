@@ -218,6 +218,8 @@ static int split(char *line, char **cell, int max) {
 
 dg_status dg_sweep_summary(const dg_sweep *s, dg_err *e) {
     DG_ERR_LOCAL(e);
+    /* the summary's temporaries of a sweep killed while writing it (its runs' own: dg_run_train) */
+    if (dg_dir_clean(s->out, e) < 0) return e->status;
     const int N = dg_sweep_count(s);
     const int ns = s->nseeds > 0 ? s->nseeds : 1, nset = N / ns;
     char path[DG_PATH_MAX], setting[512], dir[DG_PATH_MAX - 64], header[4096] = "", line[4096];
