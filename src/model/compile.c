@@ -188,7 +188,7 @@ static int run_compiler(const char *src, const char *so, int log) {
     return WIFEXITED(status) && WEXITSTATUS(status) == 0;
 }
 
-#define MAX_OBJECT (256 << 20)      /* a larger object than the compiler can make of MAX_SOURCE: refused */
+#define MAX_OBJECT (256 << 20)      /* an object past this (far more than MAX_SOURCE makes) is not copied */
 
 /* Compiles the source b into the cache folder dir as <stem>.so, beside <stem>.cpp (the source, kept
  * for inspection) and <stem>.log (the compiler's messages, kept whether it succeeds or not). Each of
