@@ -207,7 +207,7 @@ done
 [ "$(wc -l <"$T/swl/summary.csv")" -eq 3 ] && grep -q '^"\[16,16\]",2,' "$T/swl/summary.csv" &&
     grep -q '^"\[32,32\]",2,' "$T/swl/summary.csv" ||
     { echo "FAIL sweep list values: summary.csv"; sed 's/^/  | /' "$T/swl/summary.csv"; fail=$((fail + 1)); }
-check "sweep unbalanced list" 2 "difgames sweep: --set 'policy.hidden=[16,16': unbalanced brackets (a list value is one bracketed setting: KEY=[16,16],[32,32])" \
+check "sweep unbalanced list" 2 "difgames sweep: --set policy.hidden: unbalanced brackets (a list value is one bracketed setting: KEY=[16,16],[32,32]); got '[16,16'" \
       "$DG" sweep --config "$R" --set 'policy.hidden=[16,16' --out "$T/swu"
 [ "$(wc -l <"$T/err")" -eq 1 ] && [ ! -e "$T/swu" ] || { echo "FAIL sweep unbalanced list: not one line, or a folder made"; fail=$((fail + 1)); }
 

@@ -7,7 +7,7 @@
 #  1. files that are not regular files (FIFO, device, folder) as any input
 #  2. two runs writing one output folder (and its lock file planted as a link)
 #  3. an output that is an input of the same command; paths too long
-#  4. lists on the command line
+#  4. lists on the command line (4b: each list-taking option given an over-long value)
 #  5. options that make no sense
 #  6. exit codes and one-line errors of the command itself
 # usage: hostile_input_test.sh path/to/difgames repo_root
@@ -97,17 +97,17 @@ table=(
   "run folder name too long|name too long (300 characters; at most 255)|train --config $R --epochs 1 --out $T/never16/$LONG"
   "pg folder name too long|folder name too long|pg --config $R --iters 1 --out $T/never17/$LONG"
   # 4. lists
-  "--seeds empty item|--seeds: item 2 '' is not a number|train --config $R --seeds 1,,2 --out $T/never10"
-  "--seeds not a number|--seeds: item 1 'x' is not a number|train --config $R --seeds x --out $T/never10"
-  "--seeds trailing comma|--seeds: item 3 '' is not a number|train --config $R --seeds 1,2, --out $T/never10"
-  "--seeds negative|--seeds: item 1 is -1; expected a whole number from 0|train --config $R --seeds -1 --out $T/never10"
-  "--seeds fraction|--seeds: item 2 is 1.5; expected a whole number|train --config $R --seeds 1,1.5 --out $T/never10"
+  "--seeds empty item|--seeds: item 2 is not a number: ''|train --config $R --seeds 1,,2 --out $T/never10"
+  "--seeds not a number|--seeds: item 1 is not a number: 'x'|train --config $R --seeds x --out $T/never10"
+  "--seeds trailing comma|--seeds: item 3 is not a number: ''|train --config $R --seeds 1,2, --out $T/never10"
+  "--seeds negative|--seeds: item 1 is '-1'; expected a whole number from 0|train --config $R --seeds -1 --out $T/never10"
+  "--seeds fraction|--seeds: item 2 is '1.5'; expected a whole number|train --config $R --seeds 1,1.5 --out $T/never10"
   "--seeds repeated|--seeds: seed 3 given twice|train --config $R --seeds 3,4,3 --out $T/never10"
-  "--times more than 64|--times: at most 63 numbers, got 70|hji solve --config $T/p2.yaml --out $T/never11.safetensors --times $SEEDS65"
-  "--times not numbers|--times: item 2 'b' is not a number|hji solve --config $T/p2.yaml --out $T/never11.safetensors --times 0.1,b"
-  "--from too many|--from: at most 6 numbers, got 7|hji play --config $T/p2.yaml --value $T/v.safetensors --from 1,2,3,4,5,6,7 --out $T/never12.csv"
+  "--times more than 64|--times: at most 63 numbers; got '1.01,2.01,3.01,|hji solve --config $T/p2.yaml --out $T/never11.safetensors --times $SEEDS65"
+  "--times not numbers|--times: item 2 is not a number: 'b'|hji solve --config $T/p2.yaml --out $T/never11.safetensors --times 0.1,b"
+  "--from too many|--from: at most 6 numbers; got '1,2,3,4,5,6,7'|hji play --config $T/p2.yaml --value $T/v.safetensors --from 1,2,3,4,5,6,7 --out $T/never12.csv"
   "--from wrong count|--from: pursuit2d needs 2 coordinates|hji play --config $T/p2.yaml --value $T/v.safetensors --from 1 --out $T/never12.csv"
-  "--from infinite|--from: item 1 'inf' is not a number|hji play --config $T/p2.yaml --value $T/v.safetensors --from inf,0 --out $T/never12.csv"
+  "--from infinite|--from: item 1 is not a number: 'inf'|hji play --config $T/p2.yaml --value $T/v.safetensors --from inf,0 --out $T/never12.csv"
   "--at junk|--at: expected x2=V|hji plot --value $T/v.safetensors --at x2=1junk --out $T/never13.png"
   # 5. options that make no sense
   "--epochs 0|key 'train.epochs': 0 epochs would train nothing|train --config $R --epochs 0 --out $T/never14"
@@ -171,6 +171,29 @@ table=(
 )
 printf '%-40s %s\n' "hostile input" "message (exit status 2)" >"$T/table.txt"
 run_rows "" "" "${table[@]}"
+
+# 4b. every list-taking option of every subcommand given an over-long value (issue 24): the one line
+# names the option, gives the reason first and echoes the value shortened ('0.01,0.02,...' (100
+# values)), 200 characters at most. (hji view's --at and --from: viewer_test.sh.)
+V100=$(seq -s, 1 100 | sed 's/[0-9][0-9]*/0.0&/g')   # 0.01,0.02,...,0.0100: 100 values
+S300=$(seq -s, 1 300)
+X3000=$(printf 'x%.0s' $(seq 1 3000))
+longlists=(
+  "sweep --set of 100 values|difgames sweep: --set train.lr: more than 32 values; got '0.01,0.02,0.03,0.04,0.05,0.06,0.07,0.08,0.09,...' (100 values)|sweep --config $R --out $T/never40 --set train.lr=$V100"
+  "sweep --set a value of 3000 characters|--set train.lr: a value longer than 47 characters: 'xxxx|sweep --config $R --out $T/never40 --set train.lr=0.1,$X3000"
+  "sweep --set a key of 3000 characters|--set: a key longer than 63 characters: 'xxxx|sweep --config $R --out $T/never40 --set $X3000=1,2"
+  "sweep --set 3000 characters without =|--set: expected KEY=V1,V2,..., got 'xxxx|sweep --config $R --out $T/never40 --set $X3000"
+  "sweep --seeds of 300 values|--seeds: more than 256 seeds; got '1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,...' (300 values)|sweep --config $R --out $T/never40 --seeds $S300"
+  "sweep --seeds of 3000 characters|--seeds: expected integers 0 .. 2147483647 separated by commas, got 'xxxx|sweep --config $R --out $T/never40 --seeds $X3000"
+  "train --seeds of 100, the last no number|--seeds: item 100 is not a number: 'x'|train --config $R --seeds $(seq -s, 1 99),x --out $T/never41"
+  "train --seeds an item of 3000 characters|--seeds: item 2 is not a number: 'xxxx|train --config $R --seeds 1,$X3000 --out $T/never41"
+  "hji solve --times of 100 values|--times: at most 63 numbers; got '0.01,0.02,0.03,0.04,0.05,0.06,0.07,0.08,0.09,...' (100 values)|hji solve --config $T/p2.yaml --out $T/never42.safetensors --times $V100"
+  "hji solve --times an item of 3000|--times: item 2 is not a number: 'xxxx|hji solve --config $T/p2.yaml --out $T/never42.safetensors --times 0.1,$X3000"
+  "hji plot --at of 3000 characters|--at: expected x2=V,... for axes 2..1, got 'x2=xxxx|hji plot --value $T/v.safetensors --at x2=$X3000 --out $T/never43.png"
+  "hji play --from of 100 values|--from: at most 6 numbers; got '0.01,0.02,|hji play --config $T/p2.yaml --value $T/v.safetensors --from $V100 --out $T/never44.csv"
+  "hji play --from an item of 3000|--from: item 1 is not a number: 'xxxx|hji play --config $T/p2.yaml --value $T/v.safetensors --from $X3000,1 --out $T/never44.csv"
+)
+MAXLEN=200 run_rows "long list: " "" "${longlists[@]}"
 left=$(find "$T" -name '*.tmp.*' -o -name 'never*' | head -n 3)
 [ -z "$left" ] && ok "nothing left behind by the refused commands" || bad "left behind: $left"
 [ -p "$T/fifo" ] || bad "the FIFO was replaced"

@@ -22,9 +22,10 @@ cfg() { printf "$2" >"$T/$1.yaml"; echo "$T/$1.yaml"; }
 # killed after 20 s, under `ulimit -v LIMIT` (KiB) when LIMIT is not empty. A row passes when it
 # exits with status 2 within the time, its stderr is one line holding the expected words, nothing
 # says it crashed, it wrote nothing on stdout, and, when OUTS names a folder, it left nothing
-# there (emptied after each row). LABEL goes before each row's name in ok/FAIL lines; without a
-# LIMIT, the row's name and its error line (the temporary folder written <tmp>) are appended to
-# $T/table.txt.
+# there (emptied after each row), and, when MAXLEN is set, the line has at most MAXLEN characters
+# (an echoed value shortened, the reason kept). LABEL goes before each row's name in ok/FAIL lines;
+# without a LIMIT, the row's name and its error line (the temporary folder written <tmp>) are
+# appended to $T/table.txt.
 run_rows() {
     local label=$1 limit=$2 row name rest want cmd rc lines
     shift 2
@@ -38,6 +39,8 @@ run_rows() {
         elif [ $rc -ne 2 ]; then bad "$label$name: exit $rc, want 2 ($(head -c 300 "$T/err"))"
         elif ! grep -qF -- "$want" "$T/err"; then bad "$label$name: message lacks '$want': $(head -c 400 "$T/err")"
         elif [ "$lines" -ne 1 ]; then bad "$label$name: $lines lines on stderr, want 1: $(head -c 300 "$T/err")"
+        elif [ -n "${MAXLEN:-}" ] && [ "$(wc -c <"$T/err")" -gt $((MAXLEN + 1)) ]; then
+            bad "$label$name: a line of $(($(wc -c <"$T/err") - 1)) characters, more than $MAXLEN: $(head -c 300 "$T/err")"
         elif grep -qiE 'sanitizer|segmentation|core dumped' "$T/err"; then bad "$label$name: crashed"
         elif [ -s "$T/stdout" ]; then bad "$label$name: wrote to stdout"
         elif [ -n "${OUTS:-}" ] && [ -n "$(ls -A "$OUTS")" ]; then bad "$label$name: left $(ls -A "$OUTS" | head -3)"

@@ -58,6 +58,29 @@ C=$T/cache/difgames/models
 if ls "$C"/*.cpp >/dev/null 2>&1 && ls "$C"/*.so >/dev/null 2>&1 && [ "$(stat -c %a "$C")" = 700 ]; then
     ok "compiled into a private cache folder ($(ls "$C" | wc -l) files)"
 else bad "no compiled model in $C: $(ls -la "$C" 2>&1 | head -5)"; fi
+# every file the cache writes (the source, the compiler's log, the object) goes through the one safe
+# writer: a symbolic link planted at its name, or at its temporary name <name>.tmp.<pid> (the pid known
+# by exec), is replaced, never written through; the file it points to keeps its bytes (issue 24)
+XC=$T/xcache/difgames/models
+XDG_CACHE_HOME=$T/xcache "$DG" eval --config $M --ckpt "$CK" --batch 4 >/dev/null 2>"$T/err" || bad "eval into a new cache: $(cat "$T/err")"
+h=$(basename "$(ls "$XC"/*.so 2>/dev/null | head -1)" .so)
+for kind in cpp log so; do
+    for at in name temporary; do
+        rm -rf "${XC:?}"/*
+        printf 'precious\n' >"$T/victim"
+        if [ $at = name ]; then ln -s "$T/victim" "$XC/$h.$kind"; fi
+        XDG_CACHE_HOME=$T/xcache sh -c '[ "$1" = name ] || ln -s "$2" "$3.tmp.$$" || exit 9; shift 3; exec "$@"' \
+            sh $at "$T/victim" "$XC/$h.$kind" "$DG" eval --config $M --ckpt "$CK" --batch 4 >/dev/null 2>"$T/err"
+        rc=$?
+        if [ -z "$h" ]; then bad "no compiled object in $XC"; break 2
+        elif [ $rc -ne 0 ]; then bad "a link at the $kind's $at: exit $rc: $(cat "$T/err")"
+        elif [ "$(cat "$T/victim")" != precious ]; then bad "a link at the $kind's $at: the file it points to was written"
+        elif [ -L "$XC/$h.$kind" ] || [ ! -f "$XC/$h.$kind" ] || [ ! -f "$XC/$h.so" ]; then
+            bad "a link at the $kind's $at: $(ls -la "$XC" | tr '\n' ' ')"
+        elif ls "$XC" | grep -qE 'tmp|build'; then bad "a link at the $kind's $at: left $(ls "$XC" | grep -E 'tmp|build')"
+        else ok "a link planted at the cache's $kind $at: replaced, what it points to untouched"; fi
+    done
+done
 grep -qF 'return N((((x-gx)^2)+((y-gy)^2))).v;' "$C"/*.cpp && ! grep -qF '(x - gx)^2 + (y - gy)^2' "$C"/*.cpp \
     && ok "the source is generated from the parsed expression, not pasted from the file" \
     || bad "the goal cost's function is not the canonical string in $(ls "$C"/*.cpp)"

@@ -3,7 +3,8 @@
 #  1. a table of bad inputs: each gets exit status 2 and one line naming the
 #     file, the key or tensor, and what was expected; nothing is left behind;
 #  2. a run killed with SIGKILL and resumed ends with the same bytes as one
-#     never stopped; SIGINT writes a final snapshot and exits cleanly;
+#     never stopped, and without the dead process's temporary files (a sweep's
+#     too); SIGINT writes a final snapshot and exits cleanly;
 #  3. a NaN injected at a snapshot epoch is rolled back; no snapshot holds NaN;
 #     a cost that is non-finite every epoch (log of a negative number) stops the
 #     run with exit 1 and one line naming the term and the epoch, the same bytes
@@ -68,7 +69,15 @@ pid=$!
 wait_for "$T/killed/epoch_0020.safetensors" || bad "no snapshot appeared"
 kill -9 $pid; wait $pid 2>/dev/null
 if [ -e "$T/killed/final.safetensors" ]; then bad "kill -9 came too late (run already finished)"; fi
+# the temporaries of processes that are gone ("<file>.tmp.<pid>", as a kill at another instant leaves
+# them: planted) go when the run resumes; a live process's (this shell's) stay (issue 24)
+sh -c 'exit 0' & dead=$!; wait $dead
+printf x >"$T/killed/metrics.csv.tmp.$dead"; printf x >"$T/killed/final.safetensors.tmp.$pid"
+printf x >"$T/killed/keep.tmp.$$"
 "$DG" train --resume "$T/killed" --quiet >"$T/out" 2>&1 || bad "resume after SIGKILL: $(cat "$T/out")"
+left=$(ls "$T/killed" | grep '\.tmp\.' | tr '\n' ' ')
+[ "$left" = "keep.tmp.$$ " ] && ok "resume removed the dead processes' temporaries, kept a live one's" \
+    || bad "temporaries after resume: '$left', want keep.tmp.$$ alone"
 if cmp -s "$T/full/final.safetensors" "$T/killed/final.safetensors"; then ok "SIGKILL + resume: final parameters byte-identical"
 else bad "SIGKILL + resume: final parameters differ"; fi
 cut -d, -f1-7 "$T/full/metrics.csv" >"$T/a.csv"; cut -d, -f1-7 "$T/killed/metrics.csv" >"$T/b.csv"
@@ -84,6 +93,20 @@ if [ $rc -eq 130 ] && [ -s "$T/int/final.safetensors" ] && grep -q '"interrupted
 else bad "SIGINT: exit $rc, $(tail -n 2 "$T/int.err")"; fi
 "$DG" train --resume "$T/int" --quiet >/dev/null 2>&1 || bad "resume after SIGINT"
 cmp -s "$T/full/final.safetensors" "$T/int/final.safetensors" && ok "SIGINT + resume: byte-identical" || bad "SIGINT + resume differs"
+
+# a sweep resumed: the temporaries of processes that are gone go from the sweep's folder (the
+# summary's) and from a run's folder when that run starts again; a live process's stay
+printf 'game: reach\ntrain: {batch: 4, epochs: 2}\n' >"$T/sw.yaml"
+"$DG" sweep --config "$T/sw.yaml" --out "$T/sw" --set train.lr=0.01,0.02 --quiet >/dev/null 2>"$T/err" \
+    || bad "sweep: $(cat "$T/err")"
+run1=$T/sw/train.lr=0.01/seed_config
+rm -f "$run1/result.csv"
+printf x >"$run1/metrics.csv.tmp.$dead"; printf x >"$run1/keep.tmp.$$"; printf x >"$T/sw/summary.png.tmp.$dead"
+"$DG" sweep --config "$T/sw.yaml" --out "$T/sw" --set train.lr=0.01,0.02 --resume --quiet >/dev/null 2>"$T/err" \
+    || bad "sweep --resume: $(cat "$T/err")"
+left=$(cd "$T/sw" && find . -name '*.tmp.*' | sort | tr '\n' ' ')
+[ "$left" = "./train.lr=0.01/seed_config/keep.tmp.$$ " ] && ok "sweep --resume removed the dead processes' temporaries" \
+    || bad "temporaries after sweep --resume: '$left'"
 
 # ---------------------------------------------------------------- 3. NaN at a snapshot epoch
 printf 'game: reach\ntrain: {batch: 8, epochs: 8, snapshots: [5], fault_nan_epoch: 5}\n' >"$T/nan.yaml"

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -238,6 +239,74 @@ static void test_dir_lock_links(void **state) {
     still_holds(victim, "precious");
 }
 
+/* a link planted at the temporary name "<path>.tmp.<pid>" (symbolic or hard) or at the final name
+ * is never written through: the file it points to keeps its bytes, path gets the new ones */
+static void test_file_begin_links(void **state) {
+    (void)state;
+    char victim[128], path[128], tmp[192];
+    in_dir(victim, sizeof victim, "victim2.txt");
+    in_dir(path, sizeof path, "out.txt");
+    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
+    for (int how = 0; how < 3; how++) {
+        write_text(victim, "precious");
+        unlink(path);
+        if (how == 0) assert_int_equal(symlink(victim, tmp), 0);   /* the temporary, a symbolic link */
+        if (how == 1) assert_int_equal(link(victim, tmp), 0);      /* the temporary, a hard link     */
+        if (how == 2) assert_int_equal(symlink(victim, path), 0);  /* the final name, a symbolic link */
+        dg_file f;
+        dg_err e = {0};
+        assert_int_equal(dg_file_begin(&f, path, &e), DG_OK);
+        fputs("new", f.fp);
+        assert_int_equal(dg_file_commit(&f, &e), DG_OK);
+        still_holds(victim, "precious");
+        still_holds(path, "new");
+        struct stat sb;
+        assert_int_equal(lstat(path, &sb), 0);
+        assert_true(S_ISREG(sb.st_mode));
+        assert_int_not_equal(lstat(tmp, &sb), 0);  /* nothing left at the temporary name */
+    }
+}
+
+/* dg_dir_clean removes the temporaries "<name>.tmp.<pid>" of processes that are gone and keeps
+ * those of a live process and every other file */
+static void test_dir_clean(void **state) {
+    (void)state;
+    char dir[128], p[256];
+    in_dir(dir, sizeof dir, "runs/clean");
+    dg_err e = {0};
+    assert_int_equal(dg_mkdirs(dir, &e), DG_OK);
+    const pid_t dead = fork();  /* a process that ended: its pid names no process (ESRCH) */
+    assert_true(dead >= 0);
+    if (dead == 0) _exit(0);
+    assert_int_equal(waitpid(dead, NULL, 0), dead);
+    const long pids[] = {-1, (long)dead, (long)getpid(), -1, -1};  /* -1: the name as it is */
+    const char *const names[] = {"metrics.csv", "metrics.csv.tmp.", "final.safetensors.tmp.", "x.tmp.abc", "x.tmp."};
+    for (int i = 0; i < 5; i++) {
+        if (pids[i] < 0) snprintf(p, sizeof p, "%s/%s", dir, names[i]);
+        else snprintf(p, sizeof p, "%s/%s%ld", dir, names[i], pids[i]);
+        write_text(p, "t");
+    }
+    snprintf(p, sizeof p, "%s/sub.tmp.%ld", dir, (long)dead);  /* a folder of that name: not a temporary */
+    assert_int_equal(mkdir(p, 0700), 0);
+    assert_int_equal(dg_dir_clean(dir, &e), 1);
+    snprintf(p, sizeof p, "%s/metrics.csv.tmp.%ld", dir, (long)dead);
+    assert_int_not_equal(access(p, F_OK), 0);
+    snprintf(p, sizeof p, "%s/final.safetensors.tmp.%ld", dir, (long)getpid());
+    assert_int_equal(access(p, F_OK), 0);
+    snprintf(p, sizeof p, "%s/metrics.csv", dir);
+    assert_int_equal(access(p, F_OK), 0);
+    snprintf(p, sizeof p, "%s/x.tmp.abc", dir);
+    assert_int_equal(access(p, F_OK), 0);
+    snprintf(p, sizeof p, "%s/x.tmp.", dir);
+    assert_int_equal(access(p, F_OK), 0);
+    snprintf(p, sizeof p, "%s/sub.tmp.%ld", dir, (long)dead);
+    assert_int_equal(access(p, F_OK), 0);
+    assert_int_equal(dg_dir_clean(dir, &e), 0);  /* nothing more to remove */
+    in_dir(p, sizeof p, "runs/none");           /* a folder that does not exist: one line naming it */
+    assert_int_equal(dg_dir_clean(p, &e), -1);
+    if (!strstr(e.msg, "runs/none")) fail_msg("%s", e.msg);
+}
+
 /* reads bounded by memory and by a cap, refused from the size alone (a sparse file is never read) */
 static void test_read_bounds(void **state) {
     (void)state;
@@ -396,6 +465,8 @@ int main(void) {
         cmocka_unit_test(test_path_same),
         cmocka_unit_test(test_dir_lock),
         cmocka_unit_test(test_dir_lock_links),
+        cmocka_unit_test(test_file_begin_links),
+        cmocka_unit_test(test_dir_clean),
         cmocka_unit_test(test_read_bounds),
         cmocka_unit_test(test_file_name_ok),
         cmocka_unit_test(test_csv_formats),

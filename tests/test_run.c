@@ -16,6 +16,7 @@
 
 #include "difgames/difgames.h"
 #include "difgames/run.h"
+#include "difgames/sweep.h"
 #include "util/tmpdir.h"
 
 static const char REACH[] = "game: reach\nseed: 3\nenv: {horizon: 8}\npolicy: {hidden: [8, 8]}\n"
@@ -401,12 +402,48 @@ static void test_median_and_list(void **state) {
     free(out);
     assert_int_equal(dg_parse_list("1,x", -10, 10, 0, &out, &e), -1);
     assert_null(out);
-    assert_non_null(strstr(e.msg, "item 2 'x' is not a number"));
+    assert_non_null(strstr(e.msg, "item 2 is not a number: 'x'"));
     assert_int_equal(dg_parse_list("1,2.5", 0, 10, 1, &out, &e), -1);
-    assert_non_null(strstr(e.msg, "item 2 is 2.5; expected a whole number"));
+    assert_non_null(strstr(e.msg, "item 2 is '2.5'; expected a whole number"));
     assert_int_equal(dg_parse_list("11", 0, 10, 0, &out, &e), -1);
     assert_int_equal(dg_parse_list("1,,2", 0, 10, 0, &out, &e), -1);
     assert_int_equal(dg_parse_list("", 0, 10, 0, &out, &e), -1);
+}
+
+/* dg_err_echo: a short value whole, a long one cut after a comma (or on a character boundary) with
+ * its count, control bytes as '?'; the library's list messages keep their reason before the echo */
+static void test_err_echo(void **state) {
+    (void)state;
+    char buf[DG_ECHO_LEN], list[800] = "", big[3001];
+    assert_string_equal(dg_err_echo(buf, sizeof buf, "train.lr=0.1", (size_t)-1), "'train.lr=0.1'");
+    assert_string_equal(dg_err_echo(buf, sizeof buf, "a\nb", (size_t)-1), "'a?b'");
+    assert_string_equal(dg_err_echo(buf, sizeof buf, "abcdef", 3), "'abc'");
+    assert_string_equal(dg_err_echo(buf, sizeof buf, NULL, (size_t)-1), "''");
+    for (int i = 1; i <= 100; i++)
+        snprintf(list + strlen(list), sizeof list - strlen(list), "%s0.%04d", i > 1 ? "," : "", i);
+    assert_string_equal(DG_ECHO(list), "'0.0001,0.0002,0.0003,0.0004,0.0005,0.0006,...' (100 values)");
+    memset(big, 'x', 3000);
+    big[3000] = 0;
+    dg_err_echo(buf, sizeof buf, big, (size_t)-1);
+    assert_int_equal(strlen(buf), 1 + DG_ECHO_SHOW + strlen("...' (3000 characters)"));
+    assert_non_null(strstr(buf, "xxx...' (3000 characters)"));
+    memcpy(big + DG_ECHO_SHOW - 1, "\xc3\xa9", 2);  /* an e-acute across the cut: not split */
+    dg_err_echo(buf, sizeof buf, big, (size_t)-1);
+    assert_non_null(strstr(buf, "x...' (3000 characters)"));
+    assert_null(strstr(buf, "\xc3..."));
+    /* the sweep's --set of 100 values: the reason survives, the line is short */
+    dg_sweep *sw = calloc(1, sizeof *sw);
+    assert_non_null(sw);
+    char arg[900];
+    snprintf(arg, sizeof arg, "train.lr=%s", list);
+    dg_err e = {0};
+    assert_int_equal(dg_sweep_add(sw, arg, &e), DG_ERR_ARG);
+    assert_string_equal(e.msg, "--set train.lr: more than 32 values; got '0.0001,0.0002,0.0003,0.0004,0.0005,0.0006,"
+                               "...' (100 values)");
+    assert_int_equal(dg_sweep_seeds(sw, big, &e), DG_ERR_ARG);
+    assert_true(strlen(e.msg) < 160);
+    assert_non_null(strstr(e.msg, "--seeds: expected integers"));
+    free(sw);
 }
 
 static void test_file_parent_make(void **state) {
@@ -468,6 +505,7 @@ int main(void) {
         cmocka_unit_test(test_seeds),
         cmocka_unit_test(test_pg_run),
         cmocka_unit_test(test_median_and_list),
+        cmocka_unit_test(test_err_echo),
         cmocka_unit_test(test_file_parent_make),
         cmocka_unit_test(test_replay_gif),
     };

@@ -248,6 +248,14 @@ run_rows "" "" \
     "hji view --input bad word|'jump' is no key|hji view --value $T/p2dt.safetensors --input $T/bad2.keys" \
     "hji view --at on 2-D|names no axis|hji view --value $T/p2dt.safetensors --at 1" \
     "hji view another game's config|solved for game 'pursuit2d'|hji view --value $T/p2dt.safetensors --config configs/hji/air3d.yaml"
+# hji view's list-taking options given an over-long value (issue 24, as hostile_input_test.sh's 4b):
+# the option and the reason first, the value echoed short, 200 characters at most
+V100=$(seq -s, 1 100 | sed 's/[0-9][0-9]*/0.0&/g')
+X3000=$(printf 'x%.0s' $(seq 1 3000))
+MAXLEN=200 run_rows "long list: " "" \
+    "hji view --at of 3000 characters|--at: names no axis after the first two of this 2-D value: 'x2=xxxx|hji view --value $T/p2dt.safetensors --at x2=$X3000" \
+    "hji view --from of 100 values|needs 2 coordinates; got '0.01,0.02,|hji view --value $T/p2dt.safetensors --config configs/hji/pursuit2d_time.yaml --from $V100" \
+    "hji view --from an item of 3000|--from: item 1 is not a number: 'xxxx|hji view --value $T/p2dt.safetensors --config configs/hji/pursuit2d_time.yaml --from $X3000"
 
 if [ -n "${DG_SCREENSHOTS:-}" ]; then
     cp "$T/view.png" "$DG_SCREENSHOTS/view.png"

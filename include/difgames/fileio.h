@@ -4,7 +4,11 @@
  * dg_file_begin opens "<path>.tmp.<pid>" in the target's folder; the caller
  * writes to f->fp; dg_file_commit flushes, fsyncs and renames it over path
  * (killed at any instant, path holds the old file or the new one, whole).
- * dg_file_abort removes the temporary file.
+ * dg_file_abort removes the temporary file. No link is followed: the temporary
+ * is created new (O_CREAT | O_EXCL | O_NOFOLLOW, after removing any name planted
+ * there), and the rename replaces a link at path instead of writing through it.
+ * A child process may write the temporary through fileno(f->fp) (the compiled
+ * models' compiler log does).
  *
  * Every file the library reads is opened by dg_file_open_read: a FIFO, a
  * device (/dev/zero, /dev/stdin) or a folder is refused before a byte is read,
@@ -12,7 +16,8 @@
  *
  * A run folder is held by dg_dir_lock for the run's life (an flock on
  * "<dir>/.lock"): a second run into the same folder is refused while the first
- * holds it; the lock goes with the process, however it ends.
+ * holds it; the lock goes with the process, however it ends. A process killed
+ * before its commit leaves its temporary file; dg_dir_clean removes those.
  */
 #ifndef DIFGAMES_FILEIO_H
 #define DIFGAMES_FILEIO_H
@@ -66,6 +71,12 @@ int       dg_path_same(const char *a, const char *b);
  * e set: DG_ERR_IO naming the folder when another run holds it. */
 int       dg_dir_lock(const char *dir, dg_err *e);
 void      dg_dir_unlock(int lock);                                 /* < 0 is harmless          */
+/* Removes from dir (not its subfolders) the temporary files "<name>.tmp.<pid>" that dg_file_begin
+ * left behind in a process that is gone (killed before its commit: kill(pid, 0) fails with ESRCH);
+ * a live process's are kept, and so is every other file. Returns how many it removed, or -1 with
+ * e set (DG_ERR_IO naming dir or the file). A process on another machine looks gone from here:
+ * call it on a folder this process holds (dg_dir_lock), as a resumed run does. */
+int       dg_dir_clean(const char *dir, dg_err *e);
 
 #ifdef __cplusplus
 }

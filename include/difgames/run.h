@@ -139,7 +139,8 @@ typedef struct dg_run_train_result {
 /* Trains r's config into dir (dg_trainer: metrics.csv, snapshots, final.safetensors,
  * resume.safetensors and loss.png, the config stored in them). Refuses train.epochs 0 on a fresh
  * run, a run that does not fit in memory (dg_run_memory_check) or on dir's disk (dg_run_disk_check);
- * holds dir (dg_dir_lock) until the run ends. resume (a resume.safetensors, may be NULL): go on
+ * holds dir (dg_dir_lock) until the run ends, and once it holds it removes the temporary files of
+ * an earlier run killed there (dg_dir_clean). resume (a resume.safetensors, may be NULL): go on
  * from it; go_on 1: r->opts.epochs was asked for, and must be more than the run has done. cb hears
  * DG_TRAIN_EV_START once the trainer is ready (res->epochs_before, res->checkpoint_every set), then
  * dg_trainer_run's events; *stop as there. On failure res->step says which step failed (res->epochs

@@ -50,6 +50,23 @@ dg_status dg_err_set(dg_err *e, dg_status s, const char *fmt, ...)
 /* Prefixes e's message with "prefix: " (e.g. a file name); returns e->status. */
 dg_status dg_err_prefix(dg_err *e, const char *prefix);
 
+/* How a message echoes a user's value (an option's text, a list): a value of up to DG_ECHO_SHOW
+ * bytes whole, 'train.lr=0.1'; a longer one cut after its last comma within DG_ECHO_SHOW bytes (or
+ * at that many bytes, on a character boundary), with its count: '0.0001,0.0002,...' (100 values), or
+ * 'xxxx...' (3000 characters). Control bytes and invalid UTF-8 become '?', so the line stays one
+ * line. Messages put the reason first and the echo after it ("--set train.lr: more than 32 values;
+ * got '0.0001,...' (100 values)"): a value, however long, can no longer push the reason past the
+ * end of dg_err's DG_ERR_LEN bytes. */
+#define DG_ECHO_SHOW 48
+#define DG_ECHO_LEN  128  /* room for any echo, quotes and count included */
+/* The echo of len bytes of text ((size_t)-1: up to its NUL) into buf (size bytes; DG_ECHO_LEN is
+ * enough), quotes included; returns buf. (Defined in src/io/text.c with the other message text.) */
+const char *dg_err_echo(char *buf, size_t size, const char *text, size_t len);
+/* dg_err_echo into a buffer living to the end of the enclosing block, for an argument of
+ * dg_err_set or printf (C only: a compound literal). DG_ECHO_N: the first n bytes of text. */
+#define DG_ECHO(text)      dg_err_echo((char[DG_ECHO_LEN]){0}, DG_ECHO_LEN, (text), (size_t)-1)
+#define DG_ECHO_N(text, n) dg_err_echo((char[DG_ECHO_LEN]){0}, DG_ECHO_LEN, (text), (n))
+
 #ifdef __cplusplus
 }
 #endif

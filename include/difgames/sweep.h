@@ -70,7 +70,9 @@ dg_status dg_sweep_train(const dg_sweep *s, int i, int rank, dg_train_cb cb, voi
 void      dg_sweep_label(const dg_sweep *s, int k, const char *sep, char *out, size_t cap);
 /* Reads every run's result.csv into out/summary.csv (the runs in order; a missing one is an error
  * naming it) and draws out/summary.png: each setting's final losses, seeds as points, the median
- * as a bar, the settings named by dg_sweep_label (dg_plot_categories). */
+ * as a bar, the settings named by dg_sweep_label (dg_plot_categories). First removes from out the
+ * temporary files of a sweep killed there (dg_dir_clean); a run's folder is cleaned when the run
+ * starts again (dg_run_train). */
 dg_status dg_sweep_summary(const dg_sweep *s, dg_err *e);
 
 #ifdef __cplusplus

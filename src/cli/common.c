@@ -59,7 +59,7 @@ int cli_make_parent(const char *cmd, const char *flag, const char *path) {
 int cli_int(const char *cmd, const char *flag, const char *text, int lo, int hi, int *out) {
     long v;
     if (!dg_parse_long(text, (size_t)-1, 10, &v) || v < lo || v > hi) {
-        cli_error(cmd, "%s: expected an integer from %d to %d, got '%s'", flag, lo, hi, text);
+        cli_error(cmd, "%s: expected an integer from %d to %d, got %s", flag, lo, hi, DG_ECHO(text));
         return 0;
     }
     *out = (int)v;
@@ -70,9 +70,9 @@ int cli_double(const char *cmd, const char *flag, const char *text, double lo, d
     double v;
     if (!dg_parse_double(text, (size_t)-1, &v) || !(v >= lo && v <= hi) || (v == lo && (open & CLI_OPEN_LO)) ||
         (v == hi && (open & CLI_OPEN_HI))) {
-        cli_error(cmd, "%s: expected a number in %c%g, %g%c, got '%s'", flag,
+        cli_error(cmd, "%s: expected a number in %c%g, %g%c, got %s", flag,
                   (open & CLI_OPEN_LO) || isinf(lo) ? '(' : '[', lo, hi, (open & CLI_OPEN_HI) || isinf(hi) ? ')' : ']',
-                  text);
+                  DG_ECHO(text));
         return 0;
     }
     *out = v;
@@ -154,9 +154,9 @@ void cli_help(FILE *fp, const char *help, const cli_opt *opts) {
 
 /* The error for a word that is no option, a: EXIT_USAGE. */
 static int stray_word(const char *cmd, const char *a, const cli_opt *opts) {
-    if (a[0] == '-') cli_error(cmd, "unknown option '%s' (see --help)", a);
-    else if (!opts->name) cli_error(cmd, "unexpected argument '%s': takes no arguments (see --help)", a);
-    else cli_error(cmd, "unexpected argument '%s' (options come as --name value; see --help)", a);
+    if (a[0] == '-') cli_error(cmd, "unknown option %s (see --help)", DG_ECHO(a));
+    else if (!opts->name) cli_error(cmd, "unexpected argument %s: takes no arguments (see --help)", DG_ECHO(a));
+    else cli_error(cmd, "unexpected argument %s (options come as --name value; see --help)", DG_ECHO(a));
     return EXIT_USAGE;
 }
 
@@ -220,7 +220,7 @@ int cli_parse_args(const char *cmd, int argc, char **argv, const cli_opt *opts, 
                     cli_error(cmd, "option %s takes no value", o->name);
                     return EXIT_USAGE;
                 }
-            cli_error(cmd, "unknown option '%s' (see --help)", a);
+            cli_error(cmd, "unknown option %s (see --help)", DG_ECHO(a));
             return EXIT_USAGE;
         }
         const cli_opt *o = &opts[c - OPT_VAL];
@@ -228,7 +228,7 @@ int cli_parse_args(const char *cmd, int argc, char **argv, const cli_opt *opts, 
         const size_t nl = strlen(o->name);
         const int inline_value = a[nl] == '=';
         if (strncmp(a, o->name, nl) || (a[nl] && !inline_value)) {
-            cli_error(cmd, "unknown option '%.*s' (see --help)", (int)strcspn(a, "="), a);
+            cli_error(cmd, "unknown option %s (see --help)", DG_ECHO_N(a, strcspn(a, "=")));
             return EXIT_USAGE;
         }
         if (o->value ? *o->value != NULL : *o->flag) {

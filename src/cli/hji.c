@@ -102,7 +102,7 @@ static int beside_value(const char *cmd, const char *value, const char *suffix, 
 static int parse_list(const char *cmd, const char *flag, const char *text, double *out, int max) {
     double *v = NULL;
     const int n = cli_list(cmd, flag, text, -INFINITY, INFINITY, 0, &v);
-    if (n > max) cli_error(cmd, "%s: at most %d numbers, got %d in '%.200s'", flag, max, n, text);
+    if (n > max) cli_error(cmd, "%s: at most %d numbers; got %s", flag, max, DG_ECHO(text));
     if (n > 0 && n <= max) memcpy(out, v, (size_t)n * sizeof *out);
     free(v);
     return n > max ? -1 : n;
@@ -202,7 +202,7 @@ static int hji_solve(int argc, char **argv) {
     switch (s == DG_OK ? DG_HJI_FILE_OK : r.step) {
     case DG_HJI_FILE_OK: break;
     case DG_HJI_FILE_COUNT: cli_error("hji solve", "--times and --slices: %s", e.msg); rc = EXIT_USAGE; break;
-    case DG_HJI_FILE_TIMES: cli_error("hji solve", "--times: %s, got '%s'", e.msg, times_s); break;
+    case DG_HJI_FILE_TIMES: cli_error("hji solve", "--times: %s; got %s", e.msg, DG_ECHO(times_s)); break;
     case DG_HJI_FILE_STATIONARY: cli_error("hji solve", "--times: %s", e.msg); break;
     case DG_HJI_FILE_MEMORY:
         cli_error("hji solve", "%s; lower grid.n (or --slices, --times, or use --float32)", e.msg);
@@ -301,8 +301,8 @@ static int hji_plot(int argc, char **argv) {
             double v;
             if (tok[0] != 'x' || eq >= len || !dg_parse_long(tok + 1, eq - 1, 10, &k) || k < 2 || k >= g->ndim ||
                 !dg_parse_double(tok + eq + 1, len - eq - 1, &v)) {
-                cli_error("hji plot", "--at: expected x2=V,... for axes 2..%d, got '%.*s'", g->ndim - 1,
-                          (int)(len < 60 ? len : 60), tok);
+                cli_error("hji plot", "--at: expected x2=V,... for axes 2..%d, got %s", g->ndim - 1,
+                          DG_ECHO_N(tok, len));
                 dg_hji_value_close(&vf);
                 return EXIT_USAGE;
             }
@@ -370,7 +370,8 @@ static int hji_play(int argc, char **argv) {
     dg_hji_value_slices vs = {0};
     const int nfrom = parse_list("hji play", "--from", from_s, x, DG_HJI_MAX_DIMS);
     if (nfrom != g->ndim) {
-        if (nfrom >= 0) cli_error("hji play", "--from: %s needs %d coordinates", p->name, g->ndim);
+        if (nfrom >= 0)
+            cli_error("hji play", "--from: %s needs %d coordinates; got %s", p->name, g->ndim, DG_ECHO(from_s));
         rc = EXIT_USAGE;
         goto done;
     }
@@ -525,6 +526,6 @@ int cmd_hji(int argc, char **argv) {
 #ifdef DG_HAVE_VIEWER
     if (!strcmp(argv[1], "view")) return cmd_hji_view(argc - 1, argv + 1);
 #endif
-    cli_error("hji", "unknown subcommand '%s' (solve, plot, play, versus)", argv[1]);
+    cli_error("hji", "unknown subcommand %s (solve, plot, play, versus)", DG_ECHO(argv[1]));
     return EXIT_USAGE;
 }

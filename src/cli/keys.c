@@ -66,7 +66,7 @@ static void print_game(const dg_game *g, int markdown) {
 static int print_hji(const char *game, int markdown) {
     dg_key keys[MAX_KEYS];
     if (game && dg_hji_game_keys(game, keys, MAX_KEYS) < 0) {
-        cli_error("keys", "unknown hji game '%s' (see difgames keys hji)", game);
+        cli_error("keys", "unknown hji game %s (see difgames keys hji)", DG_ECHO(game));
         return EXIT_USAGE;
     }
     if (!game) {
@@ -102,13 +102,13 @@ int cmd_keys(int argc, char **argv) {
     const int hji = nargs > 0 && !strcmp(args[0], "hji");
     const char *game = hji ? args[1] : args[0];
     if (!hji && nargs > 1) {
-        cli_error("keys", "unexpected argument '%s' (see --help)", args[1]);
+        cli_error("keys", "unexpected argument %s (see --help)", DG_ECHO(args[1]));
         return EXIT_USAGE;
     }
     if (hji) return print_hji(game, markdown);
     const dg_game *g = game ? dg_game_find(game) : NULL;
     if (game && !g) {
-        cli_error("keys", "unknown game '%s' (see difgames games)", game);
+        cli_error("keys", "unknown game %s (see difgames games)", DG_ECHO(game));
         return EXIT_USAGE;
     }
     if (g) {

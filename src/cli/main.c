@@ -128,6 +128,6 @@ int main(int argc, char **argv) {
         }
     char names[256] = "";  /* the table's commands: what this build has */
     for (size_t i = 0; i < sizeof CMDS / sizeof CMDS[0]; i++) cli_catf(names, sizeof names, "%s%s", i ? ", " : "", CMDS[i].name);
-    fprintf(stderr, "difgames: unknown command '%s' (commands: %s; see difgames --help)\n", argv[1], names);
+    fprintf(stderr, "difgames: unknown command %s (commands: %s; see difgames --help)\n", DG_ECHO(argv[1]), names);
     return EXIT_USAGE;
 }

@@ -55,15 +55,14 @@ int dg_parse_list(const char *text, double lo, double hi, int integer, double **
     int n = 0;
     for (const char *s = text;; s += strcspn(s, ",") + 1) {
         const size_t len = strcspn(s, ",");
-        const int shown = (int)(len < 60 ? len : 60);
         double x;
-        if (!dg_parse_double(s, len, &x)) {
-            dg_err_set(e, DG_ERR_ARG, "item %d '%.*s' is not a number (expected a list like 1,2,3, got '%.200s')",
-                       n + 1, shown, s, text);
+        if (!dg_parse_double(s, len, &x)) {  /* the reason first, the item echoed short (DG_ECHO) */
+            dg_err_set(e, DG_ERR_ARG, "item %d is not a number: %s (expected numbers separated by commas, like 1,2,3)",
+                       n + 1, DG_ECHO_N(s, len));
             break;
         }
         if (!(x >= lo && x <= hi) || (integer && x != floor(x))) {
-            dg_err_set(e, DG_ERR_ARG, "item %d is %.*s; expected %s from %.17g to %.17g", n + 1, shown, s,
+            dg_err_set(e, DG_ERR_ARG, "item %d is %s; expected %s from %.17g to %.17g", n + 1, DG_ECHO_N(s, len),
                        integer ? "a whole number" : "a number", lo, hi);
             break;
         }

@@ -5,8 +5,10 @@
 #include "difgames/fileio.h"
 #include "difgames/memory.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <limits.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -121,9 +123,27 @@ dg_status dg_file_begin(dg_file *f, const char *path, dg_err *e) {
         return dg_err_set(e, DG_ERR_IO, "%s: cannot write: it is %s, not a regular file", path, kind_of(sb.st_mode));
     strcpy(f->path, path);
     snprintf(f->tmp, sizeof f->tmp, "%s%s", path, pid);
-    f->fp = fopen(f->tmp, "wb");
-    if (!f->fp)
-        return dg_err_set(e, DG_ERR_IO, "%s: cannot write: %s", path, strerror(errno));
+    /* The temporary is made new, never opened through what is there: a link planted at its name
+     * (symbolic or hard) is removed (the name only, not what it points to), then O_EXCL | O_NOFOLLOW
+     * refuse anything that appears there meanwhile. The name is this process's: nothing else writes it. */
+    if (unlink(f->tmp) != 0 && errno != ENOENT) {
+        const int err = errno;
+        f->tmp[0] = 0;
+        return dg_err_set(e, DG_ERR_IO, "%s: cannot write: its temporary name is taken: %s", path, strerror(err));
+    }
+    const int fd = open(f->tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+    if (fd < 0) {
+        const int err = errno;
+        f->tmp[0] = 0;  /* not ours: dg_file_abort must not remove it */
+        return dg_err_set(e, DG_ERR_IO, "%s: cannot write: %s", path, strerror(err));
+    }
+    if (!(f->fp = fdopen(fd, "wb"))) {
+        const int err = errno;
+        close(fd);
+        remove(f->tmp);
+        f->tmp[0] = 0;
+        return dg_err_set(e, DG_ERR_IO, "%s: cannot write: %s", path, strerror(err));
+    }
     return DG_OK;
 }
 
@@ -335,4 +355,36 @@ int dg_dir_lock(const char *dir, dg_err *e) {
 
 void dg_dir_unlock(int lock) {
     if (lock >= 0) close(lock);
+}
+
+/* The pid of a temporary file's name "<name>.tmp.<pid>" (dg_file_begin's), 0 for another name. */
+static pid_t tmp_pid(const char *name) {
+    const char *t = strstr(name, ".tmp.");
+    for (const char *n; t && (n = strstr(t + 1, ".tmp.")); t = n) {}  /* the last one */
+    if (!t || t == name || !t[5] || strspn(t + 5, "0123456789") != strlen(t + 5) || strlen(t + 5) > 9) return 0;
+    return (pid_t)atol(t + 5);
+}
+
+int dg_dir_clean(const char *dir, dg_err *e) {
+    DIR *d = opendir(dir);
+    if (!d) {
+        dg_err_set(e, DG_ERR_IO, "%s: cannot list the folder: %s", dir, strerror(errno));
+        return -1;
+    }
+    int removed = 0;
+    for (struct dirent *de; (de = readdir(d));) {
+        const pid_t pid = tmp_pid(de->d_name);
+        if (pid <= 0 || kill(pid, 0) == 0 || errno != ESRCH) continue;  /* EPERM: alive, another user's */
+        struct stat sb;  /* a file or a link, never a folder: unlinkat removes the name, not what it points to */
+        if (fstatat(dirfd(d), de->d_name, &sb, AT_SYMLINK_NOFOLLOW) != 0 || S_ISDIR(sb.st_mode)) continue;
+        if (unlinkat(dirfd(d), de->d_name, 0) != 0 && errno != ENOENT) {
+            dg_err_set(e, DG_ERR_IO, "%s/%s: cannot remove the temporary file of process %ld (gone): %s", dir,
+                       de->d_name, (long)pid, strerror(errno));
+            closedir(d);
+            return -1;
+        }
+        removed++;
+    }
+    closedir(d);
+    return removed;
 }

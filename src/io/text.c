@@ -1,8 +1,12 @@
 /* UTF-8 validation and message-safe text (see text.h). */
+#define _POSIX_C_SOURCE 200809L  /* strnlen */
 #include "io/text.h"
 
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
+
+#include "difgames/status.h"
 
 /* Length of the valid UTF-8 sequence at s[0..n), or 0 if invalid (overlong forms, surrogates,
  * > U+10FFFF, and NUL, which no name, key or header may hold). */
@@ -46,4 +50,30 @@ void dg_text_append(char *buf, size_t cap, size_t *pos, const char *s, size_t n)
     }
     if (cap) buf[o < cap ? o : cap - 1] = 0;
     *pos = o;
+}
+
+const char *dg_err_echo(char *buf, size_t size, const char *text, size_t len) {
+    if (!buf || !size) return "";
+    if (!text) text = "";
+    if (len == (size_t)-1) len = strlen(text);
+    else len = strnlen(text, len);
+    size_t pos = 0;
+    buf[0] = 0;
+    dg_text_append(buf, size, &pos, "'", 1);
+    if (len <= DG_ECHO_SHOW) {
+        dg_text_append(buf, size, &pos, text, len);
+        dg_text_append(buf, size, &pos, "'", 1);
+        return buf;
+    }
+    size_t items = 1, cut = DG_ECHO_SHOW;
+    for (size_t i = 0; i < len; i++) items += text[i] == ',';
+    while (cut > 0 && text[cut - 1] != ',') cut--;  /* after the last whole item shown */
+    if (cut == 0)  /* no comma that early: DG_ECHO_SHOW bytes, not in the middle of a character */
+        for (cut = DG_ECHO_SHOW; cut > 0 && ((unsigned char)text[cut] & 0xC0) == 0x80;) cut--;
+    dg_text_append(buf, size, &pos, text, cut);
+    char count[48];
+    const int n = items > 1 ? snprintf(count, sizeof count, "...' (%zu values)", items)
+                            : snprintf(count, sizeof count, "...' (%zu characters)", len);
+    dg_text_append(buf, size, &pos, count, (size_t)n);
+    return buf;
 }

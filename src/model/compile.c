@@ -5,7 +5,8 @@
  * its fixed set), never from the user's text; ^ and the functions act on a small number type whose
  * operators the source defines. It is compiled by the system's C++ compiler, started without a shell
  * (posix_spawnp with an argument vector), in a private cache folder (owned by the user, mode 0700)
- * where the source stays for inspection, and the object is loaded by its absolute path. Every
+ * where the source stays for inspection, and the object is loaded by its absolute path. Every file
+ * of the cache is written whole through the library's safe writer (dg_file: no link followed). Every
  * compiled function is checked against libmatheval's value at spread points before it is used;
  * one that differs (libmatheval prints numbers to 6 digits in its strings) keeps the interpreter.
  * Anything that fails (no compiler, no cache folder) leaves the model interpreted: same values, slower. */
@@ -26,6 +27,7 @@
 
 #include <matheval.h>
 
+#include "difgames/fileio.h"
 #include "model/model.h"
 
 extern char **environ;
@@ -151,25 +153,29 @@ static int cache_dir(char *out, size_t size) {
     return strlen(path) < size;
 }
 
-static int write_file(const char *path, const char *text, size_t n) {
-    const int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW, 0600);
-    if (fd < 0) return 0;
-    size_t done = 0;
-    while (done < n) {
-        const ssize_t w = write(fd, text + done, n - done);
-        if (w <= 0) break;
-        done += (size_t)w;
+/* Writes n bytes of text as the whole file path through the library's one safe writer (dg_file:
+ * a new temporary, fsync, rename; no link followed), readable by the user alone; 1 when written. */
+static int write_whole(const char *path, const void *text, size_t n) {
+    dg_file f;
+    if (dg_file_begin(&f, path, NULL) != DG_OK) return 0;
+    if (fchmod(fileno(f.fp), 0600) != 0 || (n && fwrite(text, 1, n, f.fp) != n)) {
+        dg_file_abort(&f);
+        return 0;
     }
-    return close(fd) == 0 && done == n;
+    return dg_file_commit(&f, NULL) == DG_OK;
 }
 
-/* runs the compiler on src into so (argument vector, no shell; its messages into log) */
-static int run_compiler(const char *src, const char *so, const char *log) {
+/* runs the compiler on src into so (argument vector, no shell); its messages go to the descriptor
+ * log, a file the caller opened (the child opens no name of the cache) */
+static int run_compiler(const char *src, const char *so, int log) {
     posix_spawn_file_actions_t fa;
     if (posix_spawn_file_actions_init(&fa)) return 0;
-    posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-    posix_spawn_file_actions_addopen(&fa, 1, log, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    posix_spawn_file_actions_adddup2(&fa, 1, 2);
+    /* the dups first: log may be 0 when stdin was closed */
+    if (posix_spawn_file_actions_adddup2(&fa, log, 1) || posix_spawn_file_actions_adddup2(&fa, log, 2) ||
+        posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0)) {
+        posix_spawn_file_actions_destroy(&fa);
+        return 0;
+    }
     char *argv[] = {"c++", "-std=c++11", "-O2", "-fno-math-errno", "-shared", "-fPIC", "-w", "-o", (char *)so,
                     (char *)src, NULL};
     pid_t pid;
@@ -180,6 +186,39 @@ static int run_compiler(const char *src, const char *so, const char *log) {
     while (waitpid(pid, &status, 0) < 0)
         if (errno != EINTR) return 0;
     return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
+#define MAX_OBJECT (256 << 20)      /* an object past this (far more than MAX_SOURCE makes) is not copied */
+
+/* Compiles the source b into the cache folder dir as <stem>.so, beside <stem>.cpp (the source, kept
+ * for inspection) and <stem>.log (the compiler's messages, kept whether it succeeds or not). Each of
+ * the three is written whole through the one safe writer (write_whole; the log: a dg_file whose
+ * temporary the compiler writes through its descriptor). The compiler reads and writes names only in
+ * a folder made for this compile (mkdtemp: new, the user's alone), where no link can have been
+ * planted, and the object is copied from there. 1 when <stem>.so is in place. */
+static int compile_into(const char *dir, const char *stem, const buf *b) {
+    char work[1300], wsrc[1400], wso[1400], path[1400];
+    snprintf(work, sizeof work, "%s/%s.build.XXXXXX", dir, stem);
+    if (!mkdtemp(work)) return 0;
+    snprintf(wsrc, sizeof wsrc, "%s/%s.cpp", work, stem);
+    snprintf(wso, sizeof wso, "%s/%s.so", work, stem);
+    snprintf(path, sizeof path, "%s/%s.cpp", dir, stem);
+    int ok = write_whole(path, b->p, b->n) && write_whole(wsrc, b->p, b->n);
+    dg_file log;
+    snprintf(path, sizeof path, "%s/%s.log", dir, stem);
+    if (ok && (ok = dg_file_begin(&log, path, NULL) == DG_OK)) {
+        ok = fchmod(fileno(log.fp), 0600) == 0 && run_compiler(wsrc, wso, fileno(log.fp));
+        if (dg_file_commit(&log, NULL) != DG_OK) ok = 0;
+    }
+    unsigned char *obj = NULL;
+    size_t n = 0;
+    snprintf(path, sizeof path, "%s/%s.so", dir, stem);
+    ok = ok && dg_file_read_max(wso, MAX_OBJECT, &obj, &n, NULL) == DG_OK && write_whole(path, obj, n);
+    free(obj);
+    unlink(wsrc);
+    unlink(wso);
+    rmdir(work);
+    return ok;
 }
 
 static int same(double a, double b) {
@@ -202,25 +241,19 @@ int dg_model_compile(dg_model *m) {
         for (int k = 0; k < ex[i]->nv; k++, id++)
             if (ex[i]->d[k] && ex[i]->dkind[k] == 2) put_fn(&b, m, ex[i], ex[i]->d[k], id);
     }
-    char dir[1024], src[1200], so[1200], tmp[1300], stmp[1300], log[1200];
+    char dir[1024], stem[24], so[1200];
     if (b.bad || b.n > MAX_SOURCE || !cache_dir(dir, sizeof dir)) {
         free(b.p);
         return 0;
     }
     uint64_t h = 1469598103934665603ull;  /* FNV-1a of the source: its name in the cache */
     for (size_t i = 0; i < b.n; i++) h = (h ^ (unsigned char)b.p[i]) * 1099511628211ull;
-    snprintf(src, sizeof src, "%s/%016llx.cpp", dir, (unsigned long long)h);
-    snprintf(so, sizeof so, "%s/%016llx.so", dir, (unsigned long long)h);
-    snprintf(log, sizeof log, "%s/%016llx.log", dir, (unsigned long long)h);
+    snprintf(stem, sizeof stem, "%016llx", (unsigned long long)h);
+    snprintf(so, sizeof so, "%s/%s.so", dir, stem);
     struct stat st;
     int ok = lstat(so, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == geteuid() && !(st.st_mode & 022);
-    if (!ok) {
-        /* whole files only, under temporary names first: another process may be making the same */
-        snprintf(tmp, sizeof tmp, "%s.%ld.tmp", so, (long)getpid());
-        snprintf(stmp, sizeof stmp, "%s.%ld.tmp", src, (long)getpid());
-        ok = write_file(stmp, b.p, b.n) && rename(stmp, src) == 0 && run_compiler(src, tmp, log) && rename(tmp, so) == 0;
-        if (!ok) unlink(tmp), unlink(stmp);
-    }
+    /* whole files only, each renamed into place: another process may be making the same */
+    if (!ok) ok = compile_into(dir, stem, &b);
     free(b.p);
     if (!ok) return 0;
     void *lib = dlopen(so, RTLD_NOW | RTLD_LOCAL);

@@ -301,6 +301,12 @@ dg_status dg_run_train(const dg_run *r, const char *dir, const char *resume, int
     /* the folder is this run's until it ends: a second run into it is refused */
     const int lock = writer ? dg_dir_lock(dir, e) : -1;
     if (writer && lock < 0) return e->status;
+    /* a run killed here before (kill -9) left its temporaries ("<file>.tmp.<pid>"): the folder is this
+     * run's now, so those of processes that are gone go (a resumed run, a sweep's run started again) */
+    if (writer && dg_dir_clean(dir, e) < 0) {
+        dg_dir_unlock(lock);
+        return e->status;
+    }
     char *yaml = NULL;
     dg_trainer *t = NULL;
     res->step = DG_RUN_STEP_TRAINER;

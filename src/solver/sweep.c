@@ -36,36 +36,46 @@ static const char *value_end(const char *p) {
 }
 
 dg_status dg_sweep_add(dg_sweep *s, const char *arg, dg_err *e) {
+    /* every message: "--set KEY: <reason>", then the value echoed short (DG_ECHO) */
     const char *eq = arg ? strchr(arg, '=') : NULL;
     if (!eq || eq == arg || !eq[1])
-        return dg_err_set(e, DG_ERR_ARG, "--set '%s': expected KEY=V1,V2,...", arg ? arg : "");
+        return dg_err_set(e, DG_ERR_ARG, "--set: expected KEY=V1,V2,..., got %s", DG_ECHO(arg ? arg : ""));
     if (s->nkeys >= DG_SWEEP_MAX_KEYS) return dg_err_set(e, DG_ERR_ARG, "--set: at most %d keys", DG_SWEEP_MAX_KEYS);
     const size_t kl = (size_t)(eq - arg);
-    if (kl >= sizeof s->key[0]) return dg_err_set(e, DG_ERR_ARG, "--set '%s': the key is too long", arg);
+    if (kl >= sizeof s->key[0])
+        return dg_err_set(e, DG_ERR_ARG, "--set: a key longer than %zu characters: %s", sizeof s->key[0] - 1,
+                          DG_ECHO_N(arg, kl));
     char key[sizeof s->key[0]];
     memcpy(key, arg, kl);
     key[kl] = '\0';
     if (!strcmp(key, "seed")) return dg_err_set(e, DG_ERR_ARG, "--set seed=...: give the seeds with --seeds");
     for (int k = 0; k < s->nkeys; k++)
-        if (!strcmp(s->key[k], key)) return dg_err_set(e, DG_ERR_ARG, "--set: key '%s' given twice", key);
+        if (!strcmp(s->key[k], key)) return dg_err_set(e, DG_ERR_ARG, "--set %s: the key is given twice", DG_ECHO(key));
     const int K = s->nkeys;
     s->nvalues[K] = 0;
     for (const char *p = eq + 1;;) {
         const char *end = value_end(p);
         if (!end)
-            return dg_err_set(e, DG_ERR_ARG, "--set '%s': unbalanced brackets (a list value is one bracketed "
-                              "setting: KEY=[16,16],[32,32])", arg);
+            return dg_err_set(e, DG_ERR_ARG, "--set %s: unbalanced brackets (a list value is one bracketed setting: "
+                              "KEY=[16,16],[32,32]); got %s", key, DG_ECHO(eq + 1));
         const char *c = *end ? end : NULL;
         const size_t n = (size_t)(end - p);
-        if (!n) return dg_err_set(e, DG_ERR_ARG, "--set '%s': an empty value", arg);
-        if (n >= DG_SWEEP_VALUE_LEN) return dg_err_set(e, DG_ERR_ARG, "--set '%s': a value longer than %d characters", arg, DG_SWEEP_VALUE_LEN - 1);
-        if (s->nvalues[K] >= DG_SWEEP_MAX_VALUES) return dg_err_set(e, DG_ERR_ARG, "--set '%s': more than %d values", arg, DG_SWEEP_MAX_VALUES);
+        if (!n) return dg_err_set(e, DG_ERR_ARG, "--set %s: an empty value in %s", key, DG_ECHO(eq + 1));
+        if (n >= DG_SWEEP_VALUE_LEN)
+            return dg_err_set(e, DG_ERR_ARG, "--set %s: a value longer than %d characters: %s", key,
+                              DG_SWEEP_VALUE_LEN - 1, DG_ECHO_N(p, n));
+        if (s->nvalues[K] >= DG_SWEEP_MAX_VALUES)
+            return dg_err_set(e, DG_ERR_ARG, "--set %s: more than %d values; got %s", key, DG_SWEEP_MAX_VALUES,
+                              DG_ECHO(eq + 1));
         char *v = s->value[K][s->nvalues[K]];
         memcpy(v, p, n);
         v[n] = '\0';
-        if (strchr(v, '/') || strchr(v, '"')) return dg_err_set(e, DG_ERR_ARG, "--set '%s': a value holds '/' or '\"' (values name folders)", arg);
+        if (strchr(v, '/') || strchr(v, '"'))
+            return dg_err_set(e, DG_ERR_ARG, "--set %s: a value holds '/' or '\"' (values name folders): %s", key,
+                              DG_ECHO(v));
         for (int j = 0; j < s->nvalues[K]; j++)
-            if (!strcmp(s->value[K][j], v)) return dg_err_set(e, DG_ERR_ARG, "--set '%s': value '%s' given twice", arg, v);
+            if (!strcmp(s->value[K][j], v))
+                return dg_err_set(e, DG_ERR_ARG, "--set %s: value %s given twice", key, DG_ECHO(v));
         s->nvalues[K]++;
         if (!c) break;
         p = c + 1;
@@ -74,7 +84,8 @@ dg_status dg_sweep_add(dg_sweep *s, const char *arg, dg_err *e) {
     s->nkeys++;
     if ((double)dg_sweep_count(s) > DG_SWEEP_MAX_RUNS) {
         s->nkeys--;
-        return dg_err_set(e, DG_ERR_ARG, "--set '%s': more than %d runs", arg, DG_SWEEP_MAX_RUNS);
+        return dg_err_set(e, DG_ERR_ARG, "--set %s: more than %d runs (settings x seeds); got %s", key,
+                          DG_SWEEP_MAX_RUNS, DG_ECHO(eq + 1));
     }
     return DG_OK;
 }
@@ -86,15 +97,18 @@ dg_status dg_sweep_seeds(dg_sweep *s, const char *list, dg_err *e) {
         errno = 0;
         const long long v = strtoll(p, &end, 10);
         if (end == p || (*end && *end != ',') || errno || v < 0 || v > 2147483647)
-            return dg_err_set(e, DG_ERR_ARG, "--seeds '%s': expected integers 0 .. 2147483647 separated by commas", list ? list : "");
-        if (s->nseeds >= DG_SWEEP_MAX_SEEDS) return dg_err_set(e, DG_ERR_ARG, "--seeds: at most %d", DG_SWEEP_MAX_SEEDS);
+            return dg_err_set(e, DG_ERR_ARG, "--seeds: expected integers 0 .. 2147483647 separated by commas, got %s",
+                              DG_ECHO(list ? list : ""));
+        if (s->nseeds >= DG_SWEEP_MAX_SEEDS)
+            return dg_err_set(e, DG_ERR_ARG, "--seeds: more than %d seeds; got %s", DG_SWEEP_MAX_SEEDS, DG_ECHO(list));
         for (int j = 0; j < s->nseeds; j++)
             if (s->seed[j] == v) return dg_err_set(e, DG_ERR_ARG, "--seeds: seed %lld given twice", v);
         s->seed[s->nseeds++] = v;
         if (!*end) break;
         p = end + 1;
     }
-    if ((double)dg_sweep_count(s) > DG_SWEEP_MAX_RUNS) return dg_err_set(e, DG_ERR_ARG, "--seeds: more than %d runs", DG_SWEEP_MAX_RUNS);
+    if ((double)dg_sweep_count(s) > DG_SWEEP_MAX_RUNS)
+        return dg_err_set(e, DG_ERR_ARG, "--seeds: more than %d runs (settings x seeds)", DG_SWEEP_MAX_RUNS);
     return DG_OK;
 }
 
@@ -266,6 +280,8 @@ dg_status dg_sweep_train(const dg_sweep *s, int i, int rank, dg_train_cb cb, voi
 
 dg_status dg_sweep_summary(const dg_sweep *s, dg_err *e) {
     DG_ERR_LOCAL(e);
+    /* the summary's temporaries of a sweep killed while writing it (its runs' own: dg_run_train) */
+    if (dg_dir_clean(s->out, e) < 0) return e->status;
     const int N = dg_sweep_count(s);
     const int ns = s->nseeds > 0 ? s->nseeds : 1, nset = N / ns;
     char path[DG_PATH_MAX], setting[512], dir[DG_PATH_MAX - 64], header[4096] = "", line[4096];

@@ -318,7 +318,8 @@ static int parse_at(hview *h, const char *s) {
         double v;
         if (k < 2 || k >= g->ndim || !cli_double(h->cmd, "--at", num, -INFINITY, INFINITY, 0, &v)) {
             if (k < 2 || k >= g->ndim)
-                cli_error(h->cmd, "--at: '%s' names no axis after the first two of this %d-D value", item, g->ndim);
+                cli_error(h->cmd, "--at: names no axis after the first two of this %d-D value: %s", g->ndim,
+                          DG_ECHO_N(tok, len));
             return EXIT_USAGE;
         }
         h->at[k++] = v;
@@ -443,7 +444,7 @@ int cmd_hji_view(int argc, char **argv) {
         double *vals = NULL;
         const int nv = cli_list(h.cmd, "--from", from_s, -INFINITY, INFINITY, 0, &vals);
         if (nv != g->ndim) {
-            if (nv >= 0) cli_error(h.cmd, "--from: %s needs %d coordinates", value, g->ndim);
+            if (nv >= 0) cli_error(h.cmd, "--from: %s needs %d coordinates; got %s", value, g->ndim, DG_ECHO(from_s));
             free(vals);
             rc = EXIT_USAGE;
             goto done;
