@@ -184,7 +184,7 @@ assert math.isfinite(j["exploit_pursuer"]) and math.isfinite(j["exploit_evader"]
 check "certify chase: 8-D players" 2 "env.observe: relative" "$DG" certify --config configs/duel_open.yaml --ckpt "$T/do/final.safetensors" --hji "$T/c4t.yaml" --episodes 16
 
 # long horizons: the state-gradient diagnostic at initialisation, its warning on a chaotic episode, train.truncate
-check "state gradients"       0 "|d loss / d x_t| (first 16 rows)" "$DG" train --config "$R" --epochs 1 --out "$T/sg"
+check "state gradients"       0 "|d loss / d x_t| (first 16 episodes of the batch)" "$DG" train --config "$R" --epochs 1 --out "$T/sg"
 ! grep -q "exploding gradients" "$T/err" || { echo "FAIL reach flagged as exploding"; fail=$((fail + 1)); }
 printf 'game: billiards\nenv: {horizon: 400, damping: 0.999, shot_speed: 8.0}\ntrain: {mode: open_loop, batch: 1, epochs: 1}\n' >"$T/chaos.yaml"
 check "exploding gradients"   0 "try train.truncate: " "$DG" train --config "$T/chaos.yaml" --out "$T/chaos"
