@@ -116,6 +116,15 @@ done
 for s in 1 2 3 4 5 6 7 8; do
     check "gradcheck chase seed $s" 0 "" "$DG" gradcheck --config configs/chase.yaml --seed $s
 done
+# each line shows its worst element's raw difference beside its rounding allowance: a relative
+# error of 0 beside visibly different numbers is a difference within the allowance
+check "gradcheck duel_simple" 0 "" "$DG" gradcheck --config configs/duel_simple.yaml
+awk '/worst rel err/ { n++; if (!match($0, /differ by [^,]*, (within|beyond) the rounding allowance [^)]*\)/)) bad = 1
+         split(substr($0, RSTART, RLENGTH), w, /[ ,)]+/); d = w[3] + 0; a = w[8] + 0
+         split($0, r, "worst rel err "); rel = r[2] + 0
+         if ((rel == 0) != (d <= a) || (d <= a) != (w[4] == "within")) bad = 1 }
+     END { exit bad || n != 2 }' "$T/out" \
+    || { echo "FAIL gradcheck: raw difference and rounding allowance: $(cat "$T/out")"; fail=$((fail + 1)); }
 
 # the HJBI solver: solve, plot, play (a small pursuit2d grid)
 check "hji --help"            0 ""                 "$DG" hji --help

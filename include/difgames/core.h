@@ -275,9 +275,13 @@ typedef struct dg_gradcheck_report {
     double max_rel_err;            /* worst (|analytic - numeric| - r) / max(|a|, |n|, floor),
                                       r: the loss's float rounding through the difference  */
     double max_abs_err;
-    int    worst_param;            /* index of the parameter holding the worst element  */
+    int    worst_param;            /* index of the parameter holding the worst element (of
+                                      equal relative errors, e.g. all 0: the one of the largest
+                                      |analytic - numeric| / max(|a|, |n|, floor))        */
     int64_t worst_index;           /* element within it                                 */
     double worst_analytic, worst_numeric;
+    double worst_abs_err;          /* its |analytic - numeric|, all of it               */
+    double worst_allowance;        /* its r, the part of that not counted               */
     int64_t checked;               /* elements compared                                 */
     double rounding;               /* the largest r not counted (absolute)              */
 } dg_gradcheck_report;
