@@ -70,10 +70,14 @@ done
 [ "$(wc -l <"$T/run/metrics.csv")" -eq 7 ] || { echo "FAIL metrics.csv rows"; fail=$((fail + 1)); }
 head -n 1 "$T/run/metrics.csv" | grep -q '^epoch,loss,goal,collision,energy,grad_norm,lr,ms,obstacle_hit_rate,final_dist$' || { echo "FAIL metrics header"; fail=$((fail + 1)); }
 ls "$T/run" | grep -q '\.tmp\.' && { echo "FAIL: temporary files left"; fail=$((fail + 1)); }
+[ ! -e "$T/run/.lock" ] || { echo "FAIL train: its .lock left in the finished run folder"; fail=$((fail + 1)); }
 check "--name=value"          0 ""                 "$DG" train --config=$R --epochs=1 --batch=4 --out="$T/eq" --quiet
 [ -s "$T/eq/final.safetensors" ] || { echo "FAIL --name=value: no final.safetensors"; fail=$((fail + 1)); }
 check "train --seeds"         0 ""                 "$DG" train --config $R --epochs 2 --batch 4 --seeds 0,1,2 --out "$T/seeds" --quiet
 tail -n 1 "$T/out" | grep -q '"median_final_loss"' || { echo "FAIL --seeds JSON"; fail=$((fail + 1)); }
+[ -z "$(find "$T/seeds" -name .lock)" ] || { echo "FAIL train --seeds: .lock left"; fail=$((fail + 1)); }
+check "pg --out"              0 ""                 "$DG" pg --config $R --iters 1 --batch 2 --eval-batch 2 --out "$T/pgrun"
+[ -s "$T/pgrun/policy.safetensors" ] && [ ! -e "$T/pgrun/.lock" ] || { echo "FAIL pg --out: no policy, or its .lock left"; fail=$((fail + 1)); }
 
 # eval, --init, --grad-out
 check "eval"                  0 ""                 "$DG" eval --config $R --ckpt "$T/run/final.safetensors" --batch 8

@@ -64,7 +64,10 @@ pid=$!
 wait_for "$T/killed/epoch_0020.safetensors" || bad "no snapshot appeared"
 kill -9 $pid; wait $pid 2>/dev/null
 if [ -e "$T/killed/final.safetensors" ]; then bad "kill -9 came too late (run already finished)"; fi
+[ -e "$T/killed/.lock" ] || bad "SIGKILL: no stale .lock (the test no longer tests taking one over)"
 "$DG" train --resume "$T/killed" --quiet >"$T/out" 2>&1 || bad "resume after SIGKILL: $(cat "$T/out")"
+[ ! -e "$T/killed/.lock" ] && ok "SIGKILL + resume: the stale .lock taken over, removed at the end" \
+    || bad "SIGKILL + resume: .lock left"
 if cmp -s "$T/full/final.safetensors" "$T/killed/final.safetensors"; then ok "SIGKILL + resume: final parameters byte-identical"
 else bad "SIGKILL + resume: final parameters differ"; fi
 cut -d, -f1-7 "$T/full/metrics.csv" >"$T/a.csv"; cut -d, -f1-7 "$T/killed/metrics.csv" >"$T/b.csv"
@@ -78,6 +81,7 @@ kill -INT $pid; wait $pid; rc=$?
 if [ $rc -eq 130 ] && [ -s "$T/int/final.safetensors" ] && grep -q '"interrupted": *true' "$T/int.out"; then
     ok "SIGINT: final snapshot written, exit 130"
 else bad "SIGINT: exit $rc, $(tail -n 2 "$T/int.err")"; fi
+[ ! -e "$T/int/.lock" ] && ok "SIGINT: .lock removed" || bad "SIGINT: .lock left in the run folder"
 "$DG" train --resume "$T/int" --quiet >/dev/null 2>&1 || bad "resume after SIGINT"
 cmp -s "$T/full/final.safetensors" "$T/int/final.safetensors" && ok "SIGINT + resume: byte-identical" || bad "SIGINT + resume differs"
 

@@ -326,7 +326,7 @@ dg_status dg_run_train(const dg_run *r, const char *dir, const char *resume, int
 done:
     dg_trainer_free(t);
     free(yaml);
-    dg_dir_unlock(lock);
+    dg_dir_unlock(dir, lock);
     return st;
 }
 
@@ -448,7 +448,7 @@ dg_status dg_run_pg(const dg_run *r, const char *out, int bptt, int pg, dg_pg_pr
     res->step = DG_RUN_STEP_SAVE;
     if (out) st = dg_run_pg_save(out, &curve, (int)r->opts.seed, learner, r->env->game->name, e);
 done:
-    dg_dir_unlock(lock);
+    dg_dir_unlock(out, lock);
     dg_pg_free(learner);
     dg_pg_eval_free(ev);
     dg_pg_curve_free(&curve);
