@@ -183,6 +183,10 @@ assert math.isfinite(j["exploit_pursuer"]) and math.isfinite(j["exploit_evader"]
     { echo "FAIL certify JSON: $(tail -n 1 "$T/out")"; fail=$((fail + 1)); }
 check "certify --no-exploit"  0 ""                 "$DG" certify --config configs/duel_simple.yaml --ckpt "$T/ds/final.safetensors" --hji "$T/ds_time.yaml" --episodes 16 --no-exploit
 tail -n 1 "$T/out" | grep -q '"gap"' && ! tail -n 1 "$T/out" | grep -q exploit || { echo "FAIL certify --no-exploit JSON"; fail=$((fail + 1)); }
+# a zero is 0 in JSON, never -0 (duel_simple's evader_energy: a negative weight times no energy)
+check "eval duel_simple"      0 ""                 "$DG" eval --config configs/duel_simple.yaml --ckpt "$T/ds/final.safetensors" --no-exploit
+grep -q '"evader_energy":0,' "$T/out" && ! grep -q -- '-0[,}\]]' "$T/out" \
+    || { echo "FAIL eval JSON: a zero as -0: $(cat "$T/out")"; fail=$((fail + 1)); }
 # certify duel_open against chase4d: players of the relative state (env.observe: relative) are
 # tabulated on chase4d's own grid; players of all 8 numbers are refused the exploitability
 check "duel_open_relative train" 0 ""              "$DG" train --config configs/duel_open_relative.yaml --epochs 2 --batch 8 --out "$T/dr" --quiet

@@ -50,6 +50,10 @@ int      dg_parse_double(const char *text, size_t len, double *out);
  * integer is 1), into a malloc'd *out (the caller frees it). Returns the count (>= 1), or -1 with e
  * naming the item that is not a number or out of range (*out NULL). */
 int      dg_parse_list(const char *text, double lo, double hi, int integer, double **out, dg_err *e);
+/* snprintf(buf, size, fmt, v) for a fmt of one double conversion ("%.4g", "%.2f"), except that a
+ * value printed as zero has no minus sign: -0.0, or -0.001 in "%.2f", prints "0", "0.00", never
+ * "-0" (JSON readers and people take it for a different number). Returns snprintf's count. */
+int      dg_format_double(char *buf, size_t size, const char *fmt, double v);
 
 /* ------------------------------------------------------------- tensors */
 

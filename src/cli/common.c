@@ -325,7 +325,7 @@ int cli_mem_ok(const char *cmd, double need, const char *what, const char *lower
 cJSON *cli_json_number(const char *fmt, double v) {
     if (!isfinite(v)) return cJSON_CreateNull();
     char t[64];
-    snprintf(t, sizeof t, fmt, v);
+    dg_format_double(t, sizeof t, fmt, v);  /* never "-0" */
     return cJSON_CreateRaw(t);
 }
 
