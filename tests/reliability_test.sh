@@ -43,7 +43,7 @@ table=(
   "checkpoint unknown dtype|unknown_dtype.safetensors: tensor 'net.0.bias'|eval --config $R --ckpt $T/unknown_dtype.safetensors"
   "checkpoint tensor missing|tensor 'net.2.weight' missing|eval --config $R --ckpt $T/tensor_missing.safetensors"
   "checkpoint of another hidden size|tensor 'net.0.weight': expected shape [32, 6], found [64, 6]|eval --config $(cfg small 'game: reach\npolicy: {hidden: [32, 32]}\n') --ckpt $T/good/final.safetensors"
-  "checkpoint of another game|tensor 'net.0.weight': expected shape [64, 8], found [64, 6]|eval --config configs/chase.yaml --ckpt $T/good/final.safetensors"
+  "checkpoint of another game|checkpoint $T/good/final.safetensors was trained on game 'reach' (this config: 'chase'): tensor 'net.0.weight': expected shape [64, 8], found [64, 6]|eval --config configs/chase.yaml --ckpt $T/good/final.safetensors"
   "resume without a run|$T/none/resume.safetensors: cannot open|train --resume $T/none"
   "resume file corrupt|resume.safetensors: header length|train --resume $T/corrupt"
 )

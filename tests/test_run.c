@@ -109,6 +109,15 @@ static void test_policy_load(void **state) {
     assert_int_equal(dg_checkpoint_save(at(other, sizeof other, "wide.safetensors"), w, 0, NULL, 0, &e), DG_OK);
     assert_int_equal(dg_run_policy_load(&r, other, &m2, &q, &e), DG_ERR_FORMAT);
     assert_null(q);
+    assert_null(strstr(e.msg, "trained on game"));  /* no game in its metadata: the tensor alone */
+    /* a checkpoint of another game: the message names both games first, then the tensor */
+    const char *meta[] = {"game", "chase"};
+    assert_int_equal(dg_checkpoint_save(other, w, 0, meta, 1, &e), DG_OK);
+    assert_int_equal(dg_run_policy_load(&r, other, &m2, &q, &e), DG_ERR_FORMAT);
+    char want[256];
+    snprintf(want, sizeof want, "checkpoint %s was trained on game 'chase' (this config: 'reach'): tensor 'net.0.", other);
+    if (strncmp(e.msg, want, strlen(want)) != 0) fail_msg("%s", e.msg);
+    assert_non_null(strstr(e.msg, "expected shape"));
     dg_params_free(w);
     dg_params_free(p);
     dg_run_free(&r);
