@@ -58,6 +58,10 @@ check "bad pg --algo"         2 "difgames pg: --algo (pg.algo): unknown algorith
       "$DG" pg --config $R --algo a2c
 check "help from the key"     0 "Adam learning rate (train.lr)" sh -c '"$1" train --help >&2' sh "$DG"
 check "unknown option"        2 "unknown option"   "$DG" train --config $R --bogus
+# an option misspelt gets the one it likely means, as a config key does (an abbreviation too)
+check "option typo"           2 "unknown option '--epoch' (did you mean --epochs? see --help)" "$DG" train --config $R --epoch 10
+check "option typo ="         2 "unknown option '--epohcs' (did you mean --epochs? see --help)" "$DG" train --config $R --epohcs=10
+check "option typo, eval"     2 "unknown option '--bach' (did you mean --batch?" "$DG" eval --config $R --ckpt x --bach 4
 [ ! -e "$T/x" ] || { echo "FAIL: a rejected config created its output folder"; fail=$((fail + 1)); }
 check "unwritable out"        2 "/proc/difgames"   "$DG" train --config $R --epochs 1 --out /proc/difgames/x
 
