@@ -25,6 +25,9 @@ R=configs/reach.yaml
 check "no command"            2 "usage"            "$DG"
 check "unknown command"       2 "unknown command"  "$DG" frobnicate
 check "help"                  0 ""                 "$DG" --help
+grep -q '^  --version   print the version$' "$T/out" || { echo "FAIL --help does not list --version"; fail=$((fail + 1)); }
+check "--version"             0 ""                 "$DG" --version
+grep -qx 'difgames [0-9]*\.[0-9]*\.[0-9]*' "$T/out" || { echo "FAIL --version: $(cat "$T/out")"; fail=$((fail + 1)); }
 for c in train replay eval gradcheck games keys bench pg "hji solve" "hji plot" "hji play" "hji versus" certify; do
     # shellcheck disable=SC2086
     check "$c --help"         0 ""                 "$DG" $c --help
