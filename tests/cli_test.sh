@@ -25,6 +25,9 @@ R=configs/reach.yaml
 check "no command"            2 "usage"            "$DG"
 check "unknown command"       2 "unknown command"  "$DG" frobnicate
 check "help"                  0 ""                 "$DG" --help
+grep -q '^  --version   print the version$' "$T/out" || { echo "FAIL --help does not list --version"; fail=$((fail + 1)); }
+check "--version"             0 ""                 "$DG" --version
+grep -qx 'difgames [0-9]*\.[0-9]*\.[0-9]*' "$T/out" || { echo "FAIL --version: $(cat "$T/out")"; fail=$((fail + 1)); }
 for c in train replay eval gradcheck games keys bench pg "hji solve" "hji plot" "hji play" "hji versus" certify; do
     # shellcheck disable=SC2086
     check "$c --help"         0 ""                 "$DG" $c --help
@@ -58,6 +61,10 @@ check "bad pg --algo"         2 "difgames pg: --algo (pg.algo): unknown algorith
       "$DG" pg --config $R --algo a2c
 check "help from the key"     0 "Adam learning rate (train.lr)" sh -c '"$1" train --help >&2' sh "$DG"
 check "unknown option"        2 "unknown option"   "$DG" train --config $R --bogus
+# an option misspelt gets the one it likely means, as a config key does (an abbreviation too)
+check "option typo"           2 "unknown option '--epoch' (did you mean --epochs? see --help)" "$DG" train --config $R --epoch 10
+check "option typo ="         2 "unknown option '--epohcs' (did you mean --epochs? see --help)" "$DG" train --config $R --epohcs=10
+check "option typo, eval"     2 "unknown option '--bach' (did you mean --batch?" "$DG" eval --config $R --ckpt x --bach 4
 [ ! -e "$T/x" ] || { echo "FAIL: a rejected config created its output folder"; fail=$((fail + 1)); }
 check "unwritable out"        2 "/proc/difgames"   "$DG" train --config $R --epochs 1 --out /proc/difgames/x
 
@@ -70,10 +77,14 @@ done
 [ "$(wc -l <"$T/run/metrics.csv")" -eq 7 ] || { echo "FAIL metrics.csv rows"; fail=$((fail + 1)); }
 head -n 1 "$T/run/metrics.csv" | grep -q '^epoch,loss,goal,collision,energy,grad_norm,lr,ms,obstacle_hit_rate,final_dist$' || { echo "FAIL metrics header"; fail=$((fail + 1)); }
 ls "$T/run" | grep -q '\.tmp\.' && { echo "FAIL: temporary files left"; fail=$((fail + 1)); }
+[ ! -e "$T/run/.lock" ] || { echo "FAIL train: its .lock left in the finished run folder"; fail=$((fail + 1)); }
 check "--name=value"          0 ""                 "$DG" train --config=$R --epochs=1 --batch=4 --out="$T/eq" --quiet
 [ -s "$T/eq/final.safetensors" ] || { echo "FAIL --name=value: no final.safetensors"; fail=$((fail + 1)); }
 check "train --seeds"         0 ""                 "$DG" train --config $R --epochs 2 --batch 4 --seeds 0,1,2 --out "$T/seeds" --quiet
 tail -n 1 "$T/out" | grep -q '"median_final_loss"' || { echo "FAIL --seeds JSON"; fail=$((fail + 1)); }
+[ -z "$(find "$T/seeds" -name .lock)" ] || { echo "FAIL train --seeds: .lock left"; fail=$((fail + 1)); }
+check "pg --out"              0 ""                 "$DG" pg --config $R --iters 1 --batch 2 --eval-batch 2 --out "$T/pgrun"
+[ -s "$T/pgrun/policy.safetensors" ] && [ ! -e "$T/pgrun/.lock" ] || { echo "FAIL pg --out: no policy, or its .lock left"; fail=$((fail + 1)); }
 
 # eval, --init, --grad-out
 check "eval"                  0 ""                 "$DG" eval --config $R --ckpt "$T/run/final.safetensors" --batch 8
@@ -116,6 +127,15 @@ done
 for s in 1 2 3 4 5 6 7 8; do
     check "gradcheck chase seed $s" 0 "" "$DG" gradcheck --config configs/chase.yaml --seed $s
 done
+# each line shows its worst element's raw difference beside its rounding allowance: a relative
+# error of 0 beside visibly different numbers is a difference within the allowance
+check "gradcheck duel_simple" 0 "" "$DG" gradcheck --config configs/duel_simple.yaml
+awk '/worst rel err/ { n++; if (!match($0, /differ by [^,]*, (within|beyond) the rounding allowance [^)]*\)/)) bad = 1
+         split(substr($0, RSTART, RLENGTH), w, /[ ,)]+/); d = w[3] + 0; a = w[8] + 0
+         split($0, r, "worst rel err "); rel = r[2] + 0
+         if ((rel == 0) != (d <= a) || (d <= a) != (w[4] == "within")) bad = 1 }
+     END { exit bad || n != 2 }' "$T/out" \
+    || { echo "FAIL gradcheck: raw difference and rounding allowance: $(cat "$T/out")"; fail=$((fail + 1)); }
 
 # the HJBI solver: solve, plot, play (a small pursuit2d grid)
 check "hji --help"            0 ""                 "$DG" hji --help
@@ -170,6 +190,10 @@ assert math.isfinite(j["exploit_pursuer"]) and math.isfinite(j["exploit_evader"]
     { echo "FAIL certify JSON: $(tail -n 1 "$T/out")"; fail=$((fail + 1)); }
 check "certify --no-exploit"  0 ""                 "$DG" certify --config configs/duel_simple.yaml --ckpt "$T/ds/final.safetensors" --hji "$T/ds_time.yaml" --episodes 16 --no-exploit
 tail -n 1 "$T/out" | grep -q '"gap"' && ! tail -n 1 "$T/out" | grep -q exploit || { echo "FAIL certify --no-exploit JSON"; fail=$((fail + 1)); }
+# a zero is 0 in JSON, never -0 (duel_simple's evader_energy: a negative weight times no energy)
+check "eval duel_simple"      0 ""                 "$DG" eval --config configs/duel_simple.yaml --ckpt "$T/ds/final.safetensors" --no-exploit
+grep -q '"evader_energy":0,' "$T/out" && ! grep -q -- '-0[,}\]]' "$T/out" \
+    || { echo "FAIL eval JSON: a zero as -0: $(cat "$T/out")"; fail=$((fail + 1)); }
 # certify duel_open against chase4d: players of the relative state (env.observe: relative) are
 # tabulated on chase4d's own grid; players of all 8 numbers are refused the exploitability
 check "duel_open_relative train" 0 ""              "$DG" train --config configs/duel_open_relative.yaml --epochs 2 --batch 8 --out "$T/dr" --quiet
@@ -184,7 +208,7 @@ assert math.isfinite(j["exploit_pursuer"]) and math.isfinite(j["exploit_evader"]
 check "certify chase: 8-D players" 2 "env.observe: relative" "$DG" certify --config configs/duel_open.yaml --ckpt "$T/do/final.safetensors" --hji "$T/c4t.yaml" --episodes 16
 
 # long horizons: the state-gradient diagnostic at initialisation, its warning on a chaotic episode, train.truncate
-check "state gradients"       0 "|d loss / d x_t| (first 16 rows)" "$DG" train --config "$R" --epochs 1 --out "$T/sg"
+check "state gradients"       0 "|d loss / d x_t| (first 16 episodes of the batch)" "$DG" train --config "$R" --epochs 1 --out "$T/sg"
 ! grep -q "exploding gradients" "$T/err" || { echo "FAIL reach flagged as exploding"; fail=$((fail + 1)); }
 printf 'game: billiards\nenv: {horizon: 400, damping: 0.999, shot_speed: 8.0}\ntrain: {mode: open_loop, batch: 1, epochs: 1}\n' >"$T/chaos.yaml"
 check "exploding gradients"   0 "try train.truncate: " "$DG" train --config "$T/chaos.yaml" --out "$T/chaos"

@@ -48,7 +48,7 @@ table=(
   "checkpoint unknown dtype|unknown_dtype.safetensors: tensor 'net.0.bias'|eval --config $R --ckpt $T/unknown_dtype.safetensors"
   "checkpoint tensor missing|tensor 'net.2.weight' missing|eval --config $R --ckpt $T/tensor_missing.safetensors"
   "checkpoint of another hidden size|tensor 'net.0.weight': expected shape [32, 6], found [64, 6]|eval --config $(cfg small 'game: reach\npolicy: {hidden: [32, 32]}\n') --ckpt $T/good/final.safetensors"
-  "checkpoint of another game|tensor 'net.0.weight': expected shape [64, 8], found [64, 6]|eval --config configs/chase.yaml --ckpt $T/good/final.safetensors"
+  "checkpoint of another game|checkpoint $T/good/final.safetensors was trained on game 'reach' (this config: 'chase'): tensor 'net.0.weight': expected shape [64, 8], found [64, 6]|eval --config configs/chase.yaml --ckpt $T/good/final.safetensors"
   "resume without a run|$T/none/resume.safetensors: cannot open|train --resume $T/none"
   "resume file corrupt|resume.safetensors: header length|train --resume $T/corrupt"
 )
@@ -74,7 +74,10 @@ if [ -e "$T/killed/final.safetensors" ]; then bad "kill -9 came too late (run al
 sh -c 'exit 0' & dead=$!; wait $dead
 printf x >"$T/killed/metrics.csv.tmp.$dead"; printf x >"$T/killed/final.safetensors.tmp.$pid"
 printf x >"$T/killed/keep.tmp.$$"
+[ -e "$T/killed/.lock" ] || bad "SIGKILL: no stale .lock (the test no longer tests taking one over)"
 "$DG" train --resume "$T/killed" --quiet >"$T/out" 2>&1 || bad "resume after SIGKILL: $(cat "$T/out")"
+[ ! -e "$T/killed/.lock" ] && ok "SIGKILL + resume: the stale .lock taken over, removed at the end" \
+    || bad "SIGKILL + resume: .lock left"
 left=$(ls "$T/killed" | grep '\.tmp\.' | tr '\n' ' ')
 [ "$left" = "keep.tmp.$$ " ] && ok "resume removed the dead processes' temporaries, kept a live one's" \
     || bad "temporaries after resume: '$left', want keep.tmp.$$ alone"
@@ -91,6 +94,7 @@ kill -INT $pid; wait $pid; rc=$?
 if [ $rc -eq 130 ] && [ -s "$T/int/final.safetensors" ] && grep -q '"interrupted": *true' "$T/int.out"; then
     ok "SIGINT: final snapshot written, exit 130"
 else bad "SIGINT: exit $rc, $(tail -n 2 "$T/int.err")"; fi
+[ ! -e "$T/int/.lock" ] && ok "SIGINT: .lock removed" || bad "SIGINT: .lock left in the run folder"
 "$DG" train --resume "$T/int" --quiet >/dev/null 2>&1 || bad "resume after SIGINT"
 cmp -s "$T/full/final.safetensors" "$T/int/final.safetensors" && ok "SIGINT + resume: byte-identical" || bad "SIGINT + resume differs"
 

@@ -456,6 +456,23 @@ static void test_arrays(void **state) {
     dg_cfg_free(c);
 }
 
+/* the "did you mean" of any list of names: the nearest within 1, 2 or 3 edits by the word's length */
+static void test_nearest(void **state) {
+    (void)state;
+    const char *const opts[] = {"config", "epochs", "out", "seed", "seeds", "batch"};
+    const int n = sizeof opts / sizeof opts[0];
+    assert_int_equal(dg_cfg_nearest("epoch", 5, opts, n), 1);     /* one letter short */
+    assert_int_equal(dg_cfg_nearest("epohcs", 6, opts, n), 1);    /* two swapped: 2 edits */
+    assert_int_equal(dg_cfg_nearest("epoch=10", 5, opts, n), 1);  /* len bytes only */
+    assert_int_equal(dg_cfg_nearest("conf", 4, opts, n), 0);
+    assert_int_equal(dg_cfg_nearest("seedz", 5, opts, n), 3);     /* a tie (seed, seeds): the first */
+    assert_int_equal(dg_cfg_nearest("ou", 2, opts, n), 2);        /* a word of 3: one edit */
+    assert_int_equal(dg_cfg_nearest("o", 1, opts, n), -1);        /* ... not two */
+    assert_int_equal(dg_cfg_nearest("bogus", 5, opts, n), -1);
+    assert_int_equal(dg_cfg_nearest("", 0, opts, n), -1);
+    assert_int_equal(dg_cfg_nearest("epoch", 5, opts, 0), -1);
+}
+
 static void test_unknown_keys(void **state) {
     (void)state;
     dg_err e = {0};
@@ -968,6 +985,7 @@ int main(void) {
         cmocka_unit_test(test_nonfinite),
         cmocka_unit_test(test_ranges),
         cmocka_unit_test(test_arrays),
+        cmocka_unit_test(test_nearest),
         cmocka_unit_test(test_unknown_keys),
         cmocka_unit_test(test_duplicates_and_syntax),
         cmocka_unit_test(test_empty),

@@ -170,6 +170,18 @@ static void test_path_same(void **state) {
     assert_int_equal(chdir(cwd), 0);
 }
 
+/* Checks that path still holds text. */
+static void still_holds(const char *path, const char *text) {
+    char buf[64] = {0};
+    FILE *fp = fopen(path, "r");
+    assert_non_null(fp);
+    const size_t n = fread(buf, 1, sizeof buf - 1, fp);
+    fclose(fp);
+    buf[n] = 0;
+    assert_string_equal(buf, text);
+}
+
+/* one holder per folder; .lock there while held, gone once released; a dead run's .lock taken over */
 static void test_dir_lock(void **state) {
     (void)state;
     char run[128];
@@ -186,24 +198,34 @@ static void test_dir_lock(void **state) {
     in_dir(other, sizeof other, "runs/b");
     const int l3 = dg_dir_lock(other, &e);  /* another folder is free */
     assert_true(l3 >= 0);
-    dg_dir_unlock(l1);
+    char lock[160];
+    snprintf(lock, sizeof lock, "%s/.lock", run);
+    assert_int_equal(access(lock, F_OK), 0);  /* there while held */
+    dg_dir_unlock(run, l1);
+    assert_int_not_equal(access(lock, F_OK), 0);  /* a finished run leaves no .lock */
     const int l4 = dg_dir_lock(run, &e);  /* free again once released */
     assert_true(l4 >= 0);
-    dg_dir_unlock(l3);
-    dg_dir_unlock(l4);
-    dg_dir_unlock(-1);  /* harmless */
+    dg_dir_unlock(other, l3);
+    dg_dir_unlock(run, l4);
+    dg_dir_unlock(run, -1);  /* harmless */
+    dg_dir_unlock(NULL, -1);
     assert_int_equal(dg_dir_lock("/proc/dg_no/x", &e), -1);
-}
-
-/* Checks that path still holds text. */
-static void still_holds(const char *path, const char *text) {
-    char buf[64] = {0};
-    FILE *fp = fopen(path, "r");
-    assert_non_null(fp);
-    const size_t n = fread(buf, 1, sizeof buf - 1, fp);
-    fclose(fp);
-    buf[n] = 0;
-    assert_string_equal(buf, text);
+    /* the .lock of a run that died (no process holds it) is taken over, and removed at the end */
+    write_text(lock, "99999999\n");
+    const int l5 = dg_dir_lock(run, &e);
+    assert_true(l5 >= 0);
+    char me[32];
+    snprintf(me, sizeof me, "%ld\n", (long)getpid());
+    still_holds(lock, me);  /* now this process's pid */
+    dg_dir_unlock(run, l5);
+    assert_int_not_equal(access(lock, F_OK), 0);
+    /* a .lock put in place of the one held (removed by hand, then another run's) is not removed */
+    const int l6 = dg_dir_lock(run, &e);
+    assert_true(l6 >= 0);
+    assert_int_equal(unlink(lock), 0);
+    write_text(lock, "other\n");
+    dg_dir_unlock(run, l6);
+    still_holds(lock, "other\n");
 }
 
 /* a .lock that is a symbolic link or a hard link is refused, and the file it points to is untouched */

@@ -427,6 +427,36 @@ static void test_gradcheck_scales(void **state) {
     dg_params_free(p);
 }
 
+/* 1000 + sum(w · c): a loss whose float rounding (ulp(1000) / eps) is most of every difference */
+static dg_tensor *offset_loss(dg_ctx *ctx, dg_params *p, void *user) {
+    (void)user;
+    dg_tensor *c = dg_from(ctx, 1, (int[]){8}, (const float[]){0.3f, -1.7f, 2.9f, 0.01f, -0.6f, 1.1f, 4.3f, -2.2f});
+    return dg_add_scalar(ctx, dg_sum(ctx, dg_mul(ctx, dg_param(ctx, p, 0), c)), 1000.0f);
+}
+
+/* Every difference within the rounding allowance: the relative error is 0, and the element
+ * reported is the one of the largest raw difference (all have the same denominator, the floor),
+ * with that difference and its allowance, not merely the first element. */
+static void test_gradcheck_worst_raw(void **state) {
+    (void)state;
+    dg_params *p = dg_params_create();
+    dg_params_add(p, "w", 1, (int[]){8}, NULL);
+    const float w0[8] = {0.11f, -0.37f, 0.52f, 0.93f, -0.71f, 0.26f, -0.05f, 0.64f};
+    memcpy(dg_params_data(p, 0), w0, sizeof w0);
+    dg_ctx *ctx = dg_ctx_create(1 << 16);
+    dg_gradcheck_report r;
+    assert_int_equal(dg_gradcheck(ctx, p, offset_loss, NULL, 0.1f, 10.0, 0, &r, NULL), DG_OK);
+    printf("  1000 + w.c: rel err %.2e, worst w[%lld] differs by %.2e (allowance %.2e), largest %.2e\n",
+           r.max_rel_err, (long long)r.worst_index, r.worst_abs_err, r.worst_allowance, r.max_abs_err);
+    assert_true(r.max_rel_err == 0.0);
+    assert_true(r.max_abs_err > 0.0);
+    assert_true(r.worst_abs_err == r.max_abs_err);
+    assert_true(r.worst_abs_err == fabs(r.worst_analytic - r.worst_numeric));
+    assert_true(r.worst_abs_err <= r.worst_allowance && r.worst_allowance <= r.rounding);
+    dg_ctx_free(ctx);
+    dg_params_free(p);
+}
+
 /* backward hands an intermediate's gradient buffer on to later nodes unless it is retained */
 static void test_retain_grad(void **state) {
     (void)state;
@@ -733,6 +763,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_all_ops_gradcheck),
         cmocka_unit_test(test_gradcheck_scales),
+        cmocka_unit_test(test_gradcheck_worst_raw),
         cmocka_unit_test(test_retain_grad),
         cmocka_unit_test(test_every_op_covered),
         cmocka_unit_test(test_forward_values),

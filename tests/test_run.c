@@ -110,6 +110,15 @@ static void test_policy_load(void **state) {
     assert_int_equal(dg_checkpoint_save(at(other, sizeof other, "wide.safetensors"), w, 0, NULL, 0, &e), DG_OK);
     assert_int_equal(dg_run_policy_load(&r, other, &m2, &q, &e), DG_ERR_FORMAT);
     assert_null(q);
+    assert_null(strstr(e.msg, "trained on game"));  /* no game in its metadata: the tensor alone */
+    /* a checkpoint of another game: the message names both games first, then the tensor */
+    const char *meta[] = {"game", "chase"};
+    assert_int_equal(dg_checkpoint_save(other, w, 0, meta, 1, &e), DG_OK);
+    assert_int_equal(dg_run_policy_load(&r, other, &m2, &q, &e), DG_ERR_FORMAT);
+    char want[256];
+    snprintf(want, sizeof want, "checkpoint %s was trained on game 'chase' (this config: 'reach'): tensor 'net.0.", other);
+    if (strncmp(e.msg, want, strlen(want)) != 0) fail_msg("%s", e.msg);
+    assert_non_null(strstr(e.msg, "expected shape"));
     dg_params_free(w);
     dg_params_free(p);
     dg_run_free(&r);
@@ -389,6 +398,25 @@ static void test_run_dir(void **state) {
     assert_int_equal(dg_run_dir("configs/a_long_name.yaml", buf, 8), -1);
 }
 
+/* a zero prints without its sign, whatever made it negative; nothing else changes */
+static void test_format_double(void **state) {
+    (void)state;
+    const struct { const char *fmt; double v; const char *want; } cases[] = {
+        {"%.4g", -0.0, "0"}, {"%.9g", 0.0, "0"}, {"%.2f", -0.001, "0.00"}, {"%.3e", -0.0, "0.000e+00"},
+        {"%.0f", -0.4, "0"}, {"%.4g", -1e-30, "-1e-30"}, {"%.2f", -0.005001, "-0.01"}, {"%.4g", -2.5, "-2.5"},
+        {"%.1f", -10.0, "-10.0"}, {"%.9g", 0.25, "0.25"}, {"%.0f", -0.6, "-1"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char buf[32];
+        const int n = dg_format_double(buf, sizeof buf, cases[i].fmt, cases[i].v);
+        assert_string_equal(buf, cases[i].want);
+        assert_int_equal(n, (int)strlen(cases[i].want));
+    }
+    char small[3];  /* cut short: snprintf's count, and no sign taken from a number not seen whole */
+    assert_int_equal(dg_format_double(small, sizeof small, "%.3f", -0.0001), 6);
+    assert_string_equal(small, "-0");
+}
+
 static void test_median_and_list(void **state) {
     (void)state;
     double v[] = {5, 1, 4}, w[] = {4, 1, 3, 2};
@@ -506,6 +534,7 @@ int main(void) {
         cmocka_unit_test(test_pg_run),
         cmocka_unit_test(test_median_and_list),
         cmocka_unit_test(test_err_echo),
+        cmocka_unit_test(test_format_double),
         cmocka_unit_test(test_file_parent_make),
         cmocka_unit_test(test_replay_gif),
     };

@@ -4,6 +4,10 @@
     python3 viewer_png.py FILE.png pixel X Y      -> "RRGGBB" of the pixel at (X, Y)
     python3 viewer_png.py FILE.png near X Y RGB R -> the least colour distance (max over channels)
                                                      to RGB within R pixels of (X, Y)
+    python3 viewer_png.py FILE.png words X0 X1 RGB -> one line a line of text in columns [X0, X1)
+                                                     on background RGB, top to bottom: "Y0 Y1 W",
+                                                     W the width of its last word (the columns
+                                                     after its last gap of 3 or more)
 """
 import struct
 import sys
@@ -58,6 +62,24 @@ def main():
             for x in range(max(0, x0 - r), min(w, x0 + r + 1)):
                 best = min(best, max(abs(a - b) for a, b in zip(px(x, y), want)))
         print(best)
+    elif cmd == "words":
+        x0, x1, rgb = int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5], 16)
+        bg = ((rgb >> 16) & 255, (rgb >> 8) & 255, rgb & 255)
+        ink = lambda x, y: max(abs(a - b) for a, b in zip(px(x, y), bg)) > 60
+        y = 0
+        while y < h:
+            if not any(ink(x, y) for x in range(x0, x1)):
+                y += 1
+                continue
+            top = y
+            while y < h and any(ink(x, y) for x in range(x0, x1)):
+                y += 1
+            cols = [x for x in range(x0, x1) if any(ink(x, r) for r in range(top, y))]
+            start = cols[0]
+            for a, b in zip(cols, cols[1:]):
+                if b - a > 3:
+                    start = b
+            print(top, y, cols[-1] - start + 1)
 
 
 main()

@@ -165,6 +165,11 @@ awk -v a="$got" -v b="$want" 'BEGIN {exit !(a - b < 1e-3 && b - a < 1e-3)}' \
     && ok "play duel_simple: equilibrium capture time $got" || bad "play duel_simple: equilibrium time '$got', want $want"
 read -r w h ncol < <($PNG "$T/duel.png" stats)
 [ "$ncol" -gt 100 ] && ok "play screenshot not blank" || bad "play screenshot blank ($ncol colours)"
+# the panel's terms (lines 5 and 6 of its text, x 482 to 645 left of the bars): energy 0, and
+# evader_energy (a negative weight times no energy) 0 as well, not -0: the same last word
+words=$($PNG "$T/duel.png" words 482 645 181822 | awk 'NR == 5 {a = $3} NR == 6 {b = $3} END {print a, b}')
+[ -n "${words% *}" ] && [ "${words% *}" = "${words#* }" ] && ok "play panel: a zero term reads 0, not -0 (widths $words)" \
+    || bad "play panel: evader_energy's value is wider than energy's 0 (-0?): widths $words"
 
 # --- view chase (the mouse's body is the evader), and the speed of a frame
 win view --config configs/chase.yaml --ckpt "$T/chase/final.safetensors" --frames 60 --bench \

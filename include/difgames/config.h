@@ -116,6 +116,10 @@ void      dg_cfg_mark_used(dg_cfg *c, const char *path);                     /* 
 /* Returns DG_OK when every key was read by a getter (or marked), else DG_ERR_CONFIG naming the first
  * unread one in file order: "FILE:LINE: unknown key 'env.dampng' (did you mean 'env.damping'?)". */
 dg_status dg_cfg_check_unused(dg_cfg *c, dg_err *e);                         /* call after reading everything    */
+/* The "did you mean" of dg_cfg_check_unused, for any list of names (a command's options): the index
+ * of the word of words[0, n) that text[0, len) most likely misspells, the nearest by edit distance
+ * when within 1, 2 or 3 edits (for a word of under 4, under 8, or more bytes); -1 when none is. */
+int       dg_cfg_nearest(const char *text, size_t len, const char *const *words, int n);
 
 /* ------------------------------------------------ overrides and output */
 /* Sets the key to value_text, replacing what was there or adding it (and any missing maps on the

@@ -50,6 +50,10 @@ int      dg_parse_double(const char *text, size_t len, double *out);
  * integer is 1), into a malloc'd *out (the caller frees it). Returns the count (>= 1), or -1 with e
  * naming the item that is not a number or out of range (*out NULL). */
 int      dg_parse_list(const char *text, double lo, double hi, int integer, double **out, dg_err *e);
+/* snprintf(buf, size, fmt, v) for a fmt of one double conversion ("%.4g", "%.2f"), except that a
+ * value printed as zero has no minus sign: -0.0, or -0.001 in "%.2f", prints "0", "0.00", never
+ * "-0" (JSON readers and people take it for a different number). Returns snprintf's count. */
+int      dg_format_double(char *buf, size_t size, const char *fmt, double v);
 
 /* ------------------------------------------------------------- tensors */
 
@@ -279,9 +283,13 @@ typedef struct dg_gradcheck_report {
     double max_rel_err;            /* worst (|analytic - numeric| - r) / max(|a|, |n|, floor),
                                       r: the loss's float rounding through the difference  */
     double max_abs_err;
-    int    worst_param;            /* index of the parameter holding the worst element  */
+    int    worst_param;            /* index of the parameter holding the worst element (of
+                                      equal relative errors, e.g. all 0: the one of the largest
+                                      |analytic - numeric| / max(|a|, |n|, floor))        */
     int64_t worst_index;           /* element within it                                 */
     double worst_analytic, worst_numeric;
+    double worst_abs_err;          /* its |analytic - numeric|, all of it               */
+    double worst_allowance;        /* its r, the part of that not counted               */
     int64_t checked;               /* elements compared                                 */
     double rounding;               /* the largest r not counted (absolute)              */
 } dg_gradcheck_report;

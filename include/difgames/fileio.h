@@ -16,7 +16,9 @@
  *
  * A run folder is held by dg_dir_lock for the run's life (an flock on
  * "<dir>/.lock"): a second run into the same folder is refused while the first
- * holds it; the lock goes with the process, however it ends. A process killed
+ * holds it; the lock goes with the process, however it ends. dg_dir_unlock
+ * removes .lock; a process that dies without it leaves a stale .lock, which
+ * the next dg_dir_lock takes over. A process killed
  * before its commit leaves its temporary file; dg_dir_clean removes those.
  */
 #ifndef DIFGAMES_FILEIO_H
@@ -70,7 +72,9 @@ int       dg_path_same(const char *a, const char *b);
  * exclusive, not waiting). Returns the lock's descriptor (>= 0), or -1 with
  * e set: DG_ERR_IO naming the folder when another run holds it. */
 int       dg_dir_lock(const char *dir, dg_err *e);
-void      dg_dir_unlock(int lock);                                 /* < 0 is harmless          */
+/* Releases the lock of dg_dir_lock(dir) and removes "<dir>/.lock" (when it is still the file held):
+ * a finished run leaves no lock file behind. lock < 0 is harmless. */
+void      dg_dir_unlock(const char *dir, int lock);
 /* Removes from dir (not its subfolders) the temporary files "<name>.tmp.<pid>" that dg_file_begin
  * left behind in a process that is gone (killed before its commit: kill(pid, 0) fails with ESRCH);
  * a live process's are kept, and so is every other file. Returns how many it removed, or -1 with

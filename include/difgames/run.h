@@ -67,7 +67,9 @@ dg_status dg_run_memory_check(const dg_run *r, dg_err *e);
 const dg_key *dg_run_key(const char *name);
 /* Makes the config's policy (policy.hidden) and loads the checkpoint ckpt into it; *p is the
  * caller's (dg_params_free), NULL on error: DG_ERR_NOMEM, or the checkpoint's (DG_ERR_IO,
- * DG_ERR_NOT_FOUND for a missing tensor, DG_ERR_FORMAT for one of another shape, ...). */
+ * DG_ERR_NOT_FOUND for a missing tensor, DG_ERR_FORMAT for one of another shape, ...). A checkpoint
+ * whose metadata name another game than r's says so first ("checkpoint FILE was trained on game
+ * 'chase' (this config: 'reach'): tensor ..."). */
 dg_status dg_run_policy_load(const dg_run *r, const char *ckpt, dg_policy *m, dg_params **p, dg_err *e);
 /* The default run folder of a config file: runs/<name>, name being the config's path below its
  * last configs/ folder without .yaml (configs/duel.yaml -> runs/duel, configs/bench/reach.yaml

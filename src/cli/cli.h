@@ -92,7 +92,8 @@ typedef struct cli_json {
     int    oom;    /* set when an allocation failed: the line is not printed */
 } cli_json;
 /* fmt applied to v (one double conversion: "%.9g", "%.3f", "%.0f" for an integer) as the number's
- * text, null when v is not finite; NULL when out of memory. */
+ * text (dg_format_double: a zero never prints as "-0"), null when v is not finite; NULL when out of
+ * memory. */
 cJSON *cli_json_number(const char *fmt, double v);
 /* Adds item to obj under key (to the array obj when key is NULL) and returns it; a NULL obj or item
  * (an allocation that failed) sets j->oom and frees item. */

@@ -152,9 +152,23 @@ void cli_help(FILE *fp, const char *help, const cli_opt *opts) {
 
 #define OPT_VAL 256      /* getopt_long returns OPT_VAL + i for opts[i]: no character, nor 1 (an argument) */
 
+/* The error for an option that opts lack, a[0, len) ("--epoch" of "--epoch=10"), with the one it
+ * likely misspells (dg_cfg_nearest, as config keys get): EXIT_USAGE. */
+static int unknown_option(const char *cmd, const char *a, size_t len, const cli_opt *opts) {
+    const char *names[CLI_MAX_OPTS + 1];
+    int n = 0;
+    for (const cli_opt *o = opts; o->name && n < CLI_MAX_OPTS; o++) names[n++] = o->name + 2;  /* less "--" */
+    names[n++] = "help";
+    const size_t dashes = strspn(a, "-");
+    const int k = dg_cfg_nearest(a + dashes, len > dashes ? len - dashes : 0, names, n);
+    if (k >= 0) cli_error(cmd, "unknown option %s (did you mean --%s? see --help)", DG_ECHO_N(a, len), names[k]);
+    else cli_error(cmd, "unknown option %s (see --help)", DG_ECHO_N(a, len));
+    return EXIT_USAGE;
+}
+
 /* The error for a word that is no option, a: EXIT_USAGE. */
 static int stray_word(const char *cmd, const char *a, const cli_opt *opts) {
-    if (a[0] == '-') cli_error(cmd, "unknown option %s (see --help)", DG_ECHO(a));
+    if (a[0] == '-') return unknown_option(cmd, a, strlen(a), opts);
     else if (!opts->name) cli_error(cmd, "unexpected argument %s: takes no arguments (see --help)", DG_ECHO(a));
     else cli_error(cmd, "unexpected argument %s (options come as --name value; see --help)", DG_ECHO(a));
     return EXIT_USAGE;
@@ -220,17 +234,14 @@ int cli_parse_args(const char *cmd, int argc, char **argv, const cli_opt *opts, 
                     cli_error(cmd, "option %s takes no value", o->name);
                     return EXIT_USAGE;
                 }
-            cli_error(cmd, "unknown option %s (see --help)", DG_ECHO(a));
-            return EXIT_USAGE;
+            return unknown_option(cmd, a, strcspn(a, "="), opts);
         }
         const cli_opt *o = &opts[c - OPT_VAL];
         /* the name in full: getopt_long would also take a unique abbreviation (--conf) */
         const size_t nl = strlen(o->name);
         const int inline_value = a[nl] == '=';
-        if (strncmp(a, o->name, nl) || (a[nl] && !inline_value)) {
-            cli_error(cmd, "unknown option %s (see --help)", DG_ECHO_N(a, strcspn(a, "=")));
-            return EXIT_USAGE;
-        }
+        if (strncmp(a, o->name, nl) || (a[nl] && !inline_value))
+            return unknown_option(cmd, a, strcspn(a, "="), opts);
         if (o->value ? *o->value != NULL : *o->flag) {
             cli_error(cmd, "option %s given twice", o->name);
             return EXIT_USAGE;
@@ -325,7 +336,7 @@ int cli_mem_ok(const char *cmd, double need, const char *what, const char *lower
 cJSON *cli_json_number(const char *fmt, double v) {
     if (!isfinite(v)) return cJSON_CreateNull();
     char t[64];
-    snprintf(t, sizeof t, fmt, v);
+    dg_format_double(t, sizeof t, fmt, v);  /* never "-0" */
     return cJSON_CreateRaw(t);
 }
 

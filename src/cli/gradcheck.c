@@ -14,16 +14,22 @@ static const char HELP[] =
     "     (at steps X, X/4 and X/16: each element's best-agreeing pair);\n"
     "  2. a short full episode, with respect to every policy parameter.\n"
     "Prints the worst relative error of each; exits 1 if one is above the tolerance.\n"
-    "The part of an error that the loss's float rounding explains (\"rounding\":\n"
-    "4 to 8 ulps of the loss, through the difference quotient) is not counted.\n"
+    "The part of an error that the loss's float rounding explains (the \"rounding\n"
+    "allowance\": 4 to 8 ulps of the loss, through the difference quotient) is not\n"
+    "counted: the worst element's raw difference is printed beside its allowance.\n"
     "\n"
     "options:\n";
 
+/* One line of a check: the worst relative error, its element, and that element's raw difference
+ * beside its rounding allowance, so that a relative error of 0 beside two visibly different
+ * numbers reads as what it is (a difference the loss's rounding explains). */
 static void report(const char *what, const char *worst, const dg_gradcheck_report *r, double tol) {
-    printf("%-34s worst rel err %.3e over %lld elements  (%s[%lld]: backward %.6g, numeric %.6g; "
-           "rounding %.1e)  %s\n",
-           what, r->max_rel_err, (long long)r->checked, worst, (long long)r->worst_index,
-           r->worst_analytic, r->worst_numeric, r->rounding, r->max_rel_err <= tol ? "ok" : "FAIL");
+    const int within = r->worst_abs_err <= r->worst_allowance;
+    printf("%-34s worst rel err %.3e over %lld elements  (%s[%lld]: backward %.6g, numeric %.6g: differ by "
+           "%.1e, %s the rounding allowance %.1e)  %s\n",
+           what, r->max_rel_err, (long long)r->checked, worst, (long long)r->worst_index, r->worst_analytic,
+           r->worst_numeric, r->worst_abs_err, within ? "within" : "beyond", r->worst_allowance,
+           r->max_rel_err <= tol ? "ok" : "FAIL");
 }
 
 int cmd_gradcheck(int argc, char **argv) {

@@ -34,6 +34,10 @@ static const char USAGE[] =
     "\n"
     "`difgames <command> --help` describes each.\n"
     "\n"
+    "options:\n"
+    "  -h, --help  print this help\n"
+    "  --version   print the version\n"
+    "\n"
     "exit status: 0 ok; 1 the job ran and failed (out of memory, non-finite numbers, a\n"
     "check above its tolerance); 2 bad usage or input (an option, config or input file,\n"
     "or an output that cannot be written), with one line naming it; 130 interrupted.\n";

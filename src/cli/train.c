@@ -68,8 +68,8 @@ static void on_event(const dg_train_event *ev, void *user) {
         fprintf(stderr, "  %-10s %.6g\n", "total", s->loss);
         const dg_state_grads *g = ev->state_grads;
         if (!g || g->n == 0) break;
-        fprintf(stderr, "gradient of the loss w.r.t. the state, |d loss / d x_t| (first %d row%s):\n", g->rows,
-                g->rows > 1 ? "s" : "");
+        fprintf(stderr, "gradient of the loss w.r.t. the state, |d loss / d x_t| (first %d episode%s of the batch):\n",
+                g->rows, g->rows > 1 ? "s" : "");
         for (int i = 0; i < g->n; i++)
             fprintf(stderr, "  t = %-6d H-%-6d %.4g\n", g->t[i], env->horizon - g->t[i], g->norm[i]);
         if (g->chaotic)

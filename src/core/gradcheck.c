@@ -55,6 +55,7 @@ dg_status dg_gradcheck_scales(dg_ctx *ctx, dg_params *p, dg_loss_fn fn, void *us
      * deep); Richardson's (4 D(h/2) - D(h)) / 3 turns it into at most 3 |δL| / h of the estimate.
      * That much of |analytic - numeric| is not counted: it says nothing about backward. */
     const double rounding = 3.0 * 4.0 * DG_REAL_EPSILON * fabs((double)loss->data[0]);
+    double worst_raw = 0;  /* the worst element's |analytic - numeric| / den, allowance not taken off */
 
     for (int pi = 0; pi < p->count; pi++) {
         const int64_t n = p->info[pi].n;
@@ -85,16 +86,22 @@ dg_status dg_gradcheck_scales(dg_ctx *ctx, dg_params *p, dg_loss_fn fn, void *us
             const double abs_err = fabs(ana - num);
             double den = fmax(fabs(ana), fabs(num));
             if (den < floor) den = floor;
-            const double rel = fmax(abs_err - rounding / hnum, 0.0) / den;
-            if (rel > out->max_rel_err || out->worst_param < 0) {
+            const double allowance = rounding / hnum, rel = fmax(abs_err - allowance, 0.0) / den;
+            /* ties (every error within its allowance: all 0) go to the largest raw error, so that the
+             * element shown is the one that differs most, not merely the first */
+            if (rel > out->max_rel_err || (rel == out->max_rel_err && abs_err / den > worst_raw) ||
+                out->worst_param < 0) {
                 out->max_rel_err = rel;
                 out->worst_param = pi;
                 out->worst_index = j;
                 out->worst_analytic = ana;
                 out->worst_numeric = num;
+                out->worst_abs_err = abs_err;
+                out->worst_allowance = allowance;
+                worst_raw = abs_err / den;
             }
             if (abs_err > out->max_abs_err) out->max_abs_err = abs_err;
-            if (rounding / hnum > out->rounding) out->rounding = rounding / hnum;
+            if (allowance > out->rounding) out->rounding = allowance;
             out->checked++;
         }
     }

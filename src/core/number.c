@@ -1,8 +1,10 @@
-/* The one strict number parser: the whole text must be the number, nothing around it. */
+/* The one strict number parser: the whole text must be the number, nothing around it; and the one
+ * number printer for what a user reads (no "-0"). */
 #define _POSIX_C_SOURCE 200809L  /* newlocale, uselocale */
 #include <errno.h>
 #include <locale.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -74,4 +76,16 @@ int dg_parse_list(const char *text, double lo, double hi, int integer, double **
     }
     free(v);
     return -1;
+}
+
+int dg_format_double(char *buf, size_t size, const char *fmt, double v) {
+    const int n = snprintf(buf, size, fmt, v);
+    if (n < 1 || (size_t)n >= size || buf[0] != '-') return n;
+    /* "-0", "-0.000", "-0e+00": a zero (-0.0, or a small negative rounded to none of its digits)
+     * reads as 0; the sign alone would say it is below zero */
+    size_t i = 1;
+    while (buf[i] == '0' || buf[i] == '.') i++;
+    if (buf[i] && buf[i] != 'e' && buf[i] != 'E') return n;
+    memmove(buf, buf + 1, (size_t)n);  /* n bytes: the text less its sign, and the NUL */
+    return n - 1;
 }

@@ -332,18 +332,31 @@ static int edit_distance(const char *a, size_t na, const char *b, size_t nb) {
     return row[nb];
 }
 
-/* A missing key the program asked for that looks like a typo of key under parent, or NULL. */
-static const char *suggest(const dg_cfg *c, const char *parent, size_t plen, const char *key, size_t klen) {
-    const char *best = NULL;
-    int best_d = INT_MAX;
-    for (int i = 0; i < c->n_asked; i++) {
-        const char *a = c->asked[i], *dot = strrchr(a, '.'), *last = dot ? dot + 1 : a;
-        size_t alen = dot ? (size_t)(dot - a) : 0, ll = strlen(last);
-        if (alen != plen || memcmp(a, parent, plen) != 0 || strchr(last, '[')) continue;
-        int d = edit_distance(last, ll, key, klen);
-        if (d <= (ll < 4 ? 1 : ll < 8 ? 2 : 3) && d < best_d) { best = a; best_d = d; }
+/* The word text most likely misspells (config.h): the first of the least edit distance within the
+ * bound for its length; its index, or -1. */
+int dg_cfg_nearest(const char *text, size_t len, const char *const *words, int n) {
+    int best = -1, best_d = INT_MAX;
+    for (int i = 0; i < n; i++) {
+        const size_t wl = strlen(words[i]);
+        const int d = edit_distance(words[i], wl, text, len);
+        if (d <= (wl < 4 ? 1 : wl < 8 ? 2 : 3) && d < best_d) { best = i; best_d = d; }
     }
     return best;
+}
+
+/* A missing key the program asked for that looks like a typo of key under parent, or NULL. */
+static const char *suggest(const dg_cfg *c, const char *parent, size_t plen, const char *key, size_t klen) {
+    const char *last[MAX_ASKED];  /* the asked keys under parent: their last names */
+    int from[MAX_ASKED], n = 0;
+    for (int i = 0; i < c->n_asked; i++) {
+        const char *a = c->asked[i], *dot = strrchr(a, '.');
+        const size_t alen = dot ? (size_t)(dot - a) : 0;
+        if (alen != plen || memcmp(a, parent, plen) != 0 || strchr(dot ? dot + 1 : a, '[')) continue;
+        last[n] = dot ? dot + 1 : a;
+        from[n++] = i;
+    }
+    const int k = dg_cfg_nearest(key, klen, last, n);
+    return k < 0 ? NULL : c->asked[from[k]];
 }
 
 /* Appends ".key" (key: its node) or "[i]" (key NULL) to the path in buf at *pos, for messages. */

@@ -308,53 +308,77 @@ int dg_path_same(const char *a, const char *b) {
     return same;
 }
 
+/* The lock's tries: each fails only when a holder removed .lock between this open and flock (and
+ * another made a new one); a hundred in a row is a folder something keeps rewriting. */
+#define LOCK_TRIES 100
+
 int dg_dir_lock(const char *dir, dg_err *e) {
     char path[DG_PATH_MAX];
     if (dg_mkdirs(dir, e) != DG_OK || dg_path_join(path, sizeof path, dir, ".lock", e) != DG_OK) return -1;
-    /* O_NOFOLLOW: a symbolic link planted at .lock is refused, never followed to a file that
-     * the truncation below would empty */
-    const int fd = open(path, O_RDWR | O_CREAT | O_NONBLOCK | O_CLOEXEC | O_NOFOLLOW, 0666);
-    if (fd < 0) {
-        if (errno == ELOOP)
-            dg_err_set(e, DG_ERR_IO, "%s: its lock file .lock is a symbolic link; remove it", dir);
-        else
-            dg_err_set(e, DG_ERR_IO, "%s: cannot create its lock file .lock: %s", dir, strerror(errno));
-        return -1;
+    for (int tries = 0; tries < LOCK_TRIES; tries++) {
+        /* O_NOFOLLOW: a symbolic link planted at .lock is refused, never followed to a file that
+         * the truncation below would empty */
+        const int fd = open(path, O_RDWR | O_CREAT | O_NONBLOCK | O_CLOEXEC | O_NOFOLLOW, 0666);
+        if (fd < 0) {
+            if (errno == ELOOP)
+                dg_err_set(e, DG_ERR_IO, "%s: its lock file .lock is a symbolic link; remove it", dir);
+            else
+                dg_err_set(e, DG_ERR_IO, "%s: cannot create its lock file .lock: %s", dir, strerror(errno));
+            return -1;
+        }
+        struct stat sb, now;
+        if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
+            close(fd);
+            dg_err_set(e, DG_ERR_IO, "%s: its lock file .lock is not a regular file", dir);
+            return -1;
+        }
+        if (sb.st_nlink != 1) {  /* a hard link to another file: truncating it would empty that file */
+            close(fd);
+            dg_err_set(e, DG_ERR_IO, "%s: its lock file .lock has %lu names (a hard link to another file); remove "
+                       "it", dir, (unsigned long)sb.st_nlink);
+            return -1;
+        }
+        if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+            const int err = errno;
+            char pid[32] = "";
+            const ssize_t k = pread(fd, pid, sizeof pid - 1, 0);
+            pid[k > 0 ? k : 0] = 0;
+            pid[strcspn(pid, "\n")] = 0;
+            close(fd);
+            if (err == EWOULDBLOCK)
+                dg_err_set(e, DG_ERR_IO, "%s: another run is writing into this folder%s%s%s; wait for it to end or "
+                           "choose another output folder", dir, pid[0] ? " (process " : "", pid, pid[0] ? ")" : "");
+            else
+                dg_err_set(e, DG_ERR_IO, "%s: cannot lock the folder: %s", dir, strerror(err));
+            return -1;
+        }
+        /* held, but the folder's only while .lock still names this file: a run that ended removed it
+         * (dg_dir_unlock) after this open and before this flock, and may have a successor: again */
+        if (lstat(path, &now) != 0 || now.st_dev != sb.st_dev || now.st_ino != sb.st_ino) {
+            close(fd);
+            continue;
+        }
+        char pid[32];
+        const int n = snprintf(pid, sizeof pid, "%ld\n", (long)getpid());
+        if (ftruncate(fd, 0) != 0 || pwrite(fd, pid, (size_t)n, 0) != n) { /* the pid is only informative */ }
+        return fd;
     }
-    struct stat sb;
-    if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
-        close(fd);
-        dg_err_set(e, DG_ERR_IO, "%s: its lock file .lock is not a regular file", dir);
-        return -1;
-    }
-    if (sb.st_nlink != 1) {  /* a hard link to another file: truncating it would empty that file */
-        close(fd);
-        dg_err_set(e, DG_ERR_IO, "%s: its lock file .lock has %lu names (a hard link to another file); remove it",
-                   dir, (unsigned long)sb.st_nlink);
-        return -1;
-    }
-    if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
-        const int err = errno;
-        char pid[32] = "";
-        const ssize_t k = pread(fd, pid, sizeof pid - 1, 0);
-        pid[k > 0 ? k : 0] = 0;
-        pid[strcspn(pid, "\n")] = 0;
-        close(fd);
-        if (err == EWOULDBLOCK)
-            dg_err_set(e, DG_ERR_IO, "%s: another run is writing into this folder%s%s%s; wait for it to end or "
-                       "choose another output folder", dir, pid[0] ? " (process " : "", pid, pid[0] ? ")" : "");
-        else
-            dg_err_set(e, DG_ERR_IO, "%s: cannot lock the folder: %s", dir, strerror(err));
-        return -1;
-    }
-    char pid[32];
-    const int n = snprintf(pid, sizeof pid, "%ld\n", (long)getpid());
-    if (ftruncate(fd, 0) != 0 || pwrite(fd, pid, (size_t)n, 0) != n) { /* the pid is only informative */ }
-    return fd;
+    dg_err_set(e, DG_ERR_IO, "%s: its lock file .lock was replaced %d times while being locked; is something "
+               "else writing into this folder?", dir, LOCK_TRIES);
+    return -1;
 }
 
-void dg_dir_unlock(int lock) {
-    if (lock >= 0) close(lock);
+void dg_dir_unlock(const char *dir, int lock) {
+    if (lock < 0) return;
+    char path[DG_PATH_MAX];
+    struct stat held, now;
+    /* removed while still held, so that no other run can take the lock on a file no longer in the
+     * folder (dg_dir_lock checks the name after its flock); and only when .lock is still the file
+     * held, not one put in its place */
+    if (dir && dg_path_join(path, sizeof path, dir, ".lock", NULL) == DG_OK && fstat(lock, &held) == 0 &&
+        lstat(path, &now) == 0 && now.st_dev == held.st_dev && now.st_ino == held.st_ino)
+        unlink(path);
+    close(lock);
 }
 
 /* The pid of a temporary file's name "<name>.tmp.<pid>" (dg_file_begin's), 0 for another name. */

@@ -11,6 +11,7 @@
 #include "difgames/memory.h"
 #include "difgames/run.h"
 #include "difgames/safetensors.h"
+#include "io/text.h"  /* dg_text_append */
 
 /* ------------------------------------------------------- internal helpers */
 
@@ -139,6 +140,27 @@ const dg_key *dg_run_key(const char *name) {
     return NULL;
 }
 
+/* A checkpoint whose tensors do not fit r's policy: when its metadata name another game than r's,
+ * e's message (about the tensor) is put after that, the likelier reason ("checkpoint FILE was
+ * trained on game 'chase' (this config: 'reach'): tensor ..."); else e is left as it is. */
+static void policy_load_game(const dg_run *r, const char *ckpt, dg_err *e) {
+    dg_err me = {0};  /* it was read once: a failure now only leaves e as it is */
+    dg_st_file *f = dg_st_load(ckpt, &me);
+    const char *game = dg_st_meta(f, "game"), *mine = r->env->game->name;
+    if (game && strcmp(game, mine) != 0) {
+        char name[80], why[DG_ERR_LEN];
+        size_t k = 0;
+        dg_text_append(name, sizeof name, &k, game, strlen(game));  /* the file's text: made safe to show */
+        const size_t lc = strlen(ckpt);
+        /* the tensor's message less the file's name it starts with, now said first */
+        const char *rest = !strncmp(e->msg, ckpt, lc) && !strncmp(e->msg + lc, ": ", 2) ? e->msg + lc + 2 : e->msg;
+        snprintf(why, sizeof why, "%s", rest);
+        dg_err_set(e, e->status, "checkpoint %s was trained on game '%s' (this config: '%s'): %s", ckpt, name, mine,
+                   why);
+    }
+    dg_st_free(f);
+}
+
 dg_status dg_run_policy_load(const dg_run *r, const char *ckpt, dg_policy *m, dg_params **p, dg_err *e) {
     DG_ERR_LOCAL(e);
     dg_status st = r->opts.open_loop ? dg_policy_create_plan(r->env, m, p, e)
@@ -147,6 +169,7 @@ dg_status dg_run_policy_load(const dg_run *r, const char *ckpt, dg_policy *m, dg
     if ((st = dg_checkpoint_load(ckpt, *p, e)) == DG_OK) return DG_OK;
     dg_params_free(*p);
     *p = NULL;
+    if (st == DG_ERR_SHAPE || st == DG_ERR_NOT_FOUND) policy_load_game(r, ckpt, e);
     /* a tensor of another shape: a checkpoint of another game or policy, a bad input file */
     return st == DG_ERR_SHAPE ? (e->status = DG_ERR_FORMAT) : st;
 }
@@ -304,7 +327,7 @@ dg_status dg_run_train(const dg_run *r, const char *dir, const char *resume, int
     /* a run killed here before (kill -9) left its temporaries ("<file>.tmp.<pid>"): the folder is this
      * run's now, so those of processes that are gone go (a resumed run, a sweep's run started again) */
     if (writer && dg_dir_clean(dir, e) < 0) {
-        dg_dir_unlock(lock);
+        dg_dir_unlock(dir, lock);
         return e->status;
     }
     char *yaml = NULL;
@@ -332,7 +355,7 @@ dg_status dg_run_train(const dg_run *r, const char *dir, const char *resume, int
 done:
     dg_trainer_free(t);
     free(yaml);
-    dg_dir_unlock(lock);
+    dg_dir_unlock(dir, lock);
     return st;
 }
 
@@ -454,7 +477,7 @@ dg_status dg_run_pg(const dg_run *r, const char *out, int bptt, int pg, dg_pg_pr
     res->step = DG_RUN_STEP_SAVE;
     if (out) st = dg_run_pg_save(out, &curve, (int)r->opts.seed, learner, r->env->game->name, e);
 done:
-    dg_dir_unlock(lock);
+    dg_dir_unlock(out, lock);
     dg_pg_free(learner);
     dg_pg_eval_free(ev);
     dg_pg_curve_free(&curve);

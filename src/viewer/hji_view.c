@@ -487,7 +487,7 @@ int cmd_hji_view(int argc, char **argv) {
     if (rc || (rc = vw_finish(&h.w, screenshot))) goto done;
     cli_json j = {cJSON_CreateObject(), 0};
     cli_json_add(&j, j.root, "game", cJSON_CreateString(h.vf.game));
-    cli_json_add(&j, j.root, "frames", cJSON_CreateNumber((double)h.w.frames));
+    cli_json_add(&j, j.root, "frames", cli_json_number("%.0f", (double)h.w.frames));
     cli_json_add(&j, j.root, "time", cli_json_number("%.6g", h.vf.times[h.ti]));
     cJSON *at = g->ndim > 2 ? cli_json_add(&j, j.root, "at", cJSON_CreateArray()) : NULL;
     for (int k = 2; at && k < g->ndim; k++) cli_json_add(&j, at, NULL, cli_json_number("%.6g", h.at[k]));
@@ -503,11 +503,11 @@ int cmd_hji_view(int argc, char **argv) {
         if (an) snprintf(nm, sizeof nm, "%s", an);
         else snprintf(nm, sizeof nm, "x%d", slider_axis(i));
         cli_json_add(&j, o, "name", cJSON_CreateString(nm));
-        cli_json_add(&j, o, "x0", cJSON_CreateNumber(x0));
-        cli_json_add(&j, o, "x1", cJSON_CreateNumber(x1));
-        cli_json_add(&j, o, "y", cJSON_CreateNumber(y));
+        cli_json_add(&j, o, "x0", cli_json_number("%.9g", x0));
+        cli_json_add(&j, o, "x1", cli_json_number("%.9g", x1));
+        cli_json_add(&j, o, "y", cli_json_number("%.9g", y));
     }
-    cli_json_add(&j, j.root, "path_steps", cJSON_CreateNumber(h.npath));
+    cli_json_add(&j, j.root, "path_steps", cli_json_number("%.0f", h.npath));
     if (h.npath) {
         cli_json_add(&j, j.root, "captured", cJSON_CreateBool(h.res.captured));
         cli_json_add(&j, j.root, "capture_time", cli_json_number("%.6g", h.res.captured ? h.res.capture_time : NAN));
@@ -524,8 +524,8 @@ int cmd_hji_view(int argc, char **argv) {
         }
         cJSON *b = cli_json_add(&j, j.root, "end_px", cJSON_CreateArray());
         if (b) {
-            cli_json_add(&j, b, NULL, cJSON_CreateNumber(round(px)));
-            cli_json_add(&j, b, NULL, cJSON_CreateNumber(round(py)));
+            cli_json_add(&j, b, NULL, cli_json_number("%.0f", round(px)));
+            cli_json_add(&j, b, NULL, cli_json_number("%.0f", round(py)));
         }
     }
     vw_json_speed(&h.w, &j, j.root);

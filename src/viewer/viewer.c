@@ -209,10 +209,13 @@ static void draw_panel(viewer *v) {
         total += terms[i];
         big = fmax(big, fabs(terms[i]));
     }
-    snprintf(s, sizeof s, "loss so far (%d steps): %.4g", t, total);
+    char num[32];  /* the numbers as dg_format_double prints them: a zero term reads 0, never -0 */
+    dg_format_double(num, sizeof num, "%.4g", total);
+    snprintf(s, sizeof s, "loss so far (%d steps): %s", t, num);
     y = panel_line(&d, y, s, 0xffffff, 13);
     for (int i = 0; i < env->nterms; i++) {
-        snprintf(s, sizeof s, "%-10s %.4g", env->term_names[i], terms[i]);
+        dg_format_double(num, sizeof num, "%.4g", terms[i]);
+        snprintf(s, sizeof s, "%-10s %s", env->term_names[i], num);
         dg_draw_text(&d, 18, y, s, 0xd0d0d8, 12, DG_TEXT_LEFT | DG_TEXT_TOP, 0);
         dg_draw_rect_fill(&d, 170, y + 2, fmax(1, 110 * fabs(terms[i]) / big), 10, dg_plot_color(i), 1);
         y += 17;
@@ -222,7 +225,8 @@ static void draw_panel(viewer *v) {
     dg_live_metrics(v->live, m);
     if (env->nmetrics) y = panel_line(&d, y, dg_live_rows(v->live) > 1 ? "metrics (batch)" : "metrics", 0xffffff, 13);
     for (int i = 0; i < env->nmetrics; i++) {
-        snprintf(s, sizeof s, "%s  %.4g", env->metric_names[i], m[i]);
+        dg_format_double(num, sizeof num, "%.4g", m[i]);
+        snprintf(s, sizeof s, "%s  %s", env->metric_names[i], num);
         y = panel_line(&d, y, s, 0xd0d0d8, 12);
     }
     if (v->run_dir) {  /* --run: the snapshot in use and the loss curve so far */
@@ -734,12 +738,12 @@ static int run_viewer(viewer *v, const char *ckpt) {
     /* one JSON line: what was shown, and how fast */
     cli_json j = {cJSON_CreateObject(), 0};
     cli_json_add(&j, j.root, "game", cJSON_CreateString(env->game->name));
-    cli_json_add(&j, j.root, "frames", cJSON_CreateNumber((double)v->w.frames));
-    cli_json_add(&j, j.root, "steps", cJSON_CreateNumber(dg_live_steps(v->live)));
-    cli_json_add(&j, j.root, "seed", cJSON_CreateNumber((double)v->seed));
+    cli_json_add(&j, j.root, "frames", cli_json_number("%.0f", (double)v->w.frames));
+    cli_json_add(&j, j.root, "steps", cli_json_number("%.0f", dg_live_steps(v->live)));
+    cli_json_add(&j, j.root, "seed", cli_json_number("%.0f", (double)v->seed));
     cli_json_add(&j, j.root, "batch", cJSON_CreateBool(v->batch));
     vw_json_speed(&v->w, &j, j.root);
-    cli_json_add(&j, j.root, "arena_px", cJSON_CreateNumber(v->size));
+    cli_json_add(&j, j.root, "arena_px", cli_json_number("%.0f", v->size));
     if (v->player >= 0) {
         double m[DG_MAX_METRICS];
         dg_live_metrics(v->live, m);
@@ -750,9 +754,9 @@ static int run_viewer(viewer *v, const char *ckpt) {
     if (v->run_dir) {
         const char *base = strrchr(v->snap, '/');
         cli_json_add(&j, j.root, "snapshot", cJSON_CreateString(v->snap[0] ? (base ? base + 1 : v->snap) : ""));
-        cli_json_add(&j, j.root, "reloads", cJSON_CreateNumber(v->reloads));
-        cli_json_add(&j, j.root, "run_epoch", cJSON_CreateNumber(v->run_epoch));
-        cli_json_add(&j, j.root, "curve_points", cJSON_CreateNumber(v->ncurve));
+        cli_json_add(&j, j.root, "reloads", cli_json_number("%.0f", v->reloads));
+        cli_json_add(&j, j.root, "run_epoch", cli_json_number("%.0f", v->run_epoch));
+        cli_json_add(&j, j.root, "curve_points", cli_json_number("%.0f", v->ncurve));
     }
     return cli_json_print(&j, v->cmd);
 }

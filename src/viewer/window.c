@@ -101,7 +101,7 @@ int vw_finish(vw_window *w, const char *screenshot) {
 void vw_json_speed(const vw_window *w, cli_json *j, cJSON *root) {
     const double nd = w->drawn ? (double)w->drawn : 1, nf = w->frames ? (double)w->frames : 1;
     cli_json_add(j, root, "fps", cli_json_number("%.1f", vw_fps(w)));
-    cli_json_add(j, root, "frames_drawn", cJSON_CreateNumber((double)w->drawn));
+    cli_json_add(j, root, "frames_drawn", cli_json_number("%.0f", (double)w->drawn));
     cli_json_add(j, root, "render_ms", cli_json_number("%.3f", w->render_ms_sum / nd));
     cli_json_add(j, root, "render_ms_max", cli_json_number("%.3f", w->render_ms_max));
     cli_json_add(j, root, "render_cpu_ms", cli_json_number("%.3f", w->cpu_ms_sum / nd));
