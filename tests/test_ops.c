@@ -457,6 +457,30 @@ static void test_gradcheck_worst_raw(void **state) {
     dg_params_free(p);
 }
 
+/* sqrt(w^2) at w = 0: |w| forward (finite differences give 0), but backward's inf * 0 is NaN */
+static dg_tensor *abs_by_sqrt_loss(dg_ctx *ctx, dg_params *p, void *user) {
+    (void)user;
+    dg_tensor *w = dg_param(ctx, p, 0);
+    return dg_sum(ctx, dg_sqrt(ctx, dg_mul(ctx, w, w)));
+}
+
+/* A NaN backward gradient fails the check naming its element (it once read as a relative error
+ * of 0: fmax(NaN - allowance, 0) is 0) */
+static void test_gradcheck_nan_backward(void **state) {
+    (void)state;
+    dg_params *p = dg_params_create();
+    dg_params_add(p, "w", 1, (int[]){3}, NULL);
+    memcpy(dg_params_data(p, 0), (const float[]){0.5f, 0.0f, -0.25f}, 3 * sizeof(float));
+    dg_ctx *ctx = dg_ctx_create(1 << 16);
+    dg_gradcheck_report r;
+    dg_err e = {0};
+    assert_int_equal(dg_gradcheck(ctx, p, abs_by_sqrt_loss, NULL, 0.01f, 1e-3, 0, &r, &e), DG_ERR_NONFINITE);
+    printf("  %s\n", e.msg);
+    assert_non_null(strstr(e.msg, "backward gradient of w[1] is nan"));
+    dg_ctx_free(ctx);
+    dg_params_free(p);
+}
+
 /* backward hands an intermediate's gradient buffer on to later nodes unless it is retained */
 static void test_retain_grad(void **state) {
     (void)state;
@@ -764,6 +788,7 @@ int main(void) {
         cmocka_unit_test(test_all_ops_gradcheck),
         cmocka_unit_test(test_gradcheck_scales),
         cmocka_unit_test(test_gradcheck_worst_raw),
+        cmocka_unit_test(test_gradcheck_nan_backward),
         cmocka_unit_test(test_retain_grad),
         cmocka_unit_test(test_every_op_covered),
         cmocka_unit_test(test_forward_values),

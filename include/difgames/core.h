@@ -298,7 +298,8 @@ typedef struct dg_gradcheck_report {
  * steps eps and eps/2) for up to max_per_param elements of each parameter
  * (0 = all). floor guards the relative error of near-zero gradients; the part of an
  * error that the loss's own dg_real rounding explains (4 |loss| DG_REAL_EPSILON, through the difference
- * quotient) is not counted. */
+ * quotient) is not counted. A NaN or infinite gradient, or loss near an element, is
+ * DG_ERR_NONFINITE naming the element. */
 dg_status dg_gradcheck(dg_ctx *ctx, dg_params *p, dg_loss_fn fn, void *user, dg_real eps,
                        double floor, int64_t max_per_param, dg_gradcheck_report *out,
                        dg_err *e);

@@ -83,6 +83,9 @@ dg_status dg_gradcheck_scales(dg_ctx *ctx, dg_params *p, dg_loss_fn fn, void *us
             if (!isfinite(num))
                 return dg_err_set(e, DG_ERR_NONFINITE, "gradcheck: loss not finite near %s[%lld]",
                                   p->info[pi].name, (long long)j);
+            if (!isfinite(ana))  /* fmax below would read a NaN error as 0: a pass */
+                return dg_err_set(e, DG_ERR_NONFINITE, "gradcheck: the backward gradient of %s[%lld] is %g "
+                                  "(finite differences give %g)", p->info[pi].name, (long long)j, isnan(ana) ? NAN : ana, num);
             const double abs_err = fabs(ana - num);
             double den = fmax(fabs(ana), fabs(num));
             if (den < floor) den = floor;
