@@ -85,7 +85,7 @@ int main(int argc, char **argv) {
         return argc < 2 ? EXIT_USAGE : 0;
     }
     if (!strcmp(argv[1], "--version")) {
-        puts("difgames 0.1.0");
+        puts("difgames " DG_VERSION);  /* CMake's project version */
         return 0;
     }
     static const struct { const char *name; int (*fn)(int, char **), (*fn64)(int, char **); } CMDS[] = {

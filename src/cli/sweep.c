@@ -57,8 +57,12 @@ static int one(ctx *c, int i, int *trained) {
     }
     (*trained)++;
     if (!c->quiet)
-        fprintf(stderr, "sweep: run %d/%d %s seed %lld done in %.1f s (rank %d)\n", i + 1, dg_sweep_count(c->s),
-                setting, seed, dg_clock_s() - t, c->rank);
+    {
+        char sd[40] = "the config's seed";  /* dg_sweep_run_dir's -1: no --seeds */
+        if (seed >= 0) snprintf(sd, sizeof sd, "seed %lld", seed);
+        fprintf(stderr, "sweep: run %d/%d %s %s done in %.1f s (rank %d)\n", i + 1, dg_sweep_count(c->s), setting, sd,
+                dg_clock_s() - t, c->rank);
+    }
     return 0;
 }
 
