@@ -1,10 +1,12 @@
-"""Reads an 8-bit RGB PNG (what difgames writes) without libraries, for the viewer's tests.
+"""Reads an 8-bit RGB PNG (what difgames writes) without libraries, for the viewer's and models' tests.
 
     python3 viewer_png.py FILE.png stats          -> "W H distinct_colours"
     python3 viewer_png.py FILE.png pixel X Y      -> "RRGGBB" of the pixel at (X, Y)
     python3 viewer_png.py FILE.png near X Y RGB R -> the least colour distance (max over channels)
                                                      to RGB within R pixels of (X, Y)
+    python3 viewer_png.py FILE.png box X Y W H    -> a hash of the box's pixels (equal boxes, equal hashes)
 """
+import hashlib
 import struct
 import sys
 import zlib
@@ -58,6 +60,10 @@ def main():
             for x in range(max(0, x0 - r), min(w, x0 + r + 1)):
                 best = min(best, max(abs(a - b) for a, b in zip(px(x, y), want)))
         print(best)
+    elif cmd == "box":
+        x0, y0, bw, bh = (int(a) for a in sys.argv[3:7])
+        assert 0 <= x0 and 0 <= y0 and x0 + bw <= w and y0 + bh <= h, "box outside the image"
+        print(hashlib.sha256(b"".join(bytes(rows[y][3 * x0:3 * (x0 + bw)]) for y in range(y0, y0 + bh))).hexdigest())
 
 
 main()

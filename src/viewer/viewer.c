@@ -733,7 +733,7 @@ static int run_viewer(viewer *v, const char *ckpt) {
     if (v->traj_path && (rc = write_trajectory(v))) return rc;
     /* one JSON line: what was shown, and how fast */
     cli_json j = {cJSON_CreateObject(), 0};
-    cli_json_add(&j, j.root, "game", cJSON_CreateString(env->game->name));
+    cli_json_game(&j, env->game->name, dg_env_source(env));
     cli_json_add(&j, j.root, "frames", cJSON_CreateNumber((double)v->w.frames));
     cli_json_add(&j, j.root, "steps", cJSON_CreateNumber(dg_live_steps(v->live)));
     cli_json_add(&j, j.root, "seed", cJSON_CreateNumber((double)v->seed));
@@ -864,7 +864,10 @@ static int viewer_main(const char *cmd, int argc, char **argv, int play) {
         }
         if (found < 0 || !strcmp(as, "goal")) {
             cli_error(cmd, "--as %s: game '%s' has no such player (its bodies: %s)", as, env->game->name,
-                      env->game->body_names ? env->game->body_names : "unnamed");
+                      env->game->body_names ? env->game->body_names
+                      : !strcmp(dg_env_source(env), "model") ? "unnamed; a model file names them as draw.bodies: "
+                                                               "{NAME: [x, y], ...}, docs/models.md"
+                      : "unnamed");
             rc = EXIT_USAGE;
         } else if (found >= env->nplayers) {
             cli_error(cmd, "--as %s: the %s of this config is scripted, not learned (play the other, or a config "
