@@ -13,8 +13,8 @@ static const char USAGE[] =
     "policy.*), those of `difgames pg` (pg.*), then each game's (env.*, render.*,\n"
     "loss.*), then the HJI solver's (game, accuracy, mode, solver.*, obstacles) and\n"
     "each HJI game's (t_end, grid.*, its constants), with type, default, range and a\n"
-    "line of doc. GAME: only that game's keys; hji: only the HJI solver's; hji GAME:\n"
-    "only that HJI game's.\n"
+    "line of doc. GAME: only that game's keys (model: a model file's game's); hji:\n"
+    "only the HJI solver's; hji GAME: only that HJI game's.\n"
     "\n"
     "options:\n";
 

@@ -783,7 +783,8 @@ static int viewer_main(const char *cmd, int argc, char **argv, int play) {
         "\n"
         "You drive one body with the arrow keys (or WASD; two keys for a diagonal; each\n"
         "axis at full scale) against the learned other player. ROLE is a body of the game:\n"
-        "agent (reach, pixel), pursuer, or evader (a two-player game: duel, duel_simple).\n"
+        "agent (reach, pixel), pursuer, or evader (a two-player game: duel, duel_simple);\n"
+        "a model file's game: a body its draw.bodies names (configs/models/reach.yaml: agent).\n"
         "The panel shows the time, the capture, and for duel_simple the exact equilibrium\n"
         "capture time from the start state: the score to beat. Keys: space pause, R new\n"
         "state, F12 screenshot, Q/Esc quit. Prints one JSON line at the end.\n"
@@ -801,7 +802,7 @@ static int viewer_main(const char *cmd, int argc, char **argv, int play) {
     };
     int n = 9;
     if (play) {
-        opts[n++] = (cli_opt){"--as", &as, NULL, "ROLE", "the body you drive: agent, pursuer or evader", "required"};
+        opts[n++] = (cli_opt){"--as", &as, NULL, "ROLE", "the body you drive: agent, pursuer or evader (a model file's: as it names them)", "required"};
         opts[n++] = (cli_opt){"--input", &input, NULL, "FILE", "held keys, one line a frame (e.g. 'up left')", "the keyboard"};
         opts[n++] = (cli_opt){"--trajectory", &v.traj_path, NULL, "FILE", "write t and each body's x, y a step (CSV)", NULL};
     } else {
