@@ -40,6 +40,21 @@ for c in train replay eval gradcheck games keys bench pg "hji solve" "hji plot" 
 done
 check "games"                 0 ""                 "$DG" games
 grep -q '^reach' "$T/out" && grep -q '^chase' "$T/out" && grep -q '^pixel' "$T/out" || { echo "FAIL games list"; fail=$((fail + 1)); }
+# a game written as a model file is listed too: game: model, and each shipped model file under its
+# model.name with the solvers its sections serve
+grep -q '^model  *a game written as a model file: game: model' "$T/out" || { echo "FAIL games lists no game: model"; fail=$((fail + 1)); }
+for m in configs/models/*.yaml; do
+    n=$(sed -n 's/^  name: *//p' "$m" | head -n 1)
+    grep -q "^  $n  *$m  *" "$T/out" || { echo "FAIL games lists no $m (as $n)"; fail=$((fail + 1)); }
+done
+grep -q '^  reach  *configs/models/reach.yaml  *train, hji solve$' "$T/out" && grep -q '^  air3d  *configs/models/air3d.yaml  *hji solve$' "$T/out" \
+    || { echo "FAIL games: the solvers of the model files: $(grep configs/models "$T/out")"; fail=$((fail + 1)); }
+(cd /tmp && "$DG" games) | grep -q 'no model files in ./configs/models/' || { echo "FAIL games away from the repository"; fail=$((fail + 1)); }
+# difgames keys model: the model game's keys, not "unknown game"
+check "keys model"            0 ""                 "$DG" keys model
+grep -q '^  model.name ' "$T/out" && grep -q '^  model.compile ' "$T/out" && grep -q '^  env.horizon ' "$T/out" \
+    || { echo "FAIL keys model: $(head -c 300 "$T/out")"; fail=$((fail + 1)); }
+check "keys unknown game"     2 "unknown game 'tetris' (see difgames games; a model file's game: difgames keys model)" "$DG" keys tetris
 
 # bad configs: file, line and key in one line, exit 2
 check "train no config"       2 "--config"         "$DG" train
@@ -52,6 +67,8 @@ printf 'game: reach\nenv: {damping: 1.5}\n' >"$T/range.yaml"
 check "out of range"          2 "env.damping"      "$DG" train --config "$T/range.yaml" --out "$T/x"
 printf 'game: tetris\n' >"$T/game.yaml"
 check "unknown game"          2 "unknown game 'tetris'" "$DG" train --config "$T/game.yaml" --out "$T/x"
+grep -qF "a game written as a model file: game: model and a model: section, configs/models/*.yaml, docs/models.md" "$T/err" \
+    || { echo "FAIL unknown game: model files not mentioned: $(cat "$T/err")"; fail=$((fail + 1)); }
 printf 'game: reach\nenv: [1, 2\n' >"$T/syntax.yaml"
 check "yaml syntax error"     2 "syntax.yaml:"     "$DG" train --config "$T/syntax.yaml" --out "$T/x"
 check "bad --batch"           2 "train.batch"      "$DG" train --config $R --batch -3 --out "$T/x"
@@ -70,7 +87,7 @@ check "unwritable out"        2 "/proc/difgames"   "$DG" train --config $R --epo
 
 # a short training run writes everything, atomically
 check "train"                 0 ""                 "$DG" train --config $R --epochs 6 --batch 8 --out "$T/run"
-tail -n 1 "$T/out" | grep -q '"game": *"reach", *"epochs": *6, *"final_loss": *[0-9]' || { echo "FAIL train JSON: $(tail -n 1 "$T/out")"; fail=$((fail + 1)); }
+tail -n 1 "$T/out" | grep -q '"game": *"reach", *"source": *"builtin", *"epochs": *6, *"final_loss": *[0-9]' || { echo "FAIL train JSON: $(tail -n 1 "$T/out")"; fail=$((fail + 1)); }
 for f in metrics.csv loss.png final.safetensors epoch_0005.safetensors epoch_0006.safetensors; do
     [ -s "$T/run/$f" ] || { echo "FAIL train: missing $f"; fail=$((fail + 1)); }
 done

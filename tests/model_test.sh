@@ -109,6 +109,24 @@ else bad "the drawn states never reach the obstacle: the collision term is untes
     && ok "replay a model" || bad "replay a model: $(cat "$T/err")"
 "$DG" bench --config $M --epochs 2 --warmup 1 --batch 8 >"$T/bench.txt" 2>"$T/err" && grep -q ms_per_epoch "$T/bench.txt" \
     && ok "bench a model" || bad "bench a model: $(cat "$T/err")"
+# a model game is named as its file says (model.name), with "source":"model" where a built-in could
+# have the name: train's and eval's JSON, and loss.png's title (a model called reach: the built-in
+# reach's title, pixel for pixel; one called cart: another)
+PNG="/usr/bin/python3 $(dirname "$0")/viewer_png.py"
+grep -q '^{"game":"reach","source":"builtin",' "$T/eb.json" && grep -q '^{"game":"reach","source":"model",' "$T/em.json" \
+    && ok "eval's JSON: the model's name and source" || bad "eval JSON: $(head -c 80 "$T/eb.json") / $(head -c 80 "$T/em.json")"
+sed 's/^  name: reach$/  name: cart/' $M >"$T/cart.yaml"
+"$DG" train --config "$T/cart.yaml" --epochs 2 --batch 8 --out "$T/cart" >"$T/ct.json" 2>"$T/err" \
+    && grep -q '^{"game":"cart","source":"model",' "$T/ct.json" && grep -q '^training cart: ' "$T/err" \
+    && ok "train: model.name cart in the JSON and the progress" || bad "train cart: $(cat "$T/ct.json" "$T/err" | head -c 300)"
+"$DG" eval --config "$T/cart.yaml" --ckpt "$CK" --batch 8 >"$T/ce.json" 2>"$T/err" && grep -q '^{"game":"cart","source":"model",' "$T/ce.json" \
+    && ok "eval: model.name cart" || bad "eval cart: $(cat "$T/ce.json" "$T/err" | head -c 300)"
+title() { $PNG "$1" box 0 0 800 28; }  # loss.png's title band
+"$DG" train --config $B --epochs 2 --batch 8 --out "$T/bt" --quiet >/dev/null 2>&1 || bad "train the built-in reach"
+"$DG" train --config $M --epochs 2 --batch 8 --out "$T/mt" --quiet >/dev/null 2>&1 || bad "train the model reach"
+[ "$(title "$T/mt/loss.png")" = "$(title "$T/bt/loss.png")" ] && [ "$(title "$T/cart/loss.png")" != "$(title "$T/bt/loss.png")" ] \
+    && ok "loss.png's title: the model's name (reach's pixels for a model called reach, others for cart)" \
+    || bad "loss.png's title does not carry the model's name"
 # dubins: 5 steps, as float32 central differences through 10 turns of cos/sin stray past 1e-3
 # whatever the step (eps 0.2 to 0.02 move the numeric value on both sides of backward's)
 for g in dubins tag; do
@@ -146,6 +164,14 @@ AIR='s/^  n: \[51, 40, 50\]/  n: [26, 20, 25]/; s/^t_end:.*/t_end: 1.0/'
 sed "$AIR" configs/hji/air3d.yaml >"$T/hb.yaml"
 sed "$AIR" configs/models/air3d.yaml >"$T/hm.yaml"
 hji_same air3d "$T/hb.yaml" "$T/hm.yaml"
+# hji plot of the model's value is the built-in's picture: its title names air3d (model.name) and its
+# axes x, y as the state does (not x0, x1); the value file says the game comes from a model file
+"$DG" hji plot --value "$T/hb.safetensors" --out "$T/hb.png" 2>"$T/err" || bad "hji plot built-in air3d: $(cat "$T/err")"
+"$DG" hji plot --value "$T/hm.safetensors" --out "$T/hm.png" 2>"$T/err" || bad "hji plot model air3d: $(cat "$T/err")"
+cmp -s "$T/hb.png" "$T/hm.png" && ok "hji plot of configs/models/air3d.yaml: the built-in's picture (names, axes x, y)" \
+    || bad "hji plot: the model's picture differs from the built-in's"
+grep -aq '"source":"model"' "$T/hm.safetensors" && grep -aq '"axes":"x,y,psi"' "$T/hm.safetensors" \
+    && ok "the model's value file: source model, axes x,y,psi" || bad "value metadata: $(head -c 600 "$T/hm.safetensors" | tr -cd '[:print:]' | tail -c 300)"
 # a game of degree: the model's dynamics and target under pursuit2d_time's payoff keys
 (sed -n '/^game:/,/^  target/p' configs/models/pursuit2d.yaml
  grep -v '^game\|^speed\|^capture' configs/hji/pursuit2d_time.yaml) >"$T/hm.yaml"
@@ -237,5 +263,7 @@ if r["episodes"] != 16 or not (r["value_mean"] > 0) or not (r["gap"] > 0.5): sys
 print(f"V {r['value_mean']:.4g}, policy {r['policy_cost_mean']:.4g}, gap {100 * r['gap']:.0f} %")
 PY
 ); then ok "certify reach (payoff: cost, a model file): $out"; else bad "certify reach: $out"; fi
+grep -q '^{"game":"reach","source":"model",' "$T/rc.json" && ok "certify's JSON: the model's name and source" \
+    || bad "certify JSON: $(head -c 100 "$T/rc.json")"
 [ -s "$T/rc.png" ] && ok "certify --plot" || bad "certify --plot wrote nothing"
 finish

@@ -1,4 +1,4 @@
-"""Reads an 8-bit RGB PNG (what difgames writes) without libraries, for the viewer's tests.
+"""Reads an 8-bit RGB PNG (what difgames writes) without libraries, for the viewer's and models' tests.
 
     python3 viewer_png.py FILE.png stats          -> "W H distinct_colours"
     python3 viewer_png.py FILE.png pixel X Y      -> "RRGGBB" of the pixel at (X, Y)
@@ -8,7 +8,9 @@
                                                      on background RGB, top to bottom: "Y0 Y1 W",
                                                      W the width of its last word (the columns
                                                      after its last gap of 3 or more)
+    python3 viewer_png.py FILE.png box X Y W H    -> a hash of the box's pixels (equal boxes, equal hashes)
 """
+import hashlib
 import struct
 import sys
 import zlib
@@ -80,6 +82,10 @@ def main():
                 if b - a > 3:
                     start = b
             print(top, y, cols[-1] - start + 1)
+    elif cmd == "box":
+        x0, y0, bw, bh = (int(a) for a in sys.argv[3:7])
+        assert 0 <= x0 and 0 <= y0 and x0 + bw <= w and y0 + bh <= h, "box outside the image"
+        print(hashlib.sha256(b"".join(bytes(rows[y][3 * x0:3 * (x0 + bw)]) for y in range(y0, y0 + bh))).hexdigest())
 
 
 main()

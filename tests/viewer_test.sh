@@ -33,7 +33,7 @@ done
 if win view --config configs/reach.yaml --ckpt "$T/reach/final.safetensors" --frames 70 \
         --screenshot "$T/view.png" --record "$T/view.gif" >"$T/out" 2>"$T/err"; then ok "view reach"
 else bad "view reach: $(head -c 300 "$T/err")"; fi
-grep -q '"game":"reach","frames":70' "$T/out" && ok "view JSON line" || bad "view JSON: $(cat "$T/out")"
+grep -q '"game":"reach","source":"builtin","frames":70' "$T/out" && ok "view JSON line" || bad "view JSON: $(cat "$T/out")"
 [ "$(head -c 6 "$T/view.gif")" = "GIF89a" ] && ok "view --record GIF" || bad "view --record: no GIF"
 read -r w h ncol < <($PNG "$T/view.png" stats)
 [ "$w" = 780 ] && [ "$h" = 502 ] && ok "view screenshot 780x502" || bad "view screenshot is ${w}x$h"
@@ -149,6 +149,25 @@ for k in right up; do
     [ "$d" -le 40 ] && ok "play $k: the goal drawn at ($gx, $gy)" || bad "play $k: no goal at ($gx, $gy) ($d)"
 done
 
+# --- a model game plays as a built-in does: configs/models/reach.yaml names its body agent (its
+# draw.bodies), so play --as agent takes it and right moves it right (the built-in's checkpoint: the
+# same network); the panel's header names the game as the file does (model.name reach: the built-in's
+# pixels) and the JSON line says the game comes from a model file
+win play --config configs/models/reach.yaml --ckpt "$T/reach/final.safetensors" --as agent --frames 24 \
+    --input "$T/right.keys" --trajectory "$T/mright.csv" --screenshot "$T/mright.png" >"$T/out" 2>"$T/err" \
+    && ok "play a model game (configs/models/reach.yaml) --as agent" || bad "play a model game: $(head -c 300 "$T/err")"
+grep -q '^{"game":"reach","source":"model",' "$T/out" && ok "play's JSON line: the model's name and source" \
+    || bad "play model JSON: $(cat "$T/out")"
+read -r dx dy n < <(moved "$T/mright.csv")
+head -n 1 "$T/mright.csv" | grep -qx 't,agent_x,agent_y,goal_x,goal_y' \
+    && awk -v a="$dx" -v b="$dy" -v n="$n" 'BEGIN {exit !(a > 0.1 && b == 0 && n > 5)}' \
+    && ok "play a model game: right moves its agent right ($dx over $n steps)" \
+    || bad "play a model game: $(head -n 1 "$T/mright.csv"), moved $dx, $dy over $n steps"
+[ "$($PNG "$T/mright.png" box 482 0 298 28)" = "$($PNG "$T/right.png" box 482 0 298 28)" ] \
+    && ok "play a model game: the panel's header names it (reach, as the built-in's)" \
+    || bad "play a model game: the panel's header differs from the built-in reach's"
+sed 's/bodies: {agent: \[x, y\]}/bodies: [[x, y]]/' configs/models/reach.yaml >"$T/unnamed.yaml"
+
 # --- play duel_simple as the evader: the keys move it at its speed, the equilibrium time is shown
 for _ in $(seq 60); do echo "up"; done >"$T/duel.keys"
 win play --config configs/duel_simple.yaml --ckpt "$T/duel/final.safetensors" --as evader --frames 60 \
@@ -235,6 +254,7 @@ printf 'left jump\n' >"$T/bad2.keys"
 run_rows "" "" \
     "play without --as|--as ROLE are required|play --config configs/reach.yaml --ckpt $CK" \
     "play --as goal|has no such player|play --config configs/reach.yaml --ckpt $CK --as goal" \
+    "play a model of unnamed bodies|its bodies: unnamed; a model file names them as draw.bodies: {NAME: [x, y], ...}|play --config $T/unnamed.yaml --ckpt $CK --as agent" \
     "play --as evader of scripted chase|scripted|play --config configs/chase.yaml --ckpt $T/chase/final.safetensors --as evader" \
     "play --input bad key|bad.keys:2: 'jump' is no key|play --config configs/reach.yaml --ckpt $CK --as agent --input $T/bad.keys" \
     "view --frames 0|--frames|view --config configs/reach.yaml --ckpt $CK --frames 0" \

@@ -168,6 +168,15 @@ struct dg_env {
 const dg_game *dg_game_find(const char *name);         /* NULL if not registered           */
 int            dg_game_count(void);                    /* registered games                 */
 const dg_game *dg_game_at(int i);                      /* i-th game, in registry order     */
+/* The model game (`game: model`, docs/models.md) as listings show it (`difgames games`, `difgames keys
+ * model`): its summary, the defaults of env.dt and env.horizon and its keys of one value (model.name,
+ * model.compile). Not in the registry and not playable itself: dg_env_create makes each model file's game,
+ * named by its model.name. */
+const dg_game *dg_game_model(void);
+/* Where env's game comes from, for outputs where a name could mean two games (a model file may call its
+ * game "reach"): "builtin" (the registry), "model" (a model file), "plugin" (a shared object) or "custom"
+ * (a descriptor of the caller's, dg_env_create_game). */
+const char    *dg_env_source(const dg_env *env);
 
 /* Every key of game g, in the order they are read: env.dt, env.horizon, its
  * keys, its loss.* terms (as float keys >= 0). Fills out[0..max) and returns

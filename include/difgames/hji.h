@@ -137,6 +137,9 @@ typedef struct dg_hji_grid {
     dg_hji_bc bc[DG_HJI_MAX_DIMS];        /* AWAY (default) or LINEAR; PERIODIC if periodic    */
     int64_t   stride[DG_HJI_MAX_DIMS];    /* elements between neighbours along the axis        */
     int64_t   nodes;                      /* product of n                                      */
+    char      name[DG_HJI_MAX_DIMS][24];  /* each axis's name, the game's state variable ("psi"):
+                                             what figures label it; "" unnamed (x0, x1, ...).
+                                             dg_hji_grid_init leaves them "", a problem names them */
 } dg_hji_grid;
 
 /* Fills g. periodic (ndim flags) may be NULL (none). Returns DG_OK, or DG_ERR_ARG naming the bad axis
@@ -146,6 +149,8 @@ dg_status dg_hji_grid_init(dg_hji_grid *g, int ndim, const double *lo, const dou
 double  dg_hji_grid_coord(const dg_hji_grid *g, int axis, int i);            /* lo + i dx                   */
 void    dg_hji_grid_point(const dg_hji_grid *g, int64_t node, double *x);   /* node's coordinates (ndim)   */
 int64_t dg_hji_grid_node(const dg_hji_grid *g, const int *idx);             /* multi-index -> flat index   */
+/* Axis k's name into buf (cap bytes): g->name[k], or "x<k>" when it has none; returns buf. */
+const char *dg_hji_grid_axis_name(const dg_hji_grid *g, int k, char *buf, size_t cap);
 
 /* ------------------------------------------------------------------- game */
 /* At one state x (nx): f (nx), G (nx, nu), D (nx, nd) row-major, zeroed before the call. Must depend on
@@ -417,6 +422,9 @@ typedef struct dg_hji_problem {
 dg_hji_problem *dg_hji_problem_load(dg_cfg *cfg, dg_err *e);
 void            dg_hji_problem_free(dg_hji_problem *p);                /* NULL is harmless             */
 const char     *dg_hji_problem_name(int i);                            /* i-th known game; NULL past   */
+/* Where p's game comes from: "model" (game: model; p->name is the file's model.name, which may be a
+ * built-in's) or "builtin". */
+const char     *dg_hji_problem_source(const dg_hji_problem *p);
 double          dg_hji_problem_param(const dg_hji_problem *p, const char *name);  /* NaN: no such   */
 const dg_hji_link *dg_hji_game_link(const char *game);                 /* NULL: none, or no such game  */
 /* The config keys (difgames/keys.h; `difgames keys hji [GAME]`): dg_hji_keys, those of every game
@@ -705,6 +713,8 @@ typedef struct dg_hji_value {
     char        path[512];                /* for messages                                      */
     dg_hji_grid grid;                     /* rebuilt from the metadata                         */
     char        game[32];                 /* "" if the file does not say                       */
+    char        source[16];               /* "model" or "builtin" (dg_hji_problem_source); files
+                                             before it: "model" for game "model", else "builtin" */
     double      param[16];                /* the game's constants (nparam of them; -1: absent) */
     int         nparam;
     int         nt;                       /* stored times                                      */

@@ -80,7 +80,7 @@ int cmd_bench(int argc, char **argv) {
         {"flop_per_epoch", "%.0f", b.flops}, {"gflops", "%.3f", gflops},
         {"tape_bytes", "%.0f", b.tape_bytes}, {"saved_bytes", "%.0f", b.saved_bytes},
     };
-    cli_json_add(&j, j.root, "game", cJSON_CreateString(s.env->game->name));
+    cli_json_game(&j, s.env->game->name, dg_env_source(s.env));
     for (size_t i = 0; i < sizeof nums / sizeof nums[0]; i++)
         cli_json_add(&j, j.root, nums[i].key, cli_json_number(nums[i].fmt, nums[i].v));
     rc = cli_json_print(&j, "bench");

@@ -205,7 +205,7 @@ int cmd_certify(int argc, char **argv) {
                 100 * g / (i1 - i0));
     }
     cli_json j = {cJSON_CreateObject(), 0};
-    cli_json_add(&j, j.root, "game", cJSON_CreateString(s.env->game->name));
+    cli_json_game(&j, s.env->game->name, dg_env_source(s.env));
     cli_json_add(&j, j.root, "hji_game", cJSON_CreateString(p->name));
     cli_json_add(&j, j.root, "episodes", cli_json_number("%.0f", B));
     if (!degree) cli_json_add(&j, j.root, "captured", cli_json_number("%.0f", r.captured));

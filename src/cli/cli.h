@@ -98,6 +98,9 @@ cJSON *cli_json_number(const char *fmt, double v);
 /* Adds item to obj under key (to the array obj when key is NULL) and returns it; a NULL obj or item
  * (an allocation that failed) sets j->oom and frees item. */
 cJSON *cli_json_add(cli_json *j, cJSON *obj, const char *key, cJSON *item);
+/* Adds "game": name and "source": source (dg_env_source's "builtin", "model", ...; NULL: none): a model
+ * file may call its game as a built-in is called, and the pair tells them apart. */
+void   cli_json_game(cli_json *j, const char *name, const char *source);
 /* Prints j's object as one line on stdout and frees it; returns 0, or EXIT_FAIL after an error line
  * naming cmd when out of memory (nothing printed). */
 int    cli_json_print(cli_json *j, const char *cmd);

@@ -348,6 +348,11 @@ cJSON *cli_json_add(cli_json *j, cJSON *obj, const char *key, cJSON *item) {
     return NULL;
 }
 
+void cli_json_game(cli_json *j, const char *name, const char *source) {
+    cli_json_add(j, j->root, "game", cJSON_CreateString(name));
+    if (source) cli_json_add(j, j->root, "source", cJSON_CreateString(source));
+}
+
 int cli_json_print(cli_json *j, const char *cmd) {
     char *text = j->root && !j->oom ? cJSON_PrintUnformatted(j->root) : NULL;
     cJSON_Delete(j->root);

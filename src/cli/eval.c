@@ -10,7 +10,8 @@ static const char HELP[] =
     "usage: difgames eval --config FILE --ckpt FILE [options]\n"
     "\n"
     "Rolls the checkpoint's policy out for one episode and prints one JSON object:\n"
-    "game, batch, horizon, loss, each weighted loss term, and the game's metrics;\n"
+    "game, source (builtin, or model: a model file's game, named by its model.name),\n"
+    "batch, horizon, loss, each weighted loss term, and the game's metrics;\n"
     "for two-player games also each player's exploitability (exploit_pursuer,\n"
     "exploit_evader: what a best response trained against the frozen player for\n"
     "train.exploit_epochs epochs wins from it on the same states).\n"
@@ -86,10 +87,10 @@ int cmd_eval(int argc, char **argv) {
         rc = cli_fail("eval", &e, EXIT_FAIL);
         goto done;
     }
-    const char *meta[] = {"format", "difgames-gradient", "game", env->game->name};
-    if (grad && dg_checkpoint_save(grad_out, p, 1, meta, 2, &e) != DG_OK) { rc = cli_fail("eval", &e, 0); goto done; }
+    const char *meta[] = {"format", "difgames-gradient", "game", env->game->name, "source", dg_env_source(env)};
+    if (grad && dg_checkpoint_save(grad_out, p, 1, meta, 3, &e) != DG_OK) { rc = cli_fail("eval", &e, 0); goto done; }
     cli_json j = {cJSON_CreateObject(), 0};
-    cli_json_add(&j, j.root, "game", cJSON_CreateString(env->game->name));
+    cli_json_game(&j, env->game->name, dg_env_source(env));
     cli_json_add(&j, j.root, "batch", cli_json_number("%.0f", B));
     cli_json_add(&j, j.root, "horizon", cli_json_number("%.0f", env->horizon));
     cli_json_add(&j, j.root, "loss", cli_json_number("%.9g", r.loss));

@@ -217,7 +217,7 @@ static int hji_solve(int argc, char **argv) {
     fprintf(stderr, "wrote %s\n", out);
     {
         cli_json j = {cJSON_CreateObject(), 0};
-        cli_json_add(&j, j.root, "game", cJSON_CreateString(p->name));
+        cli_json_game(&j, p->name, dg_hji_problem_source(p));
         cli_json_add(&j, j.root, "nodes", cli_json_number("%.0f", (double)p->grid.nodes));
         cli_json_add(&j, j.root, "t_end", cli_json_number("%.9g", p->t_end));
         cli_json_add(&j, j.root, "times", cli_json_number("%.0f", r.nt));
@@ -417,7 +417,7 @@ static int hji_play(int argc, char **argv) {
         fprintf(stderr, "payoff along the path %.6g, V(x0) %.6g (difference %.3g)\n", res.payoff, res.value0,
                 res.payoff - res.value0);
     cli_json j = {cJSON_CreateObject(), 0};
-    cli_json_add(&j, j.root, "game", cJSON_CreateString(p->name));
+    cli_json_game(&j, p->name, dg_hji_problem_source(p));
     cli_json_add(&j, j.root, "outcome", cJSON_CreateString(cost ? "end" : res.captured ? "capture" : "escape"));
     cli_json_add(&j, j.root, "capture_time", cli_json_number("%.9g", res.captured ? res.capture_time : NAN));
     cli_json_add(&j, j.root, "payoff", cli_json_number("%.9g", res.payoff));

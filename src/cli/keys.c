@@ -13,8 +13,8 @@ static const char USAGE[] =
     "policy.*), those of `difgames pg` (pg.*), then each game's (env.*, render.*,\n"
     "loss.*), then the HJI solver's (game, accuracy, mode, solver.*, obstacles) and\n"
     "each HJI game's (t_end, grid.*, its constants), with type, default, range and a\n"
-    "line of doc. GAME: only that game's keys; hji: only the HJI solver's; hji GAME:\n"
-    "only that HJI game's.\n"
+    "line of doc. GAME: only that game's keys (model: a model file's game's); hji:\n"
+    "only the HJI solver's; hji GAME: only that HJI game's.\n"
     "\n"
     "options:\n";
 
@@ -59,6 +59,10 @@ static void print_game(const dg_game *g, int markdown) {
     if (n > MAX_KEYS) n = MAX_KEYS;
     if (markdown) printf("\n## `game: %s`\n\n%s.\n\n", g->name, g->summary);
     else printf("\ngame: %s (%s)\n", g->name, g->summary);
+    if (g == dg_game_model())  /* its other keys are the file's own */
+        printf("%sThe rest of the model: section (state, inputs, dynamics, costs, ...) is the file format of\n"
+               "%sdocs/models.md; each cost `model.costs.NAME` is weighted by `loss.NAME` (a float >= 0, default 1).%s\n",
+               markdown ? "" : "  ", markdown ? "" : "  ", markdown ? "\n" : "");
     print_keys(keys, n, markdown);
 }
 
@@ -106,9 +110,9 @@ int cmd_keys(int argc, char **argv) {
         return EXIT_USAGE;
     }
     if (hji) return print_hji(game, markdown);
-    const dg_game *g = game ? dg_game_find(game) : NULL;
+    const dg_game *g = !game ? NULL : !strcmp(game, "model") ? dg_game_model() : dg_game_find(game);
     if (game && !g) {
-        cli_error("keys", "unknown game %s (see difgames games)", DG_ECHO(game));
+        cli_error("keys", "unknown game %s (see difgames games; a model file's game: difgames keys model)", DG_ECHO(game));
         return EXIT_USAGE;
     }
     if (g) {
@@ -134,5 +138,6 @@ int cmd_keys(int argc, char **argv) {
                   "REINFORCE's differ the meaning says so: a key left out takes `pg.algo`'s default.\n",
                   "\npolicy gradient (difgames pg; a key left out takes pg.algo's default):", pg, n, markdown);
     for (int i = 0; i < dg_game_count(); i++) print_game(dg_game_at(i), markdown);
+    print_game(dg_game_model(), markdown);
     return print_hji(NULL, markdown);
 }

@@ -24,7 +24,7 @@ static const char USAGE[] =
     "  play       a window: you drive one body against the learned player (SDL2)\n"
     "  eval       loss, loss terms and metrics of a policy as JSON (and its gradient)\n"
     "  gradcheck  finite differences against backward for a game\n"
-    "  games      list the registered games\n"
+    "  games      list the games: built-in ones and model files (game: model)\n"
     "  keys       every config key: type, default, range, doc (docs/config.md)\n"
     "  bench      speed of a game: ms/epoch, env-steps/s, FLOP rate, tape memory\n"
     "  hji        the HJBI grid solver: solve a differential game, plot, play its equilibrium\n"

@@ -183,7 +183,7 @@ int cmd_pg(int argc, char **argv) {
         return rc;
     }
     cli_json j = {cJSON_CreateObject(), 0};
-    cli_json_add(&j, j.root, "game", cJSON_CreateString(env->game->name));
+    cli_json_game(&j, env->game->name, dg_env_source(env));
     cli_json_add(&j, j.root, "seed", cli_json_number("%.0f", r.seed));
     cli_json_add(&j, j.root, "eval_batch", cli_json_number("%.0f", eval_batch));
     cli_json_add(&j, j.root, "eval_seed", cli_json_number("%.0f", eval_seed));

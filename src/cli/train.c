@@ -19,7 +19,9 @@ static const char HELP[] =
     "of train.truncate steps) and writes into DIR: metrics.csv (epoch, loss, each term,\n"
     "grad norm, lr, ms, game metrics), epoch_NNNN.safetensors snapshots,\n"
     "final.safetensors, resume.safetensors and loss.png.\n"
-    "The last line of stdout is one JSON object (game, epochs, final loss, seconds).\n"
+    "The last line of stdout is one JSON object (game, source, epochs, final loss,\n"
+    "seconds; source: builtin, or model for a model file's game, named by its\n"
+    "model.name).\n"
     "\n"
     "Ctrl-C stops after the current epoch and still writes final.safetensors.\n"
     "\n"
@@ -33,6 +35,7 @@ typedef struct progress {
     const dg_env *env;
     const char *config, *resume;         /* --config; the resume file (NULL: a fresh run)   */
     char   dir[DG_PATH_MAX], game[64];   /* the run folder; the game's name                */
+    const char *source;                  /* where the game comes from (dg_env_source)       */
     const dg_run_train_result *res;
     int    epochs, tty, quiet;
     double t0;
@@ -184,6 +187,7 @@ static int train_one(const char *config, const char *resume, const dg_run_set *s
                          .epochs = s.opts.epochs, .tty = pr->tty, .quiet = pr->quiet, .bar = pr->bar};
         snprintf(pr->dir, sizeof pr->dir, "%s", dir);
         snprintf(pr->game, sizeof pr->game, "%s", s.env->game->name);
+        pr->source = dg_env_source(s.env);
         const dg_status st = dg_run_train(&s, dir, resume ? resume_path : NULL, nsets > 0, on_event, pr, &cli_stop,
                                           res, &e);
         if (st != DG_OK) rc = train_failed(st, res, &e, pr, resume);
@@ -208,6 +212,7 @@ static dg_status on_seed(int k, const dg_run *r, const char *dir, const dg_run_t
     pr->epochs = r->opts.epochs;
     snprintf(pr->dir, sizeof pr->dir, "%s", dir);
     snprintf(pr->game, sizeof pr->game, "%s", r->env->game->name);
+    pr->source = dg_env_source(r->env);
     (void)k;
     return DG_OK;
 }
@@ -283,7 +288,7 @@ int cmd_train(int argc, char **argv) {
     }
     if ((!seeds || !rc) && dg_dist_rank() == 0) {
         cli_json j = {cJSON_CreateObject(), 0};
-        cli_json_add(&j, j.root, "game", cJSON_CreateString(pr.game));
+        cli_json_game(&j, pr.game, pr.source);
         cli_json_add(&j, j.root, "epochs", cli_json_number("%.0f", seeds ? w.epochs : res.epochs));
         cJSON *js = seeds ? cli_json_add(&j, j.root, "seeds", cJSON_CreateArray()) : NULL;
         for (int k = 0; seeds && k < n; k++) cli_json_add(&j, js, NULL, cli_json_number("%.0f", seedv[k]));

@@ -448,8 +448,8 @@ dg_env *dg_model_env_create(dg_cfg *cfg, dg_err *e) {
     for (int k = 0; k < m->ncost; k++)
         h->loss[k] = (dg_loss_term){m->cost_key[k], 1.0f, NULL, 0, m->cost[k].key};
     h->game = (dg_game){
-        .name = "model",
-        .summary = "a game read from the config's model section (docs/models.md)",
+        .name = m->game,  /* model.name: what every output calls the game (dg_env_source says "model") */
+        .summary = dg_game_model()->summary,
         .dt = 0.05f,
         .horizon = 60,
         .loss = h->loss,
@@ -464,7 +464,24 @@ dg_env *dg_model_env_create(dg_cfg *cfg, dg_err *e) {
         .terminal_cost = m->ncost > m->nrun ? model_terminal_cost : NULL,
         .metrics = m->nmetric ? model_metrics : NULL,
         .bodies = m->nbodies ? model_bodies : NULL,
+        .body_names = m->body_names[0] ? m->body_names : NULL,
     };
     /* from here the env owns h: every failure frees it through destroy */
     return dg_env_create_game(&h->game, cfg, e);
 }
+
+/* what listings show of the model game: its summary and keys beside env.dt and env.horizon (the
+ * defaults of a model's env); a model file's own game is made by dg_model_env_create */
+static const dg_game MODEL_LISTING = {
+    .name = "model",
+    .summary = "a game written as a model file: game: model and a model: section of expressions (docs/models.md; "
+               "the repository's are configs/models/*.yaml)",
+    .dt = 0.05f,
+    .horizon = 60,
+    .keys = dg_model_key_table,
+    .nkeys = DG_MODEL_NKEYS,
+};
+
+const dg_game *dg_game_model(void) { return &MODEL_LISTING; }
+
+int dg_env_is_model(const dg_env *env) { return env && env->game && env->game->create == model_create; }

@@ -4,4 +4,6 @@
 #include "difgames/env.h"
 /* Creates the env of cfg's model (cfg's `game:` is "model"); NULL with e naming file, line and key. */
 dg_env *dg_model_env_create(dg_cfg *cfg, dg_err *e);
+/* 1 when env plays a model file's game (whatever its model.name), else 0. */
+int dg_env_is_model(const dg_env *env);
 #endif

@@ -77,6 +77,13 @@ static dg_status read_loss(dg_env *env, dg_cfg *cfg, dg_err *e) {
 int dg_game_count(void) { return (int)(sizeof GAMES / sizeof GAMES[0]); }
 const dg_game *dg_game_at(int i) { return i >= 0 && i < dg_game_count() ? GAMES[i] : NULL; }
 
+const char *dg_env_source(const dg_env *env) {
+    if (!env || !env->game) return "custom";
+    if (dg_env_is_model(env)) return "model";
+    if (env->plugin) return "plugin";
+    return env->game->name && dg_game_find(env->game->name) == env->game ? "builtin" : "custom";
+}
+
 const dg_game *dg_game_find(const char *name) {
     for (int i = 0; i < dg_game_count(); i++)
         if (strcmp(GAMES[i]->name, name) == 0) return GAMES[i];
@@ -117,8 +124,9 @@ dg_env *dg_env_create(dg_cfg *cfg, dg_err *e) {
             if (i) strncat(list, ", ", sizeof list - strlen(list) - 1);
             strncat(list, GAMES[i]->name, sizeof list - strlen(list) - 1);
         }
-        dg_cfg_error(cfg, "game", e, "unknown game '%s' (known: %s; a game of your own: --plugin FILE.so)", name,
-                     list);
+        dg_cfg_error(cfg, "game", e, "unknown game '%s' (known: %s; a game written as a model file: game: model "
+                     "and a model: section, configs/models/*.yaml, docs/models.md; a game of your own: --plugin "
+                     "FILE.so)", name, list);
         return NULL;
     }
     return dg_env_create_game(g, cfg, e);

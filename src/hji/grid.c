@@ -1,5 +1,6 @@
 /* Grids (axes, coordinates, indices) and signed-distance targets over them. */
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "difgames/memory.h"
@@ -56,6 +57,12 @@ dg_status dg_hji_grid_init(dg_hji_grid *g, int ndim, const double *lo, const dou
 }
 
 double dg_hji_grid_coord(const dg_hji_grid *g, int axis, int i) { return g->lo[axis] + i * g->dx[axis]; }
+
+const char *dg_hji_grid_axis_name(const dg_hji_grid *g, int k, char *buf, size_t cap) {
+    if (k >= 0 && k < DG_HJI_MAX_DIMS && g->name[k][0]) snprintf(buf, cap, "%s", g->name[k]);
+    else snprintf(buf, cap, "x%d", k);
+    return buf;
+}
 
 void dg_hji_grid_point(const dg_hji_grid *g, int64_t node, double *x) {
     for (int k = g->ndim - 1; k >= 0; k--) {

@@ -87,7 +87,9 @@ dg_status dg_hji_model_load(dg_cfg *cfg, dg_hji_model_def *def, dg_err *e) {
             return dg_cfg_error(cfg, path, e, "the grid solver takes inputs of at most %d components", DG_HJI_MAX_INPUT);
         }
     def->nx = m->ns;
+    def->name = m->game;
     for (int i = 0; i < m->ns; i++) {
+        def->axis[i] = m->name[m->s0 + i];
         def->lo[i] = m->box_lo[i];
         def->hi[i] = m->box_hi[i];
         def->periodic[i] = m->periodic[i];

@@ -5,7 +5,9 @@
 
 typedef struct dg_hji_model_def {
     void         *model;                  /* the dg_model; free with dg_hji_model_free, even on error */
+    const char   *name;                   /* model.name: the game's name (in the model)               */
     int           nx;
+    const char   *axis[DG_HJI_MAX_DIMS];  /* the state's names, in order (in the model)               */
     double        lo[DG_HJI_MAX_DIMS], hi[DG_HJI_MAX_DIMS];   /* the state's box: the default grid */
     int           periodic[DG_HJI_MAX_DIMS];
     dg_hji_input  u, d;

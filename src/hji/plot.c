@@ -79,10 +79,11 @@ typedef struct figure {
 static double fig_x(const figure *f, double v) { return f->x0 + (v - f->xlo) / (f->xhi - f->xlo) * f->pw; }
 static double fig_y(const figure *f, double v) { return f->y0 + (f->yhi - v) / (f->yhi - f->ylo) * f->ph; }
 
-static void axis_name(char *out, size_t cap, const char *game, int k) {
-    const char *n = dg_hji_axis_name(game, k);
+/* axis k's name: the grid's (the game's state variable, a model's too), else the built-in game's, else xk */
+static void axis_name(char *out, size_t cap, const dg_hji_grid *g, const char *game, int k) {
+    const char *n = g->name[k][0] ? NULL : dg_hji_axis_name(game, k);  /* a grid made by hand: the game's */
     if (n) snprintf(out, cap, "%s", n);
-    else snprintf(out, cap, "x%d", k);
+    else dg_hji_grid_axis_name(g, k, out, cap);
 }
 
 /* Lays a figure out for grid g of game, the colour bar over [vlo, vhi] named vname with about vticks
@@ -94,8 +95,8 @@ static void fig_layout(figure *f, dg_draw *d, const dg_hji_grid *g, const char *
     f->xhi = dg_hji_grid_coord(g, 0, g->n[0] - 1);
     f->ylo = dg_hji_grid_coord(g, 1, 0);
     f->yhi = dg_hji_grid_coord(g, 1, g->n[1] - 1);
-    axis_name(f->xname, sizeof f->xname, game, 0);
-    axis_name(f->yname, sizeof f->yname, game, 1);
+    axis_name(f->xname, sizeof f->xname, g, game, 0);
+    axis_name(f->yname, sizeof f->yname, g, game, 1);
     snprintf(f->vname, sizeof f->vname, "%s", vname);
     const double xr = f->xhi - f->xlo, yr = f->yhi - f->ylo;
     f->pw = xr >= yr ? PLOT_SIDE : fmax(PLOT_SIDE / 3, round(PLOT_SIDE * xr / yr));
@@ -246,8 +247,8 @@ static void slice_title(char *title, size_t cap, const char *game, const char *w
                         const double *at) {
     int n = snprintf(title, cap, "%s: %s", game[0] ? game : "value", what);
     for (int k = 2; k < g->ndim && n >= 0 && (size_t)n < cap; k++) {
-        char name[24];
-        axis_name(name, sizeof name, game, k);
+        char name[32];
+        axis_name(name, sizeof name, g, game, k);
         n += snprintf(title + n, cap - (size_t)n, ", %s = %.3g", name, at[k]);
     }
 }

@@ -34,6 +34,7 @@ typedef struct game_def {
     double      lo[DG_HJI_MAX_DIMS], hi[DG_HJI_MAX_DIMS];
     double      n[DG_HJI_MAX_DIMS];       /* (node counts, as the keys' defaults are)               */
     int         periodic[DG_HJI_MAX_DIMS];
+    const char *axis[DG_HJI_MAX_DIMS];    /* the axes' names (a model's state); NULL: dg_hji_axis_name's */
     /* derives constants, sets p->game's dynamics and inputs */
     void (*read)(dg_hji_problem *p);
     /* or NULL: checks what read took from the config (config-declared terms), naming the key */
@@ -468,6 +469,10 @@ static dg_status read_grid(dg_cfg *c, dg_hji_problem *p, const game_def *gd, con
     dg_err ge = {0};
     if (dg_hji_grid_init(&p->grid, nx, g.lo, g.hi, g.n, gd->periodic, &ge))
         return dg_cfg_error(c, "grid", e, "%s", ge.msg);
+    for (int k = 0; k < nx; k++) {  /* what figures and value files call each axis */
+        const char *nm = gd->axis[k] ? gd->axis[k] : dg_hji_axis_name(p->name, k);
+        snprintf(p->grid.name[k], sizeof p->grid.name[k], "%s", nm ? nm : "");
+    }
     return DG_OK;
 }
 
@@ -817,6 +822,8 @@ static int game_keys(const game_def *gd, dg_key *out, int max) {
 
 const char *dg_hji_problem_name(int i) { return i >= 0 && i < NGAMES ? GAME_NAMES[i] : NULL; }
 
+const char *dg_hji_problem_source(const dg_hji_problem *p) { return p && p->model ? "model" : "builtin"; }
+
 static const game_def *find_game(const char *game) {
     for (int i = 0; game && i < NGAMES; i++)
         if (strcmp(GAME_NAMES[i], game) == 0) return &GAMES[i];
@@ -877,6 +884,7 @@ static dg_hji_problem *problem_load(dg_cfg *cfg, int whole, dg_err *e) {
             gdm.hi[k] = md.hi[k];
             gdm.n[k] = 51;
             gdm.periodic[k] = md.periodic[k];
+            gdm.axis[k] = md.axis[k];
         }
     } else {
         if (dg_key_read(cfg, &COMMON_KEYS[K_GAME], &sk, e)) return NULL;
@@ -895,7 +903,7 @@ static dg_hji_problem *problem_load(dg_cfg *cfg, int whole, dg_err *e) {
         goto fail;
     }
     build->target = gd->target;
-    snprintf(p->name, sizeof p->name, "%s", md.model ? "model" : GAME_NAMES[sk.game]);
+    snprintf(p->name, sizeof p->name, "%s", md.model ? md.name : GAME_NAMES[sk.game]);
     p->game.nx = gd->nx;
     p->game.user = p->param;
     p->u_name = gd->u_name;

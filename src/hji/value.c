@@ -39,6 +39,28 @@ static void key_of(int i, int nt, char *key, size_t cap) {
     else snprintf(key, cap, "value_%d", i + 1);
 }
 
+/* The grid's axis names from the metadata axes ("x,y,psi"; absent in files of earlier versions: the
+ * game's, dg_hji_axis_name) into v->grid. */
+static dg_status read_axes(dg_hji_value *v, const char *axes, const char *path, dg_err *e) {
+    dg_hji_grid *g = &v->grid;
+    for (int k = 0; k < g->ndim; k++) {
+        const char *nm = axes ? NULL : dg_hji_axis_name(v->game, k);
+        size_t len = nm ? strlen(nm) : 0;
+        if (axes) {
+            nm = axes;
+            len = strcspn(axes, ",");
+            axes += len + (axes[len] == ',');
+        }
+        if (len >= sizeof g->name[k] || (axes && len == 0))
+            return dg_err_set(e, DG_ERR_FORMAT, "%s: metadata 'axes' needs %d names of 1 to %zu characters", path,
+                              g->ndim, sizeof g->name[k] - 1);
+        snprintf(g->name[k], sizeof g->name[k], "%.*s", (int)len, nm ? nm : "");
+    }
+    if (axes && *axes)
+        return dg_err_set(e, DG_ERR_FORMAT, "%s: metadata 'axes' names more than the grid's %d axes", path, g->ndim);
+    return DG_OK;
+}
+
 /* Checks a parsed file's metadata and rebuilds its grid into v (v->f set). */
 static dg_status validate(dg_hji_value *v, const char *path, dg_err *e) {
     const dg_st_file *f = v->f;
@@ -79,6 +101,12 @@ static dg_status validate(dg_hji_value *v, const char *path, dg_err *e) {
         return dg_err_set(e, DG_ERR_FORMAT, "%s: metadata 'game' is %zu characters long, more than %zu", path,
                           strlen(g), sizeof v->game - 1);
     snprintf(v->game, sizeof v->game, "%s", g ? g : "");
+    const char *src = dg_st_meta(f, "source");  /* absent in files of earlier versions */
+    if (src && strcmp(src, "model") && strcmp(src, "builtin"))
+        return dg_err_set(e, DG_ERR_FORMAT, "%s: metadata 'source' is neither model nor builtin", path);
+    snprintf(v->source, sizeof v->source, "%s", src ? src : !strcmp(v->game, "model") ? "model" : "builtin");
+    dg_status st = read_axes(v, dg_st_meta(f, "axes"), path, e);
+    if (st) return st;
     const char *gp = dg_st_meta(f, "game_print");  /* absent in files of earlier versions */
     v->nprint = gp ? parse_list(gp, v->print, DG_HJI_PRINT_MAX) : 0;
     if (gp && v->nprint <= 0)
@@ -177,8 +205,15 @@ dg_status dg_hji_value_read_all(const dg_hji_value *v, double *out, dg_err *e) {
 
 dg_status dg_hji_value_check(const dg_hji_value *v, const dg_hji_problem *p, const char *config, dg_err *e) {
     const dg_hji_grid *a = &v->grid, *b = &p->grid;
-    if (v->game[0] && strcmp(v->game, p->name))
-        return dg_err_set(e, DG_ERR_ARG, "%s: solved for game '%s', but %s is '%s'", v->path, v->game, config, p->name);
+    const char *src = dg_hji_problem_source(p);
+    /* a model's file before the source was stored calls its game "model" (so does a model without a name):
+     * any model's, which the fingerprint below tells apart */
+    const int old_model = !strcmp(v->game, "model") && !strcmp(v->source, "model") && !strcmp(src, "model");
+    const int other_src = strcmp(v->source, src) != 0;
+    if (v->game[0] && !old_model && (strcmp(v->game, p->name) || other_src))
+        return dg_err_set(e, DG_ERR_ARG, "%s: solved for game '%s'%s, but %s is '%s'%s", v->path, v->game,
+                          !other_src ? "" : !strcmp(v->source, "model") ? " (a model file's)" : " (the built-in)",
+                          config, p->name, !other_src ? "" : !strcmp(src, "model") ? " (a model file's)" : " (the built-in)");
     if (a->ndim != b->ndim)
         return dg_err_set(e, DG_ERR_ARG, "%s: a %d-axis grid, but %s's has %d axes", v->path, a->ndim, config, b->ndim);
     for (int k = 0; k < a->ndim; k++) {
@@ -293,6 +328,14 @@ dg_status hji_value_writer(const dg_hji_problem *p, int nt, const double *times,
     if (s == DG_OK) s = dg_st_writer_meta(w, "game_print", meta, e);
     if (s == DG_OK) s = dg_st_writer_meta(w, "format", "difgames-hji-value", e);
     if (s == DG_OK) s = dg_st_writer_meta(w, "game", p->name, e);
+    if (s == DG_OK) s = dg_st_writer_meta(w, "source", dg_hji_problem_source(p), e);
+    meta[0] = 0;
+    for (int k = 0; k < g->ndim; k++) {
+        const size_t used = strlen(meta);
+        if (p->grid.name[k][0]) snprintf(meta + used, sizeof meta - used, "%s%s", k ? "," : "", p->grid.name[k]);
+        else snprintf(meta + used, sizeof meta - used, "%sx%d", k ? "," : "", k);
+    }
+    if (s == DG_OK) s = dg_st_writer_meta(w, "axes", meta, e);
     if (s == DG_OK && config_yaml) s = dg_st_writer_meta(w, "config", config_yaml, e);
     if (s != DG_OK) {
         dg_st_writer_free(w);

@@ -4,6 +4,7 @@
 #include <ctype.h>
 #include <dlfcn.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +26,15 @@ static int name_ok(const char *s) {
     const int ok = n == 1 && strcmp(names[0], s) == 0;
     evaluator_destroy(f);
     return ok;
+}
+
+/* 1 when s is a letter, then letters, digits, _ and the characters of extra, shorter than cap: a
+ * name outputs print (a game's, a body's), no expression's */
+static int name_plain(const char *s, size_t cap, const char *extra) {
+    if (!s || !isalpha((unsigned char)s[0]) || strlen(s) >= cap) return 0;
+    for (const char *p = s; *p; p++)
+        if (!(isalnum((unsigned char)*p) || *p == '_' || strchr(extra, *p))) return 0;
+    return 1;
 }
 
 static int find_name(const dg_model *m, const char *s) {
@@ -333,10 +343,57 @@ static dg_status read_exprs(dg_model *m, dg_cfg *c, const char *path, unsigned a
     return DG_OK;
 }
 
-static dg_status load(dg_model *m, dg_cfg *c, double dt, dg_err *e) {
+/* draw.bodies: a list of [x, y] (unnamed), or a map name: [x, y] whose names play's --as takes (the
+ * first body is the learned min player's, the second the max player's, as in built-in games) */
+static dg_status read_bodies(dg_model *m, dg_cfg *c, dg_err *e) {
+    const char *path = "model.draw.bodies";
+    m->nbodies = dg_cfg_has(c, path) ? dg_cfg_len(c, path) : 0;
+    if (m->nbodies < 0 || m->nbodies > 4)
+        return dg_cfg_error(c, path, e, "at most 4 bodies: a list [[x, y], ...] or a map name: [x, y]");
+    const int named = m->nbodies > 0 && dg_cfg_key(c, path, 0) != NULL;
+    for (int b = 0; b < m->nbodies; b++) {
+        char at[96], sub[160];
+        const char *nm = named ? dg_cfg_key(c, path, b) : NULL;
+        if (named) {
+            snprintf(at, sizeof at, "%s.%s", path, nm);
+            if (!name_plain(nm, 24, ""))
+                return dg_cfg_error(c, at, e, "a body's name is letters, digits and _ (at most 23), not '%s'", nm);
+            if (!strcmp(nm, "goal")) return dg_cfg_error(c, at, e, "'goal' names draw.goal: call the body otherwise");
+            const size_t used = strlen(m->body_names);
+            snprintf(m->body_names + used, sizeof m->body_names - used, "%s%s", b ? "," : "", nm);
+        } else {
+            snprintf(at, sizeof at, "%s[%d]", path, b);
+        }
+        for (int k = 0; k < 2; k++) {
+            snprintf(sub, sizeof sub, "%s[%d]", at, k);
+            dg_status st = expr_read(m, c, sub, READ_NOINPUT, &m->body[b][k], e);
+            if (st) return st;
+        }
+    }
+    return DG_OK;
+}
+
+/* the section's keys of one value (model_keys: what they are read into) */
+typedef struct model_keys {
+    const char *name;
+    int compile;
+} model_keys;
+const dg_key dg_model_key_table[DG_MODEL_NKEYS] = {
+    {.name = "model.name", .type = DG_KEY_STR, .offset = offsetof(model_keys, name), .def_str = "model",
+     .doc = "the game's name in every output (JSON game, with source: model; loss.png, replays, the viewer, hji "
+            "value files): letters, digits, _ and -, at most 31"},
+    DG_K_BOOL("model.compile", model_keys, compile, 1, "compile the expressions with the system's C++ compiler "
+              "(docs/models.md); false: libmatheval interprets them (same values, slower)"),
+};
+
+static dg_status load(dg_model *m, dg_cfg *c, double dt, model_keys *mk, dg_err *e) {
     dg_status st;
     char sub[160];
-    if ((st = dg_cfg_require(c, "model", e))) return st;
+    if ((st = dg_cfg_require(c, "model", e)) || (st = dg_key_read(c, &dg_model_key_table[0], mk, e))) return st;
+    if (!name_plain(mk->name, sizeof m->game, "-"))
+        return dg_cfg_error(c, "model.name", e, "'%s' is not a game's name (letters, digits, _ and -, at most %zu, "
+                            "a letter first)", mk->name, sizeof m->game - 1);
+    snprintf(m->game, sizeof m->game, "%s", mk->name);
     /* constants */
     const int nc = dg_cfg_has(c, "model.constants") ? dg_cfg_len(c, "model.constants") : 0;
     for (int k = 0; k < nc; k++) {
@@ -447,23 +504,16 @@ static dg_status load(dg_model *m, dg_cfg *c, double dt, dg_err *e) {
     }
     if ((st = read_reset(m, c, e))) return st;
     /* what to draw */
-    m->nbodies = dg_cfg_has(c, "model.draw.bodies") ? dg_cfg_len(c, "model.draw.bodies") : 0;
-    if (m->nbodies < 0 || m->nbodies > 4) return dg_cfg_error(c, "model.draw.bodies", e, "at most 4 bodies [x, y]");
-    for (int b = 0; b < m->nbodies; b++)
-        for (int k = 0; k < 2; k++) {
-            snprintf(sub, sizeof sub, "model.draw.bodies[%d][%d]", b, k);
-            if ((st = expr_read(m, c, sub, READ_NOINPUT, &m->body[b][k], e))) return st;
-        }
+    if ((st = read_bodies(m, c, e))) return st;
     if ((m->has_goal = dg_cfg_has(c, "model.draw.goal")))
         for (int k = 0; k < 2; k++) {
             snprintf(sub, sizeof sub, "model.draw.goal[%d]", k);
             if ((st = expr_read(m, c, sub, READ_NOINPUT, &m->goal[k], e))) return st;
         }
+    if (m->has_goal && m->body_names[0]) strcat(m->body_names, ",goal");
     if (dg_cfg_has(c, "model.draw.circles") &&
         (st = dg_cfg_get_list(c, "model.draw.circles", DG_CFG_F32, 3, m->circle, 0, 16, &m->ncircles, e)))
         return st;
-    /* what HJI reads is checked there; mark the section so the config check passes */
-    if (dg_cfg_has(c, "model.name")) dg_cfg_mark_used(c, "model.name");
     /* the grid solver's: periodic axes, the target and the sets to avoid */
     const int np = dg_cfg_has(c, "model.periodic") ? dg_cfg_len(c, "model.periodic") : 0;
     for (int k = 0; k < np; k++) {
@@ -490,13 +540,13 @@ dg_model *dg_model_load(dg_cfg *cfg, double dt, dg_err *e) {
         return NULL;
     }
     pthread_mutex_init(&m->lock, NULL);
-    int compile = 1;
-    if (load(m, cfg, dt, e) || dg_cfg_get(cfg, "model.compile", DG_CFG_BOOL, &compile, e)) {
+    model_keys mk;
+    if (load(m, cfg, dt, &mk, e) || dg_key_read(cfg, &dg_model_key_table[1], &mk, e)) {
         dg_model_free(m);
         return NULL;
     }
     m->interpreted = 1;
-    if (compile) m->ncompiled = dg_model_compile(m);
+    if (mk.compile) m->ncompiled = dg_model_compile(m);
     return m;
 }
 

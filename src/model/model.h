@@ -14,6 +14,7 @@
 
 #include "difgames/config.h"
 #include "difgames/core.h"
+#include "difgames/keys.h"
 
 #define DG_MODEL_MAX_NAMES 64    /* state + episode + input components + constants + dt */
 #define DG_MODEL_MAX_STATE 16
@@ -60,6 +61,7 @@ typedef struct dg_model_reset {
 } dg_model_reset;
 
 typedef struct dg_model {
+    char   game[32];                       /* model.name: the game's name in every output ("model": none given) */
     int    nnames;
     char   name[DG_MODEL_MAX_NAMES][32];
     int    kind[DG_MODEL_MAX_NAMES];
@@ -86,6 +88,8 @@ typedef struct dg_model {
     dg_model_reset reset[DG_MODEL_MAX_RESET];
     int    nbodies;
     dg_model_expr body[4][2];
+    char   body_names[4 * 24 + 8];         /* draw.bodies as a map: "agent" or "pursuer,evader" (then ",goal"
+                                              with a goal), what `difgames play --as` names; "": unnamed */
     int    has_goal;
     dg_model_expr goal[2];
     int    ncircles;
@@ -103,6 +107,9 @@ typedef struct dg_model {
     pthread_mutex_t lock;                  /* libmatheval writes into its trees as it evaluates */
 } dg_model;
 
+/* model.name and model.compile: the section's keys of one value (the rest is docs/models.md's format) */
+#define DG_MODEL_NKEYS 2
+extern const dg_key dg_model_key_table[DG_MODEL_NKEYS];
 /* Reads cfg's `model:` section (dt: the time step, a name expressions may read). Returns a new
  * model or NULL with e naming file, line and key. */
 dg_model *dg_model_load(dg_cfg *cfg, double dt, dg_err *e);

@@ -1068,6 +1068,16 @@ static dg_status check_finite(const dg_trainer *t, const char *name, dg_err *e) 
     return DG_OK;
 }
 
+/* 1 when file f (a resume file) is a run of env's game: the same name and source (dg_env_source); files
+ * written before the source was stored called every model file's game "model" */
+static int same_game(const dg_st_file *f, const dg_env *env) {
+    const char *game = dg_st_meta(f, "game"), *src = dg_st_meta(f, "source");
+    const char *mine = dg_env_source(env);
+    if (!game) return 0;
+    if (!src) return !strcmp(mine, "model") ? !strcmp(game, "model") : !strcmp(game, env->game->name);
+    return !strcmp(game, env->game->name) && !strcmp(src, mine);
+}
+
 static dg_status write_snapshot(dg_trainer *t, const char *name, int epoch, dg_train_cb cb,
                                 void *user, dg_err *e) {
     char path[DG_PATH_MAX], ep[32], step[32], lr[64];
@@ -1075,9 +1085,9 @@ static dg_status write_snapshot(dg_trainer *t, const char *name, int epoch, dg_t
     snprintf(ep, sizeof ep, "%d", epoch);
     snprintf(step, sizeof step, "%lld", (long long)t->adam.step);
     snprintf(lr, sizeof lr, "%.9g", t->o.lr * t->lr_scale);
-    const char *meta[] = {"format", "difgames", "game", t->env->game->name, "epoch", ep,
-                          "adam_step", step, "lr", lr, "config", t->config_yaml ? t->config_yaml : ""};
-    dg_status st = dg_checkpoint_save(path, t->p, 0, meta, 6, e);
+    const char *meta[] = {"format", "difgames", "game", t->env->game->name, "source", dg_env_source(t->env),
+                          "epoch", ep, "adam_step", step, "lr", lr, "config", t->config_yaml ? t->config_yaml : ""};
+    dg_status st = dg_checkpoint_save(path, t->p, 0, meta, 7, e);
     if (st == DG_OK && cb) {
         dg_train_event ev = {.kind = DG_TRAIN_EV_SNAPSHOT, .path = path};
         cb(&ev, user);
@@ -1249,7 +1259,8 @@ static dg_status write_resume(dg_trainer *t, dg_err *e) {
         st = dg_st_writer_add(w, "episode.aux", DG_DTYPE_REAL, 2, (int64_t[]){t->o.batch, env->aux_dim}, t->aux, e);
     if (st == DG_OK)
         st = dg_st_writer_add(w, "metrics", DG_DTYPE_F64, 2, (int64_t[]){t->nrows, ROW_COLS}, table, e);
-    const char *meta[][2] = {{"format", "difgames-resume"}, {"game", env->game->name}, {"epoch", ep},
+    const char *meta[][2] = {{"format", "difgames-resume"}, {"game", env->game->name},
+                             {"source", dg_env_source(env)}, {"epoch", ep},
                              {"adam_step", step}, {"good_step", gstep}, {"lr_scale", scale},
                              {"rng", rng}, {"rows", rows}, {"config", t->config_yaml ? t->config_yaml : ""}};
     for (size_t i = 0; i < sizeof meta / sizeof meta[0] && st == DG_OK; i++)
@@ -1289,9 +1300,10 @@ dg_status dg_trainer_restore(dg_trainer *t, const char *path, dg_err *e) {
         st = dg_err_set(e, DG_ERR_FORMAT, "%s: not a difgames resume file (metadata 'format')", path);
         goto done;
     }
-    if (!game || strcmp(game, env->game->name) != 0) {
-        st = dg_err_set(e, DG_ERR_FORMAT, "%s: a run of game '%s', not '%s'", path, game ? game : "?",
-                        env->game->name);
+    if (!same_game(f, env)) {
+        const char *src = dg_st_meta(f, "source");
+        st = dg_err_set(e, DG_ERR_FORMAT, "%s: a run of game '%s'%s%s%s, not '%s' (%s)", path, game ? game : "?",
+                        src ? " (" : "", src ? src : "", src ? ")" : "", env->game->name, dg_env_source(env));
         goto done;
     }
     if ((st = meta_i64(f, path, "epoch", 0, DG_MAX_EPOCHS, &epoch, e)) ||

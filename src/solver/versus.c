@@ -27,7 +27,7 @@ dg_status dg_hji_link_check(const dg_hji_problem *p, const dg_env *env, dg_err *
         return dg_err_set(e, DG_ERR_ARG, "no learning game maps onto %s's state: needs %s", p ? p->name : "?", list);
     }
     if (!env || env->nplayers != 2 || env->nplayers != l->nplayers || env->state_dim != l->state_dim ||
-        strcmp(env->game->name, l->env_game) != 0)
+        strcmp(env->game->name, l->env_game) != 0 || strcmp(dg_env_source(env), "builtin") != 0)
         return dg_err_set(e, DG_ERR_ARG, "needs %s", l->need);
     return DG_OK;
 }
@@ -230,7 +230,7 @@ out:
 
 dg_status dg_certify_cost_check(const dg_hji_problem *p, const dg_env *env, dg_err *e) {
     if (!p || !env) return dg_err_set(e, DG_ERR_ARG, "certify: needs a problem and a game");
-    if (!p->model || p->payoff != DG_HJI_PAYOFF_COST || strcmp(env->game->name, "model") != 0)
+    if (!p->model || p->payoff != DG_HJI_PAYOFF_COST || strcmp(dg_env_source(env), "model") != 0)
         return dg_err_set(e, DG_ERR_ARG, "certify: the learning game's own cost on the grid needs a model file with "
                           "payoff: cost (game: model; docs/certify.md)");
     if (env->state_dim != p->grid.ndim)
@@ -357,8 +357,10 @@ static dg_status relative_needed(dg_err *e) {
 dg_status dg_certify_tabulate(const dg_env *env, const dg_policy *pol, dg_params *params, int evader,
                               const dg_hji_grid *g, dg_real *act, dg_err *e) {
     enum { CHUNK = 16384 };
-    const int chase = env && strcmp(env->game->name, "chase") == 0;
-    if (!env || (!chase && strcmp(env->game->name, "duel_simple") != 0) || env->nplayers != 2 || !pol || !params ||
+    /* the built-ins by these names (a model file may call its game so) */
+    const int builtin = env && strcmp(dg_env_source(env), "builtin") == 0;
+    const int chase = builtin && strcmp(env->game->name, "chase") == 0;
+    if (!builtin || (!chase && strcmp(env->game->name, "duel_simple") != 0) || env->nplayers != 2 || !pol || !params ||
         !g || g->ndim != 4 || !act || (evader != 0 && evader != 1))
         return dg_err_set(e, DG_ERR_ARG, "certify: a duel_simple or chase pair and a 4-D grid are needed to tabulate "
                           "a player");

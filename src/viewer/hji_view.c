@@ -149,12 +149,7 @@ static void draw_sliders(hview *h, dg_draw *d) {
         x1 -= off;
         char s[160], name[32];
         if (k == 0) snprintf(s, sizeof s, "time t = %.4g  (%d of %d stored)", h->vf.times[h->ti], h->ti + 1, h->vf.nt);
-        else {
-            const char *nm = dg_hji_axis_name(h->vf.game, k);
-            if (nm) snprintf(name, sizeof name, "%s", nm);
-            else snprintf(name, sizeof name, "x%d", k);
-            snprintf(s, sizeof s, "%s = %.4g", name, h->at[k]);
-        }
+        else snprintf(s, sizeof s, "%s = %.4g", dg_hji_grid_axis_name(&h->vf.grid, k, name, sizeof name), h->at[k]);
         const int active = k == 0 ? 0 : k == h->axis;
         dg_draw_text(d, 12, y - 22, s, k == 0 ? 0xffd060 : active ? 0xffffff : 0xb0b0c0, 13,
                      DG_TEXT_LEFT | DG_TEXT_TOP, 0);
@@ -311,8 +306,7 @@ static int parse_at(hview *h, const char *s) {
             for (int a = 2; a < g->ndim; a++) {
                 char nm[16];
                 snprintf(nm, sizeof nm, "x%d", a);
-                const char *n = dg_hji_axis_name(h->vf.game, a);
-                if (!strcmp(item, nm) || (n && !strcmp(item, n))) k = a;
+                if (!strcmp(item, nm) || (g->name[a][0] && !strcmp(item, g->name[a]))) k = a;
             }
         }
         double v;
@@ -486,7 +480,7 @@ int cmd_hji_view(int argc, char **argv) {
     }
     if (rc || (rc = vw_finish(&h.w, screenshot))) goto done;
     cli_json j = {cJSON_CreateObject(), 0};
-    cli_json_add(&j, j.root, "game", cJSON_CreateString(h.vf.game));
+    cli_json_game(&j, h.vf.game, h.vf.source);
     cli_json_add(&j, j.root, "frames", cli_json_number("%.0f", (double)h.w.frames));
     cli_json_add(&j, j.root, "time", cli_json_number("%.6g", h.vf.times[h.ti]));
     cJSON *at = g->ndim > 2 ? cli_json_add(&j, j.root, "at", cJSON_CreateArray()) : NULL;
@@ -498,10 +492,8 @@ int cmd_hji_view(int argc, char **argv) {
         slider_track(&h, i, &x0, &x1, &y);
         cJSON *o = cli_json_add(&j, sl, NULL, cJSON_CreateObject());
         if (!o) break;
-        char nm[32];
-        const char *an = i ? dg_hji_axis_name(h.vf.game, slider_axis(i)) : "time";
-        if (an) snprintf(nm, sizeof nm, "%s", an);
-        else snprintf(nm, sizeof nm, "x%d", slider_axis(i));
+        char nm[32] = "time";
+        if (i) dg_hji_grid_axis_name(&h.vf.grid, slider_axis(i), nm, sizeof nm);
         cli_json_add(&j, o, "name", cJSON_CreateString(nm));
         cli_json_add(&j, o, "x0", cli_json_number("%.9g", x0));
         cli_json_add(&j, o, "x1", cli_json_number("%.9g", x1));

@@ -737,7 +737,7 @@ static int run_viewer(viewer *v, const char *ckpt) {
     if (v->traj_path && (rc = write_trajectory(v))) return rc;
     /* one JSON line: what was shown, and how fast */
     cli_json j = {cJSON_CreateObject(), 0};
-    cli_json_add(&j, j.root, "game", cJSON_CreateString(env->game->name));
+    cli_json_game(&j, env->game->name, dg_env_source(env));
     cli_json_add(&j, j.root, "frames", cli_json_number("%.0f", (double)v->w.frames));
     cli_json_add(&j, j.root, "steps", cli_json_number("%.0f", dg_live_steps(v->live)));
     cli_json_add(&j, j.root, "seed", cli_json_number("%.0f", (double)v->seed));
@@ -787,7 +787,8 @@ static int viewer_main(const char *cmd, int argc, char **argv, int play) {
         "\n"
         "You drive one body with the arrow keys (or WASD; two keys for a diagonal; each\n"
         "axis at full scale) against the learned other player. ROLE is a body of the game:\n"
-        "agent (reach, pixel), pursuer, or evader (a two-player game: duel, duel_simple).\n"
+        "agent (reach, pixel), pursuer, or evader (a two-player game: duel, duel_simple);\n"
+        "a model file's game: a body its draw.bodies names (configs/models/reach.yaml: agent).\n"
         "The panel shows the time, the capture, and for duel_simple the exact equilibrium\n"
         "capture time from the start state: the score to beat. Keys: space pause, R new\n"
         "state, F12 screenshot, Q/Esc quit. Prints one JSON line at the end.\n"
@@ -805,7 +806,7 @@ static int viewer_main(const char *cmd, int argc, char **argv, int play) {
     };
     int n = 9;
     if (play) {
-        opts[n++] = (cli_opt){"--as", &as, NULL, "ROLE", "the body you drive: agent, pursuer or evader", "required"};
+        opts[n++] = (cli_opt){"--as", &as, NULL, "ROLE", "the body you drive: agent, pursuer or evader (a model file's: as it names them)", "required"};
         opts[n++] = (cli_opt){"--input", &input, NULL, "FILE", "held keys, one line a frame (e.g. 'up left')", "the keyboard"};
         opts[n++] = (cli_opt){"--trajectory", &v.traj_path, NULL, "FILE", "write t and each body's x, y a step (CSV)", NULL};
     } else {
@@ -868,7 +869,10 @@ static int viewer_main(const char *cmd, int argc, char **argv, int play) {
         }
         if (found < 0 || !strcmp(as, "goal")) {
             cli_error(cmd, "--as %s: game '%s' has no such player (its bodies: %s)", as, env->game->name,
-                      env->game->body_names ? env->game->body_names : "unnamed");
+                      env->game->body_names ? env->game->body_names
+                      : !strcmp(dg_env_source(env), "model") ? "unnamed; a model file names them as draw.bodies: "
+                                                               "{NAME: [x, y], ...}, docs/models.md"
+                      : "unnamed");
             rc = EXIT_USAGE;
         } else if (found >= env->nplayers) {
             cli_error(cmd, "--as %s: the %s of this config is scripted, not learned (play the other, or a config "
