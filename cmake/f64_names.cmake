@@ -3,7 +3,7 @@
 # cmake -DNM=nm -DOBJS=a.o|b.o -DOUT=f64_names.h -P f64_names.cmake; OUT changes only when the
 # list does (so the double copy recompiles only then).
 string(REPLACE "|" ";" objs "${OBJS}")
-list(FILTER objs EXCLUDE REGEX "/src/core/dist\\.c\\.o(bj)?$")  # MPI's state: one copy, shared
+list(FILTER objs EXCLUDE REGEX "/src/dist/dist\\.c\\.o(bj)?$")  # MPI's state: one copy, shared
 execute_process(COMMAND ${NM} -g --defined-only -P ${objs} OUTPUT_VARIABLE out RESULT_VARIABLE rc)
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "f64_names: ${NM} failed (${rc})")

@@ -11,7 +11,7 @@
 #include <cmocka.h>
 
 #include "difgames/difgames.h"
-#include "io/draw.h"  /* dg_colormap_viridis */
+#include "gfx/draw.h"  /* dg_colormap_viridis */
 
 static const char YAML[] = "game: pursuit2d\ncapture_radius: 0.5\nt_end: 1\ngrid: {min: [-2, -2], max: [2, 2], "
                            "n: [41, 41]}\n";

@@ -1,4 +1,4 @@
-/* Tests for images: the canvas, drawing on it with cairo (io/draw.h), PNG and GIF output read back
+/* Tests for images: the canvas, drawing on it with cairo (gfx/draw.h), PNG and GIF output read back
  * with libpng and giflib, line plots, atomic writes on failure, clipping far outside. */
 #define _POSIX_C_SOURCE 200809L
 #include <dirent.h>
@@ -18,7 +18,7 @@
 #include <png.h>
 
 #include "difgames/image.h"
-#include "io/draw.h"
+#include "gfx/draw.h"
 
 /* ---------------------------------------------------------------- helpers */
 

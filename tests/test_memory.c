@@ -16,6 +16,7 @@
 
 #include <cmocka.h>
 
+#include "base/internal.h"  /* dg_mem_cgroup_left */
 #include "core/internal.h"
 #include "difgames/difgames.h"
 #include "util/check.h"

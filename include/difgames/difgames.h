@@ -29,6 +29,7 @@
 #define DIFGAMES_H
 
 #include "difgames/status.h"    /* dg_status, dg_err                                  */
+#include "difgames/base.h"      /* rng, clock, number parsing                          */
 #include "difgames/core.h"      /* tensors, context, ops, params, Adam/SGD, gradcheck */
 #include "difgames/memory.h"    /* memory limits, checked counts                       */
 #include "difgames/fileio.h"    /* atomic writes, regular-file reads, paths, run locks */

@@ -60,7 +60,7 @@ dg_status dg_err_prefix(dg_err *e, const char *prefix);
 #define DG_ECHO_SHOW 48
 #define DG_ECHO_LEN  128  /* room for any echo, quotes and count included */
 /* The echo of len bytes of text ((size_t)-1: up to its NUL) into buf (size bytes; DG_ECHO_LEN is
- * enough), quotes included; returns buf. (Defined in src/io/text.c with the other message text.) */
+ * enough), quotes included; returns buf. (Defined in src/base/text.c with the other message text.) */
 const char *dg_err_echo(char *buf, size_t size, const char *text, size_t len);
 /* dg_err_echo into a buffer living to the end of the enclosing block, for an argument of
  * dg_err_set or printf (C only: a compound literal). DG_ECHO_N: the first n bytes of text. */

@@ -7,7 +7,7 @@
 
 #include "difgames/image.h"
 #include "hji/internal.h"
-#include "io/draw.h"
+#include "gfx/draw.h"
 
 void dg_hji_slice2d(const dg_hji_grid *g, const double *v, const double *at, double *out) {
     const int nx = g->n[0], ny = g->n[1];

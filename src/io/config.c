@@ -17,7 +17,7 @@
 
 #include "difgames/core.h"  /* dg_parse_long, dg_parse_double */
 #include "difgames/fileio.h"
-#include "io/text.h"  /* dg_utf8_check, dg_text_append */
+#include "base/text.h"  /* dg_utf8_check, dg_text_append */
 
 /* ------------------------------------------------------------------ types */
 

@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "difgames/fileio.h"
-#include "io/text.h"
+#include "base/text.h"
 
 /* ---------------------------------------------------------------- types */
 

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "difgames/replay.h"
-#include "io/draw.h"
+#include "gfx/draw.h"
 
 #define VIEW 1.08f  /* half-extent of the world shown */
 #define MAX_BODIES 8

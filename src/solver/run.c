@@ -11,7 +11,7 @@
 #include "difgames/memory.h"
 #include "difgames/run.h"
 #include "difgames/safetensors.h"
-#include "io/text.h"  /* dg_text_append */
+#include "base/text.h"  /* dg_text_append */
 
 /* ------------------------------------------------------- internal helpers */
 

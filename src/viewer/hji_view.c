@@ -10,7 +10,7 @@
 
 #include "cli/cli.h"
 #include "difgames/hji.h"
-#include "io/draw.h"
+#include "gfx/draw.h"
 #include "viewer/viewer.h"
 #include "viewer/window.h"
 

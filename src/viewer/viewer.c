@@ -18,7 +18,7 @@
 #include "difgames/replay.h"
 #include "difgames/safetensors.h"
 #include "io/csv.h"
-#include "io/draw.h"
+#include "gfx/draw.h"
 #include "viewer/viewer.h"
 #include "viewer/window.h"
 

@@ -1,5 +1,5 @@
 /* Drawing on a dg_image through cairo: antialiased shapes, text in a real face, heat maps, axis ticks. */
-#include "io/draw.h"
+#include "gfx/draw.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -1,6 +1,6 @@
 /* UTF-8 validation and message-safe text (see text.h). */
 #define _POSIX_C_SOURCE 200809L  /* strnlen */
-#include "io/text.h"
+#include "base/text.h"
 
 #include <stdint.h>
 #include <stdio.h>

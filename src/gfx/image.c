@@ -1,4 +1,4 @@
-/* The RGB canvas: made, cleared, read and freed (drawing on it: io/draw.c). */
+/* The RGB canvas: made, cleared, read and freed (drawing on it: gfx/draw.c). */
 #include "difgames/image.h"
 
 #include <stdlib.h>

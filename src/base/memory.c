@@ -7,7 +7,7 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
-#include "core/internal.h"
+#include "base/internal.h"
 #include "difgames/memory.h"
 
 /* ------------------------------------------------------------ helpers */

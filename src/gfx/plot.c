@@ -1,6 +1,6 @@
 /* Line plots: several series against a shared x axis, linear or log-scale y,
  * with ticks, numeric labels, grid, legend and title, drawn onto a canvas (with
- * cairo, io/draw.h) or written as a PNG. */
+ * cairo, gfx/draw.h) or written as a PNG. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,7 +9,7 @@
 #include "difgames/core.h"
 #include "difgames/fileio.h"
 #include "difgames/image.h"
-#include "io/draw.h"
+#include "gfx/draw.h"
 
 /* ----------------------------------------------------- internal helpers */
 

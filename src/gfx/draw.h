@@ -13,8 +13,8 @@
  * coordinate is not drawn. Text is cairo's sans-serif face (through fontconfig), ASCII 32..126
  * (other bytes show as '?'), sizes in pixels (the em height).
  */
-#ifndef DG_IO_DRAW_H
-#define DG_IO_DRAW_H
+#ifndef DG_GFX_DRAW_H
+#define DG_GFX_DRAW_H
 
 #include <cairo.h>
 #include <stdint.h>

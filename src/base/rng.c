@@ -1,7 +1,7 @@
 /* Explicit-state random numbers: xoroshiro128++ seeded by splitmix64. */
 #include <math.h>
 
-#include "difgames/core.h"
+#include "difgames/base.h"
 
 static uint64_t splitmix64(uint64_t *x) {
     uint64_t z = (*x += 0x9E3779B97F4A7C15ull);

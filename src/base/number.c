@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "difgames/core.h"
+#include "difgames/base.h"
 
 /* text[0, len) copied into buf (n bytes) when it holds only characters of ok, and at least one;
  * else 0. */

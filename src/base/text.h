@@ -1,7 +1,7 @@
 /* Text checks shared by the readers (internal): UTF-8 validation, and text made safe to quote in a
  * one-line error message. */
-#ifndef DG_IO_TEXT_H
-#define DG_IO_TEXT_H
+#ifndef DG_BASE_TEXT_H
+#define DG_BASE_TEXT_H
 
 #include <stddef.h>
 

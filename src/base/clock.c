@@ -2,7 +2,7 @@
 #define _POSIX_C_SOURCE 200809L  /* clock_gettime under -std=c11 */
 #include <time.h>
 
-#include "difgames/core.h"
+#include "difgames/base.h"
 
 double dg_clock_s(void) {
     struct timespec ts;
