@@ -50,3 +50,24 @@ dg_status dg_err_prefix(dg_err *e, const char *prefix) {
     memcpy(e->msg, tmp, sizeof tmp);
     return e->status;
 }
+
+/* The sanitizer's process-wide settings live here, not next to what they excuse (cairo's drawing,
+ * the model files' parser), because this file is linked into every program that uses the library
+ * (every error goes through dg_err_set): an object of their own in libdifgames.a would be left out
+ * of a static link, as nothing calls them by name, and the suppressions with it. */
+#if defined(__SANITIZE_ADDRESS__)
+#define DG_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define DG_ASAN 1
+#endif
+#endif
+#if defined(DG_ASAN) && !defined(DG_F64)  /* once in the library: the float copy's (difgames/real.h) */
+/* fontconfig (cairo's text finds its face through it) keeps its configuration and pattern caches for the
+ * life of the process on purpose; libmatheval's parser (model files) drops its partial tree on a syntax
+ * error, which the caller cannot free; LeakSanitizer would report them at exit (a DG_SANITIZE build). */
+const char *__lsan_default_suppressions(void);
+const char *__lsan_default_suppressions(void) { return "leak:libfontconfig.so\nleak:libmatheval.so\n"; }
+const char *__lsan_default_options(void);
+const char *__lsan_default_options(void) { return "print_suppressions=0"; }  /* stderr stays the program's */
+#endif

@@ -108,23 +108,6 @@ static double nice_step(double span, int target) {
     return (f < 1.5 ? 1.0 : f < 3.0 ? 2.0 : f < 7.0 ? 5.0 : 10.0) * mag;
 }
 
-#if defined(__SANITIZE_ADDRESS__)
-#define DG_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define DG_ASAN 1
-#endif
-#endif
-#if defined(DG_ASAN) && !defined(DG_F64)  /* once in the library: the float copy's (difgames/real.h) */
-/* fontconfig (cairo's text finds its face through it) keeps its configuration and pattern caches for the
- * life of the process on purpose; libmatheval's parser (model files) drops its partial tree on a syntax
- * error, which the caller cannot free; LeakSanitizer would report them at exit (a DG_SANITIZE build). */
-const char *__lsan_default_suppressions(void);
-const char *__lsan_default_suppressions(void) { return "leak:libfontconfig.so\nleak:libmatheval.so\n"; }
-const char *__lsan_default_options(void);
-const char *__lsan_default_options(void) { return "print_suppressions=0"; }  /* stderr stays the program's */
-#endif
-
 /* ------------------------------------------------------ functions */
 
 /* Starts drawing on img: a cairo surface of its size holding its pixels. */
