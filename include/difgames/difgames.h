@@ -49,5 +49,6 @@
 #include "difgames/run.h"       /* a run from a config: its policy, states, episodes    */
 #include "difgames/live.h"      /* episodes one step at a time: a person's action, moved bodies */
 #include "difgames/hji.h"       /* HJBI grid solver for differential games             */
+#include "difgames/certify.h"   /* learned players against the grid solver's equilibrium */
 
 #endif

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
-#include "difgames/hji.h"
+#include "difgames/certify.h"
 #include "difgames/image.h"
 
 static const char HELP[] =

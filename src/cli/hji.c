@@ -14,7 +14,7 @@
 #include "cli/cli.h"
 #include "difgames/dist.h"
 #include "difgames/fileio.h"
-#include "difgames/hji.h"
+#include "difgames/certify.h"  /* and hji.h */
 #include "difgames/hji_part.h"
 
 #define PLAY_MAX_STEPS 100000  /* default bound of hji play's steps (CSV rows) */

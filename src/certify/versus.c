@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "difgames/hji.h"
+#include "difgames/certify.h"
 #include "difgames/physics.h"  /* dg_unit_disk: duel_simple's bound on an action, for the frozen player */
 #include "difgames/run.h"
 #include "difgames/trainer.h"
