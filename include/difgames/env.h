@@ -24,6 +24,7 @@
 #include "difgames/core.h"
 #include "difgames/keys.h"
 #include "difgames/losses.h"  /* DG_LOSS_MAX_TERMS */
+#include "difgames/policy.h"  /* dg_policy, dg_policy_shape: the players' policies for a game */
 
 #ifdef __cplusplus
 extern "C" {
@@ -199,6 +200,14 @@ dg_env *dg_env_create(dg_cfg *cfg, dg_err *e);
  * application defines; cfg's `game:` key, if present, is not checked. */
 dg_env *dg_env_create_game(const dg_game *g, dg_cfg *cfg, dg_err *e);
 void    dg_env_free(dg_env *env);                      /* NULL is harmless                 */
+
+/* The players' policies for env: what the policy layer needs of a game (its players, observation
+ * and action sizes, horizon, plan steps), and dg_policy_create_shape / dg_policy_create_plan_shape
+ * of it (policy.h says what they make). */
+dg_policy_shape dg_env_policy_shape(const dg_env *env);
+dg_status dg_policy_create(const dg_env *env, const int *hidden, int nhidden, dg_policy *pol,
+                           dg_params **p, dg_err *e);
+dg_status dg_policy_create_plan(const dg_env *env, dg_policy *pol, dg_params **p, dg_err *e);
 
 /* A game from a shared object: a plugin is code, and runs with the caller's rights. path must name
  * the file with a '/' (an absolute path, or ./game.so: never a bare name that dlopen would search

@@ -11,7 +11,6 @@
 #define DIFGAMES_POLICY_H
 
 #include "difgames/core.h"
-#include "difgames/env.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -41,7 +40,7 @@ int64_t    dg_mlp_macs(const dg_mlp *m, int B);
  * evader "evader") for two-player games, all in one dg_params. */
 #define DG_MAX_PLAYERS 2
 typedef struct dg_policy {
-    int    n;                             /* env->nplayers                        */
+    int    n;                             /* players: 1 or 2                      */
     dg_mlp mlp[DG_MAX_PLAYERS];           /* [0] the agent / pursuer, [1] evader  */
     int    plan_steps;                    /* open loop (train.mode: open_loop): the steps of each
                                              player's plan; 0: the players are the MLPs       */
@@ -49,15 +48,26 @@ typedef struct dg_policy {
                                              "plan" (plan_steps, act_dim), "evader_plan"     */
 } dg_policy;
 
-/* The policies for env: an MLP obs_dim -> hidden... -> act_dim named "net.*",
+/* What the players' policies are sized from: a game's players, observations, actions and steps
+ * (dg_env_policy_shape in env.h fills it from a game; dg_policy_create and dg_policy_create_plan there
+ * take the game itself). */
+typedef struct dg_policy_shape {
+    int nplayers;                         /* 1, or 2: a learned evader too (0: 1)                */
+    int obs_dim, act_dim;                 /* the agent's / pursuer's observation and action     */
+    int obs2_dim, act2_dim;               /* the evader's, when nplayers is 2                   */
+    int horizon;                          /* steps per episode                                  */
+    int plan_steps;                       /* open loop: steps that take a planned action (0: all) */
+} dg_policy_shape;
+
+/* The policies for a game of shape s: an MLP obs_dim -> hidden... -> act_dim named "net.*",
  * and for two-player games one obs2_dim -> hidden... -> act2_dim named "evader.*". */
-dg_status dg_policy_create(const dg_env *env, const int *hidden, int nhidden, dg_policy *pol,
-                           dg_params **p, dg_err *e);
+dg_status dg_policy_create_shape(const dg_policy_shape *s, const int *hidden, int nhidden, dg_policy *pol,
+                                 dg_params **p, dg_err *e);
 /* Open-loop players (train.mode: open_loop): each player's parameters are its action sequence,
- * one row of pre-tanh values a step for the first env->plan_steps steps (0: every step), named
+ * one row of pre-tanh values a step for the first s->plan_steps steps (0: every step), named
  * "plan" (plan_steps, act_dim) and for two-player games "evader_plan" (plan_steps, act2_dim).
  * Step t's action is tanh(plan[t]) in every batch row, zero after the plan's last step. */
-dg_status dg_policy_create_plan(const dg_env *env, dg_policy *pol, dg_params **p, dg_err *e);
+dg_status dg_policy_create_plan_shape(const dg_policy_shape *s, dg_policy *pol, dg_params **p, dg_err *e);
 /* PyTorch's nn.Linear initialisation of every player's MLP; an open-loop plan starts at zero
  * (the game's neutral action: tanh(0) = 0). */
 void      dg_policy_reset_params(const dg_policy *pol, dg_params *p, dg_rng *rng);

@@ -53,15 +53,16 @@ int64_t dg_mlp_macs(const dg_mlp *m, int B) {
 
 /* ------------------------------------------------------------ players */
 
-dg_status dg_policy_create(const dg_env *env, const int *hidden, int nhidden, dg_policy *pol,
-                           dg_params **p, dg_err *e) {
+/* The players' MLPs for a game of shape s into a new *p (see policy.h); DG_OK, or *p NULL and e set. */
+dg_status dg_policy_create_shape(const dg_policy_shape *s, const int *hidden, int nhidden, dg_policy *pol,
+                                 dg_params **p, dg_err *e) {
     memset(pol, 0, sizeof *pol);
     *p = dg_params_create();
     if (!*p) return dg_err_set(e, DG_ERR_NOMEM, "out of memory");
-    pol->n = env->nplayers > 1 ? 2 : 1;
-    dg_status st = dg_mlp_init(&pol->mlp[0], *p, "net", env->obs_dim, hidden, nhidden, env->act_dim, e);
+    pol->n = s->nplayers > 1 ? 2 : 1;
+    dg_status st = dg_mlp_init(&pol->mlp[0], *p, "net", s->obs_dim, hidden, nhidden, s->act_dim, e);
     if (st == DG_OK && pol->n == 2)
-        st = dg_mlp_init(&pol->mlp[1], *p, "evader", env->obs2_dim, hidden, nhidden, env->act2_dim, e);
+        st = dg_mlp_init(&pol->mlp[1], *p, "evader", s->obs2_dim, hidden, nhidden, s->act2_dim, e);
     if (st != DG_OK) {
         dg_params_free(*p);
         *p = NULL;
@@ -69,15 +70,17 @@ dg_status dg_policy_create(const dg_env *env, const int *hidden, int nhidden, dg
     return st;
 }
 
-dg_status dg_policy_create_plan(const dg_env *env, dg_policy *pol, dg_params **p, dg_err *e) {
+/* The players' open-loop plans for a game of shape s into a new *p (see policy.h); DG_OK, or *p NULL
+ * and e set. */
+dg_status dg_policy_create_plan_shape(const dg_policy_shape *s, dg_policy *pol, dg_params **p, dg_err *e) {
     memset(pol, 0, sizeof *pol);
     *p = dg_params_create();
     if (!*p) return dg_err_set(e, DG_ERR_NOMEM, "out of memory");
-    pol->n = env->nplayers > 1 ? 2 : 1;
-    pol->plan_steps = env->plan_steps > 0 && env->plan_steps < env->horizon ? env->plan_steps : env->horizon;
+    pol->n = s->nplayers > 1 ? 2 : 1;
+    pol->plan_steps = s->plan_steps > 0 && s->plan_steps < s->horizon ? s->plan_steps : s->horizon;
     for (int i = 0; i < pol->n; i++) {
         pol->plan[i] = dg_params_add(*p, i ? "evader_plan" : "plan", 2,
-                                     (int[]){pol->plan_steps, i ? env->act2_dim : env->act_dim}, e);
+                                     (int[]){pol->plan_steps, i ? s->act2_dim : s->act_dim}, e);
         if (pol->plan[i] < 0) {
             dg_params_free(*p);
             *p = NULL;
