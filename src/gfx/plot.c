@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "difgames/core.h"
+#include "difgames/base.h"  /* dg_parse_long, dg_parse_double */
 #include "difgames/fileio.h"
 #include "difgames/image.h"
 #include "gfx/draw.h"

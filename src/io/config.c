@@ -15,7 +15,7 @@
 
 #include <yaml.h>
 
-#include "difgames/core.h"  /* dg_parse_long, dg_parse_double */
+#include "difgames/base.h"  /* dg_parse_long, dg_parse_double */
 #include "difgames/fileio.h"
 #include "base/text.h"  /* dg_utf8_check, dg_text_append */
 
