@@ -24,6 +24,26 @@
  * Training a policy by BPTT is the same loop: reset the context, roll the game
  * out for a whole episode with ops, backward once, clip, dg_adam_step.
  * examples/core_fit_mlp.c fits a small MLP with the core alone.
+ *
+ * From a config file to a trained policy and its numbers, what `difgames train` and
+ * `difgames eval` do (run.h; every call returns a dg_status and fills e):
+ *
+ *     dg_err e = {0};
+ *     dg_run r;
+ *     dg_run_load(&r, "configs/reach.yaml", NULL, 0, &e);              // the game, every key checked
+ *     dg_run_train_result tr;
+ *     dg_run_train(&r, "runs/reach", NULL, 0, NULL, NULL, NULL, &tr, &e); // BPTT: runs/reach/final.safetensors
+ *     dg_policy m;
+ *     dg_params *p;
+ *     dg_run_policy_load(&r, "runs/reach/final.safetensors", &m, &p, &e);
+ *     dg_real *state, *aux;
+ *     dg_run_init_draw(r.env, r.opts.seed, 64, &state, &aux, &e);      // 64 initial states
+ *     dg_eval_result res;
+ *     dg_run_eval(r.env, &m, p, state, aux, 64, 0, &res, &e);           // res.loss, res.terms, res.metrics
+ *     free(state); free(aux); dg_params_free(p); dg_run_free(&r);
+ *
+ * The grid solver from a config: dg_hji_problem_load + dg_hji_problem_solve (hji.h's opening);
+ * a trained policy held against its value: certify.h. examples/ holds complete programs.
  */
 #ifndef DIFGAMES_H
 #define DIFGAMES_H
@@ -49,6 +69,9 @@
 #include "difgames/run.h"       /* a run from a config: its policy, states, episodes    */
 #include "difgames/live.h"      /* episodes one step at a time: a person's action, moved bodies */
 #include "difgames/hji.h"       /* HJBI grid solver for differential games             */
+#include "difgames/hji_part.h"  /* a grid cut in boxes: the solver's parts (MPI's blocks)  */
 #include "difgames/certify.h"   /* learned players against the grid solver's equilibrium */
+#include "difgames/sweep.h"     /* studies: a config trained over keys' values and seeds   */
+#include "difgames/dist.h"      /* MPI ranks (one rank without MPI): halos, reductions, queues */
 
 #endif
