@@ -411,6 +411,53 @@ static dg_status exploitability(dg_trainer *t, int epoch, double *ex_p, double *
     return DG_OK;
 }
 
+/* The NaN guard, after an epoch whose loss or gradient (stats s, begun at t0 ms) is not finite:
+ * never applies it; goes back to the last good state (the start's before any) at half the
+ * learning rate, tells cb; DG_ERR_NONFINITE (the epoch kept in the metrics) after
+ * train.nan_patience such epochs in a row, else DG_OK. */
+static dg_status nan_guard(dg_trainer *t, dg_epoch_stats *s, double t0, dg_train_cb cb, void *user, dg_err *e) {
+    const size_t total = t->p->total;
+    memcpy(t->p->data, t->good_w, total * sizeof(dg_real));
+    memcpy(t->adam.m, t->good_m, total * sizeof(dg_real));
+    memcpy(t->adam.v, t->good_v, total * sizeof(dg_real));
+    t->adam.step = t->good_step;
+    t->lr_scale *= 0.5;
+    t->nan_run++;
+    char what[160];
+    nonfinite_what(t, s, what, sizeof what);
+    s->grad_norm = NAN;
+    s->lr = t->o.lr * t->lr_scale;
+    s->ms = 1e3 * dg_clock_s() - t0;
+    if (cb) {
+        dg_train_event ev = {.kind = DG_TRAIN_EV_NAN, .stats = s, .lr = s->lr, .param = what};
+        cb(&ev, user);
+    }
+    if (t->nan_run < t->o.nan_patience) return DG_OK;
+    t->rows[t->nrows++].s = *s;
+    t->last = *s;
+    t->epoch = s->epoch;
+    char kept[64] = "the initial parameters";
+    if (t->good_step > 0) snprintf(kept, sizeof kept, "those after Adam step %lld", (long long)t->good_step);
+    return dg_err_set(e, DG_ERR_NONFINITE, "epoch %d: %s, %d epochs in a row (the learning rate halved each "
+                      "time, to %g); the files keep %s", s->epoch, what, t->nan_run, s->lr, kept);
+}
+
+/* The files of a finished epoch: a snapshot and metrics.csv at snapshot epochs and the last;
+ * resume.safetensors at snapshot epochs and every train.resume_every (the end writes its own). */
+static dg_status epoch_files(dg_trainer *t, int epoch, dg_train_cb cb, void *user, dg_err *e) {
+    const int last = epoch == t->o.epochs;
+    dg_status st = DG_OK;
+    if (is_snapshot_epoch(&t->o, epoch) || last) {
+        char name[64];
+        snprintf(name, sizeof name, "epoch_%04d.safetensors", epoch);
+        if ((st = dg__trainer_write_snapshot(t, name, epoch, cb, user, e)) != DG_OK) return st;
+        if ((st = dg__trainer_write_metrics(t, e)) != DG_OK) return st;
+    }
+    if (!last && (is_snapshot_epoch(&t->o, epoch) || (t->o.resume_every > 0 && epoch % t->o.resume_every == 0)))
+        st = dg__trainer_write_resume(t, e);
+    return st;
+}
+
 int dg_trainer_epoch(const dg_trainer *t) { return t->epoch; }
 
 dg_status dg_trainer_run(dg_trainer *t, dg_train_cb cb, void *user, volatile sig_atomic_t *stop,
@@ -465,32 +512,7 @@ dg_status dg_trainer_run(dg_trainer *t, dg_train_cb cb, void *user, volatile sig
         for (int i = 0; i < env->nmetrics; i++) s.metrics[i] = NAN;
         if (env->nmetrics) env->game->metrics(env, t->traj, t->aux, t->o.batch, env->horizon, s.metrics);
         if (!isfinite(s.loss) || !grads_finite(t->p)) {
-            /* NaN guard: never apply; go back to the last good state (the start's before any) */
-            memcpy(t->p->data, t->good_w, total * sizeof(dg_real));
-            memcpy(t->adam.m, t->good_m, total * sizeof(dg_real));
-            memcpy(t->adam.v, t->good_v, total * sizeof(dg_real));
-            t->adam.step = t->good_step;
-            t->lr_scale *= 0.5;
-            t->nan_run++;
-            char what[160];
-            nonfinite_what(t, &s, what, sizeof what);
-            s.grad_norm = NAN;
-            s.lr = t->o.lr * t->lr_scale;
-            s.ms = 1e3 * dg_clock_s() - t0;
-            if (cb) {
-                dg_train_event ev = {.kind = DG_TRAIN_EV_NAN, .stats = &s, .lr = s.lr, .param = what};
-                cb(&ev, user);
-            }
-            if (t->nan_run >= t->o.nan_patience) {
-                t->rows[t->nrows++].s = s;
-                t->last = s;
-                t->epoch = epoch;
-                char kept[64] = "the initial parameters";
-                if (t->good_step > 0) snprintf(kept, sizeof kept, "those after Adam step %lld", (long long)t->good_step);
-                st = dg_err_set(e, DG_ERR_NONFINITE, "epoch %d: %s, %d epochs in a row (the learning rate halved each "
-                                "time, to %g); the files keep %s", epoch, what, t->nan_run, s.lr, kept);
-                break;
-            }
+            if ((st = nan_guard(t, &s, t0, cb, user, e)) != DG_OK) break;
         } else {
             t->nan_run = 0;
             memcpy(t->good_w, t->p->data, total * sizeof(dg_real));
@@ -505,7 +527,6 @@ dg_status dg_trainer_run(dg_trainer *t, dg_train_cb cb, void *user, volatile sig
         s.exploit[0] = s.exploit[1] = NAN;
         if (t->mlp.n == 2 && t->o.exploit_every > 0 && (epoch % t->o.exploit_every == 0 || epoch == t->o.epochs))
             if ((st = exploitability(t, epoch, &s.exploit[0], &s.exploit[1], e)) != DG_OK) break;
-        const int last = epoch == t->o.epochs;
         t->rows[t->nrows++].s = s;
         t->last = s;
         t->epoch = epoch;
@@ -513,15 +534,7 @@ dg_status dg_trainer_run(dg_trainer *t, dg_train_cb cb, void *user, volatile sig
             dg_train_event ev = {.kind = DG_TRAIN_EV_EPOCH, .stats = &s};
             cb(&ev, user);
         }
-        if (t->out_dir[0] && (is_snapshot_epoch(&t->o, epoch) || last)) {
-            char name[64];
-            snprintf(name, sizeof name, "epoch_%04d.safetensors", epoch);
-            if ((st = dg__trainer_write_snapshot(t, name, epoch, cb, user, e)) != DG_OK) break;
-            if ((st = dg__trainer_write_metrics(t, e)) != DG_OK) break;
-        }
-        if (t->out_dir[0] && !last &&
-            (is_snapshot_epoch(&t->o, epoch) || (t->o.resume_every > 0 && epoch % t->o.resume_every == 0)))
-            if ((st = dg__trainer_write_resume(t, e)) != DG_OK) break;
+        if (t->out_dir[0] && (st = epoch_files(t, epoch, cb, user, e)) != DG_OK) break;
     }
     if (t->out_dir[0] && (st == DG_OK || st == DG_ERR_INTERRUPTED || st == DG_ERR_NONFINITE)) {
         dg_err e2 = {0};
