@@ -46,7 +46,7 @@ dg_real *dg__grad(dg_ctx *ctx, dg_tensor *t);
  * memset and no load of the zeros; the same bits, as 0 + x is x) */
 dg_real *dg__grad_fresh(dg_ctx *ctx, dg_tensor *t, int *fresh);
 /* C[m, n] += Σ_k A[m·a_rs + k·a_cs] · B[k·ldb + n], m < M, n < N, k < K
- * (gemm.c): the kernel behind linear and matmul, forward and backward. */
+ * (gemm_f32.c, gemm_f64.c): the kernel behind linear and matmul, forward and backward. */
 void dg__gemm_acc(int M, int N, int K, const dg_real *A, int64_t a_rs, int64_t a_cs,
                   const dg_real *B, int64_t ldb, dg_real *C, int64_t ldc);
 /* C[m, n] = act(bias[n] + Σ_k A[m·a_rs + k] · B[k·ldb + n]) (A's rows contiguous), act tanh

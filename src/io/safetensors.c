@@ -314,6 +314,62 @@ static dg_status parse_meta(const cJSON *m, dg_st_file *f, dg_err *e) {
     return st;
 }
 
+/* The file's framing (len bytes at buf): the 8-byte header length (into *n), within the file and
+ * the limit, and a header that starts as a JSON object, in valid UTF-8, without an escaped NUL.
+ * Returns DG_OK, or the error with e filled. */
+static dg_status check_frame(const unsigned char *buf, size_t len, const char *label, uint64_t *n_out, dg_err *e) {
+    if (len < 8)
+        return st_fail(e, label, NULL, "file is %zu bytes, too short for the 8-byte header length", len);
+    const uint64_t n = rd_u64le(buf);
+    if (n == 0) return st_fail(e, label, NULL, "header length is 0");
+    if (n > DG_ST_MAX_HEADER)
+        return st_fail(e, label, NULL, "header length %" PRIu64 " is absurdly large (limit %u)", n,
+                       DG_ST_MAX_HEADER);
+    if (n > len - 8)
+        return st_fail(e, label, NULL, "header length %" PRIu64 " runs past the end of the file (%zu bytes)",
+                       n, len);
+    const unsigned char *hdr = buf + 8;
+    if (hdr[0] != '{') return st_fail(e, label, NULL, "header does not start with '{'");
+    size_t bad = dg_utf8_check(hdr, (size_t)n);
+    if (bad < n)
+        return st_fail(e, label, NULL, "header is not valid UTF-8 (byte %zu of the header)", bad);
+    if (has_escaped_nul(hdr, (size_t)n))
+        return st_fail(e, label, NULL, "header holds an escaped NUL (\\u0000)");
+    *n_out = n;
+    return DG_OK;
+}
+
+/* f's tensors (by_off: the same, to be sorted by offset; data: where their bytes begin): no name
+ * twice, no two overlapping. Returns DG_OK, or the error with e filled. */
+static dg_status check_tensors(dg_st_file *f, const dg_st_tensor **by_off, const unsigned char *data, const char *label,
+                               dg_err *e) {
+    /* cJSON keeps repeated keys; two tensors with one name are corrupt. */
+    if (f->count > 1) qsort(f->by_name, (size_t)f->count, sizeof *f->by_name, cmp_name);
+    for (int i = 1; i < f->count; i++)
+        if (!strcmp(f->by_name[i - 1]->name, f->by_name[i]->name))
+            return st_fail(e, label, f->by_name[i]->name, "appears twice in the header");
+
+    /* Sorted by start, a tensor overlaps an earlier one iff it starts before
+     * the furthest end so far. Empty tensors hold no bytes and overlap nothing. */
+    if (f->count > 1) qsort(by_off, (size_t)f->count, sizeof *by_off, cmp_offset);
+    const dg_st_tensor *reach = NULL;  /* the tensor ending furthest so far */
+    for (int i = 0; i < f->count; i++) {
+        const dg_st_tensor *t = by_off[i];
+        if (t->nbytes == 0) continue;
+        const unsigned char *tb = t->data;
+        if (reach && tb < (const unsigned char *)reach->data + reach->nbytes) {
+            size_t rb = (size_t)((const unsigned char *)reach->data - data);
+            size_t b = (size_t)(tb - data);
+            char s1[96], s2[96];
+            return st_fail(e, label, NULL, "tensors '%s' [%zu,%zu] and '%s' [%zu,%zu] overlap",
+                           safe_name(reach->name, s1, sizeof s1), rb, rb + reach->nbytes,
+                           safe_name(t->name, s2, sizeof s2), b, b + t->nbytes);
+        }
+        if (!reach || tb + t->nbytes > (const unsigned char *)reach->data + reach->nbytes) reach = t;
+    }
+    return DG_OK;
+}
+
 /* Parses buf (len bytes, with a NUL at buf[len]), taking ownership of it
  * whatever happens. Returns the file or NULL with e filled. */
 static dg_st_file *parse_owned(unsigned char *buf, size_t len, const char *label, dg_err *e) {
@@ -326,35 +382,11 @@ static dg_st_file *parse_owned(unsigned char *buf, size_t len, const char *label
     f->label = st_strdup(label);
     if (!f->label) { dg_err_set(e, DG_ERR_NOMEM, "%s: out of memory", label); goto fail; }
 
-    if (len < 8) {
-        st_fail(e, label, NULL, "file is %zu bytes, too short for the 8-byte header length", len);
-        goto fail;
-    }
-    uint64_t n = rd_u64le(buf);
-    if (n == 0) { st_fail(e, label, NULL, "header length is 0"); goto fail; }
-    if (n > DG_ST_MAX_HEADER) {
-        st_fail(e, label, NULL, "header length %" PRIu64 " is absurdly large (limit %u)", n,
-                DG_ST_MAX_HEADER);
-        goto fail;
-    }
-    if (n > len - 8) {
-        st_fail(e, label, NULL, "header length %" PRIu64 " runs past the end of the file (%zu bytes)",
-                n, len);
-        goto fail;
-    }
+    uint64_t n = 0;
+    if (check_frame(buf, len, label, &n, e) != DG_OK) goto fail;
     const unsigned char *hdr = buf + 8;
     const unsigned char *data = hdr + n;
     size_t data_len = len - 8 - (size_t)n;
-    if (hdr[0] != '{') { st_fail(e, label, NULL, "header does not start with '{'"); goto fail; }
-    size_t bad = dg_utf8_check(hdr, (size_t)n);
-    if (bad < n) {
-        st_fail(e, label, NULL, "header is not valid UTF-8 (byte %zu of the header)", bad);
-        goto fail;
-    }
-    if (has_escaped_nul(hdr, (size_t)n)) {
-        st_fail(e, label, NULL, "header holds an escaped NUL (\\u0000)");
-        goto fail;
-    }
 
     const char *end = NULL;
     root = cJSON_ParseWithLengthOpts((const char *)hdr, (size_t)n, &end, 0);
@@ -400,33 +432,7 @@ static dg_st_file *parse_owned(unsigned char *buf, size_t len, const char *label
         f->count++;
     }
 
-    /* cJSON keeps repeated keys; two tensors with one name are corrupt. */
-    if (f->count > 1) qsort(f->by_name, (size_t)f->count, sizeof *f->by_name, cmp_name);
-    for (int i = 1; i < f->count; i++)
-        if (!strcmp(f->by_name[i - 1]->name, f->by_name[i]->name)) {
-            st_fail(e, label, f->by_name[i]->name, "appears twice in the header");
-            goto fail;
-        }
-
-    /* Sorted by start, a tensor overlaps an earlier one iff it starts before
-     * the furthest end so far. Empty tensors hold no bytes and overlap nothing. */
-    if (f->count > 1) qsort(by_off, (size_t)f->count, sizeof *by_off, cmp_offset);
-    const dg_st_tensor *reach = NULL;  /* the tensor ending furthest so far */
-    for (int i = 0; i < f->count; i++) {
-        const dg_st_tensor *t = by_off[i];
-        if (t->nbytes == 0) continue;
-        const unsigned char *tb = t->data;
-        if (reach && tb < (const unsigned char *)reach->data + reach->nbytes) {
-            size_t rb = (size_t)((const unsigned char *)reach->data - data);
-            size_t b = (size_t)(tb - data);
-            char s1[96], s2[96];
-            st_fail(e, label, NULL, "tensors '%s' [%zu,%zu] and '%s' [%zu,%zu] overlap",
-                    safe_name(reach->name, s1, sizeof s1), rb, rb + reach->nbytes,
-                    safe_name(t->name, s2, sizeof s2), b, b + t->nbytes);
-            goto fail;
-        }
-        if (!reach || tb + t->nbytes > (const unsigned char *)reach->data + reach->nbytes) reach = t;
-    }
+    if (check_tensors(f, by_off, data, label, e) != DG_OK) goto fail;
 
     free(by_off);
     cJSON_Delete(root);

@@ -386,15 +386,11 @@ const dg_key dg_model_key_table[DG_MODEL_NKEYS] = {
               "(docs/models.md); false: libmatheval interprets them (same values, slower)"),
 };
 
-static dg_status load(dg_model *m, dg_cfg *c, double dt, model_keys *mk, dg_err *e) {
+/* model.constants (and dt), model.state with its box, model.episode (its variables, and the values
+ * they keep on the grid solver's grid) as names of m. */
+static dg_status read_variables(dg_model *m, dg_cfg *c, double dt, dg_err *e) {
     dg_status st;
     char sub[160];
-    if ((st = dg_cfg_require(c, "model", e)) || (st = dg_key_read(c, &dg_model_key_table[0], mk, e))) return st;
-    if (!name_plain(mk->name, sizeof m->game, "-"))
-        return dg_cfg_error(c, "model.name", e, "'%s' is not a game's name (letters, digits, _ and -, at most %zu, "
-                            "a letter first)", mk->name, sizeof m->game - 1);
-    snprintf(m->game, sizeof m->game, "%s", mk->name);
-    /* constants */
     const int nc = dg_cfg_has(c, "model.constants") ? dg_cfg_len(c, "model.constants") : 0;
     for (int k = 0; k < nc; k++) {
         const char *nm = dg_cfg_key(c, "model.constants", k);
@@ -443,8 +439,13 @@ static dg_status load(dg_model *m, dg_cfg *c, double dt, model_keys *mk, dg_err 
             if ((st = dg_cfg_get(c, sub, DG_CFG_F64, &m->aux_grid[v - m->a0], e))) return st;
         }
     }
-    if ((st = read_inputs(m, c, e))) return st;
-    /* dynamics, in update order */
+    return DG_OK;
+}
+
+/* model.dynamics: a derivative of each state variable, in update order. */
+static dg_status read_dynamics(dg_model *m, dg_cfg *c, dg_err *e) {
+    dg_status st;
+    char sub[160];
     m->ndyn = dg_cfg_len(c, "model.dynamics");
     if (m->ndyn != m->ns)
         return dg_cfg_error(c, "model.dynamics", e, "a map with one derivative for each of the %d state variables",
@@ -459,13 +460,14 @@ static dg_status load(dg_model *m, dg_cfg *c, double dt, model_keys *mk, dg_err 
         m->dyn_var[k] = v;
         if ((st = expr_read(m, c, sub, READ_ALL, &m->dyn[k], e))) return st;
     }
-    /* observations */
-    if ((st = read_exprs(m, c, "model.observe", READ_NOINPUT, DG_MODEL_MAX_OBS, &m->nobs[0], m->obs[0], e))) return st;
-    if (m->ninputs == 2 && m->in[1].learned &&
-        (st = read_exprs(m, c, "model.observe2", READ_NOINPUT, DG_MODEL_MAX_OBS, &m->nobs[1], m->obs[1], e)))
-        return st;
-    /* costs: the loss terms, weighted by loss.<name>: running ones (per step, may read the inputs),
-     * then those of costs.terminal (once, on the final state) */
+    return DG_OK;
+}
+
+/* model.costs: the loss terms, weighted by loss.<name>: running ones (per step, may read the inputs),
+ * then those of costs.terminal (once, on the final state). */
+static dg_status read_costs(dg_model *m, dg_cfg *c, dg_err *e) {
+    dg_status st;
+    char sub[160];
     const int nkeys = dg_cfg_has(c, "model.costs") ? dg_cfg_len(c, "model.costs") : 0;
     if (nkeys < 0) return dg_cfg_error(c, "model.costs", e, "a map of costs name: expression (and terminal: a map)");
     const int has_term = dg_cfg_has(c, "model.costs.terminal");
@@ -492,7 +494,13 @@ static dg_status load(dg_model *m, dg_cfg *c, double dt, model_keys *mk, dg_err 
         }
         if (!pass) m->nrun = m->ncost;
     }
-    /* metrics at the final state (means over the batch) */
+    return DG_OK;
+}
+
+/* model.metrics: at the final state (means over the batch). */
+static dg_status read_metrics(dg_model *m, dg_cfg *c, dg_err *e) {
+    dg_status st;
+    char sub[160];
     m->nmetric = dg_cfg_has(c, "model.metrics") ? dg_cfg_len(c, "model.metrics") : 0;
     if (m->nmetric < 0 || m->nmetric > 4) return dg_cfg_error(c, "model.metrics", e, "a map of at most 4 metrics");
     for (int k = 0; k < m->nmetric; k++) {
@@ -502,8 +510,13 @@ static dg_status load(dg_model *m, dg_cfg *c, double dt, model_keys *mk, dg_err 
         snprintf(m->metric_name[k], sizeof m->metric_name[k], "%s", nm);
         if ((st = expr_read(m, c, sub, READ_NOINPUT, &m->metric[k], e))) return st;
     }
-    if ((st = read_reset(m, c, e))) return st;
-    /* what to draw */
+    return DG_OK;
+}
+
+/* model.draw: the bodies, the goal and circles. */
+static dg_status read_draw(dg_model *m, dg_cfg *c, dg_err *e) {
+    dg_status st;
+    char sub[160];
     if ((st = read_bodies(m, c, e))) return st;
     if ((m->has_goal = dg_cfg_has(c, "model.draw.goal")))
         for (int k = 0; k < 2; k++) {
@@ -514,7 +527,13 @@ static dg_status load(dg_model *m, dg_cfg *c, double dt, model_keys *mk, dg_err 
     if (dg_cfg_has(c, "model.draw.circles") &&
         (st = dg_cfg_get_list(c, "model.draw.circles", DG_CFG_F32, 3, m->circle, 0, 16, &m->ncircles, e)))
         return st;
-    /* the grid solver's: periodic axes, the target and the sets to avoid */
+    return DG_OK;
+}
+
+/* The grid solver's: periodic axes, the target and the sets to avoid. */
+static dg_status read_grid_sets(dg_model *m, dg_cfg *c, dg_err *e) {
+    dg_status st;
+    char sub[160];
     const int np = dg_cfg_has(c, "model.periodic") ? dg_cfg_len(c, "model.periodic") : 0;
     for (int k = 0; k < np; k++) {
         const char *nm = NULL;
@@ -529,6 +548,25 @@ static dg_status load(dg_model *m, dg_cfg *c, double dt, model_keys *mk, dg_err 
         (st = expr_read(m, c, "model.target", state_only, &m->target, e)))
         return st;
     if ((m->has_avoid = dg_cfg_has(c, "model.avoid")) && (st = expr_read(m, c, "model.avoid", state_only, &m->avoid, e)))
+        return st;
+    return DG_OK;
+}
+
+static dg_status load(dg_model *m, dg_cfg *c, double dt, model_keys *mk, dg_err *e) {
+    dg_status st;
+    if ((st = dg_cfg_require(c, "model", e)) || (st = dg_key_read(c, &dg_model_key_table[0], mk, e))) return st;
+    if (!name_plain(mk->name, sizeof m->game, "-"))
+        return dg_cfg_error(c, "model.name", e, "'%s' is not a game's name (letters, digits, _ and -, at most %zu, "
+                            "a letter first)", mk->name, sizeof m->game - 1);
+    snprintf(m->game, sizeof m->game, "%s", mk->name);
+    if ((st = read_variables(m, c, dt, e)) || (st = read_inputs(m, c, e)) || (st = read_dynamics(m, c, e))) return st;
+    /* observations */
+    if ((st = read_exprs(m, c, "model.observe", READ_NOINPUT, DG_MODEL_MAX_OBS, &m->nobs[0], m->obs[0], e))) return st;
+    if (m->ninputs == 2 && m->in[1].learned &&
+        (st = read_exprs(m, c, "model.observe2", READ_NOINPUT, DG_MODEL_MAX_OBS, &m->nobs[1], m->obs[1], e)))
+        return st;
+    if ((st = read_costs(m, c, e)) || (st = read_metrics(m, c, e)) || (st = read_reset(m, c, e)) ||
+        (st = read_draw(m, c, e)) || (st = read_grid_sets(m, c, e)))
         return st;
     return DG_OK;
 }
