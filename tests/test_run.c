@@ -323,7 +323,7 @@ static void test_seeds(void **state) {
     const dg_run_set sets[] = {{"train.epochs", "1"}};
     double losses[2];
     dg_err e = {0};
-    dg_run_sweep w = {.config = path, .sets = sets, .nsets = 1, .base = at(base, sizeof base, "sweep"), .seeds = seeds,
+    dg_run_seed_sweep w = {.config = path, .sets = sets, .nsets = 1, .base = at(base, sizeof base, "sweep"), .seeds = seeds,
                       .n = 2, .losses = losses};
     assert_int_equal(dg_run_seeds(&w, &e), DG_OK);
     assert_int_equal(w.failed, -1);

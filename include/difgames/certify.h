@@ -75,7 +75,7 @@ dg_status dg_certify(const dg_hji_problem *p, const dg_hji_slices *V, const stru
                      const struct dg_policy *pol, struct dg_params *params, const dg_certify_opts *o,
                      dg_certify_result *r, double *value, double *cost, dg_err *e);
 /* A model game of degree (payoff: cost: the gradient solver's loss as the grid's running and terminal
- * costs, src/hji/model.c): the learned policy (or pair) plays from o->episodes starts drawn by env's
+ * costs, src/hji/model_problem.c): the learned policy (or pair) plays from o->episodes starts drawn by env's
  * reset (o->seed) with the episode variables at the grid's (model.episode.grid), each row's episode
  * loss against V at its start; value and cost as dg_certify's. DG_ERR_ARG when p is not env's model
  * with payoff: cost, t_end is not env.horizon env.dt, a start is off the grid; DG_ERR_NOMEM. */

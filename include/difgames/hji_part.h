@@ -60,7 +60,7 @@ dg_status dg_hji_part_init_cut(dg_hji_part *pt, const dg_hji_grid *g, const dg_h
  * options and times): v0, obstacle (or NULL), o->stop (or NULL) and out are the block's
  * (pt->nodes each; out nt blocks), the progress hook sees the block. Fast sweeping (method
  * SWEEP) sweeps each block with ghost layers exchanged between sweeps: it converges to the same
- * tolerance, not to one process's bits (src/hji/sweep.c says why). On one rank of one this is
+ * tolerance, not to one process's bits (src/hji/fast_sweep.c says why). On one rank of one this is
  * dg_hji_solve. */
 dg_status dg_hji_solve_part(const dg_hji_part *pt, const dg_hji_grid *g, const dg_hji_game *gm,
                             const dg_hji_opts *o, const double *v0, const double *obstacle, int nt,

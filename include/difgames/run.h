@@ -157,7 +157,7 @@ typedef dg_status (*dg_run_seed_cb)(int k, const dg_run *r, const char *dir, con
                                     void *user);
 
 /* A sweep over seeds (`difgames train --seeds`): the config trained once per seed. */
-typedef struct dg_run_sweep {
+typedef struct dg_run_seed_sweep {
     const char            *config;    /* the config file                                          */
     const dg_run_set      *sets;      /* keys set over it, after seed (dg_run_load)               */
     int                    nsets;
@@ -174,11 +174,11 @@ typedef struct dg_run_sweep {
     int                    epochs;    /* out: the last training's epochs                            */
     int                    failed;    /* out: the index of the seed that failed, or -1              */
     dg_run_train_result    res;       /* out: the last training's (res.step: where a failure was)   */
-} dg_run_sweep;
+} dg_run_seed_sweep;
 /* Trains w->config once per seed, seeds[k] into base/seed_<seeds[k]> (dg_run_load with seed set,
  * then w->sets; dg_run_train), in order, and sets the outputs. Stops at the first seed that fails:
  * w->failed, w->res.step (DG_RUN_STEP_CONFIG also for a config that does not load) and e say why. */
-dg_status dg_run_seeds(dg_run_sweep *w, dg_err *e);
+dg_status dg_run_seeds(dg_run_seed_sweep *w, dg_err *e);
 
 /* The speed of training r's config: warmup epochs untimed, then epochs timed epochs (r->opts.epochs
  * is not used; nothing is written). What `difgames bench` prints. */

@@ -260,7 +260,7 @@ int cmd_train(int argc, char **argv) {
     progress pr = {.tty = isatty(2) && !quiet, .quiet = quiet, .config = config};
     pr.bar.tty = pr.tty;
     dg_run_train_result res = {0};
-    dg_run_sweep w = {0};
+    dg_run_seed_sweep w = {0};
     char base[DG_PATH_MAX];
     /* --seeds: each seed in its own folder, then the median; else the one run */
     const int n = seeds ? cli_list("train", "--seeds", seeds, 0, 2147483647, 1, &seedv) : 1;
@@ -277,7 +277,7 @@ int cmd_train(int argc, char **argv) {
         rc = EXIT_USAGE;
     } else {
         for (int k = 0; k < n; k++) seedi[k] = (int)seedv[k];
-        w = (dg_run_sweep){.config = config, .sets = sets, .nsets = nsets, .base = out ? out : base, .seeds = seedi,
+        w = (dg_run_seed_sweep){.config = config, .sets = sets, .nsets = nsets, .base = out ? out : base, .seeds = seedi,
                            .n = n, .on_seed = on_seed, .on_event = on_event, .user = &pr, .stop = &cli_stop,
                            .losses = losses};
         pr.res = &w.res;

@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "envs/games.h"
-#include "envs/model.h"
+#include "envs/model_game.h"
 
 static const dg_game *const GAMES[] = {
     &dg_game_reach,

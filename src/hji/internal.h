@@ -44,9 +44,9 @@ int  hji_game_smooth_inputs(const dg_hji_game *gm);
  * generic Hamiltonian's passes find it (a BOX_COST input stays on the affine kernel). */
 int  hji_game_quad_inputs(const dg_hji_game *gm);
 
-/* Fast sweeping (sweep.c): a stationary solve of gm (checked) from v0 into out (nodes), on the
+/* Fast sweeping (fast_sweep.c): a stationary solve of gm (checked) from v0 into out (nodes), on the
  * whole grid (pt NULL) or a rank's block (v0, o->stop and out the block's; collective). */
-dg_status hji_sweep(const dg_hji_grid *g, const dg_hji_game *gm, const dg_hji_opts *o, const double *v0,
+dg_status hji_fast_sweep(const dg_hji_grid *g, const dg_hji_game *gm, const dg_hji_opts *o, const double *v0,
                     double *out, dg_hji_stats *stats, const dg_hji_part *pt, dg_err *e);
 
 /* The kernel's instances, on the whole grid (pt NULL) or a rank's block (kernel.inc in kernel_f64.c, kernel_f32.c; derivatives in double only) */

@@ -1,5 +1,5 @@
 /* Problems from configs: the common keys (grid, horizon, accuracy, solver options, obstacles, games
- * of degree) read into a problem of a built-in game (problem_games.c) or a model file's (model.c);
+ * of degree) read into a problem of a built-in game (problem_games.c) or a model file's (model_problem.c);
  * problem_nodes.c builds its node arrays. Every key is declared once, in a table (difgames/keys.h):
  * `difgames keys hji [GAME]` lists them (docs/config.md); docs/hji.md describes each game. */
 #include <math.h>
@@ -10,7 +10,7 @@
 #include "difgames/keys.h"
 #include "difgames/memory.h"
 #include "hji/internal.h"
-#include "hji/model.h"
+#include "hji/model_problem.h"
 #include "hji/problem_internal.h"
 
 /* ------------------------------------------------------------- common keys */
@@ -334,7 +334,7 @@ int dg_hji_game_keys(const char *game, dg_key *out, int max) {
     return gd ? game_keys(gd, out, max) : -1;
 }
 
-/* game: model (src/hji/model.c): the model file's state box, inputs and sets */
+/* game: model (src/hji/model_problem.c): the model file's state box, inputs and sets */
 static void read_model(dg_hji_problem *p) { dg_hji_model_game(p->model, &p->game); }
 static void target_model(TARGET_ARGS) { dg_hji_model_target(p->model, &p->grid, j0, n, out); }
 

@@ -8,7 +8,7 @@
 #include "difgames/dist.h"
 #include "difgames/memory.h"
 #include "hji/internal.h"
-#include "hji/model.h"
+#include "hji/model_problem.h"
 #include "hji/problem_internal.h"
 
 /* The target at node j: from target (nodes [j0, j0 + n)) when it holds j, else evaluated there. */

@@ -109,7 +109,7 @@ static dg_status solve_any(const dg_hji_part *pt, const dg_hji_grid *g, const dg
     if (!v0 || !out) return dg_err_set(e, DG_ERR_ARG, "hji: solve needs v0 and out");
     if (o && o->tol > 0 && o->method == DG_HJI_METHOD_SWEEP) {
         dg_status rc = hji_check_solve(g, gm, o, nt, times, e);
-        return rc ? rc : hji_sweep(g, gm, o, v0, out, stats, pt, e);
+        return rc ? rc : hji_fast_sweep(g, gm, o, v0, out, stats, pt, e);
     }
     if (!o || o->real != DG_HJI_REAL_F32)
         return hji_solve_f64(g, gm, o, v0, obstacle, nt, times, out, stats, pt, e);

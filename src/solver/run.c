@@ -359,7 +359,7 @@ done:
     return st;
 }
 
-dg_status dg_run_seeds(dg_run_sweep *w, dg_err *e) {
+dg_status dg_run_seeds(dg_run_seed_sweep *w, dg_err *e) {
     DG_ERR_LOCAL(e);
     memset(&w->res, 0, sizeof w->res);
     w->res.step = DG_RUN_STEP_SEEDS;

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "envs/games.h"
-#include "envs/model.h"
+#include "envs/model_game.h"
 #include "model/model.h"
 
 typedef struct holder {

@@ -1,6 +1,6 @@
 /* The model game: a game read from a config's `model:` section (docs/models.md). */
-#ifndef DG_ENVS_MODEL_H
-#define DG_ENVS_MODEL_H
+#ifndef DG_ENVS_MODEL_GAME_H
+#define DG_ENVS_MODEL_GAME_H
 #include "difgames/env.h"
 /* Creates the env of cfg's model (cfg's `game:` is "model"); NULL with e naming file, line and key. */
 dg_env *dg_model_env_create(dg_cfg *cfg, dg_err *e);

@@ -110,7 +110,7 @@ static void exchange(const sweep_view *sv, double *v) {
     dg_dist_halo_wait();
 }
 
-dg_status hji_sweep(const dg_hji_grid *g, const dg_hji_game *gm, const dg_hji_opts *o, const double *v0,
+dg_status hji_fast_sweep(const dg_hji_grid *g, const dg_hji_game *gm, const dg_hji_opts *o, const double *v0,
                     double *res_out, dg_hji_stats *stats, const dg_hji_part *pt, dg_err *e) {
     const double t0 = dg_clock_s();
     const int nd = g->ndim;

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "hji/internal.h"
-#include "hji/model.h"
+#include "hji/model_problem.h"
 #include "model/model.h"
 
 /* the model's values at the state x and inputs (u, d), NULL meaning 0 */

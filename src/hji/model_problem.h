@@ -1,6 +1,6 @@
-/* The grid solver's side of a model file (src/hji/model.c). */
-#ifndef DG_HJI_MODEL_H
-#define DG_HJI_MODEL_H
+/* The grid solver's side of a model file (src/hji/model_problem.c). */
+#ifndef DG_HJI_MODEL_PROBLEM_H
+#define DG_HJI_MODEL_PROBLEM_H
 #include "difgames/hji.h"
 
 typedef struct dg_hji_model_def {
