@@ -265,6 +265,8 @@ def load_measurements(src):
         if not isinstance(p, dict) or len(p) != 1 or next(iter(p)) not in PREC_KEYS:
             fail(f"{rel}: {mid}: 'precision' must be one of " + ", ".join(PREC_KEYS))
             m["precision"] = {"abs": 0}
+        if "format" in m and (m["format"] != "e" or "digits" not in m["precision"]):
+            fail(f"{rel}: {mid}: 'format' can only be \"e\" (with 'digits': 2.580e-02)")
         rd = m.get("read", {})
         if not isinstance(rd, dict) or not any(k in rd for k in ("json", "csv", "regex", "wall", "cpu")):
             fail(f"{rel}: {mid}: 'read' must give json, csv, regex, wall or cpu")
@@ -285,10 +287,13 @@ def rechecked(m, runs):
 
 
 def fmt(m):
-    """the value as the docs must write it (decimals and digits fix the digits shown)"""
+    """the value as the docs must write it (decimals and digits fix the digits shown; digits with
+    "format": "e" in scientific notation, 2.580e-02)"""
     v, p = m["value"], m["precision"]
     if "decimals" in p:
         return f"{v:.{p['decimals']}f}"
+    if "digits" in p and m.get("format") == "e":  # scientific, as the benchmarks' tables print
+        return f"{v:.{p['digits'] - 1}e}"
     if "digits" in p:
         if v == 0:
             return "0"

@@ -154,4 +154,17 @@ sed -i 's/"value": 0.3546, "precision": {"decimals": 4}/"value": 0.3546, "precis
 FAKE_LOSS=0.36 expect_ok "an absolute precision" rerun
 FAKE_LOSS=0.37 expect_fail "beyond an absolute precision" rerun "a.loss: quoted 0.3546, measured 0.37"
 
+# (5) scientific notation ("format": "e" with digits), as the benchmarks' tables print errors
+make_repo
+printf '\nThe error is 2.580e-02<!-- m:a.err -->.\n' >>"$T/r/docs/a.md"
+sed -i 's/^  \]$/    ,{"id": "err", "run": "eval", "read": {"regex": "^err +(\\\\S+)"}, "value": 0.0258, "precision": {"digits": 4}, "format": "e"}\n  ]/' \
+    "$T/r/docs/measurements/a.json"
+sed -i 's/^echo "all /echo "err   ${FAKE_ERR:-2.5803e-02}"; echo "all /' "$T/b/difgames"
+expect_ok "a quote in scientific notation" rerun
+FAKE_ERR=2.5813e-02 expect_fail "a scientific quote that moved" rerun "a.err: quoted 2.580e-02, measured 0.025813"
+sed -i 's/2.580e-02<!--/0.02580<!--/' "$T/r/docs/a.md"
+expect_fail "a scientific quote written otherwise" static "a.err: quoted 0.02580, the file says 2.580e-02"
+sed -i 's/0.02580<!--/2.580e-02<!--/; s/"format": "e"/"format": "g"/' "$T/r/docs/a.md" "$T/r/docs/measurements/a.json"
+expect_fail "a format that is not e" static "a.err: 'format' can only be"
+
 echo "docs_check_test: ok ($n checks)"
