@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include "difgames/difgames.h"
+#include "util/tier.h"
 
 static dg_cfg *cfg_of(const char *text) {
     dg_err e = {0};
@@ -602,10 +603,13 @@ int main(void) {
         cmocka_unit_test(test_checkpointed_bptt_identical),
         cmocka_unit_test(test_two_player_gradcheck),
         cmocka_unit_test(test_reach_cost_bits),
-        cmocka_unit_test(test_duel_capture_time),
         cmocka_unit_test(test_rule_metrics),
         cmocka_unit_test(test_replay_marks_violation),
         cmocka_unit_test(test_replay_track_same_frames),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    /* the long anchors: the slow tier (tests/util/tier.h) */
+    const struct CMUnitTest slow[] = {
+        cmocka_unit_test(test_duel_capture_time),
+    };
+    return dg_test_run_tiers(tests, slow, NULL, NULL);
 }
