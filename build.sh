@@ -2,9 +2,11 @@
 # difgames build script. On a fresh Debian machine:
 #   ./build.sh          install missing packages, build (Release) -> build/difgames
 #   ./build.sh run      build, then train the default game and write its outputs
-#   ./build.sh test     build, then the full test suite through ctest, in the
-#                       normal build and in an AddressSanitizer+UBSan build, valgrind on
-#                       training runs, and each fuzz harness for a minute (clang)
+#   ./build.sh unit     build, then the everyday loop: the unit tier of the tests
+#                       (ctest -L unit, under a minute; tests/README.md)
+#   ./build.sh test     build, then the whole test suite through ctest: every tier (unit,
+#                       e2e, slow) in the normal build, unit and e2e in an AddressSanitizer+UBSan
+#                       build, valgrind on training runs, and each fuzz harness briefly (clang)
 #   ./build.sh bench    build, then the benchmarks (bench/), never run by tests
 #   ./build.sh install  build, then install the command, the library (shared and
 #                       static), headers and difgames.pc (PREFIX, default /usr/local)
@@ -19,7 +21,9 @@ JOBS=$(nproc 2>/dev/null || echo 2)
 BUILD_PKGS=(gcc make cmake pkg-config libyaml-dev libcjson-dev libpng-dev libgif-dev libcairo2-dev libmatheval-dev g++)
 # MPI (grids split over ranks, data-parallel training; docs/scale.md): found by CMake's FindMPI
 BUILD_PKGS+=(libopenmpi-dev openmpi-bin)
-TEST_PKGS=(libcmocka-dev python3 python3-torch python3-numpy valgrind clang)
+TEST_PKGS=(libcmocka-dev python3)   # all the unit tier needs (./build.sh unit)
+UNIT_PKGS=("${TEST_PKGS[@]}")
+TEST_PKGS+=(python3-torch python3-numpy valgrind clang)
 
 # the viewer (difgames view, play, hji view): SDL2, in the command only; its test runs real
 # windows on a virtual display
@@ -52,11 +56,13 @@ case "$MODE" in
     build|run|install) install_missing "${BUILD_PKGS[@]}" ;;
     docs-check) install_missing "${BUILD_PKGS[@]}" python3 ;;
     test|bench) install_missing "${BUILD_PKGS[@]}" "${TEST_PKGS[@]}" ;;
-    -h|--help|help) sed -n '2,12p' "$0"; exit 0 ;;
-    *) echo "build.sh: unknown mode '$MODE' (build, run, test, bench, install, docs-check)" >&2; exit 2 ;;
+    unit) install_missing "${BUILD_PKGS[@]}" "${UNIT_PKGS[@]}" ;;
+    -h|--help|help) sed -n '2,14p' "$0"; exit 0 ;;
+    *) echo "build.sh: unknown mode '$MODE' (build, run, unit, test, bench, install, docs-check)" >&2; exit 2 ;;
 esac
 
-configure_build build -DCMAKE_BUILD_TYPE=Release -DDG_TESTS="$([ "$MODE" = test ] && echo ON || echo OFF)"
+case "$MODE" in test|unit) TESTS=ON ;; *) TESTS=OFF ;; esac
+configure_build build -DCMAKE_BUILD_TYPE=Release -DDG_TESTS=$TESTS
 
 case "$MODE" in
     run)
@@ -69,17 +75,26 @@ case "$MODE" in
             ./build/examples/core_fit_mlp
         fi
         ;;
+    unit)
+        echo "== tests: the unit tier (ctest -L unit; ./build.sh test runs every tier)"
+        ctest --test-dir build --output-on-failure -j "$JOBS" -L unit
+        ;;
     test)
-        echo "== tests: Release build"
+        echo "== tests: Release build, every tier (unit, e2e, slow)"
         ctest --test-dir build --output-on-failure -j "$JOBS"
-        echo "== tests: AddressSanitizer + UBSan build"
+        # not the slow tier: its long anchors ran just above, and under the sanitizers they took
+        # most of the time again, on code that unit and e2e reach at smaller sizes (tests/README.md
+        # says what only the Release run checks)
+        echo "== tests: AddressSanitizer + UBSan build, tiers unit and e2e"
         configure_build build-asan -DCMAKE_BUILD_TYPE=Debug -DDG_SANITIZE=ON -DDG_NATIVE=ON \
             -DCMAKE_C_FLAGS_DEBUG="-O1 -g"
         ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-            ctest --test-dir build-asan --output-on-failure -j "$JOBS"
+            ctest --test-dir build-asan --output-on-failure -j "$JOBS" -LE slow
         echo "== valgrind memcheck: training runs (a portable build: valgrind lacks AVX-512)"
-        configure_build build-valgrind -DCMAKE_BUILD_TYPE=RelWithDebInfo -DDG_NATIVE=OFF -DDG_TESTS=OFF \
-            -DDG_EXAMPLES=OFF
+        # the command alone: the runs need nothing else of the build
+        cmake -S . -B build-valgrind -DCMAKE_BUILD_TYPE=RelWithDebInfo -DDG_NATIVE=OFF -DDG_TESTS=OFF \
+            -DDG_EXAMPLES=OFF >/dev/null
+        cmake --build build-valgrind -j "$JOBS" --target difgames
         vg_out=$(mktemp -d)
         # the command re-executes itself to set OpenMP's wait policy unless one is set; under
         # valgrind the new image would run natively, unchecked
@@ -95,8 +110,13 @@ case "$MODE" in
         done
         rm -rf "$vg_out"
         echo "valgrind: 3 passed, 0 failed"
-        echo "== fuzz: every libFuzzer harness built with clang and run for a minute (fuzz/run.sh)"
-        fuzz/run.sh all 60 ci
+        # 20 s a harness: in ci mode the inputs a run finds are thrown away, so a longer run only
+        # buys a wider random search; what CI needs is that the harnesses build with clang and that
+        # libFuzzer's first pass, every committed input under its sanitizers, leak, time and memory
+        # limits, passes (seconds), then a short search. The campaigns whose finds are committed are
+        # fuzz/run.sh's own (30 minutes a harness by default); ctest replays the corpora in both builds.
+        echo "== fuzz: every libFuzzer harness built with clang, its corpus run, then 20 s of search (fuzz/run.sh)"
+        fuzz/run.sh all 20 ci
         ;;
     bench)
         if [ -x bench/run.sh ]; then bench/run.sh; else echo "build.sh: no benchmarks yet" >&2; exit 1; fi

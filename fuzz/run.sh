@@ -3,7 +3,7 @@
 # usage: fuzz/run.sh [config|safetensors|hji|all] [seconds per target, default 1800] [ci]
 # New interesting inputs are added to fuzz/corpus/<target>/ (commit them); with
 # "ci" they go to a scratch folder instead and the committed corpus is only
-# read (build.sh test runs every target for a minute that way). A crash, a
+# read (build.sh test runs every target for 20 s that way). A crash, a
 # leak, a hang (30 s on one input) or a sanitizer report fails the script and
 # leaves the input in build-fuzz/crash-* (or leak-*, timeout-*, oom-*).
 set -euo pipefail

@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include "difgames/difgames.h"
+#include "util/tier.h"
 
 static dg_env *env_of(const char *yaml, dg_cfg **cfg) {
     dg_err e = {0};
@@ -196,10 +197,13 @@ static void test_full_arena(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_angle_gradient),
         cmocka_unit_test(test_plan_gradcheck),
         cmocka_unit_test(test_open_loop_reach),
         cmocka_unit_test(test_full_arena),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    /* the long anchors: the slow tier (tests/util/tier.h) */
+    const struct CMUnitTest slow[] = {
+        cmocka_unit_test(test_angle_gradient),
+    };
+    return dg_test_run_tiers(tests, slow, NULL, NULL);
 }

@@ -14,6 +14,7 @@
 
 #include "difgames/difgames.h"
 #include "util/hji_load.h"
+#include "util/tier.h"
 
 static const char DUEL[] = "game: duel_simple\nenv: {horizon: 50}\npolicy: {hidden: [8]}\n";
 static const char P2[] = "game: pursuit2d\nspeed_pursuer: 1.0\nspeed_evader: 0.6\ncapture_radius: 0.1\n"
@@ -249,8 +250,11 @@ int main(void) {
         cmocka_unit_test(test_still_pair),
         cmocka_unit_test(test_costs_on_steps),
         cmocka_unit_test(test_refused),
-        cmocka_unit_test(test_best_response_to_equilibrium),
         cmocka_unit_test(test_chase_best_response),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    /* the long anchors: the slow tier (tests/util/tier.h) */
+    const struct CMUnitTest slow[] = {
+        cmocka_unit_test(test_best_response_to_equilibrium),
+    };
+    return dg_test_run_tiers(tests, slow, NULL, NULL);
 }

@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include "difgames/difgames.h"
+#include "util/tier.h"
 
 static dg_cfg *cfg_of(const char *text) {
     dg_err e = {0};
@@ -489,6 +490,26 @@ static void test_rule_metrics(void **state) {
     setup_game(&s, "game: chase\nenv: {walls: false}\n");
     assert_int_equal(s.env->nmetrics, 2);  /* the open plane has no arena to leave */
     setup_free(&s);
+
+    /* duel_simple: the first evader (0.6 from the pursuer, exact time (0.6 - 0.1) / (1 - 0.5) = 1 s)
+     * is caught at step 1 (0.5 s: error 0.5), the second never; the times count captured episodes
+     * only (test_duel_capture_time, slow tier, holds them against a trained pair) */
+    setup_game(&s, "game: duel_simple\nenv: {horizon: 2, dt: 0.5, speed_pursuer: 1, speed_evader: 0.5, "
+                   "capture_radius: 0.1}\n");
+    env = s.env;
+    assert_int_equal(env->nmetrics, 4);
+    assert_string_equal(env->metric_names[1], "capture_time");
+    assert_string_equal(env->metric_names[3], "capture_time_error");
+    const float ex[3][2] = {{0.6f, 1}, {0.05f, 1}, {0.05f, 1}};  /* evader x of each episode, pursuer at 0 */
+    float dt[3 * 2 * 4] = {0};
+    for (int t = 0; t < 3; t++)
+        for (int b = 0; b < 2; b++) dt[(t * 2 + b) * 4 + 2] = ex[t][b];
+    env->game->metrics(env, dt, NULL, 2, 2, m);
+    assert_float_equal(m[0], 0.5, 1e-12);  /* capture_rate */
+    assert_float_equal(m[1], 0.5, 1e-12);  /* capture_time */
+    assert_float_equal(m[2], 1.0, 1e-6);   /* reference_capture_time */
+    assert_float_equal(m[3], 0.5, 1e-6);   /* capture_time_error */
+    setup_free(&s);
 }
 
 /* replay frames: the agent is drawn red from the step it enters the obstacle,
@@ -602,10 +623,13 @@ int main(void) {
         cmocka_unit_test(test_checkpointed_bptt_identical),
         cmocka_unit_test(test_two_player_gradcheck),
         cmocka_unit_test(test_reach_cost_bits),
-        cmocka_unit_test(test_duel_capture_time),
         cmocka_unit_test(test_rule_metrics),
         cmocka_unit_test(test_replay_marks_violation),
         cmocka_unit_test(test_replay_track_same_frames),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    /* the long anchors: the slow tier (tests/util/tier.h) */
+    const struct CMUnitTest slow[] = {
+        cmocka_unit_test(test_duel_capture_time),
+    };
+    return dg_test_run_tiers(tests, slow, NULL, NULL);
 }

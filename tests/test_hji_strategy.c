@@ -18,6 +18,7 @@
 #include <cmocka.h>
 
 #include "difgames/difgames.h"
+#include "util/tier.h"
 
 /* configs/hji/<game>.yaml (DG_TEST_DATA is tests/data) with grid.n set to n, one thread. */
 static dg_hji_problem *load_config(const char *game, const char *n) {
@@ -328,9 +329,12 @@ int main(void) {
         cmocka_unit_test(test_slices_interp),
         cmocka_unit_test(test_boundary_layer),
         cmocka_unit_test(test_capture_pursuit2d),
-        cmocka_unit_test(test_capture_air3d),
-        cmocka_unit_test(test_capture_chase4d_open),
         cmocka_unit_test(test_value_file_flows),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    /* the long anchors: the slow tier (tests/util/tier.h) */
+    const struct CMUnitTest slow[] = {
+        cmocka_unit_test(test_capture_air3d),
+        cmocka_unit_test(test_capture_chase4d_open),
+    };
+    return dg_test_run_tiers(tests, slow, NULL, NULL);
 }
