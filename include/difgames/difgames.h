@@ -71,6 +71,7 @@
 #include "difgames/hji.h"       /* HJBI grid solver for differential games             */
 #include "difgames/hji_part.h"  /* a grid cut in boxes: the solver's parts (MPI's blocks)  */
 #include "difgames/certify.h"   /* learned players against the grid solver's equilibrium */
+#include "difgames/certify_dp.h" /* the learner's own discrete game solved by dynamic programming */
 #include "difgames/sweep.h"     /* studies: a config trained over keys' values and seeds   */
 #include "difgames/dist.h"      /* MPI ranks (one rank without MPI): halos, reductions, queues */
 
