@@ -244,11 +244,19 @@ static double lq_error(const dg_env *env, const dg_dp_value *v, const double *va
 static void test_lq_small(void **state) {
     (void)state;
     dg_env *env = env_file("lq_mass.yaml");
-    dg_dp_opts o = {.nodes = {103, 103}, LQ_BOX};
+    dg_dp_opts o = {.nodes = {103, 103}, LQ_BOX, .keep = 1};
     dg_dp_value v;
     dg_err e = {0};
     if (dg_dp_solve(env, &o, &v, &e) != DG_OK) fail_msg("%s", e.msg);
     assert_int_equal(v.nvalues, 1);
+    /* kept: V_H is the terminal cost final (x^2 + v^2) at every node, once; V_0 the value */
+    const int H = env->horizon;
+    for (int64_t i = 0; i < v.nodes; i += 97) {
+        const double x = v.lo[0] + (double)(i / v.n[1]) * (v.hi[0] - v.lo[0]) / (v.n[0] - 1);
+        const double u = v.lo[1] + (double)(i % v.n[1]) * (v.hi[1] - v.lo[1]) / (v.n[1] - 1);
+        assert_true(fabs(v.all[0][(size_t)H * v.nodes + i] - (x * x + u * u)) < 1e-5);
+        assert_true(v.all[0][i] == (float)v.v[0][i]);
+    }
     double mx;
     const double err = lq_error(env, &v, NULL, 16, &mx);
     print_message("lq 103^2: error %.3f%% (max %.3f%%), off the box %.4f, %.2f s\n", 100 * err, 100 * mx, v.outside,
