@@ -23,7 +23,7 @@
 #ifndef DIFGAMES_HJI_PART_H
 #define DIFGAMES_HJI_PART_H
 
-#include "difgames/hji.h"
+#include "difgames/hji_problem.h"
 
 #ifdef __cplusplus
 extern "C" {
