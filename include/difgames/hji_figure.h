@@ -3,6 +3,7 @@
 #ifndef DIFGAMES_HJI_FIGURE_H
 #define DIFGAMES_HJI_FIGURE_H
 
+#include "difgames/api.h"
 #include "difgames/hji_sim.h"
 #include "difgames/hji_value.h"
 #include "difgames/image.h"
@@ -14,13 +15,13 @@ extern "C" {
 /* The 2-D slice of v (g's nodes) through axes 0 and 1 at the other axes' coordinates at[] (ndim;
  * at[0], at[1] unused), by interpolation, into out (n1, n0): rows from axis 1's high end down
  * (image order), columns along axis 0. */
-void    dg_hji_slice2d(const dg_hji_grid *g, const double *v, const double *at, double *out);
+DG_API void    dg_hji_slice2d(const dg_hji_grid *g, const double *v, const double *at, double *out);
 /* One segment of a contour, in index coordinates of the field (column i, row j, fractional). */
 typedef void (*dg_hji_segment_fn)(void *user, float i0, float j0, float i1, float j1);
 /* The zero level set of a 2-D field v (ny rows of nx) by marching squares: for every cell whose
  * corners change sign ({v <= 0} against {v > 0}), the segment between the edge crossings (linear
  * interpolation), two at a saddle. seg (may be NULL) gets each; returns how many. */
-int64_t dg_hji_contour(const double *v, int nx, int ny, dg_hji_segment_fn seg, void *user);
+DG_API int64_t dg_hji_contour(const double *v, int nx, int ny, dg_hji_segment_fn seg, void *user);
 /* A value's slice as a picture, drawn again and again (what `difgames hji view` shows): the layout of
  * dg_hji_plot_value's figure for grid g of game (axes 0 and 1 named by dg_hji_axis_name, a colour
  * bar over [vlo, vhi], vname naming it), made once; each dg_hji_figure_draw paints a slice into an
@@ -42,21 +43,21 @@ typedef struct dg_hji_figure_layer {
     int           npath;
 } dg_hji_figure_layer;
 /* NULL with e set (DG_ERR_ARG: fewer than 2 axes or 2 nodes on one; DG_ERR_NOMEM). */
-dg_hji_figure *dg_hji_figure_create(const dg_hji_grid *g, const char *game, double vlo, double vhi,
-                                    const char *vname, dg_err *e);
-void           dg_hji_figure_free(dg_hji_figure *f);                /* NULL is harmless */
-int            dg_hji_figure_width(const dg_hji_figure *f);
-int            dg_hji_figure_height(const dg_hji_figure *f);
+DG_API dg_hji_figure *dg_hji_figure_create(const dg_hji_grid *g, const char *game, double vlo, double vhi,
+                                           const char *vname, dg_err *e);
+DG_API void           dg_hji_figure_free(dg_hji_figure *f);                /* NULL is harmless */
+DG_API int            dg_hji_figure_width(const dg_hji_figure *f);
+DG_API int            dg_hji_figure_height(const dg_hji_figure *f);
 /* Paints the slice of layer->v through axes 0 and 1 at layer->at as a heat map with its zero level
  * set (white), the contours, target, obstacles and path of the layer, the axes, the colour bar and
  * title over img (which must be the figure's size: else DG_ERR_ARG). DG_ERR_NOMEM, else DG_OK. */
-dg_status      dg_hji_figure_draw(dg_hji_figure *f, dg_image *img, const dg_hji_figure_layer *layer,
-                                  const char *title, dg_err *e);
+DG_API dg_status      dg_hji_figure_draw(dg_hji_figure *f, dg_image *img, const dg_hji_figure_layer *layer,
+                                         const char *title, dg_err *e);
 /* The point of axes 0 and 1 (x[0], x[1]) at pixel (px, py) of the figure: 1 inside the plot box,
  * 0 outside (x untouched). */
-int            dg_hji_figure_point(const dg_hji_figure *f, double px, double py, double *x);
+DG_API int            dg_hji_figure_point(const dg_hji_figure *f, double px, double py, double *x);
 /* The pixel of the point (x0, x1) of axes 0 and 1 (px, py), inside the plot box or not. */
-void           dg_hji_figure_pixel(const dg_hji_figure *f, double x0, double x1, double *px, double *py);
+DG_API void           dg_hji_figure_pixel(const dg_hji_figure *f, double x0, double x1, double *px, double *py);
 
 /* An animated GIF of a simulation: pass dg_hji_play_gif_step as dg_hji_sim_opts.on_step with the GIF
  * as user. A frame every ceil(steps / 120)-th step, at capture and at the last (at most 122), laid out
@@ -64,12 +65,12 @@ void           dg_hji_figure_pixel(const dg_hji_figure *f, double x0, double x1,
  * state's axes 2.. with its zero set, the path so far over axes 0 and 1, the time and V in the title. */
 typedef struct dg_hji_play_gif dg_hji_play_gif;
 /* NULL with e set (DG_ERR_NOMEM, the file's DG_ERR_IO); p and V must outlive the GIF. */
-dg_hji_play_gif *dg_hji_play_gif_begin(const char *path, const dg_hji_problem *p, const double *V, double t_end,
-                                       dg_err *e);
-int              dg_hji_play_gif_step(void *user, const dg_hji_sim_step *s);  /* non-zero: failed   */
-const dg_err    *dg_hji_play_gif_error(const dg_hji_play_gif *g);             /* why a step failed  */
-dg_status        dg_hji_play_gif_end(dg_hji_play_gif *g, dg_err *e);         /* writes it, frees g */
-void             dg_hji_play_gif_abort(dg_hji_play_gif *g);                   /* no file; NULL ok   */
+DG_API dg_hji_play_gif *dg_hji_play_gif_begin(const char *path, const dg_hji_problem *p, const double *V, double t_end,
+                                              dg_err *e);
+DG_API int              dg_hji_play_gif_step(void *user, const dg_hji_sim_step *s);  /* non-zero: failed   */
+DG_API const dg_err    *dg_hji_play_gif_error(const dg_hji_play_gif *g);             /* why a step failed  */
+DG_API dg_status        dg_hji_play_gif_end(dg_hji_play_gif *g, dg_err *e);         /* writes it, frees g */
+DG_API void             dg_hji_play_gif_abort(dg_hji_play_gif *g);                   /* no file; NULL ok   */
 
 /* The figure of `difgames hji plot` as a PNG at path (atomically): the heat map of the value at t_end
  * with a colour bar, axes with ticks named by the game's state variables (dg_hji_axis_name), on the
@@ -79,7 +80,7 @@ void             dg_hji_play_gif_abort(dg_hji_play_gif *g);                   /*
  * times, not the strategies' time-slice samples) with a legend of the times; a game of degree's
  * level sets of the value at t_end at the colour bar's labelled values. Returns DG_OK,
  * dg_hji_value_read's errors, DG_ERR_NOMEM or the PNG's DG_ERR_IO. */
-dg_status dg_hji_plot_value(const dg_hji_value *v, const double *at, const char *path, dg_err *e);
+DG_API dg_status dg_hji_plot_value(const dg_hji_value *v, const double *at, const char *path, dg_err *e);
 /* About how many level sets dg_hji_plot_value draws of a game of degree. */
 #define DG_HJI_PLOT_LEVELS 8
 /* What dg_hji_plot_value draws of a value file's slice. */
@@ -96,7 +97,7 @@ typedef struct dg_hji_plot_spec {
 /* Fills s for v's slice at at (as dg_hji_plot_value's) whose values at t_end span [lo, hi], by what
  * v is (v->payoff): the title naming the game, the slice's other axes and what is drawn, the colour
  * bar's name, a game of degree's levels (about DG_HJI_PLOT_LEVELS). */
-void      dg_hji_plot_describe(const dg_hji_value *v, const double *at, double lo, double hi, dg_hji_plot_spec *s);
+DG_API void      dg_hji_plot_describe(const dg_hji_value *v, const double *at, double lo, double hi, dg_hji_plot_spec *s);
 
 #ifdef __cplusplus
 }

@@ -5,6 +5,7 @@
 #ifndef DIFGAMES_HJI_FILE_H
 #define DIFGAMES_HJI_FILE_H
 
+#include "difgames/api.h"
 #include "difgames/hji_sim.h"
 #include "difgames/hji_value.h"
 
@@ -50,7 +51,7 @@ typedef struct dg_hji_file_result {
 
 /* The checks of dg_hji_solve_file that need no disk and no solve: the count of times (COUNT), the
  * times (TIMES, STATIONARY), the memory (MEMORY); r->nt and r->memory set. */
-dg_status dg_hji_solve_plan(const dg_hji_problem *p, const dg_hji_file_opts *o, dg_hji_file_result *r, dg_err *e);
+DG_API dg_status dg_hji_solve_plan(const dg_hji_problem *p, const dg_hji_file_opts *o, dg_hji_file_result *r, dg_err *e);
 /* Solves p (its opts: progress, threads, precision) and writes the value file at path (atomically;
  * dg_hji_value_write): t_end, o's times and the slices' samples, flagged as such. Checks as
  * dg_hji_solve_plan, then the disk (DISK) before the solve. Under mpirun (dg_dist_size() > 1) the
@@ -58,8 +59,8 @@ dg_status dg_hji_solve_plan(const dg_hji_problem *p, const dg_hji_file_opts *o, 
  * rank writes its box into the file (MPI-IO, collective); the file has the same bytes as one
  * process's. Returns
  * DG_OK or the failed step's status. */
-dg_status dg_hji_solve_file(dg_hji_problem *p, const dg_hji_file_opts *o, const char *path, dg_hji_file_result *r,
-                            dg_err *e);
+DG_API dg_status dg_hji_solve_file(dg_hji_problem *p, const dg_hji_file_opts *o, const char *path, dg_hji_file_result *r,
+                                   dg_err *e);
 
 /* A value file's stored times for a problem, the slices strategies read. slices points into the
  * struct: do not copy it. */
@@ -71,9 +72,9 @@ typedef struct dg_hji_value_slices {
 /* Opens path, checks it was solved for p (dg_hji_value_check; config names p's file), checks the
  * memory of its times in double (MEMORY) and reads them all. step (may be NULL) gets what failed
  * (READ, MEMORY); on failure nothing is left to free. Free with dg_hji_value_slices_free. */
-dg_status dg_hji_value_load(const char *path, const dg_hji_problem *p, const char *config, dg_hji_value_slices *vs,
-                            dg_hji_file_step *step, dg_err *e);
-void      dg_hji_value_slices_free(dg_hji_value_slices *vs);              /* NULL and twice are harmless */
+DG_API dg_status dg_hji_value_load(const char *path, const dg_hji_problem *p, const char *config, dg_hji_value_slices *vs,
+                                   dg_hji_file_step *step, dg_err *e);
+DG_API void      dg_hji_value_slices_free(dg_hji_value_slices *vs);              /* NULL and twice are harmless */
 
 /* A play of both players' equilibrium feedback from a start state. */
 typedef struct dg_hji_play_opts {
@@ -87,8 +88,8 @@ typedef struct dg_hji_play_opts {
 /* The step (o->dt, or dg_hji_sim_dt from x0: r->dt, set even when STEPS refuses it), the bound on
  * steps, then dg_hji_simulate from x0 (nx) with V, drawing the GIF. step (may be NULL) gets what
  * failed (STEPS, GIF, SIM). */
-dg_status dg_hji_play(const dg_hji_problem *p, const dg_hji_slices *V, const double *x0, const dg_hji_play_opts *o,
-                      dg_hji_sim_result *r, dg_hji_file_step *step, dg_err *e);
+DG_API dg_status dg_hji_play(const dg_hji_problem *p, const dg_hji_slices *V, const double *x0, const dg_hji_play_opts *o,
+                             dg_hji_sim_result *r, dg_hji_file_step *step, dg_err *e);
 
 #ifdef __cplusplus
 }

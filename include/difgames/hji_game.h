@@ -4,6 +4,7 @@
 #ifndef DIFGAMES_HJI_GAME_H
 #define DIFGAMES_HJI_GAME_H
 
+#include "difgames/api.h"
 #include "difgames/hji_grid.h"
 
 #ifdef __cplusplus
@@ -78,23 +79,23 @@ typedef struct dg_hji_game {
 /* Returns DG_OK or DG_ERR_ARG naming what is wrong (dimensions, empty box, negative radius, a QUAD
  * input without a payoff or a positive weight, no dynamics and no Hamiltonian, nx != ndim when
  * ndim > 0). */
-dg_status dg_hji_game_check(const dg_hji_game *gm, int ndim, dg_err *e);
+DG_API dg_status dg_hji_game_check(const dg_hji_game *gm, int ndim, dg_err *e);
 /* The players' optimal inputs at x for the value gradient p (nx), bang-bang: a box player takes the
  * bound matching the sign of (G^T p)_j (the centre where it is 0), a ball player centre +- radius
  * along G^T p; a QUAD player -+ G^T p / (2 weight). u (u.dim) and d (d.dim) may be NULL. Affine
  * games only (zeros otherwise). */
-void   dg_hji_game_optimal(const dg_hji_game *gm, const double *x, const double *p, double *u, double *d);
+DG_API void   dg_hji_game_optimal(const dg_hji_game *gm, const double *x, const double *p, double *u, double *d);
 /* H(x, p) in the solver's convention (phi_tau + rho phi + H = 0): -(L0(x) + p.f + ext_u + ext_d) for
  * an affine game (L0 = 0 for a game of kind), ham(0, x, p) for a generic one. */
-double dg_hji_game_hamiltonian(const dg_hji_game *gm, const double *x, const double *p);
+DG_API double dg_hji_game_hamiltonian(const dg_hji_game *gm, const double *x, const double *p);
 /* xdot (nx) = f(x) + G(x) u + D(x) d; u or d NULL counts as 0. Affine games only. */
-void   dg_hji_game_dynamics(const dg_hji_game *gm, const double *x, const double *u, const double *d,
-                            double *xdot);
+DG_API void   dg_hji_game_dynamics(const dg_hji_game *gm, const double *x, const double *u, const double *d,
+                                   double *xdot);
 /* The running cost L(x, u, d) of a game of degree (0 for a game of kind): what a simulation adds up,
  * e^{-rho t} L dt along the path, to compare with V(x0). u or d NULL counts as 0. */
-double dg_hji_game_running_cost(const dg_hji_game *gm, const double *x, const double *u, const double *d);
+DG_API double dg_hji_game_running_cost(const dg_hji_game *gm, const double *x, const double *u, const double *d);
 /* 1 when gm is a game of degree (payoff.on). */
-int    dg_hji_game_degree(const dg_hji_game *gm);
+DG_API int    dg_hji_game_degree(const dg_hji_game *gm);
 
 #ifdef __cplusplus
 }

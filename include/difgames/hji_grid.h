@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "difgames/api.h"
 #include "difgames/status.h"
 
 #ifdef __cplusplus
@@ -42,23 +43,23 @@ typedef struct dg_hji_grid {
 
 /* Fills g. periodic (ndim flags) may be NULL (none). Returns DG_OK, or DG_ERR_ARG naming the bad axis
  * (ndim out of range, n < 2, hi <= lo, non-finite, more than 2^40 nodes). */
-dg_status dg_hji_grid_init(dg_hji_grid *g, int ndim, const double *lo, const double *hi, const int *n,
-                           const int *periodic, dg_err *e);
-double  dg_hji_grid_coord(const dg_hji_grid *g, int axis, int i);            /* lo + i dx                   */
-void    dg_hji_grid_point(const dg_hji_grid *g, int64_t node, double *x);   /* node's coordinates (ndim)   */
-int64_t dg_hji_grid_node(const dg_hji_grid *g, const int *idx);             /* multi-index -> flat index   */
+DG_API dg_status dg_hji_grid_init(dg_hji_grid *g, int ndim, const double *lo, const double *hi, const int *n,
+                                  const int *periodic, dg_err *e);
+DG_API double  dg_hji_grid_coord(const dg_hji_grid *g, int axis, int i);            /* lo + i dx                   */
+DG_API void    dg_hji_grid_point(const dg_hji_grid *g, int64_t node, double *x);   /* node's coordinates (ndim)   */
+DG_API int64_t dg_hji_grid_node(const dg_hji_grid *g, const int *idx);             /* multi-index -> flat index   */
 /* Axis k's name into buf (cap bytes): g->name[k], or "x<k>" when it has none; returns buf. */
-const char *dg_hji_grid_axis_name(const dg_hji_grid *g, int k, char *buf, size_t cap);
+DG_API const char *dg_hji_grid_axis_name(const dg_hji_grid *g, int k, char *buf, size_t cap);
 
 /* --------------------------------------------------------- targets, sets */
 /* Signed distances over the grid (negative inside) into out (nodes). axes is a bit mask of the axes
  * that count (0: all; ball over some axes = a cylinder over the others); center, lo, hi have ndim
  * entries (those of uncounted axes are ignored). Periodic axes use the wrapped difference. */
-void dg_hji_sdf_ball(const dg_hji_grid *g, const double *center, double radius, unsigned axes, double *out);
-void dg_hji_sdf_box(const dg_hji_grid *g, const double *lo, const double *hi, unsigned axes, double *out);
-void dg_hji_sdf_union(int64_t n, const double *a, double *out);      /* out = min(out, a)              */
-void dg_hji_sdf_intersect(int64_t n, const double *a, double *out);  /* out = max(out, a)              */
-void dg_hji_sdf_complement(int64_t n, double *out);                  /* out = -out                     */
+DG_API void dg_hji_sdf_ball(const dg_hji_grid *g, const double *center, double radius, unsigned axes, double *out);
+DG_API void dg_hji_sdf_box(const dg_hji_grid *g, const double *lo, const double *hi, unsigned axes, double *out);
+DG_API void dg_hji_sdf_union(int64_t n, const double *a, double *out);      /* out = min(out, a)              */
+DG_API void dg_hji_sdf_intersect(int64_t n, const double *a, double *out);  /* out = max(out, a)              */
+DG_API void dg_hji_sdf_complement(int64_t n, double *out);                  /* out = -out                     */
 
 #ifdef __cplusplus
 }

@@ -4,6 +4,7 @@
 #ifndef DIFGAMES_HJI_PROBLEM_H
 #define DIFGAMES_HJI_PROBLEM_H
 
+#include "difgames/api.h"
 #include "difgames/config.h"
 #include "difgames/hji_solve.h"
 
@@ -99,24 +100,24 @@ typedef struct dg_hji_problem {
  * obstacles and the game's own keys are read with file:line errors (DG_ERR_CONFIG). It does not
  * call dg_cfg_check_unused: the caller does, after reading its own keys. Returns a new problem
  * (free with dg_hji_problem_free) or NULL with e set. */
-dg_hji_problem *dg_hji_problem_load(dg_cfg *cfg, dg_err *e);
-void            dg_hji_problem_free(dg_hji_problem *p);                /* NULL is harmless             */
-const char     *dg_hji_problem_name(int i);                            /* i-th known game; NULL past   */
+DG_API dg_hji_problem *dg_hji_problem_load(dg_cfg *cfg, dg_err *e);
+DG_API void            dg_hji_problem_free(dg_hji_problem *p);                /* NULL is harmless             */
+DG_API const char     *dg_hji_problem_name(int i);                            /* i-th known game; NULL past   */
 /* Where p's game comes from: "model" (game: model; p->name is the file's model.name, which may be a
  * built-in's) or "builtin". */
-const char     *dg_hji_problem_source(const dg_hji_problem *p);
-double          dg_hji_problem_param(const dg_hji_problem *p, const char *name);  /* NaN: no such   */
-const dg_hji_link *dg_hji_game_link(const char *game);                 /* NULL: none, or no such game  */
+DG_API const char     *dg_hji_problem_source(const dg_hji_problem *p);
+DG_API double          dg_hji_problem_param(const dg_hji_problem *p, const char *name);  /* NaN: no such   */
+DG_API const dg_hji_link *dg_hji_game_link(const char *game);                 /* NULL: none, or no such game  */
 /* The config keys (difgames/keys.h; `difgames keys hji [GAME]`): dg_hji_keys, those of every game
  * (game, accuracy, mode, solver.*, obstacles[i].*; *n gets the count); dg_hji_game_keys, game's own
  * with its defaults (t_end, grid.min/max/n with one item per axis, then its constants) into out (room
  * for max), returning their count (more than max: some left out), or -1 for no such game. */
-const struct dg_key *dg_hji_keys(int *n);
-int             dg_hji_game_keys(const char *game, struct dg_key *out, int max);
-const char     *dg_hji_game_summary(const char *game);                 /* a line; NULL: no such game    */
-const char     *dg_hji_axis_name(const char *game, int axis);          /* "psi" (air3d, 2); NULL: none   */
+DG_API const struct dg_key *dg_hji_keys(int *n);
+DG_API int             dg_hji_game_keys(const char *game, struct dg_key *out, int max);
+DG_API const char     *dg_hji_game_summary(const char *game);                 /* a line; NULL: no such game    */
+DG_API const char     *dg_hji_axis_name(const char *game, int axis);          /* "psi" (air3d, 2); NULL: none   */
 /* Solves p to p->t_end with p->opts (float32 inside if p->opts.real says so) into out (nodes). */
-dg_status       dg_hji_problem_solve(const dg_hji_problem *p, double *out, dg_hji_stats *stats, dg_err *e);
+DG_API dg_status       dg_hji_problem_solve(const dg_hji_problem *p, double *out, dg_hji_stats *stats, dg_err *e);
 /* Solves p to p->t_end and keeps the value at several times-to-go, for strategies that need
  * V(x, t_end - t) (dg_hji_slices): at the nreq increasing times req[] in (0, t_end) (the steps land
  * on them, as dg_hji_solve's times), at t_end, and at the first step reached at or past each of the
@@ -125,21 +126,21 @@ dg_status       dg_hji_problem_solve(const dg_hji_problem *p, double *out, dg_hj
  * marks. *nt gets the count (at most slices + nreq + 1, <= DG_HJI_MAX_TIMES), times (room for
  * slices + nreq + 1) the increasing times, out (room for (slices + nreq + 1) * nodes) the values.
  * Returns dg_hji_solve's statuses; DG_ERR_ARG for bad times or too many. */
-dg_status       dg_hji_problem_solve_slices(const dg_hji_problem *p, int slices, int nreq, const double *req,
-                                            int *nt, double *times, double *out, dg_hji_stats *stats,
-                                            dg_err *e);
+DG_API dg_status       dg_hji_problem_solve_slices(const dg_hji_problem *p, int slices, int nreq, const double *req,
+                                                   int *nt, double *times, double *out, dg_hji_stats *stats,
+                                                   dg_err *e);
 /* The same at nt increasing times (the last p->t_end; a stationary problem: nt = 1) into out (nt, nodes),
  * from the problem's v0 (dg_hji_problem_v0) with its obstacle (games of kind). */
-dg_status       dg_hji_problem_solve_at(const dg_hji_problem *p, int nt, const double *times, double *out,
-                                        dg_hji_stats *stats, dg_err *e);
+DG_API dg_status       dg_hji_problem_solve_at(const dg_hji_problem *p, int nt, const double *times, double *out,
+                                               dg_hji_stats *stats, dg_err *e);
 /* The value at tau = 0 the solve starts from: the target (a game of kind) or p->initial. */
-const double   *dg_hji_problem_v0(const dg_hji_problem *p);
+DG_API const double   *dg_hji_problem_v0(const dg_hji_problem *p);
 /* The terminal cost g(x) of a payoff: cost problem, x'Q_T x (0 for the others): what a simulation of
  * the finite horizon adds at t_end (times e^{-rho t_end}) to the running cost it has added up. */
-double          dg_hji_problem_terminal_cost(const dg_hji_problem *p, const double *x);
+DG_API double          dg_hji_problem_terminal_cost(const dg_hji_problem *p, const double *x);
 /* A model game's episode variables as the grid holds them (model.episode.grid; docs/models.md) into
  * aux (room for 16); returns their count (0 for another game). */
-int             dg_hji_problem_episode(const dg_hji_problem *p, double *aux);
+DG_API int             dg_hji_problem_episode(const dg_hji_problem *p, double *aux);
 
 #ifdef __cplusplus
 }

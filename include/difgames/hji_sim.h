@@ -3,6 +3,7 @@
 #ifndef DIFGAMES_HJI_SIM_H
 #define DIFGAMES_HJI_SIM_H
 
+#include "difgames/api.h"
 #include "difgames/hji_problem.h"
 
 #ifdef __cplusplus
@@ -19,8 +20,8 @@ typedef struct dg_hji_slices {
 } dg_hji_slices;
 /* V(x, tau) and its gradient (grad: ndim, may be NULL): dg_hji_interp in space on the two slices
  * around tau, linear between them in time; tau is clamped into [t[0], t[nt - 1]]. */
-double dg_hji_slices_interp(const dg_hji_grid *g, const dg_hji_slices *V, double tau, const double *x,
-                            double *grad);
+DG_API double dg_hji_slices_interp(const dg_hji_grid *g, const dg_hji_slices *V, double tau, const double *x,
+                                   double *grad);
 
 /* Both players follow the equilibrium feedback of a value V (p's grid) at the current time-to-go:
  * at time t the inputs of grad V(x, T - t) (T = V's last time; past T, time-to-go 0: V's first
@@ -70,18 +71,18 @@ typedef struct dg_hji_sim_result {
  * linearly from its centre to the bound when |s_j| < layer |p| |G e_j| (the switching function is
  * within about asin(layer) of changing sign), a ball input takes centre +- radius s / max(|s|,
  * layer |p| |G|_F). Affine games only (zeros otherwise). */
-double    dg_hji_feedback(const dg_hji_problem *p, const dg_hji_slices *V, double tau, double layer,
-                          const double *x, double *u, double *d);
+DG_API double    dg_hji_feedback(const dg_hji_problem *p, const dg_hji_slices *V, double tau, double layer,
+                                 const double *x, double *u, double *d);
 /* The automatic step from x0 (nx): a quarter of a cell per step at the speed the equilibrium inputs
  * of V(., T) give there (0.01 when still), at most t_max / 200. */
-double    dg_hji_sim_dt(const dg_hji_problem *p, const dg_hji_slices *V, const double *x0, double t_max);
+DG_API double    dg_hji_sim_dt(const dg_hji_problem *p, const dg_hji_slices *V, const double *x0, double t_max);
 /* Simulates from x0 (nx) with V (p's grid) into r. A game of degree with a running cost is not over
  * at the target; over a finite horizon it ends at t_end (t_max is not used; dt is shortened so the
  * last step lands on t_end), so that r->payoff and r->value0 measure the same game. Returns DG_OK, DG_ERR_ARG (bad options or slices,
  * too many steps: nothing written), DG_ERR_IO (the CSV), DG_ERR_INTERRUPTED (on_step stopped it; no
  * CSV). */
-dg_status dg_hji_simulate(const dg_hji_problem *p, const dg_hji_slices *V, const double *x0,
-                          const dg_hji_sim_opts *o, dg_hji_sim_result *r, dg_err *e);
+DG_API dg_status dg_hji_simulate(const dg_hji_problem *p, const dg_hji_slices *V, const double *x0,
+                                 const dg_hji_sim_opts *o, dg_hji_sim_result *r, dg_err *e);
 
 #ifdef __cplusplus
 }

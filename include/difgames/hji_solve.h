@@ -20,6 +20,7 @@
 #ifndef DIFGAMES_HJI_SOLVE_H
 #define DIFGAMES_HJI_SOLVE_H
 
+#include "difgames/api.h"
 #include "difgames/hji_game.h"
 
 #ifdef __cplusplus
@@ -126,11 +127,11 @@ typedef struct dg_hji_stats {
     double  t;                            /* MARCH: the time marched                           */
 } dg_hji_stats;
 
-dg_hji_opts dg_hji_opts_default(void);                                 /* veryHigh, GLF, BRS, cfl 0.75   */
-void        dg_hji_opts_accuracy(dg_hji_opts *o, dg_hji_accuracy a);   /* sets deriv and time            */
-const char *dg_hji_accuracy_name(dg_hji_accuracy a);                   /* "low" .. "veryHigh"; "?"       */
-dg_hji_accuracy dg_hji_accuracy_of(const dg_hji_opts *o);             /* the preset of o->deriv         */
-int         dg_hji_accuracy_from_name(const char *s);                  /* a dg_hji_accuracy, or -1       */
+DG_API dg_hji_opts dg_hji_opts_default(void);                                 /* veryHigh, GLF, BRS, cfl 0.75   */
+DG_API void        dg_hji_opts_accuracy(dg_hji_opts *o, dg_hji_accuracy a);   /* sets deriv and time            */
+DG_API const char *dg_hji_accuracy_name(dg_hji_accuracy a);                   /* "low" .. "veryHigh"; "?"       */
+DG_API dg_hji_accuracy dg_hji_accuracy_of(const dg_hji_opts *o);             /* the preset of o->deriv         */
+DG_API int         dg_hji_accuracy_from_name(const char *s);                  /* a dg_hji_accuracy, or -1       */
 
 /* Solves from v0 (nodes) and writes phi at the nt increasing times-to-go times[] (>= 0) into
  * out (nt, nodes). obstacle (nodes) may be NULL. All arrays are the caller's; the workspace
@@ -139,34 +140,34 @@ int         dg_hji_accuracy_from_name(const char *s);                  /* a dg_h
  * thread count does not change them either: every node is computed the same way by one thread).
  * Returns DG_OK, DG_ERR_ARG, DG_ERR_NOMEM, DG_ERR_NONFINITE (a NaN appeared) or DG_ERR_INTERRUPTED
  * (out holds the times reached). stats may be NULL. */
-dg_status dg_hji_solve(const dg_hji_grid *g, const dg_hji_game *gm, const dg_hji_opts *o,
-                       const double *v0, const double *obstacle, int nt, const double *times,
-                       double *out, dg_hji_stats *stats, dg_err *e);
+DG_API dg_status dg_hji_solve(const dg_hji_grid *g, const dg_hji_game *gm, const dg_hji_opts *o,
+                              const double *v0, const double *obstacle, int nt, const double *times,
+                              double *out, dg_hji_stats *stats, dg_err *e);
 /* The same in float32 throughout (o->real is ignored): half the memory, 1.4-1.7x the speed. */
-dg_status dg_hji_solve_f32(const dg_hji_grid *g, const dg_hji_game *gm, const dg_hji_opts *o,
-                           const float *v0, const float *obstacle, int nt, const double *times,
-                           float *out, dg_hji_stats *stats, dg_err *e);
+DG_API dg_status dg_hji_solve_f32(const dg_hji_grid *g, const dg_hji_game *gm, const dg_hji_opts *o,
+                                  const float *v0, const float *obstacle, int nt, const double *times,
+                                  float *out, dg_hji_stats *stats, dg_err *e);
 /* Bytes dg_hji_solve (or dg_hji_solve_f32, as o->real says) will allocate for nt output times,
  * the caller's output array included: the value arrays the time scheme keeps, the dynamics tables
  * (judged from gm's dynamics at 65 nodes: gm may be NULL), dissipation tables, the threads'
  * workspaces. To refuse a grid that cannot fit (dg_mem_check) before allocating anything. */
-double    dg_hji_solve_memory(const dg_hji_grid *g, const dg_hji_game *gm, const dg_hji_opts *o, int nt);
+DG_API double    dg_hji_solve_memory(const dg_hji_grid *g, const dg_hji_game *gm, const dg_hji_opts *o, int nt);
 /* Nodal gradient (p- + p+)/2 of v (nodes) with the scheme o->deriv (and o->weno_eps, o->threads)
  * into grad (ndim, nodes), the caller's. Returns DG_OK, DG_ERR_ARG or DG_ERR_NOMEM. */
-dg_status dg_hji_gradient(const dg_hji_grid *g, const dg_hji_opts *o, const double *v, double *grad,
-                          dg_err *e);
+DG_API dg_status dg_hji_gradient(const dg_hji_grid *g, const dg_hji_opts *o, const double *v, double *grad,
+                                 dg_err *e);
 /* The one-sided derivatives themselves, as ToolboxLS's upwindFirst*: left = p-, right = p+, each
  * (ndim, nodes) or NULL (not both), with the grid's ghost cells. Returns as dg_hji_gradient. */
-dg_status dg_hji_upwind(const dg_hji_grid *g, const dg_hji_opts *o, const double *v, double *left,
-                        double *right, dg_err *e);
+DG_API dg_status dg_hji_upwind(const dg_hji_grid *g, const dg_hji_opts *o, const double *v, double *left,
+                               double *right, dg_err *e);
 
 /* ---------------------------------------------------------- interpolation */
 /* The value of v (nodes) at any point x (ndim), multilinear, and its gradient into grad (ndim; may be
  * NULL): the multilinear blend of nodal central differences (one-sided at plain edges). Periodic
  * axes wrap; outside a plain axis the point is clamped to the edge and the value extrapolated
  * linearly with that gradient. Never NaN for a finite v (a NaN coordinate reads as the low edge). */
-double dg_hji_interp(const dg_hji_grid *g, const double *v, const double *x, double *grad);
-double dg_hji_interp_f32(const dg_hji_grid *g, const float *v, const double *x, double *grad);
+DG_API double dg_hji_interp(const dg_hji_grid *g, const double *v, const double *x, double *grad);
+DG_API double dg_hji_interp_f32(const dg_hji_grid *g, const float *v, const double *x, double *grad);
 
 #ifdef __cplusplus
 }
