@@ -210,6 +210,29 @@ static void test_bound_sign(void **state) {
     teardown(&f);
 }
 
+/* a policy whose episodes go non-finite (NaN weights) has a NaN cost, and the plans still find the
+ * optimum: a finite cost beats a NaN one */
+static void test_nonfinite_policy(void **state) {
+    (void)state;
+    enum { B = 3 };
+    fixture f;
+    setup(&f, MASS("1.0"), B, 4);
+    for (size_t i = 0; i < f.params->total; i++) f.params->data[i] = NAN;
+    double pc[B], plan[B];
+    dg_certify_bound_stats st;
+    dg_certify_plan_opts o = dg_certify_plan_opts_default();
+    dg_err e = {0};
+    assert_int_equal(dg_certify_bounds(f.run.env, &f.pol, f.params, f.state, f.aux, B, &o, NULL,
+                                       &(dg_certify_bound_rows){.policy_cost = pc, .plan_cost = plan}, &st, &e), DG_OK);
+    for (int b = 0; b < B; b++) {
+        double u[H_MASS];
+        const double J = mass_optimum(f.state[2 * b], f.state[2 * b + 1], 1.0, u);
+        assert_true(isnan(pc[b]));
+        assert_true(fabs(plan[b] - J) < 1e-3 * J);
+    }
+    teardown(&f);
+}
+
 /* each start's plan is its own: optimised alone (a batch of one) or beside others, the same plan
  * (the gradient of the batch mean times B is the start's own; Adam is elementwise) */
 static void test_starts_independent(void **state) {
@@ -322,6 +345,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_plan_matches_lq_optimum),
         cmocka_unit_test(test_bound_sign),
+        cmocka_unit_test(test_nonfinite_policy),
         cmocka_unit_test(test_starts_independent),
         cmocka_unit_test(test_half_throttle_pursuer),
         cmocka_unit_test(test_refused),

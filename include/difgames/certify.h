@@ -2,7 +2,8 @@
  * of a learned pair and the HJI feedback (dg_hji_versus), the learned pair's cost against V(x0)
  * (dg_certify, dg_certify_cost), and each learned player's exact exploitability: its network
  * tabulated on a grid and the other player's best response solved there (dg_certify_exploit).
- * docs/certify.md explains them. These sit above both solvers: the grid solver's header (hji.h)
+ * Bounds with a sign that need no grid (dg_certify_bounds): per start, an optimised open-loop plan
+ * (one player) or best response to a frozen player (two). docs/certify.md explains them. These sit above both solvers: the grid solver's header (hji.h)
  * knows nothing of them.
  */
 #ifndef DIFGAMES_CERTIFY_H
@@ -171,8 +172,9 @@ typedef struct dg_certify_bound_rows {
     double *policy_cost;                  /* the learned policy's (pair's) episode loss            */
     double *plan_cost;                    /* the best plan's loss: >= V(x0), <= policy_cost        */
     double *suboptimal;                   /* policy_cost - plan_cost >= 0: the policy's shortfall, at least */
-    double *br_cost[2];                   /* [0] pursuer frozen: the evader's best J (>= the pair's);
-                                             [1] evader frozen: the pursuer's best J (<= the pair's) */
+    double *br_cost[2];                   /* br_cost_pursuer, br_cost_evader: [0] the pursuer frozen:
+                                             the evader's best J (>= the pair's); [1] the evader
+                                             frozen: the pursuer's best J (<= the pair's)         */
     int    *br_route[2];                  /* the dg_certify_route that found it                    */
     double *regret[2];                    /* [0] br_cost[0] - policy_cost: the evader's regret, at
                                              least; [1] policy_cost - br_cost[1]: the pursuer's; >= 0 */

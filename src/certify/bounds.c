@@ -127,6 +127,12 @@ static dg_status row_cost(const search *s, int i, const dg_real *plan, int A, in
     return st;
 }
 
+/* Whether cost c beats best for a player of sign (+1 minimises, -1 maximises): a NaN never wins, and
+ * anything finite beats a NaN (a policy whose episode went non-finite). */
+static int better(double sign, double c, double best) {
+    return !isnan(c) && (isnan(best) || sign * c < sign * best);
+}
+
 /* Player i's plan from every start: restarts x iters Adam steps on sign x the episode loss (sign
  * +1: i minimises J, -1: i maximises it), the batch of B starts at once. best (B) holds each start's
  * best cost so far on entry (the learned player's own actions') and on return; which (B) gets the
@@ -153,9 +159,11 @@ static dg_status plan_search(const search *s, int i, double sign, const dg_real 
     for (int r = 0; r < o->restarts; r++) {
         const double t0 = dg_clock_s();
         for (size_t k = 0; k < n; k++) {
-            if (r == 0) {  /* the learned player's own action, pre-tanh: tanh(atanh(a)) = a up to rounding */
+            if (r == 0) {  /* the learned player's own action, pre-tanh, held inside |a| <= 0.995 (|z| < 3):
+                              * from a saturated tanh (|z| ~ 7) Adam needs ~150 steps to move at all; the
+                              * exact actions stay a candidate (best's entry) */
                 const size_t tb = k / A;  /* (t, b) */
-                const double a = init[tb * s->Aall + a0 + k % A], lim = 1 - 1e-6;
+                const double a = init[tb * s->Aall + a0 + k % A], lim = 0.995;
                 pp->data[k] = (dg_real)atanh(a > lim ? lim : a < -lim ? -lim : a);
             } else
                 pp->data[k] = r == 1 ? 0 : (dg_real)dg_rng_normal(&rng, 0.0f, (float)o->init_std);
@@ -180,7 +188,7 @@ static dg_status plan_search(const search *s, int i, double sign, const dg_real 
             double c;
             if ((st = row_cost(s, i, pp->data, A, b, p1, &c, e)) != DG_OK) goto out;
             mean += c / B;
-            if (sign * c < sign * best[b]) {  /* NaN never wins */
+            if (better(sign, c, best[b])) {
                 best[b] = c;
                 which[b] = r;
             }
@@ -336,7 +344,7 @@ dg_status dg_certify_bounds(const dg_env *env, const dg_policy *pol, dg_params *
             const double sign = k == 0 ? -1 : 1;  /* frozen pursuer: the evader maximises; frozen evader: min */
             double c = best[k][b];
             int route = DG_CERTIFY_ROUTE_PLAN;
-            if (bptt_ok && sign * bptt[k][b] < sign * c) {
+            if (bptt_ok && better(sign, bptt[k][b], c)) {
                 c = bptt[k][b];
                 route = DG_CERTIFY_ROUTE_BPTT;
                 stats->bptt_best[k]++;
