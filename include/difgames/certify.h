@@ -120,6 +120,22 @@ dg_status dg_certify_tabulate(const struct dg_env *env, const struct dg_policy *
 dg_status dg_certify_best_response(const dg_hji_problem *p, const dg_hji_grid *g, int evader, const dg_real *act,
                                    int B, const dg_real *state0, double *w, dg_hji_stats *stats, dg_err *e);
 
+/* The statistics certify prints. A quarter of the starts by V(x0): its starts, the range of V(x0) over
+ * them, the means of V(x0) and of the policy's cost, and the mean relative gap (cost - V) / |V|. */
+typedef struct dg_certify_quarter {
+    int    n;                           /* starts (0: an empty quarter, the rest unset) */
+    double v_lo, v_hi;                  /* V(x0) of its first and last start            */
+    double value_mean, cost_mean, gap;  /* means over its starts                        */
+} dg_certify_quarter;
+/* rows (B pairs: V(x0), the policy's cost at one start, as certify gives them) sorted by V(x0) in
+ * place (ties in their order of qsort's choosing), and q[0..3] its quarters (rows [k B / 4, (k + 1) B /
+ * 4)), q[4] all B rows. */
+void dg_certify_quarters(double *rows, int B, dg_certify_quarter q[5]);
+/* What the frozen player loses to a best response, mean over B starts: the value V(x0) at each start
+ * and w the best response's capture time there (dg_certify_exploit); the frozen pursuer (evader 0)
+ * loses w - V, the frozen evader V - w. *mean: in seconds, *rel: relative to |V|. */
+void dg_certify_exploit_loss(const double *value, const double *w, int B, int evader, double *mean, double *rel);
+
 #ifdef __cplusplus
 }
 #endif
