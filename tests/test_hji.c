@@ -330,9 +330,15 @@ static void test_slice_at(void **state) {
     for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
         e = (dg_err){0};
         assert_int_equal(dg_hji_grid_slice_at(&g, bad[k], at, &e), DG_ERR_ARG);
-        if (!strstr(e.msg, "expected x2=V,... or V,... for axes 2 to 3 (or their names) of this 4-D grid, got '"))
+        if (!strstr(e.msg, "expected x2=V,... or V,... for the axes after the first two (x2 to x3, or their names) "
+                           "of this 4-D grid, got '"))
             fail_msg("'%s': %s", bad[k], e.msg);
     }
+    dg_hji_grid g2;  /* 2-D: nothing to give */
+    assert_int_equal(dg_hji_grid_init(&g2, 2, (double[]){-1, -1}, (double[]){1, 1}, (int[]){3, 3}, NULL, &e), DG_OK);
+    assert_int_equal(dg_hji_grid_slice_at(&g2, "", at, &e), DG_OK);
+    assert_int_equal(dg_hji_grid_slice_at(&g2, "x2=1", at, &e), DG_ERR_ARG);
+    assert_string_equal(e.msg, "expected no values: this 2-D grid has no axes after the first two, got 'x2=1'");
 }
 
 static void test_sdf(void **state) {

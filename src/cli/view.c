@@ -52,16 +52,20 @@ static const char HJI_VIEW_HELP[] =
     "\n"
     "options:\n";
 
+/* The options of all three windows */
+#define CLI_FRAMES(p) CLI_INT("--frames", p, "N", 1, 10000000, "show N frames (60 a second), then exit", \
+                              .otherwise = "until Q")
+#define CLI_SCREENSHOT(p) CLI_OUT("--screenshot", p, "FILE", "write the last frame as a PNG")
+#define CLI_RECORD(p) CLI_OUT("--record", p, "FILE", "write every frame into an animated GIF")
+
 /* The options view and play share, into the vw_view_opts o. */
 #define VIEW_OPTS(o)                                                                                                  \
     CLI_KEY("--seed", "seed", .otherwise = "the config's"),                                                           \
     CLI_INT("--size", &(o).size, "N", 128, 2048, "width and height of the arena view in pixels", .def = "480"),       \
     CLI_DOUBLE("--speed", &(o).speed, "X", 1.0 / 16, 16, "simulated seconds a real second (+/- halve or double it)",  \
                .def = "1"),                                                                                           \
-    CLI_INT("--frames", &(o).frames, "N", 1, 10000000, "show N frames (60 a second), then exit",                      \
-            .otherwise = "until Q"),                                                                                  \
-    CLI_OUT("--screenshot", &(o).screenshot, "FILE", "write the last frame as a PNG"),                               \
-    CLI_OUT("--record", &(o).record, "FILE", "write every frame into an animated GIF"),                              \
+    CLI_FRAMES(&(o).frames),                                                                                          \
+    CLI_SCREENSHOT(&(o).screenshot), CLI_RECORD(&(o).record),                                                         \
     CLI_FLAG("--bench", &(o).bench, "frames as fast as they come (no 60 Hz pacing): the JSON line's fps")
 
 /* vw_view_opts' load: cli_load with the keys the options set (user: the option table). */
@@ -143,10 +147,8 @@ int cmd_hji_view(int argc, char **argv) {
         CLI_INT("--contours", &o.levels, "N", 0, 64, "contours of the value besides its zero set",
                 .otherwise = "8 for games of degree, else 0"),
         CLI_DOUBLE("--speed", &o.speed, "X", 1.0 / 64, 64, "seconds of play a real second", .def = "1"),
-        CLI_INT("--frames", &o.frames, "N", 1, 10000000, "show N frames (60 a second), then exit",
-                .otherwise = "until Q"),
-        CLI_OUT("--screenshot", &o.screenshot, "FILE", "write the last frame as a PNG"),
-        CLI_OUT("--record", &o.record, "FILE", "write every frame into an animated GIF"),
+        CLI_FRAMES(&o.frames),
+        CLI_SCREENSHOT(&o.screenshot), CLI_RECORD(&o.record),
         CLI_FLAG("--bench", &o.bench, "frames as fast as they come (no 60 Hz pacing)"),
         CLI_IN("--input", &o.input, "FILE", "keys pressed, one line a frame (left right up down tab r space s q) and "
                "the mouse at a window pixel (click X Y, press X Y, move X Y, release)",

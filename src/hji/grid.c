@@ -83,9 +83,12 @@ dg_status dg_hji_grid_slice_at(const dg_hji_grid *g, const char *text, double *a
         if (eq < len) k = slice_axis(g, tok, eq);
         const size_t v0 = eq < len ? eq + 1 : 0;
         double v;
+        if (g->ndim <= 2)
+            return dg_err_set(e, DG_ERR_ARG, "expected no values: this %d-D grid has no axes after the first two, got %s",
+                              g->ndim, DG_ECHO_N(tok, len));
         if (k < 2 || k >= g->ndim || !dg_parse_double(tok + v0, len - v0, &v))
-            return dg_err_set(e, DG_ERR_ARG, "expected x2=V,... or V,... for axes 2 to %d (or their names) of this "
-                              "%d-D grid, got %s", g->ndim - 1, g->ndim, DG_ECHO_N(tok, len));
+            return dg_err_set(e, DG_ERR_ARG, "expected x2=V,... or V,... for the axes after the first two (x2 to x%d, "
+                              "or their names) of this %d-D grid, got %s", g->ndim - 1, g->ndim, DG_ECHO_N(tok, len));
         at[k++] = v;
         tok += len + (tok[len] == ',');
     }

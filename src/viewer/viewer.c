@@ -24,7 +24,6 @@
 
 #define PANEL_W 300
 #define FPS VW_FPS
-#define MAX_INPUT_FRAMES 10000000
 #define CURVE_MAX 2048          /* --run: points of the loss curve kept (every k-th row past that) */
 #define RUN_POLL_FRAMES 30      /* --run: the folder is looked at twice a second */
 
