@@ -3,8 +3,8 @@
  * (dg_certify, dg_certify_cost), and each learned player's exact exploitability: its network
  * tabulated on a grid and the other player's best response solved there (dg_certify_exploit).
  * Bounds with a sign that need no grid (dg_certify_bounds): per start, an optimised open-loop plan
- * (one player) or best response to a frozen player (two). docs/certify.md explains them. These sit above both solvers: the grid solver's header (hji.h)
- * knows nothing of them.
+ * (one player) or best response to a frozen player (two). docs/certify.md explains them. These sit
+ * above both solvers: the grid solver's header (hji.h) knows nothing of them.
  */
 #ifndef DIFGAMES_CERTIFY_H
 #define DIFGAMES_CERTIFY_H
@@ -122,6 +122,23 @@ DG_API dg_status dg_certify_tabulate(const struct dg_env *env, const struct dg_p
                                      int evader, const dg_hji_grid *g, dg_real *act, dg_err *e);
 DG_API dg_status dg_certify_best_response(const dg_hji_problem *p, const dg_hji_grid *g, int evader, const dg_real *act,
                                           int B, const dg_real *state0, double *w, dg_hji_stats *stats, dg_err *e);
+
+/* The statistics certify prints. A quarter of the starts by V(x0): its starts, the range of V(x0) over
+ * them, the means of V(x0) and of the policy's cost, and the mean relative gap (cost - V) / |V|. */
+typedef struct dg_certify_quarter {
+    int    n;                           /* starts (0: an empty quarter, the rest unset) */
+    double v_lo, v_hi;                  /* V(x0) of its first and last start            */
+    double value_mean, cost_mean, gap;  /* means over its starts                        */
+} dg_certify_quarter;
+/* rows (B pairs: V(x0), the policy's cost at one start, as certify gives them) sorted by V(x0) in
+ * place (ties in their order of qsort's choosing), and q[0..3] its quarters (rows [k B / 4, (k + 1) B /
+ * 4)), q[4] all B rows. */
+DG_API void dg_certify_quarters(double *rows, int B, dg_certify_quarter q[5]);
+/* What the frozen player loses to a best response, mean over B starts: the value V(x0) at each start
+ * and w the best response's capture time there (dg_certify_exploit); the frozen pursuer (evader 0)
+ * loses w - V, the frozen evader V - w. *mean: in seconds, *rel: relative to |V|. */
+DG_API void dg_certify_exploit_loss(const double *value, const double *w, int B, int evader, double *mean,
+                                   double *rel);
 
 /* ------------------------------------------------------------ bounds with a sign */
 /* Per-start bounds that hold in any dimension (src/certify/bounds.c, issue 26 section 2), in the
