@@ -320,7 +320,7 @@ static void test_half_throttle_pursuer(void **state) {
     teardown(&f);
 }
 
-/* bad arguments and options are refused in one line */
+/* bad arguments and options are refused in one line; the memory estimate */
 static void test_refused(void **state) {
     (void)state;
     fixture f;
@@ -336,6 +336,10 @@ static void test_refused(void **state) {
     o = dg_certify_plan_opts_default();
     assert_int_equal(dg_certify_bounds(f.run.env, &f.pol, f.params, f.state, f.aux, 0, &o, NULL, &rows, &st, &e),
                      DG_ERR_ARG);
+    /* what it allocates grows with the starts; nothing for no starts */
+    assert_true(dg_certify_bounds_memory(f.run.env, &f.pol, 64) > dg_certify_bounds_memory(f.run.env, &f.pol, 1));
+    assert_true(dg_certify_bounds_memory(f.run.env, &f.pol, 1) > 0);
+    assert_true(dg_certify_bounds_memory(f.run.env, &f.pol, 0) == 0);
     assert_null(dg_certify_route_name(2));
     assert_string_equal(dg_certify_route_name(DG_CERTIFY_ROUTE_BPTT), "bptt");
     teardown(&f);
