@@ -34,6 +34,7 @@
 
 #include <stdint.h>
 
+#include "difgames/api.h"
 #include "difgames/env.h"
 
 #ifdef __cplusplus
@@ -84,24 +85,24 @@ typedef struct dg_dp_value {
 /* DG_OK when env's game can be solved: per-row costs (dg_game.step_cost_rows), feedback players
  * (not a plan), 1 or 2 learned players with at most DG_DP_MAX_ACT action components each, at most
  * DG_DP_MAX_DIMS value axes; else DG_ERR_ARG saying what is missing. */
-dg_status dg_dp_check(const struct dg_env *env, dg_err *e);
+DG_API dg_status dg_dp_check(const struct dg_env *env, dg_err *e);
 /* The value state of a learning state s (env's state_dim): x (env's value axes; dg_dp_dims). */
-int       dg_dp_dims(const struct dg_env *env);
-void      dg_dp_state(const struct dg_env *env, const dg_real *s, double *x);
+DG_API int       dg_dp_dims(const struct dg_env *env);
+DG_API void      dg_dp_state(const struct dg_env *env, const dg_real *s, double *x);
 /* The box of o's axes (lo < hi given) and, for the others, the support of 4096 reset draws (seed
  * o->seed) in value coordinates widened by o->margin x its span on each side. DG_ERR_ARG when an axis
  * the reset leaves fixed (a span of 0) has no bounds in o. */
-dg_status dg_dp_box(const struct dg_env *env, const dg_dp_opts *o, double *lo, double *hi, dg_err *e);
+DG_API dg_status dg_dp_box(const struct dg_env *env, const dg_dp_opts *o, double *lo, double *hi, dg_err *e);
 /* Bytes dg_dp_solve allocates for o (its box and nodes given), from a probe of the game's tape on a few
  * rows; -1 with e set when o is refused. */
-double    dg_dp_memory(const struct dg_env *env, const dg_dp_opts *o, dg_err *e);
+DG_API double    dg_dp_memory(const struct dg_env *env, const dg_dp_opts *o, dg_err *e);
 /* Solves the discrete game on o's grid (o->nodes; the box from dg_dp_box) into v (free with
  * dg_dp_value_free). DG_OK; DG_ERR_ARG (dg_dp_check, bad options), DG_ERR_NOMEM (the estimate over the
  * limit, or an allocation failed), or the game's tape error. */
-dg_status dg_dp_solve(const struct dg_env *env, const dg_dp_opts *o, dg_dp_value *v, dg_err *e);
-void      dg_dp_value_free(dg_dp_value *v);                 /* a zeroed value is harmless */
+DG_API dg_status dg_dp_solve(const struct dg_env *env, const dg_dp_opts *o, dg_dp_value *v, dg_err *e);
+DG_API void      dg_dp_value_free(dg_dp_value *v);                 /* a zeroed value is harmless */
 /* V_0 (which 0: V+ or the one value, 1: V-) at the learning state s, interpolated. */
-double    dg_dp_value_at(const struct dg_env *env, const dg_dp_value *v, int which, const dg_real *s);
+DG_API double    dg_dp_value_at(const struct dg_env *env, const dg_dp_value *v, int which, const dg_real *s);
 
 /* A refinement study (issue 26, section 3): the value at B starts on successively finer grids, nodes
  * per axis (n - 1) scaled by `ratio` each time from o->nodes (rounded to n - 1's parity there), until the two finest differ by less than
@@ -130,8 +131,9 @@ typedef struct dg_dp_refinement {
  * dg_dp_box) and writes each start's value into value (nvalues x B, V+ then V-; may be NULL): the
  * extrapolated one where r->extrapolated says so, else the finest grid's; finest (same layout, may be
  * NULL) gets the finest grid's. dg_dp_solve's errors; DG_ERR_NOMEM when not even min_grids fit. */
-dg_status dg_dp_refine(const struct dg_env *env, const dg_dp_opts *o, const dg_dp_refine_opts *ro, const dg_real *states,
-                       int B, dg_dp_refinement *r, double *value, double *finest, dg_err *e);
+DG_API dg_status dg_dp_refine(const struct dg_env *env, const dg_dp_opts *o, const dg_dp_refine_opts *ro,
+                              const dg_real *states, int B, dg_dp_refinement *r, double *value, double *finest,
+                              dg_err *e);
 
 #ifdef __cplusplus
 }

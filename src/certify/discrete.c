@@ -744,7 +744,7 @@ dg_status dg_dp_solve(const dg_env *env, const dg_dp_opts *o, dg_dp_value *v, dg
             const int n = (int)(g->nodes - i0 < C ? g->nodes - i0 : C);
             const dg_status st = step_chunk(&P, me, i0, n, cur);
             if (st != DG_OK) {
-#pragma omp critical(dg_dp_error)
+#pragma omp critical  /* unnamed: a named one is a global lock symbol the library would export */
                 if (err == DG_OK) {
                     err = st;
                     snprintf(msg, sizeof msg, "%s", dg_ctx_error(me->ctx));
