@@ -308,6 +308,11 @@ static void test_refused(void **state) {
     dg_env_free(reach);
 
     dg_env *duel = env_of(DUEL(3));
+    duel->value_plus[1] = 4;  /* a declaration off the state (a plugin's): refused, not read past the row */
+    o = (dg_dp_opts){.nodes = {21, 21}};
+    assert_int_equal(dg_dp_solve(duel, &o, &v, &e), DG_ERR_ARG);
+    assert_non_null(strstr(e.msg, "value axis 1"));
+    duel->value_plus[1] = 3;
     o = (dg_dp_opts){.nodes = {2, 21}};
     assert_int_equal(dg_dp_solve(duel, &o, &v, &e), DG_ERR_ARG);
     assert_non_null(strstr(e.msg, "nodes[0]"));
@@ -317,6 +322,10 @@ static void test_refused(void **state) {
     assert_int_equal(dg_dp_solve(duel, &o, &v, &e), DG_ERR_NOMEM);
     o.max_bytes = need;
     assert_int_equal(dg_dp_solve(duel, &o, &v, &e), DG_OK);
+    dg_dp_value_free(&v);
+    o = (dg_dp_opts){.nodes = {1000000, 1000000}};  /* 10^12 nodes: refused by the estimate, never allocated */
+    assert_int_equal(dg_dp_solve(duel, &o, &v, &e), DG_ERR_NOMEM);
+    assert_non_null(strstr(e.msg, "GiB"));
     dg_dp_value_free(&v);
     dg_env_free(duel);
 

@@ -52,6 +52,11 @@ dg_status dg_dp_check(const dg_env *env, dg_err *e) {
     if (dg_dp_dims(env) > DG_DP_MAX_DIMS || (env->value_dim > 0 && env->value_dim > env->state_dim))
         return dg_err_set(e, DG_ERR_ARG, "dp: %d value axes (at most %d: the game may declare a reduced value "
                           "state, dg_env.value_dim)", dg_dp_dims(env), DG_DP_MAX_DIMS);
+    for (int k = 0; k < env->value_dim; k++)  /* a plugin's declaration: columns of its state */
+        if (env->value_plus[k] < 0 || env->value_plus[k] >= env->state_dim || env->value_minus[k] >= env->state_dim ||
+            env->value_minus[k] == env->value_plus[k])
+            return dg_err_set(e, DG_ERR_ARG, "dp: the game %s declares value axis %d as state columns %d - %d (of %d)",
+                              name, k, env->value_plus[k], env->value_minus[k], env->state_dim);
     return DG_OK;
 }
 
