@@ -36,6 +36,7 @@
 
 #include "difgames/api.h"
 #include "difgames/env.h"
+#include "difgames/policy.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -86,6 +87,9 @@ typedef struct dg_dp_value {
  * (not a plan), 1 or 2 learned players with at most DG_DP_MAX_ACT action components each, at most
  * DG_DP_MAX_DIMS value axes; else DG_ERR_ARG saying what is missing. */
 DG_API dg_status dg_dp_check(const struct dg_env *env, dg_err *e);
+/* Values of env's discrete game: 2 (V+ and V-) with two learned players or an adversarial input no one
+ * learns (dg_env_free_inputs: then it is the maximiser), else 1. */
+DG_API int       dg_dp_nvalues(const struct dg_env *env);
 /* The value state of a learning state s (env's state_dim): x (env's value axes; dg_dp_dims). */
 DG_API int       dg_dp_dims(const struct dg_env *env);
 DG_API void      dg_dp_state(const struct dg_env *env, const dg_real *s, double *x);
@@ -104,6 +108,18 @@ DG_API void      dg_dp_value_free(dg_dp_value *v);                 /* a zeroed v
 /* V_0 (which 0: V+ or the one value, 1: V-) at the learning state s, interpolated. */
 DG_API double    dg_dp_value_at(const struct dg_env *env, const dg_dp_value *v, int which, const dg_real *s);
 
+/* The learned player's episode loss from each of B starts (state (B, state_dim); aux: one row of the
+ * episode constants, every start's, the one v was solved for) in env's game, its adversarial input
+ * (dg_env_free_inputs) answering each step by the grid's worst case: at step t the answer b that
+ * maximises c(x, a, b) / H + V+_t(x') for the policy's action a (pol's player 0, params unchanged), by
+ * o's search (coarse, rounds) over the input's box; V+_t from v (solved with keep). cost (B): each
+ * start's loss as BPTT counts it (the running terms' mean over the H steps, the terminal ones once).
+ * DG_ERR_ARG (dg_dp_check, a game without an adversarial input or with two learned players, a value
+ * that is not env's or not kept), DG_ERR_NOMEM, or the game's tape error. */
+DG_API dg_status dg_dp_play(const struct dg_env *env, const dg_dp_value *v, const dg_dp_opts *o,
+                            const struct dg_policy *pol, struct dg_params *params, const dg_real *state,
+                            const dg_real *aux, int B, double *cost, dg_err *e);
+
 /* A refinement study (issue 26, section 3): the value at B starts on successively finer grids, nodes
  * per axis (n - 1) scaled by `ratio` each time from o->nodes (rounded to n - 1's parity there), until the two finest differ by less than
  * tol (relative: mean_i |V_i - V'_i| / mean_i |V_i| over the starts, every value) with at least
@@ -114,6 +130,10 @@ typedef struct dg_dp_refine_opts {
     int    min_grids;                    /* (0: 3) at least this many, >= 3                     */
     int    max_grids;                    /* (0: DG_DP_MAX_GRIDS)                                */
     int64_t max_nodes;                   /* (0: no limit) the largest grid it may solve         */
+    dg_dp_value *keep;                   /* not NULL: the finest grid's solve is left here, with V_k of
+                                            every step (each grid solved with keep, dg_dp_play's
+                                            need; the memory estimate counts it); free it with
+                                            dg_dp_value_free                                     */
 } dg_dp_refine_opts;
 typedef struct dg_dp_refinement {
     int    ngrids, nvalues;

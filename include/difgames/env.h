@@ -58,7 +58,7 @@ typedef struct dg_loss_term {
 
 /* The layout of dg_game and dg_env a plugin is built against: a game loaded from a shared object
  * (dg_game_plugin_open) must say .abi = DG_GAME_ABI. Raised whenever either struct changes. */
-#define DG_GAME_ABI (3u + (DG_REAL_F64 ? DG_GAME_ABI_F64 : 0u))
+#define DG_GAME_ABI (4u + (DG_REAL_F64 ? DG_GAME_ABI_F64 : 0u))
 #define DG_GAME_ABI_F64 0x10000u  /* added for the double tape: a plugin of train.precision: f64 is compiled
                                      with -DDG_F64 (its dg_real double, its calls the double copy's) */
 /* The symbol a plugin exports: its descriptor, `const dg_game difgames_game = {.abi = DG_GAME_ABI, ...}`. */
@@ -179,6 +179,9 @@ struct dg_env {
      * 0: the value state is the whole state. */
     int   value_dim;
     int   value_plus[DG_VALUE_MAX_DIMS], value_minus[DG_VALUE_MAX_DIMS];
+    /* Optional (create sets it): the state's columns by name, comma-separated ("px,py,ex,ey"), what
+     * certify's --csv heads them with (dg_env_state_name); NULL: x0, x1, ... */
+    const char *state_names;
 };
 
 /* In a dg_game initialiser: the tables KEYS and LOSS (arrays) and the impl struct type IMPL:
@@ -199,6 +202,35 @@ DG_API const dg_game *dg_game_model(void);
  * game "reach"): "builtin" (the registry), "model" (a model file), "plugin" (a shared object) or "custom"
  * (a descriptor of the caller's, dg_env_create_game). */
 DG_API const char    *dg_env_source(const dg_env *env);
+
+/* An input of env's game that no learned player controls (a model file's input with learned: false,
+ * docs/models.md): how it was declared to be treated by both sides, the learner's and certify's. */
+enum {
+    DG_INPUT_UNDECLARED = 0,  /* BPTT holds it at `hold`; certify refuses the game until it is declared */
+    DG_INPUT_HOLD,            /* held at `hold`, by BPTT and by certify's grid alike                      */
+    DG_INPUT_ADVERSARIAL,     /* BPTT holds it at `hold`; certify lets it maximise the loss over its box */
+};
+#define DG_INPUT_MAX_DIM 8
+typedef struct dg_env_input {
+    const char *name;                     /* the input's name in the model file                   */
+    int         dim;                      /* its components                                       */
+    int         play;                     /* DG_INPUT_*                                           */
+    double      hold[DG_INPUT_MAX_DIM];   /* the value BPTT plays                                 */
+    double      lo[DG_INPUT_MAX_DIM], hi[DG_INPUT_MAX_DIM];  /* its box                       */
+} dg_env_input;
+/* Name of a DG_INPUT_* ("undeclared", "hold", "adversarial"); NULL past them. */
+DG_API const char *dg_env_input_play_name(int play);
+/* The inputs of env's game that no learned player controls, into in[0 .. max); returns their count
+ * (0 for a built-in game or a plugin: their inputs are all their players'). Such an input's value
+ * comes from the action's columns after the learned players' when the action tensor step and the
+ * costs get has them (act_dim + act2_dim + dim columns, each in [-1, 1] mapped onto its box), else
+ * from `hold`: how certify's grid lets an adversarial input play. */
+DG_API int dg_env_free_inputs(const dg_env *env, dg_env_input *in, int max);
+/* The episode constants (aux_dim values) a grid fixes for env's game: a model file's
+ * model.episode.grid. Returns 1 with aux filled when the game declares them, else 0. */
+DG_API int dg_env_episode_grid(const dg_env *env, double *aux);
+/* The name of env's state column k into buf (size bytes): its dg_env.state_names entry, else "x<k>". */
+DG_API void dg_env_state_name(const dg_env *env, int k, char *buf, size_t size);
 
 /* Every key of game g, in the order they are read: env.dt, env.horizon, its
  * keys, its loss.* terms (as float keys >= 0). Fills out[0..max) and returns

@@ -16,6 +16,17 @@
 
 int dg_dp_dims(const dg_env *env) { return env->value_dim > 0 ? env->value_dim : env->state_dim; }
 
+/* components of the adversarial input no one learns (dg_env_free_inputs), 0 when none */
+static int adversary_dim(const dg_env *env) {
+    dg_env_input in[2];
+    const int nf = dg_env_free_inputs(env, in, 2);
+    for (int k = 0; k < nf && k < 2; k++)
+        if (in[k].play == DG_INPUT_ADVERSARIAL) return in[k].dim;
+    return 0;
+}
+
+int dg_dp_nvalues(const dg_env *env) { return env->nplayers == 2 || adversary_dim(env) ? 2 : 1; }
+
 void dg_dp_state(const dg_env *env, const dg_real *s, double *x) {
     if (env->value_dim <= 0) {
         for (int k = 0; k < env->state_dim; k++) x[k] = s[k];
@@ -52,6 +63,17 @@ dg_status dg_dp_check(const dg_env *env, dg_err *e) {
     if (dg_dp_dims(env) > DG_DP_MAX_DIMS || (env->value_dim > 0 && env->value_dim > env->state_dim))
         return dg_err_set(e, DG_ERR_ARG, "dp: %d value axes (at most %d: the game may declare a reduced value "
                           "state, dg_env.value_dim)", dg_dp_dims(env), DG_DP_MAX_DIMS);
+    dg_env_input in[2];
+    const int nf = dg_env_free_inputs(env, in, 2);
+    for (int k = 0; k < nf && k < 2; k++) {  /* inputs no learned player controls: declared, one adversary */
+        if (in[k].play == DG_INPUT_UNDECLARED)
+            return dg_err_set(e, DG_ERR_ARG, "dp: the input '%s' of %s is played by no learned player: declare "
+                              "how (model.inputs.%s.play: hold, or adversarial)", in[k].name, name, in[k].name);
+        if (in[k].play == DG_INPUT_ADVERSARIAL && (env->nplayers == 2 || in[k].dim > DG_DP_MAX_ACT))
+            return dg_err_set(e, DG_ERR_ARG, "dp: the adversarial input '%s' of %s: %s", in[k].name, name,
+                              env->nplayers == 2 ? "the game has a learned maximiser already"
+                                                 : "more components than the search covers");
+    }
     for (int k = 0; k < env->value_dim; k++)  /* a plugin's declaration: columns of its state */
         if (env->value_plus[k] < 0 || env->value_plus[k] >= env->state_dim || env->value_minus[k] >= env->state_dim ||
             env->value_minus[k] == env->value_plus[k])
@@ -521,8 +543,8 @@ static dg_status setup(const dg_env *env, const dg_dp_opts *o, dp *P, dg_err *e)
     P->env = env;
     P->S = env->state_dim;
     P->A1 = env->act_dim;
-    P->A2 = env->nplayers == 2 ? env->act2_dim : 0;
-    P->nv = env->nplayers;
+    P->A2 = env->nplayers == 2 ? env->act2_dim : adversary_dim(env);  /* an adversarial input: the maximiser */
+    P->nv = P->A2 ? 2 : 1;
     P->H = env->horizon;
     P->nterms = env->nterms;
     for (int k = 0; k < env->nterms; k++) P->w[k] = env->term_weights[k];
@@ -821,10 +843,12 @@ dg_status dg_dp_refine(const dg_env *env, const dg_dp_opts *o, const dg_dp_refin
         (ro->min_grids && ro->min_grids < 3) || (ro->max_grids && ro->max_grids < (ro->min_grids ? ro->min_grids : 3)))
         return dg_err_set(e, DG_ERR_ARG, "dp refine: bad arguments (tol > 0, ratio in (1, 4], 3 <= min_grids <= "
                           "max_grids <= %d, starts)", DG_DP_MAX_GRIDS);
-    const int d = dg_dp_dims(env), nv = env->nplayers, S = env->state_dim;
+    const int d = dg_dp_dims(env), nv = dg_dp_nvalues(env), S = env->state_dim;
     const double ratio = ro->ratio ? ro->ratio : 1.5;
     const int gmin = ro->min_grids ? ro->min_grids : 3, gmax = ro->max_grids ? ro->max_grids : DG_DP_MAX_GRIDS;
     dg_dp_opts go = *o;
+    go.keep = o->keep || ro->keep;
+    if (ro->keep) memset(ro->keep, 0, sizeof *ro->keep);
     if ((rc = dg_dp_box(env, o, go.lo, go.hi, e)) != DG_OK) return rc;  /* one box for every grid */
     memset(r, 0, sizeof *r);
     r->nvalues = nv;
@@ -866,7 +890,11 @@ dg_status dg_dp_refine(const dg_env *env, const dg_dp_opts *o, const dg_dp_refin
         r->seconds[i] = v.seconds;
         memcpy(r->nodes[i], go.nodes, sizeof(int) * d);
         r->ngrids = i + 1;
-        dg_dp_value_free(&v);
+        if (ro->keep) {  /* the finest so far */
+            dg_dp_value_free(ro->keep);
+            *ro->keep = v;
+        } else
+            dg_dp_value_free(&v);
         if (i == 0) continue;
         const double *prev = vals + (size_t)((i - 1) % 3) * 2 * B;
         int conv = 1;
@@ -905,5 +933,183 @@ dg_status dg_dp_refine(const dg_env *env, const dg_dp_opts *o, const dg_dp_refin
         }
     }
     free(vals);
+    if (rc != DG_OK && ro->keep) dg_dp_value_free(ro->keep);
+    return rc;
+}
+
+/* ------------------------------------------------------------ the grid's answer, played */
+
+/* One evaluation of R rows of the learner's game: the step from state (R, S) with actions act (R, A)
+ * (act NULL: the terminal costs of state), the next state into next (R, S) and each row's weighted
+ * cost into cost (R): sum_k w_k c_k, the running terms over H (as the loss counts them), the terminal
+ * ones whole. */
+typedef struct play_job {
+    const dg_env  *env;
+    int            R, A;
+    const dg_real *state, *aux, *act;  /* aux: one row, every row's */
+    dg_real       *next;
+    double        *cost;
+} play_job;
+
+static dg_status play_job_run(dg_ctx *ctx, void *user) {
+    play_job *x = user;
+    const dg_env *env = x->env;
+    const int S = env->state_dim, X = env->aux_dim;
+    dg_tensor *state = dg_from(ctx, 2, (int[]){x->R, S}, x->state);
+    dg_tensor *aux = X ? dg_new(ctx, 2, (int[]){x->R, X}) : NULL;
+    dg_tensor *act = x->act ? dg_from(ctx, 2, (int[]){x->R, x->A}, x->act) : NULL;
+    if (!state || (X && !aux) || (x->act && !act)) return dg_ctx_status(ctx);
+    for (int r = 0; r < x->R && aux; r++) memcpy(aux->data + (size_t)r * X, x->aux, sizeof(dg_real) * X);
+    dg_tensor *rows[DG_LOSS_MAX_TERMS] = {0}, *next = state;
+    if (act) {
+        next = env->game->step(ctx, env, state, aux, act);
+        if (next) env->game->step_cost_rows(ctx, env, next, aux, act, rows);
+    } else if (env->game->terminal_cost_rows)
+        env->game->terminal_cost_rows(ctx, env, state, aux, rows);
+    if (dg_ctx_status(ctx) != DG_OK || !next) return dg_ctx_status(ctx) != DG_OK ? dg_ctx_status(ctx) : DG_ERR_ARG;
+    const double scale = act ? 1.0 / env->horizon : 1.0;
+    for (int r = 0; r < x->R; r++) {
+        double c = 0;
+        for (int k = 0; k < env->nterms; k++) {
+            if (!rows[k] || env->term_weights[k] == 0) continue;
+            const int m = (int)(rows[k]->n / x->R);
+            double s = 0;
+            for (int j = 0; j < m; j++) s += rows[k]->data[(size_t)r * m + j];
+            c += env->term_weights[k] * s;
+        }
+        x->cost[r] = c * scale;
+    }
+    if (x->next) memcpy(x->next, next->data, sizeof(dg_real) * (size_t)x->R * S);
+    return DG_OK;
+}
+
+/* The learned policy's actions at B states: player 0's MLP on its observation at step t */
+typedef struct act_job {
+    const dg_env    *env;
+    const dg_policy *pol;
+    dg_params       *params;
+    int              B, t;
+    const dg_real   *state, *aux;  /* aux: one row */
+    dg_real         *act;          /* (B, act_dim) */
+} act_job;
+
+static dg_status act_job_run(dg_ctx *ctx, void *user) {
+    act_job *x = user;
+    const dg_env *env = x->env;
+    const int X = env->aux_dim;
+    dg_tensor *state = dg_from(ctx, 2, (int[]){x->B, env->state_dim}, x->state);
+    dg_tensor *aux = X ? dg_new(ctx, 2, (int[]){x->B, X}) : NULL;
+    if (!state || (X && !aux)) return dg_ctx_status(ctx);
+    for (int r = 0; r < x->B && aux; r++) memcpy(aux->data + (size_t)r * X, x->aux, sizeof(dg_real) * X);
+    dg_tensor *obs = x->pol->plan_steps ? NULL : env->game->observe(ctx, env, state, aux);
+    dg_tensor *a = dg_policy_act(ctx, x->pol, x->params, 0, x->t, obs, x->B);
+    if (dg_ctx_status(ctx) != DG_OK || !a) return dg_ctx_status(ctx) != DG_OK ? dg_ctx_status(ctx) : DG_ERR_ARG;
+    memcpy(x->act, a->data, sizeof(dg_real) * (size_t)x->B * env->act_dim);
+    return DG_OK;
+}
+
+dg_status dg_dp_play(const dg_env *env, const dg_dp_value *v, const dg_dp_opts *o, const dg_policy *pol,
+                     dg_params *params, const dg_real *state, const dg_real *aux, int B, double *cost, dg_err *e) {
+    dg_status rc = dg_dp_check(env, e);
+    if (rc != DG_OK) return rc;
+    const int F = adversary_dim(env), A1 = env->act_dim, A = A1 + F, S = env->state_dim, H = env->horizon;
+    if (!v || !o || !pol || !params || !state || !cost || B < 1 || (env->aux_dim && !aux))
+        return dg_err_set(e, DG_ERR_ARG, "dp play: bad arguments");
+    if (env->nplayers != 1 || !F || pol->n != 1)
+        return dg_err_set(e, DG_ERR_ARG, "dp play: a game of one learned player and an adversarial input");
+    if (!v->all[0] || v->horizon != H || v->nvalues != 2 || v->ndim != dg_dp_dims(env))
+        return dg_err_set(e, DG_ERR_ARG, "dp play: the value must be env's, solved with keep");
+    const int coarse = o->coarse ? o->coarse : 3, rounds = o->rounds > 0 ? o->rounds : o->rounds < 0 ? 0 : 8;
+    if (coarse < 2 || coarse > 64 || rounds > 60 || (double)ipow(coarse, F) > DP_ROWS)
+        return dg_err_set(e, DG_ERR_ARG, "dp play: coarse %d or rounds %d", coarse, rounds);
+    grid g = {.d = v->ndim, .nodes = v->nodes};
+    int64_t st = 1;
+    for (int k = v->ndim - 1; k >= 0; k--) {
+        g.n[k] = v->n[k];
+        g.lo[k] = v->lo[k];
+        g.hi[k] = v->hi[k];
+        g.h[k] = (v->hi[k] - v->lo[k]) / (v->n[k] - 1);
+        g.stride[k] = st;
+        st *= v->n[k];
+    }
+    const int nc = ipow(coarse, F), ns = ipow(3, F), nmax = nc > ns ? nc : ns;
+    const size_t R = (size_t)B * nmax;
+    dg_real *cur = malloc(sizeof(dg_real) * (size_t)B * S), *best_next = malloc(sizeof(dg_real) * (size_t)B * S);
+    dg_real *a = malloc(sizeof(dg_real) * (size_t)B * A1), *rs = malloc(sizeof(dg_real) * R * S);
+    dg_real *ra = malloc(sizeof(dg_real) * R * A), *rn = malloc(sizeof(dg_real) * R * S);
+    double *rc_ = malloc(sizeof(double) * R), *Vt = malloc(sizeof(double) * (size_t)g.nodes);
+    double *bq = malloc(sizeof(double) * (size_t)B), *bc = malloc(sizeof(double) * (size_t)B);
+    double *bb = malloc(sizeof(double) * (size_t)B * F), *cand = malloc(sizeof(double) * R * F);
+    dg_ctx *ctx = dg_ctx_create((size_t)1 << 22);
+    rc = cur && best_next && a && rs && ra && rn && rc_ && Vt && bq && bc && bb && cand && ctx
+             ? DG_OK : dg_err_set(e, DG_ERR_NOMEM, "dp play: out of memory for %d starts", B);
+    if (rc == DG_OK) memcpy(cur, state, sizeof(dg_real) * (size_t)B * S);
+    for (int b = 0; b < B; b++) cost[b] = 0;
+    /* every start plays with its own aux row: the play job takes one row, so one start at a time would
+     * be slow; the grid's value is for one aux (the solve's), and certify gives every start that one */
+    const dg_real *aux0 = env->aux_dim ? aux : NULL;
+    const double hc = 2.0 / (coarse - 1);
+    for (int t = 1; t <= H && rc == DG_OK; t++) {
+        for (int64_t i = 0; i < g.nodes; i++) Vt[i] = v->all[0][(size_t)t * g.nodes + i];  /* V+_t */
+        act_job aj = {env, pol, params, B, t, cur, aux0, a};
+        if ((rc = dg_ctx_run(&ctx, DG_ARENA_MAX, act_job_run, &aj)) != DG_OK) break;
+        /* the answer: the coarse grid (round -1), then rounds of the stencil around the best at
+         * halving spacings from half the coarse grid's */
+        for (int round = -1; round < rounds && rc == DG_OK; round++) {
+            const int n = round < 0 ? nc : ns - 1;
+            const double h = ldexp(0.5 * hc, round < 0 ? 0 : -round);
+            for (int b = 0; b < B; b++) {
+                double pts[DG_DP_MAX_ACT * 81];
+                if (round >= 0) stencil(bb + (size_t)b * F, F, h, pts);
+                for (int i = 0; i < n; i++) {
+                    const size_t r = (size_t)b * n + i;
+                    double *c = cand + r * F;
+                    if (round < 0) grid_point(i, coarse, F, c);
+                    else memcpy(c, pts + (size_t)(i + 1) * F, sizeof(double) * F);  /* but the centre */
+                    memcpy(rs + r * S, cur + (size_t)b * S, sizeof(dg_real) * S);
+                    memcpy(ra + r * A, a + (size_t)b * A1, sizeof(dg_real) * A1);
+                    for (int k = 0; k < F; k++) ra[r * A + A1 + k] = (dg_real)c[k];
+                }
+            }
+            play_job pj = {env, B * n, A, rs, aux0, ra, rn, rc_};
+            if ((rc = dg_ctx_run(&ctx, DG_ARENA_MAX, play_job_run, &pj)) != DG_OK) break;
+            for (int b = 0; b < B; b++)
+                for (int i = 0; i < n; i++) {
+                    const size_t r = (size_t)b * n + i;
+                    double x[DG_DP_MAX_DIMS];
+                    int out = 0;
+                    dg_dp_state(env, rn + r * S, x);
+                    const double q = rc_[r] + interp(&g, Vt, x, &out);
+                    if ((round < 0 && i == 0) || q > bq[b]) {  /* the maximiser's; ties keep the earlier */
+                        bq[b] = q;
+                        bc[b] = rc_[r];
+                        memcpy(bb + (size_t)b * F, cand + r * F, sizeof(double) * F);
+                        memcpy(best_next + (size_t)b * S, rn + r * S, sizeof(dg_real) * S);
+                    }
+                }
+        }
+        if (rc != DG_OK) break;
+        for (int b = 0; b < B; b++) cost[b] += bc[b];
+        memcpy(cur, best_next, sizeof(dg_real) * (size_t)B * S);
+    }
+    if (rc == DG_OK) {  /* the terminal costs, once */
+        play_job pj = {env, B, A, cur, aux0, NULL, NULL, rc_};
+        if ((rc = dg_ctx_run(&ctx, DG_ARENA_MAX, play_job_run, &pj)) == DG_OK)
+            for (int b = 0; b < B; b++) cost[b] += rc_[b];
+    }
+    if (rc != DG_OK && e && !e->msg[0]) dg_err_set(e, rc, "dp play: %s", ctx ? dg_ctx_error(ctx) : "out of memory");
+    dg_ctx_free(ctx);
+    free(cur);
+    free(best_next);
+    free(a);
+    free(rs);
+    free(ra);
+    free(rn);
+    free(rc_);
+    free(Vt);
+    free(bq);
+    free(bc);
+    free(bb);
+    free(cand);
     return rc;
 }

@@ -71,6 +71,7 @@ static dg_status chase_create(dg_env *env, dg_cfg *cfg, dg_err *e) {
         return dg_cfg_error(cfg, "env.observe", e, "relative needs the open plane (env.walls: false): walls are "
                             "where a body is, which a relative view does not see");
     env->state_dim = 8;
+    env->state_names = "px,py,pvx,pvy,ex,ey,evx,evy";
     env->aux_dim = 0;
     env->obs_dim = c->relative ? 4 : 8;
     env->act_dim = 2;

@@ -37,6 +37,7 @@ static dg_status duel_create(dg_env *env, dg_cfg *cfg, dg_err *e) {
     if (!(d->dist[0] > d->r))
         return dg_cfg_error(cfg, "env.distance", e, "must start beyond the capture radius %g", d->r);
     env->state_dim = 4;   /* [px, py, ex, ey] */
+    env->state_names = "px,py,ex,ey";
     env->obs_dim = 4;     /* pursuer: [px, py, ex - px, ey - py] */
     env->act_dim = 2;
     env->nplayers = 2;

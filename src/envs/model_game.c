@@ -17,14 +17,17 @@ typedef struct holder {
     dg_loss_term loss[DG_MODEL_MAX_TERMS];
     dg_model *m;
     int learned[2];                            /* the learned players' inputs: min first, -1 none */
+    char state_names[DG_MODEL_MAX_STATE * 32]; /* the state's names, comma-separated (dg_env.state_names) */
 } holder;
 
 static holder *of(const dg_env *env) { return (holder *)(void *)env->game; }
 
 /* The values of one row: v must hold the constants (dg_model_values, once per op); the state, aux
- * and the inputs the actions give (learned players) or their box centre (the others) go in here. */
+ * and the inputs the actions give (learned players) go in here. An input no one learns keeps its
+ * `hold` (base_values) unless the action row is wider than the learned players' (aw columns): then
+ * its value follows them, [-1, 1] onto its box (certify's grid searching an adversarial input). */
 static void row_values(const holder *h, const dg_env *env, const dg_real *s, const dg_real *a, const dg_real *act,
-                       double *v) {
+                       int aw, double *v) {
     const dg_model *m = h->m;
     for (int i = 0; i < m->ns; i++) v[m->s0 + i] = s[i];
     for (int j = 0; j < m->naux; j++) v[m->a0 + j] = a[j];
@@ -36,14 +39,22 @@ static void row_values(const holder *h, const dg_env *env, const dg_real *s, con
             v[in->first + j] = 0.5 * (in->lo[j] + in->hi[j]) + (act ? 0.5 * (in->hi[j] - in->lo[j]) * act[off + j] : 0.0);
         off += in->dim;
     }
+    for (int p = 0; act && off < aw && p < m->ninputs; p++) {  /* the free inputs' columns, in input order */
+        const dg_model_input *in = &m->in[p];
+        if (in->learned) continue;
+        for (int j = 0; j < in->dim && off + j < aw; j++)
+            v[in->first + j] = 0.5 * (in->lo[j] + in->hi[j]) + 0.5 * (in->hi[j] - in->lo[j]) * act[off + j];
+        off += in->dim;
+    }
 }
 
-/* v's constants, and the box centres of the inputs no one learns */
+/* v's constants, and the held values of the inputs no one learns (by default their box centres) */
 static void base_values(const holder *h, double *v) {
     const dg_model *m = h->m;
     dg_model_values(m, v);
     for (int p = 0; p < m->ninputs; p++)
-        for (int j = 0; j < m->in[p].dim; j++) v[m->in[p].first + j] = 0.5 * (m->in[p].lo[j] + m->in[p].hi[j]);
+        for (int j = 0; j < m->in[p].dim; j++)
+            v[m->in[p].first + j] = m->in[p].learned ? 0.5 * (m->in[p].lo[j] + m->in[p].hi[j]) : m->in[p].hold[j];
 }
 
 /* adds the gradient G over the values into the operands' gradients of row b */
@@ -108,7 +119,7 @@ static void step_backward(dg_ctx *ctx, dg_tensor *out) {
     base_values(h, v);
     for (int b = 0; b < st->shape[0]; b++) {
         memset(G, 0, sizeof(double) * (size_t)m->nnames);
-        row_values(h, NULL, ROW(st, b), ROW(aux, b), ROW(act, b), v);
+        row_values(h, NULL, ROW(st, b), ROW(aux, b), ROW(act, b), act ? act->shape[1] : 0, v);
         step_row(m, v, snap);
         for (int i = 0; i < m->ns; i++) G[m->s0 + i] = out->grad[(int64_t)b * m->ns + i];
         for (int k = m->ndyn - 1; k >= 0; k--) {
@@ -141,7 +152,7 @@ static dg_tensor *model_step(dg_ctx *ctx, const dg_env *env, dg_tensor *state, d
     double v[DG_MODEL_MAX_NAMES];
     base_values(h, v);
     for (int b = 0; b < state->shape[0]; b++) {
-        row_values(h, env, ROW(state, b), m->naux ? ROW(aux, b) : NULL, ROW(action, b), v);
+        row_values(h, env, ROW(state, b), m->naux ? ROW(aux, b) : NULL, ROW(action, b), action ? action->shape[1] : 0, v);
         step_row(m, v, NULL);
         for (int i = 0; i < m->ns; i++) out->data[(int64_t)b * m->ns + i] = (dg_real)v[m->s0 + i];
     }
@@ -165,7 +176,7 @@ static void obs_backward_p(dg_ctx *ctx, dg_tensor *out, int p) {
     base_values(h, v);
     for (int b = 0; b < st->shape[0]; b++) {
         memset(G, 0, sizeof(double) * (size_t)m->nnames);
-        row_values(h, NULL, ROW(st, b), ROW(aux, b), NULL, v);
+        row_values(h, NULL, ROW(st, b), ROW(aux, b), NULL, 0, v);
         for (int k = 0; k < no; k++) {
             const double g = out->grad[(int64_t)b * no + k];
             if (g != 0.0) expr_grad(m, &m->obs[p][k], v, g, G, !ga);
@@ -188,7 +199,7 @@ static dg_tensor *observe_p(dg_ctx *ctx, const dg_env *env, dg_tensor *state, dg
     double v[DG_MODEL_MAX_NAMES];
     base_values(h, v);
     for (int b = 0; b < B; b++) {
-        row_values(h, env, ROW(state, b), m->naux ? ROW(aux, b) : NULL, NULL, v);
+        row_values(h, env, ROW(state, b), m->naux ? ROW(aux, b) : NULL, NULL, 0, v);
         for (int k = 0; k < no; k++) out->data[(int64_t)b * no + k] = (dg_real)dg_model_eval(&m->obs[p][k], v);
     }
     dg_model_unlock(m);
@@ -224,7 +235,7 @@ static void cost_backward(dg_ctx *ctx, dg_tensor *out) {
     for (int b = 0; b < st->shape[0]; b++) {
         for (int k = 0; k < nt && cs->rows; k++) g[k] = (double)out->grad[(int64_t)b * nt + k];
         memset(G, 0, sizeof(double) * (size_t)m->nnames);
-        row_values(h, NULL, ROW(st, b), ROW(aux, b), ROW(act, b), v);
+        row_values(h, NULL, ROW(st, b), ROW(aux, b), ROW(act, b), act ? act->shape[1] : 0, v);
         for (int k = 0; k < nt; k++)
             if (g[k] != 0.0) expr_grad(m, &m->cost[cs->k0 + k], v, g[k], G, !ga);
         row_scatter(h, G, GROW(gs, st, b), GROW(ga, aux, b), GROW(gact, act, b));
@@ -237,7 +248,7 @@ static void cost_backward(dg_ctx *ctx, dg_tensor *out) {
 static void row_costs(const holder *h, const dg_env *env, dg_tensor *state, dg_tensor *aux, dg_tensor *action,
                       int64_t b, int k0, int n, double *v, double *c) {
     const dg_model *m = h->m;
-    row_values(h, env, ROW(state, b), m->naux ? ROW(aux, b) : NULL, ROW(action, b), v);
+    row_values(h, env, ROW(state, b), m->naux ? ROW(aux, b) : NULL, ROW(action, b), action ? action->shape[1] : 0, v);
     for (int k = 0; k < n; k++) c[k] = dg_model_eval(&m->cost[k0 + k], v);
 }
 
@@ -338,7 +349,7 @@ static void model_metrics(const dg_env *env, const dg_real *traj, const dg_real 
         double sum = 0.0, v[DG_MODEL_MAX_NAMES];
         base_values(h, v);
         for (int b = 0; b < B; b++) {
-            row_values(h, env, traj + ((int64_t)H * B + b) * m->ns, aux + (size_t)b * m->naux, NULL, v);
+            row_values(h, env, traj + ((int64_t)H * B + b) * m->ns, aux + (size_t)b * m->naux, NULL, 0, v);
             sum += dg_model_eval(&m->metric[k], v);
         }
         values[k] = B > 0 ? sum / B : NAN;
@@ -353,7 +364,7 @@ static int model_bodies(const dg_env *env, const dg_real *s, const dg_real *aux,
     int n = 0;
     base_values(h, v);
     dg_model_lock(m);
-    row_values(h, env, s, aux, NULL, v);
+    row_values(h, env, s, aux, NULL, 0, v);
     for (int b = 0; b < m->nbodies; b++, n++) {
         xy[2 * n] = (dg_real)dg_model_eval(&m->body[b][0], v);
         xy[2 * n + 1] = (dg_real)dg_model_eval(&m->body[b][1], v);
@@ -410,6 +421,11 @@ static dg_status model_create(dg_env *env, dg_cfg *cfg, dg_err *e) {
     dg_status st = probe(h, cfg, e);
     if (st) return st;
     env->state_dim = m->ns;
+    for (int i = 0; i < m->ns; i++) {
+        const size_t len = strlen(h->state_names);
+        snprintf(h->state_names + len, sizeof h->state_names - len, "%s%s", i ? "," : "", m->name[m->s0 + i]);
+    }
+    env->state_names = h->state_names;
     env->aux_dim = m->naux;
     env->aux_user_dim = m->naux;
     env->aux_name = m->naux ? m->aux_name : NULL;
@@ -520,3 +536,37 @@ static const dg_game MODEL_LISTING = {
 const dg_game *dg_game_model(void) { return &MODEL_LISTING; }
 
 int dg_env_is_model(const dg_env *env) { return env && env->game && env->game->create == model_create; }
+
+const char *dg_env_input_play_name(int play) {
+    static const char *const NAMES[] = {"undeclared", "hold", "adversarial"};
+    return play >= 0 && play < 3 ? NAMES[play] : NULL;
+}
+
+int dg_env_free_inputs(const dg_env *env, dg_env_input *in, int max) {
+    if (!dg_env_is_model(env)) return 0;
+    const dg_model *m = of(env)->m;
+    int n = 0;
+    for (int p = 0; p < m->ninputs; p++) {
+        const dg_model_input *mi = &m->in[p];
+        if (mi->learned) continue;
+        if (in && n < max) {
+            dg_env_input *x = &in[n];
+            memset(x, 0, sizeof *x);
+            x->name = mi->name;
+            x->dim = mi->dim;
+            x->play = mi->play == DG_MODEL_PLAY_HOLD ? DG_INPUT_HOLD
+                    : mi->play == DG_MODEL_PLAY_ADVERSARIAL ? DG_INPUT_ADVERSARIAL : DG_INPUT_UNDECLARED;
+            for (int j = 0; j < mi->dim && j < DG_INPUT_MAX_DIM; j++)
+                x->hold[j] = mi->hold[j], x->lo[j] = mi->lo[j], x->hi[j] = mi->hi[j];
+        }
+        n++;
+    }
+    return n;
+}
+
+int dg_env_episode_grid(const dg_env *env, double *aux) {
+    if (!dg_env_is_model(env) || !of(env)->m->has_aux_grid || !aux) return 0;
+    const dg_model *m = of(env)->m;
+    for (int j = 0; j < m->naux; j++) aux[j] = m->aux_grid[j];
+    return 1;
+}

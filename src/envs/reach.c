@@ -88,6 +88,7 @@ static dg_status reach_create(dg_env *env, dg_cfg *cfg, dg_err *e) {
     if (!ok_g) return dg_cfg_error(cfg, "env.goal", e, "the goal box lies inside an obstacle");
 
     env->state_dim = 4;
+    env->state_names = "x,y,vx,vy";
     env->aux_dim = 2;
     env->obs_dim = 6;
     env->act_dim = 2;

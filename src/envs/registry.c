@@ -84,6 +84,18 @@ const char *dg_env_source(const dg_env *env) {
     return env->game->name && dg_game_find(env->game->name) == env->game ? "builtin" : "custom";
 }
 
+void dg_env_state_name(const dg_env *env, int k, char *buf, size_t size) {
+    if (!buf || !size) return;
+    const char *p = env ? env->state_names : NULL;
+    for (int i = 0; p && i < k; i++) {  /* the k-th comma-separated entry */
+        p = strchr(p, ',');
+        if (p) p++;
+    }
+    const size_t len = p ? strcspn(p, ",") : 0;
+    if (len) snprintf(buf, size, "%.*s", (int)len, p);
+    else snprintf(buf, size, "x%d", k);
+}
+
 const dg_game *dg_game_find(const char *name) {
     for (int i = 0; i < dg_game_count(); i++)
         if (strcmp(GAMES[i]->name, name) == 0) return GAMES[i];

@@ -218,6 +218,52 @@ static dg_status read_span(dg_cfg *c, const char *path, double *lo, double *hi, 
     return DG_OK;
 }
 
+/* An input no learned player controls: how both solvers treat it (play: hold, or adversarial: what
+ * certify lets maximise the loss), and the value BPTT holds it at (hold: a number or dim numbers,
+ * default the box centre); a learned input takes neither (its player's action is its value). */
+static dg_status read_play(dg_cfg *c, const char *path, dg_model_input *in, dg_err *e) {
+    static const char *const PLAY[] = {"hold", "adversarial", NULL};
+    char sub[200], hsub[200];
+    const char *play = NULL;
+    dg_status st;
+    snprintf(sub, sizeof sub, "%s.play", path);
+    snprintf(hsub, sizeof hsub, "%s.hold", path);
+    for (int j = 0; j < in->dim; j++) in->hold[j] = 0.5 * (in->lo[j] + in->hi[j]);  /* as BPTT always did */
+    in->play = DG_MODEL_PLAY_UNDECLARED;
+    if (in->learned) {
+        const char *bad = dg_cfg_has(c, sub) ? sub : dg_cfg_has(c, hsub) ? hsub : NULL;
+        return bad ? dg_cfg_error(c, bad, e, "a learned input plays its player's action: play and hold are for an "
+                                  "input no one learns") : DG_OK;
+    }
+    if ((st = dg_cfg_get(c, sub, DG_CFG_STR, &play, e))) return st;
+    if (play) {
+        int k = 0;
+        while (PLAY[k] && strcmp(PLAY[k], play)) k++;
+        if (!PLAY[k]) return dg_cfg_error(c, sub, e, "'%s' is not hold or adversarial", play);
+        in->play = k == 0 ? DG_MODEL_PLAY_HOLD : DG_MODEL_PLAY_ADVERSARIAL;
+        if (in->play == DG_MODEL_PLAY_ADVERSARIAL && !in->role_max)
+            return dg_cfg_error(c, sub, e, "an adversarial input maximises the loss: give it role: max");
+        if (in->play == DG_MODEL_PLAY_ADVERSARIAL && in->ball)
+            return dg_cfg_error(c, sub, e, "an adversarial input is searched over its box: set: box");
+    }
+    if (!dg_cfg_has(c, hsub)) return DG_OK;
+    if (dg_cfg_len(c, hsub) < 0) {
+        if ((st = dg_cfg_get(c, hsub, DG_CFG_F64, &in->hold[0], e))) return st;
+        for (int j = 1; j < in->dim; j++) in->hold[j] = in->hold[0];
+    } else if ((st = dg_cfg_get_list(c, hsub, DG_CFG_F64, 0, in->hold, in->dim, in->dim, NULL, e)))
+        return st;
+    double r2 = 0;
+    for (int j = 0; j < in->dim; j++) {
+        const double x = in->hold[j];
+        r2 += x * x;
+        if (!isfinite(x) || (!in->ball && (x < in->lo[j] || x > in->hi[j])))
+            return dg_cfg_error(c, hsub, e, "component %d: %g lies outside the input's box", j + 1, x);
+    }
+    if (in->ball && r2 > in->radius * in->radius)
+        return dg_cfg_error(c, hsub, e, "lies outside the input's ball of radius %g", in->radius);
+    return DG_OK;
+}
+
 static dg_status read_inputs(dg_model *m, dg_cfg *c, dg_err *e) {
     const int n = dg_cfg_len(c, "model.inputs");
     if (n < 1 || n > 2) return dg_cfg_error(c, "model.inputs", e, "declare one or two players' inputs (a map)");
@@ -268,6 +314,7 @@ static dg_status read_inputs(dg_model *m, dg_cfg *c, dg_err *e) {
                 snprintf(sub, sizeof sub, "%s.lo", path);
                 return dg_cfg_error(c, sub, e, "component %d: lo > hi", j + 1);
             }
+        if ((st = read_play(c, path, in, e))) return st;
         in->first = m->nnames;
         for (int j = 0; j < in->dim; j++) {
             char cn[40];
@@ -430,6 +477,7 @@ static dg_status read_variables(dg_model *m, dg_cfg *c, double dt, dg_err *e) {
         }
         /* the grid solver's: the values the episode variables keep on its grid (0 when not given) */
         const int ng = dg_cfg_has(c, "model.episode.grid") ? dg_cfg_len(c, "model.episode.grid") : 0;
+        m->has_aux_grid = ng > 0;
         if (ng < 0) return dg_cfg_error(c, "model.episode.grid", e, "a map name: value of episode variables");
         for (int k = 0; k < ng; k++) {
             const char *nm = dg_cfg_key(c, "model.episode.grid", k);

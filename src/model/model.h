@@ -44,6 +44,10 @@ typedef struct dg_model_expr {
     dg_model_fn dfn[DG_MODEL_MAX_NAMES];   /* compiled derivatives (dkind 2), or NULL     */
 } dg_model_expr;
 
+/* How an input no learned player controls is played (model.inputs.NAME.play; the game's view of it is
+ * env.h's DG_INPUT_*, which src/envs/model_game.c maps these onto) */
+enum { DG_MODEL_PLAY_UNDECLARED, DG_MODEL_PLAY_HOLD, DG_MODEL_PLAY_ADVERSARIAL };
+
 typedef struct dg_model_input {
     char   name[32];
     int    dim, first;                     /* components; index of the first in the values */
@@ -51,6 +55,10 @@ typedef struct dg_model_input {
     int    learned, role_max;              /* role: min (0) or max (1)                   */
     int    ball;                           /* set: ball of radius (centre 0), else the box */
     double radius;
+    int    play;                           /* no learned player: DG_MODEL_PLAY_* (play:); a learned
+                                              input: DG_MODEL_PLAY_UNDECLARED                     */
+    double hold[DG_MODEL_MAX_INPUT];       /* no learned player: the value BPTT plays (hold:; default
+                                              the box centre, 0.5 (lo + hi))                      */
 } dg_model_input;
 
 typedef struct dg_model_reset {
@@ -98,6 +106,7 @@ typedef struct dg_model {
     int    has_target, has_avoid;          /* the grid solver's sets, signed distances of the state */
     dg_model_expr target, avoid;
     double aux_grid[DG_MODEL_MAX_STATE];   /* the episode variables' values on the grid (episode.grid) */
+    int    has_aux_grid;                   /* episode.grid was given                        */
     int    grid_horizon;                   /* the grid solver's: env.horizon, for payoff: cost  */
     int    grid_cost;                      /* payoff: cost: the costs weighted by grid_w        */
     double grid_w[DG_MODEL_MAX_TERMS];     /* loss.<name> / (H dt) running, loss.<name> terminal */
