@@ -14,6 +14,7 @@
 #include "difgames/api.h"
 #include "difgames/config.h"
 #include "difgames/core.h"
+#include "difgames/certify_dp.h"
 #include "difgames/hji.h"
 
 #ifdef __cplusplus
@@ -224,6 +225,86 @@ DG_API dg_status dg_certify_bounds(const struct dg_env *env, const struct dg_pol
                                    dg_certify_bound_stats *stats, dg_err *e);
 /* Bytes dg_certify_bounds allocates beyond its arguments (its tapes grow past this if short). */
 DG_API double    dg_certify_bounds_memory(const struct dg_env *env, const struct dg_policy *pol, int B);
+
+/* ------------------------------------------------ the learner's own game, certified */
+/* What `difgames certify` does by default (issue 26, sections 1 to 5; docs/certify.md): the value of
+ * the learner's own discrete game by dynamic programming (certify_dp.h) at B held-out starts, with its
+ * refinement study; the learned policy's (pair's) episode loss from each start; the per-start bounds
+ * of dg_certify_bounds; and where they sit against the value:
+ *
+ *   gap      = 0 for a cost inside [V-, V+], else (cost - V+) / |V+| above it, (cost - V-) / |V-|
+ *              below it (dg_certify_interval_gap); abs_gap = |gap|
+ *   exploit  = br_cost[0] - V+ (the pursuer frozen: what a best-responding evader gains over the upper
+ *              value) and V- - br_cost[1] (the evader frozen); estimates, since V is the grid's
+ *
+ * A game with an adversarial input no one learns (dg_env_free_inputs) is a game of two values whose
+ * maximiser is that input: the policy's cost is then its loss against the grid's worst-case answer
+ * (dg_dp_play), and its loss with the input held (what BPTT trained on) is reported beside it; the
+ * plan bounds, whose game holds the input, are not computed there. A game with episode constants is
+ * solved for one of them: a model file's model.episode.grid, else the first start's; every start
+ * plays it. */
+typedef struct dg_certify_discrete_opts {
+    int      episodes;                  /* B held-out starts (>= 1)                                  */
+    uint64_t seed;                      /* their draw by the game's reset                            */
+    dg_dp_opts        dp;               /* the grids' box, search, threads, memory; dp.nodes[k] the
+                                           coarsest grid's (0: dg_certify_discrete_nodes)            */
+    dg_dp_refine_opts refine;           /* tol (> 0), ratio, min/max grids (refine.keep is the call's) */
+    int      bounds;                    /* 1: the per-start bounds (dg_certify_bounds)               */
+    dg_certify_plan_opts plan;          /* their options                                             */
+    const struct dg_train_opts *train;  /* the BPTT route's (NULL: the defaults)                     */
+} dg_certify_discrete_opts;
+
+/* The defaults: 64 starts, tol 0.01, the bounds with dg_certify_plan_opts_game's plan. */
+DG_API dg_certify_discrete_opts dg_certify_discrete_opts_default(const struct dg_env *env);
+/* The coarsest grid's nodes per value axis by their number d: 21 (d <= 2), 13 (3), 9 (4 and more):
+ * three grids of a 4-D state at ratio 1.5 are then 9^4, 13^4 and 19^4 nodes. */
+DG_API int dg_certify_discrete_nodes(int d);
+/* dg_certify_plan_opts_default with per-game iterations: 3000 for reach (measured: 300 leave the plan
+ * several percent above its optimum), else 300. */
+DG_API dg_certify_plan_opts dg_certify_plan_opts_game(const struct dg_env *env);
+/* The gap of cost against the interval [lower, upper] (see above); NaN when an end is 0 and the cost
+ * lies off the interval, or an argument is NaN. */
+DG_API double dg_certify_interval_gap(double cost, double lower, double upper);
+
+/* Per start (B each; any may be NULL). NaN where a number does not apply. */
+typedef struct dg_certify_discrete_rows {
+    double *state;                      /* (B, state_dim) the starts                                  */
+    double *value_upper, *value_lower;  /* V+ and V- (equal for one value): extrapolated where the
+                                           refinement's order allows, else the finest grid's          */
+    double *policy_cost;                /* the learned policy's (pair's) episode loss                 */
+    double *policy_cost_held;           /* an adversarial input: the loss with it held (BPTT's game)  */
+    double *gap, *abs_gap;
+    double *plan_cost;                  /* one learned player: the best plan's loss (>= V(x0))         */
+    double *br_cost[2];                 /* two: [0] the pursuer frozen, [1] the evader frozen          */
+    int    *br_route[2];                /* dg_certify_route_name                                       */
+    double *exploit[2];                 /* br_cost[0] - V+, V- - br_cost[1]                            */
+} dg_certify_discrete_rows;
+
+typedef struct dg_certify_discrete_result {
+    int    episodes, players, nvalues;  /* learned players; values (2: V+ and V-)                     */
+    int    adversarial;                 /* an adversarial input played the grid's answer               */
+    int    ninputs;                     /* inputs no one learns (dg_env_free_inputs)                   */
+    dg_env_input inputs[2];
+    dg_dp_refinement ref;               /* the study: grids, means, order, extrapolated, converged     */
+    double outside;                     /* the finest grid's off-box fraction                         */
+    double value_upper, value_lower;    /* means over the starts                                       */
+    double policy_cost, policy_cost_held, gap, abs_gap;
+    double plan_cost, br_cost[2], exploit[2];
+    int    weak[2];                     /* starts whose best response stayed short of the value by more
+                                           than the grid's last change (relative, ref.change)          */
+    int    bounds;                      /* the bounds were computed                                    */
+    dg_certify_bound_stats bound_stats;
+    double seconds_dp, seconds_play, seconds_bounds;
+} dg_certify_discrete_result;
+
+/* Certifies env's learned player(s) pol/params (unchanged) by o, filling rows and r. DG_OK; DG_ERR_ARG
+ * (a game the grid cannot solve, dg_dp_check's line: no per-row costs, an input no one learns left
+ * undeclared, an open-loop plan; bad options), DG_ERR_NOMEM (fewer than three grids fit the memory
+ * estimate, or an allocation), or a tape error. A study that did not converge is no error: r->ref says
+ * so, and its values are estimates. */
+DG_API dg_status dg_certify_discrete(const struct dg_env *env, const struct dg_policy *pol, struct dg_params *params,
+                                     const dg_certify_discrete_opts *o, dg_certify_discrete_rows *rows,
+                                     dg_certify_discrete_result *r, dg_err *e);
 
 #ifdef __cplusplus
 }

@@ -140,6 +140,7 @@ typedef struct dg_dp_refinement {
     int    nodes[DG_DP_MAX_GRIDS][DG_DP_MAX_DIMS];  /* each grid's nodes per axis                */
     double mean[DG_DP_MAX_GRIDS][2];     /* the mean value at the starts on each grid           */
     double seconds[DG_DP_MAX_GRIDS];
+    double outside[DG_DP_MAX_GRIDS];     /* each grid's dg_dp_value.outside                     */
     double change[2];                    /* relative change between the two finest              */
     double order[2];                     /* observed order from the three finest (NaN: none)    */
     int    extrapolated[2];              /* 1: the order lies in [0.5, 2.5] and value holds the

@@ -888,6 +888,7 @@ dg_status dg_dp_refine(const dg_env *env, const dg_dp_opts *o, const dg_dp_refin
             r->mean[i][w] = m;
         }
         r->seconds[i] = v.seconds;
+        r->outside[i] = v.outside;
         memcpy(r->nodes[i], go.nodes, sizeof(int) * d);
         r->ngrids = i + 1;
         if (ro->keep) {  /* the finest so far */

@@ -1,4 +1,5 @@
-/* difgames certify: how far a learned pair is from the game's equilibrium (dg_certify). */
+/* difgames certify: how far a learned player (pair) is from the value of the learner's own discrete
+ * game (dg_certify_discrete), or with --hji from a continuous-time HJI game's equilibrium (dg_certify). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -7,18 +8,25 @@
 #include "cli/cli.h"
 #include "difgames/certify.h"
 #include "difgames/image.h"
+#include "io/csv.h"
 
 static const char HELP[] =
-    "usage: difgames certify --config GAME.yaml --ckpt FILE [--hji HJI.yaml] [options]\n"
+    "usage: difgames certify --config GAME.yaml --ckpt FILE [options]\n"
+    "       difgames certify --config GAME.yaml --ckpt FILE --hji HJI.yaml [options]\n"
     "\n"
-    "Solves the HJI game the learning game maps onto (its value: the equilibrium\n"
-    "capture time, payoff: time), plays the learned pair in the learning game from\n"
-    "held-out initial states, and compares: a table by quarter of V(x0) on stderr and\n"
-    "one JSON line with value_mean, policy_cost_mean and gap, the mean of\n"
-    "(cost - V(x0)) / |V(x0)| (docs/certify.md). duel_simple maps onto pursuit2d, chase (duel_open) onto chase4d (exploitability: env.observe: relative).\n"
-    "A model file with payoff: cost (configs/models/reach.yaml) is its own HJI game\n"
-    "(no --hji): the value of the episode loss the policy was trained on, for the\n"
-    "episode variables the file fixes on the grid (model.episode.grid).\n";
+    "Without --hji: the value of the learner's own discrete game (its dt, step, costs, weights and\n"
+    "horizon) by dynamic programming on grids refined until two differ by less than --tol (at least\n"
+    "three), the upper and lower values V+ and V- at held-out starts, the learned policy's loss from\n"
+    "each, its gap to [V-, V+], and bounds with a sign per start: one learned player, the best\n"
+    "open-loop plan's loss (>= V); two, each player frozen and the other's best response (br_cost,\n"
+    "exploit). A table of the grids and the means on stderr (a line when the study did not converge:\n"
+    "the values are then estimates), one JSON line, --csv a row per start (docs/certify.md). An input\n"
+    "no learned player controls must be declared in the model file (play: hold or adversarial).\n"
+    "\n"
+    "With --hji: a different game, the continuous-time HJI game the learning game maps onto (its\n"
+    "capture time, payoff: time; or a model file with payoff: cost, given as its own --hji), compared\n"
+    "by quarter of V(x0): value_mean, policy_cost_mean, gap, and each learned player's exploitability on\n"
+    "a 4-D grid (duel_simple onto pursuit2d, duel_open onto chase4d with env.observe: relative).\n";
 
 /* --plot: V(x0) and the policy's cost at each start (rows: B pairs, ordered by V); 0 or an exit status */
 static int plot_rows(const char *path, const double *rows, int B, int degree) {
@@ -207,31 +215,320 @@ static int certify_run(certify *c, int B, uint64_t seed, const char *plot) {
     return rc;
 }
 
+/* ------------------------------------------------------------ the learner's own game (default) */
+
+static const char *const PLAYER[2] = {"pursuer", "evader"};
+
+/* Per start, what the CSV and --plot show (dg_certify_discrete_rows over owned arrays). */
+typedef struct own_rows {
+    dg_certify_discrete_rows r;
+    double *block;
+    int    *routes;
+} own_rows;
+
+static int own_rows_alloc(own_rows *o, int B, int S) {
+    memset(o, 0, sizeof *o);
+    const size_t n = (size_t)B;
+    o->block = malloc(sizeof(double) * (n * S + 12 * n));
+    o->routes = malloc(sizeof(int) * 2 * n);
+    if (!o->block || !o->routes) return 0;
+    double *p = o->block;
+    o->r.state = p, p += n * S;
+    double **cols[] = {&o->r.value_upper, &o->r.value_lower, &o->r.policy_cost, &o->r.policy_cost_held, &o->r.gap,
+                       &o->r.abs_gap, &o->r.plan_cost, &o->r.br_cost[0], &o->r.br_cost[1], &o->r.exploit[0],
+                       &o->r.exploit[1]};
+    for (size_t k = 0; k < sizeof cols / sizeof cols[0]; k++) *cols[k] = p, p += n;
+    o->r.br_route[0] = o->routes;
+    o->r.br_route[1] = o->routes + n;
+    return 1;
+}
+
+static void own_rows_free(own_rows *o) {
+    free(o->block);
+    free(o->routes);
+}
+
+/* --csv: one row per start (docs/certify.md names the columns); 0 or an exit status */
+static int own_csv(const char *path, const dg_env *env, const dg_certify_discrete_result *r, const own_rows *o) {
+    dg_csv w;
+    dg_err e = {0};
+    const int B = r->episodes, S = env->state_dim;
+    if (dg_csv_begin(&w, path, &e) != DG_OK) return cli_fail("certify", &e, 0);
+    for (int k = 0; k < S; k++) {
+        char name[64];
+        dg_env_state_name(env, k, name, sizeof name);
+        dg_csv_col(&w, name, DG_CSV_G9);
+    }
+    dg_csv_col(&w, "value_upper", DG_CSV_G9);
+    dg_csv_col(&w, "value_lower", DG_CSV_G9);
+    dg_csv_col(&w, "policy_cost", DG_CSV_G9);
+    dg_csv_col(&w, "gap", DG_CSV_G9);
+    dg_csv_col(&w, "abs_gap", DG_CSV_G9);
+    if (r->players == 1) dg_csv_col(&w, "plan_cost", DG_CSV_G9);
+    if (r->adversarial) dg_csv_col(&w, "policy_cost_held", DG_CSV_G9);
+    for (int k = 0; k < 2 && r->players == 2; k++) {
+        char name[3][32];
+        snprintf(name[0], sizeof name[0], "br_cost_%s", PLAYER[k]);
+        snprintf(name[1], sizeof name[1], "br_route_%s", PLAYER[k]);
+        snprintf(name[2], sizeof name[2], "exploit_%s", PLAYER[k]);
+        dg_csv_col(&w, name[0], DG_CSV_G9);
+        dg_csv_col(&w, name[1], DG_CSV_STR);
+        dg_csv_col(&w, name[2], DG_CSV_G9);
+    }
+    const dg_certify_discrete_rows *x = &o->r;
+    for (int b = 0; b < B; b++) {
+        for (int k = 0; k < S; k++) dg_csv_num(&w, x->state[(size_t)b * S + k]);
+        dg_csv_num(&w, x->value_upper[b]);
+        dg_csv_num(&w, x->value_lower[b]);
+        dg_csv_num(&w, x->policy_cost[b]);
+        dg_csv_num(&w, x->gap[b]);
+        dg_csv_num(&w, x->abs_gap[b]);
+        if (r->players == 1) dg_csv_num(&w, x->plan_cost[b]);
+        if (r->adversarial) dg_csv_num(&w, x->policy_cost_held[b]);
+        for (int k = 0; k < 2 && r->players == 2; k++) {
+            const char *route = dg_certify_route_name(x->br_route[k][b]);
+            dg_csv_num(&w, x->br_cost[k][b]);
+            dg_csv_str(&w, route ? route : "");
+            dg_csv_num(&w, x->exploit[k][b]);
+        }
+    }
+    return dg_csv_commit(&w, &e) == DG_OK ? 0 : cli_fail("certify", &e, 0);
+}
+
+/* the refinement study and the means on stderr; the line that says it did not converge */
+static void own_table(const dg_env *env, const dg_certify_discrete_result *r, double tol) {
+    const dg_dp_refinement *f = &r->ref;
+    const int d = dg_dp_dims(env), two = r->nvalues == 2;
+    fprintf(stderr, "%s: the learner's own discrete game (dt %g, %d steps), %d held-out starts; the grid's value by "
+                    "refinement:\n", env->game->name, (double)env->dt, env->horizon, r->episodes);
+    fprintf(stderr, "  %-20s %12s %12s %9s\n", "nodes", two ? "mean V+" : "mean V", two ? "mean V-" : "", "seconds");
+    for (int i = 0; i < f->ngrids; i++) {
+        char nodes[96] = "";
+        for (int k = 0; k < d; k++) cli_catf(nodes, sizeof nodes, "%s%d", k ? " x " : "", f->nodes[i][k]);
+        char lo[32] = "";
+        if (two) snprintf(lo, sizeof lo, "%.6f", f->mean[i][1]);
+        fprintf(stderr, "  %-20s %12.6f %12s %9.1f\n", nodes, f->mean[i][0], lo, f->seconds[i]);
+    }
+    for (int w = 0; w < r->nvalues; w++)
+        fprintf(stderr, "  %s: change %.3g%% between the two finest, order %.2f, %s\n", two ? (w ? "V-" : "V+") : "V",
+                100 * f->change[w], f->order[w], f->extrapolated[w] ? "extrapolated" : "the finest grid's value");
+    if (!f->converged)
+        fprintf(stderr, "certify: not converged: the two finest grids differ by %.3g%% (tol %.3g%%), stopped by %s: "
+                        "the values are estimates\n", 100 * fmax(f->change[0], two ? f->change[1] : 0), 100 * tol,
+                f->stopped);
+    for (int k = 0; k < r->ninputs; k++)
+        fprintf(stderr, "the input '%s' (no learned player): %s\n", r->inputs[k].name,
+                r->inputs[k].play == DG_INPUT_ADVERSARIAL ? "adversarial, the grid's worst-case answer to the policy"
+                                                            : "held at its declared value");
+    fprintf(stderr, "means: %s %.6f, %s%.6f%s policy cost %.6f, gap %.2f%%, abs_gap %.2f%%\n", two ? "V+" : "V",
+            r->value_upper, two ? "V- " : "", two ? r->value_lower : 0, two ? "," : "", r->policy_cost, 100 * r->gap,
+            100 * r->abs_gap);
+    if (r->adversarial)
+        fprintf(stderr, "  the policy's loss with the input held (the game BPTT trained on): %.6f\n", r->policy_cost_held);
+    if (r->bounds && r->players == 1)
+        fprintf(stderr, "  the best open-loop plan: %.6f (>= V(x0) at every start; the policy is at least %.6f above "
+                        "it)\n", r->plan_cost, r->bound_stats.suboptimal);
+    for (int k = 0; k < 2 && r->bounds && r->players == 2; k++)
+        fprintf(stderr, "  the %s frozen: the %s's best response %.6f, exploit_%s %.6f%s\n", PLAYER[k], PLAYER[1 - k],
+                r->br_cost[k], PLAYER[k], r->exploit[k], r->weak[k] ? " (weak at some starts: see weak_*)" : "");
+}
+
+/* the JSON line of the default path */
+static int own_json(const dg_env *env, const dg_certify_discrete_result *r, double tol) {
+    const dg_dp_refinement *f = &r->ref;
+    const int d = dg_dp_dims(env);
+    dg_json j = {cJSON_CreateObject(), 0};
+    dg_json_game(&j, env->game->name, dg_env_source(env));
+    dg_json_add(&j, j.root, "certifies", cJSON_CreateString("the learner's discrete game"));
+    dg_json_add(&j, j.root, "episodes", dg_json_number("%.0f", r->episodes));
+    dg_json_add(&j, j.root, "players", dg_json_number("%.0f", r->players));
+    dg_json_add(&j, j.root, "value_upper", dg_json_number("%.9g", r->value_upper));
+    dg_json_add(&j, j.root, "value_lower", dg_json_number("%.9g", r->value_lower));
+    dg_json_add(&j, j.root, "policy_cost", dg_json_number("%.9g", r->policy_cost));
+    dg_json_add(&j, j.root, "gap", dg_json_number("%.6g", r->gap));
+    dg_json_add(&j, j.root, "abs_gap", dg_json_number("%.6g", r->abs_gap));
+    if (r->adversarial) dg_json_add(&j, j.root, "policy_cost_held", dg_json_number("%.9g", r->policy_cost_held));
+    if (r->bounds && r->players == 1) dg_json_add(&j, j.root, "plan_cost", dg_json_number("%.9g", r->plan_cost));
+    for (int k = 0; k < 2 && r->bounds && r->players == 2; k++) {
+        char key[40];
+        snprintf(key, sizeof key, "br_cost_%s", PLAYER[k]);
+        dg_json_add(&j, j.root, key, dg_json_number("%.9g", r->br_cost[k]));
+        cJSON *routes = dg_json_add(&j, j.root, (snprintf(key, sizeof key, "br_route_%s", PLAYER[k]), key),
+                                    cJSON_CreateObject());
+        const int bptt = r->bound_stats.bptt_best[k];
+        dg_json_add(&j, routes, "plan", dg_json_number("%.0f", r->episodes - bptt));
+        dg_json_add(&j, routes, "bptt", dg_json_number("%.0f", bptt));
+        snprintf(key, sizeof key, "exploit_%s", PLAYER[k]);
+        dg_json_add(&j, j.root, key, dg_json_number("%.6g", r->exploit[k]));
+        snprintf(key, sizeof key, "weak_%s", PLAYER[k]);
+        dg_json_add(&j, j.root, key, dg_json_number("%.0f", r->weak[k]));
+    }
+    cJSON *ref = dg_json_add(&j, j.root, "refinement", cJSON_CreateArray());
+    for (int i = 0; i < f->ngrids; i++) {
+        cJSON *g = cJSON_CreateObject(), *n = cJSON_CreateArray();
+        dg_json_add(&j, ref, NULL, g);
+        dg_json_add(&j, g, "nodes", n);
+        for (int k = 0; k < d; k++) dg_json_add(&j, n, NULL, dg_json_number("%.0f", f->nodes[i][k]));
+        dg_json_add(&j, g, "value_upper", dg_json_number("%.9g", f->mean[i][0]));
+        dg_json_add(&j, g, "value_lower", dg_json_number("%.9g", f->mean[i][r->nvalues - 1]));
+        dg_json_add(&j, g, "seconds", dg_json_number("%.3g", f->seconds[i]));
+    }
+    cJSON *order = dg_json_add(&j, j.root, "order", cJSON_CreateObject());
+    cJSON *ext = dg_json_add(&j, j.root, "extrapolated", cJSON_CreateObject());
+    cJSON *change = dg_json_add(&j, j.root, "change", cJSON_CreateObject());
+    for (int w = 0; w < 2; w++) {
+        const int v = w < r->nvalues ? w : 0;
+        const char *name = w ? "value_lower" : "value_upper";
+        dg_json_add(&j, order, name, dg_json_number("%.3g", f->order[v]));
+        dg_json_add(&j, ext, name, cJSON_CreateBool(f->extrapolated[v]));
+        dg_json_add(&j, change, name, dg_json_number("%.3g", f->change[v]));
+    }
+    dg_json_add(&j, j.root, "converged", cJSON_CreateBool(f->converged));
+    dg_json_add(&j, j.root, "tol", dg_json_number("%.6g", tol));
+    dg_json_add(&j, j.root, "stopped", cJSON_CreateString(f->stopped ? f->stopped : ""));
+    dg_json_add(&j, j.root, "off_box", dg_json_number("%.3g", r->outside));
+    cJSON *inputs = dg_json_add(&j, j.root, "inputs", cJSON_CreateObject());
+    for (int k = 0; k < r->ninputs; k++) {
+        const dg_env_input *in = &r->inputs[k];
+        cJSON *x = dg_json_add(&j, inputs, in->name, cJSON_CreateObject());
+        dg_json_add(&j, x, "play", cJSON_CreateString(dg_env_input_play_name(in->play)));
+        cJSON *h = dg_json_add(&j, x, in->play == DG_INPUT_ADVERSARIAL ? "held_in_training" : "held", cJSON_CreateArray());
+        for (int c = 0; c < in->dim; c++) dg_json_add(&j, h, NULL, dg_json_number("%.9g", in->hold[c]));
+    }
+    double grid_s = 0;
+    for (int i = 0; i < f->ngrids; i++) grid_s += f->seconds[i];
+    dg_json_add(&j, j.root, "seconds_grid", dg_json_number("%.3g", grid_s));
+    dg_json_add(&j, j.root, "seconds_bounds", dg_json_number("%.3g", r->seconds_bounds));
+    return cli_json_print(&j, "certify");
+}
+
+/* --plot of the default path: V+ and the policy's loss at each start, ordered by V+ */
+static int own_plot(const char *path, const dg_certify_discrete_result *r, const own_rows *o) {
+    const int B = r->episodes;
+    double *rows = malloc(sizeof(double) * 2 * (size_t)B);
+    if (!rows) {
+        cli_error("certify", "out of memory");
+        return EXIT_FAIL;
+    }
+    for (int b = 0; b < B; b++) rows[2 * b] = o->r.value_upper[b], rows[2 * b + 1] = o->r.policy_cost[b];
+    dg_certify_quarter q[5];
+    dg_certify_quarters(rows, B, q);  /* sorts the pairs by value */
+    const int rc = plot_rows(path, rows, B, 1);
+    free(rows);
+    return rc;
+}
+
+/* The default path: dg_certify_discrete with the command's options; 0 or the exit status. */
+static int own_run(dg_run *run, const char *ckpt, const dg_certify_discrete_opts *o, const char *csv,
+                   const char *plot) {
+    const dg_env *env = run->env;
+    dg_err e = {0};
+    dg_policy pol;
+    dg_params *params = NULL;
+    if (dg_dp_check(env, &e) != DG_OK) {  /* before the checkpoint: what the game lacks comes first */
+        cli_error("certify", "%s", e.msg + (strncmp(e.msg, "dp: ", 4) ? 0 : 4));
+        return EXIT_USAGE;
+    }
+    if (dg_run_policy_load(run, ckpt, &pol, &params, &e) != DG_OK) return cli_fail("certify", &e, 0);
+    own_rows rows;
+    dg_certify_discrete_result r;
+    int rc = 0;
+    if (!own_rows_alloc(&rows, o->episodes, env->state_dim)) {
+        cli_error("certify", "out of memory");
+        rc = EXIT_FAIL;
+    } else if (dg_certify_discrete(env, &pol, params, o, &rows.r, &r, &e) != DG_OK) {
+        cli_error("certify", "%s", e.msg + (strncmp(e.msg, "dp: ", 4) ? 0 : 4));
+        rc = dg_status_exit(e.status);
+    } else {
+        own_table(env, &r, o->refine.tol);
+        if (csv) rc = own_csv(csv, env, &r, &rows);
+        if (!rc && plot) rc = own_plot(plot, &r, &rows);
+        if (!rc) rc = own_json(env, &r, o->refine.tol);
+    }
+    own_rows_free(&rows);
+    dg_params_free(params);
+    return rc;
+}
+
+/* The options one path takes and the other does not: the first given, or NULL. */
+static const char *stray(const cli_opt *opts, const char *const *names) {
+    for (; *names; names++)
+        if (cli_given(opts, *names)) return *names;
+    return NULL;
+}
+
 int cmd_certify(int argc, char **argv) {
-    const char *config, *ckpt, *hji, *plot;
-    int B, seed, no_exploit, rc;
+    const char *config, *ckpt, *hji, *plot, *csv;
+    int B, seed, no_exploit, nodes, max_grids, iters, restarts, bptt, no_bounds, rc;
+    double tol;
     certify c = {0};
     cli_opt opts[] = {
         CLI_CONFIG(&config), CLI_CKPT(&ckpt),
-        CLI_IN("--hji", &hji, "HJI.yaml", "the HJI game (payoff: time) with the learning game's constants",
-               .otherwise = "the config itself (a model file with payoff: cost)"),
-        CLI_OUT("--plot", &plot, "FILE.png", "V(x0) and the policy's cost at each start, ordered by V(x0)",
+        CLI_IN("--hji", &hji, "HJI.yaml", "compare against a continuous-time HJI game instead (a different game: its "
+               "payoff: time, or a model file with payoff: cost given as its own --hji)",
+               .otherwise = "the learner's own discrete game"),
+        CLI_OUT("--plot", &plot, "FILE.png", "the value and the policy's cost at each start, ordered by the value",
                 .otherwise = "none"),
-        CLI_INT("--episodes", &B, "N", 1, 1 << 20, "held-out initial states", .def = "256"),
+        CLI_OUT("--csv", &csv, "FILE.csv", "one row per start: the state's columns, value_upper, value_lower, "
+                "policy_cost, gap, abs_gap, plan_cost or br_cost_P, br_route_P, exploit_P (not with --hji)",
+                .otherwise = "none"),
+        CLI_INT("--episodes", &B, "N", 1, 1 << 20, "held-out initial states", .otherwise = "64; with --hji 256"),
         CLI_INT("--seed", &seed, "N", 0, 2147483647, "their seed (held out: not the training's stream)",
                 .otherwise = "the config's seed + 1000"),
-        CLI_INT("--exploit-own", &c.xo.n_own, "N", 2, 1000, "exploitability: nodes per axis of the frozen player's "
-                "position (the relative position: the HJI grid's; chase: the HJI grid alone)", .def = "9"),
+        CLI_DOUBLE("--tol", &tol, "X", 0, 1, "the relative change between the two finest grids that counts as "
+                   "converged", .open = CLI_OPEN_LO, .def = "0.01"),
+        CLI_INT("--nodes", &nodes, "N", 3, 100000, "the coarsest grid's nodes per value axis (each next grid 1.5 "
+                "times finer)", .otherwise = "21 for a 2-D value state, 13 for 3-D, 9 beyond"),
+        CLI_INT("--max-grids", &max_grids, "N", 3, DG_DP_MAX_GRIDS, "the most grids of the refinement (it stops "
+                "earlier when converged or at the memory estimate)", .def = "8"),
+        CLI_INT("--plan-iters", &iters, "N", 0, 1000000, "Adam steps of each plan or best response (per start, "
+                "open loop)", .otherwise = "300; reach 3000"),
+        CLI_INT("--plan-restarts", &restarts, "N", 1, DG_CERTIFY_MAX_RESTARTS, "restarts of each plan (the "
+                "policy's own actions, zero, then random)", .def = "3"),
+        CLI_INT("--bptt-epochs", &bptt, "N", 0, 1000000, "two players: epochs of the trainer's best responses, the "
+                "second route (0: plans only)", .def = "50"),
+        CLI_FLAG("--no-bounds", &no_bounds, "skip the plans and best responses (the value and the policy's cost "
+                 "alone)"),
+        CLI_INT("--exploit-own", &c.xo.n_own, "N", 2, 1000, "with --hji, the exploitability: nodes per axis of the "
+                "frozen player's position (the relative position: the HJI grid's; chase: the HJI grid alone)",
+                .def = "9"),
         CLI_DOUBLE("--exploit-half", &c.xo.own_half, "X", 0, 1e6, "... over [-X, X]^2", .open = CLI_OPEN_LO,
                    .def = "4.5"),
-        CLI_FLAG("--no-exploit", &no_exploit, "skip the exploitability (two 4-D solves)"),
+        CLI_FLAG("--no-exploit", &no_exploit, "with --hji: skip the exploitability (two 4-D solves)"),
         CLI_END,
     };
     if (!cli_parse(&rc, "certify", argc, argv, opts, HELP)) return rc;
+    static const char *const OWN_ONLY[] = {"--csv", "--tol", "--nodes", "--max-grids", "--plan-iters",
+                                           "--plan-restarts", "--bptt-epochs", "--no-bounds", NULL};
+    static const char *const HJI_ONLY[] = {"--exploit-own", "--exploit-half", "--no-exploit", NULL};
+    const char *bad = hji ? stray(opts, OWN_ONLY) : stray(opts, HJI_ONLY);
+    if (bad) {
+        cli_error("certify", "%s %s", bad, hji ? "applies to the learner's own game: not with --hji"
+                                               : "applies to --hji's continuous-time game");
+        return EXIT_USAGE;
+    }
     if ((rc = cli_load_opts(&c.run, config, opts))) return rc;
+    const uint64_t sd = cli_given(opts, "--seed") ? (uint64_t)seed : c.run.opts.seed + 1000;
+    if (!hji) {
+        dg_certify_discrete_opts o = dg_certify_discrete_opts_default(c.run.env);
+        o.episodes = cli_given(opts, "--episodes") ? B : 64;
+        o.seed = sd;
+        o.refine.tol = tol;
+        o.refine.max_grids = max_grids;
+        for (int k = 0; k < DG_DP_MAX_DIMS; k++) o.dp.nodes[k] = cli_given(opts, "--nodes") ? nodes : 0;
+        if (cli_given(opts, "--plan-iters")) o.plan.iters = iters;
+        o.plan.restarts = restarts;
+        o.plan.bptt_epochs = bptt;
+        o.plan.seed = sd;
+        o.bounds = !no_bounds;
+        o.train = &c.run.opts;
+        rc = own_run(&c.run, ckpt, &o, csv, plot);
+        dg_run_free(&c.run);
+        return rc;
+    }
     c.exploit = !no_exploit;
-    rc = certify_setup(&c, hji ? hji : config, ckpt);  /* a model file with payoff: cost is its own HJI game */
-    if (!rc) rc = certify_run(&c, B, cli_given(opts, "--seed") ? (uint64_t)seed : c.run.opts.seed + 1000, plot);
+    rc = certify_setup(&c, hji, ckpt);
+    if (!rc) rc = certify_run(&c, cli_given(opts, "--episodes") ? B : 256, sd, plot);
     dg_hji_problem_free(c.p);
     dg_cfg_free(c.hcfg);
     dg_params_free(c.params);

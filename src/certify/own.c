@@ -1,0 +1,169 @@
+/* The learner's own game, certified (certify.h: dg_certify_discrete; issue 26): the discrete game's
+ * value by dynamic programming with its refinement study, the learned policy's loss from each held-out
+ * start, the per-start bounds, and the gap of the loss against the interval [V-, V+]. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "difgames/certify.h"
+#include "difgames/run.h"
+#include "difgames/trainer.h"
+
+int dg_certify_discrete_nodes(int d) { return d <= 2 ? 21 : d == 3 ? 13 : 9; }
+
+dg_certify_plan_opts dg_certify_plan_opts_game(const dg_env *env) {
+    dg_certify_plan_opts o = dg_certify_plan_opts_default();
+    /* reach (built in, or its model file): the plan's loss falls for thousands of Adam steps (the goal
+     * term is flat far from the goal, the obstacle's margin sharp): ~3000 reach 1 % of the optimum */
+    if (env && env->game && env->game->name && strcmp(env->game->name, "reach") == 0) o.iters = 3000;
+    return o;
+}
+
+dg_certify_discrete_opts dg_certify_discrete_opts_default(const dg_env *env) {
+    dg_certify_discrete_opts o;
+    memset(&o, 0, sizeof o);
+    o.episodes = 64;
+    o.refine.tol = 0.01;
+    o.bounds = 1;
+    o.plan = dg_certify_plan_opts_game(env);
+    return o;
+}
+
+double dg_certify_interval_gap(double cost, double lower, double upper) {
+    if (isnan(cost) || isnan(lower) || isnan(upper)) return NAN;
+    if (cost >= lower && cost <= upper) return 0;
+    const double end = cost > upper ? upper : lower;
+    return end != 0 ? (cost - end) / fabs(end) : NAN;
+}
+
+/* The episode constants the grid is solved for: a model file's episode.grid, else the first start's;
+ * every start's aux row set to them (as dg_real). */
+static void fix_aux(const dg_env *env, dg_real *aux, int B) {
+    const int X = env->aux_dim;
+    if (!X) return;
+    double fixed[64];
+    if (X <= 64 && dg_env_episode_grid(env, fixed))
+        for (int j = 0; j < X; j++) aux[j] = (dg_real)fixed[j];
+    for (int b = 1; b < B; b++) memcpy(aux + (size_t)b * X, aux, sizeof(dg_real) * X);
+}
+
+dg_status dg_certify_discrete(const dg_env *env, const dg_policy *pol, dg_params *params,
+                              const dg_certify_discrete_opts *o, dg_certify_discrete_rows *rows,
+                              dg_certify_discrete_result *r, dg_err *e) {
+    if (!env || !pol || !params || !o || !r || o->episodes < 1 || !(o->refine.tol > 0))
+        return dg_err_set(e, DG_ERR_ARG, "certify: bad arguments (episodes >= 1, tol > 0)");
+    dg_status st = dg_dp_check(env, e);
+    if (st != DG_OK) return st;
+    const int B = o->episodes, S = env->state_dim, two = env->nplayers == 2, nv = dg_dp_nvalues(env);
+    if (pol->n != (two ? 2 : 1))
+        return dg_err_set(e, DG_ERR_ARG, "certify: the policy has %d players, %s %d", pol->n, env->game->name,
+                          two ? 2 : 1);
+    memset(r, 0, sizeof *r);
+    r->episodes = B;
+    r->players = two ? 2 : 1;
+    r->nvalues = nv;
+    r->ninputs = dg_env_free_inputs(env, r->inputs, 2);
+    r->adversarial = nv == 2 && !two;
+    dg_certify_discrete_rows none = {0};
+    if (!rows) rows = &none;
+    dg_real *state = NULL, *aux = NULL;
+    double *value = malloc(sizeof(double) * 2 * (size_t)B), *cost = malloc(sizeof(double) * 3 * (size_t)B);
+    double *held = cost + B, *tmp = cost + 2 * (size_t)B;
+    double *br[2] = {NULL, NULL}, *bx[2] = {NULL, NULL};
+    int *route[2] = {NULL, NULL};
+    dg_dp_value kept = {0};
+    for (int k = 0; k < 2; k++) {
+        br[k] = malloc(sizeof(double) * (size_t)B);
+        bx[k] = malloc(sizeof(double) * (size_t)B);
+        route[k] = malloc(sizeof(int) * (size_t)B);
+    }
+    if (!value || !cost || !br[0] || !br[1] || !bx[0] || !bx[1] || !route[0] || !route[1]) {
+        st = dg_err_set(e, DG_ERR_NOMEM, "certify: out of memory for %d starts", B);
+        goto out;
+    }
+    if ((st = dg_run_init_draw(env, o->seed, B, &state, &aux, e)) != DG_OK) goto out;
+    fix_aux(env, aux, B);
+
+    /* the value: the refinement study at the starts */
+    dg_dp_opts dp = o->dp;
+    dp.aux = env->aux_dim ? aux : NULL;
+    for (int k = 0; k < dg_dp_dims(env); k++)
+        if (!dp.nodes[k]) dp.nodes[k] = dg_certify_discrete_nodes(dg_dp_dims(env));
+    dg_dp_refine_opts ro = o->refine;
+    ro.keep = r->adversarial ? &kept : NULL;  /* the grid's answer is played on the finest grid */
+    const double t0 = dg_clock_s();
+    if ((st = dg_dp_refine(env, &dp, &ro, state, B, &r->ref, value, NULL, e)) != DG_OK) goto out;
+    r->seconds_dp = dg_clock_s() - t0;
+
+    /* the policy's loss (and the bounds) in the learner's game; an adversarial input held there */
+    dg_certify_plan_opts plan = o->plan;
+    const int bounds = o->bounds && !r->adversarial;
+    if (!bounds) {  /* the learned player's own loss alone: no plan, no best response */
+        plan.restarts = 1;
+        plan.iters = 0;
+        plan.bptt_epochs = 0;
+    }
+    dg_certify_bound_rows brow = {.policy_cost = held, .plan_cost = tmp, .br_cost = {br[0], br[1]},
+                                  .br_route = {route[0], route[1]}};
+    const double t1 = dg_clock_s();
+    if ((st = dg_certify_bounds(env, pol, params, state, aux, B, &plan, o->train, &brow, &r->bound_stats, e)) != DG_OK)
+        goto out;
+    r->seconds_bounds = dg_clock_s() - t1;
+    r->bounds = bounds;
+    if (r->adversarial) {
+        const double t2 = dg_clock_s();
+        if ((st = dg_dp_play(env, &kept, &dp, pol, params, state, aux, B, cost, e)) != DG_OK) goto out;
+        r->seconds_play = dg_clock_s() - t2;
+    } else
+        memcpy(cost, held, sizeof(double) * (size_t)B);
+
+    /* per start, then the means */
+    r->policy_cost_held = r->adversarial ? 0 : NAN;
+    r->plan_cost = bounds && !two ? 0 : NAN;
+    for (int k = 0; k < 2; k++) r->br_cost[k] = r->exploit[k] = bounds && two ? 0 : NAN;
+    for (int b = 0; b < B; b++) {
+        const double vu = value[b], vl = nv == 2 ? value[B + b] : vu, c = cost[b];
+        const double gap = dg_certify_interval_gap(c, vl, vu);
+        r->value_upper += vu / B;
+        r->value_lower += vl / B;
+        r->policy_cost += c / B;
+        r->gap += gap / B;
+        r->abs_gap += fabs(gap) / B;
+        if (r->adversarial) r->policy_cost_held += held[b] / B;
+        if (bounds && !two) r->plan_cost += tmp[b] / B;
+        for (int k = 0; k < 2 && bounds && two; k++) {
+            bx[k][b] = k == 0 ? br[0][b] - vu : vl - br[1][b];
+            r->br_cost[k] += br[k][b] / B;
+            r->exploit[k] += bx[k][b] / B;
+            const double err = r->ref.change[k] * fabs(k == 0 ? vu : vl);  /* the grid's last change */
+            r->weak[k] += bx[k][b] < -err;
+        }
+        if (rows->state)
+            for (int j = 0; j < S; j++) rows->state[(size_t)b * S + j] = state[(size_t)b * S + j];
+        if (rows->value_upper) rows->value_upper[b] = vu;
+        if (rows->value_lower) rows->value_lower[b] = vl;
+        if (rows->policy_cost) rows->policy_cost[b] = c;
+        if (rows->policy_cost_held) rows->policy_cost_held[b] = r->adversarial ? held[b] : NAN;
+        if (rows->gap) rows->gap[b] = gap;
+        if (rows->abs_gap) rows->abs_gap[b] = fabs(gap);
+        if (rows->plan_cost) rows->plan_cost[b] = bounds && !two ? tmp[b] : NAN;
+        for (int k = 0; k < 2; k++) {
+            if (rows->br_cost[k]) rows->br_cost[k][b] = bounds && two ? br[k][b] : NAN;
+            if (rows->br_route[k]) rows->br_route[k][b] = bounds && two ? route[k][b] : -1;
+            if (rows->exploit[k]) rows->exploit[k][b] = bounds && two ? bx[k][b] : NAN;
+        }
+    }
+    r->outside = r->ref.outside[r->ref.ngrids - 1];
+out:
+    dg_dp_value_free(&kept);
+    free(state);
+    free(aux);
+    free(value);
+    free(cost);
+    for (int k = 0; k < 2; k++) {
+        free(br[k]);
+        free(bx[k]);
+        free(route[k]);
+    }
+    return st;
+}
