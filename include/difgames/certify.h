@@ -242,7 +242,8 @@ DG_API double    dg_certify_bounds_memory(const struct dg_env *env, const struct
  * (dg_dp_play), and its loss with the input held (what BPTT trained on) is reported beside it; the
  * plan bounds, whose game holds the input, are not computed there. A game with episode constants is
  * solved for one of them: a model file's model.episode.grid, else the first start's; every start
- * plays it. */
+ * plays it. The grid's box: o->dp's where given, else a model file's declared state box, else the
+ * reset's support widened (dg_dp_box). */
 typedef struct dg_certify_discrete_opts {
     int      episodes;                  /* B held-out starts (>= 1)                                  */
     uint64_t seed;                      /* their draw by the game's reset                            */

@@ -229,6 +229,9 @@ DG_API int dg_env_free_inputs(const dg_env *env, dg_env_input *in, int max);
 /* The episode constants (aux_dim values) a grid fixes for env's game: a model file's
  * model.episode.grid. Returns 1 with aux filled when the game declares them, else 0. */
 DG_API int dg_env_episode_grid(const dg_env *env, double *aux);
+/* The box a model file declares for its state (model.state: name: [lo, hi]) into lo, hi (state_dim
+ * each): 1 when env's game is a model file's, else 0. */
+DG_API int dg_env_state_box(const dg_env *env, double *lo, double *hi);
 /* The name of env's state column k into buf (size bytes): its dg_env.state_names entry, else "x<k>". */
 DG_API void dg_env_state_name(const dg_env *env, int k, char *buf, size_t size);
 

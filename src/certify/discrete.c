@@ -115,7 +115,8 @@ dg_status dg_dp_box(const dg_env *env, const dg_dp_opts *o, double *lo, double *
         }
         const double span = mx[k] - mn[k];
         if (!(span > 0) || !isfinite(span))
-            rc = dg_err_set(e, DG_ERR_ARG, "dp: the reset draws value axis %d at %g alone: give its bounds (lo, hi)",
+            rc = dg_err_set(e, DG_ERR_ARG, "dp: the reset draws value axis %d at %g alone: give its bounds (lo, "
+                            "hi; certify --box)",
                             k, mn[k]);
         lo[k] = mn[k] - margin * span;
         hi[k] = mx[k] + margin * span;

@@ -87,6 +87,11 @@ dg_status dg_certify_discrete(const dg_env *env, const dg_policy *pol, dg_params
     /* the value: the refinement study at the starts */
     dg_dp_opts dp = o->dp;
     dp.aux = env->aux_dim ? aux : NULL;
+    int boxed = 0;
+    for (int k = 0; k < dg_dp_dims(env); k++) boxed |= dp.lo[k] < dp.hi[k];
+    double blo[DG_DP_MAX_DIMS * 2], bhi[DG_DP_MAX_DIMS * 2];
+    if (!boxed && env->value_dim <= 0 && env->state_dim <= DG_DP_MAX_DIMS * 2 && dg_env_state_box(env, blo, bhi))
+        for (int k = 0; k < dg_dp_dims(env); k++) dp.lo[k] = blo[k], dp.hi[k] = bhi[k];  /* the model's own box */
     for (int k = 0; k < dg_dp_dims(env); k++)
         if (!dp.nodes[k]) dp.nodes[k] = dg_certify_discrete_nodes(dg_dp_dims(env));
     dg_dp_refine_opts ro = o->refine;

@@ -461,6 +461,7 @@ int cmd_certify(int argc, char **argv) {
     const char *config, *ckpt, *hji, *plot, *csv;
     int B, seed, no_exploit, nodes, max_grids, iters, restarts, bptt, no_bounds, rc;
     double tol;
+    cli_list box = {0};
     certify c = {0};
     cli_opt opts[] = {
         CLI_CONFIG(&config), CLI_CKPT(&ckpt),
@@ -479,6 +480,10 @@ int cmd_certify(int argc, char **argv) {
                    "converged", .open = CLI_OPEN_LO, .def = "0.01"),
         CLI_INT("--nodes", &nodes, "N", 3, 100000, "the coarsest grid's nodes per value axis (each next grid 1.5 "
                 "times finer)", .otherwise = "21 for a 2-D value state, 13 for 3-D, 9 beyond"),
+        CLI_LIST("--box", &box, "LO,HI,...", -1e9, 1e9, "the grid's box: a low and high end for each value axis "
+                 "(duel_simple: e - p, 2 axes; chase in the open plane: e - p and its velocity, 4)",
+                 .max = 2 * DG_DP_MAX_DIMS, .otherwise = "a model file's state box, else the reset's starts widened "
+                 "by a quarter of their span"),
         CLI_INT("--max-grids", &max_grids, "N", 3, DG_DP_MAX_GRIDS, "the most grids of the refinement (it stops "
                 "earlier when converged or at the memory estimate)", .def = "8"),
         CLI_INT("--plan-iters", &iters, "N", 0, 1000000, "Adam steps of each plan or best response (per start, "
@@ -498,7 +503,7 @@ int cmd_certify(int argc, char **argv) {
         CLI_END,
     };
     if (!cli_parse(&rc, "certify", argc, argv, opts, HELP)) return rc;
-    static const char *const OWN_ONLY[] = {"--csv", "--tol", "--nodes", "--max-grids", "--plan-iters",
+    static const char *const OWN_ONLY[] = {"--csv", "--tol", "--nodes", "--box", "--max-grids", "--plan-iters",
                                            "--plan-restarts", "--bptt-epochs", "--no-bounds", NULL};
     static const char *const HJI_ONLY[] = {"--exploit-own", "--exploit-half", "--no-exploit", NULL};
     const char *bad = hji ? stray(opts, OWN_ONLY) : stray(opts, HJI_ONLY);
@@ -516,6 +521,20 @@ int cmd_certify(int argc, char **argv) {
         o.refine.tol = tol;
         o.refine.max_grids = max_grids;
         for (int k = 0; k < DG_DP_MAX_DIMS; k++) o.dp.nodes[k] = cli_given(opts, "--nodes") ? nodes : 0;
+        const int d = dg_dp_dims(c.run.env);
+        for (int k = 0; box.v && k < d; k++) {
+            o.dp.lo[k] = box.v[2 * k];
+            o.dp.hi[k] = box.v[2 * k + 1];
+        }
+        rc = box.v && box.n != 2 * d ? EXIT_USAGE : 0;
+        for (int k = 0; box.v && !rc && k < d; k++) rc = o.dp.lo[k] < o.dp.hi[k] ? 0 : EXIT_USAGE;
+        if (rc) {
+            cli_error("certify", "--box %s: %s's value state has %d axes: give %d numbers, a low end below each high one",
+                      box.text, c.run.env->game->name, d, 2 * d);
+            free(box.v);
+            dg_run_free(&c.run);
+            return rc;
+        }
         if (cli_given(opts, "--plan-iters")) o.plan.iters = iters;
         o.plan.restarts = restarts;
         o.plan.bptt_epochs = bptt;
@@ -523,9 +542,11 @@ int cmd_certify(int argc, char **argv) {
         o.bounds = !no_bounds;
         o.train = &c.run.opts;
         rc = own_run(&c.run, ckpt, &o, csv, plot);
+        free(box.v);
         dg_run_free(&c.run);
         return rc;
     }
+    free(box.v);
     c.exploit = !no_exploit;
     rc = certify_setup(&c, hji, ckpt);
     if (!rc) rc = certify_run(&c, cli_given(opts, "--episodes") ? B : 256, sd, plot);

@@ -570,3 +570,10 @@ int dg_env_episode_grid(const dg_env *env, double *aux) {
     for (int j = 0; j < m->naux; j++) aux[j] = m->aux_grid[j];
     return 1;
 }
+
+int dg_env_state_box(const dg_env *env, double *lo, double *hi) {
+    if (!dg_env_is_model(env) || !lo || !hi) return 0;
+    const dg_model *m = of(env)->m;
+    for (int i = 0; i < m->ns; i++) lo[i] = m->box_lo[i], hi[i] = m->box_hi[i];
+    return 1;
+}
