@@ -251,10 +251,10 @@ sed 's/^    run: x1^2 + x2^2/    run: x1^2 + x2^2 + x1*u/' "$T/linm.yaml" >"$T/l
 "$DG" hji solve --config "$T/linbad.yaml" --out "$T/never.safetensors" >/dev/null 2>"$T/err"
 [ $? -eq 2 ] && grep -q "linbad.yaml:[0-9]*: key 'model.costs': payoff: cost needs running costs of the form" "$T/err" \
     && ok "a running cost not of the form L(x) + a |u|^2 is refused" || bad "linear input cost: $(cat "$T/err")"
-# certify: reach on a coarse 4-D grid against its own loss (payoff: cost); the policy of 5 epochs is far
+# certify --hji: reach on a coarse 4-D HJI grid against its own loss (payoff: cost, the same file as --hji); the policy of 5 epochs is far
 # from the value, a gap the table and the JSON line report
 sed 's/^grid: {n: \[31, 31, 21, 21\]}/grid: {n: [9, 9, 7, 7]}/' $M >"$T/rc.yaml"
-"$DG" certify --config "$T/rc.yaml" --ckpt "$CK" --episodes 16 --plot "$T/rc.png" >"$T/rc.json" 2>"$T/err" \
+"$DG" certify --config "$T/rc.yaml" --hji "$T/rc.yaml" --ckpt "$CK" --episodes 16 --plot "$T/rc.png" >"$T/rc.json" 2>"$T/err" \
     || bad "certify reach: $(tail -2 "$T/err")"
 if out=$(/usr/bin/python3 - "$T/rc.json" <<'PY' 2>&1
 import json, sys

@@ -50,11 +50,11 @@ static void lift(const dg_env *env, const double *x, dg_real *s) {
 dg_status dg_dp_check(const dg_env *env, dg_err *e) {
     if (!env || !env->game) return dg_err_set(e, DG_ERR_ARG, "dp: no game");
     const char *name = env->game->name ? env->game->name : "?";
+    if (env->plan_steps)
+        return dg_err_set(e, DG_ERR_ARG, "dp: the game %s is played by an open-loop plan, not a feedback", name);
     if (!env->game->step_cost_rows)
         return dg_err_set(e, DG_ERR_ARG, "dp: the game %s does not declare its costs per row (dg_game.step_cost_rows): "
                           "its discrete value cannot be computed", name);
-    if (env->plan_steps)
-        return dg_err_set(e, DG_ERR_ARG, "dp: the game %s is played by an open-loop plan, not a feedback", name);
     if (env->nplayers != 1 && env->nplayers != 2)
         return dg_err_set(e, DG_ERR_ARG, "dp: %d players (1 or 2 learned players)", env->nplayers);
     if (env->act_dim > DG_DP_MAX_ACT || (env->nplayers == 2 && env->act2_dim > DG_DP_MAX_ACT))

@@ -464,7 +464,7 @@ int cmd_certify(int argc, char **argv) {
     cli_list box = {0};
     certify c = {0};
     cli_opt opts[] = {
-        CLI_CONFIG(&config), CLI_CKPT(&ckpt),
+        CLI_CONFIG(&config), CLI_CKPT(&ckpt), CLI_PLUGIN,
         CLI_IN("--hji", &hji, "HJI.yaml", "compare against a continuous-time HJI game instead (a different game: its "
                "payoff: time, or a model file with payoff: cost given as its own --hji)",
                .otherwise = "the learner's own discrete game"),
