@@ -129,7 +129,7 @@ title() { $PNG "$1" box 0 0 800 28; }  # loss.png's title band
     || bad "loss.png's title does not carry the model's name"
 # dubins: 5 steps, as float32 central differences through 10 turns of cos/sin stray past 1e-3
 # whatever the step (eps 0.2 to 0.02 move the numeric value on both sides of backward's)
-for g in dubins tag; do
+for g in dubins tag gust; do
     "$DG" gradcheck --config configs/models/$g.yaml --horizon 5 >"$T/gc.txt" 2>&1 && grep -q "gradcheck passed" "$T/gc.txt" \
         && ok "gradcheck of configs/models/$g.yaml" || bad "gradcheck $g: $(tail -3 "$T/gc.txt")"
     "$DG" train --config configs/models/$g.yaml --epochs 3 --batch 8 --out "$T/$g" --quiet >/dev/null 2>"$T/err" \
