@@ -136,6 +136,7 @@ static int certify_report(const certify *c, int B, const dg_certify_result *r, c
     const dg_env *env = c->run.env;
     dg_json j = {cJSON_CreateObject(), 0};
     dg_json_game(&j, env->game->name, dg_env_source(env));
+    dg_json_add(&j, j.root, "certifies", cJSON_CreateString("a continuous-time HJI game, not the learner's"));
     dg_json_add(&j, j.root, "hji_game", cJSON_CreateString(c->p->name));
     dg_json_add(&j, j.root, "episodes", dg_json_number("%.0f", B));
     if (!c->degree) dg_json_add(&j, j.root, "captured", dg_json_number("%.0f", r->captured));
@@ -196,11 +197,13 @@ static int certify_run(certify *c, int B, uint64_t seed, const char *plot) {
     }
     if (!rc) {
         if (c->degree)
-            fprintf(stderr, "%s against its value (payoff: cost, the episode loss over %g s): %d held-out starts\n",
+            fprintf(stderr, "%s against its value in continuous time (payoff: cost, the episode loss over %g s; a "
+                            "different game from the learner's discrete one): %d held-out starts\n",
                     env->game->name, p->t_end, B);
         else
-            fprintf(stderr, "%s against %s (payoff: time, %s): %d held-out episodes, %d captured\n", env->game->name,
-                    p->name, p->stationary ? "stationary" : "finite horizon", B, r.captured);
+            fprintf(stderr, "%s against %s (payoff: time, %s; a different game from the learner's discrete one): %d "
+                            "held-out episodes, %d captured\n", env->game->name, p->name,
+                    p->stationary ? "stationary" : "finite horizon", B, r.captured);
         dg_certify_quarter q[5];
         dg_certify_quarters(rows, B, q);  /* rows sorted by V(x0): --plot draws them in that order */
         if (!(plot && (rc = plot_rows(plot, rows, B, c->degree)) != 0)) {
