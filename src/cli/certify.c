@@ -323,9 +323,10 @@ static void own_table(const dg_env *env, const dg_certify_discrete_result *r, do
         fprintf(stderr, "the input '%s' (no learned player): %s\n", r->inputs[k].name,
                 r->inputs[k].play == DG_INPUT_ADVERSARIAL ? "adversarial, the grid's worst-case answer to the policy"
                                                             : "held at its declared value");
-    fprintf(stderr, "means: %s %.6f, %s%.6f%s policy cost %.6f, gap %.2f%%, abs_gap %.2f%%\n", two ? "V+" : "V",
-            r->value_upper, two ? "V- " : "", two ? r->value_lower : 0, two ? "," : "", r->policy_cost, 100 * r->gap,
-            100 * r->abs_gap);
+    char lower[48] = "";
+    if (two) snprintf(lower, sizeof lower, " V- %.6f,", r->value_lower);
+    fprintf(stderr, "means: %s %.6f,%s policy cost %.6f, gap %.2f%%, abs_gap %.2f%%\n", two ? "V+" : "V", r->value_upper,
+            lower, r->policy_cost, 100 * r->gap, 100 * r->abs_gap);
     if (r->adversarial)
         fprintf(stderr, "  the policy's loss with the input held (the game BPTT trained on): %.6f\n", r->policy_cost_held);
     if (r->bounds && r->players == 1)
