@@ -270,6 +270,30 @@ static void test_discrete_duel(void **state) {
     teardown(&f);
 }
 
+/* what a model file declares for the grid: its state box, its episode constants */
+static void test_model_declarations(void **state) {
+    (void)state;
+    fixture f;
+    setup(&f, GUST(", role: max, play: hold"));
+    double lo[2], hi[2], aux[2];
+    assert_int_equal(dg_env_state_box(f.run.env, lo, hi), 1);
+    assert_true(lo[0] == -2 && hi[0] == 2);
+    assert_int_equal(dg_env_episode_grid(f.run.env, aux), 0);  /* none declared */
+    teardown(&f);
+    setup(&f, DUEL(5));
+    assert_int_equal(dg_env_state_box(f.run.env, lo, hi), 0);
+    assert_int_equal(dg_env_episode_grid(f.run.env, aux), 0);
+    teardown(&f);
+    const char *goal = "game: model\nmodel:\n  compile: false\n  state: {x: [-1, 1]}\n"
+                       "  episode: {name: goal, vars: [g], grid: {g: 0.25}}\n  inputs: {u: {dim: 1}}\n"
+                       "  dynamics: {x: u}\n  observe: [x, g]\n  costs: {c: (x - g)^2}\n"
+                       "  reset: [{x: [0, 1], g: [-1, 1]}]\npolicy: {hidden: [4]}\n";
+    setup(&f, goal);
+    assert_int_equal(dg_env_episode_grid(f.run.env, aux), 1);
+    assert_true(aux[0] == 0.25);
+    teardown(&f);
+}
+
 static void test_plan_defaults(void **state) {
     (void)state;
     fixture f;
@@ -291,6 +315,7 @@ int main(void) {
         cmocka_unit_test(test_free_input_hold),
         cmocka_unit_test(test_free_input_adversarial),
         cmocka_unit_test(test_discrete_duel),
+        cmocka_unit_test(test_model_declarations),
         cmocka_unit_test(test_plan_defaults),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

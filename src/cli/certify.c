@@ -434,6 +434,10 @@ static int own_run(dg_run *run, const char *ckpt, const dg_certify_discrete_opts
         return EXIT_USAGE;
     }
     if (dg_run_policy_load(run, ckpt, &pol, &params, &e) != DG_OK) return cli_fail("certify", &e, 0);
+    if (!cli_mem_ok("certify", dg_certify_bounds_memory(env, &pol, o->episodes), "the plans' tapes", "--episodes")) {
+        dg_params_free(params);
+        return EXIT_USAGE;
+    }
     own_rows rows;
     dg_certify_discrete_result r;
     int rc = 0;
