@@ -68,6 +68,26 @@ static void omp_short_spin(char **argv) {
     execv(self, argv);  /* returns only on failure: then run as we are, the policy unchanged */
 }
 
+/* The config the float copy read for a command of train.precision: f64, kept for the double copy
+ * (cli_doc_hand, cli_doc_take): here, in the one object both copies call. */
+static dg_run_doc handed;
+static int have_handed;
+
+void cli_doc_hand(dg_run_doc *d) {
+    if (have_handed) dg_run_doc_free(&handed);
+    handed = *d;
+    have_handed = 1;
+    memset(d, 0, sizeof *d);
+}
+
+int cli_doc_take(dg_run_doc *d) {
+    if (!have_handed) return 0;
+    *d = handed;
+    have_handed = 0;
+    memset(&handed, 0, sizeof handed);
+    return 1;
+}
+
 /* The command's double copy (CMakeLists.txt: the command's code compiled again with DG_F64, its
  * names prefixed f64_): a config of train.precision: f64 runs there (cli_load). */
 #define CLI_F64(name) int f64_##name(int argc, char **argv);
@@ -117,6 +137,8 @@ int main(int argc, char **argv) {
             int rc = CMDS[i].fn(argc - 1, argv + 1);
             if (rc == CLI_RERUN_F64) rc = CMDS[i].fn64(argc - 1, argv + 1);  /* train.precision: f64 */
             if (rc == CLI_RERUN_F64) rc = EXIT_USAGE;                         /* (never: cli_load's f64 copy) */
+            dg_run_doc left;  /* a document the double copy did not take (it failed before its config) */
+            if (cli_doc_take(&left)) dg_run_doc_free(&left);
             /* the other ranks may wait for this one: end them all (an interrupt stops every rank at the same
              * epoch or step: they end together) */
             if (rc && rc != EXIT_INTERRUPTED && dg_dist_size() > 1) {

@@ -124,33 +124,40 @@ int cmd_sweep(int argc, char **argv) {
         return rc;
     }
     const int N = dg_sweep_count(s), ns = s->nseeds ? s->nseeds : 1;
-    /* every setting's config loads (a bad key or value is refused before any training) */
+    /* every setting's config loads (a bad key or value is refused before any training), each read
+     * once: the first setting's, when it says f64, is handed to the double copy (main.c) */
     int prec = 0;
     for (int i = 0; i < N && !rc; i += ns) {
         char setting[512], dir[DG_PATH_MAX];
         long long seed;
         dg_run r;
+        dg_run_doc d;
         dg_run_set sets[DG_SWEEP_MAX_KEYS];
         int vi = i / ns;
         for (int k = s->nkeys - 1; k >= 0; k--) {
             sets[k] = (dg_run_set){s->key[k], s->value[k][vi % s->nvalues[k]]};
             vi /= s->nvalues[k];
         }
-        int p = 0;  /* an f64 sweep goes to the double copy before a game (a plugin) is made */
-        if (i == 0 && !DG_REAL_F64 && dg_run_precision(config, NULL, 0, sets, s->nkeys, &p, &e) == DG_OK && p == 1) {
-            prec = 1;
+        if (dg_sweep_run_dir(s, i, setting, sizeof setting, dir, sizeof dir, &seed, &e) != DG_OK ||
+            (i == 0 ? cli_doc(&d, config, NULL, 0, sets, s->nkeys, &e)
+                    : dg_run_doc_read(&d, config, NULL, 0, sets, s->nkeys, &e)) != DG_OK) {
+            cli_error("sweep", "%s", e.msg);
+            rc = EXIT_USAGE;
             break;
         }
-        if (dg_sweep_run_dir(s, i, setting, sizeof setting, dir, sizeof dir, &seed, &e) != DG_OK ||
-            dg_run_load(&r, config, sets, s->nkeys, &e) != DG_OK) {
+        if (i == 0) prec = d.precision;  /* train.precision: one for the whole sweep */
+        if (i == 0 && prec == 1 && !DG_REAL_F64) {  /* an f64 sweep goes to the double copy before a game (a plugin) is made */
+            cli_doc_hand(&d);
+            break;
+        }
+        if (d.precision != prec) {
+            cli_error("sweep", "train.precision differs between settings: sweep each precision on its own");
+            dg_run_doc_free(&d);
+            rc = EXIT_USAGE;
+        } else if (dg_run_open(&r, &d, &e) != DG_OK) {
             cli_error("sweep", "%s", e.msg);
             rc = EXIT_USAGE;
         } else {
-            if (i == 0) prec = r.opts.precision;  /* train.precision: one for the whole sweep */
-            else if (r.opts.precision != prec) {
-                cli_error("sweep", "train.precision differs between settings: sweep each precision on its own");
-                rc = EXIT_USAGE;
-            }
             dg_run_free(&r);
         }
     }

@@ -251,6 +251,16 @@ int cmd_train(int argc, char **argv) {
         cli_error("train", "--seed and --seeds cannot be given together (--seeds A,B,... names every seed)");
         return EXIT_USAGE;
     }
+    if (seeds) {  /* train.precision first: an f64 config's seeds train in the double copy (main.c) */
+        dg_run_doc d;
+        dg_err e = {0};
+        if (cli_doc(&d, config, NULL, 0, sets, nsets, &e) != DG_OK) return cli_config_fail(&e);
+        if (d.precision == 1 && !DG_REAL_F64) {
+            cli_doc_hand(&d);
+            return CLI_RERUN_F64;
+        }
+        dg_run_doc_free(&d);  /* dg_run_seeds reads it for each seed, the seed set first */
+    }
     cli_catch_stop();
 
     int rc = 0;
