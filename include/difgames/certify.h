@@ -10,6 +10,7 @@
 
 #include <stdint.h>
 
+#include "difgames/api.h"
 #include "difgames/config.h"
 #include "difgames/core.h"
 #include "difgames/hji.h"
@@ -35,14 +36,14 @@ typedef struct dg_hji_versus_result {
     double capture_rate[DG_HJI_PAIRINGS];
     double capture_time[DG_HJI_PAIRINGS]; /* mean over the captured (s); NaN when none         */
 } dg_hji_versus_result;
-const char *dg_hji_pairing_name(int k);   /* "learned vs learned" .. "HJBI vs HJBI"; NULL past */
+DG_API const char *dg_hji_pairing_name(int k);   /* "learned vs learned" .. "HJBI vs HJBI"; NULL past */
 /* DG_OK when env is the learning game p->link maps onto p; else DG_ERR_ARG saying what is needed. */
-dg_status   dg_hji_link_check(const dg_hji_problem *p, const struct dg_env *env, dg_err *e);
+DG_API dg_status   dg_hji_link_check(const dg_hji_problem *p, const struct dg_env *env, dg_err *e);
 /* Plays the pairings over env->horizon steps (pol, params: env's policies, both players). Returns
  * DG_OK, DG_ERR_ARG (dg_hji_link_check, B < 1, bad slices or layer) or DG_ERR_NOMEM. */
-dg_status   dg_hji_versus(const dg_hji_problem *p, const dg_hji_slices *V, double layer,
-                          const struct dg_env *env, const struct dg_policy *pol, struct dg_params *params,
-                          int B, uint64_t seed, dg_hji_versus_result *r, dg_err *e);
+DG_API dg_status   dg_hji_versus(const dg_hji_problem *p, const dg_hji_slices *V, double layer,
+                                 const struct dg_env *env, const struct dg_policy *pol, struct dg_params *params,
+                                 int B, uint64_t seed, dg_hji_versus_result *r, dg_err *e);
 
 /* How far a learned pair is from the equilibrium (dg_certify): the game of degree p (payoff: time) is
  * the learning game's capture time, mapped through p->link. */
@@ -71,20 +72,20 @@ typedef struct dg_certify_result {
  * must have the same values there (env.<name>, or the game's default). Returns DG_OK, DG_ERR_ARG (no
  * link to env, a payoff other than time, a constant that differs, an initial state off p's grid,
  * bad options), DG_ERR_NOMEM. */
-dg_status dg_certify(const dg_hji_problem *p, const dg_hji_slices *V, const struct dg_env *env, dg_cfg *cfg,
-                     const struct dg_policy *pol, struct dg_params *params, const dg_certify_opts *o,
-                     dg_certify_result *r, double *value, double *cost, dg_err *e);
+DG_API dg_status dg_certify(const dg_hji_problem *p, const dg_hji_slices *V, const struct dg_env *env, dg_cfg *cfg,
+                            const struct dg_policy *pol, struct dg_params *params, const dg_certify_opts *o,
+                            dg_certify_result *r, double *value, double *cost, dg_err *e);
 /* A model game of degree (payoff: cost: the gradient solver's loss as the grid's running and terminal
  * costs, src/hji/model_problem.c): the learned policy (or pair) plays from o->episodes starts drawn by env's
  * reset (o->seed) with the episode variables at the grid's (model.episode.grid), each row's episode
  * loss against V at its start; value and cost as dg_certify's. DG_ERR_ARG when p is not env's model
  * with payoff: cost, t_end is not env.horizon env.dt, a start is off the grid; DG_ERR_NOMEM. */
-dg_status dg_certify_cost(const dg_hji_problem *p, const dg_hji_slices *V, const struct dg_env *env,
-                          const struct dg_policy *pol, struct dg_params *params, const dg_certify_opts *o,
-                          dg_certify_result *r, double *value, double *cost, dg_err *e);
-dg_status dg_certify_cost_check(const dg_hji_problem *p, const struct dg_env *env, dg_err *e);
+DG_API dg_status dg_certify_cost(const dg_hji_problem *p, const dg_hji_slices *V, const struct dg_env *env,
+                                 const struct dg_policy *pol, struct dg_params *params, const dg_certify_opts *o,
+                                 dg_certify_result *r, double *value, double *cost, dg_err *e);
+DG_API dg_status dg_certify_cost_check(const dg_hji_problem *p, const struct dg_env *env, dg_err *e);
 /* What dg_certify checks first (before a solve is worth its time): the link, the payoff, the constants. */
-dg_status dg_certify_check(const dg_hji_problem *p, const struct dg_env *env, dg_cfg *cfg, dg_err *e);
+DG_API dg_status dg_certify_check(const dg_hji_problem *p, const struct dg_env *env, dg_cfg *cfg, dg_err *e);
 
 /* The exact exploitability of one learned player (dg_certify_exploit): its network tabulated over a
  * 4-D grid of (its own position, x = evader - pursuer; x on p's own grid, so that the best response's
@@ -99,9 +100,9 @@ typedef struct dg_certify_exploit_opts {
  * best response forces against the frozen player (the frozen pursuer loses W - V, the frozen evader
  * V - W). DG_ERR_ARG for another game (an exact answer needs a grid over all the frozen network
  * sees), DG_ERR_NOMEM, or dg_hji_solve's. */
-dg_status dg_certify_exploit(const dg_hji_problem *p, const struct dg_env *env, const struct dg_policy *pol,
-                             struct dg_params *params, int evader, const dg_certify_exploit_opts *o, int B,
-                             const dg_real *state0, double *w, dg_hji_stats *stats, dg_err *e);
+DG_API dg_status dg_certify_exploit(const dg_hji_problem *p, const struct dg_env *env, const struct dg_policy *pol,
+                                    struct dg_params *params, int evader, const dg_certify_exploit_opts *o, int B,
+                                    const dg_real *state0, double *w, dg_hji_stats *stats, dg_err *e);
 /* Its steps, for a frozen player of your own. The 4-D grid (DG_ERR_ARG: not duel_simple's pursuit2d,
  * bad options). The frozen player's actions (on the unit disk) at every node of g into act (nodes, 2):
  * the learning state at the node, the game's observation, the network, the unit disk. The other
@@ -110,15 +111,15 @@ dg_status dg_certify_exploit(const dg_hji_problem *p, const struct dg_env *env, 
 /* What dg_certify_exploit checks first (before a solve is worth its time): env is the game p links to,
  * duel_simple against pursuit2d or chase against chase4d (payoff: time), chase's players of the
  * relative state (env.observe: relative). DG_OK or DG_ERR_ARG saying what is needed. */
-dg_status dg_certify_exploit_check(const dg_hji_problem *p, const struct dg_env *env, dg_err *e);
+DG_API dg_status dg_certify_exploit_check(const dg_hji_problem *p, const struct dg_env *env, dg_err *e);
 /* Bytes one dg_certify_exploit allocates (0 for options dg_certify_exploit_grid refuses). */
-double    dg_certify_exploit_memory(const dg_hji_problem *p, const dg_certify_exploit_opts *o);
-dg_status dg_certify_exploit_grid(const dg_hji_problem *p, const dg_certify_exploit_opts *o, dg_hji_grid *g,
-                                  dg_err *e);
-dg_status dg_certify_tabulate(const struct dg_env *env, const struct dg_policy *pol, struct dg_params *params,
-                              int evader, const dg_hji_grid *g, dg_real *act, dg_err *e);
-dg_status dg_certify_best_response(const dg_hji_problem *p, const dg_hji_grid *g, int evader, const dg_real *act,
-                                   int B, const dg_real *state0, double *w, dg_hji_stats *stats, dg_err *e);
+DG_API double    dg_certify_exploit_memory(const dg_hji_problem *p, const dg_certify_exploit_opts *o);
+DG_API dg_status dg_certify_exploit_grid(const dg_hji_problem *p, const dg_certify_exploit_opts *o, dg_hji_grid *g,
+                                         dg_err *e);
+DG_API dg_status dg_certify_tabulate(const struct dg_env *env, const struct dg_policy *pol, struct dg_params *params,
+                                     int evader, const dg_hji_grid *g, dg_real *act, dg_err *e);
+DG_API dg_status dg_certify_best_response(const dg_hji_problem *p, const dg_hji_grid *g, int evader, const dg_real *act,
+                                          int B, const dg_real *state0, double *w, dg_hji_stats *stats, dg_err *e);
 
 #ifdef __cplusplus
 }

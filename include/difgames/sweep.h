@@ -20,6 +20,7 @@
 #include <signal.h>
 #include <stddef.h>
 
+#include "difgames/api.h"
 #include "difgames/status.h"
 #include "difgames/trainer.h"
 
@@ -48,32 +49,32 @@ typedef struct dg_sweep {
  * twice, too many keys, values or runs, a value too long or with '/', unbalanced brackets). The
  * values are split at the commas outside brackets, so that a list is one value:
  * "policy.hidden=[16,16],[32,32]" is two settings, [16,16] and [32,32]. */
-dg_status dg_sweep_add(dg_sweep *s, const char *arg, dg_err *e);
+DG_API dg_status dg_sweep_add(dg_sweep *s, const char *arg, dg_err *e);
 /* Sets the seeds from "A,B,..." (integers >= 0, none twice). */
-dg_status dg_sweep_seeds(dg_sweep *s, const char *list, dg_err *e);
-int       dg_sweep_count(const dg_sweep *s);                   /* runs: values' product x seeds */
+DG_API dg_status dg_sweep_seeds(dg_sweep *s, const char *list, dg_err *e);
+DG_API int       dg_sweep_count(const dg_sweep *s);                   /* runs: values' product x seeds */
 /* Run i's setting name (KEY=V_KEY=V, or "default" without keys), folder and seed. */
-dg_status dg_sweep_run_dir(const dg_sweep *s, int i, char *setting, size_t nsetting, char *dir, size_t ndir,
-                           long long *seed, dg_err *e);
-int       dg_sweep_done(const dg_sweep *s, int i);             /* 1 when run i's result.csv exists */
-int       dg_sweep_started(const dg_sweep *s, int i);          /* 1 when its folder holds a resume file */
+DG_API dg_status dg_sweep_run_dir(const dg_sweep *s, int i, char *setting, size_t nsetting, char *dir, size_t ndir,
+                                  long long *seed, dg_err *e);
+DG_API int       dg_sweep_done(const dg_sweep *s, int i);             /* 1 when run i's result.csv exists */
+DG_API int       dg_sweep_started(const dg_sweep *s, int i);          /* 1 when its folder holds a resume file */
 /* Trains run i (from its resume.safetensors when it has one) and writes its result.csv, with rank
  * in its rank column. cb, user, stop as dg_run_train's. DG_ERR_INTERRUPTED: stopped (resumable). */
-dg_status dg_sweep_train(const dg_sweep *s, int i, int rank, dg_train_cb cb, void *user,
-                         volatile sig_atomic_t *stop, dg_err *e);
+DG_API dg_status dg_sweep_train(const dg_sweep *s, int i, int rank, dg_train_cb cb, void *user,
+                                volatile sig_atomic_t *stop, dg_err *e);
 /* Setting k's label (k = 0 .. runs / seeds - 1, in the runs' order), for a reader: KEY=VALUE of each
  * key that takes more than one value (every key when none does; "default" without keys), the key
  * by its last part ("lr" for train.lr) unless two keys of the sweep end alike, a value past 19
  * characters cut to its first 16 and "...", joined by sep (NULL: ", "). k = -1: the keys that take
  * one value, the same in every setting ("" when none, or when no key takes more). Into out (cap
  * bytes), its end "..." when it is longer. */
-void      dg_sweep_label(const dg_sweep *s, int k, const char *sep, char *out, size_t cap);
+DG_API void      dg_sweep_label(const dg_sweep *s, int k, const char *sep, char *out, size_t cap);
 /* Reads every run's result.csv into out/summary.csv (the runs in order; a missing one is an error
  * naming it) and draws out/summary.png: each setting's final losses, seeds as points, the median
  * as a bar, the settings named by dg_sweep_label (dg_plot_categories). First removes from out the
  * temporary files of a sweep killed there (dg_dir_clean); a run's folder is cleaned when the run
  * starts again (dg_run_train). */
-dg_status dg_sweep_summary(const dg_sweep *s, dg_err *e);
+DG_API dg_status dg_sweep_summary(const dg_sweep *s, dg_err *e);
 
 #ifdef __cplusplus
 }
