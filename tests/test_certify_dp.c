@@ -98,32 +98,64 @@ static double lq_exact(const dg_env *env, const dg_real *s0, double *umax) {
 /* ------------------------------------------------------------------ per-row costs */
 
 /* step_cost's terms are the batch means of step_cost_rows (declared once): each game that has rows,
- * from random states and actions */
+ * from random states and actions with the episode constants of its reset. Where the mean is taken
+ * from the rows by the same ops in the same order (dg_env_step_cost_from_rows; reach's fused op sums
+ * its rows' squares in double in row order) the term is the rows' sum times inv_batch to the bit;
+ * elsewhere (the model game rounds each row's cost to the tape's precision, the batch mean does not;
+ * pixel at a size whose pixel count is not a power of two scales by 1 / n before the sum) within 1e-6. */
 static void test_rows_mean(void **state) {
     (void)state;
-    const char *games[] = {DUEL(5), "game: chase\nenv: {evader: policy}\n", "game: chase\nenv: {walls: false}\n",
-                           "game: chase\nenv: {evader: policy, walls: false}\n"};
-    for (int gi = 0; gi < 5; gi++) {
-        dg_env *env = gi < 4 ? env_of(games[gi]) : env_file("lq_mass.yaml");
+    /* exact: to the bit; live: a term these states must make nonzero somewhere (-1: none named) */
+    static const struct { const char *text; int exact, live; } games[] = {
+        {DUEL(5), 1, 0},
+        {"game: chase\nenv: {evader: policy}\n", 1, 1},
+        {"game: chase\nenv: {walls: false}\n", 1, 0},
+        {"game: chase\nenv: {evader: policy, walls: false}\n", 1, 4},
+        {NULL, 0, 0},  /* tests/data/lq_mass.yaml */
+        /* states over [-1.5, 1.5]: inside the obstacles' margins too (collision) */
+        {"game: reach\nenv: {obstacles: [[0, 0, 0.25], [0.5, 0.2, 0.3]]}\n", 1, 1},
+        {"game: pixel\nrender: {size: 8}\n", 1, 0},
+        {"game: pixel\nrender: {size: 5}\n", 0, 0},
+        /* horizon 1: the step column (uniform over [-1.5, 1.5]) rounds to H in a third of the rows (target) */
+        {"game: billiards\nenv: {horizon: 1}\n", 1, 0},
+        {"game: racing\n", 1, 1},  /* off the track (bounds) */
+        {"game: pong\n", 1, 0},    /* past the left goal line (miss) */
+    };
+    const int ngames = (int)(sizeof games / sizeof games[0]);
+    for (int gi = 0; gi < ngames; gi++) {
+        dg_env *env = games[gi].text ? env_of(games[gi].text) : env_file("lq_mass.yaml");
         assert_non_null(env->game->step_cost_rows);
-        const int B = 7, S = env->state_dim, A = env->act_dim + (env->nplayers == 2 ? env->act2_dim : 0);
+        const int B = 37, S = env->state_dim, A = env->act_dim + (env->nplayers == 2 ? env->act2_dim : 0);
+        const dg_real inv = 1.0f / B;
+        dg_real *st0, *aux0;
+        dg_err e = {0};
+        if (dg_run_init_draw(env, 5, B, &st0, &aux0, &e) != DG_OK) fail_msg("%s", e.msg);
         dg_rng rng;
         dg_rng_seed(&rng, 3);
-        dg_ctx *ctx = dg_ctx_create((size_t)1 << 22);
+        dg_ctx *ctx = dg_ctx_create((size_t)1 << 24);
         dg_tensor *st = dg_new(ctx, 2, (int[]){B, S}), *act = dg_new(ctx, 2, (int[]){B, A});
+        dg_tensor *aux = env->aux_dim ? dg_from(ctx, 2, (int[]){B, env->aux_dim}, aux0) : NULL;
         for (int i = 0; i < B * S; i++) st->data[i] = dg_rng_uniform(&rng, -1.5f, 1.5f);
         for (int i = 0; i < B * A; i++) act->data[i] = dg_rng_uniform(&rng, -1.0f, 1.0f);
         dg_tensor *terms[DG_LOSS_MAX_TERMS] = {0}, *rows[DG_LOSS_MAX_TERMS] = {0};
-        env->game->step_cost(ctx, env, st, NULL, act, 1.0f / B, terms);
-        env->game->step_cost_rows(ctx, env, st, NULL, act, rows);
+        env->game->step_cost(ctx, env, st, aux, act, inv, terms);
+        env->game->step_cost_rows(ctx, env, st, aux, act, rows);
         assert_int_equal(dg_ctx_status(ctx), DG_OK);
         for (int k = 0; k < env->nterms; k++) {
             double sum = 0;
             for (int64_t i = 0; rows[k] && i < rows[k]->n; i++) sum += rows[k]->data[i];
-            if (rows[k]) assert_int_equal(rows[k]->n % B, 0);
+            if (rows[k]) assert_int_equal(rows[k]->shape[0], B);
+            const dg_real mean = (dg_real)sum * inv;
+            if (games[gi].exact && terms[k]->data[0] != mean)
+                fail_msg("%s term %s: step_cost %.9g, the rows' mean %.9g", env->game->name, env->term_names[k],
+                         (double)terms[k]->data[0], (double)mean);
             assert_true(fabs(terms[k]->data[0] - sum / B) <= 1e-6 * fmax(1.0, fabs(sum / B)));
         }
+        const int live = games[gi].live;  /* the check is not one of zeros */
+        assert_true(rows[live] && terms[live]->data[0] != 0);
         dg_ctx_free(ctx);
+        free(st0);
+        free(aux0);
         dg_env_free(env);
     }
 }
@@ -301,11 +333,21 @@ static void test_refused(void **state) {
     (void)state;
     dg_err e = {0};
     dg_dp_value v;
-    dg_env *reach = env_of("game: reach\n");  /* its costs are one fused op: no rows */
+    /* a game of the caller's that declares no per-row costs (every built-in one does) */
+    dg_game norows = *dg_game_find("reach");
+    norows.step_cost_rows = NULL;
+    dg_cfg *cfg = dg_cfg_parse("game: reach\n", strlen("game: reach\n"), "test", &e);
+    dg_env *reach = cfg ? dg_env_create_game(&norows, cfg, &e) : NULL;
+    dg_cfg_free(cfg);
+    if (!reach) fail_msg("%s", e.msg);
     dg_dp_opts o = {.nodes = {5, 5, 5, 5}};
     assert_int_equal(dg_dp_solve(reach, &o, &v, &e), DG_ERR_ARG);
     assert_non_null(strstr(e.msg, "step_cost_rows"));
     dg_env_free(reach);
+    dg_env *billiards = env_of("game: billiards\n");  /* rows, but played by an open-loop plan */
+    assert_int_equal(dg_dp_check(billiards, &e), DG_ERR_ARG);
+    assert_non_null(strstr(e.msg, "open-loop plan"));
+    dg_env_free(billiards);
 
     dg_env *duel = env_of(DUEL(3));
     duel->value_plus[1] = 4;  /* a declaration off the state (a plugin's): refused, not read past the row */
