@@ -327,6 +327,39 @@ static void test_lq_anchor(void **state) {
     dg_env_free(env);
 }
 
+/* ------------------------------------------------------------------ reach, 4-D */
+
+/* reach's own discrete game (4-D: position and velocity) on a coarse grid, an estimate: its test is
+ * what holds on any grid. The action 0 is a candidate of the full search (every step: refresh 1), and
+ * from a node at rest it stays on that node, so the value there is at most the cost of standing
+ * still, |p - g|^2 (+ the collision's) each step; from a start left of the obstacle, moving towards
+ * the goal does better. At the goal at rest the value is the lowest of the three. */
+static void test_reach_small(void **state) {
+    (void)state;
+    dg_env *env = env_of("game: reach\nenv: {dt: 0.2, horizon: 8}\n");
+    const dg_real goal[2] = {0.75f, 0.0f};
+    /* spacing 0.25 in position, 0.5 in velocity: the nodes below lie on the grid */
+    dg_dp_opts o = {.nodes = {9, 9, 9, 9}, .lo = {-1, -1, -2, -2}, .hi = {1, 1, 2, 2}, .aux = goal, .refresh = 1,
+                    .rounds = 4};
+    dg_dp_value v;
+    dg_err e = {0};
+    if (dg_dp_solve(env, &o, &v, &e) != DG_OK) fail_msg("%s", e.msg);
+    assert_int_equal(v.ndim, 4);
+    assert_int_equal(v.nvalues, 1);
+    for (int64_t i = 0; i < v.nodes; i++) assert_true(isfinite(v.v[0][i]) && v.v[0][i] >= 0);
+    const dg_real far[4] = {-0.75f, 0.5f, 0, 0}, near[4] = {0.5f, 0.0f, 0, 0}, at[4] = {0.75f, 0.0f, 0, 0};
+    const double vfar = dg_dp_value_at(env, &v, 0, far), vnear = dg_dp_value_at(env, &v, 0, near);
+    const double vat = dg_dp_value_at(env, &v, 0, at);
+    const double sfar = 1.5 * 1.5 + 0.5 * 0.5, snear = 0.25 * 0.25;  /* standing still (outside the margins) */
+    print_message("reach 9^4, H 8: V %.4f (still %.4f), %.4f (still %.4f), at the goal %.5f; off the box %.4f, "
+                  "%.2f s\n", vfar, sfar, vnear, snear, vat, v.outside, v.seconds);
+    assert_true(vfar <= sfar * (1 + 1e-6) && vnear <= snear * (1 + 1e-6));
+    assert_true(vfar < 0.8 * sfar);
+    assert_true(vat < vnear && vnear < vfar);
+    dg_dp_value_free(&v);
+    dg_env_free(env);
+}
+
 /* ------------------------------------------------------------------ refusals and memory */
 
 static void test_refused(void **state) {
@@ -397,6 +430,7 @@ int main(void) {
         cmocka_unit_test(test_rows_mean),
         cmocka_unit_test(test_duel_small),
         cmocka_unit_test(test_lq_small),
+        cmocka_unit_test(test_reach_small),
         cmocka_unit_test(test_refused),
     };
     const struct CMUnitTest slow[] = {
