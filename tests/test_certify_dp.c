@@ -160,6 +160,78 @@ static void test_rows_mean(void **state) {
     }
 }
 
+/* steps B rows of states s (B, S) with actions a (B, A) into next (may be NULL) and each row's
+ * weighted step cost into cost (B) */
+static void step_rows(const dg_env *env, const dg_real *s, const dg_real *a, const dg_real *aux, int B, dg_real *next,
+                      double *cost) {
+    const int S = env->state_dim, A = env->act_dim + (env->nplayers == 2 ? env->act2_dim : 0);
+    dg_ctx *ctx = dg_ctx_create((size_t)1 << 24);
+    dg_tensor *st = dg_from(ctx, 2, (int[]){B, S}, s), *act = dg_from(ctx, 2, (int[]){B, A}, a);
+    dg_tensor *ax = env->aux_dim ? dg_from(ctx, 2, (int[]){B, env->aux_dim}, aux) : NULL;
+    dg_tensor *nx = env->game->step(ctx, env, st, ax, act), *rows[DG_LOSS_MAX_TERMS] = {0};
+    env->game->step_cost_rows(ctx, env, nx, ax, act, rows);
+    assert_int_equal(dg_ctx_status(ctx), DG_OK);
+    if (next) memcpy(next, nx->data, sizeof(dg_real) * (size_t)B * S);
+    for (int b = 0; b < B && cost; b++) {
+        cost[b] = 0;
+        for (int k = 0; k < env->nterms; k++) {
+            const int m = rows[k] ? (int)(rows[k]->n / B) : 0;
+            for (int j = 0; j < m; j++) cost[b] += env->term_weights[k] * rows[k]->data[(size_t)b * m + j];
+        }
+    }
+    dg_ctx_free(ctx);
+}
+
+/* A declared value state is the game's: from states a few random steps into an episode, the state
+ * that keeps only the value columns (every other entry 0, as the solver lifts it) steps to the same
+ * value state and costs the same, within rounding (duel_simple and the open chase: the relative
+ * position; racing: all but the progress and the last step's ds) */
+static void test_value_state(void **state) {
+    (void)state;
+    static const struct { const char *text; int dim; } games[] = {
+        {DUEL(5), 2},
+        {"game: chase\nenv: {walls: false}\n", 4},
+        {"game: chase\nenv: {evader: policy, walls: false}\n", 4},
+        {"game: racing\n", 6},
+    };
+    enum { B = 16 };
+    for (int gi = 0; gi < (int)(sizeof games / sizeof games[0]); gi++) {
+        dg_env *env = env_of(games[gi].text);
+        assert_int_equal(env->value_dim, games[gi].dim);
+        const int S = env->state_dim, A = env->act_dim + (env->nplayers == 2 ? env->act2_dim : 0), d = dg_dp_dims(env);
+        dg_real *st, *aux, act[B * 4], red[B * 16], n1[B * 16], n2[B * 16];
+        dg_err e = {0};
+        if (dg_run_init_draw(env, 9, B, &st, &aux, &e) != DG_OK) fail_msg("%s", e.msg);
+        dg_rng rng;
+        dg_rng_seed(&rng, 2);
+        for (int t = 0; t < 4; t++) {  /* into the episode (racing: progress and ds no longer 0) */
+            for (int i = 0; i < B * A; i++) act[i] = dg_rng_uniform(&rng, -1.0f, 1.0f);
+            if (t == 3) break;
+            step_rows(env, st, act, aux, B, st, NULL);
+        }
+        for (int b = 0; b < B; b++) {
+            double x[DG_DP_MAX_DIMS];
+            dg_dp_state(env, st + (size_t)b * S, x);
+            memset(red + (size_t)b * S, 0, sizeof(dg_real) * S);
+            for (int k = 0; k < d; k++) red[(size_t)b * S + env->value_plus[k]] = (dg_real)x[k];
+        }
+        assert_memory_not_equal(st, red, sizeof(dg_real) * B * S);  /* the columns dropped are not 0 already */
+        double c1[B], c2[B];
+        step_rows(env, st, act, aux, B, n1, c1);
+        step_rows(env, red, act, aux, B, n2, c2);
+        for (int b = 0; b < B; b++) {
+            double x1[DG_DP_MAX_DIMS], x2[DG_DP_MAX_DIMS];
+            dg_dp_state(env, n1 + (size_t)b * S, x1);
+            dg_dp_state(env, n2 + (size_t)b * S, x2);
+            for (int k = 0; k < d; k++) assert_true(fabs(x1[k] - x2[k]) <= 1e-5 * fmax(1.0, fabs(x1[k])));
+            assert_true(fabs(c1[b] - c2[b]) <= 1e-5 * fmax(1.0, fabs(c1[b])));
+        }
+        free(st);
+        free(aux);
+        dg_env_free(env);
+    }
+}
+
 /* ------------------------------------------------------------------ the duel anchor */
 
 /* The error at B held-out starts (seed 4242) of V+ (w 0) or V- (w 1) from values (nvalues x B), or
@@ -428,6 +500,7 @@ static void test_refused(void **state) {
 int main(void) {
     const struct CMUnitTest unit[] = {
         cmocka_unit_test(test_rows_mean),
+        cmocka_unit_test(test_value_state),
         cmocka_unit_test(test_duel_small),
         cmocka_unit_test(test_lq_small),
         cmocka_unit_test(test_reach_small),
