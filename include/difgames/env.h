@@ -58,7 +58,7 @@ typedef struct dg_loss_term {
 
 /* The layout of dg_game and dg_env a plugin is built against: a game loaded from a shared object
  * (dg_game_plugin_open) must say .abi = DG_GAME_ABI. Raised whenever either struct changes. */
-#define DG_GAME_ABI (2u + (DG_REAL_F64 ? DG_GAME_ABI_F64 : 0u))
+#define DG_GAME_ABI (3u + (DG_REAL_F64 ? DG_GAME_ABI_F64 : 0u))
 #define DG_GAME_ABI_F64 0x10000u  /* added for the double tape: a plugin of train.precision: f64 is compiled
                                      with -DDG_F64 (its dg_real double, its calls the double copy's) */
 /* The symbol a plugin exports: its descriptor, `const dg_game difgames_game = {.abi = DG_GAME_ABI, ...}`. */
@@ -125,7 +125,21 @@ typedef struct dg_game {
      * steps), so it counts once in the episode loss. A term may have a running and a terminal part. */
     void (*terminal_cost)(dg_ctx *ctx, const dg_env *env, dg_tensor *final, dg_tensor *aux,
                           dg_real inv_batch, dg_tensor **terms);
+    /* Optional (the value of the learner's game by dynamic programming, certify_dp.h, needs them):
+     * the same raw terms per row, before the batch mean. rows[k] (B, m_k), m_k >= 1, for term k:
+     * row b of the batch costs the sum of row b of rows[k]; rows[k] left NULL: the term is 0 (a
+     * terminal part: the term has none). Declared once: a game that has them sets step_cost to
+     * dg_env_step_cost_from_rows and terminal_cost to dg_env_terminal_cost_from_rows, which take
+     * the batch mean sum(rows[k]) inv_batch of each (a game whose mean is a fused op of its own,
+     * the model game and reach, or scaled otherwise, pixel's image term, evaluates both from one
+     * per-row function). */
+    void (*step_cost_rows)(dg_ctx *ctx, const dg_env *env, dg_tensor *next, dg_tensor *aux, dg_tensor *action,
+                           dg_tensor **rows);
+    void (*terminal_cost_rows)(dg_ctx *ctx, const dg_env *env, dg_tensor *final, dg_tensor *aux,
+                               dg_tensor **rows);
 } dg_game;
+
+#define DG_VALUE_MAX_DIMS 8  /* axes of a reduced value state (dg_env.value_dim) */
 
 struct dg_env {
     const dg_game *game;
@@ -159,6 +173,13 @@ struct dg_env {
     void *impl;                                 /* the game's own data               */
     void *plugin;                               /* the shared object game came from (dg_env_free
                                                    closes it), or NULL                 */
+    /* Optional (create sets it): a reduced value state. The game's value depends on a state s only
+     * through x_k = s[value_plus[k]] - s[value_minus[k]] (value_minus[k] < 0: s[value_plus[k]]
+     * alone), k < value_dim, and the state with s[value_plus[k]] = x_k and every other entry 0
+     * plays (step and costs) as any state with the same x: duel_simple's x = evader - pursuer.
+     * 0: the value state is the whole state. */
+    int   value_dim;
+    int   value_plus[DG_VALUE_MAX_DIMS], value_minus[DG_VALUE_MAX_DIMS];
 };
 
 /* In a dg_game initialiser: the tables KEYS and LOSS (arrays) and the impl struct type IMPL:
@@ -193,6 +214,14 @@ DG_API const dg_key *dg_env_keys(int *n);
  * game has no terminal cost. Every program that plays whole episodes calls it. */
 DG_API void dg_env_add_terminal(dg_ctx *ctx, const dg_env *env, int t, dg_tensor *state, dg_tensor *aux,
                                 dg_real inv_batch, dg_tensor **terms);
+
+/* The step_cost and terminal_cost of a game that declares its costs per row (step_cost_rows,
+ * terminal_cost_rows): terms[k] = sum(rows[k]) inv_batch, a (1) tensor (dg_scalar 0 for a running
+ * term left NULL; a terminal term left NULL stays NULL). */
+DG_API void dg_env_step_cost_from_rows(dg_ctx *ctx, const dg_env *env, dg_tensor *next, dg_tensor *aux,
+                                       dg_tensor *action, dg_real inv_batch, dg_tensor **terms);
+DG_API void dg_env_terminal_cost_from_rows(dg_ctx *ctx, const dg_env *env, dg_tensor *final, dg_tensor *aux,
+                                           dg_real inv_batch, dg_tensor **terms);
 
 /* Creates the game named by cfg's `game:` key (reads its env./loss. keys).
  * Returns a new env (free with dg_env_free) or NULL with e set. */

@@ -50,6 +50,12 @@ DG_API void    dg_hji_grid_point(const dg_hji_grid *g, int64_t node, double *x);
 DG_API int64_t dg_hji_grid_node(const dg_hji_grid *g, const int *idx);             /* multi-index -> flat index   */
 /* Axis k's name into buf (cap bytes): g->name[k], or "x<k>" when it has none; returns buf. */
 DG_API const char *dg_hji_grid_axis_name(const dg_hji_grid *g, int k, char *buf, size_t cap);
+/* The point a slice through axes 0 and 1 passes through (hji plot --at, hji view --at), into at
+ * (ndim): each axis's middle, 0.5 (lo + hi), then the values text gives the axes after the first
+ * two: "x2=V,x3=W" (an axis by its index or its name, "psi=1.5"), or "V,W" (a value without a name
+ * goes to the axis after the one before it, the first to axis 2). text NULL: the middles. DG_OK, or
+ * DG_ERR_ARG naming the item that names no such axis or gives no number. */
+DG_API dg_status dg_hji_grid_slice_at(const dg_hji_grid *g, const char *text, double *at, dg_err *e);
 
 /* --------------------------------------------------------- targets, sets */
 /* Signed distances over the grid (negative inside) into out (nodes). axes is a bit mask of the axes

@@ -41,6 +41,15 @@ typedef struct dg_err {
 
 DG_API const char *dg_status_str(dg_status s);  /* "ok", "out of memory", ... never NULL */
 
+/* The exit status of a program for a status, as the difgames command gives it (README "Exit
+ * status"): 0 for DG_OK; DG_EXIT_USAGE for what the user fixes in the command, config or files (a
+ * bad value, a file that cannot be read, parsed or written); DG_EXIT_INTERRUPTED; else DG_EXIT_FAIL
+ * (out of memory, non-finite numbers, ...). */
+#define DG_EXIT_FAIL        1    /* the job ran and failed                           */
+#define DG_EXIT_USAGE       2    /* bad command line, config or input file           */
+#define DG_EXIT_INTERRUPTED 130  /* stopped by SIGINT / SIGTERM (what was done is saved) */
+DG_API int dg_status_exit(dg_status s);
+
 /* Sets e (if not NULL) to status s and a printf-style message; returns s. */
 DG_API dg_status dg_err_set(dg_err *e, dg_status s, const char *fmt, ...)
 #if defined(__GNUC__)
