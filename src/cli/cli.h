@@ -57,7 +57,7 @@ dg_status cli_doc(dg_run_doc *d, const char *path, const char *text, size_t len,
                   dg_err *e);
 /* The float copy's config of train.precision: f64, handed to the double copy, which main() runs next
  * (CLI_RERUN_F64): cli_doc_hand takes *d (zeroing it), cli_doc_take gives it back (1; 0 when none was
- * handed). main.c keeps it: compiled once, the same two functions serve both copies of the command. */
+ * handed). src/cli/handoff.c keeps it: compiled once, the same two functions serve both copies. */
 void cli_doc_hand(dg_run_doc *d);
 int  cli_doc_take(dg_run_doc *d);
 /* Prints "difgames: <e's message>" (a config error: it names the file or key) and returns EXIT_USAGE. */

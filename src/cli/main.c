@@ -53,26 +53,6 @@ static void omp_short_spin(char **argv) {
     execv(self, argv);  /* returns only on failure: then run as we are, the policy unchanged */
 }
 
-/* The config the float copy read for a command of train.precision: f64, kept for the double copy
- * (cli_doc_hand, cli_doc_take): here, in the one object both copies call. */
-static dg_run_doc handed;
-static int have_handed;
-
-void cli_doc_hand(dg_run_doc *d) {
-    if (have_handed) dg_run_doc_free(&handed);
-    handed = *d;
-    have_handed = 1;
-    memset(d, 0, sizeof *d);
-}
-
-int cli_doc_take(dg_run_doc *d) {
-    if (!have_handed) return 0;
-    *d = handed;
-    have_handed = 0;
-    memset(&handed, 0, sizeof handed);
-    return 1;
-}
-
 /* The command's double copy (CMakeLists.txt: the command's code compiled again with DG_F64, its
  * names prefixed f64_): a config of train.precision: f64 runs there (cli_load). */
 #define CLI_F64(name) int f64_##name(int argc, char **argv);
