@@ -518,9 +518,13 @@ int cmd_certify(int argc, char **argv) {
     if (bad) {
         cli_error("certify", "%s %s", bad, hji ? "applies to the learner's own game: not with --hji"
                                                : "applies to --hji's continuous-time game");
+        free(box.v);
         return EXIT_USAGE;
     }
-    if ((rc = cli_load_opts(&c.run, config, opts))) return rc;
+    if ((rc = cli_load_opts(&c.run, config, opts))) {
+        free(box.v);
+        return rc;
+    }
     const uint64_t sd = cli_given(opts, "--seed") ? (uint64_t)seed : c.run.opts.seed + 1000;
     if (!hji) {
         dg_certify_discrete_opts o = dg_certify_discrete_opts_default(c.run.env);
