@@ -8,8 +8,7 @@
 #   against the grid's answer (above its cost with the wind held); declared held, one value and the
 #   plan bound; the JSON says how the input was treated, the CSV names the state as the file does.
 # - refusals, one line and exit 2 each: an input left undeclared, a game without per-row costs (a
-#   plugin), an open-loop game, a value axis the reset leaves fixed (chase's velocities) without --box,
-#   a --box of the wrong size, options of the other path.
+#   plugin), an open-loop game, a --box of the wrong size or upside down, options of the other path.
 #   usage: certify_test.sh path/to/difgames repo_root
 . "$(dirname "$0")/lib.sh"
 cd "$ROOT" || exit 1
@@ -103,7 +102,6 @@ run_rows "" "" \
     "an input nobody declared|the input 'w' of gust is played by no learned player: declare how (model.inputs.w.play|certify --config $GU --ckpt $CK" \
     "a game without per-row costs|does not declare its costs per row (dg_game.step_cost_rows)|certify --plugin $HOVER --config examples/hover.yaml --ckpt $CK" \
     "an open-loop game|is played by an open-loop plan|certify --config $BI --ckpt $CK" \
-    "a value axis the reset fixes|alone: give its bounds (lo, hi; certify --box)|certify --config $CH --ckpt $T/ch/final.safetensors --episodes 2" \
     "--box of the wrong size|--box -1,1: chase's value state has 4 axes: give 8 numbers|certify --config $CH --ckpt $T/ch/final.safetensors --box -1,1" \
     "--box upside down|a low end below each high one|certify --config $GA --ckpt $CK --box 1,-1" \
     "--tol with --hji|--tol applies to the learner's own game: not with --hji|certify --config $DS --ckpt $CK --hji configs/hji/duel_simple_time.yaml --tol 0.1" \

@@ -294,6 +294,39 @@ static void test_model_declarations(void **state) {
     teardown(&f);
 }
 
+/* the grid's box: chase's velocities start at 0 (the reset gives them no span), so they are bounded
+ * by episodes under constant actions, whatever the policy; duel_simple's is the reset's (dg_dp_box);
+ * a model file's its declared state box; a box given is kept */
+static void test_discrete_box(void **state) {
+    (void)state;
+    fixture f;
+    setup(&f, "game: chase\nenv: {evader: policy, walls: false, horizon: 10}\npolicy: {hidden: [4]}\n");
+    dg_err e = {0};
+    dg_dp_opts o = {0}, r = {0};
+    double lo[8], hi[8];
+    assert_int_equal(dg_dp_box(f.run.env, &r, lo, hi, &e), DG_ERR_ARG);  /* the reset alone cannot */
+    if (dg_certify_discrete_box(f.run.env, &o, &e) != DG_OK) fail_msg("%s", e.msg);
+    for (int k = 2; k < 4; k++) {  /* relative velocity: both ways, within the bodies' top speeds */
+        print_message("chase axis %d: [%.3f, %.3f]\n", k, o.lo[k], o.hi[k]);
+        assert_true(o.lo[k] < -0.3 && o.hi[k] > 0.3 && o.lo[k] > -20 && o.hi[k] < 20);
+    }
+    teardown(&f);
+    setup(&f, DUEL(5));
+    memset(&o, 0, sizeof o);
+    assert_int_equal(dg_certify_discrete_box(f.run.env, &o, &e), DG_OK);
+    assert_int_equal(dg_dp_box(f.run.env, &r, lo, hi, &e), DG_OK);
+    assert_true(o.lo[0] == lo[0] && o.hi[1] == hi[1]);
+    o.lo[0] = -7, o.hi[0] = 7;
+    assert_int_equal(dg_certify_discrete_box(f.run.env, &o, &e), DG_OK);
+    assert_true(o.lo[0] == -7 && o.hi[0] == 7);
+    teardown(&f);
+    setup(&f, GUST(", role: max, play: hold"));
+    memset(&o, 0, sizeof o);
+    assert_int_equal(dg_certify_discrete_box(f.run.env, &o, &e), DG_OK);
+    assert_true(o.lo[0] == -2 && o.hi[0] == 2);
+    teardown(&f);
+}
+
 static void test_plan_defaults(void **state) {
     (void)state;
     fixture f;
@@ -316,6 +349,7 @@ int main(void) {
         cmocka_unit_test(test_free_input_adversarial),
         cmocka_unit_test(test_discrete_duel),
         cmocka_unit_test(test_model_declarations),
+        cmocka_unit_test(test_discrete_box),
         cmocka_unit_test(test_plan_defaults),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

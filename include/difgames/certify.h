@@ -243,7 +243,8 @@ DG_API double    dg_certify_bounds_memory(const struct dg_env *env, const struct
  * plan bounds, whose game holds the input, are not computed there. A game with episode constants is
  * solved for one of them: a model file's model.episode.grid, else the first start's; every start
  * plays it. The grid's box: o->dp's where given, else a model file's declared state box, else the
- * reset's support widened (dg_dp_box). */
+ * reset's support widened (dg_dp_box) and, on an axis the reset leaves fixed (a velocity that starts
+ * at 0), the support of the game's episodes under constant actions drawn at random, widened alike. */
 typedef struct dg_certify_discrete_opts {
     int      episodes;                  /* B held-out starts (>= 1)                                  */
     uint64_t seed;                      /* their draw by the game's reset                            */
@@ -266,6 +267,12 @@ DG_API dg_certify_plan_opts dg_certify_plan_opts_game(const struct dg_env *env);
 /* The gap of cost against the interval [lower, upper] (see above); NaN when an end is 0 and the cost
  * lies off the interval, or an argument is NaN. */
 DG_API double dg_certify_interval_gap(double cost, double lower, double upper);
+
+/* The box dg_certify_discrete solves on, into dp->lo, hi (every value axis): dp's own where given; else
+ * a model file's declared state box; else the reset's support widened (dg_dp_box) and, on an axis the
+ * reset leaves fixed, the support of 256 episodes under constant random actions, widened alike.
+ * DG_ERR_ARG (dg_dp_check; an axis nothing moves), or the game's error. */
+DG_API dg_status dg_certify_discrete_box(const struct dg_env *env, dg_dp_opts *dp, dg_err *e);
 
 /* Per start (B each; any may be NULL). NaN where a number does not apply. */
 typedef struct dg_certify_discrete_rows {

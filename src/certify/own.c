@@ -47,6 +47,95 @@ static void fix_aux(const dg_env *env, dg_real *aux, int B) {
     for (int b = 1; b < B; b++) memcpy(aux + (size_t)b * X, aux, sizeof(dg_real) * X);
 }
 
+/* The episodes of path_box: R rows from state (R, S) and aux, each row's actions held at act (R, A)
+ * for the H steps; the support of the value state on the axes of fixed[] into mn, mx. */
+typedef struct path_job {
+    const dg_env  *env;
+    int            R, A;
+    const dg_real *state, *aux, *act;
+    const int     *fixed;
+    double        *mn, *mx;
+} path_job;
+
+static dg_status path_run(dg_ctx *ctx, void *user) {
+    path_job *x = user;
+    const dg_env *env = x->env;
+    const int S = env->state_dim, d = dg_dp_dims(env);
+    dg_tensor *st = dg_from(ctx, 2, (int[]){x->R, S}, x->state);
+    dg_tensor *ax = env->aux_dim ? dg_from(ctx, 2, (int[]){x->R, env->aux_dim}, x->aux) : NULL;
+    dg_tensor *act = dg_from(ctx, 2, (int[]){x->R, x->A}, x->act);
+    for (int t = 0; t < env->horizon && st && act && dg_ctx_status(ctx) == DG_OK; t++) {
+        st = env->game->step(ctx, env, st, ax, act);
+        for (int r = 0; st && r < x->R; r++) {
+            double v[DG_DP_MAX_DIMS];
+            dg_dp_state(env, st->data + (size_t)r * S, v);
+            for (int k = 0; k < d; k++)
+                if (x->fixed[k] && isfinite(v[k])) x->mn[k] = fmin(x->mn[k], v[k]), x->mx[k] = fmax(x->mx[k], v[k]);
+        }
+    }
+    return dg_ctx_status(ctx) != DG_OK ? dg_ctx_status(ctx) : st ? DG_OK : DG_ERR_ARG;
+}
+
+/* The grid's box on the axes the reset leaves fixed (chase's and reach's velocities: 0 at every
+ * start), where dp gives none: the support of the value state over 256 episodes of the game from
+ * reset draws, each with every player's action held at a constant drawn uniformly from its box (a
+ * velocity then runs to its limit, whatever the policy: the box is the game's, not the checkpoint's),
+ * widened by dp's margin (0: a quarter) of its span on each side. The other axes are dg_dp_box's (the
+ * reset's support); an axis the episodes leave fixed too stays unbounded (dg_dp_box refuses it). */
+static dg_status path_box(const dg_env *env, dg_dp_opts *dp, dg_err *e) {
+    enum { R = 256 };
+    const int d = dg_dp_dims(env), S = env->state_dim;
+    const int A = env->act_dim + (env->nplayers == 2 ? env->act2_dim : 0);
+    double mn[DG_DP_MAX_DIMS], mx[DG_DP_MAX_DIMS], x[DG_DP_MAX_DIMS];
+    int fixed[DG_DP_MAX_DIMS] = {0}, any = 0;
+    dg_real *s = NULL, *a = NULL, *act = malloc(sizeof(dg_real) * (size_t)R * (A ? A : 1));
+    dg_status st = act ? dg_run_init_draw(env, dp->seed, R, &s, &a, e) : dg_err_set(e, DG_ERR_NOMEM, "out of memory");
+    for (int k = 0; k < d; k++) mn[k] = INFINITY, mx[k] = -INFINITY;
+    for (int i = 0; i < R && st == DG_OK; i++) {
+        dg_dp_state(env, s + (size_t)i * S, x);
+        for (int k = 0; k < d; k++) mn[k] = fmin(mn[k], x[k]), mx[k] = fmax(mx[k], x[k]);
+    }
+    for (int k = 0; k < d && st == DG_OK; k++) any |= fixed[k] = !(dp->lo[k] < dp->hi[k]) && !(mx[k] > mn[k]);
+    if (st == DG_OK && any) {
+        dg_rng rng;
+        dg_rng_seed(&rng, dp->seed * 31u + 7u);
+        for (int i = 0; i < R * A; i++) act[i] = (dg_real)dg_rng_uniform(&rng, -1.0f, 1.0f);
+        double pmn[DG_DP_MAX_DIMS], pmx[DG_DP_MAX_DIMS];
+        for (int k = 0; k < d; k++) pmn[k] = INFINITY, pmx[k] = -INFINITY;
+        path_job j = {env, R, A, s, env->aux_dim ? a : NULL, act, fixed, pmn, pmx};
+        dg_ctx *ctx = dg_ctx_create((size_t)1 << 22);
+        st = ctx ? dg_ctx_run(&ctx, DG_ARENA_MAX, path_run, &j) : DG_ERR_NOMEM;
+        if (st != DG_OK) dg_err_set(e, st, "certify: the game's step: %s", ctx ? dg_ctx_error(ctx) : "out of memory");
+        dg_ctx_free(ctx);
+        const double margin = dp->margin > 0 ? dp->margin : 0.25;
+        for (int k = 0; k < d && st == DG_OK; k++) {
+            if (!fixed[k] || !(pmx[k] > pmn[k])) continue;
+            dp->lo[k] = pmn[k] - margin * (pmx[k] - pmn[k]);
+            dp->hi[k] = pmx[k] + margin * (pmx[k] - pmn[k]);
+        }
+    }
+    free(s);
+    free(a);
+    free(act);
+    return st;
+}
+
+dg_status dg_certify_discrete_box(const dg_env *env, dg_dp_opts *dp, dg_err *e) {
+    dg_status st = dg_dp_check(env, e);
+    if (st != DG_OK || !dp) return st != DG_OK ? st : dg_err_set(e, DG_ERR_ARG, "certify: no options");
+    const int d = dg_dp_dims(env);
+    int boxed = 0;
+    for (int k = 0; k < d; k++) boxed |= dp->lo[k] < dp->hi[k];
+    double blo[DG_DP_MAX_DIMS], bhi[DG_DP_MAX_DIMS];
+    if (!boxed && env->value_dim <= 0 && env->state_dim <= DG_DP_MAX_DIMS && dg_env_state_box(env, blo, bhi)) {
+        for (int k = 0; k < d; k++) dp->lo[k] = blo[k], dp->hi[k] = bhi[k];  /* the model's own box */
+        return DG_OK;
+    }
+    if ((st = path_box(env, dp, e)) != DG_OK || (st = dg_dp_box(env, dp, blo, bhi, e)) != DG_OK) return st;
+    for (int k = 0; k < d; k++) dp->lo[k] = blo[k], dp->hi[k] = bhi[k];
+    return DG_OK;
+}
+
 dg_status dg_certify_discrete(const dg_env *env, const dg_policy *pol, dg_params *params,
                               const dg_certify_discrete_opts *o, dg_certify_discrete_rows *rows,
                               dg_certify_discrete_result *r, dg_err *e) {
@@ -87,11 +176,7 @@ dg_status dg_certify_discrete(const dg_env *env, const dg_policy *pol, dg_params
     /* the value: the refinement study at the starts */
     dg_dp_opts dp = o->dp;
     dp.aux = env->aux_dim ? aux : NULL;
-    int boxed = 0;
-    for (int k = 0; k < dg_dp_dims(env); k++) boxed |= dp.lo[k] < dp.hi[k];
-    double blo[DG_DP_MAX_DIMS * 2], bhi[DG_DP_MAX_DIMS * 2];
-    if (!boxed && env->value_dim <= 0 && env->state_dim <= DG_DP_MAX_DIMS * 2 && dg_env_state_box(env, blo, bhi))
-        for (int k = 0; k < dg_dp_dims(env); k++) dp.lo[k] = blo[k], dp.hi[k] = bhi[k];  /* the model's own box */
+    if ((st = dg_certify_discrete_box(env, &dp, e)) != DG_OK) goto out;
     for (int k = 0; k < dg_dp_dims(env); k++)
         if (!dp.nodes[k]) dp.nodes[k] = dg_certify_discrete_nodes(dg_dp_dims(env));
     dg_dp_refine_opts ro = o->refine;

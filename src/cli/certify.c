@@ -319,6 +319,13 @@ static void own_table(const dg_env *env, const dg_certify_discrete_result *r, do
         fprintf(stderr, "certify: not converged: the two finest grids differ by %.3g%% (tol %.3g%%), stopped by %s: "
                         "the values are estimates\n", 100 * fmax(f->change[0], two ? f->change[1] : 0), 100 * tol,
                 f->stopped);
+    if (r->outside > 0.01)
+        fprintf(stderr, "certify: the finest grid's chosen next states left its box at %.0f%% of node-steps (off_box): "
+                        "the edge's values stood in there; widen it with --box\n", 100 * r->outside);
+    if (r->bounds && r->players == 1 && r->plan_cost < r->value_upper * (1 - f->change[0]))
+        fprintf(stderr, "certify: the best plan's loss (%.6f) lies below the grid's value (%.6f) by more than its last "
+                        "change: the plan is a bound (V <= plan_cost), the grid errs high\n", r->plan_cost,
+                r->value_upper);
     for (int k = 0; k < r->ninputs; k++)
         fprintf(stderr, "the input '%s' (no learned player): %s\n", r->inputs[k].name,
                 r->inputs[k].play == DG_INPUT_ADVERSARIAL ? "adversarial, the grid's worst-case answer to the policy"
