@@ -541,11 +541,11 @@ int cmd_certify(int argc, char **argv) {
         o.refine.max_grids = max_grids;
         for (int k = 0; k < DG_DP_MAX_DIMS; k++) o.dp.nodes[k] = cli_given(opts, "--nodes") ? nodes : 0;
         const int d = dg_dp_dims(c.run.env);
-        for (int k = 0; box.v && k < d; k++) {
+        rc = box.v && box.n != 2 * d ? EXIT_USAGE : 0;
+        for (int k = 0; box.v && !rc && k < d; k++) {
             o.dp.lo[k] = box.v[2 * k];
             o.dp.hi[k] = box.v[2 * k + 1];
         }
-        rc = box.v && box.n != 2 * d ? EXIT_USAGE : 0;
         for (int k = 0; box.v && !rc && k < d; k++) rc = o.dp.lo[k] < o.dp.hi[k] ? 0 : EXIT_USAGE;
         if (rc) {
             cli_error("certify", "--box %s: %s's value state has %d axes: give %d numbers, a low end below each high one",
