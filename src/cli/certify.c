@@ -498,7 +498,7 @@ int cmd_certify(int argc, char **argv) {
         CLI_LIST("--box", &box, "LO,HI,...", -1e9, 1e9, "the grid's box: a low and high end for each value axis "
                  "(duel_simple: e - p, 2 axes; chase in the open plane: e - p and its velocity, 4)",
                  .max = 2 * DG_DP_MAX_DIMS, .otherwise = "a model file's state box, else the reset's starts widened "
-                 "by a quarter of their span"),
+                 "by a quarter of their span (an axis they leave fixed: episodes under constant random actions)"),
         CLI_INT("--max-grids", &max_grids, "N", 3, DG_DP_MAX_GRIDS, "the most grids of the refinement (it stops "
                 "earlier when converged or at the memory estimate)", .def = "8"),
         CLI_INT("--plan-iters", &iters, "N", 0, 1000000, "Adam steps of each plan or best response (per start, "
