@@ -7,9 +7,13 @@
  *                                        exits 1 when a mean relative error reaches 2 %
  *     ./build/bench/hji_degree table     errors at 3 grid sizes per accuracy, with observed orders
  *     ./build/bench/hji_degree sweep     stationary configs: time-marching against fast sweeping
- *     ./build/bench/hji_degree chauffeur the homicidal chauffeur's capture time (chauffeur_time.yaml):
- *                                        the straight chase ahead of the car, and {T <= tau} against
- *                                        the game of kind's tube (chauffeur.yaml on the same grid)
+ *     ./build/bench/hji_degree chauffeur the homicidal chauffeur's capture time (chauffeur_time.yaml) on
+ *                                        121^2 and 241^2: its lower bound at every node, its jump
+ *                                        against the barrier traced by characteristics, and {T <= tau}
+ *                                        against the game of kind's tube (chauffeur.yaml, same grid)
+ *     ./build/bench/hji_degree barrier [N...]  the bound and the barrier on 241^2 (or N^2 each, the
+ *                                        last one checked; the ctest hji_chauffeur_barrier runs 241);
+ *                                        exits 1 when either fails
  *
  * The configs are found next to this file (../configs/hji), so it runs from any directory. One
  * thread; errors over each config's region (tests/util/hji_degree.h): rel L1 = sum |V - V*| / sum
@@ -160,44 +164,151 @@ static dg_hji_problem *load_at(const char *path, int n, dg_cfg **cfg) {
     return p;
 }
 
-static int chauffeur(void) {
-    static const double TAU[] = {1, 2, 3, 4};
+/* The chauffeur's right barrier traced by retrograde characteristics, independently of the solver:
+ * with the costate n normal to it, H(x, n) = -w |n_y x - n_x y| - v_p n_y + v_e |n| = 0 along it;
+ * x' = -dH/dn, n' = dH/dx in retrograde time tau from the boundary of the usable part of the
+ * capture circle, (r sqrt(1 - k^2), r k), k = v_e / v_p, where n is the circle's normal. RK4 in
+ * steps of 1e-4; the branch that leaves into x > 0 (the sign of n_y x - n_x y is -1 along it). Fills
+ * pt and nrm (unit) at tau = taus[0..m) (increasing). Returns 0, or 1 if k is not in (0, 1). */
+static int barrier_trace(double vp, double w, double ve, double r, const double *taus, int m, double (*pt)[2],
+                         double (*nrm)[2]) {
+    const double k = ve / vp;
+    if (!(k > 0 && k < 1)) return 1;
+    double z[4] = {r * sqrt(1 - k * k), r * k, sqrt(1 - k * k), k}, t = 0;
+    const double h = 1e-4, s = -1;
+    for (int q = 0; q < m; q++) {
+        while (t < taus[q] - h / 2) {
+            double kk[4][4], y[4];
+            for (int st = 0; st < 4; st++) {
+                const double c = st == 0 ? 0 : st == 3 ? 1 : 0.5;
+                for (int i = 0; i < 4; i++) y[i] = z[i] + (st ? c * h * kk[st - 1][i] : 0);
+                const double nn = hypot(y[2], y[3]);
+                kk[st][0] = -(w * s * y[1] + ve * y[2] / nn);
+                kk[st][1] = -(-w * s * y[0] - vp + ve * y[3] / nn);
+                kk[st][2] = -w * s * y[3];
+                kk[st][3] = w * s * y[2];
+            }
+            for (int i = 0; i < 4; i++) z[i] += h / 6 * (kk[0][i] + 2 * kk[1][i] + 2 * kk[2][i] + kk[3][i]);
+            t += h;
+        }
+        const double nn = hypot(z[2], z[3]);
+        pt[q][0] = z[0];
+        pt[q][1] = z[1];
+        nrm[q][0] = z[2] / nn;
+        nrm[q][1] = z[3] / nn;
+    }
+    return 0;
+}
+
+/* Where T jumps across the line x + s n, s in [-6 dx, 6 dx]: the s (in cells, dx) of the largest
+ * change of T between samples dx/8 apart, and that change into *jump. */
+static double jump_offset(const dg_hji_grid *g, const double *T, const double *x, const double *n, double *jump) {
+    const double dx = (g->hi[0] - g->lo[0]) / (g->n[0] - 1);
+    double best = -1, at = 0, prev = 0;
+    for (int i = -48; i <= 48; i++) {
+        const double y[2] = {x[0] + i * dx / 8 * n[0], x[1] + i * dx / 8 * n[1]};
+        const double v = dg_hji_interp(g, T, y, NULL);
+        if (i > -48 && fabs(v - prev) > best) {
+            best = fabs(v - prev);
+            at = (i - 0.5) / 8;
+        }
+        prev = v;
+    }
+    *jump = best * 8;
+    return at;
+}
+
+/* The homicidal chauffeur's capture time T (chauffeur_time.yaml) on the grids ns[0..nn): the lower
+ * bound every state has (the pedestrian running straight away closes the distance at v_p - v_e at
+ * most: T >= (|x| - r)/(v_p - v_e), equal only ahead of the car, a 1-D chase), the barrier (T's jump
+ * against the traced barrier at tau = 1.5 .. 3, both sides) and, with kind, {T <= tau} against the
+ * game of kind's capture tube (chauffeur.yaml on the same grid). Returns 1 when, on the finest grid,
+ * T is below the bound by more than 1 % of the bound plus a cell's time, or a barrier point is more
+ * than 4 cells from T's jump (first order: 1 to 3 cells at 121^2 to 361^2) or T changes there by
+ * less than 4 cells' time (dx / (v_p - v_e)) a cell
+ * (no jump); 0 otherwise. */
+static int chauffeur(const int *ns, int nn, int kind) {
+    static const double TAU[] = {1, 2, 3, 4}, BTAU[] = {1.5, 2, 2.5, 3};
+    enum { NB = 4 };
     char pt[1200], pk[1200];
     config_path("chauffeur_time", pt, sizeof pt);
     config_path("chauffeur", pk, sizeof pk);
-    printf("| grid | tau | nodes T <= tau | nodes V_kind <= 0 | disagree | of them, T off tau by > 0.05 |\n|---|---|---|---|---|---|\n");
-    for (int g = 0; g < 2; g++) {
+    int bad = 0;
+    for (int g = 0; g < nn; g++) {
         dg_cfg *ct = NULL, *ck = NULL;
-        const int n = g ? 241 : 121;
-        dg_hji_problem *p = load_at(pt, n, &ct), *q = p ? load_at(pk, n, &ck) : NULL;
+        const int n = ns[g];
+        dg_hji_problem *p = load_at(pt, n, &ct), *q = p && kind ? load_at(pk, n, &ck) : NULL;
         const int64_t N = p ? p->grid.nodes : 0;
-        double *T = q ? malloc((size_t)N * sizeof *T) : NULL, *K = T ? malloc(4 * (size_t)N * sizeof *K) : NULL;
+        double *T = p ? malloc((size_t)N * sizeof *T) : NULL, *K = T && q ? malloc(4 * (size_t)N * sizeof *K) : NULL;
         dg_err e = {0};
         dg_hji_stats st;
-        int rc = !K || dg_hji_problem_solve(p, T, &st, &e) || dg_hji_problem_solve_at(q, 4, TAU, K, NULL, &e);
-        for (int k = 0; !rc && k < 4; k++) {
-            int64_t a = 0, b = 0, dis = 0, far = 0;
-            for (int64_t j = 0; j < N; j++) {
-                const int in_t = T[j] <= TAU[k], in_k = K[(int64_t)k * N + j] <= 0;
-                a += in_t;
-                b += in_k;
-                dis += in_t != in_k;
-                far += in_t != in_k && fabs(T[j] - TAU[k]) > 0.05;
+        int rc = !T || (kind && !K) || dg_hji_problem_solve(p, T, &st, &e) ||
+                 (kind && dg_hji_problem_solve_at(q, 4, TAU, K, NULL, &e));
+        if (rc) {
+            if (T) fprintf(stderr, "%s\n", e.msg);
+            bad = 1;
+        }
+        if (!rc && kind) {
+            printf("| grid | tau | nodes T <= tau | nodes V_kind <= 0 | disagree | of them, T off tau by > 0.05 |\n"
+                   "|---|---|---|---|---|---|\n");
+            for (int k = 0; k < 4; k++) {
+                int64_t a = 0, b = 0, dis = 0, far = 0;
+                for (int64_t j = 0; j < N; j++) {
+                    const int in_t = T[j] <= TAU[k], in_k = K[(int64_t)k * N + j] <= 0;
+                    a += in_t;
+                    b += in_k;
+                    dis += in_t != in_k;
+                    far += in_t != in_k && fabs(T[j] - TAU[k]) > 0.05;
+                }
+                printf("| %d^2 | %g | %lld | %lld | %lld | %lld |\n", n, TAU[k], (long long)a, (long long)b,
+                       (long long)dis, (long long)far);
             }
-            printf("| %d^2 | %g | %lld | %lld | %lld | %lld |\n", n, TAU[k], (long long)a, (long long)b, (long long)dis,
-                   (long long)far);
+            printf("\n");
         }
         if (!rc) {
-            printf("\n%d^2 (%.2f s): ahead of the car, T against the straight chase (y - r)/(v_p - v_e):", n, st.seconds);
-            const double r = dg_hji_problem_param(p, "capture_radius"),
-                         c = dg_hji_problem_param(p, "speed_pursuer") - dg_hji_problem_param(p, "speed_evader");
+            const double r = dg_hji_problem_param(p, "capture_radius"), vp = dg_hji_problem_param(p, "speed_pursuer"),
+                         ve = dg_hji_problem_param(p, "speed_evader"), w = dg_hji_problem_param(p, "turn_rate");
+            const dg_hji_grid *G = &p->grid;
+            const double dx = (G->hi[0] - G->lo[0]) / (G->n[0] - 1), cell_t = dx / (vp - ve);
+            /* the lower bound at every node below the cap (the cap cuts it off where it exceeds t_end) */
+            double worst = 0;
+            int64_t under = 0, counted = 0;
+            int idx[2];
+            for (idx[0] = 0; idx[0] < G->n[0]; idx[0]++)
+                for (idx[1] = 0; idx[1] < G->n[1]; idx[1]++) {
+                    const double x = G->lo[0] + idx[0] * dx, y = G->lo[1] + idx[1] * (G->hi[1] - G->lo[1]) / (G->n[1] - 1);
+                    const double lb = (hypot(x, y) - r) / (vp - ve), v = T[(int64_t)idx[0] * G->n[1] + idx[1]];
+                    if (lb <= 0 || lb >= p->t_end) continue;
+                    counted++;
+                    if (lb - v > worst) worst = lb - v;
+                    under += v < lb - 0.01 * lb - cell_t;
+                }
+            printf("%d^2 (%.2f s): T >= (|x| - r)/(v_p - v_e) at %lld nodes: largest shortfall %.4f s (a cell's time "
+                   "%.4f s), %lld nodes short by more than 1 %% + a cell's time.", n, st.seconds, (long long)counted,
+                   worst, cell_t, (long long)under);
+            printf(" On the axis ahead of the car, where it is the 1-D chase:");
             for (double y = 0.5; y <= 2.51; y += 0.5) {
                 const double x[2] = {0, y};
-                printf(" y %.1f: %.4f / %.4f;", y, dg_hji_interp(&p->grid, T, x, NULL), (y - r) / c);
+                printf(" y %.1f: %.4f / %.4f;", y, dg_hji_interp(G, T, x, NULL), (y - r) / (vp - ve));
             }
+            printf("\n");
+            double bp[NB][2], bn[NB][2];
+            const int trace_bad = barrier_trace(vp, w, ve, r, BTAU, NB, bp, bn);
+            int far = trace_bad;
+            printf("%d^2: the barrier traced by characteristics against T's jump across it (offset in cells along "
+                   "its normal, jump of T):", n);
+            for (int k = 0; k < NB && !trace_bad; k++)
+                for (int side = 0; side < 2; side++) {
+                    const double x[2] = {side ? -bp[k][0] : bp[k][0], bp[k][1]},
+                                 nv[2] = {side ? -bn[k][0] : bn[k][0], bn[k][1]};
+                    double jump;
+                    const double off = jump_offset(G, T, x, nv, &jump);
+                    printf(" tau %.1f (%+.3f, %.3f): %+.2f cells (%.3f), %.2f s a cell;", BTAU[k], x[0], x[1], off,
+                           off * dx, jump);
+                    far |= fabs(off) > 4 || jump < 4 * cell_t;
+                }
             printf("\n\n");
-        } else if (K) {
-            fprintf(stderr, "%s\n", e.msg);
+            if (g == nn - 1) bad |= under > 0 || far;
         }
         free(T);
         free(K);
@@ -205,9 +316,8 @@ static int chauffeur(void) {
         dg_hji_problem_free(q);
         dg_cfg_free(ct);
         dg_cfg_free(ck);
-        if (rc) return 1;
     }
-    return 0;
+    return bad;
 }
 
 int main(int argc, char **argv) {
@@ -215,7 +325,18 @@ int main(int argc, char **argv) {
     if (!strcmp(what, "check")) return check();
     if (!strcmp(what, "table")) return table();
     if (!strcmp(what, "sweep")) return sweep();
-    if (!strcmp(what, "chauffeur")) return chauffeur();
-    fprintf(stderr, "usage: hji_degree [check | table | sweep | chauffeur]\n");
+    static const int BOTH[] = {121, 241}, FINE[] = {241};
+    if (!strcmp(what, "chauffeur")) return chauffeur(BOTH, 2, 1);
+    if (!strcmp(what, "barrier") && argc > 2) {
+        int ns[8], nn = 0;
+        for (int i = 2; i < argc && nn < 8; i++)
+            if ((ns[nn++] = atoi(argv[i])) < 5 || ns[nn - 1] > 2001) {
+                fprintf(stderr, "hji_degree barrier: a grid size is an integer in [5, 2001]: %s\n", argv[i]);
+                return 2;
+            }
+        return chauffeur(ns, nn, 0);
+    }
+    if (!strcmp(what, "barrier")) return chauffeur(FINE, 1, 0);
+    fprintf(stderr, "usage: hji_degree [check | table | sweep | chauffeur | barrier]\n");
     return 2;
 }

@@ -108,7 +108,7 @@ table=(
   "--from too many|--from: at most 6 numbers; got '1,2,3,4,5,6,7'|hji play --config $T/p2.yaml --value $T/v.safetensors --from 1,2,3,4,5,6,7 --out $T/never12.csv"
   "--from wrong count|--from: pursuit2d needs 2 coordinates|hji play --config $T/p2.yaml --value $T/v.safetensors --from 1 --out $T/never12.csv"
   "--from infinite|--from: item 1 is not a number: 'inf'|hji play --config $T/p2.yaml --value $T/v.safetensors --from inf,0 --out $T/never12.csv"
-  "--at junk|--at: expected x2=V|hji plot --value $T/v.safetensors --at x2=1junk --out $T/never13.png"
+  "--at junk|--at: expected no values: this 2-D grid has no axes after the first two, got 'x2=1junk'|hji plot --value $T/v.safetensors --at x2=1junk --out $T/never13.png"
   # 5. options that make no sense
   "--epochs 0|key 'train.epochs': 0 epochs would train nothing|train --config $R --epochs 0 --out $T/never14"
   "train.epochs: 0|key 'train.epochs': 0 epochs would train nothing|train --config $(printf 'game: reach\ntrain: {epochs: 0}\n' >"$T/e0.yaml"; echo "$T/e0.yaml") --out $T/never14"
@@ -159,7 +159,7 @@ table=(
   # 7. game plugins (issue 14): a plugin is code, loaded only from a path given explicitly
   "plugin not a shared object|not a shared object (no ELF header)|train --plugin $R --config examples/hover.yaml --out $T/never22"
   "plugin exports no game|exports no game (the symbol 'difgames_game'|train --plugin $PL/no_game.so --config examples/hover.yaml --out $T/never22"
-  "plugin of another ABI|built for the game ABI 102, this difgames has ABI 2|eval --plugin $PL/bad_abi.so --config examples/hover.yaml --ckpt $CK"
+  "plugin of another ABI|built for the game ABI 103, this difgames has ABI 3|eval --plugin $PL/bad_abi.so --config examples/hover.yaml --ckpt $CK"
   "plugin a bare name|give the file's path (./no_game.so|gradcheck --plugin no_game.so --config examples/hover.yaml"
   "plugin a FIFO|fifo: not a regular file (it is a FIFO)|bench --plugin $T/fifo --config examples/hover.yaml"
   "plugin missing|nothing.so|replay --plugin $T/nothing.so --config examples/hover.yaml --ckpt $CK --out $T/never22.gif"
@@ -189,7 +189,7 @@ longlists=(
   "train --seeds an item of 3000 characters|--seeds: item 2 is not a number: 'xxxx|train --config $R --seeds 1,$X3000 --out $T/never41"
   "hji solve --times of 100 values|--times: at most 63 numbers; got '0.01,0.02,0.03,0.04,0.05,0.06,0.07,0.08,0.09,...' (100 values)|hji solve --config $T/p2.yaml --out $T/never42.safetensors --times $V100"
   "hji solve --times an item of 3000|--times: item 2 is not a number: 'xxxx|hji solve --config $T/p2.yaml --out $T/never42.safetensors --times 0.1,$X3000"
-  "hji plot --at of 3000 characters|--at: expected x2=V,... for axes 2..1, got 'x2=xxxx|hji plot --value $T/v.safetensors --at x2=$X3000 --out $T/never43.png"
+  "hji plot --at of 3000 characters|--at: expected no values: this 2-D grid has no axes after the first two, got 'x2=xxxx|hji plot --value $T/v.safetensors --at x2=$X3000 --out $T/never43.png"
   "hji play --from of 100 values|--from: at most 6 numbers; got '0.01,0.02,|hji play --config $T/p2.yaml --value $T/v.safetensors --from $V100 --out $T/never44.csv"
   "hji play --from an item of 3000|--from: item 1 is not a number: 'xxxx|hji play --config $T/p2.yaml --value $T/v.safetensors --from $X3000,1 --out $T/never44.csv"
 )

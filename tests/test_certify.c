@@ -245,8 +245,42 @@ static void test_chase_best_response(void **state) {
     dg_hji_problem_free(p);
 }
 
+/* certify's table: the pairs sorted by V(x0), each quarter's range and means and the mean relative gap,
+ * then all of them; an empty quarter of too few starts; what a frozen player loses, in seconds and
+ * relative to |V|. */
+static void test_statistics(void **state) {
+    (void)state;
+    /* (V, cost) pairs out of order */
+    double rows[] = {4, 5, 1, 1.5, 3, 3, 2, 1, 8, 8, 6, 9, 5, 5, 7, 7};
+    dg_certify_quarter q[5];
+    dg_certify_quarters(rows, 8, q);
+    for (int i = 0; i < 8; i++) assert_true(rows[2 * i] == i + 1);
+    assert_true(rows[1] == 1.5 && rows[3] == 1);  /* each cost stays with its V */
+    assert_int_equal(q[0].n, 2);
+    assert_true(q[0].v_lo == 1 && q[0].v_hi == 2);
+    assert_true(q[0].value_mean == 1.5 && q[0].cost_mean == 1.25);
+    assert_true(fabs(q[0].gap - (0.5 + -0.5) / 2) < 1e-15);
+    assert_true(q[2].v_lo == 5 && q[2].v_hi == 6 && fabs(q[2].gap - 0.25) < 1e-15);  /* (0 + 3/6) / 2 */
+    assert_int_equal(q[4].n, 8);
+    assert_true(q[4].v_lo == 1 && q[4].v_hi == 8 && q[4].value_mean == 4.5);
+    double two[] = {2, 3, 1, 1};  /* 2 starts: quarters 0 and 2 empty */
+    dg_certify_quarters(two, 2, q);
+    assert_int_equal(q[0].n, 0);
+    assert_int_equal(q[1].n, 1);
+    assert_int_equal(q[2].n, 0);
+    assert_int_equal(q[3].n, 1);
+    assert_true(q[3].v_lo == 2 && q[3].gap == 0.5);
+    const double value[] = {2, 4}, w[] = {3, 2};
+    double mean, rel;
+    dg_certify_exploit_loss(value, w, 2, 0, &mean, &rel);  /* the frozen pursuer loses w - V */
+    assert_true(mean == (1 - 2) / 2.0 && rel == (0.5 - 0.5) / 2);
+    dg_certify_exploit_loss(value, w, 2, 1, &mean, &rel);  /* the frozen evader V - w */
+    assert_true(mean == 0.5 && rel == 0);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_statistics),
         cmocka_unit_test(test_still_pair),
         cmocka_unit_test(test_costs_on_steps),
         cmocka_unit_test(test_refused),

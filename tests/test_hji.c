@@ -305,6 +305,42 @@ static void test_obstacles(void **state) {
     dg_hji_problem_free(q);
 }
 
+/* The point a slice passes through (hji plot --at, hji view --at): each axis's middle, 0.5 (lo + hi)
+ * (a periodic axis's too: the middle of its period), then the axes named by index or by name, or by
+ * place; an item naming no axis after the first two, or no number, refused in one line. */
+static void test_slice_at(void **state) {
+    (void)state;
+    dg_hji_grid g;
+    dg_err e = {0};
+    assert_int_equal(dg_hji_grid_init(&g, 4, (double[]){-2, -1, 0, 0}, (double[]){2, 1, 2 * PI, 3},
+                                      (int[]){5, 5, 30, 7}, (int[]){0, 0, 1, 0}, &e), DG_OK);
+    snprintf(g.name[2], sizeof g.name[2], "psi");
+    double at[DG_HJI_MAX_DIMS];
+    assert_int_equal(dg_hji_grid_slice_at(&g, NULL, at, &e), DG_OK);
+    assert_true(at[0] == 0 && at[1] == 0 && at[2] == PI && at[3] == 1.5);
+    assert_int_equal(dg_hji_grid_slice_at(&g, "x3=2.5", at, &e), DG_OK);
+    assert_true(at[2] == PI && at[3] == 2.5);
+    assert_int_equal(dg_hji_grid_slice_at(&g, "psi=1,x3=-1", at, &e), DG_OK);
+    assert_true(at[2] == 1 && at[3] == -1);
+    assert_int_equal(dg_hji_grid_slice_at(&g, "0.5,0.25", at, &e), DG_OK);  /* in axis order from x2 */
+    assert_true(at[2] == 0.5 && at[3] == 0.25);
+    assert_int_equal(dg_hji_grid_slice_at(&g, "psi=2,3", at, &e), DG_OK);   /* the axis after the one before */
+    assert_true(at[2] == 2 && at[3] == 3);
+    const char *bad[] = {"x1=0", "x4=0", "phi=1", "x2=a", "1,2,3", "x2=1,,", "x2"};
+    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+        e = (dg_err){0};
+        assert_int_equal(dg_hji_grid_slice_at(&g, bad[k], at, &e), DG_ERR_ARG);
+        if (!strstr(e.msg, "expected x2=V,... or V,... for the axes after the first two (x2 to x3, or their names) "
+                           "of this 4-D grid, got '"))
+            fail_msg("'%s': %s", bad[k], e.msg);
+    }
+    dg_hji_grid g2;  /* 2-D: nothing to give */
+    assert_int_equal(dg_hji_grid_init(&g2, 2, (double[]){-1, -1}, (double[]){1, 1}, (int[]){3, 3}, NULL, &e), DG_OK);
+    assert_int_equal(dg_hji_grid_slice_at(&g2, "", at, &e), DG_OK);
+    assert_int_equal(dg_hji_grid_slice_at(&g2, "x2=1", at, &e), DG_ERR_ARG);
+    assert_string_equal(e.msg, "expected no values: this 2-D grid has no axes after the first two, got 'x2=1'");
+}
+
 static void test_sdf(void **state) {
     (void)state;
     dg_hji_grid g;
@@ -1205,6 +1241,7 @@ int main(void) {
         cmocka_unit_test(test_pursuit_exact),
         cmocka_unit_test(test_brt_monotone),
         cmocka_unit_test(test_obstacles),
+        cmocka_unit_test(test_slice_at),
         cmocka_unit_test(test_sdf),
         cmocka_unit_test(test_interp),
         cmocka_unit_test(test_float32),

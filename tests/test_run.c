@@ -417,6 +417,20 @@ static void test_format_double(void **state) {
     assert_string_equal(small, "-0");
 }
 
+/* The exit status of each status (README "Exit status"): 2 for what the user fixes, 130 interrupted,
+ * 1 for the rest, 0 for DG_OK. */
+static void test_status_exit(void **state) {
+    (void)state;
+    const int want[DG_STATUS_COUNT] = {
+        [DG_OK] = 0, [DG_ERR_NOMEM] = 1, [DG_ERR_ARENA_FULL] = 1, [DG_ERR_SHAPE] = 1, [DG_ERR_ARG] = 2,
+        [DG_ERR_IO] = 2, [DG_ERR_FORMAT] = 2, [DG_ERR_NOT_FOUND] = 2, [DG_ERR_CONFIG] = 2, [DG_ERR_NONFINITE] = 1,
+        [DG_ERR_INTERRUPTED] = 130,
+    };
+    for (int s = 0; s < DG_STATUS_COUNT; s++) assert_int_equal(dg_status_exit((dg_status)s), want[s]);
+    assert_int_equal(DG_EXIT_USAGE, 2);
+    assert_int_equal(DG_EXIT_FAIL, 1);
+}
+
 static void test_median_and_list(void **state) {
     (void)state;
     double v[] = {5, 1, 4}, w[] = {4, 1, 3, 2};
@@ -535,6 +549,7 @@ int main(void) {
         cmocka_unit_test(test_median_and_list),
         cmocka_unit_test(test_err_echo),
         cmocka_unit_test(test_format_double),
+        cmocka_unit_test(test_status_exit),
         cmocka_unit_test(test_file_parent_make),
         cmocka_unit_test(test_replay_gif),
     };

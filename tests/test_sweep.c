@@ -1,5 +1,6 @@
 /* A sweep's settings (include/difgames/sweep.h): --set values split at the commas outside
  * brackets, so a list is one value; and the labels a reader sees on summary.png. */
+#define _POSIX_C_SOURCE 200809L
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -10,6 +11,7 @@
 
 #include "difgames/difgames.h"
 #include "difgames/sweep.h"
+#include "util/tmpdir.h"
 
 /* Adds each arg to a fresh sweep s; the test fails when one is refused. */
 static void add_all(dg_sweep *s, const char *const *arg, int n) {
@@ -96,10 +98,85 @@ static void test_labels(void **state) {
     assert_string_equal(out, "default");
 }
 
+/* on_run's reports in this process: runs trained, runs failed (the last message), pool failures */
+typedef struct reports {
+    int trained, failed, pool;
+    char msg[DG_ERR_LEN];
+} reports;
+
+static void on_run(const dg_sweep *s, int i, int rank, dg_status st, double seconds, const dg_err *e, void *user) {
+    reports *r = user;
+    (void)s;
+    (void)rank;
+    (void)seconds;
+    if (i < 0) r->pool++;
+    else if (st == DG_OK) r->trained++;
+    else r->failed++;
+    if (st != DG_OK) snprintf(r->msg, sizeof r->msg, "%s", e->msg);
+}
+
+/* The pool: every run not done trained, one after another in this process or by forked jobs; a second
+ * call skips them all; a run that fails is reported by the job that ran it, and its status ends the
+ * pool. */
+static void test_pool(void **state) {
+    (void)state;
+    char dir[64], config[128], out[128];
+    assert_int_equal(check_tmpdir(dir, "dg_sweep_"), 0);
+    snprintf(config, sizeof config, "%s/reach.yaml", dir);
+    FILE *fp = fopen(config, "w");
+    assert_non_null(fp);
+    fputs("game: reach\nseed: 3\nenv: {horizon: 8}\npolicy: {hidden: [8, 8]}\ntrain: {batch: 4, epochs: 2}\n", fp);
+    fclose(fp);
+    for (int jobs = 1; jobs <= 2; jobs++) {
+        dg_sweep s = {.config = config, .out = out};
+        snprintf(out, sizeof out, "%s/jobs%d", dir, jobs);
+        dg_err e = {0};
+        assert_int_equal(dg_sweep_add(&s, "train.lr=0.01,0.02,0.03", &e), DG_OK);
+        reports rep = {0};
+        const dg_sweep_pool pool = {.jobs = jobs, .on_run = on_run, .user = &rep};
+        dg_sweep_pool_result r;
+        if (dg_sweep_run(&s, &pool, &r, &e) != DG_OK) fail_msg("jobs %d: %s", jobs, e.msg);
+        assert_int_equal(r.trained, 3);
+        assert_int_equal(r.skipped, 0);
+        assert_int_equal(rep.trained, jobs == 1 ? 3 : 0);  /* forked jobs report in their own processes */
+        for (int i = 0; i < 3; i++) assert_true(dg_sweep_done(&s, i));
+        assert_int_equal(dg_sweep_run(&s, &pool, &r, &e), DG_OK);
+        assert_int_equal(r.trained, 0);
+        assert_int_equal(r.skipped, 3);
+        assert_int_equal(dg_sweep_summary(&s, &e), DG_OK);
+        /* a value its key refuses: the run fails, in this process or a job */
+        dg_sweep bad = {.config = config, .out = out};
+        snprintf(out, sizeof out, "%s/bad%d", dir, jobs);
+        assert_int_equal(dg_sweep_add(&bad, "train.batch=0", &e), DG_OK);
+        rep = (reports){0};
+        e = (dg_err){0};
+        assert_int_equal(dg_sweep_run(&bad, &pool, &r, &e), DG_ERR_CONFIG);
+        assert_int_equal(r.trained, 0);
+        if (jobs == 1) {
+            assert_int_equal(rep.failed, 1);
+            assert_non_null(strstr(rep.msg, "run 0 ("));
+            assert_non_null(strstr(rep.msg, "train.batch"));
+        } else {
+            assert_non_null(strstr(e.msg, "job"));
+        }
+        assert_false(dg_sweep_done(&bad, 0));
+    }
+    volatile sig_atomic_t stop = 1;  /* stopped before the first run: none trained, resumable */
+    dg_sweep s = {.config = config, .out = out};
+    snprintf(out, sizeof out, "%s/stopped", dir);
+    dg_err e = {0};
+    assert_int_equal(dg_sweep_add(&s, "train.lr=0.01,0.02", &e), DG_OK);
+    dg_sweep_pool_result r;
+    assert_int_equal(dg_sweep_run(&s, &(dg_sweep_pool){.jobs = 2, .stop = &stop}, &r, &e), DG_ERR_INTERRUPTED);
+    assert_int_equal(r.trained, 0);
+    assert_int_equal(check_rmdir(dir), 0);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_list_values),
         cmocka_unit_test(test_labels),
+        cmocka_unit_test(test_pool),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -238,9 +238,10 @@ d=$($PNG "$T/slide.png" near "$p3" "$py" ffffff 1)
 printf 'tab\nup\nup\nleft\n' >"$T/hkeys.keys"
 win hji view --value "$T/air3d.safetensors" --config "$T/air3d.yaml" --frames 6 --input "$T/hkeys.keys" \
     >"$T/out" 2>"$T/err" || bad "hji view keys: $(head -c 300 "$T/err")"
-# psi starts in the middle of its range (14.5 steps), up twice: 16.5 steps; left: the time before 2.8
+# psi starts in the middle of its range (0.5 (lo + hi), as hji plot: pi, 15 steps of its period of 30),
+# up twice: 17 steps; left: the time before 2.8
 got=$(json_get "$T/out" '"%s %.4f" % (2.4 < j["time"] < 2.8, j["at"][0])')
-want=$(awk 'BEGIN {printf "True %.4f", 16.5 * 6.283185307179586 / 30}')
+want=$(awk 'BEGIN {printf "True %.4f", 17 * 6.283185307179586 / 30}')
 [ "$got" = "$want" ] && ok "hji view: keys move the sliders as the mouse does (up twice, one time back)" \
     || bad "hji view keys: time, psi '$got', want '$want'"
 
@@ -252,7 +253,7 @@ printf '\npress 0 0 move 0.5 0.5\n' >"$T/two.keys"
 printf 'left jump\n' >"$T/bad2.keys"
 { echo; head -c 300 /dev/zero | tr '\0' ' '; echo right; } >"$T/long.keys"
 run_rows "" "" \
-    "play without --as|--as ROLE are required|play --config configs/reach.yaml --ckpt $CK" \
+    "play without --as|--as ROLE is required|play --config configs/reach.yaml --ckpt $CK" \
     "play --as goal|has no such player|play --config configs/reach.yaml --ckpt $CK --as goal" \
     "play a model of unnamed bodies|its bodies: unnamed; a model file names them as draw.bodies: {NAME: [x, y], ...}|play --config $T/unnamed.yaml --ckpt $CK --as agent" \
     "play --as evader of scripted chase|scripted|play --config configs/chase.yaml --ckpt $T/chase/final.safetensors --as evader" \
@@ -271,14 +272,14 @@ run_rows "" "" \
     "hji view --from without --config|--from needs --config|hji view --value $T/p2dt.safetensors --from 1,1" \
     "hji view --from of 3|needs 2 coordinates|hji view --value $T/p2dt.safetensors --config configs/hji/pursuit2d_time.yaml --from 1,1,1" \
     "hji view --input bad word|'jump' is no key|hji view --value $T/p2dt.safetensors --input $T/bad2.keys" \
-    "hji view --at on 2-D|names no axis|hji view --value $T/p2dt.safetensors --at 1" \
+    "hji view --at on 2-D|has no axes after the first two|hji view --value $T/p2dt.safetensors --at 1" \
     "hji view another game's config|solved for game 'pursuit2d'|hji view --value $T/p2dt.safetensors --config configs/hji/air3d.yaml"
 # hji view's list-taking options given an over-long value (issue 24, as hostile_input_test.sh's 4b):
 # the option and the reason first, the value echoed short, 200 characters at most
 V100=$(seq -s, 1 100 | sed 's/[0-9][0-9]*/0.0&/g')
 X3000=$(printf 'x%.0s' $(seq 1 3000))
 MAXLEN=200 run_rows "long list: " "" \
-    "hji view --at of 3000 characters|--at: names no axis after the first two of this 2-D value: 'x2=xxxx|hji view --value $T/p2dt.safetensors --at x2=$X3000" \
+    "hji view --at of 3000 characters|--at: expected no values: this 2-D grid has no axes after the first two, got 'x2=xxxx|hji view --value $T/p2dt.safetensors --at x2=$X3000" \
     "hji view --from of 100 values|needs 2 coordinates; got '0.01,0.02,|hji view --value $T/p2dt.safetensors --config configs/hji/pursuit2d_time.yaml --from $V100" \
     "hji view --from an item of 3000|--from: item 1 is not a number: 'xxxx|hji view --value $T/p2dt.safetensors --config configs/hji/pursuit2d_time.yaml --from $X3000"
 

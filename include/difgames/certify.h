@@ -2,14 +2,16 @@
  * of a learned pair and the HJI feedback (dg_hji_versus), the learned pair's cost against V(x0)
  * (dg_certify, dg_certify_cost), and each learned player's exact exploitability: its network
  * tabulated on a grid and the other player's best response solved there (dg_certify_exploit).
- * docs/certify.md explains them. These sit above both solvers: the grid solver's header (hji.h)
- * knows nothing of them.
+ * Bounds with a sign that need no grid (dg_certify_bounds): per start, an optimised open-loop plan
+ * (one player) or best response to a frozen player (two). docs/certify.md explains them. These sit
+ * above both solvers: the grid solver's header (hji.h) knows nothing of them.
  */
 #ifndef DIFGAMES_CERTIFY_H
 #define DIFGAMES_CERTIFY_H
 
 #include <stdint.h>
 
+#include "difgames/api.h"
 #include "difgames/config.h"
 #include "difgames/core.h"
 #include "difgames/hji.h"
@@ -21,6 +23,7 @@ extern "C" {
 struct dg_env;
 struct dg_policy;
 struct dg_params;
+struct dg_train_opts;
 
 /* ------------------------------------------------ learned players against HJI */
 /* The four pairings of a learned pursuer and evader (env's two policies) against p's equilibrium
@@ -35,14 +38,14 @@ typedef struct dg_hji_versus_result {
     double capture_rate[DG_HJI_PAIRINGS];
     double capture_time[DG_HJI_PAIRINGS]; /* mean over the captured (s); NaN when none         */
 } dg_hji_versus_result;
-const char *dg_hji_pairing_name(int k);   /* "learned vs learned" .. "HJBI vs HJBI"; NULL past */
+DG_API const char *dg_hji_pairing_name(int k);   /* "learned vs learned" .. "HJBI vs HJBI"; NULL past */
 /* DG_OK when env is the learning game p->link maps onto p; else DG_ERR_ARG saying what is needed. */
-dg_status   dg_hji_link_check(const dg_hji_problem *p, const struct dg_env *env, dg_err *e);
+DG_API dg_status   dg_hji_link_check(const dg_hji_problem *p, const struct dg_env *env, dg_err *e);
 /* Plays the pairings over env->horizon steps (pol, params: env's policies, both players). Returns
  * DG_OK, DG_ERR_ARG (dg_hji_link_check, B < 1, bad slices or layer) or DG_ERR_NOMEM. */
-dg_status   dg_hji_versus(const dg_hji_problem *p, const dg_hji_slices *V, double layer,
-                          const struct dg_env *env, const struct dg_policy *pol, struct dg_params *params,
-                          int B, uint64_t seed, dg_hji_versus_result *r, dg_err *e);
+DG_API dg_status   dg_hji_versus(const dg_hji_problem *p, const dg_hji_slices *V, double layer,
+                                 const struct dg_env *env, const struct dg_policy *pol, struct dg_params *params,
+                                 int B, uint64_t seed, dg_hji_versus_result *r, dg_err *e);
 
 /* How far a learned pair is from the equilibrium (dg_certify): the game of degree p (payoff: time) is
  * the learning game's capture time, mapped through p->link. */
@@ -71,20 +74,20 @@ typedef struct dg_certify_result {
  * must have the same values there (env.<name>, or the game's default). Returns DG_OK, DG_ERR_ARG (no
  * link to env, a payoff other than time, a constant that differs, an initial state off p's grid,
  * bad options), DG_ERR_NOMEM. */
-dg_status dg_certify(const dg_hji_problem *p, const dg_hji_slices *V, const struct dg_env *env, dg_cfg *cfg,
-                     const struct dg_policy *pol, struct dg_params *params, const dg_certify_opts *o,
-                     dg_certify_result *r, double *value, double *cost, dg_err *e);
+DG_API dg_status dg_certify(const dg_hji_problem *p, const dg_hji_slices *V, const struct dg_env *env, dg_cfg *cfg,
+                            const struct dg_policy *pol, struct dg_params *params, const dg_certify_opts *o,
+                            dg_certify_result *r, double *value, double *cost, dg_err *e);
 /* A model game of degree (payoff: cost: the gradient solver's loss as the grid's running and terminal
  * costs, src/hji/model_problem.c): the learned policy (or pair) plays from o->episodes starts drawn by env's
  * reset (o->seed) with the episode variables at the grid's (model.episode.grid), each row's episode
  * loss against V at its start; value and cost as dg_certify's. DG_ERR_ARG when p is not env's model
  * with payoff: cost, t_end is not env.horizon env.dt, a start is off the grid; DG_ERR_NOMEM. */
-dg_status dg_certify_cost(const dg_hji_problem *p, const dg_hji_slices *V, const struct dg_env *env,
-                          const struct dg_policy *pol, struct dg_params *params, const dg_certify_opts *o,
-                          dg_certify_result *r, double *value, double *cost, dg_err *e);
-dg_status dg_certify_cost_check(const dg_hji_problem *p, const struct dg_env *env, dg_err *e);
+DG_API dg_status dg_certify_cost(const dg_hji_problem *p, const dg_hji_slices *V, const struct dg_env *env,
+                                 const struct dg_policy *pol, struct dg_params *params, const dg_certify_opts *o,
+                                 dg_certify_result *r, double *value, double *cost, dg_err *e);
+DG_API dg_status dg_certify_cost_check(const dg_hji_problem *p, const struct dg_env *env, dg_err *e);
 /* What dg_certify checks first (before a solve is worth its time): the link, the payoff, the constants. */
-dg_status dg_certify_check(const dg_hji_problem *p, const struct dg_env *env, dg_cfg *cfg, dg_err *e);
+DG_API dg_status dg_certify_check(const dg_hji_problem *p, const struct dg_env *env, dg_cfg *cfg, dg_err *e);
 
 /* The exact exploitability of one learned player (dg_certify_exploit): its network tabulated over a
  * 4-D grid of (its own position, x = evader - pursuer; x on p's own grid, so that the best response's
@@ -99,9 +102,9 @@ typedef struct dg_certify_exploit_opts {
  * best response forces against the frozen player (the frozen pursuer loses W - V, the frozen evader
  * V - W). DG_ERR_ARG for another game (an exact answer needs a grid over all the frozen network
  * sees), DG_ERR_NOMEM, or dg_hji_solve's. */
-dg_status dg_certify_exploit(const dg_hji_problem *p, const struct dg_env *env, const struct dg_policy *pol,
-                             struct dg_params *params, int evader, const dg_certify_exploit_opts *o, int B,
-                             const dg_real *state0, double *w, dg_hji_stats *stats, dg_err *e);
+DG_API dg_status dg_certify_exploit(const dg_hji_problem *p, const struct dg_env *env, const struct dg_policy *pol,
+                                    struct dg_params *params, int evader, const dg_certify_exploit_opts *o, int B,
+                                    const dg_real *state0, double *w, dg_hji_stats *stats, dg_err *e);
 /* Its steps, for a frozen player of your own. The 4-D grid (DG_ERR_ARG: not duel_simple's pursuit2d,
  * bad options). The frozen player's actions (on the unit disk) at every node of g into act (nodes, 2):
  * the learning state at the node, the game's observation, the network, the unit disk. The other
@@ -110,15 +113,117 @@ dg_status dg_certify_exploit(const dg_hji_problem *p, const struct dg_env *env, 
 /* What dg_certify_exploit checks first (before a solve is worth its time): env is the game p links to,
  * duel_simple against pursuit2d or chase against chase4d (payoff: time), chase's players of the
  * relative state (env.observe: relative). DG_OK or DG_ERR_ARG saying what is needed. */
-dg_status dg_certify_exploit_check(const dg_hji_problem *p, const struct dg_env *env, dg_err *e);
+DG_API dg_status dg_certify_exploit_check(const dg_hji_problem *p, const struct dg_env *env, dg_err *e);
 /* Bytes one dg_certify_exploit allocates (0 for options dg_certify_exploit_grid refuses). */
-double    dg_certify_exploit_memory(const dg_hji_problem *p, const dg_certify_exploit_opts *o);
-dg_status dg_certify_exploit_grid(const dg_hji_problem *p, const dg_certify_exploit_opts *o, dg_hji_grid *g,
-                                  dg_err *e);
-dg_status dg_certify_tabulate(const struct dg_env *env, const struct dg_policy *pol, struct dg_params *params,
-                              int evader, const dg_hji_grid *g, dg_real *act, dg_err *e);
-dg_status dg_certify_best_response(const dg_hji_problem *p, const dg_hji_grid *g, int evader, const dg_real *act,
-                                   int B, const dg_real *state0, double *w, dg_hji_stats *stats, dg_err *e);
+DG_API double    dg_certify_exploit_memory(const dg_hji_problem *p, const dg_certify_exploit_opts *o);
+DG_API dg_status dg_certify_exploit_grid(const dg_hji_problem *p, const dg_certify_exploit_opts *o, dg_hji_grid *g,
+                                         dg_err *e);
+DG_API dg_status dg_certify_tabulate(const struct dg_env *env, const struct dg_policy *pol, struct dg_params *params,
+                                     int evader, const dg_hji_grid *g, dg_real *act, dg_err *e);
+DG_API dg_status dg_certify_best_response(const dg_hji_problem *p, const dg_hji_grid *g, int evader, const dg_real *act,
+                                          int B, const dg_real *state0, double *w, dg_hji_stats *stats, dg_err *e);
+
+/* The statistics certify prints. A quarter of the starts by V(x0): its starts, the range of V(x0) over
+ * them, the means of V(x0) and of the policy's cost, and the mean relative gap (cost - V) / |V|. */
+typedef struct dg_certify_quarter {
+    int    n;                           /* starts (0: an empty quarter, the rest unset) */
+    double v_lo, v_hi;                  /* V(x0) of its first and last start            */
+    double value_mean, cost_mean, gap;  /* means over its starts                        */
+} dg_certify_quarter;
+/* rows (B pairs: V(x0), the policy's cost at one start, as certify gives them) sorted by V(x0) in
+ * place (ties in their order of qsort's choosing), and q[0..3] its quarters (rows [k B / 4, (k + 1) B /
+ * 4)), q[4] all B rows. */
+DG_API void dg_certify_quarters(double *rows, int B, dg_certify_quarter q[5]);
+/* What the frozen player loses to a best response, mean over B starts: the value V(x0) at each start
+ * and w the best response's capture time there (dg_certify_exploit); the frozen pursuer (evader 0)
+ * loses w - V, the frozen evader V - w. *mean: in seconds, *rel: relative to |V|. */
+DG_API void dg_certify_exploit_loss(const double *value, const double *w, int B, int evader, double *mean,
+                                   double *rel);
+
+/* ------------------------------------------------------------ bounds with a sign */
+/* Per-start bounds that hold in any dimension (src/certify/bounds.c, issue 26 section 2), in the
+ * learner's own game: the same step, costs, weights, horizon and loss averaging as training (each
+ * start's cost is its own episode loss, a batch of one). The action sequence itself is optimised
+ * from each start by BPTT (open loop: one pre-tanh row a step, the action tanh of it, so a plan has
+ * the action set of a network's tanh output), restarts x iters steps of Adam, every start's plan
+ * apart from the others' (rows of a batch are independent in a game's costs: the gradient of the
+ * batch mean times B is each row's own; Adam is elementwise and nothing is clipped). What any plan
+ * realises is a cost some strategy reaches from that start, so:
+ * - one player: in a deterministic game from a known start the best plan is as good as the best
+ *   feedback, so plan_cost >= V(x0) (an upper bound of the value), and policy_cost - plan_cost is a
+ *   lower bound on how far the policy is from optimal there;
+ * - two players: with learned player P frozen (its network on the tape, reacting to the state; its
+ *   parameters unchanged), the other player's best realised cost br_cost_P over the routes (a plan
+ *   per start, and the trainer's BPTT best response, dg_best_responses) bounds its regret from
+ *   below: the evader's (pursuer frozen) by br_cost - pair_cost, the pursuer's (evader frozen) by
+ *   pair_cost - br_cost. Never exact: a better response may exist.
+ * Each bound is >= 0 by construction: the learned player's own action sequence from a start is a
+ * plan whose cost is the policy's (pair's) cost there, so it is a candidate (and restart 0 starts
+ * from it, so that the optimised plan begins no worse). */
+#define DG_CERTIFY_MAX_RESTARTS 8
+typedef enum dg_certify_route {
+    DG_CERTIFY_ROUTE_PLAN,                /* an open-loop plan per start (or the policy's own actions) */
+    DG_CERTIFY_ROUTE_BPTT,                /* the trainer's BPTT best response, a network          */
+} dg_certify_route;
+DG_API const char *dg_certify_route_name(int route);   /* "plan", "bptt"; NULL past */
+
+typedef struct dg_certify_plan_opts {
+    int      restarts;                    /* 1..DG_CERTIFY_MAX_RESTARTS: restart 0 from the learned
+                                             player's own actions along its trajectory, 1 from the
+                                             neutral action (pre-tanh 0), the rest random           */
+    int      iters;                       /* Adam steps per restart (>= 0)                          */
+    double   lr;                          /* Adam's rate on the pre-tanh actions; it falls to lr/10 by
+                                             the last step (a cosine), so the last plan is settled  */
+    double   init_std;                    /* random restarts: pre-tanh actions ~ N(0, init_std)     */
+    uint64_t seed;                        /* of the random restarts                                 */
+    int      bptt_epochs;                 /* two players: epochs of the trainer's best responses
+                                             (dg_best_responses; 0: plans only; needs networks)    */
+} dg_certify_plan_opts;
+/* restarts 3, iters 300, lr 0.05, init_std 0.5, seed 0, bptt_epochs 50 */
+DG_API dg_certify_plan_opts dg_certify_plan_opts_default(void);
+
+/* Per start, the caller's arrays of B (each may be NULL). One player: policy_cost, plan_cost,
+ * suboptimal. Two players: policy_cost (the pair's), and per frozen player k (0 the pursuer, 1 the
+ * evader) br_cost[k], br_route[k] and regret[k] (the other player's). */
+typedef struct dg_certify_bound_rows {
+    double *policy_cost;                  /* the learned policy's (pair's) episode loss            */
+    double *plan_cost;                    /* the best plan's loss: >= V(x0), <= policy_cost        */
+    double *suboptimal;                   /* policy_cost - plan_cost >= 0: the policy's shortfall, at least */
+    double *br_cost[2];                   /* br_cost_pursuer, br_cost_evader: [0] the pursuer frozen:
+                                             the evader's best J (>= the pair's); [1] the evader
+                                             frozen: the pursuer's best J (<= the pair's)         */
+    int    *br_route[2];                  /* the dg_certify_route that found it                    */
+    double *regret[2];                    /* [0] br_cost[0] - policy_cost: the evader's regret, at
+                                             least; [1] policy_cost - br_cost[1]: the pursuer's; >= 0 */
+} dg_certify_bound_rows;
+
+/* What a dg_certify_bounds did: means over the starts and the time it took. */
+typedef struct dg_certify_bound_stats {
+    int    episodes, restarts, iters;
+    double policy_cost;                   /* means over the starts                                 */
+    double plan_cost, suboptimal;         /* one player                                            */
+    double br_cost[2], regret[2];         /* two players, by frozen player                         */
+    int    bptt_best[2];                  /* two players: starts where the BPTT route did better   */
+    int    kept[2];                       /* starts where no plan beat the learned player's own
+                                             actions ([0] one player or pursuer frozen, [1] evader frozen) */
+    int    restart_best[2][DG_CERTIFY_MAX_RESTARTS];  /* starts whose best plan restart k found  */
+    double restart_cost[2][DG_CERTIFY_MAX_RESTARTS];  /* mean cost of restart k's last plan     */
+    double seconds;                       /* all of it                                             */
+    double seconds_restart;               /* mean wall time of one restart (all B starts, one batch) */
+    double seconds_bptt;                  /* two players: the trainer's best responses             */
+} dg_certify_bound_stats;
+
+/* The bounds from the B starts state (B, state_dim) and aux (B, aux_dim; NULL when the game has
+ * none) of env's learned player(s) pol/params (unchanged), as dg_certify_bound_rows says; train:
+ * the BPTT route's options (Adam's rate, betas, epsilon, clipping, batch, seed; NULL: the
+ * defaults). Returns DG_OK, DG_ERR_ARG (bad arguments or options, a policy that is not env's), or
+ * DG_ERR_NOMEM. */
+DG_API dg_status dg_certify_bounds(const struct dg_env *env, const struct dg_policy *pol, struct dg_params *params,
+                                   const dg_real *state, const dg_real *aux, int B, const dg_certify_plan_opts *o,
+                                   const struct dg_train_opts *train, dg_certify_bound_rows *rows,
+                                   dg_certify_bound_stats *stats, dg_err *e);
+/* Bytes dg_certify_bounds allocates beyond its arguments (its tapes grow past this if short). */
+DG_API double    dg_certify_bounds_memory(const struct dg_env *env, const struct dg_policy *pol, int B);
 
 #ifdef __cplusplus
 }

@@ -40,6 +40,7 @@
 
 #include <stddef.h>
 
+#include "difgames/api.h"
 #include "difgames/status.h"
 
 #ifdef __cplusplus
@@ -56,14 +57,14 @@ typedef struct dg_cfg dg_cfg;  /* a parsed config; opaque */
 /* Reads and parses a YAML file. Returns a new config (free with dg_cfg_free) or NULL with e set:
  * DG_ERR_IO (cannot read), DG_ERR_ARG (more than DG_CFG_MAX_BYTES), DG_ERR_CONFIG ("FILE:LINE:
  * problem"), DG_ERR_NOMEM. */
-dg_cfg     *dg_cfg_load(const char *path, dg_err *e);                                 /* file -> config              */
+DG_API dg_cfg     *dg_cfg_load(const char *path, dg_err *e);                                 /* file -> config              */
 /* Parses len bytes of text (need not be NUL-terminated; any bytes are safe); label names it in
  * messages (NULL: "<memory>"). Returns a new config or NULL with e set, as dg_cfg_load. */
-dg_cfg     *dg_cfg_parse(const char *text, size_t len, const char *label, dg_err *e); /* buffer -> config            */
+DG_API dg_cfg     *dg_cfg_parse(const char *text, size_t len, const char *label, dg_err *e); /* buffer -> config            */
 /* Frees the config and every string it handed out. */
-void        dg_cfg_free(dg_cfg *c);                                                   /* NULL is harmless            */
+DG_API void        dg_cfg_free(dg_cfg *c);                                                   /* NULL is harmless            */
 /* Returns the file path or label given at load/parse time; owned by c. */
-const char *dg_cfg_path(const dg_cfg *c);                                             /* for the caller's messages   */
+DG_API const char *dg_cfg_path(const dg_cfg *c);                                             /* for the caller's messages   */
 
 /* ---------------------------------------------------------------- values */
 /* The getters read one key as a type; a missing key leaves *out as it was (pre-fill it with the
@@ -82,44 +83,44 @@ typedef enum dg_cfg_type {
 /* One scalar into *out: a float, double, int (INT and BOOL) or const char *, as type says. A
  * malformed path ("env..dt") is the program's error, DG_ERR_ARG. Bounds belong to the key's
  * declaration (difgames/keys.h), which checks them with the line and the text written there. */
-dg_status dg_cfg_get(dg_cfg *c, const char *path, dg_cfg_type type, void *out, dg_err *e);  /* "env.dt" */
+DG_API dg_status dg_cfg_get(dg_cfg *c, const char *path, dg_cfg_type type, void *out, dg_err *e);  /* "env.dt" */
 /* DG_OK when the key exists, else DG_ERR_CONFIG "FILE:LINE: missing required key 'train.lr'" (LINE:
  * the deepest enclosing map that exists). */
-dg_status dg_cfg_require(dg_cfg *c, const char *path, dg_err *e);
+DG_API dg_status dg_cfg_require(dg_cfg *c, const char *path, dg_err *e);
 /* A list of min_n..max_n items of type (DG_CFG_F32, F64 or INT) into out, room for max_n (min_n ==
  * max_n: exactly that many; then n may be NULL); *n gets the count. cols > 0: a list of rows, each
  * a list of exactly cols items, into out (max_n, cols) row-major. Nothing is written unless every
  * item is valid. "[64, 64]", "[[x, y, r], ...]". */
-dg_status dg_cfg_get_list(dg_cfg *c, const char *path, dg_cfg_type type, int cols, void *out, int min_n,
-                          int max_n, int *n, dg_err *e);
+DG_API dg_status dg_cfg_get_list(dg_cfg *c, const char *path, dg_cfg_type type, int cols, void *out, int min_n,
+                                 int max_n, int *n, dg_err *e);
 
 /* -------------------------------------------------- structure, no marks */
 /* These look and do not mark anything used. */
-int         dg_cfg_has(dg_cfg *c, const char *path);               /* 1 if the key exists (even if empty), else 0      */
-int         dg_cfg_len(dg_cfg *c, const char *path);               /* entries of a map / items of a list; 0 if empty;
-                                                                      -1 if missing or a scalar                         */
-const char *dg_cfg_key(dg_cfg *c, const char *path, int i);        /* i-th key of the map at path (file order), owned
-                                                                      by c; NULL if not a map or i out of range         */
-int         dg_cfg_line(dg_cfg *c, const char *path, int *col);    /* 1-based line (col if not NULL) of the key; 0 if
-                                                                      missing or set by dg_cfg_set                      */
+DG_API int         dg_cfg_has(dg_cfg *c, const char *path);               /* 1 if the key exists (even if empty), else 0      */
+DG_API int         dg_cfg_len(dg_cfg *c, const char *path);               /* entries of a map / items of a list; 0 if empty;
+                                                                             -1 if missing or a scalar                         */
+DG_API const char *dg_cfg_key(dg_cfg *c, const char *path, int i);        /* i-th key of the map at path (file order), owned
+                                                                             by c; NULL if not a map or i out of range         */
+DG_API int         dg_cfg_line(dg_cfg *c, const char *path, int *col);    /* 1-based line (col if not NULL) of the key; 0 if
+                                                                             missing or set by dg_cfg_set                      */
 
 /* ------------------------------------------------------ checks and errors */
 /* Returns DG_ERR_CONFIG "FILE:LINE: key 'path': <message>" for a caller's own check (e.g. "hidden
  * sizes must be positive"); without a line when the key is missing. Never DG_OK. */
-dg_status dg_cfg_error(dg_cfg *c, const char *path, dg_err *e, const char *fmt, ...)
+DG_API dg_status dg_cfg_error(dg_cfg *c, const char *path, dg_err *e, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 4, 5)))
 #endif
     ;
 /* Marks the key and everything under it as known to dg_cfg_check_unused ("" marks all). */
-void      dg_cfg_mark_used(dg_cfg *c, const char *path);                     /* e.g. a section another module reads */
+DG_API void      dg_cfg_mark_used(dg_cfg *c, const char *path);                     /* e.g. a section another module reads */
 /* Returns DG_OK when every key was read by a getter (or marked), else DG_ERR_CONFIG naming the first
  * unread one in file order: "FILE:LINE: unknown key 'env.dampng' (did you mean 'env.damping'?)". */
-dg_status dg_cfg_check_unused(dg_cfg *c, dg_err *e);                         /* call after reading everything    */
+DG_API dg_status dg_cfg_check_unused(dg_cfg *c, dg_err *e);                         /* call after reading everything    */
 /* The "did you mean" of dg_cfg_check_unused, for any list of names (a command's options): the index
  * of the word of words[0, n) that text[0, len) most likely misspells, the nearest by edit distance
  * when within 1, 2 or 3 edits (for a word of under 4, under 8, or more bytes); -1 when none is. */
-int       dg_cfg_nearest(const char *text, size_t len, const char *const *words, int n);
+DG_API int       dg_cfg_nearest(const char *text, size_t len, const char *const *words, int n);
 
 /* ------------------------------------------------ overrides and output */
 /* Sets the key to value_text, replacing what was there or adding it (and any missing maps on the
@@ -128,10 +129,10 @@ int       dg_cfg_nearest(const char *text, size_t len, const char *const *words,
  * "command line": a path that is malformed, runs through a value or list index that does not
  * exist, nests too deep, or a flow value that does not parse. Strings handed out for the
  * replaced value become invalid. */
-dg_status dg_cfg_set(dg_cfg *c, const char *path, const char *value_text, dg_err *e); /* "train.lr", "0.01" */
+DG_API dg_status dg_cfg_set(dg_cfg *c, const char *path, const char *value_text, dg_err *e); /* "train.lr", "0.01" */
 /* Writes the config (with overrides) as YAML text into *out: malloc'd, NUL-terminated, the caller
  * frees it; *len (if not NULL) gets its length. Parsing it gives the same values. */
-dg_status dg_cfg_to_yaml(const dg_cfg *c, char **out, size_t *len, dg_err *e);        /* for checkpoints  */
+DG_API dg_status dg_cfg_to_yaml(const dg_cfg *c, char **out, size_t *len, dg_err *e);        /* for checkpoints  */
 
 #ifdef __cplusplus
 }

@@ -18,6 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "difgames/api.h"
 #include "difgames/base.h"  /* rng, clock, numbers (and status.h) */
 #include "difgames/real.h"  /* dg_real; with DG_F64, the double copy's names */
 #include "difgames/status.h"
@@ -76,19 +77,19 @@ struct dg_tensor {
 
 /* ------------------------------------------------------- graph context */
 
-dg_ctx   *dg_ctx_create(size_t arena_bytes);   /* NULL if malloc fails; free with dg_ctx_free */
-void      dg_ctx_free(dg_ctx *ctx);            /* NULL is harmless                            */
-void      dg_ctx_reset(dg_ctx *ctx);           /* rewinds arena and tape, clears the error    */
-size_t    dg_ctx_used(const dg_ctx *ctx);      /* bytes in use now                            */
-size_t    dg_ctx_peak(const dg_ctx *ctx);      /* most bytes ever in use                      */
-size_t    dg_ctx_capacity(const dg_ctx *ctx);  /* arena size                                  */
-dg_status dg_ctx_status(const dg_ctx *ctx);    /* first error since the last reset, or DG_OK  */
-const char *dg_ctx_error(const dg_ctx *ctx);   /* its message ("" when none)                  */
-size_t    dg_ctx_tape_len(const dg_ctx *ctx);  /* nodes recorded on the tape                  */
-uint64_t  dg_ctx_flops(const dg_ctx *ctx);     /* FLOPs of ops and backward since creation:
-                                                  matrix products exactly (2·M·N·K), elementwise
-                                                  ops one a element (two in backward)          */
-void     *dg_ctx_alloc(dg_ctx *ctx, size_t bytes);  /* 64-byte-aligned scratch; NULL + error when full */
+DG_API dg_ctx   *dg_ctx_create(size_t arena_bytes);   /* NULL if malloc fails; free with dg_ctx_free */
+DG_API void      dg_ctx_free(dg_ctx *ctx);            /* NULL is harmless                            */
+DG_API void      dg_ctx_reset(dg_ctx *ctx);           /* rewinds arena and tape, clears the error    */
+DG_API size_t    dg_ctx_used(const dg_ctx *ctx);      /* bytes in use now                            */
+DG_API size_t    dg_ctx_peak(const dg_ctx *ctx);      /* most bytes ever in use                      */
+DG_API size_t    dg_ctx_capacity(const dg_ctx *ctx);  /* arena size                                  */
+DG_API dg_status dg_ctx_status(const dg_ctx *ctx);    /* first error since the last reset, or DG_OK  */
+DG_API const char *dg_ctx_error(const dg_ctx *ctx);   /* its message ("" when none)                  */
+DG_API size_t    dg_ctx_tape_len(const dg_ctx *ctx);  /* nodes recorded on the tape                  */
+DG_API uint64_t  dg_ctx_flops(const dg_ctx *ctx);     /* FLOPs of ops and backward since creation:
+                                                         matrix products exactly (2·M·N·K), elementwise
+                                                         ops one a element (two in backward)          */
+DG_API void     *dg_ctx_alloc(dg_ctx *ctx, size_t bytes);  /* 64-byte-aligned scratch; NULL + error when full */
 
 /* Arena sizing (as ggml's allocator reserves): size a context from an estimate, then let one run
  * measure. dg_ctx_run rewinds *ctx and runs job on it; when the arena is too small
@@ -99,79 +100,79 @@ void     *dg_ctx_alloc(dg_ctx *ctx, size_t bytes);  /* 64-byte-aligned scratch; 
  * DG_ERR_NOMEM when a larger arena cannot be allocated (*ctx's error says which). */
 #define DG_ARENA_MAX ((size_t)1 << 34)  /* 16 GiB: the largest arena dg_ctx_run grows to     */
 typedef dg_status (*dg_ctx_job)(dg_ctx *ctx, void *user);
-dg_status dg_ctx_run(dg_ctx **ctx, size_t max, dg_ctx_job job, void *user);
+DG_API dg_status dg_ctx_run(dg_ctx **ctx, size_t max, dg_ctx_job job, void *user);
 /* Makes *ctx an arena of at least bytes: replaced (contents lost) when smaller. DG_OK, or
  * DG_ERR_NOMEM with *ctx kept and its error set. */
-dg_status dg_ctx_reserve(dg_ctx **ctx, size_t bytes);
+DG_API dg_status dg_ctx_reserve(dg_ctx **ctx, size_t bytes);
 /* Records an error on ctx (the first one sticks) and returns NULL: how ops
  * defined outside the core report bad arguments. */
-dg_tensor *dg_ctx_fail(dg_ctx *ctx, dg_status s, const char *fmt, ...)
+DG_API dg_tensor *dg_ctx_fail(dg_ctx *ctx, dg_status s, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 3, 4)))
 #endif
     ;
 
 /* Tensors made directly (leaves: no gradient unless they wrap a parameter). */
-dg_tensor *dg_new(dg_ctx *ctx, int ndim, const int *shape);       /* uninitialised         */
-dg_tensor *dg_zeros(dg_ctx *ctx, int ndim, const int *shape);
-dg_tensor *dg_full(dg_ctx *ctx, int ndim, const int *shape, dg_real v);
-dg_tensor *dg_new_2d(dg_ctx *ctx, int rows, int cols);            /* uninitialised (rows, cols) */
-dg_tensor *dg_from(dg_ctx *ctx, int ndim, const int *shape, const dg_real *src); /* copies src */
-dg_tensor *dg_scalar(dg_ctx *ctx, dg_real v);                       /* shape (1)              */
+DG_API dg_tensor *dg_new(dg_ctx *ctx, int ndim, const int *shape);       /* uninitialised         */
+DG_API dg_tensor *dg_zeros(dg_ctx *ctx, int ndim, const int *shape);
+DG_API dg_tensor *dg_full(dg_ctx *ctx, int ndim, const int *shape, dg_real v);
+DG_API dg_tensor *dg_new_2d(dg_ctx *ctx, int rows, int cols);            /* uninitialised (rows, cols) */
+DG_API dg_tensor *dg_from(dg_ctx *ctx, int ndim, const int *shape, const dg_real *src); /* copies src */
+DG_API dg_tensor *dg_scalar(dg_ctx *ctx, dg_real v);                       /* shape (1)              */
 /* Marks a leaf as needing a gradient (a free variable for gradcheck). */
-void       dg_set_requires_grad(dg_tensor *t);
-void       dg_retain_grad(dg_tensor *t);   /* keep an intermediate's gradient after backward */
+DG_API void       dg_set_requires_grad(dg_tensor *t);
+DG_API void       dg_retain_grad(dg_tensor *t);   /* keep an intermediate's gradient after backward */
 
 /* ------------------------------------------------------------------ ops */
 /* Binary ops broadcast numpy-style over right-aligned dimensions. */
-dg_tensor *dg_add(dg_ctx *ctx, dg_tensor *a, dg_tensor *b);
-dg_tensor *dg_sub(dg_ctx *ctx, dg_tensor *a, dg_tensor *b);
-dg_tensor *dg_mul(dg_ctx *ctx, dg_tensor *a, dg_tensor *b);
-dg_tensor *dg_div(dg_ctx *ctx, dg_tensor *a, dg_tensor *b);
-dg_tensor *dg_neg(dg_ctx *ctx, dg_tensor *a);
-dg_tensor *dg_scale(dg_ctx *ctx, dg_tensor *a, dg_real s);          /* a * s                  */
-dg_tensor *dg_add_scalar(dg_ctx *ctx, dg_tensor *a, dg_real s);     /* a + s                  */
-dg_tensor *dg_matmul(dg_ctx *ctx, dg_tensor *a, dg_tensor *b);    /* (M,K)·(K,N) -> (M,N)   */
-dg_tensor *dg_linear(dg_ctx *ctx, dg_tensor *x, dg_tensor *w, dg_tensor *b); /* x(B,I)·w(O,I)ᵀ + b(O); b may be NULL */
-dg_tensor *dg_linear_tanh(dg_ctx *ctx, dg_tensor *x, dg_tensor *w, dg_tensor *b); /* fused tanh(linear) */
-dg_tensor *dg_tanh(dg_ctx *ctx, dg_tensor *a);
-dg_tensor *dg_relu(dg_ctx *ctx, dg_tensor *a);
-dg_tensor *dg_softplus(dg_ctx *ctx, dg_tensor *a);                /* log(1 + exp(a)), stable */
-dg_tensor *dg_sigmoid(dg_ctx *ctx, dg_tensor *a);
-dg_tensor *dg_exp(dg_ctx *ctx, dg_tensor *a);
-dg_tensor *dg_log(dg_ctx *ctx, dg_tensor *a);
-dg_tensor *dg_sqrt(dg_ctx *ctx, dg_tensor *a);
-dg_tensor *dg_square(dg_ctx *ctx, dg_tensor *a);
-dg_tensor *dg_pow(dg_ctx *ctx, dg_tensor *a, dg_real p);            /* a^p, p constant         */
-dg_tensor *dg_abs(dg_ctx *ctx, dg_tensor *a);                     /* |a|, gradient sign(a)   */
-dg_tensor *dg_sum(dg_ctx *ctx, dg_tensor *a);                     /* over all -> (1)         */
-dg_tensor *dg_mean(dg_ctx *ctx, dg_tensor *a);                    /* over all -> (1)         */
-dg_tensor *dg_sum_axis(dg_ctx *ctx, dg_tensor *a, int axis);      /* keeps the axis as size 1 */
-dg_tensor *dg_mean_axis(dg_ctx *ctx, dg_tensor *a, int axis);     /* keeps the axis as size 1 */
-dg_tensor *dg_concat(dg_ctx *ctx, dg_tensor *const *xs, int count, int axis);
-dg_tensor *dg_slice(dg_ctx *ctx, dg_tensor *a, int axis, int start, int len); /* a[..., start:start+len, ...] */
-dg_tensor *dg_cols(dg_ctx *ctx, dg_tensor *a, int start, int len); /* slice of the last axis */
-dg_tensor *dg_rows(dg_ctx *ctx, dg_tensor *a, int start, int len); /* slice of axis 0        */
-dg_tensor *dg_reshape(dg_ctx *ctx, dg_tensor *a, int ndim, const int *shape); /* same count */
+DG_API dg_tensor *dg_add(dg_ctx *ctx, dg_tensor *a, dg_tensor *b);
+DG_API dg_tensor *dg_sub(dg_ctx *ctx, dg_tensor *a, dg_tensor *b);
+DG_API dg_tensor *dg_mul(dg_ctx *ctx, dg_tensor *a, dg_tensor *b);
+DG_API dg_tensor *dg_div(dg_ctx *ctx, dg_tensor *a, dg_tensor *b);
+DG_API dg_tensor *dg_neg(dg_ctx *ctx, dg_tensor *a);
+DG_API dg_tensor *dg_scale(dg_ctx *ctx, dg_tensor *a, dg_real s);          /* a * s                  */
+DG_API dg_tensor *dg_add_scalar(dg_ctx *ctx, dg_tensor *a, dg_real s);     /* a + s                  */
+DG_API dg_tensor *dg_matmul(dg_ctx *ctx, dg_tensor *a, dg_tensor *b);    /* (M,K)·(K,N) -> (M,N)   */
+DG_API dg_tensor *dg_linear(dg_ctx *ctx, dg_tensor *x, dg_tensor *w, dg_tensor *b); /* x(B,I)·w(O,I)ᵀ + b(O); b may be NULL */
+DG_API dg_tensor *dg_linear_tanh(dg_ctx *ctx, dg_tensor *x, dg_tensor *w, dg_tensor *b); /* fused tanh(linear) */
+DG_API dg_tensor *dg_tanh(dg_ctx *ctx, dg_tensor *a);
+DG_API dg_tensor *dg_relu(dg_ctx *ctx, dg_tensor *a);
+DG_API dg_tensor *dg_softplus(dg_ctx *ctx, dg_tensor *a);                /* log(1 + exp(a)), stable */
+DG_API dg_tensor *dg_sigmoid(dg_ctx *ctx, dg_tensor *a);
+DG_API dg_tensor *dg_exp(dg_ctx *ctx, dg_tensor *a);
+DG_API dg_tensor *dg_log(dg_ctx *ctx, dg_tensor *a);
+DG_API dg_tensor *dg_sqrt(dg_ctx *ctx, dg_tensor *a);
+DG_API dg_tensor *dg_square(dg_ctx *ctx, dg_tensor *a);
+DG_API dg_tensor *dg_pow(dg_ctx *ctx, dg_tensor *a, dg_real p);            /* a^p, p constant         */
+DG_API dg_tensor *dg_abs(dg_ctx *ctx, dg_tensor *a);                     /* |a|, gradient sign(a)   */
+DG_API dg_tensor *dg_sum(dg_ctx *ctx, dg_tensor *a);                     /* over all -> (1)         */
+DG_API dg_tensor *dg_mean(dg_ctx *ctx, dg_tensor *a);                    /* over all -> (1)         */
+DG_API dg_tensor *dg_sum_axis(dg_ctx *ctx, dg_tensor *a, int axis);      /* keeps the axis as size 1 */
+DG_API dg_tensor *dg_mean_axis(dg_ctx *ctx, dg_tensor *a, int axis);     /* keeps the axis as size 1 */
+DG_API dg_tensor *dg_concat(dg_ctx *ctx, dg_tensor *const *xs, int count, int axis);
+DG_API dg_tensor *dg_slice(dg_ctx *ctx, dg_tensor *a, int axis, int start, int len); /* a[..., start:start+len, ...] */
+DG_API dg_tensor *dg_cols(dg_ctx *ctx, dg_tensor *a, int start, int len); /* slice of the last axis */
+DG_API dg_tensor *dg_rows(dg_ctx *ctx, dg_tensor *a, int start, int len); /* slice of axis 0        */
+DG_API dg_tensor *dg_reshape(dg_ctx *ctx, dg_tensor *a, int ndim, const int *shape); /* same count */
 
-const char *dg_op_name(dg_op op);                                 /* "add", "matmul", ...    */
+DG_API const char *dg_op_name(dg_op op);                                 /* "add", "matmul", ...    */
 
 /* A fused op defined outside the core (physics, render): makes the result
  * tensor (values uninitialised: the caller fills out->data), records it on the
  * tape with its operands srcs[0..nsrc) and backward fn, and copies state_bytes
  * of state into the arena (out->state). NULL on error, as any op. */
-dg_tensor *dg_custom(dg_ctx *ctx, const char *name, int ndim, const int *shape,
-                     dg_tensor *const *srcs, int nsrc, dg_backward_fn backward,
-                     const void *state, size_t state_bytes);
+DG_API dg_tensor *dg_custom(dg_ctx *ctx, const char *name, int ndim, const int *shape,
+                            dg_tensor *const *srcs, int nsrc, dg_backward_fn backward,
+                            const void *state, size_t state_bytes);
 /* In a backward fn: t's gradient buffer, allocated zero on first use; NULL
  * (and the context's error set) when the arena is full. */
-dg_real     *dg_grad_of(dg_ctx *ctx, dg_tensor *t);
+DG_API dg_real     *dg_grad_of(dg_ctx *ctx, dg_tensor *t);
 
 /* Backward from a scalar (n == 1) loss: seeds d loss = 1, walks the tape once
  * in reverse, accumulates into every tensor that needs a gradient; parameter
  * gradients add onto their dg_params block (zero it first with
  * dg_params_zero_grad). Returns the context's status. */
-dg_status dg_backward(dg_ctx *ctx, dg_tensor *loss);
+DG_API dg_status dg_backward(dg_ctx *ctx, dg_tensor *loss);
 
 /* ----------------------------------------------------------- parameters */
 
@@ -194,22 +195,22 @@ typedef struct dg_params {
     dg_real         *grad;           /* (total)                                    */
 } dg_params;
 
-dg_params *dg_params_create(void);                                 /* NULL on OOM            */
-void       dg_params_free(dg_params *p);                           /* NULL is harmless       */
+DG_API dg_params *dg_params_create(void);                                 /* NULL on OOM            */
+DG_API void       dg_params_free(dg_params *p);                           /* NULL is harmless       */
 /* Adds a zero-filled parameter; returns its index or -1 (see e). Invalidates
  * data/grad pointers of tensors made earlier from p. */
-int        dg_params_add(dg_params *p, const char *name, int ndim, const int *shape, dg_err *e);
-int        dg_params_find(const dg_params *p, const char *name);   /* index or -1            */
-dg_real     *dg_params_data(dg_params *p, int i);                    /* values of parameter i  */
-dg_real     *dg_params_grad(dg_params *p, int i);                    /* gradient of parameter i */
-void       dg_params_zero_grad(dg_params *p);
-dg_tensor *dg_param(dg_ctx *ctx, dg_params *p, int i);             /* a leaf on ctx viewing parameter i */
+DG_API int        dg_params_add(dg_params *p, const char *name, int ndim, const int *shape, dg_err *e);
+DG_API int        dg_params_find(const dg_params *p, const char *name);   /* index or -1            */
+DG_API dg_real     *dg_params_data(dg_params *p, int i);                    /* values of parameter i  */
+DG_API dg_real     *dg_params_grad(dg_params *p, int i);                    /* gradient of parameter i */
+DG_API void       dg_params_zero_grad(dg_params *p);
+DG_API dg_tensor *dg_param(dg_ctx *ctx, dg_params *p, int i);             /* a leaf on ctx viewing parameter i */
 /* The first parameter of p with a NaN or infinity in block, a buffer laid out as p->data (p->data,
  * p->grad, an optimiser's moments); -1 when all are finite. *elem (may be NULL) gets the element's
  * index within that parameter. */
-int        dg_params_first_nonfinite(const dg_params *p, const dg_real *block, int64_t *elem);
+DG_API int        dg_params_first_nonfinite(const dg_params *p, const dg_real *block, int64_t *elem);
 /* Copies every value (and shapes must match) from src into dst. */
-dg_status  dg_params_copy(dg_params *dst, const dg_params *src, dg_err *e);
+DG_API dg_status  dg_params_copy(dg_params *dst, const dg_params *src, dg_err *e);
 
 /* ----------------------------------------------------------- optimisers */
 
@@ -223,10 +224,10 @@ typedef struct dg_adam {
 
 /* torch.optim.Adam semantics: bias correction, eps added after the sqrt,
  * L2 weight decay added to the gradient. */
-dg_status dg_adam_init(dg_adam *opt, const dg_params *p, double lr, double beta1, double beta2,
-                       double eps, double weight_decay);
-void      dg_adam_step(dg_adam *opt, dg_params *p);
-void      dg_adam_free(dg_adam *opt);
+DG_API dg_status dg_adam_init(dg_adam *opt, const dg_params *p, double lr, double beta1, double beta2,
+                              double eps, double weight_decay);
+DG_API void      dg_adam_step(dg_adam *opt, dg_params *p);
+DG_API void      dg_adam_free(dg_adam *opt);
 
 typedef struct dg_sgd {
     double lr, momentum, dampening, weight_decay;  /* double, as PyTorch's Python floats */
@@ -237,15 +238,15 @@ typedef struct dg_sgd {
 } dg_sgd;
 
 /* torch.optim.SGD semantics (momentum buffer = grad on the first step). */
-dg_status dg_sgd_init(dg_sgd *opt, const dg_params *p, double lr, double momentum,
-                      double dampening, double weight_decay, int nesterov);
-void      dg_sgd_step(dg_sgd *opt, dg_params *p);
-void      dg_sgd_free(dg_sgd *opt);
+DG_API dg_status dg_sgd_init(dg_sgd *opt, const dg_params *p, double lr, double momentum,
+                             double dampening, double weight_decay, int nesterov);
+DG_API void      dg_sgd_step(dg_sgd *opt, dg_params *p);
+DG_API void      dg_sgd_free(dg_sgd *opt);
 
 /* torch.nn.utils.clip_grad_norm_ (L2): returns the total norm before clipping;
  * scales every gradient by max_norm / (total + 1e-6) when that is below 1. */
-dg_real     dg_clip_grad_norm(dg_params *p, dg_real max_norm);
-dg_real     dg_grad_norm(const dg_params *p);                       /* L2 norm of all gradients */
+DG_API dg_real     dg_clip_grad_norm(dg_params *p, dg_real max_norm);
+DG_API dg_real     dg_grad_norm(const dg_params *p);                       /* L2 norm of all gradients */
 
 /* ------------------------------------------------------ gradient checks */
 
@@ -273,22 +274,22 @@ typedef struct dg_gradcheck_report {
  * error that the loss's own dg_real rounding explains (4 |loss| DG_REAL_EPSILON, through the difference
  * quotient) is not counted. A NaN or infinite gradient, or loss near an element, is
  * DG_ERR_NONFINITE naming the element. */
-dg_status dg_gradcheck(dg_ctx *ctx, dg_params *p, dg_loss_fn fn, void *user, dg_real eps,
-                       double floor, int64_t max_per_param, dg_gradcheck_report *out,
-                       dg_err *e);
+DG_API dg_status dg_gradcheck(dg_ctx *ctx, dg_params *p, dg_loss_fn fn, void *user, dg_real eps,
+                              double floor, int64_t max_per_param, dg_gradcheck_report *out,
+                              dg_err *e);
 
 /* The same at nscales steps eps, eps/4, eps/16, ... (Ridders' idea): for each element, the
  * estimate of the neighbouring pair of steps that agrees best, for functions whose features are
  * narrower than eps at some points and float rounding dominates a small step at others.
  * nscales 1 is dg_gradcheck. */
 #define DG_GRADCHECK_MAX_SCALES 6
-dg_status dg_gradcheck_scales(dg_ctx *ctx, dg_params *p, dg_loss_fn fn, void *user, dg_real eps, int nscales,
-                              double floor, int64_t max_per_param, dg_gradcheck_report *out,
-                              dg_err *e);
+DG_API dg_status dg_gradcheck_scales(dg_ctx *ctx, dg_params *p, dg_loss_fn fn, void *user, dg_real eps, int nscales,
+                                     double floor, int64_t max_per_param, dg_gradcheck_report *out,
+                                     dg_err *e);
 
 /* Chain check: writes up to max indices of parameters whose whole gradient is
  * exactly zero (a cut gradient chain) into zero_idx; returns how many there are. */
-int       dg_params_find_zero_grads(const dg_params *p, int *zero_idx, int max);
+DG_API int       dg_params_find_zero_grads(const dg_params *p, int *zero_idx, int max);
 
 #ifdef __cplusplus
 }

@@ -20,6 +20,7 @@
 #ifndef DIFGAMES_ENV_H
 #define DIFGAMES_ENV_H
 
+#include "difgames/api.h"
 #include "difgames/config.h"
 #include "difgames/core.h"
 #include "difgames/keys.h"
@@ -57,7 +58,7 @@ typedef struct dg_loss_term {
 
 /* The layout of dg_game and dg_env a plugin is built against: a game loaded from a shared object
  * (dg_game_plugin_open) must say .abi = DG_GAME_ABI. Raised whenever either struct changes. */
-#define DG_GAME_ABI (2u + (DG_REAL_F64 ? DG_GAME_ABI_F64 : 0u))
+#define DG_GAME_ABI (3u + (DG_REAL_F64 ? DG_GAME_ABI_F64 : 0u))
 #define DG_GAME_ABI_F64 0x10000u  /* added for the double tape: a plugin of train.precision: f64 is compiled
                                      with -DDG_F64 (its dg_real double, its calls the double copy's) */
 /* The symbol a plugin exports: its descriptor, `const dg_game difgames_game = {.abi = DG_GAME_ABI, ...}`. */
@@ -124,7 +125,20 @@ typedef struct dg_game {
      * steps), so it counts once in the episode loss. A term may have a running and a terminal part. */
     void (*terminal_cost)(dg_ctx *ctx, const dg_env *env, dg_tensor *final, dg_tensor *aux,
                           dg_real inv_batch, dg_tensor **terms);
+    /* Optional (the value of the learner's game by dynamic programming, certify_dp.h, needs them):
+     * the same raw terms per row, before the batch mean. rows[k] (B, m_k), m_k >= 1, for term k:
+     * row b of the batch costs the sum of row b of rows[k]; rows[k] left NULL: the term is 0 (a
+     * terminal part: the term has none). Declared once: a game that has them sets step_cost to
+     * dg_env_step_cost_from_rows and terminal_cost to dg_env_terminal_cost_from_rows, which take
+     * the batch mean sum(rows[k]) inv_batch of each (a game whose mean is a fused op of its own,
+     * the model game, evaluates both from one per-row function). */
+    void (*step_cost_rows)(dg_ctx *ctx, const dg_env *env, dg_tensor *next, dg_tensor *aux, dg_tensor *action,
+                           dg_tensor **rows);
+    void (*terminal_cost_rows)(dg_ctx *ctx, const dg_env *env, dg_tensor *final, dg_tensor *aux,
+                               dg_tensor **rows);
 } dg_game;
+
+#define DG_VALUE_MAX_DIMS 8  /* axes of a reduced value state (dg_env.value_dim) */
 
 struct dg_env {
     const dg_game *game;
@@ -158,6 +172,13 @@ struct dg_env {
     void *impl;                                 /* the game's own data               */
     void *plugin;                               /* the shared object game came from (dg_env_free
                                                    closes it), or NULL                 */
+    /* Optional (create sets it): a reduced value state. The game's value depends on a state s only
+     * through x_k = s[value_plus[k]] - s[value_minus[k]] (value_minus[k] < 0: s[value_plus[k]]
+     * alone), k < value_dim, and the state with s[value_plus[k]] = x_k and every other entry 0
+     * plays (step and costs) as any state with the same x: duel_simple's x = evader - pursuer.
+     * 0: the value state is the whole state. */
+    int   value_dim;
+    int   value_plus[DG_VALUE_MAX_DIMS], value_minus[DG_VALUE_MAX_DIMS];
 };
 
 /* In a dg_game initialiser: the tables KEYS and LOSS (arrays) and the impl struct type IMPL:
@@ -166,48 +187,56 @@ struct dg_env {
     .keys = (KEYS), .nkeys = (int)(sizeof(KEYS) / sizeof((KEYS)[0])), .impl_size = sizeof(IMPL), \
     .loss = (LOSS), .nloss = (int)(sizeof(LOSS) / sizeof((LOSS)[0]))
 
-const dg_game *dg_game_find(const char *name);         /* NULL if not registered           */
-int            dg_game_count(void);                    /* registered games                 */
-const dg_game *dg_game_at(int i);                      /* i-th game, in registry order     */
+DG_API const dg_game *dg_game_find(const char *name);         /* NULL if not registered           */
+DG_API int            dg_game_count(void);                    /* registered games                 */
+DG_API const dg_game *dg_game_at(int i);                      /* i-th game, in registry order     */
 /* The model game (`game: model`, docs/models.md) as listings show it (`difgames games`, `difgames keys
  * model`): its summary, the defaults of env.dt and env.horizon and its keys of one value (model.name,
  * model.compile). Not in the registry and not playable itself: dg_env_create makes each model file's game,
  * named by its model.name. */
-const dg_game *dg_game_model(void);
+DG_API const dg_game *dg_game_model(void);
 /* Where env's game comes from, for outputs where a name could mean two games (a model file may call its
  * game "reach"): "builtin" (the registry), "model" (a model file), "plugin" (a shared object) or "custom"
  * (a descriptor of the caller's, dg_env_create_game). */
-const char    *dg_env_source(const dg_env *env);
+DG_API const char    *dg_env_source(const dg_env *env);
 
 /* Every key of game g, in the order they are read: env.dt, env.horizon, its
  * keys, its loss.* terms (as float keys >= 0). Fills out[0..max) and returns
  * the count (which may exceed max: then call again with more room). */
-int dg_game_keys(const dg_game *g, dg_key *out, int max);
+DG_API int dg_game_keys(const dg_game *g, dg_key *out, int max);
 /* env.dt and env.horizon, the keys every game reads (their defaults are the first game's; dg_game_keys
  * gives each game's own), then plugin (a string: the shared object dg_env_create loads); *n = 3. */
-const dg_key *dg_env_keys(int *n);
+DG_API const dg_key *dg_env_keys(int *n);
 
 /* After step t's step_cost (terms: its raw terms, t in 1..env->horizon): at t = env->horizon adds
  * H times the game's terminal_cost of state into them (an op on ctx); nothing otherwise, or when the
  * game has no terminal cost. Every program that plays whole episodes calls it. */
-void dg_env_add_terminal(dg_ctx *ctx, const dg_env *env, int t, dg_tensor *state, dg_tensor *aux,
-                         dg_real inv_batch, dg_tensor **terms);
+DG_API void dg_env_add_terminal(dg_ctx *ctx, const dg_env *env, int t, dg_tensor *state, dg_tensor *aux,
+                                dg_real inv_batch, dg_tensor **terms);
+
+/* The step_cost and terminal_cost of a game that declares its costs per row (step_cost_rows,
+ * terminal_cost_rows): terms[k] = sum(rows[k]) inv_batch, a (1) tensor (dg_scalar 0 for a running
+ * term left NULL; a terminal term left NULL stays NULL). */
+DG_API void dg_env_step_cost_from_rows(dg_ctx *ctx, const dg_env *env, dg_tensor *next, dg_tensor *aux,
+                                       dg_tensor *action, dg_real inv_batch, dg_tensor **terms);
+DG_API void dg_env_terminal_cost_from_rows(dg_ctx *ctx, const dg_env *env, dg_tensor *final, dg_tensor *aux,
+                                           dg_real inv_batch, dg_tensor **terms);
 
 /* Creates the game named by cfg's `game:` key (reads its env./loss. keys).
  * Returns a new env (free with dg_env_free) or NULL with e set. */
-dg_env *dg_env_create(dg_cfg *cfg, dg_err *e);
+DG_API dg_env *dg_env_create(dg_cfg *cfg, dg_err *e);
 /* Creates an env for a game of your own (not in the registry), e.g. one an
  * application defines; cfg's `game:` key, if present, is not checked. */
-dg_env *dg_env_create_game(const dg_game *g, dg_cfg *cfg, dg_err *e);
-void    dg_env_free(dg_env *env);                      /* NULL is harmless                 */
+DG_API dg_env *dg_env_create_game(const dg_game *g, dg_cfg *cfg, dg_err *e);
+DG_API void    dg_env_free(dg_env *env);                      /* NULL is harmless                 */
 
 /* The players' policies for env: what the policy layer needs of a game (its players, observation
  * and action sizes, horizon, plan steps), and dg_policy_create_shape / dg_policy_create_plan_shape
  * of it (policy.h says what they make). */
-dg_policy_shape dg_env_policy_shape(const dg_env *env);
-dg_status dg_policy_create(const dg_env *env, const int *hidden, int nhidden, dg_policy *pol,
-                           dg_params **p, dg_err *e);
-dg_status dg_policy_create_plan(const dg_env *env, dg_policy *pol, dg_params **p, dg_err *e);
+DG_API dg_policy_shape dg_env_policy_shape(const dg_env *env);
+DG_API dg_status dg_policy_create(const dg_env *env, const int *hidden, int nhidden, dg_policy *pol,
+                                  dg_params **p, dg_err *e);
+DG_API dg_status dg_policy_create_plan(const dg_env *env, dg_policy *pol, dg_params **p, dg_err *e);
 
 /* A game from a shared object: a plugin is code, and runs with the caller's rights. path must name
  * the file with a '/' (an absolute path, or ./game.so: never a bare name that dlopen would search
@@ -216,8 +245,8 @@ dg_status dg_policy_create_plan(const dg_env *env, dg_policy *pol, dg_params **p
  * game). DG_ERR_ARG for a bare name, DG_ERR_IO when it cannot be opened (no such file, not a shared
  * object, an undefined symbol: dlerror's words), DG_ERR_FORMAT for a missing symbol or another ABI.
  * dg_env_create does this for a config's `plugin:` key (the env then closes it). */
-dg_status dg_game_plugin_open(const char *path, const dg_game **g, void **handle, dg_err *e);
-void      dg_game_plugin_close(void *handle);          /* NULL is harmless                 */
+DG_API dg_status dg_game_plugin_open(const char *path, const dg_game **g, void **handle, dg_err *e);
+DG_API void      dg_game_plugin_close(void *handle);          /* NULL is harmless                 */
 
 #ifdef __cplusplus
 }

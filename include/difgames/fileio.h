@@ -26,6 +26,7 @@
 
 #include <stdio.h>
 
+#include "difgames/api.h"
 #include "difgames/status.h"
 
 #ifdef __cplusplus
@@ -40,47 +41,47 @@ typedef struct dg_file {
     char  tmp[DG_PATH_MAX + 32];    /* temporary name    */
 } dg_file;
 
-dg_status dg_file_begin(dg_file *f, const char *path, dg_err *e);  /* opens the temporary file */
-dg_status dg_file_commit(dg_file *f, dg_err *e);                   /* flush, fsync, rename     */
-void      dg_file_abort(dg_file *f);                               /* close and remove tmp     */
+DG_API dg_status dg_file_begin(dg_file *f, const char *path, dg_err *e);  /* opens the temporary file */
+DG_API dg_status dg_file_commit(dg_file *f, dg_err *e);                   /* flush, fsync, rename     */
+DG_API void      dg_file_abort(dg_file *f);                               /* close and remove tmp     */
 /* Opens path for reading if it is a regular file ("rb"); *size gets its size
  * (NULL: not wanted). Refuses FIFOs, devices and folders without blocking. */
-dg_status dg_file_open_read(const char *path, FILE **fp, size_t *size, dg_err *e);
+DG_API dg_status dg_file_open_read(const char *path, FILE **fp, size_t *size, dg_err *e);
 /* Reads a whole file into a malloc'd buffer (caller frees); adds a NUL after it. A file whose
  * size does not fit in memory (dg_mem_check) is refused before anything is allocated or read
  * (DG_ERR_ARG naming the file). */
-dg_status dg_file_read_all(const char *path, unsigned char **out, size_t *len, dg_err *e);
+DG_API dg_status dg_file_read_all(const char *path, unsigned char **out, size_t *len, dg_err *e);
 /* The same, refusing (DG_ERR_ARG naming the file and the bound) a file of more than max bytes. */
-dg_status dg_file_read_max(const char *path, size_t max, unsigned char **out, size_t *len, dg_err *e);
+DG_API dg_status dg_file_read_max(const char *path, size_t max, unsigned char **out, size_t *len, dg_err *e);
 /* DG_OK when path can name a file written by dg_file_begin: not empty, its temporary name
  * "<path>.tmp.<pid>" shorter than DG_PATH_MAX and its last name within NAME_MAX, every folder
  * name within NAME_MAX; else DG_ERR_ARG saying which. To check an output before a long job. */
-dg_status dg_file_name_ok(const char *path, dg_err *e);
+DG_API dg_status dg_file_name_ok(const char *path, dg_err *e);
 /* Makes a folder and its parents (like mkdir -p). */
-dg_status dg_mkdirs(const char *path, dg_err *e);
+DG_API dg_status dg_mkdirs(const char *path, dg_err *e);
 /* Before a long job that ends by writing the file path: checks its name (dg_file_name_ok), makes
  * its folder (dg_mkdirs) and checks that the folder is writable (DG_ERR_IO naming it if not). */
-dg_status dg_file_parent_make(const char *path, dg_err *e);
+DG_API dg_status dg_file_parent_make(const char *path, dg_err *e);
 /* out = "dir/name" (dir NULL or "": name); an error, never a cut name, when it
  * does not fit in size bytes or its last component passes the system's NAME_MAX. */
-dg_status dg_path_join(char *out, size_t size, const char *dir, const char *name, dg_err *e);
+DG_API dg_status dg_path_join(char *out, size_t size, const char *dir, const char *name, dg_err *e);
 /* 1 when a and b name the same file: the same device and inode when both
  * exist, else the same absolute path once ".", ".." and "//" are resolved
  * (through the real path of the nearest existing folder); 0 otherwise. */
-int       dg_path_same(const char *a, const char *b);
+DG_API int       dg_path_same(const char *a, const char *b);
 /* Makes dir (mkdir -p) and locks it for this process (flock on "<dir>/.lock",
  * exclusive, not waiting). Returns the lock's descriptor (>= 0), or -1 with
  * e set: DG_ERR_IO naming the folder when another run holds it. */
-int       dg_dir_lock(const char *dir, dg_err *e);
+DG_API int       dg_dir_lock(const char *dir, dg_err *e);
 /* Releases the lock of dg_dir_lock(dir) and removes "<dir>/.lock" (when it is still the file held):
  * a finished run leaves no lock file behind. lock < 0 is harmless. */
-void      dg_dir_unlock(const char *dir, int lock);
+DG_API void      dg_dir_unlock(const char *dir, int lock);
 /* Removes from dir (not its subfolders) the temporary files "<name>.tmp.<pid>" that dg_file_begin
  * left behind in a process that is gone (killed before its commit: kill(pid, 0) fails with ESRCH);
  * a live process's are kept, and so is every other file. Returns how many it removed, or -1 with
  * e set (DG_ERR_IO naming dir or the file). A process on another machine looks gone from here:
  * call it on a folder this process holds (dg_dir_lock), as a resumed run does. */
-int       dg_dir_clean(const char *dir, dg_err *e);
+DG_API int       dg_dir_clean(const char *dir, dg_err *e);
 
 #ifdef __cplusplus
 }

@@ -23,7 +23,8 @@
 #ifndef DIFGAMES_HJI_PART_H
 #define DIFGAMES_HJI_PART_H
 
-#include "difgames/hji.h"
+#include "difgames/api.h"
+#include "difgames/hji_problem.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -49,12 +50,12 @@ typedef struct dg_hji_part {
  * them from as many ranks as hold them. DG_ERR_ARG when a rank would own no layer (R > n0), a
  * periodic axis 0 is shorter than the ghost layers, or a halo would pass 2^31 nodes. Collective
  * (the topology). */
-dg_status dg_hji_part_init(dg_hji_part *pt, const dg_hji_grid *g, const dg_hji_opts *o, dg_err *e);
+DG_API dg_status dg_hji_part_init(dg_hji_part *pt, const dg_hji_grid *g, const dg_hji_opts *o, dg_err *e);
 /* dg_hji_part_init with the caller's cut (cuts: boxes along each axis, their product the rank
  * count, the last axis 1; NULL: as dg_hji_part_init). DG_ERR_ARG when it does not fit: a cut
  * along several axes needs boxes of at least the ghost width and no fast sweeping. */
-dg_status dg_hji_part_init_cut(dg_hji_part *pt, const dg_hji_grid *g, const dg_hji_opts *o, const int *cuts,
-                               dg_err *e);
+DG_API dg_status dg_hji_part_init_cut(dg_hji_part *pt, const dg_hji_grid *g, const dg_hji_opts *o, const int *cuts,
+                                      dg_err *e);
 
 /* dg_hji_solve on this rank's block (collective: every rank calls it with the same grid, game,
  * options and times): v0, obstacle (or NULL), o->stop (or NULL) and out are the block's
@@ -62,18 +63,18 @@ dg_status dg_hji_part_init_cut(dg_hji_part *pt, const dg_hji_grid *g, const dg_h
  * SWEEP) sweeps each block with ghost layers exchanged between sweeps: it converges to the same
  * tolerance, not to one process's bits (src/hji/fast_sweep.c says why). On one rank of one this is
  * dg_hji_solve. */
-dg_status dg_hji_solve_part(const dg_hji_part *pt, const dg_hji_grid *g, const dg_hji_game *gm,
-                            const dg_hji_opts *o, const double *v0, const double *obstacle, int nt,
-                            const double *times, double *out, dg_hji_stats *stats, dg_err *e);
+DG_API dg_status dg_hji_solve_part(const dg_hji_part *pt, const dg_hji_grid *g, const dg_hji_game *gm,
+                                   const dg_hji_opts *o, const double *v0, const double *obstacle, int nt,
+                                   const double *times, double *out, dg_hji_stats *stats, dg_err *e);
 
 /* dg_hji_problem_solve_at and dg_hji_problem_solve_slices on this rank's block (out: nt blocks of
  * pt->nodes; times as theirs). Collective. A cut along several axes needs p to keep the box
  * (dg_hji_problem_keep_block); along axis 0 alone p may hold the whole grid. */
-dg_status dg_hji_problem_solve_part(const dg_hji_problem *p, const dg_hji_part *pt, int nt, const double *times,
-                                    double *out, dg_hji_stats *stats, dg_err *e);
-dg_status dg_hji_problem_solve_slices_part(const dg_hji_problem *p, const dg_hji_part *pt, int slices, int nreq,
-                                           const double *req, int *nt, double *times, double *out,
-                                           dg_hji_stats *stats, dg_err *e);
+DG_API dg_status dg_hji_problem_solve_part(const dg_hji_problem *p, const dg_hji_part *pt, int nt, const double *times,
+                                           double *out, dg_hji_stats *stats, dg_err *e);
+DG_API dg_status dg_hji_problem_solve_slices_part(const dg_hji_problem *p, const dg_hji_part *pt, int slices, int nreq,
+                                                  const double *req, int *nt, double *times, double *out,
+                                                  dg_hji_stats *stats, dg_err *e);
 
 /* Keeps only this rank's box of p's node arrays (target, obstacle, initial, stop: each
  * pt->nodes, row-major), freeing the rest, so that a rank holds 1/R of them; afterwards p serves the _part
@@ -81,17 +82,17 @@ dg_status dg_hji_problem_solve_slices_part(const dg_hji_problem *p, const dg_hji
  * from dg_hji_problem_load_split it builds the block's arrays instead, each node's values the
  * bits a whole-grid load gives there (collective: a time to reach's largest front speed is a max
  * over the ranks). */
-dg_status dg_hji_problem_keep_block(dg_hji_problem *p, const dg_hji_part *pt, dg_err *e);
+DG_API dg_status dg_hji_problem_keep_block(dg_hji_problem *p, const dg_hji_part *pt, dg_err *e);
 
 /* dg_hji_problem_load without the node arrays (target, obstacle, initial, stop) and the game's
  * fingerprint: dg_hji_problem_keep_block builds the block's, so that no rank ever holds a whole
  * array. Until then p serves dg_hji_solve_plan and dg_hji_solve_file (which keeps the block) only. */
-dg_hji_problem *dg_hji_problem_load_split(dg_cfg *cfg, dg_err *e);
+DG_API dg_hji_problem *dg_hji_problem_load_split(dg_cfg *cfg, dg_err *e);
 
 /* Rank 0 assembles nt whole arrays (nt x nodes, into all; NULL on the other ranks) from every
  * rank's nt boxes (mine: nt x pt->nodes, each box row-major). Collective. */
-dg_status dg_hji_part_gather(const dg_hji_part *pt, const dg_hji_grid *g, int nt, const double *mine, double *all,
-                             dg_err *e);
+DG_API dg_status dg_hji_part_gather(const dg_hji_part *pt, const dg_hji_grid *g, int nt, const double *mine, double *all,
+                                    dg_err *e);
 
 /* The cut of g over R ranks that exchanges the least halo: cuts[k] blocks along axis k (their
  * product R; cuts[k] = 1: axis k not cut), chosen over every factorisation of R into axes 0 ..
@@ -100,17 +101,17 @@ dg_status dg_hji_part_gather(const dg_hji_part *pt, const dg_hji_grid *g, int nt
  * sum over cut axes k of gw x (its faces: 2, or 1 for an open axis cut in two) x the block's
  * largest cross-section across k. Ties go to the cut with fewer blocks along the later axes.
  * DG_ERR_ARG when no cut fits (R too large for the grid). dg_hji_part_init takes this cut. */
-dg_status dg_hji_part_cuts(const dg_hji_grid *g, int gw, int R, int *cuts, double *halo, dg_err *e);
+DG_API dg_status dg_hji_part_cuts(const dg_hji_grid *g, int gw, int R, int *cuts, double *halo, dg_err *e);
 
 /* Box c of cuts along an axis of n nodes: its first node (c n / cuts) and, for c = cuts, n. */
-int dg_hji_part_start(int n, int c, int cuts);
+DG_API int dg_hji_part_start(int n, int c, int cuts);
 
 /* Rank r's box of pt's cut of g: lo[k], n[k] along each axis, and its first node's index. */
-int64_t dg_hji_part_box(const dg_hji_part *pt, const dg_hji_grid *g, int r, int *lo, int *n);
+DG_API int64_t dg_hji_part_box(const dg_hji_part *pt, const dg_hji_grid *g, int r, int *lo, int *n);
 
 /* Bytes one rank's solve of its block keeps (dg_hji_solve_memory's estimate for the block). */
-double dg_hji_solve_part_memory(const dg_hji_part *pt, const dg_hji_grid *g, const dg_hji_game *gm,
-                                const dg_hji_opts *o, int nt);
+DG_API double dg_hji_solve_part_memory(const dg_hji_part *pt, const dg_hji_grid *g, const dg_hji_game *gm,
+                                       const dg_hji_opts *o, int nt);
 
 #ifdef __cplusplus
 }

@@ -19,6 +19,7 @@
 #include <math.h>
 #include <stddef.h>
 
+#include "difgames/api.h"
 #include "difgames/config.h"
 
 #ifdef __cplusplus
@@ -85,26 +86,26 @@ typedef struct dg_key {
      .def_v = (const double[]){l, h}, .def_n = 2, .doc = doc_}
 
 /* Fills base's fields from the table's defaults. */
-void      dg_keys_defaults(const dg_key *keys, int n, void *base);
+DG_API void      dg_keys_defaults(const dg_key *keys, int n, void *base);
 /* Reads each key of the table from cfg into base (its default when missing), in table order; stops
  * at the first error (DG_ERR_CONFIG "FILE:LINE: key 'env.damping': ...", e set). */
-dg_status dg_keys_read(dg_cfg *cfg, const dg_key *keys, int n, void *base, dg_err *e);
+DG_API dg_status dg_keys_read(dg_cfg *cfg, const dg_key *keys, int n, void *base, dg_err *e);
 /* Reads one key into base (as dg_keys_read does for each). */
-dg_status dg_key_read(dg_cfg *cfg, const dg_key *k, void *base, dg_err *e);
+DG_API dg_status dg_key_read(dg_cfg *cfg, const dg_key *k, void *base, dg_err *e);
 
 /* Checks text as the value of key k, as a dg_cfg_set of k and dg_key_read would (the same
  * conversion and range check), e.g. for a command-line option that sets k. On error e's message
  * says what is wrong with the value alone ("0 is out of range, expected [1, 1048576]", "expected an
  * integer, got 'x'"): the caller names the option or key. */
-dg_status dg_key_check(const dg_key *k, const char *text, dg_err *e);
+DG_API dg_status dg_key_check(const dg_key *k, const char *text, dg_err *e);
 
 /* For listings (`difgames keys`): the type ("float", "enum", "[float; 2]"), the default as YAML
  * ("0.05", "[64, 64]", "flee"; "required"; def_str) and the range ("(0, 10]", "flee | policy",
  * "" when none). Each writes
  * a NUL-terminated string into buf (truncated to size) and returns buf. */
-const char *dg_key_type_str(const dg_key *k, char *buf, size_t size);
-const char *dg_key_default_str(const dg_key *k, char *buf, size_t size);
-const char *dg_key_range_str(const dg_key *k, char *buf, size_t size);
+DG_API const char *dg_key_type_str(const dg_key *k, char *buf, size_t size);
+DG_API const char *dg_key_default_str(const dg_key *k, char *buf, size_t size);
+DG_API const char *dg_key_range_str(const dg_key *k, char *buf, size_t size);
 
 #ifdef __cplusplus
 }

@@ -7,6 +7,7 @@
 #ifndef DIFGAMES_LOSSES_H
 #define DIFGAMES_LOSSES_H
 
+#include "difgames/api.h"
 #include "difgames/core.h"
 
 #ifdef __cplusplus
@@ -25,11 +26,11 @@ typedef struct dg_loss {
 
 /* Before the first step. Returns DG_OK, or DG_ERR_ARG when nterms is not 1 to
  * DG_LOSS_MAX_TERMS (nothing is dropped: dg_loss_finish then fails through its context). */
-dg_status  dg_loss_begin(dg_loss *l, int nterms, const dg_real *weights);
-void       dg_loss_add(dg_ctx *ctx, dg_loss *l, dg_tensor *const *terms);    /* one step's raw terms      */
+DG_API dg_status  dg_loss_begin(dg_loss *l, int nterms, const dg_real *weights);
+DG_API void       dg_loss_add(dg_ctx *ctx, dg_loss *l, dg_tensor *const *terms);    /* one step's raw terms      */
 /* (1/steps) Σ_i w_i acc_i as a (1) tensor; weighted[i] (if not NULL) gets
  * w_i · acc_i / steps. NULL on error (see the context). */
-dg_tensor *dg_loss_finish(dg_ctx *ctx, dg_loss *l, dg_real *weighted);
+DG_API dg_tensor *dg_loss_finish(dg_ctx *ctx, dg_loss *l, dg_real *weighted);
 
 #ifdef __cplusplus
 }

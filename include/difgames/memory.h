@@ -13,6 +13,7 @@
 
 #include <stdint.h>
 
+#include "difgames/api.h"
 #include "difgames/status.h"
 
 #ifdef __cplusplus
@@ -21,21 +22,21 @@ extern "C" {
 
 /* *out = a * b when a, b >= 0 and the product is at most max; returns 1. Otherwise (negative, past
  * max, or past INT64_MAX) returns 0 and leaves *out alone. out may be NULL (only check). */
-int    dg_mul_ok(int64_t a, int64_t b, int64_t max, int64_t *out);
+DG_API int    dg_mul_ok(int64_t a, int64_t b, int64_t max, int64_t *out);
 
 /* Bytes this process may still allocate: the least of the machine's physical memory, the
  * address-space limit (RLIMIT_AS, `ulimit -v`) less what is mapped already, and the cgroup's
  * memory.max less its current use. *source (may be NULL) names the bound that wins:
  * "physical memory", "ulimit -v" or "cgroup memory.max". Never 0: at least one page. */
-double dg_mem_limit(const char **source);
+DG_API double dg_mem_limit(const char **source);
 
 /* DG_OK when need bytes fit under dg_mem_limit; otherwise DG_ERR_NOMEM with e set to
  * "needs about X GiB, more than the Y GiB this process may use (<source>)". */
-dg_status dg_mem_check(double need, dg_err *e);
+DG_API dg_status dg_mem_check(double need, dg_err *e);
 
 /* Bytes free for an unprivileged user on the file system that holds path (or, if path does not
  * exist yet, its nearest existing parent folder); -1 if unknown (or a pseudo file system, /proc). */
-double dg_disk_free(const char *path);
+DG_API double dg_disk_free(const char *path);
 
 #ifdef __cplusplus
 }

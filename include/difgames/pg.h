@@ -42,6 +42,7 @@
 #ifndef DIFGAMES_PG_H
 #define DIFGAMES_PG_H
 
+#include "difgames/api.h"
 #include "difgames/core.h"
 #include "difgames/env.h"
 #include "difgames/keys.h"
@@ -104,55 +105,55 @@ typedef struct dg_pg_stats {
 typedef struct dg_pg dg_pg;
 typedef struct dg_pg_eval dg_pg_eval;
 
-void        dg_pg_opts_default(dg_pg_opts *o, dg_pg_algo algo);  /* the defaults of algo (see pg.c) */
+DG_API void        dg_pg_opts_default(dg_pg_opts *o, dg_pg_algo algo);  /* the defaults of algo (see pg.c) */
 /* Reads seed, train.threads and policy.hidden (as dg_train_opts_read does) and the pg.* keys
  * (dg_pg_keys) into o and s (s may be NULL). A pg.* key the config leaves out takes pg.algo's
  * default: REINFORCE's lr, lambda, clip_ratio, epochs_per_iter and minibatch differ from the
  * table's, which are PPO's; pg.iters left out means no limit when pg.max_steps is set. */
-dg_status   dg_pg_opts_read(dg_cfg *cfg, dg_pg_opts *o, dg_pg_schedule *s, dg_err *e);
+DG_API dg_status   dg_pg_opts_read(dg_cfg *cfg, dg_pg_opts *o, dg_pg_schedule *s, dg_err *e);
 /* The pg.* keys dg_pg_opts_read reads, as a table (`difgames keys` lists it); *n gets their number. */
-const dg_key *dg_pg_keys(int *n);
-const char *dg_pg_algo_name(dg_pg_algo algo);                   /* "ppo", "reinforce"             */
-int         dg_pg_algo_parse(const char *name, dg_pg_algo *algo); /* 1 if name is one of them      */
+DG_API const dg_key *dg_pg_keys(int *n);
+DG_API const char *dg_pg_algo_name(dg_pg_algo algo);                   /* "ppo", "reinforce"             */
+DG_API int         dg_pg_algo_parse(const char *name, dg_pg_algo *algo); /* 1 if name is one of them      */
 
 /* Bytes a learner for env with o and an evaluation batch of eval_batch episodes (0: none) will
  * allocate, to refuse what cannot fit (dg_mem_check) before allocating it. */
-double      dg_pg_memory(const dg_env *env, const dg_pg_opts *o, int eval_batch);
+DG_API double      dg_pg_memory(const dg_env *env, const dg_pg_opts *o, int eval_batch);
 /* A learner for env; initialises "net.*" exactly as the BPTT trainer does for
  * the same seed (dg_trainer_create), so both start from one policy. NULL with
  * e set on bad options or OOM; free with dg_pg_free. */
-dg_pg      *dg_pg_create(const dg_env *env, const dg_pg_opts *o, dg_err *e);
-void        dg_pg_free(dg_pg *pg);                              /* NULL is harmless               */
+DG_API dg_pg      *dg_pg_create(const dg_env *env, const dg_pg_opts *o, dg_err *e);
+DG_API void        dg_pg_free(dg_pg *pg);                              /* NULL is harmless               */
 /* One iteration: samples o->batch episodes, then updates; fills s (may be NULL). */
-dg_status   dg_pg_iterate(dg_pg *pg, dg_pg_stats *s, dg_err *e);
-int64_t     dg_pg_env_steps(const dg_pg *pg);                   /* env steps sampled so far       */
-const dg_policy *dg_pg_policy(const dg_pg *pg);                 /* the mean action: mlp[0] "net.*" */
-dg_params  *dg_pg_policy_params(dg_pg *pg);                     /* net.* and log_std              */
-dg_params  *dg_pg_value_params(dg_pg *pg);                      /* value.*                        */
+DG_API dg_status   dg_pg_iterate(dg_pg *pg, dg_pg_stats *s, dg_err *e);
+DG_API int64_t     dg_pg_env_steps(const dg_pg *pg);                   /* env steps sampled so far       */
+DG_API const dg_policy *dg_pg_policy(const dg_pg *pg);                 /* the mean action: mlp[0] "net.*" */
+DG_API dg_params  *dg_pg_policy_params(dg_pg *pg);                     /* net.* and log_std              */
+DG_API dg_params  *dg_pg_value_params(dg_pg *pg);                      /* value.*                        */
 
 /* Rewards of one step, one per episode: rew[b] = -Σ_i w_i term_i of row b
  * alone (the game's step_cost on a batch of that one row), for next (B, S),
  * aux (B, X) (NULL without), action (B, A) as the game got it. Returns the
  * context's status. */
-dg_status   dg_pg_step_rewards(dg_ctx *ctx, const dg_env *env, dg_tensor *next, dg_tensor *aux,
-                               dg_tensor *action, dg_real *rew);
+DG_API dg_status   dg_pg_step_rewards(dg_ctx *ctx, const dg_env *env, dg_tensor *next, dg_tensor *aux,
+                                      dg_tensor *action, dg_real *rew);
 /* log N(action; mean, diag(exp(log_std))²) summed over the action axis:
  * mean, action (M, A), log_std (A) -> (M, 1). Tape ops. */
-dg_tensor  *dg_pg_log_prob(dg_ctx *ctx, dg_tensor *mean, dg_tensor *log_std, dg_tensor *action);
+DG_API dg_tensor  *dg_pg_log_prob(dg_ctx *ctx, dg_tensor *mean, dg_tensor *log_std, dg_tensor *action);
 /* -Σ_j min(r_j A_j, clip(r_j, 1-c, 1+c) A_j) · inv_m with r = exp(logp - logp_old);
  * clip <= 0: -Σ_j r_j A_j · inv_m. logp (M, 1) on the tape; logp_old, adv (M). */
-dg_tensor  *dg_pg_policy_loss(dg_ctx *ctx, dg_tensor *logp, const dg_real *logp_old, const dg_real *adv,
-                              dg_real clip, dg_real inv_m);
+DG_API dg_tensor  *dg_pg_policy_loss(dg_ctx *ctx, dg_tensor *logp, const dg_real *logp_old, const dg_real *adv,
+                                     dg_real clip, dg_real inv_m);
 
 /* A fixed evaluation batch: B episodes drawn once from seed. The loss of a
  * policy on it is its deterministic (mean-action) BPTT episode loss, the
  * number dg_rollout gives (docs/games/reach.md), summed over shards of the batch. */
-dg_pg_eval *dg_pg_eval_create(const dg_env *env, int B, uint64_t seed, int threads, dg_err *e);
-void        dg_pg_eval_free(dg_pg_eval *ev);                    /* NULL is harmless               */
+DG_API dg_pg_eval *dg_pg_eval_create(const dg_env *env, int B, uint64_t seed, int threads, dg_err *e);
+DG_API void        dg_pg_eval_free(dg_pg_eval *ev);                    /* NULL is harmless               */
 /* The episode loss of policy m (parameters p) on the batch, and its weighted
  * terms (terms may be NULL). */
-dg_status   dg_pg_eval_loss(dg_pg_eval *ev, const dg_policy *m, dg_params *p, double *loss, dg_real *terms,
-                            dg_err *e);
+DG_API dg_status   dg_pg_eval_loss(dg_pg_eval *ev, const dg_policy *m, dg_params *p, double *loss, dg_real *terms,
+                                   dg_err *e);
 
 
 /* --------------------------------------------------- learning curves
@@ -202,15 +203,15 @@ typedef dg_status (*dg_pg_progress_fn)(const dg_pg_progress *p, void *user);
 /* Trains a fresh BPTT trainer (dg_trainer_create(env, o, NULL, ...)) for o->epochs, evaluating on
  * ev before the first epoch and on the grid; appends "bptt" points to c (may be NULL) and calls fn
  * (may be NULL) with each. res (may be NULL) gets the summary. */
-dg_status   dg_pg_run_bptt(const dg_env *env, const dg_train_opts *o, dg_pg_eval *ev, int evals_per_decade,
-                           dg_pg_curve *c, dg_pg_progress_fn fn, void *user, dg_pg_result *res, dg_err *e);
+DG_API dg_status   dg_pg_run_bptt(const dg_env *env, const dg_train_opts *o, dg_pg_eval *ev, int evals_per_decade,
+                                  dg_pg_curve *c, dg_pg_progress_fn fn, void *user, dg_pg_result *res, dg_err *e);
 /* Iterates pg under schedule s (iters, max_steps, stop_below/stop_after, evals_per_decade; ev is
  * the evaluation batch, s->eval_* are the caller's business), appending "pg" points to c. */
-dg_status   dg_pg_run(dg_pg *pg, dg_pg_eval *ev, const dg_pg_schedule *s, dg_pg_curve *c, dg_pg_progress_fn fn,
-                      void *user, dg_pg_result *res, dg_err *e);
+DG_API dg_status   dg_pg_run(dg_pg *pg, dg_pg_eval *ev, const dg_pg_schedule *s, dg_pg_curve *c, dg_pg_progress_fn fn,
+                             void *user, dg_pg_result *res, dg_err *e);
 /* Writes c as CSV (method,seed,iter,env_steps,eval_loss,sample_loss; %.9g) to path, atomically. */
-dg_status   dg_pg_curve_save_csv(const dg_pg_curve *c, int seed, const char *path, dg_err *e);
-void        dg_pg_curve_free(dg_pg_curve *c);                   /* frees the points; c is empty again */
+DG_API dg_status   dg_pg_curve_save_csv(const dg_pg_curve *c, int seed, const char *path, dg_err *e);
+DG_API void        dg_pg_curve_free(dg_pg_curve *c);                   /* frees the points; c is empty again */
 
 #ifdef __cplusplus
 }

@@ -10,6 +10,7 @@
 #ifndef DIFGAMES_POLICY_H
 #define DIFGAMES_POLICY_H
 
+#include "difgames/api.h"
 #include "difgames/core.h"
 
 #ifdef __cplusplus
@@ -27,14 +28,14 @@ typedef struct dg_mlp {
 
 /* Adds the MLP's parameters to p as "<prefix>.<2l>.weight/bias"; nhidden
  * hidden sizes between in and out. Returns DG_OK or an error in e. */
-dg_status  dg_mlp_init(dg_mlp *m, dg_params *p, const char *prefix, int in, const int *hidden,
-                       int nhidden, int out, dg_err *e);
+DG_API dg_status  dg_mlp_init(dg_mlp *m, dg_params *p, const char *prefix, int in, const int *hidden,
+                              int nhidden, int out, dg_err *e);
 /* PyTorch nn.Linear default initialisation: weight and bias ~ U(±1/sqrt(fan_in)). */
-void       dg_mlp_reset_params(const dg_mlp *m, dg_params *p, dg_rng *rng);
+DG_API void       dg_mlp_reset_params(const dg_mlp *m, dg_params *p, dg_rng *rng);
 /* tanh(... tanh(x W0ᵀ + b0) ...): x (B, in) -> (B, out). */
-dg_tensor *dg_mlp_forward(dg_ctx *ctx, const dg_mlp *m, dg_params *p, dg_tensor *x);
+DG_API dg_tensor *dg_mlp_forward(dg_ctx *ctx, const dg_mlp *m, dg_params *p, dg_tensor *x);
 /* Multiply-adds of one forward for a batch of B (for FLOP counts). */
-int64_t    dg_mlp_macs(const dg_mlp *m, int B);
+DG_API int64_t    dg_mlp_macs(const dg_mlp *m, int B);
 
 /* The players' policies: one MLP for one-player games, two (pursuer "net",
  * evader "evader") for two-player games, all in one dg_params. */
@@ -61,21 +62,21 @@ typedef struct dg_policy_shape {
 
 /* The policies for a game of shape s: an MLP obs_dim -> hidden... -> act_dim named "net.*",
  * and for two-player games one obs2_dim -> hidden... -> act2_dim named "evader.*". */
-dg_status dg_policy_create_shape(const dg_policy_shape *s, const int *hidden, int nhidden, dg_policy *pol,
-                                 dg_params **p, dg_err *e);
+DG_API dg_status dg_policy_create_shape(const dg_policy_shape *s, const int *hidden, int nhidden, dg_policy *pol,
+                                        dg_params **p, dg_err *e);
 /* Open-loop players (train.mode: open_loop): each player's parameters are its action sequence,
  * one row of pre-tanh values a step for the first s->plan_steps steps (0: every step), named
  * "plan" (plan_steps, act_dim) and for two-player games "evader_plan" (plan_steps, act2_dim).
  * Step t's action is tanh(plan[t]) in every batch row, zero after the plan's last step. */
-dg_status dg_policy_create_plan_shape(const dg_policy_shape *s, dg_policy *pol, dg_params **p, dg_err *e);
+DG_API dg_status dg_policy_create_plan_shape(const dg_policy_shape *s, dg_policy *pol, dg_params **p, dg_err *e);
 /* PyTorch's nn.Linear initialisation of every player's MLP; an open-loop plan starts at zero
  * (the game's neutral action: tanh(0) = 0). */
-void      dg_policy_reset_params(const dg_policy *pol, dg_params *p, dg_rng *rng);
+DG_API void      dg_policy_reset_params(const dg_policy *pol, dg_params *p, dg_rng *rng);
 /* Player i's action at step t (1-based) of a B-row batch, (B, act): its MLP on obs, or its plan's
  * row t (obs unused; NULL is fine then). */
-dg_tensor *dg_policy_act(dg_ctx *ctx, const dg_policy *pol, dg_params *p, int i, int t, dg_tensor *obs, int B);
+DG_API dg_tensor *dg_policy_act(dg_ctx *ctx, const dg_policy *pol, dg_params *p, int i, int t, dg_tensor *obs, int B);
 /* The index in p of player i's first parameter (to split the two players' gradients). */
-int       dg_policy_first_param(const dg_policy *pol, int i);
+DG_API int       dg_policy_first_param(const dg_policy *pol, int i);
 
 #ifdef __cplusplus
 }

@@ -22,6 +22,7 @@
 #ifndef DIFGAMES_RENDER_H
 #define DIFGAMES_RENDER_H
 
+#include "difgames/api.h"
 #include "difgames/core.h"
 
 #ifdef __cplusplus
@@ -43,8 +44,8 @@ typedef struct dg_render_grid {
 /* Makes the coordinates of a w × h image (1..DG_RENDER_MAX_SIDE each). Returns
  * a grid the caller owns (free with dg_render_grid_free), or NULL with e set
  * (DG_ERR_ARG for a bad size, DG_ERR_NOMEM). */
-dg_render_grid *dg_render_grid_create(int w, int h, dg_err *e);  /* NULL + e on bad size or OOM */
-void            dg_render_grid_free(dg_render_grid *g);           /* NULL is harmless            */
+DG_API dg_render_grid *dg_render_grid_create(int w, int h, dg_err *e);  /* NULL + e on bad size or OOM */
+DG_API void            dg_render_grid_free(dg_render_grid *g);           /* NULL is harmless            */
 
 /* ------------------------------------------------------------------- ops */
 
@@ -54,21 +55,21 @@ void            dg_render_grid_free(dg_render_grid *g);           /* NULL is har
  * Returns a (B,1,H,W) tensor in ctx's arena, or NULL with ctx's error set (bad
  * sigma, count, shapes or a full arena) or when an input is NULL after an
  * earlier error. g must outlive backward on this graph (it is read there). */
-dg_tensor *dg_render_points(dg_ctx *ctx, const dg_render_grid *g, dg_tensor *const *pos,
-                            int count, const dg_real *intensity, dg_real sigma);  /* (B,1,H,W), differentiable in pos */
+DG_API dg_tensor *dg_render_points(dg_ctx *ctx, const dg_render_grid *g, dg_tensor *const *pos,
+                                   int count, const dg_real *intensity, dg_real sigma);  /* (B,1,H,W), differentiable in pos */
 
 /* Renders constant positions (a target image, say): pos is (batch, count, 2)
  * floats, intensity (count) or NULL. Returns a (batch,1,H,W) leaf in ctx's
  * arena that needs no gradient (nothing is taped), or NULL with ctx's error set. */
-dg_tensor *dg_render_target(dg_ctx *ctx, const dg_render_grid *g, const dg_real *pos, int batch,
-                            int count, const dg_real *intensity, dg_real sigma);  /* (batch,1,H,W) leaf  */
+DG_API dg_tensor *dg_render_target(dg_ctx *ctx, const dg_render_grid *g, const dg_real *pos, int batch,
+                                   int count, const dg_real *intensity, dg_real sigma);  /* (batch,1,H,W) leaf  */
 
 /* Plain C, no context: renders one image of count objects at pos_xy
  * (count × [x, y]) with intensity (count) or NULL into out (H × W, row 0 at the
  * top; the caller owns it), overwriting it. Writes zeros when count <= 0 or
  * sigma is not a positive finite number; does nothing if g or out is NULL. */
-void dg_render_points_f32(const dg_render_grid *g, const dg_real *pos_xy, int count,
-                          const dg_real *intensity, dg_real sigma, dg_real *out);  /* previews, one image */
+DG_API void dg_render_points_f32(const dg_render_grid *g, const dg_real *pos_xy, int count,
+                                 const dg_real *intensity, dg_real sigma, dg_real *out);  /* previews, one image */
 
 #ifdef __cplusplus
 }

@@ -26,6 +26,7 @@
 #ifndef DIFGAMES_REPLAY_H
 #define DIFGAMES_REPLAY_H
 
+#include "difgames/api.h"
 #include "difgames/env.h"
 #include "difgames/image.h"
 #include "difgames/render.h"
@@ -42,16 +43,16 @@ typedef struct dg_replay_track dg_replay_track;  /* an episode's bodies and rule
 /* Reads steps states of traj ((steps, state_dim); aux the episode's constants) through the game's
  * bodies and violation hooks. Returns a new track (free with dg_replay_track_free), or NULL with e
  * set (DG_ERR_ARG, DG_ERR_NOMEM). */
-dg_replay_track *dg_replay_track_create(const dg_env *env, const dg_real *traj, const dg_real *aux, int steps,
-                                        dg_err *e);
-void   dg_replay_track_free(dg_replay_track *tr);               /* NULL is harmless                 */
-double dg_replay_track_memory(int steps);                       /* bytes a track of steps states holds */
+DG_API dg_replay_track *dg_replay_track_create(const dg_env *env, const dg_real *traj, const dg_real *aux, int steps,
+                                               dg_err *e);
+DG_API void   dg_replay_track_free(dg_replay_track *tr);               /* NULL is harmless                 */
+DG_API double dg_replay_track_memory(int steps);                       /* bytes a track of steps states holds */
 /* Draws step t (0 .. steps-1) of the track's episode into img, as dg_replay_frame does (with cairo,
  * through a drawing surface of img's size, 4 bytes a pixel, made for the call: if that cannot be
  * allocated img is left as it was), through the view that fits the bodies of steps 0..t
  * (dg_replay_view_fit). */
-void   dg_replay_draw(dg_image *img, const dg_env *env, const dg_replay_track *tr, const dg_render_grid *grid,
-                      dg_real sigma, int t, dg_real *heat);
+DG_API void   dg_replay_draw(dg_image *img, const dg_env *env, const dg_replay_track *tr, const dg_render_grid *grid,
+                             dg_real sigma, int t, dg_real *heat);
 
 /* The square of the world a frame shows: centre (cx, cy), half its side. */
 typedef struct dg_replay_view {
@@ -59,12 +60,12 @@ typedef struct dg_replay_view {
 } dg_replay_view;
 /* The arena's view (centre 0, half 1.08) when every body of steps t0..t1 of tr lies inside it,
  * else the smallest square around them all (games in the open plane: duel_simple) with a margin. */
-void   dg_replay_view_fit(const dg_replay_track *tr, int t0, int t1, dg_replay_view *view);
+DG_API void   dg_replay_view_fit(const dg_replay_track *tr, int t0, int t1, dg_replay_view *view);
 /* dg_replay_draw through view (NULL: the arena's). The soft render covers the arena [-1, 1]^2,
  * where grid's pixel centres lie. */
-void   dg_replay_draw_view(dg_image *img, const dg_env *env, const dg_replay_track *tr,
-                           const dg_render_grid *grid, dg_real sigma, int t, dg_real *heat,
-                           const dg_replay_view *view);
+DG_API void   dg_replay_draw_view(dg_image *img, const dg_env *env, const dg_replay_track *tr,
+                                  const dg_render_grid *grid, dg_real sigma, int t, dg_real *heat,
+                                  const dg_replay_view *view);
 
 /* Draws step t (0..H) of one episode into img, whose width is the arena view's
  * size and whose height is that plus DG_REPLAY_HEADER. traj holds the episode's
@@ -74,8 +75,8 @@ void   dg_replay_draw_view(dg_image *img, const dg_env *env, const dg_replay_tra
  * belong to the caller; sigma is the soft render's width. It makes a track of steps 0..t for this
  * one frame (nothing is drawn if that cannot be allocated): to draw many frames of one episode,
  * make the track once and call dg_replay_draw. */
-void dg_replay_frame(dg_image *img, const dg_env *env, const dg_render_grid *grid, dg_real sigma,
-                     const dg_real *traj, const dg_real *aux, int t, dg_real *heat);
+DG_API void dg_replay_frame(dg_image *img, const dg_env *env, const dg_render_grid *grid, dg_real sigma,
+                            const dg_real *traj, const dg_real *aux, int t, dg_real *heat);
 
 /* Writes an episode as an animated GIF at path (atomically: complete or not at all): frames
  * frames (0, or more than steps: every state) spread evenly over the steps states of traj (H + 1
@@ -83,8 +84,8 @@ void dg_replay_frame(dg_image *img, const dg_env *env, const dg_render_grid *gri
  * (size + DG_REPLAY_HEADER) pixels with a soft render of size / 4 pixels, at the episode's real
  * speed (env->dt a step; at least 2 hundredths of a second a frame). The game needs a bodies hook.
  * DG_ERR_ARG (fewer than 2 steps, size below 16), DG_ERR_NOMEM, or the GIF writer's error. */
-dg_status dg_replay_gif(const char *path, const dg_env *env, const dg_real *traj, const dg_real *aux, int steps,
-                        int size, int frames, dg_err *e);
+DG_API dg_status dg_replay_gif(const char *path, const dg_env *env, const dg_real *traj, const dg_real *aux, int steps,
+                               int size, int frames, dg_err *e);
 
 #ifdef __cplusplus
 }

@@ -22,6 +22,7 @@
 #ifndef DIFGAMES_RUN_H
 #define DIFGAMES_RUN_H
 
+#include "difgames/api.h"
 #include "difgames/config.h"
 #include "difgames/env.h"
 #include "difgames/keys.h"
@@ -49,51 +50,51 @@ typedef struct dg_run_set {
 /* Loads the config at path, sets the nsets keys of sets (in order; those with a NULL value are
  * skipped), makes the game, reads the options and checks that every key was used. A game of the
  * HJI grid solver is refused (it has its own configs). r is zeroed first, and freed on error. */
-dg_status dg_run_load(dg_run *r, const char *path, const dg_run_set *sets, int nsets, dg_err *e);
+DG_API dg_status dg_run_load(dg_run *r, const char *path, const dg_run_set *sets, int nsets, dg_err *e);
 /* The same from config text (e.g. the config stored in a resume file); label names it in errors. */
-dg_status dg_run_parse(dg_run *r, const char *text, size_t len, const char *label, const dg_run_set *sets,
-                       int nsets, dg_err *e);
-void      dg_run_free(dg_run *r);                               /* a zeroed run is harmless */
+DG_API dg_status dg_run_parse(dg_run *r, const char *text, size_t len, const char *label, const dg_run_set *sets,
+                              int nsets, dg_err *e);
+DG_API void      dg_run_free(dg_run *r);                               /* a zeroed run is harmless */
 /* train.precision alone (0 f32, 1 f64) of the config at path (or of text, len bytes, named path) with
  * the overrides sets: which copy of the library runs it (difgames/real.h) before the game is made
  * (a plugin is of one precision). dg_run_load's errors for the config and that key. */
-dg_status dg_run_precision(const char *path, const char *text, size_t len, const dg_run_set *sets, int nsets,
-                           int *precision, dg_err *e);
+DG_API dg_status dg_run_precision(const char *path, const char *text, size_t len, const dg_run_set *sets, int nsets,
+                                  int *precision, dg_err *e);
 /* DG_OK when training r's config fits in memory (dg_train_memory, dg_mem_check); else a config
  * error naming the key to lower ("batch B x horizon H needs about ...; lower train.batch ..."). */
-dg_status dg_run_memory_check(const dg_run *r, dg_err *e);
+DG_API dg_status dg_run_memory_check(const dg_run *r, dg_err *e);
 /* The key named name that every training config may set: seed, train.*, policy.* (dg_train_keys),
  * pg.* (dg_pg_keys), env.dt and env.horizon (dg_env_keys); NULL when none is (a game's own key). */
-const dg_key *dg_run_key(const char *name);
+DG_API const dg_key *dg_run_key(const char *name);
 /* Makes the config's policy (policy.hidden) and loads the checkpoint ckpt into it; *p is the
  * caller's (dg_params_free), NULL on error: DG_ERR_NOMEM, or the checkpoint's (DG_ERR_IO,
  * DG_ERR_NOT_FOUND for a missing tensor, DG_ERR_FORMAT for one of another shape, ...). A checkpoint
  * whose metadata name another game than r's says so first ("checkpoint FILE was trained on game
  * 'chase' (this config: 'reach'): tensor ..."). */
-dg_status dg_run_policy_load(const dg_run *r, const char *ckpt, dg_policy *m, dg_params **p, dg_err *e);
+DG_API dg_status dg_run_policy_load(const dg_run *r, const char *ckpt, dg_policy *m, dg_params **p, dg_err *e);
 /* The default run folder of a config file: runs/<name>, name being the config's path below its
  * last configs/ folder without .yaml (configs/duel.yaml -> runs/duel, configs/bench/reach.yaml
  * -> runs/bench/reach), or else its file name without .yaml (my/hover.yaml -> runs/hover), so
  * that no two configs of configs/ share one. Returns 0, or -1 if it does not fit in buf (n bytes). */
-int       dg_run_dir(const char *config, char *buf, size_t n);
+DG_API int       dg_run_dir(const char *config, char *buf, size_t n);
 
 /* Initial states from the safetensors file at path: "state" (B, state_dim) and, when the game
  * has episode constants, env->aux_name (B, aux_user_dim), completed by the game. Returns B (at
  * most DG_INIT_MAX_ROWS) with malloc'd *state (B, state_dim) and *aux (B, aux_dim, at least one
  * float), or -1 with e set (a missing or misshapen tensor, too many rows for memory, ...). */
-int       dg_run_init_load(const dg_env *env, const char *path, dg_real **state, dg_real **aux, dg_err *e);
+DG_API int       dg_run_init_load(const dg_env *env, const char *path, dg_real **state, dg_real **aux, dg_err *e);
 /* B initial states drawn by the game's reset from seed into malloc'd *state and *aux (as
  * dg_run_init_load gives them; the caller frees both, also on error). DG_ERR_NOMEM, or the
  * reset's error. */
-dg_status dg_run_init_draw(const dg_env *env, uint64_t seed, int B, dg_real **state, dg_real **aux, dg_err *e);
+DG_API dg_status dg_run_init_draw(const dg_env *env, uint64_t seed, int B, dg_real **state, dg_real **aux, dg_err *e);
 
 /* One episode of B rows from state0 and aux (dg_rollout, inv_batch 1/B), and its backward when
  * backward is 1 (the gradient adds into p), on a context made for it (sized by dg_rollout_memory,
  * grown once by dg_ctx_run if short). Returns the context (the caller frees it; it holds the
  * loss, *loss), or NULL with e set. terms and traj as dg_rollout's (traj_ld B; both may be NULL). */
-dg_ctx   *dg_run_episode(const dg_env *env, const dg_policy *m, dg_params *p, const dg_real *state0,
-                         const dg_real *aux, int B, int backward, dg_real *terms, dg_real *traj, dg_tensor **loss,
-                         dg_err *e);
+DG_API dg_ctx   *dg_run_episode(const dg_env *env, const dg_policy *m, dg_params *p, const dg_real *state0,
+                                const dg_real *aux, int B, int backward, dg_real *terms, dg_real *traj, dg_tensor **loss,
+                                dg_err *e);
 
 /* One episode's numbers: what `difgames eval` prints. */
 typedef struct dg_eval_result {
@@ -104,15 +105,15 @@ typedef struct dg_eval_result {
 } dg_eval_result;
 /* Bytes dg_run_eval needs for B rows with the config's policy (hidden sizes of o), and p's
  * parameters and gradients: the tape, the batch and its constants, the trajectory. */
-double    dg_run_eval_memory(const dg_env *env, const dg_train_opts *o, const dg_params *p, int B, int grad);
+DG_API double    dg_run_eval_memory(const dg_env *env, const dg_train_opts *o, const dg_params *p, int B, int grad);
 /* Plays one episode of B rows from state and aux with p and fills r. grad 1: p's gradient is
  * zeroed, then holds d loss / d parameter (dg_checkpoint_save with grads 1 writes it). */
-dg_status dg_run_eval(const dg_env *env, const dg_policy *m, dg_params *p, const dg_real *state,
-                      const dg_real *aux, int B, int grad, dg_eval_result *r, dg_err *e);
+DG_API dg_status dg_run_eval(const dg_env *env, const dg_policy *m, dg_params *p, const dg_real *state,
+                             const dg_real *aux, int B, int grad, dg_eval_result *r, dg_err *e);
 
 /* DG_OK when the files a training run writes into dir (dg_train_output_bytes) fit in the space
  * free there (or that cannot be measured); else DG_ERR_ARG naming dir and the keys to lower. */
-dg_status dg_run_disk_check(const dg_run *r, const char *dir, dg_err *e);
+DG_API dg_status dg_run_disk_check(const dg_run *r, const char *dir, dg_err *e);
 
 /* The step of dg_run_train that failed: which input the caller names in its message. */
 typedef enum dg_run_step {
@@ -147,8 +148,8 @@ typedef struct dg_run_train_result {
  * DG_TRAIN_EV_START once the trainer is ready (res->epochs_before, res->checkpoint_every set), then
  * dg_trainer_run's events; *stop as there. On failure res->step says which step failed (res->epochs
  * and res->loss hold where an interrupted or failed training stopped). */
-dg_status dg_run_train(const dg_run *r, const char *dir, const char *resume, int go_on, dg_train_cb cb, void *user,
-                       volatile sig_atomic_t *stop, dg_run_train_result *res, dg_err *e);
+DG_API dg_status dg_run_train(const dg_run *r, const char *dir, const char *resume, int go_on, dg_train_cb cb, void *user,
+                              volatile sig_atomic_t *stop, dg_run_train_result *res, dg_err *e);
 
 /* Called by dg_run_seeds for seed k: before its training (res NULL; r is its run, dir its folder),
  * where a status other than DG_OK refuses the seed and ends the sweep with that status; and after
@@ -178,7 +179,7 @@ typedef struct dg_run_seed_sweep {
 /* Trains w->config once per seed, seeds[k] into base/seed_<seeds[k]> (dg_run_load with seed set,
  * then w->sets; dg_run_train), in order, and sets the outputs. Stops at the first seed that fails:
  * w->failed, w->res.step (DG_RUN_STEP_CONFIG also for a config that does not load) and e say why. */
-dg_status dg_run_seeds(dg_run_seed_sweep *w, dg_err *e);
+DG_API dg_status dg_run_seeds(dg_run_seed_sweep *w, dg_err *e);
 
 /* The speed of training r's config: warmup epochs untimed, then epochs timed epochs (r->opts.epochs
  * is not used; nothing is written). What `difgames bench` prints. */
@@ -192,12 +193,12 @@ typedef struct dg_bench_result {
     int    shards;            /* min(threads, batch)                                         */
     int    checkpoint_every;  /* segment length in use (0: the full tape)                    */
 } dg_bench_result;
-dg_status dg_run_bench(const dg_run *r, int warmup, int epochs, dg_bench_result *b, dg_err *e);
+DG_API dg_status dg_run_bench(const dg_run *r, int warmup, int epochs, dg_bench_result *b, dg_err *e);
 
 /* What `difgames pg --out dir` writes: dir (made if missing), dir/curve.csv (dg_pg_curve_save_csv)
  * and, when pg is not NULL, the learner's dir/policy.safetensors (net.*, log_std) and
  * dir/value.safetensors, with the game's name in their metadata. */
-dg_status dg_run_pg_save(const char *dir, const dg_pg_curve *c, int seed, dg_pg *pg, const char *game, dg_err *e);
+DG_API dg_status dg_run_pg_save(const char *dir, const dg_pg_curve *c, int seed, dg_pg *pg, const char *game, dg_err *e);
 
 /* What dg_run_pg did. */
 typedef struct dg_run_pg_result {
@@ -213,8 +214,8 @@ typedef struct dg_run_pg_result {
  * pg is 1 policy gradient (dg_pg_run under r->pg_run), both curves in one. out (may be NULL) is held
  * locked (dg_dir_lock) from the start and gets dg_run_pg_save's files at the end. fn hears each
  * phase's start (p->start "bptt" or "pg", once its learner is made), evaluations and iterations. */
-dg_status dg_run_pg(const dg_run *r, const char *out, int bptt, int pg, dg_pg_progress_fn fn, void *user,
-                    dg_run_pg_result *res, dg_err *e);
+DG_API dg_status dg_run_pg(const dg_run *r, const char *out, int bptt, int pg, dg_pg_progress_fn fn, void *user,
+                           dg_run_pg_result *res, dg_err *e);
 
 /* Each learned player's exploitability in a two-player game (`difgames eval` reports it): freeze one
  * player, train the other alone against it for epochs epochs starting from its current parameters
@@ -229,14 +230,14 @@ typedef struct dg_exploit_result {
 } dg_exploit_result;
 /* DG_OK with r filled; DG_ERR_ARG for a one-player game or bad sizes, DG_ERR_NOMEM, or an episode's
  * error. p is not changed. Deterministic for a seed. */
-dg_status dg_run_exploit(const dg_env *env, const dg_policy *m, const dg_params *p, const dg_train_opts *o,
-                         int epochs, const dg_real *state, const dg_real *aux, int B, dg_exploit_result *r, dg_err *e);
+DG_API dg_status dg_run_exploit(const dg_env *env, const dg_policy *m, const dg_params *p, const dg_train_opts *o,
+                                int epochs, const dg_real *state, const dg_real *aux, int B, dg_exploit_result *r, dg_err *e);
 /* Bytes dg_run_exploit needs beyond p and the B rows: the larger tape, a copy of p with its Adam
  * moments, a training batch. */
-double    dg_run_exploit_memory(const dg_env *env, const dg_train_opts *o, const dg_params *p, int B);
+DG_API double    dg_run_exploit_memory(const dg_env *env, const dg_train_opts *o, const dg_params *p, int B);
 
 /* The median of v's n values (n >= 1; the mean of the middle two when n is even), sorting v. */
-double    dg_median(double *v, int n);
+DG_API double    dg_median(double *v, int n);
 
 #ifdef __cplusplus
 }

@@ -37,6 +37,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "difgames/api.h"
 #include "difgames/status.h"
 
 #ifdef __cplusplus
@@ -55,9 +56,9 @@ typedef enum dg_dtype {
     DG_DTYPE_COUNT
 } dg_dtype;
 
-const char *dg_dtype_name(dg_dtype t);       /* "F32", ...; "?" for a value out of range  */
-size_t      dg_dtype_size(dg_dtype t);       /* bytes per element; 0 for a value out of range */
-int         dg_dtype_from_name(const char *name); /* a dg_dtype, or -1 if name is unknown */
+DG_API const char *dg_dtype_name(dg_dtype t);       /* "F32", ...; "?" for a value out of range  */
+DG_API size_t      dg_dtype_size(dg_dtype t);       /* bytes per element; 0 for a value out of range */
+DG_API int         dg_dtype_from_name(const char *name); /* a dg_dtype, or -1 if name is unknown */
 
 /* One tensor of a loaded file. Everything points into the file: valid until dg_st_free. */
 typedef struct dg_st_tensor {
@@ -79,71 +80,71 @@ typedef struct dg_st_writer dg_st_writer;
  * dg_st_free), or NULL with e filled: DG_ERR_IO if it cannot be read,
  * DG_ERR_FORMAT naming the path, the tensor and the bad field if malformed,
  * DG_ERR_NOMEM if memory runs out. */
-dg_st_file *dg_st_load(const char *path, dg_err *e);
+DG_API dg_st_file *dg_st_load(const char *path, dg_err *e);
 
 /* Same from memory: buf (len bytes) is copied, so the caller keeps it. label
  * (e.g. a file name; NULL reads as "<memory>") starts every error message.
  * Safe on any input bytes. */
-dg_st_file *dg_st_parse(const void *buf, size_t len, const char *label, dg_err *e);
+DG_API dg_st_file *dg_st_parse(const void *buf, size_t len, const char *label, dg_err *e);
 
-void dg_st_free(dg_st_file *f);                                            /* frees f and its tensors; NULL is fine */
-int  dg_st_count(const dg_st_file *f);                                     /* number of tensors (0 for NULL)        */
-const dg_st_tensor *dg_st_get(const dg_st_file *f, int i);                 /* i-th tensor in header order, or NULL  */
-const dg_st_tensor *dg_st_find(const dg_st_file *f, const char *name);     /* tensor by name, or NULL               */
-int  dg_st_meta_count(const dg_st_file *f);                                /* number of metadata entries            */
-const char *dg_st_meta_key(const dg_st_file *f, int i);                    /* i-th metadata key, or NULL            */
-const char *dg_st_meta(const dg_st_file *f, const char *key);              /* metadata value, or NULL if absent     */
+DG_API void dg_st_free(dg_st_file *f);                                            /* frees f and its tensors; NULL is fine */
+DG_API int  dg_st_count(const dg_st_file *f);                                     /* number of tensors (0 for NULL)        */
+DG_API const dg_st_tensor *dg_st_get(const dg_st_file *f, int i);                 /* i-th tensor in header order, or NULL  */
+DG_API const dg_st_tensor *dg_st_find(const dg_st_file *f, const char *name);     /* tensor by name, or NULL               */
+DG_API int  dg_st_meta_count(const dg_st_file *f);                                /* number of metadata entries            */
+DG_API const char *dg_st_meta_key(const dg_st_file *f, int i);                    /* i-th metadata key, or NULL            */
+DG_API const char *dg_st_meta(const dg_st_file *f, const char *key);              /* metadata value, or NULL if absent     */
 
 /* Copies tensor `name` into out (numel elements of dtype, in host byte order)
  * after checking it exists (else DG_ERR_NOT_FOUND), has that dtype
  * (else DG_ERR_FORMAT) and exactly the shape (ndim, shape) (else
  * DG_ERR_SHAPE); errors name the file, the tensor and expected vs found.
  * out is the caller's; on error it is untouched. Returns DG_OK or the error. */
-dg_status dg_st_read(const dg_st_file *f, const char *name, dg_dtype dtype, int ndim,
-                     const int64_t *shape, void *out, dg_err *e);
+DG_API dg_status dg_st_read(const dg_st_file *f, const char *name, dg_dtype dtype, int ndim,
+                            const int64_t *shape, void *out, dg_err *e);
 /* dg_st_read for an F32 tensor. */
-dg_status dg_st_read_f32(const dg_st_file *f, const char *name, int ndim, const int64_t *shape,
-                         float *out, dg_err *e);
+DG_API dg_status dg_st_read_f32(const dg_st_file *f, const char *name, int ndim, const int64_t *shape,
+                                float *out, dg_err *e);
 /* dg_st_read into dtype F32 or F64 from a tensor of either (converted: float32 into double exactly,
  * double into float32 rounded); another dtype as dg_st_read. (The tape's values, dg_real: through
  * difgames/checkpoint.h, DG_DTYPE_REAL and dg_st_read_real.) */
-dg_status dg_st_read_as(const dg_st_file *f, const char *name, dg_dtype dtype, int ndim, const int64_t *shape,
-                        void *out, dg_err *e);
+DG_API dg_status dg_st_read_as(const dg_st_file *f, const char *name, dg_dtype dtype, int ndim,
+                               const int64_t *shape, void *out, dg_err *e);
 
 /* ------------------------------------------------------------ writing */
 
 /* Returns an empty writer (free with dg_st_writer_free), or NULL if out of memory. */
-dg_st_writer *dg_st_writer_create(void);
+DG_API dg_st_writer *dg_st_writer_create(void);
 
 /* Adds a tensor: COPIES numel(shape) * dg_dtype_size(dtype) bytes from data
  * (host byte order; may be NULL when there are none), so the caller may reuse
  * data at once. Tensors are written in the order added. Rejects (DG_ERR_ARG)
  * an empty or non-UTF-8 name, "__metadata__", a name already added, ndim
  * outside 0..DG_ST_MAX_DIMS, negative dims and sizes that overflow. */
-dg_status dg_st_writer_add(dg_st_writer *w, const char *name, dg_dtype dtype, int ndim,
-                           const int64_t *shape, const void *data, dg_err *e);
+DG_API dg_status dg_st_writer_add(dg_st_writer *w, const char *name, dg_dtype dtype, int ndim,
+                                  const int64_t *shape, const void *data, dg_err *e);
 
 /* Adds a tensor's name, dtype and shape only (checked as dg_st_writer_add): its bytes are the
  * caller's to write into the file at the offset dg_st_writer_header implies (a file written in
  * pieces, e.g. by several processes). dg_st_writer_write refuses a writer holding one. */
-dg_status dg_st_writer_add_layout(dg_st_writer *w, const char *name, dg_dtype dtype, int ndim,
-                                  const int64_t *shape, dg_err *e);
+DG_API dg_status dg_st_writer_add_layout(dg_st_writer *w, const char *name, dg_dtype dtype, int ndim,
+                                         const int64_t *shape, dg_err *e);
 
 /* The file's first *len bytes (malloc'ed into *head, the caller frees): the 8-byte header length
  * and the JSON header. The tensors' bytes (little-endian) follow back to back in the order added:
  * tensor i starts at *len plus the sizes of the tensors before it. */
-dg_status dg_st_writer_header(const dg_st_writer *w, unsigned char **head, size_t *len, dg_err *e);
+DG_API dg_status dg_st_writer_header(const dg_st_writer *w, unsigned char **head, size_t *len, dg_err *e);
 
 /* Sets metadata key to value (both copied, UTF-8; a repeated key replaces
  * the old value). Returns DG_OK, DG_ERR_ARG or DG_ERR_NOMEM. */
-dg_status dg_st_writer_meta(dg_st_writer *w, const char *key, const char *value, dg_err *e);
+DG_API dg_status dg_st_writer_meta(dg_st_writer *w, const char *key, const char *value, dg_err *e);
 
 /* Writes everything to path atomically (temporary file, fsync, rename): on
  * error (DG_ERR_IO naming the path) nothing is left behind and an old file at
  * path is untouched. The writer stays valid and may be written again. */
-dg_status dg_st_writer_write(const dg_st_writer *w, const char *path, dg_err *e);
+DG_API dg_status dg_st_writer_write(const dg_st_writer *w, const char *path, dg_err *e);
 
-void dg_st_writer_free(dg_st_writer *w);                                    /* frees w and its copies; NULL is fine */
+DG_API void dg_st_writer_free(dg_st_writer *w);                                    /* frees w and its copies; NULL is fine */
 
 #ifdef __cplusplus
 }

@@ -9,6 +9,8 @@
 
 #include <stddef.h>
 
+#include "difgames/api.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -36,17 +38,26 @@ typedef struct dg_err {
     char msg[DG_ERR_LEN];
 } dg_err;
 
-const char *dg_status_str(dg_status s);  /* "ok", "out of memory", ... never NULL */
+DG_API const char *dg_status_str(dg_status s);  /* "ok", "out of memory", ... never NULL */
+
+/* The exit status of a program for a status, as the difgames command gives it (README "Exit
+ * status"): 0 for DG_OK; DG_EXIT_USAGE for what the user fixes in the command, config or files (a
+ * bad value, a file that cannot be read, parsed or written); DG_EXIT_INTERRUPTED; else DG_EXIT_FAIL
+ * (out of memory, non-finite numbers, ...). */
+#define DG_EXIT_FAIL        1    /* the job ran and failed                           */
+#define DG_EXIT_USAGE       2    /* bad command line, config or input file           */
+#define DG_EXIT_INTERRUPTED 130  /* stopped by SIGINT / SIGTERM (what was done is saved) */
+DG_API int dg_status_exit(dg_status s);
 
 /* Sets e (if not NULL) to status s and a printf-style message; returns s. */
-dg_status dg_err_set(dg_err *e, dg_status s, const char *fmt, ...)
+DG_API dg_status dg_err_set(dg_err *e, dg_status s, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 3, 4)))
 #endif
     ;
 
 /* Prefixes e's message with "prefix: " (e.g. a file name); returns e->status. */
-dg_status dg_err_prefix(dg_err *e, const char *prefix);
+DG_API dg_status dg_err_prefix(dg_err *e, const char *prefix);
 
 /* How a message echoes a user's value (an option's text, a list): a value of up to DG_ECHO_SHOW
  * bytes whole, 'train.lr=0.1'; a longer one cut after its last comma within DG_ECHO_SHOW bytes (or
@@ -59,7 +70,7 @@ dg_status dg_err_prefix(dg_err *e, const char *prefix);
 #define DG_ECHO_LEN  128  /* room for any echo, quotes and count included */
 /* The echo of len bytes of text ((size_t)-1: up to its NUL) into buf (size bytes; DG_ECHO_LEN is
  * enough), quotes included; returns buf. (Defined in src/base/text.c with the other message text.) */
-const char *dg_err_echo(char *buf, size_t size, const char *text, size_t len);
+DG_API const char *dg_err_echo(char *buf, size_t size, const char *text, size_t len);
 /* dg_err_echo into a buffer living to the end of the enclosing block, for an argument of
  * dg_err_set or printf (C only: a compound literal). DG_ECHO_N: the first n bytes of text. */
 #define DG_ECHO(text)      dg_err_echo((char[DG_ECHO_LEN]){0}, DG_ECHO_LEN, (text), (size_t)-1)

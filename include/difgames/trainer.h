@@ -16,6 +16,7 @@
 
 #include <signal.h>  /* sig_atomic_t */
 
+#include "difgames/api.h"
 #include "difgames/config.h"
 #include "difgames/core.h"
 #include "difgames/env.h"
@@ -70,11 +71,11 @@ typedef struct dg_train_opts {
 
 /* Reads seed, train.* and policy.* from cfg (the keys and defaults of dg_train_keys in keys.h;
  * `difgames keys` lists them). */
-dg_status dg_train_opts_read(dg_cfg *cfg, dg_train_opts *o, dg_err *e);
+DG_API dg_status dg_train_opts_read(dg_cfg *cfg, dg_train_opts *o, dg_err *e);
 /* Fills o with the defaults of every option, as an empty config gives them (no YAML needed). */
-void      dg_train_opts_default(dg_train_opts *o);
+DG_API void      dg_train_opts_default(dg_train_opts *o);
 /* The keys dg_train_opts_read reads, as a table (`difgames keys` lists it); *n gets their number. */
-const dg_key *dg_train_keys(int *n);
+DG_API const dg_key *dg_train_keys(int *n);
 
 /* What a job will allocate, in bytes, by kind: to refuse sizes that cannot fit
  * (dg_mem_check) before allocating them. */
@@ -87,18 +88,18 @@ typedef struct dg_mem_parts {
 } dg_mem_parts;
 /* A trainer for env with o (full or checkpointed BPTT as o and the budget decide); parts may be
  * NULL. Returns the total. */
-double      dg_train_memory(const dg_env *env, const dg_train_opts *o, dg_mem_parts *parts);
+DG_API double      dg_train_memory(const dg_env *env, const dg_train_opts *o, dg_mem_parts *parts);
 /* The tape of steps steps of a B-row episode of env's policies (hidden sizes), with the
  * gradients of a backward when backward is 1 (eval, gradcheck, one arena of the trainer). */
-double      dg_rollout_memory(const dg_env *env, const int *hidden, int nhidden, double B, double steps,
-                              int backward);
+DG_API double      dg_rollout_memory(const dg_env *env, const int *hidden, int nhidden, double B, double steps,
+                                     int backward);
 /* Bytes a run writes into its folder (snapshots, final and resume files, metrics.csv, loss.png):
  * to refuse a run the disk cannot hold before it starts. */
-double      dg_train_output_bytes(const dg_env *env, const dg_train_opts *o);
+DG_API double      dg_train_output_bytes(const dg_env *env, const dg_train_opts *o);
 /* The config key to lower when m does not fit: "train.epochs" when the metrics rows dominate,
  * "policy.hidden" when the parameters do,
  * the game's image size key (env->size_key) when its episode constants do, else "train.batch". */
-const char *dg_train_memory_key(const dg_env *env, const dg_mem_parts *m);
+DG_API const char *dg_train_memory_key(const dg_env *env, const dg_mem_parts *m);
 
 /* One episode of B rows on ctx from state0 (B, state_dim) and aux (B, aux_dim):
  * returns the loss (1), Σ_t Σ_i w_i term_i,t / H with batch means taken as
@@ -106,9 +107,9 @@ const char *dg_train_memory_key(const dg_env *env, const dg_mem_parts *m);
  * NULL) the states, step t's B rows at traj + t·traj_ld·state_dim (traj_ld >= B:
  * rows per step, so shards of a batch can fill one trajectory). NULL on error
  * (see the context). */
-dg_tensor *dg_rollout(dg_ctx *ctx, const dg_env *env, const dg_policy *pol, dg_params *p,
-                      const dg_real *state0, const dg_real *aux, int B, dg_real inv_batch,
-                      dg_real *terms, dg_real *traj, int traj_ld);
+DG_API dg_tensor *dg_rollout(dg_ctx *ctx, const dg_env *env, const dg_policy *pol, dg_params *p,
+                             const dg_real *state0, const dg_real *aux, int B, dg_real inv_batch,
+                             dg_real *terms, dg_real *traj, int traj_ld);
 /* Loss and gradient of one episode: adds d loss / d parameter into p's
  * gradient block and sets *loss. every <= 0 (or >= H): one tape for the whole
  * episode. every = k: checkpointed BPTT: the forward keeps only the state
@@ -125,12 +126,12 @@ dg_tensor *dg_rollout(dg_ctx *ctx, const dg_env *env, const dg_policy *pol, dg_p
  * >= H: the full gradient (the same bits as without it).
  * saved: dg_episode_saved(H, every, truncate) blocks of B · state_dim floats
  * (NULL when that is 0). ctx is reset. */
-dg_status  dg_episode_grad(dg_ctx *ctx, const dg_env *env, const dg_policy *pol, dg_params *p,
-                           const dg_real *state0, const dg_real *aux, int B, dg_real inv_batch,
-                           int every, int truncate, dg_real *saved, double *loss, dg_real *terms,
-                           dg_real *traj, int traj_ld);
+DG_API dg_status  dg_episode_grad(dg_ctx *ctx, const dg_env *env, const dg_policy *pol, dg_params *p,
+                                  const dg_real *state0, const dg_real *aux, int B, dg_real inv_batch,
+                                  int every, int truncate, dg_real *saved, double *loss, dg_real *terms,
+                                  dg_real *traj, int traj_ld);
 /* The blocks of (B, state_dim) floats dg_episode_grad's saved needs for a horizon H. */
-int        dg_episode_saved(int H, int every, int truncate);
+DG_API int        dg_episode_saved(int H, int every, int truncate);
 
 /* A Lyapunov-style diagnostic of an episode: the norm of d loss / d state_t,
  * the total derivative through every later step, at 1, 2, 5, 10, 20, 50, ...
@@ -154,8 +155,8 @@ typedef struct dg_state_grads {
 /* Measures r on the episode of B rows from state0/aux (the loss's batch mean over these rows), on
  * ctx (reset; it must hold the whole episode's tape: dg_rollout_memory); the parameter gradient is
  * added into p's gradient block (pass a view with a scratch block to keep yours). */
-dg_status  dg_episode_state_grads(dg_ctx *ctx, const dg_env *env, const dg_policy *pol, dg_params *p,
-                                  const dg_real *state0, const dg_real *aux, int B, dg_state_grads *r);
+DG_API dg_status  dg_episode_state_grads(dg_ctx *ctx, const dg_env *env, const dg_policy *pol, dg_params *p,
+                                         const dg_real *state0, const dg_real *aux, int B, dg_state_grads *r);
 
 typedef struct dg_epoch_stats {
     int    epoch;                         /* 1-based                             */
@@ -196,29 +197,29 @@ typedef struct dg_trainer dg_trainer;
 
 /* A trainer for env with options o, writing into out_dir (made if missing;
  * NULL: write nothing). config_yaml (may be NULL) is stored in snapshots. */
-dg_trainer *dg_trainer_create(const dg_env *env, const dg_train_opts *o, const char *out_dir,
-                              const char *config_yaml, dg_err *e);
-void        dg_trainer_free(dg_trainer *t);                       /* NULL is harmless      */
+DG_API dg_trainer *dg_trainer_create(const dg_env *env, const dg_train_opts *o, const char *out_dir,
+                                     const char *config_yaml, dg_err *e);
+DG_API void        dg_trainer_free(dg_trainer *t);                       /* NULL is harmless      */
 /* Trains up to epoch o->epochs (from the restored epoch, if any); cb (may be
  * NULL) hears every event. Writes metrics.csv, snapshots, resume.safetensors,
  * final.safetensors and loss.png into out_dir.
  * *stop (may be NULL) is polled between epochs: set it to stop early
  * (a final snapshot is still written; returns DG_ERR_INTERRUPTED). */
-dg_status   dg_trainer_run(dg_trainer *t, dg_train_cb cb, void *user, volatile sig_atomic_t *stop,
-                        dg_err *e);
+DG_API dg_status   dg_trainer_run(dg_trainer *t, dg_train_cb cb, void *user, volatile sig_atomic_t *stop,
+                               dg_err *e);
 /* Restores a run from a resume.safetensors file (written into out_dir at
  * snapshot epochs, every resume_every epochs and at the end): parameters, Adam
  * moments and step, the NaN guard's state, the RNG, the batch, the metrics so
  * far. The run then goes on as if never stopped: same bits as an uninterrupted
  * run with the same seed and thread count. t is unchanged on error. */
-dg_status   dg_trainer_restore(dg_trainer *t, const char *path, dg_err *e);
-int         dg_trainer_epoch(const dg_trainer *t);                /* epochs done so far      */
-dg_params  *dg_trainer_params(dg_trainer *t);                     /* the policy's parameters */
-const dg_policy *dg_trainer_policy(const dg_trainer *t);
-const dg_epoch_stats *dg_trainer_last(const dg_trainer *t);       /* the last finished epoch */
-size_t      dg_trainer_arena_peak(const dg_trainer *t);           /* most arena bytes of a shard */
-int         dg_trainer_checkpoint_every(const dg_trainer *t);     /* segment length in use (0: full tape) */
-int         dg_trainer_truncate(const dg_trainer *t);             /* truncation window in use (0: none) */
+DG_API dg_status   dg_trainer_restore(dg_trainer *t, const char *path, dg_err *e);
+DG_API int         dg_trainer_epoch(const dg_trainer *t);                /* epochs done so far      */
+DG_API dg_params  *dg_trainer_params(dg_trainer *t);                     /* the policy's parameters */
+DG_API const dg_policy *dg_trainer_policy(const dg_trainer *t);
+DG_API const dg_epoch_stats *dg_trainer_last(const dg_trainer *t);       /* the last finished epoch */
+DG_API size_t      dg_trainer_arena_peak(const dg_trainer *t);           /* most arena bytes of a shard */
+DG_API int         dg_trainer_checkpoint_every(const dg_trainer *t);     /* segment length in use (0: full tape) */
+DG_API int         dg_trainer_truncate(const dg_trainer *t);             /* truncation window in use (0: none) */
 
 /* ------------------------------------------------------- best responses */
 /* One episode of B rows of p from state and aux: *j its J; backward 1: p's gradient then holds
@@ -233,9 +234,9 @@ typedef dg_status (*dg_episode_fn)(void *user, dg_params *p, const dg_real *stat
  * gradient is not finite is skipped), then played by fn on the B rows of state and aux:
  * j_best[0] is J with the evader's best response, j_best[1] with the pursuer's. ev0: where the
  * evader's parameters start in p. p is not changed. */
-dg_status dg_best_responses(const dg_env *env, const dg_params *p, size_t ev0, const dg_train_opts *o, int epochs,
-                            dg_rng *rng, dg_episode_fn fn, void *user, const dg_real *state, const dg_real *aux, int B,
-                            double j_best[2], dg_err *e);
+DG_API dg_status dg_best_responses(const dg_env *env, const dg_params *p, size_t ev0, const dg_train_opts *o, int epochs,
+                                   dg_rng *rng, dg_episode_fn fn, void *user, const dg_real *state, const dg_real *aux, int B,
+                                   double j_best[2], dg_err *e);
 
 /* ------------------------------------------------------- a game's gradcheck */
 /* Backward against central finite differences (dg_gradcheck, Richardson) for a game: 1. its step
@@ -263,11 +264,11 @@ typedef struct dg_env_gradcheck_result {
     char zero[DG_ENV_GRADCHECK_MAX_ZERO][64];  /* their names (the first 8)                    */
 } dg_env_gradcheck_result;
 
-dg_env_gradcheck_opts dg_env_gradcheck_opts_default(void);
+DG_API dg_env_gradcheck_opts dg_env_gradcheck_opts_default(void);
 /* Runs both checks on env into r; the caller judges r against a tolerance (1e-3 passes in float32).
  * Returns DG_OK, DG_ERR_ARG (bad options), DG_ERR_NOMEM or a step's error. */
-dg_status dg_env_gradcheck(const dg_env *env, const dg_env_gradcheck_opts *o, dg_env_gradcheck_result *r,
-                           dg_err *e);
+DG_API dg_status dg_env_gradcheck(const dg_env *env, const dg_env_gradcheck_opts *o, dg_env_gradcheck_result *r,
+                                  dg_err *e);
 
 #ifdef __cplusplus
 }

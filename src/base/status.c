@@ -26,6 +26,16 @@ const char *dg_status_str(dg_status s) {
     return STATUS_STR[s];
 }
 
+int dg_status_exit(dg_status s) {
+    switch (s) {
+    case DG_OK: return 0;
+    case DG_ERR_ARG: case DG_ERR_IO: case DG_ERR_FORMAT: case DG_ERR_NOT_FOUND: case DG_ERR_CONFIG:
+        return DG_EXIT_USAGE;
+    case DG_ERR_INTERRUPTED: return DG_EXIT_INTERRUPTED;
+    default: return DG_EXIT_FAIL;
+    }
+}
+
 dg_status dg_err_set(dg_err *e, dg_status s, const char *fmt, ...) {
     if (!e) return s;
     e->status = s;

@@ -18,36 +18,27 @@ static const char HELP[] =
 
 
 int cmd_bench(int argc, char **argv) {
-    const char *config, *epochs_s, *warmup_s, *hidden_s;
-    const cli_opt opts[] = {
+    const char *config;
+    int epochs, warmup, hidden, rc;
+    cli_opt opts[] = {
         CLI_CONFIG(&config), CLI_PLUGIN,
-        {"--epochs", &epochs_s, NULL, "N", "timed epochs", "30"},
-        {"--warmup", &warmup_s, NULL, "N", "untimed epochs first (the arena grows in the first)", "3"},
+        CLI_INT("--epochs", &epochs, "N", 1, DG_MAX_EPOCHS, "timed epochs", .def = "30"),
+        CLI_INT("--warmup", &warmup, "N", 1, DG_MAX_EPOCHS, "untimed epochs first (the arena grows in the first)",
+                .def = "3"),
         CLI_KEY("--batch", "train.batch"), CLI_KEY("--horizon", "env.horizon"),
-        {"--hidden", &hidden_s, NULL, "N", "width of both hidden layers (policy.hidden: [N, N])", NULL},
+        CLI_INT("--hidden", &hidden, "N", 1, 65536, "width of both hidden layers (policy.hidden: [N, N])"),
         CLI_KEY("--threads", "train.threads"), CLI_KEY("--checkpoint", "train.checkpoint_every"),
         CLI_KEY("--precision", "train.precision"),
         CLI_END,
     };
-    const int prc = cli_parse("bench", argc, argv, opts, HELP);
-    if (prc) return prc == CLI_HELP ? 0 : prc;
-    if (!config) {
-        cli_error("bench", "--config FILE is required (see --help)");
-        return EXIT_USAGE;
-    }
-    int epochs = 30, warmup = 3, hidden = 0;
-    if ((epochs_s && !cli_int("bench", "--epochs", epochs_s, 1, DG_MAX_EPOCHS, &epochs)) ||
-        (warmup_s && !cli_int("bench", "--warmup", warmup_s, 1, DG_MAX_EPOCHS, &warmup)) ||
-        (hidden_s && !cli_int("bench", "--hidden", hidden_s, 1, 65536, &hidden)))
-        return EXIT_USAGE;
+    if (!cli_parse(&rc, "bench", argc, argv, opts, HELP)) return rc;
     char total_s[32];
     snprintf(total_s, sizeof total_s, "%d", epochs + warmup);
     dg_run_set sets[CLI_MAX_OPTS + 1];
     int nsets = cli_sets(opts, sets);
     sets[nsets++] = (dg_run_set){"train.epochs", total_s};
     dg_run s;
-    int rc = cli_load(&s, config, NULL, 0, sets, nsets);
-    if (rc) return rc;
+    if ((rc = cli_load(&s, config, NULL, 0, sets, nsets))) return rc;
     if (hidden) {
         s.opts.nhidden = 2;
         s.opts.hidden[0] = s.opts.hidden[1] = hidden;
@@ -71,7 +62,7 @@ int cmd_bench(int argc, char **argv) {
     printf("  FLOP/epoch      %.4g  -> %.2f GFLOP/s\n", b.flops, gflops);
     printf("  tape peak       %.1f MiB  (%d shard%s)\n", b.tape_bytes / 1048576.0, b.shards, b.shards > 1 ? "s" : "");
     if (ckk) printf("  saved states    %.1f MiB  (every %d steps)\n", b.saved_bytes / 1048576.0, ckk);
-    cli_json j = {cJSON_CreateObject(), 0};
+    dg_json j = {cJSON_CreateObject(), 0};
     const struct { const char *key, *fmt; double v; } nums[] = {
         {"batch", "%.0f", B},             {"horizon", "%.0f", H},
         {"hidden", "%.0f", s.opts.nhidden ? s.opts.hidden[0] : 0},
@@ -80,9 +71,9 @@ int cmd_bench(int argc, char **argv) {
         {"flop_per_epoch", "%.0f", b.flops}, {"gflops", "%.3f", gflops},
         {"tape_bytes", "%.0f", b.tape_bytes}, {"saved_bytes", "%.0f", b.saved_bytes},
     };
-    cli_json_game(&j, s.env->game->name, dg_env_source(s.env));
+    dg_json_game(&j, s.env->game->name, dg_env_source(s.env));
     for (size_t i = 0; i < sizeof nums / sizeof nums[0]; i++)
-        cli_json_add(&j, j.root, nums[i].key, cli_json_number(nums[i].fmt, nums[i].v));
+        dg_json_add(&j, j.root, nums[i].key, dg_json_number(nums[i].fmt, nums[i].v));
     rc = cli_json_print(&j, "bench");
     dg_run_free(&s);
     return rc;

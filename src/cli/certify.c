@@ -20,11 +20,6 @@ static const char HELP[] =
     "(no --hji): the value of the episode loss the policy was trained on, for the\n"
     "episode variables the file fixes on the grid (model.episode.grid).\n";
 
-static int cmp_by_value(const void *a, const void *b) {
-    const double x = ((const double *)a)[0], y = ((const double *)b)[0];
-    return (x > y) - (x < y);
-}
-
 /* --plot: V(x0) and the policy's cost at each start (rows: B pairs, ordered by V); 0 or an exit status */
 static int plot_rows(const char *path, const double *rows, int B, int degree) {
     float *v = malloc((size_t)B * 2 * sizeof *v);
@@ -48,196 +43,198 @@ static void certify_error(const dg_err *e) {
     cli_error("certify", "%s", e->msg + (strncmp(e->msg, "certify: ", 9) ? 0 : 9));
 }
 
-int cmd_certify(int argc, char **argv) {
-    const char *config, *ckpt, *hji, *episodes_s, *seed_s, *own_s, *half_s, *plot;
-    int no_exploit;
-    const cli_opt opts[] = {
-        CLI_CONFIG(&config), CLI_CKPT(&ckpt),
-        {"--hji", &hji, NULL, "HJI.yaml", "the HJI game (payoff: time) with the learning game's constants",
-         "the config itself (a model file with payoff: cost)"},
-        {"--plot", &plot, NULL, "FILE.png", "V(x0) and the policy's cost at each start, ordered by V(x0)", "none"},
-        {"--episodes", &episodes_s, NULL, "N", "held-out initial states", "256"},
-        {"--seed", &seed_s, NULL, "N", "their seed (held out: not the training's stream)", "the config's seed + 1000"},
-        {"--exploit-own", &own_s, NULL, "N", "exploitability: nodes per axis of the frozen player's position (the "
-         "relative position: the HJI grid's; chase: the HJI grid alone)", "9"},
-        {"--exploit-half", &half_s, NULL, "X", "... over [-X, X]^2", "4.5"},
-        {"--no-exploit", NULL, &no_exploit, NULL, "skip the exploitability (two 4-D solves)", NULL},
-        CLI_END,
-    };
-    const int prc = cli_parse("certify", argc, argv, opts, HELP);
-    if (prc) return prc == CLI_HELP ? 0 : prc;
-    if (!config || !ckpt) {
-        cli_error("certify", "--config FILE and --ckpt FILE are required (see --help)");
-        return EXIT_USAGE;
-    }
-    if (!hji) hji = config;  /* a model file with payoff: cost is its own HJI game */
-    int B = 256, seed = -1;
-    if (episodes_s && !cli_int("certify", "--episodes", episodes_s, 1, 1 << 20, &B)) return EXIT_USAGE;
-    if (seed_s && !cli_int("certify", "--seed", seed_s, 0, 2147483647, &seed)) return EXIT_USAGE;
-    dg_certify_exploit_opts xo = {.n_own = 9, .own_half = 4.5};
-    if ((own_s && !cli_int("certify", "--exploit-own", own_s, 2, 1000, &xo.n_own)) ||
-        (half_s && !cli_double("certify", "--exploit-half", half_s, 0, 1e6, 1, &xo.own_half)))
-        return EXIT_USAGE;
-    dg_run s;
-    int rc = cli_load_opts(&s, config, opts);
-    if (rc) return rc;
+/* A certify: its learning game (run), HJI game p and the learned pair (pol, params). */
+typedef struct certify {
+    dg_run          run;
+    dg_policy       pol;
+    dg_params      *params;
+    dg_cfg         *hcfg;
+    dg_hji_problem *p;
+    int             degree;    /* 1: the game's own cost (a model file, payoff: cost) */
+    int             exploit;   /* the exploitability is measured                     */
+    dg_certify_exploit_opts xo;
+} certify;
+
+/* The HJI game (hji), its match with the learning game, the pair from ckpt, and the memory the solves
+ * need; 0, or the exit status after one error line. */
+static int certify_setup(certify *c, const char *hji, const char *ckpt) {
     dg_err e = {0};
-    dg_policy pol;
-    dg_params *params = NULL;
-    dg_hji_problem *p = NULL;
-    double *V = NULL, *rows = NULL;
-    dg_cfg *hcfg = dg_cfg_load(hji, &e);
-    int degree = 0;  /* 1: the game's own cost (a model file, payoff: cost) */
-    if (!hcfg || !(p = dg_hji_problem_load(hcfg, &e)) || dg_cfg_check_unused(hcfg, &e) != DG_OK ||
-        ((degree = p->payoff == DG_HJI_PAYOFF_COST)
-             ? dg_certify_cost_check(p, s.env, &e) : dg_certify_check(p, s.env, s.cfg, &e)) != DG_OK) {
+    const dg_env *env = c->run.env;
+    c->hcfg = dg_cfg_load(hji, &e);
+    if (!c->hcfg || !(c->p = dg_hji_problem_load(c->hcfg, &e)) || dg_cfg_check_unused(c->hcfg, &e) != DG_OK ||
+        ((c->degree = c->p->payoff == DG_HJI_PAYOFF_COST)
+             ? dg_certify_cost_check(c->p, env, &e) : dg_certify_check(c->p, env, c->run.cfg, &e)) != DG_OK) {
         certify_error(&e);
-        rc = EXIT_USAGE;
-        goto done;
+        return EXIT_USAGE;
     }
-    if (dg_run_policy_load(&s, ckpt, &pol, &params, &e) != DG_OK) {
-        rc = cli_fail("certify", &e, 0);
-        goto done;
-    }
-    if (!cli_mem_ok("certify", dg_hji_problem_memory(p, 1, 1, 0), "the HJI solve", "grid.n")) {
-        rc = EXIT_USAGE;
-        goto done;
-    }
-    if (degree) no_exploit = 1;  /* one player's cost: nothing to exploit */
-    if (!no_exploit && dg_certify_exploit_check(p, s.env, &e) != DG_OK) {
+    if (dg_run_policy_load(&c->run, ckpt, &c->pol, &c->params, &e) != DG_OK) return cli_fail("certify", &e, 0);
+    if (!cli_mem_ok("certify", dg_hji_problem_memory(c->p, 1, 1, 0), "the HJI solve", "grid.n")) return EXIT_USAGE;
+    if (c->degree) c->exploit = 0;  /* one player's cost: nothing to exploit */
+    if (!c->exploit) return 0;
+    if (dg_certify_exploit_check(c->p, env, &e) != DG_OK) {
         certify_error(&e);
-        rc = EXIT_USAGE;
-        goto done;
+        return EXIT_USAGE;
     }
-    if (!no_exploit) {  /* before any solve: the exploitability's 4-D grid must fit too */
-        char what[96];
-        dg_hji_grid xg;
-        const double xn = dg_certify_exploit_grid(p, &xo, &xg, &e) == DG_OK ? (double)xg.nodes
-                                                                             : (double)xo.n_own * xo.n_own * p->grid.nodes;
-        snprintf(what, sizeof what, "the exploitability's 4-D grid of %.0f nodes", xn);
-        if (!cli_mem_ok("certify", dg_certify_exploit_memory(p, &xo), what, "--exploit-own or the HJI grid.n")) {
-            rc = EXIT_USAGE;
-            goto done;
-        }
-    }
-    V = malloc((size_t)p->grid.nodes * sizeof *V);
-    rows = malloc((size_t)B * 2 * sizeof *rows);
-    if (!V || !rows) {
-        cli_error("certify", "out of memory");
-        rc = EXIT_FAIL;
-        goto done;
-    }
-    dg_hji_stats st;
-    if (dg_hji_problem_solve(p, V, &st, &e) != DG_OK) {
-        rc = cli_fail("certify", &e, 0);
-        goto done;
-    }
-    const double t_end = p->t_end;
-    const dg_hji_slices VS = {.nt = 1, .t = &t_end, .v = V};
-    const dg_certify_opts o = {.episodes = B, .seed = seed >= 0 ? (uint64_t)seed : s.opts.seed + 1000};
-    dg_certify_result r;
-    double *value = malloc((size_t)B * sizeof *value), *cost = malloc((size_t)B * sizeof *cost);
-    double *w = malloc((size_t)B * sizeof *w);
-    if (!value || !cost || !w) {
-        free(value);
-        free(cost);
-        free(w);
-        cli_error("certify", "out of memory");
-        rc = EXIT_FAIL;
-        goto done;
-    }
-    dg_status cs = degree ? dg_certify_cost(p, &VS, s.env, &pol, params, &o, &r, value, cost, &e)
-                          : dg_certify(p, &VS, s.env, s.cfg, &pol, params, &o, &r, value, cost, &e);
-    for (int i = 0; cs == DG_OK && i < B; i++) rows[2 * i] = value[i], rows[2 * i + 1] = cost[i];
-    free(cost);
-    /* each learned player frozen, the other's best response on a 4-D grid: what the frozen one loses */
-    double exploit[2] = {NAN, NAN}, exploit_rel[2] = {NAN, NAN}, exploit_s[2] = {0, 0};
+    char what[96];  /* before any solve: the exploitability's 4-D grid must fit too */
+    dg_hji_grid xg;
+    const double xn = dg_certify_exploit_grid(c->p, &c->xo, &xg, &e) == DG_OK
+                          ? (double)xg.nodes : (double)c->xo.n_own * c->xo.n_own * c->p->grid.nodes;
+    snprintf(what, sizeof what, "the exploitability's 4-D grid of %.0f nodes", xn);
+    return cli_mem_ok("certify", dg_certify_exploit_memory(c->p, &c->xo), what, "--exploit-own or the HJI grid.n")
+               ? 0 : EXIT_USAGE;
+}
+
+/* Each learned player frozen, the other's best response on a 4-D grid from the B starts of seed:
+ * what the frozen one loses (value: V(x0) at each start), into exploit, exploit_rel, and the
+ * solves' seconds. */
+static dg_status certify_exploit(const certify *c, uint64_t seed, int B, const double *value, double exploit[2],
+                                 double exploit_rel[2], double *seconds, dg_err *e) {
     dg_real *st0 = NULL, *aux0 = NULL;
-    if (cs == DG_OK && !no_exploit && (cs = dg_run_init_draw(s.env, o.seed, B, &st0, &aux0, &e)) == DG_OK) {
-        dg_hji_grid xg;
-        cs = dg_certify_exploit_grid(p, &xo, &xg, &e);
-        for (int k = 0; k < 2 && cs == DG_OK; k++) {
-            fprintf(stderr, "the learned %s frozen: the %s's best response on %d x %d x %d x %d nodes ...\n",
-                    k ? "evader" : "pursuer", k ? "pursuer" : "evader", xg.n[0], xg.n[1], xg.n[2], xg.n[3]);
-            dg_hji_stats xs;
-            if ((cs = dg_certify_exploit(p, s.env, &pol, params, k, &xo, B, st0, w, &xs, &e)) != DG_OK) break;
-            exploit[k] = exploit_rel[k] = 0;
-            exploit_s[k] = xs.seconds;
-            for (int i = 0; i < B; i++) {
-                const double loss = k ? value[i] - w[i] : w[i] - value[i];
-                exploit[k] += loss / B;
-                exploit_rel[k] += loss / fabs(value[i]) / B;
-            }
-        }
+    double *w = malloc((size_t)B * sizeof *w);
+    dg_hji_grid xg;
+    dg_status cs = w ? dg_run_init_draw(c->run.env, seed, B, &st0, &aux0, e) : dg_err_set(e, DG_ERR_NOMEM, "out of memory");
+    if (cs == DG_OK) cs = dg_certify_exploit_grid(c->p, &c->xo, &xg, e);
+    for (int k = 0; k < 2 && cs == DG_OK; k++) {
+        fprintf(stderr, "the learned %s frozen: the %s's best response on %d x %d x %d x %d nodes ...\n",
+                k ? "evader" : "pursuer", k ? "pursuer" : "evader", xg.n[0], xg.n[1], xg.n[2], xg.n[3]);
+        dg_hji_stats xs;
+        if ((cs = dg_certify_exploit(c->p, c->run.env, &c->pol, c->params, k, &c->xo, B, st0, w, &xs, e)) != DG_OK) break;
+        dg_certify_exploit_loss(value, w, B, k, &exploit[k], &exploit_rel[k]);
+        *seconds += xs.seconds;
     }
     free(st0);
     free(aux0);
-    free(value);
     free(w);
-    if (cs != DG_OK) {
-        certify_error(&e);
-        rc = cli_exit_for(e.status);
-        goto done;
-    }
-    qsort(rows, (size_t)B, 2 * sizeof *rows, cmp_by_value);
-    if (degree)
-        fprintf(stderr, "%s against its value (payoff: cost, the episode loss over %g s): %d held-out starts\n",
-                s.env->game->name, p->t_end, B);
-    else
-        fprintf(stderr, "%s against %s (payoff: time, %s): %d held-out episodes, %d captured\n", s.env->game->name,
-                p->name, p->stationary ? "stationary" : "finite horizon", B, r.captured);
-    if (plot && (rc = plot_rows(plot, rows, B, degree)) != 0) goto done;
+    return cs;
+}
+
+/* The table on stderr: by quarter of V(x0) (q: dg_certify_quarters), then all. */
+static void certify_table(const dg_certify_quarter q[5]) {
     fprintf(stderr, "%-22s %9s %12s %16s %9s\n", "V(x0) quarter", "episodes", "mean V(x0)", "mean policy cost",
             "gap");
-    for (int q = 0; q <= 4; q++) {
-        const int i0 = q < 4 ? q * B / 4 : 0, i1 = q < 4 ? (q + 1) * B / 4 : B;
-        double v = 0, c = 0, g = 0;
-        for (int i = i0; i < i1; i++) {
-            v += rows[2 * i];
-            c += rows[2 * i + 1];
-            g += (rows[2 * i + 1] - rows[2 * i]) / fabs(rows[2 * i]);
-        }
-        if (i1 == i0) continue;
+    for (int k = 0; k <= 4; k++) {
+        if (!q[k].n) continue;
         char label[64];
-        if (q < 4) snprintf(label, sizeof label, "[%.3f, %.3f]", rows[2 * i0], rows[2 * (i1 - 1)]);
+        if (k < 4) snprintf(label, sizeof label, "[%.3f, %.3f]", q[k].v_lo, q[k].v_hi);
         else snprintf(label, sizeof label, "all");
-        fprintf(stderr, "%-22s %9d %12.4f %16.4f %8.2f%%\n", label, i1 - i0, v / (i1 - i0), c / (i1 - i0),
-                100 * g / (i1 - i0));
+        fprintf(stderr, "%-22s %9d %12.4f %16.4f %8.2f%%\n", label, q[k].n, q[k].value_mean, q[k].cost_mean,
+                100 * q[k].gap);
     }
-    cli_json j = {cJSON_CreateObject(), 0};
-    cli_json_game(&j, s.env->game->name, dg_env_source(s.env));
-    cli_json_add(&j, j.root, "hji_game", cJSON_CreateString(p->name));
-    cli_json_add(&j, j.root, "episodes", cli_json_number("%.0f", B));
-    if (!degree) cli_json_add(&j, j.root, "captured", cli_json_number("%.0f", r.captured));
-    cli_json_add(&j, j.root, "value_mean", cli_json_number("%.9g", r.value_mean));
-    cli_json_add(&j, j.root, "policy_cost_mean", cli_json_number("%.9g", r.policy_cost_mean));
-    cli_json_add(&j, j.root, "gap", cli_json_number("%.6g", r.gap));
-    cli_json_add(&j, j.root, "gap_abs", cli_json_number("%.6g", r.gap_abs));
-    if (!degree) cli_json_add(&j, j.root, "step_bias_s", cli_json_number("%.6g", r.step_bias));
+}
+
+/* The JSON line (and the lines on stderr of a game of degree and the exploitability). */
+static int certify_report(const certify *c, int B, const dg_certify_result *r, const dg_hji_stats *st,
+                          const double exploit[2], const double exploit_rel[2], double exploit_s) {
+    const dg_env *env = c->run.env;
+    dg_json j = {cJSON_CreateObject(), 0};
+    dg_json_game(&j, env->game->name, dg_env_source(env));
+    dg_json_add(&j, j.root, "hji_game", cJSON_CreateString(c->p->name));
+    dg_json_add(&j, j.root, "episodes", dg_json_number("%.0f", B));
+    if (!c->degree) dg_json_add(&j, j.root, "captured", dg_json_number("%.0f", r->captured));
+    dg_json_add(&j, j.root, "value_mean", dg_json_number("%.9g", r->value_mean));
+    dg_json_add(&j, j.root, "policy_cost_mean", dg_json_number("%.9g", r->policy_cost_mean));
+    dg_json_add(&j, j.root, "gap", dg_json_number("%.6g", r->gap));
+    dg_json_add(&j, j.root, "gap_abs", dg_json_number("%.6g", r->gap_abs));
+    if (!c->degree) dg_json_add(&j, j.root, "step_bias_s", dg_json_number("%.6g", r->step_bias));
     else {  /* the loss adds each step's cost at its end; the value integrates: the trapezoid's share */
-        cli_json_add(&j, j.root, "step_bias", cli_json_number("%.6g", r.step_bias));
-        cli_json_add(&j, j.root, "gap_trapezoid", cli_json_number("%.6g", r.gap_trapezoid));
+        dg_json_add(&j, j.root, "step_bias", dg_json_number("%.6g", r->step_bias));
+        dg_json_add(&j, j.root, "gap_trapezoid", dg_json_number("%.6g", r->gap_trapezoid));
         fprintf(stderr, "each step's cost counted at its end: the policy's cost by the trapezoid rule is %.4f higher "
-                        "(mean); gap %.2f%%\n", r.step_bias, 100 * r.gap_trapezoid);
+                        "(mean); gap %.2f%%\n", r->step_bias, 100 * r->gap_trapezoid);
     }
-    cli_json_add(&j, j.root, "hji_residual", cli_json_number("%.3g", st.residual));
-    if (!no_exploit) {
+    dg_json_add(&j, j.root, "hji_residual", dg_json_number("%.3g", st->residual));
+    if (c->exploit) {
         fprintf(stderr, "exploitability (what the frozen player loses to a best response, mean over the starts):\n"
                         "  pursuer %.4f s (%.2f%% of V), evader %.4f s (%.2f%% of V)\n",
                 exploit[0], 100 * exploit_rel[0], exploit[1], 100 * exploit_rel[1]);
-        cli_json_add(&j, j.root, "exploit_pursuer", cli_json_number("%.6g", exploit[0]));
-        cli_json_add(&j, j.root, "exploit_evader", cli_json_number("%.6g", exploit[1]));
-        cli_json_add(&j, j.root, "exploit_pursuer_rel", cli_json_number("%.6g", exploit_rel[0]));
-        cli_json_add(&j, j.root, "exploit_evader_rel", cli_json_number("%.6g", exploit_rel[1]));
-        cli_json_add(&j, j.root, "exploit_seconds", cli_json_number("%.3g", exploit_s[0] + exploit_s[1]));
+        dg_json_add(&j, j.root, "exploit_pursuer", dg_json_number("%.6g", exploit[0]));
+        dg_json_add(&j, j.root, "exploit_evader", dg_json_number("%.6g", exploit[1]));
+        dg_json_add(&j, j.root, "exploit_pursuer_rel", dg_json_number("%.6g", exploit_rel[0]));
+        dg_json_add(&j, j.root, "exploit_evader_rel", dg_json_number("%.6g", exploit_rel[1]));
+        dg_json_add(&j, j.root, "exploit_seconds", dg_json_number("%.3g", exploit_s));
     }
-    rc = cli_json_print(&j, "certify");
-done:
+    return cli_json_print(&j, "certify");
+}
+
+/* The HJI solve, the pair's play from B held-out starts of seed, the exploitability, the table (and
+ * --plot's figure) and the JSON line; 0 or the exit status. */
+static int certify_run(certify *c, int B, uint64_t seed, const char *plot) {
+    const dg_env *env = c->run.env;
+    const dg_hji_problem *p = c->p;
+    dg_err e = {0};
+    double *V = malloc((size_t)p->grid.nodes * sizeof *V), *rows = malloc((size_t)B * 2 * sizeof *rows);
+    double *value = malloc((size_t)B * sizeof *value), *cost = malloc((size_t)B * sizeof *cost);
+    int rc = 0;
+    dg_hji_stats st;
+    dg_certify_result r;
+    double exploit[2] = {NAN, NAN}, exploit_rel[2] = {NAN, NAN}, exploit_s = 0;
+    if (!V || !rows || !value || !cost) {
+        cli_error("certify", "out of memory");
+        rc = EXIT_FAIL;
+    } else if (dg_hji_problem_solve(c->p, V, &st, &e) != DG_OK) {
+        rc = cli_fail("certify", &e, 0);
+    } else {
+        const double t_end = p->t_end;
+        const dg_hji_slices VS = {.nt = 1, .t = &t_end, .v = V};
+        const dg_certify_opts o = {.episodes = B, .seed = seed};
+        dg_status cs = c->degree ? dg_certify_cost(p, &VS, env, &c->pol, c->params, &o, &r, value, cost, &e)
+                                 : dg_certify(p, &VS, env, c->run.cfg, &c->pol, c->params, &o, &r, value, cost, &e);
+        for (int i = 0; cs == DG_OK && i < B; i++) rows[2 * i] = value[i], rows[2 * i + 1] = cost[i];
+        if (cs == DG_OK && c->exploit) cs = certify_exploit(c, seed, B, value, exploit, exploit_rel, &exploit_s, &e);
+        if (cs != DG_OK) {
+            certify_error(&e);
+            rc = dg_status_exit(e.status);
+        }
+    }
+    if (!rc) {
+        if (c->degree)
+            fprintf(stderr, "%s against its value (payoff: cost, the episode loss over %g s): %d held-out starts\n",
+                    env->game->name, p->t_end, B);
+        else
+            fprintf(stderr, "%s against %s (payoff: time, %s): %d held-out episodes, %d captured\n", env->game->name,
+                    p->name, p->stationary ? "stationary" : "finite horizon", B, r.captured);
+        dg_certify_quarter q[5];
+        dg_certify_quarters(rows, B, q);  /* rows sorted by V(x0): --plot draws them in that order */
+        if (!(plot && (rc = plot_rows(plot, rows, B, c->degree)) != 0)) {
+            certify_table(q);
+            rc = certify_report(c, B, &r, &st, exploit, exploit_rel, exploit_s);
+        }
+    }
     free(V);
     free(rows);
-    dg_hji_problem_free(p);
-    dg_cfg_free(hcfg);
-    dg_params_free(params);
-    dg_run_free(&s);
+    free(value);
+    free(cost);
+    return rc;
+}
+
+int cmd_certify(int argc, char **argv) {
+    const char *config, *ckpt, *hji, *plot;
+    int B, seed, no_exploit, rc;
+    certify c = {0};
+    cli_opt opts[] = {
+        CLI_CONFIG(&config), CLI_CKPT(&ckpt),
+        CLI_IN("--hji", &hji, "HJI.yaml", "the HJI game (payoff: time) with the learning game's constants",
+               .otherwise = "the config itself (a model file with payoff: cost)"),
+        CLI_OUT("--plot", &plot, "FILE.png", "V(x0) and the policy's cost at each start, ordered by V(x0)",
+                .otherwise = "none"),
+        CLI_INT("--episodes", &B, "N", 1, 1 << 20, "held-out initial states", .def = "256"),
+        CLI_INT("--seed", &seed, "N", 0, 2147483647, "their seed (held out: not the training's stream)",
+                .otherwise = "the config's seed + 1000"),
+        CLI_INT("--exploit-own", &c.xo.n_own, "N", 2, 1000, "exploitability: nodes per axis of the frozen player's "
+                "position (the relative position: the HJI grid's; chase: the HJI grid alone)", .def = "9"),
+        CLI_DOUBLE("--exploit-half", &c.xo.own_half, "X", 0, 1e6, "... over [-X, X]^2", .open = CLI_OPEN_LO,
+                   .def = "4.5"),
+        CLI_FLAG("--no-exploit", &no_exploit, "skip the exploitability (two 4-D solves)"),
+        CLI_END,
+    };
+    if (!cli_parse(&rc, "certify", argc, argv, opts, HELP)) return rc;
+    if ((rc = cli_load_opts(&c.run, config, opts))) return rc;
+    c.exploit = !no_exploit;
+    rc = certify_setup(&c, hji ? hji : config, ckpt);  /* a model file with payoff: cost is its own HJI game */
+    if (!rc) rc = certify_run(&c, B, cli_given(opts, "--seed") ? (uint64_t)seed : c.run.opts.seed + 1000, plot);
+    dg_hji_problem_free(c.p);
+    dg_cfg_free(c.hcfg);
+    dg_params_free(c.params);
+    dg_run_free(&c.run);
     return rc;
 }

@@ -28,33 +28,24 @@ static int fits(const dg_env *env, const dg_train_opts *o, const dg_params *p, i
 
 int cmd_eval(int argc, char **argv) {
     const char *config, *ckpt, *init, *grad_out;
-    int no_exploit = 0;
-    const cli_opt opts[] = {
+    int no_exploit, rc;
+    cli_opt opts[] = {
         CLI_CONFIG(&config), CLI_PLUGIN, CLI_CKPT(&ckpt),
-        {"--init", &init, NULL, "FILE", "initial states from safetensors: 'state' (B, state_dim) and, for games "
-         "with a goal, 'goal' (B, 2)", "drawn from --seed"},
-        {"--grad-out", &grad_out, NULL, "FILE", "write d loss / d parameter for every parameter, under the "
-         "parameter's own name, as safetensors", NULL},
-        CLI_KEY_DEF("--seed", "seed", "the config's"),
-        CLI_KEY_DEF("--batch", "train.batch", "the config's"), CLI_KEY("--horizon", "env.horizon"),
-        CLI_KEY_DEF("--exploit-epochs", "train.exploit_epochs", "the config's"),
-        CLI_KEY_DEF("--precision", "train.precision", "the config's"),
-        {"--no-exploit", NULL, &no_exploit, NULL, "two players: skip the exploitability (two best-response trainings "
-         "of --batch rows an epoch)", NULL},
+        CLI_IN("--init", &init, "FILE", "initial states from safetensors: 'state' (B, state_dim) and, for games "
+               "with a goal, 'goal' (B, 2)", .otherwise = "drawn from --seed"),
+        CLI_OUT("--grad-out", &grad_out, "FILE", "write d loss / d parameter for every parameter, under the "
+                "parameter's own name, as safetensors"),
+        CLI_KEY("--seed", "seed", .otherwise = "the config's"),
+        CLI_KEY("--batch", "train.batch", .otherwise = "the config's"), CLI_KEY("--horizon", "env.horizon"),
+        CLI_KEY("--exploit-epochs", "train.exploit_epochs", .otherwise = "the config's"),
+        CLI_KEY("--precision", "train.precision", .otherwise = "the config's"),
+        CLI_FLAG("--no-exploit", &no_exploit, "two players: skip the exploitability (two best-response trainings "
+                 "of --batch rows an epoch)"),
         CLI_END,
     };
-    const int prc = cli_parse("eval", argc, argv, opts, HELP);
-    if (prc) return prc == CLI_HELP ? 0 : prc;
-    if (!config || !ckpt) {
-        cli_error("eval", "--config FILE and --ckpt FILE are required (see --help)");
-        return EXIT_USAGE;
-    }
-    const cli_path ins[] = {{"--config", config}, {"--ckpt", ckpt}, {"--init", init}};
-    const cli_path outs[] = {{"--grad-out", grad_out}};
-    if (cli_check_outputs("eval", outs, 1, ins, 3)) return EXIT_USAGE;
+    if (!cli_parse(&rc, "eval", argc, argv, opts, HELP)) return rc;
     dg_run s;
-    int rc = cli_load_opts(&s, config, opts);
-    if (rc) return rc;
+    if ((rc = cli_load_opts(&s, config, opts))) return rc;
     const dg_env *env = s.env;
     dg_policy m;
     dg_params *p = NULL;
@@ -89,15 +80,15 @@ int cmd_eval(int argc, char **argv) {
     }
     const char *meta[] = {"format", "difgames-gradient", "game", env->game->name, "source", dg_env_source(env)};
     if (grad && dg_checkpoint_save(grad_out, p, 1, meta, 3, &e) != DG_OK) { rc = cli_fail("eval", &e, 0); goto done; }
-    cli_json j = {cJSON_CreateObject(), 0};
-    cli_json_game(&j, env->game->name, dg_env_source(env));
-    cli_json_add(&j, j.root, "batch", cli_json_number("%.0f", B));
-    cli_json_add(&j, j.root, "horizon", cli_json_number("%.0f", env->horizon));
-    cli_json_add(&j, j.root, "loss", cli_json_number("%.9g", r.loss));
+    dg_json j = {cJSON_CreateObject(), 0};
+    dg_json_game(&j, env->game->name, dg_env_source(env));
+    dg_json_add(&j, j.root, "batch", dg_json_number("%.0f", B));
+    dg_json_add(&j, j.root, "horizon", dg_json_number("%.0f", env->horizon));
+    dg_json_add(&j, j.root, "loss", dg_json_number("%.9g", r.loss));
     for (int i = 0; i < env->nterms; i++)
-        cli_json_add(&j, j.root, env->term_names[i], cli_json_number("%.9g", r.terms[i]));
+        dg_json_add(&j, j.root, env->term_names[i], dg_json_number("%.9g", r.terms[i]));
     for (int i = 0; i < env->nmetrics; i++)
-        cli_json_add(&j, j.root, env->metric_names[i], cli_json_number("%.9g", r.metrics[i]));
+        dg_json_add(&j, j.root, env->metric_names[i], dg_json_number("%.9g", r.metrics[i]));
     /* a metric undefined by construction (a mean over no captured episode) is null with its reason;
      * any other non-finite number is the episode's failure: exit 1, naming it */
     char bad[96] = "";
@@ -109,16 +100,16 @@ int cmd_eval(int argc, char **argv) {
         if (isfinite(r.metrics[i])) continue;
         if (!env->metric_undefined[i]) {
             if (!bad[0]) snprintf(bad, sizeof bad, "the metric '%s'", env->metric_names[i]);
-        } else if (why || (why = cli_json_add(&j, j.root, "undefined", cJSON_CreateObject()))) {
-            cli_json_add(&j, why, env->metric_names[i], cJSON_CreateString(env->metric_undefined[i]));
+        } else if (why || (why = dg_json_add(&j, j.root, "undefined", cJSON_CreateObject()))) {
+            dg_json_add(&j, why, env->metric_names[i], cJSON_CreateString(env->metric_undefined[i]));
         }
     }
     if (exploit) {
-        cli_json_add(&j, j.root, "exploit_pursuer", cli_json_number("%.9g", x.exploit[0]));
-        cli_json_add(&j, j.root, "exploit_evader", cli_json_number("%.9g", x.exploit[1]));
-        cli_json_add(&j, j.root, "exploit_epochs", cli_json_number("%.0f", s.opts.exploit_epochs));
+        dg_json_add(&j, j.root, "exploit_pursuer", dg_json_number("%.9g", x.exploit[0]));
+        dg_json_add(&j, j.root, "exploit_evader", dg_json_number("%.9g", x.exploit[1]));
+        dg_json_add(&j, j.root, "exploit_epochs", dg_json_number("%.0f", s.opts.exploit_epochs));
     }
-    if (grad) cli_json_add(&j, j.root, "grad_norm", cli_json_number("%.9g", r.grad_norm));
+    if (grad) dg_json_add(&j, j.root, "grad_norm", dg_json_number("%.9g", r.grad_norm));
     rc = cli_json_print(&j, "eval");
     if (!rc && bad[0]) {
         cli_error("eval", "%s is not finite (the episode diverged: see the null values above)", bad);

@@ -7,6 +7,17 @@
 
 #define MODELS "configs/models"  /* where the repository keeps its model files */
 
+static const char HELP[] =
+    "usage: difgames games\n"
+    "\n"
+    "Lists the registered games (the config key `game:`), then `game: model`: a game\n"
+    "written as a model file (docs/models.md), and the model files in " MODELS "/\n"
+    "(run from the repository) with their games' names (model.name) and the\n"
+    "solvers their sections serve. `difgames keys GAME` (and `keys model`) lists a\n"
+    "game's keys.\n"
+    "\n"
+    "options:\n";
+
 /* One model file: its game's name (model.name) and the solvers its sections serve, or why it cannot be
  * read. */
 static void print_model_file(const char *path, int w) {
@@ -32,14 +43,9 @@ static void print_model_file(const char *path, int w) {
 }
 
 int cmd_games(int argc, char **argv) {
-    const cli_opt opts[] = {{NULL, NULL, NULL, NULL, NULL, NULL}};
-    const int prc = cli_parse("games", argc, argv, opts,
-                              "usage: difgames games\n\nLists the registered games (the config key `game:`), then "
-                              "`game: model`: a game\nwritten as a model file (docs/models.md), and the model files "
-                              "in " MODELS "/\n(run from the repository) with their games' names (model.name) and "
-                              "the\nsolvers their sections serve. `difgames keys GAME` (and `keys model`) lists a\n"
-                              "game's keys.\n\noptions:\n");
-    if (prc) return prc == CLI_HELP ? 0 : prc;
+    cli_opt opts[] = {CLI_END};
+    int rc;
+    if (!cli_parse(&rc, "games", argc, argv, opts, HELP)) return rc;
     const dg_game *model = dg_game_model();
     int w = (int)strlen(model->name);  /* the names in one column */
     for (int i = 0; i < dg_game_count(); i++)

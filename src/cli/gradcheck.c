@@ -33,37 +33,30 @@ static void report(const char *what, const char *worst, const dg_gradcheck_repor
 }
 
 int cmd_gradcheck(int argc, char **argv) {
-    const char *config, *eps_s, *tol_s, *batch_s;
-    const cli_opt opts[] = {
+    const char *config;
+    int B, rc;
+    double eps, tol;
+    cli_opt opts[] = {
         CLI_CONFIG(&config), CLI_PLUGIN,
-        {"--batch", &batch_s, NULL, "N", "episodes in the check", "4"},
-        CLI_KEY_DEF("--horizon", "env.horizon", "min(10, H)"), CLI_KEY_DEF("--seed", "seed", "the config's"),
-        {"--eps", &eps_s, NULL, "X", "finite-difference step (Richardson: X and X/2), in (0, 1)",
-         "0.1, or the game's own (racing: 0.01)"},
-        {"--tol", &tol_s, NULL, "X", "tolerance on the relative error", "1e-3"},
+        CLI_INT("--batch", &B, "N", 1, 4096, "episodes in the check", .def = "4"),
+        CLI_KEY("--horizon", "env.horizon", .otherwise = "min(10, H)"),
+        CLI_KEY("--seed", "seed", .otherwise = "the config's"),
+        CLI_DOUBLE("--eps", &eps, "X", 0, 1, "finite-difference step (Richardson: X and X/2)",
+                   .open = CLI_OPEN_LO | CLI_OPEN_HI, .def = "0.1",
+                   .otherwise = "or the game's own (racing: 0.01)"),
+        CLI_DOUBLE("--tol", &tol, "X", 0, INFINITY, "tolerance on the relative error", .open = CLI_OPEN_LO,
+                   .def = "1e-3"),
         CLI_KEY("--precision", "train.precision"),
         CLI_END,
     };
-    const int prc = cli_parse("gradcheck", argc, argv, opts, HELP);
-    if (prc) return prc == CLI_HELP ? 0 : prc;
-    if (!config) {
-        cli_error("gradcheck", "--config FILE is required (see --help)");
-        return EXIT_USAGE;
-    }
-    int B = 4;
-    if (batch_s && !cli_int("gradcheck", "--batch", batch_s, 1, 4096, &B)) return EXIT_USAGE;
-    double eps = 0.1, tol = 1e-3;
-    if ((eps_s && !cli_double("gradcheck", "--eps", eps_s, 0, 1, CLI_OPEN_LO | CLI_OPEN_HI, &eps)) ||
-        (tol_s && !cli_double("gradcheck", "--tol", tol_s, 0, INFINITY, CLI_OPEN_LO, &tol)))
-        return EXIT_USAGE;
+    if (!cli_parse(&rc, "gradcheck", argc, argv, opts, HELP)) return rc;
     dg_run s;
-    int rc = cli_load_opts(&s, config, opts);
-    if (rc) return rc;
+    if ((rc = cli_load_opts(&s, config, opts))) return rc;
     dg_env_gradcheck_opts go = dg_env_gradcheck_opts_default();
     go.batch = B;
     go.horizon = cli_given(opts, "--horizon") ? s.env->horizon : 0;  /* 0: at most 10 steps */
     go.seed = s.opts.seed;
-    if (!eps_s && s.env->gradcheck_eps > 0) eps = s.env->gradcheck_eps;  /* the game's own scale */
+    if (!cli_given(opts, "--eps") && s.env->gradcheck_eps > 0) eps = s.env->gradcheck_eps;  /* the game's own scale */
     go.eps = (dg_real)eps;
     memcpy(go.hidden, s.opts.hidden, sizeof go.hidden);
     go.nhidden = s.opts.nhidden;

@@ -8,32 +8,14 @@
 #include <string.h>
 #include <unistd.h>
 
-#ifdef DG_HAVE_VIEWER
-#include "viewer/viewer.h"
-#endif
 #include "cli/cli.h"
 #include "difgames/dist.h"
 #include "difgames/fileio.h"
 #include "difgames/certify.h"  /* and hji.h */
 #include "difgames/hji_part.h"
 
-#define PLAY_MAX_STEPS 100000  /* default bound of hji play's steps (CSV rows) */
-#define PLAY_MAX_STEPS_S "100000"
-#define SOLVE_SLICES 11        /* default of hji solve --slices: time-to-go 0, t_end/10, .., t_end */
-#define SOLVE_SLICES_S "11"
-
-static const char HELP[] =
-    "usage: difgames hji <solve|plot|play|versus|view> [options]\n"
-    "\n"
-    "  solve   solve a game's value function (configs/hji/*.yaml) and write it\n"
-    "  plot    draw a value file: its zero level sets, or a game of degree's level sets\n"
-    "  play    play both players' equilibrium strategies from a start state\n"
-    "  versus  learned policies against the HJBI equilibrium strategies\n"
-#ifdef DG_HAVE_VIEWER
-    "  view    a window on a value: slices, sliders, equilibrium play from a click (SDL2)\n"
-#endif
-    "\n"
-    "difgames hji <subcommand> --help lists its options.\n";
+static const char HELP_HEAD[] = "usage: difgames hji <subcommand> [options]\n\n";
+static const char HELP_TAIL[] = "\ndifgames hji <subcommand> --help lists its options.\n";
 
 static const char SOLVE_HELP[] =
     "usage: difgames hji solve --config FILE --out FILE [options]\n"
@@ -98,16 +80,6 @@ static int beside_value(const char *cmd, const char *value, const char *suffix, 
     return -1;
 }
 
-/* A comma list of at most max finite numbers into out (cli_list); the count, or -1 after an error. */
-static int parse_list(const char *cmd, const char *flag, const char *text, double *out, int max) {
-    double *v = NULL;
-    const int n = cli_list(cmd, flag, text, -INFINITY, INFINITY, 0, &v);
-    if (n > max) cli_error(cmd, "%s: at most %d numbers; got %s", flag, max, DG_ECHO(text));
-    if (n > 0 && n <= max) memcpy(out, v, (size_t)n * sizeof *out);
-    free(v);
-    return n > max ? -1 : n;
-}
-
 typedef struct bar { cli_bar bar; const char *banner; } bar;
 
 static int on_progress(void *user, const dg_hji_progress *pr) {
@@ -147,41 +119,86 @@ static dg_hji_problem *load_problem(const char *cmd, const char *config, const c
 
 /* ----------------------------------------------------------------- solve */
 
+/* The message and exit status of a dg_hji_solve_plan / dg_hji_solve_file that failed with s at step;
+ * times: --times's text. */
+static int solve_failed(dg_status s, dg_hji_file_step step, const dg_err *e, const char *times) {
+    switch (step) {
+    case DG_HJI_FILE_COUNT: cli_error("hji solve", "--times and --slices: %s", e->msg); return EXIT_USAGE;
+    case DG_HJI_FILE_TIMES: cli_error("hji solve", "--times: %s; got %s", e->msg, DG_ECHO(times)); break;
+    case DG_HJI_FILE_STATIONARY: cli_error("hji solve", "--times: %s", e->msg); break;
+    case DG_HJI_FILE_MEMORY:
+        cli_error("hji solve", "%s; lower grid.n (or --slices, --times, or use --float32)", e->msg);
+        return EXIT_USAGE;
+    case DG_HJI_FILE_DISK: cli_error("hji solve", "%s; lower --slices or grid.n (or use --float32)", e->msg); break;
+    case DG_HJI_FILE_SOLVE: return cli_fail("hji solve", e, s == DG_ERR_ARG ? EXIT_USAGE : EXIT_FAIL);
+    default: return cli_fail("hji solve", e, 0);
+    }
+    return dg_status_exit(s);
+}
+
+/* The JSON line of a solve of p into a file (r) (rank 0): its game, size, times and speed; a stationary
+ * game's convergence. */
+static int solve_report(const dg_hji_problem *p, const dg_hji_file_result *r, const char *config) {
+    const dg_hji_stats st = r->stats;
+    dg_json j = {cJSON_CreateObject(), 0};
+    dg_json_game(&j, p->name, dg_hji_problem_source(p));
+    dg_json_add(&j, j.root, "nodes", dg_json_number("%.0f", (double)p->grid.nodes));
+    dg_json_add(&j, j.root, "t_end", dg_json_number("%.9g", p->t_end));
+    dg_json_add(&j, j.root, "times", dg_json_number("%.0f", r->nt));
+    dg_json_add(&j, j.root, "steps", dg_json_number("%.0f", (double)st.steps));
+    dg_json_add(&j, j.root, "stages", dg_json_number("%.0f", st.stages));
+    dg_json_add(&j, j.root, "seconds", dg_json_number("%.4f", st.seconds));
+    dg_json_add(&j, j.root, "cell_updates", dg_json_number("%.0f", st.cell_updates));
+    dg_json_add(&j, j.root, "cell_updates_per_s", dg_json_number("%.4g", st.updates_per_s));
+    dg_json_add(&j, j.root, "threads", dg_json_number("%.0f", st.threads));
+    if (dg_dist_size() > 1) {   /* the ranks, and the boxes along each axis: "2x2x1" */
+        char cut[8 * DG_HJI_MAX_DIMS] = "";
+        for (int k = 0; k < p->grid.ndim; k++) cli_catf(cut, sizeof cut, "%s%d", k ? "x" : "", r->cuts[k]);
+        dg_json_add(&j, j.root, "ranks", dg_json_number("%.0f", dg_dist_size()));
+        dg_json_add(&j, j.root, "cut", cJSON_CreateString(cut));
+    }
+    if (p->stationary) {
+        dg_json_add(&j, j.root, "method", cJSON_CreateString(p->opts.method == DG_HJI_METHOD_SWEEP ? "sweep" : "march"));
+        dg_json_add(&j, j.root, "converged", cJSON_CreateBool(st.converged));
+        dg_json_add(&j, j.root, "iterations", dg_json_number("%.0f", (double)st.iterations));
+        dg_json_add(&j, j.root, "residual", dg_json_number("%.4g", st.residual));
+        dg_json_add(&j, j.root, "tol", dg_json_number("%.4g", p->opts.tol));
+        if (p->opts.method != DG_HJI_METHOD_SWEEP) dg_json_add(&j, j.root, "t", dg_json_number("%.6g", st.t));
+    }
+    const int rc = cli_json_print(&j, "hji solve");
+    if (p->stationary && !st.converged)
+        fprintf(stderr, "difgames: hji solve: warning: %s did not converge (residual %.3g, tol %.3g): raise t_end "
+                "(march) or solver.max_sweeps (sweep)\n", config, st.residual, p->opts.tol);
+    return rc;
+}
+
 static int hji_solve(int argc, char **argv) {
-    const char *config, *out, *times_s, *slices_s, *accuracy, *threads_s;
-    int f32;
-    const cli_opt opts[] = {
-        {"--config", &config, NULL, "FILE", "the game's HJI config (configs/hji/*.yaml)", "required"},
-        {"--out", &out, NULL, "FILE", "the value file (.safetensors)", "required"},
-        {"--times", &times_s, NULL, "T1,T2,...", "also store the value at these increasing earlier times, in "
-         "(0, t_end)", NULL},
-        {"--slices", &slices_s, NULL, "N", "also store the value at the first step past each of N evenly spaced "
-         "times-to-go from 0 to t_end (1: t_end only, a stationary value)", SOLVE_SLICES_S},
-        {"--accuracy", &accuracy, NULL, "A", "overrides the config's accuracy", NULL},
-        {"--threads", &threads_s, NULL, "N", "overrides solver.threads (0: OpenMP's default, one per core)", NULL},
-        {"--float32", NULL, &f32, NULL, "solve in single precision", NULL},
-        {NULL, NULL, NULL, NULL, NULL, NULL},
+    const char *config, *out, *accuracy;
+    cli_list times;
+    int slices, threads, f32, rc;
+    cli_opt opts[] = {
+        CLI_IN("--config", &config, "FILE", "the game's HJI config (configs/hji/*.yaml)", .req = 1),
+        CLI_OUT("--out", &out, "FILE", "the value file (.safetensors)", .req = 1),
+        CLI_LIST("--times", &times, "T1,T2,...", -INFINITY, INFINITY, "also store the value at these increasing "
+                 "earlier times, in (0, t_end)", .max = DG_HJI_MAX_TIMES - 1),
+        /* 11: time-to-go 0, t_end/10, .., t_end */
+        CLI_INT("--slices", &slices, "N", 1, DG_HJI_MAX_TIMES - 1, "also store the value at the first step past each "
+                "of N evenly spaced times-to-go from 0 to t_end (1: t_end only, a stationary value)", .def = "11"),
+        CLI_STR("--accuracy", &accuracy, "A", "overrides the config's accuracy"),
+        CLI_INT("--threads", &threads, "N", 0, 4096, "overrides solver.threads (0: OpenMP's default, one per core)"),
+        CLI_FLAG("--float32", &f32, "solve in single precision"),
+        CLI_END,
     };
-    const int prc = cli_parse("hji solve", argc, argv, opts, SOLVE_HELP);
-    if (prc) return prc == CLI_HELP ? 0 : prc;
-    if (!config || !out) {
-        cli_error("hji solve", "--config FILE and --out FILE are required (see --help)");
+    if (!cli_parse(&rc, "hji solve", argc, argv, opts, SOLVE_HELP)) return rc;
+    dg_cfg *cfg = NULL;
+    dg_hji_problem *p = NULL;
+    if (cli_make_parent("hji solve", "--out", out) ||   /* before the solve, not after */
+        !(p = load_problem("hji solve", config, accuracy, cli_given(opts, "--threads") ? threads : -1, f32,
+                           dg_dist_size() > 1, &cfg))) {
+        free(times.v);
         return EXIT_USAGE;
     }
-    const cli_path ins[] = {{"--config", config}}, outs[] = {{"--out", out}};
-    if (cli_check_outputs("hji solve", outs, 1, ins, 1)) return EXIT_USAGE;
-    if (cli_make_parent("hji solve", "--out", out)) return EXIT_USAGE;  /* before the solve, not after */
-    int threads = -1;  /* -1: the config's solver.threads; 0: one per core */
-    if (threads_s && !cli_int("hji solve", "--threads", threads_s, 0, 4096, &threads)) return EXIT_USAGE;
-    int slices = SOLVE_SLICES;
-    if (slices_s && !cli_int("hji solve", "--slices", slices_s, 1, DG_HJI_MAX_TIMES - 1, &slices)) return EXIT_USAGE;
-    double times[DG_HJI_MAX_TIMES];
-    int nt = 0;
-    if (times_s && (nt = parse_list("hji solve", "--times", times_s, times, DG_HJI_MAX_TIMES - 1)) < 0) return EXIT_USAGE;
-    dg_cfg *cfg = NULL;
-    dg_hji_problem *p = load_problem("hji solve", config, accuracy, threads, f32, dg_dist_size() > 1, &cfg);
-    if (!p) return EXIT_USAGE;
-    const dg_hji_file_opts fo = {.slices = slices, .ntimes = nt, .times = times, .f32 = f32, .label = config,
+    const dg_hji_file_opts fo = {.slices = slices, .ntimes = times.n, .times = times.v, .f32 = f32, .label = config,
                                  .cfg = cfg};
     dg_hji_file_result r;
     dg_err e = {0};
@@ -198,56 +215,13 @@ static int hji_solve(int argc, char **argv) {
         }
         s = dg_hji_solve_file(p, &fo, out, &r, &e);
     }
-    int rc = cli_exit_for(s);
-    switch (s == DG_OK ? DG_HJI_FILE_OK : r.step) {
-    case DG_HJI_FILE_OK: break;
-    case DG_HJI_FILE_COUNT: cli_error("hji solve", "--times and --slices: %s", e.msg); rc = EXIT_USAGE; break;
-    case DG_HJI_FILE_TIMES: cli_error("hji solve", "--times: %s; got %s", e.msg, DG_ECHO(times_s)); break;
-    case DG_HJI_FILE_STATIONARY: cli_error("hji solve", "--times: %s", e.msg); break;
-    case DG_HJI_FILE_MEMORY:
-        cli_error("hji solve", "%s; lower grid.n (or --slices, --times, or use --float32)", e.msg);
-        rc = EXIT_USAGE;
-        break;
-    case DG_HJI_FILE_DISK: cli_error("hji solve", "%s; lower --slices or grid.n (or use --float32)", e.msg); break;
-    case DG_HJI_FILE_SOLVE: rc = cli_fail("hji solve", &e, s == DG_ERR_ARG ? EXIT_USAGE : EXIT_FAIL); break;
-    default: rc = cli_fail("hji solve", &e, 0); break;
+    if (s != DG_OK) {
+        rc = solve_failed(s, r.step, &e, times.text ? times.text : "");
+    } else if (dg_dist_rank() == 0) {  /* rank 0 wrote the file and prints */
+        fprintf(stderr, "wrote %s\n", out);
+        rc = solve_report(p, &r, config);
     }
-    if (rc || dg_dist_rank() != 0) goto done;  /* rank 0 wrote the file and prints */
-    const dg_hji_stats st = r.stats;
-    fprintf(stderr, "wrote %s\n", out);
-    {
-        cli_json j = {cJSON_CreateObject(), 0};
-        cli_json_game(&j, p->name, dg_hji_problem_source(p));
-        cli_json_add(&j, j.root, "nodes", cli_json_number("%.0f", (double)p->grid.nodes));
-        cli_json_add(&j, j.root, "t_end", cli_json_number("%.9g", p->t_end));
-        cli_json_add(&j, j.root, "times", cli_json_number("%.0f", r.nt));
-        cli_json_add(&j, j.root, "steps", cli_json_number("%.0f", (double)st.steps));
-        cli_json_add(&j, j.root, "stages", cli_json_number("%.0f", st.stages));
-        cli_json_add(&j, j.root, "seconds", cli_json_number("%.4f", st.seconds));
-        cli_json_add(&j, j.root, "cell_updates", cli_json_number("%.0f", st.cell_updates));
-        cli_json_add(&j, j.root, "cell_updates_per_s", cli_json_number("%.4g", st.updates_per_s));
-        cli_json_add(&j, j.root, "threads", cli_json_number("%.0f", st.threads));
-        if (dg_dist_size() > 1) cli_json_add(&j, j.root, "ranks", cli_json_number("%.0f", dg_dist_size()));
-        if (dg_dist_size() > 1) {   /* the boxes along each axis: "2x2x1" */
-            char cut[8 * DG_HJI_MAX_DIMS] = "";
-            for (int k = 0, w = 0; k < p->grid.ndim && w >= 0 && (size_t)w < sizeof cut; k++)
-                w += snprintf(cut + w, sizeof cut - (size_t)w, "%s%d", k ? "x" : "", r.cuts[k]);
-            cli_json_add(&j, j.root, "cut", cJSON_CreateString(cut));
-        }
-        if (p->stationary) {
-            cli_json_add(&j, j.root, "method", cJSON_CreateString(p->opts.method == DG_HJI_METHOD_SWEEP ? "sweep" : "march"));
-            cli_json_add(&j, j.root, "converged", cJSON_CreateBool(st.converged));
-            cli_json_add(&j, j.root, "iterations", cli_json_number("%.0f", (double)st.iterations));
-            cli_json_add(&j, j.root, "residual", cli_json_number("%.4g", st.residual));
-            cli_json_add(&j, j.root, "tol", cli_json_number("%.4g", p->opts.tol));
-            if (p->opts.method != DG_HJI_METHOD_SWEEP) cli_json_add(&j, j.root, "t", cli_json_number("%.6g", st.t));
-        }
-        rc = cli_json_print(&j, "hji solve");
-        if (p->stationary && !st.converged)
-            fprintf(stderr, "difgames: hji solve: warning: %s did not converge (residual %.3g, tol %.3g): raise t_end "
-                    "(march) or solver.max_sweeps (sweep)\n", config, st.residual, p->opts.tol);
-    }
-done:
+    free(times.v);
     dg_hji_problem_free(p);
     dg_cfg_free(cfg);
     return rc;
@@ -276,43 +250,23 @@ static int value_load(const char *cmd, const char *path, const dg_hji_problem *p
 
 static int hji_plot(int argc, char **argv) {
     const char *value, *out, *at_s;
-    const cli_opt opts[] = {
-        {"--value", &value, NULL, "FILE", "the value file of hji solve", "required"},
-        {"--out", &out, NULL, "FILE.png", "the image", "the value file's path with .png for .safetensors"},
-        {"--at", &at_s, NULL, "x2=V,...", "3-D and 4-D: the values of the axes after the first two", "their middle"},
-        {NULL, NULL, NULL, NULL, NULL, NULL},
+    int rc;
+    cli_opt opts[] = {
+        CLI_IN("--value", &value, "FILE", "the value file of hji solve", .req = 1),
+        CLI_OUT("--out", &out, "FILE.png", "the image", .otherwise = "the value file's path with .png for .safetensors"),
+        CLI_AT(&at_s),
+        CLI_END,
     };
-    const int prc = cli_parse("hji plot", argc, argv, opts, PLOT_HELP);
-    if (prc) return prc == CLI_HELP ? 0 : prc;
-    if (!value) { cli_error("hji plot", "--value FILE is required (see --help)"); return EXIT_USAGE; }
-    const cli_path ins[] = {{"--value", value}}, outs[] = {{"--out", out}};
-    if (cli_check_outputs("hji plot", outs, 1, ins, 1)) return EXIT_USAGE;
+    if (!cli_parse(&rc, "hji plot", argc, argv, opts, PLOT_HELP)) return rc;
     dg_hji_value vf;
-    int rc = value_open("hji plot", value, &vf);
-    if (rc) return rc;
-    const dg_hji_grid *g = &vf.grid;
+    if ((rc = value_open("hji plot", value, &vf))) return rc;
     double at[DG_HJI_MAX_DIMS];
-    for (int k = 0; k < g->ndim; k++) at[k] = 0.5 * (g->lo[k] + g->hi[k]);
-    if (at_s) {  /* x2=V,x3=W */
-        for (const char *tok = at_s; *tok;) {
-            const size_t len = strcspn(tok, ",");
-            const size_t eq = strcspn(tok, "=,");  /* x<k>=<v> */
-            long k = -1;
-            double v;
-            if (tok[0] != 'x' || eq >= len || !dg_parse_long(tok + 1, eq - 1, 10, &k) || k < 2 || k >= g->ndim ||
-                !dg_parse_double(tok + eq + 1, len - eq - 1, &v)) {
-                cli_error("hji plot", "--at: expected x2=V,... for axes 2..%d, got %s", g->ndim - 1,
-                          DG_ECHO_N(tok, len));
-                dg_hji_value_close(&vf);
-                return EXIT_USAGE;
-            }
-            at[k] = v;
-            tok += len + (tok[len] == ',');
-        }
-    }
     char path[DG_PATH_MAX];
     dg_err e = {0};
-    if (out && dg_path_join(path, sizeof path, NULL, out, &e) != DG_OK) {
+    if (dg_hji_grid_slice_at(&vf.grid, at_s, at, &e) != DG_OK) {
+        cli_error("hji plot", "--at: %s", e.msg);
+        rc = EXIT_USAGE;
+    } else if (out && dg_path_join(path, sizeof path, NULL, out, &e) != DG_OK) {
         cli_error("hji plot", "--out: %s", e.msg);
         rc = EXIT_USAGE;
     } else if (!out && beside_value("hji plot", value, ".png", path, sizeof path)) {
@@ -328,109 +282,115 @@ static int hji_plot(int argc, char **argv) {
 
 /* ------------------------------------------------------------------ play */
 
-static int hji_play(int argc, char **argv) {
-    const char *config, *value, *from_s, *out, *gif, *tmax_s, *dt_s, *maxsteps_s, *layer_s;
-    const cli_opt opts[] = {
-        {"--config", &config, NULL, "FILE", "the game's HJI config", "required"},
-        {"--value", &value, NULL, "FILE", "its value file (hji solve)", "required"},
-        {"--from", &from_s, NULL, "X1,X2,...", "the start state, one coordinate per axis", "required"},
-        {"--out", &out, NULL, "FILE.csv", "the trajectory", "the value file's path with _play.csv for .safetensors"},
-        {"--gif", &gif, NULL, "FILE.gif", "also draw the game as a GIF", NULL},
-        {"--t-max", &tmax_s, NULL, "S", "seconds simulated at most", "2 t_end"},
-        {"--dt", &dt_s, NULL, "S", "the time step", "automatic"},
-        {"--max-steps", &maxsteps_s, NULL, "N", "refuse a t-max / dt above N steps", PLAY_MAX_STEPS_S},
-        {"--boundary-layer", &layer_s, NULL, "EPS", "in [0, 1]: inputs saturate linearly where |(G^T p)_j| < EPS "
-         "|p| |G e_j| (against chattering); 0: bang-bang", "0"},
-        {NULL, NULL, NULL, NULL, NULL, NULL},
-    };
-    const int prc = cli_parse("hji play", argc, argv, opts, PLAY_HELP);
-    if (prc) return prc == CLI_HELP ? 0 : prc;
-    if (!config || !value || !from_s) {
-        cli_error("hji play", "--config FILE, --value FILE and --from X1,X2,... are required (see --help)");
-        return EXIT_USAGE;
-    }
-    char csv_path[DG_PATH_MAX];
-    dg_err e = {0};
-    if (out && dg_path_join(csv_path, sizeof csv_path, NULL, out, &e) != DG_OK) {
-        cli_error("hji play", "--out: %s", e.msg);
-        return EXIT_USAGE;
-    }
-    if (!out && beside_value("hji play", value, "_play.csv", csv_path, sizeof csv_path)) return EXIT_USAGE;
-    /* the CSV that will be written, the default one included, against the inputs and --gif */
-    const cli_path ins[] = {{"--config", config}, {"--value", value}};
-    const cli_path outs[] = {{out ? "--out" : "--out (default)", csv_path}, {"--gif", gif}};
-    if (cli_check_outputs("hji play", outs, 2, ins, 2)) return EXIT_USAGE;
-    dg_cfg *cfg = NULL;
-    dg_hji_problem *p = load_problem("hji play", config, NULL, -1, 0, 0, &cfg);
-    if (!p) return EXIT_USAGE;
-    const dg_hji_grid *g = &p->grid;
-    double x[DG_HJI_MAX_DIMS];
-    int rc = 0;
-    double t_max = 2 * p->t_end, dt = 0, layer = 0;
-    dg_hji_value_slices vs = {0};
-    const int nfrom = parse_list("hji play", "--from", from_s, x, DG_HJI_MAX_DIMS);
-    if (nfrom != g->ndim) {
-        if (nfrom >= 0)
-            cli_error("hji play", "--from: %s needs %d coordinates; got %s", p->name, g->ndim, DG_ECHO(from_s));
-        rc = EXIT_USAGE;
-        goto done;
-    }
-    if ((tmax_s && !cli_double("hji play", "--t-max", tmax_s, 0, INFINITY, CLI_OPEN_LO, &t_max)) ||
-        (dt_s && !cli_double("hji play", "--dt", dt_s, 0, INFINITY, CLI_OPEN_LO, &dt)) ||
-        (layer_s && !cli_double("hji play", "--boundary-layer", layer_s, 0, 1, 0, &layer))) {
-        rc = EXIT_USAGE;
-        goto done;
-    }
-    int max_steps = PLAY_MAX_STEPS;
-    if (maxsteps_s && !cli_int("hji play", "--max-steps", maxsteps_s, 1, DG_HJI_MAX_STEPS, &max_steps)) {
-        rc = EXIT_USAGE;
-        goto done;
-    }
+/* The JSON line of a play of p (res) with the value's slices vs: its outcome and settings. */
+static int play_report(const dg_hji_problem *p, const dg_hji_sim_result *res, const dg_hji_value_slices *vs,
+                       int cost, double t_max, double layer) {
+    dg_json j = {cJSON_CreateObject(), 0};
+    dg_json_game(&j, p->name, dg_hji_problem_source(p));
+    dg_json_add(&j, j.root, "outcome", cJSON_CreateString(cost ? "end" : res->captured ? "capture" : "escape"));
+    dg_json_add(&j, j.root, "capture_time", dg_json_number("%.9g", res->captured ? res->capture_time : NAN));
+    dg_json_add(&j, j.root, "payoff", dg_json_number("%.9g", res->payoff));
+    dg_json_add(&j, j.root, "value_x0", dg_json_number("%.9g", res->value0));
+    dg_json_add(&j, j.root, "t_max", dg_json_number("%.6g", t_max));
+    dg_json_add(&j, j.root, "dt", dg_json_number("%.6g", res->dt));
+    dg_json_add(&j, j.root, "value_times", dg_json_number("%.0f", vs->slices.nt));
+    dg_json_add(&j, j.root, "boundary_layer", dg_json_number("%.6g", layer));
+    dg_json_add(&j, j.root, "u_player", cJSON_CreateString(p->u_name ? p->u_name : "u"));
+    dg_json_add(&j, j.root, "d_player", cJSON_CreateString(p->d_name ? p->d_name : "d"));
+    return cli_json_print(&j, "hji play");
+}
+
+/* hji play's options (the parsed table) */
+typedef struct play_args {
+    const char *config, *value, *out, *gif;
+    cli_list    from;
+    double      t_max, dt, layer;
+    int         max_steps, t_max_given;
+} play_args;
+
+/* The play of a.config's game p from a.from, its value read from a.value, into csv_path (and a.gif);
+ * 0 or the exit status. */
+static int play_run(const play_args *a, dg_hji_problem *p, const char *csv_path) {
     const int cost = dg_hji_game_degree(&p->game) && p->payoff == DG_HJI_PAYOFF_COST;
+    double t_max = a->t_max_given ? a->t_max : 2 * p->t_end;
+    if (a->from.n != p->grid.ndim) {
+        cli_error("hji play", "--from: %s needs %d coordinates; got %s", p->name, p->grid.ndim, DG_ECHO(a->from.text));
+        return EXIT_USAGE;
+    }
     if (cost && !p->stationary) {  /* a finite-horizon game of degree ends at t_end */
-        if (tmax_s) {
+        if (a->t_max_given) {
             cli_error("hji play", "--t-max: %s is a game with a running cost over t_end = %g, which ends there",
-                      config, p->t_end);
-            rc = EXIT_USAGE;
-            goto done;
+                      a->config, p->t_end);
+            return EXIT_USAGE;
         }
         t_max = p->t_end;
     }
-    if ((rc = value_load("hji play", value, p, config, &vs))) goto done;
-    const dg_hji_play_opts po = {.t_max = t_max, .dt = dt, .max_steps = max_steps, .layer = layer,
-                                 .csv_path = csv_path, .gif_path = gif};
+    dg_hji_value_slices vs = {0};
+    int rc = value_load("hji play", a->value, p, a->config, &vs);
+    if (rc) return rc;
+    const dg_hji_play_opts po = {.t_max = t_max, .dt = a->dt, .max_steps = a->max_steps, .layer = a->layer,
+                                 .csv_path = csv_path, .gif_path = a->gif};
     dg_hji_sim_result res;
     dg_hji_file_step step;
-    const dg_status s = dg_hji_play(p, &vs.slices, x, &po, &res, &step, &e);
+    dg_err e = {0};
+    const dg_status s = dg_hji_play(p, &vs.slices, a->from.v, &po, &res, &step, &e);
     if (s != DG_OK && step == DG_HJI_FILE_STEPS) {  /* the CSV's rows, bounded before anything is written */
         cli_error("hji play", "--t-max %g / --dt %g is %.3g steps, more than --max-steps %d (one CSV row each)",
-                  t_max, res.dt, t_max / res.dt, max_steps);
+                  t_max, res.dt, t_max / res.dt, a->max_steps);
         rc = EXIT_USAGE;
-        goto done;
-    }
-    if (s != DG_OK) {
+    } else if (s != DG_OK) {
         rc = cli_fail("hji play", &e, 0);
-        goto done;
+    } else {
+        fprintf(stderr, "wrote %s%s%s\n", csv_path, a->gif ? " and " : "", a->gif ? a->gif : "");
+        if (dg_hji_game_degree(&p->game))
+            fprintf(stderr, "payoff along the path %.6g, V(x0) %.6g (difference %.3g)\n", res.payoff, res.value0,
+                    res.payoff - res.value0);
+        rc = play_report(p, &res, &vs, cost, t_max, a->layer);
     }
-    fprintf(stderr, "wrote %s%s%s\n", csv_path, gif ? " and " : "", gif ? gif : "");
-    if (dg_hji_game_degree(&p->game))
-        fprintf(stderr, "payoff along the path %.6g, V(x0) %.6g (difference %.3g)\n", res.payoff, res.value0,
-                res.payoff - res.value0);
-    cli_json j = {cJSON_CreateObject(), 0};
-    cli_json_game(&j, p->name, dg_hji_problem_source(p));
-    cli_json_add(&j, j.root, "outcome", cJSON_CreateString(cost ? "end" : res.captured ? "capture" : "escape"));
-    cli_json_add(&j, j.root, "capture_time", cli_json_number("%.9g", res.captured ? res.capture_time : NAN));
-    cli_json_add(&j, j.root, "payoff", cli_json_number("%.9g", res.payoff));
-    cli_json_add(&j, j.root, "value_x0", cli_json_number("%.9g", res.value0));
-    cli_json_add(&j, j.root, "t_max", cli_json_number("%.6g", t_max));
-    cli_json_add(&j, j.root, "dt", cli_json_number("%.6g", res.dt));
-    cli_json_add(&j, j.root, "value_times", cli_json_number("%.0f", vs.slices.nt));
-    cli_json_add(&j, j.root, "boundary_layer", cli_json_number("%.6g", layer));
-    cli_json_add(&j, j.root, "u_player", cJSON_CreateString(p->u_name ? p->u_name : "u"));
-    cli_json_add(&j, j.root, "d_player", cJSON_CreateString(p->d_name ? p->d_name : "d"));
-    rc = cli_json_print(&j, "hji play");
-done:
     dg_hji_value_slices_free(&vs);
+    return rc;
+}
+
+static int hji_play(int argc, char **argv) {
+    play_args a;
+    int rc;
+    cli_opt opts[] = {
+        CLI_IN("--config", &a.config, "FILE", "the game's HJI config", .req = 1),
+        CLI_IN("--value", &a.value, "FILE", "its value file (hji solve)", .req = 1),
+        CLI_LIST("--from", &a.from, "X1,X2,...", -INFINITY, INFINITY, "the start state, one coordinate per axis",
+                 .max = DG_HJI_MAX_DIMS, .req = 1),
+        CLI_OUT("--out", &a.out, "FILE.csv", "the trajectory", .otherwise = "the value file's path with _play.csv for "
+                ".safetensors"),
+        CLI_OUT("--gif", &a.gif, "FILE.gif", "also draw the game as a GIF"),
+        CLI_DOUBLE("--t-max", &a.t_max, "S", 0, INFINITY, "seconds simulated at most", .open = CLI_OPEN_LO,
+                   .otherwise = "2 t_end"),
+        CLI_DOUBLE("--dt", &a.dt, "S", 0, INFINITY, "the time step", .open = CLI_OPEN_LO, .otherwise = "automatic"),
+        /* the CSV's rows */
+        CLI_INT("--max-steps", &a.max_steps, "N", 1, DG_HJI_MAX_STEPS, "refuse a t-max / dt above N steps",
+                .def = "100000"),
+        CLI_DOUBLE("--boundary-layer", &a.layer, "EPS", 0, 1, "inputs saturate linearly where |(G^T p)_j| < EPS "
+                   "|p| |G e_j| (against chattering); 0: bang-bang", .def = "0"),
+        CLI_END,
+    };
+    if (!cli_parse(&rc, "hji play", argc, argv, opts, PLAY_HELP)) return rc;
+    a.t_max_given = cli_given(opts, "--t-max") != NULL;
+    char csv_path[DG_PATH_MAX];
+    dg_err e = {0};
+    dg_cfg *cfg = NULL;
+    dg_hji_problem *p = NULL;
+    int ok = 0;  /* csv_path named and checked */
+    if (a.out) {
+        ok = dg_path_join(csv_path, sizeof csv_path, NULL, a.out, &e) == DG_OK;
+        if (!ok) cli_error("hji play", "--out: %s", e.msg);
+    } else {  /* the default CSV against the inputs and --gif (the table checked a --out given) */
+        const cli_path outs[] = {{"--out (default)", csv_path}, {"--gif", a.gif}};
+        const cli_path ins[] = {{"--config", a.config}, {"--value", a.value}};
+        ok = !beside_value("hji play", a.value, "_play.csv", csv_path, sizeof csv_path) &&
+             !cli_check_outputs("hji play", outs, 2, ins, 2);
+    }
+    rc = EXIT_USAGE;
+    if (ok && (p = load_problem("hji play", a.config, NULL, -1, 0, 0, &cfg))) rc = play_run(&a, p, csv_path);
+    free(a.from.v);
     dg_hji_problem_free(p);
     dg_cfg_free(cfg);
     return rc;
@@ -439,31 +399,23 @@ done:
 /* ---------------------------------------------------------------- versus */
 
 static int hji_versus(int argc, char **argv) {
-    const char *config, *ckpt, *hji, *value, *batch_s, *layer_s;
-    const cli_opt opts[] = {
-        {"--config", &config, NULL, "GAME.yaml", "the learning game's config", "required"},
-        {"--ckpt", &ckpt, NULL, "FILE", "its policy parameters (.safetensors)", "required"},
-        {"--hji", &hji, NULL, "HJI.yaml", "the HJI game's config", "required"},
-        {"--value", &value, NULL, "FILE", "its value file (hji solve)", "required"},
-        {"--batch", &batch_s, NULL, "N", "initial states", "256"},
-        CLI_KEY_DEF("--seed", "seed", "the config's seed"),
-        {"--boundary-layer", &layer_s, NULL, "EPS", "the HJBI inputs saturate linearly where |(G^T p)_j| < EPS "
-         "|p| |G e_j| (as hji play); 0: bang-bang", "0"},
-        {NULL, NULL, NULL, NULL, NULL, NULL},
+    const char *config, *ckpt, *hji, *value;
+    int B, rc;
+    double layer;
+    cli_opt opts[] = {
+        CLI_IN("--config", &config, "GAME.yaml", "the learning game's config", .req = 1),
+        CLI_IN("--ckpt", &ckpt, "FILE", "its policy parameters (.safetensors)", .req = 1),
+        CLI_IN("--hji", &hji, "HJI.yaml", "the HJI game's config", .req = 1),
+        CLI_IN("--value", &value, "FILE", "its value file (hji solve)", .req = 1),
+        CLI_INT("--batch", &B, "N", 1, 100000, "initial states", .def = "256"),
+        CLI_KEY("--seed", "seed", .otherwise = "the config's seed"),
+        CLI_DOUBLE("--boundary-layer", &layer, "EPS", 0, 1, "the HJBI inputs saturate linearly where |(G^T p)_j| < "
+                   "EPS |p| |G e_j| (as hji play); 0: bang-bang", .def = "0"),
+        CLI_END,
     };
-    const int prc = cli_parse("hji versus", argc, argv, opts, VERSUS_HELP);
-    if (prc) return prc == CLI_HELP ? 0 : prc;
-    if (!config || !ckpt || !hji || !value) {
-        cli_error("hji versus", "--config, --ckpt, --hji and --value are required (see --help)");
-        return EXIT_USAGE;
-    }
-    int B = 256;
-    if (batch_s && !cli_int("hji versus", "--batch", batch_s, 1, 100000, &B)) return EXIT_USAGE;
-    double layer = 0;
-    if (layer_s && !cli_double("hji versus", "--boundary-layer", layer_s, 0, 1, 0, &layer)) return EXIT_USAGE;
+    if (!cli_parse(&rc, "hji versus", argc, argv, opts, VERSUS_HELP)) return rc;
     dg_run s;
-    int rc = cli_load_opts(&s, config, opts);
-    if (rc) return rc;
+    if ((rc = cli_load_opts(&s, config, opts))) return rc;
     dg_policy pol;
     dg_params *p = NULL;
     dg_cfg *hcfg = NULL;
@@ -481,28 +433,28 @@ static int hji_versus(int argc, char **argv) {
     dg_hji_versus_result r;
     if (dg_hji_versus(hp, &vs.slices, layer, s.env, &pol, p, B, s.opts.seed, &r, &e) != DG_OK) {
         cli_error("hji versus", "%s", e.msg);
-        rc = cli_exit_for(e.status);
+        rc = dg_status_exit(e.status);
         goto done;
     }
     const double t_end = vs.slices.t[vs.slices.nt - 1];
     fprintf(stderr, "%d initial states; the HJBI value (t_end %g s) puts %.1f %% inside the capture tube\n", B,
             t_end, 100.0 * r.inside);
-    cli_json j = {cJSON_CreateObject(), 0};
-    cli_json_add(&j, j.root, "episodes", cli_json_number("%.0f", B));
-    cli_json_add(&j, j.root, "inside_tube", cli_json_number("%.6g", r.inside));
-    cli_json_add(&j, j.root, "t_end", cli_json_number("%.6g", t_end));
-    cli_json_add(&j, j.root, "value_times", cli_json_number("%.0f", vs.slices.nt));
-    cli_json_add(&j, j.root, "boundary_layer", cli_json_number("%.6g", layer));
-    cli_json_add(&j, j.root, "horizon_s", cli_json_number("%.6g", s.env->horizon * s.env->dt));
+    dg_json j = {cJSON_CreateObject(), 0};
+    dg_json_add(&j, j.root, "episodes", dg_json_number("%.0f", B));
+    dg_json_add(&j, j.root, "inside_tube", dg_json_number("%.6g", r.inside));
+    dg_json_add(&j, j.root, "t_end", dg_json_number("%.6g", t_end));
+    dg_json_add(&j, j.root, "value_times", dg_json_number("%.0f", vs.slices.nt));
+    dg_json_add(&j, j.root, "boundary_layer", dg_json_number("%.6g", layer));
+    dg_json_add(&j, j.root, "horizon_s", dg_json_number("%.6g", s.env->horizon * s.env->dt));
     if ((rc = cli_json_print(&j, "hji versus"))) goto done;
     fprintf(stderr, "%-34s %12s %18s\n", "pursuer vs evader", "capture rate", "mean capture time");
     for (int k = 0; k < DG_HJI_PAIRINGS; k++) {
         fprintf(stderr, "%-34s %12.3f %16.3f s\n", dg_hji_pairing_name(k), r.capture_rate[k], r.capture_time[k]);
-        cli_json jk = {cJSON_CreateObject(), 0};
-        cli_json_add(&jk, jk.root, "pairing", cJSON_CreateString(dg_hji_pairing_name(k)));
-        cli_json_add(&jk, jk.root, "capture_rate", cli_json_number("%.6g", r.capture_rate[k]));
-        cli_json_add(&jk, jk.root, "capture_time", cli_json_number("%.9g", r.capture_time[k]));
-        cli_json_add(&jk, jk.root, "episodes", cli_json_number("%.0f", B));
+        dg_json jk = {cJSON_CreateObject(), 0};
+        dg_json_add(&jk, jk.root, "pairing", cJSON_CreateString(dg_hji_pairing_name(k)));
+        dg_json_add(&jk, jk.root, "capture_rate", dg_json_number("%.6g", r.capture_rate[k]));
+        dg_json_add(&jk, jk.root, "capture_time", dg_json_number("%.9g", r.capture_time[k]));
+        dg_json_add(&jk, jk.root, "episodes", dg_json_number("%.0f", B));
         if ((rc = cli_json_print(&jk, "hji versus"))) goto done;
     }
 done:
@@ -515,17 +467,17 @@ done:
 }
 
 int cmd_hji(int argc, char **argv) {
-    if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
-        fputs(HELP, argc < 2 ? stderr : stdout);
-        return argc < 2 ? EXIT_USAGE : 0;
-    }
-    if (!strcmp(argv[1], "solve")) return hji_solve(argc - 1, argv + 1);
-    if (!strcmp(argv[1], "plot")) return hji_plot(argc - 1, argv + 1);
-    if (!strcmp(argv[1], "play")) return hji_play(argc - 1, argv + 1);
-    if (!strcmp(argv[1], "versus")) return hji_versus(argc - 1, argv + 1);
+    static const cli_cmd CMDS[] = {
+        {"solve", hji_solve, NULL, "solve a game's value function (configs/hji/*.yaml) and write it"},
+        {"plot", hji_plot, NULL, "draw a value file: its zero level sets, or a game of degree's level sets"},
+        {"play", hji_play, NULL, "play both players' equilibrium strategies from a start state"},
+        {"versus", hji_versus, NULL, "learned policies against the HJBI equilibrium strategies"},
 #ifdef DG_HAVE_VIEWER
-    if (!strcmp(argv[1], "view")) return cmd_hji_view(argc - 1, argv + 1);
+        {"view", cmd_hji_view, NULL, "a window on a value: slices, sliders, equilibrium play from a click (SDL2)"},
 #endif
-    cli_error("hji", "unknown subcommand %s (solve, plot, play, versus)", DG_ECHO(argv[1]));
-    return EXIT_USAGE;
+    };
+    int rc;
+    const cli_cmd *c = cli_command(&rc, "hji", CMDS, (int)(sizeof CMDS / sizeof CMDS[0]), argc, argv, HELP_HEAD,
+                                   HELP_TAIL);
+    return c ? c->fn(argc - 1, argv + 1) : rc;
 }

@@ -94,15 +94,14 @@ static int print_hji(const char *game, int markdown) {
 }
 
 int cmd_keys(int argc, char **argv) {
-    int markdown;
-    const cli_opt opts[] = {
-        {"--markdown", NULL, &markdown, NULL, "as docs/config.md has them", NULL},
-        {NULL, NULL, NULL, NULL, NULL, NULL},
+    int markdown, rc;
+    cli_opt opts[] = {
+        CLI_FLAG("--markdown", &markdown, "as docs/config.md has them"),
+        CLI_END,
     };
     const char *args[2] = {NULL, NULL};
     int nargs;
-    const int prc = cli_parse_args("keys", argc, argv, opts, USAGE, args, 2, &nargs);
-    if (prc) return prc == CLI_HELP ? 0 : prc;
+    if (!cli_parse_args(&rc, "keys", argc, argv, opts, USAGE, args, 2, &nargs)) return rc;
     const int hji = nargs > 0 && !strcmp(args[0], "hji");
     const char *game = hji ? args[1] : args[0];
     if (!hji && nargs > 1) {

@@ -6,31 +6,16 @@
 #include <string.h>
 #include <unistd.h>
 
-#ifdef DG_HAVE_VIEWER
-#include "viewer/viewer.h"
-#endif
 #include "cli/cli.h"
 #include "difgames/dist.h"
 
-static const char USAGE[] =
+static const char USAGE_HEAD[] =
     "usage: difgames <command> [options]\n"
     "\n"
     "Differentiable games: train a policy by backpropagation through whole episodes.\n"
     "\n"
-    "commands:\n"
-    "  train      train a policy on a game       (difgames train --config configs/reach.yaml)\n"
-    "  replay     write an animated GIF of one episode of a trained policy\n"
-    "  view       a window: the policy playing live, its loss terms and metrics (SDL2)\n"
-    "  play       a window: you drive one body against the learned player (SDL2)\n"
-    "  eval       loss, loss terms and metrics of a policy as JSON (and its gradient)\n"
-    "  gradcheck  finite differences against backward for a game\n"
-    "  games      list the games: built-in ones and model files (game: model)\n"
-    "  keys       every config key: type, default, range, doc (docs/config.md)\n"
-    "  bench      speed of a game: ms/epoch, env-steps/s, FLOP rate, tape memory\n"
-    "  hji        the HJBI grid solver: solve a differential game, plot, play its equilibrium\n"
-    "  pg         policy-gradient baseline (REINFORCE / PPO) and its sample count against BPTT\n"
-    "  sweep      a study of training runs (settings x seeds): summary.csv, summary.png\n"
-    "  certify    a learned pair against the HJBI equilibrium: value, policy cost, gap\n"
+    "commands:\n";
+static const char USAGE_TAIL[] =
     "\n"
     "`difgames <command> --help` describes each.\n"
     "\n"
@@ -78,26 +63,55 @@ CLI_F64(cmd_view) CLI_F64(cmd_play)
 #endif
 #undef CLI_F64
 
+/* The commands, in the order the usage lists them. */
+static const cli_cmd CMDS[] = {
+    {"train", cmd_train, f64_cmd_train, "train a policy on a game       (difgames train --config configs/reach.yaml)"},
+    {"replay", cmd_replay, f64_cmd_replay, "write an animated GIF of one episode of a trained policy"},
+#ifdef DG_HAVE_VIEWER
+    {"view", cmd_view, f64_cmd_view, "a window: the policy playing live, its loss terms and metrics (SDL2)"},
+    {"play", cmd_play, f64_cmd_play, "a window: you drive one body against the learned player (SDL2)"},
+#endif
+    {"eval", cmd_eval, f64_cmd_eval, "loss, loss terms and metrics of a policy as JSON (and its gradient)"},
+    {"gradcheck", cmd_gradcheck, f64_cmd_gradcheck, "finite differences against backward for a game"},
+    {"games", cmd_games, f64_cmd_games, "list the games: built-in ones and model files (game: model)"},
+    {"keys", cmd_keys, f64_cmd_keys, "every config key: type, default, range, doc (docs/config.md)"},
+    {"bench", cmd_bench, f64_cmd_bench, "speed of a game: ms/epoch, env-steps/s, FLOP rate, tape memory"},
+    {"hji", cmd_hji, f64_cmd_hji, "the HJBI grid solver: solve a differential game, plot, play its equilibrium"},
+    {"pg", cmd_pg, f64_cmd_pg, "policy-gradient baseline (REINFORCE / PPO) and its sample count against BPTT"},
+    {"sweep", cmd_sweep, f64_cmd_sweep, "a study of training runs (settings x seeds): summary.csv, summary.png"},
+    {"certify", cmd_certify, f64_cmd_certify, "a learned pair against the HJBI equilibrium: value, policy cost, gap"},
+};
+
+/* Runs command c (argv[0] its name): again in the double copy when its config says train.precision:
+ * f64; under MPI a failed rank ends them all; results that never reached stdout are a failure. */
+static int run_command(const cli_cmd *c, int argc, char **argv) {
+    int rc = c->fn(argc, argv);
+    if (rc == CLI_RERUN_F64) rc = c->fn64(argc, argv);  /* train.precision: f64 */
+    if (rc == CLI_RERUN_F64) rc = EXIT_USAGE;            /* (never: cli_load's f64 copy) */
+    /* the other ranks may wait for this one: end them all (an interrupt stops every rank at the same
+     * epoch or step: they end together) */
+    if (rc && rc != EXIT_INTERRUPTED && dg_dist_size() > 1) {
+        fprintf(stderr, "difgames %s: rank %d of %d failed (exit %d): ending every rank\n", c->name, dg_dist_rank(),
+                dg_dist_size(), rc);
+        dg_dist_abort(rc);
+    }
+    if (fflush(stdout) != 0 || ferror(stdout)) {  /* results that never arrived are a failure */
+        fprintf(stderr, "difgames %s: cannot write the results to standard output\n", c->name);
+        return rc ? rc : EXIT_FAIL;
+    }
+    return rc;
+}
+
 int main(int argc, char **argv) {
     omp_short_spin(argv);
-    if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help")) {
-        fputs(USAGE, argc < 2 ? stderr : stdout);
-        return argc < 2 ? EXIT_USAGE : 0;
-    }
-    if (!strcmp(argv[1], "--version")) {
+    if (argc >= 2 && !strcmp(argv[1], "--version")) {
         puts("difgames " DG_VERSION);  /* CMake's project version */
         return 0;
     }
-    static const struct { const char *name; int (*fn)(int, char **), (*fn64)(int, char **); } CMDS[] = {
-#ifdef DG_HAVE_VIEWER
-        {"view", cmd_view, f64_cmd_view}, {"play", cmd_play, f64_cmd_play},
-#endif
-        {"train", cmd_train, f64_cmd_train}, {"replay", cmd_replay, f64_cmd_replay}, {"eval", cmd_eval, f64_cmd_eval},
-        {"gradcheck", cmd_gradcheck, f64_cmd_gradcheck}, {"games", cmd_games, f64_cmd_games}, {"keys", cmd_keys, f64_cmd_keys},
-        {"bench", cmd_bench, f64_cmd_bench}, {"hji", cmd_hji, f64_cmd_hji}, {"pg", cmd_pg, f64_cmd_pg},
-        {"sweep", cmd_sweep, f64_cmd_sweep},
-        {"certify", cmd_certify, f64_cmd_certify},
-    };
+    int rc;
+    const cli_cmd *c = cli_command(&rc, "", CMDS, (int)(sizeof CMDS / sizeof CMDS[0]), argc, argv, USAGE_HEAD,
+                                   USAGE_TAIL);
+    if (!c) return rc;
     if (!dg_dist_built() && dg_dist_launched()) {   /* every rank would do the whole job alone */
         fprintf(stderr, "difgames: started by an MPI launcher, but built without MPI (DG_MPI=OFF): run it "
                 "without mpirun, or build with MPI (docs/scale.md)\n");
@@ -112,26 +126,5 @@ int main(int argc, char **argv) {
         return EXIT_USAGE;
     }
     atexit(dg_dist_finalize);   /* nothing to do unless MPI was started (mpirun -np 1 too) */
-    for (size_t i = 0; i < sizeof CMDS / sizeof CMDS[0]; i++)
-        if (!strcmp(argv[1], CMDS[i].name)) {
-            int rc = CMDS[i].fn(argc - 1, argv + 1);
-            if (rc == CLI_RERUN_F64) rc = CMDS[i].fn64(argc - 1, argv + 1);  /* train.precision: f64 */
-            if (rc == CLI_RERUN_F64) rc = EXIT_USAGE;                         /* (never: cli_load's f64 copy) */
-            /* the other ranks may wait for this one: end them all (an interrupt stops every rank at the same
-             * epoch or step: they end together) */
-            if (rc && rc != EXIT_INTERRUPTED && dg_dist_size() > 1) {
-                fprintf(stderr, "difgames %s: rank %d of %d failed (exit %d): ending every rank\n", argv[1],
-                        dg_dist_rank(), dg_dist_size(), rc);
-                dg_dist_abort(rc);
-            }
-            if (fflush(stdout) != 0 || ferror(stdout)) {  /* results that never arrived are a failure */
-                fprintf(stderr, "difgames %s: cannot write the results to standard output\n", argv[1]);
-                return rc ? rc : EXIT_FAIL;
-            }
-            return rc;
-        }
-    char names[256] = "";  /* the table's commands: what this build has */
-    for (size_t i = 0; i < sizeof CMDS / sizeof CMDS[0]; i++) cli_catf(names, sizeof names, "%s%s", i ? ", " : "", CMDS[i].name);
-    fprintf(stderr, "difgames: unknown command %s (commands: %s; see difgames --help)\n", DG_ECHO(argv[1]), names);
-    return EXIT_USAGE;
+    return run_command(c, argc - 1, argv + 1);
 }

@@ -68,13 +68,13 @@ static dg_status on_progress(const dg_pg_progress *p, void *user) {
     const dg_pg_point *pt = p->point;
     if (p->start) on_start(r, p->start);
     if (pt) {
-        cli_json j = {cJSON_CreateObject(), 0};
-        cli_json_add(&j, j.root, "method", cJSON_CreateString(pt->method));
-        cli_json_add(&j, j.root, "seed", cli_json_number("%.0f", r->seed));
-        cli_json_add(&j, j.root, "iter", cli_json_number("%.0f", pt->iter));
-        cli_json_add(&j, j.root, "steps", cli_json_number("%.0f", (double)pt->steps));
-        cli_json_add(&j, j.root, "loss", cli_json_number("%.9g", pt->loss));
-        cli_json_add(&j, j.root, "sample_loss", cli_json_number("%.9g", pt->sample_loss));
+        dg_json j = {cJSON_CreateObject(), 0};
+        dg_json_add(&j, j.root, "method", cJSON_CreateString(pt->method));
+        dg_json_add(&j, j.root, "seed", dg_json_number("%.0f", r->seed));
+        dg_json_add(&j, j.root, "iter", dg_json_number("%.0f", pt->iter));
+        dg_json_add(&j, j.root, "steps", dg_json_number("%.0f", (double)pt->steps));
+        dg_json_add(&j, j.root, "loss", dg_json_number("%.9g", pt->loss));
+        dg_json_add(&j, j.root, "sample_loss", dg_json_number("%.9g", pt->sample_loss));
         if (cli_json_print(&j, "pg")) {
             snprintf(r->err, sizeof r->err, "out of memory");
             return DG_ERR_NOMEM;
@@ -104,58 +104,50 @@ static dg_status on_progress(const dg_pg_progress *p, void *user) {
 
 int cmd_pg(int argc, char **argv) {
     const char *config, *out, *plot, *png, *title;
-    int compare, bptt_only, quiet, fixed_std;
-    const cli_opt opts[] = {
-        CLI_CONFIG(&config),
+    int compare, bptt_only, quiet, fixed_std, rc;
+    cli_opt opts[] = {
+        CLI_CONFIG(&config, .unless = "--plot"),
         CLI_KEY("--seed", "seed"),             CLI_KEY("--iters", "pg.iters"),
         CLI_KEY("--max-steps", "pg.max_steps"), CLI_KEY("--stop-below", "pg.stop_below"),
         CLI_KEY("--stop-after", "pg.stop_after"), CLI_KEY("--batch", "pg.batch"),
         CLI_KEY("--algo", "pg.algo"),          CLI_KEY("--lr", "pg.lr"),
         CLI_KEY("--vf-lr", "pg.vf_lr"),        CLI_KEY("--log-std", "pg.log_std"),
-        {"--fixed-std",  NULL, &fixed_std, NULL, "keep log sigma at its initial value (pg.learn_std: false)",
-         "learned"},
+        CLI_FLAG("--fixed-std", &fixed_std, "keep log sigma at its initial value (pg.learn_std: false)",
+                 .otherwise = "learned"),
         CLI_KEY("--gamma", "pg.gamma"),        CLI_KEY("--lambda", "pg.lambda"),
         CLI_KEY("--clip", "pg.clip_ratio"),    CLI_KEY("--epochs", "pg.epochs_per_iter"),
         CLI_KEY("--vf-epochs", "pg.vf_epochs"), CLI_KEY("--minibatch", "pg.minibatch"),
         CLI_KEY("--vf-minibatch", "pg.vf_minibatch"), CLI_KEY("--ent-coef", "pg.ent_coef"),
         CLI_KEY("--threads", "train.threads"), CLI_KEY("--eval-batch", "pg.eval_batch"),
         CLI_KEY("--eval-seed", "pg.eval_seed"), CLI_KEY("--evals-per-decade", "pg.evals_per_decade"),
-        {"--compare",  NULL, &compare, NULL, "train by BPTT first, then by policy gradient", NULL},
-        {"--bptt-only",  NULL, &bptt_only, NULL, "only the BPTT part of --compare", NULL},
+        CLI_FLAG("--compare", &compare, "train by BPTT first, then by policy gradient"),
+        CLI_FLAG("--bptt-only", &bptt_only, "only the BPTT part of --compare"),
         CLI_KEY("--bptt-epochs", "train.epochs"), CLI_KEY("--bptt-batch", "train.batch"),
         CLI_KEY("--bptt-lr", "train.lr"),
-        {"--out", &out, NULL, "DIR", "write curve.csv, policy.safetensors (net.*, log_std) and value.safetensors "
-         "there", NULL},
+        CLI_STR("--out", &out, "DIR", "write curve.csv, policy.safetensors (net.*, log_std) and value.safetensors "
+                "there"),
         CLI_QUIET(&quiet, "no progress on stderr"),
-        {"--plot", &plot, NULL, "CSV", "draw curves (columns panel,series,label,color,steps,loss; one panel per "
-         "distinct panel, log10 steps against log loss) into --png", NULL},
-        {"--png", &png, NULL, "FILE", "the image --plot draws", NULL},
-        {"--title", &title, NULL, "TEXT", "the title of --plot's image", NULL},
+        CLI_IN("--plot", &plot, "CSV", "draw curves (columns panel,series,label,color,steps,loss; one panel per "
+               "distinct panel, log10 steps against log loss) into --png"),
+        CLI_OUT("--png", &png, "FILE", "the image --plot draws"),
+        CLI_STR("--title", &title, "TEXT", "the title of --plot's image"),
         CLI_END,
     };
-    const int prc = cli_parse("pg", argc, argv, opts, HELP);
-    if (prc) return prc == CLI_HELP ? 0 : prc;
+    if (!cli_parse(&rc, "pg", argc, argv, opts, HELP)) return rc;
     if (bptt_only) compare = 1;
     if (plot || png) {
         if (!plot || !png) {
             cli_error("pg", "--plot CSV and --png FILE go together");
             return EXIT_USAGE;
         }
-        const cli_path ins[] = {{"--plot", plot}}, outs[] = {{"--png", png}};
-        if (cli_check_outputs("pg", outs, 1, ins, 1)) return EXIT_USAGE;
         dg_err e = {0};
         return dg_plot_curves_csv(plot, png, title, &e) == DG_OK ? 0 : cli_fail("pg", &e, 0);
-    }
-    if (!config) {
-        cli_error("pg", "--config FILE is required (see --help)");
-        return EXIT_USAGE;
     }
     dg_run_set sets[CLI_MAX_OPTS + 1];
     int nsets = cli_sets(opts, sets);
     if (fixed_std) sets[nsets++] = (dg_run_set){"pg.learn_std", "false"};
     dg_run s;
-    int rc = cli_load(&s, config, NULL, 0, sets, nsets);
-    if (rc) return rc;
+    if ((rc = cli_load(&s, config, NULL, 0, sets, nsets))) return rc;
     const dg_env *env = s.env;
     const dg_pg_opts o = s.pg;
     const int eval_batch = s.pg_run.eval_batch, eval_seed = (int)s.pg_run.eval_seed;
@@ -177,28 +169,28 @@ int cmd_pg(int argc, char **argv) {
             rc = cli_config_fail(&e);
         } else {
             cli_error("pg", "%s", r.err[0] ? r.err : e.msg);  /* r.err: our own callback failed */
-            rc = res.step == DG_RUN_STEP_DIR ? EXIT_USAGE : res.step == DG_RUN_STEP_SAVE ? cli_exit_for(st) : EXIT_FAIL;
+            rc = res.step == DG_RUN_STEP_DIR ? EXIT_USAGE : res.step == DG_RUN_STEP_SAVE ? dg_status_exit(st) : EXIT_FAIL;
         }
         dg_run_free(&s);
         return rc;
     }
-    cli_json j = {cJSON_CreateObject(), 0};
-    cli_json_game(&j, env->game->name, dg_env_source(env));
-    cli_json_add(&j, j.root, "seed", cli_json_number("%.0f", r.seed));
-    cli_json_add(&j, j.root, "eval_batch", cli_json_number("%.0f", eval_batch));
-    cli_json_add(&j, j.root, "eval_seed", cli_json_number("%.0f", eval_seed));
+    dg_json j = {cJSON_CreateObject(), 0};
+    dg_json_game(&j, env->game->name, dg_env_source(env));
+    dg_json_add(&j, j.root, "seed", dg_json_number("%.0f", r.seed));
+    dg_json_add(&j, j.root, "eval_batch", dg_json_number("%.0f", eval_batch));
+    dg_json_add(&j, j.root, "eval_seed", dg_json_number("%.0f", eval_seed));
     if (compare) {
-        cJSON *b = cli_json_add(&j, j.root, "bptt", cJSON_CreateObject());
-        cli_json_add(&j, b, "epochs", cli_json_number("%.0f", s.opts.epochs));
-        cli_json_add(&j, b, "batch", cli_json_number("%.0f", s.opts.batch));
-        cli_json_add(&j, b, "env_steps", cli_json_number("%.0f", (double)bptt.steps));
-        cli_json_add(&j, b, "final_loss", cli_json_number("%.9g", bptt.final));
-        cli_json_add(&j, b, "best_loss", cli_json_number("%.9g", bptt.best));
-        cli_json_add(&j, b, "seconds", cli_json_number("%.3f", res.bptt_seconds));
+        cJSON *b = dg_json_add(&j, j.root, "bptt", cJSON_CreateObject());
+        dg_json_add(&j, b, "epochs", dg_json_number("%.0f", s.opts.epochs));
+        dg_json_add(&j, b, "batch", dg_json_number("%.0f", s.opts.batch));
+        dg_json_add(&j, b, "env_steps", dg_json_number("%.0f", (double)bptt.steps));
+        dg_json_add(&j, b, "final_loss", dg_json_number("%.9g", bptt.final));
+        dg_json_add(&j, b, "best_loss", dg_json_number("%.9g", bptt.best));
+        dg_json_add(&j, b, "seconds", dg_json_number("%.3f", res.bptt_seconds));
     }
     if (!bptt_only) {
-        cJSON *g = cli_json_add(&j, j.root, "pg", cJSON_CreateObject());
-        cli_json_add(&j, g, "algo", cJSON_CreateString(dg_pg_algo_name(o.algo)));
+        cJSON *g = dg_json_add(&j, j.root, "pg", cJSON_CreateObject());
+        dg_json_add(&j, g, "algo", cJSON_CreateString(dg_pg_algo_name(o.algo)));
         const struct { const char *key, *fmt; double v; } nums[] = {
             {"iters", "%.0f", pgr.iters},       {"batch", "%.0f", o.batch},
             {"env_steps", "%.0f", (double)res.pg_env_steps},
@@ -211,7 +203,7 @@ int cmd_pg(int argc, char **argv) {
             {"best_loss", "%.9g", pgr.best},      {"seconds", "%.3f", res.pg_seconds},
         };
         for (size_t i = 0; i < sizeof nums / sizeof nums[0]; i++)
-            cli_json_add(&j, g, nums[i].key, cli_json_number(nums[i].fmt, nums[i].v));
+            dg_json_add(&j, g, nums[i].key, dg_json_number(nums[i].fmt, nums[i].v));
     }
     rc = cli_json_print(&j, "pg");
     dg_run_free(&s);

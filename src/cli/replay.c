@@ -18,33 +18,21 @@ static const char HELP[] =
     "options:\n";
 
 int cmd_replay(int argc, char **argv) {
-    const char *config, *ckpt, *out, *frames_s, *size_s, *maxmb_s;
-    const cli_opt opts[] = {
+    const char *config, *ckpt, *out;
+    int frames, size, max_mb, rc;
+    cli_opt opts[] = {
         CLI_CONFIG(&config), CLI_PLUGIN, CLI_CKPT(&ckpt),
-        {"--out", &out, NULL, "FILE", "the GIF", "runs/<config name>/replay.gif"},
-        {"--frames", &frames_s, NULL, "N", "frames, spread evenly over the episode", "every step"},
-        CLI_KEY_DEF("--seed", "seed", "the config's"),
-        {"--size", &size_s, NULL, "N", "width and height of the arena view in pixels", "320"},
-        {"--max-mb", &maxmb_s, NULL, "N", "refuse a GIF whose frames hold more than N MiB of pixels", "256"},
+        CLI_OUT("--out", &out, "FILE", "the GIF", .otherwise = "runs/<config name>/replay.gif"),
+        CLI_INT("--frames", &frames, "N", 2, 100000, "frames, spread evenly over the episode", .otherwise = "every step"),
+        CLI_KEY("--seed", "seed", .otherwise = "the config's"),
+        CLI_INT("--size", &size, "N", 64, 2048, "width and height of the arena view in pixels", .def = "320"),
+        CLI_INT("--max-mb", &max_mb, "N", 1, 1 << 20, "refuse a GIF whose frames hold more than N MiB of pixels",
+                .def = "256"),
         CLI_END,
     };
-    const int prc = cli_parse("replay", argc, argv, opts, HELP);
-    if (prc) return prc == CLI_HELP ? 0 : prc;
-    if (!config || !ckpt) {
-        cli_error("replay", "--config FILE and --ckpt FILE are required (see --help)");
-        return EXIT_USAGE;
-    }
-    const cli_path ins[] = {{"--config", config}, {"--ckpt", ckpt}};
-    const cli_path outs[] = {{"--out", out}};
-    if (cli_check_outputs("replay", outs, 1, ins, 2)) return EXIT_USAGE;
-    int size = 320, frames = 0, max_mb = 256;
-    if ((size_s && !cli_int("replay", "--size", size_s, 64, 2048, &size)) ||
-        (frames_s && !cli_int("replay", "--frames", frames_s, 2, 100000, &frames)) ||
-        (maxmb_s && !cli_int("replay", "--max-mb", maxmb_s, 1, 1 << 20, &max_mb)))
-        return EXIT_USAGE;
+    if (!cli_parse(&rc, "replay", argc, argv, opts, HELP)) return rc;
     dg_run s;
-    int rc = cli_load_opts(&s, config, opts);
-    if (rc) return rc;
+    if ((rc = cli_load_opts(&s, config, opts))) return rc;
     const dg_env *env = s.env;
     const int S = env->state_dim, H = env->horizon;
     if (frames <= 0 || frames > H + 1) frames = H + 1;

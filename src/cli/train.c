@@ -217,44 +217,12 @@ static dg_status on_seed(int k, const dg_run *r, const char *dir, const dg_run_t
     return DG_OK;
 }
 
-int cmd_train(int argc, char **argv) {
-    const char *config, *out, *seeds, *resume;
-    int quiet;
-    const cli_opt opts[] = {
-        CLI_CONFIG(&config), CLI_PLUGIN,
-        {"--out", &out, NULL, "DIR", "output folder", "runs/<config name>, e.g. configs/duel.yaml -> runs/duel, "
-         "configs/bench/reach.yaml -> runs/bench/reach"},
-        {"--seeds", &seeds, NULL, "A,B,...", "train each seed into DIR/seed_N; report the median final loss", NULL},
-        CLI_KEY("--seed", "seed"), CLI_KEY("--batch", "train.batch"), CLI_KEY("--epochs", "train.epochs"),
-        CLI_KEY("--horizon", "env.horizon"), CLI_KEY("--lr", "train.lr"), CLI_KEY("--threads", "train.threads"),
-        CLI_KEY("--precision", "train.precision"),
-        {"--resume", &resume, NULL, "DIR", "go on with the run in DIR from its resume.safetensors (written at "
-         "snapshots, every train.resume_every epochs and at the end), with the config stored there; --epochs may "
-         "raise the number of epochs. A run killed and resumed ends with the same bits as one never stopped.", NULL},
-        CLI_QUIET(&quiet, "no progress output, only the final JSON line"),
-        CLI_END,
-    };
-    const int prc = cli_parse("train", argc, argv, opts, HELP);
-    if (prc) return prc == CLI_HELP ? 0 : prc;
-    dg_run_set sets[CLI_MAX_OPTS];
-    const int nsets = cli_sets(opts, sets);
-    if (resume) {
-        if (config || out || seeds || nsets > (cli_given(opts, "--epochs") != NULL)) {
-            cli_error("train", "--resume DIR takes the run's own config; only --epochs may change");
-            return EXIT_USAGE;
-        }
-    } else if (!config) {
-        cli_error("train", "--config FILE (or --resume DIR) is required (see --help)");
-        return EXIT_USAGE;
-    }
-    if (seeds && cli_given(opts, "--seed")) {
-        cli_error("train", "--seed and --seeds cannot be given together (--seeds A,B,... names every seed)");
-        return EXIT_USAGE;
-    }
+/* The training of cmd_train (seeds: --seeds, freed here); 0 or the exit status. */
+static int train_run(const char *config, const char *out, const char *resume, cli_list *seeds, const dg_run_set *sets,
+                     int nsets, int quiet) {
     cli_catch_stop();
-
     int rc = 0;
-    double *seedv = NULL, *losses = NULL, loss = NAN;
+    double *losses = NULL, loss = NAN;
     int *seedi = NULL;
     quiet |= dg_dist_rank() != 0;   /* under mpirun rank 0 alone prints */
     progress pr = {.tty = isatty(2) && !quiet, .quiet = quiet, .config = config};
@@ -263,9 +231,8 @@ int cmd_train(int argc, char **argv) {
     dg_run_seed_sweep w = {0};
     char base[DG_PATH_MAX];
     /* --seeds: each seed in its own folder, then the median; else the one run */
-    const int n = seeds ? cli_list("train", "--seeds", seeds, 0, 2147483647, 1, &seedv) : 1;
-    if (n < 0) return EXIT_USAGE;
-    if (!seeds) {
+    const int n = seeds->n;
+    if (!seeds->v) {
         rc = train_one(config, resume, sets, nsets, out, &pr, &res);
         if (rc && rc != EXIT_INTERRUPTED) return rc;
         loss = res.loss;
@@ -276,7 +243,7 @@ int cmd_train(int argc, char **argv) {
         cli_error("train", "--config: path too long to name the default --out");
         rc = EXIT_USAGE;
     } else {
-        for (int k = 0; k < n; k++) seedi[k] = (int)seedv[k];
+        for (int k = 0; k < n; k++) seedi[k] = (int)seeds->v[k];
         w = (dg_run_seed_sweep){.config = config, .sets = sets, .nsets = nsets, .base = out ? out : base, .seeds = seedi,
                            .n = n, .on_seed = on_seed, .on_event = on_event, .user = &pr, .stop = &cli_stop,
                            .losses = losses};
@@ -286,23 +253,56 @@ int cmd_train(int argc, char **argv) {
         if (st != DG_OK) rc = train_failed(st, &w.res, &e, &pr, NULL);
         loss = w.median;
     }
-    if ((!seeds || !rc) && dg_dist_rank() == 0) {
-        cli_json j = {cJSON_CreateObject(), 0};
-        cli_json_game(&j, pr.game, pr.source);
-        cli_json_add(&j, j.root, "epochs", cli_json_number("%.0f", seeds ? w.epochs : res.epochs));
-        cJSON *js = seeds ? cli_json_add(&j, j.root, "seeds", cJSON_CreateArray()) : NULL;
-        for (int k = 0; seeds && k < n; k++) cli_json_add(&j, js, NULL, cli_json_number("%.0f", seedv[k]));
-        cJSON *jl = seeds ? cli_json_add(&j, j.root, "final_losses", cJSON_CreateArray()) : NULL;
-        for (int k = 0; seeds && k < n; k++) cli_json_add(&j, jl, NULL, cli_json_number("%.9g", losses[k]));
-        cli_json_add(&j, j.root, "final_loss", cli_json_number("%.9g", loss));
-        if (seeds) cli_json_add(&j, j.root, "median_final_loss", cli_json_number("%.9g", loss));
-        cli_json_add(&j, j.root, "seconds", cli_json_number("%.3f", seeds ? w.seconds : res.seconds));
-        if (!seeds) cli_json_add(&j, j.root, "interrupted", cJSON_CreateBool(rc == EXIT_INTERRUPTED));
+    if ((!seeds->v || !rc) && dg_dist_rank() == 0) {
+        dg_json j = {cJSON_CreateObject(), 0};
+        dg_json_game(&j, pr.game, pr.source);
+        dg_json_add(&j, j.root, "epochs", dg_json_number("%.0f", seeds->v ? w.epochs : res.epochs));
+        cJSON *js = seeds->v ? dg_json_add(&j, j.root, "seeds", cJSON_CreateArray()) : NULL;
+        for (int k = 0; seeds->v && k < n; k++) dg_json_add(&j, js, NULL, dg_json_number("%.0f", seeds->v[k]));
+        cJSON *jl = seeds->v ? dg_json_add(&j, j.root, "final_losses", cJSON_CreateArray()) : NULL;
+        for (int k = 0; seeds->v && k < n; k++) dg_json_add(&j, jl, NULL, dg_json_number("%.9g", losses[k]));
+        dg_json_add(&j, j.root, "final_loss", dg_json_number("%.9g", loss));
+        if (seeds->v) dg_json_add(&j, j.root, "median_final_loss", dg_json_number("%.9g", loss));
+        dg_json_add(&j, j.root, "seconds", dg_json_number("%.3f", seeds->v ? w.seconds : res.seconds));
+        if (!seeds->v) dg_json_add(&j, j.root, "interrupted", cJSON_CreateBool(rc == EXIT_INTERRUPTED));
         const int jrc = cli_json_print(&j, "train");
         rc = rc ? rc : jrc;
     }
-    free(seedv);
+    free(seeds->v);
     free(seedi);
     free(losses);
     return rc;
+}
+
+int cmd_train(int argc, char **argv) {
+    const char *config, *out, *resume;
+    cli_list seeds;
+    int quiet, rc;
+    cli_opt opts[] = {
+        CLI_CONFIG(&config, .unless = "--resume"), CLI_PLUGIN,
+        CLI_STR("--out", &out, "DIR", "output folder", .otherwise = "runs/<config name>, e.g. configs/duel.yaml -> "
+                "runs/duel, configs/bench/reach.yaml -> runs/bench/reach"),
+        CLI_LIST("--seeds", &seeds, "A,B,...", 0, 2147483647, "train each seed into DIR/seed_N; report the median "
+                 "final loss", .integer = 1),
+        CLI_KEY("--seed", "seed"), CLI_KEY("--batch", "train.batch"), CLI_KEY("--epochs", "train.epochs"),
+        CLI_KEY("--horizon", "env.horizon"), CLI_KEY("--lr", "train.lr"), CLI_KEY("--threads", "train.threads"),
+        CLI_KEY("--precision", "train.precision"),
+        CLI_STR("--resume", &resume, "DIR", "go on with the run in DIR from its resume.safetensors (written at "
+                "snapshots, every train.resume_every epochs and at the end), with the config stored there; --epochs "
+                "may raise the number of epochs. A run killed and resumed ends with the same bits as one never "
+                "stopped."),
+        CLI_QUIET(&quiet, "no progress output, only the final JSON line"),
+        CLI_END,
+    };
+    if (!cli_parse(&rc, "train", argc, argv, opts, HELP)) return rc;
+    dg_run_set sets[CLI_MAX_OPTS];
+    const int nsets = cli_sets(opts, sets);
+    if (resume && (config || out || seeds.v || nsets > (cli_given(opts, "--epochs") != NULL)))
+        cli_error("train", "--resume DIR takes the run's own config; only --epochs may change");
+    else if (seeds.v && cli_given(opts, "--seed"))
+        cli_error("train", "--seed and --seeds cannot be given together (--seeds A,B,... names every seed)");
+    else
+        return train_run(config, out, resume, &seeds, sets, nsets, quiet);
+    free(seeds.v);
+    return EXIT_USAGE;
 }

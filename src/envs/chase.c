@@ -81,6 +81,13 @@ static dg_status chase_create(dg_env *env, dg_cfg *cfg, dg_err *e) {
         env->act2_dim = 2;
         env->nterms = 5;
     }
+    if (!c->walls) {  /* the open plane: the value depends on the relative position and velocity alone */
+        env->value_dim = 4;
+        for (int k = 0; k < 4; k++) {
+            env->value_plus[k] = 4 + k;
+            env->value_minus[k] = k;
+        }
+    }
     env->nmetrics = c->walls ? 3 : 2;  /* left_arena: only where there is an arena */
     env->metric_names[0] = "capture_rate";
     env->metric_names[1] = "capture_time";
@@ -162,19 +169,19 @@ static dg_tensor *chase_step(dg_ctx *ctx, const dg_env *env, dg_tensor *state, d
     return dg_phys_step(ctx, state, both, 2, c->accel, env->dt, c->damping);
 }
 
-/* chase: mean_b |p' - e'|²; wall: mean_b Σ relu(|p'| - 1)²; energy: mean_b |a|² */
-static void chase_step_cost(dg_ctx *ctx, const dg_env *env, dg_tensor *next, dg_tensor *aux,
-                            dg_tensor *action, dg_real inv_batch, dg_tensor **terms) {
+/* per row: chase |p' - e'|²; wall Σ relu(|p'| - 1)²; energy |a|² (and the learned evader's wall and
+ * energy) */
+static void chase_step_cost_rows(dg_ctx *ctx, const dg_env *env, dg_tensor *next, dg_tensor *aux, dg_tensor *action,
+                                 dg_tensor **rows) {
     const chase *c = env->impl;
     dg_tensor *p = dg_cols(ctx, next, 0, 2), *ep = dg_cols(ctx, next, 4, 2);
     dg_tensor *a = c->learned ? dg_cols(ctx, action, 0, 2) : action;
-    terms[0] = dg__batch_mean(ctx, dg_square(ctx, dg_sub(ctx, p, ep)), inv_batch);
-    terms[1] = c->walls ? dg__batch_mean(ctx, dg_penalty_outside(ctx, p, 1.0f), inv_batch) : dg_scalar(ctx, 0.0f);
-    terms[2] = dg__batch_mean(ctx, dg_square(ctx, a), inv_batch);
+    rows[0] = dg_square(ctx, dg_sub(ctx, p, ep));
+    rows[1] = c->walls ? dg_penalty_outside(ctx, p, 1.0f) : NULL;
+    rows[2] = dg_square(ctx, a);
     if (c->learned) {  /* the evader stays in the arena too, and pays for its effort */
-        terms[3] = c->walls ? dg__batch_mean(ctx, dg_penalty_outside(ctx, ep, 1.0f), inv_batch)
-                            : dg_scalar(ctx, 0.0f);
-        terms[4] = dg__batch_mean(ctx, dg_square(ctx, dg_cols(ctx, action, 2, 2)), inv_batch);
+        rows[3] = c->walls ? dg_penalty_outside(ctx, ep, 1.0f) : NULL;
+        rows[4] = dg_square(ctx, dg_cols(ctx, action, 2, 2));
     }
 }
 
@@ -229,7 +236,8 @@ const dg_game dg_game_chase = {
     .observe = chase_observe,
     .observe2 = chase_observe2,
     .step = chase_step,
-    .step_cost = chase_step_cost,
+    .step_cost = dg_env_step_cost_from_rows,
+    .step_cost_rows = chase_step_cost_rows,
     .metrics = chase_metrics,
     .bodies = chase_bodies,
     .body_names = "pursuer,evader",

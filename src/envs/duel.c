@@ -42,6 +42,11 @@ static dg_status duel_create(dg_env *env, dg_cfg *cfg, dg_err *e) {
     env->nplayers = 2;
     env->obs2_dim = 4;    /* evader: [ex, ey, px - ex, py - ey] */
     env->act2_dim = 2;
+    env->value_dim = 2;   /* the value depends on x = e - p alone (pursuit2d's state, dg_hji_link) */
+    env->value_plus[0] = 2;
+    env->value_plus[1] = 3;
+    env->value_minus[0] = 0;
+    env->value_minus[1] = 1;
     env->nmetrics = 4;
     env->metric_names[0] = "capture_rate";
     env->metric_names[1] = "capture_time";
@@ -89,15 +94,14 @@ static dg_tensor *duel_step(dg_ctx *ctx, const dg_env *env, dg_tensor *state, dg
     return dg_concat(ctx, (dg_tensor *[]){p, ev}, 2, 1);
 }
 
-/* distance: mean_b |p' - e'| (the pursuer shortens it, the evader keeps it);
- * energy: mean_b |a|²; evader_energy: mean_b |b|² (weighted negatively) */
-static void duel_step_cost(dg_ctx *ctx, const dg_env *env, dg_tensor *next, dg_tensor *aux,
-                           dg_tensor *action, dg_real inv_batch, dg_tensor **terms) {
+/* per row: distance |p' - e'| (the pursuer shortens it, the evader keeps it; smoothed by 1e-6 under
+ * the root); energy |a|²; evader_energy |b|² (weighted negatively) */
+static void duel_step_cost_rows(dg_ctx *ctx, const dg_env *env, dg_tensor *next, dg_tensor *aux, dg_tensor *action,
+                                dg_tensor **rows) {
     dg_tensor *diff = dg_sub(ctx, dg_cols(ctx, next, 0, 2), dg_cols(ctx, next, 2, 2));
-    dg_tensor *dist = dg_sqrt(ctx, dg_add_scalar(ctx, dg_sum_axis(ctx, dg_square(ctx, diff), 1), 1e-6f));
-    terms[0] = dg__batch_mean(ctx, dist, inv_batch);
-    terms[1] = dg__batch_mean(ctx, dg_square(ctx, dg_cols(ctx, action, 0, 2)), inv_batch);
-    terms[2] = dg__batch_mean(ctx, dg_square(ctx, dg_cols(ctx, action, 2, 2)), inv_batch);
+    rows[0] = dg_sqrt(ctx, dg_add_scalar(ctx, dg_sum_axis(ctx, dg_square(ctx, diff), 1), 1e-6f));
+    rows[1] = dg_square(ctx, dg_cols(ctx, action, 0, 2));
+    rows[2] = dg_square(ctx, dg_cols(ctx, action, 2, 2));
 }
 
 /* capture from distance d under both players' equilibrium: (d - r) / (v_p - v_e) */
@@ -149,7 +153,8 @@ const dg_game dg_game_duel_simple = {
     .observe = duel_observe,
     .observe2 = duel_observe2,
     .step = duel_step,
-    .step_cost = duel_step_cost,
+    .step_cost = dg_env_step_cost_from_rows,
+    .step_cost_rows = duel_step_cost_rows,
     .metrics = duel_metrics,
     .bodies = duel_bodies,
     .body_names = "pursuer,evader",

@@ -205,7 +205,7 @@ static dg_tensor *model_observe2(dg_ctx *ctx, const dg_env *env, dg_tensor *stat
 
 /* The terms k0 .. k0 + n of m->cost (running: k0 = 0, terminal: k0 = nrun) in one op of n values, one
  * pass over the batch each way */
-typedef struct cost_state { op_state o; int k0; } cost_state;
+typedef struct cost_state { op_state o; int k0, rows; } cost_state;  /* rows: one value per row and term */
 
 static void cost_backward(dg_ctx *ctx, dg_tensor *out) {
     const cost_state *cs = out->state;
@@ -216,12 +216,13 @@ static void cost_backward(dg_ctx *ctx, dg_tensor *out) {
     operands(out, s, &st, &aux, &act);
     dg_real *gs = grad_or_null(ctx, st), *ga = grad_or_null(ctx, aux), *gact = grad_or_null(ctx, act);
     if (!gs && !ga && !gact) return;
-    const int nt = (int)out->n;
+    const int nt = cs->rows ? out->shape[1] : (int)out->n;
     double g[DG_MODEL_MAX_TERMS], v[DG_MODEL_MAX_NAMES], G[DG_MODEL_MAX_NAMES];
-    for (int k = 0; k < nt; k++) g[k] = (double)out->grad[k] * s->scale;
+    for (int k = 0; k < nt && !cs->rows; k++) g[k] = (double)out->grad[k] * s->scale;
     base_values(h, v);
     dg_model_lock(m);
     for (int b = 0; b < st->shape[0]; b++) {
+        for (int k = 0; k < nt && cs->rows; k++) g[k] = (double)out->grad[(int64_t)b * nt + k];
         memset(G, 0, sizeof(double) * (size_t)m->nnames);
         row_values(h, NULL, ROW(st, b), ROW(aux, b), ROW(act, b), v);
         for (int k = 0; k < nt; k++)
@@ -231,9 +232,19 @@ static void cost_backward(dg_ctx *ctx, dg_tensor *out) {
     dg_model_unlock(m);
 }
 
-/* terms[k0 .. k0 + n) of the batch (means: sums times inv_batch); NULL on error */
+/* The costs k0 .. k0 + n of row b (the state, aux and action rows) into c: the per-row formula
+ * both the batch means and the rows evaluate. v holds base_values. */
+static void row_costs(const holder *h, const dg_env *env, dg_tensor *state, dg_tensor *aux, dg_tensor *action,
+                      int64_t b, int k0, int n, double *v, double *c) {
+    const dg_model *m = h->m;
+    row_values(h, env, ROW(state, b), m->naux ? ROW(aux, b) : NULL, ROW(action, b), v);
+    for (int k = 0; k < n; k++) c[k] = dg_model_eval(&m->cost[k0 + k], v);
+}
+
+/* terms[k0 .. k0 + n) of the batch (means: sums times inv_batch), or with rows the (B, n) costs of
+ * each row; NULL on error */
 static dg_tensor *cost_op(dg_ctx *ctx, const dg_env *env, const char *name, dg_tensor *state, dg_tensor *aux,
-                          dg_tensor *action, dg_real inv_batch, int k0, int n) {
+                          dg_tensor *action, dg_real inv_batch, int k0, int n, int rows) {
     const holder *h = of(env);
     const dg_model *m = h->m;
     dg_tensor *srcs[3];
@@ -241,18 +252,22 @@ static dg_tensor *cost_op(dg_ctx *ctx, const dg_env *env, const char *name, dg_t
     srcs[ns++] = state;
     if (m->naux > 0) srcs[ns++] = aux;
     if (action) srcs[ns++] = action;
-    const cost_state cs = {{h, m->naux > 0, action != NULL, inv_batch}, k0};
-    dg_tensor *out = dg_custom(ctx, name, 1, (int[]){n}, srcs, ns, cost_backward, &cs, sizeof cs);
+    const int B = state->shape[0];
+    const cost_state cs = {{h, m->naux > 0, action != NULL, inv_batch}, k0, rows};
+    dg_tensor *out = rows ? dg_custom(ctx, name, 2, (int[]){B, n}, srcs, ns, cost_backward, &cs, sizeof cs)
+                          : dg_custom(ctx, name, 1, (int[]){n}, srcs, ns, cost_backward, &cs, sizeof cs);
     if (!out) return NULL;
-    double sum[DG_MODEL_MAX_TERMS] = {0}, v[DG_MODEL_MAX_NAMES];
+    double sum[DG_MODEL_MAX_TERMS] = {0}, c[DG_MODEL_MAX_TERMS], v[DG_MODEL_MAX_NAMES];
     base_values(h, v);
     dg_model_lock(m);
-    for (int b = 0; b < state->shape[0]; b++) {
-        row_values(h, env, ROW(state, b), m->naux ? ROW(aux, b) : NULL, ROW(action, b), v);
-        for (int k = 0; k < n; k++) sum[k] += dg_model_eval(&m->cost[k0 + k], v);
+    for (int b = 0; b < B; b++) {
+        row_costs(h, env, state, aux, action, b, k0, n, v, c);
+        for (int k = 0; k < n; k++)
+            if (rows) out->data[(int64_t)b * n + k] = (dg_real)c[k];
+            else sum[k] += c[k];
     }
     dg_model_unlock(m);
-    for (int k = 0; k < n; k++) out->data[k] = (dg_real)sum[k] * inv_batch;
+    for (int k = 0; k < n && !rows; k++) out->data[k] = (dg_real)sum[k] * inv_batch;
     return out;
 }
 
@@ -262,9 +277,18 @@ static void model_step_cost(dg_ctx *ctx, const dg_env *env, dg_tensor *next, dg_
                             dg_real inv_batch, dg_tensor **terms) {
     const dg_model *m = of(env)->m;
     const int nt = env->nterms, nr = m->nrun < nt ? m->nrun : nt;
-    dg_tensor *out = nr ? cost_op(ctx, env, "model_costs", next, aux, action, inv_batch, 0, nr) : NULL;
+    dg_tensor *out = nr ? cost_op(ctx, env, "model_costs", next, aux, action, inv_batch, 0, nr, 0) : NULL;
     for (int k = 0; k < nt; k++)  /* after the values: slices copy */
         terms[k] = k < nr ? (out ? dg_slice(ctx, out, 0, k, 1) : NULL) : dg_scalar(ctx, 0.0f);
+}
+
+/* the running terms of each row, (B, 1) each (the terminal terms' left NULL: 0 each step) */
+static void model_step_cost_rows(dg_ctx *ctx, const dg_env *env, dg_tensor *next, dg_tensor *aux, dg_tensor *action,
+                                 dg_tensor **rows) {
+    const dg_model *m = of(env)->m;
+    const int nt = env->nterms, nr = m->nrun < nt ? m->nrun : nt;
+    dg_tensor *out = nr ? cost_op(ctx, env, "model_cost_rows", next, aux, action, 1.0f, 0, nr, 1) : NULL;
+    for (int k = 0; k < nr; k++) rows[k] = out ? dg_cols(ctx, out, k, 1) : NULL;
 }
 
 static void model_terminal_cost(dg_ctx *ctx, const dg_env *env, dg_tensor *final, dg_tensor *aux, dg_real inv_batch,
@@ -272,8 +296,17 @@ static void model_terminal_cost(dg_ctx *ctx, const dg_env *env, dg_tensor *final
     const dg_model *m = of(env)->m;
     const int n = env->nterms - m->nrun;
     if (n <= 0) return;
-    dg_tensor *out = cost_op(ctx, env, "model_terminal", final, aux, NULL, inv_batch, m->nrun, n);
+    dg_tensor *out = cost_op(ctx, env, "model_terminal", final, aux, NULL, inv_batch, m->nrun, n, 0);
     for (int k = 0; k < n; k++) terms[m->nrun + k] = out ? dg_slice(ctx, out, 0, k, 1) : NULL;
+}
+
+static void model_terminal_cost_rows(dg_ctx *ctx, const dg_env *env, dg_tensor *final, dg_tensor *aux,
+                                     dg_tensor **rows) {
+    const dg_model *m = of(env)->m;
+    const int n = env->nterms - m->nrun;
+    if (n <= 0) return;
+    dg_tensor *out = cost_op(ctx, env, "model_terminal_rows", final, aux, NULL, 1.0f, m->nrun, n, 1);
+    for (int k = 0; k < n; k++) rows[m->nrun + k] = out ? dg_cols(ctx, out, k, 1) : NULL;
 }
 
 /* ---------------------------------------------------- reset, metrics, draw */
@@ -462,6 +495,8 @@ dg_env *dg_model_env_create(dg_cfg *cfg, dg_err *e) {
         .step = model_step,
         .step_cost = model_step_cost,
         .terminal_cost = m->ncost > m->nrun ? model_terminal_cost : NULL,
+        .step_cost_rows = model_step_cost_rows,
+        .terminal_cost_rows = m->ncost > m->nrun ? model_terminal_cost_rows : NULL,
         .metrics = m->nmetric ? model_metrics : NULL,
         .bodies = m->nbodies ? model_bodies : NULL,
         .body_names = m->body_names[0] ? m->body_names : NULL,

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "difgames/base.h"
 #include "difgames/memory.h"
 #include "hji/internal.h"
 
@@ -62,6 +63,36 @@ const char *dg_hji_grid_axis_name(const dg_hji_grid *g, int k, char *buf, size_t
     if (k >= 0 && k < DG_HJI_MAX_DIMS && g->name[k][0]) snprintf(buf, cap, "%s", g->name[k]);
     else snprintf(buf, cap, "x%d", k);
     return buf;
+}
+
+/* The axis item names (item[0, len) of "x2", "psi"): 2 .. ndim - 1, or -1. */
+static int slice_axis(const dg_hji_grid *g, const char *item, size_t len) {
+    long k = -1;
+    if (item[0] == 'x' && len > 1 && dg_parse_long(item + 1, len - 1, 10, &k) && k >= 2 && k < g->ndim) return (int)k;
+    for (int a = 2; a < g->ndim; a++)
+        if (g->name[a][0] && strlen(g->name[a]) == len && !strncmp(item, g->name[a], len)) return a;
+    return -1;
+}
+
+dg_status dg_hji_grid_slice_at(const dg_hji_grid *g, const char *text, double *at, dg_err *e) {
+    for (int k = 0; k < g->ndim; k++) at[k] = 0.5 * (g->lo[k] + g->hi[k]);
+    int k = 2;  /* the axis of a value without a name */
+    for (const char *tok = text; tok && *tok;) {
+        const size_t len = strcspn(tok, ",");
+        const size_t eq = strcspn(tok, "=,");  /* NAME=V, or V */
+        if (eq < len) k = slice_axis(g, tok, eq);
+        const size_t v0 = eq < len ? eq + 1 : 0;
+        double v;
+        if (g->ndim <= 2)
+            return dg_err_set(e, DG_ERR_ARG, "expected no values: this %d-D grid has no axes after the first two, got %s",
+                              g->ndim, DG_ECHO_N(tok, len));
+        if (k < 2 || k >= g->ndim || !dg_parse_double(tok + v0, len - v0, &v))
+            return dg_err_set(e, DG_ERR_ARG, "expected x2=V,... or V,... for the axes after the first two (x2 to x%d, "
+                              "or their names) of this %d-D grid, got %s", g->ndim - 1, g->ndim, DG_ECHO_N(tok, len));
+        at[k++] = v;
+        tok += len + (tok[len] == ',');
+    }
+    return DG_OK;
 }
 
 void dg_hji_grid_point(const dg_hji_grid *g, int64_t node, double *x) {

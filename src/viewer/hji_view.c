@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/cli.h"
 #include "difgames/hji.h"
+#include "difgames/memory.h"
 #include "gfx/draw.h"
 #include "viewer/viewer.h"
 #include "viewer/window.h"
@@ -70,7 +70,7 @@ static int play_from(hview *h, const double *x) {
     h->npath = 0;
     h->shown = 0;
     dg_err e = {0};
-    if (dg_hji_simulate(h->p, &VS, x, &o, &h->res, &e) != DG_OK) return cli_fail(h->cmd, &e, EXIT_FAIL);
+    if (dg_hji_simulate(h->p, &VS, x, &o, &h->res, &e) != DG_OK) return vw_fail(h->cmd, &e, DG_EXIT_FAIL);
     h->dt = h->res.dt;
     fprintf(stderr, "hji view: from (%g, %g): %s at %.4g s, V(x0) %.4g\n", x[0], x[1],
             h->res.captured ? "captured" : "not captured", h->res.captured ? h->res.capture_time : o.t_max,
@@ -211,7 +211,7 @@ static int render(hview *h, double *ms) {
     char title[96];
     snprintf(title, sizeof title, "%s: V at t = %.3g", h->vf.game[0] ? h->vf.game : "value", h->vf.times[h->ti]);
     dg_err e = {0};
-    if (dg_hji_figure_draw(h->fig, h->plot, &L, title, &e) != DG_OK) return cli_fail(h->cmd, &e, EXIT_FAIL);
+    if (dg_hji_figure_draw(h->fig, h->plot, &L, title, &e) != DG_OK) return vw_fail(h->cmd, &e, DG_EXIT_FAIL);
     draw_panel(h);
     dg_image *img = h->w.img;
     for (int y = 0; y < img->h; y++) {
@@ -289,240 +289,161 @@ static void hview_free(hview *h) {
     dg_cfg_free(h->cfg);
 }
 
-/* "x2=V,x3=W" or "V,W" of --at: the other axes' coordinates (by index or the game's names). */
-static int parse_at(hview *h, const char *s) {
+/* The value file o->value, its game (o->config: target, obstacles, strategies) and every stored time
+ * into h; 0, or the exit status after one error line. */
+static int hview_load(hview *h, const vw_hji_opts *o) {
+    dg_err e = {0};
+    if (dg_hji_value_open(o->value, &h->vf, &e) != DG_OK) return vw_fail(h->cmd, &e, DG_EXIT_USAGE);
     const dg_hji_grid *g = &h->vf.grid;
-    int k = 2;
-    for (const char *tok = s; *tok;) {
-        const size_t len = strcspn(tok, ",");
-        char item[64];
-        snprintf(item, sizeof item, "%.*s", (int)(len < 63 ? len : 63), tok);
-        char *eq = strchr(item, '=');
-        const char *num = item;
-        if (eq) {
-            *eq = '\0';
-            num = eq + 1;
-            k = -1;
-            for (int a = 2; a < g->ndim; a++) {
-                char nm[16];
-                snprintf(nm, sizeof nm, "x%d", a);
-                if (!strcmp(item, nm) || (g->name[a][0] && !strcmp(item, g->name[a]))) k = a;
-            }
-        }
-        double v;
-        if (k < 2 || k >= g->ndim || !cli_double(h->cmd, "--at", num, -INFINITY, INFINITY, 0, &v)) {
-            if (k < 2 || k >= g->ndim)
-                cli_error(h->cmd, "--at: names no axis after the first two of this %d-D value: %s", g->ndim,
-                          DG_ECHO_N(tok, len));
-            return EXIT_USAGE;
-        }
-        h->at[k++] = v;
-        tok += len + (tok[len] == ',');
+    if (g->ndim < 2) {
+        vw_error(h->cmd, "--value %s: a %d-D value has no 2-D slice to show", o->value, g->ndim);
+        return DG_EXIT_USAGE;
     }
-    return 0;
+    if (o->config) {  /* the game: its target, obstacles and strategies */
+        h->cfg = dg_cfg_load(o->config, &e);
+        h->p = h->cfg ? dg_hji_problem_load(h->cfg, &e) : NULL;
+        if (!h->p || dg_cfg_check_unused(h->cfg, &e) != DG_OK || dg_hji_value_check(&h->vf, h->p, o->config, &e) != DG_OK)
+            return vw_fail(h->cmd, &e, DG_EXIT_USAGE);
+    }
+    if (dg_mem_check((double)h->vf.nt * (double)g->nodes * sizeof(double) + PATH_MAX_POINTS * 8.0 * (2 + g->ndim),
+                     &e) != DG_OK) {
+        vw_error(h->cmd, "%.500s: %d times of %lld nodes %s; lower the value file's times (hji solve --slices)",
+                 o->value, h->vf.nt, (long long)g->nodes, e.msg);
+        return DG_EXIT_USAGE;
+    }
+    h->V = malloc((size_t)h->vf.nt * (size_t)g->nodes * sizeof(double));
+    h->path = malloc((size_t)PATH_MAX_POINTS * 2 * sizeof(double));
+    h->full = malloc((size_t)PATH_MAX_POINTS * g->ndim * sizeof(double));
+    if (!h->V || !h->path || !h->full) {
+        vw_error(h->cmd, "out of memory");
+        return DG_EXIT_FAIL;
+    }
+    return dg_hji_value_read_all(&h->vf, h->V, &e) == DG_OK ? 0 : vw_fail(h->cmd, &e, DG_EXIT_USAGE);
 }
 
-int cmd_hji_view(int argc, char **argv) {
-    const char *value, *config, *frames_s, *at_s, *from_s, *levels_s, *screenshot, *record, *speed_s, *input;
-    int bench = 0;
-    static const char HELP[] =
-        "usage: difgames hji view --value FILE [--config FILE] [options]\n"
-        "\n"
-        "Opens a window on a value of hji solve: the slice through the first two axes as a\n"
-        "colour map with its zero level set (white), the target (dashed red) and obstacles\n"
-        "(grey) of --config, and for games of degree contours of the value. Keys: left/right\n"
-        "the stored time, tab the next other axis, up/down its value (one grid step), space\n"
-        "pause the play, R clear the path, S screenshot, Q/Esc quit; the panel's sliders\n"
-        "(time, the other axes) drag with the mouse. With --config a click plays both players'\n"
-        "equilibrium strategies from that point (the other axes at their slider values) and\n"
-        "draws the path as it goes. Prints one JSON line at the end.\n"
-        "\n"
-        "options:\n";
-    const cli_opt opts[] = {
-        {"--value", &value, NULL, "FILE", "the value file of hji solve", "required"},
-        {"--config", &config, NULL, "FILE", "its game's config: target, obstacles, clicks play", NULL},
-        {"--at", &at_s, NULL, "x2=V,...", "3-D and more: the other axes' values (names or x2, x3, ...)", "their middle"},
-        {"--from", &from_s, NULL, "X1,X2,...", "play from this state at the start (as a click does; needs --config)", NULL},
-        {"--contours", &levels_s, NULL, "N", "contours of the value besides its zero set", "8 for games of degree, else 0"},
-        {"--speed", &speed_s, NULL, "X", "seconds of play a real second", "1"},
-        {"--frames", &frames_s, NULL, "N", "show N frames (60 a second), then exit", "until Q"},
-        {"--screenshot", &screenshot, NULL, "FILE", "write the last frame as a PNG", NULL},
-        {"--record", &record, NULL, "FILE", "write every frame into an animated GIF", NULL},
-        {"--bench", NULL, &bench, NULL, "frames as fast as they come (no 60 Hz pacing)", NULL},
-        {"--input", &input, NULL, "FILE", "keys pressed, one line a frame (left right up down tab r space s q) and the "
-         "mouse at a window pixel (click X Y, press X Y, move X Y, release)", "the keyboard and mouse"},
-        CLI_END,
-    };
-    const int prc = cli_parse("hji view", argc, argv, opts, HELP);
-    if (prc) return prc == CLI_HELP ? 0 : prc;
-    if (!value) {
-        cli_error("hji view", "--value FILE is required (see --help)");
-        return EXIT_USAGE;
-    }
-    if (from_s && !config) {
-        cli_error("hji view", "--from needs --config (the game's strategies come from it)");
-        return EXIT_USAGE;
-    }
-    const cli_path ins[] = {{"--value", value}, {"--config", config}, {"--input", input}};
-    const cli_path outs[] = {{"--screenshot", screenshot}, {"--record", record}};
-    if (cli_check_outputs("hji view", outs, 2, ins, 3)) return EXIT_USAGE;
-    hview h = {.cmd = "hji view", .speed = 1, .levels = -1, .grab = -1};
-    int frames_max = 0, rc = 0;
-    if ((frames_s && !cli_int(h.cmd, "--frames", frames_s, 1, 10000000, &frames_max)) ||
-        (levels_s && !cli_int(h.cmd, "--contours", levels_s, 0, 64, &h.levels)) ||
-        (speed_s && !cli_double(h.cmd, "--speed", speed_s, 1.0 / 64, 64, 0, &h.speed)))
-        return EXIT_USAGE;
+/* The slice shown first (o->at, the last time), the figure with one colour scale for every time (the
+ * stored values' range) and the panel, then o->from's play; 0, or the exit status after one error
+ * line. */
+static int hview_setup(hview *h, const vw_hji_opts *o) {
+    const dg_hji_grid *g = &h->vf.grid;
     dg_err e = {0};
-    if (input && (rc = vw_script_read(&h.script, h.cmd, input, KEYS_IN, (int)(sizeof KEYS_IN / sizeof KEYS_IN[0]))))
-        goto done;
-    if (dg_hji_value_open(value, &h.vf, &e) != DG_OK) {
-        rc = cli_fail(h.cmd, &e, EXIT_USAGE);
-        goto done;
+    if (dg_hji_grid_slice_at(g, o->at, h->at, &e) != DG_OK) {
+        vw_error(h->cmd, "--at: %s", e.msg);
+        return DG_EXIT_USAGE;
     }
-    const dg_hji_grid *g = &h.vf.grid;
-    if (g->ndim < 2) {
-        cli_error(h.cmd, "--value %s: a %d-D value has no 2-D slice to show", value, g->ndim);
-        rc = EXIT_USAGE;
-        goto done;
-    }
-    if (config) {  /* the game: its target, obstacles and strategies */
-        h.cfg = dg_cfg_load(config, &e);
-        h.p = h.cfg ? dg_hji_problem_load(h.cfg, &e) : NULL;
-        if (!h.p || dg_cfg_check_unused(h.cfg, &e) != DG_OK || dg_hji_value_check(&h.vf, h.p, config, &e) != DG_OK) {
-            rc = cli_fail(h.cmd, &e, EXIT_USAGE);
-            goto done;
-        }
-    }
-    char what[600];
-    snprintf(what, sizeof what, "%.500s: %d times of %lld nodes", value, h.vf.nt, (long long)g->nodes);
-    if (!cli_mem_ok(h.cmd, (double)h.vf.nt * (double)g->nodes * sizeof(double) + PATH_MAX_POINTS * 8.0 * (2 + g->ndim),
-                    what, "the value file's times (hji solve --slices)")) {
-        rc = EXIT_USAGE;
-        goto done;
-    }
-    h.V = malloc((size_t)h.vf.nt * (size_t)g->nodes * sizeof(double));
-    h.path = malloc((size_t)PATH_MAX_POINTS * 2 * sizeof(double));
-    h.full = malloc((size_t)PATH_MAX_POINTS * g->ndim * sizeof(double));
-    if (!h.V || !h.path || !h.full) {
-        cli_error(h.cmd, "out of memory");
-        rc = EXIT_FAIL;
-        goto done;
-    }
-    if (dg_hji_value_read_all(&h.vf, h.V, &e) != DG_OK) {
-        rc = cli_fail(h.cmd, &e, EXIT_USAGE);
-        goto done;
-    }
-    for (int k = 0; k < g->ndim; k++) h.at[k] = 0.5 * (g->lo[k] + g->lo[k] + (g->n[k] - 1) * g->dx[k]);
-    if (at_s && (rc = parse_at(&h, at_s))) goto done;
-    h.ti = h.vf.nt - 1;
-    h.axis = g->ndim > 2 ? 2 : -1;
-    if (h.levels < 0) h.levels = h.p && dg_hji_game_degree(&h.p->game) ? 8 : 0;
-    /* one colour scale for every time: the stored values' range */
+    h->ti = h->vf.nt - 1;
+    h->axis = g->ndim > 2 ? 2 : -1;
+    if (h->levels < 0) h->levels = h->p && dg_hji_game_degree(&h->p->game) ? 8 : 0;
     double lo = INFINITY, hi = -INFINITY;
-    for (size_t j = 0; j < (size_t)h.vf.nt * (size_t)g->nodes; j++)
-        if (isfinite(h.V[j])) { lo = fmin(lo, h.V[j]); hi = fmax(hi, h.V[j]); }
-    if (!(h.fig = dg_hji_figure_create(g, h.vf.game, lo, hi, "V", &e))) {
-        rc = cli_fail(h.cmd, &e, EXIT_FAIL);
-        goto done;
+    for (size_t j = 0; j < (size_t)h->vf.nt * (size_t)g->nodes; j++)
+        if (isfinite(h->V[j])) { lo = fmin(lo, h->V[j]); hi = fmax(hi, h->V[j]); }
+    if (!(h->fig = dg_hji_figure_create(g, h->vf.game, lo, hi, "V", &e))) return vw_fail(h->cmd, &e, DG_EXIT_FAIL);
+    const int fh = dg_hji_figure_height(h->fig);
+    h->plot = dg_image_create(dg_hji_figure_width(h->fig), fh, 0xffffff);
+    h->panel = dg_image_create(PANEL_W, fh, 0);
+    if (!h->plot || !h->panel) {
+        vw_error(h->cmd, "out of memory");
+        return DG_EXIT_FAIL;
     }
-    const int fw = dg_hji_figure_width(h.fig), fh = dg_hji_figure_height(h.fig);
-    h.plot = dg_image_create(fw, fh, 0xffffff);
-    h.panel = dg_image_create(PANEL_W, fh, 0);
-    if (!h.plot || !h.panel) {
-        cli_error(h.cmd, "out of memory");
-        rc = EXIT_FAIL;
-        goto done;
+    if (!o->from) return 0;
+    if (o->nfrom != g->ndim) {
+        vw_error(h->cmd, "--from: %s needs %d coordinates; got %s", o->value, g->ndim, DG_ECHO(o->from_text));
+        return DG_EXIT_USAGE;
     }
-    if (from_s) {
-        double x[DG_HJI_MAX_DIMS];
-        double *vals = NULL;
-        const int nv = cli_list(h.cmd, "--from", from_s, -INFINITY, INFINITY, 0, &vals);
-        if (nv != g->ndim) {
-            if (nv >= 0) cli_error(h.cmd, "--from: %s needs %d coordinates; got %s", value, g->ndim, DG_ECHO(from_s));
-            free(vals);
-            rc = EXIT_USAGE;
-            goto done;
-        }
-        memcpy(x, vals, (size_t)nv * sizeof(double));
-        free(vals);
-        if ((rc = play_from(&h, x))) goto done;
+    double x[DG_HJI_MAX_DIMS];
+    memcpy(x, o->from, (size_t)o->nfrom * sizeof(double));
+    return play_from(h, x);
+}
+
+/* One frame: the script's events, the path's time advanced, the picture drawn anew when what it
+ * shows changed; 0, or the exit status after one error line. */
+static int hview_frame(hview *h) {
+    vw_frame_begin(&h->w);
+    vw_script_push(&h->script, h->w.frames, pixel_px, NULL);
+    int rc = events(h);
+    if (rc || h->quit) return rc;
+    if (!h->paused && h->npath > 0) h->shown += h->speed / VW_FPS;
+    struct shown now;
+    memset(&now, 0, sizeof now);  /* compared byte for byte: no stray padding */
+    now.ti = h->ti;
+    now.axis = h->axis;
+    now.grab = h->grab;
+    now.npath = h->npath;
+    memcpy(now.at, h->at, sizeof now.at);
+    if (h->npath > 0) {  /* the path's part shown and the time the panel prints */
+        now.steps = (int)fmin(h->npath, floor(h->shown / h->dt + 1e-9) + 1);
+        now.t = fmin(h->shown, (h->npath - 1) * h->dt);
+        now.x0[0] = h->full[0];
+        now.x0[1] = h->full[1];
     }
-    char title[128];
-    snprintf(title, sizeof title, "difgames hji view: %s", h.vf.game[0] ? h.vf.game : value);
-    if ((rc = vw_open(&h.w, h.cmd, title, fw + PANEL_W, fh, record, bench))) goto done;
-    while (!h.quit && !rc && (frames_max <= 0 || h.w.frames < frames_max)) {
-        vw_frame_begin(&h.w);
-        vw_script_push(&h.script, h.w.frames, pixel_px, NULL);
-        if ((rc = events(&h)) || h.quit) break;
-        if (!h.paused && h.npath > 0) h.shown += h.speed / VW_FPS;
-        struct shown now;
-        memset(&now, 0, sizeof now);  /* compared byte for byte: no stray padding */
-        now.ti = h.ti;
-        now.axis = h.axis;
-        now.grab = h.grab;
-        now.npath = h.npath;
-        memcpy(now.at, h.at, sizeof now.at);
-        if (h.npath > 0) {  /* the path's part shown and the time the panel prints */
-            now.steps = (int)fmin(h.npath, floor(h.shown / h.dt + 1e-9) + 1);
-            now.t = fmin(h.shown, (h.npath - 1) * h.dt);
-            now.x0[0] = h.full[0];
-            now.x0[1] = h.full[1];
-        }
-        if (h.w.frames > 0 && !h.force && !memcmp(&now, &h.last, sizeof now)) {
-            rc = vw_show(&h.w, 0, 0, 0);
-            continue;
-        }
-        h.last = now;
-        h.force = 0;
-        double ms = 0;
-        const double c0 = vw_cpu();
-        if (!(rc = render(&h, &ms))) rc = vw_show(&h.w, 1, ms, (vw_cpu() - c0) * 1e3);
-    }
-    if (rc || (rc = vw_finish(&h.w, screenshot))) goto done;
-    cli_json j = {cJSON_CreateObject(), 0};
-    cli_json_game(&j, h.vf.game, h.vf.source);
-    cli_json_add(&j, j.root, "frames", cli_json_number("%.0f", (double)h.w.frames));
-    cli_json_add(&j, j.root, "time", cli_json_number("%.6g", h.vf.times[h.ti]));
-    cJSON *at = g->ndim > 2 ? cli_json_add(&j, j.root, "at", cJSON_CreateArray()) : NULL;
-    for (int k = 2; at && k < g->ndim; k++) cli_json_add(&j, at, NULL, cli_json_number("%.6g", h.at[k]));
-    /* the sliders' tracks in window pixels, for scripts (--input) to aim at */
-    cJSON *sl = cli_json_add(&j, j.root, "sliders", cJSON_CreateArray());
-    for (int i = 0; sl && i < nsliders(&h); i++) {
+    if (h->w.frames > 0 && !h->force && !memcmp(&now, &h->last, sizeof now)) return vw_show(&h->w, 0, 0, 0);
+    h->last = now;
+    h->force = 0;
+    double ms = 0;
+    const double c0 = vw_cpu();
+    return (rc = render(h, &ms)) ? rc : vw_show(&h->w, 1, ms, (vw_cpu() - c0) * 1e3);
+}
+
+/* The JSON line's fields of a view that ran to its end: the slice, the sliders' tracks in window
+ * pixels (for --input scripts to aim at), the path shown and where it ends, and the speed. */
+static void hview_report(const hview *h, dg_json *j) {
+    const dg_hji_grid *g = &h->vf.grid;
+    dg_json_game(j, h->vf.game, h->vf.source);
+    dg_json_add(j, j->root, "frames", dg_json_number("%.0f", (double)h->w.frames));
+    dg_json_add(j, j->root, "time", dg_json_number("%.6g", h->vf.times[h->ti]));
+    cJSON *at = g->ndim > 2 ? dg_json_add(j, j->root, "at", cJSON_CreateArray()) : NULL;
+    for (int k = 2; at && k < g->ndim; k++) dg_json_add(j, at, NULL, dg_json_number("%.6g", h->at[k]));
+    cJSON *sl = dg_json_add(j, j->root, "sliders", cJSON_CreateArray());
+    for (int i = 0; sl && i < nsliders(h); i++) {
         double x0, x1, y;
-        slider_track(&h, i, &x0, &x1, &y);
-        cJSON *o = cli_json_add(&j, sl, NULL, cJSON_CreateObject());
+        slider_track(h, i, &x0, &x1, &y);
+        cJSON *o = dg_json_add(j, sl, NULL, cJSON_CreateObject());
         if (!o) break;
         char nm[32] = "time";
-        if (i) dg_hji_grid_axis_name(&h.vf.grid, slider_axis(i), nm, sizeof nm);
-        cli_json_add(&j, o, "name", cJSON_CreateString(nm));
-        cli_json_add(&j, o, "x0", cli_json_number("%.9g", x0));
-        cli_json_add(&j, o, "x1", cli_json_number("%.9g", x1));
-        cli_json_add(&j, o, "y", cli_json_number("%.9g", y));
+        if (i) dg_hji_grid_axis_name(g, slider_axis(i), nm, sizeof nm);
+        dg_json_add(j, o, "name", cJSON_CreateString(nm));
+        dg_json_add(j, o, "x0", dg_json_number("%.9g", x0));
+        dg_json_add(j, o, "x1", dg_json_number("%.9g", x1));
+        dg_json_add(j, o, "y", dg_json_number("%.9g", y));
     }
-    cli_json_add(&j, j.root, "path_steps", cli_json_number("%.0f", h.npath));
-    if (h.npath) {
-        cli_json_add(&j, j.root, "captured", cJSON_CreateBool(h.res.captured));
-        cli_json_add(&j, j.root, "capture_time", cli_json_number("%.6g", h.res.captured ? h.res.capture_time : NAN));
-        cli_json_add(&j, j.root, "value0", cli_json_number("%.6g", h.res.value0));
+    dg_json_add(j, j->root, "path_steps", dg_json_number("%.0f", h->npath));
+    if (h->npath) {
+        dg_json_add(j, j->root, "captured", cJSON_CreateBool(h->res.captured));
+        dg_json_add(j, j->root, "capture_time", dg_json_number("%.6g", h->res.captured ? h->res.capture_time : NAN));
+        dg_json_add(j, j->root, "value0", dg_json_number("%.6g", h->res.value0));
         /* where the path shown ends, in the state and on the screenshot */
-        const int shown = (int)fmin(h.npath, floor(h.shown / h.dt + 1e-9) + 1);
-        const double *end = h.path + 2 * (shown - 1);
+        const int shown = (int)fmin(h->npath, floor(h->shown / h->dt + 1e-9) + 1);
+        const double *end = h->path + 2 * (shown - 1);
         double px, py;
-        dg_hji_figure_pixel(h.fig, end[0], end[1], &px, &py);
-        cJSON *a = cli_json_add(&j, j.root, "end", cJSON_CreateArray());
+        dg_hji_figure_pixel(h->fig, end[0], end[1], &px, &py);
+        cJSON *a = dg_json_add(j, j->root, "end", cJSON_CreateArray());
         if (a) {
-            cli_json_add(&j, a, NULL, cli_json_number("%.6g", end[0]));
-            cli_json_add(&j, a, NULL, cli_json_number("%.6g", end[1]));
+            dg_json_add(j, a, NULL, dg_json_number("%.6g", end[0]));
+            dg_json_add(j, a, NULL, dg_json_number("%.6g", end[1]));
         }
-        cJSON *b = cli_json_add(&j, j.root, "end_px", cJSON_CreateArray());
+        cJSON *b = dg_json_add(j, j->root, "end_px", cJSON_CreateArray());
         if (b) {
-            cli_json_add(&j, b, NULL, cli_json_number("%.0f", round(px)));
-            cli_json_add(&j, b, NULL, cli_json_number("%.0f", round(py)));
+            dg_json_add(j, b, NULL, dg_json_number("%.0f", round(px)));
+            dg_json_add(j, b, NULL, dg_json_number("%.0f", round(py)));
         }
     }
-    vw_json_speed(&h.w, &j, j.root);
-    rc = cli_json_print(&j, h.cmd);
-done:
+    vw_json_speed(&h->w, j, j->root);
+}
+
+int vw_hji_view(const vw_hji_opts *o, dg_json *j) {
+    hview h = {.cmd = "hji view", .speed = o->speed, .levels = o->levels, .grab = -1};
+    int rc = o->input ? vw_script_read(&h.script, h.cmd, o->input, KEYS_IN, (int)(sizeof KEYS_IN / sizeof KEYS_IN[0]))
+                      : 0;
+    if (!rc) rc = hview_load(&h, o);
+    if (!rc) rc = hview_setup(&h, o);
+    if (!rc) {
+        char title[128];
+        snprintf(title, sizeof title, "difgames hji view: %s", h.vf.game[0] ? h.vf.game : o->value);
+        rc = vw_open(&h.w, h.cmd, title, h.plot->w + PANEL_W, h.plot->h, o->record, o->bench);
+    }
+    while (!rc && !h.quit && (o->frames <= 0 || h.w.frames < o->frames)) rc = hview_frame(&h);
+    if (!rc) rc = vw_finish(&h.w, o->screenshot);
+    if (!rc) hview_report(&h, j);
     hview_free(&h);
     return rc;
 }

@@ -11,10 +11,10 @@
 #include <string.h>
 #include <time.h>
 
-#include "cli/cli.h"
 #include "difgames/checkpoint.h"
 #include "difgames/fileio.h"
 #include "difgames/live.h"
+#include "difgames/memory.h"
 #include "difgames/replay.h"
 #include "difgames/safetensors.h"
 #include "io/csv.h"
@@ -24,7 +24,6 @@
 
 #define PANEL_W 300
 #define FPS VW_FPS
-#define MAX_INPUT_FRAMES 10000000
 #define CURVE_MAX 2048          /* --run: points of the loss curve kept (every k-th row past that) */
 #define RUN_POLL_FRAMES 30      /* --run: the folder is looked at twice a second */
 
@@ -95,7 +94,7 @@ static int new_episode(viewer *v) {
     v->state = v->aux = NULL;
     if (dg_run_init_draw(v->run.env, v->seed, v->rows, &v->state, &v->aux, &e) != DG_OK ||
         dg_live_reset(v->live, v->state, v->aux, &e) != DG_OK)
-        return cli_fail(v->cmd, &e, EXIT_FAIL);
+        return vw_fail(v->cmd, &e, DG_EXIT_FAIL);
     const dg_game *g = v->run.env->game;
     v->t_start = g->equilibrium_time ? g->equilibrium_time(v->run.env, v->state, v->aux) : NAN;
     v->cursor = 0;
@@ -131,7 +130,7 @@ static int step_once(viewer *v, unsigned keys) {
             for (int j = 0; j < dim; j++) a[b * dim + j] = j < 2 ? k[j] : 0;
     }
     dg_err e = {0};
-    if (dg_live_step(v->live, v->player, v->player >= 0 ? a : NULL, &e) != DG_OK) return cli_fail(v->cmd, &e, EXIT_FAIL);
+    if (dg_live_step(v->live, v->player, v->player >= 0 ? a : NULL, &e) != DG_OK) return vw_fail(v->cmd, &e, DG_EXIT_FAIL);
     v->cursor = dg_live_steps(v->live);
     if (v->player >= 0 && captured(v)) v->over = 1;
     return 0;
@@ -537,8 +536,8 @@ static void push_scripted(viewer *v) { vw_script_push(&v->script, v->w.frames, w
 static int read_input_file(const viewer *v, const char *path, unsigned char **text, size_t *len, int *lines) {
     dg_err e = {0};
     if (dg_file_read_max(path, (size_t)64 << 20, text, len, &e) != DG_OK) {
-        cli_error(v->cmd, "--input: %s", e.msg);
-        return EXIT_USAGE;
+        vw_error(v->cmd, "--input: %s", e.msg);
+        return DG_EXIT_USAGE;
     }
     *lines = 1;
     for (size_t i = 0; i < *len; i++) *lines += (*text)[i] == '\n';
@@ -554,8 +553,8 @@ static int read_input(viewer *v, const char *path) {
     v->input = calloc((size_t)lines, 1);
     if (!v->input) {
         free(text);
-        cli_error(v->cmd, "out of memory");
-        return EXIT_FAIL;
+        vw_error(v->cmd, "out of memory");
+        return DG_EXIT_FAIL;
     }
     static const struct { const char *name; unsigned key; } NAMES[] = {
         {"left", K_LEFT}, {"right", K_RIGHT}, {"up", K_UP}, {"down", K_DOWN},
@@ -576,10 +575,10 @@ static int read_input(viewer *v, const char *path) {
             for (; n < sizeof NAMES / sizeof NAMES[0]; n++)
                 if (strlen(NAMES[n].name) == w - j && !memcmp(NAMES[n].name, text + j, w - j)) break;
             if (n == sizeof NAMES / sizeof NAMES[0]) {
-                cli_error(v->cmd, "--input %s:%d: '%.*s' is no key (left, right, up, down, or w, a, s, d)", path,
+                vw_error(v->cmd, "--input %s:%d: '%.*s' is no key (left, right, up, down, or w, a, s, d)", path,
                           line + 1, (int)(w - j > 20 ? 20 : w - j), (const char *)text + j);
                 free(text);
-                return EXIT_USAGE;
+                return DG_EXIT_USAGE;
             }
             keys |= NAMES[n].key;
             j = w;
@@ -616,7 +615,7 @@ static int write_trajectory(viewer *v) {
     }
     dg_csv w;
     dg_err e = {0};
-    if (dg_csv_begin(&w, v->traj_path, &e) != DG_OK) return cli_fail(v->cmd, &e, EXIT_USAGE);
+    if (dg_csv_begin(&w, v->traj_path, &e) != DG_OK) return vw_fail(v->cmd, &e, DG_EXIT_USAGE);
     dg_csv_col(&w, "t", DG_CSV_G9);
     for (int k = 0; k < n; k++) {
         dg_csv_col(&w, names[k][0], DG_CSV_G9);
@@ -628,23 +627,25 @@ static int write_trajectory(viewer *v) {
         dg_csv_num(&w, t * (double)env->dt);
         for (int k = 0; k < 2 * n; k++) dg_csv_num(&w, xy[k]);
     }
-    return dg_csv_commit(&w, &e) == DG_OK ? 0 : cli_fail(v->cmd, &e, EXIT_USAGE);
+    return dg_csv_commit(&w, &e) == DG_OK ? 0 : vw_fail(v->cmd, &e, DG_EXIT_USAGE);
 }
 
 /* ----------------------------------------------------------------- the command */
 
 /* view --run DIR without --config: the config stored in the run's newest snapshot (the trainer keeps
- * it in each), with --seed set. Before the first snapshot it waits, looking twice a second (at most
- * frames / 60 seconds under --frames, else until one comes or the command is stopped). */
-static int run_config(viewer *v, const cli_opt *opts, int frames) {
+ * it in each), loaded by o->load (with --seed set). Before the first snapshot it waits, looking twice
+ * a second (at most o->frames / 60 seconds under --frames, else until one comes or the command is
+ * stopped). */
+static int run_config(viewer *v, const vw_view_opts *o) {
     char path[DG_PATH_MAX];
     struct timespec t;
     const double t0 = vw_now();
+    const int frames = o->frames;
     for (int said = 0; !newest_snapshot(v->run_dir, path, sizeof path, &t); said = 1) {
         if (frames > 0 && vw_now() - t0 > frames / (double)FPS) {
-            cli_error(v->cmd, "--run %s: no snapshot (epoch_*.safetensors, final.safetensors) in %.1f s to read the "
-                      "config from; give --config", v->run_dir, frames / (double)FPS);
-            return EXIT_USAGE;
+            vw_error(v->cmd, "--run %s: no snapshot (epoch_*.safetensors, final.safetensors) in %.1f s to read the "
+                     "config from; give --config", v->run_dir, frames / (double)FPS);
+            return DG_EXIT_USAGE;
         }
         if (!said && frames <= 0) fprintf(stderr, "difgames %s: waiting for the first snapshot in %s\n", v->cmd, v->run_dir);
         const struct timespec half = {0, 500000000L};
@@ -655,13 +656,10 @@ static int run_config(viewer *v, const cli_opt *opts, int frames) {
     const char *yaml = f ? dg_st_meta(f, "config") : NULL;
     char label[DG_PATH_MAX + 32];
     snprintf(label, sizeof label, "%s (stored config)", path);
-    int rc = EXIT_USAGE;
-    if (!f) cli_error(v->cmd, "--run: %s", e.msg);
-    else if (!yaml || !*yaml) cli_error(v->cmd, "--run: %s has no config stored in it (metadata 'config'); give --config", path);
-    else {
-        dg_run_set sets[CLI_MAX_OPTS];
-        rc = cli_load(&v->run, label, yaml, strlen(yaml), sets, cli_sets(opts, sets));
-    }
+    int rc = DG_EXIT_USAGE;
+    if (!f) vw_error(v->cmd, "--run: %s", e.msg);
+    else if (!yaml || !*yaml) vw_error(v->cmd, "--run: %s has no config stored in it (metadata 'config'); give --config", path);
+    else rc = o->load(o->load_user, &v->run, label, yaml, strlen(yaml));
     dg_st_free(f);
     return rc;
 }
@@ -682,18 +680,20 @@ static void viewer_free(viewer *v) {
     dg_run_free(&v->run);
 }
 
+/* The viewer's policy (ckpt, or --run's newest snapshot), episode and window, run to the last frame, and
+ * the files written; 0, or the exit status after one error line. */
 static int run_viewer(viewer *v, const char *ckpt) {
     const dg_env *env = v->run.env;
     dg_err e = {0};
     if (!env->game->bodies) {
-        cli_error(v->cmd, "game '%s' has no bodies hook (the positions to draw): it cannot be shown", env->game->name);
-        return EXIT_USAGE;
+        vw_error(v->cmd, "game '%s' has no bodies hook (the positions to draw): it cannot be shown", env->game->name);
+        return DG_EXIT_USAGE;
     }
     if (ckpt) {
-        if (dg_run_policy_load(&v->run, ckpt, &v->pol, &v->p, &e) != DG_OK) return cli_fail(v->cmd, &e, 0);
+        if (dg_run_policy_load(&v->run, ckpt, &v->pol, &v->p, &e) != DG_OK) return vw_fail(v->cmd, &e, 0);
     } else {  /* --run: the policy as initialised until the run's first snapshot loads */
         if (dg_policy_create(env, v->run.opts.hidden, v->run.opts.nhidden, &v->pol, &v->p, &e) != DG_OK)
-            return cli_fail(v->cmd, &e, EXIT_FAIL);
+            return vw_fail(v->cmd, &e, DG_EXIT_FAIL);
         dg_rng rng;
         dg_rng_seed(&rng, v->run.opts.seed);
         dg_policy_reset_params(&v->pol, v->p, &rng);
@@ -701,11 +701,12 @@ static int run_viewer(viewer *v, const char *ckpt) {
     }
     char what[96];
     snprintf(what, sizeof what, "a live episode of %d rows and horizon %d", v->rows, env->horizon);
-    if (!cli_mem_ok(v->cmd, dg_live_memory(env, &v->pol, v->rows) + dg_replay_track_memory(env->horizon + 1) +
-                                (double)(env->horizon + 1) * env->state_dim * sizeof(dg_real),
-                    what, "env.horizon"))
-        return EXIT_USAGE;
-    if (!(v->live = dg_live_create(env, &v->pol, v->p, v->rows, &e))) return cli_fail(v->cmd, &e, EXIT_FAIL);
+    if (dg_mem_check(dg_live_memory(env, &v->pol, v->rows) + dg_replay_track_memory(env->horizon + 1) +
+                     (double)(env->horizon + 1) * env->state_dim * sizeof(dg_real), &e) != DG_OK) {
+        vw_error(v->cmd, "%s %s; lower env.horizon", what, e.msg);
+        return DG_EXIT_USAGE;
+    }
+    if (!(v->live = dg_live_create(env, &v->pol, v->p, v->rows, &e))) return vw_fail(v->cmd, &e, DG_EXIT_FAIL);
     const int gw = v->size / 4;
     v->row = malloc(((size_t)env->horizon + 1) * env->state_dim * sizeof(dg_real));
     v->grid = dg_render_grid_create(gw, gw, &e);
@@ -713,8 +714,8 @@ static int run_viewer(viewer *v, const char *ckpt) {
     v->arena = dg_image_create(v->size, v->size + DG_REPLAY_HEADER, 0);
     v->panel = dg_image_create(PANEL_W, v->size + DG_REPLAY_HEADER, 0);
     if (!v->row || !v->grid || !v->heat || !v->arena || !v->panel) {
-        cli_error(v->cmd, "out of memory");
-        return EXIT_FAIL;
+        vw_error(v->cmd, "out of memory");
+        return DG_EXIT_FAIL;
     }
     v->capture_metric = -1;
     for (int i = 0; i < env->nmetrics; i++)
@@ -735,163 +736,85 @@ static int run_viewer(viewer *v, const char *ckpt) {
     while (!v->quit && !rc && (v->frames_max <= 0 || v->w.frames < v->frames_max)) rc = frame(v);
     if (rc || (rc = vw_finish(&v->w, v->screenshot))) return rc;
     if (v->traj_path && (rc = write_trajectory(v))) return rc;
-    /* one JSON line: what was shown, and how fast */
-    cli_json j = {cJSON_CreateObject(), 0};
-    cli_json_game(&j, env->game->name, dg_env_source(env));
-    cli_json_add(&j, j.root, "frames", cli_json_number("%.0f", (double)v->w.frames));
-    cli_json_add(&j, j.root, "steps", cli_json_number("%.0f", dg_live_steps(v->live)));
-    cli_json_add(&j, j.root, "seed", cli_json_number("%.0f", (double)v->seed));
-    cli_json_add(&j, j.root, "batch", cJSON_CreateBool(v->batch));
-    vw_json_speed(&v->w, &j, j.root);
-    cli_json_add(&j, j.root, "arena_px", cli_json_number("%.0f", v->size));
+    return 0;
+}
+
+/* The JSON line's fields of a viewer that ran to its end: what was shown, and how fast. */
+static void view_report(const viewer *v, dg_json *j) {
+    const dg_env *env = v->run.env;
+    dg_json_game(j, env->game->name, dg_env_source(env));
+    dg_json_add(j, j->root, "frames", dg_json_number("%.0f", (double)v->w.frames));
+    dg_json_add(j, j->root, "steps", dg_json_number("%.0f", dg_live_steps(v->live)));
+    dg_json_add(j, j->root, "seed", dg_json_number("%.0f", (double)v->seed));
+    dg_json_add(j, j->root, "batch", cJSON_CreateBool(v->batch));
+    vw_json_speed(&v->w, j, j->root);
+    dg_json_add(j, j->root, "arena_px", dg_json_number("%.0f", v->size));
     if (v->player >= 0) {
         double m[DG_MAX_METRICS];
         dg_live_metrics(v->live, m);
         if (v->capture_metric >= 0)
-            cli_json_add(&j, j.root, "capture_time", cli_json_number("%.4g", m[v->capture_metric]));
-        if (isfinite(v->t_start)) cli_json_add(&j, j.root, "equilibrium_time", cli_json_number("%.6g", v->t_start));
+            dg_json_add(j, j->root, "capture_time", dg_json_number("%.4g", m[v->capture_metric]));
+        if (isfinite(v->t_start)) dg_json_add(j, j->root, "equilibrium_time", dg_json_number("%.6g", v->t_start));
     }
     if (v->run_dir) {
         const char *base = strrchr(v->snap, '/');
-        cli_json_add(&j, j.root, "snapshot", cJSON_CreateString(v->snap[0] ? (base ? base + 1 : v->snap) : ""));
-        cli_json_add(&j, j.root, "reloads", cli_json_number("%.0f", v->reloads));
-        cli_json_add(&j, j.root, "run_epoch", cli_json_number("%.0f", v->run_epoch));
-        cli_json_add(&j, j.root, "curve_points", cli_json_number("%.0f", v->ncurve));
+        dg_json_add(j, j->root, "snapshot", cJSON_CreateString(v->snap[0] ? (base ? base + 1 : v->snap) : ""));
+        dg_json_add(j, j->root, "reloads", dg_json_number("%.0f", v->reloads));
+        dg_json_add(j, j->root, "run_epoch", dg_json_number("%.0f", v->run_epoch));
+        dg_json_add(j, j->root, "curve_points", dg_json_number("%.0f", v->ncurve));
     }
-    return cli_json_print(&j, v->cmd);
 }
 
-static int viewer_main(const char *cmd, int argc, char **argv, int play) {
-    const char *config, *ckpt, *frames_s = NULL, *size_s, *rows_s = NULL, *speed_s, *as = NULL, *input = NULL;
-    viewer v = {0};
-    v.cmd = cmd;
-    v.player = -1;
-    int bench = 0, batch = 0;
-    static const char VIEW_HELP[] =
-        "usage: difgames view --config FILE --ckpt FILE [options]\n"
-        "       difgames view --run DIR [options]\n"
-        "\n"
-        "Opens a window and plays the policy live, drawn as in replays (soft render under\n"
-        "crisp shapes, bodies, goal, trails), with a side panel of the loss so far term by\n"
-        "term and the game's metrics. Keys: space pause, left/right step back and forth,\n"
-        "+/- speed, R new initial state (next seed), B the batch (the other rows, faded),\n"
-        "S screenshot (screenshot-NNN.png), Q/Esc quit. The mouse drags the goal (reach)\n"
-        "or the evader (chase) and the policy reacts live. Without a display, run it under\n"
-        "xvfb-run with --frames. With --run DIR it follows a training run (its newest snapshot,\n"
-        "its loss curve), the config read from the run's snapshots unless --config is given.\n"
-        "Prints one JSON line at the end (frames, fps, render ms).\n"
-        "\n"
-        "options:\n";
-    static const char PLAY_HELP[] =
-        "usage: difgames play --config FILE --ckpt FILE --as ROLE [options]\n"
-        "\n"
-        "You drive one body with the arrow keys (or WASD; two keys for a diagonal; each\n"
-        "axis at full scale) against the learned other player. ROLE is a body of the game:\n"
-        "agent (reach, pixel), pursuer, or evader (a two-player game: duel, duel_simple);\n"
-        "a model file's game: a body its draw.bodies names (configs/models/reach.yaml: agent).\n"
-        "The panel shows the time, the capture, and for duel_simple the exact equilibrium\n"
-        "capture time from the start state: the score to beat. Keys: space pause, R new\n"
-        "state, F12 screenshot, Q/Esc quit. Prints one JSON line at the end.\n"
-        "\n"
-        "options:\n";
-    cli_opt opts[CLI_MAX_OPTS] = {
-        CLI_CONFIG(&config), CLI_CKPT(&ckpt),
-        CLI_KEY_DEF("--seed", "seed", "the config's"),
-        {"--size", &size_s, NULL, "N", "width and height of the arena view in pixels", "480"},
-        {"--speed", &speed_s, NULL, "X", "simulated seconds a real second (+/- halve or double it)", "1"},
-        {"--frames", &frames_s, NULL, "N", "show N frames (60 a second), then exit", "until Q"},
-        {"--screenshot", &v.screenshot, NULL, "FILE", "write the last frame as a PNG", NULL},
-        {"--record", &v.record, NULL, "FILE", "write every frame into an animated GIF", NULL},
-        {"--bench", NULL, &bench, NULL, "frames as fast as they come (no 60 Hz pacing): the JSON line's fps", NULL},
-    };
-    int n = 9;
-    if (play) {
-        opts[n++] = (cli_opt){"--as", &as, NULL, "ROLE", "the body you drive: agent, pursuer or evader (a model file's: as it names them)", "required"};
-        opts[n++] = (cli_opt){"--input", &input, NULL, "FILE", "held keys, one line a frame (e.g. 'up left')", "the keyboard"};
-        opts[n++] = (cli_opt){"--trajectory", &v.traj_path, NULL, "FILE", "write t and each body's x, y a step (CSV)", NULL};
-    } else {
-        opts[0] = (cli_opt){"--config", &config, NULL, "FILE", "the game's YAML config (configs/*.yaml)",
-                            "required, or with --run the one stored in the run's snapshots"};
-        opts[1] = (cli_opt){"--ckpt", &ckpt, NULL, "FILE", "policy parameters (.safetensors)", "required, or --run"};
-        opts[n++] = (cli_opt){"--rows", &rows_s, NULL, "N", "episodes played at once (B shows the others)", "8"};
-        opts[n++] = (cli_opt){"--batch", NULL, &batch, NULL, "start with the batch shown (as B does)", NULL};
-        opts[n++] = (cli_opt){"--input", &input, NULL, "FILE", "keys pressed, one line a frame (space left right plus "
-                              "minus r b s q) and the mouse at a point of the world (click X Y, press X Y, move X Y, "
-                              "release)", "the keyboard"};
-        opts[n++] = (cli_opt){"--trajectory", &v.traj_path, NULL, "FILE", "write t and each body's x, y a step of the "
-                              "episode shown (CSV)", NULL};
-        opts[n++] = (cli_opt){"--run", &v.run_dir, NULL, "DIR", "follow a training run in DIR instead of --ckpt: its newest "
-                              "snapshot, reloaded as it appears, and its loss curve", NULL};
+/* play --as ROLE: the player of the body named role (a moving body of the game whose player is
+ * learned) into v->player; 0, or the exit status after one error line. */
+static int play_role(viewer *v, const char *as) {
+    const dg_env *env = v->run.env;
+    const char *q = env->game->body_names;
+    int k = 0, found = -1;
+    while (q && found < 0) {
+        const char *c = strchr(q, ',');
+        const size_t len = c ? (size_t)(c - q) : strlen(q);
+        if (strlen(as) == len && !strncmp(as, q, len)) found = k;
+        q = c ? c + 1 : NULL;
+        k++;
     }
-    opts[n] = (cli_opt)CLI_END;
-    const int prc = cli_parse(cmd, argc, argv, opts, play ? PLAY_HELP : VIEW_HELP);
-    if (prc) return prc == CLI_HELP ? 0 : prc;
-    if ((!config && !v.run_dir) || (!ckpt && !v.run_dir) || (play && !as)) {
-        cli_error(cmd, play ? "--config FILE, --ckpt FILE and --as ROLE are required (see --help)"
-                            : "--config FILE and --ckpt FILE (or --run DIR) are required (see --help)");
-        return EXIT_USAGE;
+    v->player = found;
+    if (found < 0 || !strcmp(as, "goal")) {
+        vw_error(v->cmd, "--as %s: game '%s' has no such player (its bodies: %s)", as, env->game->name,
+                 env->game->body_names ? env->game->body_names
+                 : !strcmp(dg_env_source(env), "model") ? "unnamed; a model file names them as draw.bodies: "
+                                                          "{NAME: [x, y], ...}, docs/models.md"
+                 : "unnamed");
+        return DG_EXIT_USAGE;
     }
-    if (ckpt && v.run_dir) {
-        cli_error(cmd, "--ckpt and --run: one policy or one run, not both");
-        return EXIT_USAGE;
+    if (found >= env->nplayers) {
+        vw_error(v->cmd, "--as %s: the %s of this config is scripted, not learned (play the other, or a config "
+                 "with two learned players such as configs/duel.yaml)", as, as);
+        return DG_EXIT_USAGE;
     }
-    struct stat rst;
-    if (v.run_dir && (stat(v.run_dir, &rst) != 0 || !S_ISDIR(rst.st_mode))) {
-        cli_error(cmd, "--run %s: not a folder", v.run_dir);
-        return EXIT_USAGE;
-    }
-    const cli_path ins[] = {{"--config", config}, {"--ckpt", ckpt}, {"--input", input}};
-    const cli_path outs[] = {{"--screenshot", v.screenshot}, {"--record", v.record}, {"--trajectory", v.traj_path}};
-    if (cli_check_outputs(cmd, outs, 3, ins, 3)) return EXIT_USAGE;
-    v.size = 480;
-    v.rows = play ? 1 : 8;
-    v.speed = 1;
-    v.bench = bench;
-    v.batch = batch;
-    if ((size_s && !cli_int(cmd, "--size", size_s, 128, 2048, &v.size)) ||
-        (frames_s && !cli_int(cmd, "--frames", frames_s, 1, MAX_INPUT_FRAMES, &v.frames_max)) ||
-        (rows_s && !cli_int(cmd, "--rows", rows_s, 1, 256, &v.rows)) ||
-        (speed_s && !cli_double(cmd, "--speed", speed_s, 1.0 / 16, 16, 0, &v.speed)))
-        return EXIT_USAGE;
-    int rc = config ? cli_load_opts(&v.run, config, opts) : run_config(&v, opts, frames_s ? v.frames_max : 0);
+    return 0;
+}
+
+int vw_view(const vw_view_opts *o, dg_json *j) {
+    viewer v = {.cmd = o->cmd, .player = -1, .size = o->size, .rows = o->rows, .speed = o->speed,
+                .frames_max = o->frames, .bench = o->bench, .batch = o->batch, .screenshot = o->screenshot,
+                .record = o->record, .traj_path = o->trajectory, .run_dir = o->run_dir};
+    int rc = o->config ? o->load(o->load_user, &v.run, o->config, NULL, 0) : run_config(&v, o);
     if (rc) return rc;
     v.seed = v.run.opts.seed;
-    const dg_env *env = v.run.env;
-    if (play) {  /* the role: a moving body of the game whose player is learned */
-        const char *q = env->game->body_names;
-        int k = 0, found = -1;
-        while (q && found < 0) {
-            const char *c = strchr(q, ',');
-            const size_t len = c ? (size_t)(c - q) : strlen(q);
-            if (strlen(as) == len && !strncmp(as, q, len)) found = k;
-            q = c ? c + 1 : NULL;
-            k++;
+    if (o->play) rc = play_role(&v, o->as);
+    if (!rc && o->input)
+        rc = o->play ? read_input(&v, o->input) : vw_script_read(&v.script, v.cmd, o->input, PRESS, NPRESS);
+    const char *outs[][2] = {{"--screenshot", v.screenshot}, {"--record", v.record}, {"--trajectory", v.traj_path}};
+    for (int i = 0; i < 3 && !rc; i++) {  /* their folders, before the window opens */
+        dg_err e = {0};
+        if (outs[i][1] && dg_file_parent_make(outs[i][1], &e) != DG_OK) {
+            vw_error(v.cmd, "%s: %s", outs[i][0], e.msg);
+            rc = DG_EXIT_USAGE;
         }
-        if (found < 0 || !strcmp(as, "goal")) {
-            cli_error(cmd, "--as %s: game '%s' has no such player (its bodies: %s)", as, env->game->name,
-                      env->game->body_names ? env->game->body_names
-                      : !strcmp(dg_env_source(env), "model") ? "unnamed; a model file names them as draw.bodies: "
-                                                               "{NAME: [x, y], ...}, docs/models.md"
-                      : "unnamed");
-            rc = EXIT_USAGE;
-        } else if (found >= env->nplayers) {
-            cli_error(cmd, "--as %s: the %s of this config is scripted, not learned (play the other, or a config "
-                      "with two learned players such as configs/duel.yaml)", as, as);
-            rc = EXIT_USAGE;
-        }
-        v.player = found;
-        if (!rc && input) rc = read_input(&v, input);
     }
-    if (!play && input && !rc) rc = vw_script_read(&v.script, cmd, input, PRESS, NPRESS);
-    if (!rc) {
-        const cli_path parents[] = {{"--screenshot", v.screenshot}, {"--record", v.record}, {"--trajectory", v.traj_path}};
-        for (int i = 0; i < 3 && !rc; i++)
-            if (parents[i].path) rc = cli_make_parent(cmd, parents[i].flag, parents[i].path);
-    }
-    if (!rc) rc = run_viewer(&v, ckpt);
+    if (!rc) rc = run_viewer(&v, o->ckpt);
+    if (!rc) view_report(&v, j);
     viewer_free(&v);
     return rc;
 }
-
-int cmd_view(int argc, char **argv) { return viewer_main("view", argc, argv, 0); }
-int cmd_play(int argc, char **argv) { return viewer_main("play", argc, argv, 1); }

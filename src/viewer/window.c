@@ -1,15 +1,29 @@
-/* The viewer's window: SDL2 shows the frames the library draws. */
+/* The viewer's window: SDL2 shows the frames the library draws; the viewer's error lines. */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "difgames/base.h"
 #include "difgames/fileio.h"
-
-#include "cli/cli.h"
 #include "viewer/window.h"
+
+void vw_error(const char *cmd, const char *fmt, ...) {
+    fprintf(stderr, "difgames %s: ", cmd);
+    va_list ap;
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+}
+
+int vw_fail(const char *cmd, const dg_err *e, int rc) {
+    vw_error(cmd, "%s", e->msg);
+    return rc ? rc : dg_status_exit(e->status);
+}
 
 double vw_now(void) { return (double)SDL_GetPerformanceCounter() / (double)SDL_GetPerformanceFrequency(); }
 
@@ -22,25 +36,25 @@ int vw_open(vw_window *w, const char *cmd, const char *title, int width, int hei
     w->cmd = cmd;
     w->bench = bench;
     if (!(w->img = dg_image_create(width, height, 0))) {
-        cli_error(cmd, "out of memory for a %dx%d window", width, height);
-        return EXIT_FAIL;
+        vw_error(cmd, "out of memory for a %dx%d window", width, height);
+        return DG_EXIT_FAIL;
     }
     if (SDL_Init(SDL_INIT_VIDEO) != 0) {
-        cli_error(cmd, "cannot open a window: %s (no display? run it under xvfb-run)", SDL_GetError());
-        return EXIT_FAIL;
+        vw_error(cmd, "cannot open a window: %s (no display? run it under xvfb-run)", SDL_GetError());
+        return DG_EXIT_FAIL;
     }
     w->win = SDL_CreateWindow(title, SDL_WINDOWPOS_CENTERED, SDL_WINDOWPOS_CENTERED, width, height, 0);
     if (w->win) w->ren = SDL_CreateRenderer(w->win, -1, 0);
     if (w->win && !w->ren) w->ren = SDL_CreateRenderer(w->win, -1, SDL_RENDERER_SOFTWARE);
     if (w->ren) w->tex = SDL_CreateTexture(w->ren, SDL_PIXELFORMAT_RGB24, SDL_TEXTUREACCESS_STREAMING, width, height);
     if (!w->tex) {
-        cli_error(cmd, "cannot open a window: %s", SDL_GetError());
-        return EXIT_FAIL;
+        vw_error(cmd, "cannot open a window: %s", SDL_GetError());
+        return DG_EXIT_FAIL;
     }
     dg_err e = {0};
     if (record && !(w->gif = dg_gif_begin(record, width, height, 2, &e))) {
-        cli_error(cmd, "--record: %s", e.msg);
-        return EXIT_USAGE;
+        vw_error(cmd, "--record: %s", e.msg);
+        return DG_EXIT_USAGE;
     }
     w->wall0 = w->next = vw_now();
     return 0;
@@ -56,7 +70,7 @@ int vw_show(vw_window *w, int drawn, double render_ms, double cpu_ms) {
         SDL_RenderPresent(w->ren);
     }
     dg_err e = {0};
-    if (w->gif && dg_gif_add_frame(w->gif, w->img, &e) != DG_OK) return cli_fail(w->cmd, &e, 0);
+    if (w->gif && dg_gif_add_frame(w->gif, w->img, &e) != DG_OK) return vw_fail(w->cmd, &e, 0);
     if (drawn) {
         w->drawn++;
         w->render_ms_sum += render_ms;
@@ -87,26 +101,26 @@ void vw_screenshot_key(vw_window *w) {
 int vw_finish(vw_window *w, const char *screenshot) {
     dg_err e = {0};
     if (screenshot && dg_png_write(w->img, screenshot, &e) != DG_OK) {
-        cli_error(w->cmd, "--screenshot: %s", e.msg);
-        return EXIT_USAGE;
+        vw_error(w->cmd, "--screenshot: %s", e.msg);
+        return DG_EXIT_USAGE;
     }
     if (w->gif) {
         dg_gif *g = w->gif;
         w->gif = NULL;
-        if (dg_gif_end(g, &e) != DG_OK) return cli_fail(w->cmd, &e, 0);
+        if (dg_gif_end(g, &e) != DG_OK) return vw_fail(w->cmd, &e, 0);
     }
     return 0;
 }
 
-void vw_json_speed(const vw_window *w, cli_json *j, cJSON *root) {
+void vw_json_speed(const vw_window *w, dg_json *j, cJSON *root) {
     const double nd = w->drawn ? (double)w->drawn : 1, nf = w->frames ? (double)w->frames : 1;
-    cli_json_add(j, root, "fps", cli_json_number("%.1f", vw_fps(w)));
-    cli_json_add(j, root, "frames_drawn", cli_json_number("%.0f", (double)w->drawn));
-    cli_json_add(j, root, "render_ms", cli_json_number("%.3f", w->render_ms_sum / nd));
-    cli_json_add(j, root, "render_ms_max", cli_json_number("%.3f", w->render_ms_max));
-    cli_json_add(j, root, "render_cpu_ms", cli_json_number("%.3f", w->cpu_ms_sum / nd));
-    cli_json_add(j, root, "frame_ms", cli_json_number("%.3f", w->frame_ms_sum / nf));
-    cli_json_add(j, root, "frame_ms_max", cli_json_number("%.3f", w->frame_ms_max));
+    dg_json_add(j, root, "fps", dg_json_number("%.1f", vw_fps(w)));
+    dg_json_add(j, root, "frames_drawn", dg_json_number("%.0f", (double)w->drawn));
+    dg_json_add(j, root, "render_ms", dg_json_number("%.3f", w->render_ms_sum / nd));
+    dg_json_add(j, root, "render_ms_max", dg_json_number("%.3f", w->render_ms_max));
+    dg_json_add(j, root, "render_cpu_ms", dg_json_number("%.3f", w->cpu_ms_sum / nd));
+    dg_json_add(j, root, "frame_ms", dg_json_number("%.3f", w->frame_ms_sum / nf));
+    dg_json_add(j, root, "frame_ms_max", dg_json_number("%.3f", w->frame_ms_max));
 }
 
 double vw_fps(const vw_window *w) {
@@ -134,8 +148,8 @@ int vw_script_read(vw_script *s, const char *cmd, const char *path, const vw_key
     dg_err e = {0};
     *s = (vw_script){.keys = keys, .nkeys = nkeys};
     if (dg_file_read_max(path, (size_t)64 << 20, &text, &len, &e) != DG_OK) {
-        cli_error(cmd, "--input: %s", e.msg);
-        return EXIT_USAGE;
+        vw_error(cmd, "--input: %s", e.msg);
+        return DG_EXIT_USAGE;
     }
     int lines = 1;
     for (size_t i = 0; i < len; i++) lines += text[i] == '\n';
@@ -144,8 +158,8 @@ int vw_script_read(vw_script *s, const char *cmd, const char *path, const vw_key
     s->xy = calloc((size_t)lines * 2, sizeof(float));
     if (!s->press || !s->mouse || !s->xy) {
         free(text);
-        cli_error(cmd, "out of memory for --input %s", path);
-        return EXIT_FAIL;
+        vw_error(cmd, "out of memory for --input %s", path);
+        return DG_EXIT_FAIL;
     }
     int line = 0, rc = 0;
     for (size_t i = 0; i <= len && !rc; line++) {
@@ -154,8 +168,8 @@ int vw_script_read(vw_script *s, const char *cmd, const char *path, const vw_key
         if (end == len && i == len && line > 0) break;  /* the newline of the last line */
         char buf[256];
         if (end - i >= sizeof buf) {
-            cli_error(cmd, "--input %s:%d: a line of %zu bytes (at most %zu)", path, line + 1, end - i, sizeof buf - 1);
-            rc = EXIT_USAGE;
+            vw_error(cmd, "--input %s:%d: a line of %zu bytes (at most %zu)", path, line + 1, end - i, sizeof buf - 1);
+            rc = DG_EXIT_USAGE;
             break;
         }
         snprintf(buf, sizeof buf, "%.*s", (int)(end - i), (const char *)text + i);
@@ -178,9 +192,9 @@ int vw_script_read(vw_script *s, const char *cmd, const char *path, const vw_key
                 char names[256] = "";
                 for (int q = 0; q < nkeys; q++)
                     snprintf(names + strlen(names), sizeof names - strlen(names), "%s, ", keys[q].name);
-                cli_error(cmd, "--input %s:%d: '%.20s' is no key (%s) nor one mouse action (click X Y, press X Y, "
+                vw_error(cmd, "--input %s:%d: '%.20s' is no key (%s) nor one mouse action (click X Y, press X Y, "
                           "move X Y, release)", path, line + 1, tok, names);
-                rc = EXIT_USAGE;
+                rc = DG_EXIT_USAGE;
                 break;
             }
             s->mouse[line] = (unsigned char)m;

@@ -5,8 +5,8 @@
 
 #include <SDL.h>
 
-#include "cli/cli.h"
 #include "difgames/image.h"
+#include "io/json.h"
 
 #define VW_FPS 60
 
@@ -57,6 +57,16 @@ void vw_script_push(vw_script *s, int64_t f, void (*to_px)(void *user, float x, 
                     void *user);
 void vw_script_free(vw_script *s);
 
+#if defined(__GNUC__)
+#define VW_PRINTF(fmt, args) __attribute__((format(printf, fmt, args)))  /* checks the arguments */
+#else
+#define VW_PRINTF(fmt, args)
+#endif
+/* The viewer's error line: "difgames <cmd>: <msg>" on stderr (its exit codes: DG_EXIT_*, status.h). */
+void vw_error(const char *cmd, const char *fmt, ...) VW_PRINTF(2, 3);
+/* vw_error of e's message; returns rc, or when rc is 0 the exit code of e's status (dg_status_exit). */
+int  vw_fail(const char *cmd, const dg_err *e, int rc);
+
 double vw_now(void);                                          /* seconds, monotonic */
 double vw_cpu(void);                                          /* this thread's CPU seconds */
 /* Opens a w x h window titled title (and the GIF of record, may be NULL); 0, or the exit status
@@ -72,7 +82,7 @@ int  vw_show(vw_window *w, int drawn, double render_ms, double cpu_ms);
 /* The speed of the frames shown into the command's JSON line: fps, frames_drawn, render_ms (mean
  * wall ms of drawing a frame anew), render_ms_max (past the first frame, which loads the fonts),
  * render_cpu_ms (its CPU time), frame_ms and frame_ms_max (a whole frame's work, past the first). */
-void vw_json_speed(const vw_window *w, cli_json *j, cJSON *root);
+void vw_json_speed(const vw_window *w, dg_json *j, cJSON *root);
 /* The screenshot key: screenshot-NNN.png in the current folder, a line on stderr. */
 void vw_screenshot_key(vw_window *w);
 /* Writes --screenshot (may be NULL) and ends the GIF; 0 or the exit status after an error line. */

@@ -1,0 +1,90 @@
+/* difgames hji simulation: both players follow the equilibrium feedback of a solved value (its
+ * slices over time-to-go) from a start state. Part of difgames/hji.h. */
+#ifndef DIFGAMES_HJI_SIM_H
+#define DIFGAMES_HJI_SIM_H
+
+#include "difgames/api.h"
+#include "difgames/hji_problem.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The value over time-to-go that strategies read: nt slices v (nt, nodes; the grid's) at the
+ * increasing times-to-go t[] (>= 0), the last one the horizon T (t_end). nt = 1: one value for every
+ * time (a stationary value: a game of degree, a converged tube, or a file of one time). */
+typedef struct dg_hji_slices {
+    int           nt;
+    const double *t;                      /* (nt) times-to-go                                  */
+    const double *v;                      /* (nt, nodes)                                       */
+} dg_hji_slices;
+/* V(x, tau) and its gradient (grad: ndim, may be NULL): dg_hji_interp in space on the two slices
+ * around tau, linear between them in time; tau is clamped into [t[0], t[nt - 1]]. */
+DG_API double dg_hji_slices_interp(const dg_hji_grid *g, const dg_hji_slices *V, double tau, const double *x,
+                                   double *grad);
+
+/* Both players follow the equilibrium feedback of a value V (p's grid) at the current time-to-go:
+ * at time t the inputs of grad V(x, T - t) (T = V's last time; past T, time-to-go 0: V's first
+ * slice; one slice: that one throughout), bang-bang (dg_hji_game_optimal) or with a boundary layer,
+ * held over an RK2 (midpoint) step of dt; periodic axes wrap into [lo, hi). Stops when the target
+ * (p->target <= 0) is reached: capture, else escape after t_max. */
+typedef struct dg_hji_sim_step {
+    int64_t       step, steps;            /* this step (0 .. steps) and the most there can be  */
+    double        t;                      /* step * dt                                         */
+    const double *x, *u, *d;              /* the state (nx) and both players' inputs there     */
+    double        value, target;          /* V(x, T - t) and the target's l(x) (<= 0: captured) */
+} dg_hji_sim_step;
+/* Called at every step (the capture step included); a non-zero return stops the simulation. */
+typedef int (*dg_hji_sim_fn)(void *user, const dg_hji_sim_step *s);
+
+typedef struct dg_hji_sim_opts {
+    double        t_max;                  /* > 0: the horizon (s)                              */
+    double        dt;                     /* > 0: the step; 0: dg_hji_sim_dt                   */
+    int64_t       max_steps;              /* t_max / dt above this is refused (DG_ERR_ARG)     */
+    double        layer;                  /* >= 0: the boundary layer (dg_hji_feedback); 0: bang-bang */
+    const char   *csv_path;               /* non-NULL: one CSV row per step, written atomically:
+                                             t,x0..,u0..,d0..,value,target                     */
+    dg_hji_sim_fn on_step;                /* may be NULL                                       */
+    void         *user;
+} dg_hji_sim_opts;
+
+typedef struct dg_hji_sim_result {
+    int     captured;                     /* 1: the target was reached                         */
+    double  capture_time;                 /* when (s), or -1                                   */
+    double  dt;                           /* the step used                                     */
+    int64_t steps;                        /* ceil(t_max / dt)                                  */
+    int64_t rows;                         /* steps simulated (CSV rows)                        */
+    double  value0;                       /* V(x0) at the time-to-go T, to compare with payoff  */
+    double  payoff;                       /* a game of degree: the payoff along the path (NAN for a
+                                             game of kind): int e^{-rho t} L dt by the midpoint
+                                             rule, plus e^{-rho T} g(x(T)) (cost, finite horizon),
+                                             or plus e^{-rho t_max} V(x(t_max)), the value of the
+                                             rest (cost, stationary); payoff: time: the time
+                                             to where the path crosses the target's rim (l
+                                             linear over the last step; t_max when not
+                                             captured)                                         */
+} dg_hji_sim_result;
+
+/* Both players' equilibrium inputs at x (nx) from the gradient p of V(x, tau) (dg_hji_slices_interp)
+ * into u (u.dim) and d (d.dim); returns V(x, tau). layer 0: bang-bang (dg_hji_game_optimal). layer
+ * in (0, 1]: a boundary layer against chattering: with s = G^T p (D^T p for d), a box input j moves
+ * linearly from its centre to the bound when |s_j| < layer |p| |G e_j| (the switching function is
+ * within about asin(layer) of changing sign), a ball input takes centre +- radius s / max(|s|,
+ * layer |p| |G|_F). Affine games only (zeros otherwise). */
+DG_API double    dg_hji_feedback(const dg_hji_problem *p, const dg_hji_slices *V, double tau, double layer,
+                                 const double *x, double *u, double *d);
+/* The automatic step from x0 (nx): a quarter of a cell per step at the speed the equilibrium inputs
+ * of V(., T) give there (0.01 when still), at most t_max / 200. */
+DG_API double    dg_hji_sim_dt(const dg_hji_problem *p, const dg_hji_slices *V, const double *x0, double t_max);
+/* Simulates from x0 (nx) with V (p's grid) into r. A game of degree with a running cost is not over
+ * at the target; over a finite horizon it ends at t_end (t_max is not used; dt is shortened so the
+ * last step lands on t_end), so that r->payoff and r->value0 measure the same game. Returns DG_OK, DG_ERR_ARG (bad options or slices,
+ * too many steps: nothing written), DG_ERR_IO (the CSV), DG_ERR_INTERRUPTED (on_step stopped it; no
+ * CSV). */
+DG_API dg_status dg_hji_simulate(const dg_hji_problem *p, const dg_hji_slices *V, const double *x0,
+                                 const dg_hji_sim_opts *o, dg_hji_sim_result *r, dg_err *e);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
