@@ -1,12 +1,15 @@
 /* hji_degree: games of degree against their exact values (the tables of docs/hji.md, "Games of
  * degree"): the five configs configs/hji/{pursuit2d_time, zermelo_time, double_integrator_time,
- * lq_game, lq_discounted}.yaml. A benchmark built with the rest (build/bench/hji_degree); `check`
- * also runs as the ctest hji_degree_configs.
+ * lq_game, lq_discounted}.yaml. A benchmark built with the rest (build/bench/hji_degree); `all`
+ * runs in the ctest docs (docs/measurements/hji.json), which fails when check fails.
  *
  *     ./build/bench/hji_degree check     each config on its default grid: errors, steps, seconds;
  *                                        exits 1 when a mean relative error reaches 2 %
  *     ./build/bench/hji_degree table     errors at 3 grid sizes per accuracy, with observed orders
  *     ./build/bench/hji_degree sweep     stationary configs: time-marching against fast sweeping
+ *     ./build/bench/hji_degree all       check, table and sweep in one run, each solve once (check's
+ *                                        and sweep's marches are rows of the table): each table under a
+ *                                        "## mode" line; exits 1 when check would (the docs' rerun)
  *     ./build/bench/hji_degree chauffeur the homicidal chauffeur's capture time (chauffeur_time.yaml) on
  *                                        121^2 and 241^2: its lower bound at every node, its jump
  *                                        against the barrier traced by characteristics, and {T <= tau}
@@ -35,6 +38,62 @@ static void config_path(const char *name, char *out, size_t size) {
     snprintf(out, size, "%s/../configs/hji/%s.yaml", dir, name);
 }
 
+/* The solves of this process, each (config, grid, accuracy, method) once: check, table and sweep
+ * (all) share the grids where they meet. */
+typedef struct deg_solved {
+    int          i, n;          /* the case (DEG_CASES) and grid nodes per axis                   */
+    char         acc[16], method[8];
+    deg_error    r;
+    dg_hji_stats st;
+    double      *V;             /* the value (nodes)                                              */
+} deg_solved;
+static deg_solved *g_solved;
+static int g_nsolved, g_capsolved;
+
+/* The case i's config at path on n^2 (0: its own grid) at accuracy acc and by method (NULL: the
+ * config's), solved once (deg_run) or found among the earlier solves: its errors and stats into r
+ * and st, its value into *V (memo's own, may be NULL). Returns 0, or 1 with the reason in msg. */
+static int deg_solve(const char *path, int i, int n, const char *acc, const char *method, deg_error *r,
+                     dg_hji_stats *st, const double **V, char *msg, size_t size) {
+    dg_err e = {0};
+    dg_cfg *cfg = dg_cfg_load(path, &e);
+    dg_hji_problem *p = cfg ? dg_hji_problem_load(cfg, &e) : NULL;
+    if (!p) {
+        snprintf(msg, size, "%.200s: %.300s", path, e.msg);
+        dg_cfg_free(cfg);
+        return 1;
+    }
+    deg_solved k = {.i = i, .n = n > 0 ? n : p->grid.n[0]};  /* the key, the config's own values filled in */
+    snprintf(k.acc, sizeof k.acc, "%s", acc ? acc : dg_hji_accuracy_name(dg_hji_accuracy_of(&p->opts)));
+    snprintf(k.method, sizeof k.method, "%s", method ? method : p->opts.method == DG_HJI_METHOD_SWEEP ? "sweep" : "march");
+    dg_hji_problem_free(p);
+    dg_cfg_free(cfg);
+    for (int j = 0; j < g_nsolved; j++) {
+        const deg_solved *d = &g_solved[j];
+        if (d->i == k.i && d->n == k.n && !strcmp(d->acc, k.acc) && !strcmp(d->method, k.method)) {
+            *r = d->r;
+            *st = d->st;
+            if (V) *V = d->V;
+            return 0;
+        }
+    }
+    if (g_nsolved == g_capsolved) {
+        deg_solved *more = realloc(g_solved, (size_t)(g_capsolved + 16) * sizeof *more);
+        if (!more) {
+            snprintf(msg, size, "out of memory");
+            return 1;
+        }
+        g_solved = more;
+        g_capsolved += 16;
+    }
+    if (deg_run(path, &DEG_CASES[i], n, acc, method, &k.r, &k.st, &k.V, msg, size)) return 1;
+    g_solved[g_nsolved++] = k;
+    *r = k.r;
+    *st = k.st;
+    if (V) *V = k.V;
+    return 0;
+}
+
 static int check(void) {
     int bad = 0;
     printf("| config | grid | accuracy | rel L1 | mean rel | max abs | steps | converged | residual | seconds |\n");
@@ -57,7 +116,7 @@ static int check(void) {
         const int stationary = p->stationary;
         dg_hji_problem_free(p);
         dg_cfg_free(cfg);
-        if (deg_run(path, &DEG_CASES[i], 0, NULL, NULL, &r, &st, NULL, msg, sizeof msg)) {
+        if (deg_solve(path, i, 0, NULL, NULL, &r, &st, NULL, msg, sizeof msg)) {
             fprintf(stderr, "%s\n", msg);
             return 1;
         }
@@ -88,7 +147,7 @@ static int table(void) {
                 deg_error r;
                 dg_hji_stats st;
                 config_path(DEG_CASES[i].name, path, sizeof path);
-                if (deg_run(path, &DEG_CASES[i], N[i][k], ACC[a], NULL, &r, &st, NULL, msg, sizeof msg)) {
+                if (deg_solve(path, i, N[i][k], ACC[a], NULL, &r, &st, NULL, msg, sizeof msg)) {
                     fprintf(stderr, "%s\n", msg);
                     return 1;
                 }
@@ -126,12 +185,13 @@ static int sweep(void) {
         const deg_case *c = &DEG_CASES[STAT[s]];
         char path[1200], msg[512];
         config_path(c->name, path, sizeof path);
-        double *V[3] = {NULL, NULL, NULL};
+        const double *V[3] = {NULL, NULL, NULL};
         deg_error r[3];
         dg_hji_stats st[3];
         int rc = 0;
         for (int m = 0; m < 3 && !rc; m++)
-            if ((rc = deg_run(path, c, 0, A[m], M[m], &r[m], &st[m], &V[m], msg, sizeof msg))) fprintf(stderr, "%s\n", msg);
+            if ((rc = deg_solve(path, STAT[s], 0, A[m], M[m], &r[m], &st[m], &V[m], msg, sizeof msg)))
+                fprintf(stderr, "%s\n", msg);
         dg_cfg *cfg = NULL;
         dg_hji_problem *p = rc ? NULL : load_at(path, 0, &cfg);
         for (int m = 0; p && m < 3; m++)
@@ -142,7 +202,6 @@ static int sweep(void) {
         rc |= !p;
         dg_hji_problem_free(p);
         dg_cfg_free(cfg);
-        for (int m = 0; m < 3; m++) free(V[m]);
         if (rc) return 1;
     }
     return 0;
@@ -325,6 +384,15 @@ int main(int argc, char **argv) {
     if (!strcmp(what, "check")) return check();
     if (!strcmp(what, "table")) return table();
     if (!strcmp(what, "sweep")) return sweep();
+    if (!strcmp(what, "all")) {  /* each table under its heading; the status is check's (the others': 1 on an error) */
+        printf("## check\n");
+        int rc = check();
+        printf("\n## table\n");
+        rc |= table();
+        printf("\n## sweep\n");
+        rc |= sweep();
+        return rc;
+    }
     static const int BOTH[] = {121, 241}, FINE[] = {241};
     if (!strcmp(what, "chauffeur")) return chauffeur(BOTH, 2, 1);
     if (!strcmp(what, "barrier") && argc > 2) {

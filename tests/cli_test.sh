@@ -56,6 +56,21 @@ grep -q '^  model.name ' "$T/out" && grep -q '^  model.compile ' "$T/out" && gre
     || { echo "FAIL keys model: $(head -c 300 "$T/out")"; fail=$((fail + 1)); }
 check "keys unknown game"     2 "unknown game 'tetris' (see difgames games; a model file's game: difgames keys model)" "$DG" keys tetris
 
+# OpenMP's wait policy: with none given the command sets GOMP_SPINCOUNT=1000 and executes itself again
+# (src/cli/main.c), so the running image's environment holds it (lib.sh gives it to every other test)
+env -u GOMP_SPINCOUNT -u OMP_WAIT_POLICY -u DIFGAMES_NO_REEXEC "$DG" train --config $R --epochs 1000000 --batch 2 \
+    --out "$T/reexec" --quiet >/dev/null 2>&1 &
+job=$!
+seen=0
+for _ in $(seq 1 200); do
+    tr '\0' '\n' <"/proc/$job/environ" 2>/dev/null | grep -qx 'GOMP_SPINCOUNT=1000' && { seen=1; break; }
+    sleep 0.05
+done
+kill -9 $job 2>/dev/null
+wait $job 2>/dev/null
+[ $seen = 1 ] && { echo "ok   the command re-executes itself with GOMP_SPINCOUNT=1000 when no wait policy is set"; pass=$((pass + 1)); } \
+    || { echo "FAIL no GOMP_SPINCOUNT=1000 in the running command's environment (no re-execution)"; fail=$((fail + 1)); }
+
 # bad configs: file, line and key in one line, exit 2
 check "train no config"       2 "--config"         "$DG" train
 check "missing config file"   2 "$T/nope.yaml"     "$DG" train --config "$T/nope.yaml" --out "$T/x"

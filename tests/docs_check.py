@@ -17,6 +17,11 @@
                                       runs the measurements named (by id or id prefix; default all,
                                       the slow ones too) and prints quoted and measured values,
                                       failing on nothing.
+    docs_check.py rerun SRC BUILD --output RUN=FILE ...
+                                      rerun, taking run RUN's output (its stdout) from FILE instead of
+                                      running its command: a ctest fixture ran it (hji.deg: ctest
+                                      hji_degree_configs runs `hji_degree all` for its own check and
+                                      keeps the output for the docs); its times are not known then.
     docs_check.py update SRC BUILD [ID...]
                                       the same, and writes the measured values (rounded to their
                                       precision; today's date on those that carry one) into
@@ -365,8 +370,8 @@ def check_markers(src, ms, runs):
 class Runner:
     """runs the measurements' commands once each, in one temporary copy of what they read"""
 
-    def __init__(self, src, build, runs):
-        self.src, self.runs, self.out = src, runs, {}
+    def __init__(self, src, build, runs, given=None):
+        self.src, self.runs, self.out, self.given = src, runs, {}, given or {}
         self.tmp = tempfile.mkdtemp(prefix="docs_check.")
         for d in ("configs", "examples"):
             shutil.copytree(os.path.join(src, d), os.path.join(self.tmp, d), symlinks=True)
@@ -385,6 +390,15 @@ class Runner:
                 need.add(r)
                 stack += self.runs[r]["after"]
         order = [r for r in self.runs if r in need]  # the files' order: long trainings come first
+        for rid in [r for r in order if r in self.given]:  # output given: ran before, elsewhere
+            order.remove(rid)
+            path = self.given[rid]
+            if not os.path.isfile(path) or os.path.getsize(path) == 0:
+                fail(f"{self.runs[rid]['file']}: run {rid}: --output {path}: no such file, or empty")
+                self.out[rid] = None
+            else:
+                print(f"  [given: {path}] {self.runs[rid]['command']}", flush=True)
+                self.out[rid] = (read(path), "", None, None)
         running = {}
         while order or running:
             for rid in list(order):
@@ -415,7 +429,7 @@ class Runner:
             errf.seek(0)
             out, err = outf.read(), errf.read()
             r = self.runs[rid]
-            print(f"  [{time.time() - t0:5.1f} s] {r['command']}", flush=True)
+            print(f"  [{time.time() - t0:5.1f} s, cpu {ru.ru_utime + ru.ru_stime:5.1f} s] {r['command']}", flush=True)
             if p.returncode != 0:
                 fail(f"{r['file']}: run {rid} exited {p.returncode}: {r['command']}\n{err[-2000:]}")
                 self.out[rid] = None
@@ -430,6 +444,8 @@ class Runner:
         rd, x = m["read"], None
         if "wall" in rd or "cpu" in rd:
             x = o[2] if "wall" in rd else o[3]
+            if x is None:
+                return "its output was given (--output): its time is not known"
         elif "json" in rd:
             for ln in reversed(o[0].strip().split("\n")):
                 try:
@@ -542,10 +558,10 @@ def write_quotes(src, ms):
             print(f"docs_check: wrote the quotes of {doc}")
 
 
-def measure(src, build, ms, runs, quoted, pick, strict, values=None):
+def measure(src, build, ms, runs, quoted, pick, strict, values=None, given=None):
     """reruns the picked measurements; strict: fails on drift (doc, id, quoted, measured);
-    values: a dict that receives each measured number"""
-    rn = Runner(src, build, runs)
+    values: a dict that receives each measured number; given: {run id: file of its output}"""
+    rn = Runner(src, build, runs, given)
     try:
         n = 0
         picked = [mid for mid, m in ms.items() if pick(m)]
@@ -574,6 +590,19 @@ def measure(src, build, ms, runs, quoted, pick, strict, values=None):
 
 def main(argv):
     """the modes above; exit status 0 when everything holds, 1 on a failure, 2 on bad usage"""
+    given, rest, i = {}, [], 0
+    while i < len(argv):  # --output RUN=FILE, anywhere
+        if argv[i] != "--output":
+            rest.append(argv[i])
+            i += 1
+            continue
+        run, sep, path = (argv[i + 1] if i + 1 < len(argv) else "").partition("=")
+        if not sep or not run or not path:
+            print("docs_check: --output wants RUN=FILE", file=sys.stderr)
+            return 2
+        given[run] = os.path.abspath(path)
+        i += 2
+    argv = rest
     if len(argv) < 2 or argv[0] not in ("static", "rerun", "measure", "update") or \
             (argv[0] != "static" and len(argv) < 3):
         print(__doc__, file=sys.stderr)
@@ -591,13 +620,17 @@ def main(argv):
         if not os.access(os.path.join(build, "difgames"), os.X_OK):
             print(f"docs_check: {build}/difgames: not built", file=sys.stderr)
             return 2
+        for run in given:
+            if run not in runs:
+                print(f"docs_check: --output {run}=...: no run {run} in docs/measurements/", file=sys.stderr)
+                return 2
         if mode == "rerun":
-            n = measure(src, build, ms, runs, quoted, lambda m: rechecked(m, runs), True)
+            n = measure(src, build, ms, runs, quoted, lambda m: rechecked(m, runs), True, given=given)
         else:
             names, values = argv[3:], {}
             n = measure(src, build, ms, runs, quoted,
                         lambda m: not names or any(m["id"] == x or m["id"].startswith(x + ".") for x in names),
-                        False, values)
+                        False, values, given)
             if mode == "update":
                 write_values(src, ms, values)
                 ms, runs = load_measurements(src)

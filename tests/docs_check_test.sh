@@ -7,7 +7,9 @@
 #   - a quoted number that is not the file's value, or not at its precision; a marker naming no
 #     measurement; a measurement quoted nowhere; a not-rechecked one without its date;
 #   - a rerun whose result moved beyond the precision (doc, id, quoted and measured printed),
-#     and one that stays within it; a timing that is not rechecked.
+#     and one that stays within it; a timing that is not rechecked;
+#   - a run's output given from a file (--output RUN=FILE): used, and drift in it, a missing file, an
+#     unknown run and a timing of it refused.
 #   usage: docs_check_test.sh SOURCE_DIR
 set -euo pipefail
 CHECK=$(cd "$1" && pwd)/tests/docs_check.py
@@ -166,5 +168,32 @@ sed -i 's/2.580e-02<!--/0.02580<!--/' "$T/r/docs/a.md"
 expect_fail "a scientific quote written otherwise" static "a.err: quoted 0.02580, the file says 2.580e-02"
 sed -i 's/0.02580<!--/2.580e-02<!--/; s/"format": "e"/"format": "g"/' "$T/r/docs/a.md" "$T/r/docs/measurements/a.json"
 expect_fail "a format that is not e" static "a.err: 'format' can only be"
+
+# (6) a run's output given (--output RUN=FILE: a ctest fixture ran its command): read from the file,
+# the command not run; a drifted number in it fails as a rerun's would; a missing file or an unknown
+# run fails; a timing of a given run cannot be measured
+make_repo
+printf 'all   0.35461\n{"gap":0.0229174,"seconds":9.8}\n' >"$T/given"
+printf '#!/usr/bin/env bash\nexit 3\n' >"$T/b/difgames"  # the command must not run
+n=$((n + 1))
+python3 "$CHECK" rerun "$T/r" "$T/b" --output a.eval="$T/given" >"$T/out" 2>&1 || { cat "$T/out" >&2; fail "a given output: the checker failed"; }
+grep -q "given: $T/given" "$T/out" || fail "a given output: not named"
+n=$((n + 1))
+printf 'all   0.36\n{"gap":0.0229174}\n' >"$T/given"
+if python3 "$CHECK" rerun "$T/r" "$T/b" --output a.eval="$T/given" >"$T/out" 2>&1 || ! grep -q "a.loss: quoted 0.3546, measured 0.36" "$T/out"; then
+    cat "$T/out" >&2; fail "a drifted given output: not refused"
+fi
+n=$((n + 1))
+if python3 "$CHECK" rerun "$T/r" "$T/b" --output a.eval="$T/none" >"$T/out" 2>&1 || ! grep -q "no such file, or empty" "$T/out"; then
+    cat "$T/out" >&2; fail "a missing given output: not refused"
+fi
+n=$((n + 1))
+python3 "$CHECK" rerun "$T/r" "$T/b" --output a.evall="$T/given" >"$T/out" 2>&1 && fail "an unknown given run: passed"
+grep -q "no run a.evall" "$T/out" || { cat "$T/out" >&2; fail "an unknown given run: not named"; }
+n=$((n + 1))
+printf 'all   0.35461\n{"gap":0.0229174}\n' >"$T/given"
+sed -i 's/"read": {"json": "seconds"}/"read": {"cpu": true}/' "$T/r/docs/measurements/a.json"
+python3 "$CHECK" measure "$T/r" "$T/b" a.seconds --output a.eval="$T/given" >"$T/out" 2>&1 && fail "a given run's timing: measured"
+grep -q "its time is not known" "$T/out" || { cat "$T/out" >&2; fail "a given run's timing: no reason"; }
 
 echo "docs_check_test: ok ($n checks)"

@@ -14,7 +14,9 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail=0
 
-"$nm" -D --defined-only "$so" | awk 'NF >= 3 {print $NF}' | sort -u >"$tmp/exported"
+# (a DG_SANITIZE build also exports the sanitizer's own hooks, __lsan_default_suppressions and the
+# like, src/base/status.c: its runtime finds them by name; not the library's API)
+"$nm" -D --defined-only "$so" | awk 'NF >= 3 {print $NF}' | grep -Ev '^__(lsan|asan|ubsan)_' | sort -u >"$tmp/exported"
 n=$(wc -l <"$tmp/exported")
 [ "$n" -gt 0 ] || { echo "FAIL: $nm lists no exported symbol of $so"; exit 1; }
 

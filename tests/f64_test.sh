@@ -2,7 +2,8 @@
 # train.precision: f64 end to end: the command hands an f64 config to its double copy; the run's
 # checkpoints are F64; eval, replay and gradcheck work on it; f32 and f64 agree to float rounding
 # on a short episode; the same seed gives the same bits; a resume in the other precision is
-# refused with one line (exit 2); an f64 checkpoint loads into an f32 eval (converted).
+# refused with one line (exit 2); an f64 checkpoint loads into an f32 eval (converted); the config is
+# read once (the float copy hands it to the double copy); train --seeds of an f64 config runs f64.
 # usage: f64_test.sh path/to/difgames repo_root
 . "$(dirname "$0")/lib.sh"
 cd "$ROOT"
@@ -67,8 +68,33 @@ rc=$?
 cmp -s "$T/r64a/final.safetensors" "$T/r64c/final.safetensors" && ok "f64 resume: the bits of a run never stopped" \
     || bad "f64 resumed run differs from one never stopped"
 
-# a game plugin is of one precision: compiled with -DDG_F64 for an f64 run; the other refused (one line)
+# the config is read once on the way in: the float copy reads it, learns train.precision and hands an
+# f64 config to the double copy, which reads nothing again (tests/plugins/count_opens.c counts the opens
+# of a file; the sweep's run reads it once more, as every run of a sweep does)
+opens() {  # FILE-SUFFIX COMMAND...: the opens of files ending FILE-SUFFIX while the command runs
+    local want=$1
+    shift
+    rm -f "$T/opens"
+    LD_PRELOAD="$B/tests/plugins/count_opens.so" DG_COUNT_OPENS="$want" DG_COUNT_OPENS_OUT="$T/opens" \
+        ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0" "$@" >/dev/null 2>"$T/err" || echo "exit $?"
+    awk '{n += $2} END {print n + 0}' "$T/opens" 2>/dev/null || echo 0
+}
 B=$(dirname "$DG")
+n=$(opens /reach64.yaml "$DG" train --config "$T/reach64.yaml" --epochs 1 --batch 4 --quiet --out "$T/o1")
+[ "$n" = 1 ] && ok "train of an f64 config: the config read once" || bad "train f64: the config read $n times"
+n=$(opens /reach.yaml "$DG" train --config $R --epochs 1 --batch 4 --quiet --out "$T/o2")
+[ "$n" = 1 ] && ok "train of an f32 config: the config read once" || bad "train f32: the config read $n times"
+n=$(opens /reach64.yaml "$DG" eval --config "$T/reach64.yaml" --ckpt "$T/r64a/final.safetensors" --batch 4)
+[ "$n" = 1 ] && ok "eval of an f64 config: the config read once" || bad "eval f64: the config read $n times"
+n=$(opens /reach.yaml "$DG" sweep --config $R --set train.precision=f64 --set train.epochs=1 --quiet --out "$T/o3")
+[ "$n" = 2 ] && ok "sweep of an f64 setting: the config read once, and once by its run" \
+    || bad "sweep f64: the config read $n times (want 2: the check, the run)"
+# train --seeds of an f64 config trains in the double copy too (each seed's run F64)
+"$DG" train --config $R --seeds 1,2 --epochs 2 --batch 4 --precision f64 --quiet --out "$T/s64" >"$T/out" 2>"$T/err" \
+    && [ "$(dtype "$T/s64/seed_2/final.safetensors")" = F64 ] && ok "train --seeds of an f64 config: F64 runs" \
+    || bad "train --seeds f64: $(head -c 300 "$T/err")"
+
+# a game plugin is of one precision: compiled with -DDG_F64 for an f64 run; the other refused (one line)
 sed 's/^train:/train:\n  precision: f64/' examples/hover.yaml >"$T/hover64.yaml"
 if cc -shared -fPIC -O2 -DDG_GAME_PLUGIN -DDG_F64 -I include -I "$B/include" -o "$T/hover64.so" examples/game_hover.c \
         2>"$T/err"; then

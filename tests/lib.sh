@@ -1,10 +1,14 @@
 # Shared by the shell tests, sourced as `. "$(dirname "$0")/lib.sh"` by a test called as
 #   test.sh path/to/difgames repo_root
-# Sets DG (the command, made absolute), ROOT, T (a temporary folder removed on exit, with any
+# Sets GOMP_SPINCOUNT (below), DG (the command, made absolute), ROOT, T (a temporary folder removed on exit, with any
 # background job killed; a test that mounts in it sets its own trap), the counters pass and fail
 # with ok/bad to count, cfg to write a config, run_rows for a table of refused commands and
 # finish to print the count and set the exit status.
 set -u
+# OpenMP's wait policy as the command sets it itself when none is given, by executing itself again
+# (src/cli/main.c): given here, each command a test runs starts once, not twice (the libraries'
+# loading is most of a refused command's time); cli_test.sh checks the re-execution on its own
+[ -n "${OMP_WAIT_POLICY:-}${GOMP_SPINCOUNT:-}" ] || export GOMP_SPINCOUNT=1000
 DG=$1
 ROOT=$2
 case $DG in /*) ;; *) DG=$PWD/$DG ;; esac   # a test may run it from another folder

@@ -209,11 +209,13 @@ else ok "sweep of 4 runs: alone, --jobs 2 and on 2 ranks (shared queue) the same
 "$DG" sweep $SW --out "$T/sw3" >/dev/null 2>"$T/err"
 [ $? -eq 2 ] && grep -q "holds a run already: --resume" "$T/err" && ok "sweep into a used folder without --resume: exit 2" \
     || bad "sweep into a used folder: $(cat "$T/err")"
-SWL="--config configs/reach.yaml --set train.lr=0.01,0.003 --set train.batch=16 --set train.epochs=4000 --seeds 1"
+# 1500 epochs a setting (about 2 s): the interrupt, sent once epoch 50's snapshot is there, lands in the
+# first setting's run, so the resume finishes one run and trains the other
+SWL="--config configs/reach.yaml --set train.lr=0.01,0.003 --set train.batch=16 --set train.epochs=1500 --seeds 1"
 # shellcheck disable=SC2086
 "$DG" sweep $SWL --out "$T/swi" --quiet >/dev/null 2>"$T/err" &
 job=$!
-for _ in $(seq 1 150); do ls "$T"/swi/*/seed_1/epoch_0050.safetensors >/dev/null 2>&1 && break; sleep 0.2; done
+for _ in $(seq 1 600); do ls "$T"/swi/*/seed_1/epoch_0050.safetensors >/dev/null 2>&1 && break; sleep 0.05; done
 kill -INT $job
 wait $job
 rc=$?

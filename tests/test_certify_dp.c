@@ -98,32 +98,136 @@ static double lq_exact(const dg_env *env, const dg_real *s0, double *umax) {
 /* ------------------------------------------------------------------ per-row costs */
 
 /* step_cost's terms are the batch means of step_cost_rows (declared once): each game that has rows,
- * from random states and actions */
+ * from random states and actions with the episode constants of its reset. Where the mean is taken
+ * from the rows by the same ops in the same order (dg_env_step_cost_from_rows; reach's fused op sums
+ * its rows' squares in double in row order) the term is the rows' sum times inv_batch to the bit;
+ * elsewhere (the model game rounds each row's cost to the tape's precision, the batch mean does not;
+ * pixel at a size whose pixel count is not a power of two scales by 1 / n before the sum) within 1e-6. */
 static void test_rows_mean(void **state) {
     (void)state;
-    const char *games[] = {DUEL(5), "game: chase\nenv: {evader: policy}\n", "game: chase\nenv: {walls: false}\n",
-                           "game: chase\nenv: {evader: policy, walls: false}\n"};
-    for (int gi = 0; gi < 5; gi++) {
-        dg_env *env = gi < 4 ? env_of(games[gi]) : env_file("lq_mass.yaml");
+    /* exact: to the bit; live: a term these states must make nonzero somewhere (-1: none named) */
+    static const struct { const char *text; int exact, live; } games[] = {
+        {DUEL(5), 1, 0},
+        {"game: chase\nenv: {evader: policy}\n", 1, 1},
+        {"game: chase\nenv: {walls: false}\n", 1, 0},
+        {"game: chase\nenv: {evader: policy, walls: false}\n", 1, 4},
+        {NULL, 0, 0},  /* tests/data/lq_mass.yaml */
+        /* states over [-1.5, 1.5]: inside the obstacles' margins too (collision) */
+        {"game: reach\nenv: {obstacles: [[0, 0, 0.25], [0.5, 0.2, 0.3]]}\n", 1, 1},
+        {"game: pixel\nrender: {size: 8}\n", 1, 0},
+        {"game: pixel\nrender: {size: 5}\n", 0, 0},
+        /* horizon 1: the step column (uniform over [-1.5, 1.5]) rounds to H in a third of the rows (target) */
+        {"game: billiards\nenv: {horizon: 1}\n", 1, 0},
+        {"game: racing\n", 1, 1},  /* off the track (bounds) */
+        {"game: pong\n", 1, 0},    /* past the left goal line (miss) */
+    };
+    const int ngames = (int)(sizeof games / sizeof games[0]);
+    for (int gi = 0; gi < ngames; gi++) {
+        dg_env *env = games[gi].text ? env_of(games[gi].text) : env_file("lq_mass.yaml");
         assert_non_null(env->game->step_cost_rows);
-        const int B = 7, S = env->state_dim, A = env->act_dim + (env->nplayers == 2 ? env->act2_dim : 0);
+        const int B = 37, S = env->state_dim, A = env->act_dim + (env->nplayers == 2 ? env->act2_dim : 0);
+        const dg_real inv = 1.0f / B;
+        dg_real *st0, *aux0;
+        dg_err e = {0};
+        if (dg_run_init_draw(env, 5, B, &st0, &aux0, &e) != DG_OK) fail_msg("%s", e.msg);
         dg_rng rng;
         dg_rng_seed(&rng, 3);
-        dg_ctx *ctx = dg_ctx_create((size_t)1 << 22);
+        dg_ctx *ctx = dg_ctx_create((size_t)1 << 24);
         dg_tensor *st = dg_new(ctx, 2, (int[]){B, S}), *act = dg_new(ctx, 2, (int[]){B, A});
+        dg_tensor *aux = env->aux_dim ? dg_from(ctx, 2, (int[]){B, env->aux_dim}, aux0) : NULL;
         for (int i = 0; i < B * S; i++) st->data[i] = dg_rng_uniform(&rng, -1.5f, 1.5f);
         for (int i = 0; i < B * A; i++) act->data[i] = dg_rng_uniform(&rng, -1.0f, 1.0f);
         dg_tensor *terms[DG_LOSS_MAX_TERMS] = {0}, *rows[DG_LOSS_MAX_TERMS] = {0};
-        env->game->step_cost(ctx, env, st, NULL, act, 1.0f / B, terms);
-        env->game->step_cost_rows(ctx, env, st, NULL, act, rows);
+        env->game->step_cost(ctx, env, st, aux, act, inv, terms);
+        env->game->step_cost_rows(ctx, env, st, aux, act, rows);
         assert_int_equal(dg_ctx_status(ctx), DG_OK);
         for (int k = 0; k < env->nterms; k++) {
             double sum = 0;
             for (int64_t i = 0; rows[k] && i < rows[k]->n; i++) sum += rows[k]->data[i];
-            if (rows[k]) assert_int_equal(rows[k]->n % B, 0);
+            if (rows[k]) assert_int_equal(rows[k]->shape[0], B);
+            const dg_real mean = (dg_real)sum * inv;
+            if (games[gi].exact && terms[k]->data[0] != mean)
+                fail_msg("%s term %s: step_cost %.9g, the rows' mean %.9g", env->game->name, env->term_names[k],
+                         (double)terms[k]->data[0], (double)mean);
             assert_true(fabs(terms[k]->data[0] - sum / B) <= 1e-6 * fmax(1.0, fabs(sum / B)));
         }
+        const int live = games[gi].live;  /* the check is not one of zeros */
+        assert_true(rows[live] && terms[live]->data[0] != 0);
         dg_ctx_free(ctx);
+        free(st0);
+        free(aux0);
+        dg_env_free(env);
+    }
+}
+
+/* steps B rows of states s (B, S) with actions a (B, A) into next (may be NULL) and each row's
+ * weighted step cost into cost (B) */
+static void step_rows(const dg_env *env, const dg_real *s, const dg_real *a, const dg_real *aux, int B, dg_real *next,
+                      double *cost) {
+    const int S = env->state_dim, A = env->act_dim + (env->nplayers == 2 ? env->act2_dim : 0);
+    dg_ctx *ctx = dg_ctx_create((size_t)1 << 24);
+    dg_tensor *st = dg_from(ctx, 2, (int[]){B, S}, s), *act = dg_from(ctx, 2, (int[]){B, A}, a);
+    dg_tensor *ax = env->aux_dim ? dg_from(ctx, 2, (int[]){B, env->aux_dim}, aux) : NULL;
+    dg_tensor *nx = env->game->step(ctx, env, st, ax, act), *rows[DG_LOSS_MAX_TERMS] = {0};
+    env->game->step_cost_rows(ctx, env, nx, ax, act, rows);
+    assert_int_equal(dg_ctx_status(ctx), DG_OK);
+    if (next) memcpy(next, nx->data, sizeof(dg_real) * (size_t)B * S);
+    for (int b = 0; b < B && cost; b++) {
+        cost[b] = 0;
+        for (int k = 0; k < env->nterms; k++) {
+            const int m = rows[k] ? (int)(rows[k]->n / B) : 0;
+            for (int j = 0; j < m; j++) cost[b] += env->term_weights[k] * rows[k]->data[(size_t)b * m + j];
+        }
+    }
+    dg_ctx_free(ctx);
+}
+
+/* A declared value state is the game's: from states a few random steps into an episode, the state
+ * that keeps only the value columns (every other entry 0, as the solver lifts it) steps to the same
+ * value state and costs the same, within rounding (duel_simple and the open chase: the relative
+ * position; racing: all but the progress and the last step's ds) */
+static void test_value_state(void **state) {
+    (void)state;
+    static const struct { const char *text; int dim; } games[] = {
+        {DUEL(5), 2},
+        {"game: chase\nenv: {walls: false}\n", 4},
+        {"game: chase\nenv: {evader: policy, walls: false}\n", 4},
+        {"game: racing\n", 6},
+    };
+    enum { B = 16 };
+    for (int gi = 0; gi < (int)(sizeof games / sizeof games[0]); gi++) {
+        dg_env *env = env_of(games[gi].text);
+        assert_int_equal(env->value_dim, games[gi].dim);
+        const int S = env->state_dim, A = env->act_dim + (env->nplayers == 2 ? env->act2_dim : 0), d = dg_dp_dims(env);
+        dg_real *st, *aux, act[B * 4], red[B * 16], n1[B * 16], n2[B * 16];
+        dg_err e = {0};
+        if (dg_run_init_draw(env, 9, B, &st, &aux, &e) != DG_OK) fail_msg("%s", e.msg);
+        dg_rng rng;
+        dg_rng_seed(&rng, 2);
+        for (int t = 0; t < 4; t++) {  /* into the episode (racing: progress and ds no longer 0) */
+            for (int i = 0; i < B * A; i++) act[i] = dg_rng_uniform(&rng, -1.0f, 1.0f);
+            if (t == 3) break;
+            step_rows(env, st, act, aux, B, st, NULL);
+        }
+        for (int b = 0; b < B; b++) {
+            double x[DG_DP_MAX_DIMS];
+            dg_dp_state(env, st + (size_t)b * S, x);
+            memset(red + (size_t)b * S, 0, sizeof(dg_real) * S);
+            for (int k = 0; k < d; k++) red[(size_t)b * S + env->value_plus[k]] = (dg_real)x[k];
+        }
+        assert_memory_not_equal(st, red, sizeof(dg_real) * B * S);  /* the columns dropped are not 0 already */
+        double c1[B], c2[B];
+        step_rows(env, st, act, aux, B, n1, c1);
+        step_rows(env, red, act, aux, B, n2, c2);
+        for (int b = 0; b < B; b++) {
+            double x1[DG_DP_MAX_DIMS], x2[DG_DP_MAX_DIMS];
+            dg_dp_state(env, n1 + (size_t)b * S, x1);
+            dg_dp_state(env, n2 + (size_t)b * S, x2);
+            for (int k = 0; k < d; k++) assert_true(fabs(x1[k] - x2[k]) <= 1e-5 * fmax(1.0, fabs(x1[k])));
+            assert_true(fabs(c1[b] - c2[b]) <= 1e-5 * fmax(1.0, fabs(c1[b])));
+        }
+        free(st);
+        free(aux);
         dg_env_free(env);
     }
 }
@@ -295,17 +399,60 @@ static void test_lq_anchor(void **state) {
     dg_env_free(env);
 }
 
+/* ------------------------------------------------------------------ reach, 4-D */
+
+/* reach's own discrete game (4-D: position and velocity) on a coarse grid, an estimate: its test is
+ * what holds on any grid. The action 0 is a candidate of the full search (every step: refresh 1), and
+ * from a node at rest it stays on that node, so the value there is at most the cost of standing
+ * still, |p - g|^2 (+ the collision's) each step; from a start left of the obstacle, moving towards
+ * the goal does better. At the goal at rest the value is the lowest of the three. */
+static void test_reach_small(void **state) {
+    (void)state;
+    dg_env *env = env_of("game: reach\nenv: {dt: 0.2, horizon: 8}\n");
+    const dg_real goal[2] = {0.75f, 0.0f};
+    /* spacing 0.25 in position, 0.5 in velocity: the nodes below lie on the grid */
+    dg_dp_opts o = {.nodes = {9, 9, 9, 9}, .lo = {-1, -1, -2, -2}, .hi = {1, 1, 2, 2}, .aux = goal, .refresh = 1,
+                    .rounds = 4};
+    dg_dp_value v;
+    dg_err e = {0};
+    if (dg_dp_solve(env, &o, &v, &e) != DG_OK) fail_msg("%s", e.msg);
+    assert_int_equal(v.ndim, 4);
+    assert_int_equal(v.nvalues, 1);
+    for (int64_t i = 0; i < v.nodes; i++) assert_true(isfinite(v.v[0][i]) && v.v[0][i] >= 0);
+    const dg_real far[4] = {-0.75f, 0.5f, 0, 0}, near[4] = {0.5f, 0.0f, 0, 0}, at[4] = {0.75f, 0.0f, 0, 0};
+    const double vfar = dg_dp_value_at(env, &v, 0, far), vnear = dg_dp_value_at(env, &v, 0, near);
+    const double vat = dg_dp_value_at(env, &v, 0, at);
+    const double sfar = 1.5 * 1.5 + 0.5 * 0.5, snear = 0.25 * 0.25;  /* standing still (outside the margins) */
+    print_message("reach 9^4, H 8: V %.4f (still %.4f), %.4f (still %.4f), at the goal %.5f; off the box %.4f, "
+                  "%.2f s\n", vfar, sfar, vnear, snear, vat, v.outside, v.seconds);
+    assert_true(vfar <= sfar * (1 + 1e-6) && vnear <= snear * (1 + 1e-6));
+    assert_true(vfar < 0.8 * sfar);
+    assert_true(vat < vnear && vnear < vfar);
+    dg_dp_value_free(&v);
+    dg_env_free(env);
+}
+
 /* ------------------------------------------------------------------ refusals and memory */
 
 static void test_refused(void **state) {
     (void)state;
     dg_err e = {0};
     dg_dp_value v;
-    dg_env *reach = env_of("game: reach\n");  /* its costs are one fused op: no rows */
+    /* a game of the caller's that declares no per-row costs (every built-in one does) */
+    dg_game norows = *dg_game_find("reach");
+    norows.step_cost_rows = NULL;
+    dg_cfg *cfg = dg_cfg_parse("game: reach\n", strlen("game: reach\n"), "test", &e);
+    dg_env *reach = cfg ? dg_env_create_game(&norows, cfg, &e) : NULL;
+    dg_cfg_free(cfg);
+    if (!reach) fail_msg("%s", e.msg);
     dg_dp_opts o = {.nodes = {5, 5, 5, 5}};
     assert_int_equal(dg_dp_solve(reach, &o, &v, &e), DG_ERR_ARG);
     assert_non_null(strstr(e.msg, "step_cost_rows"));
     dg_env_free(reach);
+    dg_env *billiards = env_of("game: billiards\n");  /* rows, but played by an open-loop plan */
+    assert_int_equal(dg_dp_check(billiards, &e), DG_ERR_ARG);
+    assert_non_null(strstr(e.msg, "open-loop plan"));
+    dg_env_free(billiards);
 
     dg_env *duel = env_of(DUEL(3));
     duel->value_plus[1] = 4;  /* a declaration off the state (a plugin's): refused, not read past the row */
@@ -353,8 +500,10 @@ static void test_refused(void **state) {
 int main(void) {
     const struct CMUnitTest unit[] = {
         cmocka_unit_test(test_rows_mean),
+        cmocka_unit_test(test_value_state),
         cmocka_unit_test(test_duel_small),
         cmocka_unit_test(test_lq_small),
+        cmocka_unit_test(test_reach_small),
         cmocka_unit_test(test_refused),
     };
     const struct CMUnitTest slow[] = {

@@ -379,6 +379,65 @@ static void test_reach_cost_bits(void **state) {
     setup_free(&s);
 }
 
+/* reach's per-row costs (reach_cost_rows, the fused op's rows for certify's dynamic programming)
+ * against the chain of the rows: goal (p - g)², collision penalty_margin(sdf_circles(p)), energy a²;
+ * values and the gradients of a weighted sum of the rows byte for byte, points inside and outside
+ * the margins of two obstacles */
+static void test_reach_rows_bits(void **state) {
+    (void)state;
+    setup s;
+    setup_game(&s, "game: reach\nenv: {margin: 0.3, obstacles: [[0, 0, 0.25], [0.5, 0.2, 0.1]]}\n");
+    assert_non_null(s.env->game->step_cost_rows);
+    const float obst[2][3] = {{0.0f, 0.0f, 0.25f}, {0.5f, 0.2f, 0.1f}};
+    enum { B = 37 };
+    float sv[B * 4], av[B * 2], uv[B * 2], wv[3][B * 2];
+    dg_rng rng;
+    dg_rng_seed(&rng, 5);
+    for (int i = 0; i < B * 4; i++) sv[i] = dg_rng_uniform(&rng, -0.7f, 0.7f);
+    for (int i = 0; i < B * 2; i++) av[i] = dg_rng_uniform(&rng, -0.9f, 0.9f), uv[i] = dg_rng_uniform(&rng, -1, 1);
+    for (int k = 0; k < 3; k++)
+        for (int i = 0; i < B * 2; i++) wv[k][i] = dg_rng_uniform(&rng, -2, 2);
+    const int width[3] = {2, 1, 2};
+    float rows[2][3][B * 2], gs[2][B * 4], ga[2][B * 2], gu[2][B * 2];
+    for (int v = 0; v < 2; v++) {
+        dg_ctx *ctx = dg_ctx_create(1 << 20);
+        dg_tensor *st = dg_from(ctx, 2, (int[]){B, 4}, sv), *ax = dg_from(ctx, 2, (int[]){B, 2}, av);
+        dg_tensor *ac = dg_from(ctx, 2, (int[]){B, 2}, uv);
+        dg_set_requires_grad(st), dg_set_requires_grad(ax), dg_set_requires_grad(ac);
+        dg_tensor *r[DG_LOSS_MAX_TERMS] = {0};
+        if (v == 0) {
+            dg_tensor *p = dg_cols(ctx, st, 0, 2);
+            r[0] = dg_square(ctx, dg_sub(ctx, p, ax));
+            r[1] = dg_penalty_margin(ctx, dg_sdf_circles(ctx, p, &obst[0][0], 2), 0.3f);
+            r[2] = dg_square(ctx, ac);
+        } else {
+            s.env->game->step_cost_rows(ctx, s.env, st, ax, ac, r);
+        }
+        dg_tensor *loss = NULL;
+        for (int k = 0; k < 3; k++) {
+            assert_non_null(r[k]);
+            assert_int_equal(r[k]->n, B * width[k]);
+            memcpy(rows[v][k], r[k]->data, sizeof(float) * B * width[k]);
+            dg_tensor *w = dg_from(ctx, 2, (int[]){B, width[k]}, wv[k]);
+            dg_tensor *t = dg_sum(ctx, dg_mul(ctx, r[k], w));
+            loss = loss ? dg_add(ctx, loss, t) : t;
+        }
+        assert_int_equal(dg_backward(ctx, loss), DG_OK);
+        memcpy(gs[v], st->grad, sizeof gs[v]);
+        memcpy(ga[v], ax->grad, sizeof ga[v]);
+        memcpy(gu[v], ac->grad, sizeof gu[v]);
+        dg_ctx_free(ctx);
+    }
+    int inside = 0;
+    for (int b = 0; b < B; b++) inside += rows[0][1][b] > 0.0f;
+    assert_true(inside > 0 && inside < B);  /* some points inside a margin, some outside */
+    for (int k = 0; k < 3; k++) assert_memory_equal(rows[0][k], rows[1][k], sizeof(float) * B * width[k]);
+    assert_memory_equal(gs[0], gs[1], sizeof gs[0]);
+    assert_memory_equal(ga[0], ga[1], sizeof ga[0]);
+    assert_memory_equal(gu[0], gu[1], sizeof gu[0]);
+    setup_free(&s);
+}
+
 /* Two learned players (chase with evader: policy): finite differences for
  * both players' parameters through one rollout, and no zero gradient. */
 static void test_two_player_gradcheck(void **state) {
@@ -623,6 +682,7 @@ int main(void) {
         cmocka_unit_test(test_checkpointed_bptt_identical),
         cmocka_unit_test(test_two_player_gradcheck),
         cmocka_unit_test(test_reach_cost_bits),
+        cmocka_unit_test(test_reach_rows_bits),
         cmocka_unit_test(test_rule_metrics),
         cmocka_unit_test(test_replay_marks_violation),
         cmocka_unit_test(test_replay_track_same_frames),

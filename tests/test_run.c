@@ -83,6 +83,61 @@ static void test_load_overrides_and_checks(void **state) {
     dg_run_free(&r);
 }
 
+/* dg_run_doc_read reads the file once, sets the overrides and learns train.precision; dg_run_open
+ * makes the run from the document alone (the file may be gone), taking it. */
+static void test_doc_read_once(void **state) {
+    (void)state;
+    char path[128];
+    FILE *fp = fopen(at(path, sizeof path, "doc.yaml"), "w");
+    assert_non_null(fp);
+    fputs("game: reach\nenv: {horizon: 8}\npolicy: {hidden: [8]}\ntrain: {batch: 4, precision: f64}\n", fp);
+    fclose(fp);
+    dg_run_doc d;
+    dg_err e = {0};
+    const dg_run_set sets[] = {{"seed", "9"}, {"train.batch", NULL}};
+    assert_int_equal(dg_run_doc_read(&d, path, NULL, 0, sets, 2, &e), DG_OK);
+    assert_int_equal(d.precision, 1);
+    assert_non_null(d.cfg);
+    dg_run_doc_free(&d);
+    assert_null(d.cfg);
+    dg_run_doc_free(&d);  /* a zeroed document is harmless */
+    /* an override of train.precision is what the document says */
+    const dg_run_set f32[] = {{"train.precision", "f32"}, {"seed", "9"}};
+    assert_int_equal(dg_run_doc_read(&d, path, NULL, 0, f32, 2, &e), DG_OK);
+    assert_int_equal(d.precision, 0);
+    assert_int_equal(unlink(path), 0);  /* opened from the document: the file is not read again */
+    dg_run r;
+    assert_int_equal(dg_run_open(&r, &d, &e), DG_OK);
+    assert_null(d.cfg);  /* the run's now */
+    assert_int_equal(r.opts.seed, 9);
+    assert_int_equal(r.opts.batch, 4);
+    assert_int_equal(r.opts.precision, 0);
+    assert_int_equal(r.env->horizon, 8);
+    dg_run_free(&r);
+    /* no document, a bad precision, a missing file: errors, nothing kept */
+    assert_int_equal(dg_run_open(&r, &d, &e), DG_ERR_ARG);
+    assert_null(r.cfg);
+    const char bad[] = "game: reach\ntrain: {precision: f16}\n";
+    assert_int_equal(dg_run_doc_read(&d, "bad.yaml", bad, strlen(bad), NULL, 0, &e), DG_ERR_CONFIG);
+    assert_non_null(strstr(e.msg, "train.precision"));
+    assert_null(d.cfg);
+    assert_int_not_equal(dg_run_doc_read(&d, path, NULL, 0, NULL, 0, &e), DG_OK);
+    assert_null(d.cfg);
+    /* a value out of its bounds (checked when the run reads it) and a key the game does not take:
+     * dg_run_open refuses them, and frees the document it took */
+    const dg_run_set zero[] = {{"train.batch", "0"}};
+    assert_int_equal(dg_run_doc_read(&d, "r.yaml", REACH, strlen(REACH), zero, 1, &e), DG_OK);
+    assert_int_not_equal(dg_run_open(&r, &d, &e), DG_OK);
+    assert_non_null(strstr(e.msg, "train.batch"));
+    assert_null(d.cfg);
+    const char typo[] = "game: reach\ntrain: {batchh: 4}\n";
+    assert_int_equal(dg_run_doc_read(&d, "typo.yaml", typo, strlen(typo), NULL, 0, &e), DG_OK);
+    assert_int_not_equal(dg_run_open(&r, &d, &e), DG_OK);
+    assert_non_null(strstr(e.msg, "batchh"));
+    assert_null(d.cfg);
+    assert_null(r.cfg);
+}
+
 static void test_policy_load(void **state) {
     (void)state;
     dg_run r;
@@ -539,6 +594,7 @@ static void test_replay_gif(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_load_overrides_and_checks),
+        cmocka_unit_test(test_doc_read_once),
         cmocka_unit_test(test_policy_load),
         cmocka_unit_test(test_episode_and_eval),
         cmocka_unit_test(test_bench_disk_pg_save),

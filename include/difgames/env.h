@@ -131,7 +131,8 @@ typedef struct dg_game {
      * terminal part: the term has none). Declared once: a game that has them sets step_cost to
      * dg_env_step_cost_from_rows and terminal_cost to dg_env_terminal_cost_from_rows, which take
      * the batch mean sum(rows[k]) inv_batch of each (a game whose mean is a fused op of its own,
-     * the model game, evaluates both from one per-row function). */
+     * the model game and reach, or scaled otherwise, pixel's image term, evaluates both from one
+     * per-row function). */
     void (*step_cost_rows)(dg_ctx *ctx, const dg_env *env, dg_tensor *next, dg_tensor *aux, dg_tensor *action,
                            dg_tensor **rows);
     void (*terminal_cost_rows)(dg_ctx *ctx, const dg_env *env, dg_tensor *final, dg_tensor *aux,

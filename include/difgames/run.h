@@ -47,19 +47,32 @@ typedef struct dg_run_set {
     const char *key, *value;  /* a config key and its value's text (value NULL: not given) */
 } dg_run_set;
 
-/* Loads the config at path, sets the nsets keys of sets (in order; those with a NULL value are
- * skipped), makes the game, reads the options and checks that every key was used. A game of the
- * HJI grid solver is refused (it has its own configs). r is zeroed first, and freed on error. */
+/* A config read once, its overrides set and its train.precision learned, before its game is made:
+ * which copy of the library runs it (difgames/real.h) is known before a game or plugin (of one
+ * precision) exists. dg_run_open makes the run of it. It holds no dg_real, so one copy may read it
+ * and the other open it: the command's float copy hands an f64 config to its double copy so. */
+typedef struct dg_run_doc {
+    dg_cfg *cfg;        /* the config, overrides set (NULL once opened or freed) */
+    int     precision;  /* train.precision: 0 f32, 1 f64                          */
+} dg_run_doc;
+
+/* Reads the config at path (text NULL), or parses text (len bytes, named path in messages), sets the
+ * nsets keys of sets over it (in order; those with a NULL value are skipped) and reads
+ * train.precision. DG_OK with *d filled, or the config's error (d zeroed): the file, its YAML, an
+ * override, or train.precision's value. */
+DG_API dg_status dg_run_doc_read(dg_run_doc *d, const char *path, const char *text, size_t len, const dg_run_set *sets,
+                                 int nsets, dg_err *e);
+/* Makes the run of d: the game, the options, every key checked as used. A game of the HJI grid
+ * solver is refused (it has its own configs). Takes d's config (d is zeroed, also on error); r is
+ * zeroed first, and freed on error. */
+DG_API dg_status dg_run_open(dg_run *r, dg_run_doc *d, dg_err *e);
+DG_API void      dg_run_doc_free(dg_run_doc *d);                       /* a zeroed document is harmless */
+/* dg_run_doc_read of the config at path, then dg_run_open: one read, one parse. */
 DG_API dg_status dg_run_load(dg_run *r, const char *path, const dg_run_set *sets, int nsets, dg_err *e);
 /* The same from config text (e.g. the config stored in a resume file); label names it in errors. */
 DG_API dg_status dg_run_parse(dg_run *r, const char *text, size_t len, const char *label, const dg_run_set *sets,
                               int nsets, dg_err *e);
 DG_API void      dg_run_free(dg_run *r);                               /* a zeroed run is harmless */
-/* train.precision alone (0 f32, 1 f64) of the config at path (or of text, len bytes, named path) with
- * the overrides sets: which copy of the library runs it (difgames/real.h) before the game is made
- * (a plugin is of one precision). dg_run_load's errors for the config and that key. */
-DG_API dg_status dg_run_precision(const char *path, const char *text, size_t len, const dg_run_set *sets, int nsets,
-                                  int *precision, dg_err *e);
 /* DG_OK when training r's config fits in memory (dg_train_memory, dg_mem_check); else a config
  * error naming the key to lower ("batch B x horizon H needs about ...; lower train.batch ..."). */
 DG_API dg_status dg_run_memory_check(const dg_run *r, dg_err *e);

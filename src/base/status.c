@@ -76,8 +76,9 @@ dg_status dg_err_prefix(dg_err *e, const char *prefix) {
 /* fontconfig (cairo's text finds its face through it) keeps its configuration and pattern caches for the
  * life of the process on purpose; libmatheval's parser (model files) drops its partial tree on a syntax
  * error, which the caller cannot free; LeakSanitizer would report them at exit (a DG_SANITIZE build). */
-const char *__lsan_default_suppressions(void);
+/* visibility default: the sanitizer's runtime looks them up by name, past the library's -fvisibility=hidden */
+__attribute__((visibility("default"))) const char *__lsan_default_suppressions(void);
 const char *__lsan_default_suppressions(void) { return "leak:libfontconfig.so\nleak:libmatheval.so\n"; }
-const char *__lsan_default_options(void);
+__attribute__((visibility("default"))) const char *__lsan_default_options(void);
 const char *__lsan_default_options(void) { return "print_suppressions=0"; }  /* stderr stays the program's */
 #endif

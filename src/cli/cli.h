@@ -46,9 +46,20 @@ extern volatile sig_atomic_t cli_stop;
 void cli_catch_stop(void);
 
 /* dg_run_load (sets: the overrides), or dg_run_parse of text (len bytes, named label) when text is
- * not NULL; prints "difgames: <error>" and returns EXIT_USAGE on failure, CLI_RERUN_F64 (r freed) when the
+ * not NULL, the config read and parsed once (cli_doc); prints "difgames: <error>" and returns
+ * EXIT_USAGE on failure, CLI_RERUN_F64 (r zeroed, the document handed on: cli_doc_hand) when the
  * config's train.precision is f64 and this is the float copy of the command, else 0. */
 int  cli_load(dg_run *r, const char *path, const char *text, size_t len, const dg_run_set *sets, int nsets);
+/* The config of path (or text, len bytes, named path) with sets set (dg_run_doc_read): in the double
+ * copy the document the float copy handed on, if it did (then nothing is read again), else read now.
+ * DG_OK, or the config's error in e. */
+dg_status cli_doc(dg_run_doc *d, const char *path, const char *text, size_t len, const dg_run_set *sets, int nsets,
+                  dg_err *e);
+/* The float copy's config of train.precision: f64, handed to the double copy, which main() runs next
+ * (CLI_RERUN_F64): cli_doc_hand takes *d (zeroing it), cli_doc_take gives it back (1; 0 when none was
+ * handed). src/cli/handoff.c keeps it: compiled once, the same two functions serve both copies. */
+void cli_doc_hand(dg_run_doc *d);
+int  cli_doc_take(dg_run_doc *d);
 /* Prints "difgames: <e's message>" (a config error: it names the file or key) and returns EXIT_USAGE. */
 int  cli_config_fail(const dg_err *e);
 /* Prints "difgames <cmd>: <e's message>"; returns rc, or when rc is 0 the exit code of e's status

@@ -104,24 +104,27 @@ int cli_config_fail(const dg_err *e) {
     return EXIT_USAGE;
 }
 
+dg_status cli_doc(dg_run_doc *d, const char *path, const char *text, size_t len, const dg_run_set *sets, int nsets,
+                  dg_err *e) {
+    if (DG_REAL_F64 && cli_doc_take(d)) return DG_OK;  /* read by the float copy: the same command line */
+    return dg_run_doc_read(d, path, text, len, sets, nsets, e);
+}
+
 int cli_load(dg_run *r, const char *path, const char *text, size_t len, const dg_run_set *sets, int nsets) {
     dg_err e = {0};
-    int prec = 0;  /* train.precision: f64 runs in the command's double copy (main.c), game and all */
-    if (!DG_REAL_F64 && dg_run_precision(path, text, len, sets, nsets, &prec, &e) == DG_OK && prec == 1) {
-        memset(r, 0, sizeof *r);
+    dg_run_doc d;
+    memset(r, 0, sizeof *r);
+    if (cli_doc(&d, path, text, len, sets, nsets, &e) != DG_OK) return cli_config_fail(&e);
+    if (d.precision == 1 && !DG_REAL_F64) {  /* train.precision: f64 runs in the double copy (main.c), game and all */
+        cli_doc_hand(&d);
         return CLI_RERUN_F64;
     }
-    e = (dg_err){0};  /* an error there is the full load's to report */
-    if ((text ? dg_run_parse(r, text, len, path, sets, nsets, &e) : dg_run_load(r, path, sets, nsets, &e)) != DG_OK)
-        return cli_config_fail(&e);
-    if (r->opts.precision == DG_REAL_F64) return 0;
-    dg_run_free(r);  /* train.precision: the other copy of the command runs it (main.c) */
-    if (DG_REAL_F64) {
-        fprintf(stderr, "difgames: %s: train.precision: f32, but the command runs in f64 (the config changed?)\n",
-                path ? path : "config");
+    if (d.precision != 1 && DG_REAL_F64) {  /* (never: the double copy runs what the float copy handed it) */
+        dg_run_doc_free(&d);
+        fprintf(stderr, "difgames: %s: train.precision: f32, but the command runs in f64\n", path ? path : "config");
         return EXIT_USAGE;
     }
-    return CLI_RERUN_F64;
+    return dg_run_open(r, &d, &e) == DG_OK ? 0 : cli_config_fail(&e);
 }
 
 int cli_config_not_output(const char *cmd, const char *config, const char *dir, const char *const *names) {

@@ -88,6 +88,8 @@ static int run_command(const cli_cmd *c, int argc, char **argv) {
     int rc = c->fn(argc, argv);
     if (rc == CLI_RERUN_F64) rc = c->fn64(argc, argv);  /* train.precision: f64 */
     if (rc == CLI_RERUN_F64) rc = EXIT_USAGE;            /* (never: cli_load's f64 copy) */
+    dg_run_doc left;  /* a document the double copy did not take (it failed before its config) */
+    if (cli_doc_take(&left)) dg_run_doc_free(&left);
     /* the other ranks may wait for this one: end them all (an interrupt stops every rank at the same
      * epoch or step: they end together) */
     if (rc && rc != EXIT_INTERRUPTED && dg_dist_size() > 1) {

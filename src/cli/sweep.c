@@ -49,31 +49,40 @@ static int sweep_check(const dg_sweep *s) {
     const int N = dg_sweep_count(s), ns = s->nseeds ? s->nseeds : 1;
     int prec = 0;
     dg_err e = {0};
-    for (int i = 0; i < N; i += ns) {
+    for (int i = 0; i < N; i += ns) {  /* each setting's config read once */
         char setting[512], dir[DG_PATH_MAX];
         long long seed;
         dg_run r;
+        dg_run_doc d;
         dg_run_set sets[DG_SWEEP_MAX_KEYS];
         int vi = i / ns;
         for (int k = s->nkeys - 1; k >= 0; k--) {
             sets[k] = (dg_run_set){s->key[k], s->value[k][vi % s->nvalues[k]]};
             vi /= s->nvalues[k];
         }
-        int p = 0;  /* an f64 sweep goes to the double copy before a game (a plugin) is made */
-        if (i == 0 && !DG_REAL_F64 && dg_run_precision(s->config, NULL, 0, sets, s->nkeys, &p, &e) == DG_OK && p == 1)
-            return CLI_RERUN_F64;
         if (dg_sweep_run_dir(s, i, setting, sizeof setting, dir, sizeof dir, &seed, &e) != DG_OK ||
-            dg_run_load(&r, s->config, sets, s->nkeys, &e) != DG_OK) {
+            (i == 0 ? cli_doc(&d, s->config, NULL, 0, sets, s->nkeys, &e)
+                    : dg_run_doc_read(&d, s->config, NULL, 0, sets, s->nkeys, &e)) != DG_OK) {
             cli_error("sweep", "%s", e.msg);
             return EXIT_USAGE;
         }
-        const int differs = i > 0 && r.opts.precision != prec;
-        prec = r.opts.precision;  /* train.precision: one for the whole sweep */
-        dg_run_free(&r);
+        if (i == 0 && d.precision == 1 && !DG_REAL_F64) {  /* an f64 sweep goes to the double copy, its first
+                                                              * setting's config with it, before a game (a plugin) is made */
+            cli_doc_hand(&d);
+            return CLI_RERUN_F64;
+        }
+        const int differs = i > 0 && d.precision != prec;
+        prec = d.precision;  /* train.precision: one for the whole sweep */
         if (differs) {
+            dg_run_doc_free(&d);
             cli_error("sweep", "train.precision differs between settings: sweep each precision on its own");
             return EXIT_USAGE;
         }
+        if (dg_run_open(&r, &d, &e) != DG_OK) {
+            cli_error("sweep", "%s", e.msg);
+            return EXIT_USAGE;
+        }
+        dg_run_free(&r);
     }
     return prec == 1 && !DG_REAL_F64 ? CLI_RERUN_F64 : 0;  /* the double copy of the command runs it (main.c) */
 }

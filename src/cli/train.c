@@ -220,6 +220,23 @@ static dg_status on_seed(int k, const dg_run *r, const char *dir, const dg_run_t
 /* The training of cmd_train (seeds: --seeds, freed here); 0 or the exit status. */
 static int train_run(const char *config, const char *out, const char *resume, cli_list *seeds, const dg_run_set *sets,
                      int nsets, int quiet) {
+    if (seeds->v) {  /* train.precision first: an f64 config's seeds train in the double copy (main.c) */
+        dg_run_doc d;
+        dg_err e = {0};
+        int rc = 0;
+        if (cli_doc(&d, config, NULL, 0, sets, nsets, &e) != DG_OK) {
+            rc = cli_config_fail(&e);
+        } else if (d.precision == 1 && !DG_REAL_F64) {
+            cli_doc_hand(&d);
+            rc = CLI_RERUN_F64;
+        } else {
+            dg_run_doc_free(&d);  /* dg_run_seeds reads it for each seed, the seed set first */
+        }
+        if (rc) {
+            free(seeds->v);
+            return rc;
+        }
+    }
     cli_catch_stop();
     int rc = 0;
     double *losses = NULL, loss = NAN;

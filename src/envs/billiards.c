@@ -336,10 +336,12 @@ static dg_tensor *billiards_step(dg_ctx *ctx, const dg_env *env, dg_tensor *stat
     return dg_concat(ctx, cols, 4 * n + 2, 1);
 }
 
-/* target: H·|p - target|² on the episode's last step (the loss divides by H), 0 before; track: the
- * same every step */
-static void billiards_step_cost(dg_ctx *ctx, const dg_env *env, dg_tensor *next, dg_tensor *aux,
-                                dg_tensor *action, dg_real inv_batch, dg_tensor **terms) {
+/* per row: target H·|p - target|² on the episode's last step (the loss divides by H), 0 before;
+ * track: the same every step. The target term stays a running term masked by the step count (a
+ * state column) rather than a terminal_cost: as a terminal cost its batch mean would be taken before
+ * the factor H, which rounds differently (training's bits) */
+static void billiards_step_cost_rows(dg_ctx *ctx, const dg_env *env, dg_tensor *next, dg_tensor *aux,
+                                     dg_tensor *action, dg_tensor **rows) {
     const billiards *g = env->impl;
     const int B = next->shape[0], n = g->nballs;
     dg_tensor *d = dg_sub(ctx, dg_cols(ctx, next, 4 * g->target_ball, 2), dg_from(ctx, 1, (int[]){2}, (const dg_real[]){g->target[0], g->target[1]}));
@@ -349,8 +351,8 @@ static void billiards_step_cost(dg_ctx *ctx, const dg_env *env, dg_tensor *next,
     for (int b = 0; b < B; b++)  /* the step count carries no gradient: a constant mask */
         last->data[b] = lround(next->data[(size_t)b * env->state_dim + COL_STEP(n)]) == env->horizon
                         ? (dg_real)env->horizon : 0.0f;
-    terms[0] = dg__batch_mean(ctx, dg_mul(ctx, last, d2), inv_batch);
-    terms[1] = dg__batch_mean(ctx, d2, inv_batch);
+    rows[0] = dg_mul(ctx, last, d2);
+    rows[1] = d2;
 }
 
 /* target_dist: median over episodes of the target ball's final distance to the target;
@@ -396,7 +398,8 @@ const dg_game dg_game_billiards = {
     .reset = billiards_reset,
     .observe = billiards_observe,
     .step = billiards_step,
-    .step_cost = billiards_step_cost,
+    .step_cost = dg_env_step_cost_from_rows,
+    .step_cost_rows = billiards_step_cost_rows,
     .metrics = billiards_metrics,
     .bodies = billiards_bodies,
 };

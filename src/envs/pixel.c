@@ -86,16 +86,34 @@ static dg_tensor *pixel_step(dg_ctx *ctx, const dg_env *env, dg_tensor *state, d
     return dg_phys_step(ctx, state, action, 1, &px->accel, env->dt, px->damping);
 }
 
-/* image: mean_b mean_pixels (render(p') - target)²; energy: mean_b |a|² */
-static void pixel_step_cost(dg_ctx *ctx, const dg_env *env, dg_tensor *next, dg_tensor *aux,
-                            dg_tensor *action, dg_real inv_batch, dg_tensor **terms) {
+/* (render(p') - target)² of each row and pixel, (B, 1, size, size): the image term's one formula */
+static dg_tensor *image_sq(dg_ctx *ctx, const dg_env *env, dg_tensor *next, dg_tensor *aux) {
     const pixel *px = env->impl;
     const int B = next->shape[0], n = px->size * px->size;
     dg_tensor *p = dg_cols(ctx, next, 0, 2);
     dg_tensor *img = dg_render_points(ctx, px->grid, &p, 1, NULL, px->sigma);       /* (B,1,H,W) */
     dg_tensor *target = dg_reshape(ctx, dg_cols(ctx, aux, 2, n), 4, (int[]){B, 1, px->size, px->size});
-    terms[0] = dg__batch_mean(ctx, dg_square(ctx, dg_sub(ctx, img, target)), inv_batch / (dg_real)n);
+    return dg_square(ctx, dg_sub(ctx, img, target));
+}
+
+/* image: mean_b mean_pixels of image_sq; energy: mean_b |a|². Not dg_env_step_cost_from_rows: the
+ * image's batch mean scales the sum of the squares by inv_batch / n, one product (its rows scale
+ * each square by 1 / n first, which rounds differently unless n is a power of two) */
+static void pixel_step_cost(dg_ctx *ctx, const dg_env *env, dg_tensor *next, dg_tensor *aux,
+                            dg_tensor *action, dg_real inv_batch, dg_tensor **terms) {
+    const pixel *px = env->impl;
+    const int n = px->size * px->size;
+    terms[0] = dg__batch_mean(ctx, image_sq(ctx, env, next, aux), inv_batch / (dg_real)n);
     terms[1] = dg__batch_mean(ctx, dg_square(ctx, action), inv_batch);
+}
+
+/* per row: image the squares of image_sq over n (B, 1, size, size: their sum the row's mean over the
+ * pixels); energy |a|² */
+static void pixel_step_cost_rows(dg_ctx *ctx, const dg_env *env, dg_tensor *next, dg_tensor *aux, dg_tensor *action,
+                                 dg_tensor **rows) {
+    const pixel *px = env->impl;
+    rows[0] = dg_scale(ctx, image_sq(ctx, env, next, aux), 1.0f / (dg_real)(px->size * px->size));
+    rows[1] = dg_square(ctx, action);
 }
 
 const dg_game dg_game_pixel = {
@@ -110,6 +128,7 @@ const dg_game dg_game_pixel = {
     .observe = pixel_observe,
     .step = pixel_step,
     .step_cost = pixel_step_cost,
+    .step_cost_rows = pixel_step_cost_rows,
     .complete_aux = pixel_complete_aux,
     .bodies = dg__bodies_agent_goal,
     .body_names = "agent,goal",

@@ -230,16 +230,16 @@ static dg_tensor *reach(dg_ctx *ctx, const pong *g, dg_tensor *x, dg_tensor *y, 
     return dg_mul(ctx, w, dg_square(ctx, dg_relu(ctx, dg_add_scalar(ctx, ady, -g->paddle_half))));
 }
 
-/* miss: relu(-x - X), evader_miss: relu(x - X); reach, evader_reach: each paddle's shortfall */
-static void pong_step_cost(dg_ctx *ctx, const dg_env *env, dg_tensor *next, dg_tensor *aux, dg_tensor *action,
-                           dg_real inv_batch, dg_tensor **terms) {
+/* per row: miss relu(-x - X), evader_miss relu(x - X); reach, evader_reach: each paddle's shortfall */
+static void pong_step_cost_rows(dg_ctx *ctx, const dg_env *env, dg_tensor *next, dg_tensor *aux, dg_tensor *action,
+                                dg_tensor **rows) {
     const pong *g = env->impl;
     dg_tensor *x = dg_cols(ctx, next, BX, 1), *y = dg_cols(ctx, next, BY, 1);
     dg_tensor *yl = paddle_y(ctx, g, dg_cols(ctx, next, UL, 1)), *yr = paddle_y(ctx, g, dg_cols(ctx, next, UR, 1));
-    terms[0] = dg__batch_mean(ctx, dg_relu(ctx, dg_add_scalar(ctx, dg_neg(ctx, x), -g->court[0])), inv_batch);
-    terms[1] = dg__batch_mean(ctx, reach(ctx, g, x, y, yl, -1.0f), inv_batch);
-    terms[2] = dg__batch_mean(ctx, dg_relu(ctx, dg_add_scalar(ctx, x, -g->court[0])), inv_batch);
-    terms[3] = dg__batch_mean(ctx, reach(ctx, g, x, y, yr, 1.0f), inv_batch);
+    rows[0] = dg_relu(ctx, dg_add_scalar(ctx, dg_neg(ctx, x), -g->court[0]));
+    rows[1] = reach(ctx, g, x, y, yl, -1.0f);
+    rows[2] = dg_relu(ctx, dg_add_scalar(ctx, x, -g->court[0]));
+    rows[3] = reach(ctx, g, x, y, yr, 1.0f);
 }
 
 /* hits: mean over episodes of the returns (vx turning from towards a paddle to away from it, on that
@@ -302,7 +302,8 @@ const dg_game dg_game_pong = {
     .observe = pong_observe,
     .observe2 = pong_observe2,
     .step = pong_step,
-    .step_cost = pong_step_cost,
+    .step_cost = dg_env_step_cost_from_rows,
+    .step_cost_rows = pong_step_cost_rows,
     .metrics = pong_metrics,
     .bodies = pong_bodies,
     .violation = pong_violation,

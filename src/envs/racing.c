@@ -324,6 +324,15 @@ static dg_status racing_create(dg_env *env, dg_cfg *cfg, dg_err *e) {
         return dg_cfg_error(cfg, "env.start_offset", e, "must be below env.width (%g): the car starts on the track",
                             r->width);
     env->state_dim = NSTATE;
+    /* the value state: the car (x, y, heading, speed) and its arc length s, which the next step's ds
+     * is measured from; the progress so far and the last step's ds enter neither the step nor the
+     * costs (the step recomputes ds from s), so the value does not depend on them */
+    static const int VALUE_COLS[] = {C_X, C_Y, C_HX, C_HY, C_V, C_S};
+    env->value_dim = (int)(sizeof VALUE_COLS / sizeof VALUE_COLS[0]);
+    for (int k = 0; k < env->value_dim; k++) {
+        env->value_plus[k] = VALUE_COLS[k];
+        env->value_minus[k] = -1;
+    }
     env->obs_dim = 2 + 2 * r->nlook;
     env->act_dim = 2;  /* [steering, throttle] */
     env->nmetrics = 2;
@@ -420,24 +429,23 @@ static dg_tensor *racing_step(dg_ctx *ctx, const dg_env *env, dg_tensor *state, 
     return dg_concat(ctx, (dg_tensor *[]){p2, h2, v2, s2, prog, ds}, 6, 1);
 }
 
-/* advance: -mean_b ds; bounds: mean_b (sr(d - w)² + sr(-d - w)²), sr(x) = softness·softplus(x/softness)
- * a smooth relu; energy: mean_b |a|² */
-static void racing_step_cost(dg_ctx *ctx, const dg_env *env, dg_tensor *next, dg_tensor *aux, dg_tensor *action,
-                             dg_real inv_batch, dg_tensor **terms) {
+/* per row: advance -ds; bounds sr(d - w)² + sr(-d - w)², sr(x) = softness·softplus(x/softness) a
+ * smooth relu; energy |a|² */
+static void racing_step_cost_rows(dg_ctx *ctx, const dg_env *env, dg_tensor *next, dg_tensor *aux, dg_tensor *action,
+                                  dg_tensor **rows) {
     const racing *r = env->impl;
     dg_tensor *d;
     project(ctx, r, dg_cols(ctx, next, C_X, 2), NULL, NULL, &d, NULL);
     if (!d) return;
-    terms[0] = dg__batch_mean(ctx, dg_neg(ctx, dg_cols(ctx, next, C_DS, 1)), inv_batch);
+    rows[0] = dg_neg(ctx, dg_cols(ctx, next, C_DS, 1));
     /* a smooth relu: softness·softplus((x - w) / softness), the same outside by more than a few
      * softness, and no kink at the edge */
     const dg_real k = 1.0f / r->softness;
     dg_tensor *o1 = dg_scale(ctx, dg_softplus(ctx, dg_scale(ctx, dg_add_scalar(ctx, d, -r->width), k)), r->softness);
     dg_tensor *o2 = dg_scale(ctx, dg_softplus(ctx, dg_scale(ctx, dg_add_scalar(ctx, dg_neg(ctx, d), -r->width), k)),
                              r->softness);
-    dg_tensor *out = dg_add(ctx, dg_square(ctx, o1), dg_square(ctx, o2));
-    terms[1] = dg__batch_mean(ctx, out, inv_batch);
-    terms[2] = dg__batch_mean(ctx, dg_square(ctx, action), inv_batch);
+    rows[1] = dg_add(ctx, dg_square(ctx, o1), dg_square(ctx, o2));
+    rows[2] = dg_square(ctx, action);
 }
 
 static unsigned racing_violation(const dg_env *env, const dg_real *s, const dg_real *aux) {
@@ -478,7 +486,8 @@ const dg_game dg_game_racing = {
     .reset = racing_reset,
     .observe = racing_observe,
     .step = racing_step,
-    .step_cost = racing_step_cost,
+    .step_cost = dg_env_step_cost_from_rows,
+    .step_cost_rows = racing_step_cost_rows,
     .metrics = racing_metrics,
     .bodies = racing_bodies,
     .violation = racing_violation,

@@ -166,16 +166,60 @@ static dg_tensor *reach_step(dg_ctx *ctx, const dg_env *env, dg_tensor *state, d
  * penalty_margin, sum, scale; sum_sq_diff: seven nodes, each intermediate a dg_real, the batch sums
  * in double) in that chain's order, forward and backward (each backward step onto a zero buffer:
  * the 0.0f +, and p's gradient the collision's then the goal's before it reaches next's), so the
- * bits are the chain's (tests/test_games.c: test_reach_cost_bits). */
+ * bits are the chain's (tests/test_games.c: test_reach_cost_bits). The same op with rows set gives
+ * each row's terms instead, out (B, 5) = [dx², dy², Σ_k relu(margin - d_k)², a_x², a_y²] (what the
+ * discrete game's dynamic programming needs, certify_dp.h): both evaluate cost_block, the one
+ * per-row formula, and share the backward. */
 typedef struct cost_state {
     dg_real inv_batch, margin;
-    int   nobst;
+    int   nobst, rows;            /* rows: out (B, 5), each row's terms; else (3), the batch means */
     float obst[MAX_OBST][3];
 } cost_state;
+
+#define ROW_TERMS 5  /* a row's columns in the rows op: the goal's two squares, the collision, the energy's two */
 
 /* rows are taken 16 at a time, each loop over the 16 (no dependence from row to row) so that the
  * compiler vectorises it: vector square roots and divisions round as the scalar ones do */
 #define ROWS 16
+
+/* The terms of the n <= ROWS rows from b0: qg (2n) the goal's squares dx², dy², y (n) the collision
+ * Σ_k relu(margin - d_k)², qe (2n) the energy's squares a_x², a_y² (nd, gd, ad: next, goal and action
+ * data, 4, 2 and 2 a row). */
+static inline void cost_block(const cost_state *c, const dg_real *nd, const dg_real *gd, const dg_real *ad, int b0,
+                              int n, dg_real *qg, dg_real *y, dg_real *qe) {
+    for (int j = 0; j < n; j++) {
+        const int b = b0 + j;
+        const dg_real dx = nd[4 * b] - gd[2 * b], dy = nd[4 * b + 1] - gd[2 * b + 1];
+        const dg_real qx = dx * dx, qy = dy * dy;
+        qg[2 * j] = qx, qg[2 * j + 1] = qy;
+        const dg_real ax = ad[2 * b], ay = ad[2 * b + 1];
+        const dg_real ex = ax * ax, ey = ay * ay;
+        qe[2 * j] = ex, qe[2 * j + 1] = ey;
+        y[j] = 0.0f;
+    }
+    for (int k = 0; k < c->nobst; k++) {
+        const dg_real cx = c->obst[k][0], cy = c->obst[k][1], cr = c->obst[k][2];
+        if (k == 0)  /* 0 + rl², one rounding with or without a fused multiply-add */
+            for (int j = 0; j < n; j++) {
+                const dg_real dx = nd[4 * (b0 + j)] - cx, dy = nd[4 * (b0 + j) + 1] - cy;
+                const dg_real d = sqrt(dx * dx + dy * dy + 1e-9f) - cr;
+                const dg_real a = -d + c->margin, rl = a > 0.0f ? a : 0.0f;
+                y[j] += rl * rl;
+            }
+        else
+            for (int j = 0; j < n; j++) {
+                const dg_real dx = nd[4 * (b0 + j)] - cx, dy = nd[4 * (b0 + j) + 1] - cy;
+                const dg_real d = sqrt(dx * dx + dy * dy + 1e-9f) - cr;
+                const dg_real a = -d + c->margin, rl = a > 0.0f ? a : 0.0f;
+                volatile dg_real q = rl * rl;  /* rounded before the row's add, as the chain did */
+                y[j] += q;
+            }
+    }
+}
+
+/* The gradient reaching each row's terms: the batch means' (one value a term, scaled by inv_batch
+ * as the chain's scale and sums did) or the rows op's own (B, 5). G(col, b) reads it. */
+#define G(col, b) (c->rows ? out->grad[ROW_TERMS * (b) + (col)] : gt[col])
 
 static void cost_backward(dg_ctx *ctx, dg_tensor *out) {
     const cost_state *c = out->state;
@@ -186,26 +230,32 @@ static void cost_backward(dg_ctx *ctx, dg_tensor *out) {
     if ((next->requires_grad && !gn) || (aux->requires_grad && !gg) || (act->requires_grad && !ga)) return;
     const int B = next->shape[0];
     const dg_real s = c->inv_batch;
+    dg_real gt[ROW_TERMS] = {0};  /* the batch means' gradient at each row's terms, the same for every row */
+    if (!c->rows) {
+        const dg_real gse = 0.0f + out->grad[2] * s;           /* energy: sum_sq_diff's backward */
+        gt[3] = gt[4] = 0.0f + gse;
+        const dg_real gsc = 0.0f + out->grad[1] * s;           /* collision: scale's backward */
+        const dg_real grow = 0.0f + gsc;                       /* sum's, the same for every row */
+        gt[2] = 0.0f + grow * 1.0f;                            /* penalty_margin's: the row's sum */
+        const dg_real gs = 0.0f + out->grad[0] * s;            /* goal: sum_sq_diff's */
+        gt[0] = gt[1] = 0.0f + gs;
+    }
     if (ga) {  /* energy: sum_sq_diff's backward */
-        const dg_real gs = 0.0f + out->grad[2] * s, gq = 0.0f + gs;
         for (int i = 0; i < 2 * B; i++) {
             const dg_real d = act->data[i];
-            const dg_real gd = 0.0f + gq * 2.0f * d;
+            const dg_real gd = 0.0f + G(3 + i % 2, i / 2) * 2.0f * d;
             ga[i] += gd;
         }
     }
     if (!gn && !gg) return;
-    const dg_real gsc = 0.0f + out->grad[1] * s;    /* collision: scale's backward */
-    const dg_real grow = 0.0f + gsc;                /* sum's, the same for every row */
-    const dg_real g1 = 0.0f + grow * 1.0f;          /* penalty_margin's: the row's sum */
-    const dg_real gs = 0.0f + out->grad[0] * s, gq = 0.0f + gs;  /* goal: sum_sq_diff's */
     const dg_real *nd = next->data, *gd = aux->data;
     for (int b0 = 0; b0 < B; b0 += ROWS) {
         const int n = B - b0 < ROWS ? B - b0 : ROWS;
-        dg_real px[ROWS], py[ROWS], gx[ROWS], gy[ROWS];
+        dg_real px[ROWS], py[ROWS], gx[ROWS], gy[ROWS], g1[ROWS];
         for (int j = 0; j < n; j++) {
             px[j] = nd[4 * (b0 + j)], py[j] = nd[4 * (b0 + j) + 1];
             gx[j] = 0.0f, gy[j] = 0.0f;
+            g1[j] = G(2, b0 + j);
         }
         for (int k = 0; k < c->nobst; k++) {
             const dg_real cx = c->obst[k][0], cy = c->obst[k][1], cr = c->obst[k][2];
@@ -213,7 +263,7 @@ static void cost_backward(dg_ctx *ctx, dg_tensor *out) {
                 const dg_real dx = px[j] - cx, dy = py[j] - cy;
                 const dg_real d = sqrt(dx * dx + dy * dy + 1e-9f) - cr;
                 const dg_real a = -d + c->margin, r = a > 0.0f ? a : 0.0f;  /* penalty_margin's backward */
-                const dg_real gr = 0.0f + g1 * 2.0f * r;
+                const dg_real gr = 0.0f + g1[j] * 2.0f * r;
                 const dg_real gra = 0.0f + (a > 0.0f ? gr : 0.0f);
                 const dg_real gng = 0.0f + gra;
                 const dg_real gdist = 0.0f - gng;
@@ -226,62 +276,45 @@ static void cost_backward(dg_ctx *ctx, dg_tensor *out) {
             const int b = b0 + j;
             const dg_real gpx = (0.0f + gx[j]), gpy = (0.0f + gy[j]);  /* p's gradient: the collision's, */
             const dg_real dxg = px[j] - gd[2 * b], dyg = py[j] - gd[2 * b + 1];  /* then the goal's */
-            const dg_real gdx = 0.0f + gq * 2.0f * dxg, gdy = 0.0f + gq * 2.0f * dyg;
+            const dg_real gdx = 0.0f + G(0, b) * 2.0f * dxg, gdy = 0.0f + G(1, b) * 2.0f * dyg;
             if (gn) gn[4 * b] += gpx + gdx, gn[4 * b + 1] += gpy + gdy;  /* cols' backward */
             if (gg) gg[2 * b] += -gdx, gg[2 * b + 1] += -gdy;
         }
     }
 }
+#undef G
 
-static void reach_step_cost(dg_ctx *ctx, const dg_env *env, dg_tensor *next, dg_tensor *aux,
-                            dg_tensor *action, dg_real inv_batch, dg_tensor **terms) {
+/* The cost op on next, aux and action: with rows each row's terms (B, 5), else the batch means (3);
+ * NULL (the context's error set) on bad shapes */
+static dg_tensor *cost_op(dg_ctx *ctx, const dg_env *env, dg_tensor *next, dg_tensor *aux, dg_tensor *action,
+                          dg_real inv_batch, int rows) {
     const reach *r = env->impl;
-    if (!next || !aux || !action || dg_ctx_status(ctx) != DG_OK) return;
+    if (!next || !aux || !action || dg_ctx_status(ctx) != DG_OK) return NULL;
     const int B = next->shape[0];
     if (next->ndim != 2 || next->shape[1] != 4 || aux->ndim != 2 || aux->shape[0] != B || aux->shape[1] != 2 ||
-        action->ndim != 2 || action->shape[0] != B || action->shape[1] != 2) {
-        dg_ctx_fail(ctx, DG_ERR_SHAPE, "reach_cost: state (B,4), goal (B,2) and action (B,2) needed");
-        return;
-    }
-    cost_state c = {.inv_batch = inv_batch, .margin = r->margin, .nobst = r->nobst};
+        action->ndim != 2 || action->shape[0] != B || action->shape[1] != 2)
+        return dg_ctx_fail(ctx, DG_ERR_SHAPE, "reach_cost: state (B,4), goal (B,2) and action (B,2) needed");
+    cost_state c = {.inv_batch = inv_batch, .margin = r->margin, .nobst = r->nobst, .rows = rows};
     memcpy(c.obst, r->obst, sizeof c.obst);
-    dg_tensor *out = dg_custom(ctx, "reach_cost", 1, (int[]){3}, (dg_tensor *[]){next, aux, action}, 3,
-                               cost_backward, &c, sizeof c);
-    if (!out) return;
+    dg_tensor *srcs[3] = {next, aux, action};
+    dg_tensor *out = rows ? dg_custom(ctx, "reach_cost_rows", 2, (int[]){B, ROW_TERMS}, srcs, 3, cost_backward, &c,
+                                      sizeof c)
+                          : dg_custom(ctx, "reach_cost", 1, (int[]){3}, srcs, 3, cost_backward, &c, sizeof c);
+    if (!out) return NULL;
     /* the squares and each row's penalty 16 rows at a time (vectorised), then the three sums in
-     * double in the chain's order, one loop so that their dependent adds overlap */
+     * double in the chain's order, one loop so that their dependent adds overlap (or each row's terms) */
     double goal = 0.0, coll = 0.0, energy = 0.0;
     const dg_real *nd = next->data, *gd = aux->data, *ad = action->data;
     for (int b0 = 0; b0 < B; b0 += ROWS) {
         const int n = B - b0 < ROWS ? B - b0 : ROWS;
         dg_real qg[2 * ROWS], qe[2 * ROWS], y[ROWS];
-        for (int j = 0; j < n; j++) {
-            const int b = b0 + j;
-            const dg_real dx = nd[4 * b] - gd[2 * b], dy = nd[4 * b + 1] - gd[2 * b + 1];
-            const dg_real qx = dx * dx, qy = dy * dy;
-            qg[2 * j] = qx, qg[2 * j + 1] = qy;
-            const dg_real ax = ad[2 * b], ay = ad[2 * b + 1];
-            const dg_real ex = ax * ax, ey = ay * ay;
-            qe[2 * j] = ex, qe[2 * j + 1] = ey;
-            y[j] = 0.0f;
-        }
-        for (int k = 0; k < r->nobst; k++) {
-            const dg_real cx = r->obst[k][0], cy = r->obst[k][1], cr = r->obst[k][2];
-            if (k == 0)  /* 0 + rl², one rounding with or without a fused multiply-add */
-                for (int j = 0; j < n; j++) {
-                    const dg_real dx = nd[4 * (b0 + j)] - cx, dy = nd[4 * (b0 + j) + 1] - cy;
-                    const dg_real d = sqrt(dx * dx + dy * dy + 1e-9f) - cr;
-                    const dg_real a = -d + r->margin, rl = a > 0.0f ? a : 0.0f;
-                    y[j] += rl * rl;
-                }
-            else
-                for (int j = 0; j < n; j++) {
-                    const dg_real dx = nd[4 * (b0 + j)] - cx, dy = nd[4 * (b0 + j) + 1] - cy;
-                    const dg_real d = sqrt(dx * dx + dy * dy + 1e-9f) - cr;
-                    const dg_real a = -d + r->margin, rl = a > 0.0f ? a : 0.0f;
-                    volatile dg_real q = rl * rl;  /* rounded before the row's add, as the chain did */
-                    y[j] += q;
-                }
+        cost_block(&c, nd, gd, ad, b0, n, qg, y, qe);
+        if (rows) {
+            for (int j = 0; j < n; j++) {
+                dg_real *o = out->data + (size_t)ROW_TERMS * (b0 + j);
+                o[0] = qg[2 * j], o[1] = qg[2 * j + 1], o[2] = y[j], o[3] = qe[2 * j], o[4] = qe[2 * j + 1];
+            }
+            continue;
         }
         for (int j = 0; j < n; j++) {
             goal += qg[2 * j];
@@ -291,10 +324,30 @@ static void reach_step_cost(dg_ctx *ctx, const dg_env *env, dg_tensor *next, dg_
             energy += qe[2 * j + 1];
         }
     }
-    out->data[0] = (dg_real)goal * inv_batch;
-    out->data[1] = (dg_real)coll * inv_batch;
-    out->data[2] = (dg_real)energy * inv_batch;
+    if (!rows) {
+        out->data[0] = (dg_real)goal * inv_batch;
+        out->data[1] = (dg_real)coll * inv_batch;
+        out->data[2] = (dg_real)energy * inv_batch;
+    }
+    return out;
+}
+
+/* goal, collision, energy: the batch means of the rows below, in one op (cost_op) */
+static void reach_step_cost(dg_ctx *ctx, const dg_env *env, dg_tensor *next, dg_tensor *aux,
+                            dg_tensor *action, dg_real inv_batch, dg_tensor **terms) {
+    dg_tensor *out = cost_op(ctx, env, next, aux, action, inv_batch, 0);
+    if (!out) return;
     for (int i = 0; i < 3; i++) terms[i] = dg_slice(ctx, out, 0, i, 1);
+}
+
+/* per row: goal [dx², dy²] (B, 2); collision Σ_k relu(margin - d_k)² (B, 1); energy [a_x², a_y²] (B, 2) */
+static void reach_step_cost_rows(dg_ctx *ctx, const dg_env *env, dg_tensor *next, dg_tensor *aux, dg_tensor *action,
+                                 dg_tensor **rows) {
+    dg_tensor *out = cost_op(ctx, env, next, aux, action, 1.0f, 1);
+    if (!out) return;
+    rows[0] = dg_cols(ctx, out, 0, 2);
+    rows[1] = dg_cols(ctx, out, 2, 1);
+    rows[2] = dg_cols(ctx, out, 3, 2);
 }
 
 /* the agent inside an obstacle: a distance to its surface below 0 (bit 0: the agent) */
@@ -401,6 +454,7 @@ const dg_game dg_game_reach = {
     .observe = reach_observe,
     .step = reach_step,
     .step_cost = reach_step_cost,
+    .step_cost_rows = reach_step_cost_rows,
     .metrics = reach_metrics,
     .bodies = dg__bodies_agent_goal,
     .body_names = "agent,goal",

@@ -304,27 +304,31 @@ static int legend_inside(plot_box *b, const plot_in *in) {
     return 0;
 }
 
-/* Draws the plot of in over the whole of img (see dg_plot_draw). */
-static dg_status plot_draw(dg_image *img, const plot_in *in, dg_err *e) {
+/* DG_OK when in is a plot that can be drawn on img; else DG_ERR_ARG naming what is wrong. */
+static dg_status plot_check(const dg_image *img, const plot_in *in, dg_err *e) {
     if (!img || !img->rgb || img->w < 1 || img->h < 1) return dg_err_set(e, DG_ERR_ARG, "plot: no canvas");
     if (in->count < 0 || (in->count > 0 && !in->s)) return dg_err_set(e, DG_ERR_ARG, "plot: %d series given", in->count);
     if (in->cat && in->ncat < 1) return dg_err_set(e, DG_ERR_ARG, "plot: %d categories", in->ncat);
     const dg_plot_series *s = in->s;
-    const int count = in->count, log_y = in->log_y;
-    for (int k = 0; k < count; k++)
+    for (int k = 0; k < in->count; k++)
         if (s[k].n < 0 || (s[k].n > 0 && !s[k].y))
             return dg_err_set(e, DG_ERR_ARG, "plot: series %d (%s) has n = %d and %s y values", k,
                               s[k].label ? s[k].label : "unlabelled", s[k].n, s[k].y ? "some" : "no");
+    return DG_OK;
+}
 
-    /* Data range in plotted units. */
+/* The data's range in plotted units (lo[0], hi[0]: x; lo[1], hi[1]: y; [0, 1] x [0 or -1, 1] with
+ * nothing drawable) and the longest series' length; returns the count of drawable points. */
+static long data_range(const plot_in *in, double lo[2], double hi[2], int *longest) {
+    const dg_plot_series *s = in->s;
     double xlo = INFINITY, xhi = -INFINITY, ylo = INFINITY, yhi = -INFINITY;
     long drawn = 0;
-    int longest = 0;
-    for (int k = 0; k < count; k++) {
-        if (s[k].n > longest) longest = s[k].n;
+    *longest = 0;
+    for (int k = 0; k < in->count; k++) {
+        if (s[k].n > *longest) *longest = s[k].n;
         for (int i = 0; i < s[k].n; i++) {
             double x, y;
-            if (!point(&s[k], i, log_y, &x, &y)) continue;
+            if (!point(&s[k], i, in->log_y, &x, &y)) continue;
             xlo = fmin(xlo, x); xhi = fmax(xhi, x);
             ylo = fmin(ylo, y); yhi = fmax(yhi, y);
             drawn++;
@@ -332,140 +336,178 @@ static dg_status plot_draw(dg_image *img, const plot_in *in, dg_err *e) {
     }
     if (!drawn) {
         xlo = 0.0; xhi = 1.0;
-        ylo = log_y ? -1.0 : 0.0; yhi = 1.0;
+        ylo = in->log_y ? -1.0 : 0.0; yhi = 1.0;
     }
+    lo[0] = xlo, hi[0] = xhi, lo[1] = ylo, hi[1] = yhi;
+    return drawn;
+}
 
-    dg_draw d;
-    dg_status st = dg_draw_begin(&d, img, e);
+/* An x of the data (plotted units) in pixels of b: the distance from the axis' low end times the
+ * plot area's scale, one factor (its width over the axis' span; pixel()'s order of operations
+ * rounds differently in the last bits, and the images keep their pixels). */
+static double map_x(const plot_box *b, double v) {
+    const double sx = b->pw / (b->xa.hi - b->xa.lo);
+    return b->left + (v - b->xa.lo) * sx;
+}
+
+/* A y of the data in pixels of b, upwards from the plot area's bottom (as map_x). */
+static double map_y(const plot_box *b, double v) {
+    const double sy = b->ph / (b->ya.hi - b->ya.lo);
+    return b->top + b->ph - (v - b->ya.lo) * sy;
+}
+
+/* The white canvas and the grid at the labelled ticks, under everything. */
+static void draw_grid(dg_draw *d, const dg_image *img, const plot_box *b, const plot_in *in) {
+    dg_draw_rect_fill(d, 0, 0, img->w, img->h, 0xffffff, 1);
+    const int nx = in->cat ? in->ncat : b->xa.n;
+    for (int i = 0; i < nx; i++) {
+        if (in->cat && i % b->every) continue;
+        const double x = round(map_x(b, in->cat ? i : b->xa.tick[i]));
+        dg_draw_line(d, x, b->top, x, b->top + b->ph, GRID, 1);
+    }
+    for (int i = 0; i < b->ya.n; i++) {
+        const double y = round(map_y(b, b->ya.tick[i]));
+        dg_draw_line(d, b->left, y, b->left + b->pw, y, GRID, 1);
+    }
+}
+
+/* The series: runs of drawable points as polylines, a lone point as a dot. px and py hold the
+ * longest series' points. */
+static void draw_series(dg_draw *d, const plot_box *b, const plot_in *in, double *px, double *py) {
+    const dg_plot_series *s = in->s;
+    const double lw = LINE * b->fs, dot = DOT * b->fs;
+    for (int k = 0; k < in->count; k++) {
+        int run = 0;
+        for (int i = 0; i <= s[k].n; i++) {
+            double x, y;
+            if (i < s[k].n && point(&s[k], i, in->log_y, &x, &y)) {
+                px[run] = map_x(b, x);
+                py[run] = map_y(b, y);
+                run++;
+                continue;
+            }
+            if (run == 1) dg_draw_circle_fill(d, px[0], py[0], dot, s[k].rgb, 1.0);
+            else if (run > 1) dg_draw_polyline(d, px, py, run, s[k].rgb, lw);
+            run = 0;
+        }
+    }
+}
+
+/* The category axis' ticks and labels (cat_plan's way: side by side, columns read upwards, or one
+ * line read upwards, every b->every-th). */
+static void draw_categories(dg_draw *d, const dg_image *img, const plot_box *b, const plot_in *in) {
+    const double font = b->font, ch = b->ch, bottom = b->top + b->ph;
+    char line[CAT_LINE];
+    for (int i = 0; i < in->ncat; i++) {
+        const double x = round(map_x(b, i)), y = bottom + 1 + b->tick + b->gap;
+        dg_draw_line(d, x, bottom + 1, x, bottom + b->tick, INK, 1);
+        if (i % b->every) continue;
+        if (b->flat) {  /* read upwards, its end at the tick */
+            label_flat(d, in->cat[i], font, img->h / 3.0, line, sizeof line);
+            dg_draw_text(d, x, y, line, INK, font, DG_TEXT_RIGHT | DG_TEXT_MIDDLE, 1);
+            continue;
+        }
+        const int n = label_line(in->cat[i], 0, line, sizeof line);
+        for (int k = 0; k < n; k++) {
+            if (b->up) {  /* a column each, the first at the left, their ends at the tick */
+                label_cut(d, in->cat[i], k, font, img->h / 3.0, line, sizeof line);
+                dg_draw_text(d, x + (k - (n - 1) / 2.0) * ch, y, line, INK, font, DG_TEXT_RIGHT | DG_TEXT_MIDDLE, 1);
+            } else {
+                label_line(in->cat[i], k, line, sizeof line);
+                dg_draw_text(d, x, y + k * ch, line, INK, font, DG_TEXT_CENTER | DG_TEXT_TOP, 0);
+            }
+        }
+    }
+}
+
+/* The frame, the ticks and their labels, the title and the axis labels. */
+static void draw_axes(dg_draw *d, const dg_image *img, const plot_box *b, const plot_in *in) {
+    const double pad = b->pad, tick = b->tick, gap = b->gap, font = b->font;
+    const double left = b->left, top = b->top, pw = b->pw, ph = b->ph;
+    const dg_axis *xa = &b->xa, *ya = &b->ya;
+    dg_draw_rect_outline(d, left - 0.5, top - 0.5, pw + 2, ph + 2, INK, 1);
+    if (!in->cat) {
+        for (int i = 0; i < xa->n; i++) {
+            const double x = round(map_x(b, xa->tick[i]));
+            dg_draw_line(d, x, top + ph + 1, x, top + ph + tick, INK, 1);
+            dg_draw_text(d, x, top + ph + 1 + tick + gap, xa->label[i], INK, font, DG_TEXT_CENTER | DG_TEXT_TOP, 0);
+        }
+    } else {
+        draw_categories(d, img, b, in);
+    }
+    for (int i = 0; i < ya->n; i++) {
+        const double y = round(map_y(b, ya->tick[i]));
+        dg_draw_line(d, left - tick, y, left - 1, y, INK, 1);
+        dg_draw_text(d, left - tick - gap, y, ya->label[i], INK, font, DG_TEXT_RIGHT | DG_TEXT_MIDDLE, 0);
+    }
+    for (int i = 0; i < ya->nminor; i++) {
+        const double y = round(map_y(b, ya->minor[i]));
+        dg_draw_line(d, left - tick / 2, y, left - 1, y, INK, 1);
+    }
+    if (in->title && *in->title)
+        dg_draw_text(d, left + pw / 2, pad, in->title, INK, b->ts, DG_TEXT_CENTER | DG_TEXT_TOP, 0);
+    if (in->xlabel && *in->xlabel)
+        dg_draw_text(d, left + pw / 2, img->h - pad, in->xlabel, INK, font, DG_TEXT_CENTER | DG_TEXT_BOTTOM, 0);
+    if (in->ylabel && *in->ylabel)
+        dg_draw_text(d, pad, top + ph / 2, in->ylabel, INK, font, DG_TEXT_CENTER | DG_TEXT_TOP, 1);
+}
+
+/* The legend, when a series has a label: a translucent box where no data is (legend_inside), or
+ * right of the plot area; a line sample each, or a dot for a series of lone points. */
+static void draw_legend(dg_draw *d, const plot_box *b, const plot_in *in) {
+    if (b->lw <= 0) return;
+    const dg_plot_series *s = in->s;
+    const double pad = b->pad, sample = 24.0 * b->fs, lh = b->ch + 2.0 * b->fs, dot = DOT * b->fs;
+    dg_draw_rect_fill(d, b->lx, b->ly, b->lw, b->lh, 0xffffff, 0.85);
+    dg_draw_rect_outline(d, b->lx, b->ly, b->lw, b->lh, 0xb0b0b0, 1);
+    int row = 0;
+    for (int k = 0; k < in->count; k++) {
+        if (!s[k].label) continue;
+        const double ly = b->ly + pad / 2 + row * lh + lh / 2, lx = b->lx + pad;
+        if (dots_only(&s[k], in->log_y)) dg_draw_circle_fill(d, lx + sample / 2, ly, dot, s[k].rgb, 1.0);
+        else dg_draw_line(d, lx, ly, lx + sample, ly, s[k].rgb, 2.0 * b->fs);
+        dg_draw_text(d, lx + sample + pad, ly, s[k].label, INK, b->font, DG_TEXT_LEFT | DG_TEXT_MIDDLE, 0);
+        row++;
+    }
+}
+
+/* Draws the plot of in over the whole of img (see dg_plot_draw): checks it, lays it out (the
+ * legend inside the plot area where no data is, else at its right), then draws the grid, the
+ * series, the axes and texts, and the legend, in that order. */
+static dg_status plot_draw(dg_image *img, const plot_in *in, dg_err *e) {
+    dg_status st = plot_check(img, in, e);
     if (st != DG_OK) return st;
+    double lo[2], hi[2];
+    int longest;
+    const long drawn = data_range(in, lo, hi, &longest);
+    dg_draw d;
+    if ((st = dg_draw_begin(&d, img, e)) != DG_OK) return st;
     plot_box b;
-    lay_out(&b, &d, img, in, -1, xlo, xhi, ylo, yhi);
+    lay_out(&b, &d, img, in, -1, lo[0], hi[0], lo[1], hi[1]);
     legend_size(&b, &d, in);
     if (b.lw > 0 && !legend_inside(&b, in)) {  /* no clear corner: at the right of the plot area */
-        lay_out(&b, &d, img, in, b.pad + b.lw + b.pad, xlo, xhi, ylo, yhi);
+        lay_out(&b, &d, img, in, b.pad + b.lw + b.pad, lo[0], hi[0], lo[1], hi[1]);
         b.lx = b.left + b.pw + b.pad;
         b.ly = b.top;
     }
-    const double pad = b.pad, tick = b.tick, gap = b.gap, font = b.font, ch = b.ch;
-    const double left = b.left, top = b.top, pw = b.pw, ph = b.ph;
-    const dg_axis *xa = &b.xa, *ya = &b.ya;
-    if (pw < 20 || ph < 20) {
+    if (b.pw < 20 || b.ph < 20) {
         dg_draw_abort(&d);
         return dg_err_set(e, DG_ERR_ARG, "plot: %dx%d canvas too small for axes and labels", img->w, img->h);
     }
-    const double sx = pw / (xa->hi - xa->lo), sy = ph / (ya->hi - ya->lo);
-#define MAPX(v) (left + ((v) - xa->lo) * sx)
-#define MAPY(v) (top + ph - ((v) - ya->lo) * sy)
-
-    dg_draw_rect_fill(&d, 0, 0, img->w, img->h, 0xffffff, 1);
-    /* grid at labelled ticks, under everything */
-    const int nx = in->cat ? in->ncat : xa->n;
-    for (int i = 0; i < nx; i++) {
-        if (in->cat && i % b.every) continue;
-        const double x = round(MAPX(in->cat ? i : xa->tick[i]));
-        dg_draw_line(&d, x, top, x, top + ph, GRID, 1);
-    }
-    for (int i = 0; i < ya->n; i++) {
-        const double y = round(MAPY(ya->tick[i]));
-        dg_draw_line(&d, left, y, left + pw, y, GRID, 1);
-    }
-
-    /* series: runs of drawable points as polylines, a lone point as a dot */
-    const double lw = LINE * b.fs, dot = DOT * b.fs;
     double *px = longest ? malloc((size_t)longest * 2 * sizeof(double)) : NULL;
     if (longest && !px) {
         dg_draw_abort(&d);
         return dg_err_set(e, DG_ERR_NOMEM, "plot: out of memory for %d points", longest);
     }
-    double *py = px ? px + longest : NULL;
-    for (int k = 0; k < count; k++) {
-        int run = 0;
-        for (int i = 0; i <= s[k].n; i++) {
-            double x, y;
-            if (i < s[k].n && point(&s[k], i, log_y, &x, &y)) {
-                px[run] = MAPX(x);
-                py[run] = MAPY(y);
-                run++;
-                continue;
-            }
-            if (run == 1) dg_draw_circle_fill(&d, px[0], py[0], dot, s[k].rgb, 1.0);
-            else if (run > 1) dg_draw_polyline(&d, px, py, run, s[k].rgb, lw);
-            run = 0;
-        }
-    }
+    draw_grid(&d, img, &b, in);
+    draw_series(&d, &b, in, px, px ? px + longest : NULL);
     free(px);
-
-    /* frame, ticks and their labels */
-    dg_draw_rect_outline(&d, left - 0.5, top - 0.5, pw + 2, ph + 2, INK, 1);
-    if (!in->cat) {
-        for (int i = 0; i < xa->n; i++) {
-            const double x = round(MAPX(xa->tick[i]));
-            dg_draw_line(&d, x, top + ph + 1, x, top + ph + tick, INK, 1);
-            dg_draw_text(&d, x, top + ph + 1 + tick + gap, xa->label[i], INK, font, DG_TEXT_CENTER | DG_TEXT_TOP, 0);
-        }
-    } else {
-        char line[CAT_LINE];
-        for (int i = 0; i < in->ncat; i++) {
-            const double x = round(MAPX(i)), y = top + ph + 1 + tick + gap;
-            dg_draw_line(&d, x, top + ph + 1, x, top + ph + tick, INK, 1);
-            if (i % b.every) continue;
-            if (b.flat) {  /* read upwards, its end at the tick */
-                label_flat(&d, in->cat[i], font, img->h / 3.0, line, sizeof line);
-                dg_draw_text(&d, x, y, line, INK, font, DG_TEXT_RIGHT | DG_TEXT_MIDDLE, 1);
-                continue;
-            }
-            const int n = label_line(in->cat[i], 0, line, sizeof line);
-            for (int k = 0; k < n; k++) {
-                if (b.up) {  /* a column each, the first at the left, their ends at the tick */
-                    label_cut(&d, in->cat[i], k, font, img->h / 3.0, line, sizeof line);
-                    dg_draw_text(&d, x + (k - (n - 1) / 2.0) * ch, y, line, INK, font, DG_TEXT_RIGHT | DG_TEXT_MIDDLE, 1);
-                } else {
-                    label_line(in->cat[i], k, line, sizeof line);
-                    dg_draw_text(&d, x, y + k * ch, line, INK, font, DG_TEXT_CENTER | DG_TEXT_TOP, 0);
-                }
-            }
-        }
-    }
-    for (int i = 0; i < ya->n; i++) {
-        const double y = round(MAPY(ya->tick[i]));
-        dg_draw_line(&d, left - tick, y, left - 1, y, INK, 1);
-        dg_draw_text(&d, left - tick - gap, y, ya->label[i], INK, font, DG_TEXT_RIGHT | DG_TEXT_MIDDLE, 0);
-    }
-    for (int i = 0; i < ya->nminor; i++) {
-        const double y = round(MAPY(ya->minor[i]));
-        dg_draw_line(&d, left - tick / 2, y, left - 1, y, INK, 1);
-    }
-
-    /* title and axis labels */
-    if (in->title && *in->title)
-        dg_draw_text(&d, left + pw / 2, pad, in->title, INK, b.ts, DG_TEXT_CENTER | DG_TEXT_TOP, 0);
-    if (in->xlabel && *in->xlabel)
-        dg_draw_text(&d, left + pw / 2, img->h - pad, in->xlabel, INK, font, DG_TEXT_CENTER | DG_TEXT_BOTTOM, 0);
-    if (in->ylabel && *in->ylabel)
-        dg_draw_text(&d, pad, top + ph / 2, in->ylabel, INK, font, DG_TEXT_CENTER | DG_TEXT_TOP, 1);
-
-    /* legend: a translucent box where no data is (legend_inside), or right of the plot area */
-    if (b.lw > 0) {
-        const double sample = 24.0 * b.fs, lh = ch + 2.0 * b.fs;
-        dg_draw_rect_fill(&d, b.lx, b.ly, b.lw, b.lh, 0xffffff, 0.85);
-        dg_draw_rect_outline(&d, b.lx, b.ly, b.lw, b.lh, 0xb0b0b0, 1);
-        int row = 0;
-        for (int k = 0; k < count; k++) {
-            if (!s[k].label) continue;
-            const double ly = b.ly + pad / 2 + row * lh + lh / 2, lx = b.lx + pad;
-            if (dots_only(&s[k], log_y)) dg_draw_circle_fill(&d, lx + sample / 2, ly, dot, s[k].rgb, 1.0);
-            else dg_draw_line(&d, lx, ly, lx + sample, ly, s[k].rgb, 2.0 * b.fs);
-            dg_draw_text(&d, lx + sample + pad, ly, s[k].label, INK, font, DG_TEXT_LEFT | DG_TEXT_MIDDLE, 0);
-            row++;
-        }
-    }
-
+    draw_axes(&d, img, &b, in);
+    draw_legend(&d, &b, in);
     if (!drawn) {
-        const char *note = log_y ? "no data (no finite positive values)" : "no data (no finite values)";
-        dg_draw_text(&d, left + pw / 2, top + ph / 2, note, NOTE_INK, font, DG_TEXT_CENTER | DG_TEXT_MIDDLE, 0);
+        const char *note = in->log_y ? "no data (no finite positive values)" : "no data (no finite values)";
+        dg_draw_text(&d, b.left + b.pw / 2, b.top + b.ph / 2, note, NOTE_INK, b.font, DG_TEXT_CENTER | DG_TEXT_MIDDLE, 0);
     }
-#undef MAPX
-#undef MAPY
     return dg_draw_end(&d, e);
 }
 

@@ -18,10 +18,8 @@
 /* e may be NULL: then errors go to a local message nobody reads */
 #define DG_ERR_LOCAL(e) dg_err e##_local = {0}; if (!(e)) (e) = &e##_local
 
-/* Sets the overrides, makes the env, reads the options, checks unused keys; r->cfg is parsed. */
-static dg_status run_finish(dg_run *r, const dg_run_set *sets, int nsets, dg_err *e) {
-    for (int i = 0; i < nsets; i++)
-        if (sets[i].value && dg_cfg_set(r->cfg, sets[i].key, sets[i].value, e) != DG_OK) return e->status;
+/* Makes the env, reads the options, checks unused keys; r->cfg is the config, its overrides set. */
+static dg_status run_finish(dg_run *r, dg_err *e) {
     const char *game = NULL;
     if (dg_cfg_get(r->cfg, "game", DG_CFG_STR, &game, NULL) == DG_OK && game)
         for (int i = 0; dg_hji_problem_name(i); i++)
@@ -73,39 +71,58 @@ static void bench_event(const dg_train_event *ev, void *user) {
 
 /* ------------------------------------------------------- public functions */
 
+dg_status dg_run_doc_read(dg_run_doc *d, const char *path, const char *text, size_t len, const dg_run_set *sets,
+                          int nsets, dg_err *e) {
+    DG_ERR_LOCAL(e);
+    memset(d, 0, sizeof *d);
+    dg_cfg *c = text ? dg_cfg_parse(text, len, path, e) : dg_cfg_load(path, e);
+    if (!c) return e->status;
+    dg_status st = DG_OK;
+    for (int i = 0; i < nsets && st == DG_OK; i++)
+        if (sets[i].value) st = dg_cfg_set(c, sets[i].key, sets[i].value, e);
+    dg_key k = *dg_run_key("train.precision");  /* the one declaration, read into an int of its own */
+    k.offset = 0;
+    if (st == DG_OK) st = dg_key_read(c, &k, &d->precision, e);
+    if (st != DG_OK) {
+        dg_cfg_free(c);
+        d->precision = 0;
+        return st;
+    }
+    d->cfg = c;
+    return DG_OK;
+}
+
+void dg_run_doc_free(dg_run_doc *d) {
+    dg_cfg_free(d->cfg);
+    memset(d, 0, sizeof *d);
+}
+
+dg_status dg_run_open(dg_run *r, dg_run_doc *d, dg_err *e) {
+    DG_ERR_LOCAL(e);
+    memset(r, 0, sizeof *r);
+    if (!d->cfg) return dg_err_set(e, DG_ERR_ARG, "dg_run_open: no config (read it with dg_run_doc_read)");
+    r->cfg = d->cfg;  /* the run's now, also on error (dg_run_free) */
+    memset(d, 0, sizeof *d);
+    const dg_status st = run_finish(r, e);
+    if (st != DG_OK) dg_run_free(r);
+    return st;
+}
+
 dg_status dg_run_load(dg_run *r, const char *path, const dg_run_set *sets, int nsets, dg_err *e) {
     DG_ERR_LOCAL(e);
     memset(r, 0, sizeof *r);
-    r->cfg = dg_cfg_load(path, e);
-    const dg_status st = r->cfg ? run_finish(r, sets, nsets, e) : e->status;
-    if (st != DG_OK) dg_run_free(r);
-    return st;
+    dg_run_doc d;
+    const dg_status st = dg_run_doc_read(&d, path, NULL, 0, sets, nsets, e);
+    return st == DG_OK ? dg_run_open(r, &d, e) : st;
 }
 
 dg_status dg_run_parse(dg_run *r, const char *text, size_t len, const char *label, const dg_run_set *sets,
                        int nsets, dg_err *e) {
     DG_ERR_LOCAL(e);
     memset(r, 0, sizeof *r);
-    r->cfg = dg_cfg_parse(text, len, label, e);
-    const dg_status st = r->cfg ? run_finish(r, sets, nsets, e) : e->status;
-    if (st != DG_OK) dg_run_free(r);
-    return st;
-}
-
-dg_status dg_run_precision(const char *path, const char *text, size_t len, const dg_run_set *sets, int nsets,
-                           int *precision, dg_err *e) {
-    DG_ERR_LOCAL(e);
-    *precision = 0;
-    dg_cfg *c = text ? dg_cfg_parse(text, len, path, e) : dg_cfg_load(path, e);
-    if (!c) return e->status;
-    dg_status st = DG_OK;
-    for (int i = 0; i < nsets && st == DG_OK; i++)
-        if (sets[i].value && !strcmp(sets[i].key, "train.precision")) st = dg_cfg_set(c, sets[i].key, sets[i].value, e);
-    dg_key k = *dg_run_key("train.precision");  /* the one declaration, read into an int of its own */
-    k.offset = 0;
-    if (st == DG_OK) st = dg_key_read(c, &k, precision, e);
-    dg_cfg_free(c);
-    return st;
+    dg_run_doc d;  /* text NULL: no bytes (doc_read would read a file named label) */
+    const dg_status st = dg_run_doc_read(&d, label, text ? text : "", len, sets, nsets, e);
+    return st == DG_OK ? dg_run_open(r, &d, e) : st;
 }
 
 void dg_run_free(dg_run *r) {
