@@ -1,5 +1,5 @@
 /* Tests for safetensors read/write: a bit-exact round trip of every dtype,
- * the reference format's bytes, rejection of malformed files (each with the
+ * the reference format's bytes, reads converting between F32 and F64, rejection of malformed files (each with the
  * message it should give), a mutation fuzz that must never crash, and
  * atomic writes that leave nothing behind on failure. */
 #define _POSIX_C_SOURCE 200809L
@@ -312,6 +312,46 @@ static void test_read_errors(void **state) {
     assert_int_equal(dg_st_read_f32(f, "a", 2, (int64_t[]){2, 2}, out, &e), DG_OK);
     assert_string_equal(dg_st_meta(f, "k"), "v");
     dg_st_free(f);
+}
+
+/* dg_st_read_as: F32 into double exactly, F64 into float rounded, each width into itself as
+ * dg_st_read; another dtype, shape or name: dg_st_read's errors, out untouched. */
+static void test_read_as(void **state) {
+    (void)state;
+    char p[600];
+    path_in(p, sizeof p, "as.safetensors");
+    const float f[3] = {0.1f, -2.5f, 3e38f};
+    const double d[3] = {0.1, -1e-300, 1e300};
+    const int16_t i16[3] = {1, 2, 3};
+    dg_err e = {0};
+    dg_st_writer *w = dg_st_writer_create();
+    assert_non_null(w);
+    assert_int_equal(dg_st_writer_add(w, "f", DG_DTYPE_F32, 1, (int64_t[]){3}, f, &e), DG_OK);
+    assert_int_equal(dg_st_writer_add(w, "d", DG_DTYPE_F64, 1, (int64_t[]){3}, d, &e), DG_OK);
+    assert_int_equal(dg_st_writer_add(w, "i", DG_DTYPE_I16, 1, (int64_t[]){3}, i16, &e), DG_OK);
+    assert_int_equal(dg_st_writer_write(w, p, &e), DG_OK);
+    dg_st_writer_free(w);
+    dg_st_file *s = dg_st_load(p, &e);
+    assert_non_null(s);
+    double od[3] = {0};
+    float of[3] = {0};
+    assert_int_equal(dg_st_read_as(s, "f", DG_DTYPE_F64, 1, (int64_t[]){3}, od, &e), DG_OK);
+    for (int k = 0; k < 3; k++) assert_true(od[k] == (double)f[k]);
+    assert_int_equal(dg_st_read_as(s, "d", DG_DTYPE_F64, 1, (int64_t[]){3}, od, &e), DG_OK);
+    for (int k = 0; k < 3; k++) assert_true(od[k] == d[k]);
+    assert_int_equal(dg_st_read_as(s, "d", DG_DTYPE_F32, 1, (int64_t[]){3}, of, &e), DG_OK);
+    assert_true(of[0] == 0.1f && of[1] == (float)-1e-300 && isinf(of[2]));
+    assert_int_equal(dg_st_read_as(s, "f", DG_DTYPE_F32, 1, (int64_t[]){3}, of, &e), DG_OK);
+    for (int k = 0; k < 3; k++) assert_true(of[k] == f[k]);
+    float keep[3] = {7, 7, 7};
+    assert_int_equal(dg_st_read_as(s, "d", DG_DTYPE_F32, 1, (int64_t[]){4}, keep, &e), DG_ERR_SHAPE);
+    expect_err(&e, DG_ERR_SHAPE, "tensor 'd': expected shape [4], found [3]");
+    assert_int_equal(dg_st_read_as(s, "i", DG_DTYPE_F32, 1, (int64_t[]){3}, keep, &e), DG_ERR_FORMAT);
+    expect_err(&e, DG_ERR_FORMAT, "tensor 'i': expected dtype F32, found I16");
+    assert_int_equal(dg_st_read_as(s, "zz", DG_DTYPE_F64, 1, (int64_t[]){3}, od, &e), DG_ERR_NOT_FOUND);
+    for (int k = 0; k < 3; k++) assert_true(keep[k] == 7.0f);
+    dg_st_free(s);
+    assert_int_equal(remove(p), 0);
 }
 
 /* Bytes from the reference implementation's own test (an unpadded header):
@@ -710,6 +750,7 @@ int main(void) {
         cmocka_unit_test(test_null_safe),
         cmocka_unit_test(test_round_trip),
         cmocka_unit_test(test_read_errors),
+        cmocka_unit_test(test_read_as),
         cmocka_unit_test(test_reference_bytes),
         cmocka_unit_test(test_truncated),
         cmocka_unit_test(test_header_length),

@@ -20,6 +20,7 @@
 
 #include "difgames/api.h"
 #include "difgames/base.h"  /* rng, clock, numbers (and status.h) */
+#include "difgames/real.h"  /* dg_real; with DG_F64, the double copy's names */
 #include "difgames/status.h"
 
 #ifdef __cplusplus

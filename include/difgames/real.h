@@ -1,10 +1,12 @@
 /* difgames: the type of every value on the tape (dg_real).
  *
  * float (float32) by default. A translation unit compiled with DG_F64 defined gets the double
- * tape: the same API names, double data. Every function of the library then resolves to its
- * double copy (the library is built twice, the second time over double, each global dg_ symbol
- * renamed dg64_: difgames/f64_names.h, generated from the float build), so one program can hold
- * both, and one translation unit uses one. train.precision: f64 in a config selects the double
+ * tape: the same API names, double data. Every function of the tape's layers then resolves to
+ * its double copy (those layers are built twice, the second time over double, each global dg_
+ * symbol renamed dg64_: difgames/f64_names.h, generated from the float build, dg_ names only;
+ * the layers without dg_real, e.g. configs, files, images and the grid solver, are built once
+ * and their headers do not include this one), so one program can hold both, and one
+ * translation unit uses one. train.precision: f64 in a config selects the double
  * copy in the `difgames` command (docs/long_horizon.md, "Double precision").
  *
  * What stays float32 in both: config values read by DG_K_F32 keys, random draws

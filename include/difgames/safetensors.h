@@ -105,13 +105,11 @@ DG_API dg_status dg_st_read(const dg_st_file *f, const char *name, dg_dtype dtyp
 /* dg_st_read for an F32 tensor. */
 DG_API dg_status dg_st_read_f32(const dg_st_file *f, const char *name, int ndim, const int64_t *shape,
                                 float *out, dg_err *e);
-/* The tape's values (dg_real, include/difgames/real.h): F32 in the float tape's files, F64 in the
- * double's. dg_st_read_real reads an F32 or an F64 tensor into dg_real (converting: a float32
- * checkpoint loads into the double tape exactly, a double one into the float tape rounded);
- * dg_st_read's errors otherwise (another dtype: DG_ERR_FORMAT). */
-#define DG_DTYPE_REAL (DG_REAL_F64 ? DG_DTYPE_F64 : DG_DTYPE_F32)
-DG_API dg_status dg_st_read_real(const dg_st_file *f, const char *name, int ndim, const int64_t *shape,
-                                 dg_real *out, dg_err *e);
+/* dg_st_read into dtype F32 or F64 from a tensor of either (converted: float32 into double exactly,
+ * double into float32 rounded); another dtype as dg_st_read. (The tape's values, dg_real: through
+ * difgames/checkpoint.h, DG_DTYPE_REAL and dg_st_read_real.) */
+DG_API dg_status dg_st_read_as(const dg_st_file *f, const char *name, dg_dtype dtype, int ndim,
+                               const int64_t *shape, void *out, dg_err *e);
 
 /* ------------------------------------------------------------ writing */
 

@@ -10,7 +10,6 @@
 #include <stddef.h>
 
 #include "difgames/api.h"
-#include "difgames/real.h"  /* dg_real; with DG_F64, the double copy's names */
 
 #ifdef __cplusplus
 extern "C" {

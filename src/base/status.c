@@ -72,7 +72,7 @@ dg_status dg_err_prefix(dg_err *e, const char *prefix) {
 #define DG_ASAN 1
 #endif
 #endif
-#if defined(DG_ASAN) && !defined(DG_F64)  /* once in the library: the float copy's (difgames/real.h) */
+#ifdef DG_ASAN  /* base is compiled once (CMakeLists.txt): one definition in the library */
 /* fontconfig (cairo's text finds its face through it) keeps its configuration and pattern caches for the
  * life of the process on purpose; libmatheval's parser (model files) drops its partial tree on a syntax
  * error, which the caller cannot free; LeakSanitizer would report them at exit (a DG_SANITIZE build). */

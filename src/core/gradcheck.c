@@ -76,7 +76,7 @@ dg_status dg_gradcheck_scales(dg_ctx *ctx, dg_params *p, dg_loss_fn fn, void *us
                     if (fabs(est[s] - est[s + 1]) < best) {
                         best = fabs(est[s] - est[s + 1]);
                         num = est[s + 1];
-                        hnum = ldexp(eps, -2 * (s + 1));
+                        hnum = ldexp((double)eps, -2 * (s + 1));
                     }
             }
             const double ana = g[j];

@@ -1,6 +1,7 @@
 /* Ops: each forward records what it is and what it reads; its backward sits
  * next to it. dg__backward_node is the one switch over the op enum. */
-#include <math.h>
+#include <tgmath.h>  /* dg_real's maths: float's functions in the float copy, double's in the double */
+#undef I             /* its <complex.h> defines I: here, as in the shapes (O,I), a weight's input size */
 #include <stdio.h>
 #include <string.h>
 
@@ -212,20 +213,20 @@ static dg_tensor *unary(dg_ctx *ctx, dg_op op, dg_tensor *a, dg_real p) {
     case DG_OP_TANH:       dg__tanh_n(n, x, y); break;
     case DG_OP_RELU:       for (int64_t i = 0; i < n; i++) y[i] = x[i] > 0.0f ? x[i] : 0.0f; break;
     case DG_OP_SOFTPLUS:
-        for (int64_t i = 0; i < n; i++) y[i] = fmaxf(x[i], 0.0f) + log1pf(expf(-fabsf(x[i])));
+        for (int64_t i = 0; i < n; i++) y[i] = fmax(x[i], 0.0f) + log1p(exp(-fabs(x[i])));
         break;
     case DG_OP_SIGMOID:
         for (int64_t i = 0; i < n; i++) {
-            dg_real e = expf(-fabsf(x[i]));
+            dg_real e = exp(-fabs(x[i]));
             y[i] = x[i] >= 0.0f ? 1.0f / (1.0f + e) : e / (1.0f + e);
         }
         break;
-    case DG_OP_EXP:    for (int64_t i = 0; i < n; i++) y[i] = expf(x[i]); break;
-    case DG_OP_LOG:    for (int64_t i = 0; i < n; i++) y[i] = logf(x[i]); break;
-    case DG_OP_SQRT:   for (int64_t i = 0; i < n; i++) y[i] = sqrtf(x[i]); break;
+    case DG_OP_EXP:    for (int64_t i = 0; i < n; i++) y[i] = exp(x[i]); break;
+    case DG_OP_LOG:    for (int64_t i = 0; i < n; i++) y[i] = log(x[i]); break;
+    case DG_OP_SQRT:   for (int64_t i = 0; i < n; i++) y[i] = sqrt(x[i]); break;
     case DG_OP_SQUARE: for (int64_t i = 0; i < n; i++) y[i] = x[i] * x[i]; break;
-    case DG_OP_POW:    for (int64_t i = 0; i < n; i++) y[i] = powf(x[i], p); break;
-    case DG_OP_ABS:    for (int64_t i = 0; i < n; i++) y[i] = fabsf(x[i]); break;
+    case DG_OP_POW:    for (int64_t i = 0; i < n; i++) y[i] = pow(x[i], p); break;
+    case DG_OP_ABS:    for (int64_t i = 0; i < n; i++) y[i] = fabs(x[i]); break;
     default: break;
     }
     return t;
@@ -248,7 +249,7 @@ static void unary_backward(dg_ctx *ctx, dg_tensor *t) {
     case DG_OP_RELU:       for (int64_t i = 0; i < n; i++) ga[i] += x[i] > 0.0f ? g[i] : 0.0f; break;
     case DG_OP_SOFTPLUS:
         for (int64_t i = 0; i < n; i++) {
-            dg_real e = expf(-fabsf(x[i]));  /* sigmoid(x), stably */
+            dg_real e = exp(-fabs(x[i]));  /* sigmoid(x), stably */
             dg_real s = x[i] >= 0.0f ? 1.0f / (1.0f + e) : e / (1.0f + e);
             ga[i] += g[i] * s;
         }
@@ -259,7 +260,7 @@ static void unary_backward(dg_ctx *ctx, dg_tensor *t) {
     case DG_OP_SQRT:    for (int64_t i = 0; i < n; i++) ga[i] += g[i] * 0.5f / y[i]; break;
     case DG_OP_SQUARE:  for (int64_t i = 0; i < n; i++) ga[i] += g[i] * 2.0f * x[i]; break;
     case DG_OP_POW:
-        for (int64_t i = 0; i < n; i++) ga[i] += g[i] * p * powf(x[i], p - 1.0f);
+        for (int64_t i = 0; i < n; i++) ga[i] += g[i] * p * pow(x[i], p - 1.0f);
         break;
     case DG_OP_ABS:
         for (int64_t i = 0; i < n; i++)

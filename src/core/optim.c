@@ -1,5 +1,5 @@
 /* Optimisers with PyTorch's exact update rules (torch.optim.Adam, torch.optim.SGD). */
-#include <math.h>
+#include <tgmath.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -40,7 +40,7 @@ void dg_adam_step(dg_adam *opt, dg_params *p) {
         dg_real gi = wd != 0.0f ? g[i] + wd * w[i] : g[i];
         m[i] = m[i] * b1 + one_b1 * gi;                    /* torch: m.mul_(b1).add_(g, alpha=1 - b1) */
         v[i] = v[i] * b2 + one_b2 * gi * gi;          /* torch: v.mul_(b2).addcmul_(g, g, 1 - b2) */
-        dg_real denom = sqrtf(v[i]) / bc2_sqrt + eps;
+        dg_real denom = sqrt(v[i]) / bc2_sqrt + eps;
         w[i] -= step_size * (m[i] / denom);
     }
 }

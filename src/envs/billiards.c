@@ -5,7 +5,7 @@
  * that overlaps, no correction) and toi (hard, with the time of impact inside
  * the step: the ball moves to the contact, reflects, and travels the rest of
  * the step; its gradient is the true one, the hard model's is not). */
-#include <math.h>
+#include <tgmath.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -228,10 +228,10 @@ static dg_status billiards_create(dg_env *env, dg_cfg *cfg, dg_err *e) {
     const dg_real r = g->radius, lx = g->table[0] - r, ly = g->table[1] - r;
     if (!(lx > 0 && ly > 0)) return dg_cfg_error(cfg, "env.radius", e, "a ball of radius %g does not fit the table", r);
     for (int i = 0; i < n; i++) {
-        if (fabsf(g->balls[i][0]) > lx - g->jitter || fabsf(g->balls[i][1]) > ly - g->jitter)
+        if (fabs((dg_real)g->balls[i][0]) > lx - g->jitter || fabs((dg_real)g->balls[i][1]) > ly - g->jitter)
             return dg_cfg_error(cfg, "env.balls", e, "ball %d (with env.jitter %g) is not on the table", i, g->jitter);
         for (int j = 0; j < i; j++)
-            if (hypotf(g->balls[i][0] - g->balls[j][0], g->balls[i][1] - g->balls[j][1]) < 2 * (r + g->jitter))
+            if (hypot((dg_real)(g->balls[i][0] - g->balls[j][0]), (dg_real)(g->balls[i][1] - g->balls[j][1])) < 2 * (r + g->jitter))
                 return dg_cfg_error(cfg, "env.balls", e, "balls %d and %d overlap (radius %g, env.jitter %g)", j, i, r,
                                     g->jitter);
     }
@@ -313,7 +313,7 @@ static dg_tensor *billiards_step(dg_ctx *ctx, const dg_env *env, dg_tensor *stat
         s.vx[0] = dg_add(ctx, s.vx[0], dg_mul(ctx, speed, dx));
         s.vy[0] = dg_add(ctx, s.vy[0], dg_mul(ctx, speed, dy));
     }
-    const dg_real h = env->dt / (dg_real)g->substeps, damp = powf(g->damping, 1.0f / (dg_real)g->substeps);
+    const dg_real h = env->dt / (dg_real)g->substeps, damp = pow((dg_real)g->damping, 1.0f / (dg_real)g->substeps);
     for (int k = 0; k < g->substeps; k++) {
         for (int i = 0; i < n; i++) {
             s.vx[i] = dg_scale(ctx, s.vx[i], damp);
@@ -349,7 +349,7 @@ static void billiards_step_cost_rows(dg_ctx *ctx, const dg_env *env, dg_tensor *
     dg_tensor *last = mask_new(ctx, B);
     if (!d2 || !last) return;
     for (int b = 0; b < B; b++)  /* the step count carries no gradient: a constant mask */
-        last->data[b] = lroundf(next->data[(size_t)b * env->state_dim + COL_STEP(n)]) == env->horizon
+        last->data[b] = lround(next->data[(size_t)b * env->state_dim + COL_STEP(n)]) == env->horizon
                         ? (dg_real)env->horizon : 0.0f;
     rows[0] = dg_mul(ctx, last, d2);
     rows[1] = d2;

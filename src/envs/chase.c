@@ -1,6 +1,6 @@
 /* chase: a learned pursuer against a scripted, differentiable fleeing evader
  * in the arena [-1, 1]² (docs/games/chase.md). */
-#include <math.h>
+#include <tgmath.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -64,7 +64,7 @@ static dg_status chase_create(dg_env *env, dg_cfg *cfg, dg_err *e) {
     if (c->walls && c->contact > 0.0f && !(init[0] >= -c->contact_wall && init[1] <= c->contact_wall))
         return dg_cfg_error(cfg, "env.contact_wall", e, "the contact walls at +-%g must enclose env.init [%g, %g]",
                             (double)c->contact_wall, (double)init[0], (double)init[1]);
-    if (c->min_sep >= 0.9f * sqrtf(2.0f) * (init[1] - init[0]))  /* near the box diagonal */
+    if (c->min_sep >= 0.9f * sqrt((dg_real)2) * (init[1] - init[0]))  /* near the box diagonal */
         return dg_cfg_error(cfg, "env.min_separation", e, "cannot be met inside env.init");
 
     if (c->relative && c->walls)
@@ -190,8 +190,8 @@ static void chase_step_cost_rows(dg_ctx *ctx, const dg_env *env, dg_tensor *next
 static unsigned chase_violation(const dg_env *env, const dg_real *s, const dg_real *aux) {
     const chase *c = env->impl;
     if (!c->walls) return 0;
-    return (unsigned)(fabsf(s[0]) > 1.0f || fabsf(s[1]) > 1.0f) |
-           (unsigned)(fabsf(s[4]) > 1.0f || fabsf(s[5]) > 1.0f) << 1;
+    return (unsigned)(fabs(s[0]) > 1.0f || fabs(s[1]) > 1.0f) |
+           (unsigned)(fabs(s[4]) > 1.0f || fabs(s[5]) > 1.0f) << 1;
 }
 
 /* capture_rate: episodes whose distance falls below the capture radius at

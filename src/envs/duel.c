@@ -3,7 +3,7 @@
  * distance r. Its equilibrium is known exactly (Isaacs): the pursuer runs
  * straight at the evader, the evader straight away, and capture from distance
  * d takes (d - r) / (v_p - v_e); a check of what two gradient players learn. */
-#include <math.h>
+#include <tgmath.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -68,8 +68,8 @@ static dg_status duel_reset(const dg_env *env, dg_rng *rng, int B, dg_real *stat
         s[1] = dg_rng_uniform(rng, -d->box, d->box);
         const dg_real dist = dg_rng_uniform(rng, d->dist[0], d->dist[1]);
         const dg_real ang = dg_rng_uniform(rng, 0.0f, 6.2831853f);
-        s[2] = s[0] + dist * cosf(ang);
-        s[3] = s[1] + dist * sinf(ang);
+        s[2] = s[0] + dist * cos(ang);
+        s[3] = s[1] + dist * sin(ang);
     }
     return DG_OK;
 }

@@ -5,7 +5,7 @@
  * where a paddle meets the ball off centre the ball leaves at an angle (the player's aim). J counts
  * how far each paddle falls short of the ball as it arrives, and how far the ball flies past each
  * goal line: each player's shortfall and miss against it, the other's in its favour. */
-#include <math.h>
+#include <tgmath.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -135,12 +135,12 @@ static dg_status pong_create(dg_env *env, dg_cfg *cfg, dg_err *e) {
     if (!(g->paddle_start < 0.9f * Y))
         return dg_cfg_error(cfg, "env.paddle_start", e, "is %g: the paddles must start inside 0.9 of the walls' "
                             "height (%g)", g->paddle_start, 0.9f * Y);
-    const dg_real wh = sqrtf(g->stiffness) * env->dt / (dg_real)g->substeps;  /* the spring's ω times the substep */
+    const dg_real wh = sqrt((dg_real)g->stiffness) * env->dt / (dg_real)g->substeps;  /* the spring's ω times the substep */
     if (!(wh <= 1.0f))
         return dg_cfg_error(cfg, "env.stiffness", e, "is %g: with env.dt %g and env.substeps %d a substep is %.3g of the "
                             "spring's period over 2π (at most 1 keeps the contacts stable); raise env.substeps to %d or "
                             "lower the stiffness", g->stiffness, env->dt, g->substeps, wh,
-                            (int)ceilf(sqrtf(g->stiffness) * env->dt));
+                            (int)ceil(sqrt((dg_real)g->stiffness) * env->dt));
     env->state_dim = NSTATE;
     env->obs_dim = 6;     /* left:  [y_l, y_r, x, y, vx, vy] */
     env->act_dim = 1;
@@ -171,10 +171,10 @@ static dg_status pong_reset(const dg_env *env, dg_rng *rng, int B, dg_real *stat
         const dg_real dir = dg_rng_uniform(rng, 0.0f, 1.0f) < 0.5f ? -1.0f : 1.0f;
         s[BX] = 0.0f;
         s[BY] = g->serve_y > 0 ? dg_rng_uniform(rng, -g->serve_y, g->serve_y) : 0.0f;
-        s[VX] = dir * g->serve_speed * cosf(ang);
-        s[VY] = g->serve_speed * sinf(ang);
+        s[VX] = dir * g->serve_speed * cos(ang);
+        s[VY] = g->serve_speed * sin(ang);
         for (int k = 0; k < 2; k++)
-            s[UL + k] = atanhf((g->paddle_start > 0 ? dg_rng_uniform(rng, -g->paddle_start, g->paddle_start) : 0.0f) /
+            s[UL + k] = atanh((g->paddle_start > 0 ? dg_rng_uniform(rng, -g->paddle_start, g->paddle_start) : 0.0f) /
                                Y);
     }
     return DG_OK;
@@ -253,7 +253,7 @@ static void pong_metrics(const dg_env *env, const dg_real *traj, const dg_real *
         int t = 1;
         for (; t <= H; t++) {
             const dg_real *p = traj + ((int64_t)(t - 1) * B + b) * NSTATE, *s = traj + ((int64_t)t * B + b) * NSTATE;
-            if (fabsf(s[BX]) > g->court[0]) {
+            if (fabs(s[BX]) > g->court[0]) {
                 miss[s[BX] > 0]++;
                 break;
             }
@@ -272,7 +272,7 @@ static void pong_metrics(const dg_env *env, const dg_real *traj, const dg_real *
 static int pong_bodies(const dg_env *env, const dg_real *s, const dg_real *aux, dg_real *xy, int *is_goal) {
     const pong *g = env->impl;
     for (int k = 0; k < 2; k++) {
-        const dg_real yp = g->court[1] * tanhf(s[UL + k]), xp = (k ? 1.0f : -1.0f) * g->paddle_x;
+        const dg_real yp = g->court[1] * tanh(s[UL + k]), xp = (k ? 1.0f : -1.0f) * g->paddle_x;
         dg_real *q = xy + (k ? 6 : 0);
         q[0] = q[2] = xp;
         q[1] = yp + g->paddle_half;
@@ -287,7 +287,7 @@ static int pong_bodies(const dg_env *env, const dg_real *s, const dg_real *aux, 
 /* the ball (bit 2) once it is past a goal line */
 static unsigned pong_violation(const dg_env *env, const dg_real *s, const dg_real *aux) {
     const pong *g = env->impl;
-    return fabsf(s[BX]) > g->court[0] ? 1u << 2 : 0u;
+    return fabs(s[BX]) > g->court[0] ? 1u << 2 : 0u;
 }
 
 const dg_game dg_game_pong = {

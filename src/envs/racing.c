@@ -7,7 +7,7 @@
  * precision and put on the tape as its linearisation at the solution: the
  * value is the projection's, the gradient the implicit function theorem's,
  * ds/dp = |C'| C' / (|C'|² - (p - C)·C''), dd/dp = the unit normal. */
-#include <math.h>
+#include <tgmath.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -293,7 +293,7 @@ static dg_status racing_create(dg_env *env, dg_cfg *cfg, dg_err *e) {
     racing *r = env->impl;
     for (int i = 0; i < r->nctrl; i++) {
         const float *a = r->ctrl[i], *b = r->ctrl[(i + 1) % r->nctrl];
-        if (!(hypotf(b[0] - a[0], b[1] - a[1]) > 1e-4f))
+        if (!(hypot((dg_real)(b[0] - a[0]), (dg_real)(b[1] - a[1])) > 1e-4f))
             return dg_cfg_error(cfg, "env.track", e, "points %d and %d coincide", i, (i + 1) % r->nctrl);
     }
     build_track(r);
@@ -412,7 +412,7 @@ static dg_tensor *racing_step(dg_ctx *ctx, const dg_env *env, dg_tensor *state, 
     const dg_real dt = env->dt;
     dg_tensor *p = dg_cols(ctx, state, C_X, 2), *hx = dg_cols(ctx, state, C_HX, 1), *hy = dg_cols(ctx, state, C_HY, 1);
     dg_tensor *v = dg_cols(ctx, state, C_V, 1), *s = dg_cols(ctx, state, C_S, 1);
-    dg_tensor *turn = dg_mul(ctx, v, dg_scale(ctx, dg_cols(ctx, action, 0, 1), tanf(r->max_steer) / r->wheelbase * dt));
+    dg_tensor *turn = dg_mul(ctx, v, dg_scale(ctx, dg_cols(ctx, action, 0, 1), tan((dg_real)r->max_steer) / r->wheelbase * dt));
     dg_tensor *nx = dg_sub(ctx, hx, dg_mul(ctx, turn, hy)), *ny = dg_add(ctx, hy, dg_mul(ctx, turn, hx));
     dg_tensor *nl = dg_sqrt(ctx, dg_add(ctx, dg_square(ctx, nx), dg_square(ctx, ny)));
     nx = dg_div(ctx, nx, nl);

@@ -1,6 +1,6 @@
 /* reach: drive a point mass to a goal around circular obstacles; the game and
  * its benchmark task are defined in docs/games/reach.md. */
-#include <math.h>
+#include <tgmath.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,7 +22,7 @@ typedef struct reach {
 static dg_real obst_dist(const reach *r, dg_real x, dg_real y) {
     dg_real best = INFINITY;
     for (int k = 0; k < r->nobst; k++) {
-        dg_real d = sqrtf((x - r->obst[k][0]) * (x - r->obst[k][0]) +
+        dg_real d = sqrt((x - r->obst[k][0]) * (x - r->obst[k][0]) +
                         (y - r->obst[k][1]) * (y - r->obst[k][1]) + 1e-9f) - r->obst[k][2];
         if (d < best) best = d;
     }
@@ -203,14 +203,14 @@ static inline void cost_block(const cost_state *c, const dg_real *nd, const dg_r
         if (k == 0)  /* 0 + rl², one rounding with or without a fused multiply-add */
             for (int j = 0; j < n; j++) {
                 const dg_real dx = nd[4 * (b0 + j)] - cx, dy = nd[4 * (b0 + j) + 1] - cy;
-                const dg_real d = sqrtf(dx * dx + dy * dy + 1e-9f) - cr;
+                const dg_real d = sqrt(dx * dx + dy * dy + 1e-9f) - cr;
                 const dg_real a = -d + c->margin, rl = a > 0.0f ? a : 0.0f;
                 y[j] += rl * rl;
             }
         else
             for (int j = 0; j < n; j++) {
                 const dg_real dx = nd[4 * (b0 + j)] - cx, dy = nd[4 * (b0 + j) + 1] - cy;
-                const dg_real d = sqrtf(dx * dx + dy * dy + 1e-9f) - cr;
+                const dg_real d = sqrt(dx * dx + dy * dy + 1e-9f) - cr;
                 const dg_real a = -d + c->margin, rl = a > 0.0f ? a : 0.0f;
                 volatile dg_real q = rl * rl;  /* rounded before the row's add, as the chain did */
                 y[j] += q;
@@ -262,13 +262,13 @@ static void cost_backward(dg_ctx *ctx, dg_tensor *out) {
             const dg_real cx = c->obst[k][0], cy = c->obst[k][1], cr = c->obst[k][2];
             for (int j = 0; j < n; j++) {
                 const dg_real dx = px[j] - cx, dy = py[j] - cy;
-                const dg_real d = sqrtf(dx * dx + dy * dy + 1e-9f) - cr;
+                const dg_real d = sqrt(dx * dx + dy * dy + 1e-9f) - cr;
                 const dg_real a = -d + c->margin, r = a > 0.0f ? a : 0.0f;  /* penalty_margin's backward */
                 const dg_real gr = 0.0f + g1[j] * 2.0f * r;
                 const dg_real gra = 0.0f + (a > 0.0f ? gr : 0.0f);
                 const dg_real gng = 0.0f + gra;
                 const dg_real gdist = 0.0f - gng;
-                const dg_real inv = 1.0f / sqrtf(dx * dx + dy * dy + 1e-9f);  /* sdf_circles' backward */
+                const dg_real inv = 1.0f / sqrt(dx * dx + dy * dy + 1e-9f);  /* sdf_circles' backward */
                 gx[j] += gdist * dx * inv;
                 gy[j] += gdist * dy * inv;
             }

@@ -1,5 +1,5 @@
 /* One frame of an episode: header, soft render, shapes, goal, bodies and trails. */
-#include <math.h>
+#include <tgmath.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -123,13 +123,13 @@ void dg_replay_view_fit(const dg_replay_track *tr, int t0, int t1, dg_replay_vie
                 const dg_real v = tr->xy[((size_t)t * MAX_BODIES + k) * 2 + c];
                 if (!isfinite(v)) continue;
                 out |= v < -VIEW + 0.03f || v > VIEW - 0.03f;
-                lo[c] = fminf(lo[c], v);
-                hi[c] = fmaxf(hi[c], v);
+                lo[c] = fmin(lo[c], v);
+                hi[c] = fmax(hi[c], v);
             }
     if (!out) return;  /* all inside: the arena's view */
     view->cx = (lo[0] + hi[0]) / 2;
     view->cy = (lo[1] + hi[1]) / 2;
-    view->half = fmaxf(hi[0] - lo[0], hi[1] - lo[1]) / 2 + 0.08f;
+    view->half = fmax(hi[0] - lo[0], hi[1] - lo[1]) / 2 + 0.08f;
 }
 
 void dg_replay_draw(dg_image *img, const dg_env *env, const dg_replay_track *tr, const dg_render_grid *grid,
@@ -154,8 +154,8 @@ void dg_replay_draw_view(dg_image *img, const dg_env *env, const dg_replay_track
     if (nb > 0 && grid && heat) {
         dg_render_points_f32(grid, xy, nb, NULL, sigma, heat);
         /* the soft render covers the arena [-1, 1]^2, where its grid's pixel centres lie */
-        const int x0 = (int)lroundf(wx(W, -1, size)), x1 = (int)lroundf(wx(W, 1, size));
-        const int y0 = (int)lroundf(wy(W, 1, size)), y1 = (int)lroundf(wy(W, -1, size));
+        const int x0 = (int)lround(wx(W, -1, size)), x1 = (int)lround(wx(W, 1, size));
+        const int y0 = (int)lround(wy(W, 1, size)), y1 = (int)lround(wy(W, -1, size));
 #if DG_REAL_F64  /* the picture's float32, in place: float i lies below double i, which is read first */
         for (int64_t i = 0; i < (int64_t)grid->w * grid->h; i++) {
             const float v = (float)heat[i];
@@ -223,7 +223,7 @@ dg_status dg_replay_gif(const char *path, const dg_env *env, const dg_real *traj
     dg_gif *gif = NULL;
     dg_status st = DG_OK;
     if (!grid || !heat || !img) st = grid ? dg_err_set(e, DG_ERR_NOMEM, "out of memory") : DG_ERR_NOMEM;
-    const int delay = (int)lroundf(100.0f * env->dt * (dg_real)H / (dg_real)(frames - 1));  /* real time */
+    const int delay = (int)lround(100.0f * env->dt * (dg_real)H / (dg_real)(frames - 1));  /* real time */
     if (st == DG_OK && !(gif = dg_gif_begin(path, img->w, img->h, delay < 2 ? 2 : delay, e)))
         st = e ? e->status : DG_ERR_IO;
     if (st == DG_OK && !(track = dg_replay_track_create(env, traj, aux, steps, e)))  /* the bodies, once */

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "difgames/core.h"  /* dg_clock_s */
+#include "difgames/base.h"  /* dg_clock_s */
 #include "hji/internal.h"
 
 #define REAL double

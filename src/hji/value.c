@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "difgames/core.h"
+#include "difgames/base.h"
 #include "difgames/memory.h"
 #include "difgames/safetensors.h"
 #include "hji/internal.h"

@@ -640,18 +640,21 @@ dg_status dg_st_read_f32(const dg_st_file *f, const char *name, int ndim, const 
     return dg_st_read(f, name, DG_DTYPE_F32, ndim, shape, out, e);
 }
 
-dg_status dg_st_read_real(const dg_st_file *f, const char *name, int ndim, const int64_t *shape,
-                          dg_real *out, dg_err *e) {
+dg_status dg_st_read_as(const dg_st_file *f, const char *name, dg_dtype dtype, int ndim, const int64_t *shape,
+                        void *out, dg_err *e) {
     const dg_st_tensor *t = name ? dg_st_find(f, name) : NULL;
-    const dg_dtype other = DG_DTYPE_REAL == DG_DTYPE_F32 ? DG_DTYPE_F64 : DG_DTYPE_F32;
-    if (!t || t->dtype != other) return dg_st_read(f, name, DG_DTYPE_REAL, ndim, shape, out, e);
+    const dg_dtype other = dtype == DG_DTYPE_F32 ? DG_DTYPE_F64 : DG_DTYPE_F32;
+    if (!t || (dtype != DG_DTYPE_F32 && dtype != DG_DTYPE_F64) || t->dtype != other)
+        return dg_st_read(f, name, dtype, ndim, shape, out, e);
     int64_t n = 1;  /* the other width: through a buffer of its own, then converted */
     for (int d = 0; d < ndim; d++) n *= shape[d] > 0 ? shape[d] : 0;
     void *tmp = malloc((size_t)(n ? n : 1) * (other == DG_DTYPE_F64 ? sizeof(double) : sizeof(float)));
     if (!tmp) return dg_err_set(e, DG_ERR_NOMEM, "%s: tensor '%s': out of memory", f->label, name);
     dg_status st = dg_st_read(f, name, other, ndim, shape, tmp, e);
-    for (int64_t i = 0; st == DG_OK && i < n; i++)
-        out[i] = other == DG_DTYPE_F64 ? (dg_real)((const double *)tmp)[i] : (dg_real)((const float *)tmp)[i];
+    for (int64_t i = 0; st == DG_OK && i < n; i++) {
+        if (dtype == DG_DTYPE_F64) ((double *)out)[i] = (double)((const float *)tmp)[i];
+        else ((float *)out)[i] = (float)((const double *)tmp)[i];
+    }
     free(tmp);
     return st;
 }

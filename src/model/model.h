@@ -13,7 +13,7 @@
 #include <pthread.h>
 
 #include "difgames/config.h"
-#include "difgames/core.h"
+#include "difgames/base.h"
 #include "difgames/keys.h"
 
 #define DG_MODEL_MAX_NAMES 64    /* state + episode + input components + constants + dt */

@@ -1,5 +1,5 @@
 /* Soft signed distances and smooth penalties. */
-#include <math.h>
+#include <tgmath.h>
 #include <string.h>
 
 #include "difgames/physics.h"
@@ -23,7 +23,7 @@ static void circles_backward(dg_ctx *ctx, dg_tensor *out) {
         dg_real gx = 0.0f, gy = 0.0f;
         for (int j = 0; j < s->k; j++) {
             const dg_real dx = px - s->c[j][0], dy = py - s->c[j][1];
-            const dg_real inv = 1.0f / sqrtf(dx * dx + dy * dy + 1e-9f);
+            const dg_real inv = 1.0f / sqrt(dx * dx + dy * dy + 1e-9f);
             const dg_real g = out->grad[(int64_t)b * s->k + j];
             gx += g * dx * inv;
             gy += g * dy * inv;
@@ -47,7 +47,7 @@ dg_tensor *dg_sdf_circles(dg_ctx *ctx, dg_tensor *pos, const float *circles, int
     for (int b = 0; b < B; b++)
         for (int j = 0; j < k; j++) {
             const dg_real dx = pos->data[2 * b] - s.c[j][0], dy = pos->data[2 * b + 1] - s.c[j][1];
-            out->data[(int64_t)b * k + j] = sqrtf(dx * dx + dy * dy + 1e-9f) - s.c[j][2];
+            out->data[(int64_t)b * k + j] = sqrt(dx * dx + dy * dy + 1e-9f) - s.c[j][2];
         }
     return out;
 }

@@ -1,5 +1,5 @@
 /* Tanh MLP policies with PyTorch's layout, names and initialisation. */
-#include <math.h>
+#include <tgmath.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -32,7 +32,7 @@ dg_status dg_mlp_init(dg_mlp *m, dg_params *p, const char *prefix, int in, const
 
 void dg_mlp_reset_params(const dg_mlp *m, dg_params *p, dg_rng *rng) {
     for (int l = 0; l < m->nlayers; l++) {
-        const dg_real k = 1.0f / sqrtf((dg_real)m->sizes[l]);
+        const dg_real k = 1.0f / sqrt((dg_real)m->sizes[l]);
         dg_real *w = dg_params_data(p, m->w[l]), *b = dg_params_data(p, m->b[l]);
         for (int64_t i = 0; i < p->info[m->w[l]].n; i++) w[i] = dg_rng_uniform(rng, -k, k);
         for (int64_t i = 0; i < p->info[m->b[l]].n; i++) b[i] = dg_rng_uniform(rng, -k, k);

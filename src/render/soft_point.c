@@ -6,7 +6,7 @@
  * TILE so gx lives on the stack (no allocation anywhere); gy is recomputed per
  * row of a tile, so an object costs W + H·ceil(W/TILE) exponentials.
  */
-#include <math.h>
+#include <tgmath.h>
 #include <string.h>
 
 #include "difgames/render.h"
@@ -39,7 +39,7 @@ static void gauss_tile(const dg_real *xs, int n, dg_real p, dg_real c, dg_real s
     int a = n, b = 0;
     for (int j = 0; j < n; j++) {
         const dg_real d = xs[j] - p;
-        v[j] = scale * expf(-d * d * c);
+        v[j] = scale * exp(-d * d * c);
         if (v[j] != 0.0f) {  /* NaN counts as non-zero: it must reach the image */
             if (a == n) a = j;
             b = j + 1;
@@ -59,7 +59,7 @@ static void splat_add(const dg_render_grid *g, dg_real px, dg_real py, dg_real i
         if (lo >= hi) continue;
         for (int i = 0; i < g->h; i++) {
             const dg_real dy = g->ys[i] - py;
-            const dg_real gy = expf(-dy * dy * c);
+            const dg_real gy = exp(-dy * dy * c);
             if (gy == 0.0f) continue;
             dg_real *row = img + (size_t)i * g->w + j0;
             for (int j = lo; j < hi; j++) row[j] += gy * gx[j];
@@ -85,7 +85,7 @@ static void splat_grad(const dg_render_grid *g, dg_real px, dg_real py, dg_real 
         for (int j = lo; j < hi; j++) u[j] = v[j] = 0.0f;
         for (int i = 0; i < g->h; i++) {
             const dg_real dy = g->ys[i] - py;
-            const dg_real gy = expf(-dy * dy * c);
+            const dg_real gy = exp(-dy * dy * c);
             if (gy == 0.0f) continue;
             const dg_real gyd = gy * dy;
             const dg_real *row = G + (size_t)i * g->w + j0;

@@ -1,7 +1,7 @@
 /* The policy-gradient baseline (PPO or REINFORCE with a learned value): the learner, sampling on
  * plain data, GAE, minibatch Adam on the tape's gradient of the likelihood-ratio objective. Its
  * options are in pg_keys.c, the fixed evaluation batch and the learning curves in pg_curve.c. */
-#include <math.h>
+#include <tgmath.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -126,7 +126,7 @@ static dg_status rollout_shard(dg_pg *pg, pg_shard *sh, int r0, int rows) {
     const int O = env->obs_dim, A = env->act_dim;
     dg_real sigma[64];
     const dg_real *ls = dg_params_data(pg->pp, pg->ilogstd);
-    for (int a = 0; a < A; a++) sigma[a] = expf(ls[a]);
+    for (int a = 0; a < A; a++) sigma[a] = exp(ls[a]);
     for (int t = 0; t < H; t++) {
         const size_t n0 = (size_t)t * B + r0;
         step_job jb = {pg, r0, rows, t, sigma, NULL, NULL, NULL, NULL, NULL};
@@ -457,7 +457,7 @@ dg_pg *dg_pg_create(const dg_env *env, const dg_pg_opts *o, dg_err *e) {
     snprintf(name, sizeof name, "value.%d.bias", 2 * nh);
     if ((pg->vb = dg_params_add(pg->pv, name, 1, (int[]){1}, e)) < 0) goto fail;
     dg_mlp_reset_params(&pg->vf, pg->pv, &pg->rng);
-    const dg_real k = 1.0f / sqrtf((dg_real)o->hidden[nh - 1]);
+    const dg_real k = 1.0f / sqrt((dg_real)o->hidden[nh - 1]);
     for (int i = 0; i < o->hidden[nh - 1]; i++) dg_params_data(pg->pv, pg->vw)[i] = dg_rng_uniform(&pg->rng, -k, k);
     dg_params_data(pg->pv, pg->vb)[0] = dg_rng_uniform(&pg->rng, -k, k);
     if (dg_adam_init(&pg->adam_pi, pg->pp, o->lr, 0.9, 0.999, 1e-5, 0.0) != DG_OK ||
@@ -533,7 +533,7 @@ dg_status dg_pg_iterate(dg_pg *pg, dg_pg_stats *out, dg_err *e) {
     if (st == DG_OK) st = update_passes(pg, 0, pg->o.vf_epochs, pg->o.vf_minibatch, &s, e);
     if (st != DG_OK) return st;
     double sd = 0.0;
-    for (int a = 0; a < A; a++) sd += exp(dg_params_data(pg->pp, pg->ilogstd)[a]);
+    for (int a = 0; a < A; a++) sd += exp((double)dg_params_data(pg->pp, pg->ilogstd)[a]);
     s.std = sd / A;
     s.env_steps = pg->env_steps;
     s.ms = 1e3 * dg_clock_s() - t0;

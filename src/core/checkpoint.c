@@ -1,4 +1,5 @@
-/* Parameters to and from safetensors files. */
+/* Parameters to and from safetensors files (difgames/checkpoint.h): the tape's values, dg_real, so
+ * compiled in both precisions; the file format itself is src/io/safetensors.c's, compiled once. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -55,4 +56,11 @@ dg_status dg_checkpoint_load(const char *path, dg_params *p, dg_err *e) {
     free(tmp);
     dg_st_free(f);
     return st;
+}
+
+/* Reads tensor name, F32 or F64, into dg_real out (converted from the other width); returns DG_OK or
+ * dg_st_read's error (difgames/checkpoint.h). */
+dg_status dg_st_read_real(const dg_st_file *f, const char *name, int ndim, const int64_t *shape,
+                          dg_real *out, dg_err *e) {
+    return dg_st_read_as(f, name, DG_DTYPE_REAL, ndim, shape, out, e);
 }
