@@ -414,6 +414,8 @@ static int own_json(const dg_env *env, const dg_certify_discrete_result *r, doub
     for (int i = 0; i < f->ngrids; i++) grid_s += f->seconds[i];
     dg_json_add(&j, j.root, "seconds_grid", dg_json_number("%.3g", grid_s));
     dg_json_add(&j, j.root, "seconds_bounds", dg_json_number("%.3g", r->seconds_bounds));
+    if (r->grid_route[0] == 1 || r->grid_route[1] == 1)
+        dg_json_add(&j, j.root, "seconds_grid_route", dg_json_number("%.3g", r->seconds_grid));
     return cli_json_print(&j, "certify");
 }
 
