@@ -40,6 +40,11 @@ DG_API int64_t    dg_mlp_macs(const dg_mlp *m, int B);
 /* The players' policies: one MLP for one-player games, two (pursuer "net",
  * evader "evader") for two-player games, all in one dg_params. */
 #define DG_MAX_PLAYERS 2
+/* A player written as code (a hand-made controller, a known equilibrium strategy): its action at
+ * step t (1-based) of a B-row batch from its observation obs (B, obs), a (B, act) tensor built from
+ * ops on ctx (so that gradients flow through it like a network's); NULL with the context's error
+ * set on failure. */
+typedef dg_tensor *(*dg_player_fn)(dg_ctx *ctx, void *user, int t, dg_tensor *obs, int B);
 typedef struct dg_policy {
     int    n;                             /* players: 1 or 2                      */
     dg_mlp mlp[DG_MAX_PLAYERS];           /* [0] the agent / pursuer, [1] evader  */
@@ -47,6 +52,11 @@ typedef struct dg_policy {
                                              player's plan; 0: the players are the MLPs       */
     int    plan[DG_MAX_PLAYERS];          /* open loop: parameter index of player i's plan,
                                              "plan" (plan_steps, act_dim), "evader_plan"     */
+    dg_player_fn fn[DG_MAX_PLAYERS];      /* not NULL: player i is this function (fn_user[i] its
+                                             argument), not its MLP or plan; it has no parameters.
+                                             dg_policy_act plays it, so certify's bounds and grid
+                                             (certify.h, certify_dp.h) take it; the trainer does not */
+    void        *fn_user[DG_MAX_PLAYERS];
 } dg_policy;
 
 /* What the players' policies are sized from: a game's players, observations, actions and steps
@@ -72,8 +82,8 @@ DG_API dg_status dg_policy_create_plan_shape(const dg_policy_shape *s, dg_policy
 /* PyTorch's nn.Linear initialisation of every player's MLP; an open-loop plan starts at zero
  * (the game's neutral action: tanh(0) = 0). */
 DG_API void      dg_policy_reset_params(const dg_policy *pol, dg_params *p, dg_rng *rng);
-/* Player i's action at step t (1-based) of a B-row batch, (B, act): its MLP on obs, or its plan's
- * row t (obs unused; NULL is fine then). */
+/* Player i's action at step t (1-based) of a B-row batch, (B, act): its function (pol->fn[i]) or its
+ * MLP on obs, or its plan's row t (obs unused; NULL is fine then). */
 DG_API dg_tensor *dg_policy_act(dg_ctx *ctx, const dg_policy *pol, dg_params *p, int i, int t, dg_tensor *obs, int B);
 /* The index in p of player i's first parameter (to split the two players' gradients). */
 DG_API int       dg_policy_first_param(const dg_policy *pol, int i);

@@ -340,8 +340,9 @@ static void own_table(const dg_env *env, const dg_certify_discrete_result *r, do
         fprintf(stderr, "  the best open-loop plan: %.6f (>= V(x0) at every start; the policy is at least %.6f above "
                         "it)\n", r->plan_cost, r->bound_stats.suboptimal);
     for (int k = 0; k < 2 && r->bounds && r->players == 2; k++)
-        fprintf(stderr, "  the %s frozen: the %s's best response %.6f, exploit_%s %.6f%s\n", PLAYER[k], PLAYER[1 - k],
-                r->br_cost[k], PLAYER[k], r->exploit[k], r->weak[k] ? " (weak at some starts: see weak_*)" : "");
+        fprintf(stderr, "  the %s frozen: the %s's best response %.6f, exploit_%s %.6f%s%s\n", PLAYER[k], PLAYER[1 - k],
+                r->br_cost[k], PLAYER[k], r->exploit[k], r->weak[k] ? " (weak at some starts: see weak_*)" : "",
+                r->grid_route[k] == -1 ? " (no grid route: the frozen player sees more than the value state)" : "");
 }
 
 /* the JSON line of the default path */
@@ -366,9 +367,12 @@ static int own_json(const dg_env *env, const dg_certify_discrete_result *r, doub
         dg_json_add(&j, j.root, key, dg_json_number("%.9g", r->br_cost[k]));
         cJSON *routes = dg_json_add(&j, j.root, (snprintf(key, sizeof key, "br_route_%s", PLAYER[k]), key),
                                     cJSON_CreateObject());
-        const int bptt = r->bound_stats.bptt_best[k];
-        dg_json_add(&j, routes, "plan", dg_json_number("%.0f", r->episodes - bptt));
-        dg_json_add(&j, routes, "bptt", dg_json_number("%.0f", bptt));
+        for (int q = 0; dg_certify_route_name(q); q++)
+            dg_json_add(&j, routes, dg_certify_route_name(q), dg_json_number("%.0f", r->route_starts[k][q]));
+        const int g = r->grid_route[k];  /* why the grid route ran or not */
+        snprintf(key, sizeof key, "grid_route_%s", PLAYER[k]);
+        dg_json_add(&j, j.root, key, cJSON_CreateString(g == 1 ? "ran" : g == 0 ? "off" : g == -1 ? "sees more than the value state"
+                                                                                         : "over the memory estimate"));
         snprintf(key, sizeof key, "exploit_%s", PLAYER[k]);
         dg_json_add(&j, j.root, key, dg_json_number("%.6g", r->exploit[k]));
         snprintf(key, sizeof key, "weak_%s", PLAYER[k]);
@@ -410,6 +414,8 @@ static int own_json(const dg_env *env, const dg_certify_discrete_result *r, doub
     for (int i = 0; i < f->ngrids; i++) grid_s += f->seconds[i];
     dg_json_add(&j, j.root, "seconds_grid", dg_json_number("%.3g", grid_s));
     dg_json_add(&j, j.root, "seconds_bounds", dg_json_number("%.3g", r->seconds_bounds));
+    if (r->grid_route[0] == 1 || r->grid_route[1] == 1)
+        dg_json_add(&j, j.root, "seconds_grid_route", dg_json_number("%.3g", r->seconds_grid));
     return cli_json_print(&j, "certify");
 }
 

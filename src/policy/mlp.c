@@ -97,6 +97,7 @@ void dg_policy_reset_params(const dg_policy *pol, dg_params *p, dg_rng *rng) {
 }
 
 dg_tensor *dg_policy_act(dg_ctx *ctx, const dg_policy *pol, dg_params *p, int i, int t, dg_tensor *obs, int B) {
+    if (pol->fn[i]) return pol->fn[i](ctx, pol->fn_user[i], t, obs, B);
     if (!pol->plan_steps) return dg_mlp_forward(ctx, &pol->mlp[i], p, obs);
     const int A = p->info[pol->plan[i]].shape[1];
     if (t > pol->plan_steps) return dg_zeros(ctx, 2, (int[]){B, A});
