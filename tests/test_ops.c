@@ -106,6 +106,8 @@ static dg_tensor *f_square(dg_ctx *c, dg_tensor **x) { return dg_square(c, x[0])
 static dg_tensor *f_pow25(dg_ctx *c, dg_tensor **x) { return dg_pow(c, x[0], 2.5f); }
 static dg_tensor *f_pow3(dg_ctx *c, dg_tensor **x) { return dg_pow(c, x[0], 3.0f); }
 static dg_tensor *f_abs(dg_ctx *c, dg_tensor **x) { return dg_abs(c, x[0]); }
+static dg_tensor *f_sin(dg_ctx *c, dg_tensor **x) { return dg_sin(c, x[0]); }
+static dg_tensor *f_cos(dg_ctx *c, dg_tensor **x) { return dg_cos(c, x[0]); }
 static dg_tensor *f_sum(dg_ctx *c, dg_tensor **x) { return dg_sum(c, dg_square(c, x[0])); }
 static dg_tensor *f_mean(dg_ctx *c, dg_tensor **x) { return dg_mean(c, dg_square(c, x[0])); }
 static dg_tensor *f_sum_ax0(dg_ctx *c, dg_tensor **x) { return dg_sum_axis(c, x[0], 0); }
@@ -180,6 +182,8 @@ static const op_case CASES[] = {
     {"pow 2.5", f_pow25, 1, {2}, {S2(3, 4)}, 0.3f, 2, 0},
     {"pow 3", f_pow3, 1, {2}, {S2(3, 4)}, -1.5f, 1.5f, 0},
     {"abs", f_abs, 1, {2}, {S2(3, 4)}, -1, 1, 0.15f},
+    {"sin", f_sin, 1, {2}, {S2(3, 4)}, -4, 4, 0},
+    {"cos", f_cos, 1, {2}, {S2(3, 4)}, -4, 4, 0},
     {"sum", f_sum, 1, {2}, {S2(3, 4)}, -1, 1, 0},
     {"mean", f_mean, 1, {2}, {S2(3, 4)}, -1, 1, 0},
     {"sum_axis 0", f_sum_ax0, 1, {2}, {S2(3, 4)}, -1, 1, 0},

@@ -11,7 +11,7 @@ static const char *const OP_NAMES[] = {
     "leaf", "add", "sub", "mul", "div", "neg", "scale", "add_scalar", "matmul", "linear",
     "tanh", "relu", "softplus", "sigmoid", "exp", "log", "sqrt", "square", "pow", "abs",
     "sum", "mean", "sum_axis", "mean_axis", "concat", "slice", "reshape", "linear_tanh",
-    "custom",
+    "custom", "sin", "cos",
 };
 _Static_assert(sizeof(OP_NAMES) / sizeof(OP_NAMES[0]) == DG_OP_COUNT,
                "OP_NAMES must name every dg_op");
@@ -227,6 +227,8 @@ static dg_tensor *unary(dg_ctx *ctx, dg_op op, dg_tensor *a, dg_real p) {
     case DG_OP_SQUARE: for (int64_t i = 0; i < n; i++) y[i] = x[i] * x[i]; break;
     case DG_OP_POW:    for (int64_t i = 0; i < n; i++) y[i] = pow(x[i], p); break;
     case DG_OP_ABS:    for (int64_t i = 0; i < n; i++) y[i] = fabs(x[i]); break;
+    case DG_OP_SIN:    for (int64_t i = 0; i < n; i++) y[i] = sin(x[i]); break;
+    case DG_OP_COS:    for (int64_t i = 0; i < n; i++) y[i] = cos(x[i]); break;
     default: break;
     }
     return t;
@@ -266,6 +268,8 @@ static void unary_backward(dg_ctx *ctx, dg_tensor *t) {
         for (int64_t i = 0; i < n; i++)
             ga[i] += x[i] > 0.0f ? g[i] : (x[i] < 0.0f ? -g[i] : 0.0f);
         break;
+    case DG_OP_SIN: for (int64_t i = 0; i < n; i++) ga[i] += g[i] * cos(x[i]); break;
+    case DG_OP_COS: for (int64_t i = 0; i < n; i++) ga[i] -= g[i] * sin(x[i]); break;
     default: break;
     }
 }
@@ -283,6 +287,8 @@ dg_tensor *dg_sqrt(dg_ctx *ctx, dg_tensor *a) { return unary(ctx, DG_OP_SQRT, a,
 dg_tensor *dg_square(dg_ctx *ctx, dg_tensor *a) { return unary(ctx, DG_OP_SQUARE, a, 0); }
 dg_tensor *dg_pow(dg_ctx *ctx, dg_tensor *a, dg_real p) { return unary(ctx, DG_OP_POW, a, p); }
 dg_tensor *dg_abs(dg_ctx *ctx, dg_tensor *a) { return unary(ctx, DG_OP_ABS, a, 0); }
+dg_tensor *dg_sin(dg_ctx *ctx, dg_tensor *a) { return unary(ctx, DG_OP_SIN, a, 0); }
+dg_tensor *dg_cos(dg_ctx *ctx, dg_tensor *a) { return unary(ctx, DG_OP_COS, a, 0); }
 
 /* ------------------------------------------------------- matmul, linear */
 
@@ -691,7 +697,7 @@ void dg__backward_node(dg_ctx *ctx, dg_tensor *t) {
         break;
     case DG_OP_NEG: case DG_OP_SCALE: case DG_OP_ADD_SCALAR: case DG_OP_TANH: case DG_OP_RELU:
     case DG_OP_SOFTPLUS: case DG_OP_SIGMOID: case DG_OP_EXP: case DG_OP_LOG: case DG_OP_SQRT:
-    case DG_OP_SQUARE: case DG_OP_POW: case DG_OP_ABS:
+    case DG_OP_SQUARE: case DG_OP_POW: case DG_OP_ABS: case DG_OP_SIN: case DG_OP_COS:
         unary_backward(ctx, t);
         break;
     case DG_OP_MATMUL: matmul_backward(ctx, t); break;
