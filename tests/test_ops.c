@@ -270,6 +270,39 @@ static void test_forward_values(void **state) {
     dg_ctx_free(ctx);
 }
 
+/* the float tape's sin and cos (a polynomial after reducing by π/2) are within 2.5e-7 of the exact
+ * values (|sin| <= 1, so absolute) for |x| <= 1e5, a dense sweep of [-64, 64] and steps up to 1e5;
+ * beyond it, and at infinities and NaN, libm's */
+static void test_sin_cos_accuracy(void **state) {
+    (void)state;
+    enum { N = 1 << 20 };
+    dg_ctx *ctx = dg_ctx_create((size_t)64 << 20);
+    dg_tensor *x = dg_new(ctx, 1, (int[]){N});
+    for (int i = 0; i < N / 2; i++) x->data[i] = -64.0f + 128.0f * (float)i / (N / 2);
+    for (int i = N / 2; i < N - 8; i++) x->data[i] = (i & 1 ? -1.0f : 1.0f) * 1e5f * (float)(i - N / 2) / (N / 2);
+    const float ends[8] = {1e5f, -1e5f, 3e5f, -1e7f, INFINITY, -INFINITY, NAN, 0x1p-140f};
+    for (int i = 0; i < 8; i++) x->data[N - 8 + i] = ends[i];
+    dg_tensor *s = dg_sin(ctx, x), *c = dg_cos(ctx, x);
+    double worst = 0;
+    for (int i = 0; i < N; i++) {
+        const double xi = x->data[i];
+        if (isnan(xi) || isinf(xi)) {
+            assert_true(isnan(s->data[i]) && isnan(c->data[i]));
+            continue;
+        }
+        if (fabs(xi) > 1e5) {
+            assert_true(s->data[i] == sinf((float)xi) && c->data[i] == cosf((float)xi));
+            continue;
+        }
+        const double e = fmax(fabs(s->data[i] - sin(xi)), fabs(c->data[i] - cos(xi)));
+        if (e > worst) worst = e;
+        if (!(e <= 2.5e-7)) fail_msg("sin/cos(%.9g): %.9g %.9g, exact %.9g %.9g", xi, s->data[i], c->data[i], sin(xi), cos(xi));
+    }
+    assert_true(s->data[N - 1] == 0x1p-140f);  /* sin x = x for tiny x, a subnormal too */
+    printf("  fast sin, cos max abs error %.2e\n", worst);
+    dg_ctx_free(ctx);
+}
+
 /* the fast tanh is within 5e-7 of the exact one everywhere */
 static void test_tanh_accuracy(void **state) {
     (void)state;
@@ -803,6 +836,7 @@ int main(void) {
         cmocka_unit_test(test_gemm_few_rows),
         cmocka_unit_test(test_gemm_two_columns_exact),
         cmocka_unit_test(test_tanh_accuracy),
+        cmocka_unit_test(test_sin_cos_accuracy),
         cmocka_unit_test(test_constants_not_taped),
         cmocka_unit_test(test_backward_twice_accumulates),
         cmocka_unit_test(test_arena_full_is_status),
