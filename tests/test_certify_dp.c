@@ -432,6 +432,81 @@ static void test_reach_small(void **state) {
     dg_env_free(env);
 }
 
+/* ------------------------------------------------------------------ the study's grids and extrapolation */
+
+/* From --nodes 3 (and 4) every grid is strictly finer than the one before on every axis, by an even
+ * number of nodes (the parity kept), the coarsest the one asked for: rounding once gave 3, 5, 5 (and
+ * 6, 6, 8 from 4), two equal grids whose change, 0, read as converged at any tol. At tol 0.9 the
+ * study converges between different grids; at 1e-6 it does not. */
+static void test_refine_grids(void **state) {
+    (void)state;
+    dg_env *env = env_of(DUEL(3));
+    enum { B = 8 };
+    dg_real *st, *aux;
+    dg_err e = {0};
+    assert_int_equal(dg_run_init_draw(env, 4242, B, &st, &aux, &e), DG_OK);
+    dg_dp_opts o = {.nodes = {3, 4}, .margin = 0.1, .rounds = 2};
+    dg_dp_refine_opts ro = {.tol = 0.9, .max_grids = 3};
+    dg_dp_refinement r;
+    if (dg_dp_refine(env, &o, &ro, st, B, &r, NULL, NULL, &e) != DG_OK) fail_msg("%s", e.msg);
+    for (int i = 0; i < r.ngrids; i++)
+        print_message("grid %d: %d x %d, mean V+ %.5f, V- %.5f\n", i, r.nodes[i][0], r.nodes[i][1], r.mean[i][0],
+                      r.mean[i][1]);
+    print_message("changes %.4f %.4f, converged %d (%s)\n", r.change[0], r.change[1], r.converged, r.stopped);
+    assert_int_equal(r.ngrids, 3);
+    assert_true(r.nodes[0][0] == 3 && r.nodes[0][1] == 4);
+    for (int i = 1; i < r.ngrids; i++)
+        for (int k = 0; k < 2; k++) {
+            assert_true(r.nodes[i][k] >= r.nodes[i - 1][k] + 2);
+            assert_int_equal((r.nodes[i][k] - r.nodes[i - 1][k]) % 2, 0);
+        }
+    assert_true(r.change[0] > 0 && r.change[1] > 0);  /* two different grids: their values move */
+    /* 3 x 3 at tol 1e-6: far from converged (its grids were 3, 5, 5 and it read converged at once) */
+    o.nodes[1] = 3;
+    ro.tol = 1e-6;
+    if (dg_dp_refine(env, &o, &ro, st, B, &r, NULL, NULL, &e) != DG_OK) fail_msg("%s", e.msg);
+    print_message("3 x 3: grids %d, %d, %d nodes an axis, changes %.4f %.4f, converged %d (%s)\n", r.nodes[0][0],
+                  r.nodes[1][0], r.nodes[2][0], r.change[0], r.change[1], r.converged, r.stopped);
+    assert_int_equal(r.ngrids, 3);
+    assert_true(r.nodes[2][0] == 7 && r.nodes[2][1] == 7);
+    assert_false(r.converged);
+    assert_string_equal(r.stopped, "max_grids");
+    free(st);
+    free(aux);
+    dg_env_free(env);
+}
+
+/* dg_dp_richardson: the asymptotic range only (spacings 1/2, 1/3, 1/4.5: ratio 1.5) */
+static void test_richardson(void **state) {
+    (void)state;
+    const double h[3] = {1.0 / 2, 1.0 / 3, 1.0 / 4.5};
+    enum { B = 2 };
+    double v[3][B], out[B], p;
+    /* V + C h^2 at each start (C 1 and 3): order 2, extrapolated to V */
+    for (int i = 0; i < 3; i++) v[i][0] = 0.5 + h[i] * h[i], v[i][1] = 0.25 + 3 * h[i] * h[i];
+    assert_int_equal(dg_dp_richardson(h[0], h[1], h[2], v[0], v[1], v[2], B, &p, out), 1);
+    assert_true(fabs(p - 2) < 1e-6);
+    assert_true(fabs(out[0] - 0.5) < 1e-9 && fabs(out[1] - 0.25) < 1e-9);
+    /* the means fall as order 1 (1.0, 0.7, 0.5), but the starts move more on the finer step (sums of
+     * |dV| 0.6, then 0.8): not the asymptotic range, the finest grid's values stand (the order alone
+     * extrapolated these) */
+    const double a[3][B] = {{1.0, 1.0}, {0.7, 0.7}, {0.9, 0.1}};
+    assert_int_equal(dg_dp_richardson(h[0], h[1], h[2], a[0], a[1], a[2], B, &p, out), 0);
+    assert_true(fabs(p - 1) < 1e-6);
+    assert_true(out[0] == 0.9 && out[1] == 0.1);
+    /* changes that grow (0.1, then 0.2 at both starts): no order, no extrapolation */
+    const double g[3][B] = {{1.0, 2.0}, {0.9, 1.9}, {0.7, 1.7}};
+    assert_int_equal(dg_dp_richardson(h[0], h[1], h[2], g[0], g[1], g[2], B, &p, out), 0);
+    assert_true(isnan(p) && out[0] == 0.7 && out[1] == 1.7);
+    /* an order past 2.5 (changes 0.9, then 0.01): the finest grid's */
+    const double f[3][B] = {{2.0, 2.0}, {1.1, 1.1}, {1.09, 1.09}};
+    assert_int_equal(dg_dp_richardson(h[0], h[1], h[2], f[0], f[1], f[2], B, &p, out), 0);
+    assert_true(p > 2.5 && out[0] == 1.09);
+    /* the same grid twice (h2 = h3, change 0): no order */
+    assert_int_equal(dg_dp_richardson(h[0], h[1], h[1], v[0], v[1], v[1], B, &p, out), 0);
+    assert_true(isnan(p) && out[0] == v[1][0]);
+}
+
 /* ------------------------------------------------------------------ refusals and memory */
 
 static void test_refused(void **state) {
@@ -586,6 +661,8 @@ int main(void) {
         cmocka_unit_test(test_lq_small),
         cmocka_unit_test(test_reach_small),
         cmocka_unit_test(test_refused),
+        cmocka_unit_test(test_refine_grids),
+        cmocka_unit_test(test_richardson),
         cmocka_unit_test(test_frozen_exact),
     };
     const struct CMUnitTest slow[] = {

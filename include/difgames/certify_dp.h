@@ -151,9 +151,11 @@ DG_API dg_status dg_dp_best_response(const struct dg_env *env, const dg_dp_opts 
                                      const dg_real *aux, int B, double *cost, dg_err *e);
 
 /* A refinement study (issue 26, section 3): the value at B starts on successively finer grids, nodes
- * per axis (n - 1) scaled by `ratio` each time from o->nodes (rounded to n - 1's parity there), until the two finest differ by less than
- * tol (relative: mean_i |V_i - V'_i| / mean_i |V_i| over the starts, every value) with at least
- * min_grids grids, or the next grid's memory estimate passes the limit, or max_grids grids. */
+ * per axis (n - 1) scaled by `ratio` each time from o->nodes (rounded to n - 1's parity there; each
+ * grid at least 2 nodes more than the one before on every axis, so that no two grids are the same),
+ * until the two finest differ by less than tol (relative: mean_i |V_i - V'_i| / mean_i |V_i| over the
+ * starts, every value) with at least min_grids grids, or the next grid's memory estimate passes the
+ * limit, or max_grids grids. */
 typedef struct dg_dp_refine_opts {
     double tol;                          /* relative change that counts as converged (> 0)     */
     double ratio;                        /* (0: 1.5) spacing ratio between grids, > 1           */
@@ -173,9 +175,11 @@ typedef struct dg_dp_refinement {
     double outside[DG_DP_MAX_GRIDS];     /* each grid's dg_dp_value.outside                     */
     double change[2];                    /* relative change between the two finest              */
     double order[2];                     /* observed order from the three finest (NaN: none)    */
-    int    extrapolated[2];              /* 1: the order lies in [0.5, 2.5] and value holds the
+    int    extrapolated[2];              /* 1: dg_dp_richardson's test held (the order in [0.5,
+                                            2.5], the changes falling) and value holds the
                                             Richardson extrapolation; 0: the finest grid's      */
-    int    converged;                    /* change < tol for every value                        */
+    int    converged;                    /* change < tol for every value, between two different
+                                            grids                                              */
     const char *stopped;                 /* "converged", "memory", "max_grids" or "max_nodes"   */
 } dg_dp_refinement;
 /* Runs the study at the B starts states (B, state_dim) with o's options (the box fixed once, from
@@ -185,6 +189,14 @@ typedef struct dg_dp_refinement {
 DG_API dg_status dg_dp_refine(const struct dg_env *env, const dg_dp_opts *o, const dg_dp_refine_opts *ro,
                               const dg_real *states, int B, dg_dp_refinement *r, double *value, double *finest,
                               dg_err *e);
+/* A study's Richardson extrapolation from its three finest grids: spacings h1 > h2 > h3 and the values
+ * at B starts on each (v1, v2, v3). The observed order p of their means into *order (may be NULL;
+ * NaN: none, or spacings that do not fall). Returns 1 when the grids are in the asymptotic range, p in
+ * [0.5, 2.5] and the changes falling both in the mean (|m3 - m2| < |m2 - m1|) and at the starts
+ * (sum_b |v3 - v2| < sum_b |v2 - v1|): out (B, may be NULL) gets v3 + (v3 - v2) h3^p / (h2^p - h3^p);
+ * else 0, and out gets v3 (the finest grid's values). */
+DG_API int dg_dp_richardson(double h1, double h2, double h3, const double *v1, const double *v2, const double *v3,
+                            int B, double *order, double *out);
 
 #ifdef __cplusplus
 }

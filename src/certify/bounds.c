@@ -59,13 +59,7 @@ static dg_tensor *play_episode(dg_ctx *ctx, const play *pl, dg_tensor *plan, con
             act[i] = dg_policy_act(ctx, pol, pl->params, i, t, obs, B);
         }
         dg_tensor *a = pol->n == 2 ? dg_concat(ctx, act, 2, 1) : act[0];
-        state = g->step(ctx, env, state, ax, a);
-        if (!state) return NULL;
-        dg_tensor *tm[DG_LOSS_MAX_TERMS] = {0};
-        g->step_cost(ctx, env, state, ax, a, inv_batch, tm);
-        dg_env_add_terminal(ctx, env, t, state, ax, inv_batch, tm);
-        if (dg_ctx_status(ctx) != DG_OK) return NULL;
-        dg_loss_add(ctx, &loss, tm);
+        if (!(state = dg_env_advance(ctx, env, t, state, ax, a, inv_batch, &loss))) return NULL;
         if (record) memcpy(record + (size_t)(t - 1) * B * A, a->data, (size_t)B * A * sizeof(dg_real));
     }
     return dg_loss_finish(ctx, &loss, NULL);

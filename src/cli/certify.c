@@ -314,7 +314,8 @@ static void own_table(const dg_env *env, const dg_certify_discrete_result *r, do
     }
     for (int w = 0; w < r->nvalues; w++)
         fprintf(stderr, "  %s: change %.3g%% between the two finest, order %.2f, %s\n", two ? (w ? "V-" : "V+") : "V",
-                100 * f->change[w], f->order[w], f->extrapolated[w] ? "extrapolated" : "the finest grid's value");
+                100 * f->change[w], f->order[w], f->extrapolated[w] ? "extrapolated"
+                : "the finest grid's value (not extrapolated: the order is outside [0.5, 2.5] or the changes do not fall)");
     if (!f->converged)
         fprintf(stderr, "certify: not converged: the two finest grids differ by %.3g%% (tol %.3g%%), stopped by %s: "
                         "the values are estimates\n", 100 * fmax(f->change[0], two ? f->change[1] : 0), 100 * tol,
@@ -414,6 +415,8 @@ static int own_json(const dg_env *env, const dg_certify_discrete_result *r, doub
     for (int i = 0; i < f->ngrids; i++) grid_s += f->seconds[i];
     dg_json_add(&j, j.root, "seconds_grid", dg_json_number("%.3g", grid_s));
     dg_json_add(&j, j.root, "seconds_bounds", dg_json_number("%.3g", r->seconds_bounds));
+    if (r->grid_route[0] == 1 || r->grid_route[1] == 1)
+        dg_json_add(&j, j.root, "seconds_grid_route", dg_json_number("%.3g", r->seconds_grid));
     return cli_json_print(&j, "certify");
 }
 
@@ -498,7 +501,7 @@ int cmd_certify(int argc, char **argv) {
         CLI_DOUBLE("--tol", &tol, "X", 0, 1, "the relative change between the two finest grids that counts as "
                    "converged", .open = CLI_OPEN_LO, .def = "0.01"),
         CLI_INT("--nodes", &nodes, "N", 3, 100000, "the coarsest grid's nodes per value axis (each next grid 1.5 "
-                "times finer)", .otherwise = "21 for a 2-D value state, 13 for 3-D, 9 beyond"),
+                "times finer, and at least 2 more nodes an axis)", .otherwise = "21 for a 2-D value state, 13 for 3-D, 9 beyond"),
         CLI_LIST("--box", &box, "LO,HI,...", -1e9, 1e9, "the grid's box: a low and high end for each value axis "
                  "(duel_simple: e - p, 2 axes; chase in the open plane: e - p and its velocity, 4)",
                  .max = 2 * DG_DP_MAX_DIMS, .otherwise = "a model file's state box, else the reset's starts widened "
