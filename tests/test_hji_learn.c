@@ -631,6 +631,42 @@ static void test_refusals(void **state) {
     dg_ctx_free(ctx);
 }
 
+/* The grid's v0 at points: exact on the nodes; air3d's target |(x, y)| - r within the grid's
+ * interpolation error elsewhere, and its gradient the radial unit vector away from the kink. */
+static void test_target(void **state) {
+    (void)state;
+    dg_hji_problem *p = load_yaml("game: air3d\n");
+    const double R = dg_hji_problem_param(p, "capture_radius");
+    enum { B = 32 };
+    double x[3 * B], l[B], g[3 * B];
+    dg_rng rng;
+    dg_rng_seed(&rng, 77);
+    for (int b = 0; b < B; b++) {
+        const int64_t j = (int64_t)(dg_rng_uniform(&rng, 0, 1) * (float)p->grid.nodes) % p->grid.nodes;
+        dg_hji_grid_point(&p->grid, j, x + 3 * b);
+    }
+    dg_err e = {0};
+    assert_int_equal(dg_hji_learn_target(p, B, x, l, NULL, &e), DG_OK);
+    for (int b = 0; b < B; b++) assert_true(fabs(l[b] - (hypot(x[3 * b], x[3 * b + 1]) - R)) < 1e-12);
+    double worst = 0, worst_g = 0;
+    for (int b = 0; b < B; b++) {
+        double n;
+        do {
+            for (int k = 0; k < 3; k++) x[3 * b + k] = urand(&rng, p->grid.lo[k], p->grid.hi[k]);
+            n = hypot(x[3 * b], x[3 * b + 1]);
+        } while (n < 2);
+    }
+    assert_int_equal(dg_hji_learn_target(p, B, x, l, g, &e), DG_OK);
+    for (int b = 0; b < B; b++) {
+        const double n = hypot(x[3 * b], x[3 * b + 1]);
+        worst = fmax(worst, fabs(l[b] - (n - R)));
+        worst_g = fmax(worst_g, hypot(g[3 * b] - x[3 * b] / n, g[3 * b + 1] - x[3 * b + 1] / n) + fabs(g[3 * b + 2]));
+    }
+    printf("  air3d target interpolated: max |l - (|(x,y)| - r)| %.1e, gradient %.1e\n", worst, worst_g);
+    assert_true(worst < 0.02 && worst_g < 0.05);
+    dg_hji_problem_free(p);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_hamiltonian_values),
@@ -639,6 +675,7 @@ int main(void) {
         cmocka_unit_test(test_exact_lq),
         cmocka_unit_test(test_terms),
         cmocka_unit_test(test_network_grad),
+        cmocka_unit_test(test_target),
         cmocka_unit_test(test_refusals),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -43,6 +43,7 @@
 #include "difgames/api.h"
 #include "difgames/core.h"
 #include "difgames/hji_game.h"
+#include "difgames/hji_problem.h"
 #include "difgames/hji_solve.h"
 
 #ifdef __cplusplus
@@ -94,6 +95,16 @@ DG_API dg_tensor *dg_hji_learn_boundary(dg_ctx *ctx, dg_tensor *V0, dg_tensor *l
 DG_API dg_status  dg_hji_learn_value(dg_ctx *ctx, int nx, dg_tensor *y, dg_tensor *dy, dg_tensor *tau,
                                      dg_tensor *l, dg_tensor *grad_l, dg_tensor **V, dg_tensor **V_tau,
                                      dg_tensor **grad);
+
+/* l(x) = v0(x) (l, B) and its gradient (grad, (B, nx), or NULL) at the B states x (B, nx) of problem p:
+ * the grid's own initial value (dg_hji_problem_v0: the target's signed distance, or a game of degree's
+ * initial value) interpolated (dg_hji_interp: multilinear value, exact on the nodes; gradient the
+ * blend of nodal central differences), so the boundary condition is the one the grid solve starts
+ * from. The built-in targets are defined on nodes only, hence not an analytic l: its error is the
+ * interpolation's, O(dx^2) in value, O(dx) in gradient near kinks. DG_ERR_ARG when p holds only a
+ * rank's block of the grid. */
+DG_API dg_status  dg_hji_learn_target(const dg_hji_problem *p, int B, const double *x, double *l, double *grad,
+                                      dg_err *e);
 
 #ifdef __cplusplus
 }
