@@ -22,8 +22,11 @@ Stages (results are cached in --workdir, one .jsonl per run; --fresh reruns):
               at or below the target (then: to the first reach, then the best
               loss). The PG winner is rerun with gamma 0.99 as a comparison row.
   3. measure  the winning PG setting on every seed, each until 3 evaluations in a
-              row are at or below the target or BUDGET x BPTT's default steps;
-              the winning BPTT setting too.
+              row are at or below the target (reach: 0.97 x it) or BUDGET x BPTT's
+              default steps; the winning BPTT setting too.
+  gamma       the PG winner at gamma 0.99, nothing else changed, on seeds 0..4 of
+              reach and 0..2 of chase (CMP_SEEDS), until the target or the tuning
+              cap: what the earlier runs' discount cost.
   4. report   env steps to the target per method and seed, medians, ratios; the
               ratio as a curve against the target loss (the median over seeds of
               the env steps to a target, per method, for targets from 10x the
@@ -35,7 +38,7 @@ Stages (results are cached in --workdir, one .jsonl per run; --fresh reruns):
               both drawn by `difgames pg --plot`, the library's plot API.
 
 usage: python3 bench/sample_efficiency.py [--difgames build/difgames] [--jobs 1]
-           [--stages bptt,tune,measure,report] [--games reach,chase] [--seeds 0,1,2,3,4] [--fresh]
+           [--stages bptt,tune,measure,gamma,report] [--games reach,chase] [--seeds 0,1,2,3,4] [--fresh]
 """
 import argparse, concurrent.futures as cf, datetime, json, math, os, platform, subprocess, time
 
@@ -47,7 +50,7 @@ ap.add_argument("--games", default="reach,chase")
 ap.add_argument("--seeds", default="0,1,2,3,4")
 ap.add_argument("--tune-seed", type=int, default=10)
 ap.add_argument("--jobs", type=int, default=1, help="runs in parallel (each single-threaded)")
-ap.add_argument("--stages", default="bptt,tune,measure,report")
+ap.add_argument("--stages", default="bptt,tune,measure,gamma,report")
 ap.add_argument("--fresh", action="store_true", help="ignore cached runs")
 ap.add_argument("--md", default=os.path.join(ROOT, "docs", "sample_efficiency.md"))
 ap.add_argument("--png", default=os.path.join(ROOT, "docs", "sample_efficiency.png"))
@@ -84,7 +87,7 @@ TUNE = {
     "reach": dict(cap=10.0, pg=pg_grid("ppo", (3e-4, 1e-3), (-1.0, -0.5, 0.0), (8, 32), (0.95, 1.0)) +
                   pg_grid("reinforce", (1e-3, 3e-3, 1e-2), (-1.0, -0.5), (4, 8, 32)),
                   bptt_lrs=(1e-3, 3e-3, 1e-2, 3e-2)),
-    "chase": dict(cap=4.0, pg=pg_grid("ppo", (1e-3,), (-1.0,), (32, 64), (0.95, 1.0)) +
+    "chase": dict(cap=4.0, pg=pg_grid("ppo", (1e-3,), (-1.0,), (32,), (0.95, 1.0)) +
                   pg_grid("reinforce", (3e-4,), (-0.5,), (8,)),
                   bptt_lrs=(1e-3, 3e-3, 1e-2)),
 }
@@ -244,6 +247,26 @@ if "measure" in STAGES:
         parallel([(game, s, "bptt", g["bptt_choice"], ["--bptt-only"]) for s in SEEDS])
 
 
+# ------------------------------------------------------------------ 3b. the discount
+# The PG winner with gamma GAMMA_CMP and nothing else changed, on the measured seeds (chase: the first
+# CMP_SEEDS of them, its runs being long), each until SETTLE evaluations in a row at or below the
+# target or the tuning cap: how much the earlier runs' discount cost policy gradient.
+CMP_SEEDS = {"reach": 5, "chase": 3}
+
+
+def cmp_runs(game):
+    """{seed: (rows, summary)} of the winner at GAMMA_CMP on the game's comparison seeds."""
+    g = res[game]
+    cap = int(TUNE[game]["cap"] * g["bptt_steps"])
+    return {s: pg_run(game, s, dict(g["pg_choice"], gamma=GAMMA_CMP), cap) for s in SEEDS[:CMP_SEEDS[game]]}
+
+
+if "gamma" in STAGES:
+    for game in GAMES:
+        print("the discount on %s: gamma %g, seeds %s" % (game, GAMMA_CMP, SEEDS[:CMP_SEEDS[game]]), flush=True)
+        cmp_runs(game)
+
+
 # ------------------------------------------------------------------ 4. report
 def fmt_int(n):
     return "{:,}".format(int(n))
@@ -314,6 +337,28 @@ def ratio_span(sm, m):
     return (min(rs), max(rs)) if rs else None
 
 
+def took(r):
+    """How a tuning run went: its steps to SETTLE in a row and to the first reach, or its miss."""
+    if r["settled"] is None and r["first"] is None:
+        return "did not reach the target within %s env steps (best loss %.4g)" % (fmt_int(r["env_steps"]), r["best"])
+    return "took %s env steps to %d in a row (first reach %s)" % (fmt_steps(r["settled"]), SETTLE, fmt_steps(r["first"]))
+
+
+def discount_verdict(game, m1, m99, miss, k, per1):
+    """One sentence on what gamma GAMMA_CMP cost on game: misses, or the ratio of the medians to SETTLE in a row."""
+    if miss * 2 > k or m99 is None:
+        return "So on %s gamma %g handicaps policy gradient: most of its runs do not reach the target." % (
+            game, GAMMA_CMP)
+    if miss:
+        return "So on %s gamma %g handicaps policy gradient: %d of %d runs miss the target." % (game, GAMMA_CMP, miss, k)
+    r = m99 / m1
+    if 2 / 3 < r < 1.5:
+        got = [x for x in per1 if x]
+        return "So on %s the discount costs little: the medians differ by a factor %.2g, while at gamma 1" \
+               " alone the seeds span a factor %.2g." % (game, r, max(got) / min(got))
+    return "So on %s gamma %g needs %.2gx the env steps of gamma 1." % (game, GAMMA_CMP, r)
+
+
 def findings(summary):
     """The reading of the numbers, as Markdown bullets (numbers filled in from this run)."""
     def ratios(game, crit):
@@ -328,27 +373,48 @@ def findings(summary):
         d1, t1 = ratios(game, "first")
         d3, t3 = ratios(game, "settled")
         sd, st = ratio_span(sm, "bptt"), ratio_span(sm, "bptt_tuned")
-        W("- **%s, against BPTT as configured** (64 episodes an Adam step, %d epochs): policy gradient" % (
+        W("- **%s.** Against BPTT as configured (64 episodes an Adam step, %d epochs), policy gradient" % (
             game, g["bptt_epochs"]))
-        W("  needed %sx BPTT's env steps to first reach the target, %sx to %d in a row. Along the" % (d1, d3, SETTLE))
-        W("  curve (targets %.4g down to %.4g) the first-reach ratio runs from %.3g to %.3g." % (
+        W("  (%s) needed **%sx** BPTT's env steps to first reach the target and %sx to %d in a row;" % (
+            setting_str(g["pg_choice"]), d1, d3, SETTLE))
+        W("  along the curve (targets %.4g down to %.4g) the first-reach ratio runs from %.3g to %.3g." % (
             sm["loose"], sm["tight"], sd[0][0], sd[1][0]))
-        W("  **Against BPTT tuned for samples** (%s): %sx and %sx; along the curve %.3g to %.3g." % (
+        W("  Against BPTT tuned for samples (%s): **%sx** and %sx; along the curve %.3g to %.3g." % (
             setting_str(g["bptt_choice"]), t1, t3, st[0][0], st[1][0]))
         e = EARLIER.get(game)
         if e:
-            W("  The earlier run at gamma 0.99 (3 seeds) gave %s / %s (first reach) and %s / %s (%d in a row)." % (
-                e["first"][0], e["first"][1], e["settled"][0], e["settled"][1], SETTLE))
+            W("  The earlier run at gamma %g (seeds 0, 1, 2, the code of commit 819cca0) gave %s and %s" % (
+                GAMMA_CMP, e["first"][0], e["first"][1]))
+            W("  (first reach), %s and %s (%d in a row)." % (e["settled"][0], e["settled"][1], SETTLE))
+    W("- **The discount.** The comparison holds everything but gamma: the gamma-1 winner run again")
+    W("  with gamma %g." % GAMMA_CMP)
+    for game in GAMES:
+        sm, g = summary[game], res[game]
         if "tune_cmp" in g:
             win = min(g["tune_pg"], key=tune_rank)
-            c = g["tune_cmp"]
-            W("  On the tuning seed the winner (%s) took %s env steps to %d in a row at gamma 1 and %s at" % (
-                setting_str(g["pg_choice"]), fmt_steps(win["settled"]), SETTLE, fmt_steps(c["settled"])))
-            W("  gamma 0.99 (first reach: %s and %s)." % (fmt_steps(win["first"]), fmt_steps(c["first"])))
-    W("- BPTT's defaults are chosen for wall-clock time (an epoch of 64 episodes costs about a")
-    W("  millisecond on reach), not for samples; tuned for samples (a batch of 1 to 4 episodes), one")
-    W("  exact gradient of an episode is worth very many sampled episodes, which is where a figure")
-    W("  like 1/100 comes from.")
+            W("  %s, tuning seed %d: at gamma 1 it %s; at gamma %g it %s." % (
+                game, args.tune_seed, took(win), GAMMA_CMP, took(g["tune_cmp"])))
+        c = sm["cmp"]
+        k = len(c["first"])
+        p1 = {crit: sm[crit]["per"]["pg"][:k] for crit in ("first", "settled")}
+        miss = sum(x is None for x in c["settled"])
+        W("  %s, seeds %s: median env steps to first reach %s at gamma 1 and %s at gamma %g, to %d in" % (
+            game, ", ".join(map(str, SEEDS[:k])), fmt_steps(median_miss_last(p1["first"])),
+            fmt_steps(median_miss_last(c["first"])), GAMMA_CMP, SETTLE))
+        W("  a row %s and %s%s (per seed at gamma %g: %s)." % (
+            fmt_steps(median_miss_last(p1["settled"])), fmt_steps(median_miss_last(c["settled"])),
+            "; %d of the %d runs at gamma %g did not get there within %s env steps" % (
+                miss, k, GAMMA_CMP, fmt_int(c["cap"])) if miss else "",
+            GAMMA_CMP, ", ".join(fmt_steps(x) for x in c["settled"])))
+        W("  %s" % discount_verdict(game, median_miss_last(p1["settled"]), median_miss_last(c["settled"]), miss, k,
+                                   p1["settled"]))
+    secs = {gm: run(gm, SEEDS[0], "bptt", {}, ["--bptt-only"])[1]["bptt"]["seconds"] for gm in GAMES}
+    W("- BPTT's defaults are chosen for wall-clock time (%s), not for samples;" % ", ".join(
+        "%d epochs of %d episodes take %.1f s on %s" % (res[gm]["bptt_epochs"], res[gm]["bptt_batch"], secs[gm], gm)
+        for gm in GAMES))
+    W("  tuned for samples (batch %s), one exact gradient of an episode is worth very" % " or ".join(
+        sorted({str(res[gm]["bptt_choice"]["bptt_batch"]) for gm in GAMES})))
+    W("  many sampled episodes, which is where a figure like 1/100 comes from.")
     W("- Env steps count simulator calls, not information. A BPTT episode also yields the")
     W("  simulator's Jacobians (the derivative of every step with respect to state and action),")
     W("  which policy gradient never sees and which cost a backward pass and a differentiable")
@@ -404,18 +470,19 @@ Discount and GAE lambda: every setting of the grid is undiscounted (gamma 1), th
 the loss itself; gamma is not a free choice here but part of the objective, so it is not
 tuned. As a comparison, the winning setting was rerun with gamma %g (the discount of the
 earlier run of this script) and nothing else changed: the last row of each game's
-policy-gradient table. GAE lambda: PPO tried 0.95 (its usual value, which trades a little bias
-for variance through the value net) and 1 (no bias, the full reward-to-go). REINFORCE keeps lambda 1: its
-advantage is the reward-to-go minus the value, the unbiased estimator it is named for.
+policy-gradient table, and on the measured seeds (*What it says*). GAE lambda: PPO tried 0.95
+(its usual value: less variance, for a little bias from the value net) and 1 (no bias: the
+full reward-to-go minus the value). REINFORCE keeps lambda 1, the unbiased estimator it is
+named for.
 
 Not tuned (defaults of `difgames pg`): PPO clip 0.2, 10 epochs of minibatches of 256 samples;
 REINFORCE one full-batch policy step an iteration; value net 10 epochs of minibatches of 256,
 Adam 1e-3; gradient-norm clipping 0.5 per network; log sigma learned from its initial value.
 
-The grids: on reach the full one (%s). On chase, whose runs take minutes each, a small
+The grids: on reach the full one (%s). On chase, whose runs take minutes each, %s: a small
 grid around the winners of the earlier gamma-%g run of this script (PPO lr 1e-3, log σ0 -1,
-32 episodes an iteration won; REINFORCE lr 3e-4 was next), and the BPTT grid without lr 0.03
-(no setting with it reached the target there).
+32 episodes an iteration won; REINFORCE lr 3e-4 was next), and a BPTT grid without lr 0.03
+(none of its settings reached the target there).
 """
 METHODS = ("bptt", "bptt_tuned", "pg")
 PLOT_MAX = 20.0  # losses above this are drawn at it (diverging runs would squash the rest)
@@ -485,6 +552,10 @@ if "report" in STAGES:
             T2 = max(sm["pg_best"])
             sm["T2"] = dict(target=T2, bptt=[steps_to(curves[s]["bptt"], "bptt", T2) for s in SEEDS],
                             pg=[steps_to(curves[s]["pg"], "pg", T2) for s in SEEDS])
+        cr = cmp_runs(game)  # the discount's comparison (stage gamma; run here if not cached)
+        sm["cmp"] = dict(first=[steps_to(cr[s][0], "pg", T) for s in sorted(cr)],
+                         settled=[settled(cr[s][0], "pg", T) for s in sorted(cr)],
+                         cap=int(TUNE[game]["cap"] * g["bptt_steps"]))
         tight, loose, grid = target_grid(curves, T)
         sm["tight"], sm["loose"] = tight, loose
         sm["curve"] = [dict(target=L, **at_target(curves, L)) for L in grid]
@@ -682,7 +753,9 @@ if "report" in STAGES:
                   fmt_steps(median_miss_last(t2["pg"]))))
         W("")
     W(TUNING % (args.tune_seed, SETTLE, SETTLE, GAMMA_CMP, "%d policy-gradient settings, %d BPTT settings" % (
-        len(TUNE["reach"]["pg"]), len(BPTT_BATCHES) * len(TUNE["reach"]["bptt_lrs"])), GAMMA_CMP))
+        len(TUNE["reach"]["pg"]), len(BPTT_BATCHES) * len(TUNE["reach"]["bptt_lrs"])),
+                 "%d policy-gradient settings and %d BPTT settings" % (
+        len(TUNE["chase"]["pg"]), len(BPTT_BATCHES) * len(TUNE["chase"]["bptt_lrs"])), GAMMA_CMP))
     for game in GAMES:
         g = res[game]
         W("### %s (cap %gx BPTT's default env steps = %s)" % (game, TUNE[game]["cap"],
@@ -721,10 +794,17 @@ if "report" in STAGES:
             game, " ".join(flags(g["bptt_choice"]))))
     W("```")
     W("")
+    nrun, secs = 0, 0.0  # the compute of every cached run of these games (the training time each reports)
+    for fn in sorted(os.listdir(args.workdir)):
+        if fn.endswith(".jsonl") and fn.split("_")[0] in GAMES:
+            last = [json.loads(l) for l in open(os.path.join(args.workdir, fn)) if l.strip()][-1]
+            nrun += 1
+            secs += sum(last[k]["seconds"] for k in ("bptt", "pg") if k in last)
     W("Machine: %s, %d cores, %s %s, Python %s. Each run single-threaded (`--threads 1`), %d at a"
       " time; other jobs shared the machine, so seconds are indicative only (env steps are exact)."
-      " Measured %s." % (cpu, os.cpu_count() or 0, platform.system(), platform.release(),
-                         platform.python_version(), args.jobs, datetime.date.today().isoformat()))
+      " %d runs, %.0f minutes of training in all. Measured %s." % (
+          cpu, os.cpu_count() or 0, platform.system(), platform.release(), platform.python_version(), args.jobs,
+          nrun, secs / 60, datetime.date.today().isoformat()))
     W("")
     with open(args.md, "w") as f:
         f.write("\n".join(md))
