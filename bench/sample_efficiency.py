@@ -327,7 +327,8 @@ def curve_range(sm):
 # 20x; docs/sample_efficiency.md as of commit 1a88dd9), PG / BPTT defaults and PG / BPTT tuned at the
 # target: quoted for comparison only (that run's target on chase was 0.1939, from 3 seeds).
 EARLIER = {"reach": {"first": ("0.159", "35.8"), "settled": ("0.236", "53.3")},
-           "chase": {"first": ("9.4", "188"), "settled": ("7.92", "-")}}
+           "chase": {"first": ("9.4", "188"), "settled": ("7.92", "no value"),
+                     "note": "; its tuned BPTT never stayed at the target 3 evaluations in a row"}}
 
 
 def ratio_span(sm, m):
@@ -385,7 +386,21 @@ def findings(summary):
         if e:
             W("  The earlier run at gamma %g (seeds 0, 1, 2, the code of commit 819cca0) gave %s and %s" % (
                 GAMMA_CMP, e["first"][0], e["first"][1]))
-            W("  (first reach), %s and %s (%d in a row)." % (e["settled"][0], e["settled"][1], SETTLE))
+            W("  (first reach), %s and %s (%d in a row%s)." % (e["settled"][0], e["settled"][1], SETTLE,
+                                                             e.get("note", "")))
+        div = sm["diverged"]
+        if div:
+            W("  The tuned BPTT setting leaves the plot's scale after reaching the target on seed%s %s (the green" % (
+                "s" if len(div) > 1 else "", ", ".join(map(str, div))))
+            W("  curves): it was chosen for env steps to the target, and a rate that fast does not stay there.")
+        for i, s in enumerate(SEEDS):
+            if sm["first"]["per"]["pg"][i] is None:
+                W("  Policy gradient on seed %d did not reach the target within its budget (%gx, %s env steps;" % (
+                    s, BUDGET[game], fmt_int(sm["cap"])))
+                W("  best loss %.4g), so the tightest target of the curve, %.4g, lies above the target; the" % (
+                    sm["pg_best"][i], sm["tight"]))
+                W("  medians at the target count that miss as more than any step count (the second target,")
+                W("  under *Per seed*, is one every seed reached).")
     W("- **The discount.** The comparison holds everything but gamma: the gamma-1 winner run again")
     W("  with gamma %g." % GAMMA_CMP)
     for game in GAMES:
@@ -412,8 +427,8 @@ def findings(summary):
     W("- BPTT's defaults are chosen for wall-clock time (%s), not for samples;" % ", ".join(
         "%d epochs of %d episodes take %.1f s on %s" % (res[gm]["bptt_epochs"], res[gm]["bptt_batch"], secs[gm], gm)
         for gm in GAMES))
-    W("  tuned for samples (batch %s), one exact gradient of an episode is worth very" % " or ".join(
-        sorted({str(res[gm]["bptt_choice"]["bptt_batch"]) for gm in GAMES})))
+    W("  tuned for samples (%s), a few exact gradients of episodes are worth very" % ", ".join(
+        "batch %d on %s" % (res[gm]["bptt_choice"]["bptt_batch"], gm) for gm in GAMES))
     W("  many sampled episodes, which is where a figure like 1/100 comes from.")
     W("- Env steps count simulator calls, not information. A BPTT episode also yields the")
     W("  simulator's Jacobians (the derivative of every step with respect to state and action),")
@@ -453,9 +468,10 @@ METHOD = """\
   medians over the seeds (5: the middle one). If a policy-gradient seed never reaches it within
   its budget, the script also reports a second target: the largest best loss of the PG seeds.
 - **Budgets.** A measured policy-gradient run may take %gx BPTT's default env steps on reach
-  and %gx on chase (the earlier gamma-0.99 run allowed 100x and 20x; none of its seeds needed
-  more than 0.1x and 2.5x, so the smaller budgets, chosen to fit this run's compute, leave
-  ample room; a seed that misses is reported as a miss, with the ratio as a lower bound)."""
+  and %gx on chase, chosen to fit this run's compute (the earlier gamma-0.99 run allowed 100x
+  and 20x, and none of its seeds needed more than 0.1x and 2.5x). A seed that misses is
+  reported as a miss: a median counts it as more than any step count, and a ratio with it is
+  a lower bound."""
 
 
 TUNING = """\
@@ -551,6 +567,7 @@ if "report" in STAGES:
         if any(x is None for x in sm["first"]["per"]["pg"]):  # a second target every PG seed reached
             T2 = max(sm["pg_best"])
             sm["T2"] = dict(target=T2, bptt=[steps_to(curves[s]["bptt"], "bptt", T2) for s in SEEDS],
+                            bptt_tuned=[steps_to(curves[s]["bptt_tuned"], "bptt", T2) for s in SEEDS],
                             pg=[steps_to(curves[s]["pg"], "pg", T2) for s in SEEDS])
         cr = cmp_runs(game)  # the discount's comparison (stage gamma; run here if not cached)
         sm["cmp"] = dict(first=[steps_to(cr[s][0], "pg", T) for s in sorted(cr)],
@@ -559,7 +576,8 @@ if "report" in STAGES:
         tight, loose, grid = target_grid(curves, T)
         sm["tight"], sm["loose"] = tight, loose
         sm["curve"] = [dict(target=L, **at_target(curves, L)) for L in grid]
-        tt = [k * T for k in TABLE_MULT if k * T <= loose] + ([tight] if tight < T else [])
+        # the table: multiples of the target the curve covers, the tightest, and the target itself
+        tt = sorted({k * T for k in TABLE_MULT if tight <= k * T <= loose} | {tight, T}, reverse=True)
         sm["table"] = [dict(target=L, **at_target(curves, L)) for L in tt]
         summary[game] = sm
         labels = {"bptt": "BPTT (defaults: batch %d lr %g)" % (g["bptt_batch"], DEFAULT_LR[game]),
@@ -567,6 +585,10 @@ if "report" in STAGES:
                   "pg": "PG (%s)" % plot_str(g["pg_choice"])}
         xs = []
         sm["clipped"] = []  # (method, seed) of the curves drawn at PLOT_MAX somewhere
+        # the seeds whose tuned BPTT run goes above PLOT_MAX after it first reached the target
+        sm["diverged"] = [s for s in SEEDS if any(
+            r["loss"] > PLOT_MAX and r["steps"] > (sm["first"]["per"]["bptt_tuned"][SEEDS.index(s)] or float("inf"))
+            for r in curves[s]["bptt_tuned"])]
         for s in SEEDS:
             for m in METHODS:
                 if any(r["loss"] > PLOT_MAX for r in curves[s][m] if r["steps"] > 0):
@@ -679,7 +701,7 @@ if "report" in STAGES:
     W("the medians. A measured policy-gradient run stops once it has been %d evaluations in a row" % SETTLE)
     W("at or below %s (or at its budget), so the" % " and ".join(
         "%g x the target on %s" % (STOP[gm], gm) for gm in GAMES))
-    W("curve ends a little below that.")
+    W("curve ends a little below that, or above the target where a policy-gradient seed missed it.")
     W("")
     for game in GAMES:
         sm = summary[game]
@@ -746,11 +768,15 @@ if "report" in STAGES:
         if sm["T2"]:
             t2 = sm["T2"]
             W("")
+            md2 = {m: median_miss_last(t2[m]) for m in METHODS}
             W("A policy-gradient seed never reached the target, so also the second target %.5g (the largest"
-              " best loss of the PG seeds): BPTT defaults %s, policy gradient %s (seeds %s); medians %s and %s." % (
-                  t2["target"], ", ".join(fmt_steps(x) for x in t2["bptt"]), ", ".join(fmt_steps(x) for x in t2["pg"]),
-                  ", ".join(str(s) for s in SEEDS), fmt_steps(median_miss_last(t2["bptt"])),
-                  fmt_steps(median_miss_last(t2["pg"]))))
+              " best loss of the PG seeds), first reach, seeds %s: BPTT defaults %s; BPTT tuned %s; policy gradient"
+              " %s. Medians %s, %s and %s; PG / BPTT defaults %s, PG / BPTT tuned %s." % (
+                  t2["target"], ", ".join(str(s) for s in SEEDS),
+                  ", ".join(fmt_steps(x) for x in t2["bptt"]), ", ".join(fmt_steps(x) for x in t2["bptt_tuned"]),
+                  ", ".join(fmt_steps(x) for x in t2["pg"]), fmt_steps(md2["bptt"]), fmt_steps(md2["bptt_tuned"]),
+                  fmt_steps(md2["pg"]), fmt_pg_ratio(md2["pg"], md2["bptt"], None),
+                  fmt_pg_ratio(md2["pg"], md2["bptt_tuned"], None)))
         W("")
     W(TUNING % (args.tune_seed, SETTLE, SETTLE, GAMMA_CMP, "%d policy-gradient settings, %d BPTT settings" % (
         len(TUNE["reach"]["pg"]), len(BPTT_BATCHES) * len(TUNE["reach"]["bptt_lrs"])),
@@ -789,7 +815,7 @@ if "report" in STAGES:
         W("build/difgames pg --config configs/bench/%s.yaml --seed 0 --bptt-only" % game)
         W("build/difgames pg --config configs/bench/%s.yaml --seed 0 %s --stop-below %.6g --stop-after %d --max-steps %d" % (
             game, " ".join(flags(g["pg_choice"])),
-            g["target"], SETTLE, int(BUDGET[game] * g["bptt_steps"])))
+            STOP[game] * g["target"], SETTLE, int(BUDGET[game] * g["bptt_steps"])))
         W("build/difgames pg --config configs/bench/%s.yaml --seed 0 --bptt-only %s" % (
             game, " ".join(flags(g["bptt_choice"]))))
     W("```")
