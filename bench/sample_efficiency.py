@@ -814,7 +814,7 @@ if "report" in STAGES:
     W("")
     W("```")
     W("cmake -S . -B build -DDG_TESTS=ON && cmake --build build -j2")
-    W("python3 bench/sample_efficiency.py --difgames build/difgames --jobs %d --seeds %s   # all four stages" % (
+    W("python3 bench/sample_efficiency.py --difgames build/difgames --jobs %d --seeds %s   # every stage" % (
         args.jobs, ",".join(map(str, SEEDS))))
     W("# single runs (seed 0): BPTT defaults, policy gradient, BPTT tuned; each prints one JSON")
     W("# line an evaluation, then a summary")
