@@ -452,8 +452,10 @@ class Runner:
                     j = json.loads(ln)
                 except ValueError:
                     continue
-                if isinstance(j, dict) and rd["json"] in j:
-                    x = j[rd["json"]]
+                for key in rd["json"].split("."):  # a dotted key reads into objects (br_route_pursuer.grid)
+                    j = j.get(key) if isinstance(j, dict) else None
+                if j is not None:
+                    x = j
                     break
             if x is None:
                 return f"no JSON line with '{rd['json']}' in its output"

@@ -8,7 +8,8 @@
  *   the cost with the wind held); a held wind is the learner's and the grid's alike; an undeclared
  *   one is refused naming it, as are declarations that cannot hold.
  * - The gap against [V-, V+] (dg_certify_interval_gap), the state's column names, the per-game plan
- *   iterations, and dg_certify_discrete on duel_simple at test scale (two values, best responses). */
+ *   iterations, and dg_certify_discrete on duel_simple at test scale (two values, best responses).
+ * - Slow: section 6's third anchor, duel_simple's exact players and a half-throttle pursuer frozen. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -258,6 +259,8 @@ static void test_discrete_duel(void **state) {
     if (dg_certify_discrete(f.run.env, &f.pol, f.params, &o, &rows, &r, &e) != DG_OK) fail_msg("%s", e.msg);
     assert_int_equal(r.players, 2);
     assert_int_equal(r.ref.ngrids, 3);
+    assert_int_equal(r.grid_route[0], -1);  /* each network reads its absolute position: not the grid's state */
+    assert_int_equal(r.grid_route[1], -1);
     double m = 0;
     for (int b = 0; b < B; b++) {
         assert_true(gap[b] == dg_certify_interval_gap(pc[b], vl[b], vu[b]));
@@ -267,6 +270,72 @@ static void test_discrete_duel(void **state) {
         m += pc[b] / B;
     }
     assert_true(fabs(m - r.policy_cost) < 1e-9);
+    teardown(&f);
+}
+
+/* duel_simple's exact players and the half-throttle pursuer as functions (test_certify_dp.c's
+ * test_frozen_exact says why each is exact): throttle x dg_unit_disk(scale x the relative position) */
+typedef struct exact_player { double scale, throttle; } exact_player;
+
+static dg_tensor *exact_act(dg_ctx *ctx, void *user, int t, dg_tensor *obs, int B) {
+    const exact_player *x = user;
+    (void)t;
+    (void)B;
+    return dg_scale(ctx, dg_unit_disk(ctx, dg_scale(ctx, dg_cols(ctx, obs, 2, 2), x->scale)), x->throttle);
+}
+
+/* Section 6's third anchor through dg_certify_discrete: with the exact equilibrium players frozen,
+ * exploit_pursuer (the evader's best response minus V+) is ~0 at every start; with the pursuer at half
+ * throttle, br_cost_pursuer is the evader's straight flight's exact loss (d' = d + (v_e - v_p / 2) dt)
+ * and exploit_pursuer that loss minus V+. The grid route runs for both frozen players (they act on
+ * e - p alone) and finds those responses. */
+static void test_exact_players(void **state) {
+    (void)state;
+    fixture f;
+    setup(&f, DUEL(5));
+    dg_err e = {0};
+    enum { B = 8 };
+    const double dt = f.run.env->dt, vp = 1.0, ve = 0.6;
+    exact_player pursuer = {1.0 / (vp * dt), 1.0}, half = {1e6, 0.5}, evader = {-1e6, 1.0};
+    f.pol.fn[1] = exact_act;
+    f.pol.fn_user[1] = &evader;
+    f.pol.fn[0] = exact_act;
+    for (int c = 0; c < 2; c++) {
+        f.pol.fn_user[0] = c ? &half : &pursuer;
+        dg_certify_discrete_opts o = dg_certify_discrete_opts_default(f.run.env);
+        o.episodes = B;
+        o.seed = 9;
+        o.refine.tol = 0.01;
+        o.dp.nodes[0] = o.dp.nodes[1] = 21;
+        o.plan.iters = 30;
+        o.plan.bptt_epochs = 0;
+        double st[B * 4], vu[B], br0[B], x0[B];
+        int r0[B];
+        dg_certify_discrete_rows rows = {.state = st, .value_upper = vu, .br_cost = {br0, NULL},
+                                         .br_route = {r0, NULL}, .exploit = {x0, NULL}};
+        dg_certify_discrete_result r;
+        if (dg_certify_discrete(f.run.env, &f.pol, f.params, &o, &rows, &r, &e) != DG_OK) fail_msg("%s", e.msg);
+        assert_int_equal(r.grid_route[0], 1);
+        assert_int_equal(r.grid_route[1], 1);
+        double worst = 0;
+        for (int b = 0; b < B; b++) {
+            double d = hypot(st[4 * b + 2] - st[4 * b], st[4 * b + 3] - st[4 * b + 1]), straight = 0;
+            for (int t = 0; t < f.run.env->horizon; t++) {
+                d += (ve - 0.5 * vp) * dt;
+                straight += sqrt(d * d + 1e-6) / f.run.env->horizon;
+            }
+            if (c == 0) {
+                worst = fmax(worst, fabs(x0[b]) / vu[b]);
+            } else {
+                worst = fmax(worst, fabs(br0[b] - straight) / straight);
+                assert_true(fabs(x0[b] - (straight - vu[b])) < 0.01 * straight);
+            }
+        }
+        print_message("%s: exploit_pursuer %.6f (V+ %.6f, converged %d), worst start %.3f%%, grid best at %d of %d\n",
+                      c ? "half throttle" : "exact pair", r.exploit[0], r.value_upper, r.ref.converged, 100 * worst,
+                      r.grid_best[0], B);
+        assert_true(worst < 0.01);
+    }
     teardown(&f);
 }
 
@@ -352,5 +421,8 @@ int main(void) {
         cmocka_unit_test(test_discrete_box),
         cmocka_unit_test(test_plan_defaults),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    const struct CMUnitTest slow[] = {
+        cmocka_unit_test(test_exact_players),  /* two refinement studies of the two-player game: ~25 s */
+    };
+    return dg_test_run_tiers(tests, slow, NULL, NULL);
 }

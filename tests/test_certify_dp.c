@@ -432,6 +432,81 @@ static void test_reach_small(void **state) {
     dg_env_free(env);
 }
 
+/* ------------------------------------------------------------------ the study's grids and extrapolation */
+
+/* From --nodes 3 (and 4) every grid is strictly finer than the one before on every axis, by an even
+ * number of nodes (the parity kept), the coarsest the one asked for: rounding once gave 3, 5, 5 (and
+ * 6, 6, 8 from 4), two equal grids whose change, 0, read as converged at any tol. At tol 0.9 the
+ * study converges between different grids; at 1e-6 it does not. */
+static void test_refine_grids(void **state) {
+    (void)state;
+    dg_env *env = env_of(DUEL(3));
+    enum { B = 8 };
+    dg_real *st, *aux;
+    dg_err e = {0};
+    assert_int_equal(dg_run_init_draw(env, 4242, B, &st, &aux, &e), DG_OK);
+    dg_dp_opts o = {.nodes = {3, 4}, .margin = 0.1, .rounds = 2};
+    dg_dp_refine_opts ro = {.tol = 0.9, .max_grids = 3};
+    dg_dp_refinement r;
+    if (dg_dp_refine(env, &o, &ro, st, B, &r, NULL, NULL, &e) != DG_OK) fail_msg("%s", e.msg);
+    for (int i = 0; i < r.ngrids; i++)
+        print_message("grid %d: %d x %d, mean V+ %.5f, V- %.5f\n", i, r.nodes[i][0], r.nodes[i][1], r.mean[i][0],
+                      r.mean[i][1]);
+    print_message("changes %.4f %.4f, converged %d (%s)\n", r.change[0], r.change[1], r.converged, r.stopped);
+    assert_int_equal(r.ngrids, 3);
+    assert_true(r.nodes[0][0] == 3 && r.nodes[0][1] == 4);
+    for (int i = 1; i < r.ngrids; i++)
+        for (int k = 0; k < 2; k++) {
+            assert_true(r.nodes[i][k] >= r.nodes[i - 1][k] + 2);
+            assert_int_equal((r.nodes[i][k] - r.nodes[i - 1][k]) % 2, 0);
+        }
+    assert_true(r.change[0] > 0 && r.change[1] > 0);  /* two different grids: their values move */
+    /* 3 x 3 at tol 1e-6: far from converged (its grids were 3, 5, 5 and it read converged at once) */
+    o.nodes[1] = 3;
+    ro.tol = 1e-6;
+    if (dg_dp_refine(env, &o, &ro, st, B, &r, NULL, NULL, &e) != DG_OK) fail_msg("%s", e.msg);
+    print_message("3 x 3: grids %d, %d, %d nodes an axis, changes %.4f %.4f, converged %d (%s)\n", r.nodes[0][0],
+                  r.nodes[1][0], r.nodes[2][0], r.change[0], r.change[1], r.converged, r.stopped);
+    assert_int_equal(r.ngrids, 3);
+    assert_true(r.nodes[2][0] == 7 && r.nodes[2][1] == 7);
+    assert_false(r.converged);
+    assert_string_equal(r.stopped, "max_grids");
+    free(st);
+    free(aux);
+    dg_env_free(env);
+}
+
+/* dg_dp_richardson: the asymptotic range only (spacings 1/2, 1/3, 1/4.5: ratio 1.5) */
+static void test_richardson(void **state) {
+    (void)state;
+    const double h[3] = {1.0 / 2, 1.0 / 3, 1.0 / 4.5};
+    enum { B = 2 };
+    double v[3][B], out[B], p;
+    /* V + C h^2 at each start (C 1 and 3): order 2, extrapolated to V */
+    for (int i = 0; i < 3; i++) v[i][0] = 0.5 + h[i] * h[i], v[i][1] = 0.25 + 3 * h[i] * h[i];
+    assert_int_equal(dg_dp_richardson(h[0], h[1], h[2], v[0], v[1], v[2], B, &p, out), 1);
+    assert_true(fabs(p - 2) < 1e-6);
+    assert_true(fabs(out[0] - 0.5) < 1e-9 && fabs(out[1] - 0.25) < 1e-9);
+    /* the means fall as order 1 (1.0, 0.7, 0.5), but the starts move more on the finer step (sums of
+     * |dV| 0.6, then 0.8): not the asymptotic range, the finest grid's values stand (the order alone
+     * extrapolated these) */
+    const double a[3][B] = {{1.0, 1.0}, {0.7, 0.7}, {0.9, 0.1}};
+    assert_int_equal(dg_dp_richardson(h[0], h[1], h[2], a[0], a[1], a[2], B, &p, out), 0);
+    assert_true(fabs(p - 1) < 1e-6);
+    assert_true(out[0] == 0.9 && out[1] == 0.1);
+    /* changes that grow (0.1, then 0.2 at both starts): no order, no extrapolation */
+    const double g[3][B] = {{1.0, 2.0}, {0.9, 1.9}, {0.7, 1.7}};
+    assert_int_equal(dg_dp_richardson(h[0], h[1], h[2], g[0], g[1], g[2], B, &p, out), 0);
+    assert_true(isnan(p) && out[0] == 0.7 && out[1] == 1.7);
+    /* an order past 2.5 (changes 0.9, then 0.01): the finest grid's */
+    const double f[3][B] = {{2.0, 2.0}, {1.1, 1.1}, {1.09, 1.09}};
+    assert_int_equal(dg_dp_richardson(h[0], h[1], h[2], f[0], f[1], f[2], B, &p, out), 0);
+    assert_true(p > 2.5 && out[0] == 1.09);
+    /* the same grid twice (h2 = h3, change 0): no order */
+    assert_int_equal(dg_dp_richardson(h[0], h[1], h[1], v[0], v[1], v[1], B, &p, out), 0);
+    assert_true(isnan(p) && out[0] == v[1][0]);
+}
+
 /* ------------------------------------------------------------------ refusals and memory */
 
 static void test_refused(void **state) {
@@ -497,6 +572,87 @@ static void test_refused(void **state) {
     dg_env_free(still);
 }
 
+/* ------------------------------------------------------------------ frozen players (section 6) */
+
+/* duel_simple's players written as functions of their observations (the pursuer sees (p, e - p), the
+ * evader (e, p - e)): throttle x dg_unit_disk(scale x the relative position), the game's own bound.
+ * The pursuer with scale 1 / (v_p dt) and throttle 1 moves toward the evader by min(v_p dt, d), the
+ * upper value's commitment (it stops on the evader when it can reach it); with scale 1e6 and
+ * throttle 0.5 it heads at the evader at half speed. The evader with scale -1e6 flies straight away
+ * from the pursuer, the lower value's commitment. */
+typedef struct exact_player { double scale, throttle; } exact_player;
+
+static dg_tensor *exact_act(dg_ctx *ctx, void *user, int t, dg_tensor *obs, int B) {
+    const exact_player *x = user;
+    (void)t;
+    (void)B;
+    return dg_scale(ctx, dg_unit_disk(ctx, dg_scale(ctx, dg_cols(ctx, obs, 2, 2), x->scale)), x->throttle);
+}
+
+/* the evader's loss in straight flight from a pursuer at half throttle, from distance d: the distance
+ * grows by (v_e - v_p / 2) dt a step */
+static double half_throttle_exact(const dg_env *env, double d) {
+    const double vp = 1.0, ve = 0.6, dt = env->dt;
+    double s = 0;
+    for (int t = 0; t < env->horizon; t++) {
+        d += (ve - 0.5 * vp) * dt;
+        s += sqrt(d * d + 1e-6) / env->horizon;
+    }
+    return s;
+}
+
+/* The grid route of a best response (dg_dp_best_response) against frozen exact players: the evader's
+ * best response to the exact pursuer realises the upper value (never more: no evader does better
+ * against it), the pursuer's to the exact evader the lower (never less), the evader's to the
+ * half-throttle pursuer the straight flight's loss (never more); each within 1 % on a 61^2 grid. An
+ * MLP that reads the absolute position does not fit the value state (dg_dp_frozen_fits). */
+static void test_frozen_exact(void **state) {
+    (void)state;
+    dg_env *env = env_of(DUEL(8));
+    enum { B = 16 };
+    dg_real *st, *aux;
+    dg_err e = {0};
+    assert_int_equal(dg_run_init_draw(env, 4242, B, &st, &aux, &e), DG_OK);
+    dg_policy pol;
+    dg_params *params;
+    const int hidden[] = {8};
+    assert_int_equal(dg_policy_create(env, hidden, 1, &pol, &params, &e), DG_OK);
+    dg_rng rng;
+    dg_rng_seed(&rng, 5);
+    dg_policy_reset_params(&pol, params, &rng);
+    assert_false(dg_dp_frozen_fits(env, &pol, params, 0, st, aux, B, 1e-5));  /* a network sees p itself */
+    exact_player pursuer = {1.0 / (1.0 * env->dt), 1.0}, half = {1e6, 0.5}, evader = {-1e6, 1.0};
+    pol.fn[1] = exact_act;
+    pol.fn_user[1] = &evader;
+    dg_dp_opts o = {.nodes = {61, 61}, .margin = 0.1};
+    double cost[B];
+    for (int c = 0; c < 3; c++) {
+        pol.fn[0] = exact_act;
+        pol.fn_user[0] = c == 2 ? &half : &pursuer;
+        const int k = c == 1;  /* the frozen player: the pursuer, the evader, the half-throttle pursuer */
+        assert_true(dg_dp_frozen_fits(env, &pol, params, k, st, aux, B, 1e-5));
+        if (dg_dp_best_response(env, &o, &pol, params, k, st, aux, B, cost, &e) != DG_OK) fail_msg("%s", e.msg);
+        double worst = 0, mc = 0, mx = 0;
+        for (int b = 0; b < B; b++) {
+            const double d = hypot(st[4 * b + 2] - st[4 * b], st[4 * b + 3] - st[4 * b + 1]);
+            const double x = c == 2 ? half_throttle_exact(env, d) : duel_exact(env, d, c == 0);
+            /* no response beats the exact optimum: the evader's stays at or below it, the pursuer's above */
+            if (k == 0) assert_true(cost[b] <= x * (1 + 1e-5));
+            else assert_true(cost[b] >= x * (1 - 1e-5));
+            worst = fmax(worst, fabs(cost[b] - x) / x);
+            mc += cost[b] / B;
+            mx += x / B;
+        }
+        print_message("%s frozen: the grid's best response %.6f, exact %.6f (worst start %.3f%%)\n",
+                      c == 0 ? "exact pursuer" : c == 1 ? "exact evader" : "half-throttle pursuer", mc, mx, 100 * worst);
+        assert_true(worst < 0.01);
+    }
+    dg_params_free(params);
+    free(st);
+    free(aux);
+    dg_env_free(env);
+}
+
 int main(void) {
     const struct CMUnitTest unit[] = {
         cmocka_unit_test(test_rows_mean),
@@ -505,6 +661,9 @@ int main(void) {
         cmocka_unit_test(test_lq_small),
         cmocka_unit_test(test_reach_small),
         cmocka_unit_test(test_refused),
+        cmocka_unit_test(test_refine_grids),
+        cmocka_unit_test(test_richardson),
+        cmocka_unit_test(test_frozen_exact),
     };
     const struct CMUnitTest slow[] = {
         cmocka_unit_test(test_duel_anchor),

@@ -2,7 +2,7 @@
  * training, an episode with its trajectory, checkpointed BPTT and the
  * policy-gradient evaluation all run and never call a NULL hook; a game whose
  * declarations need a hook it lacks is refused when its env is made, with the
- * hook named. */
+ * hook named; dg_env_advance's step, costs and terminal cost. */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <setjmp.h>
@@ -120,6 +120,72 @@ static void test_bare_game_runs(void **state) {
     dg_cfg_free(cfg);
 }
 
+/* the bare game with a terminal cost: mean_b v_H^2 as a second term (0 at every step before) */
+static void final_cost(dg_ctx *ctx, const dg_env *env, dg_tensor *next, dg_tensor *aux, dg_tensor *action,
+                       float inv_batch, dg_tensor **terms) {
+    bare_cost(ctx, env, next, aux, action, inv_batch, terms);
+    terms[1] = dg_scalar(ctx, 0.0f);
+}
+static void final_terminal(dg_ctx *ctx, const dg_env *env, dg_tensor *final, dg_tensor *aux, float inv_batch,
+                           dg_tensor **terms) {
+    (void)env;
+    (void)aux;
+    terms[1] = dg_scale(ctx, dg_sum(ctx, dg_square(ctx, dg_cols(ctx, final, 1, 1))), inv_batch);
+}
+
+/* dg_env_advance, H steps of a constant action: each step's state is the game's step, the loss
+ * the mean over the steps of the running term plus the terminal term counted once, at t = H
+ * only, each with its weight (checked against the same sums in double). */
+static void test_env_advance(void **state) {
+    (void)state;
+    static const dg_loss_term LOSS[] = {{"loss.distance", 1.0f, NULL, 0, "mean_b x'^2"},
+                                        {"loss.final", 2.0f, NULL, 0, "mean_b v_H^2"}};
+    dg_game g = BARE;
+    g.loss = LOSS;
+    g.nloss = 2;
+    g.step_cost = final_cost;
+    g.terminal_cost = final_terminal;
+    dg_err e = {0};
+    dg_cfg *cfg;
+    dg_env *env = bare_env(&g, &cfg, &e);
+    assert_non_null(env);
+    enum { B = 3 };
+    const int H = env->horizon;
+    const float dt = env->dt, s0[2 * B] = {0.5f, 0.0f, -0.25f, 0.5f, 1.0f, -1.0f}, a = 0.75f;
+    dg_ctx *ctx = dg_ctx_create((size_t)1 << 20);
+    assert_non_null(ctx);
+    dg_tensor *st = dg_from(ctx, 2, (int[]){B, 2}, s0), *act = dg_full(ctx, 2, (int[]){B, 1}, a);
+    assert_non_null(st);
+    assert_non_null(act);
+    dg_loss loss;
+    assert_int_equal(dg_loss_begin(&loss, env->nterms, env->term_weights), DG_OK);
+    double x[B], v[B], run = 0;
+    for (int b = 0; b < B; b++) x[b] = s0[2 * b], v[b] = s0[2 * b + 1];
+    for (int t = 1; t <= H; t++) {
+        st = dg_env_advance(ctx, env, t, st, NULL, act, 1.0f / B, &loss);
+        assert_non_null(st);
+        for (int b = 0; b < B; b++) {
+            v[b] += a * dt;
+            x[b] += v[b] * dt;
+            run += x[b] * x[b] / B;
+            assert_float_equal(st->data[2 * b], x[b], 1e-5);
+            assert_float_equal(st->data[2 * b + 1], v[b], 1e-5);
+        }
+    }
+    assert_int_equal(loss.steps, H);
+    double fin = 0;
+    for (int b = 0; b < B; b++) fin += v[b] * v[b] / B;
+    float terms[DG_LOSS_MAX_TERMS];
+    dg_tensor *l = dg_loss_finish(ctx, &loss, terms);
+    assert_non_null(l);
+    assert_float_equal(terms[0], run / H, 1e-5);
+    assert_float_equal(terms[1], 2.0 * fin, 1e-5);
+    assert_float_equal(l->data[0], run / H + 2.0 * fin, 1e-5);
+    dg_ctx_free(ctx);
+    dg_env_free(env);
+    dg_cfg_free(cfg);
+}
+
 /* declarations that need a hook the game lacks */
 static dg_status metrics_create(dg_env *env, dg_cfg *cfg, dg_err *e) {
     bare_create(env, cfg, e);
@@ -189,6 +255,7 @@ static void test_missing_hook_refused(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_bare_game_runs),
+        cmocka_unit_test(test_env_advance),
         cmocka_unit_test(test_missing_hook_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

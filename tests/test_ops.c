@@ -106,6 +106,8 @@ static dg_tensor *f_square(dg_ctx *c, dg_tensor **x) { return dg_square(c, x[0])
 static dg_tensor *f_pow25(dg_ctx *c, dg_tensor **x) { return dg_pow(c, x[0], 2.5f); }
 static dg_tensor *f_pow3(dg_ctx *c, dg_tensor **x) { return dg_pow(c, x[0], 3.0f); }
 static dg_tensor *f_abs(dg_ctx *c, dg_tensor **x) { return dg_abs(c, x[0]); }
+static dg_tensor *f_sin(dg_ctx *c, dg_tensor **x) { return dg_sin(c, x[0]); }
+static dg_tensor *f_cos(dg_ctx *c, dg_tensor **x) { return dg_cos(c, x[0]); }
 static dg_tensor *f_sum(dg_ctx *c, dg_tensor **x) { return dg_sum(c, dg_square(c, x[0])); }
 static dg_tensor *f_mean(dg_ctx *c, dg_tensor **x) { return dg_mean(c, dg_square(c, x[0])); }
 static dg_tensor *f_sum_ax0(dg_ctx *c, dg_tensor **x) { return dg_sum_axis(c, x[0], 0); }
@@ -180,6 +182,8 @@ static const op_case CASES[] = {
     {"pow 2.5", f_pow25, 1, {2}, {S2(3, 4)}, 0.3f, 2, 0},
     {"pow 3", f_pow3, 1, {2}, {S2(3, 4)}, -1.5f, 1.5f, 0},
     {"abs", f_abs, 1, {2}, {S2(3, 4)}, -1, 1, 0.15f},
+    {"sin", f_sin, 1, {2}, {S2(3, 4)}, -4, 4, 0},
+    {"cos", f_cos, 1, {2}, {S2(3, 4)}, -4, 4, 0},
     {"sum", f_sum, 1, {2}, {S2(3, 4)}, -1, 1, 0},
     {"mean", f_mean, 1, {2}, {S2(3, 4)}, -1, 1, 0},
     {"sum_axis 0", f_sum_ax0, 1, {2}, {S2(3, 4)}, -1, 1, 0},
@@ -263,6 +267,39 @@ static void test_forward_values(void **state) {
     assert_float_equal(cat->data[3], 100, 0);
     assert_float_equal(cat->data[7], 200, 0);
     assert_int_equal(dg_ctx_status(ctx), DG_OK);
+    dg_ctx_free(ctx);
+}
+
+/* the float tape's sin and cos (a polynomial after reducing by π/2) are within 2.5e-7 of the exact
+ * values (|sin| <= 1, so absolute) for |x| <= 1e5, a dense sweep of [-64, 64] and steps up to 1e5;
+ * beyond it, and at infinities and NaN, libm's */
+static void test_sin_cos_accuracy(void **state) {
+    (void)state;
+    enum { N = 1 << 20 };
+    dg_ctx *ctx = dg_ctx_create((size_t)64 << 20);
+    dg_tensor *x = dg_new(ctx, 1, (int[]){N});
+    for (int i = 0; i < N / 2; i++) x->data[i] = -64.0f + 128.0f * (float)i / (N / 2);
+    for (int i = N / 2; i < N - 8; i++) x->data[i] = (i & 1 ? -1.0f : 1.0f) * 1e5f * (float)(i - N / 2) / (N / 2);
+    const float ends[8] = {1e5f, -1e5f, 3e5f, -1e7f, INFINITY, -INFINITY, NAN, 0x1p-140f};
+    for (int i = 0; i < 8; i++) x->data[N - 8 + i] = ends[i];
+    dg_tensor *s = dg_sin(ctx, x), *c = dg_cos(ctx, x);
+    double worst = 0;
+    for (int i = 0; i < N; i++) {
+        const double xi = x->data[i];
+        if (isnan(xi) || isinf(xi)) {
+            assert_true(isnan(s->data[i]) && isnan(c->data[i]));
+            continue;
+        }
+        if (fabs(xi) > 1e5) {
+            assert_true(s->data[i] == sinf((float)xi) && c->data[i] == cosf((float)xi));
+            continue;
+        }
+        const double e = fmax(fabs(s->data[i] - sin(xi)), fabs(c->data[i] - cos(xi)));
+        if (e > worst) worst = e;
+        if (!(e <= 2.5e-7)) fail_msg("sin/cos(%.9g): %.9g %.9g, exact %.9g %.9g", xi, s->data[i], c->data[i], sin(xi), cos(xi));
+    }
+    assert_true(s->data[N - 1] == 0x1p-140f);  /* sin x = x for tiny x, a subnormal too */
+    printf("  fast sin, cos max abs error %.2e\n", worst);
     dg_ctx_free(ctx);
 }
 
@@ -799,6 +836,7 @@ int main(void) {
         cmocka_unit_test(test_gemm_few_rows),
         cmocka_unit_test(test_gemm_two_columns_exact),
         cmocka_unit_test(test_tanh_accuracy),
+        cmocka_unit_test(test_sin_cos_accuracy),
         cmocka_unit_test(test_constants_not_taped),
         cmocka_unit_test(test_backward_twice_accumulates),
         cmocka_unit_test(test_arena_full_is_status),

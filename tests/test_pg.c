@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
 
@@ -256,6 +257,40 @@ static void test_pg_deterministic(void **state) {
     dg_params_free(p3);
 }
 
+/* The evaluation batch is the held-out draw of a run (dg_run_init_draw) from the same seed: with one
+ * shard its loss is dg_rollout's on those starts to the bit (reach: an aux goal per row). */
+static void test_pg_eval_batch(void **state) {
+    (void)state;
+    dg_cfg *cfg;
+    dg_env *env = make_env("game: reach\nseed: 5\n", &cfg);
+    dg_err e = {0};
+    dg_policy m;
+    dg_params *p = NULL;
+    assert_int_equal(dg_policy_create(env, (int[]){16}, 1, &m, &p, &e), DG_OK);
+    dg_rng rng;
+    dg_rng_seed(&rng, 9);
+    dg_policy_reset_params(&m, p, &rng);
+    enum { B = 24 };
+    dg_pg_eval *ev = dg_pg_eval_create(env, B, 4242, 1, &e);
+    assert_non_null(ev);
+    double l = NAN;
+    assert_int_equal(dg_pg_eval_loss(ev, &m, p, &l, NULL, &e), DG_OK);
+    float *st = NULL, *ax = NULL;
+    assert_int_equal(dg_run_init_draw(env, 4242, B, &st, &ax, &e), DG_OK);
+    dg_ctx *ctx = dg_ctx_create((size_t)32 << 20);
+    assert_non_null(ctx);
+    dg_tensor *r = dg_rollout(ctx, env, &m, p, st, ax, B, 1.0f / B, NULL, NULL, 0);
+    assert_non_null(r);
+    assert_true(l == (double)r->data[0]);
+    dg_ctx_free(ctx);
+    free(st);
+    free(ax);
+    dg_pg_eval_free(ev);
+    dg_params_free(p);
+    dg_env_free(env);
+    dg_cfg_free(cfg);
+}
+
 typedef struct curve_seen {
     int points, iters, stop_at;
 } curve_seen;
@@ -431,6 +466,7 @@ int main(void) {
         cmocka_unit_test(test_pg_improves_reach),
         cmocka_unit_test(test_pg_deterministic),
         cmocka_unit_test(test_pg_curves),
+        cmocka_unit_test(test_pg_eval_batch),
         cmocka_unit_test(test_pg_bad_options),
         cmocka_unit_test(test_pg_opts_read),
     };

@@ -82,6 +82,14 @@ static void test_labels(void **state) {
     assert_string_equal(out, "train.lr=0.1, x=[-0.9,-0.6000000...");
     dg_sweep_label(&s, -1, ", ", out, sizeof out);
     assert_string_equal(out, "pg.lr=0.5");
+    /* the edge: 19 characters in full, 20 cut to 16 and "...", the longest value (47) too */
+    const char *edge[] = {"train.lr=0.12345678901234567,0.123456789012345678,0.123456789012345678901234567890123456789012345"};
+    add_all(&s, edge, 1);
+    const char *want_edge[] = {"lr=0.12345678901234567", "lr=0.12345678901234...", "lr=0.12345678901234..."};
+    for (int k = 0; k < 3; k++) {
+        dg_sweep_label(&s, k, ", ", out, sizeof out);
+        assert_string_equal(out, want_edge[k]);
+    }
     const char *twins2[] = {"train.lr=0.1,0.2", "pg.lr=0.5,0.6"};
     add_all(&s, twins2, 2);
     dg_sweep_label(&s, 3, ", ", out, sizeof out);

@@ -165,8 +165,10 @@ DG_API void dg_certify_exploit_loss(const double *value, const double *w, int B,
 typedef enum dg_certify_route {
     DG_CERTIFY_ROUTE_PLAN,                /* an open-loop plan per start (or the policy's own actions) */
     DG_CERTIFY_ROUTE_BPTT,                /* the trainer's BPTT best response, a network          */
+    DG_CERTIFY_ROUTE_GRID,                /* the grid's feedback against the frozen player
+                                             (dg_dp_best_response; dg_certify_discrete only)       */
 } dg_certify_route;
-DG_API const char *dg_certify_route_name(int route);   /* "plan", "bptt"; NULL past */
+DG_API const char *dg_certify_route_name(int route);   /* "plan", "bptt", "grid"; NULL past */
 
 typedef struct dg_certify_plan_opts {
     int      restarts;                    /* 1..DG_CERTIFY_MAX_RESTARTS: restart 0 from the learned
@@ -252,6 +254,10 @@ typedef struct dg_certify_discrete_opts {
                                            coarsest grid's (0: dg_certify_discrete_nodes)            */
     dg_dp_refine_opts refine;           /* tol (> 0), ratio, min/max grids (refine.keep is the call's) */
     int      bounds;                    /* 1: the per-start bounds (dg_certify_bounds)               */
+    int      grid_br;                   /* two players, with the bounds: 1 the grid route of each best
+                                           response too (dg_dp_best_response on the finest grid of the
+                                           study), where the frozen player acts on the value state
+                                           alone (dg_dp_frozen_fits at the starts)                  */
     dg_certify_plan_opts plan;          /* their options                                             */
     const struct dg_train_opts *train;  /* the BPTT route's (NULL: the defaults)                     */
 } dg_certify_discrete_opts;
@@ -301,6 +307,13 @@ typedef struct dg_certify_discrete_result {
     int    weak[2];                     /* starts whose best response stayed short of the value by more
                                            than the grid's last change (relative, ref.change)          */
     int    bounds;                      /* the bounds were computed                                    */
+    int    grid_route[2];               /* per frozen player: 1 the grid route ran; 0 off; -1 the frozen
+                                           player sees more than the value state; -2 the grid did not
+                                           fit the memory estimate                                     */
+    int    grid_best[2];                /* starts where the grid route did best                        */
+    int    route_starts[2][3];          /* per frozen player, starts whose best response each route
+                                           (dg_certify_route) found                                     */
+    double seconds_grid;
     dg_certify_bound_stats bound_stats;
     double seconds_dp, seconds_play, seconds_bounds;
 } dg_certify_discrete_result;

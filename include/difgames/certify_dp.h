@@ -66,6 +66,12 @@ typedef struct dg_dp_opts {
     uint64_t seed;                   /* the reset draws of dg_dp_box                                      */
     int      keep;                   /* 1: keep V_k of every step k (dg_dp_value.all)                     */
     double   max_bytes;              /* the most the solve may allocate (0: dg_mem_limit)                 */
+    const struct dg_policy *frozen;  /* not NULL (two learned players): player frozen_player plays this
+                                        policy's action at each node's learning state (dg_dp_state's
+                                        representative, dg_dp_frozen_fits) and the other best-responds:
+                                        one value, the other's best cost against it                       */
+    struct dg_params *frozen_params; /* its parameters (unchanged; NULL for a function player)            */
+    int      frozen_player;          /* 0: the pursuer is frozen, 1: the evader                           */
 } dg_dp_opts;
 
 typedef struct dg_dp_value {
@@ -74,7 +80,9 @@ typedef struct dg_dp_value {
     double   lo[DG_DP_MAX_DIMS], hi[DG_DP_MAX_DIMS];
     int64_t  nodes;                      /* prod n                                              */
     int      horizon;                    /* H                                                   */
-    int      nvalues;                    /* 1: one player; 2: [0] the upper V+, [1] the lower V- */
+    int      nvalues;                    /* 1: one player, or one frozen; 2: [0] the upper V+, [1] the lower V- */
+    const struct dg_policy *frozen;      /* opts.frozen: the other player's best response was solved */
+    int      frozen_player;              /* ... against this player (-1: none)                   */
     double  *v[2];                       /* V_0 at the nodes, row-major (the last axis fastest) */
     float   *all[2];                     /* with opts.keep: (H + 1, nodes), V_k at row k; else NULL */
     double   outside;                    /* fraction of node-steps whose chosen next state fell off the
@@ -114,16 +122,40 @@ DG_API double    dg_dp_value_at(const struct dg_env *env, const dg_dp_value *v, 
  * maximises c(x, a, b) / H + V+_t(x') for the policy's action a (pol's player 0, params unchanged), by
  * o's search (coarse, rounds) over the input's box; V+_t from v (solved with keep). cost (B): each
  * start's loss as BPTT counts it (the running terms' mean over the H steps, the terminal ones once).
- * DG_ERR_ARG (dg_dp_check, a game without an adversarial input or with two learned players, a value
- * that is not env's or not kept), DG_ERR_NOMEM, or the game's tape error. */
+ * A value solved against a frozen player (opts.frozen): pol's frozen player acts at the real states
+ * (its network sees everything it sees in training) and the other answers each step by the grid's
+ * best response, minimising (the pursuer) or maximising (the evader) c / H + V_t(x'); cost is what
+ * that pair realises. DG_ERR_ARG (dg_dp_check, a game without an adversarial input or with two
+ * learned players, a value that is not env's or not kept), DG_ERR_NOMEM, or the game's tape error. */
 DG_API dg_status dg_dp_play(const struct dg_env *env, const dg_dp_value *v, const dg_dp_opts *o,
                             const struct dg_policy *pol, struct dg_params *params, const dg_real *state,
                             const dg_real *aux, int B, double *cost, dg_err *e);
 
+/* Whether pol's player `player` acts the same (within tol, every action component) at each of the B
+ * starts and at the learning state that stands for its value state (dg_dp_state's representative: the
+ * declared columns, the rest 0): then a grid of the value state holds what that player sees, and a
+ * best response solved on it against the frozen player (opts.frozen) is one in the learner's game. 1
+ * when the value state is the whole state. A check on the starts, not a proof; whatever it says,
+ * the cost dg_dp_best_response realises is a cost some strategy reaches. */
+DG_API int       dg_dp_frozen_fits(const struct dg_env *env, const struct dg_policy *pol, struct dg_params *params,
+                                   int player, const dg_real *state, const dg_real *aux, int B, double tol);
+/* The grid route of a best response (issue 26, section 2): freezes pol's player frozen_player, solves
+ * the other's one-sided Bellman recursion against it on o's grid (o->nodes, the box from dg_dp_box;
+ * o->frozen* and keep are set here), and plays the grid's feedback against the real frozen network
+ * from each of the B starts (dg_dp_play). cost (B): each start's realised episode loss (a cost the
+ * other player can reach: the evader's regret is at least cost - the pair's cost with the pursuer
+ * frozen, the pursuer's at least the pair's - cost with the evader frozen). dg_dp_solve's and
+ * dg_dp_play's errors. */
+DG_API dg_status dg_dp_best_response(const struct dg_env *env, const dg_dp_opts *o, const struct dg_policy *pol,
+                                     struct dg_params *params, int frozen_player, const dg_real *state,
+                                     const dg_real *aux, int B, double *cost, dg_err *e);
+
 /* A refinement study (issue 26, section 3): the value at B starts on successively finer grids, nodes
- * per axis (n - 1) scaled by `ratio` each time from o->nodes (rounded to n - 1's parity there), until the two finest differ by less than
- * tol (relative: mean_i |V_i - V'_i| / mean_i |V_i| over the starts, every value) with at least
- * min_grids grids, or the next grid's memory estimate passes the limit, or max_grids grids. */
+ * per axis (n - 1) scaled by `ratio` each time from o->nodes (rounded to n - 1's parity there; each
+ * grid at least 2 nodes more than the one before on every axis, so that no two grids are the same),
+ * until the two finest differ by less than tol (relative: mean_i |V_i - V'_i| / mean_i |V_i| over the
+ * starts, every value) with at least min_grids grids, or the next grid's memory estimate passes the
+ * limit, or max_grids grids. */
 typedef struct dg_dp_refine_opts {
     double tol;                          /* relative change that counts as converged (> 0)     */
     double ratio;                        /* (0: 1.5) spacing ratio between grids, > 1           */
@@ -143,9 +175,11 @@ typedef struct dg_dp_refinement {
     double outside[DG_DP_MAX_GRIDS];     /* each grid's dg_dp_value.outside                     */
     double change[2];                    /* relative change between the two finest              */
     double order[2];                     /* observed order from the three finest (NaN: none)    */
-    int    extrapolated[2];              /* 1: the order lies in [0.5, 2.5] and value holds the
+    int    extrapolated[2];              /* 1: dg_dp_richardson's test held (the order in [0.5,
+                                            2.5], the changes falling) and value holds the
                                             Richardson extrapolation; 0: the finest grid's      */
-    int    converged;                    /* change < tol for every value                        */
+    int    converged;                    /* change < tol for every value, between two different
+                                            grids                                              */
     const char *stopped;                 /* "converged", "memory", "max_grids" or "max_nodes"   */
 } dg_dp_refinement;
 /* Runs the study at the B starts states (B, state_dim) with o's options (the box fixed once, from
@@ -155,6 +189,14 @@ typedef struct dg_dp_refinement {
 DG_API dg_status dg_dp_refine(const struct dg_env *env, const dg_dp_opts *o, const dg_dp_refine_opts *ro,
                               const dg_real *states, int B, dg_dp_refinement *r, double *value, double *finest,
                               dg_err *e);
+/* A study's Richardson extrapolation from its three finest grids: spacings h1 > h2 > h3 and the values
+ * at B starts on each (v1, v2, v3). The observed order p of their means into *order (may be NULL;
+ * NaN: none, or spacings that do not fall). Returns 1 when the grids are in the asymptotic range, p in
+ * [0.5, 2.5] and the changes falling both in the mean (|m3 - m2| < |m2 - m1|) and at the starts
+ * (sum_b |v3 - v2| < sum_b |v2 - v1|): out (B, may be NULL) gets v3 + (v3 - v2) h3^p / (h2^p - h3^p);
+ * else 0, and out gets v3 (the finest grid's values). */
+DG_API int dg_dp_richardson(double h1, double h2, double h3, const double *v1, const double *v2, const double *v3,
+                            int B, double *order, double *out);
 
 #ifdef __cplusplus
 }

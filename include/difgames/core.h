@@ -43,6 +43,7 @@ typedef enum dg_op {
     DG_OP_CONCAT, DG_OP_SLICE, DG_OP_RESHAPE,
     DG_OP_LINEAR_TANH,                                    /* fused tanh(x·Wᵀ + b)      */
     DG_OP_CUSTOM,                                         /* a layer's fused op (dg_custom) */
+    DG_OP_SIN, DG_OP_COS,                                 /* after custom: the older ops keep their numbers */
     DG_OP_COUNT
 } dg_op;
 
@@ -145,6 +146,8 @@ DG_API dg_tensor *dg_sqrt(dg_ctx *ctx, dg_tensor *a);
 DG_API dg_tensor *dg_square(dg_ctx *ctx, dg_tensor *a);
 DG_API dg_tensor *dg_pow(dg_ctx *ctx, dg_tensor *a, dg_real p);            /* a^p, p constant         */
 DG_API dg_tensor *dg_abs(dg_ctx *ctx, dg_tensor *a);                     /* |a|, gradient sign(a)   */
+DG_API dg_tensor *dg_sin(dg_ctx *ctx, dg_tensor *a);                     /* sin(a), gradient cos(a) */
+DG_API dg_tensor *dg_cos(dg_ctx *ctx, dg_tensor *a);                     /* cos(a), gradient -sin(a) */
 DG_API dg_tensor *dg_sum(dg_ctx *ctx, dg_tensor *a);                     /* over all -> (1)         */
 DG_API dg_tensor *dg_mean(dg_ctx *ctx, dg_tensor *a);                    /* over all -> (1)         */
 DG_API dg_tensor *dg_sum_axis(dg_ctx *ctx, dg_tensor *a, int axis);      /* keeps the axis as size 1 */

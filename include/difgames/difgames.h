@@ -86,6 +86,7 @@
 #include "difgames/hji_value.h"   /*   the value file: read, checked, written                       */
 #include "difgames/hji_figure.h"  /*   slices, level sets, the plot and view figure, a play's GIF   */
 #include "difgames/hji_file.h"    /*   `difgames hji solve|play|versus` as calls                    */
+#include "difgames/hji_learn.h"   /*   the HJI residual as a loss on the tape, for value networks    */
 #include "difgames/hji_part.h"    /* a grid cut in boxes: the solver's parts over MPI ranks         */
 #include "difgames/certify.h"     /* learned players against the grid solver's equilibrium          */
 #include "difgames/certify_dp.h"  /* the learner's own discrete game solved by dynamic programming   */

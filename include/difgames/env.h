@@ -249,6 +249,13 @@ DG_API const dg_key *dg_env_keys(int *n);
  * game has no terminal cost. Every program that plays whole episodes calls it. */
 DG_API void dg_env_add_terminal(dg_ctx *ctx, const dg_env *env, int t, dg_tensor *state, dg_tensor *aux,
                                 dg_real inv_batch, dg_tensor **terms);
+/* Step t (1..env->horizon) of an episode on ctx, as every program that plays one on the tape
+ * makes it: the game's step from state with action (its players' columns side by side), then
+ * its step_cost on the new state with dg_env_add_terminal's terminal cost at t = H, added to loss
+ * (dg_loss_begin'd with env's nterms and term_weights). Returns the state after the step, NULL on
+ * error (see the context; loss then has nothing of this step). */
+DG_API dg_tensor *dg_env_advance(dg_ctx *ctx, const dg_env *env, int t, dg_tensor *state, dg_tensor *aux,
+                                 dg_tensor *action, dg_real inv_batch, dg_loss *loss);
 
 /* The step_cost and terminal_cost of a game that declares its costs per row (step_cost_rows,
  * terminal_cost_rows): terms[k] = sum(rows[k]) inv_batch, a (1) tensor (dg_scalar 0 for a running

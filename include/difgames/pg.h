@@ -145,7 +145,7 @@ DG_API dg_tensor  *dg_pg_log_prob(dg_ctx *ctx, dg_tensor *mean, dg_tensor *log_s
 DG_API dg_tensor  *dg_pg_policy_loss(dg_ctx *ctx, dg_tensor *logp, const dg_real *logp_old, const dg_real *adv,
                                      dg_real clip, dg_real inv_m);
 
-/* A fixed evaluation batch: B episodes drawn once from seed. The loss of a
+/* A fixed evaluation batch: B episodes drawn once from seed (dg_run_init_draw's starts). The loss of a
  * policy on it is its deterministic (mean-action) BPTT episode loss, the
  * number dg_rollout gives (docs/games/reach.md), summed over shards of the batch. */
 DG_API dg_pg_eval *dg_pg_eval_create(const dg_env *env, int B, uint64_t seed, int threads, dg_err *e);

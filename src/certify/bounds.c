@@ -11,9 +11,9 @@
 #include "difgames/run.h"
 #include "difgames/trainer.h"
 
-static const char *const ROUTES[] = {"plan", "bptt"};
+static const char *const ROUTES[] = {"plan", "bptt", "grid"};
 
-const char *dg_certify_route_name(int route) { return route >= 0 && route < 2 ? ROUTES[route] : NULL; }
+const char *dg_certify_route_name(int route) { return route >= 0 && route < 3 ? ROUTES[route] : NULL; }
 
 dg_certify_plan_opts dg_certify_plan_opts_default(void) {
     return (dg_certify_plan_opts){.restarts = 3, .iters = 300, .lr = 0.05, .init_std = 0.5, .seed = 0,
@@ -59,13 +59,7 @@ static dg_tensor *play_episode(dg_ctx *ctx, const play *pl, dg_tensor *plan, con
             act[i] = dg_policy_act(ctx, pol, pl->params, i, t, obs, B);
         }
         dg_tensor *a = pol->n == 2 ? dg_concat(ctx, act, 2, 1) : act[0];
-        state = g->step(ctx, env, state, ax, a);
-        if (!state) return NULL;
-        dg_tensor *tm[DG_LOSS_MAX_TERMS] = {0};
-        g->step_cost(ctx, env, state, ax, a, inv_batch, tm);
-        dg_env_add_terminal(ctx, env, t, state, ax, inv_batch, tm);
-        if (dg_ctx_status(ctx) != DG_OK) return NULL;
-        dg_loss_add(ctx, &loss, tm);
+        if (!(state = dg_env_advance(ctx, env, t, state, ax, a, inv_batch, &loss))) return NULL;
         if (record) memcpy(record + (size_t)(t - 1) * B * A, a->data, (size_t)B * A * sizeof(dg_real));
     }
     return dg_loss_finish(ctx, &loss, NULL);
@@ -313,7 +307,7 @@ dg_status dg_certify_bounds(const dg_env *env, const dg_policy *pol, dg_params *
         if ((st = plan_search(&s, free_player, sign, record, best[k], which, k, stats, e)) != DG_OK) goto out;
     }
     int bptt_ok = 0;
-    if (two && o->bptt_epochs > 0 && !pol->plan_steps) {
+    if (two && o->bptt_epochs > 0 && !pol->plan_steps && !pol->fn[0] && !pol->fn[1]) {  /* networks to train */
         const double tb = dg_clock_s();
         dg_train_opts d;
         if (!train) dg_train_opts_default(&d);

@@ -175,8 +175,8 @@ static double interp(const grid *g, const double *V, const double *x, int *outsi
     return sum;
 }
 
-double dg_dp_value_at(const dg_env *env, const dg_dp_value *v, int which, const dg_real *s) {
-    if (!v || which < 0 || which >= v->nvalues || !v->v[which]) return NAN;
+/* the grid a solved value lies on */
+static grid grid_of(const dg_dp_value *v) {
     grid g = {.d = v->ndim, .nodes = v->nodes};
     int64_t st = 1;
     for (int k = v->ndim - 1; k >= 0; k--) {
@@ -187,10 +187,43 @@ double dg_dp_value_at(const dg_env *env, const dg_dp_value *v, int which, const 
         g.stride[k] = st;
         st *= v->n[k];
     }
+    return g;
+}
+
+double dg_dp_value_at(const dg_env *env, const dg_dp_value *v, int which, const dg_real *s) {
+    if (!v || which < 0 || which >= v->nvalues || !v->v[which]) return NAN;
+    const grid g = grid_of(v);
     double x[DG_DP_MAX_DIMS];
     int out = 0;
     dg_dp_state(env, s, x);
     return interp(&g, v->v[which], x, &out);
+}
+
+/* Player i's actions at B states at step t (its function or MLP on its observation; a plan has none
+ * here: dg_dp_check refuses it) */
+typedef struct act_job {
+    const dg_env    *env;
+    const dg_policy *pol;
+    dg_params       *params;
+    int              i, B, t;
+    const dg_real   *state, *aux;  /* aux: one row */
+    dg_real         *act;          /* (B, player i's action components) */
+} act_job;
+
+static dg_status act_job_run(dg_ctx *ctx, void *user) {
+    act_job *x = user;
+    const dg_env *env = x->env;
+    const int X = env->aux_dim, m = x->i ? env->act2_dim : env->act_dim;
+    dg_tensor *state = dg_from(ctx, 2, (int[]){x->B, env->state_dim}, x->state);
+    dg_tensor *aux = X ? dg_new(ctx, 2, (int[]){x->B, X}) : NULL;
+    if (!state || (X && !aux)) return dg_ctx_status(ctx);
+    for (int r = 0; r < x->B && aux; r++) memcpy(aux->data + (size_t)r * X, x->aux, sizeof(dg_real) * X);
+    dg_tensor *obs = x->pol->plan_steps ? NULL : (x->i ? env->game->observe2 : env->game->observe)(ctx, env, state, aux);
+    dg_tensor *a = dg_policy_act(ctx, x->pol, x->params, x->i, x->t, obs, x->B);
+    if (dg_ctx_status(ctx) != DG_OK || !a) return dg_ctx_status(ctx) != DG_OK ? dg_ctx_status(ctx) : DG_ERR_ARG;
+    if (a->n != (int64_t)x->B * m) return DG_ERR_SHAPE;
+    memcpy(x->act, a->data, sizeof(dg_real) * (size_t)x->B * m);
+    return DG_OK;
 }
 
 /* ------------------------------------------------------------- the search */
@@ -199,6 +232,11 @@ typedef struct dp {
     const dg_env *env;
     grid    g;
     int     S, A1, A2, nv, H, nterms, coarse, rounds, refresh, warm;
+    int     fz;                       /* the frozen player (opts.frozen), -1: none                */
+    int     fz_off, fz_dim;           /* its action columns                                       */
+    const dg_policy *fpol;
+    dg_params *fparams;
+    int     t;                        /* the step whose action V_k takes: k + 1                   */
     int     full;                     /* this step searches from the coarse grid; else from track */
     double  w[DG_LOSS_MAX_TERMS];
     const dg_real *aux;
@@ -230,6 +268,8 @@ typedef struct worker {
     double  *cen;                     /* (chunk, A1 + A2) the node's best pair                      */
     double  *val;                     /* (chunk) its value                                          */
     unsigned char *ocen;              /* (chunk) its off-box flag                                   */
+    dg_real *fa;                      /* (chunk, fz_dim) the frozen player's action at each node    */
+    dg_ctx  *pctx;                    /* the frozen player's forward pass                           */
     int      have_cen;                /* cen holds a pair for every node (a warm start)             */
     int64_t  evals, outs;
 } worker;
@@ -270,10 +310,19 @@ static int cands(int coarse, int m) {
     return a > b ? a : b;
 }
 
+/* the searched components of player i (0: a frozen player plays its own action) */
+static int searched(const dp *P, int i) { return P->fz == i ? 0 : i ? P->A2 : P->A1; }
+
+/* candidate actions of player i a node, at most */
+static int pcands(const dp *P, int i) {
+    const int m = searched(P, i);
+    return m ? cands(P->coarse, m) : 1;
+}
+
 /* Nodes of one chunk: every evaluation of it fits DP_ROWS rows (or one node, when a node alone
  * needs more). */
 static int chunk_nodes(const dp *P) {
-    const int np = cands(P->coarse, P->A1) * (P->A2 ? cands(P->coarse, P->A2) : 1);
+    const int np = pcands(P, 0) * pcands(P, 1);
     return np >= DP_ROWS ? 1 : DP_ROWS / np;
 }
 
@@ -285,6 +334,9 @@ static dg_status eval_rows(const dp *P, worker *wk, int R, const int *rnode, int
     const int S = P->S, A = P->A1 + P->A2;
     dg_ctx *ctx = wk->ctx;
     dg_ctx_reset(ctx);
+    for (int r = 0; r < R && w >= 0 && P->fz >= 0; r++)  /* the frozen player's own action at the node */
+        memcpy(wk->act + (size_t)r * A + P->fz_off, wk->fa + (size_t)(rnode ? rnode[r] : r) * P->fz_dim,
+               sizeof(dg_real) * P->fz_dim);
     dg_tensor *state = dg_new(ctx, 2, (int[]){R, S});
     dg_tensor *act = w >= 0 ? dg_from(ctx, 2, (int[]){R, A}, wk->act) : NULL;
     dg_tensor *aux = env->aux_dim ? dg_new(ctx, 2, (int[]){R, env->aux_dim}) : NULL;
@@ -331,10 +383,14 @@ static dg_status eval_rows(const dp *P, worker *wk, int R, const int *rnode, int
 
 /* The players of value w: the committing (outer) one and the answering (inner) one (-1: none), their
  * first action column and size. The upper value (w 0): the minimiser a commits, b answers; the lower
- * (w 1): b commits, a answers. */
+ * (w 1): b commits, a answers. A frozen player: the other searches alone (one value). */
 typedef struct roles { int outer, inner, o_off, i_off, mo, mi, outer_max; } roles;
 
 static roles roles_of(const dp *P, int w) {
+    if (P->fz >= 0) {
+        const int f = 1 - P->fz;
+        return (roles){.outer = f, .inner = -1, .o_off = f ? P->A1 : 0, .mo = f ? P->A2 : P->A1, .outer_max = f == 1};
+    }
     roles r = {.outer = w, .inner = P->A2 ? 1 - w : -1, .outer_max = w == 1};
     r.o_off = w == 0 ? 0 : P->A1;
     r.mo = w == 0 ? P->A1 : P->A2;
@@ -472,6 +528,11 @@ static dg_status step_chunk(const dp *P, worker *wk, int64_t i0, int C, double *
         lift(P->env, x, wk->lifted + (size_t)j * P->S);
         wk->nodes[j] = j;
     }
+    if (P->next[0] && P->fz >= 0) {  /* the frozen player's action at each node's learning state */
+        act_job aj = {P->env, P->fpol, P->fparams, P->fz, C, P->t, wk->lifted, P->aux, wk->fa};
+        const dg_status st = dg_ctx_run(&wk->pctx, DG_ARENA_MAX, act_job_run, &aj);
+        if (st != DG_OK) return st;
+    }
     if (!P->next[0]) {  /* V_H: the terminal costs */
         dg_status st = eval_rows(P, wk, C, NULL, -1);
         for (int j = 0; j < C && st == DG_OK; j++)
@@ -546,6 +607,21 @@ static dg_status setup(const dg_env *env, const dg_dp_opts *o, dp *P, dg_err *e)
     P->A1 = env->act_dim;
     P->A2 = env->nplayers == 2 ? env->act2_dim : adversary_dim(env);  /* an adversarial input: the maximiser */
     P->nv = P->A2 ? 2 : 1;
+    P->fz = -1;
+    if (o->frozen) {  /* one player frozen: the other's best response, one value */
+        const int f = o->frozen_player;
+        if (env->nplayers != 2 || o->frozen->n != 2 || (f != 0 && f != 1))
+            return dg_err_set(e, DG_ERR_ARG, "dp: a frozen player needs a game of two learned players and their "
+                              "policy, and frozen_player 0 (the pursuer) or 1 (the evader)");
+        if (!o->frozen->fn[f] && !o->frozen_params)
+            return dg_err_set(e, DG_ERR_ARG, "dp: the frozen player's parameters are missing");
+        P->fz = f;
+        P->fz_off = f ? P->A1 : 0;
+        P->fz_dim = f ? P->A2 : P->A1;
+        P->fpol = o->frozen;
+        P->fparams = o->frozen_params;
+        P->nv = 1;
+    }
     P->H = env->horizon;
     P->nterms = env->nterms;
     for (int k = 0; k < env->nterms; k++) P->w[k] = env->term_weights[k];
@@ -557,7 +633,7 @@ static dg_status setup(const dg_env *env, const dg_dp_opts *o, dp *P, dg_err *e)
     if (P->coarse < 2 || P->coarse > 64 || P->rounds > 60 || o->refresh < 0 || o->warm < 0)
         return dg_err_set(e, DG_ERR_ARG, "dp: coarse %d (2 to 64), rounds %d (at most 60), refresh %d or warm %d "
                           "(>= 0)", P->coarse, P->rounds, o->refresh, o->warm);
-    const double np = (double)cands(P->coarse, P->A1) * (P->A2 ? cands(P->coarse, P->A2) : 1);
+    const double np = (double)pcands(P, 0) * pcands(P, 1);
     if (np > DP_ROWS * 64.0)
         return dg_err_set(e, DG_ERR_ARG, "dp: coarse %d makes %g action pairs a node (at most %d)", P->coarse, np,
                           DP_ROWS * 64);
@@ -581,6 +657,8 @@ static int threads_of(const dg_dp_opts *o) { return o->threads > 0 ? o->threads 
 
 static void worker_free(worker *wk) {
     dg_ctx_free(wk->ctx);
+    dg_ctx_free(wk->pctx);
+    free(wk->fa);
     free(wk->lifted);
     free(wk->act);
     free(wk->rnode);
@@ -607,7 +685,7 @@ static void worker_free(worker *wk) {
 /* a worker's sizes for chunks of C nodes: rows of one evaluation, outer candidates per node, the
  * larger player's components */
 static void worker_sizes(const dp *P, int C, size_t *rows, size_t *no, size_t *mx) {
-    const size_t na = (size_t)cands(P->coarse, P->A1), nb = P->A2 ? (size_t)cands(P->coarse, P->A2) : 1;
+    const size_t na = (size_t)pcands(P, 0), nb = (size_t)pcands(P, 1);
     *no = na > nb ? na : nb;
     *rows = (size_t)C * na * nb > DP_ROWS ? (size_t)C * na * nb : DP_ROWS;
     *mx = (size_t)(P->A1 > P->A2 ? P->A1 : P->A2);
@@ -641,7 +719,9 @@ static int worker_alloc(const dp *P, worker *wk, int C) {
     wk->cen = malloc((size_t)C * A * sizeof(double));
     wk->val = malloc((size_t)C * sizeof(double));
     wk->ocen = malloc((size_t)C);
-    return wk->lifted && wk->act && wk->rnode && wk->q && wk->out && wk->oc && wk->ic && wk->icen && wk->m &&
+    wk->fa = calloc((size_t)C * (P->fz_dim ? P->fz_dim : 1), sizeof(dg_real));
+    wk->pctx = P->fz >= 0 ? dg_ctx_create((size_t)1 << 20) : NULL;
+    return (P->fz < 0 || wk->pctx) && wk->fa && wk->lifted && wk->act && wk->rnode && wk->q && wk->out && wk->oc && wk->ic && wk->icen && wk->m &&
            wk->mout && wk->gh && wk->oh && wk->nodes && wk->known && wk->moved && wk->orn && wk->act_g && wk->cen &&
            wk->val && wk->ocen;
 }
@@ -651,7 +731,8 @@ static double worker_bytes(const dp *P, int C) {
     size_t rows, no, mx;
     worker_sizes(P, C, &rows, &no, &mx);
     return (double)C * P->S * sizeof(dg_real) + rows * (A * sizeof(dg_real) + 4 + 8 + 1 + 8.0 * mx) +
-           (double)C * no * (16.0 * mx + 8 + 1 + 8 + 4 + 4) + C * (8 * A + 9 + 8 + 4 + 2);
+           (double)C * no * (16.0 * mx + 8 + 1 + 8 + 4 + 4) + C * (8 * A + 9 + 8 + 4 + 2) +
+           (P->fz >= 0 ? (double)C * (P->fz_dim + 1024.0) * sizeof(dg_real) + (1 << 20) : 0);  /* its forward pass */
 }
 
 typedef struct probe_job { const dp *P; worker *wk; } probe_job;
@@ -741,6 +822,8 @@ dg_status dg_dp_solve(const dg_env *env, const dg_dp_opts *o, dg_dp_value *v, dg
     v->nodes = g->nodes;
     v->horizon = P.H;
     v->nvalues = P.nv;
+    v->frozen = o->frozen;
+    v->frozen_player = P.fz;
     for (int k = 0; k < g->d; k++) v->n[k] = g->n[k], v->lo[k] = g->lo[k], v->hi[k] = g->hi[k];
     double *cur[2] = {NULL, NULL}, *nxt[2] = {NULL, NULL};
     int ok = 1;
@@ -764,6 +847,7 @@ dg_status dg_dp_solve(const dg_env *env, const dg_dp_opts *o, dg_dp_value *v, dg
         P.next[1] = k < P.H ? nxt[1] : NULL;
         P.full = (P.H - 1 - k) % P.refresh == 0;  /* the first step, and every refresh steps */
         P.track_ok = k < P.H - 1;
+        P.t = k + 1;
 #pragma omp parallel for num_threads(T) schedule(dynamic, 1)
         for (int64_t ch = 0; ch < nchunks; ch++) {
             worker *me = &wk[omp_get_thread_num()];
@@ -835,6 +919,24 @@ static double spacing(const int *n, int d) {
     return s / d;
 }
 
+int dg_dp_richardson(double h1, double h2, double h3, const double *v1, const double *v2, const double *v3, int B,
+                     double *order, double *out) {
+    double m1 = 0, m2 = 0, m3 = 0, d12 = 0, d23 = 0;
+    for (int b = 0; b < B; b++) {  /* the means as dg_dp_refine sums them (the same bits) */
+        m1 += v1[b] / B, m2 += v2[b] / B, m3 += v3[b] / B;
+        d12 += fabs(v2[b] - v1[b]), d23 += fabs(v3[b] - v2[b]);
+    }
+    const double p = h1 > h2 && h2 > h3 ? observed_order(h1, h2, h3, m1 - m2, m2 - m3) : NAN;
+    /* Richardson assumes the error is C h^p already: an order in [0.5, 2.5], and changes that fall
+     * from grid to grid, in the mean and at the starts (a study whose changes stand or grow is not in
+     * the asymptotic range, whatever the means' order says) */
+    const int ok = p >= 0.5 && p <= 2.5 && fabs(m3 - m2) < fabs(m2 - m1) && d23 < d12;
+    const double f = ok ? pow(h3, p) / (pow(h2, p) - pow(h3, p)) : 0;
+    if (order) *order = p;
+    for (int b = 0; b < B && out; b++) out[b] = v3[b] + f * (v3[b] - v2[b]);
+    return ok;
+}
+
 dg_status dg_dp_refine(const dg_env *env, const dg_dp_opts *o, const dg_dp_refine_opts *ro, const dg_real *states,
                        int B, dg_dp_refinement *r, double *value, double *finest, dg_err *e) {
     dg_status rc = dg_dp_check(env, e);
@@ -861,11 +963,14 @@ dg_status dg_dp_refine(const dg_env *env, const dg_dp_opts *o, const dg_dp_refin
     for (int i = 0; i < gmax; i++) {
         int64_t nodes = 1;
         for (int k = 0; k < d; k++) {
-            const int n0 = o->nodes[k] ? o->nodes[k] : 21;
+            const int n0 = o->nodes[k] ? o->nodes[k] : 21, q = (n0 - 1) % 2;
             /* n - 1 of one parity on every grid: a box's centre (a symmetric game's origin) is a node on
-             * all of them or on none, so that the error falls with the spacing alone */
-            go.nodes[k] = 2 * (int)lround((n0 - 1) * pow(ratio, i) / 2) + 1 + (n0 - 1) % 2;
-            nodes *= go.nodes[k];
+             * all of them or on none, so that the error falls with the spacing alone; the nearest such
+             * count to (n0 - 1) ratio^i (n0 itself first), and at least 2 more than the grid before
+             * (rounding gives 3, 5, 5 from 3: two equal grids whose change is 0) */
+            int n = 2 * (int)lround(((n0 - 1) * pow(ratio, i) - q) / 2) + q + 1;
+            if (i > 0 && n < r->nodes[i - 1][k] + 2) n = r->nodes[i - 1][k] + 2;
+            nodes *= go.nodes[k] = n;
         }
         if (ro->max_nodes && nodes > ro->max_nodes) {
             r->stopped = "max_nodes";
@@ -899,7 +1004,7 @@ dg_status dg_dp_refine(const dg_env *env, const dg_dp_opts *o, const dg_dp_refin
             dg_dp_value_free(&v);
         if (i == 0) continue;
         const double *prev = vals + (size_t)((i - 1) % 3) * 2 * B;
-        int conv = 1;
+        int conv = memcmp(r->nodes[i], r->nodes[i - 1], sizeof(int) * d) != 0;  /* the same grid twice: no test */
         for (int w = 0; w < nv; w++) {
             double dsum = 0, vsum = 0;
             for (int b = 0; b < B; b++) {
@@ -920,18 +1025,13 @@ dg_status dg_dp_refine(const dg_env *env, const dg_dp_opts *o, const dg_dp_refin
     if (rc == DG_OK) {
         const int n = r->ngrids;
         const double *v3 = vals + (size_t)((n - 1) % 3) * 2 * B, *v2 = vals + (size_t)((n - 2) % 3) * 2 * B;
+        const double *v1 = vals + (size_t)((n - 3) % 3) * 2 * B;
         const double h1 = spacing(r->nodes[n - 3], d), h2 = spacing(r->nodes[n - 2], d), h3 = spacing(r->nodes[n - 1], d);
         for (int w = 0; w < nv; w++) {
-            const double p = observed_order(h1, h2, h3, r->mean[n - 3][w] - r->mean[n - 2][w],
-                                            r->mean[n - 2][w] - r->mean[n - 1][w]);
-            r->order[w] = p;
-            r->extrapolated[w] = p >= 0.5 && p <= 2.5;
-            const double f = r->extrapolated[w] ? pow(h3, p) / (pow(h2, p) - pow(h3, p)) : 0;
-            for (int b = 0; b < B; b++) {
-                const double a = v3[(size_t)w * B + b], c = v2[(size_t)w * B + b];
-                if (finest) finest[(size_t)w * B + b] = a;
-                if (value) value[(size_t)w * B + b] = a + f * (a - c);
-            }
+            const size_t at = (size_t)w * B;
+            r->extrapolated[w] = dg_dp_richardson(h1, h2, h3, v1 + at, v2 + at, v3 + at, B, &r->order[w],
+                                                  value ? value + at : NULL);
+            if (finest) memcpy(finest + at, v3 + at, sizeof(double) * B);
         }
     }
     free(vals);
@@ -985,75 +1085,39 @@ static dg_status play_job_run(dg_ctx *ctx, void *user) {
     return DG_OK;
 }
 
-/* The learned policy's actions at B states: player 0's MLP on its observation at step t */
-typedef struct act_job {
-    const dg_env    *env;
-    const dg_policy *pol;
-    dg_params       *params;
-    int              B, t;
-    const dg_real   *state, *aux;  /* aux: one row */
-    dg_real         *act;          /* (B, act_dim) */
-} act_job;
+/* Who plays what in a game played against a grid's answer: the policy's player pp (its action
+ * columns poff, pdim) and the searching side (soff, sdim), minimising or maximising c / H + V_t(x')
+ * over its box; A columns in all. */
+typedef struct sides { int pp, poff, pdim, soff, sdim, maximise, A; } sides;
 
-static dg_status act_job_run(dg_ctx *ctx, void *user) {
-    act_job *x = user;
-    const dg_env *env = x->env;
-    const int X = env->aux_dim;
-    dg_tensor *state = dg_from(ctx, 2, (int[]){x->B, env->state_dim}, x->state);
-    dg_tensor *aux = X ? dg_new(ctx, 2, (int[]){x->B, X}) : NULL;
-    if (!state || (X && !aux)) return dg_ctx_status(ctx);
-    for (int r = 0; r < x->B && aux; r++) memcpy(aux->data + (size_t)r * X, x->aux, sizeof(dg_real) * X);
-    dg_tensor *obs = x->pol->plan_steps ? NULL : env->game->observe(ctx, env, state, aux);
-    dg_tensor *a = dg_policy_act(ctx, x->pol, x->params, 0, x->t, obs, x->B);
-    if (dg_ctx_status(ctx) != DG_OK || !a) return dg_ctx_status(ctx) != DG_OK ? dg_ctx_status(ctx) : DG_ERR_ARG;
-    memcpy(x->act, a->data, sizeof(dg_real) * (size_t)x->B * env->act_dim);
-    return DG_OK;
-}
-
-dg_status dg_dp_play(const dg_env *env, const dg_dp_value *v, const dg_dp_opts *o, const dg_policy *pol,
-                     dg_params *params, const dg_real *state, const dg_real *aux, int B, double *cost, dg_err *e) {
-    dg_status rc = dg_dp_check(env, e);
-    if (rc != DG_OK) return rc;
-    const int F = adversary_dim(env), A1 = env->act_dim, A = A1 + F, S = env->state_dim, H = env->horizon;
-    if (!v || !o || !pol || !params || !state || !cost || B < 1 || (env->aux_dim && !aux))
-        return dg_err_set(e, DG_ERR_ARG, "dp play: bad arguments");
-    if (env->nplayers != 1 || !F || pol->n != 1)
-        return dg_err_set(e, DG_ERR_ARG, "dp play: a game of one learned player and an adversarial input");
-    if (!v->all[0] || v->horizon != H || v->nvalues != 2 || v->ndim != dg_dp_dims(env))
-        return dg_err_set(e, DG_ERR_ARG, "dp play: the value must be env's, solved with keep");
-    const int coarse = o->coarse ? o->coarse : 3, rounds = o->rounds > 0 ? o->rounds : o->rounds < 0 ? 0 : 8;
-    if (coarse < 2 || coarse > 64 || rounds > 60 || (double)ipow(coarse, F) > DP_ROWS)
-        return dg_err_set(e, DG_ERR_ARG, "dp play: coarse %d or rounds %d", coarse, rounds);
-    grid g = {.d = v->ndim, .nodes = v->nodes};
-    int64_t st = 1;
-    for (int k = v->ndim - 1; k >= 0; k--) {
-        g.n[k] = v->n[k];
-        g.lo[k] = v->lo[k];
-        g.hi[k] = v->hi[k];
-        g.h[k] = (v->hi[k] - v->lo[k]) / (v->n[k] - 1);
-        g.stride[k] = st;
-        st *= v->n[k];
-    }
+/* cost (B): each start's episode loss with the policy's player acting at the real states and the other
+ * side answering every step t by its best action against V_t (row t of v->all[0]), by a coarse grid
+ * and `rounds` rounds of the stencil at halving spacings. */
+static dg_status play_grid(const dg_env *env, const dg_dp_value *v, int coarse, int rounds, const sides *sd,
+                           const dg_policy *pol, dg_params *params, const dg_real *state, const dg_real *aux, int B,
+                           double *cost, dg_err *e) {
+    const int F = sd->sdim, A = sd->A, S = env->state_dim, H = env->horizon;
+    const grid g = grid_of(v);
     const int nc = ipow(coarse, F), ns = ipow(3, F), nmax = nc > ns ? nc : ns;
     const size_t R = (size_t)B * nmax;
     dg_real *cur = malloc(sizeof(dg_real) * (size_t)B * S), *best_next = malloc(sizeof(dg_real) * (size_t)B * S);
-    dg_real *a = malloc(sizeof(dg_real) * (size_t)B * A1), *rs = malloc(sizeof(dg_real) * R * S);
+    dg_real *a = malloc(sizeof(dg_real) * (size_t)B * sd->pdim), *rs = malloc(sizeof(dg_real) * R * S);
     dg_real *ra = malloc(sizeof(dg_real) * R * A), *rn = malloc(sizeof(dg_real) * R * S);
     double *rc_ = malloc(sizeof(double) * R), *Vt = malloc(sizeof(double) * (size_t)g.nodes);
     double *bq = malloc(sizeof(double) * (size_t)B), *bc = malloc(sizeof(double) * (size_t)B);
     double *bb = malloc(sizeof(double) * (size_t)B * F), *cand = malloc(sizeof(double) * R * F);
     dg_ctx *ctx = dg_ctx_create((size_t)1 << 22);
-    rc = cur && best_next && a && rs && ra && rn && rc_ && Vt && bq && bc && bb && cand && ctx
-             ? DG_OK : dg_err_set(e, DG_ERR_NOMEM, "dp play: out of memory for %d starts", B);
+    dg_status rc = cur && best_next && a && rs && ra && rn && rc_ && Vt && bq && bc && bb && cand && ctx
+                       ? DG_OK : dg_err_set(e, DG_ERR_NOMEM, "dp play: out of memory for %d starts", B);
     if (rc == DG_OK) memcpy(cur, state, sizeof(dg_real) * (size_t)B * S);
     for (int b = 0; b < B; b++) cost[b] = 0;
     /* every start plays with its own aux row: the play job takes one row, so one start at a time would
      * be slow; the grid's value is for one aux (the solve's), and certify gives every start that one */
     const dg_real *aux0 = env->aux_dim ? aux : NULL;
-    const double hc = 2.0 / (coarse - 1);
+    const double hc = 2.0 / (coarse - 1), sgn = sd->maximise ? 1 : -1;
     for (int t = 1; t <= H && rc == DG_OK; t++) {
-        for (int64_t i = 0; i < g.nodes; i++) Vt[i] = v->all[0][(size_t)t * g.nodes + i];  /* V+_t */
-        act_job aj = {env, pol, params, B, t, cur, aux0, a};
+        for (int64_t i = 0; i < g.nodes; i++) Vt[i] = v->all[0][(size_t)t * g.nodes + i];
+        act_job aj = {env, pol, params, sd->pp, B, t, cur, aux0, a};
         if ((rc = dg_ctx_run(&ctx, DG_ARENA_MAX, act_job_run, &aj)) != DG_OK) break;
         /* the answer: the coarse grid (round -1), then rounds of the stencil around the best at
          * halving spacings from half the coarse grid's */
@@ -1069,8 +1133,8 @@ dg_status dg_dp_play(const dg_env *env, const dg_dp_value *v, const dg_dp_opts *
                     if (round < 0) grid_point(i, coarse, F, c);
                     else memcpy(c, pts + (size_t)(i + 1) * F, sizeof(double) * F);  /* but the centre */
                     memcpy(rs + r * S, cur + (size_t)b * S, sizeof(dg_real) * S);
-                    memcpy(ra + r * A, a + (size_t)b * A1, sizeof(dg_real) * A1);
-                    for (int k = 0; k < F; k++) ra[r * A + A1 + k] = (dg_real)c[k];
+                    memcpy(ra + r * A + sd->poff, a + (size_t)b * sd->pdim, sizeof(dg_real) * sd->pdim);
+                    for (int k = 0; k < F; k++) ra[r * A + sd->soff + k] = (dg_real)c[k];
                 }
             }
             play_job pj = {env, B * n, A, rs, aux0, ra, rn, rc_};
@@ -1081,8 +1145,8 @@ dg_status dg_dp_play(const dg_env *env, const dg_dp_value *v, const dg_dp_opts *
                     double x[DG_DP_MAX_DIMS];
                     int out = 0;
                     dg_dp_state(env, rn + r * S, x);
-                    const double q = rc_[r] + interp(&g, Vt, x, &out);
-                    if ((round < 0 && i == 0) || q > bq[b]) {  /* the maximiser's; ties keep the earlier */
+                    const double q = sgn * (rc_[r] + interp(&g, Vt, x, &out));
+                    if ((round < 0 && i == 0) || q > bq[b]) {  /* ties keep the earlier */
                         bq[b] = q;
                         bc[b] = rc_[r];
                         memcpy(bb + (size_t)b * F, cand + r * F, sizeof(double) * F);
@@ -1113,5 +1177,76 @@ dg_status dg_dp_play(const dg_env *env, const dg_dp_value *v, const dg_dp_opts *
     free(bc);
     free(bb);
     free(cand);
+    return rc;
+}
+
+dg_status dg_dp_play(const dg_env *env, const dg_dp_value *v, const dg_dp_opts *o, const dg_policy *pol,
+                     dg_params *params, const dg_real *state, const dg_real *aux, int B, double *cost, dg_err *e) {
+    dg_status rc = dg_dp_check(env, e);
+    if (rc != DG_OK) return rc;
+    const int F = adversary_dim(env), A1 = env->act_dim, H = env->horizon;
+    if (!v || !o || !pol || !state || !cost || B < 1 || (env->aux_dim && !aux))
+        return dg_err_set(e, DG_ERR_ARG, "dp play: bad arguments");
+    sides sd;
+    if (v->frozen) {  /* the frozen player's network against the other's best response on the grid */
+        const int f = v->frozen_player, m = 1 - f;
+        if (env->nplayers != 2 || pol->n != 2)
+            return dg_err_set(e, DG_ERR_ARG, "dp play: a best response needs the two learned players' policy");
+        sd = (sides){.pp = f, .poff = f ? A1 : 0, .pdim = f ? env->act2_dim : A1, .soff = m ? A1 : 0,
+                     .sdim = m ? env->act2_dim : A1, .maximise = m == 1, .A = A1 + env->act2_dim};
+    } else {
+        if (env->nplayers != 1 || !F || pol->n != 1)
+            return dg_err_set(e, DG_ERR_ARG, "dp play: a game of one learned player and an adversarial input");
+        sd = (sides){.pp = 0, .poff = 0, .pdim = A1, .soff = A1, .sdim = F, .maximise = 1, .A = A1 + F};
+    }
+    if (!params && !pol->fn[sd.pp]) return dg_err_set(e, DG_ERR_ARG, "dp play: the policy's parameters are missing");
+    if (!v->all[0] || v->horizon != H || v->nvalues != (v->frozen ? 1 : 2) || v->ndim != dg_dp_dims(env))
+        return dg_err_set(e, DG_ERR_ARG, "dp play: the value must be env's, solved with keep");
+    const int coarse = o->coarse ? o->coarse : 3, rounds = o->rounds > 0 ? o->rounds : o->rounds < 0 ? 0 : 8;
+    if (coarse < 2 || coarse > 64 || rounds > 60 || (double)ipow(coarse, sd.sdim) > DP_ROWS)
+        return dg_err_set(e, DG_ERR_ARG, "dp play: coarse %d or rounds %d", coarse, rounds);
+    return play_grid(env, v, coarse, rounds, &sd, pol, params, state, aux, B, cost, e);
+}
+
+int dg_dp_frozen_fits(const dg_env *env, const dg_policy *pol, dg_params *params, int player, const dg_real *state,
+                      const dg_real *aux, int B, double tol) {
+    if (!env || !pol || !state || B < 1 || player < 0 || player >= pol->n || (env->aux_dim && !aux)) return 0;
+    if (env->value_dim <= 0) return 1;  /* the value state is the whole state */
+    const int S = env->state_dim, m = player ? env->act2_dim : env->act_dim;
+    dg_real *rep = malloc(sizeof(dg_real) * (size_t)B * S), *a0 = malloc(sizeof(dg_real) * (size_t)B * m);
+    dg_real *a1 = malloc(sizeof(dg_real) * (size_t)B * m);
+    dg_ctx *ctx = dg_ctx_create((size_t)1 << 20);
+    int fits = rep && a0 && a1 && ctx;
+    for (int b = 0; b < B && fits; b++) {
+        double x[DG_DP_MAX_DIMS];
+        dg_dp_state(env, state + (size_t)b * S, x);
+        lift(env, x, rep + (size_t)b * S);
+    }
+    act_job j0 = {env, pol, params, player, B, 1, state, env->aux_dim ? aux : NULL, a0};
+    act_job j1 = {env, pol, params, player, B, 1, rep, env->aux_dim ? aux : NULL, a1};
+    fits = fits && dg_ctx_run(&ctx, DG_ARENA_MAX, act_job_run, &j0) == DG_OK &&
+           dg_ctx_run(&ctx, DG_ARENA_MAX, act_job_run, &j1) == DG_OK;
+    for (int64_t i = 0; i < (int64_t)B * m && fits; i++) fits = fabs((double)a0[i] - (double)a1[i]) <= tol;
+    dg_ctx_free(ctx);
+    free(rep);
+    free(a0);
+    free(a1);
+    return fits;
+}
+
+dg_status dg_dp_best_response(const dg_env *env, const dg_dp_opts *o, const dg_policy *pol, dg_params *params,
+                              int frozen_player, const dg_real *state, const dg_real *aux, int B, double *cost,
+                              dg_err *e) {
+    if (!o || !pol || !cost) return dg_err_set(e, DG_ERR_ARG, "dp best response: bad arguments");
+    dg_dp_opts q = *o;
+    q.frozen = pol;
+    q.frozen_params = params;
+    q.frozen_player = frozen_player;
+    q.keep = 1;
+    dg_dp_value v;
+    dg_status rc = dg_dp_solve(env, &q, &v, e);
+    if (rc != DG_OK) return rc;
+    rc = dg_dp_play(env, &v, &q, pol, params, state, aux, B, cost, e);
+    dg_dp_value_free(&v);
     return rc;
 }

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "difgames/certify.h"
+#include "difgames/memory.h"
 #include "difgames/run.h"
 #include "difgames/trainer.h"
 
@@ -25,6 +26,7 @@ dg_certify_discrete_opts dg_certify_discrete_opts_default(const dg_env *env) {
     o.episodes = 64;
     o.refine.tol = 0.01;
     o.bounds = 1;
+    o.grid_br = 1;
     o.plan = dg_certify_plan_opts_game(env);
     return o;
 }
@@ -136,6 +138,43 @@ dg_status dg_certify_discrete_box(const dg_env *env, dg_dp_opts *dp, dg_err *e) 
     return DG_OK;
 }
 
+/* The grid route of the other player's best response to frozen player k (0 the pursuer): where the
+ * frozen player acts on the value state alone, dg_dp_best_response on dp's grid; each start's cost
+ * (into cost, scratch) replaces br[b] (route[b]) where it is better for the responding player (the
+ * evader maximises). r->grid_route[k] and grid_best[k] say what happened; a grid over the memory
+ * estimate skips the route. */
+static dg_status grid_route(const dg_env *env, const dg_dp_opts *dp, const dg_policy *pol, dg_params *params, int k,
+                            const dg_real *state, const dg_real *aux, int B, double *br, int *route, double *cost,
+                            dg_certify_discrete_result *r, dg_err *e) {
+    if (!dg_dp_frozen_fits(env, pol, params, k, state, aux, B, 1e-5)) {
+        r->grid_route[k] = -1;
+        return DG_OK;
+    }
+    dg_dp_opts q = *dp;
+    q.frozen = pol;
+    q.frozen_params = params;
+    q.frozen_player = k;
+    q.keep = 1;
+    dg_err me = {0};
+    const double need = dg_dp_memory(env, &q, &me);
+    if (need < 0) return dg_err_set(e, me.status, "%s", me.msg);
+    if ((q.max_bytes > 0 && need > q.max_bytes) || dg_mem_check(need, &me) != DG_OK) {
+        r->grid_route[k] = -2;
+        return DG_OK;
+    }
+    const dg_status st = dg_dp_best_response(env, &q, pol, params, k, state, aux, B, cost, e);
+    if (st != DG_OK) return st;
+    r->grid_route[k] = 1;
+    const double sign = k == 0 ? -1 : 1;  /* the pursuer frozen: the evader's best is the largest */
+    for (int b = 0; b < B; b++)
+        if (!isnan(cost[b]) && sign * cost[b] < sign * br[b]) {
+            br[b] = cost[b];
+            route[b] = DG_CERTIFY_ROUTE_GRID;
+            r->grid_best[k]++;
+        }
+    return DG_OK;
+}
+
 dg_status dg_certify_discrete(const dg_env *env, const dg_policy *pol, dg_params *params,
                               const dg_certify_discrete_opts *o, dg_certify_discrete_rows *rows,
                               dg_certify_discrete_result *r, dg_err *e) {
@@ -200,6 +239,14 @@ dg_status dg_certify_discrete(const dg_env *env, const dg_policy *pol, dg_params
         goto out;
     r->seconds_bounds = dg_clock_s() - t1;
     r->bounds = bounds;
+    if (bounds && two && o->grid_br) {  /* the grid route of each best response, on the finest grid */
+        const double tg = dg_clock_s();
+        for (int k = 0; k < DG_DP_MAX_DIMS; k++) dp.nodes[k] = r->ref.nodes[r->ref.ngrids - 1][k];
+        for (int k = 0; k < 2 && st == DG_OK; k++)
+            if ((st = grid_route(env, &dp, pol, params, k, state, aux, B, br[k], route[k], tmp, r, e)) != DG_OK)
+                goto out;
+        r->seconds_grid = dg_clock_s() - tg;
+    }
     if (r->adversarial) {
         const double t2 = dg_clock_s();
         if ((st = dg_dp_play(env, &kept, &dp, pol, params, state, aux, B, cost, e)) != DG_OK) goto out;
@@ -237,6 +284,8 @@ dg_status dg_certify_discrete(const dg_env *env, const dg_policy *pol, dg_params
         if (rows->gap) rows->gap[b] = gap;
         if (rows->abs_gap) rows->abs_gap[b] = fabs(gap);
         if (rows->plan_cost) rows->plan_cost[b] = bounds && !two ? tmp[b] : NAN;
+        for (int k = 0; k < 2 && bounds && two; k++)
+            if (route[k][b] >= 0 && route[k][b] < 3) r->route_starts[k][route[k][b]]++;
         for (int k = 0; k < 2; k++) {
             if (rows->br_cost[k]) rows->br_cost[k][b] = bounds && two ? br[k][b] : NAN;
             if (rows->br_route[k]) rows->br_route[k][b] = bounds && two ? route[k][b] : -1;

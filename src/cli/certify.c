@@ -314,7 +314,8 @@ static void own_table(const dg_env *env, const dg_certify_discrete_result *r, do
     }
     for (int w = 0; w < r->nvalues; w++)
         fprintf(stderr, "  %s: change %.3g%% between the two finest, order %.2f, %s\n", two ? (w ? "V-" : "V+") : "V",
-                100 * f->change[w], f->order[w], f->extrapolated[w] ? "extrapolated" : "the finest grid's value");
+                100 * f->change[w], f->order[w], f->extrapolated[w] ? "extrapolated"
+                : "the finest grid's value (not extrapolated: the order is outside [0.5, 2.5] or the changes do not fall)");
     if (!f->converged)
         fprintf(stderr, "certify: not converged: the two finest grids differ by %.3g%% (tol %.3g%%), stopped by %s: "
                         "the values are estimates\n", 100 * fmax(f->change[0], two ? f->change[1] : 0), 100 * tol,
@@ -340,8 +341,9 @@ static void own_table(const dg_env *env, const dg_certify_discrete_result *r, do
         fprintf(stderr, "  the best open-loop plan: %.6f (>= V(x0) at every start; the policy is at least %.6f above "
                         "it)\n", r->plan_cost, r->bound_stats.suboptimal);
     for (int k = 0; k < 2 && r->bounds && r->players == 2; k++)
-        fprintf(stderr, "  the %s frozen: the %s's best response %.6f, exploit_%s %.6f%s\n", PLAYER[k], PLAYER[1 - k],
-                r->br_cost[k], PLAYER[k], r->exploit[k], r->weak[k] ? " (weak at some starts: see weak_*)" : "");
+        fprintf(stderr, "  the %s frozen: the %s's best response %.6f, exploit_%s %.6f%s%s\n", PLAYER[k], PLAYER[1 - k],
+                r->br_cost[k], PLAYER[k], r->exploit[k], r->weak[k] ? " (weak at some starts: see weak_*)" : "",
+                r->grid_route[k] == -1 ? " (no grid route: the frozen player sees more than the value state)" : "");
 }
 
 /* the JSON line of the default path */
@@ -366,9 +368,12 @@ static int own_json(const dg_env *env, const dg_certify_discrete_result *r, doub
         dg_json_add(&j, j.root, key, dg_json_number("%.9g", r->br_cost[k]));
         cJSON *routes = dg_json_add(&j, j.root, (snprintf(key, sizeof key, "br_route_%s", PLAYER[k]), key),
                                     cJSON_CreateObject());
-        const int bptt = r->bound_stats.bptt_best[k];
-        dg_json_add(&j, routes, "plan", dg_json_number("%.0f", r->episodes - bptt));
-        dg_json_add(&j, routes, "bptt", dg_json_number("%.0f", bptt));
+        for (int q = 0; dg_certify_route_name(q); q++)
+            dg_json_add(&j, routes, dg_certify_route_name(q), dg_json_number("%.0f", r->route_starts[k][q]));
+        const int g = r->grid_route[k];  /* why the grid route ran or not */
+        snprintf(key, sizeof key, "grid_route_%s", PLAYER[k]);
+        dg_json_add(&j, j.root, key, cJSON_CreateString(g == 1 ? "ran" : g == 0 ? "off" : g == -1 ? "sees more than the value state"
+                                                                                         : "over the memory estimate"));
         snprintf(key, sizeof key, "exploit_%s", PLAYER[k]);
         dg_json_add(&j, j.root, key, dg_json_number("%.6g", r->exploit[k]));
         snprintf(key, sizeof key, "weak_%s", PLAYER[k]);
@@ -410,6 +415,8 @@ static int own_json(const dg_env *env, const dg_certify_discrete_result *r, doub
     for (int i = 0; i < f->ngrids; i++) grid_s += f->seconds[i];
     dg_json_add(&j, j.root, "seconds_grid", dg_json_number("%.3g", grid_s));
     dg_json_add(&j, j.root, "seconds_bounds", dg_json_number("%.3g", r->seconds_bounds));
+    if (r->grid_route[0] == 1 || r->grid_route[1] == 1)
+        dg_json_add(&j, j.root, "seconds_grid_route", dg_json_number("%.3g", r->seconds_grid));
     return cli_json_print(&j, "certify");
 }
 
@@ -494,7 +501,7 @@ int cmd_certify(int argc, char **argv) {
         CLI_DOUBLE("--tol", &tol, "X", 0, 1, "the relative change between the two finest grids that counts as "
                    "converged", .open = CLI_OPEN_LO, .def = "0.01"),
         CLI_INT("--nodes", &nodes, "N", 3, 100000, "the coarsest grid's nodes per value axis (each next grid 1.5 "
-                "times finer)", .otherwise = "21 for a 2-D value state, 13 for 3-D, 9 beyond"),
+                "times finer, and at least 2 more nodes an axis)", .otherwise = "21 for a 2-D value state, 13 for 3-D, 9 beyond"),
         CLI_LIST("--box", &box, "LO,HI,...", -1e9, 1e9, "the grid's box: a low and high end for each value axis "
                  "(duel_simple: e - p, 2 axes; chase in the open plane: e - p and its velocity, 4)",
                  .max = 2 * DG_DP_MAX_DIMS, .otherwise = "a model file's state box, else the reset's starts widened "

@@ -3,6 +3,7 @@
 #define DG_CLI_H
 
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 
 #include "difgames/run.h"
@@ -66,8 +67,10 @@ int  cli_config_fail(const dg_err *e);
  * (dg_status_exit). */
 int  cli_fail(const char *cmd, const dg_err *e, int rc);
 
-/* Prints "difgames <cmd>: <msg>" to stderr. */
+/* Prints "difgames <cmd>: <msg>" to stderr: the one error line of the command and of its viewer
+ * (whose vw_error, src/cli/view.c, is this). cli_verror: the same with the arguments in ap. */
 void cli_error(const char *cmd, const char *fmt, ...) CLI_PRINTF(2, 3);
+void cli_verror(const char *cmd, const char *fmt, va_list ap) CLI_PRINTF(2, 0);
 /* The one progress bar: "\r[######......] text" on stderr when tty is set (stderr a terminal),
  * redrawn at most ten times a second, always when first is set or done (frac >= 1), which ends
  * the line. */

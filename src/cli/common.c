@@ -12,13 +12,17 @@
 #include "difgames/fileio.h"
 #include "difgames/memory.h"
 
-void cli_error(const char *cmd, const char *fmt, ...) {
+void cli_verror(const char *cmd, const char *fmt, va_list ap) {
     fprintf(stderr, "difgames %s: ", cmd);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+}
+
+void cli_error(const char *cmd, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
+    cli_verror(cmd, fmt, ap);
     va_end(ap);
-    fputc('\n', stderr);
 }
 
 void cli_bar_draw(cli_bar *b, double frac, int first, const char *fmt, ...) {

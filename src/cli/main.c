@@ -93,12 +93,11 @@ static int run_command(const cli_cmd *c, int argc, char **argv) {
     /* the other ranks may wait for this one: end them all (an interrupt stops every rank at the same
      * epoch or step: they end together) */
     if (rc && rc != EXIT_INTERRUPTED && dg_dist_size() > 1) {
-        fprintf(stderr, "difgames %s: rank %d of %d failed (exit %d): ending every rank\n", c->name, dg_dist_rank(),
-                dg_dist_size(), rc);
+        cli_error(c->name, "rank %d of %d failed (exit %d): ending every rank", dg_dist_rank(), dg_dist_size(), rc);
         dg_dist_abort(rc);
     }
     if (fflush(stdout) != 0 || ferror(stdout)) {  /* results that never arrived are a failure */
-        fprintf(stderr, "difgames %s: cannot write the results to standard output\n", c->name);
+        cli_error(c->name, "cannot write the results to standard output");
         return rc ? rc : EXIT_FAIL;
     }
     return rc;

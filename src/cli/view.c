@@ -8,6 +8,17 @@
 
 #include "cli/cli.h"
 #include "viewer/viewer.h"
+#include "viewer/window.h"
+
+/* The viewer's error lines (viewer/window.h) are the command's: cli_error's and cli_fail's. */
+void vw_error(const char *cmd, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    cli_verror(cmd, fmt, ap);
+    va_end(ap);
+}
+
+int vw_fail(const char *cmd, const dg_err *e, int rc) { return cli_fail(cmd, e, rc); }
 
 static const char VIEW_HELP[] =
     "usage: difgames view --config FILE --ckpt FILE [options]\n"

@@ -11,7 +11,7 @@ static const char *const OP_NAMES[] = {
     "leaf", "add", "sub", "mul", "div", "neg", "scale", "add_scalar", "matmul", "linear",
     "tanh", "relu", "softplus", "sigmoid", "exp", "log", "sqrt", "square", "pow", "abs",
     "sum", "mean", "sum_axis", "mean_axis", "concat", "slice", "reshape", "linear_tanh",
-    "custom",
+    "custom", "sin", "cos",
 };
 _Static_assert(sizeof(OP_NAMES) / sizeof(OP_NAMES[0]) == DG_OP_COUNT,
                "OP_NAMES must name every dg_op");
@@ -197,6 +197,39 @@ static void binary_backward(dg_ctx *ctx, dg_tensor *t) {
 
 /* ------------------------------------------------------- unary */
 
+#ifndef DG_F64
+/* y[i] = sin(x[i]) (cos 0) or cos(x[i]) (cos 1) for the float tape, in a loop the compiler
+ * vectorises (libm's sinf is a call an element, and was four fifths of a sine network's forward):
+ * x = k·π/2 + r, k the nearest integer (the 1.5·2²³ shifter), r by Cody-Waite in three fmas
+ * (π/2's three float parts), |r| <= π/4; then Cephes' sinf and cosf polynomials on r and the
+ * quadrant k (+1 for cos) picks one and its sign. Within 2.5e-7 of the exact values for
+ * |x| <= 1e5 (tests/test_ops.c); larger or non-finite x go to libm afterwards. */
+static void sincos_n(int64_t n, const float *restrict x, float *restrict y, int cos) {
+    const float shift = 0x1.8p23f, two_over_pi = 0.636619772367581343f;
+    const float p1 = 1.5703125f, p2 = 4.837512969970703125e-4f, p3 = 7.54978995489188216e-8f;
+    for (int64_t i = 0; i < n; i++) {
+        const float kf = fmaf(x[i], two_over_pi, shift) - shift;
+        const int q = (int)kf + cos;
+        float r = fmaf(-kf, p1, x[i]);
+        r = fmaf(-kf, p2, r);
+        r = fmaf(-kf, p3, r);
+        const float z = r * r;
+        const float sn = fmaf(fmaf(fmaf(-1.9515295891e-4f, z, 8.3321608736e-3f), z, -1.6666654611e-1f) * z, r, r);
+        const float cs = fmaf(fmaf(fmaf(2.443315711809948e-5f, z, -1.388731625493765e-3f), z, 4.166664568298827e-2f) * z,
+                              z, fmaf(-0.5f, z, 1.0f));
+        const float v = (q & 1) ? cs : sn;
+        y[i] = (q & 2) ? -v : v;
+    }
+    for (int64_t i = 0; i < n; i++)
+        if (!(fabsf(x[i]) <= 1e5f)) y[i] = cos ? cosf(x[i]) : sinf(x[i]);
+}
+#define DG_SIN_N(n, x, y) sincos_n(n, x, y, 0)
+#define DG_COS_N(n, x, y) sincos_n(n, x, y, 1)
+#else  /* the double tape: libm's, to double's rounding */
+#define DG_SIN_N(n, x, y) for (int64_t i_ = 0; i_ < (n); i_++) (y)[i_] = sin((x)[i_])
+#define DG_COS_N(n, x, y) for (int64_t i_ = 0; i_ < (n); i_++) (y)[i_] = cos((x)[i_])
+#endif
+
 static dg_tensor *unary(dg_ctx *ctx, dg_op op, dg_tensor *a, dg_real p) {
     NEED(ctx, a);
     dg_tensor *t = dg__node(ctx, op, a->ndim, a->shape, a, NULL, NULL);
@@ -227,6 +260,8 @@ static dg_tensor *unary(dg_ctx *ctx, dg_op op, dg_tensor *a, dg_real p) {
     case DG_OP_SQUARE: for (int64_t i = 0; i < n; i++) y[i] = x[i] * x[i]; break;
     case DG_OP_POW:    for (int64_t i = 0; i < n; i++) y[i] = pow(x[i], p); break;
     case DG_OP_ABS:    for (int64_t i = 0; i < n; i++) y[i] = fabs(x[i]); break;
+    case DG_OP_SIN:    DG_SIN_N(n, x, y); break;
+    case DG_OP_COS:    DG_COS_N(n, x, y); break;
     default: break;
     }
     return t;
@@ -266,6 +301,17 @@ static void unary_backward(dg_ctx *ctx, dg_tensor *t) {
         for (int64_t i = 0; i < n; i++)
             ga[i] += x[i] > 0.0f ? g[i] : (x[i] < 0.0f ? -g[i] : 0.0f);
         break;
+    case DG_OP_SIN: case DG_OP_COS: {  /* g cos(x), or -g sin(x): the forward's kernel a block at a time */
+        dg_real d[256];
+        for (int64_t i0 = 0; i0 < n; i0 += 256) {
+            const int64_t m = n - i0 < 256 ? n - i0 : 256;
+            if (t->op == DG_OP_SIN) DG_COS_N(m, x + i0, d);
+            else DG_SIN_N(m, x + i0, d);
+            const dg_real sg = t->op == DG_OP_SIN ? 1.0f : -1.0f;
+            for (int64_t i = 0; i < m; i++) ga[i0 + i] += sg * g[i0 + i] * d[i];
+        }
+        break;
+    }
     default: break;
     }
 }
@@ -283,6 +329,8 @@ dg_tensor *dg_sqrt(dg_ctx *ctx, dg_tensor *a) { return unary(ctx, DG_OP_SQRT, a,
 dg_tensor *dg_square(dg_ctx *ctx, dg_tensor *a) { return unary(ctx, DG_OP_SQUARE, a, 0); }
 dg_tensor *dg_pow(dg_ctx *ctx, dg_tensor *a, dg_real p) { return unary(ctx, DG_OP_POW, a, p); }
 dg_tensor *dg_abs(dg_ctx *ctx, dg_tensor *a) { return unary(ctx, DG_OP_ABS, a, 0); }
+dg_tensor *dg_sin(dg_ctx *ctx, dg_tensor *a) { return unary(ctx, DG_OP_SIN, a, 0); }
+dg_tensor *dg_cos(dg_ctx *ctx, dg_tensor *a) { return unary(ctx, DG_OP_COS, a, 0); }
 
 /* ------------------------------------------------------- matmul, linear */
 
@@ -691,7 +739,7 @@ void dg__backward_node(dg_ctx *ctx, dg_tensor *t) {
         break;
     case DG_OP_NEG: case DG_OP_SCALE: case DG_OP_ADD_SCALAR: case DG_OP_TANH: case DG_OP_RELU:
     case DG_OP_SOFTPLUS: case DG_OP_SIGMOID: case DG_OP_EXP: case DG_OP_LOG: case DG_OP_SQRT:
-    case DG_OP_SQUARE: case DG_OP_POW: case DG_OP_ABS:
+    case DG_OP_SQUARE: case DG_OP_POW: case DG_OP_ABS: case DG_OP_SIN: case DG_OP_COS:
         unary_backward(ctx, t);
         break;
     case DG_OP_MATMUL: matmul_backward(ctx, t); break;

@@ -244,3 +244,15 @@ void dg_env_add_terminal(dg_ctx *ctx, const dg_env *env, int t, dg_tensor *state
     for (int k = 0; k < env->nterms; k++)  /* the loss divides by H: H g counts once */
         if (g[k]) terms[k] = dg_add(ctx, terms[k], dg_scale(ctx, g[k], (dg_real)env->horizon));
 }
+
+dg_tensor *dg_env_advance(dg_ctx *ctx, const dg_env *env, int t, dg_tensor *state, dg_tensor *aux,
+                          dg_tensor *action, dg_real inv_batch, dg_loss *loss) {
+    dg_tensor *next = env->game->step(ctx, env, state, aux, action);
+    if (!next) return NULL;
+    dg_tensor *tm[DG_LOSS_MAX_TERMS] = {0};
+    env->game->step_cost(ctx, env, next, aux, action, inv_batch, tm);
+    dg_env_add_terminal(ctx, env, t, next, aux, inv_batch, tm);
+    if (dg_ctx_status(ctx) != DG_OK) return NULL;
+    dg_loss_add(ctx, loss, tm);
+    return next;
+}

@@ -1,4 +1,15 @@
-/* Tanh MLP policies with PyTorch's layout, names and initialisation. */
+/* MLPs with PyTorch's layout, names and initialisation: the policies' tanh networks, and sine
+ * (SIREN) or tanh value networks whose input gradient is on the tape.
+ *
+ * The input gradient (dg_mlp_forward_grad) is carried forward, not taken by a second backward:
+ * each layer z = h Wᵀ + b, h' = act(z) also maps the tangents T = dh/dx (one row of `hidden`
+ * numbers for each input dimension and batch row) to T' = act'(z) ⊙ (T Wᵀ), with act' written as
+ * ops (1 - h'² for tanh, omega0 cos(omega0 z) for sine). A value network is small and its input
+ * has few dimensions (a state and a time: d + 1 <= ~10), so carrying the d + 1 tangents through
+ * each layer costs about d + 2 forwards' matrix products, and every op it uses already has its
+ * backward on the tape: a loss of V and grad V (the HJI residual) then gets its exact weight
+ * gradient from the tape's ordinary backward, with no second-order machinery in the core. A
+ * general double backward would need every op's backward to be itself recorded on the tape. */
 #include <tgmath.h>
 #include <stdio.h>
 #include <string.h>
@@ -30,19 +41,79 @@ dg_status dg_mlp_init(dg_mlp *m, dg_params *p, const char *prefix, int in, const
     return DG_OK;
 }
 
+dg_status dg_mlp_set_activation(dg_mlp *m, dg_mlp_act act, int linear_out, dg_err *e) {
+    if (act != DG_MLP_TANH && act != DG_MLP_SINE)
+        return dg_err_set(e, DG_ERR_ARG, "policy: activation %d (tanh %d or sine %d)", (int)act, DG_MLP_TANH,
+                          DG_MLP_SINE);
+    m->act = act;
+    m->linear_out = linear_out != 0;
+    m->omega0 = act == DG_MLP_SINE ? DG_MLP_SIREN_OMEGA0 : 0.0;
+    return DG_OK;
+}
+
 void dg_mlp_reset_params(const dg_mlp *m, dg_params *p, dg_rng *rng) {
     for (int l = 0; l < m->nlayers; l++) {
         const dg_real k = 1.0f / sqrt((dg_real)m->sizes[l]);
+        dg_real kw = k;
+        if (m->act == DG_MLP_SINE)
+            kw = l == 0 ? 1.0 / m->sizes[0] : sqrt(6.0 / m->sizes[l]) / m->omega0;
         dg_real *w = dg_params_data(p, m->w[l]), *b = dg_params_data(p, m->b[l]);
-        for (int64_t i = 0; i < p->info[m->w[l]].n; i++) w[i] = dg_rng_uniform(rng, -k, k);
+        for (int64_t i = 0; i < p->info[m->w[l]].n; i++) w[i] = dg_rng_uniform(rng, -kw, kw);
         for (int64_t i = 0; i < p->info[m->b[l]].n; i++) b[i] = dg_rng_uniform(rng, -k, k);
     }
 }
 
+/* Layer l of m on h: act(h Wᵀ + b), or h Wᵀ + b for a linear last layer. When d is not NULL,
+ * *d gets act'(z) (B, out_l) as ops on the tape, or NULL when the layer is linear. */
+static dg_tensor *mlp_layer(dg_ctx *ctx, const dg_mlp *m, dg_params *p, int l, dg_tensor *h, dg_tensor **d) {
+    dg_tensor *w = dg_param(ctx, p, m->w[l]), *b = dg_param(ctx, p, m->b[l]);
+    if (d) *d = NULL;
+    if (m->linear_out && l == m->nlayers - 1) return dg_linear(ctx, h, w, b);
+    if (m->act == DG_MLP_SINE) {
+        dg_tensor *s = dg_scale(ctx, dg_linear(ctx, h, w, b), (dg_real)m->omega0);  /* omega0 z */
+        if (d) *d = dg_scale(ctx, dg_cos(ctx, s), (dg_real)m->omega0);
+        return dg_sin(ctx, s);
+    }
+    dg_tensor *y = dg_linear_tanh(ctx, h, w, b);  /* the policies' fused layer: their bits */
+    if (d) *d = dg_add_scalar(ctx, dg_neg(ctx, dg_square(ctx, y)), 1.0f);  /* 1 - tanh² */
+    return y;
+}
+
 dg_tensor *dg_mlp_forward(dg_ctx *ctx, const dg_mlp *m, dg_params *p, dg_tensor *x) {
-    for (int l = 0; l < m->nlayers && x; l++)
-        x = dg_linear_tanh(ctx, x, dg_param(ctx, p, m->w[l]), dg_param(ctx, p, m->b[l]));
+    for (int l = 0; l < m->nlayers && x; l++) x = mlp_layer(ctx, m, p, l, x, NULL);
     return x;
+}
+
+/* The tangents are kept as T (B·in, width): row b·in + j is d h / d x_j at batch row b, so that one
+ * linear (no bias) maps all of them, and a (B, in, width) view of it broadcasts against act'(z)
+ * (B, 1, width). */
+dg_tensor *dg_mlp_forward_grad(dg_ctx *ctx, const dg_mlp *m, dg_params *p, dg_tensor *x, dg_tensor **dy) {
+    *dy = NULL;
+    if (!x) return NULL;
+    const int in = m->sizes[0];
+    if (x->ndim != 2 || x->shape[1] != in)
+        return dg_ctx_fail(ctx, DG_ERR_SHAPE, "mlp forward_grad: x needs shape (B, %d)", in);
+    const int B = x->shape[0];
+    dg_tensor *h = x, *T = NULL;
+    for (int l = 0; l < m->nlayers && h; l++) {
+        const int o = m->sizes[l + 1];
+        dg_tensor *d, *TW;
+        h = mlp_layer(ctx, m, p, l, h, &d);
+        if (l == 0) {  /* dx/dx_j is the unit row e_j, so T Wᵀ is W's column j: Wᵀ = I_in Wᵀ */
+            dg_tensor *eye = dg_zeros(ctx, 2, (int[]){in, in});
+            if (!eye) return NULL;
+            for (int j = 0; j < in; j++) eye->data[(int64_t)j * in + j] = 1.0f;
+            TW = dg_reshape(ctx, dg_linear(ctx, eye, dg_param(ctx, p, m->w[0]), NULL), 3, (int[]){1, in, o});
+            if (!d) TW = dg_add(ctx, dg_zeros(ctx, 3, (int[]){B, in, o}), TW);  /* a linear net: the same rows */
+        } else
+            TW = dg_reshape(ctx, dg_linear(ctx, T, dg_param(ctx, p, m->w[l]), NULL), 3, (int[]){B, in, o});
+        if (d) TW = dg_mul(ctx, TW, dg_reshape(ctx, d, 3, (int[]){B, 1, o}));
+        T = dg_reshape(ctx, TW, 2, (int[]){B * in, o});
+    }
+    if (!h || !T) return NULL;
+    *dy = dg_reshape(ctx, T, 2, (int[]){B, in * m->sizes[m->nlayers]});
+    if (!*dy) return NULL;
+    return h;
 }
 
 int64_t dg_mlp_macs(const dg_mlp *m, int B) {
@@ -97,6 +168,7 @@ void dg_policy_reset_params(const dg_policy *pol, dg_params *p, dg_rng *rng) {
 }
 
 dg_tensor *dg_policy_act(dg_ctx *ctx, const dg_policy *pol, dg_params *p, int i, int t, dg_tensor *obs, int B) {
+    if (pol->fn[i]) return pol->fn[i](ctx, pol->fn_user[i], t, obs, B);
     if (!pol->plan_steps) return dg_mlp_forward(ctx, &pol->mlp[i], p, obs);
     const int A = p->info[pol->plan[i]].shape[1];
     if (t > pol->plan_steps) return dg_zeros(ctx, 2, (int[]){B, A});

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "difgames/pg.h"
+#include "difgames/run.h"
 #include "difgames/trainer.h"
 #include "io/csv.h"
 #include "solver/pg_internal.h"
@@ -31,8 +32,11 @@ dg_pg_eval *dg_pg_eval_create(const dg_env *env, int B, uint64_t seed, int threa
     }
     ev->env = env;
     ev->B = B;
-    ev->state = malloc((size_t)B * env->state_dim * sizeof(dg_real));
-    ev->aux = malloc((size_t)B * (env->aux_dim ? env->aux_dim : 1) * sizeof(dg_real));
+    /* the batch every held-out draw of a run makes from a seed (eval's, certify's) */
+    if (dg_run_init_draw(env, seed, B, &ev->state, &ev->aux, e) != DG_OK) {
+        dg_pg_eval_free(ev);
+        return NULL;
+    }
     ev->nshards = threads < B ? threads : B;
     if (ev->nshards > MAX_SHARDS) ev->nshards = MAX_SHARDS;
     for (int s = 0; s < ev->nshards; s++) {
@@ -44,14 +48,8 @@ dg_pg_eval *dg_pg_eval_create(const dg_env *env, int B, uint64_t seed, int threa
             break;
         }
     }
-    if (!ev->state || !ev->aux || ev->nshards == 0 || !ev->ctx[ev->nshards - 1]) {
+    if (ev->nshards == 0 || !ev->ctx[ev->nshards - 1]) {
         dg_err_set(e, DG_ERR_NOMEM, "out of memory for an evaluation batch of %d", B);
-        dg_pg_eval_free(ev);
-        return NULL;
-    }
-    dg_rng rng;
-    dg_rng_seed(&rng, seed);
-    if (env->game->reset(env, &rng, B, ev->state, ev->aux, e) != DG_OK) {
         dg_pg_eval_free(ev);
         return NULL;
     }

@@ -27,13 +27,7 @@ static dg_tensor *run_steps(dg_ctx *ctx, const dg_env *env, const dg_policy *pol
             dg_tensor *b = dg_policy_act(ctx, pol, p, 1, t, pol->plan_steps ? NULL : g->observe2(ctx, env, state, ax), B);
             act = dg_concat(ctx, (dg_tensor *[]){act, b}, 2, 1);
         }
-        state = g->step(ctx, env, state, ax, act);
-        if (!state) return NULL;
-        dg_tensor *tm[DG_LOSS_MAX_TERMS] = {0};
-        g->step_cost(ctx, env, state, ax, act, inv_batch, tm);
-        dg_env_add_terminal(ctx, env, t, state, ax, inv_batch, tm);
-        if (dg_ctx_status(ctx) != DG_OK) return NULL;
-        dg_loss_add(ctx, loss, tm);
+        if (!(state = dg_env_advance(ctx, env, t, state, ax, act, inv_batch, loss))) return NULL;
         if (traj) memcpy(traj + (size_t)t * ld * S, state->data, (size_t)B * S * sizeof(dg_real));
         if (keep) keep[t] = state;
     }

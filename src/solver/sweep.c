@@ -195,8 +195,8 @@ void dg_sweep_label(const dg_sweep *s, int k, const char *sep, char *out, size_t
         if (!mine) continue;
         char part[96], value[24];
         const char *v = s->value[j][vi[j]];
-        if (strlen(v) < sizeof value - 4) snprintf(value, sizeof value, "%s", v);
-        else snprintf(value, sizeof value, "%.16s...", v);  /* a long value: its start */
+        if (snprintf(value, sizeof value, "%s", v) >= (int)sizeof value - 4)
+            snprintf(value, sizeof value, "%.16s...", v);  /* a long value (20 bytes or more): its start */
         snprintf(part, sizeof part, "%s=%s", short_key(s, j), value);
         if (n++) label_add(out, cap, &at, sep ? sep : ", ");
         label_add(out, cap, &at, part);

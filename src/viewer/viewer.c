@@ -394,7 +394,7 @@ static void poll_run(viewer *v) {
             v->reloads++;
             v->changes++;
         } else {
-            fprintf(stderr, "difgames %s: %s (the policy in use stays)\n", v->cmd, e.msg);
+            vw_error(v->cmd, "%s (the policy in use stays)", e.msg);
             snprintf(v->snap, sizeof v->snap, "%s", best);  /* not tried again until it changes */
             v->snap_mtime = best_t;
         }
@@ -647,7 +647,7 @@ static int run_config(viewer *v, const vw_view_opts *o) {
                      "config from; give --config", v->run_dir, frames / (double)FPS);
             return DG_EXIT_USAGE;
         }
-        if (!said && frames <= 0) fprintf(stderr, "difgames %s: waiting for the first snapshot in %s\n", v->cmd, v->run_dir);
+        if (!said && frames <= 0) vw_error(v->cmd, "waiting for the first snapshot in %s", v->run_dir);
         const struct timespec half = {0, 500000000L};
         nanosleep(&half, NULL);
     }

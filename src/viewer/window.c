@@ -1,7 +1,6 @@
-/* The viewer's window: SDL2 shows the frames the library draws; the viewer's error lines. */
+/* The viewer's window: SDL2 shows the frames the library draws. */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,20 +9,6 @@
 #include "difgames/base.h"
 #include "difgames/fileio.h"
 #include "viewer/window.h"
-
-void vw_error(const char *cmd, const char *fmt, ...) {
-    fprintf(stderr, "difgames %s: ", cmd);
-    va_list ap;
-    va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-    fputc('\n', stderr);
-}
-
-int vw_fail(const char *cmd, const dg_err *e, int rc) {
-    vw_error(cmd, "%s", e->msg);
-    return rc ? rc : dg_status_exit(e->status);
-}
 
 double vw_now(void) { return (double)SDL_GetPerformanceCounter() / (double)SDL_GetPerformanceFrequency(); }
 
@@ -94,7 +79,7 @@ void vw_screenshot_key(vw_window *w) {
     char path[64];
     dg_err e = {0};
     snprintf(path, sizeof path, "screenshot-%03d.png", ++w->shots);
-    if (dg_png_write(w->img, path, &e) != DG_OK) fprintf(stderr, "difgames %s: %s\n", w->cmd, e.msg);
+    if (dg_png_write(w->img, path, &e) != DG_OK) vw_error(w->cmd, "%s", e.msg);
     else fprintf(stderr, "wrote %s\n", path);
 }
 

@@ -62,7 +62,9 @@ void vw_script_free(vw_script *s);
 #else
 #define VW_PRINTF(fmt, args)
 #endif
-/* The viewer's error line: "difgames <cmd>: <msg>" on stderr (its exit codes: DG_EXIT_*, status.h). */
+/* The viewer's error line: "difgames <cmd>: <msg>" on stderr (its exit codes: DG_EXIT_*, status.h).
+ * Defined by the command that builds the viewer (src/cli/view.c), as its own cli_error and
+ * cli_fail: one error line for both, and the viewer includes no header of the command's. */
 void vw_error(const char *cmd, const char *fmt, ...) VW_PRINTF(2, 3);
 /* vw_error of e's message; returns rc, or when rc is 0 the exit code of e's status (dg_status_exit). */
 int  vw_fail(const char *cmd, const dg_err *e, int rc);

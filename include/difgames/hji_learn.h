@@ -1,0 +1,112 @@
+/* difgames hji learn: the HJI equation's residual as a loss on the tape, for a value network
+ * V_theta(x, tau) trained at sampled states (DeepReach's method, Bansal & Tomlin 2021) on the grid
+ * solver's games (hji_game.h) and modes (hji_solve.h), in the grid solver's sign convention.
+ * Compiled twice, like the tape (dg_real: float, or double with DG_F64).
+ *
+ * Conventions (docs/hji.md): tau >= 0 is the time to go, V(x, 0) = v0(x) = l(x) (the target's
+ * signed distance, negative inside; a game of degree's terminal cost), and the solver integrates
+ *     V_tau = F(x, V, grad V),   F = -(rho V + H(x, grad V)),
+ * H(x, p) = -(L0(x) + p.f(x) + ext_u p.G(x)u + ext_d p.D(x)d) (dg_hji_game_hamiltonian: ext = max
+ * for a DG_HJI_ROLE_MAX player, min for a MIN one; the running cost L0 and the discount rho only for a
+ * game of degree, 0 otherwise). The residual r of each mode is zero where V solves the equation the
+ * grid solves, and r > 0 where V is too high (or rises too fast in tau):
+ *     BRS         r = V_tau - F                              (the PDE as is)
+ *     BRT         r = V_tau - min(0, F)                      (the frozen tube: the solver's
+ *                                                            phi_tau = min(0, -H^), minWith 'zero')
+ *     BRT_TARGET  r = max(V - l, V_tau - F)                  (the variational inequality of the
+ *                                                            solver's phi = min(phi, v0) after each
+ *                                                            step; -min{l - V, H_theory - V_tau}, the
+ *                                                            issue's and DeepReach's form, H_theory = -H)
+ * then, in the solver's order:
+ *     obstacle g  r = min(V - g, r)                          (reach-avoid: phi = max(phi, g), g > 0
+ *                                                            inside the obstacles)
+ *     cap c > 0   r = max(V - c, r)                          (a capped time to reach: phi = min(phi, c))
+ *     stop        r = V - l where stop <= 0                  (a game of degree is over there: the
+ *                                                            solver holds V at v0)
+ * Each max / min is b + relu(a - b) / a - relu(a - b) on the tape: its gradient takes one side (the
+ * second where the two are equal). The Hamiltonian is exact in double at each point; on the float
+ * tape it is rounded once to float.
+ *
+ * The boundary condition V(x, 0) = l(x), two ways (dg_hji_learn_value): penalised, V = N(x, tau)
+ * the network's output and a term mean (V(x, 0) - l(x))^2 (dg_hji_learn_boundary) added to the
+ * loss; or exact, V = l(x) + tau N(x, tau), so that V_tau = N + tau N_tau and
+ * grad_x V = grad l + tau grad_x N (DeepReach's form). The network's input is (x, tau), tau its last
+ * column, and its input gradient dy = (grad_x N, N_tau) comes from dg_mlp_forward_grad (policy.h):
+ * a loss made of these tensors gets its exact weight gradient from dg_backward.
+ *
+ * Only control- and disturbance-affine games (game.dyn) have a tape form: the players' extrema are
+ * in closed form. A game given by a generic Hamiltonian (game.ham, no dynamics) is refused
+ * (dg_hji_learn_check; the ops fail with the context's error). */
+#ifndef DIFGAMES_HJI_LEARN_H
+#define DIFGAMES_HJI_LEARN_H
+
+#include "difgames/api.h"
+#include "difgames/core.h"
+#include "difgames/hji_game.h"
+#include "difgames/hji_problem.h"
+#include "difgames/hji_solve.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* What equation a residual is of: the grid solver's mode, obstacles, cap and stop set, each per point
+ * as data tensors (B, 1) (or NULL when the problem has none). */
+typedef struct dg_hji_learn_eq {
+    dg_hji_mode mode;       /* BRS, BRT or BRT_TARGET, as the grid solves them              */
+    dg_tensor  *l;          /* (B, 1) l(x) = V(x, 0) = v0(x): BRT_TARGET and stop need it    */
+    dg_tensor  *obstacle;   /* (B, 1) or NULL: reach-avoid, > 0 inside the obstacles         */
+    dg_tensor  *stop;       /* (B, 1) or NULL: a game of degree, <= 0 where it is over       */
+    double      cap;        /* > 0: V <= cap (payoff: time capped at t_end); 0: none         */
+} dg_hji_learn_eq;
+
+/* DG_OK when gm (name: the game's name, for the message; may be NULL) has a tape form: checked by
+ * dg_hji_game_check and affine (dynamics, not a generic Hamiltonian); else DG_ERR_ARG naming it. */
+DG_API dg_status  dg_hji_learn_check(const dg_hji_game *gm, const char *name, dg_err *e);
+
+/* H(x, p) (B, 1), as dg_hji_game_hamiltonian, at the B states x (B, >= nx: its first nx columns,
+ * read as data: no gradient flows into x) for the costates p (B, nx), a tape tensor. f, G, D are
+ * evaluated per point in double by the game's callback. Its gradient dH/dp = -(f + G u* + D d*) at
+ * the players' optimal inputs (dg_hji_game_optimal; the envelope theorem), which is the derivative of
+ * each closed-form extremum where it is smooth: a box player's sum_j (c_j (G^T p)_j +- r_j
+ * |(G^T p)_j|) and a ball player's (G^T p).c +- R |G^T p| take the centre's where (G^T p)_j or
+ * |G^T p| is 0 (the middle of the subdifferential: |s| gets gradient 0 at s = 0, as dg_abs); QUAD
+ * (+-|G^T p|^2 / (4 weight)) and BOX_COST (clipped) are smooth. NULL with the context's error set on
+ * bad shapes or a game without a tape form. */
+DG_API dg_tensor *dg_hji_learn_hamiltonian(dg_ctx *ctx, const dg_hji_game *gm, dg_tensor *x, dg_tensor *p);
+
+/* The residual r (B, 1) of eq's equation (the header's table) at the B states x (B, >= nx) for V
+ * (B, 1), V_tau = dV/dtau (B, 1) and grad = grad_x V (B, nx), tape tensors. The game's discount rho
+ * (payoff.on) enters as rho V. The games here are autonomous, so tau itself does not enter. NULL with
+ * the context's error set on bad shapes, a missing eq->l where the mode needs it, or a game without a
+ * tape form. */
+DG_API dg_tensor *dg_hji_learn_residual(dg_ctx *ctx, const dg_hji_game *gm, const dg_hji_learn_eq *eq,
+                                        dg_tensor *x, dg_tensor *V, dg_tensor *V_tau, dg_tensor *grad);
+/* mean(r^2) (1) of dg_hji_learn_residual's r: the loss. */
+DG_API dg_tensor *dg_hji_learn_loss(dg_ctx *ctx, const dg_hji_game *gm, const dg_hji_learn_eq *eq,
+                                    dg_tensor *x, dg_tensor *V, dg_tensor *V_tau, dg_tensor *grad);
+/* The boundary penalty mean((V0 - l)^2) (1) for V0 = V(x, 0) (B, 1) and l = l(x) (B, 1). */
+DG_API dg_tensor *dg_hji_learn_boundary(dg_ctx *ctx, dg_tensor *V0, dg_tensor *l);
+
+/* V (B, 1), V_tau (B, 1) and grad_x V (B, nx) from a network's output y = N(x, tau) (B, 1) and its
+ * input gradient dy (B, nx + 1) (dg_mlp_forward_grad on the input (x, tau), tau last). l NULL:
+ * penalised, V = N. l (B, 1), grad_l (B, nx) and tau (B, 1) given: exact, V = l + tau N. Returns
+ * DG_OK, or the context's error (the outputs NULL). */
+DG_API dg_status  dg_hji_learn_value(dg_ctx *ctx, int nx, dg_tensor *y, dg_tensor *dy, dg_tensor *tau,
+                                     dg_tensor *l, dg_tensor *grad_l, dg_tensor **V, dg_tensor **V_tau,
+                                     dg_tensor **grad);
+
+/* l(x) = v0(x) (l, B) and its gradient (grad, (B, nx), or NULL) at the B states x (B, nx) of problem p:
+ * the grid's own initial value (dg_hji_problem_v0: the target's signed distance, or a game of degree's
+ * initial value) interpolated (dg_hji_interp: multilinear value, exact on the nodes; gradient the
+ * blend of nodal central differences), so the boundary condition is the one the grid solve starts
+ * from. The built-in targets are defined on nodes only, hence not an analytic l: its error is the
+ * interpolation's, O(dx^2) in value, O(dx) in gradient near kinks. DG_ERR_ARG when p holds only a
+ * rank's block of the grid. */
+DG_API dg_status  dg_hji_learn_target(const dg_hji_problem *p, int B, const double *x, double *l, double *grad,
+                                      dg_err *e);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
