@@ -67,4 +67,11 @@ OUTS=$T/outs run_rows "" "" \
     "--points 0|--points|hji learn --config $P --out $T/outs/r --points 0" \
     "another game's network|pursuit2d|hji tabulate --value $T/run/value.safetensors --config $AIR --out $T/outs/V.safetensors" \
     "a value file as a network|not a value network|hji tabulate --value $T/V.safetensors --config $P --out $T/outs/V.safetensors"
+# a config that also learns its value is still a game for certify --hji (its learn.* keys read, not refused)
+D="$T/d.yaml"
+{ cat configs/hji/duel_simple_time.yaml; echo "learn: {hidden: [16], iterations: 10}"; } >"$D"
+"$DG" train --config configs/duel_simple.yaml --epochs 1 --out "$T/ds" --quiet >/dev/null 2>&1 \
+    && "$DG" certify --config configs/duel_simple.yaml --ckpt "$T/ds/final.safetensors" --hji "$D" --no-exploit --episodes 4 \
+        >"$T/c.json" 2>"$T/c.err" && json "$T/c.json" 'r["hji_game"] == "pursuit2d"' >/dev/null \
+    && ok "certify --hji takes a config with a learn: section" || bad "certify --hji with learn: $(tail -1 "$T/c.err")"
 finish

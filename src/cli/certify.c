@@ -7,6 +7,7 @@
 
 #include "cli/cli.h"
 #include "difgames/certify.h"
+#include "difgames/hji_learn.h"
 #include "difgames/image.h"
 #include "io/csv.h"
 
@@ -69,7 +70,9 @@ static int certify_setup(certify *c, const char *hji, const char *ckpt) {
     dg_err e = {0};
     const dg_env *env = c->run.env;
     c->hcfg = dg_cfg_load(hji, &e);
-    if (!c->hcfg || !(c->p = dg_hji_problem_load(c->hcfg, &e)) || dg_cfg_check_unused(c->hcfg, &e) != DG_OK ||
+    dg_hji_learn_opts lo;  /* a config that also learns the value: its learn.* keys are read, not used */
+    if (!c->hcfg || !(c->p = dg_hji_problem_load(c->hcfg, &e)) || dg_hji_learn_opts_read(c->hcfg, &lo, &e) != DG_OK ||
+        dg_cfg_check_unused(c->hcfg, &e) != DG_OK ||
         ((c->degree = c->p->payoff == DG_HJI_PAYOFF_COST)
              ? dg_certify_cost_check(c->p, env, &e) : dg_certify_check(c->p, env, c->run.cfg, &e)) != DG_OK) {
         certify_error(&e);

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "difgames/hji.h"
+#include "difgames/hji_learn.h"
 #include "difgames/memory.h"
 #include "gfx/draw.h"
 #include "viewer/viewer.h"
@@ -302,7 +303,8 @@ static int hview_load(hview *h, const vw_hji_opts *o) {
     if (o->config) {  /* the game: its target, obstacles and strategies */
         h->cfg = dg_cfg_load(o->config, &e);
         h->p = h->cfg ? dg_hji_problem_load(h->cfg, &e) : NULL;
-        if (!h->p || dg_cfg_check_unused(h->cfg, &e) != DG_OK || dg_hji_value_check(&h->vf, h->p, o->config, &e) != DG_OK)
+        dg_hji_learn_opts lo;  /* a config that also learns the value: its learn.* keys are read, not used */
+        if (!h->p || dg_hji_learn_opts_read(h->cfg, &lo, &e) != DG_OK || dg_cfg_check_unused(h->cfg, &e) != DG_OK || dg_hji_value_check(&h->vf, h->p, o->config, &e) != DG_OK)
             return vw_fail(h->cmd, &e, DG_EXIT_USAGE);
     }
     if (dg_mem_check((double)h->vf.nt * (double)g->nodes * sizeof(double) + PATH_MAX_POINTS * 8.0 * (2 + g->ndim),
