@@ -108,6 +108,15 @@ int64_t dg_hji_grid_node(const dg_hji_grid *g, const int *idx) {
     return j;
 }
 
+void hji_wrap_point(const dg_hji_grid *g, const double *x, double *y) {
+    for (int k = 0; k < g->ndim; k++) {
+        const double P = g->n[k] * g->dx[k];
+        y[k] = x[k];
+        if (g->bc[k] == DG_HJI_BC_PERIODIC && !(x[k] >= g->lo[k] && x[k] < g->lo[k] + P))
+            y[k] = x[k] - P * floor((x[k] - g->lo[k]) / P);
+    }
+}
+
 /* ------------------------------------------------------- signed distances */
 
 /* The ball's signed distance at the point x (|x - center| over the counted axes, wrapped on periodic

@@ -222,6 +222,18 @@ double dg_hji_model_terminal(void *model, const double *x) {
     return r;
 }
 
+void dg_hji_model_terminal_grad(void *model, const double *x, double *grad) {
+    dg_model *m = model;
+    for (int i = 0; i < m->ns; i++) grad[i] = 0;
+    if (!m->grid_cost) return;
+    double g[DG_HJI_MAX_DIMS];
+    for (int k = m->nrun; k < m->ncost; k++)
+        if (m->grid_w[k] != 0) {
+            eval_at(m, &m->cost[k], x, g);
+            for (int i = 0; i < m->ns; i++) grad[i] += m->grid_w[k] * g[i];
+        }
+}
+
 int dg_hji_model_episode(void *model, double *aux) {
     const dg_model *m = model;
     for (int j = 0; j < m->naux; j++) aux[j] = m->aux_grid[j];

@@ -39,6 +39,8 @@ void      dg_hji_model_avoid(void *model, const dg_hji_grid *g, int64_t j0, int6
  * others, checks the target is there. Errors name file, line and key. */
 dg_status dg_hji_model_payoff(void *model, dg_cfg *cfg, int cost, dg_hji_game *gm, dg_err *e);
 double    dg_hji_model_terminal(void *model, const double *x);   /* 0 before dg_hji_model_payoff */
+/* dg_hji_model_terminal's gradient in the state at x into grad (nx): the costs' symbolic derivatives. */
+void      dg_hji_model_terminal_grad(void *model, const double *x, double *grad);
 /* The episode variables' values on the grid (model.episode.grid) into aux; returns their count. */
 int       dg_hji_model_episode(void *model, double *aux);
 void      dg_hji_model_free(void *model);

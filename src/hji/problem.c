@@ -339,7 +339,13 @@ static void read_model(dg_hji_problem *p) { dg_hji_model_game(p->model, &p->game
 static void target_model(const dg_hji_problem *p, int64_t j0, int64_t n, double *out) {
     dg_hji_model_target(p->model, &p->grid, j0, n, out);
 }
-static double target_model_at(TARGET_ARGS) { return dg_hji_model_target_at(p->model, x, grad); }
+/* the model's target at x, its periodic axes wrapped into the grid's [lo, lo + period) as the grid
+ * sees the state (a point inside is left as is, so a node's bits are tabulate's) */
+static double target_model_at(TARGET_ARGS) {
+    double y[DG_HJI_MAX_DIMS];
+    hji_wrap_point(&p->grid, x, y);
+    return dg_hji_model_target_at(p->model, y, grad);
+}
 
 /* A built-in game's target at nodes [j0, j0 + n) into out (n): its formula at each node's point. */
 static void target_nodes(const dg_hji_problem *p, int64_t j0, int64_t n, double *out) {
