@@ -45,6 +45,7 @@
 #include "difgames/hji_game.h"
 #include "difgames/hji_problem.h"
 #include "difgames/hji_solve.h"
+#include "difgames/policy.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -103,6 +104,88 @@ DG_API dg_status  dg_hji_learn_value(dg_ctx *ctx, int nx, dg_tensor *y, dg_tenso
  * (hji_problem.h says what at the kinks). Its statuses. */
 DG_API dg_status  dg_hji_learn_target(const dg_hji_problem *p, int B, const double *x, double *l, double *grad,
                                       dg_err *e);
+
+
+/* ------------------------------------------------------------------ training (learn.c) */
+
+/* The options of a training run (the config's learn.* keys, dg_hji_learn_keys). */
+typedef struct dg_hji_learn_opts {
+    int      hidden[DG_MLP_MAX_LAYERS - 1];  /* hidden layer sizes (learn.hidden)              */
+    int      nhidden;
+    int      activation;       /* dg_mlp_act: DG_MLP_SINE (SIREN) or DG_MLP_TANH             */
+    int      points;           /* states sampled each iteration (the batch)                  */
+    int      iterations;       /* Adam steps                                                 */
+    int      pretrain;         /* the first iterations at tau = 0 only                       */
+    int      curriculum;       /* then tau's range grows linearly to T over these iterations */
+    int      exact;            /* 1: V = l + tau N (boundary exact); 0: penalised             */
+    double   boundary_weight;  /* penalised: the boundary term's weight in the loss          */
+    double   lr;               /* Adam's learning rate (betas 0.9, 0.999, eps 1e-8)           */
+    uint64_t seed;             /* initial weights and samples: the same seed, the same bits   */
+} dg_hji_learn_opts;
+
+/* The learn.* keys (difgames/keys.h: name, default, bounds, doc); *n gets their count. */
+DG_API const struct dg_key *dg_hji_learn_keys(int *n);
+/* o from the keys' defaults. */
+DG_API void      dg_hji_learn_opts_default(dg_hji_learn_opts *o);
+/* o from cfg's learn.* keys (their defaults where missing); DG_ERR_CONFIG "FILE:LINE: key ..." on a
+ * bad value. */
+DG_API dg_status dg_hji_learn_opts_read(dg_cfg *cfg, dg_hji_learn_opts *o, dg_err *e);
+
+/* A value network V(x, tau) of a problem: an MLP on the input ((x - mid) / half, tau / t_end) (each
+ * state axis scaled to [-1, 1] over the problem's grid box, tau to [0, 1], the scales SIREN's
+ * initialisation assumes), output N; V = N (penalised) or l(x) + tau N (exact). */
+typedef struct dg_hji_learn_net {
+    dg_mlp     mlp;
+    dg_params *params;                    /* owned                                          */
+    int        nx;
+    int        exact;
+    int        mode;                      /* dg_hji_mode it was trained for                 */
+    double     t_end;
+    double     mid[DG_HJI_MAX_DIMS], half[DG_HJI_MAX_DIMS];
+    char       game[32];
+} dg_hji_learn_net;
+
+/* A new network for problem p with o's shape, activation and boundary form, its weights drawn from
+ * o->seed (dg_mlp_reset_params). DG_ERR_ARG for a problem without a tape form or held as a rank's
+ * block. Free with dg_hji_learn_net_free. */
+DG_API dg_status dg_hji_learn_net_init(dg_hji_learn_net *net, const dg_hji_problem *p, const dg_hji_learn_opts *o,
+                                       dg_err *e);
+DG_API void      dg_hji_learn_net_free(dg_hji_learn_net *net);   /* zeroed; twice is harmless */
+/* Writes net as safetensors (atomically): its weights as dg_checkpoint_save names them and metadata
+ * format "difgames-hji-learn", game, nx, hidden, activation, exact, mode, t_end, mid, half. */
+DG_API dg_status dg_hji_learn_save(const dg_hji_learn_net *net, const char *path, dg_err *e);
+/* Rebuilds a network written by dg_hji_learn_save for problem p (the same game and state size;
+ * DG_ERR_ARG naming the file otherwise), DG_ERR_FORMAT for a file that is not one. */
+DG_API dg_status dg_hji_learn_load(const char *path, const dg_hji_problem *p, dg_hji_learn_net *net, dg_err *e);
+/* V(x_b, tau_b) into V (B) at the B states x (B, nx) and times-to-go tau (B) of problem p (for l(x) in
+ * the exact form), in batches on its own tape. */
+DG_API dg_status dg_hji_learn_eval(const dg_hji_learn_net *net, const dg_hji_problem *p, int64_t B, const double *x,
+                                   const double *tau, double *V, dg_err *e);
+
+/* One iteration's numbers. */
+typedef struct dg_hji_learn_metrics {
+    int    iteration;                     /* 1-based                                         */
+    double loss;                          /* what was minimised                              */
+    double residual;                      /* mean |r| (0 in penalised pretraining: not computed) */
+    double boundary;                      /* penalised: mean (V(x, 0) - l)^2; exact: 0       */
+    double tau_max;                       /* the curriculum's range [0, tau_max] this iteration */
+    double seconds;                       /* this iteration's wall time                      */
+} dg_hji_learn_metrics;
+
+/* A training run on problem p: each step samples o->points states uniformly in p's grid box and
+ * times-to-go in [0, tau_max] (DeepReach's curriculum: tau_max 0 for the first o->pretrain steps,
+ * then growing linearly to t_end over o->curriculum steps), takes the residual loss (the penalised
+ * form adds the boundary term at the same states at tau = 0; its pretraining minimises that term
+ * alone), one backward and one Adam step. Single-threaded: the same seed gives the same bits. */
+typedef struct dg_hji_learner dg_hji_learner;
+DG_API dg_hji_learner *dg_hji_learner_create(const dg_hji_problem *p, const dg_hji_learn_opts *o, dg_err *e);
+/* One iteration; its numbers into m (may be NULL). DG_ERR_NONFINITE when the loss is NaN or infinite
+ * (the weights are left as they were before the step). */
+DG_API dg_status dg_hji_learner_step(dg_hji_learner *L, dg_hji_learn_metrics *m, dg_err *e);
+DG_API dg_hji_learn_net *dg_hji_learner_net(dg_hji_learner *L);  /* the network being trained */
+/* FLOPs of the last step (the tape's count: matrix products exactly, elementwise ops one an element). */
+DG_API double    dg_hji_learner_flops(const dg_hji_learner *L);
+DG_API void      dg_hji_learner_free(dg_hji_learner *L);           /* NULL is harmless */
 
 #ifdef __cplusplus
 }

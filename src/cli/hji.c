@@ -13,6 +13,8 @@
 #include "difgames/fileio.h"
 #include "difgames/certify.h"  /* and hji.h */
 #include "difgames/hji_part.h"
+#include "difgames/hji_learn.h"
+#include "io/csv.h"
 
 static const char HELP_HEAD[] = "usage: difgames hji <subcommand> [options]\n\n";
 static const char HELP_TAIL[] = "\ndifgames hji <subcommand> --help lists its options.\n";
@@ -66,6 +68,28 @@ static const char VERSUS_HELP[] =
     "\n"
     "options:\n";
 
+
+static const char LEARN_HELP[] =
+    "usage: difgames hji learn --config FILE --out DIR [options]\n"
+    "\n"
+    "Trains a value network V(x, tau) on the config's game (configs/hji/*.yaml) by the\n"
+    "HJI equation's residual at sampled states (DeepReach's method; its learn.* keys,\n"
+    "docs/neural.md), single-threaded, and writes into DIR: value.safetensors (the\n"
+    "network, for hji tabulate) and metrics.csv (iteration, loss, residual, boundary,\n"
+    "tau_max, seconds). Prints a progress line and a JSON line.\n"
+    "--bench: times the config's iterations as given and prints one JSON line\n"
+    "(ms_per_iteration, gflops), writing nothing.\n"
+    "\n"
+    "options:\n";
+
+static const char TABULATE_HELP[] =
+    "usage: difgames hji tabulate --value NET --config FILE --out FILE [options]\n"
+    "\n"
+    "Writes a learned value (hji learn's value.safetensors) at tau = t_end on the\n"
+    "config's grid as a value file, as hji solve writes one (hji plot, play read it).\n"
+    "\n"
+    "options:\n";
+
 /* --------------------------------------------------------------- helpers */
 
 /* The default output next to a value file: value's path without .safetensors,
@@ -95,17 +119,19 @@ static int on_progress(void *user, const dg_hji_progress *pr) {
 }
 
 /* Loads a config into a problem, applying --accuracy / --threads / --float32; split: without its
- * node arrays, which each rank builds for its block (dg_hji_problem_load_split). */
-static dg_hji_problem *load_problem(const char *cmd, const char *config, const char *accuracy,
-                                    int threads, int f32, int split, dg_cfg **cfg_out) {
+ * node arrays, which each rank builds for its block (dg_hji_problem_load_split). Its learn.* keys
+ * (hji learn's) are read too, into lo when not NULL: every hji command takes a config that has them. */
+static dg_hji_problem *load_problem_learn(const char *cmd, const char *config, const char *accuracy,
+                                          int threads, int f32, int split, dg_cfg **cfg_out, dg_hji_learn_opts *lo) {
     dg_err e = {0};
+    dg_hji_learn_opts lo_;
     dg_cfg *cfg = dg_cfg_load(config, &e);
     if (cfg && accuracy && dg_cfg_set(cfg, "accuracy", accuracy, &e) != DG_OK) {
         dg_cfg_free(cfg);
         cfg = NULL;
     }
     dg_hji_problem *p = !cfg ? NULL : split ? dg_hji_problem_load_split(cfg, &e) : dg_hji_problem_load(cfg, &e);
-    if (!p || dg_cfg_check_unused(cfg, &e) != DG_OK) {
+    if (!p || dg_hji_learn_opts_read(cfg, lo ? lo : &lo_, &e) != DG_OK || dg_cfg_check_unused(cfg, &e) != DG_OK) {
         fprintf(stderr, "difgames: %s\n", e.msg);
         dg_hji_problem_free(p);
         dg_cfg_free(cfg);
@@ -115,6 +141,11 @@ static dg_hji_problem *load_problem(const char *cmd, const char *config, const c
     if (f32) p->opts.real = DG_HJI_REAL_F32;
     *cfg_out = cfg;
     return p;
+}
+
+static dg_hji_problem *load_problem(const char *cmd, const char *config, const char *accuracy,
+                                    int threads, int f32, int split, dg_cfg **cfg_out) {
+    return load_problem_learn(cmd, config, accuracy, threads, f32, split, cfg_out, NULL);
 }
 
 /* ----------------------------------------------------------------- solve */
@@ -466,12 +497,185 @@ done:
     return rc;
 }
 
+/* ------------------------------------------------------------ learn, tabulate */
+
+/* The metrics of a run (n iterations) into path as CSV; DG_OK or e set. */
+static dg_status learn_csv(const char *path, const dg_hji_learn_metrics *m, int n, dg_err *e) {
+    dg_csv w;
+    dg_status s = dg_csv_begin(&w, path, e);
+    if (s != DG_OK) return s;
+    dg_csv_col(&w, "iteration", DG_CSV_INT);
+    static const char *const COLS[] = {"loss", "residual", "boundary", "tau_max", "seconds"};
+    dg_csv_cols(&w, COLS, NULL, 5, DG_CSV_G9);
+    for (int i = 0; i < n; i++) {
+        dg_csv_num(&w, m[i].iteration);
+        dg_csv_num(&w, m[i].loss);
+        dg_csv_num(&w, m[i].residual);
+        dg_csv_num(&w, m[i].boundary);
+        dg_csv_num(&w, m[i].tau_max);
+        dg_csv_num(&w, m[i].seconds);
+    }
+    return dg_csv_commit(&w, e);
+}
+
+static int hji_learn(int argc, char **argv) {
+    const char *config, *out;
+    int iterations, points, bench, quiet, rc;
+    cli_opt opts[] = {
+        CLI_IN("--config", &config, "FILE", "the game's HJI config (configs/hji/*.yaml), its learn.* keys", .req = 1),
+        CLI_OUT("--out", &out, "DIR", "the run's folder (value.safetensors, metrics.csv)"),
+        CLI_INT("--iterations", &iterations, "N", 0, 100000000, "overrides learn.iterations"),
+        CLI_INT("--points", &points, "N", 1, 1 << 22, "overrides learn.points"),
+        CLI_FLAG("--bench", &bench, "time the iterations and print ms_per_iteration and gflops; write nothing"),
+        CLI_QUIET(&quiet, "no progress line"),
+        CLI_END,
+    };
+    if (!cli_parse(&rc, "hji learn", argc, argv, opts, LEARN_HELP)) return rc;
+    if (!bench && !out) {
+        cli_error("hji learn", "--out DIR is required (or --bench)");
+        return EXIT_USAGE;
+    }
+    dg_cfg *cfg = NULL;
+    dg_hji_learn_opts o;
+    char net_path[DG_PATH_MAX], csv_path[DG_PATH_MAX];
+    dg_err e = {0};
+    if (!bench && (dg_path_join(net_path, sizeof net_path, out, "value.safetensors", &e) != DG_OK ||
+                   dg_path_join(csv_path, sizeof csv_path, out, "metrics.csv", &e) != DG_OK)) {
+        cli_error("hji learn", "--out: %s", e.msg);
+        return EXIT_USAGE;
+    }
+    dg_hji_problem *p = load_problem_learn("hji learn", config, NULL, -1, 0, 0, &cfg, &o);
+    if (!p) return EXIT_USAGE;
+    if (cli_given(opts, "--iterations")) o.iterations = iterations;
+    if (cli_given(opts, "--points")) o.points = points;
+    dg_hji_learner *L = dg_hji_learner_create(p, &o, &e);
+    dg_hji_learn_metrics *m = L ? calloc((size_t)o.iterations + 1, sizeof *m) : NULL;
+    if (!L) {
+        rc = cli_fail("hji learn", &e, e.status == DG_ERR_NOMEM ? EXIT_FAIL : EXIT_USAGE);
+        goto done;
+    }
+    if (!m) {
+        cli_error("hji learn", "out of memory for %d iterations' metrics", o.iterations);
+        rc = EXIT_FAIL;
+        goto done;
+    }
+    if (!bench && dg_mkdirs(out, &e) != DG_OK) {
+        cli_error("hji learn", "--out: %s", e.msg);
+        rc = EXIT_USAGE;
+        goto done;
+    }
+    cli_catch_stop();
+    cli_bar b = {.tty = !quiet && !bench && isatty(2)};
+    double secs = 0, flops = 0;
+    int n = 0;
+    for (; n < o.iterations && !cli_stop; n++) {
+        if (dg_hji_learner_step(L, &m[n], &e) != DG_OK) {
+            if (b.tty) fputc('\n', stderr);
+            rc = cli_fail("hji learn", &e, 0);
+            goto done;
+        }
+        secs += m[n].seconds;
+        flops += dg_hji_learner_flops(L);
+        const double eta = secs / (n + 1) * (o.iterations - n - 1);
+        cli_bar_draw(&b, (double)(n + 1) / o.iterations, n == 0, "iteration %d/%d  loss %.4g  residual %.4g  tau %.3g  "
+                     "ETA %.1fs  ", n + 1, o.iterations, m[n].loss, m[n].residual, m[n].tau_max, eta);
+    }
+    if (b.tty) fputc('\n', stderr);
+    dg_json j = {cJSON_CreateObject(), 0};
+    if (bench) {   /* the iterations after the first (which sizes the tape), as given */
+        const double t = n > 1 ? secs - m[0].seconds : secs, f = n > 1 ? flops * (n - 1) / n : flops;
+        const int k = n > 1 ? n - 1 : n;
+        dg_json_add(&j, j.root, "ms_per_iteration", dg_json_number("%.4g", k ? 1e3 * t / k : 0));
+        dg_json_add(&j, j.root, "gflops", dg_json_number("%.4g", t > 0 ? f / t / 1e9 : 0));
+        dg_json_add(&j, j.root, "points", dg_json_number("%.0f", o.points));
+        dg_json_add(&j, j.root, "iterations", dg_json_number("%.0f", k));
+        rc = cli_json_print(&j, "hji learn");
+        goto done;
+    }
+    if (dg_hji_learn_save(dg_hji_learner_net(L), net_path, &e) != DG_OK || learn_csv(csv_path, m, n, &e) != DG_OK) {
+        cJSON_Delete(j.root);
+        rc = cli_fail("hji learn", &e, 0);
+        goto done;
+    }
+    if (!quiet) fprintf(stderr, "wrote %s, %s\n", net_path, csv_path);
+    dg_json_game(&j, p->name, dg_hji_problem_source(p));
+    dg_json_add(&j, j.root, "iterations", dg_json_number("%.0f", n));
+    dg_json_add(&j, j.root, "loss", dg_json_number("%.6g", n ? m[n - 1].loss : 0));
+    dg_json_add(&j, j.root, "residual", dg_json_number("%.6g", n ? m[n - 1].residual : 0));
+    dg_json_add(&j, j.root, "seconds", dg_json_number("%.4f", secs));
+    dg_json_add(&j, j.root, "ms_per_iteration", dg_json_number("%.4g", n ? 1e3 * secs / n : 0));
+    rc = cli_json_print(&j, "hji learn");
+    if (!rc && cli_stop) rc = EXIT_INTERRUPTED;
+done:
+    free(m);
+    dg_hji_learner_free(L);
+    dg_hji_problem_free(p);
+    dg_cfg_free(cfg);
+    return rc;
+}
+
+static int hji_tabulate(int argc, char **argv) {
+    const char *value, *config, *out;
+    int f32, rc;
+    cli_opt opts[] = {
+        CLI_IN("--value", &value, "NET", "the network of hji learn (value.safetensors)", .req = 1),
+        CLI_IN("--config", &config, "FILE", "the game's HJI config: its grid and t_end", .req = 1),
+        CLI_OUT("--out", &out, "FILE", "the value file (.safetensors)", .req = 1),
+        CLI_FLAG("--float32", &f32, "write float32 values"),
+        CLI_END,
+    };
+    if (!cli_parse(&rc, "hji tabulate", argc, argv, opts, TABULATE_HELP)) return rc;
+    const cli_path outs[] = {{"--out", out}}, ins[] = {{"--value", value}, {"--config", config}};
+    if (cli_check_outputs("hji tabulate", outs, 1, ins, 2) || cli_make_parent("hji tabulate", "--out", out))
+        return EXIT_USAGE;
+    dg_cfg *cfg = NULL;
+    dg_hji_problem *p = load_problem("hji tabulate", config, NULL, -1, 0, 0, &cfg);
+    if (!p) return EXIT_USAGE;
+    dg_err e = {0};
+    dg_hji_learn_net net;
+    const int64_t N = p->grid.nodes;
+    const int nx = p->grid.ndim;
+    double *x = NULL, *tau = NULL, *v = NULL;
+    char *yaml = NULL;
+    size_t yaml_len = 0;
+    if (dg_hji_learn_load(value, p, &net, &e) != DG_OK) {
+        rc = cli_fail("hji tabulate", &e, e.status == DG_ERR_NOMEM ? EXIT_FAIL : EXIT_USAGE);
+        goto done;
+    }
+    if (!(x = malloc((size_t)N * (size_t)nx * sizeof(double))) || !(tau = malloc((size_t)N * sizeof(double))) ||
+        !(v = malloc((size_t)N * sizeof(double)))) {
+        cli_error("hji tabulate", "out of memory for %lld nodes", (long long)N);
+        rc = EXIT_FAIL;
+        goto done;
+    }
+    for (int64_t i = 0; i < N; i++) {
+        dg_hji_grid_point(&p->grid, i, x + i * nx);
+        tau[i] = p->t_end;
+    }
+    if (dg_hji_learn_eval(&net, p, N, x, tau, v, &e) != DG_OK || dg_cfg_to_yaml(cfg, &yaml, &yaml_len, &e) != DG_OK ||
+        dg_hji_value_write(out, p, 1, &p->t_end, NULL, v, f32, yaml, &e) != DG_OK) {
+        rc = cli_fail("hji tabulate", &e, 0);
+        goto done;
+    }
+    fprintf(stderr, "wrote %s\n", out);
+    rc = 0;
+done:
+    free(yaml);
+    free(x), free(tau), free(v);
+    dg_hji_learn_net_free(&net);
+    dg_hji_problem_free(p);
+    dg_cfg_free(cfg);
+    return rc;
+}
+
 int cmd_hji(int argc, char **argv) {
     static const cli_cmd CMDS[] = {
         {"solve", hji_solve, NULL, "solve a game's value function (configs/hji/*.yaml) and write it"},
         {"plot", hji_plot, NULL, "draw a value file: its zero level sets, or a game of degree's level sets"},
         {"play", hji_play, NULL, "play both players' equilibrium strategies from a start state"},
         {"versus", hji_versus, NULL, "learned policies against the HJBI equilibrium strategies"},
+        {"learn", hji_learn, NULL, "train a value network on the HJI residual (docs/neural.md)"},
+        {"tabulate", hji_tabulate, NULL, "a learned value on the config's grid, written as a value file"},
 #ifdef DG_HAVE_VIEWER
         {"view", cmd_hji_view, NULL, "a window on a value: slices, sliders, equilibrium play from a click (SDL2)"},
 #endif

@@ -5,16 +5,18 @@
 
 #include "cli/cli.h"
 #include "difgames/hji.h"
+#include "difgames/hji_learn.h"
 
 static const char USAGE[] =
     "usage: difgames keys [GAME | hji [GAME]] [--markdown]\n"
     "\n"
     "Lists the config keys: the training options every game reads (seed, train.*,\n"
     "policy.*), those of `difgames pg` (pg.*), then each game's (env.*, render.*,\n"
-    "loss.*), then the HJI solver's (game, accuracy, mode, solver.*, obstacles) and\n"
-    "each HJI game's (t_end, grid.*, its constants), with type, default, range and a\n"
-    "line of doc. GAME: only that game's keys (model: a model file's game's); hji:\n"
-    "only the HJI solver's; hji GAME: only that HJI game's.\n"
+    "loss.*), then the HJI solver's (game, accuracy, mode, solver.*, obstacles),\n"
+    "hji learn's (learn.*) and each HJI game's (t_end, grid.*, its constants), with\n"
+    "type, default, range and a line of doc. GAME: only that game's keys (model: a\n"
+    "model file's game's); hji: only the HJI solver's and hji learn's; hji GAME:\n"
+    "only that HJI game's.\n"
     "\n"
     "options:\n";
 
@@ -80,6 +82,10 @@ static int print_hji(const char *game, int markdown) {
                       "Configs of `difgames hji` (configs/hji/); docs/hji.md describes the games and the solver.\n"
                       "`obstacles` is a list of shapes; `obstacles[i].*` are the keys of each.\n",
                       "\nhji (every HJI game):", common, n, markdown);
+        const dg_key *learn = dg_hji_learn_keys(&n);
+        print_section("\n## Learned values (`difgames hji learn`, every HJI game)\n\n"
+                      "A value network trained on the HJI residual; docs/neural.md describes the method.\n",
+                      "\nhji learn (every HJI game):", learn, n, markdown);
     }
     for (int i = 0; dg_hji_problem_name(i); i++) {
         const char *name = dg_hji_problem_name(i);

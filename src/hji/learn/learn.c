@@ -1,0 +1,462 @@
+/* Training a value network on the HJI residual (DeepReach's loop, Bansal & Tomlin 2021): the learn.*
+ * keys, the network (its input scaling, file and evaluation) and the learner (sampling with the tau
+ * curriculum, the residual loss, Adam). Compiled twice, like the rest of hji/learn. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "difgames/base.h"
+#include "difgames/checkpoint.h"
+#include "difgames/hji_learn.h"
+#include "difgames/keys.h"
+#include "difgames/safetensors.h"
+
+/* ------------------------------------------------------------------ keys */
+
+/* The keys as read; dg_hji_learn_opts widens them. */
+typedef struct learn_keys {
+    int   hidden[DG_MLP_MAX_LAYERS - 1], nhidden;
+    int   activation, points, iterations, pretrain, curriculum, boundary, seed;
+    float lr, boundary_weight;
+} learn_keys;
+
+static const char *const ACTIVATIONS[] = {"tanh", "sine", NULL};   /* dg_mlp_act order */
+static const char *const BOUNDARIES[] = {"exact", "penalty", NULL};  /* exact 1, 0       */
+
+static const dg_key LEARN_KEYS[] = {
+    {.name = "learn.hidden", .type = DG_KEY_INT_ARRAY, .offset = offsetof(learn_keys, hidden),
+     .count_offset = offsetof(learn_keys, nhidden), .min_n = 1, .max_n = DG_MLP_MAX_LAYERS - 1, .lo = 1,
+     .hi = 65536, .def_v = (const double[]){64, 64, 64}, .def_n = 3, .what = "sizes",
+     .doc = "hji learn: hidden layer sizes of the value network (DeepReach: [512, 512, 512])"},
+    DG_K_ENUM("learn.activation", learn_keys, activation, 1, ACTIVATIONS, "activation",
+              "hji learn: the hidden layers' activation, sine (SIREN, omega0 30) or tanh; the last layer linear"),
+    DG_K_INT("learn.points", learn_keys, points, 2048, 1, 1 << 22, "hji learn: states sampled per iteration"),
+    DG_K_INT("learn.iterations", learn_keys, iterations, 2000, 0, 100000000, "hji learn: Adam steps"),
+    DG_K_F32("learn.lr", learn_keys, lr, 2e-5f, 0, 10, 0, 1, "hji learn: Adam learning rate"),
+    DG_K_INT("learn.pretrain", learn_keys, pretrain, 200, 0, 100000000,
+             "hji learn: first iterations at tau = 0 only (penalty: the boundary term alone)"),
+    DG_K_INT("learn.curriculum", learn_keys, curriculum, 1000, 0, 100000000,
+             "hji learn: iterations over which the sampled tau range then grows linearly to t_end (0: at once)"),
+    DG_K_ENUM("learn.boundary", learn_keys, boundary, 0, BOUNDARIES, "boundary",
+              "hji learn: V(x, 0) = l(x) exact (V = l + tau N) or penalised (a loss term)"),
+    DG_K_F32("learn.boundary_weight", learn_keys, boundary_weight, 1.0f, 0, 1e9, 1, 1,
+             "hji learn: the penalised boundary term's weight in the loss"),
+    DG_K_INT("learn.seed", learn_keys, seed, 0, 0, 2147483647, "hji learn: random seed (initial weights, samples)"),
+};
+#define NKEYS ((int)(sizeof LEARN_KEYS / sizeof LEARN_KEYS[0]))
+
+const dg_key *dg_hji_learn_keys(int *n) {
+    if (n) *n = NKEYS;
+    return LEARN_KEYS;
+}
+
+static void opts_from_keys(const learn_keys *k, dg_hji_learn_opts *o) {
+    memset(o, 0, sizeof *o);
+    memcpy(o->hidden, k->hidden, sizeof o->hidden);
+    o->nhidden = k->nhidden;
+    o->activation = k->activation;
+    o->points = k->points;
+    o->iterations = k->iterations;
+    o->pretrain = k->pretrain;
+    o->curriculum = k->curriculum;
+    o->exact = k->boundary == 0;
+    o->boundary_weight = k->boundary_weight;
+    o->lr = k->lr;
+    o->seed = (uint64_t)k->seed;
+}
+
+void dg_hji_learn_opts_default(dg_hji_learn_opts *o) {
+    learn_keys k;
+    memset(&k, 0, sizeof k);
+    dg_keys_defaults(LEARN_KEYS, NKEYS, &k);
+    opts_from_keys(&k, o);
+}
+
+dg_status dg_hji_learn_opts_read(dg_cfg *cfg, dg_hji_learn_opts *o, dg_err *e) {
+    learn_keys k;
+    memset(&k, 0, sizeof k);
+    const dg_status s = dg_keys_read(cfg, LEARN_KEYS, NKEYS, &k, e);
+    if (s == DG_OK) opts_from_keys(&k, o);
+    return s;
+}
+
+/* --------------------------------------------------------------- network */
+
+/* the problem's grid box and horizon into net's input scaling */
+static void net_scaling(dg_hji_learn_net *net, const dg_hji_problem *p) {
+    net->nx = p->grid.ndim;
+    net->t_end = p->t_end > 0 ? p->t_end : 1;
+    for (int k = 0; k < net->nx; k++) {
+        const double lo = p->grid.lo[k], hi = p->grid.hi[k];   /* a periodic axis: its period */
+        net->mid[k] = 0.5 * (lo + hi);
+        net->half[k] = hi > lo ? 0.5 * (hi - lo) : 1;
+    }
+    snprintf(net->game, sizeof net->game, "%s", p->name);
+    net->mode = (int)p->opts.mode;
+}
+
+/* the MLP (nx + 1 -> hidden -> 1, act, linear last layer) into net->params */
+static dg_status net_build(dg_hji_learn_net *net, const int *hidden, int nhidden, int act, dg_err *e) {
+    if (!(net->params = dg_params_create())) return dg_err_set(e, DG_ERR_NOMEM, "hji learn: out of memory");
+    dg_status s = dg_mlp_init(&net->mlp, net->params, "value", net->nx + 1, hidden, nhidden, 1, e);
+    if (s == DG_OK) s = dg_mlp_set_activation(&net->mlp, (dg_mlp_act)act, 1, e);
+    if (s != DG_OK) dg_hji_learn_net_free(net);
+    return s;
+}
+
+/* DG_OK when p can be learned: a tape form, the whole grid */
+static dg_status problem_ok(const dg_hji_problem *p, dg_err *e) {
+    if (!p) return dg_err_set(e, DG_ERR_ARG, "hji learn: no problem");
+    if (p->block_nodes) return dg_err_set(e, DG_ERR_ARG, "hji learn: the problem holds only a rank's block");
+    return dg_hji_learn_check(&p->game, p->name, e);
+}
+
+dg_status dg_hji_learn_net_init(dg_hji_learn_net *net, const dg_hji_problem *p, const dg_hji_learn_opts *o,
+                                dg_err *e) {
+    memset(net, 0, sizeof *net);
+    dg_status s = problem_ok(p, e);
+    if (s != DG_OK) return s;
+    if (!o || o->nhidden < 1 || o->nhidden > DG_MLP_MAX_LAYERS - 1)
+        return dg_err_set(e, DG_ERR_ARG, "hji learn: 1 to %d hidden layers", DG_MLP_MAX_LAYERS - 1);
+    net_scaling(net, p);
+    net->exact = o->exact;
+    if ((s = net_build(net, o->hidden, o->nhidden, o->activation, e)) != DG_OK) return s;
+    dg_rng rng;
+    dg_rng_seed(&rng, o->seed);
+    dg_mlp_reset_params(&net->mlp, net->params, &rng);
+    return DG_OK;
+}
+
+void dg_hji_learn_net_free(dg_hji_learn_net *net) {
+    if (!net) return;
+    dg_params_free(net->params);
+    memset(net, 0, sizeof *net);
+}
+
+/* "a,b,c" of n doubles (%.17g) into buf */
+static void join_f64(char *buf, size_t size, const double *v, int n) {
+    buf[0] = 0;
+    for (int i = 0, w = 0; i < n && w >= 0 && (size_t)w < size; i++)
+        w += snprintf(buf + w, size - (size_t)w, "%s%.17g", i ? "," : "", v[i]);
+}
+
+dg_status dg_hji_learn_save(const dg_hji_learn_net *net, const char *path, dg_err *e) {
+    char nx[16], hidden[128] = "", exact[4], mode[8], t_end[32], mid[DG_HJI_MAX_DIMS * 26], half[DG_HJI_MAX_DIMS * 26];
+    snprintf(nx, sizeof nx, "%d", net->nx);
+    for (int l = 1, w = 0; l < net->mlp.nlayers && w >= 0 && (size_t)w < sizeof hidden; l++)
+        w += snprintf(hidden + w, sizeof hidden - (size_t)w, "%s%d", l > 1 ? "," : "", net->mlp.sizes[l]);
+    snprintf(exact, sizeof exact, "%d", net->exact);
+    snprintf(mode, sizeof mode, "%d", net->mode);
+    snprintf(t_end, sizeof t_end, "%.17g", net->t_end);
+    join_f64(mid, sizeof mid, net->mid, net->nx);
+    join_f64(half, sizeof half, net->half, net->nx);
+    const char *meta[] = {"format", "difgames-hji-learn", "game", net->game, "nx", nx, "hidden", hidden,
+                          "activation", net->mlp.act == DG_MLP_SINE ? "sine" : "tanh", "exact", exact, "mode", mode,
+                          "t_end", t_end, "mid", mid, "half", half};
+    return dg_checkpoint_save(path, net->params, 0, meta, (int)(sizeof meta / sizeof meta[0]) / 2, e);
+}
+
+/* n doubles from "a,b,c" (exactly n, finite); 0 or -1 */
+static int parse_f64s(const char *s, double *v, int n) {
+    for (int i = 0; i < n; i++) {
+        char *end;
+        v[i] = strtod(s, &end);
+        if (end == s || !isfinite(v[i]) || (i < n - 1 ? *end != ',' : *end != 0)) return -1;
+        s = end + 1;
+    }
+    return 0;
+}
+
+dg_status dg_hji_learn_load(const char *path, const dg_hji_problem *p, dg_hji_learn_net *net, dg_err *e) {
+    memset(net, 0, sizeof *net);
+    dg_status s = problem_ok(p, e);
+    if (s != DG_OK) return s;
+    dg_st_file *f = dg_st_load(path, e);
+    if (!f) return e->status;
+    const char *fmt = dg_st_meta(f, "format"), *game = dg_st_meta(f, "game"), *nx = dg_st_meta(f, "nx"),
+               *hidden = dg_st_meta(f, "hidden"), *act = dg_st_meta(f, "activation"), *exact = dg_st_meta(f, "exact"),
+               *mode = dg_st_meta(f, "mode"), *t_end = dg_st_meta(f, "t_end"), *mid = dg_st_meta(f, "mid"),
+               *half = dg_st_meta(f, "half");
+    int h[DG_MLP_MAX_LAYERS], nh = 0;
+    net_scaling(net, p);
+    if (!fmt || strcmp(fmt, "difgames-hji-learn") || !game || !nx || !hidden || !act || !exact || !mode || !t_end ||
+        !mid || !half) {
+        s = dg_err_set(e, DG_ERR_FORMAT, "%.400s: not a value network of difgames hji learn", path);
+    } else if (strcmp(game, p->name) || atoi(nx) != p->grid.ndim) {
+        s = dg_err_set(e, DG_ERR_ARG, "%.400s: a value network of %.32s (%s states), not of %s (%d states)", path, game,
+                       nx, p->name, p->grid.ndim);
+    } else {
+        for (const char *c = hidden; *c && nh < DG_MLP_MAX_LAYERS - 1; nh++) {
+            char *end;
+            const long v = strtol(c, &end, 10);
+            if (end == c || v < 1 || v > 65536) break;
+            h[nh] = (int)v;
+            c = *end == ',' ? end + 1 : end;
+            if (!*end) {
+                nh++;
+                break;
+            }
+        }
+        net->exact = atoi(exact) != 0;
+        net->mode = atoi(mode);
+        net->t_end = strtod(t_end, NULL);
+        if (nh < 1 || (strcmp(act, "sine") && strcmp(act, "tanh")) || !(net->t_end > 0) ||
+            parse_f64s(mid, net->mid, net->nx) || parse_f64s(half, net->half, net->nx))
+            s = dg_err_set(e, DG_ERR_FORMAT, "%.400s: bad metadata of a value network", path);
+        else if ((s = net_build(net, h, nh, strcmp(act, "sine") ? DG_MLP_TANH : DG_MLP_SINE, e)) == DG_OK)
+            s = dg_checkpoint_load(path, net->params, e);
+    }
+    dg_st_free(f);
+    if (s != DG_OK) dg_hji_learn_net_free(net);
+    return s;
+}
+
+/* ------------------------------------------------------- one batch's value */
+
+/* What a batch of B points needs as data: the scaled input, x, tau, l, grad l, obstacle, stop. */
+typedef struct batch {
+    int      B, nx;
+    dg_real *in, *x, *tau, *l, *gl, *obst, *stop, *in0;
+    double  *xd, *ld, *gd;                 /* the interpolations' double copies */
+} batch;
+
+static void batch_free(batch *b) {
+    free(b->in), free(b->x), free(b->tau), free(b->l), free(b->gl), free(b->obst), free(b->stop), free(b->in0);
+    free(b->xd), free(b->ld), free(b->gd);
+    memset(b, 0, sizeof *b);
+}
+
+static dg_status batch_alloc(batch *b, int B, int nx, dg_err *e) {
+    memset(b, 0, sizeof *b);
+    b->B = B;
+    b->nx = nx;
+    const size_t n = (size_t)B, r = sizeof(dg_real);
+    b->in = malloc(n * (size_t)(nx + 1) * r), b->in0 = malloc(n * (size_t)(nx + 1) * r);
+    b->x = malloc(n * (size_t)nx * r), b->gl = malloc(n * (size_t)nx * r);
+    b->tau = malloc(n * r), b->l = malloc(n * r), b->obst = malloc(n * r), b->stop = malloc(n * r);
+    b->xd = malloc(n * (size_t)nx * sizeof(double)), b->gd = malloc(n * (size_t)nx * sizeof(double));
+    b->ld = malloc(n * sizeof(double));
+    if (!b->in || !b->in0 || !b->x || !b->gl || !b->tau || !b->l || !b->obst || !b->stop || !b->xd || !b->gd || !b->ld) {
+        batch_free(b);
+        return dg_err_set(e, DG_ERR_NOMEM, "hji learn: out of memory for %d points", B);
+    }
+    return DG_OK;
+}
+
+/* b's data from its states b->xd (B of them) and tau (set by the caller, in b->tau): the scaled
+ * inputs, l and its gradient, the obstacle and stop values (interpolated on p's grid) */
+static dg_status batch_fill(batch *b, const dg_hji_learn_net *net, const dg_hji_problem *p, int B, dg_err *e) {
+    const int nx = b->nx;
+    b->B = B;
+    dg_status s = dg_hji_learn_target(p, B, b->xd, b->ld, b->gd, e);
+    if (s != DG_OK) return s;
+    for (int i = 0; i < B; i++) {
+        const double *x = b->xd + (size_t)i * nx;
+        for (int k = 0; k < nx; k++) {
+            b->x[(size_t)i * nx + k] = (dg_real)x[k];
+            b->gl[(size_t)i * nx + k] = (dg_real)b->gd[(size_t)i * nx + k];
+            b->in[(size_t)i * (nx + 1) + k] = b->in0[(size_t)i * (nx + 1) + k] =
+                (dg_real)((x[k] - net->mid[k]) / net->half[k]);
+        }
+        b->in[(size_t)i * (nx + 1) + nx] = (dg_real)(b->tau[i] / net->t_end);
+        b->in0[(size_t)i * (nx + 1) + nx] = 0;
+        b->l[i] = (dg_real)b->ld[i];
+        b->obst[i] = p->obstacle ? (dg_real)dg_hji_interp(&p->grid, p->obstacle, x, NULL) : 0;
+        b->stop[i] = p->stop ? (dg_real)dg_hji_interp(&p->grid, p->stop, x, NULL) : 0;
+    }
+    return DG_OK;
+}
+
+/* V, V_tau and grad_x V (raw units) of b's points on ctx */
+static dg_status batch_value(dg_ctx *ctx, const dg_hji_learn_net *net, const batch *b, dg_tensor **V, dg_tensor **Vt,
+                             dg_tensor **g) {
+    const int B = b->B, nx = b->nx;
+    dg_real scale[DG_HJI_MAX_DIMS + 1];  /* d(input)/d(x, tau): the chain rule of the scaling */
+    for (int k = 0; k < nx; k++) scale[k] = (dg_real)(1 / net->half[k]);
+    scale[nx] = (dg_real)(1 / net->t_end);
+    dg_tensor *dy = NULL;
+    dg_tensor *y = dg_mlp_forward_grad(ctx, &net->mlp, net->params, dg_from(ctx, 2, (int[]){B, nx + 1}, b->in), &dy);
+    if (!y) return dg_ctx_status(ctx);
+    dy = dg_mul(ctx, dy, dg_from(ctx, 2, (int[]){1, nx + 1}, scale));
+    if (!net->exact) return dg_hji_learn_value(ctx, nx, y, dy, NULL, NULL, NULL, V, Vt, g);
+    return dg_hji_learn_value(ctx, nx, y, dy, dg_from(ctx, 2, (int[]){B, 1}, b->tau),
+                              dg_from(ctx, 2, (int[]){B, 1}, b->l), dg_from(ctx, 2, (int[]){B, nx}, b->gl), V, Vt, g);
+}
+
+/* the value alone (no input gradient: one forward) of b's points on ctx */
+static dg_tensor *batch_value_only(dg_ctx *ctx, const dg_hji_learn_net *net, const batch *b) {
+    const int B = b->B, nx = b->nx;
+    dg_tensor *y = dg_mlp_forward(ctx, &net->mlp, net->params, dg_from(ctx, 2, (int[]){B, nx + 1}, b->in));
+    if (!net->exact) return y;
+    return dg_add(ctx, dg_from(ctx, 2, (int[]){B, 1}, b->l), dg_mul(ctx, dg_from(ctx, 2, (int[]){B, 1}, b->tau), y));
+}
+
+typedef struct eval_job { const dg_hji_learn_net *net; const batch *b; dg_tensor *V; } eval_job;
+
+static dg_status eval_run(dg_ctx *ctx, void *user) {
+    eval_job *j = user;
+    j->V = batch_value_only(ctx, j->net, j->b);
+    return dg_ctx_status(ctx);
+}
+
+#define EVAL_BATCH 4096
+
+dg_status dg_hji_learn_eval(const dg_hji_learn_net *net, const dg_hji_problem *p, int64_t B, const double *x,
+                            const double *tau, double *V, dg_err *e) {
+    dg_status s = problem_ok(p, e);
+    if (s != DG_OK) return s;
+    if (!net || !net->params || net->nx != p->grid.ndim || B < 0 || (B && (!x || !tau || !V)))
+        return dg_err_set(e, DG_ERR_ARG, "hji learn: eval: bad arguments");
+    batch b;
+    if ((s = batch_alloc(&b, EVAL_BATCH, net->nx, e)) != DG_OK) return s;
+    dg_ctx *ctx = dg_ctx_create((size_t)EVAL_BATCH * 64 * sizeof(dg_real));
+    if (!ctx) s = dg_err_set(e, DG_ERR_NOMEM, "hji learn: out of memory");
+    for (int64_t i0 = 0; s == DG_OK && i0 < B; i0 += EVAL_BATCH) {
+        const int n = (int)(B - i0 < EVAL_BATCH ? B - i0 : EVAL_BATCH);
+        memcpy(b.xd, x + i0 * net->nx, (size_t)n * (size_t)net->nx * sizeof(double));
+        for (int i = 0; i < n; i++) b.tau[i] = (dg_real)tau[i0 + i];
+        if ((s = batch_fill(&b, net, p, n, e)) != DG_OK) break;
+        eval_job j = {net, &b, NULL};
+        if ((s = dg_ctx_run(&ctx, DG_ARENA_MAX, eval_run, &j)) != DG_OK) {
+            s = dg_err_set(e, s, "hji learn: eval: %s", dg_ctx_error(ctx));
+            break;
+        }
+        for (int i = 0; i < n; i++) V[i0 + i] = j.V->data[i];
+    }
+    dg_ctx_free(ctx);
+    batch_free(&b);
+    return s;
+}
+
+/* --------------------------------------------------------------- learner */
+
+struct dg_hji_learner {
+    const dg_hji_problem *p;
+    dg_hji_learn_opts     o;
+    dg_hji_learn_net      net;
+    dg_adam               adam;
+    dg_rng                rng;           /* the samples' stream (the weights' is o.seed's own)  */
+    dg_ctx               *ctx;
+    batch                 b;
+    int                   it;            /* steps taken                                        */
+    double                flops;
+    /* the job's inputs and outputs */
+    int                   boundary_only; /* penalised pretraining                              */
+    double                loss, residual, boundary;
+};
+
+dg_hji_learner *dg_hji_learner_create(const dg_hji_problem *p, const dg_hji_learn_opts *o, dg_err *e) {
+    if (!o || o->points < 1 || !(o->lr > 0) || o->iterations < 0 || o->pretrain < 0 || o->curriculum < 0) {
+        dg_err_set(e, DG_ERR_ARG, "hji learn: bad options (points >= 1, lr > 0, iterations, pretrain, curriculum >= 0)");
+        return NULL;
+    }
+    dg_hji_learner *L = calloc(1, sizeof *L);
+    if (!L) {
+        dg_err_set(e, DG_ERR_NOMEM, "hji learn: out of memory");
+        return NULL;
+    }
+    L->p = p;
+    L->o = *o;
+    if (dg_hji_learn_net_init(&L->net, p, o, e) != DG_OK) {
+        free(L);
+        return NULL;
+    }
+    /* a stream of samples apart from the weights' (seeded by o->seed itself) */
+    dg_rng_seed(&L->rng, o->seed ^ 0x9e3779b97f4a7c15ull);
+    const int B = o->points, nx = L->net.nx;
+    /* a first guess of the tape's size: (nx + 2) copies of every layer's activations, and their gradients */
+    int64_t width = 0;
+    for (int l = 1; l <= L->net.mlp.nlayers; l++) width += L->net.mlp.sizes[l];
+    const size_t guess = (size_t)B * (size_t)width * (size_t)(nx + 2) * sizeof(dg_real) * 8 + ((size_t)1 << 20);
+    if (batch_alloc(&L->b, B, nx, e) != DG_OK || !(L->ctx = dg_ctx_create(guess)) ||
+        dg_adam_init(&L->adam, L->net.params, o->lr, 0.9, 0.999, 1e-8, 0) != DG_OK) {
+        if (e->status == DG_OK) dg_err_set(e, DG_ERR_NOMEM, "hji learn: out of memory for %d points", B);
+        dg_hji_learner_free(L);
+        return NULL;
+    }
+    return L;
+}
+
+void dg_hji_learner_free(dg_hji_learner *L) {
+    if (!L) return;
+    dg_ctx_free(L->ctx);
+    dg_adam_free(&L->adam);
+    batch_free(&L->b);
+    dg_hji_learn_net_free(&L->net);
+    free(L);
+}
+
+dg_hji_learn_net *dg_hji_learner_net(dg_hji_learner *L) { return L ? &L->net : NULL; }
+double dg_hji_learner_flops(const dg_hji_learner *L) { return L ? L->flops : 0; }
+
+/* the curriculum's tau_max at step it (0-based) */
+static double tau_max_at(const dg_hji_learn_opts *o, double T, int it) {
+    if (it < o->pretrain) return 0;
+    if (o->curriculum <= 0) return T;
+    const double f = (double)(it - o->pretrain + 1) / o->curriculum;
+    return f >= 1 ? T : T * f;
+}
+
+/* one iteration's loss and backward, from the learner's batch (repeatable: dg_ctx_run) */
+static dg_status step_job(dg_ctx *ctx, void *user) {
+    dg_hji_learner *L = user;
+    const batch *b = &L->b;
+    const int B = b->B;
+    dg_tensor *loss = NULL, *bnd = NULL, *r = NULL;
+    if (!L->boundary_only) {
+        dg_tensor *V, *Vt, *g;
+        if (batch_value(ctx, &L->net, b, &V, &Vt, &g) != DG_OK) return dg_ctx_status(ctx);
+        const dg_hji_problem *p = L->p;
+        dg_hji_learn_eq eq = {.mode = p->opts.mode, .l = dg_from(ctx, 2, (int[]){B, 1}, b->l), .cap = p->opts.cap};
+        if (p->obstacle) eq.obstacle = dg_from(ctx, 2, (int[]){B, 1}, b->obst);
+        if (p->stop) eq.stop = dg_from(ctx, 2, (int[]){B, 1}, b->stop);
+        r = dg_hji_learn_residual(ctx, &p->game, &eq, dg_from(ctx, 2, (int[]){B, b->nx}, b->x), V, Vt, g);
+        loss = dg_mean(ctx, dg_square(ctx, r));
+    }
+    if (!L->net.exact) {   /* the boundary term at the same states, tau = 0 */
+        dg_tensor *y0 = dg_mlp_forward(ctx, &L->net.mlp, L->net.params, dg_from(ctx, 2, (int[]){B, b->nx + 1}, b->in0));
+        bnd = dg_hji_learn_boundary(ctx, y0, dg_from(ctx, 2, (int[]){B, 1}, b->l));
+        dg_tensor *wb = dg_scale(ctx, bnd, (dg_real)L->o.boundary_weight);
+        loss = loss ? dg_add(ctx, loss, wb) : wb;
+    }
+    if (dg_ctx_status(ctx) != DG_OK) return dg_ctx_status(ctx);
+    dg_params_zero_grad(L->net.params);
+    const dg_status s = dg_backward(ctx, loss);
+    if (s != DG_OK) return s;
+    L->loss = loss->data[0];
+    L->boundary = bnd ? bnd->data[0] : 0;
+    double sum = 0;
+    for (int i = 0; r && i < B; i++) sum += fabs((double)r->data[i]);
+    L->residual = r ? sum / B : 0;
+    return DG_OK;
+}
+
+dg_status dg_hji_learner_step(dg_hji_learner *L, dg_hji_learn_metrics *m, dg_err *e) {
+    if (!L) return dg_err_set(e, DG_ERR_ARG, "hji learn: no learner");
+    const double t0 = dg_clock_s();
+    const dg_hji_problem *p = L->p;
+    const int B = L->o.points, nx = L->net.nx;
+    const double tmax = tau_max_at(&L->o, p->t_end, L->it);
+    /* the samples, drawn in a fixed order: states, then times */
+    for (int i = 0; i < B; i++)
+        for (int k = 0; k < nx; k++)
+            L->b.xd[(size_t)i * nx + k] = p->grid.lo[k] + (p->grid.hi[k] - p->grid.lo[k]) * (double)dg_rng_uniform(&L->rng, 0, 1);
+    for (int i = 0; i < B; i++) L->b.tau[i] = tmax > 0 ? (dg_real)(tmax * (double)dg_rng_uniform(&L->rng, 0, 1)) : 0;
+    dg_status s = batch_fill(&L->b, &L->net, p, B, e);
+    if (s != DG_OK) return s;
+    L->boundary_only = !L->net.exact && L->it < L->o.pretrain;
+    const uint64_t f0 = dg_ctx_flops(L->ctx);
+    s = dg_ctx_run(&L->ctx, DG_ARENA_MAX, step_job, L);
+    if (s != DG_OK) return dg_err_set(e, s, "hji learn: iteration %d: %s", L->it + 1, dg_ctx_error(L->ctx));
+    const uint64_t f1 = dg_ctx_flops(L->ctx);   /* a context replaced by dg_ctx_run counts from 0 */
+    L->flops = (double)(f1 >= f0 ? f1 - f0 : f1);
+    if (!isfinite(L->loss))
+        return dg_err_set(e, DG_ERR_NONFINITE, "hji learn: iteration %d: the loss is not finite (lower learn.lr)",
+                          L->it + 1);
+    dg_adam_step(&L->adam, L->net.params);
+    L->it++;
+    if (m) *m = (dg_hji_learn_metrics){.iteration = L->it, .loss = L->loss, .residual = L->residual,
+                                       .boundary = L->boundary, .tau_max = tmax, .seconds = dg_clock_s() - t0};
+    return DG_OK;
+}

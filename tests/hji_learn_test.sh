@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# difgames hji learn and hji tabulate end to end at a tiny size (seconds):
+# - learn on pursuit2d writes value.safetensors and metrics.csv (a row per iteration, the curriculum's
+#   tau_max reaching t_end), prints a JSON line; the same config twice gives the same file's bytes;
+# - tabulate writes a value file that hji plot draws, the learned zero set near the exact one;
+# - --bench prints one JSON line {ms_per_iteration, gflops, ...} and writes nothing;
+# - refusals, one line and exit 2 each: an unknown learn key, learn.points 0, a bad activation,
+#   --out missing, a network of another game, a file that is not a network.
+# (A game given by a generic Hamiltonian has no tape form, but no config makes one: test_hji_learn_loop
+# checks that refusal in the library.)
+#   usage: hji_learn_test.sh path/to/difgames repo_root
+. "$(dirname "$0")/lib.sh"
+cd "$ROOT" || exit 1
+PY=/usr/bin/python3
+json() { $PY -c 'import json, sys; r = json.loads(open(sys.argv[1]).read().splitlines()[-1]); v = eval("(" + sys.argv[2] + ")"); print(v); sys.exit(0 if v else 1)' "$1" "$2"; }
+
+P=$(cfg p "game: pursuit2d\nmode: brt\nt_end: 1.0\ngrid: {min: [-2, -2], max: [2, 2], n: [41, 41]}\nlearn: {hidden: [32, 32], points: 256, iterations: 300, pretrain: 30, curriculum: 150, lr: 0.001, seed: 1}\n")
+"$DG" hji learn --config "$P" --out "$T/run" --quiet >"$T/l.json" 2>"$T/l.err" \
+    && json "$T/l.json" 'r["game"] == "pursuit2d" and r["iterations"] == 300 and r["ms_per_iteration"] > 0' >/dev/null \
+    && ok "hji learn: exit 0, its JSON line" || bad "hji learn: $(tail -2 "$T/l.err") $(cat "$T/l.json")"
+[ -s "$T/run/value.safetensors" ] && [ "$(wc -l <"$T/run/metrics.csv")" -eq 301 ] \
+    && head -1 "$T/run/metrics.csv" | grep -qx 'iteration,loss,residual,boundary,tau_max,seconds' \
+    && [ "$(tail -1 "$T/run/metrics.csv" | cut -d, -f5)" = 1 ] && [ "$(sed -n 2p "$T/run/metrics.csv" | cut -d, -f5)" = 0 ] \
+    && ok "value.safetensors; metrics.csv: a row per iteration, tau_max from 0 to t_end" \
+    || bad "outputs: $(ls "$T/run") $(head -2 "$T/run/metrics.csv")"
+"$DG" hji learn --config "$P" --out "$T/run2" --quiet >/dev/null 2>&1 && cmp -s "$T/run/value.safetensors" "$T/run2/value.safetensors" \
+    && ok "the same config twice: the same network, byte for byte" || bad "two runs differ"
+"$DG" hji tabulate --value "$T/run/value.safetensors" --config "$P" --out "$T/V.safetensors" 2>"$T/t.err" \
+    && "$DG" hji plot --value "$T/V.safetensors" --out "$T/V.png" 2>>"$T/t.err" && [ -s "$T/V.png" ] \
+    && ok "hji tabulate, then hji plot reads its file" || bad "tabulate/plot: $(tail -2 "$T/t.err")"
+# the learned zero set against the exact one, |x| = r + (v_p - v_e) t_end = 0.75, away from it
+$PY - "$T/V.safetensors" <<'PY' && ok "tabulated V: its sign the exact value's on the nodes 0.15 from the zero set" || bad "tabulated V's signs"
+import json, math, struct, sys
+b = open(sys.argv[1], "rb").read()
+n = struct.unpack("<Q", b[:8])[0]
+h = json.loads(b[8:8 + n])
+t = h["value"]
+o0, o1 = t["data_offsets"]
+fmt = "<%d%s" % ((o1 - o0) // (8 if t["dtype"] == "F64" else 4), "d" if t["dtype"] == "F64" else "f")
+v = struct.unpack(fmt, b[8 + n + o0:8 + n + o1])
+N = 41
+good = tot = 0
+for i in range(N):
+    for j in range(N):
+        x, y = -2 + 4 * i / (N - 1), -2 + 4 * j / (N - 1)
+        d = math.hypot(x, y) - 0.75
+        if abs(d) < 0.15: continue
+        tot += 1
+        good += (v[i * N + j] > 0) == (d > 0)
+print("sign agreement %.4f over %d nodes" % (good / tot, tot))
+assert good / tot > 0.97
+PY
+"$DG" hji learn --config "$P" --bench --iterations 5 --points 128 >"$T/b.json" 2>"$T/b.err" \
+    && [ "$(wc -l <"$T/b.json")" -eq 1 ] && json "$T/b.json" 'r["ms_per_iteration"] > 0 and r["gflops"] > 0 and r["points"] == 128' >/dev/null \
+    && ok "--bench: one JSON line" || bad "--bench: $(cat "$T/b.json" "$T/b.err")"
+
+BADKEY=$(cfg bk "game: pursuit2d\nlearn: {pointz: 10}\n")
+ZERO=$(cfg z "game: pursuit2d\nlearn: {points: 0}\n")
+ACT=$(cfg a "game: pursuit2d\nlearn: {activation: relu}\n")
+AIR=$(cfg air "game: air3d\ngrid: {n: [11, 11, 11]}\n")
+mkdir -p "$T/outs"
+OUTS=$T/outs run_rows "" "" \
+    "unknown learn key|learn.pointz|hji learn --config $BADKEY --out $T/outs/r" \
+    "learn.points 0|learn.points|hji learn --config $ZERO --out $T/outs/r" \
+    "learn.activation relu|relu|hji learn --config $ACT --out $T/outs/r" \
+    "no --out|--out|hji learn --config $P" \
+    "--points 0|--points|hji learn --config $P --out $T/outs/r --points 0" \
+    "another game's network|pursuit2d|hji tabulate --value $T/run/value.safetensors --config $AIR --out $T/outs/V.safetensors" \
+    "a value file as a network|not a value network|hji tabulate --value $T/V.safetensors --config $P --out $T/outs/V.safetensors"
+finish
