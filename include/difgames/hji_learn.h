@@ -98,12 +98,10 @@ DG_API dg_status  dg_hji_learn_value(dg_ctx *ctx, int nx, dg_tensor *y, dg_tenso
                                      dg_tensor **grad);
 
 /* l(x) = v0(x) (l, B) and its gradient (grad, (B, nx), or NULL) at the B states x (B, nx) of problem p:
- * the grid's own initial value (dg_hji_problem_v0: the target's signed distance, or a game of degree's
- * initial value) interpolated (dg_hji_interp: multilinear value, exact on the nodes; gradient the
- * blend of nodal central differences), so the boundary condition is the one the grid solve starts
- * from. The built-in targets are defined on nodes only, hence not an analytic l: its error is the
- * interpolation's, O(dx^2) in value, O(dx) in gradient near kinks. DG_ERR_ARG when p holds only a
- * rank's block of the grid. */
+ * the grid solve's initial value at any point (dg_hji_problem_v0_at: the target's signed distance,
+ * or a game of degree's initial value), by the problem's own formulas, not interpolated: the bits of
+ * the grid's v0 at a node, the analytic value and gradient between nodes and where no grid could be
+ * (hji_problem.h says what at the kinks). Its statuses. */
 DG_API dg_status  dg_hji_learn_target(const dg_hji_problem *p, int B, const double *x, double *l, double *grad,
                                       dg_err *e);
 

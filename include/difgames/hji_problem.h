@@ -135,6 +135,40 @@ DG_API dg_status       dg_hji_problem_solve_at(const dg_hji_problem *p, int nt, 
                                                dg_hji_stats *stats, dg_err *e);
 /* The value at tau = 0 the solve starts from: the target (a game of kind) or p->initial. */
 DG_API const double   *dg_hji_problem_v0(const dg_hji_problem *p);
+/* The problem's sets at any n points x (n, nx) row-major, not only the grid's nodes (a learned value
+ * needs them where no grid is): each value has the bits its node array holds at a node (the same
+ * formula, in the same order), and grad (n, nx), unless NULL, gets its gradient in x. DG_ERR_ARG for
+ * bad arguments or a problem not loaded from a config. They hold no arrays: a rank's block answers
+ * everywhere too.
+ * target_at: the target l(x) (<= 0 in the target set; p->target): a built-in game's ball, or a model
+ * file's model.target (1, gradient 0, without one). Gradients: a ball's (x - c) / |x - c| on its
+ * axes, 0 at its centre (the least subgradient); a model's the expression's symbolic derivatives
+ * (libmatheval: exact, with its functions' own values at their kinks, e.g. abs' = sign). A model's
+ * periodic axes are wrapped into the grid's [lo, lo + period) first (the built-ins' balls wrap
+ * their distance). */
+DG_API dg_status       dg_hji_problem_target_at(const dg_hji_problem *p, int n, const double *x, double *l,
+                                                double *grad, dg_err *e);
+/* obstacle_at: the obstacle field g(x) (> 0 inside; p->obstacle, reach-avoid): the config's
+ * obstacles' union negated, max'd with a model's model.avoid; the gradient of the piece that is
+ * active (the first shape on ties). A ball as target_at's; a box's: outside, the gradient of its
+ * distance (smooth there); inside and on its faces, edges and corners, the outward normal of the
+ * first face nearest (an element of the Clarke subdifferential), 0 along an axis where x is at the
+ * box's middle. No obstacles: -INFINITY, gradient 0 (max(V, g) = V). At a game of degree, the
+ * obstacles' field its v0 and stop are made from. */
+DG_API dg_status       dg_hji_problem_obstacle_at(const dg_hji_problem *p, int n, const double *x, double *g,
+                                                  double *grad, dg_err *e);
+/* v0_at: the solve's initial value (dg_hji_problem_v0): a game of kind's target (target_at); payoff:
+ * cost's terminal cost (dg_hji_problem_terminal_cost; its gradient (Q_T + Q_T') x plus a model's
+ * costs' symbolic derivatives); payoff: time's the cap in the obstacles, d / c inside the target
+ * (its front speed c from the target's central differences, the node's own on the axes where x is
+ * a node, x -+ dx elsewhere), 0 elsewhere, its gradient by central differences of step 1e-6 dx_k
+ * (payoff: time needs the arrays built, for the largest front speed: DG_ERR_ARG before). */
+DG_API dg_status       dg_hji_problem_v0_at(const dg_hji_problem *p, int n, const double *x, double *v,
+                                            double *grad, dg_err *e);
+/* stop_at: where a game of degree is over (p->stop, payoff: time): -1 in the target and the
+ * obstacles, 1 elsewhere; 1 everywhere for the others (they have no stop set). */
+DG_API dg_status       dg_hji_problem_stop_at(const dg_hji_problem *p, int n, const double *x, double *stop,
+                                              dg_err *e);
 /* The terminal cost g(x) of a payoff: cost problem, x'Q_T x (0 for the others): what a simulation of
  * the finite horizon adds at t_end (times e^{-rho t_end}) to the running cost it has added up. */
 DG_API double          dg_hji_problem_terminal_cost(const dg_hji_problem *p, const double *x);

@@ -108,21 +108,40 @@ int64_t dg_hji_grid_node(const dg_hji_grid *g, const int *idx) {
     return j;
 }
 
+void hji_wrap_point(const dg_hji_grid *g, const double *x, double *y) {
+    for (int k = 0; k < g->ndim; k++) {
+        const double P = g->n[k] * g->dx[k];
+        y[k] = x[k];
+        if (g->bc[k] == DG_HJI_BC_PERIODIC && !(x[k] >= g->lo[k] && x[k] < g->lo[k] + P))
+            y[k] = x[k] - P * floor((x[k] - g->lo[k]) / P);
+    }
+}
+
 /* ------------------------------------------------------- signed distances */
+
+/* The ball's signed distance at the point x (|x - center| over the counted axes, wrapped on periodic
+ * ones, minus radius); grad (ndim) unless NULL gets its gradient (x - center) / |x - center| on the
+ * counted axes, 0 on the others, and 0 at the centre (the subdifferential's least element: the unit
+ * ball's centre). The one formula of the ball's nodes and of a problem's target at a point. */
+double hji_sdf_ball_at(const dg_hji_grid *g, const double *center, double radius, unsigned axes, const double *x,
+                       double *grad) {
+    double d[DG_HJI_MAX_DIMS] = {0}, r2 = 0;
+    for (int k = 0; k < g->ndim; k++)
+        if (counts(axes, k)) {
+            d[k] = axis_diff(g, k, x[k], center[k]);
+            r2 += d[k] * d[k];
+        }
+    const double r = sqrt(r2);
+    for (int k = 0; grad && k < g->ndim; k++) grad[k] = r > 0 ? d[k] / r : 0;
+    return r - radius;
+}
 
 void hji_sdf_ball_nodes(const dg_hji_grid *g, const double *center, double radius, unsigned axes, int64_t j0,
                         int64_t n, double *out) {
     double x[DG_HJI_MAX_DIMS];
     for (int64_t i = 0; i < n; i++) {
-        const int64_t j = j0 + i;
-        dg_hji_grid_point(g, j, x);
-        double r2 = 0;
-        for (int k = 0; k < g->ndim; k++)
-            if (counts(axes, k)) {
-                const double d = axis_diff(g, k, x[k], center[k]);
-                r2 += d * d;
-            }
-        out[i] = sqrt(r2) - radius;
+        dg_hji_grid_point(g, j0 + i, x);
+        out[i] = hji_sdf_ball_at(g, center, radius, axes, x, NULL);
     }
 }
 
@@ -130,22 +149,39 @@ void dg_hji_sdf_ball(const dg_hji_grid *g, const double *center, double radius, 
     hji_sdf_ball_nodes(g, center, radius, axes, 0, g->nodes, out);
 }
 
-/* |max(q, 0)| + min(max_k q_k, 0) with q_k = |x_k - mid_k| - half_k. */
+/* The box [lo, hi]'s signed distance at the point x: |max(q, 0)| + min(max_k q_k, 0) with q_k =
+ * |x_k - mid_k| - half_k over the counted axes (wrapped on periodic ones). grad (ndim) unless NULL:
+ * outside, sign(x_k - mid_k) q_k / |max(q, 0)| on the axes with q_k > 0 (smooth there); inside and
+ * on the box's faces, edges and corners, sign(x_k - mid_k) e_k for the first axis k with the largest
+ * q_k (one face's normal: an element of the Clarke subdifferential, the hull of the faces' normals
+ * meeting there); sign(0) = 0 (the middle of |.|'s subdifferential). The one formula of the box's
+ * nodes and of a problem's obstacle at a point. */
+double hji_sdf_box_at(const dg_hji_grid *g, const double *lo, const double *hi, unsigned axes, const double *x,
+                      double *grad) {
+    double o2 = 0, qmax = -INFINITY, q[DG_HJI_MAX_DIMS], d[DG_HJI_MAX_DIMS];
+    int kmax = -1;
+    for (int k = 0; k < g->ndim; k++)
+        if (counts(axes, k)) {
+            const double mid = 0.5 * (lo[k] + hi[k]), half = 0.5 * (hi[k] - lo[k]);
+            d[k] = axis_diff(g, k, x[k], mid);
+            q[k] = fabs(d[k]) - half;
+            if (q[k] > 0) o2 += q[k] * q[k];
+            if (q[k] > qmax) qmax = q[k], kmax = k;
+        }
+    const double o = sqrt(o2);
+    for (int k = 0; grad && k < g->ndim; k++) {
+        const double s = d[k] > 0 ? 1 : d[k] < 0 ? -1 : 0;
+        grad[k] = !counts(axes, k) ? 0 : o > 0 ? (q[k] > 0 ? s * q[k] / o : 0) : k == kmax ? s : 0;
+    }
+    return o + (qmax < 0 ? qmax : 0);
+}
+
 void hji_sdf_box_nodes(const dg_hji_grid *g, const double *lo, const double *hi, unsigned axes, int64_t j0, int64_t n,
                        double *out) {
     double x[DG_HJI_MAX_DIMS];
     for (int64_t i = 0; i < n; i++) {
-        const int64_t j = j0 + i;
-        dg_hji_grid_point(g, j, x);
-        double o2 = 0, qmax = -INFINITY;
-        for (int k = 0; k < g->ndim; k++)
-            if (counts(axes, k)) {
-                const double mid = 0.5 * (lo[k] + hi[k]), half = 0.5 * (hi[k] - lo[k]);
-                const double q = fabs(axis_diff(g, k, x[k], mid)) - half;
-                if (q > 0) o2 += q * q;
-                if (q > qmax) qmax = q;
-            }
-        out[i] = sqrt(o2) + (qmax < 0 ? qmax : 0);
+        dg_hji_grid_point(g, j0 + i, x);
+        out[i] = hji_sdf_box_at(g, lo, hi, axes, x, NULL);
     }
 }
 

@@ -61,6 +61,15 @@ dg_status hji_derivs_f64(const dg_hji_grid *g, const dg_hji_opts *o, const doubl
 double    hji_interp_f64(const dg_hji_grid *g, const double *v, const double *x, double *grad);
 double    hji_interp_f32(const dg_hji_grid *g, const float *v, const double *x, double *grad);
 
+/* x (ndim) into y with g's periodic axes wrapped into [lo, lo + period); a coordinate already there
+ * (every node's) is copied as is. */
+void hji_wrap_point(const dg_hji_grid *g, const double *x, double *y);
+/* dg_hji_sdf_ball and dg_hji_sdf_box at one point x (ndim) of g's space, with the gradient into grad
+ * (ndim) unless NULL (grid.c says what at the kinks); the node functions below call these. */
+double hji_sdf_ball_at(const dg_hji_grid *g, const double *center, double radius, unsigned axes, const double *x,
+                       double *grad);
+double hji_sdf_box_at(const dg_hji_grid *g, const double *lo, const double *hi, unsigned axes, const double *x,
+                      double *grad);
 /* dg_hji_sdf_ball and dg_hji_sdf_box at nodes [j0, j0 + n) of g only, into out (n) (grid.c). */
 void hji_sdf_ball_nodes(const dg_hji_grid *g, const double *center, double radius, unsigned axes, int64_t j0,
                         int64_t n, double *out);

@@ -163,6 +163,35 @@ void dg_hji_model_target(void *model, const dg_hji_grid *g, int64_t j0, int64_t 
         for (int64_t i = 0; i < n; i++) target[i] = 1.0;   /* none (payoff: cost) */
 }
 
+/* The expression ex at the state x (the inputs 0, the episode at its grid values), as tabulate takes
+ * it at a node; grad (m->ns) unless NULL gets its partial derivatives in the state (libmatheval's
+ * symbolic ones: exact, with the functions' own conventions at their kinks, e.g. abs's sign). */
+static double eval_at(dg_model *m, const dg_model_expr *ex, const double *x, double *grad) {
+    double v[DG_MODEL_MAX_NAMES];
+    dg_model_lock(m);
+    values(m, x, NULL, NULL, v);
+    const double r = dg_model_eval(ex, v);
+    for (int i = 0; grad && i < m->ns; i++) grad[i] = 0;
+    for (int j = 0; grad && j < ex->nv; j++)
+        if (m->kind[ex->var[j]] == DG_MV_STATE) grad[ex->var[j] - m->s0] += dg_model_eval_d(ex, j, v);
+    dg_model_unlock(m);
+    return r;
+}
+
+double dg_hji_model_target_at(void *model, const double *x, double *grad) {
+    dg_model *m = model;
+    if (m->has_target) return eval_at(m, &m->target, x, grad);
+    for (int i = 0; grad && i < m->ns; i++) grad[i] = 0;
+    return 1.0;   /* none (payoff: cost), as dg_hji_model_target */
+}
+
+double dg_hji_model_avoid_at(void *model, const double *x, double *grad) {
+    dg_model *m = model;
+    const double a = -eval_at(m, &m->avoid, x, grad);   /* > 0 inside, as dg_hji_model_avoid */
+    for (int i = 0; grad && i < m->ns; i++) grad[i] = -grad[i];
+    return a;
+}
+
 /* sum_k w_k cost_k at v over the costs [k0, k1) */
 static double cost_sum(const dg_model *m, const double *v, int k0, int k1) {
     double r = 0;
@@ -191,6 +220,18 @@ double dg_hji_model_terminal(void *model, const double *x) {
     const double r = cost_sum(m, v, m->nrun, m->ncost);
     dg_model_unlock(m);
     return r;
+}
+
+void dg_hji_model_terminal_grad(void *model, const double *x, double *grad) {
+    dg_model *m = model;
+    for (int i = 0; i < m->ns; i++) grad[i] = 0;
+    if (!m->grid_cost) return;
+    double g[DG_HJI_MAX_DIMS];
+    for (int k = m->nrun; k < m->ncost; k++)
+        if (m->grid_w[k] != 0) {
+            eval_at(m, &m->cost[k], x, g);
+            for (int i = 0; i < m->ns; i++) grad[i] += m->grid_w[k] * g[i];
+        }
 }
 
 int dg_hji_model_episode(void *model, double *aux) {

@@ -22,6 +22,12 @@ dg_status dg_hji_model_load(dg_cfg *cfg, dg_hji_model_def *def, dg_err *e);
 void      dg_hji_model_game(void *model, dg_hji_game *gm);
 /* The target's signed distance at nodes [j0, j0 + n) of g into target (n); 1 without one. */
 void      dg_hji_model_target(void *model, const dg_hji_grid *g, int64_t j0, int64_t n, double *target);
+/* The target's signed distance at the point x (nx) with its gradient into grad (nx) unless NULL: the
+ * bits dg_hji_model_target gives at a node (1, gradient 0, without one). */
+double    dg_hji_model_target_at(void *model, const double *x, double *grad);
+/* The avoid set's field (> 0 inside) at the point x, as dg_hji_model_avoid gives it at a node alone;
+ * gradient into grad unless NULL. Only for a model with an avoid set. */
+double    dg_hji_model_avoid_at(void *model, const double *x, double *grad);
 /* 1 when the model has an avoid set. */
 int       dg_hji_model_has_avoid(const void *model);
 /* The avoid set (if any; > 0 inside) at nodes [j0, j0 + n) of g into obstacle (n): the max with
@@ -33,6 +39,8 @@ void      dg_hji_model_avoid(void *model, const dg_hji_grid *g, int64_t j0, int6
  * others, checks the target is there. Errors name file, line and key. */
 dg_status dg_hji_model_payoff(void *model, dg_cfg *cfg, int cost, dg_hji_game *gm, dg_err *e);
 double    dg_hji_model_terminal(void *model, const double *x);   /* 0 before dg_hji_model_payoff */
+/* dg_hji_model_terminal's gradient in the state at x into grad (nx): the costs' symbolic derivatives. */
+void      dg_hji_model_terminal_grad(void *model, const double *x, double *grad);
 /* The episode variables' values on the grid (model.episode.grid) into aux; returns their count. */
 int       dg_hji_model_episode(void *model, double *aux);
 void      dg_hji_model_free(void *model);

@@ -336,7 +336,26 @@ int dg_hji_game_keys(const char *game, dg_key *out, int max) {
 
 /* game: model (src/hji/model_problem.c): the model file's state box, inputs and sets */
 static void read_model(dg_hji_problem *p) { dg_hji_model_game(p->model, &p->game); }
-static void target_model(TARGET_ARGS) { dg_hji_model_target(p->model, &p->grid, j0, n, out); }
+static void target_model(const dg_hji_problem *p, int64_t j0, int64_t n, double *out) {
+    dg_hji_model_target(p->model, &p->grid, j0, n, out);
+}
+/* the model's target at x, its periodic axes wrapped into the grid's [lo, lo + period) as the grid
+ * sees the state (a point inside is left as is, so a node's bits are tabulate's) */
+static double target_model_at(TARGET_ARGS) {
+    double y[DG_HJI_MAX_DIMS];
+    hji_wrap_point(&p->grid, x, y);
+    return dg_hji_model_target_at(p->model, y, grad);
+}
+
+/* A built-in game's target at nodes [j0, j0 + n) into out (n): its formula at each node's point. */
+static void target_nodes(const dg_hji_problem *p, int64_t j0, int64_t n, double *out) {
+    const problem_build *b = p->build;
+    double x[DG_HJI_MAX_DIMS];
+    for (int64_t i = 0; i < n; i++) {
+        dg_hji_grid_point(&p->grid, j0 + i, x);
+        out[i] = b->target_at(p, x, NULL);
+    }
+}
 
 /* dg_hji_problem_load, building the node arrays when whole (else dg_hji_problem_build_block does) */
 static dg_hji_problem *problem_load(dg_cfg *cfg, int whole, dg_err *e) {
@@ -356,7 +375,7 @@ static dg_hji_problem *problem_load(dg_cfg *cfg, int whole, dg_err *e) {
             return NULL;
         }
         gdm = (game_def){.summary = "a model file's game", .nx = md.nx, .u_name = md.u_name, .d_name = md.d_name,
-                         .t_end = md.t_end, .read = read_model, .target = target_model};
+                         .t_end = md.t_end, .read = read_model, .target = target_model_at};
         for (int k = 0; k < md.nx; k++) {
             gdm.lo[k] = md.lo[k];
             gdm.hi[k] = md.hi[k];
@@ -380,7 +399,8 @@ static dg_hji_problem *problem_load(dg_cfg *cfg, int whole, dg_err *e) {
         dg_err_set(e, DG_ERR_NOMEM, "hji: out of memory");
         goto fail;
     }
-    build->target = gd->target;
+    build->target = md.model ? target_model : target_nodes;
+    build->target_at = gd->target;
     snprintf(p->name, sizeof p->name, "%s", md.model ? md.name : hji_game_names[sk.game]);
     p->game.nx = gd->nx;
     p->game.user = p->param;

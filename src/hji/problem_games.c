@@ -20,11 +20,11 @@
 
 /* ------------------------------------------------------------------- games */
 
-/* The ball of radius r at the origin over axes at nodes [j0, j0 + n); the games' targets have the
- * arguments (p, j0, n, out) these pass on. */
-static void target_ball0(const dg_hji_problem *p, unsigned axes, double r, int64_t j0, int64_t n, double *out) {
+/* The ball of radius r at the origin over axes at the point x (gradient into grad unless NULL); the
+ * games' targets have the arguments (p, x, grad) these pass on. */
+static double target_ball0(const dg_hji_problem *p, unsigned axes, double r, const double *x, double *grad) {
     const double c[DG_HJI_MAX_DIMS] = {0};
-    hji_sdf_ball_nodes(&p->grid, c, r, axes, j0, n, out);
+    return hji_sdf_ball_at(&p->grid, c, r, axes, x, grad);
 }
 
 /* pursuit2d: x = x_E - x_P, x' = v_e b - v_p a, |a|, |b| <= 1. u = a (pursuer, min), d = b. */
@@ -51,7 +51,7 @@ static void read_pursuit(dg_hji_problem *p) {
     p->game.d = (dg_hji_input){.dim = 2, .set = DG_HJI_SET_BALL, .role = DG_HJI_ROLE_MAX, .radius = 1};
 }
 
-static void target_pursuit(TARGET_ARGS) { target_ball0(p, 0, p->param[PU_R].value, j0, n, out); }
+static double target_pursuit(TARGET_ARGS) { return target_ball0(p, 0, p->param[PU_R].value, x, grad); }
 
 /* air3d (helperOC Air3D, the evader's frame): x' = -v_a + v_b cos psi + a y, y' = v_b sin psi - a x,
  * psi' = b - a; a the evader's turn (u, max), b the pursuer's (d, min). */
@@ -81,7 +81,7 @@ static void read_air3d(dg_hji_problem *p) {
     p->game.d = (dg_hji_input){.dim = 1, .set = DG_HJI_SET_BOX, .role = DG_HJI_ROLE_MIN, .lo = {-b}, .hi = {b}};
 }
 
-static void target_air3d(TARGET_ARGS) { target_ball0(p, 3u, p->param[AIR_R].value, j0, n, out); }
+static double target_air3d(TARGET_ARGS) { return target_ball0(p, 3u, p->param[AIR_R].value, x, grad); }
 
 /* chauffeur (Isaacs 1965, Basar-Olsder 8.5), the pursuer's frame, pursuer moving along +y:
  * x' = -w u y + v_e b_x, y' = w u x - v_p + v_e b_y; u in [-1, 1] the pursuer's turn (min),
@@ -109,7 +109,7 @@ static void read_chauffeur(dg_hji_problem *p) {
     p->game.d = (dg_hji_input){.dim = 2, .set = DG_HJI_SET_BALL, .role = DG_HJI_ROLE_MAX, .radius = 1};
 }
 
-static void target_chauffeur(TARGET_ARGS) { target_ball0(p, 0, p->param[CH_R].value, j0, n, out); }
+static double target_chauffeur(TARGET_ARGS) { return target_ball0(p, 0, p->param[CH_R].value, x, grad); }
 
 /* chase4d: the chase game's bodies without walls, relative (evader minus pursuer) position and
  * velocity: x' = v, v' = -c v - A_p a + A_e b, c = -ln(damping)/dt (the constant drag). */
@@ -163,7 +163,7 @@ static void read_chase4d(dg_hji_problem *p) {
     p->game.d = (dg_hji_input){.dim = 2, .set = DG_HJI_SET_BALL, .role = DG_HJI_ROLE_MAX, .radius = 1};
 }
 
-static void target_chase4d(TARGET_ARGS) { target_ball0(p, 3u, p->param[C4_R].value, j0, n, out); }
+static double target_chase4d(TARGET_ARGS) { return target_ball0(p, 3u, p->param[C4_R].value, x, grad); }
 
 /* linear: x' = A x + drift + B u + D d, every term declared in the config (two axes); u minimises,
  * d maximises, each in a box |v_j| <= bound, a ball |v| <= bound, or unbounded at a quadratic
@@ -238,7 +238,7 @@ static dg_status check_linear(const dg_hji_problem *p, dg_cfg *c, dg_err *e) {
     return DG_OK;
 }
 
-static void target_linear(TARGET_ARGS) { target_ball0(p, 0, p->param[LIN_R].value, j0, n, out); }
+static double target_linear(TARGET_ARGS) { return target_ball0(p, 0, p->param[LIN_R].value, x, grad); }
 
 /* The games, in the order of their names. */
 const char *const hji_game_names[] = {"pursuit2d", "air3d", "chauffeur", "chase4d", "linear", NULL};

@@ -23,14 +23,14 @@ typedef struct game_def {
     void (*read)(dg_hji_problem *p);
     /* or NULL: checks what read took from the config (config-declared terms), naming the key */
     dg_status (*check)(const dg_hji_problem *p, dg_cfg *c, dg_err *e);
-    /* the target at nodes [j0, j0 + n) into out (n) */
-    void (*target)(const dg_hji_problem *p, int64_t j0, int64_t n, double *out);
+    /* the target l at the point x (nx), its gradient into grad (nx) unless NULL */
+    double (*target)(const dg_hji_problem *p, const double *x, double *grad);
     const dg_hji_link *link;              /* a learning game whose state maps onto this one's, or NULL */
 } game_def;
 #define KEYS(t) t, (int)(sizeof t / sizeof t[0])
 
-/* The arguments (p, j0, n, out) of a game's target: nodes [j0, j0 + n) into out. */
-#define TARGET_ARGS const dg_hji_problem *p, int64_t j0, int64_t n, double *out
+/* The arguments (p, x, grad) of a game's target: l at the point x, its gradient into grad unless NULL. */
+#define TARGET_ARGS const dg_hji_problem *p, const double *x, double *grad
 
 /* An obstacle of the config: a ball (center a, radius) or a box [a, b] over the axes in mask. */
 typedef struct obstacle_shape {
@@ -42,7 +42,8 @@ typedef struct obstacle_shape {
 /* What builds a problem's node arrays over any range of nodes (p->build): the whole grid when
  * loaded, or a rank's block (dg_hji_problem_load_split, dg_hji_problem_keep_block). */
 typedef struct problem_build {
-    void (*target)(const dg_hji_problem *p, int64_t j0, int64_t n, double *out);  /* the game's */
+    void (*target)(const dg_hji_problem *p, int64_t j0, int64_t n, double *out);  /* the game's, */
+    double (*target_at)(const dg_hji_problem *p, const double *x, double *grad);  /* at nodes, a point */
     obstacle_shape *shape;               /* the config's obstacles                              */
     int             nshape;
     double          cmax;                /* payoff: time: the largest front speed on the target */

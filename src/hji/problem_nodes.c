@@ -196,3 +196,156 @@ dg_status hji_problem_build_block(dg_hji_problem *p, const int *lo, const int *n
     p->block_nodes = nodes < p->grid.nodes ? nodes : 0;
     return DG_OK;
 }
+
+/* ------------------------------------------------------------- at points */
+
+/* The obstacle field at the point x, as build_nodes makes it at a node (the config's shapes' union
+ * (min, the first on ties) negated, then the max with the model's avoid set, the shapes' on ties),
+ * the active piece's gradient into grad (nx) unless NULL; -INFINITY (gradient 0) without one. */
+static double obstacle_point(const dg_hji_problem *p, const double *x, double *grad) {
+    const problem_build *b = p->build;
+    const dg_hji_grid *g = &p->grid;
+    const int nx = g->ndim;
+    double m = INFINITY, gs[DG_HJI_MAX_DIMS], gm[DG_HJI_MAX_DIMS] = {0};
+    for (int i = 0; i < b->nshape; i++) {
+        const obstacle_shape *sh = &b->shape[i];
+        const double s = sh->ball ? hji_sdf_ball_at(g, sh->a, sh->radius, sh->mask, x, grad ? gs : NULL)
+                                  : hji_sdf_box_at(g, sh->a, sh->b, sh->mask, x, grad ? gs : NULL);
+        if (i == 0 || s < m) {
+            m = s;
+            if (grad) memcpy(gm, gs, sizeof gs);
+        }
+    }
+    double o = b->nshape > 0 ? -m : -INFINITY;
+    for (int k = 0; k < nx; k++) gm[k] = -gm[k];
+    if (dg_hji_model_has_avoid(p->model)) {
+        double y[DG_HJI_MAX_DIMS];
+        hji_wrap_point(g, x, y);
+        const double a = dg_hji_model_avoid_at(p->model, y, grad ? gs : NULL);
+        if (b->nshape == 0 || a > o) memcpy(gm, gs, sizeof gs);
+        o = b->nshape > 0 ? fmax(o, a) : a;
+    }
+    if (grad) memcpy(grad, gm, (size_t)nx * sizeof *grad);
+    return o;
+}
+
+/* payoff: time's v0 at the point x (l its target there, obst its obstacle field), as build_nodes
+ * makes it at a node: the cap in the obstacles, l / c inside the target (c the front's normal speed
+ * from the target's central differences, at least a tenth of the largest, cmax), 0 elsewhere. Along
+ * an axis on which x is a node, the differences are the node's (its neighbours, one-sided at the
+ * grid's edge), so a node gets its array's bits; off the nodes, x -+ dx on that axis. */
+static double time_point(const dg_hji_problem *p, const double *x, double l, double obst) {
+    const problem_build *b = p->build;
+    const dg_hji_grid *g = &p->grid;
+    if (obst > 0) return p->t_end;
+    if (!(l <= 0 && b->cmax > 0)) return 0;
+    double n[DG_HJI_MAX_DIMS], y[DG_HJI_MAX_DIMS], n2 = 0;
+    memcpy(y, x, (size_t)g->ndim * sizeof *y);
+    for (int k = 0; k < g->ndim; k++) {
+        const double r = floor((x[k] - g->lo[k]) / g->dx[k] + 0.5);
+        const int i = r >= 0 && r < g->n[k] ? (int)r : -1;
+        const int node = i >= 0 && dg_hji_grid_coord(g, k, i) == x[k];
+        const int below = !node || i > 0, above = !node || i < g->n[k] - 1;
+        y[k] = node ? dg_hji_grid_coord(g, k, i - 1) : x[k] - g->dx[k];
+        const double lo = below ? b->target_at(p, y, NULL) : l;
+        y[k] = node ? dg_hji_grid_coord(g, k, i + 1) : x[k] + g->dx[k];
+        const double hi = above ? b->target_at(p, y, NULL) : l;
+        y[k] = x[k];
+        n[k] = (hi - lo) / (below + above) / g->dx[k];
+        n2 += n[k] * n[k];
+    }
+    double c = 0;
+    if (n2 > 0) {
+        for (int k = 0; k < g->ndim; k++) n[k] /= sqrt(n2);
+        c = dg_hji_game_hamiltonian(&p->game, x, n) + p->game.payoff.running;
+    }
+    if (c < 0.1 * b->cmax) c = 0.1 * b->cmax;
+    return l / c;
+}
+
+/* Checks the arguments of the pointwise functions below (what names the function in messages). */
+static dg_status point_args(const dg_hji_problem *p, int n, const double *x, const double *out, const char *what,
+                            dg_err *e) {
+    if (!p || n < 0 || (n > 0 && (!x || !out)))
+        return dg_err_set(e, DG_ERR_ARG, "hji: %s: needs a problem, n >= 0, the points and room for the values", what);
+    if (!p->build || !((const problem_build *)p->build)->target_at)
+        return dg_err_set(e, DG_ERR_ARG, "hji: %s: the problem %s was not loaded from a config", what, p->name);
+    return DG_OK;
+}
+
+dg_status dg_hji_problem_target_at(const dg_hji_problem *p, int n, const double *x, double *l, double *grad,
+                                   dg_err *e) {
+    dg_status rc = point_args(p, n, x, l, "target_at", e);
+    if (rc) return rc;
+    const problem_build *b = p->build;
+    const int nx = p->grid.ndim;
+    for (int i = 0; i < n; i++) l[i] = b->target_at(p, x + (int64_t)i * nx, grad ? grad + (int64_t)i * nx : NULL);
+    return DG_OK;
+}
+
+dg_status dg_hji_problem_obstacle_at(const dg_hji_problem *p, int n, const double *x, double *g, double *grad,
+                                     dg_err *e) {
+    dg_status rc = point_args(p, n, x, g, "obstacle_at", e);
+    if (rc) return rc;
+    const int nx = p->grid.ndim;
+    for (int i = 0; i < n; i++) g[i] = obstacle_point(p, x + (int64_t)i * nx, grad ? grad + (int64_t)i * nx : NULL);
+    return DG_OK;
+}
+
+/* payoff: time's v0 at x (its obstacle field first, then its target only when needed). */
+static double time_v0(const dg_hji_problem *p, const double *x) {
+    const problem_build *b = p->build;
+    const double o = b->nshape > 0 || dg_hji_model_has_avoid(p->model) ? obstacle_point(p, x, NULL) : -INFINITY;
+    return time_point(p, x, b->target_at(p, x, NULL), o);
+}
+
+dg_status dg_hji_problem_v0_at(const dg_hji_problem *p, int n, const double *x, double *v, double *grad, dg_err *e) {
+    dg_status rc = point_args(p, n, x, v, "v0_at", e);
+    if (rc) return rc;
+    const problem_build *b = p->build;
+    const int nx = p->grid.ndim;
+    if (p->payoff == DG_HJI_PAYOFF_TIME && !b->built)
+        return dg_err_set(e, DG_ERR_ARG, "hji: v0_at: payoff: time's v0 needs the problem's arrays built (the "
+                          "largest front speed on the target)");
+    for (int i = 0; i < n; i++) {
+        const double *xi = x + (int64_t)i * nx;
+        double *gi = grad ? grad + (int64_t)i * nx : NULL;
+        if (p->payoff == DG_HJI_PAYOFF_KIND) {
+            v[i] = b->target_at(p, xi, gi);
+        } else if (p->payoff == DG_HJI_PAYOFF_COST) {
+            v[i] = dg_hji_problem_terminal_cost(p, xi);
+            if (!gi) continue;
+            if (p->model) dg_hji_model_terminal_grad(p->model, xi, gi);
+            else
+                for (int a = 0; a < nx; a++) gi[a] = 0;
+            for (int a = 0; a < nx; a++)   /* d/dx x'Q x = (Q + Q') x */
+                for (int c = 0; c < nx; c++) gi[a] += (p->terminal[a * nx + c] + p->terminal[c * nx + a]) * xi[c];
+        } else {
+            v[i] = time_v0(p, xi);
+            for (int k = 0; gi && k < nx; k++) {   /* central differences, step 1e-6 dx_k */
+                double y[DG_HJI_MAX_DIMS];
+                const double h = 1e-6 * p->grid.dx[k];
+                memcpy(y, xi, (size_t)nx * sizeof *y);
+                y[k] = xi[k] + h;
+                const double up = time_v0(p, y);
+                y[k] = xi[k] - h;
+                gi[k] = (up - time_v0(p, y)) / (2 * h);
+            }
+        }
+    }
+    return DG_OK;
+}
+
+dg_status dg_hji_problem_stop_at(const dg_hji_problem *p, int n, const double *x, double *stop, dg_err *e) {
+    dg_status rc = point_args(p, n, x, stop, "stop_at", e);
+    if (rc) return rc;
+    const problem_build *b = p->build;
+    const int nx = p->grid.ndim, obst = b->nshape > 0 || dg_hji_model_has_avoid(p->model);
+    for (int i = 0; i < n; i++) {
+        const double *xi = x + (int64_t)i * nx;
+        stop[i] = 1;
+        if (p->payoff == DG_HJI_PAYOFF_TIME)
+            stop[i] = (obst && obstacle_point(p, xi, NULL) > 0) || b->target_at(p, xi, NULL) <= 0 ? -1 : 1;
+    }
+    return DG_OK;
+}

@@ -95,12 +95,5 @@ dg_status dg_hji_learn_value(dg_ctx *ctx, int nx, dg_tensor *y, dg_tensor *dy, d
 }
 
 dg_status dg_hji_learn_target(const dg_hji_problem *p, int B, const double *x, double *l, double *grad, dg_err *e) {
-    if (!p || B < 0 || (B > 0 && (!x || !l))) return dg_err_set(e, DG_ERR_ARG, "hji learn: target: bad arguments");
-    if (p->block_nodes) return dg_err_set(e, DG_ERR_ARG, "hji learn: target: the problem holds only a rank's block");
-    const double *v0 = dg_hji_problem_v0(p);
-    if (!v0) return dg_err_set(e, DG_ERR_ARG, "hji learn: target: the problem %s has no initial value", p->name);
-    const int nx = p->grid.ndim;
-    for (int b = 0; b < B; b++)
-        l[b] = dg_hji_interp(&p->grid, v0, x + (int64_t)b * nx, grad ? grad + (int64_t)b * nx : NULL);
-    return DG_OK;
+    return dg_hji_problem_v0_at(p, B, x, l, grad, e);
 }
