@@ -262,8 +262,11 @@ static dg_status batch_fill(batch *b, const dg_hji_learn_net *net, const dg_hji_
         b->in[(size_t)i * (nx + 1) + nx] = (dg_real)(b->tau[i] / net->t_end);
         b->in0[(size_t)i * (nx + 1) + nx] = 0;
         b->l[i] = (dg_real)b->ld[i];
-        b->obst[i] = p->obstacle ? (dg_real)dg_hji_interp(&p->grid, p->obstacle, x, NULL) : 0;
-        b->stop[i] = p->stop ? (dg_real)dg_hji_interp(&p->grid, p->stop, x, NULL) : 0;
+        double o = 0, st = 0;  /* the problem's own fields at the point, not the grid's (a game may have none) */
+        if (p->obstacle && (s = dg_hji_problem_obstacle_at(p, 1, x, &o, NULL, e)) != DG_OK) return s;
+        if (p->stop && (s = dg_hji_problem_stop_at(p, 1, x, &st, e)) != DG_OK) return s;
+        b->obst[i] = (dg_real)o;
+        b->stop[i] = (dg_real)st;
     }
     return DG_OK;
 }
