@@ -25,6 +25,11 @@ P=$(cfg p "game: pursuit2d\nmode: brt\nt_end: 1.0\ngrid: {min: [-2, -2], max: [2
     || bad "outputs: $(ls "$T/run") $(head -2 "$T/run/metrics.csv")"
 "$DG" hji learn --config "$P" --out "$T/run2" --quiet >/dev/null 2>&1 && cmp -s "$T/run/value.safetensors" "$T/run2/value.safetensors" \
     && ok "the same config twice: the same network, byte for byte" || bad "two runs differ"
+# learn.threads: 2 shards on 1 thread and on 2, the same bytes (--threads overrides the key)
+OMP_NUM_THREADS=1 "$DG" hji learn --config "$P" --out "$T/s1" --threads 2 --iterations 40 --quiet >/dev/null 2>&1 \
+    && OMP_NUM_THREADS=2 "$DG" hji learn --config "$P" --out "$T/s2" --threads 2 --iterations 40 --quiet >/dev/null 2>&1 \
+    && cmp -s "$T/s1/value.safetensors" "$T/s2/value.safetensors" \
+    && ok "--threads 2: the same network on 1 thread and on 2" || bad "--threads 2: 1 and 2 threads differ"
 "$DG" hji tabulate --value "$T/run/value.safetensors" --config "$P" --out "$T/V.safetensors" 2>"$T/t.err" \
     && "$DG" hji plot --value "$T/V.safetensors" --out "$T/V.png" 2>>"$T/t.err" && [ -s "$T/V.png" ] \
     && ok "hji tabulate, then hji plot reads its file" || bad "tabulate/plot: $(tail -2 "$T/t.err")"

@@ -3,6 +3,8 @@
  *     at a coarser grid) agrees in sign with the grid solver's value at t_end on more than 95 % of
  *     the nodes more than one cell from the grid's zero set, and its loss fell;
  *   - the same seed twice gives the same weights to the bit, another seed other weights;
+ *   - learn.threads: the same seed and shard count give the same bits on 1 thread and on 2, and the
+ *     loss of 2 shards is the loss of 1 (to rounding) at the same weights;
  *   - a network saved and loaded (dg_hji_learn_save / dg_hji_learn_load) gives the same values;
  *   - the learn.* keys read from a config, a bad one refused; a generic-Hamiltonian game refused. */
 #define _POSIX_C_SOURCE 200809L
@@ -17,6 +19,7 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+#include <omp.h>
 
 #include "difgames/difgames.h"
 #include "util/hji_load.h"
@@ -170,6 +173,43 @@ static void test_same_seed(void **state) {
     dg_hji_problem_free(p);
 }
 
+/* 2 shards: the same bits on 1 thread and 2 (omp_set_num_threads caps the shards' threads); the first
+ * iteration's loss (the same weights, the same points) as 1 shard's to rounding */
+static void test_threads(void **state) {
+    (void)state;
+    dg_hji_problem *p = pursuit(21);
+    const int saved = omp_get_max_threads();
+    for (int exact = 0; exact < 2; exact++) {
+        dg_hji_learn_opts o = small_opts(40);
+        o.exact = exact;
+        o.pretrain = 5;
+        o.points = 301;   /* rows 151 and 150 */
+        o.threads = 2;
+        size_t n1, n2;
+        omp_set_num_threads(1);
+        dg_real *a = weights_after(p, &o, 30, &n1);
+        omp_set_num_threads(2);
+        dg_real *b = weights_after(p, &o, 30, &n2);
+        assert_int_equal(n1, n2);
+        assert_memory_equal(a, b, n1 * sizeof(dg_real));
+        free(a), free(b);
+        dg_hji_learn_metrics m1, m2;
+        dg_err e = {0};
+        dg_hji_learner *L2 = dg_hji_learner_create(p, &o, &e);
+        o.threads = 1;
+        dg_hji_learner *L1 = dg_hji_learner_create(p, &o, &e);
+        assert_non_null(L1), assert_non_null(L2);
+        assert_int_equal(dg_hji_learner_shards(L2), 2);
+        assert_int_equal(dg_hji_learner_step(L1, &m1, &e), DG_OK);
+        assert_int_equal(dg_hji_learner_step(L2, &m2, &e), DG_OK);
+        assert_true(fabs(m1.loss - m2.loss) <= 1e-5 * fabs(m1.loss));
+        assert_true(fabs(m1.boundary - m2.boundary) <= 1e-5 * fabs(m1.boundary) + 1e-30);
+        dg_hji_learner_free(L1), dg_hji_learner_free(L2);
+    }
+    omp_set_num_threads(saved);
+    dg_hji_problem_free(p);
+}
+
 /* saved and loaded: the same values at random points; a file of another game refused */
 static void test_save_load(void **state) {
     (void)state;
@@ -267,6 +307,7 @@ int main(void) {
         cmocka_unit_test(test_learn_pursuit),
         cmocka_unit_test(test_learn_pursuit_penalised),
         cmocka_unit_test(test_same_seed),
+        cmocka_unit_test(test_threads),
         cmocka_unit_test(test_save_load),
         cmocka_unit_test(test_keys),
         cmocka_unit_test(test_refused),

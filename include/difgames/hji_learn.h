@@ -108,6 +108,9 @@ DG_API dg_status  dg_hji_learn_target(const dg_hji_problem *p, int B, const doub
 
 /* ------------------------------------------------------------------ training (learn.c) */
 
+/* The most shards an iteration's points are cut into (learn.threads). */
+#define DG_HJI_LEARN_MAX_SHARDS 64
+
 /* The options of a training run (the config's learn.* keys, dg_hji_learn_keys). */
 typedef struct dg_hji_learn_opts {
     int      hidden[DG_MLP_MAX_LAYERS - 1];  /* hidden layer sizes (learn.hidden)              */
@@ -121,6 +124,8 @@ typedef struct dg_hji_learn_opts {
     double   boundary_weight;  /* penalised: the boundary term's weight in the loss          */
     double   lr;               /* Adam's learning rate (betas 0.9, 0.999, eps 1e-8)           */
     uint64_t seed;             /* initial weights and samples: the same seed, the same bits   */
+    int      threads;          /* shards of the points (1..DG_HJI_LEARN_MAX_SHARDS), run on as  */
+                               /* many threads as OpenMP allows (omp_get_max_threads)          */
 } dg_hji_learn_opts;
 
 /* The learn.* keys (difgames/keys.h: name, default, bounds, doc); *n gets their count. */
@@ -176,7 +181,10 @@ typedef struct dg_hji_learn_metrics {
  * times-to-go in [0, tau_max] (DeepReach's curriculum: tau_max 0 for the first o->pretrain steps,
  * then growing linearly to t_end over o->curriculum steps), takes the residual loss (the penalised
  * form adds the boundary term at the same states at tau = 0; its pretraining minimises that term
- * alone), one backward and one Adam step. Single-threaded: the same seed gives the same bits. */
+ * alone), one backward and one Adam step. The points, drawn from one stream, are cut into
+ * o->threads shards (train's cut), each run on its own arena on as many threads as OpenMP allows, and
+ * their gradients summed in shard order: the same seed and shard count give the same bits, whatever
+ * the number of threads (another shard count sums in another order: other bits, the same loss). */
 typedef struct dg_hji_learner dg_hji_learner;
 DG_API dg_hji_learner *dg_hji_learner_create(const dg_hji_problem *p, const dg_hji_learn_opts *o, dg_err *e);
 /* One iteration; its numbers into m (may be NULL). DG_ERR_NONFINITE when the loss is NaN or infinite
@@ -185,6 +193,8 @@ DG_API dg_status dg_hji_learner_step(dg_hji_learner *L, dg_hji_learn_metrics *m,
 DG_API dg_hji_learn_net *dg_hji_learner_net(dg_hji_learner *L);  /* the network being trained */
 /* FLOPs of the last step (the tape's count: matrix products exactly, elementwise ops one an element). */
 DG_API double    dg_hji_learner_flops(const dg_hji_learner *L);
+/* The shards each iteration's points are cut into: o->threads, at most one a point. */
+DG_API int       dg_hji_learner_shards(const dg_hji_learner *L);
 DG_API void      dg_hji_learner_free(dg_hji_learner *L);           /* NULL is harmless */
 
 #ifdef __cplusplus

@@ -74,7 +74,8 @@ static const char LEARN_HELP[] =
     "\n"
     "Trains a value network V(x, tau) on the config's game (configs/hji/*.yaml) by the\n"
     "HJI equation's residual at sampled states (DeepReach's method; its learn.* keys,\n"
-    "docs/neural.md), single-threaded, and writes into DIR: value.safetensors (the\n"
+    "docs/neural.md), its points cut into learn.threads shards run in parallel (the\n"
+    "same seed and shard count, the same bits), and writes into DIR: value.safetensors (the\n"
     "network, for hji tabulate) and metrics.csv (iteration, loss, residual, boundary,\n"
     "tau_max, seconds). Prints a progress line and a JSON line.\n"
     "--bench: times the config's iterations as given and prints one JSON line\n"
@@ -520,12 +521,13 @@ static dg_status learn_csv(const char *path, const dg_hji_learn_metrics *m, int 
 
 static int hji_learn(int argc, char **argv) {
     const char *config, *out;
-    int iterations, points, bench, quiet, rc;
+    int iterations, points, threads, bench, quiet, rc;
     cli_opt opts[] = {
         CLI_IN("--config", &config, "FILE", "the game's HJI config (configs/hji/*.yaml), its learn.* keys", .req = 1),
         CLI_OUT("--out", &out, "DIR", "the run's folder (value.safetensors, metrics.csv)"),
         CLI_INT("--iterations", &iterations, "N", 0, 100000000, "overrides learn.iterations"),
         CLI_INT("--points", &points, "N", 1, 1 << 22, "overrides learn.points"),
+        CLI_INT("--threads", &threads, "N", 1, DG_HJI_LEARN_MAX_SHARDS, "overrides learn.threads (the shards)"),
         CLI_FLAG("--bench", &bench, "time the iterations and print ms_per_iteration and gflops; write nothing"),
         CLI_QUIET(&quiet, "no progress line"),
         CLI_END,
@@ -548,6 +550,7 @@ static int hji_learn(int argc, char **argv) {
     if (!p) return EXIT_USAGE;
     if (cli_given(opts, "--iterations")) o.iterations = iterations;
     if (cli_given(opts, "--points")) o.points = points;
+    if (cli_given(opts, "--threads")) o.threads = threads;
     dg_hji_learner *L = dg_hji_learner_create(p, &o, &e);
     dg_hji_learn_metrics *m = L ? calloc((size_t)o.iterations + 1, sizeof *m) : NULL;
     if (!L) {

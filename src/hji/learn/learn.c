@@ -2,6 +2,7 @@
  * keys, the network (its input scaling, file and evaluation) and the learner (sampling with the tau
  * curriculum, the residual loss, Adam). Compiled twice, like the rest of hji/learn. */
 #include <math.h>
+#include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,7 +18,7 @@
 /* The keys as read; dg_hji_learn_opts widens them. */
 typedef struct learn_keys {
     int   hidden[DG_MLP_MAX_LAYERS - 1], nhidden;
-    int   activation, points, iterations, pretrain, curriculum, boundary, seed;
+    int   activation, points, iterations, pretrain, curriculum, boundary, seed, threads;
     float lr, boundary_weight;
 } learn_keys;
 
@@ -43,6 +44,9 @@ static const dg_key LEARN_KEYS[] = {
     DG_K_F32("learn.boundary_weight", learn_keys, boundary_weight, 1.0f, 0, 1e9, 1, 1,
              "hji learn: the penalised boundary term's weight in the loss"),
     DG_K_INT("learn.seed", learn_keys, seed, 0, 0, 2147483647, "hji learn: random seed (initial weights, samples)"),
+    DG_K_INT("learn.threads", learn_keys, threads, 1, 0, DG_HJI_LEARN_MAX_SHARDS,
+             "hji learn: shards of each iteration's points trained in parallel (0: one per core); the same seed and "
+             "shard count give the same bits on any number of threads"),
 };
 #define NKEYS ((int)(sizeof LEARN_KEYS / sizeof LEARN_KEYS[0]))
 
@@ -64,6 +68,11 @@ static void opts_from_keys(const learn_keys *k, dg_hji_learn_opts *o) {
     o->boundary_weight = k->boundary_weight;
     o->lr = k->lr;
     o->seed = (uint64_t)k->seed;
+    o->threads = k->threads;
+    if (o->threads == 0) {  /* 0: OpenMP's default, one per core (or OMP_NUM_THREADS), as train.threads */
+        const int n = omp_get_max_threads();
+        o->threads = n < 1 ? 1 : n > DG_HJI_LEARN_MAX_SHARDS ? DG_HJI_LEARN_MAX_SHARDS : n;
+    }
 }
 
 void dg_hji_learn_opts_default(dg_hji_learn_opts *o) {
@@ -271,15 +280,16 @@ static dg_status batch_fill(batch *b, const dg_hji_learn_net *net, const dg_hji_
     return DG_OK;
 }
 
-/* V, V_tau and grad_x V (raw units) of b's points on ctx */
-static dg_status batch_value(dg_ctx *ctx, const dg_hji_learn_net *net, const batch *b, dg_tensor **V, dg_tensor **Vt,
-                             dg_tensor **g) {
+/* V, V_tau and grad_x V (raw units) of b's points on ctx, the network's weights from params (a view:
+ * its values, a shard's gradient) */
+static dg_status batch_value(dg_ctx *ctx, const dg_hji_learn_net *net, const batch *b, dg_params *params,
+                             dg_tensor **V, dg_tensor **Vt, dg_tensor **g) {
     const int B = b->B, nx = b->nx;
     dg_real scale[DG_HJI_MAX_DIMS + 1];  /* d(input)/d(x, tau): the chain rule of the scaling */
     for (int k = 0; k < nx; k++) scale[k] = (dg_real)(1 / net->half[k]);
     scale[nx] = (dg_real)(1 / net->t_end);
     dg_tensor *dy = NULL;
-    dg_tensor *y = dg_mlp_forward_grad(ctx, &net->mlp, net->params, dg_from(ctx, 2, (int[]){B, nx + 1}, b->in), &dy);
+    dg_tensor *y = dg_mlp_forward_grad(ctx, &net->mlp, params, dg_from(ctx, 2, (int[]){B, nx + 1}, b->in), &dy);
     if (!y) return dg_ctx_status(ctx);
     dy = dg_mul(ctx, dy, dg_from(ctx, 2, (int[]){1, nx + 1}, scale));
     if (!net->exact) return dg_hji_learn_value(ctx, nx, y, dy, NULL, NULL, NULL, V, Vt, g);
@@ -334,24 +344,36 @@ dg_status dg_hji_learn_eval(const dg_hji_learn_net *net, const dg_hji_problem *p
 
 /* --------------------------------------------------------------- learner */
 
+/* One shard of an iteration's points: its rows of the batch, its arena and gradient, its sums. */
+typedef struct learn_shard {
+    dg_ctx   *ctx;
+    dg_real  *grad;                      /* (params total) this shard's gradient              */
+    batch     b;                         /* a view: its rows of the learner's batch           */
+    double    loss, rsum, bsum;          /* its part of the loss; sum |r|; sum (V(x, 0) - l)^2 */
+    uint64_t  flops;                     /* the tape's count of its last step                 */
+    dg_status status;
+    char      err[256];
+} learn_shard;
+
 struct dg_hji_learner {
     const dg_hji_problem *p;
     dg_hji_learn_opts     o;
     dg_hji_learn_net      net;
     dg_adam               adam;
     dg_rng                rng;           /* the samples' stream (the weights' is o.seed's own)  */
-    dg_ctx               *ctx;
-    batch                 b;
+    batch                 b;             /* the whole iteration's points                       */
+    int                   nshards;
+    learn_shard           sh[DG_HJI_LEARN_MAX_SHARDS];
     int                   it;            /* steps taken                                        */
     double                flops;
-    /* the job's inputs and outputs */
     int                   boundary_only; /* penalised pretraining                              */
-    double                loss, residual, boundary;
 };
 
 dg_hji_learner *dg_hji_learner_create(const dg_hji_problem *p, const dg_hji_learn_opts *o, dg_err *e) {
-    if (!o || o->points < 1 || !(o->lr > 0) || o->iterations < 0 || o->pretrain < 0 || o->curriculum < 0) {
-        dg_err_set(e, DG_ERR_ARG, "hji learn: bad options (points >= 1, lr > 0, iterations, pretrain, curriculum >= 0)");
+    if (!o || o->points < 1 || !(o->lr > 0) || o->iterations < 0 || o->pretrain < 0 || o->curriculum < 0 ||
+        o->threads > DG_HJI_LEARN_MAX_SHARDS) {
+        dg_err_set(e, DG_ERR_ARG, "hji learn: bad options (points >= 1, lr > 0, iterations, pretrain, curriculum >= 0, "
+                   "threads <= %d)", DG_HJI_LEARN_MAX_SHARDS);
         return NULL;
     }
     dg_hji_learner *L = calloc(1, sizeof *L);
@@ -368,12 +390,20 @@ dg_hji_learner *dg_hji_learner_create(const dg_hji_problem *p, const dg_hji_lear
     /* a stream of samples apart from the weights' (seeded by o->seed itself) */
     dg_rng_seed(&L->rng, o->seed ^ 0x9e3779b97f4a7c15ull);
     const int B = o->points, nx = L->net.nx;
-    /* a first guess of the tape's size: (nx + 2) copies of every layer's activations, and their gradients */
+    /* at most one shard a point; each shard's rows B / n, the first B % n one more (train's cut) */
+    L->nshards = o->threads < 1 ? 1 : o->threads < B ? o->threads : B;
+    const int rows_max = (B + L->nshards - 1) / L->nshards;
+    /* a first guess of a shard's tape: (nx + 2) copies of every layer's activations, and their gradients */
     int64_t width = 0;
     for (int l = 1; l <= L->net.mlp.nlayers; l++) width += L->net.mlp.sizes[l];
-    const size_t guess = (size_t)B * (size_t)width * (size_t)(nx + 2) * sizeof(dg_real) * 8 + ((size_t)1 << 20);
-    if (batch_alloc(&L->b, B, nx, e) != DG_OK || !(L->ctx = dg_ctx_create(guess)) ||
-        dg_adam_init(&L->adam, L->net.params, o->lr, 0.9, 0.999, 1e-8, 0) != DG_OK) {
+    const size_t guess = (size_t)rows_max * (size_t)width * (size_t)(nx + 2) * sizeof(dg_real) * 8 + ((size_t)1 << 20);
+    int ok = batch_alloc(&L->b, B, nx, e) == DG_OK &&
+             dg_adam_init(&L->adam, L->net.params, o->lr, 0.9, 0.999, 1e-8, 0) == DG_OK;
+    for (int s = 0; ok && s < L->nshards; s++) {
+        learn_shard *sh = &L->sh[s];
+        ok = (sh->ctx = dg_ctx_create(guess)) && (sh->grad = calloc(L->net.params->total, sizeof(dg_real)));
+    }
+    if (!ok) {
         if (e->status == DG_OK) dg_err_set(e, DG_ERR_NOMEM, "hji learn: out of memory for %d points", B);
         dg_hji_learner_free(L);
         return NULL;
@@ -383,7 +413,10 @@ dg_hji_learner *dg_hji_learner_create(const dg_hji_problem *p, const dg_hji_lear
 
 void dg_hji_learner_free(dg_hji_learner *L) {
     if (!L) return;
-    dg_ctx_free(L->ctx);
+    for (int s = 0; s < L->nshards; s++) {
+        dg_ctx_free(L->sh[s].ctx);
+        free(L->sh[s].grad);
+    }
     dg_adam_free(&L->adam);
     batch_free(&L->b);
     dg_hji_learn_net_free(&L->net);
@@ -392,6 +425,7 @@ void dg_hji_learner_free(dg_hji_learner *L) {
 
 dg_hji_learn_net *dg_hji_learner_net(dg_hji_learner *L) { return L ? &L->net : NULL; }
 double dg_hji_learner_flops(const dg_hji_learner *L) { return L ? L->flops : 0; }
+int dg_hji_learner_shards(const dg_hji_learner *L) { return L ? L->nshards : 0; }
 
 /* the curriculum's tau_max at step it (0-based) */
 static double tau_max_at(const dg_hji_learn_opts *o, double T, int it) {
@@ -401,37 +435,52 @@ static double tau_max_at(const dg_hji_learn_opts *o, double T, int it) {
     return f >= 1 ? T : T * f;
 }
 
-/* one iteration's loss and backward, from the learner's batch (repeatable: dg_ctx_run) */
-static dg_status step_job(dg_ctx *ctx, void *user) {
-    dg_hji_learner *L = user;
-    const batch *b = &L->b;
+/* rows [r0, r0 + n) of b, as a batch of n points (no copy) */
+static batch batch_rows(const batch *b, int r0, int n) {
+    const size_t nx = (size_t)b->nx, r = (size_t)r0;
+    return (batch){.B = n, .nx = b->nx, .in = b->in + r * (nx + 1), .in0 = b->in0 + r * (nx + 1),
+                   .x = b->x + r * nx, .gl = b->gl + r * nx, .tau = b->tau + r, .l = b->l + r, .obst = b->obst + r,
+                   .stop = b->stop + r, .xd = b->xd + r * nx, .gd = b->gd + r * nx, .ld = b->ld + r};
+}
+
+/* One shard's job: the learner, the shard, its view of the parameters (their values, its gradient). */
+typedef struct shard_job { const dg_hji_learner *L; learn_shard *sh; dg_params *view; } shard_job;
+
+/* one shard's part of the loss, sum(r^2) / B (+ the weighted boundary sum / B), and its backward into
+ * the shard's gradient, B the whole iteration's points (repeatable: dg_ctx_run) */
+static dg_status shard_step(dg_ctx *ctx, void *user) {
+    shard_job *j = user;
+    const dg_hji_learner *L = j->L;
+    learn_shard *sh = j->sh;
+    const batch *b = &sh->b;
     const int B = b->B;
+    const dg_real inv = (dg_real)(1.0 / L->o.points);
     dg_tensor *loss = NULL, *bnd = NULL, *r = NULL;
     if (!L->boundary_only) {
         dg_tensor *V, *Vt, *g;
-        if (batch_value(ctx, &L->net, b, &V, &Vt, &g) != DG_OK) return dg_ctx_status(ctx);
+        if (batch_value(ctx, &L->net, b, j->view, &V, &Vt, &g) != DG_OK) return dg_ctx_status(ctx);
         const dg_hji_problem *p = L->p;
         dg_hji_learn_eq eq = {.mode = p->opts.mode, .l = dg_from(ctx, 2, (int[]){B, 1}, b->l), .cap = p->opts.cap};
         if (p->obstacle) eq.obstacle = dg_from(ctx, 2, (int[]){B, 1}, b->obst);
         if (p->stop) eq.stop = dg_from(ctx, 2, (int[]){B, 1}, b->stop);
         r = dg_hji_learn_residual(ctx, &p->game, &eq, dg_from(ctx, 2, (int[]){B, b->nx}, b->x), V, Vt, g);
-        loss = dg_mean(ctx, dg_square(ctx, r));
+        loss = dg_scale(ctx, dg_sum(ctx, dg_square(ctx, r)), inv);
     }
     if (!L->net.exact) {   /* the boundary term at the same states, tau = 0 */
-        dg_tensor *y0 = dg_mlp_forward(ctx, &L->net.mlp, L->net.params, dg_from(ctx, 2, (int[]){B, b->nx + 1}, b->in0));
-        bnd = dg_hji_learn_boundary(ctx, y0, dg_from(ctx, 2, (int[]){B, 1}, b->l));
-        dg_tensor *wb = dg_scale(ctx, bnd, (dg_real)L->o.boundary_weight);
+        dg_tensor *y0 = dg_mlp_forward(ctx, &L->net.mlp, j->view, dg_from(ctx, 2, (int[]){B, b->nx + 1}, b->in0));
+        bnd = dg_sum(ctx, dg_square(ctx, dg_sub(ctx, y0, dg_from(ctx, 2, (int[]){B, 1}, b->l))));
+        dg_tensor *wb = dg_scale(ctx, bnd, (dg_real)(L->o.boundary_weight / L->o.points));
         loss = loss ? dg_add(ctx, loss, wb) : wb;
     }
     if (dg_ctx_status(ctx) != DG_OK) return dg_ctx_status(ctx);
-    dg_params_zero_grad(L->net.params);
+    memset(j->view->grad, 0, j->view->total * sizeof(dg_real));
     const dg_status s = dg_backward(ctx, loss);
     if (s != DG_OK) return s;
-    L->loss = loss->data[0];
-    L->boundary = bnd ? bnd->data[0] : 0;
+    sh->loss = loss->data[0];
+    sh->bsum = bnd ? bnd->data[0] : 0;
     double sum = 0;
     for (int i = 0; r && i < B; i++) sum += fabs((double)r->data[i]);
-    L->residual = r ? sum / B : 0;
+    sh->rsum = sum;
     return DG_OK;
 }
 
@@ -439,27 +488,57 @@ dg_status dg_hji_learner_step(dg_hji_learner *L, dg_hji_learn_metrics *m, dg_err
     if (!L) return dg_err_set(e, DG_ERR_ARG, "hji learn: no learner");
     const double t0 = dg_clock_s();
     const dg_hji_problem *p = L->p;
-    const int B = L->o.points, nx = L->net.nx;
+    const int B = L->o.points, nx = L->net.nx, ns = L->nshards;
     const double tmax = tau_max_at(&L->o, p->t_end, L->it);
-    /* the samples, drawn in a fixed order: states, then times */
+    /* the samples, drawn in a fixed order from one stream before the split: states, then times (the
+     * same points whatever the shard count) */
     for (int i = 0; i < B; i++)
         for (int k = 0; k < nx; k++)
             L->b.xd[(size_t)i * nx + k] = p->grid.lo[k] + (p->grid.hi[k] - p->grid.lo[k]) * (double)dg_rng_uniform(&L->rng, 0, 1);
     for (int i = 0; i < B; i++) L->b.tau[i] = tmax > 0 ? (dg_real)(tmax * (double)dg_rng_uniform(&L->rng, 0, 1)) : 0;
-    dg_status s = batch_fill(&L->b, &L->net, p, B, e);
-    if (s != DG_OK) return s;
     L->boundary_only = !L->net.exact && L->it < L->o.pretrain;
-    const uint64_t f0 = dg_ctx_flops(L->ctx);
-    s = dg_ctx_run(&L->ctx, DG_ARENA_MAX, step_job, L);
-    if (s != DG_OK) return dg_err_set(e, s, "hji learn: iteration %d: %s", L->it + 1, dg_ctx_error(L->ctx));
-    const uint64_t f1 = dg_ctx_flops(L->ctx);   /* a context replaced by dg_ctx_run counts from 0 */
-    L->flops = (double)(f1 >= f0 ? f1 - f0 : f1);
-    if (!isfinite(L->loss))
+    const int nth = omp_get_max_threads() < ns ? omp_get_max_threads() : ns;
+    /* each shard fills its rows' data and runs its tape, on whatever thread; the sums below are in shard
+     * order, so the bits depend on the shard count alone */
+#pragma omp parallel for num_threads(nth > 0 ? nth : 1) schedule(static, 1)
+    for (int s = 0; s < ns; s++) {
+        learn_shard *sh = &L->sh[s];
+        const int rows = B / ns + (s < B % ns), row0 = s * (B / ns) + (s < B % ns ? s : B % ns);
+        sh->b = batch_rows(&L->b, row0, rows);
+        dg_err es = {0};
+        sh->status = batch_fill(&sh->b, &L->net, p, rows, &es);
+        if (sh->status != DG_OK) {
+            snprintf(sh->err, sizeof sh->err, "%.200s", es.msg);
+            continue;
+        }
+        dg_params view = *L->net.params;
+        view.grad = sh->grad;
+        shard_job j = {L, sh, &view};
+        const uint64_t f0 = dg_ctx_flops(sh->ctx);
+        sh->status = dg_ctx_run(&sh->ctx, DG_ARENA_MAX, shard_step, &j);
+        const uint64_t f1 = dg_ctx_flops(sh->ctx);   /* a context replaced by dg_ctx_run counts from 0 */
+        sh->flops = f1 >= f0 ? f1 - f0 : f1;
+        if (sh->status != DG_OK)
+            snprintf(sh->err, sizeof sh->err, "iteration %d: %s", L->it + 1, dg_ctx_error(sh->ctx));
+    }
+    double loss = 0, rsum = 0, bsum = 0, flops = 0;
+    const size_t total = L->net.params->total;
+    dg_real *grad = L->net.params->grad;
+    memset(grad, 0, total * sizeof(dg_real));
+    for (int s = 0; s < ns; s++) {  /* fixed order: deterministic sums */
+        const learn_shard *sh = &L->sh[s];
+        if (sh->status != DG_OK) return dg_err_set(e, sh->status, "hji learn: %s", sh->err);
+        loss += sh->loss, rsum += sh->rsum, bsum += sh->bsum, flops += (double)sh->flops;
+        for (size_t i = 0; i < total; i++) grad[i] += sh->grad[i];
+    }
+    L->flops = flops;
+    if (!isfinite(loss))
         return dg_err_set(e, DG_ERR_NONFINITE, "hji learn: iteration %d: the loss is not finite (lower learn.lr)",
                           L->it + 1);
     dg_adam_step(&L->adam, L->net.params);
     L->it++;
-    if (m) *m = (dg_hji_learn_metrics){.iteration = L->it, .loss = L->loss, .residual = L->residual,
-                                       .boundary = L->boundary, .tau_max = tmax, .seconds = dg_clock_s() - t0};
+    if (m) *m = (dg_hji_learn_metrics){.iteration = L->it, .loss = loss, .residual = L->boundary_only ? 0 : rsum / B,
+                                       .boundary = L->net.exact ? 0 : bsum / B, .tau_max = tmax,
+                                       .seconds = dg_clock_s() - t0};
     return DG_OK;
 }
