@@ -30,6 +30,16 @@ OMP_NUM_THREADS=1 "$DG" hji learn --config "$P" --out "$T/s1" --threads 2 --iter
     && OMP_NUM_THREADS=2 "$DG" hji learn --config "$P" --out "$T/s2" --threads 2 --iterations 40 --quiet >/dev/null 2>&1 \
     && cmp -s "$T/s1/value.safetensors" "$T/s2/value.safetensors" \
     && ok "--threads 2: the same network on 1 thread and on 2" || bad "--threads 2: 1 and 2 threads differ"
+# --resume: 40 iterations straight == 20, then resumed to 40 (2 shards, resume files every 7 iterations)
+R=$(cfg r "game: pursuit2d\nmode: brt\nt_end: 1.0\ngrid: {min: [-2, -2], max: [2, 2], n: [41, 41]}\nlearn: {hidden: [32, 32], points: 256, iterations: 40, pretrain: 10, curriculum: 20, lr: 0.001, seed: 1, threads: 2, resume_every: 7}\n")
+"$DG" hji learn --config "$R" --out "$T/straight" --quiet >/dev/null 2>&1 \
+    && "$DG" hji learn --config "$R" --out "$T/half" --iterations 20 --quiet >/dev/null 2>&1 \
+    && "$DG" hji learn --resume "$T/half" --iterations 40 --quiet >"$T/res.json" 2>"$T/res.err" \
+    && cmp -s "$T/straight/value.safetensors" "$T/half/value.safetensors" \
+    && cmp -s <(cut -d, -f1-5 "$T/straight/metrics.csv") <(cut -d, -f1-5 "$T/half/metrics.csv") \
+    && [ "$(wc -l <"$T/half/metrics.csv")" -eq 41 ] \
+    && ok "--resume: 20 then 20 more, the same network and metrics.csv rows as 40 straight" \
+    || bad "--resume: $(tail -2 "$T/res.err") $(diff <(cut -d, -f1-5 "$T/straight/metrics.csv") <(cut -d, -f1-5 "$T/half/metrics.csv") | head -4)"
 "$DG" hji tabulate --value "$T/run/value.safetensors" --config "$P" --out "$T/V.safetensors" 2>"$T/t.err" \
     && "$DG" hji plot --value "$T/V.safetensors" --out "$T/V.png" 2>>"$T/t.err" && [ -s "$T/V.png" ] \
     && ok "hji tabulate, then hji plot reads its file" || bad "tabulate/plot: $(tail -2 "$T/t.err")"
@@ -70,6 +80,8 @@ OUTS=$T/outs run_rows "" "" \
     "learn.activation relu|relu|hji learn --config $ACT --out $T/outs/r" \
     "no --out|--out|hji learn --config $P" \
     "--points 0|--points|hji learn --config $P --out $T/outs/r --points 0" \
+    "--resume and --config|--resume|hji learn --resume $T/half --config $P" \
+    "--resume of a folder without one|resume.safetensors|hji learn --resume $T/outs" \
     "another game's network|pursuit2d|hji tabulate --value $T/run/value.safetensors --config $AIR --out $T/outs/V.safetensors" \
     "a value file as a network|not a value network|hji tabulate --value $T/V.safetensors --config $P --out $T/outs/V.safetensors"
 # a config that also learns its value is still a game for certify --hji (its learn.* keys read, not refused)

@@ -126,6 +126,7 @@ typedef struct dg_hji_learn_opts {
     uint64_t seed;             /* initial weights and samples: the same seed, the same bits   */
     int      threads;          /* shards of the points (1..DG_HJI_LEARN_MAX_SHARDS), run on as  */
                                /* many threads as OpenMP allows (omp_get_max_threads)          */
+    int      resume_every;     /* the command writes resume.safetensors every N iterations      */
 } dg_hji_learn_opts;
 
 /* The learn.* keys (difgames/keys.h: name, default, bounds, doc); *n gets their count. */
@@ -196,6 +197,20 @@ DG_API double    dg_hji_learner_flops(const dg_hji_learner *L);
 /* The shards each iteration's points are cut into: o->threads, at most one a point. */
 DG_API int       dg_hji_learner_shards(const dg_hji_learner *L);
 DG_API void      dg_hji_learner_free(dg_hji_learner *L);           /* NULL is harmless */
+/* Iterations taken (restored by dg_hji_learner_restore). */
+DG_API int       dg_hji_learner_iteration(const dg_hji_learner *L);
+/* Writes L's whole state to path (atomically), for dg_hji_learner_restore: the weights (as
+ * dg_checkpoint_save names them), Adam's moments "optim.adam.m" / "optim.adam.v", the n metrics rows m
+ * ("metrics", F64 (n, 6)) and metadata format "difgames-hji-learn-resume", game, iteration, adam_step,
+ * rng (the samples' stream), points, threads and config (the run's config text, may be NULL). */
+DG_API dg_status dg_hji_learner_save(const dg_hji_learner *L, const char *path, const char *config,
+                                     const dg_hji_learn_metrics *m, int n, dg_err *e);
+/* L (created with the options the file was written with) back to the state in path: the next step is
+ * the bits the run that wrote it would have taken. Its metrics rows into m (room for cap; *n their
+ * count). DG_ERR_FORMAT naming the file for one that is not a resume file of L's game, shape and
+ * shard count (L unchanged then). */
+DG_API dg_status dg_hji_learner_restore(dg_hji_learner *L, const char *path, dg_hji_learn_metrics *m, int cap, int *n,
+                                        dg_err *e);
 
 #ifdef __cplusplus
 }

@@ -14,6 +14,7 @@
 #include "difgames/certify.h"  /* and hji.h */
 #include "difgames/hji_part.h"
 #include "difgames/hji_learn.h"
+#include "difgames/safetensors.h"
 #include "io/csv.h"
 
 static const char HELP_HEAD[] = "usage: difgames hji <subcommand> [options]\n\n";
@@ -71,13 +72,15 @@ static const char VERSUS_HELP[] =
 
 static const char LEARN_HELP[] =
     "usage: difgames hji learn --config FILE --out DIR [options]\n"
+    "       difgames hji learn --resume DIR [--iterations N]\n"
     "\n"
     "Trains a value network V(x, tau) on the config's game (configs/hji/*.yaml) by the\n"
     "HJI equation's residual at sampled states (DeepReach's method; its learn.* keys,\n"
     "docs/neural.md), its points cut into learn.threads shards run in parallel (the\n"
     "same seed and shard count, the same bits), and writes into DIR: value.safetensors (the\n"
-    "network, for hji tabulate) and metrics.csv (iteration, loss, residual, boundary,\n"
-    "tau_max, seconds). Prints a progress line and a JSON line.\n"
+    "network, for hji tabulate), metrics.csv (iteration, loss, residual, boundary,\n"
+    "tau_max, seconds) and resume.safetensors (every learn.resume_every iterations and\n"
+    "at the end, for --resume). Prints a progress line and a JSON line.\n"
     "--bench: times the config's iterations as given and prints one JSON line\n"
     "(ms_per_iteration, gflops), writing nothing.\n"
     "\n"
@@ -123,10 +126,11 @@ static int on_progress(void *user, const dg_hji_progress *pr) {
  * node arrays, which each rank builds for its block (dg_hji_problem_load_split). Its learn.* keys
  * (hji learn's) are read too, into lo when not NULL: every hji command takes a config that has them. */
 static dg_hji_problem *load_problem_learn(const char *cmd, const char *config, const char *accuracy,
-                                          int threads, int f32, int split, dg_cfg **cfg_out, dg_hji_learn_opts *lo) {
+                                          int threads, int f32, int split, dg_cfg **cfg_out, dg_hji_learn_opts *lo,
+                                          const char *yaml) {
     dg_err e = {0};
     dg_hji_learn_opts lo_;
-    dg_cfg *cfg = dg_cfg_load(config, &e);
+    dg_cfg *cfg = yaml ? dg_cfg_parse(yaml, strlen(yaml), config, &e) : dg_cfg_load(config, &e);
     if (cfg && accuracy && dg_cfg_set(cfg, "accuracy", accuracy, &e) != DG_OK) {
         dg_cfg_free(cfg);
         cfg = NULL;
@@ -146,7 +150,7 @@ static dg_hji_problem *load_problem_learn(const char *cmd, const char *config, c
 
 static dg_hji_problem *load_problem(const char *cmd, const char *config, const char *accuracy,
                                     int threads, int f32, int split, dg_cfg **cfg_out) {
-    return load_problem_learn(cmd, config, accuracy, threads, f32, split, cfg_out, NULL);
+    return load_problem_learn(cmd, config, accuracy, threads, f32, split, cfg_out, NULL, NULL);
 }
 
 /* ----------------------------------------------------------------- solve */
@@ -520,11 +524,14 @@ static dg_status learn_csv(const char *path, const dg_hji_learn_metrics *m, int 
 }
 
 static int hji_learn(int argc, char **argv) {
-    const char *config, *out;
+    const char *config, *out, *resume;
     int iterations, points, threads, bench, quiet, rc;
     cli_opt opts[] = {
-        CLI_IN("--config", &config, "FILE", "the game's HJI config (configs/hji/*.yaml), its learn.* keys", .req = 1),
-        CLI_OUT("--out", &out, "DIR", "the run's folder (value.safetensors, metrics.csv)"),
+        CLI_IN("--config", &config, "FILE", "the game's HJI config (configs/hji/*.yaml), its learn.* keys"),
+        CLI_OUT("--out", &out, "DIR", "the run's folder (value.safetensors, metrics.csv, resume.safetensors)"),
+        CLI_STR("--resume", &resume, "DIR", "go on with the run in DIR from its resume.safetensors (written every "
+                "learn.resume_every iterations and at the end), with the config, points and shards stored there; "
+                "--iterations may raise the number of iterations. The same bits as a run never stopped."),
         CLI_INT("--iterations", &iterations, "N", 0, 100000000, "overrides learn.iterations"),
         CLI_INT("--points", &points, "N", 1, 1 << 22, "overrides learn.points"),
         CLI_INT("--threads", &threads, "N", 1, DG_HJI_LEARN_MAX_SHARDS, "overrides learn.threads (the shards)"),
@@ -533,26 +540,67 @@ static int hji_learn(int argc, char **argv) {
         CLI_END,
     };
     if (!cli_parse(&rc, "hji learn", argc, argv, opts, LEARN_HELP)) return rc;
+    if (resume && (config || out || bench || cli_given(opts, "--points") || cli_given(opts, "--threads"))) {
+        cli_error("hji learn", "--resume DIR takes the run's own config, points and shards; only --iterations may "
+                  "change");
+        return EXIT_USAGE;
+    }
+    if (!resume && !config) {
+        cli_error("hji learn", "--config FILE is required (or --resume DIR)");
+        return EXIT_USAGE;
+    }
+    if (resume) out = resume;
     if (!bench && !out) {
         cli_error("hji learn", "--out DIR is required (or --bench)");
         return EXIT_USAGE;
     }
     dg_cfg *cfg = NULL;
     dg_hji_learn_opts o;
-    char net_path[DG_PATH_MAX], csv_path[DG_PATH_MAX];
+    char net_path[DG_PATH_MAX], csv_path[DG_PATH_MAX], res_path[DG_PATH_MAX], label[DG_PATH_MAX + 32];
+    char *yaml = NULL;
+    size_t yaml_len = 0;
     dg_err e = {0};
     if (!bench && (dg_path_join(net_path, sizeof net_path, out, "value.safetensors", &e) != DG_OK ||
-                   dg_path_join(csv_path, sizeof csv_path, out, "metrics.csv", &e) != DG_OK)) {
-        cli_error("hji learn", "--out: %s", e.msg);
+                   dg_path_join(csv_path, sizeof csv_path, out, "metrics.csv", &e) != DG_OK ||
+                   dg_path_join(res_path, sizeof res_path, out, "resume.safetensors", &e) != DG_OK)) {
+        cli_error("hji learn", "%s: %s", resume ? "--resume" : "--out", e.msg);
         return EXIT_USAGE;
     }
-    dg_hji_problem *p = load_problem_learn("hji learn", config, NULL, -1, 0, 0, &cfg, &o);
+    int r_points = 0, r_threads = 0;
+    if (resume) {   /* the run's config, points and shards, stored in its resume file */
+        dg_st_file *f = dg_st_load(res_path, &e);
+        const char *y = f ? dg_st_meta(f, "config") : NULL, *pt = f ? dg_st_meta(f, "points") : NULL,
+                   *th = f ? dg_st_meta(f, "threads") : NULL;
+        snprintf(label, sizeof label, "%s (stored config)", res_path);
+        if (f && y && *y && pt && th) {
+            yaml = strdup(y);
+            r_points = atoi(pt), r_threads = atoi(th);
+        }
+        if (!f) cli_error("hji learn", "--resume: %s", e.msg);
+        else if (!yaml) cli_error("hji learn", "--resume: %s: not a resume file of hji learn (no config stored)", res_path);
+        dg_st_free(f);
+        if (!yaml) return EXIT_USAGE;
+        config = label;
+    }
+    dg_hji_problem *p = load_problem_learn("hji learn", config, NULL, -1, 0, 0, &cfg, &o, yaml);
+    free(yaml);
+    yaml = NULL;
     if (!p) return EXIT_USAGE;
     if (cli_given(opts, "--iterations")) o.iterations = iterations;
     if (cli_given(opts, "--points")) o.points = points;
     if (cli_given(opts, "--threads")) o.threads = threads;
+    if (resume) o.points = r_points, o.threads = r_threads;
     dg_hji_learner *L = dg_hji_learner_create(p, &o, &e);
     dg_hji_learn_metrics *m = L ? calloc((size_t)o.iterations + 1, sizeof *m) : NULL;
+    int n = 0;
+    if (L && m && resume && dg_hji_learner_restore(L, res_path, m, o.iterations, &n, &e) != DG_OK) {
+        rc = cli_fail("hji learn", &e, EXIT_USAGE);
+        goto done;
+    }
+    if (L && !bench && dg_cfg_to_yaml(cfg, &yaml, &yaml_len, &e) != DG_OK) {
+        rc = cli_fail("hji learn", &e, 0);
+        goto done;
+    }
     if (!L) {
         rc = cli_fail("hji learn", &e, e.status == DG_ERR_NOMEM ? EXIT_FAIL : EXIT_USAGE);
         goto done;
@@ -570,8 +618,14 @@ static int hji_learn(int argc, char **argv) {
     cli_catch_stop();
     cli_bar b = {.tty = !quiet && !bench && isatty(2)};
     double secs = 0, flops = 0;
-    int n = 0;
+    const int n0 = n;
     for (; n < o.iterations && !cli_stop; n++) {
+        if (!bench && n > n0 && o.resume_every > 0 && n % o.resume_every == 0 &&
+            dg_hji_learner_save(L, res_path, yaml, m, n, &e) != DG_OK) {
+            if (b.tty) fputc('\n', stderr);
+            rc = cli_fail("hji learn", &e, 0);
+            goto done;
+        }
         if (dg_hji_learner_step(L, &m[n], &e) != DG_OK) {
             if (b.tty) fputc('\n', stderr);
             rc = cli_fail("hji learn", &e, 0);
@@ -579,14 +633,14 @@ static int hji_learn(int argc, char **argv) {
         }
         secs += m[n].seconds;
         flops += dg_hji_learner_flops(L);
-        const double eta = secs / (n + 1) * (o.iterations - n - 1);
+        const double eta = secs / (n + 1 - n0) * (o.iterations - n - 1);
         cli_bar_draw(&b, (double)(n + 1) / o.iterations, n == 0, "iteration %d/%d  loss %.4g  residual %.4g  tau %.3g  "
                      "ETA %.1fs  ", n + 1, o.iterations, m[n].loss, m[n].residual, m[n].tau_max, eta);
     }
     if (b.tty) fputc('\n', stderr);
     dg_json j = {cJSON_CreateObject(), 0};
     if (bench) {   /* the iterations after the first (which sizes the tape), as given */
-        const double t = n > 1 ? secs - m[0].seconds : secs, f = n > 1 ? flops * (n - 1) / n : flops;
+        const double t = n > 1 ? secs - m[0].seconds : secs, f = n > 1 ? flops * (n - 1) / n : flops;  /* n0 0 */
         const int k = n > 1 ? n - 1 : n;
         dg_json_add(&j, j.root, "ms_per_iteration", dg_json_number("%.4g", k ? 1e3 * t / k : 0));
         dg_json_add(&j, j.root, "gflops", dg_json_number("%.4g", t > 0 ? f / t / 1e9 : 0));
@@ -595,21 +649,23 @@ static int hji_learn(int argc, char **argv) {
         rc = cli_json_print(&j, "hji learn");
         goto done;
     }
-    if (dg_hji_learn_save(dg_hji_learner_net(L), net_path, &e) != DG_OK || learn_csv(csv_path, m, n, &e) != DG_OK) {
+    if (dg_hji_learn_save(dg_hji_learner_net(L), net_path, &e) != DG_OK || learn_csv(csv_path, m, n, &e) != DG_OK ||
+        dg_hji_learner_save(L, res_path, yaml, m, n, &e) != DG_OK) {
         cJSON_Delete(j.root);
         rc = cli_fail("hji learn", &e, 0);
         goto done;
     }
-    if (!quiet) fprintf(stderr, "wrote %s, %s\n", net_path, csv_path);
+    if (!quiet) fprintf(stderr, "wrote %s, %s, %s\n", net_path, csv_path, res_path);
     dg_json_game(&j, p->name, dg_hji_problem_source(p));
     dg_json_add(&j, j.root, "iterations", dg_json_number("%.0f", n));
     dg_json_add(&j, j.root, "loss", dg_json_number("%.6g", n ? m[n - 1].loss : 0));
     dg_json_add(&j, j.root, "residual", dg_json_number("%.6g", n ? m[n - 1].residual : 0));
     dg_json_add(&j, j.root, "seconds", dg_json_number("%.4f", secs));
-    dg_json_add(&j, j.root, "ms_per_iteration", dg_json_number("%.4g", n ? 1e3 * secs / n : 0));
+    dg_json_add(&j, j.root, "ms_per_iteration", dg_json_number("%.4g", n > n0 ? 1e3 * secs / (n - n0) : 0));
     rc = cli_json_print(&j, "hji learn");
     if (!rc && cli_stop) rc = EXIT_INTERRUPTED;
 done:
+    free(yaml);
     free(m);
     dg_hji_learner_free(L);
     dg_hji_problem_free(p);

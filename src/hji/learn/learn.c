@@ -18,7 +18,7 @@
 /* The keys as read; dg_hji_learn_opts widens them. */
 typedef struct learn_keys {
     int   hidden[DG_MLP_MAX_LAYERS - 1], nhidden;
-    int   activation, points, iterations, pretrain, curriculum, boundary, seed, threads;
+    int   activation, points, iterations, pretrain, curriculum, boundary, seed, threads, resume_every;
     float lr, boundary_weight;
 } learn_keys;
 
@@ -47,6 +47,8 @@ static const dg_key LEARN_KEYS[] = {
     DG_K_INT("learn.threads", learn_keys, threads, 1, 0, DG_HJI_LEARN_MAX_SHARDS,
              "hji learn: shards of each iteration's points trained in parallel (0: one per core); the same seed and "
              "shard count give the same bits on any number of threads"),
+    DG_K_INT("learn.resume_every", learn_keys, resume_every, 500, 0, 100000000,
+             "hji learn: write resume.safetensors every N iterations (0: only at the end), for --resume"),
 };
 #define NKEYS ((int)(sizeof LEARN_KEYS / sizeof LEARN_KEYS[0]))
 
@@ -69,6 +71,7 @@ static void opts_from_keys(const learn_keys *k, dg_hji_learn_opts *o) {
     o->lr = k->lr;
     o->seed = (uint64_t)k->seed;
     o->threads = k->threads;
+    o->resume_every = k->resume_every;
     if (o->threads == 0) {  /* 0: OpenMP's default, one per core (or OMP_NUM_THREADS), as train.threads */
         const int n = omp_get_max_threads();
         o->threads = n < 1 ? 1 : n > DG_HJI_LEARN_MAX_SHARDS ? DG_HJI_LEARN_MAX_SHARDS : n;
@@ -541,4 +544,97 @@ dg_status dg_hji_learner_step(dg_hji_learner *L, dg_hji_learn_metrics *m, dg_err
                                        .boundary = L->net.exact ? 0 : bsum / B, .tau_max = tmax,
                                        .seconds = dg_clock_s() - t0};
     return DG_OK;
+}
+
+int dg_hji_learner_iteration(const dg_hji_learner *L) { return L ? L->it : 0; }
+
+#define METRIC_COLS 6   /* iteration, loss, residual, boundary, tau_max, seconds */
+
+dg_status dg_hji_learner_save(const dg_hji_learner *L, const char *path, const char *config,
+                              const dg_hji_learn_metrics *m, int n, dg_err *e) {
+    if (!L || !path || n < 0 || (n && !m)) return dg_err_set(e, DG_ERR_ARG, "hji learn: save: bad arguments");
+    char it[16], step[32], rng[40], pts[16], thr[16];
+    snprintf(it, sizeof it, "%d", L->it);
+    snprintf(step, sizeof step, "%lld", (long long)L->adam.step);
+    snprintf(rng, sizeof rng, "%016llx%016llx", (unsigned long long)L->rng.s[0], (unsigned long long)L->rng.s[1]);
+    snprintf(pts, sizeof pts, "%d", L->o.points);
+    snprintf(thr, sizeof thr, "%d", L->nshards);
+    dg_st_writer *w = dg_st_writer_create();
+    double *table = malloc(((size_t)n + 1) * METRIC_COLS * sizeof(double));
+    dg_status s = w && table ? DG_OK : dg_err_set(e, DG_ERR_NOMEM, "hji learn: out of memory");
+    for (int r = 0; s == DG_OK && r < n; r++) {
+        double *row = table + (size_t)r * METRIC_COLS;
+        row[0] = m[r].iteration, row[1] = m[r].loss, row[2] = m[r].residual, row[3] = m[r].boundary;
+        row[4] = m[r].tau_max, row[5] = m[r].seconds;
+    }
+    const dg_params *p = L->net.params;
+    const int64_t total = (int64_t)p->total;
+    for (int i = 0; s == DG_OK && i < p->count; i++) {
+        int64_t shape[DG_MAX_DIMS];
+        for (int d = 0; d < p->info[i].ndim; d++) shape[d] = p->info[i].shape[d];
+        s = dg_st_writer_add(w, p->info[i].name, DG_DTYPE_REAL, p->info[i].ndim, shape, p->data + p->info[i].offset, e);
+    }
+    if (s == DG_OK) s = dg_st_writer_add(w, "optim.adam.m", DG_DTYPE_REAL, 1, &total, L->adam.m, e);
+    if (s == DG_OK) s = dg_st_writer_add(w, "optim.adam.v", DG_DTYPE_REAL, 1, &total, L->adam.v, e);
+    if (s == DG_OK) s = dg_st_writer_add(w, "metrics", DG_DTYPE_F64, 2, (int64_t[]){n, METRIC_COLS}, table, e);
+    const char *meta[][2] = {{"format", "difgames-hji-learn-resume"}, {"game", L->net.game}, {"iteration", it},
+                             {"adam_step", step}, {"rng", rng}, {"points", pts}, {"threads", thr},
+                             {"precision", DG_REAL_NAME}, {"config", config ? config : ""}};
+    for (size_t i = 0; s == DG_OK && i < sizeof meta / sizeof meta[0]; i++) s = dg_st_writer_meta(w, meta[i][0], meta[i][1], e);
+    if (s == DG_OK) s = dg_st_writer_write(w, path, e);
+    dg_st_writer_free(w);
+    free(table);
+    return s;
+}
+
+dg_status dg_hji_learner_restore(dg_hji_learner *L, const char *path, dg_hji_learn_metrics *m, int cap, int *n,
+                                 dg_err *e) {
+    if (!L || !path || !n || cap < 0) return dg_err_set(e, DG_ERR_ARG, "hji learn: restore: bad arguments");
+    dg_st_file *f = dg_st_load(path, e);
+    if (!f) return e->status;
+    const char *fmt = dg_st_meta(f, "format"), *game = dg_st_meta(f, "game"), *it = dg_st_meta(f, "iteration"),
+               *step = dg_st_meta(f, "adam_step"), *rng = dg_st_meta(f, "rng"), *pts = dg_st_meta(f, "points"),
+               *thr = dg_st_meta(f, "threads"), *prec = dg_st_meta(f, "precision");
+    const dg_st_tensor *mt = dg_st_find(f, "metrics");
+    const dg_params *p = L->net.params;
+    const size_t total = p->total;
+    unsigned long long r0 = 0, r1 = 0;
+    dg_status s = DG_OK;
+    if (!fmt || strcmp(fmt, "difgames-hji-learn-resume") || !game || !it || !step || !rng || !pts || !thr || !prec ||
+        !mt || mt->ndim != 2 || mt->shape[1] != METRIC_COLS || sscanf(rng, "%16llx%16llx", &r0, &r1) != 2)
+        s = dg_err_set(e, DG_ERR_FORMAT, "%.400s: not a resume file of difgames hji learn", path);
+    else if (strcmp(game, L->net.game) || atoi(pts) != L->o.points || atoi(thr) != L->nshards || strcmp(prec, DG_REAL_NAME))
+        s = dg_err_set(e, DG_ERR_FORMAT, "%.400s: a run of %.32s, %s points, %s shards, %s (not %s, %d, %d, %s)", path,
+                       game, pts, thr, prec, L->net.game, L->o.points, L->nshards, DG_REAL_NAME);
+    else if (mt->shape[0] > cap || atoi(it) < 0)
+        s = dg_err_set(e, DG_ERR_FORMAT, "%.400s: %lld metrics rows, room for %d", path, (long long)mt->shape[0], cap);
+    dg_real *w = s == DG_OK ? malloc(3 * total * sizeof(dg_real)) : NULL;
+    double *table = s == DG_OK ? malloc(((size_t)mt->shape[0] + 1) * METRIC_COLS * sizeof(double)) : NULL;
+    if (s == DG_OK && (!w || !table)) s = dg_err_set(e, DG_ERR_NOMEM, "hji learn: out of memory");
+    for (int i = 0; s == DG_OK && i < p->count; i++) {   /* into a copy first: L unchanged on error */
+        int64_t shape[DG_MAX_DIMS];
+        for (int d = 0; d < p->info[i].ndim; d++) shape[d] = p->info[i].shape[d];
+        s = dg_st_read(f, p->info[i].name, DG_DTYPE_REAL, p->info[i].ndim, shape, w + p->info[i].offset, e);
+    }
+    const int64_t t1 = (int64_t)total;
+    if (s == DG_OK) s = dg_st_read(f, "optim.adam.m", DG_DTYPE_REAL, 1, &t1, w + total, e);
+    if (s == DG_OK) s = dg_st_read(f, "optim.adam.v", DG_DTYPE_REAL, 1, &t1, w + 2 * total, e);
+    if (s == DG_OK) s = dg_st_read(f, "metrics", DG_DTYPE_F64, 2, (int64_t[]){mt->shape[0], METRIC_COLS}, table, e);
+    if (s == DG_OK) {
+        memcpy(p->data, w, total * sizeof(dg_real));
+        memcpy(L->adam.m, w + total, total * sizeof(dg_real));
+        memcpy(L->adam.v, w + 2 * total, total * sizeof(dg_real));
+        L->adam.step = strtoll(step, NULL, 10);
+        L->it = atoi(it);
+        L->rng.s[0] = r0, L->rng.s[1] = r1;
+        *n = (int)mt->shape[0];
+        for (int r = 0; r < *n; r++) {
+            const double *row = table + (size_t)r * METRIC_COLS;
+            m[r] = (dg_hji_learn_metrics){.iteration = (int)row[0], .loss = row[1], .residual = row[2],
+                                          .boundary = row[3], .tau_max = row[4], .seconds = row[5]};
+        }
+    }
+    free(w), free(table);
+    dg_st_free(f);
+    return s;
 }
