@@ -175,6 +175,88 @@ static dg_status grid_route(const dg_env *env, const dg_dp_opts *dp, const dg_po
     return DG_OK;
 }
 
+/* Per start, what dg_certify_discrete computes: the starts, the value (V+ then V-), the cost against
+ * the game (cost), the cost with an adversarial input held (held), the plan's (one player) or the grid
+ * route's scratch (tmp), each frozen player's best response, its route and exploit. */
+typedef struct starts {
+    int      B;
+    dg_real *state, *aux;
+    double  *value, *cost, *held, *tmp;
+    double  *br[2], *bx[2];
+    int     *route[2];
+} starts;
+
+static int starts_alloc(starts *w, int B) {
+    memset(w, 0, sizeof *w);
+    w->B = B;
+    w->value = malloc(sizeof(double) * 2 * (size_t)B);
+    w->cost = malloc(sizeof(double) * 3 * (size_t)B);
+    int ok = w->value && w->cost;
+    if (ok) w->held = w->cost + B, w->tmp = w->cost + 2 * (size_t)B;
+    for (int k = 0; k < 2; k++) {
+        ok &= (w->br[k] = malloc(sizeof(double) * (size_t)B)) != NULL;
+        ok &= (w->bx[k] = malloc(sizeof(double) * (size_t)B)) != NULL;
+        ok &= (w->route[k] = malloc(sizeof(int) * (size_t)B)) != NULL;
+    }
+    return ok;
+}
+
+static void starts_free(starts *w) {
+    free(w->state);
+    free(w->aux);
+    free(w->value);
+    free(w->cost);
+    for (int k = 0; k < 2; k++) {
+        free(w->br[k]);
+        free(w->bx[k]);
+        free(w->route[k]);
+    }
+}
+
+/* Each start's numbers into rows (any array may be NULL) and their means into r: the gap against
+ * [V-, V+], the exploits (br_cost[0] - V+, V- - br_cost[1]), weak best responses, the routes. */
+static void tally(const dg_env *env, const starts *w, int bounds, dg_certify_discrete_rows *rows,
+                  dg_certify_discrete_result *r) {
+    const int B = w->B, S = env->state_dim, two = r->players == 2, nv = r->nvalues;
+    r->policy_cost_held = r->adversarial ? 0 : NAN;
+    r->plan_cost = bounds && !two ? 0 : NAN;
+    for (int k = 0; k < 2; k++) r->br_cost[k] = r->exploit[k] = bounds && two ? 0 : NAN;
+    for (int b = 0; b < B; b++) {
+        const double vu = w->value[b], vl = nv == 2 ? w->value[B + b] : vu, c = w->cost[b];
+        const double gap = dg_certify_interval_gap(c, vl, vu);
+        r->value_upper += vu / B;
+        r->value_lower += vl / B;
+        r->policy_cost += c / B;
+        r->gap += gap / B;
+        r->abs_gap += fabs(gap) / B;
+        if (r->adversarial) r->policy_cost_held += w->held[b] / B;
+        if (bounds && !two) r->plan_cost += w->tmp[b] / B;
+        for (int k = 0; k < 2 && bounds && two; k++) {
+            w->bx[k][b] = k == 0 ? w->br[0][b] - vu : vl - w->br[1][b];
+            r->br_cost[k] += w->br[k][b] / B;
+            r->exploit[k] += w->bx[k][b] / B;
+            const double err = r->ref.change[k] * fabs(k == 0 ? vu : vl);  /* the grid's last change */
+            r->weak[k] += w->bx[k][b] < -err;
+            if (w->route[k][b] >= 0 && w->route[k][b] < 3) r->route_starts[k][w->route[k][b]]++;
+        }
+        if (rows->state)
+            for (int j = 0; j < S; j++) rows->state[(size_t)b * S + j] = w->state[(size_t)b * S + j];
+        if (rows->value_upper) rows->value_upper[b] = vu;
+        if (rows->value_lower) rows->value_lower[b] = vl;
+        if (rows->policy_cost) rows->policy_cost[b] = c;
+        if (rows->policy_cost_held) rows->policy_cost_held[b] = r->adversarial ? w->held[b] : NAN;
+        if (rows->gap) rows->gap[b] = gap;
+        if (rows->abs_gap) rows->abs_gap[b] = fabs(gap);
+        if (rows->plan_cost) rows->plan_cost[b] = bounds && !two ? w->tmp[b] : NAN;
+        for (int k = 0; k < 2; k++) {
+            if (rows->br_cost[k]) rows->br_cost[k][b] = bounds && two ? w->br[k][b] : NAN;
+            if (rows->br_route[k]) rows->br_route[k][b] = bounds && two ? w->route[k][b] : -1;
+            if (rows->exploit[k]) rows->exploit[k][b] = bounds && two ? w->bx[k][b] : NAN;
+        }
+    }
+    r->outside = r->ref.outside[r->ref.ngrids - 1];
+}
+
 dg_status dg_certify_discrete(const dg_env *env, const dg_policy *pol, dg_params *params,
                               const dg_certify_discrete_opts *o, dg_certify_discrete_rows *rows,
                               dg_certify_discrete_result *r, dg_err *e) {
@@ -182,7 +264,7 @@ dg_status dg_certify_discrete(const dg_env *env, const dg_policy *pol, dg_params
         return dg_err_set(e, DG_ERR_ARG, "certify: bad arguments (episodes >= 1, tol > 0)");
     dg_status st = dg_dp_check(env, e);
     if (st != DG_OK) return st;
-    const int B = o->episodes, S = env->state_dim, two = env->nplayers == 2, nv = dg_dp_nvalues(env);
+    const int B = o->episodes, two = env->nplayers == 2, nv = dg_dp_nvalues(env);
     if (pol->n != (two ? 2 : 1))
         return dg_err_set(e, DG_ERR_ARG, "certify: the policy has %d players, %s %d", pol->n, env->game->name,
                           two ? 2 : 1);
@@ -194,34 +276,25 @@ dg_status dg_certify_discrete(const dg_env *env, const dg_policy *pol, dg_params
     r->adversarial = nv == 2 && !two;
     dg_certify_discrete_rows none = {0};
     if (!rows) rows = &none;
-    dg_real *state = NULL, *aux = NULL;
-    double *value = malloc(sizeof(double) * 2 * (size_t)B), *cost = malloc(sizeof(double) * 3 * (size_t)B);
-    double *held = cost + B, *tmp = cost + 2 * (size_t)B;
-    double *br[2] = {NULL, NULL}, *bx[2] = {NULL, NULL};
-    int *route[2] = {NULL, NULL};
+    starts w;
     dg_dp_value kept = {0};
-    for (int k = 0; k < 2; k++) {
-        br[k] = malloc(sizeof(double) * (size_t)B);
-        bx[k] = malloc(sizeof(double) * (size_t)B);
-        route[k] = malloc(sizeof(int) * (size_t)B);
-    }
-    if (!value || !cost || !br[0] || !br[1] || !bx[0] || !bx[1] || !route[0] || !route[1]) {
+    if (!starts_alloc(&w, B)) {
         st = dg_err_set(e, DG_ERR_NOMEM, "certify: out of memory for %d starts", B);
         goto out;
     }
-    if ((st = dg_run_init_draw(env, o->seed, B, &state, &aux, e)) != DG_OK) goto out;
-    fix_aux(env, aux, B);
+    if ((st = dg_run_init_draw(env, o->seed, B, &w.state, &w.aux, e)) != DG_OK) goto out;
+    fix_aux(env, w.aux, B);
 
     /* the value: the refinement study at the starts */
     dg_dp_opts dp = o->dp;
-    dp.aux = env->aux_dim ? aux : NULL;
+    dp.aux = env->aux_dim ? w.aux : NULL;
     if ((st = dg_certify_discrete_box(env, &dp, e)) != DG_OK) goto out;
     for (int k = 0; k < dg_dp_dims(env); k++)
         if (!dp.nodes[k]) dp.nodes[k] = dg_certify_discrete_nodes(dg_dp_dims(env));
     dg_dp_refine_opts ro = o->refine;
     ro.keep = r->adversarial ? &kept : NULL;  /* the grid's answer is played on the finest grid */
     const double t0 = dg_clock_s();
-    if ((st = dg_dp_refine(env, &dp, &ro, state, B, &r->ref, value, NULL, e)) != DG_OK) goto out;
+    if ((st = dg_dp_refine(env, &dp, &ro, w.state, B, &r->ref, w.value, NULL, e)) != DG_OK) goto out;
     r->seconds_dp = dg_clock_s() - t0;
 
     /* the policy's loss (and the bounds) in the learner's game; an adversarial input held there */
@@ -232,77 +305,32 @@ dg_status dg_certify_discrete(const dg_env *env, const dg_policy *pol, dg_params
         plan.iters = 0;
         plan.bptt_epochs = 0;
     }
-    dg_certify_bound_rows brow = {.policy_cost = held, .plan_cost = tmp, .br_cost = {br[0], br[1]},
-                                  .br_route = {route[0], route[1]}};
+    dg_certify_bound_rows brow = {.policy_cost = w.held, .plan_cost = w.tmp, .br_cost = {w.br[0], w.br[1]},
+                                  .br_route = {w.route[0], w.route[1]}};
     const double t1 = dg_clock_s();
-    if ((st = dg_certify_bounds(env, pol, params, state, aux, B, &plan, o->train, &brow, &r->bound_stats, e)) != DG_OK)
+    if ((st = dg_certify_bounds(env, pol, params, w.state, w.aux, B, &plan, o->train, &brow, &r->bound_stats, e)) !=
+        DG_OK)
         goto out;
     r->seconds_bounds = dg_clock_s() - t1;
     r->bounds = bounds;
     if (bounds && two && o->grid_br) {  /* the grid route of each best response, on the finest grid */
         const double tg = dg_clock_s();
         for (int k = 0; k < DG_DP_MAX_DIMS; k++) dp.nodes[k] = r->ref.nodes[r->ref.ngrids - 1][k];
-        for (int k = 0; k < 2 && st == DG_OK; k++)
-            if ((st = grid_route(env, &dp, pol, params, k, state, aux, B, br[k], route[k], tmp, r, e)) != DG_OK)
+        for (int k = 0; k < 2; k++)
+            if ((st = grid_route(env, &dp, pol, params, k, w.state, w.aux, B, w.br[k], w.route[k], w.tmp, r, e)) !=
+                DG_OK)
                 goto out;
         r->seconds_grid = dg_clock_s() - tg;
     }
     if (r->adversarial) {
         const double t2 = dg_clock_s();
-        if ((st = dg_dp_play(env, &kept, &dp, pol, params, state, aux, B, cost, e)) != DG_OK) goto out;
+        if ((st = dg_dp_play(env, &kept, &dp, pol, params, w.state, w.aux, B, w.cost, e)) != DG_OK) goto out;
         r->seconds_play = dg_clock_s() - t2;
     } else
-        memcpy(cost, held, sizeof(double) * (size_t)B);
-
-    /* per start, then the means */
-    r->policy_cost_held = r->adversarial ? 0 : NAN;
-    r->plan_cost = bounds && !two ? 0 : NAN;
-    for (int k = 0; k < 2; k++) r->br_cost[k] = r->exploit[k] = bounds && two ? 0 : NAN;
-    for (int b = 0; b < B; b++) {
-        const double vu = value[b], vl = nv == 2 ? value[B + b] : vu, c = cost[b];
-        const double gap = dg_certify_interval_gap(c, vl, vu);
-        r->value_upper += vu / B;
-        r->value_lower += vl / B;
-        r->policy_cost += c / B;
-        r->gap += gap / B;
-        r->abs_gap += fabs(gap) / B;
-        if (r->adversarial) r->policy_cost_held += held[b] / B;
-        if (bounds && !two) r->plan_cost += tmp[b] / B;
-        for (int k = 0; k < 2 && bounds && two; k++) {
-            bx[k][b] = k == 0 ? br[0][b] - vu : vl - br[1][b];
-            r->br_cost[k] += br[k][b] / B;
-            r->exploit[k] += bx[k][b] / B;
-            const double err = r->ref.change[k] * fabs(k == 0 ? vu : vl);  /* the grid's last change */
-            r->weak[k] += bx[k][b] < -err;
-        }
-        if (rows->state)
-            for (int j = 0; j < S; j++) rows->state[(size_t)b * S + j] = state[(size_t)b * S + j];
-        if (rows->value_upper) rows->value_upper[b] = vu;
-        if (rows->value_lower) rows->value_lower[b] = vl;
-        if (rows->policy_cost) rows->policy_cost[b] = c;
-        if (rows->policy_cost_held) rows->policy_cost_held[b] = r->adversarial ? held[b] : NAN;
-        if (rows->gap) rows->gap[b] = gap;
-        if (rows->abs_gap) rows->abs_gap[b] = fabs(gap);
-        if (rows->plan_cost) rows->plan_cost[b] = bounds && !two ? tmp[b] : NAN;
-        for (int k = 0; k < 2 && bounds && two; k++)
-            if (route[k][b] >= 0 && route[k][b] < 3) r->route_starts[k][route[k][b]]++;
-        for (int k = 0; k < 2; k++) {
-            if (rows->br_cost[k]) rows->br_cost[k][b] = bounds && two ? br[k][b] : NAN;
-            if (rows->br_route[k]) rows->br_route[k][b] = bounds && two ? route[k][b] : -1;
-            if (rows->exploit[k]) rows->exploit[k][b] = bounds && two ? bx[k][b] : NAN;
-        }
-    }
-    r->outside = r->ref.outside[r->ref.ngrids - 1];
+        memcpy(w.cost, w.held, sizeof(double) * (size_t)B);
+    tally(env, &w, bounds, rows, r);
 out:
     dg_dp_value_free(&kept);
-    free(state);
-    free(aux);
-    free(value);
-    free(cost);
-    for (int k = 0; k < 2; k++) {
-        free(br[k]);
-        free(bx[k]);
-        free(route[k]);
-    }
+    starts_free(&w);
     return st;
 }
