@@ -3,9 +3,12 @@
 # - learn on pursuit2d writes value.safetensors and metrics.csv (a row per iteration, the curriculum's
 #   tau_max reaching t_end), prints a JSON line; the same config twice gives the same file's bytes;
 # - tabulate writes a value file that hji plot draws, the learned zero set near the exact one;
+# - learn.precision: f64 trains in the command's double copy: its network says f64, the same seed gives
+#   the same bytes (not f32's), tabulate evaluates it in double, it learns as f32 does, --resume works;
 # - --bench prints one JSON line {ms_per_iteration, gflops, ...} and writes nothing;
 # - refusals, one line and exit 2 each: an unknown learn key, learn.points 0, a bad activation,
-#   --out missing, a network of another game, a file that is not a network.
+#   --out missing, a network of another game, a file that is not a network, learn.precision f16, a
+#   network whose metadata says precision f16.
 # (A game given by a generic Hamiltonian has no tape form, but no config makes one: test_hji_learn_loop
 # checks that refusal in the library.)
 #   usage: hji_learn_test.sh path/to/difgames repo_root
@@ -44,7 +47,7 @@ R=$(cfg r "game: pursuit2d\nmode: brt\nt_end: 1.0\ngrid: {min: [-2, -2], max: [2
     && "$DG" hji plot --value "$T/V.safetensors" --out "$T/V.png" 2>>"$T/t.err" && [ -s "$T/V.png" ] \
     && ok "hji tabulate, then hji plot reads its file" || bad "tabulate/plot: $(tail -2 "$T/t.err")"
 # the learned zero set against the exact one, |x| = r + (v_p - v_e) t_end = 0.75, away from it
-$PY - "$T/V.safetensors" <<'PY' && ok "tabulated V: its sign the exact value's on the nodes 0.15 from the zero set" || bad "tabulated V's signs"
+signs() { $PY - "$1" <<'PY'
 import json, math, struct, sys
 b = open(sys.argv[1], "rb").read()
 n = struct.unpack("<Q", b[:8])[0]
@@ -65,6 +68,39 @@ for i in range(N):
 print("sign agreement %.4f over %d nodes" % (good / tot, tot))
 assert good / tot > 0.97
 PY
+}
+signs "$T/V.safetensors" && ok "tabulated V: its sign the exact value's on the nodes 0.15 from the zero set" || bad "tabulated V's signs"
+# learn.precision: f64, the double copy of the command: its network says f64 (F64 weights), the same
+# seed twice the same bytes, other bytes than f32's, tabulated (in double) and plotted, and it learns
+P64=$(cfg p64 "game: pursuit2d\nmode: brt\nt_end: 1.0\ngrid: {min: [-2, -2], max: [2, 2], n: [41, 41]}\nlearn: {hidden: [32, 32], points: 256, iterations: 300, pretrain: 30, curriculum: 150, lr: 0.001, seed: 1, precision: f64}\n")
+meta() { $PY -c 'import json, struct, sys; b = open(sys.argv[1], "rb").read(); h = json.loads(b[8:8 + struct.unpack("<Q", b[:8])[0]]); print(h["__metadata__"].get("precision"), sorted({t["dtype"] for k, t in h.items() if k != "__metadata__"}))' "$1"; }
+"$DG" hji learn --config "$P64" --out "$T/r64" --quiet >"$T/l64.json" 2>"$T/l64.err" \
+    && json "$T/l64.json" 'r["iterations"] == 300' >/dev/null && [ "$(meta "$T/r64/value.safetensors")" = "f64 ['F64']" ] \
+    && [ "$(meta "$T/run/value.safetensors")" = "f32 ['F32']" ] \
+    && ok "learn.precision: f64: a network of F64 weights, its metadata precision f64 (f32's says f32)" \
+    || bad "learn.precision f64: $(tail -2 "$T/l64.err") $(meta "$T/r64/value.safetensors")"
+"$DG" hji learn --config "$P64" --out "$T/r64b" --quiet >/dev/null 2>&1 && cmp -s "$T/r64/value.safetensors" "$T/r64b/value.safetensors" \
+    && ! cmp -s "$T/r64/value.safetensors" "$T/run/value.safetensors" \
+    && ok "f64: the same seed twice, the same bytes; other bytes than f32's" || bad "f64: two runs differ, or equal f32's"
+"$DG" hji tabulate --value "$T/r64/value.safetensors" --config "$P" --out "$T/V64.safetensors" 2>"$T/t64.err" \
+    && "$DG" hji plot --value "$T/V64.safetensors" --out "$T/V64.png" 2>>"$T/t64.err" && [ -s "$T/V64.png" ] \
+    && ! cmp -s "$T/V64.safetensors" "$T/V.safetensors" \
+    && ok "f64: hji tabulate and hji plot; values other than f32's" || bad "f64 tabulate/plot: $(tail -2 "$T/t64.err")"
+# evaluated in double: values a float evaluation (rounded to float, then widened) could not give
+$PY -c 'import json, struct, sys; b = open(sys.argv[1], "rb").read(); n = struct.unpack("<Q", b[:8])[0]; t = json.loads(b[8:8 + n])["value"]; o0, o1 = t["data_offsets"]; v = struct.unpack("<%dd" % ((o1 - o0) // 8), b[8 + n + o0:8 + n + o1]); sys.exit(0 if t["dtype"] == "F64" and sum(x != struct.unpack("<f", struct.pack("<f", x))[0] for x in v) > len(v) // 2 else 1)' \
+    "$T/V64.safetensors" && ok "f64 tabulate: the network evaluated in double" || bad "f64 tabulate: values of a float evaluation"
+signs "$T/V64.safetensors" && ok "f64 tabulated V: its sign the exact value's on the nodes 0.15 from the zero set" \
+    || bad "f64 tabulated V's signs"
+# --resume of an f64 run (the stored config says f64: the double copy restores it): the same bytes
+R64=$(cfg r64 "game: pursuit2d\nmode: brt\nt_end: 1.0\ngrid: {min: [-2, -2], max: [2, 2], n: [41, 41]}\nlearn: {hidden: [32, 32], points: 256, iterations: 40, pretrain: 10, curriculum: 20, lr: 0.001, seed: 1, threads: 2, resume_every: 7, precision: f64}\n")
+"$DG" hji learn --config "$R64" --out "$T/s64" --quiet >/dev/null 2>&1 \
+    && "$DG" hji learn --config "$R64" --out "$T/h64" --iterations 20 --quiet >/dev/null 2>&1 \
+    && "$DG" hji learn --resume "$T/h64" --iterations 40 --quiet >/dev/null 2>"$T/res64.err" \
+    && cmp -s "$T/s64/value.safetensors" "$T/h64/value.safetensors" && [ "$(meta "$T/h64/value.safetensors")" = "f64 ['F64']" ] \
+    && ok "f64 --resume: 20 then 20 more, the same network as 40 straight" || bad "f64 --resume: $(tail -2 "$T/res64.err")"
+# a network whose precision is neither f32 nor f64: refused (below)
+$PY -c 'import sys; b = open(sys.argv[1], "rb").read(); open(sys.argv[2], "wb").write(b.replace(b"\"precision\":\"f32\"", b"\"precision\":\"f16\""))' \
+    "$T/run/value.safetensors" "$T/f16.safetensors"
 "$DG" hji learn --config "$P" --bench --iterations 5 --points 128 >"$T/b.json" 2>"$T/b.err" \
     && [ "$(wc -l <"$T/b.json")" -eq 1 ] && json "$T/b.json" 'r["ms_per_iteration"] > 0 and r["gflops"] > 0 and r["points"] == 128' >/dev/null \
     && ok "--bench: one JSON line" || bad "--bench: $(cat "$T/b.json" "$T/b.err")"
@@ -83,7 +119,9 @@ OUTS=$T/outs run_rows "" "" \
     "--resume and --config|--resume|hji learn --resume $T/half --config $P" \
     "--resume of a folder without one|resume.safetensors|hji learn --resume $T/outs" \
     "another game's network|pursuit2d|hji tabulate --value $T/run/value.safetensors --config $AIR --out $T/outs/V.safetensors" \
-    "a value file as a network|not a value network|hji tabulate --value $T/V.safetensors --config $P --out $T/outs/V.safetensors"
+    "a value file as a network|not a value network|hji tabulate --value $T/V.safetensors --config $P --out $T/outs/V.safetensors" \
+    "learn.precision f16|learn.precision|hji learn --config $(cfg pr "game: pursuit2d\nlearn: {precision: f16}\n") --out $T/outs/r" \
+    "a network of precision f16|bad metadata|hji tabulate --value $T/f16.safetensors --config $P --out $T/outs/V.safetensors"
 # a config that also learns its value is still a game for certify --hji (its learn.* keys read, not refused)
 D="$T/d.yaml"
 { cat configs/hji/duel_simple_time.yaml; echo "learn: {hidden: [16], iterations: 10}"; } >"$D"

@@ -127,6 +127,8 @@ typedef struct dg_hji_learn_opts {
     int      threads;          /* shards of the points (1..DG_HJI_LEARN_MAX_SHARDS), run on as  */
                                /* many threads as OpenMP allows (omp_get_max_threads)          */
     int      resume_every;     /* the command writes resume.safetensors every N iterations      */
+    int      precision;        /* learn.precision: 0 f32, 1 f64: the tape (dg_real) this copy of   */
+                               /* the library has; the command runs the copy the config asks for */
 } dg_hji_learn_opts;
 
 /* The learn.* keys (difgames/keys.h: name, default, bounds, doc); *n gets their count. */
@@ -157,11 +159,14 @@ typedef struct dg_hji_learn_net {
 DG_API dg_status dg_hji_learn_net_init(dg_hji_learn_net *net, const dg_hji_problem *p, const dg_hji_learn_opts *o,
                                        dg_err *e);
 DG_API void      dg_hji_learn_net_free(dg_hji_learn_net *net);   /* zeroed; twice is harmless */
-/* Writes net as safetensors (atomically): its weights as dg_checkpoint_save names them and metadata
- * format "difgames-hji-learn", game, nx, hidden, activation, exact, mode, t_end, mid, half. */
+/* Writes net as safetensors (atomically): its weights as dg_checkpoint_save names them (F32 or F64,
+ * the tape's dg_real) and metadata format "difgames-hji-learn", game, nx, hidden, activation, exact,
+ * mode, t_end, mid, half and precision ("f32" or "f64", the tape it was trained on). */
 DG_API dg_status dg_hji_learn_save(const dg_hji_learn_net *net, const char *path, dg_err *e);
 /* Rebuilds a network written by dg_hji_learn_save for problem p (the same game and state size;
- * DG_ERR_ARG naming the file otherwise), DG_ERR_FORMAT for a file that is not one. */
+ * DG_ERR_ARG naming the file otherwise), DG_ERR_FORMAT for a file that is not one. Either precision
+ * loads in either copy (the weights converted to this copy's dg_real: an f64 network in the float copy
+ * is rounded once); the command evaluates a network in the copy of its file's precision. */
 DG_API dg_status dg_hji_learn_load(const char *path, const dg_hji_problem *p, dg_hji_learn_net *net, dg_err *e);
 /* V(x_b, tau_b) into V (B) at the B states x (B, nx) and times-to-go tau (B) of problem p (for l(x) in
  * the exact form), in batches on its own tape. */

@@ -81,6 +81,8 @@ static const char LEARN_HELP[] =
     "network, for hji tabulate), metrics.csv (iteration, loss, residual, boundary,\n"
     "tau_max, seconds) and resume.safetensors (every learn.resume_every iterations and\n"
     "at the end, for --resume). Prints a progress line and a JSON line.\n"
+    "learn.precision: f64 trains on the double tape (as train.precision; the network\n"
+    "file then says f64, and hji tabulate evaluates it in double).\n"
     "--bench: times the config's iterations as given and prints one JSON line\n"
     "(ms_per_iteration, gflops), writing nothing.\n"
     "\n"
@@ -91,6 +93,8 @@ static const char TABULATE_HELP[] =
     "\n"
     "Writes a learned value (hji learn's value.safetensors) at tau = t_end on the\n"
     "config's grid as a value file, as hji solve writes one (hji plot, play read it).\n"
+    "The network is evaluated in the precision it was trained in (its file's precision:\n"
+    "f32, or f64 for learn.precision: f64).\n"
     "\n"
     "options:\n";
 
@@ -586,6 +590,13 @@ static int hji_learn(int argc, char **argv) {
     free(yaml);
     yaml = NULL;
     if (!p) return EXIT_USAGE;
+    if (o.precision != DG_REAL_F64) {  /* learn.precision: the other copy of the command trains (main.c) */
+        dg_hji_problem_free(p);
+        dg_cfg_free(cfg);
+        if (o.precision == 1) return CLI_RERUN_F64;  /* the double copy reads the config again */
+        cli_error("hji learn", "%s: learn.precision: f32, but the command runs in f64", config);  /* (never) */
+        return EXIT_USAGE;
+    }
     if (cli_given(opts, "--iterations")) o.iterations = iterations;
     if (cli_given(opts, "--points")) o.points = points;
     if (cli_given(opts, "--threads")) o.threads = threads;
@@ -687,6 +698,14 @@ static int hji_tabulate(int argc, char **argv) {
     const cli_path outs[] = {{"--out", out}}, ins[] = {{"--value", value}, {"--config", config}};
     if (cli_check_outputs("hji tabulate", outs, 1, ins, 2) || cli_make_parent("hji tabulate", "--out", out))
         return EXIT_USAGE;
+    {  /* the network's precision: an f64 one is evaluated by the double copy of the command (main.c) */
+        dg_err pe = {0};
+        dg_st_file *f = dg_st_load(value, &pe);  /* unreadable: dg_hji_learn_load says why, below */
+        const char *prec = f ? dg_st_meta(f, "precision") : NULL;
+        const int f64 = prec && !strcmp(prec, "f64");
+        dg_st_free(f);
+        if (f64 && !DG_REAL_F64) return CLI_RERUN_F64;
+    }
     dg_cfg *cfg = NULL;
     dg_hji_problem *p = load_problem("hji tabulate", config, NULL, -1, 0, 0, &cfg);
     if (!p) return EXIT_USAGE;

@@ -18,12 +18,13 @@
 /* The keys as read; dg_hji_learn_opts widens them. */
 typedef struct learn_keys {
     int   hidden[DG_MLP_MAX_LAYERS - 1], nhidden;
-    int   activation, points, iterations, pretrain, curriculum, boundary, seed, threads, resume_every;
+    int   activation, points, iterations, pretrain, curriculum, boundary, seed, threads, resume_every, precision;
     float lr, boundary_weight;
 } learn_keys;
 
 static const char *const ACTIVATIONS[] = {"tanh", "sine", NULL};   /* dg_mlp_act order */
 static const char *const BOUNDARIES[] = {"exact", "penalty", NULL};  /* exact 1, 0       */
+static const char *const PRECISIONS[] = {"f32", "f64", NULL};        /* precision 0, 1   */
 
 static const dg_key LEARN_KEYS[] = {
     {.name = "learn.hidden", .type = DG_KEY_INT_ARRAY, .offset = offsetof(learn_keys, hidden),
@@ -49,6 +50,9 @@ static const dg_key LEARN_KEYS[] = {
              "shard count give the same bits on any number of threads"),
     DG_K_INT("learn.resume_every", learn_keys, resume_every, 500, 0, 100000000,
              "hji learn: write resume.safetensors every N iterations (0: only at the end), for --resume"),
+    DG_K_ENUM("learn.precision", learn_keys, precision, 0, PRECISIONS, "precision",
+              "hji learn: the tape's numbers, as train.precision: f32 (float32) or f64 (double: the command's "
+              "double copy trains, and the network file says f64)"),
 };
 #define NKEYS ((int)(sizeof LEARN_KEYS / sizeof LEARN_KEYS[0]))
 
@@ -72,6 +76,7 @@ static void opts_from_keys(const learn_keys *k, dg_hji_learn_opts *o) {
     o->seed = (uint64_t)k->seed;
     o->threads = k->threads;
     o->resume_every = k->resume_every;
+    o->precision = k->precision;
     if (o->threads == 0) {  /* 0: OpenMP's default, one per core (or OMP_NUM_THREADS), as train.threads */
         const int n = omp_get_max_threads();
         o->threads = n < 1 ? 1 : n > DG_HJI_LEARN_MAX_SHARDS ? DG_HJI_LEARN_MAX_SHARDS : n;
@@ -165,7 +170,7 @@ dg_status dg_hji_learn_save(const dg_hji_learn_net *net, const char *path, dg_er
     join_f64(half, sizeof half, net->half, net->nx);
     const char *meta[] = {"format", "difgames-hji-learn", "game", net->game, "nx", nx, "hidden", hidden,
                           "activation", net->mlp.act == DG_MLP_SINE ? "sine" : "tanh", "exact", exact, "mode", mode,
-                          "t_end", t_end, "mid", mid, "half", half};
+                          "t_end", t_end, "mid", mid, "half", half, "precision", DG_REAL_NAME};
     return dg_checkpoint_save(path, net->params, 0, meta, (int)(sizeof meta / sizeof meta[0]) / 2, e);
 }
 
@@ -189,7 +194,7 @@ dg_status dg_hji_learn_load(const char *path, const dg_hji_problem *p, dg_hji_le
     const char *fmt = dg_st_meta(f, "format"), *game = dg_st_meta(f, "game"), *nx = dg_st_meta(f, "nx"),
                *hidden = dg_st_meta(f, "hidden"), *act = dg_st_meta(f, "activation"), *exact = dg_st_meta(f, "exact"),
                *mode = dg_st_meta(f, "mode"), *t_end = dg_st_meta(f, "t_end"), *mid = dg_st_meta(f, "mid"),
-               *half = dg_st_meta(f, "half");
+               *half = dg_st_meta(f, "half"), *prec = dg_st_meta(f, "precision");  /* none: f32 (older files) */
     int h[DG_MLP_MAX_LAYERS], nh = 0;
     net_scaling(net, p);
     if (!fmt || strcmp(fmt, "difgames-hji-learn") || !game || !nx || !hidden || !act || !exact || !mode || !t_end ||
@@ -214,6 +219,7 @@ dg_status dg_hji_learn_load(const char *path, const dg_hji_problem *p, dg_hji_le
         net->mode = atoi(mode);
         net->t_end = strtod(t_end, NULL);
         if (nh < 1 || (strcmp(act, "sine") && strcmp(act, "tanh")) || !(net->t_end > 0) ||
+            (prec && strcmp(prec, "f32") && strcmp(prec, "f64")) ||
             parse_f64s(mid, net->mid, net->nx) || parse_f64s(half, net->half, net->nx))
             s = dg_err_set(e, DG_ERR_FORMAT, "%.400s: bad metadata of a value network", path);
         else if ((s = net_build(net, h, nh, strcmp(act, "sine") ? DG_MLP_TANH : DG_MLP_SINE, e)) == DG_OK)
