@@ -22,6 +22,7 @@
 #include <cmocka.h>
 
 #include "difgames/difgames.h"
+#include "util/duel_players.h"
 #include "util/tier.h"
 
 #define GUST(W)                                                                                        \
@@ -275,14 +276,7 @@ static void test_discrete_duel(void **state) {
 
 /* duel_simple's exact players and the half-throttle pursuer as functions (test_certify_dp.c's
  * test_frozen_exact says why each is exact): throttle x dg_unit_disk(scale x the relative position) */
-typedef struct exact_player { double scale, throttle; } exact_player;
-
-static dg_tensor *exact_act(dg_ctx *ctx, void *user, int t, dg_tensor *obs, int B) {
-    const exact_player *x = user;
-    (void)t;
-    (void)B;
-    return dg_scale(ctx, dg_unit_disk(ctx, dg_scale(ctx, dg_cols(ctx, obs, 2, 2), x->scale)), x->throttle);
-}
+/* exact_player, exact_act: tests/util/duel_players.h */
 
 /* Section 6's third anchor through dg_certify_discrete: with the exact equilibrium players frozen,
  * exploit_pursuer (the evader's best response minus V+) is ~0 at every start; with the pursuer at half

@@ -18,6 +18,7 @@
 #include <cmocka.h>
 
 #include "difgames/difgames.h"
+#include "util/duel_players.h"
 #include "util/tier.h"
 
 /* duel_simple's discrete game at test scale: steps of 0.2 s, so that capture (the pursuer within a
@@ -579,15 +580,7 @@ static void test_refused(void **state) {
  * The pursuer with scale 1 / (v_p dt) and throttle 1 moves toward the evader by min(v_p dt, d), the
  * upper value's commitment (it stops on the evader when it can reach it); with scale 1e6 and
  * throttle 0.5 it heads at the evader at half speed. The evader with scale -1e6 flies straight away
- * from the pursuer, the lower value's commitment. */
-typedef struct exact_player { double scale, throttle; } exact_player;
-
-static dg_tensor *exact_act(dg_ctx *ctx, void *user, int t, dg_tensor *obs, int B) {
-    const exact_player *x = user;
-    (void)t;
-    (void)B;
-    return dg_scale(ctx, dg_unit_disk(ctx, dg_scale(ctx, dg_cols(ctx, obs, 2, 2), x->scale)), x->throttle);
-}
+ * from the pursuer, the lower value's commitment. (exact_player, exact_act: tests/util/duel_players.h) */
 
 /* the evader's loss in straight flight from a pursuer at half throttle, from distance d: the distance
  * grows by (v_e - v_p / 2) dt a step */
