@@ -172,6 +172,13 @@ DG_API dg_status dg_hji_learn_load(const char *path, const dg_hji_problem *p, dg
  * the exact form), in batches on its own tape. */
 DG_API dg_status dg_hji_learn_eval(const dg_hji_learn_net *net, const dg_hji_problem *p, int64_t B, const double *x,
                                    const double *tau, double *V, dg_err *e);
+/* As dg_hji_learn_eval, with the value's derivatives: V (B), V_tau = dV/dtau (B) and grad_x V (B, nx)
+ * at the B states x and times-to-go tau, each output may be NULL. They are the tape's exact derivatives
+ * of the network (forward-mode tangents, dg_mlp_forward_grad), in the problem's own units: the feedback
+ * strategies of a learned value (dg_hji_game_optimal at p = grad_x V) come from them. */
+DG_API dg_status dg_hji_learn_eval_grad(const dg_hji_learn_net *net, const dg_hji_problem *p, int64_t B,
+                                        const double *x, const double *tau, double *V, double *V_tau, double *grad,
+                                        dg_err *e);
 
 /* One iteration's numbers. */
 typedef struct dg_hji_learn_metrics {

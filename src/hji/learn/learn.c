@@ -314,41 +314,68 @@ static dg_tensor *batch_value_only(dg_ctx *ctx, const dg_hji_learn_net *net, con
     return dg_add(ctx, dg_from(ctx, 2, (int[]){B, 1}, b->l), dg_mul(ctx, dg_from(ctx, 2, (int[]){B, 1}, b->tau), y));
 }
 
-typedef struct eval_job { const dg_hji_learn_net *net; const batch *b; dg_tensor *V; } eval_job;
+typedef struct eval_job {
+    const dg_hji_learn_net *net;
+    const batch            *b;
+    int                     with_grad;     /* 1: V_tau and grad_x V too (forward-mode tangents) */
+    dg_tensor              *V, *Vt, *g;
+} eval_job;
 
 static dg_status eval_run(dg_ctx *ctx, void *user) {
     eval_job *j = user;
-    j->V = batch_value_only(ctx, j->net, j->b);
-    return dg_ctx_status(ctx);
+    if (!j->with_grad) {
+        j->V = batch_value_only(ctx, j->net, j->b);
+        return dg_ctx_status(ctx);
+    }
+    dg_status s = batch_value(ctx, j->net, j->b, j->net->params, &j->V, &j->Vt, &j->g);
+    return s != DG_OK ? s : dg_ctx_status(ctx);
 }
 
 #define EVAL_BATCH 4096
 
-dg_status dg_hji_learn_eval(const dg_hji_learn_net *net, const dg_hji_problem *p, int64_t B, const double *x,
-                            const double *tau, double *V, dg_err *e) {
+/* dg_hji_learn_eval and dg_hji_learn_eval_grad's body: V (and with_grad: V_tau, grad_x V; each may be
+ * NULL) at the B points, in batches of EVAL_BATCH on one tape */
+static dg_status eval_points(const dg_hji_learn_net *net, const dg_hji_problem *p, int64_t B, const double *x,
+                             const double *tau, int with_grad, double *V, double *V_tau, double *grad, dg_err *e) {
     dg_status s = problem_ok(p, e);
     if (s != DG_OK) return s;
-    if (!net || !net->params || net->nx != p->grid.ndim || B < 0 || (B && (!x || !tau || !V)))
+    if (!net || !net->params || net->nx != p->grid.ndim || B < 0 || (B && (!x || !tau || (!V && !with_grad))))
         return dg_err_set(e, DG_ERR_ARG, "hji learn: eval: bad arguments");
+    const int nx = net->nx;
     batch b;
-    if ((s = batch_alloc(&b, EVAL_BATCH, net->nx, e)) != DG_OK) return s;
-    dg_ctx *ctx = dg_ctx_create((size_t)EVAL_BATCH * 64 * sizeof(dg_real));
+    if ((s = batch_alloc(&b, EVAL_BATCH, nx, e)) != DG_OK) return s;
+    dg_ctx *ctx = dg_ctx_create((size_t)EVAL_BATCH * (with_grad ? 64 * (size_t)(nx + 2) : 64) * sizeof(dg_real));
     if (!ctx) s = dg_err_set(e, DG_ERR_NOMEM, "hji learn: out of memory");
     for (int64_t i0 = 0; s == DG_OK && i0 < B; i0 += EVAL_BATCH) {
         const int n = (int)(B - i0 < EVAL_BATCH ? B - i0 : EVAL_BATCH);
-        memcpy(b.xd, x + i0 * net->nx, (size_t)n * (size_t)net->nx * sizeof(double));
+        memcpy(b.xd, x + i0 * nx, (size_t)n * (size_t)nx * sizeof(double));
         for (int i = 0; i < n; i++) b.tau[i] = (dg_real)tau[i0 + i];
         if ((s = batch_fill(&b, net, p, n, e)) != DG_OK) break;
-        eval_job j = {net, &b, NULL};
+        eval_job j = {net, &b, with_grad, NULL, NULL, NULL};
         if ((s = dg_ctx_run(&ctx, DG_ARENA_MAX, eval_run, &j)) != DG_OK) {
             s = dg_err_set(e, s, "hji learn: eval: %s", dg_ctx_error(ctx));
             break;
         }
-        for (int i = 0; i < n; i++) V[i0 + i] = j.V->data[i];
+        for (int i = 0; i < n; i++) {
+            if (V) V[i0 + i] = j.V->data[i];
+            if (V_tau) V_tau[i0 + i] = j.Vt->data[i];
+            if (grad)
+                for (int k = 0; k < nx; k++) grad[(i0 + i) * nx + k] = j.g->data[(size_t)i * nx + k];
+        }
     }
     dg_ctx_free(ctx);
     batch_free(&b);
     return s;
+}
+
+dg_status dg_hji_learn_eval(const dg_hji_learn_net *net, const dg_hji_problem *p, int64_t B, const double *x,
+                            const double *tau, double *V, dg_err *e) {
+    return eval_points(net, p, B, x, tau, 0, V, NULL, NULL, e);
+}
+
+dg_status dg_hji_learn_eval_grad(const dg_hji_learn_net *net, const dg_hji_problem *p, int64_t B, const double *x,
+                                 const double *tau, double *V, double *V_tau, double *grad, dg_err *e) {
+    return eval_points(net, p, B, x, tau, 1, V, V_tau, grad, e);
 }
 
 /* --------------------------------------------------------------- learner */
