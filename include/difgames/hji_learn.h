@@ -189,6 +189,11 @@ DG_API dg_status dg_hji_learn_eval_grad(const dg_hji_learn_net *net, const dg_hj
 DG_API dg_status dg_hji_learn_source(const dg_hji_learn_net *net, const dg_hji_problem *p, dg_hji_source *s,
                                      dg_err *e);
 
+/* 1 when path is a network written by dg_hji_learn_save (metadata format "difgames-hji-learn"),
+ * its precision into *f64 (may be NULL: 1 for "f64", 0 for "f32" or none); 0 for anything else (a
+ * grid's value file, a file that cannot be read: its reader says why). */
+DG_API int       dg_hji_learn_probe(const char *path, int *f64);
+
 /* One iteration's numbers. */
 typedef struct dg_hji_learn_metrics {
     int    iteration;                     /* 1-based                                         */

@@ -48,6 +48,12 @@ DG_API dg_hji_source dg_hji_source_slices(const dg_hji_grid *g, const dg_hji_sli
 DG_API dg_status dg_hji_source_eval(const dg_hji_source *s, int64_t B, const double *x, const double *tau,
                                     double *V, double *grad, dg_err *e);
 
+/* s's value at the time-to-go tau at every node of grid g (g->ndim the source's state size) into out
+ * (nodes), in one evaluation (a learned value on a grid: hji tabulate, plot, view). DG_OK,
+ * DG_ERR_NOMEM or the source's error. */
+DG_API dg_status dg_hji_source_tabulate(const dg_hji_source *s, const dg_hji_grid *g, double tau, double *out,
+                                        dg_err *e);
+
 /* Both players follow the equilibrium feedback of a value V (p's grid) at the current time-to-go:
  * at time t the inputs of grad V(x, T - t) (T = V's last time; past T, time-to-go 0: V's first
  * slice; one slice: that one throughout), bang-bang (dg_hji_game_optimal) or with a boundary layer,

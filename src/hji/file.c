@@ -258,26 +258,6 @@ void dg_hji_value_slices_free(dg_hji_value_slices *vs) {
     memset(vs, 0, sizeof *vs);
 }
 
-/* A source's value at its horizon at every node of p's grid into *out (malloc'd; the caller frees it),
- * in one evaluation. */
-static dg_status tabulate(const dg_hji_problem *p, const dg_hji_source *s, double **out, dg_err *e) {
-    const int64_t N = p->grid.nodes;
-    const int nx = p->grid.ndim;
-    double *x = malloc((size_t)N * (size_t)nx * sizeof *x), *tau = malloc((size_t)N * sizeof *tau);
-    double *v = malloc((size_t)N * sizeof *v);
-    dg_status rc = DG_OK;
-    if (!x || !tau || !v) rc = dg_err_set(e, DG_ERR_NOMEM, "out of memory for %lld nodes", (long long)N);
-    for (int64_t i = 0; rc == DG_OK && i < N; i++) {
-        dg_hji_grid_point(&p->grid, i, x + i * nx);
-        tau[i] = s->horizon;
-    }
-    if (rc == DG_OK) rc = dg_hji_source_eval(s, N, x, tau, v, NULL, e);
-    free(x), free(tau);
-    if (rc != DG_OK) free(v);
-    else *out = v;
-    return rc;
-}
-
 dg_status dg_hji_play(const dg_hji_problem *p, const dg_hji_slices *V, const double *x0, const dg_hji_play_opts *o,
                       dg_hji_sim_result *r, dg_hji_file_step *step, dg_err *e) {
     memset(r, 0, sizeof *r);
@@ -316,7 +296,12 @@ dg_status dg_hji_play_sources(const dg_hji_problem *p, const dg_hji_source *su, 
         const dg_hji_slices *V = &su->slices;  /* the slices' own last one, as ever */
         bg = V->v + (size_t)(V->nt - 1) * (size_t)p->grid.nodes;
     } else if (o->gif_path) {
-        if ((s0 = tabulate(p, su, &tab, e)) != DG_OK) return s0;
+        if (!(tab = malloc((size_t)p->grid.nodes * sizeof *tab)))
+            return dg_err_set(e, DG_ERR_NOMEM, "play: out of memory for %lld nodes", (long long)p->grid.nodes);
+        if ((s0 = dg_hji_source_tabulate(su, &p->grid, su->horizon, tab, e)) != DG_OK) {
+            free(tab);
+            return s0;
+        }
         bg = tab;
     }
     if (o->gif_path && !(pg = dg_hji_play_gif_begin(o->gif_path, p, bg, su->horizon, e))) {

@@ -53,6 +53,21 @@ dg_status dg_hji_source_eval(const dg_hji_source *s, int64_t B, const double *x,
     return s->eval(s, B, x, tau, V, grad, e);
 }
 
+dg_status dg_hji_source_tabulate(const dg_hji_source *s, const dg_hji_grid *g, double tau, double *out, dg_err *e) {
+    if (!s || !g || !out) return dg_err_set(e, DG_ERR_ARG, "hji: tabulate needs a source, a grid and room");
+    const int64_t N = g->nodes;
+    const int nx = g->ndim;
+    double *x = malloc((size_t)N * (size_t)nx * sizeof *x), *t = malloc((size_t)N * sizeof *t);
+    dg_status rc = x && t ? DG_OK : dg_err_set(e, DG_ERR_NOMEM, "hji: out of memory for %lld nodes", (long long)N);
+    for (int64_t i = 0; rc == DG_OK && i < N; i++) {
+        dg_hji_grid_point(g, i, x + i * nx);
+        t[i] = tau;
+    }
+    if (rc == DG_OK) rc = dg_hji_source_eval(s, N, x, t, out, NULL, e);
+    free(x), free(t);
+    return rc;
+}
+
 /* One player's input with a boundary layer (layer > 0) at the switching function s = M^T p (M: the
  * player's (nx, m) block of G or D at x): the bang-bang choice of dg_hji_game_optimal where |s| is
  * large against layer |p| |M e_j|, linear in s inside. */
