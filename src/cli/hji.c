@@ -40,6 +40,9 @@ static const char PLOT_HELP[] =
     "times hji solve was given with --times, with a legend (not its --slices samples);\n"
     "for a game of degree (payoff: time or cost) the level sets of the value at t_end\n"
     "at the colour bar's labelled values.\n"
+    "A network of hji learn (value.safetensors) is drawn on --config's grid at its t_end;\n"
+    "--learned NET --config FILE draws a network's zero set (level sets for a game of\n"
+    "degree) in magenta beside the value file's, at the file's t_end.\n"
     "\n"
     "options:\n";
 
@@ -51,6 +54,9 @@ static const char PLAY_HELP[] =
     "file's times; past t_end, time-to-go 0) from the start state; writes the\n"
     "trajectory as CSV and a GIF, and reports capture (the target reached) or\n"
     "escape, and the capture time.\n"
+    "--value may be a network of hji learn (value.safetensors): the inputs then come\n"
+    "from the network's own gradient at the time-to-go t_end - t (its t_end), evaluated\n"
+    "in the precision it was trained in.\n"
     "At most --max-steps steps (t-max / dt): one CSV row each, and at most 122 GIF\n"
     "frames, hji plot's figure (every ceil(steps / 120)-th step and the last).\n"
     "\n"
@@ -65,7 +71,9 @@ static const char VERSUS_HELP[] =
     "HJBI equilibrium strategies play all four pairings from the same initial states\n"
     "in the game's own discrete dynamics; prints capture rate and mean capture time.\n"
     "The HJBI inputs come from the value at the time-to-go t_end - t (interpolated\n"
-    "between the value file's times; past t_end, time-to-go 0).\n"
+    "between the value file's times; past t_end, time-to-go 0), or from the gradient of\n"
+    "a network of hji learn given as --value (evaluated in the learning game's precision,\n"
+    "train.precision: one evaluation a step for the whole batch).\n"
     "\n"
     "options:\n";
 
