@@ -471,7 +471,8 @@ static int hji_versus(int argc, char **argv) {
     if (dg_run_policy_load(&s, ckpt, &pol, &p, &e) != DG_OK) { rc = cli_fail("hji versus", &e, 0); goto done; }
     if ((rc = value_load("hji versus", value, hp, hji, &vs))) goto done;
     dg_hji_versus_result r;
-    if (dg_hji_versus(hp, &vs.slices, layer, s.env, &pol, p, B, s.opts.seed, &r, &e) != DG_OK) {
+    const dg_hji_source src = dg_hji_source_slices(&hp->grid, &vs.slices);
+    if (dg_hji_versus(hp, &src, layer, s.env, &pol, p, B, s.opts.seed, &r, &e) != DG_OK) {
         cli_error("hji versus", "%s", e.msg);
         rc = dg_status_exit(e.status);
         goto done;
