@@ -171,7 +171,7 @@ static void zero_net(const dg_hji_problem *p, dg_hji_learn_net *net) {
 
 /* starts at radius rad[i] (angle i), expected failure iff rad <= 1.5 (0.5 + T at closing speed 1),
  * the failure's time the first step at or past rad - 0.5 */
-static void check_plane(const dg_hji_problem *p, const dg_hji_learn_net *net, const dg_hji_slices *other) {
+static void check_plane(const dg_hji_problem *p, const dg_hji_learn_net *net, const dg_hji_source *other) {
     const double rad[] = {0.3, 0.9, 1.2, 1.45, 1.55, 1.8, 2.5};
     const int B = (int)(sizeof rad / sizeof rad[0]);
     double x0[2 * 7], when[7];
@@ -201,12 +201,14 @@ static void test_rollout_exact(void **state) {
     dg_hji_stats st;
     assert_int_equal(dg_hji_problem_solve_slices(p, 5, 0, NULL, &nt, times, v, &st, &e), DG_OK);
     const dg_hji_slices VS = {.nt = nt, .t = times, .v = v};
-    check_plane(p, &net, &VS);
+    const dg_hji_source grid = dg_hji_source_slices(&p->grid, &VS);
+    check_plane(p, &net, &grid);
     /* the other player from a flat value (gradient 0: it stays put, its ball's centre) tells the two
      * players apart: the avoider, playing V = l, flies away at 1 and nothing outside the target fails
      * (were the roles swapped, the pursuer would close at 2 and fail every start within 2.5) */
     memset(v, 0, (size_t)p->grid.nodes * sizeof *v);
-    const dg_hji_slices flat = {.nt = 1, .t = times + nt - 1, .v = v};
+    const dg_hji_slices flat_v = {.nt = 1, .t = times + nt - 1, .v = v};
+    const dg_hji_source flat = dg_hji_source_slices(&p->grid, &flat_v);
     const double x0[] = {0.3, 0, 1.0, 0, 0, -2.0, 2.9, 0};
     unsigned char fail[4];
     assert_int_equal(dg_certify_rollout(p, &net, &flat, 4, x0, 0.01, 100, fail, NULL, &e), DG_OK);

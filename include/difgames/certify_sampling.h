@@ -7,7 +7,7 @@
  * The event. A state x fails when the path from x, the player who avoids (role max: wants V high)
  * playing V_theta's feedback (dg_hji_game_optimal at grad_x V_theta(x, T - t)) against the other
  * player's (the grid value's where one is given, else V_theta's), both held over each RK2 step of
- * dt as dg_hji_simulate does, has l(x(t)) <= 0 (dg_hji_problem_target_at) at some step t in
+ * dt as dg_hji_simulate does, has l(x(t)) <= 0 (the grid's target, interpolated) at some step t in
  * {0, dt, ..., T}. The certificate is about that closed loop, at that dt, in the box: not about every
  * disturbance the game allows.
  * The promise. With probability at least 1 - beta over the samples, if certified is set then
@@ -76,12 +76,13 @@ DG_API dg_status dg_scenario_level(const double *v, const unsigned char *fail, i
  * with one line saying what is not (a BRS, a reach-avoid game, a game of degree, ...). */
 DG_API dg_status dg_certify_sampling_check(const dg_hji_problem *p, dg_err *e);
 
-/* B paths in lockstep from x0 (B, nx) over steps steps of dt (T = steps dt), one evaluation of
- * net's gradient a step for all the paths still going: the avoiding player from grad V_theta, the
- * other from other (the grid value's slices, p's grid) or from V_theta when other is NULL (the
- * header's event). fail[b] = 1 when path b reached l <= 0 at a step, else 0; when (may be NULL)
- * gets that step's time (or -1). DG_OK, DG_ERR_ARG, DG_ERR_NOMEM, the network's errors. */
-DG_API dg_status dg_certify_rollout(const dg_hji_problem *p, const dg_hji_learn_net *net, const dg_hji_slices *other,
+/* B paths in lockstep from x0 (B, nx) over steps steps of dt (T = steps dt): the avoiding player
+ * plays net's feedback, the other other's (a value source, hji_sim.h: the grid value's slices,
+ * dg_hji_source_slices) or net's when other is NULL, both at the time-to-go T - t; the paths run by
+ * dg_hji_simulate_batch (one evaluation of each source a step for every path still going; l the
+ * grid's target, interpolated). fail[b] = 1 when path b reached l <= 0 at a step, else 0; when (may
+ * be NULL) gets that step's time (or -1). DG_OK, DG_ERR_ARG, DG_ERR_NOMEM, a source's errors. */
+DG_API dg_status dg_certify_rollout(const dg_hji_problem *p, const dg_hji_learn_net *net, const dg_hji_source *other,
                                     int64_t B, const double *x0, double dt, int64_t steps, unsigned char *fail,
                                     double *when, dg_err *e);
 
@@ -96,7 +97,8 @@ typedef struct dg_certify_sampling_opts {
                                              sampled (rejection would take N / fraction draws): the
                                              round stops there, not certified (1e-3)           */
     uint64_t    seed;
-    const dg_hji_slices *other;           /* the other player's value (p's grid), or NULL: V_theta */
+    const dg_hji_source *other;           /* the other player's value (dg_hji_source_slices of the
+                                             grid's value), or NULL: V_theta's                  */
 } dg_certify_sampling_opts;
 /* The defaults above. */
 DG_API dg_certify_sampling_opts dg_certify_sampling_opts_default(void);

@@ -57,86 +57,28 @@ static void draw_box(const dg_hji_problem *p, dg_rng *r, int64_t n, double *x) {
         for (int k = 0; k < nx; k++) x[i * nx + k] = g->lo[k] + (g->hi[k] - g->lo[k]) * uniform01(r);
 }
 
-dg_status dg_certify_rollout(const dg_hji_problem *p, const dg_hji_learn_net *net, const dg_hji_slices *other,
+dg_status dg_certify_rollout(const dg_hji_problem *p, const dg_hji_learn_net *net, const dg_hji_source *other,
                              int64_t B, const double *x0, double dt, int64_t steps, unsigned char *fail, double *when,
                              dg_err *e) {
     dg_status s = dg_certify_sampling_check(p, e);
     if (s != DG_OK) return s;
-    const dg_hji_game *gm = &p->game;
-    const dg_hji_grid *g = &p->grid;
-    const int nx = g->ndim, side = avoider(gm);
-    if (!net || net->nx != nx || B < 0 || B > INT_MAX || (B && (!x0 || !fail)) || !(dt > 0) || !isfinite(dt) ||
-        steps < 0)
-        return dg_err_set(e, DG_ERR_ARG, "certify: rollout: bad arguments (a network of %s's %d axes, B in [0, %d], "
-                          "dt > 0, steps >= 0)", p->name, nx, INT_MAX);
-    if (other && (other->nt < 1 || !other->t || !other->v || p->block_nodes))
-        return dg_err_set(e, DG_ERR_ARG, "certify: rollout: the other player's value needs slices on %s's whole grid",
-                          p->name);
-    const size_t n0 = (size_t)B;
-    double *x = malloc(n0 * nx * sizeof *x), *grad = malloc(n0 * nx * sizeof *grad);
-    double *tau = malloc(n0 * sizeof *tau), *l = malloc(n0 * sizeof *l);
-    int64_t *idx = malloc(n0 * sizeof *idx);
-    if (B && (!x || !grad || !tau || !l || !idx)) {
-        s = dg_err_set(e, DG_ERR_NOMEM, "certify: out of memory for %lld paths", (long long)B);
-        goto done;
-    }
-    if (B) memcpy(x, x0, n0 * nx * sizeof *x);
-    for (int64_t b = 0; b < B; b++) {
-        idx[b] = b;
-        fail[b] = 0;
-        if (when) when[b] = -1;
-    }
-    const double T = (double)steps * dt;
-    int64_t n = B;  /* the paths still going, packed at the front */
-    for (int64_t st = 0; st <= steps && n > 0; st++) {
-        const double t = (double)st * dt;
-        if ((s = dg_hji_problem_target_at(p, (int)n, x, l, NULL, e)) != DG_OK) goto done;
-        int64_t m = 0;
-        for (int64_t i = 0; i < n; i++) {
-            if (l[i] <= 0) {  /* in the target: failed, and done */
-                fail[idx[i]] = 1;
-                if (when) when[idx[i]] = t;
-                continue;
-            }
-            if (m != i) {
-                memmove(x + m * nx, x + i * nx, (size_t)nx * sizeof *x);
-                idx[m] = idx[i];
-            }
-            m++;
-        }
-        n = m;
-        if (st == steps || !n) break;
-        const double tg = T - t > 0 ? T - t : 0;
-        for (int64_t i = 0; i < n; i++) tau[i] = tg;
-        /* the one evaluation of the step: grad V_theta at every path still going */
-        if ((s = dg_hji_learn_eval_grad(net, p, n, x, tau, NULL, NULL, grad, e)) != DG_OK) goto done;
-#pragma omp parallel for schedule(static)
-        for (int64_t i = 0; i < n; i++) {
-            double *xi = x + i * nx, go[DG_HJI_MAX_DIMS], xd[DG_HJI_MAX_DIMS], xm[DG_HJI_MAX_DIMS];
-            double u[DG_HJI_MAX_INPUT] = {0}, d[DG_HJI_MAX_INPUT] = {0};
-            const double *gi = grad + i * nx, *gother = gi;
-            if (other) {
-                dg_hji_slices_interp(g, other, tg, xi, go);
-                gother = go;
-            }
-            /* the avoider from V_theta, the other player from its own value */
-            dg_hji_game_optimal(gm, xi, gi, side == 0 ? u : NULL, side == 1 ? d : NULL);
-            dg_hji_game_optimal(gm, xi, gother, side == 1 ? u : NULL, side == 0 ? d : NULL);
-            /* RK2 (midpoint), the inputs held over the step: dg_hji_simulate's sampled feedback */
-            dg_hji_game_dynamics(gm, xi, u, d, xd);
-            for (int k = 0; k < nx; k++) xm[k] = xi[k] + 0.5 * dt * xd[k];
-            dg_hji_game_dynamics(gm, xm, u, d, xd);
-            for (int k = 0; k < nx; k++) {
-                xi[k] += dt * xd[k];
-                if (g->bc[k] == DG_HJI_BC_PERIODIC) {
-                    const double per = g->hi[k] - g->lo[k];
-                    xi[k] = g->lo[k] + fmod(fmod(xi[k] - g->lo[k], per) + per, per);
-                }
-            }
-        }
-    }
-done:
-    free(x), free(grad), free(tau), free(l), free(idx);
+    if (!net || net->nx != p->grid.ndim || B < 0 || (B && (!x0 || !fail)) || !(dt > 0) || !isfinite(dt) || steps < 1)
+        return dg_err_set(e, DG_ERR_ARG, "certify: rollout: bad arguments (a network of %s's %d axes, B >= 0, dt > 0, "
+                          "steps >= 1)", p->name, p->grid.ndim);
+    dg_hji_source mine;
+    if ((s = dg_hji_learn_source(net, p, &mine, e)) != DG_OK) return s;
+    mine.horizon = (double)steps * dt;  /* both players read the time-to-go T - t of this rollout */
+    dg_hji_source theirs = other ? *other : mine;
+    theirs.horizon = mine.horizon;
+    /* the avoider plays V_theta, the other its own value; B plays in lockstep, one evaluation of
+     * each source a step (dg_hji_simulate_batch), stopped where they reach l <= 0 */
+    const int u_avoids = avoider(&p->game) == 0;
+    const dg_hji_sim_opts so = {.t_max = mine.horizon, .dt = dt, .max_steps = steps};
+    double *t = when ? when : malloc((size_t)(B > 0 ? B : 1) * sizeof *t);
+    if (!t) return dg_err_set(e, DG_ERR_NOMEM, "certify: out of memory for %lld paths", (long long)B);
+    s = dg_hji_simulate_batch(p, u_avoids ? &mine : &theirs, u_avoids ? &theirs : &mine, B, x0, &so, t, NULL, e);
+    for (int64_t b = 0; s == DG_OK && b < B; b++) fail[b] = t[b] >= 0;
+    if (t != when) free(t);
     return s;
 }
 

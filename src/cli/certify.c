@@ -494,6 +494,7 @@ static int own_run(dg_run *run, const char *ckpt, const dg_certify_discrete_opts
 typedef struct sampling_args {
     const char *config, *value, *grid;
     dg_certify_sampling_opts o;
+    dg_hji_source other;                  /* --grid's value, o.other's                           */
 } sampling_args;
 
 /* The JSON line of a sampling certificate (and its lines on stderr). */
@@ -570,7 +571,8 @@ static int sampling_run(sampling_args *a) {
             cli_error("certify", "--grid %s: %s", a->grid, e.msg);
             rc = s == DG_ERR_NOMEM ? EXIT_FAIL : EXIT_USAGE;
         }
-        a->o.other = &vs.slices;
+        a->other = dg_hji_source_slices(&p->grid, &vs.slices);
+        a->o.other = &a->other;
     }
     dg_certify_sampling_result r;
     if (!rc && dg_certify_sampling(p, &net, &a->o, &r, &e) != DG_OK) {
