@@ -258,6 +258,87 @@ static void test_sampling_plane(void **state) {
     dg_hji_problem_free(p);
 }
 
+/* air3d against the grid's truth (slow: a network trained here, at reduced size): air3d on 31 x 25 x 30
+ * nodes, the grid's value with 8 slices (the pursuer's feedback), a 3 x 64 sine network trained 1500
+ * iterations, certified at epsilon 0.05, beta 1e-3 (4 rounds, 10 failures allowed). Then the issue's
+ * check: among the grid's nodes in S_delta, leaving out those within one cell of the grid's zero set
+ * (a neighbour along an axis of the other sign), the fraction inside the grid's tube (V_grid <= 0) is
+ * below epsilon. */
+static void test_air3d_grid_truth(void **state) {
+    (void)state;
+    dg_err e = {0};
+    dg_hji_problem *p = load("game: air3d\nt_end: 2.8\nmode: brt\naccuracy: veryHigh\n"
+                             "grid: {min: [-6, -10, 0], max: [20, 10, 6.283185307179586], n: [31, 25, 30]}\n", &e);
+    if (!p) fail_msg("%s", e.msg);
+    const int64_t nodes = p->grid.nodes;
+    double times[16], *v = malloc(16 * (size_t)nodes * sizeof *v);
+    int nt = 0;
+    dg_hji_stats st;
+    assert_int_equal(dg_hji_problem_solve_slices(p, 8, 0, NULL, &nt, times, v, &st, &e), DG_OK);
+    const double *vT = v + (size_t)(nt - 1) * (size_t)nodes;
+    const dg_hji_slices VS = {.nt = nt, .t = times, .v = v};
+    const dg_hji_source grid = dg_hji_source_slices(&p->grid, &VS);
+    dg_hji_learn_opts lo;
+    dg_hji_learn_opts_default(&lo);
+    lo.hidden[0] = lo.hidden[1] = lo.hidden[2] = 64;
+    lo.nhidden = 3;
+    lo.points = 1024;
+    lo.iterations = 1500;
+    lo.pretrain = 100;
+    lo.curriculum = 800;
+    lo.lr = 1e-4;
+    lo.seed = 1;
+    dg_hji_learner *L = dg_hji_learner_create(p, &lo, &e);
+    assert_non_null(L);
+    for (int i = 0; i < lo.iterations; i++) assert_int_equal(dg_hji_learner_step(L, NULL, &e), DG_OK);
+    const dg_hji_learn_net *net = dg_hji_learner_net(L);
+    dg_certify_sampling_opts o = dg_certify_sampling_opts_default();
+    o.epsilon = 0.05;
+    o.beta = 1e-3;
+    o.rounds = 4;
+    o.seed = 2;
+    o.other = &grid;
+    dg_certify_sampling_result r;
+    assert_int_equal(dg_certify_sampling(p, net, &o, &r, &e), DG_OK);
+    assert_true(r.certified);
+    /* V_theta at the nodes, and the grid's truth there */
+    const int nx = 3;
+    double *x = malloc((size_t)nodes * nx * sizeof *x), *tau = malloc((size_t)nodes * sizeof *tau);
+    double *vn = malloc((size_t)nodes * sizeof *vn);
+    for (int64_t i = 0; i < nodes; i++) {
+        dg_hji_grid_point(&p->grid, i, x + i * nx);
+        tau[i] = p->t_end;
+    }
+    assert_int_equal(dg_hji_learn_eval(net, p, nodes, x, tau, vn, &e), DG_OK);
+    int64_t in = 0, tube = 0;
+    for (int64_t i = 0; i < nodes; i++) {
+        if (!(vn[i] > r.delta)) continue;
+        int near = 0;  /* a neighbour along an axis across the grid's zero set (periodic psi wraps) */
+        int64_t stride = 1;
+        for (int k = nx - 1; k >= 0 && !near; k--) {
+            const int n = p->grid.n[k];
+            const int c = (int)((i / stride) % n);
+            for (int sgn = -1; sgn <= 1 && !near; sgn += 2) {
+                int c2 = c + sgn;
+                if (p->grid.bc[k] == DG_HJI_BC_PERIODIC) c2 = (c2 + n) % n;
+                if (c2 < 0 || c2 >= n) continue;
+                near = (vT[i + (int64_t)(c2 - c) * stride] > 0) != (vT[i] > 0);
+            }
+            stride *= n;
+        }
+        if (near) continue;
+        in++;
+        tube += vT[i] <= 0;
+    }
+    print_message("air3d: delta %.4g, coverage %.4g, uncertified rate %.4g, %lld of %lld certified nodes in the grid's "
+                  "tube\n", r.delta, r.coverage, r.uncertified_rate, (long long)tube, (long long)in);
+    assert_true(in > 0);
+    assert_true((double)tube / (double)in < o.epsilon);
+    free(x), free(tau), free(vn), free(v);
+    dg_hji_learner_free(L);
+    dg_hji_problem_free(p);
+}
+
 int main(void) {
     const struct CMUnitTest unit[] = {
         cmocka_unit_test(test_tail_exact),     cmocka_unit_test(test_samples_exact),
@@ -265,5 +346,6 @@ int main(void) {
         cmocka_unit_test(test_level),          cmocka_unit_test(test_refusals),
         cmocka_unit_test(test_rollout_exact),  cmocka_unit_test(test_sampling_plane),
     };
-    return cmocka_run_group_tests(unit, NULL, NULL);
+    const struct CMUnitTest slow[] = {cmocka_unit_test(test_air3d_grid_truth)};
+    return dg_test_run_tiers(unit, slow, NULL, NULL);
 }
