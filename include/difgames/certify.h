@@ -15,6 +15,7 @@
 #include "difgames/config.h"
 #include "difgames/core.h"
 #include "difgames/certify_dp.h"
+#include "difgames/certify_sampling.h"
 #include "difgames/hji.h"
 
 #ifdef __cplusplus
