@@ -81,6 +81,8 @@ static const char LEARN_HELP[] =
     "network, for hji tabulate), metrics.csv (iteration, loss, residual, boundary,\n"
     "tau_max, seconds) and resume.safetensors (every learn.resume_every iterations and\n"
     "at the end, for --resume). Prints a progress line and a JSON line.\n"
+    "Under mpirun the ranks split the shards (the same bits as one process with the\n"
+    "same learn.threads); rank 0 alone writes and prints.\n"
     "learn.precision: f64 trains on the double tape (as train.precision; the network\n"
     "file then says f64, and hji tabulate evaluates it in double).\n"
     "--bench: times the config's iterations as given and prints one JSON line\n"
@@ -544,6 +546,8 @@ static int hji_learn(int argc, char **argv) {
         CLI_END,
     };
     if (!cli_parse(&rc, "hji learn", argc, argv, opts, LEARN_HELP)) return rc;
+    const int writer = dg_dist_rank() == 0;   /* under mpirun rank 0 alone writes and prints */
+    quiet |= !writer;
     if (resume && (config || out || bench || cli_given(opts, "--points") || cli_given(opts, "--threads"))) {
         cli_error("hji learn", "--resume DIR takes the run's own config, points and shards; only --iterations may "
                   "change");
@@ -621,7 +625,7 @@ static int hji_learn(int argc, char **argv) {
         rc = EXIT_FAIL;
         goto done;
     }
-    if (!bench && dg_mkdirs(out, &e) != DG_OK) {
+    if (!bench && writer && dg_mkdirs(out, &e) != DG_OK) {
         cli_error("hji learn", "--out: %s", e.msg);
         rc = EXIT_USAGE;
         goto done;
@@ -630,8 +634,9 @@ static int hji_learn(int argc, char **argv) {
     cli_bar b = {.tty = !quiet && !bench && isatty(2)};
     double secs = 0, flops = 0;
     const int n0 = n;
-    for (; n < o.iterations && !cli_stop; n++) {
-        if (!bench && n > n0 && o.resume_every > 0 && n % o.resume_every == 0 &&
+    for (; n < o.iterations && !(dg_dist_size() > 1 ? dg_dist_or(cli_stop) : cli_stop); n++) {
+        /* (an interrupt stops every rank after the same iteration) */
+        if (!bench && writer && n > n0 && o.resume_every > 0 && n % o.resume_every == 0 &&
             dg_hji_learner_save(L, res_path, yaml, m, n, &e) != DG_OK) {
             if (b.tty) fputc('\n', stderr);
             rc = cli_fail("hji learn", &e, 0);
@@ -650,6 +655,11 @@ static int hji_learn(int argc, char **argv) {
     }
     if (b.tty) fputc('\n', stderr);
     dg_json j = {cJSON_CreateObject(), 0};
+    if (!writer) {
+        cJSON_Delete(j.root);
+        if (cli_stop) rc = EXIT_INTERRUPTED;
+        goto done;
+    }
     if (bench) {   /* the iterations after the first (which sizes the tape), as given */
         const double t = n > 1 ? secs - m[0].seconds : secs, f = n > 1 ? flops * (n - 1) / n : flops;  /* n0 0 */
         const int k = n > 1 ? n - 1 : n;
