@@ -11,7 +11,8 @@
  *   - the obstacle, cap and stop terms where they are active and where not;
  *   - the exact boundary form V = l + tau N against its formula, and the weight gradient of the mean
  *     residual of small sine networks against finite differences (dg_gradcheck);
- *   - a generic-Hamiltonian game refused, naming it; bad shapes. */
+ *   - a generic-Hamiltonian game refused, naming it; bad shapes;
+ *   - a problem of 8 state dimensions: refused by the grid solver's loads, learned at points. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -668,6 +669,94 @@ static void test_target(void **state) {
     dg_hji_problem_free(p);
 }
 
+/* ------------------------------------------------- (f) beyond the grid's six axes */
+
+/* An 8-D model game (four simple-motion pairs, and four axes that integrate them), grid.n 15 an axis:
+ * 2.6e9 nodes, an array of 20 GB. */
+#define DRIFT8                                                                                                  \
+    "game: model\nmodel:\n  name: drift8\n  constants: {vp: 1.0, ve: 0.5, radius: 0.5}\n"                        \
+    "  state: {p1: [-1, 1], p2: [-1, 1], p3: [-1, 1], p4: [-1, 1], p5: [-1, 1], p6: [-1, 1], p7: [-1, 1], "       \
+    "p8: [-1, 1]}\n"                                                                                            \
+    "  inputs:\n    a: {dim: 4, lo: -1, hi: 1, role: min}\n    b: {dim: 4, lo: -1, hi: 1, role: max}\n"          \
+    "  dynamics:\n    p1: ve*b1 - vp*a1\n    p2: ve*b2 - vp*a2\n    p3: ve*b3 - vp*a3\n    p4: ve*b4 - vp*a4\n" \
+    "    p5: p1\n    p6: p2\n    p7: p3\n    p8: p4\n"                                                          \
+    "  target: sqrt(p1^2 + p2^2 + p3^2 + p4^2 + p5^2 + p6^2 + p7^2 + p8^2) - radius\n"                          \
+    "t_end: 0.5\ngrid:\n  n: [15, 15, 15, 15, 15, 15, 15, 15]\n"
+
+/* the problem of yaml by how (0 whole, 1 split, 2 points); NULL with e set */
+static dg_hji_problem *load_how(const char *yaml, int how, dg_err *e) {
+    memset(e, 0, sizeof *e);
+    dg_cfg *c = dg_cfg_parse(yaml, strlen(yaml), "hji.yaml", e);
+    if (!c) return NULL;
+    dg_hji_problem *p = how == 2 ? dg_hji_problem_load_points(c, e)
+                        : how    ? dg_hji_problem_load_split(c, e)
+                                 : dg_hji_problem_load(c, e);
+    dg_cfg_free(c);
+    return p;
+}
+
+/* A problem of 8 state dimensions: the grid solver's loads refuse it naming grid.n (before any array
+ * of its n^d nodes), dg_hji_problem_load_points takes it as a box without node arrays, its target at
+ * points is the formula with its gradient, dg_hji_solve refuses its grid, payoff: time is refused,
+ * an obstacle is there at points, and a learner takes steps on it and evaluates its network. */
+static void test_beyond_grid(void **state) {
+    (void)state;
+    dg_err e;
+    for (int how = 0; how < 2; how++) {
+        assert_null(load_how(DRIFT8, how, &e));
+        assert_int_equal(e.status, DG_ERR_CONFIG);
+        assert_non_null(strstr(e.msg, "hji.yaml:"));
+        assert_non_null(strstr(e.msg, "key 'grid.n'"));
+        assert_non_null(strstr(e.msg, "8 state dimensions: the grid solver takes at most 6"));
+    }
+    dg_hji_problem *p = load_how(DRIFT8, 2, &e);
+    if (!p) fail_msg("%s", e.msg);
+    assert_int_equal(p->grid.ndim, 8);
+    assert_true(p->grid.nodes == 0 && !p->target && !p->obstacle && !p->initial && !p->stop);
+    assert_false(dg_hji_problem_has_obstacle(p));
+    assert_false(dg_hji_problem_has_stop(p));
+    enum { B = 16 };
+    double x[8 * B], l[B], g[8 * B];
+    dg_rng rng;
+    dg_rng_seed(&rng, 5);
+    for (int i = 0; i < 8 * B; i++) x[i] = urand(&rng, -1, 1);
+    assert_int_equal(dg_hji_learn_target(p, B, x, l, g, &e), DG_OK);
+    for (int b = 0; b < B; b++) {
+        double n2 = 0;
+        for (int k = 0; k < 8; k++) n2 += x[8 * b + k] * x[8 * b + k];
+        assert_true(fabs(l[b] - (sqrt(n2) - 0.5)) < 1e-12);
+        for (int k = 0; k < 8; k++) assert_true(fabs(g[8 * b + k] - x[8 * b + k] / sqrt(n2)) < 1e-12);
+    }
+    double V[1];
+    assert_int_equal(dg_hji_solve(&p->grid, &p->game, &p->opts, V, NULL, 1, &p->t_end, V, NULL, &e), DG_ERR_ARG);
+    assert_non_null(strstr(e.msg, "1 to 6 axes"));
+    dg_hji_learn_opts o;
+    dg_hji_learn_opts_default(&o);
+    o.hidden[0] = o.hidden[1] = 8, o.nhidden = 2, o.points = 32, o.pretrain = 1, o.curriculum = 1, o.lr = 1e-3;
+    dg_hji_learner *L = dg_hji_learner_create(p, &o, &e);
+    if (!L) fail_msg("%s", e.msg);
+    dg_hji_learn_metrics m;
+    for (int i = 0; i < 3; i++) assert_int_equal(dg_hji_learner_step(L, &m, &e), DG_OK);
+    assert_true(isfinite(m.loss) && m.tau_max == p->t_end);
+    double tau[B], v[B], vt[B], gr[8 * B];
+    for (int b = 0; b < B; b++) tau[b] = 0.25;
+    assert_int_equal(dg_hji_learn_eval_grad(dg_hji_learner_net(L), p, B, x, tau, v, vt, gr, &e), DG_OK);
+    for (int b = 0; b < B; b++) assert_true(isfinite(v[b]) && isfinite(vt[b]) && isfinite(gr[8 * b + 7]));
+    dg_hji_learner_free(L);
+    dg_hji_problem_free(p);
+    /* payoff: time needs the grid's front speed: refused; an obstacle is there at points alone */
+    assert_null(load_how(DRIFT8 "payoff: time\n", 2, &e));
+    assert_non_null(strstr(e.msg, "key 'payoff': time, with 8 state dimensions"));
+    p = load_how(DRIFT8 "obstacles:\n  - {shape: ball, axes: [6, 7], center: [0.5, 0.5], radius: 0.25}\n", 2, &e);
+    if (!p) fail_msg("%s", e.msg);
+    assert_true(dg_hji_problem_has_obstacle(p) && !p->obstacle);
+    double ob;
+    for (int k = 0; k < 8; k++) x[k] = k >= 6 ? 0.5 : 0;
+    assert_int_equal(dg_hji_problem_obstacle_at(p, 1, x, &ob, NULL, &e), DG_OK);
+    assert_true(fabs(ob - 0.25) < 1e-12);   /* > 0 inside: the radius at the centre */
+    dg_hji_problem_free(p);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_hamiltonian_values),
@@ -678,6 +767,7 @@ int main(void) {
         cmocka_unit_test(test_network_grad),
         cmocka_unit_test(test_target),
         cmocka_unit_test(test_refusals),
+        cmocka_unit_test(test_beyond_grid),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -128,8 +128,9 @@ static int on_progress(void *user, const dg_hji_progress *pr) {
     return 0;
 }
 
-/* Loads a config into a problem, applying --accuracy / --threads / --float32; split: without its
- * node arrays, which each rank builds for its block (dg_hji_problem_load_split). Its learn.* keys
+/* Loads a config into a problem, applying --accuracy / --threads / --float32; split 1: without its
+ * node arrays, which each rank builds for its block (dg_hji_problem_load_split); 2: for work at points
+ * (hji learn: up to DG_HJI_MAX_DIMS axes, dg_hji_problem_load_points). Its learn.* keys
  * (hji learn's) are read too, into lo when not NULL: every hji command takes a config that has them. */
 static dg_hji_problem *load_problem_learn(const char *cmd, const char *config, const char *accuracy,
                                           int threads, int f32, int split, dg_cfg **cfg_out, dg_hji_learn_opts *lo,
@@ -141,7 +142,10 @@ static dg_hji_problem *load_problem_learn(const char *cmd, const char *config, c
         dg_cfg_free(cfg);
         cfg = NULL;
     }
-    dg_hji_problem *p = !cfg ? NULL : split ? dg_hji_problem_load_split(cfg, &e) : dg_hji_problem_load(cfg, &e);
+    dg_hji_problem *p = !cfg        ? NULL
+                        : split == 2 ? dg_hji_problem_load_points(cfg, &e)
+                        : split      ? dg_hji_problem_load_split(cfg, &e)
+                                     : dg_hji_problem_load(cfg, &e);
     if (!p || dg_hji_learn_opts_read(cfg, lo ? lo : &lo_, &e) != DG_OK || dg_cfg_check_unused(cfg, &e) != DG_OK) {
         fprintf(stderr, "difgames: %s\n", e.msg);
         dg_hji_problem_free(p);
@@ -400,7 +404,7 @@ static int hji_play(int argc, char **argv) {
         CLI_IN("--config", &a.config, "FILE", "the game's HJI config", .req = 1),
         CLI_IN("--value", &a.value, "FILE", "its value file (hji solve)", .req = 1),
         CLI_LIST("--from", &a.from, "X1,X2,...", -INFINITY, INFINITY, "the start state, one coordinate per axis",
-                 .max = DG_HJI_MAX_DIMS, .req = 1),
+                 .max = DG_HJI_GRID_MAX_DIMS, .req = 1),
         CLI_OUT("--out", &a.out, "FILE.csv", "the trajectory", .otherwise = "the value file's path with _play.csv for "
                 ".safetensors"),
         CLI_OUT("--gif", &a.gif, "FILE.gif", "also draw the game as a GIF"),
@@ -590,7 +594,7 @@ static int hji_learn(int argc, char **argv) {
         if (!yaml) return EXIT_USAGE;
         config = label;
     }
-    dg_hji_problem *p = load_problem_learn("hji learn", config, NULL, -1, 0, 0, &cfg, &o, yaml);
+    dg_hji_problem *p = load_problem_learn("hji learn", config, NULL, -1, 0, 2, &cfg, &o, yaml);
     free(yaml);
     yaml = NULL;
     if (!p) return EXIT_USAGE;

@@ -282,8 +282,8 @@ static dg_status batch_fill(batch *b, const dg_hji_learn_net *net, const dg_hji_
         b->in0[(size_t)i * (nx + 1) + nx] = 0;
         b->l[i] = (dg_real)b->ld[i];
         double o = 0, st = 0;  /* the problem's own fields at the point, not the grid's (a game may have none) */
-        if (p->obstacle && (s = dg_hji_problem_obstacle_at(p, 1, x, &o, NULL, e)) != DG_OK) return s;
-        if (p->stop && (s = dg_hji_problem_stop_at(p, 1, x, &st, e)) != DG_OK) return s;
+        if (dg_hji_problem_has_obstacle(p) && (s = dg_hji_problem_obstacle_at(p, 1, x, &o, NULL, e)) != DG_OK) return s;
+        if (dg_hji_problem_has_stop(p) && (s = dg_hji_problem_stop_at(p, 1, x, &st, e)) != DG_OK) return s;
         b->obst[i] = (dg_real)o;
         b->stop[i] = (dg_real)st;
     }
@@ -516,8 +516,8 @@ static dg_status shard_step(dg_ctx *ctx, void *user) {
         if (batch_value(ctx, &L->net, b, j->view, &V, &Vt, &g) != DG_OK) return dg_ctx_status(ctx);
         const dg_hji_problem *p = L->p;
         dg_hji_learn_eq eq = {.mode = p->opts.mode, .l = dg_from(ctx, 2, (int[]){B, 1}, b->l), .cap = p->opts.cap};
-        if (p->obstacle) eq.obstacle = dg_from(ctx, 2, (int[]){B, 1}, b->obst);
-        if (p->stop) eq.stop = dg_from(ctx, 2, (int[]){B, 1}, b->stop);
+        if (dg_hji_problem_has_obstacle(p)) eq.obstacle = dg_from(ctx, 2, (int[]){B, 1}, b->obst);
+        if (dg_hji_problem_has_stop(p)) eq.stop = dg_from(ctx, 2, (int[]){B, 1}, b->stop);
         r = dg_hji_learn_residual(ctx, &p->game, &eq, dg_from(ctx, 2, (int[]){B, b->nx}, b->x), V, Vt, g);
         loss = dg_scale(ctx, dg_sum(ctx, dg_square(ctx, r)), inv);
     }
