@@ -9,7 +9,8 @@
 # - refusals, one line and exit 2 each: an unknown learn key, learn.points 0, a bad activation,
 #   --out missing, a network of another game, a file that is not a network, learn.precision f16, a
 #   network whose metadata says precision f16; hji solve, tabulate and play of an 8-D game.
-# - an 8-D game (its grid 2.6e9 nodes) is learned under a 2 GB address-space limit, --bench too.
+# - an 8-D game (its grid 2.6e9 nodes) is learned under a 2 GB address-space limit, --bench too; so is
+#   collision9d (9-D), and hji solve refuses it.
 # (A game given by a generic Hamiltonian has no tape form, but no config makes one: test_hji_learn_loop
 # checks that refusal in the library.)
 #   usage: hji_learn_test.sh path/to/difgames repo_root
@@ -117,6 +118,19 @@ D8=$(cfg d8 "game: model\nmodel:\n  name: drift8\n  constants: {vp: 1.0, ve: 0.5
     && ok "an 8-D game (2.6e9 grid nodes): hji learn and --bench under a 2 GB limit" \
     || bad "8-D learn: $(tail -2 "$T/d8.err") $(cat "$T/d8.json")"
 
+# collision9d (three Dubins aircraft, 9-D; configs/hji/collision9d.yaml): 5 iterations of a tiny network, and
+# --bench, as shipped but smaller; hji solve refuses it (below)
+C9=$T/collision9d.yaml
+sed 's/hidden: \[256, 256, 256\]/hidden: [16, 16]/' configs/hji/collision9d.yaml >"$C9"
+grep -q 'hidden: \[16, 16\]' "$C9" || bad "collision9d: no learn.hidden line in configs/hji/collision9d.yaml"
+"$DG" hji learn --config $C9 --out "$T/c9" --iterations 5 --points 128 --quiet >"$T/c9.json" 2>"$T/c9.err" \
+    && json "$T/c9.json" 'r["game"] == "collision9d" and r["iterations"] == 5 and r["loss"] > 0' >/dev/null \
+    && [ "$(wc -l <"$T/c9/metrics.csv")" -eq 6 ] \
+    && "$DG" hji learn --config $C9 --bench --iterations 3 --points 128 >"$T/c9b.json" 2>>"$T/c9.err" \
+    && [ "$(wc -l <"$T/c9b.json")" -eq 1 ] && json "$T/c9b.json" 'r["ms_per_iteration"] > 0 and r["gflops"] > 0' >/dev/null \
+    && ok "collision9d (9-D): hji learn of 5 iterations, --bench's JSON line" \
+    || bad "collision9d: $(tail -2 "$T/c9.err") $(cat "$T/c9.json" "$T/c9b.json" 2>/dev/null)"
+
 BADKEY=$(cfg bk "game: pursuit2d\nlearn: {pointz: 10}\n")
 ZERO=$(cfg z "game: pursuit2d\nlearn: {points: 0}\n")
 ACT=$(cfg a "game: pursuit2d\nlearn: {activation: relu}\n")
@@ -136,7 +150,8 @@ OUTS=$T/outs run_rows "" "" \
     "a network of precision f16|bad metadata|hji tabulate --value $T/f16.safetensors --config $P --out $T/outs/V.safetensors" \
     "hji solve of 8 dimensions|d8.yaml:22: key 'grid.n': 8 state dimensions: the grid solver takes at most 6|hji solve --config $D8 --out $T/outs/V.safetensors" \
     "hji tabulate of 8 dimensions|d8.yaml:22: key 'grid.n': 8 state dimensions|hji tabulate --value $T/d8/value.safetensors --config $D8 --out $T/outs/V.safetensors" \
-    "hji play of 8 dimensions|key 'grid.n': 8 state dimensions|hji play --config $D8 --value $T/V.safetensors --from 0,0 --out $T/outs/p.csv"
+    "hji play of 8 dimensions|key 'grid.n': 8 state dimensions|hji play --config $D8 --value $T/V.safetensors --from 0,0 --out $T/outs/p.csv" \
+    "hji solve of collision9d|collision9d.yaml:15: key 'grid': 9 state dimensions: the grid solver takes at most 6|hji solve --config $C9 --out $T/outs/V.safetensors"
 # a config that also learns its value is still a game for certify --hji (its learn.* keys read, not refused)
 D="$T/d.yaml"
 { cat configs/hji/duel_simple_time.yaml; echo "learn: {hidden: [16], iterations: 10}"; } >"$D"
