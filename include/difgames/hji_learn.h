@@ -123,6 +123,7 @@ typedef struct dg_hji_learn_opts {
     int      exact;            /* 1: V = l + tau N (boundary exact); 0: penalised             */
     double   boundary_weight;  /* penalised: the boundary term's weight in the loss          */
     double   lr;               /* Adam's learning rate (betas 0.9, 0.999, eps 1e-8)           */
+    int      schedule;         /* 0: lr constant; 1: cosine, lr down to 0 after the curriculum */
     uint64_t seed;             /* initial weights and samples: the same seed, the same bits   */
     int      threads;          /* shards of the points (1..DG_HJI_LEARN_MAX_SHARDS), run on as  */
                                /* many threads as OpenMP allows (omp_get_max_threads)          */
@@ -131,6 +132,11 @@ typedef struct dg_hji_learn_opts {
                                /* the library has; the command runs the copy the config asks for */
 } dg_hji_learn_opts;
 
+/* Adam's learning rate at step it (0-based) of a run with options o: o->lr (schedule 0), or with the cosine
+ * schedule o->lr while it < pretrain + curriculum, then o->lr (1 + cos(pi f)) / 2 with f = (it - pretrain -
+ * curriculum) / (iterations - pretrain - curriculum) the fraction of the remaining steps done (o->lr at the
+ * first of them, 0 from the step after the last). */
+DG_API double    dg_hji_learn_lr(const dg_hji_learn_opts *o, int it);
 /* The learn.* keys (difgames/keys.h: name, default, bounds, doc); *n gets their count. */
 DG_API const struct dg_key *dg_hji_learn_keys(int *n);
 /* o from the keys' defaults. */

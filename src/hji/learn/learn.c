@@ -19,13 +19,14 @@
 /* The keys as read; dg_hji_learn_opts widens them. */
 typedef struct learn_keys {
     int   hidden[DG_MLP_MAX_LAYERS - 1], nhidden;
-    int   activation, points, iterations, pretrain, curriculum, boundary, seed, threads, resume_every, precision;
+    int   activation, points, iterations, pretrain, curriculum, boundary, seed, threads, resume_every, precision, schedule;
     float lr, boundary_weight;
 } learn_keys;
 
 static const char *const ACTIVATIONS[] = {"tanh", "sine", NULL};   /* dg_mlp_act order */
 static const char *const BOUNDARIES[] = {"exact", "penalty", NULL};  /* exact 1, 0       */
 static const char *const PRECISIONS[] = {"f32", "f64", NULL};        /* precision 0, 1   */
+static const char *const SCHEDULES[] = {"constant", "cosine", NULL};  /* schedule 0, 1    */
 
 static const dg_key LEARN_KEYS[] = {
     {.name = "learn.hidden", .type = DG_KEY_INT_ARRAY, .offset = offsetof(learn_keys, hidden),
@@ -37,6 +38,9 @@ static const dg_key LEARN_KEYS[] = {
     DG_K_INT("learn.points", learn_keys, points, 2048, 1, 1 << 22, "hji learn: states sampled per iteration"),
     DG_K_INT("learn.iterations", learn_keys, iterations, 2000, 0, 100000000, "hji learn: Adam steps"),
     DG_K_F32("learn.lr", learn_keys, lr, 2e-5f, 0, 10, 0, 1, "hji learn: Adam learning rate"),
+    DG_K_ENUM("learn.schedule", learn_keys, schedule, 0, SCHEDULES, "schedule",
+              "hji learn: the learning rate: constant, or cosine (lr until the curriculum ends, then down to 0 at the "
+              "last of learn.iterations along half a cosine)"),
     DG_K_INT("learn.pretrain", learn_keys, pretrain, 200, 0, 100000000,
              "hji learn: first iterations at tau = 0 only (penalty: the boundary term alone)"),
     DG_K_INT("learn.curriculum", learn_keys, curriculum, 1000, 0, 100000000,
@@ -74,6 +78,7 @@ static void opts_from_keys(const learn_keys *k, dg_hji_learn_opts *o) {
     o->exact = k->boundary == 0;
     o->boundary_weight = k->boundary_weight;
     o->lr = k->lr;
+    o->schedule = k->schedule;
     o->seed = (uint64_t)k->seed;
     o->threads = k->threads;
     o->resume_every = k->resume_every;
@@ -475,6 +480,13 @@ static double tau_max_at(const dg_hji_learn_opts *o, double T, int it) {
     return f >= 1 ? T : T * f;
 }
 
+double dg_hji_learn_lr(const dg_hji_learn_opts *o, int it) {
+    const int t0 = o->pretrain + o->curriculum, n = o->iterations - t0;
+    if (o->schedule != 1 || it < t0 || n <= 0) return o->lr;
+    const double f = (double)(it - t0) / n;
+    return f >= 1 ? 0 : o->lr * 0.5 * (1 + cos(3.14159265358979323846 * f));
+}
+
 /* rows [r0, r0 + n) of b, as a batch of n points (no copy) */
 static batch batch_rows(const batch *b, int r0, int n) {
     const size_t nx = (size_t)b->nx, r = (size_t)r0;
@@ -594,6 +606,7 @@ dg_status dg_hji_learner_step(dg_hji_learner *L, dg_hji_learn_metrics *m, dg_err
     if (!isfinite(loss))
         return dg_err_set(e, DG_ERR_NONFINITE, "hji learn: iteration %d: the loss is not finite (lower learn.lr)",
                           L->it + 1);
+    L->adam.lr = dg_hji_learn_lr(&L->o, L->it);
     dg_adam_step(&L->adam, L->net.params);
     L->it++;
     if (m) *m = (dg_hji_learn_metrics){.iteration = L->it, .loss = loss, .residual = L->boundary_only ? 0 : rsum / B,
