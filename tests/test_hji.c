@@ -1174,8 +1174,9 @@ static void test_versus(void **state) {
     dg_policy_reset_params(&pol, pp, &rng);
     assert_int_equal(dg_hji_link_check(p, env, &e), DG_OK);
     dg_hji_versus_result r, r2;
-    assert_int_equal(dg_hji_versus(p, &(dg_hji_slices){1, &p->t_end, V}, 0, env, &pol, pp, 32, 7, &r, &e), DG_OK);
-    assert_int_equal(dg_hji_versus(p, &(dg_hji_slices){1, &p->t_end, V}, 0, env, &pol, pp, 32, 7, &r2, &e), DG_OK);
+    const dg_hji_source VSRC = dg_hji_source_slices(&p->grid, &(dg_hji_slices){1, &p->t_end, V});
+    assert_int_equal(dg_hji_versus(p, &VSRC, 0, env, &pol, pp, 32, 7, &r, &e), DG_OK);
+    assert_int_equal(dg_hji_versus(p, &VSRC, 0, env, &pol, pp, 32, 7, &r2, &e), DG_OK);
     assert_memory_equal(&r, &r2, sizeof r);
     assert_int_equal(r.episodes, 32);
     for (int k = 0; k < DG_HJI_PAIRINGS; k++) {

@@ -90,6 +90,12 @@ typedef struct dg_hji_play_opts {
  * failed (STEPS, GIF, SIM). */
 DG_API dg_status dg_hji_play(const dg_hji_problem *p, const dg_hji_slices *V, const double *x0, const dg_hji_play_opts *o,
                              dg_hji_sim_result *r, dg_hji_file_step *step, dg_err *e);
+/* dg_hji_play with u following su and d following sd (NULL: su), dg_hji_simulate_sources; the GIF
+ * shows su's value at its horizon (a slices source's last slice; another source tabulated on p's
+ * grid in one evaluation). A source's error in the automatic step is SIM. */
+DG_API dg_status dg_hji_play_sources(const dg_hji_problem *p, const dg_hji_source *su, const dg_hji_source *sd,
+                                     const double *x0, const dg_hji_play_opts *o, dg_hji_sim_result *r,
+                                     dg_hji_file_step *step, dg_err *e);
 
 #ifdef __cplusplus
 }

@@ -362,6 +362,31 @@ dg_status dg_hji_value_write(const char *path, const dg_hji_problem *p, int nt, 
     return s;
 }
 
+dg_status dg_hji_value_make(const dg_hji_problem *p, int nt, const double *times, const double *vals,
+                            const char *label, dg_hji_value *v, dg_err *e) {
+    memset(v, 0, sizeof *v);
+    if (!p || !times || !vals) return dg_err_set(e, DG_ERR_ARG, "hji value: a problem, times and values needed");
+    dg_st_writer *w;
+    dg_status s = hji_value_writer(p, nt, times, NULL, NULL, 0, NULL, &w, e);  /* the layout: header only */
+    unsigned char *head = NULL, *buf = NULL;
+    size_t len = 0;
+    const size_t bytes = (size_t)nt * (size_t)p->grid.nodes * sizeof(double);
+    if (s == DG_OK) s = dg_st_writer_header(w, &head, &len, e);
+    if (s == DG_OK && !(buf = malloc(len + bytes))) s = dg_err_set(e, DG_ERR_NOMEM, "hji value: out of memory");
+    if (s == DG_OK) {  /* the tensors back to back in the order added, little-endian */
+        memcpy(buf, head, len);
+        const uint16_t one = 1;
+        const int le = *(const unsigned char *)&one == 1;
+        for (size_t i = 0; i < bytes; i++)  /* a big-endian host's doubles byte-reversed */
+            buf[len + i] = ((const unsigned char *)vals)[le ? i : (i & ~(size_t)7) + 7 - (i & 7)];
+        s = dg_hji_value_parse(buf, len + bytes, label, v, e);
+    }
+    free(head);
+    free(buf);
+    dg_st_writer_free(w);
+    return s;
+}
+
 double dg_hji_value_memory(const dg_hji_problem *p, int nt, int f32) {
     const double N = (double)p->grid.nodes;
     /* the writer's copies of every tensor, and the float32 conversion buffer */

@@ -349,11 +349,12 @@ static dg_status eval_points(const dg_hji_learn_net *net, const dg_hji_problem *
         return dg_err_set(e, DG_ERR_ARG, "hji learn: eval: bad arguments");
     const int nx = net->nx;
     batch b;
-    if ((s = batch_alloc(&b, EVAL_BATCH, nx, e)) != DG_OK) return s;
-    dg_ctx *ctx = dg_ctx_create((size_t)EVAL_BATCH * (with_grad ? 64 * (size_t)(nx + 2) : 64) * sizeof(dg_real));
+    const int cap = B < EVAL_BATCH ? (int)(B > 0 ? B : 1) : EVAL_BATCH;  /* a play's one point: a small tape */
+    if ((s = batch_alloc(&b, cap, nx, e)) != DG_OK) return s;
+    dg_ctx *ctx = dg_ctx_create((size_t)cap * (with_grad ? 64 * (size_t)(nx + 2) : 64) * sizeof(dg_real));
     if (!ctx) s = dg_err_set(e, DG_ERR_NOMEM, "hji learn: out of memory");
-    for (int64_t i0 = 0; s == DG_OK && i0 < B; i0 += EVAL_BATCH) {
-        const int n = (int)(B - i0 < EVAL_BATCH ? B - i0 : EVAL_BATCH);
+    for (int64_t i0 = 0; s == DG_OK && i0 < B; i0 += cap) {
+        const int n = (int)(B - i0 < cap ? B - i0 : cap);
         memcpy(b.xd, x + i0 * nx, (size_t)n * (size_t)nx * sizeof(double));
         for (int i = 0; i < n; i++) b.tau[i] = (dg_real)tau[i0 + i];
         if ((s = batch_fill(&b, net, p, n, e)) != DG_OK) break;
