@@ -46,7 +46,7 @@ typedef struct dg_hji_file_result {
     double        times[DG_HJI_MAX_TIMES];/* solve: the stored times, increasing, the last t_end   */
     double        memory;                 /* bytes at the peak (dg_hji_problem_memory)             */
     dg_hji_stats  stats;                  /* solve: the solver's numbers                           */
-    int           cuts[DG_HJI_MAX_DIMS];  /* solve under mpirun: the boxes along each axis (hji_part.h) */
+    int           cuts[DG_HJI_GRID_MAX_DIMS];  /* solve under mpirun: the boxes along each axis (hji_part.h) */
 } dg_hji_file_result;
 
 /* The checks of dg_hji_solve_file that need no disk and no solve: the count of times (COUNT), the

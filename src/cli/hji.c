@@ -89,6 +89,8 @@ static const char LEARN_HELP[] =
     "network, for hji tabulate), metrics.csv (iteration, loss, residual, boundary,\n"
     "tau_max, seconds) and resume.safetensors (every learn.resume_every iterations and\n"
     "at the end, for --resume). Prints a progress line and a JSON line.\n"
+    "Under mpirun the ranks split the shards (the same bits as one process with the\n"
+    "same learn.threads); rank 0 alone writes and prints.\n"
     "learn.precision: f64 trains on the double tape (as train.precision; the network\n"
     "file then says f64, and hji tabulate evaluates it in double).\n"
     "--bench: times the config's iterations as given and prints one JSON line\n"
@@ -134,8 +136,9 @@ static int on_progress(void *user, const dg_hji_progress *pr) {
     return 0;
 }
 
-/* Loads a config into a problem, applying --accuracy / --threads / --float32; split: without its
- * node arrays, which each rank builds for its block (dg_hji_problem_load_split). Its learn.* keys
+/* Loads a config into a problem, applying --accuracy / --threads / --float32; split 1: without its
+ * node arrays, which each rank builds for its block (dg_hji_problem_load_split); 2: for work at points
+ * (hji learn: up to DG_HJI_MAX_DIMS axes, dg_hji_problem_load_points). Its learn.* keys
  * (hji learn's) are read too, into lo when not NULL: every hji command takes a config that has them. */
 static dg_hji_problem *load_problem_learn(const char *cmd, const char *config, const char *accuracy,
                                           int threads, int f32, int split, dg_cfg **cfg_out, dg_hji_learn_opts *lo,
@@ -147,7 +150,10 @@ static dg_hji_problem *load_problem_learn(const char *cmd, const char *config, c
         dg_cfg_free(cfg);
         cfg = NULL;
     }
-    dg_hji_problem *p = !cfg ? NULL : split ? dg_hji_problem_load_split(cfg, &e) : dg_hji_problem_load(cfg, &e);
+    dg_hji_problem *p = !cfg        ? NULL
+                        : split == 2 ? dg_hji_problem_load_points(cfg, &e)
+                        : split      ? dg_hji_problem_load_split(cfg, &e)
+                                     : dg_hji_problem_load(cfg, &e);
     if (!p || dg_hji_learn_opts_read(cfg, lo ? lo : &lo_, &e) != DG_OK || dg_cfg_check_unused(cfg, &e) != DG_OK) {
         fprintf(stderr, "difgames: %s\n", e.msg);
         dg_hji_problem_free(p);
@@ -511,7 +517,7 @@ static int hji_play(int argc, char **argv) {
         CLI_IN("--value", &a.value, "FILE", "its value file (hji solve), or a network of hji learn "
                "(value.safetensors: the strategies from its gradient)", .req = 1),
         CLI_LIST("--from", &a.from, "X1,X2,...", -INFINITY, INFINITY, "the start state, one coordinate per axis",
-                 .max = DG_HJI_MAX_DIMS, .req = 1),
+                 .max = DG_HJI_GRID_MAX_DIMS, .req = 1),
         CLI_OUT("--out", &a.out, "FILE.csv", "the trajectory", .otherwise = "the value file's path with _play.csv for "
                 ".safetensors"),
         CLI_OUT("--gif", &a.gif, "FILE.gif", "also draw the game as a GIF"),
@@ -663,6 +669,8 @@ static int hji_learn(int argc, char **argv) {
         CLI_END,
     };
     if (!cli_parse(&rc, "hji learn", argc, argv, opts, LEARN_HELP)) return rc;
+    const int writer = dg_dist_rank() == 0;   /* under mpirun rank 0 alone writes and prints */
+    quiet |= !writer;
     if (resume && (config || out || bench || cli_given(opts, "--points") || cli_given(opts, "--threads"))) {
         cli_error("hji learn", "--resume DIR takes the run's own config, points and shards; only --iterations may "
                   "change");
@@ -705,7 +713,7 @@ static int hji_learn(int argc, char **argv) {
         if (!yaml) return EXIT_USAGE;
         config = label;
     }
-    dg_hji_problem *p = load_problem_learn("hji learn", config, NULL, -1, 0, 0, &cfg, &o, yaml);
+    dg_hji_problem *p = load_problem_learn("hji learn", config, NULL, -1, 0, 2, &cfg, &o, yaml);
     free(yaml);
     yaml = NULL;
     if (!p) return EXIT_USAGE;
@@ -740,7 +748,7 @@ static int hji_learn(int argc, char **argv) {
         rc = EXIT_FAIL;
         goto done;
     }
-    if (!bench && dg_mkdirs(out, &e) != DG_OK) {
+    if (!bench && writer && dg_mkdirs(out, &e) != DG_OK) {
         cli_error("hji learn", "--out: %s", e.msg);
         rc = EXIT_USAGE;
         goto done;
@@ -749,8 +757,9 @@ static int hji_learn(int argc, char **argv) {
     cli_bar b = {.tty = !quiet && !bench && isatty(2)};
     double secs = 0, flops = 0;
     const int n0 = n;
-    for (; n < o.iterations && !cli_stop; n++) {
-        if (!bench && n > n0 && o.resume_every > 0 && n % o.resume_every == 0 &&
+    for (; n < o.iterations && !(dg_dist_size() > 1 ? dg_dist_or(cli_stop) : cli_stop); n++) {
+        /* (an interrupt stops every rank after the same iteration) */
+        if (!bench && writer && n > n0 && o.resume_every > 0 && n % o.resume_every == 0 &&
             dg_hji_learner_save(L, res_path, yaml, m, n, &e) != DG_OK) {
             if (b.tty) fputc('\n', stderr);
             rc = cli_fail("hji learn", &e, 0);
@@ -769,6 +778,11 @@ static int hji_learn(int argc, char **argv) {
     }
     if (b.tty) fputc('\n', stderr);
     dg_json j = {cJSON_CreateObject(), 0};
+    if (!writer) {
+        cJSON_Delete(j.root);
+        if (cli_stop) rc = EXIT_INTERRUPTED;
+        goto done;
+    }
     if (bench) {   /* the iterations after the first (which sizes the tape), as given */
         const double t = n > 1 ? secs - m[0].seconds : secs, f = n > 1 ? flops * (n - 1) / n : flops;  /* n0 0 */
         const int k = n > 1 ? n - 1 : n;

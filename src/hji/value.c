@@ -70,6 +70,9 @@ static dg_status validate(dg_hji_value *v, const char *path, dg_err *e) {
     double *dst[4] = {lo, hi, n, per};
     int cnt[4], nd = -1;
     for (int k = 0; k < 4; k++) cnt[k] = m[k] ? parse_list(m[k], dst[k], DG_HJI_MAX_DIMS) : -1;
+    if (cnt[2] > DG_HJI_GRID_MAX_DIMS)   /* (never written: the grid solver stops there) */
+        return dg_err_set(e, DG_ERR_FORMAT, "%s: a value file of %d axes: the grid solver's files have at most %d",
+                          path, cnt[2], DG_HJI_GRID_MAX_DIMS);
     if (cnt[0] > 0 && cnt[0] == cnt[1] && cnt[1] == cnt[2] && cnt[2] == cnt[3]) nd = cnt[0];
     const char *t = dg_st_meta(f, "times");
     v->nt = t ? parse_list(t, v->times, DG_HJI_MAX_TIMES) : -1;
@@ -281,6 +284,9 @@ dg_status hji_value_writer(const dg_hji_problem *p, int nt, const double *times,
     const int64_t N = g->nodes;
     *out = NULL;
     if (nt < 1 || nt > DG_HJI_MAX_TIMES) return dg_err_set(e, DG_ERR_ARG, "hji value: 1 to %d times", DG_HJI_MAX_TIMES);
+    if (g->ndim > DG_HJI_GRID_MAX_DIMS)
+        return dg_err_set(e, DG_ERR_ARG, "hji value: a grid of %d axes (value files hold at most %d)", g->ndim,
+                          DG_HJI_GRID_MAX_DIMS);
     int64_t shape[DG_HJI_MAX_DIMS];
     for (int k = 0; k < g->ndim; k++) shape[k] = g->n[k];
     dg_st_writer *w = dg_st_writer_create();
@@ -391,7 +397,7 @@ double dg_hji_value_file_bytes(const dg_hji_problem *p, int nt, int f32, double 
     /* the tensors, then the header: each tensor's entry, the metadata (times, grid, param: at
      * most 26 characters a number) and the config */
     return (double)nt * (double)p->grid.nodes * (f32 ? sizeof(float) : sizeof(double)) + nt * 128.0 +
-           26.0 * (DG_HJI_MAX_TIMES + 4 * DG_HJI_MAX_DIMS + DG_HJI_MAX_PARAMS) + config_bytes + 4096;
+           26.0 * (DG_HJI_MAX_TIMES + 4 * DG_HJI_GRID_MAX_DIMS + DG_HJI_MAX_PARAMS) + config_bytes + 4096;
 }
 
 double dg_hji_problem_memory(const dg_hji_problem *p, int nt, int nland, int f32) {

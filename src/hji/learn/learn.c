@@ -9,6 +9,7 @@
 
 #include "difgames/base.h"
 #include "difgames/checkpoint.h"
+#include "difgames/dist.h"
 #include "difgames/hji_learn.h"
 #include "difgames/keys.h"
 #include "difgames/safetensors.h"
@@ -286,8 +287,8 @@ static dg_status batch_fill(batch *b, const dg_hji_learn_net *net, const dg_hji_
         b->in0[(size_t)i * (nx + 1) + nx] = 0;
         b->l[i] = (dg_real)b->ld[i];
         double o = 0, st = 0;  /* the problem's own fields at the point, not the grid's (a game may have none) */
-        if (p->obstacle && (s = dg_hji_problem_obstacle_at(p, 1, x, &o, NULL, e)) != DG_OK) return s;
-        if (p->stop && (s = dg_hji_problem_stop_at(p, 1, x, &st, e)) != DG_OK) return s;
+        if (dg_hji_problem_has_obstacle(p) && (s = dg_hji_problem_obstacle_at(p, 1, x, &o, NULL, e)) != DG_OK) return s;
+        if (dg_hji_problem_has_stop(p) && (s = dg_hji_problem_stop_at(p, 1, x, &st, e)) != DG_OK) return s;
         b->obst[i] = (dg_real)o;
         b->stop[i] = (dg_real)st;
     }
@@ -441,9 +442,12 @@ dg_hji_learner *dg_hji_learner_create(const dg_hji_problem *p, const dg_hji_lear
     const size_t guess = (size_t)rows_max * (size_t)width * (size_t)(nx + 2) * sizeof(dg_real) * 8 + ((size_t)1 << 20);
     int ok = batch_alloc(&L->b, B, nx, e) == DG_OK &&
              dg_adam_init(&L->adam, L->net.params, o->lr, 0.9, 0.999, 1e-8, 0) == DG_OK;
+    int lo, hi;   /* under mpirun an arena for this rank's shards only (dg_dist_block) */
+    dg_dist_block(L->nshards, &lo, &hi);
     for (int s = 0; ok && s < L->nshards; s++) {
         learn_shard *sh = &L->sh[s];
-        ok = (sh->ctx = dg_ctx_create(guess)) && (sh->grad = calloc(L->net.params->total, sizeof(dg_real)));
+        ok = (s < lo || s >= hi || (sh->ctx = dg_ctx_create(guess))) &&
+             (sh->grad = calloc(L->net.params->total, sizeof(dg_real)));
     }
     if (!ok) {
         if (e->status == DG_OK) dg_err_set(e, DG_ERR_NOMEM, "hji learn: out of memory for %d points", B);
@@ -492,6 +496,21 @@ static batch batch_rows(const batch *b, int r0, int n) {
                    .stop = b->stop + r, .xd = b->xd + r * nx, .gd = b->gd + r * nx, .ld = b->ld + r};
 }
 
+/* Under mpirun: each shard's sums, status and gradient from the rank that ran it to every rank
+ * (copies), so that every rank sums the shards in shard order as one process does. */
+static dg_status share_shards(dg_hji_learner *L, dg_err *e) {
+    enum { K = 7 };
+    void *ptr[DG_HJI_LEARN_MAX_SHARDS * K];
+    const size_t bytes[K] = {sizeof(double), sizeof(double), sizeof(double), sizeof(uint64_t), sizeof(dg_status),
+                             sizeof L->sh[0].err, L->net.params->total * sizeof(dg_real)};
+    for (int s = 0; s < L->nshards; s++) {
+        learn_shard *sh = &L->sh[s];
+        void *const p[K] = {&sh->loss, &sh->rsum, &sh->bsum, &sh->flops, &sh->status, sh->err, sh->grad};
+        memcpy(ptr + (size_t)s * K, p, sizeof p);
+    }
+    return dg_dist_share_blocks(L->nshards, K, ptr, bytes, e);
+}
+
 /* One shard's job: the learner, the shard, its view of the parameters (their values, its gradient). */
 typedef struct shard_job { const dg_hji_learner *L; learn_shard *sh; dg_params *view; } shard_job;
 
@@ -510,8 +529,8 @@ static dg_status shard_step(dg_ctx *ctx, void *user) {
         if (batch_value(ctx, &L->net, b, j->view, &V, &Vt, &g) != DG_OK) return dg_ctx_status(ctx);
         const dg_hji_problem *p = L->p;
         dg_hji_learn_eq eq = {.mode = p->opts.mode, .l = dg_from(ctx, 2, (int[]){B, 1}, b->l), .cap = p->opts.cap};
-        if (p->obstacle) eq.obstacle = dg_from(ctx, 2, (int[]){B, 1}, b->obst);
-        if (p->stop) eq.stop = dg_from(ctx, 2, (int[]){B, 1}, b->stop);
+        if (dg_hji_problem_has_obstacle(p)) eq.obstacle = dg_from(ctx, 2, (int[]){B, 1}, b->obst);
+        if (dg_hji_problem_has_stop(p)) eq.stop = dg_from(ctx, 2, (int[]){B, 1}, b->stop);
         r = dg_hji_learn_residual(ctx, &p->game, &eq, dg_from(ctx, 2, (int[]){B, b->nx}, b->x), V, Vt, g);
         loss = dg_scale(ctx, dg_sum(ctx, dg_square(ctx, r)), inv);
     }
@@ -546,11 +565,13 @@ dg_status dg_hji_learner_step(dg_hji_learner *L, dg_hji_learn_metrics *m, dg_err
             L->b.xd[(size_t)i * nx + k] = p->grid.lo[k] + (p->grid.hi[k] - p->grid.lo[k]) * (double)dg_rng_uniform(&L->rng, 0, 1);
     for (int i = 0; i < B; i++) L->b.tau[i] = tmax > 0 ? (dg_real)(tmax * (double)dg_rng_uniform(&L->rng, 0, 1)) : 0;
     L->boundary_only = !L->net.exact && L->it < L->o.pretrain;
-    const int nth = omp_get_max_threads() < ns ? omp_get_max_threads() : ns;
+    int lo, hi;   /* this rank's shards (all of them alone); under mpirun the others' arrive below */
+    dg_dist_block(ns, &lo, &hi);
+    const int nth = omp_get_max_threads() < hi - lo ? omp_get_max_threads() : hi - lo;
     /* each shard fills its rows' data and runs its tape, on whatever thread; the sums below are in shard
-     * order, so the bits depend on the shard count alone */
+     * order, so the bits depend on the shard count alone (not on the threads or ranks) */
 #pragma omp parallel for num_threads(nth > 0 ? nth : 1) schedule(static, 1)
-    for (int s = 0; s < ns; s++) {
+    for (int s = lo; s < hi; s++) {
         learn_shard *sh = &L->sh[s];
         const int rows = B / ns + (s < B % ns), row0 = s * (B / ns) + (s < B % ns ? s : B % ns);
         sh->b = batch_rows(&L->b, row0, rows);
@@ -570,6 +591,8 @@ dg_status dg_hji_learner_step(dg_hji_learner *L, dg_hji_learn_metrics *m, dg_err
         if (sh->status != DG_OK)
             snprintf(sh->err, sizeof sh->err, "iteration %d: %s", L->it + 1, dg_ctx_error(sh->ctx));
     }
+    dg_status st = dg_dist_size() > 1 ? share_shards(L, e) : DG_OK;
+    if (st != DG_OK) return st;
     double loss = 0, rsum = 0, bsum = 0, flops = 0;
     const size_t total = L->net.params->total;
     dg_real *grad = L->net.params->grad;
