@@ -150,7 +150,7 @@ OUTS=$T/outs run_rows "" "" \
     "a network of precision f16|bad metadata|hji tabulate --value $T/f16.safetensors --config $P --out $T/outs/V.safetensors" \
     "hji solve of 8 dimensions|d8.yaml:22: key 'grid.n': 8 state dimensions: the grid solver takes at most 6|hji solve --config $D8 --out $T/outs/V.safetensors" \
     "hji tabulate of 8 dimensions|d8.yaml:22: key 'grid.n': 8 state dimensions|hji tabulate --value $T/d8/value.safetensors --config $D8 --out $T/outs/V.safetensors" \
-    "hji play of 8 dimensions|key 'grid.n': 8 state dimensions|hji play --config $D8 --value $T/V.safetensors --from 0,0 --out $T/outs/p.csv" \
+    "hji play of 8 dimensions, a grid's value|is not a network of hji learn: drift8 has 8 state dimensions and no grid|hji play --config $D8 --value $T/V.safetensors --from 0,0,0,0,0,0,0,0 --out $T/outs/p.csv" \
     "hji solve of collision9d|collision9d.yaml:15: key 'grid': 9 state dimensions: the grid solver takes at most 6|hji solve --config $C9 --out $T/outs/V.safetensors"
 # a config that also learns its value is still a game for certify --hji (its learn.* keys read, not refused)
 D="$T/d.yaml"
