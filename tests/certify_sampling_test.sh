@@ -40,7 +40,8 @@ OPTS="--epsilon 0.05 --beta 0.001 --failures 4 --rounds 3 --dt 0.01 --coverage-s
 
 # collision9d: no grid, 9 axes
 C9=$T/collision9d.yaml
-sed 's/hidden: \[256, 256, 256\]/hidden: [16, 16]/' configs/hji/collision9d.yaml >"$C9"
+sed 's/hidden: \[128, 128, 128\]/hidden: [16, 16]/' configs/hji/collision9d.yaml >"$C9"
+grep -q 'hidden: \[16, 16\]' "$C9" || bad "collision9d: no learn.hidden line to shrink in configs/hji/collision9d.yaml"
 N9=$T/c9/value.safetensors
 "$DG" hji learn --config "$C9" --out "$T/c9" --iterations 20 --points 128 --quiet >/dev/null 2>"$T/l9.err" \
     || bad "hji learn collision9d: $(tail -2 "$T/l9.err")"

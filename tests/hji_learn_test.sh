@@ -121,7 +121,7 @@ D8=$(cfg d8 "game: model\nmodel:\n  name: drift8\n  constants: {vp: 1.0, ve: 0.5
 # collision9d (three Dubins aircraft, 9-D; configs/hji/collision9d.yaml): 5 iterations of a tiny network, and
 # --bench, as shipped but smaller; hji solve refuses it (below)
 C9=$T/collision9d.yaml
-sed 's/hidden: \[256, 256, 256\]/hidden: [16, 16]/' configs/hji/collision9d.yaml >"$C9"
+sed 's/hidden: \[128, 128, 128\]/hidden: [16, 16]/' configs/hji/collision9d.yaml >"$C9"
 grep -q 'hidden: \[16, 16\]' "$C9" || bad "collision9d: no learn.hidden line in configs/hji/collision9d.yaml"
 "$DG" hji learn --config $C9 --out "$T/c9" --iterations 5 --points 128 --quiet >"$T/c9.json" 2>"$T/c9.err" \
     && json "$T/c9.json" 'r["game"] == "collision9d" and r["iterations"] == 5 and r["loss"] > 0' >/dev/null \
