@@ -8,7 +8,9 @@
 # - --bench prints one JSON line {ms_per_iteration, gflops, ...} and writes nothing;
 # - refusals, one line and exit 2 each: an unknown learn key, learn.points 0, a bad activation,
 #   --out missing, a network of another game, a file that is not a network, learn.precision f16, a
-#   network whose metadata says precision f16.
+#   network whose metadata says precision f16; hji solve, tabulate and play of an 8-D game.
+# - an 8-D game (its grid 2.6e9 nodes) is learned under a 2 GB address-space limit, --bench too; so is
+#   collision9d (9-D), and hji solve refuses it.
 # (A game given by a generic Hamiltonian has no tape form, but no config makes one: test_hji_learn_loop
 # checks that refusal in the library.)
 #   usage: hji_learn_test.sh path/to/difgames repo_root
@@ -105,6 +107,30 @@ $PY -c 'import sys; b = open(sys.argv[1], "rb").read(); open(sys.argv[2], "wb").
     && [ "$(wc -l <"$T/b.json")" -eq 1 ] && json "$T/b.json" 'r["ms_per_iteration"] > 0 and r["cpu_ms_per_iteration"] > 0 and r["gflops"] > 0 and r["points"] == 128' >/dev/null \
     && ok "--bench: one JSON line" || bad "--bench: $(cat "$T/b.json" "$T/b.err")"
 
+# more than six state dimensions: an 8-D model game (four simple-motion pairs and four axes that integrate
+# them) whose grid.n, 15 an axis, would be 2.6e9 nodes (20 GB an array): hji learn and --bench take it under
+# a 2 GB address-space limit (no array of its nodes), the grid's commands refuse it (below)
+D8=$(cfg d8 "game: model\nmodel:\n  name: drift8\n  constants: {vp: 1.0, ve: 0.5, radius: 0.5}\n  state: {p1: [-1, 1], p2: [-1, 1], p3: [-1, 1], p4: [-1, 1], p5: [-1, 1], p6: [-1, 1], p7: [-1, 1], p8: [-1, 1]}\n  inputs:\n    a: {dim: 4, lo: -1, hi: 1, role: min}\n    b: {dim: 4, lo: -1, hi: 1, role: max}\n  dynamics:\n    p1: ve*b1 - vp*a1\n    p2: ve*b2 - vp*a2\n    p3: ve*b3 - vp*a3\n    p4: ve*b4 - vp*a4\n    p5: p1\n    p6: p2\n    p7: p3\n    p8: p4\n  target: sqrt(p1^2 + p2^2 + p3^2 + p4^2 + p5^2 + p6^2 + p7^2 + p8^2) - radius\nt_end: 0.5\nmode: brt\ngrid:\n  n: [15, 15, 15, 15, 15, 15, 15, 15]\nlearn: {hidden: [16, 16], points: 64, iterations: 5, pretrain: 1, curriculum: 2, lr: 0.001}\n")
+( ulimit -v 2000000; exec "$DG" hji learn --config "$D8" --out "$T/d8" --quiet ) >"$T/d8.json" 2>"$T/d8.err" \
+    && json "$T/d8.json" 'r["game"] == "drift8" and r["iterations"] == 5' >/dev/null && [ -s "$T/d8/value.safetensors" ] \
+    && ( ulimit -v 2000000; exec "$DG" hji learn --config "$D8" --bench ) >"$T/d8b.json" 2>>"$T/d8.err" \
+    && json "$T/d8b.json" 'r["ms_per_iteration"] > 0' >/dev/null \
+    && ok "an 8-D game (2.6e9 grid nodes): hji learn and --bench under a 2 GB limit" \
+    || bad "8-D learn: $(tail -2 "$T/d8.err") $(cat "$T/d8.json")"
+
+# collision9d (three Dubins aircraft, 9-D; configs/hji/collision9d.yaml): 5 iterations of a tiny network, and
+# --bench, as shipped but smaller; hji solve refuses it (below)
+C9=$T/collision9d.yaml
+sed 's/hidden: \[256, 256, 256\]/hidden: [16, 16]/' configs/hji/collision9d.yaml >"$C9"
+grep -q 'hidden: \[16, 16\]' "$C9" || bad "collision9d: no learn.hidden line in configs/hji/collision9d.yaml"
+"$DG" hji learn --config $C9 --out "$T/c9" --iterations 5 --points 128 --quiet >"$T/c9.json" 2>"$T/c9.err" \
+    && json "$T/c9.json" 'r["game"] == "collision9d" and r["iterations"] == 5 and r["loss"] > 0' >/dev/null \
+    && [ "$(wc -l <"$T/c9/metrics.csv")" -eq 6 ] \
+    && "$DG" hji learn --config $C9 --bench --iterations 3 --points 128 >"$T/c9b.json" 2>>"$T/c9.err" \
+    && [ "$(wc -l <"$T/c9b.json")" -eq 1 ] && json "$T/c9b.json" 'r["ms_per_iteration"] > 0 and r["gflops"] > 0' >/dev/null \
+    && ok "collision9d (9-D): hji learn of 5 iterations, --bench's JSON line" \
+    || bad "collision9d: $(tail -2 "$T/c9.err") $(cat "$T/c9.json" "$T/c9b.json" 2>/dev/null)"
+
 BADKEY=$(cfg bk "game: pursuit2d\nlearn: {pointz: 10}\n")
 ZERO=$(cfg z "game: pursuit2d\nlearn: {points: 0}\n")
 ACT=$(cfg a "game: pursuit2d\nlearn: {activation: relu}\n")
@@ -121,7 +147,11 @@ OUTS=$T/outs run_rows "" "" \
     "another game's network|pursuit2d|hji tabulate --value $T/run/value.safetensors --config $AIR --out $T/outs/V.safetensors" \
     "a value file as a network|not a value network|hji tabulate --value $T/V.safetensors --config $P --out $T/outs/V.safetensors" \
     "learn.precision f16|learn.precision|hji learn --config $(cfg pr "game: pursuit2d\nlearn: {precision: f16}\n") --out $T/outs/r" \
-    "a network of precision f16|bad metadata|hji tabulate --value $T/f16.safetensors --config $P --out $T/outs/V.safetensors"
+    "a network of precision f16|bad metadata|hji tabulate --value $T/f16.safetensors --config $P --out $T/outs/V.safetensors" \
+    "hji solve of 8 dimensions|d8.yaml:22: key 'grid.n': 8 state dimensions: the grid solver takes at most 6|hji solve --config $D8 --out $T/outs/V.safetensors" \
+    "hji tabulate of 8 dimensions|d8.yaml:22: key 'grid.n': 8 state dimensions|hji tabulate --value $T/d8/value.safetensors --config $D8 --out $T/outs/V.safetensors" \
+    "hji play of 8 dimensions|key 'grid.n': 8 state dimensions|hji play --config $D8 --value $T/V.safetensors --from 0,0 --out $T/outs/p.csv" \
+    "hji solve of collision9d|collision9d.yaml:15: key 'grid': 9 state dimensions: the grid solver takes at most 6|hji solve --config $C9 --out $T/outs/V.safetensors"
 # a config that also learns its value is still a game for certify --hji (its learn.* keys read, not refused)
 D="$T/d.yaml"
 { cat configs/hji/duel_simple_time.yaml; echo "learn: {hidden: [16], iterations: 10}"; } >"$D"

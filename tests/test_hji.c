@@ -726,7 +726,8 @@ static void test_config_files(void **state) {
         dg_cfg_free(c);
     }
     assert_string_equal(dg_hji_problem_name(4), "linear");   /* configs declare it (test_hji_degree.c) */
-    assert_null(dg_hji_problem_name(5));
+    assert_string_equal(dg_hji_problem_name(5), "collision9d");   /* 9-D: hji learn's (test_hji_learn.c) */
+    assert_null(dg_hji_problem_name(6));
     dg_err e;
     dg_hji_problem *p = load_ok("game: air3d\n");
     assert_int_equal(p->grid.n[0], 51);
@@ -742,12 +743,15 @@ static void test_config_files(void **state) {
     assert_non_null(p->link);
     assert_string_equal(p->link->env_game, "chase");
     dg_hji_problem_free(p);
-    /* every game names its state variables (the figures' axes), one per axis */
+    /* every game names its state variables (the figures' axes), one per axis (collision9d's 9 axes a box
+     * for hji learn: dg_hji_problem_load_points) */
     for (int i = 0; dg_hji_problem_name(i); i++) {
         char cfg[64];
         snprintf(cfg, sizeof cfg, "game: %s\n", dg_hji_problem_name(i));
-        dg_hji_problem *q = load(cfg, &e);
-        assert_non_null(q);
+        dg_cfg *c = dg_cfg_parse(cfg, strlen(cfg), "hji.yaml", &e);
+        dg_hji_problem *q = c ? dg_hji_problem_load_points(c, &e) : NULL;
+        dg_cfg_free(c);
+        if (!q) fail_msg("%s: %s", cfg, e.msg);
         for (int k = 0; k < q->grid.ndim; k++) assert_non_null(dg_hji_axis_name(q->name, k));
         assert_null(dg_hji_axis_name(q->name, q->grid.ndim));
         dg_hji_problem_free(q);
@@ -1170,8 +1174,9 @@ static void test_versus(void **state) {
     dg_policy_reset_params(&pol, pp, &rng);
     assert_int_equal(dg_hji_link_check(p, env, &e), DG_OK);
     dg_hji_versus_result r, r2;
-    assert_int_equal(dg_hji_versus(p, &(dg_hji_slices){1, &p->t_end, V}, 0, env, &pol, pp, 32, 7, &r, &e), DG_OK);
-    assert_int_equal(dg_hji_versus(p, &(dg_hji_slices){1, &p->t_end, V}, 0, env, &pol, pp, 32, 7, &r2, &e), DG_OK);
+    const dg_hji_source VSRC = dg_hji_source_slices(&p->grid, &(dg_hji_slices){1, &p->t_end, V});
+    assert_int_equal(dg_hji_versus(p, &VSRC, 0, env, &pol, pp, 32, 7, &r, &e), DG_OK);
+    assert_int_equal(dg_hji_versus(p, &VSRC, 0, env, &pol, pp, 32, 7, &r2, &e), DG_OK);
     assert_memory_equal(&r, &r2, sizeof r);
     assert_int_equal(r.episodes, 32);
     for (int k = 0; k < DG_HJI_PAIRINGS; k++) {

@@ -11,7 +11,9 @@
  *   - the obstacle, cap and stop terms where they are active and where not;
  *   - the exact boundary form V = l + tau N against its formula, and the weight gradient of the mean
  *     residual of small sine networks against finite differences (dg_gradcheck);
- *   - a generic-Hamiltonian game refused, naming it; bad shapes. */
+ *   - a generic-Hamiltonian game refused, naming it; bad shapes;
+ *   - a problem of 8 state dimensions: refused by the grid solver's loads, learned at points;
+ *   - collision9d (three Dubins aircraft, 9-D): dynamics, H, dH/dp and the target with its gradient. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -149,7 +151,7 @@ static dg_hji_problem *load_cfg(const char *name) {
     dg_err e = {0};
     dg_cfg *c = dg_cfg_load(path, &e);
     if (!c) fail_msg("%s", e.msg);
-    dg_hji_problem *p = dg_hji_problem_load(c, &e);
+    dg_hji_problem *p = dg_hji_problem_load_points(c, &e);   /* (of up to 6 axes: dg_hji_problem_load's) */
     if (!p) fail_msg("%s: %s", path, e.msg);
     dg_cfg_free(c);
     return p;
@@ -163,6 +165,7 @@ static dg_hji_problem *load_yaml(const char *yaml) {
 }
 
 #define NB 64
+#define PI 3.141592653589793
 
 /* ------------------------------------------------- (a) H against the solver's */
 
@@ -668,6 +671,167 @@ static void test_target(void **state) {
     dg_hji_problem_free(p);
 }
 
+/* ------------------------------------------------- (f) beyond the grid's six axes */
+
+/* An 8-D model game (four simple-motion pairs, and four axes that integrate them), grid.n 15 an axis:
+ * 2.6e9 nodes, an array of 20 GB. */
+#define DRIFT8                                                                                                  \
+    "game: model\nmodel:\n  name: drift8\n  constants: {vp: 1.0, ve: 0.5, radius: 0.5}\n"                        \
+    "  state: {p1: [-1, 1], p2: [-1, 1], p3: [-1, 1], p4: [-1, 1], p5: [-1, 1], p6: [-1, 1], p7: [-1, 1], "       \
+    "p8: [-1, 1]}\n"                                                                                            \
+    "  inputs:\n    a: {dim: 4, lo: -1, hi: 1, role: min}\n    b: {dim: 4, lo: -1, hi: 1, role: max}\n"          \
+    "  dynamics:\n    p1: ve*b1 - vp*a1\n    p2: ve*b2 - vp*a2\n    p3: ve*b3 - vp*a3\n    p4: ve*b4 - vp*a4\n" \
+    "    p5: p1\n    p6: p2\n    p7: p3\n    p8: p4\n"                                                          \
+    "  target: sqrt(p1^2 + p2^2 + p3^2 + p4^2 + p5^2 + p6^2 + p7^2 + p8^2) - radius\n"                          \
+    "t_end: 0.5\ngrid:\n  n: [15, 15, 15, 15, 15, 15, 15, 15]\n"
+
+/* the problem of yaml by how (0 whole, 1 split, 2 points); NULL with e set */
+static dg_hji_problem *load_how(const char *yaml, int how, dg_err *e) {
+    memset(e, 0, sizeof *e);
+    dg_cfg *c = dg_cfg_parse(yaml, strlen(yaml), "hji.yaml", e);
+    if (!c) return NULL;
+    dg_hji_problem *p = how == 2 ? dg_hji_problem_load_points(c, e)
+                        : how    ? dg_hji_problem_load_split(c, e)
+                                 : dg_hji_problem_load(c, e);
+    dg_cfg_free(c);
+    return p;
+}
+
+/* A problem of 8 state dimensions: the grid solver's loads refuse it naming grid.n (before any array
+ * of its n^d nodes), dg_hji_problem_load_points takes it as a box without node arrays, its target at
+ * points is the formula with its gradient, dg_hji_solve refuses its grid, payoff: time is refused,
+ * an obstacle is there at points, and a learner takes steps on it and evaluates its network. */
+static void test_beyond_grid(void **state) {
+    (void)state;
+    dg_err e;
+    for (int how = 0; how < 2; how++) {
+        assert_null(load_how(DRIFT8, how, &e));
+        assert_int_equal(e.status, DG_ERR_CONFIG);
+        assert_non_null(strstr(e.msg, "hji.yaml:"));
+        assert_non_null(strstr(e.msg, "key 'grid.n'"));
+        assert_non_null(strstr(e.msg, "8 state dimensions: the grid solver takes at most 6"));
+    }
+    dg_hji_problem *p = load_how(DRIFT8, 2, &e);
+    if (!p) fail_msg("%s", e.msg);
+    assert_int_equal(p->grid.ndim, 8);
+    assert_true(p->grid.nodes == 0 && !p->target && !p->obstacle && !p->initial && !p->stop);
+    assert_false(dg_hji_problem_has_obstacle(p));
+    assert_false(dg_hji_problem_has_stop(p));
+    enum { B = 16 };
+    double x[8 * B], l[B], g[8 * B];
+    dg_rng rng;
+    dg_rng_seed(&rng, 5);
+    for (int i = 0; i < 8 * B; i++) x[i] = urand(&rng, -1, 1);
+    assert_int_equal(dg_hji_learn_target(p, B, x, l, g, &e), DG_OK);
+    for (int b = 0; b < B; b++) {
+        double n2 = 0;
+        for (int k = 0; k < 8; k++) n2 += x[8 * b + k] * x[8 * b + k];
+        assert_true(fabs(l[b] - (sqrt(n2) - 0.5)) < 1e-12);
+        for (int k = 0; k < 8; k++) assert_true(fabs(g[8 * b + k] - x[8 * b + k] / sqrt(n2)) < 1e-12);
+    }
+    double V[1];
+    assert_int_equal(dg_hji_solve(&p->grid, &p->game, &p->opts, V, NULL, 1, &p->t_end, V, NULL, &e), DG_ERR_ARG);
+    assert_non_null(strstr(e.msg, "1 to 6 axes"));
+    dg_hji_learn_opts o;
+    dg_hji_learn_opts_default(&o);
+    o.hidden[0] = o.hidden[1] = 8, o.nhidden = 2, o.points = 32, o.pretrain = 1, o.curriculum = 1, o.lr = 1e-3;
+    dg_hji_learner *L = dg_hji_learner_create(p, &o, &e);
+    if (!L) fail_msg("%s", e.msg);
+    dg_hji_learn_metrics m;
+    for (int i = 0; i < 3; i++) assert_int_equal(dg_hji_learner_step(L, &m, &e), DG_OK);
+    assert_true(isfinite(m.loss) && m.tau_max == p->t_end);
+    double tau[B], v[B], vt[B], gr[8 * B];
+    for (int b = 0; b < B; b++) tau[b] = 0.25;
+    assert_int_equal(dg_hji_learn_eval_grad(dg_hji_learner_net(L), p, B, x, tau, v, vt, gr, &e), DG_OK);
+    for (int b = 0; b < B; b++) assert_true(isfinite(v[b]) && isfinite(vt[b]) && isfinite(gr[8 * b + 7]));
+    dg_hji_learner_free(L);
+    dg_hji_problem_free(p);
+    /* payoff: time needs the grid's front speed: refused; an obstacle is there at points alone */
+    assert_null(load_how(DRIFT8 "payoff: time\n", 2, &e));
+    assert_non_null(strstr(e.msg, "key 'payoff': time, with 8 state dimensions"));
+    p = load_how(DRIFT8 "obstacles:\n  - {shape: ball, axes: [6, 7], center: [0.5, 0.5], radius: 0.25}\n", 2, &e);
+    if (!p) fail_msg("%s", e.msg);
+    assert_true(dg_hji_problem_has_obstacle(p) && !p->obstacle);
+    double ob;
+    for (int k = 0; k < 8; k++) x[k] = k >= 6 ? 0.5 : 0;
+    assert_int_equal(dg_hji_problem_obstacle_at(p, 1, x, &ob, NULL, &e), DG_OK);
+    assert_true(fabs(ob - 0.25) < 1e-12);   /* > 0 inside: the radius at the centre */
+    dg_hji_problem_free(p);
+}
+
+/* ------------------------------------------------- (g) collision9d, three Dubins aircraft */
+
+/* collision9d (configs/hji/collision9d.yaml): its dynamics against the Dubins formulas written here;
+ * H against the solver's and the reference, and its closed form -(sum_i v (cos th_i p_xi + sin th_i
+ * p_yi) + w sum_i |p_thi|) (every turn maximises); dH/dp by finite differences; the target, the
+ * smallest pairwise distance minus R, against its formula, its gradient against central differences
+ * away from the kinks, 2 pi along a heading changing nothing (periodic headings). */
+static void test_collision9d(void **state) {
+    (void)state;
+    dg_hji_problem *p = load_cfg("collision9d");
+    const dg_hji_game *gm = &p->game;
+    const double v = dg_hji_problem_param(p, "speed"), w = dg_hji_problem_param(p, "turn_rate"),
+                 R = dg_hji_problem_param(p, "collision_radius");
+    assert_true(v == 0.6 && w == 1.1 && R == 0.25 && p->t_end == 1.0 && p->opts.mode == DG_HJI_MODE_BRT_TARGET);
+    assert_int_equal(gm->nx, 9);
+    assert_true(gm->u.dim == 3 && gm->u.role == DG_HJI_ROLE_MAX && gm->d.dim == 0);
+    for (int k = 0; k < 9; k++) assert_int_equal(p->grid.bc[k] == DG_HJI_BC_PERIODIC, k >= 6);
+    dg_rng rng;
+    dg_rng_seed(&rng, 909);
+    double worst_h = 0;
+    for (int b = 0; b < NB; b++) {
+        double x[9], q[9], f[9] = {0}, G[27] = {0}, D[9] = {0};
+        for (int k = 0; k < 9; k++) x[k] = k < 6 ? urand(&rng, -1, 1) : urand(&rng, -PI, PI);
+        for (int k = 0; k < 9; k++) q[k] = urand(&rng, -2, 2);
+        gm->dyn(gm->user, x, f, G, D);
+        double h = 0;
+        for (int i = 0; i < 3; i++) {
+            assert_true(fabs(f[2 * i] - v * cos(x[6 + i])) < 1e-15 && fabs(f[2 * i + 1] - v * sin(x[6 + i])) < 1e-15);
+            assert_true(f[6 + i] == 0);
+            for (int k = 0; k < 9; k++)
+                for (int j = 0; j < 3; j++) assert_true(G[k * 3 + j] == (k == 6 + j ? 1 : 0));
+            h += v * (cos(x[6 + i]) * q[2 * i] + sin(x[6 + i]) * q[2 * i + 1]) + w * fabs(q[6 + i]);
+        }
+        worst_h = fmax(worst_h, fabs(dg_hji_game_hamiltonian(gm, x, q) + h));
+    }
+    printf("  collision9d: H against its closed form: max |diff| %.1e\n", worst_h);
+    assert_true(worst_h < 1e-13);
+    check_ham("collision9d (3 turns, max)", gm, PI, 2, 910);
+    check_ham_grad("collision9d (3 turns, max)", gm, PI, 2, 911);
+    /* the target and its gradient */
+    dg_err e = {0};
+    int checked = 0;
+    double worst = 0, worst_g = 0;
+    for (int b = 0; b < 200; b++) {
+        double x[9], l, g[9], y[9], lp, lm;
+        for (int k = 0; k < 9; k++) x[k] = k < 6 ? urand(&rng, -1, 1) : urand(&rng, -PI, PI);
+        const double d12 = hypot(x[0] - x[2], x[1] - x[3]), d13 = hypot(x[0] - x[4], x[1] - x[5]),
+                     d23 = hypot(x[2] - x[4], x[3] - x[5]);
+        assert_int_equal(dg_hji_learn_target(p, 1, x, &l, g, &e), DG_OK);
+        worst = fmax(worst, fabs(l - (fmin(d12, fmin(d13, d23)) - R)));
+        const double s[3] = {d12, d13, d23};   /* a kink where the two nearest pairs are within 1e-4 */
+        const double lo = fmin(s[0], fmin(s[1], s[2])), mid = s[0] + s[1] + s[2] - lo - fmax(s[0], fmax(s[1], s[2]));
+        if (mid - lo < 1e-4) continue;
+        checked++;
+        for (int k = 0; k < 9; k++) {
+            memcpy(y, x, sizeof y);
+            y[k] = x[k] + 1e-6;
+            dg_hji_learn_target(p, 1, y, &lp, NULL, &e);
+            y[k] = x[k] - 1e-6;
+            dg_hji_learn_target(p, 1, y, &lm, NULL, &e);
+            worst_g = fmax(worst_g, fabs(g[k] - (lp - lm) / 2e-6));
+        }
+        memcpy(y, x, sizeof y);
+        y[7] += 2 * PI;   /* a heading a turn on: the same point */
+        assert_int_equal(dg_hji_learn_target(p, 1, y, &lp, NULL, &e), DG_OK);
+        assert_true(lp == l);
+    }
+    printf("  collision9d: target at %d points: max |l - formula| %.1e, gradient - central difference %.1e\n",
+           checked, worst, worst_g);
+    assert_true(checked > 150 && worst < 1e-15 && worst_g < 1e-7);
+    dg_hji_problem_free(p);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_hamiltonian_values),
@@ -678,6 +842,8 @@ int main(void) {
         cmocka_unit_test(test_network_grad),
         cmocka_unit_test(test_target),
         cmocka_unit_test(test_refusals),
+        cmocka_unit_test(test_beyond_grid),
+        cmocka_unit_test(test_collision9d),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

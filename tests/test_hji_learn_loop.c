@@ -300,10 +300,28 @@ static void test_eval_grad(void **state) {
     dg_hji_problem_free(p);
 }
 
+/* learn.schedule: constant keeps lr; cosine keeps it through pretraining and the curriculum, then follows
+ * half a cosine to 0: values at chosen steps computed by hand */
+static void test_schedule(void **state) {
+    (void)state;
+    dg_hji_learn_opts o = small_opts(100);   /* pretrain 50, curriculum 50: nothing after the curriculum */
+    o.lr = 1e-3;
+    o.schedule = 1;
+    assert_true(dg_hji_learn_lr(&o, 99) == 1e-3);
+    o.iterations = 300, o.pretrain = 20, o.curriculum = 80;   /* 200 steps of cosine from step 100 */
+    assert_true(dg_hji_learn_lr(&o, 0) == 1e-3 && dg_hji_learn_lr(&o, 99) == 1e-3 && dg_hji_learn_lr(&o, 100) == 1e-3);
+    assert_true(fabs(dg_hji_learn_lr(&o, 200) - 0.5e-3) < 1e-15);                   /* halfway: cos(pi/2) = 0 */
+    assert_true(fabs(dg_hji_learn_lr(&o, 150) - 1e-3 * (2 + sqrt(2)) / 4) < 1e-15);  /* a quarter: cos(pi/4) */
+    assert_true(dg_hji_learn_lr(&o, 299) > 0 && dg_hji_learn_lr(&o, 299) < 1e-3 * 1e-4);
+    assert_true(dg_hji_learn_lr(&o, 300) == 0);
+    o.schedule = 0;
+    assert_true(dg_hji_learn_lr(&o, 200) == 1e-3 && dg_hji_learn_lr(&o, 299) == 1e-3);
+}
+
 /* the learn.* keys from a config; out of range and unknown values refused, naming the key */
 static void test_keys(void **state) {
     (void)state;
-    const char *yaml = "learn: {hidden: [32, 16], activation: tanh, points: 100, boundary: penalty, seed: 7}\n";
+    const char *yaml = "learn: {hidden: [32, 16], activation: tanh, points: 100, boundary: penalty, seed: 7, schedule: cosine}\n";
     dg_err e = {0};
     dg_cfg *c = dg_cfg_parse(yaml, strlen(yaml), "l.yaml", &e);
     assert_non_null(c);
@@ -315,10 +333,12 @@ static void test_keys(void **state) {
     assert_int_equal(o.points, 100);
     assert_int_equal(o.exact, 0);
     assert_int_equal((int)o.seed, 7);
+    assert_int_equal(o.schedule, 1);
     dg_cfg_free(c);
-    const char *bad[] = {"learn: {points: 0}\n", "learn: {activation: relu}\n", "learn: {hidden: []}\n"};
-    const char *key[] = {"learn.points", "learn.activation", "learn.hidden"};
-    for (int i = 0; i < 3; i++) {
+    const char *bad[] = {"learn: {points: 0}\n", "learn: {activation: relu}\n", "learn: {hidden: []}\n",
+                         "learn: {schedule: linear}\n"};
+    const char *key[] = {"learn.points", "learn.activation", "learn.hidden", "learn.schedule"};
+    for (int i = 0; i < 4; i++) {
         c = dg_cfg_parse(bad[i], strlen(bad[i]), "l.yaml", &e);
         assert_non_null(c);
         assert_int_not_equal(dg_hji_learn_opts_read(c, &o, &e), DG_OK);
@@ -357,6 +377,7 @@ int main(void) {
         cmocka_unit_test(test_threads),
         cmocka_unit_test(test_save_load),
         cmocka_unit_test(test_eval_grad),
+        cmocka_unit_test(test_schedule),
         cmocka_unit_test(test_keys),
         cmocka_unit_test(test_refused),
     };

@@ -345,7 +345,7 @@ static void test_hji_keys(void **state) {
         strcat(text, "]}\n");
         dg_cfg *c = parse_ok(text);
         dg_err e = {0};
-        dg_hji_problem *p = dg_hji_problem_load(c, &e);
+        dg_hji_problem *p = dg_hji_problem_load_points(c, &e);   /* (collision9d: 9 axes, hji learn's) */
         if (!p) fail_msg("%s: %s", text, e.msg);
         assert_true(p->t_end == k[0].def);
         assert_int_equal(p->grid.ndim, k[1].def_n);

@@ -221,6 +221,16 @@ win hji view --value "$T/air3d.safetensors" --config "$T/air3d.yaml" --from 14,-
     --screenshot "$T/hji_air3d.png" >"$T/out" 2>"$T/err" && ok "hji view air3d (3-D: the slice follows psi)" \
     || bad "hji view air3d: $(head -c 300 "$T/err")"
 
+# --- hji view of a network of hji learn (issue 27): its value on the config's grid, a click's play from its
+# gradient, captured as the grid's value's play from the same start (0.68 s: tests/hji_use_test.sh)
+NP=$(cfg np "game: pursuit2d\nmode: brt\nt_end: 1.0\ngrid: {min: [-2, -2], max: [2, 2], n: [41, 41]}\nlearn: {hidden: [32, 32], points: 256, iterations: 300, pretrain: 30, curriculum: 150, lr: 0.001, seed: 1}\n")
+"$DG" hji learn --config "$NP" --out "$T/nn" --quiet >/dev/null 2>&1 || bad "hji learn"
+win hji view --value "$T/nn/value.safetensors" --config "$NP" --from 0.5,0.3 --frames 30 --screenshot "$T/hji_nn.png" \
+    >"$T/out" 2>"$T/err" && grep -q '"captured":true' "$T/out" && grep -q '"sliders":\[{"name":"time"' "$T/out" \
+    && ok "hji view of a network: its slices, a capture from its own gradient" || bad "hji view network: $(head -c 300 "$T/err") $(cat "$T/out")"
+read -r w h ncol < <($PNG "$T/hji_nn.png" stats)
+[ "$ncol" -gt 200 ] && ok "hji view network screenshot not blank ($ncol colours)" || bad "hji view network screenshot: $ncol colours"
+
 # --- hji view's sliders dragged by the mouse (scripted; the JSON line gives the tracks' pixels): psi
 # from the middle to 3/4 of its track (grid step round(0.75 * 29) of 2 pi / 30), the time to the first
 json_get() { python3 -c 'import json, sys; print(eval(sys.argv[2], {}, {"j": json.loads(open(sys.argv[1]).read())}))' "$@"; }
@@ -274,6 +284,7 @@ run_rows "" "" \
     "view --run, a broken snapshot|noconf/final.safetensors|view --run $T/noconf --frames 30" \
     "view --run and --ckpt|not both|view --config configs/reach.yaml --run $T/live --ckpt $CK" \
     "hji view --from without --config|--from needs --config|hji view --value $T/p2dt.safetensors --from 1,1" \
+    "hji view a network without --config|is a network of hji learn: it needs --config|hji view --value $T/nn/value.safetensors" \
     "hji view --from of 3|needs 2 coordinates|hji view --value $T/p2dt.safetensors --config configs/hji/pursuit2d_time.yaml --from 1,1,1" \
     "hji view --input bad word|'jump' is no key|hji view --value $T/p2dt.safetensors --input $T/bad2.keys" \
     "hji view --at on 2-D|has no axes after the first two|hji view --value $T/p2dt.safetensors --at 1" \

@@ -15,6 +15,7 @@
 #include "difgames/config.h"
 #include "difgames/core.h"
 #include "difgames/certify_dp.h"
+#include "difgames/certify_sampling.h"
 #include "difgames/hji.h"
 
 #ifdef __cplusplus
@@ -42,9 +43,12 @@ typedef struct dg_hji_versus_result {
 DG_API const char *dg_hji_pairing_name(int k);   /* "learned vs learned" .. "HJBI vs HJBI"; NULL past */
 /* DG_OK when env is the learning game p->link maps onto p; else DG_ERR_ARG saying what is needed. */
 DG_API dg_status   dg_hji_link_check(const dg_hji_problem *p, const struct dg_env *env, dg_err *e);
-/* Plays the pairings over env->horizon steps (pol, params: env's policies, both players). Returns
- * DG_OK, DG_ERR_ARG (dg_hji_link_check, B < 1, bad slices or layer) or DG_ERR_NOMEM. */
-DG_API dg_status   dg_hji_versus(const dg_hji_problem *p, const dg_hji_slices *V, double layer,
+/* Plays the pairings over env->horizon steps (pol, params: env's policies, both players); the HJBI
+ * players' feedback from the value source V (hji_sim.h: a grid's slices, dg_hji_source_slices, or a
+ * network, dg_hji_learn_source) at the time-to-go V->horizon - t, one evaluation a step for the B
+ * rows. Returns DG_OK, DG_ERR_ARG (dg_hji_link_check, B < 1, bad slices or layer), DG_ERR_NOMEM or
+ * the source's error. */
+DG_API dg_status   dg_hji_versus(const dg_hji_problem *p, const dg_hji_source *V, double layer,
                                  const struct dg_env *env, const struct dg_policy *pol, struct dg_params *params,
                                  int B, uint64_t seed, dg_hji_versus_result *r, dg_err *e);
 

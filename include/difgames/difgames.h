@@ -90,5 +90,6 @@
 #include "difgames/hji_part.h"    /* a grid cut in boxes: the solver's parts over MPI ranks         */
 #include "difgames/certify.h"     /* learned players against the grid solver's equilibrium          */
 #include "difgames/certify_dp.h"  /* the learner's own discrete game solved by dynamic programming   */
+#include "difgames/certify_sampling.h" /* a learned value's safe set certified by sampling     */
 
 #endif

@@ -66,6 +66,16 @@ DG_API dg_status dg_dist_gatherv(const void *mine, size_t my_bytes, void *all, c
  * must already sit at its place in all (after the blocks of the ranks below): in place. */
 DG_API dg_status dg_dist_allgatherv(const void *mine, size_t my_bytes, void *all, const size_t *bytes, dg_err *e);
 
+/* Items 0..n-1 (a batch's shards) dealt to the ranks in blocks: this rank's are [*lo, *hi) =
+ * [r n / R, (r + 1) n / R) (rank r of R; empty on some ranks when R > n; all n alone). */
+DG_API void dg_dist_block(int n, int *lo, int *hi);
+/* Every rank's items to every rank, in place: item i has k pieces (piece j at ptr[i k + j], bytes[j]
+ * bytes, the same sizes for every item), and the rank that holds item i (dg_dist_block) sends them
+ * to the others (collective; MPI_Allgatherv of exact copies, no arithmetic), so each rank can then
+ * sum the n items in one fixed order and get the bits one process gets. Alone: nothing to do.
+ * DG_ERR_NOMEM, or DG_ERR_ARG when a rank's items pass MPI's 2 GiB counts. */
+DG_API dg_status dg_dist_share_blocks(int n, int k, void *const *ptr, const size_t *bytes, dg_err *e);
+
 /* A file every rank writes at once (MPI-IO; one rank: plain writes). dg_dist_file_open opens the
  * existing file path for writing on every rank (collective); dg_dist_file_write_at writes bytes
  * at offset, each rank its own piece (collective: every rank calls it, bytes 0 allowed; pieces

@@ -81,6 +81,12 @@ DG_API void             dg_hji_play_gif_abort(dg_hji_play_gif *g);              
  * level sets of the value at t_end at the colour bar's labelled values. Returns DG_OK,
  * dg_hji_value_read's errors, DG_ERR_NOMEM or the PNG's DG_ERR_IO. */
 DG_API dg_status dg_hji_plot_value(const dg_hji_value *v, const double *at, const char *path, dg_err *e);
+/* dg_hji_plot_value with a learned value beside the grid's: learned (v's grid's nodes; NULL: none),
+ * the network's value at v's t_end tabulated on v's grid (dg_hji_source_tabulate), its zero set (a
+ * game of degree: its level sets at the same levels) drawn in magenta over the grid's, named in the
+ * legend ("learned, t = ..."). */
+DG_API dg_status dg_hji_plot_learned(const dg_hji_value *v, const double *at, const double *learned, const char *path,
+                                     dg_err *e);
 /* About how many level sets dg_hji_plot_value draws of a game of degree. */
 #define DG_HJI_PLOT_LEVELS 8
 /* What dg_hji_plot_value draws of a value file's slice. */

@@ -46,7 +46,7 @@ typedef struct dg_hji_file_result {
     double        times[DG_HJI_MAX_TIMES];/* solve: the stored times, increasing, the last t_end   */
     double        memory;                 /* bytes at the peak (dg_hji_problem_memory)             */
     dg_hji_stats  stats;                  /* solve: the solver's numbers                           */
-    int           cuts[DG_HJI_MAX_DIMS];  /* solve under mpirun: the boxes along each axis (hji_part.h) */
+    int           cuts[DG_HJI_GRID_MAX_DIMS];  /* solve under mpirun: the boxes along each axis (hji_part.h) */
 } dg_hji_file_result;
 
 /* The checks of dg_hji_solve_file that need no disk and no solve: the count of times (COUNT), the
@@ -90,6 +90,12 @@ typedef struct dg_hji_play_opts {
  * failed (STEPS, GIF, SIM). */
 DG_API dg_status dg_hji_play(const dg_hji_problem *p, const dg_hji_slices *V, const double *x0, const dg_hji_play_opts *o,
                              dg_hji_sim_result *r, dg_hji_file_step *step, dg_err *e);
+/* dg_hji_play with u following su and d following sd (NULL: su), dg_hji_simulate_sources; the GIF
+ * shows su's value at its horizon (a slices source's last slice; another source tabulated on p's
+ * grid in one evaluation). A source's error in the automatic step is SIM. */
+DG_API dg_status dg_hji_play_sources(const dg_hji_problem *p, const dg_hji_source *su, const dg_hji_source *sd,
+                                     const double *x0, const dg_hji_play_opts *o, dg_hji_sim_result *r,
+                                     dg_hji_file_step *step, dg_err *e);
 
 #ifdef __cplusplus
 }

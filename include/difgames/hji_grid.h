@@ -16,7 +16,11 @@
 extern "C" {
 #endif
 
-#define DG_HJI_MAX_DIMS  6   /* most grid axes (= state dimension)                    */
+/* A problem's state may have up to DG_HJI_MAX_DIMS dimensions (its grid then a box: hji learn samples
+ * it), but the grid solver holds n^d nodes and stops at DG_HJI_GRID_MAX_DIMS axes: solves, fast
+ * sweeping, the ranks' boxes, value files and the viewer refuse more. */
+#define DG_HJI_MAX_DIMS       12  /* most state dimensions of a problem (its grid's axes)        */
+#define DG_HJI_GRID_MAX_DIMS   6  /* most axes of a grid of nodes (the grid solver, value files) */
 
 typedef enum dg_hji_bc {           /* boundary of a grid axis (ghost cells)                          */
     DG_HJI_BC_AWAY = 0,            /* extrapolate away from zero (ToolboxLS addGhostExtrapolate)      */
@@ -28,21 +32,23 @@ typedef enum dg_hji_bc {           /* boundary of a grid axis (ghost cells)     
 /* Axis k has n[k] nodes lo[k] + i dx[k]. A plain axis spans [lo, hi] with dx = (hi - lo)/(n - 1);
  * a periodic one spans [lo, hi) with dx = (hi - lo)/n (hi is node 0 again). */
 typedef struct dg_hji_grid {
-    int       ndim;                       /* 1 .. DG_HJI_MAX_DIMS                              */
+    int       ndim;                       /* 1 .. DG_HJI_MAX_DIMS (nodes: .. GRID_MAX_DIMS)     */
     int       n[DG_HJI_MAX_DIMS];         /* nodes per axis, >= 2                              */
     double    lo[DG_HJI_MAX_DIMS];        /* first node                                        */
     double    hi[DG_HJI_MAX_DIMS];        /* last node, or the period's end if periodic        */
     double    dx[DG_HJI_MAX_DIMS];        /* spacing                                           */
     dg_hji_bc bc[DG_HJI_MAX_DIMS];        /* AWAY (default) or LINEAR; PERIODIC if periodic    */
     int64_t   stride[DG_HJI_MAX_DIMS];    /* elements between neighbours along the axis        */
-    int64_t   nodes;                      /* product of n                                      */
+    int64_t   nodes;                      /* product of n (0, strides 0: more than
+                                             DG_HJI_GRID_MAX_DIMS axes, a box without nodes)  */
     char      name[DG_HJI_MAX_DIMS][24];  /* each axis's name, the game's state variable ("psi"):
                                              what figures label it; "" unnamed (x0, x1, ...).
                                              dg_hji_grid_init leaves them "", a problem names them */
 } dg_hji_grid;
 
 /* Fills g. periodic (ndim flags) may be NULL (none). Returns DG_OK, or DG_ERR_ARG naming the bad axis
- * (ndim out of range, n < 2, hi <= lo, non-finite, more than 2^40 nodes). */
+ * (ndim out of range, n < 2, hi <= lo, non-finite, more than 2^40 nodes). Of more than
+ * DG_HJI_GRID_MAX_DIMS axes g is a box: nodes and strides 0 (no node functions on it). */
 DG_API dg_status dg_hji_grid_init(dg_hji_grid *g, int ndim, const double *lo, const double *hi, const int *n,
                                   const int *periodic, dg_err *e);
 DG_API double  dg_hji_grid_coord(const dg_hji_grid *g, int axis, int i);            /* lo + i dx                   */

@@ -44,6 +44,7 @@
 #include "difgames/core.h"
 #include "difgames/hji_game.h"
 #include "difgames/hji_problem.h"
+#include "difgames/hji_sim.h"
 #include "difgames/hji_solve.h"
 #include "difgames/policy.h"
 
@@ -123,6 +124,7 @@ typedef struct dg_hji_learn_opts {
     int      exact;            /* 1: V = l + tau N (boundary exact); 0: penalised             */
     double   boundary_weight;  /* penalised: the boundary term's weight in the loss          */
     double   lr;               /* Adam's learning rate (betas 0.9, 0.999, eps 1e-8)           */
+    int      schedule;         /* 0: lr constant; 1: cosine, lr down to 0 after the curriculum */
     uint64_t seed;             /* initial weights and samples: the same seed, the same bits   */
     int      threads;          /* shards of the points (1..DG_HJI_LEARN_MAX_SHARDS), run on as  */
                                /* many threads as OpenMP allows (omp_get_max_threads)          */
@@ -131,6 +133,11 @@ typedef struct dg_hji_learn_opts {
                                /* the library has; the command runs the copy the config asks for */
 } dg_hji_learn_opts;
 
+/* Adam's learning rate at step it (0-based) of a run with options o: o->lr (schedule 0), or with the cosine
+ * schedule o->lr while it < pretrain + curriculum, then o->lr (1 + cos(pi f)) / 2 with f = (it - pretrain -
+ * curriculum) / (iterations - pretrain - curriculum) the fraction of the remaining steps done (o->lr at the
+ * first of them, 0 from the step after the last). */
+DG_API double    dg_hji_learn_lr(const dg_hji_learn_opts *o, int it);
 /* The learn.* keys (difgames/keys.h: name, default, bounds, doc); *n gets their count. */
 DG_API const struct dg_key *dg_hji_learn_keys(int *n);
 /* o from the keys' defaults. */
@@ -179,6 +186,19 @@ DG_API dg_status dg_hji_learn_eval(const dg_hji_learn_net *net, const dg_hji_pro
 DG_API dg_status dg_hji_learn_eval_grad(const dg_hji_learn_net *net, const dg_hji_problem *p, int64_t B,
                                         const double *x, const double *tau, double *V, double *V_tau, double *grad,
                                         dg_err *e);
+
+/* A value source (hji_sim.h) reading net for problem p: V and grad_x V by dg_hji_learn_eval_grad (V
+ * alone by dg_hji_learn_eval), the batch in one evaluation, in this copy's precision; horizon
+ * net->t_end. The feedback strategies of dg_hji_feedback_batch, dg_hji_simulate_sources and
+ * dg_hji_play_sources then come from the network's own gradient. net and p must outlive s. DG_ERR_ARG
+ * for a network of another state size. */
+DG_API dg_status dg_hji_learn_source(const dg_hji_learn_net *net, const dg_hji_problem *p, dg_hji_source *s,
+                                     dg_err *e);
+
+/* 1 when path is a network written by dg_hji_learn_save (metadata format "difgames-hji-learn"),
+ * its precision into *f64 (may be NULL: 1 for "f64", 0 for "f32" or none); 0 for anything else (a
+ * grid's value file, a file that cannot be read: its reader says why). */
+DG_API int       dg_hji_learn_probe(const char *path, int *f64);
 
 /* One iteration's numbers. */
 typedef struct dg_hji_learn_metrics {

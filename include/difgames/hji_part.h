@@ -36,10 +36,10 @@ typedef struct dg_hji_part {
     int64_t node0, nodes;        /* the box: its first node's index in the grid, its node count */
     int     left, right;         /* the ranks owning the boxes below and above along axis 0 (-1: none) */
     int     multi;               /* cut along another axis than 0 (then cuts[0] may be 1)        */
-    int     cuts[DG_HJI_MAX_DIMS];   /* boxes along each axis (1: not cut); their product is size */
-    int     coords[DG_HJI_MAX_DIMS]; /* this rank's box along each axis (rank = row-major coords) */
-    int     lo[DG_HJI_MAX_DIMS], n[DG_HJI_MAX_DIMS]; /* the box: axis k's nodes [lo[k], lo[k] + n[k]) */
-    int     down[DG_HJI_MAX_DIMS], up[DG_HJI_MAX_DIMS]; /* the neighbours along axis k (-1: none) */
+    int     cuts[DG_HJI_GRID_MAX_DIMS];   /* boxes along each axis (1: not cut); their product is size */
+    int     coords[DG_HJI_GRID_MAX_DIMS]; /* this rank's box along each axis (rank = row-major coords) */
+    int     lo[DG_HJI_GRID_MAX_DIMS], n[DG_HJI_GRID_MAX_DIMS]; /* the box: axis k's nodes [lo[k], lo[k] + n[k]) */
+    int     down[DG_HJI_GRID_MAX_DIMS], up[DG_HJI_GRID_MAX_DIMS]; /* the neighbours along axis k (-1: none) */
 } dg_hji_part;
 
 /* This rank's box of g for a solve with options o (its ghost width and o->split): each cut axis k

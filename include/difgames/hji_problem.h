@@ -101,6 +101,18 @@ typedef struct dg_hji_problem {
  * call dg_cfg_check_unused: the caller does, after reading its own keys. Returns a new problem
  * (free with dg_hji_problem_free) or NULL with e set. */
 DG_API dg_hji_problem *dg_hji_problem_load(dg_cfg *cfg, dg_err *e);
+/* As dg_hji_problem_load, for work at points alone (hji learn): a problem of up to DG_HJI_MAX_DIMS
+ * state dimensions. Of at most DG_HJI_GRID_MAX_DIMS it is dg_hji_problem_load's, node arrays and
+ * all; of more, its grid is a box whose n^d nodes are never allocated: target, obstacle, initial
+ * and stop are NULL (dg_hji_problem_has_obstacle and _has_stop say what it has; the *_at functions
+ * answer at any point) and payoff: time is refused (its v0 needs the grid). dg_hji_problem_load and
+ * dg_hji_problem_load_split refuse more than DG_HJI_GRID_MAX_DIMS, naming the config's grid.n. */
+DG_API dg_hji_problem *dg_hji_problem_load_points(dg_cfg *cfg, dg_err *e);
+/* 1 when p has an obstacle field (a game of kind with obstacles or a model's avoid set: reach-avoid;
+ * a game of degree holds its obstacles in v0 and the stop set), or a stop set (payoff: time), whether
+ * or not its node arrays are built. */
+DG_API int             dg_hji_problem_has_obstacle(const dg_hji_problem *p);
+DG_API int             dg_hji_problem_has_stop(const dg_hji_problem *p);
 DG_API void            dg_hji_problem_free(dg_hji_problem *p);                /* NULL is harmless             */
 DG_API const char     *dg_hji_problem_name(int i);                            /* i-th known game; NULL past   */
 /* Where p's game comes from: "model" (game: model; p->name is the file's model.name, which may be a

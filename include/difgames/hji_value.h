@@ -68,6 +68,11 @@ DG_API dg_status dg_hji_value_check(const dg_hji_value *v, const dg_hji_problem 
 DG_API dg_status dg_hji_value_write(const char *path, const dg_hji_problem *p, int nt, const double *times,
                                     const unsigned char *sampled, const double *vals, int f32, const char *config_yaml,
                                     dg_err *e);
+/* The value dg_hji_value_write would write, opened in memory into v (no file; label names it in
+ * messages, e.g. a network's path): a learned value tabulated on p's grid read by everything that
+ * reads a value file (dg_hji_plot_value, hji view). Close with dg_hji_value_close. */
+DG_API dg_status dg_hji_value_make(const dg_hji_problem *p, int nt, const double *times, const double *vals,
+                                   const char *label, dg_hji_value *v, dg_err *e);
 /* Bytes dg_hji_value_write allocates for nt times (the writer's copies). */
 DG_API double    dg_hji_value_memory(const dg_hji_problem *p, int nt, int f32);
 /* Bytes of the value file of nt times (float32 when f32), metadata included (config_bytes: the

@@ -50,28 +50,32 @@ static double capture_dist(const dg_hji_link *l, int nx, const dg_real *s) {
     return m == 1 ? fabs(a) : hypot(a, b);
 }
 
-dg_status dg_hji_versus(const dg_hji_problem *p, const dg_hji_slices *V, double layer, const dg_env *env,
+dg_status dg_hji_versus(const dg_hji_problem *p, const dg_hji_source *V, double layer, const dg_env *env,
                         const dg_policy *pol, dg_params *params, int B, uint64_t seed, dg_hji_versus_result *r,
                         dg_err *e) {
     dg_status rc = dg_hji_link_check(p, env, e);
     if (rc != DG_OK) return rc;
-    if (!V || V->nt < 1 || !V->t || !V->v || !pol || !params || !r || B < 1 || !(layer >= 0 && layer <= 1))
+    if (!V || !V->eval || !pol || !params || !r || B < 1 || !(layer >= 0 && layer <= 1))
         return dg_err_set(e, DG_ERR_ARG, "hji versus: bad arguments");
     if (pol->plan_steps)  /* a plan is one action sequence, not a feedback: nothing to play from new states */
         return dg_err_set(e, DG_ERR_ARG, "hji versus: needs feedback players (train.mode: policy), not open-loop plans");
-    for (int i = 1; i < V->nt; i++)
-        if (!(V->t[i] > V->t[i - 1])) return dg_err_set(e, DG_ERR_ARG, "hji versus: the value's times must increase");
-    const double T = V->t[V->nt - 1];  /* the horizon: at step t the time-to-go is T - t dt (0 past T) */
+    const dg_hji_slices *VS = V->grid ? &V->slices : NULL;  /* a grid's slices: their times must increase */
+    for (int i = 1; VS && i < VS->nt; i++)
+        if (!(VS->t[i] > VS->t[i - 1])) return dg_err_set(e, DG_ERR_ARG, "hji versus: the value's times must increase");
     const dg_hji_link *l = p->link;
     const int S = env->state_dim, nx = p->grid.ndim, A1 = env->act_dim, A = env->act_dim + env->act2_dim;
     const double radius = dg_hji_problem_param(p, l->capture_param);
     dg_real *st0 = malloc((size_t)B * S * sizeof(dg_real)), *st = malloc((size_t)B * S * sizeof(dg_real));
     unsigned char *done = malloc((size_t)B);
+    /* the HJI states of a step's rows, their inputs (each player's input of its own value) and V */
+    double *xs = malloc((size_t)B * nx * sizeof *xs), *us = malloc((size_t)B * (p->game.u.dim + 1) * sizeof *us);
+    double *ds = malloc((size_t)B * (p->game.d.dim + 1) * sizeof *ds), *vs = malloc((size_t)B * sizeof *vs);
+    double *taus = malloc((size_t)B * sizeof *taus);
     /* one step of both policies on B rows at a time (the arena is reset every step) */
     const dg_mlp *m0 = &pol->mlp[0];
     dg_ctx *ctx = dg_ctx_create((size_t)(1.25 * dg_rollout_memory(env, m0->sizes + 1, m0->nlayers - 1, B, 1, 0)) +
                                 ((size_t)1 << 20));
-    if (!st0 || !st || !done || !ctx) {
+    if (!st0 || !st || !done || !ctx || !xs || !us || !ds || !vs || !taus) {
         rc = dg_err_set(e, DG_ERR_NOMEM, "hji versus: out of memory");
         goto out;
     }
@@ -80,10 +84,11 @@ dg_status dg_hji_versus(const dg_hji_problem *p, const dg_hji_slices *V, double 
     if ((rc = env->game->reset(env, &rng, B, st0, NULL, e)) != DG_OK) goto out;
     int inside = 0;  /* starts from which the value says the pursuer can force capture by t_end */
     for (int i = 0; i < B; i++) {
-        double x[DG_HJI_MAX_DIMS];
-        map_state(l, nx, st0 + (size_t)S * i, x);
-        inside += dg_hji_slices_interp(&p->grid, V, T, x, NULL) <= 0.0;
+        map_state(l, nx, st0 + (size_t)S * i, xs + (size_t)nx * i);
+        taus[i] = V->horizon;
     }
+    if ((rc = dg_hji_source_eval(V, B, xs, taus, vs, NULL, e)) != DG_OK) goto out;
+    for (int i = 0; i < B; i++) inside += vs[i] <= 0.0;
     *r = (dg_hji_versus_result){.episodes = B, .inside = (double)inside / B};
     for (int k = 0; k < DG_HJI_PAIRINGS; k++) {
         const int hji_p = k >= 2, hji_e = k == 1 || k == 3;
@@ -92,7 +97,7 @@ dg_status dg_hji_versus(const dg_hji_problem *p, const dg_hji_slices *V, double 
         double tsum = 0;
         int captured = 0;
         for (int t = 1; t <= env->horizon; t++) {
-            const double tau = fmax(T - (t - 1) * env->dt, 0);  /* the inputs act over [(t-1) dt, t dt] */
+            const double tt = (t - 1) * env->dt;  /* the inputs act over [(t-1) dt, t dt] */
             dg_ctx_reset(ctx);
             dg_tensor *state = dg_from(ctx, 2, (int[]){B, S}, st);
             dg_tensor *a = dg_mlp_forward(ctx, &pol->mlp[0], params, env->game->observe(ctx, env, state, NULL));
@@ -102,10 +107,11 @@ dg_status dg_hji_versus(const dg_hji_problem *p, const dg_hji_slices *V, double 
                 rc = dg_err_set(e, DG_ERR_NOMEM, "hji versus: %s", dg_ctx_error(ctx));
                 goto out;
             }
+            for (int i = 0; (hji_p || hji_e) && i < B; i++) map_state(l, nx, st + (size_t)S * i, xs + (size_t)nx * i);
+            if ((hji_p || hji_e) && (rc = dg_hji_feedback_batch(p, V, NULL, tt, layer, B, xs, us, ds, NULL, e)) != DG_OK)
+                goto out;
             for (int i = 0; i < B; i++) {
-                double x[DG_HJI_MAX_DIMS], u[DG_HJI_MAX_INPUT], d[DG_HJI_MAX_INPUT];
-                map_state(l, nx, st + (size_t)S * i, x);
-                dg_hji_feedback(p, V, tau, layer, x, u, d);
+                const double *u = us + (size_t)p->game.u.dim * i, *d = ds + (size_t)p->game.d.dim * i;
                 dg_real *ac = act->data + (size_t)A * i;
                 for (int j = 0; j < A1; j++) ac[j] = a->data[(size_t)A1 * i + j];
                 for (int j = 0; j < env->act2_dim; j++) ac[A1 + j] = b->data[(size_t)env->act2_dim * i + j];
@@ -133,6 +139,7 @@ out:
     free(st0);
     free(st);
     free(done);
+    free(xs), free(us), free(ds), free(vs), free(taus);
     return rc;
 }
 

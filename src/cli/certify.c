@@ -9,11 +9,13 @@
 #include "difgames/certify.h"
 #include "difgames/hji_learn.h"
 #include "difgames/image.h"
+#include "difgames/safetensors.h"
 #include "io/csv.h"
 
 static const char HELP[] =
     "usage: difgames certify --config GAME.yaml --ckpt FILE [options]\n"
     "       difgames certify --config GAME.yaml --ckpt FILE --hji HJI.yaml [options]\n"
+    "       difgames certify --sampling --config HJI.yaml --value NET [--grid VALUE] [options]\n"
     "\n"
     "Without --hji: the value of the learner's own discrete game (its dt, step, costs, weights and\n"
     "horizon) by dynamic programming on grids refined until two differ by less than --tol (at least\n"
@@ -27,7 +29,18 @@ static const char HELP[] =
     "With --hji: a different game, the continuous-time HJI game the learning game maps onto (its\n"
     "capture time, payoff: time; or a model file with payoff: cost, given as its own --hji), compared\n"
     "by quarter of V(x0): value_mean, policy_cost_mean, gap, and each learned player's exploitability on\n"
-    "a 4-D grid (duel_simple onto pursuit2d, duel_open onto chase4d with env.observe: relative).\n";
+    "a 4-D grid (duel_simple onto pursuit2d, duel_open onto chase4d with env.observe: relative).\n"
+    "\n"
+    "With --sampling: a learned value's safe set certified by sampling (Lin & Bansal 2023; a tube of a\n"
+    "game of kind, --config its HJI config, --value the network of hji learn, no --ckpt). States drawn\n"
+    "uniformly from S_delta = {V_theta(x, t_end) > delta} in the config's box are rolled out over\n"
+    "t_end, the player who avoids playing V_theta's feedback against the other's (the --grid value's\n"
+    "feedback, else V_theta's); a state fails when its path enters the target (l <= 0). Rounds test\n"
+    "delta = 0 and then the levels the earlier rounds' failures give, each on N fresh samples at\n"
+    "beta / rounds. Certified: with confidence 1 - beta, a state drawn uniformly from S_delta fails\n"
+    "with probability at most epsilon (conditional on S_delta, for that closed loop at that --dt).\n"
+    "One JSON line: delta, epsilon, beta, N, the box's fraction in S_delta (coverage, with its\n"
+    "standard error) and the failure rate among V_theta > 0 (uncertified_rate); docs/neural.md.\n";
 
 /* --plot: V(x0) and the policy's cost at each start (rows: B pairs, ordered by V); 0 or an exit status */
 static int plot_rows(const char *path, const double *rows, int B, int degree) {
@@ -475,6 +488,105 @@ static int own_run(dg_run *run, const char *ckpt, const dg_certify_discrete_opts
     return rc;
 }
 
+/* ------------------------------------------------------------ --sampling: a learned value's safe set */
+
+/* What --sampling is given. */
+typedef struct sampling_args {
+    const char *config, *value, *grid;
+    dg_certify_sampling_opts o;
+    dg_hji_source other;                  /* --grid's value, o.other's                           */
+} sampling_args;
+
+/* The JSON line of a sampling certificate (and its lines on stderr). */
+static int sampling_report(const dg_hji_problem *p, const sampling_args *a, const dg_certify_sampling_result *r) {
+    fprintf(stderr, "%s: %lld samples a round (%d failures allowed, beta %g / %d rounds), %d round%s run, %lld "
+                    "failures in the last\n", p->name, (long long)r->N, r->k, r->beta, a->o.rounds, r->rounds,
+            r->rounds == 1 ? "" : "s", (long long)r->failures);
+    if (r->certified)
+        fprintf(stderr, "certified: V > %.6g (%.2f%% +- %.2f%% of the box): with confidence 1 - %g a state drawn "
+                        "uniformly from it enters the target with probability <= %g (the samples support %.3g)\n",
+                r->delta, 100 * r->coverage, 100 * r->coverage_se, r->beta, r->epsilon, r->epsilon_bound);
+    else
+        fprintf(stderr, "not certified: %s\n", r->sparse ? "the level reached leaves less than --min-fraction of the "
+                "box to sample" : "every level tested had more failures than allowed (more --rounds or --failures)");
+    fprintf(stderr, "among V > 0 (%.2f%% of the box), %.4g%% +- %.2g%% of the states fail (uncertified)\n",
+            100 * r->safe_fraction, 100 * r->uncertified_rate, 100 * r->uncertified_se);
+    dg_json j = {cJSON_CreateObject(), 0};
+    dg_json_game(&j, p->name, dg_hji_problem_source(p));
+    dg_json_add(&j, j.root, "certifies", cJSON_CreateString("a learned value's safe set, by sampling"));
+    dg_json_add(&j, j.root, "certified", cJSON_CreateBool(r->certified));
+    dg_json_add(&j, j.root, "delta", dg_json_number("%.9g", r->delta));
+    dg_json_add(&j, j.root, "epsilon", dg_json_number("%.6g", r->epsilon));
+    dg_json_add(&j, j.root, "beta", dg_json_number("%.6g", r->beta));
+    dg_json_add(&j, j.root, "N", dg_json_number("%.0f", (double)r->N));
+    dg_json_add(&j, j.root, "failures_allowed", dg_json_number("%.0f", r->k));
+    dg_json_add(&j, j.root, "rounds", dg_json_number("%.0f", r->rounds));
+    dg_json_add(&j, j.root, "failures", dg_json_number("%.0f", (double)r->failures));
+    dg_json_add(&j, j.root, "epsilon_bound", dg_json_number("%.6g", r->epsilon_bound));
+    dg_json_add(&j, j.root, "coverage", dg_json_number("%.6g", r->coverage));
+    dg_json_add(&j, j.root, "coverage_se", dg_json_number("%.3g", r->coverage_se));
+    dg_json_add(&j, j.root, "safe_fraction", dg_json_number("%.6g", r->safe_fraction));
+    dg_json_add(&j, j.root, "uncertified_rate", dg_json_number("%.6g", r->uncertified_rate));
+    dg_json_add(&j, j.root, "uncertified_se", dg_json_number("%.3g", r->uncertified_se));
+    dg_json_add(&j, j.root, "other", cJSON_CreateString(a->grid ? "grid" : "network"));
+    dg_json_add(&j, j.root, "dt", dg_json_number("%.6g", r->dt));
+    dg_json_add(&j, j.root, "steps", dg_json_number("%.0f", (double)r->steps));
+    dg_json_add(&j, j.root, "draws", dg_json_number("%.0f", (double)r->draws));
+    dg_json_add(&j, j.root, "seconds", dg_json_number("%.3g", r->seconds));
+    return cli_json_print(&j, "certify");
+}
+
+/* --sampling: the HJI config, the network (an f64 one in the double copy), the grid's value, the
+ * certificate; 0 or the exit status. */
+static int sampling_run(sampling_args *a) {
+    {  /* the network's precision: an f64 one is evaluated by the double copy of the command (main.c) */
+        dg_err pe = {0};
+        dg_st_file *f = dg_st_load(a->value, &pe);  /* unreadable: dg_hji_learn_load says why, below */
+        const char *prec = f ? dg_st_meta(f, "precision") : NULL;
+        const int f64 = prec && !strcmp(prec, "f64");
+        dg_st_free(f);
+        if (f64 && !DG_REAL_F64) return CLI_RERUN_F64;
+    }
+    dg_err e = {0};
+    dg_hji_learn_opts lo;  /* a config that also learns the value: its learn.* keys are read, not used */
+    dg_cfg *cfg = dg_cfg_load(a->config, &e);
+    dg_hji_problem *p = cfg ? dg_hji_problem_load(cfg, &e) : NULL;
+    dg_hji_learn_net net = {0};
+    dg_hji_value_slices vs = {0};
+    int rc = 0;
+    if (!p || dg_hji_learn_opts_read(cfg, &lo, &e) != DG_OK || dg_cfg_check_unused(cfg, &e) != DG_OK ||
+        dg_certify_sampling_check(p, &e) != DG_OK) {
+        certify_error(&e);
+        rc = EXIT_USAGE;
+    } else if (dg_hji_learn_load(a->value, p, &net, &e) != DG_OK) {
+        rc = cli_fail("certify", &e, e.status == DG_ERR_NOMEM ? EXIT_FAIL : EXIT_USAGE);
+    } else if (fabs(net.t_end - p->t_end) > 1e-9 * fabs(p->t_end)) {
+        cli_error("certify", "--value %s was trained to t_end %g, --config %s says %g", a->value, net.t_end, a->config,
+                  p->t_end);
+        rc = EXIT_USAGE;
+    } else if (a->grid) {
+        dg_hji_file_step step;
+        const dg_status s = dg_hji_value_load(a->grid, p, a->config, &vs, &step, &e);
+        if (s != DG_OK) {
+            cli_error("certify", "--grid %s: %s", a->grid, e.msg);
+            rc = s == DG_ERR_NOMEM ? EXIT_FAIL : EXIT_USAGE;
+        }
+        a->other = dg_hji_source_slices(&p->grid, &vs.slices);
+        a->o.other = &a->other;
+    }
+    dg_certify_sampling_result r;
+    if (!rc && dg_certify_sampling(p, &net, &a->o, &r, &e) != DG_OK) {
+        certify_error(&e);
+        rc = dg_status_exit(e.status);
+    }
+    if (!rc) rc = sampling_report(p, a, &r);
+    dg_hji_value_slices_free(&vs);
+    dg_hji_learn_net_free(&net);
+    dg_hji_problem_free(p);
+    dg_cfg_free(cfg);
+    return rc;
+}
+
 /* The options one path takes and the other does not: the first given, or NULL. */
 static const char *stray(const cli_opt *opts, const char *const *names) {
     for (; *names; names++)
@@ -484,12 +596,15 @@ static const char *stray(const cli_opt *opts, const char *const *names) {
 
 int cmd_certify(int argc, char **argv) {
     const char *config, *ckpt, *hji, *plot, *csv;
-    int B, seed, no_exploit, nodes, max_grids, iters, restarts, bptt, no_bounds, rc;
+    int B, seed, no_exploit, nodes, max_grids, iters, restarts, bptt, no_bounds, rc, sampling, cov;
     double tol;
+    sampling_args sa = {.o = dg_certify_sampling_opts_default()};
     cli_list box = {0};
     certify c = {0};
     cli_opt opts[] = {
-        CLI_CONFIG(&config), CLI_CKPT(&ckpt), CLI_PLUGIN,
+        CLI_IN("--config", &config, "FILE", "the game's YAML config (configs/*.yaml); with --sampling its HJI "
+               "config (configs/hji/*.yaml)", .req = 1),
+        CLI_CKPT(&ckpt, .unless = "--sampling"), CLI_PLUGIN,
         CLI_IN("--hji", &hji, "HJI.yaml", "compare against a continuous-time HJI game instead (a different game: its "
                "payoff: time, or a model file with payoff: cost given as its own --hji)",
                .otherwise = "the learner's own discrete game"),
@@ -500,7 +615,7 @@ int cmd_certify(int argc, char **argv) {
                 .otherwise = "none"),
         CLI_INT("--episodes", &B, "N", 1, 1 << 20, "held-out initial states", .otherwise = "64; with --hji 256"),
         CLI_INT("--seed", &seed, "N", 0, 2147483647, "their seed (held out: not the training's stream)",
-                .otherwise = "the config's seed + 1000"),
+                .otherwise = "the config's seed + 1000; with --sampling 0"),
         CLI_DOUBLE("--tol", &tol, "X", 0, 1, "the relative change between the two finest grids that counts as "
                    "converged", .open = CLI_OPEN_LO, .def = "0.01"),
         CLI_INT("--nodes", &nodes, "N", 3, 100000, "the coarsest grid's nodes per value axis (each next grid 1.5 "
@@ -525,9 +640,50 @@ int cmd_certify(int argc, char **argv) {
         CLI_DOUBLE("--exploit-half", &c.xo.own_half, "X", 0, 1e6, "... over [-X, X]^2", .open = CLI_OPEN_LO,
                    .def = "4.5"),
         CLI_FLAG("--no-exploit", &no_exploit, "with --hji: skip the exploitability (two 4-D solves)"),
+        CLI_FLAG("--sampling", &sampling, "certify a learned value's safe set by sampling instead (--value, no "
+                 "--ckpt)"),
+        CLI_IN("--value", &sa.value, "NET", "with --sampling: the network of hji learn (value.safetensors)"),
+        CLI_IN("--grid", &sa.grid, "VALUE", "with --sampling: a value file of hji solve for the same config, whose "
+               "feedback the other player plays", .otherwise = "the other player plays V_theta's feedback"),
+        CLI_DOUBLE("--epsilon", &sa.o.epsilon, "X", 0, 1, "with --sampling: the failure probability promised in "
+                   "the certified set", .open = CLI_OPEN_LO | CLI_OPEN_HI, .def = "0.001"),
+        CLI_DOUBLE("--beta", &sa.o.beta, "X", 0, 1, "with --sampling: the chance that the promise is wrong",
+                   .open = CLI_OPEN_LO | CLI_OPEN_HI, .def = "1e-06"),
+        CLI_INT("--failures", &sa.o.failures, "K", 0, 1000000, "with --sampling: failures a round may have and "
+                "still certify (more samples a round)", .def = "10"),
+        CLI_INT("--rounds", &sa.o.rounds, "R", 1, 1000, "with --sampling: levels tested at most, each at beta / R",
+                .def = "3"),
+        CLI_DOUBLE("--dt", &sa.o.dt, "S", 0, 1e6, "with --sampling: the rollouts' step", .open = CLI_OPEN_LO,
+                   .otherwise = "t_end / 200"),
+        CLI_INT("--coverage-samples", &cov, "M", 1, 1 << 30, "with --sampling: box points for the coverage "
+                "estimate", .def = "100000"),
+        CLI_DOUBLE("--min-fraction", &sa.o.min_fraction, "X", 0, 1, "with --sampling: a level whose set is below "
+                   "this fraction of the box is not sampled (not certified)", .open = CLI_OPEN_LO, .def = "0.001"),
         CLI_END,
     };
     if (!cli_parse(&rc, "certify", argc, argv, opts, HELP)) return rc;
+    static const char *const SAMPLING_ONLY[] = {"--value", "--grid", "--epsilon", "--beta", "--failures", "--rounds",
+                                                "--dt", "--coverage-samples", "--min-fraction", NULL};
+    static const char *const NOT_SAMPLING[] = {"--ckpt", "--plugin", "--hji", "--plot", "--csv", "--episodes", "--tol",
+                                               "--nodes", "--box", "--max-grids", "--plan-iters", "--plan-restarts",
+                                               "--bptt-epochs", "--no-bounds", "--exploit-own", "--exploit-half",
+                                               "--no-exploit", NULL};
+    const char *odd = sampling ? stray(opts, NOT_SAMPLING) : stray(opts, SAMPLING_ONLY);
+    if (odd || (sampling && !sa.value)) {
+        if (!odd) cli_error("certify", "--sampling needs --value NET (the network of hji learn)");
+        else if (sampling) cli_error("certify", "--sampling certifies a learned value (--config HJI.yaml --value NET): "
+                                     "not with %s", odd);
+        else cli_error("certify", "%s applies to --sampling", odd);
+        free(box.v);
+        return EXIT_USAGE;
+    }
+    if (sampling) {
+        free(box.v);
+        sa.config = config;
+        sa.o.coverage_samples = cov;
+        sa.o.seed = (uint64_t)seed;
+        return sampling_run(&sa);
+    }
     static const char *const OWN_ONLY[] = {"--csv", "--tol", "--nodes", "--box", "--max-grids", "--plan-iters",
                                            "--plan-restarts", "--bptt-epochs", "--no-bounds", NULL};
     static const char *const HJI_ONLY[] = {"--exploit-own", "--exploit-half", "--no-exploit", NULL};

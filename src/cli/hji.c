@@ -40,6 +40,9 @@ static const char PLOT_HELP[] =
     "times hji solve was given with --times, with a legend (not its --slices samples);\n"
     "for a game of degree (payoff: time or cost) the level sets of the value at t_end\n"
     "at the colour bar's labelled values.\n"
+    "A network of hji learn (value.safetensors) is drawn on --config's grid at its t_end;\n"
+    "--learned NET --config FILE draws a network's zero set (level sets for a game of\n"
+    "degree) in magenta beside the value file's, at the file's t_end.\n"
     "\n"
     "options:\n";
 
@@ -51,6 +54,9 @@ static const char PLAY_HELP[] =
     "file's times; past t_end, time-to-go 0) from the start state; writes the\n"
     "trajectory as CSV and a GIF, and reports capture (the target reached) or\n"
     "escape, and the capture time.\n"
+    "--value may be a network of hji learn (value.safetensors): the inputs then come\n"
+    "from the network's own gradient at the time-to-go t_end - t (its t_end), evaluated\n"
+    "in the precision it was trained in.\n"
     "At most --max-steps steps (t-max / dt): one CSV row each, and at most 122 GIF\n"
     "frames, hji plot's figure (every ceil(steps / 120)-th step and the last).\n"
     "\n"
@@ -65,7 +71,9 @@ static const char VERSUS_HELP[] =
     "HJBI equilibrium strategies play all four pairings from the same initial states\n"
     "in the game's own discrete dynamics; prints capture rate and mean capture time.\n"
     "The HJBI inputs come from the value at the time-to-go t_end - t (interpolated\n"
-    "between the value file's times; past t_end, time-to-go 0).\n"
+    "between the value file's times; past t_end, time-to-go 0), or from the gradient of\n"
+    "a network of hji learn given as --value (evaluated in the learning game's precision,\n"
+    "train.precision: one evaluation a step for the whole batch).\n"
     "\n"
     "options:\n";
 
@@ -81,6 +89,8 @@ static const char LEARN_HELP[] =
     "network, for hji tabulate), metrics.csv (iteration, loss, residual, boundary,\n"
     "tau_max, seconds) and resume.safetensors (every learn.resume_every iterations and\n"
     "at the end, for --resume). Prints a progress line and a JSON line.\n"
+    "Under mpirun the ranks split the shards (the same bits as one process with the\n"
+    "same learn.threads); rank 0 alone writes and prints.\n"
     "learn.precision: f64 trains on the double tape (as train.precision; the network\n"
     "file then says f64, and hji tabulate evaluates it in double).\n"
     "--bench: times the config's iterations as given and prints one JSON line\n"
@@ -127,8 +137,9 @@ static int on_progress(void *user, const dg_hji_progress *pr) {
     return 0;
 }
 
-/* Loads a config into a problem, applying --accuracy / --threads / --float32; split: without its
- * node arrays, which each rank builds for its block (dg_hji_problem_load_split). Its learn.* keys
+/* Loads a config into a problem, applying --accuracy / --threads / --float32; split 1: without its
+ * node arrays, which each rank builds for its block (dg_hji_problem_load_split); 2: for work at points
+ * (hji learn: up to DG_HJI_MAX_DIMS axes, dg_hji_problem_load_points). Its learn.* keys
  * (hji learn's) are read too, into lo when not NULL: every hji command takes a config that has them. */
 static dg_hji_problem *load_problem_learn(const char *cmd, const char *config, const char *accuracy,
                                           int threads, int f32, int split, dg_cfg **cfg_out, dg_hji_learn_opts *lo,
@@ -140,7 +151,10 @@ static dg_hji_problem *load_problem_learn(const char *cmd, const char *config, c
         dg_cfg_free(cfg);
         cfg = NULL;
     }
-    dg_hji_problem *p = !cfg ? NULL : split ? dg_hji_problem_load_split(cfg, &e) : dg_hji_problem_load(cfg, &e);
+    dg_hji_problem *p = !cfg        ? NULL
+                        : split == 2 ? dg_hji_problem_load_points(cfg, &e)
+                        : split      ? dg_hji_problem_load_split(cfg, &e)
+                                     : dg_hji_problem_load(cfg, &e);
     if (!p || dg_hji_learn_opts_read(cfg, lo ? lo : &lo_, &e) != DG_OK || dg_cfg_check_unused(cfg, &e) != DG_OK) {
         fprintf(stderr, "difgames: %s\n", e.msg);
         dg_hji_problem_free(p);
@@ -289,22 +303,123 @@ static int value_load(const char *cmd, const char *path, const dg_hji_problem *p
     return EXIT_USAGE;
 }
 
+/* A value the strategies read, from --value: a grid's value file (hji solve, tabulate) or a network
+ * (hji learn's value.safetensors, recognised by its metadata format), as a source. */
+typedef struct value_in {
+    int                 net;              /* 1: a network                                          */
+    dg_hji_value_slices vs;               /* a grid's: its stored times                            */
+    dg_hji_learn_net    ln;               /* a network, evaluated in this copy's precision         */
+    dg_hji_source       src;
+} value_in;
+
+/* CLI_RERUN_F64 when path is a network trained in f64 and this is the float copy (as hji tabulate:
+ * the double copy evaluates it, main.c), else 0. */
+static int value_rerun(const char *path) {
+    int f64 = 0;
+    return path && dg_hji_learn_probe(path, &f64) && f64 && !DG_REAL_F64 ? CLI_RERUN_F64 : 0;
+}
+
+/* The value at path (option opt) for p (config names p's file) into v: 0, or the exit status after
+ * one error line. */
+static int value_in_load(const char *cmd, const char *opt, const char *path, const dg_hji_problem *p,
+                         const char *config, value_in *v) {
+    memset(v, 0, sizeof *v);
+    if (!dg_hji_learn_probe(path, NULL)) {
+        const int rc = value_load(cmd, path, p, config, &v->vs);
+        if (!rc) v->src = dg_hji_source_slices(&p->grid, &v->vs.slices);
+        return rc;
+    }
+    dg_err e = {0};
+    v->net = 1;
+    if (dg_hji_learn_load(path, p, &v->ln, &e) == DG_OK && dg_hji_learn_source(&v->ln, p, &v->src, &e) == DG_OK)
+        return 0;
+    cli_error(cmd, "%s: %s", opt, e.msg);
+    return e.status == DG_ERR_NOMEM ? EXIT_FAIL : EXIT_USAGE;
+}
+
+static void value_in_free(value_in *v) {
+    dg_hji_value_slices_free(&v->vs);
+    dg_hji_learn_net_free(&v->ln);
+    memset(v, 0, sizeof *v);
+}
+
+/* The JSON fields that say what value a command read: a grid's stored times, or "value": "network". */
+static void value_in_json(dg_json *j, const value_in *v) {
+    if (v->net) dg_json_add(j, j->root, "value", cJSON_CreateString("network"));
+    else dg_json_add(j, j->root, "value_times", dg_json_number("%.0f", v->vs.slices.nt));
+}
+
+/* A network at path (option opt) for p tabulated at its horizon on p's grid into a value in memory
+ * (vf) and, when out is not NULL, the node values alone into *out (malloc'd): 0, or the exit status
+ * after one error line. */
+static int net_tabulate(const char *cmd, const char *opt, const char *path, const dg_hji_problem *p, double tau,
+                        dg_hji_value *vf, double **out) {
+    value_in v;
+    int rc = value_in_load(cmd, opt, path, p, NULL, &v);
+    if (rc) return rc;
+    dg_err e = {0};
+    double *vals = malloc((size_t)p->grid.nodes * sizeof *vals);
+    const double t = tau >= 0 ? tau : v.src.horizon;
+    if (!vals) {
+        cli_error(cmd, "out of memory for %lld nodes", (long long)p->grid.nodes);
+        rc = EXIT_FAIL;
+    } else if (dg_hji_source_tabulate(&v.src, &p->grid, t, vals, &e) != DG_OK ||
+               (vf && dg_hji_value_make(p, 1, &t, vals, path, vf, &e) != DG_OK)) {
+        rc = cli_fail(cmd, &e, 0);
+    }
+    value_in_free(&v);
+    if (!rc && out) *out = vals;
+    else free(vals);
+    return rc;
+}
+
 static int hji_plot(int argc, char **argv) {
-    const char *value, *out, *at_s;
+    const char *value, *out, *at_s, *config, *learned;
     int rc;
     cli_opt opts[] = {
-        CLI_IN("--value", &value, "FILE", "the value file of hji solve", .req = 1),
+        CLI_IN("--value", &value, "FILE", "the value file of hji solve (or hji tabulate), or a network of hji learn "
+               "(value.safetensors, with --config)", .req = 1),
+        CLI_IN("--learned", &learned, "NET", "a network of hji learn whose zero set is drawn beside --value's (with "
+               "--config)"),
+        CLI_IN("--config", &config, "FILE", "the game's HJI config a network was trained on: its grid (a network "
+               "alone is drawn on it), its game"),
         CLI_OUT("--out", &out, "FILE.png", "the image", .otherwise = "the value file's path with .png for .safetensors"),
         CLI_AT(&at_s),
         CLI_END,
     };
     if (!cli_parse(&rc, "hji plot", argc, argv, opts, PLOT_HELP)) return rc;
-    dg_hji_value vf;
-    if ((rc = value_open("hji plot", value, &vf))) return rc;
+    const int value_net = dg_hji_learn_probe(value, NULL);
+    if ((value_net || learned) && !config) {
+        cli_error("hji plot", "%s is a network of hji learn: it needs --config FILE (its game and grid)",
+                  value_net ? "--value" : "--learned");
+        return EXIT_USAGE;
+    }
+    if (value_net && learned) {
+        cli_error("hji plot", "--learned draws a network beside a grid's value: --value %s is a network too",
+                  DG_ECHO(value));
+        return EXIT_USAGE;
+    }
+    if (config && !value_net && !learned) {
+        cli_error("hji plot", "--config is for a network (--value NET or --learned NET)");
+        return EXIT_USAGE;
+    }
+    if ((rc = value_rerun(value)) || (rc = value_rerun(learned))) return rc;  /* an f64 network: the double copy */
+    dg_cfg *cfg = NULL;
+    dg_hji_problem *p = NULL;
+    if (config && !(p = load_problem("hji plot", config, NULL, -1, 0, 0, &cfg))) return EXIT_USAGE;
+    dg_hji_value vf = {0};
+    double *lv = NULL;
+    dg_err e = {0};
+    if (value_net) {
+        rc = net_tabulate("hji plot", "--value", value, p, -1, &vf, NULL);
+    } else if (!(rc = value_open("hji plot", value, &vf)) && learned) {
+        if (dg_hji_value_check(&vf, p, config, &e) != DG_OK) rc = cli_fail("hji plot", &e, EXIT_USAGE);
+        else rc = net_tabulate("hji plot", "--learned", learned, p, vf.times[vf.nt - 1], NULL, &lv);
+    }
     double at[DG_HJI_MAX_DIMS];
     char path[DG_PATH_MAX];
-    dg_err e = {0};
-    if (dg_hji_grid_slice_at(&vf.grid, at_s, at, &e) != DG_OK) {
+    if (rc) {
+    } else if (dg_hji_grid_slice_at(&vf.grid, at_s, at, &e) != DG_OK) {
         cli_error("hji plot", "--at: %s", e.msg);
         rc = EXIT_USAGE;
     } else if (out && dg_path_join(path, sizeof path, NULL, out, &e) != DG_OK) {
@@ -312,19 +427,22 @@ static int hji_plot(int argc, char **argv) {
         rc = EXIT_USAGE;
     } else if (!out && beside_value("hji plot", value, ".png", path, sizeof path)) {
         rc = EXIT_USAGE;
-    } else if (dg_hji_plot_value(&vf, at, path, &e) != DG_OK) {
+    } else if (dg_hji_plot_learned(&vf, at, lv, path, &e) != DG_OK) {
         rc = cli_fail("hji plot", &e, e.status == DG_ERR_NOMEM ? EXIT_FAIL : EXIT_USAGE);
     } else {
         fprintf(stderr, "wrote %s\n", path);
     }
+    free(lv);
     dg_hji_value_close(&vf);
+    dg_hji_problem_free(p);
+    dg_cfg_free(cfg);
     return rc;
 }
 
 /* ------------------------------------------------------------------ play */
 
 /* The JSON line of a play of p (res) with the value's slices vs: its outcome and settings. */
-static int play_report(const dg_hji_problem *p, const dg_hji_sim_result *res, const dg_hji_value_slices *vs,
+static int play_report(const dg_hji_problem *p, const dg_hji_sim_result *res, const value_in *vi,
                        int cost, double t_max, double layer) {
     dg_json j = {cJSON_CreateObject(), 0};
     dg_json_game(&j, p->name, dg_hji_problem_source(p));
@@ -334,7 +452,7 @@ static int play_report(const dg_hji_problem *p, const dg_hji_sim_result *res, co
     dg_json_add(&j, j.root, "value_x0", dg_json_number("%.9g", res->value0));
     dg_json_add(&j, j.root, "t_max", dg_json_number("%.6g", t_max));
     dg_json_add(&j, j.root, "dt", dg_json_number("%.6g", res->dt));
-    dg_json_add(&j, j.root, "value_times", dg_json_number("%.0f", vs->slices.nt));
+    value_in_json(&j, vi);
     dg_json_add(&j, j.root, "boundary_layer", dg_json_number("%.6g", layer));
     dg_json_add(&j, j.root, "u_player", cJSON_CreateString(p->u_name ? p->u_name : "u"));
     dg_json_add(&j, j.root, "d_player", cJSON_CreateString(p->d_name ? p->d_name : "d"));
@@ -366,15 +484,15 @@ static int play_run(const play_args *a, dg_hji_problem *p, const char *csv_path)
         }
         t_max = p->t_end;
     }
-    dg_hji_value_slices vs = {0};
-    int rc = value_load("hji play", a->value, p, a->config, &vs);
+    value_in vi;
+    int rc = value_in_load("hji play", "--value", a->value, p, a->config, &vi);
     if (rc) return rc;
     const dg_hji_play_opts po = {.t_max = t_max, .dt = a->dt, .max_steps = a->max_steps, .layer = a->layer,
                                  .csv_path = csv_path, .gif_path = a->gif};
     dg_hji_sim_result res;
     dg_hji_file_step step;
     dg_err e = {0};
-    const dg_status s = dg_hji_play(p, &vs.slices, a->from.v, &po, &res, &step, &e);
+    const dg_status s = dg_hji_play_sources(p, &vi.src, NULL, a->from.v, &po, &res, &step, &e);
     if (s != DG_OK && step == DG_HJI_FILE_STEPS) {  /* the CSV's rows, bounded before anything is written */
         cli_error("hji play", "--t-max %g / --dt %g is %.3g steps, more than --max-steps %d (one CSV row each)",
                   t_max, res.dt, t_max / res.dt, a->max_steps);
@@ -386,9 +504,9 @@ static int play_run(const play_args *a, dg_hji_problem *p, const char *csv_path)
         if (dg_hji_game_degree(&p->game))
             fprintf(stderr, "payoff along the path %.6g, V(x0) %.6g (difference %.3g)\n", res.payoff, res.value0,
                     res.payoff - res.value0);
-        rc = play_report(p, &res, &vs, cost, t_max, a->layer);
+        rc = play_report(p, &res, &vi, cost, t_max, a->layer);
     }
-    dg_hji_value_slices_free(&vs);
+    value_in_free(&vi);
     return rc;
 }
 
@@ -397,9 +515,10 @@ static int hji_play(int argc, char **argv) {
     int rc;
     cli_opt opts[] = {
         CLI_IN("--config", &a.config, "FILE", "the game's HJI config", .req = 1),
-        CLI_IN("--value", &a.value, "FILE", "its value file (hji solve)", .req = 1),
+        CLI_IN("--value", &a.value, "FILE", "its value file (hji solve), or a network of hji learn "
+               "(value.safetensors: the strategies from its gradient)", .req = 1),
         CLI_LIST("--from", &a.from, "X1,X2,...", -INFINITY, INFINITY, "the start state, one coordinate per axis",
-                 .max = DG_HJI_MAX_DIMS, .req = 1),
+                 .max = DG_HJI_GRID_MAX_DIMS, .req = 1),
         CLI_OUT("--out", &a.out, "FILE.csv", "the trajectory", .otherwise = "the value file's path with _play.csv for "
                 ".safetensors"),
         CLI_OUT("--gif", &a.gif, "FILE.gif", "also draw the game as a GIF"),
@@ -430,6 +549,11 @@ static int hji_play(int argc, char **argv) {
              !cli_check_outputs("hji play", outs, 2, ins, 2);
     }
     rc = EXIT_USAGE;
+    if (ok && (rc = value_rerun(a.value))) {  /* an f64 network: the double copy plays it */
+        free(a.from.v);
+        return rc;
+    }
+    rc = EXIT_USAGE;
     if (ok && (p = load_problem("hji play", a.config, NULL, -1, 0, 0, &cfg))) rc = play_run(&a, p, csv_path);
     free(a.from.v);
     dg_hji_problem_free(p);
@@ -447,7 +571,8 @@ static int hji_versus(int argc, char **argv) {
         CLI_IN("--config", &config, "GAME.yaml", "the learning game's config", .req = 1),
         CLI_IN("--ckpt", &ckpt, "FILE", "its policy parameters (.safetensors)", .req = 1),
         CLI_IN("--hji", &hji, "HJI.yaml", "the HJI game's config", .req = 1),
-        CLI_IN("--value", &value, "FILE", "its value file (hji solve)", .req = 1),
+        CLI_IN("--value", &value, "FILE", "its value file (hji solve), or a network of hji learn (evaluated in the "
+               "learning game's precision)", .req = 1),
         CLI_INT("--batch", &B, "N", 1, 100000, "initial states", .def = "256"),
         CLI_KEY("--seed", "seed", .otherwise = "the config's seed"),
         CLI_DOUBLE("--boundary-layer", &layer, "EPS", 0, 1, "the HJBI inputs saturate linearly where |(G^T p)_j| < "
@@ -461,7 +586,7 @@ static int hji_versus(int argc, char **argv) {
     dg_params *p = NULL;
     dg_cfg *hcfg = NULL;
     dg_hji_problem *hp = NULL;
-    dg_hji_value_slices vs = {0};
+    value_in vi = {0};
     dg_err e = {0};
     if (!(hp = load_problem("hji versus", hji, NULL, -1, 0, 0, &hcfg))) { rc = EXIT_USAGE; goto done; }
     if (dg_hji_link_check(hp, s.env, &e) != DG_OK) {  /* the learning game the HJI game declares */
@@ -470,21 +595,21 @@ static int hji_versus(int argc, char **argv) {
         goto done;
     }
     if (dg_run_policy_load(&s, ckpt, &pol, &p, &e) != DG_OK) { rc = cli_fail("hji versus", &e, 0); goto done; }
-    if ((rc = value_load("hji versus", value, hp, hji, &vs))) goto done;
+    if ((rc = value_in_load("hji versus", "--value", value, hp, hji, &vi))) goto done;
     dg_hji_versus_result r;
-    if (dg_hji_versus(hp, &vs.slices, layer, s.env, &pol, p, B, s.opts.seed, &r, &e) != DG_OK) {
+    if (dg_hji_versus(hp, &vi.src, layer, s.env, &pol, p, B, s.opts.seed, &r, &e) != DG_OK) {
         cli_error("hji versus", "%s", e.msg);
         rc = dg_status_exit(e.status);
         goto done;
     }
-    const double t_end = vs.slices.t[vs.slices.nt - 1];
+    const double t_end = vi.src.horizon;
     fprintf(stderr, "%d initial states; the HJBI value (t_end %g s) puts %.1f %% inside the capture tube\n", B,
             t_end, 100.0 * r.inside);
     dg_json j = {cJSON_CreateObject(), 0};
     dg_json_add(&j, j.root, "episodes", dg_json_number("%.0f", B));
     dg_json_add(&j, j.root, "inside_tube", dg_json_number("%.6g", r.inside));
     dg_json_add(&j, j.root, "t_end", dg_json_number("%.6g", t_end));
-    dg_json_add(&j, j.root, "value_times", dg_json_number("%.0f", vs.slices.nt));
+    value_in_json(&j, &vi);
     dg_json_add(&j, j.root, "boundary_layer", dg_json_number("%.6g", layer));
     dg_json_add(&j, j.root, "horizon_s", dg_json_number("%.6g", s.env->horizon * s.env->dt));
     if ((rc = cli_json_print(&j, "hji versus"))) goto done;
@@ -499,7 +624,7 @@ static int hji_versus(int argc, char **argv) {
         if ((rc = cli_json_print(&jk, "hji versus"))) goto done;
     }
 done:
-    dg_hji_value_slices_free(&vs);
+    value_in_free(&vi);
     dg_hji_problem_free(hp);
     dg_cfg_free(hcfg);
     dg_params_free(p);
@@ -545,6 +670,8 @@ static int hji_learn(int argc, char **argv) {
         CLI_END,
     };
     if (!cli_parse(&rc, "hji learn", argc, argv, opts, LEARN_HELP)) return rc;
+    const int writer = dg_dist_rank() == 0;   /* under mpirun rank 0 alone writes and prints */
+    quiet |= !writer;
     if (resume && (config || out || bench || cli_given(opts, "--points") || cli_given(opts, "--threads"))) {
         cli_error("hji learn", "--resume DIR takes the run's own config, points and shards; only --iterations may "
                   "change");
@@ -587,7 +714,7 @@ static int hji_learn(int argc, char **argv) {
         if (!yaml) return EXIT_USAGE;
         config = label;
     }
-    dg_hji_problem *p = load_problem_learn("hji learn", config, NULL, -1, 0, 0, &cfg, &o, yaml);
+    dg_hji_problem *p = load_problem_learn("hji learn", config, NULL, -1, 0, 2, &cfg, &o, yaml);
     free(yaml);
     yaml = NULL;
     if (!p) return EXIT_USAGE;
@@ -622,7 +749,7 @@ static int hji_learn(int argc, char **argv) {
         rc = EXIT_FAIL;
         goto done;
     }
-    if (!bench && dg_mkdirs(out, &e) != DG_OK) {
+    if (!bench && writer && dg_mkdirs(out, &e) != DG_OK) {
         cli_error("hji learn", "--out: %s", e.msg);
         rc = EXIT_USAGE;
         goto done;
@@ -631,9 +758,10 @@ static int hji_learn(int argc, char **argv) {
     cli_bar b = {.tty = !quiet && !bench && isatty(2)};
     double secs = 0, flops = 0, cpu0 = dg_cpu_clock_s(), cpu1 = cpu0;
     const int n0 = n;
-    for (; n < o.iterations && !cli_stop; n++) {
+    for (; n < o.iterations && !(dg_dist_size() > 1 ? dg_dist_or(cli_stop) : cli_stop); n++) {
+        /* (an interrupt stops every rank after the same iteration) */
         if (n == n0 + 1) cpu1 = dg_cpu_clock_s();  /* --bench leaves the first iteration out */
-        if (!bench && n > n0 && o.resume_every > 0 && n % o.resume_every == 0 &&
+        if (!bench && writer && n > n0 && o.resume_every > 0 && n % o.resume_every == 0 &&
             dg_hji_learner_save(L, res_path, yaml, m, n, &e) != DG_OK) {
             if (b.tty) fputc('\n', stderr);
             rc = cli_fail("hji learn", &e, 0);
@@ -652,6 +780,11 @@ static int hji_learn(int argc, char **argv) {
     }
     if (b.tty) fputc('\n', stderr);
     dg_json j = {cJSON_CreateObject(), 0};
+    if (!writer) {
+        cJSON_Delete(j.root);
+        if (cli_stop) rc = EXIT_INTERRUPTED;
+        goto done;
+    }
     if (bench) {   /* the iterations after the first (which sizes the tape), as given */
         const double t = n > 1 ? secs - m[0].seconds : secs, f = n > 1 ? flops * (n - 1) / n : flops;  /* n0 0 */
         const int k = n > 1 ? n - 1 : n;

@@ -39,8 +39,8 @@ static const char USAGE_TAIL[] =
  * under valgrind, which would run the new image natively). */
 /* The commands that split their work over MPI ranks. */
 static int cli_dist_ok(int argc, char **argv) {
-    return (argc > 2 && !strcmp(argv[1], "hji") && !strcmp(argv[2], "solve")) || !strcmp(argv[1], "train") ||
-           !strcmp(argv[1], "sweep");
+    return (argc > 2 && !strcmp(argv[1], "hji") && (!strcmp(argv[2], "solve") || !strcmp(argv[2], "learn"))) ||
+           !strcmp(argv[1], "train") || !strcmp(argv[1], "sweep");
 }
 
 static void omp_short_spin(char **argv) {
@@ -122,7 +122,7 @@ int main(int argc, char **argv) {
     if (dg_dist_init(&argc, &argv) > 1 && !cli_dist_ok(argc, argv)) {
         if (dg_dist_rank() == 0)
             fprintf(stderr, "difgames: %s does not run across MPI ranks (%d ranks): start it without "
-                    "mpirun (commands that do: hji solve, train, sweep)\n", argv[1], dg_dist_size());
+                    "mpirun (commands that do: hji solve, hji learn, train, sweep)\n", argv[1], dg_dist_size());
         dg_dist_finalize();
         return EXIT_USAGE;
     }

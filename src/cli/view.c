@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 
 #include "cli/cli.h"
+#include "difgames/hji_learn.h"
 #include "viewer/viewer.h"
 #include "viewer/window.h"
 
@@ -60,6 +61,9 @@ static const char HJI_VIEW_HELP[] =
     "(time, the other axes) drag with the mouse. With --config a click plays both players'\n"
     "equilibrium strategies from that point (the other axes at their slider values) and\n"
     "draws the path as it goes. Prints one JSON line at the end.\n"
+    "--value may be a network of hji learn (value.safetensors) with --config: its value\n"
+    "at 11 times-to-go from 0 to its t_end on the config's grid, and the strategies from\n"
+    "the network's own gradient (evaluated in the precision it was trained in).\n"
     "\n"
     "options:\n";
 
@@ -150,7 +154,8 @@ int cmd_hji_view(int argc, char **argv) {
     cli_list from;
     int rc;
     cli_opt opts[] = {
-        CLI_IN("--value", &o.value, "FILE", "the value file of hji solve", .req = 1),
+        CLI_IN("--value", &o.value, "FILE", "the value file of hji solve, or a network of hji learn (with --config)",
+               .req = 1),
         CLI_IN("--config", &o.config, "FILE", "its game's config: target, obstacles, clicks play"),
         CLI_AT(&o.at),
         CLI_LIST("--from", &from, "X1,X2,...", -INFINITY, INFINITY, "play from this state at the start (as a click "
@@ -171,6 +176,11 @@ int cmd_hji_view(int argc, char **argv) {
         cli_error("hji view", "--from needs --config (the game's strategies come from it)");
         free(from.v);
         return EXIT_USAGE;
+    }
+    int f64 = 0;
+    if (dg_hji_learn_probe(o.value, &f64) && f64 && !DG_REAL_F64) {  /* an f64 network: the double copy (main.c) */
+        free(from.v);
+        return CLI_RERUN_F64;
     }
     if (!cli_given(opts, "--contours")) o.levels = -1;
     o.from = from.v;

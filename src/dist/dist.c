@@ -624,3 +624,44 @@ dg_status dg_dist_file_close(dg_dist_file *f, dg_err *e) {
 
 
 #endif
+
+/* ------------------------------------------------------------------ blocks of items (both builds) */
+
+void dg_dist_block(int n, int *lo, int *hi) {
+    const int R = dg_dist_size(), r = dg_dist_rank();
+    *lo = (int)((int64_t)r * n / R);
+    *hi = (int)((int64_t)(r + 1) * n / R);
+}
+
+/* Packs this rank's items at their place in one buffer (rank order is item order), gathers every
+ * rank's part in place, and copies the others' items out. */
+dg_status dg_dist_share_blocks(int n, int k, void *const *ptr, const size_t *bytes, dg_err *e) {
+    const int R = dg_dist_size(), me = dg_dist_rank();
+    if (R == 1 || n < 1 || k < 1) return DG_OK;
+    size_t one = 0;
+    for (int j = 0; j < k; j++) one += bytes[j];
+    size_t *part = malloc((size_t)R * sizeof *part);
+    unsigned char *buf = malloc((size_t)n * one + 1);
+    if (!part || !buf) {
+        free(part), free(buf);
+        return dg_err_set(e, DG_ERR_NOMEM, "out of memory for the exchange of %d items of %zu bytes", n, one);
+    }
+    for (int r = 0; r < R; r++) part[r] = (size_t)((int64_t)(r + 1) * n / R - (int64_t)r * n / R) * one;
+    int lo, hi;
+    dg_dist_block(n, &lo, &hi);
+    unsigned char *q = buf + (size_t)lo * one;
+    for (int i = lo; i < hi; i++)
+        for (int j = 0; j < k; j++) {
+            memcpy(q, ptr[(size_t)i * k + j], bytes[j]);
+            q += bytes[j];
+        }
+    dg_status st = dg_dist_allgatherv(buf + (size_t)lo * one, part[me], buf, part, e);
+    q = buf;
+    for (int i = 0; st == DG_OK && i < n; i++)
+        for (int j = 0; j < k; j++) {
+            if (i < lo || i >= hi) memcpy(ptr[(size_t)i * k + j], q, bytes[j]);
+            q += bytes[j];
+        }
+    free(part), free(buf);
+    return st;
+}

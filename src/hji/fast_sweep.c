@@ -71,7 +71,7 @@ static double neighbour(const sweep_view *sv, const double *v, int64_t j, int k,
 static void p_bound(const sweep_view *sv, const double *v, double *P) {
     const dg_hji_grid *g = sv->g;
     for (int k = 0; k < g->ndim; k++) P[k] = 0;
-    int idx[DG_HJI_MAX_DIMS];
+    int idx[DG_HJI_GRID_MAX_DIMS];
     for (int64_t j = 0; j < sv->nodes; j++) {
         index_of(sv, j, idx);
         for (int k = 0; k < g->ndim; k++) {
@@ -134,7 +134,7 @@ dg_status hji_fast_sweep(const dg_hji_grid *g, const dg_hji_game *gm, const dg_h
     }
     const double rho = gm->payoff.on ? gm->payoff.discount : 0;
     const double cap = o->cap > 0 ? o->cap : INFINITY;
-    double alpha[DG_HJI_MAX_DIMS];
+    double alpha[DG_HJI_GRID_MAX_DIMS];
     unsigned char *held = calloc((size_t)N, 1);
     /* a split grid sweeps a copy with ghost layers; the whole grid sweeps out itself */
     double *buf = sv.dec ? calloc((size_t)(N + 2 * h), sizeof *buf) : NULL;
@@ -154,12 +154,12 @@ dg_status hji_fast_sweep(const dg_hji_grid *g, const dg_hji_game *gm, const dg_h
     dg_status rc = DG_OK;
     const int orders = 1 << nd;
     int quiet = 0;
-    double P[DG_HJI_MAX_DIMS];
+    double P[DG_HJI_GRID_MAX_DIMS];
     {   /* a first bound on |p|: the values' scale over the grid's width (below it the first sweep
          * can be far from monotone, and a quadratic input's H then blows up along the sweep) */
         double m[2] = {0, 0};   /* max |v0|, max |H(x, 0)| */
         for (int64_t j = 0; j < N; j++) {
-            double x[DG_HJI_MAX_DIMS], p0[DG_HJI_MAX_DIMS] = {0}, hx;
+            double x[DG_HJI_GRID_MAX_DIMS], p0[DG_HJI_GRID_MAX_DIMS] = {0}, hx;
             dg_hji_grid_point(g, sv.node0 + j, x);
             gm->ham(gm->user, 0, 1, x, p0, &hx);   /* -L0(x) */
             m[0] = fmax(m[0], fabs(v0[j]));
@@ -173,11 +173,11 @@ dg_status hji_fast_sweep(const dg_hji_grid *g, const dg_hji_game *gm, const dg_h
         const int c = (int)(st.iterations % orders);   /* this sweep's ordering: bit k reverses axis k */
         exchange(&sv, out);
         /* the floor of the p boxes: a twentieth of the p range of the current phi, never lowered */
-        double Pn[DG_HJI_MAX_DIMS];
+        double Pn[DG_HJI_GRID_MAX_DIMS];
         p_bound(&sv, out, Pn);
         for (int k = 0; k < nd; k++) P[k] = fmax(P[k], 0.05 * Pn[k]);
         double res = 0;
-        int idx[DG_HJI_MAX_DIMS];
+        int idx[DG_HJI_GRID_MAX_DIMS];
         for (int64_t m = 0; m < N; m++) {
             int64_t r = m, j = 0;
             for (int k = nd - 1; k >= 0; k--) {
@@ -189,7 +189,7 @@ dg_status hji_fast_sweep(const dg_hji_grid *g, const dg_hji_game *gm, const dg_h
                 idx[k] = k ? i : sv.i0 + i;
             }
             if (held[j]) continue;
-            double x[DG_HJI_MAX_DIMS], pb[DG_HJI_MAX_DIMS], nb[2][DG_HJI_MAX_DIMS], hx;
+            double x[DG_HJI_GRID_MAX_DIMS], pb[DG_HJI_GRID_MAX_DIMS], nb[2][DG_HJI_GRID_MAX_DIMS], hx;
             double num = 0, den = rho;
             int edge = 0;
             for (int k = 0; k < nd && !edge; k++) {
@@ -200,7 +200,7 @@ dg_status hji_fast_sweep(const dg_hji_grid *g, const dg_hji_game *gm, const dg_h
             if (edge) continue;   /* edges: extrapolated below */
             dg_hji_grid_point(g, sv.node0 + j, x);
             {   /* alpha over this node's one-sided differences with a margin, at least the floor */
-                double lo[DG_HJI_MAX_DIMS], hi[DG_HJI_MAX_DIMS];
+                double lo[DG_HJI_GRID_MAX_DIMS], hi[DG_HJI_GRID_MAX_DIMS];
                 for (int k = 0; k < nd; k++) {
                     const double pm = fabs(out[j] - nb[0][k]) / g->dx[k], pp = fabs(nb[1][k] - out[j]) / g->dx[k];
                     hi[k] = 1.5 * fmax(pm, pp) + P[k];

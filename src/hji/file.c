@@ -261,27 +261,58 @@ void dg_hji_value_slices_free(dg_hji_value_slices *vs) {
 dg_status dg_hji_play(const dg_hji_problem *p, const dg_hji_slices *V, const double *x0, const dg_hji_play_opts *o,
                       dg_hji_sim_result *r, dg_hji_file_step *step, dg_err *e) {
     memset(r, 0, sizeof *r);
-    dg_hji_file_step st_local;
-    if (!step) step = &st_local;
-    *step = DG_HJI_FILE_STEPS;
+    if (step) *step = DG_HJI_FILE_STEPS;
     if (!(o->t_max > 0) || o->dt < 0 || V->nt < 1)
         return dg_err_set(e, DG_ERR_ARG, "play: t_max %g and dt %g must be > 0 (dt 0: automatic), with %d value "
                           "times", o->t_max, o->dt, V->nt);
-    r->dt = o->dt > 0 ? o->dt : dg_hji_sim_dt(p, V, x0, o->t_max);
+    const dg_hji_source src = dg_hji_source_slices(&p->grid, V);
+    return dg_hji_play_sources(p, &src, NULL, x0, o, r, step, e);
+}
+
+dg_status dg_hji_play_sources(const dg_hji_problem *p, const dg_hji_source *su, const dg_hji_source *sd,
+                              const double *x0, const dg_hji_play_opts *o, dg_hji_sim_result *r, dg_hji_file_step *step,
+                              dg_err *e) {
+    memset(r, 0, sizeof *r);
+    dg_hji_file_step st_local;
+    if (!step) step = &st_local;
+    *step = DG_HJI_FILE_STEPS;
+    if (!su || !(o->t_max > 0) || o->dt < 0)
+        return dg_err_set(e, DG_ERR_ARG, "play: a value, and t_max %g and dt %g > 0 (dt 0: automatic) needed",
+                          o->t_max, o->dt);
+    r->dt = o->dt;
+    *step = DG_HJI_FILE_SIM;
+    dg_status s0 = o->dt > 0 ? DG_OK : dg_hji_sim_dt_sources(p, su, sd, x0, o->t_max, &r->dt, e);
+    if (s0 != DG_OK) return s0;
+    *step = DG_HJI_FILE_STEPS;
     if (!(o->t_max / r->dt <= (double)o->max_steps))  /* the CSV's rows, bounded before anything is written */
         return dg_err_set(e, DG_ERR_ARG, "t_max %g / dt %g is %.3g steps, more than max_steps %lld (one CSV row "
                           "each)", o->t_max, r->dt, o->t_max / r->dt, (long long)o->max_steps);
     const double dt = r->dt;
     dg_hji_play_gif *pg = NULL;
     *step = DG_HJI_FILE_GIF;
-    if (o->gif_path && !(pg = dg_hji_play_gif_begin(o->gif_path, p, V->v + (size_t)(V->nt - 1) * (size_t)p->grid.nodes,
-                                                    V->t[V->nt - 1], e)))
+    double *tab = NULL;  /* the GIF's background: u's value at its horizon on p's grid */
+    const double *bg = NULL;
+    if (o->gif_path && hji_source_on_grid(su, &p->grid)) {
+        const dg_hji_slices *V = &su->slices;  /* the slices' own last one, as ever */
+        bg = V->v + (size_t)(V->nt - 1) * (size_t)p->grid.nodes;
+    } else if (o->gif_path) {
+        if (!(tab = malloc((size_t)p->grid.nodes * sizeof *tab)))
+            return dg_err_set(e, DG_ERR_NOMEM, "play: out of memory for %lld nodes", (long long)p->grid.nodes);
+        if ((s0 = dg_hji_source_tabulate(su, &p->grid, su->horizon, tab, e)) != DG_OK) {
+            free(tab);
+            return s0;
+        }
+        bg = tab;
+    }
+    if (o->gif_path && !(pg = dg_hji_play_gif_begin(o->gif_path, p, bg, su->horizon, e))) {
+        free(tab);
         return e->status;
+    }
     /* both players follow the equilibrium feedback: inputs from the gradient of V(x, t_end - t) */
     const dg_hji_sim_opts so = {.t_max = o->t_max, .dt = dt, .max_steps = o->max_steps, .layer = o->layer,
                                 .csv_path = o->csv_path, .on_step = pg ? dg_hji_play_gif_step : NULL, .user = pg};
     *step = DG_HJI_FILE_SIM;
-    dg_status s = dg_hji_simulate(p, V, x0, &so, r, e);
+    dg_status s = dg_hji_simulate_sources(p, su, sd, x0, &so, r, e);
     if (s == DG_ERR_INTERRUPTED && pg) {  /* the GIF's step stopped it: its error */
         *e = *dg_hji_play_gif_error(pg);
         s = e->status;
@@ -289,10 +320,13 @@ dg_status dg_hji_play(const dg_hji_problem *p, const dg_hji_slices *V, const dou
     }
     if (s != DG_OK) {
         dg_hji_play_gif_abort(pg);
+        free(tab);
         return s;
     }
     *step = DG_HJI_FILE_GIF;
-    if (pg && (s = dg_hji_play_gif_end(pg, e)) != DG_OK) return s;
+    s = pg ? dg_hji_play_gif_end(pg, e) : DG_OK;
+    free(tab);
+    if (s != DG_OK) return s;
     *step = DG_HJI_FILE_OK;
     return DG_OK;
 }

@@ -44,8 +44,12 @@ dg_status dg_hji_grid_init(dg_hji_grid *g, int ndim, const double *lo, const dou
         t.hi[k] = hi[k];
         t.dx[k] = (hi[k] - lo[k]) / (per ? n[k] : n[k] - 1);
         t.bc[k] = per ? DG_HJI_BC_PERIODIC : DG_HJI_BC_AWAY;
-        if (!dg_mul_ok(nodes, n[k], (int64_t)1 << 40, &nodes))
+        if (ndim <= DG_HJI_GRID_MAX_DIMS && !dg_mul_ok(nodes, n[k], (int64_t)1 << 40, &nodes))
             return dg_err_set(e, DG_ERR_ARG, "hji grid: the product of the node counts passes 2^40 at axis %d", k);
+    }
+    if (ndim > DG_HJI_GRID_MAX_DIMS) {   /* a box (hji learn samples it): no nodes, no strides */
+        *g = t;
+        return DG_OK;
     }
     int64_t s = 1;
     for (int k = ndim - 1; k >= 0; k--) {

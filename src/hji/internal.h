@@ -40,6 +40,8 @@ void hji_degree_wrap(const dg_hji_game *gm, dg_hji_game *out);
 /* 1 when an affine game of degree has an input whose extreme is not bang-bang (QUAD, or a box at a
  * running cost): its Hamiltonian is the generic one (hji_degree_wrap). */
 int  hji_game_smooth_inputs(const dg_hji_game *gm);
+/* 1 when s is a slices source (dg_hji_source_slices) on grid g: its slices are g's node values. */
+int  hji_source_on_grid(const dg_hji_source *s, const dg_hji_grid *g);
 /* 1 when an input is unbounded at a quadratic cost (QUAD): its dissipation grows with |p|, the
  * generic Hamiltonian's passes find it (a BOX_COST input stays on the affine kernel). */
 int  hji_game_quad_inputs(const dg_hji_game *gm);

@@ -71,7 +71,8 @@ dg_status dg_hji_model_load(dg_cfg *cfg, dg_hji_model_def *def, dg_err *e) {
     def->model = m;
     dg_model_mark_other(cfg, 1);
     if (m->ns > DG_HJI_MAX_DIMS)
-        return dg_cfg_error(cfg, "model.state", e, "the grid solver takes at most %d state variables", DG_HJI_MAX_DIMS);
+        return dg_cfg_error(cfg, "model.state", e, "at most %d state variables (the grid solver takes %d, hji "
+                            "learn %d)", DG_HJI_MAX_DIMS, DG_HJI_GRID_MAX_DIMS, DG_HJI_MAX_DIMS);
     int H = 60;  /* the default horizon: that of the gradient solver's episode, H dt */
     if (dg_cfg_has(cfg, "env.horizon")) {
         dg_status st = dg_cfg_get(cfg, "env.horizon", DG_CFG_INT, &H, e);

@@ -67,7 +67,7 @@ dg_status dg_hji_part_init_cut(dg_hji_part *pt, const dg_hji_grid *g, const dg_h
     for (int k = 0; k < nd; k++) pt->cuts[k] = 1;
     pt->cuts[0] = R;
     const int sweep = o->tol > 0 && o->method == DG_HJI_METHOD_SWEEP;
-    int c[DG_HJI_MAX_DIMS];
+    int c[DG_HJI_GRID_MAX_DIMS];
     if (cuts) {   /* the caller's cut: boxes of at least gw layers (along axis 0 alone: any) */
         int prod = 1, multi = 0;
         for (int k = 0; k < nd; k++) {
@@ -107,7 +107,7 @@ dg_status dg_hji_part_init_cut(dg_hji_part *pt, const dg_hji_grid *g, const dg_h
         if (halo >= (double)INT_MAX)
             return dg_err_set(e, DG_ERR_ARG, "hji: a ghost face of %.0f nodes passes MPI's 2^31 counts: use more "
                               "ranks", halo);
-        int per[DG_HJI_MAX_DIMS];
+        int per[DG_HJI_GRID_MAX_DIMS];
         for (int k = 0; k < nd; k++) per[k] = g->bc[k] == DG_HJI_BC_PERIODIC;
         dg_dist_cart(nd, pt->cuts, per, pt->coords, pt->down, pt->up);
         for (int k = 0; k < nd; k++)
@@ -207,7 +207,7 @@ dg_status dg_hji_part_gather(const dg_hji_part *pt, const dg_hji_grid *g, int nt
     double *boxes = NULL;   /* a cut along several axes: every box in rank order, then put in place */
     if (!bytes) return dg_err_set(e, DG_ERR_NOMEM, "hji: out of memory");
     for (int r = 0; r < pt->size; r++) {
-        int lo[DG_HJI_MAX_DIMS], n[DG_HJI_MAX_DIMS];
+        int lo[DG_HJI_GRID_MAX_DIMS], n[DG_HJI_GRID_MAX_DIMS];
         dg_hji_part_box(pt, g, r, lo, n);
         int64_t nodes = 1;
         for (int k = 0; k < g->ndim; k++) nodes *= n[k];
@@ -229,7 +229,7 @@ dg_status dg_hji_part_gather(const dg_hji_part *pt, const dg_hji_grid *g, int nt
         if (rc || !boxes) continue;
         const double *b = boxes;
         for (int r = 0; r < pt->size; r++) {   /* each box's runs into place */
-            int lo[DG_HJI_MAX_DIMS], n[DG_HJI_MAX_DIMS];
+            int lo[DG_HJI_GRID_MAX_DIMS], n[DG_HJI_GRID_MAX_DIMS];
             dg_hji_part_box(pt, g, r, lo, n);
             int64_t len;
             const int64_t runs = hji_box_runs(g, lo, n, &len);
@@ -306,7 +306,7 @@ dg_status dg_hji_part_cuts(const dg_hji_grid *g, int gw, int R, int *cuts, doubl
     if (rc) return rc;
     if (!cuts || R < 1 || gw < 1)
         return dg_err_set(e, DG_ERR_ARG, "hji: part_cuts needs cuts, R >= 1 and gw >= 1 (got R %d, gw %d)", R, gw);
-    int c[DG_HJI_MAX_DIMS], best[DG_HJI_MAX_DIMS];
+    int c[DG_HJI_GRID_MAX_DIMS], best[DG_HJI_GRID_MAX_DIMS];
     double best_h = INFINITY;
     for (int k = 0; k < g->ndim; k++) best[k] = 0;
     cut_search(g, gw, 0, R, c, best, &best_h);

@@ -62,6 +62,7 @@ int64_t dg_hji_contour(const double *v, int nx, int ny, dg_hji_segment_fn seg, v
 static const uint32_t LEVEL_COLORS[] = {0xff7043, 0x4dd0e1, 0xffd54f, 0xf06292, 0x81c784, 0xba68c8};
 #define LAST_COLOR 0xffffffu
 #define LEVEL_LINE 0xffffffu       /* a game of degree's level sets                             */
+#define LEARNED_COLOR 0xff40ffu    /* a learned value's zero set (or level sets) beside the grid's */
 
 /* A value figure's layout: the plot box (axes 0 and 1 of the grid at equal scale, unless that would
  * make a side shorter than a third of the other), the colour bar at its right, all in pixels. */
@@ -162,7 +163,7 @@ static void fig_axes(dg_draw *d, const figure *f) {
 /* The heat map of slices[nt - 1] over the plot box with the zero sets of every slice over it, the axes,
  * the colour bar and (nt > 1 or legend) a legend of times[] in the plot box's top-right corner. */
 static dg_status fig_draw(dg_draw *d, const figure *f, double *const *slices, int nt, const double *times,
-                          int legend, dg_err *e) {
+                          int legend, const double *learned, dg_err *e) {
     const dg_hji_grid *g = f->g;
     const int nx = g->n[0], ny = g->n[1];
     float *heat = malloc((size_t)nx * ny * sizeof(float));
@@ -175,6 +176,10 @@ static dg_status fig_draw(dg_draw *d, const figure *f, double *const *slices, in
                      i == nt - 1 ? 2.5 : 2.0};
         dg_hji_contour(slices[i], nx, ny, draw_segment, &b);
     }
+    if (learned) {  /* over the grid's: where the two differ, both show */
+        seg_box b = {d, f, f->pw / (nx - 1), f->ph / (ny - 1), LEARNED_COLOR, 2.0};
+        dg_hji_contour(learned, nx, ny, draw_segment, &b);
+    }
     fig_axes(d, f);
     if (!legend) return DG_OK;
     char s[48];
@@ -184,7 +189,10 @@ static dg_status fig_draw(dg_draw *d, const figure *f, double *const *slices, in
         snprintf(s, sizeof s, "t = %.3g", times[i]);
         tw = fmax(tw, dg_draw_text_width(d, s, FONT));
     }
-    const double bw = round(PAD + sample + GAP * 2 + tw + PAD), bh = round(nt * lh + PAD);
+    snprintf(s, sizeof s, "learned, t = %.3g", times[nt - 1]);
+    if (learned) tw = fmax(tw, dg_draw_text_width(d, s, FONT));
+    const int rows = nt + (learned != NULL);
+    const double bw = round(PAD + sample + GAP * 2 + tw + PAD), bh = round(rows * lh + PAD);
     const double bx = round(f->x0 + f->pw - PAD - bw), by = round(f->y0 + PAD);
     dg_draw_rect_fill(d, bx, by, bw, bh, 0x202028, 0.8);
     for (int i = 0; i < nt; i++) {
@@ -194,6 +202,12 @@ static dg_status fig_draw(dg_draw *d, const figure *f, double *const *slices, in
         snprintf(s, sizeof s, "t = %.3g", times[i]);
         dg_draw_text(d, bx + PAD + sample + 2 * GAP, y, s, 0xffffff, FONT, DG_TEXT_LEFT | DG_TEXT_MIDDLE, 0);
     }
+    if (learned) {
+        const double y = by + PAD / 2 + nt * lh + lh / 2;
+        dg_draw_line(d, bx + PAD, y, bx + PAD + sample, y, LEARNED_COLOR, 2.0);
+        snprintf(s, sizeof s, "learned, t = %.3g", times[nt - 1]);
+        dg_draw_text(d, bx + PAD + sample + 2 * GAP, y, s, 0xffffff, FONT, DG_TEXT_LEFT | DG_TEXT_MIDDLE, 0);
+    }
     return DG_OK;
 }
 
@@ -201,7 +215,7 @@ static dg_status fig_draw(dg_draw *d, const figure *f, double *const *slices, in
  * levels over it (white), the axes, and the same levels marked across the colour bar beside their
  * labels (they are its ticks), so that each line reads as the value its tick names. */
 static dg_status fig_levels(dg_draw *d, const figure *f, const double *slice, const dg_hji_plot_spec *sp,
-                            dg_err *e) {
+                            const double *learned, dg_err *e) {
     const int nx = f->g->n[0], ny = f->g->n[1];
     float *heat = malloc((size_t)nx * ny * sizeof(float));
     double *shifted = malloc((size_t)nx * ny * sizeof(double));
@@ -217,12 +231,25 @@ static dg_status fig_levels(dg_draw *d, const figure *f, const double *slice, co
         for (int j = 0; j < nx * ny; j++) shifted[j] = slice[j] - sp->level[k];
         dg_hji_contour(shifted, nx, ny, draw_segment, &b);
     }
+    b.rgb = LEARNED_COLOR;  /* a learned value's level sets at the same levels, over the grid's */
+    for (int k = 0; learned && k < sp->nlevels; k++) {
+        for (int j = 0; j < nx * ny; j++) shifted[j] = learned[j] - sp->level[k];
+        dg_hji_contour(shifted, nx, ny, draw_segment, &b);
+    }
     free(heat);
     free(shifted);
     fig_axes(d, f);
     for (int k = 0; k < sp->nlevels; k++) {
         const double y = round(f->y0 + (f->vhi - sp->level[k]) / (f->vhi - f->vlo) * f->ph);
         dg_draw_line(d, f->bx, y, f->bx + BAR_W, y, LEVEL_LINE, 1.5);
+    }
+    if (learned) {  /* which lines are which */
+        const double ch = dg_draw_text_height(d, FONT), bw = round(PAD + 24 + 2 * GAP + dg_draw_text_width(d, "learned",
+                                                                                                         FONT) + PAD);
+        const double bx = round(f->x0 + f->pw - PAD - bw), by = round(f->y0 + PAD), y = by + PAD / 2 + (ch + 3) / 2;
+        dg_draw_rect_fill(d, bx, by, bw, round(ch + 3 + PAD), 0x202028, 0.8);
+        dg_draw_line(d, bx + PAD, y, bx + PAD + 24, y, LEARNED_COLOR, 1.5);
+        dg_draw_text(d, bx + PAD + 24 + 2 * GAP, y, "learned", 0xffffff, FONT, DG_TEXT_LEFT | DG_TEXT_MIDDLE, 0);
     }
     return DG_OK;
 }
@@ -289,6 +316,11 @@ void dg_hji_plot_describe(const dg_hji_value *v, const double *at, double lo, do
 }
 
 dg_status dg_hji_plot_value(const dg_hji_value *vf, const double *at_in, const char *path, dg_err *e) {
+    return dg_hji_plot_learned(vf, at_in, NULL, path, e);
+}
+
+dg_status dg_hji_plot_learned(const dg_hji_value *vf, const double *at_in, const double *learned, const char *path,
+                              dg_err *e) {
     const dg_hji_grid *g = &vf->grid;
     double at[DG_HJI_MAX_DIMS];
     for (int k = 0; k < g->ndim; k++) at[k] = at_in && k >= 2 ? at_in[k] : 0.5 * (g->lo[k] + g->hi[k]);
@@ -300,8 +332,10 @@ dg_status dg_hji_plot_value(const dg_hji_value *vf, const double *at_in, const c
     int idx[DG_HJI_MAX_TIMES], ns = 0;
     for (int i = kind ? 0 : vf->nt - 1; i < vf->nt; i++)
         if (!vf->sampled[i]) times[ns] = vf->times[i], idx[ns++] = i;
-    int ok = v != NULL;
+    double *lslice = learned ? malloc((size_t)nx * ny * sizeof(double)) : NULL;
+    int ok = v != NULL && (!learned || lslice);
     for (int i = 0; i < ns && ok; i++) ok = (slices[i] = malloc((size_t)nx * ny * sizeof(double))) != NULL;
+    if (ok && learned) dg_hji_slice2d(g, learned, at, lslice);
     dg_status s = ok ? DG_OK : dg_err_set(e, DG_ERR_NOMEM, "hji plot: out of memory");
     for (int i = 0; i < ns && s == DG_OK; i++)
         if ((s = dg_hji_value_read(vf, idx[i], v, e)) == DG_OK) dg_hji_slice2d(g, v, at, slices[i]);
@@ -322,7 +356,7 @@ dg_status dg_hji_plot_value(const dg_hji_value *vf, const double *at_in, const c
     if (s == DG_OK) s = dg_draw_begin(&d, img, e);
     if (s == DG_OK) {
         dg_draw_text(&d, f.x0 + f.pw / 2, PAD, spec.title, 0x000000, TITLE_FONT, DG_TEXT_CENTER | DG_TEXT_TOP, 0);
-        s = kind ? fig_draw(&d, &f, slices, ns, times, 1, e) : fig_levels(&d, &f, slices[0], &spec, e);
+        s = kind ? fig_draw(&d, &f, slices, ns, times, 1, lslice, e) : fig_levels(&d, &f, slices[0], &spec, lslice, e);
         if (s == DG_OK) s = dg_draw_end(&d, e);
         else dg_draw_abort(&d);
     }
@@ -330,6 +364,7 @@ dg_status dg_hji_plot_value(const dg_hji_value *vf, const double *at_in, const c
     dg_image_free(img);
     for (int i = 0; i < ns; i++) free(slices[i]);
     free(v);
+    free(lslice);
     return s;
 }
 
@@ -529,7 +564,7 @@ int dg_hji_play_gif_step(void *user, const dg_hji_sim_step *s) {
     if (dg_draw_begin(&d, pg->img, &pg->e) != DG_OK) return 1;
     dg_draw_rect_fill(&d, 0, 0, pg->img->w, pg->img->h, 0xffffff, 1);
     double *sl[1] = {pg->slice};
-    if (fig_draw(&d, f, sl, 1, &pg->t_end, 0, &pg->e) != DG_OK) {
+    if (fig_draw(&d, f, sl, 1, &pg->t_end, 0, NULL, &pg->e) != DG_OK) {
         dg_draw_abort(&d);
         return 1;
     }

@@ -357,8 +357,13 @@ static void target_nodes(const dg_hji_problem *p, int64_t j0, int64_t n, double 
     }
 }
 
+/* How a problem is loaded: its node arrays built (whole), left to each rank's block (split), or none
+ * for work at points (hji learn: any number of axes up to DG_HJI_MAX_DIMS). */
+enum { LOAD_SPLIT = 0, LOAD_WHOLE = 1, LOAD_POINTS = 2 };
+
 /* dg_hji_problem_load, building the node arrays when whole (else dg_hji_problem_build_block does) */
-static dg_hji_problem *problem_load(dg_cfg *cfg, int whole, dg_err *e) {
+static dg_hji_problem *problem_load(dg_cfg *cfg, int how, dg_err *e) {
+    const int whole = how == LOAD_WHOLE || how == LOAD_POINTS;
     if (!cfg) {
         dg_err_set(e, DG_ERR_ARG, "hji: no config");
         return NULL;
@@ -422,6 +427,13 @@ static dg_hji_problem *problem_load(dg_cfg *cfg, int whole, dg_err *e) {
     if (dg_keys_read(cfg, gd->keys, gd->nkeys, p, e)) goto fail;
     gd->read(p);
     if (read_grid(cfg, p, gd, span, e) || read_solver(cfg, p, e) || read_degree(cfg, p, e)) goto fail;
+    const int nodes = p->grid.ndim <= DG_HJI_GRID_MAX_DIMS;  /* else a box alone: no n^d array, ever */
+    if (!nodes && how != LOAD_POINTS) {
+        dg_cfg_error(cfg, dg_cfg_has(cfg, "grid.n") ? "grid.n" : "grid", e,
+                     "%d state dimensions: the grid solver takes at most %d (its memory grows as n^d); a problem of "
+                     "more is learned (hji learn, docs/neural.md)", p->grid.ndim, DG_HJI_GRID_MAX_DIMS);
+        goto fail;
+    }
     if (p->model && dg_hji_model_payoff(p->model, cfg, p->payoff == DG_HJI_PAYOFF_COST, &p->game, e)) goto fail;
     if (gd->check && gd->check(p, cfg, e)) goto fail;
     if (p->opts.dt > 0 && !(p->t_end / p->opts.dt <= DG_HJI_MAX_STEPS)) {
@@ -430,7 +442,12 @@ static dg_hji_problem *problem_load(dg_cfg *cfg, int whole, dg_err *e) {
         goto fail;
     }
     if (read_obstacles(cfg, p, e) || check_degree(cfg, p, e)) goto fail;
-    if (whole) {
+    if (!nodes && p->payoff == DG_HJI_PAYOFF_TIME) {   /* its v0 needs the target's front speed over the nodes */
+        dg_cfg_error(cfg, "payoff", e, "time, with %d state dimensions: its initial value needs the grid "
+                     "(at most %d axes)", p->grid.ndim, DG_HJI_GRID_MAX_DIMS);
+        goto fail;
+    }
+    if (whole && nodes) {
         {   /* the target, and with obstacles their field and a scratch array: refused if they cannot fit */
             dg_err me = {0};
             const int obst = dg_cfg_len(cfg, "obstacles") > 0;
@@ -451,8 +468,16 @@ fail:
     return NULL;
 }
 
-dg_hji_problem *dg_hji_problem_load(dg_cfg *cfg, dg_err *e) { return problem_load(cfg, 1, e); }
-dg_hji_problem *dg_hji_problem_load_split(dg_cfg *cfg, dg_err *e) { return problem_load(cfg, 0, e); }
+dg_hji_problem *dg_hji_problem_load(dg_cfg *cfg, dg_err *e) { return problem_load(cfg, LOAD_WHOLE, e); }
+dg_hji_problem *dg_hji_problem_load_split(dg_cfg *cfg, dg_err *e) { return problem_load(cfg, LOAD_SPLIT, e); }
+dg_hji_problem *dg_hji_problem_load_points(dg_cfg *cfg, dg_err *e) { return problem_load(cfg, LOAD_POINTS, e); }
+
+int dg_hji_problem_has_obstacle(const dg_hji_problem *p) {
+    const problem_build *b = p ? p->build : NULL;   /* (a game of degree holds its obstacles in v0 and stop) */
+    return b && p->payoff == DG_HJI_PAYOFF_KIND && (b->nshape > 0 || dg_hji_model_has_avoid(p->model));
+}
+
+int dg_hji_problem_has_stop(const dg_hji_problem *p) { return p && p->payoff == DG_HJI_PAYOFF_TIME; }
 
 void dg_hji_problem_free(dg_hji_problem *p) {
     if (!p) return;

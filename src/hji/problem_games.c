@@ -1,5 +1,5 @@
-/* The built-in games of configs/hji (pursuit2d, air3d, chauffeur, chase4d, linear): each one's
- * constants as config keys, dynamics, inputs and target, in one table (hji_games); docs/hji.md
+/* The built-in games of configs/hji (pursuit2d, air3d, chauffeur, chase4d, linear, collision9d): each
+ * one's constants as config keys, dynamics, inputs and target, in one table (hji_games); docs/hji.md
  * describes each game. problem.c reads a config into a problem of one of them. */
 #include <math.h>
 #include <stdio.h>
@@ -11,6 +11,7 @@
 #include "hji/problem_internal.h"
 
 #define TWO_PI 6.283185307179586
+#define PI 3.141592653589793
 
 /* A game's constants are config keys of its name (DG_KEY_F64) into p->param[i].value; each kind of
  * constant has its bounds once: */
@@ -240,8 +241,58 @@ static dg_status check_linear(const dg_hji_problem *p, dg_cfg *c, dg_err *e) {
 
 static double target_linear(TARGET_ARGS) { return target_ball0(p, 0, p->param[LIN_R].value, x, grad); }
 
+/* collision9d (DeepReach's multi-vehicle collision, Bansal & Tomlin 2021): three Dubins aircraft
+ * i = 1, 2, 3 at the same speed v, state (x1, y1, x2, y2, x3, y3, th1, th2, th3):
+ *     x_i' = v cos th_i,  y_i' = v sin th_i,  th_i' = u_i,  |u_i| <= w,
+ * every vehicle's turn rate a component of u (role MAX: each steers away from the collision set;
+ * no disturbance). Target: l(x) = min over the pairs of |p_i - p_j| - R, <= 0 at a collision. */
+enum { MV_V, MV_W, MV_R };
+static const dg_key COLLISION9D_KEYS[] = {
+    RATE("speed", MV_V, 0.6, "every vehicle's speed v"),
+    RATE("turn_rate", MV_W, 1.1, "every vehicle's largest turn rate w"),
+    SIZE("collision_radius", MV_R, 0.25, "two vehicles collide within this distance (the target's radius)"),
+};
+
+static void dyn_collision9d(void *user, const double *x, double *f, double *G, double *D) {
+    const dg_hji_param *q = user;
+    (void)D;
+    for (int i = 0; i < 3; i++) {
+        f[2 * i] = q[MV_V].value * cos(x[6 + i]);
+        f[2 * i + 1] = q[MV_V].value * sin(x[6 + i]);
+        G[(6 + i) * 3 + i] = 1;   /* G (9, 3): th_i' = u_i */
+    }
+}
+
+static void read_collision9d(dg_hji_problem *p) {
+    const double w = p->param[MV_W].value;
+    p->game.dyn = dyn_collision9d;
+    p->game.u = (dg_hji_input){.dim = 3, .set = DG_HJI_SET_BOX, .role = DG_HJI_ROLE_MAX, .lo = {-w, -w, -w},
+                               .hi = {w, w, w}};
+}
+
+/* The smallest of the three pairwise distances minus R; its gradient that of the first nearest pair
+ * ((p_i - p_j) / |p_i - p_j| on p_i, its negative on p_j; 0 where the two coincide, the least
+ * subgradient, as a ball's at its centre), 0 along the headings. */
+static double target_collision9d(TARGET_ARGS) {
+    static const int PAIRS[3][2] = {{0, 1}, {0, 2}, {1, 2}};
+    double best = INFINITY, dx = 0, dy = 0;
+    int bi = 0;
+    for (int k = 0; k < 3; k++) {
+        const int i = PAIRS[k][0], j = PAIRS[k][1];
+        const double ex = x[2 * i] - x[2 * j], ey = x[2 * i + 1] - x[2 * j + 1], d = sqrt(ex * ex + ey * ey);
+        if (d < best) best = d, dx = ex, dy = ey, bi = k;
+    }
+    if (grad) {
+        memset(grad, 0, 9 * sizeof *grad);
+        const int i = PAIRS[bi][0], j = PAIRS[bi][1];
+        const double gx = best > 0 ? dx / best : 0, gy = best > 0 ? dy / best : 0;
+        grad[2 * i] = gx, grad[2 * i + 1] = gy, grad[2 * j] = -gx, grad[2 * j + 1] = -gy;
+    }
+    return best - p->param[MV_R].value;
+}
+
 /* The games, in the order of their names. */
-const char *const hji_game_names[] = {"pursuit2d", "air3d", "chauffeur", "chase4d", "linear", NULL};
+const char *const hji_game_names[] = {"pursuit2d", "air3d", "chauffeur", "chase4d", "linear", "collision9d", NULL};
 const game_def hji_games[] = {
     {.summary = "Simple-motion pursuit-evasion; the state: the evader's position relative to the pursuer's",
      .nx = 2, .u_name = "pursuer", .d_name = "evader", KEYS(PURSUIT_KEYS),
@@ -266,6 +317,12 @@ const game_def hji_games[] = {
      .nx = 2, .u_name = "control", .d_name = "disturbance", KEYS(LINEAR_KEYS),
      .t_end = 1, .lo = {-2, -2}, .hi = {2, 2}, .n = {81, 81},
      .read = read_linear, .check = check_linear, .target = target_linear},
+    {.summary = "Three Dubins aircraft avoiding each other (DeepReach's multi-vehicle collision): positions and "
+                "headings (periodic), 9-D: hji learn only",
+     .nx = 9, .u_name = "vehicles", .d_name = "none", KEYS(COLLISION9D_KEYS),
+     .t_end = 1, .lo = {-1, -1, -1, -1, -1, -1, -PI, -PI, -PI}, .hi = {1, 1, 1, 1, 1, 1, PI, PI, PI},
+     .n = {11, 11, 11, 11, 11, 11, 11, 11, 11}, .periodic = {0, 0, 0, 0, 0, 0, 1, 1, 1},
+     .read = read_collision9d, .target = target_collision9d},
 };
 #define NGAMES ((int)(sizeof hji_games / sizeof hji_games[0]))
 _Static_assert(sizeof hji_game_names / sizeof hji_game_names[0] == NGAMES + 1, "a name for each game");
@@ -277,6 +334,7 @@ static const struct { const char *game, *axis[DG_HJI_MAX_DIMS]; } AXES[] = {
     {"chauffeur", {"x", "y"}},
     {"chase4d", {"x", "y", "vx", "vy"}},
     {"linear", {"x1", "x2"}},
+    {"collision9d", {"x1", "y1", "x2", "y2", "x3", "y3", "th1", "th2", "th3"}},
 };
 
 const char *dg_hji_axis_name(const char *game, int axis) {

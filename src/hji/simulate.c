@@ -2,6 +2,7 @@
  * gradient of V(x, T - t) (bang-bang, or with a boundary layer), held over each step of an RK2
  * (midpoint) integration, until the target is reached or t_max. */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "hji/internal.h"
@@ -21,6 +22,50 @@ double dg_hji_slices_interp(const dg_hji_grid *g, const dg_hji_slices *V, double
     if (grad)
         for (int k = 0; k < g->ndim; k++) grad[k] = (1 - w) * g0[k] + w * g1[k];
     return (1 - w) * v0 + w * v1;
+}
+
+/* --------------------------------------------------------------- value sources */
+
+/* A slices source's eval: dg_hji_slices_interp at each point. */
+static dg_status slices_eval(const dg_hji_source *s, int64_t B, const double *x, const double *tau, double *V,
+                             double *grad, dg_err *e) {
+    const int nx = s->grid->ndim;
+    for (int64_t i = 0; i < B; i++) {
+        const double v = dg_hji_slices_interp(s->grid, &s->slices, tau[i], x + i * nx, grad ? grad + i * nx : NULL);
+        if (V) V[i] = v;
+    }
+    return DG_OK;
+}
+
+dg_hji_source dg_hji_source_slices(const dg_hji_grid *g, const dg_hji_slices *V) {
+    return (dg_hji_source){.eval = slices_eval, .horizon = V && V->nt > 0 && V->t ? V->t[V->nt - 1] : 0, .grid = g,
+                           .slices = V ? *V : (dg_hji_slices){0}};
+}
+
+int hji_source_on_grid(const dg_hji_source *s, const dg_hji_grid *g) {
+    return s && s->eval == slices_eval && s->grid == g;
+}
+
+dg_status dg_hji_source_eval(const dg_hji_source *s, int64_t B, const double *x, const double *tau, double *V,
+                             double *grad, dg_err *e) {
+    if (!s || !s->eval || B < 0 || (B > 0 && (!x || !tau)))
+        return dg_err_set(e, DG_ERR_ARG, "hji: a value source needs its eval, B >= 0, states and times-to-go");
+    return s->eval(s, B, x, tau, V, grad, e);
+}
+
+dg_status dg_hji_source_tabulate(const dg_hji_source *s, const dg_hji_grid *g, double tau, double *out, dg_err *e) {
+    if (!s || !g || !out) return dg_err_set(e, DG_ERR_ARG, "hji: tabulate needs a source, a grid and room");
+    const int64_t N = g->nodes;
+    const int nx = g->ndim;
+    double *x = malloc((size_t)N * (size_t)nx * sizeof *x), *t = malloc((size_t)N * sizeof *t);
+    dg_status rc = x && t ? DG_OK : dg_err_set(e, DG_ERR_NOMEM, "hji: out of memory for %lld nodes", (long long)N);
+    for (int64_t i = 0; rc == DG_OK && i < N; i++) {
+        dg_hji_grid_point(g, i, x + i * nx);
+        t[i] = tau;
+    }
+    if (rc == DG_OK) rc = dg_hji_source_eval(s, N, x, t, out, NULL, e);
+    free(x), free(t);
+    return rc;
 }
 
 /* One player's input with a boundary layer (layer > 0) at the switching function s = M^T p (M: the
@@ -52,29 +97,85 @@ static void layer_input(const dg_hji_input *in, const double *M, int nx, const d
     }
 }
 
+/* Both players' inputs at x from the gradients gu (u's) and gd (d's; the same pointer when one value
+ * serves both) as dg_hji_feedback takes them. */
+static void inputs_at(const dg_hji_problem *p, double layer, const double *x, const double *gu, const double *gd,
+                      double *u, double *d) {
+    const dg_hji_game *gm = &p->game;
+    if (!(layer > 0) || !gm->dyn || hji_game_smooth_inputs(gm)) {  /* smooth inputs: no chattering */
+        if (gu == gd) dg_hji_game_optimal(gm, x, gu, u, d);
+        else {  /* each player's input depends on its own gradient only */
+            dg_hji_game_optimal(gm, x, gu, u, NULL);
+            dg_hji_game_optimal(gm, x, gd, NULL, d);
+        }
+        return;
+    }
+    const int nx = gm->nx, nu = gm->u.dim, nd = gm->d.dim;
+    double f[DG_HJI_MAX_DIMS] = {0}, G[DG_HJI_MAX_DIMS * DG_HJI_MAX_INPUT] = {0};
+    double D[DG_HJI_MAX_DIMS * DG_HJI_MAX_INPUT] = {0}, pu = 0, pd = 0;
+    gm->dyn(gm->user, x, f, G, D);
+    for (int k = 0; k < nx; k++) pu = hypot(pu, gu[k]);
+    for (int k = 0; k < nx && gd != gu; k++) pd = hypot(pd, gd[k]);
+    if (gd == gu) pd = pu;
+    if (u && nu) layer_input(&gm->u, G, nx, gu, pu, layer, u);
+    if (d && nd) layer_input(&gm->d, D, nx, gd, pd, layer, d);
+}
+
 double dg_hji_feedback(const dg_hji_problem *p, const dg_hji_slices *V, double tau, double layer,
                        const double *x, double *u, double *d) {
     double grad[DG_HJI_MAX_DIMS];
     const double v = dg_hji_slices_interp(&p->grid, V, tau, x, grad);
-    const dg_hji_game *gm = &p->game;
-    if (!(layer > 0) || !gm->dyn || hji_game_smooth_inputs(gm)) {  /* smooth inputs: no chattering */
-        dg_hji_game_optimal(gm, x, grad, u, d);
-        return v;
-    }
-    const int nx = gm->nx, nu = gm->u.dim, nd = gm->d.dim;
-    double f[DG_HJI_MAX_DIMS] = {0}, G[DG_HJI_MAX_DIMS * DG_HJI_MAX_INPUT] = {0};
-    double D[DG_HJI_MAX_DIMS * DG_HJI_MAX_INPUT] = {0}, pn = 0;
-    gm->dyn(gm->user, x, f, G, D);
-    for (int k = 0; k < nx; k++) pn = hypot(pn, grad[k]);
-    if (u && nu) layer_input(&gm->u, G, nx, grad, pn, layer, u);
-    if (d && nd) layer_input(&gm->d, D, nx, grad, pn, layer, d);
+    inputs_at(p, layer, x, grad, grad, u, d);
     return v;
 }
 
-/* The time-to-go at time t of a simulation with V: T - t (T: V's last time), 0 past T. */
-static double time_to_go(const dg_hji_slices *V, double t) {
-    const double tau = V->t[V->nt - 1] - t;
+/* The time-to-go at time t of a play with a value of horizon T: T - t, 0 past T. */
+static double time_to_go(double T, double t) {
+    const double tau = T - t;
     return tau > 0 ? tau : 0;
+}
+
+/* dg_hji_feedback_batch's body, its work arrays given: gu, gd (B, nx) and tau (B). */
+static dg_status feedback_work(const dg_hji_problem *p, const dg_hji_source *su, const dg_hji_source *sd, double t,
+                               double layer, int64_t B, const double *x, double *u, double *d, double *V, double *gu,
+                               double *gd, double *tau, dg_err *e) {
+    const int nx = p->grid.ndim, nu = p->game.u.dim, nd = p->game.d.dim;
+    const int two = sd && sd != su && d;  /* d reads a value of its own */
+    for (int64_t i = 0; i < B; i++) tau[i] = time_to_go(su->horizon, t);
+    dg_status s = dg_hji_source_eval(su, B, x, tau, V, gu, e);
+    if (s != DG_OK) return s;
+    if (two) {
+        for (int64_t i = 0; i < B; i++) tau[i] = time_to_go(sd->horizon, t);
+        if ((s = dg_hji_source_eval(sd, B, x, tau, NULL, gd, e)) != DG_OK) return s;
+    }
+    for (int64_t i = 0; i < B; i++)
+        inputs_at(p, layer, x + i * nx, gu + i * nx, two ? gd + i * nx : gu + i * nx, u ? u + i * nu : NULL,
+                  d ? d + i * nd : NULL);
+    return DG_OK;
+}
+
+dg_status dg_hji_feedback_batch(const dg_hji_problem *p, const dg_hji_source *su, const dg_hji_source *sd, double t,
+                                double layer, int64_t B, const double *x, double *u, double *d, double *V,
+                                dg_err *e) {
+    if (!p || !su || B < 0 || (B > 0 && !x) || !(layer >= 0 && layer <= 1))
+        return dg_err_set(e, DG_ERR_ARG, "hji feedback: needs a problem, a source, B >= 0 states and a boundary "
+                          "layer in [0, 1]");
+    if (B == 0) return DG_OK;
+    const size_t nx = (size_t)p->grid.ndim;
+    double *gu = malloc((size_t)B * nx * sizeof *gu), *gd = malloc((size_t)B * nx * sizeof *gd);
+    double *tau = malloc((size_t)B * sizeof *tau);
+    dg_status s = gu && gd && tau ? feedback_work(p, su, sd, t, layer, B, x, u, d, V, gu, gd, tau, e)
+                                  : dg_err_set(e, DG_ERR_NOMEM, "hji feedback: out of memory for %lld states",
+                                               (long long)B);
+    free(gu), free(gd), free(tau);
+    return s;
+}
+
+/* One state's inputs at time t (dg_hji_feedback_batch with B = 1, on the stack); its value into *v. */
+static dg_status feedback_one(const dg_hji_problem *p, const dg_hji_source *su, const dg_hji_source *sd, double t,
+                              double layer, const double *x, double *u, double *d, double *v, dg_err *e) {
+    double gu[DG_HJI_MAX_DIMS], gd[DG_HJI_MAX_DIMS], tau[1];
+    return feedback_work(p, su, sd, t, layer, 1, x, u, d, v, gu, gd, tau, e);
 }
 
 /* DG_OK when V is a usable set of slices. */
@@ -88,15 +189,30 @@ static dg_status check_slices(const dg_hji_slices *V, dg_err *e) {
     return DG_OK;
 }
 
-double dg_hji_sim_dt(const dg_hji_problem *p, const dg_hji_slices *V, const double *x0, double t_max) {
+/* The automatic step at x0 for the inputs u, d there (dg_hji_sim_dt). */
+static double step_at(const dg_hji_problem *p, const double *x0, const double *u, const double *d, double t_max) {
     const dg_hji_grid *g = &p->grid;
-    double u[DG_HJI_MAX_INPUT], d[DG_HJI_MAX_INPUT], xd[DG_HJI_MAX_DIMS], sp = 0;
-    dg_hji_feedback(p, V, time_to_go(V, 0), 0, x0, u, d);
+    double xd[DG_HJI_MAX_DIMS], sp = 0;
     dg_hji_game_dynamics(&p->game, x0, u, d, xd);
     for (int k = 0; k < g->ndim; k++) sp = fmax(sp, fabs(xd[k]) / g->dx[k]);
     double dt = sp > 0 ? 0.25 / sp : 0.01;  /* a quarter of a cell per step at the game's speed */
     if (dt > t_max / 200) dt = t_max / 200;
     return dt;
+}
+
+double dg_hji_sim_dt(const dg_hji_problem *p, const dg_hji_slices *V, const double *x0, double t_max) {
+    double u[DG_HJI_MAX_INPUT], d[DG_HJI_MAX_INPUT];
+    dg_hji_feedback(p, V, time_to_go(V->t[V->nt - 1], 0), 0, x0, u, d);
+    return step_at(p, x0, u, d, t_max);
+}
+
+dg_status dg_hji_sim_dt_sources(const dg_hji_problem *p, const dg_hji_source *su, const dg_hji_source *sd,
+                                const double *x0, double t_max, double *dt, dg_err *e) {
+    double u[DG_HJI_MAX_INPUT] = {0}, d[DG_HJI_MAX_INPUT] = {0}, v;
+    if (!p || !su || !x0 || !dt) return dg_err_set(e, DG_ERR_ARG, "hji sim dt: bad arguments");
+    dg_status s = feedback_one(p, su, sd, 0, 0, x0, u, d, &v, e);
+    if (s == DG_OK) *dt = step_at(p, x0, u, d, t_max);
+    return s;
 }
 
 /* One CSV row of a step (the header's columns). */
@@ -111,9 +227,33 @@ static void csv_row(dg_csv *w, const dg_hji_problem *p, const dg_hji_sim_step *s
 
 dg_status dg_hji_simulate(const dg_hji_problem *p, const dg_hji_slices *V, const double *x0,
                           const dg_hji_sim_opts *o, dg_hji_sim_result *r, dg_err *e) {
-    if (!p || !V || !x0 || !o || !r)
+    if (!p || !V) return dg_err_set(e, DG_ERR_ARG, "hji simulate: needs a problem and a value");
+    const dg_hji_source src = dg_hji_source_slices(&p->grid, V);
+    return dg_hji_simulate_sources(p, &src, NULL, x0, o, r, e);
+}
+
+/* DG_OK when s (and sd, may be NULL) can be played: an eval, a finite horizon >= 0, a slices source's
+ * slices usable. */
+static dg_status check_sources(const dg_hji_source *su, const dg_hji_source *sd, dg_err *e) {
+    for (int q = 0; q < 2; q++) {
+        const dg_hji_source *s = q ? sd : su;
+        if (!s) continue;
+        if (!s->eval || !(s->horizon >= 0) || !isfinite(s->horizon))
+            return dg_err_set(e, DG_ERR_ARG, "hji: a value source needs its eval and a finite horizon >= 0");
+        if (s->eval == slices_eval) {
+            if (!s->grid) return dg_err_set(e, DG_ERR_ARG, "hji: a value's slices need their grid");
+            dg_status sc = check_slices(&s->slices, e);
+            if (sc != DG_OK) return sc;
+        }
+    }
+    return DG_OK;
+}
+
+dg_status dg_hji_simulate_sources(const dg_hji_problem *p, const dg_hji_source *su, const dg_hji_source *sd,
+                                  const double *x0, const dg_hji_sim_opts *o, dg_hji_sim_result *r, dg_err *e) {
+    if (!p || !su || !x0 || !o || !r)
         return dg_err_set(e, DG_ERR_ARG, "hji simulate: needs a problem, a value, a start, options and a result");
-    dg_status sc = check_slices(V, e);
+    dg_status sc = check_sources(su, sd, e);
     if (sc != DG_OK) return sc;
     if (!(o->layer >= 0 && o->layer <= 1))
         return dg_err_set(e, DG_ERR_ARG, "hji simulate: the boundary layer must be in [0, 1], got %g", o->layer);
@@ -130,7 +270,8 @@ dg_status dg_hji_simulate(const dg_hji_problem *p, const dg_hji_slices *V, const
     const int degree = dg_hji_game_degree(&p->game), cost = degree && p->payoff == DG_HJI_PAYOFF_COST;
     const int horizon = cost && !p->stationary;
     const double t_max = horizon ? p->t_end : o->t_max, rho = degree ? p->game.payoff.discount : 0;
-    double dt = o->dt > 0 ? o->dt : dg_hji_sim_dt(p, V, x0, t_max);
+    double dt = o->dt;
+    if (!(dt > 0) && (sc = dg_hji_sim_dt_sources(p, su, sd, x0, t_max, &dt, e)) != DG_OK) return sc;
     if (!(t_max / dt <= (double)o->max_steps))  /* the steps (CSV rows), bounded before anything is written */
         return dg_err_set(e, DG_ERR_ARG, "hji simulate: t_max %g / dt %g is %.3g steps, more than max_steps %lld",
                           t_max, dt, t_max / dt, (long long)o->max_steps);
@@ -153,10 +294,13 @@ dg_status dg_hji_simulate(const dg_hji_problem *p, const dg_hji_slices *V, const
                              .value0 = NAN};
     double J = 0, inc = 0, l_prev = 0;  /* the payoff so far (a game of degree), its last step, l before it */
     for (int64_t s = 0; s <= steps; s++) {
-        double u[DG_HJI_MAX_INPUT] = {0}, d[DG_HJI_MAX_INPUT] = {0};
+        double u[DG_HJI_MAX_INPUT] = {0}, d[DG_HJI_MAX_INPUT] = {0}, v = 0;
+        if ((sc = feedback_one(p, su, sd, (double)s * dt, o->layer, x, u, d, &v, e)) != DG_OK) {
+            dg_csv_abort(&w);
+            return sc;
+        }
         const dg_hji_sim_step st = {.step = s, .steps = steps, .t = (double)s * dt, .x = x, .u = u, .d = d,
-                                    .value = dg_hji_feedback(p, V, time_to_go(V, (double)s * dt), o->layer, x, u, d),
-                                    .target = dg_hji_interp(g, p->target, x, NULL)};
+                                    .value = v, .target = dg_hji_interp(g, p->target, x, NULL)};
         if (o->csv_path) csv_row(&w, p, &st);
         r->rows = s + 1;
         if (o->on_step && o->on_step(o->user, &st)) {
@@ -194,4 +338,105 @@ dg_status dg_hji_simulate(const dg_hji_problem *p, const dg_hji_slices *V, const
     }
     if (degree) r->payoff = J;
     return o->csv_path ? dg_csv_commit(&w, e) : DG_OK;
+}
+
+/* dg_hji_simulate_batch's lockstep loop, its work arrays given: x (B, nx) the states, u, d (B, dims),
+ * xm (B, nx), xd (nx), live (B) the plays not yet over. */
+static dg_status batch_run(const dg_hji_problem *p, const dg_hji_source *su, const dg_hji_source *sd, int64_t B,
+                           double dt, int64_t steps, double layer, double *x, double *u, double *d, double *xd,
+                           double *xm, unsigned char *live, double *capture_time, double *min_target, dg_err *e) {
+    const dg_hji_grid *g = &p->grid;
+    const int nx = g->ndim, nu = p->game.u.dim, nd = p->game.d.dim;
+    for (int64_t s = 0; s <= steps; s++) {
+        const double t = (double)s * dt;
+        int64_t n = 0;  /* the live plays' states, packed into xm in their order */
+        for (int64_t i = 0; i < B; i++) {
+            if (!live[i]) continue;
+            const double l = dg_hji_interp(g, p->target, x + i * nx, NULL);
+            if (min_target && l < min_target[i]) min_target[i] = l;
+            if (l <= 0) {
+                live[i] = 0;
+                if (capture_time) capture_time[i] = t;
+                continue;
+            }
+            memcpy(xm + n * nx, x + i * nx, (size_t)nx * sizeof *x);
+            n++;
+        }
+        if (n == 0 || s == steps) break;
+        dg_status sc = dg_hji_feedback_batch(p, su, sd, t, layer, n, xm, u, d, NULL, e);
+        if (sc != DG_OK) return sc;
+        int64_t k = 0;
+        for (int64_t i = 0; i < B; i++) {  /* RK2 (midpoint), the inputs held over the step */
+            if (!live[i]) continue;
+            double *xi = x + i * nx, *xh = xm + k * nx;
+            const double *ui = u + k * nu, *di = d + k * nd;
+            dg_hji_game_dynamics(&p->game, xi, ui, di, xd);
+            for (int c = 0; c < nx; c++) xh[c] = xi[c] + 0.5 * dt * xd[c];
+            dg_hji_game_dynamics(&p->game, xh, ui, di, xd);
+            for (int c = 0; c < nx; c++) {
+                xi[c] += dt * xd[c];
+                if (g->bc[c] == DG_HJI_BC_PERIODIC) {  /* keep angles in [lo, hi) */
+                    const double per = g->hi[c] - g->lo[c];
+                    xi[c] = g->lo[c] + fmod(fmod(xi[c] - g->lo[c], per) + per, per);
+                }
+            }
+            k++;
+        }
+    }
+    return DG_OK;
+}
+
+dg_status dg_hji_simulate_batch(const dg_hji_problem *p, const dg_hji_source *su, const dg_hji_source *sd, int64_t B,
+                                const double *x0, const dg_hji_sim_opts *o, double *capture_time, double *min_target,
+                                dg_err *e) {
+    if (!p || !su || B < 0 || (B > 0 && !x0) || !o)
+        return dg_err_set(e, DG_ERR_ARG, "hji simulate: needs a problem, a value, B >= 0 starts and options");
+    dg_status sc = check_sources(su, sd, e);
+    if (sc != DG_OK) return sc;
+    if (!p->game.dyn) return dg_err_set(e, DG_ERR_ARG, "hji simulate: %s has no dynamics to simulate", p->name);
+    if (dg_hji_game_degree(&p->game) && p->payoff == DG_HJI_PAYOFF_COST)
+        return dg_err_set(e, DG_ERR_ARG, "hji simulate: a batch plays to the target; %s has a running cost "
+                          "(payoff: cost): play it with dg_hji_simulate", p->name);
+    if (!(o->layer >= 0 && o->layer <= 1) || !(o->t_max > 0) || !isfinite(o->t_max) || !(o->dt >= 0) ||
+        !isfinite(o->dt) || o->max_steps < 1)
+        return dg_err_set(e, DG_ERR_ARG, "hji simulate: t_max > 0, dt >= 0, max_steps >= 1 and a boundary layer in "
+                          "[0, 1] needed (t_max %g, dt %g, max_steps %lld, layer %g)", o->t_max, o->dt,
+                          (long long)o->max_steps, o->layer);
+    const int nx = p->grid.ndim;
+    for (int64_t i = 0; i < B * nx; i++)
+        if (!isfinite(x0[i]))
+            return dg_err_set(e, DG_ERR_ARG, "hji simulate: start %lld's coordinate %d is not finite",
+                              (long long)(i / nx), (int)(i % nx));
+    const size_t n = (size_t)(B > 0 ? B : 1), nu = (size_t)p->game.u.dim + 1, nd = (size_t)p->game.d.dim + 1;
+    double *x = malloc(n * nx * sizeof *x), *xm = malloc(n * nx * sizeof *xm), *u = malloc(n * nu * sizeof *u);
+    double *d = malloc(n * nd * sizeof *d), xd[DG_HJI_MAX_DIMS];
+    unsigned char *live = malloc(n);
+    if (!x || !xm || !u || !d || !live) {
+        sc = dg_err_set(e, DG_ERR_NOMEM, "hji simulate: out of memory for %lld states", (long long)B);
+        goto out;
+    }
+    double dt = o->dt;
+    if (!(dt > 0)) {  /* the least automatic step of the starts: one step for all */
+        dt = INFINITY;
+        if ((sc = dg_hji_feedback_batch(p, su, sd, 0, 0, B, x0, u, d, NULL, e)) != DG_OK) goto out;
+        for (int64_t i = 0; i < B; i++)
+            dt = fmin(dt, step_at(p, x0 + i * nx, u + i * p->game.u.dim, d + i * p->game.d.dim, o->t_max));
+        if (B == 0) dt = o->t_max / 200;
+    }
+    if (!(o->t_max / dt <= (double)o->max_steps)) {
+        sc = dg_err_set(e, DG_ERR_ARG, "hji simulate: t_max %g / dt %g is %.3g steps, more than max_steps %lld",
+                        o->t_max, dt, o->t_max / dt, (long long)o->max_steps);
+        goto out;
+    }
+    const int64_t steps = (int64_t)ceil(o->t_max / dt - 1e-9);
+    memcpy(x, x0, (size_t)B * nx * sizeof *x);
+    memset(live, 1, (size_t)B);
+    for (int64_t i = 0; i < B; i++) {
+        if (capture_time) capture_time[i] = -1;
+        if (min_target) min_target[i] = INFINITY;
+    }
+    sc = batch_run(p, su, sd, B, dt, steps, o->layer, x, u, d, xd, xm, live, capture_time, min_target, e);
+out:
+    free(x), free(xm), free(u), free(d), free(live);
+    return sc;
 }

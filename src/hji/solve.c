@@ -53,8 +53,9 @@ int dg_hji_accuracy_from_name(const char *s) {
 /* ------------------------------------------------------------------- checks */
 
 dg_status hji_check_grid(const dg_hji_grid *g, dg_err *e) {
-    if (!g || g->ndim < 1 || g->ndim > DG_HJI_MAX_DIMS)
-        return dg_err_set(e, DG_ERR_ARG, "hji: grid must have 1 to %d axes", DG_HJI_MAX_DIMS);
+    if (!g || g->ndim < 1 || g->ndim > DG_HJI_GRID_MAX_DIMS)  /* more: its n^d nodes would not fit (hji learn) */
+        return dg_err_set(e, DG_ERR_ARG, "hji: the grid solver takes grids of 1 to %d axes (got %d)",
+                          DG_HJI_GRID_MAX_DIMS, g ? g->ndim : 0);
     int64_t nodes = 1;
     for (int k = g->ndim - 1; k >= 0; k--) {
         if (g->n[k] < 2 || !(g->dx[k] > 0) || !isfinite(g->lo[k]) || g->stride[k] != nodes)
@@ -265,7 +266,7 @@ static double dyn_table_values(const dg_hji_grid *g, const dg_hji_game *gm, int 
 }
 
 double dg_hji_solve_memory(const dg_hji_grid *g, const dg_hji_game *gm, const dg_hji_opts *o, int nt) {
-    if (!g || !o || g->ndim < 1 || g->ndim > DG_HJI_MAX_DIMS || g->nodes < 1) return 0;
+    if (!g || !o || g->ndim < 1 || g->ndim > DG_HJI_GRID_MAX_DIMS || g->nodes < 1) return 0;
     const double N = (double)g->nodes + 16, nd = g->ndim;
     const double R = o->real == DG_HJI_REAL_F32 ? sizeof(float) : sizeof(double);
     const double stages = o->time == DG_HJI_TIME_EULER ? 1 : o->time == DG_HJI_TIME_RK2 ? 2 : 3;

@@ -70,6 +70,9 @@ static dg_status validate(dg_hji_value *v, const char *path, dg_err *e) {
     double *dst[4] = {lo, hi, n, per};
     int cnt[4], nd = -1;
     for (int k = 0; k < 4; k++) cnt[k] = m[k] ? parse_list(m[k], dst[k], DG_HJI_MAX_DIMS) : -1;
+    if (cnt[2] > DG_HJI_GRID_MAX_DIMS)   /* (never written: the grid solver stops there) */
+        return dg_err_set(e, DG_ERR_FORMAT, "%s: a value file of %d axes: the grid solver's files have at most %d",
+                          path, cnt[2], DG_HJI_GRID_MAX_DIMS);
     if (cnt[0] > 0 && cnt[0] == cnt[1] && cnt[1] == cnt[2] && cnt[2] == cnt[3]) nd = cnt[0];
     const char *t = dg_st_meta(f, "times");
     v->nt = t ? parse_list(t, v->times, DG_HJI_MAX_TIMES) : -1;
@@ -281,6 +284,9 @@ dg_status hji_value_writer(const dg_hji_problem *p, int nt, const double *times,
     const int64_t N = g->nodes;
     *out = NULL;
     if (nt < 1 || nt > DG_HJI_MAX_TIMES) return dg_err_set(e, DG_ERR_ARG, "hji value: 1 to %d times", DG_HJI_MAX_TIMES);
+    if (g->ndim > DG_HJI_GRID_MAX_DIMS)
+        return dg_err_set(e, DG_ERR_ARG, "hji value: a grid of %d axes (value files hold at most %d)", g->ndim,
+                          DG_HJI_GRID_MAX_DIMS);
     int64_t shape[DG_HJI_MAX_DIMS];
     for (int k = 0; k < g->ndim; k++) shape[k] = g->n[k];
     dg_st_writer *w = dg_st_writer_create();
@@ -356,6 +362,31 @@ dg_status dg_hji_value_write(const char *path, const dg_hji_problem *p, int nt, 
     return s;
 }
 
+dg_status dg_hji_value_make(const dg_hji_problem *p, int nt, const double *times, const double *vals,
+                            const char *label, dg_hji_value *v, dg_err *e) {
+    memset(v, 0, sizeof *v);
+    if (!p || !times || !vals) return dg_err_set(e, DG_ERR_ARG, "hji value: a problem, times and values needed");
+    dg_st_writer *w;
+    dg_status s = hji_value_writer(p, nt, times, NULL, NULL, 0, NULL, &w, e);  /* the layout: header only */
+    unsigned char *head = NULL, *buf = NULL;
+    size_t len = 0;
+    const size_t bytes = (size_t)nt * (size_t)p->grid.nodes * sizeof(double);
+    if (s == DG_OK) s = dg_st_writer_header(w, &head, &len, e);
+    if (s == DG_OK && !(buf = malloc(len + bytes))) s = dg_err_set(e, DG_ERR_NOMEM, "hji value: out of memory");
+    if (s == DG_OK) {  /* the tensors back to back in the order added, little-endian */
+        memcpy(buf, head, len);
+        const uint16_t one = 1;
+        const int le = *(const unsigned char *)&one == 1;
+        for (size_t i = 0; i < bytes; i++)  /* a big-endian host's doubles byte-reversed */
+            buf[len + i] = ((const unsigned char *)vals)[le ? i : (i & ~(size_t)7) + 7 - (i & 7)];
+        s = dg_hji_value_parse(buf, len + bytes, label, v, e);
+    }
+    free(head);
+    free(buf);
+    dg_st_writer_free(w);
+    return s;
+}
+
 double dg_hji_value_memory(const dg_hji_problem *p, int nt, int f32) {
     const double N = (double)p->grid.nodes;
     /* the writer's copies of every tensor, and the float32 conversion buffer */
@@ -366,7 +397,7 @@ double dg_hji_value_file_bytes(const dg_hji_problem *p, int nt, int f32, double 
     /* the tensors, then the header: each tensor's entry, the metadata (times, grid, param: at
      * most 26 characters a number) and the config */
     return (double)nt * (double)p->grid.nodes * (f32 ? sizeof(float) : sizeof(double)) + nt * 128.0 +
-           26.0 * (DG_HJI_MAX_TIMES + 4 * DG_HJI_MAX_DIMS + DG_HJI_MAX_PARAMS) + config_bytes + 4096;
+           26.0 * (DG_HJI_MAX_TIMES + 4 * DG_HJI_GRID_MAX_DIMS + DG_HJI_MAX_PARAMS) + config_bytes + 4096;
 }
 
 double dg_hji_problem_memory(const dg_hji_problem *p, int nt, int nland, int f32) {

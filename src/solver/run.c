@@ -25,7 +25,7 @@ static dg_status run_finish(dg_run *r, dg_err *e) {
         for (int i = 0; dg_hji_problem_name(i); i++)
             if (!strcmp(game, dg_hji_problem_name(i)))
                 return dg_cfg_error(r->cfg, "game", e, "'%s' is a game of the HJBI grid solver: use difgames hji "
-                                    "solve|plot|play (this command trains and checks learned policies)", game);
+                                    "solve|learn|plot|play (this command trains and checks learned policies)", game);
     if (!(r->env = dg_env_create(r->cfg, e))) return e->status;
     if (dg_train_opts_read(r->cfg, &r->opts, e) != DG_OK) return e->status;
     if (dg_pg_opts_read(r->cfg, &r->pg, &r->pg_run, e) != DG_OK) return e->status;

@@ -47,7 +47,14 @@ typedef struct hview {
     double dt, shown;            /* the path's step; simulated seconds revealed so far */
     dg_hji_sim_result res;
     double speed;
+    /* a network of hji learn as the value (--value NET): tabulated at the times shown, the
+     * strategies from its own gradient */
+    int net;
+    dg_hji_learn_net ln;
+    dg_hji_source src;
 } hview;
+
+#define NET_TIMES 11             /* a network's times-to-go shown: 0, T/10, .., T */
 
 static int on_step(void *user, const dg_hji_sim_step *s) {
     hview *h = user;
@@ -64,14 +71,16 @@ static int on_step(void *user, const dg_hji_sim_step *s) {
 static int play_from(hview *h, const double *x) {
     if (!h->p) return 0;
     const dg_hji_slices VS = {.nt = h->vf.nt, .t = h->vf.times, .v = h->V};
+    const dg_hji_source src = h->net ? h->src : dg_hji_source_slices(&h->p->grid, &VS);
     const int cost = dg_hji_game_degree(&h->p->game) && h->p->payoff == DG_HJI_PAYOFF_COST && !h->p->stationary;
     dg_hji_sim_opts o = {.t_max = cost ? h->p->t_end : 2 * h->p->t_end, .max_steps = 10 * PATH_MAX_POINTS,
                          .on_step = on_step, .user = h};
-    o.dt = dg_hji_sim_dt(h->p, &VS, x, o.t_max);
     h->npath = 0;
     h->shown = 0;
     dg_err e = {0};
-    if (dg_hji_simulate(h->p, &VS, x, &o, &h->res, &e) != DG_OK) return vw_fail(h->cmd, &e, DG_EXIT_FAIL);
+    if (dg_hji_sim_dt_sources(h->p, &src, NULL, x, o.t_max, &o.dt, &e) != DG_OK ||
+        dg_hji_simulate_sources(h->p, &src, NULL, x, &o, &h->res, &e) != DG_OK)
+        return vw_fail(h->cmd, &e, DG_EXIT_FAIL);
     h->dt = h->res.dt;
     fprintf(stderr, "hji view: from (%g, %g): %s at %.4g s, V(x0) %.4g\n", x[0], x[1],
             h->res.captured ? "captured" : "not captured", h->res.captured ? h->res.capture_time : o.t_max,
@@ -286,14 +295,65 @@ static void hview_free(hview *h) {
     free(h->path);
     free(h->full);
     dg_hji_value_close(&h->vf);
+    dg_hji_learn_net_free(&h->ln);
     dg_hji_problem_free(h->p);
     dg_cfg_free(h->cfg);
+}
+
+/* A network (o->value) of the game h->p: its value at NET_TIMES times-to-go on the config's grid, as
+ * a value file in memory (h->vf, h->V), and its source for the strategies; 0, or the exit status after
+ * one error line. */
+static int hview_net(hview *h, const vw_hji_opts *o) {
+    dg_err e = {0};
+    const dg_hji_grid *g = &h->p->grid;
+    if (dg_hji_learn_load(o->value, h->p, &h->ln, &e) != DG_OK || dg_hji_learn_source(&h->ln, h->p, &h->src, &e) != DG_OK)
+        return vw_fail(h->cmd, &e, e.status == DG_ERR_NOMEM ? DG_EXIT_FAIL : DG_EXIT_USAGE);
+    h->net = 1;
+    if (dg_mem_check((double)NET_TIMES * (double)g->nodes * 3 * sizeof(double), &e) != DG_OK) {
+        vw_error(h->cmd, "--value %.500s: %d times of %lld nodes %s", o->value, NET_TIMES, (long long)g->nodes, e.msg);
+        return DG_EXIT_USAGE;
+    }
+    double times[NET_TIMES];
+    if (!(h->V = malloc((size_t)NET_TIMES * (size_t)g->nodes * sizeof(double)))) {
+        vw_error(h->cmd, "out of memory");
+        return DG_EXIT_FAIL;
+    }
+    for (int i = 0; i < NET_TIMES; i++) {
+        times[i] = h->src.horizon * i / (NET_TIMES - 1);
+        if (dg_hji_source_tabulate(&h->src, g, times[i], h->V + (size_t)i * (size_t)g->nodes, &e) != DG_OK)
+            return vw_fail(h->cmd, &e, DG_EXIT_FAIL);
+    }
+    return dg_hji_value_make(h->p, NET_TIMES, times, h->V, o->value, &h->vf, &e) == DG_OK
+               ? 0 : vw_fail(h->cmd, &e, DG_EXIT_FAIL);
 }
 
 /* The value file o->value, its game (o->config: target, obstacles, strategies) and every stored time
  * into h; 0, or the exit status after one error line. */
 static int hview_load(hview *h, const vw_hji_opts *o) {
     dg_err e = {0};
+    if (dg_hji_learn_probe(o->value, NULL)) {  /* a network: its game's config gives the grid it is shown on */
+        if (!o->config) {
+            vw_error(h->cmd, "--value %.500s is a network of hji learn: it needs --config FILE (its game and grid)",
+                     o->value);
+            return DG_EXIT_USAGE;
+        }
+        h->cfg = dg_cfg_load(o->config, &e);
+        h->p = h->cfg ? dg_hji_problem_load(h->cfg, &e) : NULL;
+        dg_hji_learn_opts lo;
+        if (!h->p || dg_hji_learn_opts_read(h->cfg, &lo, &e) != DG_OK || dg_cfg_check_unused(h->cfg, &e) != DG_OK)
+            return vw_fail(h->cmd, &e, DG_EXIT_USAGE);
+        if (h->p->grid.ndim < 2) {
+            vw_error(h->cmd, "--config %s: a %d-D value has no 2-D slice to show", o->config, h->p->grid.ndim);
+            return DG_EXIT_USAGE;
+        }
+        int rc = hview_net(h, o);
+        if (!rc && (!(h->path = malloc((size_t)PATH_MAX_POINTS * 2 * sizeof(double))) ||
+                    !(h->full = malloc((size_t)PATH_MAX_POINTS * h->p->grid.ndim * sizeof(double))))) {
+            vw_error(h->cmd, "out of memory");
+            rc = DG_EXIT_FAIL;
+        }
+        return rc;
+    }
     if (dg_hji_value_open(o->value, &h->vf, &e) != DG_OK) return vw_fail(h->cmd, &e, DG_EXIT_USAGE);
     const dg_hji_grid *g = &h->vf.grid;
     if (g->ndim < 2) {

@@ -6,7 +6,8 @@
  * of degree (a stationary time to reach with an obstacle, quadratic-cost inputs: a generic
  * Hamiltonian), grids periodic along a split axis (axis 0; axes 0 and 1 cut in boxes), and grids
  * so short along axis 0 that blocks are narrower than the ghost layers. Fast sweeping (a game of degree) must converge on the ranks to within ten
- * tolerances of one process's value. Prints one line a case on rank 0; exit 1 on a mismatch.
+ * tolerances of one process's value. dg_dist_share_blocks (hji learn's shards) gives every rank every
+ * item. Prints one line a case on rank 0; exit 1 on a mismatch.
  * Usage: mpi_hji DATA_DIR (tests/data/mpi). */
 #include <math.h>
 #include <stdio.h>
@@ -412,6 +413,38 @@ static void run_cuts(void) {
     failures += bad;
 }
 
+/* dg_dist_block and dg_dist_share_blocks (hji learn's shards): n items of two pieces (an int, three
+ * doubles), each rank filling its block and the others' items left at -1; after the exchange every
+ * rank must hold every item's values (n = 2 leaves a rank without items on 3 and 4 ranks). */
+static void run_share_blocks(void) {
+    for (int n = 1; n <= 7; n++) {
+        int a[7], lo, hi, bad = 0;
+        double b[7][3];
+        void *ptr[14];
+        const size_t bytes[2] = {sizeof(int), sizeof b[0]};
+        dg_dist_block(n, &lo, &hi);
+        for (int i = 0; i < n; i++) {
+            const int mine = i >= lo && i < hi;
+            a[i] = mine ? 10 * i : -1;
+            for (int j = 0; j < 3; j++) b[i][j] = mine ? i + 0.25 * j : -1;
+            ptr[2 * i] = &a[i], ptr[2 * i + 1] = b[i];
+        }
+        dg_err e = {0};
+        if (dg_dist_share_blocks(n, 2, ptr, bytes, &e) != DG_OK) bad = 1;
+        for (int i = 0; i < n; i++) {
+            bad |= a[i] != 10 * i;
+            for (int j = 0; j < 3; j++) bad |= b[i][j] != i + 0.25 * j;
+        }
+        if (dg_dist_sum_int(hi - lo) != n) bad = 1;   /* the blocks cover the items once */
+        if (dg_dist_or(bad)) {
+            failures++;
+            if (dg_dist_rank() == 0) printf("FAIL dg_dist_share_blocks of %d items on %d ranks\n", n, dg_dist_size());
+        }
+    }
+    if (dg_dist_rank() == 0) printf("ok   dg_dist_share_blocks: 1 to 7 items on %d ranks, every rank holds all\n",
+                                    dg_dist_size());
+}
+
 int main(int argc, char **argv) {
     dg_dist_init(&argc, &argv);
     if (argc != 2) {
@@ -488,6 +521,7 @@ int main(int argc, char **argv) {
     run_config(dir, "pursuit2d_time.yaml", p2_narrow);
     run_sweep(dir, "lq_sweep.yaml");
     run_cuts();
+    run_share_blocks();
     const int rc = failures ? 1 : 0;
     if (dg_dist_rank() == 0) printf("%s\n", rc ? "mpi_hji: FAILED" : "mpi_hji: every case the same bits");
     dg_dist_finalize();

@@ -9,6 +9,7 @@
 
 #include "difgames/base.h"
 #include "difgames/checkpoint.h"
+#include "difgames/dist.h"
 #include "difgames/hji_learn.h"
 #include "difgames/keys.h"
 #include "difgames/safetensors.h"
@@ -18,13 +19,14 @@
 /* The keys as read; dg_hji_learn_opts widens them. */
 typedef struct learn_keys {
     int   hidden[DG_MLP_MAX_LAYERS - 1], nhidden;
-    int   activation, points, iterations, pretrain, curriculum, boundary, seed, threads, resume_every, precision;
+    int   activation, points, iterations, pretrain, curriculum, boundary, seed, threads, resume_every, precision, schedule;
     float lr, boundary_weight;
 } learn_keys;
 
 static const char *const ACTIVATIONS[] = {"tanh", "sine", NULL};   /* dg_mlp_act order */
 static const char *const BOUNDARIES[] = {"exact", "penalty", NULL};  /* exact 1, 0       */
 static const char *const PRECISIONS[] = {"f32", "f64", NULL};        /* precision 0, 1   */
+static const char *const SCHEDULES[] = {"constant", "cosine", NULL};  /* schedule 0, 1    */
 
 static const dg_key LEARN_KEYS[] = {
     {.name = "learn.hidden", .type = DG_KEY_INT_ARRAY, .offset = offsetof(learn_keys, hidden),
@@ -36,6 +38,9 @@ static const dg_key LEARN_KEYS[] = {
     DG_K_INT("learn.points", learn_keys, points, 2048, 1, 1 << 22, "hji learn: states sampled per iteration"),
     DG_K_INT("learn.iterations", learn_keys, iterations, 2000, 0, 100000000, "hji learn: Adam steps"),
     DG_K_F32("learn.lr", learn_keys, lr, 2e-5f, 0, 10, 0, 1, "hji learn: Adam learning rate"),
+    DG_K_ENUM("learn.schedule", learn_keys, schedule, 0, SCHEDULES, "schedule",
+              "hji learn: the learning rate: constant, or cosine (lr until the curriculum ends, then down to 0 at the "
+              "last of learn.iterations along half a cosine)"),
     DG_K_INT("learn.pretrain", learn_keys, pretrain, 200, 0, 100000000,
              "hji learn: first iterations at tau = 0 only (penalty: the boundary term alone)"),
     DG_K_INT("learn.curriculum", learn_keys, curriculum, 1000, 0, 100000000,
@@ -73,6 +78,7 @@ static void opts_from_keys(const learn_keys *k, dg_hji_learn_opts *o) {
     o->exact = k->boundary == 0;
     o->boundary_weight = k->boundary_weight;
     o->lr = k->lr;
+    o->schedule = k->schedule;
     o->seed = (uint64_t)k->seed;
     o->threads = k->threads;
     o->resume_every = k->resume_every;
@@ -281,8 +287,8 @@ static dg_status batch_fill(batch *b, const dg_hji_learn_net *net, const dg_hji_
         b->in0[(size_t)i * (nx + 1) + nx] = 0;
         b->l[i] = (dg_real)b->ld[i];
         double o = 0, st = 0;  /* the problem's own fields at the point, not the grid's (a game may have none) */
-        if (p->obstacle && (s = dg_hji_problem_obstacle_at(p, 1, x, &o, NULL, e)) != DG_OK) return s;
-        if (p->stop && (s = dg_hji_problem_stop_at(p, 1, x, &st, e)) != DG_OK) return s;
+        if (dg_hji_problem_has_obstacle(p) && (s = dg_hji_problem_obstacle_at(p, 1, x, &o, NULL, e)) != DG_OK) return s;
+        if (dg_hji_problem_has_stop(p) && (s = dg_hji_problem_stop_at(p, 1, x, &st, e)) != DG_OK) return s;
         b->obst[i] = (dg_real)o;
         b->stop[i] = (dg_real)st;
     }
@@ -343,11 +349,12 @@ static dg_status eval_points(const dg_hji_learn_net *net, const dg_hji_problem *
         return dg_err_set(e, DG_ERR_ARG, "hji learn: eval: bad arguments");
     const int nx = net->nx;
     batch b;
-    if ((s = batch_alloc(&b, EVAL_BATCH, nx, e)) != DG_OK) return s;
-    dg_ctx *ctx = dg_ctx_create((size_t)EVAL_BATCH * (with_grad ? 64 * (size_t)(nx + 2) : 64) * sizeof(dg_real));
+    const int cap = B < EVAL_BATCH ? (int)(B > 0 ? B : 1) : EVAL_BATCH;  /* a play's one point: a small tape */
+    if ((s = batch_alloc(&b, cap, nx, e)) != DG_OK) return s;
+    dg_ctx *ctx = dg_ctx_create((size_t)cap * (with_grad ? 64 * (size_t)(nx + 2) : 64) * sizeof(dg_real));
     if (!ctx) s = dg_err_set(e, DG_ERR_NOMEM, "hji learn: out of memory");
-    for (int64_t i0 = 0; s == DG_OK && i0 < B; i0 += EVAL_BATCH) {
-        const int n = (int)(B - i0 < EVAL_BATCH ? B - i0 : EVAL_BATCH);
+    for (int64_t i0 = 0; s == DG_OK && i0 < B; i0 += cap) {
+        const int n = (int)(B - i0 < cap ? B - i0 : cap);
         memcpy(b.xd, x + i0 * nx, (size_t)n * (size_t)nx * sizeof(double));
         for (int i = 0; i < n; i++) b.tau[i] = (dg_real)tau[i0 + i];
         if ((s = batch_fill(&b, net, p, n, e)) != DG_OK) break;
@@ -435,9 +442,12 @@ dg_hji_learner *dg_hji_learner_create(const dg_hji_problem *p, const dg_hji_lear
     const size_t guess = (size_t)rows_max * (size_t)width * (size_t)(nx + 2) * sizeof(dg_real) * 8 + ((size_t)1 << 20);
     int ok = batch_alloc(&L->b, B, nx, e) == DG_OK &&
              dg_adam_init(&L->adam, L->net.params, o->lr, 0.9, 0.999, 1e-8, 0) == DG_OK;
+    int lo, hi;   /* under mpirun an arena for this rank's shards only (dg_dist_block) */
+    dg_dist_block(L->nshards, &lo, &hi);
     for (int s = 0; ok && s < L->nshards; s++) {
         learn_shard *sh = &L->sh[s];
-        ok = (sh->ctx = dg_ctx_create(guess)) && (sh->grad = calloc(L->net.params->total, sizeof(dg_real)));
+        ok = (s < lo || s >= hi || (sh->ctx = dg_ctx_create(guess))) &&
+             (sh->grad = calloc(L->net.params->total, sizeof(dg_real)));
     }
     if (!ok) {
         if (e->status == DG_OK) dg_err_set(e, DG_ERR_NOMEM, "hji learn: out of memory for %d points", B);
@@ -471,12 +481,34 @@ static double tau_max_at(const dg_hji_learn_opts *o, double T, int it) {
     return f >= 1 ? T : T * f;
 }
 
+double dg_hji_learn_lr(const dg_hji_learn_opts *o, int it) {
+    const int t0 = o->pretrain + o->curriculum, n = o->iterations - t0;
+    if (o->schedule != 1 || it < t0 || n <= 0) return o->lr;
+    const double f = (double)(it - t0) / n;
+    return f >= 1 ? 0 : o->lr * 0.5 * (1 + cos(3.14159265358979323846 * f));
+}
+
 /* rows [r0, r0 + n) of b, as a batch of n points (no copy) */
 static batch batch_rows(const batch *b, int r0, int n) {
     const size_t nx = (size_t)b->nx, r = (size_t)r0;
     return (batch){.B = n, .nx = b->nx, .in = b->in + r * (nx + 1), .in0 = b->in0 + r * (nx + 1),
                    .x = b->x + r * nx, .gl = b->gl + r * nx, .tau = b->tau + r, .l = b->l + r, .obst = b->obst + r,
                    .stop = b->stop + r, .xd = b->xd + r * nx, .gd = b->gd + r * nx, .ld = b->ld + r};
+}
+
+/* Under mpirun: each shard's sums, status and gradient from the rank that ran it to every rank
+ * (copies), so that every rank sums the shards in shard order as one process does. */
+static dg_status share_shards(dg_hji_learner *L, dg_err *e) {
+    enum { K = 7 };
+    void *ptr[DG_HJI_LEARN_MAX_SHARDS * K];
+    const size_t bytes[K] = {sizeof(double), sizeof(double), sizeof(double), sizeof(uint64_t), sizeof(dg_status),
+                             sizeof L->sh[0].err, L->net.params->total * sizeof(dg_real)};
+    for (int s = 0; s < L->nshards; s++) {
+        learn_shard *sh = &L->sh[s];
+        void *const p[K] = {&sh->loss, &sh->rsum, &sh->bsum, &sh->flops, &sh->status, sh->err, sh->grad};
+        memcpy(ptr + (size_t)s * K, p, sizeof p);
+    }
+    return dg_dist_share_blocks(L->nshards, K, ptr, bytes, e);
 }
 
 /* One shard's job: the learner, the shard, its view of the parameters (their values, its gradient). */
@@ -497,8 +529,8 @@ static dg_status shard_step(dg_ctx *ctx, void *user) {
         if (batch_value(ctx, &L->net, b, j->view, &V, &Vt, &g) != DG_OK) return dg_ctx_status(ctx);
         const dg_hji_problem *p = L->p;
         dg_hji_learn_eq eq = {.mode = p->opts.mode, .l = dg_from(ctx, 2, (int[]){B, 1}, b->l), .cap = p->opts.cap};
-        if (p->obstacle) eq.obstacle = dg_from(ctx, 2, (int[]){B, 1}, b->obst);
-        if (p->stop) eq.stop = dg_from(ctx, 2, (int[]){B, 1}, b->stop);
+        if (dg_hji_problem_has_obstacle(p)) eq.obstacle = dg_from(ctx, 2, (int[]){B, 1}, b->obst);
+        if (dg_hji_problem_has_stop(p)) eq.stop = dg_from(ctx, 2, (int[]){B, 1}, b->stop);
         r = dg_hji_learn_residual(ctx, &p->game, &eq, dg_from(ctx, 2, (int[]){B, b->nx}, b->x), V, Vt, g);
         loss = dg_scale(ctx, dg_sum(ctx, dg_square(ctx, r)), inv);
     }
@@ -533,11 +565,13 @@ dg_status dg_hji_learner_step(dg_hji_learner *L, dg_hji_learn_metrics *m, dg_err
             L->b.xd[(size_t)i * nx + k] = p->grid.lo[k] + (p->grid.hi[k] - p->grid.lo[k]) * (double)dg_rng_uniform(&L->rng, 0, 1);
     for (int i = 0; i < B; i++) L->b.tau[i] = tmax > 0 ? (dg_real)(tmax * (double)dg_rng_uniform(&L->rng, 0, 1)) : 0;
     L->boundary_only = !L->net.exact && L->it < L->o.pretrain;
-    const int nth = omp_get_max_threads() < ns ? omp_get_max_threads() : ns;
+    int lo, hi;   /* this rank's shards (all of them alone); under mpirun the others' arrive below */
+    dg_dist_block(ns, &lo, &hi);
+    const int nth = omp_get_max_threads() < hi - lo ? omp_get_max_threads() : hi - lo;
     /* each shard fills its rows' data and runs its tape, on whatever thread; the sums below are in shard
-     * order, so the bits depend on the shard count alone */
+     * order, so the bits depend on the shard count alone (not on the threads or ranks) */
 #pragma omp parallel for num_threads(nth > 0 ? nth : 1) schedule(static, 1)
-    for (int s = 0; s < ns; s++) {
+    for (int s = lo; s < hi; s++) {
         learn_shard *sh = &L->sh[s];
         const int rows = B / ns + (s < B % ns), row0 = s * (B / ns) + (s < B % ns ? s : B % ns);
         sh->b = batch_rows(&L->b, row0, rows);
@@ -557,6 +591,8 @@ dg_status dg_hji_learner_step(dg_hji_learner *L, dg_hji_learn_metrics *m, dg_err
         if (sh->status != DG_OK)
             snprintf(sh->err, sizeof sh->err, "iteration %d: %s", L->it + 1, dg_ctx_error(sh->ctx));
     }
+    dg_status st = dg_dist_size() > 1 ? share_shards(L, e) : DG_OK;
+    if (st != DG_OK) return st;
     double loss = 0, rsum = 0, bsum = 0, flops = 0;
     const size_t total = L->net.params->total;
     dg_real *grad = L->net.params->grad;
@@ -571,6 +607,7 @@ dg_status dg_hji_learner_step(dg_hji_learner *L, dg_hji_learn_metrics *m, dg_err
     if (!isfinite(loss))
         return dg_err_set(e, DG_ERR_NONFINITE, "hji learn: iteration %d: the loss is not finite (lower learn.lr)",
                           L->it + 1);
+    L->adam.lr = dg_hji_learn_lr(&L->o, L->it);
     dg_adam_step(&L->adam, L->net.params);
     L->it++;
     if (m) *m = (dg_hji_learn_metrics){.iteration = L->it, .loss = loss, .residual = L->boundary_only ? 0 : rsum / B,
