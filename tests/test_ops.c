@@ -288,6 +288,34 @@ static void test_forward_values(void **state) {
     dg_ctx_free(ctx);
 }
 
+/* dg_linear_tangent's sine beyond the reduction's range (|omega0 p| > 1e5), at infinities and NaN:
+ * libm's sin and cos there, in the value row and the tangent row's factor, wherever in the row
+ * (the vectorised test that finds them must not miss one) */
+static void test_linear_tangent_sine_far(void **state) {
+    (void)state;
+    enum { O = 48 };
+    dg_ctx *ctx = dg_ctx_create((size_t)1 << 20);
+    dg_tensor *z = dg_new(ctx, 2, (int[]){2, 1}), *w = dg_new(ctx, 2, (int[]){O, 1});
+    z->data[0] = 1.0f, z->data[1] = 2.0f;  /* a value row and one tangent row */
+    for (int o = 0; o < O; o++) w->data[o] = 0.01f * (float)o;
+    const int far[5] = {5, 17, 33, 40, 47};
+    const float fv[5] = {3e5f, -1e7f, INFINITY, NAN, 2e5f};
+    for (int j = 0; j < 5; j++) w->data[far[j]] = fv[j];
+    dg_tensor *y = dg_linear_tangent(ctx, z, w, NULL, 2, DG_TANGENT_SINE, 1.0f);
+    assert_non_null(y);
+    for (int j = 0; j < 5; j++) {
+        const int o = far[j];
+        const dg_real p = w->data[o];
+        if (isnan(p) || isinf(p)) {
+            assert_true(isnan(y->data[o]) && isnan(y->data[O + o]));
+            continue;
+        }
+        assert_true(y->data[o] == (dg_real)sin(p) || y->data[o] == sinf((float)p));
+        assert_true(y->data[O + o] == (dg_real)cos(p) * (2 * p) || y->data[O + o] == cosf((float)p) * (2 * p));
+    }
+    dg_ctx_free(ctx);
+}
+
 /* the float tape's sin and cos (a polynomial after reducing by π/2) are within 2.5e-7 of the exact
  * values (|sin| <= 1, so absolute) for |x| <= 1e5, a dense sweep of [-64, 64] and steps up to 1e5;
  * beyond it, and at infinities and NaN, libm's */
@@ -844,6 +872,7 @@ int main(void) {
         cmocka_unit_test(test_gradcheck_scales),
         cmocka_unit_test(test_gradcheck_worst_raw),
         cmocka_unit_test(test_gradcheck_nan_backward),
+        cmocka_unit_test(test_linear_tangent_sine_far),
         cmocka_unit_test(test_retain_grad),
         cmocka_unit_test(test_every_op_covered),
         cmocka_unit_test(test_forward_values),
