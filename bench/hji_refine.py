@@ -104,8 +104,8 @@ def main():
     names = fmt_states(states)
     out = [f"{stem} (t_end from {args.config}), V at t_end on N^{d} grids against the finest, {fine}^{d}:", ""]
     out.append("| N | nodes | steps | seconds | V <= 0 | sign agreement with the finest (common nodes > 1 cell from its zero set) "
-               "| safe here, unsafe on the finest / the other way | mean (max) \\|V_N - V_finest\\| within 1 cell | "
-               + " | ".join(f"V{s}" for s in names) + " |")
+               "| safe here, unsafe on the finest / the other way | mean (max) \\|V_N - V_finest\\| within 1 cell |"
+               + "".join(f" V{s} |" for s in names))
     out.append("|" + "---|" * (8 + len(states)))
     for n in ns:
         path, stats, v, m = grids[n]
@@ -120,14 +120,14 @@ def main():
                 a = hji_signs.agreement(sub, v, m["periodic"])
                 cmp_ = (f"{100 * a['agreement']:.2f} % of {a['kept']:,} | {a['ref_unsafe_other_safe']:,} / "
                         f"{a['ref_safe_other_unsafe']:,} | {a['near_mean_abs']:.4f} ({a['near_max_abs']:.3f})")
-        vals = " | ".join(f"{hji_signs.interp(v, m, s):.4f}" for s in states)
-        out.append(f"| {n} | {v.size:,} | {stats['steps']} | {stats['seconds']:.1f} | {100 * inside:.2f} % | {cmp_} | {vals} |")
+        vals = "".join(f" {hji_signs.interp(v, m, s):.4f} |" for s in states)
+        out.append(f"| {n} | {v.size:,} | {stats['steps']} | {stats['seconds']:.1f} | {100 * inside:.2f} % | {cmp_} |{vals}")
 
     if args.net:
         out += ["", f"the network {args.net} tabulated on each grid, against that grid (all its nodes):", ""]
         out.append("| N | sign agreement (nodes > 1 cell from the grid's zero set) | grid safe, network unsafe / the other way "
-                   "| mean (max) \\|V_theta - V_grid\\| within 1 cell | V_theta <= 0 | "
-                   + " | ".join(f"V_theta{s}" for s in names) + " |")
+                   "| mean (max) \\|V_theta - V_grid\\| within 1 cell | V_theta <= 0 |"
+                   + "".join(f" V_theta{s} |" for s in names))
         out.append("|" + "---|" * (5 + len(states)))
         tab = {}
         for n in ns:
@@ -140,13 +140,13 @@ def main():
             a = hji_signs.agreement(v, tv, m["periodic"])
             tab[n] += (a,)
         tvf, tmf, _ = tab[fine]
-        vals = " | ".join(f"{hji_signs.interp(tvf, tmf, s):.4f}" for s in states)
-        blank = " | ".join([""] * len(states))
+        vals = "".join(f" {hji_signs.interp(tvf, tmf, s):.4f} |" for s in states)
+        blank = " |" * len(states)
         for n in ns:
             a = tab[n][2]
             out.append(f"| {n} | {100 * a['agreement']:.2f} % of {a['kept']:,} | {a['ref_safe_other_unsafe']:,} / "
                        f"{a['ref_unsafe_other_safe']:,} | {a['near_mean_abs']:.4f} ({a['near_max_abs']:.3f}) | "
-                       f"{100 * a['other_inside']:.2f} % | {vals if n == fine else blank} |")
+                       f"{100 * a['other_inside']:.2f} % |{vals if n == fine else blank}")
     print("\n".join(out))
     if args.markdown:
         with open(args.markdown, "a") as f:
