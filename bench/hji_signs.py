@@ -17,7 +17,8 @@ The arrays are read by np.memmap (a 25^6 value is 2 GB as float64), and the near
 axis at a time on boolean arrays, so the peak memory is a few bytes a node beyond the files' pages.
 
 As a script:  python3 bench/hji_signs.py GRID.safetensors OTHER.safetensors
-prints one JSON line; two files of different grids are refused (one line, exit 2).
+prints one JSON line; OTHER on a finer grid holding GRID's nodes (a refinement) is compared at them;
+two files of other grids are refused (one line, exit 2).
 """
 import json
 import struct
@@ -165,7 +166,8 @@ def interp(v, meta, x):
 def main(argv):
     """The script: prints agreement(GRID, OTHER) as one JSON line; exit 2 on bad input."""
     if len(argv) != 2:
-        print("usage: python3 bench/hji_signs.py GRID.safetensors OTHER.safetensors", file=sys.stderr)
+        print("usage: python3 bench/hji_signs.py GRID.safetensors OTHER.safetensors (OTHER on GRID's grid, or on a "
+              "finer one holding its nodes)", file=sys.stderr)
         return 2
     try:
         vr, mr = read_value(argv[0])
@@ -173,9 +175,14 @@ def main(argv):
     except (OSError, ValueError, KeyError, json.JSONDecodeError) as e:
         print(f"hji_signs: {e}", file=sys.stderr)
         return 2
+    if mr["n"] != mo["n"]:  # a finer grid over the same box: compared at GRID's nodes, which are its nodes too
+        sub = common_nodes(vo, mo, mr)
+        if sub is not None:
+            vo, mo = sub, dict(mo, n=list(mr["n"]))
     for k in ("lo", "hi", "n", "periodic"):
         if mr[k] != mo[k]:
-            print(f"hji_signs: {argv[1]}: its grid's {k} {mo[k]} is not {argv[0]}'s {mr[k]}", file=sys.stderr)
+            print(f"hji_signs: {argv[1]}: its grid's {k} {mo[k]} is not {argv[0]}'s {mr[k]} (nor a finer grid "
+                  f"holding its nodes)", file=sys.stderr)
             return 2
     r = agreement(vr, vo, mr["periodic"])
     r["grid"] = argv[0]

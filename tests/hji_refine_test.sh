@@ -63,6 +63,10 @@ $PY bench/hji_signs.py "$T/V41.safetensors" "$T/V21.safetensors" >"$T/o.out" 2>"
 rc=$?
 [ $rc -eq 2 ] && [ ! -s "$T/o.out" ] && [ "$(wc -l <"$T/o.err")" -eq 1 ] && grep -q "V21.safetensors: its grid's n \[21, 21\]" "$T/o.err" \
     && ok "hji_signs.py: two grids refused, one line naming the file and the key, exit 2" || bad "hji_signs.py two grids: rc $rc $(cat "$T/o.err")"
+# the other way round: the finer file holds every node of the coarser one, so it is compared there
+$PY bench/hji_signs.py "$T/V21.safetensors" "$T/V41.safetensors" >"$T/f.json" 2>"$T/f.err" \
+    && $PY -c 'import json, sys; r = json.load(open(sys.argv[1])); sys.exit(0 if r["kept"] + r["near"] == 21 * 21 and r["agreement"] > 0.9 else 1)' "$T/f.json" \
+    && ok "hji_signs.py: a finer grid compared at the coarser grid's nodes" || bad "hji_signs.py finer grid: $(cat "$T/f.json" "$T/f.err")"
 
 "$DG" hji learn --config "$P" --out "$T/net" --quiet >/dev/null 2>"$T/l.err" || bad "hji learn: $(tail -1 "$T/l.err")"
 $PY bench/hji_refine.py --difgames "$DG" --config "$P" --n 11,21,41 --states "1,0;0,0.5;-1.5,1.5" --net "$T/net/value.safetensors" \
