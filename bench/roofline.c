@@ -47,6 +47,8 @@ static void timeit(job_fn fn, void *user, int reps, double *best, double *med) {
 #define PEAK_ACC 24     /* independent chains: more than latency x ports (4 x 2) */
 #define PEAK_ITERS 4096
 static volatile float peak_sink;
+static volatile float peak_seed[PEAK_ACC] = {0.1f, 0.2f, 0.3f, 0.4f, 0.5f, 0.6f, 0.7f, 0.8f, 0.9f, 1.0f, 1.1f, 1.2f,
+                                              1.3f, 1.4f, 1.5f, 1.6f, 1.7f, 1.8f, 1.9f, 2.0f, 2.1f, 2.2f, 2.3f, 2.4f};
 
 #define FMA8(a0, a1, a2, a3, a4, a5, a6, a7) \
     a0 = a0 * m + c; a1 = a1 * m + c; a2 = a2 * m + c; a3 = a3 * m + c; \
@@ -54,9 +56,17 @@ static volatile float peak_sink;
 static void peak_job(void *user) {
     (void)user;
     const v16 m = (v16){0} + 0.999999f, c = (v16){0} + 1e-7f;
-    v16 x0 = m, x1 = m + c, x2 = m - c, x3 = m * m, x4 = c, x5 = c + c, x6 = c * c, x7 = m + m;
-    v16 y0 = x0 + c, y1 = x1 + c, y2 = x2 + c, y3 = x3 + c, y4 = x4 + c, y5 = x5 + c, y6 = x6 + c, y7 = x7 + c;
-    v16 z0 = y0 + c, z1 = y1 + c, z2 = y2 + c, z3 = y3 + c, z4 = y4 + c, z5 = y5 + c, z6 = y6 + c, z7 = y7 + c;
+    /* each chain starts from its own volatile read: with start values the compiler can prove equal
+       (y0 = x0 + c and x1 = m + c were one expression) it merges their chains, and it once ran 18
+       chains while the count below said 24, a peak a third too high */
+    v16 x0 = (v16){0} + peak_seed[0], x1 = (v16){0} + peak_seed[1], x2 = (v16){0} + peak_seed[2];
+    v16 x3 = (v16){0} + peak_seed[3], x4 = (v16){0} + peak_seed[4], x5 = (v16){0} + peak_seed[5];
+    v16 x6 = (v16){0} + peak_seed[6], x7 = (v16){0} + peak_seed[7], y0 = (v16){0} + peak_seed[8];
+    v16 y1 = (v16){0} + peak_seed[9], y2 = (v16){0} + peak_seed[10], y3 = (v16){0} + peak_seed[11];
+    v16 y4 = (v16){0} + peak_seed[12], y5 = (v16){0} + peak_seed[13], y6 = (v16){0} + peak_seed[14];
+    v16 y7 = (v16){0} + peak_seed[15], z0 = (v16){0} + peak_seed[16], z1 = (v16){0} + peak_seed[17];
+    v16 z2 = (v16){0} + peak_seed[18], z3 = (v16){0} + peak_seed[19], z4 = (v16){0} + peak_seed[20];
+    v16 z5 = (v16){0} + peak_seed[21], z6 = (v16){0} + peak_seed[22], z7 = (v16){0} + peak_seed[23];
     for (int i = 0; i < PEAK_ITERS; i++) {  /* 24 independent FMA chains, 16 lanes each */
         FMA8(x0, x1, x2, x3, x4, x5, x6, x7);
         FMA8(y0, y1, y2, y3, y4, y5, y6, y7);

@@ -119,6 +119,20 @@ static void tape_of(const char *yaml, int B) {
     dg_cfg_free(cfg);
 }
 
+/* a large arena (16 MiB and more: a value network's tape) starts on a 2 MiB boundary and covers whole
+ * 2 MiB pages, so that the kernel can back it with huge pages (context.c asks with madvise) */
+static void test_arena_huge_aligned(void **state) {
+    (void)state;
+#if defined(__linux__)
+    dg_ctx *ctx = dg_ctx_create((size_t)40 << 20);
+    assert_non_null(ctx);
+    assert_int_equal((uintptr_t)ctx->base % ((uintptr_t)2 << 20), 0);
+    assert_int_equal(ctx->cap % ((size_t)2 << 20), 0);
+    assert_true(ctx->cap >= ((size_t)40 << 20));
+    dg_ctx_free(ctx);
+#endif
+}
+
 static void test_tape_estimate(void **state) {
     (void)state;
     tape_of("game: reach\n", 64);
@@ -282,6 +296,7 @@ int main(void) {
         cmocka_unit_test(test_mem_limit),
         cmocka_unit_test(test_cgroup_left),
         cmocka_unit_test(test_tape_estimate),
+        cmocka_unit_test(test_arena_huge_aligned),
         cmocka_unit_test(test_train_memory_key),
         cmocka_unit_test(test_hji_memory),
         cmocka_unit_test(test_disk),

@@ -141,6 +141,19 @@ static dg_tensor *f_custom(dg_ctx *c, dg_tensor **x) {
         for (int64_t i = 0; i < y->n; i++) y->data[i] = s * x[0]->data[i] * x[0]->data[i] * x[0]->data[i];
     return y;
 }
+/* a layer and its tangents over stacked rows (3 a point: two values, then their two tangents each); sine
+ * at omega0 2 */
+static dg_tensor *f_tangent_sine(dg_ctx *c, dg_tensor **x) { return dg_linear_tangent(c, x[0], x[1], x[2], 3, DG_TANGENT_SINE, 2.0f); }
+static dg_tensor *f_tangent_tanh(dg_ctx *c, dg_tensor **x) { return dg_linear_tangent(c, x[0], x[1], x[2], 3, DG_TANGENT_TANH, 0); }
+static dg_tensor *f_tangent_lin(dg_ctx *c, dg_tensor **x) { return dg_linear_tangent(c, x[0], x[1], NULL, 3, DG_TANGENT_LINEAR, 0); }
+/* 33 rows a point and 40 inputs from an intermediate (the backward stores dz into its new gradient
+ * buffer); then 65 rows a point, 9 points (three panels of 4, 4 and 1 points: the panels' sums chain) */
+static dg_tensor *f_tangent_wide(dg_ctx *c, dg_tensor **x) {
+    return dg_linear_tangent(c, dg_scale(c, x[0], 1.5f), x[1], x[2], 33, DG_TANGENT_SINE, 1.5f);
+}
+static dg_tensor *f_tangent_panels(dg_ctx *c, dg_tensor **x) {
+    return dg_linear_tangent(c, x[0], x[1], x[2], 65, DG_TANGENT_TANH, 0);
+}
 static dg_tensor *f_chain(dg_ctx *c, dg_tensor **x) {  /* a small MLP-like chain */
     dg_tensor *h = dg_tanh(c, dg_linear(c, x[0], x[1], x[2]));
     return dg_softplus(c, dg_sub(c, h, dg_mean_axis(c, h, 0)));
@@ -204,6 +217,11 @@ static const op_case CASES[] = {
     {"linear_tanh 40 inputs (dx stored)", f_linear_inner, 3, {2, 2, 1}, {S2(9, 40), S2(3, 40), S1(3)}, -0.5f, 0.5f, 0},
     {"linear_tanh 64 inputs, x read twice", f_linear_shared, 3, {2, 2, 1}, {S2(5, 64), S2(3, 64), S1(3)}, -0.5f, 0.5f, 0},
     {"matmul wide (vector paths)", f_matmul, 2, {2, 2}, {S2(5, 33), S2(33, 37)}, -0.5f, 0.5f, 0},
+    {"linear_tangent sine", f_tangent_sine, 3, {2, 2, 1}, {S2(6, 4), S2(5, 4), S1(5)}, -1, 1, 0},
+    {"linear_tangent tanh", f_tangent_tanh, 3, {2, 2, 1}, {S2(6, 4), S2(5, 4), S1(5)}, -1, 1, 0},
+    {"linear_tangent linear, no bias", f_tangent_lin, 2, {2, 2}, {S2(6, 4), S2(5, 4)}, -1, 1, 0},
+    {"linear_tangent 40 inputs stored", f_tangent_wide, 3, {2, 2, 1}, {S2(66, 40), S2(3, 40), S1(3)}, -0.3f, 0.3f, 0},
+    {"linear_tangent 3 panels", f_tangent_panels, 3, {2, 2, 1}, {S2(585, 2), S2(3, 2), S1(3)}, -1, 1, 0},
     {"chain", f_chain, 3, {2, 2, 1}, {S2(5, 4), S2(3, 4), S1(3)}, -1, 1, 0},
 };
 
@@ -267,6 +285,34 @@ static void test_forward_values(void **state) {
     assert_float_equal(cat->data[3], 100, 0);
     assert_float_equal(cat->data[7], 200, 0);
     assert_int_equal(dg_ctx_status(ctx), DG_OK);
+    dg_ctx_free(ctx);
+}
+
+/* dg_linear_tangent's sine beyond the reduction's range (|omega0 p| > 1e5), at infinities and NaN:
+ * libm's sin and cos there, in the value row and the tangent row's factor, wherever in the row
+ * (the vectorised test that finds them must not miss one) */
+static void test_linear_tangent_sine_far(void **state) {
+    (void)state;
+    enum { O = 48 };
+    dg_ctx *ctx = dg_ctx_create((size_t)1 << 20);
+    dg_tensor *z = dg_new(ctx, 2, (int[]){2, 1}), *w = dg_new(ctx, 2, (int[]){O, 1});
+    z->data[0] = 1.0f, z->data[1] = 2.0f;  /* a value row and one tangent row */
+    for (int o = 0; o < O; o++) w->data[o] = 0.01f * (float)o;
+    const int far[5] = {5, 17, 33, 40, 47};
+    const float fv[5] = {3e5f, -1e7f, INFINITY, NAN, 2e5f};
+    for (int j = 0; j < 5; j++) w->data[far[j]] = fv[j];
+    dg_tensor *y = dg_linear_tangent(ctx, z, w, NULL, 2, DG_TANGENT_SINE, 1.0f);
+    assert_non_null(y);
+    for (int j = 0; j < 5; j++) {
+        const int o = far[j];
+        const dg_real p = w->data[o];
+        if (isnan(p) || isinf(p)) {
+            assert_true(isnan(y->data[o]) && isnan(y->data[O + o]));
+            continue;
+        }
+        assert_true(y->data[o] == (dg_real)sin(p) || y->data[o] == sinf((float)p));
+        assert_true(y->data[O + o] == (dg_real)cos(p) * (2 * p) || y->data[O + o] == cosf((float)p) * (2 * p));
+    }
     dg_ctx_free(ctx);
 }
 
@@ -826,6 +872,7 @@ int main(void) {
         cmocka_unit_test(test_gradcheck_scales),
         cmocka_unit_test(test_gradcheck_worst_raw),
         cmocka_unit_test(test_gradcheck_nan_backward),
+        cmocka_unit_test(test_linear_tangent_sine_far),
         cmocka_unit_test(test_retain_grad),
         cmocka_unit_test(test_every_op_covered),
         cmocka_unit_test(test_forward_values),

@@ -31,6 +31,7 @@ DG_API float    dg_rng_normal(dg_rng *r, float mean, float std);  /* Box-Muller,
 /* ---------------------------------------------------------------- clock */
 
 DG_API double   dg_clock_s(void);  /* monotonic seconds from an arbitrary start: for timings, never for results */
+DG_API double   dg_cpu_clock_s(void);  /* the process's CPU seconds (all its threads): timings on a shared machine */
 /* The one strict number parser: 1 and *out when all of text[0, len) (len (size_t)-1: up to the NUL)
  * is one number, else 0. Longs in base 10 or 16 (digits and a sign only, no overflow); doubles
  * finite and decimal (no hex floats, inf, nan, blanks or overflow). */

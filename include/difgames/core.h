@@ -44,6 +44,7 @@ typedef enum dg_op {
     DG_OP_LINEAR_TANH,                                    /* fused tanh(x·Wᵀ + b)      */
     DG_OP_CUSTOM,                                         /* a layer's fused op (dg_custom) */
     DG_OP_SIN, DG_OP_COS,                                 /* after custom: the older ops keep their numbers */
+    DG_OP_LINEAR_TANGENT,                                 /* a layer and its tangents (dg_linear_tangent) */
     DG_OP_COUNT
 } dg_op;
 
@@ -148,6 +149,17 @@ DG_API dg_tensor *dg_pow(dg_ctx *ctx, dg_tensor *a, dg_real p);            /* a^
 DG_API dg_tensor *dg_abs(dg_ctx *ctx, dg_tensor *a);                     /* |a|, gradient sign(a)   */
 DG_API dg_tensor *dg_sin(dg_ctx *ctx, dg_tensor *a);                     /* sin(a), gradient cos(a) */
 DG_API dg_tensor *dg_cos(dg_ctx *ctx, dg_tensor *a);                     /* cos(a), gradient -sin(a) */
+/* The activation of dg_linear_tangent: none, tanh, or sin(omega0 z) (SIREN). */
+typedef enum dg_tangent_act { DG_TANGENT_LINEAR = 0, DG_TANGENT_TANH = 1, DG_TANGENT_SINE = 2 } dg_tangent_act;
+/* One MLP layer and its forward-mode tangents as one op over stacked rows. z (R, I) holds B = R / k
+ * points: their B value rows h first, then their tangents dh/dx_j, k - 1 rows a point (row
+ * B + b·(k - 1) + j: point b's tangent j). The result (R, O) is stacked alike: act(p) with
+ * p = h·wᵀ + b (b (O) or NULL; a value row is dg_linear's and its activation's to the bit), and
+ * each tangent act'(p) ⊙ (t·wᵀ): one matrix product over all the rows (no copies), the activation
+ * and its derivative in one pass. act' is 1 - tanh² for tanh and omega0 cos(omega0 p) for sine;
+ * the backward carries act'' to the value row. */
+DG_API dg_tensor *dg_linear_tangent(dg_ctx *ctx, dg_tensor *z, dg_tensor *w, dg_tensor *b, int k,
+                                    dg_tangent_act act, dg_real omega0);
 DG_API dg_tensor *dg_sum(dg_ctx *ctx, dg_tensor *a);                     /* over all -> (1)         */
 DG_API dg_tensor *dg_mean(dg_ctx *ctx, dg_tensor *a);                    /* over all -> (1)         */
 DG_API dg_tensor *dg_sum_axis(dg_ctx *ctx, dg_tensor *a, int axis);      /* keeps the axis as size 1 */

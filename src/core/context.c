@@ -1,10 +1,14 @@
 /* The graph context: an arena for tensors and a tape of the ops that need a
  * gradient, walked once in reverse by dg_backward. */
+#define _DEFAULT_SOURCE  /* madvise's MADV_HUGEPAGE (sys/mman.h) */
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
 
 #include "core/internal.h"
 
@@ -122,7 +126,18 @@ dg_ctx *dg_ctx_create(size_t arena_bytes) {
     if (!ctx) return NULL;
     size_t cap = (arena_bytes + ALIGN - 1) & ~(size_t)(ALIGN - 1);
     if (cap < ALIGN) cap = ALIGN;
-    ctx->base = aligned_alloc(ALIGN, cap);
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+    /* a large arena (a value network's tape at many points: gigabytes, streamed through each
+       iteration) in 2 MiB pages where the kernel grants them: a TLB entry covers 512 times as much,
+       and the first touch faults once per 2 MiB instead of per 4 KiB. A hint: refused, it is 4 KiB. */
+    const size_t huge = (size_t)2 << 20;
+    if (cap >= 8 * huge) {
+        cap = (cap + huge - 1) & ~(huge - 1);
+        ctx->base = aligned_alloc(huge, cap);
+        if (ctx->base) (void)madvise(ctx->base, cap, MADV_HUGEPAGE);
+    } else
+#endif
+        ctx->base = aligned_alloc(ALIGN, cap);
     if (!ctx->base) { free(ctx); return NULL; }
     ctx->cap = cap;
     return ctx;

@@ -457,9 +457,25 @@ static void rows2_x64(int R, int K, const float *A, int64_t a_rs, int64_t a_cs, 
     if (R == 2) st(C + ldc, c10), st(C + ldc + 16, c11), st(C + ldc + 32, c12), st(C + ldc + 48, c13);
 }
 
+#define KC 256  /* the k values of a long reduction taken at a time (see dg__gemm_acc) */
+
 void dg__gemm_acc(int M, int N, int K, const float *A, int64_t a_rs, int64_t a_cs,
                   const float *B, int64_t ldb, float *C, int64_t ldc) {
     const int Nw = N & ~31;  /* columns done in 32-wide blocks */
+    /* A long reduction (a weight gradient, k over the batch) over a C of many blocks: KC values of
+       k at a time, so the KC rows of B and of A that every block of C reads stay in L2 while all the
+       blocks pass, instead of each block streaming all of B from memory. Each element of C still
+       adds its k = 0, 1, ... in order onto its stored value (a store and a load are exact), so the
+       bits are those of one pass. */
+    if (K > 2 * KC && Nw && M > 8) {
+        for (int k0 = 0; k0 < K; k0 += KC) {
+            const int kc = K - k0 < KC ? K - k0 : KC;
+            dg__gemm_acc(M, Nw, kc, A + k0 * a_cs, a_rs, a_cs, B + k0 * ldb, ldb, C, ldc);
+        }
+        /* the narrow columns left in one pass: their paths (dot products) sum in their own order */
+        if (Nw < N) dg__gemm_acc(M, N - Nw, K, A, a_rs, a_cs, B + Nw, ldb, C + Nw, ldc);
+        return;
+    }
     if (M <= 2 && Nw >= 64) {
         int n = 0;
         for (; n + 64 <= Nw; n += 64) rows2_x64(M, K, A, a_rs, a_cs, B + n, ldb, C + n, ldc);

@@ -11,7 +11,7 @@ static const char *const OP_NAMES[] = {
     "leaf", "add", "sub", "mul", "div", "neg", "scale", "add_scalar", "matmul", "linear",
     "tanh", "relu", "softplus", "sigmoid", "exp", "log", "sqrt", "square", "pow", "abs",
     "sum", "mean", "sum_axis", "mean_axis", "concat", "slice", "reshape", "linear_tanh",
-    "custom", "sin", "cos",
+    "custom", "sin", "cos", "linear_tangent",
 };
 _Static_assert(sizeof(OP_NAMES) / sizeof(OP_NAMES[0]) == DG_OP_COUNT,
                "OP_NAMES must name every dg_op");
@@ -447,6 +447,164 @@ static void linear_backward(dg_ctx *ctx, dg_tensor *t) {
     ctx->flops += 2 * (uint64_t)B * I * O * ((gw != NULL) + (gx != NULL)) + 2 * (uint64_t)t->n;
 }
 
+/* ------------------------------------------------------- a layer and its tangents */
+
+#ifndef DG_F64
+/* s[i] = sin(x[i]), c[i] = cos(x[i]) from one reduction (sincos_n's polynomials and bits) */
+static void sincos_pair_n(int64_t n, const float *restrict x, float *restrict s, float *restrict c) {
+    const float shift = 0x1.8p23f, two_over_pi = 0.636619772367581343f;
+    const float p1 = 1.5703125f, p2 = 4.837512969970703125e-4f, p3 = 7.54978995489188216e-8f;
+    for (int64_t i = 0; i < n; i++) {
+        const float kf = fmaf(x[i], two_over_pi, shift) - shift;
+        const int q = (int)kf;
+        float r = fmaf(-kf, p1, x[i]);
+        r = fmaf(-kf, p2, r);
+        r = fmaf(-kf, p3, r);
+        const float z = r * r;
+        const float sn = fmaf(fmaf(fmaf(-1.9515295891e-4f, z, 8.3321608736e-3f), z, -1.6666654611e-1f) * z, r, r);
+        const float cs = fmaf(fmaf(fmaf(2.443315711809948e-5f, z, -1.388731625493765e-3f), z, 4.166664568298827e-2f) * z,
+                              z, fmaf(-0.5f, z, 1.0f));
+        const float vs = (q & 1) ? cs : sn, vc = (q & 1) ? sn : cs;
+        s[i] = (q & 2) ? -vs : vs;
+        c[i] = ((q + 1) & 2) ? -vc : vc;
+    }
+    int far = 0;  /* any x beyond the reduction's range (or NaN): an OR over the row, vectorised,
+                     before the scalar pass that was a third of this function's time */
+    for (int64_t i = 0; i < n; i++) far |= !(fabsf(x[i]) <= 1e5f);
+    if (far)
+        for (int64_t i = 0; i < n; i++)
+            if (!(fabsf(x[i]) <= 1e5f)) s[i] = sinf(x[i]), c[i] = cosf(x[i]);
+}
+#else
+static void sincos_pair_n(int64_t n, const double *x, double *s, double *c) {
+    for (int64_t i = 0; i < n; i++) s[i] = sin(x[i]), c[i] = cos(x[i]);
+}
+#endif
+
+/* points a panel of dg_linear_tangent: about 256 rows in all, so that a panel's pre-activations are
+ * still in L2 when the activation reads them */
+static int tangent_panel(int k) { return k >= 64 ? 4 : 8 * ((256 / k + 7) / 8); }
+
+/* the activation's value and first two derivatives at the n pre-activations p of one value row:
+ * h, d = act'(p), d2 = act''(p) (into three rows of scratch) */
+static void tangent_act(dg_tangent_act act, dg_real omega0, int n, const dg_real *p, dg_real *h, dg_real *d, dg_real *d2) {
+    if (act == DG_TANGENT_SINE) {
+        for (int o = 0; o < n; o++) d2[o] = omega0 * p[o];
+        sincos_pair_n(n, d2, h, d);
+        for (int o = 0; o < n; o++) {
+            d2[o] = -omega0 * omega0 * h[o];
+            d[o] *= omega0;
+        }
+    } else if (act == DG_TANGENT_TANH) {
+#ifndef DG_F64
+        dg__tanh_n(n, p, h);
+#else
+        for (int o = 0; o < n; o++) h[o] = dg__tanhf(p[o]);
+#endif
+        for (int o = 0; o < n; o++) {
+            d[o] = 1.0f - h[o] * h[o];
+            d2[o] = -2.0f * h[o] * d[o];
+        }
+    } else
+        for (int o = 0; o < n; o++) h[o] = p[o], d[o] = 1, d2[o] = 0;
+}
+
+dg_tensor *dg_linear_tangent(dg_ctx *ctx, dg_tensor *z, dg_tensor *w, dg_tensor *b, int k, dg_tangent_act act,
+                             dg_real omega0) {
+    NEED(ctx, z);
+    NEED(ctx, w);
+    if (z->ndim != 2 || w->ndim != 2 || z->shape[1] != w->shape[1] || (b && b->n != w->shape[0]) || k < 1 ||
+        z->shape[0] % k) {
+        char s1[64], s2[64];
+        return dg_ctx_fail(ctx, DG_ERR_SHAPE, "linear_tangent: z %s, weight %s, %d rows a point (need (R,I) with R a "
+                           "multiple of k >= 1, (O,I), bias (O))", shape_str(z, s1, sizeof s1), shape_str(w, s2, sizeof s2), k);
+    }
+    if (act != DG_TANGENT_LINEAR && act != DG_TANGENT_TANH && act != DG_TANGENT_SINE)
+        return dg_ctx_fail(ctx, DG_ERR_ARG, "linear_tangent: activation %d (linear 0, tanh 1, sine 2)", (int)act);
+    const int R = z->shape[0], I = z->shape[1], O = w->shape[0], np = R / k, nt = k - 1;
+    dg_tensor *t = dg__node(ctx, DG_OP_LINEAR_TANGENT, 2, (int[]){R, O}, z, w, b);
+    if (!t) return NULL;
+    t->iparam[0] = k;
+    t->iparam[1] = (int)act;
+    t->fparam[0] = omega0;
+    /* the pre-activations, kept for the backward (a linear layer's are its result) */
+    dg_real *P = act == DG_TANGENT_LINEAR ? t->data : dg_ctx_alloc(ctx, (size_t)R * O * sizeof(dg_real));
+    dg_real *tmp = dg_ctx_alloc(ctx, 3 * (size_t)O * sizeof(dg_real));
+    const dg_real *wt = transposed(ctx, w);  /* (I,O) */
+    if (!P || !tmp || !wt) return NULL;
+    t->state = P;
+    const int pp = tangent_panel(k);
+    for (int p0 = 0; p0 < np; p0 += pp) {
+        const int n = np - p0 < pp ? np - p0 : pp;
+        const int64_t v0 = p0, t0 = (int64_t)np + (int64_t)p0 * nt;  /* the panel's first value and tangent rows */
+        /* the value rows as dg_linear computes them (so the value is dg_linear's, and its
+           activation's, to the bit), the tangent rows' products without the bias */
+        dg__gemm_bias_act(n, O, I, z->data + v0 * I, I, wt, O, b ? b->data : NULL, 0, P + v0 * O, O);
+        if (nt) dg__gemm_bias_act(n * nt, O, I, z->data + t0 * I, I, wt, O, NULL, 0, P + t0 * O, O);
+        for (int q = 0; q < n && act != DG_TANGENT_LINEAR; q++) {
+            const dg_real *pv = P + (v0 + q) * O, *pt = P + (t0 + (int64_t)q * nt) * O;
+            dg_real *yv = t->data + (v0 + q) * O, *yt = t->data + (t0 + (int64_t)q * nt) * O;
+            tangent_act(act, omega0, O, pv, yv, tmp, tmp + O);
+            for (int64_t i = 0; i < (int64_t)nt * O; i += O)
+                for (int o = 0; o < O; o++) yt[i + o] = tmp[o] * pt[i + o];
+        }
+    }
+    ctx->flops += 2 * (uint64_t)R * O * I + (uint64_t)t->n;
+    return t;
+}
+
+/* dP (the gradient of the pre-activations) in place of t's gradient G, a panel at a time, each panel
+ * then taken through the products: dz += dP w, dw += dPᵀ z, db += the value rows' sum of dP */
+static void linear_tangent_backward(dg_ctx *ctx, dg_tensor *t) {
+    dg_tensor *z = t->src[0], *w = t->src[1], *b = t->src[2];
+    const int R = z->shape[0], I = z->shape[1], O = w->shape[0], k = t->iparam[0], np = R / k, nt = k - 1;
+    const dg_tangent_act act = (dg_tangent_act)t->iparam[1];
+    const dg_real omega0 = t->fparam[0];
+    int gz_fresh = 0;  /* z's gradient buffer is new: dz is stored into it, not added (32 or more columns) */
+    dg_real *gz = z->requires_grad ? dg__grad_fresh(ctx, z, &gz_fresh) : NULL;
+    if (gz && gz_fresh && (I < 32 || z == w || z == b)) memset(gz, 0, (size_t)z->n * sizeof *gz), gz_fresh = 0;
+    dg_real *gw = w->requires_grad ? dg__grad(ctx, w) : NULL;
+    dg_real *gb = b && b->requires_grad ? dg__grad(ctx, b) : NULL;
+    dg_real *tmp = dg_ctx_alloc(ctx, 4 * (size_t)O * sizeof(dg_real));
+    if (ctx->status != DG_OK || !tmp) return;
+    const dg_real *P = t->state;
+    dg_real *G = t->grad;
+    const int pp = tangent_panel(k);
+    for (int p0 = 0; p0 < np; p0 += pp) {
+        const int n = np - p0 < pp ? np - p0 : pp;
+        const int64_t v0 = p0, t0 = (int64_t)np + (int64_t)p0 * nt;
+        for (int q = 0; q < n && act != DG_TANGENT_LINEAR; q++) {
+            const dg_real *pv = P + (v0 + q) * O, *pt = P + (t0 + (int64_t)q * nt) * O;
+            dg_real *gv = G + (v0 + q) * O, *gt = G + (t0 + (int64_t)q * nt) * O;
+            dg_real *h = tmp, *d = tmp + O, *d2 = tmp + 2 * O, *acc = tmp + 3 * O;
+            tangent_act(act, omega0, O, pv, h, d, d2);
+            for (int o = 0; o < O; o++) acc[o] = 0;
+            for (int64_t i = 0; i < (int64_t)nt * O; i += O)  /* dq = act' g; the value row gets act'' q g */
+                for (int o = 0; o < O; o++) {
+                    acc[o] += gt[i + o] * pt[i + o];
+                    gt[i + o] *= d[o];
+                }
+            for (int o = 0; o < O; o++) gv[o] = d[o] * gv[o] + d2[o] * acc[o];
+        }
+        if (gb)
+            for (int q = 0; q < n; q++)
+                for (int o = 0; o < O; o++) gb[o] += G[(v0 + q) * O + o];
+        const int64_t r0[2] = {v0, t0};
+        const int rows[2] = {n, n * nt};
+        for (int part = 0; part < 2; part++) {  /* the value rows, then the tangent rows */
+            if (!rows[part]) continue;
+            const dg_real *Gp = G + r0[part] * O;
+            if (gz && gz_fresh)  /* dz (rows, I) = dP (rows, O) · w (O, I) */
+                dg__gemm_bias_act(rows[part], I, O, Gp, O, w->data, I, NULL, 0, gz + r0[part] * I, I);
+            else if (gz)
+                dg__gemm_acc(rows[part], I, O, Gp, O, 1, w->data, I, gz + r0[part] * I, I);
+            if (gw)  /* dw (O, I) += dPᵀ (O, rows) · z (rows, I) */
+                dg__gemm_acc(O, I, rows[part], Gp, 1, O, z->data + r0[part] * I, I, gw, I);
+        }
+    }
+    ctx->flops += 2 * (uint64_t)R * I * O * ((gw != NULL) + (gz != NULL)) + 2 * (uint64_t)t->n;
+}
+
 /* ------------------------------------------------------- reductions */
 
 dg_tensor *dg_sum(dg_ctx *ctx, dg_tensor *a) {
@@ -750,6 +908,7 @@ void dg__backward_node(dg_ctx *ctx, dg_tensor *t) {
     case DG_OP_SLICE: slice_backward(ctx, t); break;
     case DG_OP_RESHAPE: reshape_backward(ctx, t); break;
     case DG_OP_CUSTOM: t->backward(ctx, t); break;
+    case DG_OP_LINEAR_TANGENT: linear_tangent_backward(ctx, t); break;
     case DG_OP_COUNT: break;
     }
 }

@@ -3,10 +3,11 @@
  *
  * The input gradient (dg_mlp_forward_grad) is carried forward, not taken by a second backward:
  * each layer z = h Wᵀ + b, h' = act(z) also maps the tangents T = dh/dx (one row of `hidden`
- * numbers for each input dimension and batch row) to T' = act'(z) ⊙ (T Wᵀ), with act' written as
- * ops (1 - h'² for tanh, omega0 cos(omega0 z) for sine). A value network is small and its input
- * has few dimensions (a state and a time: d + 1 <= ~10), so carrying the d + 1 tangents through
- * each layer costs about d + 2 forwards' matrix products, and every op it uses already has its
+ * numbers for each input dimension and batch row) to T' = act'(z) ⊙ (T Wᵀ) (1 - h'² for tanh,
+ * omega0 cos(omega0 z) for sine), the value and tangent rows stacked through one fused op
+ * (dg_linear_tangent, whose backward carries act'' to the value row). A value network is small
+ * and its input has few dimensions (a state and a time: d + 1 <= ~10), so carrying the d + 1
+ * tangents through each layer costs about d + 2 forwards' matrix products, and the op has its
  * backward on the tape: a loss of V and grad V (the HJI residual) then gets its exact weight
  * gradient from the tape's ordinary backward, with no second-order machinery in the core. A
  * general double backward would need every op's backward to be itself recorded on the tape. */
@@ -63,57 +64,49 @@ void dg_mlp_reset_params(const dg_mlp *m, dg_params *p, dg_rng *rng) {
     }
 }
 
-/* Layer l of m on h: act(h Wᵀ + b), or h Wᵀ + b for a linear last layer. When d is not NULL,
- * *d gets act'(z) (B, out_l) as ops on the tape, or NULL when the layer is linear. */
-static dg_tensor *mlp_layer(dg_ctx *ctx, const dg_mlp *m, dg_params *p, int l, dg_tensor *h, dg_tensor **d) {
+/* Layer l of m on h: act(h Wᵀ + b), or h Wᵀ + b for a linear last layer (the bits that
+ * dg_linear_tangent's value rows repeat) */
+static dg_tensor *mlp_layer(dg_ctx *ctx, const dg_mlp *m, dg_params *p, int l, dg_tensor *h) {
     dg_tensor *w = dg_param(ctx, p, m->w[l]), *b = dg_param(ctx, p, m->b[l]);
-    if (d) *d = NULL;
     if (m->linear_out && l == m->nlayers - 1) return dg_linear(ctx, h, w, b);
-    if (m->act == DG_MLP_SINE) {
-        dg_tensor *s = dg_scale(ctx, dg_linear(ctx, h, w, b), (dg_real)m->omega0);  /* omega0 z */
-        if (d) *d = dg_scale(ctx, dg_cos(ctx, s), (dg_real)m->omega0);
-        return dg_sin(ctx, s);
-    }
-    dg_tensor *y = dg_linear_tanh(ctx, h, w, b);  /* the policies' fused layer: their bits */
-    if (d) *d = dg_add_scalar(ctx, dg_neg(ctx, dg_square(ctx, y)), 1.0f);  /* 1 - tanh² */
-    return y;
+    if (m->act == DG_MLP_SINE) return dg_sin(ctx, dg_scale(ctx, dg_linear(ctx, h, w, b), (dg_real)m->omega0));
+    return dg_linear_tanh(ctx, h, w, b);  /* the policies' fused layer: their bits */
 }
 
 dg_tensor *dg_mlp_forward(dg_ctx *ctx, const dg_mlp *m, dg_params *p, dg_tensor *x) {
-    for (int l = 0; l < m->nlayers && x; l++) x = mlp_layer(ctx, m, p, l, x, NULL);
+    for (int l = 0; l < m->nlayers && x; l++) x = mlp_layer(ctx, m, p, l, x);
     return x;
 }
 
-/* The tangents are kept as T (B·in, width): row b·in + j is d h / d x_j at batch row b, so that one
- * linear (no bias) maps all of them, and a (B, in, width) view of it broadcasts against act'(z)
- * (B, 1, width). */
+/* The value and its tangents are kept stacked, (B·(in + 1), width): the B value rows h, then
+ * d h / d x_j of point b at row B + b·in + j, so that each layer is one dg_linear_tangent (one matrix
+ * product over all the rows, the activation and its derivative in one pass, no copies). The input's
+ * stack is x, then the unit rows e_j (dx/dx_j); the output's is y (B, out), then dy (B, in·out). */
 dg_tensor *dg_mlp_forward_grad(dg_ctx *ctx, const dg_mlp *m, dg_params *p, dg_tensor *x, dg_tensor **dy) {
     *dy = NULL;
     if (!x) return NULL;
-    const int in = m->sizes[0];
+    const int in = m->sizes[0], k = in + 1, out = m->sizes[m->nlayers];
     if (x->ndim != 2 || x->shape[1] != in)
         return dg_ctx_fail(ctx, DG_ERR_SHAPE, "mlp forward_grad: x needs shape (B, %d)", in);
     const int B = x->shape[0];
-    dg_tensor *h = x, *T = NULL;
-    for (int l = 0; l < m->nlayers && h; l++) {
-        const int o = m->sizes[l + 1];
-        dg_tensor *d, *TW;
-        h = mlp_layer(ctx, m, p, l, h, &d);
-        if (l == 0) {  /* dx/dx_j is the unit row e_j, so T Wᵀ is W's column j: Wᵀ = I_in Wᵀ */
-            dg_tensor *eye = dg_zeros(ctx, 2, (int[]){in, in});
-            if (!eye) return NULL;
-            for (int j = 0; j < in; j++) eye->data[(int64_t)j * in + j] = 1.0f;
-            TW = dg_reshape(ctx, dg_linear(ctx, eye, dg_param(ctx, p, m->w[0]), NULL), 3, (int[]){1, in, o});
-            if (!d) TW = dg_add(ctx, dg_zeros(ctx, 3, (int[]){B, in, o}), TW);  /* a linear net: the same rows */
-        } else
-            TW = dg_reshape(ctx, dg_linear(ctx, T, dg_param(ctx, p, m->w[l]), NULL), 3, (int[]){B, in, o});
-        if (d) TW = dg_mul(ctx, TW, dg_reshape(ctx, d, 3, (int[]){B, 1, o}));
-        T = dg_reshape(ctx, TW, 2, (int[]){B * in, o});
+    if ((int64_t)B * k > 0x7fffffff) return dg_ctx_fail(ctx, DG_ERR_SHAPE, "mlp forward_grad: %d rows too many", B);
+    dg_tensor *z = dg_new_2d(ctx, B * k, in);
+    if (!z) return NULL;
+    memset(z->data + (int64_t)B * in, 0, (size_t)B * in * in * sizeof(dg_real));
+    for (int64_t r = 0; r < (int64_t)B * in; r++) z->data[(B + r) * in + r % in] = 1.0f;
+    if (x->requires_grad)  /* x on the tape: its rows through a concat */
+        z = dg_concat(ctx, (dg_tensor *[]){x, dg_rows(ctx, z, B, B * in)}, 2, 0);
+    else
+        memcpy(z->data, x->data, (size_t)B * in * sizeof(dg_real));
+    for (int l = 0; l < m->nlayers && z; l++) {
+        dg_tangent_act act = m->act == DG_MLP_SINE ? DG_TANGENT_SINE : DG_TANGENT_TANH;
+        if (m->linear_out && l == m->nlayers - 1) act = DG_TANGENT_LINEAR;
+        z = dg_linear_tangent(ctx, z, dg_param(ctx, p, m->w[l]), dg_param(ctx, p, m->b[l]), k, act, (dg_real)m->omega0);
     }
-    if (!h || !T) return NULL;
-    *dy = dg_reshape(ctx, T, 2, (int[]){B, in * m->sizes[m->nlayers]});
-    if (!*dy) return NULL;
-    return h;
+    dg_tensor *y = dg_rows(ctx, z, 0, B);
+    *dy = dg_reshape(ctx, dg_rows(ctx, z, B, B * in), 2, (int[]){B, in * out});
+    if (!y || !*dy) return *dy = NULL;
+    return y;
 }
 
 int64_t dg_mlp_macs(const dg_mlp *m, int B) {
