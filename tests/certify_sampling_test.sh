@@ -5,9 +5,14 @@
 #   iterations (exact boundary: V = l + tau N, N small: its feedback flies nearly straight away): the JSON line's fields,
 #   certified, delta below 1 (the failures lie where l <= 1), the same run twice the same line, and
 #   with --grid (a value file of hji solve for the same config) the other player plays the grid's;
+# - collision9d (9-D: no grid, the target from its formula): a network of hji learn (16 x 16, 20
+#   iterations), certify --sampling at the same loose epsilon and beta: the JSON fields, the same N,
+#   the same line twice; hji play from a network: a start in collision captured at 0, one with the
+#   aircraft 2 apart escapes within --t-max 1 (1.45 needed), the CSV's 9 state columns;
 # - refusals, one line and exit 2 each: a BRS, a reach-avoid game, --sampling without --value, with
 #   --ckpt, a sampling option without --sampling, --epsilon 0, a network of another t_end, a --grid
-#   of another config.
+#   of another config; on collision9d: --grid, a grid's value to play, --gif, --from of 8 coordinates,
+#   hji tabulate.
 #   usage: certify_sampling_test.sh path/to/difgames repo_root
 . "$(dirname "$0")/lib.sh"
 cd "$ROOT" || exit 1
@@ -33,6 +38,30 @@ OPTS="--epsilon 0.05 --beta 0.001 --failures 4 --rounds 3 --dt 0.01 --coverage-s
     && json "$T/g.json" 'r["certified"] and r["other"] == "grid" and 0 < r["delta"] < 1.2' >/dev/null \
     && ok "--grid: the other player plays the grid value's feedback" || bad "--grid: $(cat "$T/s.err" "$T/g.err") $(cat "$T/g.json")"
 
+# collision9d: no grid, 9 axes
+C9=$T/collision9d.yaml
+sed 's/hidden: \[128, 128, 128\]/hidden: [16, 16]/' configs/hji/collision9d.yaml >"$C9"
+grep -q 'hidden: \[16, 16\]' "$C9" || bad "collision9d: no learn.hidden line to shrink in configs/hji/collision9d.yaml"
+N9=$T/c9/value.safetensors
+"$DG" hji learn --config "$C9" --out "$T/c9" --iterations 20 --points 128 --quiet >/dev/null 2>"$T/l9.err" \
+    || bad "hji learn collision9d: $(tail -2 "$T/l9.err")"
+"$DG" certify --sampling --config "$C9" --value "$N9" $OPTS >"$T/c9.json" 2>"$T/c9.err" \
+    && N=$($PY -c 'import json, sys; print(json.loads(open(sys.argv[1]).read().splitlines()[-1])["N"])' "$T/c.json") \
+    && json "$T/c9.json" 'r["game"] == "collision9d" and r["N"] == '"$N"' and r["epsilon"] == 0.05 and r["beta"] == 0.001 and r["delta"] >= 0 and 0 <= r["coverage"] <= r["safe_fraction"] <= 1 and r["coverage_se"] >= 0 and 0 <= r["uncertified_rate"] <= 1 and r["uncertified_se"] >= 0 and r["other"] == "network" and r["steps"] == 100 and r["rounds"] >= 1 and r["failures"] >= 0 and r["epsilon_bound"] > 0 and r["draws"] >= r["N"]' >/dev/null \
+    && ok "collision9d (no grid): certify --sampling's JSON line" || bad "collision9d: $(cat "$T/c9.err") $(cat "$T/c9.json")"
+"$DG" certify --sampling --config "$C9" --value "$N9" $OPTS >"$T/c9b.json" 2>/dev/null \
+    && cmp -s <(sed 's/"seconds":[^,}]*//' "$T/c9.json") <(sed 's/"seconds":[^,}]*//' "$T/c9b.json") \
+    && ok "collision9d: the same run twice, the same numbers" || bad "collision9d twice: $(cat "$T/c9.json" "$T/c9b.json")"
+HIT=-0.5,0,-0.4,0,0.8,0.8,0,3,1
+FAR=-1,-1,1,-1,0,1,0,1,2
+"$DG" hji play --config "$C9" --value "$N9" --from $HIT --out "$T/hit.csv" >"$T/hit.json" 2>"$T/p.err" \
+    && json "$T/hit.json" 'r["outcome"] == "capture" and r["capture_time"] == 0 and r["value"] == "network"' >/dev/null \
+    && "$DG" hji play --config "$C9" --value "$N9" --from $FAR --t-max 1 --dt 0.01 --out "$T/far.csv" >"$T/far.json" 2>>"$T/p.err" \
+    && json "$T/far.json" 'r["outcome"] == "escape"' >/dev/null \
+    && head -1 "$T/far.csv" | grep -q '^t,x0,x1,x2,x3,x4,x5,x6,x7,x8,u0,u1,u2,value,target$' && [ "$(wc -l <"$T/far.csv")" -eq 102 ] \
+    && ok "collision9d: hji play from a network (a collision at 0, an escape)" \
+    || bad "collision9d play: $(cat "$T/p.err" "$T/hit.json" "$T/far.json" 2>/dev/null) $(head -1 "$T/far.csv" 2>/dev/null)"
+
 # refusals
 BRS=$(cfg brs "${GAME}mode: brs\nt_end: 1.0\n")
 OBS=$(cfg obs "${GAME}mode: brt\nt_end: 1.0\nobstacles:\n  - {shape: ball, center: [1.5, 0], radius: 0.3}\n")
@@ -49,4 +78,11 @@ run_rows "certify --sampling: " "" \
     "--epsilon 0|--epsilon|certify --sampling --config $P --value $N --epsilon 0" \
     "a network of another t_end|trained to t_end 1|certify --sampling --config $T2 --value $N" \
     "a --grid of another config|--grid|certify --sampling --config $P --value $N --grid $T/Q.safetensors"
+mkdir -p "$T/outs"
+OUTS=$T/outs run_rows "collision9d: " "" \
+    "--grid|--grid $T/V.safetensors: collision9d has 9 state dimensions, no grid|certify --sampling --config $C9 --value $N9 --grid $T/V.safetensors" \
+    "play a grid's value|is not a network of hji learn: collision9d has 9 state dimensions|hji play --config $C9 --value $T/V.safetensors --from $FAR --out $T/outs/p.csv" \
+    "play --gif|--gif: collision9d has 9 state dimensions and no grid|hji play --config $C9 --value $N9 --from $FAR --out $T/outs/p.csv --gif $T/outs/p.gif" \
+    "play --from of 8|--from: collision9d needs 9 coordinates|hji play --config $C9 --value $N9 --from 0,0,0,0,0,0,0,0 --out $T/outs/p.csv" \
+    "hji tabulate|9 state dimensions: the grid solver takes at most 6|hji tabulate --value $N9 --config $C9 --out $T/outs/V.safetensors"
 finish

@@ -121,7 +121,7 @@ D8=$(cfg d8 "game: model\nmodel:\n  name: drift8\n  constants: {vp: 1.0, ve: 0.5
 # collision9d (three Dubins aircraft, 9-D; configs/hji/collision9d.yaml): 5 iterations of a tiny network, and
 # --bench, as shipped but smaller; hji solve refuses it (below)
 C9=$T/collision9d.yaml
-sed 's/hidden: \[256, 256, 256\]/hidden: [16, 16]/' configs/hji/collision9d.yaml >"$C9"
+sed 's/hidden: \[128, 128, 128\]/hidden: [16, 16]/' configs/hji/collision9d.yaml >"$C9"
 grep -q 'hidden: \[16, 16\]' "$C9" || bad "collision9d: no learn.hidden line in configs/hji/collision9d.yaml"
 "$DG" hji learn --config $C9 --out "$T/c9" --iterations 5 --points 128 --quiet >"$T/c9.json" 2>"$T/c9.err" \
     && json "$T/c9.json" 'r["game"] == "collision9d" and r["iterations"] == 5 and r["loss"] > 0' >/dev/null \
@@ -150,7 +150,7 @@ OUTS=$T/outs run_rows "" "" \
     "a network of precision f16|bad metadata|hji tabulate --value $T/f16.safetensors --config $P --out $T/outs/V.safetensors" \
     "hji solve of 8 dimensions|d8.yaml:22: key 'grid.n': 8 state dimensions: the grid solver takes at most 6|hji solve --config $D8 --out $T/outs/V.safetensors" \
     "hji tabulate of 8 dimensions|d8.yaml:22: key 'grid.n': 8 state dimensions|hji tabulate --value $T/d8/value.safetensors --config $D8 --out $T/outs/V.safetensors" \
-    "hji play of 8 dimensions|key 'grid.n': 8 state dimensions|hji play --config $D8 --value $T/V.safetensors --from 0,0 --out $T/outs/p.csv" \
+    "hji play of 8 dimensions, a grid's value|is not a network of hji learn: drift8 has 8 state dimensions and no grid|hji play --config $D8 --value $T/V.safetensors --from 0,0,0,0,0,0,0,0 --out $T/outs/p.csv" \
     "hji solve of collision9d|collision9d.yaml:15: key 'grid': 9 state dimensions: the grid solver takes at most 6|hji solve --config $C9 --out $T/outs/V.safetensors"
 # a config that also learns its value is still a game for certify --hji (its learn.* keys read, not refused)
 D="$T/d.yaml"

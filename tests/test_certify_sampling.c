@@ -9,6 +9,12 @@
  *     disk of 0.5; a network whose N is 0 (V = l: its feedback flies straight away), against the
  *     network's own other player and against the grid's: a path closes at speed 1, so it fails iff
  *     |x0| <= 0.5 + T; against a flat value the other player stays put and nothing fails;
+ *   - a problem with no grid (collision9d, 9-D, dg_hji_problem_load_points): the check takes its
+ *     mode brt_target and refuses its obstacles (their field, no array); a network whose N is 0
+ *     (V = l: no gradient along the headings, so every turn rate is its box's centre 0 and the three
+ *     aircraft fly straight) fails a start exactly when the closed-form straight paths come within
+ *     the collision radius at a step (the target's formula, dg_hji_problem_target_at, checked at
+ *     each), in the lockstep rollout and in one play (dg_hji_simulate_sources) alike;
  *   - (slow) air3d against the grid's truth: a small network trained here, certified at a loose
  *     epsilon and beta, then among the grid's nodes in the certified set (leaving out those within
  *     one cell of the grid's zero set) the fraction inside the grid's tube is below epsilon. */
@@ -258,6 +264,100 @@ static void test_sampling_plane(void **state) {
     dg_hji_problem_free(p);
 }
 
+/* configs/hji/collision9d.yaml with extra appended, loaded for work at points (9 axes: no grid) */
+static dg_hji_problem *nine(const char *extra) {
+    char path[1200], dir[1024];
+    snprintf(dir, sizeof dir, "%s", __FILE__);
+    char *slash = strrchr(dir, '/');
+    if (slash) *slash = 0;
+    snprintf(path, sizeof path, "%s/../configs/hji/collision9d.yaml", dir);
+    FILE *f = fopen(path, "rb");
+    if (!f) fail_msg("%s: cannot open", path);
+    char yaml[4096];
+    const size_t n = fread(yaml, 1, sizeof yaml - 1, f);
+    fclose(f);
+    yaml[n] = 0;
+    snprintf(yaml + n, sizeof yaml - n, "%s", extra);
+    dg_err e = {0};
+    dg_cfg *c = dg_cfg_parse(yaml, strlen(yaml), "collision9d.yaml", &e);
+    if (!c) fail_msg("%s", e.msg);
+    dg_hji_problem *p = dg_hji_problem_load_points(c, &e);
+    if (!p) fail_msg("%s", e.msg);
+    dg_cfg_free(c);
+    assert_int_equal(p->grid.ndim, 9);
+    assert_null(p->target);  /* no grid: the target is its formula alone */
+    return p;
+}
+
+/* Start i's straight paths (speed 0.6, headings fixed) in closed form: the first step s dt (s = 0 ..
+ * steps) where two of the aircraft are within the radius 0.25, or -1. */
+static double straight_when(const double *x, double dt, int steps) {
+    for (int s = 0; s <= steps; s++) {
+        const double t = s * dt;
+        double px[3], py[3];
+        for (int i = 0; i < 3; i++) px[i] = x[2 * i] + 0.6 * t * cos(x[6 + i]), py[i] = x[2 * i + 1] + 0.6 * t * sin(x[6 + i]);
+        for (int i = 0; i < 3; i++)
+            for (int j = i + 1; j < 3; j++)
+                if (hypot(px[i] - px[j], py[i] - py[j]) <= 0.25) return t;
+    }
+    return -1;
+}
+
+static void test_nine_check(void **state) {
+    (void)state;
+    dg_err e = {0};
+    dg_hji_problem *p = nine("");
+    assert_int_equal(p->opts.mode, DG_HJI_MODE_BRT_TARGET);  /* a tube: its safe set is V > 0 */
+    assert_int_equal(dg_certify_sampling_check(p, &e), DG_OK);
+    dg_hji_problem_free(p);
+    p = nine("obstacles:\n  - {shape: ball, center: [0, 0, 0, 0, 0, 0, 0, 0, 0], radius: 0.3}\n");
+    assert_false(p->obstacle);  /* the field without its array */
+    assert_int_equal(dg_certify_sampling_check(p, &e), DG_ERR_ARG);
+    assert_non_null(strstr(e.msg, "reach-avoid"));
+    dg_hji_problem_free(p);
+}
+
+static void test_nine_rollout(void **state) {
+    (void)state;
+    dg_hji_problem *p = nine("");
+    dg_hji_learn_net net;
+    zero_net(p, &net);
+    enum { B = 200, STEPS = 100 };
+    const double dt = 0.01;
+    double *x0 = malloc(B * 9 * sizeof *x0), when[B];
+    unsigned char fail[B];
+    dg_rng r;
+    dg_rng_seed(&r, 17);
+    for (int b = 0; b < B; b++)
+        for (int k = 0; k < 9; k++) {
+            const double u = (double)(dg_rng_u64(&r) >> 11) * 0x1p-53;
+            x0[b * 9 + k] = p->grid.lo[k] + (p->grid.hi[k] - p->grid.lo[k]) * u;
+        }
+    dg_err e = {0};
+    assert_int_equal(dg_certify_rollout(p, &net, NULL, B, x0, dt, STEPS, fail, when, &e), DG_OK);
+    int at0 = 0, later = 0, never = 0;
+    for (int b = 0; b < B; b++) {
+        const double t = straight_when(x0 + b * 9, dt, STEPS);
+        if (fail[b] != (t >= 0) || fabs(when[b] - t) > 1e-9)
+            fail_msg("start %d: failed %d at %g, straight paths: %g", b, fail[b], when[b], t);
+        at0 += t == 0, later += t > 0, never += t < 0;
+    }
+    assert_true(at0 > 0 && later > 0 && never > 0);  /* each case is there */
+    /* one play (hji play's path) from the first starts of each kind: the same capture time */
+    dg_hji_source src;
+    assert_int_equal(dg_hji_learn_source(&net, p, &src, &e), DG_OK);
+    const dg_hji_sim_opts so = {.t_max = 1.0, .dt = dt, .max_steps = 1000};
+    for (int b = 0; b < 12; b++) {
+        dg_hji_sim_result res;
+        assert_int_equal(dg_hji_simulate_sources(p, &src, NULL, x0 + b * 9, &so, &res, &e), DG_OK);
+        assert_int_equal(res.captured, fail[b]);
+        assert_true(fabs(res.capture_time - when[b]) < 1e-9);
+    }
+    free(x0);
+    dg_hji_learn_net_free(&net);
+    dg_hji_problem_free(p);
+}
+
 /* air3d against the grid's truth (slow: a network trained here, at reduced size): air3d on 31 x 25 x 30
  * nodes, the grid's value with 8 slices (the pursuer's feedback), a 3 x 64 sine network trained 1500
  * iterations, certified at epsilon 0.05, beta 1e-3 (4 rounds, 10 failures allowed). Then the issue's
@@ -347,6 +447,7 @@ int main(void) {
         cmocka_unit_test(test_failures_exact), cmocka_unit_test(test_epsilon_bound),
         cmocka_unit_test(test_level),          cmocka_unit_test(test_refusals),
         cmocka_unit_test(test_rollout_exact),  cmocka_unit_test(test_sampling_plane),
+        cmocka_unit_test(test_nine_check),     cmocka_unit_test(test_nine_rollout),
     };
     const struct CMUnitTest slow[] = {cmocka_unit_test(test_air3d_grid_truth)};
     return dg_test_run_tiers(unit, slow, NULL, NULL);

@@ -7,7 +7,8 @@
  * The event. A state x fails when the path from x, the player who avoids (role max: wants V high)
  * playing V_theta's feedback (dg_hji_game_optimal at grad_x V_theta(x, T - t)) against the other
  * player's (the grid value's where one is given, else V_theta's), both held over each RK2 step of
- * dt as dg_hji_simulate does, has l(x(t)) <= 0 (the grid's target, interpolated) at some step t in
+ * dt as dg_hji_simulate does, has l(x(t)) <= 0 (the grid's target interpolated; a problem of more
+ * than DG_HJI_GRID_MAX_DIMS axes, loaded without a grid, its formula) at some step t in
  * {0, dt, ..., T}. The certificate is about that closed loop, at that dt, in the box: not about every
  * disturbance the game allows.
  * The promise. With probability at least 1 - beta over the samples, if certified is set then
@@ -72,7 +73,8 @@ DG_API dg_status dg_scenario_level(const double *v, const unsigned char *fail, i
 /* ------------------------------------------------------------ sampling (sampling.c) */
 
 /* DG_OK when p's problem has a sampling certificate: a tube (mode brt or brt_target) of a game of
- * kind with dynamics, no obstacles, and a player of role max (the one who avoids); else DG_ERR_ARG
+ * kind with dynamics, no obstacles (dg_hji_problem_has_obstacle: whether or not their array was
+ * built), and a player of role max (the one who avoids); else DG_ERR_ARG
  * with one line saying what is not (a BRS, a reach-avoid game, a game of degree, ...). */
 DG_API dg_status dg_certify_sampling_check(const dg_hji_problem *p, dg_err *e);
 
@@ -80,7 +82,7 @@ DG_API dg_status dg_certify_sampling_check(const dg_hji_problem *p, dg_err *e);
  * plays net's feedback, the other other's (a value source, hji_sim.h: the grid value's slices,
  * dg_hji_source_slices) or net's when other is NULL, both at the time-to-go T - t; the paths run by
  * dg_hji_simulate_batch (one evaluation of each source a step for every path still going; l the
- * grid's target, interpolated). fail[b] = 1 when path b reached l <= 0 at a step, else 0; when (may
+ * grid's target interpolated, or its formula where p has no grid). fail[b] = 1 when path b reached l <= 0 at a step, else 0; when (may
  * be NULL) gets that step's time (or -1). DG_OK, DG_ERR_ARG, DG_ERR_NOMEM, a source's errors. */
 DG_API dg_status dg_certify_rollout(const dg_hji_problem *p, const dg_hji_learn_net *net, const dg_hji_source *other,
                                     int64_t B, const double *x0, double dt, int64_t steps, unsigned char *fail,

@@ -92,7 +92,9 @@ DG_API dg_status dg_hji_play(const dg_hji_problem *p, const dg_hji_slices *V, co
                              dg_hji_sim_result *r, dg_hji_file_step *step, dg_err *e);
 /* dg_hji_play with u following su and d following sd (NULL: su), dg_hji_simulate_sources; the GIF
  * shows su's value at its horizon (a slices source's last slice; another source tabulated on p's
- * grid in one evaluation). A source's error in the automatic step is SIM. */
+ * grid in one evaluation). A source's error in the automatic step is SIM. A problem of more than
+ * DG_HJI_GRID_MAX_DIMS axes (dg_hji_problem_load_points: no grid) plays too, its target from its
+ * formula (dg_hji_simulate_sources), but draws no GIF: a gif_path is refused (GIF, DG_ERR_ARG). */
 DG_API dg_status dg_hji_play_sources(const dg_hji_problem *p, const dg_hji_source *su, const dg_hji_source *sd,
                                      const double *x0, const dg_hji_play_opts *o, dg_hji_sim_result *r,
                                      dg_hji_file_step *step, dg_err *e);

@@ -33,7 +33,7 @@ dg_status dg_certify_sampling_check(const dg_hji_problem *p, dg_err *e) {
     if (p->opts.mode == DG_HJI_MODE_BRS)
         return dg_err_set(e, DG_ERR_ARG, "certify --sampling: %s has mode: brs (a set reached at exactly t_end): the "
                           "sampling certificate is for a tube (mode: brt or brt_target), whose safe set is V > 0", n);
-    if (p->obstacle)
+    if (p->obstacle || dg_hji_problem_has_obstacle(p))  /* (more than 6 axes: the field, no array) */
         return dg_err_set(e, DG_ERR_ARG, "certify --sampling: %s has obstacles (a reach-avoid game): the sampling "
                           "certificate is for an avoid tube only", n);
     if (!p->game.dyn)

@@ -35,7 +35,8 @@ static const char HELP[] =
     "game of kind, --config its HJI config, --value the network of hji learn, no --ckpt). States drawn\n"
     "uniformly from S_delta = {V_theta(x, t_end) > delta} in the config's box are rolled out over\n"
     "t_end, the player who avoids playing V_theta's feedback against the other's (the --grid value's\n"
-    "feedback, else V_theta's); a state fails when its path enters the target (l <= 0). Rounds test\n"
+    "feedback, else V_theta's); a state fails when its path enters the target (l <= 0). A problem of\n"
+    "more than six axes (collision9d) has no grid: l from its formula, and no --grid. Rounds test\n"
     "delta = 0 and then the levels the earlier rounds' failures give, each on N fresh samples at\n"
     "beta / rounds. Certified: with confidence 1 - beta, a state drawn uniformly from S_delta fails\n"
     "with probability at most epsilon (conditional on S_delta, for that closed loop at that --dt).\n"
@@ -550,7 +551,8 @@ static int sampling_run(sampling_args *a) {
     dg_err e = {0};
     dg_hji_learn_opts lo;  /* a config that also learns the value: its learn.* keys are read, not used */
     dg_cfg *cfg = dg_cfg_load(a->config, &e);
-    dg_hji_problem *p = cfg ? dg_hji_problem_load(cfg, &e) : NULL;
+    /* for work at points: a problem of more than 6 axes has no grid (its target from its formula) */
+    dg_hji_problem *p = cfg ? dg_hji_problem_load_points(cfg, &e) : NULL;
     dg_hji_learn_net net = {0};
     dg_hji_value_slices vs = {0};
     int rc = 0;
@@ -563,6 +565,11 @@ static int sampling_run(sampling_args *a) {
     } else if (fabs(net.t_end - p->t_end) > 1e-9 * fabs(p->t_end)) {
         cli_error("certify", "--value %s was trained to t_end %g, --config %s says %g", a->value, net.t_end, a->config,
                   p->t_end);
+        rc = EXIT_USAGE;
+    } else if (a->grid && p->grid.ndim > DG_HJI_GRID_MAX_DIMS) {
+        cli_error("certify", "--grid %s: %s has %d state dimensions, no grid (a grid's value has at most %d): the "
+                  "other player plays the network's feedback without --grid", a->grid, p->name, p->grid.ndim,
+                  DG_HJI_GRID_MAX_DIMS);
         rc = EXIT_USAGE;
     } else if (a->grid) {
         dg_hji_file_step step;

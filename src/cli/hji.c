@@ -56,7 +56,8 @@ static const char PLAY_HELP[] =
     "escape, and the capture time.\n"
     "--value may be a network of hji learn (value.safetensors): the inputs then come\n"
     "from the network's own gradient at the time-to-go t_end - t (its t_end), evaluated\n"
-    "in the precision it was trained in.\n"
+    "in the precision it was trained in. A problem of more than six axes (collision9d)\n"
+    "has no grid: it plays a network, the target l from its formula, without --gif.\n"
     "At most --max-steps steps (t-max / dt): one CSV row each, and at most 122 GIF\n"
     "frames, hji plot's figure (every ceil(steps / 120)-th step and the last).\n"
     "\n"
@@ -325,6 +326,11 @@ static int value_in_load(const char *cmd, const char *opt, const char *path, con
                          const char *config, value_in *v) {
     memset(v, 0, sizeof *v);
     if (!dg_hji_learn_probe(path, NULL)) {
+        if (p->grid.ndim > DG_HJI_GRID_MAX_DIMS) {  /* (hji play loads such a problem for a network) */
+            cli_error(cmd, "%s %s is not a network of hji learn: %s has %d state dimensions and no grid (a grid's "
+                      "value has at most %d)", opt, path, p->name, p->grid.ndim, DG_HJI_GRID_MAX_DIMS);
+            return EXIT_USAGE;
+        }
         const int rc = value_load(cmd, path, p, config, &v->vs);
         if (!rc) v->src = dg_hji_source_slices(&p->grid, &v->vs.slices);
         return rc;
@@ -484,6 +490,11 @@ static int play_run(const play_args *a, dg_hji_problem *p, const char *csv_path)
         }
         t_max = p->t_end;
     }
+    if (a->gif && p->grid.ndim > DG_HJI_GRID_MAX_DIMS) {
+        cli_error("hji play", "--gif: %s has %d state dimensions and no grid to draw the value on (at most %d)",
+                  p->name, p->grid.ndim, DG_HJI_GRID_MAX_DIMS);
+        return EXIT_USAGE;
+    }
     value_in vi;
     int rc = value_in_load("hji play", "--value", a->value, p, a->config, &vi);
     if (rc) return rc;
@@ -518,7 +529,7 @@ static int hji_play(int argc, char **argv) {
         CLI_IN("--value", &a.value, "FILE", "its value file (hji solve), or a network of hji learn "
                "(value.safetensors: the strategies from its gradient)", .req = 1),
         CLI_LIST("--from", &a.from, "X1,X2,...", -INFINITY, INFINITY, "the start state, one coordinate per axis",
-                 .max = DG_HJI_GRID_MAX_DIMS, .req = 1),
+                 .max = DG_HJI_MAX_DIMS, .req = 1),
         CLI_OUT("--out", &a.out, "FILE.csv", "the trajectory", .otherwise = "the value file's path with _play.csv for "
                 ".safetensors"),
         CLI_OUT("--gif", &a.gif, "FILE.gif", "also draw the game as a GIF"),
@@ -554,7 +565,8 @@ static int hji_play(int argc, char **argv) {
         return rc;
     }
     rc = EXIT_USAGE;
-    if (ok && (p = load_problem("hji play", a.config, NULL, -1, 0, 0, &cfg))) rc = play_run(&a, p, csv_path);
+    /* for work at points: a problem of more than 6 axes, no grid, plays a network (its target's formula) */
+    if (ok && (p = load_problem("hji play", a.config, NULL, -1, 0, 2, &cfg))) rc = play_run(&a, p, csv_path);
     free(a.from.v);
     dg_hji_problem_free(p);
     dg_cfg_free(cfg);

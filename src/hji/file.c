@@ -290,6 +290,9 @@ dg_status dg_hji_play_sources(const dg_hji_problem *p, const dg_hji_source *su, 
     const double dt = r->dt;
     dg_hji_play_gif *pg = NULL;
     *step = DG_HJI_FILE_GIF;
+    if (o->gif_path && p->grid.ndim > DG_HJI_GRID_MAX_DIMS)
+        return dg_err_set(e, DG_ERR_ARG, "play: %s has %d state dimensions and no grid to draw a GIF on (at most %d)",
+                          p->name, p->grid.ndim, DG_HJI_GRID_MAX_DIMS);
     double *tab = NULL;  /* the GIF's background: u's value at its horizon on p's grid */
     const double *bg = NULL;
     if (o->gif_path && hji_source_on_grid(su, &p->grid)) {

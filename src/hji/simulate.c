@@ -135,6 +135,24 @@ static double time_to_go(double T, double t) {
     return tau > 0 ? tau : 0;
 }
 
+/* The target l at the n states x (n, nx) into l, as a play reads it: the grid's target array
+ * interpolated (dg_hji_interp) where p holds the whole grid's, else its formula
+ * (dg_hji_problem_target_at): a problem of more than DG_HJI_GRID_MAX_DIMS axes has no array (nor
+ * does a rank's block hold the whole grid's). DG_OK or target_at's error. */
+static dg_status target_here(const dg_hji_problem *p, int64_t n, const double *x, double *l, dg_err *e) {
+    const int nx = p->grid.ndim;
+    if (p->target && !p->block_nodes) {
+        for (int64_t i = 0; i < n; i++) l[i] = dg_hji_interp(&p->grid, p->target, x + i * nx, NULL);
+        return DG_OK;
+    }
+    for (int64_t i0 = 0; i0 < n; i0 += 1 << 20) {  /* target_at counts its points in an int */
+        const int m = (int)(n - i0 < (1 << 20) ? n - i0 : 1 << 20);
+        const dg_status s = dg_hji_problem_target_at(p, m, x + i0 * nx, l + i0, NULL, e);
+        if (s != DG_OK) return s;
+    }
+    return DG_OK;
+}
+
 /* dg_hji_feedback_batch's body, its work arrays given: gu, gd (B, nx) and tau (B). */
 static dg_status feedback_work(const dg_hji_problem *p, const dg_hji_source *su, const dg_hji_source *sd, double t,
                                double layer, int64_t B, const double *x, double *u, double *d, double *V, double *gu,
@@ -299,8 +317,13 @@ dg_status dg_hji_simulate_sources(const dg_hji_problem *p, const dg_hji_source *
             dg_csv_abort(&w);
             return sc;
         }
+        double l = 0;
+        if ((sc = target_here(p, 1, x, &l, e)) != DG_OK) {
+            dg_csv_abort(&w);
+            return sc;
+        }
         const dg_hji_sim_step st = {.step = s, .steps = steps, .t = (double)s * dt, .x = x, .u = u, .d = d,
-                                    .value = v, .target = dg_hji_interp(g, p->target, x, NULL)};
+                                    .value = v, .target = l};
         if (o->csv_path) csv_row(&w, p, &st);
         r->rows = s + 1;
         if (o->on_step && o->on_step(o->user, &st)) {
@@ -341,30 +364,36 @@ dg_status dg_hji_simulate_sources(const dg_hji_problem *p, const dg_hji_source *
 }
 
 /* dg_hji_simulate_batch's lockstep loop, its work arrays given: x (B, nx) the states, u, d (B, dims),
- * xm (B, nx), xd (nx), live (B) the plays not yet over. */
+ * xm (B, nx), xd (nx), live (B) the plays not yet over, l (B) their targets. */
 static dg_status batch_run(const dg_hji_problem *p, const dg_hji_source *su, const dg_hji_source *sd, int64_t B,
                            double dt, int64_t steps, double layer, double *x, double *u, double *d, double *xd,
-                           double *xm, unsigned char *live, double *capture_time, double *min_target, dg_err *e) {
+                           double *xm, unsigned char *live, double *l, double *capture_time, double *min_target,
+                           dg_err *e) {
     const dg_hji_grid *g = &p->grid;
     const int nx = g->ndim, nu = p->game.u.dim, nd = p->game.d.dim;
     for (int64_t s = 0; s <= steps; s++) {
         const double t = (double)s * dt;
         int64_t n = 0;  /* the live plays' states, packed into xm in their order */
+        for (int64_t i = 0; i < B; i++)
+            if (live[i]) memcpy(xm + n++ * nx, x + i * nx, (size_t)nx * sizeof *x);
+        dg_status sc = target_here(p, n, xm, l, e);  /* their targets, in one call */
+        if (sc != DG_OK) return sc;
+        int64_t j = 0;
+        n = 0;  /* those still going after this check, packed again */
         for (int64_t i = 0; i < B; i++) {
             if (!live[i]) continue;
-            const double l = dg_hji_interp(g, p->target, x + i * nx, NULL);
-            if (min_target && l < min_target[i]) min_target[i] = l;
-            if (l <= 0) {
+            const double li = l[j++];
+            if (min_target && li < min_target[i]) min_target[i] = li;
+            if (li <= 0) {
                 live[i] = 0;
                 if (capture_time) capture_time[i] = t;
                 continue;
             }
-            memcpy(xm + n * nx, x + i * nx, (size_t)nx * sizeof *x);
+            if (n != j - 1) memcpy(xm + n * nx, xm + (j - 1) * nx, (size_t)nx * sizeof *x);
             n++;
         }
         if (n == 0 || s == steps) break;
-        dg_status sc = dg_hji_feedback_batch(p, su, sd, t, layer, n, xm, u, d, NULL, e);
-        if (sc != DG_OK) return sc;
+        if ((sc = dg_hji_feedback_batch(p, su, sd, t, layer, n, xm, u, d, NULL, e)) != DG_OK) return sc;
         int64_t k = 0;
         for (int64_t i = 0; i < B; i++) {  /* RK2 (midpoint), the inputs held over the step */
             if (!live[i]) continue;
@@ -409,9 +438,9 @@ dg_status dg_hji_simulate_batch(const dg_hji_problem *p, const dg_hji_source *su
                               (long long)(i / nx), (int)(i % nx));
     const size_t n = (size_t)(B > 0 ? B : 1), nu = (size_t)p->game.u.dim + 1, nd = (size_t)p->game.d.dim + 1;
     double *x = malloc(n * nx * sizeof *x), *xm = malloc(n * nx * sizeof *xm), *u = malloc(n * nu * sizeof *u);
-    double *d = malloc(n * nd * sizeof *d), xd[DG_HJI_MAX_DIMS];
+    double *d = malloc(n * nd * sizeof *d), *l = malloc(n * sizeof *l), xd[DG_HJI_MAX_DIMS];
     unsigned char *live = malloc(n);
-    if (!x || !xm || !u || !d || !live) {
+    if (!x || !xm || !u || !d || !l || !live) {
         sc = dg_err_set(e, DG_ERR_NOMEM, "hji simulate: out of memory for %lld states", (long long)B);
         goto out;
     }
@@ -435,8 +464,8 @@ dg_status dg_hji_simulate_batch(const dg_hji_problem *p, const dg_hji_source *su
         if (capture_time) capture_time[i] = -1;
         if (min_target) min_target[i] = INFINITY;
     }
-    sc = batch_run(p, su, sd, B, dt, steps, o->layer, x, u, d, xd, xm, live, capture_time, min_target, e);
+    sc = batch_run(p, su, sd, B, dt, steps, o->layer, x, u, d, xd, xm, live, l, capture_time, min_target, e);
 out:
-    free(x), free(xm), free(u), free(d), free(live);
+    free(x), free(xm), free(u), free(d), free(l), free(live);
     return sc;
 }

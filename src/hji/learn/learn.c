@@ -338,6 +338,7 @@ static dg_status eval_run(dg_ctx *ctx, void *user) {
 }
 
 #define EVAL_BATCH 4096
+#define EVAL_GRAD_BATCH 256
 
 /* dg_hji_learn_eval and dg_hji_learn_eval_grad's body: V (and with_grad: V_tau, grad_x V; each may be
  * NULL) at the B points, in batches of EVAL_BATCH on one tape */
@@ -349,7 +350,11 @@ static dg_status eval_points(const dg_hji_learn_net *net, const dg_hji_problem *
         return dg_err_set(e, DG_ERR_ARG, "hji learn: eval: bad arguments");
     const int nx = net->nx;
     batch b;
-    const int cap = B < EVAL_BATCH ? (int)(B > 0 ? B : 1) : EVAL_BATCH;  /* a play's one point: a small tape */
+    /* with the gradient, EVAL_GRAD_BATCH points a tape: its arena (nx + 2 copies of every layer) stays
+     * small enough to be reused from the heap, not mapped and faulted in afresh at every call (a
+     * rollout calls once a step) */
+    const int most = with_grad ? EVAL_GRAD_BATCH : EVAL_BATCH;
+    const int cap = B < most ? (int)(B > 0 ? B : 1) : most;  /* a play's one point: a small tape */
     if ((s = batch_alloc(&b, cap, nx, e)) != DG_OK) return s;
     dg_ctx *ctx = dg_ctx_create((size_t)cap * (with_grad ? 64 * (size_t)(nx + 2) : 64) * sizeof(dg_real));
     if (!ctx) s = dg_err_set(e, DG_ERR_NOMEM, "hji learn: out of memory");
