@@ -105,7 +105,7 @@ table=(
   "--seeds repeated|--seeds: seed 3 given twice|train --config $R --seeds 3,4,3 --out $T/never10"
   "--times more than 64|--times: at most 63 numbers; got '1.01,2.01,3.01,|hji solve --config $T/p2.yaml --out $T/never11.safetensors --times $SEEDS65"
   "--times not numbers|--times: item 2 is not a number: 'b'|hji solve --config $T/p2.yaml --out $T/never11.safetensors --times 0.1,b"
-  "--from too many|--from: at most 6 numbers; got '1,2,3,4,5,6,7'|hji play --config $T/p2.yaml --value $T/v.safetensors --from 1,2,3,4,5,6,7 --out $T/never12.csv"
+  "--from too many|--from: at most 12 numbers; got '1,2,3,4,5,6,7,8,9,10,11,12,13'|hji play --config $T/p2.yaml --value $T/v.safetensors --from 1,2,3,4,5,6,7,8,9,10,11,12,13 --out $T/never12.csv"
   "--from wrong count|--from: pursuit2d needs 2 coordinates|hji play --config $T/p2.yaml --value $T/v.safetensors --from 1 --out $T/never12.csv"
   "--from infinite|--from: item 1 is not a number: 'inf'|hji play --config $T/p2.yaml --value $T/v.safetensors --from inf,0 --out $T/never12.csv"
   "--at junk|--at: expected no values: this 2-D grid has no axes after the first two, got 'x2=1junk'|hji plot --value $T/v.safetensors --at x2=1junk --out $T/never13.png"
@@ -190,7 +190,7 @@ longlists=(
   "hji solve --times of 100 values|--times: at most 63 numbers; got '0.01,0.02,0.03,0.04,0.05,0.06,0.07,0.08,0.09,...' (100 values)|hji solve --config $T/p2.yaml --out $T/never42.safetensors --times $V100"
   "hji solve --times an item of 3000|--times: item 2 is not a number: 'xxxx|hji solve --config $T/p2.yaml --out $T/never42.safetensors --times 0.1,$X3000"
   "hji plot --at of 3000 characters|--at: expected no values: this 2-D grid has no axes after the first two, got 'x2=xxxx|hji plot --value $T/v.safetensors --at x2=$X3000 --out $T/never43.png"
-  "hji play --from of 100 values|--from: at most 6 numbers; got '0.01,0.02,|hji play --config $T/p2.yaml --value $T/v.safetensors --from $V100 --out $T/never44.csv"
+  "hji play --from of 100 values|--from: at most 12 numbers; got '0.01,0.02,|hji play --config $T/p2.yaml --value $T/v.safetensors --from $V100 --out $T/never44.csv"
   "hji play --from an item of 3000|--from: item 1 is not a number: 'xxxx|hji play --config $T/p2.yaml --value $T/v.safetensors --from $X3000,1 --out $T/never44.csv"
 )
 MAXLEN=200 run_rows "long list: " "" "${longlists[@]}"
