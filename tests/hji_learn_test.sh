@@ -111,11 +111,15 @@ $PY -c 'import sys; b = open(sys.argv[1], "rb").read(); open(sys.argv[2], "wb").
 # them) whose grid.n, 15 an axis, would be 2.6e9 nodes (20 GB an array): hji learn and --bench take it under
 # a 2 GB address-space limit (no array of its nodes), the grid's commands refuse it (below)
 D8=$(cfg d8 "game: model\nmodel:\n  name: drift8\n  constants: {vp: 1.0, ve: 0.5, radius: 0.5}\n  state: {p1: [-1, 1], p2: [-1, 1], p3: [-1, 1], p4: [-1, 1], p5: [-1, 1], p6: [-1, 1], p7: [-1, 1], p8: [-1, 1]}\n  inputs:\n    a: {dim: 4, lo: -1, hi: 1, role: min}\n    b: {dim: 4, lo: -1, hi: 1, role: max}\n  dynamics:\n    p1: ve*b1 - vp*a1\n    p2: ve*b2 - vp*a2\n    p3: ve*b3 - vp*a3\n    p4: ve*b4 - vp*a4\n    p5: p1\n    p6: p2\n    p7: p3\n    p8: p4\n  target: sqrt(p1^2 + p2^2 + p3^2 + p4^2 + p5^2 + p6^2 + p7^2 + p8^2) - radius\nt_end: 0.5\nmode: brt\ngrid:\n  n: [15, 15, 15, 15, 15, 15, 15, 15]\nlearn: {hidden: [16, 16], points: 64, iterations: 5, pretrain: 1, curriculum: 2, lr: 0.001}\n")
-( ulimit -v 2000000; exec "$DG" hji learn --config "$D8" --out "$T/d8" --quiet ) >"$T/d8.json" 2>"$T/d8.err" \
+# (a sanitizer build reserves terabytes of shadow address space and cannot start under any such
+# limit, as hostile_memory_test.sh finds: there the limit is left off and the run itself checked)
+LIM=2000000
+( ulimit -v "$LIM"; exec "$DG" games ) >/dev/null 2>&1 || LIM=unlimited
+( ulimit -v "$LIM"; exec "$DG" hji learn --config "$D8" --out "$T/d8" --quiet ) >"$T/d8.json" 2>"$T/d8.err" \
     && json "$T/d8.json" 'r["game"] == "drift8" and r["iterations"] == 5' >/dev/null && [ -s "$T/d8/value.safetensors" ] \
-    && ( ulimit -v 2000000; exec "$DG" hji learn --config "$D8" --bench ) >"$T/d8b.json" 2>>"$T/d8.err" \
+    && ( ulimit -v "$LIM"; exec "$DG" hji learn --config "$D8" --bench ) >"$T/d8b.json" 2>>"$T/d8.err" \
     && json "$T/d8b.json" 'r["ms_per_iteration"] > 0' >/dev/null \
-    && ok "an 8-D game (2.6e9 grid nodes): hji learn and --bench under a 2 GB limit" \
+    && ok "an 8-D game (2.6e9 grid nodes): hji learn and --bench (address space limit: $LIM kB)" \
     || bad "8-D learn: $(tail -2 "$T/d8.err") $(cat "$T/d8.json")"
 
 # collision9d (three Dubins aircraft, 9-D; configs/hji/collision9d.yaml): 5 iterations of a tiny network, and
