@@ -204,19 +204,25 @@ static void binary_backward(dg_ctx *ctx, dg_tensor *t) {
  * (π/2's three float parts), |r| <= π/4; then Cephes' sinf and cosf polynomials on r and the
  * quadrant k (+1 for cos) picks one and its sign. Within 2.5e-7 of the exact values for
  * |x| <= 1e5 (tests/test_ops.c); larger or non-finite x go to libm afterwards. */
-static void sincos_n(int64_t n, const float *restrict x, float *restrict y, int cos) {
+/* one element of both: the quadrant q of x and sin, cos of its remainder r (|r| <= π/4) */
+static inline int sincos_reduce(float x, float *sn, float *cs) {
     const float shift = 0x1.8p23f, two_over_pi = 0.636619772367581343f;
     const float p1 = 1.5703125f, p2 = 4.837512969970703125e-4f, p3 = 7.54978995489188216e-8f;
+    const float kf = fmaf(x, two_over_pi, shift) - shift;
+    float r = fmaf(-kf, p1, x);
+    r = fmaf(-kf, p2, r);
+    r = fmaf(-kf, p3, r);
+    const float z = r * r;
+    *sn = fmaf(fmaf(fmaf(-1.9515295891e-4f, z, 8.3321608736e-3f), z, -1.6666654611e-1f) * z, r, r);
+    *cs = fmaf(fmaf(fmaf(2.443315711809948e-5f, z, -1.388731625493765e-3f), z, 4.166664568298827e-2f) * z, z,
+               fmaf(-0.5f, z, 1.0f));
+    return (int)kf;
+}
+
+static void sincos_n(int64_t n, const float *restrict x, float *restrict y, int cos) {
     for (int64_t i = 0; i < n; i++) {
-        const float kf = fmaf(x[i], two_over_pi, shift) - shift;
-        const int q = (int)kf + cos;
-        float r = fmaf(-kf, p1, x[i]);
-        r = fmaf(-kf, p2, r);
-        r = fmaf(-kf, p3, r);
-        const float z = r * r;
-        const float sn = fmaf(fmaf(fmaf(-1.9515295891e-4f, z, 8.3321608736e-3f), z, -1.6666654611e-1f) * z, r, r);
-        const float cs = fmaf(fmaf(fmaf(2.443315711809948e-5f, z, -1.388731625493765e-3f), z, 4.166664568298827e-2f) * z,
-                              z, fmaf(-0.5f, z, 1.0f));
+        float sn, cs;
+        const int q = sincos_reduce(x[i], &sn, &cs) + cos;
         const float v = (q & 1) ? cs : sn;
         y[i] = (q & 2) ? -v : v;
     }
@@ -452,18 +458,9 @@ static void linear_backward(dg_ctx *ctx, dg_tensor *t) {
 #ifndef DG_F64
 /* s[i] = sin(x[i]), c[i] = cos(x[i]) from one reduction (sincos_n's polynomials and bits) */
 static void sincos_pair_n(int64_t n, const float *restrict x, float *restrict s, float *restrict c) {
-    const float shift = 0x1.8p23f, two_over_pi = 0.636619772367581343f;
-    const float p1 = 1.5703125f, p2 = 4.837512969970703125e-4f, p3 = 7.54978995489188216e-8f;
     for (int64_t i = 0; i < n; i++) {
-        const float kf = fmaf(x[i], two_over_pi, shift) - shift;
-        const int q = (int)kf;
-        float r = fmaf(-kf, p1, x[i]);
-        r = fmaf(-kf, p2, r);
-        r = fmaf(-kf, p3, r);
-        const float z = r * r;
-        const float sn = fmaf(fmaf(fmaf(-1.9515295891e-4f, z, 8.3321608736e-3f), z, -1.6666654611e-1f) * z, r, r);
-        const float cs = fmaf(fmaf(fmaf(2.443315711809948e-5f, z, -1.388731625493765e-3f), z, 4.166664568298827e-2f) * z,
-                              z, fmaf(-0.5f, z, 1.0f));
+        float sn, cs;
+        const int q = sincos_reduce(x[i], &sn, &cs);
         const float vs = (q & 1) ? cs : sn, vc = (q & 1) ? sn : cs;
         s[i] = (q & 2) ? -vs : vs;
         c[i] = ((q + 1) & 2) ? -vc : vc;
