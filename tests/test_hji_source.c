@@ -34,12 +34,27 @@ static dg_hji_problem *load_yaml(const char *yaml) {
 static const char P2[] = "game: pursuit2d\nt_end: 0.5\naccuracy: medium\ngrid: {min: [-2, -2], max: [2, 2], n: [41, 41]}\n";
 static const char AIR[] = "game: air3d\nt_end: 1.0\naccuracy: low\ngrid: {n: [21, 21, 20]}\n";
 
-/* p solved into 6 slices (vals, times: the caller's, room for 12 x nodes) */
-static dg_hji_slices solve6(const dg_hji_problem *p, double *vals, double *times) {
+/* A game solved into 6 slices: its problem, values and times, and the slices as a source. Set up
+ * in place (src points into V) by solved_init, freed by solved_free. */
+typedef struct solved {
+    dg_hji_problem *p;
+    double         *vals, times[12];
+    dg_hji_slices   V;
+    dg_hji_source   src;
+} solved;
+static void solved_init(solved *s, const char *yaml) {
+    s->p = load_yaml(yaml);
+    s->vals = malloc((size_t)12 * (size_t)s->p->grid.nodes * sizeof *s->vals);
+    assert_non_null(s->vals);
     int nt = 0;
     dg_err e = {0};
-    if (dg_hji_problem_solve_slices(p, 5, 0, NULL, &nt, times, vals, NULL, &e) != DG_OK) fail_msg("%s", e.msg);
-    return (dg_hji_slices){.nt = nt, .t = times, .v = vals};
+    if (dg_hji_problem_solve_slices(s->p, 5, 0, NULL, &nt, s->times, s->vals, NULL, &e) != DG_OK) fail_msg("%s", e.msg);
+    s->V = (dg_hji_slices){.nt = nt, .t = s->times, .v = s->vals};
+    s->src = dg_hji_source_slices(&s->p->grid, &s->V);
+}
+static void solved_free(solved *s) {
+    free(s->vals);
+    dg_hji_problem_free(s->p);
 }
 
 /* A source that counts its evaluations and hands them to another (inner), or fails (fail). */
@@ -80,11 +95,11 @@ static void test_slices_source_same_bits(void **state) {
     const char *yamls[2] = {P2, AIR};
     const double starts[2][3] = {{0.9, -0.7, 0}, {7, 2, 2.5}};
     for (int g = 0; g < 2; g++) {
-        dg_hji_problem *p = load_yaml(yamls[g]);
-        double *vals = malloc((size_t)12 * (size_t)p->grid.nodes * sizeof *vals), times[12];
-        assert_non_null(vals);
-        const dg_hji_slices V = solve6(p, vals, times);
-        const dg_hji_source src = dg_hji_source_slices(&p->grid, &V);
+        solved S;
+        solved_init(&S, yamls[g]);
+        const dg_hji_problem *p = S.p;
+        const dg_hji_slices V = S.V;
+        const dg_hji_source src = S.src;
         counted cu = {.inner = &src}, cd = {.inner = &src};
         const dg_hji_source su = counted_source(&cu), sd = counted_source(&cd);
         for (int layer = 0; layer < 2; layer++) {
@@ -112,8 +127,7 @@ static void test_slices_source_same_bits(void **state) {
             free(ta), free(tb), free(tc);
             unlink(a), unlink(b), unlink(c);
         }
-        free(vals);
-        dg_hji_problem_free(p);
+        solved_free(&S);
     }
 }
 
@@ -154,11 +168,11 @@ static void test_two_values(void **state) {
  * capture time and least l(x) those of a single play with the same step. */
 static void test_batch(void **state) {
     (void)state;
-    dg_hji_problem *p = load_yaml(P2);
-    double *vals = malloc((size_t)12 * (size_t)p->grid.nodes * sizeof *vals), times[12];
-    assert_non_null(vals);
-    const dg_hji_slices V = solve6(p, vals, times);
-    const dg_hji_source src = dg_hji_source_slices(&p->grid, &V);
+    solved S;
+    solved_init(&S, P2);
+    const dg_hji_problem *p = S.p;
+    const dg_hji_slices V = S.V;
+    const dg_hji_source src = S.src;
     counted c = {.inner = &src};
     const dg_hji_source sc = counted_source(&c);
     enum { B = 40 };
@@ -186,18 +200,16 @@ static void test_batch(void **state) {
     bad = o;
     bad.max_steps = 10;
     assert_int_equal(dg_hji_simulate_batch(p, &sc, NULL, B, x0, &bad, ct, mt, &e), DG_ERR_ARG);
-    free(vals);
-    dg_hji_problem_free(p);
+    solved_free(&S);
 }
 
 /* A source's error stops a play: nothing written, the error returned. */
 static void test_source_error(void **state) {
     (void)state;
-    dg_hji_problem *p = load_yaml(P2);
-    double *vals = malloc((size_t)12 * (size_t)p->grid.nodes * sizeof *vals), times[12];
-    assert_non_null(vals);
-    const dg_hji_slices V = solve6(p, vals, times);
-    const dg_hji_source src = dg_hji_source_slices(&p->grid, &V);
+    solved S;
+    solved_init(&S, P2);
+    const dg_hji_problem *p = S.p;
+    const dg_hji_source src = S.src;
     counted c = {.inner = &src, .fail = 1};
     const dg_hji_source sc = counted_source(&c);
     char path[64];
@@ -214,8 +226,7 @@ static void test_source_error(void **state) {
     assert_int_equal(dg_hji_simulate_sources(p, &sc, NULL, x0, &o, &r, &e), DG_ERR_ARG);
     const dg_hji_source none = {0};
     assert_int_equal(dg_hji_simulate_sources(p, &none, NULL, x0, &o, &r, &e), DG_ERR_ARG);
-    free(vals);
-    dg_hji_problem_free(p);
+    solved_free(&S);
 }
 
 /* A network as a source: its values and gradients are dg_hji_learn_eval_grad's, its horizon t_end,

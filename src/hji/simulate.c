@@ -243,6 +243,23 @@ static void csv_row(dg_csv *w, const dg_hji_problem *p, const dg_hji_sim_step *s
     dg_csv_num(w, s->target);
 }
 
+/* one RK2 (midpoint) step of dt from x (in place), the inputs u, d held over it; xm gets the
+ * midpoint. Periodic axes are kept in [lo, hi). */
+static void rk2_step(const dg_hji_problem *p, double *x, const double *u, const double *d, double dt, double *xm) {
+    const dg_hji_grid *g = &p->grid;
+    double xd[DG_HJI_MAX_DIMS];
+    dg_hji_game_dynamics(&p->game, x, u, d, xd);
+    for (int k = 0; k < g->ndim; k++) xm[k] = x[k] + 0.5 * dt * xd[k];
+    dg_hji_game_dynamics(&p->game, xm, u, d, xd);
+    for (int k = 0; k < g->ndim; k++) {
+        x[k] += dt * xd[k];
+        if (g->bc[k] == DG_HJI_BC_PERIODIC) {
+            const double per = g->hi[k] - g->lo[k];
+            x[k] = g->lo[k] + fmod(fmod(x[k] - g->lo[k], per) + per, per);
+        }
+    }
+}
+
 dg_status dg_hji_simulate(const dg_hji_problem *p, const dg_hji_slices *V, const double *x0,
                           const dg_hji_sim_opts *o, dg_hji_sim_result *r, dg_err *e) {
     if (!p || !V) return dg_err_set(e, DG_ERR_ARG, "hji simulate: needs a problem and a value");
@@ -346,28 +363,18 @@ dg_status dg_hji_simulate_sources(const dg_hji_problem *p, const dg_hji_source *
         }
         /* RK2 (midpoint) with the inputs held over the step, as a sampled feedback; the running
          * cost by the midpoint rule */
-        double xd[DG_HJI_MAX_DIMS], xm[DG_HJI_MAX_DIMS];
-        dg_hji_game_dynamics(&p->game, x, u, d, xd);
-        for (int k = 0; k < nx; k++) xm[k] = x[k] + 0.5 * dt * xd[k];
+        double xm[DG_HJI_MAX_DIMS];
+        rk2_step(p, x, u, d, dt, xm);
         if (degree) J += (inc = exp(-rho * (st.t + 0.5 * dt)) * dg_hji_game_running_cost(&p->game, xm, u, d) * dt);
-        dg_hji_game_dynamics(&p->game, xm, u, d, xd);
-        for (int k = 0; k < nx; k++) {
-            x[k] += dt * xd[k];
-            if (g->bc[k] == DG_HJI_BC_PERIODIC) {  /* keep angles in [lo, hi) */
-                const double per = g->hi[k] - g->lo[k];
-                x[k] = g->lo[k] + fmod(fmod(x[k] - g->lo[k], per) + per, per);
-            }
-        }
     }
     if (degree) r->payoff = J;
     return o->csv_path ? dg_csv_commit(&w, e) : DG_OK;
 }
 
 /* dg_hji_simulate_batch's lockstep loop, its work arrays given: x (B, nx) the states, u, d (B, dims),
- * xm (B, nx), xd (nx), live (B) the plays not yet over, l (B) their targets. */
+ * xm (B, nx), live (B) the plays not yet over, l (B) their targets. */
 static dg_status batch_run(const dg_hji_problem *p, const dg_hji_source *su, const dg_hji_source *sd, int64_t B,
-                           double dt, int64_t steps, double layer, double *x, double *u, double *d, double *xd,
-                           double *xm, unsigned char *live, double *l, double *capture_time, double *min_target,
+                           double dt, int64_t steps, double layer, double *x, double *u, double *d, double *xm, unsigned char *live, double *l, double *capture_time, double *min_target,
                            dg_err *e) {
     const dg_hji_grid *g = &p->grid;
     const int nx = g->ndim, nu = p->game.u.dim, nd = p->game.d.dim;
@@ -397,18 +404,7 @@ static dg_status batch_run(const dg_hji_problem *p, const dg_hji_source *su, con
         int64_t k = 0;
         for (int64_t i = 0; i < B; i++) {  /* RK2 (midpoint), the inputs held over the step */
             if (!live[i]) continue;
-            double *xi = x + i * nx, *xh = xm + k * nx;
-            const double *ui = u + k * nu, *di = d + k * nd;
-            dg_hji_game_dynamics(&p->game, xi, ui, di, xd);
-            for (int c = 0; c < nx; c++) xh[c] = xi[c] + 0.5 * dt * xd[c];
-            dg_hji_game_dynamics(&p->game, xh, ui, di, xd);
-            for (int c = 0; c < nx; c++) {
-                xi[c] += dt * xd[c];
-                if (g->bc[c] == DG_HJI_BC_PERIODIC) {  /* keep angles in [lo, hi) */
-                    const double per = g->hi[c] - g->lo[c];
-                    xi[c] = g->lo[c] + fmod(fmod(xi[c] - g->lo[c], per) + per, per);
-                }
-            }
+            rk2_step(p, x + i * nx, u + k * nu, d + k * nd, dt, xm + k * nx);
             k++;
         }
     }
@@ -438,7 +434,7 @@ dg_status dg_hji_simulate_batch(const dg_hji_problem *p, const dg_hji_source *su
                               (long long)(i / nx), (int)(i % nx));
     const size_t n = (size_t)(B > 0 ? B : 1), nu = (size_t)p->game.u.dim + 1, nd = (size_t)p->game.d.dim + 1;
     double *x = malloc(n * nx * sizeof *x), *xm = malloc(n * nx * sizeof *xm), *u = malloc(n * nu * sizeof *u);
-    double *d = malloc(n * nd * sizeof *d), *l = malloc(n * sizeof *l), xd[DG_HJI_MAX_DIMS];
+    double *d = malloc(n * nd * sizeof *d), *l = malloc(n * sizeof *l);
     unsigned char *live = malloc(n);
     if (!x || !xm || !u || !d || !l || !live) {
         sc = dg_err_set(e, DG_ERR_NOMEM, "hji simulate: out of memory for %lld states", (long long)B);
@@ -464,7 +460,7 @@ dg_status dg_hji_simulate_batch(const dg_hji_problem *p, const dg_hji_source *su
         if (capture_time) capture_time[i] = -1;
         if (min_target) min_target[i] = INFINITY;
     }
-    sc = batch_run(p, su, sd, B, dt, steps, o->layer, x, u, d, xd, xm, live, l, capture_time, min_target, e);
+    sc = batch_run(p, su, sd, B, dt, steps, o->layer, x, u, d, xm, live, l, capture_time, min_target, e);
 out:
     free(x), free(xm), free(u), free(d), free(l), free(live);
     return sc;
