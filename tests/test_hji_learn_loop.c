@@ -6,6 +6,8 @@
  *   - learn.threads: the same seed and shard count give the same bits on 1 thread and on 2, and the
  *     loss of 2 shards is the loss of 1 (to rounding) at the same weights;
  *   - a network saved and loaded (dg_hji_learn_save / dg_hji_learn_load) gives the same values;
+ *   - learn.margin widens the sampled box (and the network's input scaling) on the axes that are not
+ *     periodic, and a saved network keeps it;
  *   - the learn.* keys read from a config, a bad one refused; a generic-Hamiltonian game refused. */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
@@ -319,9 +321,51 @@ static void test_schedule(void **state) {
 }
 
 /* the learn.* keys from a config; out of range and unknown values refused, naming the key */
+/* learn.margin: the network's input box is the grid box widened by margin x its width on each side
+ * of x and y, psi (periodic) left as it is; it survives a save and load; a margin out of [0, 4] is
+ * refused. */
+static void test_margin(void **state) {
+    (void)state;
+    dg_err e = {0};
+    dg_hji_problem *p = load("game: air3d\nt_end: 0.5\ngrid: {n: [11, 11, 10]}\n", &e);
+    if (!p) fail_msg("%s", e.msg);
+    dg_hji_learn_opts o = small_opts(2);
+    o.points = 64;
+    o.pretrain = 0;
+    o.margin = 0.5;
+    dg_hji_learner *L = dg_hji_learner_create(p, &o, &e);
+    if (!L) fail_msg("%s", e.msg);
+    const dg_hji_learn_net *net = dg_hji_learner_net(L);
+    for (int k = 0; k < 3; k++) {
+        const double w = p->grid.hi[k] - p->grid.lo[k];
+        assert_true(fabs(net->mid[k] - 0.5 * (p->grid.lo[k] + p->grid.hi[k])) < 1e-12);
+        assert_true(fabs(net->half[k] - (k < 2 ? w : 0.5 * w)) < 1e-12);
+    }
+    dg_hji_learn_metrics m;
+    assert_int_equal(dg_hji_learner_step(L, &m, &e), DG_OK);
+    assert_true(isfinite(m.loss));
+    char path[] = "/tmp/dg_hji_margin_XXXXXX";
+    const int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    close(fd);
+    if (dg_hji_learn_save(net, path, &e) != DG_OK) fail_msg("%s", e.msg);
+    dg_hji_learn_net back;
+    if (dg_hji_learn_load(path, p, &back, &e) != DG_OK) fail_msg("%s", e.msg);
+    assert_memory_equal(back.mid, net->mid, sizeof back.mid);
+    assert_memory_equal(back.half, net->half, sizeof back.half);
+    dg_hji_learn_net_free(&back);
+    unlink(path);
+    dg_hji_learner_free(L);
+    o.margin = -0.1;   /* out of bounds: refused */
+    assert_null(dg_hji_learner_create(p, &o, &e));
+    assert_non_null(strstr(e.msg, "margin"));
+    dg_hji_problem_free(p);
+}
+
 static void test_keys(void **state) {
     (void)state;
-    const char *yaml = "learn: {hidden: [32, 16], activation: tanh, points: 100, boundary: penalty, seed: 7, schedule: cosine}\n";
+    const char *yaml = "learn: {hidden: [32, 16], activation: tanh, points: 100, boundary: penalty, seed: 7, schedule: cosine, "
+                       "margin: 0.25}\n";
     dg_err e = {0};
     dg_cfg *c = dg_cfg_parse(yaml, strlen(yaml), "l.yaml", &e);
     assert_non_null(c);
@@ -334,11 +378,12 @@ static void test_keys(void **state) {
     assert_int_equal(o.exact, 0);
     assert_int_equal((int)o.seed, 7);
     assert_int_equal(o.schedule, 1);
+    assert_true(o.margin == 0.25);
     dg_cfg_free(c);
     const char *bad[] = {"learn: {points: 0}\n", "learn: {activation: relu}\n", "learn: {hidden: []}\n",
-                         "learn: {schedule: linear}\n"};
-    const char *key[] = {"learn.points", "learn.activation", "learn.hidden", "learn.schedule"};
-    for (int i = 0; i < 4; i++) {
+                         "learn: {schedule: linear}\n", "learn: {margin: 5}\n"};
+    const char *key[] = {"learn.points", "learn.activation", "learn.hidden", "learn.schedule", "learn.margin"};
+    for (int i = 0; i < 5; i++) {
         c = dg_cfg_parse(bad[i], strlen(bad[i]), "l.yaml", &e);
         assert_non_null(c);
         assert_int_not_equal(dg_hji_learn_opts_read(c, &o, &e), DG_OK);
@@ -378,6 +423,7 @@ int main(void) {
         cmocka_unit_test(test_save_load),
         cmocka_unit_test(test_eval_grad),
         cmocka_unit_test(test_schedule),
+        cmocka_unit_test(test_margin),
         cmocka_unit_test(test_keys),
         cmocka_unit_test(test_refused),
     };

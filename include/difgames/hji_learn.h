@@ -124,6 +124,8 @@ typedef struct dg_hji_learn_opts {
     int      exact;            /* 1: V = l + tau N (boundary exact); 0: penalised             */
     double   boundary_weight;  /* penalised: the boundary term's weight in the loss          */
     double   lr;               /* Adam's learning rate (betas 0.9, 0.999, eps 1e-8)           */
+    double   margin;           /* states sampled in the grid box widened by margin x its width  */
+                               /* on each side of each non-periodic axis (learn.margin)          */
     int      schedule;         /* 0: lr constant; 1: cosine, lr down to 0 after the curriculum */
     uint64_t seed;             /* initial weights and samples: the same seed, the same bits   */
     int      threads;          /* shards of the points (1..DG_HJI_LEARN_MAX_SHARDS), run on as  */
@@ -147,8 +149,9 @@ DG_API void      dg_hji_learn_opts_default(dg_hji_learn_opts *o);
 DG_API dg_status dg_hji_learn_opts_read(dg_cfg *cfg, dg_hji_learn_opts *o, dg_err *e);
 
 /* A value network V(x, tau) of a problem: an MLP on the input ((x - mid) / half, tau / t_end) (each
- * state axis scaled to [-1, 1] over the problem's grid box, tau to [0, 1], the scales SIREN's
- * initialisation assumes), output N; V = N (penalised) or l(x) + tau N (exact). */
+ * state axis scaled to [-1, 1] over the box it was trained on, the grid box widened by learn.margin,
+ * and tau to [0, 1]: the scales SIREN's initialisation assumes), output N; V = N (penalised) or
+ * l(x) + tau N (exact). */
 typedef struct dg_hji_learn_net {
     dg_mlp     mlp;
     dg_params *params;                    /* owned                                          */
@@ -210,8 +213,8 @@ typedef struct dg_hji_learn_metrics {
     double seconds;                       /* this iteration's wall time                      */
 } dg_hji_learn_metrics;
 
-/* A training run on problem p: each step samples o->points states uniformly in p's grid box and
- * times-to-go in [0, tau_max] (DeepReach's curriculum: tau_max 0 for the first o->pretrain steps,
+/* A training run on problem p: each step samples o->points states uniformly in p's grid box
+ * (widened by o->margin times its width on each side of each non-periodic axis) and times-to-go in [0, tau_max] (DeepReach's curriculum: tau_max 0 for the first o->pretrain steps,
  * then growing linearly to t_end over o->curriculum steps), takes the residual loss (the penalised
  * form adds the boundary term at the same states at tau = 0; its pretraining minimises that term
  * alone), one backward and one Adam step. The points, drawn from one stream, are cut into

@@ -20,7 +20,7 @@
 typedef struct learn_keys {
     int   hidden[DG_MLP_MAX_LAYERS - 1], nhidden;
     int   activation, points, iterations, pretrain, curriculum, boundary, seed, threads, resume_every, precision, schedule;
-    float lr, boundary_weight;
+    float lr, boundary_weight, margin;
 } learn_keys;
 
 static const char *const ACTIVATIONS[] = {"tanh", "sine", NULL};   /* dg_mlp_act order */
@@ -49,6 +49,10 @@ static const dg_key LEARN_KEYS[] = {
               "hji learn: V(x, 0) = l(x) exact (V = l + tau N) or penalised (a loss term)"),
     DG_K_F32("learn.boundary_weight", learn_keys, boundary_weight, 1.0f, 0, 1e9, 1, 1,
              "hji learn: the penalised boundary term's weight in the loss"),
+    DG_K_F32("learn.margin", learn_keys, margin, 0.0f, 0, 4, 1, 1,
+             "hji learn: states are sampled in the grid box widened by margin times its width on each side of every "
+             "axis that is not periodic: where the players' motion carries the value in across the box's edge, "
+             "the equation inside the box alone does not fix it (air3d: 0.5)"),
     DG_K_INT("learn.seed", learn_keys, seed, 0, 0, 2147483647, "hji learn: random seed (initial weights, samples)"),
     DG_K_INT("learn.threads", learn_keys, threads, 1, 0, DG_HJI_LEARN_MAX_SHARDS,
              "hji learn: shards of each iteration's points trained in parallel (0: one per core); the same seed and "
@@ -78,6 +82,7 @@ static void opts_from_keys(const learn_keys *k, dg_hji_learn_opts *o) {
     o->exact = k->boundary == 0;
     o->boundary_weight = k->boundary_weight;
     o->lr = k->lr;
+    o->margin = k->margin;
     o->schedule = k->schedule;
     o->seed = (uint64_t)k->seed;
     o->threads = k->threads;
@@ -106,12 +111,21 @@ dg_status dg_hji_learn_opts_read(dg_cfg *cfg, dg_hji_learn_opts *o, dg_err *e) {
 
 /* --------------------------------------------------------------- network */
 
-/* the problem's grid box and horizon into net's input scaling */
-static void net_scaling(dg_hji_learn_net *net, const dg_hji_problem *p) {
+/* axis k of the box states are sampled in: p's grid box widened by margin times its width on
+ * each side, unless the axis is periodic (then its period) */
+static void sample_box(const dg_hji_problem *p, double margin, int k, double *lo, double *hi) {
+    const double w = p->grid.bc[k] == DG_HJI_BC_PERIODIC ? 0 : margin * (p->grid.hi[k] - p->grid.lo[k]);
+    *lo = p->grid.lo[k] - w;
+    *hi = p->grid.hi[k] + w;
+}
+
+/* the sampled box (p's grid box, widened by margin) and horizon into net's input scaling */
+static void net_scaling(dg_hji_learn_net *net, const dg_hji_problem *p, double margin) {
     net->nx = p->grid.ndim;
     net->t_end = p->t_end > 0 ? p->t_end : 1;
     for (int k = 0; k < net->nx; k++) {
-        const double lo = p->grid.lo[k], hi = p->grid.hi[k];   /* a periodic axis: its period */
+        double lo, hi;
+        sample_box(p, margin, k, &lo, &hi);
         net->mid[k] = 0.5 * (lo + hi);
         net->half[k] = hi > lo ? 0.5 * (hi - lo) : 1;
     }
@@ -142,7 +156,7 @@ dg_status dg_hji_learn_net_init(dg_hji_learn_net *net, const dg_hji_problem *p, 
     if (s != DG_OK) return s;
     if (!o || o->nhidden < 1 || o->nhidden > DG_MLP_MAX_LAYERS - 1)
         return dg_err_set(e, DG_ERR_ARG, "hji learn: 1 to %d hidden layers", DG_MLP_MAX_LAYERS - 1);
-    net_scaling(net, p);
+    net_scaling(net, p, o->margin);
     net->exact = o->exact;
     if ((s = net_build(net, o->hidden, o->nhidden, o->activation, e)) != DG_OK) return s;
     dg_rng rng;
@@ -202,7 +216,7 @@ dg_status dg_hji_learn_load(const char *path, const dg_hji_problem *p, dg_hji_le
                *mode = dg_st_meta(f, "mode"), *t_end = dg_st_meta(f, "t_end"), *mid = dg_st_meta(f, "mid"),
                *half = dg_st_meta(f, "half"), *prec = dg_st_meta(f, "precision");  /* none: f32 (older files) */
     int h[DG_MLP_MAX_LAYERS], nh = 0;
-    net_scaling(net, p);
+    net_scaling(net, p, 0);
     if (!fmt || strcmp(fmt, "difgames-hji-learn") || !game || !nx || !hidden || !act || !exact || !mode || !t_end ||
         !mid || !half) {
         s = dg_err_set(e, DG_ERR_FORMAT, "%.400s: not a value network of difgames hji learn", path);
@@ -419,9 +433,9 @@ struct dg_hji_learner {
 
 dg_hji_learner *dg_hji_learner_create(const dg_hji_problem *p, const dg_hji_learn_opts *o, dg_err *e) {
     if (!o || o->points < 1 || !(o->lr > 0) || o->iterations < 0 || o->pretrain < 0 || o->curriculum < 0 ||
-        o->threads > DG_HJI_LEARN_MAX_SHARDS) {
+        o->threads > DG_HJI_LEARN_MAX_SHARDS || !(o->margin >= 0 && o->margin <= 4)) {
         dg_err_set(e, DG_ERR_ARG, "hji learn: bad options (points >= 1, lr > 0, iterations, pretrain, curriculum >= 0, "
-                   "threads <= %d)", DG_HJI_LEARN_MAX_SHARDS);
+                   "threads <= %d, 0 <= margin <= 4)", DG_HJI_LEARN_MAX_SHARDS);
         return NULL;
     }
     dg_hji_learner *L = calloc(1, sizeof *L);
@@ -565,9 +579,11 @@ dg_status dg_hji_learner_step(dg_hji_learner *L, dg_hji_learn_metrics *m, dg_err
     const double tmax = tau_max_at(&L->o, p->t_end, L->it);
     /* the samples, drawn in a fixed order from one stream before the split: states, then times (the
      * same points whatever the shard count) */
+    double blo[DG_HJI_MAX_DIMS], bhi[DG_HJI_MAX_DIMS];
+    for (int k = 0; k < nx; k++) sample_box(p, L->o.margin, k, &blo[k], &bhi[k]);
     for (int i = 0; i < B; i++)
         for (int k = 0; k < nx; k++)
-            L->b.xd[(size_t)i * nx + k] = p->grid.lo[k] + (p->grid.hi[k] - p->grid.lo[k]) * (double)dg_rng_uniform(&L->rng, 0, 1);
+            L->b.xd[(size_t)i * nx + k] = blo[k] + (bhi[k] - blo[k]) * (double)dg_rng_uniform(&L->rng, 0, 1);
     for (int i = 0; i < B; i++) L->b.tau[i] = tmax > 0 ? (dg_real)(tmax * (double)dg_rng_uniform(&L->rng, 0, 1)) : 0;
     L->boundary_only = !L->net.exact && L->it < L->o.pretrain;
     int lo, hi;   /* this rank's shards (all of them alone); under mpirun the others' arrive below */
