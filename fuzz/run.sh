@@ -14,8 +14,9 @@ MODE=${3:-}
 TARGETS=(config safetensors hji)
 OUT=build-fuzz
 mkdir -p "$OUT"
-# the library: every folder of src/ but the command's and the viewer's (as CMakeLists.txt's glob)
-SRC=$(ls src/*/*.c | grep -v -e '^src/cli/' -e '^src/viewer/')
+# the library: every folder of src/ but the command's and the viewer's, and the folders within one
+# (hji/learn), as CMakeLists.txt's globs (the float copy only: nothing here calls the double one)
+SRC=$(ls src/*/*.c src/*/*/*.c | grep -v -e '^src/cli/' -e '^src/viewer/')
 # -march=native as the CMake build: the gemm's vector types are written for it
 CFLAGS="-g -O1 -std=c11 -march=native -Wno-psabi -Wno-pass-failed -fsanitize=address,undefined \
         -fno-sanitize-recover=undefined -Iinclude -Isrc -fopenmp $(pkg-config --cflags cairo)"

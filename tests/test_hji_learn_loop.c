@@ -175,15 +175,17 @@ static void test_same_seed(void **state) {
     dg_hji_problem_free(p);
 }
 
-/* 2 shards: the same bits on 1 thread and 2 (omp_set_num_threads caps the shards' threads); the first
- * iteration's loss (the same weights, the same points) as 1 shard's to rounding */
+/* 2 shards: the same bits on 1 thread and 2 (omp_set_num_threads caps the shards' threads), also with
+ * learn.focus (its candidates evaluated a shard a thread); the first iteration's loss (the same
+ * weights, the same points) as 1 shard's to rounding */
 static void test_threads(void **state) {
     (void)state;
     dg_hji_problem *p = pursuit(21);
     const int saved = omp_get_max_threads();
-    for (int exact = 0; exact < 2; exact++) {
+    for (int exact = 0; exact < 3; exact++) {
         dg_hji_learn_opts o = small_opts(40);
-        o.exact = exact;
+        o.exact = exact > 0;
+        o.focus = exact == 2 ? 0.4 : 0;
         o.pretrain = 5;
         o.points = 301;   /* rows 151 and 150 */
         o.threads = 2;
@@ -321,6 +323,39 @@ static void test_schedule(void **state) {
 }
 
 /* the learn.* keys from a config; out of range and unknown values refused, naming the key */
+/* learn.focus: after a short training, the focused rows (the last focus x points of a step) sit nearer
+ * the learned zero set than the uniform ones: each the least |V| of four candidates, their mean |V|
+ * under half the uniform rows' and their largest |V| under the uniform rows' median */
+static void test_focus(void **state) {
+    (void)state;
+    dg_hji_problem *p = pursuit(21);
+    dg_hji_learn_opts o = small_opts(60);
+    o.focus = 0.5;
+    o.points = 400;
+    dg_err e = {0};
+    dg_hji_learner *L = dg_hji_learner_create(p, &o, &e);
+    if (!L) fail_msg("%s", e.msg);
+    for (int i = 0; i < 60; i++) assert_int_equal(dg_hji_learner_step(L, NULL, &e), DG_OK);
+    const double *x;
+    const dg_real *tr;
+    const int B = dg_hji_learner_points(L, &x, &tr), F = 200;
+    assert_int_equal(B, 400);
+    double tau[400], v[400], a[200];
+    for (int i = 0; i < B; i++) tau[i] = tr[i];
+    assert_int_equal(dg_hji_learn_eval(dg_hji_learner_net(L), p, B, x, tau, v, &e), DG_OK);
+    double mu = 0, mf = 0, fmax = 0;
+    for (int i = 0; i < B - F; i++) mu += fabs(v[i]) / (B - F), a[i] = fabs(v[i]);
+    for (int i = B - F; i < B; i++) mf += fabs(v[i]) / F, fmax = fmax > fabs(v[i]) ? fmax : fabs(v[i]);
+    int below = 0;   /* uniform rows with |V| under the focused rows' largest */
+    for (int i = 0; i < B - F; i++) below += a[i] < fmax;
+    print_message("focus: mean |V| %.4g focused, %.4g uniform; %d of %d uniform rows below the focused maximum\n", mf,
+                  mu, below, B - F);
+    assert_true(mf < 0.5 * mu);
+    assert_true(below < (B - F) / 2);
+    dg_hji_learner_free(L);
+    dg_hji_problem_free(p);
+}
+
 /* learn.margin: the network's input box is the grid box widened by margin x its width on each side
  * of x and y, psi (periodic) left as it is; it survives a save and load; a margin out of [0, 4] is
  * refused. */
@@ -365,7 +400,7 @@ static void test_margin(void **state) {
 static void test_keys(void **state) {
     (void)state;
     const char *yaml = "learn: {hidden: [32, 16], activation: tanh, points: 100, boundary: penalty, seed: 7, schedule: cosine, "
-                       "margin: 0.25}\n";
+                       "margin: 0.25, focus: 0.5}\n";
     dg_err e = {0};
     dg_cfg *c = dg_cfg_parse(yaml, strlen(yaml), "l.yaml", &e);
     assert_non_null(c);
@@ -379,11 +414,13 @@ static void test_keys(void **state) {
     assert_int_equal((int)o.seed, 7);
     assert_int_equal(o.schedule, 1);
     assert_true(o.margin == 0.25);
+    assert_true(o.focus == 0.5);
     dg_cfg_free(c);
     const char *bad[] = {"learn: {points: 0}\n", "learn: {activation: relu}\n", "learn: {hidden: []}\n",
-                         "learn: {schedule: linear}\n", "learn: {margin: 5}\n"};
-    const char *key[] = {"learn.points", "learn.activation", "learn.hidden", "learn.schedule", "learn.margin"};
-    for (int i = 0; i < 5; i++) {
+                         "learn: {schedule: linear}\n", "learn: {margin: 5}\n", "learn: {focus: 1}\n"};
+    const char *key[] = {"learn.points", "learn.activation", "learn.hidden", "learn.schedule", "learn.margin",
+                         "learn.focus"};
+    for (int i = 0; i < 6; i++) {
         c = dg_cfg_parse(bad[i], strlen(bad[i]), "l.yaml", &e);
         assert_non_null(c);
         assert_int_not_equal(dg_hji_learn_opts_read(c, &o, &e), DG_OK);
@@ -423,6 +460,7 @@ int main(void) {
         cmocka_unit_test(test_save_load),
         cmocka_unit_test(test_eval_grad),
         cmocka_unit_test(test_schedule),
+        cmocka_unit_test(test_focus),
         cmocka_unit_test(test_margin),
         cmocka_unit_test(test_keys),
         cmocka_unit_test(test_refused),

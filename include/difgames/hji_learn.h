@@ -126,6 +126,8 @@ typedef struct dg_hji_learn_opts {
     double   lr;               /* Adam's learning rate (betas 0.9, 0.999, eps 1e-8)           */
     double   margin;           /* states sampled in the grid box widened by margin x its width  */
                                /* on each side of each non-periodic axis (learn.margin)          */
+    double   focus;            /* the fraction of points drawn near the learned zero set         */
+                               /* (learn.focus): of 4x as many candidates, the least |V|          */
     int      schedule;         /* 0: lr constant; 1: cosine, lr down to 0 after the curriculum */
     uint64_t seed;             /* initial weights and samples: the same seed, the same bits   */
     int      threads;          /* shards of the points (1..DG_HJI_LEARN_MAX_SHARDS), run on as  */
@@ -214,7 +216,8 @@ typedef struct dg_hji_learn_metrics {
 } dg_hji_learn_metrics;
 
 /* A training run on problem p: each step samples o->points states uniformly in p's grid box
- * (widened by o->margin times its width on each side of each non-periodic axis) and times-to-go in [0, tau_max] (DeepReach's curriculum: tau_max 0 for the first o->pretrain steps,
+ * (widened by o->margin times its width on each side of each non-periodic axis; after the pretraining
+ * a fraction o->focus of them are the candidates nearest the learned zero set) and times-to-go in [0, tau_max] (DeepReach's curriculum: tau_max 0 for the first o->pretrain steps,
  * then growing linearly to t_end over o->curriculum steps), takes the residual loss (the penalised
  * form adds the boundary term at the same states at tau = 0; its pretraining minimises that term
  * alone), one backward and one Adam step. The points, drawn from one stream, are cut into
@@ -231,6 +234,10 @@ DG_API dg_hji_learn_net *dg_hji_learner_net(dg_hji_learner *L);  /* the network 
 DG_API double    dg_hji_learner_flops(const dg_hji_learner *L);
 /* The shards each iteration's points are cut into: o->threads, at most one a point. */
 DG_API int       dg_hji_learner_shards(const dg_hji_learner *L);
+/* The last step's points: *x (points, nx) their states and *tau (points) their times-to-go, owned by
+ * L and valid until its next step; the learn.focus rows last. Returns the count, o->points (0 and
+ * NULLs for a NULL L). */
+DG_API int       dg_hji_learner_points(const dg_hji_learner *L, const double **x, const dg_real **tau);
 DG_API void      dg_hji_learner_free(dg_hji_learner *L);           /* NULL is harmless */
 /* Iterations taken (restored by dg_hji_learner_restore). */
 DG_API int       dg_hji_learner_iteration(const dg_hji_learner *L);

@@ -20,7 +20,7 @@
 typedef struct learn_keys {
     int   hidden[DG_MLP_MAX_LAYERS - 1], nhidden;
     int   activation, points, iterations, pretrain, curriculum, boundary, seed, threads, resume_every, precision, schedule;
-    float lr, boundary_weight, margin;
+    float lr, boundary_weight, margin, focus;
 } learn_keys;
 
 static const char *const ACTIVATIONS[] = {"tanh", "sine", NULL};   /* dg_mlp_act order */
@@ -53,6 +53,9 @@ static const dg_key LEARN_KEYS[] = {
              "hji learn: states are sampled in the grid box widened by margin times its width on each side of every "
              "axis that is not periodic: where the players' motion carries the value in across the box's edge, "
              "the equation inside the box alone does not fix it (air3d: 0.5)"),
+    DG_K_F32("learn.focus", learn_keys, focus, 0.0f, 0, 0.9f, 1, 1,
+             "hji learn: the fraction of each iteration's points drawn near the learned zero set once the "
+             "pretraining is over: of four times as many uniform candidates, those with the least |V|"),
     DG_K_INT("learn.seed", learn_keys, seed, 0, 0, 2147483647, "hji learn: random seed (initial weights, samples)"),
     DG_K_INT("learn.threads", learn_keys, threads, 1, 0, DG_HJI_LEARN_MAX_SHARDS,
              "hji learn: shards of each iteration's points trained in parallel (0: one per core); the same seed and "
@@ -83,6 +86,7 @@ static void opts_from_keys(const learn_keys *k, dg_hji_learn_opts *o) {
     o->boundary_weight = k->boundary_weight;
     o->lr = k->lr;
     o->margin = k->margin;
+    o->focus = k->focus;
     o->schedule = k->schedule;
     o->seed = (uint64_t)k->seed;
     o->threads = k->threads;
@@ -406,6 +410,8 @@ dg_status dg_hji_learn_eval_grad(const dg_hji_learn_net *net, const dg_hji_probl
 
 /* --------------------------------------------------------------- learner */
 
+struct focus_key { double v; int i; };   /* learn.focus: a candidate's |V| and index */
+
 /* One shard of an iteration's points: its rows of the batch, its arena and gradient, its sums. */
 typedef struct learn_shard {
     dg_ctx   *ctx;
@@ -429,13 +435,20 @@ struct dg_hji_learner {
     int                   it;            /* steps taken                                        */
     double                flops;
     int                   boundary_only; /* penalised pretraining                              */
+    double               *cx, *ct, *cv;  /* learn.focus: candidates' states, times, values        */
+    struct focus_key     *ci;            /* and their order                                    */
 };
+
+/* learn.focus: of FOCUS_CANDIDATES times as many uniform candidates, the focused points are those
+ * with the least |V| */
+#define FOCUS_CANDIDATES 4
 
 dg_hji_learner *dg_hji_learner_create(const dg_hji_problem *p, const dg_hji_learn_opts *o, dg_err *e) {
     if (!o || o->points < 1 || !(o->lr > 0) || o->iterations < 0 || o->pretrain < 0 || o->curriculum < 0 ||
-        o->threads > DG_HJI_LEARN_MAX_SHARDS || !(o->margin >= 0 && o->margin <= 4)) {
+        o->threads > DG_HJI_LEARN_MAX_SHARDS || !(o->margin >= 0 && o->margin <= 4) ||
+        !(o->focus >= 0 && o->focus <= 0.9)) {
         dg_err_set(e, DG_ERR_ARG, "hji learn: bad options (points >= 1, lr > 0, iterations, pretrain, curriculum >= 0, "
-                   "threads <= %d, 0 <= margin <= 4)", DG_HJI_LEARN_MAX_SHARDS);
+                   "threads <= %d, 0 <= margin <= 4, 0 <= focus <= 0.9)", DG_HJI_LEARN_MAX_SHARDS);
         return NULL;
     }
     dg_hji_learner *L = calloc(1, sizeof *L);
@@ -461,6 +474,12 @@ dg_hji_learner *dg_hji_learner_create(const dg_hji_problem *p, const dg_hji_lear
     const size_t guess = (size_t)rows_max * (size_t)width * (size_t)(nx + 2) * sizeof(dg_real) * 8 + ((size_t)1 << 20);
     int ok = batch_alloc(&L->b, B, nx, e) == DG_OK &&
              dg_adam_init(&L->adam, L->net.params, o->lr, 0.9, 0.999, 1e-8, 0) == DG_OK;
+    const size_t nc = (size_t)FOCUS_CANDIDATES * (size_t)(o->focus * B);
+    if (ok && nc > 0) {
+        L->cx = malloc(nc * (size_t)nx * sizeof *L->cx), L->ct = malloc(nc * sizeof *L->ct);
+        L->cv = malloc(nc * sizeof *L->cv), L->ci = malloc(nc * sizeof *L->ci);
+        ok = L->cx && L->ct && L->cv && L->ci;
+    }
     int lo, hi;   /* under mpirun an arena for this rank's shards only (dg_dist_block) */
     dg_dist_block(L->nshards, &lo, &hi);
     for (int s = 0; ok && s < L->nshards; s++) {
@@ -484,6 +503,7 @@ void dg_hji_learner_free(dg_hji_learner *L) {
     }
     dg_adam_free(&L->adam);
     batch_free(&L->b);
+    free(L->cx), free(L->ct), free(L->cv), free(L->ci);
     dg_hji_learn_net_free(&L->net);
     free(L);
 }
@@ -491,6 +511,12 @@ void dg_hji_learner_free(dg_hji_learner *L) {
 dg_hji_learn_net *dg_hji_learner_net(dg_hji_learner *L) { return L ? &L->net : NULL; }
 double dg_hji_learner_flops(const dg_hji_learner *L) { return L ? L->flops : 0; }
 int dg_hji_learner_shards(const dg_hji_learner *L) { return L ? L->nshards : 0; }
+
+int dg_hji_learner_points(const dg_hji_learner *L, const double **x, const dg_real **tau) {
+    if (x) *x = L ? L->b.xd : NULL;
+    if (tau) *tau = L ? L->b.tau : NULL;
+    return L ? L->o.points : 0;
+}
 
 /* the curriculum's tau_max at step it (0-based) */
 static double tau_max_at(const dg_hji_learn_opts *o, double T, int it) {
@@ -571,6 +597,44 @@ static dg_status shard_step(dg_ctx *ctx, void *user) {
     return DG_OK;
 }
 
+/* candidates by |V|, then by index (a total order: the same choice on every rank) */
+static int focus_cmp(const void *a, const void *b) {
+    const struct focus_key *u = a, *w = b;
+    return u->v < w->v ? -1 : u->v > w->v ? 1 : (u->i > w->i) - (u->i < w->i);
+}
+
+/* learn.focus: the last F rows of L's batch, from FOCUS_CANDIDATES * F uniform candidates in the box
+ * [blo, bhi] and [0, tmax] (drawn after the uniform rows, from the same stream): those with the least
+ * |V_theta|, in that order. The candidates are evaluated in the shards' cut (each shard's rows on a
+ * thread of its own), every rank all of them, so the choice depends on the seed and shard count only. */
+static dg_status focus_rows(dg_hji_learner *L, int F, double tmax, const double *blo, const double *bhi, dg_err *e) {
+    const dg_hji_problem *p = L->p;
+    const int nx = L->net.nx, C = FOCUS_CANDIDATES * F, B = L->o.points, ns = L->nshards;
+    for (int i = 0; i < C; i++)
+        for (int k = 0; k < nx; k++)
+            L->cx[(size_t)i * nx + k] = blo[k] + (bhi[k] - blo[k]) * (double)dg_rng_uniform(&L->rng, 0, 1);
+    for (int i = 0; i < C; i++) L->ct[i] = (double)(dg_real)(tmax * (double)dg_rng_uniform(&L->rng, 0, 1));
+    dg_status st[DG_HJI_LEARN_MAX_SHARDS];
+    char msg[DG_HJI_LEARN_MAX_SHARDS][256];
+#pragma omp parallel for schedule(static, 1)
+    for (int s = 0; s < ns; s++) {
+        const int rows = C / ns + (s < C % ns), row0 = s * (C / ns) + (s < C % ns ? s : C % ns);
+        dg_err es = {0};
+        st[s] = dg_hji_learn_eval(&L->net, p, rows, L->cx + (size_t)row0 * nx, L->ct + row0, L->cv + row0, &es);
+        snprintf(msg[s], sizeof msg[s], "%.200s", es.msg);
+    }
+    for (int s = 0; s < ns; s++)
+        if (st[s] != DG_OK) return dg_err_set(e, st[s], "hji learn: focus: %s", msg[s]);
+    for (int i = 0; i < C; i++) L->ci[i] = (struct focus_key){fabs(L->cv[i]), i};
+    qsort(L->ci, (size_t)C, sizeof *L->ci, focus_cmp);
+    for (int i = 0; i < F; i++) {
+        const int c = L->ci[i].i, r = B - F + i;
+        memcpy(L->b.xd + (size_t)r * nx, L->cx + (size_t)c * nx, (size_t)nx * sizeof(double));
+        L->b.tau[r] = (dg_real)L->ct[c];
+    }
+    return DG_OK;
+}
+
 dg_status dg_hji_learner_step(dg_hji_learner *L, dg_hji_learn_metrics *m, dg_err *e) {
     if (!L) return dg_err_set(e, DG_ERR_ARG, "hji learn: no learner");
     const double t0 = dg_clock_s();
@@ -581,10 +645,16 @@ dg_status dg_hji_learner_step(dg_hji_learner *L, dg_hji_learn_metrics *m, dg_err
      * same points whatever the shard count) */
     double blo[DG_HJI_MAX_DIMS], bhi[DG_HJI_MAX_DIMS];
     for (int k = 0; k < nx; k++) sample_box(p, L->o.margin, k, &blo[k], &bhi[k]);
-    for (int i = 0; i < B; i++)
+    const int F = L->cx && L->it >= L->o.pretrain ? (int)(L->o.focus * B) : 0;   /* the focused rows, last */
+    for (int i = 0; i < B - F; i++)
         for (int k = 0; k < nx; k++)
             L->b.xd[(size_t)i * nx + k] = blo[k] + (bhi[k] - blo[k]) * (double)dg_rng_uniform(&L->rng, 0, 1);
-    for (int i = 0; i < B; i++) L->b.tau[i] = tmax > 0 ? (dg_real)(tmax * (double)dg_rng_uniform(&L->rng, 0, 1)) : 0;
+    for (int i = 0; i < B - F; i++)
+        L->b.tau[i] = tmax > 0 ? (dg_real)(tmax * (double)dg_rng_uniform(&L->rng, 0, 1)) : 0;
+    if (F > 0) {
+        const dg_status fs = focus_rows(L, F, tmax, blo, bhi, e);
+        if (fs != DG_OK) return fs;
+    }
     L->boundary_only = !L->net.exact && L->it < L->o.pretrain;
     int lo, hi;   /* this rank's shards (all of them alone); under mpirun the others' arrive below */
     dg_dist_block(ns, &lo, &hi);
