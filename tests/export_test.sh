@@ -99,7 +99,16 @@ PUR=$(cfg pursuit2d 'game: pursuit2d\nt_end: 0.5\nmode: brt\naccuracy: medium\ng
 "$DG" hji solve --config "$AIR" --out "$T/air3d.safetensors" >/dev/null 2>&1 || bad "hji solve air3d"
 "$DG" hji solve --config "$AIR" --float32 --out "$T/air3d32.safetensors" >/dev/null 2>&1 || bad "hji solve air3d --float32"
 "$DG" hji solve --config "$PUR" --out "$T/pursuit2d.safetensors" >/dev/null 2>&1 || bad "hji solve pursuit2d"
-for row in "air3d|$AIR|air3d|air|0.5|$N" "air3d32|$AIR|air3d32|air32|1|$N2" "pursuit2d|$PUR|pursuit2d|pur|-0.1|$N"; do
+# and the other games exported, a second case each: chauffeur (G of the state and the game's constants),
+# chase4d (4 axes), linear (a box control and no disturbance)
+CHA=$(cfg chauffeur 'game: chauffeur\nt_end: 0.5\nmode: brt\naccuracy: medium\ngrid:\n  min: [-3, -3]\n  max: [3, 3]\n  n: [31, 31]\n')
+C4D=$(cfg chase4d 'game: chase4d\nt_end: 0.1\nmode: brt\naccuracy: low\ngrid:\n  min: [-1, -1, -2, -2]\n  max: [1, 1, 2, 2]\n  n: [11, 11, 11, 11]\n')
+LIN=$(cfg linear 'game: linear\nt_end: 0.5\nmode: brt\naccuracy: medium\ndynamics:\n  A: [0, 1, -1, 0]\ngrid:\n  min: [-1, -1]\n  max: [1, 1]\n  n: [21, 21]\n')
+for g in chauffeur chase4d linear; do
+    "$DG" hji solve --config "$T/$g.yaml" --out "$T/$g.safetensors" >/dev/null 2>&1 || bad "hji solve $g"
+done
+for row in "air3d|$AIR|air3d|air|0.5|$N" "air3d32|$AIR|air3d32|air32|1|$N2" "pursuit2d|$PUR|pursuit2d|pur|-0.1|$N" \
+           "chauffeur|$CHA|chauffeur|cha|0|$N2" "chase4d|$C4D|chase4d|c4d|0|$N2" "linear|$LIN|linear|lin|0|$N2"; do
     IFS='|' read -r name config value p margin n <<<"$row"
     if ! "$DG" export --value "$T/$value.safetensors" --config "$config" --out "$T/out_$name" --prefix "$p" \
          --margin "$margin" >"$T/$name.json" 2>"$T/err"; then
