@@ -229,7 +229,7 @@ dg_status dg_export_policy(const dg_policy *pol, const dg_params *p, const char 
             dg__ex_fused(), (double)DG_TANH_LIM);
     fputs(TANH_PQ, c);
 #if EX_RCP14
-    fprintf(c, "/* vrcp14's table (see rcp14) */\nstatic const char *const RCP[512] = {\n");
+    fprintf(c, "/* vrcp14's table (see rcp14) */\nstatic const char RCP[512][129] = {\n");
     for (int r = 0; r < 512; r++) fprintf(c, "\"%.128s\",\n", table + 128 * r);
     fprintf(c, "};\n\n");
     fputs(TANH_RCP14, c);

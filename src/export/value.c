@@ -207,12 +207,13 @@ static dg_status write_code(FILE *fp, const dg_hji_problem *p, const dg_hji_valu
     const double *v = vs->v + (size_t)(vs->file.nt - 1) * (size_t)g->nodes;
     double G[DG_HJI_MAX_DIMS * DG_HJI_MAX_INPUT], D[DG_HJI_MAX_DIMS * DG_HJI_MAX_INPUT];
     fprintf(fp,
-            "/* %s.c: the value of %s (%s) at time-to-go %.17g, from %s, with both players'\n"
-            " * feedback (u: the %s, d: the %s), written by `difgames export` (docs/export.md). The library's\n"
+            "/* %s.c: the value of %s at time-to-go %.9g and both players' feedback, written by\n"
+            " * `difgames export` (docs/export.md) from\n *     %s\n *     %s\n"
+            " * (u: the %s, d: the %s). The library's\n"
             " * dg_hji_interp and dg_hji_feedback (bang-bang) bit for bit. C99 and libm only; compile without\n"
             " * contracting a * b + c (-ffp-contract=off; GCC's default under -std=c99). */\n"
             "#include <math.h>\n#include <stddef.h>\n\n#include \"%s.h\"\n\n",
-            prefix, p->name, config ? config : "", T, value_path, p->u_name ? p->u_name : "control",
+            prefix, p->name, T, config ? config : "", value_path, p->u_name ? p->u_name : "control",
             p->d_name ? p->d_name : "disturbance", prefix);
     fprintf(fp,
             "/* 1: the library that wrote this fused a * b + c into one rounding (FMA), as fma() does */\n"
