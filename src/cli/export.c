@@ -118,7 +118,7 @@ int cmd_export(int argc, char **argv) {
         return EXIT_USAGE;
     }
     if (prefix && !dg_export_prefix_ok(prefix)) {
-        cli_error("export", "--prefix: '%s' is not a C identifier of 1 to %d characters", DG_ECHO(prefix),
+        cli_error("export", "--prefix: %s is not a C identifier of 1 to %d characters", DG_ECHO(prefix),
                   DG_EXPORT_PREFIX_MAX);
         return EXIT_USAGE;
     }
