@@ -83,7 +83,7 @@ check() {
     mkdir -p "$bare"
     cp "$dir/$p.h" "$dir/$p.c" "$bare/"
     "${kind}_runner" "$p" >"$bare/main.c"
-    if ! (cd "$bare" && "$CC" -std=c99 -O2 -Wall -Wextra -Werror -o run main.c "$p.c" -lm 2>"$T/cc.err"); then
+    if ! (cd "$bare" && "$CC" -std=c99 -O2 -Wall -Wextra -Wshadow -Werror -o run main.c "$p.c" -lm 2>"$T/cc.err"); then
         bad "$name: the exported code does not compile with $CC -std=c99 -O2: $(head -c 400 "$T/cc.err")"
         return
     fi

@@ -94,7 +94,7 @@ static void write_input(FILE *fp, const char *who, const dg_hji_input *in) {
 static void write_best(FILE *fp, const char *who, const char *v, const dg_hji_input *in) {
     if (in->set == DG_HJI_SET_BALL)
         fprintf(fp,
-                "    {\n        double n2 = 0, nrm;\n        int j;\n"
+                "    {\n        double n2 = 0, nrm;\n"
                 "        for (j = 0; j < %d; j++) n2 = MADD(s[j], s[j], n2);\n"
                 "        nrm = sqrt(n2);\n"
                 "        for (j = 0; j < %d; j++) %s[j] = %sCENTER[j] + (nrm > 0 ? %sSG * %sRADIUS * s[j] / nrm : 0);\n"
@@ -102,7 +102,7 @@ static void write_best(FILE *fp, const char *who, const char *v, const dg_hji_in
                 in->dim, in->dim, v, who, who, who);
     else
         fprintf(fp,
-                "    {\n        int j;\n        for (j = 0; j < %d; j++) {\n"
+                "    {\n        for (j = 0; j < %d; j++) {\n"
                 "            const double q = %sSG * s[j];\n"
                 "            %s[j] = q > 0 ? %sHI[j] : q < 0 ? %sLO[j] : 0.5 * (%sLO[j] + %sHI[j]);\n"
                 "        }\n    }\n",
