@@ -28,7 +28,7 @@ check "help"                  0 ""                 "$DG" --help
 grep -q '^  --version   print the version$' "$T/out" || { echo "FAIL --help does not list --version"; fail=$((fail + 1)); }
 check "--version"             0 ""                 "$DG" --version
 grep -qx "difgames $(sed -n 's/^project(difgames VERSION \([0-9.]*\) .*/\1/p' CMakeLists.txt)" "$T/out" || { echo "FAIL --version: $(cat "$T/out")"; fail=$((fail + 1)); }
-for c in train replay eval gradcheck games keys bench pg "hji solve" "hji plot" "hji play" "hji versus" certify; do
+for c in train replay eval gradcheck games keys bench pg "hji solve" "hji plot" "hji play" "hji versus" certify export; do
     # shellcheck disable=SC2086
     check "$c --help"         0 ""                 "$DG" $c --help
     # the options section comes from the option table: every option listed is one the command takes

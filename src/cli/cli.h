@@ -35,6 +35,7 @@ int cmd_hji(int argc, char **argv);
 int cmd_pg(int argc, char **argv);
 int cmd_sweep(int argc, char **argv);
 int cmd_certify(int argc, char **argv);
+int cmd_export(int argc, char **argv);
 #ifdef DG_HAVE_VIEWER
 int cmd_view(int argc, char **argv);      /* view.c: the viewer's commands, their options */
 int cmd_play(int argc, char **argv);

@@ -58,6 +58,7 @@ static void omp_short_spin(char **argv) {
 #define CLI_F64(name) int f64_##name(int argc, char **argv);
 CLI_F64(cmd_train) CLI_F64(cmd_replay) CLI_F64(cmd_eval) CLI_F64(cmd_gradcheck) CLI_F64(cmd_games)
 CLI_F64(cmd_keys) CLI_F64(cmd_bench) CLI_F64(cmd_hji) CLI_F64(cmd_pg) CLI_F64(cmd_sweep) CLI_F64(cmd_certify)
+CLI_F64(cmd_export)
 #ifdef DG_HAVE_VIEWER
 CLI_F64(cmd_view) CLI_F64(cmd_play)
 #endif
@@ -80,6 +81,7 @@ static const cli_cmd CMDS[] = {
     {"pg", cmd_pg, f64_cmd_pg, "policy-gradient baseline (REINFORCE / PPO) and its sample count against BPTT"},
     {"sweep", cmd_sweep, f64_cmd_sweep, "a study of training runs (settings x seeds): summary.csv, summary.png"},
     {"certify", cmd_certify, f64_cmd_certify, "a learned pair against the HJBI equilibrium: value, policy cost, gap"},
+    {"export", cmd_export, f64_cmd_export, "a grid value's feedback or a policy as plain C99 (P.h, P.c): no library"},
 };
 
 /* Runs command c (argv[0] its name): again in the double copy when its config says train.precision:

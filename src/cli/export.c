@@ -1,0 +1,130 @@
+/* difgames export: a grid value (its feedback and switch filter) or a checkpoint's policy written as
+ * plain C, C99 and libm only (docs/export.md). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "difgames/export.h"
+#include "difgames/hji_learn.h"
+
+static const char HELP[] =
+    "usage: difgames export --value V.safetensors --config FILE --out DIR [--prefix P]\n"
+    "       difgames export --ckpt final.safetensors --config FILE --out DIR [--prefix P]\n"
+    "\n"
+    "Writes DIR/P.h and DIR/P.c, plain C99 and libm only (no libdifgames, no allocation,\n"
+    "thread-safe), and prints one JSON line: the files and their sizes.\n"
+    "--value (a value file of `difgames hji solve`, --config its HJI config): the table of V\n"
+    "at the file's last time (float64 or float32, as solved) and P_value(x), P_grad(x, g),\n"
+    "P_control(x, u, d) (both players' bang-bang feedback) and P_filter(x, u_nominal,\n"
+    "u_safe) (the value's control where V(x) <= --margin). Built-in games pursuit2d, air3d,\n"
+    "chauffeur, chase4d and linear (box and ball inputs); others are refused.\n"
+    "--ckpt (a training checkpoint, --config its training config): P_policy(obs, act), the\n"
+    "network's forward pass (and P_policy2 for a second learned player).\n"
+    "The functions give the library's own bits (dg_hji_interp, dg_hji_feedback,\n"
+    "dg_mlp_forward); out of the grid a plain axis is clamped to its edge and V extrapolated\n"
+    "linearly, a periodic axis wraps. Compile without -ffast-math and without contracting\n"
+    "a * b + c (-ffp-contract=off; GCC's default under -std=c99).\n"
+    "\n"
+    "options:\n";
+
+/* The JSON line of an export: what, the game, the files and their sizes. */
+static int report(const char *what, const char *game, const char *source, const dg_export_files *f) {
+    dg_json j = {cJSON_CreateObject(), 0};
+    dg_json_add(&j, j.root, "export", cJSON_CreateString(what));
+    dg_json_game(&j, game, source);
+    dg_json_add(&j, j.root, "h", cJSON_CreateString(f->h));
+    dg_json_add(&j, j.root, "c", cJSON_CreateString(f->c));
+    dg_json_add(&j, j.root, "h_bytes", dg_json_number("%.0f", (double)f->h_bytes));
+    dg_json_add(&j, j.root, "c_bytes", dg_json_number("%.0f", (double)f->c_bytes));
+    return cli_json_print(&j, "export");
+}
+
+/* The value's export: the HJI config loaded as hji's commands load it, then dg_export_value. */
+static int export_value(const char *config, const char *value, const char *out, const char *prefix, double margin) {
+    dg_err e = {0};
+    dg_hji_learn_opts lo;
+    dg_cfg *cfg = dg_cfg_load(config, &e);
+    dg_hji_problem *p = cfg ? dg_hji_problem_load(cfg, &e) : NULL;
+    if (!p || dg_hji_learn_opts_read(cfg, &lo, &e) != DG_OK || dg_cfg_check_unused(cfg, &e) != DG_OK) {
+        dg_hji_problem_free(p);
+        dg_cfg_free(cfg);
+        return cli_config_fail(&e);
+    }
+    int rc = 0;
+    const char *why = dg_export_value_refusal(p);
+    if (why) {
+        cli_error("export", "--config %s: %s: %s", config, p->name, why);
+        rc = EXIT_USAGE;
+    } else if (!prefix && !dg_export_prefix_ok(p->name)) {
+        cli_error("export", "--prefix: the game's name '%s' is not a C identifier: give one", p->name);
+        rc = EXIT_USAGE;
+    } else {
+        dg_export_files f;
+        if (dg_export_value(p, config, value, out, prefix ? prefix : p->name, margin, &f, &e) != DG_OK)
+            rc = cli_fail("export", &e, e.status == DG_ERR_IO ? EXIT_USAGE : 0);
+        else rc = report("value", p->name, dg_hji_problem_source(p), &f);
+    }
+    dg_hji_problem_free(p);
+    dg_cfg_free(cfg);
+    return rc;
+}
+
+/* The policy's export: the training config's policy with the checkpoint, then dg_export_policy. */
+static int export_policy(const char *config, const char *ckpt, const char *out, const char *prefix) {
+    dg_run s;
+    int rc = cli_load(&s, config, NULL, 0, NULL, 0);
+    if (rc) return rc;
+    dg_err e = {0};
+    dg_policy m;
+    dg_params *p = NULL;
+    const char *game = s.env->game->name;
+    if (!prefix && !dg_export_prefix_ok(game)) {
+        cli_error("export", "--prefix: the game's name '%s' is not a C identifier: give one", game);
+        rc = EXIT_USAGE;
+    } else if (dg_run_policy_load(&s, ckpt, &m, &p, &e) != DG_OK) {
+        rc = cli_fail("export", &e, 0);
+    } else {
+        dg_export_files f;
+        if (dg_export_policy(&m, p, ckpt, out, prefix ? prefix : game, &f, &e) != DG_OK)
+            rc = cli_fail("export", &e, e.status == DG_ERR_IO ? EXIT_USAGE : 0);
+        else rc = report("policy", game, dg_env_source(s.env), &f);
+    }
+    dg_params_free(p);
+    dg_run_free(&s);
+    return rc;
+}
+
+int cmd_export(int argc, char **argv) {
+    const char *config, *value, *ckpt, *out, *prefix;
+    double margin;
+    int rc;
+    cli_opt opts[] = {
+        CLI_CONFIG(&config),
+        CLI_IN("--value", &value, "FILE", "a value file of hji solve (--config: its HJI config)", .req = 1,
+               .unless = "--ckpt"),
+        CLI_IN("--ckpt", &ckpt, "FILE", "a policy checkpoint (--config: its training config)", .req = 1,
+               .unless = "--value"),
+        CLI_STR("--out", &out, "DIR", "the folder of P.h and P.c (made if missing)", .req = 1),
+        CLI_STR("--prefix", &prefix, "P", "the files' name and the functions' prefix (a C identifier)",
+                .otherwise = "the game's name"),
+        CLI_DOUBLE("--margin", &margin, "M", -INFINITY, INFINITY, "--value: P_filter switches to the value's "
+                   "control where V(x) <= M", .def = "0"),
+        CLI_END,
+    };
+    if (!cli_parse(&rc, "export", argc, argv, opts, HELP)) return rc;
+    if (value && ckpt) {
+        cli_error("export", "--value and --ckpt: give one (a value or a policy)");
+        return EXIT_USAGE;
+    }
+    if (prefix && !dg_export_prefix_ok(prefix)) {
+        cli_error("export", "--prefix: %s is not a C identifier of 1 to %d characters", DG_ECHO(prefix),
+                  DG_EXPORT_PREFIX_MAX);
+        return EXIT_USAGE;
+    }
+    if (cli_given(opts, "--margin") && ckpt) {
+        cli_error("export", "--margin: only with --value (the filter of a value)");
+        return EXIT_USAGE;
+    }
+    return value ? export_value(config, value, out, prefix, margin) : export_policy(config, ckpt, out, prefix);
+}

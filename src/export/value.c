@@ -1,0 +1,359 @@
+/* A grid value as plain C: the table, the library's interpolation (hji_interp_real in
+ * src/hji/kernel.inc), both players' bang-bang feedback (dg_hji_game_optimal) and the switch filter,
+ * written statement for statement in the same order, so that the code compiled anywhere gives the
+ * library's bits (tests/export_test.sh compares them on 10^6 states). */
+#include <math.h>
+#include <string.h>
+
+#include "difgames/hji_file.h"
+#include "difgames/safetensors.h"
+#include "export/internal.h"
+
+/* The built-in games whose feedback is exported. G and D (the inputs' matrices) are tabulated from
+ * the game's own dynamics where they do not depend on the state; air3d's and chauffeur's do, and
+ * their lines below are the game's dyn_* (src/hji/problem_games.c) as C text. */
+static const char *const GAMES[] = {"pursuit2d", "air3d", "chauffeur", "chase4d", "linear", NULL};
+
+/* 1 when p's game's G and D depend on the state (state_inputs writes them), 0 when they are constant
+ * (tabulated from its dynamics). */
+static int state_dependent(const dg_hji_problem *p) {
+    return !strcmp(p->name, "air3d") || !strcmp(p->name, "chauffeur");
+}
+
+/* Writes the statements that fill G (nx, nu) and D (nx, nd), zeroed before, at x, for a game whose
+ * G and D depend on x. */
+static void state_inputs(FILE *fp, const dg_hji_problem *p) {
+    if (!strcmp(p->name, "air3d")) {  /* G = (y, -x, -1), D = (0, 0, 1) */
+        fprintf(fp, "    G[0] = x[1];\n    G[1] = -x[0];\n    G[2] = -1;\n    D[2] = 1;\n");
+        return;
+    }
+    if (!strcmp(p->name, "chauffeur")) {  /* G = (-w y, w x), D = v_e I */
+        const double w = dg_hji_problem_param(p, "turn_rate"), ve = dg_hji_problem_param(p, "speed_evader");
+        fprintf(fp, "    G[0] = %a * x[1];\n    G[1] = %a * x[0];\n    D[0] = %a;\n    D[3] = %a;\n", -w, w, ve, ve);
+    }
+}
+
+const char *dg_export_value_refusal(const dg_hji_problem *p) {
+    if (!p) return "no problem";
+    int known = 0;
+    for (int i = 0; GAMES[i]; i++) known |= !strcmp(p->name, GAMES[i]);
+    if (strcmp(dg_hji_problem_source(p), "builtin") || !known)
+        return "only the built-in games pursuit2d, air3d, chauffeur, chase4d and linear are exported (their "
+               "dynamics written as C)";
+    if (!p->game.dyn) return "a game without dynamics (a generic Hamiltonian) has no feedback to export";
+    const dg_hji_input *in[2] = {&p->game.u, &p->game.d};
+    for (int q = 0; q < 2; q++) {
+        if (in[q]->dim && in[q]->set != DG_HJI_SET_BOX && in[q]->set != DG_HJI_SET_BALL)
+            return "an input with a quadratic cost (linear's quadratic set) is not exported: boxes and balls only";
+        /* the library's compiler sums |s|^2 of a longer ball otherwise (vectorised): not reproduced */
+        if (in[q]->set == DG_HJI_SET_BALL && in[q]->dim > 2)
+            return "a ball input of more than 2 components is not exported: boxes and balls of 1 or 2";
+    }
+    if (p->grid.ndim > DG_HJI_GRID_MAX_DIMS) return "a problem without a grid of nodes has no table to export";
+    return NULL;
+}
+
+/* The constant G and D of p's game, from its dynamics at the grid's low corner, checked at 16 more
+ * points spread over the grid (bitwise): into G, D (zeroed); DG_ERR_ARG if they vary. */
+static dg_status constant_inputs(const dg_hji_problem *p, double *G, double *D, dg_err *e) {
+    const dg_hji_game *gm = &p->game;
+    const int nx = gm->nx, nG = nx * gm->u.dim, nD = nx * gm->d.dim;
+    double f[DG_HJI_MAX_DIMS], x[DG_HJI_MAX_DIMS], G1[DG_HJI_MAX_DIMS * DG_HJI_MAX_INPUT],
+        D1[DG_HJI_MAX_DIMS * DG_HJI_MAX_INPUT];
+    for (int s = 0; s <= 16; s++) {
+        for (int k = 0; k < nx; k++) x[k] = p->grid.lo[k] + (p->grid.hi[k] - p->grid.lo[k]) * ((s * (k + 3)) % 17) / 16.0;
+        memset(f, 0, sizeof f);
+        memset(s ? G1 : G, 0, sizeof G1);
+        memset(s ? D1 : D, 0, sizeof D1);
+        gm->dyn(gm->user, x, f, s ? G1 : G, s ? D1 : D);
+        if (s && (memcmp(G, G1, (size_t)nG * sizeof *G) || memcmp(D, D1, (size_t)nD * sizeof *D)))
+            return dg_err_set(e, DG_ERR_ARG, "export: %s's input matrices depend on the state: not exported", p->name);
+    }
+    return DG_OK;
+}
+
+/* One player's input set as static arrays named by who ("U" or "D_"): role sign, set, box, ball. */
+static void write_input(FILE *fp, const char *who, const dg_hji_input *in) {
+    if (!in->dim) return;
+    fprintf(fp, "static const double %sSG = %s; /* the role: +1 maximises, -1 minimises */\n", who,
+            in->role == DG_HJI_ROLE_MAX ? "1" : "-1");
+    if (in->set == DG_HJI_SET_BALL) {
+        fprintf(fp, "static const double %sRADIUS = %a;\nstatic const double %sCENTER[%d] = {\n", who, in->radius, who,
+                in->dim);
+        dg__ex_doubles(fp, in->center, in->dim);
+    } else {
+        fprintf(fp, "static const double %sLO[%d] = {\n", who, in->dim);
+        dg__ex_doubles(fp, in->lo, in->dim);
+        fprintf(fp, "};\nstatic const double %sHI[%d] = {\n", who, in->dim);
+        dg__ex_doubles(fp, in->hi, in->dim);
+    }
+    fprintf(fp, "};\n");
+}
+
+/* The statements of dg_hji_game_optimal's best() for one player: s (its G^T p) into v. */
+static void write_best(FILE *fp, const char *who, const char *v, const dg_hji_input *in) {
+    if (in->set == DG_HJI_SET_BALL)
+        fprintf(fp,
+                "    {\n        double n2 = 0, nrm;\n"
+                "        for (j = 0; j < %d; j++) n2 = MADD(s[j], s[j], n2);\n"
+                "        nrm = sqrt(n2);\n"
+                "        for (j = 0; j < %d; j++) %s[j] = %sCENTER[j] + (nrm > 0 ? %sSG * %sRADIUS * s[j] / nrm : 0);\n"
+                "    }\n",
+                in->dim, in->dim, v, who, who, who);
+    else
+        fprintf(fp,
+                "    {\n        for (j = 0; j < %d; j++) {\n"
+                "            const double q = %sSG * s[j];\n"
+                "            %s[j] = q > 0 ? %sHI[j] : q < 0 ? %sLO[j] : 0.5 * (%sLO[j] + %sHI[j]);\n"
+                "        }\n    }\n",
+                in->dim, who, v, who, who, who, who);
+}
+
+/* The fixed part of the code: the interpolation, hji_interp_real's statements (kernel.inc). */
+static const char INTERP[] =
+    "/* i wrapped into [0, n) */\n"
+    "static int wrap(int i, int n) {\n"
+    "    int r = i % n;\n"
+    "    return r < 0 ? r + n : r;\n"
+    "}\n\n"
+    "/* central difference of V along axis k at node j (multi-index idx), one-sided at a plain edge */\n"
+    "static double node_grad(const int *idx, long long j, int k) {\n"
+    "    const int n = NN[k], i = idx[k];\n"
+    "    const long long st = ST[k];\n"
+    "    if (PER[k]) {\n"
+    "        const long long jp = j + (long long)(wrap(i + 1, n) - i) * st;\n"
+    "        const long long jm = j + (long long)(wrap(i - 1, n) - i) * st;\n"
+    "        return ((double)V[jp] - (double)V[jm]) / (2 * DX[k]);\n"
+    "    }\n"
+    "    if (i == 0) return ((double)V[j + st] - (double)V[j]) / DX[k];\n"
+    "    if (i == n - 1) return ((double)V[j] - (double)V[j - st]) / DX[k];\n"
+    "    return ((double)V[j + st] - (double)V[j - st]) / (2 * DX[k]);\n"
+    "}\n\n"
+    "/* V at x, multilinear, and its gradient into grad (may be NULL): the blend of the nodes' central\n"
+    " * differences. A periodic axis wraps; a plain axis clamps x to its edge and extrapolates linearly\n"
+    " * with that gradient; a NaN coordinate reads as the low edge. Every index stays in the table. */\n"
+    "static double interp(const double *x, double *grad) {\n"
+    "    int i0[NX], i1[NX], outside = 0, k, c, want_grad;\n"
+    "    double t[NX], off[NX], gl[NX], val = 0;\n"
+    "    for (k = 0; k < NX; k++) {\n"
+    "        const int n = NN[k];\n"
+    "        int i;\n"
+    "        double f;\n"
+    "        off[k] = 0;\n"
+    "        if (PER[k]) {\n"
+    "            double u = (x[k] - LO[k]) / DX[k];\n"
+    "            if (!isfinite(u)) u = 0;\n"
+    "            u = fmod(u, (double)n);\n"
+    "            if (u < 0) u += n;\n"
+    "            i = (int)floor(u);\n"
+    "            if (i < 0) i = 0;\n"
+    "            if (i > n - 1) i = n - 1;\n"
+    "            f = u - i;\n"
+    "            t[k] = f < 0 ? 0 : f > 1 ? 1 : f;\n"
+    "            i0[k] = i;\n"
+    "            i1[k] = (i + 1) % n;\n"
+    "        } else {\n"
+    "            const double top = MADD((double)(n - 1), DX[k], LO[k]);\n"
+    "            double cl = x[k], u;\n"
+    "            if (isnan(cl)) cl = LO[k];\n"
+    "            if (cl < LO[k]) cl = LO[k];\n"
+    "            if (cl > top) cl = top;\n"
+    "            if (isfinite(x[k]) && x[k] != cl) {\n"
+    "                off[k] = x[k] - cl;\n"
+    "                outside = 1;\n"
+    "            }\n"
+    "            u = (cl - LO[k]) / DX[k];\n"
+    "            i = (int)floor(u);\n"
+    "            if (i < 0) i = 0;\n"
+    "            if (i > n - 2) i = n - 2;\n"
+    "            f = u - i;\n"
+    "            t[k] = f < 0 ? 0 : f > 1 ? 1 : f;\n"
+    "            i0[k] = i;\n"
+    "            i1[k] = i + 1;\n"
+    "        }\n"
+    "    }\n"
+    "    want_grad = grad || outside;\n"
+    "    for (k = 0; k < NX; k++) gl[k] = 0;\n"
+    "    for (c = 0; c < (1 << NX); c++) {\n"
+    "        double w = 1;\n"
+    "        int idx[NX];\n"
+    "        long long j = 0;\n"
+    "        for (k = 0; k < NX; k++) {\n"
+    "            const int hi = (c >> k) & 1;\n"
+    "            idx[k] = hi ? i1[k] : i0[k];\n"
+    "            w *= hi ? t[k] : 1 - t[k];\n"
+    "            j += (long long)idx[k] * ST[k];\n"
+    "        }\n"
+    "        if (w == 0) continue;\n"
+    "        val = MADD(w, (double)V[j], val);\n"
+    "        if (want_grad)\n"
+    "            for (k = 0; k < NX; k++) gl[k] = MADD(w, node_grad(idx, j, k), gl[k]);\n"
+    "    }\n"
+    "    /* the library's compiler runs this loop 4 terms at a time from 4 axes on: those products rounded,\n"
+    "     * then added in order; the rest fused */\n"
+    "    for (k = 0; k < NX; k++) val = k < (NX >= 4 ? NX & ~3 : 0) ? val + gl[k] * off[k] : MADD(gl[k], off[k], val);\n"
+    "    if (grad)\n"
+    "        for (k = 0; k < NX; k++) grad[k] = gl[k];\n"
+    "    return val;\n"
+    "}\n\n";
+
+/* The .c file: the grid and its table, the interpolation, the feedback, the filter. */
+static dg_status write_code(FILE *fp, const dg_hji_problem *p, const dg_hji_value_slices *vs, int f32, double margin,
+                            const char *config, const char *value_path, const char *prefix, dg_err *e) {
+    const dg_hji_grid *g = &p->grid;
+    const dg_hji_game *gm = &p->game;
+    const int nx = g->ndim, nu = gm->u.dim, nd = gm->d.dim;
+    const double T = vs->file.times[vs->file.nt - 1];
+    const double *v = vs->v + (size_t)(vs->file.nt - 1) * (size_t)g->nodes;
+    double G[DG_HJI_MAX_DIMS * DG_HJI_MAX_INPUT], D[DG_HJI_MAX_DIMS * DG_HJI_MAX_INPUT];
+    fprintf(fp,
+            "/* %s.c: the value of %s at time-to-go %.9g and both players' feedback, written by\n"
+            " * `difgames export` (docs/export.md) from\n *     %s\n *     %s\n"
+            " * (u: the %s, d: the %s). The library's\n"
+            " * dg_hji_interp and dg_hji_feedback (bang-bang) bit for bit. C99 and libm only; compile without\n"
+            " * contracting a * b + c (-ffp-contract=off; GCC's default under -std=c99). */\n"
+            "#include <math.h>\n#include <stddef.h>\n\n#include \"%s.h\"\n\n",
+            prefix, p->name, T, config ? config : "", value_path, p->u_name ? p->u_name : "control",
+            p->d_name ? p->d_name : "disturbance", prefix);
+    fprintf(fp,
+            "/* 1: the library that wrote this fused a * b + c into one rounding (FMA), as fma() does */\n"
+            "#define FUSED %d\n#if FUSED\n#define MADD(a, b, c) fma(a, b, c)\n#else\n#define MADD(a, b, c) ((a) * (b) + (c))\n"
+            "#endif\n\n#define NX %d\n#define NU %d\n#define ND %d\n\n",
+            dg__ex_fused(), nx, nu, nd);
+    fprintf(fp, "static const int NN[NX] = {");
+    for (int k = 0; k < nx; k++) fprintf(fp, "%d%s", g->n[k], k < nx - 1 ? ", " : "};\n");
+    fprintf(fp, "static const int PER[NX] = {");
+    for (int k = 0; k < nx; k++) fprintf(fp, "%d%s", g->bc[k] == DG_HJI_BC_PERIODIC, k < nx - 1 ? ", " : "};\n");
+    fprintf(fp, "static const long long ST[NX] = {");
+    for (int k = 0; k < nx; k++) fprintf(fp, "%lld%s", (long long)g->stride[k], k < nx - 1 ? ", " : "};\n");
+    fprintf(fp, "static const double LO[NX] = {\n");
+    dg__ex_doubles(fp, g->lo, nx);
+    fprintf(fp, "};\nstatic const double DX[NX] = {\n");
+    dg__ex_doubles(fp, g->dx, nx);
+    fprintf(fp, "};\n/* V at the %lld nodes, axis 0 slowest (%s, as the value file holds it) */\n"
+            "static const %s V[%lld] = {\n", (long long)g->nodes, f32 ? "float32" : "float64", f32 ? "float" : "double",
+            (long long)g->nodes);
+    if (f32) {
+        for (int64_t i = 0; i < g->nodes; i++) {
+            const float x = (float)v[i];
+            dg__ex_floats(fp, &x, 1);
+        }
+    } else {
+        dg__ex_doubles(fp, v, g->nodes);
+    }
+    fprintf(fp, "};\n\n");
+    fputs(INTERP, fp);
+    const int dep = state_dependent(p);
+    if (!dep) {
+        dg_status s = constant_inputs(p, G, D, e);
+        if (s != DG_OK) return s;
+    }
+    write_input(fp, "U", &gm->u);
+    write_input(fp, "D_", &gm->d);
+    if (nu && !dep) {
+        fprintf(fp, "static const double GU0[%d] = {\n", nx * nu);
+        dg__ex_doubles(fp, G, nx * nu);
+        fprintf(fp, "};\n");
+    }
+    if (nd && !dep) {
+        fprintf(fp, "static const double GD0[%d] = {\n", nx * nd);
+        dg__ex_doubles(fp, D, nx * nd);
+        fprintf(fp, "};\n");
+    }
+    fprintf(fp,
+            "\n/* the inputs' matrices at x: G (NX, NU) and D (NX, ND) row-major, as the game's dynamics give them */\n"
+            "static void inputs(const double *x, double *G, double *D) {\n"
+            "    int k;\n    (void)x;\n"
+            "    for (k = 0; k < NX * NU; k++) G[k] = %s;\n"
+            "    for (k = 0; k < NX * ND; k++) D[k] = %s;\n",
+            nu ? (dep ? "0" : "GU0[k]") : "0", nd ? (dep ? "0" : "GD0[k]") : "0");
+    if (dep) state_inputs(fp, p);
+    fprintf(fp, "}\n\n");
+    fprintf(fp,
+            "double %s_value(const double *x) { return interp(x, NULL); }\n\n"
+            "double %s_grad(const double *x, double *g) { return interp(x, g); }\n\n"
+            "double %s_control(const double *x, double *u, double *d) {\n"
+            "    double p[NX], G[NX * NU + 1], D[NX * ND + 1], s[4];\n"
+            "    const double v = interp(x, p);\n"
+            "    int j, k;\n"
+            "    inputs(x, G, D);\n"
+            "    (void)s, (void)j, (void)k, (void)u, (void)d;\n",
+            prefix, prefix, prefix);
+    const dg_hji_input *in[2] = {&gm->u, &gm->d};
+    const char *who[2] = {"U", "D_"}, *arg[2] = {"u", "d"}, *mat[2] = {"G", "D"};
+    for (int q = 0; q < 2; q++) {
+        if (!in[q]->dim) continue;
+        fprintf(fp,
+                "    /* s = %s^T p (the library's compiler takes its terms two at a time, the products rounded, then\n"
+                "     * adds them in order; an odd last one fused), then %s's best input (dg_hji_game_optimal) */\n"
+                "    for (j = 0; j < %d; j++) {\n        s[j] = 0;\n"
+                "        for (k = 0; k < NX; k++)\n"
+                "            s[j] = k < (NX >= 2 ? NX & ~1 : 0) ? s[j] + %s[k * %d + j] * p[k] : MADD(%s[k * %d + j], p[k], s[j]);\n"
+                "    }\n",
+                mat[q], arg[q], in[q]->dim, mat[q], in[q]->dim, mat[q], in[q]->dim);
+        write_best(fp, who[q], arg[q], in[q]);
+    }
+    fprintf(fp, "    return v;\n}\n\n");
+    fprintf(fp,
+            "/* the switch filter: where V(x) <= %.17g (the margin) the value's control replaces the nominal one */\n"
+            "double %s_filter(const double *x, const double *u_nominal, double *u_safe) {\n"
+            "    double u[NU + 1], d[ND + 1];\n"
+            "    const double v = %s_control(x, u, d);\n"
+            "    int j;\n"
+            "    for (j = 0; j < NU; j++) u_safe[j] = v <= %a ? u[j] : u_nominal[j];\n"
+            "    return v;\n}\n",
+            margin, prefix, prefix, margin);
+    return DG_OK;
+}
+
+/* The .h file. */
+static void write_header(FILE *fp, const dg_hji_problem *p, double T, double margin, const char *prefix) {
+    char what[160];
+    snprintf(what, sizeof what, "the value of %s at time-to-go %.9g and both players' feedback", p->name, T);
+    dg__ex_header_open(fp, prefix, what);
+    const int nx = p->grid.ndim;
+    fprintf(fp, "#define %s_NX %d /* state:", prefix, nx);
+    for (int k = 0; k < nx; k++) {
+        char b[32];
+        fprintf(fp, " %s", dg_hji_grid_axis_name(&p->grid, k, b, sizeof b));
+    }
+    fprintf(fp, " */\n#define %s_NU %d /* u: the %s */\n#define %s_ND %d /* d: the %s */\n\n", prefix, p->game.u.dim,
+            p->u_name ? p->u_name : "control", prefix, p->game.d.dim, p->d_name ? p->d_name : "disturbance");
+    fprintf(fp,
+            "/* V(x) (x: %s_NX numbers). Out of the grid: a periodic axis wraps, a plain axis is clamped to its\n"
+            " * edge and V extrapolated linearly with the edge's gradient; a NaN coordinate reads as the low edge. */\n"
+            "double %s_value(const double *x);\n"
+            "/* V(x), and its gradient into g (%s_NX): the blend of the nodes' central differences. */\n"
+            "double %s_grad(const double *x, double *g);\n"
+            "/* V(x), and both players' equilibrium feedback from the gradient (bang-bang) into u (%s_NU) and\n"
+            " * d (%s_ND; a player without inputs: untouched). */\n"
+            "double %s_control(const double *x, double *u, double *d);\n"
+            "/* V(x); u_safe (%s_NU) gets the value's control where V(x) <= %.9g, else u_nominal. */\n"
+            "double %s_filter(const double *x, const double *u_nominal, double *u_safe);\n",
+            prefix, prefix, prefix, prefix, prefix, prefix, prefix, prefix, margin, prefix);
+    dg__ex_header_close(fp, prefix);
+}
+
+dg_status dg_export_value(const dg_hji_problem *p, const char *config, const char *value_path, const char *dir,
+                          const char *prefix, double margin, dg_export_files *out, dg_err *e) {
+    const char *why = dg_export_value_refusal(p);
+    if (why) return dg_err_set(e, DG_ERR_ARG, "export: %s: %s", p ? p->name : "?", why);
+    if (!isfinite(margin)) return dg_err_set(e, DG_ERR_ARG, "export: the filter's margin %g is not finite", margin);
+    if (!dg_export_prefix_ok(prefix))
+        return dg_err_set(e, DG_ERR_ARG, "export: prefix '%.40s' is not a C identifier of 1 to %d characters",
+                          prefix ? prefix : "", DG_EXPORT_PREFIX_MAX);
+    dg_hji_value_slices vs;
+    dg_status s = dg_hji_value_load(value_path, p, config, &vs, NULL, e);
+    if (s != DG_OK) return s;
+    const dg_st_tensor *t = dg_st_find(vs.file.f, "value");
+    const int f32 = t && t->dtype == DG_DTYPE_F32;
+    ex_out o;
+    if ((s = dg__ex_open(&o, dir, prefix, e)) == DG_OK) {
+        write_header(o.h.fp, p, vs.file.times[vs.file.nt - 1], margin, prefix);
+        s = write_code(o.c.fp, p, &vs, f32, margin, config, value_path, prefix, e);
+        if (s == DG_OK) s = dg__ex_commit(&o, out, e);
+        else dg__ex_abort(&o);
+    }
+    dg_hji_value_slices_free(&vs);
+    return s;
+}
