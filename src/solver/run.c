@@ -29,6 +29,7 @@ static dg_status run_finish(dg_run *r, dg_err *e) {
     if (!(r->env = dg_env_create(r->cfg, e))) return e->status;
     if (dg_train_opts_read(r->cfg, &r->opts, e) != DG_OK) return e->status;
     if (dg_pg_opts_read(r->cfg, &r->pg, &r->pg_run, e) != DG_OK) return e->status;
+    if (dg_safety_opts_read(r->cfg, &r->safety, e) != DG_OK) return e->status;
     return dg_cfg_check_unused(r->cfg, e);
 }
 
@@ -147,7 +148,7 @@ dg_status dg_run_memory_check(const dg_run *r, dg_err *e) {
 }
 
 const dg_key *dg_run_key(const char *name) {
-    const dg_key *(*const tables[])(int *) = {dg_train_keys, dg_pg_keys, dg_env_keys};
+    const dg_key *(*const tables[])(int *) = {dg_train_keys, dg_pg_keys, dg_safety_keys, dg_env_keys};
     for (size_t t = 0; name && t < sizeof tables / sizeof tables[0]; t++) {
         int n;
         const dg_key *k = tables[t](&n);
