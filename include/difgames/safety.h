@@ -100,6 +100,8 @@ DG_API dg_tensor *dg_safety_filter(dg_ctx *ctx, dg_safety *s, int t, dg_tensor *
  * 1 when it changed the action, else 0 (out = a). What dg_safety_filter does row by row. */
 DG_API int        dg_safety_filter_row(const dg_safety *s, const double *x, const double *a, double *out,
                                        double *jac);
+/* dg_safety_filter with s (a dg_safety) as dg_policy.filter takes it (dg_trainer_set_filter). */
+DG_API dg_tensor *dg_safety_policy_filter(dg_ctx *ctx, void *s, int t, dg_tensor *state, dg_tensor *action);
 /* Puts s between pol's players and the game's step (dg_policy.filter): every rollout of pol
  * (training, eval) then steps with dg_safety_filter's action. */
 DG_API void       dg_safety_attach(dg_safety *s, dg_policy *pol);

@@ -350,9 +350,16 @@ dg_status dg_run_train(const dg_run *r, const char *dir, const char *resume, int
     }
     char *yaml = NULL;
     dg_trainer *t = NULL;
+    dg_safety_value *sv = NULL;
+    dg_safety guard;
     res->step = DG_RUN_STEP_TRAINER;
     if ((st = dg_cfg_to_yaml(r->cfg, &yaml, NULL, e)) != DG_OK) goto done;
     if (!(t = dg_trainer_create(r->env, &r->opts, writer ? dir : NULL, yaml, e))) { st = e->status; goto done; }
+    if (r->safety.train) {  /* the filter on the tape of every epoch */
+        if ((st = dg_safety_value_open(r->env, r->safety.value, &sv, e)) != DG_OK) goto done;
+        dg_safety_init(&guard, r->env, sv, NULL, &r->safety);
+        dg_trainer_set_filter(t, dg_safety_policy_filter, &guard);
+    }
     res->step = DG_RUN_STEP_RESUME;
     if (resume && (st = dg_trainer_restore(t, resume, e)) != DG_OK) goto done;
     res->epochs_before = dg_trainer_epoch(t);
@@ -372,6 +379,7 @@ dg_status dg_run_train(const dg_run *r, const char *dir, const char *resume, int
     res->loss = dg_trainer_last(t)->loss;
 done:
     dg_trainer_free(t);
+    dg_safety_value_free(sv);
     free(yaml);
     dg_dir_unlock(dir, lock);
     return st;

@@ -368,13 +368,12 @@ dg_tensor *dg_safety_filter(dg_ctx *ctx, dg_safety *s, int t, dg_tensor *state, 
     return out;
 }
 
-/* dg_policy.filter's signature over dg_safety_filter */
-static dg_tensor *policy_filter(dg_ctx *ctx, void *user, int t, dg_tensor *state, dg_tensor *action) {
+dg_tensor *dg_safety_policy_filter(dg_ctx *ctx, void *user, int t, dg_tensor *state, dg_tensor *action) {
     return dg_safety_filter(ctx, user, t, state, action);
 }
 
 void dg_safety_attach(dg_safety *s, dg_policy *pol) {
-    pol->filter = s && (s->filter || s->adversary) ? policy_filter : NULL;
+    pol->filter = s && (s->filter || s->adversary) ? dg_safety_policy_filter : NULL;
     pol->filter_user = s;
 }
 
