@@ -6,6 +6,7 @@
 #   while the wind plays the value's worst case (eval --adversary): violations > 0 without the
 #   filter; 0 with the switch filter and with the qp filter; interventions reported, in (0, 1); the
 #   goal still reached (mean_final_dist below 0.2; 0.05 without the wind);
+# - replay --safety --adversary writes its GIF;
 # - safety.train: training with the filter on the tape runs and its policy is safe under the filter;
 # - refusals, one line and exit 2 each: a missing value file, a file that is not a value, a value
 #   whose axes are not the game's states, --adversary on a game without an adversarial input,
@@ -47,6 +48,11 @@ lt "$ds" 0.2 && lt "$dq" 0.2 && lt "$dc" 0.06 && ok "the goal reached: mean_fina
     && ok "eval's JSON: violations only with a value, interventions only with a filter" \
     || bad "eval's JSON: calm $(cat "$T/calm.json"), wind $(cat "$T/wind.json")"
 
+# replay: the episode with the filter and the wind
+"$DG" replay --config configs/models/reach_wind.yaml --ckpt "$T/run/final.safetensors" --seed 1000 --safety "$V" \
+    --adversary "$V" --out "$T/r.gif" 2>"$T/r.err" && [ -s "$T/r.gif" ] && ok "replay --safety --adversary writes its GIF" \
+    || bad "replay --safety --adversary: $(tail -1 "$T/r.err")"
+
 # safety.train: the filter on the tape of every epoch
 printf 'safety: {value: %s, train: true}\n' "$V" | cat configs/models/reach_wind.yaml - >"$T/train_safe.yaml"
 "$DG" train --config "$T/train_safe.yaml" --out "$T/run_safe" --epochs 300 --quiet >/dev/null 2>"$T/t.err" \
@@ -71,6 +77,7 @@ run_rows "refused: " "" \
     "another game's inputs|is not the learned player's action of reach_wind|eval --config $C --ckpt $K --safety $T/P.safetensors" \
     "another game's axes|the value's axis 'q' is not a state of reach_wind|eval --config $C --ckpt $K --safety $T/Q.safetensors" \
     "no adversarial input|has no adversarial input|eval --config configs/reach.yaml --ckpt $T/reach/final.safetensors --adversary $V" \
+    "replay: missing value|$T/none.safetensors|replay --config $C --ckpt $K --safety $T/none.safetensors --out $T/x.gif" \
     "safety.train without a value|safety.value|train --config $T/train_novalue.yaml --out $T/nv" \
     "unknown mode|safety.mode|eval --config $T/bad_mode.yaml --ckpt $K"
 finish

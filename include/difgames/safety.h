@@ -83,7 +83,16 @@ typedef struct dg_safety {
     dg_safety_opts          o;
     int64_t                 steps;        /* rows x steps filtered so far (dg_safety_filter)       */
     int64_t                 filtered;     /* ... of them changed by the filter                     */
+    dg_safety_value        *owned[2];     /* what dg_safety_open opened (dg_safety_close frees)    */
 } dg_safety;
+/* Opens the filter's value (o->value; NULL: no filter) and the adversary's (adversary, a path; NULL:
+ * none; the filter's own file: read once) and inits s with them and o (dg_safety_init). An adversary
+ * on a game without an adversarial input is refused (DG_ERR_ARG, naming the game). DG_OK, or
+ * dg_safety_value_open's error naming the file; on error s holds nothing. Free with
+ * dg_safety_close. */
+DG_API dg_status  dg_safety_open(dg_safety *s, const dg_env *env, const dg_safety_opts *o, const char *adversary,
+                                 dg_err *e);
+DG_API void       dg_safety_close(dg_safety *s);                          /* a zeroed s is harmless */
 /* s with its values (either may be NULL) and options, counters zero. */
 DG_API void       dg_safety_init(dg_safety *s, const dg_env *env, const dg_safety_value *filter,
                                  const dg_safety_value *adversary, const dg_safety_opts *o);

@@ -66,25 +66,13 @@ int cmd_eval(int argc, char **argv) {
     const int grad = grad_out != NULL;
     int B = s.opts.batch;
     dg_eval_result r;
-    dg_safety_value *vf = NULL, *va = NULL;
-    dg_safety guard;
+    dg_safety guard = {0};
     dg_safety_result sr;
     const int safe = s.safety.value != NULL, guarded = safe || adversary;
-    if (safe && dg_safety_value_open(env, s.safety.value, &vf, &e) != DG_OK) {
-        rc = cli_fail("eval", &e, EXIT_USAGE);
+    if (guarded && dg_safety_open(&guard, env, &s.safety, adversary, &e) != DG_OK) {
+        rc = cli_fail("eval", &e, e.status == DG_ERR_NOMEM ? EXIT_FAIL : EXIT_USAGE);
         goto done;
     }
-    if (adversary && dg_safety_value_open(env, adversary, &va, &e) != DG_OK) {
-        rc = cli_fail("eval", &e, EXIT_USAGE);
-        goto done;
-    }
-    if (adversary && dg_safety_value_adversary(va) < 0) {
-        cli_error("eval", "--adversary %s: %s has no adversarial input (model.inputs.<w>.play: adversarial)",
-                  adversary, env->game->name);
-        rc = EXIT_USAGE;
-        goto done;
-    }
-    dg_safety_init(&guard, env, vf, va, &s.safety);
     if (dg_run_policy_load(&s, ckpt, &m, &p, &e) != DG_OK) {
         rc = cli_fail("eval", &e, 0);
     } else if (init) {  /* the file's states, then the episode's memory */
@@ -157,8 +145,7 @@ int cmd_eval(int argc, char **argv) {
         rc = EXIT_FAIL;
     }
 done:
-    dg_safety_value_free(vf);
-    dg_safety_value_free(va);
+    dg_safety_close(&guard);
     free(state);
     free(aux);
     dg_params_free(p);

@@ -17,7 +17,8 @@ static const char *const MODES[] = {"switch", "qp", NULL};  /* dg_safety_mode or
 
 static const dg_key SAFETY_KEYS[] = {
     {.name = "safety.value", .type = DG_KEY_STR, .offset = offsetof(dg_safety_opts, value), .def_str = NULL,
-     .doc = "the filter's value, a value file of difgames hji solve (~: no filter; eval's --safety sets it)"},
+     .doc = "the filter's value, a value file of difgames hji solve (~: no filter; --safety of eval, replay, view "
+             "and play sets it)"},
     DG_K_ENUM("safety.mode", dg_safety_opts, mode, DG_SAFETY_SWITCH, MODES, "safety mode",
               "switch: the value's optimal action where V <= safety.margin; qp: the nearest action with "
               "dV/dt >= -safety.gamma V"),
@@ -190,6 +191,34 @@ void dg_safety_init(dg_safety *s, const dg_env *env, const dg_safety_value *filt
     s->filter = filter;
     s->adversary = adversary;
     if (o) s->o = *o;
+}
+
+dg_status dg_safety_open(dg_safety *s, const dg_env *env, const dg_safety_opts *o, const char *adversary, dg_err *e) {
+    memset(s, 0, sizeof *s);
+    dg_safety_value *vf = NULL, *va = NULL;
+    dg_status st = DG_OK;
+    if (o && o->value) st = dg_safety_value_open(env, o->value, &vf, e);
+    if (st == DG_OK && adversary && !(vf && !strcmp(adversary, o->value)))
+        st = dg_safety_value_open(env, adversary, &va, e);
+    const dg_safety_value *adv = adversary ? (va ? va : vf) : NULL;
+    if (st == DG_OK && adv && adv->free_col < 0)
+        st = dg_err_set(e, DG_ERR_ARG, "%.400s: %s has no adversarial input for it to play (model.inputs.<w>.play: "
+                        "adversarial)", adversary, env->game->name);
+    if (st != DG_OK) {
+        dg_safety_value_free(vf);
+        dg_safety_value_free(va);
+        return st;
+    }
+    dg_safety_init(s, env, vf, adv, o);
+    s->owned[0] = vf, s->owned[1] = va;
+    return DG_OK;
+}
+
+void dg_safety_close(dg_safety *s) {
+    if (!s) return;
+    dg_safety_value_free(s->owned[0]);
+    dg_safety_value_free(s->owned[1]);
+    memset(s, 0, sizeof *s);
 }
 
 /* The projection of a (n, [-1, 1]) onto {b in [-1, 1]^n : g.b >= c} into out: clip(a + lambda g)
