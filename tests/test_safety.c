@@ -23,6 +23,7 @@
 
 #include "difgames/difgames.h"
 #include "difgames/hji.h"
+#include "difgames/hji_learn.h"
 #include "util/tmpdir.h"
 
 #define PUSH 0.5
@@ -93,7 +94,7 @@ static int setup(void **state) {
         fprintf(stderr, "game: %s\n", e.msg);
         return -1;
     }
-    if (dg_safety_value_open(env, vpath, &val, &e) != DG_OK) {
+    if (dg_safety_value_open(env, vpath, NULL, &val, &e) != DG_OK) {
         fprintf(stderr, "value: %s\n", e.msg);
         return -1;
     }
@@ -326,19 +327,84 @@ static void test_refusals(void **state) {
     solve_to(VALUE("x", "z"), other);
     dg_safety_value *v = NULL;
     memset(&e, 0, sizeof e);
-    assert_int_equal(dg_safety_value_open(env, other, &v, &e), DG_ERR_ARG);
+    assert_int_equal(dg_safety_value_open(env, other, NULL, &v, &e), DG_ERR_ARG);
     assert_null(v);
     assert_non_null(strstr(e.msg, "axis 'z'"));
     /* not a value file */
     memset(&e, 0, sizeof e);
-    assert_int_not_equal(dg_safety_value_open(env, "/nonexistent/v.safetensors", &v, &e), DG_OK);
+    assert_int_not_equal(dg_safety_value_open(env, "/nonexistent/v.safetensors", NULL, &v, &e), DG_OK);
     assert_null(v);
+}
+
+/* a network of hji learn as the filter's value (untrained: only the plumbing is checked): its values
+ * are the network's own (dg_hji_learn_eval_grad at the horizon), the batch op filters as the rows do,
+ * and the HJI config it was trained on is needed */
+static void test_network(void **state) {
+    (void)state;
+    char cpath[160], npath[160];
+    snprintf(cpath, sizeof cpath, "%s/n.yaml", dir);
+    snprintf(npath, sizeof npath, "%s/net.safetensors", dir);
+    const char *yaml = VALUE("x", "y");
+    FILE *f = fopen(cpath, "w");
+    assert_non_null(f);
+    fputs(yaml, f);
+    fclose(f);
+    dg_err e = {0};
+    dg_cfg *c = dg_cfg_load(cpath, &e);
+    assert_non_null(c);
+    dg_hji_problem *p = dg_hji_problem_load(c, &e);
+    assert_non_null(p);
+    dg_hji_learn_opts lo;
+    dg_hji_learn_opts_default(&lo);
+    lo.hidden[0] = lo.hidden[1] = 16, lo.nhidden = 2;
+    dg_hji_learn_net net = {0};
+    assert_int_equal(dg_hji_learn_net_init(&net, p, &lo, &e), DG_OK);
+    assert_int_equal(dg_hji_learn_save(&net, npath, &e), DG_OK);
+    dg_safety_value *v = NULL;
+    assert_int_equal(dg_safety_value_open(env, npath, NULL, &v, &e), DG_ERR_ARG);
+    assert_non_null(strstr(e.msg, "safety.config"));
+    assert_int_equal(dg_safety_value_open(env, npath, cpath, &v, &e), DG_OK);
+    const double x[2] = {0.4, -0.2};
+    double g[2], V0, g0[2];
+    const double V = dg_safety_value_at(v, x, g, NULL, NULL), tau = p->t_end;
+    assert_int_equal(dg_hji_learn_eval_grad(&net, p, 1, x, &tau, &V0, NULL, g0, &e), DG_OK);
+    assert_true(V == V0 && g[0] == g0[0] && g[1] == g0[1]);
+    /* the op over a batch (one evaluation) against the rows (one each) */
+    dg_safety s;
+    const dg_safety_opts o = {.mode = DG_SAFETY_QP, .gamma = 50};
+    dg_safety_init(&s, env, v, v, &o);
+    enum { B = 32 };
+    dg_real xs[B * 2], as[B * 2];
+    unsigned seed = 5;
+    for (int i = 0; i < B * 2; i++) xs[i] = (dg_real)draw(&seed, -0.9, 0.9), as[i] = (dg_real)draw(&seed, -1, 1);
+    dg_ctx *ctx = dg_ctx_create(1 << 20);
+    dg_tensor *out = dg_safety_filter(ctx, &s, 1, dg_from(ctx, 2, (int[]){B, 2}, xs), dg_from(ctx, 2, (int[]){B, 2}, as));
+    assert_non_null(out);
+    assert_int_equal(out->shape[1], 4);  /* the action, then the wind's columns */
+    int moved = 0;
+    for (int b = 0; b < B; b++) {
+        const double xb[2] = {xs[b * 2], xs[b * 2 + 1]}, ab[2] = {as[b * 2], as[b * 2 + 1]};
+        double ob[2], d[2];
+        moved += dg_safety_filter_row(&s, xb, ab, ob, NULL);
+        dg_safety_value_at(v, xb, NULL, NULL, d);
+        for (int j = 0; j < 2; j++) {
+            assert_true(fabs(out->data[b * 4 + j] - ob[j]) <= 1e-6);
+            assert_true(out->data[b * 4 + 2 + j] == (dg_real)d[j]);  /* the box is [-1, 1]: d* itself */
+        }
+    }
+    assert_true(moved > 0);
+    dg_ctx_free(ctx);
+    dg_safety_value_free(v);
+    dg_hji_learn_net_free(&net);
+    dg_hji_problem_free(p);
+    dg_cfg_free(c);
 }
 
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_switch),    cmocka_unit_test(test_qp_nearest), cmocka_unit_test(test_grad_switch),
         cmocka_unit_test(test_grad_qp),   cmocka_unit_test(test_eval),       cmocka_unit_test(test_refusals),
+        cmocka_unit_test(test_network),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -14,7 +14,7 @@
  * play: adversarial, docs/models.md): its worst case d*, the value's minimiser.
  *
  *     dg_safety_value *v;  dg_safety s;  dg_safety_result sr;  dg_eval_result r;
- *     dg_safety_value_open(env, "runs/hji/avoid.safetensors", &v, &e);
+ *     dg_safety_value_open(env, "runs/hji/avoid.safetensors", NULL, &v, &e);
  *     dg_safety_init(&s, env, v, v, &run.safety);                 // filter and adversary
  *     dg_safety_eval(env, &m, p, &s, state, aux, B, 0, &r, &sr, &e);  // sr.interventions, sr.violations
  *
@@ -43,6 +43,7 @@ typedef enum dg_safety_mode {
 /* The safety.* keys (dg_safety_keys). */
 typedef struct dg_safety_opts {
     const char *value;                    /* the value file (NULL: no filter; --safety sets it)   */
+    const char *config;                   /* a network's HJI config (a grid's file stores its own) */
     int         mode;                     /* dg_safety_mode                                       */
     double      margin;                   /* switch: filter where V(x) <= margin                  */
     double      gamma;                    /* qp: the decay rate of the barrier condition          */
@@ -56,18 +57,22 @@ DG_API const dg_key *dg_safety_keys(int *n);
 /* The name of a dg_safety_mode ("switch", "qp"); NULL past them. */
 DG_API const char   *dg_safety_mode_name(int mode);
 
-/* A value (a grid value file of `difgames hji solve`) mapped onto a game's state and inputs. */
+/* A value (a grid value file of `difgames hji solve`, or a network of `hji learn`) mapped onto a
+ * game's state and inputs. */
 typedef struct dg_safety_value dg_safety_value;
-/* Opens the value file at path (its problem rebuilt from the config the file stores) and maps it
- * onto env: every axis of the value a state of env's by name, its u the learned player's action
+/* Opens the value at path and maps it onto env: a grid's value file (its problem rebuilt from the
+ * config the file stores; config unused) or a network of hji learn (dg_hji_learn_probe; its problem
+ * from config, the HJI config it was trained on: needed, DG_ERR_ARG without). It maps it onto env: every axis of the value a state of env's by name, its u the learned player's action
  * (u.dim = act_dim, a box), its d (if any) env's adversarial input (dg_env_free_inputs, a box of
  * the same size). A game of one learned player. DG_OK with *out (free with dg_safety_value_free),
  * else DG_ERR_IO/FORMAT (the file), DG_ERR_CONFIG (its stored config), DG_ERR_ARG (it does not map
  * onto env: the message names the axis or input) or DG_ERR_NOMEM. */
-DG_API dg_status dg_safety_value_open(const dg_env *env, const char *path, dg_safety_value **out, dg_err *e);
+DG_API dg_status dg_safety_value_open(const dg_env *env, const char *path, const char *config,
+                                      dg_safety_value **out, dg_err *e);
 DG_API void      dg_safety_value_free(dg_safety_value *v);                 /* NULL is harmless */
 /* V, grad V (nx), the value's optimal inputs u (u.dim) and d (d.dim, may be NULL) at env state s
- * (state_dim), at the value's horizon; returns V. The state is the value's by v's axis map. */
+ * (state_dim), at the value's horizon (its source: a grid's slices or the network, one row); returns
+ * V (NaN on the source's error). The state is the value's by v's axis map. */
 DG_API double    dg_safety_value_at(const dg_safety_value *v, const double *s, double *grad, double *u, double *d);
 /* The first action column (after the learned player's) of the game's adversarial input that v's d
  * plays, or -1 when the game has none. */

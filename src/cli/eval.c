@@ -46,6 +46,7 @@ int cmd_eval(int argc, char **argv) {
         CLI_KEY("--precision", "train.precision", .otherwise = "the config's"),
         CLI_KEY("--safety", "safety.value", .otherwise = "the config's safety.value (none: no filter)"),
         CLI_KEY("--safety-mode", "safety.mode", .otherwise = "the config's"),
+        CLI_KEY("--safety-config", "safety.config", .otherwise = "the config's (a grid's value file: its own)"),
         CLI_KEY("--safety-margin", "safety.margin", .otherwise = "the config's"),
         CLI_KEY("--safety-gamma", "safety.gamma", .otherwise = "the config's"),
         CLI_IN("--adversary", &adversary, "V.safetensors", "a value of hji solve whose worst-case disturbance the "

@@ -32,6 +32,7 @@ int cmd_replay(int argc, char **argv) {
                 .def = "256"),
         CLI_KEY("--safety", "safety.value", .otherwise = "the config's safety.value (none: no filter)"),
         CLI_KEY("--safety-mode", "safety.mode", .otherwise = "the config's"),
+        CLI_KEY("--safety-config", "safety.config", .otherwise = "the config's (a grid's value file: its own)"),
         CLI_IN("--adversary", &adversary, "V.safetensors", "a value of hji solve whose worst-case disturbance the "
                "game's adversarial input plays", .otherwise = "held"),
         CLI_END,

@@ -356,7 +356,7 @@ dg_status dg_run_train(const dg_run *r, const char *dir, const char *resume, int
     if ((st = dg_cfg_to_yaml(r->cfg, &yaml, NULL, e)) != DG_OK) goto done;
     if (!(t = dg_trainer_create(r->env, &r->opts, writer ? dir : NULL, yaml, e))) { st = e->status; goto done; }
     if (r->safety.train) {  /* the filter on the tape of every epoch */
-        if ((st = dg_safety_value_open(r->env, r->safety.value, &sv, e)) != DG_OK) goto done;
+        if ((st = dg_safety_value_open(r->env, r->safety.value, r->safety.config, &sv, e)) != DG_OK) goto done;
         dg_safety_init(&guard, r->env, sv, NULL, &r->safety);
         dg_trainer_set_filter(t, dg_safety_policy_filter, &guard);
     }

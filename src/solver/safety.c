@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "difgames/hji.h"
+#include "difgames/hji_learn.h"
 #include "difgames/run.h"
 #include "difgames/safety.h"
 #include "difgames/safetensors.h"
@@ -19,6 +20,9 @@ static const dg_key SAFETY_KEYS[] = {
     {.name = "safety.value", .type = DG_KEY_STR, .offset = offsetof(dg_safety_opts, value), .def_str = NULL,
      .doc = "the filter's value, a value file of difgames hji solve (~: no filter; --safety of eval, replay, view "
              "and play sets it)"},
+    {.name = "safety.config", .type = DG_KEY_STR, .offset = offsetof(dg_safety_opts, config), .def_str = NULL,
+     .doc = "the HJI config a network of hji learn was trained on (safety.value a network: needed; a grid's "
+            "value file stores its own)"},
     DG_K_ENUM("safety.mode", dg_safety_opts, mode, DG_SAFETY_SWITCH, MODES, "safety mode",
               "switch: the value's optimal action where V <= safety.margin; qp: the nearest action with "
               "dV/dt >= -safety.gamma V"),
@@ -50,9 +54,11 @@ dg_status dg_safety_opts_read(dg_cfg *cfg, dg_safety_opts *o, dg_err *e) {
 /* ------------------------------------------------------------ a value on a game */
 
 struct dg_safety_value {
-    dg_cfg             *cfg;              /* the config the file stores                         */
+    dg_cfg             *cfg;              /* the config the file stores (a network: config's)   */
     dg_hji_problem     *p;
-    dg_hji_value_slices vs;
+    dg_hji_value_slices vs;               /* a grid's value file                                */
+    dg_hji_learn_net    net;              /* or a network of hji learn (net.params not NULL)    */
+    dg_hji_source       src;              /* either, read in batches                            */
     double              tau;              /* the time-to-go read: the value's horizon (its last) */
     int                 nx;
     int                 axis[DG_HJI_MAX_DIMS];  /* env's state column of value axis k           */
@@ -65,7 +71,8 @@ struct dg_safety_value {
 /* The action coordinate ([-1, 1]) of value w in the box [lo, hi]. */
 static double to_action(double w, double lo, double hi) { return hi > lo ? (2 * w - lo - hi) / (hi - lo) : 0.0; }
 
-dg_status dg_safety_value_open(const dg_env *env, const char *path, dg_safety_value **out, dg_err *e) {
+dg_status dg_safety_value_open(const dg_env *env, const char *path, const char *config, dg_safety_value **out,
+                               dg_err *e) {
     *out = NULL;
     if (!env || !path) return dg_err_set(e, DG_ERR_ARG, "safety: no game or no value file");
     if (env->nplayers == 2)
@@ -74,30 +81,45 @@ dg_status dg_safety_value_open(const dg_env *env, const char *path, dg_safety_va
     dg_safety_value *v = calloc(1, sizeof *v);
     if (!v) return dg_err_set(e, DG_ERR_NOMEM, "out of memory");
     dg_status st = DG_OK;
-    /* the problem the value was solved for, from the config the file stores */
-    dg_st_file *f = dg_st_load(path, e);
-    if (!f) {
-        free(v);
-        return e->status;
-    }
-    const char *yaml = dg_st_meta(f, "config"), *fmt = dg_st_meta(f, "format");
-    if (!fmt || strcmp(fmt, "difgames-hji-value") != 0 || !yaml || !*yaml) {
-        dg_st_free(f);
-        free(v);
-        return dg_err_set(e, DG_ERR_FORMAT, "%.400s: not a value file of difgames hji solve with its config "
-                          "(format difgames-hji-value, metadata 'config')", path);
-    }
     char label[600];
-    snprintf(label, sizeof label, "%.500s (stored config)", path);
-    v->cfg = dg_cfg_parse(yaml, strlen(yaml), label, e);
-    dg_st_free(f);
-    if (!v->cfg || !(v->p = dg_hji_problem_load(v->cfg, e))) {
-        st = e->status ? e->status : DG_ERR_CONFIG;
-        goto fail;
+    if (dg_hji_learn_probe(path, NULL)) {  /* a network: its problem from the config it was trained on */
+        if (!config) {
+            free(v);
+            return dg_err_set(e, DG_ERR_ARG, "%.400s: a network of hji learn: give the HJI config it was trained on "
+                              "(safety.config)", path);
+        }
+        if (!(v->cfg = dg_cfg_load(config, e)) || !(v->p = dg_hji_problem_load(v->cfg, e))) {
+            st = e->status ? e->status : DG_ERR_CONFIG;
+            goto fail;
+        }
+        if ((st = dg_hji_learn_load(path, v->p, &v->net, e)) != DG_OK ||
+            (st = dg_hji_learn_source(&v->net, v->p, &v->src, e)) != DG_OK)
+            goto fail;
+    } else {  /* a grid's value file: the problem it was solved for, from the config the file stores */
+        dg_st_file *f = dg_st_load(path, e);
+        if (!f) {
+            free(v);
+            return e->status;
+        }
+        const char *yaml = dg_st_meta(f, "config"), *fmt = dg_st_meta(f, "format");
+        if (!fmt || strcmp(fmt, "difgames-hji-value") != 0 || !yaml || !*yaml) {
+            dg_st_free(f);
+            free(v);
+            return dg_err_set(e, DG_ERR_FORMAT, "%.400s: not a value file of difgames hji solve with its config "
+                              "(format difgames-hji-value, metadata 'config'), nor a network of hji learn", path);
+        }
+        snprintf(label, sizeof label, "%.500s (stored config)", path);
+        v->cfg = dg_cfg_parse(yaml, strlen(yaml), label, e);
+        dg_st_free(f);
+        if (!v->cfg || !(v->p = dg_hji_problem_load(v->cfg, e))) {
+            st = e->status ? e->status : DG_ERR_CONFIG;
+            goto fail;
+        }
+        if ((st = dg_hji_value_load(path, v->p, label, &v->vs, NULL, e)) != DG_OK) goto fail;
+        v->src = dg_hji_source_slices(&v->p->grid, &v->vs.slices);
     }
-    if ((st = dg_hji_value_load(path, v->p, label, &v->vs, NULL, e)) != DG_OK) goto fail;
     const dg_hji_problem *p = v->p;
-    v->tau = v->vs.slices.t[v->vs.slices.nt - 1];
+    v->tau = v->src.horizon;
     v->nx = p->grid.ndim;
     if (!p->game.dyn) {
         st = dg_err_set(e, DG_ERR_ARG, "%.400s: the filter needs a control-affine game (f, G, D)", path);
@@ -153,6 +175,7 @@ fail:
 void dg_safety_value_free(dg_safety_value *v) {
     if (!v) return;
     dg_hji_value_slices_free(&v->vs);
+    dg_hji_learn_net_free(&v->net);
     dg_hji_problem_free(v->p);
     dg_cfg_free(v->cfg);
     free(v);
@@ -163,10 +186,26 @@ static void value_state(const dg_safety_value *v, const double *s, double *x) {
     for (int k = 0; k < v->nx; k++) x[k] = s[v->axis[k]];
 }
 
+/* V (B; may be NULL) and grad V (B, nx) of v at the B env states rows (B, S) at its horizon, in one
+ * evaluation of its source; xv (B, nx) gets the value's states. DG_OK or the source's error. */
+static dg_status value_batch(const dg_safety_value *v, int64_t B, int S, const double *rows, double *xv, double *V,
+                             double *grad, dg_err *e) {
+    double *tau = malloc((size_t)(B ? B : 1) * sizeof *tau);
+    if (!tau) return dg_err_set(e, DG_ERR_NOMEM, "safety: out of memory");
+    for (int64_t b = 0; b < B; b++) {
+        value_state(v, rows + b * S, xv + b * v->nx);
+        tau[b] = v->tau;
+    }
+    const dg_status st = dg_hji_source_eval(&v->src, B, xv, tau, V, grad, e);
+    free(tau);
+    return st;
+}
+
 double dg_safety_value_at(const dg_safety_value *v, const double *s, double *grad, double *u, double *d) {
-    double x[DG_HJI_MAX_DIMS], g[DG_HJI_MAX_DIMS];
-    value_state(v, s, x);
-    const double V = dg_hji_slices_interp(&v->p->grid, &v->vs.slices, v->tau, x, g);
+    double x[DG_HJI_MAX_DIMS], g[DG_HJI_MAX_DIMS] = {0}, V = NAN;
+    dg_err e = {0};
+    /* one row: the env state's own columns are all value_state reads (S = 0: rows of one) */
+    if (value_batch(v, 1, 0, s, x, &V, g, &e) != DG_OK) return NAN;
     if (grad) memcpy(grad, g, (size_t)v->nx * sizeof *g);
     if (u || d) dg_hji_game_optimal(&v->p->game, x, g, u, d);
     return V;
@@ -197,9 +236,9 @@ dg_status dg_safety_open(dg_safety *s, const dg_env *env, const dg_safety_opts *
     memset(s, 0, sizeof *s);
     dg_safety_value *vf = NULL, *va = NULL;
     dg_status st = DG_OK;
-    if (o && o->value) st = dg_safety_value_open(env, o->value, &vf, e);
+    if (o && o->value) st = dg_safety_value_open(env, o->value, o->config, &vf, e);
     if (st == DG_OK && adversary && !(vf && !strcmp(adversary, o->value)))
-        st = dg_safety_value_open(env, adversary, &va, e);
+        st = dg_safety_value_open(env, adversary, o ? o->config : NULL, &va, e);
     const dg_safety_value *adv = adversary ? (va ? va : vf) : NULL;
     if (st == DG_OK && adv && adv->free_col < 0)
         st = dg_err_set(e, DG_ERR_ARG, "%.400s: %s has no adversarial input for it to play (model.inputs.<w>.play: "
@@ -282,7 +321,10 @@ static int project_box(int n, const double *a, const double *g, double c, double
     return 1;
 }
 
-int dg_safety_filter_row(const dg_safety *s, const double *x, const double *a, double *out, double *jac) {
+/* The filter of one row from the filter's value V and gradient grad at the value's state xv (nx):
+ * what dg_safety_filter_row does once it has them. */
+static int filter_vg(const dg_safety *s, const double *xv, double V, const double *grad, const double *a, double *out,
+                     double *jac) {
     const int A = s->env->act_dim;
     memcpy(out, a, (size_t)A * sizeof *out);
     if (jac) {
@@ -292,8 +334,8 @@ int dg_safety_filter_row(const dg_safety *s, const double *x, const double *a, d
     const dg_safety_value *v = s->filter;
     if (!v) return 0;
     const dg_hji_input *u = &v->p->game.u, *d = &v->p->game.d;
-    double grad[DG_HJI_MAX_DIMS], us[DG_HJI_MAX_INPUT], ds[DG_HJI_MAX_INPUT];
-    const double V = dg_safety_value_at(v, x, grad, us, ds);
+    double us[DG_HJI_MAX_INPUT], ds[DG_HJI_MAX_INPUT];
+    dg_hji_game_optimal(&v->p->game, xv, grad, us, ds);
     if (s->o.mode == DG_SAFETY_SWITCH) {
         if (!(V <= s->o.margin)) return 0;
         for (int j = 0; j < A; j++) out[j] = to_action(us[j], u->lo[j], u->hi[j]);
@@ -302,9 +344,7 @@ int dg_safety_filter_row(const dg_safety *s, const double *x, const double *a, d
     }
     /* qp: grad V . (f + G u + D d*) >= -gamma V, in the action's coordinates u = c + h a */
     const int nx = v->nx;
-    double xv[DG_HJI_MAX_DIMS], f[DG_HJI_MAX_DIMS], G[DG_HJI_MAX_DIMS * DG_HJI_MAX_INPUT] = {0},
-                                                    D[DG_HJI_MAX_DIMS * DG_HJI_MAX_INPUT] = {0};
-    value_state(v, x, xv);
+    double f[DG_HJI_MAX_DIMS], G[DG_HJI_MAX_DIMS * DG_HJI_MAX_INPUT] = {0}, D[DG_HJI_MAX_DIMS * DG_HJI_MAX_INPUT] = {0};
     v->p->game.dyn(v->p->game.user, xv, f, G, D);
     double c = -s->o.gamma * V, g[DG_HJI_MAX_INPUT];
     for (int i = 0; i < nx; i++) {
@@ -320,6 +360,13 @@ int dg_safety_filter_row(const dg_safety *s, const double *x, const double *a, d
         g[j] = gj * h;
     }
     return project_box(A, a, g, c, out, jac);
+}
+
+int dg_safety_filter_row(const dg_safety *s, const double *x, const double *a, double *out, double *jac) {
+    double xv[DG_HJI_MAX_DIMS] = {0}, grad[DG_HJI_MAX_DIMS] = {0}, V = INFINITY;
+    dg_err e = {0};
+    if (s->filter && value_batch(s->filter, 1, 0, x, xv, &V, grad, &e) != DG_OK) V = NAN;
+    return filter_vg(s, xv, V, grad, a, out, jac);
 }
 
 /* The tape op's constants: the Jacobian of every row (B, A, A) follows in the arena */
@@ -361,30 +408,47 @@ dg_tensor *dg_safety_filter(dg_ctx *ctx, dg_safety *s, int t, dg_tensor *state, 
     *fs = (filter_state){B, A, W};
     dg_real *jac = (dg_real *)(fs + 1);
     dg_real *outv = malloc((size_t)B * W * sizeof *outv);
-    double *x = malloc((size_t)S * sizeof *x);
-    if (!outv || !x) {
+    if (!outv) {
         free(fs);
-        free(outv);
-        free(x);
         return dg_ctx_fail(ctx, DG_ERR_NOMEM, "safety: out of memory for the filtered actions");
+    }
+    /* every row's values in one evaluation of each source (a network evaluates the batch together) */
+    const dg_safety_value *fv = s->filter;
+    const int nf = fv ? fv->nx : 0, na = F ? adv->nx : 0;
+    double *xf = calloc((size_t)B * (nf + 1) * 2 + (size_t)B * (na + 1) * 2, sizeof *xf);
+    double *Vf = xf + (size_t)B * nf, *gf = Vf + B, *xa = gf + (size_t)B * nf, *ga = xa + (size_t)B * na;
+    dg_err e = {0};
+    if (!xf) {
+        free(fs), free(outv);
+        return dg_ctx_fail(ctx, DG_ERR_NOMEM, "safety: out of memory for the values");
+    }
+    double *rows = malloc((size_t)B * S * sizeof *rows);
+    dg_status st = rows ? DG_OK : DG_ERR_NOMEM;
+    for (int64_t i = 0; rows && i < (int64_t)B * S; i++) rows[i] = state->data[i];
+    if (st == DG_OK && fv) st = value_batch(fv, B, S, rows, xf, Vf, gf, &e);
+    if (st == DG_OK && F) st = value_batch(adv, B, S, rows, xa, NULL, ga, &e);
+    if (st != DG_OK) {
+        free(fs), free(outv), free(xf), free(rows);
+        return dg_ctx_fail(ctx, st, "safety: %s", e.msg[0] ? e.msg : "out of memory");
     }
     int64_t changed = 0;
     for (int b = 0; b < B; b++) {
         double a[DG_HJI_MAX_INPUT], o[DG_HJI_MAX_INPUT], J[DG_HJI_MAX_INPUT * DG_HJI_MAX_INPUT];
-        for (int i = 0; i < S; i++) x[i] = state->data[(size_t)b * S + i];
         for (int j = 0; j < A; j++) a[j] = action->data[(size_t)b * A + j];
-        changed += dg_safety_filter_row(s, x, a, o, J);
+        changed += filter_vg(s, xf + (size_t)b * nf, fv ? Vf[b] : INFINITY, gf + (size_t)b * nf, a, o, J);
         for (int j = 0; j < A; j++) outv[(size_t)b * W + j] = (dg_real)o[j];
         for (int k = 0; k < A * A; k++) jac[(size_t)b * A * A + k] = (dg_real)J[k];
         if (F) {
             double ds[DG_HJI_MAX_INPUT];
-            dg_safety_value_at(adv, x, NULL, NULL, ds);
+            dg_hji_game_optimal(&adv->p->game, xa + (size_t)b * na, ga + (size_t)b * na, NULL, ds);
             const dg_hji_input *d = &adv->p->game.d;
             for (int k = 0; k < F; k++) outv[(size_t)b * W + A + k] = (dg_real)adv->free_hold[k];
             for (int k = 0; k < d->dim; k++)
                 outv[(size_t)b * W + A + adv->free_col + k] = (dg_real)to_action(ds[k], d->lo[k], d->hi[k]);
         }
     }
+    free(xf);
+    free(rows);
     if (s->filter) {
         __atomic_fetch_add(&s->steps, (int64_t)B, __ATOMIC_RELAXED);
         __atomic_fetch_add(&s->filtered, changed, __ATOMIC_RELAXED);
@@ -393,7 +457,6 @@ dg_tensor *dg_safety_filter(dg_ctx *ctx, dg_safety *s, int t, dg_tensor *state, 
     if (out) memcpy(out->data, outv, (size_t)B * W * sizeof *outv);
     free(fs);
     free(outv);
-    free(x);
     return out;
 }
 
