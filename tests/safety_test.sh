@@ -10,7 +10,7 @@
 # - safety.train: training with the filter on the tape runs and its policy is safe under the filter;
 # - refusals, one line and exit 2 each: a missing value file, a file that is not a value, a value
 #   whose axes are not the game's states, --adversary on a game without an adversarial input,
-#   safety.train without safety.value, an unknown safety.mode.
+#   safety.train without safety.value, safety.train on difgames pg, an unknown safety.mode.
 #   usage: safety_test.sh path/to/difgames repo_root [episodes]   (default 2000; the slow tier 10000)
 . "$(dirname "$0")/lib.sh"
 cd "$ROOT" || exit 1
@@ -79,5 +79,6 @@ run_rows "refused: " "" \
     "no adversarial input|has no adversarial input|eval --config configs/reach.yaml --ckpt $T/reach/final.safetensors --adversary $V" \
     "replay: missing value|$T/none.safetensors|replay --config $C --ckpt $K --safety $T/none.safetensors --out $T/x.gif" \
     "safety.train without a value|safety.value|train --config $T/train_novalue.yaml --out $T/nv" \
+    "pg with safety.train|difgames pg does not train with the safety filter|pg --config $T/train_safe.yaml --out $T/pg" \
     "unknown mode|safety.mode|eval --config $T/bad_mode.yaml --ckpt $K"
 finish

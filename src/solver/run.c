@@ -470,6 +470,10 @@ dg_status dg_run_pg(const dg_run *r, const char *out, int bptt, int pg, dg_pg_pr
     DG_ERR_LOCAL(e);
     memset(res, 0, sizeof *res);
     res->bptt = res->pg = (dg_pg_result){.best = NAN, .final = NAN};
+    res->step = DG_RUN_STEP_CONFIG;
+    if (r->safety.train)  /* the filter sits on BPTT's tape; the policy-gradient learner samples without it */
+        return dg_cfg_error(r->cfg, "safety.train", e, "difgames pg does not train with the safety filter (BPTT, "
+                            "difgames train, does); leave safety.train out");
     res->step = DG_RUN_STEP_DIR;
     const int lock = out ? dg_dir_lock(out, e) : -1;  /* the folder is this run's until it ends */
     if (out && lock < 0) return e->status;
