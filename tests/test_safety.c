@@ -10,7 +10,8 @@
  *   filter, where the filter is smooth (the active set the same on both sides);
  * - dg_safety_eval: a player that drives into the disk enters it in every episode without the filter,
  *   in none with it (switch and qp), under the value's worst-case wind, interventions counted;
- * - refusals: safety.train without a value, a value whose axes are not the game's states. */
+ * - refusals: safety.train without a value, a value whose axes are not the game's states;
+ * - a network of hji learn as the value: its own values, the batch op equal to the rows, its config needed. */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <setjmp.h>
