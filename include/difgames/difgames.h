@@ -74,6 +74,7 @@
 #include "difgames/replay.h"      /* an episode's frames as pictures                                */
 #include "difgames/trainer.h"     /* BPTT training                                                  */
 #include "difgames/pg.h"          /* policy-gradient baseline (PPO, REINFORCE)                      */
+#include "difgames/safety.h"      /* a safety filter around a policy, from a reachability value     */
 #include "difgames/run.h"         /* a run from a config: train, its policy, states, eval           */
 #include "difgames/live.h"        /* episodes one step at a time: a person's action, moved bodies   */
 #include "difgames/sweep.h"       /* studies: a config trained over keys' values and seeds          */

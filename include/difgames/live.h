@@ -46,8 +46,9 @@ DG_API double   dg_live_memory(const dg_env *env, const dg_policy *pol, int B);
 DG_API dg_status dg_live_reset(dg_live *l, const dg_real *state, const dg_real *aux, dg_err *e);
 /* One step of every row. player -1: every learned player acts by its policy; 0 (the agent or
  * pursuer) or 1 (the learned evader of a two-player game): that player's action is action
- * ((B, act_dim) or (B, act2_dim), each value clamped to [-1, 1]) instead. DG_ERR_ARG past the
- * horizon or for a player the game has not; a game's error from its context. */
+ * ((B, act_dim) or (B, act2_dim), each value clamped to [-1, 1]) instead. The policy's filter
+ * (dg_policy.filter: a safety filter, safety.h) then takes the joint action, a person's too. DG_ERR_ARG
+ * past the horizon or for a player the game has not; a game's error from its context. */
 DG_API dg_status dg_live_step(dg_live *l, int player, const dg_real *action, dg_err *e);
 DG_API int       dg_live_steps(const dg_live *l);                        /* steps done, 0 .. horizon */
 DG_API int       dg_live_rows(const dg_live *l);                         /* B */

@@ -88,6 +88,11 @@ typedef struct dg_policy {
                                              dg_policy_act plays it, so certify's bounds and grid
                                              (certify.h, certify_dp.h) take it; the trainer does not */
     void        *fn_user[DG_MAX_PLAYERS];
+    /* not NULL: what the game steps with is filter(ctx, filter_user, t, state, action) of the players'
+     * joint action at step t (a safety filter, safety.h: dg_safety_attach), an op on ctx; the rollout
+     * on the tape (training, eval) calls it. NULL with the context's error set on failure. */
+    dg_tensor *(*filter)(dg_ctx *ctx, void *user, int t, dg_tensor *state, dg_tensor *action);
+    void        *filter_user;
 } dg_policy;
 
 /* What the players' policies are sized from: a game's players, observations, actions and steps

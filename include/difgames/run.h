@@ -27,6 +27,7 @@
 #include "difgames/env.h"
 #include "difgames/keys.h"
 #include "difgames/pg.h"
+#include "difgames/safety.h"
 #include "difgames/trainer.h"
 
 #ifdef __cplusplus
@@ -41,6 +42,7 @@ typedef struct dg_run {
     dg_train_opts  opts;     /* seed, train.*, policy.*                                 */
     dg_pg_opts     pg;       /* pg.* (every config may have them; `difgames pg` runs them) */
     dg_pg_schedule pg_run;   /* pg.* of the schedule: iterations, evaluations            */
+    dg_safety_opts safety;   /* safety.* (a filter around the policy, safety.h)           */
 } dg_run;
 
 typedef struct dg_run_set {
@@ -77,7 +79,8 @@ DG_API void      dg_run_free(dg_run *r);                               /* a zero
  * error naming the key to lower ("batch B x horizon H needs about ...; lower train.batch ..."). */
 DG_API dg_status dg_run_memory_check(const dg_run *r, dg_err *e);
 /* The key named name that every training config may set: seed, train.*, policy.* (dg_train_keys),
- * pg.* (dg_pg_keys), env.dt and env.horizon (dg_env_keys); NULL when none is (a game's own key). */
+ * pg.* (dg_pg_keys), safety.* (dg_safety_keys), env.dt and env.horizon (dg_env_keys); NULL when none
+ * is (a game's own key). */
 DG_API const dg_key *dg_run_key(const char *name);
 /* Makes the config's policy (policy.hidden) and loads the checkpoint ckpt into it; *p is the
  * caller's (dg_params_free), NULL on error: DG_ERR_NOMEM, or the checkpoint's (DG_ERR_IO,

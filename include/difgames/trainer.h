@@ -216,6 +216,11 @@ DG_API dg_status   dg_trainer_restore(dg_trainer *t, const char *path, dg_err *e
 DG_API int         dg_trainer_epoch(const dg_trainer *t);                /* epochs done so far      */
 DG_API dg_params  *dg_trainer_params(dg_trainer *t);                     /* the policy's parameters */
 DG_API const dg_policy *dg_trainer_policy(const dg_trainer *t);
+/* Every later rollout of t (its epochs, their snapshots and replays) steps with filter(ctx, user, t,
+ * state, action) of the players' action (dg_policy.filter; a safety filter: dg_safety_attach's); NULL
+ * removes it. user must outlive the training. */
+DG_API void        dg_trainer_set_filter(dg_trainer *t, dg_tensor *(*filter)(dg_ctx *, void *, int, dg_tensor *,
+                                                                               dg_tensor *), void *user);
 DG_API const dg_epoch_stats *dg_trainer_last(const dg_trainer *t);       /* the last finished epoch */
 DG_API size_t      dg_trainer_arena_peak(const dg_trainer *t);           /* most arena bytes of a shard */
 DG_API int         dg_trainer_checkpoint_every(const dg_trainer *t);     /* segment length in use (0: full tape) */

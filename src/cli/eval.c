@@ -15,6 +15,11 @@ static const char HELP[] =
     "for two-player games also each player's exploitability (exploit_pursuer,\n"
     "exploit_evader: what a best response trained against the frozen player for\n"
     "train.exploit_epochs epochs wins from it on the same states).\n"
+    "With --safety (or safety.value) the policy's action goes through the safety\n"
+    "filter of that value (safety.mode: switch or qp; docs/safety.md) and the JSON\n"
+    "adds safety, interventions (the fraction of steps the filter changed) and\n"
+    "violations (episodes that entered the value's target: the set to avoid);\n"
+    "--adversary makes the game's adversarial input play that value's worst case.\n"
     "\n"
     "options:\n";
 
@@ -27,7 +32,7 @@ static int fits(const dg_env *env, const dg_train_opts *o, const dg_params *p, i
 }
 
 int cmd_eval(int argc, char **argv) {
-    const char *config, *ckpt, *init, *grad_out;
+    const char *config, *ckpt, *init, *grad_out, *adversary;
     int no_exploit, rc;
     cli_opt opts[] = {
         CLI_CONFIG(&config), CLI_PLUGIN, CLI_CKPT(&ckpt),
@@ -39,6 +44,14 @@ int cmd_eval(int argc, char **argv) {
         CLI_KEY("--batch", "train.batch", .otherwise = "the config's"), CLI_KEY("--horizon", "env.horizon"),
         CLI_KEY("--exploit-epochs", "train.exploit_epochs", .otherwise = "the config's"),
         CLI_KEY("--precision", "train.precision", .otherwise = "the config's"),
+        CLI_KEY("--safety", "safety.value", .otherwise = "the config's safety.value (none: no filter)"),
+        CLI_KEY("--safety-mode", "safety.mode", .otherwise = "the config's"),
+        CLI_KEY("--safety-config", "safety.config", .otherwise = "the config's (a grid's value file: its own)"),
+        CLI_KEY("--safety-margin", "safety.margin", .otherwise = "the config's"),
+        CLI_KEY("--safety-gamma", "safety.gamma", .otherwise = "the config's"),
+        CLI_IN("--adversary", &adversary, "V.safetensors", "a value of hji solve whose worst-case disturbance the "
+               "game's adversarial input (model.inputs.<w>.play: adversarial) plays", .otherwise = "held (training's "
+               "game)"),
         CLI_FLAG("--no-exploit", &no_exploit, "two players: skip the exploitability (two best-response trainings "
                  "of --batch rows an epoch)"),
         CLI_END,
@@ -54,6 +67,13 @@ int cmd_eval(int argc, char **argv) {
     const int grad = grad_out != NULL;
     int B = s.opts.batch;
     dg_eval_result r;
+    dg_safety guard = {0};
+    dg_safety_result sr;
+    const int safe = s.safety.value != NULL, guarded = safe || adversary;
+    if (guarded && dg_safety_open(&guard, env, &s.safety, adversary, &e) != DG_OK) {
+        rc = cli_fail("eval", &e, e.status == DG_ERR_NOMEM ? EXIT_FAIL : EXIT_USAGE);
+        goto done;
+    }
     if (dg_run_policy_load(&s, ckpt, &m, &p, &e) != DG_OK) {
         rc = cli_fail("eval", &e, 0);
     } else if (init) {  /* the file's states, then the episode's memory */
@@ -74,7 +94,8 @@ int cmd_eval(int argc, char **argv) {
         rc = cli_fail("eval", &e, EXIT_FAIL);
         goto done;
     }
-    if (dg_run_eval(env, &m, p, state, aux, B, grad, &r, &e) != DG_OK) {
+    if (guarded ? dg_safety_eval(env, &m, p, &guard, state, aux, B, grad, &r, &sr, &e) != DG_OK
+                : dg_run_eval(env, &m, p, state, aux, B, grad, &r, &e) != DG_OK) {
         rc = cli_fail("eval", &e, EXIT_FAIL);
         goto done;
     }
@@ -110,12 +131,22 @@ int cmd_eval(int argc, char **argv) {
         dg_json_add(&j, j.root, "exploit_epochs", dg_json_number("%.0f", s.opts.exploit_epochs));
     }
     if (grad) dg_json_add(&j, j.root, "grad_norm", dg_json_number("%.9g", r.grad_norm));
+    if (safe) {
+        dg_json_add(&j, j.root, "safety", cJSON_CreateString(dg_safety_mode_name(s.safety.mode)));
+        dg_json_add(&j, j.root, "interventions", dg_json_number("%.9g", sr.interventions));
+    }
+    if (adversary) dg_json_add(&j, j.root, "adversary", cJSON_CreateString(adversary));
+    if (guarded) {
+        dg_json_add(&j, j.root, "violations", dg_json_number("%.0f", (double)sr.violations));
+        dg_json_add(&j, j.root, "min_target", dg_json_number("%.9g", sr.min_target));
+    }
     rc = cli_json_print(&j, "eval");
     if (!rc && bad[0]) {
         cli_error("eval", "%s is not finite (the episode diverged: see the null values above)", bad);
         rc = EXIT_FAIL;
     }
 done:
+    dg_safety_close(&guard);
     free(state);
     free(aux);
     dg_params_free(p);

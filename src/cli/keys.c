@@ -11,8 +11,9 @@ static const char USAGE[] =
     "usage: difgames keys [GAME | hji [GAME]] [--markdown]\n"
     "\n"
     "Lists the config keys: the training options every game reads (seed, train.*,\n"
-    "policy.*), those of `difgames pg` (pg.*), then each game's (env.*, render.*,\n"
-    "loss.*), then the HJI solver's (game, accuracy, mode, solver.*, obstacles),\n"
+    "policy.*), those of `difgames pg` (pg.*), the safety filter's (safety.*), then\n"
+    "each game's (env.*, render.*, loss.*), then the HJI solver's (game, accuracy,\n"
+    "mode, solver.*, obstacles),\n"
     "hji learn's (learn.*) and each HJI game's (t_end, grid.*, its constants), with\n"
     "type, default, range and a line of doc. GAME: only that game's keys (model: a\n"
     "model file's game's); hji: only the HJI solver's and hji learn's; hji GAME:\n"
@@ -142,6 +143,11 @@ int cmd_keys(int argc, char **argv) {
                   "Read by `difgames pg` (its options override them); defaults are PPO's, and where\n"
                   "REINFORCE's differ the meaning says so: a key left out takes `pg.algo`'s default.\n",
                   "\npolicy gradient (difgames pg; a key left out takes pg.algo's default):", pg, n, markdown);
+    const dg_key *safety = dg_safety_keys(&n);
+    print_section("\n## Safety filter (every game of one learned player)\n\n"
+                  "A value of `difgames hji solve` around the learned player's action (docs/safety.md): read by\n"
+                  "`difgames eval` (`--safety` sets `safety.value`) and, with `safety.train`, by training.\n",
+                  "\nsafety filter (docs/safety.md):", safety, n, markdown);
     for (int i = 0; i < dg_game_count(); i++) print_game(dg_game_at(i), markdown);
     print_game(dg_game_model(), markdown);
     return print_hji(NULL, markdown);

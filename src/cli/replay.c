@@ -13,12 +13,14 @@ static const char HELP[] =
     "Rolls the policy out for one episode and writes an animated GIF: the soft render\n"
     "of the bodies (what a pixel loss sees) with crisp obstacles, goal and trajectory\n"
     "drawn over it. A body and its trail turn red from the step it breaks the game's\n"
-    "rule (reach: enters an obstacle; chase: leaves the arena).\n"
+    "rule (reach: enters an obstacle; chase: leaves the arena). --safety and\n"
+    "--adversary as in difgames eval: the episode with the safety filter of a value\n"
+    "and/or the adversarial input playing its worst case (docs/safety.md).\n"
     "\n"
     "options:\n";
 
 int cmd_replay(int argc, char **argv) {
-    const char *config, *ckpt, *out;
+    const char *config, *ckpt, *out, *adversary;
     int frames, size, max_mb, rc;
     cli_opt opts[] = {
         CLI_CONFIG(&config), CLI_PLUGIN, CLI_CKPT(&ckpt),
@@ -28,6 +30,11 @@ int cmd_replay(int argc, char **argv) {
         CLI_INT("--size", &size, "N", 64, 2048, "width and height of the arena view in pixels", .def = "320"),
         CLI_INT("--max-mb", &max_mb, "N", 1, 1 << 20, "refuse a GIF whose frames hold more than N MiB of pixels",
                 .def = "256"),
+        CLI_KEY("--safety", "safety.value", .otherwise = "the config's safety.value (none: no filter)"),
+        CLI_KEY("--safety-mode", "safety.mode", .otherwise = "the config's"),
+        CLI_KEY("--safety-config", "safety.config", .otherwise = "the config's (a grid's value file: its own)"),
+        CLI_IN("--adversary", &adversary, "V.safetensors", "a value of hji solve whose worst-case disturbance the "
+               "game's adversarial input plays", .otherwise = "held"),
         CLI_END,
     };
     if (!cli_parse(&rc, "replay", argc, argv, opts, HELP)) return rc;
@@ -58,6 +65,7 @@ int cmd_replay(int argc, char **argv) {
     dg_ctx *ctx = NULL;
     dg_err e = {0};
     dg_tensor *loss;
+    dg_safety guard = {0};
     char path[DG_PATH_MAX], def[DG_PATH_MAX], what[64];  /* one episode's tape: refused before it is made */
     snprintf(what, sizeof what, "an episode of horizon %d", H);
     if (!traj) {
@@ -70,7 +78,10 @@ int cmd_replay(int argc, char **argv) {
     } else if (!cli_mem_ok("replay", dg_rollout_memory(env, s.opts.hidden, s.opts.nhidden, 1, H, 0) +
                            dg_replay_track_memory(H + 1), what, "env.horizon")) {
         rc = EXIT_USAGE;
-    } else if (!(ctx = dg_run_episode(env, &m, p, state, aux, 1, 0, NULL, traj, &loss, &e))) {
+    } else if ((s.safety.value || adversary) && dg_safety_open(&guard, env, &s.safety, adversary, &e) != DG_OK) {
+        rc = cli_fail("replay", &e, e.status == DG_ERR_NOMEM ? EXIT_FAIL : EXIT_USAGE);
+    } else if (!(ctx = (dg_safety_attach(&guard, &m),  /* (no value opened: no filter) */
+                        dg_run_episode(env, &m, p, state, aux, 1, 0, NULL, traj, &loss, &e)))) {
         rc = cli_fail("replay", &e, EXIT_FAIL);
     } else if (out ? dg_path_join(path, sizeof path, NULL, out, &e) != DG_OK
                    : dg_run_dir(config, def, sizeof def) != 0 ||
@@ -83,6 +94,7 @@ int cmd_replay(int argc, char **argv) {
         else fprintf(stderr, "wrote %s (%d frames, episode loss %.4g)\n", path, frames, loss->data[0]);
     }
     dg_ctx_free(ctx);
+    dg_safety_close(&guard);
     dg_params_free(p);
     free(state);
     free(aux);

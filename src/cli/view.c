@@ -81,7 +81,9 @@ static const char HJI_VIEW_HELP[] =
                .def = "1"),                                                                                           \
     CLI_FRAMES(&(o).frames),                                                                                          \
     CLI_SCREENSHOT(&(o).screenshot), CLI_RECORD(&(o).record),                                                         \
-    CLI_FLAG("--bench", &(o).bench, "frames as fast as they come (no 60 Hz pacing): the JSON line's fps")
+    CLI_FLAG("--bench", &(o).bench, "frames as fast as they come (no 60 Hz pacing): the JSON line's fps"),       \
+    CLI_KEY("--safety", "safety.value", .otherwise = "the config's safety.value (none: no filter)"),               \
+    CLI_KEY("--safety-config", "safety.config", .otherwise = "the config's (a grid's value file: its own)")
 
 /* vw_view_opts' load: cli_load with the keys the options set (user: the option table). */
 static int view_load(void *user, dg_run *r, const char *path, const char *text, size_t len) {

@@ -119,6 +119,7 @@ dg_status dg_live_step(dg_live *l, int player, const dg_real *action, dg_err *e)
             act = dg_concat(ctx, (dg_tensor *[]){act, b}, 2, 1);
         }
     }
+    if (act && l->pol->filter) act = l->pol->filter(ctx, l->pol->filter_user, l->t + 1, state, act);  /* safety.h */
     dg_tensor *next = act ? g->step(ctx, env, state, ax, act) : NULL;
     dg_tensor *tm[DG_LOSS_MAX_TERMS] = {0};
     if (next) {

@@ -27,6 +27,7 @@ static dg_tensor *run_steps(dg_ctx *ctx, const dg_env *env, const dg_policy *pol
             dg_tensor *b = dg_policy_act(ctx, pol, p, 1, t, pol->plan_steps ? NULL : g->observe2(ctx, env, state, ax), B);
             act = dg_concat(ctx, (dg_tensor *[]){act, b}, 2, 1);
         }
+        if (pol->filter && !(act = pol->filter(ctx, pol->filter_user, t, state, act))) return NULL;
         if (!(state = dg_env_advance(ctx, env, t, state, ax, act, inv_batch, loss))) return NULL;
         if (traj) memcpy(traj + (size_t)t * ld * S, state->data, (size_t)B * S * sizeof(dg_real));
         if (keep) keep[t] = state;

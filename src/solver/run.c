@@ -29,6 +29,7 @@ static dg_status run_finish(dg_run *r, dg_err *e) {
     if (!(r->env = dg_env_create(r->cfg, e))) return e->status;
     if (dg_train_opts_read(r->cfg, &r->opts, e) != DG_OK) return e->status;
     if (dg_pg_opts_read(r->cfg, &r->pg, &r->pg_run, e) != DG_OK) return e->status;
+    if (dg_safety_opts_read(r->cfg, &r->safety, e) != DG_OK) return e->status;
     return dg_cfg_check_unused(r->cfg, e);
 }
 
@@ -147,7 +148,7 @@ dg_status dg_run_memory_check(const dg_run *r, dg_err *e) {
 }
 
 const dg_key *dg_run_key(const char *name) {
-    const dg_key *(*const tables[])(int *) = {dg_train_keys, dg_pg_keys, dg_env_keys};
+    const dg_key *(*const tables[])(int *) = {dg_train_keys, dg_pg_keys, dg_safety_keys, dg_env_keys};
     for (size_t t = 0; name && t < sizeof tables / sizeof tables[0]; t++) {
         int n;
         const dg_key *k = tables[t](&n);
@@ -349,9 +350,16 @@ dg_status dg_run_train(const dg_run *r, const char *dir, const char *resume, int
     }
     char *yaml = NULL;
     dg_trainer *t = NULL;
+    dg_safety_value *sv = NULL;
+    dg_safety guard;
     res->step = DG_RUN_STEP_TRAINER;
     if ((st = dg_cfg_to_yaml(r->cfg, &yaml, NULL, e)) != DG_OK) goto done;
     if (!(t = dg_trainer_create(r->env, &r->opts, writer ? dir : NULL, yaml, e))) { st = e->status; goto done; }
+    if (r->safety.train) {  /* the filter on the tape of every epoch */
+        if ((st = dg_safety_value_open(r->env, r->safety.value, r->safety.config, &sv, e)) != DG_OK) goto done;
+        dg_safety_init(&guard, r->env, sv, NULL, &r->safety);
+        dg_trainer_set_filter(t, dg_safety_policy_filter, &guard);
+    }
     res->step = DG_RUN_STEP_RESUME;
     if (resume && (st = dg_trainer_restore(t, resume, e)) != DG_OK) goto done;
     res->epochs_before = dg_trainer_epoch(t);
@@ -371,6 +379,7 @@ dg_status dg_run_train(const dg_run *r, const char *dir, const char *resume, int
     res->loss = dg_trainer_last(t)->loss;
 done:
     dg_trainer_free(t);
+    dg_safety_value_free(sv);
     free(yaml);
     dg_dir_unlock(dir, lock);
     return st;
@@ -461,6 +470,10 @@ dg_status dg_run_pg(const dg_run *r, const char *out, int bptt, int pg, dg_pg_pr
     DG_ERR_LOCAL(e);
     memset(res, 0, sizeof *res);
     res->bptt = res->pg = (dg_pg_result){.best = NAN, .final = NAN};
+    res->step = DG_RUN_STEP_CONFIG;
+    if (r->safety.train)  /* the filter sits on BPTT's tape; the policy-gradient learner samples without it */
+        return dg_cfg_error(r->cfg, "safety.train", e, "difgames pg does not train with the safety filter (BPTT, "
+                            "difgames train, does); leave safety.train out");
     res->step = DG_RUN_STEP_DIR;
     const int lock = out ? dg_dir_lock(out, e) : -1;  /* the folder is this run's until it ends */
     if (out && lock < 0) return e->status;

@@ -287,6 +287,12 @@ fail:
 
 dg_params *dg_trainer_params(dg_trainer *t) { return t->p; }
 const dg_policy *dg_trainer_policy(const dg_trainer *t) { return &t->mlp; }
+
+void dg_trainer_set_filter(dg_trainer *t, dg_tensor *(*filter)(dg_ctx *, void *, int, dg_tensor *, dg_tensor *),
+                           void *user) {
+    t->mlp.filter = filter;
+    t->mlp.filter_user = filter ? user : NULL;
+}
 const dg_epoch_stats *dg_trainer_last(const dg_trainer *t) { return &t->last; }
 size_t dg_trainer_arena_peak(const dg_trainer *t) { return t->arena_peak; }
 int dg_trainer_checkpoint_every(const dg_trainer *t) { return t->o.checkpoint_every; }

@@ -43,6 +43,7 @@ typedef struct viewer {
     dg_run run;
     dg_policy pol;
     dg_params *p;
+    dg_safety guard;              /* safety.value (--safety): the filter around pol (safety.h) */
     dg_live *live;
     dg_real *state, *aux, *row;     /* initial states, row 0's trajectory */
     uint64_t seed;
@@ -677,6 +678,7 @@ static void viewer_free(viewer *v) {
     free(v->input);
     vw_script_free(&v->script);
     dg_params_free(v->p);
+    dg_safety_close(&v->guard);
     dg_run_free(&v->run);
 }
 
@@ -698,6 +700,11 @@ static int run_viewer(viewer *v, const char *ckpt) {
         dg_rng_seed(&rng, v->run.opts.seed);
         dg_policy_reset_params(&v->pol, v->p, &rng);
         poll_run(v);
+    }
+    if (v->run.safety.value) {  /* the filter around the policy, the person's action too (play) */
+        if (dg_safety_open(&v->guard, env, &v->run.safety, NULL, &e) != DG_OK)
+            return vw_fail(v->cmd, &e, e.status == DG_ERR_NOMEM ? DG_EXIT_FAIL : DG_EXIT_USAGE);
+        dg_safety_attach(&v->guard, &v->pol);
     }
     char what[96];
     snprintf(what, sizeof what, "a live episode of %d rows and horizon %d", v->rows, env->horizon);
