@@ -94,6 +94,13 @@ dg_status hji_problem_build_block(dg_hji_problem *p, const int *lo, const int *n
 /* 1 when p has (or, built per block, will have) an obstacle array. */
 int  hji_problem_has_obstacle(const dg_hji_problem *p);
 
+/* dg_hji_value_check comparing only the first upto numbers of the game's fingerprint (-1: all of
+ * them; 2 + DG_HJI_PRINT_NODES: the payoff type, the discount and the dynamics, not the target,
+ * terminal cost or obstacles). */
+struct dg_hji_value;
+dg_status hji_value_check_upto(const struct dg_hji_value *v, const dg_hji_problem *p, const char *config, int upto,
+                               dg_err *e);
+
 /* A value file's writer (value.c): the nt values' tensors (vals NULL: their layout only, the
  * bytes written elsewhere) and the metadata of dg_hji_value_write. */
 struct dg_st_writer;

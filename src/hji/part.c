@@ -158,6 +158,8 @@ dg_status dg_hji_problem_solve_part(const dg_hji_problem *p, const dg_hji_part *
     if ((p->block0 != 0 && p->block0 != pt->node0) || (pt->multi && p->block_nodes != pt->nodes))
         return dg_err_set(e, DG_ERR_ARG, "hji: the problem keeps the block from node %lld, not this part's "
                           "(dg_hji_problem_keep_block)", (long long)p->block0);
+    if (p->opts.warm && pt->size > 1)   /* its array is the whole grid's: not kept per block */
+        return dg_err_set(e, DG_ERR_ARG, "hji: a warm start solves in one process, not split over %d ranks", pt->size);
     const int64_t at = pt->node0 - p->block0;   /* the block in p's node arrays (a box: 0) */
     dg_hji_opts o = p->opts;
     if (o.stop) o.stop += at;
