@@ -80,9 +80,10 @@ DG_API void      dg_hji_value_slices_free(dg_hji_value_slices *vs);             
  * messages; docs/hji.md, warm starts): DG_OK with *warm_t the time-to-go the solve starts at, else
  * DG_ERR_ARG with a line naming the file and why.
  * - Always: the same game and constants on the same grid (dg_hji_value_check's first checks).
- * - A stationary problem (p->stationary): also the same payoff type, discount and dynamics; its
- *   target, terminal cost and obstacles may differ (an obstacle moved): the steady value is the
- *   fixed point whatever the start, so any start on the grid is valid. *warm_t = 0.
+ * - A stationary problem (p->stationary): also the same payoff type; the rest may differ (an
+ *   obstacle moved, another target, running cost or discount, a config-declared game's terms): the
+ *   steady value is the fixed point whatever the start, so any start on the grid is valid (it only
+ *   changes the iterations). *warm_t = 0.
  * - A finite horizon (a tube, a set, a game of degree to t_end): valid only from the same problem
  *   (the whole fingerprint: target and obstacles too) at an earlier or equal time-to-go s, a value
  *   that is not stationary: the solve goes on from s to t_end and gives the value at t_end (the

@@ -167,7 +167,7 @@ dg_status dg_hji_problem_solve_part(const dg_hji_problem *p, const dg_hji_part *
                                      p->obstacle ? p->obstacle + at : NULL, nt, longer ? &twice : times, out,
                                      stats, e);
     if (p->payoff == DG_HJI_PAYOFF_TIME && (rc == DG_OK || rc == DG_ERR_INTERRUPTED))
-        for (int64_t j = 0; j < (int64_t)nt * pt->nodes; j++) out[j] = out[j] > 0 ? out[j] : 0;  /* the target: 0 */
+        hji_problem_time_report(p, pt->node0, pt->nodes, nt, out);  /* the target: 0 */
     return rc;
 }
 

@@ -390,7 +390,7 @@ static dg_status solve_slices(const dg_hji_problem *p, const dg_hji_part *pt, in
         }
         *nt = h.taken + nland;
         if (p->payoff == DG_HJI_PAYOFF_TIME)  /* the samples too: 0 on the target, as solve_at's */
-            for (int64_t j = 0; j < (int64_t)*nt * N; j++) out[j] = out[j] > 0 ? out[j] : 0;
+            hji_problem_time_report(p, node0, N, *nt, out);
     }
     free(solved);
     return rc;

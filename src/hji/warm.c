@@ -25,8 +25,8 @@ dg_status dg_hji_warm_check(const dg_hji_value *v, const dg_hji_problem *p, cons
     if (!v || !p || !warm_t) return dg_err_set(e, DG_ERR_ARG, "hji: warm_check needs a value file, a problem and warm_t");
     if (!config) config = p->name;
     const double s = v->times[v->nt - 1];   /* the file's t_end: the value a warm start reads */
-    if (p->stationary) {   /* the same equation: payoff type, discount, dynamics; any start converges */
-        dg_status rc = hji_value_check_upto(v, p, config, 2 + DG_HJI_PRINT_NODES, e);
+    if (p->stationary) {   /* the same game and payoff type: the steady value is reached from any start */
+        dg_status rc = hji_value_check_upto(v, p, config, 1, e);
         if (rc) return rc;
         *warm_t = 0;
         return DG_OK;
