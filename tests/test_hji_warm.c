@@ -216,7 +216,7 @@ static void test_refusals(void **state) {
     double *va = solve(a, NULL);
     write_value(a, va, y1, "tube.safetensors", p1);
     struct { const char *yaml, *want; } CASES[] = {
-        {NULL, "differ in the obstacles"},       /* the obstacle moved, finite horizon */
+        {NULL, "(they differ in the obstacles)"},       /* the obstacle moved, finite horizon */
         {NULL, "past"},                          /* a longer horizon's value */
         {"game: pursuit2d\nt_end: 0.5\nmode: brt\naccuracy: medium\ngrid: {n: [41, 31]}\nsolver: {dt: 0.01}\n"
          "obstacles:\n  - {shape: ball, center: [0.8, 0.0], radius: 0.3}\n", "grid axis 1"},

@@ -262,11 +262,11 @@ static int hji_solve(int argc, char **argv) {
     if (warm) {
         dg_err we = {0};
         const dg_status ws = dg_dist_size() > 1
-                                 ? dg_err_set(&we, DG_ERR_ARG, "--warm: a warm start solves in one process, not under "
-                                              "mpirun")
+                                 ? dg_err_set(&we, DG_ERR_ARG, "a warm start solves in one process, not under mpirun")
                                  : dg_hji_warm_load(warm, p, config, &w0, &we);
         if (ws != DG_OK) {
-            rc = cli_fail("hji solve", &we, ws == DG_ERR_ARG || ws == DG_ERR_FORMAT ? EXIT_USAGE : 0);
+            cli_error("hji solve", "--warm: %s", we.msg);
+            rc = ws == DG_ERR_ARG || ws == DG_ERR_FORMAT ? EXIT_USAGE : dg_status_exit(ws);
             free(times.v);
             dg_hji_problem_free(p);
             dg_cfg_free(cfg);

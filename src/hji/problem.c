@@ -513,6 +513,7 @@ int dg_hji_problem_episode(const dg_hji_problem *p, double *aux) {
     return p && p->model ? dg_hji_model_episode(p->model, aux) : 0;
 }
 
+/* 0 on the target, the rest as solved (internal.h). */
 void hji_problem_time_report(const dg_hji_problem *p, int64_t node0, int64_t n, int nt, double *out) {
     const double *stop = p->stop ? p->stop + (node0 - p->block0) : NULL;
     for (int k = 0; k < nt; k++, out += n)

@@ -1,6 +1,7 @@
 /* Warm starts (include/difgames/hji_file.h, docs/hji.md): whether a value file may start a solve of a
  * problem, and loading it as the solve's start (dg_hji_opts.warm). */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -39,10 +40,11 @@ dg_status dg_hji_warm_check(const dg_hji_value *v, const dg_hji_problem *p, cons
             return why.status;
         }
         const char *part = strstr(why.msg, "(they differ in ");
-        return dg_err_set(e, DG_ERR_ARG, "%s: a finite-horizon solve warm-starts only from its own problem's value at "
-                          "an earlier time-to-go (from another problem's the tube is not this one's: Herbert et al. "
-                          "2019), and this file's problem is not %s's %s", v->path, config,
-                          part ? part : "(another problem)");
+        char differ[160] = "another problem";
+        if (part) snprintf(differ, sizeof differ, "%.*s", (int)strcspn(part + 1, ")"), part + 1);
+        return dg_err_set(e, DG_ERR_ARG, "%s: solved for another problem than %s's (%s): a finite horizon starts warm "
+                          "only from its own value at an earlier t_end (from another's the result is an "
+                          "approximation, not the value: Herbert et al. 2019)", v->path, config, differ);
     }
     if (file_stationary(v))
         return dg_err_set(e, DG_ERR_ARG, "%s: a stationary (steady) value, not one at a time-to-go: it cannot start "
