@@ -42,6 +42,7 @@ static dg_status file_plan(const dg_hji_problem *p, const dg_hji_file_opts *o, i
     r->nt = nt + 1 + *slices;        /* landed on: the times and t_end; sampled: the slices */
     /* the solver's arrays, the nt values, the file's copies: refused if they cannot fit */
     r->memory = dg_hji_problem_memory(p, r->nt, nt + 1, o->f32);
+    if (p->opts.warm) r->memory += (double)p->grid.nodes * sizeof(double);   /* the warm start's value, held */
     if (dg_dist_size() > 1) {  /* this rank's: its block's arrays, solve and values, rank 0's gathered values */
         dg_hji_part pt;
         if (dg_hji_part_init(&pt, &p->grid, &p->opts, e) != DG_OK) {
