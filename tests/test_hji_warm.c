@@ -222,11 +222,13 @@ static void test_refusals(void **state) {
          "obstacles:\n  - {shape: ball, center: [0.8, 0.0], radius: 0.3}\n", "grid axis 1"},
         {"game: air3d\nt_end: 0.5\ngrid: {n: [11, 11, 11]}\n", "game 'pursuit2d'"},
         {"game: pursuit2d\npayoff: time\nt_end: 0.5\nstationary: true\ngrid: {n: [41, 41]}\n", "payoff type"},
+        {NULL, "(they differ in the mode"},      /* the same sets, another mode: brt_target */
     };
     char yaml[512];
     for (int i = 0; i < (int)(sizeof CASES / sizeof CASES[0]); i++) {
         dg_hji_problem *p = i == 0 ? tube(0.5, "brt", OBST_MOVED, yaml, sizeof yaml)
                           : i == 1 ? tube(0.25, "brt", OBST, yaml, sizeof yaml)
+                          : i == 5 ? tube(0.5, "brt_target", OBST, yaml, sizeof yaml)
                                    : load(CASES[i].yaml, &(dg_err){0});
         assert_non_null(p);
         double *w = (double *)1;
@@ -239,6 +241,32 @@ static void test_refusals(void **state) {
         assert_non_null(strstr(e.msg, CASES[i].want));
         assert_null(strchr(e.msg, '\n'));
         dg_hji_problem_free(p);
+    }
+    /* a finite time to reach: a box moved by one cell (the fingerprint's 16 nodes miss it: the nodes
+     * themselves are compared), and the same box at a longer horizon (its nodes hold the cap, t_end) */
+    {
+        static const char TT[] = "game: pursuit2d\npayoff: time\nt_end: %g\naccuracy: low\ngrid: {n: [41, 41]}\n"
+                                 "obstacles:\n  - {shape: box, min: [%g, -0.5], max: [%g, 0.5]}\n";
+        char ya[512], yb[512], yc[512], pa[128];
+        snprintf(ya, sizeof ya, TT, 1.0, 0.5, 1.0);
+        snprintf(yb, sizeof yb, TT, 1.0, 0.6, 1.1);
+        snprintf(yc, sizeof yc, TT, 2.0, 0.5, 1.0);
+        dg_hji_problem *ta = load(ya, &(dg_err){0}), *tb = load(yb, &(dg_err){0}), *tc = load(yc, &(dg_err){0});
+        assert_true(ta && tb && tc);
+        double *vt = solve(ta, NULL), *w = NULL;
+        write_value(ta, vt, ya, "time1.safetensors", pa);
+        dg_err e = {0};
+        assert_int_equal(dg_hji_warm_load(pa, tb, "tb.yaml", &w, &e), DG_ERR_ARG);
+        print_message("refused: %s\n", e.msg);
+        assert_non_null(strstr(e.msg, "(they differ in the obstacles"));
+        assert_int_equal(dg_hji_warm_load(pa, tc, "tc.yaml", &w, &e), DG_ERR_ARG);
+        print_message("refused: %s\n", e.msg);
+        assert_non_null(strstr(e.msg, "the cap t_end"));
+        assert_null(w);
+        free(vt);
+        dg_hji_problem_free(ta);
+        dg_hji_problem_free(tb);
+        dg_hji_problem_free(tc);
     }
     /* a stationary value cannot start a finite horizon of the same problem; a finite horizon's value
      * starts a stationary solve */

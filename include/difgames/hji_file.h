@@ -85,11 +85,13 @@ DG_API void      dg_hji_value_slices_free(dg_hji_value_slices *vs);             
  *   steady value is the fixed point whatever the start, so any start on the grid is valid (it only
  *   changes the iterations). *warm_t = 0.
  * - A finite horizon (a tube, a set, a game of degree to t_end): valid only from the same problem
- *   (the whole fingerprint: target and obstacles too) at an earlier or equal time-to-go s, a value
- *   that is not stationary: the solve goes on from s to t_end and gives the value at t_end (the
- *   semigroup property). From another problem's value the result lies between that value's
+ *   (the whole fingerprint; and, from the config the file stores, the mode and the target,
+ *   obstacles, held nodes and initial value node by node) at an earlier or equal time-to-go s, a
+ *   value that is not stationary: the solve goes on from s to t_end and gives the value at t_end
+ *   (the semigroup property). From another problem's value the result lies between that value's
  *   continuation and the new tube, a conservative approximation at best (Herbert et al. 2019), not
- *   the value: refused. *warm_t = s. */
+ *   the value: refused. A time to reach with obstacles holds them at the cap, t_end: from another
+ *   t_end it is another problem. *warm_t = s. */
 DG_API dg_status dg_hji_warm_check(const dg_hji_value *v, const dg_hji_problem *p, const char *config, double *warm_t,
                                    dg_err *e);
 /* Opens the value file at path, checks it (dg_hji_warm_check), reads its value at t_end into a new

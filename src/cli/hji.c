@@ -266,7 +266,7 @@ static int hji_solve(int argc, char **argv) {
                                  : dg_hji_warm_load(warm, p, config, &w0, &we);
         if (ws != DG_OK) {
             cli_error("hji solve", "--warm: %s", we.msg);
-            rc = ws == DG_ERR_ARG || ws == DG_ERR_FORMAT ? EXIT_USAGE : dg_status_exit(ws);
+            rc = ws == DG_ERR_NOMEM ? dg_status_exit(ws) : EXIT_USAGE;   /* a bad file is bad input */
             free(times.v);
             dg_hji_problem_free(p);
             dg_cfg_free(cfg);

@@ -9,16 +9,37 @@
 #include "difgames/safetensors.h"
 #include "hji/internal.h"
 
-/* 1 when the config stored in v says stationary: true (a steady value, not one at a time-to-go). */
-static int file_stationary(const dg_hji_value *v) {
+/* The problem of the config stored in v (its metadata 'config'), loaded; NULL when it has none or it
+ * does not load here (a model file's relative path, say): the fingerprint is then all there is. */
+static dg_hji_problem *stored_problem(const dg_hji_value *v) {
     const char *yaml = dg_st_meta(v->f, "config");
-    if (!yaml) return 0;
+    if (!yaml) return NULL;
     dg_err e = {0};
     dg_cfg *c = dg_cfg_parse(yaml, strlen(yaml), v->path, &e);
-    int on = 0;
-    if (c && dg_cfg_has(c, "stationary") && dg_cfg_get(c, "stationary", DG_CFG_BOOL, &on, &e) != DG_OK) on = 0;
+    dg_hji_problem *q = c ? dg_hji_problem_load(c, &e) : NULL;
     dg_cfg_free(c);
-    return on;
+    return q;
+}
+
+/* 1 when the node arrays a and b (n nodes, either may be NULL) hold the same bits. */
+static int same_nodes(const double *a, const double *b, int64_t n) {
+    if (!a || !b) return a == b;
+    return memcmp(a, b, (size_t)n * sizeof *a) == 0;
+}
+
+/* What differs between the stored problem q and p for a finite horizon's warm start, node by node
+ * (the fingerprint samples 16 nodes: an obstacle moved by a cell may miss them), or NULL. */
+static const char *differs(const dg_hji_problem *q, const dg_hji_problem *p) {
+    const int64_t n = p->grid.nodes;
+    if (q->opts.mode != p->opts.mode) return "the mode";
+    if (q->grid.nodes != n || q->block_nodes || p->block_nodes || q->block0 || p->block0) return NULL;
+    if (!same_nodes(q->target, p->target, n)) return "the target";
+    if (!same_nodes(q->obstacle, p->obstacle, n)) return "the obstacles";
+    if (!same_nodes(q->stop, p->stop, n)) return "the obstacles or the target's held nodes";
+    if (!same_nodes(q->initial, p->initial, n))
+        return p->payoff == DG_HJI_PAYOFF_TIME ? "the value held in the obstacles, the cap t_end"
+                                               : "the terminal cost";
+    return NULL;
 }
 
 dg_status dg_hji_warm_check(const dg_hji_value *v, const dg_hji_problem *p, const char *config, double *warm_t,
@@ -46,9 +67,17 @@ dg_status dg_hji_warm_check(const dg_hji_value *v, const dg_hji_problem *p, cons
                           "only from its own value at an earlier t_end (from another's the result is an "
                           "approximation, not the value: Herbert et al. 2019)", v->path, config, differ);
     }
-    if (file_stationary(v))
+    dg_hji_problem *q = stored_problem(v);
+    const int steady = q && q->stationary;
+    const char *what = q && !steady ? differs(q, p) : NULL;
+    dg_hji_problem_free(q);
+    if (steady)
         return dg_err_set(e, DG_ERR_ARG, "%s: a stationary (steady) value, not one at a time-to-go: it cannot start "
                           "%s's finite-horizon solve (set stationary: true there, or solve it cold)", v->path, config);
+    if (what)
+        return dg_err_set(e, DG_ERR_ARG, "%s: solved for another problem than %s's (they differ in %s): a finite "
+                          "horizon starts warm only from its own value at an earlier t_end (from another's the result "
+                          "is an approximation, not the value: Herbert et al. 2019)", v->path, config, what);
     if (!(s <= p->t_end))
         return dg_err_set(e, DG_ERR_ARG, "%s: solved to t_end %g, past %s's t_end %g: a warm start goes on to a "
                           "longer horizon, never back", v->path, s, config, p->t_end);
