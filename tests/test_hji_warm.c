@@ -49,6 +49,7 @@ static void write_value(const dg_hji_problem *p, const double *v, const char *ya
     if (dg_hji_value_write(path, p, 1, &p->t_end, NULL, v, 0, yaml, &e) != DG_OK) fail_msg("%s", e.msg);
 }
 
+/* The largest |a - b| over n nodes. */
 static double max_diff(const double *a, const double *b, int64_t n) {
     double m = 0;
     for (int64_t j = 0; j < n; j++) m = fmax(m, fabs(a[j] - b[j]));

@@ -42,6 +42,7 @@ static const char *differs(const dg_hji_problem *q, const dg_hji_problem *p) {
     return NULL;
 }
 
+/* Whether v may warm-start p (hji_file.h): DG_OK and *warm_t, or DG_ERR_ARG naming the file and why. */
 dg_status dg_hji_warm_check(const dg_hji_value *v, const dg_hji_problem *p, const char *config, double *warm_t,
                             dg_err *e) {
     if (!v || !p || !warm_t) return dg_err_set(e, DG_ERR_ARG, "hji: warm_check needs a value file, a problem and warm_t");
@@ -85,6 +86,7 @@ dg_status dg_hji_warm_check(const dg_hji_value *v, const dg_hji_problem *p, cons
     return DG_OK;
 }
 
+/* Opens, checks and reads path's value at its t_end as p's warm start (hji_file.h); DG_OK or the error. */
 dg_status dg_hji_warm_load(const char *path, dg_hji_problem *p, const char *config, double **warm, dg_err *e) {
     if (!warm) return dg_err_set(e, DG_ERR_ARG, "hji: warm_load needs warm");
     *warm = NULL;
