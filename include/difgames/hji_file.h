@@ -76,6 +76,32 @@ DG_API dg_status dg_hji_value_load(const char *path, const dg_hji_problem *p, co
                                    dg_hji_file_step *step, dg_err *e);
 DG_API void      dg_hji_value_slices_free(dg_hji_value_slices *vs);              /* NULL and twice are harmless */
 
+/* Whether the value file v (its value at its t_end) may warm-start p (config names p's file in
+ * messages; docs/hji.md, warm starts): DG_OK with *warm_t the time-to-go the solve starts at, else
+ * DG_ERR_ARG with a line naming the file and why.
+ * - Always: the same game and constants on the same grid (dg_hji_value_check's first checks).
+ * - A stationary problem (p->stationary): also the same payoff type; the rest may differ (an
+ *   obstacle moved, another target, running cost or discount, a config-declared game's terms): the
+ *   steady value is the fixed point whatever the start, so any start on the grid is valid (it only
+ *   changes the iterations). *warm_t = 0.
+ * - A finite horizon (a tube, a set, a game of degree to t_end): valid only from the same problem
+ *   (the whole fingerprint; and, from the config the file stores, the mode and the target,
+ *   obstacles, held nodes and initial value node by node) at an earlier or equal time-to-go s, a
+ *   value that is not stationary: the solve goes on from s to t_end and gives the value at t_end
+ *   (the semigroup property). From another problem's value the result lies between that value's
+ *   continuation and the new tube, a conservative approximation at best (Herbert et al. 2019), not
+ *   the value: refused. A time to reach with obstacles holds them at the cap, t_end: from another
+ *   t_end it is another problem. *warm_t = s. */
+DG_API dg_status dg_hji_warm_check(const dg_hji_value *v, const dg_hji_problem *p, const char *config, double *warm_t,
+                                   dg_err *e);
+/* Opens the value file at path, checks it (dg_hji_warm_check), reads its value at t_end into a new
+ * array *warm (nodes; free() it after the solve) and points p->opts.warm and warm_t at it: the next
+ * solve of p (dg_hji_solve_file, dg_hji_problem_solve_at, ...) starts there. A warm solve keeps no
+ * time-slice samples (nothing before its start) and takes only --times after warm_t. Returns DG_OK,
+ * DG_ERR_ARG (refused: e names the file and why), or the file's errors (DG_ERR_IO, DG_ERR_FORMAT,
+ * DG_ERR_NONFINITE, DG_ERR_NOMEM); on failure p is unchanged and *warm NULL. */
+DG_API dg_status dg_hji_warm_load(const char *path, dg_hji_problem *p, const char *config, double **warm, dg_err *e);
+
 /* A play of both players' equilibrium feedback from a start state. */
 typedef struct dg_hji_play_opts {
     double      t_max;                    /* > 0: the horizon (s)                                  */

@@ -106,6 +106,13 @@ typedef struct dg_hji_opts {
     dg_hji_method      method;            /* stationary: MARCH (default) or SWEEP              */
     int64_t            max_sweeps;        /* SWEEP: the most Gauss-Seidel sweeps (0: 100000)   */
     dg_hji_split       split;             /* under MPI: the cut (default AUTO; hji_part.h)     */
+    /* a warm start (dg_hji_warm_load): the solve starts from warm (nodes; NULL: from v0, the cold
+       start) at time-to-go warm_t (>= 0, at most times[0]) instead of from v0 at 0; v0 still gives
+       the held nodes and brt_target's min. A stationary solve: warm_t 0 (any start converges to
+       the same steady value); a finite horizon: the same problem's value at warm_t (the solve goes
+       on from there: Herbert et al. 2019, docs/hji.md) */
+    const double      *warm;
+    double             warm_t;
     dg_hji_progress_fn progress;          /* may be NULL                                       */
     void              *progress_user;
 } dg_hji_opts;

@@ -213,6 +213,7 @@ static int solve_report(const dg_hji_problem *p, const dg_hji_file_result *r, co
         dg_json_add(&j, j.root, "ranks", dg_json_number("%.0f", dg_dist_size()));
         dg_json_add(&j, j.root, "cut", cJSON_CreateString(cut));
     }
+    if (p->opts.warm) dg_json_add(&j, j.root, "warm_t", dg_json_number("%.9g", p->opts.warm_t));  /* --warm's start */
     if (p->stationary) {
         dg_json_add(&j, j.root, "method", cJSON_CreateString(p->opts.method == DG_HJI_METHOD_SWEEP ? "sweep" : "march"));
         dg_json_add(&j, j.root, "converged", cJSON_CreateBool(st.converged));
@@ -229,7 +230,7 @@ static int solve_report(const dg_hji_problem *p, const dg_hji_file_result *r, co
 }
 
 static int hji_solve(int argc, char **argv) {
-    const char *config, *out, *accuracy;
+    const char *config, *out, *accuracy, *warm;
     cli_list times;
     int slices, threads, f32, rc;
     cli_opt opts[] = {
@@ -243,6 +244,9 @@ static int hji_solve(int argc, char **argv) {
         CLI_STR("--accuracy", &accuracy, "A", "overrides the config's accuracy"),
         CLI_INT("--threads", &threads, "N", 0, 4096, "overrides solver.threads (0: OpenMP's default, one per core)"),
         CLI_FLAG("--float32", &f32, "solve in single precision"),
+        CLI_IN("--warm", &warm, "V0", "start from this value file's value (hji solve's, same game and grid): a "
+               "stationary solve from any such value (e.g. before an obstacle moved); a finite horizon only from its "
+               "own value at an earlier t_end, going on from there (no --slices samples then)"),
         CLI_END,
     };
     if (!cli_parse(&rc, "hji solve", argc, argv, opts, SOLVE_HELP)) return rc;
@@ -253,6 +257,21 @@ static int hji_solve(int argc, char **argv) {
                            dg_dist_size() > 1, &cfg))) {
         free(times.v);
         return EXIT_USAGE;
+    }
+    double *w0 = NULL;   /* --warm's value, p->opts.warm */
+    if (warm) {
+        dg_err we = {0};
+        const dg_status ws = dg_dist_size() > 1
+                                 ? dg_err_set(&we, DG_ERR_ARG, "a warm start solves in one process, not under mpirun")
+                                 : dg_hji_warm_load(warm, p, config, &w0, &we);
+        if (ws != DG_OK) {
+            cli_error("hji solve", "--warm: %s", we.msg);
+            rc = ws == DG_ERR_NOMEM ? dg_status_exit(ws) : EXIT_USAGE;   /* a bad file is bad input */
+            free(times.v);
+            dg_hji_problem_free(p);
+            dg_cfg_free(cfg);
+            return rc;
+        }
     }
     const dg_hji_file_opts fo = {.slices = slices, .ntimes = times.n, .times = times.v, .f32 = f32, .label = config,
                                  .cfg = cfg};
@@ -277,6 +296,7 @@ static int hji_solve(int argc, char **argv) {
         fprintf(stderr, "wrote %s\n", out);
         rc = solve_report(p, &r, config);
     }
+    free(w0);
     free(times.v);
     dg_hji_problem_free(p);
     dg_cfg_free(cfg);

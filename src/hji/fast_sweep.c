@@ -11,7 +11,8 @@
  * the grid's width, raised to a twentieth of the grid's largest difference. A node is updated from its neighbours' newest values.
  * Plain edges are extrapolated linearly from the two nodes inside after every sweep (as KOQ);
  * periodic axes wrap. Held nodes (opts.stop) keep v0; opts.cap bounds phi above; free nodes start
- * at the cap when there is one (the iteration then decreases to the value), else at v0.
+ * at opts.warm (a warm start, below the cap), else at the cap when there is one (the iteration then
+ * decreases to the value), else at v0.
  * Converged when every sweep of a whole cycle of 2^d orderings changed no free node by more than
  * tol / (rho + sum_k alpha_k / dx_k), i.e. left |rho phi + H^| < tol. First order; one thread.
  *
@@ -147,7 +148,7 @@ dg_status hji_fast_sweep(const dg_hji_grid *g, const dg_hji_game *gm, const dg_h
     double *out = sv.dec ? buf + h : res_out;
     for (int64_t j = 0; j < N; j++) {
         held[j] = o->stop && o->stop[j] <= 0;
-        out[j] = held[j] ? v0[j] : isfinite(cap) ? cap : v0[j];
+        out[j] = held[j] ? v0[j] : o->warm ? fmin(o->warm[j], cap) : isfinite(cap) ? cap : v0[j];
     }
     const int64_t max_sweeps = o->max_sweeps > 0 ? o->max_sweeps : SWEEPS_DEFAULT;
     dg_hji_stats st = {.stages = 1, .nodes = N, .threads = 1, .residual = INFINITY};

@@ -27,19 +27,22 @@ static dg_status file_plan(const dg_hji_problem *p, const dg_hji_file_opts *o, i
         r->step = DG_HJI_FILE_COUNT;
         return dg_err_set(e, DG_ERR_ARG, "%d + %d times and t_end, more than %d", nt, *slices, DG_HJI_MAX_TIMES);
     }
+    const double t0 = p->opts.warm ? p->opts.warm_t : 0;   /* a warm start's time-to-go: the solve starts there */
     for (int i = 0; i < nt; i++)
-        if (!(o->times[i] > 0 && o->times[i] < p->t_end) || (i && o->times[i] <= o->times[i - 1])) {
+        if (!(o->times[i] > t0 && o->times[i] < p->t_end) || (i && o->times[i] <= o->times[i - 1])) {
             r->step = DG_HJI_FILE_TIMES;
-            return dg_err_set(e, DG_ERR_ARG, "increasing times in (0, t_end = %g)", p->t_end);
+            return dg_err_set(e, DG_ERR_ARG, "increasing times in (%s%g, t_end = %g)", t0 > 0 ? "the warm start's " : "",
+                              t0, p->t_end);
         }
     if (nt && p->stationary) {
         r->step = DG_HJI_FILE_STATIONARY;
         return dg_err_set(e, DG_ERR_ARG, "%s is stationary (one value, no earlier times)", label);
     }
-    if (p->stationary) *slices = 0;  /* one value: no time-slice samples either */
+    if (p->stationary || p->opts.warm) *slices = 0;  /* one value, or a warm start (no earlier values): no samples */
     r->nt = nt + 1 + *slices;        /* landed on: the times and t_end; sampled: the slices */
     /* the solver's arrays, the nt values, the file's copies: refused if they cannot fit */
     r->memory = dg_hji_problem_memory(p, r->nt, nt + 1, o->f32);
+    if (p->opts.warm) r->memory += (double)p->grid.nodes * sizeof(double);   /* the warm start's value, held */
     if (dg_dist_size() > 1) {  /* this rank's: its block's arrays, solve and values, rank 0's gathered values */
         dg_hji_part pt;
         if (dg_hji_part_init(&pt, &p->grid, &p->opts, e) != DG_OK) {

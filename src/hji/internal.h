@@ -94,6 +94,18 @@ dg_status hji_problem_build_block(dg_hji_problem *p, const int *lo, const int *n
 /* 1 when p has (or, built per block, will have) an obstacle array. */
 int  hji_problem_has_obstacle(const dg_hji_problem *p);
 
+/* A time to reach as reported (payoff: time), nt values of n nodes from node0 in out: 0 where the
+ * game is over (the target's held values d / c < 0), elsewhere as solved (a free node by the rim
+ * may read a few 1e-5 below 0: kept, so that the value file is the solver's state and a warm start
+ * from it goes on where the solve stopped). Without a stop set, 0 wherever negative. */
+void hji_problem_time_report(const dg_hji_problem *p, int64_t node0, int64_t n, int nt, double *out);
+
+/* dg_hji_value_check comparing only the first upto numbers of the game's fingerprint (-1: all of
+ * them; 1: the payoff type alone, not the discount, dynamics, costs, target or obstacles). */
+struct dg_hji_value;
+dg_status hji_value_check_upto(const struct dg_hji_value *v, const dg_hji_problem *p, const char *config, int upto,
+                               dg_err *e);
+
 /* A value file's writer (value.c): the nt values' tensors (vals NULL: their layout only, the
  * bytes written elsewhere) and the metadata of dg_hji_value_write. */
 struct dg_st_writer;

@@ -158,6 +158,8 @@ dg_status dg_hji_problem_solve_part(const dg_hji_problem *p, const dg_hji_part *
     if ((p->block0 != 0 && p->block0 != pt->node0) || (pt->multi && p->block_nodes != pt->nodes))
         return dg_err_set(e, DG_ERR_ARG, "hji: the problem keeps the block from node %lld, not this part's "
                           "(dg_hji_problem_keep_block)", (long long)p->block0);
+    if (p->opts.warm && pt->size > 1)   /* its array is the whole grid's: not kept per block */
+        return dg_err_set(e, DG_ERR_ARG, "hji: a warm start solves in one process, not split over %d ranks", pt->size);
     const int64_t at = pt->node0 - p->block0;   /* the block in p's node arrays (a box: 0) */
     dg_hji_opts o = p->opts;
     if (o.stop) o.stop += at;
@@ -165,7 +167,7 @@ dg_status dg_hji_problem_solve_part(const dg_hji_problem *p, const dg_hji_part *
                                      p->obstacle ? p->obstacle + at : NULL, nt, longer ? &twice : times, out,
                                      stats, e);
     if (p->payoff == DG_HJI_PAYOFF_TIME && (rc == DG_OK || rc == DG_ERR_INTERRUPTED))
-        for (int64_t j = 0; j < (int64_t)nt * pt->nodes; j++) out[j] = out[j] > 0 ? out[j] : 0;  /* the target: 0 */
+        hji_problem_time_report(p, pt->node0, pt->nodes, nt, out);  /* the target: 0 */
     return rc;
 }
 

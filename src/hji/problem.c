@@ -513,6 +513,14 @@ int dg_hji_problem_episode(const dg_hji_problem *p, double *aux) {
     return p && p->model ? dg_hji_model_episode(p->model, aux) : 0;
 }
 
+/* 0 on the target, the rest as solved (internal.h). */
+void hji_problem_time_report(const dg_hji_problem *p, int64_t node0, int64_t n, int nt, double *out) {
+    const double *stop = p->stop ? p->stop + (node0 - p->block0) : NULL;
+    for (int k = 0; k < nt; k++, out += n)
+        for (int64_t j = 0; j < n; j++)
+            if (out[j] < 0 && (!stop || stop[j] <= 0)) out[j] = 0;
+}
+
 dg_status dg_hji_problem_solve_at(const dg_hji_problem *p, int nt, const double *times, double *out,
                                   dg_hji_stats *stats, dg_err *e) {
     if (!p || !out) return dg_err_set(e, DG_ERR_ARG, "hji: problem_solve needs a problem and out");
@@ -523,6 +531,6 @@ dg_status dg_hji_problem_solve_at(const dg_hji_problem *p, int nt, const double 
     dg_status rc = dg_hji_solve(&p->grid, &p->game, &p->opts, dg_hji_problem_v0(p), p->obstacle, nt,
                                 longer ? &twice : times, out, stats, e);
     if (p->payoff == DG_HJI_PAYOFF_TIME && (rc == DG_OK || rc == DG_ERR_INTERRUPTED))
-        for (int64_t j = 0; j < (int64_t)nt * p->grid.nodes; j++) out[j] = out[j] > 0 ? out[j] : 0;  /* the target: 0 */
+        hji_problem_time_report(p, 0, p->grid.nodes, nt, out);  /* the target: 0 */
     return rc;
 }

@@ -94,6 +94,9 @@ dg_status hji_check_solve(const dg_hji_grid *g, const dg_hji_game *gm, const dg_
     if (o->tol > 0 && o->method == DG_HJI_METHOD_SWEEP && !(gm->payoff.on && (gm->dyn || gm->ham)))
         return dg_err_set(e, DG_ERR_ARG, "hji: fast sweeping solves games of degree (payoff.on)");
     if (nt < 1 || !times) return dg_err_set(e, DG_ERR_ARG, "hji: need at least one output time");
+    if (o->warm && (!(o->warm_t >= 0) || !isfinite(o->warm_t) || !(times[0] >= o->warm_t)))
+        return dg_err_set(e, DG_ERR_ARG, "hji: a warm start at time-to-go %g must be finite, >= 0 and at most the "
+                          "first output time %g", o->warm_t, times[0]);
     for (int k = 0; k < nt; k++)
         if (!(times[k] >= 0) || !isfinite(times[k]) || (k && !(times[k] >= times[k - 1])))
             return dg_err_set(e, DG_ERR_ARG, "hji: output times must be finite, >= 0 and increasing "
@@ -339,15 +342,17 @@ static dg_status solve_slices(const dg_hji_problem *p, const dg_hji_part *pt, in
     if (!p || !nt || !times || !out || nreq < 0 || (nreq && !req) || slices < 0)
         return dg_err_set(e, DG_ERR_ARG, "hji: solve_slices needs a problem, nt, times and out");
     const double T = p->t_end;
-    if (slices < 2 || p->stationary) slices = 0;  /* a stationary value is one value */
+    /* a stationary value is one value; a warm start has no values before its own time to sample */
+    if (slices < 2 || p->stationary || p->opts.warm) slices = 0;
+    const double t0 = p->opts.warm ? p->opts.warm_t : 0;
     if (p->stationary && nreq)
         return dg_err_set(e, DG_ERR_ARG, "hji: %s is stationary (one value, no earlier times)", p->name);
     if (slices + nreq + 1 > DG_HJI_MAX_TIMES)
         return dg_err_set(e, DG_ERR_ARG, "hji: %d slices and %d requested times make more than %d times", slices,
                           nreq, DG_HJI_MAX_TIMES);
     for (int i = 0; i < nreq; i++)
-        if (!(req[i] > 0 && req[i] < T) || (i && !(req[i] > req[i - 1])))
-            return dg_err_set(e, DG_ERR_ARG, "hji: requested times must increase within (0, t_end = %g)", T);
+        if (!(req[i] > t0 && req[i] < T) || (i && !(req[i] > req[i - 1])))
+            return dg_err_set(e, DG_ERR_ARG, "hji: requested times must increase within (%g, t_end = %g)", t0, T);
     const int64_t N = pt ? pt->nodes : p->grid.nodes, node0 = pt ? pt->node0 : 0;
     const int nland = nreq + 1;
     double land[DG_HJI_MAX_TIMES];
@@ -385,7 +390,7 @@ static dg_status solve_slices(const dg_hji_problem *p, const dg_hji_part *pt, in
         }
         *nt = h.taken + nland;
         if (p->payoff == DG_HJI_PAYOFF_TIME)  /* the samples too: 0 on the target, as solve_at's */
-            for (int64_t j = 0; j < (int64_t)*nt * N; j++) out[j] = out[j] > 0 ? out[j] : 0;
+            hji_problem_time_report(p, node0, N, *nt, out);
     }
     free(solved);
     return rc;

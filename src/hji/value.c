@@ -206,7 +206,9 @@ dg_status dg_hji_value_read_all(const dg_hji_value *v, double *out, dg_err *e) {
     return v && out ? s : dg_hji_value_read(v, 0, out, e);
 }
 
-dg_status dg_hji_value_check(const dg_hji_value *v, const dg_hji_problem *p, const char *config, dg_err *e) {
+/* dg_hji_value_check comparing the first upto numbers of the fingerprint (all of them: -1). */
+dg_status hji_value_check_upto(const dg_hji_value *v, const dg_hji_problem *p, const char *config, int upto,
+                               dg_err *e) {
     const dg_hji_grid *a = &v->grid, *b = &p->grid;
     const char *src = dg_hji_problem_source(p);
     /* a model's file before the source was stored calls its game "model" (so does a model without a name):
@@ -244,7 +246,8 @@ dg_status dg_hji_value_check(const dg_hji_value *v, const dg_hji_problem *p, con
         static const char *const WHAT[] = {"the payoff type", "the discount", "the dynamics, inputs or running costs",
                                            "the target or terminal cost", "the obstacles"};
         double q[DG_HJI_PRINT_MAX];
-        const int n = dg_hji_game_print(p, q);
+        int n = dg_hji_game_print(p, q);
+        if (upto >= 0 && upto < n) n = upto;
         for (int i = 0; i < n; i++) {
             const double x = i < v->nprint ? v->print[i] : NAN;
             if (!(fabs(x - q[i]) <= 1e-9 * fmax(1.0, fmax(fabs(x), fabs(q[i])))) && !(isinf(x) && x == q[i]))
@@ -253,6 +256,10 @@ dg_status dg_hji_value_check(const dg_hji_value *v, const dg_hji_problem *p, con
         }
     }
     return DG_OK;
+}
+
+dg_status dg_hji_value_check(const dg_hji_value *v, const dg_hji_problem *p, const char *config, dg_err *e) {
+    return hji_value_check_upto(v, p, config, -1, e);
 }
 
 int dg_hji_game_print(const dg_hji_problem *p, double *out) {
