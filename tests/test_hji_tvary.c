@@ -258,6 +258,39 @@ static void test_keys_match_expressions(void **state) {
     dg_hji_problem_free(ps);
 }
 
+/* A value of moving sets is not taken for one of fixed sets: a moving ball and a fixed one where the
+ * moving one ends (the node arrays, the sets at tau = 0, are the same) differ in the fingerprint, so
+ * dg_hji_value_check refuses either's value for the other's config. */
+static void test_fingerprint(void **state) {
+    (void)state;
+    static const char BASE[] = "game: pursuit2d\nmode: brt_target\nt_end: 1.0\naccuracy: low\n"
+                               "grid: {min: [-2, -2], max: [2, 2], n: [21, 21]}\nobstacles:\n%s";
+    char mov[512], fix[512];
+    snprintf(mov, sizeof mov, BASE, "  - {shape: ball, center: [1.0, 0.0], radius: 0.3, velocity: [-0.8, 0.2]}\n");
+    snprintf(fix, sizeof fix, BASE, "  - {shape: ball, center: [0.2, 0.2], radius: 0.3}\n");
+    dg_err e = {0};
+    dg_hji_problem *pm = load(mov, &e), *pf = load(fix, &e);
+    assert_non_null(pm);
+    assert_non_null(pf);
+    assert_string_equal(dg_hji_problem_moving(pm), "obstacles");
+    assert_null(dg_hji_problem_moving(pf));
+    for (int64_t j = 0; j < pm->grid.nodes; j++) assert_true(fabs(pm->obstacle[j] - pf->obstacle[j]) < 1e-12);
+    const double T = 1.0;
+    double *V = calloc((size_t)pm->grid.nodes, sizeof *V);
+    dg_hji_value vm, vf;
+    assert_int_equal(dg_hji_value_make(pm, 1, &T, V, "mov", &vm, &e), DG_OK);
+    assert_int_equal(dg_hji_value_make(pf, 1, &T, V, "fix", &vf, &e), DG_OK);
+    assert_int_equal(dg_hji_value_check(&vm, pm, "mov.yaml", &e), DG_OK);
+    assert_int_equal(dg_hji_value_check(&vm, pf, "fix.yaml", &e), DG_ERR_ARG);
+    if (!strstr(e.msg, "obstacles")) fail_msg("%s", e.msg);
+    assert_int_equal(dg_hji_value_check(&vf, pm, "mov.yaml", &e), DG_ERR_ARG);
+    dg_hji_value_close(&vm);
+    dg_hji_value_close(&vf);
+    free(V);
+    dg_hji_problem_free(pm);
+    dg_hji_problem_free(pf);
+}
+
 /* Refused in one line naming the key: a moving target under mode brt (its rule freezes the target of
  * tau = 0), a game of degree with moving sets, target_velocity of the wrong length or on a model. */
 static void test_refusals(void **state) {
@@ -285,6 +318,7 @@ int main(void) {
         cmocka_unit_test(test_moving_target_is_the_moving_frame),
         cmocka_unit_test(test_tvobs),
         cmocka_unit_test(test_keys_match_expressions),
+        cmocka_unit_test(test_fingerprint),
         cmocka_unit_test(test_refusals),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

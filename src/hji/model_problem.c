@@ -326,9 +326,10 @@ dg_status dg_hji_model_payoff(void *model, dg_cfg *cfg, int cost, dg_hji_game *g
 
 int dg_hji_model_has_avoid(const void *model) { return model && ((const dg_model *)model)->has_avoid; }
 
-int dg_hji_model_moving(const void *model, int *target) {
+int dg_hji_model_moving(const void *model, int *target, int *avoid) {
     const dg_model *m = model;
     if (target) *target = m && m->target_moves;
+    if (avoid) *avoid = m && m->avoid_moves;
     return m && (m->target_moves || m->avoid_moves);
 }
 

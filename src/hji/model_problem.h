@@ -29,9 +29,9 @@ double    dg_hji_model_target_at(void *model, const double *x, double t, double 
 /* The avoid set's field (> 0 inside) at the point x and time t, as dg_hji_model_avoid gives it at a
  * node alone; gradient into grad unless NULL. Only for a model with an avoid set. */
 double    dg_hji_model_avoid_at(void *model, const double *x, double t, double *grad);
-/* 1 when the model's target or avoid set reads t (time-varying sets); *target (unless NULL) gets 1
- * when the target does. */
-int       dg_hji_model_moving(const void *model, int *target);
+/* 1 when the model's target or avoid set reads t (time-varying sets); *target and *avoid (unless
+ * NULL) get 1 when that set does. */
+int       dg_hji_model_moving(const void *model, int *target, int *avoid);
 /* 1 when the model has an avoid set. */
 int       dg_hji_model_has_avoid(const void *model);
 /* The avoid set (if any; > 0 inside) at nodes [j0, j0 + n) of g at the game's time t into obstacle

@@ -318,7 +318,7 @@ static dg_status read_degree(dg_cfg *c, dg_hji_problem *p, dg_err *e) {
 static const char *moving_key(const dg_hji_problem *p) {
     const problem_build *b = p->build;
     int model_target = 0, shapes = 0;
-    dg_hji_model_moving(p->model, &model_target);
+    dg_hji_model_moving(p->model, &model_target, NULL);
     for (int i = 0; i < b->nshape; i++) shapes |= b->shape[i].moving;
     return b->tmoving ? "target_velocity" : model_target ? "model.target" : shapes ? "obstacles" : "model.avoid";
 }
@@ -331,11 +331,12 @@ static dg_status check_degree(dg_cfg *c, const dg_hji_problem *p, dg_err *e) {
     problem_build *b = p->build;
     if (p->payoff == DG_HJI_PAYOFF_COST && (b->nshape > 0 || dg_hji_model_has_avoid(p->model)))
         return dg_cfg_error(c, "obstacles", e, "apply to games of kind and to payoff: time, not to payoff: cost");
-    int model_target = 0, shapes = 0;
-    const int model_moves = dg_hji_model_moving(p->model, &model_target);
+    int model_target = 0, model_avoid = 0, shapes = 0;
+    dg_hji_model_moving(p->model, &model_target, &model_avoid);
     for (int i = 0; i < b->nshape; i++) shapes |= b->shape[i].moving;
     b->target_moves = b->tmoving || model_target;
-    b->moving = b->target_moves || shapes || model_moves;
+    b->obstacle_moves = shapes || model_avoid;
+    b->moving = b->target_moves || b->obstacle_moves;
     if (!b->moving) return DG_OK;
     const char *key = moving_key(p);
     if (p->payoff != DG_HJI_PAYOFF_KIND)
@@ -506,7 +507,8 @@ static dg_hji_problem *problem_load(dg_cfg *cfg, int how, dg_err *e) {
     if (read_obstacles(cfg, p, e) || check_degree(cfg, p, e)) goto fail;
     if (build->moving && how != LOAD_WHOLE) {   /* the sets of one time: the node arrays' (tau = 0) */
         dg_cfg_error(cfg, moving_key(p), e, "time-varying sets are solved on the whole grid by hji solve; %s",
-                     how == LOAD_SPLIT ? "not split over ranks" : "hji learn and certify --sampling take fixed sets");
+                     how == LOAD_SPLIT ? "not split over ranks"
+                                       : "hji learn, hji play and certify --sampling read fixed sets");
         goto fail;
     }
     if (!nodes && p->payoff == DG_HJI_PAYOFF_TIME) {   /* its v0 needs the target's front speed over the nodes */
@@ -542,6 +544,11 @@ dg_hji_problem *dg_hji_problem_load_points(dg_cfg *cfg, dg_err *e) { return prob
 int dg_hji_problem_has_obstacle(const dg_hji_problem *p) {
     const problem_build *b = p ? p->build : NULL;   /* (a game of degree holds its obstacles in v0 and stop) */
     return b && p->payoff == DG_HJI_PAYOFF_KIND && (b->nshape > 0 || dg_hji_model_has_avoid(p->model));
+}
+
+const char *dg_hji_problem_moving(const dg_hji_problem *p) {
+    const problem_build *b = p ? p->build : NULL;
+    return b && b->moving ? moving_key(p) : NULL;
 }
 
 int dg_hji_problem_has_stop(const dg_hji_problem *p) { return p && p->payoff == DG_HJI_PAYOFF_TIME; }

@@ -49,7 +49,8 @@ typedef struct problem_build {
     double (*game_target_at)(const dg_hji_problem *p, const double *x, double *grad);  /* unmoved */
     double          tvel[DG_HJI_MAX_DIMS];   /* target_velocity: l(x - tvel t) at time t        */
     int             tmoving;             /* target_velocity was given                           */
-    int             moving, target_moves;   /* the sets (the target) depend on time            */
+    int             moving, target_moves, obstacle_moves;   /* the sets (the target, the obstacle)
+                                                               depend on time                  */
     obstacle_shape *shape;               /* the config's obstacles                              */
     int             nshape;
     double          cmax;                /* payoff: time: the largest front speed on the target */

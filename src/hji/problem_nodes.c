@@ -175,6 +175,15 @@ dg_status hji_problem_build_arrays(dg_hji_problem *p, const int *lo, const int *
 
 void hji_problem_node(const dg_hji_problem *p, int64_t j, double *v0, double *mark) {
     const problem_build *b = p->build;
+    if (b && b->moving) {   /* time-varying sets: a moving one's at tau = 0 plus at t = 0 */
+        const int obst = b->nshape > 0 || dg_hji_model_has_avoid(p->model);
+        double t0, o0 = 0, scratch, t1, o1 = 0;
+        build_nodes(p, 0, j, 1, 0, 0, &t0, obst ? &o0 : NULL, &scratch, NULL, NULL);
+        build_nodes(p, p->t_end, j, 1, 0, 0, &t1, obst ? &o1 : NULL, &scratch, NULL, NULL);
+        *v0 = b->target_moves ? t0 + t1 : t1;
+        *mark = b->obstacle_moves ? o0 + o1 : o1;
+        return;
+    }
     if (!b || b->whole) {
         *v0 = dg_hji_problem_v0(p)[j];
         *mark = p->obstacle ? p->obstacle[j] : p->stop ? p->stop[j] : 0;
