@@ -377,9 +377,14 @@ dg_status hji_problem_sets(const dg_hji_problem *p, double tau, double *target, 
     const problem_build *b = p->build;
     const double t = p->t_end - tau;   /* the game's time: the solve marches in time-to-go */
     if (p->block_nodes || !b) return DG_ERR_ARG;   /* the whole grid's nodes only */
-    /* the target matters after tau = 0 only to brt_target (min with l(x, t)); brs and brt read v0 */
-    const int still = p->opts.mode != DG_HJI_MODE_BRT_TARGET;
-    if (still) memcpy(target, p->target, (size_t)p->grid.nodes * sizeof *target);
-    build_nodes(p, t, 0, p->grid.nodes, 0, still, target, obstacle, scratch, NULL, NULL);
+    /* the target matters after tau = 0 only to brt_target (min with l(x, t)); brs and brt read v0. A
+     * set that does not move is the node array's (tau = 0) */
+    const size_t bytes = (size_t)p->grid.nodes * sizeof *target;
+    const int still = p->opts.mode != DG_HJI_MODE_BRT_TARGET || !b->target_moves;
+    if (still) memcpy(target, p->target, bytes);
+    if (obstacle && !b->obstacle_moves) memcpy(obstacle, p->obstacle, bytes);
+    if (!still || (obstacle && b->obstacle_moves))
+        build_nodes(p, t, 0, p->grid.nodes, 0, still, target, b->obstacle_moves ? obstacle : NULL, scratch, NULL,
+                    NULL);
     return DG_OK;
 }
