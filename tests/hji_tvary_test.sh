@@ -4,8 +4,8 @@
 # - hji solve of a moving obstacle (obstacles[i].velocity) and of a model file whose avoid set reads t:
 #   the same value (the value files' tensors compared, read with python), and not the fixed obstacle's;
 # - refusals, one line and exit 2 each: a velocity of the wrong length, a moving target under mode brt,
-#   a moving obstacle at payoff: time, target_velocity on a model file, hji play / learn / versus of
-#   moving sets.
+#   a moving target at payoff: cost, moving sets in a stationary solve, target_velocity on a model
+#   file, hji play / learn / versus of moving sets.
 #   usage: hji_tvary_test.sh path/to/difgames repo_root
 . "$(dirname "$0")/lib.sh"
 cd "$ROOT" || exit 1
@@ -50,7 +50,8 @@ awk -v d="$d" -v m="$m" 'BEGIN {exit !(d < 1e-9 && m > 0.05)}' \
 run_rows "refused: " "" \
     "velocity of the wrong length|obstacles[0].velocity|hji solve --config $(cfg v1 "${BASE}obstacles:\n  - {shape: ball, center: [1, 0], radius: 0.3, velocity: [1]}\n") --out $T/x.safetensors" \
     "a moving target under mode brt|brt_target|hji solve --config $(cfg brt "game: pursuit2d\nmode: brt\ntarget_velocity: [0.5, 0]\ngrid: {n: [21, 21]}\n") --out $T/x.safetensors" \
-    "a moving obstacle at payoff time|games of kind|hji solve --config $(cfg pt "game: pursuit2d\npayoff: time\ngrid: {n: [21, 21]}\nobstacles:\n  - {shape: box, min: [0.5, 0.5], max: [1, 1], velocity: [0, 0.1]}\n") --out $T/x.safetensors" \
+    "a moving target at payoff cost|not payoff: cost|hji solve --config $(cfg pc "game: linear\npayoff: cost\ncost: {terminal: [1, 0, 0, 1]}\ncontrol: {set: ball, bound: 1}\ngrid: {n: [21, 21]}\ntarget_velocity: [0, 0.1]\n") --out $T/x.safetensors" \
+    "a moving obstacle, stationary|no steady value|hji solve --config $(cfg ps "game: pursuit2d\npayoff: time\nstationary: true\ngrid: {n: [21, 21]}\nobstacles:\n  - {shape: box, min: [0.5, 0.5], max: [1, 1], velocity: [0, 0.1]}\n") --out $T/x.safetensors" \
     "target_velocity on a model file|expression of t|hji solve --config $(cfg tm "${MODEL}target_velocity: [0.1, 0]\n") --out $T/x.safetensors" \
     "hji play of moving sets|hji play|hji play --config $MOV --value $T/mov.safetensors --from 0.5,0.5" \
     "hji learn of moving sets|hji learn|hji learn --config $MOV --out $T/learn" \

@@ -88,8 +88,10 @@ typedef int (*dg_hji_progress_fn)(void *user, const dg_hji_progress *pr);
  * with) and, when the solve has an obstacle, the obstacle field (obstacle; NULL otherwise) at the
  * time-to-go tau. Called from the calling thread once a step, with the time the step reaches, before
  * the step's last stage applies the rules (Fisac et al. 2015's variational inequality with
- * time-varying sets, discretised as phi = max(min(phi, l(., tau)), g(., tau))). Returns 0, or
- * non-zero to stop the solve with DG_ERR_ARG. */
+ * time-varying sets, discretised as phi = max(min(phi, l(., tau)), g(., tau))). For a time to reach
+ * (a game of degree with opts.stop) it fills instead the values the held nodes keep (target: as v0)
+ * and the stop field (obstacle: <= 0 where the game is over). Returns 0, or non-zero to stop the
+ * solve with DG_ERR_ARG. */
 typedef int (*dg_hji_sets_fn)(void *user, double tau, double *target, double *obstacle);
 
 typedef struct dg_hji_opts {
@@ -116,7 +118,8 @@ typedef struct dg_hji_opts {
     dg_hji_progress_fn progress;          /* may be NULL                                       */
     void              *progress_user;
     /* time-varying target and obstacle (NULL: v0 and obstacle hold for every tau). v0 and obstacle
-       must be the sets at tau = 0. Games of kind only, not stationary, not split over ranks. */
+       (stop) must be the sets at tau = 0. Games of kind and times to reach (stop), not stationary, not
+       split over ranks. */
     dg_hji_sets_fn     sets;
     void              *sets_user;
 } dg_hji_opts;

@@ -339,9 +339,11 @@ static dg_status check_degree(dg_cfg *c, const dg_hji_problem *p, dg_err *e) {
     b->moving = b->target_moves || b->obstacle_moves;
     if (!b->moving) return DG_OK;
     const char *key = moving_key(p);
-    if (p->payoff != DG_HJI_PAYOFF_KIND)
-        return dg_cfg_error(c, key, e, "time-varying sets are solved for games of kind (payoff: kind), not payoff: "
-                            "%s", p->payoff == DG_HJI_PAYOFF_TIME ? "time" : "cost");
+    if (p->payoff == DG_HJI_PAYOFF_COST)
+        return dg_cfg_error(c, key, e, "time-varying sets are solved for games of kind and payoff: time, not payoff: "
+                            "cost (it has no target)");
+    if (p->stationary)
+        return dg_cfg_error(c, key, e, "time-varying sets have no steady value: stationary: false (a finite horizon)");
     if (b->target_moves && p->opts.mode == DG_HJI_MODE_BRT)
         return dg_cfg_error(c, key, e, "a moving target needs mode: brt_target (the tube, V = min(V, l(x, t)) each "
                             "step) or brs; mode brt freezes the target of tau = 0");
@@ -591,10 +593,11 @@ int dg_hji_problem_episode(const dg_hji_problem *p, double *aux) {
 typedef struct moving_sets {
     const dg_hji_problem *p;
     double *scratch;                      /* (nodes) with more than one obstacle shape, else NULL */
+    double *work;                         /* payoff: time: (2 nodes) its target and obstacles     */
 } moving_sets;
 static int moving_sets_at(void *user, double tau, double *target, double *obstacle) {
     const moving_sets *m = user;
-    return hji_problem_sets(m->p, tau, target, obstacle, m->scratch) != DG_OK;
+    return hji_problem_sets(m->p, tau, target, obstacle, m->scratch, m->work) != DG_OK;
 }
 
 /* dg_hji_problem_solve_at for time-varying sets: the solver asks for them at every step's time. */
@@ -605,13 +608,20 @@ static dg_status solve_moving(const dg_hji_problem *p, int nt, const double *tim
         return dg_err_set(e, DG_ERR_ARG, "hji: %s: time-varying sets are solved on the whole grid (not split over "
                           "ranks)", p->name);
     moving_sets m = {.p = p};
-    if (b->nshape > 1 && !(m.scratch = malloc((size_t)p->grid.nodes * sizeof *m.scratch)))
+    const size_t N = (size_t)p->grid.nodes;
+    const int time = p->payoff == DG_HJI_PAYOFF_TIME;
+    if ((b->nshape > 1 && !(m.scratch = malloc(N * sizeof *m.scratch))) || (time && !(m.work = malloc(2 * N * sizeof *m.work)))) {
+        free(m.scratch);
         return dg_err_set(e, DG_ERR_NOMEM, "hji: out of memory for %lld nodes", (long long)p->grid.nodes);
+    }
     dg_hji_opts o = p->opts;
     o.sets = moving_sets_at;
     o.sets_user = &m;
-    dg_status rc = dg_hji_solve(&p->grid, &p->game, &o, p->target, p->obstacle, nt, times, out, stats, e);
+    dg_status rc = dg_hji_solve(&p->grid, &p->game, &o, dg_hji_problem_v0(p), p->obstacle, nt, times, out, stats, e);
+    if (time && (rc == DG_OK || rc == DG_ERR_INTERRUPTED))   /* the target: 0, as dg_hji_problem_solve_at */
+        for (int64_t j = 0; j < (int64_t)nt * p->grid.nodes; j++) out[j] = out[j] > 0 ? out[j] : 0;
     free(m.scratch);
+    free(m.work);
     return rc;
 }
 

@@ -71,7 +71,10 @@ dg_status hji_problem_build_arrays(dg_hji_problem *p, const int *lo, const int *
 /* The time-varying sets (dg_hji_opts.sets) of a problem loaded whole: at the time-to-go tau (the game's
  * time t_end - tau) the target (brt_target: l(x, t); else the target at tau = 0, which the others
  * read) and, unless obstacle is NULL, the obstacle field into (nodes) arrays; scratch (nodes) is needed
- * with more than one obstacle shape. DG_ERR_ARG for a problem kept as a rank's block. */
-dg_status hji_problem_sets(const dg_hji_problem *p, double tau, double *target, double *obstacle, double *scratch);
+ * with more than one obstacle shape. payoff: time: v0 (the held values) into target and the stop field
+ * into obstacle, work (2 nodes) holding the target and obstacles of that time. DG_ERR_ARG for a problem
+ * kept as a rank's block. */
+dg_status hji_problem_sets(const dg_hji_problem *p, double tau, double *target, double *obstacle, double *scratch,
+                           double *work);
 
 #endif
