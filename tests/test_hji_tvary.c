@@ -188,6 +188,33 @@ static void test_moving_target_time_to_reach(void **state) {
     dg_hji_problem_free(ps);
 }
 
+/* float32 solves take the moving sets too (converted each step): the moving target's tube in f32 is the
+ * f64 one's to float32's rounding, and not the fixed target's. */
+static void test_float32(void **state) {
+    (void)state;
+    char f64[1024], f32[1024], none[1024];
+    snprintf(f64, sizeof f64, PURSUIT, "medium", "brt_target", "target_velocity: [0.6, -0.4]");
+    snprintf(f32, sizeof f32, PURSUIT, "medium", "brt_target",
+             "target_velocity: [0.6, -0.4]\nsolver: {precision: f32}");
+    snprintf(none, sizeof none, PURSUIT, "medium", "brt_target", "solver: {precision: f32}");
+    const double T = 1.0;
+    dg_hji_problem *pa, *pb, *pc;
+    double *A = solve(f64, 1, &T, &pa), *B = solve(f32, 1, &T, &pb), *C = solve(none, 1, &T, &pc);
+    double d = 0, moved = 0;
+    for (int64_t j = 0; j < pa->grid.nodes; j++) {
+        d = fmax(d, fabs(A[j] - B[j]));
+        moved = fmax(moved, fabs(B[j] - C[j]));
+    }
+    print_message("float32: %.3g from double, %.3g from the fixed target's\n", d, moved);
+    assert_true(d < 1e-4 && moved > 0.2);
+    free(A);
+    free(B);
+    free(C);
+    dg_hji_problem_free(pa);
+    dg_hji_problem_free(pb);
+    dg_hji_problem_free(pc);
+}
+
 /* ------------------------------------------------------ helperOC's tvObs */
 
 /* helperOC's tests/HJIPDE_solve_test.m, 'tvObs': a Dubins car (speed 1, turn rate in [-1, 1]) on
@@ -376,6 +403,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_moving_target_is_the_moving_frame),
         cmocka_unit_test(test_moving_target_time_to_reach),
+        cmocka_unit_test(test_float32),
         cmocka_unit_test(test_tvobs),
         cmocka_unit_test(test_keys_match_expressions),
         cmocka_unit_test(test_fingerprint),
