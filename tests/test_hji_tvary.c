@@ -397,6 +397,25 @@ static void test_refusals(void **state) {
     snprintf(dub, sizeof dub, DUBINS, "", "low", 11, 11, 11);
     strcat(dub, "target_velocity: [0, 0, 0]\n");
     expect_config_error(dub, "expression of t");
+    /* a model that names its own t: its sets read that one, and stay */
+    snprintf(dub, sizeof dub, DUBINS, "  avoid: sqrt((x - 1.5)^2 + (y - 1.5)^2) - t\n", "low", 11, 11, 11);
+    char *k = strstr(dub, "{speed: 1, R: 1}");
+    assert_non_null(k);
+    memcpy(k, "{speed: 1, t: 1}", 16);
+    char *r = strstr(dub, "- R\n");
+    assert_non_null(r);
+    r[2] = 't';
+    dg_err e = {0};
+    dg_hji_problem *p = load(dub, &e);
+    if (!p) fail_msg("%s", e.msg);
+    assert_null(dg_hji_problem_moving(p));
+    dg_hji_problem_free(p);
+    /* the game's t moves them */
+    snprintf(dub, sizeof dub, DUBINS, "  avoid: sqrt((x - 1.5)^2 + (y - 1.5)^2) - t/4\n", "low", 11, 11, 11);
+    p = load(dub, &e);
+    if (!p) fail_msg("%s", e.msg);
+    assert_string_equal(dg_hji_problem_moving(p), "model.avoid");
+    dg_hji_problem_free(p);
 }
 
 int main(void) {
