@@ -113,6 +113,11 @@ DG_API dg_hji_problem *dg_hji_problem_load_points(dg_cfg *cfg, dg_err *e);
  * or not its node arrays are built. */
 DG_API int             dg_hji_problem_has_obstacle(const dg_hji_problem *p);
 DG_API int             dg_hji_problem_has_stop(const dg_hji_problem *p);
+/* The config key that makes p's sets time-varying ("target_velocity", "obstacles", "model.target",
+ * "model.avoid"), or NULL when they are fixed. Such a problem's node arrays (target, obstacle) and the
+ * *_at functions below hold the sets at tau = 0 (the game's time t_end); dg_hji_problem_solve_at asks
+ * for the sets of every step's time (docs/hji.md, time-varying sets). */
+DG_API const char     *dg_hji_problem_moving(const dg_hji_problem *p);
 DG_API void            dg_hji_problem_free(dg_hji_problem *p);                /* NULL is harmless             */
 DG_API const char     *dg_hji_problem_name(int i);                            /* i-th known game; NULL past   */
 /* Where p's game comes from: "model" (game: model; p->name is the file's model.name, which may be a

@@ -84,6 +84,15 @@ typedef struct dg_hji_progress {
 } dg_hji_progress;                        /* one (the other NULL)                              */
 /* Called on the calling thread after every step; a non-zero return stops with DG_ERR_INTERRUPTED. */
 typedef int (*dg_hji_progress_fn)(void *user, const dg_hji_progress *pr);
+/* Time-varying sets: fills, at every node, the target l(x) (target: what BRT_TARGET takes the min
+ * with) and, when the solve has an obstacle, the obstacle field (obstacle; NULL otherwise) at the
+ * time-to-go tau. Called from the calling thread once a step, with the time the step reaches, before
+ * the step's last stage applies the rules (Fisac et al. 2015's variational inequality with
+ * time-varying sets, discretised as phi = max(min(phi, l(., tau)), g(., tau))). For a time to reach
+ * (a game of degree with opts.stop) it fills instead the values the held nodes keep (target: as v0)
+ * and the stop field (obstacle: <= 0 where the game is over). Returns 0, or non-zero to stop the
+ * solve with DG_ERR_ARG. */
+typedef int (*dg_hji_sets_fn)(void *user, double tau, double *target, double *obstacle);
 
 typedef struct dg_hji_opts {
     dg_hji_deriv       deriv;             /* default WENO5                                     */
@@ -115,6 +124,11 @@ typedef struct dg_hji_opts {
     double             warm_t;
     dg_hji_progress_fn progress;          /* may be NULL                                       */
     void              *progress_user;
+    /* time-varying target and obstacle (NULL: v0 and obstacle hold for every tau). v0 and obstacle
+       (stop) must be the sets at tau = 0. Games of kind and times to reach (stop), not stationary, not
+       split over ranks. */
+    dg_hji_sets_fn     sets;
+    void              *sets_user;
 } dg_hji_opts;
 
 typedef struct dg_hji_stats {

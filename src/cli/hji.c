@@ -621,6 +621,12 @@ static int hji_versus(int argc, char **argv) {
     value_in vi = {0};
     dg_err e = {0};
     if (!(hp = load_problem("hji versus", hji, NULL, -1, 0, 0, &hcfg))) { rc = EXIT_USAGE; goto done; }
+    if (dg_hji_problem_moving(hp)) {   /* its capture test reads the sets of one time */
+        cli_error("hji versus", "%s: %s moves in time: versus plays against fixed sets (hji solve takes it)", hji,
+                  dg_hji_problem_moving(hp));
+        rc = EXIT_USAGE;
+        goto done;
+    }
     if (dg_hji_link_check(hp, s.env, &e) != DG_OK) {  /* the learning game the HJI game declares */
         cli_error("hji versus", "%s: %s", hp->link ? config : hji, e.msg);
         rc = EXIT_USAGE;

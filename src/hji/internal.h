@@ -79,7 +79,8 @@ void hji_sdf_box_nodes(const dg_hji_grid *g, const double *lo, const double *hi,
                        double *out);
 /* A problem's value at node j (v0: initial or target) and its mark there (obstacle, else stop, else
  * 0), as dg_hji_game_print samples them: from its arrays when they hold the whole grid, else
- * evaluated at j alone (problem_nodes.c). */
+ * evaluated at j alone (problem_nodes.c); a set that moves in time, the sum of its values at the
+ * game's times 0 and t_end (so that a value file of moving sets is not taken for one of fixed sets). */
 void hji_problem_node(const dg_hji_problem *p, int64_t j, double *v0, double *mark);
 /* A box of g (axis k's nodes [lo[k], lo[k] + n[k])) stored row-major is a sequence of runs that
  * are contiguous in the grid's array too: hji_box_runs gives their count and *len (nodes each),

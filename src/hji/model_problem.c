@@ -137,13 +137,15 @@ dg_status dg_hji_model_load(dg_cfg *cfg, dg_hji_model_def *def, dg_err *e) {
     return DG_OK;
 }
 
-/* the expression x at nodes [j0, j0 + n) of g into out (n) */
-static void tabulate(dg_model *m, const dg_hji_grid *g, const dg_model_expr *x, int64_t j0, int64_t n, double *out) {
+/* the expression x at nodes [j0, j0 + n) of g at the game's time t into out (n) */
+static void tabulate(dg_model *m, const dg_hji_grid *g, const dg_model_expr *x, int64_t j0, int64_t n, double t,
+                     double *out) {
     dg_model_lock(m);
     double v[DG_MODEL_MAX_NAMES], pt[DG_HJI_MAX_DIMS];
     for (int64_t i = 0; i < n; i++) {
         dg_hji_grid_point(g, j0 + i, pt);
         values(m, pt, NULL, NULL, v);
+        if (m->t_var >= 0) v[m->t_var] = t;
         out[i] = dg_model_eval(x, v);
     }
     dg_model_unlock(m);
@@ -157,9 +159,9 @@ void dg_hji_model_game(void *model, dg_hji_game *gm) {
     gm->user = model;
 }
 
-void dg_hji_model_target(void *model, const dg_hji_grid *g, int64_t j0, int64_t n, double *target) {
+void dg_hji_model_target(void *model, const dg_hji_grid *g, int64_t j0, int64_t n, double t, double *target) {
     dg_model *m = model;
-    if (m->has_target) tabulate(m, g, &m->target, j0, n, target);
+    if (m->has_target) tabulate(m, g, &m->target, j0, n, t, target);
     else
         for (int64_t i = 0; i < n; i++) target[i] = 1.0;   /* none (payoff: cost) */
 }
@@ -167,10 +169,11 @@ void dg_hji_model_target(void *model, const dg_hji_grid *g, int64_t j0, int64_t 
 /* The expression ex at the state x (the inputs 0, the episode at its grid values), as tabulate takes
  * it at a node; grad (m->ns) unless NULL gets its partial derivatives in the state (libmatheval's
  * symbolic ones: exact, with the functions' own conventions at their kinks, e.g. abs's sign). */
-static double eval_at(dg_model *m, const dg_model_expr *ex, const double *x, double *grad) {
+static double eval_at(dg_model *m, const dg_model_expr *ex, const double *x, double t, double *grad) {
     double v[DG_MODEL_MAX_NAMES];
     dg_model_lock(m);
     values(m, x, NULL, NULL, v);
+    if (m->t_var >= 0) v[m->t_var] = t;
     const double r = dg_model_eval(ex, v);
     for (int i = 0; grad && i < m->ns; i++) grad[i] = 0;
     for (int j = 0; grad && j < ex->nv; j++)
@@ -179,16 +182,16 @@ static double eval_at(dg_model *m, const dg_model_expr *ex, const double *x, dou
     return r;
 }
 
-double dg_hji_model_target_at(void *model, const double *x, double *grad) {
+double dg_hji_model_target_at(void *model, const double *x, double t, double *grad) {
     dg_model *m = model;
-    if (m->has_target) return eval_at(m, &m->target, x, grad);
+    if (m->has_target) return eval_at(m, &m->target, x, t, grad);
     for (int i = 0; grad && i < m->ns; i++) grad[i] = 0;
     return 1.0;   /* none (payoff: cost), as dg_hji_model_target */
 }
 
-double dg_hji_model_avoid_at(void *model, const double *x, double *grad) {
+double dg_hji_model_avoid_at(void *model, const double *x, double t, double *grad) {
     dg_model *m = model;
-    const double a = -eval_at(m, &m->avoid, x, grad);   /* > 0 inside, as dg_hji_model_avoid */
+    const double a = -eval_at(m, &m->avoid, x, t, grad);   /* > 0 inside, as dg_hji_model_avoid */
     for (int i = 0; grad && i < m->ns; i++) grad[i] = -grad[i];
     return a;
 }
@@ -230,7 +233,7 @@ void dg_hji_model_terminal_grad(void *model, const double *x, double *grad) {
     double g[DG_HJI_MAX_DIMS];
     for (int k = m->nrun; k < m->ncost; k++)
         if (m->grid_w[k] != 0) {
-            eval_at(m, &m->cost[k], x, g);
+            eval_at(m, &m->cost[k], x, 0, g);
             for (int i = 0; i < m->ns; i++) grad[i] += m->grid_w[k] * g[i];
         }
 }
@@ -323,7 +326,15 @@ dg_status dg_hji_model_payoff(void *model, dg_cfg *cfg, int cost, dg_hji_game *g
 
 int dg_hji_model_has_avoid(const void *model) { return model && ((const dg_model *)model)->has_avoid; }
 
-void dg_hji_model_avoid(void *model, const dg_hji_grid *g, int64_t j0, int64_t n, int have, double *obstacle) {
+int dg_hji_model_moving(const void *model, int *target, int *avoid) {
+    const dg_model *m = model;
+    if (target) *target = m && m->target_moves;
+    if (avoid) *avoid = m && m->avoid_moves;
+    return m && (m->target_moves || m->avoid_moves);
+}
+
+void dg_hji_model_avoid(void *model, const dg_hji_grid *g, int64_t j0, int64_t n, double t, int have,
+                        double *obstacle) {
     dg_model *m = model;
     if (!m->has_avoid) return;
     dg_model_lock(m);
@@ -331,6 +342,7 @@ void dg_hji_model_avoid(void *model, const dg_hji_grid *g, int64_t j0, int64_t n
     for (int64_t i = 0; i < n; i++) {
         dg_hji_grid_point(g, j0 + i, pt);
         values(m, pt, NULL, NULL, v);
+        if (m->t_var >= 0) v[m->t_var] = t;
         const double a = -dg_model_eval(&m->avoid, v);   /* > 0 inside, as obstacles are */
         obstacle[i] = have ? fmax(obstacle[i], a) : a;
     }

@@ -20,19 +20,24 @@ typedef struct dg_hji_model_def {
 dg_status dg_hji_model_load(dg_cfg *cfg, dg_hji_model_def *def, dg_err *e);
 /* Sets gm's dynamics, inputs and user from the model. */
 void      dg_hji_model_game(void *model, dg_hji_game *gm);
-/* The target's signed distance at nodes [j0, j0 + n) of g into target (n); 1 without one. */
-void      dg_hji_model_target(void *model, const dg_hji_grid *g, int64_t j0, int64_t n, double *target);
-/* The target's signed distance at the point x (nx) with its gradient into grad (nx) unless NULL: the
- * bits dg_hji_model_target gives at a node (1, gradient 0, without one). */
-double    dg_hji_model_target_at(void *model, const double *x, double *grad);
-/* The avoid set's field (> 0 inside) at the point x, as dg_hji_model_avoid gives it at a node alone;
- * gradient into grad unless NULL. Only for a model with an avoid set. */
-double    dg_hji_model_avoid_at(void *model, const double *x, double *grad);
+/* The target's signed distance at nodes [j0, j0 + n) of g at the game's time t (the name t of its
+ * expression: 0 at the start of the horizon, t_end at its end) into target (n); 1 without one. */
+void      dg_hji_model_target(void *model, const dg_hji_grid *g, int64_t j0, int64_t n, double t, double *target);
+/* The target's signed distance at the point x (nx) and time t with its gradient in x into grad (nx)
+ * unless NULL: the bits dg_hji_model_target gives at a node (1, gradient 0, without one). */
+double    dg_hji_model_target_at(void *model, const double *x, double t, double *grad);
+/* The avoid set's field (> 0 inside) at the point x and time t, as dg_hji_model_avoid gives it at a
+ * node alone; gradient into grad unless NULL. Only for a model with an avoid set. */
+double    dg_hji_model_avoid_at(void *model, const double *x, double t, double *grad);
+/* 1 when the model's target or avoid set reads t (time-varying sets); *target and *avoid (unless
+ * NULL) get 1 when that set does. */
+int       dg_hji_model_moving(const void *model, int *target, int *avoid);
 /* 1 when the model has an avoid set. */
 int       dg_hji_model_has_avoid(const void *model);
-/* The avoid set (if any; > 0 inside) at nodes [j0, j0 + n) of g into obstacle (n): the max with
- * what obstacle holds when have, else in place of it. */
-void      dg_hji_model_avoid(void *model, const dg_hji_grid *g, int64_t j0, int64_t n, int have, double *obstacle);
+/* The avoid set (if any; > 0 inside) at nodes [j0, j0 + n) of g at the game's time t into obstacle
+ * (n): the max with what obstacle holds when have, else in place of it. */
+void      dg_hji_model_avoid(void *model, const dg_hji_grid *g, int64_t j0, int64_t n, double t, int have,
+                             double *obstacle);
 /* After the payoff is read: for payoff: cost (cost 1), the model's costs as gm's running cost (a
  * state part and the inputs' quadratic weights) and terminal cost (dg_hji_model_terminal), weighted
  * by the config's loss.<name> so that the value is the gradient solver's episode loss; for the

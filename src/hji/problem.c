@@ -33,8 +33,8 @@ static const dg_key SPAN_KEYS[] = {
 
 /* the game's index, then accuracy, mode and solver.* (into p->opts) */
 typedef struct solver_keys {
-    int    game, accuracy, mode, diss, real, weno_eps, bc, threads, split;
-    double cfl, dt;
+    int    game, accuracy, mode, diss, real, weno_eps, bc, threads, split, ntvel;
+    double cfl, dt, tvel[DG_HJI_MAX_DIMS];
 } solver_keys;
 static const char *const ACCURACY[] = {"low", "medium", "high", "veryHigh", NULL};
 static const char *const MODE[] = {"brs", "brt", "brt_target", NULL};
@@ -47,9 +47,9 @@ static const char *const SHAPES[] = {"ball", "box", NULL};
 /* one obstacle: obstacles[i].* */
 typedef struct obstacle_keys {
     int    shape, axes[DG_HJI_MAX_DIMS], naxes;
-    double center[DG_HJI_MAX_DIMS], radius, min[DG_HJI_MAX_DIMS], max[DG_HJI_MAX_DIMS];
+    double center[DG_HJI_MAX_DIMS], radius, min[DG_HJI_MAX_DIMS], max[DG_HJI_MAX_DIMS], vel[DG_HJI_MAX_DIMS];
 } obstacle_keys;
-enum { K_SHAPE, K_AXES, K_CENTER, K_RADIUS, K_MIN, K_MAX };
+enum { K_SHAPE, K_AXES, K_CENTER, K_RADIUS, K_MIN, K_MAX, K_VELOCITY };
 #define OBST "obstacles[i]"
 #define OBST_ARRAY(nm, F, doc_)                                                                            \
     {.name = OBST "." nm, .type = DG_KEY_F64_ARRAY, .offset = offsetof(obstacle_keys, F), .lo = -INFINITY, \
@@ -70,7 +70,7 @@ enum { D_PAYOFF, D_RUNNING, D_STATE, D_TERMINAL, D_DISCOUNT, D_STATIONARY, D_TOL
      .hi = INFINITY, .min_n = 1, .max_n = DG_HJI_MAX_DIMS * DG_HJI_MAX_DIMS, .def_str = "0", .doc = doc_}
 
 /* COMMON_KEYS: the game, accuracy .. solver.threads, then an obstacle's, then games of degree's */
-enum { K_GAME = 0, K_SOLVER = 1, K_OBSTACLE = 11, K_DEGREE = 17 };
+enum { K_GAME = 0, K_SOLVER = 1, K_OBSTACLE = 12, K_DEGREE = 19 };
 static const dg_key COMMON_KEYS[] = {
     {.name = "game", .type = DG_KEY_ENUM, .offset = offsetof(solver_keys, game), .values = hji_game_names,
      .what = "hji game", .req = 1, .doc = "the game (its constants: difgames keys hji GAME)"},
@@ -91,6 +91,12 @@ static const dg_key COMMON_KEYS[] = {
     DG_K_ENUM("solver.split", solver_keys, split, DG_HJI_SPLIT_AUTO, SPLIT, NULL,
               "under mpirun: cut the grid along the axes that exchange the least halo (auto), or along axis 0 "
               "alone (axis0); the value is the same bits either way - docs/scale.md"),
+    {.name = "target_velocity", .type = DG_KEY_F64_ARRAY, .offset = offsetof(solver_keys, tvel),
+     .count_offset = offsetof(solver_keys, ntvel), .lo = -INFINITY, .hi = INFINITY, .min_n = 1,
+     .max_n = DG_HJI_MAX_DIMS, .def_str = "none (the target stays)",
+     .doc = "a built-in game's target moves at this velocity, one number per axis: at the game's time t (0 at "
+            "the start of the horizon, t_end at its end) it is l(x - velocity t); mode brs or brt_target - "
+            "docs/hji.md, time-varying sets"},
     {.name = OBST ".shape", .type = DG_KEY_ENUM, .offset = offsetof(obstacle_keys, shape), .values = SHAPES,
      .req = 1, .doc = "obstacles: a list of shapes the game avoids (reach-avoid), each a ball or a box"},
     {.name = OBST ".axes", .type = DG_KEY_INT_ARRAY, .offset = offsetof(obstacle_keys, axes),
@@ -102,6 +108,10 @@ static const dg_key COMMON_KEYS[] = {
      .hi = INFINITY, .lo_open = 1, .hi_open = 1, .req = 1, .doc = "a ball's radius"},
     OBST_ARRAY("min", min, "a box's lower corner, one number per axis"),
     OBST_ARRAY("max", max, "a box's upper corner, above min"),
+    {.name = OBST ".velocity", .type = DG_KEY_F64_ARRAY, .offset = offsetof(obstacle_keys, vel), .lo = -INFINITY,
+     .hi = INFINITY, .min_n = 1, .max_n = DG_HJI_MAX_DIMS, .def_str = "0 (it stays)",
+     .doc = "a moving obstacle: its velocity, one number per axis; the center or corners given are at the "
+            "game's time 0 (the start of the horizon) and move by velocity t - docs/hji.md, time-varying sets"},
     DG_K_ENUM("payoff", degree_keys, payoff, DG_HJI_PAYOFF_KIND, PAYOFF, NULL,
               "kind: the target's signed distance (reachability); time: the time to reach the target, capped at "
               "t_end; cost: running and terminal costs (cost.*) - docs/hji.md, games of degree"),
@@ -120,7 +130,7 @@ static const dg_key COMMON_KEYS[] = {
     DG_K_INT("solver.max_sweeps", degree_keys, max_sweeps, 100000, 1, 100000000, "method sweep: the most sweeps"),
 };
 #define NCOMMON ((int)(sizeof COMMON_KEYS / sizeof COMMON_KEYS[0]))
-_Static_assert(K_DEGREE == K_OBSTACLE + K_MAX + 1, "the game, solver keys, then an obstacle's");
+_Static_assert(K_DEGREE == K_OBSTACLE + K_VELOCITY + 1, "the game, solver keys, then an obstacle's");
 _Static_assert(NCOMMON == K_DEGREE + D_COUNT, "then games of degree's");
 
 /* COMMON_KEYS[k] for obstacles[i]: its name with i, bounds of nx axes and na items per point */
@@ -176,6 +186,17 @@ static dg_status read_solver(dg_cfg *c, dg_hji_problem *p, dg_err *e) {
     o->split = (dg_hji_split)k.split;
     for (int i = 0; i < p->grid.ndim; i++)
         if (p->grid.bc[i] != DG_HJI_BC_PERIODIC) p->grid.bc[i] = (dg_hji_bc)k.bc;
+    if (k.ntvel) {   /* a moving target */
+        problem_build *b = p->build;
+        if (p->model)
+            return dg_cfg_error(c, "target_velocity", e, "a model file's target moves through its expression of t "
+                                "(model.target)");
+        if (k.ntvel != p->grid.ndim)
+            return dg_cfg_error(c, "target_velocity", e, "expected %d numbers (one per axis), got %d", p->grid.ndim,
+                                k.ntvel);
+        memcpy(b->tvel, k.tvel, sizeof b->tvel);
+        b->tmoving = 1;
+    }
     return DG_OK;
 }
 
@@ -210,6 +231,8 @@ static dg_status read_obstacle(dg_cfg *c, int i, int nx, obstacle_keys *ob, dg_e
     for (int j = 0; !rc && ob->shape == 1 && j < ob->naxes; j++)
         if (!(ob->max[j] > ob->min[j]))
             return dg_cfg_error(c, path, e, "max[%d] = %g must exceed min[%d] = %g", j, ob->max[j], j, ob->min[j]);
+    k = obstacle_key(K_VELOCITY, i, nx, ob->naxes, path, sizeof path);
+    if (!rc && dg_cfg_has(c, path)) rc = dg_key_read(c, &k, ob, e);   /* a moving obstacle */
     return rc;
 }
 
@@ -237,6 +260,8 @@ static dg_status read_obstacles(dg_cfg *c, dg_hji_problem *p, dg_err *e) {
             sh->mask |= 1u << ob.axes[k];
             sh->a[ob.axes[k]] = ob.shape == 0 ? ob.center[k] : ob.min[k];
             sh->b[ob.axes[k]] = ob.max[k];
+            sh->vel[ob.axes[k]] = ob.vel[k];
+            sh->moving |= ob.vel[k] != 0;
         }
     }
     return DG_OK;
@@ -289,11 +314,39 @@ static dg_status read_degree(dg_cfg *c, dg_hji_problem *p, dg_err *e) {
     return DG_OK;
 }
 
-/* A game of degree: refuses obstacles at payoff: cost. */
-static dg_status check_degree(dg_cfg *c, const dg_hji_problem *p, dg_err *e) {
+/* The config key that makes p's sets time-varying (for messages). */
+static const char *moving_key(const dg_hji_problem *p) {
     const problem_build *b = p->build;
+    int model_target = 0, shapes = 0;
+    dg_hji_model_moving(p->model, &model_target, NULL);
+    for (int i = 0; i < b->nshape; i++) shapes |= b->shape[i].moving;
+    return b->tmoving ? "target_velocity" : model_target ? "model.target" : shapes ? "obstacles" : "model.avoid";
+}
+
+/* A game of degree: refuses obstacles at payoff: cost. Time-varying sets (docs/hji.md): notes them in
+ * p's build, and refuses them where they are not solved: a game of degree, the tube of mode brt with a
+ * moving target (its rule freezes the set of the target at tau = 0: brt_target takes the min with
+ * the target of every time). */
+static dg_status check_degree(dg_cfg *c, const dg_hji_problem *p, dg_err *e) {
+    problem_build *b = p->build;
     if (p->payoff == DG_HJI_PAYOFF_COST && (b->nshape > 0 || dg_hji_model_has_avoid(p->model)))
         return dg_cfg_error(c, "obstacles", e, "apply to games of kind and to payoff: time, not to payoff: cost");
+    int model_target = 0, model_avoid = 0, shapes = 0;
+    dg_hji_model_moving(p->model, &model_target, &model_avoid);
+    for (int i = 0; i < b->nshape; i++) shapes |= b->shape[i].moving;
+    b->target_moves = b->tmoving || model_target;
+    b->obstacle_moves = shapes || model_avoid;
+    b->moving = b->target_moves || b->obstacle_moves;
+    if (!b->moving) return DG_OK;
+    const char *key = moving_key(p);
+    if (p->payoff == DG_HJI_PAYOFF_COST)
+        return dg_cfg_error(c, key, e, "time-varying sets are solved for games of kind and payoff: time, not payoff: "
+                            "cost (it has no target)");
+    if (p->stationary)
+        return dg_cfg_error(c, key, e, "time-varying sets have no steady value: stationary: false (a finite horizon)");
+    if (b->target_moves && p->opts.mode == DG_HJI_MODE_BRT)
+        return dg_cfg_error(c, key, e, "a moving target needs mode: brt_target (the tube, V = min(V, l(x, t)) each "
+                            "step) or brs; mode brt freezes the target of tau = 0");
     return DG_OK;
 }
 
@@ -336,24 +389,35 @@ int dg_hji_game_keys(const char *game, dg_key *out, int max) {
 
 /* game: model (src/hji/model_problem.c): the model file's state box, inputs and sets */
 static void read_model(dg_hji_problem *p) { dg_hji_model_game(p->model, &p->game); }
-static void target_model(const dg_hji_problem *p, int64_t j0, int64_t n, double *out) {
-    dg_hji_model_target(p->model, &p->grid, j0, n, out);
+static void target_model(const dg_hji_problem *p, double t, int64_t j0, int64_t n, double *out) {
+    dg_hji_model_target(p->model, &p->grid, j0, n, t, out);
 }
 /* the model's target at x, its periodic axes wrapped into the grid's [lo, lo + period) as the grid
  * sees the state (a point inside is left as is, so a node's bits are tabulate's) */
 static double target_model_at(TARGET_ARGS) {
     double y[DG_HJI_MAX_DIMS];
     hji_wrap_point(&p->grid, x, y);
-    return dg_hji_model_target_at(p->model, y, grad);
+    return dg_hji_model_target_at(p->model, y, p->t_end, grad);   /* at tau = 0, as the node array */
 }
 
-/* A built-in game's target at nodes [j0, j0 + n) into out (n): its formula at each node's point. */
-static void target_nodes(const dg_hji_problem *p, int64_t j0, int64_t n, double *out) {
+/* A built-in game's target at a point x at the game's time t: its formula at x, or, moving at
+ * target_velocity w, at x - w t. */
+static double target_moved(const dg_hji_problem *p, double t, const double *x, double *grad) {
     const problem_build *b = p->build;
+    if (!b->tmoving) return b->game_target_at(p, x, grad);
+    double y[DG_HJI_MAX_DIMS];
+    for (int k = 0; k < p->grid.ndim; k++) y[k] = x[k] - b->tvel[k] * t;
+    return b->game_target_at(p, y, grad);
+}
+/* ... at a point at tau = 0 (the game's time t_end), as the node arrays hold it */
+static double target_end_at(TARGET_ARGS) { return target_moved(p, p->t_end, x, grad); }
+
+/* A built-in game's target at nodes [j0, j0 + n) at the game's time t into out (n). */
+static void target_nodes(const dg_hji_problem *p, double t, int64_t j0, int64_t n, double *out) {
     double x[DG_HJI_MAX_DIMS];
     for (int64_t i = 0; i < n; i++) {
         dg_hji_grid_point(&p->grid, j0 + i, x);
-        out[i] = b->target_at(p, x, NULL);
+        out[i] = target_moved(p, t, x, NULL);
     }
 }
 
@@ -405,7 +469,8 @@ static dg_hji_problem *problem_load(dg_cfg *cfg, int how, dg_err *e) {
         goto fail;
     }
     build->target = md.model ? target_model : target_nodes;
-    build->target_at = gd->target;
+    build->target_at = md.model ? gd->target : target_end_at;
+    build->game_target_at = gd->target;
     snprintf(p->name, sizeof p->name, "%s", md.model ? md.name : hji_game_names[sk.game]);
     p->game.nx = gd->nx;
     p->game.user = p->param;
@@ -442,6 +507,12 @@ static dg_hji_problem *problem_load(dg_cfg *cfg, int how, dg_err *e) {
         goto fail;
     }
     if (read_obstacles(cfg, p, e) || check_degree(cfg, p, e)) goto fail;
+    if (build->moving && how != LOAD_WHOLE) {   /* the sets of one time: the node arrays' (tau = 0) */
+        dg_cfg_error(cfg, moving_key(p), e, "time-varying sets are solved on the whole grid by hji solve; %s",
+                     how == LOAD_SPLIT ? "not split over ranks"
+                                       : "hji learn, hji play and certify --sampling read fixed sets");
+        goto fail;
+    }
     if (!nodes && p->payoff == DG_HJI_PAYOFF_TIME) {   /* its v0 needs the target's front speed over the nodes */
         dg_cfg_error(cfg, "payoff", e, "time, with %d state dimensions: its initial value needs the grid "
                      "(at most %d axes)", p->grid.ndim, DG_HJI_GRID_MAX_DIMS);
@@ -475,6 +546,11 @@ dg_hji_problem *dg_hji_problem_load_points(dg_cfg *cfg, dg_err *e) { return prob
 int dg_hji_problem_has_obstacle(const dg_hji_problem *p) {
     const problem_build *b = p ? p->build : NULL;   /* (a game of degree holds its obstacles in v0 and stop) */
     return b && p->payoff == DG_HJI_PAYOFF_KIND && (b->nshape > 0 || dg_hji_model_has_avoid(p->model));
+}
+
+const char *dg_hji_problem_moving(const dg_hji_problem *p) {
+    const problem_build *b = p ? p->build : NULL;
+    return b && b->moving ? moving_key(p) : NULL;
 }
 
 int dg_hji_problem_has_stop(const dg_hji_problem *p) { return p && p->payoff == DG_HJI_PAYOFF_TIME; }
@@ -521,6 +597,42 @@ void hji_problem_time_report(const dg_hji_problem *p, int64_t node0, int64_t n, 
             if (out[j] < 0 && (!stop || stop[j] <= 0)) out[j] = 0;
 }
 
+/* The time-varying sets' callback (dg_hji_opts.sets): the problem's at tau (hji_problem_sets). */
+typedef struct moving_sets {
+    const dg_hji_problem *p;
+    double *scratch;                      /* (nodes) with more than one obstacle shape, else NULL */
+    double *work;                         /* payoff: time: (2 nodes) its target and obstacles     */
+} moving_sets;
+static int moving_sets_at(void *user, double tau, double *target, double *obstacle) {
+    const moving_sets *m = user;
+    return hji_problem_sets(m->p, tau, target, obstacle, m->scratch, m->work) != DG_OK;
+}
+
+/* dg_hji_problem_solve_at for time-varying sets: the solver asks for them at every step's time. */
+static dg_status solve_moving(const dg_hji_problem *p, int nt, const double *times, double *out, dg_hji_stats *stats,
+                              dg_err *e) {
+    const problem_build *b = p->build;
+    if (p->block_nodes || !p->target)
+        return dg_err_set(e, DG_ERR_ARG, "hji: %s: time-varying sets are solved on the whole grid (not split over "
+                          "ranks)", p->name);
+    moving_sets m = {.p = p};
+    const size_t N = (size_t)p->grid.nodes;
+    const int time = p->payoff == DG_HJI_PAYOFF_TIME;
+    if ((b->nshape > 1 && !(m.scratch = malloc(N * sizeof *m.scratch))) || (time && !(m.work = malloc(2 * N * sizeof *m.work)))) {
+        free(m.scratch);
+        return dg_err_set(e, DG_ERR_NOMEM, "hji: out of memory for %lld nodes", (long long)p->grid.nodes);
+    }
+    dg_hji_opts o = p->opts;
+    o.sets = moving_sets_at;
+    o.sets_user = &m;
+    dg_status rc = dg_hji_solve(&p->grid, &p->game, &o, dg_hji_problem_v0(p), p->obstacle, nt, times, out, stats, e);
+    if (time && (rc == DG_OK || rc == DG_ERR_INTERRUPTED))   /* the target: 0, as dg_hji_problem_solve_at */
+        for (int64_t j = 0; j < (int64_t)nt * p->grid.nodes; j++) out[j] = out[j] > 0 ? out[j] : 0;
+    free(m.scratch);
+    free(m.work);
+    return rc;
+}
+
 dg_status dg_hji_problem_solve_at(const dg_hji_problem *p, int nt, const double *times, double *out,
                                   dg_hji_stats *stats, dg_err *e) {
     if (!p || !out) return dg_err_set(e, DG_ERR_ARG, "hji: problem_solve needs a problem and out");
@@ -528,6 +640,8 @@ dg_status dg_hji_problem_solve_at(const dg_hji_problem *p, int nt, const double 
      * the cap (and stops counting in the residual) only when the march does */
     const double twice = 2 * (nt > 0 ? times[nt - 1] : 0);
     const int longer = p->stationary && p->payoff == DG_HJI_PAYOFF_TIME && nt == 1;
+    const problem_build *b = p->build;
+    if (b && b->moving) return solve_moving(p, nt, times, out, stats, e);
     dg_status rc = dg_hji_solve(&p->grid, &p->game, &p->opts, dg_hji_problem_v0(p), p->obstacle, nt,
                                 longer ? &twice : times, out, stats, e);
     if (p->payoff == DG_HJI_PAYOFF_TIME && (rc == DG_OK || rc == DG_ERR_INTERRUPTED))

@@ -32,18 +32,25 @@ typedef struct game_def {
 /* The arguments (p, x, grad) of a game's target: l at the point x, its gradient into grad unless NULL. */
 #define TARGET_ARGS const dg_hji_problem *p, const double *x, double *grad
 
-/* An obstacle of the config: a ball (center a, radius) or a box [a, b] over the axes in mask. */
+/* An obstacle of the config: a ball (center a, radius) or a box [a, b] over the axes in mask, at the
+ * game's time 0; moving, it is shifted by vel t at time t. */
 typedef struct obstacle_shape {
-    int      ball;
+    int      ball, moving;
     unsigned mask;
-    double   a[DG_HJI_MAX_DIMS], b[DG_HJI_MAX_DIMS], radius;
+    double   a[DG_HJI_MAX_DIMS], b[DG_HJI_MAX_DIMS], radius, vel[DG_HJI_MAX_DIMS];
 } obstacle_shape;
 
 /* What builds a problem's node arrays over any range of nodes (p->build): the whole grid when
  * loaded, or a rank's block (dg_hji_problem_load_split, dg_hji_problem_keep_block). */
 typedef struct problem_build {
-    void (*target)(const dg_hji_problem *p, int64_t j0, int64_t n, double *out);  /* the game's, */
-    double (*target_at)(const dg_hji_problem *p, const double *x, double *grad);  /* at nodes, a point */
+    /* the game's target at nodes at the game's time t, and at a point (at t_end: tau = 0) */
+    void (*target)(const dg_hji_problem *p, double t, int64_t j0, int64_t n, double *out);
+    double (*target_at)(const dg_hji_problem *p, const double *x, double *grad);
+    double (*game_target_at)(const dg_hji_problem *p, const double *x, double *grad);  /* unmoved */
+    double          tvel[DG_HJI_MAX_DIMS];   /* target_velocity: l(x - tvel t) at time t        */
+    int             tmoving;             /* target_velocity was given                           */
+    int             moving, target_moves, obstacle_moves;   /* the sets (the target, the obstacle)
+                                                               depend on time                  */
     obstacle_shape *shape;               /* the config's obstacles                              */
     int             nshape;
     double          cmax;                /* payoff: time: the largest front speed on the target */
@@ -60,5 +67,14 @@ const game_def *hji_game_find(const char *game);
 /* Builds p's node arrays over the box lo, nb of its grid (problem_nodes.c; split: a rank's box,
  * collective), refusing what cannot fit. */
 dg_status hji_problem_build_arrays(dg_hji_problem *p, const int *lo, const int *nb, int split, dg_err *e);
+
+/* The time-varying sets (dg_hji_opts.sets) of a problem loaded whole: at the time-to-go tau (the game's
+ * time t_end - tau) the target (brt_target: l(x, t); else the target at tau = 0, which the others
+ * read) and, unless obstacle is NULL, the obstacle field into (nodes) arrays; scratch (nodes) is needed
+ * with more than one obstacle shape. payoff: time: v0 (the held values) into target and the stop field
+ * into obstacle, work (2 nodes) holding the target and obstacles of that time. DG_ERR_ARG for a problem
+ * kept as a rank's block. */
+dg_status hji_problem_sets(const dg_hji_problem *p, double tau, double *target, double *obstacle, double *scratch,
+                           double *work);
 
 #endif

@@ -93,6 +93,9 @@ dg_status hji_check_solve(const dg_hji_grid *g, const dg_hji_game *gm, const dg_
                           "to march), got %d", nt);
     if (o->tol > 0 && o->method == DG_HJI_METHOD_SWEEP && !(gm->payoff.on && (gm->dyn || gm->ham)))
         return dg_err_set(e, DG_ERR_ARG, "hji: fast sweeping solves games of degree (payoff.on)");
+    if (o->sets && (o->tol > 0 || (gm->payoff.on && !o->stop)))
+        return dg_err_set(e, DG_ERR_ARG, "hji: time-varying sets are solved over a finite horizon (not a stationary "
+                          "solve) for games of kind and times to reach (a stop set)");
     if (nt < 1 || !times) return dg_err_set(e, DG_ERR_ARG, "hji: need at least one output time");
     if (o->warm && (!(o->warm_t >= 0) || !isfinite(o->warm_t) || !(times[0] >= o->warm_t)))
         return dg_err_set(e, DG_ERR_ARG, "hji: a warm start at time-to-go %g must be finite, >= 0 and at most the "

@@ -591,12 +591,23 @@ static dg_status read_grid_sets(dg_model *m, dg_cfg *c, dg_err *e) {
         if (v < 0 || m->kind[v] != DG_MV_STATE) return dg_cfg_error(c, sub, e, "'%s' is not a state variable", nm);
         m->periodic[v - m->s0] = 1;
     }
-    const unsigned state_only = (1u << DG_MV_STATE) | (1u << DG_MV_CONST);
+    /* the sets may read t, the game's time (0 at the start of the horizon), unless the model names
+     * something else t */
+    const int sets = dg_cfg_has(c, "model.target") || dg_cfg_has(c, "model.avoid");
+    m->t_var = find_name(m, "t");
+    if (m->t_var >= 0 && m->kind[m->t_var] != DG_MV_TIME) m->t_var = -1;
+    if (sets && m->t_var < 0 && find_name(m, "t") < 0 && m->nnames < DG_MODEL_MAX_NAMES) {
+        if ((st = add_name(m, c, "model", "t", DG_MV_TIME, e))) return st;
+        m->t_var = m->nnames - 1;
+    }
+    const unsigned state_only = (1u << DG_MV_STATE) | (1u << DG_MV_CONST) | (1u << DG_MV_TIME);
     if ((m->has_target = dg_cfg_has(c, "model.target")) &&
         (st = expr_read(m, c, "model.target", state_only, &m->target, e)))
         return st;
     if ((m->has_avoid = dg_cfg_has(c, "model.avoid")) && (st = expr_read(m, c, "model.avoid", state_only, &m->avoid, e)))
         return st;
+    for (int k = 0; m->t_var >= 0 && k < m->target.nv; k++) m->target_moves |= m->target.var[k] == m->t_var;
+    for (int k = 0; m->t_var >= 0 && k < m->avoid.nv; k++) m->avoid_moves |= m->avoid.var[k] == m->t_var;
     return DG_OK;
 }
 

@@ -26,7 +26,8 @@
 
 typedef double (*dg_model_fn)(const double *v);  /* a compiled expression of all the values */
 
-typedef enum { DG_MV_STATE, DG_MV_AUX, DG_MV_INPUT, DG_MV_CONST, DG_MV_DT } dg_model_kind;
+/* DG_MV_TIME: t, the game's time, which only the grid solver's target and avoid read (docs/hji.md) */
+typedef enum { DG_MV_STATE, DG_MV_AUX, DG_MV_INPUT, DG_MV_CONST, DG_MV_DT, DG_MV_TIME } dg_model_kind;
 
 /* One parsed expression: its tree, the names it reads (as indices into the model's values) and
  * the derivative tree for each of them that can vary (state, episode, input). */
@@ -105,6 +106,8 @@ typedef struct dg_model {
     int    periodic[DG_MODEL_MAX_STATE];   /* the grid wraps this state's axis           */
     int    has_target, has_avoid;          /* the grid solver's sets, signed distances of the state */
     dg_model_expr target, avoid;
+    int    t_var;                          /* the name t (DG_MV_TIME) the sets may read, or -1     */
+    int    target_moves, avoid_moves;      /* the set's expression reads t                         */
     double aux_grid[DG_MODEL_MAX_STATE];   /* the episode variables' values on the grid (episode.grid) */
     int    has_aux_grid;                   /* episode.grid was given                        */
     int    grid_horizon;                   /* the grid solver's: env.horizon, for payoff: cost  */

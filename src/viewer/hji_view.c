@@ -366,6 +366,11 @@ static int hview_load(hview *h, const vw_hji_opts *o) {
         dg_hji_learn_opts lo;  /* a config that also learns the value: its learn.* keys are read, not used */
         if (!h->p || dg_hji_learn_opts_read(h->cfg, &lo, &e) != DG_OK || dg_cfg_check_unused(h->cfg, &e) != DG_OK || dg_hji_value_check(&h->vf, h->p, o->config, &e) != DG_OK)
             return vw_fail(h->cmd, &e, DG_EXIT_USAGE);
+        if (dg_hji_problem_moving(h->p)) {   /* its clicks play against the sets of one time */
+            vw_error(h->cmd, "--config %s: %s moves in time: the viewer plays against fixed sets", o->config,
+                     dg_hji_problem_moving(h->p));
+            return DG_EXIT_USAGE;
+        }
     }
     if (dg_mem_check((double)h->vf.nt * (double)g->nodes * sizeof(double) + PATH_MAX_POINTS * 8.0 * (2 + g->ndim),
                      &e) != DG_OK) {
