@@ -358,16 +358,18 @@ static void test_nine_rollout(void **state) {
     dg_hji_problem_free(p);
 }
 
-/* air3d against the grid's truth (slow: a network trained here, at reduced size): air3d on 31 x 25 x 30
- * nodes, the grid's value with 8 slices (the pursuer's feedback), a 3 x 64 sine network trained 1500
- * iterations, certified at epsilon 0.05, beta 1e-3 (4 rounds, 10 failures allowed). Then the issue's
- * check: among the grid's nodes in S_delta, leaving out those within one cell of the grid's zero set
- * (a neighbour along an axis of the other sign), the fraction inside the grid's tube (V_grid <= 0) is
- * below epsilon. */
+/* air3d against the grid's truth (slow: a network trained here, at reduced size): air3d at a horizon
+ * of 1.4 s on 31 x 25 x 30 nodes, the grid's value with 8 slices (the pursuer's feedback), a 3 x 64
+ * sine network trained 1500 iterations, certified at epsilon 0.05, beta 1e-3 (4 rounds, 10 failures
+ * allowed). Then the issue's check: among the grid's nodes in S_delta, leaving out those within one
+ * cell of the grid's zero set (a neighbour along an axis of the other sign), the fraction inside the
+ * grid's tube (V_grid <= 0) is below epsilon. At 1.4 s this small network certifies about a fifth of
+ * the box whatever the seed (seeds 1-3: 20-23 %, 5,000-5,700 nodes checked); at 2.8 s it is too rough
+ * to certify more than a sliver, or anything (the full-size 2.8 s check is docs/neural.md's). */
 static void test_air3d_grid_truth(void **state) {
     (void)state;
     dg_err e = {0};
-    dg_hji_problem *p = load("game: air3d\nt_end: 2.8\nmode: brt\naccuracy: veryHigh\n"
+    dg_hji_problem *p = load("game: air3d\nt_end: 1.4\nmode: brt\naccuracy: veryHigh\n"
                              "grid: {min: [-6, -10, 0], max: [20, 10, 6.283185307179586], n: [31, 25, 30]}\n", &e);
     if (!p) fail_msg("%s", e.msg);
     const int64_t nodes = p->grid.nodes;
@@ -387,9 +389,7 @@ static void test_air3d_grid_truth(void **state) {
     lo.pretrain = 100;
     lo.curriculum = 800;
     lo.lr = 1e-4;
-    lo.seed = 2;  /* a small network whose certified set is barely above min_fraction: whether a seed's
-                     network certifies moves with the training's last bits (seed 1 did before
-                     dg_linear_tangent, seed 2 does now; 3 does not) */
+    lo.seed = 1;
     dg_hji_learner *L = dg_hji_learner_create(p, &lo, &e);
     assert_non_null(L);
     for (int i = 0; i < lo.iterations; i++) assert_int_equal(dg_hji_learner_step(L, NULL, &e), DG_OK);
@@ -434,7 +434,7 @@ static void test_air3d_grid_truth(void **state) {
     }
     print_message("air3d: delta %.4g, coverage %.4g, uncertified rate %.4g, %lld of %lld certified nodes in the grid's "
                   "tube\n", r.delta, r.coverage, r.uncertified_rate, (long long)tube, (long long)in);
-    assert_true(in > 0);
+    assert_true(in > 1000);   /* a certified set worth the name */
     assert_true((double)tube / (double)in < o.epsilon);
     free(x), free(tau), free(vn), free(v);
     dg_hji_learner_free(L);
