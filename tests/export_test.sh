@@ -6,13 +6,15 @@
 # (cmp) with the library's own (tests/drivers/export_dump.c): dg_hji_interp's value and gradient,
 # dg_hji_feedback's inputs (air3d: a box each and G(x) of the state; pursuit2d: balls; a float32 value
 # file too), the switch filter and the qp filter (dg_safety_qp_row: air3d, chauffeur and a linear game with a
-# 2-component box), and dg_mlp_forward's actions (a two-player policy of hidden sizes whose
+# 2-component box), P_control with a boundary layer (dg_hji_feedback's layer: air3d's boxes with the qp filter,
+# pursuit2d's balls, linear), and dg_mlp_forward's actions (a two-player policy of hidden sizes whose
 # columns take each of the library kernel's paths). Then the refusals, one line each, nothing written.
 #   usage: export_test.sh path/to/difgames repo_root path/to/export_dump
 . "$(dirname "$0")/lib.sh"
 DUMP=$3
 N=${DG_EXPORT_STATES:-1000000}
 N2=$((N / 5))   # the second case of a kind (float32; the other kernel paths)
+N3=$((N / 10))  # the qp filter's other cases and the boundary layer's
 CC=${CC:-cc}
 
 # value_runner P: a plain C reader of states for the exported P (P_grad, P_value, P_control, P_filter)
@@ -119,22 +121,28 @@ for g in chauffeur chase4d linear linearq; do
 done
 for row in "air3d|$AIR|air3d|air|0.5|$N" "air3d32|$AIR|air3d32|air32|1|$N2" "pursuit2d|$PUR|pursuit2d|pur|-0.1|$N" \
            "chauffeur|$CHA|chauffeur|cha|0|$N2" "chase4d|$C4D|chase4d|c4d|0|$N2" "linear|$LIN|linear|lin|0|$N2" \
-           "air3d_qp|$AIR|air3d|airq|qp:2|$N" "air3d32_qp|$AIR|air3d32|airq32|qp:0.5|$N2" \
-           "chauffeur_qp|$CHA|chauffeur|chaq|qp:1|$N2" "linear_qp|$LINQ|linearq|linq|qp:3|$N2"; do
-    IFS='|' read -r name config value p margin n <<<"$row"
+           "air3d_qp|$AIR|air3d|airq|qp:2|$N|0.1" "chauffeur_qp|$CHA|chauffeur|chaq|qp:1|$N3" \
+           "linear_qp|$LINQ|linearq|linq|qp:3|$N3" "pursuit2d_layer|$PUR|pursuit2d|purl|0|$N3|0.3" \
+           "linear_layer|$LINQ|linearq|linl|qp:1|$N3|0.05"; do
+    IFS='|' read -r name config value p margin n layer <<<"$row"
     filter=(--margin "$margin")
     [[ $margin == qp:* ]] && filter=(--filter qp --gamma "${margin#qp:}")
+    [[ -n $layer ]] && filter+=(--boundary-layer "$layer")
     if ! "$DG" export --value "$T/$value.safetensors" --config "$config" --out "$T/out_$name" --prefix "$p" \
          "${filter[@]}" >"$T/$name.json" 2>"$T/err"; then
         bad "$name: export failed: $(head -c 300 "$T/err")"
         continue
     fi
     grep -q "\"c_bytes\"" "$T/$name.json" || bad "$name: no c_bytes in $(cat "$T/$name.json")"
-    "$DUMP" value "$config" "$T/$value.safetensors" "$n" 7 "$margin" "$T/$name.in" "$T/$name.lib" >"$T/$name.moved" ||
+    "$DUMP" value "$config" "$T/$value.safetensors" "$n" 7 "$margin" "$T/$name.in" "$T/$name.lib" ${layer:+"$layer"} \
+        >"$T/$name.moved" ||
         { bad "$name: export_dump"; continue; }
-    # the qp filter acts on some states and not on all (so that the comparison covers both)
-    [[ $margin != qp:* ]] || { moved=$(cat "$T/$name.moved"); ((moved > n / 1000 && moved < n - n / 1000)); } ||
-        bad "$name: the qp filter moved $(cat "$T/$name.moved") of $n nominal actions"
+    # the qp filter acts on some states and not on all, the layer changes some inputs (so that the
+    # comparison covers both)
+    read -r moved layered <"$T/$name.moved"
+    [[ $margin != qp:* ]] || ((moved > n / 1000 && moved < n - n / 1000)) ||
+        bad "$name: the qp filter moved $moved of $n nominal actions"
+    [[ -z $layer ]] || ((layered > n / 1000)) || bad "$name: the boundary layer changed the inputs at $layered of $n states"
     check "$name" value "$p" "$T/out_$name" "$n"
 done
 grep -q "static const float V\[" "$T/out_air3d32/air32.c" || bad "air3d32: the float32 file's table is not float"
@@ -178,5 +186,6 @@ run_rows "" "" \
     "gamma with switch|--gamma|export --value $T/air3d.safetensors --config $AIR --out $OUTS --gamma 1" \
     "margin with qp|--margin|export --value $T/air3d.safetensors --config $AIR --out $OUTS --filter qp --margin 1" \
     "a negative gamma|--gamma|export --value $T/air3d.safetensors --config $AIR --out $OUTS --filter qp --gamma -1" \
-    "gamma with ckpt|--gamma|export --ckpt $T/duel48_20/final.safetensors --config $DUEL --out $OUTS --gamma 1"
+    "gamma with ckpt|--gamma|export --ckpt $T/duel48_20/final.safetensors --config $DUEL --out $OUTS --gamma 1" \
+    "a layer past 1|--boundary-layer|export --value $T/air3d.safetensors --config $AIR --out $OUTS --boundary-layer 2"
 finish

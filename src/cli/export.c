@@ -12,14 +12,16 @@
 static const char HELP[] =
     "usage: difgames export --value V.safetensors --config FILE --out DIR [--prefix P]\n"
     "                       [--filter switch --margin M | --filter qp --gamma G]\n"
+    "                       [--boundary-layer EPS]\n"
     "       difgames export --ckpt final.safetensors --config FILE --out DIR [--prefix P]\n"
     "\n"
     "Writes DIR/P.h and DIR/P.c, plain C99 and libm only (no libdifgames, no allocation,\n"
     "thread-safe), and prints one JSON line: the files and their sizes.\n"
     "--value (a value file of `difgames hji solve`, --config its HJI config): the table of V\n"
     "at the file's last time (float64 or float32, as solved) and P_value(x), P_grad(x, g),\n"
-    "P_control(x, u, d) (both players' bang-bang feedback) and P_filter(x, u_nominal,\n"
-    "u_safe): --filter switch, the value's control where V(x) <= --margin; --filter qp, the\n"
+    "P_control(x, u, d) (both players' feedback: bang-bang, or with --boundary-layer) and\n"
+    "P_filter(x, u_nominal, u_safe): --filter switch, the value's bang-bang control where\n"
+    "V(x) <= --margin; --filter qp, the\n"
     "action closest to u_nominal with grad V . f(x, u, d*) >= -G V(x) (u_nominal and u_safe in\n"
     "the control box's [-1, 1] coordinates; box controls of air3d, chauffeur and linear).\n"
     "Built-in games pursuit2d, air3d, chauffeur, chase4d and linear (box and ball inputs);\n"
@@ -47,7 +49,7 @@ static int report(const char *what, const char *game, const char *source, const 
 
 /* The value's export: the HJI config loaded as hji's commands load it, then dg_export_value. */
 static int export_value(const char *config, const char *value, const char *out, const char *prefix,
-                        const dg_export_filter *filter) {
+                        const dg_export_value_opts *filter) {
     dg_err e = {0};
     dg_hji_learn_opts lo;
     dg_cfg *cfg = dg_cfg_load(config, &e);
@@ -107,7 +109,7 @@ static int export_policy(const char *config, const char *ckpt, const char *out, 
 
 int cmd_export(int argc, char **argv) {
     const char *config, *value, *ckpt, *out, *prefix, *mode;
-    double margin, gamma;
+    double margin, gamma, layer;
     int rc;
     cli_opt opts[] = {
         CLI_CONFIG(&config),
@@ -124,6 +126,8 @@ int cmd_export(int argc, char **argv) {
                 "--margin) or qp (the HJ control-barrier filter)", .def = "switch"),
         CLI_DOUBLE("--gamma", &gamma, "G", 0, INFINITY, "--filter qp: the barrier's decay rate (1/s): grad V . "
                    "f(x, u, d*) >= -G V(x)", .otherwise = "safety.gamma's default (difgames keys)"),
+        CLI_DOUBLE("--boundary-layer", &layer, "EPS", 0, 1, "--value: P_control's inputs saturate linearly where "
+                   "|(G^T p)_j| < EPS |p| |G e_j| (dg_hji_feedback's layer, as hji play's); 0: bang-bang", .def = "0"),
         CLI_END,
     };
     if (!cli_parse(&rc, "export", argc, argv, opts, HELP)) return rc;
@@ -136,14 +140,14 @@ int cmd_export(int argc, char **argv) {
                   DG_EXPORT_PREFIX_MAX);
         return EXIT_USAGE;
     }
-    for (int i = 0; i < 3; i++) {
-        const char *opt = (const char *[]){"--margin", "--filter", "--gamma"}[i];
+    for (int i = 0; i < 4; i++) {
+        const char *opt = (const char *[]){"--margin", "--filter", "--gamma", "--boundary-layer"}[i];
         if (cli_given(opts, opt) && ckpt) {
             cli_error("export", "%s: only with --value (the filter of a value)", opt);
             return EXIT_USAGE;
         }
     }
-    dg_export_filter filter = {.mode = -1, .margin = margin};
+    dg_export_value_opts filter = {.mode = -1, .margin = margin, .layer = layer};
     for (int m = 0; dg_safety_mode_name(m); m++)
         if (!strcmp(mode, dg_safety_mode_name(m))) filter.mode = m;
     if (filter.mode < 0) {

@@ -282,7 +282,7 @@ static void write_qp(FILE *fp, const dg_hji_problem *p, double gamma, const char
             " * coordinates) with grad V . f(x, u, d*) >= -%.17g V(x), d* the value's disturbance */\n"
             "double %s_filter(const double *x, const double *u_nominal, double *u_safe) {\n"
             "    double p[NX], G[NX * NU + 1], D[NX * ND + 1], f[NX], u[NU + 1], d[ND + 1], g[NU], c, di, gj, h, cen;\n"
-            "    const double v = %s_control(x, u, d);\n"
+            "    const double v = feedback(x, u, d);\n"
             "    int i, j, k;\n"
             "    (void)k;\n"
             "    interp(x, p);\n"
@@ -305,12 +305,86 @@ static void write_qp(FILE *fp, const dg_hji_problem *p, double gamma, const char
             "    }\n"
             "    project_box(u_nominal, g, c, u_safe);\n"
             "    return v;\n}\n",
-            gamma, prefix, prefix, -gamma);
+            gamma, prefix, -gamma);
+}
+
+/* The fixed part of P_control with a boundary layer: layer_input of src/hji/simulate.c, statement
+ * for statement (its sums over the axes two terms at a time as the library's compiler runs them). */
+static const char LAYER[] =
+    "/* one player's input with the boundary layer at s = M^T p (M: its (NX, m) block of G or D): the\n"
+    " * bang-bang choice where |s_j| is large against LAYER |p| |M e_j|, linear in s inside */\n"
+    "static void layer_input(int m, double sg, const double *lo, const double *hi, const double *center,\n"
+    "                        double radius, const double *M, const double *p, double pn, double *v) {\n"
+    "    double s[4], cn[4], s2 = 0, c2 = 0;\n"
+    "    int j, k;\n"
+    "    for (j = 0; j < m; j++) {\n"
+    "        s[j] = cn[j] = 0;\n"
+    "        for (k = 0; k < NX; k++) {\n"
+    "            const double a = M[k * m + j];\n"
+    "            if (k < (NX >= 2 ? NX & ~1 : 0)) {\n"
+    "                s[j] = s[j] + a * p[k];\n"
+    "                cn[j] = cn[j] + a * a;\n"
+    "            } else {\n"
+    "                s[j] = MADD(a, p[k], s[j]);\n"
+    "                cn[j] = MADD(a, a, cn[j]);\n"
+    "            }\n"
+    "        }\n"
+    "        s2 = s2 + s[j] * s[j];\n"
+    "        c2 = c2 + cn[j];\n"
+    "        cn[j] = sqrt(cn[j]);\n"
+    "    }\n"
+    "    if (center) {\n"
+    "        const double den = fmax(sqrt(s2), LAYER * pn * sqrt(c2));\n"
+    "        for (j = 0; j < m; j++) v[j] = center[j] + (den > 0 ? sg * radius * s[j] / den : 0);\n"
+    "        return;\n"
+    "    }\n"
+    "    for (j = 0; j < m; j++) {\n"
+    "        const double w = LAYER * pn * cn[j];\n"
+    "        const double r = w > 0 ? fmax(-1, fmin(1, sg * s[j] / w)) : sg * s[j] > 0 ? 1 : sg * s[j] < 0 ? -1 : 0;\n"
+    "        v[j] = MADD(0.5, lo[j] + hi[j], 0.5 * r * (hi[j] - lo[j]));\n"
+    "    }\n"
+    "}\n\n";
+
+/* The arguments of the generated layer_input for one player's set (who: "U" or "D_"). */
+static void layer_args(FILE *fp, const char *who, const dg_hji_input *in) {
+    if (in->set == DG_HJI_SET_BALL) fprintf(fp, "%sSG, 0, 0, %sCENTER, %sRADIUS", who, who, who);
+    else fprintf(fp, "%sSG, %sLO, %sHI, 0, 0", who, who, who);
+}
+
+/* prefix_control: the bang-bang feedback, or with the boundary layer (dg_hji_feedback's inputs_at). */
+static void write_control(FILE *fp, const dg_hji_problem *p, double layer, const char *prefix) {
+    if (!(layer > 0)) {
+        fprintf(fp, "double %s_control(const double *x, double *u, double *d) { return feedback(x, u, d); }\n\n",
+                prefix);
+        return;
+    }
+    fprintf(fp, "/* the boundary layer (dg_hji_feedback's layer) */\n#define LAYER %a\n\n", layer);
+    fputs(LAYER, fp);
+    fprintf(fp,
+            "double %s_control(const double *x, double *u, double *d) {\n"
+            "    double p[NX], G[NX * NU + 1], D[NX * ND + 1], pn = 0;\n"
+            "    const double v = interp(x, p);\n"
+            "    int k;\n"
+            "    inputs(x, G, D);\n"
+            "    for (k = 0; k < NX; k++) pn = hypot(pn, p[k]);\n"
+            "    (void)u, (void)d, (void)G, (void)D;\n",
+            prefix);
+    if (p->game.u.dim) {
+        fprintf(fp, "    layer_input(NU, ");
+        layer_args(fp, "U", &p->game.u);
+        fprintf(fp, ", G, p, pn, u);\n");
+    }
+    if (p->game.d.dim) {
+        fprintf(fp, "    layer_input(ND, ");
+        layer_args(fp, "D_", &p->game.d);
+        fprintf(fp, ", D, p, pn, d);\n");
+    }
+    fprintf(fp, "    return v;\n}\n\n");
 }
 
 /* The .c file: the grid and its table, the interpolation, the feedback, the filter. */
 static dg_status write_code(FILE *fp, const dg_hji_problem *p, const dg_hji_value_slices *vs, int f32,
-                            const dg_export_filter *f, const char *config, const char *value_path, const char *prefix, dg_err *e) {
+                            const dg_export_value_opts *f, const char *config, const char *value_path, const char *prefix, dg_err *e) {
     const dg_hji_grid *g = &p->grid;
     const dg_hji_game *gm = &p->game;
     const int nx = g->ndim, nu = gm->u.dim, nd = gm->d.dim;
@@ -383,13 +457,14 @@ static dg_status write_code(FILE *fp, const dg_hji_problem *p, const dg_hji_valu
     fprintf(fp,
             "double %s_value(const double *x) { return interp(x, NULL); }\n\n"
             "double %s_grad(const double *x, double *g) { return interp(x, g); }\n\n"
-            "double %s_control(const double *x, double *u, double *d) {\n"
+            "/* both players' bang-bang feedback (dg_hji_game_optimal): P_control's, the filters' */\n"
+            "static double feedback(const double *x, double *u, double *d) {\n"
             "    double p[NX], G[NX * NU + 1], D[NX * ND + 1], s[4];\n"
             "    const double v = interp(x, p);\n"
             "    int j, k;\n"
             "    inputs(x, G, D);\n"
             "    (void)s, (void)j, (void)k, (void)u, (void)d;\n",
-            prefix, prefix, prefix);
+            prefix, prefix);
     const dg_hji_input *in[2] = {&gm->u, &gm->d};
     const char *who[2] = {"U", "D_"}, *arg[2] = {"u", "d"}, *mat[2] = {"G", "D"};
     for (int q = 0; q < 2; q++) {
@@ -405,6 +480,7 @@ static dg_status write_code(FILE *fp, const dg_hji_problem *p, const dg_hji_valu
         write_best(fp, who[q], arg[q], in[q]);
     }
     fprintf(fp, "    return v;\n}\n\n");
+    write_control(fp, p, f->layer, prefix);
     if (f->mode == DG_SAFETY_QP) {
         write_qp(fp, p, f->gamma, prefix);
         return DG_OK;
@@ -413,16 +489,16 @@ static dg_status write_code(FILE *fp, const dg_hji_problem *p, const dg_hji_valu
             "/* the switch filter: where V(x) <= %.17g (the margin) the value's control replaces the nominal one */\n"
             "double %s_filter(const double *x, const double *u_nominal, double *u_safe) {\n"
             "    double u[NU + 1], d[ND + 1];\n"
-            "    const double v = %s_control(x, u, d);\n"
+            "    const double v = feedback(x, u, d);\n"
             "    int j;\n"
             "    for (j = 0; j < NU; j++) u_safe[j] = v <= %a ? u[j] : u_nominal[j];\n"
             "    return v;\n}\n",
-            f->margin, prefix, prefix, f->margin);
+            f->margin, prefix, f->margin);
     return DG_OK;
 }
 
 /* The .h file. */
-static void write_header(FILE *fp, const dg_hji_problem *p, double T, const dg_export_filter *f, const char *prefix) {
+static void write_header(FILE *fp, const dg_hji_problem *p, double T, const dg_export_value_opts *f, const char *prefix) {
     char what[160];
     snprintf(what, sizeof what, "the value of %s at time-to-go %.9g and both players' feedback", p->name, T);
     dg__ex_header_open(fp, prefix, what);
@@ -444,6 +520,10 @@ static void write_header(FILE *fp, const dg_hji_problem *p, double T, const dg_e
             " * d (%s_ND; a player without inputs: untouched). */\n"
             "double %s_control(const double *x, double *u, double *d);\n",
             prefix, prefix, prefix, prefix, prefix, prefix, prefix);
+    if (f->layer > 0)
+        fprintf(fp, "/* (%s_control with the boundary layer %.9g: an input saturates linearly where its switching\n"
+                " * function is small, dg_hji_feedback's; the filter uses the bang-bang feedback.) */\n"
+                "#define %s_LAYER %.17g\n", prefix, f->layer, prefix, f->layer);
     if (f->mode == DG_SAFETY_QP)
         fprintf(fp,
                 "/* V(x); u_safe (%s_NU) gets the action closest to u_nominal with grad V . f(x, u, d*) >= -%.9g V(x)\n"
@@ -459,13 +539,15 @@ static void write_header(FILE *fp, const dg_hji_problem *p, double T, const dg_e
 }
 
 dg_status dg_export_value(const dg_hji_problem *p, const char *config, const char *value_path, const char *dir,
-                          const char *prefix, const dg_export_filter *filter, dg_export_files *out, dg_err *e) {
+                          const char *prefix, const dg_export_value_opts *filter, dg_export_files *out, dg_err *e) {
     const char *why = dg_export_value_refusal(p);
     if (why) return dg_err_set(e, DG_ERR_ARG, "export: %s: %s", p ? p->name : "?", why);
-    const dg_export_filter f = filter ? *filter : (dg_export_filter){.mode = DG_SAFETY_SWITCH};
+    const dg_export_value_opts f = filter ? *filter : (dg_export_value_opts){.mode = DG_SAFETY_SWITCH};
     if ((why = dg_export_filter_refusal(p, f.mode)))
         return dg_err_set(e, DG_ERR_ARG, "export: %s: %s", p->name, why);
     if (!isfinite(f.margin)) return dg_err_set(e, DG_ERR_ARG, "export: the filter's margin %g is not finite", f.margin);
+    if (!(f.layer >= 0 && f.layer <= 1))
+        return dg_err_set(e, DG_ERR_ARG, "export: the boundary layer %g is not in [0, 1]", f.layer);
     if (!(f.gamma >= 0) || !isfinite(f.gamma))
         return dg_err_set(e, DG_ERR_ARG, "export: the qp filter's gamma %g is not a finite number >= 0", f.gamma);
     if (!dg_export_prefix_ok(prefix))
