@@ -10,8 +10,8 @@
  *                                                              the least-restrictive (switch) filter,
  *                                                              or the qp (HJ control-barrier) filter
  * the table of V (float64 or float32, as solved) a static array. They are the library's own
- * dg_hji_interp, dg_hji_feedback (layer 0, or the boundary layer asked) at the value file's last time and the qp filter's
- * dg_safety_qp_row, bit for bit.
+ * dg_hji_interp, dg_hji_feedback (layer 0, or the boundary layer asked) at the value file's last
+ * time and the qp filter's dg_safety_qp_row, bit for bit.
  * dg_export_policy writes P_policy(const float *obs, float *act): a checkpoint's policy network,
  * dg_mlp_forward's bits at one thread.
  *
