@@ -7,7 +7,8 @@
 # dg_hji_feedback's inputs (air3d: a box each and G(x) of the state; pursuit2d: balls; a float32 value
 # file too), the switch filter and the qp filter (dg_safety_qp_row: air3d, chauffeur and a linear game with a
 # 2-component box), P_control with a boundary layer (dg_hji_feedback's layer: air3d's boxes with the qp filter,
-# pursuit2d's balls, linear), and dg_mlp_forward's actions (a two-player policy of hidden sizes whose
+# pursuit2d's balls, linear: a layer past 1/sqrt(2) there, below which its isotropic ball never saturates
+# linearly), and dg_mlp_forward's actions (a two-player policy of hidden sizes whose
 # columns take each of the library kernel's paths). Then the refusals, one line each, nothing written.
 #   usage: export_test.sh path/to/difgames repo_root path/to/export_dump
 . "$(dirname "$0")/lib.sh"
@@ -122,7 +123,7 @@ done
 for row in "air3d|$AIR|air3d|air|0.5|$N" "air3d32|$AIR|air3d32|air32|1|$N2" "pursuit2d|$PUR|pursuit2d|pur|-0.1|$N" \
            "chauffeur|$CHA|chauffeur|cha|0|$N2" "chase4d|$C4D|chase4d|c4d|0|$N2" "linear|$LIN|linear|lin|0|$N2" \
            "air3d_qp|$AIR|air3d|airq|qp:2|$N|0.1" "chauffeur_qp|$CHA|chauffeur|chaq|qp:1|$N3" \
-           "linear_qp|$LINQ|linearq|linq|qp:3|$N3" "pursuit2d_layer|$PUR|pursuit2d|purl|0|$N3|0.3" \
+           "linear_qp|$LINQ|linearq|linq|qp:3|$N3" "pursuit2d_layer|$PUR|pursuit2d|purl|0|$N3|0.9" \
            "linear_layer|$LINQ|linearq|linl|qp:1|$N3|0.05"; do
     IFS='|' read -r name config value p margin n layer <<<"$row"
     filter=(--margin "$margin")
