@@ -5,13 +5,17 @@
 # grid, nodes, edges, far away, NaN, infinities) or observations, its answers compared byte for byte
 # (cmp) with the library's own (tests/drivers/export_dump.c): dg_hji_interp's value and gradient,
 # dg_hji_feedback's inputs (air3d: a box each and G(x) of the state; pursuit2d: balls; a float32 value
-# file too), the switch filter, and dg_mlp_forward's actions (a two-player policy of hidden sizes whose
+# file too), the switch filter and the qp filter (dg_safety_qp_row: air3d, chauffeur and a linear game with a
+# 2-component box), P_control with a boundary layer (dg_hji_feedback's layer: air3d's boxes with the qp filter,
+# pursuit2d's balls, linear: a layer past 1/sqrt(2) there, below which its isotropic ball never saturates
+# linearly), and dg_mlp_forward's actions (a two-player policy of hidden sizes whose
 # columns take each of the library kernel's paths). Then the refusals, one line each, nothing written.
 #   usage: export_test.sh path/to/difgames repo_root path/to/export_dump
 . "$(dirname "$0")/lib.sh"
 DUMP=$3
 N=${DG_EXPORT_STATES:-1000000}
 N2=$((N / 5))   # the second case of a kind (float32; the other kernel paths)
+N3=$((N / 10))  # the qp filter's other cases and the boundary layer's
 CC=${CC:-cc}
 
 # value_runner P: a plain C reader of states for the exported P (P_grad, P_value, P_control, P_filter)
@@ -21,9 +25,9 @@ value_runner() {
 #include <string.h>
 #include "PFX.h"
 int main(int argc, char **argv) {
-    static const double nominal[4] = {0.25, -0.5, 0.75, -1};
     FILE *in = fopen(argv[1], "rb"), *out = fopen(argv[2], "wb");
-    double x[PFX_NX], o[64], u[PFX_NU + 1], d[PFX_ND + 1], us[PFX_NU + 1], v;
+    double x[PFX_NX], o[64], u[PFX_NU + 1], d[PFX_ND + 1], us[PFX_NU + 1], un[PFX_NU + 1], v;
+    long i = 0;
     int m, j;
     if (!in || !out) return 2;
     (void)argc;
@@ -37,7 +41,14 @@ int main(int argc, char **argv) {
         for (j = 0; j < PFX_NU; j++) o[m++] = u[j];
         for (j = 0; j < PFX_ND; j++) o[m++] = d[j];
         o[m++] = PFX_control(x, u, d);
-        PFX_filter(x, nominal, us);
+        for (j = 0; j < PFX_NU; j++) /* the qp filter's nominal action: export_dump's qp_nominal */
+#ifdef PFX_FILTER_QP
+            un[j] = (double)((i * 7919 + j * 104729) % 2401) / 1000.0 - 1.2;
+#else
+            un[j] = (const double[4]){0.25, -0.5, 0.75, -1}[j];
+#endif
+        i++;
+        PFX_filter(x, un, us);
         for (j = 0; j < PFX_NU; j++) o[m++] = us[j];
         if (fwrite(o, sizeof o[0], (size_t)m, out) != (size_t)m) return 2;
     }
@@ -104,20 +115,35 @@ PUR=$(cfg pursuit2d 'game: pursuit2d\nt_end: 0.5\nmode: brt\naccuracy: medium\ng
 CHA=$(cfg chauffeur 'game: chauffeur\nt_end: 0.5\nmode: brt\naccuracy: medium\ngrid:\n  min: [-3, -3]\n  max: [3, 3]\n  n: [31, 31]\n')
 C4D=$(cfg chase4d 'game: chase4d\nt_end: 0.1\nmode: brt\naccuracy: low\ngrid:\n  min: [-1, -1, -2, -2]\n  max: [1, 1, 2, 2]\n  n: [11, 11, 11, 11]\n')
 LIN=$(cfg linear 'game: linear\nt_end: 0.5\nmode: brt\naccuracy: medium\ndynamics:\n  A: [0, 1, -1, 0]\ngrid:\n  min: [-1, -1]\n  max: [1, 1]\n  n: [21, 21]\n')
-for g in chauffeur chase4d linear; do
+# the qp filter's linear case: a 2-component box control (2 breakpoints), a box disturbance, a drift
+LINQ=$(cfg linearq 'game: linear\nt_end: 0.5\nmode: brt\naccuracy: medium\ndynamics:\n  A: [0, 1, -1, 0]\n  drift: [0.1, -0.2]\ncontrol:\n  matrix: [1, 0.5, 0, 1]\n  bound: 0.8\ndisturbance:\n  set: box\n  matrix: [0.3, 0, 0, 0.3]\ngrid:\n  min: [-1, -1]\n  max: [1, 1]\n  n: [21, 21]\n')
+for g in chauffeur chase4d linear linearq; do
     "$DG" hji solve --config "$T/$g.yaml" --out "$T/$g.safetensors" >/dev/null 2>&1 || bad "hji solve $g"
 done
 for row in "air3d|$AIR|air3d|air|0.5|$N" "air3d32|$AIR|air3d32|air32|1|$N2" "pursuit2d|$PUR|pursuit2d|pur|-0.1|$N" \
-           "chauffeur|$CHA|chauffeur|cha|0|$N2" "chase4d|$C4D|chase4d|c4d|0|$N2" "linear|$LIN|linear|lin|0|$N2"; do
-    IFS='|' read -r name config value p margin n <<<"$row"
+           "chauffeur|$CHA|chauffeur|cha|0|$N2" "chase4d|$C4D|chase4d|c4d|0|$N2" "linear|$LIN|linear|lin|0|$N2" \
+           "air3d_qp|$AIR|air3d|airq|qp:2|$N|0.1" "chauffeur_qp|$CHA|chauffeur|chaq|qp:1|$N3" \
+           "linear_qp|$LINQ|linearq|linq|qp:3|$N3" "pursuit2d_layer|$PUR|pursuit2d|purl|0|$N3|0.9" \
+           "linear_layer|$LINQ|linearq|linl|qp:1|$N3|0.05"; do
+    IFS='|' read -r name config value p margin n layer <<<"$row"
+    filter=(--margin "$margin")
+    [[ $margin == qp:* ]] && filter=(--filter qp --gamma "${margin#qp:}")
+    [[ -n $layer ]] && filter+=(--boundary-layer "$layer")
     if ! "$DG" export --value "$T/$value.safetensors" --config "$config" --out "$T/out_$name" --prefix "$p" \
-         --margin "$margin" >"$T/$name.json" 2>"$T/err"; then
+         "${filter[@]}" >"$T/$name.json" 2>"$T/err"; then
         bad "$name: export failed: $(head -c 300 "$T/err")"
         continue
     fi
     grep -q "\"c_bytes\"" "$T/$name.json" || bad "$name: no c_bytes in $(cat "$T/$name.json")"
-    "$DUMP" value "$config" "$T/$value.safetensors" "$n" 7 "$margin" "$T/$name.in" "$T/$name.lib" ||
+    "$DUMP" value "$config" "$T/$value.safetensors" "$n" 7 "$margin" "$T/$name.in" "$T/$name.lib" ${layer:+"$layer"} \
+        >"$T/$name.moved" ||
         { bad "$name: export_dump"; continue; }
+    # the qp filter acts on some states and not on all, the layer changes some inputs (so that the
+    # comparison covers both)
+    read -r moved layered <"$T/$name.moved"
+    [[ $margin != qp:* ]] || ((moved > n / 1000 && moved < n - n / 1000)) ||
+        bad "$name: the qp filter moved $moved of $n nominal actions"
+    [[ -z $layer ]] || ((layered > n / 1000)) || bad "$name: the boundary layer changed the inputs at $layered of $n states"
     check "$name" value "$p" "$T/out_$name" "$n"
 done
 grep -q "static const float V\[" "$T/out_air3d32/air32.c" || bad "air3d32: the float32 file's table is not float"
@@ -155,5 +181,12 @@ run_rows "" "" \
     "value and ckpt|give one|export --value $T/pursuit2d.safetensors --ckpt $T/duel20_48/final.safetensors --config $PUR --out $OUTS" \
     "margin with ckpt|--margin|export --ckpt $T/duel48_20/final.safetensors --config $DUEL --out $OUTS --margin 1" \
     "f64 policy|float32 policies only|export --ckpt $T/duel20_48/final.safetensors --config $F64 --out $OUTS" \
-    "no value nor ckpt|--value|export --config $PUR --out $OUTS"
+    "no value nor ckpt|--value|export --config $PUR --out $OUTS" \
+    "qp on a ball control|a box control|export --value $T/pursuit2d.safetensors --config $PUR --out $OUTS --filter qp" \
+    "an unknown filter|--filter|export --value $T/air3d.safetensors --config $AIR --out $OUTS --filter cbf" \
+    "gamma with switch|--gamma|export --value $T/air3d.safetensors --config $AIR --out $OUTS --gamma 1" \
+    "margin with qp|--margin|export --value $T/air3d.safetensors --config $AIR --out $OUTS --filter qp --margin 1" \
+    "a negative gamma|--gamma|export --value $T/air3d.safetensors --config $AIR --out $OUTS --filter qp --gamma -1" \
+    "gamma with ckpt|--gamma|export --ckpt $T/duel48_20/final.safetensors --config $DUEL --out $OUTS --gamma 1" \
+    "a layer past 1|--boundary-layer|export --value $T/air3d.safetensors --config $AIR --out $OUTS --boundary-layer 2"
 finish

@@ -70,7 +70,7 @@ static void test_value(void **state) {
     snprintf(out, sizeof out, "%s/value", g_dir);
     assert_int_equal(dg_hji_value_write(path, p, 1, &p->t_end, NULL, v, 0, NULL, &e), DG_OK);
     dg_export_files f;
-    assert_int_equal(dg_export_value(p, "hji.yaml", path, out, "pur", 0.5, &f, &e), DG_OK);
+    assert_int_equal(dg_export_value(p, "hji.yaml", path, out, "pur", &(dg_export_value_opts){.margin = 0.5}, &f, &e), DG_OK);
     char *c = slurp(f.c), *h = slurp(f.h);
     assert_non_null(c);
     assert_non_null(h);
@@ -85,15 +85,24 @@ static void test_value(void **state) {
     assert_null(strstr(h, "difgames/"));
     free(c), free(h);
     /* a bad prefix and a margin that is not a number: refused before anything is written */
-    assert_int_equal(dg_export_value(p, "hji.yaml", path, out, "9x", 0, NULL, &e), DG_ERR_ARG);
-    assert_int_equal(dg_export_value(p, "hji.yaml", path, out, "nan", NAN, NULL, &e), DG_ERR_ARG);
-    assert_false(exists(out, "9x.c") || exists(out, "nan.c"));
+    assert_int_equal(dg_export_value(p, "hji.yaml", path, out, "9x", NULL, NULL, &e), DG_ERR_ARG);
+    assert_int_equal(dg_export_value(p, "hji.yaml", path, out, "nan", &(dg_export_value_opts){.margin = NAN}, NULL, &e), DG_ERR_ARG);
+    /* the qp filter on pursuit2d's ball control (the library's closed form is a box's), and a gamma
+       that is not a number: refused, nothing written */
+    assert_non_null(dg_export_filter_refusal(p, DG_SAFETY_QP));
+    assert_null(dg_export_filter_refusal(p, DG_SAFETY_SWITCH));
+    assert_int_equal(dg_export_value(p, "hji.yaml", path, out, "qp", &(dg_export_value_opts){.mode = DG_SAFETY_QP, .gamma = 1},
+                                     NULL, &e), DG_ERR_ARG);
+    assert_non_null(strstr(e.msg, "box control"));
+    assert_int_equal(dg_export_value(p, "hji.yaml", path, out, "g", &(dg_export_value_opts){.gamma = NAN}, NULL, &e),
+                     DG_ERR_ARG);
+    assert_false(exists(out, "9x.c") || exists(out, "nan.c") || exists(out, "qp.c") || exists(out, "g.c"));
     free(v);
     dg_hji_problem_free(p);
     p = load("game: linear\npayoff: cost\nt_end: 0.1\ncontrol:\n  set: quadratic\n", &e);
     assert_non_null(p);
     assert_non_null(dg_export_value_refusal(p));
-    assert_int_equal(dg_export_value(p, "hji.yaml", path, out, "lq", 0, NULL, &e), DG_ERR_ARG);
+    assert_int_equal(dg_export_value(p, "hji.yaml", path, out, "lq", NULL, NULL, &e), DG_ERR_ARG);
     assert_non_null(strstr(e.msg, "boxes and balls"));
     assert_false(exists(out, "lq.c") || exists(out, "lq.h"));
     dg_hji_problem_free(p);

@@ -321,32 +321,18 @@ static int project_box(int n, const double *a, const double *g, double c, double
     return 1;
 }
 
-/* The filter of one row from the filter's value V and gradient grad at the value's state xv (nx):
- * what dg_safety_filter_row does once it has them. */
-static int filter_vg(const dg_safety *s, const double *xv, double V, const double *grad, const double *a, double *out,
-                     double *jac) {
-    const int A = s->env->act_dim;
-    memcpy(out, a, (size_t)A * sizeof *out);
-    if (jac) {
-        memset(jac, 0, (size_t)A * A * sizeof *jac);
-        for (int j = 0; j < A; j++) jac[j * A + j] = 1;
-    }
-    const dg_safety_value *v = s->filter;
-    if (!v) return 0;
-    const dg_hji_input *u = &v->p->game.u, *d = &v->p->game.d;
-    double us[DG_HJI_MAX_INPUT], ds[DG_HJI_MAX_INPUT];
-    dg_hji_game_optimal(&v->p->game, xv, grad, us, ds);
-    if (s->o.mode == DG_SAFETY_SWITCH) {
-        if (!(V <= s->o.margin)) return 0;
-        for (int j = 0; j < A; j++) out[j] = to_action(us[j], u->lo[j], u->hi[j]);
-        if (jac) memset(jac, 0, (size_t)A * A * sizeof *jac);
-        return 1;
-    }
-    /* qp: grad V . (f + G u + D d*) >= -gamma V, in the action's coordinates u = c + h a */
-    const int nx = v->nx;
-    double f[DG_HJI_MAX_DIMS], G[DG_HJI_MAX_DIMS * DG_HJI_MAX_INPUT] = {0}, D[DG_HJI_MAX_DIMS * DG_HJI_MAX_INPUT] = {0};
-    v->p->game.dyn(v->p->game.user, xv, f, G, D);
-    double c = -s->o.gamma * V, g[DG_HJI_MAX_INPUT];
+int dg_safety_qp_row(const dg_hji_game *gm, const double *x, double V, const double *grad, double gamma,
+                     const double *a, double *out, double *jac) {
+    const dg_hji_input *u = &gm->u, *d = &gm->d;
+    const int nx = gm->nx, A = u->dim;
+    double ds[DG_HJI_MAX_INPUT];
+    dg_hji_game_optimal(gm, x, grad, NULL, ds);
+    /* grad V . (f + G u + D d*) >= -gamma V, in the action's coordinates u = c + h a; f zeroed first:
+       a game's dyn writes only the drift's nonzero components (chauffeur's f[1]) */
+    double f[DG_HJI_MAX_DIMS] = {0}, G[DG_HJI_MAX_DIMS * DG_HJI_MAX_INPUT] = {0},
+           D[DG_HJI_MAX_DIMS * DG_HJI_MAX_INPUT] = {0};
+    gm->dyn(gm->user, x, f, G, D);
+    double c = -gamma * V, g[DG_HJI_MAX_INPUT];
     for (int i = 0; i < nx; i++) {
         double di = f[i];
         for (int k = 0; k < d->dim; k++) di += D[i * d->dim + k] * ds[k];
@@ -360,6 +346,28 @@ static int filter_vg(const dg_safety *s, const double *xv, double V, const doubl
         g[j] = gj * h;
     }
     return project_box(A, a, g, c, out, jac);
+}
+
+/* The filter of one row from the filter's value V and gradient grad at the value's state xv (nx):
+ * what dg_safety_filter_row does once it has them. */
+static int filter_vg(const dg_safety *s, const double *xv, double V, const double *grad, const double *a, double *out,
+                     double *jac) {
+    const int A = s->env->act_dim;
+    memcpy(out, a, (size_t)A * sizeof *out);
+    if (jac) {
+        memset(jac, 0, (size_t)A * A * sizeof *jac);
+        for (int j = 0; j < A; j++) jac[j * A + j] = 1;
+    }
+    const dg_safety_value *v = s->filter;
+    if (!v) return 0;
+    if (s->o.mode == DG_SAFETY_QP) return dg_safety_qp_row(&v->p->game, xv, V, grad, s->o.gamma, a, out, jac);
+    const dg_hji_input *u = &v->p->game.u;
+    double us[DG_HJI_MAX_INPUT];
+    dg_hji_game_optimal(&v->p->game, xv, grad, us, NULL);
+    if (!(V <= s->o.margin)) return 0;
+    for (int j = 0; j < A; j++) out[j] = to_action(us[j], u->lo[j], u->hi[j]);
+    if (jac) memset(jac, 0, (size_t)A * A * sizeof *jac);
+    return 1;
 }
 
 int dg_safety_filter_row(const dg_safety *s, const double *x, const double *a, double *out, double *jac) {

@@ -2,10 +2,13 @@
  * special ones) or observations, writes them, and writes what the library answers there, for the
  * test to compare byte for byte with what the exported C (difgames export) answers.
  *
- * usage: export_dump value CONFIG VALUE.safetensors N SEED MARGIN STATES.bin LIB.bin
+ * usage: export_dump value CONFIG VALUE.safetensors N SEED MARGIN STATES.bin LIB.bin [LAYER]
  *   states (N, nx) doubles; per state: V, grad V (nx) (dg_hji_interp on the file's last time),
- *   u (nu), d (nd), V again (dg_hji_feedback, bang-bang, at the file's horizon), and the switch filter's
- *   u_safe (nu): u where V <= MARGIN, else the nominal input (0.25, -0.5, 0.75, -1)[j].
+ *   u (nu), d (nd), V again (dg_hji_feedback at the file's horizon, with the boundary layer LAYER, by
+ *   default 0: bang-bang), and the switch filter's u_safe (nu): the bang-bang u where V <= MARGIN, else the nominal input (0.25, -0.5, 0.75, -1)[j]; MARGIN qp:G:
+ *   the qp filter's (dg_safety_qp_row with gamma G on that V and gradient) from the nominal action
+ *   qp_nominal(i, j) of state i, in [-1.2, 1.2] (the exported reader draws the same). Prints how many
+ *   states the qp filter changed and at how many the layer changed an input (u or d).
  * usage: export_dump policy CONFIG CKPT N SEED OBS.bin LIB.bin
  *   observations (N, obs) floats of player 0, then (N, obs2) of player 1 when there are two; per
  *   player the actions (N, act) of dg_mlp_forward, in batches of 4096 rows at one thread; the first
@@ -20,6 +23,10 @@
 
 static const double NOMINAL[4] = {0.25, -0.5, 0.75, -1};
 
+/* The qp filter's nominal action j at state i: spread over [-1.2, 1.2] (clipped ones too), exact in
+ * any C compiler (integers, one division). */
+static double qp_nominal(long i, int j) { return (double)((i * 7919 + j * 104729) % 2401) / 1000.0 - 1.2; }
+
 static int fail(const char *what, const dg_err *e) {
     fprintf(stderr, "export_dump: %s: %s\n", what, e ? e->msg : "");
     return 2;
@@ -32,9 +39,11 @@ static double uniform(dg_rng *r, double lo, double hi) {
 }
 
 static int dump_value(int argc, char **argv) {
-    if (argc != 9) return fail("usage: value CONFIG VALUE N SEED MARGIN STATES LIB", NULL);
+    if (argc != 9 && argc != 10) return fail("usage: value CONFIG VALUE N SEED MARGIN STATES LIB [LAYER]", NULL);
+    const double layer = argc == 10 ? atof(argv[9]) : 0;
     const long n = atol(argv[4]);
-    const double margin = atof(argv[6]);
+    const int qp = !strncmp(argv[6], "qp:", 3);
+    const double margin = atof(argv[6] + (qp ? 3 : 0));
     dg_err e = {0};
     dg_hji_learn_opts lo;
     dg_cfg *cfg = dg_cfg_load(argv[2], &e);
@@ -50,6 +59,7 @@ static int dump_value(int argc, char **argv) {
     if (!fs || !fl) return fail("cannot write the outputs", NULL);
     dg_rng r;
     dg_rng_seed(&r, (uint64_t)atol(argv[5]));
+    long changed = 0, layered = 0;
     for (long i = 0; i < n; i++) {
         double x[DG_HJI_MAX_DIMS], out[1 + 3 * DG_HJI_MAX_DIMS + 3 * DG_HJI_MAX_INPUT];
         for (int k = 0; k < nx; k++) {
@@ -66,15 +76,27 @@ static int dump_value(int argc, char **argv) {
         out[m++] = dg_hji_interp(g, last, x, out + 1);
         m += nx;
         double u[DG_HJI_MAX_INPUT] = {0}, d[DG_HJI_MAX_INPUT] = {0};
+        double ul[DG_HJI_MAX_INPUT] = {0}, dl[DG_HJI_MAX_INPUT] = {0};
         const double v = dg_hji_feedback(p, &vs.slices, T, 0, x, u, d);
-        for (int j = 0; j < nu; j++) out[m++] = u[j];
-        for (int j = 0; j < nd; j++) out[m++] = d[j];
+        dg_hji_feedback(p, &vs.slices, T, layer, x, ul, dl);
+        layered += memcmp(u, ul, sizeof u) || memcmp(d, dl, sizeof d);
+        for (int j = 0; j < nu; j++) out[m++] = ul[j];
+        for (int j = 0; j < nd; j++) out[m++] = dl[j];
         out[m++] = v;
-        for (int j = 0; j < nu; j++) out[m++] = v <= margin ? u[j] : NOMINAL[j];
+        if (qp) {
+            double a[DG_HJI_MAX_INPUT];
+            for (int j = 0; j < nu; j++) a[j] = qp_nominal(i, j);
+            changed += dg_safety_qp_row(&p->game, x, out[0], out + 1, margin, a, out + m, NULL);
+            m += nu;
+        } else {
+            for (int j = 0; j < nu; j++) out[m++] = v <= margin ? u[j] : NOMINAL[j];
+        }
         if (fwrite(x, sizeof *x, (size_t)nx, fs) != (size_t)nx || fwrite(out, sizeof *out, (size_t)m, fl) != (size_t)m)
             return fail("cannot write the outputs", NULL);
     }
     if (fclose(fs) || fclose(fl)) return fail("cannot write the outputs", NULL);
+    /* the states where the qp filter moved the nominal action, and where the layer changed an input */
+    printf("%ld %ld\n", changed, layered);
     dg_hji_value_slices_free(&vs);
     dg_hji_problem_free(p);
     dg_cfg_free(cfg);
