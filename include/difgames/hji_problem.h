@@ -174,6 +174,13 @@ DG_API dg_status       dg_hji_problem_target_at(const dg_hji_problem *p, int n, 
  * obstacles' field its v0 and stop are made from. */
 DG_API dg_status       dg_hji_problem_obstacle_at(const dg_hji_problem *p, int n, const double *x, double *g,
                                                   double *grad, dg_err *e);
+/* sets_at: the target l(x, t) (target_at's formula) and, unless g is NULL, the obstacle field g(x, t)
+ * (obstacle_at's) at the game's time t (0 at a play's start, t_end at the horizon: the sets a value
+ * read at the time-to-go t_end - t was solved against); for fixed sets target_at's and obstacle_at's
+ * bits at any t, for moving ones the sets moved to t (docs/hji.md, time-varying sets). What a
+ * simulation tests capture against. */
+DG_API dg_status       dg_hji_problem_sets_at(const dg_hji_problem *p, double t, int n, const double *x, double *l,
+                                              double *g, dg_err *e);
 /* v0_at: the solve's initial value (dg_hji_problem_v0): a game of kind's target (target_at); payoff:
  * cost's terminal cost (dg_hji_problem_terminal_cost; its gradient (Q_T + Q_T') x plus a model's
  * costs' symbolic derivatives); payoff: time's the cap in the obstacles, d / c inside the target
