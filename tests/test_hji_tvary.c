@@ -421,6 +421,7 @@ static void test_fingerprint(void **state) {
     assert_non_null(pf);
     assert_string_equal(dg_hji_problem_moving(pm), "obstacles");
     assert_null(dg_hji_problem_moving(pf));
+    assert_int_equal(dg_hji_problem_target_moves(pm), 0);   /* a play tests its fixed target as before */
     for (int64_t j = 0; j < pm->grid.nodes; j++) assert_true(fabs(pm->obstacle[j] - pf->obstacle[j]) < 1e-12);
     const double T = 1.0;
     double *V = calloc((size_t)pm->grid.nodes, sizeof *V);
@@ -484,6 +485,7 @@ static void test_refusals(void **state) {
         dg_hji_learn_opts lo;
         if (!pp || dg_hji_learn_opts_read(c, &lo, &e)) fail_msg("%s", e.msg);
         assert_string_equal(dg_hji_problem_moving(pp), "target_velocity");
+        assert_int_equal(dg_hji_problem_target_moves(pp), 1);
         dg_err le = {0};
         assert_null(dg_hji_learner_create(pp, &lo, &le));
         assert_int_equal(le.status, DG_ERR_ARG);

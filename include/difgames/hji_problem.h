@@ -118,6 +118,9 @@ DG_API int             dg_hji_problem_has_stop(const dg_hji_problem *p);
  * *_at functions below hold the sets at tau = 0 (the game's time t_end); dg_hji_problem_solve_at asks
  * for the sets of every step's time (docs/hji.md, time-varying sets). */
 DG_API const char     *dg_hji_problem_moving(const dg_hji_problem *p);
+/* 1 when p's target moves in time (target_velocity, or a model's target of t), 0 else: a play tests
+ * capture against the target of its time then (dg_hji_problem_sets_at), else as fixed sets. */
+DG_API int             dg_hji_problem_target_moves(const dg_hji_problem *p);
 DG_API void            dg_hji_problem_free(dg_hji_problem *p);                /* NULL is harmless             */
 DG_API const char     *dg_hji_problem_name(int i);                            /* i-th known game; NULL past   */
 /* Where p's game comes from: "model" (game: model; p->name is the file's model.name, which may be a

@@ -60,9 +60,9 @@ DG_API dg_status dg_hji_source_tabulate(const dg_hji_source *s, const dg_hji_gri
  * held over an RK2 (midpoint) step of dt; periodic axes wrap into [lo, hi). Stops when the target
  * is reached (l(x) <= 0: p->target interpolated, or where p holds no array of the whole grid, a
  * problem of more than DG_HJI_GRID_MAX_DIMS axes among them, its formula dg_hji_problem_target_at;
- * sets that move in time, dg_hji_problem_moving: l(x, t) of the game's time t, the one the value read
- * at T - t was solved against, from dg_hji_problem_sets_at, past t_end at t_end): capture, else escape
- * after t_max. */
+ * a target that moves in time, dg_hji_problem_target_moves: l(x, t) of the game's time t, the one
+ * the value read at T - t was solved against, from dg_hji_problem_sets_at, past t_end at t_end):
+ * capture, else escape after t_max. */
 typedef struct dg_hji_sim_step {
     int64_t       step, steps;            /* this step (0 .. steps) and the most there can be  */
     double        t;                      /* step * dt                                         */

@@ -77,7 +77,7 @@ dg_status dg_hji_versus(const dg_hji_problem *p, const dg_hji_source *V, double 
     const dg_hji_link *l = p->link;
     const int S = env->state_dim, nx = p->grid.ndim, A1 = env->act_dim, A = env->act_dim + env->act2_dim;
     const double radius = dg_hji_problem_param(p, l->capture_param);
-    const int moving = dg_hji_problem_moving(p) != NULL;   /* capture against the target of each time */
+    const int moving = dg_hji_problem_target_moves(p);   /* capture against the target of each time */
     int hit = 0;
     dg_real *st0 = malloc((size_t)B * S * sizeof(dg_real)), *st = malloc((size_t)B * S * sizeof(dg_real));
     unsigned char *done = malloc((size_t)B);

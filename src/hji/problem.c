@@ -555,6 +555,11 @@ const char *dg_hji_problem_moving(const dg_hji_problem *p) {
     return b && b->moving ? moving_key(p) : NULL;
 }
 
+int dg_hji_problem_target_moves(const dg_hji_problem *p) {
+    const problem_build *b = p ? p->build : NULL;
+    return b && b->target_moves;
+}
+
 int dg_hji_problem_has_stop(const dg_hji_problem *p) { return p && p->payoff == DG_HJI_PAYOFF_TIME; }
 
 void dg_hji_problem_free(dg_hji_problem *p) {

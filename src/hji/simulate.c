@@ -138,11 +138,11 @@ static double time_to_go(double T, double t) {
 /* The target l at the n states x (n, nx) at the game's time t into l, as a play reads it: the grid's
  * target array interpolated (dg_hji_interp) where p holds the whole grid's, else its formula
  * (dg_hji_problem_target_at): a problem of more than DG_HJI_GRID_MAX_DIMS axes has no array (nor
- * does a rank's block hold the whole grid's). Sets that move in time are read at t from their
- * formula (dg_hji_problem_sets_at; the array holds them at t_end), past the horizon at t_end: the
- * value read there (time-to-go 0) was solved against those. DG_OK or the formula's error. */
+ * does a rank's block hold the whole grid's). A target that moves in time is read at t from its
+ * formula (dg_hji_problem_sets_at; the array holds it at t_end), past the horizon at t_end: the
+ * value read there (time-to-go 0) was solved against that one. DG_OK or the formula's error. */
 static dg_status target_here(const dg_hji_problem *p, double t, int64_t n, const double *x, double *l, dg_err *e) {
-    const int nx = p->grid.ndim, moving = dg_hji_problem_moving(p) != NULL;
+    const int nx = p->grid.ndim, moving = dg_hji_problem_target_moves(p);
     if (p->target && !p->block_nodes && !moving) {
         for (int64_t i = 0; i < n; i++) l[i] = dg_hji_interp(&p->grid, p->target, x + i * nx, NULL);
         return DG_OK;
