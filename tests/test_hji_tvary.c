@@ -254,6 +254,41 @@ static void test_play_moving_target(void **state) {
     dg_hji_problem_free(p);
 }
 
+/* A play's obstacle field at each step (dg_hji_sim_step.obstacle): the ball of the step's time t,
+ * 0.3 - |x - (c + v t)|, and r.obstacle_time the first step inside it. */
+typedef struct obst_check {
+    double worst, first;
+} obst_check;
+static int obst_step(void *user, const dg_hji_sim_step *s) {
+    obst_check *c = user;
+    const double g = 0.3 - hypot(s->x[0] - (1.0 - 0.8 * s->t), s->x[1] - 0.2 * s->t);
+    c->worst = fmax(c->worst, fabs(s->obstacle - g));
+    if (s->obstacle > 0 && c->first < 0) c->first = s->t;
+    return 0;
+}
+static void test_play_moving_obstacle(void **state) {
+    (void)state;
+    char yaml[1024];
+    snprintf(yaml, sizeof yaml, PURSUIT, "low", "brt_target",
+             "obstacles:\n  - {shape: ball, center: [1.0, 0.0], radius: 0.3, velocity: [-0.8, 0.2]}\n");
+    dg_hji_problem *p;
+    const double times[3] = {0.5, 0.75, 1.0};
+    double *V = solve(yaml, 3, times, &p);
+    const dg_hji_slices S = {.nt = 3, .t = times, .v = V};
+    obst_check c = {0, -1};
+    const dg_hji_sim_opts o = {.t_max = 1.0, .dt = 0.01, .max_steps = 1000, .on_step = obst_step, .user = &c};
+    dg_hji_sim_result r;
+    dg_err e = {0};
+    const double x0[2] = {0.2, 0.3};   /* the ball sweeps over it at about t = 1 */
+    if (dg_hji_simulate(p, &S, x0, &o, &r, &e)) fail_msg("%s", e.msg);
+    print_message("moving obstacle: the play's field %.3g from the ball of its time; inside from %g\n", c.worst,
+                  r.obstacle_time);
+    assert_true(c.worst < 1e-12);
+    assert_true(r.obstacle_time == c.first);
+    free(V);
+    dg_hji_problem_free(p);
+}
+
 /* float32 solves take the moving sets too (converted each step): the moving target's tube in f32 is the
  * f64 one's to float32's rounding, and not the fixed target's. */
 static void test_float32(void **state) {
@@ -509,6 +544,7 @@ int main(void) {
         cmocka_unit_test(test_moving_target_is_the_moving_frame),
         cmocka_unit_test(test_moving_target_time_to_reach),
         cmocka_unit_test(test_play_moving_target),
+        cmocka_unit_test(test_play_moving_obstacle),
         cmocka_unit_test(test_float32),
         cmocka_unit_test(test_tvobs),
         cmocka_unit_test(test_keys_match_expressions),

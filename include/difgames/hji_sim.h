@@ -68,6 +68,9 @@ typedef struct dg_hji_sim_step {
     double        t;                      /* step * dt                                         */
     const double *x, *u, *d;              /* the state (nx) and both players' inputs there     */
     double        value, target;          /* V(x, T - t) and the target's l(x) at t (<= 0: captured) */
+    double        obstacle;               /* the obstacle field g(x) at t (> 0 inside; -INFINITY
+                                             without obstacles: a game of degree holds them in its
+                                             value); sets that move, from dg_hji_problem_sets_at */
 } dg_hji_sim_step;
 /* Called at every step (the capture step included); a non-zero return stops the simulation. */
 typedef int (*dg_hji_sim_fn)(void *user, const dg_hji_sim_step *s);
@@ -90,6 +93,9 @@ typedef struct dg_hji_sim_result {
     int64_t steps;                        /* ceil(t_max / dt)                                  */
     int64_t rows;                         /* steps simulated (CSV rows)                        */
     double  value0;                       /* V(x0) at the time-to-go T, to compare with payoff  */
+    double  obstacle_time;                /* the first step's time inside an obstacle of its time
+                                             (step.obstacle > 0), or -1: the play goes on (the
+                                             value keeps the equilibrium out; this says if not)  */
     double  payoff;                       /* a game of degree: the payoff along the path (NAN for a
                                              game of kind): int e^{-rho t} L dt by the midpoint
                                              rule, plus e^{-rho T} g(x(T)) (cost, finite horizon),

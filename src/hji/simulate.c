@@ -156,6 +156,20 @@ static dg_status target_here(const dg_hji_problem *p, double t, int64_t n, const
     return DG_OK;
 }
 
+/* The obstacle field g at the state x at the game's time t (past t_end, at t_end): the node array
+ * interpolated where p holds the whole grid's and no set moves, else the formula
+ * (dg_hji_problem_sets_at); -INFINITY without obstacles. DG_OK or the formula's error. */
+static dg_status obstacle_here(const dg_hji_problem *p, double t, const double *x, double *g, dg_err *e) {
+    *g = -INFINITY;
+    if (!dg_hji_problem_has_obstacle(p)) return DG_OK;
+    if (p->obstacle && !p->block_nodes && !dg_hji_problem_moving(p)) {
+        *g = dg_hji_interp(&p->grid, p->obstacle, x, NULL);
+        return DG_OK;
+    }
+    double l;
+    return dg_hji_problem_sets_at(p, fmin(t, p->t_end), 1, x, &l, g, e);
+}
+
 /* dg_hji_feedback_batch's body, its work arrays given: gu, gd (B, nx) and tau (B). */
 static dg_status feedback_work(const dg_hji_problem *p, const dg_hji_source *su, const dg_hji_source *sd, double t,
                                double layer, int64_t B, const double *x, double *u, double *d, double *V, double *gu,
@@ -329,7 +343,7 @@ dg_status dg_hji_simulate_sources(const dg_hji_problem *p, const dg_hji_source *
     double x[DG_HJI_MAX_DIMS];
     for (int k = 0; k < nx; k++) x[k] = x0[k];
     *r = (dg_hji_sim_result){.captured = 0, .capture_time = -1, .dt = dt, .steps = steps, .payoff = NAN,
-                             .value0 = NAN};
+                             .value0 = NAN, .obstacle_time = -1};
     double J = 0, inc = 0, l_prev = 0;  /* the payoff so far (a game of degree), its last step, l before it */
     for (int64_t s = 0; s <= steps; s++) {
         double u[DG_HJI_MAX_INPUT] = {0}, d[DG_HJI_MAX_INPUT] = {0}, v = 0;
@@ -342,8 +356,14 @@ dg_status dg_hji_simulate_sources(const dg_hji_problem *p, const dg_hji_source *
             dg_csv_abort(&w);
             return sc;
         }
+        double go = -INFINITY;
+        if ((sc = obstacle_here(p, (double)s * dt, x, &go, e)) != DG_OK) {
+            dg_csv_abort(&w);
+            return sc;
+        }
+        if (go > 0 && r->obstacle_time < 0) r->obstacle_time = (double)s * dt;
         const dg_hji_sim_step st = {.step = s, .steps = steps, .t = (double)s * dt, .x = x, .u = u, .d = d,
-                                    .value = v, .target = l};
+                                    .value = v, .target = l, .obstacle = go};
         if (o->csv_path) csv_row(&w, p, &st);
         r->rows = s + 1;
         if (o->on_step && o->on_step(o->user, &st)) {
