@@ -188,6 +188,107 @@ static void test_moving_target_time_to_reach(void **state) {
     dg_hji_problem_free(ps);
 }
 
+/* Plays of the anchor's time to reach (the target moving at w = (0.3, -0.2), slower than the pursuer
+ * closes): both players follow the value's feedback, and capture is tested against the target of the
+ * game's time t (the value read at the time-to-go t_end - t). At the equilibrium the pursuer heads for
+ * the intercept x0 - w T* and the evader flees along the same line, so the play is captured at the
+ * closed form's T* (the least s with |x0 - w s| <= r + (v_p - v_e) s); against the target where it
+ * ends (t = t_end: the node array), (1, 0.5) was captured at 2.85 s. (-1.5, 1) escapes
+ * (T* is 11 s, past t_end). The batch plays the same starts in lockstep, to the same times. */
+static void test_play_moving_target(void **state) {
+    (void)state;
+    static const char TIME[] =
+        "game: linear\n"
+        "target_radius: 0.25\n"
+        "control: {set: ball, matrix: [-1, 0, 0, -1], bound: 1.0}\n"
+        "disturbance: {set: ball, matrix: [1, 0, 0, 1], bound: 0.5}\n"
+        "payoff: time\n"
+        "t_end: 3.0\n"
+        "accuracy: veryHigh\n"
+        "grid: {min: [-2, -2], max: [2, 2], n: [81, 81]}\n"
+        "target_velocity: [0.3, -0.2]\n";
+    const double w[2] = {0.3, -0.2}, r = 0.25, dt = 0.005;
+    dg_err e = {0};
+    dg_hji_problem *p = load(TIME, &e);
+    if (!p) fail_msg("%s", e.msg);
+    enum { SLICES = 61 };
+    double times[SLICES + 1];
+    double *out = malloc((SLICES + 1) * (size_t)p->grid.nodes * sizeof *out);
+    assert_non_null(out);
+    int nt = 0;
+    dg_hji_stats st;
+    if (dg_hji_problem_solve_slices(p, SLICES, 0, NULL, &nt, times, out, &st, &e)) fail_msg("%s", e.msg);
+    const dg_hji_slices V = {.nt = nt, .t = times, .v = out};
+    const double x0[4] = {1.0, 0.5, -1.5, 1.0};
+    double exact[2];
+    for (int i = 0; i < 2; i++) {   /* the least root of (|w|^2 - 0.25) s^2 - 2 (x.w + 0.5 r) s + |x|^2 - r^2 */
+        const double *x = x0 + 2 * i, a = w[0] * w[0] + w[1] * w[1] - 0.25;
+        const double b = -2 * (x[0] * w[0] + x[1] * w[1] + 0.5 * r), c = x[0] * x[0] + x[1] * x[1] - r * r;
+        exact[i] = (-b - sqrt(b * b - 4 * a * c)) / (2 * a);
+    }
+    assert_true(exact[0] > 1.4 && exact[0] < 1.5 && exact[1] > 10);
+    const dg_hji_sim_opts o = {.t_max = p->t_end, .dt = dt, .max_steps = 100000};
+    dg_hji_sim_result res[2];
+    for (int i = 0; i < 2; i++)
+        if (dg_hji_simulate(p, &V, x0 + 2 * i, &o, &res[i], &e)) fail_msg("%s", e.msg);
+    print_message("play of the moving target: captured at %.4f (closed form %.4f); the other %s\n",
+                  res[0].capture_time, exact[0], res[1].captured ? "captured" : "escapes");
+    assert_int_equal(res[0].captured, 1);
+    assert_true(fabs(res[0].capture_time - exact[0]) < 0.01);   /* two steps (the target where it ends: 1.4) */
+    assert_int_equal(res[1].captured, 0);
+    const dg_hji_source src = dg_hji_source_slices(&p->grid, &V);
+    double ct[2], lmin[2];
+    if (dg_hji_simulate_batch(p, &src, NULL, 2, x0, &o, ct, lmin, &e)) fail_msg("%s", e.msg);
+    assert_true(fabs(ct[0] - res[0].capture_time) < 1e-12);
+    assert_true(ct[1] < 0 && lmin[1] > 0);
+    /* the sets at a time: the target moved by w t, the node array's (t_end) at t_end */
+    double l[2], lt;
+    const double at[2] = {0.3, -0.2};
+    if (dg_hji_problem_sets_at(p, 1.0, 1, at, &l[0], NULL, &e) || dg_hji_problem_sets_at(p, p->t_end, 1, at, &l[1],
+                                                                                         NULL, &e) ||
+        dg_hji_problem_target_at(p, 1, at, &lt, NULL, &e))
+        fail_msg("%s", e.msg);
+    assert_true(fabs(l[0] + r) < 1e-12);
+    assert_true(l[1] == lt && fabs(lt - (sqrt(0.36 + 0.16) - r)) < 1e-12);
+    free(out);
+    dg_hji_problem_free(p);
+}
+
+/* A play's obstacle field at each step (dg_hji_sim_step.obstacle): the ball of the step's time t,
+ * 0.3 - |x - (c + v t)|, and r.obstacle_time the first step inside it. */
+typedef struct obst_check {
+    double worst, first;
+} obst_check;
+static int obst_step(void *user, const dg_hji_sim_step *s) {
+    obst_check *c = user;
+    const double g = 0.3 - hypot(s->x[0] - (1.0 - 0.8 * s->t), s->x[1] - 0.2 * s->t);
+    c->worst = fmax(c->worst, fabs(s->obstacle - g));
+    if (s->obstacle > 0 && c->first < 0) c->first = s->t;
+    return 0;
+}
+static void test_play_moving_obstacle(void **state) {
+    (void)state;
+    char yaml[1024];
+    snprintf(yaml, sizeof yaml, PURSUIT, "low", "brt_target",
+             "obstacles:\n  - {shape: ball, center: [1.0, 0.0], radius: 0.3, velocity: [-0.8, 0.2]}\n");
+    dg_hji_problem *p;
+    const double times[3] = {0.5, 0.75, 1.0};
+    double *V = solve(yaml, 3, times, &p);
+    const dg_hji_slices S = {.nt = 3, .t = times, .v = V};
+    obst_check c = {0, -1};
+    const dg_hji_sim_opts o = {.t_max = 1.0, .dt = 0.01, .max_steps = 1000, .on_step = obst_step, .user = &c};
+    dg_hji_sim_result r;
+    dg_err e = {0};
+    const double x0[2] = {0.2, 0.3};   /* the ball sweeps over it at about t = 1 */
+    if (dg_hji_simulate(p, &S, x0, &o, &r, &e)) fail_msg("%s", e.msg);
+    print_message("moving obstacle: the play's field %.3g from the ball of its time; inside from %g\n", c.worst,
+                  r.obstacle_time);
+    assert_true(c.worst < 1e-12);
+    assert_true(r.obstacle_time == c.first);
+    free(V);
+    dg_hji_problem_free(p);
+}
+
 /* float32 solves take the moving sets too (converted each step): the moving target's tube in f32 is the
  * f64 one's to float32's rounding, and not the fixed target's. */
 static void test_float32(void **state) {
@@ -355,6 +456,7 @@ static void test_fingerprint(void **state) {
     assert_non_null(pf);
     assert_string_equal(dg_hji_problem_moving(pm), "obstacles");
     assert_null(dg_hji_problem_moving(pf));
+    assert_int_equal(dg_hji_problem_target_moves(pm), 0);   /* a play tests its fixed target as before */
     for (int64_t j = 0; j < pm->grid.nodes; j++) assert_true(fabs(pm->obstacle[j] - pf->obstacle[j]) < 1e-12);
     const double T = 1.0;
     double *V = calloc((size_t)pm->grid.nodes, sizeof *V);
@@ -410,6 +512,25 @@ static void test_refusals(void **state) {
     if (!p) fail_msg("%s", e.msg);
     assert_null(dg_hji_problem_moving(p));
     dg_hji_problem_free(p);
+    {   /* for work at points (hji play's load) a moving target loads; hji learn and certify --sampling refuse
+         * it in one line naming the key */
+        snprintf(yaml, sizeof yaml, PURSUIT, "low", "brt_target", "target_velocity: [0.3, -0.2]");
+        dg_cfg *c = dg_cfg_parse(yaml, strlen(yaml), "tvary.yaml", &e);
+        dg_hji_problem *pp = c ? dg_hji_problem_load_points(c, &e) : NULL;
+        dg_hji_learn_opts lo;
+        if (!pp || dg_hji_learn_opts_read(c, &lo, &e)) fail_msg("%s", e.msg);
+        assert_string_equal(dg_hji_problem_moving(pp), "target_velocity");
+        assert_int_equal(dg_hji_problem_target_moves(pp), 1);
+        dg_err le = {0};
+        assert_null(dg_hji_learner_create(pp, &lo, &le));
+        assert_int_equal(le.status, DG_ERR_ARG);
+        assert_non_null(strstr(le.msg, "target_velocity moves in time"));
+        dg_err ce = {0};
+        assert_int_equal(dg_certify_sampling_check(pp, &ce), DG_ERR_ARG);
+        assert_non_null(strstr(ce.msg, "target_velocity moves in time"));
+        dg_hji_problem_free(pp);
+        dg_cfg_free(c);
+    }
     /* the game's t moves them */
     snprintf(dub, sizeof dub, DUBINS, "  avoid: sqrt((x - 1.5)^2 + (y - 1.5)^2) - t/4\n", "low", 11, 11, 11);
     p = load(dub, &e);
@@ -422,6 +543,8 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_moving_target_is_the_moving_frame),
         cmocka_unit_test(test_moving_target_time_to_reach),
+        cmocka_unit_test(test_play_moving_target),
+        cmocka_unit_test(test_play_moving_obstacle),
         cmocka_unit_test(test_float32),
         cmocka_unit_test(test_tvobs),
         cmocka_unit_test(test_keys_match_expressions),

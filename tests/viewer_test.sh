@@ -221,6 +221,19 @@ win hji view --value "$T/air3d.safetensors" --config "$T/air3d.yaml" --from 14,-
     --screenshot "$T/hji_air3d.png" >"$T/out" 2>"$T/err" && ok "hji view air3d (3-D: the slice follows psi)" \
     || bad "hji view air3d: $(head -c 300 "$T/err")"
 
+# --- hji view of a moving target (docs/hji.md, time-varying sets: the anchor of tests/test_hji_tvary.c): the
+# click's play captured against the target of its time, near the closed form's 1.443 s, its end on the rim of
+# the target there (centre w t, w = (0.3, -0.2), radius 0.25)
+ANC=$(cfg anc "game: linear\ntarget_radius: 0.25\ncontrol: {set: ball, matrix: [-1, 0, 0, -1], bound: 1.0}\ndisturbance: {set: ball, matrix: [1, 0, 0, 1], bound: 0.5}\npayoff: time\nt_end: 3.0\naccuracy: high\ngrid: {min: [-2, -2], max: [2, 2], n: [61, 61]}\ntarget_velocity: [0.3, -0.2]\n")
+"$DG" hji solve --config "$ANC" --out "$T/anc.safetensors" --slices 31 >/dev/null 2>&1 || bad "hji solve anchor"
+win hji view --value "$T/anc.safetensors" --config "$ANC" --from 1.0,0.5 --speed 8 --frames 60 \
+    --screenshot "$T/hji_anc.png" >"$T/out" 2>"$T/err" || bad "hji view moving target: $(head -c 300 "$T/err")"
+tc=$(grep -o '"capture_time":[^,}]*' "$T/out" | cut -d: -f2)
+r=$(grep -o '"end":\[[^]]*\]' "$T/out" | tr -d '"end:[]' | awk -F, -v t="${tc:-0}" '{printf "%.4f", sqrt(($1 - 0.3 * t)^2 + ($2 + 0.2 * t)^2)}')
+awk -v t="${tc:-0}" -v r="${r:-0}" 'BEGIN {exit !(t > 1.38 && t < 1.51 && r > 0.2 && r <= 0.26)}' \
+    && ok "hji view of a moving target: captured at $tc s (closed form 1.443), $r from the target's centre then" \
+    || bad "hji view of a moving target: captured at '$tc', $r from the centre: $(cat "$T/out")"
+
 # --- hji view of a network of hji learn (issue 27): its value on the config's grid, a click's play from its
 # gradient, captured as the grid's value's play from the same start (0.68 s: tests/hji_use_test.sh)
 NP=$(cfg np "game: pursuit2d\nmode: brt\nt_end: 1.0\ngrid: {min: [-2, -2], max: [2, 2], n: [41, 41]}\nlearn: {hidden: [32, 32], points: 256, iterations: 300, pretrain: 30, curriculum: 150, lr: 0.001, seed: 1}\n")

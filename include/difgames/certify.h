@@ -46,7 +46,9 @@ DG_API dg_status   dg_hji_link_check(const dg_hji_problem *p, const struct dg_en
 /* Plays the pairings over env->horizon steps (pol, params: env's policies, both players); the HJBI
  * players' feedback from the value source V (hji_sim.h: a grid's slices, dg_hji_source_slices, or a
  * network, dg_hji_learn_source) at the time-to-go V->horizon - t, one evaluation a step for the B
- * rows. Returns DG_OK, DG_ERR_ARG (dg_hji_link_check, B < 1, bad slices or layer), DG_ERR_NOMEM or
+ * rows. A play is captured where the relative position is within p's capture_radius, or, when p's
+ * target moves in time (dg_hji_problem_target_moves), where it is in the target of its time t (past t_end,
+ * where it ends; dg_hji_problem_sets_at). Returns DG_OK, DG_ERR_ARG (dg_hji_link_check, B < 1, bad slices or layer), DG_ERR_NOMEM or
  * the source's error. */
 DG_API dg_status   dg_hji_versus(const dg_hji_problem *p, const dg_hji_source *V, double layer,
                                  const struct dg_env *env, const struct dg_policy *pol, struct dg_params *params,

@@ -74,7 +74,8 @@ DG_API dg_status dg_scenario_level(const double *v, const unsigned char *fail, i
 
 /* DG_OK when p's problem has a sampling certificate: a tube (mode brt or brt_target) of a game of
  * kind with dynamics, no obstacles (dg_hji_problem_has_obstacle: whether or not their array was
- * built), and a player of role max (the one who avoids); else DG_ERR_ARG
+ * built), fixed sets (dg_hji_problem_moving: the network certified is hji learn's, which learns
+ * fixed sets), and a player of role max (the one who avoids); else DG_ERR_ARG
  * with one line saying what is not (a BRS, a reach-avoid game, a game of degree, ...). */
 DG_API dg_status dg_certify_sampling_check(const dg_hji_problem *p, dg_err *e);
 

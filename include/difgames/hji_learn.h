@@ -223,7 +223,9 @@ typedef struct dg_hji_learn_metrics {
  * alone), one backward and one Adam step. The points, drawn from one stream, are cut into
  * o->threads shards (train's cut), each run on its own arena on as many threads as OpenMP allows, and
  * their gradients summed in shard order: the same seed and shard count give the same bits, whatever
- * the number of threads (another shard count sums in another order: other bits, the same loss). */
+ * the number of threads (another shard count sums in another order: other bits, the same loss).
+ * NULL with DG_ERR_ARG for bad options or sets that move in time (dg_hji_problem_moving: the
+ * residual and boundary term read the sets of one time). */
 typedef struct dg_hji_learner dg_hji_learner;
 DG_API dg_hji_learner *dg_hji_learner_create(const dg_hji_problem *p, const dg_hji_learn_opts *o, dg_err *e);
 /* One iteration; its numbers into m (may be NULL). DG_ERR_NONFINITE when the loss is NaN or infinite

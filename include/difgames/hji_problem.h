@@ -118,6 +118,9 @@ DG_API int             dg_hji_problem_has_stop(const dg_hji_problem *p);
  * *_at functions below hold the sets at tau = 0 (the game's time t_end); dg_hji_problem_solve_at asks
  * for the sets of every step's time (docs/hji.md, time-varying sets). */
 DG_API const char     *dg_hji_problem_moving(const dg_hji_problem *p);
+/* 1 when p's target moves in time (target_velocity, or a model's target of t), 0 else: a play tests
+ * capture against the target of its time then (dg_hji_problem_sets_at), else as fixed sets. */
+DG_API int             dg_hji_problem_target_moves(const dg_hji_problem *p);
 DG_API void            dg_hji_problem_free(dg_hji_problem *p);                /* NULL is harmless             */
 DG_API const char     *dg_hji_problem_name(int i);                            /* i-th known game; NULL past   */
 /* Where p's game comes from: "model" (game: model; p->name is the file's model.name, which may be a
@@ -174,6 +177,13 @@ DG_API dg_status       dg_hji_problem_target_at(const dg_hji_problem *p, int n, 
  * obstacles' field its v0 and stop are made from. */
 DG_API dg_status       dg_hji_problem_obstacle_at(const dg_hji_problem *p, int n, const double *x, double *g,
                                                   double *grad, dg_err *e);
+/* sets_at: the target l(x, t) (target_at's formula) and, unless g is NULL, the obstacle field g(x, t)
+ * (obstacle_at's) at the game's time t (0 at a play's start, t_end at the horizon: the sets a value
+ * read at the time-to-go t_end - t was solved against); for fixed sets target_at's and obstacle_at's
+ * bits at any t, for moving ones the sets moved to t (docs/hji.md, time-varying sets). What a
+ * simulation tests capture against. */
+DG_API dg_status       dg_hji_problem_sets_at(const dg_hji_problem *p, double t, int n, const double *x, double *l,
+                                              double *g, dg_err *e);
 /* v0_at: the solve's initial value (dg_hji_problem_v0): a game of kind's target (target_at); payoff:
  * cost's terminal cost (dg_hji_problem_terminal_cost; its gradient (Q_T + Q_T') x plus a model's
  * costs' symbolic derivatives); payoff: time's the cap in the obstacles, d / c inside the target

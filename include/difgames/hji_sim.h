@@ -59,13 +59,18 @@ DG_API dg_status dg_hji_source_tabulate(const dg_hji_source *s, const dg_hji_gri
  * slice; one slice: that one throughout), bang-bang (dg_hji_game_optimal) or with a boundary layer,
  * held over an RK2 (midpoint) step of dt; periodic axes wrap into [lo, hi). Stops when the target
  * is reached (l(x) <= 0: p->target interpolated, or where p holds no array of the whole grid, a
- * problem of more than DG_HJI_GRID_MAX_DIMS axes among them, its formula dg_hji_problem_target_at):
+ * problem of more than DG_HJI_GRID_MAX_DIMS axes among them, its formula dg_hji_problem_target_at;
+ * a target that moves in time, dg_hji_problem_target_moves: l(x, t) of the game's time t, the one
+ * the value read at T - t was solved against, from dg_hji_problem_sets_at, past t_end at t_end):
  * capture, else escape after t_max. */
 typedef struct dg_hji_sim_step {
     int64_t       step, steps;            /* this step (0 .. steps) and the most there can be  */
     double        t;                      /* step * dt                                         */
     const double *x, *u, *d;              /* the state (nx) and both players' inputs there     */
-    double        value, target;          /* V(x, T - t) and the target's l(x) (<= 0: captured) */
+    double        value, target;          /* V(x, T - t) and the target's l(x) at t (<= 0: captured) */
+    double        obstacle;               /* the obstacle field g(x) at t (> 0 inside; -INFINITY
+                                             without obstacles: a game of degree holds them in its
+                                             value); sets that move, from dg_hji_problem_sets_at */
 } dg_hji_sim_step;
 /* Called at every step (the capture step included); a non-zero return stops the simulation. */
 typedef int (*dg_hji_sim_fn)(void *user, const dg_hji_sim_step *s);
@@ -88,6 +93,9 @@ typedef struct dg_hji_sim_result {
     int64_t steps;                        /* ceil(t_max / dt)                                  */
     int64_t rows;                         /* steps simulated (CSV rows)                        */
     double  value0;                       /* V(x0) at the time-to-go T, to compare with payoff  */
+    double  obstacle_time;                /* the first step's time inside an obstacle of its time
+                                             (step.obstacle > 0), or -1: the play goes on (the
+                                             value keeps the equilibrium out; this says if not)  */
     double  payoff;                       /* a game of degree: the payoff along the path (NAN for a
                                              game of kind): int e^{-rho t} L dt by the midpoint
                                              rule, plus e^{-rho T} g(x(T)) (cost, finite horizon),
@@ -140,7 +148,7 @@ DG_API dg_status dg_hji_simulate_sources(const dg_hji_problem *p, const dg_hji_s
  * 0: the least of the states' automatic steps) for o->t_max, o->layer as in dg_hji_simulate (its CSV,
  * on_step and a game of degree's payoff are not used: a game with a running cost, payoff: cost, is
  * refused). A play stops where it reaches the target (l <= 0, as dg_hji_simulate reads it: on a
- * problem without a grid, its formula). capture_time (B; may be NULL) gets
+ * problem without a grid, its formula; a moving target, at the step's time). capture_time (B; may be NULL) gets
  * when, or -1; min_target (B; may be NULL) the least l(x) along the path (> 0: never captured).
  * DG_OK, DG_ERR_ARG (bad options, o->t_max / dt above o->max_steps), DG_ERR_NOMEM or a source's
  * error. */

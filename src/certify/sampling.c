@@ -38,6 +38,9 @@ dg_status dg_certify_sampling_check(const dg_hji_problem *p, dg_err *e) {
                           "certificate is for an avoid tube only", n);
     if (!p->game.dyn)
         return dg_err_set(e, DG_ERR_ARG, "certify --sampling: %s has no dynamics to roll out (a generic Hamiltonian)", n);
+    if (dg_hji_problem_moving(p))   /* the network it certifies is hji learn's, of fixed sets */
+        return dg_err_set(e, DG_ERR_ARG, "certify --sampling: %s: %s moves in time: the sampling certificate is for "
+                          "a network of hji learn, which learns fixed sets", n, dg_hji_problem_moving(p));
     if (avoider(&p->game) < 0)
         return dg_err_set(e, DG_ERR_ARG, "certify --sampling: %s needs exactly one player of role max (the one who "
                           "avoids the target, playing V's feedback)", n);

@@ -50,6 +50,18 @@ static double capture_dist(const dg_hji_link *l, int nx, const dg_real *s) {
     return m == 1 ? fabs(a) : hypot(a, b);
 }
 
+/* Whether the state s is in p's moving target at the game's time t (past t_end, at t_end: the value
+ * read there, time-to-go 0, was solved against it), l < 0 as capture_dist < radius, the HJI state
+ * from s in double precision as capture_dist's; into *hit. DG_OK or the target's error. */
+static dg_status capture_moving(const dg_hji_problem *p, double t, const dg_real *s, int *hit, dg_err *e) {
+    const dg_hji_link *l = p->link;
+    double x[DG_HJI_MAX_DIMS], lv = 0;
+    for (int k = 0; k < p->grid.ndim; k++) x[k] = (double)s[l->plus[k]] - s[l->minus[k]];
+    const dg_status rc = dg_hji_problem_sets_at(p, fmin(t, p->t_end), 1, x, &lv, NULL, e);
+    *hit = rc == DG_OK && lv < 0;
+    return rc;
+}
+
 dg_status dg_hji_versus(const dg_hji_problem *p, const dg_hji_source *V, double layer, const dg_env *env,
                         const dg_policy *pol, dg_params *params, int B, uint64_t seed, dg_hji_versus_result *r,
                         dg_err *e) {
@@ -65,6 +77,8 @@ dg_status dg_hji_versus(const dg_hji_problem *p, const dg_hji_source *V, double 
     const dg_hji_link *l = p->link;
     const int S = env->state_dim, nx = p->grid.ndim, A1 = env->act_dim, A = env->act_dim + env->act2_dim;
     const double radius = dg_hji_problem_param(p, l->capture_param);
+    const int moving = dg_hji_problem_target_moves(p);   /* capture against the target of each time */
+    int hit = 0;
     dg_real *st0 = malloc((size_t)B * S * sizeof(dg_real)), *st = malloc((size_t)B * S * sizeof(dg_real));
     unsigned char *done = malloc((size_t)B);
     /* the HJI states of a step's rows, their inputs (each player's input of its own value) and V */
@@ -124,12 +138,15 @@ dg_status dg_hji_versus(const dg_hji_problem *p, const dg_hji_source *V, double 
                 goto out;
             }
             memcpy(st, next->data, (size_t)B * S * sizeof(dg_real));
-            for (int i = 0; i < B; i++)
-                if (!done[i] && capture_dist(l, nx, st + (size_t)S * i) < radius) {
+            for (int i = 0; i < B; i++) {
+                if (done[i]) continue;
+                if (moving && (rc = capture_moving(p, t * env->dt, st + (size_t)S * i, &hit, e)) != DG_OK) goto out;
+                if (moving ? hit : capture_dist(l, nx, st + (size_t)S * i) < radius) {
                     done[i] = 1;
                     captured++;
                     tsum += t * env->dt;
                 }
+            }
         }
         r->capture_rate[k] = (double)captured / B;
         r->capture_time[k] = captured ? tsum / captured : NAN;

@@ -621,12 +621,6 @@ static int hji_versus(int argc, char **argv) {
     value_in vi = {0};
     dg_err e = {0};
     if (!(hp = load_problem("hji versus", hji, NULL, -1, 0, 0, &hcfg))) { rc = EXIT_USAGE; goto done; }
-    if (dg_hji_problem_moving(hp)) {   /* its capture test reads the sets of one time */
-        cli_error("hji versus", "%s: %s moves in time: versus plays against fixed sets (hji solve takes it)", hji,
-                  dg_hji_problem_moving(hp));
-        rc = EXIT_USAGE;
-        goto done;
-    }
     if (dg_hji_link_check(hp, s.env, &e) != DG_OK) {  /* the learning game the HJI game declares */
         cli_error("hji versus", "%s: %s", hp->link ? config : hji, e.msg);
         rc = EXIT_USAGE;
@@ -756,6 +750,13 @@ static int hji_learn(int argc, char **argv) {
     free(yaml);
     yaml = NULL;
     if (!p) return EXIT_USAGE;
+    if (dg_hji_problem_moving(p)) {   /* (dg_hji_learner_create refuses it too, without the file's name) */
+        cli_error("hji learn", "%s: %s moves in time: hji learn learns fixed sets (hji solve takes it)", config,
+                  dg_hji_problem_moving(p));
+        dg_hji_problem_free(p);
+        dg_cfg_free(cfg);
+        return EXIT_USAGE;
+    }
     if (o.precision != DG_REAL_F64) {  /* learn.precision: the other copy of the command trains (main.c) */
         dg_hji_problem_free(p);
         dg_cfg_free(cfg);

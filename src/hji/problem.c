@@ -392,13 +392,15 @@ static void read_model(dg_hji_problem *p) { dg_hji_model_game(p->model, &p->game
 static void target_model(const dg_hji_problem *p, double t, int64_t j0, int64_t n, double *out) {
     dg_hji_model_target(p->model, &p->grid, j0, n, t, out);
 }
-/* the model's target at x, its periodic axes wrapped into the grid's [lo, lo + period) as the grid
- * sees the state (a point inside is left as is, so a node's bits are tabulate's) */
-static double target_model_at(TARGET_ARGS) {
+/* the model's target at x at the game's time t, its periodic axes wrapped into the grid's [lo, lo +
+ * period) as the grid sees the state (a point inside is left as is, so a node's bits are tabulate's) */
+static double target_model_time(const dg_hji_problem *p, double t, const double *x, double *grad) {
     double y[DG_HJI_MAX_DIMS];
     hji_wrap_point(&p->grid, x, y);
-    return dg_hji_model_target_at(p->model, y, p->t_end, grad);   /* at tau = 0, as the node array */
+    return dg_hji_model_target_at(p->model, y, t, grad);
 }
+/* the model's target at x at tau = 0 (the game's time t_end), as the node array */
+static double target_model_at(TARGET_ARGS) { return target_model_time(p, p->t_end, x, grad); }
 
 /* A built-in game's target at a point x at the game's time t: its formula at x, or, moving at
  * target_velocity w, at x - w t. */
@@ -471,6 +473,7 @@ static dg_hji_problem *problem_load(dg_cfg *cfg, int how, dg_err *e) {
     build->target = md.model ? target_model : target_nodes;
     build->target_at = md.model ? gd->target : target_end_at;
     build->game_target_at = gd->target;
+    build->target_time = md.model ? target_model_time : target_moved;
     snprintf(p->name, sizeof p->name, "%s", md.model ? md.name : hji_game_names[sk.game]);
     p->game.nx = gd->nx;
     p->game.user = p->param;
@@ -507,10 +510,9 @@ static dg_hji_problem *problem_load(dg_cfg *cfg, int how, dg_err *e) {
         goto fail;
     }
     if (read_obstacles(cfg, p, e) || check_degree(cfg, p, e)) goto fail;
-    if (build->moving && how != LOAD_WHOLE) {   /* the sets of one time: the node arrays' (tau = 0) */
-        dg_cfg_error(cfg, moving_key(p), e, "time-varying sets are solved on the whole grid by hji solve; %s",
-                     how == LOAD_SPLIT ? "not split over ranks"
-                                       : "hji learn, hji play and certify --sampling read fixed sets");
+    if (build->moving && how == LOAD_SPLIT) {   /* each step's sets are built over the whole grid */
+        dg_cfg_error(cfg, moving_key(p), e, "time-varying sets are solved on the whole grid by hji solve; "
+                     "not split over ranks");
         goto fail;
     }
     if (!nodes && p->payoff == DG_HJI_PAYOFF_TIME) {   /* its v0 needs the target's front speed over the nodes */
@@ -551,6 +553,11 @@ int dg_hji_problem_has_obstacle(const dg_hji_problem *p) {
 const char *dg_hji_problem_moving(const dg_hji_problem *p) {
     const problem_build *b = p ? p->build : NULL;
     return b && b->moving ? moving_key(p) : NULL;
+}
+
+int dg_hji_problem_target_moves(const dg_hji_problem *p) {
+    const problem_build *b = p ? p->build : NULL;
+    return b && b->target_moves;
 }
 
 int dg_hji_problem_has_stop(const dg_hji_problem *p) { return p && p->payoff == DG_HJI_PAYOFF_TIME; }

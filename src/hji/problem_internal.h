@@ -47,6 +47,8 @@ typedef struct problem_build {
     void (*target)(const dg_hji_problem *p, double t, int64_t j0, int64_t n, double *out);
     double (*target_at)(const dg_hji_problem *p, const double *x, double *grad);
     double (*game_target_at)(const dg_hji_problem *p, const double *x, double *grad);  /* unmoved */
+    /* the target at a point at the game's time t (target_at is it at t_end) */
+    double (*target_time)(const dg_hji_problem *p, double t, const double *x, double *grad);
     double          tvel[DG_HJI_MAX_DIMS];   /* target_velocity: l(x - tvel t) at time t        */
     int             tmoving;             /* target_velocity was given                           */
     int             moving, target_moves, obstacle_moves;   /* the sets (the target, the obstacle)

@@ -222,10 +222,11 @@ dg_status hji_problem_build_block(dg_hji_problem *p, const int *lo, const int *n
 
 /* ------------------------------------------------------------- at points */
 
-/* The obstacle field at the point x, as build_nodes makes it at a node (the config's shapes' union
- * (min, the first on ties) negated, then the max with the model's avoid set, the shapes' on ties),
- * the active piece's gradient into grad (nx) unless NULL; -INFINITY (gradient 0) without one. */
-static double obstacle_point(const dg_hji_problem *p, const double *x, double *grad) {
+/* The obstacle field at the point x at the game's time t, as build_nodes makes it at a node (the
+ * config's shapes' union (min, the first on ties) negated, then the max with the model's avoid set,
+ * the shapes' on ties), the active piece's gradient into grad (nx) unless NULL; -INFINITY (gradient
+ * 0) without one. */
+static double obstacle_point(const dg_hji_problem *p, double t, const double *x, double *grad) {
     const problem_build *b = p->build;
     const dg_hji_grid *g = &p->grid;
     const int nx = g->ndim;
@@ -233,7 +234,7 @@ static double obstacle_point(const dg_hji_problem *p, const double *x, double *g
     for (int i = 0; i < b->nshape; i++) {
         const obstacle_shape *sh = &b->shape[i];
         double lo[DG_HJI_MAX_DIMS], hi[DG_HJI_MAX_DIMS];
-        shape_at(sh, p->t_end, lo, hi);   /* at tau = 0, as the node arrays */
+        shape_at(sh, t, lo, hi);
         const double s = sh->ball ? hji_sdf_ball_at(g, lo, sh->radius, sh->mask, x, grad ? gs : NULL)
                                   : hji_sdf_box_at(g, lo, hi, sh->mask, x, grad ? gs : NULL);
         if (i == 0 || s < m) {
@@ -246,7 +247,7 @@ static double obstacle_point(const dg_hji_problem *p, const double *x, double *g
     if (dg_hji_model_has_avoid(p->model)) {
         double y[DG_HJI_MAX_DIMS];
         hji_wrap_point(g, x, y);
-        const double a = dg_hji_model_avoid_at(p->model, y, p->t_end, grad ? gs : NULL);
+        const double a = dg_hji_model_avoid_at(p->model, y, t, grad ? gs : NULL);
         if (b->nshape == 0 || a > o) memcpy(gm, gs, sizeof gs);
         o = b->nshape > 0 ? fmax(o, a) : a;
     }
@@ -313,14 +314,30 @@ dg_status dg_hji_problem_obstacle_at(const dg_hji_problem *p, int n, const doubl
     dg_status rc = point_args(p, n, x, g, "obstacle_at", e);
     if (rc) return rc;
     const int nx = p->grid.ndim;
-    for (int i = 0; i < n; i++) g[i] = obstacle_point(p, x + (int64_t)i * nx, grad ? grad + (int64_t)i * nx : NULL);
+    for (int i = 0; i < n; i++)
+        g[i] = obstacle_point(p, p->t_end, x + (int64_t)i * nx, grad ? grad + (int64_t)i * nx : NULL);
+    return DG_OK;
+}
+
+dg_status dg_hji_problem_sets_at(const dg_hji_problem *p, double t, int n, const double *x, double *l, double *g,
+                                 dg_err *e) {
+    dg_status rc = point_args(p, n, x, l, "sets_at", e);
+    if (rc) return rc;
+    if (!isfinite(t)) return dg_err_set(e, DG_ERR_ARG, "hji: sets_at: the time %g is not finite", t);
+    const problem_build *b = p->build;
+    const int nx = p->grid.ndim;
+    for (int i = 0; i < n; i++) {
+        const double *xi = x + (int64_t)i * nx;
+        l[i] = b->target_time(p, t, xi, NULL);
+        if (g) g[i] = obstacle_point(p, t, xi, NULL);
+    }
     return DG_OK;
 }
 
 /* payoff: time's v0 at x (its obstacle field first, then its target only when needed). */
 static double time_v0(const dg_hji_problem *p, const double *x) {
     const problem_build *b = p->build;
-    const double o = b->nshape > 0 || dg_hji_model_has_avoid(p->model) ? obstacle_point(p, x, NULL) : -INFINITY;
+    const double o = b->nshape > 0 || dg_hji_model_has_avoid(p->model) ? obstacle_point(p, p->t_end, x, NULL) : -INFINITY;
     return time_point(p, x, b->target_at(p, x, NULL), o);
 }
 
@@ -370,7 +387,7 @@ dg_status dg_hji_problem_stop_at(const dg_hji_problem *p, int n, const double *x
         const double *xi = x + (int64_t)i * nx;
         stop[i] = 1;
         if (p->payoff == DG_HJI_PAYOFF_TIME)
-            stop[i] = (obst && obstacle_point(p, xi, NULL) > 0) || b->target_at(p, xi, NULL) <= 0 ? -1 : 1;
+            stop[i] = (obst && obstacle_point(p, p->t_end, xi, NULL) > 0) || b->target_at(p, xi, NULL) <= 0 ? -1 : 1;
     }
     return DG_OK;
 }

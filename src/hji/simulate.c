@@ -135,22 +135,39 @@ static double time_to_go(double T, double t) {
     return tau > 0 ? tau : 0;
 }
 
-/* The target l at the n states x (n, nx) into l, as a play reads it: the grid's target array
- * interpolated (dg_hji_interp) where p holds the whole grid's, else its formula
+/* The target l at the n states x (n, nx) at the game's time t into l, as a play reads it: the grid's
+ * target array interpolated (dg_hji_interp) where p holds the whole grid's, else its formula
  * (dg_hji_problem_target_at): a problem of more than DG_HJI_GRID_MAX_DIMS axes has no array (nor
- * does a rank's block hold the whole grid's). DG_OK or target_at's error. */
-static dg_status target_here(const dg_hji_problem *p, int64_t n, const double *x, double *l, dg_err *e) {
-    const int nx = p->grid.ndim;
-    if (p->target && !p->block_nodes) {
+ * does a rank's block hold the whole grid's). A target that moves in time is read at t from its
+ * formula (dg_hji_problem_sets_at; the array holds it at t_end), past the horizon at t_end: the
+ * value read there (time-to-go 0) was solved against that one. DG_OK or the formula's error. */
+static dg_status target_here(const dg_hji_problem *p, double t, int64_t n, const double *x, double *l, dg_err *e) {
+    const int nx = p->grid.ndim, moving = dg_hji_problem_target_moves(p);
+    if (p->target && !p->block_nodes && !moving) {
         for (int64_t i = 0; i < n; i++) l[i] = dg_hji_interp(&p->grid, p->target, x + i * nx, NULL);
         return DG_OK;
     }
     for (int64_t i0 = 0; i0 < n; i0 += 1 << 20) {  /* target_at counts its points in an int */
         const int m = (int)(n - i0 < (1 << 20) ? n - i0 : 1 << 20);
-        const dg_status s = dg_hji_problem_target_at(p, m, x + i0 * nx, l + i0, NULL, e);
+        const dg_status s = moving ? dg_hji_problem_sets_at(p, fmin(t, p->t_end), m, x + i0 * nx, l + i0, NULL, e)
+                                   : dg_hji_problem_target_at(p, m, x + i0 * nx, l + i0, NULL, e);
         if (s != DG_OK) return s;
     }
     return DG_OK;
+}
+
+/* The obstacle field g at the state x at the game's time t (past t_end, at t_end): the node array
+ * interpolated where p holds the whole grid's and no set moves, else the formula
+ * (dg_hji_problem_sets_at); -INFINITY without obstacles. DG_OK or the formula's error. */
+static dg_status obstacle_here(const dg_hji_problem *p, double t, const double *x, double *g, dg_err *e) {
+    *g = -INFINITY;
+    if (!dg_hji_problem_has_obstacle(p)) return DG_OK;
+    if (p->obstacle && !p->block_nodes && !dg_hji_problem_moving(p)) {
+        *g = dg_hji_interp(&p->grid, p->obstacle, x, NULL);
+        return DG_OK;
+    }
+    double l;
+    return dg_hji_problem_sets_at(p, fmin(t, p->t_end), 1, x, &l, g, e);
 }
 
 /* dg_hji_feedback_batch's body, its work arrays given: gu, gd (B, nx) and tau (B). */
@@ -326,7 +343,7 @@ dg_status dg_hji_simulate_sources(const dg_hji_problem *p, const dg_hji_source *
     double x[DG_HJI_MAX_DIMS];
     for (int k = 0; k < nx; k++) x[k] = x0[k];
     *r = (dg_hji_sim_result){.captured = 0, .capture_time = -1, .dt = dt, .steps = steps, .payoff = NAN,
-                             .value0 = NAN};
+                             .value0 = NAN, .obstacle_time = -1};
     double J = 0, inc = 0, l_prev = 0;  /* the payoff so far (a game of degree), its last step, l before it */
     for (int64_t s = 0; s <= steps; s++) {
         double u[DG_HJI_MAX_INPUT] = {0}, d[DG_HJI_MAX_INPUT] = {0}, v = 0;
@@ -335,12 +352,18 @@ dg_status dg_hji_simulate_sources(const dg_hji_problem *p, const dg_hji_source *
             return sc;
         }
         double l = 0;
-        if ((sc = target_here(p, 1, x, &l, e)) != DG_OK) {
+        if ((sc = target_here(p, (double)s * dt, 1, x, &l, e)) != DG_OK) {
             dg_csv_abort(&w);
             return sc;
         }
+        double go = -INFINITY;
+        if ((sc = obstacle_here(p, (double)s * dt, x, &go, e)) != DG_OK) {
+            dg_csv_abort(&w);
+            return sc;
+        }
+        if (go > 0 && r->obstacle_time < 0) r->obstacle_time = (double)s * dt;
         const dg_hji_sim_step st = {.step = s, .steps = steps, .t = (double)s * dt, .x = x, .u = u, .d = d,
-                                    .value = v, .target = l};
+                                    .value = v, .target = l, .obstacle = go};
         if (o->csv_path) csv_row(&w, p, &st);
         r->rows = s + 1;
         if (o->on_step && o->on_step(o->user, &st)) {
@@ -383,7 +406,7 @@ static dg_status batch_run(const dg_hji_problem *p, const dg_hji_source *su, con
         int64_t n = 0;  /* the live plays' states, packed into xm in their order */
         for (int64_t i = 0; i < B; i++)
             if (live[i]) memcpy(xm + n++ * nx, x + i * nx, (size_t)nx * sizeof *x);
-        dg_status sc = target_here(p, n, xm, l, e);  /* their targets, in one call */
+        dg_status sc = target_here(p, t, n, xm, l, e);  /* their targets, in one call */
         if (sc != DG_OK) return sc;
         int64_t j = 0;
         n = 0;  /* those still going after this check, packed again */

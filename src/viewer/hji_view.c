@@ -52,6 +52,10 @@ typedef struct hview {
     int net;
     dg_hji_learn_net ln;
     dg_hji_source src;
+    /* sets that move in time: the target and obstacle field (2, nodes) of the game's time at the
+     * time-to-go shown (sets_ti), drawn in place of the node arrays (where they end) */
+    double *sets;
+    int sets_ti;
 } hview;
 
 #define NET_TIMES 11             /* a network's times-to-go shown: 0, T/10, .., T */
@@ -204,6 +208,24 @@ static void draw_panel(hview *h) {
     dg_draw_end(&d, NULL);
 }
 
+/* Fills h->sets with the moving sets of the game's time t_end - tau, tau the time-to-go shown, unless
+ * they are already there; DG_OK or the formula's error. */
+static dg_status moving_sets(hview *h, dg_err *e) {
+    if (h->sets_ti == h->ti) return DG_OK;
+    const dg_hji_grid *g = &h->vf.grid;
+    const double t = fmax(h->p->t_end - h->vf.times[h->ti], 0);
+    double x[(1 << 10) * DG_HJI_MAX_DIMS];
+    for (int64_t j0 = 0; j0 < g->nodes; j0 += 1 << 10) {  /* a block of nodes at a time */
+        const int m = (int)(g->nodes - j0 < (1 << 10) ? g->nodes - j0 : 1 << 10);
+        for (int i = 0; i < m; i++) dg_hji_grid_point(g, j0 + i, x + (size_t)i * g->ndim);
+        dg_status s = dg_hji_problem_sets_at(h->p, t, m, x, h->sets + j0, h->p->obstacle ? h->sets + g->nodes + j0
+                                                                                        : NULL, e);
+        if (s != DG_OK) return s;
+    }
+    h->sets_ti = h->ti;
+    return DG_OK;
+}
+
 static int render(hview *h, double *ms) {
     const double t0 = vw_now();
     const dg_hji_grid *g = &h->vf.grid;
@@ -213,14 +235,16 @@ static int render(hview *h, double *ms) {
         /* a 3-D or 4-D slice follows the path's other coordinates */
         for (int k = 2; k < g->ndim; k++) h->at[k] = h->full[(size_t)(shown - 1) * g->ndim + k];
     }
+    dg_err e = {0};
+    if (h->sets && moving_sets(h, &e) != DG_OK) return vw_fail(h->cmd, &e, DG_EXIT_FAIL);
     const dg_hji_figure_layer L = {
         .v = h->V + (size_t)h->ti * g->nodes, .at = h->at, .levels = h->levels,
-        .target = h->p ? h->p->target : NULL, .obstacle = h->p ? h->p->obstacle : NULL,
+        .target = h->sets ? h->sets : h->p ? h->p->target : NULL,
+        .obstacle = h->sets && h->p->obstacle ? h->sets + g->nodes : h->p ? h->p->obstacle : NULL,
         .path = h->npath ? h->path : NULL, .npath = shown,
     };
     char title[96];
     snprintf(title, sizeof title, "%s: V at t = %.3g", h->vf.game[0] ? h->vf.game : "value", h->vf.times[h->ti]);
-    dg_err e = {0};
     if (dg_hji_figure_draw(h->fig, h->plot, &L, title, &e) != DG_OK) return vw_fail(h->cmd, &e, DG_EXIT_FAIL);
     draw_panel(h);
     dg_image *img = h->w.img;
@@ -294,6 +318,7 @@ static void hview_free(hview *h) {
     free(h->V);
     free(h->path);
     free(h->full);
+    free(h->sets);
     dg_hji_value_close(&h->vf);
     dg_hji_learn_net_free(&h->ln);
     dg_hji_problem_free(h->p);
@@ -366,13 +391,9 @@ static int hview_load(hview *h, const vw_hji_opts *o) {
         dg_hji_learn_opts lo;  /* a config that also learns the value: its learn.* keys are read, not used */
         if (!h->p || dg_hji_learn_opts_read(h->cfg, &lo, &e) != DG_OK || dg_cfg_check_unused(h->cfg, &e) != DG_OK || dg_hji_value_check(&h->vf, h->p, o->config, &e) != DG_OK)
             return vw_fail(h->cmd, &e, DG_EXIT_USAGE);
-        if (dg_hji_problem_moving(h->p)) {   /* its clicks play against the sets of one time */
-            vw_error(h->cmd, "--config %s: %s moves in time: the viewer plays against fixed sets", o->config,
-                     dg_hji_problem_moving(h->p));
-            return DG_EXIT_USAGE;
-        }
     }
-    if (dg_mem_check((double)h->vf.nt * (double)g->nodes * sizeof(double) + PATH_MAX_POINTS * 8.0 * (2 + g->ndim),
+    const int sets = h->p && dg_hji_problem_moving(h->p) ? 2 : 0;  /* (moving_sets) */
+    if (dg_mem_check((double)(h->vf.nt + sets) * (double)g->nodes * sizeof(double) + PATH_MAX_POINTS * 8.0 * (2 + g->ndim),
                      &e) != DG_OK) {
         vw_error(h->cmd, "%.500s: %d times of %lld nodes %s; lower the value file's times (hji solve --slices)",
                  o->value, h->vf.nt, (long long)g->nodes, e.msg);
@@ -381,7 +402,9 @@ static int hview_load(hview *h, const vw_hji_opts *o) {
     h->V = malloc((size_t)h->vf.nt * (size_t)g->nodes * sizeof(double));
     h->path = malloc((size_t)PATH_MAX_POINTS * 2 * sizeof(double));
     h->full = malloc((size_t)PATH_MAX_POINTS * g->ndim * sizeof(double));
-    if (!h->V || !h->path || !h->full) {
+    h->sets_ti = -1;
+    if (h->p && dg_hji_problem_moving(h->p)) h->sets = malloc(2 * (size_t)g->nodes * sizeof(double));
+    if (!h->V || !h->path || !h->full || (h->p && dg_hji_problem_moving(h->p) && !h->sets)) {
         vw_error(h->cmd, "out of memory");
         return DG_EXIT_FAIL;
     }

@@ -451,6 +451,11 @@ dg_hji_learner *dg_hji_learner_create(const dg_hji_problem *p, const dg_hji_lear
                    "threads <= %d, 0 <= margin <= 4, 0 <= focus <= 0.9)", DG_HJI_LEARN_MAX_SHARDS);
         return NULL;
     }
+    if (dg_hji_problem_moving(p)) {   /* its residual and boundary term read the sets of one time */
+        dg_err_set(e, DG_ERR_ARG, "hji learn: %s: %s moves in time: hji learn learns fixed sets (hji solve takes it)",
+                   p->name, dg_hji_problem_moving(p));
+        return NULL;
+    }
     dg_hji_learner *L = calloc(1, sizeof *L);
     if (!L) {
         dg_err_set(e, DG_ERR_NOMEM, "hji learn: out of memory");
