@@ -48,6 +48,7 @@ typedef struct dg_safety_opts {
     double      margin;                   /* switch: filter where V(x) <= margin                  */
     double      gamma;                    /* qp: the decay rate of the barrier condition          */
     int         train;                    /* 1: train with the filter on the tape                 */
+    double      penalty;                  /* train: the loss's weight on |filtered - policy|^2    */
 } dg_safety_opts;
 
 /* Reads the safety.* keys of cfg into o (a key left out: its default). DG_OK or the key's error. */
