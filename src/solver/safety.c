@@ -18,8 +18,8 @@ static const char *const MODES[] = {"switch", "qp", NULL};  /* dg_safety_mode or
 
 static const dg_key SAFETY_KEYS[] = {
     {.name = "safety.value", .type = DG_KEY_STR, .offset = offsetof(dg_safety_opts, value), .def_str = NULL,
-     .doc = "the filter's value, a value file of difgames hji solve (~: no filter; --safety of eval, replay, view "
-             "and play sets it)"},
+     .doc = "the filter's value, a value file of difgames hji solve (~: no filter; --safety of train, eval, replay, "
+             "view and play sets it)"},
     {.name = "safety.config", .type = DG_KEY_STR, .offset = offsetof(dg_safety_opts, config), .def_str = NULL,
      .doc = "the HJI config a network of hji learn was trained on (safety.value a network: needed; a grid's "
             "value file stores its own)"},
