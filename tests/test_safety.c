@@ -11,7 +11,11 @@
  * - dg_safety_eval: a player that drives into the disk enters it in every episode without the filter,
  *   in none with it (switch and qp), under the value's worst-case wind, interventions counted;
  * - refusals: safety.train without a value, a value whose axes are not the game's states;
- * - a network of hji learn as the value: its own values, the batch op equal to the rows, its config needed. */
+ * - a network of hji learn as the value: its own values, the batch op equal to the rows, its config needed;
+ * - qp's gradient in the state against central differences on a half-plane's value (grad V constant);
+ * - the penalty on interventions (safety.penalty): its gradient in the action through the op, and in an
+ *   episode a term of its own after the game's, the same loss on the whole, checkpointed and truncated
+ *   paths, and (test_safety64, the double tape) the parameters' gradient against central differences. */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <setjmp.h>
