@@ -62,6 +62,12 @@ printf 'safety: {value: %s, train: true}\n' "$V" | cat configs/models/reach_wind
 [ "$(jget "$T/ts.json" violations)" = 0 ] && ok "safety.train: the policy trained under the filter, 0 violations under it" \
     || bad "safety.train: $(cat "$T/ts.json")"
 
+# the filter and its penalty from train's options (safety.value, .train, .mode, .penalty), briefly
+"$DG" train --config configs/models/reach_wind.yaml --out "$T/run_pen" --epochs 20 --safety "$V" --safety-train true \
+    --safety-mode qp --safety-penalty 10 --quiet >"$T/tp.json" 2>"$T/t.err" && [ -s "$T/run_pen/final.safetensors" ] \
+    && ok "train --safety --safety-train true --safety-mode qp --safety-penalty 10" \
+    || bad "train with the filter's penalty: $(tail -1 "$T/t.err") $(cat "$T/tp.json")"
+
 # refusals
 printf 'not a value' >"$T/junk.safetensors"
 printf 'safety: {train: true}\n' | cat configs/models/reach_wind.yaml - >"$T/train_novalue.yaml"
@@ -79,6 +85,7 @@ run_rows "refused: " "" \
     "no adversarial input|has no adversarial input|eval --config configs/reach.yaml --ckpt $T/reach/final.safetensors --adversary $V" \
     "replay: missing value|$T/none.safetensors|replay --config $C --ckpt $K --safety $T/none.safetensors --out $T/x.gif" \
     "safety.train without a value|safety.value|train --config $T/train_novalue.yaml --out $T/nv" \
+    "a negative penalty|--safety-penalty (safety.penalty): -1 is out of range|train --config $C --out $T/np --safety-penalty -1" \
     "pg with safety.train|difgames pg does not train with the safety filter|pg --config $T/train_safe.yaml --out $T/pg" \
     "unknown mode|safety.mode|eval --config $T/bad_mode.yaml --ckpt $K"
 finish

@@ -11,7 +11,11 @@
  * - dg_safety_eval: a player that drives into the disk enters it in every episode without the filter,
  *   in none with it (switch and qp), under the value's worst-case wind, interventions counted;
  * - refusals: safety.train without a value, a value whose axes are not the game's states;
- * - a network of hji learn as the value: its own values, the batch op equal to the rows, its config needed. */
+ * - a network of hji learn as the value: its own values, the batch op equal to the rows, its config needed;
+ * - qp's gradient in the state against central differences on a half-plane's value (grad V constant);
+ * - the penalty on interventions (safety.penalty): its gradient in the action through the op, and in an
+ *   episode a term of its own after the game's, the same loss on the whole, checkpointed and truncated
+ *   paths, and (test_safety64, the double tape) the parameters' gradient against central differences. */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <setjmp.h>
@@ -202,7 +206,12 @@ static void test_qp_nearest(void **state) {
 }
 
 /* the filter's op: d sum(W out) / d action against central differences of dg_safety_filter_row */
-static void check_grad(int mode) {
+static void check_grad_pen(int mode, double pen);
+static void check_grad(int mode) { check_grad_pen(mode, 0); }
+
+/* pen > 0: the loss adds pen |out - action|^2 (the trainer's penalty on the filter's interventions,
+ * dg_policy.filter_penalty), its gradient through the op's Jacobian and directly */
+static void check_grad_pen(int mode, double pen) {
     dg_safety s;
     const dg_safety_opts o = opts(mode);
     dg_safety_init(&s, env, val, NULL, &o);
@@ -223,6 +232,7 @@ static void check_grad(int mode) {
     dg_tensor *out = dg_safety_filter(ctx, &s, 1, st, act);
     assert_non_null(out);
     dg_tensor *loss = dg_sum(ctx, dg_mul(ctx, out, dg_from(ctx, 2, (int[]){B, 2}, W)));
+    if (pen > 0) loss = dg_add(ctx, loss, dg_scale(ctx, dg_sum(ctx, dg_square(ctx, dg_sub(ctx, out, act))), (dg_real)pen));
     assert_int_equal(dg_backward(ctx, loss), DG_OK);
     const double h = 1e-6;
     int smooth = 0, moved = 0;
@@ -235,8 +245,13 @@ static void check_grad(int mode) {
             dg_safety_filter_row(&s, x, ap, op, NULL);
             dg_safety_filter_row(&s, x, am, om, NULL);
             moved += dg_safety_filter_row(&s, x, a0, o0, NULL);
-            const double lp = W[b * 2] * op[0] + W[b * 2 + 1] * op[1], lm = W[b * 2] * om[0] + W[b * 2 + 1] * om[1],
-                         l0 = W[b * 2] * o0[0] + W[b * 2 + 1] * o0[1];
+            double lp = W[b * 2] * op[0] + W[b * 2 + 1] * op[1], lm = W[b * 2] * om[0] + W[b * 2 + 1] * om[1],
+                   l0 = W[b * 2] * o0[0] + W[b * 2 + 1] * o0[1];
+            for (int j = 0; j < 2; j++) {
+                lp += pen * (op[j] - ap[j]) * (op[j] - ap[j]);
+                lm += pen * (om[j] - am[j]) * (om[j] - am[j]);
+                l0 += pen * (o0[j] - a0[j]) * (o0[j] - a0[j]);
+            }
             /* smooth here: the one-sided slopes agree (the active set is the same on both sides) */
             const double fwd = (lp - l0) / h, bwd = (l0 - lm) / h;
             if (fabs(fwd - bwd) > 1e-4) continue;
@@ -259,6 +274,213 @@ static void test_grad_switch(void **state) {
 static void test_grad_qp(void **state) {
     (void)state;
     check_grad(DG_SAFETY_QP);
+}
+
+/* the penalty's gradient in the action (through the op's Jacobian and directly) against differences */
+static void test_grad_penalty(void **state) {
+    (void)state;
+    check_grad_pen(DG_SAFETY_SWITCH, 3.0);
+    check_grad_pen(DG_SAFETY_QP, 3.0);
+}
+
+/* qp's gradient in the state (its bound c(x) = -gamma V(x) - grad V . (f + D d*), grad V held) against
+ * central differences of the filter in x, on a value whose gradient is constant: the half-plane
+ * x <= 0 (V = x exactly, which the grid's interpolation reproduces), where holding grad V is exact */
+static void test_grad_state(void **state) {
+    (void)state;
+    static const char HALF[] =
+        "game: model\n"
+        "model:\n"
+        "  name: wall\n"
+        "  compile: false\n"
+        "  constants: {push: 0.5}\n"
+        "  state: {x: [-1, 1], y: [-1, 1]}\n"
+        "  inputs:\n"
+        "    u: {dim: 2, lo: -1, hi: 1, role: max}\n"
+        "    w: {dim: 2, lo: -1, hi: 1, role: min}\n"
+        "  dynamics: {x: u1 + push*w1, y: u2 + push*w2}\n"
+        "  target: x\n"
+        "t_end: 0.5\n"
+        "mode: brt\n"
+        "grid: {n: [41, 41]}\n";
+    char hpath[160];
+    snprintf(hpath, sizeof hpath, "%s/half.safetensors", dir);
+    solve_to(HALF, hpath);
+    dg_err e = {0};
+    dg_safety_value *hv = NULL;
+    assert_int_equal(dg_safety_value_open(env, hpath, NULL, &hv, &e), DG_OK);
+    dg_safety s;
+    const dg_safety_opts o = opts(DG_SAFETY_QP);
+    dg_safety_init(&s, env, hv, NULL, &o);
+    enum { B = 200 };
+    dg_real xs[B * 2], as[B * 2], W[B * 2];
+    unsigned seed = 31;
+    for (int b = 0; b < B; b++) {
+        xs[b * 2] = (dg_real)draw(&seed, 0.02, 0.3), xs[b * 2 + 1] = (dg_real)draw(&seed, -0.5, 0.5);
+        as[b * 2] = (dg_real)draw(&seed, -0.95, 0.95), as[b * 2 + 1] = (dg_real)draw(&seed, -0.95, 0.95);
+        W[b * 2] = (dg_real)draw(&seed, -1, 1), W[b * 2 + 1] = (dg_real)draw(&seed, -1, 1);
+    }
+    dg_ctx *ctx = dg_ctx_create(1 << 22);
+    dg_tensor *st = dg_from(ctx, 2, (int[]){B, 2}, xs), *act = dg_from(ctx, 2, (int[]){B, 2}, as);
+    dg_set_requires_grad(st);
+    dg_set_requires_grad(act);
+    dg_tensor *out = dg_safety_filter(ctx, &s, 1, st, act);
+    assert_non_null(out);
+    dg_tensor *loss = dg_sum(ctx, dg_mul(ctx, out, dg_from(ctx, 2, (int[]){B, 2}, W)));
+    assert_int_equal(dg_backward(ctx, loss), DG_OK);
+    const double h = 1e-6;
+    int smooth = 0, pulled = 0;
+    for (int b = 0; b < B; b++) {
+        const double a[2] = {as[b * 2], as[b * 2 + 1]};
+        for (int k = 0; k < 2; k++) {
+            double xp[2] = {xs[b * 2], xs[b * 2 + 1]}, xm[2] = {xp[0], xp[1]}, x0[2] = {xp[0], xp[1]};
+            xp[k] += h, xm[k] -= h;
+            double op[2], om[2], o0[2];
+            dg_safety_filter_row(&s, xp, a, op, NULL);
+            dg_safety_filter_row(&s, xm, a, om, NULL);
+            dg_safety_filter_row(&s, x0, a, o0, NULL);
+            const double lp = W[b * 2] * op[0] + W[b * 2 + 1] * op[1], lm = W[b * 2] * om[0] + W[b * 2 + 1] * om[1],
+                         l0 = W[b * 2] * o0[0] + W[b * 2 + 1] * o0[1];
+            if (fabs((lp - l0) / h - (l0 - lm) / h) > 1e-4) continue;  /* the active set changes here */
+            smooth++;
+            const double fd = (lp - lm) / (2 * h), got = st->grad[b * 2 + k];
+            pulled += fabs(fd) > 0.1;
+            if (fabs(fd - got) > 1e-4 * (1 + fabs(fd)))
+                fail_msg("row %d, d/dx%d: tape %.9g, differences %.9g", b, k, got, fd);
+        }
+    }
+    assert_true(smooth > 300 && pulled > 30);
+    dg_ctx_free(ctx);
+    dg_safety_value_free(hv);
+}
+
+/* A policy's episode near the disk, the switch filter and its penalty w on the tape, by
+ * dg_episode_grad (every: checkpointed, truncate: truncated BPTT): its loss, weighted terms and
+ * gradient; *acted gets the rows x steps the filter changed. */
+enum { PB = 24 };
+static double penalty_episode(dg_policy *m, dg_params *p, double w, int every, int truncate, dg_real *terms,
+                              dg_real *grad, int64_t *acted) {
+    dg_err e = {0};
+    dg_real *st = NULL, *aux = NULL;
+    assert_int_equal(dg_run_init_draw(env, 5, PB, &st, &aux, &e), DG_OK);
+    unsigned seed = 21;
+    for (int b = 0; b < PB; b++) {  /* around the disk, within the margin: the filter acts */
+        const double r = draw(&seed, 0.32, 0.38), th = draw(&seed, -3.1, 3.1);
+        st[b * 2] = (dg_real)(r * cos(th)), st[b * 2 + 1] = (dg_real)(r * sin(th));
+    }
+    dg_safety s;
+    const dg_safety_opts o = opts(DG_SAFETY_SWITCH);
+    dg_safety_init(&s, env, val, NULL, &o);
+    dg_safety_attach(&s, m);
+    m->filter_penalty = w;
+    dg_ctx *ctx = dg_ctx_create(1 << 24);
+    const int H = env->horizon;
+    dg_real *saved = calloc((size_t)dg_episode_saved(H, every, truncate) * PB * 2 + 1, sizeof *saved);
+    double loss = NAN;
+    dg_params_zero_grad(p);
+    memset(terms, 0, DG_LOSS_MAX_TERMS * sizeof *terms);
+    const dg_status rc = dg_episode_grad(ctx, env, m, p, st, aux, PB, (dg_real)1 / PB, every, truncate, saved, &loss,
+                                         terms, NULL, 0);
+    if (rc != DG_OK) fail_msg("episode: %s", dg_ctx_error(ctx));
+    memcpy(grad, p->grad, p->total * sizeof *grad);
+    *acted = s.filtered;
+    free(saved), free(st), free(aux);
+    dg_ctx_free(ctx);
+    return loss;
+}
+
+/* The penalty on the filter's interventions (safety.penalty) carried through the trainer's loss:
+ * a term of its own after the game's, the same loss on every BPTT path (plain, checkpointed,
+ * truncated), the checkpointed gradient the plain one, the truncated one moved by it; on the
+ * double tape the gradient against central differences of the episode's loss in the parameters
+ * (the switch filter: its action is piecewise constant in the state, so the op's gradient is the
+ * whole of it almost everywhere). */
+static void test_penalty(void **state) {
+    (void)state;
+    dg_err e = {0};
+    dg_policy m;
+    dg_params *p = NULL;
+    const int hidden[1] = {4};
+    assert_int_equal(dg_policy_create(env, hidden, 1, &m, &p, &e), DG_OK);
+    const size_t n = p->total;
+    dg_real *g0 = malloc(n * sizeof *g0), *g1 = malloc(n * sizeof *g1), *g2 = malloc(n * sizeof *g2);
+    dg_real t0[DG_LOSS_MAX_TERMS], t1[DG_LOSS_MAX_TERMS], t2[DG_LOSS_MAX_TERMS];
+    const int K = env->nterms;
+    const double w = 2.0;
+    int64_t acted = 0;
+    const double l0 = penalty_episode(&m, p, 0, 0, 0, t0, g0, &acted);
+    const double l1 = penalty_episode(&m, p, w, 0, 0, t1, g1, &acted);
+    if (acted < 50) fail_msg("the filter acted on %lld rows x steps: too few to test its penalty", (long long)acted);
+    /* the penalty's own term, after the game's; the game's terms unchanged (the same trajectory) */
+    assert_true(t1[K] > 0 && t0[K] == 0);
+    double sum = 0;
+    for (int i = 0; i < K; i++) {
+        assert_true(t1[i] == t0[i]);
+        sum += t1[i];
+    }
+    if (fabs(l1 - (sum + t1[K])) > 1e-5 * (1 + fabs(l1)) || fabs(l1 - l0 - t1[K]) > 1e-5 * (1 + fabs(l1)))
+        fail_msg("loss %.9g, %.9g without the penalty, its term %.9g, the game's %.9g", l1, l0, t1[K], sum);
+    double moved = 0;
+    for (size_t i = 0; i < n; i++) moved += fabs((double)g1[i] - g0[i]);
+    assert_true(moved > 0);
+    /* checkpointed: the same loss and gradient */
+    const double lc = penalty_episode(&m, p, w, 7, 0, t2, g2, &acted);
+    assert_true(lc == l1 && t2[K] == t1[K]);
+    for (size_t i = 0; i < n; i++)
+        if (fabs((double)g2[i] - g1[i]) > 1e-6 * (1 + fabs((double)g1[i])))
+            fail_msg("checkpointed gradient %zu: %.9g against %.9g", i, (double)g2[i], (double)g1[i]);
+    /* truncated (windows of 10 steps), checkpointed inside them or not: the same loss, and the
+     * penalty moves the gradient there too */
+    const double lt = penalty_episode(&m, p, w, 0, 10, t2, g2, &acted);
+    assert_true(lt == l1 && t2[K] == t1[K]);
+    (void)penalty_episode(&m, p, 0, 0, 10, t0, g0, &acted);
+    moved = 0;
+    for (size_t i = 0; i < n; i++) moved += fabs((double)g2[i] - g0[i]);
+    assert_true(moved > 0);
+    const double ltc = penalty_episode(&m, p, w, 4, 10, t0, g0, &acted);
+    assert_true(ltc == l1);
+    for (size_t i = 0; i < n; i++)
+        if (fabs((double)g0[i] - g2[i]) > 1e-6 * (1 + fabs((double)g2[i])))
+            fail_msg("truncated and checkpointed gradient %zu: %.9g against %.9g", i, (double)g0[i], (double)g2[i]);
+#if DG_REAL_F64
+    /* central differences of the episode's loss (dg_rollout: the same tape forward) */
+    dg_real *st = NULL, *aux = NULL;
+    assert_int_equal(dg_run_init_draw(env, 5, PB, &st, &aux, &e), DG_OK);
+    unsigned seed = 21;
+    for (int b = 0; b < PB; b++) {
+        const double r = draw(&seed, 0.32, 0.38), th = draw(&seed, -3.1, 3.1);
+        st[b * 2] = (dg_real)(r * cos(th)), st[b * 2 + 1] = (dg_real)(r * sin(th));
+    }
+    dg_safety s;
+    const dg_safety_opts o = opts(DG_SAFETY_SWITCH);
+    dg_safety_init(&s, env, val, NULL, &o);
+    dg_safety_attach(&s, &m);
+    m.filter_penalty = w;
+    dg_ctx *ctx = dg_ctx_create(1 << 24);
+    const double h = 1e-6;
+    int checked = 0;
+    for (size_t i = 0; i < n; i++) {
+        const dg_real keep = p->data[i];
+        double lpm[2];
+        for (int k = 0; k < 2; k++) {
+            p->data[i] = keep + (k ? -h : h);
+            dg_ctx_reset(ctx);
+            dg_tensor *l = dg_rollout(ctx, env, &m, p, st, aux, PB, (dg_real)1 / PB, NULL, NULL, 0);
+            assert_non_null(l);
+            lpm[k] = l->data[0];
+        }
+        p->data[i] = keep;
+        const double fd = (lpm[0] - lpm[1]) / (2 * h);
+        if (fabs(fd - g1[i]) > 1e-5 * (1 + fabs(fd)))
+            fail_msg("parameter %zu: tape %.9g, differences %.9g", i, (double)g1[i], fd);
+        checked++;
+    }
+    assert_true(checked == (int)n);
+    dg_ctx_free(ctx);
+    free(st), free(aux);
+#endif
+    free(g0), free(g1), free(g2);
+    dg_params_free(p);
 }
 
 /* a player that heads for the disk's centre at full speed */
@@ -405,7 +627,8 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_switch),    cmocka_unit_test(test_qp_nearest), cmocka_unit_test(test_grad_switch),
         cmocka_unit_test(test_grad_qp),   cmocka_unit_test(test_eval),       cmocka_unit_test(test_refusals),
-        cmocka_unit_test(test_network),
+        cmocka_unit_test(test_network),   cmocka_unit_test(test_grad_penalty), cmocka_unit_test(test_penalty),
+        cmocka_unit_test(test_grad_state),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

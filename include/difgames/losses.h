@@ -27,7 +27,11 @@ typedef struct dg_loss {
 /* Before the first step. Returns DG_OK, or DG_ERR_ARG when nterms is not 1 to
  * DG_LOSS_MAX_TERMS (nothing is dropped: dg_loss_finish then fails through its context). */
 DG_API dg_status  dg_loss_begin(dg_loss *l, int nterms, const dg_real *weights);
-DG_API void       dg_loss_add(dg_ctx *ctx, dg_loss *l, dg_tensor *const *terms);    /* one step's raw terms      */
+/* One step's raw terms (a NULL one adds nothing to its sum); counts the step. */
+DG_API void       dg_loss_add(dg_ctx *ctx, dg_loss *l, dg_tensor *const *terms);
+/* Adds term (1) to term i's sum without counting a step (a term that is not the game's: the
+ * safety filter's penalty, dg_policy.filter_penalty). */
+DG_API void       dg_loss_add_term(dg_ctx *ctx, dg_loss *l, int i, dg_tensor *term);
 /* (1/steps) Σ_i w_i acc_i as a (1) tensor; weighted[i] (if not NULL) gets
  * w_i · acc_i / steps. NULL on error (see the context). */
 DG_API dg_tensor *dg_loss_finish(dg_ctx *ctx, dg_loss *l, dg_real *weighted);

@@ -93,6 +93,11 @@ typedef struct dg_policy {
      * on the tape (training, eval) calls it. NULL with the context's error set on failure. */
     dg_tensor *(*filter)(dg_ctx *ctx, void *user, int t, dg_tensor *state, dg_tensor *action);
     void        *filter_user;
+    /* > 0 with filter: the rollout on the tape adds filter_penalty * Σ_rows |filtered - action|^2 / B
+     * (the players' columns) at every step to the loss, a term of its own after the game's (index
+     * env->nterms: the loss has nterms + 1; dg_trainer_set_filter_penalty), so the policy learns to
+     * need the filter less. */
+    double       filter_penalty;
 } dg_policy;
 
 /* What the players' policies are sized from: a game's players, observations, actions and steps

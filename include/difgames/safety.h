@@ -49,6 +49,7 @@ typedef struct dg_safety_opts {
     double      margin;                   /* switch: filter where V(x) <= margin                  */
     double      gamma;                    /* qp: the decay rate of the barrier condition          */
     int         train;                    /* 1: train with the filter on the tape                 */
+    double      penalty;                  /* train: the loss's weight on |filtered - policy|^2    */
 } dg_safety_opts;
 
 /* Reads the safety.* keys of cfg into o (a key left out: its default). DG_OK or the key's error. */
@@ -107,8 +108,10 @@ DG_API void       dg_safety_init(dg_safety *s, const dg_env *env, const dg_safet
  * and with an adversary the adversarial input's columns (its d* mapped onto [-1, 1]) after it.
  * Its gradient flows to action: the filter's Jacobian in it (switch: identity where it does not
  * intervene, 0 where it does; qp: the projection's, exact where the active set does not change);
- * the value's dependence on the state is held constant (V is a grid's piecewise multilinear
- * interpolation). Counts steps and interventions into s (atomically). NULL with ctx's error. */
+ * and to state: switch 0 (its action is piecewise constant in the state), qp through its bound
+ * c(x) = -gamma V(x) - grad V . (f + D d*) with grad V and d* held (V is a grid's piecewise
+ * multilinear interpolation: no second derivative). Counts steps and interventions into s
+ * (atomically). NULL with ctx's error. */
 DG_API dg_tensor *dg_safety_filter(dg_ctx *ctx, dg_safety *s, int t, dg_tensor *state, dg_tensor *action);
 /* The filter of one row in double: the action a (act_dim, in [-1, 1]) at env state x into out
  * (act_dim) and, when jac is not NULL, d out / d a into jac (act_dim, act_dim, row-major). Returns

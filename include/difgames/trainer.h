@@ -221,6 +221,10 @@ DG_API const dg_policy *dg_trainer_policy(const dg_trainer *t);
  * removes it. user must outlive the training. */
 DG_API void        dg_trainer_set_filter(dg_trainer *t, dg_tensor *(*filter)(dg_ctx *, void *, int, dg_tensor *,
                                                                                dg_tensor *), void *user);
+/* The loss's weight on the filter's interventions (dg_policy.filter_penalty: w |filtered - action|^2
+ * per row and step, a term after the game's). DG_OK, or DG_ERR_ARG when w is not finite and >= 0 or
+ * the game's terms leave no room for it (DG_LOSS_MAX_TERMS). */
+DG_API dg_status   dg_trainer_set_filter_penalty(dg_trainer *t, double w, dg_err *e);
 DG_API const dg_epoch_stats *dg_trainer_last(const dg_trainer *t);       /* the last finished epoch */
 DG_API size_t      dg_trainer_arena_peak(const dg_trainer *t);           /* most arena bytes of a shard */
 DG_API int         dg_trainer_checkpoint_every(const dg_trainer *t);     /* segment length in use (0: full tape) */

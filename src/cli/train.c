@@ -304,6 +304,10 @@ int cmd_train(int argc, char **argv) {
         CLI_KEY("--seed", "seed"), CLI_KEY("--batch", "train.batch"), CLI_KEY("--epochs", "train.epochs"),
         CLI_KEY("--horizon", "env.horizon"), CLI_KEY("--lr", "train.lr"), CLI_KEY("--threads", "train.threads"),
         CLI_KEY("--precision", "train.precision"),
+        CLI_KEY("--safety", "safety.value", .otherwise = "the config's safety.value"),
+        CLI_KEY("--safety-train", "safety.train", .otherwise = "the config's"),
+        CLI_KEY("--safety-mode", "safety.mode", .otherwise = "the config's"),
+        CLI_KEY("--safety-penalty", "safety.penalty", .otherwise = "the config's"),
         CLI_STR("--resume", &resume, "DIR", "go on with the run in DIR from its resume.safetensors (written at "
                 "snapshots, every train.resume_every epochs and at the end), with the config stored there; --epochs "
                 "may raise the number of epochs. A run killed and resumed ends with the same bits as one never "

@@ -15,9 +15,14 @@ dg_status dg_loss_begin(dg_loss *l, int nterms, const dg_real *weights) {
 }
 
 void dg_loss_add(dg_ctx *ctx, dg_loss *l, dg_tensor *const *terms) {
-    for (int i = 0; i < l->nterms; i++)
-        l->acc[i] = l->steps ? dg_add(ctx, l->acc[i], terms[i]) : terms[i];
+    for (int i = 0; i < l->nterms; i++)  /* a NULL term adds nothing (one added on its own, dg_loss_add_term) */
+        if (terms[i]) l->acc[i] = l->acc[i] ? dg_add(ctx, l->acc[i], terms[i]) : terms[i];
     l->steps++;
+}
+
+void dg_loss_add_term(dg_ctx *ctx, dg_loss *l, int i, dg_tensor *term) {
+    if (i < 0 || i >= l->nterms || !term) return;
+    l->acc[i] = l->acc[i] ? dg_add(ctx, l->acc[i], term) : term;
 }
 
 dg_tensor *dg_loss_finish(dg_ctx *ctx, dg_loss *l, dg_real *weighted) {
@@ -28,6 +33,7 @@ dg_tensor *dg_loss_finish(dg_ctx *ctx, dg_loss *l, dg_real *weighted) {
     const dg_real inv = 1.0f / (dg_real)l->steps;
     dg_tensor *total = NULL;
     for (int i = 0; i < l->nterms; i++) {
+        if (!l->acc[i]) return dg_ctx_fail(ctx, DG_ERR_ARG, "loss: term %d was never added", i);
         dg_tensor *w = dg_scale(ctx, l->acc[i], l->weights[i] * inv);
         if (!w) return NULL;
         if (weighted) weighted[i] = w->data[0];

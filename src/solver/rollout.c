@@ -11,6 +11,27 @@
 
 /* ------------------------------------------------------------ rollout */
 
+/* The safety filter's penalty of one step: filter_penalty * Σ_rows |filtered - action|^2 / B over
+ * the players' columns (the filter's output may carry an adversary's after them), on ctx. Its
+ * gradient reaches the players' action both directly and through the filter's op (its Jacobian). */
+static dg_tensor *filter_penalty(dg_ctx *ctx, const dg_policy *pol, dg_tensor *action, dg_tensor *filtered,
+                                 dg_real inv_batch) {
+    const int A = action->shape[1];
+    dg_tensor *f = filtered->shape[1] == A ? filtered : dg_cols(ctx, filtered, 0, A);
+    return dg_scale(ctx, dg_sum(ctx, dg_square(ctx, dg_sub(ctx, f, action))),
+                    (dg_real)pol->filter_penalty * inv_batch);
+}
+
+/* dg_loss_begin with env's terms and, when pol's filter is penalised, the penalty's after them
+ * (weight 1: filter_penalty is in the term). */
+static void loss_begin(dg_loss *l, const dg_env *env, const dg_policy *pol) {
+    dg_real w[DG_LOSS_MAX_TERMS + 1];
+    const int pen = pol->filter && pol->filter_penalty > 0, n = env->nterms + pen;
+    memcpy(w, env->term_weights, (size_t)(env->nterms < DG_LOSS_MAX_TERMS ? env->nterms : DG_LOSS_MAX_TERMS) * sizeof *w);
+    if (pen && env->nterms < DG_LOSS_MAX_TERMS) w[env->nterms] = 1;
+    dg_loss_begin(l, n, w);
+}
+
 /* Steps t0+1..t1 from state on ctx, adding each step's terms to loss; traj
  * (if not NULL) gets the states, row t at traj + t·ld·S; keep (if not NULL)
  * the state tensors, keep[t] after step t. Returns the state after step t1,
@@ -27,8 +48,14 @@ static dg_tensor *run_steps(dg_ctx *ctx, const dg_env *env, const dg_policy *pol
             dg_tensor *b = dg_policy_act(ctx, pol, p, 1, t, pol->plan_steps ? NULL : g->observe2(ctx, env, state, ax), B);
             act = dg_concat(ctx, (dg_tensor *[]){act, b}, 2, 1);
         }
-        if (pol->filter && !(act = pol->filter(ctx, pol->filter_user, t, state, act))) return NULL;
+        dg_tensor *pen = NULL;
+        if (pol->filter) {
+            dg_tensor *a0 = act;
+            if (!(act = pol->filter(ctx, pol->filter_user, t, state, act))) return NULL;
+            if (pol->filter_penalty > 0 && !(pen = filter_penalty(ctx, pol, a0, act, inv_batch))) return NULL;
+        }
         if (!(state = dg_env_advance(ctx, env, t, state, ax, act, inv_batch, loss))) return NULL;
+        if (pen) dg_loss_add_term(ctx, loss, env->nterms, pen);
         if (traj) memcpy(traj + (size_t)t * ld * S, state->data, (size_t)B * S * sizeof(dg_real));
         if (keep) keep[t] = state;
     }
@@ -45,7 +72,7 @@ dg_tensor *dg_rollout(dg_ctx *ctx, const dg_env *env, const dg_policy *pol, dg_p
     if (traj_ld < B) traj_ld = B;
     if (traj) memcpy(traj, state0, (size_t)B * S * sizeof(dg_real));
     dg_loss loss;
-    dg_loss_begin(&loss, env->nterms, env->term_weights);
+    loss_begin(&loss, env, pol);
     if (!run_steps(ctx, env, pol, p, state, ax, 0, env->horizon, inv_batch, &loss, traj, traj_ld, NULL))
         return NULL;
     return dg_loss_finish(ctx, &loss, terms);
@@ -84,7 +111,7 @@ static dg_status window_grad(dg_ctx *ctx, const dg_env *env, const dg_policy *po
         dg_tensor *ax = env->aux_dim ? dg_from(ctx, 2, (int[]){B, env->aux_dim}, aux) : NULL;
         if (!st) return dg_ctx_status(ctx);
         dg_loss l;
-        dg_loss_begin(&l, env->nterms, env->term_weights);
+        loss_begin(&l, env, pol);
         if (T0 > 0) loss_seed(ctx, &l, acc, T0);
         dg_tensor *e1 = run_steps(ctx, env, pol, p, st, ax, T0, T1, inv_batch, &l, traj, traj_ld, NULL);
         if (!e1) return dg_ctx_status(ctx);
@@ -109,7 +136,7 @@ static dg_status window_grad(dg_ctx *ctx, const dg_env *env, const dg_policy *po
         dg_tensor *ax = env->aux_dim ? dg_from(ctx, 2, (int[]){B, env->aux_dim}, aux) : NULL;
         if (!st) return dg_ctx_status(ctx);
         dg_loss l;
-        dg_loss_begin(&l, env->nterms, env->term_weights);
+        loss_begin(&l, env, pol);
         if (t0 > 0) loss_seed(ctx, &l, acc, t0);
         dg_tensor *e1 = run_steps(ctx, env, pol, p, st, ax, t0, t1, inv_batch, &l, traj, traj_ld, NULL);
         if (!e1) return dg_ctx_status(ctx);
@@ -141,7 +168,7 @@ static dg_status window_grad(dg_ctx *ctx, const dg_env *env, const dg_policy *po
         if (!st) return dg_ctx_status(ctx);
         if (j > 0) dg_set_requires_grad(st);
         dg_loss l;
-        dg_loss_begin(&l, env->nterms, env->term_weights);
+        loss_begin(&l, env, pol);
         if (t0 > 0) loss_seed(ctx, &l, acc, t0);  /* constants: no effect on gradients */
         l.steps = t0;
         dg_tensor *e1 = run_steps(ctx, env, pol, p, st, ax, t0, t1, inv_batch, &l, NULL, 0, NULL);
@@ -207,7 +234,7 @@ dg_status dg_episode_state_grads(dg_ctx *ctx, const dg_env *env, const dg_policy
     dg_set_requires_grad(st);  /* the initial state too (t = 0) */
     keep[0] = st;
     dg_loss l;
-    dg_loss_begin(&l, env->nterms, env->term_weights);
+    loss_begin(&l, env, pol);
     if (!run_steps(ctx, env, pol, p, st, ax, 0, H, 1.0f / (dg_real)B, &l, NULL, 0, keep))
         return dg_ctx_status(ctx);
     dg_tensor *lt = dg_loss_finish(ctx, &l, NULL);

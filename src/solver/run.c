@@ -1,6 +1,7 @@
 /* A run from a config: its game and options, a checkpoint's policy, initial states, one
  * episode and its numbers (include/difgames/run.h). */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -359,6 +360,12 @@ dg_status dg_run_train(const dg_run *r, const char *dir, const char *resume, int
         if ((st = dg_safety_value_open(r->env, r->safety.value, r->safety.config, &sv, e)) != DG_OK) goto done;
         dg_safety_init(&guard, r->env, sv, NULL, &r->safety);
         dg_trainer_set_filter(t, dg_safety_policy_filter, &guard);
+        if ((st = dg_trainer_set_filter_penalty(t, r->safety.penalty, e)) != DG_OK) {  /* learns to need it less */
+            char why[sizeof e->msg];
+            snprintf(why, sizeof why, "%s", e->msg);
+            st = dg_cfg_error(r->cfg, "safety.penalty", e, "%s", why);
+            goto done;
+        }
     }
     res->step = DG_RUN_STEP_RESUME;
     if (resume && (st = dg_trainer_restore(t, resume, e)) != DG_OK) goto done;

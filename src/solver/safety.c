@@ -18,8 +18,8 @@ static const char *const MODES[] = {"switch", "qp", NULL};  /* dg_safety_mode or
 
 static const dg_key SAFETY_KEYS[] = {
     {.name = "safety.value", .type = DG_KEY_STR, .offset = offsetof(dg_safety_opts, value), .def_str = NULL,
-     .doc = "the filter's value, a value file of difgames hji solve (~: no filter; --safety of eval, replay, view "
-             "and play sets it)"},
+     .doc = "the filter's value, a value file of difgames hji solve (~: no filter; --safety of train, eval, replay, "
+             "view and play sets it)"},
     {.name = "safety.config", .type = DG_KEY_STR, .offset = offsetof(dg_safety_opts, config), .def_str = NULL,
      .doc = "the HJI config a network of hji learn was trained on (safety.value a network: needed; a grid's "
             "value file stores its own)"},
@@ -31,7 +31,11 @@ static const dg_key SAFETY_KEYS[] = {
     DG_K_F64("safety.gamma", dg_safety_opts, gamma, 2.0, 0, INFINITY, 1, 0,
              "qp: the barrier's decay rate (1/s): grad V . f(x, u, d*) >= -gamma V(x)"),
     DG_K_BOOL("safety.train", dg_safety_opts, train, 0,
-              "train with the filter on the tape (needs safety.value): the policy learns to need it less"),
+              "train with the filter on the tape (needs safety.value); with safety.penalty the policy learns to "
+              "need it less"),
+    DG_K_F64("safety.penalty", dg_safety_opts, penalty, 0.0, 0, INFINITY, 1, 0,
+             "safety.train: the loss gains this times |a_filtered - a_policy|^2 (the action's [-1, 1] "
+             "coordinates) per row and step, a term of its own after the game's (0: none)"),
 };
 #define NKEYS ((int)(sizeof SAFETY_KEYS / sizeof SAFETY_KEYS[0]))
 
@@ -265,8 +269,11 @@ void dg_safety_close(dg_safety *s) {
  * components saturate (g.clip(a + lambda g) is piecewise linear and nondecreasing in lambda);
  * when even lambda -> infinity (b_j = sign g_j) misses it, that maximiser of g.b. jac (n, n; may be
  * NULL) gets d out / d a: I - g_F g_F' / |g_F|^2 on the free components F when the constraint is
- * active, the identity when not. Returns 1 when it moved a. */
-static int project_box(int n, const double *a, const double *g, double c, double *out, double *jac) {
+ * active, the identity when not. jx (n, nx; may be NULL) gets d out / d x through c alone (dcdx,
+ * nx: the bound's derivative in the state): g_F dcdx' / |g_F|^2 on F when active, else 0. Returns 1
+ * when it moved a. */
+static int project_box(int n, const double *a, const double *g, double c, double *out, double *jac, int nx,
+                       const double *dcdx, double *jx) {
     double dot = 0, l[DG_HJI_MAX_INPUT], bp[DG_HJI_MAX_INPUT];
     int nb = 0;
     for (int j = 0; j < n; j++) {
@@ -279,6 +286,7 @@ static int project_box(int n, const double *a, const double *g, double c, double
         memset(jac, 0, (size_t)n * n * sizeof *jac);
         for (int j = 0; j < n; j++) jac[j * n + j] = a[j] > -1 && a[j] < 1;
     }
+    if (jx) memset(jx, 0, (size_t)n * nx * sizeof *jx);
     if (dot >= c) return 0;
     for (int i = 1; i < nb; i++)  /* insertion sort: n is small */
         for (int k = i; k > 0 && bp[k] < bp[k - 1]; k--) {
@@ -318,11 +326,19 @@ static int project_box(int n, const double *a, const double *g, double c, double
             for (int i = 0; i < nfree; i++)
                 for (int k = 0; k < nfree; k++) jac[fr[i] * n + fr[k]] -= g[fr[i]] * g[fr[k]] / gf2;
     }
+    if (jx && done && gf2 > 0)  /* lambda = (c - g.out_saturated) / |g_F|^2: out_F moves with c */
+        for (int i = 0; i < nfree; i++)
+            for (int k = 0; k < nx; k++) jx[fr[i] * nx + k] = g[fr[i]] / gf2 * dcdx[k];
     return 1;
 }
 
-int dg_safety_qp_row(const dg_hji_game *gm, const double *x, double V, const double *grad, double gamma,
-                     const double *a, double *out, double *jac) {
+/* qp's row (dg_safety_qp_row) and, jx (A, nx; may be NULL), d out / d x through the bound
+ * c(x) = -gamma V(x) - grad V . (f(x) + D(x) d*) with grad V and d* held (the grid's interpolation has
+ * no second derivative to give; f's and D's by central differences), so the bound's pull on the
+ * action reaches the state (the policy learns to keep where the barrier holds, safety.penalty).
+ * out and jac are the same bits with or without jx. */
+static int qp_row(const dg_hji_game *gm, const double *x, double V, const double *grad, double gamma, const double *a,
+                  double *out, double *jac, double *jx) {
     const dg_hji_input *u = &gm->u, *d = &gm->d;
     const int nx = gm->nx, A = u->dim;
     double ds[DG_HJI_MAX_INPUT];
@@ -345,22 +361,47 @@ int dg_safety_qp_row(const dg_hji_game *gm, const double *x, double V, const dou
         c -= gj * cen;
         g[j] = gj * h;
     }
-    return project_box(A, a, g, c, out, jac);
+    double dcdx[DG_HJI_MAX_DIMS] = {0};
+    for (int k = 0; jx && k < nx; k++) {  /* d c / d x_k: -gamma V_k - grad V . d(f + D d*)/dx_k */
+        double xp[DG_HJI_MAX_DIMS], fp[DG_HJI_MAX_DIMS] = {0}, fm[DG_HJI_MAX_DIMS] = {0};
+        double Gp[DG_HJI_MAX_DIMS * DG_HJI_MAX_INPUT] = {0}, Dp[DG_HJI_MAX_DIMS * DG_HJI_MAX_INPUT] = {0};
+        const double h = 1e-6 * (1 + fabs(x[k]));
+        memcpy(xp, x, (size_t)nx * sizeof *xp);
+        xp[k] = x[k] + h;
+        gm->dyn(gm->user, xp, fp, Gp, Dp);
+        for (int i = 0; i < nx; i++)
+            for (int q = 0; q < d->dim; q++) fp[i] += Dp[i * d->dim + q] * ds[q];
+        xp[k] = x[k] - h;
+        memset(Dp, 0, sizeof Dp);
+        gm->dyn(gm->user, xp, fm, Gp, Dp);
+        for (int i = 0; i < nx; i++)
+            for (int q = 0; q < d->dim; q++) fm[i] += Dp[i * d->dim + q] * ds[q];
+        dcdx[k] = -gamma * grad[k];
+        for (int i = 0; i < nx; i++) dcdx[k] -= grad[i] * (fp[i] - fm[i]) / (2 * h);
+    }
+    return project_box(A, a, g, c, out, jac, nx, dcdx, jx);
+}
+
+int dg_safety_qp_row(const dg_hji_game *gm, const double *x, double V, const double *grad, double gamma,
+                     const double *a, double *out, double *jac) {
+    return qp_row(gm, x, V, grad, gamma, a, out, jac, NULL);
 }
 
 /* The filter of one row from the filter's value V and gradient grad at the value's state xv (nx):
- * what dg_safety_filter_row does once it has them. */
+ * what dg_safety_filter_row does once it has them. jx (A, nx; may be NULL) gets d out / d xv: qp's
+ * as qp_row says; switch's 0 (its action is piecewise constant in the state). */
 static int filter_vg(const dg_safety *s, const double *xv, double V, const double *grad, const double *a, double *out,
-                     double *jac) {
+                     double *jac, double *jx) {
     const int A = s->env->act_dim;
     memcpy(out, a, (size_t)A * sizeof *out);
+    if (jx) memset(jx, 0, (size_t)A * (s->filter ? s->filter->nx : 0) * sizeof *jx);
     if (jac) {
         memset(jac, 0, (size_t)A * A * sizeof *jac);
         for (int j = 0; j < A; j++) jac[j * A + j] = 1;
     }
     const dg_safety_value *v = s->filter;
     if (!v) return 0;
-    if (s->o.mode == DG_SAFETY_QP) return dg_safety_qp_row(&v->p->game, xv, V, grad, s->o.gamma, a, out, jac);
+    if (s->o.mode == DG_SAFETY_QP) return qp_row(&v->p->game, xv, V, grad, s->o.gamma, a, out, jac, jx);
     const dg_hji_input *u = &v->p->game.u;
     double us[DG_HJI_MAX_INPUT];
     dg_hji_game_optimal(&v->p->game, xv, grad, us, NULL);
@@ -374,29 +415,38 @@ int dg_safety_filter_row(const dg_safety *s, const double *x, const double *a, d
     double xv[DG_HJI_MAX_DIMS] = {0}, grad[DG_HJI_MAX_DIMS] = {0}, V = INFINITY;
     dg_err e = {0};
     if (s->filter && value_batch(s->filter, 1, 0, x, xv, &V, grad, &e) != DG_OK) V = NAN;
-    return filter_vg(s, xv, V, grad, a, out, jac);
+    return filter_vg(s, xv, V, grad, a, out, jac, NULL);
 }
 
-/* The tape op's constants: the Jacobian of every row (B, A, A) follows in the arena */
+/* The tape op's constants: the Jacobian in the action of every row (B, A, A) follows in the
+ * arena, then the one in the state (B, A, S) */
 typedef struct filter_state {
-    int B, A, W;                          /* rows, the filtered columns, the output's columns   */
+    int B, A, W, S;                       /* rows, the filtered columns, the output's columns, the state's */
 } filter_state;
 
-/* d action += J' d out over the filtered columns (the adversary's columns are constants) */
+/* d action += J' d out and d state += Jx' d out over the filtered columns (the adversary's columns
+ * are constants) */
 static void filter_backward(dg_ctx *ctx, dg_tensor *out) {
     const filter_state *fs = out->state;
-    const dg_real *jac = (const dg_real *)(fs + 1);
-    dg_tensor *act = out->srcs[0];
-    if (!act->requires_grad) return;
-    dg_real *ga = dg_grad_of(ctx, act);
-    if (!ga) return;
-    const int A = fs->A, W = fs->W;
-    for (int b = 0; b < fs->B; b++) {
+    const int A = fs->A, W = fs->W, S = fs->S;
+    const dg_real *jac = (const dg_real *)(fs + 1), *jxs = jac + (size_t)fs->B * A * A;
+    dg_tensor *act = out->srcs[0], *st = out->srcs[1];
+    dg_real *ga = act->requires_grad ? dg_grad_of(ctx, act) : NULL;
+    dg_real *gs = st->requires_grad ? dg_grad_of(ctx, st) : NULL;
+    for (int b = 0; ga && b < fs->B; b++) {
         const dg_real *J = jac + (size_t)b * A * A, *go = out->grad + (size_t)b * W;
         for (int k = 0; k < A; k++) {
             dg_real acc = 0;
             for (int j = 0; j < A; j++) acc += J[j * A + k] * go[j];
             ga[(size_t)b * A + k] += acc;
+        }
+    }
+    for (int b = 0; gs && b < fs->B; b++) {
+        const dg_real *J = jxs + (size_t)b * A * S, *go = out->grad + (size_t)b * W;
+        for (int i = 0; i < S; i++) {
+            dg_real acc = 0;
+            for (int j = 0; j < A; j++) acc += J[j * S + i] * go[j];
+            gs[(size_t)b * S + i] += acc;
         }
     }
 }
@@ -410,11 +460,11 @@ dg_tensor *dg_safety_filter(dg_ctx *ctx, dg_safety *s, int t, dg_tensor *state, 
         return dg_ctx_fail(ctx, DG_ERR_ARG, "safety: the action is not (%d, %d)", B, A);
     const dg_safety_value *adv = s->adversary;
     const int F = adv && adv->free_col >= 0 ? adv->nfree : 0, W = A + F;
-    const size_t bytes = sizeof(filter_state) + (size_t)B * A * A * sizeof(dg_real);
+    const size_t bytes = sizeof(filter_state) + (size_t)B * A * (A + S) * sizeof(dg_real);
     filter_state *fs = malloc(bytes);
     if (!fs) return dg_ctx_fail(ctx, DG_ERR_NOMEM, "safety: out of memory for the filter's Jacobians");
-    *fs = (filter_state){B, A, W};
-    dg_real *jac = (dg_real *)(fs + 1);
+    *fs = (filter_state){B, A, W, S};
+    dg_real *jac = (dg_real *)(fs + 1), *jxs = jac + (size_t)B * A * A;
     dg_real *outv = malloc((size_t)B * W * sizeof *outv);
     if (!outv) {
         free(fs);
@@ -442,10 +492,15 @@ dg_tensor *dg_safety_filter(dg_ctx *ctx, dg_safety *s, int t, dg_tensor *state, 
     int64_t changed = 0;
     for (int b = 0; b < B; b++) {
         double a[DG_HJI_MAX_INPUT], o[DG_HJI_MAX_INPUT], J[DG_HJI_MAX_INPUT * DG_HJI_MAX_INPUT];
+        double Jx[DG_HJI_MAX_INPUT * DG_HJI_MAX_DIMS];
         for (int j = 0; j < A; j++) a[j] = action->data[(size_t)b * A + j];
-        changed += filter_vg(s, xf + (size_t)b * nf, fv ? Vf[b] : INFINITY, gf + (size_t)b * nf, a, o, J);
+        changed += filter_vg(s, xf + (size_t)b * nf, fv ? Vf[b] : INFINITY, gf + (size_t)b * nf, a, o, J, Jx);
         for (int j = 0; j < A; j++) outv[(size_t)b * W + j] = (dg_real)o[j];
         for (int k = 0; k < A * A; k++) jac[(size_t)b * A * A + k] = (dg_real)J[k];
+        dg_real *jxb = jxs + (size_t)b * A * S;  /* the value's axes onto the env state's columns */
+        memset(jxb, 0, (size_t)A * S * sizeof *jxb);
+        for (int j = 0; j < A; j++)
+            for (int k = 0; k < nf; k++) jxb[j * S + fv->axis[k]] += (dg_real)Jx[j * nf + k];
         if (F) {
             double ds[DG_HJI_MAX_INPUT];
             dg_hji_game_optimal(&adv->p->game, xa + (size_t)b * na, ga + (size_t)b * na, NULL, ds);
@@ -461,7 +516,8 @@ dg_tensor *dg_safety_filter(dg_ctx *ctx, dg_safety *s, int t, dg_tensor *state, 
         __atomic_fetch_add(&s->steps, (int64_t)B, __ATOMIC_RELAXED);
         __atomic_fetch_add(&s->filtered, changed, __ATOMIC_RELAXED);
     }
-    dg_tensor *out = dg_custom(ctx, "safety_filter", 2, (int[]){B, W}, &action, 1, filter_backward, fs, bytes);
+    dg_tensor *out = dg_custom(ctx, "safety_filter", 2, (int[]){B, W}, (dg_tensor *[]){action, state}, 2,
+                               filter_backward, fs, bytes);
     if (out) memcpy(out->data, outv, (size_t)B * W * sizeof *outv);
     free(fs);
     free(outv);

@@ -293,6 +293,16 @@ void dg_trainer_set_filter(dg_trainer *t, dg_tensor *(*filter)(dg_ctx *, void *,
     t->mlp.filter = filter;
     t->mlp.filter_user = filter ? user : NULL;
 }
+
+dg_status dg_trainer_set_filter_penalty(dg_trainer *t, double w, dg_err *e) {
+    if (!(w >= 0 && isfinite(w)))
+        return dg_err_set(e, DG_ERR_ARG, "the filter's penalty %g is not a finite weight >= 0", w);
+    if (w > 0 && t->env->nterms >= DG_LOSS_MAX_TERMS)  /* the penalty is one more term of the loss */
+        return dg_err_set(e, DG_ERR_ARG, "%s has %d loss terms already: no room for the filter's penalty (%d at most)",
+                          t->env->game->name, t->env->nterms, DG_LOSS_MAX_TERMS);
+    t->mlp.filter_penalty = w;
+    return DG_OK;
+}
 const dg_epoch_stats *dg_trainer_last(const dg_trainer *t) { return &t->last; }
 size_t dg_trainer_arena_peak(const dg_trainer *t) { return t->arena_peak; }
 int dg_trainer_checkpoint_every(const dg_trainer *t) { return t->o.checkpoint_every; }
