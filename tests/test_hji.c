@@ -719,7 +719,8 @@ static void test_config_files(void **state) {
         dg_cfg *c = dg_cfg_load(path, &e);
         if (!c) fail_msg("%s", e.msg);
         dg_hji_problem *p = dg_hji_problem_load(c, &e);
-        if (!p || dg_cfg_check_unused(c, &e)) fail_msg("%s: %s", path, e.msg);
+        dg_hji_learn_opts lo;   /* a learn: section (hji learn's recipe) is read as the commands read it */
+        if (!p || dg_hji_learn_opts_read(c, &lo, &e) || dg_cfg_check_unused(c, &e)) fail_msg("%s: %s", path, e.msg);
         assert_string_equal(p->name, NAMES[i]);
         assert_int_equal(p->grid.ndim, p->game.nx);
         dg_hji_problem_free(p);
