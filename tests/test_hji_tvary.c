@@ -377,6 +377,7 @@ static void test_tvobs(void **state) {
      *    <= the growing one <= the largest (radius R at every time), and the growing one is strictly
      *    between somewhere on either side (its obstacle is not one of the fixed ones) */
     const double T = 2.0;
+    dg_hji_problem_free(p);   /* the first solve's problem: p is the next one's */
     double *Vt = dubins(grow, "low", 31, 1, &T, &p);
     double *V0 = dubins("", "low", 31, 1, &T, &p0);
     double *V1 = dubins("  avoid: sqrt((x - 1.5)^2 + (y - 1.5)^2) - R\n", "low", 31, 1, &T, &p1);
