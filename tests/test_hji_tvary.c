@@ -134,21 +134,24 @@ static void test_moving_target_is_the_moving_frame(void **state) {
     assert_true(diff < 0.06);
 }
 
+/* simple pursuit as a game of degree (the time to reach a ball of radius 0.25, capped at 3 s): the
+ * time-to-reach anchors' game, its target's motion appended */
+#define PURSUIT_TIME                                                         \
+    "game: linear\n"                                                         \
+    "target_radius: 0.25\n"                                                  \
+    "control: {set: ball, matrix: [-1, 0, 0, -1], bound: 1.0}\n"             \
+    "disturbance: {set: ball, matrix: [1, 0, 0, 1], bound: 0.5}\n"           \
+    "payoff: time\n"                                                         \
+    "t_end: 3.0\n"                                                           \
+    "accuracy: veryHigh\n"                                                   \
+    "grid: {min: [-2, -2], max: [2, 2], n: [81, 81]}\n"
+
 /* The same anchor for a game of degree: the time to reach the moving target (capped at t_end = 3), the
  * static frame's time to reach its fixed one. Closed form: the least s with |x - w s| <= r + (v_p - v_e) s,
  * here for w = (0.3, -0.2), slower than the pursuer closes; capped at t_end. */
 static void test_moving_target_time_to_reach(void **state) {
     (void)state;
-    static const char TIME[] =
-        "game: linear\n"
-        "target_radius: 0.25\n"
-        "control: {set: ball, matrix: [-1, 0, 0, -1], bound: 1.0}\n"
-        "disturbance: {set: ball, matrix: [1, 0, 0, 1], bound: 0.5}\n"
-        "payoff: time\n"
-        "t_end: 3.0\n"
-        "accuracy: veryHigh\n"
-        "grid: {min: [-2, -2], max: [2, 2], n: [81, 81]}\n"
-        "%s\n";
+    static const char TIME[] = PURSUIT_TIME "%s\n";
     const double w[2] = {0.3, -0.2}, T = 3.0, r = 0.25;
     char moving[1024], still[1024];
     snprintf(moving, sizeof moving, TIME, "target_velocity: [0.3, -0.2]");
@@ -197,16 +200,7 @@ static void test_moving_target_time_to_reach(void **state) {
  * (T* is 11 s, past t_end). The batch plays the same starts in lockstep, to the same times. */
 static void test_play_moving_target(void **state) {
     (void)state;
-    static const char TIME[] =
-        "game: linear\n"
-        "target_radius: 0.25\n"
-        "control: {set: ball, matrix: [-1, 0, 0, -1], bound: 1.0}\n"
-        "disturbance: {set: ball, matrix: [1, 0, 0, 1], bound: 0.5}\n"
-        "payoff: time\n"
-        "t_end: 3.0\n"
-        "accuracy: veryHigh\n"
-        "grid: {min: [-2, -2], max: [2, 2], n: [81, 81]}\n"
-        "target_velocity: [0.3, -0.2]\n";
+    static const char TIME[] = PURSUIT_TIME "target_velocity: [0.3, -0.2]\n";
     const double w[2] = {0.3, -0.2}, r = 0.25, dt = 0.005;
     dg_err e = {0};
     dg_hji_problem *p = load(TIME, &e);
