@@ -153,6 +153,11 @@ struct dg_env {
     int   nterms;
     const char *term_names[DG_LOSS_MAX_TERMS];       /* "goal", "collision", "energy"     */
     dg_real term_weights[DG_LOSS_MAX_TERMS];
+    /* General-sum games (the game's create sets them; 0: zero-sum, or one player): each learned player
+     * p < nplayers has its own episode cost, sum over k of player_share[p][k] * term_weights[k] *
+     * term_k, and descends it. A zero-sum pair is the special case share {+1...}, {-1...}. */
+    int   general_sum;
+    dg_real player_share[DG_MAX_PLAYERS][DG_LOSS_MAX_TERMS];
     int   nmetrics;
     const char *metric_names[DG_MAX_METRICS];   /* "capture_rate", ...               */
     /* why a metric is NaN when it is undefined by construction ("no episode was captured": a mean
