@@ -11,6 +11,7 @@ extern const dg_game dg_game_duel_simple;
 extern const dg_game dg_game_billiards;
 extern const dg_game dg_game_racing;
 extern const dg_game dg_game_pong;
+extern const dg_game dg_game_fishwar;
 
 /* sum(x) · inv_batch: a batch mean that shards of the batch add up to. */
 dg_tensor *dg__batch_mean(dg_ctx *ctx, dg_tensor *x, dg_real inv_batch);

@@ -14,6 +14,7 @@ static const dg_game *const GAMES[] = {
     &dg_game_billiards,
     &dg_game_racing,
     &dg_game_pong,
+    &dg_game_fishwar,
 };
 
 /* env.dt and env.horizon: every game reads them, with the same bounds; the
