@@ -200,7 +200,8 @@ static void test_bad_keys(void **state) {
     }
 }
 
-/* replays draw the stock and both catches inside the frame */
+/* replays draw both catches (bodies 0 and 1: the countries, whom `play --as` drives) and the stock
+ * inside the frame */
 static void test_bodies(void **state) {
     (void)state;
     dg_cfg *cfg;
@@ -209,9 +210,12 @@ static void test_bodies(void **state) {
     int goal[DG_MAX_BODIES];
     const float s[4] = {2.0f, 0.5f, 0.3f, 0.1f};  /* a stock above the reset range: clamped */
     assert_int_equal(env->game->bodies(env, s, NULL, xy, goal), 3);
-    assert_float_equal(xy[1], 1.0f, 0);
-    assert_float_equal(xy[3], -0.4f, 1e-6);
-    assert_float_equal(xy[5], -0.8f, 1e-6);
+    assert_float_equal(xy[0], -0.6f, 0);
+    assert_float_equal(xy[1], -0.4f, 1e-6);
+    assert_float_equal(xy[3], -0.8f, 1e-6);
+    assert_float_equal(xy[4], 0.0f, 0);
+    assert_float_equal(xy[5], 1.0f, 0);
+    assert_string_equal(env->game->body_names, "country_1,country_2,stock");
     dg_env_free(env);
     dg_cfg_free(cfg);
 }

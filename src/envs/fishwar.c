@@ -138,12 +138,13 @@ static void fishwar_metrics(const dg_env *env, const dg_real *traj, const dg_rea
     values[2] = (1 - ab) / (2 - ab);
 }
 
-/* Replays: the stock as a body at x = 0 and the two countries' last catches at x = -0.6 and 0.6,
- * each at height -1 + 2 v / hi (hi: the reset's largest stock; clamped to the frame) */
+/* Replays: the two countries' last catches at x = -0.6 and 0.6 (bodies 0 and 1, the players': `play --as
+ * country_1` drives country 1, its left and right keys requesting the least and the most) and the stock
+ * at x = 0, each at height -1 + 2 v / hi (hi: the reset's largest stock; clamped to the frame) */
 static int fishwar_bodies(const dg_env *env, const dg_real *s, const dg_real *aux, dg_real *xy, int *is_goal) {
     const fishwar *f = env->impl;
     (void)aux;
-    const dg_real v[3] = {s[X], s[C1], s[C2]}, at[3] = {0.0f, -0.6f, 0.6f};
+    const dg_real v[3] = {s[C1], s[C2], s[X]}, at[3] = {-0.6f, 0.6f, 0.0f};
     for (int k = 0; k < 3; k++) {
         const dg_real y = -1 + 2 * v[k] / f->stock[1];
         xy[2 * k] = at[k];
@@ -169,5 +170,5 @@ const dg_game dg_game_fishwar = {
     .step_cost_rows = fishwar_step_cost_rows,
     .metrics = fishwar_metrics,
     .bodies = fishwar_bodies,
-    .body_names = "stock,catch_1,catch_2",
+    .body_names = "country_1,country_2,stock",
 };
