@@ -1,6 +1,7 @@
 /* fishwar (the great fish war, Levhari & Mirman 1980): the closed-form feedback Nash catch played as
  * function players gives each country the discounted utility of its closed form, a unilateral
- * deviation loses, and the cooperative catch gives both more (the tragedy of the commons); requests
+ * deviation loses, and the cooperative catch gives both more (the tragedy of the commons); at the Nash
+ * catch each country's own cost is flat in its own action (its gradient on the tape); requests
  * above env.ration are rationed and shared in proportion; each country's cost is its own term (general-sum); bad keys
  * are refused. (Finite differences of its step, cost and an episode: test_games, every game.) */
 #define _POSIX_C_SOURCE 200809L
@@ -134,6 +135,64 @@ static void test_nash_and_commons(void **state) {
     dg_cfg_free(cfg);
 }
 
+/* Each country's own cost (its player_share of the weighted terms, what a general-sum trainer descends
+ * for it) over H steps of 8 starts when both request the constant fraction f, and its gradient with
+ * respect to its own action, through the game's tape: g[i] = d cost_i / d a_i */
+static void own_gradients(const dg_env *env, double f, double *g, double *cost) {
+    enum { B = 8 };
+    dg_real *st, *aux;
+    dg_err e = {0};
+    assert_int_equal(dg_run_init_draw(env, 3, B, &st, &aux, &e), DG_OK);
+    dg_params *p = dg_params_create();
+    const int a = dg_params_add(p, "a", 2, (int[]){1, 2}, &e);
+    assert_true(a >= 0);
+    dg_params_data(p, a)[0] = dg_params_data(p, a)[1] = (float)(2 * (f - 0.01) / 0.98 - 1);
+    dg_ctx *ctx = dg_ctx_create(64 << 20);
+    for (int i = 0; i < 2; i++) {
+        dg_ctx_reset(ctx);
+        dg_params_zero_grad(p);
+        dg_real w[DG_LOSS_MAX_TERMS];
+        for (int k = 0; k < env->nterms; k++) w[k] = env->player_share[i][k] * env->term_weights[k];
+        dg_loss l;
+        assert_int_equal(dg_loss_begin(&l, env->nterms, w), DG_OK);
+        dg_tensor *s = dg_from(ctx, 2, (int[]){B, env->state_dim}, st);
+        dg_tensor *act = dg_add(ctx, dg_zeros(ctx, 2, (int[]){B, 2}), dg_param(ctx, p, a));
+        for (int t = 1; t <= env->horizon; t++) s = dg_env_advance(ctx, env, t, s, NULL, act, 1.0f / B, &l);
+        dg_tensor *loss = dg_loss_finish(ctx, &l, NULL);
+        assert_non_null(loss);
+        assert_int_equal(dg_backward(ctx, loss), DG_OK);
+        cost[i] = loss->data[0];
+        g[i] = dg_params_grad(p, a)[i];
+    }
+    dg_ctx_free(ctx);
+    dg_params_free(p);
+    free(st);
+    free(aux);
+}
+
+/* The Nash catch is where each country's own cost is flat in its own action (the stationary point of
+ * simultaneous descent on the two costs): there d cost_i / d a_i is below 1e-3 of its size at the
+ * cooperative catch, where each country would lower its own cost by catching more (gradient < 0),
+ * and at 0.45 each, where it would catch less (> 0) */
+static void test_own_gradients(void **state) {
+    (void)state;
+    dg_cfg *cfg;
+    dg_env *env = env_of("game: fishwar\nenv: {horizon: 200}\n", &cfg);
+    const double ab = 0.5 * 0.95, nash = (1 - ab) / (2 - ab), coop = (1 - ab) / 2;
+    double gn[2], gc[2], gh[2], c[2];
+    own_gradients(env, nash, gn, c);
+    own_gradients(env, coop, gc, c);
+    own_gradients(env, 0.45, gh, c);
+    for (int i = 0; i < 2; i++) {
+        print_message("country %d: d cost / d own action %.3g at Nash, %.3g cooperative, %.3g at 0.45\n", i + 1, gn[i],
+                      gc[i], gh[i]);
+        assert_true(gc[i] < 0 && gh[i] > 0);
+        assert_true(fabs(gn[i]) < 1e-3 * fabs(gc[i]));
+    }
+    dg_env_free(env);
+    dg_cfg_free(cfg);
+}
+
 /* one step of one row from x with actions a1, a2: the next state */
 static void step1(const dg_env *env, float x, float a1, float a2, float *next) {
     dg_ctx *ctx = dg_ctx_create(1 << 20);
@@ -223,6 +282,7 @@ static void test_bodies(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_nash_and_commons),
+        cmocka_unit_test(test_own_gradients),
         cmocka_unit_test(test_requests_shared),
         cmocka_unit_test(test_bad_keys),
         cmocka_unit_test(test_bodies),
