@@ -145,6 +145,38 @@ static void test_coupled_residual(void **state) {
     }
 }
 
+/* The game proposed for the learned-policies anchor (docs/economics.md): a double integrator (dt 0.1)
+ * both players accelerate, player 1 paying for the position, player 2 for the velocity, each 0.1 u_i^2
+ * for its own input, beta 0.99. Its gains solve the coupled equations (residual below 1e-10), its closed
+ * loop is stable, and the starts of [-0.15, 0.15]^2 need |u_i| = |K_i x| below 1 (a tanh policy's
+ * range, unsaturated) */
+static void test_anchor_game(void **state) {
+    (void)state;
+    const double A[4] = {1, 0.1, 0, 1}, B[2] = {0.005, 0.1}, Q1[4] = {1, 0, 0, 0}, Q2[4] = {0, 0, 0, 1}, r = 0.1;
+    dg_lq_game g = {.n = 2, .nplayers = 2, .m = {1, 1}, .A = A, .B = {B, B}, .Q = {Q1, Q2}, .beta = 0.99};
+    g.R[0][0] = g.R[1][1] = &r;
+    double K[2][2], P[2][4], res, cost[2];
+    dg_lq_nash_info info;
+    dg_err e = {0};
+    if (dg_lq_nash_solve(&g, NULL, (double *[]){K[0], K[1]}, (double *[]){P[0], P[1]}, &info, &e)) fail_msg("%s", e.msg);
+    const double *Kc[2] = {K[0], K[1]}, *Pc[2] = {P[0], P[1]};
+    assert_int_equal(dg_lq_nash_residual(&g, Kc, Pc, &res, &e), DG_OK);
+    print_message("anchor game: K1 [%.6f, %.6f], K2 [%.6f, %.6f], P1 [%.6f, %.6f; %.6f], P2 [%.6f, %.6f; %.6f], "
+                  "residual %.2g, %d rounds\n", K[0][0], K[0][1], K[1][0], K[1][1], P[0][0], P[0][1], P[0][3], P[1][0],
+                  P[1][1], P[1][3], res, info.iterations);
+    assert_true(res < 1e-10);
+    double umax = 0;
+    for (int c = 0; c < 4; c++)
+        for (int i = 0; i < 2; i++) umax = fmax(umax, fabs(K[i][0] * (c & 1 ? 0.15 : -0.15) + K[i][1] * (c & 2 ? 0.15 : -0.15)));
+    assert_true(umax < 1);
+    const double x0[2] = {0.15, -0.1};
+    assert_int_equal(dg_lq_nash_cost(&g, Kc, x0, 400, cost, &e), DG_OK);  /* the closed loop contracts: 400 steps */
+    for (int i = 0; i < 2; i++) {
+        const double v = x0[0] * (P[i][0] * x0[0] + P[i][1] * x0[1]) + x0[1] * (P[i][2] * x0[0] + P[i][3] * x0[1]);
+        assert_true(fabs(cost[i] - v) < 1e-9 * v);
+    }
+}
+
 /* a game without a stationary equilibrium of finite cost (an unstable state no one can move)
  * diverges and says so; too few rounds are reported as not converged; bad games are refused */
 static void test_failures(void **state) {
@@ -180,6 +212,7 @@ int main(void) {
         cmocka_unit_test(test_one_player_matrix),
         cmocka_unit_test(test_two_players_scalar),
         cmocka_unit_test(test_coupled_residual),
+        cmocka_unit_test(test_anchor_game),
         cmocka_unit_test(test_failures),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
