@@ -51,7 +51,7 @@ static dg_status fishwar_create(dg_env *env, dg_cfg *cfg, dg_err *e) {
                             DG_MAX_MAGNITUDE, f->stock[0], f->stock[1]);
     env->state_dim = S;
     env->state_names = "stock,discount,catch_1,catch_2";
-    env->obs_dim = 1;     /* country 1: [log x] (the game is the same at every scale of log x) */
+    env->obs_dim = 1;     /* country 1: [log x] (the equilibrium catches the same fraction at every stock) */
     env->act_dim = 1;
     env->nplayers = 2;
     env->obs2_dim = 1;    /* country 2: [log x] */
