@@ -246,7 +246,8 @@ static void diffusion_cross(void *user, const double *x, const double *u, const 
 }
 
 /* What the noise scheme refuses, in one line each: a game of kind (a noisy tube is not defined),
- * cross terms, float32; and merton's config keys. */
+ * cross terms, float32; merton's config keys; certify (every check that takes an HJI problem) and the
+ * plays of a noisy problem. */
 static void test_refusals(void **state) {
     (void)state;
     dg_hji_grid g;
@@ -280,6 +281,22 @@ static void test_refusals(void **state) {
         {"game: merton\npayoff: cost\ngamma: 1\n", "gamma"},
         {"game: lqg\n", "payoff"},
     };
+    dg_hji_problem *mp = load("game: merton\npayoff: cost\ngrid:\n  min: [0]\n  max: [4]\n  n: [11]\n", &e);
+    assert_non_null(mp);
+    const dg_status checks[] = {dg_certify_noise_check(mp, &e), dg_certify_sampling_check(mp, &e),
+                                dg_hji_link_check(mp, NULL, &e)};
+    for (size_t i = 0; i < sizeof checks / sizeof checks[0]; i++) assert_int_equal(checks[i], DG_ERR_ARG);
+    assert_non_null(strstr(e.msg, "merton has noise"));
+    assert_null(strchr(e.msg, '\n'));
+    {
+        double V[11] = {0}, t0 = 0, x0 = 1;
+        const dg_hji_slices VS = {.nt = 1, .t = &t0, .v = V};
+        const dg_hji_sim_opts so = {.t_max = 1, .dt = 0.01, .max_steps = 1000};
+        dg_hji_sim_result sr;
+        assert_int_equal(dg_hji_simulate(mp, &VS, &x0, &so, &sr, &e), DG_ERR_ARG);
+        assert_non_null(strstr(e.msg, "has noise"));
+    }
+    dg_hji_problem_free(mp);
     for (size_t i = 0; i < sizeof BAD / sizeof BAD[0]; i++) {
         dg_hji_problem *p = load(BAD[i].yaml, &e);
         assert_null(p);
