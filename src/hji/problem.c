@@ -286,6 +286,8 @@ static dg_status read_degree(dg_cfg *c, dg_hji_problem *p, dg_err *e) {
     degree_keys d;
     memset(&d, 0, sizeof d);
     dg_key k = degree_key(D_PAYOFF, nx);
+    const game_def *gd = p->model ? NULL : hji_game_find(p->name);
+    if (gd && gd->cost_only) k.def = DG_HJI_PAYOFF_COST;   /* a noisy game: no game of kind to default to */
     dg_status rc = dg_key_read(c, &k, &d, e);
     if (rc) return rc;
     p->payoff = (dg_hji_payoff_type)d.payoff;

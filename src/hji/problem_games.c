@@ -362,7 +362,7 @@ static double target_none(TARGET_ARGS) {
     return 1;
 }
 
-/* What a noisy game of degree takes from the config: payoff: cost; name the game. */
+/* What a noisy game of degree takes from the config: payoff: cost (its default); name the game. */
 static dg_status check_noisy(const dg_hji_problem *p, dg_cfg *c, const char *what, dg_err *e) {
     if (p->payoff != DG_HJI_PAYOFF_COST)
         return dg_cfg_error(c, "payoff", e, "%s is a game of degree with noise: payoff: cost (%s)", p->name, what);
@@ -394,7 +394,7 @@ enum { LQ_A, LQ_B, LQ_SIGMA, LQ_W, LQ_BOUND };
 static const dg_key LQG_KEYS[] = {
     DG_K_F64("a", dg_hji_problem, param[LQ_A].value, 0.5, -INFINITY, INFINITY, 0, 0, "x' = a x + b u (+ noise)"),
     DG_K_F64("b", dg_hji_problem, param[LQ_B].value, 1, -INFINITY, INFINITY, 0, 0, "the control's gain b"),
-    RATE("sigma", LQ_SIGMA, 0.5, "the additive noise's sigma: dx = (a x + b u) dt + sigma dW"),
+    SIZE("sigma", LQ_SIGMA, 0.5, "the additive noise's sigma: dx = (a x + b u) dt + sigma dW"),
     SIZE("weight", LQ_W, 1, "the running cost weight u^2"),
     SIZE("bound", LQ_BOUND, 6, "the control's box |u| <= bound (wide enough for the optimum -b P x / weight)"),
 };
@@ -461,12 +461,13 @@ const game_def hji_games[] = {
                 "utility w^gamma / gamma at the horizon",
      .nx = 1, .u_name = "investor", .d_name = "none", KEYS(MERTON_KEYS),
      .t_end = 1, .lo = {0}, .hi = {10}, .n = {201},
-     .read = read_merton, .check = check_merton, .target = target_none, .terminal = terminal_merton},
+     .read = read_merton, .check = check_merton, .target = target_none, .terminal = terminal_merton,
+     .cost_only = 1},
     {.summary = "A scalar linear-quadratic-Gaussian problem: dx = (a x + b u) dt + sigma dW, the control minimises "
                 "the expected quadratic cost",
      .nx = 1, .u_name = "control", .d_name = "none", KEYS(LQG_KEYS),
      .t_end = 1, .lo = {-3}, .hi = {3}, .n = {121},
-     .read = read_lqg, .check = check_lqg, .target = target_none},
+     .read = read_lqg, .check = check_lqg, .target = target_none, .cost_only = 1},
 };
 #define NGAMES ((int)(sizeof hji_games / sizeof hji_games[0]))
 _Static_assert(sizeof hji_game_names / sizeof hji_game_names[0] == NGAMES + 1, "a name for each game");

@@ -29,6 +29,7 @@ typedef struct game_def {
     /* or NULL: a game of degree's own terminal value g(x) (instead of x'Q_T x), its gradient into grad
        unless NULL */
     double (*terminal)(const dg_hji_problem *p, const double *x, double *grad);
+    int         cost_only;                /* a game of degree alone (noise): payoff defaults to cost */
 } game_def;
 #define KEYS(t) t, (int)(sizeof t / sizeof t[0])
 
