@@ -246,8 +246,8 @@ static void diffusion_cross(void *user, const double *x, const double *u, const 
 }
 
 /* What the noise scheme refuses, in one line each: a game of kind (a noisy tube is not defined),
- * cross terms, float32; merton's config keys; certify (every check that takes an HJI problem) and the
- * plays of a noisy problem. */
+ * cross terms, float32; merton's config keys; certify (every check that takes an HJI problem), the
+ * plays and hji learn of a noisy problem. The memory estimate counts the weights' tables. */
 static void test_refusals(void **state) {
     (void)state;
     dg_hji_grid g;
@@ -296,6 +296,11 @@ static void test_refusals(void **state) {
         assert_int_equal(dg_hji_simulate(mp, &VS, &x0, &so, &sr, &e), DG_ERR_ARG);
         assert_non_null(strstr(e.msg, "has noise"));
     }
+    dg_hji_learn_opts lopt;   /* hji learn's residual is first order: refused too */
+    dg_hji_learn_opts_default(&lopt);
+    assert_null(dg_hji_learner_create(mp, &lopt, &e));
+    assert_non_null(strstr(e.msg, "merton has noise"));
+    assert_true(dg_hji_solve_memory(&mp->grid, &mp->game, &mp->opts, 1) > 11.0 * 101 * 3 * sizeof(double));
     dg_hji_problem_free(mp);
     for (size_t i = 0; i < sizeof BAD / sizeof BAD[0]; i++) {
         dg_hji_problem *p = load(BAD[i].yaml, &e);

@@ -14,7 +14,7 @@
 #include "difgames/memory.h"
 #include "hji/internal.h"
 
-#define DEFAULT_CONTROLS 101   /* candidate points per input component (opts.controls 0)      */
+#define DEFAULT_CONTROLS 101   /* candidate points per input component (opts.controls 0; dg_hji_solve_memory too) */
 #define MAX_CANDIDATES 20000   /* most candidate input pairs                                   */
 
 int dg_hji_game_noisy(const dg_hji_game *gm) { return gm && gm->diffusion; }

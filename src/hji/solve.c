@@ -289,6 +289,11 @@ double dg_hji_solve_memory(const dg_hji_grid *g, const dg_hji_game *gm, const dg
     /* float32 through dg_hji_solve: v0, the obstacle and the nt results converted */
     if (o->real == DG_HJI_REAL_F32) bytes += (2.0 + nt) * N * sizeof(float);
     const double nl = g->n[g->ndim - 1], q = ceil(nl / 16) * 16, rows = (double)g->nodes / nl;
+    if (gm && gm->diffusion) {   /* noise (diffusion.c): two values, the output, every node's weights */
+        const double k = o->controls > 0 ? o->controls : 101;
+        const double pairs = pow(k, gm->u.dim) * pow(k, gm->d.dim);
+        return 1.02 * ((2.0 + nt) * N * sizeof(double) + N * pairs * (2 * nd + 1) * sizeof(double)) + 1048576.0;
+    }
     if (o->tol > 0 && o->method == DG_HJI_METHOD_SWEEP)   /* the sweeps' alpha and held flags */
         return 1.02 * (nt * N * sizeof(double) + nd * N * sizeof(double) + N) + 1048576.0;
     if (o->tol > 0) bytes += N * R;                          /* the previous step's value */
