@@ -1,7 +1,7 @@
 /* Tests for the grid solver's noise (a diffusion term in games of degree, src/hji/diffusion.c):
  * Merton's portfolio problem against its closed form (value and optimal fraction), the scalar LQG
- * problem against its Riccati solution plus the noise's integral, the scheme's discrete maximum
- * principle (monotone), and the refusals (a noisy game of kind, cross terms, a step above the
+ * problem against its Riccati solution plus the noise's integral, two players (the maximiser choosing
+ * the noise), the scheme's discrete maximum principle (monotone), and the refusals (a noisy game of kind, cross terms, a step above the
  * monotone bound, float32, merton's keys). The unit group runs small grids; the slow group the
  * shipped configs configs/hji/merton.yaml and configs/hji/lqg.yaml at their full resolution. */
 #define _POSIX_C_SOURCE 200809L
@@ -235,6 +235,47 @@ static void test_monotone(void **state) {
     }
 }
 
+/* Two players with noise: x' = u (u in [-3, 3] at the running cost u^2, minimises), the noise's level
+ * a = d^2 chosen by the maximiser (d in [0, 0.5]), cost x^2, terminal x^2. With P = 1 (the fixed point
+ * of P' = 1 - P^2) the value is x^2 + s^2 tau where the maximiser takes the most noise (a convex value
+ * gains from it), x^2 if the roles were swapped. */
+static void dyn_u1(void *user, const double *x, double *f, double *G, double *D) {
+    (void)user, (void)x, (void)f, (void)D;
+    G[0] = 1;
+}
+static void diffusion_d(void *user, const double *x, const double *u, const double *d, double *a) {
+    (void)user, (void)x, (void)u;
+    a[0] = d[0] * d[0];
+}
+static void test_two_players(void **state) {
+    (void)state;
+    dg_hji_grid g;
+    dg_err e = {0};
+    const double lo = -2, hi = 2, T = 1, s = 0.5;
+    const int n = 41;
+    assert_int_equal(dg_hji_grid_init(&g, 1, &lo, &hi, &n, NULL, &e), DG_OK);
+    dg_hji_game gm = {.nx = 1, .dyn = dyn_u1, .diffusion = diffusion_d, .payoff = {.on = 1, .Q = {1}}};
+    gm.u = (dg_hji_input){.dim = 1, .set = DG_HJI_SET_BOX_COST, .role = DG_HJI_ROLE_MIN, .lo = {-3}, .hi = {3},
+                          .weight = 1};
+    gm.d = (dg_hji_input){.dim = 1, .set = DG_HJI_SET_BOX, .role = DG_HJI_ROLE_MAX, .lo = {0}, .hi = {s}};
+    double v0[41], out[41];
+    for (int i = 0; i < n; i++) v0[i] = pow(dg_hji_grid_coord(&g, 0, i), 2);
+    dg_hji_opts o = dg_hji_opts_default();
+    o.threads = 1;
+    o.controls = 101;
+    assert_int_equal(dg_hji_solve(&g, &gm, &o, v0, NULL, 1, &T, out, NULL, &e), DG_OK);
+    double err = 0;
+    for (int i = 0; i < n; i++) {
+        const double x = dg_hji_grid_coord(&g, 0, i);
+        if (fabs(x) <= 1 + 1e-12) err = fmax(err, fabs(out[i] - (x * x + s * s * T)));
+    }
+    double u = 0, d = 0;
+    assert_int_equal(dg_hji_noise_inputs(&g, &gm, &o, out, 30, &u, &d, &e), DG_OK);   /* x = 1 */
+    print_message("two players: max abs error %.3e on |x| <= 1; at x = 1 u %g (-1), d %g (%g)\n", err, u, d, s);
+    assert_true(err < 5e-3);
+    assert_true(fabs(u + 1) < 0.1 && d == s);
+}
+
 /* sigma sigma^T with a cross term (2-D) */
 static void dyn_zero2(void *user, const double *x, double *f, double *G, double *D) {
     (void)user, (void)x, (void)f, (void)G, (void)D;
@@ -358,6 +399,7 @@ int main(void) {
         cmocka_unit_test(test_merton_small),
         cmocka_unit_test(test_lqg_small),
         cmocka_unit_test(test_monotone),
+        cmocka_unit_test(test_two_players),
         cmocka_unit_test(test_refusals),
     };
     const struct CMUnitTest slow[] = {
