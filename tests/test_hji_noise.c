@@ -276,6 +276,59 @@ static void test_two_players(void **state) {
     assert_true(fabs(u + 1) < 0.1 && d == s);
 }
 
+/* Two axes: x1' = u (u in [-3, 3] at the running cost u^2, minimises), x2 pure noise; noise s1, s2 on
+ * the two axes, running cost |x|^2, terminal |x|^2. Exact: x1^2 + s1^2 tau (P = 1) plus
+ * E[int x2^2 + x2(tau)^2] = x2^2 (1 + tau) + s2^2 (tau + tau^2 / 2): every axis's stencil, stride and
+ * edge in one value (s1 = 0.6, s2 = 0.5; with s1 = 0.3 the drift is upwinded at |x1| > 0.68 and the
+ * first-order error is 1.6e-2). */
+static void dyn_x1(void *user, const double *x, double *f, double *G, double *D) {
+    (void)user, (void)x, (void)f, (void)D;
+    G[0] = 1;   /* G (2, 1): x1' = u */
+}
+static void diffusion_axes(void *user, const double *x, const double *u, const double *d, double *a) {
+    (void)user, (void)x, (void)u, (void)d;
+    a[0] = 0.6 * 0.6;   /* >= |u| dx_1 for |u| <= 2.7: central differences where |x1| <= 1 */
+    a[3] = 0.5 * 0.5;
+}
+static void test_two_axes(void **state) {
+    (void)state;
+    dg_hji_grid g;
+    dg_err e = {0};
+    const double lo[2] = {-2, -3}, hi[2] = {2, 3}, T = 0.5;   /* x2's edges far: they miss the curvature */
+    const int n[2] = {31, 61};
+    assert_int_equal(dg_hji_grid_init(&g, 2, lo, hi, n, NULL, &e), DG_OK);
+    dg_hji_game gm = {.nx = 2, .dyn = dyn_x1, .diffusion = diffusion_axes, .payoff = {.on = 1, .Q = {1, 0, 0, 1}}};
+    gm.u = (dg_hji_input){.dim = 1, .set = DG_HJI_SET_BOX_COST, .role = DG_HJI_ROLE_MIN, .lo = {-3}, .hi = {3},
+                          .weight = 1};
+    double *v0 = malloc((size_t)g.nodes * sizeof *v0), *out = malloc((size_t)g.nodes * sizeof *out);
+    assert_non_null(v0);
+    assert_non_null(out);
+    for (int64_t j = 0; j < g.nodes; j++) {
+        double x[2];
+        dg_hji_grid_point(&g, j, x);
+        v0[j] = x[0] * x[0] + x[1] * x[1];
+    }
+    dg_hji_opts o = dg_hji_opts_default();
+    o.threads = 2;   /* the same bits as one thread: every node is its own */
+    dg_hji_stats st;
+    assert_int_equal(dg_hji_solve(&g, &gm, &o, v0, NULL, 1, &T, out, &st, &e), DG_OK);
+    double err = 0;
+    for (int64_t j = 0; j < g.nodes; j++) {
+        double x[2];
+        dg_hji_grid_point(&g, j, x);
+        if (fabs(x[0]) > 1 + 1e-12 || fabs(x[1]) > 1 + 1e-12) continue;
+        const double ex = x[0] * x[0] + 0.36 * T + x[1] * x[1] * (1 + T) + 0.25 * (T + T * T / 2);
+        err = fmax(err, fabs(out[j] - ex));
+    }
+    o.threads = 1;
+    assert_int_equal(dg_hji_solve(&g, &gm, &o, v0, NULL, 1, &T, v0, NULL, &e), DG_OK);
+    print_message("two axes: max abs error %.3e on |x|_inf <= 1 (%lld steps)\n", err, (long long)st.steps);
+    assert_true(err < 2e-3);
+    assert_memory_equal(out, v0, (size_t)g.nodes * sizeof *out);
+    free(v0);
+    free(out);
+}
+
 /* sigma sigma^T with a cross term (2-D) */
 static void dyn_zero2(void *user, const double *x, double *f, double *G, double *D) {
     (void)user, (void)x, (void)f, (void)G, (void)D;
@@ -400,6 +453,7 @@ int main(void) {
         cmocka_unit_test(test_lqg_small),
         cmocka_unit_test(test_monotone),
         cmocka_unit_test(test_two_players),
+        cmocka_unit_test(test_two_axes),
         cmocka_unit_test(test_refusals),
     };
     const struct CMUnitTest slow[] = {
