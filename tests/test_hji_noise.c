@@ -395,6 +395,12 @@ static void test_refusals(void **state) {
     assert_null(dg_hji_learner_create(mp, &lopt, &e));
     assert_non_null(strstr(e.msg, "merton has noise"));
     assert_true(dg_hji_solve_memory(&mp->grid, &mp->game, &mp->opts, 1) > 11.0 * 101 * 3 * sizeof(double));
+    dg_hji_value vf;   /* hji plot draws two axes: a value of one is refused, not drawn empty */
+    memset(&vf, 0, sizeof vf);
+    vf.grid = mp->grid;
+    snprintf(vf.game, sizeof vf.game, "merton");
+    assert_int_equal(dg_hji_plot_value(&vf, NULL, "/tmp/dg_test_hji_noise_never.png", &e), DG_ERR_ARG);
+    assert_non_null(strstr(e.msg, "merton has one axis"));
     dg_hji_problem_free(mp);
     for (size_t i = 0; i < sizeof BAD / sizeof BAD[0]; i++) {
         dg_hji_problem *p = load(BAD[i].yaml, &e);
