@@ -368,19 +368,19 @@ static void test_refusals(void **state) {
     assert_false(dg_hji_game_noisy(&gm));
 
     static const struct { const char *yaml, *key; } BAD[] = {
-        {"game: merton\npayoff: kind\n", "payoff"},                              /* a game of kind */
-        {"game: merton\npayoff: cost\ncost:\n  terminal: [1]\n", "cost.terminal"}, /* its own utility */
-        {"game: merton\npayoff: cost\npi_min: 1\npi_max: 0.5\n", "pi_max"},
-        {"game: merton\npayoff: cost\ngrid:\n  min: [-1]\n  max: [4]\n  n: [21]\n", "grid.min"},
-        {"game: merton\npayoff: cost\ngamma: 1\n", "gamma"},
-        {"game: lqg\npayoff: time\n", "payoff"},
+        {"game: merton1d\npayoff: kind\n", "payoff"},                              /* a game of kind */
+        {"game: merton1d\npayoff: cost\ncost:\n  terminal: [1]\n", "cost.terminal"}, /* its own utility */
+        {"game: merton1d\npayoff: cost\npi_min: 1\npi_max: 0.5\n", "pi_max"},
+        {"game: merton1d\npayoff: cost\ngrid:\n  min: [-1]\n  max: [4]\n  n: [21]\n", "grid.min"},
+        {"game: merton1d\npayoff: cost\ngamma: 1\n", "gamma"},
+        {"game: lqg1d\npayoff: time\n", "payoff"},
     };
-    dg_hji_problem *mp = load("game: merton\npayoff: cost\ngrid:\n  min: [0]\n  max: [4]\n  n: [11]\n", &e);
+    dg_hji_problem *mp = load("game: merton1d\npayoff: cost\ngrid:\n  min: [0]\n  max: [4]\n  n: [11]\n", &e);
     assert_non_null(mp);
     const dg_status checks[] = {dg_certify_noise_check(mp, &e), dg_certify_sampling_check(mp, &e),
                                 dg_hji_link_check(mp, NULL, &e)};
     for (size_t i = 0; i < sizeof checks / sizeof checks[0]; i++) assert_int_equal(checks[i], DG_ERR_ARG);
-    assert_non_null(strstr(e.msg, "merton has noise"));
+    assert_non_null(strstr(e.msg, "merton1d has noise"));
     assert_null(strchr(e.msg, '\n'));
     {
         double V[11] = {0}, t0 = 0, x0 = 1;
@@ -393,14 +393,14 @@ static void test_refusals(void **state) {
     dg_hji_learn_opts lopt;   /* hji learn's residual is first order: refused too */
     dg_hji_learn_opts_default(&lopt);
     assert_null(dg_hji_learner_create(mp, &lopt, &e));
-    assert_non_null(strstr(e.msg, "merton has noise"));
+    assert_non_null(strstr(e.msg, "merton1d has noise"));
     assert_true(dg_hji_solve_memory(&mp->grid, &mp->game, &mp->opts, 1) > 11.0 * 101 * 3 * sizeof(double));
     dg_hji_value vf;   /* hji plot draws two axes: a value of one is refused, not drawn empty */
     memset(&vf, 0, sizeof vf);
     vf.grid = mp->grid;
-    snprintf(vf.game, sizeof vf.game, "merton");
+    snprintf(vf.game, sizeof vf.game, "merton1d");
     assert_int_equal(dg_hji_plot_value(&vf, NULL, "/tmp/dg_test_hji_noise_never.png", &e), DG_ERR_ARG);
-    assert_non_null(strstr(e.msg, "merton has one axis"));
+    assert_non_null(strstr(e.msg, "merton1d has one axis"));
     dg_hji_problem_free(mp);
     for (size_t i = 0; i < sizeof BAD / sizeof BAD[0]; i++) {
         dg_hji_problem *p = load(BAD[i].yaml, &e);

@@ -322,7 +322,7 @@ dg_status dg_hji_plot_value(const dg_hji_value *vf, const double *at_in, const c
 dg_status dg_hji_plot_learned(const dg_hji_value *vf, const double *at_in, const double *learned, const char *path,
                               dg_err *e) {
     const dg_hji_grid *g = &vf->grid;
-    if (g->ndim < 2)   /* (merton, lqg) a curve would be the figure: not drawn yet */
+    if (g->ndim < 2)   /* (merton1d, lqg1d) a curve would be the figure: not drawn yet */
         return dg_err_set(e, DG_ERR_ARG, "hji plot: %s has one axis: the figure is a heat map of two axes (a value "
                           "of one axis is not drawn yet)", vf->game[0] ? vf->game : "the value");
     double at[DG_HJI_MAX_DIMS];

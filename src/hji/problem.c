@@ -130,7 +130,7 @@ static const dg_key COMMON_KEYS[] = {
               "stationary: time-marching (accuracy's scheme) or fast sweeping (first order, Gauss-Seidel)"),
     DG_K_INT("solver.max_sweeps", degree_keys, max_sweeps, 100000, 1, 100000000, "method sweep: the most sweeps"),
     DG_K_INT("solver.controls", degree_keys, controls, 101, 2, 20000,
-             "a game with noise (merton, lqg): candidate inputs per component, evenly over its box; the best is "
+             "a game with noise (merton1d, lqg1d): candidate inputs per component, evenly over its box; the best is "
              "refined by a parabola through it and its neighbours - docs/hji.md, diffusion"),
 };
 #define NCOMMON ((int)(sizeof COMMON_KEYS / sizeof COMMON_KEYS[0]))

@@ -1,5 +1,5 @@
 /* The built-in games of configs/hji (pursuit2d, air3d, chauffeur, chase4d, linear, collision9d, and the
- * noisy merton and lqg): each
+ * noisy merton1d and lqg1d): each
  * one's constants as config keys, dynamics, inputs and target, in one table (hji_games); docs/hji.md
  * describes each game. problem.c reads a config into a problem of one of them. */
 #include <math.h>
@@ -292,7 +292,7 @@ static double target_collision9d(TARGET_ARGS) {
     return best - p->param[MV_R].value;
 }
 
-/* merton (Merton 1969, the portfolio problem): wealth w, a fraction pi of it in a risky asset of drift mu
+/* merton1d (Merton 1969, the portfolio problem): wealth w, a fraction pi of it in a risky asset of drift mu
  * and volatility sigma, the rest at the rate r:
  *     dw = (r + pi (mu - r)) w dt + pi sigma w dW,
  * the investor (u = pi in [pi_min, pi_max], role MAX) maximises the expected utility of the wealth at
@@ -375,17 +375,17 @@ static dg_status check_merton(const dg_hji_problem *p, dg_cfg *c, dg_err *e) {
     if (dg_cfg_has(c, "cost.terminal") || dg_cfg_has(c, "cost.state") || dg_cfg_has(c, "cost.running"))
         return dg_cfg_error(c, dg_cfg_has(c, "cost.terminal") ? "cost.terminal" : dg_cfg_has(c, "cost.state")
                             ? "cost.state" : "cost.running", e,
-                            "merton's payoff is the utility w^gamma / gamma at t_end alone (keys gamma, ...)");
+                            "merton1d's payoff is the utility w^gamma / gamma at t_end alone (keys gamma, ...)");
     if (!(p->param[ME_PIHI].value > p->param[ME_PILO].value))
         return dg_cfg_error(c, "pi_max", e, "%g must exceed pi_min %g", p->param[ME_PIHI].value,
                             p->param[ME_PILO].value);
     if (p->grid.lo[0] < 0)
-        return dg_cfg_error(c, "grid.min", e, "merton's wealth starts at %g: expected >= 0 (utility of w >= 0)",
+        return dg_cfg_error(c, "grid.min", e, "merton1d's wealth starts at %g: expected >= 0 (utility of w >= 0)",
                             p->grid.lo[0]);
     return DG_OK;
 }
 
-/* lqg: the scalar linear-quadratic-Gaussian problem
+/* lqg1d: the scalar linear-quadratic-Gaussian problem
  *     dx = (a x + b u) dt + sigma dW,  cost int (q x^2 + weight u^2) dt + q_T x(tau)^2,
  * q and q_T the common keys cost.state and cost.terminal, the control u in [-bound, bound] at the
  * running cost weight u^2 (a box at a cost, role MIN). Value: P(tau) x^2 + sigma^2 int_0^tau P, P the
@@ -426,7 +426,7 @@ static dg_status check_lqg(const dg_hji_problem *p, dg_cfg *c, dg_err *e) {
 
 /* The games, in the order of their names. */
 const char *const hji_game_names[] = {"pursuit2d", "air3d", "chauffeur", "chase4d", "linear", "collision9d",
-                                      "merton", "lqg", NULL};
+                                      "merton1d", "lqg1d", NULL};
 const game_def hji_games[] = {
     {.summary = "Simple-motion pursuit-evasion; the state: the evader's position relative to the pursuer's",
      .nx = 2, .u_name = "pursuer", .d_name = "evader", KEYS(PURSUIT_KEYS),
@@ -480,8 +480,8 @@ static const struct { const char *game, *axis[DG_HJI_MAX_DIMS]; } AXES[] = {
     {"chase4d", {"x", "y", "vx", "vy"}},
     {"linear", {"x1", "x2"}},
     {"collision9d", {"x1", "y1", "x2", "y2", "x3", "y3", "th1", "th2", "th3"}},
-    {"merton", {"w"}},
-    {"lqg", {"x"}},
+    {"merton1d", {"w"}},
+    {"lqg1d", {"x"}},
 };
 
 const char *dg_hji_axis_name(const char *game, int axis) {
