@@ -728,7 +728,9 @@ static void test_config_files(void **state) {
     }
     assert_string_equal(dg_hji_problem_name(4), "linear");   /* configs declare it (test_hji_degree.c) */
     assert_string_equal(dg_hji_problem_name(5), "collision9d");   /* 9-D: hji learn's (test_hji_learn.c) */
-    assert_null(dg_hji_problem_name(6));
+    assert_string_equal(dg_hji_problem_name(6), "merton1d");   /* noisy: test_hji_noise.c */
+    assert_string_equal(dg_hji_problem_name(7), "lqg1d");
+    assert_null(dg_hji_problem_name(8));
     dg_err e;
     dg_hji_problem *p = load_ok("game: air3d\n");
     assert_int_equal(p->grid.n[0], 51);

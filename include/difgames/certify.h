@@ -41,6 +41,9 @@ typedef struct dg_hji_versus_result {
     double capture_time[DG_HJI_PAIRINGS]; /* mean over the captured (s); NaN when none         */
 } dg_hji_versus_result;
 DG_API const char *dg_hji_pairing_name(int k);   /* "learned vs learned" .. "HJBI vs HJBI"; NULL past */
+/* DG_OK unless p's game has noise (dg_hji_game_noisy): DG_ERR_ARG in one line naming p, as certify
+ * defines no promise for noisy games yet. Every certify check below calls it first. */
+DG_API dg_status   dg_certify_noise_check(const dg_hji_problem *p, dg_err *e);
 /* DG_OK when env is the learning game p->link maps onto p; else DG_ERR_ARG saying what is needed. */
 DG_API dg_status   dg_hji_link_check(const dg_hji_problem *p, const struct dg_env *env, dg_err *e);
 /* Plays the pairings over env->horizon steps (pol, params: env's policies, both players); the HJBI

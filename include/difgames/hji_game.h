@@ -30,6 +30,16 @@ typedef void (*dg_hji_ham_fn)(void *user, double t, int n, const double *x, cons
 typedef void (*dg_hji_alpha_fn)(void *user, double t, int n, const double *x, const double *pmin,
                                 const double *pmax, double *alpha);
 
+/* Noise (games of degree; docs/hji.md, "Diffusion"): dx = (f + G u + D d) dt + sigma(x, u, d) dW. At one
+ * state x (nx) and inputs u (u.dim), d (d.dim; NULL when absent) fills a (nx, nx, zeroed before the call)
+ * with sigma sigma^T, row-major. The diffusion solver takes a diagonal a (no cross terms). */
+typedef void (*dg_hji_diffusion_fn)(void *user, const double *x, const double *u, const double *d, double *a);
+/* With noise: the value one cell past a plain edge of axis `axis` (upper: 1 past the last node, 0 before
+ * the first), from the edge node at x (nx) with value v_edge and its inner neighbour's v_in (dx the
+ * spacing). The scheme stays monotone when it is nondecreasing in v_edge and v_in. */
+typedef double (*dg_hji_ghost_fn)(void *user, int axis, int upper, const double *x, double dx, double v_edge,
+                                  double v_in);
+
 /* One player's input: u (the control) or d (the disturbance). */
 typedef struct dg_hji_input {
     int         dim;                      /* components; 0: absent                             */
@@ -74,6 +84,12 @@ typedef struct dg_hji_game {
     dg_hji_ham_fn   ham;                  /* or: a generic Hamiltonian ...                     */
     dg_hji_alpha_fn alpha;                /* ... and its dissipation bounds                    */
     void           *user;
+    /* noise: the diffusion term 1/2 tr(sigma sigma^T Hess V) inside the inputs' optimisation (games of
+       degree with affine dynamics and box inputs; dg_hji_solve then runs the monotone diffusion scheme,
+       docs/hji.md "Diffusion"). NULL: deterministic. */
+    dg_hji_diffusion_fn diffusion;
+    dg_hji_ghost_fn     ghost;            /* with diffusion: the ghost past a plain edge; NULL: linear
+                                             extrapolation (2 v_edge - v_in)                   */
 } dg_hji_game;
 
 /* Returns DG_OK or DG_ERR_ARG naming what is wrong (dimensions, empty box, negative radius, a QUAD
@@ -94,6 +110,8 @@ DG_API void   dg_hji_game_dynamics(const dg_hji_game *gm, const double *x, const
 /* The running cost L(x, u, d) of a game of degree (0 for a game of kind): what a simulation adds up,
  * e^{-rho t} L dt along the path, to compare with V(x0). u or d NULL counts as 0. */
 DG_API double dg_hji_game_running_cost(const dg_hji_game *gm, const double *x, const double *u, const double *d);
+/* 1 when gm has noise (a diffusion term): what certify and the deterministic plays refuse. */
+DG_API int    dg_hji_game_noisy(const dg_hji_game *gm);
 /* 1 when gm is a game of degree (payoff.on). */
 DG_API int    dg_hji_game_degree(const dg_hji_game *gm);
 

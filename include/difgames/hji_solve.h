@@ -129,6 +129,9 @@ typedef struct dg_hji_opts {
        split over ranks. */
     dg_hji_sets_fn     sets;
     void              *sets_user;
+    /* a game with noise (gm->diffusion): candidate points per input component, evenly over its box
+       (0: 101); the best is refined by a parabola through it and its neighbours when one player has one component */
+    int                controls;
 } dg_hji_opts;
 
 typedef struct dg_hji_stats {
@@ -181,6 +184,14 @@ DG_API dg_status dg_hji_gradient(const dg_hji_grid *g, const dg_hji_opts *o, con
  * (ndim, nodes) or NULL (not both), with the grid's ghost cells. Returns as dg_hji_gradient. */
 DG_API dg_status dg_hji_upwind(const dg_hji_grid *g, const dg_hji_opts *o, const double *v, double *left,
                                double *right, dg_err *e);
+
+/* A game with noise (gm->diffusion): the inputs that optimise the diffusion scheme's discrete
+ * Hamiltonian at node `node` of the value v (nodes), as the solver chose them (the candidates of
+ * o->controls, refined), into u (gm->u.dim) and d (gm->d.dim; either may be NULL). For a game of
+ * degree whose optimum depends on the Hessian (Merton's fraction: -(mu - r) V_w / (sigma^2 w V_ww)),
+ * which the bang-bang dg_hji_game_optimal cannot give. Returns DG_OK or DG_ERR_ARG. */
+DG_API dg_status dg_hji_noise_inputs(const dg_hji_grid *g, const dg_hji_game *gm, const dg_hji_opts *o,
+                                     const double *v, int64_t node, double *u, double *d, dg_err *e);
 
 /* ---------------------------------------------------------- interpolation */
 /* The value of v (nodes) at any point x (ndim), multilinear, and its gradient into grad (ndim; may be

@@ -25,6 +25,7 @@ static int avoider(const dg_hji_game *gm) {
 
 dg_status dg_certify_sampling_check(const dg_hji_problem *p, dg_err *e) {
     if (!p) return dg_err_set(e, DG_ERR_ARG, "certify --sampling: no problem");
+    if (dg_certify_noise_check(p, e)) return DG_ERR_ARG;
     const char *n = p->name;
     if (p->payoff != DG_HJI_PAYOFF_KIND || dg_hji_game_degree(&p->game))
         return dg_err_set(e, DG_ERR_ARG, "certify --sampling: %s is a game of degree (payoff: %s): the sampling "

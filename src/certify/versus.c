@@ -17,6 +17,7 @@ static const char *const PAIRINGS[DG_HJI_PAIRINGS] = {"learned vs learned", "lea
 const char *dg_hji_pairing_name(int k) { return k >= 0 && k < DG_HJI_PAIRINGS ? PAIRINGS[k] : NULL; }
 
 dg_status dg_hji_link_check(const dg_hji_problem *p, const dg_env *env, dg_err *e) {
+    if (dg_certify_noise_check(p, e)) return DG_ERR_ARG;
     const dg_hji_link *l = p ? p->link : NULL;
     if (!l) {
         char list[128] = "";
@@ -254,6 +255,7 @@ out:
 
 dg_status dg_certify_cost_check(const dg_hji_problem *p, const dg_env *env, dg_err *e) {
     if (!p || !env) return dg_err_set(e, DG_ERR_ARG, "certify: needs a problem and a game");
+    if (dg_certify_noise_check(p, e)) return DG_ERR_ARG;
     if (!p->model || p->payoff != DG_HJI_PAYOFF_COST || strcmp(dg_env_source(env), "model") != 0)
         return dg_err_set(e, DG_ERR_ARG, "certify: the learning game's own cost on the grid needs a model file with "
                           "payoff: cost (game: model; docs/certify.md)");

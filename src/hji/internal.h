@@ -51,6 +51,12 @@ int  hji_game_quad_inputs(const dg_hji_game *gm);
 dg_status hji_fast_sweep(const dg_hji_grid *g, const dg_hji_game *gm, const dg_hji_opts *o, const double *v0,
                     double *out, dg_hji_stats *stats, const dg_hji_part *pt, dg_err *e);
 
+/* A game with noise (gm->diffusion, diffusion.c): the explicit monotone scheme from v0 (or o->warm)
+ * into out (nt, nodes) at the increasing times, double, the whole grid. */
+dg_status hji_noise_solve(const dg_hji_grid *g, const dg_hji_game *gm, const dg_hji_opts *o, const double *v0,
+                          const double *obstacle, int nt, const double *times, double *out, dg_hji_stats *stats,
+                          dg_err *e);
+
 /* The kernel's instances, on the whole grid (pt NULL) or a rank's block (kernel.inc in kernel_f64.c, kernel_f32.c; derivatives in double only) */
 dg_status hji_solve_f64(const dg_hji_grid *g, const dg_hji_game *gm, const dg_hji_opts *o,
                         const double *v0, const double *obstacle, int nt, const double *times,

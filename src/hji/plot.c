@@ -322,6 +322,9 @@ dg_status dg_hji_plot_value(const dg_hji_value *vf, const double *at_in, const c
 dg_status dg_hji_plot_learned(const dg_hji_value *vf, const double *at_in, const double *learned, const char *path,
                               dg_err *e) {
     const dg_hji_grid *g = &vf->grid;
+    if (g->ndim < 2)   /* (merton1d, lqg1d) a curve would be the figure: not drawn yet */
+        return dg_err_set(e, DG_ERR_ARG, "hji plot: %s has one axis: the figure is a heat map of two axes (a value "
+                          "of one axis is not drawn yet)", vf->game[0] ? vf->game : "the value");
     double at[DG_HJI_MAX_DIMS];
     for (int k = 0; k < g->ndim; k++) at[k] = at_in && k >= 2 ? at_in[k] : 0.5 * (g->lo[k] + g->hi[k]);
     const int nx = g->n[0], ny = g->n[1];

@@ -57,14 +57,15 @@ enum { K_SHAPE, K_AXES, K_CENTER, K_RADIUS, K_MIN, K_MAX, K_VELOCITY };
 
 /* games of degree: payoff, cost.*, stationary, solver.{tol,method,max_sweeps} */
 typedef struct degree_keys {
-    int    payoff, stationary, method, max_sweeps;
+    int    payoff, stationary, method, max_sweeps, controls;
     double running, discount, tol;
     double Q[DG_HJI_MAX_DIMS * DG_HJI_MAX_DIMS], QT[DG_HJI_MAX_DIMS * DG_HJI_MAX_DIMS];
 } degree_keys;
 static const char *const PAYOFF[] = {"kind", "time", "cost", NULL};
 static const char *const METHOD[] = {"march", "sweep", NULL};
 static const char *const SPLIT[] = {"auto", "axis0", NULL};
-enum { D_PAYOFF, D_RUNNING, D_STATE, D_TERMINAL, D_DISCOUNT, D_STATIONARY, D_TOL, D_METHOD, D_SWEEPS, D_COUNT };
+enum { D_PAYOFF, D_RUNNING, D_STATE, D_TERMINAL, D_DISCOUNT, D_STATIONARY, D_TOL, D_METHOD, D_SWEEPS, D_CONTROLS,
+       D_COUNT };
 #define COST_MATRIX(nm, F, doc_)                                                                              \
     {.name = nm, .type = DG_KEY_F64_ARRAY, .offset = offsetof(degree_keys, F), .lo = -INFINITY,               \
      .hi = INFINITY, .min_n = 1, .max_n = DG_HJI_MAX_DIMS * DG_HJI_MAX_DIMS, .def_str = "0", .doc = doc_}
@@ -128,6 +129,9 @@ static const dg_key COMMON_KEYS[] = {
     DG_K_ENUM("solver.method", degree_keys, method, DG_HJI_METHOD_MARCH, METHOD, NULL,
               "stationary: time-marching (accuracy's scheme) or fast sweeping (first order, Gauss-Seidel)"),
     DG_K_INT("solver.max_sweeps", degree_keys, max_sweeps, 100000, 1, 100000000, "method sweep: the most sweeps"),
+    DG_K_INT("solver.controls", degree_keys, controls, 101, 2, 20000,
+             "a game with noise (merton1d, lqg1d): candidate inputs per component, evenly over its box; the best is "
+             "refined by a parabola through it and its neighbours - docs/hji.md, diffusion"),
 };
 #define NCOMMON ((int)(sizeof COMMON_KEYS / sizeof COMMON_KEYS[0]))
 _Static_assert(K_DEGREE == K_OBSTACLE + K_VELOCITY + 1, "the game, solver keys, then an obstacle's");
@@ -282,6 +286,8 @@ static dg_status read_degree(dg_cfg *c, dg_hji_problem *p, dg_err *e) {
     degree_keys d;
     memset(&d, 0, sizeof d);
     dg_key k = degree_key(D_PAYOFF, nx);
+    const game_def *gd = p->model ? NULL : hji_game_find(p->name);
+    if (gd && gd->cost_only) k.def = DG_HJI_PAYOFF_COST;   /* a noisy game: no game of kind to default to */
     dg_status rc = dg_key_read(c, &k, &d, e);
     if (rc) return rc;
     p->payoff = (dg_hji_payoff_type)d.payoff;
@@ -308,6 +314,7 @@ static dg_status read_degree(dg_cfg *c, dg_hji_problem *p, dg_err *e) {
     p->opts.tol = d.stationary ? d.tol : 0;
     p->opts.method = (dg_hji_method)d.method;
     p->opts.max_sweeps = d.max_sweeps;
+    p->opts.controls = d.controls;
     p->opts.cap = time ? p->t_end : 0;
     if (d.method == DG_HJI_METHOD_SWEEP && !d.stationary)
         return dg_cfg_error(c, "solver.method", e, "sweep solves stationary problems (stationary: true)");
@@ -585,6 +592,8 @@ const double *dg_hji_problem_v0(const dg_hji_problem *p) { return p->initial ? p
 
 double dg_hji_problem_terminal_cost(const dg_hji_problem *p, const double *x) {
     if (!p || p->payoff != DG_HJI_PAYOFF_COST) return 0;
+    const game_def *gd = p->model ? NULL : hji_game_find(p->name);
+    if (gd && gd->terminal) return gd->terminal(p, x, NULL);   /* a game's own (merton's utility) */
     const int nx = p->grid.ndim;
     double g = 0;
     for (int a = 0; a < nx; a++)

@@ -1,4 +1,5 @@
-/* The built-in games of configs/hji (pursuit2d, air3d, chauffeur, chase4d, linear, collision9d): each
+/* The built-in games of configs/hji (pursuit2d, air3d, chauffeur, chase4d, linear, collision9d, and the
+ * noisy merton1d and lqg1d): each
  * one's constants as config keys, dynamics, inputs and target, in one table (hji_games); docs/hji.md
  * describes each game. problem.c reads a config into a problem of one of them. */
 #include <math.h>
@@ -291,8 +292,141 @@ static double target_collision9d(TARGET_ARGS) {
     return best - p->param[MV_R].value;
 }
 
+/* merton1d (Merton 1969, the portfolio problem): wealth w, a fraction pi of it in a risky asset of drift mu
+ * and volatility sigma, the rest at the rate r:
+ *     dw = (r + pi (mu - r)) w dt + pi sigma w dW,
+ * the investor (u = pi in [pi_min, pi_max], role MAX) maximises the expected utility of the wealth at
+ * the horizon, w^gamma / gamma (CRRA, 0 < gamma < 1). The value is that expected utility itself:
+ * payoff: cost with no running cost and this terminal value; the noise scheme solves it. */
+enum { ME_MU, ME_R, ME_SIGMA, ME_GAMMA, ME_PILO, ME_PIHI };
+static const dg_key MERTON_KEYS[] = {
+    DG_K_F64("mu", dg_hji_problem, param[ME_MU].value, 0.1, -INFINITY, INFINITY, 0, 0,
+             "the risky asset's expected return (drift) per unit time"),
+    DG_K_F64("r", dg_hji_problem, param[ME_R].value, 0.03, -INFINITY, INFINITY, 0, 0,
+             "the riskless rate per unit time"),
+    SIZE("sigma", ME_SIGMA, 0.25, "the risky asset's volatility"),
+    DG_K_F64("gamma", dg_hji_problem, param[ME_GAMMA].value, 0.5, 0, 1, 0, 0,
+             "the utility's exponent: w^gamma / gamma (CRRA, relative risk aversion 1 - gamma)"),
+    DG_K_F64("pi_min", dg_hji_problem, param[ME_PILO].value, 0, -INFINITY, INFINITY, 0, 0,
+             "the least risky fraction (the box of the control)"),
+    DG_K_F64("pi_max", dg_hji_problem, param[ME_PIHI].value, 3, -INFINITY, INFINITY, 0, 0,
+             "the largest risky fraction (above pi_min; 1 and more: borrowing at r)"),
+};
+
+static void dyn_merton(void *user, const double *x, double *f, double *G, double *D) {
+    const dg_hji_param *q = user;
+    (void)D;
+    f[0] = q[ME_R].value * x[0];
+    G[0] = (q[ME_MU].value - q[ME_R].value) * x[0];
+}
+
+/* sigma sigma^T = (pi sigma w)^2 */
+static void diffusion_merton(void *user, const double *x, const double *u, const double *d, double *a) {
+    const dg_hji_param *q = user;
+    (void)d;
+    const double s = u[0] * q[ME_SIGMA].value * x[0];
+    a[0] = s * s;
+}
+
+/* Past the wealth range the value scales as CRRA utility does, V(k w) = k^gamma V(w) (the dynamics
+ * are linear in w, the utility homogeneous): the ghost k^gamma v_edge, k = (w +- dw) / w, increasing
+ * in v_edge (monotone). At w = 0 the drift and the diffusion vanish and no ghost is read. */
+static double ghost_merton(void *user, int axis, int upper, const double *x, double dx, double v_edge, double v_in) {
+    const dg_hji_param *q = user;
+    (void)axis;
+    const double w = x[0], w1 = upper ? w + dx : w - dx;
+    if (w > 0 && w1 > 0) return pow(w1 / w, q[ME_GAMMA].value) * v_edge;
+    return 2 * v_edge - v_in;
+}
+
+static void read_merton(dg_hji_problem *p) {
+    p->game.dyn = dyn_merton;
+    p->game.diffusion = diffusion_merton;
+    p->game.ghost = ghost_merton;
+    p->game.u = (dg_hji_input){.dim = 1, .set = DG_HJI_SET_BOX, .role = DG_HJI_ROLE_MAX,
+                               .lo = {p->param[ME_PILO].value}, .hi = {p->param[ME_PIHI].value}};
+}
+
+/* w^gamma / gamma, its gradient w^(gamma - 1) (0 at w <= 0, where utility is 0) */
+static double terminal_merton(const dg_hji_problem *p, const double *x, double *grad) {
+    const double g = p->param[ME_GAMMA].value, w = x[0] > 0 ? x[0] : 0;
+    if (grad) grad[0] = w > 0 ? pow(w, g - 1) : 0;
+    return pow(w, g) / g;
+}
+
+/* No target: payoff: cost (the node array stays unused at 1). */
+static double target_none(TARGET_ARGS) {
+    (void)p;
+    (void)x;
+    if (grad) grad[0] = 0;
+    return 1;
+}
+
+/* What a noisy game of degree takes from the config: payoff: cost (its default); name the game. */
+static dg_status check_noisy(const dg_hji_problem *p, dg_cfg *c, const char *what, dg_err *e) {
+    if (p->payoff != DG_HJI_PAYOFF_COST)
+        return dg_cfg_error(c, "payoff", e, "%s is a game of degree with noise: payoff: cost (%s)", p->name, what);
+    return DG_OK;
+}
+
+static dg_status check_merton(const dg_hji_problem *p, dg_cfg *c, dg_err *e) {
+    dg_status rc = check_noisy(p, c, "the expected utility of the wealth at t_end, maximised", e);
+    if (rc) return rc;
+    if (dg_cfg_has(c, "cost.terminal") || dg_cfg_has(c, "cost.state") || dg_cfg_has(c, "cost.running"))
+        return dg_cfg_error(c, dg_cfg_has(c, "cost.terminal") ? "cost.terminal" : dg_cfg_has(c, "cost.state")
+                            ? "cost.state" : "cost.running", e,
+                            "merton1d's payoff is the utility w^gamma / gamma at t_end alone (keys gamma, ...)");
+    if (!(p->param[ME_PIHI].value > p->param[ME_PILO].value))
+        return dg_cfg_error(c, "pi_max", e, "%g must exceed pi_min %g", p->param[ME_PIHI].value,
+                            p->param[ME_PILO].value);
+    if (p->grid.lo[0] < 0)
+        return dg_cfg_error(c, "grid.min", e, "merton1d's wealth starts at %g: expected >= 0 (utility of w >= 0)",
+                            p->grid.lo[0]);
+    return DG_OK;
+}
+
+/* lqg1d: the scalar linear-quadratic-Gaussian problem
+ *     dx = (a x + b u) dt + sigma dW,  cost int (q x^2 + weight u^2) dt + q_T x(tau)^2,
+ * q and q_T the common keys cost.state and cost.terminal, the control u in [-bound, bound] at the
+ * running cost weight u^2 (a box at a cost, role MIN). Value: P(tau) x^2 + sigma^2 int_0^tau P, P the
+ * Riccati solution P' = q + 2 a P - b^2 P^2 / weight, P(0) = q_T (docs/hji.md, "Diffusion"). */
+enum { LQ_A, LQ_B, LQ_SIGMA, LQ_W, LQ_BOUND };
+static const dg_key LQG_KEYS[] = {
+    DG_K_F64("a", dg_hji_problem, param[LQ_A].value, 0.5, -INFINITY, INFINITY, 0, 0, "x' = a x + b u (+ noise)"),
+    DG_K_F64("b", dg_hji_problem, param[LQ_B].value, 1, -INFINITY, INFINITY, 0, 0, "the control's gain b"),
+    SIZE("sigma", LQ_SIGMA, 0.5, "the additive noise's sigma: dx = (a x + b u) dt + sigma dW"),
+    SIZE("weight", LQ_W, 1, "the running cost weight u^2"),
+    SIZE("bound", LQ_BOUND, 6, "the control's box |u| <= bound (wide enough for the optimum -b P x / weight)"),
+};
+
+static void dyn_lqg(void *user, const double *x, double *f, double *G, double *D) {
+    const dg_hji_param *q = user;
+    (void)D;
+    f[0] = q[LQ_A].value * x[0];
+    G[0] = q[LQ_B].value;
+}
+
+static void diffusion_lqg(void *user, const double *x, const double *u, const double *d, double *a) {
+    const dg_hji_param *q = user;
+    (void)x, (void)u, (void)d;
+    a[0] = q[LQ_SIGMA].value * q[LQ_SIGMA].value;
+}
+
+static void read_lqg(dg_hji_problem *p) {
+    const double b = p->param[LQ_BOUND].value;
+    p->game.dyn = dyn_lqg;
+    p->game.diffusion = diffusion_lqg;
+    p->game.u = (dg_hji_input){.dim = 1, .set = DG_HJI_SET_BOX_COST, .role = DG_HJI_ROLE_MIN, .lo = {-b}, .hi = {b},
+                               .weight = p->param[LQ_W].value};
+}
+
+static dg_status check_lqg(const dg_hji_problem *p, dg_cfg *c, dg_err *e) {
+    return check_noisy(p, c, "the expected quadratic cost, minimised", e);
+}
+
 /* The games, in the order of their names. */
-const char *const hji_game_names[] = {"pursuit2d", "air3d", "chauffeur", "chase4d", "linear", "collision9d", NULL};
+const char *const hji_game_names[] = {"pursuit2d", "air3d", "chauffeur", "chase4d", "linear", "collision9d",
+                                      "merton1d", "lqg1d", NULL};
 const game_def hji_games[] = {
     {.summary = "Simple-motion pursuit-evasion; the state: the evader's position relative to the pursuer's",
      .nx = 2, .u_name = "pursuer", .d_name = "evader", KEYS(PURSUIT_KEYS),
@@ -323,6 +457,17 @@ const game_def hji_games[] = {
      .t_end = 1, .lo = {-1, -1, -1, -1, -1, -1, -PI, -PI, -PI}, .hi = {1, 1, 1, 1, 1, 1, PI, PI, PI},
      .n = {11, 11, 11, 11, 11, 11, 11, 11, 11}, .periodic = {0, 0, 0, 0, 0, 0, 1, 1, 1},
      .read = read_collision9d, .target = target_collision9d},
+    {.summary = "Merton's portfolio problem with noise: wealth w, the risky fraction pi maximises the expected "
+                "utility w^gamma / gamma at the horizon",
+     .nx = 1, .u_name = "investor", .d_name = "none", KEYS(MERTON_KEYS),
+     .t_end = 1, .lo = {0}, .hi = {10}, .n = {201},
+     .read = read_merton, .check = check_merton, .target = target_none, .terminal = terminal_merton,
+     .cost_only = 1},
+    {.summary = "A scalar linear-quadratic-Gaussian problem: dx = (a x + b u) dt + sigma dW, the control minimises "
+                "the expected quadratic cost",
+     .nx = 1, .u_name = "control", .d_name = "none", KEYS(LQG_KEYS),
+     .t_end = 1, .lo = {-3}, .hi = {3}, .n = {121},
+     .read = read_lqg, .check = check_lqg, .target = target_none, .cost_only = 1},
 };
 #define NGAMES ((int)(sizeof hji_games / sizeof hji_games[0]))
 _Static_assert(sizeof hji_game_names / sizeof hji_game_names[0] == NGAMES + 1, "a name for each game");
@@ -335,6 +480,8 @@ static const struct { const char *game, *axis[DG_HJI_MAX_DIMS]; } AXES[] = {
     {"chase4d", {"x", "y", "vx", "vy"}},
     {"linear", {"x1", "x2"}},
     {"collision9d", {"x1", "y1", "x2", "y2", "x3", "y3", "th1", "th2", "th3"}},
+    {"merton1d", {"w"}},
+    {"lqg1d", {"x"}},
 };
 
 const char *dg_hji_axis_name(const char *game, int axis) {

@@ -26,6 +26,10 @@ typedef struct game_def {
     /* the target l at the point x (nx), its gradient into grad (nx) unless NULL */
     double (*target)(const dg_hji_problem *p, const double *x, double *grad);
     const dg_hji_link *link;              /* a learning game whose state maps onto this one's, or NULL */
+    /* or NULL: a game of degree's own terminal value g(x) (instead of x'Q_T x), its gradient into grad
+       unless NULL */
+    double (*terminal)(const dg_hji_problem *p, const double *x, double *grad);
+    int         cost_only;                /* a game of degree alone (noise): payoff defaults to cost */
 } game_def;
 #define KEYS(t) t, (int)(sizeof t / sizeof t[0])
 

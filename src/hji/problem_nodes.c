@@ -357,6 +357,11 @@ dg_status dg_hji_problem_v0_at(const dg_hji_problem *p, int n, const double *x, 
         } else if (p->payoff == DG_HJI_PAYOFF_COST) {
             v[i] = dg_hji_problem_terminal_cost(p, xi);
             if (!gi) continue;
+            const game_def *gd = p->model ? NULL : hji_game_find(p->name);
+            if (gd && gd->terminal) {   /* a game's own terminal value (merton's utility) */
+                gd->terminal(p, xi, gi);
+                continue;
+            }
             if (p->model) dg_hji_model_terminal_grad(p->model, xi, gi);
             else
                 for (int a = 0; a < nx; a++) gi[a] = 0;

@@ -277,6 +277,13 @@ static void rk2_step(const dg_hji_problem *p, double *x, const double *u, const 
     }
 }
 
+/* A play of a game with noise: refused (its feedback needs the value's Hessian, dg_hji_noise_inputs, and
+ * its payoff noise draws), in one line. */
+static dg_status noisy_refused(const dg_hji_problem *p, dg_err *e) {
+    return dg_err_set(e, DG_ERR_ARG, "hji simulate: %s has noise (a diffusion term): its plays (noise draws, the "
+                      "feedback of dg_hji_noise_inputs) are not simulated yet", p->name);
+}
+
 dg_status dg_hji_simulate(const dg_hji_problem *p, const dg_hji_slices *V, const double *x0,
                           const dg_hji_sim_opts *o, dg_hji_sim_result *r, dg_err *e) {
     if (!p || !V) return dg_err_set(e, DG_ERR_ARG, "hji simulate: needs a problem and a value");
@@ -310,6 +317,7 @@ dg_status dg_hji_simulate_sources(const dg_hji_problem *p, const dg_hji_source *
     if (!(o->layer >= 0 && o->layer <= 1))
         return dg_err_set(e, DG_ERR_ARG, "hji simulate: the boundary layer must be in [0, 1], got %g", o->layer);
     if (!p->game.dyn) return dg_err_set(e, DG_ERR_ARG, "hji simulate: %s has no dynamics to simulate", p->name);
+    if (dg_hji_game_noisy(&p->game)) return noisy_refused(p, e);
     const dg_hji_grid *g = &p->grid;
     const int nx = g->ndim;
     for (int k = 0; k < nx; k++)
@@ -442,6 +450,7 @@ dg_status dg_hji_simulate_batch(const dg_hji_problem *p, const dg_hji_source *su
     dg_status sc = check_sources(su, sd, e);
     if (sc != DG_OK) return sc;
     if (!p->game.dyn) return dg_err_set(e, DG_ERR_ARG, "hji simulate: %s has no dynamics to simulate", p->name);
+    if (dg_hji_game_noisy(&p->game)) return noisy_refused(p, e);
     if (dg_hji_game_degree(&p->game) && p->payoff == DG_HJI_PAYOFF_COST)
         return dg_err_set(e, DG_ERR_ARG, "hji simulate: a batch plays to the target; %s has a running cost "
                           "(payoff: cost): play it with dg_hji_simulate", p->name);

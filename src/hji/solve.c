@@ -114,6 +114,11 @@ static dg_status solve_any(const dg_hji_part *pt, const dg_hji_grid *g, const dg
                            const double *v0, const double *obstacle, int nt, const double *times,
                            double *out, dg_hji_stats *stats, dg_err *e) {
     if (!v0 || !out) return dg_err_set(e, DG_ERR_ARG, "hji: solve needs v0 and out");
+    if (gm && gm->diffusion) {   /* noise: the monotone diffusion scheme (diffusion.c) */
+        if (pt && pt->size > 1)
+            return dg_err_set(e, DG_ERR_ARG, "hji: noise is solved on the whole grid, not split over ranks");
+        return hji_noise_solve(g, gm, o, v0, obstacle, nt, times, out, stats, e);
+    }
     if (o && o->tol > 0 && o->method == DG_HJI_METHOD_SWEEP) {
         dg_status rc = hji_check_solve(g, gm, o, nt, times, e);
         return rc ? rc : hji_fast_sweep(g, gm, o, v0, out, stats, pt, e);
@@ -181,6 +186,7 @@ dg_status dg_hji_solve_f32(const dg_hji_grid *g, const dg_hji_game *gm, const dg
     if (!v0 || !out) return dg_err_set(e, DG_ERR_ARG, "hji: solve needs v0 and out");
     if (o && o->tol > 0 && o->method == DG_HJI_METHOD_SWEEP)
         return dg_err_set(e, DG_ERR_ARG, "hji: fast sweeping runs in double (dg_hji_solve)");
+    if (gm && gm->diffusion) return dg_err_set(e, DG_ERR_ARG, "hji: noise is solved in double (dg_hji_solve)");
     return hji_solve_f32(g, gm, o, v0, obstacle, nt, times, out, stats, NULL, e);
 }
 
@@ -283,6 +289,11 @@ double dg_hji_solve_memory(const dg_hji_grid *g, const dg_hji_game *gm, const dg
     /* float32 through dg_hji_solve: v0, the obstacle and the nt results converted */
     if (o->real == DG_HJI_REAL_F32) bytes += (2.0 + nt) * N * sizeof(float);
     const double nl = g->n[g->ndim - 1], q = ceil(nl / 16) * 16, rows = (double)g->nodes / nl;
+    if (gm && gm->diffusion) {   /* noise (diffusion.c): two values, the output, every node's weights */
+        const double k = o->controls > 0 ? o->controls : 101;
+        const double pairs = pow(k, gm->u.dim) * pow(k, gm->d.dim);
+        return 1.02 * ((2.0 + nt) * N * sizeof(double) + N * pairs * (2 * nd + 1) * sizeof(double)) + 1048576.0;
+    }
     if (o->tol > 0 && o->method == DG_HJI_METHOD_SWEEP)   /* the sweeps' alpha and held flags */
         return 1.02 * (nt * N * sizeof(double) + nd * N * sizeof(double) + N) + 1048576.0;
     if (o->tol > 0) bytes += N * R;                          /* the previous step's value */

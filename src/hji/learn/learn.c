@@ -456,6 +456,11 @@ dg_hji_learner *dg_hji_learner_create(const dg_hji_problem *p, const dg_hji_lear
                    p->name, dg_hji_problem_moving(p));
         return NULL;
     }
+    if (p && dg_hji_game_noisy(&p->game)) {   /* its residual has no second-order term */
+        dg_err_set(e, DG_ERR_ARG, "hji learn: %s has noise (a diffusion term): hji learn's residual is first order "
+                   "(hji solve takes it)", p->name);
+        return NULL;
+    }
     dg_hji_learner *L = calloc(1, sizeof *L);
     if (!L) {
         dg_err_set(e, DG_ERR_NOMEM, "hji learn: out of memory");
