@@ -5,7 +5,8 @@
 # equations) to 1e-5 relative; metrics.csv and eval report each player's cost and NashConv term (>= 0);
 # certify refuses the games in one line; and on configs/models/gs_saddle.yaml, whose strict Nash
 # equilibrium is a saddle of the gradient flow (game Jacobian eigenvalues 3 and -1), gda, optimistic
-# and extragradient each leave it for the box's corner (1, -1).
+# and extragradient each leave it for the box's corner (1, -1); on configs/models/gs_cycle.yaml, whose
+# Jacobian has complex eigenvalues of negative real part, each circles the box's edge and never settles.
 # usage: lq_nash_test.sh path/to/difgames repo_root
 . "$(dirname "$0")/lib.sh"
 cd "$ROOT"
@@ -64,5 +65,22 @@ u, v = (math.tanh(p) for p in r.plans(sys.argv[1]))
 print('%.4f %.4f' % (u, v)); sys.exit(0 if u > 0.99 and v < -0.99 else 1)" "$T/s_$s/final.safetensors" >"$T/uv" \
         && ok "gs_saddle $s: ends at (u, v) = ($(cat "$T/uv")), not the Nash equilibrium (0.0333, 0.1333)" \
         || bad "gs_saddle $s: ends at $(cat "$T/uv")"
+done
+# the cycle: complex eigenvalues of negative real part; each solver circles the box's edge, far from
+# the equilibrium, still moving after 5000 epochs (snapshots every 200 epochs to 6000)
+$REF gs_cycle | grep -q "max |det(J - lambda I)| = [0-9.]*e-1[0-9]" && ok "gs_cycle: game Jacobian eigenvalues 1 +- sqrt(2) +- sqrt(2) i" \
+    || bad "gs_cycle's eigenvalues: $($REF gs_cycle)"
+for s in gda optimistic extragradient; do
+    sed "s/game_solver: gda/game_solver: $s/" configs/models/gs_cycle.yaml >"$T/c.yaml"
+    "$DG" train --config "$T/c.yaml" --quiet --out "$T/c_$s" >/dev/null 2>"$T/err" || bad "train gs_cycle $s: $(head -c 300 "$T/err")"
+    python3 -c "
+import math, sys; sys.path.insert(0, 'tests'); import ref_lq_nash as r
+ustar, _ = r.equilibrium('gs_cycle')
+at = [[math.tanh(p) for p in r.plans('%s/epoch_%04d.safetensors' % (sys.argv[1], e))] for e in range(5000, 6001, 200)]
+near = min(math.dist(a, ustar) for a in at)
+moved = max(math.dist(a, b) for a, b in zip(at, at[1:]))
+print('nearest %.2f to the equilibrium, moving up to %.2f every 200 epochs' % (near, moved))
+sys.exit(0 if near > 0.5 and moved > 0.5 else 1)" "$T/c_$s" >"$T/uv" \
+        && ok "gs_cycle $s: epochs 5000-6000 $(cat "$T/uv")" || bad "gs_cycle $s: $(cat "$T/uv")"
 done
 finish

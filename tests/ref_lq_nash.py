@@ -58,7 +58,39 @@ def saddle(u):
     return [0.5 * U * U + 2 * U * V - 0.3 * U, 0.5 * V * V + 2 * U * V - 0.2 * V]
 
 
-GAMES = {"lq_nash2": (lq2, 2, 10), "lq_nash3": (lq3, 3, 10), "gs_saddle": (saddle, 2, 1)}
+def cycle(u):
+    """configs/models/gs_cycle.yaml: two players of two actions, R the rotation by 45 degrees:
+    f1 = |u|^2/2 + 2 u'R v - 0.2 (u1 + 0.5 u2), f2 = |v|^2/2 + 2 v'R u - 0.2 (v1 - 0.5 v2)."""
+    c, s = math.cos(math.pi / 4), math.sin(math.pi / 4)
+    R = [[c, -s], [s, c]]
+    U, V = u[0:2], u[2:4]
+    uRv = sum(U[i] * R[i][j] * V[j] for i in range(2) for j in range(2))
+    vRu = sum(V[i] * R[i][j] * U[j] for i in range(2) for j in range(2))
+    f1 = 0.5 * (U[0] ** 2 + U[1] ** 2) + 2 * uRv - 0.2 * (U[0] + 0.5 * U[1])
+    f2 = 0.5 * (V[0] ** 2 + V[1] ** 2) + 2 * vRu - 0.2 * (V[0] - 0.5 * V[1])
+    return [f1, f2]
+
+
+GAMES = {"lq_nash2": (lq2, 2, 10), "lq_nash3": (lq3, 3, 10), "gs_saddle": (saddle, 2, 1), "gs_cycle": (cycle, 2, 2)}
+
+
+def det(A):
+    """The determinant of a (complex) square matrix by elimination with partial pivoting."""
+    M = [list(r) for r in A]
+    n, d = len(M), 1.0
+    for k in range(n):
+        piv = max(range(k, n), key=lambda i: abs(M[i][k]))
+        if M[piv][k] == 0:
+            return 0.0
+        if piv != k:
+            M[k], M[piv] = M[piv], M[k]
+            d = -d
+        d *= M[k][k]
+        for i in range(k + 1, n):
+            f = M[i][k] / M[k][k]
+            for j in range(k, n):
+                M[i][j] -= f * M[k][j]
+    return d
 
 
 def game_gradient(cost, n, H, u):
@@ -128,9 +160,14 @@ def main():
     if len(sys.argv) == 2:
         print("equilibrium", " ".join("%.9g" % v for v in ustar))
         if len(J) == 2:
-            tr, det = J[0][0] + J[1][1], J[0][0] * J[1][1] - J[0][1] * J[1][0]
-            d = cmath.sqrt(tr * tr / 4 - det)
+            tr, dt = J[0][0] + J[1][1], J[0][0] * J[1][1] - J[0][1] * J[1][0]
+            d = cmath.sqrt(tr * tr / 4 - dt)
             print("jacobian", J, "eigenvalues", tr / 2 + d, tr / 2 - d)
+        if name == "gs_cycle":  # the four claimed eigenvalues: J - lambda I singular for each
+            r2 = math.sqrt(2)
+            lams = [1 + r2 + r2 * 1j, 1 + r2 - r2 * 1j, 1 - r2 + r2 * 1j, 1 - r2 - r2 * 1j]
+            dets = [abs(det([[J[i][j] - (l if i == j else 0) for j in range(4)] for i in range(4)])) for l in lams]
+            print("eigenvalues 1 +- sqrt(2) +- sqrt(2) i: max |det(J - lambda I)| = %.3g" % max(dets))
         return 0
     u = [4.0 * math.tanh(p) for p in plans(sys.argv[2])]  # inputs in [-4, 4]: u = 4 tanh(plan)
     if len(u) != len(ustar):
