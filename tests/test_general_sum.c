@@ -219,6 +219,18 @@ static void test_players_errors(void **state) {
                          &cfg);
     assert_int_equal(env->nplayers, 2);
     assert_int_equal(dg_env_free_inputs(env, NULL, 0), 1);
+    /* a general-sum pair has no zero-sum exploitability: refused, naming what it has instead */
+    dg_err e = {0};
+    dg_policy pol;
+    dg_params *p = NULL;
+    assert_int_equal(dg_policy_create_plan(env, &pol, &p, &e), DG_OK);
+    dg_train_opts o;
+    dg_train_opts_default(&o);
+    dg_real st[3] = {0}, ax[1] = {0};
+    dg_exploit_result x;
+    assert_int_equal(dg_run_exploit(env, &pol, p, &o, 1, st, ax, 1, &x, &e), DG_ERR_ARG);
+    assert_non_null(strstr(e.msg, "dg_run_nash_conv"));
+    dg_params_free(p);
     dg_env_free(env);
     dg_cfg_free(cfg);
 }

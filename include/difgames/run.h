@@ -244,7 +244,7 @@ typedef struct dg_exploit_result {
     double exploit[2];   /* what each frozen player gives away: [0] the pursuer's j_best[0] - j, [1]
                             the evader's j - j_best[1]; >= 0 up to noise, 0 at an equilibrium       */
 } dg_exploit_result;
-/* DG_OK with r filled; DG_ERR_ARG for a one-player game or bad sizes, DG_ERR_NOMEM, or an episode's
+/* DG_OK with r filled; DG_ERR_ARG for a one-player or general-sum game or bad sizes, DG_ERR_NOMEM, or an episode's
  * error. p is not changed. Deterministic for a seed. */
 DG_API dg_status dg_run_exploit(const dg_env *env, const dg_policy *m, const dg_params *p, const dg_train_opts *o,
                                 int epochs, const dg_real *state, const dg_real *aux, int B, dg_exploit_result *r, dg_err *e);
