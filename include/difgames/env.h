@@ -58,7 +58,7 @@ typedef struct dg_loss_term {
 
 /* The layout of dg_game and dg_env a plugin is built against: a game loaded from a shared object
  * (dg_game_plugin_open) must say .abi = DG_GAME_ABI. Raised whenever either struct changes. */
-#define DG_GAME_ABI (4u + (DG_REAL_F64 ? DG_GAME_ABI_F64 : 0u))
+#define DG_GAME_ABI (5u + (DG_REAL_F64 ? DG_GAME_ABI_F64 : 0u))
 #define DG_GAME_ABI_F64 0x10000u  /* added for the double tape: a plugin of train.precision: f64 is compiled
                                      with -DDG_F64 (its dg_real double, its calls the double copy's) */
 /* The symbol a plugin exports: its descriptor, `const dg_game difgames_game = {.abi = DG_GAME_ABI, ...}`. */
@@ -137,6 +137,10 @@ typedef struct dg_game {
                            dg_tensor **rows);
     void (*terminal_cost_rows)(dg_ctx *ctx, const dg_env *env, dg_tensor *final, dg_tensor *aux,
                                dg_tensor **rows);
+    /* General-sum games of more than two players (NULL in others): learned player p >= 2's
+     * observation, (B, env->player_obs[p]); step and step_cost then get every player's action side
+     * by side, [a_0, a_1, a_2, ...] (B, the sum of their act dims). DG_GAME_ABI 5 and later. */
+    dg_tensor *(*observe_player)(dg_ctx *ctx, const dg_env *env, int p, dg_tensor *state, dg_tensor *aux);
 } dg_game;
 
 #define DG_VALUE_MAX_DIMS 8  /* axes of a reduced value state (dg_env.value_dim) */
@@ -144,8 +148,16 @@ typedef struct dg_game {
 struct dg_env {
     const dg_game *game;
     int   state_dim, aux_dim, obs_dim, act_dim;
-    int   nplayers;                             /* 1, or 2: a learned evader too (0: 1) */
+    int   nplayers;                             /* 1, or 2: a learned evader too (0: 1); a
+                                                   general-sum game up to DG_MAX_PLAYERS */
     int   obs2_dim, act2_dim;                   /* the evader's, when nplayers is 2  */
+    int   player_obs[DG_MAX_PLAYERS];           /* every learned player's observation and action
+                                                   sizes: create sets those of players p >= 2, the
+                                                   registry copies 0 and 1 from obs_dim, act_dim,
+                                                   obs2_dim, act2_dim */
+    int   player_act[DG_MAX_PLAYERS];
+    const char *player_names[DG_MAX_PLAYERS];   /* general-sum: each player's name for outputs
+                                                   (metrics.csv's cost_<name>); NULL: player<p> */
     int   horizon;                              /* H: steps per episode              */
     float dt;                                     /* seconds per step                  */
     const char *aux_name;                       /* aux tensor name for --init ("goal") */
@@ -269,6 +281,20 @@ DG_API void dg_env_step_cost_from_rows(dg_ctx *ctx, const dg_env *env, dg_tensor
                                        dg_tensor *action, dg_real inv_batch, dg_tensor **terms);
 DG_API void dg_env_terminal_cost_from_rows(dg_ctx *ctx, const dg_env *env, dg_tensor *final, dg_tensor *aux,
                                            dg_real inv_batch, dg_tensor **terms);
+
+/* Learned player p's observation of state on ctx, (B, env->player_obs[p]): the game's observe (p 0),
+ * observe2 (p 1) or observe_player (p >= 2); NULL with the context's error set for a player the game
+ * does not have. */
+DG_API dg_tensor *dg_env_observe(dg_ctx *ctx, const dg_env *env, int p, dg_tensor *state, dg_tensor *aux);
+/* The first column of learned player p's action in the action tensor step and step_cost get (the
+ * sum of the act dims of the players before it); p = env->nplayers: the learned players' width. */
+DG_API int dg_env_action_col(const dg_env *env, int p);
+/* Learned player p's name into buf (size bytes): env->player_names[p], else "player<p>". */
+DG_API const char *dg_env_player_name(const dg_env *env, int p, char *buf, size_t size);
+/* Learned player p's episode cost from the weighted terms of an episode (weighted[k] =
+ * term_weights[k] * term_k, what dg_loss_finish reports): sum_k player_share[p][k] weighted[k] in a
+ * general-sum game; in another, the loss for player 0 and its negative for a zero-sum evader. */
+DG_API double dg_env_player_cost(const dg_env *env, int p, const dg_real *weighted);
 
 /* Creates the game named by cfg's `game:` key (reads its env./loss. keys).
  * Returns a new env (free with dg_env_free) or NULL with e set. */

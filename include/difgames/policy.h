@@ -69,20 +69,22 @@ DG_API dg_tensor *dg_mlp_forward_grad(dg_ctx *ctx, const dg_mlp *m, dg_params *p
 DG_API int64_t    dg_mlp_macs(const dg_mlp *m, int B);
 
 /* The players' policies: one MLP for one-player games, two (pursuer "net",
- * evader "evader") for two-player games, all in one dg_params. */
-#define DG_MAX_PLAYERS 2
+ * evader "evader") for two-player games, and "player2", "player3" after them for a general-sum game of
+ * more players (env.h's general_sum), all in one dg_params. */
+#define DG_MAX_PLAYERS 4
 /* A player written as code (a hand-made controller, a known equilibrium strategy): its action at
  * step t (1-based) of a B-row batch from its observation obs (B, obs), a (B, act) tensor built from
  * ops on ctx (so that gradients flow through it like a network's); NULL with the context's error
  * set on failure. */
 typedef dg_tensor *(*dg_player_fn)(dg_ctx *ctx, void *user, int t, dg_tensor *obs, int B);
 typedef struct dg_policy {
-    int    n;                             /* players: 1 or 2                      */
-    dg_mlp mlp[DG_MAX_PLAYERS];           /* [0] the agent / pursuer, [1] evader  */
+    int    n;                             /* players: 1 to DG_MAX_PLAYERS (3 and 4: general-sum) */
+    dg_mlp mlp[DG_MAX_PLAYERS];           /* [0] the agent / pursuer, [1] evader, [2] player2, ... */
     int    plan_steps;                    /* open loop (train.mode: open_loop): the steps of each
                                              player's plan; 0: the players are the MLPs       */
     int    plan[DG_MAX_PLAYERS];          /* open loop: parameter index of player i's plan,
-                                             "plan" (plan_steps, act_dim), "evader_plan"     */
+                                             "plan" (plan_steps, act_dim), "evader_plan",
+                                             then "player2_plan", ...                        */
     dg_player_fn fn[DG_MAX_PLAYERS];      /* not NULL: player i is this function (fn_user[i] its
                                              argument), not its MLP or plan; it has no parameters.
                                              dg_policy_act plays it, so certify's bounds and grid
@@ -104,20 +106,24 @@ typedef struct dg_policy {
  * (dg_env_policy_shape in env.h fills it from a game; dg_policy_create and dg_policy_create_plan there
  * take the game itself). */
 typedef struct dg_policy_shape {
-    int nplayers;                         /* 1, or 2: a learned evader too (0: 1)                */
+    int nplayers;                         /* 1, or 2: a learned evader too (0: 1); up to DG_MAX_PLAYERS */
     int obs_dim, act_dim;                 /* the agent's / pursuer's observation and action     */
     int obs2_dim, act2_dim;               /* the evader's, when nplayers is 2                   */
+    int obs_dims[DG_MAX_PLAYERS];         /* player p >= 2's observation and action (general-sum   */
+    int act_dims[DG_MAX_PLAYERS];         /* games of more players; entries 0 and 1 unused)        */
     int horizon;                          /* steps per episode                                  */
     int plan_steps;                       /* open loop: steps that take a planned action (0: all) */
 } dg_policy_shape;
 
 /* The policies for a game of shape s: an MLP obs_dim -> hidden... -> act_dim named "net.*",
- * and for two-player games one obs2_dim -> hidden... -> act2_dim named "evader.*". */
+ * for two-player games one obs2_dim -> hidden... -> act2_dim named "evader.*", and for player
+ * p >= 2 one obs_dims[p] -> hidden... -> act_dims[p] named "player<p>.*". */
 DG_API dg_status dg_policy_create_shape(const dg_policy_shape *s, const int *hidden, int nhidden, dg_policy *pol,
                                         dg_params **p, dg_err *e);
 /* Open-loop players (train.mode: open_loop): each player's parameters are its action sequence,
  * one row of pre-tanh values a step for the first s->plan_steps steps (0: every step), named
- * "plan" (plan_steps, act_dim) and for two-player games "evader_plan" (plan_steps, act2_dim).
+ * "plan" (plan_steps, act_dim), for two-player games "evader_plan" (plan_steps, act2_dim), and for
+ * player p >= 2 "player<p>_plan" (plan_steps, act_dims[p]).
  * Step t's action is tanh(plan[t]) in every batch row, zero after the plan's last step. */
 DG_API dg_status dg_policy_create_plan_shape(const dg_policy_shape *s, dg_policy *pol, dg_params **p, dg_err *e);
 /* PyTorch's nn.Linear initialisation of every player's MLP; an open-loop plan starts at zero
@@ -126,7 +132,8 @@ DG_API void      dg_policy_reset_params(const dg_policy *pol, dg_params *p, dg_r
 /* Player i's action at step t (1-based) of a B-row batch, (B, act): its function (pol->fn[i]) or its
  * MLP on obs, or its plan's row t (obs unused; NULL is fine then). */
 DG_API dg_tensor *dg_policy_act(dg_ctx *ctx, const dg_policy *pol, dg_params *p, int i, int t, dg_tensor *obs, int B);
-/* The index in p of player i's first parameter (to split the two players' gradients). */
+/* The index in p of player i's first parameter (to split the players' gradients: player i's
+ * parameters are contiguous, from its first to the next player's first or the end). */
 DG_API int       dg_policy_first_param(const dg_policy *pol, int i);
 
 #ifdef __cplusplus

@@ -244,10 +244,18 @@ typedef struct dg_exploit_result {
     double exploit[2];   /* what each frozen player gives away: [0] the pursuer's j_best[0] - j, [1]
                             the evader's j - j_best[1]; >= 0 up to noise, 0 at an equilibrium       */
 } dg_exploit_result;
-/* DG_OK with r filled; DG_ERR_ARG for a one-player game or bad sizes, DG_ERR_NOMEM, or an episode's
+/* DG_OK with r filled; DG_ERR_ARG for a one-player or general-sum game or bad sizes, DG_ERR_NOMEM, or an episode's
  * error. p is not changed. Deterministic for a seed. */
 DG_API dg_status dg_run_exploit(const dg_env *env, const dg_policy *m, const dg_params *p, const dg_train_opts *o,
                                 int epochs, const dg_real *state, const dg_real *aux, int B, dg_exploit_result *r, dg_err *e);
+/* A general-sum game's players on the B rows of state and aux (what `difgames eval` reports for
+ * one): cost[i] each learned player's episode cost (dg_env_player_cost) and gain[i] its NashConv
+ * term, the gain of a best response trained by BPTT for epochs epochs from p, the others frozen
+ * (dg_nash_conv: >= 0 by construction, the current strategy a candidate). DG_OK, DG_ERR_ARG for a
+ * game that is not general-sum, DG_ERR_NOMEM, or an episode's error. p is not changed. */
+DG_API dg_status dg_run_nash_conv(const dg_env *env, const dg_policy *m, const dg_params *p, const dg_train_opts *o,
+                                  int epochs, const dg_real *state, const dg_real *aux, int B, double *cost,
+                                  double *gain, dg_err *e);
 /* Bytes dg_run_exploit needs beyond p and the B rows: the larger tape, a copy of p with its Adam
  * moments, a training batch. */
 DG_API double    dg_run_exploit_memory(const dg_env *env, const dg_train_opts *o, const dg_params *p, int B);

@@ -167,8 +167,11 @@ typedef struct dg_epoch_stats {
     double ms;                            /* wall time of the epoch               */
     double flops;                         /* FLOPs of its forward and backward    */
     double metrics[DG_MAX_METRICS];       /* the game's episode metrics           */
-    double exploit[2];                    /* two players: exploitability of the pursuer
-                                             and of the evader (NaN when not measured) */
+    double exploit[DG_MAX_PLAYERS];       /* zero-sum two players: exploitability of the pursuer
+                                             and of the evader; general-sum: each player's NashConv
+                                             term (dg_nash_conv); NaN when not measured      */
+    double cost[DG_MAX_PLAYERS];          /* general-sum: each learned player's episode cost
+                                             (dg_env_player_cost of terms); NaN otherwise   */
 } dg_epoch_stats;
 
 typedef enum dg_train_event_kind {
@@ -246,6 +249,24 @@ typedef dg_status (*dg_episode_fn)(void *user, dg_params *p, const dg_real *stat
 DG_API dg_status dg_best_responses(const dg_env *env, const dg_params *p, size_t ev0, const dg_train_opts *o, int epochs,
                                    dg_rng *rng, dg_episode_fn fn, void *user, const dg_real *state, const dg_real *aux, int B,
                                    double j_best[2], dg_err *e);
+
+/* One general-sum episode of B rows of p from state and aux: costs[i] each learned player's episode
+ * cost (dg_env_player_cost); backward 1: p's gradient then holds in each player's block the
+ * gradient of that player's own cost (dg_episode_grad's, general-sum). */
+typedef dg_status (*dg_episode_costs_fn)(void *user, dg_params *p, const dg_real *state, const dg_real *aux, int B,
+                                         int backward, double *costs, dg_err *e);
+
+/* NashConv's terms of a general-sum game (OpenSpiel's NashConv, a lower bound each): for each learned
+ * player i in turn, a copy of p whose other players are frozen is trained by BPTT on the B rows of
+ * state and aux for epochs epochs from p (a fresh Adam at o's rate, betas and epsilon, o's clipping),
+ * descending player i's own cost; the best response is the iterate of least cost, the start
+ * included (an iterate whose cost or gradient is not finite is skipped), so gain[i] = cost[i] - that
+ * least cost is >= 0 by construction, 0 when no iterate improved. cost (may be NULL) gets each
+ * player's cost at p. npl: the learned players; first[i]: where player i's parameters start in p
+ * (they end where the next player's start, the last at p->total). p is not changed. */
+DG_API dg_status dg_nash_conv(const dg_params *p, int npl, const size_t *first, const dg_train_opts *o, int epochs,
+                              dg_episode_costs_fn fn, void *user, const dg_real *state, const dg_real *aux, int B,
+                              double *cost, double *gain, dg_err *e);
 
 /* ------------------------------------------------------- a game's gradcheck */
 /* Backward against central finite differences (dg_gradcheck, Richardson) for a game: 1. its step

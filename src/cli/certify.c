@@ -705,6 +705,13 @@ int cmd_certify(int argc, char **argv) {
         free(box.v);
         return rc;
     }
+    dg_err gse = {0};
+    if (dg_certify_general_sum_check(c.run.env, &gse) != DG_OK) {  /* refused before any solve */
+        free(box.v);
+        dg_run_free(&c.run);
+        cli_error("certify", "%s: %s", config ? config : "the run's config", gse.msg);
+        return EXIT_USAGE;
+    }
     const uint64_t sd = cli_given(opts, "--seed") ? (uint64_t)seed : c.run.opts.seed + 1000;
     if (!hji) {
         dg_certify_discrete_opts o = dg_certify_discrete_opts_default(c.run.env);

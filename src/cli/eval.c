@@ -14,7 +14,11 @@ static const char HELP[] =
     "batch, horizon, loss, each weighted loss term, and the game's metrics;\n"
     "for two-player games also each player's exploitability (exploit_pursuer,\n"
     "exploit_evader: what a best response trained against the frozen player for\n"
-    "train.exploit_epochs epochs wins from it on the same states).\n"
+    "train.exploit_epochs epochs wins from it on the same states); for general-sum\n"
+    "games (a model file's model.players) each player's own cost (cost_<player>) and\n"
+    "NashConv term (nash_conv_<player>: the gain of a best response trained by BPTT\n"
+    "from the checkpoint, the others frozen; >= 0, as the current strategy is a\n"
+    "candidate) and their sum nash_conv.\n"
     "With --safety (or safety.value) the policy's action goes through the safety\n"
     "filter of that value (safety.mode: switch or qp; docs/safety.md) and the JSON\n"
     "adds safety, interventions (the fraction of steps the filter changed) and\n"
@@ -53,7 +57,7 @@ int cmd_eval(int argc, char **argv) {
                "game's adversarial input (model.inputs.<w>.play: adversarial) plays", .otherwise = "held (training's "
                "game)"),
         CLI_FLAG("--no-exploit", &no_exploit, "two players: skip the exploitability (two best-response trainings "
-                 "of --batch rows an epoch)"),
+                 "of --batch rows an epoch; general-sum: the NashConv terms, one a player)"),
         CLI_END,
     };
     if (!cli_parse(&rc, "eval", argc, argv, opts, HELP)) return rc;
@@ -84,11 +88,17 @@ int cmd_eval(int argc, char **argv) {
     } else if (dg_run_init_draw(env, s.opts.seed, B, &state, &aux, &e) != DG_OK) {
         rc = cli_fail("eval", &e, EXIT_FAIL);
     }
-    const int exploit = env->nplayers == 2 && !no_exploit;
-    if (!rc && exploit && !cli_mem_ok("eval", dg_run_exploit_memory(env, &s.opts, p, B), "the exploitability's best "
+    const int exploit = env->nplayers == 2 && !env->general_sum && !no_exploit;
+    const int nash = env->general_sum && !no_exploit;  /* general-sum: each player's NashConv term */
+    if (!rc && (exploit || nash) && !cli_mem_ok("eval", dg_run_exploit_memory(env, &s.opts, p, B), "the exploitability's best "
                                       "responses", "--batch or --horizon (or --no-exploit)"))
         rc = EXIT_USAGE;
     if (rc) goto done;
+    double cost[DG_MAX_PLAYERS], gain[DG_MAX_PLAYERS];
+    if (nash && dg_run_nash_conv(env, &m, p, &s.opts, s.opts.exploit_epochs, state, aux, B, cost, gain, &e) != DG_OK) {
+        rc = cli_fail("eval", &e, EXIT_FAIL);
+        goto done;
+    }
     dg_exploit_result x;
     if (exploit && dg_run_exploit(env, &m, p, &s.opts, s.opts.exploit_epochs, state, aux, B, &x, &e) != DG_OK) {
         rc = cli_fail("eval", &e, EXIT_FAIL);
@@ -128,6 +138,21 @@ int cmd_eval(int argc, char **argv) {
     if (exploit) {
         dg_json_add(&j, j.root, "exploit_pursuer", dg_json_number("%.9g", x.exploit[0]));
         dg_json_add(&j, j.root, "exploit_evader", dg_json_number("%.9g", x.exploit[1]));
+        dg_json_add(&j, j.root, "exploit_epochs", dg_json_number("%.0f", s.opts.exploit_epochs));
+    }
+    for (int i = 0; env->general_sum && i < env->nplayers; i++) {  /* each player's own cost, its NashConv term */
+        char nm[32], key[48];
+        dg_env_player_name(env, i, nm, sizeof nm);
+        snprintf(key, sizeof key, "cost_%s", nm);
+        dg_json_add(&j, j.root, key, dg_json_number("%.9g", dg_env_player_cost(env, i, r.terms)));
+        if (!nash) continue;
+        snprintf(key, sizeof key, "nash_conv_%s", nm);
+        dg_json_add(&j, j.root, key, dg_json_number("%.9g", gain[i]));
+    }
+    if (nash) {
+        double sum = 0;
+        for (int i = 0; i < env->nplayers; i++) sum += gain[i];
+        dg_json_add(&j, j.root, "nash_conv", dg_json_number("%.9g", sum));
         dg_json_add(&j, j.root, "exploit_epochs", dg_json_number("%.0f", s.opts.exploit_epochs));
     }
     if (grad) dg_json_add(&j, j.root, "grad_norm", dg_json_number("%.9g", r.grad_norm));

@@ -108,6 +108,10 @@ static void on_event(const dg_train_event *ev, void *user) {
                     fprintf(stderr, " %s %.4g", env->term_names[i], s->terms[i]);
                 for (int i = 0; i < env->nmetrics; i++)
                     fprintf(stderr, " %s %.4g", env->metric_names[i], s->metrics[i]);
+                for (int i = 0; env->general_sum && i < env->nplayers; i++) {  /* each player's own cost */
+                    char nm[32];
+                    fprintf(stderr, " cost_%s %.4g", dg_env_player_name(env, i, nm, sizeof nm), s->cost[i]);
+                }
                 fprintf(stderr, " grad_norm %.4g %.2f ms ETA %.1fs\n", s->grad_norm, s->ms, eta);
             }
         }

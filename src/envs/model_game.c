@@ -16,7 +16,8 @@ typedef struct holder {
     dg_game game;                              /* first: env->game points here */
     dg_loss_term loss[DG_MODEL_MAX_TERMS];
     dg_model *m;
-    int learned[2];                            /* the learned players' inputs: min first, -1 none */
+    int learned[DG_MAX_PLAYERS];               /* the learned players' inputs: min first (general-sum:
+                                                  model.players' order), -1 none */
     char state_names[DG_MODEL_MAX_STATE * 32]; /* the state's names, comma-separated (dg_env.state_names) */
 } holder;
 
@@ -32,7 +33,7 @@ static void row_values(const holder *h, const dg_env *env, const dg_real *s, con
     for (int i = 0; i < m->ns; i++) v[m->s0 + i] = s[i];
     for (int j = 0; j < m->naux; j++) v[m->a0 + j] = a[j];
     int off = 0;
-    for (int q = 0; q < 2; q++) {
+    for (int q = 0; q < DG_MAX_PLAYERS; q++) {
         if (h->learned[q] < 0) continue;
         const dg_model_input *in = &m->in[h->learned[q]];
         for (int j = 0; j < in->dim; j++)
@@ -65,7 +66,7 @@ static void row_scatter(const holder *h, const double *G, dg_real *gs, dg_real *
     if (ga)
         for (int j = 0; j < m->naux; j++) ga[j] += (dg_real)G[m->a0 + j];
     int off = 0;
-    for (int q = 0; q < 2 && gact; q++) {
+    for (int q = 0; q < DG_MAX_PLAYERS && gact; q++) {
         if (h->learned[q] < 0) continue;
         const dg_model_input *in = &m->in[h->learned[q]];
         for (int j = 0; j < in->dim; j++) gact[off + j] += (dg_real)(G[in->first + j] * 0.5 * (in->hi[j] - in->lo[j]));
@@ -187,13 +188,17 @@ static void obs_backward_p(dg_ctx *ctx, dg_tensor *out, int p) {
 }
 static void obs_backward0(dg_ctx *ctx, dg_tensor *out) { obs_backward_p(ctx, out, 0); }
 static void obs_backward1(dg_ctx *ctx, dg_tensor *out) { obs_backward_p(ctx, out, 1); }
+static void obs_backward2(dg_ctx *ctx, dg_tensor *out) { obs_backward_p(ctx, out, 2); }
+static void obs_backward3(dg_ctx *ctx, dg_tensor *out) { obs_backward_p(ctx, out, 3); }
 
 static dg_tensor *observe_p(dg_ctx *ctx, const dg_env *env, dg_tensor *state, dg_tensor *aux, int p) {
     const holder *h = of(env);
     const dg_model *m = h->m;
     const int B = state->shape[0], no = m->nobs[p];
+    static void (*const BACKWARD[DG_MODEL_MAX_PLAYERS])(dg_ctx *, dg_tensor *) = {obs_backward0, obs_backward1,
+                                                                                obs_backward2, obs_backward3};
     dg_tensor *out = model_op(ctx, p ? "model_observe2" : "model_observe", h, state, aux, NULL, 2,
-                              (int[]){B, no}, p ? obs_backward1 : obs_backward0, 1.0f);
+                              (int[]){B, no}, BACKWARD[p], 1.0f);
     if (!out) return NULL;
     dg_model_lock(m);
     double v[DG_MODEL_MAX_NAMES];
@@ -209,7 +214,12 @@ static dg_tensor *model_observe(dg_ctx *ctx, const dg_env *env, dg_tensor *state
     return observe_p(ctx, env, state, aux, 0);
 }
 static dg_tensor *model_observe2(dg_ctx *ctx, const dg_env *env, dg_tensor *state, dg_tensor *aux) {
-    return observe_p(ctx, env, state, aux, 1);
+    const dg_model *m = of(env)->m;
+    return observe_p(ctx, env, state, aux, m->nplayers ? m->player_obs[1] : 1);
+}
+/* general-sum player p (>= 2): its own observation, or model.observe */
+static dg_tensor *model_observe_player(dg_ctx *ctx, const dg_env *env, int p, dg_tensor *state, dg_tensor *aux) {
+    return observe_p(ctx, env, state, aux, of(env)->m->player_obs[p]);
 }
 
 /* ------------------------------------------------------------------ costs */
@@ -393,10 +403,10 @@ static dg_status probe(const holder *h, dg_cfg *cfg, dg_err *e) {
         return dg_cfg_error(cfg, "model.reset", e, "no initial state satisfies a group's where after 1000000 draws");
     for (int p = 0; p < m->ninputs; p++)
         for (int j = 0; j < m->in[p].dim; j++) v[m->in[p].first + j] = 0.5 * (m->in[p].lo[j] + m->in[p].hi[j]);
-    const dg_model_expr *all[DG_MODEL_MAX_STATE + 2 * DG_MODEL_MAX_OBS + DG_MODEL_MAX_TERMS + 4];
+    const dg_model_expr *all[DG_MODEL_MAX_STATE + DG_MODEL_MAX_PLAYERS * DG_MODEL_MAX_OBS + DG_MODEL_MAX_TERMS + 4];
     int n = 0;
     for (int k = 0; k < m->ndyn; k++) all[n++] = &m->dyn[k];
-    for (int p = 0; p < 2; p++)
+    for (int p = 0; p < DG_MODEL_MAX_PLAYERS; p++)
         for (int k = 0; k < m->nobs[p]; k++) all[n++] = &m->obs[p][k];
     for (int k = 0; k < m->ncost; k++) all[n++] = &m->cost[k];
     for (int k = 0; k < m->nmetric; k++) all[n++] = &m->metric[k];
@@ -433,8 +443,18 @@ static dg_status model_create(dg_env *env, dg_cfg *cfg, dg_err *e) {
     env->act_dim = m->in[h->learned[0]].dim;
     if (h->learned[1] >= 0) {
         env->nplayers = 2;
-        env->obs2_dim = m->nobs[1];
+        env->obs2_dim = m->nobs[m->nplayers ? m->player_obs[1] : 1];
         env->act2_dim = m->in[h->learned[1]].dim;
+    }
+    if (m->nplayers) {  /* general-sum: each player's observation, input and share of each cost term */
+        env->general_sum = 1;
+        env->nplayers = m->nplayers;
+        for (int q = 0; q < m->nplayers; q++) {
+            env->player_obs[q] = m->nobs[m->player_obs[q]];
+            env->player_act[q] = m->in[h->learned[q]].dim;
+            env->player_names[q] = m->player_name[q];
+            for (int k = 0; k < m->ncost; k++) env->player_share[q][k] = (dg_real)m->player_weight[q][k];
+        }
     }
     env->nmetrics = m->nmetric;
     for (int k = 0; k < m->nmetric; k++) env->metric_names[k] = m->metric_name[k];
@@ -468,9 +488,12 @@ dg_env *dg_model_env_create(dg_cfg *cfg, dg_err *e) {
     }
     dg_model *m = h->m;
     dg_model_mark_other(cfg, 0);
-    h->learned[0] = h->learned[1] = -1;
-    for (int p = 0; p < m->ninputs; p++)
-        if (m->in[p].learned) h->learned[m->in[p].role_max] = p;
+    for (int q = 0; q < DG_MAX_PLAYERS; q++) h->learned[q] = -1;
+    if (m->nplayers)  /* general-sum: the players' order */
+        for (int q = 0; q < m->nplayers; q++) h->learned[q] = m->player_input[q];
+    else
+        for (int p = 0; p < m->ninputs; p++)
+            if (m->in[p].learned) h->learned[m->in[p].role_max] = p;
     const char *missing = !m->nobs[0] ? "model.observe" : !m->ncost ? "model.costs" : !m->nreset ? "model.reset" : NULL;
     if (missing) {
         dg_cfg_error(cfg, missing, e, "missing: the gradient solver needs the model's observe, costs and reset (a "
@@ -488,7 +511,7 @@ dg_env *dg_model_env_create(dg_cfg *cfg, dg_err *e) {
         free(h);
         return NULL;
     }
-    if (h->learned[1] >= 0 && m->nobs[1] == 0) {
+    if (!m->nplayers && h->learned[1] >= 0 && m->nobs[1] == 0) {
         dg_cfg_error(cfg, "model.observe2", e, "a learned max player needs its observation (observe2)");
         dg_model_free(m);
         free(h);
@@ -508,6 +531,7 @@ dg_env *dg_model_env_create(dg_cfg *cfg, dg_err *e) {
         .reset = model_reset,
         .observe = model_observe,
         .observe2 = h->learned[1] >= 0 ? model_observe2 : NULL,
+        .observe_player = m->nplayers > 2 ? model_observe_player : NULL,
         .step = model_step,
         .step_cost = model_step_cost,
         .terminal_cost = m->ncost > m->nrun ? model_terminal_cost : NULL,

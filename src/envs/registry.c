@@ -212,20 +212,57 @@ dg_env *dg_env_create_game(const dg_game *g, dg_cfg *cfg, dg_err *e) {
     else if (env->nshapes < 0 || env->nshapes > DG_MAX_SHAPES) bad = "nshapes must be 0 to DG_MAX_SHAPES";
     else if (env->nlines < 0 || (env->nlines > 0 && !env->lines)) bad = "nlines > 0 needs lines";
     else if (env->nmetrics > 0 && !g->metrics) bad = "it declares metrics (nmetrics > 0) but has no metrics hook";
-    else if (env->nplayers != 1 && env->nplayers != 2) bad = "nplayers must be 1 or 2 (or 0, read as 1)";
-    else if (env->nplayers == 2 && (!g->observe2 || env->obs2_dim < 1 || env->act2_dim < 1))
+    else if (env->nplayers < 1 || env->nplayers > DG_MAX_PLAYERS)
+        bad = "nplayers must be 1 to DG_MAX_PLAYERS (or 0, read as 1)";
+    else if (env->nplayers > 2 && !env->general_sum) bad = "a game of more than two players must be general-sum";
+    else if (env->general_sum && env->nplayers < 2) bad = "a general-sum game needs two or more learned players";
+    else if (env->nplayers >= 2 && (!g->observe2 || env->obs2_dim < 1 || env->act2_dim < 1))
         bad = "a two-player game needs the observe2 hook, obs2_dim and act2_dim";
+    else if (env->nplayers > 2 && !g->observe_player) bad = "a game of more than two players needs observe_player";
     else if (env->aux_dim < 0 || env->aux_user_dim < 0 || env->aux_user_dim > env->aux_dim)
         bad = "aux_user_dim must be 0 to aux_dim";
     else if (env->aux_user_dim > 0 && env->aux_user_dim < env->aux_dim && !g->complete_aux)
         bad = "users give only part of its aux (aux_user_dim < aux_dim) but it has no complete_aux hook";
     else if (env->aux_dim > 0 && !env->aux_name) bad = "it has episode constants (aux_dim > 0) but no aux_name";
+    env->player_obs[0] = env->obs_dim, env->player_act[0] = env->act_dim;
+    if (env->nplayers >= 2) env->player_obs[1] = env->obs2_dim, env->player_act[1] = env->act2_dim;
+    for (int p = 2; !bad && p < env->nplayers; p++)
+        if (env->player_obs[p] < 1 || env->player_act[p] < 1) bad = "player_obs and player_act of each player must be >= 1";
     if (bad) {
         dg_err_set(e, DG_ERR_ARG, "game '%s': %s", name, bad);
         dg_env_free(env);
         return NULL;
     }
     return env;
+}
+
+dg_tensor *dg_env_observe(dg_ctx *ctx, const dg_env *env, int p, dg_tensor *state, dg_tensor *aux) {
+    const dg_game *g = env->game;
+    if (p == 0) return g->observe(ctx, env, state, aux);
+    if (p == 1 && env->nplayers >= 2) return g->observe2(ctx, env, state, aux);
+    if (p >= 2 && p < env->nplayers) return g->observe_player(ctx, env, p, state, aux);
+    return dg_ctx_fail(ctx, DG_ERR_ARG, "observe: %s has no player %d", g->name, p);
+}
+
+int dg_env_action_col(const dg_env *env, int p) {
+    int col = 0;
+    for (int q = 0; q < p && q < env->nplayers; q++) col += env->player_act[q];
+    return col;
+}
+
+const char *dg_env_player_name(const dg_env *env, int p, char *buf, size_t size) {
+    if (p >= 0 && p < DG_MAX_PLAYERS && env->player_names[p]) snprintf(buf, size, "%s", env->player_names[p]);
+    else snprintf(buf, size, "player%d", p);
+    return buf;
+}
+
+double dg_env_player_cost(const dg_env *env, int p, const dg_real *weighted) {
+    double j = 0.0;
+    for (int k = 0; k < env->nterms; k++) j += (double)weighted[k];
+    if (!env->general_sum) return p == 0 ? j : -j;
+    j = 0.0;
+    for (int k = 0; k < env->nterms; k++) j += (double)env->player_share[p][k] * weighted[k];
+    return j;
 }
 
 void dg_env_free(dg_env *env) {

@@ -264,9 +264,24 @@ static dg_status read_play(dg_cfg *c, const char *path, dg_model_input *in, dg_e
     return DG_OK;
 }
 
+/* Whether model.players names input nm as a player's (model.players.<player>.input: nm). */
+static int player_owns(dg_cfg *c, const char *nm) {
+    const int np = dg_cfg_len(c, "model.players");
+    for (int q = 0; q < np; q++) {
+        const char *pn = dg_cfg_key(c, "model.players", q), *in = NULL;
+        char sub[160];
+        if (!pn) continue;
+        snprintf(sub, sizeof sub, "model.players.%s.input", pn);
+        if (dg_cfg_get(c, sub, DG_CFG_STR, &in, NULL) == DG_OK && in && !strcmp(in, nm)) return 1;
+    }
+    return 0;
+}
+
 static dg_status read_inputs(dg_model *m, dg_cfg *c, dg_err *e) {
-    const int n = dg_cfg_len(c, "model.inputs");
-    if (n < 1 || n > 2) return dg_cfg_error(c, "model.inputs", e, "declare one or two players' inputs (a map)");
+    const int n = dg_cfg_len(c, "model.inputs"), gs = dg_cfg_has(c, "model.players");
+    if (n < 1 || n > (gs ? DG_MODEL_MAX_PLAYERS : 2))
+        return dg_cfg_error(c, "model.inputs", e, gs ? "declare 1 to %d inputs (a map)" : "declare one or two players' "
+                            "inputs (a map)", DG_MODEL_MAX_PLAYERS);
     m->ninputs = n;
     for (int p = 0; p < n; p++) {
         dg_model_input *in = &m->in[p];
@@ -276,7 +291,7 @@ static dg_status read_inputs(dg_model *m, dg_cfg *c, dg_err *e) {
         snprintf(path, sizeof path, "model.inputs.%s", nm);
         snprintf(in->name, sizeof in->name, "%s", nm);
         in->dim = 1;
-        in->learned = p == 0;
+        in->learned = gs ? player_owns(c, nm) : p == 0;  /* general-sum: the players' inputs are learned */
         const char *role = "min";
         dg_status st;
         snprintf(sub, sizeof sub, "%s.dim", path);
@@ -324,7 +339,7 @@ static dg_status read_inputs(dg_model *m, dg_cfg *c, dg_err *e) {
         }
         m->nin_total += in->dim;
     }
-    if (n == 2 && m->in[0].role_max == m->in[1].role_max)
+    if (!gs && n == 2 && m->in[0].role_max == m->in[1].role_max)
         return dg_cfg_error(c, "model.inputs", e, "two players need opposite roles (min and max)");
     return DG_OK;
 }
@@ -611,6 +626,75 @@ static dg_status read_grid_sets(dg_model *m, dg_cfg *c, dg_err *e) {
     return DG_OK;
 }
 
+/* model.players (general-sum, docs/models.md): a map player: {input: NAME, costs: {term: weight, ...},
+ * observe: [expressions]} of 2 to DG_MODEL_MAX_PLAYERS learned players, in order. Each input belongs to
+ * one player; a term a player's costs do not name weighs 0 in its cost. Read after the inputs, costs
+ * and model.observe. */
+static dg_status read_players(dg_model *m, dg_cfg *c, dg_err *e) {
+    const char *path = "model.players";
+    if (!dg_cfg_has(c, path)) return DG_OK;
+    const int np = dg_cfg_len(c, path);
+    if (np < 2 || np > DG_MODEL_MAX_PLAYERS || !dg_cfg_key(c, path, 0))
+        return dg_cfg_error(c, path, e, "a map of 2 to %d players name: {input, costs, observe}", DG_MODEL_MAX_PLAYERS);
+    if (dg_cfg_has(c, "model.observe2"))
+        return dg_cfg_error(c, "model.observe2", e, "is the zero-sum max player's: with model.players each player "
+                            "sees model.observe or its own players.<name>.observe");
+    m->nplayers = np;
+    for (int q = 0; q < np; q++) {
+        const char *pn = dg_cfg_key(c, path, q), *in = NULL;
+        char at[160], sub[200];
+        if (!pn) return dg_cfg_error(c, path, e, "a map of players name: {input, costs, observe}");
+        snprintf(at, sizeof at, "%s.%s", path, pn);
+        if (!name_plain(pn, sizeof m->player_name[q], ""))
+            return dg_cfg_error(c, at, e, "a player's name is letters, digits and _ (at most %zu)",
+                                sizeof m->player_name[q] - 1);
+        snprintf(m->player_name[q], sizeof m->player_name[q], "%s", pn);
+        snprintf(sub, sizeof sub, "%s.input", at);
+        dg_status st = dg_cfg_get(c, sub, DG_CFG_STR, &in, e);
+        if (st) return st;
+        if (!in) return dg_cfg_error(c, sub, e, "missing: the model.inputs entry this player controls");
+        int k = 0;
+        while (k < m->ninputs && strcmp(m->in[k].name, in)) k++;
+        if (k == m->ninputs) return dg_cfg_error(c, sub, e, "'%s' is not one of model.inputs", in);
+        if (!m->in[k].learned) return dg_cfg_error(c, sub, e, "'%s' says learned: false, but a player controls it", in);
+        if (m->in[k].ball) return dg_cfg_error(c, sub, e, "the gradient solver needs '%s' in a box (set: box)", in);
+        for (int r = 0; r < q; r++)
+            if (m->player_input[r] == k)
+                return dg_cfg_error(c, sub, e, "'%s' is player %s's input already", in, m->player_name[r]);
+        m->player_input[q] = k;
+        snprintf(sub, sizeof sub, "%s.costs", at);
+        const int nc = dg_cfg_has(c, sub) ? dg_cfg_len(c, sub) : 0;
+        if (nc < 1 || !dg_cfg_key(c, sub, 0))
+            return dg_cfg_error(c, sub, e, "a map term: weight of the model's costs in this player's own cost");
+        for (int j = 0; j < nc; j++) {
+            const char *tn = dg_cfg_key(c, sub, j);
+            char key[48], wsub[280];
+            snprintf(key, sizeof key, "loss.%s", tn ? tn : "");
+            snprintf(wsub, sizeof wsub, "%s.%s", sub, tn ? tn : "");
+            int t = 0;
+            while (t < m->ncost && strcmp(m->cost_key[t], key)) t++;
+            if (!tn || t == m->ncost) return dg_cfg_error(c, wsub, e, "'%s' is not a term of model.costs", tn ? tn : "");
+            if ((st = dg_cfg_get(c, wsub, DG_CFG_F64, &m->player_weight[q][t], e))) return st;
+            if (!isfinite(m->player_weight[q][t])) return dg_cfg_error(c, wsub, e, "must be a finite number");
+        }
+        m->player_obs[q] = 0;
+        snprintf(sub, sizeof sub, "%s.observe", at);
+        if (dg_cfg_has(c, sub)) {
+            if (q == 0 && m->nobs[0])
+                return dg_cfg_error(c, sub, e, "the first player sees model.observe: give its observation once");
+            if ((st = read_exprs(m, c, sub, READ_NOINPUT, DG_MODEL_MAX_OBS, &m->nobs[q], m->obs[q], e))) return st;
+            m->player_obs[q] = q;
+        }
+    }
+    for (int k = 0; k < m->ninputs; k++)  /* every learned input is a player's */
+        if (m->in[k].learned && !player_owns(c, m->in[k].name)) {
+            char sub[160];
+            snprintf(sub, sizeof sub, "model.inputs.%s.learned", m->in[k].name);
+            return dg_cfg_error(c, sub, e, "with model.players a learned input is a player's input: name it there");
+        }
+    return DG_OK;
+}
+
 static dg_status load(dg_model *m, dg_cfg *c, double dt, model_keys *mk, dg_err *e) {
     dg_status st;
     if ((st = dg_cfg_require(c, "model", e)) || (st = dg_key_read(c, &dg_model_key_table[0], mk, e))) return st;
@@ -621,10 +705,10 @@ static dg_status load(dg_model *m, dg_cfg *c, double dt, model_keys *mk, dg_err 
     if ((st = read_variables(m, c, dt, e)) || (st = read_inputs(m, c, e)) || (st = read_dynamics(m, c, e))) return st;
     /* observations */
     if ((st = read_exprs(m, c, "model.observe", READ_NOINPUT, DG_MODEL_MAX_OBS, &m->nobs[0], m->obs[0], e))) return st;
-    if (m->ninputs == 2 && m->in[1].learned &&
+    if (!dg_cfg_has(c, "model.players") && m->ninputs == 2 && m->in[1].learned &&
         (st = read_exprs(m, c, "model.observe2", READ_NOINPUT, DG_MODEL_MAX_OBS, &m->nobs[1], m->obs[1], e)))
         return st;
-    if ((st = read_costs(m, c, e)) || (st = read_metrics(m, c, e)) || (st = read_reset(m, c, e)) ||
+    if ((st = read_costs(m, c, e)) || (st = read_players(m, c, e)) || (st = read_metrics(m, c, e)) || (st = read_reset(m, c, e)) ||
         (st = read_draw(m, c, e)) || (st = read_grid_sets(m, c, e)))
         return st;
     return DG_OK;
@@ -658,7 +742,7 @@ void dg_model_mark_other(dg_cfg *cfg, int grid) {
 void dg_model_free(dg_model *m) {
     if (!m) return;
     for (int k = 0; k < DG_MODEL_MAX_STATE; k++) expr_free(&m->dyn[k]);
-    for (int p = 0; p < 2; p++)
+    for (int p = 0; p < DG_MODEL_MAX_PLAYERS; p++)
         for (int k = 0; k < DG_MODEL_MAX_OBS; k++) expr_free(&m->obs[p][k]);
     for (int k = 0; k < DG_MODEL_MAX_TERMS; k++) expr_free(&m->cost[k]);
     for (int k = 0; k < 4; k++) expr_free(&m->metric[k]);

@@ -23,6 +23,7 @@
 #define DG_MODEL_MAX_TERMS 8
 #define DG_MODEL_MAX_OBS 32
 #define DG_MODEL_MAX_RESET 8
+#define DG_MODEL_MAX_PLAYERS 4   /* general-sum (model.players): learned players; also inputs at most */
 
 typedef double (*dg_model_fn)(const double *v);  /* a compiled expression of all the values */
 
@@ -80,12 +81,20 @@ typedef struct dg_model {
     char   aux_name[32];
     double box_lo[DG_MODEL_MAX_STATE], box_hi[DG_MODEL_MAX_STATE];  /* the grid's box    */
     int    ninputs;
-    dg_model_input in[2];
+    dg_model_input in[DG_MODEL_MAX_PLAYERS];  /* two, or with model.players up to DG_MODEL_MAX_PLAYERS */
     int    ndyn;                           /* == ns: one derivative per state, update order */
     int    dyn_var[DG_MODEL_MAX_STATE];
     dg_model_expr dyn[DG_MODEL_MAX_STATE];
-    int    nobs[2];
-    dg_model_expr obs[2][DG_MODEL_MAX_OBS];
+    int    nobs[DG_MODEL_MAX_PLAYERS];     /* [0] observe, [1] observe2; with model.players, [q] player
+                                              q's own observe (when it gives one)                   */
+    dg_model_expr obs[DG_MODEL_MAX_PLAYERS][DG_MODEL_MAX_OBS];
+    /* General-sum (model.players, docs/models.md): the learned players in the map's order, each with
+     * its input and the weight of each cost term in its own cost; 0 players: not general-sum. */
+    int    nplayers;
+    char   player_name[DG_MODEL_MAX_PLAYERS][32];
+    int    player_input[DG_MODEL_MAX_PLAYERS];     /* index into in[]                          */
+    int    player_obs[DG_MODEL_MAX_PLAYERS];       /* which obs[] it sees: its own q, or 0     */
+    double player_weight[DG_MODEL_MAX_PLAYERS][DG_MODEL_MAX_TERMS];  /* cost k's weight in its cost */
     int    ncost;                          /* loss terms: the running ones, then the terminal */
     int    nrun;                           /* costs[0 .. nrun): running, per step; the rest:  */
     char   cost_key[DG_MODEL_MAX_TERMS][48];   /* "loss.goal"   costs.terminal, at the end   */

@@ -117,16 +117,42 @@ int64_t dg_mlp_macs(const dg_mlp *m, int B) {
 
 /* ------------------------------------------------------------ players */
 
+/* Player i's parameter prefix: "net" (the agent or pursuer), "evader", then "player2", "player3"
+ * (names old checkpoints keep); plan 1: its open-loop plan's name ("plan", "evader_plan",
+ * "player2_plan", ...), into buf (size bytes). */
+static const char *player_name(int i, int plan, char *buf, size_t size) {
+    if (i == 0) return plan ? "plan" : "net";
+    if (i == 1) return plan ? "evader_plan" : "evader";
+    snprintf(buf, size, "player%d%s", i, plan ? "_plan" : "");
+    return buf;
+}
+
+/* Player i's observation and action sizes in shape s. */
+static void player_dims(const dg_policy_shape *s, int i, int *obs, int *act) {
+    *obs = i == 0 ? s->obs_dim : i == 1 ? s->obs2_dim : s->obs_dims[i];
+    *act = i == 0 ? s->act_dim : i == 1 ? s->act2_dim : s->act_dims[i];
+}
+
+/* The players of shape s: 1 (nplayers 0 or 1) to DG_MAX_PLAYERS; -1 past it. */
+static int player_count(const dg_policy_shape *s) {
+    return s->nplayers <= 1 ? 1 : s->nplayers <= DG_MAX_PLAYERS ? s->nplayers : -1;
+}
+
 /* The players' MLPs for a game of shape s into a new *p (see policy.h); DG_OK, or *p NULL and e set. */
 dg_status dg_policy_create_shape(const dg_policy_shape *s, const int *hidden, int nhidden, dg_policy *pol,
                                  dg_params **p, dg_err *e) {
     memset(pol, 0, sizeof *pol);
+    if ((pol->n = player_count(s)) < 0)
+        return dg_err_set(e, DG_ERR_ARG, "policy: %d players (1 to %d)", s->nplayers, DG_MAX_PLAYERS);
     *p = dg_params_create();
     if (!*p) return dg_err_set(e, DG_ERR_NOMEM, "out of memory");
-    pol->n = s->nplayers > 1 ? 2 : 1;
-    dg_status st = dg_mlp_init(&pol->mlp[0], *p, "net", s->obs_dim, hidden, nhidden, s->act_dim, e);
-    if (st == DG_OK && pol->n == 2)
-        st = dg_mlp_init(&pol->mlp[1], *p, "evader", s->obs2_dim, hidden, nhidden, s->act2_dim, e);
+    dg_status st = DG_OK;
+    for (int i = 0; i < pol->n && st == DG_OK; i++) {
+        char buf[32];
+        int obs, act;
+        player_dims(s, i, &obs, &act);
+        st = dg_mlp_init(&pol->mlp[i], *p, player_name(i, 0, buf, sizeof buf), obs, hidden, nhidden, act, e);
+    }
     if (st != DG_OK) {
         dg_params_free(*p);
         *p = NULL;
@@ -138,13 +164,16 @@ dg_status dg_policy_create_shape(const dg_policy_shape *s, const int *hidden, in
  * and e set. */
 dg_status dg_policy_create_plan_shape(const dg_policy_shape *s, dg_policy *pol, dg_params **p, dg_err *e) {
     memset(pol, 0, sizeof *pol);
+    if ((pol->n = player_count(s)) < 0)
+        return dg_err_set(e, DG_ERR_ARG, "policy: %d players (1 to %d)", s->nplayers, DG_MAX_PLAYERS);
     *p = dg_params_create();
     if (!*p) return dg_err_set(e, DG_ERR_NOMEM, "out of memory");
-    pol->n = s->nplayers > 1 ? 2 : 1;
     pol->plan_steps = s->plan_steps > 0 && s->plan_steps < s->horizon ? s->plan_steps : s->horizon;
     for (int i = 0; i < pol->n; i++) {
-        pol->plan[i] = dg_params_add(*p, i ? "evader_plan" : "plan", 2,
-                                     (int[]){pol->plan_steps, i ? s->act2_dim : s->act_dim}, e);
+        char buf[32];
+        int obs, act;
+        player_dims(s, i, &obs, &act);
+        pol->plan[i] = dg_params_add(*p, player_name(i, 1, buf, sizeof buf), 2, (int[]){pol->plan_steps, act}, e);
         if (pol->plan[i] < 0) {
             dg_params_free(*p);
             *p = NULL;

@@ -62,7 +62,7 @@ dg_status dg_env_gradcheck(const dg_env *env_in, const dg_env_gradcheck_opts *o,
     if (o->horizon) env.horizon = o->horizon;
     else if (env.horizon > 10) env.horizon = 10;
     r->horizon = env.horizon;
-    const int B = o->batch, S = env.state_dim, A = env.act_dim + (env.nplayers == 2 ? env.act2_dim : 0);
+    const int B = o->batch, S = env.state_dim, A = dg_env_action_col(&env, env.nplayers);  /* every learned player's columns */
     const int AX = env.aux_dim ? env.aux_dim : 1;
     const double tape = 1.25 * dg_rollout_memory(&env, o->hidden, o->nhidden, B, env.horizon, 1);
     dg_err me = {0};

@@ -32,6 +32,21 @@ static void loss_begin(dg_loss *l, const dg_env *env, const dg_policy *pol) {
     dg_loss_begin(l, n, w);
 }
 
+/* The tape's loss of an episode's (or window's) sums l: dg_loss_finish's, weighted getting its
+ * weighted terms and *plain its value; share not NULL (a general-sum player's row of
+ * env->player_share): that player's own cost, sum_k share[k] w_k acc_k / steps (a penalty term after
+ * the game's, the safety filter's, at its own weight: every player pays it), as the tensor to
+ * differentiate. NULL on error (see the context). */
+static dg_tensor *loss_target(dg_ctx *ctx, const dg_env *env, dg_loss *l, const dg_real *share, dg_real *weighted,
+                              double *plain) {
+    dg_tensor *lt = dg_loss_finish(ctx, l, weighted);
+    if (lt && plain) *plain = lt->data[0];
+    if (!share || !lt) return lt;
+    dg_loss own = *l;
+    for (int k = 0; k < env->nterms && k < own.nterms; k++) own.weights[k] *= share[k];
+    return dg_loss_finish(ctx, &own, NULL);
+}
+
 /* Steps t0+1..t1 from state on ctx, adding each step's terms to loss; traj
  * (if not NULL) gets the states, row t at traj + t·ld·S; keep (if not NULL)
  * the state tensors, keep[t] after step t. Returns the state after step t1,
@@ -47,6 +62,11 @@ static dg_tensor *run_steps(dg_ctx *ctx, const dg_env *env, const dg_policy *pol
         if (pol->n == 2) {  /* the evader's action follows the pursuer's: [a, b] */
             dg_tensor *b = dg_policy_act(ctx, pol, p, 1, t, pol->plan_steps ? NULL : g->observe2(ctx, env, state, ax), B);
             act = dg_concat(ctx, (dg_tensor *[]){act, b}, 2, 1);
+        } else if (pol->n > 2) {  /* every player's action side by side: [a_0, a_1, a_2, ...] */
+            dg_tensor *all[DG_MAX_PLAYERS] = {act};
+            for (int i = 1; i < pol->n; i++)
+                all[i] = dg_policy_act(ctx, pol, p, i, t, pol->plan_steps ? NULL : dg_env_observe(ctx, env, i, state, ax), B);
+            act = dg_concat(ctx, all, pol->n, 1);
         }
         dg_tensor *pen = NULL;
         if (pol->filter) {
@@ -103,7 +123,7 @@ int dg_episode_saved(int H, int every, int truncate) {
 static dg_status window_grad(dg_ctx *ctx, const dg_env *env, const dg_policy *pol, dg_params *p,
                              const dg_real *start, const dg_real *aux, int B, dg_real inv_batch, int T0, int T1,
                              int every, dg_real *saved, dg_real *acc, dg_real *end, double *loss_out, dg_real *terms,
-                             dg_real *traj, int traj_ld) {
+                             dg_real *traj, int traj_ld, const dg_real *share) {
     const int H = env->horizon, S = env->state_dim, last = T1 == H;
     if (every <= 0 || every >= T1 - T0) {  /* the window on one tape: forward, then its backward */
         dg_ctx_reset(ctx);
@@ -118,9 +138,10 @@ static dg_status window_grad(dg_ctx *ctx, const dg_env *env, const dg_policy *po
         loss_values(&l, acc);
         if (!last) memcpy(end, e1->data, (size_t)B * S * sizeof(dg_real));
         l.steps = H;  /* scale by 1/H, as the full episode does (the last window counts H already) */
-        dg_tensor *lt = dg_loss_finish(ctx, &l, last ? terms : NULL);
+        double plain = NAN;
+        dg_tensor *lt = loss_target(ctx, env, &l, share, last ? terms : NULL, &plain);
         if (!lt) return dg_ctx_status(ctx);
-        if (last) *loss_out = lt->data[0];
+        if (last) *loss_out = plain;
         return dg_backward(ctx, lt);
     }
     /* Checkpointed BPTT. Forward: segment by segment on a rewound arena,
@@ -174,7 +195,7 @@ static dg_status window_grad(dg_ctx *ctx, const dg_env *env, const dg_policy *po
         dg_tensor *e1 = run_steps(ctx, env, pol, p, st, ax, t0, t1, inv_batch, &l, NULL, 0, NULL);
         if (!e1) return dg_ctx_status(ctx);
         l.steps = H;  /* scale by 1/H, as the full episode does */
-        dg_tensor *seg = dg_loss_finish(ctx, &l, NULL);
+        dg_tensor *seg = loss_target(ctx, env, &l, share, NULL, NULL);
         if (adj) {
             dg_tensor *G = dg_from(ctx, 2, (int[]){B, S}, adj);
             seg = dg_add(ctx, seg, dg_sum(ctx, dg_mul(ctx, e1, G)));
@@ -189,14 +210,16 @@ static dg_status window_grad(dg_ctx *ctx, const dg_env *env, const dg_policy *po
     return DG_OK;
 }
 
-dg_status dg_episode_grad(dg_ctx *ctx, const dg_env *env, const dg_policy *pol, dg_params *p,
-                          const dg_real *state0, const dg_real *aux, int B, dg_real inv_batch,
-                          int every, int truncate, dg_real *saved, double *loss_out, dg_real *terms,
-                          dg_real *traj, int traj_ld) {
+/* dg_episode_grad for the loss, or (share not NULL) for one general-sum player's own cost: the
+ * same forward, the same loss and terms, the gradient of that cost. */
+static dg_status episode_grad(dg_ctx *ctx, const dg_env *env, const dg_policy *pol, dg_params *p,
+                              const dg_real *state0, const dg_real *aux, int B, dg_real inv_batch, int every,
+                              int truncate, dg_real *saved, double *loss_out, dg_real *terms, dg_real *traj,
+                              int traj_ld, const dg_real *share) {
     const int H = env->horizon, S = env->state_dim;
     if (traj_ld < B) traj_ld = B;
     const int T = truncate > 0 && truncate < H ? truncate : H;  /* steps of one window */
-    if (T == H && (every <= 0 || every >= H)) {  /* the whole episode on one tape */
+    if (T == H && (every <= 0 || every >= H) && !share) {  /* the whole episode on one tape */
         dg_ctx_reset(ctx);
         dg_tensor *l = dg_rollout(ctx, env, pol, p, state0, aux, B, inv_batch, terms, traj, traj_ld);
         if (l) dg_backward(ctx, l);
@@ -212,10 +235,82 @@ dg_status dg_episode_grad(dg_ctx *ctx, const dg_env *env, const dg_policy *pol, 
     for (int T0 = 0; T0 < H; T0 += T) {
         const int T1 = T0 + T < H ? T0 + T : H;
         const dg_status st = window_grad(ctx, env, pol, p, T0 ? end : state0, aux, B, inv_batch, T0, T1, every,
-                                         saved, acc, end, loss_out, terms, traj, traj_ld);
+                                         saved, acc, end, loss_out, terms, traj, traj_ld, share);
         if (st != DG_OK) return st;
     }
     return DG_OK;
+}
+
+/* The parameters [lo, hi) of pol's player i in p (its block of p's data and gradient). */
+static void player_block(const dg_policy *pol, const dg_params *p, int i, size_t *lo, size_t *hi) {
+    *lo = p->info[dg_policy_first_param(pol, i)].offset;
+    *hi = i + 1 < pol->n ? p->info[dg_policy_first_param(pol, i + 1)].offset : p->total;
+}
+
+/* A general-sum episode on one tape: one forward, then one backward per player of its own cost,
+ * each keeping that player's block of the gradient (added into p's, as dg_episode_grad adds).
+ * Measured against one episode_grad per player (a forward each) in docs/two_player.md. */
+static dg_status general_sum_one_tape(dg_ctx *ctx, const dg_env *env, const dg_policy *pol, dg_params *p,
+                                      const dg_real *state0, const dg_real *aux, int B, dg_real inv_batch,
+                                      double *loss_out, dg_real *terms, dg_real *traj, int traj_ld) {
+    const int S = env->state_dim;
+    *loss_out = NAN;
+    dg_ctx_reset(ctx);
+    dg_real *keep = dg_ctx_alloc(ctx, p->total * sizeof(dg_real));  /* the gradient, block by block */
+    dg_tensor *state = keep ? dg_from(ctx, 2, (int[]){B, S}, state0) : NULL;
+    dg_tensor *ax = state && env->aux_dim ? dg_from(ctx, 2, (int[]){B, env->aux_dim}, aux) : NULL;
+    if (!state || (env->aux_dim && !ax)) return dg_ctx_status(ctx);
+    memcpy(keep, p->grad, p->total * sizeof(dg_real));
+    if (traj) memcpy(traj, state0, (size_t)B * S * sizeof(dg_real));
+    dg_loss l;
+    loss_begin(&l, env, pol);
+    if (!run_steps(ctx, env, pol, p, state, ax, 0, env->horizon, inv_batch, &l, traj, traj_ld, NULL))
+        return dg_ctx_status(ctx);
+    double plain = NAN;
+    dg_tensor *own[DG_MAX_PLAYERS];
+    for (int i = 0; i < pol->n; i++)
+        if (!(own[i] = loss_target(ctx, env, &l, env->player_share[i], i ? NULL : terms, i ? NULL : &plain)))
+            return dg_ctx_status(ctx);
+    for (int i = 0; i < pol->n; i++) {
+        size_t lo, hi;
+        player_block(pol, p, i, &lo, &hi);
+        memset(p->grad, 0, p->total * sizeof(dg_real));
+        if (dg_backward(ctx, own[i]) != DG_OK) return dg_ctx_status(ctx);
+        for (size_t j = lo; j < hi; j++) keep[j] += p->grad[j];
+    }
+    memcpy(p->grad, keep, p->total * sizeof(dg_real));
+    *loss_out = plain;
+    return DG_OK;
+}
+
+dg_status dg_episode_grad(dg_ctx *ctx, const dg_env *env, const dg_policy *pol, dg_params *p,
+                          const dg_real *state0, const dg_real *aux, int B, dg_real inv_batch,
+                          int every, int truncate, dg_real *saved, double *loss_out, dg_real *terms,
+                          dg_real *traj, int traj_ld) {
+    if (!env->general_sum || pol->n < 2)
+        return episode_grad(ctx, env, pol, p, state0, aux, B, inv_batch, every, truncate, saved, loss_out, terms,
+                            traj, traj_ld, NULL);
+    /* General-sum: each player's block is the gradient of its own cost. */
+    const int H = env->horizon, T = truncate > 0 && truncate < H ? truncate : H;
+    if (T == H && (every <= 0 || every >= H))
+        return general_sum_one_tape(ctx, env, pol, p, state0, aux, B, inv_batch, loss_out, terms, traj,
+                                    traj_ld < B ? B : traj_ld);
+    /* checkpointed or truncated: the episode once per player (its segments' seeds are that player's) */
+    dg_real *keep = malloc(p->total * sizeof(dg_real));
+    if (!keep) return dg_ctx_fail(ctx, DG_ERR_NOMEM, "out of memory for the players' gradients"), dg_ctx_status(ctx);
+    memcpy(keep, p->grad, p->total * sizeof(dg_real));
+    dg_status st = DG_OK;
+    for (int i = 0; i < pol->n && st == DG_OK; i++) {
+        size_t lo, hi;
+        player_block(pol, p, i, &lo, &hi);
+        memset(p->grad, 0, p->total * sizeof(dg_real));
+        st = episode_grad(ctx, env, pol, p, state0, aux, B, inv_batch, every, truncate, saved, loss_out, terms,
+                          i ? NULL : traj, traj_ld, env->player_share[i]);
+        for (size_t j = lo; j < hi && st == DG_OK; j++) keep[j] += p->grad[j];
+    }
+    if (st == DG_OK) memcpy(p->grad, keep, p->total * sizeof(dg_real));
+    free(keep);
+    return st;
 }
 
 /* ------------------------------------------------------------ state gradients */

@@ -151,7 +151,7 @@ static dg_status trainer_alloc(dg_trainer *t, int nsaved, dg_err *e) {
     const dg_env *env = t->env;
     const size_t B = (size_t)t->o.batch, S = (size_t)env->state_dim, H = (size_t)env->horizon;
     const size_t A = env->aux_dim ? (size_t)env->aux_dim : 1, total = t->p->total, R = sizeof(dg_real);
-    const int two = t->mlp.n == 2;
+    const int two = t->mlp.n >= 2;  /* the game solvers' and exploitability's arrays */
     dg_real **view[13 + 2 * MAX_THREADS];
     size_t bytes[13 + 2 * MAX_THREADS];
     int n = 0;
@@ -267,7 +267,7 @@ dg_trainer *dg_trainer_create(const dg_env *env, const dg_train_opts *o, const c
         dg_err_set(e, DG_ERR_ARG, "batch %d × horizon %d is too large to keep in memory", B, H);
         goto fail;
     }
-    if (t->mlp.n == 2) t->ev0 = t->p->info[dg_policy_first_param(&t->mlp, 1)].offset;
+    if (t->mlp.n >= 2) t->ev0 = t->p->info[dg_policy_first_param(&t->mlp, 1)].offset;
     /* checkpoint_every 0 = auto: the whole episode (or truncation window) on one tape unless
      * that tape would pass DG_TAPE_BUDGET; then segments of ceil(sqrt(T)) steps (memory ~
      * sqrt(T), one extra forward; gradients identical) */
@@ -344,7 +344,7 @@ static int is_snapshot_epoch(const dg_train_opts *o, int epoch) {
 /* Zero-sum: the pursuer descends the loss J, the evader ascends it, so the
  * evader's gradient block is negated before the (shared) optimiser step. */
 static void zero_sum(const dg_trainer *t, dg_params *p) {
-    if (t->mlp.n != 2) return;
+    if (t->mlp.n != 2 || t->env->general_sum) return;  /* general-sum: each block is its own cost's already */
     for (size_t i = t->ev0; i < p->total; i++) p->grad[i] = -p->grad[i];
 }
 
@@ -363,7 +363,7 @@ static double clip_step(dg_trainer *t, double lr) {
  *                 the original point with it (extra-Adam, Gidel et al. 2019). */
 static dg_status update(dg_trainer *t, double lr, double *grad_norm, dg_err *e) {
     const size_t total = t->p->total;
-    if (t->mlp.n != 2 || t->o.game_solver == DG_GAME_SOLVER_GDA) {
+    if (t->mlp.n < 2 || t->o.game_solver == DG_GAME_SOLVER_GDA) {
         *grad_norm = clip_step(t, lr);
         return DG_OK;
     }
@@ -406,24 +406,45 @@ static dg_status batch_episode(void *user, dg_params *p, const dg_real *state, c
     return dg__trainer_run_shards(t, p, state, aux, NULL, j, terms, &flops, e);
 }
 
+/* A general-sum episode of the trainer's batch for dg_nash_conv: each player's cost and own gradient */
+static dg_status batch_costs(void *user, dg_params *p, const dg_real *state, const dg_real *aux, int B, int backward,
+                             double *costs, dg_err *e) {
+    dg_trainer *t = user;
+    (void)B, (void)backward;
+    dg_real terms[DG_LOSS_MAX_TERMS];
+    double j, flops;
+    dg_status st = dg__trainer_run_shards(t, p, state, aux, NULL, &j, terms, &flops, e);
+    for (int i = 0; i < t->mlp.n; i++) costs[i] = st == DG_OK ? dg_env_player_cost(t->env, i, terms) : NAN;
+    return st;
+}
+
 /* Exploitability: freeze one player, train a best response of the other for
  * o.exploit_epochs epochs (dg_best_responses: a fresh Adam on a copy, its own batches), and
  * measure on a fixed batch how much the frozen player loses:
  *   pursuer: J(pursuer, best evader) - J(now);  evader: J(now) - J(best pursuer, evader).
- * Both are >= 0 up to noise and 0 at an equilibrium. The training RNG is untouched. */
-static dg_status exploitability(dg_trainer *t, int epoch, double *ex_p, double *ex_e, dg_err *e) {
+ * Both are >= 0 up to noise and 0 at an equilibrium. A general-sum game: each player's NashConv
+ * term (dg_nash_conv) on that batch (the training batch in open-loop mode: the plans are its).
+ * The training RNG is untouched. */
+static dg_status exploitability(dg_trainer *t, int epoch, double *ex, dg_err *e) {
     const dg_env *env = t->env;
     dg_rng xr;
     dg_rng_seed(&xr, t->o.seed * 7919u + (uint64_t)epoch);
     dg_status st = env->game->reset(env, &xr, t->o.batch, t->x_state, t->x_aux, e);
+    if (st == DG_OK && env->general_sum) {
+        size_t first[DG_MAX_PLAYERS];
+        for (int i = 0; i < t->mlp.n; i++) first[i] = t->p->info[dg_policy_first_param(&t->mlp, i)].offset;
+        const int own = t->o.open_loop;
+        return dg_nash_conv(t->p, t->mlp.n, first, &t->o, t->o.exploit_epochs, batch_costs, t,
+                            own ? t->state0 : t->x_state, own ? t->aux : t->x_aux, t->o.batch, NULL, ex, e);
+    }
     double j0, jbr[2];
     if (st == DG_OK) st = batch_episode(t, t->p, t->x_state, t->x_aux, t->o.batch, 0, &j0, e);
     if (st == DG_OK)
         st = dg_best_responses(env, t->p, t->ev0, &t->o, t->o.exploit_epochs, &xr, batch_episode, t, t->x_state,
                                t->x_aux, t->o.batch, jbr, e);
     if (st != DG_OK) return st;
-    *ex_p = jbr[0] - j0;
-    *ex_e = j0 - jbr[1];
+    ex[0] = jbr[0] - j0;
+    ex[1] = j0 - jbr[1];
     return DG_OK;
 }
 
@@ -540,9 +561,10 @@ dg_status dg_trainer_run(dg_trainer *t, dg_train_cb cb, void *user, volatile sig
             if ((st = update(t, s.lr, &s.grad_norm, e)) != DG_OK) break;
             s.ms = 1e3 * dg_clock_s() - t0;
         }
-        s.exploit[0] = s.exploit[1] = NAN;
-        if (t->mlp.n == 2 && t->o.exploit_every > 0 && (epoch % t->o.exploit_every == 0 || epoch == t->o.epochs))
-            if ((st = exploitability(t, epoch, &s.exploit[0], &s.exploit[1], e)) != DG_OK) break;
+        for (int i = 0; i < DG_MAX_PLAYERS; i++)
+            s.exploit[i] = NAN, s.cost[i] = env->general_sum && i < t->mlp.n ? dg_env_player_cost(env, i, s.terms) : NAN;
+        if (t->mlp.n >= 2 && t->o.exploit_every > 0 && (epoch % t->o.exploit_every == 0 || epoch == t->o.epochs))
+            if ((st = exploitability(t, epoch, s.exploit, e)) != DG_OK) break;
         t->rows[t->nrows++].s = s;
         t->last = s;
         t->epoch = epoch;

@@ -27,10 +27,22 @@ dg_status dg__trainer_write_metrics(const dg_trainer *t, dg_err *e) {
     dg_csv_col(&w, "lr", DG_CSV_G9);
     dg_csv_col(&w, "ms", DG_CSV_F3);
     dg_csv_cols(&w, env->metric_names, NULL, env->nmetrics, DG_CSV_G6);
-    if (t->mlp.n == 2) {
+    const int zs = t->mlp.n == 2 && !env->general_sum, gs = env->general_sum ? t->mlp.n : 0;
+    if (zs) {
         dg_csv_col(&w, "evader_loss", DG_CSV_G9);
         dg_csv_cols(&w, (const char *const[]){"exploit_pursuer", "exploit_evader"}, NULL, 2, DG_CSV_G6);
     }
+    /* general-sum: each player's cost, then its NashConv term (NaN but at exploit_every's epochs) */
+    char names[2 * DG_MAX_PLAYERS][48];
+    const char *cols[2 * DG_MAX_PLAYERS];
+    for (int i = 0; i < gs; i++) {
+        char nm[32];
+        dg_env_player_name(env, i, nm, sizeof nm);
+        snprintf(names[i], sizeof names[i], "cost_%s", nm);
+        snprintf(names[gs + i], sizeof names[gs + i], "nash_conv_%s", nm);
+        cols[i] = names[i], cols[gs + i] = names[gs + i];
+    }
+    if (gs) dg_csv_cols(&w, cols, NULL, 2 * gs, DG_CSV_G9);
     for (int r = 0; r < t->nrows; r++) {
         const dg_epoch_stats *s = &t->rows[r].s;
         dg_csv_num(&w, s->epoch);
@@ -40,11 +52,13 @@ dg_status dg__trainer_write_metrics(const dg_trainer *t, dg_err *e) {
         dg_csv_num(&w, s->lr);
         dg_csv_num(&w, s->ms);
         for (int i = 0; i < env->nmetrics; i++) dg_csv_num(&w, s->metrics[i]);
-        if (t->mlp.n == 2) {
+        if (zs) {
             dg_csv_num(&w, -s->loss);
             dg_csv_num(&w, s->exploit[0]);
             dg_csv_num(&w, s->exploit[1]);
         }
+        for (int i = 0; i < gs; i++) dg_csv_num(&w, dg_env_player_cost(env, i, s->terms));
+        for (int i = 0; i < gs; i++) dg_csv_num(&w, s->exploit[i]);
     }
     return dg_csv_commit(&w, e);
 }
@@ -146,6 +160,8 @@ static void row_unpack(const double *r, dg_epoch_stats *s) {
     for (int i = 0; i < DG_MAX_METRICS; i++) s->metrics[i] = r[k++];
     s->exploit[0] = r[k++];
     s->exploit[1] = r[k++];
+    for (int i = 2; i < DG_MAX_PLAYERS; i++) s->exploit[i] = NAN;  /* players 2+ are not kept across a resume */
+    for (int i = 0; i < DG_MAX_PLAYERS; i++) s->cost[i] = NAN;     /* metrics.csv's come from the terms */
 }
 
 /* Everything a run needs to go on as if never stopped: parameters (under their

@@ -16,12 +16,12 @@ static double param_count(const dg_env *env, const int *hidden, int nhidden) {
     double n = 0;
     if (nhidden < 0) {  /* open-loop plans (dg_policy_create_plan) */
         const int steps = env->plan_steps > 0 && env->plan_steps < env->horizon ? env->plan_steps : env->horizon;
-        return (double)steps * (env->act_dim + (env->nplayers > 1 ? env->act2_dim : 0));
+        return (double)steps * dg_env_action_col(env, env->nplayers);
     }
-    for (int pl = 0; pl < (env->nplayers > 1 ? 2 : 1); pl++) {
-        int in = pl ? env->obs2_dim : env->obs_dim;
+    for (int pl = 0; pl < (env->nplayers > 1 ? env->nplayers : 1); pl++) {
+        int in = env->player_obs[pl];
         for (int i = 0; i <= nhidden; i++) {
-            const int out = i < nhidden ? hidden[i] : pl ? env->act2_dim : env->act_dim;
+            const int out = i < nhidden ? hidden[i] : env->player_act[pl];
             n += (double)in * out + out;
             in = out;
         }
@@ -47,8 +47,8 @@ static double param_count(const dg_env *env, const int *hidden, int nhidden) {
 /* The per-row part of the tape of one step, in bytes (the formula above). */
 static double tape_row(const dg_env *env, const int *hidden, int nhidden) {
     double pw = 0;
-    for (int pl = 0; pl < (env->nplayers > 1 ? 2 : 1); pl++) {
-        pw += pl ? env->obs2_dim + env->act2_dim : env->obs_dim + env->act_dim;
+    for (int pl = 0; pl < (env->nplayers > 1 ? env->nplayers : 1); pl++) {
+        pw += env->player_obs[pl] + env->player_act[pl];
         for (int i = 0; i < nhidden; i++) pw += hidden[i];  /* nhidden < 0: plans, no MLP */
     }
     return (TAPE_PER_POLICY_WIDTH * pw + TAPE_PER_AUX * env->aux_dim + TAPE_PER_STATE * env->state_dim) *
@@ -65,7 +65,7 @@ static double tape_row(const dg_env *env, const int *hidden, int nhidden) {
 typedef struct game_tape_fit { double step, step_row, base, base_row; } game_tape_fit;
 
 static int game_tape(const dg_env *env, int backward, game_tape_fit *g) {
-    const double players = env->nplayers > 1 ? 2 : 1;
+    const double players = env->nplayers > 1 ? env->nplayers : 1;
     if (2 * (32 * tape_row(env, NULL, 0) + TAPE_PER_STEP * players) + 32 * env->aux_dim * (double)sizeof(dg_real) > TAPE_MEASURE_MAX)
         return 0;
     const int Bs[2] = {16, 32};
@@ -121,7 +121,7 @@ static int game_tape(const dg_env *env, int backward, game_tape_fit *g) {
 
 double dg_rollout_memory(const dg_env *env, const int *hidden, int nhidden, double B, double steps,
                          int backward) {
-    const double players = env->nplayers > 1 ? 2 : 1;
+    const double players = env->nplayers > 1 ? env->nplayers : 1;
     /* the forward's tape: measured 55-60 % of what forward and backward took before backward
      * reused the gradient buffers of the nodes it has passed (dg__grad); with that reuse the
      * backward adds a few gradients in flight */
