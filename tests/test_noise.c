@@ -219,6 +219,63 @@ static void test_merton_euler_bias(void **state) {
     assert_true(weekly < -0.0050 && weekly > -0.0060);
 }
 
+/* The model file's Merton (configs/models/merton_noise.yaml's equations: log wealth x, diffusion p sigma)
+ * under the draws of the built-in's: the same wealth after 12 steps at a constant fraction (the
+ * model's Euler-Maruyama step of log wealth is the built-in's exact step), to float rounding; a
+ * diffusion of a name that is no state is refused naming the key */
+static const char MODEL[] =
+    "game: model\nmodel:\n  name: m\n  constants: {mu: 0.1, r: 0.03, sigma: 0.25}\n"
+    "  state: {x: [-2, 2]}\n  inputs:\n    p: {dim: 1, lo: 0, hi: 4, role: min}\n"
+    "  dynamics:\n    x: r + p*(mu - r) - p^2*sigma^2/2\n  diffusion:\n    %s: p*sigma\n  observe: [x]\n"
+    "  costs: {terminal: {utility: -2*exp(x/2)}}\n  reset:\n    - {x: 0}\nenv: {dt: 0.0833333, horizon: 12}\n";
+
+static void test_model_diffusion(void **state) {
+    (void)state;
+    char yaml[1024];
+    snprintf(yaml, sizeof yaml, MODEL, "x");
+    dg_cfg *cm, *cb;
+    dg_env *model = env_of(yaml, &cm), *builtin = env_of("game: merton\nenv: {wealth: [1, 1], dt: 0.0833333}\n", &cb);
+    assert_int_equal(model->noise_dim, 1);
+    enum { B = 64 };
+    dg_ctx *ctx = dg_ctx_create(16 << 20);
+    float xs[B], ws[B * 3];
+    for (int b = 0; b < B; b++) xs[b] = 0, ws[3 * b] = 1, ws[3 * b + 1] = 1, ws[3 * b + 2] = 0;
+    const dg_noise nz = {dg_noise_key(3, 1), 0};
+    for (int t = 1; t <= 12; t++) {
+        dg_ctx_reset(ctx);
+        dg_tensor *a = dg_full(ctx, 2, (int[]){B, 1}, 0.12f);  /* pi = 2.24 on [0, 4] */
+        dg_tensor *x = dg_env_step_noise(ctx, model, t, dg_from(ctx, 2, (int[]){B, 1}, xs), NULL, a, &nz);
+        dg_tensor *w = dg_env_step_noise(ctx, builtin, t, dg_from(ctx, 2, (int[]){B, 3}, ws), NULL, a, &nz);
+        assert_non_null(x);
+        assert_non_null(w);
+        memcpy(xs, x->data, sizeof xs);
+        memcpy(ws, w->data, sizeof ws);
+    }
+    double worst = 0, spread = 0;
+    for (int b = 0; b < B; b++) {
+        worst = fmax(worst, fabs(exp(xs[b]) / ws[3 * b] - 1));
+        spread = fmax(spread, fabs(xs[b] - xs[0]));
+    }
+    printf("  model file against the built-in, 12 noisy steps: worst relative wealth gap %.2e (log-wealth range %.3f)\n",
+           worst, spread);
+    assert_true(worst < 1e-5);
+    assert_true(spread > 0.1);  /* the rows drew different noise */
+    dg_ctx_free(ctx);
+    dg_env_free(model);
+    dg_env_free(builtin);
+    dg_cfg_free(cm);
+    dg_cfg_free(cb);
+    snprintf(yaml, sizeof yaml, MODEL, "mu");
+    dg_err e = {0};
+    dg_cfg *cfg = dg_cfg_parse(yaml, strlen(yaml), "bad.yaml", &e);
+    assert_non_null(cfg);
+    assert_null(dg_env_create(cfg, &e));
+    printf("  %s\n", e.msg);
+    assert_non_null(strstr(e.msg, "model.diffusion.mu"));
+    assert_non_null(strstr(e.msg, "is not a state variable"));
+    dg_cfg_free(cfg);
+}
+
 /* slow: BPTT on merton at reduced size (4 steps of a quarter, batch 8192, 250 epochs), evaluated on
  * 65,536 new rows: the policy's mean fraction within 2 % of Merton's */
 static void test_merton_trains(void **state) {
@@ -251,6 +308,7 @@ int main(void) {
         cmocka_unit_test(test_merton_step_mean),
         cmocka_unit_test(test_merton_expected_utility),
         cmocka_unit_test(test_merton_euler_bias),
+        cmocka_unit_test(test_model_diffusion),
     };
     const struct CMUnitTest slow[] = {
         cmocka_unit_test(test_merton_trains),
