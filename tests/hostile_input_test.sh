@@ -159,7 +159,7 @@ table=(
   # 7. game plugins (issue 14): a plugin is code, loaded only from a path given explicitly
   "plugin not a shared object|not a shared object (no ELF header)|train --plugin $R --config examples/hover.yaml --out $T/never22"
   "plugin exports no game|exports no game (the symbol 'difgames_game'|train --plugin $PL/no_game.so --config examples/hover.yaml --out $T/never22"
-  "plugin of another ABI|built for the game ABI 104, this difgames has ABI 4|eval --plugin $PL/bad_abi.so --config examples/hover.yaml --ckpt $CK"
+  "plugin of another ABI|built for the game ABI 105, this difgames has ABI 5|eval --plugin $PL/bad_abi.so --config examples/hover.yaml --ckpt $CK"
   "plugin a bare name|give the file's path (./no_game.so|gradcheck --plugin no_game.so --config examples/hover.yaml"
   "plugin a FIFO|fifo: not a regular file (it is a FIFO)|bench --plugin $T/fifo --config examples/hover.yaml"
   "plugin missing|nothing.so|replay --plugin $T/nothing.so --config examples/hover.yaml --ckpt $CK --out $T/never22.gif"
