@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # General-sum anchors (docs/economics.md, docs/models.md's model.players): the open-loop LQ Nash games
 # of 2 and 3 players (configs/models/lq_nash2.yaml, lq_nash3.yaml) trained in f64 match the Nash
-# equilibrium of the stacked first-order conditions (tests/ref_lq_nash.py, built from the games' own
+# equilibrium of the stacked first-order conditions (tests/lq_nash_ref.py, built from the games' own
 # equations) to 1e-5 relative; metrics.csv and eval report each player's cost and NashConv term (>= 0);
 # certify refuses the games in one line; and on configs/models/gs_saddle.yaml, whose strict Nash
 # equilibrium is a saddle of the gradient flow (game Jacobian eigenvalues 3 and -1), gda, optimistic
@@ -10,7 +10,7 @@
 # usage: lq_nash_test.sh path/to/difgames repo_root
 . "$(dirname "$0")/lib.sh"
 cd "$ROOT"
-REF="python3 tests/ref_lq_nash.py"
+REF="python3 tests/lq_nash_ref.py"
 
 for g in 2 3; do
     "$DG" train --config configs/models/lq_nash$g.yaml --quiet --out "$T/lq$g" >"$T/out" 2>"$T/err" \
@@ -60,7 +60,7 @@ for s in gda optimistic extragradient; do
     sed "s/game_solver: gda /game_solver: $s /" configs/models/gs_saddle.yaml >"$T/s.yaml"
     "$DG" train --config "$T/s.yaml" --quiet --out "$T/s_$s" >/dev/null 2>"$T/err" || bad "train gs_saddle $s: $(head -c 300 "$T/err")"
     python3 -c "
-import math, sys; sys.path.insert(0, 'tests'); import ref_lq_nash as r
+import math, sys; sys.path.insert(0, 'tests'); import lq_nash_ref as r
 u, v = (math.tanh(p) for p in r.plans(sys.argv[1]))
 print('%.4f %.4f' % (u, v)); sys.exit(0 if u > 0.99 and v < -0.99 else 1)" "$T/s_$s/final.safetensors" >"$T/uv" \
         && ok "gs_saddle $s: ends at (u, v) = ($(cat "$T/uv")), not the Nash equilibrium (0.0333, 0.1333)" \
@@ -74,7 +74,7 @@ for s in gda optimistic extragradient; do
     sed "s/game_solver: gda/game_solver: $s/" configs/models/gs_cycle.yaml >"$T/c.yaml"
     "$DG" train --config "$T/c.yaml" --quiet --out "$T/c_$s" >/dev/null 2>"$T/err" || bad "train gs_cycle $s: $(head -c 300 "$T/err")"
     python3 -c "
-import math, sys; sys.path.insert(0, 'tests'); import ref_lq_nash as r
+import math, sys; sys.path.insert(0, 'tests'); import lq_nash_ref as r
 ustar, _ = r.equilibrium('gs_cycle')
 at = [[math.tanh(p) for p in r.plans('%s/epoch_%04d.safetensors' % (sys.argv[1], e))] for e in range(5000, 6001, 200)]
 near = min(math.dist(a, ustar) for a in at)

@@ -4,7 +4,7 @@
 #     axis 0 alone; float32 on 3 and 4) writes the same file, byte for byte, as one process without
 #     mpirun (the value at every stored time, the metadata), each rank writing its box (MPI-IO);
 #  2. a rank killed mid-solve ends the job (mpirun says which rank died) instead of hanging;
-#  4. training on 2 ranks x 1 thread gives the bits of 1 process x 2 threads, resumed too; SIGINT
+#  4. training on 2 ranks x 1 thread gives the bits of 1 process x 2 threads (a noisy game too), resumed too; SIGINT
 #     stops every rank after the same epoch;
 #  5. a sweep of 4 runs alone, with --jobs 2 and on 2 ranks gives the same rows; interrupted and
 #     resumed, those of one never stopped;
@@ -163,6 +163,15 @@ for c in reach chase; do
         bad "train $c on 2 ranks: want one JSON line and one banner (rank 0): $(cat "$T/out")"
     else ok "train $c: 2 ranks x 1 thread = 1 process x 2 threads, bit for bit (rank 0 alone prints)"; fi
 done
+# a noisy game (reach, env.noise 0.5): the draws follow the global batch row, not the rank that plays it
+NZ=$(cfg noisy "game: reach\nseed: 4\nenv: {horizon: 20, noise: 0.5}\npolicy: {hidden: [16]}\ntrain: {epochs: 6, batch: 24}\n")
+"$DG" train --config "$NZ" --threads 2 --out "$T/noisy_t2" --quiet >/dev/null 2>"$T/err" \
+    || bad "train noisy reach alone: $(tail -n 1 "$T/err")"
+mpi 2 "$DG" train --config "$NZ" --threads 1 --out "$T/noisy_r2" >"$T/out" 2>"$T/err"
+rc=$?
+if [ $rc -ne 0 ]; then bad "train noisy reach on 2 ranks: exit $rc ($(tail -n 3 "$T/err"))"
+elif ! same_run "$T/noisy_t2" "$T/noisy_r2"; then bad "train noisy reach: 2 ranks x 1 thread differ from 1 process x 2 threads"
+else ok "train reach with env.noise 0.5: 2 ranks x 1 thread = 1 process x 2 threads, bit for bit"; fi
 # resumed under mpirun: the same bits as the run never stopped
 # shellcheck disable=SC2086
 mpi 2 "$DG" train --config configs/reach.yaml --epochs 3 --batch 24 --horizon 20 --threads 1 --out "$T/res" \

@@ -158,9 +158,9 @@ static void test_check_text(void **state) {
 /* a key that two games read has the same type and bounds in both */
 static void test_games_agree(void **state) {
     (void)state;
-    dg_key all[8][64];
-    int n[8];
-    assert_true(dg_game_count() <= 8);
+    dg_key all[16][64];
+    int n[16];
+    assert_true(dg_game_count() <= 16);
     for (int g = 0; g < dg_game_count(); g++) {
         n[g] = dg_game_keys(dg_game_at(g), all[g], 64);
         assert_true(n[g] > 2 && n[g] <= 64);
@@ -309,7 +309,7 @@ static void test_hji_keys(void **state) {
     const dg_key *common = dg_hji_keys(&nc);
     assert_true(nc > 10);
     assert_string_equal(common[0].name, "game");
-    dg_key all[8][64];
+    dg_key all[16][64];
     int n[8], ng = 0;
     for (; dg_hji_problem_name(ng); ng++) {
         assert_true(ng < 8);

@@ -141,6 +141,12 @@ typedef struct dg_game {
      * observation, (B, env->player_obs[p]); step and step_cost then get every player's action side
      * by side, [a_0, a_1, a_2, ...] (B, the sum of their act dims). DG_GAME_ABI 5 and later. */
     dg_tensor *(*observe_player)(dg_ctx *ctx, const dg_env *env, int p, dg_tensor *state, dg_tensor *aux);
+    /* Optional (a noisy game: its create set dg_env.noise_dim > 0): the step of the stochastic
+     * dynamics dx = f dt + sigma(x, u) dW, given z (B, noise_dim), this step's independent standard
+     * normal draws (constants: the gradient flows through sigma(x, u) and the state, not into z, the
+     * reparameterisation; dW = sqrt(dt) z). step is the same step with z = 0. */
+    dg_tensor *(*step_noise)(dg_ctx *ctx, const dg_env *env, dg_tensor *state, dg_tensor *aux,
+                             dg_tensor *action, dg_tensor *z);
 } dg_game;
 
 #define DG_VALUE_MAX_DIMS 8  /* axes of a reduced value state (dg_env.value_dim) */
@@ -200,6 +206,9 @@ struct dg_env {
     /* Optional (create sets it): the state's columns by name, comma-separated ("px,py,ex,ey"), what
      * certify's --csv heads them with (dg_env_state_name); NULL: x0, x1, ... */
     const char *state_names;
+    /* Noise (create sets it; 0: deterministic dynamics): standard normal draws per row and step
+     * that game->step_noise takes (dg_env_advance_noise draws them). */
+    int   noise_dim;
 };
 
 /* In a dg_game initialiser: the tables KEYS and LOSS (arrays) and the impl struct type IMPL:
@@ -273,6 +282,29 @@ DG_API void dg_env_add_terminal(dg_ctx *ctx, const dg_env *env, int t, dg_tensor
  * error (see the context; loss then has nothing of this step). */
 DG_API dg_tensor *dg_env_advance(dg_ctx *ctx, const dg_env *env, int t, dg_tensor *state, dg_tensor *aux,
                                  dg_tensor *action, dg_real inv_batch, dg_loss *loss);
+
+/* Where the noise of an episode comes from: draw z[b, k] of step t for the batch row b of a caller
+ * is a function of (key, row0 + b, t, k) alone (a counter-based draw, dg_noise_fill), so a row gets
+ * the same draws whichever shard, thread or MPI rank plays it, and a recomputed step (checkpointed
+ * or truncated BPTT) the same as the first time. The trainer's key changes every epoch (seed and
+ * epoch); a NULL dg_noise is the stream {key 0, row0 0}: every program that plays a noisy game
+ * plays it with noise, the same noise on every call. */
+typedef struct dg_noise {
+    uint64_t key;   /* the stream (dg_noise_key)                        */
+    int64_t  row0;  /* the global batch row of the caller's first row   */
+} dg_noise;
+/* The key of draw number draw of seed's streams (the trainer: draw = epoch; eval: its draws). */
+DG_API uint64_t dg_noise_key(uint64_t seed, uint64_t draw);
+/* z (B, dim), row-major: the standard normal draws of step t for rows nz->row0 .. + B - 1. */
+DG_API void dg_noise_fill(const dg_noise *nz, int t, int B, int dim, dg_real *z);
+/* The game's step with the noise of step t: step_noise with z drawn from nz (dg_noise_fill) when
+ * env->noise_dim > 0, else game->step. NULL on error (see the context). */
+DG_API dg_tensor *dg_env_step_noise(dg_ctx *ctx, const dg_env *env, int t, dg_tensor *state, dg_tensor *aux,
+                                    dg_tensor *action, const dg_noise *nz);
+/* dg_env_advance with the noise of step t drawn from nz (dg_env_step_noise); dg_env_advance is it
+ * with nz NULL. */
+DG_API dg_tensor *dg_env_advance_noise(dg_ctx *ctx, const dg_env *env, int t, dg_tensor *state, dg_tensor *aux,
+                                       dg_tensor *action, const dg_noise *nz, dg_real inv_batch, dg_loss *loss);
 
 /* The step_cost and terminal_cost of a game that declares its costs per row (step_cost_rows,
  * terminal_cost_rows): terms[k] = sum(rows[k]) inv_batch, a (1) tensor (dg_scalar 0 for a running

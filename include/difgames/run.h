@@ -119,6 +119,22 @@ typedef struct dg_eval_result {
     double metrics[DG_MAX_METRICS];       /* the game's metrics (env->nmetrics)         */
     double grad_norm;                     /* grad: the gradient's global norm, else 0  */
 } dg_eval_result;
+/* The spread of an episode's numbers over the noise of a noisy game (dg_env.noise_dim > 0): the
+ * sample standard deviation, over draws independent noise streams from the same initial states, of
+ * the batch mean of each (the standard error of their mean over the draws is it / sqrt(draws)). */
+typedef struct dg_eval_spread {
+    int    draws;                         /* the noise streams played (1: no noise)     */
+    double loss;
+    double terms[DG_LOSS_MAX_TERMS];      /* each weighted term (env->nterms)           */
+    double metrics[DG_MAX_METRICS];       /* the game's metrics (env->nmetrics)         */
+} dg_eval_spread;
+/* dg_run_eval of a noisy game over draws >= 1 noise streams (dg_noise_key(seed, d), d = 1 .. draws,
+ * each at row 0) from the same initial states: r gets the means over the draws (grad: the mean
+ * gradient, and its norm), sp their spreads. A game without noise plays one draw (sp->draws 1, its
+ * spreads 0). Same errors as dg_run_eval, and DG_ERR_ARG for draws < 1. */
+DG_API dg_status dg_run_eval_noise(const dg_env *env, const dg_policy *m, dg_params *p, const dg_real *state,
+                                   const dg_real *aux, int B, int grad, int draws, uint64_t seed,
+                                   dg_eval_result *r, dg_eval_spread *sp, dg_err *e);
 /* Bytes dg_run_eval needs for B rows with the config's policy (hidden sizes of o), and p's
  * parameters and gradients: the tape, the batch and its constants, the trajectory. */
 DG_API double    dg_run_eval_memory(const dg_env *env, const dg_train_opts *o, const dg_params *p, int B, int grad);

@@ -130,6 +130,17 @@ DG_API dg_status  dg_episode_grad(dg_ctx *ctx, const dg_env *env, const dg_polic
                                   const dg_real *state0, const dg_real *aux, int B, dg_real inv_batch,
                                   int every, int truncate, dg_real *saved, double *loss, dg_real *terms,
                                   dg_real *traj, int traj_ld);
+/* dg_rollout and dg_episode_grad of a noisy game (dg_env.noise_dim > 0) with its draws from nz
+ * (env.h's dg_noise: per global batch row and step; the rows here are nz->row0 ...); the plain
+ * ones are these with nz NULL. The trainer's shards play the key of the epoch (dg_noise_key(seed,
+ * epoch); train.fixed_batch: that of epoch 1) at their first row. */
+DG_API dg_tensor *dg_rollout_noise(dg_ctx *ctx, const dg_env *env, const dg_policy *pol, dg_params *p,
+                                   const dg_real *state0, const dg_real *aux, int B, dg_real inv_batch,
+                                   dg_real *terms, dg_real *traj, int traj_ld, const dg_noise *nz);
+DG_API dg_status  dg_episode_grad_noise(dg_ctx *ctx, const dg_env *env, const dg_policy *pol, dg_params *p,
+                                        const dg_real *state0, const dg_real *aux, int B, dg_real inv_batch,
+                                        int every, int truncate, dg_real *saved, double *loss, dg_real *terms,
+                                        dg_real *traj, int traj_ld, const dg_noise *nz);
 /* The blocks of (B, state_dim) floats dg_episode_grad's saved needs for a horizon H. */
 DG_API int        dg_episode_saved(int H, int every, int truncate);
 

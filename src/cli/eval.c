@@ -37,7 +37,7 @@ static int fits(const dg_env *env, const dg_train_opts *o, const dg_params *p, i
 
 int cmd_eval(int argc, char **argv) {
     const char *config, *ckpt, *init, *grad_out, *adversary;
-    int no_exploit, rc;
+    int no_exploit, rc, draws;
     cli_opt opts[] = {
         CLI_CONFIG(&config), CLI_PLUGIN, CLI_CKPT(&ckpt),
         CLI_IN("--init", &init, "FILE", "initial states from safetensors: 'state' (B, state_dim) and, for games "
@@ -56,6 +56,9 @@ int cmd_eval(int argc, char **argv) {
         CLI_IN("--adversary", &adversary, "V.safetensors", "a value of hji solve whose worst-case disturbance the "
                "game's adversarial input (model.inputs.<w>.play: adversarial) plays", .otherwise = "held (training's "
                "game)"),
+        CLI_INT("--noise-draws", &draws, "N", 1, 100000, "a noisy game (env.noise, a model's diffusion:): the "
+                "episode is played under N independent noise draws from the same initial states; the numbers are "
+                "their means, and \"spread\" holds each one's standard deviation over the draws", .def = "10"),
         CLI_FLAG("--no-exploit", &no_exploit, "two players: skip the exploitability (two best-response trainings "
                  "of --batch rows an epoch; general-sum: the NashConv terms, one a player)"),
         CLI_END,
@@ -71,6 +74,7 @@ int cmd_eval(int argc, char **argv) {
     const int grad = grad_out != NULL;
     int B = s.opts.batch;
     dg_eval_result r;
+    dg_eval_spread sp = {0};
     dg_safety guard = {0};
     dg_safety_result sr;
     const int safe = s.safety.value != NULL, guarded = safe || adversary;
@@ -105,6 +109,7 @@ int cmd_eval(int argc, char **argv) {
         goto done;
     }
     if (guarded ? dg_safety_eval(env, &m, p, &guard, state, aux, B, grad, &r, &sr, &e) != DG_OK
+                : env->noise_dim > 0 ? dg_run_eval_noise(env, &m, p, state, aux, B, grad, draws, s.opts.seed, &r, &sp, &e) != DG_OK
                 : dg_run_eval(env, &m, p, state, aux, B, grad, &r, &e) != DG_OK) {
         rc = cli_fail("eval", &e, EXIT_FAIL);
         goto done;
@@ -134,6 +139,16 @@ int cmd_eval(int argc, char **argv) {
         } else if (why || (why = dg_json_add(&j, j.root, "undefined", cJSON_CreateObject()))) {
             dg_json_add(&j, why, env->metric_names[i], cJSON_CreateString(env->metric_undefined[i]));
         }
+    }
+    cJSON *spread = sp.draws > 0 ? dg_json_add(&j, j.root, "spread", cJSON_CreateObject()) : NULL;
+    if (spread) {  /* a noisy game: the numbers above are means over the draws, these their spreads */
+        dg_json_add(&j, spread, "draws", dg_json_number("%.0f", sp.draws));
+        dg_json_add(&j, spread, "of", cJSON_CreateString("standard deviation over noise draws of the batch mean"));
+        dg_json_add(&j, spread, "loss", dg_json_number("%.9g", sp.loss));
+        for (int i = 0; i < env->nterms; i++)
+            dg_json_add(&j, spread, env->term_names[i], dg_json_number("%.9g", sp.terms[i]));
+        for (int i = 0; i < env->nmetrics; i++)
+            dg_json_add(&j, spread, env->metric_names[i], dg_json_number("%.9g", sp.metrics[i]));
     }
     if (exploit) {
         dg_json_add(&j, j.root, "exploit_pursuer", dg_json_number("%.9g", x.exploit[0]));

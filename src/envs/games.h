@@ -12,6 +12,7 @@ extern const dg_game dg_game_billiards;
 extern const dg_game dg_game_racing;
 extern const dg_game dg_game_pong;
 extern const dg_game dg_game_fishwar;
+extern const dg_game dg_game_merton;
 
 /* sum(x) · inv_batch: a batch mean that shards of the batch add up to. */
 dg_tensor *dg__batch_mean(dg_ctx *ctx, dg_tensor *x, dg_real inv_batch);

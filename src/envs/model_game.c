@@ -161,6 +161,73 @@ static dg_tensor *model_step(dg_ctx *ctx, const dg_env *env, dg_tensor *state, d
     return out;
 }
 
+/* -------------------------------------------------------------- diffusion */
+
+/* model.diffusion (docs/models.md): dx_i = f_i dt + sigma_i dW_i for the states it lists, Euler-Maruyama:
+ * the drift's step (model_step), then x_i += sigma_i sqrt(dt) z_i, sigma_i at the values before the
+ * step (the state, episode and inputs the step started from), z_i independent standard normals. */
+
+/* d out / d values of the sigma_k at the row's values before the step */
+static void diffusion_backward(dg_ctx *ctx, dg_tensor *out) {
+    const op_state *s = out->state;
+    const holder *h = s->h;
+    const dg_model *m = h->m;
+    dg_tensor *st, *aux, *act;
+    operands(out, s, &st, &aux, &act);
+    dg_real *gs = grad_or_null(ctx, st), *ga = grad_or_null(ctx, aux), *gact = grad_or_null(ctx, act);
+    if (!gs && !ga && !gact) return;
+    const int nd = m->ndiff;
+    dg_model_lock(m);
+    double v[DG_MODEL_MAX_NAMES], G[DG_MODEL_MAX_NAMES];
+    base_values(h, v);
+    for (int b = 0; b < st->shape[0]; b++) {
+        memset(G, 0, sizeof(double) * (size_t)m->nnames);
+        row_values(h, NULL, ROW(st, b), ROW(aux, b), ROW(act, b), act ? act->shape[1] : 0, v);
+        for (int k = 0; k < nd; k++) {
+            const double g = out->grad[(int64_t)b * nd + k];
+            if (g != 0.0) expr_grad(m, &m->diff[k], v, g, G, !ga);
+        }
+        row_scatter(h, G, GROW(gs, st, b), GROW(ga, aux, b), GROW(gact, act, b));
+    }
+    dg_model_unlock(m);
+}
+
+/* sigma (B, ndiff): each listed state's diffusion at the row's values */
+static dg_tensor *diffusion_op(dg_ctx *ctx, const dg_env *env, dg_tensor *state, dg_tensor *aux, dg_tensor *action) {
+    const holder *h = of(env);
+    const dg_model *m = h->m;
+    const int B = state->shape[0], nd = m->ndiff;
+    dg_tensor *out = model_op(ctx, "model_diffusion", h, state, aux, action, 2, (int[]){B, nd}, diffusion_backward,
+                              1.0f);
+    if (!out) return NULL;
+    dg_model_lock(m);
+    double v[DG_MODEL_MAX_NAMES];
+    base_values(h, v);
+    for (int b = 0; b < B; b++) {
+        row_values(h, env, ROW(state, b), m->naux ? ROW(aux, b) : NULL, ROW(action, b), action ? action->shape[1] : 0, v);
+        for (int k = 0; k < nd; k++) out->data[(int64_t)b * nd + k] = (dg_real)dg_model_eval(&m->diff[k], v);
+    }
+    dg_model_unlock(m);
+    return out;
+}
+
+/* the drift's step plus sigma sqrt(dt) z in the listed states' columns (z: (B, ndiff)) */
+static dg_tensor *model_step_noise(dg_ctx *ctx, const dg_env *env, dg_tensor *state, dg_tensor *aux, dg_tensor *action,
+                                   dg_tensor *z) {
+    const dg_model *m = of(env)->m;
+    dg_tensor *next = model_step(ctx, env, state, aux, action);
+    dg_tensor *sig = diffusion_op(ctx, env, state, aux, action);
+    if (!next || !sig) return NULL;
+    dg_tensor *dx = dg_mul(ctx, sig, dg_scale(ctx, z, (dg_real)sqrt(m->cval[m->s0 - 1])));
+    dg_tensor *cols[DG_MODEL_MAX_STATE];
+    for (int i = 0; i < m->ns; i++) {
+        cols[i] = dg_cols(ctx, next, i, 1);
+        for (int k = 0; k < m->ndiff; k++)
+            if (m->diff_var[k] == m->s0 + i) cols[i] = dg_add(ctx, cols[i], dg_cols(ctx, dx, k, 1));
+    }
+    return dg_concat(ctx, cols, m->ns, 1);
+}
+
 /* ---------------------------------------------------------- observations */
 
 static void obs_backward_p(dg_ctx *ctx, dg_tensor *out, int p) {
@@ -436,6 +503,7 @@ static dg_status model_create(dg_env *env, dg_cfg *cfg, dg_err *e) {
         snprintf(h->state_names + len, sizeof h->state_names - len, "%s%s", i ? "," : "", m->name[m->s0 + i]);
     }
     env->state_names = h->state_names;
+    env->noise_dim = m->ndiff;  /* model.diffusion: one Brownian motion per state it lists */
     env->aux_dim = m->naux;
     env->aux_user_dim = m->naux;
     env->aux_name = m->naux ? m->aux_name : NULL;
@@ -533,6 +601,7 @@ dg_env *dg_model_env_create(dg_cfg *cfg, dg_err *e) {
         .observe2 = h->learned[1] >= 0 ? model_observe2 : NULL,
         .observe_player = m->nplayers > 2 ? model_observe_player : NULL,
         .step = model_step,
+        .step_noise = m->ndiff ? model_step_noise : NULL,
         .step_cost = model_step_cost,
         .terminal_cost = m->ncost > m->nrun ? model_terminal_cost : NULL,
         .step_cost_rows = model_step_cost_rows,

@@ -16,6 +16,7 @@ typedef struct reach {
     int   nobst;
     float obst[MAX_OBST][3];      /* (cx, cy, r) */
     float start_x[2], start_y[2], goal_x[2], goal_y[2];
+    float noise;                  /* env.noise: sigma of dv = accel a dt + sigma dW */
 } reach;
 
 /* distance from (x, y) to the nearest obstacle surface (inf without obstacles) */
@@ -58,6 +59,9 @@ static const dg_key KEYS[] = {
     DG_K_SPAN("env.start.y", reach, start_y, -0.5f, 0.5f, "start y ~ U(lo, hi)"),
     DG_K_SPAN("env.goal.x", reach, goal_x, 0.6f, 0.9f, "goal x ~ U(lo, hi)"),
     DG_K_SPAN("env.goal.y", reach, goal_y, -0.5f, 0.5f, "goal y ~ U(lo, hi)"),
+    DG_K_F32("env.noise", reach, noise, 0.0f, 0, DG_MAX_MAGNITUDE, 1, 1,
+             "Brownian noise on the velocity: dv = accel a dt + noise dW per axis (Euler-Maruyama, seeded per batch "
+             "row and step; 0: deterministic)"),
 };
 
 static const dg_loss_term LOSS[] = {
@@ -94,6 +98,7 @@ static dg_status reach_create(dg_env *env, dg_cfg *cfg, dg_err *e) {
     env->act_dim = 2;
     env->aux_name = "goal";
     env->aux_user_dim = 2;
+    env->noise_dim = r->noise > 0.0f ? 2 : 0;  /* one Brownian motion per axis */
     env->nmetrics = 2;
     env->metric_names[0] = "obstacle_hit_rate";
     env->metric_names[1] = "final_dist";
@@ -157,6 +162,16 @@ static dg_tensor *reach_step(dg_ctx *ctx, const dg_env *env, dg_tensor *state, d
                              dg_tensor *action) {
     const reach *r = env->impl;
     return dg_phys_step(ctx, state, action, 1, &r->accel, env->dt, r->damping);
+}
+
+/* The step with noise, Euler-Maruyama: v' = (v + accel a dt + noise sqrt(dt) z) damping, p' = p + v' dt,
+ * as dg_phys_step of the action a + noise z / (accel sqrt(dt)) (the costs see the action played) */
+static dg_tensor *reach_step_noise(dg_ctx *ctx, const dg_env *env, dg_tensor *state, dg_tensor *aux,
+                                   dg_tensor *action, dg_tensor *z) {
+    const reach *r = env->impl;
+    (void)aux;
+    dg_tensor *a = dg_add(ctx, action, dg_scale(ctx, z, r->noise / (r->accel * sqrt((dg_real)env->dt))));
+    return dg_phys_step(ctx, state, a, 1, &r->accel, env->dt, r->damping);
 }
 
 /* The three cost terms of a step as one op, out (3,) = [goal, collision, energy]:
@@ -454,6 +469,7 @@ const dg_game dg_game_reach = {
     .reset = reach_reset,
     .observe = reach_observe,
     .step = reach_step,
+    .step_noise = reach_step_noise,
     .step_cost = reach_step_cost,
     .step_cost_rows = reach_step_cost_rows,
     .metrics = reach_metrics,

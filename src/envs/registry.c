@@ -15,6 +15,7 @@ static const dg_game *const GAMES[] = {
     &dg_game_racing,
     &dg_game_pong,
     &dg_game_fishwar,
+    &dg_game_merton,
 };
 
 /* env.dt and env.horizon: every game reads them, with the same bounds; the
@@ -224,6 +225,8 @@ dg_env *dg_env_create_game(const dg_game *g, dg_cfg *cfg, dg_err *e) {
     else if (env->aux_user_dim > 0 && env->aux_user_dim < env->aux_dim && !g->complete_aux)
         bad = "users give only part of its aux (aux_user_dim < aux_dim) but it has no complete_aux hook";
     else if (env->aux_dim > 0 && !env->aux_name) bad = "it has episode constants (aux_dim > 0) but no aux_name";
+    else if (env->noise_dim < 0 || (env->noise_dim > 0 && !g->step_noise))
+        bad = "noise_dim must be >= 0, and a noisy game (noise_dim > 0) needs the step_noise hook";
     env->player_obs[0] = env->obs_dim, env->player_act[0] = env->act_dim;
     if (env->nplayers >= 2) env->player_obs[1] = env->obs2_dim, env->player_act[1] = env->act2_dim;
     for (int p = 2; !bad && p < env->nplayers; p++)
@@ -285,7 +288,12 @@ void dg_env_add_terminal(dg_ctx *ctx, const dg_env *env, int t, dg_tensor *state
 
 dg_tensor *dg_env_advance(dg_ctx *ctx, const dg_env *env, int t, dg_tensor *state, dg_tensor *aux,
                           dg_tensor *action, dg_real inv_batch, dg_loss *loss) {
-    dg_tensor *next = env->game->step(ctx, env, state, aux, action);
+    return dg_env_advance_noise(ctx, env, t, state, aux, action, NULL, inv_batch, loss);
+}
+
+dg_tensor *dg_env_advance_noise(dg_ctx *ctx, const dg_env *env, int t, dg_tensor *state, dg_tensor *aux,
+                                dg_tensor *action, const dg_noise *nz, dg_real inv_batch, dg_loss *loss) {
+    dg_tensor *next = dg_env_step_noise(ctx, env, t, state, aux, action, nz);
     if (!next) return NULL;
     dg_tensor *tm[DG_LOSS_MAX_TERMS] = {0};
     env->game->step_cost(ctx, env, next, aux, action, inv_batch, tm);

@@ -120,6 +120,7 @@ static void put_fn(buf *b, const dg_model *m, const dg_model_expr *x, void *f, i
 static int all_exprs(dg_model *m, dg_model_expr **out) {
     int n = 0;
     for (int k = 0; k < m->ndyn; k++) out[n++] = &m->dyn[k];
+    for (int k = 0; k < m->ndiff; k++) out[n++] = &m->diff[k];
     for (int p = 0; p < DG_MODEL_MAX_PLAYERS; p++)
         for (int k = 0; k < m->nobs[p]; k++) out[n++] = &m->obs[p][k];
     for (int k = 0; k < m->ncost; k++) out[n++] = &m->cost[k];
@@ -230,7 +231,7 @@ static int same(double a, double b) {
 int dg_model_compile(dg_model *m) {
     for (int i = 0; i < m->nnames; i++)
         if (reserved(m->name[i])) return 0;
-    dg_model_expr *ex[DG_MODEL_MAX_STATE + DG_MODEL_MAX_PLAYERS * DG_MODEL_MAX_OBS + DG_MODEL_MAX_TERMS + 4 + DG_MODEL_MAX_RESET + 12];
+    dg_model_expr *ex[2 * DG_MODEL_MAX_STATE + DG_MODEL_MAX_PLAYERS * DG_MODEL_MAX_OBS + DG_MODEL_MAX_TERMS + 4 + DG_MODEL_MAX_RESET + 12];
     const int n = all_exprs(m, ex);
     buf b = {0};
     put(&b, "%s", PRELUDE);

@@ -526,6 +526,29 @@ static dg_status read_dynamics(dg_model *m, dg_cfg *c, dg_err *e) {
     return DG_OK;
 }
 
+/* model.diffusion (optional): a noise for some state variables, dx_i = f_i dt + sigma_i dW_i, each
+ * sigma_i an expression of the state, episode, inputs and constants, each dW_i independent. */
+static dg_status read_diffusion(dg_model *m, dg_cfg *c, dg_err *e) {
+    dg_status st;
+    char sub[160];
+    if (!dg_cfg_has(c, "model.diffusion")) return DG_OK;
+    m->ndiff = dg_cfg_len(c, "model.diffusion");
+    if (m->ndiff < 1 || m->ndiff > m->ns)
+        return dg_cfg_error(c, "model.diffusion", e, "a map state: sigma, at most one for each of the %d state "
+                            "variables", m->ns);
+    for (int k = 0; k < m->ndiff; k++) {
+        const char *nm = dg_cfg_key(c, "model.diffusion", k);
+        snprintf(sub, sizeof sub, "model.diffusion.%s", nm ? nm : "?");
+        const int v = nm ? find_name(m, nm) : -1;
+        if (v < 0 || m->kind[v] != DG_MV_STATE) return dg_cfg_error(c, sub, e, "'%s' is not a state variable", nm);
+        for (int j = 0; j < k; j++)
+            if (m->diff_var[j] == v) return dg_cfg_error(c, sub, e, "'%s' has two diffusions", nm);
+        m->diff_var[k] = v;
+        if ((st = expr_read(m, c, sub, READ_ALL, &m->diff[k], e))) return st;
+    }
+    return DG_OK;
+}
+
 /* model.costs: the loss terms, weighted by loss.<name>: running ones (per step, may read the inputs),
  * then those of costs.terminal (once, on the final state). */
 static dg_status read_costs(dg_model *m, dg_cfg *c, dg_err *e) {
@@ -702,7 +725,9 @@ static dg_status load(dg_model *m, dg_cfg *c, double dt, model_keys *mk, dg_err 
         return dg_cfg_error(c, "model.name", e, "'%s' is not a game's name (letters, digits, _ and -, at most %zu, "
                             "a letter first)", mk->name, sizeof m->game - 1);
     snprintf(m->game, sizeof m->game, "%s", mk->name);
-    if ((st = read_variables(m, c, dt, e)) || (st = read_inputs(m, c, e)) || (st = read_dynamics(m, c, e))) return st;
+    if ((st = read_variables(m, c, dt, e)) || (st = read_inputs(m, c, e)) || (st = read_dynamics(m, c, e)) ||
+        (st = read_diffusion(m, c, e)))
+        return st;
     /* observations */
     if ((st = read_exprs(m, c, "model.observe", READ_NOINPUT, DG_MODEL_MAX_OBS, &m->nobs[0], m->obs[0], e))) return st;
     if (!dg_cfg_has(c, "model.players") && m->ninputs == 2 && m->in[1].learned &&
@@ -742,6 +767,7 @@ void dg_model_mark_other(dg_cfg *cfg, int grid) {
 void dg_model_free(dg_model *m) {
     if (!m) return;
     for (int k = 0; k < DG_MODEL_MAX_STATE; k++) expr_free(&m->dyn[k]);
+    for (int k = 0; k < DG_MODEL_MAX_STATE; k++) expr_free(&m->diff[k]);
     for (int p = 0; p < DG_MODEL_MAX_PLAYERS; p++)
         for (int k = 0; k < DG_MODEL_MAX_OBS; k++) expr_free(&m->obs[p][k]);
     for (int k = 0; k < DG_MODEL_MAX_TERMS; k++) expr_free(&m->cost[k]);

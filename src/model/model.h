@@ -85,6 +85,9 @@ typedef struct dg_model {
     int    ndyn;                           /* == ns: one derivative per state, update order */
     int    dyn_var[DG_MODEL_MAX_STATE];
     dg_model_expr dyn[DG_MODEL_MAX_STATE];
+    int    ndiff;                          /* model.diffusion: states with a noise (0: none), each  */
+    int    diff_var[DG_MODEL_MAX_STATE];   /* x_i += sigma_i(values before the step) sqrt(dt) z_i,    */
+    dg_model_expr diff[DG_MODEL_MAX_STATE];/* z_i an independent standard normal per state listed  */
     int    nobs[DG_MODEL_MAX_PLAYERS];     /* [0] observe, [1] observe2; with model.players, [q] player
                                               q's own observe (when it gives one)                   */
     dg_model_expr obs[DG_MODEL_MAX_PLAYERS][DG_MODEL_MAX_OBS];

@@ -19,7 +19,8 @@ static dg_tensor *step_loss(dg_ctx *ctx, dg_params *p, void *user) {
     const dg_env *env = c->env;
     dg_tensor *state = dg_param(ctx, p, 0), *action = dg_param(ctx, p, 1);
     dg_tensor *aux = env->aux_dim ? dg_from(ctx, 2, (int[]){c->B, env->aux_dim}, c->aux) : NULL;
-    dg_tensor *next = env->game->step(ctx, env, state, aux, action);
+    /* a noisy game's step with fixed draws (the default stream's, step 1): the reparameterised step */
+    dg_tensor *next = dg_env_step_noise(ctx, env, 1, state, aux, action, NULL);
     if (!next) return NULL;
     dg_tensor *terms[DG_LOSS_MAX_TERMS] = {0};
     env->game->step_cost(ctx, env, next, aux, action, 1.0f / (dg_real)c->B, terms);

@@ -102,7 +102,9 @@ static dg_status rollout_step(dg_ctx *ctx, void *user) {
             }
     }
     dg_tensor *lp = dg_pg_log_prob(ctx, mu, dg_param(ctx, pg->pp, pg->ilogstd), act);
-    dg_tensor *nx = lp && v ? g->step(ctx, env, st, ax, acl) : NULL;
+    /* a noisy game: the draws of step t + 1 of these batch rows, a new stream every iteration */
+    const dg_noise nz = {dg_noise_key(pg->o.seed, (uint64_t)pg->iter + 1u), r0};
+    dg_tensor *nx = lp && v ? dg_env_step_noise(ctx, env, t + 1, st, ax, acl, &nz) : NULL;
     if (nx) dg_pg_step_rewards(ctx, env, nx, ax, acl, pg->rew + n0);
     if (nx && t + 1 == H && g->terminal_cost)  /* the last step: each row's terminal cost, H times (as BPTT's) */
         for (int j = 0; j < rows && dg_ctx_status(ctx) == DG_OK; j++) {

@@ -70,9 +70,10 @@ static dg_status eval_rollout(dg_ctx *ctx, void *user) {
     eval_job *jb = user;
     const dg_pg_eval *ev = jb->ev;
     const int S = ev->env->state_dim, X = ev->env->aux_dim, s = jb->s;
-    jb->loss = dg_rollout(ctx, ev->env, jb->m, jb->p, ev->state + (size_t)ev->row0[s] * S,
-                          X ? ev->aux + (size_t)ev->row0[s] * X : NULL, ev->rows[s], 1.0f / (dg_real)ev->B,
-                          jb->terms, NULL, 0);
+    const dg_noise nz = {0, ev->row0[s]};  /* a noisy game: the draws of the shard's rows of the batch */
+    jb->loss = dg_rollout_noise(ctx, ev->env, jb->m, jb->p, ev->state + (size_t)ev->row0[s] * S,
+                                X ? ev->aux + (size_t)ev->row0[s] * X : NULL, ev->rows[s], 1.0f / (dg_real)ev->B,
+                                jb->terms, NULL, 0, &nz);
     return dg_ctx_status(ctx);
 }
 

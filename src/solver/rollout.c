@@ -49,11 +49,12 @@ static dg_tensor *loss_target(dg_ctx *ctx, const dg_env *env, dg_loss *l, const 
 
 /* Steps t0+1..t1 from state on ctx, adding each step's terms to loss; traj
  * (if not NULL) gets the states, row t at traj + t·ld·S; keep (if not NULL)
- * the state tensors, keep[t] after step t. Returns the state after step t1,
+ * the state tensors, keep[t] after step t; a noisy game's draws come from nz
+ * (dg_noise: per global row and step). Returns the state after step t1,
  * NULL on error. */
 static dg_tensor *run_steps(dg_ctx *ctx, const dg_env *env, const dg_policy *pol, dg_params *p,
                             dg_tensor *state, dg_tensor *ax, int t0, int t1, dg_real inv_batch,
-                            dg_loss *loss, dg_real *traj, int ld, dg_tensor **keep) {
+                            dg_loss *loss, dg_real *traj, int ld, dg_tensor **keep, const dg_noise *nz) {
     const dg_game *g = env->game;
     const int S = env->state_dim, B = state->shape[0];
     for (int t = t0 + 1; t <= t1; t++) {
@@ -74,7 +75,7 @@ static dg_tensor *run_steps(dg_ctx *ctx, const dg_env *env, const dg_policy *pol
             if (!(act = pol->filter(ctx, pol->filter_user, t, state, act))) return NULL;
             if (pol->filter_penalty > 0 && !(pen = filter_penalty(ctx, pol, a0, act, inv_batch))) return NULL;
         }
-        if (!(state = dg_env_advance(ctx, env, t, state, ax, act, inv_batch, loss))) return NULL;
+        if (!(state = dg_env_advance_noise(ctx, env, t, state, ax, act, nz, inv_batch, loss))) return NULL;
         if (pen) dg_loss_add_term(ctx, loss, env->nterms, pen);
         if (traj) memcpy(traj + (size_t)t * ld * S, state->data, (size_t)B * S * sizeof(dg_real));
         if (keep) keep[t] = state;
@@ -85,6 +86,12 @@ static dg_tensor *run_steps(dg_ctx *ctx, const dg_env *env, const dg_policy *pol
 dg_tensor *dg_rollout(dg_ctx *ctx, const dg_env *env, const dg_policy *pol, dg_params *p,
                       const dg_real *state0, const dg_real *aux, int B, dg_real inv_batch,
                       dg_real *terms, dg_real *traj, int traj_ld) {
+    return dg_rollout_noise(ctx, env, pol, p, state0, aux, B, inv_batch, terms, traj, traj_ld, NULL);
+}
+
+dg_tensor *dg_rollout_noise(dg_ctx *ctx, const dg_env *env, const dg_policy *pol, dg_params *p,
+                            const dg_real *state0, const dg_real *aux, int B, dg_real inv_batch,
+                            dg_real *terms, dg_real *traj, int traj_ld, const dg_noise *nz) {
     const int S = env->state_dim;
     dg_tensor *state = dg_from(ctx, 2, (int[]){B, S}, state0);
     dg_tensor *ax = env->aux_dim ? dg_from(ctx, 2, (int[]){B, env->aux_dim}, aux) : NULL;
@@ -93,7 +100,7 @@ dg_tensor *dg_rollout(dg_ctx *ctx, const dg_env *env, const dg_policy *pol, dg_p
     if (traj) memcpy(traj, state0, (size_t)B * S * sizeof(dg_real));
     dg_loss loss;
     loss_begin(&loss, env, pol);
-    if (!run_steps(ctx, env, pol, p, state, ax, 0, env->horizon, inv_batch, &loss, traj, traj_ld, NULL))
+    if (!run_steps(ctx, env, pol, p, state, ax, 0, env->horizon, inv_batch, &loss, traj, traj_ld, NULL, nz))
         return NULL;
     return dg_loss_finish(ctx, &loss, terms);
 }
@@ -123,7 +130,7 @@ int dg_episode_saved(int H, int every, int truncate) {
 static dg_status window_grad(dg_ctx *ctx, const dg_env *env, const dg_policy *pol, dg_params *p,
                              const dg_real *start, const dg_real *aux, int B, dg_real inv_batch, int T0, int T1,
                              int every, dg_real *saved, dg_real *acc, dg_real *end, double *loss_out, dg_real *terms,
-                             dg_real *traj, int traj_ld, const dg_real *share) {
+                             dg_real *traj, int traj_ld, const dg_real *share, const dg_noise *nz) {
     const int H = env->horizon, S = env->state_dim, last = T1 == H;
     if (every <= 0 || every >= T1 - T0) {  /* the window on one tape: forward, then its backward */
         dg_ctx_reset(ctx);
@@ -133,7 +140,7 @@ static dg_status window_grad(dg_ctx *ctx, const dg_env *env, const dg_policy *po
         dg_loss l;
         loss_begin(&l, env, pol);
         if (T0 > 0) loss_seed(ctx, &l, acc, T0);
-        dg_tensor *e1 = run_steps(ctx, env, pol, p, st, ax, T0, T1, inv_batch, &l, traj, traj_ld, NULL);
+        dg_tensor *e1 = run_steps(ctx, env, pol, p, st, ax, T0, T1, inv_batch, &l, traj, traj_ld, NULL, nz);
         if (!e1) return dg_ctx_status(ctx);
         loss_values(&l, acc);
         if (!last) memcpy(end, e1->data, (size_t)B * S * sizeof(dg_real));
@@ -159,7 +166,7 @@ static dg_status window_grad(dg_ctx *ctx, const dg_env *env, const dg_policy *po
         dg_loss l;
         loss_begin(&l, env, pol);
         if (t0 > 0) loss_seed(ctx, &l, acc, t0);
-        dg_tensor *e1 = run_steps(ctx, env, pol, p, st, ax, t0, t1, inv_batch, &l, traj, traj_ld, NULL);
+        dg_tensor *e1 = run_steps(ctx, env, pol, p, st, ax, t0, t1, inv_batch, &l, traj, traj_ld, NULL, nz);
         if (!e1) return dg_ctx_status(ctx);
         loss_values(&l, acc);
         if (j + 1 < nseg) memcpy(saved + (size_t)(j + 1) * B * S, e1->data, (size_t)B * S * sizeof(dg_real));
@@ -192,7 +199,7 @@ static dg_status window_grad(dg_ctx *ctx, const dg_env *env, const dg_policy *po
         loss_begin(&l, env, pol);
         if (t0 > 0) loss_seed(ctx, &l, acc, t0);  /* constants: no effect on gradients */
         l.steps = t0;
-        dg_tensor *e1 = run_steps(ctx, env, pol, p, st, ax, t0, t1, inv_batch, &l, NULL, 0, NULL);
+        dg_tensor *e1 = run_steps(ctx, env, pol, p, st, ax, t0, t1, inv_batch, &l, NULL, 0, NULL, nz);
         if (!e1) return dg_ctx_status(ctx);
         l.steps = H;  /* scale by 1/H, as the full episode does */
         dg_tensor *seg = loss_target(ctx, env, &l, share, NULL, NULL);
@@ -210,18 +217,18 @@ static dg_status window_grad(dg_ctx *ctx, const dg_env *env, const dg_policy *po
     return DG_OK;
 }
 
-/* dg_episode_grad for the loss, or (share not NULL) for one general-sum player's own cost: the
- * same forward, the same loss and terms, the gradient of that cost. */
+/* dg_episode_grad_noise for the loss, or (share not NULL) for one general-sum player's own cost:
+ * the same forward, the same loss and terms, the gradient of that cost. */
 static dg_status episode_grad(dg_ctx *ctx, const dg_env *env, const dg_policy *pol, dg_params *p,
                               const dg_real *state0, const dg_real *aux, int B, dg_real inv_batch, int every,
                               int truncate, dg_real *saved, double *loss_out, dg_real *terms, dg_real *traj,
-                              int traj_ld, const dg_real *share) {
+                              int traj_ld, const dg_real *share, const dg_noise *nz) {
     const int H = env->horizon, S = env->state_dim;
     if (traj_ld < B) traj_ld = B;
     const int T = truncate > 0 && truncate < H ? truncate : H;  /* steps of one window */
     if (T == H && (every <= 0 || every >= H) && !share) {  /* the whole episode on one tape */
         dg_ctx_reset(ctx);
-        dg_tensor *l = dg_rollout(ctx, env, pol, p, state0, aux, B, inv_batch, terms, traj, traj_ld);
+        dg_tensor *l = dg_rollout_noise(ctx, env, pol, p, state0, aux, B, inv_batch, terms, traj, traj_ld, nz);
         if (l) dg_backward(ctx, l);
         *loss_out = l && dg_ctx_status(ctx) == DG_OK ? l->data[0] : NAN;
         return dg_ctx_status(ctx);
@@ -235,7 +242,7 @@ static dg_status episode_grad(dg_ctx *ctx, const dg_env *env, const dg_policy *p
     for (int T0 = 0; T0 < H; T0 += T) {
         const int T1 = T0 + T < H ? T0 + T : H;
         const dg_status st = window_grad(ctx, env, pol, p, T0 ? end : state0, aux, B, inv_batch, T0, T1, every,
-                                         saved, acc, end, loss_out, terms, traj, traj_ld, share);
+                                         saved, acc, end, loss_out, terms, traj, traj_ld, share, nz);
         if (st != DG_OK) return st;
     }
     return DG_OK;
@@ -252,7 +259,8 @@ static void player_block(const dg_policy *pol, const dg_params *p, int i, size_t
  * Measured against one episode_grad per player (a forward each) in docs/two_player.md. */
 static dg_status general_sum_one_tape(dg_ctx *ctx, const dg_env *env, const dg_policy *pol, dg_params *p,
                                       const dg_real *state0, const dg_real *aux, int B, dg_real inv_batch,
-                                      double *loss_out, dg_real *terms, dg_real *traj, int traj_ld) {
+                                      double *loss_out, dg_real *terms, dg_real *traj, int traj_ld,
+                                      const dg_noise *nz) {
     const int S = env->state_dim;
     *loss_out = NAN;
     dg_ctx_reset(ctx);
@@ -264,7 +272,7 @@ static dg_status general_sum_one_tape(dg_ctx *ctx, const dg_env *env, const dg_p
     if (traj) memcpy(traj, state0, (size_t)B * S * sizeof(dg_real));
     dg_loss l;
     loss_begin(&l, env, pol);
-    if (!run_steps(ctx, env, pol, p, state, ax, 0, env->horizon, inv_batch, &l, traj, traj_ld, NULL))
+    if (!run_steps(ctx, env, pol, p, state, ax, 0, env->horizon, inv_batch, &l, traj, traj_ld, NULL, nz))
         return dg_ctx_status(ctx);
     double plain = NAN;
     dg_tensor *own[DG_MAX_PLAYERS];
@@ -287,14 +295,22 @@ dg_status dg_episode_grad(dg_ctx *ctx, const dg_env *env, const dg_policy *pol, 
                           const dg_real *state0, const dg_real *aux, int B, dg_real inv_batch,
                           int every, int truncate, dg_real *saved, double *loss_out, dg_real *terms,
                           dg_real *traj, int traj_ld) {
+    return dg_episode_grad_noise(ctx, env, pol, p, state0, aux, B, inv_batch, every, truncate, saved, loss_out, terms,
+                                 traj, traj_ld, NULL);
+}
+
+dg_status dg_episode_grad_noise(dg_ctx *ctx, const dg_env *env, const dg_policy *pol, dg_params *p,
+                                const dg_real *state0, const dg_real *aux, int B, dg_real inv_batch,
+                                int every, int truncate, dg_real *saved, double *loss_out, dg_real *terms,
+                                dg_real *traj, int traj_ld, const dg_noise *nz) {
     if (!env->general_sum || pol->n < 2)
         return episode_grad(ctx, env, pol, p, state0, aux, B, inv_batch, every, truncate, saved, loss_out, terms,
-                            traj, traj_ld, NULL);
+                            traj, traj_ld, NULL, nz);
     /* General-sum: each player's block is the gradient of its own cost. */
     const int H = env->horizon, T = truncate > 0 && truncate < H ? truncate : H;
     if (T == H && (every <= 0 || every >= H))
         return general_sum_one_tape(ctx, env, pol, p, state0, aux, B, inv_batch, loss_out, terms, traj,
-                                    traj_ld < B ? B : traj_ld);
+                                    traj_ld < B ? B : traj_ld, nz);
     /* checkpointed or truncated: the episode once per player (its segments' seeds are that player's) */
     dg_real *keep = malloc(p->total * sizeof(dg_real));
     if (!keep) return dg_ctx_fail(ctx, DG_ERR_NOMEM, "out of memory for the players' gradients"), dg_ctx_status(ctx);
@@ -305,7 +321,7 @@ dg_status dg_episode_grad(dg_ctx *ctx, const dg_env *env, const dg_policy *pol, 
         player_block(pol, p, i, &lo, &hi);
         memset(p->grad, 0, p->total * sizeof(dg_real));
         st = episode_grad(ctx, env, pol, p, state0, aux, B, inv_batch, every, truncate, saved, loss_out, terms,
-                          i ? NULL : traj, traj_ld, env->player_share[i]);
+                          i ? NULL : traj, traj_ld, env->player_share[i], nz);
         for (size_t j = lo; j < hi && st == DG_OK; j++) keep[j] += p->grad[j];
     }
     if (st == DG_OK) memcpy(p->grad, keep, p->total * sizeof(dg_real));
@@ -330,7 +346,7 @@ dg_status dg_episode_state_grads(dg_ctx *ctx, const dg_env *env, const dg_policy
     keep[0] = st;
     dg_loss l;
     loss_begin(&l, env, pol);
-    if (!run_steps(ctx, env, pol, p, st, ax, 0, H, 1.0f / (dg_real)B, &l, NULL, 0, keep))
+    if (!run_steps(ctx, env, pol, p, st, ax, 0, H, 1.0f / (dg_real)B, &l, NULL, 0, keep, NULL))
         return dg_ctx_status(ctx);
     dg_tensor *lt = dg_loss_finish(ctx, &l, NULL);
     for (int t = 1; t <= H; t++) dg_retain_grad(keep[t]);  /* intermediates: read after backward */
@@ -370,6 +386,7 @@ typedef struct shard_job {
     const dg_real     *state0, *aux;
     dg_real           *traj, inv_batch;
     uint64_t         flops0;          /* the arena's FLOP count when the run began */
+    dg_noise         noise;           /* a noisy game's draws: the epoch's key, the shard's rows */
 } shard_job;
 
 static dg_status shard_episode(dg_ctx *ctx, void *user) {
@@ -377,9 +394,9 @@ static dg_status shard_episode(dg_ctx *ctx, void *user) {
     shard *sh = j->sh;
     j->flops0 = dg_ctx_flops(ctx);
     memset(sh->grad, 0, j->t->p->total * sizeof(dg_real));
-    return dg_episode_grad(ctx, j->t->env, &j->t->mlp, j->view, j->state0, j->aux, sh->rows, j->inv_batch,
-                           j->t->o.checkpoint_every, j->t->o.truncate, sh->saved, &sh->loss, sh->terms, j->traj,
-                           j->t->o.batch);
+    return dg_episode_grad_noise(ctx, j->t->env, &j->t->mlp, j->view, j->state0, j->aux, sh->rows, j->inv_batch,
+                                 j->t->o.checkpoint_every, j->t->o.truncate, sh->saved, &sh->loss, sh->terms, j->traj,
+                                 j->t->o.batch, &j->noise);
 }
 
 /* What travels of one shard (then its gradient). */
@@ -463,6 +480,10 @@ dg_status dg__trainer_run_shards(dg_trainer *t, dg_params *p, const dg_real *sta
     double sflops[MAX_THREADS];
     size_t speak[MAX_THREADS];
     const int nloc = t->sh_hi - t->sh_lo;
+    /* a noisy game's draws: one stream per epoch (train.fixed_batch: the first epoch's, the same
+     * sample every epoch), indexed by the global batch row, so that the shards' split of the batch
+     * over threads and ranks does not change them */
+    const uint64_t noise_key = dg_noise_key(t->o.seed, t->o.fixed_batch ? 1u : (uint64_t)t->epoch + 1u);
     /* an arena too small grows in the first epoch (dg_ctx_run): the next epochs allocate nothing */
 #pragma omp parallel for num_threads(nloc > 0 ? nloc : 1) schedule(static, 1)
     for (int s = t->sh_lo; s < t->sh_hi; s++) {
@@ -471,7 +492,7 @@ dg_status dg__trainer_run_shards(dg_trainer *t, dg_params *p, const dg_real *sta
         view.grad = sh->grad;
         /* each shard writes its rows of the shared trajectory (for metrics) */
         shard_job j = {t, sh, &view, state0 + (size_t)sh->row0 * S, A ? aux + (size_t)sh->row0 * A : NULL,
-                       traj_all ? traj_all + (size_t)sh->row0 * S : NULL, inv_batch, 0};
+                       traj_all ? traj_all + (size_t)sh->row0 * S : NULL, inv_batch, 0, {noise_key, sh->row0}};
         sh->status = dg_ctx_run(&sh->ctx, DG_ARENA_MAX, shard_episode, &j);
         flops0[s] = j.flops0;
         snprintf(sh->err, sizeof sh->err, "%s", dg_ctx_error(sh->ctx));

@@ -42,12 +42,13 @@ typedef struct episode_job {
     int B, backward;
     dg_real *terms, *traj;
     dg_tensor *loss;
+    const dg_noise *noise;  /* a noisy game's draws (NULL: the default stream) */
 } episode_job;
 
 static dg_status run_episode_job(dg_ctx *ctx, void *user) {
     episode_job *j = user;
-    j->loss = dg_rollout(ctx, j->env, j->m, j->p, j->state0, j->aux, j->B, 1.0f / (dg_real)j->B, j->terms,
-                         j->traj, j->B);
+    j->loss = dg_rollout_noise(ctx, j->env, j->m, j->p, j->state0, j->aux, j->B, 1.0f / (dg_real)j->B, j->terms,
+                               j->traj, j->B, j->noise);
     if (j->loss && j->backward) dg_backward(ctx, j->loss);
     return dg_ctx_status(ctx);
 }
@@ -263,9 +264,10 @@ dg_status dg_run_init_draw(const dg_env *env, uint64_t seed, int B, dg_real **st
     return env->game->reset(env, &rng, B, *state, *aux, e);
 }
 
-dg_ctx *dg_run_episode(const dg_env *env, const dg_policy *m, dg_params *p, const dg_real *state0,
-                       const dg_real *aux, int B, int backward, dg_real *terms, dg_real *traj, dg_tensor **loss,
-                       dg_err *e) {
+/* dg_run_episode with a noisy game's draws from nz (NULL: the default stream) */
+static dg_ctx *run_episode_noise(const dg_env *env, const dg_policy *m, dg_params *p, const dg_real *state0,
+                                 const dg_real *aux, int B, int backward, dg_real *terms, dg_real *traj,
+                                 dg_tensor **loss, const dg_noise *nz, dg_err *e) {
     int hidden[DG_MLP_MAX_LAYERS];
     for (int i = 0; i + 1 < m->mlp[0].nlayers; i++) hidden[i] = m->mlp[0].sizes[i + 1];
     /* the measured tape (never short for a shipped game; dg_ctx_run grows it if it is) */
@@ -276,7 +278,7 @@ dg_ctx *dg_run_episode(const dg_env *env, const dg_policy *m, dg_params *p, cons
         dg_err_set(e, DG_ERR_NOMEM, "out of memory for a %zu MiB arena", cap >> 20);
         return NULL;
     }
-    episode_job j = {env, m, p, state0, aux, B, backward, terms, traj, NULL};
+    episode_job j = {env, m, p, state0, aux, B, backward, terms, traj, NULL, nz};
     const dg_status st = dg_ctx_run(&ctx, DG_ARENA_MAX, run_episode_job, &j);
     if (st != DG_OK) {
         dg_err_set(e, st, "%s", dg_ctx_error(ctx));
@@ -285,6 +287,12 @@ dg_ctx *dg_run_episode(const dg_env *env, const dg_policy *m, dg_params *p, cons
     }
     *loss = j.loss;
     return ctx;
+}
+
+dg_ctx *dg_run_episode(const dg_env *env, const dg_policy *m, dg_params *p, const dg_real *state0,
+                       const dg_real *aux, int B, int backward, dg_real *terms, dg_real *traj, dg_tensor **loss,
+                       dg_err *e) {
+    return run_episode_noise(env, m, p, state0, aux, B, backward, terms, traj, loss, NULL, e);
 }
 
 double dg_run_eval_memory(const dg_env *env, const dg_train_opts *o, const dg_params *p, int B, int grad) {
@@ -311,6 +319,62 @@ dg_status dg_run_eval(const dg_env *env, const dg_policy *m, dg_params *p, const
     dg_ctx_free(ctx);
     free(traj);
     return ctx ? DG_OK : e->status;
+}
+
+/* Adds x into the running mean and sum of squared deviations (Welford) of draw n (1, 2, ...). */
+static void welford(double x, int n, double *mean, double *m2) {
+    const double d = x - *mean;
+    *mean += d / n;
+    *m2 += d * (x - *mean);
+}
+
+dg_status dg_run_eval_noise(const dg_env *env, const dg_policy *m, dg_params *p, const dg_real *state,
+                            const dg_real *aux, int B, int grad, int draws, uint64_t seed, dg_eval_result *r,
+                            dg_eval_spread *sp, dg_err *e) {
+    DG_ERR_LOCAL(e);
+    memset(r, 0, sizeof *r);
+    memset(sp, 0, sizeof *sp);
+    if (draws < 1) return dg_err_set(e, DG_ERR_ARG, "dg_run_eval_noise: draws %d, want >= 1", draws);
+    if (env->noise_dim <= 0) draws = 1;  /* no noise: one draw is every draw */
+    sp->draws = draws;
+    dg_real *traj = NULL;
+    if (env->nmetrics && !(traj = malloc((size_t)(env->horizon + 1) * B * env->state_dim * sizeof(dg_real))))
+        return dg_err_set(e, DG_ERR_NOMEM, "out of memory for the trajectory");
+    dg_params_zero_grad(p);
+    dg_status st = DG_OK;
+    double m2_loss = 0, m2_terms[DG_LOSS_MAX_TERMS] = {0}, m2_metrics[DG_MAX_METRICS] = {0};
+    double terms_mean[DG_LOSS_MAX_TERMS] = {0};
+    for (int d = 1; d <= draws && st == DG_OK; d++) {
+        const dg_noise nz = {dg_noise_key(seed, (uint64_t)d), 0};
+        dg_real terms[DG_LOSS_MAX_TERMS] = {0};
+        double metrics[DG_MAX_METRICS] = {0};
+        dg_tensor *loss;
+        dg_ctx *ctx = run_episode_noise(env, m, p, state, aux, B, grad, terms, traj,
+                                        &loss, env->noise_dim > 0 ? &nz : NULL, e);
+        if (!ctx) {
+            st = e->status;
+            break;
+        }
+        welford(loss->data[0], d, &r->loss, &m2_loss);
+        for (int i = 0; i < env->nterms; i++) welford(terms[i], d, &terms_mean[i], &m2_terms[i]);
+        if (env->nmetrics) env->game->metrics(env, traj, aux, B, env->horizon, metrics);
+        for (int i = 0; i < env->nmetrics; i++) welford(metrics[i], d, &r->metrics[i], &m2_metrics[i]);
+        dg_ctx_free(ctx);
+    }
+    free(traj);
+    if (st != DG_OK) return st;
+    const double n1 = draws > 1 ? draws - 1 : 1;  /* the sample standard deviation (0 for one draw) */
+    sp->loss = sqrt(m2_loss / n1);
+    for (int i = 0; i < env->nterms; i++) {
+        r->terms[i] = (dg_real)terms_mean[i];
+        sp->terms[i] = sqrt(m2_terms[i] / n1);
+    }
+    for (int i = 0; i < env->nmetrics; i++) sp->metrics[i] = sqrt(m2_metrics[i] / n1);
+    if (grad) {  /* the mean gradient over the draws */
+        for (size_t k = 0; k < p->total; k++) p->grad[k] /= (dg_real)draws;
+        r->grad_norm = dg_grad_norm(p);
+    }
+    return DG_OK;
 }
 
 double dg_median(double *v, int n) {

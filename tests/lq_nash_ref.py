@@ -7,9 +7,9 @@ quadratic costs is a static quadratic game in the stacked plans u. Each player's
 so its gradient in its own plan is affine: the stacked game gradient omega(u) = J u + omega(0), taken
 here by central differences, which are exact for a quadratic (step 1, no truncation error). The Nash
 equilibrium solves J u = -omega(0) (Gaussian elimination). Usage:
-    ref_lq_nash.py GAME CHECKPOINT     compare the checkpoint's plans with the equilibrium:
+    lq_nash_ref.py GAME CHECKPOINT     compare the checkpoint's plans with the equilibrium:
                                        exit 0 when max |u - u*| <= 1e-5 max |u*|
-    ref_lq_nash.py GAME                print the equilibrium and the eigenvalues of J (2 x 2 only)
+    lq_nash_ref.py GAME                print the equilibrium and the eigenvalues of J (2 x 2 only)
 """
 import cmath
 import math
