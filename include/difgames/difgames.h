@@ -78,6 +78,7 @@
 #include "difgames/run.h"         /* a run from a config: train, its policy, states, eval           */
 #include "difgames/live.h"        /* episodes one step at a time: a person's action, moved bodies   */
 #include "difgames/sweep.h"       /* studies: a config trained over keys' values and seeds          */
+#include "difgames/flat.h"        /* a run behind one handle on flat arrays (the Python package)    */
 #include "difgames/hji.h"         /* the HJBI grid solver: its overview, and all of these parts:    */
 #include "difgames/hji_grid.h"    /*   the grid, targets as signed distances                        */
 #include "difgames/hji_game.h"    /*   a game: dynamics, input sets, roles, payoff, optimal inputs  */
