@@ -11,6 +11,11 @@ from .env import Env
 __all__ = ["train", "eval", "certify", "state_dict", "load_state_dict"]
 
 
+def _g9(x):
+    """A number as the command's JSON prints it (%.9g)."""
+    return float("%.9g" % float(x))
+
+
 def train(config, out=None, progress=None, **overrides):
     """Trains config (keyword overrides as Env's) into out (default runs/<config name>, as the command)
     and returns `difgames train`'s JSON as a dict: game, source, epochs, final_loss, seconds,
@@ -54,7 +59,7 @@ def _train(env, config, out, progress):
     if rc != 0 and not interrupted:
         _lib.raise_err(e)
     del nm
-    return {"game": env.game, "source": env.source, "epochs": int(res[0]), "final_loss": float(res[1]),
+    return {"game": env.game, "source": env.source, "epochs": int(res[0]), "final_loss": _g9(res[1]),
             "seconds": round(float(res[2]), 3), "interrupted": interrupted}
 
 
@@ -68,9 +73,9 @@ def eval(config, checkpoint, init=None, **overrides):  # noqa: A001 - the comman
         s, a = env._init(init, None, None)
         r = env.episode(env.flatten(params), s, a, traj=False)
         out = {"game": env.game, "source": env.source, "batch": int(s.shape[0]), "horizon": env.horizon,
-               "loss": r["loss"]}
-        out.update({n: float(v) for n, v in zip(env.term_names, r["terms"])})
-        out.update({n: float(v) for n, v in zip(env.metric_names, r["metrics"])})
+               "loss": _g9(r["loss"])}
+        out.update({n: _g9(v) for n, v in zip(env.term_names, r["terms"])})
+        out.update({n: _g9(v) for n, v in zip(env.metric_names, r["metrics"])})
         return out
 
 
