@@ -159,6 +159,29 @@ static void test_observe_step(void **state) {
     dg_flat_free(f);
 }
 
+/* per-row step costs add up to the episode loss: an open-loop plan of zeros plays action 0 at every
+ * step, so (1/H) sum_t mean_b cost(b, t) of zero actions is that episode's loss */
+static void test_step_cost(void **state) {
+    (void)state;
+    dg_flat *f = open_reach(2, (const char *[]){"train.mode", "env.horizon"}, (const char *[]){"open_loop", "6"});
+    const int64_t P = dg_flat_dim(f, DG_FLAT_TOTAL);
+    assert_int_equal(dg_flat_dim(f, DG_FLAT_OPEN_LOOP), 1);
+    float *w = calloc((size_t)P, sizeof *w), st[3 * 4], aux[3 * 2], nx[3 * 4], act[3 * 2] = {0};
+    dg_err e = {0};
+    double loss, cost[3], sum = 0;
+    assert_int_equal(dg_flat_reset(f, 2, 3, st, aux, &e), DG_OK);
+    assert_int_equal(dg_flat_episode(f, w, st, aux, 3, 0, &loss, NULL, NULL, NULL, NULL, NULL, &e), DG_OK);
+    for (int t = 1; t <= 6; t++) {
+        assert_int_equal(dg_flat_step_cost(f, 3, t, st, aux, act, nx, cost, &e), DG_OK);
+        sum += (cost[0] + cost[1] + cost[2]) / 3;
+        memcpy(st, nx, sizeof st);
+    }
+    assert_float_equal(sum / 6, loss, 1e-5 * loss);
+    assert_int_equal(dg_flat_step_cost(f, 3, 7, st, aux, act, nx, cost, &e), DG_ERR_ARG);
+    free(w);
+    dg_flat_free(f);
+}
+
 /* a checkpoint saved loads back; a missing one and another game's are refused */
 static void test_checkpoint(void **state) {
     (void)state;
@@ -224,12 +247,53 @@ static void test_refused(void **state) {
     dg_flat_free(NULL);
 }
 
+/* an HJI value behind a handle: pursuit2d's capture value is about |x| - r - (v_p - v_e) t_end far
+ * from the origin; its gradient points away from the pursuer; the grid and overrides are the config's */
+static void test_hji(void **state) {
+    (void)state;
+    char path[128];
+    snprintf(path, sizeof path, "%s/p2d.yaml", g_dir);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs("game: pursuit2d\nspeed_pursuer: 1.0\nspeed_evader: 0.5\ncapture_radius: 0.25\nt_end: 1.0\n"
+          "mode: brt\naccuracy: medium\ngrid: {min: [-2, -2], max: [2, 2], n: [41, 41]}\n", f);
+    fclose(f);
+    dg_err e = {0};
+    dg_hji_flat *h = dg_hji_flat_solve(path, (const char *[]){"t_end"}, (const char *[]){"0.5"}, 1, &e);
+    if (!h) fail_msg("%s", e.msg);
+    int64_t n[8];
+    double lo[8], hi[8];
+    assert_int_equal(dg_hji_flat_grid(h, n, lo, hi), 2);
+    assert_true(n[0] == 41 && lo[0] == -2 && hi[1] == 2);
+    int nu, nd;
+    assert_true(dg_hji_flat_inputs(h, &nu, &nd) == 0.5);
+    assert_true(nu >= 1);
+    assert_string_equal(dg_hji_flat_name(h, DG_HJI_FLAT_GAME, 0), "pursuit2d");
+    double x[4] = {1.5, 0, 0, 1.2}, v[2], g[4], u[8], d[8];
+    assert_int_equal(dg_hji_flat_eval(h, 2, x, v, g, u, d, &e), DG_OK);
+    assert_float_equal(v[0], 1.5 - 0.25 - 0.5 * 0.5, 0.05);
+    assert_true(g[0] > 0.9 && fabs(g[1]) < 0.1);
+    /* its grid value at a node is the array's */
+    const double *V = dg_hji_flat_values(h);
+    double node[2] = {lo[0], lo[1]};
+    assert_int_equal(dg_hji_flat_eval(h, 1, node, v, NULL, NULL, NULL, &e), DG_OK);
+    assert_float_equal(v[0], V[0], 1e-12);
+    x[0] = NAN;
+    assert_int_equal(dg_hji_flat_eval(h, 2, x, v, g, u, d, &e), DG_ERR_ARG);
+    assert_int_equal(dg_hji_flat_eval(h, 0, x, v, g, u, d, &e), DG_ERR_ARG);
+    dg_hji_flat_free(h);
+    assert_null(dg_hji_flat_solve(path, (const char *[]){"grid.nn"}, (const char *[]){"3"}, 1, &e));
+    assert_non_null(strstr(e.msg, "grid.nn"));
+    dg_hji_flat_free(NULL);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_dims_names_keys), cmocka_unit_test(test_init_is_trainers),
         cmocka_unit_test(test_episode),         cmocka_unit_test(test_observe_step),
         cmocka_unit_test(test_checkpoint),      cmocka_unit_test(test_train),
-        cmocka_unit_test(test_refused),
+        cmocka_unit_test(test_refused),         cmocka_unit_test(test_hji),
+        cmocka_unit_test(test_step_cost),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -90,6 +90,7 @@
 #include "difgames/hji_file.h"    /*   `difgames hji solve|play|versus` as calls                    */
 #include "difgames/hji_learn.h"   /*   the HJI residual as a loss on the tape, for value networks    */
 #include "difgames/hji_part.h"    /* a grid cut in boxes: the solver's parts over MPI ranks         */
+#include "difgames/hji_flat.h"    /* a grid value behind one handle, read at arrays of states        */
 #include "difgames/certify.h"     /* learned players against the grid solver's equilibrium          */
 #include "difgames/certify_dp.h"  /* the learner's own discrete game solved by dynamic programming   */
 #include "difgames/certify_sampling.h" /* a learned value's safe set certified by sampling     */

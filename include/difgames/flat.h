@@ -109,6 +109,13 @@ DG_API dg_status dg_flat_observe(dg_flat *f, int B, const dg_real *state, const 
  * into next (B, state). */
 DG_API dg_status dg_flat_step(dg_flat *f, int B, const dg_real *state, const dg_real *aux, const dg_real *action,
                               dg_real *next, dg_err *e);
+/* Step t (1..horizon) of B games, each row on its own: next (B, state) as dg_flat_step gives it, and
+ * cost (B) each row's weighted step cost, sum_k weight_k term_k of that row alone (the game's step
+ * cost on the new state, plus at t = horizon H times its terminal cost: dg_env_add_terminal), so the
+ * episode loss of one row is the sum of its costs over t = 1..H divided by H. For per-agent rewards
+ * (python/difgames/parallel.py). */
+DG_API dg_status dg_flat_step_cost(dg_flat *f, int B, int t, const dg_real *state, const dg_real *aux,
+                                   const dg_real *action, dg_real *next, double *cost, dg_err *e);
 /* One episode of B rows from state (B, state) and aux with the parameters params (DG_FLAT_TOTAL), as
  * the trainer plays it (train.truncate's windows too; inv_batch 1/B): *loss, terms (DG_FLAT_TERMS
  * weighted terms; may be NULL), metrics (DG_FLAT_METRICS; may be NULL), traj ((H + 1, B, state); may

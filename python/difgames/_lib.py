@@ -64,6 +64,7 @@ _sigs = {
     "flat_reset": (ctypes.c_int, [P, ctypes.c_uint64, ctypes.c_int, P, P, P]),
     "flat_observe": (ctypes.c_int, [P, ctypes.c_int, P, P, P, P, P]),
     "flat_step": (ctypes.c_int, [P, ctypes.c_int, P, P, P, P, P]),
+    "flat_step_cost": (ctypes.c_int, [P, ctypes.c_int, ctypes.c_int, P, P, P, P, P, P]),
     "flat_episode": (ctypes.c_int, [P, P, P, P, ctypes.c_int, ctypes.c_int, P, P, P, P, P, P, P]),
     "flat_load": (ctypes.c_int, [P, ctypes.c_char_p, P, P]),
     "flat_save": (ctypes.c_int, [P, ctypes.c_char_p, P, P]),

@@ -216,6 +216,23 @@ class Env:
                                         ctypes.byref(e)), e)
         return n
 
+    def step_cost(self, state, action, aux=None, t=1):
+        """Step t (1..horizon) of each row on its own: (next states (B, state_dim), costs (B,)), a row's
+        cost its weighted step cost (with H times the terminal cost at t = horizon): the mean over
+        rows of the costs summed over t = 1..H, divided by H, is the episode loss."""
+        s = self._arr(state, self.state_dim, "state")
+        B = s.shape[0]
+        u = self._arr(action, self.act_dim + self.act2_dim, "action", B)
+        a = self._aux(aux, B)
+        if isinstance(t, bool) or not isinstance(t, (int, np.integer)):
+            raise TypeError("t: expected an integer step")
+        n = np.empty((B, self.state_dim), self.dtype)
+        c = np.empty(B)
+        e = _lib.err()
+        self._check(self._api.flat_step_cost(self._h, B, int(t), self._ptr(s), self._ptr(a), self._ptr(u),
+                                             self._ptr(n), self._ptr(c), ctypes.byref(e)), e)
+        return n, c
+
     # ---------------------------------------------------------------- parameters
 
     def _unflat(self, flat):

@@ -4,9 +4,10 @@
     obs, infos = penv.reset(seed=0)                 # {"pursuer": (B, obs), "evader": (B, obs2)}
     obs, rewards, terms, truncs, infos = penv.step({"pursuer": a, "evader": b})
 
-A batch of B games runs at once (arrays have a leading batch axis). Rewards are the negated weighted
-per-step loss of the pursuer (it minimises the loss) and the loss itself for the evader (zero-sum);
-an episode truncates after the config's horizon (no game here terminates early).
+A batch of B games runs at once (arrays have a leading batch axis). Rewards are each game's weighted
+step cost (Env.step_cost) negated for the pursuer (it minimises the loss) and as it is for the evader
+(zero-sum), so the pursuer's rewards summed over an episode are -H times its loss; one-player games
+have the one agent "agent". Every game truncates at the config's horizon (none terminates early).
 """
 import numpy as np
 
@@ -59,12 +60,9 @@ class ParallelEnv:
             raise KeyError("actions: expected one for each of %s, got %s" % (self.agents, sorted(actions)))
         u = np.concatenate([np.asarray(actions[a], dtype=self.env.dtype).reshape(self.batch, -1)
                             for a in self.possible_agents], axis=1)
-        nxt = self.env.step(self.state, u, self.aux)
-        cost = self.env.step_cost(self.state, u, nxt, self.aux) if hasattr(self.env, "step_cost") else None
-        self.state = nxt
         self.t += 1
+        self.state, r = self.env.step_cost(self.state, u, self.aux, self.t)
         done = self.t >= self.env.horizon
-        r = np.zeros(self.batch) if cost is None else cost
         rewards = {a: (-r if i == 0 else r) for i, a in enumerate(self.possible_agents)}
         obs = self._obs()
         trunc = {a: np.full(self.batch, done) for a in self.agents}

@@ -266,6 +266,12 @@ static dg_tensor *job_input(dg_ctx *ctx, int B, int cols, const dg_real *x) {
     return dg_from(ctx, 2, (int[]){B, cols > 0 ? cols : 1}, x);
 }
 
+/* The episode constants as the rollout gives them to the game: NULL for a game without (aux_dim 0)
+ * (a full tape: NULL too, with the context's error set, which the callers check). */
+static dg_tensor *job_aux(dg_ctx *ctx, const dg_env *v, int B, const dg_real *aux) {
+    return v->aux_dim ? job_input(ctx, B, v->aux_dim, aux) : NULL;
+}
+
 static void job_output(const dg_tensor *t, dg_real *out, size_t n) {
     if (t) memcpy(out, t->data, n * sizeof(dg_real));
 }
@@ -273,8 +279,8 @@ static void job_output(const dg_tensor *t, dg_real *out, size_t n) {
 static dg_status observe_job(dg_ctx *ctx, void *user) {
     step_job *j = user;
     const dg_env *v = j->f->r.env;
-    dg_tensor *s = job_input(ctx, j->B, v->state_dim, j->state), *a = job_input(ctx, j->B, v->aux_dim, j->aux);
-    dg_tensor *o = s && a ? v->game->observe(ctx, v, s, a) : NULL;
+    dg_tensor *s = job_input(ctx, j->B, v->state_dim, j->state), *a = job_aux(ctx, v, j->B, j->aux);
+    dg_tensor *o = s && dg_ctx_status(ctx) == DG_OK ? v->game->observe(ctx, v, s, a) : NULL;
     if (o && dg_ctx_status(ctx) == DG_OK) job_output(o, j->out, (size_t)j->B * v->obs_dim);
     if (v->nplayers > 1 && v->game->observe2 && j->out2 && dg_ctx_status(ctx) == DG_OK) {
         dg_tensor *o2 = v->game->observe2(ctx, v, s, a);
@@ -287,11 +293,38 @@ static dg_status step_job_run(dg_ctx *ctx, void *user) {
     step_job *j = user;
     const dg_env *v = j->f->r.env;
     const int act = v->act_dim + (v->nplayers > 1 ? v->act2_dim : 0);
-    dg_tensor *s = job_input(ctx, j->B, v->state_dim, j->state), *a = job_input(ctx, j->B, v->aux_dim, j->aux);
+    dg_tensor *s = job_input(ctx, j->B, v->state_dim, j->state), *a = job_aux(ctx, v, j->B, j->aux);
     dg_tensor *u = job_input(ctx, j->B, act, j->action);
-    dg_tensor *n = s && a && u ? v->game->step(ctx, v, s, a, u) : NULL;
+    dg_tensor *n = s && u && dg_ctx_status(ctx) == DG_OK ? v->game->step(ctx, v, s, a, u) : NULL;
     if (n && dg_ctx_status(ctx) == DG_OK) job_output(n, j->out, (size_t)j->B * v->state_dim);
     return dg_ctx_status(ctx);
+}
+
+typedef struct cost_job {
+    dg_flat       *f;
+    int            t;
+    const dg_real *state, *aux, *action;  /* one row each */
+    dg_real       *next;
+    double         cost;
+} cost_job;
+
+static dg_status cost_job_run(dg_ctx *ctx, void *user) {
+    cost_job *j = user;
+    const dg_env *v = j->f->r.env;
+    const int act = v->act_dim + (v->nplayers > 1 ? v->act2_dim : 0);
+    dg_tensor *s = job_input(ctx, 1, v->state_dim, j->state), *a = job_aux(ctx, v, 1, j->aux);
+    dg_tensor *u = job_input(ctx, 1, act, j->action);
+    dg_tensor *n = s && u && dg_ctx_status(ctx) == DG_OK ? v->game->step(ctx, v, s, a, u) : NULL;
+    if (!n || dg_ctx_status(ctx) != DG_OK) return dg_ctx_status(ctx);
+    dg_tensor *terms[DG_LOSS_MAX_TERMS] = {0};
+    v->game->step_cost(ctx, v, n, a, u, 1, terms);
+    dg_env_add_terminal(ctx, v, j->t, n, a, 1, terms);
+    if (dg_ctx_status(ctx) != DG_OK) return dg_ctx_status(ctx);
+    j->cost = 0;
+    for (int k = 0; k < v->nterms; k++)
+        if (terms[k]) j->cost += (double)v->term_weights[k] * terms[k]->data[0];
+    memcpy(j->next, n->data, (size_t)v->state_dim * sizeof(dg_real));
+    return DG_OK;
 }
 
 /* Runs job on f's tape (grown when short); DG_OK or the tape's error in e. */
@@ -314,6 +347,23 @@ dg_status dg_flat_step(dg_flat *f, int B, const dg_real *state, const dg_real *a
     if (check_rows(B, e) != DG_OK) return e->status;
     step_job j = {f, B, state, aux, action, next, NULL};
     return flat_run(f, step_job_run, &j, e);
+}
+
+dg_status dg_flat_step_cost(dg_flat *f, int B, int t, const dg_real *state, const dg_real *aux, const dg_real *action,
+                            dg_real *next, double *cost, dg_err *e) {
+    DG_ERR_LOCAL(e);
+    if (check_rows(B, e) != DG_OK) return e->status;
+    const dg_env *v = f->r.env;
+    if (t < 1 || t > v->horizon) return dg_err_set(e, DG_ERR_ARG, "step %d: expected 1 to %d", t, v->horizon);
+    const size_t S = (size_t)v->state_dim, A = (size_t)(v->aux_dim ? v->aux_dim : 1);
+    const size_t U = (size_t)(v->act_dim + (v->nplayers > 1 ? v->act2_dim : 0));
+    for (int b = 0; b < B; b++) {
+        cost_job j = {f, t, state + b * S, aux + b * A, action + b * U, next + b * S, 0};
+        const dg_status st = flat_run(f, cost_job_run, &j, e);
+        if (st != DG_OK) return st;
+        cost[b] = j.cost;
+    }
+    return DG_OK;
 }
 
 /* ------------------------------------------------------------ episodes */
