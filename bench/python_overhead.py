@@ -35,21 +35,25 @@ def main():
     t_import = time.perf_counter() - t0
     cli = os.path.join(a.build, "difgames")
     tmp = tempfile.mkdtemp(prefix="dg_pybench_")
-    cmd_s, py_s = [], []
+    cmd_s, py_s, cmd_in, py_in = [], [], [], []
     try:
         for i in range(a.runs):
             out = os.path.join(tmp, "cli%d" % i)
             t = time.perf_counter()
-            subprocess.run([cli, "train", "--config", a.config, "--out", out, "--quiet"], check=True,
-                           stdout=subprocess.DEVNULL)
+            r = subprocess.run([cli, "train", "--config", a.config, "--out", out, "--quiet"], check=True,
+                               capture_output=True, text=True)
             cmd_s.append(time.perf_counter() - t)
+            cmd_in.append(json.loads(r.stdout.strip().splitlines()[-1])["seconds"])
             t = time.perf_counter()
-            dg.train(a.config, out=os.path.join(tmp, "py%d" % i))
+            py_in.append(dg.train(a.config, out=os.path.join(tmp, "py%d" % i))["seconds"])
             py_s.append(time.perf_counter() - t)
         mc, mp = statistics.median(cmd_s), statistics.median(py_s)
         print("train %s: command %.3f s, dg.train %.3f s (median of %d each, alternating): %+.1f %%; "
               "import difgames %.3f s" % (os.path.relpath(a.config, ROOT), mc, mp, a.runs, 100 * (mp / mc - 1),
                                           t_import))
+        ic, ip = statistics.median(cmd_in), statistics.median(py_in)
+        print("  the training alone (the JSON's seconds): command %.3f s, dg.train %.3f s: %+.1f %%"
+              % (ic, ip, 100 * (ip / ic - 1)))
         # the autograd.Function's epoch
         import torch
         bench = subprocess.run([cli, "bench", "--config", a.config], check=True, capture_output=True, text=True)
