@@ -8,6 +8,7 @@
 #include "difgames/flat.h"
 #include "difgames/hji.h"
 #include "difgames/keys.h"
+#include "difgames/memory.h"
 #include "difgames/run.h"
 
 #define DG_ERR_LOCAL(e) dg_err e##_local = {0}; if (!(e)) (e) = &e##_local
@@ -407,6 +408,10 @@ dg_status dg_flat_episode(dg_flat *f, const dg_real *params, const dg_real *stat
             f->saved_rows = B * blocks;
         }
     }
+    dg_err me = {0};  /* an episode that cannot fit is refused before its arena is grown */
+    if (dg_mem_check(dg_run_eval_memory(v, &f->r.opts, f->p, B, backward), &me) != DG_OK)
+        return dg_err_set(e, me.status, "an episode of %d rows x horizon %d %s; lower the rows or env.horizon", B,
+                          v->horizon, me.msg);
     dg_real *own = NULL;
     if (metrics && v->nmetrics && !traj && !(traj = own = malloc((H + 1) * B * S * sizeof(dg_real))))
         return dg_err_set(e, DG_ERR_NOMEM, "out of memory for the trajectory");

@@ -46,6 +46,35 @@ def test_errors_are_library_lines():
     raises(ValueError, dg.Env, "a\0b")
 
 
+def test_hostile_files():
+    """the command's hostile-input classes through Python: files that are not regular files (a FIFO
+    must not hang, a device, a folder) as a config or a checkpoint, paths too long, huge values, an
+    output that is an input: each raises difgames.Error (one line), nothing crashes or hangs"""
+    d = tmpdir()
+    fifo = os.path.join(d, "fifo.yaml")
+    os.mkfifo(fifo)
+    env = dg.Env(REACH, horizon=5)
+    for bad in (fifo, "/dev/zero", d, "/" + "x" * 5000 + ".yaml"):
+        e = raises(dg.Error, dg.Env, bad)
+        assert "\n" not in str(e)
+        raises(dg.Error, env.load, bad)
+        raises(dg.Error, dg.hji.solve, bad)
+    raises(dg.Error, dg.Env, REACH, horizon=10 ** 12)
+    raises(dg.Error, dg.Env, REACH, train__batch=2 ** 31)
+    raises(dg.Error, dg.Env, REACH, policy__hidden=[10 ** 9, 10 ** 9], contains="policy.hidden")
+    raises(ValueError, dg.Env, REACH, game="reach\nx")
+    big = dg.Env(REACH, horizon=100000)                    # an episode that cannot fit is refused
+    s, aux = big.reset(batch=1 << 20, seed=0)
+    flat = big.flatten(big.init_params(0))
+    raises(dg.Error, big.episode, flat, s, aux, backward=True, contains="env.horizon")
+    raises((dg.Error, MemoryError), big.rollout, big.init_params(0), init=(s, aux))
+    p = env.init_params(0)
+    raises(dg.Error, env.save, os.path.join(d, "no", "such", "dir", "w.safetensors"), p)
+    raises(dg.Error, env.save, d, p)                       # a folder
+    raises(dg.Error, dg.train, REACH, out=fifo, epochs=1)
+    raises(dg.Error, dg.train, REACH, out=REACH, epochs=1)  # a file, not a folder
+
+
 def test_reset_observe_step():
     env = dg.Env(REACH)
     s, aux = env.reset(batch=5, seed=0)
@@ -116,5 +145,5 @@ def test_build_tree_import():
     assert os.path.dirname(dg.__file__) == os.path.dirname(_paths.__file__)
 
 
-run([test_overrides, test_errors_are_library_lines, test_reset_observe_step, test_params_checkpoints_rollout,
+run([test_hostile_files, test_overrides, test_errors_are_library_lines, test_reset_observe_step, test_params_checkpoints_rollout,
      test_build_tree_import])
