@@ -11,6 +11,9 @@ from .env import Env
 __all__ = ["train", "eval", "certify", "state_dict", "load_state_dict"]
 
 
+_OUTPUTS = ("metrics.csv", "loss.png", "final.safetensors", "resume.safetensors")
+
+
 def _g9(x):
     """A number as the command's JSON prints it (%.9g)."""
     return float("%.9g" % float(x))
@@ -34,6 +37,11 @@ def train(config, out=None, progress=None, **overrides):
 def _train(env, config, out, progress):
     if out is None:
         out = _lib.run_dir(config)
+    # the command's check: the config must not be one of the files the run writes (it would be replaced)
+    for name in _OUTPUTS:
+        if os.path.exists(config) and os.path.realpath(os.path.join(os.fspath(out), name)) == os.path.realpath(config):
+            raise _lib.Error("%s: the config is one of the run's outputs (%s); give another out" % (config, name),
+                             "argument")
     stop = ctypes.c_int(0)
     raised = []
     nt, nm = len(env.term_names), len(env.metric_names)

@@ -98,6 +98,10 @@ def test_train_refuses():
     raises(dg.Error, dg.train, conf, out=os.path.join(d, "file"), **OVER)
     raises(KeyError, dg.train, conf, out=os.path.join(d, "y"), epoch=3, contains="epochs")
     raises(dg.Error, dg.eval, conf, os.path.join(d, "missing.safetensors"))
+    os.makedirs(os.path.join(d, "o"))
+    inside = write(os.path.join(d, "o", "metrics.csv"), open(conf).read())
+    raises(dg.Error, dg.train, inside, out=os.path.join(d, "o"), contains="outputs", **OVER)
+    assert open(inside).read() == open(conf).read()
 
 
 def test_state_dict_round_trip():
