@@ -22,6 +22,8 @@ class Error(Exception):
         self.status = status
 
 
+Error.__module__ = "difgames"
+
 def _load():
     names = []
     if os.environ.get("DIFGAMES_LIB"):

@@ -1,6 +1,7 @@
 """Env: a config's game on numpy arrays (include/difgames/flat.h through ctypes)."""
 import ctypes
 import difflib
+import os
 
 import numpy as np
 
@@ -296,8 +297,15 @@ class Env:
         return self._unflat(flat)
 
     def save(self, path, params):
-        """params as a checkpoint at path (safetensors, atomic; the game and config in its metadata)."""
+        """params as a checkpoint at path (safetensors, atomic; the game and config in its metadata);
+        its folder is made when missing, as a training run's."""
         flat = self.flatten(params)
+        folder = os.path.dirname(os.fspath(path))
+        if folder and not os.path.isdir(folder):
+            try:
+                os.makedirs(folder, exist_ok=True)
+            except (OSError, ValueError) as exc:
+                raise Error("%s: cannot make its folder: %s" % (path, exc.strerror or exc), "io") from None
         e = _lib.err()
         self._check(self._api.flat_save(self._h, _lib.path_bytes(path), self._ptr(flat), ctypes.byref(e)), e)
 

@@ -69,7 +69,8 @@ def test_hostile_files():
     raises(dg.Error, big.episode, flat, s, aux, backward=True, contains="env.horizon")
     raises((dg.Error, MemoryError), big.rollout, big.init_params(0), init=(s, aux))
     p = env.init_params(0)
-    raises(dg.Error, env.save, os.path.join(d, "no", "such", "dir", "w.safetensors"), p)
+    raises(dg.Error, env.save, os.path.join(REACH, "no", "w.safetensors"), p)   # below a file
+    env.save(os.path.join(d, "new", "dir", "w.safetensors"), p)                   # made, as a run's folder
     raises(dg.Error, env.save, d, p)                       # a folder
     raises(dg.Error, dg.train, REACH, out=fifo, epochs=1)
     raises(dg.Error, dg.train, REACH, out=REACH, epochs=1)  # a file, not a folder
