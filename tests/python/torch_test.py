@@ -39,6 +39,16 @@ def test_gradcheck_f64():
     assert torch.autograd.gradcheck(g, tuple(p[n] for n in names), eps=1e-6, atol=1e-7, rtol=1e-5)
 
 
+def test_open_loop_actions():
+    """open-loop actions (train.mode: open_loop): the plan's rows, before tanh, get the gradient"""
+    env = dg.Env(write(os.path.join(tmpdir(), "ol.yaml"), SMALL), train__mode="open_loop")
+    assert env.param_names == ["plan"]
+    plan = torch.zeros(env.param_shapes[0], dtype=torch.float64).uniform_(-0.5, 0.5).requires_grad_()
+    s, a = env.reset(3, 0)
+    assert torch.autograd.gradcheck(lambda q: dg.torch.episode_loss(env, {"plan": q}, init=(s, a)), (plan,),
+                                    eps=1e-6, atol=1e-7, rtol=1e-5)
+
+
 def test_repeated_backward_and_forward():
     env = dg.Env(cfg("reach.yaml"), precision="f64", horizon=10)
     p = tensors(env.init_params(seed=0))
@@ -102,4 +112,4 @@ def test_adam_loop_matches_train():
     assert worst < 1e-12, worst  # measured: 3.3e-16
 
 
-run([test_gradcheck_f64, test_repeated_backward_and_forward, test_adam_loop_matches_train])
+run([test_gradcheck_f64, test_open_loop_actions, test_repeated_backward_and_forward, test_adam_loop_matches_train])
