@@ -408,19 +408,21 @@ dg_status dg_flat_episode(dg_flat *f, const dg_real *params, const dg_real *stat
             f->saved_rows = B * blocks;
         }
     }
-    dg_err me = {0};  /* an episode that cannot fit is refused before its arena is grown */
-    if (dg_mem_check(dg_run_eval_memory(v, &f->r.opts, f->p, B, backward), &me) != DG_OK)
-        return dg_err_set(e, me.status, "an episode of %d rows x horizon %d %s; lower the rows or env.horizon", B,
-                          v->horizon, me.msg);
-    dg_real *own = NULL;
-    if (metrics && v->nmetrics && !traj && !(traj = own = malloc((H + 1) * B * S * sizeof(dg_real))))
-        return dg_err_set(e, DG_ERR_NOMEM, "out of memory for the trajectory");
     /* a first sizing from the measured tape, so the first call does not grow it several times */
     int hidden[DG_MLP_MAX_LAYERS];
     for (int i = 0; i + 1 < f->m.mlp[0].nlayers; i++) hidden[i] = f->m.mlp[0].sizes[i + 1];
     const double need = dg_rollout_memory(v, hidden, f->m.mlp[0].nlayers > 0 ? f->m.mlp[0].nlayers - 1 : 0, B,
                                           (double)H, backward);
-    if (dg_ctx_capacity(f->ctx) < need && need < (double)DG_ARENA_MAX) dg_ctx_reserve(&f->ctx, (size_t)need);
+    if (dg_ctx_capacity(f->ctx) < need) {  /* a larger episode than before: refused if it cannot fit */
+        dg_err me = {0};
+        if (dg_mem_check(dg_run_eval_memory(v, &f->r.opts, f->p, B, backward), &me) != DG_OK || need > DG_ARENA_MAX)
+            return dg_err_set(e, me.status ? me.status : DG_ERR_NOMEM, "an episode of %d rows x horizon %d %s; lower "
+                              "the rows or env.horizon", B, v->horizon, me.status ? me.msg : "needs more than 16 GiB of tape");
+        dg_ctx_reserve(&f->ctx, (size_t)need);
+    }
+    dg_real *own = NULL;
+    if (metrics && v->nmetrics && !traj && !(traj = own = malloc((H + 1) * B * S * sizeof(dg_real))))
+        return dg_err_set(e, DG_ERR_NOMEM, "out of memory for the trajectory");
     memcpy(f->p->data, params, f->p->total * sizeof(dg_real));
     dg_env *env = f->r.env;  /* f's own: its weights scaled for this episode, then put back */
     dg_real w[DG_LOSS_MAX_TERMS];
