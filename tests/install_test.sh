@@ -53,4 +53,19 @@ SFLAGS=$(PKG_CONFIG_PATH="$LIBDIR/pkgconfig" pkg-config --static --cflags --libs
 ldd ./hover3 >ldd3.txt || true
 grep -q libdifgames ldd3.txt && fail "hover3 should not need libdifgames.so"
 ./hover3 150 >/dev/null || fail "hover (static) did not train"
-echo "install_test: ok (installed, linked through pkg-config: shared with rpath, LD_LIBRARY_PATH, static)"
+# the Python package: installed below the prefix (DG_PYTHON_DIR), it finds the installed library
+# relative to itself, with the build and source trees out of sight
+PYPKG=$(find "$T/prefix" -path '*/difgames/__init__.py' | head -n 1)
+[ -n "$PYPKG" ] || fail "the Python package was not installed (python/CMakeLists.txt)"
+PYDIR=$(dirname "$(dirname "$PYPKG")")
+if /usr/bin/python3 -c 'import numpy' 2>/dev/null; then
+    PYTHONPATH="$PYDIR" /usr/bin/python3 -c '
+import sys, difgames as dg, difgames._paths as p
+assert p.LIBRARY.startswith(sys.argv[1]), p.LIBRARY
+env = dg.Env(sys.argv[2], horizon=5)
+s, aux = env.reset(batch=3, seed=0)
+assert env.rollout(env.init_params(0), init=(s, aux))["loss"] > 0
+' "$T/prefix" "$SRC/configs/reach.yaml" || fail "the installed Python package does not load or run"
+    echo "install_test: the Python package runs from $PYDIR"
+fi
+echo "install_test: ok (installed, linked through pkg-config: shared with rpath, LD_LIBRARY_PATH, static; Python)"

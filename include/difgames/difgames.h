@@ -78,6 +78,7 @@
 #include "difgames/run.h"         /* a run from a config: train, its policy, states, eval           */
 #include "difgames/live.h"        /* episodes one step at a time: a person's action, moved bodies   */
 #include "difgames/sweep.h"       /* studies: a config trained over keys' values and seeds          */
+#include "difgames/flat.h"        /* a run behind one handle on flat arrays (the Python package)    */
 #include "difgames/hji.h"         /* the HJBI grid solver: its overview, and all of these parts:    */
 #include "difgames/hji_grid.h"    /*   the grid, targets as signed distances                        */
 #include "difgames/hji_game.h"    /*   a game: dynamics, input sets, roles, payoff, optimal inputs  */
@@ -89,6 +90,7 @@
 #include "difgames/hji_file.h"    /*   `difgames hji solve|play|versus` as calls                    */
 #include "difgames/hji_learn.h"   /*   the HJI residual as a loss on the tape, for value networks    */
 #include "difgames/hji_part.h"    /* a grid cut in boxes: the solver's parts over MPI ranks         */
+#include "difgames/hji_flat.h"    /* a grid value behind one handle, read at arrays of states        */
 #include "difgames/certify.h"     /* learned players against the grid solver's equilibrium          */
 #include "difgames/certify_dp.h"  /* the learner's own discrete game solved by dynamic programming   */
 #include "difgames/certify_sampling.h" /* a learned value's safe set certified by sampling     */

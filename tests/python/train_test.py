@@ -1,0 +1,136 @@
+"""dg.train and dg.eval against the command (python/difgames/run.py; tier e2e): the same JSON and the
+same files as `difgames train` / `difgames eval` for the same config, the progress callback, a callback
+that raises or interrupts, and checkpoints through a torch state_dict."""
+import csv
+import json
+import os
+import subprocess
+import sys
+
+from pyutil import cfg, need, raises, run, tmpdir, write
+
+need("numpy")
+import numpy as np  # noqa: E402
+
+import difgames as dg  # noqa: E402
+
+BUILD = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(dg.__file__))))  # build/python/difgames/ -> build
+CLI = os.path.join(BUILD, "difgames")
+OVER = dict(epochs=12, horizon=15, train__batch=16)
+
+
+def command(*args):
+    out = subprocess.run([CLI] + list(args), capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def metrics(path):
+    with open(path) as f:
+        rows = list(csv.DictReader(f))
+    for r in rows:
+        r.pop("ms", None)  # wall time: the one column that differs
+    return rows
+
+
+def test_train_as_command():
+    d = tmpdir()
+    conf = write(os.path.join(d, "reach.yaml"), open(cfg("reach.yaml")).read())
+    seen = []
+    res = dg.train(conf, out=os.path.join(d, "py"), progress=seen.append, **OVER)
+    ref = command("train", "--config", conf, "--out", os.path.join(d, "cli"), "--epochs", "12", "--horizon", "15",
+                  "--batch", "16", "--quiet")
+    assert list(res) == list(ref), (list(res), list(ref))    # the same keys, in the same order
+    for k in ("game", "source", "epochs", "final_loss", "interrupted"):
+        assert res[k] == ref[k], (k, res[k], ref[k])
+    assert [s["epoch"] for s in seen] == list(range(1, 13)) and float("%.9g" % seen[-1]["loss"]) == res["final_loss"]
+    assert set(seen[0]["terms"]) == {"goal", "collision", "energy"}
+    for f in ("final.safetensors", "resume.safetensors", "loss.png", "metrics.csv"):
+        assert os.path.exists(os.path.join(d, "py", f)), f
+    assert metrics(os.path.join(d, "py", "metrics.csv")) == metrics(os.path.join(d, "cli", "metrics.csv"))
+    env = dg.Env(conf, **OVER)
+    a, b = env.load(os.path.join(d, "py", "final.safetensors")), env.load(os.path.join(d, "cli", "final.safetensors"))
+    assert all(np.array_equal(a[k], b[k]) for k in a)
+    # eval: the command's numbers
+    ev = dg.eval(conf, os.path.join(d, "py", "final.safetensors"), **OVER)
+    ref = command("eval", "--config", conf, "--ckpt", os.path.join(d, "py", "final.safetensors"),
+                  "--horizon", "15", "--batch", "16")
+    for k in ref:
+        assert k in ev and (ev[k] == ref[k] or abs(ev[k] - ref[k]) <= 1e-7 * abs(ref[k])), (k, ev.get(k), ref[k])
+
+
+def test_train_default_out_and_f64():
+    d = tmpdir()
+    os.makedirs(os.path.join(d, "configs"))
+    conf = write(os.path.join(d, "configs", "tiny.yaml"), "game: reach\nenv: {horizon: 5}\ntrain: {batch: 4}\n")
+    cwd = os.getcwd()
+    os.chdir(d)
+    try:
+        res = dg.train("configs/tiny.yaml", epochs=2, precision="f64")
+    finally:
+        os.chdir(cwd)
+    assert res["epochs"] == 2 and os.path.exists(os.path.join(d, "runs", "tiny", "final.safetensors"))
+    del conf
+
+
+def test_callback_stops():
+    d = tmpdir()
+    conf = write(os.path.join(d, "reach.yaml"), open(cfg("reach.yaml")).read())
+
+    def boom(info):
+        if info["epoch"] == 3:
+            raise ValueError("stop here")
+    raises(ValueError, dg.train, conf, out=os.path.join(d, "a"), progress=boom, contains="stop here", **OVER)
+    assert os.path.exists(os.path.join(d, "a", "final.safetensors"))   # what was done is saved
+
+    def ctrl_c(info):
+        if info["epoch"] == 4:
+            raise KeyboardInterrupt
+    res = dg.train(conf, out=os.path.join(d, "b"), progress=ctrl_c, **OVER)
+    assert res["interrupted"] and res["epochs"] == 4, res
+
+
+def test_train_refuses():
+    d = tmpdir()
+    conf = write(os.path.join(d, "reach.yaml"), open(cfg("reach.yaml")).read())
+    raises(dg.Error, dg.train, conf, out=os.path.join(d, "x"), epochs=0, contains="train.epochs")
+    write(os.path.join(d, "file"), "x")
+    raises(dg.Error, dg.train, conf, out=os.path.join(d, "file"), **OVER)
+    raises(KeyError, dg.train, conf, out=os.path.join(d, "y"), epoch=3, contains="epochs")
+    raises(dg.Error, dg.eval, conf, os.path.join(d, "missing.safetensors"))
+    os.makedirs(os.path.join(d, "o"))
+    inside = write(os.path.join(d, "o", "metrics.csv"), open(conf).read())
+    raises(dg.Error, dg.train, inside, out=os.path.join(d, "o"), contains="outputs", **OVER)
+    assert open(inside).read() == open(conf).read()
+
+
+def test_state_dict_round_trip():
+    need("torch")
+    import torch
+    d = tmpdir()
+    env = dg.Env(cfg("reach.yaml"), horizon=10)
+    p = env.init_params(seed=2)
+    net = torch.nn.Sequential(torch.nn.Linear(env.obs_dim, 64), torch.nn.Tanh(), torch.nn.Linear(64, 64),
+                              torch.nn.Tanh(), torch.nn.Linear(64, env.act_dim), torch.nn.Tanh())
+    module = torch.nn.Module()
+    module.net = net
+    module.load_state_dict(dg.state_dict(p))                 # the checkpoint's names, unchanged
+    s, aux = env.reset(4, 0)
+    o = torch.from_numpy(env.observe(s, aux))
+    with torch.no_grad():
+        for prm in module.parameters():
+            prm.mul_(0.5)
+    q = dg.load_state_dict(env, module.state_dict())
+    path = os.path.join(d, "half.safetensors")
+    env.save(path, q)
+    back = env.load(path)
+    assert all(np.array_equal(back[k], p[k] * np.float32(0.5)) for k in p)
+    ref = command("eval", "--config", cfg("reach.yaml"), "--ckpt", path, "--horizon", "10", "--batch", "4")
+    assert abs(ref["loss"] - env.rollout(back, seed=0, batch=4)["loss"]) <= 1e-6 * ref["loss"]
+    del o
+    raises(KeyError, dg.load_state_dict, env, {"net.0.weight": torch.zeros(64, env.obs_dim)})
+
+
+run([test_train_as_command, test_train_default_out_and_f64, test_callback_stops, test_train_refuses,
+     test_state_dict_round_trip])
+sys.exit(0)
