@@ -8,7 +8,7 @@
 # arena. One seed each (the report of issue 10 has seeds 0, 1, 2); held-out
 # initial states come from eval --seed 1000, a seed no training run uses.
 # billiards, racing and pong: the targets their docs/games pages state; merton within 2 % of Merton's
-# fraction (docs/economics_noise.md).
+# fraction (docs/economics.md).
 # usage: defaults_test.sh path/to/difgames repo_root
 . "$(dirname "$0")/lib.sh"
 cd "$ROOT"
@@ -47,7 +47,7 @@ expect "pong: miss_left <= 0.05" "x <= 0.05" "$(metric "$j" miss_left)"
 expect "pong: miss_right <= 0.05" "x <= 0.05" "$(metric "$j" miss_right)"
 expect "pong: exploit_pursuer <= 0.05" "x <= 0.05" "$(metric "$j" exploit_pursuer)"
 expect "pong: exploit_evader <= 0.05" "x <= 0.05" "$(metric "$j" exploit_evader)"
-# merton: BPTT through the noisy wealth to Merton's fraction (docs/economics_noise.md), held-out rows
+# merton: BPTT through the noisy wealth to Merton's fraction (docs/economics.md), held-out rows
 "$DG" train --config configs/merton.yaml --seed 0 --out "$T/merton" --quiet >/dev/null || bad "merton: train"
 j=$("$DG" eval --config configs/merton.yaml --ckpt "$T/merton/final.safetensors" --seed 1000 --batch 16384) \
     || bad "merton: eval"

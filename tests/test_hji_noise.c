@@ -414,7 +414,7 @@ static void test_refusals(void **state) {
 
 /* configs/hji/merton.yaml as shipped: within 1e-3 relative of the closed form over the inner 80 % of
  * the wealth range (the issue's bar; measured 1.7e-6), the optimal fraction within 0.1 %; and the
- * refinement study of docs/economics_grid.md (21, 41, 81 nodes and the shipped 201), printed. */
+ * refinement study of docs/economics.md (21, 41, 81 nodes and the shipped 201), printed. */
 static void test_merton_config(void **state) {
     (void)state;
     static const int N[] = {21, 41, 81, 0};
@@ -435,7 +435,7 @@ static void test_merton_config(void **state) {
 
 /* configs/hji/lqg.yaml as shipped (121 nodes) and on 61, 241 and 481: the error falls with the grid
  * (the explicit step, dt ~ dx^2 once the diffusion sets it, is what is left: the central differences
- * are exact for the quadratic value); printed for docs/economics_grid.md. */
+ * are exact for the quadratic value); printed for docs/economics.md. */
 static void test_lqg_config(void **state) {
     (void)state;
     static const int N[] = {61, 0, 241, 481};

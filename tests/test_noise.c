@@ -2,7 +2,7 @@
  * game: the draws are standard normal and a function of (key, global row, step) alone, so an
  * episode cut into shards at any row plays the same noise; reach's env.noise moves the state; the
  * exact log-normal step's mean, the expected utility of Merton's fraction against the closed form
- * (docs/economics_noise.md), and the Euler step's bias the document states. The slow group trains
+ * (docs/economics.md), and the Euler step's bias the document states. The slow group trains
  * merton by BPTT to within 2 % of Merton's fraction at reduced size. */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
@@ -186,7 +186,7 @@ static void test_merton_expected_utility(void **state) {
 /* The Euler step w' = w (1 + (r + pi (mu - r)) dt + pi sigma sqrt(dt) z) compounds to the optimum
  * of max_pi E[(1 + (r + pi (mu - r)) dt + pi sigma sqrt(dt) z)^gamma] per step (the steps are
  * independent): by quadrature over z, for the issue's monthly step, 2.4 % below Merton's 2.24 (the
- * bias docs/economics_noise.md states), a weekly one 0.55 %, which the exact step does not have */
+ * bias docs/economics.md states), a weekly one 0.55 %, which the exact step does not have */
 static double euler_step_utility(double pi, double dt) {
     const double mu = 0.1, r = 0.03, s = 0.25, g = 0.5;
     double sum = 0, wsum = 0;

@@ -6,7 +6,7 @@
  * the diffusion pi sigma w (noise_dim 1, dg_env.step_noise). The optimum is the constant fraction
  * (mu - r) / ((1 - gamma) sigma^2), whatever the wealth and time to go, with the value
  *     w^gamma / gamma exp(gamma (r + (mu - r)^2 / (2 sigma^2 (1 - gamma))) T):
- * the anchor of BPTT with noise (docs/economics_noise.md). */
+ * the anchor of BPTT with noise (docs/economics.md). */
 #include <tgmath.h>
 #include <stdlib.h>
 
