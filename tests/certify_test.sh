@@ -8,7 +8,8 @@
 #   against the grid's answer (above its cost with the wind held); declared held, one value and the
 #   plan bound; the JSON says how the input was treated, the CSV names the state as the file does.
 # - refusals, one line and exit 2 each: an input left undeclared, a game without per-row costs (a
-#   plugin), an open-loop game, a --box of the wrong size or upside down, options of the other path.
+#   plugin), an open-loop game, a noisy game (reach's env.noise, merton, a model file's diffusion), a
+#   general-sum game (fishwar), a --box of the wrong size or upside down, options of the other path.
 #   usage: certify_test.sh path/to/difgames repo_root
 . "$(dirname "$0")/lib.sh"
 cd "$ROOT" || exit 1
@@ -98,10 +99,15 @@ HOVER=$(dirname "$DG")/examples/hover.so
 CH=$(cfg ch "game: chase\nenv: {evader: policy, walls: false, horizon: 5}\npolicy: {hidden: [8]}\n")
 "$DG" train --config "$CH" --epochs 1 --out "$T/ch" --quiet >/dev/null 2>&1 || bad "train chase"
 BI=$(cfg bi "game: billiards\n")
+RN=$(cfg rn "game: reach\nenv: {noise: 0.5}\n")
 run_rows "" "" \
     "an input nobody declared|the input 'w' of gust is played by no learned player: declare how (model.inputs.w.play|certify --config $GU --ckpt $CK" \
     "a game without per-row costs|does not declare its costs per row (dg_game.step_cost_rows)|certify --plugin $HOVER --config examples/hover.yaml --ckpt $CK" \
     "an open-loop game|is played by an open-loop plan|certify --config $BI --ckpt $CK" \
+    "a noisy game (env.noise)|$RN: reach has Brownian noise (env.noise > 0)|certify --config $RN --ckpt $CK" \
+    "a noisy game (merton)|configs/merton.yaml: merton has Brownian noise|certify --config configs/merton.yaml --ckpt $CK" \
+    "a model file's diffusion|has Brownian noise (model.diffusion)|certify --config configs/models/merton_noise.yaml --ckpt $CK" \
+    "a general-sum game|configs/fishwar.yaml: fishwar is a general-sum game|certify --config configs/fishwar.yaml --ckpt $CK" \
     "--box of the wrong size|--box -1,1: chase's value state has 4 axes: give 8 numbers|certify --config $CH --ckpt $T/ch/final.safetensors --box -1,1" \
     "--box upside down|a low end below each high one|certify --config $GA --ckpt $CK --box 1,-1" \
     "--tol with --hji|--tol applies to the learner's own game: not with --hji|certify --config $DS --ckpt $CK --hji configs/hji/duel_simple_time.yaml --tol 0.1" \

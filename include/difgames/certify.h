@@ -80,6 +80,10 @@ typedef struct dg_certify_result {
 /* DG_OK unless env's game is general-sum (dg_env.general_sum): then DG_ERR_CONFIG naming the game in
  * one line, as certify does not yet define what it promises for such a game. */
 DG_API dg_status dg_certify_general_sum_check(const struct dg_env *env, dg_err *e);
+/* DG_OK unless env's game has Brownian noise (dg_env.noise_dim > 0: reach with env.noise > 0, merton, a
+ * model file's diffusion): then DG_ERR_CONFIG in one line naming the game and where its noise is
+ * declared, as certify does not yet define what it promises for a noisy game. */
+DG_API dg_status dg_certify_env_noise_check(const struct dg_env *env, dg_err *e);
 /* Plays the learned pair pol/params in env's own dynamics from o->episodes initial states drawn by
  * its reset (o->seed), each to capture or the horizon, and compares its capture time with the value
  * V (p's grid, its last time) at the mapped initial state; value and cost (may be NULL; room for

@@ -706,7 +706,8 @@ int cmd_certify(int argc, char **argv) {
         return rc;
     }
     dg_err gse = {0};
-    if (dg_certify_general_sum_check(c.run.env, &gse) != DG_OK) {  /* refused before any solve */
+    if (dg_certify_general_sum_check(c.run.env, &gse) != DG_OK ||   /* refused before any solve */
+        dg_certify_env_noise_check(c.run.env, &gse) != DG_OK) {
         free(box.v);
         dg_run_free(&c.run);
         cli_error("certify", "%s: %s", config ? config : "the run's config", gse.msg);
