@@ -151,9 +151,26 @@ static void tabulate(dg_model *m, const dg_hji_grid *g, const dg_model_expr *x, 
     dg_model_unlock(m);
 }
 
+/* a = sigma sigma^T at the state x and inputs (u, d) (nx by nx, row-major, zeroed by the caller): the
+ * model's diffusion, diagonal, each listed state's sigma_i(x, u, d)^2, as its Euler-Maruyama step
+ * x_i += sigma_i sqrt(dt) z_i has (the grid has no episode time: the time reads its default) */
+static void model_diffusion(void *user, const double *x, const double *u, const double *d, double *a) {
+    dg_model *m = user;
+    double v[DG_MODEL_MAX_NAMES];
+    dg_model_lock(m);
+    values(m, x, u, d, v);
+    for (int k = 0; k < m->ndiff; k++) {
+        const int i = m->diff_var[k] - m->s0;
+        const double s = dg_model_eval(&m->diff[k], v);
+        a[i * m->ns + i] = s * s;
+    }
+    dg_model_unlock(m);
+}
+
 void dg_hji_model_game(void *model, dg_hji_game *gm) {
     const dg_model *m = model;
     gm->dyn = model_dyn;
+    if (m->ndiff > 0) gm->diffusion = model_diffusion;   /* model.diffusion: the grid's noise */
     gm->u = input_of(&m->in[0]);
     if (m->ninputs > 1) gm->d = input_of(&m->in[1]);
     gm->user = model;
@@ -246,6 +263,10 @@ int dg_hji_model_episode(void *model, double *aux) {
 
 dg_status dg_hji_model_payoff(void *model, dg_cfg *cfg, int cost, dg_hji_game *gm, dg_err *e) {
     dg_model *m = model;
+    if (m->ndiff > 0 && (!cost || m->has_target || m->has_avoid))   /* what the grid's noise scheme solves */
+        return dg_cfg_error(cfg, "model.diffusion", e, "noise on the grid is solved for games of degree (payoff: cost) "
+                            "without a target or sets to avoid: a noisy game of kind's tube would be a probability of "
+                            "reaching, not yet defined");
     if (!cost) {
         if (!m->has_target)
             return dg_cfg_error(cfg, "model.target", e, "missing: the grid solver needs the target set (or payoff: "
