@@ -4,7 +4,8 @@
 # and by 1 (OMP_THREAD_LIMIT=1) writes the same checkpoint and metrics (the draws are a function
 # of the global batch row and step, not of the thread or the order shards run in); the noise moves
 # the training (env.noise 0 writes another checkpoint); eval of a noisy game reports the spread of
-# its numbers over noise draws. The same over MPI ranks is in mpi_test.sh.
+# its numbers over noise draws; hji solve of a noisy grid game names the diffusion scheme it runs. The
+# same over MPI ranks is in mpi_test.sh.
 # usage: noise_test.sh path/to/difgames repo_root
 . "$(dirname "$0")/lib.sh"
 cd "$ROOT"
@@ -49,4 +50,13 @@ else ok "eval of a noisy game: means and spreads over 5 noise draws"; fi
 "$DG" eval --config "$C" --ckpt "$T/calm/final.safetensors" --batch 32 >"$T/out" 2>"$T/err"
 if grep -q spread "$T/out"; then bad "eval of a game without noise reports a spread: $(cat "$T/out")"
 else ok "eval of a game without noise: no spread"; fi
+# hji solve of a noisy grid game says the scheme that runs (the diffusion scheme), not an accuracy
+# preset that does not apply to it
+sed 's/^  n: \[121\]/  n: [31]/' configs/hji/lqg.yaml >"$T/lqg.yaml"
+"$DG" hji solve --config "$T/lqg.yaml" --out "$T/lqg.safetensors" >/dev/null 2>"$T/err"
+rc=$?
+if [ $rc -ne 0 ]; then bad "hji solve lqg1d: exit $rc ($(tail -n 1 "$T/err"))"
+elif grep -q "solving lqg1d: .*the monotone diffusion scheme, 101 candidates per input component" "$T/err" \
+    && ! grep -qi "veryHigh\|medium\|high$" "$T/err"; then ok "hji solve of a noisy game: its banner names the diffusion scheme"
+else bad "hji solve of a noisy game's banner: $(head -n 2 "$T/err")"; fi
 finish

@@ -282,8 +282,14 @@ static int hji_solve(int argc, char **argv) {
     dg_status s = dg_hji_solve_plan(p, &fo, &r, &e);
     if (s == DG_OK) {
         for (int k = 0; k < p->grid.ndim; k++) cli_catf(dims, sizeof dims, "%s%d", k ? "x" : " ", p->grid.n[k]);
+        /* the scheme that runs: a noisy game's is the diffusion scheme, where accuracy does not apply */
+        char scheme[96];
+        if (dg_hji_game_noisy(&p->game))
+            snprintf(scheme, sizeof scheme, "the monotone diffusion scheme, %d candidates per input component",
+                     p->opts.controls);
+        else snprintf(scheme, sizeof scheme, "%s", dg_hji_accuracy_name(dg_hji_accuracy_of(&p->opts)));
         snprintf(banner, sizeof banner, "solving %s: grid%s, t_end %g, memory about %.1f MiB, %s\n", p->name, dims,
-                 p->t_end, r.memory / 1048576.0, dg_hji_accuracy_name(dg_hji_accuracy_of(&p->opts)));
+                 p->t_end, r.memory / 1048576.0, scheme);
         if (dg_dist_rank() == 0) {  /* under mpirun the other ranks solve in silence */
             p->opts.progress = on_progress;
             p->opts.progress_user = &b;
