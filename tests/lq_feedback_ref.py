@@ -15,6 +15,8 @@ The game's matrices are written once, here; the script
    discounted cost, summed over the starts, with the sum of x0'P_i x0: |learned / Nash - 1| <= T,
    each player; the library's episode terms (cost_<player> = J_i / H) must agree with the sum from the
    trajectory,
+   Also reports the open-loop Nash equilibrium's costs of the same H-step game from the same starts
+   (the stacked first-order conditions), the other equilibrium the learners could have reached,
 4. reports each policy's gain, its Jacobian at the origin by central differences (the first step's
    actions, recorded in the states pu, pw), against K_i: max |dK| / max |K_i| <= G.
 Prints one JSON line; exit 0 when all hold, 1 otherwise.
@@ -63,6 +65,27 @@ def costs_from_traj(traj):
     j1 = (disc * (s[:, :, COLS["px"]] ** 2 + R[0][0, 0] * s[:, :, COLS["pu"]] ** 2)).sum(0)
     j2 = (disc * (s[:, :, COLS["pv"]] ** 2 + R[1][0, 0] * s[:, :, COLS["pw"]] ** 2)).sum(0)
     return np.stack([j1, j2])
+
+
+def open_loop_costs(x0, H):
+    """Each player's cost summed over the starts x0 at the open-loop Nash equilibrium of the same H-step
+    game (plans u_0..u_(H-1) per start; the stacked first-order conditions
+    G'D_i (Phi x0 + sum_j G_j U_j) + R_i U_i = 0, one linear system): what simultaneous gradient play
+    would reach if each player held the other's actions fixed as a sequence instead of a policy."""
+    n, disc = A.shape[0], BETA ** np.arange(H)
+    Phi = np.vstack([np.linalg.matrix_power(A, t) for t in range(H)])
+    G = [np.zeros((n * H, H)) for _ in B]     # x_t = A^t x0 + sum_(s<t) A^(t-1-s) B_j u_j,s
+    for j in range(len(B)):
+        for t in range(H):
+            for s_ in range(t):
+                G[j][n * t:n * t + n, s_] = (np.linalg.matrix_power(A, t - 1 - s_) @ B[j])[:, 0]
+    D = [np.kron(np.diag(disc), Q[i]) for i in range(len(B))]
+    Rm = [R[i][0, 0] * np.diag(disc) for i in range(len(B))]
+    M = np.block([[G[i].T @ D[i] @ G[j] + (Rm[i] if i == j else 0) for j in range(len(B))] for i in range(len(B))])
+    U = np.linalg.solve(M, -np.vstack([G[i].T @ D[i] @ Phi @ x0.T for i in range(len(B))]))
+    U = [U[j * H:(j + 1) * H] for j in range(len(B))]
+    X = Phi @ x0.T + sum(G[j] @ U[j] for j in range(len(B)))
+    return np.array([((X * (D[i] @ X)).sum() + (U[i] * (Rm[i] @ U[i])).sum()) for i in range(len(B))])
 
 
 def states(x0):
@@ -122,6 +145,7 @@ def main():
     res["cost_learned"] = (learned / a.starts).tolist()
     res["cost_nash"] = (nash_sum / a.starts).tolist()
     res["rel"] = (ratio - 1).tolist()
+    res["cost_open_loop"] = (open_loop_costs(x0, H) / a.starts).tolist()
     good &= bool(np.all(np.abs(ratio - 1) <= a.tol))
 
     # 4. the gains: Jacobian of the first actions at the origin
