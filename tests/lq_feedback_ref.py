@@ -18,7 +18,8 @@ The game's matrices are written once, here; the script
    Also reports the open-loop Nash equilibrium's costs of the same H-step game from the same starts
    (the stacked first-order conditions), the other equilibrium the learners could have reached,
 4. reports each policy's gain, its Jacobian at the origin by central differences (the first step's
-   actions, recorded in the states pu, pw), against K_i: max |dK| / max |K_i| <= G.
+   actions, recorded in the states pu, pw), against K_i: max |dK| / max |K_i| <= G; and the
+   effective gains (gain*_ls: least squares of -u_t on x_t over the states the held-out episodes visit).
 Prints one JSON line; exit 0 when all hold, 1 otherwise.
 """
 import argparse
@@ -142,6 +143,11 @@ def main():
     res["terms_rel"] = float(np.abs(lib / learned - 1).max())
     good &= res["terms_rel"] <= 1e-4
     ratio = learned / nash_sum
+    # the effective gains: least squares of -u_t on x_t over every state the held-out episodes visit
+    tr = r["traj"][1:].astype(np.float64)
+    X = tr[:, :, [COLS["px"], COLS["pv"]]].reshape(-1, 2)
+    Kls = np.linalg.lstsq(X, -tr[:, :, [COLS["pu"], COLS["pw"]]].reshape(-1, 2), rcond=None)[0].T
+    res["gain1_ls"], res["gain2_ls"] = Kls[0].tolist(), Kls[1].tolist()
     res["cost_learned"] = (learned / a.starts).tolist()
     res["cost_nash"] = (nash_sum / a.starts).tolist()
     res["rel"] = (ratio - 1).tolist()
