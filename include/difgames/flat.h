@@ -142,6 +142,13 @@ typedef void (*dg_flat_progress)(void *user, int kind, int epoch, const double *
 DG_API dg_status dg_flat_train(dg_flat *f, const char *dir, dg_flat_progress cb, void *user,
                                volatile sig_atomic_t *stop, double *out, dg_err *e);
 
+/* `difgames certify --config CONFIG --ckpt ckpt [--hji hji]` on f's run (dg_certify_run): the n
+ * options names[i] (the command's, "episodes", "no_bounds", ...) set to values[i]'s text
+ * (dg_certify_run_set). Returns the JSON line, f's until the next call or dg_flat_free, or NULL
+ * with e set and *usage (may be NULL) 1 when the input is at fault (the command's exit 2). */
+DG_API const char *dg_flat_certify(dg_flat *f, const char *ckpt, const char *hji, const char *const *names,
+                                   const char *const *values, int n, int *usage, dg_err *e);
+
 #ifdef __cplusplus
 }
 #endif

@@ -10,6 +10,7 @@
 #include "difgames/keys.h"
 #include "difgames/memory.h"
 #include "difgames/run.h"
+#include "solver/flat_internal.h"
 
 #define DG_ERR_LOCAL(e) dg_err e##_local = {0}; if (!(e)) (e) = &e##_local
 
@@ -20,6 +21,7 @@ struct dg_flat {
     dg_ctx    *ctx;      /* the episodes' tape, kept between calls (grown once by dg_ctx_run) */
     dg_real   *saved;    /* dg_episode_grad's saved states (truncated windows), saved_rows rows */
     int        saved_rows;
+    char      *json;     /* dg_flat_certify's last JSON line */
 };
 
 /* ------------------------------------------------------------ keys */
@@ -161,6 +163,7 @@ void dg_flat_free(dg_flat *f) {
     dg_params_free(f->p);
     dg_run_free(&f->r);
     free(f->saved);
+    free(f->json);
     free(f);
 }
 
@@ -507,4 +510,14 @@ dg_status dg_flat_train(dg_flat *f, const char *dir, dg_flat_progress cb, void *
         out[3] = st == DG_OK ? -1 : (double)res.step;
     }
     return st;
+}
+
+
+/* ------------------------------------------------------------ for the layers above (flat_internal.h) */
+
+dg_run *dg_flat_run(dg_flat *f) { return &f->r; }
+
+const char *dg_flat_keep_text(dg_flat *f, char *text) {
+    free(f->json);
+    return f->json = text;
 }

@@ -131,6 +131,51 @@ def test_state_dict_round_trip():
     raises(KeyError, dg.load_state_dict, env, {"net.0.weight": torch.zeros(64, env.obs_dim)})
 
 
+def timeless(r):
+    """A certify JSON without its wall times (seconds_*, exploit_seconds, the refinement's seconds)."""
+    r = {k: v for k, v in r.items() if "seconds" not in k}
+    for g in r.get("refinement", []):
+        g.pop("seconds", None)
+    return r
+
+
+def test_certify_in_library():
+    """dg.certify is the library's (dg_flat_certify): the command's JSON for the same options, both
+    paths, with no command to run (DIFGAMES_COMMAND points nowhere)."""
+    d = tmpdir()
+    conf = write(os.path.join(d, "ds.yaml"), "game: duel_simple\nseed: 0\nenv: {dt: 0.1, horizon: 10, distance: [0.4, 0.8]}\n"
+                 "policy: {hidden: [16]}\ntrain: {batch: 32, epochs: 20, snapshots: [], exploit_every: 0}\n")
+    dg.train(conf, out=os.path.join(d, "ds"))
+    ck = os.path.join(d, "ds", "final.safetensors")
+    opts = ["--episodes", "6", "--nodes", "9", "--max-grids", "3", "--plan-iters", "20", "--bptt-epochs", "2",
+            "--tol", "0.5", "--seed", "3"]
+    ref = command("certify", "--config", conf, "--ckpt", ck, *opts)
+    hji = os.path.join(d, "ds_time.yaml")
+    with open(cfg("hji/duel_simple_time.yaml")) as f:
+        write(hji, f.read().replace("n: [81, 81]", "n: [21, 21]").replace("tol: 1.0e-6", "tol: 1.0e-3"))
+    ref_hji = command("certify", "--config", conf, "--ckpt", ck, "--hji", hji, "--episodes", "8", "--exploit-own", "3")
+    old = os.environ.get("DIFGAMES_COMMAND")
+    os.environ["DIFGAMES_COMMAND"] = "/nonexistent/difgames"  # the package ran this once: no more
+    try:
+        got = dg.certify(conf, ck, episodes=6, nodes=9, max_grids=3, plan_iters=20, bptt_epochs=2, tol=0.5, seed=3)
+        got_hji = dg.certify(conf, ck, hji=hji, episodes=8, exploit_own=3)
+        nb = dg.certify(conf, ck, episodes=4, nodes=9, max_grids=3, no_bounds=True, box=[-2, 2, -2, 2])
+    finally:
+        if old is None:
+            del os.environ["DIFGAMES_COMMAND"]
+        else:
+            os.environ["DIFGAMES_COMMAND"] = old
+    assert timeless(got) == timeless(ref), (got, ref)
+    assert timeless(got_hji) == timeless(ref_hji) and "exploit_pursuer" in got_hji, (got_hji, ref_hji)
+    assert nb["episodes"] == 4 and "br_cost_pursuer" not in nb
+    raises(dg.Error, dg.certify, conf, ck, episodez=4, contains="unknown option 'episodez'")
+    raises(dg.Error, dg.certify, conf, ck, episodes=0, contains="episodes")
+    raises(dg.Error, dg.certify, conf, ck, box=[1, 0, 0, 1], nodes=9, contains="box")
+    raises(dg.Error, dg.certify, conf, ck, hji=hji, tol=0.1, contains="not with --hji")
+    raises(dg.Error, dg.certify, conf, os.path.join(d, "none.safetensors"), contains="none.safetensors")
+    raises(TypeError, dg.certify, conf, ck, episodes="4")
+
+
 run([test_train_as_command, test_train_default_out_and_f64, test_callback_stops, test_train_refuses,
-     test_state_dict_round_trip])
+     test_state_dict_round_trip, test_certify_in_library])
 sys.exit(0)
