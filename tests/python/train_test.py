@@ -7,7 +7,7 @@ import os
 import subprocess
 import sys
 
-from pyutil import cfg, need, raises, run, tmpdir, write
+from pyutil import cfg, need, need_case, raises, run, tmpdir, write
 
 need("numpy")
 import numpy as np  # noqa: E402
@@ -105,7 +105,7 @@ def test_train_refuses():
 
 
 def test_state_dict_round_trip():
-    need("torch")
+    need_case("torch")
     import torch
     d = tmpdir()
     env = dg.Env(cfg("reach.yaml"), horizon=10)
