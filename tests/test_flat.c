@@ -343,6 +343,30 @@ static void test_certify(void **state) {
     assert_non_null(strstr(e.msg, "not with --hji"));
 }
 
+/* eval's extras refused where they do not apply: one learned player has no exploitability, and an
+ * episode through the safety filter needs a filter or an adversary */
+static void test_eval_extras_refused(void **state) {
+    (void)state;
+    dg_flat *f = open_reach(0, NULL, NULL);
+    const int64_t P = dg_flat_dim(f, DG_FLAT_TOTAL), S = dg_flat_dim(f, DG_FLAT_STATE), A = dg_flat_dim(f, DG_FLAT_AUX);
+    float *w = malloc((size_t)P * sizeof *w), *s = malloc(4 * (size_t)S * sizeof *s), *a = malloc(4 * (size_t)(A ? A : 1) * sizeof *a);
+    double out[8], loss;
+    dg_err e = {0};
+    assert_int_equal(dg_flat_init(f, 1, w, 0, 0, NULL, NULL, &e), DG_OK);
+    assert_int_equal(dg_flat_reset(f, 0, 4, s, a, &e), DG_OK);
+    assert_int_equal(dg_flat_dim(f, DG_FLAT_GENERAL_SUM), 0);
+    assert_null(dg_flat_name(f, DG_FLAT_SAFETY_MODE, 0));
+    assert_int_equal(dg_flat_exploit(f, w, s, a, 4, 1, out, &e), DG_ERR_ARG);
+    assert_non_null(strstr(e.msg, "one learned player"));
+    assert_int_equal(dg_flat_safety_eval(f, w, s, a, 4, NULL, &loss, NULL, NULL, out, &e), DG_ERR_ARG);
+    assert_int_equal(dg_flat_safety_eval(f, w, s, a, 4, "/nonexistent.safetensors", &loss, NULL, NULL, out, &e), DG_ERR_IO);
+    assert_non_null(strstr(e.msg, "/nonexistent.safetensors"));
+    free(w);
+    free(s);
+    free(a);
+    dg_flat_free(f);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_dims_names_keys), cmocka_unit_test(test_init_is_trainers),
@@ -350,6 +374,7 @@ int main(void) {
         cmocka_unit_test(test_checkpoint),      cmocka_unit_test(test_train),
         cmocka_unit_test(test_refused),         cmocka_unit_test(test_hji),
         cmocka_unit_test(test_step_cost),       cmocka_unit_test(test_certify),
+        cmocka_unit_test(test_eval_extras_refused),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

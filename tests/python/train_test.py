@@ -176,6 +176,46 @@ def test_certify_in_library():
     raises(TypeError, dg.certify, conf, ck, episodes="4")
 
 
+def test_eval_extras():
+    """dg.eval as `difgames eval`: a zero-sum pair's exploitability, a general-sum game's costs and
+    NashConv terms (with and without them), and the safety filter with an adversary."""
+    d = tmpdir()
+    ds = write(os.path.join(d, "ds.yaml"), "game: duel_simple\nseed: 0\nenv: {dt: 0.1, horizon: 10}\n"
+               "policy: {hidden: [8]}\ntrain: {batch: 8, epochs: 5, snapshots: [], exploit_every: 0, exploit_epochs: 4}\n")
+    dg.train(ds, out=os.path.join(d, "ds"))
+    ck = os.path.join(d, "ds", "final.safetensors")
+    ref = command("eval", "--config", ds, "--ckpt", ck)
+    got = dg.eval(ds, ck)
+    assert got == ref and "exploit_pursuer" in got, (got, ref)
+    assert dg.eval(ds, ck, exploit=False) == command("eval", "--config", ds, "--ckpt", ck, "--no-exploit")
+    fw = cfg("fishwar.yaml")
+    fo = dict(horizon=20, train__batch=8, train__epochs=2, train__exploit_epochs=3)
+    dg.train(fw, out=os.path.join(d, "fw"), **fo)
+    fck = os.path.join(d, "fw", "final.safetensors")
+    cli = ["--horizon", "20", "--batch", "8", "--exploit-epochs", "3"]
+    ref = command("eval", "--config", fw, "--ckpt", fck, *cli)
+    got = dg.eval(fw, fck, **fo)
+    assert got == ref and "nash_conv" in got, (got, ref)
+    ref = command("eval", "--config", fw, "--ckpt", fck, *cli, "--no-exploit")
+    got = dg.eval(fw, fck, exploit=False, **fo)
+    assert got == ref and "cost_" + sorted(k[5:] for k in got if k.startswith("cost_"))[0] in got, (got, ref)
+    with open(cfg("hji/reach_wind_avoid.yaml")) as f:
+        avoid = write(os.path.join(d, "avoid.yaml"), f.read().replace("n: [31, 31, 25, 25]", "n: [15, 15, 11, 11]"))
+    V = os.path.join(d, "V.safetensors")
+    r = subprocess.run([CLI, "hji", "solve", "--config", avoid, "--out", V, "--slices", "1"], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    rw = cfg("models/reach_wind.yaml")
+    dg.train(rw, out=os.path.join(d, "rw"), epochs=20)
+    rck = os.path.join(d, "rw", "final.safetensors")
+    ref = command("eval", "--config", rw, "--ckpt", rck, "--seed", "1000", "--batch", "64", "--safety", V,
+                  "--adversary", V)
+    got = dg.eval(rw, rck, adversary=V, seed=1000, train__batch=64, safety__value=V)
+    assert got == ref and got["safety"] == "switch" and "violations" in got, (got, ref)
+    ref = command("eval", "--config", rw, "--ckpt", rck, "--seed", "1000", "--batch", "64", "--adversary", V)
+    assert dg.eval(rw, rck, adversary=V, seed=1000, train__batch=64) == ref
+    raises(dg.Error, dg.eval, rw, rck, safety__value=os.path.join(d, "none.safetensors"), contains="none.safetensors")
+
+
 run([test_train_as_command, test_train_default_out_and_f64, test_callback_stops, test_train_refuses,
-     test_state_dict_round_trip, test_certify_in_library])
+     test_state_dict_round_trip, test_certify_in_library, test_eval_extras])
 sys.exit(0)
