@@ -373,8 +373,9 @@ class Runner:
     def __init__(self, src, build, runs, given=None):
         self.src, self.runs, self.out, self.given = src, runs, {}, given or {}
         self.tmp = tempfile.mkdtemp(prefix="docs_check.")
-        for d in ("configs", "examples"):
-            shutil.copytree(os.path.join(src, d), os.path.join(self.tmp, d), symlinks=True)
+        for d in ("configs", "examples", "bench", "tests/python"):  # the last two: docs/python.md's runs
+            if d in ("configs", "examples") or os.path.isdir(os.path.join(src, d)):
+                shutil.copytree(os.path.join(src, d), os.path.join(self.tmp, d), symlinks=True)
         os.symlink(os.path.abspath(build), os.path.join(self.tmp, "build"))
         os.mkdir(os.path.join(self.tmp, "bin"))
         os.symlink(os.path.abspath(os.path.join(build, "difgames")), os.path.join(self.tmp, "bin", "difgames"))

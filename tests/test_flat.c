@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include "difgames/difgames.h"
+#include "difgames/certify_run.h"
 #include "difgames/flat.h"
 #include "difgames/run.h"
 #include "util/tmpdir.h"
@@ -287,13 +288,93 @@ static void test_hji(void **state) {
     dg_hji_flat_free(NULL);
 }
 
+/* certify in the library: dg_certify_run's JSON line (the command's stdout), the same through the
+ * flat handle, and the options refused by name */
+static void test_certify(void **state) {
+    (void)state;
+    dg_flat *f = open_reach(0, NULL, NULL);
+    const int64_t P = dg_flat_dim(f, DG_FLAT_TOTAL);
+    float *w = malloc((size_t)P * sizeof *w);
+    dg_err e = {0};
+    char ck[128];
+    snprintf(ck, sizeof ck, "%s/c.safetensors", g_dir);
+    assert_int_equal(dg_flat_init(f, 5, w, 0, 0, NULL, NULL, &e), DG_OK);
+    assert_int_equal(dg_flat_save(f, ck, w, &e), DG_OK);
+    free(w);
+    const char *names[] = {"episodes", "nodes", "max-grids", "--tol", "no_bounds"}, *values[] = {"2", "5", "3", "0.5", "1"};
+    int usage = -1;
+    const char *json = dg_flat_certify(f, ck, NULL, names, values, 5, &usage, &e);
+    if (!json) fail_msg("%s", e.msg);
+    assert_int_equal(usage, 0);
+    assert_non_null(strstr(json, "\"game\":\"reach\""));
+    assert_non_null(strstr(json, "\"certifies\":\"the learner's discrete game\",\"episodes\":2,\"players\":1"));
+    assert_null(strstr(json, "plan_cost"));  /* no bounds */
+    assert_null(dg_flat_certify(f, "/nonexistent.safetensors", NULL, names, values, 5, &usage, &e));
+    assert_int_equal(usage, 0);
+    assert_non_null(strstr(e.msg, "/nonexistent.safetensors"));
+    dg_flat_free(f);
+
+    dg_run r;
+    assert_int_equal(dg_run_load(&r, g_cfg, NULL, 0, &e), DG_OK);
+    dg_certify_run_opts o = dg_certify_run_opts_default();
+    o.ckpt = ck;
+    for (int i = 0; i < 5; i++) assert_int_equal(dg_certify_run_set(&o, names[i], values[i], &e), DG_OK);
+    assert_true(o.episodes == 2 && o.nodes == 5 && o.max_grids == 3 && o.tol == 0.5 && !o.bounds);
+    dg_certify_run_result res;
+    assert_int_equal(dg_certify_run(&r, &o, &res, &e), DG_OK);
+    assert_true(res.episodes == 2 && res.own.players == 1 && res.own.ref.ngrids == 3 && res.rows.value_upper);
+    assert_true(strstr(res.json, "\"episodes\":2"));
+    dg_certify_run_free(&res);
+    o.nbox = 2;  /* one axis of reach's two */
+    o.box[0] = -1, o.box[1] = 1;
+    assert_int_equal(dg_certify_run(&r, &o, &res, &e), DG_ERR_ARG);
+    assert_true(res.usage && strstr(e.msg, "box") && !res.json);
+    dg_certify_run_free(&res);
+    dg_run_free(&r);
+    assert_int_equal(dg_certify_run_set(&o, "episodez", "2", &e), DG_ERR_ARG);
+    assert_non_null(strstr(e.msg, "unknown option 'episodez'"));
+    assert_int_equal(dg_certify_run_set(&o, "episodes", "0", &e), DG_ERR_ARG);
+    assert_int_equal(dg_certify_run_set(&o, "tol", "abc", &e), DG_ERR_ARG);
+    assert_int_equal(dg_certify_run_set(&o, "no_bounds", "maybe", &e), DG_ERR_ARG);
+    assert_int_equal(dg_certify_run_set(&o, "exploit_own", "3", &e), DG_ERR_ARG);  /* --hji's, not here */
+    o.hji = "x.yaml";
+    assert_int_equal(dg_certify_run_set(&o, "exploit_own", "3", &e), DG_OK);
+    assert_int_equal(dg_certify_run_set(&o, "tol", "0.1", &e), DG_ERR_ARG);
+    assert_non_null(strstr(e.msg, "not with --hji"));
+}
+
+/* eval's extras refused where they do not apply: one learned player has no exploitability, and an
+ * episode through the safety filter needs a filter or an adversary */
+static void test_eval_extras_refused(void **state) {
+    (void)state;
+    dg_flat *f = open_reach(0, NULL, NULL);
+    const int64_t P = dg_flat_dim(f, DG_FLAT_TOTAL), S = dg_flat_dim(f, DG_FLAT_STATE), A = dg_flat_dim(f, DG_FLAT_AUX);
+    float *w = malloc((size_t)P * sizeof *w), *s = malloc(4 * (size_t)S * sizeof *s), *a = malloc(4 * (size_t)(A ? A : 1) * sizeof *a);
+    double out[8], loss;
+    dg_err e = {0};
+    assert_int_equal(dg_flat_init(f, 1, w, 0, 0, NULL, NULL, &e), DG_OK);
+    assert_int_equal(dg_flat_reset(f, 0, 4, s, a, &e), DG_OK);
+    assert_int_equal(dg_flat_dim(f, DG_FLAT_GENERAL_SUM), 0);
+    assert_null(dg_flat_name(f, DG_FLAT_SAFETY_MODE, 0));
+    assert_int_equal(dg_flat_exploit(f, w, s, a, 4, 1, out, &e), DG_ERR_ARG);
+    assert_non_null(strstr(e.msg, "one learned player"));
+    assert_int_equal(dg_flat_safety_eval(f, w, s, a, 4, NULL, &loss, NULL, NULL, out, &e), DG_ERR_ARG);
+    assert_int_equal(dg_flat_safety_eval(f, w, s, a, 4, "/nonexistent.safetensors", &loss, NULL, NULL, out, &e), DG_ERR_IO);
+    assert_non_null(strstr(e.msg, "/nonexistent.safetensors"));
+    free(w);
+    free(s);
+    free(a);
+    dg_flat_free(f);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_dims_names_keys), cmocka_unit_test(test_init_is_trainers),
         cmocka_unit_test(test_episode),         cmocka_unit_test(test_observe_step),
         cmocka_unit_test(test_checkpoint),      cmocka_unit_test(test_train),
         cmocka_unit_test(test_refused),         cmocka_unit_test(test_hji),
-        cmocka_unit_test(test_step_cost),
+        cmocka_unit_test(test_step_cost),       cmocka_unit_test(test_certify),
+        cmocka_unit_test(test_eval_extras_refused),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -56,6 +56,9 @@ typedef enum dg_flat_what {
     DG_FLAT_REAL,      /* bytes of a dg_real: 4, or 8 in the double copy             */
     DG_FLAT_AUX_USER,  /* the aux columns a user gives (the rest the game completes) */
     DG_FLAT_THREADS,   /* train.threads as read (0: one per core)                    */
+    DG_FLAT_GENERAL_SUM, /* 1: a general-sum game (each player its own cost)          */
+    DG_FLAT_EXPLOIT_EPOCHS, /* train.exploit_epochs                                    */
+    DG_FLAT_NOISE,     /* the game's noise columns (0: deterministic)                 */
 } dg_flat_what;
 
 /* What dg_flat_name names. */
@@ -67,6 +70,9 @@ typedef enum dg_flat_kind {
     DG_FLAT_SOURCE,    /* where it comes from: builtin, model, plugin (dg_env_source) */
     DG_FLAT_AUX_NAME,  /* the aux tensor's name in an initial-states file ("goal")    */
     DG_FLAT_CONFIG,    /* the config's path or label                                  */
+    DG_FLAT_PLAYER,    /* player i's name ("pursuer", a model's model.players name)   */
+    DG_FLAT_SAFETY_MODE, /* safety.mode's name when safety.value is set, else NULL     */
+    DG_FLAT_METRIC_UNDEFINED, /* why metric i may be undefined (NaN by construction), else NULL */
 } dg_flat_kind;
 
 /* Every key name a config may set, one a line (each ends with '\n') into buf (n bytes, NUL-terminated
@@ -141,6 +147,31 @@ typedef void (*dg_flat_progress)(void *user, int kind, int epoch, const double *
  * interrupted run: DG_ERR_INTERRUPTED, its files written). */
 DG_API dg_status dg_flat_train(dg_flat *f, const char *dir, dg_flat_progress cb, void *user,
                                volatile sig_atomic_t *stop, double *out, dg_err *e);
+
+/* What `difgames eval` adds for a game of two or more players, for params on the B rows of state and
+ * aux (f's parameters are set to params): a zero-sum pair's exploitability (dg_run_exploit: out[0] J,
+ * out[1..2] j_best, out[3..4] exploit of the pursuer, the evader), or a general-sum game's players
+ * (dg_run_nash_conv: out[i] each player's cost, out[n + i] its NashConv term, n players), each best
+ * response trained epochs epochs (< 0: train.exploit_epochs). DG_ERR_ARG for one learned player;
+ * DG_ERR_NOMEM (the memory estimate names what to lower), or an episode's error. */
+DG_API dg_status dg_flat_exploit(dg_flat *f, const dg_real *params, const dg_real *state, const dg_real *aux, int B,
+                                 int epochs, double *out, dg_err *e);
+/* One episode of params from the B rows with the policy's action through the safety filter of the
+ * config's safety.value (safety.* keys) and/or the game's adversarial input playing adversary's worst
+ * case (a value file; NULL: held), as `difgames eval --safety` (dg_safety_eval): *loss, terms
+ * (nterms), metrics (nmetrics; either may be NULL), out[0] interventions (the fraction of steps the
+ * filter changed), out[1] violations (episodes that entered the target), out[2] min_target.
+ * DG_ERR_ARG when neither is given; the value file's errors (dg_safety_open); an episode's. */
+DG_API dg_status dg_flat_safety_eval(dg_flat *f, const dg_real *params, const dg_real *state, const dg_real *aux,
+                                     int B, const char *adversary, double *loss, double *terms, double *metrics,
+                                     double *out, dg_err *e);
+
+/* `difgames certify --config CONFIG --ckpt ckpt [--hji hji]` on f's run (dg_certify_run): the n
+ * options names[i] (the command's, "episodes", "no_bounds", ...) set to values[i]'s text
+ * (dg_certify_run_set). Returns the JSON line, f's until the next call or dg_flat_free, or NULL
+ * with e set and *usage (may be NULL) 1 when the input is at fault (the command's exit 2). */
+DG_API const char *dg_flat_certify(dg_flat *f, const char *ckpt, const char *hji, const char *const *names,
+                                   const char *const *values, int n, int *usage, dg_err *e);
 
 #ifdef __cplusplus
 }

@@ -13,8 +13,9 @@ __all__ = ["Env", "config_keys", "resolve_overrides"]
 # what dg_flat_dim and dg_flat_name are asked (include/difgames/flat.h, dg_flat_what and dg_flat_kind)
 _DIM = {n: i for i, n in enumerate(["state", "aux", "obs", "act", "players", "obs2", "act2", "horizon", "terms",
                                     "metrics", "params", "total", "batch", "epochs", "seed", "open_loop", "real",
-                                    "aux_user", "threads"])}
-_NAME = {n: i for i, n in enumerate(["term", "metric", "param", "game", "source", "aux_name", "config"])}
+                                    "aux_user", "threads", "general_sum", "exploit_epochs", "noise"])}
+_NAME = {n: i for i, n in enumerate(["term", "metric", "param", "game", "source", "aux_name", "config", "player",
+                                     "safety_mode", "metric_undefined"])}
 
 
 def config_keys(config):

@@ -6,12 +6,10 @@
 """
 import ctypes
 import json
-import os
-import subprocess
 
 import numpy as np
 
-from . import _lib, _paths
+from . import _lib
 from .env import resolve_overrides
 
 __all__ = ["Value", "solve", "certify"]
@@ -119,24 +117,34 @@ def solve(config, **overrides):
     return Value(h, path.decode())
 
 
-def certify(config, checkpoint, hji=None, **options):
+def certify(config, checkpoint, hji=None, overrides=None, **options):
     """`difgames certify --config CONFIG --ckpt CHECKPOINT [--hji HJI] [--option value ...]`'s JSON as a
-    dict (options: the command's, dashes as underscores: tol=0.01 -> --tol 0.01; True -> the flag). The
-    certification's flow lives in the command (src/cli/certify.c): this runs the command next to the
-    package (the build's, or the installed one) and raises difgames.Error with its one-line message."""
-    exe = os.environ.get("DIFGAMES_COMMAND") or getattr(_paths, "COMMAND", None) or "difgames"
-    args = [exe, "certify", "--config", os.fspath(config), "--ckpt", os.fspath(checkpoint)]
-    if hji is not None:
-        args += ["--hji", os.fspath(hji)]
+    dict, computed by the library (dg_certify_run through dg_flat_certify; no command is run). options:
+    the command's, dashes as underscores (episodes=16, tol=0.01, box=[lo, hi, ...], no_bounds=True,
+    exploit_own=3, ...); overrides: config keys as Env's keywords ({"precision": "f64"}). Its errors
+    raise difgames.Error with the library's one-line message; the command's tables, --csv and --plot
+    stay the command's."""
+    from .env import Env
+    names, values = [], []
     for k, v in options.items():
-        flag = "--" + k.replace("_", "-")
-        if v is True:
-            args.append(flag)
-        elif v is not False and v is not None:
-            args += [flag, ",".join(map(str, v)) if isinstance(v, (list, tuple)) else str(v)]
-    r = subprocess.run(args, capture_output=True, text=True)
-    lines = r.stdout.strip().splitlines()
-    if r.returncode != 0 or not lines:
-        msg = (r.stderr.strip().splitlines() or ["difgames certify: exit status %d" % r.returncode])[-1]
-        raise _lib.Error(msg, "usage" if r.returncode == 2 else "error")
-    return json.loads(lines[-1])
+        if v is None:
+            continue
+        if isinstance(v, bool):
+            v = "1" if v else "0"
+        elif isinstance(v, (list, tuple, np.ndarray)):
+            v = ",".join(repr(float(x)) for x in v)
+        elif isinstance(v, (int, float, np.integer, np.floating)):
+            v = repr(v.item() if hasattr(v, "item") else v)
+        else:
+            raise TypeError("certify: option %s: expected a number, a flag or a list, got %s" % (k, type(v).__name__))
+        names.append(k.encode())
+        values.append(v.encode())
+    cn, cv = (ctypes.c_char_p * max(1, len(names)))(*names), (ctypes.c_char_p * max(1, len(values)))(*values)
+    ck = _lib.path_bytes(checkpoint, "checkpoint")
+    hj = None if hji is None else _lib.path_bytes(hji, "hji")
+    with Env(config, **(overrides or {})) as env:
+        e = _lib.err()
+        out = env._api.flat_certify(env._h, ck, hj, cn, cv, len(names), None, ctypes.byref(e))
+        if out is None:
+            _lib.raise_err(e)
+        return json.loads(out.decode())

@@ -7,6 +7,7 @@
 
 #include "cli/cli.h"
 #include "difgames/certify.h"
+#include "difgames/certify_run.h"
 #include "difgames/hji_learn.h"
 #include "difgames/image.h"
 #include "difgames/safetensors.h"
@@ -66,73 +67,6 @@ static void certify_error(const dg_err *e) {
     cli_error("certify", "%s", e->msg + (strncmp(e->msg, "certify: ", 9) ? 0 : 9));
 }
 
-/* A certify: its learning game (run), HJI game p and the learned pair (pol, params). */
-typedef struct certify {
-    dg_run          run;
-    dg_policy       pol;
-    dg_params      *params;
-    dg_cfg         *hcfg;
-    dg_hji_problem *p;
-    int             degree;    /* 1: the game's own cost (a model file, payoff: cost) */
-    int             exploit;   /* the exploitability is measured                     */
-    dg_certify_exploit_opts xo;
-} certify;
-
-/* The HJI game (hji), its match with the learning game, the pair from ckpt, and the memory the solves
- * need; 0, or the exit status after one error line. */
-static int certify_setup(certify *c, const char *hji, const char *ckpt) {
-    dg_err e = {0};
-    const dg_env *env = c->run.env;
-    c->hcfg = dg_cfg_load(hji, &e);
-    dg_hji_learn_opts lo;  /* a config that also learns the value: its learn.* keys are read, not used */
-    if (!c->hcfg || !(c->p = dg_hji_problem_load(c->hcfg, &e)) || dg_hji_learn_opts_read(c->hcfg, &lo, &e) != DG_OK ||
-        dg_cfg_check_unused(c->hcfg, &e) != DG_OK ||
-        ((c->degree = c->p->payoff == DG_HJI_PAYOFF_COST)
-             ? dg_certify_cost_check(c->p, env, &e) : dg_certify_check(c->p, env, c->run.cfg, &e)) != DG_OK) {
-        certify_error(&e);
-        return EXIT_USAGE;
-    }
-    if (dg_run_policy_load(&c->run, ckpt, &c->pol, &c->params, &e) != DG_OK) return cli_fail("certify", &e, 0);
-    if (!cli_mem_ok("certify", dg_hji_problem_memory(c->p, 1, 1, 0), "the HJI solve", "grid.n")) return EXIT_USAGE;
-    if (c->degree) c->exploit = 0;  /* one player's cost: nothing to exploit */
-    if (!c->exploit) return 0;
-    if (dg_certify_exploit_check(c->p, env, &e) != DG_OK) {
-        certify_error(&e);
-        return EXIT_USAGE;
-    }
-    char what[96];  /* before any solve: the exploitability's 4-D grid must fit too */
-    dg_hji_grid xg;
-    const double xn = dg_certify_exploit_grid(c->p, &c->xo, &xg, &e) == DG_OK
-                          ? (double)xg.nodes : (double)c->xo.n_own * c->xo.n_own * c->p->grid.nodes;
-    snprintf(what, sizeof what, "the exploitability's 4-D grid of %.0f nodes", xn);
-    return cli_mem_ok("certify", dg_certify_exploit_memory(c->p, &c->xo), what, "--exploit-own or the HJI grid.n")
-               ? 0 : EXIT_USAGE;
-}
-
-/* Each learned player frozen, the other's best response on a 4-D grid from the B starts of seed:
- * what the frozen one loses (value: V(x0) at each start), into exploit, exploit_rel, and the
- * solves' seconds. */
-static dg_status certify_exploit(const certify *c, uint64_t seed, int B, const double *value, double exploit[2],
-                                 double exploit_rel[2], double *seconds, dg_err *e) {
-    dg_real *st0 = NULL, *aux0 = NULL;
-    double *w = malloc((size_t)B * sizeof *w);
-    dg_hji_grid xg;
-    dg_status cs = w ? dg_run_init_draw(c->run.env, seed, B, &st0, &aux0, e) : dg_err_set(e, DG_ERR_NOMEM, "out of memory");
-    if (cs == DG_OK) cs = dg_certify_exploit_grid(c->p, &c->xo, &xg, e);
-    for (int k = 0; k < 2 && cs == DG_OK; k++) {
-        fprintf(stderr, "the learned %s frozen: the %s's best response on %d x %d x %d x %d nodes ...\n",
-                k ? "evader" : "pursuer", k ? "pursuer" : "evader", xg.n[0], xg.n[1], xg.n[2], xg.n[3]);
-        dg_hji_stats xs;
-        if ((cs = dg_certify_exploit(c->p, c->run.env, &c->pol, c->params, k, &c->xo, B, st0, w, &xs, e)) != DG_OK) break;
-        dg_certify_exploit_loss(value, w, B, k, &exploit[k], &exploit_rel[k]);
-        *seconds += xs.seconds;
-    }
-    free(st0);
-    free(aux0);
-    free(w);
-    return cs;
-}
-
 /* The table on stderr: by quarter of V(x0) (q: dg_certify_quarters), then all. */
 static void certify_table(const dg_certify_quarter q[5]) {
     fprintf(stderr, "%-22s %9s %12s %16s %9s\n", "V(x0) quarter", "episodes", "mean V(x0)", "mean policy cost",
@@ -147,129 +81,53 @@ static void certify_table(const dg_certify_quarter q[5]) {
     }
 }
 
-/* The JSON line (and the lines on stderr of a game of degree and the exploitability). */
-static int certify_report(const certify *c, int B, const dg_certify_result *r, const dg_hji_stats *st,
-                          const double exploit[2], const double exploit_rel[2], double exploit_s) {
-    const dg_env *env = c->run.env;
-    dg_json j = {cJSON_CreateObject(), 0};
-    dg_json_game(&j, env->game->name, dg_env_source(env));
-    dg_json_add(&j, j.root, "certifies", cJSON_CreateString("a continuous-time HJI game, not the learner's"));
-    dg_json_add(&j, j.root, "hji_game", cJSON_CreateString(c->p->name));
-    dg_json_add(&j, j.root, "episodes", dg_json_number("%.0f", B));
-    if (!c->degree) dg_json_add(&j, j.root, "captured", dg_json_number("%.0f", r->captured));
-    dg_json_add(&j, j.root, "value_mean", dg_json_number("%.9g", r->value_mean));
-    dg_json_add(&j, j.root, "policy_cost_mean", dg_json_number("%.9g", r->policy_cost_mean));
-    dg_json_add(&j, j.root, "gap", dg_json_number("%.6g", r->gap));
-    dg_json_add(&j, j.root, "gap_abs", dg_json_number("%.6g", r->gap_abs));
-    if (!c->degree) dg_json_add(&j, j.root, "step_bias_s", dg_json_number("%.6g", r->step_bias));
-    else {  /* the loss adds each step's cost at its end; the value integrates: the trapezoid's share */
-        dg_json_add(&j, j.root, "step_bias", dg_json_number("%.6g", r->step_bias));
-        dg_json_add(&j, j.root, "gap_trapezoid", dg_json_number("%.6g", r->gap_trapezoid));
-        fprintf(stderr, "each step's cost counted at its end: the policy's cost by the trapezoid rule is %.4f higher "
-                        "(mean); gap %.2f%%\n", r->step_bias, 100 * r->gap_trapezoid);
-    }
-    dg_json_add(&j, j.root, "hji_residual", dg_json_number("%.3g", st->residual));
-    if (c->exploit) {
-        fprintf(stderr, "exploitability (what the frozen player loses to a best response, mean over the starts):\n"
-                        "  pursuer %.4f s (%.2f%% of V), evader %.4f s (%.2f%% of V)\n",
-                exploit[0], 100 * exploit_rel[0], exploit[1], 100 * exploit_rel[1]);
-        dg_json_add(&j, j.root, "exploit_pursuer", dg_json_number("%.6g", exploit[0]));
-        dg_json_add(&j, j.root, "exploit_evader", dg_json_number("%.6g", exploit[1]));
-        dg_json_add(&j, j.root, "exploit_pursuer_rel", dg_json_number("%.6g", exploit_rel[0]));
-        dg_json_add(&j, j.root, "exploit_evader_rel", dg_json_number("%.6g", exploit_rel[1]));
-        dg_json_add(&j, j.root, "exploit_seconds", dg_json_number("%.3g", exploit_s));
-    }
-    return cli_json_print(&j, "certify");
+/* the library's progress lines on stderr */
+static void certify_note(void *user, const char *line) {
+    (void)user;
+    fprintf(stderr, "%s\n", line);
 }
 
-/* The HJI solve, the pair's play from B held-out starts of seed, the exploitability, the table (and
- * --plot's figure) and the JSON line; 0 or the exit status. */
-static int certify_run(certify *c, int B, uint64_t seed, const char *plot) {
-    const dg_env *env = c->run.env;
-    const dg_hji_problem *p = c->p;
-    dg_err e = {0};
-    double *V = malloc((size_t)p->grid.nodes * sizeof *V), *rows = malloc((size_t)B * 2 * sizeof *rows);
-    double *value = malloc((size_t)B * sizeof *value), *cost = malloc((size_t)B * sizeof *cost);
-    int rc = 0;
-    dg_hji_stats st;
-    dg_certify_result r;
-    double exploit[2] = {NAN, NAN}, exploit_rel[2] = {NAN, NAN}, exploit_s = 0;
-    if (!V || !rows || !value || !cost) {
-        cli_error("certify", "out of memory");
-        rc = EXIT_FAIL;
-    } else if (dg_hji_problem_solve(c->p, V, &st, &e) != DG_OK) {
-        rc = cli_fail("certify", &e, 0);
-    } else {
-        const double t_end = p->t_end;
-        const dg_hji_slices VS = {.nt = 1, .t = &t_end, .v = V};
-        const dg_certify_opts o = {.episodes = B, .seed = seed};
-        dg_status cs = c->degree ? dg_certify_cost(p, &VS, env, &c->pol, c->params, &o, &r, value, cost, &e)
-                                 : dg_certify(p, &VS, env, c->run.cfg, &c->pol, c->params, &o, &r, value, cost, &e);
-        for (int i = 0; cs == DG_OK && i < B; i++) rows[2 * i] = value[i], rows[2 * i + 1] = cost[i];
-        if (cs == DG_OK && c->exploit) cs = certify_exploit(c, seed, B, value, exploit, exploit_rel, &exploit_s, &e);
-        if (cs != DG_OK) {
-            certify_error(&e);
-            rc = dg_status_exit(e.status);
-        }
-    }
-    if (!rc) {
-        if (c->degree)
-            fprintf(stderr, "%s against its value in continuous time (payoff: cost, the episode loss over %g s; a "
-                            "different game from the learner's discrete one): %d held-out starts\n",
-                    env->game->name, p->t_end, B);
-        else
-            fprintf(stderr, "%s against %s (payoff: time, %s; a different game from the learner's discrete one): %d "
-                            "held-out episodes, %d captured\n", env->game->name, p->name,
-                    p->stationary ? "stationary" : "finite horizon", B, r.captured);
-        dg_certify_quarter q[5];
-        dg_certify_quarters(rows, B, q);  /* rows sorted by V(x0): --plot draws them in that order */
-        if (!(plot && (rc = plot_rows(plot, rows, B, c->degree)) != 0)) {
-            certify_table(q);
-            rc = certify_report(c, B, &r, &st, exploit, exploit_rel, exploit_s);
-        }
-    }
-    free(V);
-    free(rows);
-    free(value);
-    free(cost);
-    return rc;
+/* The failure of dg_certify_run: its line and the exit status */
+static int certify_fail(const dg_certify_run_result *r, const dg_err *e) {
+    cli_error("certify", "%s", e->msg);
+    return r->usage ? EXIT_USAGE : dg_status_exit(e->status);
+}
+
+/* --hji: dg_certify_run's result as the table (and --plot's figure), the lines on stderr of a game of
+ * degree and of the exploitability, and the JSON line; 0 or the exit status. */
+static int certify_show(const dg_env *env, const dg_certify_run_result *r, const char *plot) {
+    const dg_certify_result *c = &r->cont;
+    const int B = r->episodes;
+    if (r->degree)
+        fprintf(stderr, "%s against its value in continuous time (payoff: cost, the episode loss over %g s; a "
+                        "different game from the learner's discrete one): %d held-out starts\n",
+                env->game->name, r->t_end, B);
+    else
+        fprintf(stderr, "%s against %s (payoff: time, %s; a different game from the learner's discrete one): %d "
+                        "held-out episodes, %d captured\n", env->game->name, r->hji_name,
+                r->stationary ? "stationary" : "finite horizon", B, c->captured);
+    int rc = plot ? plot_rows(plot, r->pairs, B, r->degree) : 0;  /* pairs ordered by V(x0) */
+    if (rc) return rc;
+    certify_table(r->q);
+    if (r->degree)
+        fprintf(stderr, "each step's cost counted at its end: the policy's cost by the trapezoid rule is %.4f higher "
+                        "(mean); gap %.2f%%\n", c->step_bias, 100 * c->gap_trapezoid);
+    if (r->exploit)
+        fprintf(stderr, "exploitability (what the frozen player loses to a best response, mean over the starts):\n"
+                        "  pursuer %.4f s (%.2f%% of V), evader %.4f s (%.2f%% of V)\n",
+                r->exploit_v[0], 100 * r->exploit_rel[0], r->exploit_v[1], 100 * r->exploit_rel[1]);
+    puts(r->json);
+    fflush(stdout);
+    return 0;
 }
 
 /* ------------------------------------------------------------ the learner's own game (default) */
 
 static const char *const PLAYER[2] = {"pursuer", "evader"};
 
-/* Per start, what the CSV and --plot show (dg_certify_discrete_rows over owned arrays). */
-typedef struct own_rows {
-    dg_certify_discrete_rows r;
-    double *block;
-    int    *routes;
-} own_rows;
-
-static int own_rows_alloc(own_rows *o, int B, int S) {
-    memset(o, 0, sizeof *o);
-    const size_t n = (size_t)B;
-    o->block = malloc(sizeof(double) * (n * S + 12 * n));
-    o->routes = malloc(sizeof(int) * 2 * n);
-    if (!o->block || !o->routes) return 0;
-    double *p = o->block;
-    o->r.state = p, p += n * S;
-    double **cols[] = {&o->r.value_upper, &o->r.value_lower, &o->r.policy_cost, &o->r.policy_cost_held, &o->r.gap,
-                       &o->r.abs_gap, &o->r.plan_cost, &o->r.br_cost[0], &o->r.br_cost[1], &o->r.exploit[0],
-                       &o->r.exploit[1]};
-    for (size_t k = 0; k < sizeof cols / sizeof cols[0]; k++) *cols[k] = p, p += n;
-    o->r.br_route[0] = o->routes;
-    o->r.br_route[1] = o->routes + n;
-    return 1;
-}
-
-static void own_rows_free(own_rows *o) {
-    free(o->block);
-    free(o->routes);
-}
-
 /* --csv: one row per start (docs/certify.md names the columns); 0 or an exit status */
-static int own_csv(const char *path, const dg_env *env, const dg_certify_discrete_result *r, const own_rows *o) {
+static int own_csv(const char *path, const dg_env *env, const dg_certify_discrete_result *r,
+                   const dg_certify_discrete_rows *x) {
     dg_csv w;
     dg_err e = {0};
     const int B = r->episodes, S = env->state_dim;
@@ -295,7 +153,6 @@ static int own_csv(const char *path, const dg_env *env, const dg_certify_discret
         dg_csv_col(&w, name[1], DG_CSV_STR);
         dg_csv_col(&w, name[2], DG_CSV_G9);
     }
-    const dg_certify_discrete_rows *x = &o->r;
     for (int b = 0; b < B; b++) {
         for (int k = 0; k < S; k++) dg_csv_num(&w, x->state[(size_t)b * S + k]);
         dg_csv_num(&w, x->value_upper[b]);
@@ -363,89 +220,15 @@ static void own_table(const dg_env *env, const dg_certify_discrete_result *r, do
                 r->grid_route[k] == -1 ? " (no grid route: the frozen player sees more than the value state)" : "");
 }
 
-/* the JSON line of the default path */
-static int own_json(const dg_env *env, const dg_certify_discrete_result *r, double tol) {
-    const dg_dp_refinement *f = &r->ref;
-    const int d = dg_dp_dims(env);
-    dg_json j = {cJSON_CreateObject(), 0};
-    dg_json_game(&j, env->game->name, dg_env_source(env));
-    dg_json_add(&j, j.root, "certifies", cJSON_CreateString("the learner's discrete game"));
-    dg_json_add(&j, j.root, "episodes", dg_json_number("%.0f", r->episodes));
-    dg_json_add(&j, j.root, "players", dg_json_number("%.0f", r->players));
-    dg_json_add(&j, j.root, "value_upper", dg_json_number("%.9g", r->value_upper));
-    dg_json_add(&j, j.root, "value_lower", dg_json_number("%.9g", r->value_lower));
-    dg_json_add(&j, j.root, "policy_cost", dg_json_number("%.9g", r->policy_cost));
-    dg_json_add(&j, j.root, "gap", dg_json_number("%.6g", r->gap));
-    dg_json_add(&j, j.root, "abs_gap", dg_json_number("%.6g", r->abs_gap));
-    if (r->adversarial) dg_json_add(&j, j.root, "policy_cost_held", dg_json_number("%.9g", r->policy_cost_held));
-    if (r->bounds && r->players == 1) dg_json_add(&j, j.root, "plan_cost", dg_json_number("%.9g", r->plan_cost));
-    for (int k = 0; k < 2 && r->bounds && r->players == 2; k++) {
-        char key[40];
-        snprintf(key, sizeof key, "br_cost_%s", PLAYER[k]);
-        dg_json_add(&j, j.root, key, dg_json_number("%.9g", r->br_cost[k]));
-        cJSON *routes = dg_json_add(&j, j.root, (snprintf(key, sizeof key, "br_route_%s", PLAYER[k]), key),
-                                    cJSON_CreateObject());
-        for (int q = 0; dg_certify_route_name(q); q++)
-            dg_json_add(&j, routes, dg_certify_route_name(q), dg_json_number("%.0f", r->route_starts[k][q]));
-        const int g = r->grid_route[k];  /* why the grid route ran or not */
-        snprintf(key, sizeof key, "grid_route_%s", PLAYER[k]);
-        dg_json_add(&j, j.root, key, cJSON_CreateString(g == 1 ? "ran" : g == 0 ? "off" : g == -1 ? "sees more than the value state"
-                                                                                         : "over the memory estimate"));
-        snprintf(key, sizeof key, "exploit_%s", PLAYER[k]);
-        dg_json_add(&j, j.root, key, dg_json_number("%.6g", r->exploit[k]));
-        snprintf(key, sizeof key, "weak_%s", PLAYER[k]);
-        dg_json_add(&j, j.root, key, dg_json_number("%.0f", r->weak[k]));
-    }
-    cJSON *ref = dg_json_add(&j, j.root, "refinement", cJSON_CreateArray());
-    for (int i = 0; i < f->ngrids; i++) {
-        cJSON *g = cJSON_CreateObject(), *n = cJSON_CreateArray();
-        dg_json_add(&j, ref, NULL, g);
-        dg_json_add(&j, g, "nodes", n);
-        for (int k = 0; k < d; k++) dg_json_add(&j, n, NULL, dg_json_number("%.0f", f->nodes[i][k]));
-        dg_json_add(&j, g, "value_upper", dg_json_number("%.9g", f->mean[i][0]));
-        dg_json_add(&j, g, "value_lower", dg_json_number("%.9g", f->mean[i][r->nvalues - 1]));
-        dg_json_add(&j, g, "seconds", dg_json_number("%.3g", f->seconds[i]));
-    }
-    cJSON *order = dg_json_add(&j, j.root, "order", cJSON_CreateObject());
-    cJSON *ext = dg_json_add(&j, j.root, "extrapolated", cJSON_CreateObject());
-    cJSON *change = dg_json_add(&j, j.root, "change", cJSON_CreateObject());
-    for (int w = 0; w < 2; w++) {
-        const int v = w < r->nvalues ? w : 0;
-        const char *name = w ? "value_lower" : "value_upper";
-        dg_json_add(&j, order, name, dg_json_number("%.3g", f->order[v]));
-        dg_json_add(&j, ext, name, cJSON_CreateBool(f->extrapolated[v]));
-        dg_json_add(&j, change, name, dg_json_number("%.3g", f->change[v]));
-    }
-    dg_json_add(&j, j.root, "converged", cJSON_CreateBool(f->converged));
-    dg_json_add(&j, j.root, "tol", dg_json_number("%.6g", tol));
-    dg_json_add(&j, j.root, "stopped", cJSON_CreateString(f->stopped ? f->stopped : ""));
-    dg_json_add(&j, j.root, "off_box", dg_json_number("%.3g", r->outside));
-    cJSON *inputs = dg_json_add(&j, j.root, "inputs", cJSON_CreateObject());
-    for (int k = 0; k < r->ninputs; k++) {
-        const dg_env_input *in = &r->inputs[k];
-        cJSON *x = dg_json_add(&j, inputs, in->name, cJSON_CreateObject());
-        dg_json_add(&j, x, "play", cJSON_CreateString(dg_env_input_play_name(in->play)));
-        cJSON *h = dg_json_add(&j, x, in->play == DG_INPUT_ADVERSARIAL ? "held_in_training" : "held", cJSON_CreateArray());
-        for (int c = 0; c < in->dim; c++) dg_json_add(&j, h, NULL, dg_json_number("%.9g", in->hold[c]));
-    }
-    double grid_s = 0;
-    for (int i = 0; i < f->ngrids; i++) grid_s += f->seconds[i];
-    dg_json_add(&j, j.root, "seconds_grid", dg_json_number("%.3g", grid_s));
-    dg_json_add(&j, j.root, "seconds_bounds", dg_json_number("%.3g", r->seconds_bounds));
-    if (r->grid_route[0] == 1 || r->grid_route[1] == 1)
-        dg_json_add(&j, j.root, "seconds_grid_route", dg_json_number("%.3g", r->seconds_grid));
-    return cli_json_print(&j, "certify");
-}
-
 /* --plot of the default path: V+ and the policy's loss at each start, ordered by V+ */
-static int own_plot(const char *path, const dg_certify_discrete_result *r, const own_rows *o) {
+static int own_plot(const char *path, const dg_certify_discrete_result *r, const dg_certify_discrete_rows *x) {
     const int B = r->episodes;
     double *rows = malloc(sizeof(double) * 2 * (size_t)B);
     if (!rows) {
         cli_error("certify", "out of memory");
         return EXIT_FAIL;
     }
-    for (int b = 0; b < B; b++) rows[2 * b] = o->r.value_upper[b], rows[2 * b + 1] = o->r.policy_cost[b];
+    for (int b = 0; b < B; b++) rows[2 * b] = x->value_upper[b], rows[2 * b + 1] = x->policy_cost[b];
     dg_certify_quarter q[5];
     dg_certify_quarters(rows, B, q);  /* sorts the pairs by value */
     const int rc = plot_rows(path, rows, B, 1);
@@ -453,40 +236,16 @@ static int own_plot(const char *path, const dg_certify_discrete_result *r, const
     return rc;
 }
 
-/* The default path: dg_certify_discrete with the command's options; 0 or the exit status. */
-static int own_run(dg_run *run, const char *ckpt, const dg_certify_discrete_opts *o, const char *csv,
-                   const char *plot) {
-    const dg_env *env = run->env;
-    dg_err e = {0};
-    dg_policy pol;
-    dg_params *params = NULL;
-    if (dg_dp_check(env, &e) != DG_OK) {  /* before the checkpoint: what the game lacks comes first */
-        cli_error("certify", "%s", e.msg + (strncmp(e.msg, "dp: ", 4) ? 0 : 4));
-        return EXIT_USAGE;
-    }
-    if (dg_run_policy_load(run, ckpt, &pol, &params, &e) != DG_OK) return cli_fail("certify", &e, 0);
-    if (!cli_mem_ok("certify", dg_certify_bounds_memory(env, &pol, o->episodes), "the plans' tapes", "--episodes")) {
-        dg_params_free(params);
-        return EXIT_USAGE;
-    }
-    own_rows rows;
-    dg_certify_discrete_result r;
-    int rc = 0;
-    if (!own_rows_alloc(&rows, o->episodes, env->state_dim)) {
-        cli_error("certify", "out of memory");
-        rc = EXIT_FAIL;
-    } else if (dg_certify_discrete(env, &pol, params, o, &rows.r, &r, &e) != DG_OK) {
-        cli_error("certify", "%s", e.msg + (strncmp(e.msg, "dp: ", 4) ? 0 : 4));
-        rc = dg_status_exit(e.status);
-    } else {
-        own_table(env, &r, o->refine.tol);
-        if (csv) rc = own_csv(csv, env, &r, &rows);
-        if (!rc && plot) rc = own_plot(plot, &r, &rows);
-        if (!rc) rc = own_json(env, &r, o->refine.tol);
-    }
-    own_rows_free(&rows);
-    dg_params_free(params);
-    return rc;
+/* The default path: dg_certify_run's result as the study's table, --csv, --plot and the JSON line; 0 or
+ * the exit status. */
+static int own_show(const dg_env *env, const dg_certify_run_result *r, double tol, const char *csv, const char *plot) {
+    own_table(env, &r->own, tol);
+    int rc = csv ? own_csv(csv, env, &r->own, &r->rows) : 0;
+    if (!rc && plot) rc = own_plot(plot, &r->own, &r->rows);
+    if (rc) return rc;
+    puts(r->json);
+    fflush(stdout);
+    return 0;
 }
 
 /* ------------------------------------------------------------ --sampling: a learned value's safe set */
@@ -607,7 +366,8 @@ int cmd_certify(int argc, char **argv) {
     double tol;
     sampling_args sa = {.o = dg_certify_sampling_opts_default()};
     cli_list box = {0};
-    certify c = {0};
+    dg_run run;
+    dg_certify_exploit_opts xo = {0};
     cli_opt opts[] = {
         CLI_IN("--config", &config, "FILE", "the game's YAML config (configs/*.yaml); with --sampling its HJI "
                "config (configs/hji/*.yaml)", .req = 1),
@@ -641,10 +401,10 @@ int cmd_certify(int argc, char **argv) {
                 "second route (0: plans only)", .def = "50"),
         CLI_FLAG("--no-bounds", &no_bounds, "skip the plans and best responses (the value and the policy's cost "
                  "alone)"),
-        CLI_INT("--exploit-own", &c.xo.n_own, "N", 2, 1000, "with --hji, the exploitability: nodes per axis of the "
+        CLI_INT("--exploit-own", &xo.n_own, "N", 2, 1000, "with --hji, the exploitability: nodes per axis of the "
                 "frozen player's position (the relative position: the HJI grid's; chase: the HJI grid alone)",
                 .def = "9"),
-        CLI_DOUBLE("--exploit-half", &c.xo.own_half, "X", 0, 1e6, "... over [-X, X]^2", .open = CLI_OPEN_LO,
+        CLI_DOUBLE("--exploit-half", &xo.own_half, "X", 0, 1e6, "... over [-X, X]^2", .open = CLI_OPEN_LO,
                    .def = "4.5"),
         CLI_FLAG("--no-exploit", &no_exploit, "with --hji: skip the exploitability (two 4-D solves)"),
         CLI_FLAG("--sampling", &sampling, "certify a learned value's safe set by sampling instead (--value, no "
@@ -701,58 +461,48 @@ int cmd_certify(int argc, char **argv) {
         free(box.v);
         return EXIT_USAGE;
     }
-    if ((rc = cli_load_opts(&c.run, config, opts))) {
+    if ((rc = cli_load_opts(&run, config, opts))) {
         free(box.v);
         return rc;
     }
-    dg_err gse = {0};
-    if (dg_certify_general_sum_check(c.run.env, &gse) != DG_OK ||   /* refused before any solve */
-        dg_certify_env_noise_check(c.run.env, &gse) != DG_OK) {
-        free(box.v);
-        dg_run_free(&c.run);
-        cli_error("certify", "%s: %s", config ? config : "the run's config", gse.msg);
-        return EXIT_USAGE;
-    }
-    const uint64_t sd = cli_given(opts, "--seed") ? (uint64_t)seed : c.run.opts.seed + 1000;
+    dg_certify_run_opts o = dg_certify_run_opts_default();
+    o.ckpt = ckpt;
+    o.hji = hji;
+    o.episodes = cli_given(opts, "--episodes") ? B : 0;
+    o.seed_set = cli_given(opts, "--seed") != NULL;
+    o.seed = (uint64_t)seed;
     if (!hji) {
-        dg_certify_discrete_opts o = dg_certify_discrete_opts_default(c.run.env);
-        o.episodes = cli_given(opts, "--episodes") ? B : 64;
-        o.seed = sd;
-        o.refine.tol = tol;
-        o.refine.max_grids = max_grids;
-        for (int k = 0; k < DG_DP_MAX_DIMS; k++) o.dp.nodes[k] = cli_given(opts, "--nodes") ? nodes : 0;
-        const int d = dg_dp_dims(c.run.env);
+        const int d = dg_dp_dims(run.env);
         rc = box.v && box.n != 2 * d ? EXIT_USAGE : 0;
-        for (int k = 0; box.v && !rc && k < d; k++) {
-            o.dp.lo[k] = box.v[2 * k];
-            o.dp.hi[k] = box.v[2 * k + 1];
-        }
-        for (int k = 0; box.v && !rc && k < d; k++) rc = o.dp.lo[k] < o.dp.hi[k] ? 0 : EXIT_USAGE;
-        if (rc) {
+        for (int k = 0; box.v && !rc && k < d; k++) rc = box.v[2 * k] < box.v[2 * k + 1] ? 0 : EXIT_USAGE;
+        dg_err gse = {0};  /* a general-sum or noisy game is refused first (dg_certify_run's own first checks) */
+        if (rc && dg_certify_general_sum_check(run.env, &gse) == DG_OK && dg_certify_env_noise_check(run.env, &gse) == DG_OK) {
             cli_error("certify", "--box %s: %s's value state has %d axes: give %d numbers, a low end below each high one",
-                      box.text, c.run.env->game->name, d, 2 * d);
+                      box.text, run.env->game->name, d, 2 * d);
             free(box.v);
-            dg_run_free(&c.run);
+            dg_run_free(&run);
             return rc;
         }
-        if (cli_given(opts, "--plan-iters")) o.plan.iters = iters;
-        o.plan.restarts = restarts;
-        o.plan.bptt_epochs = bptt;
-        o.plan.seed = sd;
+        o.tol = tol;
+        o.nodes = cli_given(opts, "--nodes") ? nodes : 0;
+        o.nbox = box.v && !rc ? box.n : 0;
+        for (int k = 0; k < o.nbox; k++) o.box[k] = box.v[k];
+        o.max_grids = max_grids;
+        if (cli_given(opts, "--plan-iters")) o.plan_iters = iters;
+        o.plan_restarts = restarts;
+        o.bptt_epochs = bptt;
         o.bounds = !no_bounds;
-        o.train = &c.run.opts;
-        rc = own_run(&c.run, ckpt, &o, csv, plot);
-        free(box.v);
-        dg_run_free(&c.run);
-        return rc;
+    } else {
+        o.exploit = !no_exploit;
+        o.xo = xo;
+        o.note = certify_note;
     }
     free(box.v);
-    c.exploit = !no_exploit;
-    rc = certify_setup(&c, hji, ckpt);
-    if (!rc) rc = certify_run(&c, cli_given(opts, "--episodes") ? B : 256, sd, plot);
-    dg_hji_problem_free(c.p);
-    dg_cfg_free(c.hcfg);
-    dg_params_free(c.params);
-    dg_run_free(&c.run);
+    dg_err e = {0};
+    dg_certify_run_result r;
+    if (dg_certify_run(&run, &o, &r, &e) != DG_OK) rc = certify_fail(&r, &e);
+    else rc = hji ? certify_show(run.env, &r, plot) : own_show(run.env, &r, tol, csv, plot);
+    dg_certify_run_free(&r);
+    dg_run_free(&run);
     return rc;
 }

@@ -10,6 +10,7 @@
 #include "difgames/keys.h"
 #include "difgames/memory.h"
 #include "difgames/run.h"
+#include "solver/flat_internal.h"
 
 #define DG_ERR_LOCAL(e) dg_err e##_local = {0}; if (!(e)) (e) = &e##_local
 
@@ -20,6 +21,8 @@ struct dg_flat {
     dg_ctx    *ctx;      /* the episodes' tape, kept between calls (grown once by dg_ctx_run) */
     dg_real   *saved;    /* dg_episode_grad's saved states (truncated windows), saved_rows rows */
     int        saved_rows;
+    char      *json;     /* dg_flat_certify's last JSON line */
+    char       player[DG_MAX_PLAYERS][32];  /* the players' names (dg_env_player_name) */
 };
 
 /* ------------------------------------------------------------ keys */
@@ -145,6 +148,8 @@ dg_flat *dg_flat_open(const char *path, const char *const *keys, const char *con
                           : dg_policy_create(f->r.env, o->hidden, o->nhidden, &f->m, &f->p, e);
     }
     if (st == DG_OK && !(f->ctx = dg_ctx_create((size_t)1 << 20))) st = dg_err_set(e, DG_ERR_NOMEM, "out of memory");
+    for (int i = 0; st == DG_OK && i < f->r.env->nplayers && i < DG_MAX_PLAYERS; i++)
+        dg_env_player_name(f->r.env, i, f->player[i], sizeof f->player[i]);
     if (st == DG_OK) {
         dg_rng rng;
         dg_rng_seed(&rng, f->r.opts.seed);
@@ -161,6 +166,7 @@ void dg_flat_free(dg_flat *f) {
     dg_params_free(f->p);
     dg_run_free(&f->r);
     free(f->saved);
+    free(f->json);
     free(f);
 }
 
@@ -187,6 +193,9 @@ int64_t dg_flat_dim(const dg_flat *f, int what) {
     case DG_FLAT_REAL: return (int64_t)sizeof(dg_real);
     case DG_FLAT_AUX_USER: return v->aux_user_dim ? v->aux_user_dim : v->aux_dim;
     case DG_FLAT_THREADS: return o->threads;
+    case DG_FLAT_GENERAL_SUM: return v->general_sum;
+    case DG_FLAT_EXPLOIT_EPOCHS: return o->exploit_epochs;
+    case DG_FLAT_NOISE: return v->noise_dim;
     default: return -1;
     }
 }
@@ -201,6 +210,9 @@ const char *dg_flat_name(const dg_flat *f, int kind, int i) {
     case DG_FLAT_SOURCE: return dg_env_source(v);
     case DG_FLAT_AUX_NAME: return v->aux_name;
     case DG_FLAT_CONFIG: return dg_cfg_path(f->r.cfg);
+    case DG_FLAT_PLAYER: return i >= 0 && i < v->nplayers && i < DG_MAX_PLAYERS ? f->player[i] : NULL;
+    case DG_FLAT_METRIC_UNDEFINED: return i >= 0 && i < v->nmetrics ? v->metric_undefined[i] : NULL;
+    case DG_FLAT_SAFETY_MODE: return f->r.safety.value ? dg_safety_mode_name(f->r.safety.mode) : NULL;
     default: return NULL;
     }
 }
@@ -507,4 +519,67 @@ dg_status dg_flat_train(dg_flat *f, const char *dir, dg_flat_progress cb, void *
         out[3] = st == DG_OK ? -1 : (double)res.step;
     }
     return st;
+}
+
+
+/* ------------------------------------------------------------ eval's extras */
+
+dg_status dg_flat_exploit(dg_flat *f, const dg_real *params, const dg_real *state, const dg_real *aux, int B, int epochs,
+                          double *out, dg_err *e) {
+    DG_ERR_LOCAL(e);
+    if (check_rows(B, e) != DG_OK) return e->status;
+    const dg_env *v = f->r.env;
+    if (v->nplayers != 2 && !v->general_sum)
+        return dg_err_set(e, DG_ERR_ARG, "%s has one learned player: no exploitability", v->game->name);
+    dg_err me = {0};
+    if (dg_mem_check(dg_run_exploit_memory(v, &f->r.opts, f->p, B), &me) != DG_OK)
+        return dg_err_set(e, me.status, "the exploitability's best responses %s; lower the rows or env.horizon", me.msg);
+    memcpy(f->p->data, params, f->p->total * sizeof(dg_real));
+    const int n = epochs >= 0 ? epochs : f->r.opts.exploit_epochs;
+    if (v->general_sum) {
+        double cost[DG_MAX_PLAYERS], gain[DG_MAX_PLAYERS];
+        if (dg_run_nash_conv(v, &f->m, f->p, &f->r.opts, n, state, aux, B, cost, gain, e) != DG_OK) return e->status;
+        for (int i = 0; i < v->nplayers; i++) out[i] = cost[i], out[v->nplayers + i] = gain[i];
+        return DG_OK;
+    }
+    dg_exploit_result x;
+    if (dg_run_exploit(v, &f->m, f->p, &f->r.opts, n, state, aux, B, &x, e) != DG_OK) return e->status;
+    out[0] = x.j, out[1] = x.j_best[0], out[2] = x.j_best[1], out[3] = x.exploit[0], out[4] = x.exploit[1];
+    return DG_OK;
+}
+
+dg_status dg_flat_safety_eval(dg_flat *f, const dg_real *params, const dg_real *state, const dg_real *aux, int B,
+                              const char *adversary, double *loss, double *terms, double *metrics, double *out,
+                              dg_err *e) {
+    DG_ERR_LOCAL(e);
+    if (check_rows(B, e) != DG_OK) return e->status;
+    const dg_env *v = f->r.env;
+    if (!f->r.safety.value && !adversary)
+        return dg_err_set(e, DG_ERR_ARG, "no safety filter (safety.value) and no adversary: nothing to evaluate with");
+    dg_err me = {0};
+    if (dg_mem_check(dg_run_eval_memory(v, &f->r.opts, f->p, B, 0), &me) != DG_OK)
+        return dg_err_set(e, me.status, "an episode of %d rows x horizon %d %s; lower the rows or env.horizon", B,
+                          v->horizon, me.msg);
+    dg_safety guard = {0};
+    if (dg_safety_open(&guard, v, &f->r.safety, adversary, e) != DG_OK) return e->status;
+    memcpy(f->p->data, params, f->p->total * sizeof(dg_real));
+    dg_eval_result r;
+    dg_safety_result sr;
+    const dg_status st = dg_safety_eval(v, &f->m, f->p, &guard, state, aux, B, 0, &r, &sr, e);
+    dg_safety_close(&guard);
+    if (st != DG_OK) return st;
+    *loss = r.loss;
+    for (int k = 0; terms && k < v->nterms; k++) terms[k] = r.terms[k];
+    for (int k = 0; metrics && k < v->nmetrics; k++) metrics[k] = r.metrics[k];
+    out[0] = sr.interventions, out[1] = (double)sr.violations, out[2] = sr.min_target;
+    return DG_OK;
+}
+
+/* ------------------------------------------------------------ for the layers above (flat_internal.h) */
+
+dg_run *dg_flat_run(dg_flat *f) { return &f->r; }
+
+const char *dg_flat_keep_text(dg_flat *f, char *text) {
+    free(f->json);
+    return f->json = text;
 }

@@ -20,6 +20,19 @@ def need(*modules):
             sys.exit(SKIP)
 
 
+class Skip(Exception):
+    """A case that cannot run here (a module missing): run() skips it and runs the others."""
+
+
+def need_case(*modules):
+    """Inside a test case: raises Skip when a module is missing (the other cases still run)."""
+    for m in modules:
+        try:
+            __import__(m)
+        except ImportError:
+            raise Skip("python3 has no %s (Debian: python3-%s)" % (m, m))
+
+
 def cfg(name):
     return os.path.join(SRC, "configs", name)
 
@@ -46,14 +59,17 @@ def raises(exc, fn, *args, contains=None, **kwargs):
 
 
 def run(tests):
-    """Runs each test function; exit 1 when one fails."""
-    failed = 0
+    """Runs each test function; exit 1 when one fails, else 77 (skipped) when one was skipped (Skip)."""
+    failed = skipped = 0
     for t in tests:
         try:
             t()
             print("ok   %s" % t.__name__)
+        except Skip as why:
+            skipped += 1
+            print("skip %s: %s" % (t.__name__, why))
         except Exception:
             failed += 1
             print("FAIL %s" % t.__name__)
             traceback.print_exc()
-    sys.exit(1 if failed else 0)
+    sys.exit(1 if failed else SKIP if skipped else 0)

@@ -7,7 +7,7 @@ import os
 import subprocess
 import sys
 
-from pyutil import cfg, need, raises, run, tmpdir, write
+from pyutil import cfg, need, need_case, raises, run, tmpdir, write
 
 need("numpy")
 import numpy as np  # noqa: E402
@@ -105,7 +105,7 @@ def test_train_refuses():
 
 
 def test_state_dict_round_trip():
-    need("torch")
+    need_case("torch")
     import torch
     d = tmpdir()
     env = dg.Env(cfg("reach.yaml"), horizon=10)
@@ -131,6 +131,91 @@ def test_state_dict_round_trip():
     raises(KeyError, dg.load_state_dict, env, {"net.0.weight": torch.zeros(64, env.obs_dim)})
 
 
+def timeless(r):
+    """A certify JSON without its wall times (seconds_*, exploit_seconds, the refinement's seconds)."""
+    r = {k: v for k, v in r.items() if "seconds" not in k}
+    for g in r.get("refinement", []):
+        g.pop("seconds", None)
+    return r
+
+
+def test_certify_in_library():
+    """dg.certify is the library's (dg_flat_certify): the command's JSON for the same options, both
+    paths, with no command to run (DIFGAMES_COMMAND points nowhere)."""
+    d = tmpdir()
+    conf = write(os.path.join(d, "ds.yaml"), "game: duel_simple\nseed: 0\nenv: {dt: 0.1, horizon: 10, distance: [0.4, 0.8]}\n"
+                 "policy: {hidden: [16]}\ntrain: {batch: 32, epochs: 20, snapshots: [], exploit_every: 0}\n")
+    dg.train(conf, out=os.path.join(d, "ds"))
+    ck = os.path.join(d, "ds", "final.safetensors")
+    opts = ["--episodes", "6", "--nodes", "9", "--max-grids", "3", "--plan-iters", "20", "--bptt-epochs", "2",
+            "--tol", "0.5", "--seed", "3"]
+    ref = command("certify", "--config", conf, "--ckpt", ck, *opts)
+    hji = os.path.join(d, "ds_time.yaml")
+    with open(cfg("hji/duel_simple_time.yaml")) as f:
+        write(hji, f.read().replace("n: [81, 81]", "n: [21, 21]").replace("tol: 1.0e-6", "tol: 1.0e-3"))
+    ref_hji = command("certify", "--config", conf, "--ckpt", ck, "--hji", hji, "--episodes", "8", "--exploit-own", "3")
+    old = os.environ.get("DIFGAMES_COMMAND")
+    os.environ["DIFGAMES_COMMAND"] = "/nonexistent/difgames"  # the package ran this once: no more
+    try:
+        got = dg.certify(conf, ck, episodes=6, nodes=9, max_grids=3, plan_iters=20, bptt_epochs=2, tol=0.5, seed=3)
+        got_hji = dg.certify(conf, ck, hji=hji, episodes=8, exploit_own=3)
+        nb = dg.certify(conf, ck, episodes=4, nodes=9, max_grids=3, no_bounds=True, box=[-2, 2, -2, 2])
+    finally:
+        if old is None:
+            del os.environ["DIFGAMES_COMMAND"]
+        else:
+            os.environ["DIFGAMES_COMMAND"] = old
+    assert timeless(got) == timeless(ref), (got, ref)
+    assert timeless(got_hji) == timeless(ref_hji) and "exploit_pursuer" in got_hji, (got_hji, ref_hji)
+    assert nb["episodes"] == 4 and "br_cost_pursuer" not in nb
+    raises(dg.Error, dg.certify, conf, ck, episodez=4, contains="unknown option 'episodez'")
+    raises(dg.Error, dg.certify, conf, ck, episodes=0, contains="episodes")
+    raises(dg.Error, dg.certify, conf, ck, box=[1, 0, 0, 1], nodes=9, contains="box")
+    raises(dg.Error, dg.certify, conf, ck, hji=hji, tol=0.1, contains="not with --hji")
+    raises(dg.Error, dg.certify, conf, os.path.join(d, "none.safetensors"), contains="none.safetensors")
+    raises(TypeError, dg.certify, conf, ck, episodes="4")
+
+
+def test_eval_extras():
+    """dg.eval as `difgames eval`: a zero-sum pair's exploitability, a general-sum game's costs and
+    NashConv terms (with and without them), and the safety filter with an adversary."""
+    d = tmpdir()
+    ds = write(os.path.join(d, "ds.yaml"), "game: duel_simple\nseed: 0\nenv: {dt: 0.1, horizon: 10}\n"
+               "policy: {hidden: [8]}\ntrain: {batch: 8, epochs: 5, snapshots: [], exploit_every: 0, exploit_epochs: 4}\n")
+    dg.train(ds, out=os.path.join(d, "ds"))
+    ck = os.path.join(d, "ds", "final.safetensors")
+    ref = command("eval", "--config", ds, "--ckpt", ck)
+    got = dg.eval(ds, ck)
+    assert got == ref and "exploit_pursuer" in got, (got, ref)
+    assert dg.eval(ds, ck, exploit=False) == command("eval", "--config", ds, "--ckpt", ck, "--no-exploit")
+    fw = cfg("fishwar.yaml")
+    fo = dict(horizon=20, train__batch=8, train__epochs=2, train__exploit_epochs=3)
+    dg.train(fw, out=os.path.join(d, "fw"), **fo)
+    fck = os.path.join(d, "fw", "final.safetensors")
+    cli = ["--horizon", "20", "--batch", "8", "--exploit-epochs", "3"]
+    ref = command("eval", "--config", fw, "--ckpt", fck, *cli)
+    got = dg.eval(fw, fck, **fo)
+    assert got == ref and "nash_conv" in got, (got, ref)
+    ref = command("eval", "--config", fw, "--ckpt", fck, *cli, "--no-exploit")
+    got = dg.eval(fw, fck, exploit=False, **fo)
+    assert got == ref and "cost_" + sorted(k[5:] for k in got if k.startswith("cost_"))[0] in got, (got, ref)
+    with open(cfg("hji/reach_wind_avoid.yaml")) as f:
+        avoid = write(os.path.join(d, "avoid.yaml"), f.read().replace("n: [31, 31, 25, 25]", "n: [15, 15, 11, 11]"))
+    V = os.path.join(d, "V.safetensors")
+    r = subprocess.run([CLI, "hji", "solve", "--config", avoid, "--out", V, "--slices", "1"], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    rw = cfg("models/reach_wind.yaml")
+    dg.train(rw, out=os.path.join(d, "rw"), epochs=20)
+    rck = os.path.join(d, "rw", "final.safetensors")
+    ref = command("eval", "--config", rw, "--ckpt", rck, "--seed", "1000", "--batch", "64", "--safety", V,
+                  "--adversary", V)
+    got = dg.eval(rw, rck, adversary=V, seed=1000, train__batch=64, safety__value=V)
+    assert got == ref and got["safety"] == "switch" and "violations" in got, (got, ref)
+    ref = command("eval", "--config", rw, "--ckpt", rck, "--seed", "1000", "--batch", "64", "--adversary", V)
+    assert dg.eval(rw, rck, adversary=V, seed=1000, train__batch=64) == ref
+    raises(dg.Error, dg.eval, rw, rck, safety__value=os.path.join(d, "none.safetensors"), contains="none.safetensors")
+
+
 run([test_train_as_command, test_train_default_out_and_f64, test_callback_stops, test_train_refuses,
-     test_state_dict_round_trip])
+     test_state_dict_round_trip, test_certify_in_library, test_eval_extras])
 sys.exit(0)
