@@ -3,13 +3,14 @@ fraction c_i / x with the closed form: the feedback Nash fraction (1 - alpha bet
 or with --cooperative half the cooperative total, (1 - alpha beta)/2 each. One season is played from
 each stock (horizon 1, the discount 1), so c_i / x is the fraction the game grants at that stock
 (the requests' own while they total below env.ration's lo). Prints a table (stock, c_1/x, c_2/x,
-relative errors) and a last line of JSON: the fractions, the target, max_rel_err over both countries
-and every stock.
+relative errors), each country's discounted utility over the config's horizon on held-out starts
+beside the closed forms' (Nash and cooperative) on the same starts, and a last line of JSON: the
+fractions, the target, max_rel_err over both countries and every stock, the utilities.
 
 usage: PYTHONPATH=build/python /usr/bin/python3 bench/fishwar_fractions.py --config configs/fishwar.yaml
        --ckpt runs/fishwar/final.safetensors [--cooperative] [--stocks N] [--range LO HI] [--markdown FILE]
 """
-import argparse, json, os, sys
+import argparse, json
 
 import numpy as np
 
