@@ -2,7 +2,8 @@
  * function players gives each country the discounted utility of its closed form, a unilateral
  * deviation loses, and the cooperative catch gives both more (the tragedy of the commons); at the Nash
  * catch each country's own cost is flat in its own action (its gradient on the tape); requests
- * above env.ration are rationed and shared in proportion; each country's cost is its own term (general-sum); bad keys
+ * above env.ration are rationed and shared in proportion; each country's cost is its own term (general-sum), or
+ * with env.cooperative both (the joint cost, flat at the cooperative catch); bad keys
  * are refused. (Finite differences of its step, cost and an episode: test_games, every game.) */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
@@ -193,6 +194,34 @@ static void test_own_gradients(void **state) {
     dg_cfg_free(cfg);
 }
 
+/* env.cooperative: each country's cost is the sum of both terms (shares 1 and 1), so the players are a
+ * team whose stationary point is the planner's: d cost_i / d a_i of the joint cost is flat at the
+ * cooperative catch (1 - alpha beta)/2 each, below 1e-3 of its size at the Nash catch (where each
+ * would lower the joint cost by catching less, > 0) and at 0.2 (by catching more, < 0) */
+static void test_cooperative(void **state) {
+    (void)state;
+    dg_cfg *cfg;
+    dg_env *env = env_of("game: fishwar\nenv: {horizon: 200, cooperative: true}\n", &cfg);
+    assert_int_equal(env->general_sum, 1);
+    for (int i = 0; i < 2; i++) assert_true(env->player_share[i][0] == 1 && env->player_share[i][1] == 1);
+    assert_string_equal(env->player_names[0], "country_1");
+    const double ab = 0.5 * 0.95, nash = (1 - ab) / (2 - ab), coop = (1 - ab) / 2;
+    double gc[2], gn[2], gl[2], c[2], cn[2], cl[2];
+    own_gradients(env, coop, gc, c);
+    own_gradients(env, nash, gn, cn);
+    own_gradients(env, 0.2, gl, cl);
+    for (int i = 0; i < 2; i++) {
+        print_message("cooperative, country %d: d joint cost / d own action %.3g at the cooperative catch, %.3g at "
+                      "Nash, %.3g at 0.2\n", i + 1, gc[i], gn[i], gl[i]);
+        assert_true(gn[i] > 0 && gl[i] < 0);
+        assert_true(fabs(gc[i]) < 1e-3 * fabs(gn[i]));
+        assert_true(c[i] < cn[i] && c[i] < cl[i]);  /* the joint cost is least there */
+    }
+    assert_float_equal(c[0], c[1], 1e-6 * fabs(c[0]));  /* one joint cost for both */
+    dg_env_free(env);
+    dg_cfg_free(cfg);
+}
+
 /* one step of one row from x with actions a1, a2: the next state */
 static void step1(const dg_env *env, float x, float a1, float a2, float *next) {
     dg_ctx *ctx = dg_ctx_create(1 << 20);
@@ -283,6 +312,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_nash_and_commons),
         cmocka_unit_test(test_own_gradients),
+        cmocka_unit_test(test_cooperative),
         cmocka_unit_test(test_requests_shared),
         cmocka_unit_test(test_bad_keys),
         cmocka_unit_test(test_bodies),

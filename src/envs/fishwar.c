@@ -4,7 +4,8 @@
  * discounted by beta a step. Each country's action requests a fraction of the stock; the feedback
  * Nash equilibrium is c_i = (1 - alpha beta) / (2 - alpha beta) x, the cooperative total
  * (1 - alpha beta) x (docs/economics.md derives both and the values). Each country has its own
- * cost: env->general_sum and player_share give country i the term utility_i alone. */
+ * cost: env->general_sum and player_share give country i the term utility_i alone, or with
+ * env.cooperative both terms (the joint cost both descend: the cooperative solution). */
 #include <tgmath.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +17,7 @@ typedef struct fishwar {
     float request[2];     /* an action a in [-1, 1] requests the fraction lo + (hi - lo)(a + 1)/2 */
     float ration[2];      /* requests totalling above lo are rationed, the total granted below hi */
     float stock[2];       /* initial stock ~ U(stock)                                          */
+    int   cooperative;    /* each country's cost the sum of both utilities (the planner's)     */
 } fishwar;
 
 static const dg_key KEYS[] = {
@@ -27,12 +29,14 @@ static const dg_key KEYS[] = {
               "requests totalling R > lo of the stock are granted lo + (hi - lo) tanh((R - lo)/(hi - lo)) in all, "
               "below hi, shared in proportion to the requests; 0 < lo < hi < 1"),
     DG_K_SPAN("env.stock", fishwar, stock, 0.1f, 1.0f, "initial stock ~ U(lo, hi), 0 < lo <= hi"),
+    DG_K_BOOL("env.cooperative", fishwar, cooperative, 0,
+              "each country's cost is the sum of both utilities (the cooperative solution; false: its own, the Nash game)"),
 };
 
 /* the two terms are in step_cost's order; term i is country i's own cost (player_share) */
 static const dg_loss_term LOSS[] = {
-    {"loss.utility_1", 1.0f, NULL, 0, "mean_b of -beta^(t-1) log c_1 at step t: country 1's cost (its share 1, country 2's 0)"},
-    {"loss.utility_2", 1.0f, NULL, 0, "mean_b of -beta^(t-1) log c_2 at step t: country 2's cost (its share 1, country 1's 0)"},
+    {"loss.utility_1", 1.0f, NULL, 0, "mean_b of -beta^(t-1) log c_1 at step t: country 1's cost (its share 1, country 2's 0; with env.cooperative 1 in both)"},
+    {"loss.utility_2", 1.0f, NULL, 0, "mean_b of -beta^(t-1) log c_2 at step t: country 2's cost (its share 1, country 1's 0; with env.cooperative 1 in both)"},
 };
 
 /* the state's columns: the stock, the discount beta^t of the next catch, and the last step's catches */
@@ -59,6 +63,10 @@ static dg_status fishwar_create(dg_env *env, dg_cfg *cfg, dg_err *e) {
     env->general_sum = 1; /* each country descends its own discounted utility, negated */
     env->player_share[0][0] = 1;
     env->player_share[1][1] = 1;
+    if (f->cooperative)  /* both descend the joint cost: a team, whose optimum is the planner's catch */
+        env->player_share[0][1] = env->player_share[1][0] = 1;
+    env->player_names[0] = "country_1";
+    env->player_names[1] = "country_2";
     env->gradcheck_eps = 0.01f;  /* the log's scale: stocks from 0.1 */
     env->nmetrics = 3;
     env->metric_names[0] = "catch_fraction_1";
