@@ -19,6 +19,8 @@ declare -A seen=()
 while IFS= read -r cfg; do
     case "$cfg" in configs/hji/*) continue ;; esac  # grid-solver configs: hji solve --out is required
     case "$cfg" in configs/models/*) grep -q '^  observe:' "$cfg" || continue ;; esac  # a model for the grid alone
+    replay=1  # a model file without `draw:` has nothing to draw (replay says so in one line): gs_saddle, gs_cycle, lq_nash2, lq_nash3 (open-loop plans of the config's horizon: not this 3-step run's)
+    case "$cfg" in configs/models/*) grep -q "^  draw:" "$cfg" || replay=0 ;; esac
     name=${cfg#configs/}
     name=${name%.yaml}
     want="runs/$name"
@@ -30,9 +32,11 @@ while IFS= read -r cfg; do
     after=$(find runs -name final.safetensors | sort)
     new=$(comm -13 <(echo "$before") <(echo "$after"))
     [ "$new" = "$want/final.safetensors" ] || fail "$cfg trained into '${new%/final.safetensors}', expected $want"
-    "$DG" replay --config "$cfg" --ckpt "$want/final.safetensors" --frames 2 --size 64 >/dev/null 2>"$T/err" ||
-        { cat "$T/err" >&2; fail "replay --config $cfg"; }
-    [ -s "$want/replay.gif" ] || fail "replay of $cfg did not write $want/replay.gif"
+    if [ "$replay" = 1 ]; then
+        "$DG" replay --config "$cfg" --ckpt "$want/final.safetensors" --frames 2 --size 64 >/dev/null 2>"$T/err" ||
+            { cat "$T/err" >&2; fail "replay --config $cfg"; }
+        [ -s "$want/replay.gif" ] || fail "replay of $cfg did not write $want/replay.gif"
+    fi
     n=$((n + 1))
 done < <(find configs -name '*.yaml' | sort)
 [ "$n" -ge 5 ] || fail "only $n training configs found"

@@ -134,6 +134,26 @@ static void merton_metrics(const dg_env *env, const dg_real *traj, const dg_real
     values[3] = u / B;
 }
 
+/* Replays: the investor as one body, time running left to right (x = 1 - 2 tau / T, T the horizon in
+ * years) and wealth upwards (y = -1 + w / hi, hi the reset's largest wealth: the reset's range in the
+ * lower half, twice hi at the top; clamped to the frame), and its risky fraction as a second body at the
+ * right edge (y = -1 + 2 pi / the fraction range's top). Returns 2. */
+static int merton_bodies(const dg_env *env, const dg_real *s, const dg_real *aux, dg_real *xy, int *is_goal) {
+    const merton *m = env->impl;
+    (void)aux;
+    const double T = (double)env->horizon * env->dt;
+    const double y[2] = {-1.0 + s[0] / m->wealth[1], -1.0 + 2.0 * s[2] / (m->frac[1] > 0 ? m->frac[1] : 1.0f)};
+    xy[0] = (dg_real)(1.0 - 2.0 * s[1] / (T > 0 ? T : 1.0));
+    xy[2] = 0.95f;
+    for (int k = 0; k < 2; k++) {
+        xy[2 * k + 1] = (dg_real)(y[k] < -1 ? -1 : y[k] > 1 ? 1 : y[k]);
+        is_goal[k] = 0;
+    }
+    if (xy[0] < -1) xy[0] = -1;
+    if (xy[0] > 1) xy[0] = 1;
+    return 2;
+}
+
 const dg_game dg_game_merton = {
     .name = "merton",
     .summary = "Merton's portfolio, noisy wealth (exact log-normal step): the risky fraction against (mu - r)/((1 - gamma) sigma^2)",
@@ -150,4 +170,6 @@ const dg_game dg_game_merton = {
     .terminal_cost = dg_env_terminal_cost_from_rows,
     .terminal_cost_rows = merton_terminal_cost_rows,
     .metrics = merton_metrics,
+    .bodies = merton_bodies,
+    .body_names = "investor,fraction",
 };
