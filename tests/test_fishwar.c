@@ -16,15 +16,7 @@
 #include <cmocka.h>
 
 #include "difgames/difgames.h"
-
-static dg_env *env_of(const char *yaml, dg_cfg **cfg) {
-    dg_err e = {0};
-    *cfg = dg_cfg_parse(yaml, strlen(yaml), "test.yaml", &e);
-    if (!*cfg) fail_msg("config: %s", e.msg);
-    dg_env *env = dg_env_create(*cfg, &e);
-    if (!env) fail_msg("env: %s", e.msg);
-    return env;
-}
+#include "util/check.h"
 
 /* a country that always catches the fraction f of the stock: the action the game maps onto f
  * (env.request's default [0.01, 0.99]; requests below env.ration's lo, 0.9, are granted in full) */
@@ -98,7 +90,7 @@ static played play(const dg_env *env, const double *f) {
 static void test_nash_and_commons(void **state) {
     (void)state;
     dg_cfg *cfg;
-    dg_env *env = env_of("game: fishwar\nenv: {horizon: 200}\n", &cfg);
+    dg_env *env = check_env("game: fishwar\nenv: {horizon: 200}\n", &cfg, NULL);
     assert_int_equal(env->general_sum, 1);
     assert_true(env->player_share[0][0] == 1 && env->player_share[0][1] == 0);
     assert_true(env->player_share[1][0] == 0 && env->player_share[1][1] == 1);
@@ -178,7 +170,7 @@ static void own_gradients(const dg_env *env, double f, double *g, double *cost) 
 static void test_own_gradients(void **state) {
     (void)state;
     dg_cfg *cfg;
-    dg_env *env = env_of("game: fishwar\nenv: {horizon: 200}\n", &cfg);
+    dg_env *env = check_env("game: fishwar\nenv: {horizon: 200}\n", &cfg, NULL);
     const double ab = 0.5 * 0.95, nash = (1 - ab) / (2 - ab), coop = (1 - ab) / 2;
     double gn[2], gc[2], gh[2], c[2];
     own_gradients(env, nash, gn, c);
@@ -201,7 +193,7 @@ static void test_own_gradients(void **state) {
 static void test_cooperative(void **state) {
     (void)state;
     dg_cfg *cfg;
-    dg_env *env = env_of("game: fishwar\nenv: {horizon: 200, cooperative: true}\n", &cfg);
+    dg_env *env = check_env("game: fishwar\nenv: {horizon: 200, cooperative: true}\n", &cfg, NULL);
     assert_int_equal(env->general_sum, 1);
     for (int i = 0; i < 2; i++) assert_true(env->player_share[i][0] == 1 && env->player_share[i][1] == 1);
     assert_string_equal(env->player_names[0], "country_1");
@@ -238,7 +230,7 @@ static void step1(const dg_env *env, float x, float a1, float a2, float *next) {
 static void test_requests_shared(void **state) {
     (void)state;
     dg_cfg *cfg;
-    dg_env *env = env_of("game: fishwar\nenv: {request: [0.1, 0.9], ration: [0.7, 0.8], alpha: 0.5, beta: 0.9}\n", &cfg);
+    dg_env *env = check_env("game: fishwar\nenv: {request: [0.1, 0.9], ration: [0.7, 0.8], alpha: 0.5, beta: 0.9}\n", &cfg, NULL);
     float n[4];
     step1(env, 0.64f, -1.0f, 0.0f, n);  /* requests 0.1 and 0.5: 0.6, below 0.7 */
     assert_float_equal(n[2], 0.1f * 0.64f, 1e-6);
@@ -293,7 +285,7 @@ static void test_bad_keys(void **state) {
 static void test_bodies(void **state) {
     (void)state;
     dg_cfg *cfg;
-    dg_env *env = env_of("game: fishwar\n", &cfg);
+    dg_env *env = check_env("game: fishwar\n", &cfg, NULL);
     float xy[2 * DG_MAX_BODIES];
     int goal[DG_MAX_BODIES];
     const float s[4] = {2.0f, 0.5f, 0.3f, 0.1f};  /* a stock above the reset range: clamped */

@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include "difgames/difgames.h"
+#include "util/check.h"
 
 /* Three players, each steering one coordinate, with costs shared unevenly (interpreted: nothing
  * written to the compiled expressions' cache). PLAYERS is the model.players section. */
@@ -42,14 +43,6 @@ static dg_cfg *cfg_of(const char *text) {
     return c;
 }
 
-static dg_env *env_of(const char *yaml, dg_cfg **cfg) {
-    dg_err e = {0};
-    *cfg = cfg_of(yaml);
-    dg_env *env = dg_env_create(*cfg, &e);
-    if (!env) fail_msg("env: %s", e.msg);
-    return env;
-}
-
 /* the one-line error yaml's env gives: it names the file and key */
 static void expect_error(const char *yaml, const char *key, const char *words) {
     dg_err e = {0};
@@ -65,7 +58,7 @@ static void expect_error(const char *yaml, const char *key, const char *words) {
 static void test_players(void **state) {
     (void)state;
     dg_cfg *cfg;
-    dg_env *env = env_of(GAME3(PLAYERS3), &cfg);
+    dg_env *env = check_env(GAME3(PLAYERS3), &cfg, NULL);
     assert_int_equal(env->nplayers, 3);
     assert_int_equal(env->general_sum, 1);
     assert_int_equal(env->player_obs[0], 3);
@@ -116,7 +109,7 @@ static void costs_of(dg_ctx *ctx, const dg_env *env, const dg_policy *pol, dg_pa
 static void test_own_gradients(void **state) {
     (void)state;
     dg_cfg *cfg;
-    dg_env *env = env_of(GAME3(PLAYERS3), &cfg);
+    dg_env *env = check_env(GAME3(PLAYERS3), &cfg, NULL);
     dg_err e = {0};
     dg_policy pol;
     dg_params *p = NULL;
@@ -170,7 +163,7 @@ static void test_own_gradients(void **state) {
 static void test_nash_conv(void **state) {
     (void)state;
     dg_cfg *cfg;
-    dg_env *env = env_of(GAME3(PLAYERS3), &cfg);
+    dg_env *env = check_env(GAME3(PLAYERS3), &cfg, NULL);
     dg_err e = {0};
     dg_policy pol;
     dg_params *p = NULL;
@@ -215,8 +208,8 @@ static void test_players_errors(void **state) {
     expect_error(GAME3("  observe2: [x]\n" PLAYERS3), "model.observe2", "zero-sum max player's");
     /* an input no player names is no one's: held, as an input with learned: false */
     dg_cfg *cfg;
-    dg_env *env = env_of(GAME3("  players:\n    ann: {input: u, costs: {xx: 1}}\n    ben: {input: v, costs: {yz: 1}}\n"),
-                         &cfg);
+    dg_env *env = check_env(GAME3("  players:\n    ann: {input: u, costs: {xx: 1}}\n    ben: {input: v, costs: {yz: 1}}\n"),
+                            &cfg, NULL);
     assert_int_equal(env->nplayers, 2);
     assert_int_equal(dg_env_free_inputs(env, NULL, 0), 1);
     /* a general-sum pair has no zero-sum exploitability: refused, naming what it has instead */

@@ -15,16 +15,8 @@
 #include <cmocka.h>
 
 #include "difgames/difgames.h"
+#include "util/check.h"
 #include "util/tier.h"
-
-static dg_env *env_of(const char *yaml, dg_cfg **cfg) {
-    dg_err e = {0};
-    *cfg = dg_cfg_parse(yaml, strlen(yaml), "test.yaml", &e);
-    if (!*cfg) fail_msg("config: %s", e.msg);
-    dg_env *env = dg_env_create(*cfg, &e);
-    if (!env) fail_msg("env: %s", e.msg);
-    return env;
-}
 
 /* 200,000 draws of one stream: mean 0 and variance 1 within 5 standard errors; rows 0..7 drawn in
  * one call are those of rows 0..2 and 3..7 drawn apart (row0 3); another step or key draws others */
@@ -58,7 +50,7 @@ static void test_noise_draws(void **state) {
  * env.noise 0 they are other states (the noise moves the state). */
 static void final_states(const char *yaml, int split, float *out) {
     dg_cfg *cfg;
-    dg_env *env = env_of(yaml, &cfg);
+    dg_env *env = check_env(yaml, &cfg, NULL);
     dg_err e = {0};
     dg_policy m;
     dg_params *p;
@@ -110,7 +102,7 @@ static const char MERTON[] = "game: merton\nenv: {wealth: [1, 1]}\n";
 static void test_merton_step_mean(void **state) {
     (void)state;
     dg_cfg *cfg;
-    dg_env *env = env_of(MERTON, &cfg);
+    dg_env *env = check_env(MERTON, &cfg, NULL);
     assert_int_equal(env->noise_dim, 1);
     enum { N = 400000 };
     dg_ctx *ctx = dg_ctx_create(256 << 20);
@@ -170,7 +162,7 @@ static double utility_of(const dg_env *env, float pi, double *se) {
 static void test_merton_expected_utility(void **state) {
     (void)state;
     dg_cfg *cfg;
-    dg_env *env = env_of(MERTON, &cfg);
+    dg_env *env = check_env(MERTON, &cfg, NULL);
     const double T = env->horizon * (double)env->dt, g = 0.5;
     const double closed = 1.0 / g * exp(g * (0.03 + 0.07 * 0.07 / (2 * 0.0625 * (1 - g))) * T);
     double se, se2;
@@ -234,7 +226,7 @@ static void test_model_diffusion(void **state) {
     char yaml[1024];
     snprintf(yaml, sizeof yaml, MODEL, "x");
     dg_cfg *cm, *cb;
-    dg_env *model = env_of(yaml, &cm), *builtin = env_of("game: merton\nenv: {wealth: [1, 1], dt: 0.0833333}\n", &cb);
+    dg_env *model = check_env(yaml, &cm, NULL), *builtin = check_env("game: merton\nenv: {wealth: [1, 1], dt: 0.0833333}\n", &cb, NULL);
     assert_int_equal(model->noise_dim, 1);
     enum { B = 64 };
     dg_ctx *ctx = dg_ctx_create(16 << 20);
