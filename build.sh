@@ -21,9 +21,9 @@ JOBS=$(nproc 2>/dev/null || echo 2)
 BUILD_PKGS=(gcc make cmake pkg-config libyaml-dev libcjson-dev libpng-dev libgif-dev libcairo2-dev libmatheval-dev g++)
 # MPI (grids split over ranks, data-parallel training; docs/scale.md): found by CMake's FindMPI
 BUILD_PKGS+=(libopenmpi-dev openmpi-bin)
-TEST_PKGS=(libcmocka-dev python3)   # all the unit tier needs (./build.sh unit)
+TEST_PKGS=(libcmocka-dev python3 python3-numpy)   # all the unit tier needs (./build.sh unit; py_hji reads numpy)
 UNIT_PKGS=("${TEST_PKGS[@]}")
-TEST_PKGS+=(python3-torch python3-numpy valgrind clang)
+TEST_PKGS+=(python3-torch valgrind clang)
 
 # the viewer (difgames view, play, hji view): SDL2, in the command only; its test runs real
 # windows on a virtual display

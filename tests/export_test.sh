@@ -5,7 +5,7 @@
 # grid, nodes, edges, far away, NaN, infinities) or observations, its answers compared byte for byte
 # (cmp) with the library's own (tests/drivers/export_dump.c): dg_hji_interp's value and gradient,
 # dg_hji_feedback's inputs (air3d: a box each and G(x) of the state; pursuit2d: balls; a float32 value
-# file too), the switch filter and the qp filter (dg_safety_qp_row: air3d, chauffeur and a linear game with a
+# file too), the switch filter and the qp filter (dg_hji_filter_row: air3d, chauffeur and a linear game with a
 # 2-component box), P_control with a boundary layer (dg_hji_feedback's layer: air3d's boxes with the qp filter,
 # pursuit2d's balls, linear: a layer past 1/sqrt(2) there, below which its isotropic ball never saturates
 # linearly), and dg_mlp_forward's actions (a two-player policy of hidden sizes whose

@@ -275,7 +275,7 @@ static void test_hji(void **state) {
     assert_float_equal(v[0], 1.5 - 0.25 - 0.5 * 0.5, 0.05);
     assert_true(g[0] > 0.9 && fabs(g[1]) < 0.1);
     /* its grid value at a node is the array's */
-    const double *V = dg_hji_flat_values(h);
+    const double *V = dg_hji_flat_values(h, &e);
     double node[2] = {lo[0], lo[1]};
     assert_int_equal(dg_hji_flat_eval(h, 1, node, v, NULL, NULL, NULL, &e), DG_OK);
     assert_float_equal(v[0], V[0], 1e-12);

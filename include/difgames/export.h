@@ -11,7 +11,7 @@
  *                                                              or the qp (HJ control-barrier) filter
  * the table of V (float64 or float32, as solved) a static array. They are the library's own
  * dg_hji_interp, dg_hji_feedback (layer 0, or the boundary layer asked) at the value file's last
- * time and the qp filter's dg_safety_qp_row, bit for bit.
+ * time and the qp filter's dg_hji_filter_row, bit for bit.
  * dg_export_policy writes P_policy(const float *obs, float *act): a checkpoint's policy network,
  * dg_mlp_forward's bits at one thread.
  *
@@ -54,7 +54,7 @@ DG_API const char *dg_export_value_refusal(const dg_hji_problem *p);
 
 /* What dg_export_value writes beside the value: P_filter's kind, the switch filter (mode
  * DG_SAFETY_SWITCH: the value's control where V(x) <= margin, else the nominal control, both in u's
- * units) or the qp filter (DG_SAFETY_QP: dg_safety_qp_row with gamma, the nominal and the safe action
+ * units) or the qp filter (DG_SAFETY_QP: dg_hji_filter_row with gamma, the nominal and the safe action
  * in u's box's [-1, 1] coordinates, as the library's filter takes a policy's action); and P_control's
  * boundary layer (dg_hji_feedback's layer; 0: bang-bang). The filters use the bang-bang feedback. */
 typedef struct dg_export_value_opts {

@@ -115,6 +115,26 @@ DG_API int    dg_hji_game_noisy(const dg_hji_game *gm);
 /* 1 when gm is a game of degree (payoff.on). */
 DG_API int    dg_hji_game_degree(const dg_hji_game *gm);
 
+/* The safety filters of one state (docs/safety.md). */
+enum { DG_HJI_FILTER_SWITCH = 0, DG_HJI_FILTER_QP = 1 };
+/* A safety filter of one player of gm (player 0: u, 1: d; the one that keeps V high, the avoider of an
+ * avoid problem whose {V <= 0} the other can force into the target; its input a box) at state x (nx)
+ * from V(x) and grad V (nx) there: its action a (A = its dim, in its box's [-1, 1] coordinates) into
+ * out (A):
+ *   - DG_HJI_FILTER_SWITCH (the least-restrictive filter): where V <= margin, the player's optimal
+ *     input (dg_hji_game_optimal, bang-bang), else a;
+ *   - DG_HJI_FILTER_QP (the HJ control-barrier filter): the action of the box closest to a with
+ *     grad V . f(x, a, o*) >= -gamma V, o* the other player's worst case (closed form for a
+ *     control-affine game: one linear constraint on a box, clip(a + lambda g) with lambda among the
+ *     breakpoints); where no action of the box meets it, the one that comes nearest.
+ * jac (A, A; may be NULL) gets d out / d a (switch: identity, 0 where it acts; qp: the projection's,
+ * exact where the active set does not change); jx (A, nx; may be NULL) d out / d x through qp's bound
+ * c(x) = -gamma V - grad V . (f + M_o o*) with grad V and o* held (f's and M_o's derivatives by central
+ * differences; switch: 0). Returns 1 when it changed a. */
+DG_API int    dg_hji_filter_row(const dg_hji_game *gm, int player, int mode, double margin, double gamma,
+                                const double *x, double V, const double *grad, const double *a, double *out,
+                                double *jac, double *jx);
+
 #ifdef __cplusplus
 }
 #endif

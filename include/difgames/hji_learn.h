@@ -205,6 +205,16 @@ DG_API dg_status dg_hji_learn_source(const dg_hji_learn_net *net, const dg_hji_p
  * grid's value file, a file that cannot be read: its reader says why). */
 DG_API int       dg_hji_learn_probe(const char *path, int *f64);
 
+struct dg_hji_flat;  /* hji_flat.h */
+/* The flat value handle (hji_flat.h) of the value at path: a network of hji learn (config: the HJI
+ * config it was trained on, needed; its problem built for points, so a game of more axes than a grid
+ * holds opens too), read in this copy's precision (an f64 network: the double copy's,
+ * dg64_hji_flat_open), or else a value file of hji solve (dg_hji_flat_file). The n keys are set on the
+ * config first. NULL with e set: the file's, the config's or the network's error (DG_ERR_ARG: a
+ * network without its config, or of another game). */
+DG_API struct dg_hji_flat *dg_hji_flat_open(const char *path, const char *config, const char *const *keys,
+                                            const char *const *values, int n, dg_err *e);
+
 /* One iteration's numbers. */
 typedef struct dg_hji_learn_metrics {
     int    iteration;                     /* 1-based                                         */

@@ -37,8 +37,8 @@ extern "C" {
 #endif
 
 typedef enum dg_safety_mode {
-    DG_SAFETY_SWITCH = 0,                 /* V <= margin: the value's optimal action            */
-    DG_SAFETY_QP,                         /* the nearest action with dV/dt >= -gamma V           */
+    DG_SAFETY_SWITCH = DG_HJI_FILTER_SWITCH,  /* V <= margin: the value's optimal action        */
+    DG_SAFETY_QP = DG_HJI_FILTER_QP,          /* the nearest action with dV/dt >= -gamma V       */
 } dg_safety_mode;
 
 /* The safety.* keys (dg_safety_keys). */
@@ -118,13 +118,6 @@ DG_API dg_tensor *dg_safety_filter(dg_ctx *ctx, dg_safety *s, int t, dg_tensor *
  * 1 when it changed the action, else 0 (out = a). What dg_safety_filter does row by row. */
 DG_API int        dg_safety_filter_row(const dg_safety *s, const double *x, const double *a, double *out,
                                        double *jac);
-/* The qp filter of one row on game gm (control-affine, its u a box) at the value's state x (nx),
- * from V(x) and grad V (nx) there: the action a (u.dim, in u's box's [-1, 1] coordinates) closest to
- * a with grad V . f(x, u, d*) >= -gamma V, d* gm's optimal d at grad V, into out (u.dim), and d out /
- * d a into jac (u.dim, u.dim; may be NULL). Returns 1 when it changed a. What dg_safety_filter_row
- * does in qp mode once it has V and grad V (and what `difgames export --filter qp` writes as C). */
-DG_API int        dg_safety_qp_row(const dg_hji_game *gm, const double *x, double V, const double *grad, double gamma,
-                                   const double *a, double *out, double *jac);
 /* dg_safety_filter with s (a dg_safety) as dg_policy.filter takes it (dg_trainer_set_filter). */
 DG_API dg_tensor *dg_safety_policy_filter(dg_ctx *ctx, void *s, int t, dg_tensor *state, dg_tensor *action);
 /* Puts s between pol's players and the game's step (dg_policy.filter): every rollout of pol

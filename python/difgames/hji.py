@@ -1,8 +1,12 @@
-"""The HJI grid solver from Python: dg.hji.solve(config) -> Value (include/difgames/hji_flat.h).
+"""HJI values from Python (include/difgames/hji_flat.h): a grid solved here, a value file of
+`difgames hji solve`, or a network of `difgames hji learn`, each a Value.
 
-    V = dg.hji.solve("configs/hji/pursuit2d.yaml", t_end=0.5)
+    V = dg.hji.solve("configs/hji/pursuit2d.yaml", t_end=0.5)          # solve the grid now
+    W = dg.hji.load("runs/hji/air3d.safetensors")                       # a value file (its stored config)
+    N = dg.hji.load("runs/hji/air3d_nn/value.safetensors", config="configs/hji/air3d.yaml")  # a network
     V.value(x), V.grad(x), V.control(x), V.disturbance(x)   # x: (B, axes) or (axes,)
-    V.grid                                                   # the solved values, a read-only numpy view
+    V.grid                                                   # the values on the grid, a read-only numpy view
+    a = W.filter(x, nominal, mode="qp", gamma=2.0)           # the library's safety filter (dg_hji_filter_row)
 """
 import ctypes
 import json
@@ -12,7 +16,7 @@ import numpy as np
 from . import _lib
 from .env import resolve_overrides
 
-__all__ = ["Value", "solve", "certify"]
+__all__ = ["Value", "solve", "load", "certify"]
 
 _h = _lib.lib
 _P = ctypes.c_void_p
@@ -20,7 +24,15 @@ for _name, _res, _args in [
         ("dg_hji_flat_solve", _P, [ctypes.c_char_p, _P, _P, ctypes.c_int, _P]),
         ("dg_hji_flat_free", None, [_P]),
         ("dg_hji_flat_grid", ctypes.c_int, [_P, _P, _P, _P]),
-        ("dg_hji_flat_values", _P, [_P]),
+        ("dg_hji_flat_values", _P, [_P, _P]),
+        ("dg_hji_flat_file", _P, [ctypes.c_char_p, ctypes.c_char_p, _P, _P, ctypes.c_int, _P]),
+        ("dg_hji_flat_open", _P, [ctypes.c_char_p, ctypes.c_char_p, _P, _P, ctypes.c_int, _P]),
+        ("dg64_hji_flat_open", _P, [ctypes.c_char_p, ctypes.c_char_p, _P, _P, ctypes.c_int, _P]),
+        ("dg_hji_learn_probe", ctypes.c_int, [ctypes.c_char_p, _P]),
+        ("dg_hji_flat_source", ctypes.c_int, [_P]),
+        ("dg_hji_flat_safe_player", ctypes.c_int, [_P]),
+        ("dg_hji_flat_filter", ctypes.c_int, [_P, ctypes.c_int, ctypes.c_double, ctypes.c_double, ctypes.c_int64,
+                                              _P, _P, _P, _P, _P]),
         ("dg_hji_flat_inputs", ctypes.c_double, [_P, _P, _P]),
         ("dg_hji_flat_name", ctypes.c_char_p, [_P, ctypes.c_int, ctypes.c_int]),
         ("dg_hji_flat_eval", ctypes.c_int, [_P, ctypes.c_int64, _P, _P, _P, _P, _P, _P])]:
@@ -28,8 +40,13 @@ for _name, _res, _args in [
     _f.restype, _f.argtypes = _res, _args
 
 
+_SOURCES = ["solved", "file", "network"]
+_MODES = {"switch": 0, "qp": 1}
+
+
 class Value:
-    """A solved HJI value V(x, t_end) on its grid. Made by solve()."""
+    """An HJI value V(x) at its horizon t_end (the time-to-go it is read at), on its config's grid.
+    Made by solve() or load(); source says which ("solved", "file", "network")."""
 
     def __init__(self, handle, config):
         self._h, self.config = handle, config
@@ -45,12 +62,27 @@ class Value:
         self.game, self.u_name, self.d_name = name(0), name(1), name(2)
         self.axis_names = [name(3, i) or "x%d" % i for i in range(self.ndim)]
         self.axes = [np.linspace(self.lo[k], self.hi[k], self.shape[k]) for k in range(self.ndim)]
-        nodes = int(np.prod(self.shape, dtype=np.int64))
-        buf = (ctypes.c_double * nodes).from_address(_h.dg_hji_flat_values(handle))
-        buf._owner = self  # the view keeps the solve alive
-        g = np.frombuffer(buf, dtype=np.float64).reshape(self.shape)
-        g.flags.writeable = False
-        self.grid = g
+        self.source = _SOURCES[_h.dg_hji_flat_source(handle)]
+        sp = _h.dg_hji_flat_safe_player(handle)
+        self.safe_player = {0: "u", 1: "d"}.get(sp)   # whom filter() acts for (None: no one)
+        self._grid = None
+
+    @property
+    def grid(self):
+        """The value at every node of the grid (shape), a read-only numpy view of the library's array
+        (zero-copy; it keeps the handle alive). A network's is tabulated there on first use."""
+        if self._grid is None:
+            e = _lib.err()
+            ptr = _h.dg_hji_flat_values(self._h, ctypes.byref(e))
+            if not ptr:
+                _lib.raise_err(e)
+            nodes = int(np.prod(self.shape, dtype=np.int64))
+            buf = (ctypes.c_double * nodes).from_address(ptr)
+            buf._owner = self  # the view keeps the handle alive
+            g = np.frombuffer(buf, dtype=np.float64).reshape(self.shape)
+            g.flags.writeable = False
+            self._grid = g
+        return self._grid
 
     def __del__(self):
         h, self._h = getattr(self, "_h", None), None
@@ -58,7 +90,8 @@ class Value:
             _h.dg_hji_flat_free(h)
 
     def __repr__(self):
-        return "Value(%s, grid %s, t_end %g)" % (self.game, "x".join(map(str, self.shape)), self.t_end)
+        return "Value(%s, %s, grid %s, t_end %g)" % (self.game, self.source, "x".join(map(str, self.shape)),
+                                                     self.t_end)
 
     def _eval(self, x):
         a = np.ascontiguousarray(x, dtype=np.float64)
@@ -92,26 +125,67 @@ class Value:
         """d's equilibrium input at x (the player named d_name): (B, nd) (or (nd,))."""
         return self._eval(x)[3]
 
-    def filter(self, x, nominal, player="u", threshold=0.0):
-        """A least-restrictive safety filter in a Python loop: the nominal input (B, dim) where
-        V(x) > threshold, the player's equilibrium input where V(x) <= threshold (player "u" or "d":
-        the one for whom a high value is safe, e.g. the evader of a capture game)."""
-        v, _, u, d = self._eval(np.atleast_2d(x))
-        best = u if player == "u" else d if player == "d" else None
-        if best is None:
-            raise ValueError("player: 'u' or 'd', got %r" % (player,))
-        nom = np.asarray(nominal, dtype=np.float64).reshape(best.shape)
-        return np.where((v <= threshold)[:, None], best, nom)
+    def filter(self, x, nominal, mode="switch", margin=0.0, gamma=2.0, changed=False):
+        """The library's safety filter (dg_hji_flat_filter, dg_hji_filter_row; docs/safety.md) for the
+        safe player (safe_player: the maximiser, whom a high value keeps safe) around its nominal input
+        (B, dim) at states x (B, axes), both in the game's own units; returns the filtered input (and,
+        changed=True, a bool array of the rows it changed).
+        mode "switch": the player's equilibrium input where V(x) <= margin, else the nominal;
+        mode "qp": the input of its box nearest the nominal with grad V . f(x, a, o*) >= -gamma V(x)."""
+        if mode not in _MODES:
+            raise ValueError("mode: 'switch' or 'qp', got %r" % (mode,))
+        if self.safe_player is None:
+            raise _lib.Error("filter: %s has no player to filter for (a control-affine game of kind whose "
+                             "maximiser has a box input)" % self.game, "argument")
+        a = np.ascontiguousarray(np.atleast_2d(x), dtype=np.float64)
+        dim = self.nu if self.safe_player == "u" else self.nd
+        if a.ndim != 2 or a.shape[1] != self.ndim or a.shape[0] < 1:
+            raise ValueError("x: expected shape (B, %d) or (%d,), got %s" % (self.ndim, self.ndim, np.shape(x)))
+        B = a.shape[0]
+        nom = np.ascontiguousarray(np.asarray(nominal, dtype=np.float64).reshape(B, dim))
+        out, ch = np.empty((B, dim)), np.empty(B, dtype=np.int32)
+        e = _lib.err()
+        ptr = lambda z: z.ctypes.data_as(ctypes.c_void_p)  # noqa: E731
+        _lib.check(_h.dg_hji_flat_filter(self._h, _MODES[mode], float(margin), float(gamma), B, ptr(a), ptr(nom),
+                                         ptr(out), ptr(ch), ctypes.byref(e)), e)
+        if np.ndim(x) == 1:
+            out, ch = out[0], ch[0]
+        return (out, ch.astype(bool)) if changed else out
+
+
+def _sets(config, overrides):
+    sets = resolve_overrides(config, overrides) if overrides else []
+    ck = (ctypes.c_char_p * max(len(sets), 1))(*[k.encode() for k, _ in sets])
+    cv = (ctypes.c_char_p * max(len(sets), 1))(*[v.encode() for _, v in sets])
+    return ck, cv, len(sets)
+
+
+def load(path, config=None, **overrides):
+    """The value at path as a Value: a value file of `difgames hji solve` (its problem from config, or
+    from the config the file stores when config is None; the file checked against it, its last stored
+    time read) or a network of `difgames hji learn` (config: the HJI config it was trained on, needed;
+    an f64 network is read by the library's double copy). Keyword overrides as dg.Env's, on config."""
+    vp = _lib.path_bytes(path, "value")
+    cp = None if config is None else _lib.path_bytes(config, "config")
+    if overrides and cp is None:
+        raise ValueError("load: overrides need config (the HJI config to set them on)")
+    ck, cv, n = _sets(config, overrides)
+    f64 = ctypes.c_int(0)
+    net = _h.dg_hji_learn_probe(vp, ctypes.byref(f64))
+    opener = _h.dg64_hji_flat_open if net and f64.value else _h.dg_hji_flat_open
+    e = _lib.err()
+    h = opener(vp, cp, ck, cv, n, ctypes.byref(e))
+    if not h:
+        _lib.raise_err(e)
+    return Value(h, (cp or vp).decode())
 
 
 def solve(config, **overrides):
     """Solves the HJI config (configs/hji/*.yaml; keyword overrides as dg.Env's) to t_end: a Value."""
     path = _lib.path_bytes(config, "config")
-    sets = resolve_overrides(config, overrides)
-    ck = (ctypes.c_char_p * max(len(sets), 1))(*[k.encode() for k, _ in sets])
-    cv = (ctypes.c_char_p * max(len(sets), 1))(*[v.encode() for _, v in sets])
+    ck, cv, n = _sets(config, overrides)
     e = _lib.err()
-    h = _h.dg_hji_flat_solve(path, ck, cv, len(sets), ctypes.byref(e))
+    h = _h.dg_hji_flat_solve(path, ck, cv, n, ctypes.byref(e))
     if not h:
         _lib.raise_err(e)
     return Value(h, path.decode())

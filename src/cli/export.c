@@ -29,7 +29,7 @@ static const char HELP[] =
     "--ckpt (a training checkpoint, --config its training config): P_policy(obs, act), the\n"
     "network's forward pass (and P_policy2 for a second learned player).\n"
     "The functions give the library's own bits (dg_hji_interp, dg_hji_feedback,\n"
-    "dg_safety_qp_row, dg_mlp_forward); out of the grid a plain axis is clamped to its edge\n"
+    "dg_hji_filter_row, dg_mlp_forward); out of the grid a plain axis is clamped to its edge\n"
     "and V extrapolated linearly, a periodic axis wraps. Compile without -ffast-math and\n"
     "without contracting a * b + c (-ffp-contract=off; GCC's default under -std=c99).\n"
     "\n"

@@ -1,6 +1,6 @@
 /* A grid value as plain C: the table, the library's interpolation (hji_interp_real in
  * src/hji/kernel.inc), both players' bang-bang feedback (dg_hji_game_optimal) and the switch or the
- * qp filter (dg_safety_qp_row: the game's drift, the projection on the box),
+ * qp filter (dg_hji_filter_row: the game's drift, the projection on the box),
  * written statement for statement in the same order, so that the code compiled anywhere gives the
  * library's bits (tests/export_test.sh compares them on 10^6 states). */
 #include <math.h>
@@ -57,7 +57,7 @@ const char *dg_export_filter_refusal(const dg_hji_problem *p, int mode) {
     if (mode != DG_SAFETY_QP) return "an unknown filter (switch or qp)";
     if (!p->game.u.dim) return "the game has no control for the qp filter to choose";
     if (p->game.u.set != DG_HJI_SET_BOX)
-        return "the qp filter's closed form (the library's, dg_safety_qp_row) is for a box control; this one is a ball";
+        return "the qp filter's closed form (the library's, dg_hji_filter_row) is for a box control; this one is a ball";
     /* from 4 components on the library's compiler vectorises the projection's sums: not reproduced */
     if (p->game.u.dim > 2) return "the qp filter of a box control of more than 2 components is not exported";
     if (strcmp(p->name, "air3d") && strcmp(p->name, "chauffeur") && strcmp(p->name, "linear"))
@@ -270,7 +270,7 @@ static const char PROJECT[] =
     "    }\n"
     "}\n\n";
 
-/* The qp filter's code: the drift, the projection and prefix_filter, dg_safety_qp_row's statements. */
+/* The qp filter's code: the drift, the projection and prefix_filter, dg_hji_filter_row's statements. */
 static void write_qp(FILE *fp, const dg_hji_problem *p, double gamma, const char *prefix) {
     fprintf(fp, "/* the game's drift f at x (f zeroed before) */\nstatic void drift(const double *x, double *f) {\n"
                 "    (void)x, (void)f;\n");

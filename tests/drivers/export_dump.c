@@ -6,7 +6,7 @@
  *   states (N, nx) doubles; per state: V, grad V (nx) (dg_hji_interp on the file's last time),
  *   u (nu), d (nd), V again (dg_hji_feedback at the file's horizon, with the boundary layer LAYER, by
  *   default 0: bang-bang), and the switch filter's u_safe (nu): the bang-bang u where V <= MARGIN, else the nominal input (0.25, -0.5, 0.75, -1)[j]; MARGIN qp:G:
- *   the qp filter's (dg_safety_qp_row with gamma G on that V and gradient) from the nominal action
+ *   the qp filter's (dg_hji_filter_row with gamma G on that V and gradient) from the nominal action
  *   qp_nominal(i, j) of state i, in [-1.2, 1.2] (the exported reader draws the same). Prints how many
  *   states the qp filter changed and at how many the layer changed an input (u or d).
  * usage: export_dump policy CONFIG CKPT N SEED OBS.bin LIB.bin
@@ -86,7 +86,7 @@ static int dump_value(int argc, char **argv) {
         if (qp) {
             double a[DG_HJI_MAX_INPUT];
             for (int j = 0; j < nu; j++) a[j] = qp_nominal(i, j);
-            changed += dg_safety_qp_row(&p->game, x, out[0], out + 1, margin, a, out + m, NULL);
+            changed += dg_hji_filter_row(&p->game, 0, DG_HJI_FILTER_QP, 0, margin, x, out[0], out + 1, a, out + m, NULL, NULL);
             m += nu;
         } else {
             for (int j = 0; j < nu; j++) out[m++] = v <= margin ? u[j] : NOMINAL[j];
