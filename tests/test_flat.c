@@ -343,6 +343,64 @@ static void test_certify(void **state) {
     assert_non_null(strstr(e.msg, "not with --hji"));
 }
 
+/* certify's options declared once (dg_certify_run_options): each default is what
+ * dg_certify_run_opts_default holds, each bound is enforced by dg_certify_run_set, each path's
+ * options are refused on the others */
+static void test_certify_options(void **state) {
+    (void)state;
+    int n = 0;
+    const dg_certify_opt *t = dg_certify_run_options(&n);
+    assert_true(n >= 20);
+    const dg_certify_run_opts d = dg_certify_run_opts_default();
+    assert_true(d.tol == 0.01 && d.max_grids == 8 && d.plan_restarts == 3 && d.bptt_epochs == 50 && d.bounds &&
+                d.exploit && d.xo.n_own == 9 && d.xo.own_half == 4.5 && d.sampling.epsilon == 1e-3 &&
+                d.sampling.beta == 1e-6 && d.sampling.failures == 10 && d.sampling.rounds == 3 &&
+                d.sampling.coverage_samples == 100000 && d.sampling.min_fraction == 1e-3 && d.plan_iters == -1);
+    dg_err e = {0};
+    char buf[64];
+    for (int k = 0; k < n; k++) {
+        dg_certify_run_opts o = dg_certify_run_opts_default();
+        const int path = t[k].paths & DG_CERTIFY_OWN ? DG_CERTIFY_OWN : t[k].paths & DG_CERTIFY_HJI ? DG_CERTIFY_HJI
+                                                                                                    : DG_CERTIFY_SAMPLING;
+        o.hji = path == DG_CERTIFY_HJI ? "h.yaml" : NULL;
+        o.value = path == DG_CERTIFY_SAMPLING ? "v.safetensors" : NULL;
+        if (t[k].def) {  /* its default given again changes nothing */
+            dg_certify_run_opts g = o;
+            assert_int_equal(dg_certify_run_set(&g, t[k].name, t[k].def, &e), DG_OK);
+            assert_memory_equal(&g, &o, sizeof g);
+        }
+        if (t[k].type == DG_CERTIFY_OPT_INT || t[k].type == DG_CERTIFY_OPT_DOUBLE) {
+            snprintf(buf, sizeof buf, "%.17g", t[k].hi + (t[k].type == DG_CERTIFY_OPT_INT ? 1 : t[k].hi * 1e-9 + 1e-9));
+            assert_int_equal(dg_certify_run_set(&o, t[k].name, buf, &e), DG_ERR_ARG);
+            assert_non_null(strstr(e.msg, t[k].name));
+            snprintf(buf, sizeof buf, "%.17g", t[k].lo);
+            assert_int_equal(dg_certify_run_set(&o, t[k].name, buf, &e),
+                             t[k].open & DG_CERTIFY_OPEN_LO ? DG_ERR_ARG : DG_OK);
+        }
+        for (int q = 0; q < 3; q++) {  /* another path refuses it */
+            const int other = 1 << q;
+            if (t[k].paths & other) continue;
+            dg_certify_run_opts x = dg_certify_run_opts_default();
+            x.hji = other == DG_CERTIFY_HJI ? "h.yaml" : NULL;
+            x.value = other == DG_CERTIFY_SAMPLING ? "v.safetensors" : NULL;
+            assert_int_equal(dg_certify_run_set(&x, t[k].name, t[k].type == DG_CERTIFY_OPT_LIST ? "0,1" : "1", &e),
+                             DG_ERR_ARG);
+        }
+    }
+    dg_certify_run_opts o = dg_certify_run_opts_default();
+    o.value = "v.safetensors";
+    assert_int_equal(dg_certify_run_set(&o, "--coverage-samples", "500", &e), DG_OK);
+    assert_int_equal(o.sampling.coverage_samples, 500);
+    assert_int_equal(dg_certify_run_set(&o, "seed", "7", &e), DG_OK);
+    assert_true(o.seed == 7 && o.seed_set);
+    assert_int_equal(dg_certify_run_set(&o, "--tol", "0.1", &e), DG_ERR_ARG);
+    assert_non_null(strstr(e.msg, "not with --tol"));
+    dg_certify_run_result res;
+    assert_int_equal(dg_certify_sampling_run("/nonexistent.yaml", &o, &res, &e) != DG_OK, 1);
+    assert_true(res.usage && !res.json && strstr(e.msg, "/nonexistent.yaml"));
+    dg_certify_run_free(&res);
+}
+
 /* eval's extras refused where they do not apply: one learned player has no exploitability, and an
  * episode through the safety filter needs a filter or an adversary */
 static void test_eval_extras_refused(void **state) {
@@ -374,7 +432,7 @@ int main(void) {
         cmocka_unit_test(test_checkpoint),      cmocka_unit_test(test_train),
         cmocka_unit_test(test_refused),         cmocka_unit_test(test_hji),
         cmocka_unit_test(test_step_cost),       cmocka_unit_test(test_certify),
-        cmocka_unit_test(test_eval_extras_refused),
+        cmocka_unit_test(test_eval_extras_refused), cmocka_unit_test(test_certify_options),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

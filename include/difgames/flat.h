@@ -172,6 +172,15 @@ DG_API dg_status dg_flat_safety_eval(dg_flat *f, const dg_real *params, const dg
  * with e set and *usage (may be NULL) 1 when the input is at fault (the command's exit 2). */
 DG_API const char *dg_flat_certify(dg_flat *f, const char *ckpt, const char *hji, const char *const *names,
                                    const char *const *values, int n, int *usage, dg_err *e);
+/* `difgames certify --sampling --config config --value value [--grid grid]` (dg_certify_sampling_run),
+ * no run needed: the n options (the command's, "epsilon", "beta", "seed", ...) set to values[i]'s
+ * text. Returns the JSON line (malloc'd: free it with dg_flat_text_free), or NULL with e set and
+ * *usage (may be NULL) 1 when the input is at fault. An f64 network is read in this copy's
+ * precision: call the double copy's (dg64_flat_certify_sampling) for it, as the command does. */
+DG_API char *dg_flat_certify_sampling(const char *config, const char *value, const char *grid,
+                                      const char *const *names, const char *const *values, int n, int *usage,
+                                      dg_err *e);
+DG_API void  dg_flat_text_free(char *text);  /* NULL is harmless */
 
 #ifdef __cplusplus
 }

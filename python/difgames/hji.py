@@ -31,6 +31,11 @@ for _name, _res, _args in [
         ("dg_hji_learn_probe", ctypes.c_int, [ctypes.c_char_p, _P]),
         ("dg_hji_flat_source", ctypes.c_int, [_P]),
         ("dg_hji_flat_safe_player", ctypes.c_int, [_P]),
+        ("dg_flat_certify_sampling", _P, [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, _P, _P, ctypes.c_int,
+                                          _P, _P]),
+        ("dg64_flat_certify_sampling", _P, [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, _P, _P,
+                                            ctypes.c_int, _P, _P]),
+        ("dg_flat_text_free", None, [_P]),
         ("dg_hji_flat_filter", ctypes.c_int, [_P, ctypes.c_int, ctypes.c_double, ctypes.c_double, ctypes.c_int64,
                                               _P, _P, _P, _P, _P]),
         ("dg_hji_flat_inputs", ctypes.c_double, [_P, _P, _P]),
@@ -191,13 +196,18 @@ def solve(config, **overrides):
     return Value(h, path.decode())
 
 
-def certify(config, checkpoint, hji=None, overrides=None, **options):
-    """`difgames certify --config CONFIG --ckpt CHECKPOINT [--hji HJI] [--option value ...]`'s JSON as a
-    dict, computed by the library (dg_certify_run through dg_flat_certify; no command is run). options:
-    the command's, dashes as underscores (episodes=16, tol=0.01, box=[lo, hi, ...], no_bounds=True,
-    exploit_own=3, ...); overrides: config keys as Env's keywords ({"precision": "f64"}). Its errors
-    raise difgames.Error with the library's one-line message; the command's tables, --csv and --plot
-    stay the command's."""
+def certify(config, checkpoint=None, hji=None, overrides=None, value=None, grid=None, **options):
+    """`difgames certify`'s JSON as a dict, computed by the library (no command is run):
+    - certify(config, checkpoint[, hji=HJI]): `--config CONFIG --ckpt CHECKPOINT [--hji HJI]`
+      (dg_certify_run through dg_flat_certify): the learner's own discrete game, or the HJI game;
+    - certify(hji_config, value=NET[, grid=VALUE]): `--sampling --config HJI --value NET [--grid VALUE]`
+      (dg_certify_sampling_run through dg_flat_certify_sampling): a learned value's safe set by
+      sampling (an f64 network is read by the library's double copy, as the command does).
+    options: the command's, dashes as underscores (episodes=16, tol=0.01, box=[lo, hi, ...],
+    no_bounds=True, exploit_own=3; epsilon=1e-3, beta=1e-6, seed=0, ...), refused when unknown, out of
+    bounds or of another path; overrides: config keys as Env's keywords ({"precision": "f64"}; not
+    with value). Its errors raise difgames.Error with the library's one-line message; the command's
+    tables, --csv and --plot stay the command's."""
     from .env import Env
     names, values = [], []
     for k, v in options.items():
@@ -214,6 +224,27 @@ def certify(config, checkpoint, hji=None, overrides=None, **options):
         names.append(k.encode())
         values.append(v.encode())
     cn, cv = (ctypes.c_char_p * max(1, len(names)))(*names), (ctypes.c_char_p * max(1, len(values)))(*values)
+    if value is not None:
+        if checkpoint is not None or hji is not None or overrides:
+            raise ValueError("certify: value (--sampling) certifies a learned value: not with checkpoint, hji or "
+                             "overrides")
+        vp = _lib.path_bytes(value, "value")
+        f64 = ctypes.c_int(0)
+        fn = _h.dg64_flat_certify_sampling if _h.dg_hji_learn_probe(vp, ctypes.byref(f64)) and f64.value \
+            else _h.dg_flat_certify_sampling
+        e = _lib.err()
+        out = fn(_lib.path_bytes(config, "config"), vp, None if grid is None else _lib.path_bytes(grid, "grid"),
+                 cn, cv, len(names), None, ctypes.byref(e))
+        if not out:
+            _lib.raise_err(e)
+        try:
+            return json.loads(ctypes.string_at(out).decode())
+        finally:
+            _h.dg_flat_text_free(out)
+    if checkpoint is None:
+        raise ValueError("certify: give the checkpoint (or value=, a network of hji learn, to certify by sampling)")
+    if grid is not None:
+        raise ValueError("certify: grid applies to value= (--sampling)")
     ck = _lib.path_bytes(checkpoint, "checkpoint")
     hj = None if hji is None else _lib.path_bytes(hji, "hji")
     with Env(config, **(overrides or {})) as env:

@@ -139,8 +139,9 @@ def eval(config, checkpoint, init=None, exploit=True, adversary=None, **override
         return out
 
 
-def certify(config, checkpoint, *args, **kwargs):
-    """`difgames certify CONFIG CHECKPOINT`'s JSON as a dict (see difgames.hji.certify)."""
+def certify(config, checkpoint=None, *args, **kwargs):
+    """`difgames certify`'s JSON as a dict: a checkpoint, or value= a network by sampling (see
+    difgames.hji.certify)."""
     from . import hji
     return hji.certify(config, checkpoint, *args, **kwargs)
 

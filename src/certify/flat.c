@@ -24,3 +24,26 @@ const char *dg_flat_certify(dg_flat *f, const char *ckpt, const char *hji, const
     dg_certify_run_free(&r);
     return json;
 }
+
+char *dg_flat_certify_sampling(const char *config, const char *value, const char *grid, const char *const *names,
+                               const char *const *values, int n, int *usage, dg_err *e) {
+    dg_certify_run_opts o = dg_certify_run_opts_default();
+    o.value = value;
+    o.grid = grid;
+    if (usage) *usage = 1;
+    if (!value) {
+        dg_err_set(e, DG_ERR_ARG, "certify: --sampling needs the network of hji learn (value)");
+        return NULL;
+    }
+    for (int i = 0; i < n; i++)
+        if (dg_certify_run_set(&o, names[i], values[i], e) != DG_OK) return NULL;
+    dg_certify_run_result r;
+    const dg_status s = dg_certify_sampling_run(config, &o, &r, e);
+    if (usage) *usage = s != DG_OK && r.usage;
+    char *json = s == DG_OK ? r.json : NULL;
+    r.json = NULL;
+    dg_certify_run_free(&r);
+    return json;
+}
+
+void dg_flat_text_free(char *text) { free(text); }

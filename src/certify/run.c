@@ -13,30 +13,77 @@
 
 static const char *const PLAYER[2] = {"pursuer", "evader"};
 
-dg_certify_run_opts dg_certify_run_opts_default(void) {
-    dg_certify_run_opts o;
-    memset(&o, 0, sizeof o);
-    o.tol = 0.01;
-    o.max_grids = 8;
-    o.plan_iters = -1;
-    o.plan_restarts = 3;
-    o.bptt_epochs = 50;
-    o.bounds = 1;
-    o.exploit = 1;
-    o.xo.n_own = 9;
-    o.xo.own_half = 4.5;
-    return o;
+/* ------------------------------------------------------------ the options, declared once */
+
+#define OFF(f) offsetof(dg_certify_run_opts, f)
+#define OWN DG_CERTIFY_OWN
+#define HJI DG_CERTIFY_HJI
+#define SMP DG_CERTIFY_SAMPLING
+static const dg_certify_opt OPTS[] = {
+    {"episodes", DG_CERTIFY_OPT_INT, OWN | HJI, 1, 1 << 20, 0, 0, OFF(episodes), DG_CERTIFY_STORE_INT, "N", NULL,
+     "64; with --hji 256", "held-out initial states"},
+    {"seed", DG_CERTIFY_OPT_INT, OWN | HJI | SMP, 0, 2147483647, 0, 0, OFF(seed), DG_CERTIFY_STORE_SEED, "N", NULL,
+     "the config's seed + 1000; with --sampling 0", "their seed (held out: not the training's stream)"},
+    {"tol", DG_CERTIFY_OPT_DOUBLE, OWN, 0, 1, DG_CERTIFY_OPEN_LO, 0, OFF(tol), DG_CERTIFY_STORE_DOUBLE, "X", "0.01",
+     NULL, "the relative change between the two finest grids that counts as converged"},
+    {"nodes", DG_CERTIFY_OPT_INT, OWN, 3, 100000, 0, 0, OFF(nodes), DG_CERTIFY_STORE_INT, "N", NULL,
+     "21 for a 2-D value state, 13 for 3-D, 9 beyond", "the coarsest grid's nodes per value axis (each next grid "
+     "1.5 times finer, and at least 2 more nodes an axis)"},
+    {"box", DG_CERTIFY_OPT_LIST, OWN, -1e9, 1e9, 0, 2 * DG_DP_MAX_DIMS, OFF(box), DG_CERTIFY_STORE_BOX, "LO,HI,...",
+     NULL, "a model file's state box, else the reset's starts widened by a quarter of their span (an axis they "
+     "leave fixed: episodes under constant random actions)", "the grid's box: a low and high end for each value "
+     "axis (duel_simple: e - p, 2 axes; chase in the open plane: e - p and its velocity, 4)"},
+    {"max_grids", DG_CERTIFY_OPT_INT, OWN, 3, DG_DP_MAX_GRIDS, 0, 0, OFF(max_grids), DG_CERTIFY_STORE_INT, "N", "8",
+     NULL, "the most grids of the refinement (it stops earlier when converged or at the memory estimate)"},
+    {"plan_iters", DG_CERTIFY_OPT_INT, OWN, 0, 1000000, 0, 0, OFF(plan_iters), DG_CERTIFY_STORE_INT, "N", NULL,
+     "300; reach 3000", "Adam steps of each plan or best response (per start, open loop)"},
+    {"plan_restarts", DG_CERTIFY_OPT_INT, OWN, 1, DG_CERTIFY_MAX_RESTARTS, 0, 0, OFF(plan_restarts),
+     DG_CERTIFY_STORE_INT, "N", "3", NULL, "restarts of each plan (the policy's own actions, zero, then random)"},
+    {"bptt_epochs", DG_CERTIFY_OPT_INT, OWN, 0, 1000000, 0, 0, OFF(bptt_epochs), DG_CERTIFY_STORE_INT, "N", "50",
+     NULL, "two players: epochs of the trainer's best responses, the second route (0: plans only)"},
+    {"no_bounds", DG_CERTIFY_OPT_FLAG, OWN, 0, 1, 0, 0, OFF(bounds), DG_CERTIFY_STORE_NOT, NULL, NULL, NULL,
+     "skip the plans and best responses (the value and the policy's cost alone)"},
+    {"exploit_own", DG_CERTIFY_OPT_INT, HJI, 2, 1000, 0, 0, OFF(xo.n_own), DG_CERTIFY_STORE_INT, "N", "9", NULL,
+     "with --hji, the exploitability: nodes per axis of the frozen player's position (the relative position: "
+     "the HJI grid's; chase: the HJI grid alone)"},
+    {"exploit_half", DG_CERTIFY_OPT_DOUBLE, HJI, 0, 1e6, DG_CERTIFY_OPEN_LO, 0, OFF(xo.own_half),
+     DG_CERTIFY_STORE_DOUBLE, "X", "4.5", NULL, "... over [-X, X]^2"},
+    {"no_exploit", DG_CERTIFY_OPT_FLAG, HJI, 0, 1, 0, 0, OFF(exploit), DG_CERTIFY_STORE_NOT, NULL, NULL, NULL,
+     "with --hji: skip the exploitability (two 4-D solves)"},
+    {"epsilon", DG_CERTIFY_OPT_DOUBLE, SMP, 0, 1, DG_CERTIFY_OPEN_LO | DG_CERTIFY_OPEN_HI, 0, OFF(sampling.epsilon),
+     DG_CERTIFY_STORE_DOUBLE, "X", "0.001", NULL, "with --sampling: the failure probability promised in the "
+     "certified set"},
+    {"beta", DG_CERTIFY_OPT_DOUBLE, SMP, 0, 1, DG_CERTIFY_OPEN_LO | DG_CERTIFY_OPEN_HI, 0, OFF(sampling.beta),
+     DG_CERTIFY_STORE_DOUBLE, "X", "1e-06", NULL, "with --sampling: the chance that the promise is wrong"},
+    {"failures", DG_CERTIFY_OPT_INT, SMP, 0, 1000000, 0, 0, OFF(sampling.failures), DG_CERTIFY_STORE_INT, "K", "10",
+     NULL, "with --sampling: failures a round may have and still certify (more samples a round)"},
+    {"rounds", DG_CERTIFY_OPT_INT, SMP, 1, 1000, 0, 0, OFF(sampling.rounds), DG_CERTIFY_STORE_INT, "R", "3", NULL,
+     "with --sampling: levels tested at most, each at beta / R"},
+    {"dt", DG_CERTIFY_OPT_DOUBLE, SMP, 0, 1e6, DG_CERTIFY_OPEN_LO, 0, OFF(sampling.dt), DG_CERTIFY_STORE_DOUBLE, "S",
+     NULL, "t_end / 200", "with --sampling: the rollouts' step"},
+    {"coverage_samples", DG_CERTIFY_OPT_INT, SMP, 1, 1 << 30, 0, 0, OFF(sampling.coverage_samples),
+     DG_CERTIFY_STORE_I64, "M", "100000", NULL, "with --sampling: box points for the coverage estimate"},
+    {"min_fraction", DG_CERTIFY_OPT_DOUBLE, SMP, 0, 1, DG_CERTIFY_OPEN_LO, 0, OFF(sampling.min_fraction),
+     DG_CERTIFY_STORE_DOUBLE, "X", "0.001", NULL, "with --sampling: a level whose set is below this fraction of the "
+     "box is not sampled (not certified)"},
+};
+#define NOPTS ((int)(sizeof OPTS / sizeof OPTS[0]))
+
+const dg_certify_opt *dg_certify_run_options(int *n) {
+    if (n) *n = NOPTS;
+    return OPTS;
 }
 
-/* value's text as a number in [lo, hi] (open ends where open_lo/open_hi; integer: a whole number)
- * into *out; DG_OK, or DG_ERR_ARG naming the option. */
-static dg_status num(const char *name, const char *value, double lo, double hi, int open_lo, int integer, double *out,
-                     dg_err *e) {
+/* value's text as a number of option t into *out; DG_OK, or DG_ERR_ARG naming the option as given. */
+static dg_status num(const dg_certify_opt *t, const char *given, const char *value, double *out, dg_err *e) {
     double v;
+    const int integer = t->type == DG_CERTIFY_OPT_INT, olo = t->open & DG_CERTIFY_OPEN_LO,
+              ohi = t->open & DG_CERTIFY_OPEN_HI;
     if (!value || !dg_parse_double(value, strlen(value), &v) || !isfinite(v) || (integer && v != floor(v)) ||
-        v < lo || v > hi || (open_lo && v == lo))
-        return dg_err_set(e, DG_ERR_ARG, "certify: option %s: '%s' is not %s in %s%g, %g]", name, value ? value : "",
-                          integer ? "a whole number" : "a number", open_lo ? "(" : "[", lo, hi);
+        v < t->lo || v > t->hi || (olo && v == t->lo) || (ohi && v == t->hi))
+        return dg_err_set(e, DG_ERR_ARG, "certify: option %s: '%s' is not %s in %s%.10g, %.10g%s", given,
+                          value ? value : "", integer ? "a whole number" : "a number", olo ? "(" : "[", t->lo, t->hi,
+                          ohi ? ")" : "]");
     *out = v;
     return DG_OK;
 }
@@ -49,68 +96,88 @@ static int flag(const char *value) {
     return -1;
 }
 
-dg_status dg_certify_run_set(dg_certify_run_opts *o, const char *name, const char *value, dg_err *e) {
-    char n[32];
-    size_t len = name ? strlen(name) : 0;
-    while (len && name[0] == '-') name++, len--;  /* "--episodes" as "episodes" */
-    if (!len || len >= sizeof n) return dg_err_set(e, DG_ERR_ARG, "certify: unknown option '%s'", name ? name : "");
-    for (size_t i = 0; i <= len; i++) n[i] = name[i] == '-' ? '_' : name[i];
-    static const char *const HJI_ONLY[] = {"exploit_own", "exploit_half", "no_exploit", NULL};
-    static const char *const OWN_ONLY[] = {"tol", "nodes", "box", "max_grids", "plan_iters", "plan_restarts",
-                                           "bptt_epochs", "no_bounds", NULL};
-    for (const char *const *k = o->hji ? OWN_ONLY : HJI_ONLY; *k; k++)  /* the other path's, as the command */
-        if (!strcmp(n, *k))
-            return dg_err_set(e, DG_ERR_ARG, "certify: option %s %s", n, o->hji ? "applies to the learner's own game: "
-                              "not with --hji" : "applies to --hji's continuous-time game");
-    struct { const char *name; double lo, hi; int open_lo, integer; int *i; double *d; } T[] = {
-        {"episodes", 1, 1 << 20, 0, 1, &o->episodes, NULL},
-        {"tol", 0, 1, 1, 0, NULL, &o->tol},
-        {"nodes", 3, 100000, 0, 1, &o->nodes, NULL},
-        {"max_grids", 3, DG_DP_MAX_GRIDS, 0, 1, &o->max_grids, NULL},
-        {"plan_iters", 0, 1000000, 0, 1, &o->plan_iters, NULL},
-        {"plan_restarts", 1, DG_CERTIFY_MAX_RESTARTS, 0, 1, &o->plan_restarts, NULL},
-        {"bptt_epochs", 0, 1000000, 0, 1, &o->bptt_epochs, NULL},
-        {"exploit_own", 2, 1000, 0, 1, &o->xo.n_own, NULL},
-        {"exploit_half", 0, 1e6, 1, 0, NULL, &o->xo.own_half},
-    };
+/* Option t's value text into o (given: its name as given, for messages). */
+static dg_status apply(dg_certify_run_opts *o, const dg_certify_opt *t, const char *given, const char *value,
+                       dg_err *e) {
+    char *at = (char *)o + t->offset;
     double v = 0;
-    for (size_t k = 0; k < sizeof T / sizeof T[0]; k++) {
-        if (strcmp(n, T[k].name)) continue;
-        if (num(n, value, T[k].lo, T[k].hi, T[k].open_lo, T[k].integer, &v, e) != DG_OK) return e->status;
-        if (T[k].i) *T[k].i = (int)v;
-        else *T[k].d = v;
-        return DG_OK;
-    }
-    if (!strcmp(n, "seed")) {
-        if (num(n, value, 0, 2147483647, 0, 1, &v, e) != DG_OK) return e->status;
-        o->seed = (uint64_t)v;
-        o->seed_set = 1;
-        return DG_OK;
-    }
-    if (!strcmp(n, "no_bounds") || !strcmp(n, "no_exploit")) {
+    if (t->type == DG_CERTIFY_OPT_FLAG) {
         const int f = flag(value);
-        if (f < 0) return dg_err_set(e, DG_ERR_ARG, "certify: option %s: '%s' is not a flag (1/true or 0/false)", n,
+        if (f < 0) return dg_err_set(e, DG_ERR_ARG, "certify: option %s: '%s' is not a flag (1/true or 0/false)", given,
                                      value ? value : "");
-        *(n[3] == 'b' ? &o->bounds : &o->exploit) = !f;
+        *(int *)at = t->store == DG_CERTIFY_STORE_NOT ? !f : f;
         return DG_OK;
     }
-    if (!strcmp(n, "box")) {
+    if (t->type == DG_CERTIFY_OPT_LIST) {
         double *b = NULL;
         dg_err le = {0};
-        const int m = value ? dg_parse_list(value, -1e9, 1e9, 0, &b, &le) : -1;
-        if (m < 2 || m > 2 * DG_DP_MAX_DIMS || m % 2) {
+        const int m = value ? dg_parse_list(value, t->lo, t->hi, 0, &b, &le) : -1;
+        if (m < 2 || m > t->max || m % 2) {
             free(b);
-            return dg_err_set(e, DG_ERR_ARG, "certify: option box: '%s': give a low and a high end for each value "
-                              "axis (at most %d numbers)%s%s", value ? value : "", 2 * DG_DP_MAX_DIMS,
-                              m < 0 ? ": " : "", m < 0 ? le.msg : "");
+            return dg_err_set(e, DG_ERR_ARG, "certify: option %s: '%s': give a low and a high end for each value "
+                              "axis (at most %d numbers)%s%s", given, value ? value : "", t->max, m < 0 ? ": " : "",
+                              m < 0 ? le.msg : "");
         }
         memcpy(o->box, b, sizeof(double) * (size_t)m);
         o->nbox = m;
         free(b);
         return DG_OK;
     }
-    return dg_err_set(e, DG_ERR_ARG, "certify: unknown option '%s' (episodes, seed, tol, nodes, box, max_grids, "
-                      "plan_iters, plan_restarts, bptt_epochs, no_bounds, exploit_own, exploit_half, no_exploit)", n);
+    if (num(t, given, value, &v, e) != DG_OK) return e->status;
+    switch (t->store) {
+    case DG_CERTIFY_STORE_INT: *(int *)at = (int)v; break;
+    case DG_CERTIFY_STORE_I64: *(int64_t *)at = (int64_t)v; break;
+    case DG_CERTIFY_STORE_SEED:
+        o->seed = (uint64_t)v;
+        o->seed_set = 1;
+        break;
+    default: *(double *)at = v; break;
+    }
+    return DG_OK;
+}
+
+dg_certify_run_opts dg_certify_run_opts_default(void) {
+    dg_certify_run_opts o;
+    memset(&o, 0, sizeof o);
+    o.plan_iters = -1;  /* the game's own (300; reach 3000) */
+    o.bounds = 1;
+    o.exploit = 1;
+    o.sampling = dg_certify_sampling_opts_default();
+    dg_err e = {0};
+    for (int k = 0; k < NOPTS; k++)  /* every declared default, as if given */
+        if (OPTS[k].def) apply(&o, &OPTS[k], OPTS[k].name, OPTS[k].def, &e);
+    return o;
+}
+
+/* o's path (DG_CERTIFY_OWN, _HJI or _SAMPLING) */
+static int path_of(const dg_certify_run_opts *o) { return o->value ? SMP : o->hji ? HJI : OWN; }
+
+dg_status dg_certify_run_set(dg_certify_run_opts *o, const char *name, const char *value, dg_err *e) {
+    char n[32];
+    const char *given = name ? name : "";
+    size_t len = name ? strlen(name) : 0;
+    while (len && name[0] == '-') name++, len--;  /* "--episodes" as "episodes" */
+    if (!len || len >= sizeof n) return dg_err_set(e, DG_ERR_ARG, "certify: unknown option '%s'", given);
+    for (size_t i = 0; i <= len; i++) n[i] = name[i] == '-' ? '_' : name[i];
+    for (int k = 0; k < NOPTS; k++) {
+        const dg_certify_opt *t = &OPTS[k];
+        if (strcmp(n, t->name)) continue;
+        const int path = path_of(o);
+        if (!(t->paths & path)) {
+            if (path == SMP)
+                return dg_err_set(e, DG_ERR_ARG, "certify: --sampling certifies a learned value (--config HJI.yaml "
+                                  "--value NET): not with %s", given);
+            return dg_err_set(e, DG_ERR_ARG, "certify: %s %s", given,
+                              t->paths == SMP   ? "applies to --sampling"
+                              : t->paths == OWN ? "applies to the learner's own game: not with --hji"
+                                                : "applies to --hji's continuous-time game");
+        }
+        return apply(o, t, given, value, e);
+    }
+    char names[600] = "";
+    for (int k = 0, at = 0; k < NOPTS && at < (int)sizeof names; k++)
+        at += snprintf(names + at, sizeof names - (size_t)at, "%s%s", k ? ", " : "", OPTS[k].name);
+    return dg_err_set(e, DG_ERR_ARG, "certify: unknown option '%s' (%s)", given, names);
 }
 
 /* e's message without a leading prefix ("certify: ", "dp: "): the caller names the command */
@@ -439,4 +506,94 @@ void dg_certify_run_free(dg_certify_run_result *res) {
     free(res->pairs);
     free(res->mem_);
     memset(res, 0, sizeof *res);
+}
+
+/* ------------------------------------------------------------ certify --sampling */
+
+/* the sampling certificate's JSON line into res->json */
+static dg_status sampling_json(const dg_hji_problem *p, const dg_certify_run_opts *o, dg_certify_run_result *res,
+                               dg_err *e) {
+    const dg_certify_sampling_result *r = &res->sampling;
+    dg_json j = {cJSON_CreateObject(), 0};
+    dg_json_game(&j, p->name, dg_hji_problem_source(p));
+    dg_json_add(&j, j.root, "certifies", cJSON_CreateString("a learned value's safe set, by sampling"));
+    dg_json_add(&j, j.root, "certified", cJSON_CreateBool(r->certified));
+    dg_json_add(&j, j.root, "delta", dg_json_number("%.9g", r->delta));
+    dg_json_add(&j, j.root, "epsilon", dg_json_number("%.6g", r->epsilon));
+    dg_json_add(&j, j.root, "beta", dg_json_number("%.6g", r->beta));
+    dg_json_add(&j, j.root, "N", dg_json_number("%.0f", (double)r->N));
+    dg_json_add(&j, j.root, "failures_allowed", dg_json_number("%.0f", r->k));
+    dg_json_add(&j, j.root, "rounds", dg_json_number("%.0f", r->rounds));
+    dg_json_add(&j, j.root, "failures", dg_json_number("%.0f", (double)r->failures));
+    dg_json_add(&j, j.root, "epsilon_bound", dg_json_number("%.6g", r->epsilon_bound));
+    dg_json_add(&j, j.root, "coverage", dg_json_number("%.6g", r->coverage));
+    dg_json_add(&j, j.root, "coverage_se", dg_json_number("%.3g", r->coverage_se));
+    dg_json_add(&j, j.root, "safe_fraction", dg_json_number("%.6g", r->safe_fraction));
+    dg_json_add(&j, j.root, "uncertified_rate", dg_json_number("%.6g", r->uncertified_rate));
+    dg_json_add(&j, j.root, "uncertified_se", dg_json_number("%.3g", r->uncertified_se));
+    dg_json_add(&j, j.root, "other", cJSON_CreateString(o->grid ? "grid" : "network"));
+    dg_json_add(&j, j.root, "dt", dg_json_number("%.6g", r->dt));
+    dg_json_add(&j, j.root, "steps", dg_json_number("%.0f", (double)r->steps));
+    dg_json_add(&j, j.root, "draws", dg_json_number("%.0f", (double)r->draws));
+    dg_json_add(&j, j.root, "seconds", dg_json_number("%.3g", r->seconds));
+    return json_take(&j, res, e);
+}
+
+dg_status dg_certify_sampling_run(const char *config, const dg_certify_run_opts *o, dg_certify_run_result *res,
+                                  dg_err *e) {
+    memset(res, 0, sizeof *res);
+    res->usage = 1;
+    res->sampled = 1;
+    if (!config || !o || !o->value)
+        return dg_err_set(e, DG_ERR_ARG, "certify: --sampling needs the HJI config and the network (value)");
+    dg_hji_learn_opts lo;  /* a config that also learns the value: its learn.* keys are read, not used */
+    dg_cfg *cfg = dg_cfg_load(config, e);
+    /* for work at points: a problem of more than 6 axes has no grid (its target from its formula) */
+    dg_hji_problem *p = cfg ? dg_hji_problem_load_points(cfg, e) : NULL;
+    dg_hji_learn_net net = {0};
+    dg_hji_value_slices vs = {0};
+    dg_hji_source other;
+    dg_certify_sampling_opts so = o->sampling;
+    so.seed = o->seed_set ? o->seed : 0;
+    so.other = NULL;
+    dg_status st = DG_OK;
+    if (!p || dg_hji_learn_opts_read(cfg, &lo, e) != DG_OK || dg_cfg_check_unused(cfg, e) != DG_OK ||
+        dg_certify_sampling_check(p, e) != DG_OK) {
+        st = e->status ? e->status : DG_ERR_CONFIG;
+        strip(e, "certify: ");
+    } else if ((st = dg_hji_learn_load(o->value, p, &net, e)) != DG_OK) {
+        res->usage = st != DG_ERR_NOMEM;
+    } else if (fabs(net.t_end - p->t_end) > 1e-9 * fabs(p->t_end)) {
+        st = dg_err_set(e, DG_ERR_ARG, "--value %.300s was trained to t_end %g, --config %.300s says %g", o->value,
+                        net.t_end, config, p->t_end);
+    } else if (o->grid && p->grid.ndim > DG_HJI_GRID_MAX_DIMS) {
+        st = dg_err_set(e, DG_ERR_ARG, "--grid %.300s: %s has %d state dimensions, no grid (a grid's value has at most "
+                        "%d): the other player plays the network's feedback without --grid", o->grid, p->name,
+                        p->grid.ndim, DG_HJI_GRID_MAX_DIMS);
+    } else if (o->grid) {
+        dg_err ge = {0};
+        if ((st = dg_hji_value_load(o->grid, p, config, &vs, NULL, &ge)) != DG_OK) {
+            res->usage = st != DG_ERR_NOMEM;
+            dg_err_set(e, st, "--grid %.300s: %s", o->grid, ge.msg);
+        } else {
+            other = dg_hji_source_slices(&p->grid, &vs.slices);
+            so.other = &other;
+        }
+    }
+    if (st == DG_OK) {
+        snprintf(res->game, sizeof res->game, "%s", p->name);
+        res->t_end = p->t_end;
+        if ((st = dg_certify_sampling(p, &net, &so, &res->sampling, e)) != DG_OK) {
+            res->usage = st == DG_ERR_ARG || st == DG_ERR_CONFIG;
+            strip(e, "certify: ");
+        } else {
+            res->usage = 0;
+            st = sampling_json(p, o, res, e);
+        }
+    }
+    dg_hji_value_slices_free(&vs);
+    dg_hji_learn_net_free(&net);
+    dg_hji_problem_free(p);
+    dg_cfg_free(cfg);
+    return st;
 }

@@ -251,16 +251,11 @@ static int own_show(const dg_env *env, const dg_certify_run_result *r, double to
 /* ------------------------------------------------------------ --sampling: a learned value's safe set */
 
 /* What --sampling is given. */
-typedef struct sampling_args {
-    const char *config, *value, *grid;
-    dg_certify_sampling_opts o;
-    dg_hji_source other;                  /* --grid's value, o.other's                           */
-} sampling_args;
-
-/* The JSON line of a sampling certificate (and its lines on stderr). */
-static int sampling_report(const dg_hji_problem *p, const sampling_args *a, const dg_certify_sampling_result *r) {
+/* --sampling: the certificate's lines on stderr and its JSON line (built by dg_certify_sampling_run). */
+static int sampling_show(const dg_certify_run_opts *o, const dg_certify_run_result *res) {
+    const dg_certify_sampling_result *r = &res->sampling;
     fprintf(stderr, "%s: %lld samples a round (%d failures allowed, beta %g / %d rounds), %d round%s run, %lld "
-                    "failures in the last\n", p->name, (long long)r->N, r->k, r->beta, a->o.rounds, r->rounds,
+                    "failures in the last\n", res->game, (long long)r->N, r->k, r->beta, o->sampling.rounds, r->rounds,
             r->rounds == 1 ? "" : "s", (long long)r->failures);
     if (r->certified)
         fprintf(stderr, "certified: V > %.6g (%.2f%% +- %.2f%% of the box): with confidence 1 - %g a state drawn "
@@ -271,85 +266,21 @@ static int sampling_report(const dg_hji_problem *p, const sampling_args *a, cons
                 "box to sample" : "every level tested had more failures than allowed (more --rounds or --failures)");
     fprintf(stderr, "among V > 0 (%.2f%% of the box), %.4g%% +- %.2g%% of the states fail (uncertified)\n",
             100 * r->safe_fraction, 100 * r->uncertified_rate, 100 * r->uncertified_se);
-    dg_json j = {cJSON_CreateObject(), 0};
-    dg_json_game(&j, p->name, dg_hji_problem_source(p));
-    dg_json_add(&j, j.root, "certifies", cJSON_CreateString("a learned value's safe set, by sampling"));
-    dg_json_add(&j, j.root, "certified", cJSON_CreateBool(r->certified));
-    dg_json_add(&j, j.root, "delta", dg_json_number("%.9g", r->delta));
-    dg_json_add(&j, j.root, "epsilon", dg_json_number("%.6g", r->epsilon));
-    dg_json_add(&j, j.root, "beta", dg_json_number("%.6g", r->beta));
-    dg_json_add(&j, j.root, "N", dg_json_number("%.0f", (double)r->N));
-    dg_json_add(&j, j.root, "failures_allowed", dg_json_number("%.0f", r->k));
-    dg_json_add(&j, j.root, "rounds", dg_json_number("%.0f", r->rounds));
-    dg_json_add(&j, j.root, "failures", dg_json_number("%.0f", (double)r->failures));
-    dg_json_add(&j, j.root, "epsilon_bound", dg_json_number("%.6g", r->epsilon_bound));
-    dg_json_add(&j, j.root, "coverage", dg_json_number("%.6g", r->coverage));
-    dg_json_add(&j, j.root, "coverage_se", dg_json_number("%.3g", r->coverage_se));
-    dg_json_add(&j, j.root, "safe_fraction", dg_json_number("%.6g", r->safe_fraction));
-    dg_json_add(&j, j.root, "uncertified_rate", dg_json_number("%.6g", r->uncertified_rate));
-    dg_json_add(&j, j.root, "uncertified_se", dg_json_number("%.3g", r->uncertified_se));
-    dg_json_add(&j, j.root, "other", cJSON_CreateString(a->grid ? "grid" : "network"));
-    dg_json_add(&j, j.root, "dt", dg_json_number("%.6g", r->dt));
-    dg_json_add(&j, j.root, "steps", dg_json_number("%.0f", (double)r->steps));
-    dg_json_add(&j, j.root, "draws", dg_json_number("%.0f", (double)r->draws));
-    dg_json_add(&j, j.root, "seconds", dg_json_number("%.3g", r->seconds));
-    return cli_json_print(&j, "certify");
+    puts(res->json);
+    return 0;
 }
 
-/* --sampling: the HJI config, the network (an f64 one in the double copy), the grid's value, the
- * certificate; 0 or the exit status. */
-static int sampling_run(sampling_args *a) {
+/* --sampling: the network (an f64 one in the double copy), then the library's certificate; 0 or the
+ * exit status. */
+static int sampling_run(const char *config, const dg_certify_run_opts *o) {
     {  /* the network's precision: an f64 one is evaluated by the double copy of the command (main.c) */
-        dg_err pe = {0};
-        dg_st_file *f = dg_st_load(a->value, &pe);  /* unreadable: dg_hji_learn_load says why, below */
-        const char *prec = f ? dg_st_meta(f, "precision") : NULL;
-        const int f64 = prec && !strcmp(prec, "f64");
-        dg_st_free(f);
-        if (f64 && !DG_REAL_F64) return CLI_RERUN_F64;
+        int f64 = 0;
+        if (dg_hji_learn_probe(o->value, &f64) && f64 && !DG_REAL_F64) return CLI_RERUN_F64;
     }
     dg_err e = {0};
-    dg_hji_learn_opts lo;  /* a config that also learns the value: its learn.* keys are read, not used */
-    dg_cfg *cfg = dg_cfg_load(a->config, &e);
-    /* for work at points: a problem of more than 6 axes has no grid (its target from its formula) */
-    dg_hji_problem *p = cfg ? dg_hji_problem_load_points(cfg, &e) : NULL;
-    dg_hji_learn_net net = {0};
-    dg_hji_value_slices vs = {0};
-    int rc = 0;
-    if (!p || dg_hji_learn_opts_read(cfg, &lo, &e) != DG_OK || dg_cfg_check_unused(cfg, &e) != DG_OK ||
-        dg_certify_sampling_check(p, &e) != DG_OK) {
-        certify_error(&e);
-        rc = EXIT_USAGE;
-    } else if (dg_hji_learn_load(a->value, p, &net, &e) != DG_OK) {
-        rc = cli_fail("certify", &e, e.status == DG_ERR_NOMEM ? EXIT_FAIL : EXIT_USAGE);
-    } else if (fabs(net.t_end - p->t_end) > 1e-9 * fabs(p->t_end)) {
-        cli_error("certify", "--value %s was trained to t_end %g, --config %s says %g", a->value, net.t_end, a->config,
-                  p->t_end);
-        rc = EXIT_USAGE;
-    } else if (a->grid && p->grid.ndim > DG_HJI_GRID_MAX_DIMS) {
-        cli_error("certify", "--grid %s: %s has %d state dimensions, no grid (a grid's value has at most %d): the "
-                  "other player plays the network's feedback without --grid", a->grid, p->name, p->grid.ndim,
-                  DG_HJI_GRID_MAX_DIMS);
-        rc = EXIT_USAGE;
-    } else if (a->grid) {
-        dg_hji_file_step step;
-        const dg_status s = dg_hji_value_load(a->grid, p, a->config, &vs, &step, &e);
-        if (s != DG_OK) {
-            cli_error("certify", "--grid %s: %s", a->grid, e.msg);
-            rc = s == DG_ERR_NOMEM ? EXIT_FAIL : EXIT_USAGE;
-        }
-        a->other = dg_hji_source_slices(&p->grid, &vs.slices);
-        a->o.other = &a->other;
-    }
-    dg_certify_sampling_result r;
-    if (!rc && dg_certify_sampling(p, &net, &a->o, &r, &e) != DG_OK) {
-        certify_error(&e);
-        rc = dg_status_exit(e.status);
-    }
-    if (!rc) rc = sampling_report(p, a, &r);
-    dg_hji_value_slices_free(&vs);
-    dg_hji_learn_net_free(&net);
-    dg_hji_problem_free(p);
-    dg_cfg_free(cfg);
+    dg_certify_run_result r;
+    int rc = dg_certify_sampling_run(config, o, &r, &e) == DG_OK ? sampling_show(o, &r) : certify_fail(&r, &e);
+    dg_certify_run_free(&r);
     return rc;
 }
 
@@ -360,15 +291,49 @@ static const char *stray(const cli_opt *opts, const char *const *names) {
     return NULL;
 }
 
+/* certify's own options (include/difgames/certify_run.h, dg_certify_run_options) as the command's:
+ * --name with '-' for '_', their types, bounds, defaults and --help lines the table's, into opts
+ * from *n on (after the first option of --sampling alone: the command's --sampling, --value and --grid
+ * first, from extra). Their values land in iv, dv, lv (cli_parse checks them; the library parses
+ * the given text again into its options). */
+typedef struct lib_opts {
+    char     name[32][40];
+    int      iv[32];
+    double   dv[32];
+    cli_list lv[4];
+} lib_opts;
+
+static void lib_opts_add(cli_opt *opts, int *n, lib_opts *L, const cli_opt *extra, int nextra) {
+    int no = 0, nl = 0;
+    const dg_certify_opt *t = dg_certify_run_options(&no);
+    for (int k = 0; k < no && k < 32; k++) {
+        if (t[k].paths == DG_CERTIFY_SAMPLING && extra) {
+            for (int x = 0; x < nextra; x++) opts[(*n)++] = extra[x];
+            extra = NULL;
+        }
+        char *nm = L->name[k];
+        snprintf(nm, sizeof L->name[k], "--%s", t[k].name);
+        for (char *c = nm + 2; *c; c++)
+            if (*c == '_') *c = '-';
+        cli_opt o = {.name = nm, .metavar = t[k].metavar, .doc = t[k].doc, .lo = t[k].lo, .hi = t[k].hi,
+                     .open = t[k].open, .max = t[k].max, .def = t[k].def, .otherwise = t[k].otherwise};
+        switch (t[k].type) {
+        case DG_CERTIFY_OPT_INT: o.type = CLI_T_INT, o.i = &L->iv[k]; break;
+        case DG_CERTIFY_OPT_DOUBLE: o.type = CLI_T_DOUBLE, o.d = &L->dv[k]; break;
+        case DG_CERTIFY_OPT_FLAG: o.type = CLI_T_FLAG, o.i = &L->iv[k], o.metavar = NULL; break;
+        default: o.type = CLI_T_LIST, o.list = &L->lv[nl < 3 ? nl++ : 3]; break;
+        }
+        opts[(*n)++] = o;
+    }
+}
+
 int cmd_certify(int argc, char **argv) {
-    const char *config, *ckpt, *hji, *plot, *csv;
-    int B, seed, no_exploit, nodes, max_grids, iters, restarts, bptt, no_bounds, rc, sampling, cov;
-    double tol;
-    sampling_args sa = {.o = dg_certify_sampling_opts_default()};
-    cli_list box = {0};
+    const char *config, *ckpt, *hji, *plot, *csv, *value, *grid;
+    int rc, sampling;
     dg_run run;
-    dg_certify_exploit_opts xo = {0};
-    cli_opt opts[] = {
+    lib_opts L;
+    memset(&L, 0, sizeof L);
+    cli_opt opts[CLI_MAX_OPTS] = {
         CLI_IN("--config", &config, "FILE", "the game's YAML config (configs/*.yaml); with --sampling its HJI "
                "config (configs/hji/*.yaml)", .req = 1),
         CLI_CKPT(&ckpt, .unless = "--sampling"), CLI_PLUGIN,
@@ -380,128 +345,66 @@ int cmd_certify(int argc, char **argv) {
         CLI_OUT("--csv", &csv, "FILE.csv", "one row per start: the state's columns, value_upper, value_lower, "
                 "policy_cost, gap, abs_gap, plan_cost or br_cost_P, br_route_P, exploit_P (not with --hji)",
                 .otherwise = "none"),
-        CLI_INT("--episodes", &B, "N", 1, 1 << 20, "held-out initial states", .otherwise = "64; with --hji 256"),
-        CLI_INT("--seed", &seed, "N", 0, 2147483647, "their seed (held out: not the training's stream)",
-                .otherwise = "the config's seed + 1000; with --sampling 0"),
-        CLI_DOUBLE("--tol", &tol, "X", 0, 1, "the relative change between the two finest grids that counts as "
-                   "converged", .open = CLI_OPEN_LO, .def = "0.01"),
-        CLI_INT("--nodes", &nodes, "N", 3, 100000, "the coarsest grid's nodes per value axis (each next grid 1.5 "
-                "times finer, and at least 2 more nodes an axis)", .otherwise = "21 for a 2-D value state, 13 for 3-D, 9 beyond"),
-        CLI_LIST("--box", &box, "LO,HI,...", -1e9, 1e9, "the grid's box: a low and high end for each value axis "
-                 "(duel_simple: e - p, 2 axes; chase in the open plane: e - p and its velocity, 4)",
-                 .max = 2 * DG_DP_MAX_DIMS, .otherwise = "a model file's state box, else the reset's starts widened "
-                 "by a quarter of their span (an axis they leave fixed: episodes under constant random actions)"),
-        CLI_INT("--max-grids", &max_grids, "N", 3, DG_DP_MAX_GRIDS, "the most grids of the refinement (it stops "
-                "earlier when converged or at the memory estimate)", .def = "8"),
-        CLI_INT("--plan-iters", &iters, "N", 0, 1000000, "Adam steps of each plan or best response (per start, "
-                "open loop)", .otherwise = "300; reach 3000"),
-        CLI_INT("--plan-restarts", &restarts, "N", 1, DG_CERTIFY_MAX_RESTARTS, "restarts of each plan (the "
-                "policy's own actions, zero, then random)", .def = "3"),
-        CLI_INT("--bptt-epochs", &bptt, "N", 0, 1000000, "two players: epochs of the trainer's best responses, the "
-                "second route (0: plans only)", .def = "50"),
-        CLI_FLAG("--no-bounds", &no_bounds, "skip the plans and best responses (the value and the policy's cost "
-                 "alone)"),
-        CLI_INT("--exploit-own", &xo.n_own, "N", 2, 1000, "with --hji, the exploitability: nodes per axis of the "
-                "frozen player's position (the relative position: the HJI grid's; chase: the HJI grid alone)",
-                .def = "9"),
-        CLI_DOUBLE("--exploit-half", &xo.own_half, "X", 0, 1e6, "... over [-X, X]^2", .open = CLI_OPEN_LO,
-                   .def = "4.5"),
-        CLI_FLAG("--no-exploit", &no_exploit, "with --hji: skip the exploitability (two 4-D solves)"),
+    };
+    const cli_opt extra[] = {
         CLI_FLAG("--sampling", &sampling, "certify a learned value's safe set by sampling instead (--value, no "
                  "--ckpt)"),
-        CLI_IN("--value", &sa.value, "NET", "with --sampling: the network of hji learn (value.safetensors)"),
-        CLI_IN("--grid", &sa.grid, "VALUE", "with --sampling: a value file of hji solve for the same config, whose "
+        CLI_IN("--value", &value, "NET", "with --sampling: the network of hji learn (value.safetensors)"),
+        CLI_IN("--grid", &grid, "VALUE", "with --sampling: a value file of hji solve for the same config, whose "
                "feedback the other player plays", .otherwise = "the other player plays V_theta's feedback"),
-        CLI_DOUBLE("--epsilon", &sa.o.epsilon, "X", 0, 1, "with --sampling: the failure probability promised in "
-                   "the certified set", .open = CLI_OPEN_LO | CLI_OPEN_HI, .def = "0.001"),
-        CLI_DOUBLE("--beta", &sa.o.beta, "X", 0, 1, "with --sampling: the chance that the promise is wrong",
-                   .open = CLI_OPEN_LO | CLI_OPEN_HI, .def = "1e-06"),
-        CLI_INT("--failures", &sa.o.failures, "K", 0, 1000000, "with --sampling: failures a round may have and "
-                "still certify (more samples a round)", .def = "10"),
-        CLI_INT("--rounds", &sa.o.rounds, "R", 1, 1000, "with --sampling: levels tested at most, each at beta / R",
-                .def = "3"),
-        CLI_DOUBLE("--dt", &sa.o.dt, "S", 0, 1e6, "with --sampling: the rollouts' step", .open = CLI_OPEN_LO,
-                   .otherwise = "t_end / 200"),
-        CLI_INT("--coverage-samples", &cov, "M", 1, 1 << 30, "with --sampling: box points for the coverage "
-                "estimate", .def = "100000"),
-        CLI_DOUBLE("--min-fraction", &sa.o.min_fraction, "X", 0, 1, "with --sampling: a level whose set is below "
-                   "this fraction of the box is not sampled (not certified)", .open = CLI_OPEN_LO, .def = "0.001"),
-        CLI_END,
     };
+    int n = 6;
+    lib_opts_add(opts, &n, &L, extra, 3);
+    opts[n] = (cli_opt)CLI_END;
     if (!cli_parse(&rc, "certify", argc, argv, opts, HELP)) return rc;
-    static const char *const SAMPLING_ONLY[] = {"--value", "--grid", "--epsilon", "--beta", "--failures", "--rounds",
-                                                "--dt", "--coverage-samples", "--min-fraction", NULL};
-    static const char *const NOT_SAMPLING[] = {"--ckpt", "--plugin", "--hji", "--plot", "--csv", "--episodes", "--tol",
-                                               "--nodes", "--box", "--max-grids", "--plan-iters", "--plan-restarts",
-                                               "--bptt-epochs", "--no-bounds", "--exploit-own", "--exploit-half",
-                                               "--no-exploit", NULL};
-    const char *odd = sampling ? stray(opts, NOT_SAMPLING) : stray(opts, SAMPLING_ONLY);
-    if (odd || (sampling && !sa.value)) {
+    for (int k = 0; k < 4; k++) free(L.lv[k].v);  /* the library reads the given text */
+    static const char *const SAMPLING_NOT[] = {"--ckpt", "--plugin", "--hji", "--plot", "--csv", NULL};
+    static const char *const SAMPLING_ONLY[] = {"--value", "--grid", NULL};
+    const char *odd = sampling ? stray(opts, SAMPLING_NOT) : stray(opts, SAMPLING_ONLY);
+    if (odd || (sampling && !value)) {
         if (!odd) cli_error("certify", "--sampling needs --value NET (the network of hji learn)");
         else if (sampling) cli_error("certify", "--sampling certifies a learned value (--config HJI.yaml --value NET): "
                                      "not with %s", odd);
         else cli_error("certify", "%s applies to --sampling", odd);
-        free(box.v);
         return EXIT_USAGE;
     }
-    if (sampling) {
-        free(box.v);
-        sa.config = config;
-        sa.o.coverage_samples = cov;
-        sa.o.seed = (uint64_t)seed;
-        return sampling_run(&sa);
-    }
-    static const char *const OWN_ONLY[] = {"--csv", "--tol", "--nodes", "--box", "--max-grids", "--plan-iters",
-                                           "--plan-restarts", "--bptt-epochs", "--no-bounds", NULL};
-    static const char *const HJI_ONLY[] = {"--exploit-own", "--exploit-half", "--no-exploit", NULL};
-    const char *bad = hji ? stray(opts, OWN_ONLY) : stray(opts, HJI_ONLY);
-    if (bad) {
-        cli_error("certify", "%s %s", bad, hji ? "applies to the learner's own game: not with --hji"
-                                               : "applies to --hji's continuous-time game");
-        free(box.v);
+    if (hji && csv) {
+        cli_error("certify", "--csv applies to the learner's own game: not with --hji");
         return EXIT_USAGE;
-    }
-    if ((rc = cli_load_opts(&run, config, opts))) {
-        free(box.v);
-        return rc;
     }
     dg_certify_run_opts o = dg_certify_run_opts_default();
     o.ckpt = ckpt;
     o.hji = hji;
-    o.episodes = cli_given(opts, "--episodes") ? B : 0;
-    o.seed_set = cli_given(opts, "--seed") != NULL;
-    o.seed = (uint64_t)seed;
-    if (!hji) {
-        const int d = dg_dp_dims(run.env);
-        rc = box.v && box.n != 2 * d ? EXIT_USAGE : 0;
-        for (int k = 0; box.v && !rc && k < d; k++) rc = box.v[2 * k] < box.v[2 * k + 1] ? 0 : EXIT_USAGE;
-        dg_err gse = {0};  /* a general-sum or noisy game is refused first (dg_certify_run's own first checks) */
-        if (rc && dg_certify_general_sum_check(run.env, &gse) == DG_OK && dg_certify_env_noise_check(run.env, &gse) == DG_OK) {
-            cli_error("certify", "--box %s: %s's value state has %d axes: give %d numbers, a low end below each high one",
-                      box.text, run.env->game->name, d, 2 * d);
-            free(box.v);
-            dg_run_free(&run);
-            return rc;
-        }
-        o.tol = tol;
-        o.nodes = cli_given(opts, "--nodes") ? nodes : 0;
-        o.nbox = box.v && !rc ? box.n : 0;
-        for (int k = 0; k < o.nbox; k++) o.box[k] = box.v[k];
-        o.max_grids = max_grids;
-        if (cli_given(opts, "--plan-iters")) o.plan_iters = iters;
-        o.plan_restarts = restarts;
-        o.bptt_epochs = bptt;
-        o.bounds = !no_bounds;
-    } else {
-        o.exploit = !no_exploit;
-        o.xo = xo;
-        o.note = certify_note;
-    }
-    free(box.v);
+    o.value = sampling ? value : NULL;
+    o.grid = grid;
+    o.note = certify_note;
     dg_err e = {0};
+    for (int k = 6; opts[k].name; k++) {  /* the library's options given, by its table */
+        if (!opts[k].given || opts[k].i == &sampling || opts[k].s == &value || opts[k].s == &grid) continue;
+        if (dg_certify_run_set(&o, opts[k].name, opts[k].type == CLI_T_FLAG ? "1" : opts[k].given, &e) != DG_OK) {
+            certify_error(&e);
+            return EXIT_USAGE;
+        }
+    }
+    if (sampling) return sampling_run(config, &o);
+    if ((rc = cli_load_opts(&run, config, opts))) return rc;
+    if (!hji && o.nbox) {
+        const int d = dg_dp_dims(run.env);
+        int bad = o.nbox != 2 * d;
+        for (int k = 0; !bad && k < d; k++) bad = !(o.box[2 * k] < o.box[2 * k + 1]);
+        dg_err gse = {0};  /* a general-sum or noisy game is refused first (dg_certify_run's own first checks) */
+        if (bad && dg_certify_general_sum_check(run.env, &gse) == DG_OK &&
+            dg_certify_env_noise_check(run.env, &gse) == DG_OK) {
+            cli_error("certify", "--box %s: %s's value state has %d axes: give %d numbers, a low end below each high one",
+                      cli_given(opts, "--box"), run.env->game->name, d, 2 * d);
+            dg_run_free(&run);
+            return EXIT_USAGE;
+        }
+        if (bad) o.nbox = 0;
+    }
     dg_certify_run_result r;
     if (dg_certify_run(&run, &o, &r, &e) != DG_OK) rc = certify_fail(&r, &e);
-    else rc = hji ? certify_show(run.env, &r, plot) : own_show(run.env, &r, tol, csv, plot);
+    else rc = hji ? certify_show(run.env, &r, plot) : own_show(run.env, &r, o.tol, csv, plot);
     dg_certify_run_free(&r);
     dg_run_free(&run);
     return rc;

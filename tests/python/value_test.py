@@ -40,7 +40,6 @@ def states(V, n, seed):
 
 def test_value_file():
     V = dg.hji.solve(AIR)
-    F = os.path.join(D, "V.safetensors")
     command("hji", "solve", "--config", AIR, "--out", F)
     W = dg.hji.load(F)  # the problem from the config the file stores
     assert W.source == "file" and V.source == "solved" and W.shape == V.shape and W.t_end == V.t_end
@@ -87,6 +86,9 @@ def test_filters():
     raises(dg.Error, P.filter, [[1.5, 0.0]], [[0.0, 0.0]], contains="no player to filter for")
 
 
+F = os.path.join(D, "V.safetensors")
+
+
 def test_network():
     for prec in ("f32", "f64"):
         learn = write(os.path.join(D, "learn_%s.yaml" % prec), open(AIR).read().split("\nlearn:")[0] +
@@ -112,6 +114,18 @@ def test_network():
             assert np.allclose(fd, g[:, k], rtol=1e-3 if prec == "f64" else 5e-2, atol=1e-4 if prec == "f64" else 5e-2)
         out = N.filter(x, np.zeros((50, 1)), mode="qp")
         assert out.shape == (50, 1) and np.isfinite(out).all() and np.isfinite(v).all()
+        # certify --sampling in the library: the command's JSON line, the same numbers
+        opts = dict(epsilon=0.05, beta=0.001, failures=4, rounds=2, dt=0.02, coverage_samples=2000, seed=3)
+        got = dg.certify(learn, value=net, grid=F if os.path.exists(F) else None, **opts)
+        cli = ["--sampling", "--config", learn, "--value", net] + (["--grid", F] if os.path.exists(F) else [])
+        for k, v in opts.items():
+            cli += ["--" + k.replace("_", "-"), str(v)]
+        ref = json.loads(command("certify", *cli).stdout.strip().splitlines()[-1])
+        got.pop("seconds"), ref.pop("seconds")
+        assert got == ref and got["N"] > 0, (got, ref)
+    raises(dg.Error, dg.certify, learn, value=net, tol=0.1, contains="not with tol")
+    raises(dg.Error, dg.certify, learn, value=net, epsilon=2, contains="epsilon")
+    raises(ValueError, dg.certify, learn, value=net, checkpoint=net)
     raises(dg.Error, dg.hji.load, net, contains="config")
     raises(dg.Error, dg.hji.load, net, config=cfg("hji/pursuit2d.yaml"))
 
