@@ -22,7 +22,7 @@ bad() { echo "f64_layers_test: FAIL: $*" >&2; fail=1; }
 # the tape's public headers: they declare dg_real and so include real.h (with DG_F64, f64_names.h);
 # and lq_nash.h, of the solver layer (compiled twice with it), whose functions are double in both copies
 TAPE="core.h checkpoint.h physics.h render.h policy.h losses.h env.h replay.h live.h trainer.h pg.h run.h safety.h
-      sweep.h flat.h certify.h certify_dp.h certify_run.h certify_sampling.h hji_learn.h export.h difgames.h real.h lq_nash.h"
+      sweep.h flat.h certify.h certify_dp.h certify_run.h certify_sampling.h eval_run.h hji_learn.h export.h difgames.h real.h lq_nash.h"
 
 names="$BUILD/include/difgames/f64_names.h"
 if [ ! -s "$names" ]; then

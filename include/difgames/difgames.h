@@ -94,6 +94,7 @@
 #include "difgames/certify.h"     /* learned players against the grid solver's equilibrium          */
 #include "difgames/certify_dp.h"  /* the learner's own discrete game solved by dynamic programming   */
 #include "difgames/certify_run.h" /* `difgames certify` from a run to its JSON line                */
+#include "difgames/eval_run.h"    /* `difgames eval` from a run to its JSON line                   */
 #include "difgames/certify_sampling.h" /* a learned value's safe set certified by sampling     */
 #include "difgames/export.h"      /* a grid value and a policy written as plain C (difgames export) */
 #include "difgames/lq_nash.h"     /* the feedback Nash equilibrium of a linear-quadratic game      */

@@ -166,6 +166,17 @@ DG_API dg_status dg_flat_safety_eval(dg_flat *f, const dg_real *params, const dg
                                      int B, const char *adversary, double *loss, double *terms, double *metrics,
                                      double *out, dg_err *e);
 
+/* `difgames eval --config CONFIG --ckpt ckpt` on f's run (dg_eval_run, include/difgames/eval_run.h):
+ * from the B rows state and aux (state NULL: train.batch drawn from the run's seed), grad_out (NULL:
+ * none) and adversary (NULL: none) as the command's --grad-out and --adversary, noise_draws a noisy
+ * game's draws, exploit 0 as --no-exploit. Returns the JSON line, f's until the next call or
+ * dg_flat_free (*diverged, may be NULL, 1 when a number in it is not finite by divergence, the
+ * command's exit 1: e says which), or NULL with e set and *usage (may be NULL) 1 when the input is at
+ * fault. */
+DG_API const char *dg_flat_eval_run(dg_flat *f, const char *ckpt, const dg_real *state, const dg_real *aux, int B,
+                                    const char *grad_out, const char *adversary, int noise_draws, int exploit,
+                                    int *usage, int *diverged, dg_err *e);
+
 /* `difgames certify --config CONFIG --ckpt ckpt [--hji hji]` on f's run (dg_certify_run): the n
  * options names[i] (the command's, "episodes", "no_bounds", ...) set to values[i]'s text
  * (dg_certify_run_set). Returns the JSON line, f's until the next call or dg_flat_free, or NULL

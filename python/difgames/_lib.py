@@ -74,6 +74,8 @@ _sigs = {
     "flat_exploit": (ctypes.c_int, [P, P, P, P, ctypes.c_int, ctypes.c_int, P, P]),
     "flat_safety_eval": (ctypes.c_int, [P, P, P, P, ctypes.c_int, ctypes.c_char_p, P, P, P, P, P]),
     "flat_certify": (ctypes.c_char_p, [P, ctypes.c_char_p, ctypes.c_char_p, P, P, ctypes.c_int, P, P]),
+    "flat_eval_run": (ctypes.c_char_p, [P, ctypes.c_char_p, P, P, ctypes.c_int, ctypes.c_char_p, ctypes.c_char_p,
+                                        ctypes.c_int, ctypes.c_int, P, P, P]),
 }
 PROGRESS = ctypes.CFUNCTYPE(None, P, ctypes.c_int, ctypes.c_int, ctypes.POINTER(ctypes.c_double))
 

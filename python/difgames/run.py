@@ -1,6 +1,7 @@
 """dg.train, dg.eval, dg.certify and checkpoints as torch state_dicts: the commands' outputs from the
 library's own functions (dg_run_train through dg_flat_train; no command is run)."""
 import ctypes
+import json
 import os
 
 import numpy as np
@@ -77,66 +78,36 @@ def _train(env, config, out, progress):
             "seconds": round(float(res[2]), 3), "interrupted": interrupted}
 
 
-def eval(config, checkpoint, init=None, exploit=True, adversary=None, **overrides):  # noqa: A001 - the command's name
-    """`difgames eval`'s JSON as a dict: one episode of the checkpoint's policy from init ((state, aux)
-    arrays; None: train.batch states drawn from the config's seed, as the command): game, source,
-    batch, horizon, loss, each term and each metric; a zero-sum pair's exploitability
-    (exploit_pursuer, exploit_evader, exploit_epochs: dg_run_exploit) and a general-sum game's
-    cost_<player>, nash_conv_<player> and nash_conv (dg_run_nash_conv) unless exploit is False (the
-    command's --no-exploit; a general-sum game's costs stay); with safety__value (the command's
-    --safety; safety__mode, ...) the action goes through that value's safety filter and adversary (a
-    value file, --adversary) plays the game's adversarial input: safety, interventions, adversary,
-    violations and min_target (dg_safety_eval). A noisy game plays one noise draw here (the
-    command's --noise-draws and spread are not computed)."""
+def eval(config, checkpoint, init=None, exploit=True, adversary=None, grad_out=None, noise_draws=10,  # noqa: A001
+         **overrides):
+    """`difgames eval`'s JSON as a dict, computed by the library (dg_eval_run through dg_flat_eval_run; no
+    command is run): one episode of the checkpoint's policy from init ((state, aux) arrays; None:
+    train.batch states drawn from the config's seed, as the command): game, source, batch, horizon, loss,
+    each term and each metric (a metric undefined by construction: None, its reason under "undefined");
+    a zero-sum pair's exploitability (exploit_pursuer, exploit_evader, exploit_epochs) and a general-sum
+    game's cost_<player>, nash_conv_<player> and nash_conv unless exploit is False (the command's
+    --no-exploit); a noisy game's means over noise_draws draws and their "spread" (--noise-draws);
+    grad_out a file for d loss / d parameter and grad_norm (--grad-out); with safety__value (--safety;
+    safety__mode, ...) the action goes through that value's safety filter and adversary (a value file,
+    --adversary) plays the game's adversarial input: safety, interventions, adversary, violations and
+    min_target. An episode that diverged (a number not finite) returns its nulls, as the command prints
+    them before its exit 1."""
     with Env(config, **overrides) as env:
-        params = env.load(checkpoint)
-        s, a = env._init(init, None, None)
-        flat = env.flatten(params)
-        B = int(s.shape[0])
-        mode = env._name("safety_mode")
-        guarded = mode is not None or adversary is not None
-        e = _lib.err()
-        if guarded:
-            loss, side = ctypes.c_double(), (ctypes.c_double * 3)()
-            terms = (ctypes.c_double * max(1, len(env.term_names)))()
-            mets = (ctypes.c_double * max(1, len(env.metric_names)))()
-            adv = None if adversary is None else _lib.path_bytes(adversary, "adversary")
-            _lib.check(env._api.flat_safety_eval(env._h, env._ptr(flat), env._ptr(s), env._ptr(a), B, adv,
-                                                 ctypes.byref(loss), terms, mets, side, ctypes.byref(e)), e)
-            r = {"loss": loss.value, "terms": list(terms), "metrics": list(mets)}
-        else:
-            r = env.episode(flat, s, a, traj=False)
-        out = {"game": env.game, "source": env.source, "batch": B, "horizon": env.horizon, "loss": _num(r["loss"])}
-        out.update({n: _num(v) for n, v in zip(env.term_names, r["terms"])})
-        out.update({n: _num(v) for n, v in zip(env.metric_names, r["metrics"])})
-        why = {n: env._name("metric_undefined", i) for i, n in enumerate(env.metric_names) if out[n] is None}
-        why = {n: w for n, w in why.items() if w}  # a mean over no episode: null with its reason, as the command
-        if why:
-            out["undefined"] = why
-        gs, n = bool(env.dims["general_sum"]), env.nplayers
-        epochs = env.dims["exploit_epochs"]
-        if (n == 2 and not gs and exploit) or gs:
-            x = (ctypes.c_double * max(5, 2 * n))()
-            # a general-sum game without the NashConv terms: its costs alone (best responses of 0 epochs)
-            _lib.check(env._api.flat_exploit(env._h, env._ptr(flat), env._ptr(s), env._ptr(a), B,
-                                             epochs if exploit else 0, x, ctypes.byref(e)), e)
-            if not gs:
-                out.update({"exploit_pursuer": _num(x[3]), "exploit_evader": _num(x[4]), "exploit_epochs": epochs})
-            else:
-                for i in range(n):
-                    name = env._name("player", i)
-                    out["cost_" + name] = _g9(x[i])
-                    if exploit:
-                        out["nash_conv_" + name] = _g9(x[n + i])
-                if exploit:
-                    out.update({"nash_conv": _g9(sum(x[n + i] for i in range(n))), "exploit_epochs": epochs})
-        if mode is not None:
-            out.update({"safety": mode, "interventions": _g9(side[0])})
-        if adversary is not None:
-            out["adversary"] = os.fspath(adversary)
-        if guarded:
-            out.update({"violations": int(side[1]), "min_target": _g9(side[2])})
-        return out
+        ck = _lib.path_bytes(checkpoint, "checkpoint")
+        s = a = None
+        B = 0
+        if init is not None:
+            s, a = env._init(init, None, None)
+            B = int(s.shape[0])
+        go = None if grad_out is None else _lib.path_bytes(grad_out, "grad_out")
+        adv = None if adversary is None else _lib.path_bytes(adversary, "adversary")
+        e, usage = _lib.err(), ctypes.c_int()
+        out = env._api.flat_eval_run(env._h, ck, None if s is None else env._ptr(s), None if s is None else env._ptr(a),
+                                     B, go, adv, int(noise_draws), 1 if exploit else 0, ctypes.byref(usage), None,
+                                     ctypes.byref(e))
+        if out is None:
+            _lib.raise_err(e)
+        return json.loads(out.decode())
 
 
 def certify(config, checkpoint=None, *args, **kwargs):

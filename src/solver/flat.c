@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "difgames/checkpoint.h"
+#include "difgames/eval_run.h"
 #include "difgames/flat.h"
 #include "difgames/hji.h"
 #include "difgames/keys.h"
@@ -582,4 +583,34 @@ dg_run *dg_flat_run(dg_flat *f) { return &f->r; }
 const char *dg_flat_keep_text(dg_flat *f, char *text) {
     free(f->json);
     return f->json = text;
+}
+
+const char *dg_flat_eval_run(dg_flat *f, const char *ckpt, const dg_real *state, const dg_real *aux, int B,
+                             const char *grad_out, const char *adversary, int noise_draws, int exploit, int *usage,
+                             int *diverged, dg_err *e) {
+    dg_eval_run_opts o = dg_eval_run_opts_default();
+    o.ckpt = ckpt;
+    o.state = state, o.aux = aux, o.B = B;
+    o.grad_out = grad_out;
+    o.adversary = adversary;
+    o.noise_draws = noise_draws;
+    o.exploit = exploit;
+    if (usage) *usage = 0;
+    if (diverged) *diverged = 0;
+    dg_flat_keep_text(f, NULL);
+    dg_eval_run_result r;
+    const dg_status s = dg_eval_run(&f->r, &o, &r, e);
+    if (s != DG_OK) {
+        if (usage) *usage = r.usage;
+        dg_eval_run_free(&r);
+        return NULL;
+    }
+    if (r.bad[0]) {
+        if (diverged) *diverged = 1;
+        dg_err_set(e, DG_ERR_NONFINITE, "%s is not finite (the episode diverged)", r.bad);
+    }
+    const char *json = dg_flat_keep_text(f, r.json);
+    r.json = NULL;
+    dg_eval_run_free(&r);
+    return json;
 }

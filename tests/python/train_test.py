@@ -178,7 +178,8 @@ def test_certify_in_library():
 
 def test_eval_extras():
     """dg.eval as `difgames eval`: a zero-sum pair's exploitability, a general-sum game's costs and
-    NashConv terms (with and without them), and the safety filter with an adversary."""
+    NashConv terms (with and without them), the safety filter with an adversary, a noisy game's draws
+    and the gradient file."""
     d = tmpdir()
     ds = write(os.path.join(d, "ds.yaml"), "game: duel_simple\nseed: 0\nenv: {dt: 0.1, horizon: 10}\n"
                "policy: {hidden: [8]}\ntrain: {batch: 8, epochs: 5, snapshots: [], exploit_every: 0, exploit_epochs: 4}\n")
@@ -214,6 +215,22 @@ def test_eval_extras():
     ref = command("eval", "--config", rw, "--ckpt", rck, "--seed", "1000", "--batch", "64", "--adversary", V)
     assert dg.eval(rw, rck, adversary=V, seed=1000, train__batch=64) == ref
     raises(dg.Error, dg.eval, rw, rck, safety__value=os.path.join(d, "none.safetensors"), contains="none.safetensors")
+    # a noisy game's draws and their spread (--noise-draws), and the gradient file (--grad-out): the
+    # command's JSON and the command's bytes
+    mn = cfg("merton.yaml")
+    mo = dict(horizon=20, train__batch=16, train__epochs=3)
+    dg.train(mn, out=os.path.join(d, "mn"), **mo)
+    mck = os.path.join(d, "mn", "final.safetensors")
+    ref = command("eval", "--config", mn, "--ckpt", mck, "--horizon", "20", "--batch", "16", "--noise-draws", "4")
+    got = dg.eval(mn, mck, noise_draws=4, **mo)
+    assert got == ref and got["spread"]["draws"] == 4, (got, ref)
+    g1, g2 = os.path.join(d, "g1.safetensors"), os.path.join(d, "g2.safetensors")
+    ref = command("eval", "--config", rw, "--ckpt", rck, "--seed", "1000", "--grad-out", g1)
+    got = dg.eval(rw, rck, seed=1000, grad_out=g2)
+    assert got == ref and got["grad_norm"] > 0, (got, ref)
+    with open(g1, "rb") as f1, open(g2, "rb") as f2:
+        assert f1.read() == f2.read()
+    raises(dg.Error, dg.eval, mn, mck, noise_draws=0, contains="noise draws")
 
 
 run([test_train_as_command, test_train_default_out_and_f64, test_callback_stops, test_train_refuses,
