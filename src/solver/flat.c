@@ -23,6 +23,8 @@ struct dg_flat {
     dg_real   *saved;    /* dg_episode_grad's saved states (truncated windows), saved_rows rows */
     int        saved_rows;
     char      *json;     /* dg_flat_certify's last JSON line */
+    int        need_B, need_H, need_bw;  /* the episode whose tape estimate need holds (B 0: none yet) */
+    double     need;     /* dg_rollout_memory of it: measured once (it plays small episodes), not a call */
     char       player[DG_MAX_PLAYERS][32];  /* the players' names (dg_env_player_name) */
 };
 
@@ -421,11 +423,16 @@ dg_status dg_flat_episode(dg_flat *f, const dg_real *params, const dg_real *stat
             f->saved_rows = B * blocks;
         }
     }
-    /* a first sizing from the measured tape, so the first call does not grow it several times */
-    int hidden[DG_MLP_MAX_LAYERS];
-    for (int i = 0; i + 1 < f->m.mlp[0].nlayers; i++) hidden[i] = f->m.mlp[0].sizes[i + 1];
-    const double need = dg_rollout_memory(v, hidden, f->m.mlp[0].nlayers > 0 ? f->m.mlp[0].nlayers - 1 : 0, B,
-                                          (double)H, backward);
+    /* a first sizing from the measured tape, so the first call does not grow it several times; the
+       measurement plays small episodes of its own, so it is made once for each episode's shape */
+    if (f->need_B != B || f->need_H != v->horizon || f->need_bw != backward) {
+        int hidden[DG_MLP_MAX_LAYERS];
+        for (int i = 0; i + 1 < f->m.mlp[0].nlayers; i++) hidden[i] = f->m.mlp[0].sizes[i + 1];
+        f->need = dg_rollout_memory(v, hidden, f->m.mlp[0].nlayers > 0 ? f->m.mlp[0].nlayers - 1 : 0, B, (double)H,
+                                    backward);
+        f->need_B = B, f->need_H = v->horizon, f->need_bw = backward;
+    }
+    const double need = f->need;
     if (dg_ctx_capacity(f->ctx) < need) {  /* a larger episode than before: refused if it cannot fit */
         dg_err me = {0};
         if (dg_mem_check(dg_run_eval_memory(v, &f->r.opts, f->p, B, backward), &me) != DG_OK || need > DG_ARENA_MAX)
