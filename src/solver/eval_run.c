@@ -140,7 +140,7 @@ dg_status dg_eval_run(const dg_run *s, const dg_eval_run_opts *o, dg_eval_run_re
         goto done;
     }
     if ((st = dg_run_policy_load(s, o->ckpt, &m, &p, e)) != DG_OK) {
-        res->usage = st != DG_ERR_NOMEM;
+        res->usage = dg_status_exit(st) == DG_EXIT_USAGE;  /* a file's fault; a NaN parameter is the run's */
         goto done;
     }
     if (o->init) {  /* the file's states, then the episode's memory */
@@ -177,7 +177,7 @@ dg_status dg_eval_run(const dg_run *s, const dg_eval_run_opts *o, dg_eval_run_re
     if (st != DG_OK) goto done;
     const char *meta[] = {"format", "difgames-gradient", "game", env->game->name, "source", dg_env_source(env)};
     if (grad && (st = dg_checkpoint_save(o->grad_out, p, 1, meta, 3, e)) != DG_OK) {
-        res->usage = st != DG_ERR_NOMEM;
+        res->usage = dg_status_exit(st) == DG_EXIT_USAGE;
         goto done;
     }
     st = json_line(s, o, B, grad, &r, &sp, exploit, &x, nash, gain, safe, guarded, &sr, res, e);
