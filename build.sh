@@ -12,6 +12,8 @@
 #                       static), headers and difgames.pc (PREFIX, default /usr/local)
 #   ./build.sh docs-check  build, then check the docs: dependencies, output paths, and
 #                       every quoted measurement against docs/measurements/, rerun
+#   ./build.sh docs     typeset the theory PDF, docs/difgames.pdf, from docs/tex/ (TeX installed
+#                       in this mode and for the tests only; the figures are docs/tex/figures.sh's)
 set -euo pipefail
 cd "$(dirname "$0")"
 MODE=${1:-build}
@@ -29,6 +31,10 @@ TEST_PKGS+=(python3-torch valgrind clang)
 # windows on a virtual display
 BUILD_PKGS+=(libsdl2-dev)
 TEST_PKGS+=(xvfb xauth)
+# the theory PDF (./build.sh docs; the test that rebuilds it, label docs): LaTeX, BibTeX, the Latin
+# Modern fonts and pdftotext/pdfinfo
+DOCS_PKGS=(texlive-latex-base texlive-latex-recommended lmodern poppler-utils python3)
+TEST_PKGS+=("${DOCS_PKGS[@]}")
 
 install_missing() {
     local missing=()
@@ -55,10 +61,11 @@ configure_build() {  # dir, extra cmake args...
 case "$MODE" in
     build|run|install) install_missing "${BUILD_PKGS[@]}" ;;
     docs-check) install_missing "${BUILD_PKGS[@]}" python3 ;;
+    docs) install_missing "${DOCS_PKGS[@]}"; exec docs/tex/build.sh ;;
     test|bench) install_missing "${BUILD_PKGS[@]}" "${TEST_PKGS[@]}" ;;
     unit) install_missing "${BUILD_PKGS[@]}" "${UNIT_PKGS[@]}" ;;
-    -h|--help|help) sed -n '2,14p' "$0"; exit 0 ;;
-    *) echo "build.sh: unknown mode '$MODE' (build, run, unit, test, bench, install, docs-check)" >&2; exit 2 ;;
+    -h|--help|help) sed -n '2,16p' "$0"; exit 0 ;;
+    *) echo "build.sh: unknown mode '$MODE' (build, run, unit, test, bench, install, docs-check, docs)" >&2; exit 2 ;;
 esac
 
 case "$MODE" in test|unit) TESTS=ON ;; *) TESTS=OFF ;; esac

@@ -1,7 +1,9 @@
 /* hji_convergence: measures the HJI grid solver's accuracy and speed (the tables of docs/hji.md).
  * A benchmark, not an example: built with the rest (build/bench/hji_convergence), run by hand.
  *
- *     ./build/bench/hji_convergence smooth            order table of phi_t + (phi_x + 1)^2/2 = 0
+ *     ./build/bench/hji_convergence smooth [PNG]      order table of phi_t + (phi_x + 1)^2/2 = 0 (and,
+ *                                                     with PNG, its mean errors against n, log-log, each
+ *                                                     scheme's least-squares order in the legend)
  *     ./build/bench/hji_convergence pursuit           pursuit2d against its exact value, every preset
  *     ./build/bench/hji_convergence air3d [CSV]       air3d at the Merz barrier, 1 and 2 threads
  *     ./build/bench/hji_convergence games             solve times of chauffeur, chase4d, a 5-d game
@@ -19,6 +21,7 @@
 
 #include "difgames/config.h"
 #include "difgames/hji.h"
+#include "difgames/image.h"
 #include "../tests/util/hji_smooth.h"
 
 #ifndef DG_MERZ_CSV
@@ -48,7 +51,17 @@ static void order(char out[32], double prev, double now) {
     if (prev > 0) snprintf(out, 32, "%.2f", log(prev / now) / log(2.0));
 }
 
-static int smooth_table(void) {
+/* The least-squares slope of log(err) against log(n) over m points, negated: the observed order. */
+static double fitted_order(const int *n, const double *err, int m) {
+    double sx = 0, sy = 0, sxx = 0, sxy = 0;
+    for (int k = 0; k < m; k++) {
+        const double x = log((double)n[k]), y = log(err[k]);
+        sx += x, sy += y, sxx += x * x, sxy += x * y;
+    }
+    return -(m * sxy - sx * sy) / (m * sxx - sx * sx);
+}
+
+static int smooth_table(const char *png) {
     static const int N[] = {40, 80, 160, 320};
     static const struct {
         dg_hji_accuracy a;
@@ -68,11 +81,18 @@ static int smooth_table(void) {
            "t = 0.5/pi^2\n\n");
     printf("| preset | time step | n | mean abs error | order | max abs error | order |\n"
            "|---|---|---|---|---|---|---|\n");
-    for (size_t r = 0; r < sizeof R / sizeof R[0]; r++) {
-        double p1 = 0, pi = 0;
+    enum { NR = sizeof R / sizeof R[0] };
+    float px[NR][4], py[NR][4];
+    char label[NR][96];
+    dg_plot_series ser[NR];
+    for (size_t r = 0; r < NR; r++) {
+        double p1 = 0, pi = 0, err[4];
         for (int k = 0; k < 4; k++) {
             double l1, li;
             if (smooth_run(N[k], R[r].a, R[r].cfl, R[r].dtc, R[r].eps, &l1, &li)) return 1;
+            err[k] = l1;
+            px[r][k] = (float)log10((double)N[k]);
+            py[r][k] = (float)l1;
             char o1[32], oi[32];
             order(o1, p1, l1);
             order(oi, pi, li);
@@ -81,6 +101,18 @@ static int smooth_table(void) {
             p1 = l1;
             pi = li;
         }
+        snprintf(label[r], sizeof label[r], "%s, %s: order %.2f", dg_hji_accuracy_name(R[r].a), R[r].step,
+                 fitted_order(N, err, 4));
+        ser[r] = (dg_plot_series){label[r], px[r], py[r], 4, dg_plot_color((int)r)};
+    }
+    if (png) {
+        dg_err e = {0};
+        if (dg_plot_lines(png, 900, 640, "phi_t + (phi_x + 1)^2/2 = 0: mean |error| at t = 0.5/pi^2 (fitted order)",
+                          "log10(nodes n)", "mean abs error (log scale)", 1, ser, NR, &e) != DG_OK) {
+            fprintf(stderr, "smooth: %s\n", e.msg);
+            return 1;
+        }
+        printf("\nwrote %s\n", png);
     }
     return 0;
 }
@@ -303,7 +335,7 @@ int main(int argc, char **argv) {
         return 2;
     }
     int rc = 0;
-    if (all || strcmp(mode, "smooth") == 0) rc |= smooth_table();
+    if (all || strcmp(mode, "smooth") == 0) rc |= smooth_table(!all && argc > 2 ? argv[2] : NULL);
     if (all || strcmp(mode, "pursuit") == 0) rc |= pursuit_table();
     if (all || strcmp(mode, "air3d") == 0) rc |= air3d_table(csv);
     if (all || strcmp(mode, "games") == 0) rc |= games_table();

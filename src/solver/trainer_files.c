@@ -67,21 +67,40 @@ dg_status dg__trainer_write_plot(const dg_trainer *t, dg_err *e) {
     const dg_env *env = t->env;
     const int n = t->nrows;
     if (n == 0) return DG_OK;
-    float *buf = malloc((size_t)n * (env->nterms + 2) * sizeof(float));
+    /* two or more players: each one's exploitability (zero-sum) or NashConv term (general-sum) at the
+       epochs train.exploit_every measured it, beside the loss: a curve for each player */
+    const int np = (t->mlp.n == 2 && !env->general_sum) || env->general_sum ? t->mlp.n : 0;
+    float *buf = malloc((size_t)n * (env->nterms + 2 + 2 * np) * sizeof(float));
     if (!buf) return dg_err_set(e, DG_ERR_NOMEM, "out of memory for the plot");
     float *x = buf;
-    dg_plot_series s[DG_LOSS_MAX_TERMS + 1];
+    dg_plot_series s[DG_LOSS_MAX_TERMS + 1 + DG_MAX_PLAYERS];
+    char label[DG_MAX_PLAYERS][64];
     for (int r = 0; r < n; r++) x[r] = (float)t->rows[r].s.epoch;
     for (int i = 0; i <= env->nterms; i++) {
         float *y = buf + (size_t)(i + 1) * n;
         for (int r = 0; r < n; r++) y[r] = i == 0 ? (float)t->rows[r].s.loss : t->rows[r].s.terms[i - 1];
         s[i] = (dg_plot_series){i == 0 ? "loss" : env->term_names[i - 1], x, y, n, dg_plot_color(i)};
     }
-    char path[DG_PATH_MAX], title[128];
+    int ns = env->nterms + 1;
+    for (int p = 0; p < np; p++) {
+        float *px = buf + (size_t)(env->nterms + 2 + 2 * p) * n, *py = px + n;
+        int m = 0;
+        for (int r = 0; r < n; r++)
+            if (isfinite(t->rows[r].s.exploit[p])) px[m] = (float)t->rows[r].s.epoch, py[m++] = (float)t->rows[r].s.exploit[p];
+        if (!m) continue;
+        char nm[32];
+        if (env->general_sum) dg_env_player_name(env, p, nm, sizeof nm);
+        else snprintf(nm, sizeof nm, "%s", p ? "evader" : "pursuer");  /* metrics.csv's exploit_<player> */
+        snprintf(label[p], sizeof label[p], "%s: %s", env->general_sum ? "NashConv term" : "exploitability", nm);
+        s[ns] = (dg_plot_series){label[p], px, py, m, dg_plot_color(ns)};
+        ns++;
+    }
+    char path[DG_PATH_MAX], title[160];
     snprintf(path, sizeof path, "%s/loss.png", t->out_dir);
-    snprintf(title, sizeof title, "%s: episode loss and its terms", env->game->name);
-    dg_status st = dg_plot_lines(path, LOSS_PLOT_W, LOSS_PLOT_H, title, "epoch", "loss (log scale)", 1, s,
-                                 env->nterms + 1, e);
+    snprintf(title, sizeof title, "%s: episode loss and its terms%s", env->game->name,
+             ns > env->nterms + 1 ? (env->general_sum ? ", each player's NashConv term" : ", each player's exploitability")
+                                  : "");
+    dg_status st = dg_plot_lines(path, LOSS_PLOT_W, LOSS_PLOT_H, title, "epoch", "loss (log scale)", 1, s, ns, e);
     free(buf);
     return st;
 }

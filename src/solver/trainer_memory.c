@@ -198,8 +198,8 @@ double dg_train_memory(const dg_env *env, const dg_train_opts *o, dg_mem_parts *
     /* a metrics row an epoch, kept for metrics.csv and the resume file (packed, then copied) */
     m.log = (double)o->epochs * (sizeof(dg_epoch_stats) + 2 * ROW_COLS * sizeof(double) + 64);
     /* loss.png at the end: the plot, and its points copied into floats */
-    m.log += dg_plot_memory(LOSS_PLOT_W, LOSS_PLOT_H, (double)o->epochs * (env->nterms + 1)) +
-             (double)o->epochs * (env->nterms + 2) * sizeof(dg_real);
+    m.log += dg_plot_memory(LOSS_PLOT_W, LOSS_PLOT_H, (double)o->epochs * (env->nterms + 1 + 2 * DG_MAX_PLAYERS)) +
+             (double)o->epochs * (env->nterms + 2 + 2 * DG_MAX_PLAYERS) * sizeof(float);
     m.total = m.params + m.tape + m.data + m.log;
     if (parts) *parts = m;
     return m.total;
