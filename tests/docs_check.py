@@ -102,8 +102,8 @@ def check_dependencies(src):
     # (a) every Debian package build.sh installs, by its exact name
     build_sh = read(os.path.join(src, "build.sh"))
     pkgs = []
-    for m in re.finditer(r"^\s*(?:BUILD|TEST)_PKGS\+?=\(([^)]*)\)", build_sh, re.M):
-        pkgs += m.group(1).split()
+    for m in re.finditer(r"^\s*(?:BUILD|TEST|DOCS)_PKGS\+?=\(([^)]*)\)", build_sh, re.M):
+        pkgs += [w for w in m.group(1).split() if not w.startswith(("$", '"$'))]  # not "${X[@]}"
     if not pkgs:
         fail("build.sh: no BUILD_PKGS/TEST_PKGS arrays found")
     for p in pkgs:

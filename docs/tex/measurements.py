@@ -28,6 +28,8 @@ def tex_escape(s):
             out.append("\\textasciitilde{}")
         elif c == "^":
             out.append("\\textasciicircum{}")
+        elif c == "-":  # not an en dash: "--config" stays two hyphens in typewriter type
+            out.append("-{}")
         else:
             out.append(c)
     return "".join(out)
