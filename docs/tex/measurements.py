@@ -30,6 +30,8 @@ def tex_escape(s):
             out.append("\\textasciicircum{}")
         elif c == "-":  # not an en dash: "--config" stays two hyphens in typewriter type
             out.append("-{}")
+        elif c == "/":  # a long path may break after a slash
+            out.append("/\\allowbreak{}")
         else:
             out.append(c)
     return "".join(out)
