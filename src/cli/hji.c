@@ -44,10 +44,11 @@ static const char PLOT_HELP[] =
     "--learned NET --config FILE draws a network's zero set (level sets for a game of\n"
     "degree) in magenta beside the value file's, at the file's t_end.\n"
     "--3d draws a value of 3 axes or more in three dimensions instead (helperOC's\n"
-    "visSetIm): its level set {V = --level} at t_end through axes 0, 1, 2 (more axes: the\n"
-    "3-D slice at --at's values of the others) as a shaded surface by marching\n"
-    "tetrahedra, orthographic at --view, in the grid's box with its axes named; a PDF\n"
-    "(vector) when --out ends in .pdf, else a PNG. A value of 2 axes is refused.\n"
+    "visSetIm): its level set {V = --level} at t_end through axes 0, 1, 2 (more\n"
+    "axes: the 3-D slice at --at's values of the others) as a shaded surface by\n"
+    "marching tetrahedra, orthographic at --view, in the grid's box with its axes\n"
+    "named; a PDF (vector) when --out ends in .pdf, else a PNG. A value of 2 axes is\n"
+    "refused.\n"
     "\n"
     "options:\n";
 

@@ -51,9 +51,9 @@ void dg_draw_line(dg_draw *d, double x0, double y0, double x1, double y1, uint32
 void dg_draw_polyline(dg_draw *d, const double *x, const double *y, int n, uint32_t rgb, double width);
 void dg_draw_circle_fill(dg_draw *d, double cx, double cy, double r, uint32_t rgb, double alpha);
 void dg_draw_circle_outline(dg_draw *d, double cx, double cy, double r, uint32_t rgb, double width);
-/* The triangle (x[0], y[0]), (x[1], y[1]), (x[2], y[2]) filled, its edges stroked in the same colour a
- * hairline wide (seam wide) so that triangles sharing an edge leave no antialiasing seam between them
- * (a shaded surface of many); seam 0: filled only. */
+/* The triangle (x[0], y[0]), (x[1], y[1]), (x[2], y[2]) filled, its edges stroked in the same colour
+ * seam wide (about a pixel) so that triangles sharing an edge leave no antialiasing seam between them
+ * (a shaded surface of many, painted back to front); seam 0: filled only. */
 void dg_draw_triangle(dg_draw *d, const double *x, const double *y, uint32_t rgb, double seam);
 /* Fills the pixels [x, x+w) x [y, y+h); the outline is a border of the given width inside that box. */
 void dg_draw_rect_fill(dg_draw *d, double x, double y, double w, double h, uint32_t rgb, double alpha);

@@ -296,7 +296,7 @@ void dg_hji_iso_free(dg_hji_iso *iso) {
 #define MARGIN 90.0                /* room for ticks and names around the box     */
 #define SURFACE 0xd2452eu          /* the surface's colour, lit fully (helperOC's red, softened) */
 #define AMBIENT 0.35               /* the share of the colour unlit faces keep     */
-#define SEAM 0.6                   /* each triangle's edge stroked this wide in its own colour */
+#define SEAM 1.0                   /* each triangle's edge stroked this wide in its own colour */
 #define BOX_BACK 0xb4b4b4u         /* the box's edges behind the surface           */
 #define BOX_FRONT 0x404040u
 
@@ -385,6 +385,8 @@ static uint32_t shade(double b) {
 /* The surface's triangles painted back to front, each in the mean brightness of its corners. */
 static dg_status paint_surface(dg_draw *d, const camera *cam, const dg_hji_iso *iso, dg_err *e) {
     if (iso->ntri == 0) return DG_OK;
+    dg_status s = dg_mem_check((double)iso->ntri * sizeof(tri_depth), e);
+    if (s != DG_OK) return s;
     tri_depth *order = malloc((size_t)iso->ntri * sizeof *order);
     if (!order) return dg_err_set(e, DG_ERR_NOMEM, "hji plot --3d: out of memory for %lld triangles",
                                   (long long)iso->ntri);
