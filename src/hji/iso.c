@@ -477,8 +477,33 @@ static int anchor_towards(double ox, double oy) {
     return h | v;
 }
 
+/* The tick labels drawn so far, as boxes (x0, y0, x1, y1): a label that would overlap one is left
+ * out (two axes' ends meet at a corner of the box). */
+typedef struct label_boxes { int n; double box[3 * DG_AXIS_MAX_TICKS][4]; } label_boxes;
+
+/* The box text w wide and h high anchored at (x, y) by align takes (dg_draw_text's anchors). */
+static void text_box(double x, double y, double w, double h, int align, double *b) {
+    const int ha = align & 3, va = align & 12;
+    b[0] = ha == DG_TEXT_CENTER ? x - w / 2 : ha == DG_TEXT_RIGHT ? x - w : x;
+    b[1] = va == DG_TEXT_MIDDLE ? y - h / 2 : va == DG_TEXT_BOTTOM ? y - h : y;
+    b[2] = b[0] + w;
+    b[3] = b[1] + h;
+}
+
+/* 1 when box b overlaps a label already drawn by more than a pixel (a face's box holds some blank
+ * above and below its letters), else 0 and b kept as drawn. */
+static int label_clash(label_boxes *lb, const double *b) {
+    for (int i = 0; i < lb->n; i++) {
+        const double *o = lb->box[i];
+        if (b[0] + 1 < o[2] && o[0] < b[2] - 1 && b[1] + 1 < o[3] && o[1] < b[3] - 1) return 1;
+    }
+    if (lb->n < 3 * DG_AXIS_MAX_TICKS) memcpy(lb->box[lb->n++], b, sizeof lb->box[0]);
+    return 0;
+}
+
 /* Axis k's ticks (round numbers of its range) along its tick edge, and its name with the range. */
-static void paint_axis(dg_draw *d, const camera *cam, const dg_hji_grid *g, const char *name, int k) {
+static void paint_axis(dg_draw *d, const camera *cam, const dg_hji_grid *g, const char *name, int k,
+                       label_boxes *lb) {
     const int c = tick_edge(cam, k);
     double q0[3], q1[3], x0, y0, x1, y1;
     cube_corner(c, q0);
@@ -493,18 +518,20 @@ static void paint_axis(dg_draw *d, const camera *cam, const dg_hji_grid *g, cons
     dg_axis a = {.lo = g->lo[k], .hi = g->hi[k]};
     dg_axis_linear(&a, 5);
     const int align = anchor_towards(ox, oy);
+    const double ch = dg_draw_text_height(d, FONT);
     double widest = 0;
     for (int i = 0; i < a.n; i++) {
         const double t = (a.tick[i] - a.lo) / (a.hi - a.lo), x = x0 + t * ex, y = y0 + t * ey;
+        const double lx = x + (TICK + GAP) * ox, ly = y + (TICK + GAP) * oy, w = dg_draw_text_width(d, a.label[i], FONT);
+        double b[4];
+        text_box(lx, ly, w, ch, align, b);
         dg_draw_line(d, x, y, x + TICK * ox, y + TICK * oy, ink, 1);
-        widest = fmax(widest, dg_draw_text(d, x + (TICK + GAP) * ox, y + (TICK + GAP) * oy, a.label[i], ink, FONT,
-                                           align, 0));
+        if (!label_clash(lb, b)) widest = fmax(widest, dg_draw_text(d, lx, ly, a.label[i], ink, FONT, align, 0));
     }
     char label[96], lo[24], hi[24];
     snprintf(lo, sizeof lo, "%.4g", g->lo[k]);
     snprintf(hi, sizeof hi, "%.4g", g->hi[k]);
     snprintf(label, sizeof label, "%s in [%s, %s]", name, lo, hi);
-    const double ch = dg_draw_text_height(d, FONT);
     const double off = TICK + 2 * GAP + fabs(ox) * widest + fabs(oy) * ch + GAP + ch / 2;
     dg_draw_text(d, (x0 + x1) / 2 + off * ox, (y0 + y1) / 2 + off * oy, label, ink, FONT, align, 0);
 }
@@ -524,7 +551,8 @@ static dg_status paint_figure(dg_draw *d, const dg_hji_grid *g3, const char *con
     const dg_status s = paint_surface(d, &cam, iso, e);
     if (s != DG_OK) return s;
     paint_box(d, &cam, 0);
-    for (int k = 0; k < 3; k++) paint_axis(d, &cam, g3, names[k], k);
+    label_boxes lb = {0};
+    for (int k = 0; k < 3; k++) paint_axis(d, &cam, g3, names[k], k, &lb);
     return DG_OK;
 }
 
