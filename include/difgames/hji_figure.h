@@ -1,5 +1,6 @@
 /* difgames hji figures: a value's 2-D slice, its zero level set, the figure of `difgames hji plot` and
- * `hji view`, and the GIF of a simulation. Part of difgames/hji.h. */
+ * `hji view`, the GIF of a simulation, and a 3-D value's level set as a shaded surface (`hji plot
+ * --3d`). Part of difgames/hji.h. */
 #ifndef DIFGAMES_HJI_FIGURE_H
 #define DIFGAMES_HJI_FIGURE_H
 
@@ -87,6 +88,58 @@ DG_API dg_status dg_hji_plot_value(const dg_hji_value *v, const double *at, cons
  * legend ("learned, t = ..."). */
 DG_API dg_status dg_hji_plot_learned(const dg_hji_value *v, const double *at, const double *learned, const char *path,
                                      dg_err *e);
+/* ------------------------------------------------------- 3-D: isosurfaces */
+/* The 3-D slice of v (g's nodes, 3 axes or more) through axes 0, 1 and 2 at the other axes'
+ * coordinates at[] (ndim; at[0..2] unused), by interpolation, into out (n0 n1 n2, laid out as a grid
+ * of those three axes: axis 2 fastest); a grid of 3 axes: a copy. dg_hji_slice2d's 3-D analogue. */
+DG_API void      dg_hji_slice3d(const dg_hji_grid *g, const double *v, const double *at, double *out);
+/* The grid of g's first three axes (their nodes, bounds, periodic axes and names) into g3. */
+DG_API void      dg_hji_grid_first3(const dg_hji_grid *g, dg_hji_grid *g3);
+/* A level set {V = level} of a field on a grid of 3 axes as triangles (dg_hji_iso_make), a triangle
+ * soup: corner c of triangle i is xyz[9 i + 3 c ..], its normal normal[9 i + 3 c ..], its vertex id
+ * vertex[3 i + c]. Each triangle runs counter-clockwise seen from the side where V > level. */
+typedef struct dg_hji_iso {
+    int64_t  ntri;
+    double  *xyz;      /* (ntri, 3, 3) the corners' coordinates on axes 0, 1, 2; a periodic axis's last
+                          cell (node n-1 to node 0 again) lies at [hi - dx, hi], not across the box  */
+    float   *normal;   /* (ntri, 3, 3) unit normals at the corners, towards V > level: the field's
+                          gradient (central differences at the nodes) interpolated along the edge,
+                          the same at every triangle that meets there (smooth shading)             */
+    int64_t *vertex;   /* (ntri, 3) each corner's vertex: the grid edge it lies on (its lower node *
+                          7 + its direction - 1), shared by every triangle that meets there; across a
+                          periodic axis's wrap, the vertex at hi is the one at lo                   */
+} dg_hji_iso;
+/* The level set {V = level} of v (g's nodes; g of exactly 3 axes) by marching tetrahedra (Doi and
+ * Koide 1991): every grid cell (a periodic axis's last one wrapping to node 0) cut into six
+ * tetrahedra along its main diagonal, each crossing linear along the edges ({V <= level} against
+ * {V > level}), one triangle where one corner of a tetrahedron differs from the other three, two
+ * where two differ: no ambiguous cases, and the surface is closed wherever it does not meet the box's
+ * faces. The triangles (at most two a tetrahedron, twelve a cell) are counted first and the memory
+ * checked (dg_mem_check) before anything is allocated. Returns DG_OK (iso filled; no triangles when
+ * the level is not crossed), DG_ERR_ARG (not 3 axes), DG_ERR_NOMEM. Free with dg_hji_iso_free. */
+DG_API dg_status dg_hji_iso_make(const dg_hji_grid *g, const double *v, double level, dg_hji_iso *iso, dg_err *e);
+DG_API void      dg_hji_iso_free(dg_hji_iso *iso);                     /* NULL and twice are harmless */
+/* How a 3-D figure is viewed: MATLAB's view(az, el) (helperOC's visSetIm), orthographic. */
+typedef struct dg_hji_iso_view {
+    double level;      /* the surface {V = level} (0: the zero level set, a game of kind's set)    */
+    double azimuth;    /* degrees, about axis 2, from the side of axis 1's low end: -37.5 (view(3)) */
+    double elevation;  /* degrees above the plane of axes 0 and 1: 30 (view(3))                  */
+} dg_hji_iso_view;
+#define DG_HJI_ISO_AZIMUTH   (-37.5)
+#define DG_HJI_ISO_ELEVATION 30.0
+/* The figure of `difgames hji plot --3d` at path (atomically): the level set of the value at t_end (a
+ * value of more than 3 axes: its 3-D slice through axes 0, 1, 2 at at[3..]; at NULL: the middle of
+ * each other axis) as a shaded surface (dg_hji_iso_make; Lambert shading of the corners' normals
+ * plus an ambient term, lit from beside the viewer, triangles painted back to front, no edges
+ * drawn), orthographic at view (NULL: level 0, view(3)), the three axes scaled to a cube, the grid's
+ * box as a wire frame with axes 0, 1, 2 ticked and named (dg_hji_axis_name) with their ranges, a
+ * title naming the game, the level and the time. A PDF (vector) when path ends in ".pdf", else a
+ * PNG. Returns DG_OK, DG_ERR_ARG (fewer than 3 axes, a view not finite), dg_hji_value_read's errors,
+ * DG_ERR_NOMEM (the memory checked before the value, its slice and the surface are allocated), the
+ * file's DG_ERR_IO. */
+DG_API dg_status dg_hji_plot_iso(const dg_hji_value *v, const double *at, const dg_hji_iso_view *view,
+                                 const char *path, dg_err *e);
+
 /* About how many level sets dg_hji_plot_value draws of a game of degree. */
 #define DG_HJI_PLOT_LEVELS 8
 /* What dg_hji_plot_value draws of a value file's slice. */

@@ -43,6 +43,12 @@ static const char PLOT_HELP[] =
     "A network of hji learn (value.safetensors) is drawn on --config's grid at its t_end;\n"
     "--learned NET --config FILE draws a network's zero set (level sets for a game of\n"
     "degree) in magenta beside the value file's, at the file's t_end.\n"
+    "--3d draws a value of 3 axes or more in three dimensions instead (helperOC's\n"
+    "visSetIm): its level set {V = --level} at t_end through axes 0, 1, 2 (more\n"
+    "axes: the 3-D slice at --at's values of the others) as a shaded surface by\n"
+    "marching tetrahedra, orthographic at --view, in the grid's box with its axes\n"
+    "named; a PDF (vector) when --out ends in .pdf, else a PNG. A value of 2 axes is\n"
+    "refused.\n"
     "\n"
     "options:\n";
 
@@ -405,9 +411,29 @@ static int net_tabulate(const char *cmd, const char *opt, const char *path, cons
     return rc;
 }
 
+/* --3d's view from --level and --view (AZ,EL): 0, or EXIT_USAGE after one error line. */
+static int plot_view(const cli_opt *opts, int three, double level, const cli_list *view, dg_hji_iso_view *vw) {
+    *vw = (dg_hji_iso_view){.level = level, .azimuth = DG_HJI_ISO_AZIMUTH, .elevation = DG_HJI_ISO_ELEVATION};
+    if (!three && (cli_given(opts, "--view") || cli_given(opts, "--level"))) {
+        cli_error("hji plot", "--%s is for the 3-D figure: add --3d", cli_given(opts, "--view") ? "view" : "level");
+        return EXIT_USAGE;
+    }
+    if (!view->v) return 0;
+    if (view->n != 2 || fabs(view->v[1]) > 90) {
+        cli_error("hji plot", "--view %s: want AZ,EL, an azimuth and an elevation in degrees (the elevation in "
+                  "[-90, 90])", DG_ECHO(view->text));
+        return EXIT_USAGE;
+    }
+    vw->azimuth = view->v[0];
+    vw->elevation = view->v[1];
+    return 0;
+}
+
 static int hji_plot(int argc, char **argv) {
     const char *value, *out, *at_s, *config, *learned;
-    int rc;
+    int rc, three = 0;
+    double level = 0;
+    cli_list view = {0};
     cli_opt opts[] = {
         CLI_IN("--value", &value, "FILE", "the value file of hji solve (or hji tabulate), or a network of hji learn "
                "(value.safetensors, with --config)", .req = 1),
@@ -415,11 +441,27 @@ static int hji_plot(int argc, char **argv) {
                "--config)"),
         CLI_IN("--config", &config, "FILE", "the game's HJI config a network was trained on: its grid (a network "
                "alone is drawn on it), its game"),
-        CLI_OUT("--out", &out, "FILE.png", "the image", .otherwise = "the value file's path with .png for .safetensors"),
+        CLI_OUT("--out", &out, "FILE.png", "the image (--3d: a PDF when FILE ends in .pdf)",
+                .otherwise = "the value file's path with .png (--3d: _3d.png) for .safetensors"),
         CLI_AT(&at_s),
+        CLI_FLAG("--3d", &three, "draw the level set of a value of 3 axes or more as a shaded surface in three "
+                 "dimensions (axes 0, 1, 2; more axes: the slice at --at, the axes after the first three)"),
+        CLI_DOUBLE("--level", &level, "X", -INFINITY, INFINITY, "--3d: the level set {V = X} drawn", .def = "0"),
+        CLI_LIST("--view", &view, "AZ,EL", -360, 360, "--3d: the view's azimuth and elevation in degrees, as "
+                 "MATLAB's view(AZ, EL)", .max = 2, .otherwise = "-37.5,30 (view(3))"),
         CLI_END,
     };
     if (!cli_parse(&rc, "hji plot", argc, argv, opts, PLOT_HELP)) return rc;
+    dg_hji_iso_view vw;
+    if ((rc = plot_view(opts, three, level, &view, &vw))) {
+        free(view.v);
+        return rc;
+    }
+    free(view.v);
+    if (three && learned) {
+        cli_error("hji plot", "--learned draws a network's zero set beside a value's on the 2-D figure: not with --3d");
+        return EXIT_USAGE;
+    }
     const int value_net = dg_hji_learn_probe(value, NULL);
     if ((value_net || learned) && !config) {
         cli_error("hji plot", "%s is a network of hji learn: it needs --config FILE (its game and grid)",
@@ -457,9 +499,10 @@ static int hji_plot(int argc, char **argv) {
     } else if (out && dg_path_join(path, sizeof path, NULL, out, &e) != DG_OK) {
         cli_error("hji plot", "--out: %s", e.msg);
         rc = EXIT_USAGE;
-    } else if (!out && beside_value("hji plot", value, ".png", path, sizeof path)) {
+    } else if (!out && beside_value("hji plot", value, three ? "_3d.png" : ".png", path, sizeof path)) {
         rc = EXIT_USAGE;
-    } else if (dg_hji_plot_learned(&vf, at, lv, path, &e) != DG_OK) {
+    } else if (three ? dg_hji_plot_iso(&vf, at, &vw, path, &e) != DG_OK
+                     : dg_hji_plot_learned(&vf, at, lv, path, &e) != DG_OK) {
         rc = cli_fail("hji plot", &e, e.status == DG_ERR_NOMEM ? EXIT_FAIL : EXIT_USAGE);
     } else {
         fprintf(stderr, "wrote %s\n", path);

@@ -1,6 +1,7 @@
 /* Drawing on a dg_image through cairo: antialiased shapes, text in a real face, heat maps, axis ticks. */
 #include "gfx/draw.h"
 
+#include <cairo-pdf.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -55,7 +56,7 @@ static int clip_segment(double *x0, double *y0, double *x1, double *y1, double x
 
 /* Clips a segment to the canvas grown by reach; 0 when nothing of it shows. */
 static int clip_to_canvas(const dg_draw *d, double *x0, double *y0, double *x1, double *y1, double reach) {
-    return clip_segment(x0, y0, x1, y1, -reach, -reach, d->img->w - 1 + reach, d->img->h - 1 + reach);
+    return clip_segment(x0, y0, x1, y1, -reach, -reach, d->w - 1 + reach, d->h - 1 + reach);
 }
 
 /* s as printable ASCII (other bytes '?'), at most cap - 1 characters, into buf. */
@@ -115,6 +116,8 @@ dg_status dg_draw_begin(dg_draw *d, dg_image *img, dg_err *e) {
     *d = (dg_draw){0};
     if (!img || !img->rgb || img->w < 1 || img->h < 1) return dg_err_set(e, DG_ERR_ARG, "draw: no image");
     d->img = img;
+    d->w = img->w;
+    d->h = img->h;
     d->s = cairo_image_surface_create(CAIRO_FORMAT_RGB24, img->w, img->h);
     if (cairo_surface_status(d->s) != CAIRO_STATUS_SUCCESS) {
         dg_draw_abort(d);
@@ -140,7 +143,61 @@ dg_status dg_draw_begin(dg_draw *d, dg_image *img, dg_err *e) {
     return DG_OK;
 }
 
-/* Copies the surface back into the image's pixels and frees it. */
+/* cairo's PDF output into the temporary file; a short write stops cairo with a write error. */
+static cairo_status_t pdf_write(void *closure, const unsigned char *data, unsigned int length) {
+    const dg_file *f = closure;
+    return fwrite(data, 1, length, f->fp) == length ? CAIRO_STATUS_SUCCESS : CAIRO_STATUS_WRITE_ERROR;
+}
+
+/* Starts a PDF page of w x h points written into path's temporary file. */
+dg_status dg_draw_begin_pdf(dg_draw *d, const char *path, int w, int h, dg_err *e) {
+    *d = (dg_draw){0};
+    if (w < 1 || h < 1 || w > DG_IMAGE_MAX_SIDE || h > DG_IMAGE_MAX_SIDE)
+        return dg_err_set(e, DG_ERR_ARG, "draw: a PDF page of %dx%d points", w, h);
+    if (!(d->pdf = malloc(sizeof *d->pdf))) return dg_err_set(e, DG_ERR_NOMEM, "draw: out of memory for a PDF");
+    const dg_status st = dg_file_begin(d->pdf, path, e);
+    if (st != DG_OK) {
+        free(d->pdf);
+        d->pdf = NULL;
+        return st;
+    }
+    d->w = w;
+    d->h = h;
+    d->s = cairo_pdf_surface_create_for_stream(pdf_write, d->pdf, w, h);
+    cairo_pdf_surface_set_metadata(d->s, CAIRO_PDF_METADATA_CREATOR, "difgames");
+    d->cr = cairo_create(d->s);
+    if (cairo_surface_status(d->s) != CAIRO_STATUS_SUCCESS || cairo_status(d->cr) != CAIRO_STATUS_SUCCESS) {
+        dg_draw_abort(d);
+        return dg_err_set(e, DG_ERR_NOMEM, "%s: out of memory for a PDF surface", path);
+    }
+    cairo_translate(d->cr, 0.5, 0.5);  /* as an image's: point (i, j) is pixel (i, j)'s centre */
+    cairo_set_line_cap(d->cr, CAIRO_LINE_CAP_ROUND);
+    cairo_set_line_join(d->cr, CAIRO_LINE_JOIN_ROUND);
+    return DG_OK;
+}
+
+/* Finishes a PDF: cairo writes the rest, then the file is renamed into place. */
+static dg_status pdf_end(dg_draw *d, dg_err *e) {
+    cairo_destroy(d->cr);
+    d->cr = NULL;
+    cairo_surface_finish(d->s);
+    const cairo_status_t cs = cairo_surface_status(d->s);
+    cairo_surface_destroy(d->s);
+    d->s = NULL;
+    dg_status st = DG_OK;
+    if (cs != CAIRO_STATUS_SUCCESS) {
+        st = dg_err_set(e, cs == CAIRO_STATUS_NO_MEMORY ? DG_ERR_NOMEM : DG_ERR_IO, "%s: %s", d->pdf->path,
+                        cairo_status_to_string(cs));
+        dg_file_abort(d->pdf);
+    } else {
+        st = dg_file_commit(d->pdf, e);
+    }
+    free(d->pdf);
+    d->pdf = NULL;
+    return st;
+}
+
+/* Copies the surface back into the image's pixels and frees it (a PDF: finishes and writes it). */
 dg_status dg_draw_end(dg_draw *d, dg_err *e) {
     if (!d->s) return dg_err_set(e, DG_ERR_ARG, "draw: not begun");
     cairo_status_t cs = d->cr ? cairo_status(d->cr) : CAIRO_STATUS_NULL_POINTER;
@@ -149,6 +206,7 @@ dg_status dg_draw_end(dg_draw *d, dg_err *e) {
         return dg_err_set(e, cs == CAIRO_STATUS_NO_MEMORY ? DG_ERR_NOMEM : DG_ERR_ARG, "draw: %s",
                           cairo_status_to_string(cs));
     }
+    if (d->pdf) return pdf_end(d, e);
     cairo_surface_flush(d->s);
     const unsigned char *data = cairo_image_surface_get_data(d->s);
     const int stride = cairo_image_surface_get_stride(d->s);
@@ -165,13 +223,18 @@ dg_status dg_draw_end(dg_draw *d, dg_err *e) {
     return DG_OK;
 }
 
-/* Frees the surface without touching the image. */
+/* Frees the surface without touching the image (a PDF: removes its temporary file). */
 void dg_draw_abort(dg_draw *d) {
     if (!d) return;
     if (d->cr) cairo_destroy(d->cr);
     if (d->s) cairo_surface_destroy(d->s);
     d->cr = NULL;
     d->s = NULL;
+    if (d->pdf) {
+        dg_file_abort(d->pdf);
+        free(d->pdf);
+        d->pdf = NULL;
+    }
 }
 
 /* An antialiased segment of the given width with round caps. */
@@ -204,11 +267,32 @@ void dg_draw_polyline(dg_draw *d, const double *x, const double *y, int n, uint3
     cairo_stroke(cr);
 }
 
+/* A filled triangle, its edges stroked in its colour (seam wide) to close the antialiasing gaps. */
+void dg_draw_triangle(dg_draw *d, const double *x, const double *y, uint32_t rgb, double seam) {
+    if (!live(d) || !finite4(x[0], y[0], x[1], y[1]) || !finite4(x[2], y[2], seam, 0)) return;
+    for (int i = 0; i < 3; i++)
+        if (fabs(x[i]) > FAR || fabs(y[i]) > FAR) return;
+    cairo_t *cr = d->cr;
+    set_rgb(cr, rgb, 1.0);
+    cairo_new_path(cr);
+    cairo_move_to(cr, x[0], y[0]);
+    cairo_line_to(cr, x[1], y[1]);
+    cairo_line_to(cr, x[2], y[2]);
+    cairo_close_path(cr);
+    if (!(seam > 0)) {
+        cairo_fill(cr);
+        return;
+    }
+    cairo_fill_preserve(cr);
+    cairo_set_line_width(cr, seam);
+    cairo_stroke(cr);
+}
+
 /* Where a circle of radius r (ring half-width hw) stands to the canvas: 0 it misses it, 1 cairo draws
  * it, 2 its disc covers the whole canvas (too large for cairo's fixed point, or not). */
 static int circle_case(const dg_draw *d, double cx, double cy, double r, double hw) {
     if (!live(d) || !finite4(cx, cy, r, hw) || !(r >= 0)) return 0;
-    const double w = d->img->w, h = d->img->h;
+    const double w = d->w, h = d->h;
     const double nx = fmin(fmax(cx, -1), w), ny = fmin(fmax(cy, -1), h);  /* nearest point of the canvas */
     const double fx = fmax(fabs(cx + 1), fabs(cx - w)), fy = fmax(fabs(cy + 1), fabs(cy - h));  /* farthest */
     const double dmin = hypot(cx - nx, cy - ny), dmax = hypot(fx, fy);
@@ -221,7 +305,7 @@ static int circle_case(const dg_draw *d, double cx, double cy, double r, double 
 void dg_draw_circle_fill(dg_draw *d, double cx, double cy, double r, uint32_t rgb, double alpha) {
     if (!(r > 0) || !(alpha > 0)) return;
     const int c = circle_case(d, cx, cy, r, 0);
-    if (c == 2) dg_draw_rect_fill(d, 0, 0, d->img->w, d->img->h, rgb, alpha);
+    if (c == 2) dg_draw_rect_fill(d, 0, 0, d->w, d->h, rgb, alpha);
     if (c != 1) return;
     set_rgb(d->cr, rgb, alpha > 1 ? 1 : alpha);
     cairo_new_path(d->cr);
@@ -243,7 +327,7 @@ void dg_draw_circle_outline(dg_draw *d, double cx, double cy, double r, uint32_t
 static int clamp_box(const dg_draw *d, double *x, double *y, double *w, double *h) {
     if (!finite4(*x, *y, *w, *h) || !(*w > 0) || !(*h > 0)) return 0;
     double x0 = fmax(*x, -1), y0 = fmax(*y, -1);
-    double x1 = fmin(*x + *w, d->img->w + 1), y1 = fmin(*y + *h, d->img->h + 1);
+    double x1 = fmin(*x + *w, d->w + 1), y1 = fmin(*y + *h, d->h + 1);
     if (!(x1 > x0 && y1 > y0)) return 0;
     *x = x0; *y = y0; *w = x1 - x0; *h = y1 - y0;
     return 1;
@@ -379,7 +463,7 @@ static heat_at heat_locate(double g, int n) {
 /* Writes the heat map's pixels straight into the surface (no antialiasing needed: it fills a box). */
 void dg_draw_heat(dg_draw *d, int x, int y, int w, int h, const float *values, int vw, int vh, float vmin,
                   float vmax, int nodes) {
-    if (!live(d) || !values || vw < 1 || vh < 1 || w < 1 || h < 1) return;
+    if (!live(d) || !d->img || !values || vw < 1 || vh < 1 || w < 1 || h < 1) return;
     if (!(isfinite(vmin) && isfinite(vmax) && vmin < vmax)) {
         vmin = INFINITY;
         vmax = -INFINITY;
@@ -393,7 +477,7 @@ void dg_draw_heat(dg_draw *d, int x, int y, int w, int h, const float *values, i
     const double span = (double)vmax - (double)vmin;
     const long long c0 = x < 0 ? 0 : x, r0 = y < 0 ? 0 : y;
     const long long xe = (long long)x + w + (nodes != 0), ye = (long long)y + h + (nodes != 0);
-    const long long c1 = xe > d->img->w ? d->img->w : xe, r1 = ye > d->img->h ? d->img->h : ye;
+    const long long c1 = xe > d->w ? d->w : xe, r1 = ye > d->h ? d->h : ye;
     if (c0 >= c1 || r0 >= r1) return;
     cairo_surface_flush(d->s);
     unsigned char *data = cairo_image_surface_get_data(d->s);

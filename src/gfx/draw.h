@@ -1,4 +1,5 @@
-/* Drawing on a dg_image with cairo (internal: the library's plots, value figures and replay frames).
+/* Drawing on a dg_image with cairo (internal: the library's plots, value figures and replay frames),
+ * or the same calls into a PDF (dg_draw_begin_pdf: vector output, the units points).
  *
  *     dg_draw d;
  *     if (dg_draw_begin(&d, img, e) != DG_OK) return e->status;
@@ -19,12 +20,15 @@
 #include <cairo.h>
 #include <stdint.h>
 
+#include "difgames/fileio.h"
 #include "difgames/image.h"
 
 typedef struct dg_draw {
-    dg_image        *img;
-    cairo_surface_t *s;            /* CAIRO_FORMAT_RGB24, img's size */
+    dg_image        *img;          /* NULL when drawing a PDF        */
+    int              w, h;         /* the canvas (img's size, or the PDF page's in points) */
+    cairo_surface_t *s;            /* CAIRO_FORMAT_RGB24, img's size; or the PDF surface */
     cairo_t         *cr;
+    dg_file         *pdf;          /* the PDF's temporary file, renamed into place by dg_draw_end */
 } dg_draw;
 
 /* Text anchors: one horizontal and one vertical flag, or'ed. */
@@ -36,12 +40,21 @@ enum {
 dg_status dg_draw_begin(dg_draw *d, dg_image *img, dg_err *e);  /* DG_ERR_ARG (no image), DG_ERR_NOMEM   */
 dg_status dg_draw_end(dg_draw *d, dg_err *e);                   /* back into img; frees; DG_ERR_NOMEM    */
 void dg_draw_abort(dg_draw *d);                                 /* frees, img unchanged; twice harmless  */
+/* A one-page PDF of w x h points at path, drawn with the same calls (dg_draw_heat excepted: it paints
+ * an image's pixels, and draws nothing on a PDF); dg_draw_end finishes it and renames it into place
+ * (atomically, dg_file_commit), dg_draw_abort leaves no file. DG_ERR_ARG (bad size), the file's
+ * DG_ERR_IO, DG_ERR_NOMEM. */
+dg_status dg_draw_begin_pdf(dg_draw *d, const char *path, int w, int h, dg_err *e);
 
 void dg_draw_line(dg_draw *d, double x0, double y0, double x1, double y1, uint32_t rgb, double width);
 /* The polyline through n points (x[i], y[i]); a non-finite point breaks it. Round joins and caps. */
 void dg_draw_polyline(dg_draw *d, const double *x, const double *y, int n, uint32_t rgb, double width);
 void dg_draw_circle_fill(dg_draw *d, double cx, double cy, double r, uint32_t rgb, double alpha);
 void dg_draw_circle_outline(dg_draw *d, double cx, double cy, double r, uint32_t rgb, double width);
+/* The triangle (x[0], y[0]), (x[1], y[1]), (x[2], y[2]) filled, its edges stroked in the same colour
+ * seam wide (about a pixel) so that triangles sharing an edge leave no antialiasing seam between them
+ * (a shaded surface of many, painted back to front); seam 0: filled only. */
+void dg_draw_triangle(dg_draw *d, const double *x, const double *y, uint32_t rgb, double seam);
 /* Fills the pixels [x, x+w) x [y, y+h); the outline is a border of the given width inside that box. */
 void dg_draw_rect_fill(dg_draw *d, double x, double y, double w, double h, uint32_t rgb, double alpha);
 void dg_draw_rect_outline(dg_draw *d, double x, double y, double w, double h, uint32_t rgb, double width);
