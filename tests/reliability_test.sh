@@ -87,6 +87,18 @@ cut -d, -f1-7 "$T/full/metrics.csv" >"$T/a.csv"; cut -d, -f1-7 "$T/killed/metric
 if cmp -s "$T/a.csv" "$T/b.csv"; then ok "SIGKILL + resume: metrics.csv identical (but the ms column)"
 else bad "SIGKILL + resume: metrics differ"; fi
 
+# a general-sum game of three players: each one's NashConv term survives a resume (metrics.csv's
+# nash_conv_p3 included), the same rows as a straight run but the ms column
+sed 's/^train:/train:\n  exploit_every: 5\n  exploit_epochs: 3\n  resume_every: 10/' configs/models/lq_nash3.yaml >"$T/n3.yaml"
+"$DG" train --config "$T/n3.yaml" --out "$T/n3a" --epochs 20 --quiet >/dev/null 2>&1 \
+    && "$DG" train --config "$T/n3.yaml" --out "$T/n3b" --epochs 10 --quiet >/dev/null 2>&1 \
+    && "$DG" train --resume "$T/n3b" --epochs 20 --quiet >/dev/null 2>&1 || bad "lq_nash3: train and resume"
+ms=$(head -1 "$T/n3a/metrics.csv" | tr , '\n' | grep -nx ms | cut -d: -f1)
+if [ -n "$ms" ] && grep -q nash_conv_p3 "$T/n3a/metrics.csv" && awk -F, '$1 == 5 && $NF != "nan" {f = 1} END {exit !f}' "$T/n3b/metrics.csv" \
+    && cmp -s <(cut -d, -f"$ms" --complement "$T/n3a/metrics.csv") <(cut -d, -f"$ms" --complement "$T/n3b/metrics.csv"); then
+    ok "three players resumed: every NashConv term kept, metrics.csv as a straight run's"
+else bad "three players resumed: metrics.csv differs from a straight run's (or NaN)"; fi
+
 "$DG" train --config "$T/res.yaml" --out "$T/int" >"$T/int.out" 2>"$T/int.err" &
 pid=$!
 wait_for "$T/int/epoch_0020.safetensors" || bad "no snapshot appeared (SIGINT run)"

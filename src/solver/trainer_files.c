@@ -163,11 +163,11 @@ static void row_pack(const dg_epoch_stats *s, double *r) {
     r[k++] = s->ms;
     r[k++] = s->flops;
     for (int i = 0; i < DG_MAX_METRICS; i++) r[k++] = s->metrics[i];
-    r[k++] = s->exploit[0];
-    r[k++] = s->exploit[1];
+    for (int i = 0; i < DG_MAX_PLAYERS; i++) r[k++] = s->exploit[i];
 }
 
-static void row_unpack(const double *r, dg_epoch_stats *s) {
+/* cols: ROW_COLS, or ROW_COLS_TWO (an older file: two players' numbers, the others NaN) */
+static void row_unpack(const double *r, int cols, dg_epoch_stats *s) {
     int k = 0;
     s->epoch = (int)r[k++];
     s->loss = r[k++];
@@ -177,9 +177,7 @@ static void row_unpack(const double *r, dg_epoch_stats *s) {
     s->ms = r[k++];
     s->flops = r[k++];
     for (int i = 0; i < DG_MAX_METRICS; i++) s->metrics[i] = r[k++];
-    s->exploit[0] = r[k++];
-    s->exploit[1] = r[k++];
-    for (int i = 2; i < DG_MAX_PLAYERS; i++) s->exploit[i] = NAN;  /* players 2+ are not kept across a resume */
+    for (int i = 0; i < DG_MAX_PLAYERS; i++) s->exploit[i] = i < cols - (ROW_COLS - DG_MAX_PLAYERS) ? r[k++] : NAN;
     for (int i = 0; i < DG_MAX_PLAYERS; i++) s->cost[i] = NAN;     /* metrics.csv's come from the terms */
 }
 
@@ -307,7 +305,9 @@ dg_status dg_trainer_restore(dg_trainer *t, const char *path, dg_err *e) {
         st = dg_st_read(f, "episode.aux", DG_DTYPE_REAL, 2, (int64_t[]){t->o.batch, env->aux_dim}, t->aux, e);
     if (st == DG_OK && !(table = malloc(((size_t)rows + 1) * ROW_COLS * sizeof(double))))
         st = dg_err_set(e, DG_ERR_NOMEM, "out of memory");
-    if (st == DG_OK) st = dg_st_read(f, "metrics", DG_DTYPE_F64, 2, (int64_t[]){rows, ROW_COLS}, table, e);
+    const dg_st_tensor *mt = st == DG_OK ? dg_st_find(f, "metrics") : NULL;
+    const int cols = mt && mt->ndim == 2 && mt->shape[1] == ROW_COLS_TWO ? ROW_COLS_TWO : ROW_COLS;
+    if (st == DG_OK) st = dg_st_read(f, "metrics", DG_DTYPE_F64, 2, (int64_t[]){rows, cols}, table, e);
     if (st != DG_OK) goto done;
     if (rows > t->caprows) {
         metrics_row *r = realloc(t->rows, (size_t)rows * sizeof *r);
@@ -330,7 +330,7 @@ dg_status dg_trainer_restore(dg_trainer *t, const char *path, dg_err *e) {
     t->rng.s[1] = s1;
     t->epoch = (int)epoch;
     t->nrows = (int)rows;
-    for (int r = 0; r < rows; r++) row_unpack(table + (size_t)r * ROW_COLS, &t->rows[r].s);
+    for (int r = 0; r < rows; r++) row_unpack(table + (size_t)r * cols, cols, &t->rows[r].s);
     if (rows) t->last = t->rows[rows - 1].s;
 done:
     free(buf);

@@ -8,7 +8,10 @@
 #include "difgames/trainer.h"
 
 #define MAX_THREADS 64
-#define ROW_COLS (2 + DG_LOSS_MAX_TERMS + 4 + DG_MAX_METRICS + 2)  /* epoch loss, terms, grad_norm lr ms flops, metrics, exploit */
+/* a metrics row in the resume file: epoch loss, terms, grad_norm lr ms flops, metrics, then each player's
+   exploitability or NashConv term; files written before general-sum games of more players hold two */
+#define ROW_COLS (2 + DG_LOSS_MAX_TERMS + 4 + DG_MAX_METRICS + DG_MAX_PLAYERS)
+#define ROW_COLS_TWO (ROW_COLS - DG_MAX_PLAYERS + 2)
 #define LOSS_PLOT_W 800  /* loss.png */
 #define LOSS_PLOT_H 500
 
