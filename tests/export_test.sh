@@ -57,7 +57,7 @@ int main(int argc, char **argv) {
 C
 }
 
-# policy_runner P: the same for P_policy (and P_policy2 when there is a second player)
+# policy_runner P: the same for P_policy (and P_policy2, P_policy3, P_policy4 for the other players)
 policy_runner() {
     sed "s/PFX/$1/g" <<'C'
 #include <stdio.h>
@@ -81,6 +81,12 @@ int main(int argc, char **argv) {
     rc = run(in, out, n, PFX_OBS, PFX_ACT, PFX_policy);
 #ifdef PFX_OBS2
     if (!rc) rc = run(in, out, n, PFX_OBS2, PFX_ACT2, PFX_policy2);
+#endif
+#ifdef PFX_OBS3
+    if (!rc) rc = run(in, out, n, PFX_OBS3, PFX_ACT3, PFX_policy3);
+#endif
+#ifdef PFX_OBS4
+    if (!rc) rc = run(in, out, n, PFX_OBS4, PFX_ACT4, PFX_policy4);
 #endif
     return rc ? rc : fclose(out) != 0;
 }
@@ -164,6 +170,21 @@ for row in "20, 48|$N" "48, 20|$N2"; do
         bad "$name: export_dump (the library's batch and single rows)"
     else check "$name" policy duel "$T/out_$name" "$n"; fi
 done
+
+# three players (a general-sum model file, lq_nash3 as feedback policies in float32): P_policy,
+# P_policy2 and P_policy3, each its network bit for bit
+sed -e 's/precision: f64/precision: f32/' -e 's/  mode: open_loop/  mode: policy/' -e 's/epochs: 3000/epochs: 3/' \
+    "$ROOT/configs/models/lq_nash3.yaml" >"$T/nash3.yaml"
+if ! "$DG" train --config "$T/nash3.yaml" --out "$T/nash3" >/dev/null 2>"$T/err"; then
+    bad "nash3: train failed: $(head -c 300 "$T/err")"
+elif ! "$DG" export --ckpt "$T/nash3/final.safetensors" --config "$T/nash3.yaml" --out "$T/out_nash3" --prefix nash3 \
+    >/dev/null 2>"$T/err"; then
+    bad "nash3: export failed: $(head -c 300 "$T/err")"
+elif ! grep -q "nash3_policy3" "$T/out_nash3/nash3.h"; then
+    bad "nash3: no nash3_policy3 in the header"
+elif ! "$DUMP" policy "$T/nash3.yaml" "$T/nash3/final.safetensors" "$N2" 11 "$T/nash3.in" "$T/nash3.lib"; then
+    bad "nash3: export_dump (the library's batch and single rows)"
+else check nash3 policy nash3 "$T/out_nash3" "$N2"; fi
 
 # the refusals: one line, exit 2, nothing written in the output folder
 COLL=$ROOT/configs/hji/collision9d.yaml

@@ -205,15 +205,21 @@ dg_status dg_export_policy(const dg_policy *pol, const dg_params *p, const char 
     if ((s = dg__ex_open(&o, dir, prefix, e)) != DG_OK) return s;
     FILE *h = o.h.fp, *c = o.c.fp;
     dg__ex_header_open(h, prefix, "a trained policy's forward pass");
+    char sfx[DG_MAX_PLAYERS][12], who[DG_MAX_PLAYERS][48];  /* player i's names: P_policy, P_policy2, P_policy3 ... */
+    for (int i = 0; i < pol->n; i++) {
+        snprintf(sfx[i], sizeof sfx[i], i ? "%d" : "", i + 1);
+        if (i == 0) snprintf(who[i], sizeof who[i], "the player (the agent, or the pursuer)");
+        else if (i == 1 && pol->n == 2) snprintf(who[i], sizeof who[i], "the second player (the evader)");
+        else snprintf(who[i], sizeof who[i], "player %d", i + 1);
+    }
     for (int i = 0; i < pol->n; i++) {
         const dg_mlp *m = &pol->mlp[i];
         fprintf(h,
                 "#define %s_OBS%s %d\n#define %s_ACT%s %d\n"
                 "/* %s's action act (%s_ACT%s, in [-1, 1]) for its observation obs (%s_OBS%s) */\n"
                 "void %s_policy%s(const float *obs, float *act);\n",
-                prefix, i ? "2" : "", m->sizes[0], prefix, i ? "2" : "", m->sizes[m->nlayers],
-                i ? "the second player (the evader)" : "the player (the agent, or the pursuer)", prefix, i ? "2" : "",
-                prefix, i ? "2" : "", prefix, i ? "2" : "");
+                prefix, sfx[i], m->sizes[0], prefix, sfx[i], m->sizes[m->nlayers], who[i], prefix, sfx[i], prefix,
+                sfx[i], prefix, sfx[i]);
     }
     dg__ex_header_close(h, prefix);
     fprintf(c,
@@ -237,7 +243,7 @@ dg_status dg_export_policy(const dg_policy *pol, const dg_params *p, const char 
     fputs(TANH_DIV, c);
 #endif
     fputs(LAYER, c);
-    for (int i = 0; i < pol->n; i++) write_player(c, &pol->mlp[i], p, i, prefix, i ? "2" : "");
+    for (int i = 0; i < pol->n; i++) write_player(c, &pol->mlp[i], p, i, prefix, sfx[i]);
     return dg__ex_commit(&o, out, e);
 #endif
 }

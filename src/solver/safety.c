@@ -79,9 +79,9 @@ dg_status dg_safety_value_open(const dg_env *env, const char *path, const char *
                                dg_err *e) {
     *out = NULL;
     if (!env || !path) return dg_err_set(e, DG_ERR_ARG, "safety: no game or no value file");
-    if (env->nplayers == 2)
-        return dg_err_set(e, DG_ERR_ARG, "safety: %s has two learned players; the filter wraps a game of one",
-                          env->game->name);
+    if (env->nplayers >= 2)
+        return dg_err_set(e, DG_ERR_ARG, "safety: %s has %d learned players; the filter wraps a game of one",
+                          env->game->name, env->nplayers);
     dg_safety_value *v = calloc(1, sizeof *v);
     if (!v) return dg_err_set(e, DG_ERR_NOMEM, "out of memory");
     dg_status st = DG_OK;
