@@ -15,6 +15,16 @@
 static const char REACH[] = "game: reach\nseed: 3\nenv: {horizon: 12}\npolicy: {hidden: [8, 8]}\n";
 static const char DUEL[] = "game: duel_simple\nseed: 1\nenv: {horizon: 30}\npolicy: {hidden: [8]}\n";
 static const char CHASE[] = "game: chase\nseed: 1\nenv: {horizon: 10}\npolicy: {hidden: [8]}\n";
+static const char MERTON[] = "game: merton\nseed: 1\nenv: {horizon: 6}\npolicy: {hidden: [8]}\n";
+/* three learned players of a general-sum model game */
+static const char NASH3[] =
+    "game: model\nseed: 0\nmodel:\n  name: three\n  state: {x: [-2, 2], y: [-2, 2], z: [-2, 2]}\n"
+    "  inputs: {u: {lo: -4, hi: 4}, v: {lo: -4, hi: 4}, w: {lo: -4, hi: 4}}\n"
+    "  dynamics: {x: 0.2*x + u, y: 0.2*y + 0.4*x + v, z: 0.2*z - 0.4*y + w}\n  observe: [x, y, z]\n"
+    "  costs: {xx: x^2, yy: y^2, zz: z^2}\n  players:\n    p1: {input: u, costs: {xx: 1}}\n"
+    "    p2: {input: v, costs: {yy: 1}}\n    p3: {input: w, costs: {zz: 1}}\n"
+    "  reset:\n    - {x: [-1, 1], y: [-1, 1], z: [-1, 1]}\n"
+    "env: {dt: 0.1, horizon: 8}\nloss: {xx: 1, yy: 1, zz: 1}\npolicy: {hidden: [8]}\n";
 static const char PIXEL[] = "game: pixel\nseed: 1\nenv: {horizon: 6}\npolicy: {hidden: [8]}\n";
 
 typedef struct game {
@@ -41,8 +51,9 @@ static void unload(game *g) {
     dg_run_free(&g->r);
 }
 
-/* H steps played one at a time: dg_rollout's trajectory and terms to the bit, dg_run_eval's metrics */
-static void same_as_rollout(const char *text, int B) {
+/* H steps played one at a time on the noise stream nz (NULL: the default one): dg_rollout_noise's
+ * trajectory and terms to the bit; with the default stream also dg_run_eval's metrics */
+static void same_as_rollout_noise(const char *text, int B, const dg_noise *nz) {
     game g;
     load(&g, text, B);
     const dg_env *env = g.r.env;
@@ -51,6 +62,7 @@ static void same_as_rollout(const char *text, int B) {
     dg_live *l = dg_live_create(env, &g.m, g.p, B, &e);
     assert_non_null(l);
     assert_int_equal(dg_live_reset(l, g.state, g.aux, &e), DG_OK);
+    if (nz) dg_live_noise(l, nz);
     float terms0[DG_LOSS_MAX_TERMS] = {1};
     dg_live_terms(l, terms0);
     for (int i = 0; i < env->nterms; i++) assert_true(terms0[i] == 0.0f);
@@ -60,16 +72,24 @@ static void same_as_rollout(const char *text, int B) {
 
     dg_ctx *ctx = dg_ctx_create((size_t)64 << 20);
     float *traj = malloc((size_t)(H + 1) * B * S * sizeof(float)), terms[DG_LOSS_MAX_TERMS], live[DG_LOSS_MAX_TERMS];
-    dg_tensor *loss = dg_rollout(ctx, env, &g.m, g.p, g.state, g.aux, B, 1.0f / B, terms, traj, B);
+    dg_tensor *loss = dg_rollout_noise(ctx, env, &g.m, g.p, g.state, g.aux, B, 1.0f / B, terms, traj, B, nz);
     assert_non_null(loss);
     assert_memory_equal(dg_live_traj(l), traj, (size_t)(H + 1) * B * S * sizeof(float));
     dg_live_terms(l, live);
     assert_memory_equal(live, terms, (size_t)env->nterms * sizeof(float));
+    if (env->noise_dim > 0) {  /* another stream is another episode */
+        dg_ctx_reset(ctx);
+        const dg_noise other = {nz ? nz->key + 1 : 1, 0};
+        float *alt = malloc((size_t)(H + 1) * B * S * sizeof(float));
+        assert_non_null(dg_rollout_noise(ctx, env, &g.m, g.p, g.state, g.aux, B, 1.0f / B, terms, alt, B, &other));
+        assert_true(memcmp(alt + (size_t)H * B * S, traj + (size_t)H * B * S, (size_t)B * S * sizeof(float)) != 0);
+        free(alt);
+    }
     dg_eval_result res;
     assert_int_equal(dg_run_eval(env, &g.m, g.p, g.state, g.aux, B, 0, &res, &e), DG_OK);
     double m[DG_MAX_METRICS];
     dg_live_metrics(l, m);
-    for (int i = 0; i < env->nmetrics; i++)
+    for (int i = 0; i < env->nmetrics && !nz; i++)  /* dg_run_eval plays the default stream */
         assert_true(m[i] == res.metrics[i] || (isnan(m[i]) && isnan(res.metrics[i])));
     /* one row's states, as a replay track reads them */
     float *row = malloc((size_t)(H + 1) * S * sizeof(float));
@@ -86,6 +106,8 @@ static void same_as_rollout(const char *text, int B) {
     unload(&g);
 }
 
+static void same_as_rollout(const char *text, int B) { same_as_rollout_noise(text, B, NULL); }
+
 static void test_one_player_as_rollout(void **state) {
     (void)state;
     same_as_rollout(REACH, 3);
@@ -94,6 +116,20 @@ static void test_one_player_as_rollout(void **state) {
 static void test_two_players_as_rollout(void **state) {
     (void)state;
     same_as_rollout(DUEL, 4);
+}
+
+/* three learned players act side by side, as the trainer's episode has them */
+static void test_three_players_as_rollout(void **state) {
+    (void)state;
+    same_as_rollout(NASH3, 3);
+}
+
+/* a noisy game steps with noise: the default stream's, then another key's */
+static void test_noise_as_rollout(void **state) {
+    (void)state;
+    same_as_rollout(MERTON, 5);
+    const dg_noise nz = {dg_noise_key(7, 1), 0};
+    same_as_rollout_noise(MERTON, 5, &nz);
 }
 
 /* a person's action: reach's agent pushed right accelerates right only; duel's evader, held up,
@@ -256,6 +292,7 @@ static void test_view_fit(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_one_player_as_rollout), cmocka_unit_test(test_two_players_as_rollout),
+        cmocka_unit_test(test_three_players_as_rollout), cmocka_unit_test(test_noise_as_rollout),
         cmocka_unit_test(test_person_acts),           cmocka_unit_test(test_place_bodies),
         cmocka_unit_test(test_bad_arguments),         cmocka_unit_test(test_view_fit),
     };

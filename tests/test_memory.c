@@ -47,6 +47,12 @@ static void test_mem_limit(void **state) {
     assert_int_equal(dg_mem_check(1024, &e), DG_OK);
     assert_int_equal(dg_mem_check(1e30, &e), DG_ERR_NOMEM);
     assert_non_null(strstr(e.msg, "needs about"));
+    /* the refusal names the job and what to lower */
+    dg_err r = {0};
+    assert_int_equal(dg_mem_require(1024, "batch 2", "--batch", &r), DG_OK);
+    assert_int_equal(dg_mem_require(1e30, "batch 9 x horizon 9", "--batch or --horizon", &r), DG_ERR_NOMEM);
+    assert_non_null(strstr(r.msg, "batch 9 x horizon 9 needs about"));
+    assert_non_null(strstr(r.msg, "; lower --batch or --horizon"));
     /* under an address-space limit (in a child: the limit stays there) the limit wins */
     pid_t pid = fork();
     assert_true(pid >= 0);

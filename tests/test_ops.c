@@ -288,6 +288,102 @@ static void test_forward_values(void **state) {
     dg_ctx_free(ctx);
 }
 
+/* dg_mlp_value_grad: a one-output MLP's value and input gradient (reverse mode) and its second-order
+ * backward. Params in0 = x (B, 3), then each layer's weight and bias; the loss weighs every output
+ * (y and each dy/dx_j) by a fixed random number. */
+typedef struct vg_case {
+    int B, L, act, linear_out;
+    int sizes[5];  /* I, hidden..., 1 */
+} vg_case;
+
+static dg_tensor *vg_build(dg_ctx *ctx, dg_params *p, const vg_case *c) {
+    dg_tensor *w[4], *b[4], *x = dg_param(ctx, p, 0);
+    for (int l = 0; l < c->L; l++) w[l] = dg_param(ctx, p, 1 + 2 * l), b[l] = dg_param(ctx, p, 2 + 2 * l);
+    return dg_mlp_value_grad(ctx, x, c->L, w, b, (dg_tangent_act)c->act, c->linear_out, c->act == DG_TANGENT_SINE ? 2.0f : 0);
+}
+
+static dg_tensor *vg_loss(dg_ctx *ctx, dg_params *p, void *user) {
+    dg_tensor *y = vg_build(ctx, p, user);
+    if (!y) return NULL;
+    dg_tensor *r = dg_new(ctx, y->ndim, y->shape);
+    if (!r) return NULL;
+    dg_rng rng;
+    dg_rng_seed(&rng, 99);
+    for (int64_t i = 0; i < r->n; i++) r->data[i] = dg_rng_uniform(&rng, -1.0f, 1.0f);
+    /* squared as well as weighted: dL/dy and dL/d(dy/dx) then vary with the point */
+    return dg_sum(ctx, dg_add(ctx, dg_mul(ctx, y, r), dg_square(ctx, y)));
+}
+
+static dg_params *vg_params(const vg_case *c) {
+    dg_params *p = dg_params_create();
+    dg_rng rng;
+    dg_rng_seed(&rng, 3);
+    float *d = dg_params_data(p, dg_params_add(p, "x", 2, (int[]){c->B, c->sizes[0]}, NULL));
+    for (int64_t j = 0; j < (int64_t)c->B * c->sizes[0]; j++) d[j] = dg_rng_uniform(&rng, -1, 1);
+    for (int l = 0; l < c->L; l++) {
+        const int O = c->sizes[l + 1], I = c->sizes[l];
+        const float k = 1.2f / sqrtf((float)I);
+        char name[16];
+        snprintf(name, sizeof name, "w%d", l);
+        float *w = dg_params_data(p, dg_params_add(p, name, 2, (int[]){O, I}, NULL));
+        for (int j = 0; j < O * I; j++) w[j] = dg_rng_uniform(&rng, -k, k);
+        snprintf(name, sizeof name, "b%d", l);
+        float *b = dg_params_data(p, dg_params_add(p, name, 1, (int[]){O}, NULL));
+        for (int j = 0; j < O; j++) b[j] = dg_rng_uniform(&rng, -0.5f, 0.5f);
+    }
+    return p;
+}
+
+static void test_mlp_value_grad(void **state) {
+    (void)state;
+    const vg_case cases[] = {
+        {5, 3, DG_TANGENT_SINE, 1, {3, 6, 5, 1}},    /* a SIREN value network, linear output */
+        {4, 3, DG_TANGENT_TANH, 1, {3, 5, 4, 1}},
+        {3, 2, DG_TANGENT_SINE, 0, {2, 4, 1}},       /* the output layer's sine too */
+        {300, 2, DG_TANGENT_TANH, 1, {2, 3, 1}},     /* two panels (256 + 44 rows) */
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        const vg_case *c = &cases[k];
+        dg_params *p = vg_params(c);
+        dg_ctx *ctx = dg_ctx_create(1 << 22);
+        dg_gradcheck_report rep;
+        dg_err e = {0};
+        if (dg_gradcheck(ctx, p, vg_loss, (void *)c, 5e-2f, 1e-2, 0, &rep, &e) != DG_OK) fail_msg("%s", e.msg);
+        printf("  mlp_value_grad case %zu: max rel err %.2e over %lld elements\n", k, rep.max_rel_err,
+               (long long)rep.checked);
+        check_gradcheck("mlp_value_grad", p, &rep, TOL);
+        /* the value is dg_linear's and its activation's to the bit; dy/dx the tangents' to rounding */
+        dg_ctx_reset(ctx);
+        dg_tensor *r = vg_build(ctx, p, c);
+        assert_non_null(r);
+        const int I = c->sizes[0];
+        dg_tensor *z = dg_new_2d(ctx, c->B * (I + 1), I);
+        memset(z->data, 0, (size_t)z->n * sizeof(float));
+        memcpy(z->data, dg_params_data(p, 0), (size_t)c->B * I * sizeof(float));
+        for (int64_t q = 0; q < (int64_t)c->B * I; q++) z->data[(c->B + q) * I + q % I] = 1.0f;
+        for (int l = 0; l < c->L; l++) {
+            dg_tangent_act a = c->linear_out && l == c->L - 1 ? DG_TANGENT_LINEAR : (dg_tangent_act)c->act;
+            z = dg_linear_tangent(ctx, z, dg_param(ctx, p, 1 + 2 * l), dg_param(ctx, p, 2 + 2 * l), I + 1, a,
+                                  c->act == DG_TANGENT_SINE ? 2.0f : 0);
+        }
+        assert_non_null(z);
+        for (int b = 0; b < c->B; b++) {
+            assert_true(r->data[b * (I + 1)] == z->data[b]);
+            for (int j = 0; j < I; j++)
+                assert_float_equal(r->data[b * (I + 1) + 1 + j], z->data[c->B + b * I + j], 1e-5);
+        }
+        dg_ctx_free(ctx);
+        dg_params_free(p);
+    }
+    /* shapes refused in one message */
+    dg_ctx *ctx = dg_ctx_create(1 << 16);
+    dg_tensor *x = dg_new_2d(ctx, 2, 3), *w = dg_new_2d(ctx, 2, 3), *b = dg_new_2d(ctx, 1, 2);
+    assert_null(dg_mlp_value_grad(ctx, x, 1, (dg_tensor *[]){w}, (dg_tensor *[]){b}, DG_TANGENT_TANH, 1, 0));
+    assert_int_equal(dg_ctx_status(ctx), DG_ERR_SHAPE);
+    assert_non_null(strstr(dg_ctx_error(ctx), "O 1 in the last layer"));
+    dg_ctx_free(ctx);
+}
+
 /* dg_linear_tangent's sine beyond the reduction's range (|omega0 p| > 1e5), at infinities and NaN:
  * libm's sin and cos there, in the value row and the tangent row's factor, wherever in the row
  * (the vectorised test that finds them must not miss one) */
@@ -873,6 +969,7 @@ int main(void) {
         cmocka_unit_test(test_gradcheck_worst_raw),
         cmocka_unit_test(test_gradcheck_nan_backward),
         cmocka_unit_test(test_linear_tangent_sine_far),
+        cmocka_unit_test(test_mlp_value_grad),
         cmocka_unit_test(test_retain_grad),
         cmocka_unit_test(test_every_op_covered),
         cmocka_unit_test(test_forward_values),

@@ -160,6 +160,15 @@ typedef enum dg_tangent_act { DG_TANGENT_LINEAR = 0, DG_TANGENT_TANH = 1, DG_TAN
  * the backward carries act'' to the value row. */
 DG_API dg_tensor *dg_linear_tangent(dg_ctx *ctx, dg_tensor *z, dg_tensor *w, dg_tensor *b, int k,
                                     dg_tangent_act act, dg_real omega0);
+/* A one-output MLP's value and its input gradient in one op, by reverse mode: x (B, I) through
+ * nlayers layers h_{l+1} = act(h_l w[l]ᵀ + b[l]) (w[l] (O_l, I_l), b[l] (O_l); the last layer's O is 1
+ * and, with linear_out, it has no activation; act as dg_linear_tangent's). The result (B, 1 + I)
+ * holds y (column 0: dg_linear's and its activation's bits) and dy/dx (columns 1 .. I). Its
+ * backward is the exact gradient of any loss of both with respect to x, the weights and biases
+ * (a second-order reverse pass): six matrix products a layer in all whatever I is, where
+ * dg_linear_tangent's I + 1 stacked rows cost 3 (I + 1). */
+DG_API dg_tensor *dg_mlp_value_grad(dg_ctx *ctx, dg_tensor *x, int nlayers, dg_tensor *const *w,
+                                    dg_tensor *const *b, dg_tangent_act act, int linear_out, dg_real omega0);
 DG_API dg_tensor *dg_sum(dg_ctx *ctx, dg_tensor *a);                     /* over all -> (1)         */
 DG_API dg_tensor *dg_mean(dg_ctx *ctx, dg_tensor *a);                    /* over all -> (1)         */
 DG_API dg_tensor *dg_sum_axis(dg_ctx *ctx, dg_tensor *a, int axis);      /* keeps the axis as size 1 */

@@ -13,8 +13,8 @@
  *     dg_live_free(l);
  *
  * A step is the trainer's step (observe, each learned player's policy, the game's step and
- * step_cost) on B rows, so that H steps from the same states give dg_rollout's trajectory to the
- * bit and its loss terms. Any player's action may come from the caller instead of its policy
+ * step_cost) on B rows, so that H steps from the same states (and, in a noisy game, the same noise
+ * stream) give dg_rollout's trajectory to the bit and its loss terms. Any player's action may come from the caller instead of its policy
  * (a person at the keyboard), and any body that is a plain copy of state or aux columns may be
  * moved between steps (the goal of reach, the evader of chase). Nothing here prints or draws.
  */
@@ -44,12 +44,16 @@ DG_API double   dg_live_memory(const dg_env *env, const dg_policy *pol, int B);
 /* Starts a new episode at step 0 from state (B, state_dim) and aux (B, aux_dim; may be NULL when
  * the game has none); both are copied. */
 DG_API dg_status dg_live_reset(dg_live *l, const dg_real *state, const dg_real *aux, dg_err *e);
-/* One step of every row. player -1: every learned player acts by its policy; 0 (the agent or
- * pursuer) or 1 (the learned evader of a two-player game): that player's action is action
- * ((B, act_dim) or (B, act2_dim), each value clamped to [-1, 1]) instead. The policy's filter
- * (dg_policy.filter: a safety filter, safety.h) then takes the joint action, a person's too. DG_ERR_ARG
- * past the horizon or for a player the game has not; a game's error from its context. */
+/* One step of every row. player -1: every learned player acts by its policy (dg_policy_act: its
+ * MLP, its function or its plan); i in 0 .. nplayers - 1: player i's action is action
+ * ((B, env->player_act[i]), each value clamped to [-1, 1]) instead. The policy's filter
+ * (dg_policy.filter: a safety filter, safety.h) then takes the joint action, a person's too. A noisy
+ * game (env->noise_dim > 0) steps with the draws of the live episode's stream (dg_live_noise).
+ * DG_ERR_ARG past the horizon or for a player the game has not; a game's error from its context. */
 DG_API dg_status dg_live_step(dg_live *l, int player, const dg_real *action, dg_err *e);
+/* The noise stream of the steps that follow (NULL: {key 0, row0 0}, dg_rollout's): row b of step t
+ * draws what row nz->row0 + b of step t of any episode on that stream draws (env.h). */
+DG_API void      dg_live_noise(dg_live *l, const dg_noise *nz);
 DG_API int       dg_live_steps(const dg_live *l);                        /* steps done, 0 .. horizon */
 DG_API int       dg_live_rows(const dg_live *l);                         /* B */
 /* The states of steps 0 .. dg_live_steps: (steps + 1, B, state_dim), step t's rows at

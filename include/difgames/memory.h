@@ -34,6 +34,11 @@ DG_API double dg_mem_limit(const char **source);
  * "needs about X GiB, more than the Y GiB this process may use (<source>)". */
 DG_API dg_status dg_mem_check(double need, dg_err *e);
 
+/* dg_mem_check with the refusal a user can act on: DG_OK when need bytes fit; otherwise
+ * DG_ERR_NOMEM with e set to "<what> needs about X GiB, more than ...; lower <lower>", what naming
+ * the job (e.g. "batch 64 x horizon 200") and lower the keys or options that shrink it. */
+DG_API dg_status dg_mem_require(double need, const char *what, const char *lower, dg_err *e);
+
 /* Bytes free for an unprivileged user on the file system that holds path (or, if path does not
  * exist yet, its nearest existing parent folder); -1 if unknown (or a pseudo file system, /proc). */
 DG_API double dg_disk_free(const char *path);

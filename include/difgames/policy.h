@@ -62,8 +62,9 @@ DG_API dg_tensor *dg_mlp_forward(dg_ctx *ctx, const dg_mlp *m, dg_params *p, dg_
  * tape tensors made of ops: dy's element [b, j·out + k] is dy_k/dx_j at row b (for out 1, (B, in):
  * row b is the gradient of y at x_b). y is dg_mlp_forward's, to the bit. A loss made of y and dy
  * (an HJI residual) gets its exact weight gradient from dg_backward. NULL (and *dy NULL) on error,
- * with the context's error set. Costs about in + 1 forwards' matrix products (policy/mlp.c says
- * why it is done so). */
+ * with the context's error set. For one output: reverse mode in one op (dg_mlp_value_grad), two
+ * forwards' matrix products and four more in the backward, whatever in is; for several: forward
+ * tangents, about in + 1 forwards and twice that back (policy/mlp.c says why). */
 DG_API dg_tensor *dg_mlp_forward_grad(dg_ctx *ctx, const dg_mlp *m, dg_params *p, dg_tensor *x, dg_tensor **dy);
 /* Multiply-adds of one forward for a batch of B (for FLOP counts). */
 DG_API int64_t    dg_mlp_macs(const dg_mlp *m, int B);

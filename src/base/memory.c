@@ -139,6 +139,12 @@ dg_status dg_mem_check(double need, dg_err *e) {
                       need / 1073741824.0, have / 1073741824.0, src);
 }
 
+dg_status dg_mem_require(double need, const char *what, const char *lower, dg_err *e) {
+    dg_err m = {0};
+    if (dg_mem_check(need, &m) == DG_OK) return DG_OK;
+    return dg_err_set(e, m.status ? m.status : DG_ERR_NOMEM, "%s %s; lower %s", what, m.msg, lower);
+}
+
 /* Free bytes of the file system of dir; -1 if unknown or a pseudo file system (no blocks: /proc). */
 static double fs_free(const char *dir, int *found) {
     struct statvfs sv;

@@ -81,8 +81,8 @@ int cli_check_outputs(const char *cmd, const cli_path *outs, int nout, const cli
 
 int cli_mem_ok(const char *cmd, double need, const char *what, const char *lower) {
     dg_err e = {0};
-    if (dg_mem_check(need, &e) == DG_OK) return 1;
-    cli_error(cmd, "%s %s; lower %s", what, e.msg, lower);
+    if (dg_mem_require(need, what, lower, &e) == DG_OK) return 1;
+    cli_error(cmd, "%s", e.msg);
     return 0;
 }
 

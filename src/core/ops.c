@@ -602,6 +602,193 @@ static void linear_tangent_backward(dg_ctx *ctx, dg_tensor *t) {
     ctx->flops += 2 * (uint64_t)R * I * O * ((gw != NULL) + (gz != NULL)) + 2 * (uint64_t)t->n;
 }
 
+/* ------------------------------------------------------- a one-output MLP's value and input gradient */
+
+#define VG_MAX_LAYERS 8
+#define VG_PANEL 256  /* rows a panel: its activations stay in L2 through every layer */
+
+/* what dg_mlp_value_grad keeps for its backward (in the arena) */
+typedef struct vg_state {
+    int L, size[VG_MAX_LAYERS + 1], act, linear_out;
+    dg_real omega0;
+    const dg_real *wt[VG_MAX_LAYERS];  /* each weight transposed (I, O)                              */
+    dg_real *H[VG_MAX_LAYERS];         /* (B, O_l): layer l's output h_{l+1} (the last: y)            */
+    dg_real *D[VG_MAX_LAYERS];         /* (B, O_l): act'(p_l)                                        */
+    dg_real *G[VG_MAX_LAYERS];         /* (B, I_l): g_l = dy/dh_l, layer l's input (l >= 1)            */
+} vg_state;
+
+static dg_tangent_act vg_act(const vg_state *v, int l) {
+    return v->linear_out && l == v->L - 1 ? DG_TANGENT_LINEAR : (dg_tangent_act)v->act;
+}
+
+/* act''(p) from the activation's value h and derivative d (sine: -omega0² sin; tanh: -2 h (1 - h²)) */
+static void vg_d2(dg_tangent_act act, dg_real omega0, int n, const dg_real *h, const dg_real *d, dg_real *d2) {
+    for (int o = 0; o < n; o++)
+        d2[o] = act == DG_TANGENT_SINE ? -omega0 * omega0 * h[o] : act == DG_TANGENT_TANH ? -2 * h[o] * d[o] : 0;
+}
+
+/* The backward: with Y = the result's gradient (its column 0: dL/dy; columns 1..: dL/d(dy/dx) =
+ * gbar_0), a panel at a time. The input gradient was g_l = q_l W_l with q_l = g_{l+1} ⊙ act'(p_l),
+ * so going up the layers: qbar_l = gbar_l W_lᵀ, dW_l += q_lᵀ gbar_l, gbar_{l+1} = qbar_l ⊙ act'(p_l),
+ * and p_l's share pbar_l = qbar_l ⊙ g_{l+1} ⊙ act''(p_l); then down them as an ordinary backward of
+ * the forward, pbar_l += hbar_{l+1} ⊙ act'(p_l) (hbar_L = dL/dy), dW_l += pbar_lᵀ h_l, db_l +=
+ * Σ pbar_l, hbar_l = pbar_l W_l. Six products a layer in all (two forward, four here), whatever the
+ * input's size. */
+static void mlp_value_grad_backward(dg_ctx *ctx, dg_tensor *t) {
+    const vg_state *v = t->state;
+    const int L = v->L, S0 = v->size[0], B = t->shape[0], ld = S0 + 1;
+    dg_tensor *x = t->srcs[0];
+    int W = 0;
+    for (int l = 0; l <= L; l++) W = v->size[l] > W ? v->size[l] : W;
+    const int pr = B < VG_PANEL ? B : VG_PANEL;
+    /* scratch: pbar of every layer (kept from the way up to the way down), and four rows' blocks */
+    dg_real *PB[VG_MAX_LAYERS];
+    for (int l = 0; l < L; l++) PB[l] = dg_ctx_alloc(ctx, (size_t)pr * v->size[l + 1] * sizeof(dg_real));
+    dg_real *gbar = dg_ctx_alloc(ctx, (size_t)pr * W * sizeof(dg_real));
+    dg_real *gbar2 = dg_ctx_alloc(ctx, (size_t)pr * W * sizeof(dg_real));
+    dg_real *q = dg_ctx_alloc(ctx, (size_t)pr * W * sizeof(dg_real));
+    dg_real *hbar = dg_ctx_alloc(ctx, (size_t)pr * W * sizeof(dg_real));
+    dg_real *d2 = dg_ctx_alloc(ctx, (size_t)W * sizeof(dg_real));
+    dg_real *gw[VG_MAX_LAYERS], *gb[VG_MAX_LAYERS];
+    for (int l = 0; l < L; l++) {
+        dg_tensor *w = t->srcs[1 + 2 * l], *b = t->srcs[2 + 2 * l];
+        gw[l] = w->requires_grad ? dg__grad(ctx, w) : NULL;
+        gb[l] = b->requires_grad ? dg__grad(ctx, b) : NULL;
+    }
+    dg_real *gx = x->requires_grad ? dg__grad(ctx, x) : NULL;
+    if (ctx->status != DG_OK || !gbar || !gbar2 || !q || !hbar || !d2) return;
+    for (int l = 0; l < L; l++)
+        if (!PB[l]) return;
+    const dg_real *Y = t->grad;
+    uint64_t flops = 0;
+    for (int r0 = 0; r0 < B; r0 += pr) {
+        const int n = B - r0 < pr ? B - r0 : pr;
+        /* up: gbar_l (n, I) at gin with row stride gld */
+        const dg_real *gin = Y + (int64_t)r0 * ld + 1;
+        int64_t gld = ld;
+        for (int l = 0; l < L; l++) {
+            const int I = v->size[l], O = v->size[l + 1];
+            const dg_tangent_act act = vg_act(v, l);
+            const dg_real *D = v->D[l] + (int64_t)r0 * O, *H = v->H[l] + (int64_t)r0 * O;
+            const dg_real *G = l < L - 1 ? v->G[l + 1] + (int64_t)r0 * O : NULL;  /* g_{l+1}; the seed 1 at the top */
+            /* qbar_l (n, O) = gbar_l (n, I) · W_lᵀ, into PB[l] for now */
+            dg__gemm_bias_act(n, O, I, gin, gld, v->wt[l], O, NULL, 0, PB[l], O);
+            /* q_l = g_{l+1} ⊙ act'(p_l); dW_l += q_lᵀ gbar_l */
+            for (int64_t i = 0; i < (int64_t)n * O; i++) q[i] = (G ? G[i] : 1) * D[i];
+            if (gw[l]) dg__gemm_acc(O, I, n, q, 1, O, gin, gld, gw[l], I);
+            /* gbar_{l+1} = qbar_l ⊙ act'(p_l); pbar_l = qbar_l ⊙ g_{l+1} ⊙ act''(p_l) */
+            dg_real *gnext = (l & 1) ? gbar2 : gbar;
+            for (int r = 0; r < n; r++) {
+                const int64_t o0 = (int64_t)r * O;
+                vg_d2(act, v->omega0, O, H + o0, D + o0, d2);
+                for (int o = 0; o < O; o++) {
+                    const dg_real qb = PB[l][o0 + o];
+                    gnext[o0 + o] = qb * D[o0 + o];
+                    PB[l][o0 + o] = qb * (G ? G[o0 + o] : 1) * d2[o];
+                }
+            }
+            flops += 4 * (uint64_t)n * I * O;
+            gin = gnext;
+            gld = O;
+        }
+        /* down: the forward's own backward, hbar_L = dL/dy */
+        for (int r = 0; r < n; r++) hbar[r] = Y[(int64_t)(r0 + r) * ld];
+        for (int l = L - 1; l >= 0; l--) {
+            const int I = v->size[l], O = v->size[l + 1];
+            dg_tensor *w = t->srcs[1 + 2 * l];
+            const dg_real *D = v->D[l] + (int64_t)r0 * O;
+            for (int64_t i = 0; i < (int64_t)n * O; i++) PB[l][i] += hbar[i] * D[i];
+            const dg_real *hin = l ? v->H[l - 1] + (int64_t)r0 * I : x->data + (int64_t)r0 * I;
+            if (gw[l]) dg__gemm_acc(O, I, n, PB[l], 1, O, hin, I, gw[l], I);
+            if (gb[l])
+                for (int r = 0; r < n; r++)
+                    for (int o = 0; o < O; o++) gb[l][o] += PB[l][(int64_t)r * O + o];
+            if (l) dg__gemm_bias_act(n, I, O, PB[l], O, w->data, I, NULL, 0, hbar, I);  /* hbar_l = pbar_l W_l */
+            else if (gx) dg__gemm_acc(n, I, O, PB[l], O, 1, w->data, I, gx + (int64_t)r0 * I, I);
+            flops += 2 * (uint64_t)n * I * O * ((gw[l] != NULL) + (l || gx));
+        }
+    }
+    ctx->flops += flops;
+}
+
+dg_tensor *dg_mlp_value_grad(dg_ctx *ctx, dg_tensor *x, int nlayers, dg_tensor *const *w, dg_tensor *const *b,
+                             dg_tangent_act act, int linear_out, dg_real omega0) {
+    NEED(ctx, x);
+    if (nlayers < 1 || nlayers > VG_MAX_LAYERS || !w || !b)
+        return dg_ctx_fail(ctx, DG_ERR_ARG, "mlp_value_grad: %d layers (1 to %d, each with a weight and a bias)",
+                           nlayers, VG_MAX_LAYERS);
+    if (act != DG_TANGENT_LINEAR && act != DG_TANGENT_TANH && act != DG_TANGENT_SINE)
+        return dg_ctx_fail(ctx, DG_ERR_ARG, "mlp_value_grad: activation %d (linear 0, tanh 1, sine 2)", (int)act);
+    vg_state v;
+    memset(&v, 0, sizeof v);
+    v.L = nlayers;
+    v.act = (int)act;
+    v.linear_out = linear_out != 0;
+    v.omega0 = omega0;
+    if (x->ndim != 2) return dg_ctx_fail(ctx, DG_ERR_SHAPE, "mlp_value_grad: x must be (B, I)");
+    const int B = x->shape[0];
+    v.size[0] = x->shape[1];
+    dg_tensor *srcs[1 + 2 * VG_MAX_LAYERS];
+    srcs[0] = x;
+    for (int l = 0; l < nlayers; l++) {
+        NEED(ctx, w[l]);
+        NEED(ctx, b[l]);
+        if (w[l]->ndim != 2 || w[l]->shape[1] != v.size[l] || b[l]->n != w[l]->shape[0] ||
+            (l == nlayers - 1 && w[l]->shape[0] != 1)) {
+            char s1[64];
+            return dg_ctx_fail(ctx, DG_ERR_SHAPE, "mlp_value_grad: layer %d's weight %s, bias of %lld (need (O,%d), "
+                               "bias (O), and O 1 in the last layer)", l, shape_str(w[l], s1, sizeof s1),
+                               (long long)b[l]->n, v.size[l]);
+        }
+        v.size[l + 1] = w[l]->shape[0];
+        srcs[1 + 2 * l] = w[l];
+        srcs[2 + 2 * l] = b[l];
+    }
+    int W = 0;
+    for (int l = 0; l <= nlayers; l++) W = v.size[l] > W ? v.size[l] : W;
+    const int S0 = v.size[0], pr = B < VG_PANEL ? B : VG_PANEL;
+    dg_real *P = dg_ctx_alloc(ctx, (size_t)pr * W * sizeof(dg_real));
+    dg_real *q = dg_ctx_alloc(ctx, (size_t)pr * W * sizeof(dg_real));
+    for (int l = 0; l < nlayers && ctx->status == DG_OK; l++) {
+        const size_t bytes = (size_t)B * v.size[l + 1] * sizeof(dg_real);
+        v.wt[l] = transposed(ctx, w[l]);
+        v.H[l] = dg_ctx_alloc(ctx, bytes);
+        v.D[l] = dg_ctx_alloc(ctx, bytes);
+        v.G[l] = l ? dg_ctx_alloc(ctx, (size_t)B * v.size[l] * sizeof(dg_real)) : NULL;  /* slot 0: the result's */
+    }
+    if (ctx->status != DG_OK || !P || !q) return NULL;
+    dg_tensor *t = dg_custom(ctx, "mlp_value_grad", 2, (int[]){B, S0 + 1}, srcs, 1 + 2 * nlayers,
+                             mlp_value_grad_backward, &v, sizeof v);
+    if (!t) return NULL;
+    for (int r0 = 0; r0 < B; r0 += pr) {
+        const int n = B - r0 < pr ? B - r0 : pr;
+        /* forward: p_l = h_l W_lᵀ + b_l (dg_linear's bits), h_{l+1} = act(p_l), act'(p_l) kept */
+        for (int l = 0; l < nlayers; l++) {
+            const int I = v.size[l], O = v.size[l + 1];
+            const dg_real *hin = l ? v.H[l - 1] + (int64_t)r0 * I : x->data + (int64_t)r0 * I;
+            dg__gemm_bias_act(n, O, I, hin, I, v.wt[l], O, b[l]->data, 0, P, O);
+            dg_real *H = v.H[l] + (int64_t)r0 * O, *D = v.D[l] + (int64_t)r0 * O;
+            for (int r = 0; r < n; r++) {
+                const int64_t o0 = (int64_t)r * O;
+                tangent_act(vg_act(&v, l), omega0, O, P + o0, H + o0, D + o0, q);
+            }
+        }
+        /* the input gradient, down: q_l = g_{l+1} ⊙ act'(p_l), g_l = q_l W_l (g_L = 1) */
+        for (int l = nlayers - 1; l >= 0; l--) {
+            const int I = v.size[l], O = v.size[l + 1];
+            const dg_real *D = v.D[l] + (int64_t)r0 * O;
+            const dg_real *G = l < nlayers - 1 ? v.G[l + 1] + (int64_t)r0 * O : NULL;
+            for (int64_t i = 0; i < (int64_t)n * O; i++) q[i] = (G ? G[i] : 1) * D[i];
+            if (l) dg__gemm_bias_act(n, I, O, q, O, w[l]->data, I, NULL, 0, v.G[l] + (int64_t)r0 * I, I);
+            else dg__gemm_bias_act(n, I, O, q, O, w[l]->data, I, NULL, 0, t->data + (int64_t)r0 * (S0 + 1) + 1, S0 + 1);
+        }
+        const dg_real *y = v.H[nlayers - 1] + (int64_t)r0;
+        for (int r = 0; r < n; r++) t->data[(int64_t)(r0 + r) * (S0 + 1)] = y[r];
+    }
+    for (int l = 0; l < nlayers; l++) ctx->flops += 4 * (uint64_t)B * v.size[l] * v.size[l + 1];
+    return t;
+}
+
 /* ------------------------------------------------------- reductions */
 
 dg_tensor *dg_sum(dg_ctx *ctx, dg_tensor *a) {

@@ -1,16 +1,17 @@
 /* MLPs with PyTorch's layout, names and initialisation: the policies' tanh networks, and sine
  * (SIREN) or tanh value networks whose input gradient is on the tape.
  *
- * The input gradient (dg_mlp_forward_grad) is carried forward, not taken by a second backward:
- * each layer z = h Wᵀ + b, h' = act(z) also maps the tangents T = dh/dx (one row of `hidden`
- * numbers for each input dimension and batch row) to T' = act'(z) ⊙ (T Wᵀ) (1 - h'² for tanh,
- * omega0 cos(omega0 z) for sine), the value and tangent rows stacked through one fused op
- * (dg_linear_tangent, whose backward carries act'' to the value row). A value network is small
- * and its input has few dimensions (a state and a time: d + 1 <= ~10), so carrying the d + 1
- * tangents through each layer costs about d + 2 forwards' matrix products, and the op has its
- * backward on the tape: a loss of V and grad V (the HJI residual) then gets its exact weight
- * gradient from the tape's ordinary backward, with no second-order machinery in the core. A
- * general double backward would need every op's backward to be itself recorded on the tape. */
+ * The input gradient (dg_mlp_forward_grad) of a one-output value network is taken by reverse mode
+ * in one fused op (dg_mlp_value_grad): the forward, then g_l = (g_{l+1} ⊙ act'(z_l)) W_l down the
+ * layers, and the op's own backward is the second-order reverse pass (the weights' gradient of any
+ * loss of V and grad V, the HJI residual). That is six matrix products a layer whatever the input's
+ * size, and the tape needs no general double backward. A network of several outputs carries the
+ * input gradient forward instead: each layer z = h Wᵀ + b, h' = act(z) also maps the tangents
+ * T = dh/dx (one row of `hidden` numbers for each input dimension and batch row) to
+ * T' = act'(z) ⊙ (T Wᵀ), the value and tangent rows stacked through one fused op
+ * (dg_linear_tangent, whose backward carries act'' to the value row): 3 (d + 1) products a layer
+ * for d + 1 inputs, which is why the one-output path does not use it (air3d's 4 inputs: 15
+ * against 6). */
 #include <tgmath.h>
 #include <stdio.h>
 #include <string.h>
@@ -89,6 +90,16 @@ dg_tensor *dg_mlp_forward_grad(dg_ctx *ctx, const dg_mlp *m, dg_params *p, dg_te
     if (x->ndim != 2 || x->shape[1] != in)
         return dg_ctx_fail(ctx, DG_ERR_SHAPE, "mlp forward_grad: x needs shape (B, %d)", in);
     const int B = x->shape[0];
+    if (out == 1) {  /* a value network: reverse mode, one op (dg_mlp_value_grad) */
+        dg_tensor *w[DG_MLP_MAX_LAYERS], *b[DG_MLP_MAX_LAYERS];
+        for (int l = 0; l < m->nlayers; l++) w[l] = dg_param(ctx, p, m->w[l]), b[l] = dg_param(ctx, p, m->b[l]);
+        dg_tensor *r = dg_mlp_value_grad(ctx, x, m->nlayers, w, b, m->act == DG_MLP_SINE ? DG_TANGENT_SINE : DG_TANGENT_TANH,
+                                         m->linear_out, (dg_real)m->omega0);
+        dg_tensor *y = dg_cols(ctx, r, 0, 1);
+        *dy = dg_cols(ctx, r, 1, in);
+        if (!y || !*dy) return *dy = NULL;
+        return y;
+    }
     if ((int64_t)B * k > 0x7fffffff) return dg_ctx_fail(ctx, DG_ERR_SHAPE, "mlp forward_grad: %d rows too many", B);
     dg_tensor *z = dg_new_2d(ctx, B * k, in);
     if (!z) return NULL;

@@ -20,10 +20,9 @@ dg_eval_run_opts dg_eval_run_opts_default(void) {
 
 /* DG_OK when need bytes fit; else a usage error "what <the estimate>; lower <lower>" */
 static dg_status mem_ok(dg_eval_run_result *res, double need, const char *what, const char *lower, dg_err *e) {
-    dg_err m = {0};
-    if (dg_mem_check(need, &m) == DG_OK) return DG_OK;
-    res->usage = 1;
-    return dg_err_set(e, m.status ? m.status : DG_ERR_NOMEM, "%s %s; lower %s", what, m.msg, lower);
+    const dg_status st = dg_mem_require(need, what, lower, e);
+    if (st != DG_OK) res->usage = 1;
+    return st;
 }
 
 /* the episode's memory for B rows: what to lower when it does not fit */

@@ -18,6 +18,7 @@ struct dg_live {
     dg_real           *auxh;    /* (H + 1, B, aux_dim): aux as it was at each step    */
     dg_real           *act;     /* (B, act_dim + act2_dim): the caller's, clamped     */
     dg_real            acc[DG_LOSS_MAX_TERMS];  /* Σ_t raw term_i,t, as dg_loss adds them */
+    dg_noise           nz;      /* a noisy game's stream: {0, 0} unless dg_live_noise set it */
 };
 
 /* One step's arena for B rows: dg_rollout_memory of one step, and room to spare. */
@@ -109,22 +110,19 @@ dg_status dg_live_step(dg_live *l, int player, const dg_real *action, dg_err *e)
     dg_ctx_reset(ctx);
     dg_tensor *state = dg_from(ctx, 2, (int[]){B, S}, l->traj + (size_t)l->t * B * S);
     dg_tensor *ax = env->aux_dim ? dg_from(ctx, 2, (int[]){B, env->aux_dim}, l->aux) : NULL;
-    dg_tensor *act = NULL;
-    if (state) {
-        act = player == 0 ? given(l, action, env->act_dim)
-                          : dg_mlp_forward(ctx, &l->pol->mlp[0], l->p, g->observe(ctx, env, state, ax));
-        if (l->pol->n == 2) {  /* the evader's action follows the pursuer's: [a, b], as in the trainer */
-            dg_tensor *b = player == 1 ? given(l, action, env->act2_dim)
-                                       : dg_mlp_forward(ctx, &l->pol->mlp[1], l->p, g->observe2(ctx, env, state, ax));
-            act = dg_concat(ctx, (dg_tensor *[]){act, b}, 2, 1);
-        }
-    }
-    if (act && l->pol->filter) act = l->pol->filter(ctx, l->pol->filter_user, l->t + 1, state, act);  /* safety.h */
-    dg_tensor *next = act ? g->step(ctx, env, state, ax, act) : NULL;
+    const int n = l->pol->n, t = l->t + 1;  /* the trainer's step t, 1-based */
+    dg_tensor *all[DG_MAX_PLAYERS] = {0}, *act = NULL;
+    for (int i = 0; i < n && state; i++)  /* each player's action, side by side: [a_0, a_1, ...] */
+        all[i] = player == i ? given(l, action, env->player_act[i])
+                             : dg_policy_act(ctx, l->pol, l->p, i, t,
+                                             l->pol->plan_steps ? NULL : dg_env_observe(ctx, env, i, state, ax), B);
+    if (state) act = n == 1 ? all[0] : dg_concat(ctx, all, n, 1);
+    if (act && l->pol->filter) act = l->pol->filter(ctx, l->pol->filter_user, t, state, act);  /* safety.h */
+    dg_tensor *next = act ? dg_env_step_noise(ctx, env, t, state, ax, act, &l->nz) : NULL;
     dg_tensor *tm[DG_LOSS_MAX_TERMS] = {0};
     if (next) {
         g->step_cost(ctx, env, next, ax, act, 1.0f / (dg_real)B, tm);
-        dg_env_add_terminal(ctx, env, l->t + 1, next, ax, 1.0f / (dg_real)B, tm);
+        dg_env_add_terminal(ctx, env, t, next, ax, 1.0f / (dg_real)B, tm);
     }
     if (dg_ctx_status(ctx) != DG_OK || !next)
         return dg_err_set(e, dg_ctx_status(ctx) != DG_OK ? dg_ctx_status(ctx) : DG_ERR_NOMEM, "live episode: %s",
@@ -135,6 +133,10 @@ dg_status dg_live_step(dg_live *l, int player, const dg_real *action, dg_err *e)
         memcpy(l->auxh + (size_t)(l->t + 1) * B * env->aux_dim, l->aux, (size_t)B * env->aux_dim * sizeof(dg_real));
     l->t++;
     return DG_OK;
+}
+
+void dg_live_noise(dg_live *l, const dg_noise *nz) {
+    if (l) l->nz = nz ? *nz : (dg_noise){0, 0};
 }
 
 int dg_live_steps(const dg_live *l) { return l ? l->t : 0; }

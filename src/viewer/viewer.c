@@ -96,6 +96,8 @@ static int new_episode(viewer *v) {
     if (dg_run_init_draw(v->run.env, v->seed, v->rows, &v->state, &v->aux, &e) != DG_OK ||
         dg_live_reset(v->live, v->state, v->aux, &e) != DG_OK)
         return vw_fail(v->cmd, &e, DG_EXIT_FAIL);
+    /* a noisy game: the noise of eval --seed's first draw (dg_run_eval_noise), new with each seed */
+    dg_live_noise(v->live, &(dg_noise){dg_noise_key(v->seed, 1), 0});
     const dg_game *g = v->run.env->game;
     v->t_start = g->equilibrium_time ? g->equilibrium_time(v->run.env, v->state, v->aux) : NAN;
     v->cursor = 0;
