@@ -1,6 +1,6 @@
 /* A value network's HJI-residual loss, forward and backward, on one thread: a sine (SIREN) or tanh
  * MLP V(x, tau) of 3 hidden layers of 256 (in -> 256 -> 256 -> 256 -> 1, linear out) at B points,
- * its input gradient carried forward on the tape (dg_mlp_forward_grad), the loss
+ * its input gradient on the tape (dg_mlp_forward_grad: reverse mode, one op for one output), the loss
  * mean_b (dV/dtau + |grad_x V|_1 - |x|²)² + mean_b (V - x_0)² and dg_backward. Prints one JSON line:
  * ms per iteration (the median of the repeats after one warm-up), the tape's FLOPs per iteration
  * (dg_ctx_flops: matrix products exactly, elementwise ops one a element) and GFLOP/s, the arena's
