@@ -27,6 +27,16 @@ typedef struct op_case {
     float       gap;         /* ... with |x| >= gap (keeps away from kinks, poles) */
 } op_case;
 
+/* R: y's shape of U(-1, 1) numbers, the same for every call (NULL when y is) */
+static dg_tensor *fixed_weights(dg_ctx *ctx, const dg_tensor *y) {
+    dg_tensor *r = y ? dg_new(ctx, y->ndim, y->shape) : NULL;
+    if (!r) return NULL;
+    dg_rng rng;
+    dg_rng_seed(&rng, 99);
+    for (int64_t i = 0; i < r->n; i++) r->data[i] = dg_rng_uniform(&rng, -1.0f, 1.0f);
+    return r;
+}
+
 /* loss = sum(f(inputs) * R), R a fixed random tensor, so every output element
  * carries a different weight */
 static dg_tensor *case_loss(dg_ctx *ctx, dg_params *p, void *user) {
@@ -34,13 +44,8 @@ static dg_tensor *case_loss(dg_ctx *ctx, dg_params *p, void *user) {
     dg_tensor *in[3] = {0};
     for (int i = 0; i < c->nin; i++) in[i] = dg_param(ctx, p, i);
     dg_tensor *y = c->f(ctx, in);
-    if (!y) return NULL;
-    dg_tensor *r = dg_new(ctx, y->ndim, y->shape);
-    if (!r) return NULL;
-    dg_rng rng;
-    dg_rng_seed(&rng, 99);
-    for (int64_t i = 0; i < r->n; i++) r->data[i] = dg_rng_uniform(&rng, -1.0f, 1.0f);
-    return dg_sum(ctx, dg_mul(ctx, y, r));
+    dg_tensor *r = fixed_weights(ctx, y);
+    return r ? dg_sum(ctx, dg_mul(ctx, y, r)) : NULL;
 }
 
 static void run_case(const op_case *c) {
@@ -303,13 +308,8 @@ static dg_tensor *vg_build(dg_ctx *ctx, dg_params *p, const vg_case *c) {
 }
 
 static dg_tensor *vg_loss(dg_ctx *ctx, dg_params *p, void *user) {
-    dg_tensor *y = vg_build(ctx, p, user);
-    if (!y) return NULL;
-    dg_tensor *r = dg_new(ctx, y->ndim, y->shape);
+    dg_tensor *y = vg_build(ctx, p, user), *r = fixed_weights(ctx, y);
     if (!r) return NULL;
-    dg_rng rng;
-    dg_rng_seed(&rng, 99);
-    for (int64_t i = 0; i < r->n; i++) r->data[i] = dg_rng_uniform(&rng, -1.0f, 1.0f);
     /* squared as well as weighted: dL/dy and dL/d(dy/dx) then vary with the point */
     return dg_sum(ctx, dg_add(ctx, dg_mul(ctx, y, r), dg_square(ctx, y)));
 }
